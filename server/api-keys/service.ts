@@ -1,0 +1,150 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  API_KEY_PREFIX,
+  API_KEY_RANDOM_LENGTH,
+  createApiKeySchema,
+  type ApiKeyEnvironment,
+  type ApiKeySummary,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+} from '../../shared/api-keys.js';
+import type { Scope } from '../../shared/scopes.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { cabinetExists } from '../tenancy/service.js';
+import { compileIpAllowlist } from './ip-allowlist.js';
+import * as store from './store.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** How often a key's last_used_at is written at most: once a minute is precise enough for a console. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Uniform base62 characters from random bytes (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number, randomBytes: (n: number) => Buffer): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function hashApiKey(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+function toSummary(row: store.ApiKeyRow): ApiKeySummary {
+  return {
+    key_id: row.id,
+    cabinet_id: row.cabinetId,
+    name: row.name,
+    environment: row.environment,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    key_prefix: row.keyPrefix,
+    ip_allowlist: row.ipAllowlist === null ? null : (JSON.parse(row.ipAllowlist) as string[]),
+    expires_at: toIsoOrNull(row.expiresAt),
+    created_at: toIso(row.createdAt),
+    revoked_at: toIsoOrNull(row.revokedAt),
+    last_used_at: toIsoOrNull(row.lastUsedAt),
+  };
+}
+
+function validationError(issues: { path: PropertyKey[]; message: string }[]): ApiError {
+  const details = issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return new ApiError('validation_error', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+}
+
+/** Creates a key; its value is in the result and nowhere else, ever (only its SHA-256 is stored). */
+export function createApiKey(deps: Deps, cabinetId: string, input: CreateApiKeyInput): CreatedApiKey {
+  const parsed = createApiKeySchema.safeParse(input);
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const { name, environment, scopes, ip_allowlist, expires_at } = parsed.data;
+  if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+  const now = deps.clock.now();
+  const expiresAt = expires_at === undefined ? null : Date.parse(expires_at);
+  if (expiresAt !== null && expiresAt <= now) {
+    throw validationError([{ path: ['expires_at'], message: 'must be in the future' }]);
+  }
+  const key = API_KEY_PREFIX[environment] + randomBase62(API_KEY_RANDOM_LENGTH, deps.randomBytes);
+  const row: store.ApiKeyRow = {
+    id: randomUUID(),
+    cabinetId,
+    name,
+    environment,
+    scopes: JSON.stringify(scopes),
+    keyHash: hashApiKey(key),
+    keyPrefix: key.slice(0, API_KEY_PREFIX[environment].length + 4),
+    ipAllowlist: ip_allowlist === undefined ? null : JSON.stringify(ip_allowlist),
+    expiresAt,
+    createdAt: now,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  store.insertKey(deps.db.orm, row);
+  return { ...toSummary(row), key };
+}
+
+export function listApiKeys(deps: Deps, cabinetId: string): ApiKeySummary[] {
+  return store.listKeys(deps.db.orm, cabinetId).map(toSummary);
+}
+
+/** Revokes a key of the cabinet. Revoking an already revoked key is not an error. */
+export function revokeApiKey(deps: Deps, cabinetId: string, keyId: string): ApiKeySummary {
+  store.revokeKey(deps.db.orm, cabinetId, keyId, deps.clock.now());
+  const row = store.findKey(deps.db.orm, cabinetId, keyId);
+  if (!row) throw new ApiError('not_found', `No API key with id ${keyId} in this cabinet.`);
+  return toSummary(row);
+}
+
+/** The operator's revoke (CLI), which knows only the key id. */
+export function revokeApiKeyById(deps: Deps, keyId: string): ApiKeySummary {
+  const cabinetId = store.findKeyCabinet(deps.db.orm, keyId);
+  if (cabinetId === undefined) throw new ApiError('not_found', `No API key with id ${keyId}.`);
+  return revokeApiKey(deps, cabinetId, keyId);
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  cabinetId: string;
+  environment: ApiKeyEnvironment;
+  scopes: readonly Scope[];
+}
+
+const KEY_SHAPE = new RegExp(`^svc_(prod|test)_[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`);
+
+/**
+ * Builds the function that turns a presented key into its record, or throws the precise 401/403.
+ * Keys are read from SQLite on every request so that a revocation by the CLI or another process
+ * takes effect at once; only compiled allowlists and last-use writes are kept per instance.
+ */
+export function createKeyAuthenticator(deps: Deps): (presented: string, ip: string) => AuthenticatedKey {
+  const findByHash = store.prepareFindByHash(deps.db.orm);
+  const allowlists = new Map<string, { source: string; allows: (ip: string) => boolean }>();
+  const lastUsedWrites = new Map<string, number>();
+
+  return (presented, ip) => {
+    if (!KEY_SHAPE.test(presented)) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
+    const row = findByHash(hashApiKey(presented));
+    if (!row) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
+    const now = deps.clock.now();
+    if (row.revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(row.revokedAt)}. Create a new one in the console.`);
+    if (row.expiresAt !== null && row.expiresAt <= now) {
+      throw new ApiError('api_key_expired', `This API key expired on ${toIso(row.expiresAt)}. Create a new one in the console.`);
+    }
+    if (row.ipAllowlist !== null) {
+      let compiled = allowlists.get(row.id);
+      if (compiled?.source !== row.ipAllowlist) {
+        compiled = { source: row.ipAllowlist, allows: compileIpAllowlist(JSON.parse(row.ipAllowlist) as string[]) };
+        allowlists.set(row.id, compiled);
+      }
+      if (!compiled.allows(ip)) throw new ApiError('ip_not_allowed', `Requests from ${ip} are not allowed for this API key.`);
+    }
+    const lastWrite = lastUsedWrites.get(row.id) ?? row.lastUsedAt ?? 0;
+    if (now - lastWrite >= LAST_USED_RESOLUTION_MS) {
+      lastUsedWrites.set(row.id, now);
+      store.touchLastUsed(deps.db.orm, row.cabinetId, row.id, now);
+    }
+    return { keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes: JSON.parse(row.scopes) as Scope[] };
+  };
+}

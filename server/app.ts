@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { createKeyAuthenticator } from './api-keys/service.js';
+import { isLoopbackHost } from './config.js';
+import type { Deps } from './deps.js';
+import { healthRoutes } from './health/routes.js';
+import { redactUrl } from './logging.js';
+import { openApiRoutes } from './openapi/routes.js';
+import { packageVersion } from './paths.js';
+import { authPlugin } from './plugins/auth.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { localGuardPlugin } from './plugins/local-guard.js';
+import { createRateLimiter } from './plugins/rate-limit.js';
+import { zodValidationPlugin } from './plugins/zod-validation.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface BuildAppOptions {
+  logger: Logger;
+}
+
+/** Composes the service from its plugins and modules. No global state: two apps can share a process. */
+export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = deps;
+  const version = packageVersion();
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    // One line per request, written by our onResponse hook (with the key id and a redacted URL).
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  // JSON only: text/plain bodies would otherwise reach handlers as strings.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ip: request.ip,
+        ...(request.apiKey ? { key_id: request.apiKey.keyId } : {}),
+      },
+      'request',
+    );
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(zodValidationPlugin);
+  await app.register(localGuardPlugin, {
+    loopbackOnly: isLoopbackHost(config.host),
+    extraHostnames: config.publicBaseUrl ? [new URL(config.publicBaseUrl).host.replace(/:\d+$/, '')] : [],
+    corsOrigins: config.corsOrigins,
+  });
+  await app.register(authPlugin, {
+    authenticate: createKeyAuthenticator(deps),
+    rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock }),
+  });
+
+  await app.register(healthRoutes, { version });
+  await app.register(openApiRoutes, { version });
+  await app.register(apiKeyRoutes);
+  return app;
+}

@@ -1,0 +1,196 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js';
+import { createApiKey, listApiKeys, revokeApiKeyById } from '../api-keys/service.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { databaseFile, DatabaseVersionError, openDatabase } from '../db/open.js';
+import { defaultDeps, type Deps } from '../deps.js';
+import { ApiError, UsageError } from '../errors.js';
+import { packageVersion } from '../paths.js';
+import { DuplicateEmailError, initCabinet } from '../tenancy/service.js';
+import { serve } from './serve.js';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+const USAGE = `Usage: courtier <command> [options]
+
+Commands:
+  serve [--host 127.0.0.1] [--port 8787] [--data-dir DIR]
+        Run the service until SIGINT/SIGTERM.
+  init --cabinet NAME --email E (--password P | --password-stdin) [--json]
+        Create a cabinet and its admin user (adds another cabinet on a data dir that has some).
+  keys create --cabinet ID --name N --env prod|test --scopes s1,s2 [--expires-at ISO] [--ip-allowlist cidr,...] [--json]
+  keys list --cabinet ID [--json]
+  keys revoke --key-id ID [--json]
+
+Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
+`;
+
+const COMMON_OPTIONS = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0] ?? 'invalid arguments');
+  }
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function withDeps<T>(dataDir: string | undefined, env: NodeJS.ProcessEnv, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
+  const config = loadConfig({ dataDir }, env);
+  const db = openDatabase(databaseFile(config.dataDir));
+  return Promise.resolve()
+    .then(() => body(defaultDeps(db, config), config))
+    .finally(() => db.close());
+}
+
+function print(io: CliIo, json: boolean, object: object, human: string): void {
+  io.stdout(json ? `${JSON.stringify(object)}\n` : `${human}\n`);
+}
+
+function describeKey(key: ApiKeySummary): string {
+  const state = key.revoked_at ? `revoked ${key.revoked_at}` : key.expires_at ? `expires ${key.expires_at}` : 'active';
+  return `${key.key_id}  ${key.key_prefix}…  ${key.environment}  ${key.name}  [${key.scopes.join(',')}]  ${state}`;
+}
+
+async function readPassword(io: CliIo, values: Record<string, unknown>): Promise<string> {
+  if (values['password-stdin'] === true) {
+    if (values.password !== undefined) throw new UsageError('give --password or --password-stdin, not both');
+    return (await io.readStdin()).replace(/\r?\n$/, '');
+  }
+  return required(values, 'password');
+}
+
+async function runCommand(argv: string[], io: CliIo): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      const v = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
+      const config = loadConfig({ host: v.host, port: v.port, dataDir: v['data-dir'] }, io.env);
+      await serve(config);
+      return;
+    }
+    case 'init': {
+      const v = parse(rest, {
+        cabinet: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean', default: false },
+      });
+      const cabinet = required(v, 'cabinet');
+      const email = required(v, 'email');
+      const password = await readPassword(io, v);
+      const result = await withDeps(v['data-dir'], io.env, (deps) => initCabinet(deps, { cabinet, email, password }));
+      print(io, v.json, result, `Cabinet "${cabinet}" created.\n  cabinet_id: ${result.cabinet_id}\n  admin user: ${email} (${result.user_id})`);
+      return;
+    }
+    case 'keys':
+      return runKeys(rest, io);
+    case 'version':
+    case '--version':
+      io.stdout(`${packageVersion()}\n`);
+      return;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout(USAGE);
+      return;
+    default:
+      throw new UsageError(`unknown command "${command}"; run courtier --help`);
+  }
+}
+
+async function runKeys(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'create': {
+      const v = parse(rest, {
+        cabinet: { type: 'string' },
+        name: { type: 'string' },
+        env: { type: 'string' },
+        scopes: { type: 'string' },
+        'expires-at': { type: 'string' },
+        'ip-allowlist': { type: 'string' },
+      });
+      const list = (s: string | undefined) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+      const input = createApiKeySchema.safeParse({
+        name: required(v, 'name'),
+        environment: required(v, 'env'),
+        scopes: list(required(v, 'scopes')),
+        ip_allowlist: list(v['ip-allowlist']),
+        expires_at: v['expires-at'],
+      });
+      if (!input.success) {
+        const flag: Record<string, string> = { environment: 'env', ip_allowlist: 'ip-allowlist', expires_at: 'expires-at' };
+        throw new UsageError(input.error.issues.map((i) => `--${flag[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '));
+      }
+      const cabinet = required(v, 'cabinet');
+      const key = await withDeps(v['data-dir'], io.env, (deps) => createApiKey(deps, cabinet, input.data));
+      print(
+        io,
+        v.json,
+        key,
+        `API key ${key.key_id} created (${key.environment}, scopes ${key.scopes.join(',')}).\n` +
+          `Store it now: it is shown only this once.\n\n  ${key.key}\n`,
+      );
+      return;
+    }
+    case 'list': {
+      const v = parse(rest, { cabinet: { type: 'string' } });
+      const cabinet = required(v, 'cabinet');
+      const keys = await withDeps(v['data-dir'], io.env, (deps) => listApiKeys(deps, cabinet));
+      print(io, v.json, { keys }, keys.length ? keys.map(describeKey).join('\n') : 'No API keys in this cabinet.');
+      return;
+    }
+    case 'revoke': {
+      const v = parse(rest, { 'key-id': { type: 'string' } });
+      const keyId = required(v, 'key-id');
+      if (!z.uuid().safeParse(keyId).success) throw new UsageError('--key-id must be a key id (a UUID), not the key itself');
+      const key = await withDeps(v['data-dir'], io.env, (deps) => revokeApiKeyById(deps, keyId));
+      print(io, v.json, key, `API key ${key.key_id} revoked.`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown keys command "${sub ?? ''}"; use create, list or revoke`);
+  }
+}
+
+/** Runs one CLI invocation; returns the exit code (0 done, 1 failed, 2 wrong usage). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await runCommand(argv, io);
+    return 0;
+  } catch (err) {
+    const json = argv.includes('--json');
+    const [code, exit] =
+      err instanceof UsageError || err instanceof ConfigError
+        ? ['usage', 2]
+        : err instanceof ApiError
+          ? [err.code, 1]
+          : err instanceof DatabaseVersionError
+            ? ['database_version', 1]
+            : err instanceof DuplicateEmailError
+              ? ['duplicate_email', 1]
+              : ['error', 1];
+    const message = (err as Error).message;
+    if (json) io.stdout(`${JSON.stringify({ error: code, message })}\n`);
+    io.stderr(`courtier: ${message}${exit === 2 ? ' (see courtier --help)' : ''}\n`);
+    return exit;
+  }
+}

@@ -1,0 +1,46 @@
+import type { Config } from '../config.js';
+import { databaseFile, openDatabase } from '../db/open.js';
+import { buildApp } from '../app.js';
+import { defaultDeps } from '../deps.js';
+import { createLogger } from '../logging.js';
+import { listCabinets } from '../tenancy/service.js';
+
+/** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger({ level: config.logLevel });
+  const db = openDatabase(databaseFile(config.dataDir));
+  const deps = defaultDeps(db, config);
+  const app = await buildApp(deps, { logger });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.info({ url: `http://${host}:${port}`, dataDir: config.dataDir }, `Courtier listening on http://${host}:${port}`);
+  if (listCabinets(deps).length === 0) {
+    logger.warn('No cabinet yet: create one with `courtier init --cabinet NAME --email E --password-stdin` (same --data-dir).');
+  }
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'stopping: finishing in-flight requests');
+      app
+        .close()
+        .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
+        .finally(() => {
+          db.close();
+          logger.info('stopped');
+          resolve();
+        });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { defaultDataDir } from './paths.js';
+
+const booleanFromString = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+const listFromString = z
+  .union([z.array(z.string()), z.string()])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
+
+/** The whole configuration, from flags and COURTIER_* environment variables (flags win). */
+export const configSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(8787),
+  dataDir: z.string().min(1),
+  /** Where clients reach the service, when it is not http://<host>:<port> (a reverse proxy, a LAN name). */
+  publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** Browser origins allowed to call the API cross-origin. */
+  corsOrigins: listFromString.pipe(z.array(z.url({ protocol: /^https?$/ }))).default([]),
+  rateLimitPerMinute: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  trustProxy: booleanFromString.default(false),
+});
+export type Config = z.infer<typeof configSchema>;
+
+/** Environment variable of each setting; the README's configuration table lists the same. */
+export const CONFIG_ENV: Record<keyof Config, string> = {
+  host: 'COURTIER_HOST',
+  port: 'COURTIER_PORT',
+  dataDir: 'COURTIER_DATA_DIR',
+  publicBaseUrl: 'COURTIER_PUBLIC_BASE_URL',
+  corsOrigins: 'COURTIER_CORS_ORIGINS',
+  rateLimitPerMinute: 'COURTIER_RATE_LIMIT_PER_MINUTE',
+  logLevel: 'COURTIER_LOG_LEVEL',
+  trustProxy: 'COURTIER_TRUST_PROXY',
+};
+
+export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [field, name] of Object.entries(CONFIG_ENV)) {
+    const fromEnv = env[name];
+    if (fromEnv !== undefined && fromEnv !== '') raw[field] = fromEnv;
+  }
+  for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
+  raw.dataDir ??= defaultDataDir(env);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const field = String(i.path[0] ?? '');
+      const name = CONFIG_ENV[field as keyof Config] ?? field;
+      return `${name}: ${i.message}`;
+    });
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

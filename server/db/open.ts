@@ -1,0 +1,93 @@
+import Sqlite from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../paths.js';
+import * as schema from './schema.js';
+
+export type Orm = BetterSQLite3Database<typeof schema>;
+
+export interface Database {
+  sqlite: Sqlite.Database;
+  orm: Orm;
+  close(): void;
+}
+
+/** "CRTR": marks the file as Courtier's so that another program's database is refused, not migrated. */
+const APPLICATION_ID = 0x43525452;
+const MIGRATIONS_TABLE = '__drizzle_migrations';
+
+export class DatabaseVersionError extends Error {
+  override name = 'DatabaseVersionError';
+}
+
+export function migrationsFolder(): string {
+  return join(packageRoot(), 'server', 'db', 'migrations');
+}
+
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'courtier.sqlite');
+}
+
+/**
+ * Opens (creating if needed) the SQLite file, sets WAL, foreign keys and a busy timeout, and
+ * brings the schema up to date. A database written by a newer Courtier is refused, untouched.
+ */
+export function openDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database {
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new Sqlite(file);
+  try {
+    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    sqlite.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a committed transaction survives a crash of the process (only power loss can cost the last ones).
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    applyMigrations(sqlite, readMigrationFiles({ migrationsFolder: migrationsFolder() }));
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+  const orm = drizzle(sqlite, { schema });
+  return { sqlite, orm, close: () => sqlite.close() };
+}
+
+/**
+ * Applies drizzle-kit's migrations inside one IMMEDIATE transaction, so that a server and a CLI
+ * opening the same file at once never both migrate. Same bookkeeping table as drizzle's migrator.
+ */
+export function applyMigrations(sqlite: Sqlite.Database, migrations: MigrationMeta[]): void {
+  const run = sqlite.transaction(() => {
+    const appId = sqlite.pragma('application_id', { simple: true }) as number;
+    const hasTables = (sqlite.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get() as { n: number }).n > 0;
+    if (appId !== APPLICATION_ID && (appId !== 0 || (hasTables && !tableExists(sqlite, MIGRATIONS_TABLE)))) {
+      throw new DatabaseVersionError('This file is not a Courtier database; refusing to touch it. Point --data-dir at a Courtier data folder.');
+    }
+    sqlite.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
+    const applied = sqlite.prepare(`SELECT hash, created_at FROM ${MIGRATIONS_TABLE} ORDER BY created_at`).all() as {
+      hash: string;
+      created_at: number;
+    }[];
+    const known = new Set(migrations.map((m) => m.hash));
+    const unknown = applied.filter((a) => !known.has(a.hash));
+    if (unknown.length > 0) {
+      throw new DatabaseVersionError(
+        `This database was written by a newer version of Courtier (${applied.length} schema migrations; this version knows ${migrations.length}). ` +
+          'Upgrade Courtier, or use another --data-dir. Nothing was changed.',
+      );
+    }
+    const done = new Set(applied.map((a) => a.hash));
+    const insert = sqlite.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES (?, ?)`);
+    for (const migration of migrations) {
+      if (done.has(migration.hash)) continue;
+      for (const statement of migration.sql) if (statement.trim()) sqlite.exec(statement);
+      insert.run(migration.hash, migration.folderMillis);
+    }
+    sqlite.pragma(`application_id = ${APPLICATION_ID}`);
+  });
+  run.immediate();
+}
+
+function tableExists(sqlite: Sqlite.Database, name: string): boolean {
+  return sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+}

@@ -1,0 +1,31 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import type { Config } from './config.js';
+import type { Database } from './db/open.js';
+
+/** Time, injected so that tests drive expiries and windows without sleeping. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** What services need from the outside world; built once by the CLI or a test and passed down. */
+export interface Deps {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  randomBytes: (size: number) => Buffer;
+}
+
+export function defaultDeps(db: Database, config: Config): Deps {
+  return { db, config, clock: systemClock, randomBytes: nodeRandomBytes };
+}
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function toIsoOrNull(ms: number | null): string | null {
+  return ms === null ? null : toIso(ms);
+}

@@ -1,0 +1,49 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+const SENSITIVE_QUERY = /^(key|api_key|apikey|token|access_token|refresh_token|code|code_verifier|password|secret|signature|sig)$/i;
+
+/** A URL as it may be logged: values of secret-bearing query parameters are replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq >= 0 && SENSITIVE_QUERY.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Headers and fields that carry secrets are censored wherever a log line would include them. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers.cookie',
+  'password',
+  'key',
+  'token',
+  'secret',
+  '*.password',
+  '*.key',
+  '*.token',
+  '*.secret',
+];
+
+export function createLogger(options: { level: string; stream?: DestinationStream }): Logger {
+  return pino({ level: options.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, options.stream);
+}

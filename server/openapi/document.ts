@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { COMMON_ERRORS, type Endpoint } from '../../shared/endpoint.js';
+import { ERROR_DESCRIPTIONS, ERROR_STATUS, errorBodySchema, type ErrorCode } from '../../shared/errors.js';
+import { SCOPES } from '../../shared/scopes.js';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: Record<string, unknown>;
+  servers: { url: string; description: string }[];
+  tags: { name: string }[];
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown> };
+  security: Record<string, string[]>[];
+  'x-error-codes': Record<string, { status: number; description: string }>;
+}
+
+/**
+ * Converts one zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses), moving named sub-schemas
+ * (.meta({id})) into components. Input and output views of one id that differ get distinct names.
+ */
+function makeConverter(components: Record<string, JsonSchema>) {
+  return (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      override: ({ jsonSchema }) => {
+        // Regex noise that format already says; and the safe-integer bounds zod adds to every int.
+        if (jsonSchema.format === 'date-time' || jsonSchema.format === 'email' || jsonSchema.format === 'uuid') delete jsonSchema.pattern;
+        if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      },
+    }) as JsonSchema;
+    delete json.$schema;
+    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+    delete json.$defs;
+    const names = new Map<string, string>();
+    for (const [id, def] of Object.entries(defs)) {
+      const existing = components[id];
+      const name = existing === undefined || JSON.stringify(existing) === JSON.stringify(def) ? id : `${id}Input`;
+      names.set(id, name);
+    }
+    const rewrite = (value: JsonSchema): JsonSchema =>
+      JSON.parse(
+        JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (_m, id: string) => `"#/components/schemas/${names.get(id) ?? id}"`),
+      ) as JsonSchema;
+    for (const [id, def] of Object.entries(defs)) components[names.get(id) ?? id] = rewrite(def);
+    return rewrite(json);
+  };
+}
+
+function parametersOf(convert: ReturnType<typeof makeConverter>, schema: z.ZodObject | undefined, location: 'query' | 'path') {
+  if (!schema) return [];
+  const json = convert(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function errorsOf(endpoint: Endpoint): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...COMMON_ERRORS[endpoint.auth], ...endpoint.errors]);
+  if (endpoint.body || endpoint.query || endpoint.params) codes.add('validation_error');
+  if (endpoint.body) for (const c of ['invalid_json', 'unsupported_media_type', 'payload_too_large'] as const) codes.add(c);
+  return [...codes];
+}
+
+/** The OpenAPI 3.1 document of the public REST API, generated from the contract's endpoint list. */
+export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { version: string; serverUrl: string }): OpenApiDocument {
+  const components: Record<string, JsonSchema> = {};
+  const convert = makeConverter(components);
+  components.Error = convert(errorBodySchema, 'output');
+  const paths: OpenApiDocument['paths'] = {};
+  const tags = new Set<string>();
+
+  for (const endpoint of endpoints) {
+    tags.add(endpoint.tag);
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(endpoint.responses)) {
+      const contentType = response.contentType ?? 'application/json';
+      responses[status] = {
+        description: response.description,
+        ...(response.headers ? { headers: Object.fromEntries(Object.entries(response.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(response.schema ? { content: { [contentType]: { schema: convert(response.schema, 'output') } } } : response.contentType ? { content: { [contentType]: {} } } : {}),
+      };
+    }
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errorsOf(endpoint)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = {
+        description: codes.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join(' '),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+    const headerParameters = Object.entries(endpoint.headers ?? {}).map(([name, h]) => ({
+      name,
+      in: 'header',
+      required: h.required,
+      description: h.description,
+      schema: { type: 'string' },
+    }));
+    const operation: Record<string, unknown> = {
+      operationId: endpoint.operationId,
+      summary: endpoint.summary,
+      ...(endpoint.description ? { description: endpoint.description } : {}),
+      tags: [endpoint.tag],
+      parameters: [...parametersOf(convert, endpoint.params, 'path'), ...parametersOf(convert, endpoint.query, 'query'), ...headerParameters],
+      ...(endpoint.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(endpoint.body, 'input') } } } } : {}),
+      responses,
+      security: endpoint.auth === 'api_key' ? [{ ApiKeyHeader: [] }, { BearerApiKey: [] }] : [],
+      ...(endpoint.scope ? { 'x-required-scope': endpoint.scope } : {}),
+    };
+    paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Courtier public API',
+      version: options.version,
+      description:
+        'REST API of a Courtier service: CRM records, quotes (devis), automated insurer pricing, webhooks. ' +
+        'Authenticate with an API key in X-API-Key or Authorization: Bearer. Errors are JSON objects ' +
+        '{error, message, details?, request_id}; `error` is a stable code (see x-error-codes).',
+    },
+    servers: [{ url: options.serverUrl, description: 'This Courtier service' }],
+    tags: [...tags].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `Scopes: ${Object.keys(SCOPES).join(', ')}.` },
+        BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The same API key, as Authorization: Bearer <key>.' },
+      },
+    },
+    security: [{ ApiKeyHeader: [] }, { BearerApiKey: [] }],
+    'x-error-codes': Object.fromEntries(
+      (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => [c, { status: ERROR_STATUS[c], description: ERROR_DESCRIPTIONS[c] }]),
+    ),
+  };
+}

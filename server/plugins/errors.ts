@@ -1,0 +1,79 @@
+import fp from 'fastify-plugin';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
+import { ApiError } from '../errors.js';
+
+/** Fastify's own client errors, mapped to our codes. */
+const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'Send the body as application/json.' },
+  FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported_media_type', message: 'Send the body as application/json.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The body is larger than 1 MiB.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', message: 'The body is empty but Content-Type says JSON.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'The body is not valid JSON.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_json', message: 'The body does not match its Content-Length.' },
+};
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  const body: ErrorBody = { error: error.code, message: error.message, request_id: request.id };
+  if (error.details !== undefined) body.details = error.details;
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(ERROR_STATUS[error.code]).type('application/json; charset=utf-8').send(body);
+}
+
+export function toApiError(error: FastifyError | Error): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (known) return new ApiError(known.code, known.message);
+  // JSON.parse failures (and secure-json-parse's prototype-poisoning refusals) arrive as 400s.
+  if (fastifyError.statusCode === 400 && (error instanceof SyntaxError || /JSON|prototype|constructor/i.test(error.message))) {
+    return new ApiError('invalid_json', `The body is not valid JSON: ${error.message}`);
+  }
+  if (fastifyError.statusCode === 413) return new ApiError('payload_too_large', 'The body is larger than 1 MiB.');
+  if (fastifyError.statusCode === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  return undefined;
+}
+
+/**
+ * The only place that writes error bodies: {error, message, details?, request_id}. Unknown paths
+ * are 404 not_found; a known path with another method is 405 with Allow.
+ */
+export const errorsPlugin = fp(
+  async (app) => {
+    const routes = FindMyWay();
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        try {
+          routes.on(method as HTTPMethod, route.url, () => undefined);
+        } catch {
+          // Already known (HEAD twins and the like): nothing to add.
+        }
+      }
+    });
+
+    app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+      const apiError = toApiError(error);
+      if (apiError) return sendError(request, reply, apiError);
+      request.log.error({ err: error }, 'unhandled error');
+      return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you report it.'));
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const allowed = (['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const).filter((m) => routes.find(m, path) !== null);
+      if (allowed.length > 0) {
+        return sendError(
+          request,
+          reply,
+          new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, undefined, {
+            Allow: allowed.join(', '),
+          }),
+        );
+      }
+      return sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${path}. See /api/v1/public/docs.`));
+    });
+  },
+  { name: 'courtier-errors' },
+);

@@ -1,0 +1,80 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+
+export interface LocalGuardOptions {
+  /** The server is bound to a loopback address: only loopback Host names are answered. */
+  loopbackOnly: boolean;
+  /** Further host names accepted in Host (the public base URL's). */
+  extraHostnames: readonly string[];
+  /** Origins allowed to call cross-origin from a browser. */
+  corsOrigins: readonly string[];
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
+const ALLOWED_HEADERS = 'Content-Type, Authorization, X-API-Key, Idempotency-Key, MCP-Protocol-Version, Mcp-Method';
+const EXPOSED_HEADERS =
+  'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Location, Idempotent-Replayed, WWW-Authenticate';
+
+export function parseHostHeader(host: string): { hostname: string; port: number | null } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
+  if (!match?.[1]) return null;
+  return { hostname: match[1].toLowerCase(), port: match[2] === undefined ? null : Number(match[2]) };
+}
+
+function isSameOrigin(request: FastifyRequest, origin: string): boolean {
+  return origin === `${request.protocol}://${request.headers.host ?? ''}`;
+}
+
+/**
+ * DNS-rebinding and drive-by protection for a service on the broker's own machine: while bound to
+ * loopback, a Host that is not a loopback name is 421; a browser request from another origin is
+ * refused unless that origin is configured (and then answered with CORS headers).
+ */
+export const localGuardPlugin = fp<LocalGuardOptions>(
+  async (app, options) => {
+    const hostnames = new Set([...LOOPBACK_NAMES, ...options.extraHostnames.map((h) => h.toLowerCase())]);
+    const corsOrigins = new Set(options.corsOrigins.map((o) => new URL(o).origin));
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (options.loopbackOnly) {
+        const host = parseHostHeader(request.headers.host ?? '');
+        const localPort = request.socket.localPort;
+        const portMatches = host?.port === null || localPort === undefined || host?.port === localPort;
+        if (!host || !hostnames.has(host.hostname) || !portMatches) {
+          throw new ApiError(
+            'misdirected_request',
+            `This Courtier service answers only to 127.0.0.1, [::1] or localhost; Host "${request.headers.host ?? ''}" is refused.`,
+          );
+        }
+      }
+
+      const origin = request.headers.origin;
+      if (origin === undefined) {
+        // No Origin: not a CORS request. Refuse only sub-resource loads from another site (img, script).
+        const site = request.headers['sec-fetch-site'];
+        if (site === 'cross-site' && request.headers['sec-fetch-mode'] !== 'navigate') {
+          throw new ApiError('origin_not_allowed', 'Cross-site browser requests are not allowed.');
+        }
+        return;
+      }
+      if (isSameOrigin(request, origin)) return;
+      if (!corsOrigins.has(origin)) {
+        throw new ApiError(
+          'origin_not_allowed',
+          `Browser requests from ${origin} are not allowed. An administrator can allow it with COURTIER_CORS_ORIGINS.`,
+        );
+      }
+      reply.header('Access-Control-Allow-Origin', origin);
+      reply.header('Vary', 'Origin');
+      reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+        reply.header('Access-Control-Allow-Methods', 'GET, POST, PATCH, PUT, DELETE');
+        reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+        reply.header('Access-Control-Max-Age', '600');
+        return reply.code(204).send();
+      }
+    });
+  },
+  { name: 'courtier-local-guard' },
+);

@@ -1,0 +1,38 @@
+import fp from 'fastify-plugin';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { z } from 'zod';
+import type { ValidationIssue } from '../../shared/errors.js';
+import { ApiError } from '../errors.js';
+
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+export function toValidationIssues(error: z.ZodError, part: string): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: [part, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+export function validationError(issues: ValidationIssue[]): ApiError {
+  const summary = issues
+    .slice(0, 5)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join('; ');
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+  return new ApiError('validation_error', `The request is invalid: ${summary}${more}.`, issues);
+}
+
+/** Route schemas are zod schemas from shared/; every failure becomes one 400 validation_error. */
+export const zodValidationPlugin = fp(
+  async (app) => {
+    const compiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
+      const part = PART_NAMES[httpPart ?? 'body'] ?? 'body';
+      return (data: unknown) => {
+        const result = schema.safeParse(data);
+        return result.success ? { value: result.data } : { error: validationError(toValidationIssues(result.error, part)) };
+      };
+    };
+    app.setValidatorCompiler(compiler);
+  },
+  { name: 'courtier-zod-validation' },
+);

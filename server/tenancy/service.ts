@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { hashPassword } from './passwords.js';
+import * as store from './store.js';
+
+export class DuplicateEmailError extends Error {
+  override name = 'DuplicateEmailError';
+}
+
+/**
+ * Creates a cabinet with its first (admin) user. On a data dir that already holds cabinets this
+ * adds another one: one instance serves several cabinets, each isolated.
+ */
+export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
+  const parsed = initCabinetSchema.safeParse(input);
+  if (!parsed.success) throw new ApiError('validation_error', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  const { cabinet, email, password } = parsed.data;
+  const passwordHash = await hashPassword(password, deps.randomBytes(16));
+  const now = deps.clock.now();
+  const cabinetId = randomUUID();
+  const userId = randomUUID();
+  const { orm, sqlite } = deps.db;
+  sqlite.transaction(() => {
+    if (store.findUserByEmail(orm, email)) throw new DuplicateEmailError(`A user with the email ${email} already exists.`);
+    store.insertCabinet(orm, { id: cabinetId, name: cabinet, createdAt: now });
+    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
+  }).immediate();
+  return { cabinet_id: cabinetId, user_id: userId };
+}
+
+export function cabinetExists(deps: Deps, cabinetId: string): boolean {
+  return store.findCabinet(deps.db.orm, cabinetId) !== undefined;
+}
+
+export function listCabinets(deps: Deps): { cabinet_id: string; name: string; created_at: string }[] {
+  return store.listCabinets(deps.db.orm).map((c) => ({ cabinet_id: c.id, name: c.name, created_at: new Date(c.createdAt).toISOString() }));
+}

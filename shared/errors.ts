@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/**
+ * Every error code the service answers with, and its HTTP status. The error handler is the only
+ * place that turns one of these into a response body; the OpenAPI document lists them per route.
+ */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  invalid_json: 400,
+  missing_credentials: 401,
+  invalid_api_key: 401,
+  api_key_revoked: 401,
+  api_key_expired: 401,
+  ip_not_allowed: 403,
+  insufficient_scope: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  misdirected_request: 421,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  validation_error: 'A body, query or path parameter is invalid; details lists each problem with its path.',
+  invalid_json: 'The body is not valid JSON.',
+  missing_credentials: 'No API key was sent (X-API-Key or Authorization: Bearer).',
+  invalid_api_key: 'The API key is not known.',
+  api_key_revoked: 'The API key was revoked.',
+  api_key_expired: 'The API key has passed its expiry date.',
+  ip_not_allowed: "The caller's IP address is not in the key's allowlist.",
+  insufficient_scope: 'The key lacks the scope this route needs; the message names it.',
+  origin_not_allowed: 'A browser request came from an origin that is not configured.',
+  not_found: 'No such route, or no such resource in this cabinet.',
+  method_not_allowed: 'The path exists but not with this method; the Allow header lists the methods.',
+  payload_too_large: 'The body is over 1 MiB.',
+  unsupported_media_type: 'The body is not application/json.',
+  misdirected_request: 'The Host header does not name this local service.',
+  rate_limited: "The key's request rate was exceeded; Retry-After says when to try again.",
+  internal_error: 'A bug on our side; the request_id helps us find it.',
+};
+
+export const validationIssueSchema = z.object({
+  path: z.string().describe('Where the problem is, e.g. body.contact.last_name or query.limit.'),
+  message: z.string(),
+});
+export type ValidationIssue = z.infer<typeof validationIssueSchema>;
+
+export const errorBodySchema = z
+  .object({
+    error: z.string().describe('A stable code; see the list of codes.'),
+    message: z.string().describe('For a person: what went wrong and what to do.'),
+    details: z.unknown().optional(),
+    request_id: z.string(),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBodySchema>;

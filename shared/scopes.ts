@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** The seven REST scopes of part 5.1, with what each lets a key do (shown in the console and the docs). */
+export const SCOPES = {
+  'crm:read': 'Read opportunities and clients.',
+  'crm:write': 'Create and change opportunities and clients.',
+  'devis:read': 'Read quotes and download their PDFs.',
+  'devis:draft': 'Create draft quotes and sign quotes.',
+  'automation:read': 'Read tarification jobs, the catalogue of products and the wallet.',
+  'automation:enqueue': 'Launch tarifications, which spend Robot credits.',
+  'webhooks:manage': 'Create, change, test and delete webhook subscriptions.',
+} as const;
+
+export type Scope = keyof typeof SCOPES;
+export const SCOPE_NAMES = Object.keys(SCOPES) as [Scope, ...Scope[]];
+export const scopeSchema = z.enum(SCOPE_NAMES);
+
+/** Scopes that can change data; the consent screen flags them. */
+export const WRITE_SCOPES: readonly Scope[] = ['crm:write', 'devis:draft', 'automation:enqueue', 'webhooks:manage'];

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { CreateApiKeyInput, CreatedApiKey } from '../../shared/api-keys.js';
+import { createApiKey } from '../../server/api-keys/service.js';
+import { buildApp } from '../../server/app.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
+import { createLogger } from '../../server/logging.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+
+/** A clock tests move by hand. */
+export interface TestClock extends Clock {
+  set(ms: number): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start = Date.UTC(2026, 10, 22, 9, 0, 0)): TestClock {
+  let now = start;
+  return { now: () => now, set: (ms) => void (now = ms), advance: (ms) => void (now += ms) };
+}
+
+export function tempDir(prefix = 'courtier-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  deps: Deps;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  dataDir: string;
+  /** Every log line the server wrote, raw. */
+  logs: string[];
+  /** Creates a cabinet with an admin user; returns its id. */
+  createCabinet(name?: string): Promise<string>;
+  createKey(cabinetId: string, input?: Partial<CreateApiKeyInput>): CreatedApiKey;
+  /** fetch against the server, with a path relative to its root. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: Partial<Config>;
+  clock?: Clock;
+  dataDir?: string;
+}
+
+/** Starts the real app on a real port with a real SQLite file in a temp dir. */
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  const config = loadConfig({ dataDir, port: 0, ...options.config }, {});
+  const db = openDatabase(databaseFile(dataDir));
+  const deps: Deps = { ...defaultDeps(db, config), ...(options.clock ? { clock: options.clock } : {}) };
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    deps,
+    url,
+    dataDir,
+    logs,
+    async createCabinet(name = 'Cabinet Test') {
+      const email = `admin-${randomUUID()}@example.fr`;
+      const { cabinet_id } = await initCabinet(deps, { cabinet: name, email, password: 'correct horse battery' });
+      return cabinet_id;
+    },
+    createKey(cabinetId, input = {}) {
+      return createApiKey(deps, cabinetId, {
+        name: 'test key',
+        environment: 'prod',
+        scopes: ['crm:read', 'crm:write', 'devis:read', 'devis:draft', 'automation:read', 'automation:enqueue', 'webhooks:manage'],
+        ...input,
+      });
+    },
+    request(path, init) {
+      return fetch(url + path, init);
+    },
+    async close() {
+      await app.close();
+      db.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
