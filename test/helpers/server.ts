@@ -48,6 +48,8 @@ export interface StartOptions {
   config?: Partial<Config>;
   clock?: Clock;
   dataDir?: string;
+  /** Called before listen, e.g. to add a throwaway route that exercises a plugin. */
+  beforeListen?: (app: FastifyInstance) => void;
 }
 
 /** Starts the real app on a real port with a real SQLite file in a temp dir. */
@@ -64,6 +66,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }) });
+  options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

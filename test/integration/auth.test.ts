@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meResponseSchema } from '../../shared/api-keys.js';
+import { errorBodySchema } from '../../shared/errors.js';
+import { defineEndpoint } from '../../shared/endpoint.js';
+import { revokeApiKey } from '../../server/api-keys/service.js';
+import { registerEndpoint } from '../../server/http/endpoint.js';
+import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
+
+const clock = testClock();
+let server: TestServer;
+let cabinetId: string;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    clock,
+    config: { rateLimitPerMinute: 5 },
+    // A route that declares a scope, to exercise the scope check independently of the domain modules.
+    beforeListen: (app) =>
+      registerEndpoint(
+        app,
+        defineEndpoint({ method: 'GET', path: '/test-scoped', operationId: 't', summary: 't', tag: 't', auth: 'api_key', scope: 'crm:write', responses: {}, errors: [] }),
+        () => ({ ok: true }),
+      ),
+  });
+  cabinetId = await server.createCabinet();
+});
+afterAll(() => server.close());
+
+async function me(headers: Record<string, string>) {
+  const res = await server.request('/api/v1/public/me', { headers });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+async function expectError(headers: Record<string, string>, status: number, code: string) {
+  const res = await me(headers);
+  expect(res.status).toBe(status);
+  expect(errorBodySchema.parse(res.body).error).toBe(code);
+  expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  return res;
+}
+
+describe('GET /me and API key authentication', () => {
+  it('answers the contract object with X-API-Key and with Bearer', async () => {
+    const key = server.createKey(cabinetId, { scopes: ['crm:read'], environment: 'test' });
+    for (const headers of [{ 'X-API-Key': key.key }, { Authorization: `Bearer ${key.key}` }]) {
+      const res = await me(headers);
+      expect(res.status).toBe(200);
+      const body = meResponseSchema.strict().parse(res.body);
+      expect(body).toMatchObject({ key_id: key.key_id, cabinet_id: cabinetId, scopes: ['crm:read'], environment: 'test' });
+      expect(Object.keys(body.rate_limit).sort()).toEqual(['limit', 'remaining', 'reset_at_ts']);
+    }
+    expect(key.key).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
+  });
+
+  it('needs no particular scope', async () => {
+    const key = server.createKey(cabinetId, { scopes: ['webhooks:manage'] });
+    expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    expect(key.key).toMatch(/^svc_prod_[0-9A-Za-z]{40}$/);
+  });
+
+  it('401 missing_credentials without a key or with another scheme', async () => {
+    await expectError({}, 401, 'missing_credentials');
+    await expectError({ Authorization: 'Basic dXNlcjpwYXNz' }, 401, 'missing_credentials');
+  });
+
+  it('401 invalid_api_key for an unknown or mangled key', async () => {
+    const key = server.createKey(cabinetId);
+    await expectError({ 'X-API-Key': `${key.key.slice(0, -1)}x` }, 401, 'invalid_api_key');
+    await expectError({ 'X-API-Key': 'svc_prod_short' }, 401, 'invalid_api_key');
+    await expectError({ Authorization: 'Bearer nonsense' }, 401, 'invalid_api_key');
+  });
+
+  it('401 api_key_revoked once revoked', async () => {
+    const key = server.createKey(cabinetId);
+    revokeApiKey(server.deps, cabinetId, key.key_id);
+    const res = await expectError({ 'X-API-Key': key.key }, 401, 'api_key_revoked');
+    expect(res.body.message).toMatch(/revoked/);
+  });
+
+  it('401 api_key_expired after its expiry (injected clock)', async () => {
+    const key = server.createKey(cabinetId, { expires_at: new Date(clock.now() + 60_000).toISOString() });
+    expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    clock.advance(61_000);
+    await expectError({ 'X-API-Key': key.key }, 401, 'api_key_expired');
+  });
+
+  it('403 ip_not_allowed outside the allowlist; IPv4 and IPv6 CIDRs both accepted', async () => {
+    const outside = server.createKey(cabinetId, { ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'] });
+    await expectError({ 'X-API-Key': outside.key }, 403, 'ip_not_allowed');
+    const inside = server.createKey(cabinetId, { ip_allowlist: ['127.0.0.0/8', '::1/128'] });
+    expect((await me({ 'X-API-Key': inside.key })).status).toBe(200);
+  });
+
+  it('403 insufficient_scope names the scope the route needs', async () => {
+    const key = server.createKey(cabinetId, { scopes: ['crm:read'] });
+    const res = await server.request('/api/v1/public/test-scoped', { headers: { 'X-API-Key': key.key } });
+    expect(res.status).toBe(403);
+    const body = errorBodySchema.parse(await res.json());
+    expect(body.error).toBe('insufficient_scope');
+    expect(body.message).toContain('crm:write');
+    expect(body.details).toEqual({ required_scope: 'crm:write' });
+    const writer = server.createKey(cabinetId, { scopes: ['crm:write'] });
+    expect((await server.request('/api/v1/public/test-scoped', { headers: { 'X-API-Key': writer.key } })).status).toBe(200);
+  });
+});
+
+describe('rate limit per key', () => {
+  it('429 rate_limited with Retry-After and RateLimit headers, and /me reports the same numbers', async () => {
+    clock.set(Date.UTC(2026, 10, 22, 10, 0, 10));
+    const key = server.createKey(cabinetId);
+    // Each test above used its own key, so this one starts with a full budget.
+    const headers = { 'X-API-Key': key.key };
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await me(headers);
+      expect(res.status).toBe(200);
+      const body = meResponseSchema.parse(res.body);
+      seen.push(body.rate_limit.remaining);
+      expect(body.rate_limit.limit).toBe(5);
+      expect(body.rate_limit.reset_at_ts).toBe(Date.UTC(2026, 10, 22, 10, 1, 0) / 1000);
+      expect(res.headers.get('ratelimit-limit')).toBe('5');
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(body.rate_limit.remaining));
+      expect(res.headers.get('ratelimit-reset')).toBe('50');
+    }
+    expect(seen).toEqual([4, 3, 2, 1, 0]);
+    const refused = await expectError(headers, 429, 'rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('50');
+    // Another key has its own budget.
+    expect((await me({ 'X-API-Key': server.createKey(cabinetId).key })).status).toBe(200);
+    clock.advance(50_000);
+    expect((await me(headers)).status).toBe(200);
+  });
+});

@@ -1,0 +1,132 @@
+import Sqlite from 'better-sqlite3';
+import { rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiKeySummarySchema, createdApiKeySchema, meResponseSchema } from '../../shared/api-keys.js';
+import { databaseFile } from '../../server/db/open.js';
+import { verifyPassword } from '../../server/tenancy/passwords.js';
+import { runCourtier, startServeProcess } from '../helpers/cli.js';
+import { tempDir } from '../helpers/server.js';
+
+const dataDir = tempDir();
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function initCabinet(name: string, email: string): Promise<string> {
+  const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', name, '--email', email, '--password', 'a long password', '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return (JSON.parse(res.stdout) as { cabinet_id: string }).cabinet_id;
+}
+
+function onlyJsonObject(stdout: string): Record<string, unknown> {
+  expect(stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe('courtier CLI', () => {
+  it('init prints exactly one JSON object and adds cabinets to an existing data dir', async () => {
+    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Dupont', '--email', 'Admin@Dupont.fr', '--password', 'a long password', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const first = onlyJsonObject(res.stdout);
+    expect(Object.keys(first).sort()).toEqual(['cabinet_id', 'user_id']);
+    const second = await initCabinet('Martin', 'admin@martin.fr');
+    expect(second).not.toBe(first.cabinet_id);
+    const db = new Sqlite(databaseFile(dataDir), { readonly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM cabinets').get()).toEqual({ n: 2 });
+    const user = db.prepare('SELECT email, password_hash FROM users WHERE id = ?').get(first.user_id) as { email: string; password_hash: string };
+    db.close();
+    expect(user.email).toBe('admin@dupont.fr');
+    expect(user.password_hash).not.toContain('a long password');
+    expect(await verifyPassword('a long password', user.password_hash)).toBe(true);
+  });
+
+  it('init --password-stdin drops one trailing newline', async () => {
+    const dir = tempDir();
+    const res = await runCourtier(['init', '--data-dir', dir, '--cabinet', 'C', '--email', 'x@y.fr', '--password-stdin', '--json'], { input: 'stdin password\n' });
+    expect(res.code, res.stderr).toBe(0);
+    const db = new Sqlite(databaseFile(dir), { readonly: true });
+    const { password_hash } = db.prepare('SELECT password_hash FROM users').get() as { password_hash: string };
+    db.close();
+    expect(await verifyPassword('stdin password', password_hash)).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('init refuses an email that already exists (exit 1, one line)', async () => {
+    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Again', '--email', 'admin@dupont.fr', '--password', 'a long password']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/already exists/);
+  });
+
+  it('keys create / list / revoke, taking COURTIER_DATA_DIR too', async () => {
+    const cabinet = await initCabinet('Keys', 'keys@example.fr');
+    const env = { COURTIER_DATA_DIR: dataDir };
+    const created = await runCourtier(
+      ['keys', 'create', '--cabinet', cabinet, '--name', 'CRM sync', '--env', 'test', '--scopes', 'crm:read,crm:write', '--ip-allowlist', '127.0.0.1,::1/128', '--expires-at', '2099-01-01T00:00:00Z', '--json'],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const key = createdApiKeySchema.parse(onlyJsonObject(created.stdout));
+    expect(key.key).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
+    expect(key.ip_allowlist).toEqual(['127.0.0.1', '::1/128']);
+
+    const listed = await runCourtier(['keys', 'list', '--cabinet', cabinet, '--json'], { env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key);
+    const keys = (onlyJsonObject(listed.stdout).keys as unknown[]).map((k) => apiKeySummarySchema.strict().parse(k));
+    expect(keys.map((k) => k.key_id)).toEqual([key.key_id]);
+
+    const revoked = await runCourtier(['keys', 'revoke', '--key-id', key.key_id, '--json'], { env });
+    expect(revoked.code).toBe(0);
+    expect(apiKeySummarySchema.parse(onlyJsonObject(revoked.stdout)).revoked_at).not.toBeNull();
+
+    const human = await runCourtier(['keys', 'list', '--cabinet', cabinet], { env });
+    expect(human.stdout).toMatch(/revoked/);
+  });
+
+  it('exits 2 with one line on stderr for bad arguments', async () => {
+    const cases: string[][] = [
+      ['frobnicate'],
+      ['init', '--data-dir', dataDir, '--cabinet', 'X'],
+      ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'staging', '--scopes', 'crm:read'],
+      ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read,admin'],
+      ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--ip-allowlist', '999.1.1.1/8'],
+      ['keys', 'list', '--data-dir', dataDir, '--cabinet', 'c', '--unknown-flag'],
+      ['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'svc_prod_abc'],
+      ['serve', '--port', 'not-a-port', '--data-dir', dataDir],
+    ];
+    for (const args of cases) {
+      const res = await runCourtier(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(res.stderr).toMatch(/^courtier: /);
+    }
+  });
+
+  it('keys create for an unknown cabinet fails with exit 1', async () => {
+    const res = await runCourtier(['keys', 'create', '--data-dir', dataDir, '--cabinet', '00000000-0000-4000-8000-000000000000', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--json']);
+    expect(res.code).toBe(1);
+    expect(onlyJsonObject(res.stdout)).toMatchObject({ error: 'not_found' });
+  });
+
+  it('works while a server runs on the same data dir, and serve stops cleanly on SIGTERM', async () => {
+    const cabinet = await initCabinet('Live', 'live@example.fr');
+    const server = await startServeProcess(['--data-dir', dataDir]);
+    try {
+      const created = await runCourtier(['keys', 'create', '--data-dir', dataDir, '--cabinet', cabinet, '--name', 'live', '--env', 'prod', '--scopes', 'crm:read', '--json']);
+      const key = createdApiKeySchema.parse(JSON.parse(created.stdout));
+      const me = await fetch(`${server.url}/api/v1/public/me`, { headers: { 'X-API-Key': key.key } });
+      expect(me.status).toBe(200);
+      expect(meResponseSchema.parse(await me.json()).cabinet_id).toBe(cabinet);
+
+      await runCourtier(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id]);
+      const after = await fetch(`${server.url}/api/v1/public/me`, { headers: { 'X-API-Key': key.key } });
+      expect(after.status).toBe(401);
+      expect(((await after.json()) as { error: string }).error).toBe('api_key_revoked');
+    } finally {
+      server.child.kill('SIGTERM');
+      const [code] = (await once(server.child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+      expect(server.output()).toContain('"msg":"stopped"');
+    }
+  });
+});

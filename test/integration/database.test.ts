@@ -1,0 +1,80 @@
+import Sqlite from 'better-sqlite3';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyMigrations, databaseFile, DatabaseVersionError, migrationsFolder, openDatabase } from '../../server/db/open.js';
+import { tempDir } from '../helpers/server.js';
+
+const dirs: string[] = [];
+function freshFile(): string {
+  const dir = tempDir();
+  dirs.push(dir);
+  return databaseFile(dir);
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('SQLite store', () => {
+  it('opens with WAL, foreign keys and a busy timeout, and applies the committed migrations', () => {
+    const file = freshFile();
+    const db = openDatabase(file);
+    expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
+    const tables = (db.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(expect.arrayContaining(['cabinets', 'users', 'api_keys', '__drizzle_migrations']));
+    const applied = db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
+    expect(applied.n).toBe(readMigrationFiles({ migrationsFolder: migrationsFolder() }).length);
+    expect(() => db.sqlite.prepare(`INSERT INTO users VALUES ('u', 'no-such-cabinet', 'e', 'h', 'admin', 0)`).run()).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+
+  it('reopening is a no-op and keeps the data', () => {
+    const file = freshFile();
+    const db = openDatabase(file);
+    db.sqlite.prepare(`INSERT INTO cabinets VALUES ('c1', 'Cabinet', 1)`).run();
+    db.close();
+    const again = openDatabase(file);
+    expect(again.sqlite.prepare('SELECT name FROM cabinets').get()).toEqual({ name: 'Cabinet' });
+    again.close();
+  });
+
+  it('migrates an older database forward', () => {
+    const file = freshFile();
+    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+    const old = new Sqlite(file);
+    // An "older version" that knew no migrations at all, then this version opens it.
+    applyMigrations(old, []);
+    old.close();
+    const db = openDatabase(file);
+    expect((db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n).toBe(migrations.length);
+    db.close();
+  });
+
+  it('refuses, untouched, a database written by a newer version', () => {
+    const file = freshFile();
+    openDatabase(file).close();
+    const raw = new Sqlite(file);
+    raw.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('a-migration-from-the-future', 9_999_999_999_999);
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(DatabaseVersionError);
+    expect(() => openDatabase(file)).toThrow(/newer version of Courtier/);
+  });
+
+  it('refuses a SQLite file that is not a Courtier database', () => {
+    const file = freshFile();
+    const other = new Sqlite(file);
+    other.exec('CREATE TABLE something_else (x)');
+    other.close();
+    expect(() => openDatabase(file)).toThrow(/not a Courtier database/);
+  });
+
+  it('refuses a file that is not SQLite at all with an error, not a crash', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    writeFileSync(join(dir, 'courtier.sqlite'), 'this is not a database'.repeat(100));
+    expect(() => openDatabase(databaseFile(dir))).toThrow();
+  });
+});

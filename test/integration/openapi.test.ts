@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
+import { PUBLIC_ENDPOINTS } from '../../shared/catalogue.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; 'x-required-scope'?: string }>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1, served without auth, and lists every registered public route', async () => {
+    const res = await server.request('/api/v1/public/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Document;
+    expect(doc.openapi).toBe('3.1.0');
+
+    // Every route the running app registered under the public prefix (HEAD twins aside) is documented.
+    const routes = server.app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .filter((l) => l.includes(PUBLIC_API_PREFIX));
+    expect(routes.length).toBeGreaterThan(0);
+    const registered: { method: string; url: string }[] = [];
+    for (const endpoint of PUBLIC_ENDPOINTS) {
+      expect(doc.paths[endpoint.path]?.[endpoint.method.toLowerCase()]?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(endpoint.operationId);
+    }
+    for (const line of routes) {
+      const match = /(\/api\/v1\/public\S*) \(([^)]+)\)/.exec(line);
+      if (!match?.[1] || !match[2]) continue;
+      const path = match[1].slice(PUBLIC_API_PREFIX.length).replace(/:([^/]+)/g, '{$1}');
+      for (const method of match[2].split(', ').filter((m) => m !== 'HEAD')) {
+        registered.push({ method, url: path });
+        expect(doc.paths[path]?.[method.toLowerCase()], `${method} ${path} is registered but not documented`).toBeDefined();
+      }
+    }
+    expect(registered.length).toBe(PUBLIC_ENDPOINTS.length);
+  });
+
+  it('documents the error codes of each route with the Error schema', async () => {
+    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as Document;
+    const me = doc.paths['/me']?.get;
+    expect(Object.keys(me?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+    expect(doc.components.schemas.Error).toBeDefined();
+    expect(doc.components.schemas.ApiKeyIntrospection).toBeDefined();
+  });
+
+  it('has a human docs page', async () => {
+    const res = await server.request('/api/v1/public/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await res.text();
+    expect(html).toContain('/me');
+    expect(html).toContain('insufficient_scope');
+    expect(html).toContain('openapi.json');
+  });
+});
