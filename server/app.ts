@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
+import { crmRoutes } from './crm/routes.js';
+import { devisRoutes } from './devis/routes.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { redactUrl } from './logging.js';
@@ -11,6 +13,7 @@ import { openApiRoutes } from './openapi/routes.js';
 import { packageVersion } from './paths.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin } from './plugins/errors.js';
+import { idempotencyPlugin } from './plugins/idempotency.js';
 import { localGuardPlugin } from './plugins/local-guard.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
@@ -35,8 +38,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     routerOptions: { maxParamLength: 200 },
   });
 
-  // JSON only: text/plain bodies would otherwise reach handlers as strings.
+  // JSON only: text/plain bodies would otherwise reach handlers as strings. An empty JSON body is
+  // "no body" (many clients send Content-Type on a bodiless POST); the route's schema decides.
   app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body.toString(), done),
+  );
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -67,8 +76,12 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock }),
   });
 
+  await app.register(idempotencyPlugin, { deps });
+
   await app.register(healthRoutes, { version });
   await app.register(openApiRoutes, { version });
   await app.register(apiKeyRoutes);
+  await app.register(crmRoutes, { deps });
+  await app.register(devisRoutes, { deps });
   return app;
 }

@@ -1,6 +1,7 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
+import { deriveKey, loadServerSecret } from './secrets/server-secret.js';
 
 /** Time, injected so that tests drive expiries and windows without sleeping. */
 export interface Clock {
@@ -16,10 +17,19 @@ export interface Deps {
   config: Config;
   clock: Clock;
   randomBytes: (size: number) => Buffer;
+  /** Per-purpose keys derived from the data dir's server secret. */
+  keys: { cursor: Buffer; downloadLink: Buffer };
 }
 
 export function defaultDeps(db: Database, config: Config): Deps {
-  return { db, config, clock: systemClock, randomBytes: nodeRandomBytes };
+  const secret = loadServerSecret(config.dataDir, nodeRandomBytes);
+  return {
+    db,
+    config,
+    clock: systemClock,
+    randomBytes: nodeRandomBytes,
+    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link') },
+  };
 }
 
 export function toIso(ms: number): string {

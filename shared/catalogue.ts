@@ -1,6 +1,25 @@
 import type { Endpoint } from './endpoint.js';
 import { getMe } from './api-keys.js';
+import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from './crm.js';
+import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { getApiDocs, getOpenApiDocument } from './meta.js';
 
 /** Every endpoint of the public REST API; the OpenAPI document is generated from this list. */
-export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [getMe, getOpenApiDocument, getApiDocs];
+export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
+  getMe,
+  createOpportunity,
+  listOpportunities,
+  getOpportunity,
+  updateOpportunity,
+  createClient,
+  listClients,
+  getClient,
+  createDevis,
+  listDevis,
+  getDevis,
+  signDevis,
+  getDevisPdf,
+  downloadDevisPdf,
+  getOpenApiDocument,
+  getApiDocs,
+];

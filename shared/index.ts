@@ -4,3 +4,7 @@ export * from './endpoint.js';
 export * from './api-keys.js';
 export * from './meta.js';
 export * from './tenancy.js';
+export * from './pagination.js';
+export * from './events.js';
+export * from './crm.js';
+export * from './devis.js';

@@ -1,3 +1,7 @@
 /** Every module's tables, gathered for drizzle-kit and for the typed database handle. */
 export * from '../tenancy/schema.js';
 export * from '../api-keys/schema.js';
+export * from '../events/schema.js';
+export * from '../crm/schema.js';
+export * from '../devis/schema.js';
+export * from '../idempotency/schema.js';

@@ -39,12 +39,22 @@ export function toApiError(error: FastifyError | Error): ApiError | undefined {
  * The only place that writes error bodies: {error, message, details?, request_id}. Unknown paths
  * are 404 not_found; a known path with another method is 405 with Allow.
  */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered after this plugin, as method + URL pattern (HEAD twins included). */
+    listRoutes(): { method: string; url: string }[];
+  }
+}
+
 export const errorsPlugin = fp(
   async (app) => {
     const routes = FindMyWay();
+    const list: { method: string; url: string }[] = [];
+    app.decorate('listRoutes', () => [...list]);
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
+        list.push({ method, url: route.url });
         try {
           routes.on(method as HTTPMethod, route.url, () => undefined);
         } catch {

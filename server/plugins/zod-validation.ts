@@ -28,7 +28,8 @@ export const zodValidationPlugin = fp(
     const compiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
       const part = PART_NAMES[httpPart ?? 'body'] ?? 'body';
       return (data: unknown) => {
-        const result = schema.safeParse(data);
+        // Fastify hands an absent body over as null; to the schema it is undefined (an optional body).
+        const result = schema.safeParse(part === 'body' && data === null ? undefined : data);
         return result.success ? { value: result.data } : { error: validationError(toValidationIssues(result.error, part)) };
       };
     };

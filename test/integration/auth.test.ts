@@ -42,7 +42,7 @@ async function expectError(headers: Record<string, string>, status: number, code
 describe('GET /me and API key authentication', () => {
   it('answers the contract object with X-API-Key and with Bearer', async () => {
     const key = server.createKey(cabinetId, { scopes: ['crm:read'], environment: 'test' });
-    for (const headers of [{ 'X-API-Key': key.key }, { Authorization: `Bearer ${key.key}` }]) {
+    for (const headers of [{ 'X-API-Key': key.key }, { Authorization: `Bearer ${key.key}` }] as Record<string, string>[]) {
       const res = await me(headers);
       expect(res.status).toBe(200);
       const body = meResponseSchema.strict().parse(res.body);

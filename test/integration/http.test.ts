@@ -100,12 +100,18 @@ describe('errors and bad input', () => {
     expect(await res.json()).toEqual({ id: ID, limit: 7, body: { title: 't', contact: { last_name: 'D' } } });
   });
 
-  it('400 invalid_json for malformed JSON, an empty JSON body and prototype poisoning', async () => {
-    for (const body of ['{"title": ', '', '{"__proto__": {"admin": true}}']) {
+  it('400 invalid_json for malformed JSON and prototype poisoning', async () => {
+    for (const body of ['{"title": ', '{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {"admin": true}}}']) {
       const res = await post(`/api/v1/public/test-echo/${ID}`, body);
       expect(res.status, body).toBe(400);
       expect((await errorOf(res)).error).toBe('invalid_json');
     }
+  });
+
+  it('an empty JSON body is no body: 400 validation_error where the route needs one', async () => {
+    const res = await post(`/api/v1/public/test-echo/${ID}`, '');
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).details).toEqual([{ path: 'body', message: expect.any(String) }]);
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {

@@ -1,0 +1,51 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { cabinets } from '../tenancy/schema.js';
+
+export const opportunities = sqliteTable(
+  'opportunities',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    title: text('title').notNull(),
+    product: text('product').notNull(),
+    stage: text('stage', { enum: ['new', 'qualified', 'quoted', 'negotiation', 'won', 'lost'] }).notNull(),
+    expectedValueCents: integer('expected_value_cents').notNull(),
+    source: text('source').notNull(),
+    /** JSON: {last_name, first_name, company_name, siret, email, phone}. */
+    contact: text('contact').notNull(),
+    /** JSON array of strings. */
+    tags: text('tags').notNull(),
+    createdVia: text('created_via', { enum: ['api', 'mcp', 'console'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('opportunities_page_idx').on(t.cabinetId, t.createdAt, t.id),
+    index('opportunities_stage_page_idx').on(t.cabinetId, t.stage, t.createdAt, t.id),
+  ],
+);
+
+export const clients = sqliteTable(
+  'clients',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    type: text('type', { enum: ['person', 'company'] }).notNull(),
+    lastName: text('last_name'),
+    firstName: text('first_name'),
+    companyName: text('company_name'),
+    siret: text('siret'),
+    email: text('email'),
+    phone: text('phone'),
+    /** JSON: {line1, line2, postcode, city, country}, or null. */
+    address: text('address'),
+    birthDate: text('birth_date'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('clients_page_idx').on(t.cabinetId, t.createdAt, t.id), index('clients_type_page_idx').on(t.cabinetId, t.type, t.createdAt, t.id)],
+);

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import {
+  FINAL_STAGES,
+  type Client,
+  type CreateClientInput,
+  type CreateOpportunityInput,
+  type Opportunity,
+  type OpportunityStage,
+  type UpdateOpportunityInput,
+} from '../../shared/crm.js';
+import type { Page } from '../../shared/pagination.js';
+import { toIso, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/service.js';
+import { cursorCodec, toPage } from '../http/cursor.js';
+import * as store from './store.js';
+
+type CreatedVia = Opportunity['created_via'];
+type Contact = Opportunity['contact'];
+
+const euros = (cents: number) => cents / 100;
+const cents = (eur: number) => Math.round(eur * 100);
+
+export function toOpportunity(row: store.OpportunityRow): Opportunity {
+  const value = euros(row.expectedValueCents);
+  return {
+    id: row.id,
+    opportunity_id: row.id,
+    title: row.title,
+    name: row.title,
+    product: row.product,
+    stage: row.stage,
+    expected_value_eur: value,
+    amount: value,
+    source: row.source,
+    contact: JSON.parse(row.contact) as Contact,
+    tags: JSON.parse(row.tags) as string[],
+    created_via: row.createdVia,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+function toContact(input: Partial<Contact> & { last_name: string }): Contact {
+  return {
+    last_name: input.last_name,
+    first_name: input.first_name ?? null,
+    company_name: input.company_name ?? null,
+    siret: input.siret ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+  };
+}
+
+function notFound(kind: string, id: string): ApiError {
+  return new ApiError('not_found', `No ${kind} with id ${id} in this cabinet.`);
+}
+
+/** Writes the opportunity and its opportunity.created event in one transaction. */
+export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOpportunityInput, via: CreatedVia): Opportunity {
+  const now = deps.clock.now();
+  const row: store.OpportunityRow = {
+    id: randomUUID(),
+    cabinetId,
+    title: input.title,
+    product: input.product,
+    stage: input.stage,
+    expectedValueCents: cents(input.expected_value_eur),
+    source: input.source ?? via,
+    contact: JSON.stringify(toContact(input.contact)),
+    tags: JSON.stringify(input.tags),
+    createdVia: via,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const opportunity = toOpportunity(row);
+  deps.db.sqlite.transaction(() => {
+    store.insertOpportunity(deps.db.orm, row);
+    recordEvent(deps, cabinetId, 'opportunity.created', {
+      opportunity_id: opportunity.opportunity_id,
+      title: opportunity.title,
+      stage: opportunity.stage,
+      expected_value_eur: opportunity.expected_value_eur,
+      source: opportunity.source,
+      contact: { last_name: opportunity.contact.last_name, company_name: opportunity.contact.company_name, siret: opportunity.contact.siret },
+      tags: opportunity.tags,
+      created_via: opportunity.created_via,
+    });
+  })();
+  return opportunity;
+}
+
+export function getOpportunity(deps: Deps, cabinetId: string, id: string): Opportunity {
+  const row = store.findOpportunity(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound('opportunity', id);
+  return toOpportunity(row);
+}
+
+export function opportunityExists(deps: Deps, cabinetId: string, id: string): boolean {
+  return store.findOpportunity(deps.db.orm, cabinetId, id) !== undefined;
+}
+
+export function listOpportunities(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; stage?: OpportunityStage; created_after?: string },
+): Page<Opportunity> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'opportunities', filters: { stage: query.stage, created_after: query.created_after } });
+  const rows = store.listOpportunities(
+    deps.db.orm,
+    cabinetId,
+    { stage: query.stage, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, toOpportunity, codec.next);
+}
+
+/** Open stages move freely among themselves and to won or lost; won and lost are final unless reopened. */
+export function checkStageMove(from: OpportunityStage, to: OpportunityStage, reopen: boolean): void {
+  if (from === to) return;
+  if (FINAL_STAGES.includes(from) && !reopen) {
+    throw new ApiError(
+      'invalid_stage_transition',
+      `The opportunity is ${from}, which is final: it cannot move to ${to} unless you send "reopen": true.`,
+      { from, to },
+    );
+  }
+}
+
+function recordStageEvents(deps: Deps, cabinetId: string, before: Opportunity, after: Opportunity): void {
+  const payload = {
+    opportunity_id: after.opportunity_id,
+    title: after.title,
+    previous_stage: before.stage,
+    stage: after.stage,
+    expected_value_eur: after.expected_value_eur,
+    changed_at: after.updated_at,
+  };
+  recordEvent(deps, cabinetId, 'opportunity.stage_changed', payload);
+  if (after.stage === 'won') recordEvent(deps, cabinetId, 'opportunity.won', payload);
+  if (after.stage === 'lost') recordEvent(deps, cabinetId, 'opportunity.lost', payload);
+}
+
+/** Applies a change; a stage change emits its events in the same transaction. */
+export function updateOpportunity(deps: Deps, cabinetId: string, id: string, patch: UpdateOpportunityInput): Opportunity {
+  return deps.db.sqlite
+    .transaction(() => {
+      const row = store.findOpportunity(deps.db.orm, cabinetId, id);
+      if (!row) throw notFound('opportunity', id);
+      const previous = toOpportunity(row);
+      if (patch.stage !== undefined) checkStageMove(previous.stage, patch.stage, patch.reopen === true);
+      const changes: Partial<store.OpportunityRow> = { updatedAt: deps.clock.now() };
+      if (patch.title !== undefined) changes.title = patch.title;
+      if (patch.product !== undefined) changes.product = patch.product;
+      if (patch.stage !== undefined) changes.stage = patch.stage;
+      if (patch.expected_value_eur !== undefined) changes.expectedValueCents = cents(patch.expected_value_eur);
+      if (patch.source !== undefined) changes.source = patch.source;
+      if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+      if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
+      store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
+      const updated = toOpportunity({ ...row, ...changes });
+      if (updated.stage !== previous.stage) recordStageEvents(deps, cabinetId, previous, updated);
+      return updated;
+    })
+    .immediate();
+}
+
+/** A signed quote wins its opportunity, if that is still open. Runs inside the caller's transaction. */
+export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string): void {
+  const row = store.findOpportunity(deps.db.orm, cabinetId, id);
+  if (!row || FINAL_STAGES.includes(row.stage)) return;
+  const previous = toOpportunity(row);
+  const changes = { stage: 'won' as const, updatedAt: deps.clock.now() };
+  store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
+  recordStageEvents(deps, cabinetId, previous, toOpportunity({ ...row, ...changes }));
+}
+
+export function toClient(row: store.ClientRow): Client {
+  return {
+    id: row.id,
+    client_id: row.id,
+    type: row.type,
+    last_name: row.lastName,
+    first_name: row.firstName,
+    company_name: row.companyName,
+    siret: row.siret,
+    email: row.email,
+    phone: row.phone,
+    address: row.address === null ? null : (JSON.parse(row.address) as Client['address']),
+    birth_date: row.birthDate,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export function createClient(deps: Deps, cabinetId: string, input: CreateClientInput): Client {
+  const now = deps.clock.now();
+  const row: store.ClientRow = {
+    id: randomUUID(),
+    cabinetId,
+    type: input.type,
+    lastName: input.last_name ?? null,
+    firstName: input.first_name ?? null,
+    companyName: input.company_name ?? null,
+    siret: input.siret ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    address: input.address ? JSON.stringify({ line2: null, ...input.address }) : null,
+    birthDate: input.birth_date ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  store.insertClient(deps.db.orm, row);
+  return toClient(row);
+}
+
+export function getClient(deps: Deps, cabinetId: string, id: string): Client {
+  const row = store.findClient(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound('client', id);
+  return toClient(row);
+}
+
+export function clientExists(deps: Deps, cabinetId: string, id: string): boolean {
+  return store.findClient(deps.db.orm, cabinetId, id) !== undefined;
+}
+
+export function listClients(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; type?: Client['type']; created_after?: string },
+): Page<Client> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'clients', filters: { type: query.type, created_after: query.created_after } });
+  const rows = store.listClients(
+    deps.db.orm,
+    cabinetId,
+    { type: query.type, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, toClient, codec.next);
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
+import { requestKey } from '../api-keys/routes.js';
+import type { Deps } from '../deps.js';
+import { registerEndpoint } from '../http/endpoint.js';
+import * as devis from './service.js';
+
+export async function devisRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  registerEndpoint(app, createDevis, (request, reply) => reply.code(201).send(devis.createDevis(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, listDevis, (request) => devis.listDevis(deps, requestKey(request).cabinetId, request.query));
+  registerEndpoint(app, getDevis, (request) => devis.getDevis(deps, requestKey(request).cabinetId, request.params.devis_id));
+  registerEndpoint(app, signDevis, (request) => devis.signDevis(deps, requestKey(request).cabinetId, request.params.devis_id, request.body));
+  registerEndpoint(app, getDevisPdf, (request, reply) =>
+    reply.redirect(devis.createPdfLink(deps, requestKey(request).cabinetId, request.params.devis_id), 302),
+  );
+  registerEndpoint(app, downloadDevisPdf, (request, reply) => {
+    const pdf = devis.readPdfFromLink(deps, { devisId: request.params.devis_id, ...request.query });
+    return reply
+      .type('application/pdf')
+      .header('Content-Disposition', `attachment; filename="devis-${request.params.devis_id}.pdf"`)
+      .header('Cache-Control', 'private, no-store')
+      .send(pdf);
+  });
+}

@@ -1,0 +1,63 @@
+import { sqliteTable, text, integer, index, blob } from 'drizzle-orm/sqlite-core';
+import { cabinets } from '../tenancy/schema.js';
+
+export const devis = sqliteTable(
+  'devis',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    status: text('status', { enum: ['draft', 'pricing', 'priced', 'failed', 'signed'] }).notNull(),
+    /** Checked through the CRM service at creation (modules do not join each other's tables). */
+    clientId: text('client_id').notNull(),
+    opportunityId: text('opportunity_id'),
+    compagnie: text('compagnie').notNull(),
+    produit: text('produit').notNull(),
+    dicData: text('dic_data').notNull(),
+    tarifCents: integer('tarif_cents'),
+    suspens: text('suspens'),
+    jobId: text('job_id'),
+    /** SHA-256 of the stored PDF; null while the quote has none. */
+    pdfSha256: text('pdf_sha256'),
+    contractId: text('contract_id'),
+    signedAt: integer('signed_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('devis_page_idx').on(t.cabinetId, t.createdAt, t.id),
+    index('devis_status_page_idx').on(t.cabinetId, t.status, t.createdAt, t.id),
+    index('devis_client_idx').on(t.cabinetId, t.clientId),
+  ],
+);
+
+/** Quote PDFs, in SQLite so that a quote and its PDF commit together. */
+export const devisDocuments = sqliteTable('devis_documents', {
+  devisId: text('devis_id')
+    .primaryKey()
+    .references(() => devis.id),
+  cabinetId: text('cabinet_id').notNull(),
+  pdf: blob('pdf', { mode: 'buffer' }).notNull(),
+  sha256: text('sha256').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** A signed quote becomes a contract. */
+export const contracts = sqliteTable('contracts', {
+  id: text('id').primaryKey(),
+  cabinetId: text('cabinet_id')
+    .notNull()
+    .references(() => cabinets.id),
+  devisId: text('devis_id')
+    .notNull()
+    .unique()
+    .references(() => devis.id),
+  clientId: text('client_id').notNull(),
+  opportunityId: text('opportunity_id'),
+  compagnie: text('compagnie').notNull(),
+  produit: text('produit').notNull(),
+  premiumCents: integer('premium_cents').notNull(),
+  signedAt: integer('signed_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+});

@@ -1,0 +1,216 @@
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
+import { PDF_LINK_TTL_SECONDS, type CreateDevisInput, type Devis, type DevisStatus } from '../../shared/devis.js';
+import type { Page } from '../../shared/pagination.js';
+import { clientExists, opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/service.js';
+import { cursorCodec, toPage } from '../http/cursor.js';
+import * as store from './store.js';
+
+const euros = (cents: number) => cents / 100;
+
+export function devisPdfPath(devisId: string): string {
+  return `${PUBLIC_API_PREFIX}/devis/${devisId}/pdf`;
+}
+
+export function toDevis(row: store.DevisRow): Devis {
+  return {
+    id: row.id,
+    devis_id: row.id,
+    status: row.status,
+    client_id: row.clientId,
+    opportunity_id: row.opportunityId,
+    compagnie: row.compagnie,
+    produit: row.produit,
+    dicData: JSON.parse(row.dicData) as Record<string, unknown>,
+    tarif_eur: row.tarifCents === null ? null : euros(row.tarifCents),
+    suspens: row.suspens,
+    pdf_available: row.pdfSha256 !== null,
+    pdf_url: row.pdfSha256 === null ? null : devisPdfPath(row.id),
+    job_id: row.jobId,
+    contract_id: row.contractId,
+    signed_at: toIsoOrNull(row.signedAt),
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `No quote (devis) with id ${id} in this cabinet.`);
+}
+
+function unknownReference(field: string, kind: string, id: string): ApiError {
+  return new ApiError('validation_error', `The request is invalid: body.${field}: no ${kind} with id ${id} in this cabinet.`, [
+    { path: `body.${field}`, message: `no ${kind} with id ${id} in this cabinet` },
+  ]);
+}
+
+/** A draft quote: no pricing, no event. Its client (and opportunity, if given) must be the cabinet's. */
+export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInput): Devis {
+  if (!clientExists(deps, cabinetId, input.client_id)) throw unknownReference('client_id', 'client', input.client_id);
+  if (input.opportunity_id !== undefined && !opportunityExists(deps, cabinetId, input.opportunity_id)) {
+    throw unknownReference('opportunity_id', 'opportunity', input.opportunity_id);
+  }
+  const now = deps.clock.now();
+  const row: store.DevisRow = {
+    id: randomUUID(),
+    cabinetId,
+    status: 'draft',
+    clientId: input.client_id,
+    opportunityId: input.opportunity_id ?? null,
+    compagnie: input.compagnie,
+    produit: input.produit,
+    dicData: JSON.stringify(input.dicData),
+    tarifCents: null,
+    suspens: null,
+    jobId: null,
+    pdfSha256: null,
+    contractId: null,
+    signedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  store.insertDevis(deps.db.orm, row);
+  return toDevis(row);
+}
+
+export function getDevis(deps: Deps, cabinetId: string, id: string): Devis {
+  const row = store.findDevis(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound(id);
+  return toDevis(row);
+}
+
+export function listDevis(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; status?: DevisStatus; client_id?: string; opportunity_id?: string; created_after?: string },
+): Page<Devis> {
+  const filters = { status: query.status, client_id: query.client_id, opportunity_id: query.opportunity_id, created_after: query.created_after };
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'devis', filters });
+  const rows = store.listDevis(
+    deps.db.orm,
+    cabinetId,
+    {
+      status: query.status,
+      clientId: query.client_id,
+      opportunityId: query.opportunity_id,
+      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+      after: codec.after(query.cursor),
+    },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, toDevis, codec.next);
+}
+
+/**
+ * Records a successful pricing on the quote: premium, pending conditions and the PDF, committed
+ * together. Called by the pricing engine inside its own transaction (which also emits the events).
+ */
+export function recordDevisPriced(
+  deps: Deps,
+  cabinetId: string,
+  id: string,
+  result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null },
+): Devis {
+  return deps.db.sqlite.transaction(() => {
+    const row = store.findDevis(deps.db.orm, cabinetId, id);
+    if (!row) throw notFound(id);
+    const now = deps.clock.now();
+    let pdfSha256: string | null = row.pdfSha256;
+    if (result.pdf) {
+      pdfSha256 = createHash('sha256').update(result.pdf).digest('hex');
+      store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
+    }
+    const changes: Partial<store.DevisRow> = {
+      status: 'priced',
+      tarifCents: Math.round(result.tarifEur * 100),
+      suspens: result.suspens ?? null,
+      jobId: result.jobId ?? row.jobId,
+      pdfSha256,
+      updatedAt: now,
+    };
+    store.updateDevis(deps.db.orm, cabinetId, id, changes);
+    return toDevis({ ...row, ...changes });
+  })();
+}
+
+/**
+ * Signs a priced quote. One transaction: the quote is signed, a contract is created, devis.signed
+ * and contract.signed are emitted, and a linked opportunity that is still open is won.
+ */
+export function signDevis(deps: Deps, cabinetId: string, id: string, input: { signed_at?: string } | undefined): Devis {
+  return deps.db.sqlite
+    .transaction(() => {
+      const row = store.findDevis(deps.db.orm, cabinetId, id);
+      if (!row) throw notFound(id);
+      if (row.status !== 'priced' || row.tarifCents === null) {
+        const why = row.status === 'signed' ? 'it is already signed' : `it is ${row.status}; only a priced quote can be signed`;
+        throw new ApiError('invalid_devis_transition', `This quote cannot be signed: ${why}.`, { status: row.status });
+      }
+      const now = deps.clock.now();
+      const signedAt = input?.signed_at === undefined ? now : Date.parse(input.signed_at);
+      const contract: store.ContractRow = {
+        id: randomUUID(),
+        cabinetId,
+        devisId: id,
+        clientId: row.clientId,
+        opportunityId: row.opportunityId,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        premiumCents: row.tarifCents,
+        signedAt,
+        createdAt: now,
+      };
+      store.insertContract(deps.db.orm, contract);
+      const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
+      store.updateDevis(deps.db.orm, cabinetId, id, changes);
+      const signed = toDevis({ ...row, ...changes });
+      const common = {
+        devis_id: id,
+        client_id: row.clientId,
+        opportunity_id: row.opportunityId,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        signed_at: toIso(signedAt),
+        contract_id: contract.id,
+      };
+      recordEvent(deps, cabinetId, 'devis.signed', { ...common, tarif_eur: euros(row.tarifCents) });
+      recordEvent(deps, cabinetId, 'contract.signed', { ...common, premium_eur: euros(row.tarifCents) });
+      if (row.opportunityId) winOpportunityIfOpen(deps, cabinetId, row.opportunityId);
+      return signed;
+    })
+    .immediate();
+}
+
+function linkPath(devisId: string): string {
+  return `${PUBLIC_API_PREFIX}/files/devis/${devisId}.pdf`;
+}
+
+function linkSignature(key: Buffer, devisId: string, cabinetId: string, expires: string): Buffer {
+  return createHmac('sha256', key).update(`${linkPath(devisId)}\n${cabinetId}\n${expires}`).digest();
+}
+
+/** A download link valid 5 minutes: HMAC over the path, the cabinet and the expiry. */
+export function createPdfLink(deps: Deps, cabinetId: string, id: string): string {
+  const row = store.findDevis(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound(id);
+  if (row.pdfSha256 === null) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${row.status}, not priced.`);
+  const expires = String(Math.floor(deps.clock.now() / 1000) + PDF_LINK_TTL_SECONDS);
+  const signature = linkSignature(deps.keys.downloadLink, id, cabinetId, expires).toString('hex');
+  return `${linkPath(id)}?cabinet_id=${cabinetId}&expires=${expires}&signature=${signature}`;
+}
+
+/** The PDF behind a signed link; anything altered or expired is one 403 invalid_signature. */
+export function readPdfFromLink(deps: Deps, link: { devisId: string; cabinetId?: string; expires?: string; signature?: string }): Buffer {
+  const { devisId, cabinetId, expires, signature } = link;
+  const refuse = (why: string) => new ApiError('invalid_signature', `This download link is not valid: ${why}. Ask GET ${PUBLIC_API_PREFIX}/devis/{devis_id}/pdf for a new one.`);
+  if (!cabinetId || !expires || !signature || !/^\d{1,15}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) throw refuse('it is incomplete');
+  const expected = linkSignature(deps.keys.downloadLink, devisId, cabinetId, expires);
+  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw refuse('it was altered');
+  if (Number(expires) * 1000 <= deps.clock.now()) throw refuse('it has expired (links live 5 minutes)');
+  const pdf = store.readDocument(deps.db.orm, cabinetId, devisId);
+  if (!pdf) throw new ApiError('not_found', 'This quote no longer has a PDF.');
+  return pdf;
+}

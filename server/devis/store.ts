@@ -1,0 +1,64 @@
+import { and, desc, eq, gt } from 'drizzle-orm';
+import { before } from '../db/keyset.js';
+import type { Orm } from '../db/open.js';
+import type { CursorPosition } from '../http/cursor.js';
+import { contracts, devis, devisDocuments } from './schema.js';
+
+export type DevisRow = typeof devis.$inferSelect;
+export type ContractRow = typeof contracts.$inferSelect;
+
+export function insertDevis(orm: Orm, row: DevisRow): void {
+  orm.insert(devis).values(row).run();
+}
+
+export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | undefined {
+  return orm.select().from(devis).where(and(eq(devis.cabinetId, cabinetId), eq(devis.id, id))).get();
+}
+
+export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): void {
+  orm.update(devis).set(changes).where(and(eq(devis.cabinetId, cabinetId), eq(devis.id, id))).run();
+}
+
+export function listDevis(
+  orm: Orm,
+  cabinetId: string,
+  filters: { status?: DevisRow['status']; clientId?: string; opportunityId?: string; createdAfter?: number; after?: CursorPosition },
+  limit: number,
+): DevisRow[] {
+  return orm
+    .select()
+    .from(devis)
+    .where(
+      and(
+        eq(devis.cabinetId, cabinetId),
+        filters.status ? eq(devis.status, filters.status) : undefined,
+        filters.clientId ? eq(devis.clientId, filters.clientId) : undefined,
+        filters.opportunityId ? eq(devis.opportunityId, filters.opportunityId) : undefined,
+        filters.createdAfter !== undefined ? gt(devis.createdAt, filters.createdAfter) : undefined,
+        before(devis.createdAt, devis.id, filters.after),
+      ),
+    )
+    .orderBy(desc(devis.createdAt), desc(devis.id))
+    .limit(limit)
+    .all();
+}
+
+export function upsertDocument(orm: Orm, row: typeof devisDocuments.$inferInsert): void {
+  orm
+    .insert(devisDocuments)
+    .values(row)
+    .onConflictDoUpdate({ target: devisDocuments.devisId, set: { pdf: row.pdf, sha256: row.sha256, createdAt: row.createdAt } })
+    .run();
+}
+
+export function readDocument(orm: Orm, cabinetId: string, devisId: string): Buffer | undefined {
+  return orm
+    .select({ pdf: devisDocuments.pdf })
+    .from(devisDocuments)
+    .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
+    .get()?.pdf;
+}
+
+export function insertContract(orm: Orm, row: ContractRow): void {
+  orm.insert(contracts).values(row).run();
+}

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
+import { toIso, type Deps } from '../deps.js';
+import * as store from './store.js';
+
+/**
+ * Appends an event to the outbox. Call it inside the transaction of the change it reports, so that
+ * the change and its event commit together or not at all. The payload is checked against its
+ * schema in shared/, so an event can never drift from the contract.
+ */
+export function recordEvent<T extends EventWithPayload>(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  cabinetId: string,
+  type: T,
+  data: EventPayload<T>,
+): EventEnvelope {
+  const payload = EVENT_PAYLOADS[type].parse(data) as Record<string, unknown>;
+  const row = { id: randomUUID(), cabinetId, type, version: 'v1', createdAt: deps.clock.now(), data: JSON.stringify(payload) };
+  store.insertEvent(deps.db.orm, row);
+  return toEnvelope(row);
+}
+
+export function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {
+  return {
+    id: row.id,
+    type: row.type as EventEnvelope['type'],
+    version: 'v1',
+    created_at: toIso(row.createdAt),
+    cabinet_id: row.cabinetId,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/** Events of a cabinet in commit order, for the dispatcher, the sync and the tests. */
+export function listEvents(deps: Pick<Deps, 'db'>, cabinetId: string, afterSeq = 0, limit = 1000): (EventEnvelope & { seq: number })[] {
+  return store.listCabinetEvents(deps.db.orm, cabinetId, afterSeq, limit).map((row) => ({ ...toEnvelope(row), seq: row.seq }));
+}

@@ -1,0 +1,73 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Page } from '../../shared/pagination.js';
+import { ApiError } from '../errors.js';
+
+/** Where a page ended: the (created_at, id) of its last item. */
+export interface CursorPosition {
+  createdAt: number;
+  id: string;
+}
+
+/** What a cursor is bound to: it is refused for another cabinet, another list or other filters. */
+export interface CursorScope {
+  cabinetId: string;
+  resource: string;
+  filters: Record<string, unknown>;
+}
+
+function scopeString(scope: CursorScope): string {
+  const filters = Object.entries(scope.filters)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return `${scope.cabinetId}|${scope.resource}|${JSON.stringify(filters)}`;
+}
+
+function sign(key: Buffer, payload: string, scope: CursorScope): Buffer {
+  return createHmac('sha256', key).update(`${payload}|${scopeString(scope)}`).digest();
+}
+
+export function encodeCursor(key: Buffer, scope: CursorScope, position: CursorPosition): string {
+  const payload = Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+  return `${payload}.${sign(key, payload, scope).toString('base64url')}`;
+}
+
+const INVALID = 'This cursor is not valid here: it was altered, or made for other filters or another list. Start again without cursor.';
+
+export function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPosition {
+  const [payload, mac, extra] = cursor.split('.');
+  if (!payload || !mac || extra !== undefined) throw new ApiError('invalid_cursor', INVALID);
+  const expected = sign(key, payload, scope);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor', INVALID);
+  const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  if (!Array.isArray(decoded) || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'string') throw new ApiError('invalid_cursor', INVALID);
+  return { createdAt: decoded[0], id: decoded[1] };
+}
+
+/**
+ * Turns limit + 1 rows (newest first) into a page: the extra row only says whether there is more.
+ */
+export function toPage<Row extends CursorPosition, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  cursorFor: (position: CursorPosition) => string,
+): Page<Item> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(toItem),
+    next_cursor: hasMore && last ? cursorFor({ createdAt: last.createdAt, id: last.id }) : null,
+    has_more: hasMore,
+    count: pageRows.length,
+  };
+}
+
+/** Builds the decode/encode pair for one list request. */
+export function cursorCodec(key: Buffer, scope: CursorScope) {
+  return {
+    after: (cursor: string | undefined) => (cursor === undefined ? undefined : decodeCursor(key, scope, cursor)),
+    next: (position: CursorPosition) => encodeCursor(key, scope, position),
+  };
+}

@@ -1,0 +1,290 @@
+import { z } from 'zod';
+import { defineEndpoint } from './endpoint.js';
+import { createdAfterSchema, idParam, listQueryBase, pageSchema } from './pagination.js';
+
+/** SIRET: 14 digits with a valid Luhn checksum (La Poste's establishments use their own rule). */
+export function isValidSiret(siret: string): boolean {
+  if (!/^\d{14}$/.test(siret)) return false;
+  const digits = [...siret].map(Number);
+  if (siret.startsWith('356000000')) return digits.reduce((a, b) => a + b, 0) % 5 === 0;
+  let sum = 0;
+  for (let i = 0; i < 14; i++) {
+    let d = digits[13 - i] ?? 0;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+export const siretSchema = z
+  .string()
+  .transform((s) => s.replace(/\s/g, ''))
+  .refine(isValidSiret, 'siret must be 14 digits with a valid checksum')
+  .describe('SIRET, 14 digits (spaces allowed), checked with its Luhn key.');
+
+const name = z.string().trim().min(1).max(200);
+export const emailSchema = z.email('email is not a valid address').max(254);
+export const phoneSchema = z
+  .string()
+  .trim()
+  .regex(/^\+?[0-9 ().-]{6,25}$/, 'phone must be digits, spaces, dots or dashes, optionally starting with +');
+
+/** Amounts in euros with at most 2 decimals; stored as integer cents. */
+export const eurosSchema = z
+  .number()
+  .min(0)
+  .max(1_000_000_000)
+  .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'at most 2 decimals (cents)');
+
+export const OPPORTUNITY_STAGES = ['new', 'qualified', 'quoted', 'negotiation', 'won', 'lost'] as const;
+export const opportunityStageSchema = z.enum(OPPORTUNITY_STAGES);
+export type OpportunityStage = z.infer<typeof opportunityStageSchema>;
+export const FINAL_STAGES: readonly OpportunityStage[] = ['won', 'lost'];
+export const CREATED_VIA = ['api', 'mcp', 'console'] as const;
+
+export const opportunityContactInput = z.strictObject({
+  last_name: name,
+  first_name: name.optional(),
+  company_name: name.optional(),
+  siret: siretSchema.optional(),
+  email: emailSchema.optional(),
+  phone: phoneSchema.optional(),
+});
+
+export const tagsSchema = z
+  .array(z.string().trim().min(1).max(50))
+  .max(50)
+  .transform((tags) => [...new Set(tags)]);
+
+export const createOpportunityBody = z
+  .strictObject({
+    title: name,
+    product: z.string().trim().min(1).max(100).describe('Product code or label, e.g. auto, mrh.'),
+    contact: opportunityContactInput,
+    stage: opportunityStageSchema.default('new'),
+    expected_value_eur: eurosSchema.default(0),
+    source: z.string().trim().min(1).max(100).optional().describe('Where the lead came from; defaults to the channel (api).'),
+    tags: tagsSchema.default([]),
+  })
+  .meta({ id: 'CreateOpportunity' });
+export type CreateOpportunityInput = z.output<typeof createOpportunityBody>;
+
+export const updateOpportunityBody = z
+  .strictObject({
+    title: name.optional(),
+    product: z.string().trim().min(1).max(100).optional(),
+    contact: opportunityContactInput.partial().optional().describe('Fields given replace those of the contact; others stay.'),
+    stage: opportunityStageSchema.optional(),
+    reopen: z.boolean().optional().describe('Must be true to move a won or lost opportunity back to an open stage.'),
+    expected_value_eur: eurosSchema.optional(),
+    source: z.string().trim().min(1).max(100).optional(),
+    tags: tagsSchema.optional(),
+  })
+  .refine((b) => Object.keys(b).some((k) => k !== 'reopen'), 'give at least one field to change')
+  .meta({ id: 'UpdateOpportunity' });
+export type UpdateOpportunityInput = z.output<typeof updateOpportunityBody>;
+
+const nullableString = z.string().nullable();
+
+export const opportunitySchema = z
+  .object({
+    id: z.uuid().describe('Same as opportunity_id.'),
+    opportunity_id: z.uuid(),
+    title: z.string(),
+    name: z.string().describe('Same as title.'),
+    product: z.string(),
+    stage: opportunityStageSchema,
+    expected_value_eur: z.number(),
+    amount: z.number().describe('Same as expected_value_eur, in euros.'),
+    source: z.string(),
+    contact: z.object({
+      last_name: z.string(),
+      first_name: nullableString,
+      company_name: nullableString,
+      siret: nullableString,
+      email: nullableString,
+      phone: nullableString,
+    }),
+    tags: z.array(z.string()),
+    created_via: z.enum(CREATED_VIA),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({
+    id: 'Opportunity',
+    description:
+      'The event names (opportunity_id, title, expected_value_eur) and the names list readers use (id, name, amount) are both present and always equal.',
+  });
+export type Opportunity = z.infer<typeof opportunitySchema>;
+
+export const CLIENT_TYPES = ['person', 'company'] as const;
+
+export const addressSchema = z.strictObject({
+  line1: z.string().trim().min(1).max(200),
+  line2: z.string().trim().max(200).optional(),
+  postcode: z.string().trim().regex(/^[0-9A-Za-z -]{3,10}$/, 'postcode is not valid'),
+  city: z.string().trim().min(1).max(100),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code such as FR')
+    .default('FR'),
+});
+
+export const birthDateSchema = z.iso
+  .date('birth_date must be a date as YYYY-MM-DD')
+  .refine((d) => d >= '1900-01-01' && d <= new Date().toISOString().slice(0, 10), 'birth_date must be between 1900 and today');
+
+export const createClientBody = z
+  .strictObject({
+    type: z.enum(CLIENT_TYPES).default('person'),
+    last_name: name.optional(),
+    first_name: name.optional(),
+    company_name: name.optional(),
+    siret: siretSchema.optional(),
+    email: emailSchema.optional(),
+    phone: phoneSchema.optional(),
+    address: addressSchema.optional(),
+    birth_date: birthDateSchema.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.type === 'person' && !c.last_name) ctx.addIssue({ code: 'custom', path: ['last_name'], message: 'last_name is required for a person' });
+    if (c.type === 'company' && !c.company_name) {
+      ctx.addIssue({ code: 'custom', path: ['company_name'], message: 'company_name is required for a company' });
+    }
+    if (c.type === 'company' && c.birth_date) ctx.addIssue({ code: 'custom', path: ['birth_date'], message: 'a company has no birth_date' });
+  })
+  .meta({ id: 'CreateClient' });
+export type CreateClientInput = z.output<typeof createClientBody>;
+
+export const clientSchema = z
+  .object({
+    id: z.uuid().describe('Same as client_id.'),
+    client_id: z.uuid(),
+    type: z.enum(CLIENT_TYPES),
+    last_name: nullableString,
+    first_name: nullableString,
+    company_name: nullableString,
+    siret: nullableString,
+    email: nullableString,
+    phone: nullableString,
+    address: z
+      .object({ line1: z.string(), line2: nullableString, postcode: z.string(), city: z.string(), country: z.string() })
+      .nullable(),
+    birth_date: nullableString.describe('YYYY-MM-DD'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Client' });
+export type Client = z.infer<typeof clientSchema>;
+
+export const IDEMPOTENCY_HEADER = {
+  'Idempotency-Key': {
+    description: 'A fresh UUID per distinct operation. A retry with the same key and body returns the original result with HTTP 200 and Idempotent-Replayed: true.',
+    required: false,
+  },
+} as const;
+const IDEMPOTENCY_ERRORS = ['idempotency_conflict', 'idempotency_key_reused'] as const;
+const REPLAY_RESPONSE = (schema: z.ZodType) => ({ description: 'Replay of an earlier request with the same Idempotency-Key.', schema });
+
+export const createOpportunity = defineEndpoint({
+  method: 'POST',
+  path: '/opportunities',
+  operationId: 'createOpportunity',
+  summary: 'Create an opportunity',
+  description: 'Emits opportunity.created.',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:write',
+  headers: IDEMPOTENCY_HEADER,
+  body: createOpportunityBody,
+  responses: { 201: { description: 'Created.', schema: opportunitySchema }, 200: REPLAY_RESPONSE(opportunitySchema) },
+  errors: IDEMPOTENCY_ERRORS,
+});
+
+export const listOpportunities = defineEndpoint({
+  method: 'GET',
+  path: '/opportunities',
+  operationId: 'listOpportunities',
+  summary: 'List opportunities, newest first',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:read',
+  query: z.object({ ...listQueryBase, stage: opportunityStageSchema.optional(), created_after: createdAfterSchema.optional() }),
+  responses: { 200: { description: 'A page.', schema: pageSchema(opportunitySchema, 'OpportunityPage') } },
+  errors: ['invalid_cursor'],
+});
+
+const opportunityParams = idParam('opportunity_id');
+
+export const getOpportunity = defineEndpoint({
+  method: 'GET',
+  path: '/opportunities/{opportunity_id}',
+  operationId: 'getOpportunity',
+  summary: 'Get an opportunity',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:read',
+  params: opportunityParams,
+  responses: { 200: { description: 'The opportunity.', schema: opportunitySchema } },
+  errors: ['not_found'],
+});
+
+export const updateOpportunity = defineEndpoint({
+  method: 'PATCH',
+  path: '/opportunities/{opportunity_id}',
+  operationId: 'updateOpportunity',
+  summary: 'Change an opportunity, including its stage',
+  description:
+    'Stages: new, qualified, quoted, negotiation, won, lost. Open stages move freely; won and lost are final unless reopen is true. ' +
+    'A stage change emits opportunity.stage_changed, plus opportunity.won or opportunity.lost when it reaches them.',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:write',
+  params: opportunityParams,
+  body: updateOpportunityBody,
+  responses: { 200: { description: 'The opportunity after the change.', schema: opportunitySchema } },
+  errors: ['not_found', 'invalid_stage_transition'],
+});
+
+export const createClient = defineEndpoint({
+  method: 'POST',
+  path: '/clients',
+  operationId: 'createClient',
+  summary: 'Create a client (a person or a company)',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:write',
+  headers: IDEMPOTENCY_HEADER,
+  body: createClientBody,
+  responses: { 201: { description: 'Created.', schema: clientSchema }, 200: REPLAY_RESPONSE(clientSchema) },
+  errors: IDEMPOTENCY_ERRORS,
+});
+
+export const listClients = defineEndpoint({
+  method: 'GET',
+  path: '/clients',
+  operationId: 'listClients',
+  summary: 'List clients, newest first',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:read',
+  query: z.object({ ...listQueryBase, type: z.enum(CLIENT_TYPES).optional() }),
+  responses: { 200: { description: 'A page.', schema: pageSchema(clientSchema, 'ClientPage') } },
+  errors: ['invalid_cursor'],
+});
+
+export const getClient = defineEndpoint({
+  method: 'GET',
+  path: '/clients/{client_id}',
+  operationId: 'getClient',
+  summary: 'Get a client',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:read',
+  params: idParam('client_id'),
+  responses: { 200: { description: 'The client.', schema: clientSchema } },
+  errors: ['not_found'],
+});

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { Scope } from './scopes.js';
+
+/** Part 6.4: every event type, the scope it relates to (informational), and when it fires. */
+export const EVENT_CATALOGUE = {
+  'opportunity.created': { scope: 'crm:read', firesWhen: 'an opportunity is created' },
+  'opportunity.stage_changed': { scope: 'crm:read', firesWhen: "an opportunity's stage changes" },
+  'opportunity.won': { scope: 'crm:read', firesWhen: 'stage reaches won (in addition to stage_changed)' },
+  'opportunity.lost': { scope: 'crm:read', firesWhen: 'stage reaches lost (in addition to stage_changed)' },
+  'devis.generated': { scope: 'devis:read', firesWhen: 'a quote is successfully priced' },
+  'devis.failed': { scope: 'devis:read', firesWhen: 'quote pricing failed' },
+  'devis.signed': { scope: 'devis:read', firesWhen: 'a quote is signed' },
+  'job.completed': { scope: 'automation:read', firesWhen: 'a tarification job completes' },
+  'job.failed': { scope: 'automation:read', firesWhen: 'a tarification job fails' },
+  'job.mfa_required': { scope: 'automation:read', firesWhen: 'a job is paused awaiting multi-factor authentication' },
+  'contract.signed': { scope: 'crm:read', firesWhen: 'a signed quote becomes a contract' },
+  'webhook.test': { scope: null, firesWhen: 'manual test delivery; not covered by *' },
+} as const satisfies Record<string, { scope: Scope | null; firesWhen: string }>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as [EventType, ...EventType[]];
+export const eventTypeSchema = z.enum(EVENT_TYPES);
+
+/** Part 2.2: the opportunity.created payload, exactly. */
+export const opportunityCreatedPayload = z.object({
+  opportunity_id: z.uuid(),
+  title: z.string(),
+  stage: z.string(),
+  expected_value_eur: z.number(),
+  source: z.string(),
+  contact: z.object({ last_name: z.string(), company_name: z.string().nullable(), siret: z.string().nullable() }),
+  tags: z.array(z.string()),
+  created_via: z.string(),
+});
+
+export const opportunityStagePayload = z.object({
+  opportunity_id: z.uuid(),
+  title: z.string(),
+  previous_stage: z.string(),
+  stage: z.string(),
+  expected_value_eur: z.number(),
+  changed_at: z.iso.datetime(),
+});
+
+export const devisSignedPayload = z.object({
+  devis_id: z.uuid(),
+  client_id: z.uuid(),
+  opportunity_id: z.uuid().nullable(),
+  compagnie: z.string(),
+  produit: z.string(),
+  tarif_eur: z.number(),
+  signed_at: z.iso.datetime(),
+  contract_id: z.uuid(),
+});
+
+export const contractSignedPayload = z.object({
+  contract_id: z.uuid(),
+  devis_id: z.uuid(),
+  client_id: z.uuid(),
+  opportunity_id: z.uuid().nullable(),
+  compagnie: z.string(),
+  produit: z.string(),
+  premium_eur: z.number().describe('Premium of the signed quote, in euros.'),
+  signed_at: z.iso.datetime(),
+});
+
+export const webhookTestPayload = z.object({ message: z.string(), webhook_id: z.uuid() });
+
+/**
+ * Payload schema of each event type that has one so far; the pricing events are added by the
+ * pricing engine. recordEvent validates against these, so an event can never drift from its schema.
+ */
+export const EVENT_PAYLOADS = {
+  'opportunity.created': opportunityCreatedPayload,
+  'opportunity.stage_changed': opportunityStagePayload,
+  'opportunity.won': opportunityStagePayload,
+  'opportunity.lost': opportunityStagePayload,
+  'devis.signed': devisSignedPayload,
+  'contract.signed': contractSignedPayload,
+  'webhook.test': webhookTestPayload,
+} satisfies Partial<Record<EventType, z.ZodType>>;
+
+export type EventWithPayload = keyof typeof EVENT_PAYLOADS;
+export type EventPayload<T extends EventWithPayload> = z.input<(typeof EVENT_PAYLOADS)[T]>;
+
+/** Part 6.1: the envelope of every delivery. */
+export const eventEnvelopeSchema = z
+  .object({
+    id: z.uuid().describe('Event id; receivers deduplicate on it.'),
+    type: eventTypeSchema,
+    version: z.literal('v1'),
+    created_at: z.iso.datetime(),
+    cabinet_id: z.uuid(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'EventEnvelope' });
+export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;
