@@ -14,7 +14,8 @@ export async function devisRoutes(app: FastifyInstance, { deps }: { deps: Deps }
     reply.redirect(devis.createPdfLink(deps, requestKey(request).cabinetId, request.params.devis_id), 302),
   );
   registerEndpoint(app, downloadDevisPdf, (request, reply) => {
-    const pdf = devis.readPdfFromLink(deps, { devisId: request.params.devis_id, ...request.query });
+    const { cabinet_id, expires, signature } = request.query;
+    const pdf = devis.readPdfFromLink(deps, { devisId: request.params.devis_id, cabinetId: cabinet_id, expires, signature });
     return reply
       .type('application/pdf')
       .header('Content-Disposition', `attachment; filename="devis-${request.params.devis_id}.pdf"`)

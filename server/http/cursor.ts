@@ -36,8 +36,9 @@ const INVALID = 'This cursor is not valid here: it was altered, or made for othe
 export function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPosition {
   const [payload, mac, extra] = cursor.split('.');
   if (!payload || !mac || extra !== undefined) throw new ApiError('invalid_cursor', INVALID);
-  const expected = sign(key, payload, scope);
-  const given = Buffer.from(mac, 'base64url');
+  // Compare the canonical text, not decoded bytes: base64url's spare bits would let altered cursors through.
+  const expected = Buffer.from(sign(key, payload, scope).toString('base64url'));
+  const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor', INVALID);
   const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!Array.isArray(decoded) || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'string') throw new ApiError('invalid_cursor', INVALID);
