@@ -6,6 +6,8 @@ import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
 import { crmRoutes } from './crm/routes.js';
 import { devisRoutes } from './devis/routes.js';
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { redactUrl } from './logging.js';
@@ -20,8 +22,16 @@ import { zodValidationPlugin } from './plugins/zod-validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    webhookDispatcher: Dispatcher;
+  }
+}
+
 export interface BuildAppOptions {
   logger: Logger;
+  /** Outbound webhook HTTP, DNS and jitter, replaced in tests. */
+  webhooks?: Omit<DispatcherOptions, 'logger'>;
 }
 
 /** Composes the service from its plugins and modules. No global state: two apps can share a process. */
@@ -83,5 +93,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(apiKeyRoutes);
   await app.register(crmRoutes, { deps });
   await app.register(devisRoutes, { deps });
+
+  const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
+  app.decorate('webhookDispatcher', dispatcher);
+  await app.register(webhookRoutes, { deps, dispatcher });
+  app.addHook('onReady', async () => dispatcher.start());
+  app.addHook('onClose', async () => dispatcher.stop());
   return app;
 }

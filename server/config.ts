@@ -6,8 +6,8 @@ const booleanFromString = z
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 
 const listFromString = z
-  .union([z.array(z.string()), z.string()])
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
+  .union([z.array(z.union([z.string(), z.number()])), z.string()])
+  .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((s) => s.trim()).filter(Boolean));
 
 /** The whole configuration, from flags and COURTIER_* environment variables (flags win). */
 export const configSchema = z.object({
@@ -21,6 +21,15 @@ export const configSchema = z.object({
   rateLimitPerMinute: z.coerce.number().int().min(1).max(1_000_000).default(600),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   trustProxy: booleanFromString.default(false),
+  /** Seconds before each webhook attempt: the first is the delay of the first attempt (0 = at once). */
+  webhookRetryDelays: listFromString
+    .pipe(z.array(z.string().regex(/^\d+$/, 'each delay is a whole number of seconds').transform(Number)).min(1).max(20))
+    .default([0, 30, 300, 1800, 7200, 43200]),
+  /** Lets webhooks reach loopback, private and link-local addresses (a receiver on the office LAN). */
+  webhookAllowPrivateTargets: booleanFromString.default(false),
+  webhookTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  webhookConcurrency: z.coerce.number().int().min(1).max(500).default(32),
+  webhookConcurrencyPerEndpoint: z.coerce.number().int().min(1).max(100).default(8),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -34,6 +43,11 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   rateLimitPerMinute: 'COURTIER_RATE_LIMIT_PER_MINUTE',
   logLevel: 'COURTIER_LOG_LEVEL',
   trustProxy: 'COURTIER_TRUST_PROXY',
+  webhookRetryDelays: 'COURTIER_WEBHOOK_RETRY_DELAYS',
+  webhookAllowPrivateTargets: 'COURTIER_WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  webhookTimeoutMs: 'COURTIER_WEBHOOK_TIMEOUT_MS',
+  webhookConcurrency: 'COURTIER_WEBHOOK_CONCURRENCY',
+  webhookConcurrencyPerEndpoint: 'COURTIER_WEBHOOK_CONCURRENCY_PER_ENDPOINT',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {

@@ -11,6 +11,34 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Says "the outbox has new events". recordEvent notifies inside a transaction; listeners run on a
+ * later turn of the event loop, after the commit, so that they read what was committed.
+ */
+export interface OutboxSignal {
+  notify(): void;
+  listen(listener: () => void): () => void;
+}
+
+export function createOutboxSignal(): OutboxSignal {
+  const listeners = new Set<() => void>();
+  let scheduled = false;
+  return {
+    notify() {
+      if (scheduled || listeners.size === 0) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        for (const listener of listeners) listener();
+      });
+    },
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
 /** What services need from the outside world; built once by the CLI or a test and passed down. */
 export interface Deps {
   db: Database;
@@ -18,7 +46,8 @@ export interface Deps {
   clock: Clock;
   randomBytes: (size: number) => Buffer;
   /** Per-purpose keys derived from the data dir's server secret. */
-  keys: { cursor: Buffer; downloadLink: Buffer };
+  keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer };
+  outbox: OutboxSignal;
 }
 
 export function defaultDeps(db: Database, config: Config): Deps {
@@ -28,7 +57,8 @@ export function defaultDeps(db: Database, config: Config): Deps {
     config,
     clock: systemClock,
     randomBytes: nodeRandomBytes,
-    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link') },
+    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets') },
+    outbox: createOutboxSignal(),
   };
 }
 

@@ -3,6 +3,17 @@ import { getMe } from './api-keys.js';
 import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from './crm.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { getApiDocs, getOpenApiDocument } from './meta.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  replayDelivery,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+} from './webhooks.js';
 
 /** Every endpoint of the public REST API; the OpenAPI document is generated from this list. */
 export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
@@ -20,6 +31,15 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   signDevis,
   getDevisPdf,
   downloadDevisPdf,
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  testWebhook,
+  listDeliveries,
+  replayDelivery,
   getOpenApiDocument,
   getApiDocs,
 ];

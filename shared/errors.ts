@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   validation_error: 400,
   invalid_json: 400,
   invalid_cursor: 400,
+  invalid_webhook_url: 400,
+  unknown_event_type: 400,
   missing_credentials: 401,
   invalid_api_key: 401,
   api_key_revoked: 401,
@@ -35,6 +37,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   validation_error: 'A body, query or path parameter is invalid; details lists each problem with its path.',
   invalid_json: 'The body is not valid JSON.',
+  invalid_webhook_url: 'The webhook url must be an absolute https:// URL without credentials.',
+  unknown_event_type: 'An event type is not in the catalogue; use the listed types or the single value *.',
   invalid_cursor: 'The cursor was altered, truncated, made for other filters or another cabinet; start again without cursor.',
   invalid_signature: 'The signed download link was altered or has expired (links live 5 minutes); ask for a new one.',
   pdf_not_available: 'This quote has no PDF (yet): it has not been priced.',

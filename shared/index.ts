@@ -8,3 +8,5 @@ export * from './pagination.js';
 export * from './events.js';
 export * from './crm.js';
 export * from './devis.js';
+export * from './webhooks.js';
+export * from './masking.js';

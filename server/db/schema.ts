@@ -5,3 +5,4 @@ export * from '../events/schema.js';
 export * from '../crm/schema.js';
 export * from '../devis/schema.js';
 export * from '../idempotency/schema.js';
+export * from '../webhooks/schema.js';

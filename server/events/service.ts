@@ -9,7 +9,7 @@ import * as store from './store.js';
  * schema in shared/, so an event can never drift from the contract.
  */
 export function recordEvent<T extends EventWithPayload>(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'outbox'>,
   cabinetId: string,
   type: T,
   data: EventPayload<T>,
@@ -17,7 +17,23 @@ export function recordEvent<T extends EventWithPayload>(
   const payload = EVENT_PAYLOADS[type].parse(data) as Record<string, unknown>;
   const row = { id: randomUUID(), cabinetId, type, version: 'v1', createdAt: deps.clock.now(), data: JSON.stringify(payload) };
   store.insertEvent(deps.db.orm, row);
+  deps.outbox.notify();
   return toEnvelope(row);
+}
+
+/** Events of every cabinet after a position of the outbox, oldest first: what the dispatcher fans out. */
+export function readOutbox(deps: Pick<Deps, 'db'>, afterSeq: number, limit: number): (EventEnvelope & { seq: number })[] {
+  return store.readOutbox(deps.db.orm, afterSeq, limit).map((row) => ({ ...toEnvelope(row), seq: row.seq }));
+}
+
+export function getEvent(deps: Pick<Deps, 'db'>, cabinetId: string, eventId: string): EventEnvelope | undefined {
+  const row = store.findEvent(deps.db.orm, cabinetId, eventId);
+  return row ? toEnvelope(row) : undefined;
+}
+
+/** Events older than the retention are deleted by the daily purge. */
+export function purgeEventsBefore(deps: Pick<Deps, 'db'>, cutoff: number): number {
+  return store.deleteEventsBefore(deps.db.orm, cutoff);
 }
 
 export function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {

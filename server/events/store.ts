@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, lt } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { events } from './schema.js';
 
@@ -16,4 +16,20 @@ export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number,
     .orderBy(asc(events.seq))
     .limit(limit)
     .all();
+}
+
+export function readOutbox(orm: Orm, afterSeq: number, limit: number): EventRow[] {
+  return orm.select().from(events).where(gt(events.seq, afterSeq)).orderBy(asc(events.seq)).limit(limit).all();
+}
+
+export function findEvent(orm: Orm, cabinetId: string, id: string): EventRow | undefined {
+  return orm
+    .select()
+    .from(events)
+    .where(and(eq(events.cabinetId, cabinetId), eq(events.id, id)))
+    .get();
+}
+
+export function deleteEventsBefore(orm: Orm, cutoff: number): number {
+  return orm.delete(events).where(lt(events.createdAt, cutoff)).run().changes;
 }

@@ -3,6 +3,8 @@ import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
 export const cabinets = sqliteTable('cabinets', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** Off by default: personal data in webhook payloads and MCP results is masked. */
+  llmDataSharing: integer('llm_data_sharing', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at').notNull(),
 });
 

@@ -24,7 +24,7 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
     if (store.findUserByEmail(orm, email)) throw new DuplicateEmailError(`A user with the email ${email} already exists.`);
-    store.insertCabinet(orm, { id: cabinetId, name: cabinet, createdAt: now });
+    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
   }).immediate();
   return { cabinet_id: cabinetId, user_id: userId };
@@ -36,4 +36,20 @@ export function cabinetExists(deps: Deps, cabinetId: string): boolean {
 
 export function listCabinets(deps: Deps): { cabinet_id: string; name: string; created_at: string }[] {
   return store.listCabinets(deps.db.orm).map((c) => ({ cabinet_id: c.id, name: c.name, created_at: new Date(c.createdAt).toISOString() }));
+}
+
+export interface CabinetSettings {
+  llm_data_sharing: boolean;
+}
+
+export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetSettings {
+  const cabinet = store.findCabinet(deps.db.orm, cabinetId);
+  if (!cabinet) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+  return { llm_data_sharing: cabinet.llmDataSharing };
+}
+
+/** While off (the default), personal data in webhook payloads and MCP results is masked. */
+export function setLlmDataSharing(deps: Pick<Deps, 'db'>, cabinetId: string, enabled: boolean): CabinetSettings {
+  if (!store.setLlmDataSharing(deps.db.orm, cabinetId, enabled)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+  return { llm_data_sharing: enabled };
 }

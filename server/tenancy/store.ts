@@ -24,3 +24,7 @@ export function listCabinets(orm: Orm): CabinetRow[] {
 export function findUserByEmail(orm: Orm, email: string): UserRow | undefined {
   return orm.select().from(users).where(eq(users.email, email)).get();
 }
+
+export function setLlmDataSharing(orm: Orm, cabinetId: string, enabled: boolean): boolean {
+  return orm.update(cabinets).set({ llmDataSharing: enabled }).where(eq(cabinets.id, cabinetId)).run().changes > 0;
+}

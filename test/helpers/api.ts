@@ -14,6 +14,7 @@ export function apiClient(server: TestServer, key: string) {
     return { status: res.status, headers: res.headers, body: json as Record<string, unknown> & { error?: string } };
   }
   return {
+    call,
     get: (path: string) => call('GET', path),
     post: (path: string, body?: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
     patch: (path: string, body: unknown) => call('PATCH', path, body),

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { CreateApiKeyInput, CreatedApiKey } from '../../shared/api-keys.js';
 import { createApiKey } from '../../server/api-keys/service.js';
-import { buildApp } from '../../server/app.js';
+import { buildApp, type BuildAppOptions } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
@@ -50,6 +50,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Called before listen, e.g. to add a throwaway route that exercises a plugin. */
   beforeListen?: (app: FastifyInstance) => void;
+  /** Dispatcher overrides: the receiver's CA, a DNS stub, jitter. */
+  webhooks?: BuildAppOptions['webhooks'];
 }
 
 /** Starts the real app on a real port with a real SQLite file in a temp dir. */
@@ -65,7 +67,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
-  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }) });
+  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks } });
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -34,7 +34,7 @@ describe('SQLite store', () => {
   it('reopening is a no-op and keeps the data', () => {
     const file = freshFile();
     const db = openDatabase(file);
-    db.sqlite.prepare(`INSERT INTO cabinets VALUES ('c1', 'Cabinet', 1)`).run();
+    db.sqlite.prepare(`INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'Cabinet', 1)`).run();
     db.close();
     const again = openDatabase(file);
     expect(again.sqlite.prepare('SELECT name FROM cabinets').get()).toEqual({ name: 'Cabinet' });

@@ -1,0 +1,265 @@
+import { lookup } from 'node:dns/promises';
+import { performance } from 'node:perf_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EventEnvelope } from '../../shared/events.js';
+import { maskPersonalData } from '../../shared/masking.js';
+import { signWebhookPayload } from '../../shared/verify-webhook.js';
+import { toIso, type Deps } from '../deps.js';
+import { getEvent, purgeEventsBefore } from '../events/service.js';
+import { decryptSecret } from '../secrets/cipher.js';
+import { getCabinetSettings } from '../tenancy/service.js';
+import { createHttpSender, type HttpSender } from './sender.js';
+import { DELIVERY_RETENTION_MS, fanOutEvents, purgeOldDeliveries } from './service.js';
+import * as store from './store.js';
+import { BlockedTargetError, createTargetGuard, type Resolver } from './target.js';
+
+/** A subscription failing without a single success for this long is deactivated. */
+export const DEACTIVATE_AFTER_MS = 5 * 24 * 3600 * 1000;
+const FANOUT_BATCH = 500;
+const MAX_SLEEP_MS = 60_000;
+const PURGE_EVERY_MS = 24 * 3600 * 1000;
+export const USER_AGENT = 'Service-Webhook/1.0';
+
+export interface DispatcherOptions {
+  logger: FastifyBaseLogger;
+  /** Outbound HTTP; defaults to got with keep-alive agents. */
+  send?: HttpSender;
+  /** DNS; defaults to the system resolver. */
+  resolve?: Resolver;
+  /** Extra trusted CA certificates (PEM), on top of Node's and NODE_EXTRA_CA_CERTS. */
+  extraCa?: readonly string[];
+  /** Random extra delay for a retry of the given delay; defaults to up to 10 %. */
+  jitter?: (delayMs: number) => number;
+}
+
+export interface Dispatcher {
+  start(): void;
+  /** Stops taking work and waits for attempts in flight (each is bounded by the timeout). */
+  stop(): Promise<void>;
+  /** Fans out and sends everything due now, and waits until nothing is in flight (tests, shutdown). */
+  drain(): Promise<void>;
+  /** Attempts one delivery at once (test deliveries) and resolves when the attempt is recorded. */
+  attemptNow(cabinetId: string, deliveryId: string): Promise<void>;
+}
+
+const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+/**
+ * The webhook dispatcher: reads the outbox, creates deliveries, leases due ones, signs and POSTs
+ * them, records every attempt, and schedules retries. Everything it knows is in SQLite, so a
+ * crash loses nothing: leases run out and the work is picked up again.
+ */
+export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispatcher {
+  const { config, clock } = deps;
+  const ownSender = options.send ? undefined : createHttpSender({ timeoutMs: config.webhookTimeoutMs, extraCa: options.extraCa ?? [] });
+  const send = options.send ?? (ownSender as HttpSender);
+  const guard = createTargetGuard({ resolve: options.resolve ?? systemResolver, allowPrivate: config.webhookAllowPrivateTargets });
+  const jitter = options.jitter ?? ((delay: number) => Math.floor(Math.random() * delay * 0.1));
+  // Longer than any attempt can take (the timeout), so that a live attempt never loses its lease.
+  const leaseMs = config.webhookTimeoutMs * 2 + 1000;
+  const busy = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let unlisten: (() => void) | undefined;
+
+  function signingSecrets(subscription: store.SubscriptionRow, now: number): string[] {
+    const secrets = [decryptSecret(deps.keys.webhookSecrets, subscription.secretEnc)];
+    if (subscription.previousSecretEnc && subscription.previousSecretExpiresAt !== null && subscription.previousSecretExpiresAt > now) {
+      secrets.push(decryptSecret(deps.keys.webhookSecrets, subscription.previousSecretEnc));
+    }
+    return secrets;
+  }
+
+  function envelopeFor(event: EventEnvelope): EventEnvelope {
+    const { llm_data_sharing } = getCabinetSettings(deps, event.cabinet_id);
+    return llm_data_sharing ? event : { ...event, data: maskPersonalData(event.data) };
+  }
+
+  async function post(subscription: store.SubscriptionRow, delivery: store.DeliveryRow, event: EventEnvelope) {
+    const url = new URL(subscription.url);
+    const address = await guard(url);
+    const body = JSON.stringify(envelopeFor(event));
+    const timestamp = Math.floor(clock.now() / 1000);
+    const signatures = signingSecrets(subscription, clock.now()).map((secret) => `v1=${signWebhookPayload(secret, timestamp, body)}`);
+    return send({
+      url: url.toString(),
+      address,
+      body,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'Service-Timestamp': String(timestamp),
+        'Service-Signature': [`t=${timestamp}`, ...signatures].join(','),
+        'Service-Event-Id': event.id,
+        'Service-Event-Type': event.type,
+        'Service-Delivery-Id': delivery.id,
+      },
+    });
+  }
+
+  async function attempt(delivery: store.DeliveryRow): Promise<void> {
+    const subscription = store.findSubscription(deps.db.orm, delivery.cabinetId, delivery.subscriptionId);
+    if (!subscription) return; // deleted meanwhile: its deliveries went with it
+    const event = getEvent(deps, delivery.cabinetId, delivery.eventId);
+    const attemptedAt = clock.now();
+    const started = performance.now();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    let responseBody: string | null = null;
+    if (!event) {
+      error = 'event_purged: the event is older than the retention period';
+    } else {
+      try {
+        const result = await post(subscription, delivery, event);
+        if (result.kind === 'response') {
+          httpStatus = result.status;
+          responseBody = result.body;
+        } else {
+          error = result.error;
+        }
+      } catch (err) {
+        error = err instanceof BlockedTargetError ? `blocked_target: ${err.message}` : `network_error: ${(err as Error).message}`;
+      }
+    }
+    const succeeded = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
+    recordOutcome(delivery, subscription, { attemptedAt, durationMs: Math.round(performance.now() - started), httpStatus, error, responseBody, succeeded });
+  }
+
+  function recordOutcome(
+    delivery: store.DeliveryRow,
+    subscription: store.SubscriptionRow,
+    outcome: { attemptedAt: number; durationMs: number; httpStatus: number | null; error: string | null; responseBody: string | null; succeeded: boolean },
+  ): void {
+    const now = clock.now();
+    const attemptCount = delivery.attemptCount + 1;
+    const exhausted = attemptCount >= delivery.maxAttempts;
+    const delay = (config.webhookRetryDelays[attemptCount] ?? 0) * 1000;
+    const changes: Partial<store.DeliveryRow> = outcome.succeeded
+      ? { status: 'succeeded', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
+      : exhausted
+        ? { status: 'failed', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
+        : { status: 'pending', attemptCount, nextAttemptAt: now + delay + (delay > 0 ? jitter(delay) : 0), leaseUntil: null, updatedAt: now };
+    deps.db.sqlite.transaction(() => {
+      store.recordAttempt(
+        deps.db.orm,
+        {
+          deliveryId: delivery.id,
+          attemptedAt: outcome.attemptedAt,
+          durationMs: outcome.durationMs,
+          httpStatus: outcome.httpStatus,
+          error: outcome.error,
+          responseBody: outcome.responseBody,
+        },
+        { id: delivery.id, changes },
+      );
+      // Test deliveries say nothing about the endpoint's health over time.
+      if (delivery.maxAttempts === 1) return;
+      const current = store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id);
+      if (!current) return;
+      if (outcome.succeeded) {
+        if (current.failingSince !== null) store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince: null });
+        return;
+      }
+      const failingSince = current.failingSince ?? now;
+      if (now - failingSince >= DEACTIVATE_AFTER_MS && current.active) {
+        const reason =
+          `Deactivated on ${toIso(now)}: every delivery failed since ${toIso(failingSince)} (5 days). ` +
+          `Last error: ${outcome.error ?? `HTTP ${outcome.httpStatus}`}. Fix the endpoint, then set active to true.`;
+        store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince, active: false, disabledReason: reason, updatedAt: now });
+        options.logger.warn({ webhook_id: current.id }, 'webhook subscription deactivated after failing for 5 days');
+      } else if (current.failingSince === null) {
+        store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince });
+      }
+    })();
+  }
+
+  function track(delivery: store.DeliveryRow): void {
+    busy.set(delivery.subscriptionId, (busy.get(delivery.subscriptionId) ?? 0) + 1);
+    const work = attempt(delivery)
+      .catch((err: unknown) => options.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt failed unexpectedly'))
+      .finally(() => {
+        const left = (busy.get(delivery.subscriptionId) ?? 1) - 1;
+        if (left <= 0) busy.delete(delivery.subscriptionId);
+        else busy.set(delivery.subscriptionId, left);
+        inFlight.delete(work);
+        if (running) pump();
+      });
+    inFlight.add(work);
+  }
+
+  function pump(): void {
+    while (fanOutEvents(deps, FANOUT_BATCH) === FANOUT_BATCH);
+    const slots = config.webhookConcurrency - inFlight.size;
+    if (slots > 0) {
+      const claimed = store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy });
+      for (const delivery of claimed) track(delivery);
+    }
+    if (running) scheduleWake();
+  }
+
+  function scheduleWake(): void {
+    clearTimeout(timer);
+    const due = store.nextDueAt(deps.db.orm);
+    if (due === null) return;
+    const wait = Math.min(MAX_SLEEP_MS, Math.max(0, due - clock.now()));
+    timer = setTimeout(safePump, wait);
+    timer.unref();
+  }
+
+  function safePump(): void {
+    try {
+      pump();
+    } catch (err) {
+      options.logger.error({ err }, 'webhook dispatcher error; retrying shortly');
+      clearTimeout(timer);
+      timer = setTimeout(safePump, 1000);
+      timer.unref();
+    }
+  }
+
+  function purge(): void {
+    try {
+      const deliveries = purgeOldDeliveries(deps);
+      const events = purgeEventsBefore(deps, clock.now() - DELIVERY_RETENTION_MS);
+      if (deliveries + events > 0) options.logger.info({ deliveries, events }, 'purged webhook history older than 90 days');
+    } catch (err) {
+      options.logger.error({ err }, 'webhook purge failed');
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      unlisten = deps.outbox.listen(safePump);
+      purge();
+      purgeTimer = setInterval(purge, PURGE_EVERY_MS);
+      purgeTimer.unref();
+      safePump();
+    },
+    async stop() {
+      running = false;
+      unlisten?.();
+      clearTimeout(timer);
+      clearInterval(purgeTimer);
+      await Promise.allSettled([...inFlight]);
+      ownSender?.close();
+    },
+    async drain() {
+      for (;;) {
+        pump();
+        if (inFlight.size === 0) return;
+        await Promise.allSettled([...inFlight]);
+      }
+    },
+    async attemptNow(cabinetId, deliveryId) {
+      const delivery = store.findDelivery(deps.db.orm, cabinetId, deliveryId);
+      if (!delivery || delivery.status !== 'pending') return;
+      store.leaseDelivery(deps.db.orm, delivery.id, clock.now() + leaseMs);
+      await attempt(delivery);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  createWebhook,
+  deleteWebhook,
+  DEFAULT_ROTATION_OVERLAP_SECONDS,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  replayDelivery,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+} from '../../shared/webhooks.js';
+import { requestKey } from '../api-keys/routes.js';
+import type { Deps } from '../deps.js';
+import { registerEndpoint } from '../http/endpoint.js';
+import type { Dispatcher } from './dispatcher.js';
+import * as webhooks from './service.js';
+
+export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
+  registerEndpoint(app, createWebhook, (request, reply) => reply.code(201).send(webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, listWebhooks, (request) => webhooks.listWebhooks(deps, requestKey(request).cabinetId, request.query));
+  registerEndpoint(app, getWebhook, (request) => webhooks.getWebhook(deps, requestKey(request).cabinetId, request.params.id));
+  registerEndpoint(app, updateWebhook, (request) => webhooks.updateWebhook(deps, requestKey(request).cabinetId, request.params.id, request.body));
+  registerEndpoint(app, deleteWebhook, (request, reply) => {
+    webhooks.deleteWebhook(deps, requestKey(request).cabinetId, request.params.id);
+    return reply.code(204).send();
+  });
+  registerEndpoint(app, rotateWebhookSecret, (request) =>
+    webhooks.rotateWebhookSecret(deps, requestKey(request).cabinetId, request.params.id, request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS),
+  );
+  registerEndpoint(app, testWebhook, async (request) => {
+    const { cabinetId } = requestKey(request);
+    const deliveryId = webhooks.createTestDelivery(deps, cabinetId, request.params.id);
+    await dispatcher.attemptNow(cabinetId, deliveryId);
+    const delivery = webhooks.getDelivery(deps, cabinetId, deliveryId);
+    return { delivery, succeeded: delivery.status === 'succeeded' };
+  });
+  registerEndpoint(app, listDeliveries, (request) => webhooks.listDeliveries(deps, requestKey(request).cabinetId, request.params.id, request.query));
+  registerEndpoint(app, replayDelivery, (request, reply) =>
+    reply.code(202).send(webhooks.replayDelivery(deps, requestKey(request).cabinetId, request.params.id, request.params.delivery_id)),
+  );
+}
