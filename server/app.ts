@@ -14,13 +14,32 @@ import { redactUrl } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageVersion } from './paths.js';
 import { authPlugin } from './plugins/auth.js';
-import { errorsPlugin } from './plugins/errors.js';
+import { ApiError } from './errors.js';
+import { clientErrorHandler, errorsPlugin, sendError, toApiError } from './plugins/errors.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { localGuardPlugin } from './plugins/local-guard.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,6 +65,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 200 },
+    // A request without Host reaches the local guard (421 on loopback) instead of Node's bare 400.
+    http: { requireHostHeader: false },
+    clientErrorHandler: (err, socket) => clientErrorHandler(err, socket, randomUUID),
+    // Errors Fastify raises before routing (bad percent-encoding, over-long parameters): our shape too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      return sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
+    },
   });
 
   // JSON only: text/plain bodies would otherwise reach handlers as strings. An empty JSON body is
@@ -53,9 +80,13 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body.toString(), done),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    // Deep nesting would overflow the stack of every later JSON walk (hashing, storing): refuse it here.
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return done(new ApiError('invalid_json', `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
+    return parseJson(request, text, done);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 export const ERROR_STATUS = {
   validation_error: 400,
+  bad_request: 400,
   invalid_json: 400,
   invalid_cursor: 400,
   invalid_webhook_url: 400,
@@ -21,14 +22,17 @@ export const ERROR_STATUS = {
   not_found: 404,
   pdf_not_available: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_conflict: 409,
   invalid_stage_transition: 409,
   invalid_devis_transition: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   misdirected_request: 421,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
 } as const;
 
@@ -36,7 +40,11 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   validation_error: 'A body, query or path parameter is invalid; details lists each problem with its path.',
-  invalid_json: 'The body is not valid JSON.',
+  invalid_json: 'The body is not valid JSON (or is nested more than 64 levels deep).',
+  bad_request: 'The request could not be read: a malformed URL, header or framing.',
+  request_timeout: 'The request took too long to arrive.',
+  uri_too_long: 'A path segment is longer than 200 characters.',
+  request_header_fields_too_large: 'The headers are larger than 16 KiB.',
   invalid_webhook_url: 'The webhook url must be an absolute https:// URL without credentials.',
   unknown_event_type: 'An event type is not in the catalogue; use the listed types or the single value *.',
   invalid_cursor: 'The cursor was altered, truncated, made for other filters or another cabinet; start again without cursor.',

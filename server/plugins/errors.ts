@@ -30,9 +30,40 @@ export function toApiError(error: FastifyError | Error): ApiError | undefined {
   if (fastifyError.statusCode === 400 && (error instanceof SyntaxError || /JSON|prototype|constructor/i.test(error.message))) {
     return new ApiError('invalid_json', `The body is not valid JSON: ${error.message}`);
   }
-  if (fastifyError.statusCode === 413) return new ApiError('payload_too_large', 'The body is larger than 1 MiB.');
-  if (fastifyError.statusCode === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 404) return new ApiError('not_found', 'No such route.');
+  if (status === 413) return new ApiError('payload_too_large', 'The body is larger than 1 MiB.');
+  if (status === 414) return new ApiError('uri_too_long', 'A path segment is longer than 200 characters.');
+  if (status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  // Any other client error Fastify raises (a method it cannot route, a malformed URL) is ours to word.
+  if (status >= 400 && status < 500) return new ApiError('bad_request', `The request could not be read: ${error.message}`);
   return undefined;
+}
+
+/** The body of an error answered straight on the socket, before Fastify has a request. */
+export function rawErrorResponse(error: ApiError, requestId: string): string {
+  const body = JSON.stringify({ error: error.code, message: error.message, request_id: requestId } satisfies ErrorBody);
+  return [
+    `HTTP/1.1 ${ERROR_STATUS[error.code]} ${error.code}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** Socket-level errors (unparseable requests, oversized headers) in the same error shape as the rest. */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket, newId: () => string): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('request_header_fields_too_large', 'The request headers are larger than 16 KiB.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('request_timeout', 'The request took too long to arrive.')
+        : new ApiError('bad_request', 'The request could not be parsed as HTTP/1.1.');
+  socket.end(rawErrorResponse(error, newId()));
 }
 
 /**
