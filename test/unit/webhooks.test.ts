@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { maskPersonalData } from '../../shared/masking.js';
+import { signWebhookPayload, verifyWebhook } from '../../shared/verify-webhook.js';
+import { jsonDepthExceeds } from '../../server/app.js';
+import { decryptSecret, encryptSecret } from '../../server/secrets/cipher.js';
+import { createTargetGuard, BlockedTargetError } from '../../server/webhooks/target.js';
+import { subscribesTo } from '../../server/webhooks/service.js';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const T = NOW / 1000;
+const body = '{"id":"e1","type":"job.completed"}';
+
+describe('verifyWebhook', () => {
+  const secret = 'whsec_abc';
+  const header = (t: number, ...secrets: string[]) => ({ 'Service-Signature': [`t=${t}`, ...secrets.map((s) => `v1=${signWebhookPayload(s, t, body)}`)].join(',') });
+
+  it('accepts a valid signature, from a plain object or a Headers instance', () => {
+    expect(verifyWebhook(body, header(T, secret), [secret], { now: NOW })).toEqual({ valid: true, timestamp: T });
+    expect(verifyWebhook(Buffer.from(body), new Headers(header(T, secret)), [secret], { now: NOW }).valid).toBe(true);
+  });
+
+  it('accepts when any v1 matches any secret (rotation)', () => {
+    expect(verifyWebhook(body, header(T, 'whsec_new', 'whsec_old'), ['whsec_old'], { now: NOW }).valid).toBe(true);
+    expect(verifyWebhook(body, header(T, 'whsec_new', 'whsec_old'), ['whsec_other', 'whsec_new'], { now: NOW }).valid).toBe(true);
+  });
+
+  it('refuses a timestamp more than 300 s away, a changed body, a wrong secret, a malformed header', () => {
+    expect(verifyWebhook(body, header(T - 301, secret), [secret], { now: NOW })).toEqual({ valid: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyWebhook(body, header(T + 301, secret), [secret], { now: NOW }).valid).toBe(false);
+    expect(verifyWebhook(body, header(T - 300, secret), [secret], { now: NOW }).valid).toBe(true);
+    expect(verifyWebhook(`${body} `, header(T, secret), [secret], { now: NOW })).toEqual({ valid: false, reason: 'no_matching_signature' });
+    expect(verifyWebhook(body, header(T, secret), ['whsec_other'], { now: NOW }).valid).toBe(false);
+    expect(verifyWebhook(body, {}, [secret], { now: NOW })).toEqual({ valid: false, reason: 'missing_signature' });
+    expect(verifyWebhook(body, { 'service-signature': 'v1=abc' }, [secret], { now: NOW })).toEqual({ valid: false, reason: 'malformed_signature' });
+  });
+
+  it('never accepts a signature made over another body (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => {
+        fc.pre(a !== b);
+        const signed = { 'service-signature': `t=${T},v1=${signWebhookPayload(secret, T, a)}` };
+        expect(verifyWebhook(b, signed, [secret], { now: NOW }).valid).toBe(false);
+        expect(verifyWebhook(a, signed, [secret], { now: NOW }).valid).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('personal-data masking', () => {
+  it('masks names, email, phone, birth date, address and an individual’s SIRET; keeps companies, amounts and ids', () => {
+    const masked = maskPersonalData({
+      opportunity_id: 'o1',
+      expected_value_eur: 1200,
+      contact: { last_name: 'Dupont', first_name: 'Jean', email: 'jd@x.fr', phone: '0612345678', company_name: null, siret: '73282932000074' },
+      client: { company_name: 'ACME', siret: '73282932000074', address: { line1: '3 rue X', postcode: '69003', city: 'Lyon', country: 'FR' }, birth_date: '1980-01-01' },
+    });
+    expect(masked).toEqual({
+      opportunity_id: 'o1',
+      expected_value_eur: 1200,
+      contact: { last_name: 'D***', first_name: 'J***', email: 'j***', phone: '0***', company_name: null, siret: '7***' },
+      client: { company_name: 'ACME', siret: '73282932000074', address: { line1: '3***', postcode: '6***', city: 'L***', country: 'FR' }, birth_date: '1***' },
+    });
+  });
+});
+
+describe('webhook target guard', () => {
+  const resolve = async (host: string) => (host === 'public.example.com' ? [{ address: '93.184.216.34', family: 4 as const }] : [{ address: '10.0.0.1', family: 4 as const }]);
+  const guard = createTargetGuard({ resolve, allowPrivate: false });
+
+  it('lets public addresses through and refuses every private, loopback, link-local or metadata one', async () => {
+    await expect(guard(new URL('https://public.example.com/h'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://127.8.9.10/',
+      'https://10.0.0.1/',
+      'https://172.16.5.4/',
+      'https://192.168.0.1/',
+      'https://169.254.169.254/',
+      'https://100.64.0.1/',
+      'https://0.0.0.0/',
+      'https://[::1]/',
+      'https://[fe80::1]/',
+      'https://[fd12:3456::1]/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:a9fe:a9fe]/',
+      'https://internal.example.com/',
+    ]) {
+      await expect(guard(new URL(url)), url).rejects.toBeInstanceOf(BlockedTargetError);
+    }
+  });
+
+  it('allows them all when private targets are allowed', async () => {
+    const open = createTargetGuard({ resolve, allowPrivate: true });
+    await expect(open(new URL('https://127.0.0.1/'))).resolves.toEqual({ address: '127.0.0.1', family: 4 });
+  });
+});
+
+describe('small pieces', () => {
+  it('encrypts secrets with AES-256-GCM and detects tampering', () => {
+    const key = randomBytes(32);
+    const sealed = encryptSecret(key, 'whsec_secret');
+    expect(sealed).not.toContain('whsec_secret');
+    expect(decryptSecret(key, sealed)).toBe('whsec_secret');
+    const [v, iv, tag, data = ''] = sealed.split('.');
+    expect(() => decryptSecret(key, [v, iv, tag, `${data.slice(0, -2)}AA`].join('.'))).toThrow();
+    expect(() => decryptSecret(randomBytes(32), sealed)).toThrow();
+  });
+
+  it('"*" covers every type but webhook.test', () => {
+    expect(subscribesTo(['*'], 'job.failed')).toBe(true);
+    expect(subscribesTo(['*'], 'webhook.test')).toBe(false);
+    expect(subscribesTo(['webhook.test'], 'webhook.test')).toBe(true);
+    expect(subscribesTo(['job.failed'], 'job.completed')).toBe(false);
+  });
+
+  it('measures JSON nesting, ignoring brackets inside strings', () => {
+    expect(jsonDepthExceeds('[[[1]]]', 3)).toBe(false);
+    expect(jsonDepthExceeds('[[[[1]]]]', 3)).toBe(true);
+    expect(jsonDepthExceeds(`{"a":"${'['.repeat(100)}"}`, 3)).toBe(false);
+    expect(jsonDepthExceeds(`{"a":"\\"[[[["}`, 1)).toBe(false);
+  });
+});
