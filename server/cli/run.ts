@@ -7,7 +7,7 @@ import { databaseFile, DatabaseVersionError, openDatabase } from '../db/open.js'
 import { defaultDeps, type Deps } from '../deps.js';
 import { ApiError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { DuplicateEmailError, initCabinet } from '../tenancy/service.js';
+import { DuplicateEmailError, getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
 import { serve } from './serve.js';
 
 export interface CliIo {
@@ -27,6 +27,8 @@ Commands:
   keys create --cabinet ID --name N --env prod|test --scopes s1,s2 [--expires-at ISO] [--ip-allowlist cidr,...] [--json]
   keys list --cabinet ID [--json]
   keys revoke --key-id ID [--json]
+  settings get --cabinet ID [--json]
+  settings set --cabinet ID --llm-data-sharing on|off [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
 `;
@@ -101,6 +103,8 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
     }
     case 'keys':
       return runKeys(rest, io);
+    case 'settings':
+      return runSettings(rest, io);
     case 'version':
     case '--version':
       io.stdout(`${packageVersion()}\n`);
@@ -169,6 +173,29 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
     default:
       throw new UsageError(`unknown keys command "${sub ?? ''}"; use create, list or revoke`);
   }
+}
+
+async function runSettings(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const v = parse(rest, { cabinet: { type: 'string' }, 'llm-data-sharing': { type: 'string' } });
+  const cabinet = required(v, 'cabinet');
+  if (sub === 'get') {
+    const settings = await withDeps(v['data-dir'], io.env, (deps) => getCabinetSettings(deps, cabinet));
+    print(io, v.json, settings, `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}`);
+    return;
+  }
+  if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
+  const value = required(v, 'llm-data-sharing');
+  if (value !== 'on' && value !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
+  const settings = await withDeps(v['data-dir'], io.env, (deps) => setLlmDataSharing(deps, cabinet, value === 'on'));
+  print(
+    io,
+    v.json,
+    settings,
+    settings.llm_data_sharing
+      ? 'LLM data sharing is on: webhook payloads and MCP results carry personal data in clear.'
+      : 'LLM data sharing is off: personal data in webhook payloads and MCP results is masked.',
+  );
 }
 
 /** Runs one CLI invocation; returns the exit code (0 done, 1 failed, 2 wrong usage). */

@@ -130,3 +130,17 @@ describe('courtier CLI', () => {
     }
   });
 });
+
+describe('courtier settings', () => {
+  it('turns LLM data sharing on and off', async () => {
+    const cabinet = await initCabinet('Settings', 'settings@example.fr');
+    const get = async () => JSON.parse((await runCourtier(['settings', 'get', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout) as { llm_data_sharing: boolean };
+    expect(await get()).toEqual({ llm_data_sharing: false });
+    const on = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'on']);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toMatch(/in clear/);
+    expect(await get()).toEqual({ llm_data_sharing: true });
+    const bad = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'maybe']);
+    expect(bad.code).toBe(2);
+  });
+});
