@@ -11,6 +11,7 @@ import {
 import type { Scope } from '../../shared/scopes.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
 import { cabinetExists } from '../tenancy/service.js';
 import { compileIpAllowlist } from './ip-allowlist.js';
 import * as store from './store.js';
@@ -50,21 +51,16 @@ function toSummary(row: store.ApiKeyRow): ApiKeySummary {
   };
 }
 
-function validationError(issues: { path: PropertyKey[]; message: string }[]): ApiError {
-  const details = issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-  return new ApiError('validation_error', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
-}
-
 /** Creates a key; its value is in the result and nowhere else, ever (only its SHA-256 is stored). */
 export function createApiKey(deps: Deps, cabinetId: string, input: CreateApiKeyInput): CreatedApiKey {
   const parsed = createApiKeySchema.safeParse(input);
-  if (!parsed.success) throw validationError(parsed.error.issues);
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error));
   const { name, environment, scopes, ip_allowlist, expires_at } = parsed.data;
   if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
   const now = deps.clock.now();
   const expiresAt = expires_at === undefined ? null : Date.parse(expires_at);
   if (expiresAt !== null && expiresAt <= now) {
-    throw validationError([{ path: ['expires_at'], message: 'must be in the future' }]);
+    throw validationError([{ path: 'expires_at', message: 'must be in the future' }]);
   }
   const key = API_KEY_PREFIX[environment] + randomBase62(API_KEY_RANDOM_LENGTH, deps.randomBytes);
   const row: store.ApiKeyRow = {

@@ -5,6 +5,7 @@ import type { Page } from '../../shared/pagination.js';
 import { clientExists, opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { validationError } from '../http/validation.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import * as store from './store.js';
@@ -42,9 +43,7 @@ function notFound(id: string): ApiError {
 }
 
 function unknownReference(field: string, kind: string, id: string): ApiError {
-  return new ApiError('validation_error', `The request is invalid: body.${field}: no ${kind} with id ${id} in this cabinet.`, [
-    { path: `body.${field}`, message: `no ${kind} with id ${id} in this cabinet` },
-  ]);
+  return validationError([{ path: `body.${field}`, message: `no ${kind} with id ${id} in this cabinet` }]);
 }
 
 /** A draft quote: no pricing, no event. Its client (and opportunity, if given) must be the cabinet's. */

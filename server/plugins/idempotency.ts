@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { validationError } from '../http/validation.js';
 import { beginRequest, completeRequest, purgeExpired, releaseRequest, type IdempotencyId } from '../idempotency/store.js';
 
 declare module 'fastify' {
@@ -42,9 +43,7 @@ export const idempotencyPlugin = fp<{ deps: Deps }>(
       const header = request.headers['idempotency-key'];
       if (header === undefined) return;
       if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
-        throw new ApiError('validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is best).', [
-          { path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-        ]);
+        throw validationError([{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (a UUID is best)' }]);
       }
       const id: IdempotencyId = { cabinetId: request.apiKey.cabinetId, endpoint: `POST ${request.routeOptions.url ?? request.url}`, key: header };
       const hash = createHash('sha256')

@@ -1,26 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import type { ValidationIssue } from '../../shared/errors.js';
-import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
-
-export function toValidationIssues(error: z.ZodError, part: string): ValidationIssue[] {
-  return error.issues.map((issue) => ({
-    path: [part, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-}
-
-export function validationError(issues: ValidationIssue[]): ApiError {
-  const summary = issues
-    .slice(0, 5)
-    .map((i) => `${i.path}: ${i.message}`)
-    .join('; ');
-  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
-  return new ApiError('validation_error', `The request is invalid: ${summary}${more}.`, issues);
-}
 
 /** Route schemas are zod schemas from shared/; every failure becomes one 400 validation_error. */
 export const zodValidationPlugin = fp(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
 import { hashPassword } from './passwords.js';
 import * as store from './store.js';
 
@@ -15,7 +16,7 @@ export class DuplicateEmailError extends Error {
  */
 export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
-  if (!parsed.success) throw new ApiError('validation_error', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error));
   const { cabinet, email, password } = parsed.data;
   const passwordHash = await hashPassword(password, deps.randomBytes(16));
   const now = deps.clock.now();
