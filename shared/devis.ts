@@ -34,7 +34,7 @@ export const devisSchema = z
     id: z.uuid().describe('Same as devis_id.'),
     devis_id: z.uuid(),
     status: devisStatusSchema.describe('draft → pricing → priced | failed; priced → signed.'),
-    client_id: z.uuid(),
+    client_id: z.uuid().nullable().describe('null for a quote a tarification created without a client; such a quote cannot be signed.'),
     opportunity_id: z.uuid().nullable(),
     compagnie: z.string(),
     produit: z.string(),

@@ -84,8 +84,18 @@ export function applyMigrations(sqlite: Sqlite.Database, migrations: MigrationMe
       insert.run(migration.hash, migration.folderMillis);
     }
     sqlite.pragma(`application_id = ${APPLICATION_ID}`);
+    const broken = sqlite.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) throw new DatabaseVersionError(`A migration left ${broken.length} broken references; nothing was changed.`);
   });
-  run.immediate();
+  // SQLite's procedure for a table rebuild (drizzle-kit's way to change a column): foreign keys
+  // off around the transaction (the pragma is ignored inside one), foreign_key_check before commit.
+  const enforced = sqlite.pragma('foreign_keys', { simple: true }) === 1;
+  sqlite.pragma('foreign_keys = OFF');
+  try {
+    run.immediate();
+  } finally {
+    if (enforced) sqlite.pragma('foreign_keys = ON');
+  }
 }
 
 function tableExists(sqlite: Sqlite.Database, name: string): boolean {

@@ -6,3 +6,6 @@ export * from '../crm/schema.js';
 export * from '../devis/schema.js';
 export * from '../idempotency/schema.js';
 export * from '../webhooks/schema.js';
+export * from '../credentials/schema.js';
+export * from '../wallet/schema.js';
+export * from '../automation/schema.js';

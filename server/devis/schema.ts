@@ -9,8 +9,8 @@ export const devis = sqliteTable(
       .notNull()
       .references(() => cabinets.id),
     status: text('status', { enum: ['draft', 'pricing', 'priced', 'failed', 'signed'] }).notNull(),
-    /** Checked through the CRM service at creation (modules do not join each other's tables). */
-    clientId: text('client_id').notNull(),
+    /** Checked through the CRM service at creation; null for a quote a tarification created alone. */
+    clientId: text('client_id'),
     opportunityId: text('opportunity_id'),
     compagnie: text('compagnie').notNull(),
     produit: text('produit').notNull(),

@@ -148,13 +148,17 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
         const why = row.status === 'signed' ? 'it is already signed' : `it is ${row.status}; only a priced quote can be signed`;
         throw new ApiError('invalid_devis_transition', `This quote cannot be signed: ${why}.`, { status: row.status });
       }
+      if (row.clientId === null) {
+        throw new ApiError('invalid_devis_transition', 'This quote has no client, so it cannot become a contract: price a draft quote made with POST /devis, or pass client_id to the tarification.', { status: row.status });
+      }
+      const clientId = row.clientId;
       const now = deps.clock.now();
       const signedAt = input?.signed_at === undefined ? now : Date.parse(input.signed_at);
       const contract: store.ContractRow = {
         id: randomUUID(),
         cabinetId,
         devisId: id,
-        clientId: row.clientId,
+        clientId,
         opportunityId: row.opportunityId,
         compagnie: row.compagnie,
         produit: row.produit,
@@ -168,7 +172,7 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
       const signed = toDevis({ ...row, ...changes });
       const common = {
         devis_id: id,
-        client_id: row.clientId,
+        client_id: clientId,
         opportunity_id: row.opportunityId,
         compagnie: row.compagnie,
         produit: row.produit,

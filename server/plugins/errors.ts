@@ -9,7 +9,6 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'Send the body as application/json.' },
   FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported_media_type', message: 'Send the body as application/json.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The body is larger than 1 MiB.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', message: 'The body is empty but Content-Type says JSON.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'The body is not valid JSON.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_json', message: 'The body does not match its Content-Length.' },
 };

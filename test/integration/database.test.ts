@@ -53,6 +53,33 @@ describe('SQLite store', () => {
     db.close();
   });
 
+  it('migrates a database holding quotes, PDFs and contracts through a table rebuild, keeping every row and reference', () => {
+    const file = freshFile();
+    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+    const rebuild = migrations.findIndex((m) => m.sql.some((s) => s.includes('__new_devis')));
+    expect(rebuild).toBeGreaterThan(0);
+    const old = new Sqlite(file);
+    old.pragma('foreign_keys = ON');
+    applyMigrations(old, migrations.slice(0, rebuild));
+    old.exec(`
+      INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C', 1);
+      INSERT INTO devis (id, cabinet_id, status, client_id, compagnie, produit, dic_data, created_at, updated_at, tarif_cents, pdf_sha256)
+        VALUES ('d1', 'c1', 'signed', 'cl1', 'sandbox', 'auto', '{}', 1, 1, 1000, 'h');
+      INSERT INTO devis_documents (devis_id, cabinet_id, pdf, sha256, created_at) VALUES ('d1', 'c1', x'25504446', 'h', 1);
+      INSERT INTO contracts (id, cabinet_id, devis_id, client_id, compagnie, produit, premium_cents, signed_at, created_at)
+        VALUES ('k1', 'c1', 'd1', 'cl1', 'sandbox', 'auto', 1000, 1, 1);
+    `);
+    old.close();
+    const db = openDatabase(file);
+    expect(db.sqlite.prepare('SELECT id, status, tarif_cents FROM devis').all()).toEqual([{ id: 'd1', status: 'signed', tarif_cents: 1000 }]);
+    expect(db.sqlite.prepare('SELECT count(*) AS n FROM devis_documents').get()).toEqual({ n: 1 });
+    expect(db.sqlite.prepare('SELECT devis_id FROM contracts').get()).toEqual({ devis_id: 'd1' });
+    expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
+    // The rebuilt table still enforces its references.
+    expect(() => db.sqlite.prepare(`INSERT INTO devis_documents (devis_id, cabinet_id, pdf, sha256, created_at) VALUES ('nope', 'c1', x'00', 'h', 1)`).run()).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+
   it('refuses, untouched, a database written by a newer version', () => {
     const file = freshFile();
     openDatabase(file).close();

@@ -1,0 +1,60 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { cabinets } from '../tenancy/schema.js';
+
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    compagnie: text('compagnie').notNull(),
+    produit: text('produit').notNull(),
+    dicData: text('dic_data').notNull(),
+    /** SHA-256 of the canonical compagnie/produit/dicData: the replay guard looks it up. */
+    requestHash: text('request_hash').notNull(),
+    devisId: text('devis_id').notNull(),
+    status: text('status', { enum: ['pending', 'running', 'mfa_required', 'awaiting_mfa', 'completed', 'partial', 'failed', 'cancelled'] }).notNull(),
+    progressStep: text('progress_step').notNull(),
+    progressPercent: integer('progress_percent').notNull(),
+    costCredits: integer('cost_credits').notNull(),
+    resultTarifCents: integer('result_tarif_cents'),
+    resultSuspens: text('result_suspens'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    errorTechnical: integer('error_technical', { mode: 'boolean' }),
+    /** The robot said it submitted the pricing: after a crash, fail rather than retry. */
+    submitted: integer('submitted', { mode: 'boolean' }).notNull(),
+    attempts: integer('attempts').notNull(),
+    leaseUntil: integer('lease_until'),
+    mfaChallenge: text('mfa_challenge'),
+    mfaRequestedAt: integer('mfa_requested_at'),
+    mfaExpiresAt: integer('mfa_expires_at'),
+    callbackWebhookId: text('callback_webhook_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [
+    index('jobs_page_idx').on(t.cabinetId, t.createdAt, t.id),
+    index('jobs_status_page_idx').on(t.cabinetId, t.status, t.createdAt, t.id),
+    index('jobs_queue_idx').on(t.status, t.createdAt),
+    index('jobs_replay_idx').on(t.cabinetId, t.requestHash, t.createdAt),
+  ],
+);
+
+/** Per insurer: consecutive technical failures, and until when the breaker stays open. */
+export const insurerBreakers = sqliteTable('insurer_breakers', {
+  compagnie: text('compagnie').primaryKey(),
+  consecutiveFailures: integer('consecutive_failures').notNull(),
+  openUntil: integer('open_until'),
+  /** While half-open: the one job let through to try the insurer again. */
+  trialJobId: text('trial_job_id'),
+});
+
+/** Install-wide switches, e.g. the robots kill switch. */
+export const automationSettings = sqliteTable('automation_settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+
+/** One product an insurer's portal can price (kind quote) or act on (kind routine). */
+export interface ProductDefinition {
+  code: string;
+  label: string;
+  kind: 'quote' | 'routine';
+  /** The dicData this product needs at this insurer; the schema endpoint is generated from it. */
+  schema: z.ZodObject;
+  /** A dicData that passes the schema, shown to integrators. */
+  example: Record<string, unknown>;
+}
+
+export interface InsurerCredentials {
+  login: string;
+  password: string;
+  extra: Record<string, string>;
+}
+
+export interface RobotContext {
+  credentials: InsurerCredentials;
+  /** Live progress, shown in GET /automation/jobs/{id} and the console. */
+  progress(step: string, percent: number): void;
+  /**
+   * Asks a person for the code the portal sent; resolves with what they typed. Rejects with a
+   * RobotError mfa_timeout when nobody answers within 5 minutes, or when the job is cancelled.
+   */
+  requestMfa(challenge: string): Promise<string>;
+  /**
+   * Says the pricing was submitted to the insurer: from here, a crash fails the job instead of
+   * retrying it (a retry could price twice at the insurer).
+   */
+  markSubmitted(): void;
+  /** Aborted when the job is cancelled; stop at the next step and throw. */
+  signal: AbortSignal;
+}
+
+export interface RobotResult {
+  tarif_eur: number;
+  suspens?: string;
+  pdf?: Buffer;
+  /** complete: priced with a PDF; partial: priced, but no PDF could be had. */
+  outcome: 'complete' | 'partial';
+}
+
+/**
+ * What a robot throws. technical: the portal or the machine failed (down, layout changed,
+ * timeout, browser crash) — the debit is refunded and the insurer's circuit breaker counts it.
+ * business: the insurer refused (risk declined, data refused) — the run was real, no refund.
+ */
+export class RobotError extends Error {
+  override name = 'RobotError';
+  constructor(
+    readonly kind: 'technical' | 'business',
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface InsurerAdapter {
+  code: string;
+  name: string;
+  products: readonly ProductDefinition[];
+  run(ctx: RobotContext, input: { produit: string; dicData: Record<string, unknown> }): Promise<RobotResult>;
+}
+
+/** The insurers this install can price with, by code. */
+export interface InsurerRegistry {
+  list(): readonly InsurerAdapter[];
+  get(code: string): InsurerAdapter | undefined;
+}
+
+export function createInsurerRegistry(adapters: readonly InsurerAdapter[]): InsurerRegistry {
+  const byCode = new Map(adapters.map((a) => [a.code, a]));
+  return { list: () => adapters, get: (code) => byCode.get(code) };
+}

@@ -1,0 +1,279 @@
+import { z } from 'zod';
+import { codeSchema, dicDataSchema } from './devis.js';
+import { defineEndpoint } from './endpoint.js';
+import { idParam, listQueryBase, pageSchema } from './pagination.js';
+import { IDEMPOTENCY_HEADER } from './crm.js';
+
+export const JOB_STATUSES = ['pending', 'running', 'mfa_required', 'awaiting_mfa', 'completed', 'partial', 'failed', 'cancelled'] as const;
+export const jobStatusSchema = z.enum(JOB_STATUSES);
+export type JobStatus = z.infer<typeof jobStatusSchema>;
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 'failed', 'cancelled'];
+export const PRODUCT_KINDS = ['quote', 'routine'] as const;
+
+/** Part 2.3. */
+export const tarificationRequestBody = z
+  .strictObject({
+    compagnie: codeSchema.describe('Insurer code.'),
+    produit: codeSchema.describe('Product code.'),
+    dicData: dicDataSchema,
+    dry_run: z.boolean().optional().describe('true: validation only, no job, no cost.'),
+    callback_webhook_id: z.uuid().optional().describe('A webhook subscription that receives this job’s terminal event.'),
+  })
+  .meta({ id: 'TarificationRequest' });
+export type TarificationRequest = z.output<typeof tarificationRequestBody>;
+
+/** Part 2.4, exactly. */
+export const dryRunResultSchema = z
+  .object({
+    job_id: z.null(),
+    status: z.literal('dry_run_ok'),
+    validation: z.object({
+      schema_ok: z.boolean(),
+      missing_required_fields: z.array(z.string()),
+      quota: z.object({ remaining: z.int(), limit: z.int() }),
+      credentials_configured: z.boolean(),
+      would_cost_credits: z.int(),
+    }),
+    credits_consumed: z.literal(0),
+  })
+  .meta({ id: 'TarificationDryRun' });
+export type DryRunResult = z.infer<typeof dryRunResultSchema>;
+
+export const enqueuedSchema = z
+  .object({ job_id: z.uuid(), status: z.literal('pending'), poll_url: z.string().describe('Path of GET /automation/jobs/{job_id}.') })
+  .meta({ id: 'TarificationEnqueued' });
+
+export const jobErrorSchema = z.object({
+  code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
+  message: z.string(),
+  technical: z.boolean().describe('true for technical failures (refunded), false for business refusals.'),
+});
+
+/** Part 2.5, plus error, mfa and timestamps. */
+export const jobSchema = z
+  .object({
+    job_id: z.uuid(),
+    status: jobStatusSchema,
+    compagnie: z.string(),
+    produit: z.string(),
+    devis_id: z.uuid().describe('The quote this job prices.'),
+    result: z
+      .object({ tarif_eur: z.number(), suspens: z.string().nullable(), pdf_url: z.string().nullable().describe('Path of GET /devis/{devis_id}/pdf.') })
+      .nullable()
+      .describe('Set when completed (pdf_url) or partial (no PDF).'),
+    progress: z.object({ step: z.string(), percent: z.int().min(0).max(100) }),
+    poll_url: z.string(),
+    credits_consumed: z.int().describe('Debited minus refunded.'),
+    error: jobErrorSchema.nullable(),
+    mfa: z
+      .object({ challenge: z.string().describe('What the portal said, e.g. where the code was sent.'), requested_at: z.iso.datetime(), expires_at: z.iso.datetime() })
+      .nullable()
+      .describe('Set while the job waits for a code.'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Job' });
+export type Job = z.infer<typeof jobSchema>;
+
+export const productSchemaDocument = z
+  .object({
+    produit: z.string(),
+    compagnie: z.string(),
+    label: z.string(),
+    kind: z.enum(PRODUCT_KINDS),
+    cost_credits: z.int(),
+    json_schema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of dicData.'),
+    required: z.array(z.string()),
+    labels: z.record(z.string(), z.string()).describe('A label in words for each field.'),
+    example: z.record(z.string(), z.unknown()).describe('A dicData that passes validation.'),
+  })
+  .meta({ id: 'ProductSchema' });
+export type ProductSchemaDocument = z.infer<typeof productSchemaDocument>;
+
+export const productListSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        code: z.string(),
+        label: z.string(),
+        kind: z.enum(PRODUCT_KINDS),
+        cost_credits: z.int(),
+        insurers: z.array(z.object({ code: z.string(), name: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: 'ProductList' });
+
+export const ledgerEntrySchema = z.object({
+  id: z.int(),
+  kind: z.enum(['grant', 'debit', 'refund']),
+  amount: z.int().describe('Credits; positive for grants and refunds, negative for debits.'),
+  job_id: z.uuid().nullable(),
+  note: z.string().nullable(),
+  created_at: z.iso.datetime(),
+});
+
+export const walletSchema = z
+  .object({ balance: z.int(), ledger: z.array(ledgerEntrySchema).describe('The 50 most recent entries, newest first.') })
+  .meta({ id: 'Wallet' });
+export type Wallet = z.infer<typeof walletSchema>;
+
+export const automationStatusSchema = z
+  .object({
+    robots_enabled: z.boolean(),
+    kill_switch: z.object({ reason: z.string(), since: z.iso.datetime() }).nullable(),
+    breakers: z.array(
+      z.object({
+        compagnie: z.string(),
+        state: z.enum(['closed', 'open', 'half_open']),
+        consecutive_failures: z.int(),
+        open_until: z.iso.datetime().nullable(),
+      }),
+    ),
+    quota: z.object({ limit: z.int(), remaining: z.int(), reset_at: z.iso.datetime().nullable() }),
+    workers: z.object({ concurrency: z.int(), running: z.int() }),
+  })
+  .meta({ id: 'AutomationStatus' });
+export type AutomationStatus = z.infer<typeof automationStatusSchema>;
+
+export const listProducts = defineEndpoint({
+  method: 'GET',
+  path: '/produits-disponibles',
+  operationId: 'listProducts',
+  summary: 'Products that can be priced, and the insurers offering each',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  responses: { 200: { description: 'The catalogue.', schema: productListSchema } },
+  errors: [],
+});
+
+export const getProductSchema = defineEndpoint({
+  method: 'GET',
+  path: '/produits-disponibles/{code}/schema',
+  operationId: 'getProductSchema',
+  summary: 'The dicData a product needs at an insurer',
+  description: 'JSON Schema generated from the insurer adapter, the list of required fields, a label for each field and an example.',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  params: z.object({ code: codeSchema }),
+  query: z.object({ compagnie: codeSchema.describe('Insurer code.') }),
+  responses: { 200: { description: 'The schema.', schema: productSchemaDocument } },
+  errors: ['unknown_product', 'unknown_insurer'],
+});
+
+export const enqueueTarification = defineEndpoint({
+  method: 'POST',
+  path: '/automation/tarifications',
+  operationId: 'enqueueTarification',
+  summary: 'Price a product at an insurer (a job), or check the request (dry_run)',
+  description:
+    'Checks, in order: body and dicData, kill switch, circuit breaker, credentials, hourly quota, replay guard, wallet. ' +
+    'A real enqueue debits the credits and answers 202 with Location. dry_run answers 200 with the validation and costs nothing; ' +
+    'problems in dicData are reported there rather than as a 400.',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:enqueue',
+  headers: IDEMPOTENCY_HEADER,
+  body: tarificationRequestBody,
+  responses: {
+    202: { description: 'Enqueued; poll poll_url.', schema: enqueuedSchema, headers: { Location: 'The job’s poll_url.' } },
+    200: { description: 'dry_run result, or the replay of an earlier enqueue with the same Idempotency-Key.', schema: z.union([dryRunResultSchema, enqueuedSchema]) },
+  },
+  errors: [
+    'unknown_product',
+    'unknown_insurer',
+    'api_rpa_temporarily_disabled',
+    'rpa_circuit_open',
+    'insurer_credentials_missing',
+    'rpa_quota_exceeded',
+    'rpa_replay_detected',
+    'credits_exhausted',
+    'idempotency_conflict',
+    'idempotency_key_reused',
+  ],
+});
+
+const jobParams = idParam('job_id');
+
+export const getJob = defineEndpoint({
+  method: 'GET',
+  path: '/automation/jobs/{job_id}',
+  operationId: 'getJob',
+  summary: 'A tarification job, with live progress',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  params: jobParams,
+  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  errors: ['not_found'],
+});
+
+export const listJobs = defineEndpoint({
+  method: 'GET',
+  path: '/automation/jobs',
+  operationId: 'listJobs',
+  summary: 'Tarification jobs, newest first',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  query: z.object({ ...listQueryBase, status: jobStatusSchema.optional() }),
+  responses: { 200: { description: 'A page.', schema: pageSchema(jobSchema, 'JobPage') } },
+  errors: ['invalid_cursor'],
+});
+
+export const cancelJob = defineEndpoint({
+  method: 'POST',
+  path: '/automation/jobs/{job_id}/cancel',
+  operationId: 'cancelJob',
+  summary: 'Cancel a job (refunded); a running robot is aborted',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:enqueue',
+  params: jobParams,
+  responses: { 200: { description: 'The job, cancelled (or already in its final state).', schema: jobSchema } },
+  errors: ['not_found', 'job_not_cancellable', 'idempotency_conflict', 'idempotency_key_reused'],
+});
+
+export const answerMfa = defineEndpoint({
+  method: 'POST',
+  path: '/automation/jobs/{job_id}/mfa',
+  operationId: 'answerJobMfa',
+  summary: 'Give the code the insurer sent, so that the robot goes on',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:enqueue',
+  params: jobParams,
+  body: z.strictObject({ code: z.string().trim().min(1).max(32).describe('The code as received (SMS, e-mail, app).') }).meta({ id: 'MfaAnswer' }),
+  responses: { 200: { description: 'The job, resumed.', schema: jobSchema } },
+  errors: ['not_found', 'job_not_awaiting_mfa', 'idempotency_conflict', 'idempotency_key_reused'],
+});
+
+export const getWallet = defineEndpoint({
+  method: 'GET',
+  path: '/wallet',
+  operationId: 'getWallet',
+  summary: 'Robot credits: balance and recent ledger',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  responses: { 200: { description: 'The wallet.', schema: walletSchema } },
+  errors: [],
+});
+
+export const getAutomationStatus = defineEndpoint({
+  method: 'GET',
+  path: '/automation/status',
+  operationId: 'getAutomationStatus',
+  summary: 'Kill switch, circuit breakers, quota and workers',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  responses: { 200: { description: 'The state of automation for this cabinet.', schema: automationStatusSchema } },
+  errors: [],
+});
+
+export function pollUrl(jobId: string): string {
+  return `/api/v1/public/automation/jobs/${jobId}`;
+}
