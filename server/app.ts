@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
+import { automationRoutes } from './automation/routes.js';
+import { createWorker, type Worker } from './automation/worker.js';
 import { crmRoutes } from './crm/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
@@ -44,6 +46,7 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 declare module 'fastify' {
   interface FastifyInstance {
     webhookDispatcher: Dispatcher;
+    robotWorker: Worker;
   }
 }
 
@@ -130,5 +133,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(webhookRoutes, { deps, dispatcher });
   app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => dispatcher.stop());
+
+  const worker = createWorker(deps, { logger: app.log });
+  app.decorate('robotWorker', worker);
+  await app.register(automationRoutes, { deps, worker });
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.stop());
   return app;
 }

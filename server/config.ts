@@ -30,6 +30,17 @@ export const configSchema = z.object({
   webhookTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(10_000),
   webhookConcurrency: z.coerce.number().int().min(1).max(500).default(32),
   webhookConcurrencyPerEndpoint: z.coerce.number().int().min(1).max(100).default(8),
+  /** Robot credits per run of a product of kind quote / routine. */
+  creditsPerQuote: z.coerce.number().int().min(0).max(100_000).default(10),
+  creditsPerRoutine: z.coerce.number().int().min(0).max(100_000).default(4),
+  /** Real tarifications per cabinet per sliding hour. */
+  tarificationQuotaPerHour: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  /** Robots running at once in this process (at most one per insurer login whatever this says). */
+  workerConcurrency: z.coerce.number().int().min(1).max(64).default(2),
+  /** The kill switch from configuration; `courtier robots disable` sets it at run time. */
+  robotsDisabled: booleanFromString.default(false),
+  /** How long a worker's claim on a job lasts without a heartbeat: after a crash, jobs are recovered after this. */
+  jobLeaseSeconds: z.coerce.number().int().min(2).max(600).default(15),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -48,6 +59,12 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   webhookTimeoutMs: 'COURTIER_WEBHOOK_TIMEOUT_MS',
   webhookConcurrency: 'COURTIER_WEBHOOK_CONCURRENCY',
   webhookConcurrencyPerEndpoint: 'COURTIER_WEBHOOK_CONCURRENCY_PER_ENDPOINT',
+  creditsPerQuote: 'COURTIER_CREDITS_PER_QUOTE',
+  creditsPerRoutine: 'COURTIER_CREDITS_PER_ROUTINE',
+  tarificationQuotaPerHour: 'COURTIER_TARIFICATION_QUOTA_PER_HOUR',
+  workerConcurrency: 'COURTIER_WORKER_CONCURRENCY',
+  robotsDisabled: 'COURTIER_ROBOTS_DISABLED',
+  jobLeaseSeconds: 'COURTIER_JOB_LEASE_SECONDS',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,6 +1,8 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
+import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
+import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';
 import { deriveKey, loadServerSecret } from './secrets/server-secret.js';
 
 /** Time, injected so that tests drive expiries and windows without sleeping. */
@@ -48,15 +50,25 @@ export interface Deps {
   /** Per-purpose keys derived from the data dir's server secret. */
   keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer };
   outbox: OutboxSignal;
+  /** The insurers this install prices with (their robots). */
+  insurers: InsurerRegistry;
+  /** Insurer passwords: the encrypted file store, or the OS keychain in the desktop app. */
+  secrets: SecretStore;
 }
 
-export function defaultDeps(db: Database, config: Config): Deps {
+export function defaultDeps(
+  db: Database,
+  config: Config,
+  options: { insurers?: readonly InsurerAdapter[]; secrets?: SecretStore; env?: NodeJS.ProcessEnv } = {},
+): Deps {
   const secret = loadServerSecret(config.dataDir, nodeRandomBytes);
   return {
     db,
     config,
     clock: systemClock,
     randomBytes: nodeRandomBytes,
+    insurers: createInsurerRegistry(options.insurers ?? []),
+    secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets') },
     outbox: createOutboxSignal(),
   };

@@ -18,6 +18,8 @@ export const tarificationRequestBody = z
     dicData: dicDataSchema,
     dry_run: z.boolean().optional().describe('true: validation only, no job, no cost.'),
     callback_webhook_id: z.uuid().optional().describe('A webhook subscription that receives this job’s terminal event.'),
+    devis_id: z.uuid().optional().describe('Price this draft quote (made with POST /devis) instead of creating a new one.'),
+    client_id: z.uuid().optional().describe('Link the new quote to this client (so that it can be signed).'),
   })
   .meta({ id: 'TarificationRequest' });
 export type TarificationRequest = z.output<typeof tarificationRequestBody>;

@@ -1,5 +1,6 @@
 import type { Endpoint } from './endpoint.js';
 import { getMe } from './api-keys.js';
+import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
 import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from './crm.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { getApiDocs, getOpenApiDocument } from './meta.js';
@@ -40,6 +41,15 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   testWebhook,
   listDeliveries,
   replayDelivery,
+  listProducts,
+  getProductSchema,
+  enqueueTarification,
+  getJob,
+  listJobs,
+  cancelJob,
+  answerMfa,
+  getWallet,
+  getAutomationStatus,
   getOpenApiDocument,
   getApiDocs,
 ];

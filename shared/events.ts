@@ -66,6 +66,50 @@ export const contractSignedPayload = z.object({
 
 export const webhookTestPayload = z.object({ message: z.string(), webhook_id: z.uuid() });
 
+const jobRef = {
+  job_id: z.uuid(),
+  compagnie: z.string(),
+  produit: z.string(),
+  devis_id: z.uuid(),
+};
+
+export const jobCompletedPayload = z.object({
+  ...jobRef,
+  status: z.enum(['completed', 'partial']).describe('partial: priced, but no PDF.'),
+  tarif_eur: z.number(),
+  suspens: z.string().nullable(),
+  pdf_url: z.string().nullable(),
+  credits_consumed: z.int(),
+});
+
+export const jobFailedPayload = z.object({
+  ...jobRef,
+  error: z.object({ code: z.string(), message: z.string(), technical: z.boolean() }),
+  refunded: z.boolean(),
+  credits_consumed: z.int(),
+});
+
+export const jobMfaRequiredPayload = z.object({ ...jobRef, challenge: z.string(), expires_at: z.iso.datetime() });
+
+export const devisGeneratedPayload = z.object({
+  devis_id: z.uuid(),
+  job_id: z.uuid(),
+  client_id: z.uuid().nullable(),
+  compagnie: z.string(),
+  produit: z.string(),
+  tarif_eur: z.number(),
+  pdf_url: z.string().nullable(),
+});
+
+export const devisFailedPayload = z.object({
+  devis_id: z.uuid(),
+  job_id: z.uuid(),
+  client_id: z.uuid().nullable(),
+  compagnie: z.string(),
+  produit: z.string(),
+  reason: z.string(),
+});
+
 /**
  * Payload schema of each event type that has one so far; the pricing events are added by the
  * pricing engine. recordEvent validates against these, so an event can never drift from its schema.
@@ -78,6 +122,11 @@ export const EVENT_PAYLOADS = {
   'devis.signed': devisSignedPayload,
   'contract.signed': contractSignedPayload,
   'webhook.test': webhookTestPayload,
+  'job.completed': jobCompletedPayload,
+  'job.failed': jobFailedPayload,
+  'job.mfa_required': jobMfaRequiredPayload,
+  'devis.generated': devisGeneratedPayload,
+  'devis.failed': devisFailedPayload,
 } satisfies Partial<Record<EventType, z.ZodType>>;
 
 export type EventWithPayload = keyof typeof EVENT_PAYLOADS;

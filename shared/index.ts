@@ -10,3 +10,4 @@ export * from './crm.js';
 export * from './devis.js';
 export * from './webhooks.js';
 export * from './masking.js';
+export * from './automation.js';

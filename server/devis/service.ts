@@ -217,3 +217,54 @@ export function readPdfFromLink(deps: Deps, link: { devisId: string; cabinetId?:
   if (!pdf) throw new ApiError('not_found', 'This quote no longer has a PDF.');
   return pdf;
 }
+
+/** A quote for a tarification: a new one, or the given draft, now being priced by the job. */
+export function startDevisPricing(
+  deps: Deps,
+  cabinetId: string,
+  input: { devisId?: string; clientId?: string; compagnie: string; produit: string; dicData: Record<string, unknown>; jobId: string },
+): string {
+  const now = deps.clock.now();
+  if (input.devisId !== undefined) {
+    const row = store.findDevis(deps.db.orm, cabinetId, input.devisId);
+    if (!row) throw unknownReference('devis_id', 'quote', input.devisId);
+    if (row.status !== 'draft' && row.status !== 'failed') {
+      throw validationError([{ path: 'body.devis_id', message: `this quote is ${row.status}; only a draft or failed quote can be priced` }]);
+    }
+    if (row.compagnie !== input.compagnie || row.produit !== input.produit) {
+      throw validationError([{ path: 'body.devis_id', message: `this quote is for ${row.compagnie}/${row.produit}, not ${input.compagnie}/${input.produit}` }]);
+    }
+    store.updateDevis(deps.db.orm, cabinetId, input.devisId, { status: 'pricing', jobId: input.jobId, dicData: JSON.stringify(input.dicData), updatedAt: now });
+    return input.devisId;
+  }
+  if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId)) throw unknownReference('client_id', 'client', input.clientId);
+  const id = randomUUID();
+  store.insertDevis(deps.db.orm, {
+    id,
+    cabinetId,
+    status: 'pricing',
+    clientId: input.clientId ?? null,
+    opportunityId: null,
+    compagnie: input.compagnie,
+    produit: input.produit,
+    dicData: JSON.stringify(input.dicData),
+    tarifCents: null,
+    suspens: null,
+    jobId: input.jobId,
+    pdfSha256: null,
+    contractId: null,
+    signedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}
+
+/** Pricing did not happen (failed or cancelled job). */
+export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): Devis {
+  const row = store.findDevis(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound(id);
+  const changes: Partial<store.DevisRow> = { status: 'failed', updatedAt: deps.clock.now() };
+  store.updateDevis(deps.db.orm, cabinetId, id, changes);
+  return toDevis({ ...row, ...changes });
+}

@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
 import { createLogger } from '../../server/logging.js';
+import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 
 /** A clock tests move by hand. */
@@ -52,6 +53,8 @@ export interface StartOptions {
   beforeListen?: (app: FastifyInstance) => void;
   /** Dispatcher overrides: the receiver's CA, a DNS stub, jitter. */
   webhooks?: BuildAppOptions['webhooks'];
+  /** Insurer robots (a test adapter). */
+  insurers?: InsurerAdapter[];
 }
 
 /** Starts the real app on a real port with a real SQLite file in a temp dir. */
@@ -59,7 +62,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const dataDir = options.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, port: 0, ...options.config }, {});
   const db = openDatabase(databaseFile(dataDir));
-  const deps: Deps = { ...defaultDeps(db, config), ...(options.clock ? { clock: options.clock } : {}) };
+  const deps: Deps = { ...defaultDeps(db, config, { insurers: options.insurers ?? [], env: {} }), ...(options.clock ? { clock: options.clock } : {}) };
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {

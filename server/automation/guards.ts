@@ -1,0 +1,67 @@
+import type { Deps } from '../deps.js';
+import { toIso } from '../deps.js';
+import * as store from './store.js';
+
+export const BREAKER_THRESHOLD = 5;
+export const BREAKER_OPEN_MS = 10 * 60 * 1000;
+const KILL_SWITCH = 'robots_disabled';
+
+export interface KillSwitch {
+  reason: string;
+  since: string;
+}
+
+/** The kill switch: set by configuration, or at run time by `courtier robots disable`. */
+export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): KillSwitch | null {
+  const stored = store.readSetting(deps.db.orm, KILL_SWITCH);
+  if (stored) return JSON.parse(stored) as KillSwitch;
+  return deps.config.robotsDisabled ? { reason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', since: toIso(0) } : null;
+}
+
+export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock'>, reason: string | null): void {
+  const now = deps.clock.now();
+  store.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies KillSwitch), now);
+}
+
+export type BreakerState = { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };
+
+/** Closed; open until a time; then half-open, letting exactly one trial job through. */
+export function breakerState(deps: Pick<Deps, 'db' | 'clock'>, compagnie: string): BreakerState {
+  const row = store.findBreaker(deps.db.orm, compagnie);
+  if (!row || row.openUntil === null) return { state: 'closed' };
+  const now = deps.clock.now();
+  if (now < row.openUntil) return { state: 'open', retryAfterMs: row.openUntil - now };
+  return { state: 'half_open', trialJobId: row.trialJobId };
+}
+
+export function markTrial(deps: Pick<Deps, 'db'>, compagnie: string, jobId: string): void {
+  const row = store.findBreaker(deps.db.orm, compagnie);
+  if (row) store.saveBreaker(deps.db.orm, { ...row, trialJobId: jobId });
+}
+
+/** After a job's run: a technical failure counts; anything else (success, business refusal) closes. */
+export function recordInsurerOutcome(deps: Pick<Deps, 'db' | 'clock'>, compagnie: string, technicalFailure: boolean): void {
+  const row = store.findBreaker(deps.db.orm, compagnie) ?? { compagnie, consecutiveFailures: 0, openUntil: null, trialJobId: null };
+  if (!technicalFailure) {
+    store.saveBreaker(deps.db.orm, { compagnie, consecutiveFailures: 0, openUntil: null, trialJobId: null });
+    return;
+  }
+  const failures = row.consecutiveFailures + 1;
+  const trip = failures >= BREAKER_THRESHOLD || row.openUntil !== null;
+  store.saveBreaker(deps.db.orm, {
+    compagnie,
+    consecutiveFailures: failures,
+    openUntil: trip ? deps.clock.now() + BREAKER_OPEN_MS : null,
+    trialJobId: null,
+  });
+}
+
+export function listBreakerStates(deps: Pick<Deps, 'db' | 'clock'>) {
+  const now = deps.clock.now();
+  return store.listBreakers(deps.db.orm).map((row) => ({
+    compagnie: row.compagnie,
+    state: row.openUntil === null ? ('closed' as const) : now < row.openUntil ? ('open' as const) : ('half_open' as const),
+    consecutive_failures: row.consecutiveFailures,
+    open_until: row.openUntil === null ? null : toIso(row.openUntil),
+  }));
+}

@@ -1,0 +1,437 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
+import type { Page } from '../../shared/pagination.js';
+import { credentialsConfigured } from '../credentials/service.js';
+import { toIso, type Deps } from '../deps.js';
+import { devisPdfPath, recordDevisFailed, recordDevisPriced, startDevisPricing } from '../devis/service.js';
+import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/service.js';
+import { cursorCodec, toPage } from '../http/cursor.js';
+import { validationError } from '../http/validation.js';
+import { canonicalJson } from '../plugins/idempotency.js';
+import type { RobotResult } from '../robots/adapter.js';
+import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../wallet/service.js';
+import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
+import { checkDicData, costOf, findProduct } from './catalogue.js';
+import { breakerState, listBreakerStates, markTrial, readKillSwitch, recordInsurerOutcome } from './guards.js';
+import * as store from './store.js';
+
+export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
+export const QUOTA_WINDOW_MS = 60 * 60 * 1000;
+export const MFA_TIMEOUT_MS = 5 * 60 * 1000;
+const ACTIVE: store.JobRow['status'][] = ['running', 'mfa_required', 'awaiting_mfa'];
+
+function requestHash(request: { compagnie: string; produit: string; dicData: Record<string, unknown> }): string {
+  return createHash('sha256')
+    .update(canonicalJson({ compagnie: request.compagnie, produit: request.produit, dicData: request.dicData }))
+    .digest('hex');
+}
+
+function quotaOf(deps: Deps, cabinetId: string) {
+  const limit = deps.config.tarificationQuotaPerHour;
+  const { count, oldest } = store.countJobsSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS);
+  return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS };
+}
+
+export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
+  const priced = (row.status === 'completed' || row.status === 'partial') && row.resultTarifCents !== null;
+  return {
+    job_id: row.id,
+    status: row.status,
+    compagnie: row.compagnie,
+    produit: row.produit,
+    devis_id: row.devisId,
+    result: priced
+      ? { tarif_eur: (row.resultTarifCents ?? 0) / 100, suspens: row.resultSuspens, pdf_url: row.status === 'completed' ? devisPdfPath(row.devisId) : null }
+      : null,
+    progress: { step: row.progressStep, percent: row.progressPercent },
+    poll_url: pollUrl(row.id),
+    credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+    error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
+    mfa:
+      row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
+        ? { challenge: row.mfaChallenge, requested_at: toIso(row.mfaRequestedAt), expires_at: toIso(row.mfaExpiresAt) }
+        : null,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+/** Part 2.4: what a real enqueue would meet, without creating or costing anything. */
+export function dryRunTarification(deps: Deps, cabinetId: string, request: TarificationRequest): DryRunResult {
+  const { product } = findProduct(deps, request.produit, request.compagnie);
+  const check = checkDicData(product, request.dicData);
+  const quota = quotaOf(deps, cabinetId);
+  return {
+    job_id: null,
+    status: 'dry_run_ok',
+    validation: {
+      schema_ok: check.ok,
+      missing_required_fields: check.missing,
+      quota: { remaining: quota.remaining, limit: quota.limit },
+      credentials_configured: credentialsConfigured(deps, cabinetId, request.compagnie),
+      would_cost_credits: costOf(deps, product),
+    },
+    credits_consumed: 0,
+  };
+}
+
+/**
+ * A real enqueue. After validating the body and dicData, the checks of part 7 run in their order
+ * — kill switch, circuit breaker, credentials, quota, replay guard, wallet — and the debit, the
+ * quote and the job commit in the same IMMEDIATE transaction: 50 concurrent calls on a wallet
+ * for 7 runs make exactly 7 jobs.
+ */
+export function enqueueTarification(deps: Deps, cabinetId: string, request: TarificationRequest): { job_id: string; status: 'pending'; poll_url: string } {
+  const { product } = findProduct(deps, request.produit, request.compagnie);
+  const check = checkDicData(product, request.dicData);
+  if (!check.ok) throw validationError(check.issues);
+  if (request.callback_webhook_id !== undefined && !webhookExists(deps, cabinetId, request.callback_webhook_id)) {
+    throw validationError([{ path: 'body.callback_webhook_id', message: 'no webhook subscription with this id in this cabinet' }]);
+  }
+  const cost = costOf(deps, product);
+  const hash = requestHash({ compagnie: request.compagnie, produit: request.produit, dicData: check.data });
+
+  return deps.db.sqlite
+    .transaction(() => {
+      const killSwitch = readKillSwitch(deps);
+      if (killSwitch) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off: ${killSwitch.reason} Retry later.`, { reason: killSwitch.reason });
+
+      const breaker = breakerState(deps, request.compagnie);
+      if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
+        const retryAfter = breaker.state === 'open' ? Math.ceil(breaker.retryAfterMs / 1000) : 60;
+        throw new ApiError('rpa_circuit_open', `Too many technical failures at ${request.compagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
+      }
+
+      if (!credentialsConfigured(deps, cabinetId, request.compagnie)) {
+        throw new ApiError('insurer_credentials_missing', `No portal credentials for ${request.compagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
+      }
+
+      const quota = quotaOf(deps, cabinetId);
+      if (quota.remaining <= 0) {
+        const resetAt = toIso(quota.resetAt ?? deps.clock.now());
+        throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
+      }
+
+      const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
+      if (previous) {
+        const retryAfter = Math.ceil((previous.createdAt + REPLAY_WINDOW_MS - deps.clock.now()) / 1000);
+        throw new ApiError(
+          'rpa_replay_detected',
+          `The same request was enqueued ${Math.round((deps.clock.now() - previous.createdAt) / 1000)} s ago as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
+          { retry_after_seconds: retryAfter, job_id: previous.id },
+          { 'Retry-After': String(retryAfter) },
+        );
+      }
+
+      const jobId = randomUUID();
+      if (!debitForJob(deps, cabinetId, jobId, cost)) {
+        throw new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${creditBalance(deps, cabinetId)}. No job was created; top up, then retry with the same Idempotency-Key.`, {
+          required_credits: cost,
+          balance: creditBalance(deps, cabinetId),
+        });
+      }
+      const devisId = startDevisPricing(deps, cabinetId, {
+        devisId: request.devis_id,
+        clientId: request.client_id,
+        compagnie: request.compagnie,
+        produit: request.produit,
+        dicData: check.data,
+        jobId,
+      });
+      const now = deps.clock.now();
+      store.insertJob(deps.db.orm, {
+        id: jobId,
+        cabinetId,
+        compagnie: request.compagnie,
+        produit: request.produit,
+        dicData: JSON.stringify(check.data),
+        requestHash: hash,
+        devisId,
+        status: 'pending',
+        progressStep: 'queued',
+        progressPercent: 0,
+        costCredits: cost,
+        resultTarifCents: null,
+        resultSuspens: null,
+        errorCode: null,
+        errorMessage: null,
+        errorTechnical: null,
+        submitted: false,
+        attempts: 0,
+        leaseUntil: null,
+        mfaChallenge: null,
+        mfaRequestedAt: null,
+        mfaExpiresAt: null,
+        callbackWebhookId: request.callback_webhook_id ?? null,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+      });
+      if (breaker.state === 'half_open') markTrial(deps, request.compagnie, jobId);
+      return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
+    })
+    .immediate();
+}
+
+export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {
+  const row = store.findJob(deps.db.orm, cabinetId, jobId);
+  if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+  return toJob(deps, row);
+}
+
+export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status'] }): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'jobs', filters: { status: query.status } });
+  const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, after: codec.after(query.cursor) }, query.limit + 1);
+  return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
+}
+
+function notifyCallback(deps: Deps, row: store.JobRow, event: { id: string; type: string }): void {
+  if (row.callbackWebhookId) enqueueCallbackDelivery(deps, row.cabinetId, row.callbackWebhookId, event);
+}
+
+/** The robot's progress, shown live. Ignored once the job has left the active states. */
+export function reportProgress(deps: Deps, row: store.JobRow, step: string, percent: number): void {
+  store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+    progressStep: step.slice(0, 200),
+    progressPercent: Math.max(0, Math.min(100, Math.round(percent))),
+    updatedAt: deps.clock.now(),
+  });
+}
+
+export function markSubmitted(deps: Deps, row: store.JobRow): void {
+  store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, { submitted: true, updatedAt: deps.clock.now() });
+}
+
+/** running → mfa_required, with job.mfa_required; returns when the code is due. */
+export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): number | null {
+  const now = deps.clock.now();
+  const expiresAt = now + MFA_TIMEOUT_MS;
+  return deps.db.sqlite.transaction(() => {
+    const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['running'], {
+      status: 'mfa_required',
+      mfaChallenge: challenge.slice(0, 500),
+      mfaRequestedAt: now,
+      mfaExpiresAt: expiresAt,
+      progressStep: 'waiting for the MFA code',
+      updatedAt: now,
+    });
+    if (!moved) return null;
+    recordEvent(deps, row.cabinetId, 'job.mfa_required', {
+      job_id: row.id,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      devis_id: row.devisId,
+      challenge: challenge.slice(0, 500),
+      expires_at: toIso(expiresAt),
+    });
+    return expiresAt;
+  })();
+}
+
+/** mfa_required → awaiting_mfa: a broker opened the prompt (the console calls this). */
+export function acknowledgeMfaPrompt(deps: Deps, cabinetId: string, jobId: string): Job {
+  store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required'], { status: 'awaiting_mfa', updatedAt: deps.clock.now() });
+  return getJob(deps, cabinetId, jobId);
+}
+
+/** The MFA states → running, once a code is given. False when the job was not waiting for one. */
+export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): boolean {
+  return store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
+    status: 'running',
+    mfaChallenge: null,
+    mfaRequestedAt: null,
+    mfaExpiresAt: null,
+    progressStep: 'MFA code received',
+    updatedAt: deps.clock.now(),
+  });
+}
+
+/** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
+export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult): boolean {
+  const status = result.outcome === 'complete' && result.pdf ? 'completed' : 'partial';
+  return deps.db.sqlite
+    .transaction(() => {
+      const now = deps.clock.now();
+      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+        status,
+        resultTarifCents: Math.round(result.tarif_eur * 100),
+        resultSuspens: result.suspens ?? null,
+        progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
+        progressPercent: 100,
+        leaseUntil: null,
+        mfaChallenge: null,
+        mfaRequestedAt: null,
+        mfaExpiresAt: null,
+        updatedAt: now,
+        finishedAt: now,
+      });
+      if (!moved) return false;
+      const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
+        tarifEur: result.tarif_eur,
+        suspens: result.suspens ?? null,
+        pdf: status === 'completed' ? result.pdf : null,
+        jobId: row.id,
+      });
+      recordInsurerOutcome(deps, row.compagnie, false);
+      const event = recordEvent(deps, row.cabinetId, 'job.completed', {
+        job_id: row.id,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        devis_id: row.devisId,
+        status,
+        tarif_eur: result.tarif_eur,
+        suspens: result.suspens ?? null,
+        pdf_url: devis.pdf_url,
+        credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+      });
+      recordEvent(deps, row.cabinetId, 'devis.generated', {
+        devis_id: row.devisId,
+        job_id: row.id,
+        client_id: devis.client_id,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        tarif_eur: result.tarif_eur,
+        pdf_url: devis.pdf_url,
+      });
+      notifyCallback(deps, row, event);
+      return true;
+    })
+    .immediate();
+}
+
+export interface JobFailure {
+  code: string;
+  message: string;
+  /** Technical failures are refunded; business refusals are not. */
+  technical: boolean;
+  /** Whether it counts against the insurer's circuit breaker (not for a timeout of the broker's code). */
+  countsForBreaker: boolean;
+}
+
+/** failed, with job.failed and devis.failed; refunded when technical, exactly once. */
+export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boolean {
+  return deps.db.sqlite
+    .transaction(() => {
+      const now = deps.clock.now();
+      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['pending', ...ACTIVE], {
+        status: 'failed',
+        errorCode: failure.code,
+        errorMessage: failure.message.slice(0, 1000),
+        errorTechnical: failure.technical,
+        leaseUntil: null,
+        mfaChallenge: null,
+        mfaRequestedAt: null,
+        mfaExpiresAt: null,
+        updatedAt: now,
+        finishedAt: now,
+      });
+      if (!moved) return false;
+      const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
+      const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
+      if (failure.countsForBreaker) recordInsurerOutcome(deps, row.compagnie, failure.technical);
+      const event = recordEvent(deps, row.cabinetId, 'job.failed', {
+        job_id: row.id,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        devis_id: row.devisId,
+        error: { code: failure.code, message: failure.message.slice(0, 1000), technical: failure.technical },
+        refunded,
+        credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+      });
+      recordEvent(deps, row.cabinetId, 'devis.failed', {
+        devis_id: row.devisId,
+        job_id: row.id,
+        client_id: devis.client_id,
+        compagnie: row.compagnie,
+        produit: row.produit,
+        reason: failure.message.slice(0, 1000),
+      });
+      notifyCallback(deps, row, event);
+      return true;
+    })
+    .immediate();
+}
+
+/** pending or active → cancelled, refunded. The caller aborts a running robot. */
+export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wasActive: boolean } {
+  return deps.db.sqlite
+    .transaction(() => {
+      const row = store.findJob(deps.db.orm, cabinetId, jobId);
+      if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+      if (row.status === 'cancelled') return { job: toJob(deps, row), wasActive: false };
+      if (!['pending', ...ACTIVE].includes(row.status)) {
+        throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
+      }
+      const now = deps.clock.now();
+      store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE], {
+        status: 'cancelled',
+        errorCode: 'cancelled',
+        errorMessage: 'Cancelled on request.',
+        errorTechnical: false,
+        leaseUntil: null,
+        mfaChallenge: null,
+        mfaRequestedAt: null,
+        mfaExpiresAt: null,
+        updatedAt: now,
+        finishedAt: now,
+      });
+      refundJob(deps, cabinetId, jobId, 'refund: cancelled');
+      recordDevisFailed(deps, cabinetId, row.devisId);
+      return { job: getJob(deps, cabinetId, jobId), wasActive: ACTIVE.includes(row.status) };
+    })
+    .immediate();
+}
+
+/**
+ * After a crash: an active job whose lease ran out is retried once if the robot had not submitted
+ * the pricing yet; otherwise it fails (technical, refunded).
+ */
+export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: number } {
+  let retried = 0;
+  let failed = 0;
+  for (const row of store.expiredJobs(deps.db.orm, deps.clock.now())) {
+    if (!row.submitted && row.attempts < 2) {
+      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+        status: 'pending',
+        leaseUntil: null,
+        progressStep: 'queued again after an interruption',
+        progressPercent: 0,
+        mfaChallenge: null,
+        mfaRequestedAt: null,
+        mfaExpiresAt: null,
+        updatedAt: deps.clock.now(),
+      });
+      if (moved) retried += 1;
+    } else if (
+      failJob(deps, row, {
+        code: 'worker_crashed',
+        message: row.submitted
+          ? 'The service stopped after the pricing was submitted to the insurer; it was not retried, to avoid pricing twice.'
+          : 'The service stopped twice during this job.',
+        technical: true,
+        countsForBreaker: false,
+      })
+    ) {
+      failed += 1;
+    }
+  }
+  return { retried, failed };
+}
+
+/** Jobs whose MFA code did not come in time. */
+export function expiredMfaJobs(deps: Deps): store.JobRow[] {
+  return store.mfaExpired(deps.db.orm, deps.clock.now());
+}
+
+export function automationStatus(deps: Deps, cabinetId: string, running: number): AutomationStatus {
+  const killSwitch = readKillSwitch(deps);
+  const quota = quotaOf(deps, cabinetId);
+  return {
+    robots_enabled: killSwitch === null,
+    kill_switch: killSwitch,
+    breakers: listBreakerStates(deps),
+    quota: { limit: quota.limit, remaining: quota.remaining, reset_at: quota.resetAt === null ? null : toIso(quota.resetAt) },
+    workers: { concurrency: deps.config.workerConcurrency, running },
+  };
+}

@@ -1,0 +1,141 @@
+import { and, asc, count, desc, eq, gt, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
+import { before } from '../db/keyset.js';
+import type { Orm } from '../db/open.js';
+import type { CursorPosition } from '../http/cursor.js';
+import { automationSettings, insurerBreakers, jobs } from './schema.js';
+
+export type JobRow = typeof jobs.$inferSelect;
+export type BreakerRow = typeof insurerBreakers.$inferSelect;
+
+const ACTIVE = ['running', 'mfa_required', 'awaiting_mfa'] as const;
+
+export function insertJob(orm: Orm, row: JobRow): void {
+  orm.insert(jobs).values(row).run();
+}
+
+export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id)))
+    .get();
+}
+
+/** Updates a job only if it is still in one of the expected statuses; false when it moved meanwhile. */
+export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): boolean {
+  return (
+    orm
+      .update(jobs)
+      .set(changes)
+      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), inArray(jobs.status, [...from])))
+      .run().changes > 0
+  );
+}
+
+export function listJobs(orm: Orm, cabinetId: string, filters: { status?: JobRow['status']; after?: CursorPosition }, limit: number): JobRow[] {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), filters.status ? eq(jobs.status, filters.status) : undefined, before(jobs.createdAt, jobs.id, filters.after)))
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(limit)
+    .all();
+}
+
+/** Jobs of the cabinet created since a time: the hourly quota counts them. */
+export function countJobsSince(orm: Orm, cabinetId: string, since: number): { count: number; oldest: number | null } {
+  const row = orm
+    .select({ n: count(), oldest: min(jobs.createdAt) })
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), gt(jobs.createdAt, since)))
+    .get();
+  return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
+}
+
+export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.requestHash, requestHash), gt(jobs.createdAt, since)))
+    .orderBy(desc(jobs.createdAt))
+    .get();
+}
+
+/**
+ * The next pending job whose insurer login (cabinet + insurer) has no job active, oldest first;
+ * leased to this worker in the same statement's transaction.
+ */
+export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
+  const busyLogins = orm
+    .select({ login: sql<string>`${jobs.cabinetId} || '|' || ${jobs.compagnie}` })
+    .from(jobs)
+    .where(inArray(jobs.status, [...ACTIVE]));
+  const next = orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.status, 'pending'), notInArray(sql`${jobs.cabinetId} || '|' || ${jobs.compagnie}`, busyLogins)))
+    .orderBy(asc(jobs.createdAt))
+    .limit(1)
+    .get();
+  if (!next) return undefined;
+  const changes = { status: 'running' as const, leaseUntil: now + leaseMs, attempts: next.attempts + 1, updatedAt: now };
+  orm.update(jobs).set(changes).where(and(eq(jobs.id, next.id), eq(jobs.status, 'pending'))).run();
+  return { ...next, ...changes };
+}
+
+export function extendLease(orm: Orm, id: string, until: number): void {
+  orm.update(jobs).set({ leaseUntil: until }).where(and(eq(jobs.id, id), inArray(jobs.status, [...ACTIVE]))).run();
+}
+
+/** Active jobs whose lease ran out: their worker died. */
+export function expiredJobs(orm: Orm, now: number): JobRow[] {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, [...ACTIVE]), lt(jobs.leaseUntil, now)))
+    .all();
+}
+
+export function countActive(orm: Orm): number {
+  return orm.select({ n: count() }).from(jobs).where(inArray(jobs.status, [...ACTIVE])).get()?.n ?? 0;
+}
+
+export function findBreaker(orm: Orm, compagnie: string): BreakerRow | undefined {
+  return orm.select().from(insurerBreakers).where(eq(insurerBreakers.compagnie, compagnie)).get();
+}
+
+export function saveBreaker(orm: Orm, row: BreakerRow): void {
+  orm
+    .insert(insurerBreakers)
+    .values(row)
+    .onConflictDoUpdate({ target: insurerBreakers.compagnie, set: { consecutiveFailures: row.consecutiveFailures, openUntil: row.openUntil, trialJobId: row.trialJobId } })
+    .run();
+}
+
+export function listBreakers(orm: Orm): BreakerRow[] {
+  return orm.select().from(insurerBreakers).all();
+}
+
+export function readSetting(orm: Orm, key: string): string | undefined {
+  return orm.select().from(automationSettings).where(eq(automationSettings.key, key)).get()?.value;
+}
+
+export function writeSetting(orm: Orm, key: string, value: string | null, now: number): void {
+  if (value === null) {
+    orm.delete(automationSettings).where(eq(automationSettings.key, key)).run();
+    return;
+  }
+  orm
+    .insert(automationSettings)
+    .values({ key, value, updatedAt: now })
+    .onConflictDoUpdate({ target: automationSettings.key, set: { value, updatedAt: now } })
+    .run();
+}
+
+export function mfaExpired(orm: Orm, now: number): JobRow[] {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, ['mfa_required', 'awaiting_mfa']), lt(jobs.mfaExpiresAt, now + 1)))
+    .all();
+}

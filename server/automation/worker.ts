@@ -1,0 +1,171 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { readInsurerCredentials } from '../credentials/service.js';
+import type { Deps } from '../deps.js';
+import { RobotError, type RobotContext } from '../robots/adapter.js';
+import { completeJob, expiredMfaJobs, failJob, markSubmitted, recoverAbandonedJobs, reportProgress, requireMfa, resumeWithCode } from './service.js';
+import * as store from './store.js';
+
+export interface Worker {
+  start(): void;
+  /** Aborts running robots and waits for them to settle. */
+  stop(): Promise<void>;
+  /** Something was enqueued: claim it now rather than at the next tick. */
+  wake(): void;
+  /** One round of housekeeping and claiming, by the injected clock (tests call it after moving time). */
+  tick(): void;
+  /** Waits until no robot is running and nothing is claimable (tests). */
+  idle(): Promise<void>;
+  /** Gives a waiting robot its code. False if this job is not waiting for one here. */
+  answerMfa(cabinetId: string, jobId: string, code: string): boolean;
+  /** Stops a running robot (its job was cancelled). */
+  abort(jobId: string): void;
+  running(): number;
+}
+
+interface Running {
+  row: store.JobRow;
+  controller: AbortController;
+  mfa?: { resolve: (code: string) => void; reject: (err: Error) => void };
+  done: Promise<void>;
+}
+
+const TICK_MS = 1000;
+
+/**
+ * The robot worker pool, in the server process: claims pending jobs with a lease (at most one per
+ * insurer login), heartbeats while the robot runs, relays MFA codes, and recovers jobs whose
+ * worker died. The database is the truth: every write is guarded by the job's expected status,
+ * so a cancelled job's late result is simply ignored.
+ */
+export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger }): Worker {
+  const leaseMs = deps.config.jobLeaseSeconds * 1000;
+  const runningJobs = new Map<string, Running>();
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+
+  function fail(row: store.JobRow, err: unknown): void {
+    if (err instanceof RobotError) {
+      failJob(deps, row, { code: err.code, message: err.message, technical: err.kind === 'technical', countsForBreaker: err.code !== 'mfa_timeout' });
+    } else {
+      options.logger.error({ err, job_id: row.id }, 'robot crashed');
+      failJob(deps, row, { code: 'robot_crashed', message: `The robot stopped unexpectedly: ${(err as Error)?.message ?? String(err)}`, technical: true, countsForBreaker: true });
+    }
+  }
+
+  async function run(entry: Running): Promise<void> {
+    const { row, controller } = entry;
+    const adapter = deps.insurers.get(row.compagnie);
+    const credentials = readInsurerCredentials(deps, row.cabinetId, row.compagnie);
+    if (!adapter || !credentials) {
+      failJob(deps, row, {
+        code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
+        message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.compagnie} in this install.`,
+        technical: true,
+        countsForBreaker: false,
+      });
+      return;
+    }
+    const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
+    heartbeat.unref();
+    const ctx: RobotContext = {
+      credentials,
+      signal: controller.signal,
+      progress: (step, percent) => reportProgress(deps, row, step, percent),
+      markSubmitted: () => markSubmitted(deps, row),
+      requestMfa: (challenge) =>
+        new Promise<string>((resolve, reject) => {
+          if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
+          if (requireMfa(deps, row, challenge) === null) return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
+          entry.mfa = { resolve, reject };
+        }),
+    };
+    try {
+      const result = await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> });
+      if (!completeJob(deps, row, result)) options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
+    } catch (err) {
+      if (!controller.signal.aborted) fail(row, err);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  function claim(): void {
+    while (runningJobs.size < deps.config.workerConcurrency) {
+      const row = deps.db.sqlite.transaction(() => store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs)).immediate();
+      if (!row) return;
+      const entry: Running = { row, controller: new AbortController(), done: Promise.resolve() };
+      entry.done = run(entry)
+        .catch((err: unknown) => options.logger.error({ err, job_id: row.id }, 'worker error'))
+        .finally(() => {
+          runningJobs.delete(row.id);
+          if (started) setImmediate(safeTick);
+        });
+      runningJobs.set(row.id, entry);
+    }
+  }
+
+  function tick(): void {
+    for (const row of expiredMfaJobs(deps)) {
+      const entry = runningJobs.get(row.id);
+      const timeout = new RobotError('technical', 'mfa_timeout', 'No MFA code was given within 5 minutes.');
+      if (entry?.mfa) entry.mfa.reject(timeout);
+      else fail(row, timeout);
+    }
+    // This process's own robots are alive whatever the clock did: renew their leases before
+    // looking for abandoned jobs, so that only a dead worker's jobs are recovered.
+    for (const entry of runningJobs.values()) store.extendLease(deps.db.orm, entry.row.id, deps.clock.now() + leaseMs);
+    recoverAbandonedJobs(deps);
+    claim();
+  }
+
+  function safeTick(): void {
+    try {
+      tick();
+    } catch (err) {
+      options.logger.error({ err }, 'worker tick failed');
+    }
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      timer = setInterval(safeTick, TICK_MS);
+      timer.unref();
+      safeTick();
+    },
+    async stop() {
+      started = false;
+      clearInterval(timer);
+      for (const entry of runningJobs.values()) entry.controller.abort();
+      await Promise.allSettled([...runningJobs.values()].map((e) => e.done));
+    },
+    wake() {
+      if (started) setImmediate(safeTick);
+    },
+    tick,
+    async idle() {
+      for (;;) {
+        tick();
+        if (runningJobs.size === 0) return;
+        await Promise.allSettled([...runningJobs.values()].map((e) => e.done));
+      }
+    },
+    answerMfa(cabinetId, jobId, code) {
+      const entry = runningJobs.get(jobId);
+      if (!entry?.mfa || entry.row.cabinetId !== cabinetId) return false;
+      if (!resumeWithCode(deps, cabinetId, jobId)) return false;
+      const { resolve } = entry.mfa;
+      entry.mfa = undefined;
+      resolve(code);
+      return true;
+    },
+    abort(jobId) {
+      const entry = runningJobs.get(jobId);
+      if (!entry) return;
+      entry.controller.abort();
+      entry.mfa?.reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
+    },
+    running: () => runningJobs.size,
+  };
+}

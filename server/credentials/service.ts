@@ -1,0 +1,44 @@
+import type { InsurerCredentials } from '../robots/adapter.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import * as store from './store.js';
+
+function secretName(cabinetId: string, compagnie: string): string {
+  return `insurer-password:${cabinetId}:${compagnie}`;
+}
+
+/**
+ * Sets (or replaces) a cabinet's portal credentials for an insurer. The password goes to the
+ * SecretStore; SQLite keeps only the login and that credentials exist. Never returned by any API.
+ */
+export function setInsurerCredentials(
+  deps: Deps,
+  cabinetId: string,
+  compagnie: string,
+  input: { login: string; password: string; extra?: Record<string, string> },
+): { compagnie: string; login: string; updated_at: string } {
+  if (!deps.insurers.get(compagnie)) throw new ApiError('unknown_insurer', `No insurer with code ${compagnie}.`);
+  if (input.login.trim() === '' || input.password === '') throw new ApiError('validation_error', 'login and password must not be empty.');
+  const now = deps.clock.now();
+  deps.secrets.set(secretName(cabinetId, compagnie), input.password);
+  store.upsertCredential(deps.db.orm, { cabinetId, compagnie, login: input.login.trim(), extra: JSON.stringify(input.extra ?? {}), updatedAt: now });
+  return { compagnie, login: input.login.trim(), updated_at: new Date(now).toISOString() };
+}
+
+export function credentialsConfigured(deps: Deps, cabinetId: string, compagnie: string): boolean {
+  return store.findCredential(deps.db.orm, cabinetId, compagnie) !== undefined;
+}
+
+/** For the robot only: the whole credentials, password included. */
+export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): InsurerCredentials | undefined {
+  const row = store.findCredential(deps.db.orm, cabinetId, compagnie);
+  if (!row) return undefined;
+  const password = deps.secrets.get(secretName(cabinetId, compagnie));
+  if (password === undefined) return undefined;
+  return { login: row.login, password, extra: JSON.parse(row.extra) as Record<string, string> };
+}
+
+/** What the console may show: which insurers have credentials, and the login (never the password). */
+export function listConfiguredInsurers(deps: Deps, cabinetId: string): { compagnie: string; login: string; updated_at: string }[] {
+  return store.listCredentials(deps.db.orm, cabinetId).map((r) => ({ compagnie: r.compagnie, login: r.login, updated_at: new Date(r.updatedAt).toISOString() }));
+}

@@ -1,0 +1,391 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { automationStatusSchema, dryRunResultSchema, jobSchema, productSchemaDocument, type Job } from '../../shared/automation.js';
+import { errorBodySchema } from '../../shared/errors.js';
+import { jobCompletedPayload, jobFailedPayload, jobMfaRequiredPayload } from '../../shared/events.js';
+import { setKillSwitch } from '../../server/automation/guards.js';
+import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { listEvents } from '../../server/events/service.js';
+import { grantCredits, refundJob } from '../../server/wallet/service.js';
+import { apiClient } from '../helpers/api.js';
+import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
+import { createTestInsurer, failWith, gated, succeed, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
+
+const clock = testClock();
+let server: TestServer;
+let insurer: TestInsurer;
+
+beforeAll(async () => {
+  insurer = createTestInsurer();
+  server = await startTestServer({ clock, insurers: [insurer], config: { tarificationQuotaPerHour: 1000 } });
+});
+afterAll(() => server.close());
+
+/** A fresh cabinet per test: its own wallet, quota and replay history. */
+async function cabinet(credits = 100, credentials = true) {
+  const id = await server.createCabinet();
+  if (credits > 0) grantCredits(server.deps, id, credits);
+  if (credentials) setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-42', password: 's3cret!' });
+  return { id, api: apiClient(server, server.createKey(id).key) };
+}
+
+let n = 0;
+const dic = () => ({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers', n: undefined as number | undefined });
+function request(extra: Record<string, unknown> = {}) {
+  n += 1;
+  // A distinct postcode per request keeps the replay guard out of tests that are not about it.
+  return { compagnie: 'testco', produit: 'auto', dicData: { ...dic(), postcode: String(10000 + n) }, ...extra };
+}
+
+const worker = () => server.app.robotWorker;
+
+async function job(api: ReturnType<typeof apiClient>, id: string): Promise<Job> {
+  const res = await api.get(`/automation/jobs/${id}`);
+  expect(res.status).toBe(200);
+  return jobSchema.strict().parse(res.body);
+}
+
+/** Waits (bounded) until the worker has moved the job to a status, without guessing a delay. */
+async function untilStatus(api: ReturnType<typeof apiClient>, id: string, status: Job['status']): Promise<Job> {
+  for (let i = 0; i < 500; i++) {
+    const current = await job(api, id);
+    if (current.status === status) return current;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`job ${id} never reached ${status}`);
+}
+
+async function enqueue(api: ReturnType<typeof apiClient>, body = request(), headers: Record<string, string> = {}) {
+  const res = await api.post('/automation/tarifications', body, headers);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return String(res.body.job_id);
+}
+
+describe('catalogue', () => {
+  it('lists products with the insurers offering them and their cost', async () => {
+    const { api } = await cabinet();
+    const res = await api.get('/produits-disponibles');
+    expect(res.body).toEqual({
+      data: [
+        { code: 'auto', label: 'Assurance auto', kind: 'quote', cost_credits: 10, insurers: [{ code: 'testco', name: 'Test Assurances' }] },
+        { code: 'attestation', label: 'Attestation d’assurance', kind: 'routine', cost_credits: 4, insurers: [{ code: 'testco', name: 'Test Assurances' }] },
+      ],
+    });
+  });
+
+  it('gives the JSON Schema, required fields, labels and an example of a product; 404 for unknowns', async () => {
+    const { api } = await cabinet();
+    const res = await api.get('/produits-disponibles/auto/schema?compagnie=testco');
+    const doc = productSchemaDocument.strict().parse(res.body);
+    expect(doc).toMatchObject({ produit: 'auto', compagnie: 'testco', kind: 'quote', cost_credits: 10, required: ['postcode', 'birth_date'] });
+    expect(doc.labels).toEqual({ postcode: 'Code postal', birth_date: 'Date de naissance du conducteur', formula: 'Formule' });
+    expect(Object.keys(doc.json_schema.properties as object)).toEqual(['postcode', 'birth_date', 'formula']);
+    expect(doc.example).toEqual({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' });
+    expect((await api.get('/produits-disponibles/moto/schema?compagnie=testco')).body.error).toBe('unknown_product');
+    expect((await api.get('/produits-disponibles/auto/schema?compagnie=nobody')).body.error).toBe('unknown_insurer');
+    expect((await api.get('/produits-disponibles/auto/schema')).body.error).toBe('validation_error');
+  });
+});
+
+describe('dry run', () => {
+  it('answers exactly part 2.4 and costs and creates nothing', async () => {
+    const { id, api } = await cabinet(100, false);
+    const res = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: 'x' }, dry_run: true });
+    expect(res.status).toBe(200);
+    expect(dryRunResultSchema.strict().parse(res.body)).toEqual({
+      job_id: null,
+      status: 'dry_run_ok',
+      validation: { schema_ok: false, missing_required_fields: ['birth_date'], quota: { remaining: 1000, limit: 1000 }, credentials_configured: false, would_cost_credits: 10 },
+      credits_consumed: 0,
+    });
+    const ok = await api.post('/automation/tarifications', { ...request(), dry_run: true });
+    expect(ok.body).toMatchObject({ validation: { schema_ok: true, missing_required_fields: [] } });
+    expect((await api.get('/wallet')).body.balance).toBe(100);
+    expect((await api.get('/automation/jobs')).body.count).toBe(0);
+    expect(listEvents(server.deps, id)).toHaveLength(0);
+    // Only a malformed request body is a 400 in a dry run.
+    expect((await api.post('/automation/tarifications', { compagnie: 'testco', dicData: {}, dry_run: true })).body.error).toBe('validation_error');
+    expect((await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: [], dry_run: true })).body.error).toBe('validation_error');
+  });
+});
+
+describe('enqueue: every error of part 7, in order', () => {
+  it('400 validation_error lists the missing dicData fields', async () => {
+    const { api } = await cabinet();
+    const res = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { formula: 'tiers' } });
+    expect(res.status).toBe(400);
+    expect((res.body.details as { path: string }[]).map((d) => d.path).sort()).toEqual(['body.dicData.birth_date', 'body.dicData.postcode']);
+  });
+
+  it('503 api_rpa_temporarily_disabled while the kill switch is on', async () => {
+    const { api } = await cabinet();
+    setKillSwitch(server.deps, 'maintenance of the robots');
+    try {
+      const res = await api.post('/automation/tarifications', request());
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('api_rpa_temporarily_disabled');
+      expect(res.body.message).toMatch(/maintenance/);
+      const status = automationStatusSchema.parse((await api.get('/automation/status')).body);
+      expect(status).toMatchObject({ robots_enabled: false, kill_switch: { reason: 'maintenance of the robots' } });
+    } finally {
+      setKillSwitch(server.deps, null);
+    }
+  });
+
+  it('409 insurer_credentials_missing, 429 rpa_quota_exceeded, 429 rpa_replay_detected, 402 credits_exhausted', async () => {
+    const noCredentials = await cabinet(100, false);
+    const missing = await noCredentials.api.post('/automation/tarifications', request());
+    expect(missing.status).toBe(409);
+    expect(missing.body.error).toBe('insurer_credentials_missing');
+
+    const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
+    try {
+      const id = await quotaServer.createCabinet();
+      grantCredits(quotaServer.deps, id, 100);
+      setInsurerCredentials(quotaServer.deps, id, 'testco', { login: 'l', password: 'p' });
+      const q = apiClient(quotaServer, quotaServer.createKey(id).key);
+      await enqueue(q, request());
+      clock.advance(60_000);
+      await enqueue(q, request());
+      const over = await q.post('/automation/tarifications', request());
+      expect(over.status).toBe(429);
+      expect(over.body.error).toBe('rpa_quota_exceeded');
+      expect((over.body.details as { reset_at: string }).reset_at).toBe(new Date(clock.now() - 60_000 + 3600_000).toISOString());
+      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 0, limit: 2 } } });
+      clock.advance(3600_000 - 60_000 + 1);
+      await enqueue(q, request());
+    } finally {
+      await quotaServer.close();
+    }
+
+    const replay = await cabinet();
+    const body = request();
+    const first = await enqueue(replay.api, body, { 'Idempotency-Key': randomUUID() });
+    clock.advance(120_000);
+    const again = await replay.api.post('/automation/tarifications', body, { 'Idempotency-Key': randomUUID() });
+    expect(again.status).toBe(429);
+    expect(again.body.error).toBe('rpa_replay_detected');
+    expect(again.body.details).toEqual({ retry_after_seconds: 480, job_id: first });
+    expect(again.headers.get('retry-after')).toBe('480');
+    clock.advance(480_000);
+    await enqueue(replay.api, body, { 'Idempotency-Key': randomUUID() });
+
+    const poor = await cabinet(9);
+    const broke = await poor.api.post('/automation/tarifications', request());
+    expect(broke.status).toBe(402);
+    expect(broke.body).toMatchObject({ error: 'credits_exhausted', details: { required_credits: 10, balance: 9 } });
+    expect((await poor.api.get('/automation/jobs')).body.count).toBe(0);
+  });
+
+  it('402, then a grant, then the same Idempotency-Key succeeds (and replays)', async () => {
+    const { id, api } = await cabinet(0);
+    const key = randomUUID();
+    const body = request();
+    expect((await api.post('/automation/tarifications', body, { 'Idempotency-Key': key })).status).toBe(402);
+    grantCredits(server.deps, id, 10);
+    const ok = await api.post('/automation/tarifications', body, { 'Idempotency-Key': key });
+    expect(ok.status).toBe(202);
+    expect(ok.headers.get('location')).toBe(ok.body.poll_url);
+    expect(ok.body).toEqual({ job_id: expect.any(String), status: 'pending', poll_url: `/api/v1/public/automation/jobs/${String(ok.body.job_id)}` });
+    const replay = await api.post('/automation/tarifications', body, { 'Idempotency-Key': key });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(ok.body);
+    expect((await api.get('/wallet')).body.balance).toBe(0);
+  });
+
+  it('50 concurrent enqueues on a wallet for 7 quotes create exactly 7 jobs, and the ledger balances', async () => {
+    const { api } = await cabinet(75);
+    const results = await Promise.all(Array.from({ length: 50 }, () => api.post('/automation/tarifications', request())));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(7);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(43);
+    const wallet = (await api.get('/wallet')).body as { balance: number; ledger: { kind: string; amount: number }[] };
+    expect(wallet.balance).toBe(5);
+    expect(wallet.ledger.filter((e) => e.kind === 'debit')).toHaveLength(7);
+    expect(wallet.ledger.reduce((t, e) => t + e.amount, 0)).toBe(5);
+    expect((await api.get('/automation/jobs?limit=100')).body.count).toBe(7);
+  });
+});
+
+describe('running jobs', () => {
+  beforeEach(async () => {
+    await worker().idle();
+  });
+
+  it('pending → running → completed: a priced quote with its PDF, job.completed and devis.generated', async () => {
+    const { id, api } = await cabinet();
+    const client = await api.post('/clients', { last_name: 'Durand' });
+    insurer.queue(succeed(612.4));
+    const jobId = await enqueue(api, request({ client_id: client.body.id }));
+    await worker().idle();
+    const done = await job(api, jobId);
+    expect(done).toMatchObject({
+      status: 'completed',
+      compagnie: 'testco',
+      produit: 'auto',
+      result: { tarif_eur: 612.4, suspens: 'Relevé d’information', pdf_url: `/api/v1/public/devis/${done.devis_id}/pdf` },
+      progress: { step: 'done', percent: 100 },
+      credits_consumed: 10,
+      error: null,
+    });
+    expect(insurer.runs.at(-1)?.login).toBe('broker-42');
+    const devis = await api.get(`/devis/${done.devis_id}`);
+    expect(devis.body).toMatchObject({ status: 'priced', tarif_eur: 612.4, job_id: jobId, client_id: client.body.id, pdf_available: true });
+    const pdf = await server.request(`/api/v1/public/devis/${done.devis_id}/pdf`, { headers: { 'X-API-Key': server.createKey(id).key } });
+    expect(Buffer.from(await pdf.arrayBuffer())).toEqual(TEST_PDF);
+    const events = listEvents(server.deps, id).map((e) => e.type);
+    expect(events).toEqual(['job.completed', 'devis.generated']);
+    expect(jobCompletedPayload.strict().parse(listEvents(server.deps, id)[0]?.data)).toMatchObject({ job_id: jobId, status: 'completed', credits_consumed: 10 });
+    // The signed quote can become a contract.
+    expect((await api.post(`/devis/${done.devis_id}/sign`)).status).toBe(200);
+  });
+
+  it('partial when priced without a PDF', async () => {
+    const { api } = await cabinet();
+    insurer.queue(succeed(300, null));
+    const jobId = await enqueue(api);
+    await worker().idle();
+    expect(await job(api, jobId)).toMatchObject({ status: 'partial', result: { tarif_eur: 300, pdf_url: null } });
+  });
+
+  it('a business refusal fails without refund; a technical failure is refunded, exactly once', async () => {
+    const { id, api } = await cabinet(100);
+    insurer.queue(failWith('business'), failWith('technical'));
+    const business = await enqueue(api);
+    const technical = await enqueue(api);
+    await worker().idle();
+    expect(await job(api, business)).toMatchObject({ status: 'failed', credits_consumed: 10, error: { code: 'risk_declined', technical: false } });
+    expect(await job(api, technical)).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'portal_down', technical: true } });
+    expect((await api.get('/wallet')).body.balance).toBe(90);
+    expect(refundJob(server.deps, id, technical, 'again')).toBe(false);
+    expect(refundJob(server.deps, id, business, 'business refunded by hand')).toBe(true);
+    expect(refundJob(server.deps, id, business, 'twice')).toBe(false);
+    const failed = listEvents(server.deps, id).filter((e) => e.type === 'job.failed');
+    expect(failed.map((e) => jobFailedPayload.parse(e.data).refunded)).toEqual([false, true]);
+    const devis = await api.get(`/devis/${(await job(api, technical)).devis_id}`);
+    expect(devis.body.status).toBe('failed');
+    expect(listEvents(server.deps, id).filter((e) => e.type === 'devis.failed')).toHaveLength(2);
+  });
+
+  it('MFA: the job pauses, the code typed by a person reaches the robot, and the job completes', async () => {
+    const { id, api } = await cabinet();
+    insurer.queue(withMfa());
+    const jobId = await enqueue(api);
+    worker().tick();
+    const waiting = await untilStatus(api, jobId, 'mfa_required');
+    expect(waiting).toMatchObject({ status: 'mfa_required', mfa: { challenge: 'Code sent by SMS to 06 •• •• •• 42' } });
+    const event = listEvents(server.deps, id).find((e) => e.type === 'job.mfa_required');
+    expect(jobMfaRequiredPayload.parse(event?.data)).toMatchObject({ job_id: jobId, challenge: 'Code sent by SMS to 06 •• •• •• 42' });
+    expect(acknowledgeMfaPrompt(server.deps, id, jobId).status).toBe('awaiting_mfa');
+    const answered = await api.post(`/automation/jobs/${jobId}/mfa`, { code: '777' });
+    expect(answered.status).toBe(200);
+    await worker().idle();
+    expect(await job(api, jobId)).toMatchObject({ status: 'completed', result: { tarif_eur: 777 }, mfa: null });
+    const late = await api.post(`/automation/jobs/${jobId}/mfa`, { code: '1' });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toBe('job_not_awaiting_mfa');
+  });
+
+  it('MFA timeout: no code within 5 minutes fails the job with mfa_timeout, refunded', async () => {
+    const { api } = await cabinet();
+    insurer.queue(withMfa());
+    const jobId = await enqueue(api);
+    worker().tick();
+    await untilStatus(api, jobId, 'mfa_required');
+    clock.advance(5 * 60_000 - 1000);
+    worker().tick();
+    expect((await job(api, jobId)).status).toBe('mfa_required');
+    clock.advance(1000);
+    await worker().idle();
+    expect(await job(api, jobId)).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'mfa_timeout', technical: true } });
+  });
+
+  it('cancel: pending, running (the robot is aborted), waiting for MFA; refunded; a finished job is 409', async () => {
+    const { api } = await cabinet(100);
+    const gate = gated();
+    insurer.queue(gate.script);
+    const running = await enqueue(api);
+    worker().tick();
+    await gate.entered;
+    expect((await job(api, running)).status).toBe('running');
+    // The login is busy, so this one stays pending.
+    const pending = await enqueue(api);
+    worker().tick();
+    expect((await job(api, pending)).status).toBe('pending');
+    const cancelled = await api.post(`/automation/jobs/${pending}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', credits_consumed: 0 });
+
+    expect((await api.post(`/automation/jobs/${running}/cancel`)).body).toMatchObject({ status: 'cancelled', credits_consumed: 0 });
+    expect(insurer.runs.at(-1)?.signal.aborted).toBe(true);
+    await worker().idle();
+    expect((await job(api, running)).status).toBe('cancelled');
+
+    insurer.queue(withMfa());
+    const mfa = await enqueue(api);
+    worker().tick();
+    await untilStatus(api, mfa, 'mfa_required');
+    expect((await api.post(`/automation/jobs/${mfa}/cancel`)).body).toMatchObject({ status: 'cancelled' });
+    await worker().idle();
+
+    const finished = await enqueue(api);
+    await worker().idle();
+    const refused = await api.post(`/automation/jobs/${finished}/cancel`);
+    expect(refused.status).toBe(409);
+    expect(errorBodySchema.parse(refused.body).error).toBe('job_not_cancellable');
+    expect((await api.get('/wallet')).body.balance).toBe(90);
+  });
+
+  it('the circuit breaker opens after 5 technical failures, for 10 minutes, then lets one trial job through', async () => {
+    const { api } = await cabinet(200);
+    insurer.queue(...Array.from({ length: 5 }, () => failWith('technical')));
+    for (let i = 0; i < 5; i++) await enqueue(api);
+    await worker().idle();
+    const open = await api.post('/automation/tarifications', request());
+    expect(open.status).toBe(503);
+    expect(open.body).toMatchObject({ error: 'rpa_circuit_open', details: { retry_after_seconds: 600 } });
+    const status = automationStatusSchema.parse((await api.get('/automation/status')).body);
+    expect(status.breakers.find((b) => b.compagnie === 'testco')).toMatchObject({ state: 'open', consecutive_failures: 5 });
+
+    clock.advance(10 * 60_000);
+    const gate = gated();
+    insurer.queue(gate.script);
+    const trial = await enqueue(api);
+    expect((await api.post('/automation/tarifications', request())).body.error).toBe('rpa_circuit_open');
+    worker().tick();
+    await gate.entered;
+    gate.open();
+    await worker().idle();
+    expect((await job(api, trial)).status).toBe('completed');
+    await enqueue(api);
+    await worker().idle();
+  });
+
+  it('at most one robot per insurer login at a time', async () => {
+    const { api } = await cabinet(100);
+    const first = gated();
+    insurer.queue(first.script);
+    const a = await enqueue(api);
+    const b = await enqueue(api);
+    worker().tick();
+    await first.entered;
+    worker().tick();
+    expect((await job(api, a)).status).toBe('running');
+    expect((await job(api, b)).status).toBe('pending');
+    first.open();
+    await worker().idle();
+    expect((await job(api, b)).status).toBe('completed');
+  });
+
+  it('callback_webhook_id receives the terminal event even without subscribing to it', async () => {
+    const { id, api } = await cabinet();
+    const hook = await api.post('/webhooks', { url: 'https://hooks.example.com/courtier', events: ['opportunity.created'] });
+    const jobId = await enqueue(api, request({ callback_webhook_id: hook.body.id }));
+    await worker().idle();
+    const rows = server.deps.db.sqlite.prepare('SELECT event_type FROM webhook_deliveries WHERE subscription_id = ?').all(hook.body.id);
+    expect(rows).toEqual([{ event_type: 'job.completed' }]);
+    expect(listEvents(server.deps, id).some((e) => e.type === 'job.completed' && e.data.job_id === jobId)).toBe(true);
+    const bad = await api.post('/automation/tarifications', request({ callback_webhook_id: randomUUID() }));
+    expect(bad.body.details).toEqual([{ path: 'body.callback_webhook_id', message: expect.any(String) }]);
+  });
+});
