@@ -2,6 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
 import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
+import { builtInInsurers } from './robots/insurers/index.js';
 import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';
 import { deriveKey, loadServerSecret } from './secrets/server-secret.js';
 
@@ -67,7 +68,7 @@ export function defaultDeps(
     config,
     clock: systemClock,
     randomBytes: nodeRandomBytes,
-    insurers: createInsurerRegistry(options.insurers ?? []),
+    insurers: createInsurerRegistry(options.insurers ?? builtInInsurers()),
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets') },
     outbox: createOutboxSignal(),

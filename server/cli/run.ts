@@ -2,6 +2,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../api-keys/service.js';
+import { readKillSwitch, setKillSwitch } from '../automation/guards.js';
+import { setInsurerCredentials } from '../credentials/service.js';
+import type { InsurerAdapter } from '../robots/adapter.js';
+import { creditBalance, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { databaseFile, DatabaseVersionError, openDatabase } from '../db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
@@ -15,6 +19,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
+  /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
+  insurers?: readonly InsurerAdapter[];
 }
 
 const USAGE = `Usage: courtier <command> [options]
@@ -29,6 +35,13 @@ Commands:
   keys revoke --key-id ID [--json]
   settings get --cabinet ID [--json]
   settings set --cabinet ID --llm-data-sharing on|off [--json]
+  insurers list [--json]
+  insurers set-credentials --cabinet ID --compagnie CODE --login L --password-stdin [--extra k=v,...] [--json]
+  credits grant --cabinet ID --amount N [--note TEXT] [--json]
+  credits balance --cabinet ID [--json]
+  robots disable --reason TEXT [--json]
+  robots enable [--json]
+  robots status [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
 `;
@@ -53,11 +66,11 @@ function required(values: Record<string, unknown>, name: string): string {
   return value;
 }
 
-function withDeps<T>(dataDir: string | undefined, env: NodeJS.ProcessEnv, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
-  const config = loadConfig({ dataDir }, env);
+function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
+  const config = loadConfig({ dataDir }, io.env);
   const db = openDatabase(databaseFile(config.dataDir));
   return Promise.resolve()
-    .then(() => body(defaultDeps(db, config), config))
+    .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))
     .finally(() => db.close());
 }
 
@@ -84,7 +97,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
     case 'serve': {
       const v = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
       const config = loadConfig({ host: v.host, port: v.port, dataDir: v['data-dir'] }, io.env);
-      await serve(config);
+      await serve(config, { insurers: io.insurers });
       return;
     }
     case 'init': {
@@ -97,7 +110,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       const cabinet = required(v, 'cabinet');
       const email = required(v, 'email');
       const password = await readPassword(io, v);
-      const result = await withDeps(v['data-dir'], io.env, (deps) => initCabinet(deps, { cabinet, email, password }));
+      const result = await withDeps(v['data-dir'], io, (deps) => initCabinet(deps, { cabinet, email, password }));
       print(io, v.json, result, `Cabinet "${cabinet}" created.\n  cabinet_id: ${result.cabinet_id}\n  admin user: ${email} (${result.user_id})`);
       return;
     }
@@ -105,6 +118,12 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runKeys(rest, io);
     case 'settings':
       return runSettings(rest, io);
+    case 'insurers':
+      return runInsurers(rest, io);
+    case 'credits':
+      return runCredits(rest, io);
+    case 'robots':
+      return runRobots(rest, io);
     case 'version':
     case '--version':
       io.stdout(`${packageVersion()}\n`);
@@ -145,7 +164,7 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
         throw new UsageError(input.error.issues.map((i) => `--${flag[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '));
       }
       const cabinet = required(v, 'cabinet');
-      const key = await withDeps(v['data-dir'], io.env, (deps) => createApiKey(deps, cabinet, input.data));
+      const key = await withDeps(v['data-dir'], io, (deps) => createApiKey(deps, cabinet, input.data));
       print(
         io,
         v.json,
@@ -158,7 +177,7 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
     case 'list': {
       const v = parse(rest, { cabinet: { type: 'string' } });
       const cabinet = required(v, 'cabinet');
-      const keys = await withDeps(v['data-dir'], io.env, (deps) => listApiKeys(deps, cabinet));
+      const keys = await withDeps(v['data-dir'], io, (deps) => listApiKeys(deps, cabinet));
       print(io, v.json, { keys }, keys.length ? keys.map(describeKey).join('\n') : 'No API keys in this cabinet.');
       return;
     }
@@ -166,7 +185,7 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
       const v = parse(rest, { 'key-id': { type: 'string' } });
       const keyId = required(v, 'key-id');
       if (!z.uuid().safeParse(keyId).success) throw new UsageError('--key-id must be a key id (a UUID), not the key itself');
-      const key = await withDeps(v['data-dir'], io.env, (deps) => revokeApiKeyById(deps, keyId));
+      const key = await withDeps(v['data-dir'], io, (deps) => revokeApiKeyById(deps, keyId));
       print(io, v.json, key, `API key ${key.key_id} revoked.`);
       return;
     }
@@ -180,14 +199,14 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
   const v = parse(rest, { cabinet: { type: 'string' }, 'llm-data-sharing': { type: 'string' } });
   const cabinet = required(v, 'cabinet');
   if (sub === 'get') {
-    const settings = await withDeps(v['data-dir'], io.env, (deps) => getCabinetSettings(deps, cabinet));
+    const settings = await withDeps(v['data-dir'], io, (deps) => getCabinetSettings(deps, cabinet));
     print(io, v.json, settings, `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}`);
     return;
   }
   if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
   const value = required(v, 'llm-data-sharing');
   if (value !== 'on' && value !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
-  const settings = await withDeps(v['data-dir'], io.env, (deps) => setLlmDataSharing(deps, cabinet, value === 'on'));
+  const settings = await withDeps(v['data-dir'], io, (deps) => setLlmDataSharing(deps, cabinet, value === 'on'));
   print(
     io,
     v.json,
@@ -196,6 +215,79 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
       ? 'LLM data sharing is on: webhook payloads and MCP results carry personal data in clear.'
       : 'LLM data sharing is off: personal data in webhook payloads and MCP results is masked.',
   );
+}
+
+async function runInsurers(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'list') {
+    const v = parse(rest, {});
+    const insurers = await withDeps(v['data-dir'], io, (deps) =>
+      deps.insurers.list().map((a) => ({ code: a.code, name: a.name, products: a.products.map((p) => p.code) })),
+    );
+    print(io, v.json, { insurers }, insurers.length ? insurers.map((i) => `${i.code}  ${i.name}  [${i.products.join(', ')}]`).join('\n') : 'No insurer robots in this install.');
+    return;
+  }
+  if (sub !== 'set-credentials') throw new UsageError(`unknown insurers command "${sub ?? ''}"; use list or set-credentials`);
+  const v = parse(rest, {
+    cabinet: { type: 'string' },
+    compagnie: { type: 'string' },
+    login: { type: 'string' },
+    'password-stdin': { type: 'boolean', default: false },
+    extra: { type: 'string' },
+  });
+  const cabinet = required(v, 'cabinet');
+  const compagnie = required(v, 'compagnie');
+  const login = required(v, 'login');
+  // Passwords never on the command line, where the process list would show them.
+  if (v['password-stdin'] !== true) throw new UsageError('give the password on standard input with --password-stdin');
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (password === '') throw new UsageError('the password read from standard input is empty');
+  const extra: Record<string, string> = {};
+  for (const pair of v.extra?.split(',').filter(Boolean) ?? []) {
+    const [key, ...value] = pair.split('=');
+    if (!key || value.length === 0) throw new UsageError('--extra takes key=value pairs separated by commas');
+    extra[key.trim()] = value.join('=').trim();
+  }
+  const result = await withDeps(v['data-dir'], io, (deps) => setInsurerCredentials(deps, cabinet, compagnie, { login, password, extra }));
+  print(io, v.json, result, `Credentials for ${compagnie} saved (login ${result.login}); the password is stored encrypted.`);
+}
+
+async function runCredits(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const v = parse(rest, { cabinet: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } });
+  const cabinet = required(v, 'cabinet');
+  if (sub === 'balance') {
+    const balance = await withDeps(v['data-dir'], io, (deps) => creditBalance(deps, cabinet));
+    print(io, v.json, { cabinet_id: cabinet, balance }, `${balance} credits`);
+    return;
+  }
+  if (sub !== 'grant') throw new UsageError(`unknown credits command "${sub ?? ''}"; use grant or balance`);
+  const amount = required(v, 'amount');
+  if (!/^\d+$/.test(amount) || Number(amount) <= 0) throw new UsageError('--amount must be a whole number of credits, 1 or more');
+  const balance = await withDeps(v['data-dir'], io, (deps) => grantCredits(deps, cabinet, Number(amount), v.note));
+  print(io, v.json, { cabinet_id: cabinet, granted: Number(amount), balance }, `Granted ${amount} credits; balance ${balance}.`);
+}
+
+async function runRobots(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const v = parse(rest, { reason: { type: 'string' } });
+  if (sub === 'disable') {
+    const reason = required(v, 'reason');
+    await withDeps(v['data-dir'], io, (deps) => setKillSwitch(deps, reason));
+    print(io, v.json, { robots_enabled: false, reason }, `Robots disabled: new tarifications answer 503 until \`courtier robots enable\`.`);
+    return;
+  }
+  if (sub === 'enable') {
+    await withDeps(v['data-dir'], io, (deps) => setKillSwitch(deps, null));
+    print(io, v.json, { robots_enabled: true }, 'Robots enabled.');
+    return;
+  }
+  if (sub === 'status') {
+    const killSwitch = await withDeps(v['data-dir'], io, (deps) => readKillSwitch(deps));
+    print(io, v.json, { robots_enabled: killSwitch === null, kill_switch: killSwitch }, killSwitch ? `Robots disabled since ${killSwitch.since}: ${killSwitch.reason}` : 'Robots enabled.');
+    return;
+  }
+  throw new UsageError(`unknown robots command "${sub ?? ''}"; use disable, enable or status`);
 }
 
 /** Runs one CLI invocation; returns the exit code (0 done, 1 failed, 2 wrong usage). */

@@ -2,14 +2,15 @@ import type { Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import { defaultDeps } from '../deps.js';
+import type { InsurerAdapter } from '../robots/adapter.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
 
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
-export async function serve(config: Config): Promise<void> {
+export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[] } = {}): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const db = openDatabase(databaseFile(config.dataDir));
-  const deps = defaultDeps(db, config);
+  const deps = defaultDeps(db, config, { insurers: options.insurers });
   const app = await buildApp(deps, { logger });
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -5,15 +5,18 @@ import { packageRoot } from '../../server/paths.js';
 /** The built CLI (npm test builds first), run as a user would run it. */
 export const CLI = join(packageRoot(), 'dist', 'server', 'cli.js');
 
+/** The same CLI with scripted insurers, run from source (see the fixture). */
+export const CLI_WITH_TEST_INSURERS = ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'courtier-with-test-insurers.ts')];
+
 export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-export function runCourtier(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runCourtier(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; entry?: string[] } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.entry ?? [CLI]), ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -25,9 +28,9 @@ export function runCourtier(args: string[], options: { input?: string; env?: Nod
 }
 
 /** Starts `courtier serve` on a free port; resolves once it logs its URL. */
-export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, entry: string[] = [CLI]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
     const onData = (c: Buffer) => {

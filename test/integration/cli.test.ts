@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiKeySummarySchema, createdApiKeySchema, meResponseSchema } from '../../shared/api-keys.js';
 import { databaseFile } from '../../server/db/open.js';
 import { verifyPassword } from '../../server/tenancy/passwords.js';
-import { runCourtier, startServeProcess } from '../helpers/cli.js';
+import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 
 const dataDir = tempDir();
@@ -142,5 +142,38 @@ describe('courtier settings', () => {
     expect(await get()).toEqual({ llm_data_sharing: true });
     const bad = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'maybe']);
     expect(bad.code).toBe(2);
+  });
+});
+
+describe('courtier insurers, credits and robots', () => {
+  const entry = CLI_WITH_TEST_INSURERS;
+  it('sets credentials from standard input only, grants credits, and flips the kill switch', async () => {
+    const cabinet = await initCabinet('Robots', 'robots@example.fr');
+    const listed = await runCourtier(['insurers', 'list', '--data-dir', dataDir, '--json'], { entry });
+    expect((JSON.parse(listed.stdout) as { insurers: { code: string }[] }).insurers.map((i) => i.code)).toEqual(['crash-before', 'crash-after']);
+
+    const onArgv = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'l', '--password', 'visible'], { entry });
+    expect(onArgv.code).toBe(2);
+    const set = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker-7', '--password-stdin', '--json'], { entry, input: 'p@ss word\n' });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).not.toContain('p@ss');
+    expect(JSON.parse(set.stdout)).toMatchObject({ compagnie: 'crash-before', login: 'broker-7' });
+    const unknown = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'nobody', '--login', 'l', '--password-stdin', '--json'], { entry, input: 'x' });
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'unknown_insurer' });
+    // The password is in the encrypted store, nowhere in SQLite.
+    const db = new Sqlite(databaseFile(dataDir), { readonly: true });
+    expect(JSON.stringify(db.prepare('SELECT * FROM insurer_credentials').all())).not.toContain('p@ss');
+    db.close();
+
+    const granted = await runCourtier(['credits', 'grant', '--data-dir', dataDir, '--cabinet', cabinet, '--amount', '40', '--json']);
+    expect(JSON.parse(granted.stdout)).toMatchObject({ granted: 40, balance: 40 });
+    expect(JSON.parse((await runCourtier(['credits', 'balance', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout)).toMatchObject({ balance: 40 });
+    expect((await runCourtier(['credits', 'grant', '--data-dir', dataDir, '--cabinet', cabinet, '--amount', '-3'])).code).toBe(2);
+
+    expect((await runCourtier(['robots', 'disable', '--data-dir', dataDir, '--reason', 'portal maintenance'])).code).toBe(0);
+    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({ robots_enabled: false, kill_switch: { reason: 'portal maintenance' } });
+    expect((await runCourtier(['robots', 'enable', '--data-dir', dataDir])).code).toBe(0);
+    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({ robots_enabled: true });
   });
 });
