@@ -6,6 +6,7 @@ import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
+import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
 import { crmRoutes } from './crm/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
@@ -54,6 +55,8 @@ export interface BuildAppOptions {
   logger: Logger;
   /** Outbound webhook HTTP, DNS and jitter, replaced in tests. */
   webhooks?: Omit<DispatcherOptions, 'logger'>;
+  /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
+  browser?: BrowserRuntime;
 }
 
 /** Composes the service from its plugins and modules. No global state: two apps can share a process. */
@@ -134,10 +137,20 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => dispatcher.stop());
 
-  const worker = createWorker(deps, { logger: app.log });
+  const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded });
+  const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
-  await app.register(automationRoutes, { deps, worker });
-  app.addHook('onReady', async () => worker.start());
-  app.addHook('onClose', async () => worker.stop());
+  await app.register(automationRoutes, { deps, worker, runtime });
+  app.addHook('onReady', async () => {
+    if (!runtime.hasCandidates()) {
+      app.log.warn('No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).');
+    }
+    runtime.purgeArtifacts(deps.clock.now());
+    worker.start();
+  });
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    if (!options.browser) await runtime.close();
+  });
   return app;
 }

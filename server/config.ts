@@ -41,6 +41,15 @@ export const configSchema = z.object({
   robotsDisabled: booleanFromString.default(false),
   /** How long a worker's claim on a job lasts without a heartbeat: after a crash, jobs are recovered after this. */
   jobLeaseSeconds: z.coerce.number().int().min(2).max(600).default(15),
+  /** The browser the robots drive; by default the system's Chrome or Edge, or Debian's Chromium. */
+  browserPath: z.string().min(1).optional(),
+  /** Show the robots' browser window (to watch a robot, or to help it with a captcha). */
+  robotsHeaded: booleanFromString.default(false),
+  /** Serve the sandbox insurer portal under /sandbox/insurer/ and price with it. */
+  sandbox: booleanFromString.default(true),
+  sandboxMode: z.enum(['normal', 'slow', 'flaky', 'down']).default('normal'),
+  /** The sandbox portal's think time per page in slow mode. */
+  sandboxLatencyMs: z.coerce.number().int().min(0).max(60_000).default(1500),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -65,6 +74,11 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   workerConcurrency: 'COURTIER_WORKER_CONCURRENCY',
   robotsDisabled: 'COURTIER_ROBOTS_DISABLED',
   jobLeaseSeconds: 'COURTIER_JOB_LEASE_SECONDS',
+  browserPath: 'COURTIER_BROWSER_PATH',
+  robotsHeaded: 'COURTIER_ROBOTS_HEADED',
+  sandbox: 'COURTIER_SANDBOX',
+  sandboxMode: 'COURTIER_SANDBOX_MODE',
+  sandboxLatencyMs: 'COURTIER_SANDBOX_LATENCY_MS',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {

@@ -71,6 +71,12 @@ export const jobSchema = z
       .object({ challenge: z.string().describe('What the portal said, e.g. where the code was sent.'), requested_at: z.iso.datetime(), expires_at: z.iso.datetime() })
       .nullable()
       .describe('Set while the job waits for a code.'),
+    environment: z.enum(['prod', 'test']).describe('The environment of the key that enqueued it.'),
+    ran_on: z.string().describe('The insurer whose robot runs the job: sandbox for a test key, whatever compagnie says.'),
+    artifacts: z
+      .object({ screenshot_url: z.string().nullable(), trace_url: z.string().nullable() })
+      .nullable()
+      .describe('After a robot failure: a screenshot and a Playwright trace, kept 7 days.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -274,6 +280,20 @@ export const getAutomationStatus = defineEndpoint({
   scope: 'automation:read',
   responses: { 200: { description: 'The state of automation for this cabinet.', schema: automationStatusSchema } },
   errors: [],
+});
+
+export const getJobArtifact = defineEndpoint({
+  method: 'GET',
+  path: '/automation/jobs/{job_id}/artifacts/{name}',
+  operationId: 'getJobArtifact',
+  summary: 'The screenshot or Playwright trace of a failed robot run',
+  description: 'name is screenshot.png or trace.zip (open the trace with npx playwright show-trace). Kept 7 days.',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  params: z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }), name: z.enum(['screenshot.png', 'trace.zip']) }),
+  responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
+  errors: ['not_found'],
 });
 
 export function pollUrl(jobId: string): string {

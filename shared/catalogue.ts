@@ -1,6 +1,6 @@
 import type { Endpoint } from './endpoint.js';
 import { getMe } from './api-keys.js';
-import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
+import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getJobArtifact, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
 import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from './crm.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { getApiDocs, getOpenApiDocument } from './meta.js';
@@ -48,6 +48,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listJobs,
   cancelJob,
   answerMfa,
+  getJobArtifact,
   getWallet,
   getAutomationStatus,
   getOpenApiDocument,

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { createReadStream, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   answerMfa,
+  getJobArtifact,
   cancelJob,
   enqueueTarification,
   getAutomationStatus,
@@ -14,19 +17,20 @@ import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../http/endpoint.js';
+import type { BrowserRuntime } from '../robots/browser.js';
 import * as wallet from '../wallet/service.js';
 import * as catalogue from './catalogue.js';
 import * as automation from './service.js';
 import type { Worker } from './worker.js';
 
-export async function automationRoutes(app: FastifyInstance, { deps, worker }: { deps: Deps; worker: Worker }): Promise<void> {
+export async function automationRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: Worker; runtime: BrowserRuntime }): Promise<void> {
   registerEndpoint(app, listProducts, () => catalogue.listProducts(deps));
   registerEndpoint(app, getProductSchema, (request) => catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie));
 
   registerEndpoint(app, enqueueTarification, (request, reply) => {
-    const { cabinetId } = requestKey(request);
-    if (request.body.dry_run === true) return automation.dryRunTarification(deps, cabinetId, request.body);
-    const enqueued = automation.enqueueTarification(deps, cabinetId, request.body);
+    const { cabinetId, environment } = requestKey(request);
+    if (request.body.dry_run === true) return automation.dryRunTarification(deps, cabinetId, request.body, environment);
+    const enqueued = automation.enqueueTarification(deps, cabinetId, request.body, environment);
     worker.wake();
     return reply.code(202).header('Location', enqueued.poll_url).send(enqueued);
   });
@@ -47,6 +51,18 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker }: {
       throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
     }
     return automation.getJob(deps, cabinetId, job.job_id);
+  });
+
+  registerEndpoint(app, getJobArtifact, (request, reply) => {
+    const { cabinetId } = requestKey(request);
+    const job = automation.getJob(deps, cabinetId, request.params.job_id);
+    const file = join(runtime.artifactsDir(job.job_id), request.params.name);
+    const url = request.params.name === 'screenshot.png' ? job.artifacts?.screenshot_url : job.artifacts?.trace_url;
+    if (!url || !existsSync(file)) throw new ApiError('not_found', `This job has no ${request.params.name} (artifacts exist only after a robot failure, for 7 days).`);
+    return reply
+      .type(request.params.name.endsWith('.png') ? 'image/png' : 'application/zip')
+      .header('Content-Disposition', `attachment; filename="${job.job_id}-${request.params.name}"`)
+      .send(createReadStream(file));
   });
 
   registerEndpoint(app, getWallet, (request) => wallet.getWallet(deps, requestKey(request).cabinetId));

@@ -31,6 +31,12 @@ export const jobs = sqliteTable(
     mfaRequestedAt: integer('mfa_requested_at'),
     mfaExpiresAt: integer('mfa_expires_at'),
     callbackWebhookId: text('callback_webhook_id'),
+    /** The key's environment: a test key's jobs always run on the sandbox insurer. */
+    environment: text('environment', { enum: ['prod', 'test'] }).notNull().default('prod'),
+    /** The insurer whose robot runs the job (sandbox for test keys, else compagnie). */
+    robotCompagnie: text('robot_compagnie').notNull().default(''),
+    /** JSON {screenshot, trace}: file names saved beside the job after a failure. */
+    artifacts: text('artifacts'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     finishedAt: integer('finished_at'),

@@ -20,6 +20,8 @@ export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
 export const QUOTA_WINDOW_MS = 60 * 60 * 1000;
 export const MFA_TIMEOUT_MS = 5 * 60 * 1000;
 const ACTIVE: store.JobRow['status'][] = ['running', 'mfa_required', 'awaiting_mfa'];
+export const SANDBOX = 'sandbox';
+export type Environment = store.JobRow['environment'];
 
 function requestHash(request: { compagnie: string; produit: string; dicData: Record<string, unknown> }): string {
   return createHash('sha256')
@@ -52,14 +54,41 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
         ? { challenge: row.mfaChallenge, requested_at: toIso(row.mfaRequestedAt), expires_at: toIso(row.mfaExpiresAt) }
         : null,
+    environment: row.environment,
+    ran_on: row.robotCompagnie,
+    artifacts: artifactLinks(row),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
   };
 }
 
+function artifactLinks(row: store.JobRow): Job['artifacts'] {
+  if (row.artifacts === null) return null;
+  const saved = JSON.parse(row.artifacts) as { screenshot: boolean; trace: boolean };
+  const base = `${pollUrl(row.id)}/artifacts`;
+  return { screenshot_url: saved.screenshot ? `${base}/screenshot.png` : null, trace_url: saved.trace ? `${base}/trace.zip` : null };
+}
+
+/**
+ * The insurer whose robot runs a request: a test key's jobs always run on the sandbox insurer,
+ * whatever compagnie says (so that integrators can try everything without touching a real portal).
+ */
+export function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
+  if (environment === 'test') {
+    if (!deps.insurers.get(SANDBOX)) throw new ApiError('unknown_insurer', 'Test keys run on the sandbox insurer, which is switched off on this install (COURTIER_SANDBOX=false).');
+    return { robotCompagnie: SANDBOX, ...findProduct(deps, request.produit, SANDBOX) };
+  }
+  return { robotCompagnie: request.compagnie, ...findProduct(deps, request.produit, request.compagnie) };
+}
+
+/** A test key may use the sandbox's demo account without configuring it. */
+function hasCredentials(deps: Deps, cabinetId: string, robotCompagnie: string, environment: Environment): boolean {
+  return (environment === 'test' && robotCompagnie === SANDBOX) || credentialsConfigured(deps, cabinetId, robotCompagnie);
+}
+
 /** Part 2.4: what a real enqueue would meet, without creating or costing anything. */
-export function dryRunTarification(deps: Deps, cabinetId: string, request: TarificationRequest): DryRunResult {
-  const { product } = findProduct(deps, request.produit, request.compagnie);
+export function dryRunTarification(deps: Deps, cabinetId: string, request: TarificationRequest, environment: Environment): DryRunResult {
+  const { product, robotCompagnie } = robotFor(deps, request, environment);
   const check = checkDicData(product, request.dicData);
   const quota = quotaOf(deps, cabinetId);
   return {
@@ -69,7 +98,7 @@ export function dryRunTarification(deps: Deps, cabinetId: string, request: Tarif
       schema_ok: check.ok,
       missing_required_fields: check.missing,
       quota: { remaining: quota.remaining, limit: quota.limit },
-      credentials_configured: credentialsConfigured(deps, cabinetId, request.compagnie),
+      credentials_configured: hasCredentials(deps, cabinetId, robotCompagnie, environment),
       would_cost_credits: costOf(deps, product),
     },
     credits_consumed: 0,
@@ -82,8 +111,13 @@ export function dryRunTarification(deps: Deps, cabinetId: string, request: Tarif
  * quote and the job commit in the same IMMEDIATE transaction: 50 concurrent calls on a wallet
  * for 7 runs make exactly 7 jobs.
  */
-export function enqueueTarification(deps: Deps, cabinetId: string, request: TarificationRequest): { job_id: string; status: 'pending'; poll_url: string } {
-  const { product } = findProduct(deps, request.produit, request.compagnie);
+export function enqueueTarification(
+  deps: Deps,
+  cabinetId: string,
+  request: TarificationRequest,
+  environment: Environment,
+): { job_id: string; status: 'pending'; poll_url: string } {
+  const { product, robotCompagnie } = robotFor(deps, request, environment);
   const check = checkDicData(product, request.dicData);
   if (!check.ok) throw validationError(check.issues);
   if (request.callback_webhook_id !== undefined && !webhookExists(deps, cabinetId, request.callback_webhook_id)) {
@@ -97,14 +131,14 @@ export function enqueueTarification(deps: Deps, cabinetId: string, request: Tari
       const killSwitch = readKillSwitch(deps);
       if (killSwitch) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off: ${killSwitch.reason} Retry later.`, { reason: killSwitch.reason });
 
-      const breaker = breakerState(deps, request.compagnie);
+      const breaker = breakerState(deps, robotCompagnie);
       if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
         const retryAfter = breaker.state === 'open' ? Math.ceil(breaker.retryAfterMs / 1000) : 60;
-        throw new ApiError('rpa_circuit_open', `Too many technical failures at ${request.compagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
+        throw new ApiError('rpa_circuit_open', `Too many technical failures at ${robotCompagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
       }
 
-      if (!credentialsConfigured(deps, cabinetId, request.compagnie)) {
-        throw new ApiError('insurer_credentials_missing', `No portal credentials for ${request.compagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
+      if (!hasCredentials(deps, cabinetId, robotCompagnie, environment)) {
+        throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
       }
 
       const quota = quotaOf(deps, cabinetId);
@@ -164,11 +198,14 @@ export function enqueueTarification(deps: Deps, cabinetId: string, request: Tari
         mfaRequestedAt: null,
         mfaExpiresAt: null,
         callbackWebhookId: request.callback_webhook_id ?? null,
+        environment,
+        robotCompagnie,
+        artifacts: null,
         createdAt: now,
         updatedAt: now,
         finishedAt: null,
       });
-      if (breaker.state === 'half_open') markTrial(deps, request.compagnie, jobId);
+      if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
       return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
     })
     .immediate();
@@ -273,7 +310,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
         pdf: status === 'completed' ? result.pdf : null,
         jobId: row.id,
       });
-      recordInsurerOutcome(deps, row.compagnie, false);
+      recordInsurerOutcome(deps, row.robotCompagnie, false);
       const event = recordEvent(deps, row.cabinetId, 'job.completed', {
         job_id: row.id,
         compagnie: row.compagnie,
@@ -329,7 +366,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
       if (!moved) return false;
       const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
       const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
-      if (failure.countsForBreaker) recordInsurerOutcome(deps, row.compagnie, failure.technical);
+      if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
       const event = recordEvent(deps, row.cabinetId, 'job.failed', {
         job_id: row.id,
         compagnie: row.compagnie,
@@ -434,4 +471,9 @@ export function automationStatus(deps: Deps, cabinetId: string, running: number)
     quota: { limit: quota.limit, remaining: quota.remaining, reset_at: quota.resetAt === null ? null : toIso(quota.resetAt) },
     workers: { concurrency: deps.config.workerConcurrency, running },
   };
+}
+
+/** Records which files a failed run left (screenshot, trace). */
+export function recordArtifacts(deps: Deps, row: store.JobRow, saved: { screenshot: boolean; trace: boolean }): void {
+  store.setArtifacts(deps.db.orm, row.cabinetId, row.id, JSON.stringify(saved));
 }

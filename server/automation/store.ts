@@ -67,13 +67,13 @@ export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: stri
  */
 export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
   const busyLogins = orm
-    .select({ login: sql<string>`${jobs.cabinetId} || '|' || ${jobs.compagnie}` })
+    .select({ login: sql<string>`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}` })
     .from(jobs)
     .where(inArray(jobs.status, [...ACTIVE]));
   const next = orm
     .select()
     .from(jobs)
-    .where(and(eq(jobs.status, 'pending'), notInArray(sql`${jobs.cabinetId} || '|' || ${jobs.compagnie}`, busyLogins)))
+    .where(and(eq(jobs.status, 'pending'), notInArray(sql`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}`, busyLogins)))
     .orderBy(asc(jobs.createdAt))
     .limit(1)
     .get();
@@ -138,4 +138,8 @@ export function mfaExpired(orm: Orm, now: number): JobRow[] {
     .from(jobs)
     .where(and(inArray(jobs.status, ['mfa_required', 'awaiting_mfa']), lt(jobs.mfaExpiresAt, now + 1)))
     .all();
+}
+
+export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string): void {
+  orm.update(jobs).set({ artifacts }).where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id))).run();
 }

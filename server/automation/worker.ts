@@ -2,7 +2,19 @@ import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
-import { completeJob, expiredMfaJobs, failJob, markSubmitted, recoverAbandonedJobs, reportProgress, requireMfa, resumeWithCode } from './service.js';
+import type { BrowserRuntime } from '../robots/browser.js';
+import {
+  completeJob,
+  expiredMfaJobs,
+  failJob,
+  markSubmitted,
+  recordArtifacts,
+  recoverAbandonedJobs,
+  reportProgress,
+  requireMfa,
+  resumeWithCode,
+  SANDBOX,
+} from './service.js';
 import * as store from './store.js';
 
 export interface Worker {
@@ -30,6 +42,8 @@ interface Running {
 }
 
 const TICK_MS = 1000;
+/** The sandbox portal's demo account, which test keys use when the cabinet set none. */
+const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
 
 /**
  * The robot worker pool, in the server process: claims pending jobs with a lease (at most one per
@@ -37,7 +51,7 @@ const TICK_MS = 1000;
  * worker died. The database is the truth: every write is guarded by the job's expected status,
  * so a cancelled job's late result is simply ignored.
  */
-export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger }): Worker {
+export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; runtime: BrowserRuntime }): Worker {
   const leaseMs = deps.config.jobLeaseSeconds * 1000;
   const runningJobs = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
@@ -45,7 +59,9 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger })
 
   function fail(row: store.JobRow, err: unknown): void {
     if (err instanceof RobotError) {
-      failJob(deps, row, { code: err.code, message: err.message, technical: err.kind === 'technical', countsForBreaker: err.code !== 'mfa_timeout' });
+      // Neither a missing browser nor a broker who did not type the code says anything about the insurer.
+      const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled'].includes(err.code);
+      failJob(deps, row, { code: err.code, message: err.message, technical: err.kind === 'technical', countsForBreaker });
     } else {
       options.logger.error({ err, job_id: row.id }, 'robot crashed');
       failJob(deps, row, { code: 'robot_crashed', message: `The robot stopped unexpectedly: ${(err as Error)?.message ?? String(err)}`, technical: true, countsForBreaker: true });
@@ -54,20 +70,25 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger })
 
   async function run(entry: Running): Promise<void> {
     const { row, controller } = entry;
-    const adapter = deps.insurers.get(row.compagnie);
-    const credentials = readInsurerCredentials(deps, row.cabinetId, row.compagnie);
+    const adapter = deps.insurers.get(row.robotCompagnie);
+    const credentials =
+      readInsurerCredentials(deps, row.cabinetId, row.robotCompagnie) ??
+      (row.environment === 'test' && row.robotCompagnie === SANDBOX ? SANDBOX_DEMO_CREDENTIALS : undefined);
     if (!adapter || !credentials) {
       failJob(deps, row, {
         code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
-        message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.compagnie} in this install.`,
+        message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.robotCompagnie} in this install.`,
         technical: true,
         countsForBreaker: false,
       });
       return;
     }
+    const session = options.runtime.session(row.id);
     const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
     heartbeat.unref();
     const ctx: RobotContext = {
+      jobId: row.id,
+      openPage: () => session.openPage(),
       credentials,
       signal: controller.signal,
       progress: (step, percent) => reportProgress(deps, row, step, percent),
@@ -79,13 +100,19 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger })
           entry.mfa = { resolve, reject };
         }),
     };
+    let failed = false;
     try {
       const result = await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> });
       if (!completeJob(deps, row, result)) options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
     } catch (err) {
-      if (!controller.signal.aborted) fail(row, err);
+      if (!controller.signal.aborted) {
+        failed = true;
+        fail(row, err);
+      }
     } finally {
       clearInterval(heartbeat);
+      const artifacts = await session.finish(failed);
+      if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
     }
   }
 

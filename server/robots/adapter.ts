@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import type { z } from 'zod';
 
 /** One product an insurer's portal can price (kind quote) or act on (kind routine). */
@@ -18,7 +19,14 @@ export interface InsurerCredentials {
 }
 
 export interface RobotContext {
+  jobId: string;
   credentials: InsurerCredentials;
+  /**
+   * A page in this job's own browser context (isolated cookies), opened on first use. The worker
+   * closes the context after the run and, on a failure, saves a screenshot and a trace of it.
+   * Throws RobotError browser_unavailable (technical) when no browser is installed.
+   */
+  openPage(): Promise<Page>;
   /** Live progress, shown in GET /automation/jobs/{id} and the console. */
   progress(step: string, percent: number): void;
   /**
