@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
+    // End-to-end browser tests drive real Chromium; everything else stays within a few seconds.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default'],

@@ -7,6 +7,7 @@ import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
+import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
@@ -57,6 +58,8 @@ export interface BuildAppOptions {
   webhooks?: Omit<DispatcherOptions, 'logger'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
   browser?: BrowserRuntime;
+  /** The sandbox portal's behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
+  sandboxMode?: () => SandboxMode;
 }
 
 /** Composes the service from its plugins and modules. No global state: two apps can share a process. */
@@ -124,6 +127,17 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   });
 
   await app.register(idempotencyPlugin, { deps });
+
+  if (config.sandbox) {
+    // The sandbox insurer: a real extranet-like web app the robots (and demos, and tests) use.
+    await app.register(sandboxPortalPlugin, {
+      prefix: '/sandbox/insurer',
+      clock: deps.clock,
+      randomBytes: deps.randomBytes,
+      mode: options.sandboxMode ?? (() => config.sandboxMode),
+      latencyMs: () => config.sandboxLatencyMs,
+    });
+  }
 
   await app.register(healthRoutes, { version });
   await app.register(openApiRoutes, { version });

@@ -2,7 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
 import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
-import { builtInInsurers } from './robots/insurers/index.js';
+import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
 import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';
 import { deriveKey, loadServerSecret } from './secrets/server-secret.js';
 
@@ -68,7 +68,9 @@ export function defaultDeps(
     config,
     clock: systemClock,
     randomBytes: nodeRandomBytes,
-    insurers: createInsurerRegistry(options.insurers ?? builtInInsurers()),
+    insurers: createInsurerRegistry(
+      options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
+    ),
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets') },
     outbox: createOutboxSignal(),

@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
-import { canonicalJson } from '../plugins/idempotency.js';
+import { canonicalJson } from '../http/canonical-json.js';
 import type { RobotResult } from '../robots/adapter.js';
 import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';

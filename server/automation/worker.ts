@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { RobotError, type RobotContext } from '../robots/adapter.js';
+import { RobotError, type RobotContext, type RobotResult } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import {
   completeJob,
@@ -100,19 +100,21 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
           entry.mfa = { resolve, reject };
         }),
     };
-    let failed = false;
+    // Settle the browser first (screenshot and trace after a failure), then write the outcome:
+    // a client that sees the job failed can fetch its artifacts at once.
+    let outcome: { kind: 'done'; result: RobotResult } | { kind: 'error'; err: unknown } | { kind: 'aborted' };
     try {
-      const result = await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> });
-      if (!completeJob(deps, row, result)) options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
+      outcome = { kind: 'done', result: await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> }) };
     } catch (err) {
-      if (!controller.signal.aborted) {
-        failed = true;
-        fail(row, err);
-      }
+      outcome = controller.signal.aborted ? { kind: 'aborted' } : { kind: 'error', err };
     } finally {
       clearInterval(heartbeat);
-      const artifacts = await session.finish(failed);
-      if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+    }
+    const artifacts = await session.finish(outcome.kind === 'error');
+    if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+    if (outcome.kind === 'error') fail(row, outcome.err);
+    else if (outcome.kind === 'done' && !completeJob(deps, row, outcome.result)) {
+      options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
     }
   }
 

@@ -3,6 +3,7 @@ import { databaseFile, openDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import { defaultDeps } from '../deps.js';
 import type { InsurerAdapter } from '../robots/adapter.js';
+import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
 
@@ -10,7 +11,10 @@ import { listCabinets } from '../tenancy/service.js';
 export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[] } = {}): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const db = openDatabase(databaseFile(config.dataDir));
-  const deps = defaultDeps(db, config, { insurers: options.insurers });
+  // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
+  let listeningPort = config.port;
+  const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
+  const deps = defaultDeps(db, config, { insurers });
   const app = await buildApp(deps, { logger });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -20,6 +24,7 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  listeningPort = port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ url: `http://${host}:${port}`, dataDir: config.dataDir }, `Courtier listening on http://${host}:${port}`);
   if (listCabinets(deps).length === 0) {

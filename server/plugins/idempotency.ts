@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { canonicalJson } from '../http/canonical-json.js';
 import { validationError } from '../http/validation.js';
 import { beginRequest, completeRequest, purgeExpired, releaseRequest, type IdempotencyId } from '../idempotency/store.js';
 
@@ -16,18 +17,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_CLAIM_MS = 60_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'location'];
-
-/** JSON with sorted keys, so that the same body hashes the same whatever its key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * Idempotency-Key on every POST of the public API (part 4.1 rules 1-3): the same key, cabinet,

@@ -55,6 +55,7 @@ export interface StartOptions {
   webhooks?: BuildAppOptions['webhooks'];
   /** Insurer robots (a test adapter). */
   insurers?: InsurerAdapter[];
+  sandboxMode?: BuildAppOptions['sandboxMode'];
 }
 
 /** Starts the real app on a real port with a real SQLite file in a temp dir. */
@@ -70,7 +71,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
-  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks } });
+  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode });
   options.beforeListen?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -17,7 +17,8 @@ import { errorBodySchema } from '../../shared/errors.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { beginRequest } from '../../server/idempotency/store.js';
-import { IDEMPOTENCY_TTL_MS, canonicalJson } from '../../server/plugins/idempotency.js';
+import { canonicalJson } from '../../server/http/canonical-json.js';
+import { IDEMPOTENCY_TTL_MS } from '../../server/plugins/idempotency.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();

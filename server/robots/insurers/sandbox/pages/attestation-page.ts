@@ -1,0 +1,27 @@
+import { RobotError } from '../../../adapter.js';
+import { HEADINGS, type PortalSession } from '../portal.js';
+import { downloadPdf } from './download.js';
+import { HomePage } from './home-page.js';
+
+/** "Demande d’attestation" (the contract number), then "Attestation d’assurance" and its PDF. */
+export class AttestationPage {
+  constructor(private readonly portal: PortalSession) {}
+
+  async open(): Promise<void> {
+    const landing = await new HomePage(this.portal).follow('Attestation d’assurance');
+    if (landing.heading !== HEADINGS.attestationForm) throw this.portal.unexpected(landing, 'opening the attestation form');
+  }
+
+  async request(policyNumber: string): Promise<void> {
+    await this.portal.fill('Numéro de contrat', policyNumber);
+    const landing = await this.portal.navigate('the button "Obtenir l’attestation"', this.portal.page.getByRole('button', { name: 'Obtenir l’attestation', exact: true }));
+    if (landing.heading === HEADINGS.attestationForm && landing.alert?.includes('Contrat introuvable')) {
+      throw new RobotError('business', 'policy_not_found', `The sandbox portal has no contract ${policyNumber}: ${landing.alert}`);
+    }
+    this.portal.expectAfterSubmit(landing, HEADINGS.attestation, HEADINGS.attestationForm, 'requesting the attestation');
+  }
+
+  downloadPdf(): Promise<Buffer | null> {
+    return downloadPdf(this.portal, 'Télécharger l’attestation (PDF)');
+  }
+}

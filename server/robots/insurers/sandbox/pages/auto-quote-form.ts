@@ -1,0 +1,58 @@
+import { HEADINGS, type PortalSession } from '../portal.js';
+import { HomePage } from './home-page.js';
+
+export interface AutoQuoteData {
+  insured_name: string;
+  driver_birth_date: string;
+  licence_date: string;
+  bonus_malus: number;
+  vehicle_make?: string;
+  vehicle_model?: string;
+  registration?: string;
+  first_registration_date: string;
+  postcode: string;
+  usage: 'prive' | 'professionnel' | 'mixte';
+  formula: 'tiers' | 'tiers_etendu' | 'tous_risques';
+}
+
+const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = { tiers: 'Tiers', tiers_etendu: 'Tiers étendu', tous_risques: 'Tous risques' };
+
+/** The auto quote's three steps: Conducteur, Véhicule, Formule. */
+export class AutoQuoteForm {
+  constructor(private readonly portal: PortalSession) {}
+
+  async open(): Promise<void> {
+    const landing = await new HomePage(this.portal).follow('Nouveau devis auto');
+    if (landing.heading !== HEADINGS.autoDriver) throw this.portal.unexpected(landing, 'opening the auto quote');
+  }
+
+  async fillDriver(data: AutoQuoteData): Promise<void> {
+    await this.portal.fill('Nom de l’assuré', data.insured_name);
+    await this.portal.fill('Date de naissance du conducteur', data.driver_birth_date);
+    await this.portal.fill('Date d’obtention du permis', data.licence_date);
+    await this.portal.fill('Coefficient bonus-malus', data.bonus_malus.toFixed(2));
+    await this.portal.fill('Code postal', data.postcode);
+    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    this.portal.expectAfterSubmit(landing, HEADINGS.autoVehicle, HEADINGS.autoDriver, 'filling in the driver');
+  }
+
+  async fillVehicle(data: AutoQuoteData): Promise<void> {
+    await this.portal.fill('Marque', data.vehicle_make ?? '');
+    await this.portal.fill('Modèle', data.vehicle_model ?? '');
+    await this.portal.fill('Immatriculation', data.registration ?? '');
+    await this.portal.fill('Date de première mise en circulation', data.first_registration_date);
+    await this.portal.select('Usage', data.usage);
+    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    this.portal.expectAfterSubmit(landing, HEADINGS.autoFormula, HEADINGS.autoVehicle, 'filling in the vehicle');
+  }
+
+  async chooseFormula(formula: AutoQuoteData['formula']): Promise<void> {
+    await this.portal.check('radio', FORMULA_LABELS[formula]);
+  }
+
+  /** Clicks "Calculer le tarif": the pricing happens at the insurer. Call markSubmitted() before. */
+  async calculate(): Promise<void> {
+    const landing = await this.portal.navigate('the button "Calculer le tarif"', this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }));
+    this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.autoFormula, 'pricing the auto quote');
+  }
+}

@@ -1,0 +1,43 @@
+import { HEADINGS, type PortalSession } from '../portal.js';
+import { HomePage } from './home-page.js';
+
+export interface HomeQuoteData {
+  insured_name: string;
+  dwelling_type: 'maison' | 'appartement';
+  surface_m2: number;
+  rooms: number;
+  postcode: string;
+  occupant_status: 'proprietaire' | 'locataire';
+  contents_capital_eur: number;
+}
+
+/** The home (MRH) quote's two steps: Logement, Occupation. */
+export class HomeQuoteForm {
+  constructor(private readonly portal: PortalSession) {}
+
+  async open(): Promise<void> {
+    const landing = await new HomePage(this.portal).follow('Nouveau devis habitation');
+    if (landing.heading !== HEADINGS.homeDwelling) throw this.portal.unexpected(landing, 'opening the home quote');
+  }
+
+  async fillDwelling(data: HomeQuoteData): Promise<void> {
+    await this.portal.fill('Nom de l’assuré', data.insured_name);
+    await this.portal.select('Type de logement', data.dwelling_type);
+    await this.portal.fill('Surface (m²)', String(data.surface_m2));
+    await this.portal.fill('Nombre de pièces', String(data.rooms));
+    await this.portal.fill('Code postal', data.postcode);
+    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    this.portal.expectAfterSubmit(landing, HEADINGS.homeOccupation, HEADINGS.homeDwelling, 'filling in the dwelling');
+  }
+
+  async fillOccupation(data: HomeQuoteData): Promise<void> {
+    await this.portal.select('Statut de l’occupant', data.occupant_status);
+    await this.portal.fill('Capital mobilier (€)', String(data.contents_capital_eur));
+  }
+
+  /** Clicks "Calculer le tarif": the pricing happens at the insurer. Call markSubmitted() before. */
+  async calculate(): Promise<void> {
+    const landing = await this.portal.navigate('the button "Calculer le tarif"', this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }));
+    this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.homeOccupation, 'pricing the home quote');
+  }
+}

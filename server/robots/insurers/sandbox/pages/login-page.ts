@@ -1,0 +1,26 @@
+import { RobotError, type InsurerCredentials } from '../../../adapter.js';
+import { HEADINGS, type PortalSession } from '../portal.js';
+
+/** The portal's login page: "Identifiant courtier", "Mot de passe", "Se connecter". */
+export class LoginPage {
+  constructor(private readonly portal: PortalSession) {}
+
+  async open(): Promise<void> {
+    const landing = await this.portal.open('/login');
+    if (landing.heading !== HEADINGS.login) throw this.portal.unexpected(landing, 'opening the login page');
+  }
+
+  /** Logs in; says whether the portal now asks for an SMS code. */
+  async logIn(credentials: InsurerCredentials): Promise<'home' | 'mfa'> {
+    await this.portal.fill('Identifiant courtier', credentials.login);
+    await this.portal.fill('Mot de passe', credentials.password);
+    const landing = await this.portal.navigate('the button "Se connecter"', this.portal.page.getByRole('button', { name: 'Se connecter', exact: true }));
+    if (landing.heading === HEADINGS.home) return 'home';
+    if (landing.heading === HEADINGS.mfa) return 'mfa';
+    if (landing.heading === HEADINGS.login && landing.alert?.includes('Identifiant ou mot de passe incorrect')) {
+      // The broker's stored password is wrong: their data, not an outage (no refund, breaker untouched).
+      throw new RobotError('business', 'invalid_credentials', `The sandbox portal refused the login: ${landing.alert}`);
+    }
+    throw this.portal.unexpected(landing, 'logging in');
+  }
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { ProductDefinition } from '../../adapter.js';
+
+/**
+ * The sandbox insurer's products. Integrators see each schema as JSON Schema through
+ * GET /api/v1/public/produits-disponibles/{code}/schema?compagnie=sandbox: the keys are the
+ * dicData fields (English snake_case), `.describe()` gives each field's label, and `example`
+ * must pass the schema (a test checks it). Keep the checks to what the data must look like; what
+ * depends on the insurer's rules (ages, dates relative to today) is the portal's to refuse, and
+ * comes back as a business `data_refused` with the portal's own message.
+ */
+
+const isoDate = (label: string) => z.iso.date().describe(label);
+const postcode = z.string().regex(/^\d{5}$/, 'five digits').describe('Code postal');
+
+export const autoSchema = z
+  .object({
+    insured_name: z.string().trim().min(2).max(80).describe('Nom de l’assuré'),
+    driver_birth_date: isoDate('Date de naissance du conducteur (AAAA-MM-JJ)'),
+    licence_date: isoDate('Date d’obtention du permis (AAAA-MM-JJ)'),
+    bonus_malus: z.number().min(0.5).max(3.5).describe('Coefficient bonus-malus (0.50 à 3.50)'),
+    vehicle_make: z.string().trim().min(1).max(40).optional().describe('Marque du véhicule (avec le modèle, ou bien l’immatriculation)'),
+    vehicle_model: z.string().trim().min(1).max(40).optional().describe('Modèle du véhicule'),
+    registration: z
+      .string()
+      .regex(/^[A-Z]{2}-\d{3}-[A-Z]{2}$/, 'like AB-123-CD')
+      .optional()
+      .describe('Immatriculation (AB-123-CD), à défaut de marque et modèle'),
+    first_registration_date: isoDate('Date de première mise en circulation (AAAA-MM-JJ)'),
+    postcode,
+    usage: z.enum(['prive', 'professionnel', 'mixte']).describe('Usage du véhicule'),
+    formula: z.enum(['tiers', 'tiers_etendu', 'tous_risques']).describe('Formule'),
+  })
+  .refine((d) => (d.vehicle_make !== undefined && d.vehicle_model !== undefined) || d.registration !== undefined, {
+    message: 'Give vehicle_make and vehicle_model, or registration.',
+    path: ['registration'],
+  });
+
+export const homeSchema = z.object({
+  insured_name: z.string().trim().min(2).max(80).describe('Nom de l’assuré'),
+  dwelling_type: z.enum(['maison', 'appartement']).describe('Type de logement'),
+  surface_m2: z.number().int().min(9).max(1000).describe('Surface habitable (m²)'),
+  rooms: z.number().int().min(1).max(30).describe('Nombre de pièces'),
+  postcode,
+  occupant_status: z.enum(['proprietaire', 'locataire']).describe('Statut de l’occupant'),
+  contents_capital_eur: z.number().int().min(1000).max(500_000).describe('Capital mobilier (€)'),
+});
+
+export const attestationSchema = z.object({
+  policy_number: z.string().trim().min(3).max(40).describe('Numéro de contrat (SBX-123456 dans la sandbox)'),
+});
+
+export const SANDBOX_PRODUCTS = [
+  {
+    code: 'auto',
+    label: 'Assurance auto',
+    kind: 'quote',
+    schema: autoSchema,
+    example: {
+      insured_name: 'Jean Dupont',
+      driver_birth_date: '1980-05-14',
+      licence_date: '2000-06-01',
+      bonus_malus: 0.85,
+      vehicle_make: 'Peugeot',
+      vehicle_model: '308',
+      first_registration_date: '2021-03-15',
+      postcode: '69003',
+      usage: 'prive',
+      formula: 'tous_risques',
+    },
+  },
+  {
+    code: 'mrh',
+    label: 'Multirisque habitation',
+    kind: 'quote',
+    schema: homeSchema,
+    example: {
+      insured_name: 'Marie Curie',
+      dwelling_type: 'appartement',
+      surface_m2: 62,
+      rooms: 3,
+      postcode: '75011',
+      occupant_status: 'locataire',
+      contents_capital_eur: 15000,
+    },
+  },
+  {
+    code: 'attestation',
+    label: 'Attestation d’assurance',
+    kind: 'routine',
+    schema: attestationSchema,
+    example: { policy_number: 'SBX-123456' },
+  },
+] as const satisfies readonly ProductDefinition[];
