@@ -94,10 +94,11 @@ describe('courtier CLI', () => {
       ['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'svc_prod_abc'],
       ['serve', '--port', 'not-a-port', '--data-dir', dataDir],
     ];
-    for (const args of cases) {
-      const res = await runCourtier(args);
-      expect(res.code, args.join(' ')).toBe(2);
-      expect(res.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    const results = await Promise.all(cases.map((args) => runCourtier(args)));
+    for (const [i, res] of results.entries()) {
+      const args = (cases[i] ?? []).join(' ');
+      expect(res.code, args).toBe(2);
+      expect(res.stderr.trim().split('\n'), args).toHaveLength(1);
       expect(res.stderr).toMatch(/^courtier: /);
     }
   });
