@@ -1,0 +1,79 @@
+import autocannon, { type Result } from 'autocannon';
+import { LatencyHistogram } from './latency.js';
+import { cpuCount, machineIdleMicros } from './machine.js';
+import type { ServerChild } from './child.js';
+
+export interface LoadOptions {
+  warmupSeconds: number;
+  durationSeconds: number;
+  connections: number;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** CPU the server child used during the measured run, in cores (1 = one core busy all along). */
+  serverCores: number;
+  /** Same for this process, i.e. autocannon: near 1 means the load generator may be the limit. */
+  loadCores: number;
+  /** Busy CPU of the machine not used by the two above (other processes, steal): should be near 0. */
+  otherCores: number;
+}
+
+function runAutocannon(url: string, headers: Record<string, string>, connections: number, seconds: number, latency?: LatencyHistogram) {
+  const instance = autocannon({ url, headers, connections, duration: seconds, pipelining: 1, timeout: 10 });
+  if (latency) instance.on('response', (_client, _status, _bytes, ms) => latency.record(ms));
+  return instance;
+}
+
+/** Any answer but a 200 (a 421 for a wrong Host, a 401, a 429 from the limiter) invalidates the figures. */
+function assertAllOk(result: Result, label: string): void {
+  const problems = { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, resets: result.resets, mismatches: result.mismatches };
+  const bad = Object.entries(problems).filter(([, n]) => n > 0);
+  if (result.requests.total === 0) bad.push(['responses', 0]);
+  if (bad.length === 0) return;
+  const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`).join(', ');
+  throw new Error(`${label}: not every response was a 200 (${bad.map(([k, n]) => `${k} ${n}`).join(', ')}; statuses: ${statuses || 'none'})`);
+}
+
+/** One request before loading the server, so that a refusal shows its body rather than a count. */
+export async function assertServes(url: string, headers: Record<string, string>): Promise<void> {
+  const response = await fetch(url, { headers });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);
+}
+
+/** Warms the server up (JIT, SQLite page cache), then measures it with its CPU use. */
+export async function measure(server: ServerChild, path: string, options: LoadOptions): Promise<Measurement> {
+  const url = server.origin + path;
+  await assertServes(url, server.headers);
+  assertAllOk(await runAutocannon(url, server.headers, options.connections, options.warmupSeconds), `${url} warm-up`);
+
+  const latency = new LatencyHistogram();
+  const serverCpuBefore = await server.cpuMicros();
+  const loadCpuBefore = process.cpuUsage();
+  const idleBefore = machineIdleMicros();
+  const started = performance.now();
+  const result = await runAutocannon(url, server.headers, options.connections, options.durationSeconds, latency);
+  const wallMicros = (performance.now() - started) * 1000;
+  const idleMicros = machineIdleMicros() - idleBefore;
+  const loadCpu = process.cpuUsage(loadCpuBefore);
+  const serverCpuAfter = await server.cpuMicros();
+  assertAllOk(result, url);
+
+  const serverCores = (serverCpuAfter - serverCpuBefore) / wallMicros;
+  const loadCores = (loadCpu.user + loadCpu.system) / wallMicros;
+  const busyCores = cpuCount() - idleMicros / wallMicros;
+  return {
+    // autocannon notices the end of its duration on its next 1 s tick (a 10 s run lasts ~11 s): rate over what actually ran.
+    requestsPerSecond: result.requests.total / result.duration,
+    requests: result.requests.total,
+    p50Ms: latency.percentile(50),
+    p99Ms: latency.percentile(99),
+    serverCores,
+    loadCores,
+    otherCores: Math.max(0, busyCores - serverCores - loadCores),
+  };
+}

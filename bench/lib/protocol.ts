@@ -1,0 +1,43 @@
+/**
+ * What a server child (bench/server-child.ts) and the parent say to each other, one JSON object
+ * per line: the child announces itself on stdout once listening; the parent writes "cpu" on the
+ * child's stdin and reads back the child's CPU time. Stdout carries nothing else (the Courtier
+ * logger writes to the null device), so a line is always one of these messages.
+ */
+
+/** First line of the child's stdout, once it listens on 127.0.0.1. */
+export interface ReadyMessage {
+  type: 'ready';
+  port: number;
+  /** Headers every request needs (the API key, for Courtier). */
+  headers: Record<string, string>;
+}
+
+/** The child's answer to a "cpu" line: process.cpuUsage() user + system, in microseconds. */
+export interface CpuMessage {
+  type: 'cpu';
+  micros: number;
+}
+
+export type ChildMessage = ReadyMessage | CpuMessage;
+
+export const CPU_REQUEST = 'cpu';
+
+/** Targets the child knows; each is a function in bench/targets.ts. */
+export const TARGET_NAMES = ['bare', 'courtier'] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+export function isTargetName(value: string): value is TargetName {
+  return (TARGET_NAMES as readonly string[]).includes(value);
+}
+
+/** The one route of the bare target. */
+export const BARE_PATH = '/hello';
+
+export function parseChildMessage(line: string): ChildMessage {
+  const value: unknown = JSON.parse(line);
+  if (typeof value === 'object' && value !== null && 'type' in value && (value.type === 'ready' || value.type === 'cpu')) {
+    return value as ChildMessage;
+  }
+  throw new Error(`unexpected line from the server child: ${line}`);
+}
