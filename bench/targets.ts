@@ -46,15 +46,15 @@ async function startBare(): Promise<StartedTarget> {
 /**
  * The real app as `courtier serve` builds it (same plugins, logger at info with redaction), on a
  * real SQLite file, with one cabinet and one prod key holding every scope. Only the log
- * destination differs: the null device instead of stdout, keeping pino's synchronous write per
- * line (as on stdout) without a terminal or a pipe reader in the measurement.
+ * destination differs: the null device instead of stdout, written asynchronously as serve writes
+ * stdout, without a terminal or a pipe reader in the measurement.
  */
 async function startCourtier(dataDir: string): Promise<StartedTarget> {
   const config = { ...loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'info' }, {}), rateLimitPerMinute: RATE_LIMIT_PER_MINUTE };
   const db = openDatabase(databaseFile(dataDir));
   // env {} as for loadConfig: the run does not depend on the shell's COURTIER_* variables (a master key, say).
   const deps = defaultDeps(db, config, { env: {} });
-  const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: true }) });
+  const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
   const app = await buildApp(deps, { logger });
   const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });

@@ -97,10 +97,12 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     return parseJson(request, text, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -112,6 +114,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
       },
       'request',
     );
+    done();
   });
 
   await app.register(errorsPlugin);

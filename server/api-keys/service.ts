@@ -115,13 +115,26 @@ const KEY_SHAPE = new RegExp(`^svc_(prod|test)_[0-9A-Za-z]{${API_KEY_RANDOM_LENG
  * takes effect at once; only compiled allowlists and last-use writes are kept per instance.
  */
 export function createKeyAuthenticator(deps: Deps): (presented: string, ip: string) => AuthenticatedKey {
-  const findByHash = store.prepareFindByHash(deps.db.orm);
+  const findByHash = store.prepareFindByHash(deps.db.sqlite);
   const allowlists = new Map<string, { source: string; allows: (ip: string) => boolean }>();
   const lastUsedWrites = new Map<string, number>();
+  const scopesOf = new Map<string, readonly Scope[]>();
+  // SHA-256 of recently presented keys: a hash is a pure function of the key, so memoising it is
+  // safe; bounded, so that a flood of made-up keys cannot grow it.
+  const hashes = new Map<string, string>();
+  const hashOf = (presented: string): string => {
+    let hash = hashes.get(presented);
+    if (hash === undefined) {
+      if (hashes.size >= 1024) hashes.clear();
+      hash = hashApiKey(presented);
+      hashes.set(presented, hash);
+    }
+    return hash;
+  };
 
   return (presented, ip) => {
     if (!KEY_SHAPE.test(presented)) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
-    const row = findByHash(hashApiKey(presented));
+    const row = findByHash(hashOf(presented));
     if (!row) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
     const now = deps.clock.now();
     if (row.revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(row.revokedAt)}. Create a new one in the console.`);
@@ -141,6 +154,11 @@ export function createKeyAuthenticator(deps: Deps): (presented: string, ip: stri
       lastUsedWrites.set(row.id, now);
       store.touchLastUsed(deps.db.orm, row.cabinetId, row.id, now);
     }
-    return { keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes: JSON.parse(row.scopes) as Scope[] };
+    let scopes = scopesOf.get(row.scopes);
+    if (!scopes) {
+      scopes = JSON.parse(row.scopes) as Scope[];
+      scopesOf.set(row.scopes, scopes);
+    }
+    return { keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes };
   };
 }

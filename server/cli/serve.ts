@@ -43,7 +43,7 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
         .finally(() => {
           db.close();
           logger.info('stopped');
-          resolve();
+          logger.flush(() => resolve());
         });
     };
     process.once('SIGINT', stop);

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey } from '../api-keys/service.js';
 import { ApiError } from '../errors.js';
 import type { RateLimiter, RateLimitState } from './rate-limit.js';
@@ -41,7 +42,16 @@ export const authPlugin = fp<AuthOptions>(
     app.decorateRequest('apiKey', null);
     app.decorateRequest('rateLimit', null);
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
+      try {
+        authenticateRequest(request, reply);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    });
+
+    function authenticateRequest(request: FastifyRequest, reply: FastifyReply): void {
       const endpoint = request.routeOptions.config.endpoint;
       if (endpoint?.auth !== 'api_key') return;
       const key = authenticate(readPresentedKey(request.headers), request.ip);
@@ -64,7 +74,7 @@ export const authPlugin = fp<AuthOptions>(
           required_scope: endpoint.scope,
         });
       }
-    });
+    }
   },
   { name: 'courtier-auth' },
 );

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
 export interface LocalGuardOptions {
@@ -36,7 +36,17 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
     const hostnames = new Set([...LOOPBACK_NAMES, ...options.extraHostnames.map((h) => h.toLowerCase())]);
     const corsOrigins = new Set(options.corsOrigins.map((o) => new URL(o).origin));
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
+      try {
+        if (checkRequest(request, reply)) reply.code(204).send();
+        else done();
+      } catch (err) {
+        done(err as Error);
+      }
+    });
+
+    /** Throws when refused; true when it answered a CORS preflight itself. */
+    function checkRequest(request: FastifyRequest, reply: FastifyReply): boolean {
       if (options.loopbackOnly) {
         const host = parseHostHeader(request.headers.host ?? '');
         const localPort = request.socket.localPort;
@@ -56,9 +66,9 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
         if (site === 'cross-site' && request.headers['sec-fetch-mode'] !== 'navigate') {
           throw new ApiError('origin_not_allowed', 'Cross-site browser requests are not allowed.');
         }
-        return;
+        return false;
       }
-      if (isSameOrigin(request, origin)) return;
+      if (isSameOrigin(request, origin)) return false;
       if (!corsOrigins.has(origin)) {
         throw new ApiError(
           'origin_not_allowed',
@@ -72,9 +82,10 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
         reply.header('Access-Control-Allow-Methods', 'GET, POST, PATCH, PUT, DELETE');
         reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
         reply.header('Access-Control-Max-Age', '600');
-        return reply.code(204).send();
+        return true;
       }
-    });
+      return false;
+    }
   },
   { name: 'courtier-local-guard' },
 );
