@@ -217,9 +217,10 @@ export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {
   return toJob(deps, row);
 }
 
-export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status'] }): Page<Job> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'jobs', filters: { status: query.status } });
-  const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, after: codec.after(query.cursor) }, query.limit + 1);
+export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status']; created_after?: string }): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'jobs', filters: { status: query.status, created_after: query.created_after } });
+  const createdAfter = query.created_after === undefined ? undefined : Date.parse(query.created_after);
+  const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, createdAfter, after: codec.after(query.cursor) }, query.limit + 1);
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 

@@ -32,11 +32,18 @@ export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonl
   );
 }
 
-export function listJobs(orm: Orm, cabinetId: string, filters: { status?: JobRow['status']; after?: CursorPosition }, limit: number): JobRow[] {
+export function listJobs(orm: Orm, cabinetId: string, filters: { status?: JobRow['status']; createdAfter?: number; after?: CursorPosition }, limit: number): JobRow[] {
   return orm
     .select()
     .from(jobs)
-    .where(and(eq(jobs.cabinetId, cabinetId), filters.status ? eq(jobs.status, filters.status) : undefined, before(jobs.createdAt, jobs.id, filters.after)))
+    .where(
+      and(
+        eq(jobs.cabinetId, cabinetId),
+        filters.status ? eq(jobs.status, filters.status) : undefined,
+        filters.createdAfter !== undefined ? gt(jobs.createdAt, filters.createdAfter) : undefined,
+        before(jobs.createdAt, jobs.id, filters.after),
+      ),
+    )
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit)
     .all();

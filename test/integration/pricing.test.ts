@@ -241,6 +241,20 @@ describe('running jobs', () => {
     expect((await api.post(`/devis/${done.devis_id}/sign`)).status).toBe(200);
   });
 
+  it('lists jobs with status and created_after filters', async () => {
+    const { api } = await cabinet();
+    const first = await enqueue(api);
+    await worker().idle();
+    const pivot = (await job(api, first)).created_at;
+    clock.advance(1000);
+    const second = await enqueue(api);
+    await worker().idle();
+    const after = await api.get(`/automation/jobs?created_after=${encodeURIComponent(pivot)}`);
+    expect((after.body.data as { job_id: string }[]).map((j) => j.job_id)).toEqual([second]);
+    expect((await api.get('/automation/jobs?created_after=2099-01-01T00:00:00Z')).body.count).toBe(0);
+    expect((await api.get('/automation/jobs?status=completed')).body.count).toBe(2);
+  });
+
   it('partial when priced without a PDF', async () => {
     const { api } = await cabinet();
     insurer.queue(succeed(300, null));
