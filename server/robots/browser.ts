@@ -108,7 +108,9 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
           if (!context) {
             context = await (await browser()).newContext({ acceptDownloads: true, locale: 'fr-FR', timezoneId: 'Europe/Paris' });
             contexts.add(context);
-            await context.tracing.start({ screenshots: true, snapshots: true });
+            // DOM snapshots show each step in the trace viewer; the failure screenshot is taken
+            // separately, so per-action screencast frames (costly in CPU and memory) are off.
+            await context.tracing.start({ screenshots: false, snapshots: true });
           }
           lastPage = await context.newPage();
           return lastPage;

@@ -26,3 +26,14 @@ export const walletLedger = sqliteTable(
       .where(sql`job_id IS NOT NULL`),
   ],
 );
+
+/**
+ * The running balance of each cabinet, updated in the same transaction as every ledger entry, so
+ * that an enqueue reads one row instead of summing the whole history. The ledger stays the record.
+ */
+export const walletBalances = sqliteTable('wallet_balances', {
+  cabinetId: text('cabinet_id')
+    .primaryKey()
+    .references(() => cabinets.id),
+  balance: integer('balance').notNull(),
+});

@@ -28,9 +28,16 @@ export function debitForJob(deps: Deps, cabinetId: string, jobId: string, amount
 
 /** Refunds a job's debit; a second refund of the same job is refused by the ledger itself. */
 export function refundJob(deps: Deps, cabinetId: string, jobId: string, note: string): boolean {
-  const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
-  if (!debit) return false;
-  return store.appendEntry(deps.db.orm, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note, createdAt: deps.clock.now() });
+  return deps.db.sqlite.transaction(() => {
+    const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
+    if (!debit) return false;
+    return store.appendEntry(deps.db.orm, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note, createdAt: deps.clock.now() });
+  })();
+}
+
+/** Whether the running balance equals the ledger's sum (it always should). */
+export function walletConsistent(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+  return store.balance(deps.db.orm, cabinetId) === store.ledgerSum(deps.db.orm, cabinetId);
 }
 
 /** Debited minus refunded, for the job's credits_consumed. */

@@ -7,7 +7,7 @@ import { setKillSwitch } from '../../server/automation/guards.js';
 import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
-import { grantCredits, refundJob } from '../../server/wallet/service.js';
+import { grantCredits, refundJob, walletConsistent } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, failWith, gated, succeed, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
@@ -195,7 +195,7 @@ describe('enqueue: every error of part 7, in order', () => {
   });
 
   it('50 concurrent enqueues on a wallet for 7 quotes create exactly 7 jobs, and the ledger balances', async () => {
-    const { api } = await cabinet(75);
+    const { id, api } = await cabinet(75);
     const results = await Promise.all(Array.from({ length: 50 }, () => api.post('/automation/tarifications', request())));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(7);
@@ -204,6 +204,7 @@ describe('enqueue: every error of part 7, in order', () => {
     expect(wallet.balance).toBe(5);
     expect(wallet.ledger.filter((e) => e.kind === 'debit')).toHaveLength(7);
     expect(wallet.ledger.reduce((t, e) => t + e.amount, 0)).toBe(5);
+    expect(walletConsistent(server.deps, id)).toBe(true);
     expect((await api.get('/automation/jobs?limit=100')).body.count).toBe(7);
   });
 });
@@ -275,6 +276,8 @@ describe('running jobs', () => {
     expect(refundJob(server.deps, id, technical, 'again')).toBe(false);
     expect(refundJob(server.deps, id, business, 'business refunded by hand')).toBe(true);
     expect(refundJob(server.deps, id, business, 'twice')).toBe(false);
+    expect(walletConsistent(server.deps, id)).toBe(true);
+    expect((await api.get('/wallet')).body.balance).toBe(100);
     const failed = listEvents(server.deps, id).filter((e) => e.type === 'job.failed');
     expect(failed.map((e) => jobFailedPayload.parse(e.data).refunded)).toEqual([false, true]);
     const devis = await api.get(`/devis/${(await job(api, technical)).devis_id}`);
