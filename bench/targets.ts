@@ -14,7 +14,18 @@ import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps } from '../server/deps.js';
 import { createLogger } from '../server/logging.js';
 import { initCabinet } from '../server/tenancy/service.js';
-import { BARE_PATH, type TargetName } from './lib/protocol.js';
+import { OPPORTUNITY_STAGES } from '../shared/crm.js';
+import { createOpportunity } from '../server/crm/service.js';
+import { createWebhook } from '../server/webhooks/service.js';
+import type { Deps } from '../server/deps.js';
+import {
+  BARE_PATH,
+  SEEDED_OPPORTUNITIES,
+  WEBHOOK_RECEIVER_CA_ENV,
+  WEBHOOK_RECEIVER_URL_ENV,
+  WEBHOOK_SUBSCRIPTIONS,
+  type TargetName,
+} from './lib/protocol.js';
 
 export interface StartedTarget {
   port: number;
@@ -49,15 +60,29 @@ async function startBare(): Promise<StartedTarget> {
  * destination differs: the null device instead of stdout, written asynchronously as serve writes
  * stdout, without a terminal or a pipe reader in the measurement.
  */
-async function startCourtier(dataDir: string): Promise<StartedTarget> {
-  const config = { ...loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'info' }, {}), rateLimitPerMinute: RATE_LIMIT_PER_MINUTE };
+interface CourtierSetup {
+  /** Configuration on top of the defaults. */
+  config?: { webhookAllowPrivateTargets?: boolean };
+  /** Extra CA certificates for the webhook sender. */
+  extraCa?: readonly string[];
+  /** Runs once the cabinet exists, before listening (seeding, subscriptions). */
+  seed?: (deps: Deps, cabinetId: string) => void;
+}
+
+async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise<StartedTarget> {
+  const config = {
+    ...loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'info' }, {}),
+    rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
+    ...setup.config,
+  };
   const db = openDatabase(databaseFile(dataDir));
   // env {} as for loadConfig: the run does not depend on the shell's COURTIER_* variables (a master key, say).
   const deps = defaultDeps(db, config, { env: {} });
   const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
-  const app = await buildApp(deps, { logger });
+  const app = await buildApp(deps, { logger, ...(setup.extraCa ? { webhooks: { extraCa: setup.extraCa } } : {}) });
   const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
+  setup.seed?.(deps, cabinet_id);
   await app.listen({ host: config.host, port: config.port });
   return {
     port: portOf(app.server.address()),
@@ -69,7 +94,67 @@ async function startCourtier(dataDir: string): Promise<StartedTarget> {
   };
 }
 
+async function startCourtier(dataDir: string): Promise<StartedTarget> {
+  return startCourtierWith(dataDir, {});
+}
+
+const STAGES = OPPORTUNITY_STAGES;
+const PRODUCTS = ['auto', 'mrh', 'sante', 'prevoyance', 'rc-pro'] as const;
+
+/**
+ * The real app with 100,000 opportunities in its cabinet, written through the service (row and
+ * opportunity.created event, as the API writes them) inside one transaction: a realistic table,
+ * its indexes and the outbox, in a few seconds. The clock moves 1 s per row, so created_at is spread as real traffic would spread it.
+ */
+async function startCourtier100k(dataDir: string): Promise<StartedTarget> {
+  return startCourtierWith(dataDir, {
+    seed(deps, cabinetId) {
+      const base = deps.clock.now() - SEEDED_OPPORTUNITIES * 1000;
+      let i = 0;
+      const seedDeps: Deps = { ...deps, clock: { now: () => base + i * 1000 } };
+      deps.db.sqlite.transaction(() => {
+        for (i = 0; i < SEEDED_OPPORTUNITIES; i++) {
+          createOpportunity(
+            seedDeps,
+            cabinetId,
+            {
+              title: `Opportunité ${i}`,
+              product: PRODUCTS[i % PRODUCTS.length] ?? 'auto',
+              stage: STAGES[i % STAGES.length] ?? 'new',
+              expected_value_eur: (i % 5000) + 0.5,
+              contact: { last_name: `Client ${i}`, email: `client${i}@example.fr` },
+              tags: i % 3 === 0 ? ['bench'] : [],
+            },
+            'api',
+          );
+        }
+      })();
+    },
+  });
+}
+
+/**
+ * The real app with WEBHOOK_SUBSCRIPTIONS subscriptions to every event, all pointing at the
+ * parent's HTTPS receiver (URL and CA from the environment), private targets allowed.
+ */
+async function startCourtierWebhooks(dataDir: string): Promise<StartedTarget> {
+  const url = process.env[WEBHOOK_RECEIVER_URL_ENV];
+  const ca = process.env[WEBHOOK_RECEIVER_CA_ENV];
+  if (!url || !ca) throw new Error(`courtier-webhooks needs ${WEBHOOK_RECEIVER_URL_ENV} and ${WEBHOOK_RECEIVER_CA_ENV}`);
+  return startCourtierWith(dataDir, {
+    config: { webhookAllowPrivateTargets: true },
+    extraCa: [ca],
+    seed(deps, cabinetId) {
+      for (let i = 0; i < WEBHOOK_SUBSCRIPTIONS; i++) {
+        createWebhook(deps, cabinetId, { url: `${url}/${i}`, events: ['*'], description: `bench ${i}` });
+      }
+    },
+  });
+}
+
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
   courtier: startCourtier,
+  'courtier-100k': startCourtier100k,
+  'courtier-webhooks': startCourtierWebhooks,
 };

@@ -24,12 +24,20 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-export const TARGET_NAMES = ['bare', 'courtier'] as const;
+export const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
   return (TARGET_NAMES as readonly string[]).includes(value);
 }
+
+/** Environment variables the parent sets for the courtier-webhooks child: where its receiver listens, and its CA (PEM). */
+export const WEBHOOK_RECEIVER_URL_ENV = 'COURTIER_BENCH_RECEIVER_URL';
+export const WEBHOOK_RECEIVER_CA_ENV = 'COURTIER_BENCH_RECEIVER_CA';
+/** Subscriptions (events ["*"]) the courtier-webhooks target creates on the receiver. */
+export const WEBHOOK_SUBSCRIPTIONS = 10;
+/** Opportunities the courtier-100k target seeds. */
+export const SEEDED_OPPORTUNITIES = 100_000;
 
 /** The one route of the bare target. */
 export const BARE_PATH = '/hello';

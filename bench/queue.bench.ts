@@ -1,0 +1,226 @@
+/**
+ * Issue 5: what the durable tarification queue itself costs, with a robot that does nothing.
+ *
+ * In-process: the real app (buildApp, real SQLite file, real worker) with one no-op insurer whose
+ * run() answers at once. The service's enqueueTarification is called directly (no HTTP), followed by
+ * worker.wake() exactly as the enqueue route does.
+ *
+ * (a) pickup latency: one job at a time, the time from enqueueTarification's return (its IMMEDIATE
+ *     transaction has committed) to the adapter's run() being called.
+ * (b) throughput: 5,000 jobs enqueued in chunks of 100 (yielding to the event loop between chunks, so
+ *     the worker drains while jobs arrive), timed from the first enqueue until every job is terminal.
+ * (c) drain only: the worker stopped, 5,000 jobs enqueued, then the worker started and timed alone.
+ *
+ * At most one job runs per insurer login (cabinet + insurer), so the jobs are spread over as many
+ * cabinets as the worker has slots: with a single cabinet the queue runs one job at a time.
+ */
+import { devNull, loadavg } from 'node:os';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { buildApp } from '../server/app.js';
+import { enqueueTarification } from '../server/automation/service.js';
+import { loadConfig } from '../server/config.js';
+import { setInsurerCredentials } from '../server/credentials/service.js';
+import { databaseFile, openDatabase } from '../server/db/open.js';
+import { defaultDeps } from '../server/deps.js';
+import { createLogger } from '../server/logging.js';
+import type { InsurerAdapter } from '../server/robots/adapter.js';
+import { initCabinet } from '../server/tenancy/service.js';
+import { grantCredits } from '../server/wallet/service.js';
+import type { Benchmark } from './benchmark.js';
+import { cpuCount, machineIdleMicros } from './lib/machine.js';
+import { formatTable } from './lib/report.js';
+
+const WORKER_CONCURRENCY = 2;
+const LATENCY_WARMUP_JOBS = 20;
+const LATENCY_JOBS = 300;
+const THROUGHPUT_JOBS = 5_000;
+const CHUNK = 100;
+const GOAL_JOBS_PER_SECOND = 500;
+const NOOP = 'noop';
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+function loadLine(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+}
+
+interface ThroughputResult {
+  jobs: number;
+  seconds: number;
+  enqueueSeconds: number;
+  cpuMicros: number;
+  pickupsMs: number[];
+  otherCores: number;
+}
+
+/** Cores the rest of the machine used over a span, given this process's CPU over it. */
+function otherCores(idleBefore: number, seconds: number, ownMicros: number): number {
+  const busy = cpuCount() * seconds - (machineIdleMicros() - idleBefore) / 1e6;
+  return Math.max(0, busy - ownMicros / 1e6) / seconds;
+}
+
+export const benchmark: Benchmark = {
+  name: 'queue',
+  description: `the tarification queue with a no-op robot, in-process: enqueue→pickup latency, and jobs/s for ${THROUGHPUT_JOBS} jobs over ${WORKER_CONCURRENCY} cabinets (${WORKER_CONCURRENCY} workers)`,
+  async run(ctx) {
+    console.log(`   load average before (1/5/15 min): ${loadLine()}`);
+    const dataDir = ctx.tempDir('queue');
+    const config = loadConfig(
+      { dataDir, host: '127.0.0.1', port: 0, logLevel: 'info', workerConcurrency: WORKER_CONCURRENCY, tarificationQuotaPerHour: 1_000_000, sandbox: false },
+      {},
+    );
+    const db = openDatabase(databaseFile(dataDir));
+
+    const pickedUpAt = new Map<string, number>();
+    const noop: InsurerAdapter = {
+      code: NOOP,
+      name: 'No-op Assurances',
+      products: [{ code: 'auto', label: 'Auto', kind: 'quote', schema: z.object({ n: z.number().int() }), example: { n: 1 } }],
+      async run(robot) {
+        pickedUpAt.set(robot.jobId, performance.now());
+        return { tarif_eur: 1, outcome: 'partial' };
+      },
+    };
+    const deps = defaultDeps(db, config, { insurers: [noop], env: {} });
+    const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
+    const app = await buildApp(deps, { logger });
+    try {
+      await app.ready(); // onReady starts the worker (the browser is never launched: the no-op robot opens no page)
+      const worker = app.robotWorker;
+      const cabinets: string[] = [];
+      for (let i = 0; i < WORKER_CONCURRENCY; i++) {
+        const { cabinet_id } = await initCabinet(deps, { cabinet: `Cabinet Queue ${i}`, email: `queue-${i}@example.fr`, password: 'correct horse battery staple' });
+        grantCredits(deps, cabinet_id, 10_000_000);
+        setInsurerCredentials(deps, cabinet_id, NOOP, { login: `login-${i}`, password: 'secret' });
+        cabinets.push(cabinet_id);
+      }
+      const statusOf = db.sqlite.prepare<[string], string>('SELECT status FROM jobs WHERE id = ?').pluck();
+      const terminalCount = db.sqlite.prepare<[], number>(`SELECT count(*) FROM jobs WHERE status IN ('completed', 'partial', 'failed', 'cancelled')`).pluck();
+      const notPartial = db.sqlite.prepare<[], number>(`SELECT count(*) FROM jobs WHERE status <> 'partial'`).pluck();
+      let seq = 0;
+      const enqueue = (cabinetId: string) => {
+        seq += 1;
+        return enqueueTarification(deps, cabinetId, { compagnie: NOOP, produit: 'auto', dicData: { n: seq } }, 'prod').job_id;
+      };
+
+      // (a) one job at a time: enqueue, wake, wait until the robot ran and the job is terminal.
+      const single = async (): Promise<number> => {
+        const jobId = enqueue(cabinets[0] ?? '');
+        const committed = performance.now();
+        worker.wake();
+        for (;;) {
+          const status = statusOf.get(jobId);
+          if (status === 'partial' || status === 'completed' || status === 'failed' || status === 'cancelled') break;
+          await yieldToLoop();
+        }
+        const picked = pickedUpAt.get(jobId);
+        if (picked === undefined) throw new Error(`job ${jobId} ended without its robot being run`);
+        return picked - committed;
+      };
+      for (let i = 0; i < LATENCY_WARMUP_JOBS; i++) await single();
+      const latencies: number[] = [];
+      for (let i = 0; i < LATENCY_JOBS; i++) latencies.push(await single());
+      latencies.sort((a, b) => a - b);
+
+      const waitAllTerminal = async (target: number) => {
+        while ((terminalCount.get() ?? 0) < target) await sleep(5);
+      };
+
+      // (b) enqueue while the worker drains.
+      const throughput = async (): Promise<ThroughputResult> => {
+        const before = terminalCount.get() ?? 0;
+        const enqueuedAt = new Map<string, number>();
+        const cpuBefore = process.cpuUsage();
+        const idleBefore = machineIdleMicros();
+        const started = performance.now();
+        for (let i = 0; i < THROUGHPUT_JOBS; i += CHUNK) {
+          for (let j = i; j < Math.min(THROUGHPUT_JOBS, i + CHUNK); j++) {
+            const id = enqueue(cabinets[j % cabinets.length] ?? '');
+            enqueuedAt.set(id, performance.now());
+          }
+          worker.wake();
+          await yieldToLoop();
+        }
+        const enqueueSeconds = (performance.now() - started) / 1000;
+        await waitAllTerminal(before + THROUGHPUT_JOBS);
+        const seconds = (performance.now() - started) / 1000;
+        const cpu = process.cpuUsage(cpuBefore);
+        const pickupsMs = [...enqueuedAt].map(([id, t]) => (pickedUpAt.get(id) ?? Number.NaN) - t).sort((a, b) => a - b);
+        return { jobs: THROUGHPUT_JOBS, seconds, enqueueSeconds, cpuMicros: cpu.user + cpu.system, pickupsMs, otherCores: otherCores(idleBefore, seconds, cpu.user + cpu.system) };
+      };
+      const mixed = await throughput();
+
+      // (c) drain only: the same number of jobs already queued when the worker starts.
+      await worker.stop();
+      const beforeDrain = terminalCount.get() ?? 0;
+      const enqueueStarted = performance.now();
+      for (let i = 0; i < THROUGHPUT_JOBS; i++) enqueue(cabinets[i % cabinets.length] ?? '');
+      const enqueueOnlySeconds = (performance.now() - enqueueStarted) / 1000;
+      const drainCpuBefore = process.cpuUsage();
+      const drainIdleBefore = machineIdleMicros();
+      const drainStarted = performance.now();
+      worker.start();
+      await waitAllTerminal(beforeDrain + THROUGHPUT_JOBS);
+      const drainSeconds = (performance.now() - drainStarted) / 1000;
+      const drainCpu = process.cpuUsage(drainCpuBefore);
+      const drainOther = otherCores(drainIdleBefore, drainSeconds, drainCpu.user + drainCpu.system);
+
+      const wrong = notPartial.get() ?? 0;
+      if (wrong > 0) throw new Error(`${wrong} jobs did not end as partial (the no-op robot's outcome)`);
+
+      const fmt = (n: number, d = 2) => n.toFixed(d);
+      const rate = (jobs: number, s: number) => Math.round(jobs / s).toString();
+      console.log(
+        formatTable(
+          ['measure', 'jobs', 'seconds', 'jobs/s', 'p50 ms', 'p99 ms', 'max ms', 'µs CPU/job', 'other cores'],
+          [
+            ['(a) enqueue→pickup, one job at a time', String(latencies.length), '', '', fmt(percentile(latencies, 50)), fmt(percentile(latencies, 99)), fmt(latencies.at(-1) ?? Number.NaN), '', ''],
+            [
+              `(b) enqueue+drain, ${cabinets.length} cabinets`,
+              String(mixed.jobs),
+              fmt(mixed.seconds),
+              rate(mixed.jobs, mixed.seconds),
+              fmt(percentile(mixed.pickupsMs, 50)),
+              fmt(percentile(mixed.pickupsMs, 99)),
+              fmt(mixed.pickupsMs.at(-1) ?? Number.NaN),
+              Math.round(mixed.cpuMicros / mixed.jobs).toString(),
+              fmt(mixed.otherCores),
+            ],
+            ['    of which enqueueing (chunks of 100)', String(mixed.jobs), fmt(mixed.enqueueSeconds), '', '', '', '', '', ''],
+            ['(c) enqueue only, worker stopped', String(THROUGHPUT_JOBS), fmt(enqueueOnlySeconds), rate(THROUGHPUT_JOBS, enqueueOnlySeconds), '', '', '', '', ''],
+            [
+              `(c) drain only, ${cabinets.length} cabinets`,
+              String(THROUGHPUT_JOBS),
+              fmt(drainSeconds),
+              rate(THROUGHPUT_JOBS, drainSeconds),
+              '',
+              '',
+              '',
+              Math.round((drainCpu.user + drainCpu.system) / THROUGHPUT_JOBS).toString(),
+              fmt(drainOther),
+            ],
+          ],
+        ),
+      );
+      console.log(`   jobs spread over ${cabinets.length} cabinets = worker concurrency ${config.workerConcurrency} (one job at a time per cabinet + insurer login)`);
+      console.log(`   'other cores': CPU the rest of the machine used meanwhile (of ${cpuCount()}); the queue runs on one core (one Node thread)`);
+      console.log(`   load average after (1/5/15 min): ${loadLine()}`);
+      const jobsPerSecond = mixed.jobs / mixed.seconds;
+      const goalMet = jobsPerSecond >= GOAL_JOBS_PER_SECOND;
+      const line = `queue throughput (enqueue+drain): ${Math.round(jobsPerSecond)} jobs/s (goal >= ${GOAL_JOBS_PER_SECOND})`;
+      console.log(`${line}: ${goalMet ? 'goal met' : 'MISSED'}`);
+      console.log(`pickup latency p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms (no goal set)`);
+      return { goalMet, summary: `${line} ${goalMet ? 'met' : 'MISSED'}; pickup p50 ${fmt(percentile(latencies, 50))} ms p99 ${fmt(percentile(latencies, 99))} ms` };
+    } finally {
+      await app.close();
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,366 @@
+/**
+ * Issue 6: a real robot (playwright-core driving Chromium) pricing on the sandbox insurer portal
+ * that the service itself serves, end to end through the HTTP API with test keys (jobs run on the
+ * sandbox with the demo account).
+ *
+ * The portal runs in mode normal with latency 0: it adds no think time of its own, so the wall time
+ * of a job is what the service, the robot and Chromium cost. What the portal's own handlers cost
+ * is still measured (the server time of every /sandbox/insurer request, from the request log) and
+ * shown beside it.
+ *
+ * Phases: one job with a cold browser (includes launching Chromium), 3 jobs one after another with
+ * the browser warm, then 4 jobs in parallel (4 cabinets, worker concurrency 4: one login each).
+ * Memory: every ~100 ms, RSS of this process (the service) plus every process descended from it
+ * (Chromium's browser, zygotes, renderers, GPU/utility processes); the peak during the 4 jobs.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createApiKey } from '../server/api-keys/service.js';
+import { buildApp } from '../server/app.js';
+import { loadConfig } from '../server/config.js';
+import { databaseFile, openDatabase } from '../server/db/open.js';
+import { defaultDeps } from '../server/deps.js';
+import { createLogger } from '../server/logging.js';
+import { createSandboxAdapter } from '../server/robots/insurers/sandbox/index.js';
+import { initCabinet } from '../server/tenancy/service.js';
+import { grantCredits } from '../server/wallet/service.js';
+import type { Benchmark } from './benchmark.js';
+import { cpuCount, machineIdleMicros } from './lib/machine.js';
+import { formatTable } from './lib/report.js';
+
+const PARALLEL = 4;
+const WARM_SEQUENTIAL = 3;
+const GOAL_SECONDS = 2;
+const GOAL_MEMORY_MB = 800;
+const POLL_MS = 25;
+const SAMPLE_MS = 100;
+const TERMINAL = new Set(['completed', 'partial', 'failed', 'cancelled']);
+
+function loadLine(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+}
+
+// ---- memory of this process and its descendants, from /proc ----
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+}
+
+function readProcs(): ProcInfo[] {
+  const procs: ProcInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      procs.push({ pid: Number(name), ppid, comm });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return procs;
+}
+
+function descendants(root: number): ProcInfo[] {
+  const procs = readProcs();
+  const found: ProcInfo[] = [];
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next = procs.filter((p) => frontier.includes(p.ppid));
+    found.push(...next);
+    frontier = next.map((p) => p.pid);
+  }
+  return found;
+}
+
+/** A field of /proc/<pid>/status or smaps_rollup in kB (0 if the process is gone). */
+function kbField(path: string, field: string): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(path, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface MemorySample {
+  serviceMb: number;
+  childrenMb: number;
+  totalMb: number;
+  /** Proportional set size of the same processes: shared pages counted once. */
+  pssMb: number;
+  processes: number;
+}
+
+function sampleMemory(): MemorySample {
+  const kids = descendants(process.pid);
+  const serviceMb = process.memoryUsage.rss() / 2 ** 20;
+  const childrenMb = kids.reduce((sum, p) => sum + kbField(`/proc/${p.pid}/status`, 'VmRSS'), 0) / 1024;
+  const pssMb = [process.pid, ...kids.map((p) => p.pid)].reduce((sum, pid) => sum + kbField(`/proc/${pid}/smaps_rollup`, 'Pss'), 0) / 1024;
+  return { serviceMb, childrenMb, totalMb: serviceMb + childrenMb, pssMb, processes: kids.length };
+}
+
+/** Every Chromium process seen as ours (descendants, and crashpad handlers reparented to init after the run started). */
+const seenChromium = new Set<number>();
+let chromiumBefore = new Set<number>();
+function noteChromium(): void {
+  for (const p of descendants(process.pid)) if (isChromium(p)) seenChromium.add(p.pid);
+  for (const p of readProcs()) if (p.ppid === 1 && isChromium(p) && !chromiumBefore.has(p.pid)) seenChromium.add(p.pid);
+}
+
+function startSampler(): { stop(): MemorySample } {
+  noteChromium();
+  let peak: MemorySample = sampleMemory();
+  let peakPss = peak.pssMb;
+  const timer = setInterval(() => {
+    const s = sampleMemory();
+    noteChromium();
+    if (s.totalMb > peak.totalMb) peak = s;
+    peakPss = Math.max(peakPss, s.pssMb);
+  }, SAMPLE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { ...peak, pssMb: peakPss };
+    },
+  };
+}
+
+const isChromium = (p: ProcInfo) => /chrom|crashpad/i.test(p.comm);
+
+/** CPU time (user + system, reaped children included) of this process's descendants, in seconds. */
+function childrenCpuSeconds(): number {
+  const ticks = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const p of descendants(process.pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+      total += [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total / ticks;
+}
+
+// ---- the job's figures ----
+
+interface JobTiming {
+  label: string;
+  status: string;
+  wallS: number;
+  /** updated_at - created_at of the job, as the server recorded them. */
+  serverS: number;
+}
+
+let counter = 0;
+function autoData(): Record<string, unknown> {
+  counter += 1;
+  return {
+    insured_name: `Jeanne Martin ${counter}`,
+    driver_birth_date: '1984-03-09',
+    licence_date: '2004-06-01',
+    bonus_malus: 0.85,
+    vehicle_make: 'Renault',
+    vehicle_model: 'Clio',
+    first_registration_date: '2021-02-15',
+    postcode: String(69001 + (counter % 9)),
+    usage: 'prive',
+    formula: 'tous_risques',
+  };
+}
+
+export const benchmark: Benchmark = {
+  name: 'robots',
+  description: `sandbox pricings end to end (HTTP enqueue → Chromium robot → poll), 1 cold, ${WARM_SEQUENTIAL} warm one by one, ${PARALLEL} in parallel; peak memory of service + browser`,
+  async run(ctx) {
+    console.log(`   load average before (1/5/15 min): ${loadLine()}`);
+    chromiumBefore = new Set(readProcs().filter(isChromium).map((p) => p.pid));
+    const dataDir = ctx.tempDir('robots');
+    const config = loadConfig(
+      {
+        dataDir,
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: 'info',
+        sandbox: true,
+        sandboxMode: 'normal',
+        sandboxLatencyMs: 0,
+        workerConcurrency: PARALLEL,
+        tarificationQuotaPerHour: 1000,
+      },
+      {},
+    );
+    const db = openDatabase(databaseFile(dataDir));
+    let portal = '';
+    const deps = defaultDeps(db, config, { insurers: [createSandboxAdapter({ portalUrl: () => portal })], env: {} });
+
+    // The request log tells what the portal's own handlers cost (server time of /sandbox/insurer requests).
+    let portalMs = 0;
+    let portalRequests = 0;
+    const logStream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        for (const line of chunk.toString('utf8').split('\n')) {
+          if (!line.includes('"url":"/sandbox/insurer')) continue;
+          const ms = /"ms":([\d.]+)/.exec(line);
+          if (ms) {
+            portalMs += Number(ms[1]);
+            portalRequests += 1;
+          }
+        }
+        cb();
+      },
+    });
+    const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream: logStream }) });
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      db.close();
+    };
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      if (typeof address !== 'object' || address === null) throw new Error('the app does not listen on a TCP port');
+      const origin = `http://127.0.0.1:${address.port}`;
+      portal = `${origin}/sandbox/insurer`;
+
+      const keys: string[] = [];
+      for (let i = 0; i < PARALLEL; i++) {
+        const { cabinet_id } = await initCabinet(deps, { cabinet: `Cabinet Robots ${i}`, email: `robots-${i}@example.fr`, password: 'correct horse battery staple' });
+        grantCredits(deps, cabinet_id, 1000);
+        keys.push(createApiKey(deps, cabinet_id, { name: 'bench', environment: 'test', scopes: ['automation:read', 'automation:enqueue'] }).key);
+      }
+
+      const api = async (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+        const res = await fetch(`${origin}/api/v1/public${path}`, {
+          method,
+          headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+      };
+
+      const runJob = async (label: string, key: string): Promise<JobTiming> => {
+        const started = performance.now();
+        const enqueued = await api(key, 'POST', '/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
+        if (enqueued.status !== 202) throw new Error(`enqueue answered ${enqueued.status}: ${JSON.stringify(enqueued.json)}`);
+        const jobId = String(enqueued.json.job_id);
+        const deadline = Date.now() + 120_000;
+        for (;;) {
+          const { json } = await api(key, 'GET', `/automation/jobs/${jobId}`);
+          const status = String(json.status);
+          if (TERMINAL.has(status)) {
+            const wallS = (performance.now() - started) / 1000;
+            const serverS = (Date.parse(String(json.updated_at)) - Date.parse(String(json.created_at))) / 1000;
+            if (status !== 'completed') throw new Error(`job ${label} ended ${status}: ${JSON.stringify(json.error)}`);
+            return { label, status, wallS, serverS };
+          }
+          if (Date.now() > deadline) throw new Error(`job ${label} stuck in ${status}`);
+          await sleep(POLL_MS);
+        }
+      };
+
+      const baseline = sampleMemory();
+      const rows: string[][] = [];
+      const phase = async (name: string, jobs: () => Promise<JobTiming[]>) => {
+        const portalBefore = portalMs;
+        const requestsBefore = portalRequests;
+        const sampler = startSampler();
+        const serviceCpuBefore = process.cpuUsage();
+        const childrenCpuBefore = childrenCpuSeconds();
+        const idleBefore = machineIdleMicros();
+        const started = performance.now();
+        const timings = await jobs();
+        const phaseS = (performance.now() - started) / 1000;
+        const serviceCpu = process.cpuUsage(serviceCpuBefore);
+        const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6;
+        const browserCpuS = childrenCpuSeconds() - childrenCpuBefore;
+        const busyS = cpuCount() * phaseS - (machineIdleMicros() - idleBefore) / 1e6;
+        const otherCores = Math.max(0, busyS - serviceCpuS - browserCpuS) / phaseS;
+        const peak = sampler.stop();
+        const perJobPortalMs = (portalMs - portalBefore) / timings.length;
+        for (const t of timings) {
+          rows.push([
+            `${name}: ${t.label}`,
+            t.status,
+            t.wallS.toFixed(2),
+            t.serverS.toFixed(2),
+            (perJobPortalMs / 1000).toFixed(3),
+            String(Math.round((portalRequests - requestsBefore) / timings.length)),
+            phaseS.toFixed(2),
+            peak.totalMb.toFixed(0),
+            peak.pssMb.toFixed(0),
+            `${serviceCpuS.toFixed(1)} + ${browserCpuS.toFixed(1)}`,
+            otherCores.toFixed(2),
+          ]);
+        }
+        return { timings, phaseS, peak, perJobPortalMs };
+      };
+
+      const firstKey = keys[0] ?? '';
+      const cold = await phase('cold', async () => [await runJob('1 job, browser launch', firstKey)]);
+      const warm = await phase('warm', async () => {
+        const out: JobTiming[] = [];
+        for (let i = 0; i < WARM_SEQUENTIAL; i++) out.push(await runJob(`job ${i + 1} of ${WARM_SEQUENTIAL}`, firstKey));
+        return out;
+      });
+      const parallel = await phase(`${PARALLEL} parallel`, () => Promise.all(keys.map((key, i) => runJob(`cabinet ${i + 1}`, key))));
+
+      console.log(
+        formatTable(['job', 'status', 'wall s', 'server s', 'portal s/job', 'portal req', 'phase s', 'peak RSS MB', 'peak PSS MB', 'CPU s svc + browser', 'other cores'], rows),
+      );
+      console.log(
+        `   memory before the first job: ${baseline.totalMb.toFixed(0)} MB RSS (service ${baseline.serviceMb.toFixed(0)} MB, ${baseline.processes} child processes)`,
+      );
+      console.log(
+        `   peak during ${PARALLEL} parallel: service ${parallel.peak.serviceMb.toFixed(0)} MB + ${parallel.peak.processes} browser processes ${parallel.peak.childrenMb.toFixed(0)} MB = ${parallel.peak.totalMb.toFixed(0)} MB RSS (PSS, shared pages once: ${parallel.peak.pssMb.toFixed(0)} MB)`,
+      );
+      console.log(`   portal: mode normal, latency 0 ms (no think time); 'portal s/job' is its handlers' own server time, part of the wall time`);
+      console.log(`   load average after (1/5/15 min): ${loadLine()}`);
+
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+      const warmMedian = median(warm.timings.map((t) => t.wallS));
+      const parallelMax = Math.max(...parallel.timings.map((t) => t.wallS));
+      const goals: [string, boolean][] = [
+        [`wall time per job beyond the portal's think time (0 s), warm, one at a time (median of ${WARM_SEQUENTIAL}): ${warmMedian.toFixed(2)} s (goal < ${GOAL_SECONDS} s)`, warmMedian < GOAL_SECONDS],
+        [`wall time per job beyond the portal's think time (0 s), ${PARALLEL} in parallel (slowest): ${parallelMax.toFixed(2)} s (goal < ${GOAL_SECONDS} s)`, parallelMax < GOAL_SECONDS],
+        [`peak memory, service + browser, ${PARALLEL} jobs running: ${parallel.peak.totalMb.toFixed(0)} MB RSS (goal < ${GOAL_MEMORY_MB} MB)`, parallel.peak.totalMb < GOAL_MEMORY_MB],
+      ];
+      for (const [line, met] of goals) console.log(`${line}: ${met ? 'goal met' : 'MISSED'}`);
+      console.log(`   (cold first job, with the browser launch: ${cold.timings[0]?.wallS.toFixed(2) ?? '?'} s; not a goal)`);
+
+      console.log(`   'CPU s' is per phase: the service process, then Chromium (all its processes); 'other cores' is what the rest of the machine used meanwhile (of ${cpuCount()})`);
+      noteChromium();
+      await close();
+      // The browser's helpers (zygotes, crashpad) exit a moment after the browser: give them 3 s.
+      let left: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        await sleep(100);
+        const alive = new Set(readProcs().map((p) => p.pid));
+        left = [...seenChromium].filter((pid) => alive.has(pid));
+        if (left.length === 0) break;
+      }
+      console.log(`after closing the app: ${left.length} of the ${seenChromium.size} chromium processes seen are left${left.length ? ` (${left.join(', ')})` : ''}`);
+      if (left.length > 0) throw new Error('chromium processes were left running after the app closed');
+      const goalMet = goals.every(([, met]) => met);
+      return {
+        goalMet,
+        summary: `warm job ${warmMedian.toFixed(2)} s, ${PARALLEL} parallel slowest ${parallelMax.toFixed(2)} s (goal < ${GOAL_SECONDS} s); peak ${parallel.peak.totalMb.toFixed(0)} MB (goal < ${GOAL_MEMORY_MB} MB) ${goalMet ? 'met' : 'MISSED'}`,
+      };
+    } finally {
+      await close();
+    }
+  },
+};
