@@ -35,6 +35,11 @@ function quotaOf(deps: Deps, cabinetId: string) {
   return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS };
 }
 
+/** What every terminal move clears: the lease, any MFA wait; and when it finished. */
+function finished(now: number): Partial<store.JobRow> {
+  return { leaseUntil: null, mfaChallenge: null, mfaRequestedAt: null, mfaExpiresAt: null, updatedAt: now, finishedAt: now };
+}
+
 export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
   const priced = (row.status === 'completed' || row.status === 'partial') && row.resultTarifCents !== null;
   return {
@@ -297,12 +302,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
         resultSuspens: result.suspens ?? null,
         progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
         progressPercent: 100,
-        leaseUntil: null,
-        mfaChallenge: null,
-        mfaRequestedAt: null,
-        mfaExpiresAt: null,
-        updatedAt: now,
-        finishedAt: now,
+        ...finished(now),
       });
       if (!moved) return false;
       const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
@@ -357,12 +357,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
         errorCode: failure.code,
         errorMessage: failure.message.slice(0, 1000),
         errorTechnical: failure.technical,
-        leaseUntil: null,
-        mfaChallenge: null,
-        mfaRequestedAt: null,
-        mfaExpiresAt: null,
-        updatedAt: now,
-        finishedAt: now,
+        ...finished(now),
       });
       if (!moved) return false;
       const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
@@ -407,12 +402,7 @@ export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: 
         errorCode: 'cancelled',
         errorMessage: 'Cancelled on request.',
         errorTechnical: false,
-        leaseUntil: null,
-        mfaChallenge: null,
-        mfaRequestedAt: null,
-        mfaExpiresAt: null,
-        updatedAt: now,
-        finishedAt: now,
+        ...finished(now),
       });
       refundJob(deps, cabinetId, jobId, 'refund: cancelled');
       recordDevisFailed(deps, cabinetId, row.devisId);
