@@ -306,6 +306,25 @@ describe('rotation, test, replay, history', () => {
   });
 });
 
+describe('TLS', () => {
+  it('never delivers to a certificate it does not trust', async () => {
+    const untrusting = await startTestServer({ clock, config: { webhookAllowPrivateTargets: true } });
+    try {
+      const cabinet = await untrusting.createCabinet();
+      const client = apiClient(untrusting, untrusting.createKey(cabinet).key);
+      const hook = await client.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] });
+      await client.post('/opportunities', { title: 'x', product: 'auto', contact: { last_name: 'X' } });
+      await untrusting.app.webhookDispatcher.drain();
+      const [delivery] = (await client.get(`/webhooks/${String(hook.body.id)}/deliveries`)).body.data as Delivery[];
+      expect(delivery?.attempts[0]?.http_status).toBeNull();
+      expect(delivery?.attempts[0]?.error).toMatch(/certificate/i);
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await untrusting.close();
+    }
+  });
+});
+
 describe('target safety', () => {
   it('refuses loopback, private, link-local and metadata targets unless allowed, recording blocked_target', async () => {
     const strict = await startTestServer({
