@@ -8,6 +8,9 @@ export const JOB_STATUSES = ['pending', 'running', 'mfa_required', 'awaiting_mfa
 export const jobStatusSchema = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 'failed', 'cancelled'];
+/** A robot is on the job: it holds a lease and its insurer login. */
+export const ACTIVE_STATUSES = ['running', 'mfa_required', 'awaiting_mfa'] as const satisfies readonly JobStatus[];
+export const LEDGER_KINDS = ['grant', 'debit', 'refund'] as const;
 export const PRODUCT_KINDS = ['quote', 'routine'] as const;
 
 /** Part 2.3. */
@@ -114,7 +117,7 @@ export const productListSchema = z
 
 export const ledgerEntrySchema = z.object({
   id: z.int(),
-  kind: z.enum(['grant', 'debit', 'refund']),
+  kind: z.enum(LEDGER_KINDS),
   amount: z.int().describe('Credits; positive for grants and refunds, negative for debits.'),
   job_id: z.uuid().nullable(),
   note: z.string().nullable(),

@@ -14,6 +14,3 @@ export const SCOPES = {
 export type Scope = keyof typeof SCOPES;
 export const SCOPE_NAMES = Object.keys(SCOPES) as [Scope, ...Scope[]];
 export const scopeSchema = z.enum(SCOPE_NAMES);
-
-/** Scopes that can change data; the consent screen flags them. */
-export const WRITE_SCOPES: readonly Scope[] = ['crm:write', 'devis:draft', 'automation:enqueue', 'webhooks:manage'];

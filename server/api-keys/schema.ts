@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import { cabinets } from '../tenancy/schema.js';
 
 export const apiKeys = sqliteTable(
@@ -9,7 +10,7 @@ export const apiKeys = sqliteTable(
       .notNull()
       .references(() => cabinets.id),
     name: text('name').notNull(),
-    environment: text('environment', { enum: ['prod', 'test'] }).notNull(),
+    environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull(),
     /** JSON array of scopes. */
     scopes: text('scopes').notNull(),
     /** SHA-256 of the whole key, hex: the only trace of the value. */

@@ -1,4 +1,6 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
+import { JOB_STATUSES } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
 
 export const jobs = sqliteTable(
@@ -14,7 +16,7 @@ export const jobs = sqliteTable(
     /** SHA-256 of the canonical compagnie/produit/dicData: the replay guard looks it up. */
     requestHash: text('request_hash').notNull(),
     devisId: text('devis_id').notNull(),
-    status: text('status', { enum: ['pending', 'running', 'mfa_required', 'awaiting_mfa', 'completed', 'partial', 'failed', 'cancelled'] }).notNull(),
+    status: text('status', { enum: JOB_STATUSES }).notNull(),
     progressStep: text('progress_step').notNull(),
     progressPercent: integer('progress_percent').notNull(),
     costCredits: integer('cost_credits').notNull(),
@@ -32,7 +34,7 @@ export const jobs = sqliteTable(
     mfaExpiresAt: integer('mfa_expires_at'),
     callbackWebhookId: text('callback_webhook_id'),
     /** The key's environment: a test key's jobs always run on the sandbox insurer. */
-    environment: text('environment', { enum: ['prod', 'test'] }).notNull().default('prod'),
+    environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull().default('prod'),
     /** The insurer whose robot runs the job (sandbox for test keys, else compagnie). */
     robotCompagnie: text('robot_compagnie').notNull().default(''),
     /** JSON {screenshot, trace}: file names saved beside the job after a failure. */

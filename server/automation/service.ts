@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { Page } from '../../shared/pagination.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import { toIso, type Deps } from '../deps.js';
@@ -19,7 +19,7 @@ import * as store from './store.js';
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
 export const QUOTA_WINDOW_MS = 60 * 60 * 1000;
 export const MFA_TIMEOUT_MS = 5 * 60 * 1000;
-const ACTIVE: store.JobRow['status'][] = ['running', 'mfa_required', 'awaiting_mfa'];
+const ACTIVE = ACTIVE_STATUSES;
 export const SANDBOX = 'sandbox';
 export type Environment = store.JobRow['environment'];
 
@@ -393,7 +393,7 @@ export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: 
       const row = store.findJob(deps.db.orm, cabinetId, jobId);
       if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
       if (row.status === 'cancelled') return { job: toJob(deps, row), wasActive: false };
-      if (!['pending', ...ACTIVE].includes(row.status)) {
+      if (TERMINAL_STATUSES.includes(row.status)) {
         throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
       }
       const now = deps.clock.now();
@@ -406,7 +406,7 @@ export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: 
       });
       refundJob(deps, cabinetId, jobId, 'refund: cancelled');
       recordDevisFailed(deps, cabinetId, row.devisId);
-      return { job: getJob(deps, cabinetId, jobId), wasActive: ACTIVE.includes(row.status) };
+      return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE as readonly string[]).includes(row.status) };
     })
     .immediate();
 }

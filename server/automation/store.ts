@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
+import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
@@ -7,7 +8,7 @@ import { automationSettings, insurerBreakers, jobs } from './schema.js';
 export type JobRow = typeof jobs.$inferSelect;
 export type BreakerRow = typeof insurerBreakers.$inferSelect;
 
-const ACTIVE = ['running', 'mfa_required', 'awaiting_mfa'] as const;
+const ACTIVE = ACTIVE_STATUSES;
 
 export function insertJob(orm: Orm, row: JobRow): void {
   orm.insert(jobs).values(row).run();
@@ -101,10 +102,6 @@ export function expiredJobs(orm: Orm, now: number): JobRow[] {
     .from(jobs)
     .where(and(inArray(jobs.status, [...ACTIVE]), lt(jobs.leaseUntil, now)))
     .all();
-}
-
-export function countActive(orm: Orm): number {
-  return orm.select({ n: count() }).from(jobs).where(inArray(jobs.status, [...ACTIVE])).get()?.n ?? 0;
 }
 
 export function findBreaker(orm: Orm, compagnie: string): BreakerRow | undefined {

@@ -37,8 +37,3 @@ export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie:
   if (password === undefined) return undefined;
   return { login: row.login, password, extra: JSON.parse(row.extra) as Record<string, string> };
 }
-
-/** What the console may show: which insurers have credentials, and the login (never the password). */
-export function listConfiguredInsurers(deps: Deps, cabinetId: string): { compagnie: string; login: string; updated_at: string }[] {
-  return store.listCredentials(deps.db.orm, cabinetId).map((r) => ({ compagnie: r.compagnie, login: r.login, updated_at: new Date(r.updatedAt).toISOString() }));
-}

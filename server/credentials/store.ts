@@ -19,7 +19,3 @@ export function findCredential(orm: Orm, cabinetId: string, compagnie: string): 
     .where(and(eq(insurerCredentials.cabinetId, cabinetId), eq(insurerCredentials.compagnie, compagnie)))
     .get();
 }
-
-export function listCredentials(orm: Orm, cabinetId: string): CredentialRow[] {
-  return orm.select().from(insurerCredentials).where(eq(insurerCredentials.cabinetId, cabinetId)).all();
-}

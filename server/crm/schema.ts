@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { CLIENT_TYPES, CREATED_VIA, OPPORTUNITY_STAGES } from '../../shared/crm.js';
 import { cabinets } from '../tenancy/schema.js';
 
 export const opportunities = sqliteTable(
@@ -10,14 +11,14 @@ export const opportunities = sqliteTable(
       .references(() => cabinets.id),
     title: text('title').notNull(),
     product: text('product').notNull(),
-    stage: text('stage', { enum: ['new', 'qualified', 'quoted', 'negotiation', 'won', 'lost'] }).notNull(),
+    stage: text('stage', { enum: OPPORTUNITY_STAGES }).notNull(),
     expectedValueCents: integer('expected_value_cents').notNull(),
     source: text('source').notNull(),
     /** JSON: {last_name, first_name, company_name, siret, email, phone}. */
     contact: text('contact').notNull(),
     /** JSON array of strings. */
     tags: text('tags').notNull(),
-    createdVia: text('created_via', { enum: ['api', 'mcp', 'console'] }).notNull(),
+    createdVia: text('created_via', { enum: CREATED_VIA }).notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -34,7 +35,7 @@ export const clients = sqliteTable(
     cabinetId: text('cabinet_id')
       .notNull()
       .references(() => cabinets.id),
-    type: text('type', { enum: ['person', 'company'] }).notNull(),
+    type: text('type', { enum: CLIENT_TYPES }).notNull(),
     lastName: text('last_name'),
     firstName: text('first_name'),
     companyName: text('company_name'),

@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, index, blob } from 'drizzle-orm/sqlite-core';
+import { DEVIS_STATUSES } from '../../shared/devis.js';
 import { cabinets } from '../tenancy/schema.js';
 
 export const devis = sqliteTable(
@@ -8,7 +9,7 @@ export const devis = sqliteTable(
     cabinetId: text('cabinet_id')
       .notNull()
       .references(() => cabinets.id),
-    status: text('status', { enum: ['draft', 'pricing', 'priced', 'failed', 'signed'] }).notNull(),
+    status: text('status', { enum: DEVIS_STATUSES }).notNull(),
     /** Checked through the CRM service at creation; null for a quote a tarification created alone. */
     clientId: text('client_id'),
     opportunityId: text('opportunity_id'),

@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { USER_ROLES } from '../../shared/tenancy.js';
 
 export const cabinets = sqliteTable('cabinets', {
   id: text('id').primaryKey(),
@@ -19,7 +20,7 @@ export const users = sqliteTable(
     email: text('email').notNull().unique(),
     /** scrypt$N$r$p$salt$hash, never the password. */
     passwordHash: text('password_hash').notNull(),
-    role: text('role', { enum: ['admin', 'broker'] }).notNull(),
+    role: text('role', { enum: USER_ROLES }).notNull(),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('users_cabinet_idx').on(t.cabinetId)],

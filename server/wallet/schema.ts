@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { LEDGER_KINDS } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
 
 /**
@@ -13,7 +14,7 @@ export const walletLedger = sqliteTable(
     cabinetId: text('cabinet_id')
       .notNull()
       .references(() => cabinets.id),
-    kind: text('kind', { enum: ['grant', 'debit', 'refund'] }).notNull(),
+    kind: text('kind', { enum: LEDGER_KINDS }).notNull(),
     amount: integer('amount').notNull(),
     jobId: text('job_id'),
     note: text('note'),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { DELIVERY_STATUSES } from '../../shared/webhooks.js';
 import { cabinets } from '../tenancy/schema.js';
 
 export const webhookSubscriptions = sqliteTable(
@@ -37,7 +38,7 @@ export const webhookDeliveries = sqliteTable(
       .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
-    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
     attemptCount: integer('attempt_count').notNull(),
     /** Test deliveries get one attempt; others the whole retry schedule. */
     maxAttempts: integer('max_attempts').notNull(),

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobSchema, productSchemaDocument, type Job } from '../../shared/automation.js';
+import { jobSchema, productSchemaDocument, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox/index.js';
@@ -57,7 +57,7 @@ async function poll(api: ReturnType<typeof apiClient>, id: string, until: (job: 
     await new Promise((r) => setTimeout(r, 150));
   }
 }
-const terminal = (job: Job) => ['completed', 'partial', 'failed', 'cancelled'].includes(job.status);
+const terminal = (job: Job) => TERMINAL_STATUSES.includes(job.status);
 
 async function phoneCodes(): Promise<string[]> {
   const res = await server.request('/sandbox/insurer/phone?format=json');
