@@ -5,12 +5,11 @@
  *  - the page at offset 90,000 (reached by following cursors) vs the first page, p50: goal <= 1.2x;
  *  - POST with a fresh Idempotency-Key per request: goal >= 2,000 created/s, p99 < 20 ms, all 201.
  */
-import autocannon from 'autocannon';
+import autocannon, { type Result } from 'autocannon';
 import type { Benchmark, BenchContext } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
-import { LatencyHistogram } from './lib/latency.js';
-import { measure, type LoadOptions, type Measurement } from './lib/load.js';
-import { cpuCount, machineIdleMicros } from './lib/machine.js';
+import type { LatencyHistogram } from './lib/latency.js';
+import { measure, measureRun, type LoadOptions, type Measurement } from './lib/load.js';
 import { BARE_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 
@@ -78,36 +77,20 @@ function runCreate(server: ServerChild, connections: number, seconds: number, la
   return instance;
 }
 
-/** POST with fresh keys: as measure() does for a GET, with every response required to be a 201. */
-async function measureCreate(server: ServerChild, options: LoadOptions): Promise<Measurement> {
-  await runCreate(server, options.connections, options.warmupSeconds);
-  const latency = new LatencyHistogram();
-  const serverCpuBefore = await server.cpuMicros();
-  const loadCpuBefore = process.cpuUsage();
-  const idleBefore = machineIdleMicros();
-  const started = performance.now();
-  const result = await runCreate(server, options.connections, options.durationSeconds, latency);
-  const wallMicros = (performance.now() - started) * 1000;
-  const idleMicros = machineIdleMicros() - idleBefore;
-  const loadCpu = process.cpuUsage(loadCpuBefore);
-  const serverCpuAfter = await server.cpuMicros();
-  const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`);
+/** Every response must be a 201: a replay (200) or an error would mean the keys were not fresh. */
+function assertAllCreated(result: Result, label: string): void {
   const created = result.statusCodeStats['201']?.count ?? 0;
   if (result.errors + result.timeouts + result.resets > 0 || created !== result.requests.total || created === 0) {
-    throw new Error(`POST ${LIST_PATH}: not every response was a 201 (errors ${result.errors}, timeouts ${result.timeouts}; statuses: ${statuses.join(', ') || 'none'})`);
+    const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`);
+    throw new Error(`${label}: not every response was a 201 (errors ${result.errors}, timeouts ${result.timeouts}; statuses: ${statuses.join(', ') || 'none'})`);
   }
-  console.log(`   POST: ${created} responses, all 201`);
-  const serverCores = (serverCpuAfter - serverCpuBefore) / wallMicros;
-  const loadCores = (loadCpu.user + loadCpu.system) / wallMicros;
-  return {
-    requestsPerSecond: result.requests.total / result.duration,
-    requests: result.requests.total,
-    p50Ms: latency.percentile(50),
-    p99Ms: latency.percentile(99),
-    serverCores,
-    loadCores,
-    otherCores: Math.max(0, cpuCount() - idleMicros / wallMicros - serverCores - loadCores),
-  };
+}
+
+/** POST with fresh keys, measured as measure() measures a GET. */
+async function measureCreate(server: ServerChild, options: LoadOptions): Promise<Measurement> {
+  const measurement = await measureRun(server, `POST ${LIST_PATH}`, (seconds, latency) => runCreate(server, options.connections, seconds, latency), options, assertAllCreated);
+  console.log(`   POST: ${measurement.requests} responses, all 201`);
+  return measurement;
 }
 
 async function measureBare(ctx: BenchContext): Promise<Measurement> {

@@ -45,23 +45,33 @@ export async function assertServes(url: string, headers: Record<string, string>)
   if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);
 }
 
-/** Warms the server up (JIT, SQLite page cache), then measures it with its CPU use. */
-export async function measure(server: ServerChild, path: string, options: LoadOptions): Promise<Measurement> {
-  const url = server.origin + path;
-  await assertServes(url, server.headers);
-  assertAllOk(await runAutocannon(url, server.headers, options.connections, options.warmupSeconds), `${url} warm-up`);
+/** Starts one autocannon run of the given length; records each response's latency when given a histogram. */
+export type LoadRun = (seconds: number, latency?: LatencyHistogram) => PromiseLike<Result>;
+
+/**
+ * Warms the server up (JIT, SQLite page cache), then measures a load run with the CPU it cost.
+ * `check` refuses results whose responses invalidate the figures (by default: anything not 2xx).
+ */
+export async function measureRun(
+  server: ServerChild,
+  label: string,
+  run: LoadRun,
+  options: LoadOptions,
+  check: (result: Result, label: string) => void = assertAllOk,
+): Promise<Measurement> {
+  check(await run(options.warmupSeconds), `${label} warm-up`);
 
   const latency = new LatencyHistogram();
   const serverCpuBefore = await server.cpuMicros();
   const loadCpuBefore = process.cpuUsage();
   const idleBefore = machineIdleMicros();
   const started = performance.now();
-  const result = await runAutocannon(url, server.headers, options.connections, options.durationSeconds, latency);
+  const result = await run(options.durationSeconds, latency);
   const wallMicros = (performance.now() - started) * 1000;
   const idleMicros = machineIdleMicros() - idleBefore;
   const loadCpu = process.cpuUsage(loadCpuBefore);
   const serverCpuAfter = await server.cpuMicros();
-  assertAllOk(result, url);
+  check(result, label);
 
   const serverCores = (serverCpuAfter - serverCpuBefore) / wallMicros;
   const loadCores = (loadCpu.user + loadCpu.system) / wallMicros;
@@ -76,4 +86,11 @@ export async function measure(server: ServerChild, path: string, options: LoadOp
     loadCores,
     otherCores: Math.max(0, busyCores - serverCores - loadCores),
   };
+}
+
+/** A GET of one path: the common case. */
+export async function measure(server: ServerChild, path: string, options: LoadOptions): Promise<Measurement> {
+  const url = server.origin + path;
+  await assertServes(url, server.headers);
+  return measureRun(server, url, (seconds, latency) => runAutocannon(url, server.headers, options.connections, seconds, latency), options);
 }
