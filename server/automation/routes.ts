@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createReadStream, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import {
   answerMfa,
   getJobArtifact,
@@ -54,14 +53,11 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
   });
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
-    const { cabinetId } = requestKey(request);
-    const job = automation.getJob(deps, cabinetId, request.params.job_id);
-    const file = join(runtime.artifactsDir(job.job_id), request.params.name);
-    const url = request.params.name === 'screenshot.png' ? job.artifacts?.screenshot_url : job.artifacts?.trace_url;
-    if (!url || !existsSync(file)) throw new ApiError('not_found', `This job has no ${request.params.name} (artifacts exist only after a robot failure, for 7 days).`);
+    const { job_id, name } = request.params;
+    const file = automation.jobArtifactFile(deps, requestKey(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply
-      .type(request.params.name.endsWith('.png') ? 'image/png' : 'application/zip')
-      .header('Content-Disposition', `attachment; filename="${job.job_id}-${request.params.name}"`)
+      .type(name.endsWith('.png') ? 'image/png' : 'application/zip')
+      .header('Content-Disposition', `attachment; filename="${job_id}-${name}"`)
       .send(createReadStream(file));
   });
 

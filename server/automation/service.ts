@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { Page } from '../../shared/pagination.js';
 import { credentialsConfigured } from '../credentials/service.js';
@@ -467,4 +469,13 @@ export function automationStatus(deps: Deps, cabinetId: string, running: number)
 /** Records which files a failed run left (screenshot, trace). */
 export function recordArtifacts(deps: Deps, row: store.JobRow, saved: { screenshot: boolean; trace: boolean }): void {
   store.setArtifacts(deps.db.orm, row.cabinetId, row.id, JSON.stringify(saved));
+}
+
+/** The file of a failed run's artifact, if this job of the cabinet has it (kept 7 days). */
+export function jobArtifactFile(deps: Deps, cabinetId: string, jobId: string, name: 'screenshot.png' | 'trace.zip', dir: string): string {
+  const job = getJob(deps, cabinetId, jobId);
+  const link = name === 'screenshot.png' ? job.artifacts?.screenshot_url : job.artifacts?.trace_url;
+  const file = join(dir, name);
+  if (!link || !existsSync(file)) throw new ApiError('not_found', `This job has no ${name} (artifacts exist only after a robot failure, for 7 days).`);
+  return file;
 }
