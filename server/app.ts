@@ -9,6 +9,9 @@ import { createWorker, type Worker } from './automation/worker.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
 import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
 import { crmRoutes } from './crm/routes.js';
+import { consoleSessionRoutes } from './console/routes.js';
+import { createLoginThrottle } from './console/service.js';
+import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -123,6 +126,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     loopbackOnly: isLoopbackHost(config.host),
     extraHostnames: config.publicBaseUrl ? [new URL(config.publicBaseUrl).host.replace(/:\d+$/, '')] : [],
     corsOrigins: config.corsOrigins,
+    openCorsPaths: OPEN_CORS_PATHS,
   });
   await app.register(authPlugin, {
     authenticate: createKeyAuthenticator(deps),
@@ -147,6 +151,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(apiKeyRoutes);
   await app.register(crmRoutes, { deps });
   await app.register(devisRoutes, { deps });
+  await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
+  await app.register(oauthRoutes, { deps });
 
   const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
   app.decorate('webhookDispatcher', dispatcher);

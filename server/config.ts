@@ -50,6 +50,8 @@ export const configSchema = z.object({
   sandboxMode: z.enum(['normal', 'slow', 'flaky', 'down']).default('normal'),
   /** The sandbox portal's think time per page in slow mode. */
   sandboxLatencyMs: z.coerce.number().int().min(0).max(60_000).default(1500),
+  /** Dynamic OAuth client registrations accepted per client address per hour. */
+  oauthRegistrationsPerHour: z.coerce.number().int().min(1).max(100_000).default(20),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -79,6 +81,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   sandbox: 'COURTIER_SANDBOX',
   sandboxMode: 'COURTIER_SANDBOX_MODE',
   sandboxLatencyMs: 'COURTIER_SANDBOX_LATENCY_MS',
+  oauthRegistrationsPerHour: 'COURTIER_OAUTH_REGISTRATIONS_PER_HOUR',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {

@@ -49,7 +49,7 @@ export interface Deps {
   clock: Clock;
   randomBytes: (size: number) => Buffer;
   /** Per-purpose keys derived from the data dir's server secret. */
-  keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer };
+  keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
   outbox: OutboxSignal;
   /** The insurers this install prices with (their robots). */
   insurers: InsurerRegistry;
@@ -72,7 +72,7 @@ export function defaultDeps(
       options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
     ),
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
-    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets') },
+    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
     outbox: createOutboxSignal(),
   };
 }

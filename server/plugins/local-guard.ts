@@ -9,6 +9,8 @@ export interface LocalGuardOptions {
   extraHostnames: readonly string[];
   /** Origins allowed to call cross-origin from a browser. */
   corsOrigins: readonly string[];
+  /** Paths any origin may call without credentials (OAuth discovery and token endpoints for browser-based MCP clients). */
+  openCorsPaths?: readonly string[];
 }
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -35,6 +37,7 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
   async (app, options) => {
     const hostnames = new Set([...LOOPBACK_NAMES, ...options.extraHostnames.map((h) => h.toLowerCase())]);
     const corsOrigins = new Set(options.corsOrigins.map((o) => new URL(o).origin));
+    const openPaths = new Set(options.openCorsPaths ?? []);
 
     app.addHook('onRequest', (request, reply, done) => {
       try {
@@ -69,6 +72,13 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
         return false;
       }
       if (isSameOrigin(request, origin)) return false;
+      const queryAt = request.url.indexOf('?');
+      if (openPaths.has(queryAt === -1 ? request.url : request.url.slice(0, queryAt))) {
+        // No cookie or key is honoured on these paths, so answering every origin leaks nothing.
+        reply.header('Access-Control-Allow-Origin', '*');
+        reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+        return answerPreflight(request, reply, 'GET, POST, OPTIONS');
+      }
       if (!corsOrigins.has(origin)) {
         throw new ApiError(
           'origin_not_allowed',
@@ -78,13 +88,15 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Vary', 'Origin');
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
-        reply.header('Access-Control-Allow-Methods', 'GET, POST, PATCH, PUT, DELETE');
-        reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-        reply.header('Access-Control-Max-Age', '600');
-        return true;
-      }
-      return false;
+      return answerPreflight(request, reply, 'GET, POST, PATCH, PUT, DELETE');
+    }
+
+    function answerPreflight(request: FastifyRequest, reply: FastifyReply, methods: string): boolean {
+      if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false;
+      reply.header('Access-Control-Allow-Methods', methods);
+      reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      reply.header('Access-Control-Max-Age', '600');
+      return true;
     }
   },
   { name: 'courtier-local-guard' },

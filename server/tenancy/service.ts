@@ -3,7 +3,7 @@ import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.j
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import * as store from './store.js';
 
 export class DuplicateEmailError extends Error {
@@ -53,4 +53,34 @@ export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): C
 export function setLlmDataSharing(deps: Pick<Deps, 'db'>, cabinetId: string, enabled: boolean): CabinetSettings {
   if (!store.setLlmDataSharing(deps.db.orm, cabinetId, enabled)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
   return { llm_data_sharing: enabled };
+}
+
+/** A signed-in person, as the console and the OAuth consent see them. */
+export interface UserIdentity {
+  userId: string;
+  email: string;
+  role: string;
+  cabinetId: string;
+  cabinetName: string;
+}
+
+export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdentity | undefined {
+  const user = store.findUser(deps.db.orm, userId);
+  const cabinet = user && store.findCabinet(deps.db.orm, user.cabinetId);
+  if (!user || !cabinet) return undefined;
+  return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name };
+}
+
+/**
+ * The user with this email and password, or null. An unknown email still costs one scrypt, so
+ * that the response time does not tell which emails have accounts.
+ */
+export async function verifyUserPassword(deps: Pick<Deps, 'db' | 'randomBytes'>, email: string, password: string): Promise<UserIdentity | null> {
+  const user = store.findUserByEmail(deps.db.orm, email.trim().toLowerCase());
+  if (!user) {
+    await hashPassword(password, deps.randomBytes(16));
+    return null;
+  }
+  if (!(await verifyPassword(password, user.passwordHash))) return null;
+  return describeUser(deps, user.id) ?? null;
 }

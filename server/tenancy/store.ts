@@ -28,3 +28,7 @@ export function findUserByEmail(orm: Orm, email: string): UserRow | undefined {
 export function setLlmDataSharing(orm: Orm, cabinetId: string, enabled: boolean): boolean {
   return orm.update(cabinets).set({ llmDataSharing: enabled }).where(eq(cabinets.id, cabinetId)).run().changes > 0;
 }
+
+export function findUser(orm: Orm, userId: string): UserRow | undefined {
+  return orm.select().from(users).where(eq(users.id, userId)).get();
+}

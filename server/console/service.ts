@@ -1,0 +1,127 @@
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ConsoleSession } from '../../shared/oauth.js';
+import type { Clock, Deps } from '../deps.js';
+import { toIso } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { describeUser, verifyUserPassword, type UserIdentity } from '../tenancy/service.js';
+import * as store from './store.js';
+
+export const SESSION_COOKIE = 'courtier_session';
+export const SESSION_TTL_MS = 12 * 3600_000;
+
+/** A live console session and who it belongs to. */
+export interface SignedInUser extends UserIdentity {
+  sessionId: string;
+  expiresAt: number;
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Failed sign-ins counted per account and per client address in fixed windows: past the limit,
+ * further attempts are refused before the password is even checked.
+ */
+export interface LoginThrottle {
+  /** Seconds to wait, or 0 when an attempt may go ahead. */
+  retryAfter(email: string, ip: string): number;
+  recordFailure(email: string, ip: string): void;
+  recordSuccess(email: string): void;
+}
+
+export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, windowMs: 15 * 60_000 }): LoginThrottle {
+  const failures = new Map<string, { start: number; count: number }>();
+  const windowStart = (now: number) => now - (now % limits.windowMs);
+  const count = (key: string, now: number) => {
+    const entry = failures.get(key);
+    return entry && entry.start === windowStart(now) ? entry.count : 0;
+  };
+  const bump = (key: string, now: number) => {
+    const start = windowStart(now);
+    if (failures.size > 10_000) for (const [k, e] of failures) if (e.start !== start) failures.delete(k);
+    failures.set(key, { start, count: count(key, now) + 1 });
+  };
+  return {
+    retryAfter(email, ip) {
+      const now = clock.now();
+      const blocked = count(`account:${email.toLowerCase()}`, now) >= limits.perAccount || count(`ip:${ip}`, now) >= limits.perIp;
+      return blocked ? Math.ceil((windowStart(now) + limits.windowMs - now) / 1000) : 0;
+    },
+    recordFailure(email, ip) {
+      const now = clock.now();
+      bump(`account:${email.toLowerCase()}`, now);
+      bump(`ip:${ip}`, now);
+    },
+    recordSuccess(email) {
+      failures.delete(`account:${email.toLowerCase()}`);
+    },
+  };
+}
+
+export async function signIn(
+  deps: Deps,
+  throttle: LoginThrottle,
+  input: { email: string; password: string; ip: string },
+): Promise<{ token: string; user: SignedInUser }> {
+  const wait = throttle.retryAfter(input.email, input.ip);
+  if (wait > 0) {
+    throw new ApiError('too_many_login_attempts', `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} min.`, undefined, {
+      'Retry-After': String(wait),
+    });
+  }
+  const identity = await verifyUserPassword(deps, input.email, input.password);
+  if (!identity) {
+    throttle.recordFailure(input.email, input.ip);
+    throw new ApiError('invalid_credentials', 'The email or the password is wrong.');
+  }
+  throttle.recordSuccess(input.email);
+  const token = deps.randomBytes(32).toString('base64url');
+  const now = deps.clock.now();
+  const row: store.SessionRow = {
+    id: randomUUID(),
+    tokenHash: hashToken(token),
+    userId: identity.userId,
+    cabinetId: identity.cabinetId,
+    createdAt: now,
+    expiresAt: now + SESSION_TTL_MS,
+    revokedAt: null,
+  };
+  store.insertSession(deps.db.orm, row);
+  return { token, user: { ...identity, sessionId: row.id, expiresAt: row.expiresAt } };
+}
+
+/** The user behind a session cookie's value, or null when it is unknown, expired or signed out. */
+export function findSignedInUser(deps: Deps, token: string | undefined): SignedInUser | null {
+  if (!token) return null;
+  const session = store.findSessionByHash(deps.db.orm, hashToken(token));
+  if (!session || session.revokedAt !== null || session.expiresAt <= deps.clock.now()) return null;
+  const identity = describeUser(deps, session.userId);
+  return identity ? { ...identity, sessionId: session.id, expiresAt: session.expiresAt } : null;
+}
+
+export function signOut(deps: Deps, token: string | undefined): void {
+  if (!token) return;
+  const session = store.findSessionByHash(deps.db.orm, hashToken(token));
+  if (session) store.revokeSession(deps.db.orm, session.id, deps.clock.now());
+}
+
+export function describeSession(user: SignedInUser): ConsoleSession {
+  return {
+    user: { id: user.userId, email: user.email, role: user.role },
+    cabinet: { id: user.cabinetId, name: user.cabinetName },
+    expires_at: toIso(user.expiresAt),
+  };
+}
+
+/** A CSRF token bound to one session and one form (here: one consent request). */
+export function csrfToken(deps: Deps, sessionId: string, purpose: string): string {
+  return createHmac('sha256', deps.keys.csrf).update(`${sessionId}|${purpose}`).digest('base64url');
+}
+
+export function csrfTokenMatches(deps: Deps, sessionId: string, purpose: string, presented: unknown): boolean {
+  if (typeof presented !== 'string' || presented === '') return false;
+  const expected = Buffer.from(csrfToken(deps, sessionId, purpose));
+  const actual = Buffer.from(presented);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

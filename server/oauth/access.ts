@@ -1,0 +1,18 @@
+import type { McpScope } from '../../shared/oauth.js';
+
+/** What a valid MCP access token grants: who, for which cabinet, through which client, until when. */
+export interface McpAccess {
+  tokenId: string;
+  clientId: string;
+  clientName: string;
+  userId: string;
+  userEmail: string;
+  cabinetId: string;
+  cabinetName: string;
+  scopes: McpScope[];
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** Looks up a presented access token: null when unknown, expired or revoked. */
+export type AccessTokenAuthenticator = (token: string) => McpAccess | null;

@@ -1,0 +1,127 @@
+import type Sqlite from 'better-sqlite3';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Orm } from '../db/open.js';
+import { oauthClients, oauthCodes, oauthConsentRequests, oauthGrants, oauthTokens } from './schema.js';
+
+export type ClientRow = typeof oauthClients.$inferSelect;
+export type ConsentRequestRow = typeof oauthConsentRequests.$inferSelect;
+export type GrantRow = typeof oauthGrants.$inferSelect;
+export type CodeRow = typeof oauthCodes.$inferSelect;
+export type TokenRow = typeof oauthTokens.$inferSelect;
+
+export function insertClient(orm: Orm, row: ClientRow): void {
+  orm.insert(oauthClients).values(row).run();
+}
+
+export function findClient(orm: Orm, clientId: string): ClientRow | undefined {
+  return orm.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+}
+
+export function insertConsentRequest(orm: Orm, row: ConsentRequestRow): void {
+  orm.insert(oauthConsentRequests).values(row).run();
+}
+
+export function findConsentRequest(orm: Orm, id: string): ConsentRequestRow | undefined {
+  return orm.select().from(oauthConsentRequests).where(eq(oauthConsentRequests.id, id)).get();
+}
+
+/** Marks a consent request answered; false when it already was (a double submit). */
+export function answerConsentRequest(orm: Orm, id: string, at: number): boolean {
+  return (
+    orm
+      .update(oauthConsentRequests)
+      .set({ answeredAt: at })
+      .where(and(eq(oauthConsentRequests.id, id), isNull(oauthConsentRequests.answeredAt)))
+      .run().changes > 0
+  );
+}
+
+export function insertGrant(orm: Orm, row: GrantRow): void {
+  orm.insert(oauthGrants).values(row).run();
+}
+
+export function findGrant(orm: Orm, grantId: string): GrantRow | undefined {
+  return orm.select().from(oauthGrants).where(eq(oauthGrants.id, grantId)).get();
+}
+
+/** Revokes a grant and every token it issued. */
+export function revokeGrant(orm: Orm, grantId: string, at: number): void {
+  orm
+    .update(oauthGrants)
+    .set({ revokedAt: at })
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .run();
+  orm
+    .update(oauthTokens)
+    .set({ revokedAt: at })
+    .where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)))
+    .run();
+}
+
+export function insertCode(orm: Orm, row: CodeRow): void {
+  orm.insert(oauthCodes).values(row).run();
+}
+
+export function findCode(orm: Orm, codeHash: string): CodeRow | undefined {
+  return orm.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash)).get();
+}
+
+/** Spends a code; false when it had been spent already. */
+export function useCode(orm: Orm, codeHash: string, at: number): boolean {
+  return (
+    orm
+      .update(oauthCodes)
+      .set({ usedAt: at })
+      .where(and(eq(oauthCodes.codeHash, codeHash), isNull(oauthCodes.usedAt)))
+      .run().changes > 0
+  );
+}
+
+export function insertToken(orm: Orm, row: TokenRow): void {
+  orm.insert(oauthTokens).values(row).run();
+}
+
+export function findToken(orm: Orm, tokenHash: string): TokenRow | undefined {
+  return orm.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, tokenHash)).get();
+}
+
+/** Revokes one token; false when it was revoked already. */
+export function revokeToken(orm: Orm, tokenId: string, at: number): boolean {
+  return (
+    orm
+      .update(oauthTokens)
+      .set({ revokedAt: at })
+      .where(and(eq(oauthTokens.id, tokenId), isNull(oauthTokens.revokedAt)))
+      .run().changes > 0
+  );
+}
+
+export interface AccessTokenRecord {
+  tokenId: string;
+  scopes: string;
+  expiresAt: number;
+  clientId: string;
+  clientName: string | null;
+  userId: string;
+  userEmail: string;
+  cabinetId: string;
+  cabinetName: string;
+}
+
+/**
+ * The hot path of every MCP request: one prepared statement over the unique hash index, which
+ * answers only a live token of a live grant (expiry is checked by the caller, against its clock).
+ */
+export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash: string) => AccessTokenRecord | undefined {
+  const statement = sqlite.prepare(
+    `SELECT t.id AS tokenId, t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
+            g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName
+     FROM oauth_tokens t
+     JOIN oauth_grants g ON g.id = t.grant_id
+     JOIN oauth_clients c ON c.id = g.client_id
+     JOIN users u ON u.id = g.user_id
+     JOIN cabinets cab ON cab.id = g.cabinet_id
+     WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
+  );
+  return (tokenHash) => statement.get(tokenHash) as AccessTokenRecord | undefined;
+}
