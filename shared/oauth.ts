@@ -68,6 +68,34 @@ export const tokenResponseSchema = z.object({
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
+const formString = z.string().min(1).max(4000);
+
+/** Token request, code exchange (part 4.3), form-encoded. */
+export const authorizationCodeTokenRequest = z.object({
+  grant_type: z.literal('authorization_code'),
+  code: formString,
+  code_verifier: formString.describe('The PKCE verifier whose S256 hash was the code_challenge.'),
+  client_id: formString,
+  redirect_uri: formString.describe('The redirect_uri of the authorization request, exactly.'),
+  resource: formString.optional().describe('RFC 8707: if sent, this server’s MCP URL.'),
+});
+
+/** Token request, refresh (part 4.3: "not shown"; RFC 6749 section 6 for a public client). */
+export const refreshTokenRequest = z.object({
+  grant_type: z.literal('refresh_token'),
+  refresh_token: formString,
+  client_id: formString.describe('The client the refresh token was issued to.'),
+  scope: formString.optional().describe('Space-separated; equal to or narrower than the granted scopes.'),
+  resource: formString.optional(),
+});
+
+/** RFC 7009. */
+export const revocationRequest = z.object({
+  token: formString,
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+  client_id: formString.optional(),
+});
+
 /** What the consent page needs to show (GET /api/v1/mcp/oauth/consent/{request_id}). */
 export const consentRequestSchema = z.object({
   request_id: z.string(),

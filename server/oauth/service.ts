@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import {
   ACCESS_TOKEN_PREFIX,
   ACCESS_TOKEN_TTL_SECONDS,
@@ -6,6 +7,9 @@ import {
   CONSENT_REQUEST_TTL_SECONDS,
   MCP_PATH,
   MCP_SCOPE_WORDING,
+  authorizationCodeTokenRequest,
+  refreshTokenRequest,
+  revocationRequest,
   MCP_SCOPES,
   MCP_WRITE_SCOPES,
   OAUTH_PREFIX,
@@ -400,37 +404,40 @@ function issueTokenPair(deps: Deps, grant: store.GrantRow, accessScopes: McpScop
   return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: accessScopes.join(' ') };
 }
 
-function formValue(form: Record<string, unknown>, name: string, required: boolean): string | undefined {
-  const value = form[name];
-  if (Array.isArray(value)) throw new OAuthError('invalid_request', `${name} must be given once.`);
-  if (value === undefined || value === '') {
-    if (required) throw new OAuthError('invalid_request', `${name} is required.`);
-    return undefined;
+/**
+ * Reads a form against its contract schema. Parameters without a value count as omitted, and a
+ * repeated parameter is refused (RFC 6749 3.1, 3.2).
+ */
+function readForm<T extends z.ZodType>(schema: T, form: Record<string, unknown>): z.infer<T> {
+  const present: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(form)) {
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', `${name} must be given once.`);
+    if (value !== '') present[name] = value;
   }
-  if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must be a string.`);
-  return value;
+  const parsed = schema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') || 'request';
+  throw new OAuthError('invalid_request', present[field] === undefined && field !== 'request' ? `${field} is required.` : `${field}: ${issue?.message ?? 'invalid'}`);
 }
 
-function requireClient(deps: Deps, form: Record<string, unknown>): store.ClientRow {
-  const clientId = formValue(form, 'client_id', true) as string;
+function requireClient(deps: Deps, clientId: string): store.ClientRow {
   const client = store.findClient(deps.db.orm, clientId);
   if (!client) throw new OAuthError('invalid_client', 'Unknown client_id; register the client again.', 401);
   return client;
 }
 
 export function exchangeToken(deps: Deps, form: Record<string, unknown>, base: string): TokenResponse {
-  const grantType = formValue(form, 'grant_type', true);
-  if (grantType === 'authorization_code') return exchangeCode(deps, form, base);
-  if (grantType === 'refresh_token') return refreshTokens(deps, form);
+  const grantType = form.grant_type;
+  if (grantType === 'authorization_code') return exchangeCode(deps, readForm(authorizationCodeTokenRequest, form), base);
+  if (grantType === 'refresh_token') return refreshTokens(deps, readForm(refreshTokenRequest, form));
+  if (grantType === undefined || grantType === '') throw new OAuthError('invalid_request', 'grant_type is required.');
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
 }
 
-function exchangeCode(deps: Deps, form: Record<string, unknown>, base: string): TokenResponse {
-  const client = requireClient(deps, form);
-  const code = formValue(form, 'code', true) as string;
-  const verifier = formValue(form, 'code_verifier', true) as string;
-  const redirectUri = formValue(form, 'redirect_uri', false);
-  const resource = formValue(form, 'resource', false);
+function exchangeCode(deps: Deps, form: z.infer<typeof authorizationCodeTokenRequest>, base: string): TokenResponse {
+  const client = requireClient(deps, form.client_id);
+  const { code, code_verifier: verifier, redirect_uri: redirectUri, resource } = form;
   const now = deps.clock.now();
   const { orm, sqlite } = deps.db;
   const outcome = sqlite
@@ -460,10 +467,9 @@ function exchangeCode(deps: Deps, form: Record<string, unknown>, base: string): 
   return outcome;
 }
 
-function refreshTokens(deps: Deps, form: Record<string, unknown>): TokenResponse {
-  const client = requireClient(deps, form);
-  const presented = formValue(form, 'refresh_token', true) as string;
-  const scopeParam = formValue(form, 'scope', false);
+function refreshTokens(deps: Deps, form: z.infer<typeof refreshTokenRequest>): TokenResponse {
+  const client = requireClient(deps, form.client_id);
+  const { refresh_token: presented, scope: scopeParam } = form;
   const now = deps.clock.now();
   const { orm, sqlite } = deps.db;
   const outcome = sqlite
@@ -499,8 +505,7 @@ function refreshTokens(deps: Deps, form: Record<string, unknown>): TokenResponse
  * its grant, so revoking it revokes the grant and the access tokens issued under it.
  */
 export function revokeToken(deps: Deps, form: Record<string, unknown>): void {
-  const presented = formValue(form, 'token', true) as string;
-  const clientId = formValue(form, 'client_id', false);
+  const { token: presented, client_id: clientId } = readForm(revocationRequest, form);
   const token = store.findToken(deps.db.orm, sha256(presented));
   if (!token) return;
   const grant = store.findGrant(deps.db.orm, token.grantId);

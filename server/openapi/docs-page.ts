@@ -5,6 +5,8 @@ function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
 function code(value: unknown): string {
   return `<pre><code>${escapeHtml(JSON.stringify(value, null, 2))}</code></pre>`;
 }
@@ -13,7 +15,7 @@ interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  parameters: { name: string; in: string; required: boolean; description?: string; schema: unknown }[];
+  parameters?: { name: string; in: string; required: boolean; description?: string; schema: unknown }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
   responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
   'x-required-scope'?: string;
@@ -21,13 +23,25 @@ interface Operation {
 }
 
 function renderOperation(method: string, path: string, op: Operation): string {
-  const auth = op.security.length === 0 ? 'No authentication.' : op['x-required-scope'] ? `API key with scope <code>${escapeHtml(op['x-required-scope'])}</code>.` : 'Any valid API key.';
-  const params = op.parameters.length
-    ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Description</th></tr></thead><tbody>${op.parameters
+  const auth =
+    op.security.length === 0
+      ? 'No authentication.'
+      : op['x-required-scope']
+        ? `API key with scope <code>${escapeHtml(op['x-required-scope'])}</code>.`
+        : JSON.stringify(op.security).includes('McpOAuth')
+          ? 'MCP access token (OAuth 2.1).'
+          : 'Any valid API key.';
+  const parameters = op.parameters ?? [];
+  const params = parameters.length
+    ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Description</th></tr></thead><tbody>${parameters
         .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
         .join('')}</tbody></table>`
     : '';
-  const body = op.requestBody ? `<h4>Request body</h4>${code(op.requestBody.content['application/json']?.schema)}` : '';
+  const body = op.requestBody
+    ? Object.entries(op.requestBody.content)
+        .map(([type, content]) => `<h4>Request body (${escapeHtml(type)})</h4>${code(content.schema)}`)
+        .join('')
+    : '';
   const responses = Object.entries(op.responses)
     .map(([status, r]) => {
       const schema = r.content?.['application/json']?.schema;
@@ -41,8 +55,10 @@ function renderOperation(method: string, path: string, op: Operation): string {
 
 /** A self-contained reference page rendered from the OpenAPI document: no script, no CDN. */
 export function renderDocsPage(document: OpenApiDocument): string {
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => ({ path, method, op: op as Operation })),
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, op]) => ({ path, method, op: op as Operation })),
   );
   const server = document.servers[0]?.url ?? '';
   const nav = operations

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { COMMON_ERRORS, type Endpoint } from '../../shared/endpoint.js';
 import { ERROR_DESCRIPTIONS, ERROR_STATUS, errorBodySchema, type ErrorCode } from '../../shared/errors.js';
+import { MCP_SCOPES } from '../../shared/oauth.js';
 import { SCOPES } from '../../shared/scopes.js';
+import { mcpAndOAuthPaths } from './oauth-paths.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -122,6 +124,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { 
     };
     paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation };
   }
+  Object.assign(paths, mcpAndOAuthPaths(convert));
+  tags.add('MCP and OAuth');
 
   return {
     openapi: '3.1.0',
@@ -141,6 +145,18 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { 
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `Scopes: ${Object.keys(SCOPES).join(', ')}.` },
         BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The same API key, as Authorization: Bearer <key>.' },
+        McpOAuth: {
+          type: 'oauth2',
+          description: 'MCP access tokens, obtained through dynamic registration and the authorization code flow with PKCE S256.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: '/api/v1/mcp/oauth/authorize',
+              tokenUrl: '/api/v1/mcp/oauth/token',
+              refreshUrl: '/api/v1/mcp/oauth/token',
+              scopes: Object.fromEntries(MCP_SCOPES.map((s) => [s, SCOPES[s]])),
+            },
+          },
+        },
       },
     },
     security: [{ ApiKeyHeader: [] }, { BearerApiKey: [] }],

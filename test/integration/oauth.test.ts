@@ -511,10 +511,8 @@ describe('token endpoint', () => {
 
   it('refuses a redirect URI other than the authorization request’s', async () => {
     const { exchange } = await freshCode();
-    for (const redirect_uri of ['http://127.0.0.1:10/callback', '']) {
-      const response = await exchange({ redirect_uri });
-      expect(((await response.json()) as { error: string }).error).toBe('invalid_grant');
-    }
+    expect(((await (await exchange({ redirect_uri: 'http://127.0.0.1:10/callback' })).json()) as { error: string }).error).toBe('invalid_grant');
+    expect(await (await exchange({ redirect_uri: '' })).json()).toMatchObject({ error: 'invalid_request', error_description: 'redirect_uri is required.' });
   });
 
   it('refuses a code presented by another client', async () => {

@@ -43,6 +43,22 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.ApiKeyIntrospection).toBeDefined();
   });
 
+  it('documents the MCP endpoint and every OAuth route clients call, at the service root', async () => {
+    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as Document & { paths: Record<string, { servers?: { url: string }[] }> };
+    const rootRoutes = server.app
+      .listRoutes()
+      .filter((r) => (r.url.startsWith('/api/v1/mcp/oauth/') || r.url.startsWith('/.well-known/') || r.url === '/mcp') && r.method !== 'HEAD')
+      // The consent routes serve the console's own page, not clients.
+      .filter((r) => !r.url.startsWith('/api/v1/mcp/oauth/consent'));
+    expect(rootRoutes.length).toBeGreaterThanOrEqual(8);
+    for (const route of rootRoutes) {
+      if (route.url === '/.well-known/oauth-protected-resource/mcp') continue; // the path form of the same document
+      const item = doc.paths[route.url];
+      expect(item?.[route.method.toLowerCase()], `${route.method} ${route.url} is registered but not documented`).toBeDefined();
+      expect(item?.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    }
+  });
+
   it('has a human docs page', async () => {
     const res = await server.request('/api/v1/public/docs');
     expect(res.status).toBe(200);
