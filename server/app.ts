@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { apiKeyRoutes } from './api-keys/routes.js';
@@ -10,6 +11,7 @@ import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
 import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
+import { consoleRoutes } from './console/static.js';
 import { createLoginThrottle } from './console/service.js';
 import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
 import { devisRoutes } from './devis/routes.js';
@@ -19,7 +21,7 @@ import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { redactUrl } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
-import { packageVersion } from './paths.js';
+import { packageRoot, packageVersion } from './paths.js';
 import { authPlugin } from './plugins/auth.js';
 import { ApiError } from './errors.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from './plugins/errors.js';
@@ -153,6 +155,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(devisRoutes, { deps });
   await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
   await app.register(oauthRoutes, { deps });
+  await app.register(consoleRoutes, { rootDir: join(packageRoot(), 'dist', 'renderer') });
 
   const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
   app.decorate('webhookDispatcher', dispatcher);

@@ -98,7 +98,7 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
     const user = signedIn(request);
     if (!user) throw new ApiError('not_signed_in', 'Sign in to the console to answer this request.');
     reply.header('Cache-Control', 'no-store');
-    return describeConsentRequest(deps, request.params.request_id, user, base(request));
+    return describeConsentRequest(deps, request.params.request_id, user);
   });
 
   app.post(`${OAUTH_PREFIX}/consent`, async (request, reply) => {

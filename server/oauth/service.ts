@@ -67,7 +67,6 @@ export function oauthUrls(base: string) {
     token: `${base}${OAUTH_PREFIX}/token`,
     registration: `${base}${OAUTH_PREFIX}/register`,
     revocation: `${base}${OAUTH_PREFIX}/revoke`,
-    consentDecision: `${base}${OAUTH_PREFIX}/consent`,
   };
 }
 
@@ -315,7 +314,7 @@ function openConsentRequest(deps: Deps, requestId: string, user: SignedInUser): 
   return request;
 }
 
-export function describeConsentRequest(deps: Deps, requestId: string, user: SignedInUser, base: string): ConsentRequest {
+export function describeConsentRequest(deps: Deps, requestId: string, user: SignedInUser): ConsentRequest {
   const request = openConsentRequest(deps, requestId, user);
   const client = store.findClient(deps.db.orm, request.clientId);
   return {
@@ -326,7 +325,8 @@ export function describeConsentRequest(deps: Deps, requestId: string, user: Sign
     scopes: parseScopes(request.scopes).map((scope) => ({ scope, ...MCP_SCOPE_WORDING[scope], writes: MCP_WRITE_SCOPES.includes(scope) })),
     user: { email: user.email },
     csrf_token: csrfToken(deps, user.sessionId, `consent:${request.id}`),
-    decision_url: oauthUrls(base).consentDecision,
+    // A path: the page posts it to the origin it was loaded from, where its session cookie lives.
+    decision_url: `${OAUTH_PREFIX}/consent`,
   };
 }
 

@@ -144,15 +144,24 @@ export interface CallbackServer {
   url: string;
   /** The next callback URL the browser lands on. */
   next(): Promise<URL>;
+  /** The Referer header of every callback request so far, in order (undefined when none was sent). */
+  referers: (string | undefined)[];
   close(): Promise<void>;
 }
 
 export async function startCallbackServer(): Promise<CallbackServer> {
   const waiting: ((url: URL) => void)[] = [];
   const received: URL[] = [];
+  const referers: (string | undefined)[] = [];
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', `http://${request.headers.host}`);
-    response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>You can close this window.</p>');
+    // Only the redirect URI counts as a callback (not, say, a favicon the browser asks for).
+    if (url.pathname !== '/callback') {
+      response.writeHead(404).end();
+      return;
+    }
+    referers.push(request.headers.referer);
+    response.writeHead(200, { 'Content-Type': 'text/html' }).end('<link rel="icon" href="data:,"><p>You can close this window.</p>');
     const resolve = waiting.shift();
     if (resolve) resolve(url);
     else received.push(url);
@@ -165,6 +174,7 @@ export async function startCallbackServer(): Promise<CallbackServer> {
       const ready = received.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
     },
+    referers,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -368,7 +368,7 @@ describe('consent', () => {
       ['crm:write', true],
       ['automation:enqueue', true],
     ]);
-    expect(details.decision_url).toBe(`${server.url}/api/v1/mcp/oauth/consent`);
+    expect(details.decision_url).toBe('/api/v1/mcp/oauth/consent');
   });
 
   it('asks for all MCP scopes when the client names none', async () => {
@@ -460,6 +460,16 @@ describe('token endpoint', () => {
     expect(stored.n).toBe(0);
     const dump = JSON.stringify(server.deps.db.sqlite.prepare('SELECT * FROM oauth_tokens').all());
     expect(dump).not.toContain(tokens.access_token.slice(11));
+  });
+
+  it('never writes a code, a token, a password or a session cookie to the logs', async () => {
+    const { tokens, code } = await authorizeOverHttp(server, user);
+    await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'x' });
+    const cookie = await signIn(server, user);
+    const logs = server.logs.join('');
+    for (const secret of [tokens.access_token, tokens.refresh_token, code, user.password, cookie.split('=')[1] ?? 'none']) {
+      expect(logs).not.toContain(secret);
+    }
   });
 
   it('answers with no-store and RFC 6749 JSON errors', async () => {

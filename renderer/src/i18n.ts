@@ -1,0 +1,113 @@
+/**
+ * The console speaks English or French: the browser's preferred language chooses, French otherwise.
+ * The preferences are read in order (navigator.languages, then navigator.language); the first that
+ * is English or French wins, and a browser that prefers neither gets French.
+ */
+export type Lang = 'en' | 'fr';
+
+/** The browser's languages, most preferred first; none outside a browser. */
+export function browserLanguages(): readonly string[] {
+  // Through globalThis: this module needs no DOM types, so Node tests import it as it is.
+  const nav = (globalThis as { navigator?: { languages?: readonly string[]; language?: string } }).navigator;
+  if (!nav) return [];
+  return [...(nav.languages ?? []), ...(nav.language ? [nav.language] : [])];
+}
+
+export function detectLang(languages: readonly string[] = browserLanguages()): Lang {
+  for (const language of languages) {
+    // The primary subtag: "en-GB" and "en" are English, "enm" (Middle English) is not.
+    const primary = language.trim().toLowerCase().split(/[-_]/)[0];
+    if (primary === 'en') return 'en';
+    if (primary === 'fr') return 'fr';
+  }
+  return 'fr';
+}
+
+export interface Strings {
+  appName: string;
+  loading: string;
+  networkError: string;
+  unexpectedError: (status: number) => string;
+  // Login
+  signInTitle: string;
+  signInIntro: string;
+  email: string;
+  password: string;
+  signIn: string;
+  fillBoth: string;
+  // Consent
+  consentPageTitle: string;
+  consentTitle: (client: string) => string;
+  returnsTo: string;
+  signedInAs: string;
+  itWillBeAbleTo: string;
+  canModify: string;
+  allow: string;
+  deny: string;
+  consentHint: string;
+  missingRequestId: string;
+  badDecisionUrl: string;
+  // Home
+  homeTitle: string;
+  signedInAsAt: string;
+  signOut: string;
+  homeNext: string;
+}
+
+const en: Strings = {
+  appName: 'Courtier',
+  loading: 'Loading…',
+  networkError: 'The Courtier service cannot be reached. Check that it is running, then try again.',
+  unexpectedError: (status) => `Something went wrong (HTTP ${status}). Try again.`,
+  signInTitle: 'Sign in to Courtier',
+  signInIntro: 'Use the email and password of your Courtier account.',
+  email: 'Email',
+  password: 'Password',
+  signIn: 'Sign in',
+  fillBoth: 'Enter your email and your password.',
+  consentPageTitle: 'Connect an application',
+  consentTitle: (client) => `${client} wants to access your Courtier data`,
+  returnsTo: 'It will return you to',
+  signedInAs: 'Signed in as',
+  itWillBeAbleTo: 'If you allow it, this application will be able to:',
+  canModify: 'Can modify data',
+  allow: 'Allow',
+  deny: 'Deny',
+  consentHint: 'Allow only applications you trust. You can revoke this access later from the console.',
+  missingRequestId: 'This consent link is incomplete: it has no request_id. Start again from the application.',
+  badDecisionUrl: 'This consent request cannot be answered from this page.',
+  homeTitle: 'Courtier console',
+  signedInAsAt: 'Signed in as',
+  signOut: 'Sign out',
+  homeNext: 'API keys, connected applications, robots and jobs will appear here.',
+};
+
+const fr: Strings = {
+  appName: 'Courtier',
+  loading: 'Chargement…',
+  networkError: 'Le service Courtier ne répond pas. Vérifiez qu’il est lancé, puis réessayez.',
+  unexpectedError: (status) => `Une erreur s’est produite (HTTP ${status}). Réessayez.`,
+  signInTitle: 'Connexion à Courtier',
+  signInIntro: 'Utilisez le courriel et le mot de passe de votre compte Courtier.',
+  email: 'Courriel',
+  password: 'Mot de passe',
+  signIn: 'Se connecter',
+  fillBoth: 'Saisissez votre courriel et votre mot de passe.',
+  consentPageTitle: 'Connecter une application',
+  consentTitle: (client) => `${client} souhaite accéder à vos données Courtier`,
+  returnsTo: 'Vous serez ensuite renvoyé vers',
+  signedInAs: 'Connecté en tant que',
+  itWillBeAbleTo: 'Si vous l’autorisez, cette application pourra :',
+  canModify: 'Peut modifier vos données',
+  allow: 'Autoriser',
+  deny: 'Refuser',
+  consentHint: 'N’autorisez que les applications de confiance. Vous pourrez retirer cet accès depuis la console.',
+  missingRequestId: 'Ce lien de consentement est incomplet : il n’a pas de request_id. Recommencez depuis l’application.',
+  badDecisionUrl: 'Cette demande de consentement ne peut pas être traitée depuis cette page.',
+  homeTitle: 'Console Courtier',
+  signedInAsAt: 'Connecté en tant que',
+  signOut: 'Se déconnecter',
+  homeNext: 'Les clés d’API, les applications connectées, les robots et les tarifications apparaîtront ici.',
+};
+
+export const STRINGS: Record<Lang, Strings> = { en, fr };

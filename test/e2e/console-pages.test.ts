@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../../server/console/service.js';
+import { packageRoot } from '../../server/paths.js';
+import { MCP_SCOPE_WORDING, MCP_SCOPES, MCP_WRITE_SCOPES } from '../../shared/oauth.js';
+import {
+  authorizePath,
+  createUser,
+  launchChromium,
+  openConsent,
+  pkcePair,
+  registerClient,
+  signIn,
+  startCallbackServer,
+  tokenRequest,
+  type CallbackServer,
+  type TestUser,
+} from '../helpers/oauth.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The built console (dist/renderer) in real Chromium, served by the real app on a real port, with
+ * real users, sessions, OAuth clients and consent requests. The consent form's 303 goes to a
+ * loopback "client" on another port, over http: what the CSP's form-action must allow.
+ */
+
+const BUILT = join(packageRoot(), 'dist', 'renderer');
+const CABINET = 'Cabinet Dupont & Associés';
+const WRONG_PASSWORD = 'The email or the password is wrong.';
+
+const EN = { email: 'Email', password: 'Password', button: 'Sign in' };
+const FR = { email: 'Courriel', password: 'Mot de passe', button: 'Se connecter' };
+
+let browser: Browser;
+let server: TestServer;
+let callback: CallbackServer;
+let user: TestUser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
+  server = await startTestServer();
+  callback = await startCallbackServer();
+  user = await createUser(server, CABINET);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await callback?.close();
+  await server?.close();
+});
+
+let problems: string[] = [];
+beforeEach(() => {
+  problems = [];
+});
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  // No script error and no CSP violation on any page of the test.
+  expect(problems).toEqual([]);
+});
+
+/** A fresh browser (no cookies) in a locale, on a path of the server. en-US is Chromium's default. */
+async function open(path: string, locale = 'en-US'): Promise<Page> {
+  const context = await browser.newContext({ locale });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  await page.goto(server.url + path);
+  return page;
+}
+
+async function fillSignIn(page: Page, who: Pick<TestUser, 'email' | 'password'>, labels = EN) {
+  await page.getByLabel(labels.email).fill(who.email);
+  await page.getByLabel(labels.password).fill(who.password);
+  await page.getByRole('button', { name: labels.button }).click();
+}
+
+/** The answer to the page's sign-in POST, to check its status. */
+function signInAnswer(page: Page) {
+  return page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/session` && r.request().method() === 'POST');
+}
+
+describe('the login page', () => {
+  it('in English: labelled fields, an empty form and a wrong password in an alert', async () => {
+    const page = await open('/console/login');
+    expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    await expect(page.title()).resolves.toBe('Sign in · Courtier');
+    await expect(page.getByLabel('Email').getAttribute('autocomplete')).resolves.toBe('username');
+    await expect(page.getByLabel('Password').getAttribute('type')).resolves.toBe('password');
+
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter your email and your password.' }).waitFor();
+
+    const answer = signInAnswer(page);
+    await fillSignIn(page, { email: user.email, password: 'not the password' });
+    expect((await answer).status()).toBe(401);
+    await page.getByRole('alert').filter({ hasText: WRONG_PASSWORD }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+  });
+
+  it('in French: labels, lang, the alerts, then home', async () => {
+    const page = await open('/console/login', 'fr-FR');
+    expect(await page.locator('html').getAttribute('lang')).toBe('fr');
+    await expect(page.title()).resolves.toBe('Se connecter · Courtier');
+    await page.getByRole('heading', { name: 'Connexion à Courtier' }).waitFor();
+
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Saisissez votre courriel et votre mot de passe.' }).waitFor();
+    await fillSignIn(page, { email: user.email, password: 'pas le mot de passe' }, FR);
+    // The server's own message: the server speaks English.
+    await page.getByRole('alert').filter({ hasText: WRONG_PASSWORD }).waitFor();
+
+    await fillSignIn(page, user, FR);
+    await page.waitForURL(`${server.url}/console/`);
+    await page.getByText(`Connecté en tant que ${user.email} — ${CABINET}`).waitFor();
+    await page.getByRole('button', { name: 'Se déconnecter' }).waitFor();
+  });
+
+  it('a browser that prefers neither English nor French gets French', async () => {
+    const page = await open('/console/login', 'de-DE');
+    expect(await page.locator('html').getAttribute('lang')).toBe('fr');
+    await page.getByLabel('Courriel').waitFor();
+    await page.getByLabel('Mot de passe').waitFor();
+    await page.getByRole('button', { name: 'Se connecter' }).waitFor();
+  });
+
+  it('after 5 failed sign-ins for an account, the 429 message is shown in the alert', async () => {
+    const throttled = await createUser(server, 'Cabinet Bloqué');
+    for (let i = 0; i < 5; i++) {
+      const response = await server.request('/api/v1/console/session', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: throttled.email, password: `wrong ${i}` }),
+      });
+      expect(response.status).toBe(401);
+    }
+    const page = await open('/console/login');
+    const answer = signInAnswer(page);
+    // Even the right password: the account is locked for the window.
+    await fillSignIn(page, throttled);
+    expect((await answer).status()).toBe(429);
+    const alert = page.getByRole('alert');
+    await alert.filter({ hasText: 'Too many failed sign-ins' }).waitFor();
+    expect(await alert.textContent()).toMatch(/^Too many failed sign-ins; try again in \d+ min\.$/);
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+  });
+});
+
+describe('the home page', () => {
+  it('signed out goes to the login page; sign in, home, sign out, and the session is gone', async () => {
+    const page = await open('/console/');
+    await page.waitForURL(`${server.url}/console/login`);
+    await fillSignIn(page, user);
+    await page.waitForURL(`${server.url}/console/`);
+    await expect(page.title()).resolves.toBe('Courtier console');
+    await page.getByText(`Signed in as ${user.email} — ${CABINET}`).waitFor();
+    const session = (await page.context().cookies(server.url)).find((c) => c.name === SESSION_COOKIE);
+    expect(session?.httpOnly).toBe(true);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.url}/console/login`);
+    await page.getByLabel('Email').waitFor();
+    expect((await page.request.get(`${server.url}/api/v1/console/session`)).status()).toBe(401);
+    // Revoked on the server, not only forgotten by the browser.
+    const replayed = await server.request('/api/v1/console/session', { headers: { cookie: `${SESSION_COOKIE}=${session?.value ?? ''}` } });
+    expect(replayed.status).toBe(401);
+  });
+});
+
+describe('the consent page', () => {
+  it('a signed-out link goes through login and back; Allow reaches the client with a code, without a Referer', async () => {
+    const client = await registerClient(server, { client_name: 'Claude', redirect_uris: [callback.url] });
+    const { verifier, challenge } = pkcePair();
+    const requestId = await openConsent(server, await signIn(server, user), {
+      clientId: client.client_id,
+      redirectUri: callback.url,
+      challenge,
+      scope: MCP_SCOPES.join(' '),
+      state: 'state-en',
+    });
+    const consentPath = `/console/consent?request_id=${requestId}`;
+
+    const page = await open(consentPath);
+    await page.waitForURL(`${server.url}/console/login?return_to=${encodeURIComponent(consentPath)}`);
+    await fillSignIn(page, user);
+    await page.waitForURL(server.url + consentPath);
+
+    await page.getByRole('heading', { name: 'Claude wants to access your Courtier data' }).waitFor();
+    await page.getByText(`It will return you to ${new URL(callback.url).host}`).waitFor();
+    await page.getByText(`Signed in as ${user.email}`).waitFor();
+    const items = page.getByRole('listitem');
+    expect(await items.count()).toBe(MCP_SCOPES.length);
+    for (const scope of MCP_SCOPES) {
+      const item = items.filter({ hasText: MCP_SCOPE_WORDING[scope].en });
+      expect(await item.count(), scope).toBe(1);
+      expect(await item.getByText('Can modify data').count(), scope).toBe(MCP_WRITE_SCOPES.includes(scope) ? 1 : 0);
+    }
+
+    const before = callback.referers.length;
+    const landed = callback.next();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const url = await landed;
+    expect(url.searchParams.get('state')).toBe('state-en');
+    const code = url.searchParams.get('code');
+    expect(code).toBeTruthy();
+    // The client learns nothing of the console's URLs.
+    expect(callback.referers.slice(before)).toEqual([undefined]);
+    // A real code: it buys tokens with the PKCE verifier.
+    const tokens = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code: code ?? '',
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: callback.url,
+    });
+    expect(tokens.status).toBe(200);
+  });
+
+  it('in French: authorize in the browser, then Refuser reaches the client with access_denied', async () => {
+    const client = await registerClient(server, { client_name: 'Assistant', redirect_uris: [callback.url] });
+    const { challenge } = pkcePair();
+    const page = await open('/console/login', 'fr-FR');
+    await fillSignIn(page, user, FR);
+    await page.waitForURL(`${server.url}/console/`);
+
+    await page.goto(server.url + authorizePath({ clientId: client.client_id, redirectUri: callback.url, challenge, scope: 'crm:read crm:write devis:draft', state: 'state-fr' }));
+    await page.waitForURL(/\/console\/consent\?request_id=[\w-]+$/);
+    await page.getByRole('heading', { name: 'Assistant souhaite accéder à vos données Courtier' }).waitFor();
+    await page.getByText(`Vous serez ensuite renvoyé vers ${new URL(callback.url).host}`).waitFor();
+    await page.getByText(`Connecté en tant que ${user.email}`).waitFor();
+    expect(await page.getByRole('listitem').count()).toBe(3);
+    await page.getByText(MCP_SCOPE_WORDING['crm:read'].fr).waitFor();
+    expect(await page.getByText('Peut modifier vos données').count()).toBe(2);
+    await page.getByRole('button', { name: 'Autoriser' }).waitFor();
+
+    const landed = callback.next();
+    await page.getByRole('button', { name: 'Refuser' }).click();
+    const url = await landed;
+    expect(url.searchParams.get('error')).toBe('access_denied');
+    expect(url.searchParams.get('state')).toBe('state-fr');
+    expect(url.searchParams.get('code')).toBeNull();
+  });
+
+  it("shows the server's errors in an alert: unknown request, another user's request, no request_id", async () => {
+    const other = await createUser(server, 'Cabinet Autre');
+    const client = await registerClient(server, { redirect_uris: [callback.url] });
+    const othersRequest = await openConsent(server, await signIn(server, other), { clientId: client.client_id, redirectUri: callback.url, challenge: pkcePair().challenge });
+
+    const page = await open('/console/login');
+    await fillSignIn(page, user);
+    await page.waitForURL(`${server.url}/console/`);
+
+    const unknown = page.waitForResponse((r) => r.url().includes('/api/v1/mcp/oauth/consent/'));
+    await page.goto(`${server.url}/console/consent?request_id=${randomUUID()}`);
+    expect((await unknown).status()).toBe(404);
+    await page.getByRole('alert').filter({ hasText: 'This authorization request is unknown, already answered or expired.' }).waitFor();
+
+    const forbidden = page.waitForResponse((r) => r.url().includes('/api/v1/mcp/oauth/consent/'));
+    await page.goto(`${server.url}/console/consent?request_id=${othersRequest}`);
+    expect((await forbidden).status()).toBe(403);
+    await page.getByRole('alert').filter({ hasText: 'This authorization request was opened by another user.' }).waitFor();
+
+    await page.goto(`${server.url}/console/consent`);
+    await page.getByRole('alert').filter({ hasText: 'it has no request_id' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0);
+  });
+});
