@@ -17,6 +17,8 @@ import { initCabinet } from '../server/tenancy/service.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { createOpportunity } from '../server/crm/service.js';
 import { createWebhook } from '../server/webhooks/service.js';
+import { createAccessTokenForUser } from '../server/oauth/service.js';
+import { MCP_SCOPES } from '../shared/oauth.js';
 import type { Deps } from '../server/deps.js';
 import {
   BARE_PATH,
@@ -65,8 +67,8 @@ interface CourtierSetup {
   config?: { webhookAllowPrivateTargets?: boolean };
   /** Extra CA certificates for the webhook sender. */
   extraCa?: readonly string[];
-  /** Runs once the cabinet exists, before listening (seeding, subscriptions). */
-  seed?: (deps: Deps, cabinetId: string) => void;
+  /** Runs once the cabinet exists, before listening (seeding, subscriptions); may add request headers. */
+  seed?: (deps: Deps, cabinetId: string, userId: string) => void | Record<string, string>;
 }
 
 async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise<StartedTarget> {
@@ -80,13 +82,13 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   const deps = defaultDeps(db, config, { env: {} });
   const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
   const app = await buildApp(deps, { logger, ...(setup.extraCa ? { webhooks: { extraCa: setup.extraCa } } : {}) });
-  const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
+  const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
-  setup.seed?.(deps, cabinet_id);
+  const extraHeaders = setup.seed?.(deps, cabinet_id, user_id) ?? {};
   await app.listen({ host: config.host, port: config.port });
   return {
     port: portOf(app.server.address()),
-    headers: { 'x-api-key': key.key },
+    headers: { 'x-api-key': key.key, ...extraHeaders },
     async close() {
       await app.close();
       db.close();
@@ -152,9 +154,24 @@ async function startCourtierWebhooks(dataDir: string): Promise<StartedTarget> {
   });
 }
 
+/**
+ * The real app with an MCP access token for the bench cabinet's user, sent as Authorization:
+ * Bearer. /me still authenticates with X-API-Key, which it reads first, so both routes are
+ * measured on one server.
+ */
+async function startCourtierMcp(dataDir: string): Promise<StartedTarget> {
+  return startCourtierWith(dataDir, {
+    seed(deps, cabinetId, userId) {
+      const tokens = createAccessTokenForUser(deps, { cabinetId, userId, clientName: 'bench', scopes: MCP_SCOPES });
+      return { authorization: `Bearer ${tokens.access_token}` };
+    },
+  });
+}
+
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
   courtier: startCourtier,
   'courtier-100k': startCourtier100k,
   'courtier-webhooks': startCourtierWebhooks,
+  'courtier-mcp': startCourtierMcp,
 };

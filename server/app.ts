@@ -14,6 +14,8 @@ import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';
 import { createLoginThrottle } from './console/service.js';
 import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
+import { createAccessTokenAuthenticator } from './oauth/service.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -130,10 +132,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     corsOrigins: config.corsOrigins,
     openCorsPaths: OPEN_CORS_PATHS,
   });
-  await app.register(authPlugin, {
-    authenticate: createKeyAuthenticator(deps),
-    rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock }),
-  });
+  // One limiter for API keys and MCP access tokens: their ids never collide (UUIDs).
+  const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock });
+  await app.register(authPlugin, { authenticate: createKeyAuthenticator(deps), rateLimiter });
 
   await app.register(idempotencyPlugin, { deps });
 
@@ -167,6 +168,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, worker, runtime });
+  await app.register(mcpRoutes, { deps, worker, authenticate: createAccessTokenAuthenticator(deps), rateLimiter });
   app.addHook('onReady', async () => {
     if (!runtime.hasCandidates()) {
       app.log.warn('No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).');

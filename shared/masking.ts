@@ -6,6 +6,16 @@
  */
 export const PERSONAL_FIELDS = ['last_name', 'first_name', 'email', 'phone', 'birth_date', 'address'] as const;
 
+/**
+ * Insurer forms (dicData) name people in their own words: insured_name, driver_birth_date,
+ * holder_email. Any key ending in one of these is personal too; company_name stays clear.
+ */
+const PERSONAL_SUFFIX = /_(name|birth_date|email|phone|address)$/;
+
+function isPersonalKey(key: string): boolean {
+  return (PERSONAL_FIELDS as readonly string[]).includes(key) || (key !== 'company_name' && PERSONAL_SUFFIX.test(key));
+}
+
 export function maskValue(value: string): string {
   return value.length === 0 ? value : `${value[0]}***`;
 }
@@ -26,7 +36,7 @@ export function maskPersonalData<T>(value: T): T {
   const individual = !('company_name' in object) || object.company_name === null || object.company_name === '';
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(object)) {
-    if ((PERSONAL_FIELDS as readonly string[]).includes(key)) out[key] = maskDeep(field);
+    if (isPersonalKey(key)) out[key] = maskDeep(field);
     else if (key === 'siret' && individual && typeof field === 'string') out[key] = maskValue(field);
     else out[key] = maskPersonalData(field);
   }

@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-export const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks'] as const;
+export const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {

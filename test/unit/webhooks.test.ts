@@ -55,8 +55,10 @@ describe('personal-data masking', () => {
       expected_value_eur: 1200,
       contact: { last_name: 'Dupont', first_name: 'Jean', email: 'jd@x.fr', phone: '0612345678', company_name: null, siret: '73282932000074' },
       client: { company_name: 'ACME', siret: '73282932000074', address: { line1: '3 rue X', postcode: '69003', city: 'Lyon', country: 'FR' }, birth_date: '1980-01-01' },
+      dicData: { insured_name: 'Jean Dupont', driver_birth_date: '1980-05-14', holder_email: 'jd@x.fr', vehicle_value_eur: 12000, postcode: '69003' },
     });
     expect(masked).toEqual({
+      dicData: { insured_name: 'J***', driver_birth_date: '1***', holder_email: 'j***', vehicle_value_eur: 12000, postcode: '69003' },
       opportunity_id: 'o1',
       expected_value_eur: 1200,
       contact: { last_name: 'D***', first_name: 'J***', email: 'j***', phone: '0***', company_name: null, siret: '7***' },

@@ -1,0 +1,49 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { FastifyBaseLogger } from 'fastify';
+import { ApiError } from '../errors.js';
+import { errorResult, type McpToolCatalogue, type ToolContext } from './tools.js';
+
+/** What the assistant is told about this server at initialize. */
+export const MCP_INSTRUCTIONS =
+  'Courtier is the back office of a French insurance brokerage (cabinet): its CRM (opportunities, clients), its quotes (devis) ' +
+  'and robots that price products on insurer portals. Ids are never guessed: take them from the list_, create_ and get_ tools. ' +
+  'price_quote spends Robot credits: check the request with dry_run: true first, then follow the job with get_job. ' +
+  'Errors come back as {error, message, details}: read message, it says what to do.';
+
+export type McpServerFactory = (ctx: ToolContext, log: FastifyBaseLogger) => Server;
+
+/**
+ * Makes the per-request MCP server. The low-level Server rather than McpServer: the tool list,
+ * its JSON Schemas and the server options are built once here, and each request only registers
+ * two handlers that close over its access token.
+ */
+export function createMcpServerFactory(options: { version: string; catalogue: McpToolCatalogue }): McpServerFactory {
+  const { catalogue } = options;
+  const info: Implementation = { name: 'courtier', title: 'Courtier', version: options.version };
+  // The SDK builds an Ajv instance per Server unless given one; this server never validates with it.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const capabilities = { tools: { listChanged: false } };
+
+  return (ctx, log) => {
+    const server = new Server(info, { capabilities, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.list(ctx.access.scopes) }));
+    server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
+      const { name } = request.params;
+      const tool = catalogue.get(name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the tools this connection can use.`);
+      // The route refuses such calls with 403 before they get here; kept so that the server never relies on it.
+      if (tool.scope !== null && !ctx.access.scopes.includes(tool.scope)) {
+        return errorResult(new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, { required_scope: tool.scope }));
+      }
+      try {
+        return tool.call(ctx, request.params.arguments);
+      } catch (err) {
+        log.error({ err, tool: name }, 'MCP tool failed');
+        return errorResult(new ApiError('internal_error', 'Something went wrong on our side. Quote the time of the call if you report it.'));
+      }
+    });
+    return server;
+  };
+}

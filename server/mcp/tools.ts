@@ -1,0 +1,396 @@
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
+import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
+import { codeSchema, createDevisBody, getDevis } from '../../shared/devis.js';
+import { maskPersonalData } from '../../shared/masking.js';
+import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
+import * as catalogue from '../automation/catalogue.js';
+import * as automation from '../automation/service.js';
+import type { Worker } from '../automation/worker.js';
+import * as crm from '../crm/service.js';
+import type { Deps } from '../deps.js';
+import * as devis from '../devis/service.js';
+import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
+import type { McpAccess } from '../oauth/access.js';
+import { getCabinetSettings } from '../tenancy/service.js';
+
+/** What a tool call runs with: the service, and who calls, from the access token. */
+export interface ToolContext {
+  deps: Deps;
+  worker: Worker;
+  access: McpAccess;
+  /** This service's origin as the client reached it (no trailing slash), computed on demand. */
+  baseUrl: () => string;
+}
+
+interface ToolSpec<S extends z.ZodType> {
+  name: string;
+  title: string;
+  /** For the model: what the tool returns, when to use it, where its ids come from. */
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  /** The scope the token needs; null: any valid token. */
+  scope: McpScope | null;
+  /** Results hold personal data: masked while the cabinet has not enabled LLM data sharing. */
+  personalData: boolean;
+  run: (ctx: ToolContext, args: z.output<S>) => object;
+}
+
+/** One tool of the catalogue: its tools/list entry, its scope, and call(), which validates and runs. */
+export interface McpTool {
+  name: string;
+  scope: McpScope | null;
+  descriptor: Tool;
+  call(ctx: ToolContext, args: unknown): CallToolResult;
+}
+
+type InputSchema = Tool['inputSchema'];
+
+/**
+ * JSON Schema 2020-12 of a tool's arguments, as the client sends them (io: input: defaults make
+ * fields optional). A schema named with .meta({id}) comes out as a root $ref: inlined here, since
+ * MCP wants type: object at the root. Regex noise that format already says, and the safe-integer
+ * bounds zod puts on every int, are dropped (fewer tokens for the model).
+ */
+export function toInputSchema(schema: z.ZodType): InputSchema {
+  const json = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format === 'date-time' || jsonSchema.format === 'date' || jsonSchema.format === 'email' || jsonSchema.format === 'uuid') {
+        delete jsonSchema.pattern;
+      }
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  let root: Record<string, unknown> = json;
+  const ref = json.$ref;
+  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/') && defs) {
+    const id = ref.slice('#/$defs/'.length);
+    const { [id]: inlined, ...rest } = defs;
+    const { $ref: _ref, $defs: _defs, ...outer } = json;
+    root = { ...outer, ...inlined, ...(Object.keys(rest).length > 0 ? { $defs: rest } : {}) };
+  }
+  if (root.type !== 'object') throw new Error(`A tool's arguments must be an object schema, got ${JSON.stringify(root.type)}.`);
+  return root as InputSchema;
+}
+
+function textResult(value: object, isError: boolean): CallToolResult {
+  const structured = value as Record<string, unknown>;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** A service error as the model sees it: the REST error body, minus request_id, in an isError result. */
+export function errorResult(error: ApiError): CallToolResult {
+  return textResult({ error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, true);
+}
+
+/** A tool with its argument type erased: call() validates the arguments, then runs it. */
+interface DefinedTool extends Omit<ToolSpec<z.ZodType>, 'run'> {
+  call(ctx: ToolContext, args: unknown): CallToolResult;
+}
+
+function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DefinedTool {
+  const { run, ...rest } = spec;
+  return {
+    ...rest,
+    call(ctx, args) {
+      const parsed = spec.input.safeParse(args ?? {});
+      if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
+      try {
+        const value = run(ctx, parsed.data);
+        // Read at call time: the console's switch takes effect on the next call.
+        const mask = spec.personalData && !getCabinetSettings(ctx.deps, ctx.access.cabinetId).llm_data_sharing;
+        return textResult(mask ? maskPersonalData(value) : value, false);
+      } catch (err) {
+        if (err instanceof ApiError) return errorResult(err);
+        throw err;
+      }
+    },
+  };
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const NO_ARGUMENTS = z.strictObject({});
+
+const opportunityId = getOpportunity.params.shape.opportunity_id.describe('The opportunity id (id or opportunity_id from list_opportunities or create_opportunity).');
+const devisId = getDevis.params.shape.devis_id.describe('The quote id (devis_id from create_devis, price_quote via get_job, or get_devis).');
+const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
+const PAGING =
+  'Answers {data, next_cursor, has_more, count}, newest first, at most limit items (default 50, max 100). ' +
+  'To read the next page, call again with cursor set to next_cursor and the same filters.';
+
+/** The tools of the MCP endpoint, in the order tools/list shows them. */
+const TOOL_SPECS = [
+  defineTool({
+    name: 'whoami',
+    title: 'Who am I',
+    description:
+      'Returns who this connection acts for: the cabinet (brokerage office) {id, name}, the signed-in user {id, email}, ' +
+      'the connected client {client_id, client_name}, the scopes granted (which tools are usable) and when the access token expires. ' +
+      'Takes no arguments. Use it to check the connection or before acting, to know which cabinet you are working in.',
+    input: NO_ARGUMENTS,
+    annotations: { ...READ, title: 'Who am I' },
+    scope: null,
+    personalData: false,
+    run: ({ access }) => ({
+      cabinet: { id: access.cabinetId, name: access.cabinetName },
+      user: { id: access.userId, email: access.userEmail },
+      client: { client_id: access.clientId, client_name: access.clientName },
+      scopes: access.scopes,
+      token_expires_at: new Date(access.expiresAt).toISOString(),
+    }),
+  }),
+  defineTool({
+    name: 'list_products',
+    title: 'List insurance products',
+    description:
+      'Returns the products that can be priced by the robots ({data: [{code, label, kind, cost_credits, insurers: [{code, name}]}]}): ' +
+      'kind quote prices a contract, kind routine fetches a document. cost_credits is what one real run spends. ' +
+      'Use it first to find the produit and compagnie codes that get_product_schema and price_quote need.',
+    input: NO_ARGUMENTS,
+    annotations: { ...READ, title: 'List insurance products' },
+    scope: 'automation:read',
+    personalData: false,
+    run: ({ deps }) => catalogue.listProducts(deps),
+  }),
+  defineTool({
+    name: 'get_product_schema',
+    title: 'Get the data a product needs',
+    description:
+      'Returns what dicData a product needs at an insurer: json_schema (JSON Schema of dicData), required (field names), ' +
+      'labels (each field in words, in French) and example (a dicData that passes). produit and compagnie are codes from list_products. ' +
+      'Use it before price_quote or create_devis to build a valid dicData; ask the user for any required field you do not know.',
+    input: z.strictObject({
+      produit: codeSchema.describe('Product code, from list_products (e.g. auto).'),
+      compagnie: codeSchema.describe('Insurer code, from the product’s insurers in list_products (e.g. sandbox).'),
+    }),
+    annotations: { ...READ, title: 'Get the data a product needs' },
+    scope: 'automation:read',
+    personalData: false,
+    run: ({ deps }, { produit, compagnie }) => catalogue.productSchemaDocument(deps, produit, compagnie),
+  }),
+  defineTool({
+    name: 'list_opportunities',
+    title: 'List opportunities',
+    description:
+      'Lists the cabinet’s sales opportunities (leads), each with id, title, product, stage (new, qualified, quoted, negotiation, won, lost), ' +
+      'expected_value_eur, source, contact, tags and dates. Filter by stage or created_after. ' +
+      PAGING,
+    input: listOpportunities.query.strict(),
+    annotations: { ...READ, title: 'List opportunities' },
+    scope: 'crm:read',
+    personalData: true,
+    run: ({ deps, access }, query) => crm.listOpportunities(deps, access.cabinetId, query),
+  }),
+  defineTool({
+    name: 'get_opportunity',
+    title: 'Get an opportunity',
+    description: 'Returns one opportunity by its id (from list_opportunities or create_opportunity), with its stage, contact, amounts and tags.',
+    input: z.strictObject({ opportunity_id: opportunityId }),
+    annotations: { ...READ, title: 'Get an opportunity' },
+    scope: 'crm:read',
+    personalData: true,
+    run: ({ deps, access }, { opportunity_id }) => crm.getOpportunity(deps, access.cabinetId, opportunity_id),
+  }),
+  defineTool({
+    name: 'create_opportunity',
+    title: 'Create an opportunity',
+    description:
+      'Creates a sales opportunity (a lead) in the CRM and returns it with its id. Needs a title, a product (code or label, e.g. auto, mrh) ' +
+      'and a contact with at least last_name; stage defaults to new, expected_value_eur to 0. ' +
+      'Each call creates a new opportunity: check list_opportunities first if it may already exist.',
+    input: createOpportunityBody,
+    annotations: { ...CREATE, title: 'Create an opportunity' },
+    scope: 'crm:write',
+    personalData: true,
+    run: ({ deps, access }, input) => crm.createOpportunity(deps, access.cabinetId, input, 'mcp'),
+  }),
+  defineTool({
+    name: 'update_opportunity_stage',
+    title: 'Move an opportunity to a stage',
+    description:
+      'Moves an opportunity (id from list_opportunities) to a stage: new, qualified, quoted, negotiation, won or lost, and returns it. ' +
+      'Open stages move freely; won and lost are final: moving out of them needs reopen: true (else the error invalid_stage_transition). ' +
+      'Reaching won or lost notifies the cabinet’s integrations.',
+    input: z.strictObject({ opportunity_id: opportunityId, stage: opportunityStageSchema, reopen: updateOpportunityBody.shape.reopen }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Move an opportunity to a stage' },
+    scope: 'crm:write',
+    personalData: true,
+    run: ({ deps, access }, { opportunity_id, stage, reopen }) =>
+      crm.updateOpportunity(deps, access.cabinetId, opportunity_id, { stage, ...(reopen === undefined ? {} : { reopen }) }),
+  }),
+  defineTool({
+    name: 'list_clients',
+    title: 'List clients',
+    description:
+      'Lists the cabinet’s clients: people (type person) and companies (type company), each with id, names, SIRET, email, phone, address and birth date. ' +
+      'Filter by type or created_after. Use it to find the client_id that create_devis and price_quote take. ' +
+      PAGING,
+    input: listClients.query.strict(),
+    annotations: { ...READ, title: 'List clients' },
+    scope: 'crm:read',
+    personalData: true,
+    run: ({ deps, access }, query) => crm.listClients(deps, access.cabinetId, query),
+  }),
+  defineTool({
+    name: 'create_client',
+    title: 'Create a client',
+    description:
+      'Creates a client and returns it with its id (client_id). A person (type person, the default) needs last_name; ' +
+      'a company (type company) needs company_name. A SIRET is checked with its key; birth_date is YYYY-MM-DD. ' +
+      'Each call creates a new client: check list_clients first if the client may already exist.',
+    input: createClientBody,
+    annotations: { ...CREATE, title: 'Create a client' },
+    scope: 'crm:write',
+    personalData: true,
+    run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
+  }),
+  defineTool({
+    name: 'create_devis',
+    title: 'Create a draft quote',
+    description:
+      'Creates a draft quote (devis) for a client, without pricing it, and returns it with its devis_id and status draft. ' +
+      'client_id comes from list_clients or create_client; compagnie and produit are codes from list_products; dicData follows get_product_schema ' +
+      '(it may be incomplete in a draft). To price it later, call price_quote with this devis_id.',
+    input: createDevisBody,
+    annotations: { ...CREATE, title: 'Create a draft quote' },
+    scope: 'devis:draft',
+    personalData: true,
+    run: ({ deps, access }, input) => devis.createDevis(deps, access.cabinetId, input),
+  }),
+  defineTool({
+    name: 'get_devis',
+    title: 'Get a quote',
+    description:
+      'Returns one quote (devis) by its devis_id: status (draft, pricing, priced, failed, signed), the premium tarif_eur once priced, ' +
+      'the insurer’s pending conditions (suspens), whether a PDF exists (pdf_available) and the pricing job_id. ' +
+      'For the PDF itself, use get_devis_pdf_link.',
+    input: z.strictObject({ devis_id: devisId }),
+    annotations: { ...READ, title: 'Get a quote' },
+    scope: 'devis:read',
+    personalData: true,
+    run: ({ deps, access }, { devis_id }) => devis.getDevis(deps, access.cabinetId, devis_id),
+  }),
+  defineTool({
+    name: 'price_quote',
+    title: 'Price a quote at an insurer',
+    description:
+      'Prices a product at an insurer with a robot on the insurer’s portal. compagnie and produit are codes from list_products; ' +
+      'dicData must follow get_product_schema. With dry_run: true it only checks the request (missing fields, quota, credentials, cost) ' +
+      'and spends nothing: do that first. Without dry_run it starts a job that spends Robot credits (cost_credits of the product) and returns ' +
+      '{job_id, status: pending}; follow it with get_job until completed, partial or failed (usually a few seconds to a minute). ' +
+      'Pass devis_id to price a draft from create_devis, or client_id to link the new quote to a client.',
+    input: tarificationRequestBody.omit({ callback_webhook_id: true }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
+    scope: 'automation:enqueue',
+    personalData: false,
+    run: ({ deps, worker, access }, request) => {
+      if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');
+      const enqueued = automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
+      worker.wake();
+      return enqueued;
+    },
+  }),
+  defineTool({
+    name: 'get_job',
+    title: 'Get a pricing job',
+    description:
+      'Returns a pricing job started by price_quote (job_id): status (pending, running, mfa_required, awaiting_mfa, completed, partial, failed, cancelled), ' +
+      'progress {step, percent}, result {tarif_eur, suspens} once priced, error {code, message} on failure, credits_consumed, and devis_id, the quote it prices ' +
+      '(read it with get_devis). While mfa_required, the insurer sent a code to the broker: ask the user to enter it in the Courtier console.',
+    input: z.strictObject({ job_id: jobId }),
+    annotations: { ...READ, title: 'Get a pricing job' },
+    scope: 'automation:read',
+    personalData: false,
+    run: ({ deps, access }, { job_id }) => automation.getJob(deps, access.cabinetId, job_id),
+  }),
+  defineTool({
+    name: 'cancel_job',
+    title: 'Cancel a pricing job',
+    description:
+      'Cancels a pricing job (job_id from price_quote) that has not finished: a running robot is stopped and the credits are refunded. ' +
+      'Returns the job, now cancelled; a job already cancelled is returned as is; a finished job gives the error job_not_cancellable.',
+    input: z.strictObject({ job_id: jobId }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
+    scope: 'automation:enqueue',
+    personalData: false,
+    run: ({ deps, worker, access }, { job_id }) => {
+      const { job, wasActive } = automation.cancelJob(deps, access.cabinetId, job_id);
+      if (wasActive) worker.abort(job.job_id);
+      return job;
+    },
+  }),
+  defineTool({
+    name: 'get_devis_pdf_link',
+    title: 'Get a download link for a quote’s PDF',
+    description:
+      'Returns {devis_id, url, expires_at}: an absolute download link to the PDF of a priced quote (devis_id from get_devis or get_job). ' +
+      'The link needs no sign-in and expires after 5 minutes; give it to the user rather than fetching it. ' +
+      'A quote that is not priced yet gives the error pdf_not_available.',
+    input: z.strictObject({ devis_id: devisId }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Get a download link for a quote’s PDF' },
+    scope: 'devis:read',
+    personalData: false,
+    run: ({ deps, access, baseUrl }, { devis_id }) => {
+      const url = baseUrl() + devis.createPdfLink(deps, access.cabinetId, devis_id);
+      const expires = Number(new URL(url).searchParams.get('expires'));
+      return { devis_id, url, expires_at: new Date(expires * 1000).toISOString() };
+    },
+  }),
+];
+
+/** The tools, built once per app: descriptors and JSON Schemas are computed here, not per request. */
+export interface McpToolCatalogue {
+  get(name: string): McpTool | undefined;
+  /** The descriptors of the tools a token with these scopes can call (tools/list). */
+  list(scopes: readonly McpScope[]): Tool[];
+  /** The tools a token with these scopes can call. */
+  allowed(scopes: readonly McpScope[]): McpTool[];
+}
+
+export function createToolCatalogue(): McpToolCatalogue {
+  const tools: McpTool[] = TOOL_SPECS.map((spec) => ({
+    name: spec.name,
+    scope: spec.scope,
+    descriptor: {
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: toInputSchema(spec.input),
+      annotations: spec.annotations,
+    },
+    call: spec.call,
+  }));
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // Keyed by the set of scopes as a bit mask: at most 2^6 entries, whatever order tokens list them in.
+  const memo = new Map<number, { tools: McpTool[]; descriptors: Tool[] }>();
+  function forScopes(scopes: readonly McpScope[]) {
+    let mask = 0;
+    for (const scope of scopes) mask |= 1 << MCP_SCOPES.indexOf(scope);
+    let entry = memo.get(mask);
+    if (!entry) {
+      const allowed = tools.filter((t) => t.scope === null || scopes.includes(t.scope));
+      entry = { tools: allowed, descriptors: allowed.map((t) => t.descriptor) };
+      memo.set(mask, entry);
+    }
+    return entry;
+  }
+  return {
+    get: (name) => byName.get(name),
+    list: (scopes) => forScopes(scopes).descriptors,
+    allowed: (scopes) => forScopes(scopes).tools,
+  };
+}
