@@ -12,6 +12,9 @@ import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';
+import { adminConsoleRoutes } from './console/admin-routes.js';
+import { automationConsoleRoutes } from './console/automation-routes.js';
+import { webhookConsoleRoutes } from './console/webhook-routes.js';
 import { createLoginThrottle } from './console/service.js';
 import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
 import { createAccessTokenAuthenticator } from './oauth/service.js';
@@ -154,13 +157,16 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(apiKeyRoutes);
   await app.register(crmRoutes, { deps });
   await app.register(devisRoutes, { deps });
+  app.decorateRequest('consoleUser', null);
   await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
   await app.register(oauthRoutes, { deps });
   await app.register(consoleRoutes, { rootDir: join(packageRoot(), 'dist', 'renderer') });
+  await app.register(adminConsoleRoutes, { deps });
 
   const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
   app.decorate('webhookDispatcher', dispatcher);
   await app.register(webhookRoutes, { deps, dispatcher });
+  await app.register(webhookConsoleRoutes, { deps, dispatcher });
   app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => dispatcher.stop());
 
@@ -168,6 +174,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, worker, runtime });
+  await app.register(automationConsoleRoutes, { deps, worker, runtime });
   await app.register(mcpRoutes, { deps, worker, authenticate: createAccessTokenAuthenticator(deps), rateLimiter });
   app.addHook('onReady', async () => {
     if (!runtime.hasCandidates()) {

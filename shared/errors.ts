@@ -24,6 +24,10 @@ export const ERROR_STATUS = {
   invalid_signature: 403,
   invalid_csrf_token: 403,
   consent_forbidden: 403,
+  admin_only: 403,
+  // console: admin slice (statuses)
+  // console: automation slice (statuses)
+  // console: webhooks slice (statuses)
   not_found: 404,
   unknown_product: 404,
   unknown_insurer: 404,
@@ -92,6 +96,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_csrf_token: 'The form was not sent from the page this session opened (missing or wrong CSRF token); open the page again.',
   consent_forbidden: 'This consent request belongs to another signed-in user.',
   consent_request_not_found: 'The consent request is unknown, already answered or expired; start the connection again from the assistant.',
+  admin_only: 'Only an administrator of the cabinet can do this.',
+  // console: admin slice (descriptions)
+  // console: automation slice (descriptions)
+  // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_insurer: 'No such insurer, or it does not offer this product.',

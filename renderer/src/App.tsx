@@ -1,36 +1,122 @@
-import { useEffect } from 'react';
-import { STRINGS, detectLang } from './i18n.js';
+import { useEffect, useState } from 'react';
+import { z } from 'zod';
+import { consoleSessionSchema, type ConsoleSession } from '../../shared/oauth.js';
+import { api, loginUrl } from './api.js';
+import { CONSOLE_HOME } from './destinations.js';
+import { STRINGS, chooseLang, rememberLang, type Lang } from './i18n.js';
+import { Alert, Layout, Loading } from './Layout.js';
+import { currentPath, go } from './navigation.js';
 import { ConsentPage } from './pages/ConsentPage.js';
 import { HomePage } from './pages/HomePage.js';
 import { LoginPage } from './pages/LoginPage.js';
+import { Shell } from './Shell.js';
+import { adminSlice } from './slices/admin.js';
+import { automationSlice } from './slices/automation.js';
+import type { ConsolePage, PublicPage } from './slices/types.js';
+import { webhooksSlice } from './slices/webhooks.js';
 
-/** The page for a path under /console/ (trailing slashes ignored); anything unknown is home. */
-export type PageName = 'login' | 'consent' | 'home';
+const SLICES = [adminSlice, automationSlice, webhooksSlice];
+const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
+const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
+const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);
+const SETUP_PATH = '/console/setup';
+const setupStateSchema = z.object({ needed: z.boolean() });
 
-export function pageFor(pathname: string): PageName {
-  const path = pathname.replace(/\/+$/, '');
-  if (path === '/console/login') return 'login';
-  if (path === '/console/consent') return 'consent';
-  return 'home';
+/** The path under /console/ without trailing slashes ("/console" for the home page). */
+export function normalisePath(pathname: string): string {
+  return pathname.replace(/\/+$/, '') || '/';
 }
 
 export function App() {
-  const lang = detectLang();
+  const [lang, setLang] = useState<Lang>(chooseLang());
   const t = STRINGS[lang];
-  const page = pageFor(window.location.pathname);
+  const path = normalisePath(window.location.pathname);
   const query = new URLSearchParams(window.location.search);
 
   useEffect(() => {
     document.documentElement.lang = lang;
-    document.title = page === 'login' ? `${t.signIn} · ${t.appName}` : page === 'consent' ? `${t.consentPageTitle} · ${t.appName}` : t.homeTitle;
-  }, [lang, page, t]);
+  }, [lang]);
 
-  switch (page) {
-    case 'login':
-      return <LoginPage t={t} returnTo={query.get('return_to')} />;
-    case 'consent':
-      return <ConsentPage t={t} lang={lang} requestId={query.get('request_id')} />;
-    case 'home':
-      return <HomePage t={t} />;
+  function changeLang(next: Lang) {
+    rememberLang(next);
+    setLang(next);
   }
+
+  if (path === '/console/login') return <Titled title={`${t.signIn} · ${t.appName}`}><LoginPage t={t} returnTo={query.get('return_to')} /></Titled>;
+  if (path === '/console/consent') {
+    return (
+      <Titled title={`${t.consentPageTitle} · ${t.appName}`}>
+        <ConsentPage t={t} lang={lang} requestId={query.get('request_id')} />
+      </Titled>
+    );
+  }
+  const publicPage = PUBLIC_PAGES.find((p) => p.path === path);
+  if (publicPage) {
+    const Page = publicPage.component;
+    return (
+      <Titled title={`${publicPage.title[lang]} · ${t.appName}`}>
+        <Layout t={t}>
+          <Page lang={lang} t={t} />
+        </Layout>
+      </Titled>
+    );
+  }
+  return <SignedIn lang={lang} path={path} onLangChange={changeLang} />;
+}
+
+function Titled({ title, children }: { title: string; children: React.ReactNode }) {
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+  return children;
+}
+
+type SessionState = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; session: ConsoleSession };
+
+/** Every other page: needs a session; with none, the login page (or first-run setup on an empty install). */
+function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLangChange: (lang: Lang) => void }) {
+  const t = STRINGS[lang];
+  const [state, setState] = useState<SessionState>({ kind: 'loading' });
+
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      const result = await api('/api/v1/console/session', { schema: consoleSessionSchema });
+      if (cancelled) return;
+      if (result.ok) return setState({ kind: 'ready', session: result.data });
+      if (result.status !== 401) return setState({ kind: 'error', message: result.error.message });
+      const setup = await api('/api/v1/console/setup', { schema: setupStateSchema });
+      if (cancelled) return;
+      if (setup.ok && setup.data.needed) return go(SETUP_PATH);
+      const here = currentPath();
+      go(here === CONSOLE_HOME ? loginUrl() : loginUrl(here));
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  const page = PAGES.find((p) => p.path === path);
+  const isHome = path === '/console';
+  const title = isHome ? t.homeTitle : page ? `${page.label[lang]} · ${t.appName}` : t.appName;
+
+  if (state.kind !== 'ready') {
+    return (
+      <Titled title={title}>
+        <Layout t={t}>{state.kind === 'loading' ? <Loading t={t} /> : <Alert>{state.message}</Alert>}</Layout>
+      </Titled>
+    );
+  }
+  const props = { lang, t, session: state.session };
+  const Page = page?.component;
+  return (
+    <Titled title={title}>
+      <Shell lang={lang} t={t} session={state.session} pages={PAGES} currentPath={path} onLangChange={onLangChange}>
+        {isHome ? <HomePage {...props} /> : Page ? <Page {...props} /> : <Alert>{t.notFound}</Alert>}
+        {OVERLAYS.map((Overlay, i) => (
+          <Overlay key={i} {...props} />
+        ))}
+      </Shell>
+    </Titled>
+  );
 }

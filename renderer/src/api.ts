@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import { STRINGS, detectLang } from './i18n.js';
+import { STRINGS, chooseLang } from './i18n.js';
 
 /** The error body every Courtier error has: {error, message, details?, request_id}. */
 export interface ApiErrorBody {
@@ -21,6 +21,16 @@ export interface ApiOptions<T> {
   schema?: ZodType<T>;
 }
 
+const CSRF_COOKIE = 'courtier_csrf';
+
+function readCookie(name: string): string | undefined {
+  for (const part of document.cookie.split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
 function isErrorBody(value: unknown): value is ApiErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
@@ -32,10 +42,14 @@ function isErrorBody(value: unknown): value is ApiErrorBody {
  * Never throws: a network failure is status 0 with error "network_error".
  */
 export async function api<T = unknown>(path: string, options: ApiOptions<T> = {}): Promise<ApiResult<T>> {
-  const t = STRINGS[detectLang()];
-  const init: RequestInit = { method: options.method ?? 'GET', credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  const t = STRINGS[chooseLang()];
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  // The server binds this token to the session; a page on another site cannot read the cookie.
+  if (method !== 'GET') headers['X-CSRF-Token'] = readCookie(CSRF_COOKIE) ?? '';
+  const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (options.body !== undefined) {
-    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+    headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(options.body);
   }
   let response: Response;

@@ -23,6 +23,18 @@ export function detectLang(languages: readonly string[] = browserLanguages()): L
   return 'fr';
 }
 
+const LANG_KEY = 'courtier.lang';
+
+/** The language the user picked with the switch, else the browser's. */
+export function chooseLang(): Lang {
+  const stored = (globalThis as { localStorage?: { getItem(key: string): string | null } }).localStorage?.getItem(LANG_KEY);
+  return stored === 'en' || stored === 'fr' ? stored : detectLang();
+}
+
+export function rememberLang(lang: Lang): void {
+  (globalThis as { localStorage?: { setItem(key: string, value: string): void } }).localStorage?.setItem(LANG_KEY, lang);
+}
+
 export interface Strings {
   appName: string;
   loading: string;
@@ -47,6 +59,10 @@ export interface Strings {
   consentHint: string;
   missingRequestId: string;
   badDecisionUrl: string;
+  // Shell
+  navigation: string;
+  language: string;
+  notFound: string;
   // Home
   homeTitle: string;
   signedInAsAt: string;
@@ -76,6 +92,9 @@ const en: Strings = {
   consentHint: 'Allow only applications you trust. You can revoke this access later from the console.',
   missingRequestId: 'This consent link is incomplete: it has no request_id. Start again from the application.',
   badDecisionUrl: 'This consent request cannot be answered from this page.',
+  navigation: 'Console sections',
+  language: 'Language',
+  notFound: 'There is no such page in the console.',
   homeTitle: 'Courtier console',
   signedInAsAt: 'Signed in as',
   signOut: 'Sign out',
@@ -104,6 +123,9 @@ const fr: Strings = {
   consentHint: 'N’autorisez que les applications de confiance. Vous pourrez retirer cet accès depuis la console.',
   missingRequestId: 'Ce lien de consentement est incomplet : il n’a pas de request_id. Recommencez depuis l’application.',
   badDecisionUrl: 'Cette demande de consentement ne peut pas être traitée depuis cette page.',
+  navigation: 'Rubriques de la console',
+  language: 'Langue',
+  notFound: 'Cette page n’existe pas dans la console.',
   homeTitle: 'Console Courtier',
   signedInAsAt: 'Connecté en tant que',
   signOut: 'Se déconnecter',

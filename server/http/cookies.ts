@@ -10,12 +10,16 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
   return undefined;
 }
 
-/** HttpOnly and SameSite=Lax always; Secure when the request arrived over https. */
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeSeconds: number): void {
+/**
+ * SameSite=Lax always; Secure when the request arrived over https; HttpOnly unless the page's
+ * script must read it (the CSRF token). Fastify sends one Set-Cookie line per call.
+ */
+export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, options: { maxAgeSeconds: number; httpOnly: boolean }): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('Set-Cookie', `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`);
+  const httpOnly = options.httpOnly ? '; HttpOnly' : '';
+  reply.header('Set-Cookie', `${name}=${value}; Path=/${httpOnly}; SameSite=Lax; Max-Age=${options.maxAgeSeconds}${secure}`);
 }
 
 export function clearCookie(request: FastifyRequest, reply: FastifyReply, name: string): void {
-  setSessionCookie(request, reply, name, '', 0);
+  setCookie(request, reply, name, '', { maxAgeSeconds: 0, httpOnly: true });
 }

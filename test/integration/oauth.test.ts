@@ -253,9 +253,11 @@ describe('console login', () => {
       body: JSON.stringify({ email: user.email.toUpperCase(), password: user.password }),
     });
     expect(response.status).toBe(200);
-    const setCookie = response.headers.get('set-cookie') ?? '';
-    expect(setCookie).toMatch(/^courtier_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
-    const cookie = setCookie.split(';')[0] ?? '';
+    const [setSession, setCsrf] = response.headers.getSetCookie();
+    expect(setSession).toMatch(/^courtier_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+    // The CSRF token for the console's script: readable, bound to the session.
+    expect(setCsrf).toMatch(/^courtier_csrf=[\w-]{43}; Path=\/; SameSite=Lax; Max-Age=43200$/);
+    const cookie = setSession?.split(';')[0] ?? '';
     const session = await server.request('/api/v1/console/session', { headers: { cookie } });
     expect(await session.json()).toMatchObject({ user: { email: user.email, role: 'admin' }, cabinet: { id: user.cabinetId } });
     expect((await server.request('/api/v1/console/session', { method: 'DELETE', headers: { cookie, Origin: server.url } })).status).toBe(204);
@@ -273,7 +275,7 @@ describe('console login', () => {
         headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' },
         body: JSON.stringify({ email: someone.email, password: someone.password }),
       });
-      expect(response.headers.get('set-cookie')).toMatch(/; Secure$/);
+      for (const line of response.headers.getSetCookie()) expect(line).toMatch(/; Secure$/);
     } finally {
       await proxied.close();
     }

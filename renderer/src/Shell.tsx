@@ -1,0 +1,67 @@
+import { useState, type ReactNode } from 'react';
+import type { ConsoleSession } from '../../shared/oauth.js';
+import { api, loginUrl } from './api.js';
+import type { Lang, Strings } from './i18n.js';
+import { Alert } from './Layout.js';
+import { go } from './navigation.js';
+import type { ConsolePage } from './slices/types.js';
+
+interface ShellProps {
+  lang: Lang;
+  t: Strings;
+  session: ConsoleSession;
+  pages: readonly ConsolePage[];
+  currentPath: string;
+  onLangChange: (lang: Lang) => void;
+  children: ReactNode;
+}
+
+/** The signed-in console: brand, the sections this user may open, the language switch, sign-out. */
+export function Shell({ lang, t, session, pages, currentPath, onLangChange, children }: ShellProps) {
+  const [error, setError] = useState<string | null>(null);
+  const visible = pages.filter((p) => !p.adminOnly || session.user.role === 'admin');
+
+  async function signOut() {
+    const result = await api('/api/v1/console/session', { method: 'DELETE' });
+    if (result.ok || result.status === 401) go(loginUrl());
+    else setError(result.error.message);
+  }
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <a className="brand" href="/console/">
+          {t.appName}
+        </a>
+        <nav aria-label={t.navigation}>
+          <ul className="nav">
+            {visible.map((page) => (
+              <li key={page.path}>
+                <a href={page.path} aria-current={currentPath === page.path ? 'page' : undefined}>
+                  {page.label[lang]}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="topbar-end">
+          <label className="lang-switch">
+            <span>{t.language}</span>
+            <select value={lang} onChange={(e) => onLangChange(e.target.value === 'en' ? 'en' : 'fr')}>
+              <option value="fr">Français</option>
+              <option value="en">English</option>
+            </select>
+          </label>
+          <span className="muted small">{session.user.email}</span>
+          <button type="button" className="button" onClick={() => void signOut()}>
+            {t.signOut}
+          </button>
+        </div>
+      </header>
+      <main className="content content-wide">
+        {error && <Alert>{error}</Alert>}
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+import type { ConsoleSlice } from './types.js';
+
+export const automationSlice: ConsoleSlice = { pages: [] };

@@ -1,0 +1,3 @@
+import type { ConsoleSlice } from './types.js';
+
+export const webhooksSlice: ConsoleSlice = { pages: [] };

@@ -1,0 +1,45 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { readCookie } from '../http/cookies.js';
+import { csrfTokenMatches, findSignedInUser, SESSION_COOKIE, type SignedInUser } from './service.js';
+
+/** The header every state-changing console request carries, with the value of the CSRF cookie. */
+export const CSRF_HEADER = 'x-csrf-token';
+/** Readable by the console's script (not HttpOnly): it copies it into CSRF_HEADER. */
+export const CSRF_COOKIE = 'courtier_csrf';
+export const CONSOLE_CSRF_PURPOSE = 'console';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is signed in, on console API routes guarded by consoleGuard. */
+    consoleUser: SignedInUser | null;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The check of every /api/v1/console/* route but sign-in and first-run setup: a live session
+ * cookie (never an API key), the admin role when asked, and on anything but a read the
+ * X-CSRF-Token header bound to the session (on top of the Origin check and SameSite=Lax).
+ */
+export function consoleGuard(deps: Deps, options: { role?: 'admin' } = {}): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
+    if (!user) return done(new ApiError('not_signed_in', 'Sign in to the console first.'));
+    if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(deps, user.sessionId, CONSOLE_CSRF_PURPOSE, request.headers[CSRF_HEADER])) {
+      return done(new ApiError('invalid_csrf_token', 'This request did not come from a console page (missing or wrong X-CSRF-Token); reload the page.'));
+    }
+    if (options.role === 'admin' && user.role !== 'admin') return done(new ApiError('admin_only', 'Only an administrator of the cabinet can do this.'));
+    request.consoleUser = user;
+    done();
+  };
+}
+
+/** The signed-in user of a guarded route. */
+export function consoleUser(request: FastifyRequest): SignedInUser {
+  if (!request.consoleUser) throw new ApiError('not_signed_in', 'Sign in to the console first.');
+  return request.consoleUser;
+}
+
