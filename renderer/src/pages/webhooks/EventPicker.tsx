@@ -1,0 +1,46 @@
+import { EVENT_TYPES, type EventType } from '../../../../shared/events.js';
+import type { WebhookStrings } from './strings.js';
+
+/** What a subscription may pick: the catalogue, test deliveries aside (they go to one webhook on demand). */
+export const PICKABLE_EVENTS: readonly EventType[] = EVENT_TYPES.filter((e) => e !== 'webhook.test');
+
+/** The events of a subscription: "All events" (["*"]) or checkboxes from the catalogue, each with its description. */
+export function EventPicker({ s, idPrefix, value, onChange, invalid }: { s: WebhookStrings; idPrefix: string; value: readonly string[]; onChange: (events: string[]) => void; invalid: boolean }) {
+  const all = value.includes('*');
+  function toggle(type: EventType, checked: boolean) {
+    const next = new Set(value.filter((e) => e !== '*'));
+    if (checked) next.add(type);
+    else next.delete(type);
+    // Catalogue order; a type set through the API but not offered here (webhook.test) is kept.
+    const others = value.filter((e) => e !== '*' && !(PICKABLE_EVENTS as readonly string[]).includes(e));
+    onChange([...PICKABLE_EVENTS.filter((e) => next.has(e)), ...others]);
+  }
+  return (
+    <fieldset className="wh-events" aria-invalid={invalid || undefined}>
+      <legend>{s.events}</legend>
+      <div className="wh-check wh-check-all">
+        <input id={`${idPrefix}-all`} type="checkbox" checked={all} onChange={(e) => onChange(e.target.checked ? ['*'] : [])} aria-describedby={`${idPrefix}-all-hint`} />
+        <label htmlFor={`${idPrefix}-all`}>{s.allEvents}</label>
+        <span id={`${idPrefix}-all-hint`} className="muted small">
+          {s.allEventsHint}
+        </span>
+      </div>
+      <ul className="wh-event-list">
+        {PICKABLE_EVENTS.map((type) => {
+          const id = `${idPrefix}-${type.replace('.', '-')}`;
+          return (
+            <li key={type} className="wh-check">
+              <input id={id} type="checkbox" checked={all || value.includes(type)} disabled={all} onChange={(e) => toggle(type, e.target.checked)} aria-describedby={`${id}-hint`} />
+              <label htmlFor={id} className="wh-code">
+                {type}
+              </label>
+              <span id={`${id}-hint`} className="muted small">
+                {s.eventDescriptions[type]}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </fieldset>
+  );
+}

@@ -1,0 +1,112 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { consoleWebhookPageSchema, CONSOLE_WEBHOOKS_PREFIX, type ConsoleWebhook } from '../../../../shared/console-webhooks.js';
+import { createdWebhookSchema } from '../../../../shared/webhooks.js';
+import { api } from '../../api.js';
+import { Alert, Loading } from '../../Layout.js';
+import type { PageProps } from '../../slices/types.js';
+import { errorText } from './format.js';
+import { SecretReveal } from './SecretReveal.js';
+import { WEBHOOK_STRINGS } from './strings.js';
+import { SubscriptionCard } from './SubscriptionCard.js';
+import { WebhookForm, type WebhookFormValue } from './WebhookForm.js';
+
+const EMPTY_FORM: WebhookFormValue = { url: '', description: '', events: [] };
+
+/** /console/webhooks (admins): subscriptions, the secret once, tests, and each delivery with its attempts. */
+export function WebhooksPage({ lang, t }: PageProps) {
+  const s = WEBHOOK_STRINGS[lang];
+  const [webhooks, setWebhooks] = useState<ConsoleWebhook[] | null>(null);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
+  const alive = useRef(true);
+
+  const load = useCallback(async () => {
+    const result = await api(CONSOLE_WEBHOOKS_PREFIX, { schema: consoleWebhookPageSchema });
+    if (!alive.current) return;
+    if (!result.ok) return setError(errorText(s, result.error));
+    setError(null);
+    setWebhooks(result.data.data);
+    setNextCursor(result.data.next_cursor);
+  }, [s]);
+
+  useEffect(() => {
+    alive.current = true;
+    void load();
+    return () => {
+      alive.current = false;
+    };
+  }, [load]);
+
+  const reload = useCallback(() => void load(), [load]);
+
+  async function more() {
+    if (!nextCursor) return;
+    const result = await api(`${CONSOLE_WEBHOOKS_PREFIX}?cursor=${encodeURIComponent(nextCursor)}`, { schema: consoleWebhookPageSchema });
+    if (!result.ok) return setError(errorText(s, result.error));
+    setWebhooks([...(webhooks ?? []), ...result.data.data]);
+    setNextCursor(result.data.next_cursor);
+  }
+
+  async function create(value: WebhookFormValue): Promise<string | null> {
+    setNotice('');
+    const result = await api(CONSOLE_WEBHOOKS_PREFIX, {
+      method: 'POST',
+      body: { url: value.url, events: value.events, ...(value.description !== '' ? { description: value.description } : {}) },
+      schema: createdWebhookSchema,
+    });
+    if (!result.ok) return errorText(s, result.error);
+    setCreated({ url: result.data.url, secret: result.data.secret });
+    await load();
+    return null;
+  }
+
+  const onDeleted = useCallback(
+    (url: string) => {
+      setNotice(s.deleted(url));
+      void load();
+    },
+    [load, s],
+  );
+
+  return (
+    <div className="wh-page">
+      <h1>{s.title}</h1>
+      <p className="muted wh-intro">{s.intro}</p>
+      {error !== null && <Alert>{error}</Alert>}
+      <p className="small wh-notice" role="status">
+        {notice}
+      </p>
+
+      <section className="card wh-new" aria-labelledby="wh-new-title">
+        <h2 id="wh-new-title">{s.newWebhook}</h2>
+        {created ? (
+          <section aria-labelledby="wh-secret-title">
+            <h3 id="wh-secret-title">{s.createdTitle}</h3>
+            <p>{s.createdFor(created.url)}</p>
+            <SecretReveal s={s} label={s.secretLabel} secret={created.secret} onDone={() => setCreated(null)} />
+          </section>
+        ) : (
+          <WebhookForm s={s} initial={EMPTY_FORM} submitLabel={s.create} busyLabel={s.creating} onSubmit={create} resetOnSuccess />
+        )}
+      </section>
+
+      <section className="wh-list" aria-labelledby="wh-list-title">
+        <h2 id="wh-list-title">{s.subscriptions}</h2>
+        {webhooks === null ? (
+          error === null && <Loading t={t} />
+        ) : webhooks.length === 0 ? (
+          <p className="muted">{s.none}</p>
+        ) : (
+          webhooks.map((webhook) => <SubscriptionCard key={webhook.id} s={s} lang={lang} webhook={webhook} onChanged={reload} onDeleted={onDeleted} />)
+        )}
+        {nextCursor !== null && (
+          <button type="button" className="button" onClick={() => void more()}>
+            {s.moreWebhooks}
+          </button>
+        )}
+      </section>
+    </div>
+  );
+}
