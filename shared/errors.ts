@@ -26,7 +26,11 @@ export const ERROR_STATUS = {
   consent_forbidden: 403,
   admin_only: 403,
   // console: admin slice (statuses)
+  setup_already_done: 409,
+  email_taken: 409,
+  last_admin: 409,
   // console: automation slice (statuses)
+  insurer_login_busy: 409,
   // console: webhooks slice (statuses)
   not_found: 404,
   unknown_product: 404,
@@ -98,7 +102,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   consent_request_not_found: 'The consent request is unknown, already answered or expired; start the connection again from the assistant.',
   admin_only: 'Only an administrator of the cabinet can do this.',
   // console: admin slice (descriptions)
+  setup_already_done: 'First-run setup is only possible while the install has no cabinet; sign in instead.',
+  email_taken: 'An account with this email already exists (emails are unique across the install).',
+  last_admin: 'The cabinet would have no administrator left; make another user an administrator first.',
   // console: automation slice (descriptions)
+  insurer_login_busy: 'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',
   // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
   unknown_product: 'No such product; see GET /produits-disponibles.',

@@ -55,8 +55,10 @@ export const oauthGrants = sqliteTable(
     resource: text('resource'),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** When one of its access tokens was last used on /mcp, to the minute (written at most once a minute). */
+    lastUsedAt: integer('last_used_at'),
   },
-  (t) => [index('oauth_grants_cabinet_idx').on(t.cabinetId, t.createdAt)],
+  (t) => [index('oauth_grants_cabinet_idx').on(t.cabinetId, t.createdAt), index('oauth_grants_user_idx').on(t.userId, t.createdAt)],
 );
 
 export const oauthCodes = sqliteTable('oauth_codes', {

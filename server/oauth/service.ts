@@ -24,7 +24,7 @@ import {
 } from '../../shared/oauth.js';
 import { randomBase62 } from '../api-keys/service.js';
 import { csrfToken, csrfTokenMatches, type SignedInUser } from '../console/service.js';
-import type { Deps } from '../deps.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AccessTokenAuthenticator, McpAccess } from './access.js';
 import * as store from './store.js';
@@ -363,6 +363,7 @@ export function decideConsent(
         resource: request.resource,
         createdAt: now,
         revokedAt: null,
+        lastUsedAt: null,
       });
       const code = deps.randomBytes(32).toString('base64url');
       store.insertCode(orm, {
@@ -519,12 +520,25 @@ export function revokeToken(deps: Deps, form: Record<string, unknown>): void {
     .immediate();
 }
 
+/** How often a grant's last_used_at is written at most: once a minute is enough for the console. */
+const GRANT_LAST_USED_RESOLUTION_MS = 60_000;
+
 export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthenticator {
   const find = store.prepareFindLiveAccessToken(deps.db.sqlite);
+  const touchGrant = store.prepareTouchGrant(deps.db.sqlite);
+  // The last write per grant in this process, so that most requests write nothing (bounded).
+  const lastUsedWrites = new Map<string, number>();
   return (token: string): McpAccess | null => {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
     const record = find(sha256(token));
-    if (!record || record.expiresAt <= deps.clock.now()) return null;
+    const now = deps.clock.now();
+    if (!record || record.expiresAt <= now) return null;
+    const lastWrite = lastUsedWrites.get(record.grantId) ?? record.grantLastUsedAt ?? 0;
+    if (now - lastWrite >= GRANT_LAST_USED_RESOLUTION_MS) {
+      if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+      lastUsedWrites.set(record.grantId, now);
+      touchGrant(record.grantId, now);
+    }
     return {
       tokenId: record.tokenId,
       clientId: record.clientId,
@@ -558,6 +572,7 @@ export function createAccessTokenForUser(
     resource: null,
     createdAt: now,
     revokedAt: null,
+    lastUsedAt: null,
   };
   return deps.db.sqlite
     .transaction(() => {
@@ -565,4 +580,45 @@ export function createAccessTokenForUser(
       return issueTokenPair(deps, grant, [...input.scopes], now);
     })
     .immediate();
+}
+
+// ---- Connected apps (the console) ----
+
+export interface ConnectedApp {
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  scopes: McpScope[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** The applications a user authorized and has not revoked (console: Connected apps). */
+export function listConnectedApps(deps: Deps, user: { cabinetId: string; userId: string }): ConnectedApp[] {
+  return store.listLiveGrantsOfUser(deps.db.orm, user.cabinetId, user.userId, deps.clock.now()).map((row) => ({
+    grant_id: row.grantId,
+    client_id: row.clientId,
+    client_name: row.clientName ?? 'An unnamed application',
+    scopes: parseScopes(row.scopes),
+    created_at: toIso(row.createdAt),
+    last_used_at: toIsoOrNull(row.lastUsedAt),
+  }));
+}
+
+/**
+ * Revokes one of the user's own grants and every token it issued. Another user's grant, an unknown
+ * one or one already revoked is not found: nobody learns which grant ids exist.
+ */
+export function revokeConnectedApp(deps: Deps, user: { cabinetId: string; userId: string }, grantId: string): void {
+  const { orm, sqlite } = deps.db;
+  const now = deps.clock.now();
+  const revoked = sqlite
+    .transaction(() => {
+      const grant = store.findGrant(orm, grantId);
+      if (!grant || grant.cabinetId !== user.cabinetId || grant.userId !== user.userId || grant.revokedAt !== null) return false;
+      store.revokeGrant(orm, grant.id, now);
+      return true;
+    })
+    .immediate();
+  if (!revoked) throw new ApiError('not_found', 'No such connected application for this user.');
 }

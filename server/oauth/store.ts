@@ -1,5 +1,5 @@
 import type Sqlite from 'better-sqlite3';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { oauthClients, oauthCodes, oauthConsentRequests, oauthGrants, oauthTokens } from './schema.js';
 
@@ -106,6 +106,8 @@ export interface AccessTokenRecord {
   userEmail: string;
   cabinetId: string;
   cabinetName: string;
+  grantId: string;
+  grantLastUsedAt: number | null;
 }
 
 /**
@@ -115,7 +117,8 @@ export interface AccessTokenRecord {
 export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash: string) => AccessTokenRecord | undefined {
   const statement = sqlite.prepare(
     `SELECT t.id AS tokenId, t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
-            g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName
+            g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName,
+            g.id AS grantId, g.last_used_at AS grantLastUsedAt
      FROM oauth_tokens t
      JOIN oauth_grants g ON g.id = t.grant_id
      JOIN oauth_clients c ON c.id = g.client_id
@@ -124,4 +127,42 @@ export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash:
      WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
   );
   return (tokenHash) => statement.get(tokenHash) as AccessTokenRecord | undefined;
+}
+
+/** Records a use of a grant's access token (the caller writes at most once a minute per grant). */
+export function prepareTouchGrant(sqlite: Sqlite.Database): (grantId: string, at: number) => void {
+  const statement = sqlite.prepare('UPDATE oauth_grants SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+  return (grantId, at) => void statement.run(at, grantId, at);
+}
+
+export interface ConnectedAppRow {
+  grantId: string;
+  clientId: string;
+  clientName: string | null;
+  scopes: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/**
+ * A user's grants that still stand: not revoked, and with something left to use (a live token, or
+ * a code not yet exchanged). Newest first.
+ */
+export function listLiveGrantsOfUser(orm: Orm, cabinetId: string, userId: string, now: number): ConnectedAppRow[] {
+  const liveToken = sql`exists (select 1 from ${oauthTokens} where ${oauthTokens.grantId} = ${oauthGrants.id} and ${oauthTokens.revokedAt} is null and ${oauthTokens.expiresAt} > ${now})`;
+  const openCode = sql`exists (select 1 from ${oauthCodes} where ${oauthCodes.grantId} = ${oauthGrants.id} and ${oauthCodes.usedAt} is null and ${oauthCodes.expiresAt} > ${now})`;
+  return orm
+    .select({
+      grantId: oauthGrants.id,
+      clientId: oauthGrants.clientId,
+      clientName: oauthClients.name,
+      scopes: oauthGrants.scopes,
+      createdAt: oauthGrants.createdAt,
+      lastUsedAt: oauthGrants.lastUsedAt,
+    })
+    .from(oauthGrants)
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+    .where(and(eq(oauthGrants.cabinetId, cabinetId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt), or(liveToken, openCode)))
+    .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
+    .all();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
-import type { Deps } from '../deps.js';
+import { initCabinetSchema, type InitCabinetInput, type USER_ROLES } from '../../shared/tenancy.js';
+import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -83,4 +83,87 @@ export async function verifyUserPassword(deps: Pick<Deps, 'db' | 'randomBytes'>,
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
   return describeUser(deps, user.id) ?? null;
+}
+
+// ---- First-run setup and the cabinet's users (console) ----
+
+/** Whether the install has no cabinet yet: the console then opens on first-run setup. */
+export function setupNeeded(deps: Pick<Deps, 'db'>): boolean {
+  return store.countCabinets(deps.db.orm) === 0;
+}
+
+/**
+ * First-run setup: the first cabinet and its admin, only while the install has none. The check and
+ * the inserts share one IMMEDIATE transaction, so of two setups at once exactly one wins.
+ */
+export async function setupFirstCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
+  const parsed = initCabinetSchema.safeParse(input);
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, 'body'));
+  const { cabinet, email, password } = parsed.data;
+  // Cheap refusal before the (deliberately slow) password hash; the transaction checks again.
+  if (!setupNeeded(deps)) throw setupDone();
+  const passwordHash = await hashPassword(password, deps.randomBytes(16));
+  const now = deps.clock.now();
+  const cabinetId = randomUUID();
+  const userId = randomUUID();
+  const { orm, sqlite } = deps.db;
+  sqlite.transaction(() => {
+    if (store.countCabinets(orm) > 0) throw setupDone();
+    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
+    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
+  }).immediate();
+  return { cabinet_id: cabinetId, user_id: userId };
+}
+
+function setupDone(): ApiError {
+  return new ApiError('setup_already_done', 'Courtier is already set up: sign in with an existing account instead.');
+}
+
+export type UserRole = (typeof USER_ROLES)[number];
+
+export interface CabinetUser {
+  user_id: string;
+  email: string;
+  role: UserRole;
+  created_at: string;
+}
+
+function toCabinetUser(row: store.UserRow): CabinetUser {
+  return { user_id: row.id, email: row.email, role: row.role, created_at: toIso(row.createdAt) };
+}
+
+export function listCabinetUsers(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetUser[] {
+  return store.listUsers(deps.db.orm, cabinetId).map(toCabinetUser);
+}
+
+/** An admin adds an account to their cabinet. Emails are unique across the install (409 email_taken). */
+export async function addCabinetUser(deps: Deps, cabinetId: string, input: { email: string; password: string; role: UserRole }): Promise<CabinetUser> {
+  const email = input.email.trim().toLowerCase();
+  const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists.`);
+  if (store.findUserByEmail(deps.db.orm, email)) throw taken();
+  const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
+  const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now() };
+  const { orm, sqlite } = deps.db;
+  sqlite.transaction(() => {
+    if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+    if (store.findUserByEmail(orm, email)) throw taken();
+    store.insertUser(orm, row);
+  }).immediate();
+  return toCabinetUser(row);
+}
+
+/** Changes a user's role in the cabinet; the cabinet always keeps at least one admin (409 last_admin). */
+export function changeUserRole(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, role: UserRole): CabinetUser {
+  const { orm, sqlite } = deps.db;
+  return sqlite
+    .transaction(() => {
+      const user = store.findUserInCabinet(orm, cabinetId, userId);
+      if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
+      if (user.role === 'admin' && role !== 'admin' && store.countAdmins(orm, cabinetId) <= 1) {
+        throw new ApiError('last_admin', 'This is the last administrator of the cabinet: make another user an administrator first.');
+      }
+      store.setUserRole(orm, cabinetId, userId, role);
+      return toCabinetUser({ ...user, role });
+    })
+    .immediate();
 }

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { cabinets, users } from './schema.js';
 
@@ -31,4 +31,28 @@ export function setLlmDataSharing(orm: Orm, cabinetId: string, enabled: boolean)
 
 export function findUser(orm: Orm, userId: string): UserRow | undefined {
   return orm.select().from(users).where(eq(users.id, userId)).get();
+}
+
+export function countCabinets(orm: Orm): number {
+  return orm.select({ n: count() }).from(cabinets).get()?.n ?? 0;
+}
+
+export function listUsers(orm: Orm, cabinetId: string): UserRow[] {
+  return orm.select().from(users).where(eq(users.cabinetId, cabinetId)).orderBy(asc(users.createdAt), asc(users.email)).all();
+}
+
+export function findUserInCabinet(orm: Orm, cabinetId: string, userId: string): UserRow | undefined {
+  return orm
+    .select()
+    .from(users)
+    .where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId)))
+    .get();
+}
+
+export function countAdmins(orm: Orm, cabinetId: string): number {
+  return orm.select({ n: count() }).from(users).where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'))).get()?.n ?? 0;
+}
+
+export function setUserRole(orm: Orm, cabinetId: string, userId: string, role: UserRow['role']): boolean {
+  return orm.update(users).set({ role }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
 }

@@ -1,0 +1,83 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { consoleSettingsSchema } from '../../../../shared/console-admin.js';
+import { api } from '../../api.js';
+import { Alert, Loading } from '../../Layout.js';
+import type { PageProps } from '../../slices/types.js';
+import { Notice, errorMessage, useResource } from './common.js';
+import { ADMIN_STRINGS } from './strings.js';
+
+/** /console/settings (admins): LLM data sharing with what masking does; the base URL and data dir, read-only. */
+export function SettingsPage({ lang, t }: PageProps) {
+  const s = ADMIN_STRINGS[lang];
+  const [settings, reload] = useResource('/api/v1/console/settings', consoleSettingsSchema, lang);
+  const [sharing, setSharing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (settings.kind === 'ready') setSharing(settings.data.llm_data_sharing);
+  }, [settings]);
+
+  async function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setNotice(null);
+    const result = await api('/api/v1/console/settings', { method: 'PATCH', body: { llm_data_sharing: sharing }, schema: consoleSettingsSchema });
+    setBusy(false);
+    if (!result.ok) return setError(errorMessage(result, lang));
+    setError(null);
+    setNotice(s.saved);
+    await reload();
+  }
+
+  if (settings.kind === 'loading') return <Loading t={t} />;
+  if (settings.kind === 'error') return <Alert>{settings.message}</Alert>;
+  const data = settings.data;
+  return (
+    <div className="admin-page">
+      <h1>{s.settingsTitle}</h1>
+      <section className="card" aria-labelledby="privacy-title">
+        <h2 id="privacy-title">{s.privacy}</h2>
+        <form className="form" onSubmit={(event) => void save(event)}>
+          <div className="admin-check">
+            <input id="llm-sharing" type="checkbox" checked={sharing} onChange={(e) => setSharing(e.target.checked)} aria-describedby="llm-sharing-off llm-sharing-on" />
+            <label htmlFor="llm-sharing">{s.llmSharing}</label>
+          </div>
+          <p id="llm-sharing-off">{s.llmSharingOff}</p>
+          <p id="llm-sharing-on" className="admin-warning">
+            {s.llmSharingOn}
+          </p>
+          {notice !== null && <Notice>{notice}</Notice>}
+          {error !== null && <Alert>{error}</Alert>}
+          <div>
+            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+              {s.save}
+            </button>
+          </div>
+        </form>
+      </section>
+
+      <section className="card" aria-labelledby="service-title">
+        <h2 id="service-title">{s.service}</h2>
+        <div className="form">
+          <div className="field">
+            <label htmlFor="public-base-url">{s.publicBaseUrl}</label>
+            <input id="public-base-url" type="text" className="admin-mono" readOnly value={data.public_base_url} aria-describedby="public-base-url-hint" />
+            <span id="public-base-url-hint" className="muted small">
+              {data.public_base_url_source === 'configured' ? s.publicBaseUrlConfigured : s.publicBaseUrlDefault}
+            </span>
+          </div>
+          <div className="field">
+            <label htmlFor="data-dir">{s.dataDir}</label>
+            <input id="data-dir" type="text" className="admin-mono" readOnly value={data.data_dir} aria-describedby="data-dir-hint" />
+            <span id="data-dir-hint" className="muted small">
+              {s.dataDirHint}
+            </span>
+          </div>
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { setupResponseSchema, setupStateSchema } from '../../../../shared/console-admin.js';
+import { api } from '../../api.js';
+import { afterSignIn } from '../../destinations.js';
+import type { Lang, Strings } from '../../i18n.js';
+import { Alert, Loading } from '../../Layout.js';
+import { go } from '../../navigation.js';
+import { ADMIN_STRINGS } from './strings.js';
+
+const MIN_PASSWORD = 10;
+
+/** /console/setup: the first run of an install with no cabinet. Creates the cabinet and its admin, signed in. */
+export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
+  const s = ADMIN_STRINGS[lang];
+  const [checking, setChecking] = useState(true);
+  const [cabinet, setCabinet] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      const state = await api('/api/v1/console/setup', { schema: setupStateSchema });
+      if (cancelled) return;
+      // Already set up: this page has nothing to offer but the sign-in.
+      if (state.ok && !state.data.needed) return go('/console/login');
+      setChecking(false);
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    if (cabinet.trim() === '' || email.trim() === '' || password === '') return setError(s.setupFillAll);
+    if (password.length < MIN_PASSWORD) return setError(s.passwordTooShort);
+    if (password !== confirm) return setError(s.passwordsDiffer);
+    setBusy(true);
+    setError(null);
+    const result = await api('/api/v1/console/setup', {
+      method: 'POST',
+      body: { cabinet: cabinet.trim(), email: email.trim(), password },
+      schema: setupResponseSchema,
+    });
+    if (result.ok) return go(afterSignIn(result.data.redirect_to));
+    setError(result.error.error === 'setup_already_done' ? s.setupAlreadyDone : result.error.message);
+    setBusy(false);
+  }
+
+  if (checking) return <Loading t={t} />;
+  return (
+    <section className="card" aria-labelledby="setup-title">
+      <h1 id="setup-title">{s.setupTitle}</h1>
+      <p className="muted">{s.setupIntro}</p>
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <div className="field">
+          <label htmlFor="setup-cabinet">{s.cabinetName}</label>
+          <input id="setup-cabinet" type="text" autoComplete="organization" value={cabinet} onChange={(e) => setCabinet(e.target.value)} maxLength={200} autoFocus />
+        </div>
+        <div className="field">
+          <label htmlFor="setup-email">{s.adminEmail}</label>
+          <input
+            id="setup-email"
+            type="email"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="setup-password">{s.password}</label>
+          <input
+            id="setup-password"
+            type="password"
+            autoComplete="new-password"
+            aria-describedby="setup-password-hint"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <span id="setup-password-hint" className="muted small">
+            {s.passwordHint}
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="setup-confirm">{s.confirmPassword}</label>
+          <input id="setup-confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+        </div>
+        {error !== null && <Alert>{error}</Alert>}
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {s.createCabinet}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,155 @@
+import { useState, type FormEvent } from 'react';
+import { cabinetUserListSchema, cabinetUserSchema, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
+import { api } from '../../api.js';
+import { CONSOLE_HOME } from '../../destinations.js';
+import { go } from '../../navigation.js';
+import { Alert, Loading } from '../../Layout.js';
+import type { PageProps } from '../../slices/types.js';
+import { Notice, TableFrame, errorMessage, useResource } from './common.js';
+import { ADMIN_STRINGS, formatDateTime } from './strings.js';
+
+/** /console/users (admins): the cabinet's accounts, their roles, and a form to add one. */
+export function UsersPage({ lang, t, session }: PageProps) {
+  const s = ADMIN_STRINGS[lang];
+  const [users, reload] = useResource('/api/v1/console/users', cabinetUserListSchema, lang);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<UserRole>('broker');
+  const [formError, setFormError] = useState<string | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const roleName = (r: UserRole) => (r === 'admin' ? s.roleAdmin : s.roleBroker);
+
+  async function create(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    if (email.trim() === '' || password === '') return setFormError(s.userFillAll);
+    if (password.length < 10) return setFormError(s.passwordTooShort);
+    setBusy(true);
+    setFormError(null);
+    setNotice(null);
+    const result = await api('/api/v1/console/users', { method: 'POST', body: { email: email.trim(), password, role }, schema: cabinetUserSchema });
+    setBusy(false);
+    if (!result.ok) return setFormError(errorMessage(result, lang));
+    setNotice(s.userCreated(result.data.email));
+    setEmail('');
+    setPassword('');
+    setRole('broker');
+    await reload();
+  }
+
+  async function changeRole(user: CabinetUser, next: UserRole) {
+    setBusy(true);
+    setNotice(null);
+    const result = await api(`/api/v1/console/users/${encodeURIComponent(user.user_id)}`, { method: 'PATCH', body: { role: next }, schema: cabinetUserSchema });
+    setBusy(false);
+    if (!result.ok) return setListError(errorMessage(result, lang));
+    // Someone who just gave up their own admin role has nothing left to do on this page.
+    if (user.user_id === session.user.id && next !== 'admin') return go(CONSOLE_HOME);
+    setListError(null);
+    setNotice(s.roleChanged(user.email));
+    await reload();
+  }
+
+  return (
+    <div className="admin-page">
+      <h1>{s.usersTitle}</h1>
+      <p className="muted">{s.usersIntro}</p>
+      <section className="card" aria-labelledby="users-list-title">
+        <h2 id="users-list-title">{s.usersTitle}</h2>
+        {notice !== null && <Notice>{notice}</Notice>}
+        {listError !== null && <Alert>{listError}</Alert>}
+        {users.kind === 'loading' && <Loading t={t} />}
+        {users.kind === 'error' && <Alert>{users.message}</Alert>}
+        {users.kind === 'ready' && (
+          <TableFrame label={s.usersTitle}>
+            <table className="admin-table">
+              <thead>
+                <tr>
+                  <th scope="col">{s.email}</th>
+                  <th scope="col">{s.role}</th>
+                  <th scope="col">{s.createdOn}</th>
+                  <th scope="col">{s.actions}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {users.data.map((user) => {
+                  const next: UserRole = user.role === 'admin' ? 'broker' : 'admin';
+                  const label = next === 'admin' ? s.makeAdmin : s.makeBroker;
+                  // The server refuses it too (409 last_admin); here the button says why it cannot be pressed.
+                  const lastAdmin = user.role === 'admin' && users.data.filter((u) => u.role === 'admin').length === 1;
+                  return (
+                    <tr key={user.user_id}>
+                      <th scope="row">
+                        {user.email} {user.user_id === session.user.id && <span className="muted">{s.you}</span>}
+                      </th>
+                      <td>{roleName(user.role)}</td>
+                      <td>{formatDateTime(user.created_at, lang)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          className="button button-small"
+                          disabled={busy || lastAdmin}
+                          aria-label={`${label}: ${user.email}`}
+                          aria-describedby={lastAdmin ? 'last-admin-hint' : undefined}
+                          onClick={() => void changeRole(user, next)}
+                        >
+                          {label}
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableFrame>
+        )}
+        {users.kind === 'ready' && users.data.filter((u) => u.role === 'admin').length === 1 && (
+          <p id="last-admin-hint" className="muted small">
+            {s.lastAdminHint}
+          </p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="add-user-title">
+        <h2 id="add-user-title">{s.addUser}</h2>
+        <form className="form" onSubmit={(event) => void create(event)} noValidate>
+          <div className="admin-grid admin-grid-3">
+            <div className="field">
+              <label htmlFor="user-email">{s.email}</label>
+              <input id="user-email" type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} value={email} onChange={(e) => setEmail(e.target.value)} />
+            </div>
+            <div className="field">
+              <label htmlFor="user-password">{s.password}</label>
+              <input
+                id="user-password"
+                type="password"
+                autoComplete="new-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                aria-describedby="user-password-hint"
+              />
+              <span id="user-password-hint" className="muted small">
+                {s.passwordHint}
+              </span>
+            </div>
+            <div className="field">
+              <label htmlFor="user-role">{s.role}</label>
+              <select id="user-role" value={role} onChange={(e) => setRole(e.target.value === 'admin' ? 'admin' : 'broker')}>
+                <option value="broker">{s.roleBroker}</option>
+                <option value="admin">{s.roleAdmin}</option>
+              </select>
+            </div>
+          </div>
+          {formError !== null && <Alert>{formError}</Alert>}
+          <div>
+            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+              {s.createUser}
+            </button>
+          </div>
+        </form>
+      </section>
+    </div>
+  );
+}
