@@ -42,6 +42,45 @@ export function createOutboxSignal(): OutboxSignal {
   };
 }
 
+/** One job row that changed (status, progress, MFA wait, result, artifacts). */
+export interface JobChange {
+  cabinetId: string;
+  jobId: string;
+}
+
+/**
+ * Says "these job rows changed", for the console's live feed. Like OutboxSignal: notify may be
+ * called inside a transaction; listeners run on a later turn of the event loop, once, with every
+ * job changed meanwhile (a job that changed five times in a turn is listed once), so that they
+ * read what was committed.
+ */
+export interface JobSignal {
+  notify(cabinetId: string, jobId: string): void;
+  listen(listener: (changes: readonly JobChange[]) => void): () => void;
+}
+
+export function createJobSignal(): JobSignal {
+  const listeners = new Set<(changes: readonly JobChange[]) => void>();
+  let pending = new Map<string, JobChange>();
+  return {
+    notify(cabinetId, jobId) {
+      if (listeners.size === 0) return;
+      const first = pending.size === 0;
+      pending.set(jobId, { cabinetId, jobId });
+      if (!first) return;
+      setImmediate(() => {
+        const changes = [...pending.values()];
+        pending = new Map();
+        for (const listener of listeners) listener(changes);
+      });
+    },
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
 /** What services need from the outside world; built once by the CLI or a test and passed down. */
 export interface Deps {
   db: Database;
@@ -51,6 +90,8 @@ export interface Deps {
   /** Per-purpose keys derived from the data dir's server secret. */
   keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
   outbox: OutboxSignal;
+  /** Job rows changed (the console's live feed listens). */
+  jobSignal: JobSignal;
   /** The insurers this install prices with (their robots). */
   insurers: InsurerRegistry;
   /** Insurer passwords: the encrypted file store, or the OS keychain in the desktop app. */
@@ -74,6 +115,7 @@ export function defaultDeps(
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
     outbox: createOutboxSignal(),
+    jobSignal: createJobSignal(),
   };
 }
 

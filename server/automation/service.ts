@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
@@ -16,6 +17,8 @@ import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../walle
 import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, recordInsurerOutcome } from './guards.js';
+import { before } from '../db/keyset.js';
+import { jobs as jobsTable } from './schema.js';
 import * as store from './store.js';
 
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
@@ -35,6 +38,11 @@ function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
   const { count, oldest } = store.countJobsSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS);
   return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS };
+}
+
+/** Tells the console's live feed that a job row changed (delivered after the current turn, once committed). */
+function changed(deps: Deps, cabinetId: string, jobId: string): void {
+  deps.jobSignal.notify(cabinetId, jobId);
 }
 
 /** What every terminal move clears: the lease, any MFA wait; and when it finished. */
@@ -133,7 +141,7 @@ export function enqueueTarification(
   const cost = costOf(deps, product);
   const hash = requestHash({ compagnie: request.compagnie, produit: request.produit, dicData: check.data });
 
-  return deps.db.sqlite
+  const enqueued = deps.db.sqlite
     .transaction(() => {
       const killSwitch = readKillSwitch(deps);
       if (killSwitch) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off: ${killSwitch.reason} Retry later.`, { reason: killSwitch.reason });
@@ -216,6 +224,8 @@ export function enqueueTarification(
       return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
     })
     .immediate();
+  changed(deps, cabinetId, enqueued.job_id);
+  return enqueued;
 }
 
 export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {
@@ -237,11 +247,12 @@ function notifyCallback(deps: Deps, row: store.JobRow, event: { id: string; type
 
 /** The robot's progress, shown live. Ignored once the job has left the active states. */
 export function reportProgress(deps: Deps, row: store.JobRow, step: string, percent: number): void {
-  store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+  const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
     progressStep: step.slice(0, 200),
     progressPercent: Math.max(0, Math.min(100, Math.round(percent))),
     updatedAt: deps.clock.now(),
   });
+  if (moved) changed(deps, row.cabinetId, row.id);
 }
 
 export function markSubmitted(deps: Deps, row: store.JobRow): void {
@@ -262,6 +273,7 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
       updatedAt: now,
     });
     if (!moved) return null;
+    changed(deps, row.cabinetId, row.id);
     recordEvent(deps, row.cabinetId, 'job.mfa_required', {
       job_id: row.id,
       compagnie: row.compagnie,
@@ -276,13 +288,13 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
 
 /** mfa_required → awaiting_mfa: a broker opened the prompt (the console calls this). */
 export function acknowledgeMfaPrompt(deps: Deps, cabinetId: string, jobId: string): Job {
-  store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required'], { status: 'awaiting_mfa', updatedAt: deps.clock.now() });
+  if (store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required'], { status: 'awaiting_mfa', updatedAt: deps.clock.now() })) changed(deps, cabinetId, jobId);
   return getJob(deps, cabinetId, jobId);
 }
 
 /** The MFA states → running, once a code is given. False when the job was not waiting for one. */
 export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): boolean {
-  return store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
+  const moved = store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
     status: 'running',
     mfaChallenge: null,
     mfaRequestedAt: null,
@@ -290,6 +302,8 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
     progressStep: 'MFA code received',
     updatedAt: deps.clock.now(),
   });
+  if (moved) changed(deps, cabinetId, jobId);
+  return moved;
 }
 
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
@@ -307,6 +321,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
         ...finished(now),
       });
       if (!moved) return false;
+      changed(deps, row.cabinetId, row.id);
       const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
         tarifEur: result.tarif_eur,
         suspens: result.suspens ?? null,
@@ -362,6 +377,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
         ...finished(now),
       });
       if (!moved) return false;
+      changed(deps, row.cabinetId, row.id);
       const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
       const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
       if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
@@ -406,6 +422,7 @@ export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: 
         errorTechnical: false,
         ...finished(now),
       });
+      changed(deps, cabinetId, jobId);
       refundJob(deps, cabinetId, jobId, 'refund: cancelled');
       recordDevisFailed(deps, cabinetId, row.devisId);
       return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE as readonly string[]).includes(row.status) };
@@ -432,7 +449,10 @@ export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: num
         mfaExpiresAt: null,
         updatedAt: deps.clock.now(),
       });
-      if (moved) retried += 1;
+      if (moved) {
+        retried += 1;
+        changed(deps, row.cabinetId, row.id);
+      }
     } else if (
       failJob(deps, row, {
         code: 'worker_crashed',
@@ -469,6 +489,63 @@ export function automationStatus(deps: Deps, cabinetId: string, running: number)
 /** Records which files a failed run left (screenshot, trace). */
 export function recordArtifacts(deps: Deps, row: store.JobRow, saved: { screenshot: boolean; trace: boolean }): void {
   store.setArtifacts(deps.db.orm, row.cabinetId, row.id, JSON.stringify(saved));
+  changed(deps, row.cabinetId, row.id);
+}
+
+/** The worker leased a pending job: it is running now. */
+export function jobClaimed(deps: Deps, row: store.JobRow): void {
+  changed(deps, row.cabinetId, row.id);
+}
+
+/** The cabinet's jobs not finished yet (pending included), newest first: what a console shows on connecting. */
+export function listUnfinishedJobs(deps: Deps, cabinetId: string, limit = 200): Job[] {
+  return deps.db.orm
+    .select()
+    .from(jobsTable)
+    .where(and(eq(jobsTable.cabinetId, cabinetId), inArray(jobsTable.status, ['pending', ...ACTIVE])))
+    .orderBy(desc(jobsTable.createdAt), desc(jobsTable.id))
+    .limit(limit)
+    .all()
+    .map((row) => toJob(deps, row));
+}
+
+/** Whether a robot holds (or waits for) this cabinet's login at an insurer. */
+export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
+  return (
+    deps.db.orm
+      .select({ id: jobsTable.id })
+      .from(jobsTable)
+      .where(and(eq(jobsTable.cabinetId, cabinetId), eq(jobsTable.robotCompagnie, robotCompagnie), inArray(jobsTable.status, [...ACTIVE])))
+      .get() !== undefined
+  );
+}
+
+/**
+ * The console's job list: newest first, by status and by a creation range [from, to) in epoch
+ * milliseconds; the cursor is bound to the filters.
+ */
+export function listJobsBetween(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; status?: Job['status']; from?: number; to?: number },
+): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to } });
+  const rows = deps.db.orm
+    .select()
+    .from(jobsTable)
+    .where(
+      and(
+        eq(jobsTable.cabinetId, cabinetId),
+        query.status ? eq(jobsTable.status, query.status) : undefined,
+        query.from !== undefined ? gte(jobsTable.createdAt, query.from) : undefined,
+        query.to !== undefined ? lt(jobsTable.createdAt, query.to) : undefined,
+        before(jobsTable.createdAt, jobsTable.id, codec.after(query.cursor)),
+      ),
+    )
+    .orderBy(desc(jobsTable.createdAt), desc(jobsTable.id))
+    .limit(query.limit + 1)
+    .all();
+  return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 
 /** The file of a failed run's artifact, if this job of the cabinet has it (kept 7 days). */

@@ -7,6 +7,7 @@ import {
   completeJob,
   expiredMfaJobs,
   failJob,
+  jobClaimed,
   markSubmitted,
   recordArtifacts,
   recoverAbandonedJobs,
@@ -122,6 +123,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     while (runningJobs.size < deps.config.workerConcurrency) {
       const row = deps.db.sqlite.transaction(() => store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs)).immediate();
       if (!row) return;
+      jobClaimed(deps, row);
       const entry: Running = { row, controller: new AbortController(), done: Promise.resolve() };
       entry.done = run(entry)
         .catch((err: unknown) => options.logger.error({ err, job_id: row.id }, 'worker error'))

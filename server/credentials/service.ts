@@ -1,6 +1,8 @@
+import { and, eq } from 'drizzle-orm';
 import type { InsurerCredentials } from '../robots/adapter.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { insurerCredentials } from './schema.js';
 import * as store from './store.js';
 
 function secretName(cabinetId: string, compagnie: string): string {
@@ -36,4 +38,22 @@ export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie:
   const password = deps.secrets.get(secretName(cabinetId, compagnie));
   if (password === undefined) return undefined;
   return { login: row.login, password, extra: JSON.parse(row.extra) as Record<string, string> };
+}
+
+/** What the console shows of a cabinet's credentials for an insurer: never the password. */
+export function describeInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): { configured: boolean; login: string | null; updated_at: string | null } {
+  const row = store.findCredential(deps.db.orm, cabinetId, compagnie);
+  return row ? { configured: true, login: row.login, updated_at: new Date(row.updatedAt).toISOString() } : { configured: false, login: null, updated_at: null };
+}
+
+/** Removes a cabinet's credentials for an insurer (the password from the SecretStore too). False when there were none. */
+export function deleteInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): boolean {
+  if (!deps.insurers.get(compagnie)) throw new ApiError('unknown_insurer', `No insurer with code ${compagnie}.`);
+  const removed =
+    deps.db.orm
+      .delete(insurerCredentials)
+      .where(and(eq(insurerCredentials.cabinetId, cabinetId), eq(insurerCredentials.compagnie, compagnie)))
+      .run().changes > 0;
+  deps.secrets.delete(secretName(cabinetId, compagnie));
+  return removed;
 }

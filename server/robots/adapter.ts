@@ -72,6 +72,19 @@ export interface InsurerAdapter {
   name: string;
   products: readonly ProductDefinition[];
   run(ctx: RobotContext, input: { produit: string; dicData: Record<string, unknown> }): Promise<RobotResult>;
+  /**
+   * Optional: only the robot's login step, to check stored credentials (the console's "Test
+   * login"). Resolves when the portal accepted them — mfa true when it now asks for a code, which
+   * is not typed: the password is what is checked. Throws a RobotError otherwise
+   * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.requestMfa is never called.
+   */
+  verifyLogin?(ctx: RobotContext): Promise<LoginCheck>;
+}
+
+/** What a login check found. */
+export interface LoginCheck {
+  /** The portal asks for a code (SMS, app) after the password. */
+  mfa: boolean;
 }
 
 /** The insurers this install can price with, by code. */

@@ -118,10 +118,7 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       if (!product) throw new RobotError('business', 'unknown_product', `Sandbox Assurances has no product ${input.produit}.`);
       if (ctx.signal.aborted) throw cancelled();
       ctx.progress('opening the browser', 5);
-      const page: Page = await ctx.openPage();
-      page.setDefaultTimeout(timeouts.actionMs);
-      page.setDefaultNavigationTimeout(timeouts.navigationMs);
-      const portal = new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts);
+      const portal = await openPortal(ctx);
       try {
         await logIn(ctx, portal);
         portal.throwIfAborted();
@@ -134,12 +131,35 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
             return await attestation(ctx, portal, input.dicData);
         }
       } catch (err) {
-        if (ctx.signal.aborted) throw cancelled();
-        if (err instanceof RobotError) throw err;
-        throw new RobotError('technical', 'browser_error', `The sandbox robot failed: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
+        throw asRobotError(ctx, err);
+      }
+    },
+    async verifyLogin(ctx) {
+      if (ctx.signal.aborted) throw cancelled();
+      const portal = await openPortal(ctx);
+      try {
+        const login = new LoginPage(portal);
+        await login.open();
+        // Stops at the code page if there is one: the password was accepted, and no code is asked for.
+        return { mfa: (await login.logIn(ctx.credentials)) === 'mfa' };
+      } catch (err) {
+        throw asRobotError(ctx, err);
       }
     },
   };
+
+  async function openPortal(ctx: RobotContext): Promise<PortalSession> {
+    const page: Page = await ctx.openPage();
+    page.setDefaultTimeout(timeouts.actionMs);
+    page.setDefaultNavigationTimeout(timeouts.navigationMs);
+    return new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts);
+  }
+}
+
+function asRobotError(ctx: RobotContext, err: unknown): RobotError {
+  if (ctx.signal.aborted) return cancelled();
+  if (err instanceof RobotError) return err;
+  return new RobotError('technical', 'browser_error', `The sandbox robot failed: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
 }
 
 /** The service validated dicData at enqueue; this is the typed view (and a guard for direct callers). */

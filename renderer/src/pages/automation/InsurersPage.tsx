@@ -1,0 +1,158 @@
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { consoleInsurerListSchema, consolePaths, credentialsSavedSchema, testLoginResultSchema, type ConsoleInsurer } from '../../../../shared/console-automation.js';
+import { api } from '../../api.js';
+import { Alert, Loading } from '../../Layout.js';
+import type { PageProps } from '../../slices/types.js';
+import { AUTOMATION_STRINGS, formatDateTime, type AutomationStrings } from './strings.js';
+
+type Status = { kind: 'ok' | 'error'; text: string } | null;
+
+/** /console/insurers: the insurers and products, each insurer's credentials, set/replace and "Test login". */
+export function InsurersPage({ lang, t, session }: PageProps) {
+  const s = AUTOMATION_STRINGS[lang];
+  const [insurers, setInsurers] = useState<ConsoleInsurer[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const isAdmin = session.user.role === 'admin';
+
+  const load = useCallback(async () => {
+    const result = await api(consolePaths.insurers, { schema: consoleInsurerListSchema });
+    if (result.ok) setInsurers(result.data.data);
+    else setError(result.error.message);
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  return (
+    <section className="automation">
+      <h1>{s.insurersTitle}</h1>
+      <p className="muted">{s.insurersIntro}</p>
+      {!isAdmin && <p className="muted small">{s.adminOnlyCredentials}</p>}
+      {error && <Alert>{error}</Alert>}
+      {insurers === null && !error && <Loading t={t} />}
+      {insurers?.map((insurer) => (
+        <InsurerCard key={insurer.code} insurer={insurer} s={s} lang={lang} isAdmin={isAdmin} onChanged={load} />
+      ))}
+    </section>
+  );
+}
+
+function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: ConsoleInsurer; s: AutomationStrings; lang: PageProps['lang']; isAdmin: boolean; onChanged: () => Promise<void> }) {
+  const headingId = useId();
+  const loginId = useId();
+  const passwordId = useId();
+  const hintId = useId();
+  const [login, setLogin] = useState(insurer.credentials.login ?? '');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState<'save' | 'remove' | 'test' | null>(null);
+  const [saveStatus, setSaveStatus] = useState<Status>(null);
+  const [testStatus, setTestStatus] = useState<Status>(null);
+  const { configured } = insurer.credentials;
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    setBusy('save');
+    setSaveStatus(null);
+    const result = await api(consolePaths.credentials(insurer.code), { method: 'PUT', body: { login, password }, schema: credentialsSavedSchema });
+    setBusy(null);
+    if (!result.ok) return setSaveStatus({ kind: 'error', text: result.error.message });
+    setPassword('');
+    setTestStatus(null);
+    setSaveStatus({ kind: 'ok', text: s.credentialsSaved });
+    await onChanged();
+  }
+
+  async function remove() {
+    setBusy('remove');
+    setSaveStatus(null);
+    const result = await api(consolePaths.credentials(insurer.code), { method: 'DELETE' });
+    setBusy(null);
+    if (!result.ok) return setSaveStatus({ kind: 'error', text: result.error.message });
+    setLogin('');
+    setTestStatus(null);
+    setSaveStatus({ kind: 'ok', text: s.credentialsRemoved });
+    await onChanged();
+  }
+
+  async function testLogin() {
+    setBusy('test');
+    setTestStatus({ kind: 'ok', text: s.testingLogin });
+    const result = await api(consolePaths.testLogin(insurer.code), { method: 'POST', schema: testLoginResultSchema });
+    setBusy(null);
+    if (!result.ok) return setTestStatus({ kind: 'error', text: result.error.message });
+    const r = result.data;
+    setTestStatus(r.ok ? { kind: 'ok', text: s.loginOk(r.mfa_required) } : { kind: 'error', text: s.loginFailed(r.code, r.message) });
+  }
+
+  return (
+    <section className="card automation-card" aria-labelledby={headingId}>
+      <h2 id={headingId}>
+        {insurer.name} <span className="muted small automation-code">{insurer.code}</span>
+      </h2>
+      <table className="automation-table">
+        <caption className="automation-sr-only">{`${s.products} — ${insurer.name}`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{s.product}</th>
+            <th scope="col">Code</th>
+            <th scope="col">Type</th>
+            <th scope="col">{s.cost}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {insurer.products.map((p) => (
+            <tr key={p.code}>
+              <td>{p.label}</td>
+              <td className="automation-code">{p.code}</td>
+              <td>{p.kind === 'quote' ? s.kindQuote : s.kindRoutine}</td>
+              <td>{s.credits(p.cost_credits)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h3>{s.credentials}</h3>
+      <p>
+        <span className={configured ? 'badge automation-badge-ok' : 'badge badge-warning'}>
+          {configured ? s.configured(insurer.credentials.login ?? '', formatDateTime(lang, insurer.credentials.updated_at ?? new Date().toISOString())) : s.notConfigured}
+        </span>
+      </p>
+
+      {isAdmin && (
+        <form className="automation-credentials" onSubmit={(e) => void save(e)} aria-label={`${s.credentials} — ${insurer.name}`}>
+          <div className="field">
+            <label htmlFor={loginId}>{s.login}</label>
+            <input id={loginId} type="text" autoComplete="off" value={login} onChange={(e) => setLogin(e.target.value)} required />
+          </div>
+          <div className="field">
+            <label htmlFor={passwordId}>{s.password}</label>
+            <input id={passwordId} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={hintId} required />
+            <span id={hintId} className="muted small">
+              {s.passwordHint(configured)}
+            </span>
+          </div>
+          <div className="automation-actions">
+            <button type="submit" className="button button-primary" disabled={busy !== null || login.trim() === '' || password === ''}>
+              {configured ? s.replaceCredentials : s.saveCredentials}
+            </button>
+            {configured && (
+              <button type="button" className="button" disabled={busy !== null} onClick={() => void remove()}>
+                {s.removeCredentials}
+              </button>
+            )}
+            {configured && insurer.can_test_login && (
+              <button type="button" className="button" disabled={busy !== null} onClick={() => void testLogin()}>
+                {s.testLogin}
+              </button>
+            )}
+          </div>
+          <div role="status" aria-live="polite" className="automation-status">
+            {saveStatus && <p className={saveStatus.kind === 'ok' ? 'automation-ok' : 'alert'}>{saveStatus.text}</p>}
+            {testStatus && <p className={testStatus.kind === 'ok' ? 'automation-ok' : 'alert'}>{testStatus.text}</p>}
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,290 @@
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { productListSchema, productSchemaDocument, type ProductSchemaDocument } from '../../../../shared/automation.js';
+import { consoleDryRunSchema, consoleEnqueuedSchema, consolePaths, type ConsoleDryRun } from '../../../../shared/console-automation.js';
+import { api } from '../../api.js';
+import { Alert, Loading } from '../../Layout.js';
+import { go } from '../../navigation.js';
+import type { PageProps } from '../../slices/types.js';
+import { fieldsOf, initialValues, issuesByField, toDicData, type FieldSpec, type FormValues } from './schemaForm.js';
+import { AUTOMATION_STRINGS, type AutomationStrings } from './strings.js';
+
+type Product = { code: string; label: string; kind: 'quote' | 'routine'; cost_credits: number; insurers: { code: string; name: string }[] };
+
+/** /console/pricing: pick an insurer and a product, fill the form generated from its schema, check it, price it. */
+export function PricingPage({ lang, t }: PageProps) {
+  const s = AUTOMATION_STRINGS[lang];
+  const insurerId = useId();
+  const productId = useId();
+  const [products, setProducts] = useState<Product[] | null>(null);
+  const [compagnie, setCompagnie] = useState('');
+  const [produit, setProduit] = useState('');
+  const [doc, setDoc] = useState<ProductSchemaDocument | null>(null);
+  const [values, setValues] = useState<FormValues>({});
+  const [loadingForm, setLoadingForm] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [dryRun, setDryRun] = useState<ConsoleDryRun | null>(null);
+  const [fieldIssues, setFieldIssues] = useState<Record<string, string[]>>({});
+  const [busy, setBusy] = useState<'check' | 'price' | null>(null);
+
+  useEffect(() => {
+    void (async () => {
+      const result = await api(consolePaths.products, { schema: productListSchema });
+      if (!result.ok) return setError(result.error.message);
+      setProducts(result.data.data);
+      const insurers = uniqueInsurers(result.data.data);
+      if (insurers.length === 1 && insurers[0]) setCompagnie(insurers[0].code);
+    })();
+  }, []);
+
+  const insurers = useMemo(() => uniqueInsurers(products ?? []), [products]);
+  const offered = useMemo(() => (products ?? []).filter((p) => p.insurers.some((i) => i.code === compagnie)), [products, compagnie]);
+  const fields = useMemo(() => (doc ? fieldsOf(doc) : []), [doc]);
+
+  useEffect(() => {
+    setDoc(null);
+    setDryRun(null);
+    setFieldIssues({});
+    if (!compagnie || !produit) return;
+    let cancelled = false;
+    setLoadingForm(true);
+    void (async () => {
+      const result = await api(consolePaths.productSchema(produit, compagnie), { schema: productSchemaDocument });
+      if (cancelled) return;
+      setLoadingForm(false);
+      if (!result.ok) return setError(result.error.message);
+      setError(null);
+      setDoc(result.data);
+      setValues(initialValues(fieldsOf(result.data)));
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [compagnie, produit]);
+
+  function changeInsurer(code: string) {
+    setCompagnie(code);
+    if (!(products ?? []).some((p) => p.code === produit && p.insurers.some((i) => i.code === code))) setProduit('');
+  }
+
+  function setValue(key: string, value: string | boolean) {
+    setValues((v) => ({ ...v, [key]: value }));
+    setDryRun(null);
+    setFieldIssues((issues) => {
+      if (!issues[key]) return issues;
+      const next = { ...issues };
+      delete next[key];
+      return next;
+    });
+  }
+
+  function body(dryRunFlag: boolean) {
+    return { compagnie, produit, dicData: toDicData(fields, values), ...(dryRunFlag ? { dry_run: true } : {}) };
+  }
+
+  async function check() {
+    setBusy('check');
+    setError(null);
+    const result = await api(consolePaths.tarifications, { method: 'POST', body: body(true), schema: consoleDryRunSchema });
+    setBusy(null);
+    if (!result.ok) return setError(result.error.message);
+    setDryRun(result.data);
+    const issues: Record<string, string[]> = {};
+    for (const key of result.data.validation.missing_required_fields) issues[key] = [s.requiredMark];
+    for (const issue of result.data.invalid_fields) (issues[issue.field] ??= []).push(issue.message);
+    setFieldIssues(issues);
+  }
+
+  async function price(event: FormEvent) {
+    event.preventDefault();
+    setBusy('price');
+    setError(null);
+    const result = await api(consolePaths.tarifications, { method: 'POST', body: body(false), schema: consoleEnqueuedSchema });
+    if (result.ok) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
+    setBusy(null);
+    setError(result.error.message);
+    if (result.error.error === 'validation_error') setFieldIssues(issuesByField(result.error.details));
+  }
+
+  return (
+    <section className="automation">
+      <h1>{s.pricingTitle}</h1>
+      <p className="muted">{s.pricingIntro}</p>
+      {products === null && !error && <Loading t={t} />}
+      {products && (
+        <div className="automation-pickers">
+          <div className="field">
+            <label htmlFor={insurerId}>{s.insurer}</label>
+            <select id={insurerId} value={compagnie} onChange={(e) => changeInsurer(e.target.value)}>
+              <option value="">{s.choose}</option>
+              {insurers.map((i) => (
+                <option key={i.code} value={i.code}>
+                  {i.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={productId}>{s.product}</label>
+            <select id={productId} value={produit} onChange={(e) => setProduit(e.target.value)} disabled={!compagnie}>
+              <option value="">{s.choose}</option>
+              {offered.map((p) => (
+                <option key={p.code} value={p.code}>
+                  {`${p.label} (${s.credits(p.cost_credits)})`}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+      )}
+      {error && <Alert>{error}</Alert>}
+      {loadingForm && (
+        <p className="muted" role="status">
+          {s.loadingForm}
+        </p>
+      )}
+      {doc && (
+        <form className="card automation-form" noValidate onSubmit={(e) => void price(e)} aria-label={doc.label}>
+          <h2>{doc.label}</h2>
+          <p className="muted small">{s.requiredNote}</p>
+          <div className="automation-fields">
+            {fields.map((field) => (
+              <Field key={`${doc.compagnie}/${doc.produit}/${field.key}`} field={field} value={values[field.key] ?? field.initial} issues={fieldIssues[field.key]} s={s} onChange={setValue} />
+            ))}
+          </div>
+          <DryRunResult result={dryRun} fields={fields} s={s} />
+          <div className="automation-actions">
+            <button type="button" className="button" disabled={busy !== null} onClick={() => void check()}>
+              {busy === 'check' ? s.checking : s.check}
+            </button>
+            <button type="submit" className="button button-primary" disabled={busy !== null}>
+              {busy === 'price' ? s.pricing : s.price}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function uniqueInsurers(products: readonly Product[]): { code: string; name: string }[] {
+  const byCode = new Map<string, { code: string; name: string }>();
+  for (const p of products) for (const i of p.insurers) byCode.set(i.code, i);
+  return [...byCode.values()];
+}
+
+function Field({ field, value, issues, s, onChange }: { field: FieldSpec; value: string | boolean; issues?: string[]; s: AutomationStrings; onChange: (key: string, value: string | boolean) => void }) {
+  const id = `dic-${field.key}`;
+  const errorId = `${id}-error`;
+  const invalid = issues !== undefined && issues.length > 0;
+  const common = {
+    id,
+    name: field.key,
+    'aria-required': field.required || undefined,
+    'aria-invalid': invalid || undefined,
+    'aria-describedby': invalid ? errorId : undefined,
+  };
+  // The star is outside the label, so that the field's name is the schema's label alone; aria-required says it.
+  const label = (
+    <span className="automation-label">
+      <label htmlFor={id}>{field.label}</label>
+      {field.required && (
+        <span className="automation-required" aria-hidden="true">
+          *
+        </span>
+      )}
+    </span>
+  );
+  let input;
+  switch (field.kind) {
+    case 'boolean':
+      return (
+        <div className="field automation-checkbox">
+          <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(field.key, e.target.checked)} />
+          {label}
+          {invalid && <FieldError id={errorId} issues={issues} />}
+        </div>
+      );
+    case 'enum':
+      input = (
+        <select {...common} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)}>
+          <option value="">{s.choose}</option>
+          {field.options.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case 'number':
+    case 'integer':
+      input = (
+        <input
+          {...common}
+          type="number"
+          inputMode={field.kind === 'integer' ? 'numeric' : 'decimal'}
+          step={field.kind === 'integer' ? 1 : 'any'}
+          min={field.min}
+          max={field.max}
+          value={String(value)}
+          onChange={(e) => onChange(field.key, e.target.value)}
+        />
+      );
+      break;
+    case 'date':
+      input = <input {...common} type="date" value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />;
+      break;
+    case 'datetime':
+      input = <input {...common} type="datetime-local" value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />;
+      break;
+    default:
+      input = <input {...common} type="text" maxLength={field.maxLength} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />;
+  }
+  return (
+    <div className="field">
+      {label}
+      {input}
+      {invalid && <FieldError id={errorId} issues={issues} />}
+    </div>
+  );
+}
+
+function FieldError({ id, issues }: { id: string; issues: string[] }) {
+  return (
+    <span id={id} className="automation-field-error">
+      {issues.join(' · ')}
+    </span>
+  );
+}
+
+function DryRunResult({ result, fields, s }: { result: ConsoleDryRun | null; fields: readonly FieldSpec[]; s: AutomationStrings }) {
+  if (!result) return <div role="status" aria-live="polite" />;
+  const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
+  const v = result.validation;
+  const ready = v.schema_ok && v.credentials_configured && v.quota.remaining > 0 && result.balance >= v.would_cost_credits;
+  return (
+    <div role="status" aria-live="polite" className="automation-dryrun" aria-label={s.dryRunTitle}>
+      <h3>{s.dryRunTitle}</h3>
+      <dl className="automation-facts">
+        <dt>{s.cost}</dt>
+        <dd>{s.credits(v.would_cost_credits)}</dd>
+        <dt>{s.balance}</dt>
+        <dd>{s.credits(result.balance)}</dd>
+        <dt>Quota</dt>
+        <dd>{s.quotaLeft(v.quota.remaining, v.quota.limit)}</dd>
+      </dl>
+      <p className={v.credentials_configured ? 'automation-ok' : 'alert'}>{s.credentialsReady(v.credentials_configured)}</p>
+      {v.missing_required_fields.length > 0 && (
+        <p className="alert">
+          {s.missingFields} {v.missing_required_fields.map(labelOf).join(', ')}
+        </p>
+      )}
+      {result.invalid_fields.length > 0 && (
+        <p className="alert">
+          {s.invalidFields} {result.invalid_fields.map((i) => `${labelOf(i.field)} (${i.message})`).join(', ')}
+        </p>
+      )}
+      {ready && <p className="automation-ok">{s.readyToPrice}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,300 @@
+import type { JobStatus } from '../../../../shared/automation.js';
+import type { Lang } from '../../i18n.js';
+
+/** The automation slice's words, in both languages. */
+export interface AutomationStrings {
+  insurersTitle: string;
+  pricingTitle: string;
+  jobsTitle: string;
+  // Insurers
+  insurersIntro: string;
+  insurer: string;
+  products: string;
+  credentials: string;
+  configured: (login: string, when: string) => string;
+  notConfigured: string;
+  login: string;
+  password: string;
+  passwordHint: (replacing: boolean) => string;
+  saveCredentials: string;
+  replaceCredentials: string;
+  removeCredentials: string;
+  credentialsSaved: string;
+  credentialsRemoved: string;
+  testLogin: string;
+  testingLogin: string;
+  loginOk: (mfa: boolean) => string;
+  loginFailed: (code: string, message: string) => string;
+  adminOnlyCredentials: string;
+  kindQuote: string;
+  kindRoutine: string;
+  credits: (n: number) => string;
+  // Pricing
+  pricingIntro: string;
+  product: string;
+  choose: string;
+  loadingForm: string;
+  requiredMark: string;
+  requiredNote: string;
+  yes: string;
+  check: string;
+  checking: string;
+  price: string;
+  pricing: string;
+  dryRunTitle: string;
+  cost: string;
+  quotaLeft: (remaining: number, limit: number) => string;
+  balance: string;
+  credentialsReady: (ok: boolean) => string;
+  missingFields: string;
+  invalidFields: string;
+  readyToPrice: string;
+  noCredentialsLink: string;
+  // Jobs
+  jobsIntro: string;
+  filters: string;
+  filterStatus: string;
+  allStatuses: string;
+  from: string;
+  to: string;
+  clearFilters: string;
+  live: string;
+  reconnecting: string;
+  noJobs: string;
+  created: string;
+  job: string;
+  status: string;
+  progress: string;
+  progressOf: (id: string) => string;
+  creditsCol: string;
+  result: string;
+  premium: (eur: string) => string;
+  downloadPdf: string;
+  error: string;
+  errorLine: (code: string, message: string) => string;
+  screenshot: string;
+  trace: string;
+  cancel: string;
+  cancelJob: (id: string) => string;
+  loadMore: string;
+  statuses: Record<JobStatus, string>;
+  // MFA
+  mfaTitle: string;
+  mfaIntro: (insurer: string) => string;
+  mfaJob: string;
+  mfaPortalSaid: string;
+  mfaExpires: (time: string) => string;
+  code: string;
+  sendCode: string;
+  sendingCode: string;
+  openJob: string;
+}
+
+const en: AutomationStrings = {
+  insurersTitle: 'Insurers',
+  pricingTitle: 'Pricing',
+  jobsTitle: 'Jobs',
+  insurersIntro: 'The insurers this install prices with, their products, and the portal credentials of your cabinet. Passwords are stored encrypted and never shown again.',
+  insurer: 'Insurer',
+  products: 'Products',
+  credentials: 'Portal credentials',
+  configured: (login, when) => `Configured: login ${login} (updated ${when})`,
+  notConfigured: 'Not configured',
+  login: 'Login',
+  password: 'Password',
+  passwordHint: (replacing) => (replacing ? 'The stored password is never shown; type it again to replace it.' : 'Stored encrypted; never shown again.'),
+  saveCredentials: 'Save credentials',
+  replaceCredentials: 'Replace credentials',
+  removeCredentials: 'Remove credentials',
+  credentialsSaved: 'Credentials saved.',
+  credentialsRemoved: 'Credentials removed.',
+  testLogin: 'Test login',
+  testingLogin: 'Logging in to the portal…',
+  loginOk: (mfa) => (mfa ? 'Login OK: the portal accepted the password and asks for a code at each login.' : 'Login OK: the portal accepted these credentials.'),
+  loginFailed: (code, message) => `Login failed (${code}): ${message}`,
+  adminOnlyCredentials: 'Only an administrator of the cabinet can set credentials or test a login.',
+  kindQuote: 'quote',
+  kindRoutine: 'routine',
+  credits: (n) => `${n} credit${n === 1 ? '' : 's'}`,
+  pricingIntro: 'Choose an insurer and a product; the form below comes from the product’s schema. Check it first (free), then price it: the robot runs in the background and the job shows live on the Jobs page.',
+  product: 'Product',
+  choose: 'Choose…',
+  loadingForm: 'Loading the form…',
+  requiredMark: 'required',
+  requiredNote: 'Fields marked * are required.',
+  yes: 'Yes',
+  check: 'Check (dry run)',
+  checking: 'Checking…',
+  price: 'Price',
+  pricing: 'Sending…',
+  dryRunTitle: 'Check result',
+  cost: 'Cost',
+  quotaLeft: (remaining, limit) => `${remaining} of ${limit} left this hour`,
+  balance: 'Wallet',
+  credentialsReady: (ok) => (ok ? 'Portal credentials configured' : 'No portal credentials for this insurer: set them on the Insurers page'),
+  missingFields: 'Missing fields:',
+  invalidFields: 'Invalid fields:',
+  readyToPrice: 'Ready to price.',
+  noCredentialsLink: 'Insurers page',
+  jobsIntro: 'Tarification jobs of your cabinet, newest first. They update live.',
+  filters: 'Filters',
+  filterStatus: 'Status',
+  allStatuses: 'All statuses',
+  from: 'From',
+  to: 'To',
+  clearFilters: 'Clear filters',
+  live: 'Live updates on',
+  reconnecting: 'Live updates interrupted; reconnecting…',
+  noJobs: 'No jobs match these filters.',
+  created: 'Created',
+  job: 'Job',
+  status: 'Status',
+  progress: 'Progress',
+  progressOf: (id) => `Progress of job ${id}`,
+  creditsCol: 'Credits',
+  result: 'Result',
+  premium: (eur) => `${eur} €`,
+  downloadPdf: 'Download PDF',
+  error: 'Error',
+  errorLine: (code, message) => `Error (${code}): ${message}`,
+  screenshot: 'Screenshot',
+  trace: 'Trace',
+  cancel: 'Cancel',
+  cancelJob: (id) => `Cancel job ${id}`,
+  loadMore: 'Load more',
+  statuses: {
+    pending: 'Queued',
+    running: 'Running',
+    mfa_required: 'Code required',
+    awaiting_mfa: 'Waiting for the code',
+    completed: 'Completed',
+    partial: 'Priced, no PDF',
+    failed: 'Failed',
+    cancelled: 'Cancelled',
+  },
+  mfaTitle: 'Verification code needed',
+  mfaIntro: (insurer) => `The ${insurer} portal asks for a code to go on.`,
+  mfaJob: 'Job',
+  mfaPortalSaid: 'The portal says',
+  mfaExpires: (time) => `Answer before ${time}.`,
+  code: 'Code',
+  sendCode: 'Send the code',
+  sendingCode: 'Sending…',
+  openJob: 'See the job',
+};
+
+const fr: AutomationStrings = {
+  insurersTitle: 'Assureurs',
+  pricingTitle: 'Tarification',
+  jobsTitle: 'Tâches',
+  insurersIntro: 'Les assureurs avec lesquels cette installation tarifie, leurs produits, et les identifiants de portail de votre cabinet. Les mots de passe sont chiffrés et ne sont plus jamais affichés.',
+  insurer: 'Assureur',
+  products: 'Produits',
+  credentials: 'Identifiants du portail',
+  configured: (login, when) => `Configurés : identifiant ${login} (mis à jour le ${when})`,
+  notConfigured: 'Non configurés',
+  login: 'Identifiant',
+  password: 'Mot de passe',
+  passwordHint: (replacing) => (replacing ? 'Le mot de passe enregistré n’est jamais affiché ; saisissez-le à nouveau pour le remplacer.' : 'Chiffré ; jamais réaffiché.'),
+  saveCredentials: 'Enregistrer les identifiants',
+  replaceCredentials: 'Remplacer les identifiants',
+  removeCredentials: 'Supprimer les identifiants',
+  credentialsSaved: 'Identifiants enregistrés.',
+  credentialsRemoved: 'Identifiants supprimés.',
+  testLogin: 'Tester la connexion',
+  testingLogin: 'Connexion au portail…',
+  loginOk: (mfa) => (mfa ? 'Connexion réussie : le portail accepte le mot de passe et demande un code à chaque connexion.' : 'Connexion réussie : le portail accepte ces identifiants.'),
+  loginFailed: (code, message) => `Échec de la connexion (${code}) : ${message}`,
+  adminOnlyCredentials: 'Seul un administrateur du cabinet peut saisir des identifiants ou tester une connexion.',
+  kindQuote: 'devis',
+  kindRoutine: 'routine',
+  credits: (n) => `${n} crédit${n > 1 ? 's' : ''}`,
+  pricingIntro: 'Choisissez un assureur et un produit ; le formulaire ci-dessous vient du schéma du produit. Vérifiez-le d’abord (gratuit), puis tarifez : le robot travaille en arrière-plan et la tâche s’affiche en direct dans Tâches.',
+  product: 'Produit',
+  choose: 'Choisir…',
+  loadingForm: 'Chargement du formulaire…',
+  requiredMark: 'obligatoire',
+  requiredNote: 'Les champs marqués * sont obligatoires.',
+  yes: 'Oui',
+  check: 'Vérifier (simulation)',
+  checking: 'Vérification…',
+  price: 'Tarifer',
+  pricing: 'Envoi…',
+  dryRunTitle: 'Résultat de la vérification',
+  cost: 'Coût',
+  quotaLeft: (remaining, limit) => `${remaining} sur ${limit} restantes cette heure-ci`,
+  balance: 'Portefeuille',
+  credentialsReady: (ok) => (ok ? 'Identifiants du portail configurés' : 'Aucun identifiant pour cet assureur : saisissez-les dans Assureurs'),
+  missingFields: 'Champs manquants :',
+  invalidFields: 'Champs invalides :',
+  readyToPrice: 'Prêt à tarifer.',
+  noCredentialsLink: 'Assureurs',
+  jobsIntro: 'Les tâches de tarification de votre cabinet, les plus récentes d’abord. Elles se mettent à jour en direct.',
+  filters: 'Filtres',
+  filterStatus: 'Statut',
+  allStatuses: 'Tous les statuts',
+  from: 'Du',
+  to: 'Au',
+  clearFilters: 'Effacer les filtres',
+  live: 'Mises à jour en direct',
+  reconnecting: 'Mises à jour interrompues ; reconnexion…',
+  noJobs: 'Aucune tâche ne correspond à ces filtres.',
+  created: 'Créée le',
+  job: 'Tâche',
+  status: 'Statut',
+  progress: 'Avancement',
+  progressOf: (id) => `Avancement de la tâche ${id}`,
+  creditsCol: 'Crédits',
+  result: 'Résultat',
+  premium: (eur) => `${eur} €`,
+  downloadPdf: 'Télécharger le PDF',
+  error: 'Erreur',
+  errorLine: (code, message) => `Erreur (${code}) : ${message}`,
+  screenshot: 'Capture d’écran',
+  trace: 'Trace',
+  cancel: 'Annuler',
+  cancelJob: (id) => `Annuler la tâche ${id}`,
+  loadMore: 'Afficher plus',
+  statuses: {
+    pending: 'En file d’attente',
+    running: 'En cours',
+    mfa_required: 'Code demandé',
+    awaiting_mfa: 'En attente du code',
+    completed: 'Terminée',
+    partial: 'Tarifée, sans PDF',
+    failed: 'Échec',
+    cancelled: 'Annulée',
+  },
+  mfaTitle: 'Code de vérification demandé',
+  mfaIntro: (insurer) => `Le portail ${insurer} demande un code pour continuer.`,
+  mfaJob: 'Tâche',
+  mfaPortalSaid: 'Message du portail',
+  mfaExpires: (time) => `Répondez avant ${time}.`,
+  code: 'Code',
+  sendCode: 'Envoyer le code',
+  sendingCode: 'Envoi…',
+  openJob: 'Voir la tâche',
+};
+
+export const AUTOMATION_STRINGS: Record<Lang, AutomationStrings> = { en, fr };
+
+export function locale(lang: Lang): string {
+  return lang === 'fr' ? 'fr-FR' : 'en-GB';
+}
+
+export function formatDateTime(lang: Lang, iso: string): string {
+  return new Date(iso).toLocaleString(locale(lang), { dateStyle: 'short', timeStyle: 'medium' });
+}
+
+export function formatTime(lang: Lang, iso: string): string {
+  return new Date(iso).toLocaleTimeString(locale(lang), { timeStyle: 'short' });
+}
+
+export function formatEuros(lang: Lang, amount: number): string {
+  return amount.toLocaleString(locale(lang), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+/** The first 8 characters of a UUID: enough to tell jobs apart on a page. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}

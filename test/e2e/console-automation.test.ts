@@ -1,0 +1,252 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { packageRoot } from '../../server/paths.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import type { SandboxMode } from '../../server/sandbox/index.js';
+import { grantCredits } from '../../server/wallet/service.js';
+import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { createUser, launchChromium } from '../helpers/oauth.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The automation pages of the built console in real Chromium, against the real app and the
+ * sandbox insurer driven by the real robot: credentials → test login → a quote priced from the
+ * generated form → live progress → the PDF; and an MFA code answered from the prompt shown in two
+ * consoles of the cabinet at once.
+ */
+
+const BUILT = join(packageRoot(), 'dist', 'renderer');
+let browser: Browser;
+let server: TestServer;
+let portal = '';
+let mode: SandboxMode = 'normal';
+let problems: string[] = [];
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
+  mkdirSync('test-artifacts/screenshots', { recursive: true });
+  server = await startTestServer({
+    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    sandboxMode: () => mode,
+    // In slow mode each portal page waits this long: enough to see the progress bar move.
+    config: { sandboxLatencyMs: 120, tarificationQuotaPerHour: 1000 },
+  });
+  portal = `${server.url}/sandbox/insurer`;
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(() => {
+  problems = [];
+  mode = 'normal';
+});
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.context().close()));
+  // No script error, no console error, no CSP violation on any page of the test.
+  expect(problems).toEqual([]);
+});
+
+async function consolePage(user: { email: string; password: string }, path: string, locale = 'en-GB'): Promise<Page> {
+  const page = await openConsole(browser, server, user, path, locale);
+  pages.push(page);
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  return page;
+}
+
+const AUTO = {
+  'Nom de l’assuré': 'Jeanne Martin',
+  'Date de naissance du conducteur (AAAA-MM-JJ)': '1984-03-09',
+  'Date d’obtention du permis (AAAA-MM-JJ)': '2004-06-01',
+  'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
+  'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
+  'Modèle du véhicule': 'Clio',
+  'Date de première mise en circulation (AAAA-MM-JJ)': '2021-02-15',
+  'Code postal': '69003',
+};
+
+async function phoneCodes(): Promise<string[]> {
+  const res = await server.request('/sandbox/insurer/phone?format=json');
+  return ((await res.json()) as { messages: { code: string }[] }).messages.map((m) => m.code);
+}
+
+describe('the automation pages in real Chromium', () => {
+  it('sandbox credentials → test login → a quote priced from the generated form → live progress → the PDF', async () => {
+    const started = Date.now();
+    const user = await createUser(server, 'Cabinet Tarif & Associés');
+    grantCredits(server.deps, user.cabinetId, 100);
+
+    // Insurers: set the sandbox's demo account, then test the login.
+    const page = await consolePage(user, '/console/insurers');
+    await page.getByRole('heading', { level: 1, name: 'Insurers' }).waitFor();
+    const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
+    await sandbox.getByText('Not configured').waitFor();
+    await sandbox.getByLabel('Login', { exact: true }).fill('demo');
+    await sandbox.getByLabel('Password', { exact: true }).fill('demo');
+    await sandbox.getByRole('button', { name: 'Save credentials' }).click();
+    await sandbox.getByText('Credentials saved.').waitFor();
+    await sandbox.getByText(/Configured: login demo/).waitFor();
+    // The password is never shown back.
+    expect(await sandbox.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+    expect(await page.content()).not.toContain('value="demo" type="password"');
+    await sandbox.getByRole('button', { name: 'Test login' }).click();
+    await sandbox.getByRole('status').getByText(/^Login OK/).waitFor({ timeout: 30_000 });
+    await saveScreenshot(page, 'automation-insurers');
+
+    // Pricing: pick the insurer and the product; the form comes from the schema.
+    await page.getByRole('link', { name: 'Pricing' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pricing' }).waitFor();
+    await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
+    await page.getByLabel('Product', { exact: true }).selectOption('auto');
+    const form = page.getByRole('form', { name: 'Assurance auto' });
+    await form.getByLabel('Nom de l’assuré', { exact: true }).waitFor();
+    expect(await form.getByLabel('Nom de l’assuré', { exact: true }).getAttribute('aria-required')).toBe('true');
+    expect(await form.getByLabel('Immatriculation (AB-123-CD), à défaut de marque et modèle', { exact: true }).getAttribute('aria-required')).toBeNull();
+    expect(await form.getByLabel('Date de naissance du conducteur (AAAA-MM-JJ)', { exact: true }).getAttribute('type')).toBe('date');
+    expect(await form.getByLabel('Coefficient bonus-malus (0.50 à 3.50)', { exact: true }).getAttribute('type')).toBe('number');
+
+    // An empty check names the missing fields, from the server.
+    await form.getByRole('button', { name: 'Check (dry run)' }).click();
+    const check = form.getByRole('status', { name: 'Check result' });
+    await check.getByText(/Missing fields:.*Nom de l’assuré/).waitFor();
+    expect(await form.getByLabel('Code postal', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+
+    for (const [label, value] of Object.entries(AUTO)) await form.getByLabel(label, { exact: true }).fill(value);
+    await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
+    await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
+    await form.getByRole('button', { name: 'Check (dry run)' }).click();
+    await check.getByText('Ready to price.').waitFor();
+    await check.getByText('10 credits').waitFor();
+    await check.getByText('100 credits').waitFor();
+    await check.getByText('1000 of 1000 left this hour').waitFor();
+    await saveScreenshot(page, 'automation-pricing');
+
+    // Price: the jobs page opens on the new job and follows it live.
+    mode = 'slow';
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    await page.waitForURL(/\/console\/jobs\?job=/);
+    const jobId = new URL(page.url()).searchParams.get('job') ?? '';
+    await page.getByRole('status').getByText('Live updates on').waitFor();
+    // Records every value the bar shows, from inside the page (the root tsconfig has no DOM types).
+    await page.evaluate((label) => {
+      type El = { getAttribute(name: string): string | null };
+      const g = globalThis as unknown as {
+        samePage: boolean;
+        seen: string[];
+        document: { body: unknown; querySelector(selector: string): El | null };
+        MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void };
+      };
+      g.samePage = true;
+      g.seen = [];
+      const record = () => {
+        const value = g.document.querySelector(`progress[aria-label="${label}"]`)?.getAttribute('aria-valuenow');
+        if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
+      };
+      record();
+      new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+    }, `Progress of job ${jobId.slice(0, 8)}`);
+    const progress = page.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');
+    const run = await page.evaluate(() => {
+      const g = globalThis as unknown as { samePage?: boolean; seen: string[] };
+      return { samePage: g.samePage === true, seen: [...g.seen] };
+    });
+    // The same page (no reload) saw the bar move through steps up to 100.
+    expect(run.samePage).toBe(true);
+    const seen = run.seen.map(Number);
+    expect(seen.at(-1)).toBe(100);
+    expect(seen.some((v) => v > 0 && v < 100)).toBe(true);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    const row = page.getByRole('row').filter({ has: progress });
+    await row.getByText('Completed').waitFor();
+    await row.getByText(/€/).waitFor();
+    expect(await row.getByText('10', { exact: true }).count()).toBe(1); // credits consumed
+    await saveScreenshot(page, 'automation-jobs');
+
+    // The PDF downloads as a file.
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'Download PDF' }).click()]);
+    const file = await download.path();
+    expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(download.suggestedFilename()).toMatch(/^devis-[0-9a-f-]+\.pdf$/);
+
+    // Filters: by status, then a date range that excludes today.
+    await page.getByLabel('Status', { exact: true }).selectOption('failed');
+    await page.getByText('No jobs match these filters.').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('completed');
+    await progress.waitFor();
+    await page.getByLabel('From', { exact: true }).fill('2000-01-01');
+    await page.getByLabel('To', { exact: true }).fill('2000-01-31');
+    await page.getByText('No jobs match these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await progress.waitFor();
+    console.info(`[timing] priced a sandbox quote from the console in ${Date.now() - started} ms`);
+  });
+
+  it('an MFA job: the prompt shows in two consoles of the cabinet, is answered in one, goes in both; the job completes', async () => {
+    const started = Date.now();
+    const user = await createUser(server, 'Cabinet MFA');
+    grantCredits(server.deps, user.cabinetId, 100);
+    setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo-mfa', password: 'demo' });
+    const jobs = await consolePage(user, '/console/jobs');
+    const other = await consolePage(user, '/console/insurers');
+    await jobs.getByRole('status').getByText('Live updates on').waitFor();
+
+    const api = await consoleClient(server, user);
+    const res = await api.request('/api/v1/console/tarifications', {
+      method: 'POST',
+      json: { compagnie: 'sandbox', produit: 'mrh', dicData: { insured_name: 'Paul Durand', dwelling_type: 'appartement', surface_m2: 62, rooms: 3, postcode: '75011', occupant_status: 'locataire', contents_capital_eur: 15000 } },
+    });
+    expect(res.status).toBe(202);
+    const jobId = ((await res.json()) as { job_id: string }).job_id;
+
+    const promptA = jobs.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
+    const promptB = other.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
+    await promptA.waitFor({ timeout: 30_000 });
+    await promptB.waitFor({ timeout: 30_000 });
+    await promptB.getByText(/6 chiffres/).waitFor();
+    await promptB.getByRole('link', { name: new RegExp(jobId.slice(0, 8)) }).waitFor();
+    await jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
+    await saveScreenshot(other, 'automation-mfa-prompt');
+
+    const code = (await phoneCodes())[0] ?? '';
+    expect(code).toMatch(/^\d{6}$/);
+    await promptA.getByLabel('Code', { exact: true }).fill(code);
+    await promptA.getByRole('button', { name: 'Send the code' }).click();
+    await promptA.waitFor({ state: 'detached' });
+    await promptB.waitFor({ state: 'detached' });
+
+    const progress = jobs.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');
+    await jobs.getByRole('row').filter({ has: progress }).getByText('Completed').waitFor();
+    await saveScreenshot(jobs, 'automation-jobs-after-mfa');
+    console.info(`[timing] MFA job answered from the prompt and completed in ${Date.now() - started} ms`);
+  });
+
+  it('speaks French: the three pages, labels included', async () => {
+    const user = await createUser(server, 'Cabinet Français');
+    const page = await consolePage(user, '/console/pricing', 'fr-FR');
+    await page.getByRole('heading', { level: 1, name: 'Tarification' }).waitFor();
+    await page.getByLabel('Assureur', { exact: true }).selectOption('sandbox');
+    await page.getByLabel('Produit', { exact: true }).selectOption('mrh');
+    await page.getByRole('button', { name: 'Vérifier (simulation)' }).waitFor();
+    await saveScreenshot(page, 'automation-pricing-fr');
+    await page.getByRole('link', { name: 'Tâches' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tâches' }).waitFor();
+    await page.getByLabel('Statut', { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Assureurs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
+    await page.getByRole('region', { name: /Sandbox Assurances/ }).getByLabel('Identifiant', { exact: true }).waitFor();
+    await saveScreenshot(page, 'automation-insurers-fr');
+  });
+});
