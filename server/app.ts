@@ -12,6 +12,7 @@ import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';
+import { desktopLoginRoutes } from './console/desktop-login.js';
 import { adminConsoleRoutes } from './console/admin-routes.js';
 import { automationConsoleRoutes } from './console/automation-routes.js';
 import { webhookConsoleRoutes } from './console/webhook-routes.js';
@@ -159,6 +160,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(devisRoutes, { deps });
   app.decorateRequest('consoleUser', null);
   await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
+  await app.register(desktopLoginRoutes, { deps });
   await app.register(oauthRoutes, { deps });
   await app.register(consoleRoutes, { rootDir: join(packageRoot(), 'dist', 'renderer') });
   await app.register(adminConsoleRoutes, { deps });

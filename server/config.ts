@@ -52,6 +52,15 @@ export const configSchema = z.object({
   sandboxLatencyMs: z.coerce.number().int().min(0).max(60_000).default(1500),
   /** Dynamic OAuth client registrations accepted per client address per hour. */
   oauthRegistrationsPerHour: z.coerce.number().int().min(1).max(100_000).default(20),
+  /**
+   * The desktop app's one-time sign-in: the SHA-256 (hex) of a token the Electron main process
+   * hands over, accepted once at /console/desktop-login within two minutes of the start.
+   */
+  desktopLoginTokenSha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 as 64 hex characters')
+    .transform((v) => v.toLowerCase())
+    .optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -82,6 +91,7 @@ export const CONFIG_ENV: Record<keyof Config, string> = {
   sandboxMode: 'COURTIER_SANDBOX_MODE',
   sandboxLatencyMs: 'COURTIER_SANDBOX_LATENCY_MS',
   oauthRegistrationsPerHour: 'COURTIER_OAUTH_REGISTRATIONS_PER_HOUR',
+  desktopLoginTokenSha256: 'COURTIER_DESKTOP_LOGIN_TOKEN_SHA256',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
