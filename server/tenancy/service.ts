@@ -15,8 +15,25 @@ export class DuplicateEmailError extends Error {
  * adds another one: one instance serves several cabinets, each isolated.
  */
 export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
+  return createCabinetWithAdmin(deps, input, {
+    issuePath: undefined,
+    check: (orm, email) => {
+      if (store.findUserByEmail(orm, email)) throw new DuplicateEmailError(`A user with the email ${email} already exists.`);
+    },
+  });
+}
+
+/**
+ * Validates, hashes the password outside the transaction (it is slow on purpose), then runs
+ * `check` and the two inserts in one IMMEDIATE transaction, so that the check holds at the insert.
+ */
+async function createCabinetWithAdmin(
+  deps: Deps,
+  input: InitCabinetInput,
+  options: { issuePath: string | undefined; check: (orm: Deps['db']['orm'], email: string) => void },
+): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
-  if (!parsed.success) throw validationError(toValidationIssues(parsed.error));
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath));
   const { cabinet, email, password } = parsed.data;
   const passwordHash = await hashPassword(password, deps.randomBytes(16));
   const now = deps.clock.now();
@@ -24,7 +41,7 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
   const userId = randomUUID();
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
-    if (store.findUserByEmail(orm, email)) throw new DuplicateEmailError(`A user with the email ${email} already exists.`);
+    options.check(orm, email);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
   }).immediate();
@@ -97,22 +114,14 @@ export function setupNeeded(deps: Pick<Deps, 'db'>): boolean {
  * the inserts share one IMMEDIATE transaction, so of two setups at once exactly one wins.
  */
 export async function setupFirstCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
-  const parsed = initCabinetSchema.safeParse(input);
-  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, 'body'));
-  const { cabinet, email, password } = parsed.data;
   // Cheap refusal before the (deliberately slow) password hash; the transaction checks again.
-  if (!setupNeeded(deps)) throw setupDone();
-  const passwordHash = await hashPassword(password, deps.randomBytes(16));
-  const now = deps.clock.now();
-  const cabinetId = randomUUID();
-  const userId = randomUUID();
-  const { orm, sqlite } = deps.db;
-  sqlite.transaction(() => {
-    if (store.countCabinets(orm) > 0) throw setupDone();
-    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
-    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
-  }).immediate();
-  return { cabinet_id: cabinetId, user_id: userId };
+  if (initCabinetSchema.safeParse(input).success && !setupNeeded(deps)) throw setupDone();
+  return createCabinetWithAdmin(deps, input, {
+    issuePath: 'body',
+    check: (orm) => {
+      if (store.countCabinets(orm) > 0) throw setupDone();
+    },
+  });
 }
 
 function setupDone(): ApiError {

@@ -16,6 +16,11 @@ export async function consoleClient(server: TestServer, user: { email: string; p
     body: JSON.stringify({ email: user.email, password: user.password }),
   });
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
+  return consoleClientFromResponse(server, response);
+}
+
+/** A console client from a response that set the session cookies (sign-in, first-run setup). */
+export function consoleClientFromResponse(server: TestServer, response: Response): ConsoleClient {
   const cookies = response.headers.getSetCookie().map((line) => line.split(';')[0] ?? '');
   const csrfToken = cookies.find((c) => c.startsWith('courtier_csrf='))?.slice('courtier_csrf='.length) ?? '';
   const cookie = cookies.join('; ');

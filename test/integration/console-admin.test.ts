@@ -15,7 +15,7 @@ import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { listApiKeys } from '../../server/api-keys/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { consoleClient, consoleClientFromResponse, type ConsoleClient } from '../helpers/console.js';
 import { authorizeOverHttp, tokenRequest, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -47,27 +47,6 @@ async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** A console client from a response that set the session cookies (first-run setup). */
-function clientFromCookies(response: Response): ConsoleClient {
-  const cookies = response.headers.getSetCookie().map((line) => line.split(';')[0] ?? '');
-  const csrfToken = cookies.find((c) => c.startsWith('courtier_csrf='))?.slice('courtier_csrf='.length) ?? '';
-  const cookie = cookies.join('; ');
-  return {
-    cookie,
-    csrfToken,
-    request(path, init = {}) {
-      const method = init.method ?? 'GET';
-      const headers: Record<string, string> = { cookie, ...(init.headers as Record<string, string> | undefined) };
-      if (method !== 'GET') Object.assign(headers, { 'X-CSRF-Token': csrfToken, Origin: server.url });
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers['Content-Type'] = 'application/json';
-        body = JSON.stringify(init.json);
-      }
-      return server.request(path, { ...init, method, headers, body });
-    },
-  };
-}
 
 function postSetup(body: unknown): Promise<Response> {
   return server.request(`${C}/setup`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: server.url }, body: JSON.stringify(body) });
@@ -118,7 +97,7 @@ describe('first-run setup', () => {
     expect(cookies.some((c) => c.startsWith('courtier_csrf='))).toBe(true);
 
     // Whichever won, continue as its admin (the loser's cabinet and account never existed).
-    admin = clientFromCookies(winner);
+    admin = consoleClientFromResponse(server, winner);
     const session = consoleSessionSchema.parse(await (await admin.request(`${C}/session`)).json());
     expect(session.user.email).toBe(setup.session.user.email);
     expect(['admin@dupont.fr', 'rival@example.fr']).toContain(session.user.email);

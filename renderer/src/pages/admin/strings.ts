@@ -1,4 +1,4 @@
-import type { Scope } from '../../../../shared/scopes.js';
+import { SCOPES, type Scope } from '../../../../shared/scopes.js';
 import type { Lang } from '../../i18n.js';
 
 /** The words of the admin slice's pages (setup, users, API keys, connected apps, wallet and status, settings). */
@@ -86,15 +86,8 @@ const en = {
   revokeKeyTitle: (name: string) => `Revoke the key “${name}”?`,
   revokeKeyText: 'Software using this key will get 401 errors from its next request. This cannot be undone.',
   keyRevoked: (name: string) => `The key “${name}” was revoked.`,
-  scopeDescriptions: {
-    'crm:read': 'Read opportunities and clients.',
-    'crm:write': 'Create and change opportunities and clients.',
-    'devis:read': 'Read quotes and download their PDFs.',
-    'devis:draft': 'Create draft quotes and sign quotes.',
-    'automation:read': 'Read tarification jobs, the catalogue of products and the wallet.',
-    'automation:enqueue': 'Launch tarifications, which spend Robot credits.',
-    'webhooks:manage': 'Create, change, test and delete webhook subscriptions.',
-  } as Record<Scope, string>,
+  // The contract's own words (shared/scopes.ts), also used by the API docs.
+  scopeDescriptions: SCOPES as Record<Scope, string>,
   // Connected apps
   appsTitle: 'Connected apps',
   appsIntro: 'The applications (AI assistants) you allowed to use Courtier on your behalf. Revoking one stops it at once.',
