@@ -15,7 +15,8 @@ import { automationSlice } from './slices/automation.js';
 import type { ConsolePage, PublicPage } from './slices/types.js';
 import { webhooksSlice } from './slices/webhooks.js';
 
-const SLICES = [adminSlice, automationSlice, webhooksSlice];
+// Daily work first (pricing, jobs), then administration.
+const SLICES = [automationSlice, adminSlice, webhooksSlice];
 const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
 const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
 const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);

@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react';
 import type { ConsoleSession } from '../../shared/oauth.js';
 import { api, loginUrl } from './api.js';
 import type { Lang, Strings } from './i18n.js';
+import { DesktopWarnings } from './DesktopWarnings.js';
 import { Alert } from './Layout.js';
 import { go } from './navigation.js';
 import type { ConsolePage } from './slices/types.js';
@@ -59,6 +60,7 @@ export function Shell({ lang, t, session, pages, currentPath, onLangChange, chil
         </div>
       </header>
       <main className="content content-wide">
+        <DesktopWarnings />
         {error && <Alert>{error}</Alert>}
         {children}
       </main>

@@ -176,6 +176,30 @@ describe('the home page', () => {
   });
 });
 
+describe('inside the desktop app', () => {
+  it('shows the shell’s warnings (keychain fallback) in a banner; nothing in a plain browser', async () => {
+    const warning = 'No OS keychain answered: insurer passwords are kept in the encrypted file store of the data folder.';
+    const context = await browser.newContext({ locale: 'en-US' });
+    contexts.push(context);
+    // What electron/preload.cts exposes, stood in for: the Electron binary cannot run here.
+    await context.addInitScript((text) => {
+      Object.defineProperty(globalThis, 'courtierDesktop', { value: { isDesktop: true, getStatus: async () => ({ version: '0.1.0', secret_store: 'encrypted-file', warnings: [text], managed: [], robots_headed: false }) } });
+    }, warning);
+    const page = await context.newPage();
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    await page.goto(`${server.url}/console/login`);
+    await fillSignIn(page, user);
+    await page.waitForURL(`${server.url}/console/`);
+    await page.getByRole('status').filter({ hasText: warning }).waitFor();
+
+    const plain = await open('/console/login');
+    await fillSignIn(plain, user);
+    await plain.waitForURL(`${server.url}/console/`);
+    await plain.getByText(`Signed in as ${user.email}`).waitFor();
+    expect(await plain.getByText(warning).count()).toBe(0);
+  });
+});
+
 describe('the consent page', () => {
   it('a signed-out link goes through login and back; Allow reaches the client with a code, without a Referer', async () => {
     const client = await registerClient(server, { client_name: 'Claude', redirect_uris: [callback.url] });
