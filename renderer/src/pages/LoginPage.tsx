@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { z } from 'zod';
 import { consoleSessionSchema } from '../../../shared/oauth.js';
 import { api } from '../api.js';
+import { TextField } from '../components/Field.js';
 import { afterSignIn } from '../destinations.js';
 import type { Strings } from '../i18n.js';
 import { Alert, Layout } from '../Layout.js';
@@ -46,34 +47,30 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
         <h1 id="login-title">{t.signInTitle}</h1>
         <p className="muted">{t.signInIntro}</p>
         <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-          <div className="field">
-            <label htmlFor="login-email">{t.email}</label>
-            <input
-              id="login-email"
-              name="email"
-              type="text"
-              inputMode="email"
-              autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-              aria-invalid={error !== null && email.trim() === '' ? true : undefined}
-              autoFocus
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="login-password">{t.password}</label>
-            <input
-              id="login-password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              aria-invalid={error !== null && password === '' ? true : undefined}
-            />
-          </div>
+          <TextField
+            id="login-email"
+            label={t.email}
+            name="email"
+            type="text"
+            inputMode="email"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            value={email}
+            onValue={setEmail}
+            aria-invalid={error !== null && email.trim() === '' ? true : undefined}
+            autoFocus
+          />
+          <TextField
+            id="login-password"
+            label={t.password}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onValue={setPassword}
+            aria-invalid={error !== null && password === '' ? true : undefined}
+          />
           {error !== null && <Alert>{error}</Alert>}
           <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
             {t.signIn}

@@ -3,9 +3,13 @@ import { apiKeyListSchema, createdApiKeySchema } from '../../../../shared/consol
 import type { ApiKeySummary, CreatedApiKey } from '../../../../shared/api-keys.js';
 import { SCOPE_NAMES, type Scope } from '../../../../shared/scopes.js';
 import { api } from '../../api.js';
-import { Alert, Loading } from '../../Layout.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
+import { DataTable } from '../../components/DataTable.js';
+import { Field, SelectField, TextField, hintId } from '../../components/Field.js';
+import { ResourceView } from '../../components/Resource.js';
+import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { ConfirmDialog, Notice, TableFrame, errorMessage, useResource } from './common.js';
+import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
 /** The end of the chosen day, in the browser's time zone, as an ISO instant. */
@@ -32,10 +36,20 @@ export function KeysPage({ lang, t }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  const [confirming, setConfirming] = useState<ApiKeySummary | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const keyField = useRef<HTMLInputElement>(null);
+  const revocation = useConfirmation(
+    (key: ApiKeySummary) => api(`/api/v1/console/keys/${encodeURIComponent(key.key_id)}`, { method: 'DELETE' }),
+    async (key, result) => {
+      if (!result.ok) return setListError(errorMessage(result, lang));
+      setListError(null);
+      setNotice(s.keyRevoked(key.name));
+      await reload();
+    },
+  );
+  // A revocation under way holds the create form too, as one action at a time.
+  const working = busy || revocation.busy;
 
   function toggleScope(scope: Scope, on: boolean) {
     setScopes((current) => (on ? SCOPE_NAMES.filter((name) => name === scope || current.includes(name)) : current.filter((name) => name !== scope)));
@@ -43,7 +57,7 @@ export function KeysPage({ lang, t }: PageProps) {
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
+    if (working) return;
     if (name.trim() === '') return setFormError(s.keyNameMissing);
     if (scopes.length === 0) return setFormError(s.scopeMissing);
     const ips = ipList.split(/[\s,]+/).filter((ip) => ip !== '');
@@ -78,17 +92,6 @@ export function KeysPage({ lang, t }: PageProps) {
     }
   }
 
-  async function revoke(key: ApiKeySummary) {
-    setBusy(true);
-    const result = await api(`/api/v1/console/keys/${encodeURIComponent(key.key_id)}`, { method: 'DELETE' });
-    setBusy(false);
-    setConfirming(null);
-    if (!result.ok) return setListError(errorMessage(result, lang));
-    setListError(null);
-    setNotice(s.keyRevoked(key.name));
-    await reload();
-  }
-
   const now = Date.now();
   return (
     <div className="admin-page">
@@ -101,8 +104,7 @@ export function KeysPage({ lang, t }: PageProps) {
           <p className="admin-warning" id="new-key-warning">
             {s.notShownAgain}
           </p>
-          <div className="field">
-            <label htmlFor="new-key-value">{s.newKeyValue}</label>
+          <Field id="new-key-value" label={s.newKeyValue}>
             <div className="admin-inline">
               <input
                 id="new-key-value"
@@ -118,7 +120,7 @@ export function KeysPage({ lang, t }: PageProps) {
                 {s.copy}
               </button>
             </div>
-          </div>
+          </Field>
           {copyState === 'copied' && <Notice>{s.copied}</Notice>}
           {copyState === 'failed' && <Alert>{s.copyFailed}</Alert>}
           <div className="actions">
@@ -133,20 +135,17 @@ export function KeysPage({ lang, t }: PageProps) {
         <h2 id="create-key-title">{s.newKey}</h2>
         <form className="form" onSubmit={(event) => void create(event)} noValidate>
           <div className="admin-grid">
-            <div className="field">
-              <label htmlFor="key-name">{s.keyName}</label>
-              <input id="key-name" type="text" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} aria-describedby="key-name-hint" />
-              <span id="key-name-hint" className="muted small">
-                {s.keyNameHint}
-              </span>
-            </div>
-            <div className="field">
-              <label htmlFor="key-environment">{s.environment}</label>
-              <select id="key-environment" value={environment} onChange={(e) => setEnvironment(e.target.value === 'test' ? 'test' : 'prod')}>
-                <option value="prod">{s.envProd}</option>
-                <option value="test">{s.envTest}</option>
-              </select>
-            </div>
+            <TextField id="key-name" label={s.keyName} hint={s.keyNameHint} type="text" maxLength={100} value={name} onValue={setName} />
+            <SelectField
+              id="key-environment"
+              label={s.environment}
+              value={environment}
+              options={[
+                { value: 'prod', label: s.envProd },
+                { value: 'test', label: s.envTest },
+              ]}
+              onValue={setEnvironment}
+            />
           </div>
           <fieldset className="admin-fieldset" aria-describedby="scopes-hint">
             <legend>{s.scopes}</legend>
@@ -174,24 +173,14 @@ export function KeysPage({ lang, t }: PageProps) {
             </ul>
           </fieldset>
           <div className="admin-grid">
-            <div className="field">
-              <label htmlFor="key-ips">{s.ipAllowlist}</label>
-              <textarea id="key-ips" rows={3} value={ipList} onChange={(e) => setIpList(e.target.value)} aria-describedby="key-ips-hint" spellCheck={false} />
-              <span id="key-ips-hint" className="muted small">
-                {s.ipAllowlistHint}
-              </span>
-            </div>
-            <div className="field">
-              <label htmlFor="key-expiry">{s.expiry}</label>
-              <input id="key-expiry" type="date" min={tomorrow()} value={expiry} onChange={(e) => setExpiry(e.target.value)} aria-describedby="key-expiry-hint" />
-              <span id="key-expiry-hint" className="muted small">
-                {s.expiryHint}
-              </span>
-            </div>
+            <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint}>
+              <textarea id="key-ips" rows={3} value={ipList} onChange={(e) => setIpList(e.target.value)} aria-describedby={hintId('key-ips')} spellCheck={false} />
+            </Field>
+            <TextField id="key-expiry" label={s.expiry} hint={s.expiryHint} type="date" min={tomorrow()} value={expiry} onValue={setExpiry} />
           </div>
           {formError !== null && <Alert>{formError}</Alert>}
           <div>
-            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+            <button type="submit" className="button button-primary" disabled={working} aria-busy={working}>
               {s.createKey}
             </button>
           </div>
@@ -202,71 +191,63 @@ export function KeysPage({ lang, t }: PageProps) {
         <h2 id="keys-list-title">{s.existingKeys}</h2>
         {notice !== null && <Notice>{notice}</Notice>}
         {listError !== null && <Alert>{listError}</Alert>}
-        {keys.kind === 'loading' && <Loading t={t} />}
-        {keys.kind === 'error' && <Alert>{keys.message}</Alert>}
-        {keys.kind === 'ready' && keys.data.length === 0 && <p className="muted">{s.noKeys}</p>}
-        {keys.kind === 'ready' && keys.data.length > 0 && (
-          <TableFrame label={s.existingKeys}>
-            <table className="admin-table">
-              <thead>
-                <tr>
-                  <th scope="col">{s.keyName}</th>
-                  <th scope="col">{s.prefix}</th>
-                  <th scope="col">{s.scopes}</th>
-                  <th scope="col">{s.lastUsed}</th>
-                  <th scope="col">{s.expires}</th>
-                  <th scope="col">{s.status}</th>
-                  <th scope="col">
-                    <span className="admin-visually-hidden">{s.actions}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((key) => {
-                  const expired = key.expires_at !== null && Date.parse(key.expires_at) <= now;
-                  return (
-                    <tr key={key.key_id}>
-                      <th scope="row">{key.name}</th>
-                      <td className="admin-mono">{key.key_prefix}…</td>
-                      <td>
-                        <ul className="admin-tags">
-                          {key.scopes.map((scope) => (
-                            <li key={scope} className="admin-mono">
-                              {scope}
-                            </li>
-                          ))}
-                        </ul>
-                      </td>
-                      <td>{key.last_used_at === null ? s.never : formatDateTime(key.last_used_at, lang)}</td>
-                      <td>{key.expires_at === null ? s.never : formatDateTime(key.expires_at, lang)}</td>
-                      <td>{key.revoked_at !== null ? s.revokedOn(formatDateTime(key.revoked_at, lang)) : expired ? s.expired : s.active}</td>
-                      <td>
-                        {key.revoked_at === null && (
-                          <button type="button" className="button button-small" aria-label={`${s.revoke} ${key.name}`} onClick={() => setConfirming(key)}>
-                            {s.revoke}
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableFrame>
-        )}
+        <ResourceView resource={keys} t={t}>
+          {(list) => (
+            <DataTable
+              label={s.existingKeys}
+              empty={s.noKeys}
+              columns={[
+                { header: s.keyName },
+                { header: s.prefix },
+                { header: s.scopes },
+                { header: s.lastUsed },
+                { header: s.expires },
+                { header: s.status },
+                { header: <span className="admin-visually-hidden">{s.actions}</span> },
+              ]}
+              items={list}
+              rowKey={(key) => key.key_id}
+              row={(key) => {
+                const expired = key.expires_at !== null && Date.parse(key.expires_at) <= now;
+                return (
+                  <>
+                    <th scope="row">{key.name}</th>
+                    <td className="admin-mono">{key.key_prefix}…</td>
+                    <td>
+                      <ul className="admin-tags">
+                        {key.scopes.map((scope) => (
+                          <li key={scope} className="admin-mono">
+                            {scope}
+                          </li>
+                        ))}
+                      </ul>
+                    </td>
+                    <td>{key.last_used_at === null ? s.never : formatDateTime(key.last_used_at, lang)}</td>
+                    <td>{key.expires_at === null ? s.never : formatDateTime(key.expires_at, lang)}</td>
+                    <td>{key.revoked_at !== null ? s.revokedOn(formatDateTime(key.revoked_at, lang)) : expired ? s.expired : s.active}</td>
+                    <td>
+                      {key.revoked_at === null && (
+                        <button type="button" className="button button-small" aria-label={`${s.revoke} ${key.name}`} onClick={() => revocation.ask(key)}>
+                          {s.revoke}
+                        </button>
+                      )}
+                    </td>
+                  </>
+                );
+              }}
+            />
+          )}
+        </ResourceView>
       </section>
 
-      {confirming && (
-        <ConfirmDialog
-          title={s.revokeKeyTitle(confirming.name)}
-          text={s.revokeKeyText}
-          confirmLabel={s.revoke}
-          cancelLabel={s.cancel}
-          busy={busy}
-          onConfirm={() => void revoke(confirming)}
-          onCancel={() => setConfirming(null)}
-        />
-      )}
+      <ConfirmStep
+        confirmation={revocation}
+        title={(key) => s.revokeKeyTitle(key.name)}
+        text={s.revokeKeyText}
+        confirmLabel={s.revoke}
+        cancelLabel={s.cancel}
+        busy={working}
+      />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { consoleSettingsSchema } from '../../../../shared/console-admin.js';
 import { api } from '../../api.js';
+import { TextField } from '../../components/Field.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { Notice, errorMessage, useResource } from './common.js';
@@ -62,20 +63,16 @@ export function SettingsPage({ lang, t }: PageProps) {
       <section className="card" aria-labelledby="service-title">
         <h2 id="service-title">{s.service}</h2>
         <div className="form">
-          <div className="field">
-            <label htmlFor="public-base-url">{s.publicBaseUrl}</label>
-            <input id="public-base-url" type="text" className="admin-mono" readOnly value={data.public_base_url} aria-describedby="public-base-url-hint" />
-            <span id="public-base-url-hint" className="muted small">
-              {data.public_base_url_source === 'configured' ? s.publicBaseUrlConfigured : s.publicBaseUrlDefault}
-            </span>
-          </div>
-          <div className="field">
-            <label htmlFor="data-dir">{s.dataDir}</label>
-            <input id="data-dir" type="text" className="admin-mono" readOnly value={data.data_dir} aria-describedby="data-dir-hint" />
-            <span id="data-dir-hint" className="muted small">
-              {s.dataDirHint}
-            </span>
-          </div>
+          <TextField
+            id="public-base-url"
+            label={s.publicBaseUrl}
+            hint={data.public_base_url_source === 'configured' ? s.publicBaseUrlConfigured : s.publicBaseUrlDefault}
+            type="text"
+            className="admin-mono"
+            readOnly
+            value={data.public_base_url}
+          />
+          <TextField id="data-dir" label={s.dataDir} hint={s.dataDirHint} type="text" className="admin-mono" readOnly value={data.data_dir} />
         </div>
       </section>
     </div>

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { setupResponseSchema, setupStateSchema } from '../../../../shared/console-admin.js';
 import { api } from '../../api.js';
+import { TextField } from '../../components/Field.js';
 import { afterSignIn } from '../../destinations.js';
 import type { Lang, Strings } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -58,40 +59,10 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
       <h1 id="setup-title">{s.setupTitle}</h1>
       <p className="muted">{s.setupIntro}</p>
       <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <div className="field">
-          <label htmlFor="setup-cabinet">{s.cabinetName}</label>
-          <input id="setup-cabinet" type="text" autoComplete="organization" value={cabinet} onChange={(e) => setCabinet(e.target.value)} maxLength={200} autoFocus />
-        </div>
-        <div className="field">
-          <label htmlFor="setup-email">{s.adminEmail}</label>
-          <input
-            id="setup-email"
-            type="email"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="setup-password">{s.password}</label>
-          <input
-            id="setup-password"
-            type="password"
-            autoComplete="new-password"
-            aria-describedby="setup-password-hint"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <span id="setup-password-hint" className="muted small">
-            {s.passwordHint}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor="setup-confirm">{s.confirmPassword}</label>
-          <input id="setup-confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
-        </div>
+        <TextField id="setup-cabinet" label={s.cabinetName} type="text" autoComplete="organization" value={cabinet} onValue={setCabinet} maxLength={200} autoFocus />
+        <TextField id="setup-email" label={s.adminEmail} type="email" autoComplete="username" autoCapitalize="none" spellCheck={false} value={email} onValue={setEmail} />
+        <TextField id="setup-password" label={s.password} hint={s.passwordHint} type="password" autoComplete="new-password" value={password} onValue={setPassword} />
+        <TextField id="setup-confirm" label={s.confirmPassword} type="password" autoComplete="new-password" value={confirm} onValue={setConfirm} />
         {error !== null && <Alert>{error}</Alert>}
         <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
           {s.createCabinet}

@@ -1,11 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { cabinetUserListSchema, cabinetUserSchema, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
 import { api } from '../../api.js';
+import { DataTable } from '../../components/DataTable.js';
+import { SelectField, TextField } from '../../components/Field.js';
+import { ResourceView } from '../../components/Resource.js';
 import { CONSOLE_HOME } from '../../destinations.js';
 import { go } from '../../navigation.js';
-import { Alert, Loading } from '../../Layout.js';
+import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { Notice, TableFrame, errorMessage, useResource } from './common.js';
+import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
 /** /console/users (admins): the cabinet's accounts, their roles, and a form to add one. */
@@ -60,87 +63,71 @@ export function UsersPage({ lang, t, session }: PageProps) {
         <h2 id="users-list-title">{s.usersTitle}</h2>
         {notice !== null && <Notice>{notice}</Notice>}
         {listError !== null && <Alert>{listError}</Alert>}
-        {users.kind === 'loading' && <Loading t={t} />}
-        {users.kind === 'error' && <Alert>{users.message}</Alert>}
-        {users.kind === 'ready' && (
-          <TableFrame label={s.usersTitle}>
-            <table className="admin-table">
-              <thead>
-                <tr>
-                  <th scope="col">{s.email}</th>
-                  <th scope="col">{s.role}</th>
-                  <th scope="col">{s.createdOn}</th>
-                  <th scope="col">{s.actions}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data.map((user) => {
-                  const next: UserRole = user.role === 'admin' ? 'broker' : 'admin';
-                  const label = next === 'admin' ? s.makeAdmin : s.makeBroker;
-                  // The server refuses it too (409 last_admin); here the button says why it cannot be pressed.
-                  const lastAdmin = user.role === 'admin' && users.data.filter((u) => u.role === 'admin').length === 1;
-                  return (
-                    <tr key={user.user_id}>
-                      <th scope="row">
-                        {user.email} {user.user_id === session.user.id && <span className="muted">{s.you}</span>}
-                      </th>
-                      <td>{roleName(user.role)}</td>
-                      <td>{formatDateTime(user.created_at, lang)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          className="button button-small"
-                          disabled={busy || lastAdmin}
-                          aria-label={`${label}: ${user.email}`}
-                          aria-describedby={lastAdmin ? 'last-admin-hint' : undefined}
-                          onClick={() => void changeRole(user, next)}
-                        >
-                          {label}
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableFrame>
-        )}
-        {users.kind === 'ready' && users.data.filter((u) => u.role === 'admin').length === 1 && (
-          <p id="last-admin-hint" className="muted small">
-            {s.lastAdminHint}
-          </p>
-        )}
+        <ResourceView resource={users} t={t}>
+          {(list) => {
+            // The server refuses it too (409 last_admin); here the button says why it cannot be pressed.
+            const oneAdmin = list.filter((u) => u.role === 'admin').length === 1;
+            return (
+              <>
+                <DataTable
+                  label={s.usersTitle}
+                  columns={[{ header: s.email }, { header: s.role }, { header: s.createdOn }, { header: s.actions }]}
+                  items={list}
+                  rowKey={(user) => user.user_id}
+                  row={(user) => {
+                    const next: UserRole = user.role === 'admin' ? 'broker' : 'admin';
+                    const label = next === 'admin' ? s.makeAdmin : s.makeBroker;
+                    const lastAdmin = user.role === 'admin' && oneAdmin;
+                    return (
+                      <>
+                        <th scope="row">
+                          {user.email} {user.user_id === session.user.id && <span className="muted">{s.you}</span>}
+                        </th>
+                        <td>{roleName(user.role)}</td>
+                        <td>{formatDateTime(user.created_at, lang)}</td>
+                        <td>
+                          <button
+                            type="button"
+                            className="button button-small"
+                            disabled={busy || lastAdmin}
+                            aria-label={`${label}: ${user.email}`}
+                            aria-describedby={lastAdmin ? 'last-admin-hint' : undefined}
+                            onClick={() => void changeRole(user, next)}
+                          >
+                            {label}
+                          </button>
+                        </td>
+                      </>
+                    );
+                  }}
+                />
+                {oneAdmin && (
+                  <p id="last-admin-hint" className="muted small">
+                    {s.lastAdminHint}
+                  </p>
+                )}
+              </>
+            );
+          }}
+        </ResourceView>
       </section>
 
       <section className="card" aria-labelledby="add-user-title">
         <h2 id="add-user-title">{s.addUser}</h2>
         <form className="form" onSubmit={(event) => void create(event)} noValidate>
           <div className="admin-grid admin-grid-3">
-            <div className="field">
-              <label htmlFor="user-email">{s.email}</label>
-              <input id="user-email" type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} value={email} onChange={(e) => setEmail(e.target.value)} />
-            </div>
-            <div className="field">
-              <label htmlFor="user-password">{s.password}</label>
-              <input
-                id="user-password"
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                aria-describedby="user-password-hint"
-              />
-              <span id="user-password-hint" className="muted small">
-                {s.passwordHint}
-              </span>
-            </div>
-            <div className="field">
-              <label htmlFor="user-role">{s.role}</label>
-              <select id="user-role" value={role} onChange={(e) => setRole(e.target.value === 'admin' ? 'admin' : 'broker')}>
-                <option value="broker">{s.roleBroker}</option>
-                <option value="admin">{s.roleAdmin}</option>
-              </select>
-            </div>
+            <TextField id="user-email" label={s.email} type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} value={email} onValue={setEmail} />
+            <TextField id="user-password" label={s.password} hint={s.passwordHint} type="password" autoComplete="new-password" value={password} onValue={setPassword} />
+            <SelectField
+              id="user-role"
+              label={s.role}
+              value={role}
+              options={[
+                { value: 'broker', label: s.roleBroker },
+                { value: 'admin', label: s.roleAdmin },
+              ]}
+              onValue={setRole}
+            />
           </div>
           {formError !== null && <Alert>{formError}</Alert>}
           <div>
