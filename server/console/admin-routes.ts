@@ -19,14 +19,15 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js'
 import { setKillSwitch } from '../automation/guards.js';
 import { automationStatus } from '../automation/service.js';
 import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { listConnectedApps, revokeConnectedApp } from '../oauth/service.js';
-import { addCabinetUser, changeUserRole, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
+import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
 import { getWallet } from '../wallet/service.js';
 import { consoleGuard, consoleUser } from './guard.js';
 import { CONSOLE_HOME, startConsoleSession } from './routes.js';
-import { createLoginThrottle, describeSession, signIn } from './service.js';
+import { describeSession, openSession } from './service.js';
 
 type Part = 'body' | 'path';
 
@@ -41,8 +42,6 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, part: Part): z.in
 export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   const signedIn = consoleGuard(deps);
   const admin = consoleGuard(deps, { role: 'admin' });
-  // Setup signs the new admin in through the ordinary sign-in, with its own (unshared) throttle.
-  const setupThrottle = createLoginThrottle(deps.clock);
 
   app.addHook('onSend', (_request, reply, payload, done) => {
     // Console answers are per user and often secret (a key's value): never cached.
@@ -56,8 +55,11 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.post(`${CONSOLE_API}/setup`, async (request, reply): Promise<SetupResponse> => {
     const body = parse(setupBodySchema, request.body, 'body');
-    await setupFirstCabinet(deps, body);
-    const { token, user } = await signIn(deps, setupThrottle, { email: body.email, password: body.password, ip: request.ip });
+    const { user_id } = await setupFirstCabinet(deps, body);
+    const identity = describeUser(deps, user_id);
+    if (!identity) throw new ApiError('internal_error', 'The new admin account cannot be read back.');
+    // The admin just chose this password: signed in at once, without checking it again.
+    const { token, user } = openSession(deps, identity);
     startConsoleSession(deps, request, reply, token, user);
     reply.code(201);
     return { session: describeSession(user), redirect_to: CONSOLE_HOME };

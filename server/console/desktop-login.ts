@@ -1,13 +1,12 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
 import { isLoopbackHost } from '../config.js';
-import { listCabinetUsers, listCabinets, describeUser, setupNeeded } from '../tenancy/service.js';
+import { listCabinetUsers, listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
 import { CONSOLE_HOME, startConsoleSession } from './routes.js';
-import { SESSION_TTL_MS, type SignedInUser } from './service.js';
-import * as store from './store.js';
+import { openSession } from './service.js';
 
 /** The path the desktop shell opens with its one-time token. */
 export const DESKTOP_LOGIN_PATH = '/console/desktop-login';
@@ -63,13 +62,12 @@ declare module 'fastify' {
 }
 
 /** The cabinet's first admin: the oldest cabinet, then its oldest admin. */
-function desktopAdmin(deps: Deps): SignedInUser | null {
+function desktopAdmin(deps: Deps): UserIdentity | null {
   for (const cabinet of listCabinets(deps)) {
     const admin = listCabinetUsers(deps, cabinet.cabinet_id).find((u) => u.role === 'admin');
     if (!admin) continue;
     const identity = describeUser(deps, admin.user_id);
-    if (!identity) continue;
-    return { ...identity, sessionId: '', expiresAt: 0 };
+    if (identity) return identity;
   }
   return null;
 }
@@ -109,20 +107,9 @@ export const desktopLoginRoutes = fp(
       if (setupNeeded(deps)) return reply.redirect(SETUP_PAGE, 302);
       const admin = desktopAdmin(deps);
       if (!admin) return reply.redirect(LOGIN_PAGE, 302);
-      const sessionToken = deps.randomBytes(32).toString('base64url');
-      const now = deps.clock.now();
-      const row: store.SessionRow = {
-        id: randomUUID(),
-        tokenHash: createHash('sha256').update(sessionToken).digest('hex'),
-        userId: admin.userId,
-        cabinetId: admin.cabinetId,
-        createdAt: now,
-        expiresAt: now + SESSION_TTL_MS,
-        revokedAt: null,
-      };
-      store.insertSession(deps.db.orm, row);
+      const session = openSession(deps, admin);
       request.log.info({ user_id: admin.userId, cabinet_id: admin.cabinetId }, 'desktop sign-in');
-      startConsoleSession(deps, request, reply, sessionToken, { ...admin, sessionId: row.id, expiresAt: row.expiresAt });
+      startConsoleSession(deps, request, reply, session.token, session.user);
       return reply.redirect(landing, 302);
     });
   },

@@ -76,6 +76,11 @@ export async function signIn(
     throw new ApiError('invalid_credentials', 'The email or the password is wrong.');
   }
   throttle.recordSuccess(input.email);
+  return openSession(deps, identity);
+}
+
+/** A new console session for someone already proven to be this user (a password, the desktop's one-time token). */
+export function openSession(deps: Deps, identity: UserIdentity): { token: string; user: SignedInUser } {
   const token = deps.randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   const row: store.SessionRow = {
