@@ -229,9 +229,15 @@ export function enqueueTarification(
 }
 
 export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {
+  const job = findJob(deps, cabinetId, jobId);
+  if (!job) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+  return job;
+}
+
+/** The job, or null when this cabinet has none with that id (a live feed skips it). */
+export function findJob(deps: Deps, cabinetId: string, jobId: string): Job | null {
   const row = store.findJob(deps.db.orm, cabinetId, jobId);
-  if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
-  return toJob(deps, row);
+  return row ? toJob(deps, row) : null;
 }
 
 export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status']; created_after?: string }): Page<Job> {

@@ -21,8 +21,7 @@ import * as automation from '../automation/service.js';
 import type { Worker } from '../automation/worker.js';
 import { deleteInsurerCredentials, describeInsurerCredentials, readInsurerCredentials, setInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { getDevis } from '../devis/service.js';
-import { readDocument } from '../devis/store.js';
+import { readDevisPdf } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { RobotError, type InsurerAdapter, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
@@ -207,9 +206,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   route('GET', '/api/v1/console/devis/:devis_id/pdf', anyUser, { params: devisIdParams }, (request, reply) => {
     const { cabinetId } = consoleUser(request);
     const id = request.params.devis_id;
-    const devis = getDevis(deps, cabinetId, id);
-    const pdf = devis.pdf_available ? readDocument(deps.db.orm, cabinetId, id) : undefined;
-    if (!pdf) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${devis.status}, not priced.`);
+    const pdf = readDevisPdf(deps, cabinetId, id);
     return reply
       .type('application/pdf')
       .header('Content-Disposition', `attachment; filename="devis-${id}.pdf"`)

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { consolePaths, JOB_EVENT, READY_EVENT } from '../../shared/console-automation.js';
-import { findJob } from '../automation/store.js';
-import { listUnfinishedJobs, toJob } from '../automation/service.js';
+import { findJob, listUnfinishedJobs } from '../automation/service.js';
 import type { Deps, JobChange } from '../deps.js';
 import { readCookie } from '../http/cookies.js';
 import { consoleGuard, consoleUser } from './guard.js';
@@ -46,9 +45,9 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
     for (const change of changes) {
       const connections = byCabinet.get(change.cabinetId);
       if (!connections || connections.size === 0) continue;
-      const row = findJob(deps.db.orm, change.cabinetId, change.jobId);
-      if (!row) continue;
-      const text = frame(JOB_EVENT, toJob(deps, row));
+      const job = findJob(deps, change.cabinetId, change.jobId);
+      if (!job) continue;
+      const text = frame(JOB_EVENT, job);
       for (const connection of connections) write(connection, text);
     }
   }

@@ -218,6 +218,15 @@ export function readPdfFromLink(deps: Deps, link: { devisId: string; cabinetId?:
   return pdf;
 }
 
+/** The PDF of a priced quote of this cabinet (for a signed-in console user: no link needed). */
+export function readDevisPdf(deps: Deps, cabinetId: string, id: string): Buffer {
+  const row = store.findDevis(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound(id);
+  const pdf = row.pdfSha256 === null ? undefined : store.readDocument(deps.db.orm, cabinetId, id);
+  if (!pdf) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${row.status}, not priced.`);
+  return pdf;
+}
+
 /** A quote for a tarification: a new one, or the given draft, now being priced by the job. */
 export function startDevisPricing(
   deps: Deps,
