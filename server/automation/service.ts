@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
@@ -17,8 +16,6 @@ import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../walle
 import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, recordInsurerOutcome } from './guards.js';
-import { before } from '../db/keyset.js';
-import { jobs as jobsTable } from './schema.js';
 import * as store from './store.js';
 
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
@@ -505,25 +502,12 @@ export function jobClaimed(deps: Deps, row: store.JobRow): void {
 
 /** The cabinet's jobs not finished yet (pending included), newest first: what a console shows on connecting. */
 export function listUnfinishedJobs(deps: Deps, cabinetId: string, limit = 200): Job[] {
-  return deps.db.orm
-    .select()
-    .from(jobsTable)
-    .where(and(eq(jobsTable.cabinetId, cabinetId), inArray(jobsTable.status, ['pending', ...ACTIVE])))
-    .orderBy(desc(jobsTable.createdAt), desc(jobsTable.id))
-    .limit(limit)
-    .all()
-    .map((row) => toJob(deps, row));
+  return store.listJobsInStatuses(deps.db.orm, cabinetId, ['pending', ...ACTIVE], limit).map((row) => toJob(deps, row));
 }
 
 /** Whether a robot holds (or waits for) this cabinet's login at an insurer. */
 export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
-  return (
-    deps.db.orm
-      .select({ id: jobsTable.id })
-      .from(jobsTable)
-      .where(and(eq(jobsTable.cabinetId, cabinetId), eq(jobsTable.robotCompagnie, robotCompagnie), inArray(jobsTable.status, [...ACTIVE])))
-      .get() !== undefined
-  );
+  return store.hasJobOnRobot(deps.db.orm, cabinetId, robotCompagnie, ACTIVE);
 }
 
 /**
@@ -536,21 +520,12 @@ export function listJobsBetween(
   query: { limit: number; cursor?: string; status?: Job['status']; from?: number; to?: number },
 ): Page<Job> {
   const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to } });
-  const rows = deps.db.orm
-    .select()
-    .from(jobsTable)
-    .where(
-      and(
-        eq(jobsTable.cabinetId, cabinetId),
-        query.status ? eq(jobsTable.status, query.status) : undefined,
-        query.from !== undefined ? gte(jobsTable.createdAt, query.from) : undefined,
-        query.to !== undefined ? lt(jobsTable.createdAt, query.to) : undefined,
-        before(jobsTable.createdAt, jobsTable.id, codec.after(query.cursor)),
-      ),
-    )
-    .orderBy(desc(jobsTable.createdAt), desc(jobsTable.id))
-    .limit(query.limit + 1)
-    .all();
+  const rows = store.listJobs(
+    deps.db.orm,
+    cabinetId,
+    { status: query.status, createdFrom: query.from, createdBefore: query.to, after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 

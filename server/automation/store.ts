@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
@@ -33,7 +33,12 @@ export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonl
   );
 }
 
-export function listJobs(orm: Orm, cabinetId: string, filters: { status?: JobRow['status']; createdAfter?: number; after?: CursorPosition }, limit: number): JobRow[] {
+export function listJobs(
+  orm: Orm,
+  cabinetId: string,
+  filters: { status?: JobRow['status']; createdAfter?: number; createdFrom?: number; createdBefore?: number; after?: CursorPosition },
+  limit: number,
+): JobRow[] {
   return orm
     .select()
     .from(jobs)
@@ -42,12 +47,36 @@ export function listJobs(orm: Orm, cabinetId: string, filters: { status?: JobRow
         eq(jobs.cabinetId, cabinetId),
         filters.status ? eq(jobs.status, filters.status) : undefined,
         filters.createdAfter !== undefined ? gt(jobs.createdAt, filters.createdAfter) : undefined,
+        filters.createdFrom !== undefined ? gte(jobs.createdAt, filters.createdFrom) : undefined,
+        filters.createdBefore !== undefined ? lt(jobs.createdAt, filters.createdBefore) : undefined,
         before(jobs.createdAt, jobs.id, filters.after),
       ),
     )
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit)
     .all();
+}
+
+/** The cabinet's jobs in these statuses, newest first. */
+export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readonly JobRow['status'][], limit: number): JobRow[] {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), inArray(jobs.status, [...statuses])))
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(limit)
+    .all();
+}
+
+/** Whether a job of the cabinet in these statuses uses this insurer robot. */
+export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: string, statuses: readonly JobRow['status'][]): boolean {
+  return (
+    orm
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.robotCompagnie, robotCompagnie), inArray(jobs.status, [...statuses])))
+      .get() !== undefined
+  );
 }
 
 /** Jobs of the cabinet created since a time: the hourly quota counts them. */
