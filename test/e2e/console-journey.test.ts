@@ -1,0 +1,369 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../server/paths.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import type { SandboxMode } from '../../server/sandbox/index.js';
+import { grantCredits } from '../../server/wallet/service.js';
+import { eventEnvelopeSchema } from '../../shared/events.js';
+import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
+import { verifyWebhook } from '../../shared/verify-webhook.js';
+import { apiClient } from '../helpers/api.js';
+import { saveScreenshot } from '../helpers/console.js';
+import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The console's story as a new user lives it, in one browser tab against one fresh install of the
+ * real app (the sandbox insurer driven by the real robot, a real HTTPS webhook receiver):
+ * first-run setup → an API key used on /me → the sandbox's credentials and a test login → a quote
+ * priced from the generated form, followed live to 100 %, its PDF → an MFA job answered from the
+ * prompt → a webhook tested and replayed to the receiver → a connected app revoked, its token dead.
+ * Each page visited is saved as test-artifacts/screenshots/journey-<nn>-<page>.png.
+ */
+
+const BUILT = join(packageRoot(), 'dist', 'renderer');
+const ADMIN = { email: 'claire@cabinet-lefebvre.fr', password: 'correct horse battery' };
+/** Before the cabinet exists and before sign-in, the console's own probes answer 401: expected, not a problem. */
+const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of 401/;
+
+let browser: Browser;
+let context: BrowserContext;
+/** The one tab the person keeps open through the whole story. */
+let page: Page;
+let server: TestServer;
+let receiver: Receiver;
+let admin: TestUser;
+let portal = '';
+let mode: SandboxMode = 'normal';
+let problems: string[] = [];
+let shot = 0;
+
+beforeAll(async () => {
+  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
+  mkdirSync('test-artifacts/screenshots', { recursive: true });
+  receiver = await startReceiver();
+  server = await startTestServer({
+    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    sandboxMode: () => mode,
+    // Small, but in slow mode enough for the progress bar to show steps between 0 and 100.
+    config: { sandboxLatencyMs: 60, tarificationQuotaPerHour: 1000, webhookAllowPrivateTargets: true },
+    webhooks: { extraCa: [receiver.ca] },
+  });
+  portal = `${server.url}/sandbox/insurer`;
+  browser = await launchChromium();
+  context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (/Content Security Policy|Refused to/i.test(text) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(text))) problems.push(`console ${msg.type()}: ${text}`);
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+  await receiver?.close();
+});
+
+beforeEach(() => {
+  problems = [];
+});
+afterEach(() => {
+  // No script error, no CSP violation, no unexpected console error on any page of the story.
+  expect(problems).toEqual([]);
+});
+
+/** journey-<nn>-<name>, numbered in the order the pages were seen. */
+function screenshot(name: string): Promise<void> {
+  shot += 1;
+  return saveScreenshot(page, `journey-${String(shot).padStart(2, '0')}-${name}`);
+}
+
+/** Goes to a section from the navigation, as the person would. */
+async function navigate(name: string, path: string, heading = name): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
+  await page.waitForURL(`${server.url}${path}`);
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+function mcpCall(token: string): Promise<Response> {
+  return server.request('/mcp', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+async function latestPhoneCode(): Promise<string> {
+  const res = await server.request('/sandbox/insurer/phone?format=json');
+  return ((await res.json()) as { messages: { code: string }[] }).messages[0]?.code ?? '';
+}
+
+/** Records, from inside the page, every value the job's progress bar shows (the root tsconfig has no DOM types). */
+async function recordProgress(label: string): Promise<void> {
+  await page.evaluate((label) => {
+    type El = { getAttribute(name: string): string | null };
+    const g = globalThis as unknown as {
+      samePage: boolean;
+      seen: string[];
+      document: { body: unknown; querySelector(selector: string): El | null };
+      MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void };
+    };
+    g.samePage = true;
+    g.seen = [];
+    const record = () => {
+      const value = g.document.querySelector(`progress[aria-label="${label}"]`)?.getAttribute('aria-valuenow');
+      if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
+    };
+    record();
+    new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+  }, label);
+}
+
+const started = Date.now();
+const lap = (step: string) => console.info(`[journey] ${step} at ${Date.now() - started} ms`);
+
+describe('a new user’s journey through the console, in one tab on a fresh install', () => {
+  it('first run: /console/ opens the setup page, which creates the cabinet and signs the admin in', async () => {
+    await page.goto(`${server.url}/console/`);
+    await page.waitForURL(`${server.url}/console/setup`);
+    await page.getByRole('heading', { name: 'Set up Courtier' }).waitFor();
+    await page.getByLabel('Cabinet name').fill('Cabinet Lefebvre');
+    await page.getByLabel('Administrator email').fill(ADMIN.email);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await page.getByLabel('Confirm the password').fill(ADMIN.password);
+    await screenshot('setup');
+
+    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/setup` && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Create the cabinet' }).click();
+    expect((await answer).status()).toBe(201);
+    await page.waitForURL(`${server.url}/console/`);
+    await page.getByRole('heading', { name: 'Courtier console' }).waitFor();
+    await page.getByText(ADMIN.email).first().waitFor();
+    await screenshot('home');
+
+    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as { id: string; cabinet_id: string };
+    admin = { ...ADMIN, userId: row.id, cabinetId: row.cabinet_id };
+    lap('set up');
+  });
+
+  it('API keys: creates a key, reads it from the page, and /me answers with its scopes', async () => {
+    await navigate('API keys', '/console/keys');
+    await page.getByText('No key yet.').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Website forms');
+    await page.getByLabel('Environment').selectOption('prod');
+    await page.getByRole('checkbox', { name: 'crm:read' }).check();
+    await page.getByRole('checkbox', { name: 'devis:read' }).check();
+    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/keys` && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    expect((await answer).status()).toBe(201);
+
+    const field = page.getByLabel('New API key');
+    const key = await field.inputValue();
+    expect(key).toMatch(/^svc_prod_[0-9A-Za-z]{40}$/);
+    await page.getByText('This key will not be shown again').waitFor();
+    await screenshot('keys');
+
+    const me = await apiClient(server, key).get('/me');
+    expect(me.status).toBe(200);
+    expect(me.body.scopes).toEqual(['crm:read', 'devis:read']);
+    await page.getByRole('button', { name: 'Done, I stored it' }).click();
+    await page.getByRole('row', { name: /Website forms/ }).waitFor();
+    expect(await page.content()).not.toContain(key);
+    lap('API key used');
+  });
+
+  it('Insurers: the sandbox’s demo account is saved and its test login is OK', async () => {
+    await navigate('Insurers', '/console/insurers');
+    const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
+    await sandbox.getByText('Not configured').waitFor();
+    await sandbox.getByLabel('Login', { exact: true }).fill('demo');
+    await sandbox.getByLabel('Password', { exact: true }).fill('demo');
+    await sandbox.getByRole('button', { name: 'Save credentials' }).click();
+    await sandbox.getByText('Credentials saved.').waitFor();
+    await sandbox.getByText(/Configured: login demo/).waitFor();
+    await sandbox.getByRole('button', { name: 'Test login' }).click();
+    await sandbox.getByRole('status').getByText(/^Login OK/).waitFor({ timeout: 30_000 });
+    await screenshot('insurers');
+    lap('test login OK');
+  });
+
+  it('Wallet: a new cabinet has no credits; after a top-up the balance shows', async () => {
+    await navigate('Wallet & status', '/console/wallet');
+    await page.getByTestId('wallet-balance').filter({ hasText: /^0 credits$/ }).waitFor();
+    grantCredits(server.deps, admin.cabinetId, 100, 'Welcome credits');
+    await page.reload();
+    await page.getByTestId('wallet-balance').filter({ hasText: /^100 credits$/ }).waitFor();
+    await screenshot('wallet');
+  });
+
+  it('Pricing → Jobs: a quote from the generated form, checked, priced, followed live to 100 %, its PDF downloaded', async () => {
+    await navigate('Pricing', '/console/pricing');
+    await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
+    await page.getByLabel('Product', { exact: true }).selectOption('auto');
+    const form = page.getByRole('form', { name: 'Assurance auto' });
+    const fields = {
+      'Nom de l’assuré': 'Jeanne Martin',
+      'Date de naissance du conducteur (AAAA-MM-JJ)': '1984-03-09',
+      'Date d’obtention du permis (AAAA-MM-JJ)': '2004-06-01',
+      'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
+      'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
+      'Modèle du véhicule': 'Clio',
+      'Date de première mise en circulation (AAAA-MM-JJ)': '2021-02-15',
+      'Code postal': '69003',
+    };
+    for (const [label, value] of Object.entries(fields)) await form.getByLabel(label, { exact: true }).fill(value);
+    await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
+    await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
+    await form.getByRole('button', { name: 'Check (dry run)' }).click();
+    const check = form.getByRole('status', { name: 'Check result' });
+    await check.getByText('Ready to price.').waitFor();
+    await check.getByText('10 credits').waitFor(); // the cost
+    await check.getByText('100 credits').waitFor(); // the balance
+    await screenshot('pricing');
+
+    mode = 'slow';
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    await page.waitForURL(/\/console\/jobs\?job=/);
+    const jobId = new URL(page.url()).searchParams.get('job') ?? '';
+    await page.getByRole('status').getByText('Live updates on').waitFor();
+    const label = `Progress of job ${jobId.slice(0, 8)}`;
+    await recordProgress(label);
+    const progress = page.getByRole('progressbar', { name: label });
+    await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 30_000, interval: 100 }).toBe('100');
+    const run = await page.evaluate(() => {
+      const g = globalThis as unknown as { samePage?: boolean; seen: string[] };
+      return { samePage: g.samePage === true, seen: g.seen.map(Number) };
+    });
+    // The same page (no reload) saw the bar move through steps up to 100.
+    expect(run.samePage).toBe(true);
+    expect(run.seen.at(-1)).toBe(100);
+    expect(run.seen.some((v) => v > 0 && v < 100)).toBe(true);
+    expect([...run.seen].sort((a, b) => a - b)).toEqual(run.seen);
+    mode = 'normal';
+    const row = page.getByRole('row').filter({ has: progress });
+    await row.getByText('Completed').waitFor();
+    await row.getByText(/€/).waitFor();
+    await screenshot('jobs');
+
+    const link = row.getByRole('link', { name: 'Download PDF' });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const failure = await download.failure();
+    if (failure) {
+      // Chromium reports any interrupted download as "canceled": say what the server answers for the same link.
+      const href = (await link.getAttribute('href')) ?? '';
+      const again = await page.request.get(`${server.url}${href}`);
+      expect.fail(`the download failed (${failure}); GET ${href} answers ${again.status()}: ${(await again.body()).subarray(0, 200).toString()}`);
+    }
+    expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(download.suggestedFilename()).toMatch(/^devis-[0-9a-f-]+\.pdf$/);
+    lap('quote priced, PDF downloaded');
+  });
+
+  it('an MFA job: with the sandbox’s MFA account, the code is asked in a prompt, answered there, and the job completes', async () => {
+    await navigate('Insurers', '/console/insurers');
+    const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
+    await sandbox.getByLabel('Login', { exact: true }).fill('demo-mfa');
+    await sandbox.getByLabel('Password', { exact: true }).fill('demo');
+    await sandbox.getByRole('button', { name: 'Replace credentials' }).click();
+    await sandbox.getByText('Credentials saved.').waitFor();
+    await sandbox.getByText(/Configured: login demo-mfa/).waitFor();
+    await screenshot('insurers-mfa-account');
+
+    await navigate('Pricing', '/console/pricing');
+    await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
+    await page.getByLabel('Product', { exact: true }).selectOption('mrh');
+    const form = page.getByRole('form', { name: 'Multirisque habitation' });
+    await form.getByLabel('Nom de l’assuré', { exact: true }).fill('Paul Durand');
+    await form.getByLabel('Type de logement', { exact: true }).selectOption('appartement');
+    await form.getByLabel('Surface habitable (m²)', { exact: true }).fill('62');
+    await form.getByLabel('Nombre de pièces', { exact: true }).fill('3');
+    await form.getByLabel('Code postal', { exact: true }).fill('75011');
+    await form.getByLabel('Statut de l’occupant', { exact: true }).selectOption('locataire');
+    await form.getByLabel('Capital mobilier (€)', { exact: true }).fill('15000');
+    await screenshot('pricing-mfa');
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    await page.waitForURL(/\/console\/jobs\?job=/);
+    const jobId = new URL(page.url()).searchParams.get('job') ?? '';
+
+    const prompt = page.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
+    await prompt.waitFor({ timeout: 30_000 });
+    await prompt.getByRole('link', { name: new RegExp(jobId.slice(0, 8)) }).waitFor();
+    await page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
+    await screenshot('jobs-mfa-prompt');
+
+    const code = await latestPhoneCode();
+    expect(code).toMatch(/^\d{6}$/);
+    await prompt.getByLabel('Code', { exact: true }).fill(code);
+    await prompt.getByRole('button', { name: 'Send the code' }).click();
+    await prompt.waitFor({ state: 'detached' });
+    const progress = page.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 30_000, interval: 100 }).toBe('100');
+    await page.getByRole('row').filter({ has: progress }).getByText('Completed').waitFor();
+    await screenshot('jobs-after-mfa');
+    lap('MFA job completed');
+  });
+
+  it('Webhooks: one to a real HTTPS receiver, its secret shown once; Send test and Replay reach it, signed', async () => {
+    await navigate('Webhooks', '/console/webhooks');
+    await page.getByText('No webhook yet').waitFor();
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description').fill('CRM Lefebvre');
+    await page.getByLabel('devis.signed', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+
+    const secretField = page.getByLabel('Signing secret', { exact: true });
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
+    await page.getByText('it will not be shown again').waitFor();
+    const card = page.getByRole('region', { name: receiver.url, exact: true });
+    await card.getByText('Active', { exact: true }).waitFor();
+    await screenshot('webhooks-created');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await secretField.waitFor({ state: 'detached' });
+    expect(await page.content()).not.toContain(secret);
+
+    await card.getByRole('button', { name: 'Send test' }).click();
+    await card.getByText(/Test delivered: HTTP 200/).waitFor();
+    const [test] = await receiver.waitFor(1);
+    expect(verifyWebhook(test!.rawBody, test!.headers, [secret])).toMatchObject({ valid: true });
+    const envelope = eventEnvelopeSchema.parse(JSON.parse(test!.rawBody));
+    expect(envelope).toMatchObject({ type: 'webhook.test', cabinet_id: admin.cabinetId });
+
+    const history = card.getByRole('table');
+    await history.getByRole('button', { name: /^Replay webhook\.test/ }).click();
+    const [, replayed] = await receiver.waitFor(2);
+    expect(verifyWebhook(replayed!.rawBody, replayed!.headers, [secret])).toMatchObject({ valid: true });
+    expect(JSON.parse(replayed!.rawBody).id).toBe(envelope.id);
+    await history.getByText('Resent copy', { exact: true }).waitFor();
+    await history.getByText(/HTTP 200 · \d+ ms/).nth(1).waitFor();
+    await screenshot('webhooks-replayed');
+    lap('webhook tested and replayed');
+  });
+
+  it('Connected apps: a real OAuth grant is listed, revoked from the page, and its token then gets 401 on /mcp', async () => {
+    const { tokens } = await authorizeOverHttp(server, admin, 'crm:read devis:read');
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+
+    await navigate('Connected apps', '/console/apps');
+    const card = page.getByRole('article', { name: 'Test assistant' });
+    await card.getByText(MCP_SCOPE_WORDING['crm:read'].en).waitFor();
+    await card.getByText(MCP_SCOPE_WORDING['devis:read'].en).waitFor();
+    await screenshot('apps');
+
+    await card.getByRole('button', { name: 'Revoke Test assistant' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke access for “Test assistant”?' });
+    await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Access for “Test assistant” was revoked.' }).waitFor();
+    await page.getByText('No application is connected to your account.').waitFor();
+    await screenshot('apps-revoked');
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    lap('connected app revoked');
+  });
+});
