@@ -7,7 +7,7 @@ import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { consoleClient, openConsole, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { createUser, launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -76,11 +76,6 @@ const AUTO = {
   'Code postal': '69003',
 };
 
-async function phoneCodes(): Promise<string[]> {
-  const res = await server.request('/sandbox/insurer/phone?format=json');
-  return ((await res.json()) as { messages: { code: string }[] }).messages.map((m) => m.code);
-}
-
 describe('the automation pages in real Chromium', () => {
   it('sandbox credentials → test login → a quote priced from the generated form → live progress → the PDF', async () => {
     const started = Date.now();
@@ -138,33 +133,13 @@ describe('the automation pages in real Chromium', () => {
     await page.waitForURL(/\/console\/jobs\?job=/);
     const jobId = new URL(page.url()).searchParams.get('job') ?? '';
     await page.getByRole('status').getByText('Live updates on').waitFor();
-    // Records every value the bar shows, from inside the page (the root tsconfig has no DOM types).
-    await page.evaluate((label) => {
-      type El = { getAttribute(name: string): string | null };
-      const g = globalThis as unknown as {
-        samePage: boolean;
-        seen: string[];
-        document: { body: unknown; querySelector(selector: string): El | null };
-        MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void };
-      };
-      g.samePage = true;
-      g.seen = [];
-      const record = () => {
-        const value = g.document.querySelector(`progress[aria-label="${label}"]`)?.getAttribute('aria-valuenow');
-        if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
-      };
-      record();
-      new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
-    }, `Progress of job ${jobId.slice(0, 8)}`);
+    await recordProgress(page, `Progress of job ${jobId.slice(0, 8)}`);
     const progress = page.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');
-    const run = await page.evaluate(() => {
-      const g = globalThis as unknown as { samePage?: boolean; seen: string[] };
-      return { samePage: g.samePage === true, seen: [...g.seen] };
-    });
+    const run = await progressSeen(page);
     // The same page (no reload) saw the bar move through steps up to 100.
     expect(run.samePage).toBe(true);
-    const seen = run.seen.map(Number);
+    const seen = run.seen;
     expect(seen.at(-1)).toBe(100);
     expect(seen.some((v) => v > 0 && v < 100)).toBe(true);
     expect([...seen].sort((a, b) => a - b)).toEqual(seen);
@@ -219,7 +194,7 @@ describe('the automation pages in real Chromium', () => {
     await jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
     await saveScreenshot(other, 'automation-mfa-prompt');
 
-    const code = (await phoneCodes())[0] ?? '';
+    const code = (await sandboxPhoneCodes(server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
     await promptA.getByLabel('Code', { exact: true }).fill(code);
     await promptA.getByRole('button', { name: 'Send the code' }).click();

@@ -10,7 +10,7 @@ import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
 import { apiClient } from '../helpers/api.js';
-import { saveScreenshot } from '../helpers/console.js';
+import { progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -98,32 +98,6 @@ function mcpCall(token: string): Promise<Response> {
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
-}
-
-async function latestPhoneCode(): Promise<string> {
-  const res = await server.request('/sandbox/insurer/phone?format=json');
-  return ((await res.json()) as { messages: { code: string }[] }).messages[0]?.code ?? '';
-}
-
-/** Records, from inside the page, every value the job's progress bar shows (the root tsconfig has no DOM types). */
-async function recordProgress(label: string): Promise<void> {
-  await page.evaluate((label) => {
-    type El = { getAttribute(name: string): string | null };
-    const g = globalThis as unknown as {
-      samePage: boolean;
-      seen: string[];
-      document: { body: unknown; querySelector(selector: string): El | null };
-      MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void };
-    };
-    g.samePage = true;
-    g.seen = [];
-    const record = () => {
-      const value = g.document.querySelector(`progress[aria-label="${label}"]`)?.getAttribute('aria-valuenow');
-      if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
-    };
-    record();
-    new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
-  }, label);
 }
 
 const started = Date.now();
@@ -234,13 +208,10 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     const jobId = new URL(page.url()).searchParams.get('job') ?? '';
     await page.getByRole('status').getByText('Live updates on').waitFor();
     const label = `Progress of job ${jobId.slice(0, 8)}`;
-    await recordProgress(label);
+    await recordProgress(page, label);
     const progress = page.getByRole('progressbar', { name: label });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 30_000, interval: 100 }).toBe('100');
-    const run = await page.evaluate(() => {
-      const g = globalThis as unknown as { samePage?: boolean; seen: string[] };
-      return { samePage: g.samePage === true, seen: g.seen.map(Number) };
-    });
+    const run = await progressSeen(page);
     // The same page (no reload) saw the bar move through steps up to 100.
     expect(run.samePage).toBe(true);
     expect(run.seen.at(-1)).toBe(100);
@@ -298,7 +269,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
     await screenshot('jobs-mfa-prompt');
 
-    const code = await latestPhoneCode();
+    const code = (await sandboxPhoneCodes(server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
     await prompt.getByLabel('Code', { exact: true }).fill(code);
     await prompt.getByRole('button', { name: 'Send the code' }).click();

@@ -58,3 +58,38 @@ export async function openConsole(browser: Browser, server: TestServer, user: { 
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-artifacts/screenshots/${name}.png`, fullPage: true });
 }
+
+/** Starts recording, inside the page, every value the named progress bar shows (the root tsconfig has no DOM types). */
+export async function recordProgress(page: Page, label: string): Promise<void> {
+  await page.evaluate((label) => {
+    type El = { getAttribute(name: string): string | null };
+    const g = globalThis as unknown as {
+      samePage: boolean;
+      seen: string[];
+      document: { body: unknown; querySelector(selector: string): El | null };
+      MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void };
+    };
+    g.samePage = true;
+    g.seen = [];
+    const record = () => {
+      const value = g.document.querySelector(`progress[aria-label="${label}"]`)?.getAttribute('aria-valuenow');
+      if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
+    };
+    record();
+    new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+  }, label);
+}
+
+/** What recordProgress saw, and whether it is still the same page (a reload would have lost the marker). */
+export async function progressSeen(page: Page): Promise<{ samePage: boolean; seen: number[] }> {
+  return page.evaluate(() => {
+    const g = globalThis as unknown as { samePage?: boolean; seen?: string[] };
+    return { samePage: g.samePage === true, seen: (g.seen ?? []).map(Number) };
+  });
+}
+
+/** The codes the sandbox portal "sent by SMS", newest first. */
+export async function sandboxPhoneCodes(server: TestServer): Promise<string[]> {
+  const res = await server.request('/sandbox/insurer/phone?format=json');
+  return ((await res.json()) as { messages: { code: string }[] }).messages.map((m) => m.code);
+}
