@@ -98,7 +98,7 @@ const en: Strings = {
   homeTitle: 'Courtier console',
   signedInAsAt: 'Signed in as',
   signOut: 'Sign out',
-  homeNext: 'API keys, connected applications, robots and jobs will appear here.',
+  homeNext: 'Price a quote in Pricing and follow it in Jobs; set your insurer logins in Insurers. Administrators manage API keys, users, webhooks and settings.',
 };
 
 const fr: Strings = {
@@ -129,7 +129,7 @@ const fr: Strings = {
   homeTitle: 'Console Courtier',
   signedInAsAt: 'Connecté en tant que',
   signOut: 'Se déconnecter',
-  homeNext: 'Les clés d’API, les applications connectées, les robots et les tarifications apparaîtront ici.',
+  homeNext: 'Tarifez un devis dans Tarification et suivez-le dans Tâches ; saisissez vos identifiants assureurs dans Assureurs. Les administrateurs gèrent les clés d’API, les utilisateurs, les webhooks et les réglages.',
 };
 
 export const STRINGS: Record<Lang, Strings> = { en, fr };
