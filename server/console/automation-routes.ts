@@ -56,10 +56,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
       url,
       schema: schemas as FastifySchema,
       onRequest: guard,
-      handler: (request, reply) => {
-        reply.header('Cache-Control', 'no-store');
-        return handler(request as Parsed<S>, reply);
-      },
+      handler: (request, reply) => handler(request as Parsed<S>, reply),
     });
   }
 

@@ -22,10 +22,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * The check of every /api/v1/console/* route but sign-in and first-run setup: a live session
  * cookie (never an API key), the admin role when asked, and on anything but a read the
- * X-CSRF-Token header bound to the session (on top of the Origin check and SameSite=Lax).
+ * X-CSRF-Token header bound to the session (on top of the Origin check and SameSite=Lax). Answers
+ * are never cached.
  */
 export function consoleGuard(deps: Deps, options: { role?: 'admin' } = {}): onRequestHookHandler {
-  return (request, _reply, done) => {
+  return (request, reply, done) => {
+    // Every console answer is about one user, and some carry a secret (a key, a webhook secret).
+    reply.header('Cache-Control', 'no-store');
     const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
     if (!user) return done(new ApiError('not_signed_in', 'Sign in to the console first.'));
     if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(deps, user.sessionId, CONSOLE_CSRF_PURPOSE, request.headers[CSRF_HEADER])) {

@@ -61,15 +61,14 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
   app.get(consolePaths.events, { onRequest: consoleGuard(deps) }, (request: FastifyRequest, reply: FastifyReply) => {
     const user = consoleUser(request);
     // HEAD (Fastify answers it with this handler) gets the headers, not an endless stream.
-    if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-store').send();
+    if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send();
     const token = readCookie(request, SESSION_COOKIE);
     const res = reply.raw;
-    // The stream is written by hand; the headers set by earlier hooks (X-Request-Id…) go with it.
+    // The stream is written by hand; the headers set by earlier hooks (X-Request-Id, no-store…) go with it.
     reply.hijack();
     res.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
       'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });

@@ -26,11 +26,6 @@ type ListQuery = z.output<typeof consoleListQuery>;
 export async function webhookConsoleRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
   // Encapsulated: these hooks apply to the routes of this plugin only.
   app.addHook('onRequest', consoleGuard(deps, { role: 'admin' }));
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    // Secrets are in some of these answers: never cached.
-    reply.header('Cache-Control', 'no-store');
-    done(null, payload);
-  });
 
   const cabinetOf = (request: Parameters<typeof consoleUser>[0]) => consoleUser(request).cabinetId;
 
