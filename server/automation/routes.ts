@@ -14,7 +14,6 @@ import {
 } from '../../shared/automation.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import * as wallet from '../wallet/service.js';
@@ -37,20 +36,9 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
   registerEndpoint(app, getJob, (request) => automation.getJob(deps, requestKey(request).cabinetId, request.params.job_id));
   registerEndpoint(app, listJobs, (request) => automation.listJobs(deps, requestKey(request).cabinetId, request.query));
 
-  registerEndpoint(app, cancelJob, (request) => {
-    const { job, wasActive } = automation.cancelJob(deps, requestKey(request).cabinetId, request.params.job_id);
-    if (wasActive) worker.abort(job.job_id);
-    return job;
-  });
+  registerEndpoint(app, cancelJob, (request) => automation.cancelJobAndRobot(deps, worker, requestKey(request).cabinetId, request.params.job_id));
 
-  registerEndpoint(app, answerMfa, (request) => {
-    const { cabinetId } = requestKey(request);
-    const job = automation.getJob(deps, cabinetId, request.params.job_id);
-    if (!worker.answerMfa(cabinetId, job.job_id, request.body.code)) {
-      throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
-    }
-    return automation.getJob(deps, cabinetId, job.job_id);
-  });
+  registerEndpoint(app, answerMfa, (request) => automation.giveMfaCode(deps, worker, requestKey(request).cabinetId, request.params.job_id, request.body.code));
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
     const { job_id, name } = request.params;

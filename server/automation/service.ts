@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
+import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import type { Page } from '../../shared/pagination.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import { toIso, type Deps } from '../deps.js';
@@ -17,6 +18,7 @@ import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, recordInsurerOutcome } from './guards.js';
 import * as store from './store.js';
+import type { Worker } from './worker.js';
 
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
 export const QUOTA_WINDOW_MS = 60 * 60 * 1000;
@@ -115,6 +117,19 @@ export function dryRunTarification(deps: Deps, cabinetId: string, request: Tarif
     },
     credits_consumed: 0,
   };
+}
+
+/**
+ * The dry run as the console shows it: besides part 2.4's answer, each dicData field the product
+ * refuses (other than the missing ones) and the wallet's balance.
+ */
+export function dryRunWithDetails(deps: Deps, cabinetId: string, request: TarificationRequest, environment: Environment): ConsoleDryRun {
+  const result = dryRunTarification(deps, cabinetId, request, environment);
+  const check = checkDicData(robotFor(deps, request, environment).product, request.dicData);
+  const invalid = check.issues
+    .map((issue) => ({ ...issue, field: issue.path.split('.')[2] ?? '' }))
+    .filter((issue) => !check.missing.includes(issue.field));
+  return { ...result, invalid_fields: invalid, balance: creditBalance(deps, cabinetId) };
 }
 
 /**
@@ -408,6 +423,22 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
 }
 
 /** pending or active → cancelled, refunded. The caller aborts a running robot. */
+/** Cancels a job (REST, console, MCP alike) and stops its robot if one is running it. */
+export function cancelJobAndRobot(deps: Deps, worker: Pick<Worker, 'abort'>, cabinetId: string, jobId: string): Job {
+  const { job, wasActive } = cancelJob(deps, cabinetId, jobId);
+  if (wasActive) worker.abort(job.job_id);
+  return job;
+}
+
+/** Hands a person's code to the robot waiting for it; 409 when the job is not waiting for one. */
+export function giveMfaCode(deps: Deps, worker: Pick<Worker, 'answerMfa'>, cabinetId: string, jobId: string, code: string): Job {
+  const job = getJob(deps, cabinetId, jobId);
+  if (!worker.answerMfa(cabinetId, job.job_id, code)) {
+    throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
+  }
+  return getJob(deps, cabinetId, job.job_id);
+}
+
 export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wasActive: boolean } {
   return deps.db.sqlite
     .transaction(() => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
 import type { z } from 'zod';
@@ -12,25 +11,20 @@ import {
   jobIdParams,
   mfaCodeBody,
   setCredentialsBody,
-  type ConsoleDryRun,
   type ConsoleInsurer,
   type TestLoginResult,
 } from '../../shared/console-automation.js';
 import * as catalogue from '../automation/catalogue.js';
+import { testInsurerLogin } from '../automation/login-check.js';
 import * as automation from '../automation/service.js';
 import type { Worker } from '../automation/worker.js';
-import { deleteInsurerCredentials, describeInsurerCredentials, readInsurerCredentials, setInsurerCredentials } from '../credentials/service.js';
+import { deleteInsurerCredentials, describeInsurerCredentials, setInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { readDevisPdf } from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { RobotError, type InsurerAdapter, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
-import { creditBalance } from '../wallet/service.js';
 import { consoleGuard, consoleUser } from './guard.js';
 import { registerJobEvents } from './job-events.js';
-
-/** A login check gives up after this long (the portal's own timeouts are shorter). */
-const LOGIN_CHECK_TIMEOUT_MS = 60_000;
 
 type Schemas = { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType };
 type Parsed<S extends Schemas> = FastifyRequest<{
@@ -89,46 +83,9 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     return reply.code(204).send();
   });
 
-  route('POST', '/api/v1/console/insurers/:code/test-login', adminOnly, { params: insurerCodeParams }, async (request): Promise<TestLoginResult> => {
-    const { cabinetId } = consoleUser(request);
-    const { code } = request.params;
-    const adapter = deps.insurers.get(code);
-    if (!adapter) throw new ApiError('unknown_insurer', `No insurer with code ${code}.`);
-    const credentials = readInsurerCredentials(deps, cabinetId, code);
-    if (!credentials) throw new ApiError('insurer_credentials_missing', `No portal credentials for ${adapter.name} in this cabinet: set them first.`);
-    if (!adapter.verifyLogin) return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
-    if (automation.insurerLoginBusy(deps, cabinetId, code)) {
-      throw new ApiError('insurer_login_busy', `A robot is logged in to ${adapter.name} with this account right now; test the login once its job has finished.`);
-    }
-    return checkLogin(adapter.verifyLogin.bind(adapter), credentials);
-  });
-
-  /** Runs the robot's login step in its own browser context, like a job's, and reports what the portal said. */
-  async function checkLogin(verify: NonNullable<InsurerAdapter['verifyLogin']>, credentials: RobotContext['credentials']): Promise<TestLoginResult> {
-    const id = `login-check-${randomUUID()}`;
-    const session = runtime.session(id);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
-    const ctx: RobotContext = {
-      jobId: id,
-      credentials,
-      signal: controller.signal,
-      openPage: () => session.openPage(),
-      progress: () => undefined,
-      markSubmitted: () => undefined,
-      requestMfa: () => Promise.reject(new RobotError('technical', 'mfa_not_available', 'A login check does not ask for codes.')),
-    };
-    try {
-      const check = await verify(ctx);
-      return { ok: true, mfa_required: check.mfa };
-    } catch (err) {
-      if (err instanceof RobotError) return { ok: false, code: err.code, message: err.message };
-      return { ok: false, code: 'robot_crashed', message: `The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}` };
-    } finally {
-      clearTimeout(timer);
-      await session.finish(false);
-    }
-  }
+  route('POST', '/api/v1/console/insurers/:code/test-login', adminOnly, { params: insurerCodeParams }, (request): Promise<TestLoginResult> =>
+    testInsurerLogin(deps, runtime, consoleUser(request).cabinetId, request.params.code),
+  );
 
   // Products and pricing.
 
@@ -145,16 +102,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   route('POST', consolePaths.tarifications, anyUser, { body: tarificationRequestBody }, (request, reply) => {
     const { cabinetId } = consoleUser(request);
     const body = request.body;
-    if (body.dry_run === true) {
-      const result = automation.dryRunTarification(deps, cabinetId, body, 'prod');
-      const { product } = automation.robotFor(deps, body, 'prod');
-      const check = catalogue.checkDicData(product, body.dicData);
-      const invalid = check.issues
-        .map((issue) => ({ ...issue, field: issue.path.split('.')[2] ?? '' }))
-        .filter((issue) => !check.missing.includes(issue.field));
-      const answer: ConsoleDryRun = { ...result, invalid_fields: invalid, balance: creditBalance(deps, cabinetId) };
-      return answer;
-    }
+    if (body.dry_run === true) return automation.dryRunWithDetails(deps, cabinetId, body, 'prod');
     const enqueued = automation.enqueueTarification(deps, cabinetId, body, 'prod');
     worker.wake();
     return reply.code(202).header('Location', consolePaths.job(enqueued.job_id)).send(enqueued);
@@ -171,19 +119,13 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   route('GET', '/api/v1/console/jobs/:job_id', anyUser, { params: jobIdParams }, (request) => automation.getJob(deps, consoleUser(request).cabinetId, request.params.job_id));
 
   route('POST', '/api/v1/console/jobs/:job_id/cancel', anyUser, { params: jobIdParams }, (request) => {
-    const { job, wasActive } = automation.cancelJob(deps, consoleUser(request).cabinetId, request.params.job_id);
-    if (wasActive) worker.abort(job.job_id);
-    return job;
+    return automation.cancelJobAndRobot(deps, worker, consoleUser(request).cabinetId, request.params.job_id);
   });
 
   route('POST', '/api/v1/console/jobs/:job_id/mfa', anyUser, { params: jobIdParams, body: mfaCodeBody }, (request) => {
-    const { cabinetId } = consoleUser(request);
-    const job = automation.getJob(deps, cabinetId, request.params.job_id);
-    if (!worker.answerMfa(cabinetId, job.job_id, request.body.code)) {
-      throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
-    }
+    const job = automation.giveMfaCode(deps, worker, consoleUser(request).cabinetId, request.params.job_id, request.body.code);
     request.log.info({ job_id: job.job_id }, 'MFA code given from the console');
-    return automation.getJob(deps, cabinetId, job.job_id);
+    return job;
   });
 
   // A console showed the prompt to a person: mfa_required → awaiting_mfa (no change otherwise).

@@ -327,11 +327,7 @@ const TOOL_SPECS = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
     scope: 'automation:enqueue',
     personalData: false,
-    run: ({ deps, worker, access }, { job_id }) => {
-      const { job, wasActive } = automation.cancelJob(deps, access.cabinetId, job_id);
-      if (wasActive) worker.abort(job.job_id);
-      return job;
-    },
+    run: ({ deps, worker, access }, { job_id }) => automation.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
   }),
   defineTool({
     name: 'get_devis_pdf_link',

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { TestLoginResult } from '../../shared/console-automation.js';
+import { readInsurerCredentials } from '../credentials/service.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { RobotError, type RobotContext } from '../robots/adapter.js';
+import type { BrowserRuntime } from '../robots/browser.js';
+import { insurerLoginBusy } from './service.js';
+
+/** A login check gives up after this long (the portal's own timeouts are shorter). */
+const LOGIN_CHECK_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs an insurer robot's login step with the cabinet's credentials, in its own browser context
+ * like a job's, and says what the portal answered. Refused while a robot uses that login (portals
+ * log out a session when the same account logs in twice).
+ */
+export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabinetId: string, code: string): Promise<TestLoginResult> {
+  const adapter = deps.insurers.get(code);
+  if (!adapter) throw new ApiError('unknown_insurer', `No insurer with code ${code}.`);
+  const credentials = readInsurerCredentials(deps, cabinetId, code);
+  if (!credentials) throw new ApiError('insurer_credentials_missing', `No portal credentials for ${adapter.name} in this cabinet: set them first.`);
+  if (!adapter.verifyLogin) return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
+  if (insurerLoginBusy(deps, cabinetId, code)) {
+    throw new ApiError('insurer_login_busy', `A robot is logged in to ${adapter.name} with this account right now; test the login once its job has finished.`);
+  }
+  const id = `login-check-${randomUUID()}`;
+  const session = runtime.session(id);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
+  const ctx: RobotContext = {
+    jobId: id,
+    credentials,
+    signal: controller.signal,
+    openPage: () => session.openPage(),
+    progress: () => undefined,
+    markSubmitted: () => undefined,
+    requestMfa: () => Promise.reject(new RobotError('technical', 'mfa_not_available', 'A login check does not ask for codes.')),
+  };
+  try {
+    const check = await adapter.verifyLogin(ctx);
+    return { ok: true, mfa_required: check.mfa };
+  } catch (err) {
+    if (err instanceof RobotError) return { ok: false, code: err.code, message: err.message };
+    return { ok: false, code: 'robot_crashed', message: `The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}` };
+  } finally {
+    clearTimeout(timer);
+    await session.finish(false);
+  }
+}
