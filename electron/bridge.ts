@@ -4,22 +4,15 @@
  * main process, which also checks that it comes from the console's origin.
  */
 
+import type { DesktopStatus } from '../shared/desktop.js';
+
 export const IPC = {
   getStatus: 'courtier:get-status',
   openExternal: 'courtier:open-external',
 } as const;
 export type IpcChannel = (typeof IPC)[keyof typeof IPC];
 
-export interface DesktopStatus {
-  version: string;
-  /** Where insurer passwords are kept: the OS keychain, or the encrypted file store (fallback). */
-  secret_store: 'keychain' | 'encrypted-file' | null;
-  /** Problems the console should show in a banner (keychain fallback, invalid IT policy). */
-  warnings: string[];
-  /** Settings decided by the IT policy (shown as locked). */
-  managed: string[];
-  robots_headed: boolean;
-}
+export type { DesktopStatus };
 
 export interface DesktopBridge {
   readonly isDesktop: true;

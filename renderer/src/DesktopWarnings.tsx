@@ -1,8 +1,5 @@
 import { useEffect, useState } from 'react';
-import { z } from 'zod';
-
-/** What the desktop app's preload answers (electron/bridge.ts DesktopStatus), as far as the banner needs. */
-const desktopStatusSchema = z.object({ warnings: z.array(z.string()) });
+import { desktopStatusSchema } from '../../shared/desktop.js';
 
 interface DesktopBridge {
   getStatus(): Promise<unknown>;
