@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { consentRequestSchema, registeredClientSchema, tokenResponseSchema, type RegisteredClient, type TokenResponse } from '../../shared/oauth.js';
 import { BROWSER_ARGS } from '../../server/robots/browser.js';
 import { initCabinet } from '../../server/tenancy/service.js';
+import { consoleClient } from './console.js';
 import type { TestServer } from './server.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -39,14 +40,7 @@ export async function registerClient(server: TestServer, body: Record<string, un
 
 /** Signs in through the console API; returns the Cookie header value. */
 export async function signIn(server: TestServer, user: Pick<TestUser, 'email' | 'password'>): Promise<string> {
-  const response = await server.request('/api/v1/console/session', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: user.email, password: user.password }),
-  });
-  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
-  const cookie = response.headers.get('set-cookie') ?? '';
-  return cookie.split(';')[0] ?? '';
+  return (await consoleClient(server, user)).cookie;
 }
 
 export interface AuthorizeInput {
