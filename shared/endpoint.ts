@@ -39,7 +39,16 @@ export interface Endpoint {
   responses: Record<number, EndpointResponse>;
   /** Error codes specific to this route; the common ones (auth, validation, rate limit) are added by auth kind. */
   errors: readonly ErrorCode[];
+  /**
+   * Response fields that hold a secret shown once (a webhook's signing secret). They are never
+   * kept for idempotent replays: a replay answers them as null, and its _warning says why.
+   */
+  secretsShownOnce?: readonly string[];
 }
+
+/** The _warning of a replayed response whose secret was shown once. */
+export const REPLAYED_SECRET_WARNING =
+  'This is a replay of an earlier response to the same Idempotency-Key. The secret was shown once, in that first response, and is not kept for replays (secret is null here); if it was lost, rotate the secret.';
 
 export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;

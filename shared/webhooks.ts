@@ -54,6 +54,11 @@ export const createdWebhookSchema = webhookSchema
   .extend({ secret: z.string().describe('whsec_…; returned only here.'), _warning: z.string() })
   .meta({ id: 'CreatedWebhook' });
 
+/** Secrets are shown once: an idempotent replay of a creation or rotation answers secret: null. */
+const NO_SECRET_IN_REPLAY = z.null().describe('Never kept for replays: the secret was in the first response only. Rotate it if it was lost.');
+
+export const createdWebhookReplaySchema = createdWebhookSchema.extend({ secret: NO_SECRET_IN_REPLAY }).meta({ id: 'CreatedWebhookReplay' });
+
 export const rotateSecretBody = z
   .strictObject({
     overlap_seconds: z
@@ -69,11 +74,13 @@ export const rotateSecretBody = z
 export const rotatedSecretSchema = z
   .object({
     id: z.uuid(),
-    secret: z.string(),
+    secret: z.string().describe('The new whsec_…, returned only here.'),
     previous_secret_expires_at: z.iso.datetime().describe('Until then every delivery carries two v1= signatures, new first.'),
     _warning: z.string(),
   })
   .meta({ id: 'RotatedWebhookSecret' });
+
+export const rotatedSecretReplaySchema = rotatedSecretSchema.extend({ secret: NO_SECRET_IN_REPLAY }).meta({ id: 'RotatedWebhookSecretReplay' });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -116,8 +123,12 @@ export const createWebhook = defineEndpoint({
   auth: 'api_key',
   scope: 'webhooks:manage',
   body: createWebhookBody,
-  responses: { 201: { description: 'Created; the secret is shown this once.', schema: createdWebhookSchema } },
+  responses: {
+    201: { description: 'Created; the secret is shown this once.', schema: createdWebhookSchema },
+    200: { description: 'Replay of an earlier request with the same Idempotency-Key: secret is null (shown once, never kept).', schema: createdWebhookReplaySchema },
+  },
   errors: [...ERRORS_ON_BODY, 'idempotency_conflict', 'idempotency_key_reused'],
+  secretsShownOnce: ['secret'],
 });
 
 export const listWebhooks = defineEndpoint({
@@ -184,8 +195,14 @@ export const rotateWebhookSecret = defineEndpoint({
   scope: 'webhooks:manage',
   params: webhookParams,
   body: rotateSecretBody,
-  responses: { 200: { description: 'The new secret, shown this once.', schema: rotatedSecretSchema } },
+  responses: {
+    200: {
+      description: 'The new secret, shown this once; in an idempotent replay (Idempotent-Replayed: true) secret is null, never kept.',
+      schema: z.union([rotatedSecretSchema, rotatedSecretReplaySchema]),
+    },
+  },
   errors: ['not_found', 'idempotency_conflict', 'idempotency_key_reused'],
+  secretsShownOnce: ['secret'],
 });
 
 export const testDeliverySchema = z

@@ -14,7 +14,7 @@ import {
 } from '../../shared/automation.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import * as wallet from '../wallet/service.js';
 import * as catalogue from './catalogue.js';
@@ -25,12 +25,13 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
   registerEndpoint(app, listProducts, () => catalogue.listProducts(deps));
   registerEndpoint(app, getProductSchema, (request) => catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie));
 
-  registerEndpoint(app, enqueueTarification, (request, reply) => {
+  registerEndpoint(app, enqueueTarification, (request) => {
     const { cabinetId, environment } = requestKey(request);
     if (request.body.dry_run === true) return automation.dryRunTarification(deps, cabinetId, request.body, environment);
     const enqueued = automation.enqueueTarification(deps, cabinetId, request.body, environment);
+    // Claims on a later turn, once the job (and the stored response) have committed.
     worker.wake();
-    return reply.code(202).header('Location', enqueued.poll_url).send(enqueued);
+    return respond(202, enqueued, { Location: enqueued.poll_url });
   });
 
   registerEndpoint(app, getJob, (request) => automation.getJob(deps, requestKey(request).cabinetId, request.params.job_id));

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../api-keys/service.js';
@@ -21,6 +22,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
   insurers?: readonly InsurerAdapter[];
+  /** `serve` only: called with the app before it listens (crash tests add a hook there). */
+  beforeListen?: (app: FastifyInstance) => void;
 }
 
 const USAGE = `Usage: courtier <command> [options]
@@ -97,7 +100,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
     case 'serve': {
       const v = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
       const config = loadConfig({ host: v.host, port: v.port, dataDir: v['data-dir'] }, io.env);
-      await serve(config, { insurers: io.insurers });
+      await serve(config, { insurers: io.insurers, beforeListen: io.beforeListen });
       return;
     }
     case 'init': {

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
@@ -8,7 +9,7 @@ import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
 
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
-export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[] } = {}): Promise<void> {
+export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void } = {}): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const db = openDatabase(databaseFile(config.dataDir));
   // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
@@ -16,6 +17,7 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers });
   const app = await buildApp(deps, { logger });
+  options.beforeListen?.(app);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {

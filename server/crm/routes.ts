@@ -2,20 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from '../../shared/crm.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
 import * as crm from './service.js';
 
 export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  registerEndpoint(app, createOpportunity, (request, reply) =>
-    reply.code(201).send(crm.createOpportunity(deps, requestKey(request).cabinetId, request.body, 'api')),
-  );
+  registerEndpoint(app, createOpportunity, (request) => respond(201, crm.createOpportunity(deps, requestKey(request).cabinetId, request.body, 'api')));
   registerEndpoint(app, listOpportunities, (request) => crm.listOpportunities(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getOpportunity, (request) => crm.getOpportunity(deps, requestKey(request).cabinetId, request.params.opportunity_id));
   registerEndpoint(app, updateOpportunity, (request) =>
     crm.updateOpportunity(deps, requestKey(request).cabinetId, request.params.opportunity_id, request.body),
   );
 
-  registerEndpoint(app, createClient, (request, reply) => reply.code(201).send(crm.createClient(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, createClient, (request) => respond(201, crm.createClient(deps, requestKey(request).cabinetId, request.body)));
   registerEndpoint(app, listClients, (request) => crm.listClients(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getClient, (request) => crm.getClient(deps, requestKey(request).cabinetId, request.params.client_id));
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
 import * as devis from './service.js';
 
 export async function devisRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  registerEndpoint(app, createDevis, (request, reply) => reply.code(201).send(devis.createDevis(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, createDevis, (request) => respond(201, devis.createDevis(deps, requestKey(request).cabinetId, request.body)));
   registerEndpoint(app, listDevis, (request) => devis.listDevis(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getDevis, (request) => devis.getDevis(deps, requestKey(request).cabinetId, request.params.devis_id));
   registerEndpoint(app, signDevis, (request) => devis.signDevis(deps, requestKey(request).cabinetId, request.params.devis_id, request.body));

@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { z } from 'zod';
-import { PUBLIC_API_PREFIX, type Endpoint } from '../../shared/endpoint.js';
+import { PUBLIC_API_PREFIX, REPLAYED_SECRET_WARNING, type Endpoint } from '../../shared/endpoint.js';
+import type { IdempotentRequest, OperationResponse, StoredResponse } from '../idempotency/service.js';
+import { canonicalJson } from './canonical-json.js';
+import { validationError } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,6 +23,39 @@ export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
 
 export type EndpointHandler<E extends Endpoint> = (request: EndpointRequest<E>, reply: FastifyReply) => unknown;
 
+/** The body of any success response the contract declares for this endpoint. */
+type SuccessBody<E extends Endpoint> = {
+  [S in keyof E['responses']]: E['responses'][S] extends { schema: z.ZodType } ? z.input<E['responses'][S]['schema']> : never;
+}[keyof E['responses']];
+
+const RESULT = Symbol('endpoint result');
+
+/** A POST handler's answer with a status (and headers) of its choice; a plain body is answered with 200. */
+export interface EndpointResult<B = unknown> {
+  readonly [RESULT]: true;
+  status: number;
+  body: B;
+  headers: Record<string, string>;
+}
+
+export function respond<B>(status: number, body: B, headers: Record<string, string> = {}): EndpointResult<B> {
+  return { [RESULT]: true, status, body, headers };
+}
+
+function isEndpointResult(value: unknown): value is EndpointResult {
+  return typeof value === 'object' && value !== null && RESULT in value;
+}
+
+/**
+ * A POST handler. It returns what to answer instead of sending it: with an Idempotency-Key, its
+ * work and the stored response commit in one transaction, so it must be synchronous (SQLite's
+ * transactions are); one that must await is registered with `{ asynchronous: true }`.
+ */
+export type PostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => SuccessBody<E> | EndpointResult<SuccessBody<E>>;
+export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => Promise<SuccessBody<E> | EndpointResult<SuccessBody<E>>>;
+
+type PostEndpoint = Endpoint & { method: 'POST' };
+
 /** /opportunities/{id} → /opportunities/:id */
 export function toFastifyPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
@@ -28,17 +65,105 @@ export function endpointUrl(endpoint: Endpoint): string {
   return PUBLIC_API_PREFIX + toFastifyPath(endpoint.path);
 }
 
-/** Registers a route from its contract line: the same zod schemas validate it and document it. */
-export function registerEndpoint<E extends Endpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>): void {
+function routeSchema(endpoint: Endpoint): FastifySchema {
   const schema: FastifySchema = {};
   if (endpoint.body) schema.body = endpoint.body;
   if (endpoint.query) schema.querystring = endpoint.query;
   if (endpoint.params) schema.params = endpoint.params;
+  return schema;
+}
+
+/**
+ * Registers a route from its contract line: the same zod schemas validate it and document it.
+ * POST routes of the API are idempotent with an Idempotency-Key (see the idempotency plugin).
+ */
+export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: PostHandler<E>): void;
+export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: AsyncPostHandler<E>, options: { asynchronous: true }): void;
+export function registerEndpoint<E extends Endpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>): void;
+export function registerEndpoint(
+  app: FastifyInstance,
+  endpoint: Endpoint,
+  typedHandler: (request: never, reply: never) => unknown,
+  options: { asynchronous?: boolean } = {},
+): void {
+  // The overloads checked the handler against this endpoint's request and response types.
+  const handler = typedHandler as (request: FastifyRequest, reply: FastifyReply) => unknown;
   app.route({
     method: endpoint.method,
     url: endpointUrl(endpoint),
-    schema,
+    schema: routeSchema(endpoint),
     config: { endpoint },
-    handler: handler as (request: FastifyRequest, reply: FastifyReply) => unknown,
+    handler:
+      endpoint.method !== 'POST'
+        ? handler
+        : options.asynchronous
+          ? (request, reply) => answerAsyncPost(endpoint, request, reply, () => handler(request, reply) as Promise<unknown>)
+          : (request, reply) => answerPost(endpoint, request, reply, () => handler(request, reply)),
   });
+}
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+const REPLAYED_HEADERS = ['content-type', 'location'];
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The request's Idempotency-Key, scoped to its caller and endpoint; null without one. */
+function idempotentRequest(endpoint: Endpoint, request: FastifyRequest): IdempotentRequest | null {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined || !request.apiKey) return null;
+  if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
+    throw validationError([{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (a UUID is best)' }]);
+  }
+  return {
+    id: { cabinetId: request.apiKey.cabinetId, caller: `key:${request.apiKey.keyId}`, endpoint: `POST ${endpointUrl(endpoint)}`, key: header },
+    requestHash: createHash('sha256')
+      .update(canonicalJson({ params: request.params, body: request.body }))
+      .digest('hex'),
+  };
+}
+
+/**
+ * The handler's answer as sent now and as stored for replays: fields holding a secret shown once
+ * are null in the stored copy, with a warning that says why.
+ */
+function toResponses(endpoint: Endpoint, result: unknown): OperationResponse {
+  const answer = isEndpointResult(result) ? result : respond(200, result);
+  const headers = { 'content-type': JSON_TYPE, ...lowerCaseKeys(answer.headers) };
+  const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => REPLAYED_HEADERS.includes(name)));
+  const response: StoredResponse = { statusCode: answer.status, body: JSON.stringify(answer.body), headers };
+  const secrets = endpoint.secretsShownOnce ?? [];
+  if (secrets.length === 0 || typeof answer.body !== 'object' || answer.body === null) return { response, stored: { ...response, headers: kept } };
+  const redacted: Record<string, unknown> = { ...(answer.body as Record<string, unknown>) };
+  for (const field of secrets) redacted[field] = null;
+  redacted._warning = REPLAYED_SECRET_WARNING;
+  return { response, stored: { statusCode: answer.status, body: JSON.stringify(redacted), headers: kept } };
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function send(reply: FastifyReply, response: StoredResponse, replayed: boolean): FastifyReply {
+  reply.code(replayed ? 200 : response.statusCode).headers(response.headers);
+  if (replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.send(response.body);
+}
+
+function answerPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => unknown): FastifyReply {
+  const idempotent = idempotentRequest(endpoint, request);
+  const run = (): OperationResponse => {
+    const result = handle();
+    if (result instanceof Promise) throw new Error(`The handler of ${endpoint.operationId} is asynchronous: register it with { asynchronous: true }.`);
+    return toResponses(endpoint, result);
+  };
+  if (!idempotent) return send(reply, run().response, false);
+  const outcome = request.server.idempotency.once(idempotent, run);
+  return send(reply, outcome.response, outcome.kind === 'replay');
+}
+
+async function answerAsyncPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => Promise<unknown>): Promise<FastifyReply> {
+  const idempotent = idempotentRequest(endpoint, request);
+  const run = async (): Promise<OperationResponse> => toResponses(endpoint, await handle());
+  if (!idempotent) return send(reply, (await run()).response, false);
+  const outcome = await request.server.idempotency.onceAsync(idempotent, run);
+  return send(reply, outcome.response, outcome.kind === 'replay');
 }

@@ -1,75 +1,93 @@
 import { and, eq, lt } from 'drizzle-orm';
-import type { Database } from '../db/open.js';
+import type { Orm } from '../db/open.js';
 import { idempotencyKeys } from './schema.js';
 
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
+
+/** What identifies one use of an Idempotency-Key: the cabinet, who sent it, where, and the key. */
 export interface IdempotencyId {
   cabinetId: string;
+  /** `key:<api key id>`, or `grant:<oauth grant id>` for an MCP client. */
+  caller: string;
   endpoint: string;
   key: string;
 }
 
-export type BeginOutcome =
-  | { kind: 'started' }
-  | { kind: 'in_progress' }
-  | { kind: 'reused' }
-  | { kind: 'replay'; statusCode: number; body: string; headers: Record<string, string> };
+/** A response as it is replayed. */
+export interface StoredResponse {
+  statusCode: number;
+  body: string;
+  headers: Record<string, string>;
+}
 
 function where(id: IdempotencyId) {
-  return and(eq(idempotencyKeys.cabinetId, id.cabinetId), eq(idempotencyKeys.endpoint, id.endpoint), eq(idempotencyKeys.key, id.key));
+  return and(
+    eq(idempotencyKeys.cabinetId, id.cabinetId),
+    eq(idempotencyKeys.caller, id.caller),
+    eq(idempotencyKeys.endpoint, id.endpoint),
+    eq(idempotencyKeys.key, id.key),
+  );
 }
 
-/**
- * Claims a key, or says why not, in one IMMEDIATE transaction: two concurrent requests with one
- * key can never both start. An expired row, or a claim abandoned longer than lockMs (its process
- * died), is taken over.
- */
-export function beginRequest(
-  db: Database,
-  id: IdempotencyId,
-  requestHash: string,
-  now: number,
-  options: { ttlMs: number; lockMs: number },
-): BeginOutcome {
-  return db.sqlite
-    .transaction((): BeginOutcome => {
-      const row = db.orm.select().from(idempotencyKeys).where(where(id)).get();
-      const stale = row && (row.expiresAt <= now || (row.state === 'in_progress' && row.lockedAt + options.lockMs <= now));
-      if (row && !stale) {
-        if (row.requestHash !== requestHash) return { kind: 'reused' };
-        if (row.state === 'in_progress') return { kind: 'in_progress' };
-        return {
-          kind: 'replay',
-          statusCode: row.statusCode ?? 200,
-          body: row.responseBody ?? '',
-          headers: JSON.parse(row.responseHeaders ?? '{}') as Record<string, string>,
-        };
-      }
-      if (row) db.orm.delete(idempotencyKeys).where(where(id)).run();
-      db.orm
-        .insert(idempotencyKeys)
-        .values({ ...id, requestHash, state: 'in_progress', statusCode: null, responseBody: null, responseHeaders: null, lockedAt: now, expiresAt: now + options.ttlMs })
-        .run();
-      return { kind: 'started' };
+export function findKey(orm: Orm, id: IdempotencyId): IdempotencyRow | undefined {
+  return orm.select().from(idempotencyKeys).where(where(id)).get();
+}
+
+export function deleteKey(orm: Orm, id: IdempotencyId): void {
+  orm.delete(idempotencyKeys).where(where(id)).run();
+}
+
+export function insertDone(orm: Orm, id: IdempotencyId, requestHash: string, response: StoredResponse, now: number, expiresAt: number): void {
+  orm
+    .insert(idempotencyKeys)
+    .values({
+      ...id,
+      requestHash,
+      state: 'done',
+      statusCode: response.statusCode,
+      responseBody: response.body,
+      responseHeaders: JSON.stringify(response.headers),
+      owner: null,
+      lockedAt: now,
+      expiresAt,
     })
-    .immediate();
+    .run();
 }
 
-export function completeRequest(db: Database, id: IdempotencyId, response: { statusCode: number; body: string; headers: Record<string, string> }): void {
-  db.orm
+export function insertClaim(orm: Orm, id: IdempotencyId, requestHash: string, owner: string, now: number, expiresAt: number): void {
+  orm
+    .insert(idempotencyKeys)
+    .values({ ...id, requestHash, state: 'in_progress', statusCode: null, responseBody: null, responseHeaders: null, owner, lockedAt: now, expiresAt })
+    .run();
+}
+
+/** Keeps a running claim alive; false when it is no longer this owner's (taken over, or released). */
+export function renewClaim(orm: Orm, id: IdempotencyId, owner: string, now: number): boolean {
+  return (
+    orm
+      .update(idempotencyKeys)
+      .set({ lockedAt: now })
+      .where(and(where(id), eq(idempotencyKeys.state, 'in_progress'), eq(idempotencyKeys.owner, owner)))
+      .run().changes > 0
+  );
+}
+
+export function completeClaim(orm: Orm, id: IdempotencyId, owner: string, response: StoredResponse): void {
+  orm
     .update(idempotencyKeys)
-    .set({ state: 'done', statusCode: response.statusCode, responseBody: response.body, responseHeaders: JSON.stringify(response.headers) })
-    .where(and(where(id), eq(idempotencyKeys.state, 'in_progress')))
+    .set({ state: 'done', statusCode: response.statusCode, responseBody: response.body, responseHeaders: JSON.stringify(response.headers), owner: null })
+    .where(and(where(id), eq(idempotencyKeys.state, 'in_progress'), eq(idempotencyKeys.owner, owner)))
     .run();
 }
 
-/** Forgets a claim whose request failed, so that the same key can be retried (e.g. after a top-up). */
-export function releaseRequest(db: Database, id: IdempotencyId): void {
-  db.orm
+/** Forgets a claim whose request failed, so that the same key can be retried. */
+export function releaseClaim(orm: Orm, id: IdempotencyId, owner: string): void {
+  orm
     .delete(idempotencyKeys)
-    .where(and(where(id), eq(idempotencyKeys.state, 'in_progress')))
+    .where(and(where(id), eq(idempotencyKeys.state, 'in_progress'), eq(idempotencyKeys.owner, owner)))
     .run();
 }
 
-export function purgeExpired(db: Database, now: number): number {
-  return db.orm.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now)).run().changes;
+export function purgeExpired(orm: Orm, now: number): number {
+  return orm.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now)).run().changes;
 }

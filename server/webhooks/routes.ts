@@ -13,12 +13,12 @@ import {
 } from '../../shared/webhooks.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { Dispatcher } from './dispatcher.js';
 import * as webhooks from './service.js';
 
 export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
-  registerEndpoint(app, createWebhook, (request, reply) => reply.code(201).send(webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, createWebhook, (request) => respond(201, webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body)));
   registerEndpoint(app, listWebhooks, (request) => webhooks.listWebhooks(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getWebhook, (request) => webhooks.getWebhook(deps, requestKey(request).cabinetId, request.params.id));
   registerEndpoint(app, updateWebhook, (request) => webhooks.updateWebhook(deps, requestKey(request).cabinetId, request.params.id, request.body));
@@ -29,15 +29,20 @@ export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: 
   registerEndpoint(app, rotateWebhookSecret, (request) =>
     webhooks.rotateWebhookSecret(deps, requestKey(request).cabinetId, request.params.id, request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS),
   );
-  registerEndpoint(app, testWebhook, async (request) => {
-    const { cabinetId } = requestKey(request);
-    const deliveryId = webhooks.createTestDelivery(deps, cabinetId, request.params.id);
-    await dispatcher.attemptNow(cabinetId, deliveryId);
-    const delivery = webhooks.getDelivery(deps, cabinetId, deliveryId);
-    return { delivery, succeeded: delivery.status === 'succeeded' };
-  });
+  registerEndpoint(
+    app,
+    testWebhook,
+    async (request) => {
+      const { cabinetId } = requestKey(request);
+      const deliveryId = webhooks.createTestDelivery(deps, cabinetId, request.params.id);
+      await dispatcher.attemptNow(cabinetId, deliveryId);
+      const delivery = webhooks.getDelivery(deps, cabinetId, deliveryId);
+      return { delivery, succeeded: delivery.status === 'succeeded' };
+    },
+    { asynchronous: true },
+  );
   registerEndpoint(app, listDeliveries, (request) => webhooks.listDeliveries(deps, requestKey(request).cabinetId, request.params.id, request.query));
-  registerEndpoint(app, replayDelivery, (request, reply) =>
-    reply.code(202).send(webhooks.replayDelivery(deps, requestKey(request).cabinetId, request.params.id, request.params.delivery_id)),
+  registerEndpoint(app, replayDelivery, (request) =>
+    respond(202, webhooks.replayDelivery(deps, requestKey(request).cabinetId, request.params.id, request.params.delivery_id)),
   );
 }

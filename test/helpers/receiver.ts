@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { generate } from 'selfsigned';
 
 export interface ReceivedDelivery {
@@ -15,7 +15,7 @@ export interface Receiver {
   received: ReceivedDelivery[];
   /** Statuses to answer, in order; 200 once they run out. */
   respondWith(...statuses: number[]): void;
-  /** While true, requests are recorded but never answered (an endpoint that hangs). */
+  /** While true, requests are recorded but not answered (an endpoint that hangs); false answers those held. */
   hang(on: boolean): void;
   /** Resolves when at least n deliveries have arrived. */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedDelivery[]>;
@@ -32,15 +32,20 @@ export async function startReceiver(path = '/hooks/courtier'): Promise<Receiver>
   const statuses: number[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   let hanging = false;
+  const held: ServerResponse[] = [];
+  const answer = (res: ServerResponse) => {
+    if (res.destroyed) return;
+    const status = statuses.shift() ?? 200;
+    res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status < 300 ? 'ok' : `failing with ${status}`);
+  };
   const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ rawBody: Buffer.concat(chunks).toString('utf8'), headers: req.headers, receivedAt: Date.now() });
       for (const w of waiters.filter((w) => received.length >= w.n)) w.resolve();
-      if (hanging) return;
-      const status = statuses.shift() ?? 200;
-      res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status < 300 ? 'ok' : `failing with ${status}`);
+      if (hanging) held.push(res);
+      else answer(res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,7 +56,10 @@ export async function startReceiver(path = '/hooks/courtier'): Promise<Receiver>
     ca: pems.cert,
     received,
     respondWith: (...s) => void statuses.push(...s),
-    hang: (on) => void (hanging = on),
+    hang(on) {
+      hanging = on;
+      if (!on) for (const res of held.splice(0)) answer(res);
+    },
     waitFor(n, timeoutMs = 5000) {
       if (received.length >= n) return Promise.resolve(received);
       return new Promise((resolve, reject) => {

@@ -32,7 +32,7 @@ import { revokeApiKey } from '../../server/api-keys/service.js';
 import { BODY_LIMIT_BYTES, buildApp, type BuildAppOptions } from '../../server/app.js';
 import type { Deps } from '../../server/deps.js';
 import { ApiError } from '../../server/errors.js';
-import { registerEndpoint } from '../../server/http/endpoint.js';
+import { registerEndpoint, respond } from '../../server/http/endpoint.js';
 import { createLogger } from '../../server/logging.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -155,10 +155,9 @@ const WEBHOOKS: NonNullable<BuildAppOptions['webhooks']> = {
 async function buildAppWithBodyRoutes(deps: Deps): Promise<FastifyInstance> {
   const app = await buildApp(deps, { logger: createLogger({ level: 'silent' }), webhooks: WEBHOOKS });
   registerEndpoint(app, echo, (request) => ({ length: request.body.name.length }));
-  registerEndpoint(app, createThing, (request, reply) => {
-    reply.code(201);
-    return { name: request.body.name, dry_run: request.query.dry_run === 'true', tag_count: request.body.tags?.length ?? 0 };
-  });
+  registerEndpoint(app, createThing, (request) =>
+    respond(201, { name: request.body.name, dry_run: request.query.dry_run === 'true', tag_count: request.body.tags?.length ?? 0 }),
+  );
   registerEndpoint(app, getThing, (request) => {
     if (request.params.id !== KNOWN_THING_ID) throw notFoundThing(request.params.id);
     return { id: request.params.id, limit: request.query.limit ?? 10 };

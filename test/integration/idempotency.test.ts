@@ -1,11 +1,12 @@
 /**
- * The Idempotency-Key plugin (part 4.1 rules 1-3), over real HTTP against a real SQLite file:
- *  1. the same key, cabinet, endpoint and body replay the stored 2xx response with HTTP 200 and
+ * Idempotency-Key (part 4.1 rules 1-3), over real HTTP against a real SQLite file:
+ *  1. the same key, caller, endpoint and body replay the stored 2xx response with HTTP 200 and
  *     Idempotent-Replayed: true; another body is 422 idempotency_key_reused;
- *  2. concurrent requests with one key create one resource; the others are 409 idempotency_conflict
- *     (or, if they arrive after completion, a replay);
- *  3. a failed request does not consume its key; keys expire after 24 h; a claim abandoned by a dead
- *     process (older than 60 s) is taken over.
+ *  2. concurrent requests with one key create one resource: a synchronous endpoint's duplicates
+ *     wait for SQLite's write lock and replay; an endpoint that awaits (a webhook test) answers
+ *     409 idempotency_conflict while it runs;
+ *  3. a failed request does not consume its key; keys expire after 24 h; a claim of another process
+ *     not renewed for 60 s (a dead process) is taken over.
  * Every check counts the rows in SQLite as well as reading the responses.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -16,40 +17,38 @@ import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
-import { beginRequest } from '../../server/idempotency/store.js';
+import { IDEMPOTENCY_TTL_MS } from '../../server/idempotency/service.js';
+import { insertClaim } from '../../server/idempotency/store.js';
 import { canonicalJson } from '../../server/http/canonical-json.js';
-import { IDEMPOTENCY_TTL_MS } from '../../server/plugins/idempotency.js';
+import { testDeliverySchema, webhookSchema } from '../../shared/webhooks.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();
 let server: TestServer;
+let receiver: Receiver;
 let cabinetId: string;
 let apiKey: string;
+let keyId: string;
 
 const OPPORTUNITIES = `${PUBLIC_API_PREFIX}/opportunities`;
 const CLIENTS = `${PUBLIC_API_PREFIX}/clients`;
 const DEVIS = `${PUBLIC_API_PREFIX}/devis`;
+const WEBHOOKS = `${PUBLIC_API_PREFIX}/webhooks`;
 const OPPORTUNITIES_ENDPOINT = `POST ${OPPORTUNITIES}`;
 
-/** When above 0, POST /opportunities waits this long between claiming its key and running its handler. */
-let handlerDelayMs = 0;
-
 beforeAll(async () => {
-  server = await startTestServer({
-    clock,
-    // Registered after the idempotency plugin, so it runs after the key is claimed: it widens the
-    // window in which a duplicate finds the claim in progress, as a slow handler would.
-    beforeListen: (app) =>
-      app.addHook('preHandler', async (request) => {
-        if (handlerDelayMs > 0 && request.method === 'POST' && request.url === OPPORTUNITIES) {
-          await new Promise((resolve) => setTimeout(resolve, handlerDelayMs));
-        }
-      }),
-  });
+  receiver = await startReceiver();
+  server = await startTestServer({ clock, config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
   cabinetId = await server.createCabinet('Cabinet Idempotence');
-  apiKey = server.createKey(cabinetId).key;
+  const created = server.createKey(cabinetId);
+  apiKey = created.key;
+  keyId = created.key_id;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
 
 interface Result {
   status: number;
@@ -306,15 +305,13 @@ describe('rule 2: concurrency', () => {
     const created = results.filter((r) => r.status === 201);
     expect(created, results.map((r) => r.status).join(',')).toHaveLength(1);
     const id = opportunitySchema.parse(created[0]?.body).id;
+    // The creation and its stored response commit together: every duplicate waits for it and replays.
     for (const res of results) {
       if (res.status === 201) continue;
-      if (res.status === 200) {
-        expect(res.headers.get('idempotent-replayed')).toBe('true');
-        expect(opportunitySchema.parse(res.body).id).toBe(id);
-        expect(res.text).toBe(created[0]?.text);
-      } else {
-        expectError(res, 409, 'idempotency_conflict');
-      }
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(opportunitySchema.parse(res.body).id).toBe(id);
+      expect(res.text).toBe(created[0]?.text);
     }
     expect(countOpportunities(title)).toBe(1);
     expect(createdEventsFor(id)).toBe(1);
@@ -331,31 +328,51 @@ describe('rule 2: concurrency', () => {
     await fireConcurrently('concurrent', 25);
   });
 
-  it('with a slow handler, the duplicates that arrive while the first is running get 409 idempotency_conflict', async () => {
-    handlerDelayMs = 150;
-    try {
-      const statuses = await fireConcurrently('concurrent-slow', 25);
-      expect(statuses.filter((s) => s === 409).length, statuses.join(',')).toBeGreaterThan(0);
-    } finally {
-      handlerDelayMs = 0;
-    }
+  it('an endpoint that awaits (a webhook test): duplicates sent while it runs get 409 idempotency_conflict, then a replay of its one delivery', async () => {
+    const hook = await post(WEBHOOKS, { url: receiver.url, events: ['opportunity.created'] });
+    expect(hook.status, hook.text).toBe(201);
+    const testPath = `${WEBHOOKS}/${webhookSchema.parse(hook.body).id}/test`;
+    const key = randomUUID();
+    const before = receiver.received.length;
+    receiver.hang(true);
+    const first = post(testPath, undefined, key);
+    await receiver.waitFor(before + 1);
+
+    expectError(await post(testPath, undefined, key), 409, 'idempotency_conflict');
+    // However long it runs (or the clock jumps), a request in flight keeps its key.
+    clock.advance(10 * 60_000);
+    expectError(await post(testPath, undefined, key), 409, 'idempotency_conflict');
+    expect(keyRows(key)).toEqual([{ endpoint: `POST ${WEBHOOKS}/:id/test`, state: 'in_progress', status_code: null }]);
+
+    receiver.hang(false);
+    const done = await first;
+    expect(done.status, done.text).toBe(200);
+    const result = testDeliverySchema.parse(done.body);
+    expect(result.succeeded).toBe(true);
+    const replay = await post(testPath, undefined, key);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(done.text);
+    expect(receiver.received.length).toBe(before + 1);
   });
 });
 
-describe('claims abandoned by a dead process', () => {
-  /** The hash the plugin computes: canonical JSON of the route params and the parsed body. */
+describe('claims of an awaiting request whose process died', () => {
+  /** The hash the server computes: canonical JSON of the route params and the parsed body. */
   function requestHash(body: unknown): string {
     return createHash('sha256')
       .update(canonicalJson({ params: {}, body: createOpportunityBody.parse(body) }))
       .digest('hex');
   }
-  const options = { ttlMs: IDEMPOTENCY_TTL_MS, lockMs: 60_000 };
+  /** A claim as another server process would have left it, at a given time. */
+  function claimByAnotherProcess(key: string, body: unknown, at: number): void {
+    insertClaim(server.deps.db.orm, { cabinetId, caller: `key:${keyId}`, endpoint: OPPORTUNITIES_ENDPOINT, key }, requestHash(body), 'another-process', at, at + IDEMPOTENCY_TTL_MS);
+  }
 
-  it('a claim older than 60 s is taken over', async () => {
+  it('a claim not renewed for 60 s is taken over', async () => {
     const key = randomUUID();
     const body = opportunityBody('abandoned-old');
-    const begun = beginRequest(server.deps.db, { cabinetId, endpoint: OPPORTUNITIES_ENDPOINT, key }, requestHash(body), clock.now() - 61_000, options);
-    expect(begun).toEqual({ kind: 'started' });
+    claimByAnotherProcess(key, body, clock.now() - 61_000);
     expect(keyRows(key)).toEqual([{ endpoint: OPPORTUNITIES_ENDPOINT, state: 'in_progress', status_code: null }]);
 
     const res = await post(OPPORTUNITIES, body, key);
@@ -364,12 +381,10 @@ describe('claims abandoned by a dead process', () => {
     expect(keyRows(key)).toEqual([{ endpoint: OPPORTUNITIES_ENDPOINT, state: 'done', status_code: 201 }]);
   });
 
-  it('a live claim is 409 idempotency_conflict, and is taken over once the clock passes 60 s', async () => {
+  it('a live claim is 409 idempotency_conflict, and is taken over once it has not been renewed for 60 s', async () => {
     const key = randomUUID();
     const body = opportunityBody('abandoned-live');
-    expect(beginRequest(server.deps.db, { cabinetId, endpoint: OPPORTUNITIES_ENDPOINT, key }, requestHash(body), clock.now(), options)).toEqual({
-      kind: 'started',
-    });
+    claimByAnotherProcess(key, body, clock.now());
 
     expectError(await post(OPPORTUNITIES, body, key), 409, 'idempotency_conflict');
     // Another body with the claimed key is a reuse, even while in progress.

@@ -1,0 +1,24 @@
+PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE TABLE `__new_idempotency_keys` (
+	`cabinet_id` text NOT NULL,
+	`caller` text NOT NULL,
+	`endpoint` text NOT NULL,
+	`key` text NOT NULL,
+	`request_hash` text NOT NULL,
+	`state` text NOT NULL,
+	`status_code` integer,
+	`response_body` text,
+	`response_headers` text,
+	`owner` text,
+	`locked_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`cabinet_id`, `caller`, `endpoint`, `key`)
+);
+--> statement-breakpoint
+-- Stored keys are not copied: they were scoped to the cabinet, not to the API key that sent them,
+-- and a 24-hour cache may start empty.
+--> statement-breakpoint
+DROP TABLE `idempotency_keys`;--> statement-breakpoint
+ALTER TABLE `__new_idempotency_keys` RENAME TO `idempotency_keys`;--> statement-breakpoint
+PRAGMA foreign_keys=ON;--> statement-breakpoint
+CREATE INDEX `idempotency_expires_idx` ON `idempotency_keys` (`expires_at`);

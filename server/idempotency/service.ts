@@ -1,0 +1,142 @@
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import * as store from './store.js';
+import type { IdempotencyId, IdempotencyRow, StoredResponse } from './store.js';
+
+export type { IdempotencyId, StoredResponse } from './store.js';
+
+/** How long a key remembers its response. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * An in_progress claim of another process not renewed for this long belongs to a dead process and
+ * may be taken over. A live request renews its claim every third of it, however long it runs.
+ */
+export const CLAIM_LOCK_MS = 60_000;
+
+/** One request that carries an Idempotency-Key. */
+export interface IdempotentRequest {
+  id: IdempotencyId;
+  /** SHA-256 of the canonical request (parameters and body): the same key with another request is refused. */
+  requestHash: string;
+}
+
+/** What an operation answers: the response for its caller, and the one kept for replays (secrets left out). */
+export interface OperationResponse {
+  response: StoredResponse;
+  stored: StoredResponse;
+}
+
+export type IdempotentOutcome = { kind: 'fresh'; response: StoredResponse } | { kind: 'replay'; response: StoredResponse };
+
+export interface Idempotency {
+  /**
+   * Runs a synchronous operation at most once per key. The operation runs inside one IMMEDIATE
+   * transaction together with the storing of its response, so the resource it creates and the
+   * response that describes it commit together or not at all: a crash between them cannot happen,
+   * and a failed operation (it throws) leaves the key unused. Concurrent duplicates wait for
+   * SQLite's write lock and then replay.
+   */
+  once(request: IdempotentRequest, operation: () => OperationResponse): IdempotentOutcome;
+  /**
+   * For an operation that must await (a webhook test's delivery): claims the key, renews the claim
+   * while the operation runs (so that it is never taken over while in flight), then stores the
+   * response, or releases the key if the operation failed.
+   */
+  onceAsync(request: IdempotentRequest, operation: () => Promise<OperationResponse>): Promise<IdempotentOutcome>;
+  /** Deletes expired keys. */
+  purge(): number;
+}
+
+function replayOf(row: IdempotencyRow): StoredResponse {
+  return {
+    statusCode: row.statusCode ?? 200,
+    body: row.responseBody ?? '',
+    headers: JSON.parse(row.responseHeaders ?? '{}') as Record<string, string>,
+  };
+}
+
+function reused(): ApiError {
+  return new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request on this endpoint; use a fresh key.');
+}
+
+function inProgress(): ApiError {
+  return new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry the same request in a moment.');
+}
+
+/**
+ * Idempotency-Key semantics (part 4.1 rules 1-3), scoped to the caller: the same caller, endpoint,
+ * key and request replay the stored response; another request with the key is refused; a request
+ * still running makes duplicates wait (409). `instanceId` tells this process's claims from others'.
+ */
+export function createIdempotency(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string): Idempotency {
+  const { orm, sqlite } = deps.db;
+  /** This process's claims whose operation is running now. */
+  const running = new Set<string>();
+  const runningKey = (id: IdempotencyId) => JSON.stringify([id.cabinetId, id.caller, id.endpoint, id.key]);
+
+  /**
+   * Inside a write transaction: the stored response to replay, an error, or null when the key is
+   * free (an expired row, or a claim abandoned by a dead process, is deleted on the way).
+   */
+  function lookUp(request: IdempotentRequest, now: number): StoredResponse | null {
+    const row = store.findKey(orm, request.id);
+    if (!row) return null;
+    const abandoned =
+      row.state === 'in_progress' && (row.owner === instanceId ? !running.has(runningKey(request.id)) : row.lockedAt + CLAIM_LOCK_MS <= now);
+    if (row.expiresAt <= now || abandoned) {
+      store.deleteKey(orm, request.id);
+      return null;
+    }
+    if (row.requestHash !== request.requestHash) throw reused();
+    if (row.state === 'in_progress') throw inProgress();
+    return replayOf(row);
+  }
+
+  return {
+    once(request, operation) {
+      return sqlite
+        .transaction((): IdempotentOutcome => {
+          const now = deps.clock.now();
+          const replay = lookUp(request, now);
+          if (replay) return { kind: 'replay', response: replay };
+          const { response, stored } = operation();
+          store.insertDone(orm, request.id, request.requestHash, stored, now, now + IDEMPOTENCY_TTL_MS);
+          return { kind: 'fresh', response };
+        })
+        .immediate();
+    },
+
+    async onceAsync(request, operation) {
+      const claimed = sqlite
+        .transaction((): StoredResponse | null => {
+          const now = deps.clock.now();
+          const replay = lookUp(request, now);
+          if (replay) return replay;
+          store.insertClaim(orm, request.id, request.requestHash, instanceId, now, now + IDEMPOTENCY_TTL_MS);
+          return null;
+        })
+        .immediate();
+      if (claimed) return { kind: 'replay', response: claimed };
+
+      const key = runningKey(request.id);
+      running.add(key);
+      const heartbeat = setInterval(() => store.renewClaim(orm, request.id, instanceId, deps.clock.now()), CLAIM_LOCK_MS / 3);
+      heartbeat.unref();
+      try {
+        const { response, stored } = await operation();
+        store.completeClaim(orm, request.id, instanceId, stored);
+        return { kind: 'fresh', response };
+      } catch (err) {
+        store.releaseClaim(orm, request.id, instanceId);
+        throw err;
+      } finally {
+        clearInterval(heartbeat);
+        running.delete(key);
+      }
+    },
+
+    purge() {
+      return store.purgeExpired(orm, deps.clock.now());
+    },
+  };
+}

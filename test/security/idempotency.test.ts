@@ -1,0 +1,171 @@
+/**
+ * Idempotency keys bound to the caller and committed with the resource they describe.
+ * Real HTTP, a real SQLite file; the crash test kills a real `courtier serve` process.
+ */
+import { once } from 'node:events';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueuedSchema, walletSchema } from '../../shared/automation.js';
+import { opportunitySchema } from '../../shared/crm.js';
+import { REPLAYED_SECRET_WARNING } from '../../shared/endpoint.js';
+import { createdWebhookReplaySchema, createdWebhookSchema, rotatedSecretReplaySchema, rotatedSecretSchema } from '../../shared/webhooks.js';
+import { apiClient } from '../helpers/api.js';
+import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  server = await startTestServer({ config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
+});
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
+
+function opportunity(title: string) {
+  return { title, product: 'auto', contact: { last_name: 'Martin' } };
+}
+
+describe('CWE-639 (authorization through a user-controlled key): an Idempotency-Key is scoped to the API key that sent it', () => {
+  it("another key of the same cabinet, with the same Idempotency-Key and body, gets its own result, never the first key's", async () => {
+    const cabinet = await server.createCabinet();
+    const testKey = apiClient(server, server.createKey(cabinet, { environment: 'test' }).key);
+    const prodKey = apiClient(server, server.createKey(cabinet, { environment: 'prod' }).key);
+    const key = randomUUID();
+
+    const fromTest = await testKey.post('/opportunities', opportunity('scoped'), { 'Idempotency-Key': key });
+    expect(fromTest.status).toBe(201);
+    const fromProd = await prodKey.post('/opportunities', opportunity('scoped'), { 'Idempotency-Key': key });
+    expect(fromProd.status).toBe(201);
+    expect(fromProd.headers.get('idempotent-replayed')).toBeNull();
+    expect(opportunitySchema.parse(fromProd.body).id).not.toBe(opportunitySchema.parse(fromTest.body).id);
+
+    // Each key still replays its own.
+    const replay = await testKey.post('/opportunities', opportunity('scoped'), { 'Idempotency-Key': key });
+    expect(replay.status).toBe(200);
+    expect(opportunitySchema.parse(replay.body).id).toBe(opportunitySchema.parse(fromTest.body).id);
+  });
+
+  it("a webhook created by one key is not replayed, secret and all, to another key that reuses its Idempotency-Key", async () => {
+    const cabinet = await server.createCabinet();
+    const first = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
+    const second = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
+    const key = randomUUID();
+    const body = { url: receiver.url, events: ['opportunity.created'] };
+
+    const created = createdWebhookSchema.parse((await first.post('/webhooks', body, { 'Idempotency-Key': key })).body);
+    const other = await second.post('/webhooks', body, { 'Idempotency-Key': key });
+    expect(other.status).toBe(201);
+    const otherHook = createdWebhookSchema.parse(other.body);
+    expect(otherHook.id).not.toBe(created.id);
+    expect(JSON.stringify(other.body)).not.toContain(created.secret);
+  });
+});
+
+describe('CWE-312 (cleartext storage of sensitive information): stored responses never hold a webhook secret', () => {
+  /** Every byte SQLite wrote for this server: the database, its WAL and shared memory. */
+  function databaseBytes(): Buffer {
+    server.deps.db.sqlite.pragma('wal_checkpoint(PASSIVE)');
+    return Buffer.concat(
+      readdirSync(server.dataDir)
+        .filter((name) => name.startsWith('courtier.sqlite'))
+        .map((name) => readFileSync(join(server.dataDir, name))),
+    );
+  }
+
+  it('a replayed creation answers secret null and says it was shown once; the secret is nowhere in the database files', async () => {
+    const cabinet = await server.createCabinet();
+    const api = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
+    const key = randomUUID();
+    const body = { url: receiver.url, events: ['opportunity.created'] };
+
+    const first = await api.post('/webhooks', body, { 'Idempotency-Key': key });
+    expect(first.status).toBe(201);
+    const created = createdWebhookSchema.parse(first.body);
+    expect(created.secret).toMatch(/^whsec_/);
+
+    const replay = await api.post('/webhooks', body, { 'Idempotency-Key': key });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const replayed = createdWebhookReplaySchema.parse(replay.body);
+    expect(replayed).toMatchObject({ id: created.id, secret: null, _warning: REPLAYED_SECRET_WARNING });
+
+    const key2 = randomUUID();
+    const rotated = rotatedSecretSchema.parse((await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 60 }, { 'Idempotency-Key': key2 })).body);
+    const rotatedAgain = await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 60 }, { 'Idempotency-Key': key2 });
+    expect(rotatedAgain.status).toBe(200);
+    expect(rotatedSecretReplaySchema.parse(rotatedAgain.body)).toMatchObject({ id: created.id, secret: null });
+
+    const bytes = databaseBytes();
+    for (const secret of [created.secret, rotated.secret]) {
+      expect(bytes.includes(Buffer.from(secret)), 'a secret in the database files').toBe(false);
+      expect(bytes.includes(Buffer.from(secret.slice('whsec_'.length))), 'a secret in the database files').toBe(false);
+    }
+  });
+});
+
+describe('CWE-362 (race between a commit and its response): a crash between the two never creates twice', () => {
+  const dataDir = tempDir();
+  const env = { COURTIER_DATA_DIR: dataDir };
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  async function cli(args: string[], input?: string) {
+    const res = await runCourtier([...args, '--json'], { env, entry: CLI_WITH_TEST_INSURERS, ...(input === undefined ? {} : { input }) });
+    expect(res.code, res.stderr).toBe(0);
+    return JSON.parse(res.stdout) as Record<string, unknown>;
+  }
+
+  /** POSTs with the crash header: the server dies (kill -9) after its handler, before answering. */
+  async function postAndCrash(child: { child: import('node:child_process').ChildProcess; url: string }, path: string, headers: Record<string, string>, body: unknown) {
+    const exited = once(child.child, 'exit');
+    await expect(
+      fetch(`${child.url}/api/v1/public${path}`, { method: 'POST', headers: { ...headers, 'X-Test-Crash': 'after-commit' }, body: JSON.stringify(body) }),
+    ).rejects.toThrow();
+    const [code, signal] = (await exited) as [number | null, string | null];
+    expect(signal ?? code).toBe('SIGKILL');
+  }
+
+  it('kill -9 after the commit of a creation and of an enqueue: the retry replays; one opportunity, one job, one debit', async () => {
+    const { cabinet_id: cabinet } = (await cli(['init', '--cabinet', 'Crash', '--email', 'crash@example.fr', '--password', 'a long password'])) as { cabinet_id: string };
+    const { key } = (await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'crm:write,crm:read,automation:enqueue,automation:read'])) as { key: string };
+    await cli(['credits', 'grant', '--cabinet', cabinet, '--amount', '100']);
+    await cli(['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker', '--password-stdin'], 'pw\n');
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+    const opportunityKey = randomUUID();
+    const enqueueKey = randomUUID();
+    const tarification = { compagnie: 'crash-before', produit: 'auto', dicData: { ref: 'crash' } };
+
+    await postAndCrash(await startServeProcess([], env, CLI_WITH_TEST_INSURERS), '/opportunities', { ...headers, 'Idempotency-Key': opportunityKey }, opportunity('crash'));
+    await postAndCrash(await startServeProcess([], env, CLI_WITH_TEST_INSURERS), '/automation/tarifications', { ...headers, 'Idempotency-Key': enqueueKey }, tarification);
+
+    const second = await startServeProcess([], env, CLI_WITH_TEST_INSURERS);
+    try {
+      const post = (path: string, idempotencyKey: string, body: unknown) =>
+        fetch(`${second.url}/api/v1/public${path}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': idempotencyKey }, body: JSON.stringify(body) });
+      const retried = await post('/opportunities', opportunityKey, opportunity('crash'));
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      const replayed = opportunitySchema.parse(await retried.json());
+      const list = (await (await fetch(`${second.url}/api/v1/public/opportunities`, { headers })).json()) as { data: { id: string }[] };
+      expect(list.data.map((o) => o.id)).toEqual([replayed.id]);
+
+      const retriedJob = await post('/automation/tarifications', enqueueKey, tarification);
+      expect(retriedJob.status).toBe(200);
+      expect(retriedJob.headers.get('idempotent-replayed')).toBe('true');
+      const job = enqueuedSchema.parse(await retriedJob.json());
+      const jobs = (await (await fetch(`${second.url}/api/v1/public/automation/jobs`, { headers })).json()) as { data: { job_id: string }[] };
+      expect(jobs.data.map((j) => j.job_id)).toEqual([job.job_id]);
+      const wallet = walletSchema.parse(await (await fetch(`${second.url}/api/v1/public/wallet`, { headers })).json());
+      expect(wallet.ledger.filter((e) => e.kind === 'debit')).toHaveLength(1);
+    } finally {
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    }
+  });
+});
