@@ -375,6 +375,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
       jobs: status?.jobs ?? [],
       robotsEnabled: status ? status.robots_enabled : null,
       killSwitchReason: status?.kill_switch_reason ?? null,
+      robotsDisabledByPolicy: settings.robotsDisabledByPolicy,
       startAtLogin: settings.startAtLogin,
       startAtLoginSupported: platform === 'win32' || platform === 'darwin',
       robotsHeaded: settings.robotsHeaded,

@@ -18,6 +18,8 @@ export const policyFields = {
   allowLanSharing: z.boolean(),
   /** COURTIER_SANDBOX: serve the sandbox insurer (demos, test keys) or not. */
   sandbox: z.boolean(),
+  /** true: COURTIER_ROBOTS_DISABLED, the install-wide kill switch, on; the tray cannot resume the robots. */
+  robotsDisabled: z.boolean(),
   /** The hosted sync service this office uses. */
   hostedSyncUrl: httpsUrl,
   /** Automatic updates: on or off, the channel, and the generic (static HTTPS) feed they come from. */
@@ -38,6 +40,7 @@ export const policySchema = z.strictObject({
   publicBaseUrl: policyFields.publicBaseUrl.optional(),
   allowLanSharing: policyFields.allowLanSharing.optional(),
   sandbox: policyFields.sandbox.optional(),
+  robotsDisabled: policyFields.robotsDisabled.optional(),
   hostedSyncUrl: policyFields.hostedSyncUrl.optional(),
   autoUpdate: policyFields.autoUpdate.optional(),
 });

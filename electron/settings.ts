@@ -39,10 +39,12 @@ export function parseUserSettings(text: string | null): { settings: UserSettings
 
 export interface EffectiveSettings extends UserSettings {
   lanSharingAllowed: boolean;
+  /** The IT policy switched the robots off: the install-wide kill switch is on and the tray cannot lift it. */
+  robotsDisabledByPolicy: boolean;
   hostedSyncUrl: string | undefined;
   autoUpdate: { enabled: boolean; channel: UserSettings['updateChannel']; url: string | undefined };
   /** The settings the policy decides, which the tray shows as locked. */
-  managed: ReadonlyArray<'publicBaseUrl' | 'lanSharing' | 'sandbox' | 'hostedSyncUrl' | 'updateChannel' | 'autoUpdate'>;
+  managed: ReadonlyArray<'publicBaseUrl' | 'lanSharing' | 'sandbox' | 'robotsDisabled' | 'hostedSyncUrl' | 'updateChannel' | 'autoUpdate'>;
 }
 
 /** The settings in force: the broker's, with the IT policy's fields winning. */
@@ -52,6 +54,7 @@ export function effectiveSettings(user: UserSettings, policy: Policy): Effective
   if (policy.allowLanSharing === false) managed.push('lanSharing');
   if (policy.publicBaseUrl !== undefined) managed.push('publicBaseUrl');
   if (policy.sandbox !== undefined) managed.push('sandbox');
+  if (policy.robotsDisabled === true) managed.push('robotsDisabled');
   if (policy.hostedSyncUrl !== undefined) managed.push('hostedSyncUrl');
   if (policy.autoUpdate?.channel !== undefined) managed.push('updateChannel');
   if (policy.autoUpdate !== undefined) managed.push('autoUpdate');
@@ -60,6 +63,7 @@ export function effectiveSettings(user: UserSettings, policy: Policy): Effective
     ...user,
     lanSharing: lanSharingAllowed && user.lanSharing,
     lanSharingAllowed,
+    robotsDisabledByPolicy: policy.robotsDisabled === true,
     publicBaseUrl: policy.publicBaseUrl ?? user.publicBaseUrl,
     sandbox: policy.sandbox ?? user.sandbox,
     hostedSyncUrl: policy.hostedSyncUrl,
@@ -77,6 +81,7 @@ const CONTROLLED = [
   'COURTIER_PUBLIC_BASE_URL',
   'COURTIER_SANDBOX',
   'COURTIER_ROBOTS_HEADED',
+  'COURTIER_ROBOTS_DISABLED',
   'COURTIER_DESKTOP_LOGIN_TOKEN_SHA256',
   // Node options are off in the packaged app (fuses); never passed to the server in development either.
   'NODE_OPTIONS',
@@ -100,6 +105,7 @@ export function serverEnvironment(
   env.COURTIER_DATA_DIR = options.dataDir;
   env.COURTIER_SANDBOX = String(settings.sandbox);
   env.COURTIER_ROBOTS_HEADED = String(settings.robotsHeaded);
+  if (settings.robotsDisabledByPolicy) env.COURTIER_ROBOTS_DISABLED = 'true';
   env.COURTIER_DESKTOP_LOGIN_TOKEN_SHA256 = options.loginTokenSha256;
   if (settings.publicBaseUrl) env.COURTIER_PUBLIC_BASE_URL = settings.publicBaseUrl;
   return env;

@@ -33,6 +33,8 @@ export interface TrayInput {
   jobs: readonly ActiveJob[];
   robotsEnabled: boolean | null;
   killSwitchReason: string | null;
+  /** The IT policy switched the robots off: shown, and not offered to resume. */
+  robotsDisabledByPolicy: boolean;
   startAtLogin: boolean;
   /** setLoginItemSettings exists on Windows and macOS only. */
   startAtLoginSupported: boolean;
@@ -60,6 +62,7 @@ const TEXT = {
     more: (n: number) => `… et ${n} autre${n > 1 ? 's' : ''}`,
     open: 'Ouvrir la console',
     pause: 'Suspendre les robots',
+    lockedByPolicy: 'Robots arrêtés par la stratégie informatique',
     resume: 'Reprendre les robots',
     paused: (reason: string | null) => `Robots suspendus${reason ? ` : ${reason}` : ''}`,
     startAtLogin: 'Lancer à l’ouverture de session',
@@ -83,6 +86,7 @@ const TEXT = {
     more: (n: number) => `… and ${n} more`,
     open: 'Open console',
     pause: 'Pause robots',
+    lockedByPolicy: 'Robots switched off by the IT policy',
     resume: 'Resume robots',
     paused: (reason: string | null) => `Robots paused${reason ? `: ${reason}` : ''}`,
     startAtLogin: 'Start at login',
@@ -131,7 +135,9 @@ export function buildTrayModel(input: TrayInput): TrayModel {
   items.push({ kind: 'separator' });
 
   items.push({ kind: 'action', label: t.open, action: { type: 'open-console' }, enabled: running });
-  if (input.robotsEnabled === false) {
+  if (input.robotsDisabledByPolicy) {
+    items.push({ kind: 'label', label: t.lockedByPolicy });
+  } else if (input.robotsEnabled === false) {
     items.push({ kind: 'label', label: t.paused(input.killSwitchReason) });
     items.push({ kind: 'action', label: t.resume, action: { type: 'resume-robots' }, enabled: running });
   } else {

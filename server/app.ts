@@ -182,7 +182,6 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     if (!runtime.hasCandidates()) {
       app.log.warn('No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).');
     }
-    runtime.purgeArtifacts(deps.clock.now());
     worker.start();
   });
   app.addHook('onClose', async () => {

@@ -79,7 +79,7 @@ export const jobSchema = z
     artifacts: z
       .object({ screenshot_url: z.string().nullable(), trace_url: z.string().nullable() })
       .nullable()
-      .describe('After a robot failure: a screenshot and a Playwright trace, kept 7 days.'),
+      .describe('After a robot failure: a screenshot and a Playwright trace, kept 7 days; downloading them needs the scope automation:artifacts.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -131,8 +131,15 @@ export type Wallet = z.infer<typeof walletSchema>;
 
 export const automationStatusSchema = z
   .object({
-    robots_enabled: z.boolean(),
-    kill_switch: z.object({ reason: z.string(), since: z.iso.datetime() }).nullable(),
+    robots_enabled: z.boolean().describe('false while either switch below is on: new tarifications are refused (503) and queued jobs wait.'),
+    kill_switch: z
+      .object({ reason: z.string(), since: z.iso.datetime() })
+      .nullable()
+      .describe('The install-wide switch, set by the operator of this install (courtier robots disable, the desktop tray, the IT policy).'),
+    cabinet_pause: z
+      .object({ reason: z.string(), since: z.iso.datetime() })
+      .nullable()
+      .describe('This cabinet’s own pause, set by its administrators in the console; other cabinets are not affected.'),
     breakers: z.array(
       z.object({
         compagnie: z.string(),
@@ -290,10 +297,13 @@ export const getJobArtifact = defineEndpoint({
   path: '/automation/jobs/{job_id}/artifacts/{name}',
   operationId: 'getJobArtifact',
   summary: 'The screenshot or Playwright trace of a failed robot run',
-  description: 'name is screenshot.png or trace.zip (open the trace with npx playwright show-trace). Kept 7 days.',
+  description:
+    'name is screenshot.png or trace.zip (open the trace with npx playwright show-trace). Kept 7 days after the job ended, then deleted. ' +
+    'Needs the scope automation:artifacts (automation:read is not enough): they show the portal pages with the client’s data. ' +
+    'The portal password is never in them: the trace is paused while a robot types a secret, and the screenshot masks password fields.',
   tag: 'Pricing',
   auth: 'api_key',
-  scope: 'automation:read',
+  scope: 'automation:artifacts',
   params: z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }), name: z.enum(['screenshot.png', 'trace.zip']) }),
   responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
   errors: ['not_found'],

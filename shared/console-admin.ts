@@ -73,11 +73,15 @@ export type UpdateSettingsBody = z.infer<typeof updateSettingsBodySchema>;
 
 export { automationStatusSchema, walletSchema };
 
-export const killSwitchBodySchema = z.object({
-  disabled: z.boolean().describe('true switches the robots off (new tarifications answer 503), false switches them back on.'),
+/**
+ * The cabinet's own pause of its robots. The install-wide switch is not the console's: it stays
+ * with the operator (courtier robots disable, the desktop tray, the IT policy).
+ */
+export const robotPauseBodySchema = z.object({
+  paused: z.boolean().describe('true pauses this cabinet’s robots (new tarifications answer 503, queued jobs wait), false resumes them.'),
   reason: z.string().trim().min(1).max(500).optional(),
 });
-export type KillSwitchBody = z.infer<typeof killSwitchBodySchema>;
+export type RobotPauseBody = z.infer<typeof robotPauseBodySchema>;
 
 // ---- Connected apps ----
 

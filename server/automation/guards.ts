@@ -23,6 +23,17 @@ export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock'>, reason: string |
   store.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies KillSwitch), now);
 }
 
+/** A cabinet's own pause of its robots (its admins, from the console), or null. Never another cabinet's. */
+export function readRobotPause(deps: Pick<Deps, 'db'>, cabinetId: string): KillSwitch | null {
+  const row = store.findRobotPause(deps.db.orm, cabinetId);
+  return row ? { reason: row.reason, since: toIso(row.createdAt) } : null;
+}
+
+export function setRobotPause(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, pause: { reason: string; userId: string } | null): void {
+  if (pause === null) store.deleteRobotPause(deps.db.orm, cabinetId);
+  else store.saveRobotPause(deps.db.orm, { cabinetId, reason: pause.reason, pausedBy: pause.userId, createdAt: deps.clock.now() });
+}
+
 export type BreakerState = { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };
 
 /** Closed; open until a time; then half-open, letting exactly one trial job through. */

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { insurerLoginBusy } from './service.js';
+import * as store from './store.js';
 
 /** A login check gives up after this long (the portal's own timeouts are shorter). */
 const LOGIN_CHECK_TIMEOUT_MS = 60_000;
@@ -21,11 +22,9 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   const credentials = readInsurerCredentials(deps, cabinetId, code);
   if (!credentials) throw new ApiError('insurer_credentials_missing', `No portal credentials for ${adapter.name} in this cabinet: set them first.`);
   if (!adapter.verifyLogin) return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
-  if (insurerLoginBusy(deps, cabinetId, code)) {
-    throw new ApiError('insurer_login_busy', `A robot is logged in to ${adapter.name} with this account right now; test the login once its job has finished.`);
-  }
   const id = `login-check-${randomUUID()}`;
-  const session = runtime.session(id);
+  holdLogin(deps, cabinetId, code, id, adapter.name);
+  const session = runtime.session(id, { secrets: [credentials.password] });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
   const ctx: RobotContext = {
@@ -33,6 +32,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     credentials,
     signal: controller.signal,
     openPage: () => session.openPage(),
+    withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: () => undefined,
     markSubmitted: () => undefined,
     requestMfa: () => Promise.reject(new RobotError('technical', 'mfa_not_available', 'A login check does not ask for codes.')),
@@ -41,10 +41,28 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     const check = await adapter.verifyLogin(ctx);
     return { ok: true, mfa_required: check.mfa };
   } catch (err) {
-    if (err instanceof RobotError) return { ok: false, code: err.code, message: err.message };
-    return { ok: false, code: 'robot_crashed', message: `The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}` };
+    if (err instanceof RobotError) return { ok: false, code: err.code, message: session.redact(err.message) };
+    return { ok: false, code: 'robot_crashed', message: session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`) };
   } finally {
     clearTimeout(timer);
     await session.finish(false);
+    store.endLoginCheck(deps.db.orm, id);
   }
+}
+
+/**
+ * Takes the insurer login for the check, in one transaction with the test that nothing uses it: a
+ * job running on it refuses the check, and the queue starts no job on it until the check ends.
+ */
+function holdLogin(deps: Deps, cabinetId: string, code: string, checkId: string, insurerName: string): void {
+  deps.db.sqlite
+    .transaction(() => {
+      const now = deps.clock.now();
+      if (insurerLoginBusy(deps, cabinetId, code) || store.loginCheckRunning(deps.db.orm, cabinetId, code, now)) {
+        throw new ApiError('insurer_login_busy', `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`);
+      }
+      // The lease outlives the check's own timeout, so a crash during a check frees the login soon after.
+      store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_CHECK_TIMEOUT_MS + 15_000 });
+    })
+    .immediate();
 }

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import { JOB_STATUSES } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
@@ -66,3 +66,35 @@ export const automationSettings = sqliteTable('automation_settings', {
   value: text('value').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * A cabinet's own pause of its robots, set by its admins from the console: its queued jobs are not
+ * started and its new tarifications are refused. The install-wide switch is in automation_settings.
+ */
+export const robotPauses = sqliteTable('robot_pauses', {
+  cabinetId: text('cabinet_id')
+    .primaryKey()
+    .references(() => cabinets.id),
+  reason: text('reason').notNull(),
+  /** The admin who paused (a user id of this cabinet). */
+  pausedBy: text('paused_by').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * A login check (the console's "Test login") running on an insurer login: no job is started on
+ * that login meanwhile, since portals log out a session when the same account logs in twice. The
+ * lease covers the check's timeout, so a crash never blocks a login for long.
+ */
+export const insurerLoginChecks = sqliteTable(
+  'insurer_login_checks',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    robotCompagnie: text('robot_compagnie').notNull(),
+    checkId: text('check_id').notNull(),
+    leaseUntil: integer('lease_until').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.robotCompagnie] })],
+);

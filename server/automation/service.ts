@@ -13,10 +13,11 @@ import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
 import { canonicalJson } from '../http/canonical-json.js';
 import type { RobotResult } from '../robots/adapter.js';
+import { ARTIFACT_RETENTION_MS } from '../robots/browser.js';
 import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
-import { breakerState, listBreakerStates, markTrial, readKillSwitch, recordInsurerOutcome } from './guards.js';
+import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause, recordInsurerOutcome } from './guards.js';
 import * as store from './store.js';
 import type { Worker } from './worker.js';
 
@@ -156,7 +157,19 @@ export function enqueueTarification(
   const enqueued = deps.db.sqlite
     .transaction(() => {
       const killSwitch = readKillSwitch(deps);
-      if (killSwitch) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off: ${killSwitch.reason} Retry later.`, { reason: killSwitch.reason });
+      if (killSwitch) {
+        throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${killSwitch.reason} Retry later.`, {
+          reason: killSwitch.reason,
+          scope: 'install',
+        });
+      }
+      const pause = readRobotPause(deps, cabinetId);
+      if (pause) {
+        throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused: ${pause.reason} An administrator can resume them in the console.`, {
+          reason: pause.reason,
+          scope: 'cabinet',
+        });
+      }
 
       const breaker = breakerState(deps, robotCompagnie);
       if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
@@ -510,10 +523,12 @@ export function expiredMfaJobs(deps: Deps): store.JobRow[] {
 
 export function automationStatus(deps: Deps, cabinetId: string, running: number): AutomationStatus {
   const killSwitch = readKillSwitch(deps);
+  const pause = readRobotPause(deps, cabinetId);
   const quota = quotaOf(deps, cabinetId);
   return {
-    robots_enabled: killSwitch === null,
+    robots_enabled: killSwitch === null && pause === null,
     kill_switch: killSwitch,
+    cabinet_pause: pause,
     breakers: listBreakerStates(deps),
     quota: { limit: quota.limit, remaining: quota.remaining, reset_at: quota.resetAt === null ? null : toIso(quota.resetAt) },
     workers: { concurrency: deps.config.workerConcurrency, running },
@@ -560,11 +575,28 @@ export function listJobsBetween(
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 
-/** The file of a failed run's artifact, if this job of the cabinet has it (kept 7 days). */
+/** The file of a failed run's artifact, if this job of the cabinet has it and it is less than 7 days old. */
 export function jobArtifactFile(deps: Deps, cabinetId: string, jobId: string, name: 'screenshot.png' | 'trace.zip', dir: string): string {
-  const job = getJob(deps, cabinetId, jobId);
-  const link = name === 'screenshot.png' ? job.artifacts?.screenshot_url : job.artifacts?.trace_url;
+  const row = store.findJob(deps.db.orm, cabinetId, jobId);
+  if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+  const links = toJob(deps, row).artifacts;
+  const link = name === 'screenshot.png' ? links?.screenshot_url : links?.trace_url;
   const file = join(dir, name);
-  if (!link || !existsSync(file)) throw new ApiError('not_found', `This job has no ${name} (artifacts exist only after a robot failure, for 7 days).`);
+  const expired = row.finishedAt !== null && row.finishedAt + ARTIFACT_RETENTION_MS <= deps.clock.now();
+  if (!link || expired || !existsSync(file)) throw new ApiError('not_found', `This job has no ${name} (artifacts exist only after a robot failure, for 7 days).`);
   return file;
+}
+
+/**
+ * Deletes the artifacts of jobs that ended 7 days ago or more, and forgets them (the job's
+ * `artifacts` becomes null). The worker runs it every hour.
+ */
+export function purgeExpiredArtifacts(deps: Deps, remove: (jobId: string) => void): number {
+  const expired = store.jobsWithArtifactsEndedBefore(deps.db.orm, deps.clock.now() - ARTIFACT_RETENTION_MS + 1);
+  for (const row of expired) {
+    remove(row.id);
+    store.setArtifacts(deps.db.orm, row.cabinetId, row.id, null);
+    changed(deps, row.cabinetId, row.id);
+  }
+  return expired.length;
 }

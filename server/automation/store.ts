@@ -1,12 +1,13 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, min, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, min, notInArray, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { automationSettings, insurerBreakers, jobs } from './schema.js';
+import { automationSettings, insurerBreakers, insurerLoginChecks, jobs, robotPauses } from './schema.js';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type BreakerRow = typeof insurerBreakers.$inferSelect;
+export type RobotPauseRow = typeof robotPauses.$inferSelect;
 
 const ACTIVE = ACTIVE_STATUSES;
 
@@ -99,18 +100,32 @@ export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: stri
 }
 
 /**
- * The next pending job whose insurer login (cabinet + insurer) has no job active, oldest first;
- * leased to this worker in the same statement's transaction.
+ * The next pending job, oldest first, of a cabinet whose robots are not paused, on an insurer login
+ * (cabinet + insurer) that no job and no login check is using; leased to this worker in the
+ * caller's transaction.
  */
 export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
-  const busyLogins = orm
+  const login = sql`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}`;
+  const loginsInJobs = orm
     .select({ login: sql<string>`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}` })
     .from(jobs)
     .where(inArray(jobs.status, [...ACTIVE]));
+  const loginsInChecks = orm
+    .select({ login: sql<string>`${insurerLoginChecks.cabinetId} || '|' || ${insurerLoginChecks.robotCompagnie}` })
+    .from(insurerLoginChecks)
+    .where(gt(insurerLoginChecks.leaseUntil, now));
+  const pausedCabinets = orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses);
   const next = orm
     .select()
     .from(jobs)
-    .where(and(eq(jobs.status, 'pending'), notInArray(sql`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}`, busyLogins)))
+    .where(
+      and(
+        eq(jobs.status, 'pending'),
+        notInArray(jobs.cabinetId, pausedCabinets),
+        notInArray(login, loginsInJobs),
+        notInArray(login, loginsInChecks),
+      ),
+    )
     .orderBy(asc(jobs.createdAt))
     .limit(1)
     .get();
@@ -173,6 +188,55 @@ export function mfaExpired(orm: Orm, now: number): JobRow[] {
     .all();
 }
 
-export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string): void {
+export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {
   orm.update(jobs).set({ artifacts }).where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id))).run();
+}
+
+/** Jobs that still list artifacts and ended before this time. */
+export function jobsWithArtifactsEndedBefore(orm: Orm, before: number): JobRow[] {
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(isNotNull(jobs.artifacts), lt(jobs.finishedAt, before)))
+    .all();
+}
+
+export function findRobotPause(orm: Orm, cabinetId: string): RobotPauseRow | undefined {
+  return orm.select().from(robotPauses).where(eq(robotPauses.cabinetId, cabinetId)).get();
+}
+
+export function saveRobotPause(orm: Orm, row: RobotPauseRow): void {
+  orm
+    .insert(robotPauses)
+    .values(row)
+    .onConflictDoUpdate({ target: robotPauses.cabinetId, set: { reason: row.reason, pausedBy: row.pausedBy, createdAt: row.createdAt } })
+    .run();
+}
+
+export function deleteRobotPause(orm: Orm, cabinetId: string): void {
+  orm.delete(robotPauses).where(eq(robotPauses.cabinetId, cabinetId)).run();
+}
+
+/** Whether a login check holds this insurer login now. */
+export function loginCheckRunning(orm: Orm, cabinetId: string, robotCompagnie: string, now: number): boolean {
+  return (
+    orm
+      .select({ id: insurerLoginChecks.checkId })
+      .from(insurerLoginChecks)
+      .where(and(eq(insurerLoginChecks.cabinetId, cabinetId), eq(insurerLoginChecks.robotCompagnie, robotCompagnie), gt(insurerLoginChecks.leaseUntil, now)))
+      .get() !== undefined
+  );
+}
+
+/** Takes the login for a check (replacing an expired one of a crashed process). */
+export function startLoginCheck(orm: Orm, row: typeof insurerLoginChecks.$inferInsert): void {
+  orm
+    .insert(insurerLoginChecks)
+    .values(row)
+    .onConflictDoUpdate({ target: [insurerLoginChecks.cabinetId, insurerLoginChecks.robotCompagnie], set: { checkId: row.checkId, leaseUntil: row.leaseUntil } })
+    .run();
+}
+
+export function endLoginCheck(orm: Orm, checkId: string): void {
+  orm.delete(insurerLoginChecks).where(eq(insurerLoginChecks.checkId, checkId)).run();
 }

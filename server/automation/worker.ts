@@ -3,12 +3,14 @@ import { readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { RobotError, type RobotContext, type RobotResult } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
+import { readKillSwitch } from './guards.js';
 import {
   completeJob,
   expiredMfaJobs,
   failJob,
   jobClaimed,
   markSubmitted,
+  purgeExpiredArtifacts,
   recordArtifacts,
   recoverAbandonedJobs,
   reportProgress,
@@ -43,6 +45,8 @@ interface Running {
 }
 
 const TICK_MS = 1000;
+/** How often the artifacts of finished jobs are checked against their 7-day retention. */
+export const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
 /** The sandbox portal's demo account, which test keys use when the cabinet set none. */
 const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
 
@@ -57,15 +61,18 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   const runningJobs = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
   let started = false;
+  let lastArtifactSweep = Number.NEGATIVE_INFINITY;
 
-  function fail(row: store.JobRow, err: unknown): void {
+  /** `redact` takes the session's secrets out of what is stored and logged (a portal may echo them in an error). */
+  function fail(row: store.JobRow, err: unknown, redact: (text: string) => string = (text) => text): void {
     if (err instanceof RobotError) {
       // Neither a missing browser nor a broker who did not type the code says anything about the insurer.
       const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled'].includes(err.code);
-      failJob(deps, row, { code: err.code, message: err.message, technical: err.kind === 'technical', countsForBreaker });
+      failJob(deps, row, { code: err.code, message: redact(err.message), technical: err.kind === 'technical', countsForBreaker });
     } else {
-      options.logger.error({ err, job_id: row.id }, 'robot crashed');
-      failJob(deps, row, { code: 'robot_crashed', message: `The robot stopped unexpectedly: ${(err as Error)?.message ?? String(err)}`, technical: true, countsForBreaker: true });
+      const message = redact((err as Error)?.message ?? String(err));
+      options.logger.error({ err: { message, stack: redact((err as Error)?.stack ?? '') }, job_id: row.id }, 'robot crashed');
+      failJob(deps, row, { code: 'robot_crashed', message: `The robot stopped unexpectedly: ${message}`, technical: true, countsForBreaker: true });
     }
   }
 
@@ -84,12 +91,13 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       });
       return;
     }
-    const session = options.runtime.session(row.id);
+    const session = options.runtime.session(row.id, { secrets: [credentials.password] });
     const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
     heartbeat.unref();
     const ctx: RobotContext = {
       jobId: row.id,
       openPage: () => session.openPage(),
+      withSecrets: (secrets, work) => session.withSecrets(secrets, work),
       credentials,
       signal: controller.signal,
       progress: (step, percent) => reportProgress(deps, row, step, percent),
@@ -112,14 +120,19 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       clearInterval(heartbeat);
     }
     const artifacts = await session.finish(outcome.kind === 'error');
+    if (artifacts.traceDiscarded) {
+      options.logger.warn({ job_id: row.id, compagnie: row.robotCompagnie }, 'the browser trace held a secret and was not kept: the robot typed it outside withSecrets');
+    }
     if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
-    if (outcome.kind === 'error') fail(row, outcome.err);
+    if (outcome.kind === 'error') fail(row, outcome.err, session.redact);
     else if (outcome.kind === 'done' && !completeJob(deps, row, outcome.result)) {
       options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
     }
   }
 
   function claim(): void {
+    // Switched off install-wide: nothing starts (a cabinet's own pause is honoured by the claim's query).
+    if (readKillSwitch(deps)) return;
     while (runningJobs.size < deps.config.workerConcurrency) {
       const row = deps.db.sqlite.transaction(() => store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs)).immediate();
       if (!row) return;
@@ -146,7 +159,17 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     // looking for abandoned jobs, so that only a dead worker's jobs are recovered.
     for (const entry of runningJobs.values()) store.extendLease(deps.db.orm, entry.row.id, deps.clock.now() + leaseMs);
     recoverAbandonedJobs(deps);
+    sweepArtifacts();
     claim();
+  }
+
+  /** While the service runs, not only at start: artifacts past their retention are deleted within the hour. */
+  function sweepArtifacts(): void {
+    const now = deps.clock.now();
+    if (now - lastArtifactSweep < ARTIFACT_SWEEP_MS) return;
+    lastArtifactSweep = now;
+    const removed = purgeExpiredArtifacts(deps, (jobId) => options.runtime.removeArtifacts(jobId)) + options.runtime.purgeArtifacts(now);
+    if (removed > 0) options.logger.info({ removed }, 'robot artifacts past their 7-day retention deleted');
   }
 
   function safeTick(): void {

@@ -6,7 +6,7 @@ import {
   createUserBodySchema,
   grantIdParamsSchema,
   keyIdParamsSchema,
-  killSwitchBodySchema,
+  robotPauseBodySchema,
   setupBodySchema,
   updateSettingsBodySchema,
   updateUserBodySchema,
@@ -16,7 +16,7 @@ import {
   type SetupState,
 } from '../../shared/console-admin.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
-import { setKillSwitch } from '../automation/guards.js';
+import { setRobotPause } from '../automation/guards.js';
 import { automationStatus } from '../automation/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -96,7 +96,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
     return settings(request);
   });
 
-  // ---- Wallet and status (read: any user; kill switch: admin) ----
+  // ---- Wallet and status (read: any user; the cabinet's robot pause: admin) ----
 
   const status = (request: FastifyRequest) => automationStatus(deps, consoleUser(request).cabinetId, request.server.robotWorker?.running() ?? 0);
 
@@ -104,11 +104,13 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   app.get(`${CONSOLE_API}/status`, { onRequest: signedIn }, async (request) => status(request));
 
-  app.put<{ Body: z.output<typeof killSwitchBodySchema> }>(`${CONSOLE_API}/robots/kill-switch`, { onRequest: admin, schema: { body: killSwitchBodySchema } }, async (request) => {
-    const { disabled, reason } = request.body;
+  // This cabinet only: the install-wide kill switch is the operator's, never a cabinet admin's.
+  app.put<{ Body: z.output<typeof robotPauseBodySchema> }>(`${CONSOLE_API}/robots/pause`, { onRequest: admin, schema: { body: robotPauseBodySchema } }, async (request) => {
+    const { paused, reason } = request.body;
     const user = consoleUser(request);
-    setKillSwitch(deps, disabled ? (reason ?? `Switched off from the console by ${user.email}.`) : null);
-    request.log.info({ robots_disabled: disabled, by: user.userId }, 'kill switch changed from the console');
+    setRobotPause(deps, user.cabinetId, paused ? { reason: reason ?? `Paused from the console by ${user.email}.`, userId: user.userId } : null);
+    request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
+    if (!paused) request.server.robotWorker?.wake();
     return status(request);
   });
 

@@ -133,7 +133,8 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     automation.acknowledgeMfaPrompt(deps, consoleUser(request).cabinetId, request.params.job_id),
   );
 
-  route('GET', '/api/v1/console/jobs/:job_id/artifacts/:name', anyUser, { params: artifactParams }, (request, reply) => {
+  // Admins only: the portal's pages, with the client's data, as the robot saw them.
+  route('GET', '/api/v1/console/jobs/:job_id/artifacts/:name', adminOnly, { params: artifactParams }, (request, reply) => {
     const { job_id, name } = request.params;
     const file = automation.jobArtifactFile(deps, consoleUser(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply

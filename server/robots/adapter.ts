@@ -41,6 +41,14 @@ export interface RobotContext {
   markSubmitted(): void;
   /** Aborted when the job is cancelled; stop at the next step and throw. */
   signal: AbortSignal;
+  /**
+   * Runs `work`, which types these secrets into the portal (the password, a one-time code, a
+   * secret `extra` field) and submits them. The browser's trace is paused meanwhile and resumes
+   * only once no field holds them, so no trace, screenshot or log of the job ever shows them.
+   * Type every secret inside it. (The password is known as a secret anyway: a trace that holds it
+   * is discarded, and the failure screenshot masks password fields.)
+   */
+  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;
 }
 
 export interface RobotResult {

@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Locator, type Page } from 'playwright-core';
 import { RobotError } from './adapter.js';
+import { holdsSecret, redactSecrets } from './secret-forms.js';
+import { readZipEntries } from './zip-entries.js';
 
 /** How to start a browser: a file to execute, or a Playwright channel (an installed Chrome or Edge). */
 export type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
@@ -20,29 +22,75 @@ export function browserCandidates(options: { configuredPath?: string; platform: 
   return candidates;
 }
 
+/** What each input and text area of a frame holds, in document order. */
+function fieldValues(frame: Frame): Promise<string[]> {
+  return frame.$$eval('input, textarea', (fields) => fields.map((field) => (field as { value?: string }).value ?? ''));
+}
+
+/** Whether any field of any page of the context holds a secret (unknown counts as yes). */
+async function fieldsHoldSecret(context: BrowserContext, secrets: ReadonlySet<string>): Promise<boolean> {
+  if (secrets.size === 0) return false;
+  try {
+    for (const page of context.pages()) {
+      for (const frame of page.frames()) {
+        if ((await fieldValues(frame)).some((value) => [...secrets].some((secret) => value.includes(secret)))) return true;
+      }
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The fields a screenshot must cover: every password field, and any field holding a secret. */
+async function secretFields(page: Page, secrets: ReadonlySet<string>): Promise<Locator[]> {
+  const fields: Locator[] = [page.locator('input[type=password]')];
+  for (const frame of page.frames()) {
+    const values = await fieldValues(frame);
+    values.forEach((value, index) => {
+      if ([...secrets].some((secret) => value.includes(secret))) fields.push(frame.locator('input, textarea').nth(index));
+    });
+  }
+  return fields;
+}
+
 /** Flags for a headless browser on a machine without outside network. */
 export const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', '--disable-sync'];
 
 export interface JobArtifacts {
   screenshot: string | null;
   trace: string | null;
+  /** The trace was not kept: it held a secret (an adapter typed one outside withSecrets) or could not be checked. */
+  traceDiscarded: boolean;
 }
 
-/** One job's browser context: isolated cookies, traced, closed by finish(). */
+/**
+ * One job's browser context: isolated cookies, traced, closed by finish(). Secrets never reach an
+ * artifact: the trace is paused while a robot types one (withSecrets), it restarts only once no
+ * field of the pages holds one, a saved trace is checked for every known secret (and dropped if
+ * it holds any), and the failure screenshot masks password fields and any field holding a secret.
+ */
 export interface JobBrowserSession {
   openPage(): Promise<Page>;
-  /** Closes the context; after a failure, first saves a screenshot and the trace beside the job. */
+  /** Runs work, which types these secrets into the portal, with the trace paused; see RobotContext.withSecrets. */
+  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;
+  /** Closes the context; after a failure, first saves the trace and a screenshot beside the job. */
   finish(failed: boolean): Promise<JobArtifacts>;
+  /** The text without any secret of this session (an error message, before it is stored or logged). */
+  redact(text: string): string;
 }
 
 export interface BrowserRuntime {
-  session(jobId: string): JobBrowserSession;
+  /** `secrets`: what the robot may type that must never be recorded (the portal password); a saved trace is checked for them. */
+  session(jobId: string, options: { secrets: readonly string[] }): JobBrowserSession;
   /** Whether any browser is there to try (no launch): false means robots cannot run here. */
   hasCandidates(): boolean;
   /** Whether a browser can be started here (tries once, then remembers). */
   check(): Promise<{ ok: true; target: string } | { ok: false; reason: string }>;
   artifactsDir(jobId: string): string;
-  /** Removes artifacts older than the retention. */
+  /** Deletes one job's artifacts. */
+  removeArtifacts(jobId: string): void;
+  /** Removes artifact folders older than the retention by their files' time (left by a crash before they were recorded). */
   purgeArtifacts(now: number): number;
   close(): Promise<void>;
 }
@@ -99,37 +147,94 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
 
   return {
     artifactsDir,
+    removeArtifacts: (jobId) => rmSync(artifactsDir(jobId), { recursive: true, force: true }),
     hasCandidates: () => candidates.length > 0,
-    session(jobId) {
+    session(jobId, sessionOptions) {
       let context: BrowserContext | undefined;
       let lastPage: Page | undefined;
+      let tracing = false;
+      // The credentials' secrets are looked for in a saved trace; codes typed later (one-time and
+      // short, such as 6 digits, which any trace's numbers may contain) are only kept out of it.
+      const credentialSecrets = new Set(sessionOptions.secrets.filter((s) => s !== ''));
+      const secrets = new Set(credentialSecrets);
+
+      async function startTracing(): Promise<void> {
+        if (!context || tracing || (await fieldsHoldSecret(context, secrets))) return;
+        // DOM snapshots show each step in the trace viewer; the failure screenshot is taken
+        // separately, so per-action screencast frames (costly in CPU and memory) are off.
+        await context.tracing.start({ screenshots: false, snapshots: true });
+        tracing = true;
+      }
+
+      async function stopTracing(path?: string): Promise<void> {
+        if (!context || !tracing) return;
+        tracing = false;
+        await context.tracing.stop(path === undefined ? {} : { path });
+      }
+
+      /** Saves the trace, and keeps it only if none of the secrets is in it in any form. */
+      async function saveTrace(dir: string): Promise<{ path: string | null; discarded: boolean }> {
+        if (!tracing) return { path: null, discarded: false };
+        const path = join(dir, 'trace.zip');
+        try {
+          await stopTracing(path);
+        } catch {
+          return { path: null, discarded: false };
+        }
+        let clean = false;
+        try {
+          clean = !holdsSecret(readZipEntries(readFileSync(path)).map((e) => e.data), credentialSecrets);
+        } catch {
+          clean = false;
+        }
+        if (clean) return { path, discarded: false };
+        rmSync(path, { force: true });
+        return { path: null, discarded: true };
+      }
+
       return {
+        redact: (text) => redactSecrets(text, secrets),
         async openPage() {
           if (!context) {
             context = await (await browser()).newContext({ acceptDownloads: true, locale: 'fr-FR', timezoneId: 'Europe/Paris' });
             contexts.add(context);
-            // DOM snapshots show each step in the trace viewer; the failure screenshot is taken
-            // separately, so per-action screencast frames (costly in CPU and memory) are off.
-            await context.tracing.start({ screenshots: false, snapshots: true });
+            await startTracing();
           }
           lastPage = await context.newPage();
           return lastPage;
         },
+        async withSecrets(values, work) {
+          for (const value of values) if (value !== '') secrets.add(value);
+          await stopTracing();
+          try {
+            return await work();
+          } finally {
+            // The trace resumes once no field holds a secret any more (the form was submitted);
+            // until then the robot runs untraced rather than with a trace that would show one.
+            await startTracing().catch(() => undefined);
+          }
+        },
         async finish(failed) {
-          const artifacts: JobArtifacts = { screenshot: null, trace: null };
+          const artifacts: JobArtifacts = { screenshot: null, trace: null, traceDiscarded: false };
           if (!context) return artifacts;
           try {
             if (failed) {
               const dir = artifactsDir(jobId);
               mkdirSync(dir, { recursive: true });
+              // The trace first, so that what the screenshot needs (finding fields to mask) is not in it.
+              const trace = await saveTrace(dir);
+              artifacts.trace = trace.path;
+              artifacts.traceDiscarded = trace.discarded;
               if (lastPage && !lastPage.isClosed()) {
-                artifacts.screenshot = join(dir, 'screenshot.png');
-                await lastPage.screenshot({ path: artifacts.screenshot, fullPage: true, timeout: 5000 }).catch(() => (artifacts.screenshot = null));
+                const path = join(dir, 'screenshot.png');
+                const mask = await secretFields(lastPage, secrets).catch((): Locator[] => [lastPage?.locator('input, textarea') as Locator]);
+                artifacts.screenshot = await lastPage
+                  .screenshot({ path, fullPage: true, timeout: 5000, mask, maskColor: '#444444' })
+                  .then(() => path)
+                  .catch(() => null);
               }
-              artifacts.trace = join(dir, 'trace.zip');
-              await context.tracing.stop({ path: artifacts.trace }).catch(() => (artifacts.trace = null));
             } else {
-              await context.tracing.stop().catch(() => undefined);
+              await stopTracing().catch(() => undefined);
             }
           } finally {
             contexts.delete(context);

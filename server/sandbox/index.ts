@@ -66,6 +66,8 @@ export interface SandboxOptions {
   /** Read on every request: 'down' answers 503 everywhere, 'flaky' every third request, 'slow' waits latencyMs(). */
   mode: () => SandboxMode;
   latencyMs: () => number;
+  /** The broker accounts, by login; demo/demo and demo-mfa/demo when not given. */
+  accounts?: ReadonlyMap<string, SandboxAccount>;
 }
 
 export const SANDBOX_PHONE_NUMBER = '+33 6 12 34 56 42';
@@ -79,13 +81,14 @@ const MAX_MESSAGES = 50;
 /** Quotes kept for their results page and PDF; the oldest go first (a long-running demo server). */
 const MAX_QUOTES = 5_000;
 
-interface Account {
+export interface SandboxAccount {
   password: string;
+  /** An SMS code at every login. */
   mfa: boolean;
   displayName: string;
 }
 
-const ACCOUNTS: ReadonlyMap<string, Account> = new Map([
+export const DEMO_ACCOUNTS: ReadonlyMap<string, SandboxAccount> = new Map([
   ['demo', { password: 'demo', mfa: false, displayName: 'Cabinet Démo' }],
   ['demo-mfa', { password: 'demo', mfa: true, displayName: 'Cabinet Démo (double authentification)' }],
 ]);
@@ -133,6 +136,7 @@ function sendHtml(reply: FastifyReply, status: number, html: string): FastifyRep
 
 export async function sandboxPortalPlugin(app: FastifyInstance, options: SandboxOptions): Promise<void> {
   const { clock, randomBytes } = options;
+  const accounts = options.accounts ?? DEMO_ACCOUNTS;
   const base = app.prefix;
   const cookiePath = base === '' ? '/' : base;
   const sessions = new Map<string, Session>();
@@ -213,7 +217,7 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
     return session;
   }
 
-  function openSession(account: Account, user: string): Session {
+  function openSession(account: SandboxAccount, user: string): Session {
     const now = clock.now();
     for (const [id, s] of sessions) if (now - s.lastSeenAt > SESSION_PURGE_MS) sessions.delete(id);
     const session: Session = {
@@ -257,7 +261,7 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
   app.post<{ Body: FormBody | undefined }>('/login', async (request, reply) => {
     const brokerId = field(request.body, 'broker_id');
     const password = typeof request.body?.password === 'string' ? request.body.password : '';
-    const account = ACCOUNTS.get(brokerId);
+    const account = accounts.get(brokerId);
     if (!account || !sameText(password, account.password)) return sendHtml(reply, 401, loginPage(base, MESSAGES.badCredentials, brokerId));
     const previous = currentSession(request).session;
     if (previous) sessions.delete(previous.id);

@@ -72,6 +72,11 @@ const SECRET_ACCOUNT_PREFIX = 'secret:';
  * the keychain was unavailable) are still read from the encrypted file store and moved into the
  * keychain on the next write; a keychain that fails on one operation falls back to the file store
  * for it, so a locked keychain never loses an insurer password.
+ *
+ * A value in the file store is always the newest: every write to the keychain removes the file's
+ * copy, so one there was written after (the keychain refused a write, or the CLI, which cannot
+ * reach the keychain, changed it). Reads look there first, so a refused write never leaves the
+ * keychain's older value in force.
  */
 export function createKeychainStore(options: KeychainStoreOptions): SecretStore {
   const { backend, service, fallback } = options;
@@ -79,13 +84,14 @@ export function createKeychainStore(options: KeychainStoreOptions): SecretStore 
   return {
     kind: 'keychain',
     get(name) {
+      const newer = fallback.get(name);
+      if (newer !== undefined) return newer;
       try {
-        const value = backend.get(service, account(name));
-        if (value !== null) return value;
+        return backend.get(service, account(name)) ?? undefined;
       } catch (err) {
         options.onFallback?.('get', err);
+        return undefined;
       }
-      return fallback.get(name);
     },
     set(name, value) {
       try {
@@ -93,6 +99,12 @@ export function createKeychainStore(options: KeychainStoreOptions): SecretStore 
       } catch (err) {
         options.onFallback?.('set', err);
         fallback.set(name, value);
+        // Best effort: the older keychain entry is shadowed by the file's value anyway.
+        try {
+          backend.delete(service, account(name));
+        } catch {
+          // the keychain refuses everything right now
+        }
         return;
       }
       // The keychain has it now: no second copy on disk.

@@ -227,11 +227,11 @@ describe('the admin console on a fresh install', () => {
     }
     await saveScreenshot(page, 'admin-broker-forbidden');
 
-    // The wallet page reads fine, without the kill switch.
+    // The wallet page reads fine, without the robots' pause.
     await page.goto(`${server.url}/console/wallet`);
     await page.getByRole('heading', { name: 'Robot credits' }).waitFor();
     await page.getByTestId('robots-state').waitFor();
-    expect(await page.getByRole('button', { name: /Switch robots/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /our robots/ }).count()).toBe(0);
   });
 
   it('Settings: the admin turns LLM data sharing on; the base URL and data dir are read-only', async () => {
@@ -254,7 +254,7 @@ describe('the admin console on a fresh install', () => {
     await saveScreenshot(page, 'admin-settings');
   });
 
-  it('Wallet & status: the balance after a top-up; the admin switches the robots off and on', async () => {
+  it('Wallet & status: the balance after a top-up; the admin pauses the cabinet’s robots and resumes them', async () => {
     grantCredits(server.deps, admin.cabinetId, 120, 'Welcome credits');
     const page = adminPage;
     await page.goto(`${server.url}/console/wallet`);
@@ -265,18 +265,18 @@ describe('the admin console on a fresh install', () => {
 
     const client = await consoleClient(server, ADMIN);
     await page.getByLabel('Reason (optional)').fill('Insurer portal maintenance');
-    await page.getByRole('button', { name: 'Switch robots off' }).click();
-    await page.getByTestId('robots-state').filter({ hasText: 'Robots are switched off' }).waitFor();
+    await page.getByText('Pausing affects your cabinet only').waitFor();
+    await page.getByRole('button', { name: 'Pause our robots' }).click();
+    await page.getByTestId('robots-state').filter({ hasText: 'Your cabinet’s robots are paused' }).waitFor();
     await page.getByText('Insurer portal maintenance').waitFor();
     const off = automationStatusSchema.parse(await (await client.request('/api/v1/console/status')).json());
-    expect(off.robots_enabled).toBe(false);
-    expect(off.kill_switch?.reason).toBe('Insurer portal maintenance');
+    expect(off).toMatchObject({ robots_enabled: false, kill_switch: null, cabinet_pause: { reason: 'Insurer portal maintenance' } });
     await saveScreenshot(page, 'admin-wallet');
 
-    await page.getByRole('button', { name: 'Switch robots back on' }).click();
+    await page.getByRole('button', { name: 'Resume our robots' }).click();
     await page.getByTestId('robots-state').filter({ hasText: 'Robots are on.' }).waitFor();
     const on = automationStatusSchema.parse(await (await client.request('/api/v1/console/status')).json());
-    expect(on).toMatchObject({ robots_enabled: true, kill_switch: null });
+    expect(on).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null });
   });
 
   it('Connected apps: a real grant is listed with its scopes, and revoking it kills its token on /mcp', async () => {
@@ -320,7 +320,7 @@ describe('the admin console on a fresh install', () => {
     await page.goto(`${server.url}/console/wallet`);
     await page.getByRole('heading', { name: 'Crédits Robot' }).waitFor();
     await page.getByTestId('wallet-balance').filter({ hasText: '120 crédits' }).waitFor();
-    await page.getByRole('button', { name: 'Arrêter les robots' }).waitFor();
+    await page.getByRole('button', { name: 'Mettre nos robots en pause' }).waitFor();
     await saveScreenshot(page, 'admin-wallet-fr');
 
     await page.getByLabel('Langue').selectOption('en');

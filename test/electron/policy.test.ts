@@ -139,6 +139,16 @@ describe('settings in force', () => {
     });
   });
 
+  it('the policy can switch the robots off install-wide: the server gets COURTIER_ROBOTS_DISABLED, whatever the shell inherited', () => {
+    const policy = parsePolicy('{"robotsDisabled": true}', PATH);
+    expect(policy).toMatchObject({ policy: { robotsDisabled: true }, problems: [] });
+    const settings = effectiveSettings(DEFAULT_USER_SETTINGS, policy.policy);
+    expect(settings).toMatchObject({ robotsDisabledByPolicy: true, managed: ['robotsDisabled'] });
+    expect(serverEnvironment({}, settings, { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) }).COURTIER_ROBOTS_DISABLED).toBe('true');
+    // Without the policy, a value inherited from the shell's environment never reaches the server.
+    expect(serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) })).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
+  });
+
   it('LAN sharing, when allowed and chosen, listens on all interfaces on the fixed LAN port', () => {
     const env = serverEnvironment({}, effectiveSettings({ ...DEFAULT_USER_SETTINGS, lanSharing: true, lanPort: 8787 }, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) });
     expect(env).toMatchObject({ COURTIER_HOST: '0.0.0.0', COURTIER_PORT: '8787' });

@@ -117,6 +117,7 @@ describe('tray menu', () => {
     jobs: [],
     robotsEnabled: true,
     killSwitchReason: null,
+    robotsDisabledByPolicy: false,
     startAtLogin: false,
     startAtLoginSupported: true,
     robotsHeaded: false,
@@ -154,6 +155,12 @@ describe('tray menu', () => {
     const items = buildTrayModel({ ...base, robotsEnabled: false, killSwitchReason: 'maintenance AXA' }).items;
     expect(items).toContainEqual({ kind: 'label', label: 'Robots paused: maintenance AXA' });
     expect(items).toContainEqual({ kind: 'action', label: 'Resume robots', action: { type: 'resume-robots' }, enabled: true });
+  });
+
+  it('robots switched off by the IT policy: said so, and no Resume or Pause offered', () => {
+    const items = buildTrayModel({ ...base, robotsEnabled: false, killSwitchReason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', robotsDisabledByPolicy: true }).items;
+    expect(items).toContainEqual({ kind: 'label', label: 'Robots switched off by the IT policy' });
+    expect(items.some((i) => i.kind === 'action' && (i.action.type === 'resume-robots' || i.action.type === 'pause-robots'))).toBe(false);
   });
 
   it('while the server restarts: why, and console actions disabled; warnings shown', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { CreateApiKeyInput, CreatedApiKey } from '../../shared/api-keys.js';
+import { SCOPE_NAMES } from '../../shared/scopes.js';
 import { createApiKey } from '../../server/api-keys/service.js';
 import { buildApp, type BuildAppOptions } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
@@ -92,7 +93,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       return createApiKey(deps, cabinetId, {
         name: 'test key',
         environment: 'prod',
-        scopes: ['crm:read', 'crm:write', 'devis:read', 'devis:draft', 'automation:read', 'automation:enqueue', 'webhooks:manage'],
+        scopes: [...SCOPE_NAMES],
         ...input,
       });
     },

@@ -21,7 +21,7 @@ import { startTestServer, testClock, type TestServer } from '../helpers/server.j
 
 /**
  * The admin slice's console API over HTTP against the real app: first-run setup on an empty
- * install, users, API keys, settings, wallet and status with the kill switch, connected apps; the
+ * install, users, API keys, settings, wallet and status with the cabinet's robot pause, connected apps; the
  * guard's rules (session, role, CSRF) on each, and cabinet isolation.
  */
 
@@ -139,7 +139,7 @@ describe('users', () => {
       ['POST', `${C}/keys`, { name: 'k', environment: 'prod', scopes: ['crm:read'] }],
       ['DELETE', `${C}/keys/00000000-0000-4000-8000-000000000000`],
       ['PATCH', `${C}/settings`, { llm_data_sharing: true }],
-      ['PUT', `${C}/robots/kill-switch`, { disabled: true }],
+      ['PUT', `${C}/robots/pause`, { paused: true }],
     ] as const) {
       const response = await broker.request(path, { method, ...(body ? { json: body } : {}) });
       expect(response.status, `${method} ${path}`).toBe(403);
@@ -194,7 +194,7 @@ describe('the guard on every route', () => {
       ['POST', `${C}/users`, { email: 'csrf@dupont.fr', password: PASSWORD, role: 'broker' }],
       ['PATCH', `${C}/users/${brokerId}`, { role: 'admin' }],
       ['PATCH', `${C}/settings`, { llm_data_sharing: true }],
-      ['PUT', `${C}/robots/kill-switch`, { disabled: true, reason: 'csrf' }],
+      ['PUT', `${C}/robots/pause`, { paused: true, reason: 'csrf' }],
       ['DELETE', `${C}/keys/${listApiKeys(server.deps, adminUser.cabinetId)[0]?.key_id}`],
       ['DELETE', `${C}/connected-apps/00000000-0000-4000-8000-000000000000`],
     ];
@@ -311,24 +311,27 @@ describe('wallet and status', () => {
     expect(wallet.ledger[0]).toMatchObject({ kind: 'grant', amount: 250, note: 'welcome credits' });
   });
 
-  it('the status has the quota, breakers and kill switch; an admin toggles the robots', async () => {
+  it('the status has the quota, breakers and both switches; an admin pauses the cabinet’s robots', async () => {
     const status = automationStatusSchema.parse(await (await broker.request(`${C}/status`)).json());
-    expect(status).toMatchObject({ robots_enabled: true, kill_switch: null, breakers: [], quota: { limit: 60, remaining: 60 } });
+    expect(status).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null, breakers: [], quota: { limit: 60, remaining: 60 } });
 
-    const off = await admin.request(`${C}/robots/kill-switch`, { method: 'PUT', json: { disabled: true, reason: 'Portal maintenance' } });
+    const off = await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: true, reason: 'Portal maintenance' } });
     expect(off.status).toBe(200);
-    expect(automationStatusSchema.parse(await off.json()).kill_switch).toEqual({ reason: 'Portal maintenance', since: new Date(clock.now()).toISOString() });
+    expect(automationStatusSchema.parse(await off.json())).toMatchObject({
+      kill_switch: null,
+      cabinet_pause: { reason: 'Portal maintenance', since: new Date(clock.now()).toISOString() },
+    });
     const seenByBroker = automationStatusSchema.parse(await (await broker.request(`${C}/status`)).json());
     expect(seenByBroker.robots_enabled).toBe(false);
-    // The public API sees the same switch.
+    // The public API sees the same pause.
     const publicStatus = await apiClient(server, server.createKey(adminUser.cabinetId).key).get('/automation/status');
     expect(publicStatus.body.robots_enabled).toBe(false);
 
-    const defaultReason = automationStatusSchema.parse(await (await admin.request(`${C}/robots/kill-switch`, { method: 'PUT', json: { disabled: true } })).json());
-    expect(defaultReason.kill_switch?.reason).toContain(adminUser.email);
-    const on = automationStatusSchema.parse(await (await admin.request(`${C}/robots/kill-switch`, { method: 'PUT', json: { disabled: false } })).json());
-    expect(on).toMatchObject({ robots_enabled: true, kill_switch: null });
-    expect((await admin.request(`${C}/robots/kill-switch`, { method: 'PUT', json: { disabled: 'no' } })).status).toBe(400);
+    const defaultReason = automationStatusSchema.parse(await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: true } })).json());
+    expect(defaultReason.cabinet_pause?.reason).toContain(adminUser.email);
+    const on = automationStatusSchema.parse(await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: false } })).json());
+    expect(on).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null });
+    expect((await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: 'no' } })).status).toBe(400);
   });
 });
 

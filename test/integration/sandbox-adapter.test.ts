@@ -74,6 +74,7 @@ function harness(options: { login?: string; password?: string; onMfa?: (challeng
       contexts.push(context);
       return context.newPage();
     },
+    withSecrets: (_secrets, work) => work(),
     progress(step, percent) {
       progress.push([step, percent]);
       options.onProgress?.(step);

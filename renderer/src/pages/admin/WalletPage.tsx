@@ -9,7 +9,7 @@ import type { PageProps } from '../../slices/types.js';
 import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
-/** /console/wallet (every user reads; admins switch the robots): credits and ledger, quota, breakers, kill switch. */
+/** /console/wallet (every user reads; admins pause their cabinet's robots): credits and ledger, quota, breakers, robot switches. */
 export function WalletPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const isAdmin = session.user.role === 'admin';
@@ -20,18 +20,18 @@ export function WalletPage({ lang, t, session }: PageProps) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  async function setRobots(event: FormEvent<HTMLFormElement>, disabled: boolean) {
+  async function setPaused(event: FormEvent<HTMLFormElement>, paused: boolean) {
     event.preventDefault();
     if (busy) return;
     setBusy(true);
     setNotice(null);
-    const body = disabled && reason.trim() !== '' ? { disabled, reason: reason.trim() } : { disabled };
-    const result = await api('/api/v1/console/robots/kill-switch', { method: 'PUT', body, schema: automationStatusSchema });
+    const body = paused && reason.trim() !== '' ? { paused, reason: reason.trim() } : { paused };
+    const result = await api('/api/v1/console/robots/pause', { method: 'PUT', body, schema: automationStatusSchema });
     setBusy(false);
     if (!result.ok) return setError(errorMessage(result, lang));
     setError(null);
     setReason('');
-    setNotice(result.data.robots_enabled ? s.switchedOn : s.switchedOff);
+    setNotice(result.data.cabinet_pause === null ? s.resumed : s.paused);
     await reloadStatus();
   }
 
@@ -75,20 +75,26 @@ export function WalletPage({ lang, t, session }: PageProps) {
             {(robots) => (
               <>
                 <p className={robots.robots_enabled ? 'admin-state admin-state-ok' : 'admin-state admin-state-off'} data-testid="robots-state">
-                  {robots.robots_enabled ? s.robotsOn : s.robotsOff}
+                  {robots.kill_switch ? s.robotsOffInstall : robots.cabinet_pause ? s.robotsPaused : s.robotsOn}
                 </p>
                 {robots.kill_switch && <p>{s.offSince(formatDateTime(robots.kill_switch.since, lang), robots.kill_switch.reason)}</p>}
+                {robots.cabinet_pause && <p>{s.offSince(formatDateTime(robots.cabinet_pause.since, lang), robots.cabinet_pause.reason)}</p>}
                 {notice !== null && <Notice>{notice}</Notice>}
                 {error !== null && <Alert>{error}</Alert>}
                 {isAdmin && (
-                  <form className="form" onSubmit={(event) => void setRobots(event, robots.robots_enabled)}>
-                    {robots.robots_enabled && (
-                      <TextField id="kill-reason" label={s.reason} type="text" maxLength={500} value={reason} onValue={setReason} />
+                  <form className="form" onSubmit={(event) => void setPaused(event, robots.cabinet_pause === null)}>
+                    {robots.cabinet_pause === null && (
+                      <TextField id="pause-reason" label={s.reason} type="text" maxLength={500} value={reason} onValue={setReason} />
                     )}
-                    <p className="muted small">{s.killSwitchScope}</p>
+                    <p className="muted small">{s.pauseScope}</p>
                     <div>
-                      <button type="submit" className={robots.robots_enabled ? 'button button-danger' : 'button button-primary'} disabled={busy} aria-busy={busy}>
-                        {robots.robots_enabled ? s.switchOff : s.switchOn}
+                      <button
+                        type="submit"
+                        className={robots.cabinet_pause === null ? 'button button-danger' : 'button button-primary'}
+                        disabled={busy}
+                        aria-busy={busy}
+                      >
+                        {robots.cabinet_pause === null ? s.pause : s.resume}
                       </button>
                     </div>
                   </form>

@@ -39,8 +39,10 @@ function later(a: Job | undefined, b: Job): Job {
 }
 
 /** /console/jobs: the cabinet's jobs, filtered by status and dates, updated live by the event feed (no polling). */
-export function JobsPage({ lang, t }: PageProps) {
+export function JobsPage({ lang, t, session }: PageProps) {
   const s = AUTOMATION_STRINGS[lang];
+  // A failed run's screenshot and trace show the portal's pages with the client's data: admins only.
+  const showArtifacts = session.user.role === 'admin';
   const statusId = useId();
   const fromId = useId();
   const toId = useId();
@@ -187,6 +189,7 @@ export function JobsPage({ lang, t }: PageProps) {
                 job={job}
                 s={s}
                 lang={lang}
+                showArtifacts={showArtifacts}
                 highlighted={job.job_id === highlight}
                 rowRef={job.job_id === highlight ? highlightedRow : undefined}
                 onCancel={() => void cancel(job)}
@@ -210,6 +213,7 @@ function JobRow({
   job,
   s,
   lang,
+  showArtifacts,
   highlighted,
   rowRef,
   onCancel,
@@ -217,6 +221,7 @@ function JobRow({
   job: Job;
   s: AutomationStrings;
   lang: PageProps['lang'];
+  showArtifacts: boolean;
   highlighted: boolean;
   rowRef?: React.RefObject<HTMLTableRowElement | null>;
   onCancel: () => void;
@@ -259,7 +264,7 @@ function JobRow({
         {job.error && (
           <p className={failed ? 'automation-error' : 'muted small'}>
             <span>{s.errorLine(job.error.code, job.error.message)}</span>
-            {job.artifacts?.screenshot_url && (
+            {showArtifacts && job.artifacts?.screenshot_url && (
               <>
                 <br />
                 <a href={consolePaths.artifact(job.job_id, 'screenshot.png')} target="_blank" rel="noreferrer">
@@ -267,7 +272,7 @@ function JobRow({
                 </a>
               </>
             )}
-            {job.artifacts?.trace_url && (
+            {showArtifacts && job.artifacts?.trace_url && (
               <>
                 {' · '}
                 <a href={consolePaths.artifact(job.job_id, 'trace.zip')} download={`${job.job_id}-trace.zip`}>

@@ -62,6 +62,8 @@ export class PortalSession {
     readonly baseUrl: string,
     readonly signal: AbortSignal,
     readonly timeouts: SandboxTimeouts,
+    /** The robot context's withSecrets: every secret is typed inside it. */
+    readonly withSecrets: <T>(secrets: readonly string[], work: () => Promise<T>) => Promise<T>,
   ) {}
 
   throwIfAborted(): void {

@@ -13,8 +13,11 @@ export class LoginPage {
   /** Logs in; says whether the portal now asks for an SMS code. */
   async logIn(credentials: InsurerCredentials): Promise<'home' | 'mfa'> {
     await this.portal.fill('Identifiant courtier', credentials.login);
-    await this.portal.fill('Mot de passe', credentials.password);
-    const landing = await this.portal.navigate('the button "Se connecter"', this.portal.page.getByRole('button', { name: 'Se connecter', exact: true }));
+    // The password is typed and submitted untraced.
+    const landing = await this.portal.withSecrets([credentials.password], async () => {
+      await this.portal.fill('Mot de passe', credentials.password);
+      return this.portal.navigate('the button "Se connecter"', this.portal.page.getByRole('button', { name: 'Se connecter', exact: true }));
+    });
     if (landing.heading === HEADINGS.home) return 'home';
     if (landing.heading === HEADINGS.mfa) return 'mfa';
     if (landing.heading === HEADINGS.login && landing.alert?.includes('Identifiant ou mot de passe incorrect')) {

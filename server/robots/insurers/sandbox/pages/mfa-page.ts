@@ -17,8 +17,11 @@ export class MfaPage {
    * vous reste 2 essai(s).") for the next attempt. Out of tries or too late: a RobotError.
    */
   async enter(code: string): Promise<MfaOutcome> {
-    await this.portal.fill('Code reçu par SMS', code.trim());
-    const landing = await this.portal.navigate('the button "Valider"', this.portal.page.getByRole('button', { name: 'Valider', exact: true }));
+    const typed = code.trim();
+    const landing = await this.portal.withSecrets([typed], async () => {
+      await this.portal.fill('Code reçu par SMS', typed);
+      return this.portal.navigate('the button "Valider"', this.portal.page.getByRole('button', { name: 'Valider', exact: true }));
+    });
     return this.outcome(landing);
   }
 
