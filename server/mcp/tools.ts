@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
 import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
 import { codeSchema, createDevisBody, getDevis } from '../../shared/devis.js';
-import { maskPersonalData } from '../../shared/masking.js';
+import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as automation from '../automation/service.js';
@@ -25,7 +25,7 @@ export interface ToolContext {
   baseUrl: () => string;
 }
 
-interface ToolSpec<S extends z.ZodType> {
+interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
   name: string;
   title: string;
   /** For the model: what the tool returns, when to use it, where its ids come from. */
@@ -34,9 +34,9 @@ interface ToolSpec<S extends z.ZodType> {
   annotations: ToolAnnotations;
   /** The scope the token needs; null: any valid token. */
   scope: McpScope | null;
-  /** Results hold personal data: masked while the cabinet has not enabled LLM data sharing. */
-  personalData: boolean;
-  run: (ctx: ToolContext, args: z.output<S>) => object;
+  /** What the tool returns: its personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing. */
+  returns: K;
+  run: (ctx: ToolContext, args: z.output<S>) => ToolPayloads[K];
 }
 
 /** One tool of the catalogue: its tools/list entry, its scope, and call(), which validates and runs. */
@@ -96,12 +96,17 @@ export function errorResult(error: ApiError): CallToolResult {
   return textResult({ error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, true);
 }
 
+/** Read at call time: the console's switch takes effect on the next call. */
+function sharesPersonalData({ deps, access }: ToolContext): boolean {
+  return getCabinetSettings(deps, access.cabinetId).llm_data_sharing;
+}
+
 /** A tool with its argument type erased: call() validates the arguments, then runs it. */
-interface DefinedTool extends Omit<ToolSpec<z.ZodType>, 'run'> {
+interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> {
   call(ctx: ToolContext, args: unknown): CallToolResult;
 }
 
-function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DefinedTool {
+function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSpec<S, K>): DefinedTool {
   const { run, ...rest } = spec;
   return {
     ...rest,
@@ -110,9 +115,7 @@ function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DefinedTool {
       if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
       try {
         const value = run(ctx, parsed.data);
-        // Read at call time: the console's switch takes effect on the next call.
-        const mask = spec.personalData && !getCabinetSettings(ctx.deps, ctx.access.cabinetId).llm_data_sharing;
-        return textResult(mask ? maskPersonalData(value) : value, false);
+        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value), false);
       } catch (err) {
         if (err instanceof ApiError) return errorResult(err);
         throw err;
@@ -144,7 +147,7 @@ const TOOL_SPECS = [
     input: NO_ARGUMENTS,
     annotations: { ...READ, title: 'Who am I' },
     scope: null,
-    personalData: false,
+    returns: 'whoami',
     run: ({ access }) => ({
       cabinet: { id: access.cabinetId, name: access.cabinetName },
       user: { id: access.userId, email: access.userEmail },
@@ -163,7 +166,7 @@ const TOOL_SPECS = [
     input: NO_ARGUMENTS,
     annotations: { ...READ, title: 'List insurance products' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'product_list',
     run: ({ deps }) => catalogue.listProducts(deps),
   }),
   defineTool({
@@ -179,7 +182,7 @@ const TOOL_SPECS = [
     }),
     annotations: { ...READ, title: 'Get the data a product needs' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'product_schema',
     run: ({ deps }, { produit, compagnie }) => catalogue.productSchemaDocument(deps, produit, compagnie),
   }),
   defineTool({
@@ -192,7 +195,7 @@ const TOOL_SPECS = [
     input: listOpportunities.query.strict(),
     annotations: { ...READ, title: 'List opportunities' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'opportunity_page',
     run: ({ deps, access }, query) => crm.listOpportunities(deps, access.cabinetId, query),
   }),
   defineTool({
@@ -202,7 +205,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ opportunity_id: opportunityId }),
     annotations: { ...READ, title: 'Get an opportunity' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, { opportunity_id }) => crm.getOpportunity(deps, access.cabinetId, opportunity_id),
   }),
   defineTool({
@@ -215,7 +218,7 @@ const TOOL_SPECS = [
     input: createOpportunityBody,
     annotations: { ...CREATE, title: 'Create an opportunity' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, input) => crm.createOpportunity(deps, access.cabinetId, input, 'mcp'),
   }),
   defineTool({
@@ -228,7 +231,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ opportunity_id: opportunityId, stage: opportunityStageSchema, reopen: updateOpportunityBody.shape.reopen }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Move an opportunity to a stage' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, { opportunity_id, stage, reopen }) =>
       crm.updateOpportunity(deps, access.cabinetId, opportunity_id, { stage, ...(reopen === undefined ? {} : { reopen }) }),
   }),
@@ -242,7 +245,7 @@ const TOOL_SPECS = [
     input: listClients.query.strict(),
     annotations: { ...READ, title: 'List clients' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'client_page',
     run: ({ deps, access }, query) => crm.listClients(deps, access.cabinetId, query),
   }),
   defineTool({
@@ -255,7 +258,7 @@ const TOOL_SPECS = [
     input: createClientBody,
     annotations: { ...CREATE, title: 'Create a client' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'client',
     run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
   }),
   defineTool({
@@ -268,7 +271,7 @@ const TOOL_SPECS = [
     input: createDevisBody,
     annotations: { ...CREATE, title: 'Create a draft quote' },
     scope: 'devis:draft',
-    personalData: true,
+    returns: 'devis',
     run: ({ deps, access }, input) => devis.createDevis(deps, access.cabinetId, input),
   }),
   defineTool({
@@ -281,7 +284,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ devis_id: devisId }),
     annotations: { ...READ, title: 'Get a quote' },
     scope: 'devis:read',
-    personalData: true,
+    returns: 'devis',
     run: ({ deps, access }, { devis_id }) => devis.getDevis(deps, access.cabinetId, devis_id),
   }),
   defineTool({
@@ -296,7 +299,7 @@ const TOOL_SPECS = [
     input: tarificationRequestBody.omit({ callback_webhook_id: true }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
     scope: 'automation:enqueue',
-    personalData: false,
+    returns: 'tarification',
     run: ({ deps, worker, access }, request) => {
       if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');
       const enqueued = automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
@@ -314,7 +317,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ job_id: jobId }),
     annotations: { ...READ, title: 'Get a pricing job' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'job',
     run: ({ deps, access }, { job_id }) => automation.getJob(deps, access.cabinetId, job_id),
   }),
   defineTool({
@@ -326,7 +329,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ job_id: jobId }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
     scope: 'automation:enqueue',
-    personalData: false,
+    returns: 'job',
     run: ({ deps, worker, access }, { job_id }) => automation.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
   }),
   defineTool({
@@ -339,7 +342,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ devis_id: devisId }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Get a download link for a quote’s PDF' },
     scope: 'devis:read',
-    personalData: false,
+    returns: 'devis_pdf_link',
     run: ({ deps, access, baseUrl }, { devis_id }) => {
       const url = baseUrl() + devis.createPdfLink(deps, access.cabinetId, devis_id);
       const expires = Number(new URL(url).searchParams.get('expires'));
