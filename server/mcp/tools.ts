@@ -2,7 +2,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { z } from 'zod';
 import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
 import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
-import { codeSchema, createDevisBody, getDevis } from '../../shared/devis.js';
+import { codeSchema, createDevisBody, getDevis, type Devis } from '../../shared/devis.js';
 import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
@@ -122,6 +122,18 @@ function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSp
       }
     },
   };
+}
+
+/** get_devis_pdf_link while the cabinet does not share personal data: where a person gets the PDF instead. */
+function pdfWithheld({ baseUrl }: ToolContext, quote: Devis): ApiError {
+  // The console's jobs page opens the job named in ?job=, with its PDF.
+  const consoleUrl = quote.job_id === null ? `${baseUrl()}/console/` : `${baseUrl()}/console/jobs?job=${encodeURIComponent(quote.job_id)}`;
+  return new ApiError(
+    'llm_data_sharing_off',
+    `The PDF of quote ${quote.devis_id} holds the client’s personal data, which this cabinet does not share with AI assistants, so no link is given. ` +
+      `A person can download it in the Courtier console: ${consoleUrl}. An administrator can enable LLM data sharing in the console’s Settings.`,
+    { devis_id: quote.devis_id, console_url: consoleUrl },
+  );
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -338,13 +350,18 @@ const TOOL_SPECS = [
     description:
       'Returns {devis_id, url, expires_at}: an absolute download link to the PDF of a priced quote (devis_id from get_devis or get_job). ' +
       'The link needs no sign-in and expires after 5 minutes; give it to the user rather than fetching it. ' +
-      'A quote that is not priced yet gives the error pdf_not_available.',
+      'A quote that is not priced yet gives the error pdf_not_available. While the cabinet does not share personal data with assistants, ' +
+      'the PDF (which holds the client’s) is not given: the error llm_data_sharing_off says where a person downloads it in the console.',
     input: z.strictObject({ devis_id: devisId }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Get a download link for a quote’s PDF' },
     scope: 'devis:read',
     returns: 'devis_pdf_link',
-    run: ({ deps, access, baseUrl }, { devis_id }) => {
+    run: (ctx, { devis_id }) => {
+      const { deps, access, baseUrl } = ctx;
+      // First what any caller is told (no such quote, no PDF yet); a signed link made here for nothing costs nothing.
       const url = baseUrl() + devis.createPdfLink(deps, access.cabinetId, devis_id);
+      // Masking cannot reach into a PDF: while sharing is off, the bearer link itself is withheld.
+      if (!sharesPersonalData(ctx)) throw pdfWithheld(ctx, devis.getDevis(deps, access.cabinetId, devis_id));
       const expires = Number(new URL(url).searchParams.get('expires'));
       return { devis_id, url, expires_at: new Date(expires * 1000).toISOString() };
     },

@@ -491,8 +491,10 @@ describe('quotes and pricing tools', () => {
     await server.app.robotWorker.idle();
   });
 
-  it('get_devis_pdf_link gives an absolute signed URL that downloads the priced quote’s PDF', async () => {
+  it('get_devis_pdf_link gives an absolute signed URL that downloads the priced quote’s PDF (the cabinet shares personal data)', async () => {
     const { id, token } = await cabinet();
+    // Without sharing the link is withheld: test/security/personal-data.test.ts.
+    setLlmDataSharing(server.deps, id, true);
     grantCredits(server.deps, id, 100);
     setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-7', password: 's3cret!' });
     const client = await connect(token());
