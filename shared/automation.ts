@@ -47,6 +47,7 @@ export type DryRunResult = z.infer<typeof dryRunResultSchema>;
 export const enqueuedSchema = z
   .object({ job_id: z.uuid(), status: z.literal('pending'), poll_url: z.string().describe('Path of GET /automation/jobs/{job_id}.') })
   .meta({ id: 'TarificationEnqueued' });
+export type Enqueued = z.infer<typeof enqueuedSchema>;
 
 export const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
@@ -114,6 +115,7 @@ export const productListSchema = z
     ),
   })
   .meta({ id: 'ProductList' });
+export type ProductList = z.infer<typeof productListSchema>;
 
 export const ledgerEntrySchema = z.object({
   id: z.int(),

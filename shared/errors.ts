@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   invalid_signature: 403,
   invalid_csrf_token: 403,
   consent_forbidden: 403,
+  llm_data_sharing_off: 403,
   admin_only: 403,
   // console: admin slice (statuses)
   setup_already_done: 409,
@@ -99,6 +100,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   too_many_login_attempts: 'Too many failed sign-ins for this account or from this address; Retry-After says when to try again.',
   invalid_csrf_token: 'The form was not sent from the page this session opened (missing or wrong CSRF token); open the page again.',
   consent_forbidden: 'This consent request belongs to another signed-in user.',
+  llm_data_sharing_off:
+    'The cabinet does not share its clients’ personal data with AI assistants (MCP), so this tool gives nothing that holds it (a quote’s PDF): a person gets it in the console, and an administrator can enable LLM data sharing in the console’s Settings.',
   consent_request_not_found: 'The consent request is unknown, already answered or expired; start the connection again from the assistant.',
   admin_only: 'Only an administrator of the cabinet can do this.',
   // console: admin slice (descriptions)

@@ -111,8 +111,8 @@ export const devisFailedPayload = z.object({
 });
 
 /**
- * Payload schema of each event type that has one so far; the pricing events are added by the
- * pricing engine. recordEvent validates against these, so an event can never drift from its schema.
+ * The payload schema of every event type. recordEvent validates against these, so an event can
+ * never drift from its schema; shared/masking.ts lists the personal data of each.
  */
 export const EVENT_PAYLOADS = {
   'opportunity.created': opportunityCreatedPayload,
@@ -127,7 +127,7 @@ export const EVENT_PAYLOADS = {
   'job.mfa_required': jobMfaRequiredPayload,
   'devis.generated': devisGeneratedPayload,
   'devis.failed': devisFailedPayload,
-} satisfies Partial<Record<EventType, z.ZodType>>;
+} satisfies Record<EventType, z.ZodType>;
 
 export type EventWithPayload = keyof typeof EVENT_PAYLOADS;
 export type EventPayload<T extends EventWithPayload> = z.input<(typeof EVENT_PAYLOADS)[T]>;

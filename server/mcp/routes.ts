@@ -1,4 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { MCP_PATH, MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import type { Worker } from '../automation/worker.js';
@@ -22,7 +23,7 @@ export interface McpRouteOptions {
   deps: Deps;
   worker: Worker;
   authenticate: AccessTokenAuthenticator;
-  /** The API's per-credential limiter: an assistant in a loop is held to the same rate as a key. */
+  /** The API's per-credential limiter: an assistant in a loop is held to the same rate as a key, per grant. */
   rateLimiter: RateLimiter;
 }
 
@@ -33,19 +34,25 @@ export function resourceMetadataUrl(deps: Deps, request: FastifyRequest): string
   return `${publicBaseUrl(deps.config, request)}/.well-known/oauth-protected-resource${MCP_PATH}`;
 }
 
-/** The tool a tools/call (or a batch holding one) wants and the scope it lacks, if any. */
-export function missingToolScope(body: unknown, scopes: readonly McpScope[], catalogue: McpToolCatalogue): { tool: string; scope: McpScope } | null {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  for (const message of messages) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { method, params } = message as { method?: unknown; params?: unknown };
-    if (method !== 'tools/call' || typeof params !== 'object' || params === null) continue;
-    const name = (params as { name?: unknown }).name;
-    const tool = typeof name === 'string' ? catalogue.get(name) : undefined;
-    if (tool && tool.scope !== null && !scopes.includes(tool.scope)) return { tool: tool.name, scope: tool.scope };
-  }
-  return null;
+/** The tool a tools/call message wants and the scope the token lacks for it, if any. */
+export function missingToolScope(message: object, scopes: readonly McpScope[], catalogue: McpToolCatalogue): { tool: string; scope: McpScope } | null {
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (method !== 'tools/call' || typeof params !== 'object' || params === null) return null;
+  const name = (params as { name?: unknown }).name;
+  const tool = typeof name === 'string' ? catalogue.get(name) : undefined;
+  return tool && tool.scope !== null && !scopes.includes(tool.scope) ? { tool: tool.name, scope: tool.scope } : null;
 }
+
+/**
+ * The answer to a JSON-RPC batch (a JSON array body), as JSON-RPC so that MCP clients can read it.
+ * MCP 2025-06-18 and later have no batching, and a batch would let one request, one rate-limit
+ * hit, run any number of tool calls.
+ */
+export const BATCH_REFUSAL = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: ErrorCode.InvalidRequest, message: 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.' },
+} as const;
 
 /**
  * POST /mcp: the MCP endpoint, Streamable HTTP, stateless. Each request gets its own SDK server
@@ -66,7 +73,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     const access = token === undefined ? null : authenticate(token);
     if (access) {
       request.mcpAccess = access;
-      const rate = rateLimiter.hit(access.tokenId);
+      // Per grant, not per token: a refresh must not buy a fresh budget. Prefixed so that it never meets an API key's id.
+      const rate = rateLimiter.hit(`grant:${access.grantId}`);
       reply.header('RateLimit-Limit', String(rate.limit));
       reply.header('RateLimit-Remaining', String(rate.remaining));
       reply.header('RateLimit-Reset', String(rate.resetInSeconds));
@@ -95,12 +103,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     );
   };
 
-  async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const access = request.mcpAccess;
     if (!access) throw new ApiError('internal_error', 'The MCP route ran without its token check.');
     const body = request.body;
+    if (Array.isArray(body)) return reply.code(400).type('application/json; charset=utf-8').send(BATCH_REFUSAL);
     if (body === undefined || body === null || typeof body !== 'object') {
-      throw new ApiError('invalid_json', 'Send one JSON-RPC message, or an array of them, as a JSON body.');
+      throw new ApiError('invalid_json', 'Send one JSON-RPC message as a JSON body.');
     }
     const missing = missingToolScope(body, access.scopes, catalogue);
     if (missing) {

@@ -10,7 +10,9 @@ export const MCP_INSTRUCTIONS =
   'Courtier is the back office of a French insurance brokerage (cabinet): its CRM (opportunities, clients), its quotes (devis) ' +
   'and robots that price products on insurer portals. Ids are never guessed: take them from the list_, create_ and get_ tools. ' +
   'price_quote spends Robot credits: check the request with dry_run: true first, then follow the job with get_job. ' +
-  'Errors come back as {error, message, details}: read message, it says what to do.';
+  'Errors come back as {error, message, details}: read message, it says what to do. ' +
+  'Unless the cabinet shares personal data with assistants, names, contact details and quote data show as their first letter and *** ' +
+  'and free text that may name a client as ***: ask the user, or point them to the Courtier console.';
 
 export type McpServerFactory = (ctx: ToolContext, log: FastifyBaseLogger) => Server;
 

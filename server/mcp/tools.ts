@@ -2,8 +2,8 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { z } from 'zod';
 import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
 import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
-import { codeSchema, createDevisBody, getDevis } from '../../shared/devis.js';
-import { maskPersonalData } from '../../shared/masking.js';
+import { codeSchema, createDevisBody, getDevis, type Devis } from '../../shared/devis.js';
+import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as automation from '../automation/service.js';
@@ -25,7 +25,7 @@ export interface ToolContext {
   baseUrl: () => string;
 }
 
-interface ToolSpec<S extends z.ZodType> {
+interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
   name: string;
   title: string;
   /** For the model: what the tool returns, when to use it, where its ids come from. */
@@ -34,9 +34,9 @@ interface ToolSpec<S extends z.ZodType> {
   annotations: ToolAnnotations;
   /** The scope the token needs; null: any valid token. */
   scope: McpScope | null;
-  /** Results hold personal data: masked while the cabinet has not enabled LLM data sharing. */
-  personalData: boolean;
-  run: (ctx: ToolContext, args: z.output<S>) => object;
+  /** What the tool returns: its personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing. */
+  returns: K;
+  run: (ctx: ToolContext, args: z.output<S>) => ToolPayloads[K];
 }
 
 /** One tool of the catalogue: its tools/list entry, its scope, and call(), which validates and runs. */
@@ -96,12 +96,17 @@ export function errorResult(error: ApiError): CallToolResult {
   return textResult({ error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, true);
 }
 
+/** Read at call time: the console's switch takes effect on the next call. */
+function sharesPersonalData({ deps, access }: ToolContext): boolean {
+  return getCabinetSettings(deps, access.cabinetId).llm_data_sharing;
+}
+
 /** A tool with its argument type erased: call() validates the arguments, then runs it. */
-interface DefinedTool extends Omit<ToolSpec<z.ZodType>, 'run'> {
+interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> {
   call(ctx: ToolContext, args: unknown): CallToolResult;
 }
 
-function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DefinedTool {
+function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSpec<S, K>): DefinedTool {
   const { run, ...rest } = spec;
   return {
     ...rest,
@@ -110,15 +115,25 @@ function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DefinedTool {
       if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
       try {
         const value = run(ctx, parsed.data);
-        // Read at call time: the console's switch takes effect on the next call.
-        const mask = spec.personalData && !getCabinetSettings(ctx.deps, ctx.access.cabinetId).llm_data_sharing;
-        return textResult(mask ? maskPersonalData(value) : value, false);
+        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value), false);
       } catch (err) {
         if (err instanceof ApiError) return errorResult(err);
         throw err;
       }
     },
   };
+}
+
+/** get_devis_pdf_link while the cabinet does not share personal data: where a person gets the PDF instead. */
+function pdfWithheld({ baseUrl }: ToolContext, quote: Devis): ApiError {
+  // The console's jobs page opens the job named in ?job=, with its PDF.
+  const consoleUrl = quote.job_id === null ? `${baseUrl()}/console/` : `${baseUrl()}/console/jobs?job=${encodeURIComponent(quote.job_id)}`;
+  return new ApiError(
+    'llm_data_sharing_off',
+    `The PDF of quote ${quote.devis_id} holds the client’s personal data, which this cabinet does not share with AI assistants, so no link is given. ` +
+      `A person can download it in the Courtier console: ${consoleUrl}. An administrator can enable LLM data sharing in the console’s Settings.`,
+    { devis_id: quote.devis_id, console_url: consoleUrl },
+  );
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -144,7 +159,7 @@ const TOOL_SPECS = [
     input: NO_ARGUMENTS,
     annotations: { ...READ, title: 'Who am I' },
     scope: null,
-    personalData: false,
+    returns: 'whoami',
     run: ({ access }) => ({
       cabinet: { id: access.cabinetId, name: access.cabinetName },
       user: { id: access.userId, email: access.userEmail },
@@ -163,7 +178,7 @@ const TOOL_SPECS = [
     input: NO_ARGUMENTS,
     annotations: { ...READ, title: 'List insurance products' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'product_list',
     run: ({ deps }) => catalogue.listProducts(deps),
   }),
   defineTool({
@@ -179,7 +194,7 @@ const TOOL_SPECS = [
     }),
     annotations: { ...READ, title: 'Get the data a product needs' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'product_schema',
     run: ({ deps }, { produit, compagnie }) => catalogue.productSchemaDocument(deps, produit, compagnie),
   }),
   defineTool({
@@ -192,7 +207,7 @@ const TOOL_SPECS = [
     input: listOpportunities.query.strict(),
     annotations: { ...READ, title: 'List opportunities' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'opportunity_page',
     run: ({ deps, access }, query) => crm.listOpportunities(deps, access.cabinetId, query),
   }),
   defineTool({
@@ -202,7 +217,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ opportunity_id: opportunityId }),
     annotations: { ...READ, title: 'Get an opportunity' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, { opportunity_id }) => crm.getOpportunity(deps, access.cabinetId, opportunity_id),
   }),
   defineTool({
@@ -215,7 +230,7 @@ const TOOL_SPECS = [
     input: createOpportunityBody,
     annotations: { ...CREATE, title: 'Create an opportunity' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, input) => crm.createOpportunity(deps, access.cabinetId, input, 'mcp'),
   }),
   defineTool({
@@ -228,7 +243,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ opportunity_id: opportunityId, stage: opportunityStageSchema, reopen: updateOpportunityBody.shape.reopen }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Move an opportunity to a stage' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'opportunity',
     run: ({ deps, access }, { opportunity_id, stage, reopen }) =>
       crm.updateOpportunity(deps, access.cabinetId, opportunity_id, { stage, ...(reopen === undefined ? {} : { reopen }) }),
   }),
@@ -242,7 +257,7 @@ const TOOL_SPECS = [
     input: listClients.query.strict(),
     annotations: { ...READ, title: 'List clients' },
     scope: 'crm:read',
-    personalData: true,
+    returns: 'client_page',
     run: ({ deps, access }, query) => crm.listClients(deps, access.cabinetId, query),
   }),
   defineTool({
@@ -255,7 +270,7 @@ const TOOL_SPECS = [
     input: createClientBody,
     annotations: { ...CREATE, title: 'Create a client' },
     scope: 'crm:write',
-    personalData: true,
+    returns: 'client',
     run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
   }),
   defineTool({
@@ -268,7 +283,7 @@ const TOOL_SPECS = [
     input: createDevisBody,
     annotations: { ...CREATE, title: 'Create a draft quote' },
     scope: 'devis:draft',
-    personalData: true,
+    returns: 'devis',
     run: ({ deps, access }, input) => devis.createDevis(deps, access.cabinetId, input),
   }),
   defineTool({
@@ -281,7 +296,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ devis_id: devisId }),
     annotations: { ...READ, title: 'Get a quote' },
     scope: 'devis:read',
-    personalData: true,
+    returns: 'devis',
     run: ({ deps, access }, { devis_id }) => devis.getDevis(deps, access.cabinetId, devis_id),
   }),
   defineTool({
@@ -296,7 +311,7 @@ const TOOL_SPECS = [
     input: tarificationRequestBody.omit({ callback_webhook_id: true }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
     scope: 'automation:enqueue',
-    personalData: false,
+    returns: 'tarification',
     run: ({ deps, worker, access }, request) => {
       if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');
       const enqueued = automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
@@ -314,7 +329,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ job_id: jobId }),
     annotations: { ...READ, title: 'Get a pricing job' },
     scope: 'automation:read',
-    personalData: false,
+    returns: 'job',
     run: ({ deps, access }, { job_id }) => automation.getJob(deps, access.cabinetId, job_id),
   }),
   defineTool({
@@ -326,7 +341,7 @@ const TOOL_SPECS = [
     input: z.strictObject({ job_id: jobId }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
     scope: 'automation:enqueue',
-    personalData: false,
+    returns: 'job',
     run: ({ deps, worker, access }, { job_id }) => automation.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
   }),
   defineTool({
@@ -335,13 +350,18 @@ const TOOL_SPECS = [
     description:
       'Returns {devis_id, url, expires_at}: an absolute download link to the PDF of a priced quote (devis_id from get_devis or get_job). ' +
       'The link needs no sign-in and expires after 5 minutes; give it to the user rather than fetching it. ' +
-      'A quote that is not priced yet gives the error pdf_not_available.',
+      'A quote that is not priced yet gives the error pdf_not_available. While the cabinet does not share personal data with assistants, ' +
+      'the PDF (which holds the client’s) is not given: the error llm_data_sharing_off says where a person downloads it in the console.',
     input: z.strictObject({ devis_id: devisId }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Get a download link for a quote’s PDF' },
     scope: 'devis:read',
-    personalData: false,
-    run: ({ deps, access, baseUrl }, { devis_id }) => {
+    returns: 'devis_pdf_link',
+    run: (ctx, { devis_id }) => {
+      const { deps, access, baseUrl } = ctx;
+      // First what any caller is told (no such quote, no PDF yet); a signed link made here for nothing costs nothing.
       const url = baseUrl() + devis.createPdfLink(deps, access.cabinetId, devis_id);
+      // Masking cannot reach into a PDF: while sharing is off, the bearer link itself is withheld.
+      if (!sharesPersonalData(ctx)) throw pdfWithheld(ctx, devis.getDevis(deps, access.cabinetId, devis_id));
       const expires = Number(new URL(url).searchParams.get('expires'));
       return { devis_id, url, expires_at: new Date(expires * 1000).toISOString() };
     },

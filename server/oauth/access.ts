@@ -2,7 +2,8 @@ import type { McpScope } from '../../shared/oauth.js';
 
 /** What a valid MCP access token grants: who, for which cabinet, through which client, until when. */
 export interface McpAccess {
-  tokenId: string;
+  /** The consent this token was issued under: refreshed tokens share it, and so its rate limit. */
+  grantId: string;
   clientId: string;
   clientName: string;
   userId: string;

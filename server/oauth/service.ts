@@ -540,7 +540,7 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
       touchGrant(record.grantId, now);
     }
     return {
-      tokenId: record.tokenId,
+      grantId: record.grantId,
       clientId: record.clientId,
       clientName: record.clientName ?? 'An unnamed application',
       userId: record.userId,

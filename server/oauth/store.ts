@@ -97,7 +97,6 @@ export function revokeToken(orm: Orm, tokenId: string, at: number): boolean {
 }
 
 export interface AccessTokenRecord {
-  tokenId: string;
   scopes: string;
   expiresAt: number;
   clientId: string;
@@ -116,7 +115,7 @@ export interface AccessTokenRecord {
  */
 export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash: string) => AccessTokenRecord | undefined {
   const statement = sqlite.prepare(
-    `SELECT t.id AS tokenId, t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
+    `SELECT t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
             g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName,
             g.id AS grantId, g.last_used_at AS grantLastUsedAt
      FROM oauth_tokens t

@@ -75,7 +75,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
 
   function envelopeFor(event: EventEnvelope): EventEnvelope {
     const { llm_data_sharing } = getCabinetSettings(deps, event.cabinet_id);
-    return llm_data_sharing ? event : { ...event, data: maskPersonalData(event.data) };
+    return llm_data_sharing ? event : { ...event, data: maskPersonalData(event.type, event.data) };
   }
 
   async function post(subscription: store.SubscriptionRow, delivery: store.DeliveryRow, event: EventEnvelope) {

@@ -311,7 +311,7 @@ describe('scopes', () => {
     expect(tools.map((t) => t.name)).toEqual(['whoami', 'list_opportunities', 'get_opportunity', 'list_clients']);
   });
 
-  it('a tools/call beyond the token’s scopes is 403 insufficient_scope, single or in a batch', async () => {
+  it('a tools/call beyond the token’s scopes is 403 insufficient_scope; a batch is refused whatever it holds', async () => {
     const { token } = await cabinet();
     const readOnly = { Authorization: `Bearer ${token(['crm:read'])}` };
     const res = await post(toolsCall('create_opportunity', { title: 'x' }), readOnly);
@@ -320,8 +320,8 @@ describe('scopes', () => {
     const body = errorBodySchema.parse(await res.json());
     expect(body).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'crm:write' } });
     const batch = await post([toolsCall('whoami', {}, 1), toolsCall('price_quote', {}, 2)], readOnly);
-    expect(batch.status).toBe(403);
-    expect(batch.headers.get('www-authenticate')).toContain('scope="automation:enqueue"');
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     // What the token may do still works.
     expect((await post(toolsCall('list_clients'), readOnly)).status).toBe(200);
   });
@@ -491,8 +491,10 @@ describe('quotes and pricing tools', () => {
     await server.app.robotWorker.idle();
   });
 
-  it('get_devis_pdf_link gives an absolute signed URL that downloads the priced quote’s PDF', async () => {
+  it('get_devis_pdf_link gives an absolute signed URL that downloads the priced quote’s PDF (the cabinet shares personal data)', async () => {
     const { id, token } = await cabinet();
+    // Without sharing the link is withheld: test/security/personal-data.test.ts.
+    setLlmDataSharing(server.deps, id, true);
     grantCredits(server.deps, id, 100);
     setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-7', password: 's3cret!' });
     const client = await connect(token());
@@ -514,7 +516,7 @@ describe('quotes and pricing tools', () => {
 });
 
 describe('rate limit', () => {
-  it('holds an access token to the API’s per-credential rate, with the RateLimit headers', async () => {
+  it('holds an access token’s grant to the API’s per-credential rate, with the RateLimit headers', async () => {
     const limited = await startTestServer({ config: { rateLimitPerMinute: 3 } });
     try {
       const { cabinet_id, user_id } = await initCabinet(limited.deps, { cabinet: 'Cabinet limité', email: `admin-${randomUUID()}@example.fr`, password: 'correct horse battery' });

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskPersonalData } from '../../shared/masking.js';
+import type { Client } from '../../shared/crm.js';
+import type { Devis } from '../../shared/devis.js';
+import { EVENT_TYPES } from '../../shared/events.js';
+import { maskPersonalData, PERSONAL_DATA, type PayloadKind, type PersonalData } from '../../shared/masking.js';
 import { signWebhookPayload, verifyWebhook } from '../../shared/verify-webhook.js';
 import { jsonDepthExceeds } from '../../server/app.js';
 import { decryptSecret, encryptSecret } from '../../server/secrets/cipher.js';
@@ -49,21 +52,75 @@ describe('verifyWebhook', () => {
 });
 
 describe('personal-data masking', () => {
-  it('masks names, email, phone, birth date, address and an individual’s SIRET; keeps companies, amounts and ids', () => {
-    const masked = maskPersonalData({
-      opportunity_id: 'o1',
-      expected_value_eur: 1200,
-      contact: { last_name: 'Dupont', first_name: 'Jean', email: 'jd@x.fr', phone: '0612345678', company_name: null, siret: '73282932000074' },
-      client: { company_name: 'ACME', siret: '73282932000074', address: { line1: '3 rue X', postcode: '69003', city: 'Lyon', country: 'FR' }, birth_date: '1980-01-01' },
-      dicData: { insured_name: 'Jean Dupont', driver_birth_date: '1980-05-14', holder_email: 'jd@x.fr', vehicle_value_eur: 12000, postcode: '69003' },
+  const person = {
+    id: 'c1',
+    type: 'person',
+    last_name: 'Dupont',
+    first_name: 'Jean',
+    company_name: null,
+    siret: '73282932000074',
+    email: 'jd@x.fr',
+    phone: '0612345678',
+    address: { line1: '3 rue X', line2: null, postcode: '69003', city: 'Lyon', country: 'FR' },
+    birth_date: '1980-01-01',
+  };
+
+  it('masks names, email, phone, birth date, address lines and an individual’s SIRET; keeps companies, amounts and ids', () => {
+    expect(maskPersonalData('client', person)).toEqual({
+      id: 'c1',
+      type: 'person',
+      last_name: 'D***',
+      first_name: 'J***',
+      company_name: null,
+      siret: '7***',
+      email: 'j***',
+      phone: '0***',
+      address: { line1: '3***', line2: null, postcode: '6***', city: 'L***', country: 'FR' },
+      birth_date: '1***',
     });
-    expect(masked).toEqual({
-      dicData: { insured_name: 'J***', driver_birth_date: '1***', holder_email: 'j***', vehicle_value_eur: 12000, postcode: '69003' },
-      opportunity_id: 'o1',
-      expected_value_eur: 1200,
-      contact: { last_name: 'D***', first_name: 'J***', email: 'j***', phone: '0***', company_name: null, siret: '7***' },
-      client: { company_name: 'ACME', siret: '73282932000074', address: { line1: '3***', postcode: '6***', city: 'L***', country: 'FR' }, birth_date: '1***' },
+    const company = { ...person, type: 'company', last_name: null, first_name: null, birth_date: null, company_name: 'ACME' };
+    expect(maskPersonalData('client', company)).toMatchObject({ company_name: 'ACME', siret: '73282932000074', email: 'j***' });
+    const page = { data: [person, company], next_cursor: 'abc', has_more: true, count: 2 };
+    expect(maskPersonalData('client_page', page)).toMatchObject({
+      data: [{ last_name: 'D***', siret: '7***' }, { company_name: 'ACME', siret: '73282932000074' }],
+      next_cursor: 'abc',
+      count: 2,
     });
+    const created = { opportunity_id: 'o1', title: 'Auto', expected_value_eur: 1200, contact: { last_name: 'Dupont', company_name: null, siret: '73282932000074' } };
+    expect(maskPersonalData('opportunity.created', created)).toEqual({ ...created, contact: { last_name: 'D***', company_name: null, siret: '7***' } });
+  });
+
+  it('masks free text whole and every string of dicData, whatever its keys; numbers and booleans stay', () => {
+    const devis = {
+      devis_id: 'd1',
+      tarif_eur: 432.1,
+      suspens: 'Relevé d’information de M. Dupont',
+      dicData: { registration: 'AB-123-CD', policy_number: 'POL-42', postcode: '69003', driver: { name: 'Jean' }, vehicle_value_eur: 12000, garaged: true },
+    };
+    expect(maskPersonalData('devis', devis)).toEqual({
+      devis_id: 'd1',
+      tarif_eur: 432.1,
+      suspens: '***',
+      dicData: { registration: 'A***', policy_number: 'P***', postcode: '6***', driver: { name: 'J***' }, vehicle_value_eur: 12000, garaged: true },
+    });
+    const job = { job_id: 'j1', result: null, error: { code: 'risk_declined', message: 'Refused for Jean Dupont', technical: false }, mfa: { challenge: 'SMS sent to 06 12 34 56 78' } };
+    expect(maskPersonalData('job', job)).toEqual({ ...job, error: { ...job.error, message: '***' }, mfa: { challenge: '***' } });
+    expect(maskPersonalData('job.mfa_required', { job_id: 'j1', challenge: 'SMS to 06 12' })).toEqual({ job_id: 'j1', challenge: '***' });
+    expect(maskPersonalData('devis.failed', { devis_id: 'd1', reason: 'Declined: Dupont' })).toEqual({ devis_id: 'd1', reason: '***' });
+  });
+
+  it('masks a payload of a kind the list does not know whole, never passes it through', () => {
+    const unknownKind = 'opportunity.merged' as PayloadKind;
+    expect(maskPersonalData(unknownKind, { id: 'o1', note: 'Dupont', amount: 3 })).toEqual({ id: '***', note: '***', amount: 3 });
+  });
+
+  it('lists every payload kind, and a path that names no field of its payload is a type error', () => {
+    for (const type of EVENT_TYPES) expect(PERSONAL_DATA).toHaveProperty([type]);
+    // @ts-expect-error address.street is not a field of Client
+    const wrong: PersonalData<Client> = { 'address.street': 'initial' };
+    // @ts-expect-error dicData's keys are unknown: dicData.* or nothing
+    const guessed: PersonalData<Devis> = { 'dicData.postcode': 'initial' };
+    expect([wrong, guessed]).toHaveLength(2);
   });
 });
 

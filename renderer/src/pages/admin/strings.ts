@@ -140,7 +140,7 @@ const en = {
   privacy: 'Personal data and AI',
   llmSharing: 'Share personal data with AI assistants and webhooks',
   llmSharingOff:
-    'While this is off (recommended), Courtier masks personal data before it leaves the service: in webhook payloads and in what AI assistants read through MCP, names, email addresses, phone numbers, birth dates and addresses keep only their first letter (Dupont becomes D***). Company names, amounts and ids stay readable.',
+    'While this is off (recommended), Courtier masks personal data before it leaves the service: in webhook payloads and in what AI assistants read through MCP, names, email addresses, phone numbers, birth dates, addresses and the product data of quotes keep only their first letter (Dupont becomes D***); texts that may name a client (insurers’ conditions, error messages, MFA prompts) are hidden, and assistants get no link to a quote’s PDF. Company names, amounts and ids stay readable.',
   llmSharingOn: 'Turn it on only if the assistants and webhook receivers you use are allowed to process your clients’ personal data.',
   save: 'Save',
   service: 'Service',
@@ -293,7 +293,7 @@ const fr: AdminStrings = {
   privacy: 'Données personnelles et IA',
   llmSharing: 'Partager les données personnelles avec les assistants IA et les webhooks',
   llmSharingOff:
-    'Tant que ce réglage est désactivé (recommandé), Courtier masque les données personnelles avant qu’elles ne quittent le service : dans les webhooks et dans ce que lisent les assistants IA via MCP, les noms, courriels, téléphones, dates de naissance et adresses ne gardent que leur première lettre (Dupont devient D***). Les raisons sociales, montants et identifiants restent lisibles.',
+    'Tant que ce réglage est désactivé (recommandé), Courtier masque les données personnelles avant qu’elles ne quittent le service : dans les webhooks et dans ce que lisent les assistants IA via MCP, les noms, courriels, téléphones, dates de naissance, adresses et données produit des devis ne gardent que leur première lettre (Dupont devient D***) ; les textes qui peuvent nommer un client (suspens des assureurs, messages d’erreur, demandes de code MFA) sont masqués, et les assistants ne reçoivent pas de lien vers le PDF d’un devis. Les raisons sociales, montants et identifiants restent lisibles.',
   llmSharingOn: 'Ne l’activez que si les assistants et les destinataires de webhooks que vous utilisez sont autorisés à traiter les données personnelles de vos clients.',
   save: 'Enregistrer',
   service: 'Service',
