@@ -266,8 +266,8 @@ describe('console login', () => {
     expect(((await after.json()) as { error: string }).error).toBe('not_signed_in');
   });
 
-  it('marks the cookie Secure when served over https (behind a TLS proxy)', async () => {
-    const proxied = await startTestServer({ config: { trustProxy: true } });
+  it('marks the cookie Secure when served over https (behind a trusted TLS proxy)', async () => {
+    const proxied = await startTestServer({ config: { trustProxy: ['127.0.0.1'] } });
     try {
       const someone = await createUser(proxied);
       const response = await proxied.request('/api/v1/console/session', {
