@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   // console: admin slice (statuses)
   setup_already_done: 409,
   email_taken: 409,
+  cabinet_choice_required: 409,
   last_admin: 409,
   // console: automation slice (statuses)
   insurer_login_busy: 409,
@@ -103,7 +104,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   admin_only: 'Only an administrator of the cabinet can do this.',
   // console: admin slice (descriptions)
   setup_already_done: 'First-run setup is only possible while the install has no cabinet; sign in instead.',
-  email_taken: 'An account with this email already exists (emails are unique across the install).',
+  email_taken: 'An account with this email already exists in this cabinet (emails are unique per cabinet; other cabinets are not looked at).',
+  cabinet_choice_required: 'This email and password open accounts in several cabinets; details lists them ({cabinet_id, name}): sign in again with cabinet_id.',
   last_admin: 'The cabinet would have no administrator left; make another user an administrator first.',
   // console: automation slice (descriptions)
   insurer_login_busy: 'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',
