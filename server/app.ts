@@ -25,6 +25,7 @@ import { createDispatcher, type Dispatcher, type DispatcherOptions } from './web
 import { webhookRoutes } from './webhooks/routes.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
+import { fastifyTrustProxy } from './http/client-address.js';
 import { redactUrl } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
@@ -83,7 +84,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    // Only the configured proxies may tell the client's address and protocol (COURTIER_TRUST_PROXY).
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
     // A request without Host reaches the local guard (421 on loopback) instead of Node's bare 400.
     http: { requireHostHeader: false },

@@ -1,9 +1,46 @@
 import { z } from 'zod';
+import { ipRuleSchema } from '../shared/api-keys.js';
 import { defaultDataDir } from './paths.js';
 
 const booleanFromString = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+/**
+ * COURTIER_TRUST_PROXY: which hops may tell the client's address and protocol (X-Forwarded-For,
+ * X-Forwarded-Proto). `false` (also `no`, `0`: no proxy): none, the connection's address is the
+ * client's. A positive whole number: that many hops, whoever sent them. A comma-separated list of
+ * addresses and CIDR blocks: exactly those proxies. `true` is refused: it would let any client
+ * claim any address.
+ */
+export type TrustProxy = false | number | string[];
+
+const TRUST_PROXY_FORMS = 'give the number of proxies in front of Courtier (e.g. 1) or, better, their addresses (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated)';
+
+const trustProxySchema = z
+  .union([z.boolean(), z.number(), z.string(), z.array(z.string())])
+  .transform((value, ctx): TrustProxy => {
+    const refuse = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (value === true || (typeof value === 'string' && ['true', 'yes'].includes(value.trim().toLowerCase()))) {
+      return refuse(`"${String(value).trim()}" would trust X-Forwarded-For from every client, who could then pass for any address (API-key allowlists, sign-in limits); ${TRUST_PROXY_FORMS}`);
+    }
+    if (value === false || (typeof value === 'string' && ['false', 'no', '0'].includes(value.trim().toLowerCase()))) return false;
+    if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
+      const hops = Number(value);
+      if (!Number.isSafeInteger(hops) || hops < 0 || hops > 100) return refuse(`a number of proxies must be a whole number from 0 to 100; ${TRUST_PROXY_FORMS}`);
+      return hops === 0 ? false : hops;
+    }
+    const entries = (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean);
+    const invalid = entries.filter((entry) => !ipRuleSchema.safeParse(entry).success);
+    if (entries.length === 0 || invalid.length > 0) {
+      const problem = invalid.length === 0 ? 'no proxy address is given' : `${invalid.map((i) => `"${i}"`).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not an IP address or CIDR block`;
+      return refuse(`${problem}; ${TRUST_PROXY_FORMS}`);
+    }
+    return entries;
+  });
 
 const listFromString = z
   .union([z.array(z.union([z.string(), z.number()])), z.string()])
@@ -20,7 +57,8 @@ export const configSchema = z.object({
   corsOrigins: listFromString.pipe(z.array(z.url({ protocol: /^https?$/ }))).default([]),
   rateLimitPerMinute: z.coerce.number().int().min(1).max(1_000_000).default(600),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  trustProxy: booleanFromString.default(false),
+  /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; see TrustProxy. */
+  trustProxy: trustProxySchema.default(false),
   /** Seconds before each webhook attempt: the first is the delay of the first attempt (0 = at once). */
   webhookRetryDelays: listFromString
     .pipe(z.array(z.string().regex(/^\d+$/, 'each delay is a whole number of seconds').transform(Number)).min(1).max(20))

@@ -13,7 +13,10 @@ export const CONSOLE_API = '/api/v1/console';
 
 // ---- First-run setup ----
 
-export const setupStateSchema = z.object({ needed: z.boolean() });
+export const setupStateSchema = z.object({
+  needed: z.boolean().describe('No cabinet yet: the console opens on first-run setup.'),
+  allowed_here: z.boolean().describe('Whether this client may do the setup: only a browser on the machine that runs Courtier may.'),
+});
 export type SetupState = z.infer<typeof setupStateSchema>;
 
 export const setupBodySchema = initCabinetSchema;

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   invalid_token: 401,
   not_signed_in: 401,
   invalid_credentials: 401,
+  setup_local_only: 403,
   ip_not_allowed: 403,
   insufficient_scope: 403,
   origin_not_allowed: 403,
@@ -29,6 +30,7 @@ export const ERROR_STATUS = {
   // console: admin slice (statuses)
   setup_already_done: 409,
   email_taken: 409,
+  cabinet_choice_required: 409,
   last_admin: 409,
   // console: automation slice (statuses)
   insurer_login_busy: 409,
@@ -106,7 +108,9 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   admin_only: 'Only an administrator of the cabinet can do this.',
   // console: admin slice (descriptions)
   setup_already_done: 'First-run setup is only possible while the install has no cabinet; sign in instead.',
-  email_taken: 'An account with this email already exists (emails are unique across the install).',
+  email_taken: 'An account with this email already exists in this cabinet (emails are unique per cabinet; other cabinets are not looked at).',
+  cabinet_choice_required: 'This email and password open accounts in several cabinets; details lists them ({cabinet_id, name}): sign in again with cabinet_id.',
+  setup_local_only: 'First-run setup is accepted only from the machine that runs Courtier; open the console there.',
   last_admin: 'The cabinet would have no administrator left; make another user an administrator first.',
   // console: automation slice (descriptions)
   insurer_login_busy: 'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',

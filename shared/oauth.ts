@@ -120,8 +120,14 @@ export type ConsoleSession = z.infer<typeof consoleSessionSchema>;
 export const loginBodySchema = z.object({
   email: z.string().trim().min(1).max(254),
   password: z.string().min(1).max(1000),
+  /** The cabinet to sign in to, when the email and password open accounts in several (after a 409 cabinet_choice_required). */
+  cabinet_id: z.uuid({ error: 'cabinet_id must be a UUID' }).optional(),
   return_to: z.string().max(4000).optional(),
 });
+
+/** The details of a 409 cabinet_choice_required: the cabinets the email and password open. */
+export const cabinetChoicesSchema = z.array(z.object({ cabinet_id: z.string(), name: z.string() })).min(2);
+export type CabinetChoices = z.infer<typeof cabinetChoicesSchema>;
 
 /**
  * A return_to is followed only when it is a path on this origin: it starts with one slash, and

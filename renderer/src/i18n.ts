@@ -47,6 +47,9 @@ export interface Strings {
   password: string;
   signIn: string;
   fillBoth: string;
+  cabinet: string;
+  chooseCabinet: string;
+  pickCabinet: string;
   // Consent
   consentPageTitle: string;
   consentTitle: (client: string) => string;
@@ -81,6 +84,9 @@ const en: Strings = {
   password: 'Password',
   signIn: 'Sign in',
   fillBoth: 'Enter your email and your password.',
+  cabinet: 'Cabinet',
+  chooseCabinet: 'This email and password open accounts in several cabinets. Choose the cabinet to sign in to, then click Sign in.',
+  pickCabinet: 'Choose the cabinet to sign in to.',
   consentPageTitle: 'Connect an application',
   consentTitle: (client) => `${client} wants to access your Courtier data`,
   returnsTo: 'It will return you to',
@@ -112,6 +118,9 @@ const fr: Strings = {
   password: 'Mot de passe',
   signIn: 'Se connecter',
   fillBoth: 'Saisissez votre courriel et votre mot de passe.',
+  cabinet: 'Cabinet',
+  chooseCabinet: 'Ce courriel et ce mot de passe ouvrent des comptes dans plusieurs cabinets. Choisissez le cabinet auquel vous connecter, puis cliquez sur Se connecter.',
+  pickCabinet: 'Choisissez le cabinet auquel vous connecter.',
   consentPageTitle: 'Connecter une application',
   consentTitle: (client) => `${client} souhaite accéder à vos données Courtier`,
   returnsTo: 'Vous serez ensuite renvoyé vers',

@@ -12,7 +12,7 @@ import { databaseFile, DatabaseVersionError, openDatabase } from '../db/open.js'
 import { defaultDeps, type Deps } from '../deps.js';
 import { ApiError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { DuplicateEmailError, getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
+import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
 import { serve } from './serve.js';
 
 export interface CliIo {
@@ -307,9 +307,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ? [err.code, 1]
           : err instanceof DatabaseVersionError
             ? ['database_version', 1]
-            : err instanceof DuplicateEmailError
-              ? ['duplicate_email', 1]
-              : ['error', 1];
+            : ['error', 1];
     const message = (err as Error).message;
     if (json) io.stdout(`${JSON.stringify({ error: code, message })}\n`);
     io.stderr(`courtier: ${message}${exit === 2 ? ' (see courtier --help)' : ''}\n`);

@@ -30,7 +30,9 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ url: `http://${host}:${port}`, dataDir: config.dataDir }, `Courtier listening on http://${host}:${port}`);
   if (listCabinets(deps).length === 0) {
-    logger.warn('No cabinet yet: create one with `courtier init --cabinet NAME --email E --password-stdin` (same --data-dir).');
+    logger.warn(
+      `No cabinet yet: open http://127.0.0.1:${port}/console/ on this machine (setup is refused from elsewhere), or create one with \`courtier init --cabinet NAME --email E --password-stdin\` (same --data-dir).`,
+    );
   }
 
   await new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   CONSOLE_API,
@@ -21,6 +21,7 @@ import { automationStatus } from '../automation/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
+import { isFromThisMachine } from '../http/client-address.js';
 import { listConnectedApps, revokeConnectedApp } from '../oauth/service.js';
 import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
 import { getWallet } from '../wallet/service.js';
@@ -35,13 +36,27 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   // ---- First-run setup (no session: there is no user yet) ----
 
-  app.get(`${CONSOLE_API}/setup`, async (_request, reply): Promise<SetupState> => {
+  app.get(`${CONSOLE_API}/setup`, async (request, reply): Promise<SetupState> => {
     reply.header('Cache-Control', 'no-store');
-    return { needed: setupNeeded(deps) };
+    return { needed: setupNeeded(deps), allowed_here: isFromThisMachine(request) };
   });
 
+  // Whoever sets up first owns the install: on a LAN listener that must not be a neighbour, so
+  // only a person at this machine may (the TCP peer decides, never a forwarded header). Checked
+  // before the body is even read.
+  const thisMachineOnly = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (isFromThisMachine(request)) return done();
+    const port = request.socket.localPort ?? deps.config.port;
+    done(
+      new ApiError(
+        'setup_local_only',
+        `First-run setup can only be done on the machine that runs Courtier, so that nobody else on the network can claim it: open http://127.0.0.1:${port}/console/ on that machine.`,
+      ),
+    );
+  };
+
   // Route schemas are checked by the zod-validation plugin (a 400 validation_error), after the guard.
-  app.post<{ Body: z.output<typeof setupBodySchema> }>(`${CONSOLE_API}/setup`, { schema: { body: setupBodySchema } }, async (request, reply): Promise<SetupResponse> => {
+  app.post<{ Body: z.output<typeof setupBodySchema> }>(`${CONSOLE_API}/setup`, { onRequest: thisMachineOnly, schema: { body: setupBodySchema } }, async (request, reply): Promise<SetupResponse> => {
     const { user_id } = await setupFirstCabinet(deps, request.body);
     const identity = describeUser(deps, user_id);
     if (!identity) throw new ApiError('internal_error', 'The new admin account cannot be read back.');

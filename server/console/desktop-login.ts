@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
-import { isLoopbackHost } from '../config.js';
+import { isFromThisMachine } from '../http/client-address.js';
 import { listCabinetUsers, listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
 import { CONSOLE_HOME, startConsoleSession } from './routes.js';
 import { openSession } from './service.js';
@@ -72,10 +72,6 @@ function desktopAdmin(deps: Deps): UserIdentity | null {
   return null;
 }
 
-function isLoopbackAddress(ip: string): boolean {
-  return isLoopbackHost(ip) || ip === '::ffff:127.0.0.1' || /^::ffff:127\./.test(ip);
-}
-
 /**
  * `GET /console/desktop-login?token=…[&return_to=/console/…]`: the desktop shell's one-time sign-in
  * as the first cabinet's first admin, then 302 to the console (or to `return_to`, a console path). With no cabinet yet, 302 to first-run setup. Any failure
@@ -100,8 +96,9 @@ export const desktopLoginRoutes = fp(
         typeof token === 'string' &&
         token.length >= 16 &&
         token.length <= 256 &&
-        // The shell and the server share the machine; a LAN client never signs in this way.
-        isLoopbackAddress(request.ip) &&
+        // The shell and the server share the machine; a LAN client never signs in this way,
+        // whatever X-Forwarded-For says (the TCP peer decides).
+        isFromThisMachine(request) &&
         tokens.consume(token);
       if (!valid) return reply.redirect(LOGIN_PAGE, 302);
       if (setupNeeded(deps)) return reply.redirect(SETUP_PAGE, 302);

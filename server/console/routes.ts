@@ -21,8 +21,8 @@ export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttl
   app.post('/api/v1/console/session', async (request, reply) => {
     const parsed = loginBodySchema.safeParse(request.body ?? {});
     if (!parsed.success) throw validationError(toValidationIssues(parsed.error, 'body'));
-    const { email, password, return_to } = parsed.data;
-    const { token, user } = await signIn(deps, throttle, { email, password, ip: request.ip });
+    const { email, password, cabinet_id, return_to } = parsed.data;
+    const { token, user } = await signIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) });
     startConsoleSession(deps, request, reply, token, user);
     reply.header('Cache-Control', 'no-store');
     // return_to comes from a URL anyone can craft: only a path on this origin is followed.

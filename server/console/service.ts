@@ -59,10 +59,15 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
   };
 }
 
+/**
+ * Signs in with an email and password. An email may have accounts in several cabinets: when the
+ * password opens more than one, the person chooses (409 cabinet_choice_required lists only the
+ * cabinets this password opens) and signs in again with `cabinetId`.
+ */
 export async function signIn(
   deps: Deps,
   throttle: LoginThrottle,
-  input: { email: string; password: string; ip: string },
+  input: { email: string; password: string; cabinetId?: string; ip: string },
 ): Promise<{ token: string; user: SignedInUser }> {
   const wait = throttle.retryAfter(input.email, input.ip);
   if (wait > 0) {
@@ -70,13 +75,16 @@ export async function signIn(
       'Retry-After': String(wait),
     });
   }
-  const identity = await verifyUserPassword(deps, input.email, input.password);
-  if (!identity) {
+  const check = await verifyUserPassword(deps, input.email, input.password, input.cabinetId);
+  if (check.kind === 'none') {
     throttle.recordFailure(input.email, input.ip);
     throw new ApiError('invalid_credentials', 'The email or the password is wrong.');
   }
+  if (check.kind === 'several') {
+    throw new ApiError('cabinet_choice_required', 'This email and password open accounts in several cabinets: choose the cabinet to sign in to.', check.cabinets);
+  }
   throttle.recordSuccess(input.email);
-  return openSession(deps, identity);
+  return openSession(deps, check.identity);
 }
 
 /** A new console session for someone already proven to be this user (a password, the desktop's one-time token). */

@@ -85,10 +85,10 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
   });
 
   app.get(`${OAUTH_PREFIX}/authorize`, async (request, reply) => {
-    const outcome = checkAuthorizeRequest(deps, asRecord(request.query), base(request));
+    const user = signedIn(request);
+    const outcome = checkAuthorizeRequest(deps, asRecord(request.query), base(request), user);
     if (outcome.kind === 'error_page') return sendBrowserPage(reply, 400, outcome.title, outcome.message);
     if (outcome.kind === 'redirect') return reply.redirect(outcome.location, 302);
-    const user = signedIn(request);
     if (!user) return reply.redirect(`/console/login?return_to=${encodeURIComponent(request.url)}`, 302);
     const requestId = createConsentRequest(deps, outcome.params, user);
     return reply.header('Cache-Control', 'no-store').redirect(`/console/consent?request_id=${encodeURIComponent(requestId)}`, 302);

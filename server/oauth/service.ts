@@ -195,7 +195,7 @@ export interface AuthorizeParams {
 }
 
 export type AuthorizeOutcome =
-  /** Shown to the person in the browser: the client or its redirect cannot be trusted with a redirect. */
+  /** Shown to the person in the browser: the client, its redirect or the request cannot be trusted with a redirect. */
   | { kind: 'error_page'; title: string; message: string }
   | { kind: 'redirect'; location: string }
   | { kind: 'ok'; params: AuthorizeParams };
@@ -221,7 +221,15 @@ function canonicalResource(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>, base: string): AuthorizeOutcome {
+/**
+ * Checks an authorization request before anything is shown or stored. An unknown client or an
+ * unregistered redirect URI is an error page. Any other defect is an error page too, unless the
+ * signed-in user already consented to this very client (a grant that still stands): only then does
+ * the error go back to the client (RFC 6749 4.1.2.1), since anyone can register a client with any
+ * https redirect URI, and an error redirect for a stranger would make Courtier an open redirector
+ * (RFC 9700 4.11.2).
+ */
+export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>, base: string, user: SignedInUser | null): AuthorizeOutcome {
   const urls = oauthUrls(base);
   const clientId = single(query, 'client_id');
   const client = typeof clientId === 'string' ? store.findClient(deps.db.orm, clientId) : undefined;
@@ -243,10 +251,18 @@ export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>
     };
   }
   const state = single(query, 'state');
-  const fail = (error: string, description: string): AuthorizeOutcome => ({
-    kind: 'redirect',
-    location: authorizationResponse(redirectUri, { error, error_description: description, state: typeof state === 'string' ? state : null }, urls.issuer),
-  });
+  const consented = () => user !== null && store.hasLiveGrant(deps.db.orm, { cabinetId: user.cabinetId, userId: user.userId, clientId: client.id }, deps.clock.now());
+  const fail = (error: string, description: string): AuthorizeOutcome =>
+    consented()
+      ? {
+          kind: 'redirect',
+          location: authorizationResponse(redirectUri, { error, error_description: description, state: typeof state === 'string' ? state : null }, urls.issuer),
+        }
+      : {
+          kind: 'error_page',
+          title: 'Invalid connection request',
+          message: `The application that sent you here asked for something Courtier cannot accept: ${description} Nothing was shared with it. Start the connection again from the assistant; if this happens again, its developer has to fix the request.`,
+        };
 
   for (const name of ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state', 'resource']) {
     if (single(query, name) === null) return fail('invalid_request', `${name} must be given once.`);

@@ -147,9 +147,13 @@ export interface ConnectedAppRow {
  * A user's grants that still stand: not revoked, and with something left to use (a live token, or
  * a code not yet exchanged). Newest first.
  */
-export function listLiveGrantsOfUser(orm: Orm, cabinetId: string, userId: string, now: number): ConnectedAppRow[] {
+function grantStands(now: number) {
   const liveToken = sql`exists (select 1 from ${oauthTokens} where ${oauthTokens.grantId} = ${oauthGrants.id} and ${oauthTokens.revokedAt} is null and ${oauthTokens.expiresAt} > ${now})`;
   const openCode = sql`exists (select 1 from ${oauthCodes} where ${oauthCodes.grantId} = ${oauthGrants.id} and ${oauthCodes.usedAt} is null and ${oauthCodes.expiresAt} > ${now})`;
+  return and(isNull(oauthGrants.revokedAt), or(liveToken, openCode));
+}
+
+export function listLiveGrantsOfUser(orm: Orm, cabinetId: string, userId: string, now: number): ConnectedAppRow[] {
   return orm
     .select({
       grantId: oauthGrants.id,
@@ -161,7 +165,18 @@ export function listLiveGrantsOfUser(orm: Orm, cabinetId: string, userId: string
     })
     .from(oauthGrants)
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-    .where(and(eq(oauthGrants.cabinetId, cabinetId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt), or(liveToken, openCode)))
+    .where(and(eq(oauthGrants.cabinetId, cabinetId), eq(oauthGrants.userId, userId), grantStands(now)))
     .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
     .all();
+}
+
+/** Whether the user has a grant to this client that still stands (one of their connected apps). */
+export function hasLiveGrant(orm: Orm, grant: { cabinetId: string; userId: string; clientId: string }, now: number): boolean {
+  const row = orm
+    .select({ id: oauthGrants.id })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.cabinetId, grant.cabinetId), eq(oauthGrants.userId, grant.userId), eq(oauthGrants.clientId, grant.clientId), grantStands(now)))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }

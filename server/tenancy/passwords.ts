@@ -24,3 +24,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const actual = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+/**
+ * A hash in the current format that no password matches (its key is all zeros, not derived):
+ * checking a password against it costs what checking a real account does.
+ */
+export const UNMATCHABLE_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, Buffer.alloc(16).toString('base64'), Buffer.alloc(KEY_LENGTH).toString('base64')].join('$');

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { USER_ROLES } from '../../shared/tenancy.js';
 
 export const cabinets = sqliteTable('cabinets', {
@@ -16,12 +16,16 @@ export const users = sqliteTable(
     cabinetId: text('cabinet_id')
       .notNull()
       .references(() => cabinets.id),
-    /** Stored lower-cased; unique across the install so that sign-in needs only the email. */
-    email: text('email').notNull().unique(),
+    /**
+     * Stored lower-cased; unique within a cabinet only, so that a cabinet never learns that an
+     * address has an account elsewhere. Sign-in finds every account with the email.
+     */
+    email: text('email').notNull(),
     /** scrypt$N$r$p$salt$hash, never the password. */
     passwordHash: text('password_hash').notNull(),
     role: text('role', { enum: USER_ROLES }).notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('users_cabinet_idx').on(t.cabinetId)],
+  // The unique index also serves lookups by cabinet (its first column).
+  (t) => [uniqueIndex('users_cabinet_email_unique').on(t.cabinetId, t.email), index('users_email_idx').on(t.email)],
 );

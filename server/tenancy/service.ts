@@ -3,24 +3,16 @@ import { initCabinetSchema, type InitCabinetInput, type USER_ROLES } from '../..
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
 import * as store from './store.js';
-
-export class DuplicateEmailError extends Error {
-  override name = 'DuplicateEmailError';
-}
 
 /**
  * Creates a cabinet with its first (admin) user. On a data dir that already holds cabinets this
- * adds another one: one instance serves several cabinets, each isolated.
+ * adds another one: one instance serves several cabinets, each isolated, and an email may have an
+ * account in each (emails are unique per cabinet).
  */
 export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
-  return createCabinetWithAdmin(deps, input, {
-    issuePath: undefined,
-    check: (orm, email) => {
-      if (store.findUserByEmail(orm, email)) throw new DuplicateEmailError(`A user with the email ${email} already exists.`);
-    },
-  });
+  return createCabinetWithAdmin(deps, input, { issuePath: undefined, check: () => undefined });
 }
 
 /**
@@ -30,7 +22,7 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
 async function createCabinetWithAdmin(
   deps: Deps,
   input: InitCabinetInput,
-  options: { issuePath: string | undefined; check: (orm: Deps['db']['orm'], email: string) => void },
+  options: { issuePath: string | undefined; check: (orm: Deps['db']['orm']) => void },
 ): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
   if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath));
@@ -41,7 +33,7 @@ async function createCabinetWithAdmin(
   const userId = randomUUID();
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
-    options.check(orm, email);
+    options.check(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
   }).immediate();
@@ -88,18 +80,35 @@ export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdenti
   return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name };
 }
 
+/** A cabinet an email and password open, offered for the person to choose. */
+export interface CabinetChoice {
+  cabinet_id: string;
+  name: string;
+}
+
+export type PasswordCheck =
+  | { kind: 'none' }
+  | { kind: 'one'; identity: UserIdentity }
+  /** The password opens accounts in several cabinets: the person has to choose one. */
+  | { kind: 'several'; cabinets: CabinetChoice[] };
+
 /**
- * The user with this email and password, or null. An unknown email still costs one scrypt, so
- * that the response time does not tell which emails have accounts.
+ * The accounts this email and password open (emails are unique per cabinet, so there may be
+ * several). Every account with the email is checked, at once, and an unknown email is checked
+ * against a hash no password matches, so that the response time says little about how many
+ * accounts the email has. With `cabinetId`, only that cabinet's account counts.
  */
-export async function verifyUserPassword(deps: Pick<Deps, 'db' | 'randomBytes'>, email: string, password: string): Promise<UserIdentity | null> {
-  const user = store.findUserByEmail(deps.db.orm, email.trim().toLowerCase());
-  if (!user) {
-    await hashPassword(password, deps.randomBytes(16));
-    return null;
-  }
-  if (!(await verifyPassword(password, user.passwordHash))) return null;
-  return describeUser(deps, user.id) ?? null;
+export async function verifyUserPassword(deps: Pick<Deps, 'db'>, email: string, password: string, cabinetId?: string): Promise<PasswordCheck> {
+  const candidates = store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase());
+  const hashes = candidates.length > 0 ? candidates.map((u) => u.passwordHash) : [UNMATCHABLE_HASH];
+  const verdicts = await Promise.all(hashes.map((hash) => verifyPassword(password, hash)));
+  const matching = candidates.filter((user, i) => verdicts[i] === true && (cabinetId === undefined || user.cabinetId === cabinetId));
+  const identities = matching.map((user) => describeUser(deps, user.id)).filter((identity): identity is UserIdentity => identity !== undefined);
+  const [first] = identities;
+  if (first === undefined) return { kind: 'none' };
+  if (identities.length === 1) return { kind: 'one', identity: first };
+  const cabinets = identities.map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName })).sort((a, b) => a.name.localeCompare(b.name, 'fr'));
+  return { kind: 'several', cabinets };
 }
 
 // ---- First-run setup and the cabinet's users (console) ----
@@ -145,17 +154,20 @@ export function listCabinetUsers(deps: Pick<Deps, 'db'>, cabinetId: string): Cab
   return store.listUsers(deps.db.orm, cabinetId).map(toCabinetUser);
 }
 
-/** An admin adds an account to their cabinet. Emails are unique across the install (409 email_taken). */
+/**
+ * An admin adds an account to their cabinet. Emails are unique within the cabinet (409
+ * email_taken); another cabinet's accounts are invisible here, so an admin never learns of them.
+ */
 export async function addCabinetUser(deps: Deps, cabinetId: string, input: { email: string; password: string; role: UserRole }): Promise<CabinetUser> {
   const email = input.email.trim().toLowerCase();
-  const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists.`);
-  if (store.findUserByEmail(deps.db.orm, email)) throw taken();
+  const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists in this cabinet: change its role on the Users page instead.`);
+  if (store.findUserInCabinetByEmail(deps.db.orm, cabinetId, email)) throw taken();
   const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
   const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now() };
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
     if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-    if (store.findUserByEmail(orm, email)) throw taken();
+    if (store.findUserInCabinetByEmail(orm, cabinetId, email)) throw taken();
     store.insertUser(orm, row);
   }).immediate();
   return toCabinetUser(row);

@@ -21,8 +21,17 @@ export function listCabinets(orm: Orm): CabinetRow[] {
   return orm.select().from(cabinets).orderBy(cabinets.createdAt).all();
 }
 
-export function findUserByEmail(orm: Orm, email: string): UserRow | undefined {
-  return orm.select().from(users).where(eq(users.email, email)).get();
+/** Every account with this email, one per cabinet at most. */
+export function findUsersByEmail(orm: Orm, email: string): UserRow[] {
+  return orm.select().from(users).where(eq(users.email, email)).all();
+}
+
+export function findUserInCabinetByEmail(orm: Orm, cabinetId: string, email: string): UserRow | undefined {
+  return orm
+    .select()
+    .from(users)
+    .where(and(eq(users.cabinetId, cabinetId), eq(users.email, email)))
+    .get();
 }
 
 export function setLlmDataSharing(orm: Orm, cabinetId: string, enabled: boolean): boolean {

@@ -57,6 +57,8 @@ export interface StartOptions {
   /** Insurer robots (a test adapter). */
   insurers?: InsurerAdapter[];
   sandboxMode?: BuildAppOptions['sandboxMode'];
+  /** The address to listen on (127.0.0.1 unless a test needs a LAN client: 0.0.0.0 with config.host). */
+  listenHost?: string;
 }
 
 /** Starts the real app on a real port with a real SQLite file in a temp dir. */
@@ -74,7 +76,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   });
   const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode });
   options.beforeListen?.(app);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: options.listenHost ?? '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;

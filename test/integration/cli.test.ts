@@ -50,11 +50,22 @@ describe('courtier CLI', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('init refuses an email that already exists (exit 1, one line)', async () => {
-    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Again', '--email', 'admin@dupont.fr', '--password', 'a long password']);
+  it('init creates a new cabinet even for an email that has an account in another one (emails are unique per cabinet)', async () => {
+    const again = await initCabinet('Again', 'Admin@Dupont.fr');
+    const db = new Sqlite(databaseFile(dataDir), { readonly: true });
+    const accounts = db.prepare("SELECT cabinet_id FROM users WHERE email = 'admin@dupont.fr'").all() as { cabinet_id: string }[];
+    db.close();
+    expect(accounts).toHaveLength(2);
+    expect(accounts.map((a) => a.cabinet_id)).toContain(again);
+  });
+
+  it('init refuses an invalid email (exit 1, one line, nothing created)', async () => {
+    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Broken', '--email', 'not-an-email', '--password', 'a long password']);
     expect(res.code).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
-    expect(res.stderr).toMatch(/already exists/);
+    const db = new Sqlite(databaseFile(dataDir), { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM cabinets WHERE name = 'Broken'").get()).toEqual({ n: 0 });
+    db.close();
   });
 
   it('keys create / list / revoke, taking COURTIER_DATA_DIR too', async () => {

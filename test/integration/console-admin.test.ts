@@ -68,14 +68,14 @@ function withoutCsrf(client: ConsoleClient, path: string, method: string, body?:
 
 describe('first-run setup', () => {
   it('is needed on an empty install; a bad body is a validation_error naming the field', async () => {
-    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: true });
+    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: true, allowed_here: true });
     const short = await postSetup({ cabinet: 'Cabinet Dupont', email: 'a@b.fr', password: 'short' });
     expect(short.status).toBe(400);
     const body = await json(short);
     expect(body.error).toBe('validation_error');
     expect(body.details).toEqual([expect.objectContaining({ path: 'body.password' })]);
     expect((await postSetup({ cabinet: '', email: 'not an email', password: PASSWORD })).status).toBe(400);
-    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: true });
+    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: true, allowed_here: true });
   });
 
   it('two setups at once: exactly one wins, signs its admin in and the other gets 409 setup_already_done', async () => {
@@ -104,7 +104,7 @@ describe('first-run setup', () => {
     adminUser = { email: session.user.email, password: PASSWORD, cabinetId: session.cabinet.id, userId: session.user.id };
     expect(server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 });
 
-    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: false });
+    expect(await json(await server.request(`${C}/setup`))).toEqual({ needed: false, allowed_here: true });
     const again = await postSetup({ cabinet: 'Another', email: 'other@example.fr', password: PASSWORD });
     expect(again.status).toBe(409);
     expect((await json(again)).error).toBe('setup_already_done');

@@ -80,6 +80,28 @@ describe('SQLite store', () => {
     db.close();
   });
 
+  it('migrates a database whose users, stored idempotency keys and jobs came from the previous version', () => {
+    const file = freshFile();
+    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+    const perCaller = migrations.findIndex((m) => m.sql.some((s) => s.includes('`caller` text NOT NULL')));
+    expect(perCaller).toBeGreaterThan(0);
+    const old = new Sqlite(file);
+    applyMigrations(old, migrations.slice(0, perCaller));
+    old.exec(`
+      INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C', 1);
+      INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u1', 'c1', 'a@example.fr', 'x', 'admin', 1);
+      INSERT INTO idempotency_keys (cabinet_id, endpoint, key, request_hash, state, status_code, response_body, response_headers, locked_at, expires_at)
+        VALUES ('c1', 'POST /api/v1/public/webhooks', 'k', 'h', 'done', 201, '{"secret":"whsec_old"}', '{}', 1, 9999999999999);
+    `);
+    old.close();
+    const db = openDatabase(file);
+    expect(db.sqlite.prepare('SELECT email FROM users').all()).toEqual([{ email: 'a@example.fr' }]);
+    // A key scoped to no API key could replay to any of them: not carried over (a 24-hour cache), and its secret goes with it.
+    expect(db.sqlite.prepare('SELECT count(*) AS n FROM idempotency_keys').get()).toEqual({ n: 0 });
+    expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
+    db.close();
+  });
+
   it('refuses, untouched, a database written by a newer version', () => {
     const file = freshFile();
     openDatabase(file).close();

@@ -184,11 +184,15 @@ describe('registration (RFC 7591)', () => {
 
 describe('authorize', () => {
   let clientId: string;
+  /** A client the user already allowed once: its bad requests may be answered by a redirect. */
+  let consentedClientId: string;
   let cookie: string;
   const { challenge } = pkcePair();
   beforeAll(async () => {
     clientId = (await registerClient(server)).client_id;
     cookie = await signIn(server, user);
+    consentedClientId = (await registerClient(server)).client_id;
+    await authorizeCode(server, cookie, { clientId: consentedClientId, challenge });
   });
 
   it('shows an error page, never a redirect, for an unknown client or an unregistered redirect URI', async () => {
@@ -226,8 +230,12 @@ describe('authorize', () => {
     [{ scope: 'admin' }, 'invalid_scope', /admin/],
     [{ resource: 'https://other.example/mcp' }, 'invalid_target', /mcp/],
     [{ response_type: 'token' }, 'unsupported_response_type', /code/],
-  ])('redirects %j back with %s, the state and iss', async (extra, error, description) => {
-    const response = await server.request(authorizePath({ clientId, challenge, state: 'xyz', extra }), { headers: { cookie }, redirect: 'manual' });
+  ])('answers %j with an error page, or with %s, the state and iss to a client the user allowed before', async (extra, error, description) => {
+    const beforeConsent = await server.request(authorizePath({ clientId, challenge, state: 'xyz', extra }), { headers: { cookie }, redirect: 'manual' });
+    expect(beforeConsent.status).toBe(400);
+    expect(beforeConsent.headers.get('location')).toBeNull();
+    expect(await beforeConsent.text()).toMatch(description);
+    const response = await server.request(authorizePath({ clientId: consentedClientId, challenge, state: 'xyz', extra }), { headers: { cookie }, redirect: 'manual' });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get('location') ?? '');
     expect(location.origin + location.pathname).toBe(REDIRECT);
@@ -266,8 +274,8 @@ describe('console login', () => {
     expect(((await after.json()) as { error: string }).error).toBe('not_signed_in');
   });
 
-  it('marks the cookie Secure when served over https (behind a TLS proxy)', async () => {
-    const proxied = await startTestServer({ config: { trustProxy: true } });
+  it('marks the cookie Secure when served over https (behind a trusted TLS proxy)', async () => {
+    const proxied = await startTestServer({ config: { trustProxy: ['127.0.0.1'] } });
     try {
       const someone = await createUser(proxied);
       const response = await proxied.request('/api/v1/console/session', {

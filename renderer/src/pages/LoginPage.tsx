@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { z } from 'zod';
-import { consoleSessionSchema } from '../../../shared/oauth.js';
+import { cabinetChoicesSchema, consoleSessionSchema, type CabinetChoices } from '../../../shared/oauth.js';
 import { api } from '../api.js';
 import { TextField } from '../components/Field.js';
 import { afterSignIn } from '../destinations.js';
@@ -10,12 +10,26 @@ import { go } from '../navigation.js';
 
 const loginResponseSchema = z.object({ session: consoleSessionSchema, redirect_to: z.string() });
 
-/** /console/login?return_to=<path>: email and password; the server says where to go next. */
+/**
+ * /console/login?return_to=<path>: email and password; the server says where to go next. When they
+ * open accounts in several cabinets, the server lists them and the person picks one.
+ */
 export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [cabinets, setCabinets] = useState<CabinetChoices | null>(null);
+  const [cabinetId, setCabinetId] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  // The choice belongs to this email and password: changing either asks the server again.
+  function changeCredentials(set: (value: string) => void) {
+    return (value: string) => {
+      set(value);
+      setCabinets(null);
+      setCabinetId('');
+    };
+  }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -24,11 +38,15 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
       setError(t.fillBoth);
       return;
     }
+    if (cabinets !== null && cabinetId === '') {
+      setError(t.pickCabinet);
+      return;
+    }
     setBusy(true);
     setError(null);
     const result = await api('/api/v1/console/session', {
       method: 'POST',
-      body: { email, password, ...(returnTo !== null ? { return_to: returnTo } : {}) },
+      body: { email, password, ...(cabinetId !== '' ? { cabinet_id: cabinetId } : {}), ...(returnTo !== null ? { return_to: returnTo } : {}) },
       schema: loginResponseSchema,
     });
     if (result.ok) {
@@ -36,8 +54,13 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
       go(afterSignIn(result.data.redirect_to));
       return;
     }
-    // 401 invalid_credentials, 429 too_many_login_attempts (its message says how long to wait), 400…
-    setError(result.error.message);
+    const choices = result.error.error === 'cabinet_choice_required' ? cabinetChoicesSchema.safeParse(result.error.details) : null;
+    if (choices?.success) {
+      setCabinets(choices.data);
+    } else {
+      // 401 invalid_credentials, 429 too_many_login_attempts (its message says how long to wait), 400…
+      setError(result.error.message);
+    }
     setBusy(false);
   }
 
@@ -57,7 +80,7 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
             autoCapitalize="none"
             spellCheck={false}
             value={email}
-            onValue={setEmail}
+            onValue={changeCredentials(setEmail)}
             aria-invalid={error !== null && email.trim() === '' ? true : undefined}
             autoFocus
           />
@@ -68,9 +91,23 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
             type="password"
             autoComplete="current-password"
             value={password}
-            onValue={setPassword}
+            onValue={changeCredentials(setPassword)}
             aria-invalid={error !== null && password === '' ? true : undefined}
           />
+          {cabinets !== null && (
+            <fieldset className="choices" aria-describedby="login-cabinet-hint">
+              <legend>{t.cabinet}</legend>
+              <p id="login-cabinet-hint" className="muted small">
+                {t.chooseCabinet}
+              </p>
+              {cabinets.map((cabinet) => (
+                <label key={cabinet.cabinet_id} className="choice">
+                  <input type="radio" name="cabinet_id" value={cabinet.cabinet_id} checked={cabinetId === cabinet.cabinet_id} onChange={() => setCabinetId(cabinet.cabinet_id)} />
+                  {cabinet.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
           {error !== null && <Alert>{error}</Alert>}
           <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
             {t.signIn}

@@ -14,6 +14,8 @@ const MIN_PASSWORD = 10;
 export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
   const s = ADMIN_STRINGS[lang];
   const [checking, setChecking] = useState(true);
+  // Setup is accepted only from the machine that runs Courtier: elsewhere, say where to do it.
+  const [allowedHere, setAllowedHere] = useState(true);
   const [cabinet, setCabinet] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -28,6 +30,7 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
       if (cancelled) return;
       // Already set up: this page has nothing to offer but the sign-in.
       if (state.ok && !state.data.needed) return go('/console/login');
+      if (state.ok) setAllowedHere(state.data.allowed_here);
       setChecking(false);
     })();
     return () => {
@@ -49,11 +52,20 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
       schema: setupResponseSchema,
     });
     if (result.ok) return go(afterSignIn(result.data.redirect_to));
+    if (result.error.error === 'setup_local_only') return setAllowedHere(false);
     setError(result.error.error === 'setup_already_done' ? s.setupAlreadyDone : result.error.message);
     setBusy(false);
   }
 
   if (checking) return <Loading t={t} />;
+  if (!allowedHere) {
+    return (
+      <section className="card" aria-labelledby="setup-title">
+        <h1 id="setup-title">{s.setupTitle}</h1>
+        <Alert>{s.setupLocalOnly}</Alert>
+      </section>
+    );
+  }
   return (
     <section className="card" aria-labelledby="setup-title">
       <h1 id="setup-title">{s.setupTitle}</h1>

@@ -30,6 +30,8 @@ const en = {
   passwordTooShort: 'The password must have at least 10 characters.',
   passwordsDiffer: 'The two passwords are different.',
   setupAlreadyDone: 'Courtier is already set up. Sign in with your account.',
+  setupLocalOnly:
+    'Courtier is not set up yet, and its setup can only be done on the computer that runs it, so that nobody else on the network can claim it. Open the console on that computer (in the Courtier app, or at http://127.0.0.1 with the same port), then come back here to sign in.',
   // Users
   usersTitle: 'Users',
   usersIntro: 'The accounts of your cabinet. Administrators manage keys, users and settings; brokers use the console for their daily work.',
@@ -178,6 +180,8 @@ const fr: AdminStrings = {
   passwordTooShort: 'Le mot de passe doit faire au moins 10 caractères.',
   passwordsDiffer: 'Les deux mots de passe sont différents.',
   setupAlreadyDone: 'Courtier est déjà installé. Connectez-vous avec votre compte.',
+  setupLocalOnly:
+    'Courtier n’est pas encore installé, et son installation ne peut se faire que sur l’ordinateur qui l’exécute, pour que personne d’autre sur le réseau ne puisse se l’approprier. Ouvrez la console sur cet ordinateur (dans l’application Courtier, ou à l’adresse http://127.0.0.1 avec le même port), puis revenez ici pour vous connecter.',
   usersTitle: 'Utilisateurs',
   usersIntro: 'Les comptes de votre cabinet. Les administrateurs gèrent les clés, les utilisateurs et les réglages ; les courtiers utilisent la console au quotidien.',
   email: 'Courriel',

@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config.js';
+import { isLoopbackHost } from '../config.js';
+
+/** What Fastify's `trustProxy` takes. */
+export type FastifyTrustProxy = false | string[] | ((address: string, hop: number) => boolean);
+
+/**
+ * Fastify's `trustProxy` for COURTIER_TRUST_PROXY. Addresses and CIDR blocks go as they are: only
+ * those peers' X-Forwarded-* headers are believed. A hop count becomes "the last N hops, whoever
+ * they are" (Fastify 5 no longer honours a bare number: it cannot check the peer), so it is right
+ * only when every request really comes through that many proxies.
+ */
+export function fastifyTrustProxy(setting: TrustProxy): FastifyTrustProxy {
+  if (setting === false) return false;
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (::ffff:127.0.0.1) on a dual-stack socket. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return isLoopbackHost(address) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address);
+}
+
+/**
+ * Whether the request comes from a person at this machine: the TCP peer itself is a loopback
+ * address. Forwarded headers never make a request local; when a trusted proxy forwards it, the
+ * client it names must be loopback too, so that a reverse proxy on this machine does not make
+ * every LAN client look local.
+ */
+export function isFromThisMachine(request: FastifyRequest): boolean {
+  return isLoopbackAddress(request.socket.remoteAddress) && isLoopbackAddress(request.ip);
+}
