@@ -122,7 +122,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     }
 
     let baseUrl: string | undefined;
-    const server = createServer({ deps, worker, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)) }, request.log);
+    const server = createServer({ deps, worker, idempotency: app.idempotency, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)) }, request.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
 

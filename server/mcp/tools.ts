@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
 import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
@@ -12,7 +13,9 @@ import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import * as devis from '../devis/service.js';
 import { ApiError } from '../errors.js';
+import { canonicalJson } from '../http/canonical-json.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
+import type { Idempotency } from '../idempotency/service.js';
 import type { McpAccess } from '../oauth/access.js';
 import { getCabinetSettings } from '../tenancy/service.js';
 
@@ -20,6 +23,8 @@ import { getCabinetSettings } from '../tenancy/service.js';
 export interface ToolContext {
   deps: Deps;
   worker: Worker;
+  /** The tools that act take an optional idempotency_key, kept per grant like the API's Idempotency-Key per API key. */
+  idempotency: Idempotency;
   access: McpAccess;
   /** This service's origin as the client reached it (no trailing slash), computed on demand. */
   baseUrl: () => string;
@@ -36,6 +41,8 @@ interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
   scope: McpScope | null;
   /** What the tool returns: its personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing. */
   returns: K;
+  /** It acts (creates, spends credits): it takes an optional idempotency_key, so that a retried call acts once. */
+  idempotent?: true;
   run: (ctx: ToolContext, args: z.output<S>) => ToolPayloads[K];
 }
 
@@ -106,16 +113,54 @@ interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> 
   call(ctx: ToolContext, args: unknown): CallToolResult;
 }
 
+/** The argument that makes a retried call safe; the same rule as the API's Idempotency-Key header. */
+const idempotencyKeyArgument = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters (a UUID is best)')
+  .optional()
+  .describe(
+    'A fresh UUID per distinct action. Calling again with the same key and arguments (after a timeout, say) returns the first result instead of acting twice; ' +
+      'the same key with other arguments is the error idempotency_key_reused. Kept 24 hours.',
+  );
+
+function withIdempotencyKey(input: z.ZodType): z.ZodType {
+  if (!(input instanceof z.ZodObject)) throw new Error('A tool that takes an idempotency_key has object arguments.');
+  return input.extend({ idempotency_key: idempotencyKeyArgument });
+}
+
+/**
+ * Runs a tool's action at most once per (grant, tool, key): the result is stored in the action's
+ * own transaction (see server/idempotency), and a retry returns it. It is masked afterwards, by
+ * the cabinet's setting at the time of each answer.
+ */
+function actOnce(ctx: ToolContext, tool: string, key: string, args: object, act: () => object): object {
+  const outcome = ctx.idempotency.once(
+    {
+      id: { cabinetId: ctx.access.cabinetId, caller: `grant:${ctx.access.grantId}`, endpoint: `MCP tools/call ${tool}`, key },
+      requestHash: createHash('sha256').update(canonicalJson(args)).digest('hex'),
+    },
+    () => {
+      const response = { statusCode: 200, body: JSON.stringify(act()), headers: {} };
+      return { response, stored: response };
+    },
+  );
+  return JSON.parse(outcome.response.body) as object;
+}
+
 function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSpec<S, K>): DefinedTool {
   const { run, ...rest } = spec;
+  const input = spec.idempotent ? withIdempotencyKey(spec.input) : spec.input;
   return {
     ...rest,
+    input,
     call(ctx, args) {
-      const parsed = spec.input.safeParse(args ?? {});
+      const parsed = input.safeParse(args ?? {});
       if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
       try {
-        const value = run(ctx, parsed.data);
-        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value), false);
+        const { idempotency_key: key, ...actionArgs } = parsed.data as { idempotency_key?: string };
+        const act = () => run(ctx, actionArgs as z.output<S>);
+        const value = key === undefined ? act() : actOnce(ctx, spec.name, key, actionArgs, act);
+        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value as ToolPayloads[K]), false);
       } catch (err) {
         if (err instanceof ApiError) return errorResult(err);
         throw err;
@@ -230,6 +275,7 @@ const TOOL_SPECS = [
     input: createOpportunityBody,
     annotations: { ...CREATE, title: 'Create an opportunity' },
     scope: 'crm:write',
+    idempotent: true,
     returns: 'opportunity',
     run: ({ deps, access }, input) => crm.createOpportunity(deps, access.cabinetId, input, 'mcp'),
   }),
@@ -270,6 +316,7 @@ const TOOL_SPECS = [
     input: createClientBody,
     annotations: { ...CREATE, title: 'Create a client' },
     scope: 'crm:write',
+    idempotent: true,
     returns: 'client',
     run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
   }),
@@ -283,6 +330,7 @@ const TOOL_SPECS = [
     input: createDevisBody,
     annotations: { ...CREATE, title: 'Create a draft quote' },
     scope: 'devis:draft',
+    idempotent: true,
     returns: 'devis',
     run: ({ deps, access }, input) => devis.createDevis(deps, access.cabinetId, input),
   }),
@@ -311,6 +359,7 @@ const TOOL_SPECS = [
     input: tarificationRequestBody.omit({ callback_webhook_id: true }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
     scope: 'automation:enqueue',
+    idempotent: true,
     returns: 'tarification',
     run: ({ deps, worker, access }, request) => {
       if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');

@@ -3,8 +3,8 @@
  *  1. the same key, caller, endpoint and body replay the stored 2xx response with HTTP 200 and
  *     Idempotent-Replayed: true; another body is 422 idempotency_key_reused;
  *  2. concurrent requests with one key create one resource: a synchronous endpoint's duplicates
- *     wait for SQLite's write lock and replay; an endpoint that awaits (a webhook test) answers
- *     409 idempotency_conflict while it runs;
+ *     wait for SQLite's write lock and replay (an endpoint that awaits, the webhook test, answers
+ *     409 idempotency_conflict while it runs: test/security/idempotency.test.ts);
  *  3. a failed request does not consume its key; keys expire after 24 h; a claim of another process
  *     not renewed for 60 s (a dead process) is taken over.
  * Every check counts the rows in SQLite as well as reading the responses.
@@ -20,13 +20,10 @@ import { listEvents } from '../../server/events/service.js';
 import { IDEMPOTENCY_TTL_MS } from '../../server/idempotency/service.js';
 import { insertClaim } from '../../server/idempotency/store.js';
 import { canonicalJson } from '../../server/http/canonical-json.js';
-import { testDeliverySchema, webhookSchema } from '../../shared/webhooks.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();
 let server: TestServer;
-let receiver: Receiver;
 let cabinetId: string;
 let apiKey: string;
 let keyId: string;
@@ -34,21 +31,16 @@ let keyId: string;
 const OPPORTUNITIES = `${PUBLIC_API_PREFIX}/opportunities`;
 const CLIENTS = `${PUBLIC_API_PREFIX}/clients`;
 const DEVIS = `${PUBLIC_API_PREFIX}/devis`;
-const WEBHOOKS = `${PUBLIC_API_PREFIX}/webhooks`;
 const OPPORTUNITIES_ENDPOINT = `POST ${OPPORTUNITIES}`;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  server = await startTestServer({ clock, config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
+  server = await startTestServer({ clock });
   cabinetId = await server.createCabinet('Cabinet Idempotence');
   const created = server.createKey(cabinetId);
   apiKey = created.key;
   keyId = created.key_id;
 });
-afterAll(async () => {
-  await server.close();
-  await receiver.close();
-});
+afterAll(() => server.close());
 
 interface Result {
   status: number;
@@ -326,34 +318,6 @@ describe('rule 2: concurrency', () => {
 
   it('25 parallel POSTs with one key over real HTTP create exactly one opportunity', async () => {
     await fireConcurrently('concurrent', 25);
-  });
-
-  it('an endpoint that awaits (a webhook test): duplicates sent while it runs get 409 idempotency_conflict, then a replay of its one delivery', async () => {
-    const hook = await post(WEBHOOKS, { url: receiver.url, events: ['opportunity.created'] });
-    expect(hook.status, hook.text).toBe(201);
-    const testPath = `${WEBHOOKS}/${webhookSchema.parse(hook.body).id}/test`;
-    const key = randomUUID();
-    const before = receiver.received.length;
-    receiver.hang(true);
-    const first = post(testPath, undefined, key);
-    await receiver.waitFor(before + 1);
-
-    expectError(await post(testPath, undefined, key), 409, 'idempotency_conflict');
-    // However long it runs (or the clock jumps), a request in flight keeps its key.
-    clock.advance(10 * 60_000);
-    expectError(await post(testPath, undefined, key), 409, 'idempotency_conflict');
-    expect(keyRows(key)).toEqual([{ endpoint: `POST ${WEBHOOKS}/:id/test`, state: 'in_progress', status_code: null }]);
-
-    receiver.hang(false);
-    const done = await first;
-    expect(done.status, done.text).toBe(200);
-    const result = testDeliverySchema.parse(done.body);
-    expect(result.succeeded).toBe(true);
-    const replay = await post(testPath, undefined, key);
-    expect(replay.status).toBe(200);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.text).toBe(done.text);
-    expect(receiver.received.length).toBe(before + 1);
   });
 });
 

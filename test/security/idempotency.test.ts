@@ -14,14 +14,19 @@ import { createdWebhookReplaySchema, createdWebhookSchema, rotatedSecretReplaySc
 import { apiClient } from '../helpers/api.js';
 import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { createTestInsurer } from '../helpers/test-insurer.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { createAccessTokenForUser } from '../../server/oauth/service.js';
+import { creditBalance, grantCredits } from '../../server/wallet/service.js';
+import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
 
+const clock = testClock();
 let server: TestServer;
 let receiver: Receiver;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  server = await startTestServer({ config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
+  server = await startTestServer({ clock, insurers: [createTestInsurer()], config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
 });
 afterAll(async () => {
   await server.close();
@@ -68,6 +73,45 @@ describe('CWE-639 (authorization through a user-controlled key): an Idempotency-
   });
 });
 
+describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) that sent it', () => {
+  /** tools/call over real HTTP with a bearer access token; the tool's structured result. */
+  async function callTool(token: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
+    const res = await server.request('/mcp', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
+  }
+
+  it('a retried price_quote with the same key returns the same job and debits once; another grant with the key prices on its own', async () => {
+    const cabinet = await server.createCabinet();
+    grantCredits(server.deps, cabinet, 100);
+    setInsurerCredentials(server.deps, cabinet, 'testco', { login: 'broker', password: 'pw' });
+    const user = server.deps.db.sqlite.prepare('SELECT id FROM users WHERE cabinet_id = ?').get(cabinet) as { id: string };
+    const token = (clientName: string) => createAccessTokenForUser(server.deps, { cabinetId: cabinet, userId: user.id, clientName, scopes: ['automation:enqueue', 'automation:read'] }).access_token;
+    const first = token('Assistant A');
+    const other = token('Assistant B');
+    const key = randomUUID();
+    const args = { compagnie: 'testco', produit: 'auto', dicData: { postcode: '75011', birth_date: '1984-03-09', formula: 'tiers' } };
+
+    const priced = await callTool(first, 'price_quote', { ...args, idempotency_key: key });
+    expect(priced.isError).toBeUndefined();
+    const again = await callTool(first, 'price_quote', { ...args, idempotency_key: key });
+    expect(again.structuredContent.job_id).toBe(priced.structuredContent.job_id);
+    const reused = await callTool(first, 'price_quote', { ...args, dicData: { ...args.dicData, formula: 'tous_risques' }, idempotency_key: key });
+    expect(reused).toMatchObject({ isError: true, structuredContent: { error: 'idempotency_key_reused' } });
+    expect(creditBalance(server.deps, cabinet)).toBe(90);
+
+    // The other assistant's call with the same key is its own: here the replay guard (the same request
+    // within 10 minutes) answers, not the first assistant's job.
+    const fromOther = await callTool(other, 'price_quote', { ...args, idempotency_key: key });
+    expect(fromOther).toMatchObject({ isError: true, structuredContent: { error: 'rpa_replay_detected' } });
+    expect(creditBalance(server.deps, cabinet)).toBe(90);
+  });
+});
+
 describe('CWE-312 (cleartext storage of sensitive information): stored responses never hold a webhook secret', () => {
   /** Every byte SQLite wrote for this server: the database, its WAL and shared memory. */
   function databaseBytes(): Buffer {
@@ -107,6 +151,32 @@ describe('CWE-312 (cleartext storage of sensitive information): stored responses
       expect(bytes.includes(Buffer.from(secret)), 'a secret in the database files').toBe(false);
       expect(bytes.includes(Buffer.from(secret.slice('whsec_'.length))), 'a secret in the database files').toBe(false);
     }
+  });
+});
+
+describe('CWE-362 (race condition): a request in flight keeps its key, however long it runs', () => {
+  it('a webhook test waiting for its receiver: duplicates get 409 even after the clock jumps 10 minutes; then one delivery, replayed', async () => {
+    const cabinet = await server.createCabinet();
+    const api = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
+    const hook = createdWebhookSchema.parse((await api.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] })).body);
+    const key = randomUUID();
+    const before = receiver.received.length;
+    receiver.hang(true);
+    const first = api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key });
+    await receiver.waitFor(before + 1);
+
+    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({ error: 'idempotency_conflict' });
+    // The previous code took a claim over after 60 s, while its request still ran.
+    clock.advance(10 * 60_000);
+    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({ error: 'idempotency_conflict' });
+
+    receiver.hang(false);
+    const done = await first;
+    expect(done.status).toBe(200);
+    const replay = await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(done.body);
+    expect(receiver.received.length).toBe(before + 1);
   });
 });
 
