@@ -7,14 +7,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jobSchema, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
-import { BROWSER_ARGS } from '../../server/robots/browser.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox/index.js';
@@ -22,6 +21,7 @@ import { addCabinetUser } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A password unlike anything else on the pages, whose plain, URL-encoded and JSON-escaped forms all differ. */
@@ -218,7 +218,7 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
 
 /** The distinct colours of a rectangle of a PNG, decoded by Chromium itself (no image library needed). */
 async function pixelsIn(png: Buffer, box: { x: number; y: number; width: number; height: number }): Promise<string[]> {
-  const browser: Browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: BROWSER_ARGS });
+  const browser: Browser = await launchChromium();
   try {
     const page = await browser.newPage();
     return await page.evaluate(
