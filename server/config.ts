@@ -39,8 +39,19 @@ const trustProxySchema = z
       const problem = invalid.length === 0 ? 'no proxy address is given' : `${invalid.map((i) => `"${i}"`).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not an IP address or CIDR block`;
       return refuse(`${problem}; ${TRUST_PROXY_FORMS}`);
     }
+    // A block as wide as 0.0.0.0/0 would be `true` under another name.
+    const tooWide = entries.filter(isTooWideBlock);
+    if (tooWide.length > 0) {
+      return refuse(`${tooWide.map((i) => `"${i}"`).join(', ')} would trust a large part of the internet (a block may be /8 at the widest); ${TRUST_PROXY_FORMS}`);
+    }
     return entries;
   });
+
+/** Wider than /8 (10.0.0.0/8, fd00::/8 are the widest private blocks). */
+function isTooWideBlock(entry: string): boolean {
+  const slash = entry.lastIndexOf('/');
+  return slash !== -1 && Number(entry.slice(slash + 1)) < 8;
+}
 
 const listFromString = z
   .union([z.array(z.union([z.string(), z.number()])), z.string()])

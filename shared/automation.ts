@@ -311,6 +311,9 @@ export const getJobArtifact = defineEndpoint({
   errors: ['not_found'],
 });
 
+/** How long a failed run's screenshot and trace are kept after its job ended. */
+export const ARTIFACT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
 export function pollUrl(jobId: string): string {
   return `/api/v1/public/automation/jobs/${jobId}`;
 }

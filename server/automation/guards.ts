@@ -6,25 +6,26 @@ export const BREAKER_THRESHOLD = 5;
 export const BREAKER_OPEN_MS = 10 * 60 * 1000;
 const KILL_SWITCH = 'robots_disabled';
 
-export interface KillSwitch {
+/** A switch that holds robots off (the install-wide kill switch, or a cabinet's pause): why, and since when. */
+export interface RobotSwitch {
   reason: string;
   since: string;
 }
 
-/** The kill switch: set by configuration, or at run time by `courtier robots disable`. */
-export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): KillSwitch | null {
+/** The install-wide kill switch: set by configuration (or the IT policy), or at run time by `courtier robots disable` and the tray. */
+export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): RobotSwitch | null {
   const stored = store.readSetting(deps.db.orm, KILL_SWITCH);
-  if (stored) return JSON.parse(stored) as KillSwitch;
+  if (stored) return JSON.parse(stored) as RobotSwitch;
   return deps.config.robotsDisabled ? { reason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', since: toIso(0) } : null;
 }
 
 export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock'>, reason: string | null): void {
   const now = deps.clock.now();
-  store.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies KillSwitch), now);
+  store.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies RobotSwitch), now);
 }
 
 /** A cabinet's own pause of its robots (its admins, from the console), or null. Never another cabinet's. */
-export function readRobotPause(deps: Pick<Deps, 'db'>, cabinetId: string): KillSwitch | null {
+export function readRobotPause(deps: Pick<Deps, 'db'>, cabinetId: string): RobotSwitch | null {
   const row = store.findRobotPause(deps.db.orm, cabinetId);
   return row ? { reason: row.reason, since: toIso(row.createdAt) } : null;
 }
@@ -36,13 +37,18 @@ export function setRobotPause(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: strin
 
 export type BreakerState = { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };
 
-/** Closed; open until a time; then half-open, letting exactly one trial job through. */
+/**
+ * Closed; open until a time; then half-open, letting exactly one trial job through. A trial job
+ * that can no longer run (cancelled, or its cabinet paused its robots) holds no one back: the
+ * next job becomes the trial, so one cabinet's pause never shuts an insurer for the others.
+ */
 export function breakerState(deps: Pick<Deps, 'db' | 'clock'>, compagnie: string): BreakerState {
   const row = store.findBreaker(deps.db.orm, compagnie);
   if (!row || row.openUntil === null) return { state: 'closed' };
   const now = deps.clock.now();
   if (now < row.openUntil) return { state: 'open', retryAfterMs: row.openUntil - now };
-  return { state: 'half_open', trialJobId: row.trialJobId };
+  const trialJobId = row.trialJobId !== null && store.jobMayRun(deps.db.orm, row.trialJobId) ? row.trialJobId : null;
+  return { state: 'half_open', trialJobId };
 }
 
 export function markTrial(deps: Pick<Deps, 'db'>, compagnie: string, jobId: string): void {

@@ -5,11 +5,17 @@ import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
+import { readKillSwitch, readRobotPause } from './guards.js';
 import { insurerLoginBusy } from './service.js';
 import * as store from './store.js';
 
 /** A login check gives up after this long (the portal's own timeouts are shorter). */
 const LOGIN_CHECK_TIMEOUT_MS = 60_000;
+/**
+ * How long the login stays held without renewal: a check renews it while it runs (an adapter may
+ * outlive its timeout), and a crashed one frees the login this long after its last renewal.
+ */
+const LOGIN_HOLD_MS = 30_000;
 
 /**
  * Runs an insurer robot's login step with the cabinet's credentials, in its own browser context
@@ -24,6 +30,14 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   if (!adapter.verifyLogin) return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
   const id = `login-check-${randomUUID()}`;
   holdLogin(deps, cabinetId, code, id, adapter.name);
+  const renewal = setInterval(() => {
+    try {
+      store.renewLoginCheck(deps.db.orm, id, deps.clock.now() + LOGIN_HOLD_MS);
+    } catch {
+      // The database was busy: the next renewal comes well before the hold runs out.
+    }
+  }, LOGIN_HOLD_MS / 3);
+  renewal.unref();
   const session = runtime.session(id, { secrets: [credentials.password] });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
@@ -45,6 +59,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     return { ok: false, code: 'robot_crashed', message: session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`) };
   } finally {
     clearTimeout(timer);
+    clearInterval(renewal);
     await session.finish(false);
     store.endLoginCheck(deps.db.orm, id);
   }
@@ -57,12 +72,18 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
 function holdLogin(deps: Deps, cabinetId: string, code: string, checkId: string, insurerName: string): void {
   deps.db.sqlite
     .transaction(() => {
+      // A login check is a robot on the insurer's portal: not while robots are switched off.
+      const off = readKillSwitch(deps);
+      if (off) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${off.reason}`, { reason: off.reason, scope: 'install' });
+      const paused = readRobotPause(deps, cabinetId);
+      if (paused) {
+        throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused (${paused.reason}): resume them to test the login.`, { reason: paused.reason, scope: 'cabinet' });
+      }
       const now = deps.clock.now();
       if (insurerLoginBusy(deps, cabinetId, code) || store.loginCheckRunning(deps.db.orm, cabinetId, code, now)) {
         throw new ApiError('insurer_login_busy', `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`);
       }
-      // The lease outlives the check's own timeout, so a crash during a check frees the login soon after.
-      store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_CHECK_TIMEOUT_MS + 15_000 });
+      store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_HOLD_MS });
     })
     .immediate();
 }

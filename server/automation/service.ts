@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
+import { ACTIVE_STATUSES, ARTIFACT_RETENTION_MS, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import type { Page } from '../../shared/pagination.js';
 import { credentialsConfigured } from '../credentials/service.js';
@@ -13,7 +13,6 @@ import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
 import { canonicalJson } from '../http/canonical-json.js';
 import type { RobotResult } from '../robots/adapter.js';
-import { ARTIFACT_RETENTION_MS } from '../robots/browser.js';
 import { creditBalance, creditsConsumed, debitForJob, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery, webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';

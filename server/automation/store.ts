@@ -201,6 +201,17 @@ export function jobsWithArtifactsEndedBefore(orm: Orm, before: number): JobRow[]
     .all();
 }
 
+/** Whether a job is pending or active in a cabinet whose robots are not paused: it may still run. */
+export function jobMayRun(orm: Orm, jobId: string): boolean {
+  return (
+    orm
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.id, jobId), inArray(jobs.status, ['pending', ...ACTIVE]), notInArray(jobs.cabinetId, orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses))))
+      .get() !== undefined
+  );
+}
+
 export function findRobotPause(orm: Orm, cabinetId: string): RobotPauseRow | undefined {
   return orm.select().from(robotPauses).where(eq(robotPauses.cabinetId, cabinetId)).get();
 }
@@ -235,6 +246,10 @@ export function startLoginCheck(orm: Orm, row: typeof insurerLoginChecks.$inferI
     .values(row)
     .onConflictDoUpdate({ target: [insurerLoginChecks.cabinetId, insurerLoginChecks.robotCompagnie], set: { checkId: row.checkId, leaseUntil: row.leaseUntil } })
     .run();
+}
+
+export function renewLoginCheck(orm: Orm, checkId: string, leaseUntil: number): void {
+  orm.update(insurerLoginChecks).set({ leaseUntil }).where(eq(insurerLoginChecks.checkId, checkId)).run();
 }
 
 export function endLoginCheck(orm: Orm, checkId: string): void {

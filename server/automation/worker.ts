@@ -46,7 +46,7 @@ interface Running {
 
 const TICK_MS = 1000;
 /** How often the artifacts of finished jobs are checked against their 7-day retention. */
-export const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
+const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
 /** The sandbox portal's demo account, which test keys use when the cabinet set none. */
 const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
 
@@ -79,9 +79,8 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   async function run(entry: Running): Promise<void> {
     const { row, controller } = entry;
     const adapter = deps.insurers.get(row.robotCompagnie);
-    const credentials =
-      readInsurerCredentials(deps, row.cabinetId, row.robotCompagnie) ??
-      (row.environment === 'test' && row.robotCompagnie === SANDBOX ? SANDBOX_DEMO_CREDENTIALS : undefined);
+    const configured = readInsurerCredentials(deps, row.cabinetId, row.robotCompagnie);
+    const credentials = configured ?? (row.environment === 'test' && row.robotCompagnie === SANDBOX ? SANDBOX_DEMO_CREDENTIALS : undefined);
     if (!adapter || !credentials) {
       failJob(deps, row, {
         code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
@@ -91,7 +90,8 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       });
       return;
     }
-    const session = options.runtime.session(row.id, { secrets: [credentials.password] });
+    // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
+    const session = options.runtime.session(row.id, { secrets: configured ? [configured.password] : [] });
     const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
     heartbeat.unref();
     const ctx: RobotContext = {
@@ -166,10 +166,16 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   /** While the service runs, not only at start: artifacts past their retention are deleted within the hour. */
   function sweepArtifacts(): void {
     const now = deps.clock.now();
-    if (now - lastArtifactSweep < ARTIFACT_SWEEP_MS) return;
+    // A clock set back sweeps at once rather than waiting for it to catch up.
+    if (now >= lastArtifactSweep && now - lastArtifactSweep < ARTIFACT_SWEEP_MS) return;
     lastArtifactSweep = now;
-    const removed = purgeExpiredArtifacts(deps, (jobId) => options.runtime.removeArtifacts(jobId)) + options.runtime.purgeArtifacts(now);
-    if (removed > 0) options.logger.info({ removed }, 'robot artifacts past their 7-day retention deleted');
+    try {
+      const removed = purgeExpiredArtifacts(deps, (jobId) => options.runtime.removeArtifacts(jobId)) + options.runtime.purgeArtifacts();
+      if (removed > 0) options.logger.info({ removed }, 'robot artifacts past their 7-day retention deleted');
+    } catch (err) {
+      // A file that cannot be deleted now is tried again at the next sweep; jobs are still claimed.
+      options.logger.warn({ err }, 'deleting old robot artifacts failed');
+    }
   }
 
   function safeTick(): void {

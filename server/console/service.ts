@@ -83,7 +83,10 @@ export async function signIn(
   if (check.kind === 'several') {
     throw new ApiError('cabinet_choice_required', 'This email and password open accounts in several cabinets: choose the cabinet to sign in to.', check.cabinets);
   }
-  throttle.recordSuccess(input.email);
+  // Failures are counted per email: a success clears them only when the email has no other
+  // account, else a person with an account in one cabinet could keep clearing the count of
+  // someone guessing at the same email's account in another.
+  if (!check.shared) throttle.recordSuccess(input.email);
   return openSession(deps, check.identity);
 }
 

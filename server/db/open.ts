@@ -43,6 +43,9 @@ export function openDatabase(file: string, options: { busyTimeoutMs?: number } =
     // WAL + NORMAL: a committed transaction survives a crash of the process (only power loss can cost the last ones).
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // Deleted rows are overwritten, not left in free pages: stored responses, sessions and the
+    // like must not outlive their deletion in the file (or in a copy of it).
+    sqlite.pragma('secure_delete = ON');
     applyMigrations(sqlite, readMigrationFiles({ migrationsFolder: migrationsFolder() }));
   } catch (err) {
     sqlite.close();

@@ -23,12 +23,20 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return isLoopbackHost(address) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address);
 }
 
+/** Headers a proxy adds to say whom it forwards for. */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
+
 /**
  * Whether the request comes from a person at this machine: the TCP peer itself is a loopback
  * address. Forwarded headers never make a request local; when a trusted proxy forwards it, the
  * client it names must be loopback too, so that a reverse proxy on this machine does not make
- * every LAN client look local.
+ * every LAN client look local. A forwarding header that no configured proxy vouches for (a proxy
+ * on this machine that COURTIER_TRUST_PROXY does not list) makes it not local either: a browser
+ * at the machine never sends one.
  */
 export function isFromThisMachine(request: FastifyRequest): boolean {
-  return isLoopbackAddress(request.socket.remoteAddress) && isLoopbackAddress(request.ip);
+  const peer = request.socket.remoteAddress;
+  if (!isLoopbackAddress(peer) || !isLoopbackAddress(request.ip)) return false;
+  const forwarded = FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined);
+  return !forwarded || request.ip !== peer;
 }

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { z } from 'zod';
 import { PUBLIC_API_PREFIX, REPLAYED_SECRET_WARNING, type Endpoint } from '../../shared/endpoint.js';
-import type { IdempotentRequest, OperationResponse, StoredResponse } from '../idempotency/service.js';
-import { canonicalJson } from './canonical-json.js';
-import { validationError } from './validation.js';
+import { idempotencyKeySchema, requestHash, type IdempotentRequest, type OperationResponse, type StoredResponse } from '../idempotency/service.js';
+import { toValidationIssues, validationError } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,6 +53,7 @@ export type PostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => S
 export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => Promise<SuccessBody<E> | EndpointResult<SuccessBody<E>>>;
 
 type PostEndpoint = Endpoint & { method: 'POST' };
+type OtherEndpoint = Endpoint & { method: Exclude<Endpoint['method'], 'POST'> };
 
 /** /opportunities/{id} → /opportunities/:id */
 export function toFastifyPath(path: string): string {
@@ -79,15 +78,16 @@ function routeSchema(endpoint: Endpoint): FastifySchema {
  */
 export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: PostHandler<E>): void;
 export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: AsyncPostHandler<E>, options: { asynchronous: true }): void;
-export function registerEndpoint<E extends Endpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>): void;
+export function registerEndpoint<E extends OtherEndpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>): void;
 export function registerEndpoint(
   app: FastifyInstance,
   endpoint: Endpoint,
   typedHandler: (request: never, reply: never) => unknown,
   options: { asynchronous?: boolean } = {},
 ): void {
-  // The overloads checked the handler against this endpoint's request and response types.
-  const handler = typedHandler as (request: FastifyRequest, reply: FastifyReply) => unknown;
+  // The overloads checked the handler against this endpoint's request and response types. A POST
+  // handler never gets the reply: it must not send before its transaction commits.
+  const handler = typedHandler as (request: FastifyRequest, reply?: FastifyReply) => unknown;
   app.route({
     method: endpoint.method,
     url: endpointUrl(endpoint),
@@ -97,12 +97,11 @@ export function registerEndpoint(
       endpoint.method !== 'POST'
         ? handler
         : options.asynchronous
-          ? (request, reply) => answerAsyncPost(endpoint, request, reply, () => handler(request, reply) as Promise<unknown>)
-          : (request, reply) => answerPost(endpoint, request, reply, () => handler(request, reply)),
+          ? (request, reply) => answerAsyncPost(endpoint, request, reply, () => handler(request) as Promise<unknown>)
+          : (request, reply) => answerPost(endpoint, request, reply, () => handler(request)),
   });
 }
 
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -110,14 +109,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function idempotentRequest(endpoint: Endpoint, request: FastifyRequest): IdempotentRequest | null {
   const header = request.headers['idempotency-key'];
   if (header === undefined || !request.apiKey) return null;
-  if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
-    throw validationError([{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (a UUID is best)' }]);
-  }
+  const key = idempotencyKeySchema.safeParse(header);
+  if (!key.success) throw validationError(toValidationIssues(key.error, 'header.Idempotency-Key'));
   return {
-    id: { cabinetId: request.apiKey.cabinetId, caller: `key:${request.apiKey.keyId}`, endpoint: `POST ${endpointUrl(endpoint)}`, key: header },
-    requestHash: createHash('sha256')
-      .update(canonicalJson({ params: request.params, body: request.body }))
-      .digest('hex'),
+    id: { cabinetId: request.apiKey.cabinetId, caller: `key:${request.apiKey.keyId}`, endpoint: `POST ${endpointUrl(endpoint)}`, key: key.data },
+    requestHash: requestHash({ params: request.params, body: request.body }),
   };
 }
 

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { canonicalJson } from '../http/canonical-json.js';
 import * as store from './store.js';
 import type { IdempotencyId, IdempotencyRow, StoredResponse } from './store.js';
 
@@ -12,6 +15,14 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * may be taken over. A live request renews its claim every third of it, however long it runs.
  */
 export const CLAIM_LOCK_MS = 60_000;
+
+/** What a key may be: the Idempotency-Key header of the API, the idempotency_key argument of MCP tools. */
+export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters (a UUID is best)');
+
+/** SHA-256 of the canonical request: the same key with another request is refused. */
+export function requestHash(request: unknown): string {
+  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+}
 
 /** One request that carries an Idempotency-Key. */
 export interface IdempotentRequest {
@@ -68,7 +79,11 @@ function inProgress(): ApiError {
  * key and request replay the stored response; another request with the key is refused; a request
  * still running makes duplicates wait (409). `instanceId` tells this process's claims from others'.
  */
-export function createIdempotency(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string): Idempotency {
+export function createIdempotency(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instanceId: string,
+  warn: (details: object, message: string) => void = () => undefined,
+): Idempotency {
   const { orm, sqlite } = deps.db;
   /** This process's claims whose operation is running now. */
   const running = new Set<string>();
@@ -120,7 +135,14 @@ export function createIdempotency(deps: Pick<Deps, 'db' | 'clock'>, instanceId: 
 
       const key = runningKey(request.id);
       running.add(key);
-      const heartbeat = setInterval(() => store.renewClaim(orm, request.id, instanceId, deps.clock.now()), CLAIM_LOCK_MS / 3);
+      const heartbeat = setInterval(() => {
+        try {
+          if (!store.renewClaim(orm, request.id, instanceId, deps.clock.now())) warn({ endpoint: request.id.endpoint }, 'an idempotency claim was lost while its request ran');
+        } catch (err) {
+          // The database was busy (another process held its write lock): the next beat tries again.
+          warn({ err, endpoint: request.id.endpoint }, 'renewing an idempotency claim failed');
+        }
+      }, CLAIM_LOCK_MS / 3);
       heartbeat.unref();
       try {
         const { response, stored } = await operation();

@@ -1,5 +1,4 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
 import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
@@ -13,9 +12,8 @@ import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import * as devis from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { canonicalJson } from '../http/canonical-json.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
-import type { Idempotency } from '../idempotency/service.js';
+import { idempotencyKeySchema, requestHash, type Idempotency } from '../idempotency/service.js';
 import type { McpAccess } from '../oauth/access.js';
 import { getCabinetSettings } from '../tenancy/service.js';
 
@@ -114,9 +112,7 @@ interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> 
 }
 
 /** The argument that makes a retried call safe; the same rule as the API's Idempotency-Key header. */
-const idempotencyKeyArgument = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters (a UUID is best)')
+const idempotencyKeyArgument = idempotencyKeySchema
   .optional()
   .describe(
     'A fresh UUID per distinct action. Calling again with the same key and arguments (after a timeout, say) returns the first result instead of acting twice; ' +
@@ -137,7 +133,7 @@ function actOnce(ctx: ToolContext, tool: string, key: string, args: object, act:
   const outcome = ctx.idempotency.once(
     {
       id: { cabinetId: ctx.access.cabinetId, caller: `grant:${ctx.access.grantId}`, endpoint: `MCP tools/call ${tool}`, key },
-      requestHash: createHash('sha256').update(canonicalJson(args)).digest('hex'),
+      requestHash: requestHash(args),
     },
     () => {
       const response = { statusCode: 200, body: JSON.stringify(act()), headers: {} };

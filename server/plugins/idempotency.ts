@@ -20,7 +20,10 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 export const idempotencyPlugin = fp<{ deps: Deps }>(
   async (app, { deps }) => {
     // Tells this process's running claims from those of a process that died.
-    app.decorate('idempotency', createIdempotency(deps, randomUUID()));
+    app.decorate(
+      'idempotency',
+      createIdempotency(deps, randomUUID(), (details, message) => app.log.warn(details, message)),
+    );
     let sweeper: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
       sweeper = setInterval(() => app.idempotency.purge(), SWEEP_EVERY_MS);

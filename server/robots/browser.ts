@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Locator, type Page } from 'playwright-core';
+import { ARTIFACT_RETENTION_MS } from '../../shared/automation.js';
 import { RobotError } from './adapter.js';
 import { holdsSecret, redactSecrets } from './secret-forms.js';
 import { readZipEntries } from './zip-entries.js';
@@ -21,6 +23,9 @@ export function browserCandidates(options: { configuredPath?: string; platform: 
   }
   return candidates;
 }
+
+/** What covers a field holding a secret in a failure screenshot. */
+export const MASK_COLOR = '#444444';
 
 /** What each input and text area of a frame holds, in document order. */
 function fieldValues(frame: Frame): Promise<string[]> {
@@ -90,12 +95,14 @@ export interface BrowserRuntime {
   artifactsDir(jobId: string): string;
   /** Deletes one job's artifacts. */
   removeArtifacts(jobId: string): void;
-  /** Removes artifact folders older than the retention by their files' time (left by a crash before they were recorded). */
-  purgeArtifacts(now: number): number;
+  /**
+   * Removes artifact folders older than the retention by their files' time, by the system clock
+   * (what a crash left before it was recorded; recorded ones go by their job's end).
+   */
+  purgeArtifacts(): number;
   close(): Promise<void>;
 }
 
-export const ARTIFACT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 function describe(target: BrowserLaunchTarget): string {
   return 'channel' in target ? `the installed ${target.channel === 'chrome' ? 'Chrome' : 'Edge'}` : target.executablePath;
@@ -153,6 +160,8 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
       let context: BrowserContext | undefined;
       let lastPage: Page | undefined;
       let tracing = false;
+      /** withSecrets calls in progress: the trace may restart only when the outermost ends. */
+      let secretDepth = 0;
       // The credentials' secrets are looked for in a saved trace; codes typed later (one-time and
       // short, such as 6 digits, which any trace's numbers may contain) are only kept out of it.
       const credentialSecrets = new Set(sessionOptions.secrets.filter((s) => s !== ''));
@@ -179,11 +188,13 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
         try {
           await stopTracing(path);
         } catch {
+          // A trace half written was never checked: it does not stay.
+          rmSync(path, { force: true });
           return { path: null, discarded: false };
         }
         let clean = false;
         try {
-          clean = !holdsSecret(readZipEntries(readFileSync(path)).map((e) => e.data), credentialSecrets);
+          clean = !holdsSecret((await readZipEntries(await readFile(path))).map((e) => e.data), credentialSecrets);
         } catch {
           clean = false;
         }
@@ -205,13 +216,15 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
         },
         async withSecrets(values, work) {
           for (const value of values) if (value !== '') secrets.add(value);
+          secretDepth += 1;
           await stopTracing();
           try {
             return await work();
           } finally {
+            secretDepth -= 1;
             // The trace resumes once no field holds a secret any more (the form was submitted);
             // until then the robot runs untraced rather than with a trace that would show one.
-            await startTracing().catch(() => undefined);
+            if (secretDepth === 0) await startTracing().catch(() => undefined);
           }
         },
         async finish(failed) {
@@ -225,11 +238,13 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
               const trace = await saveTrace(dir);
               artifacts.trace = trace.path;
               artifacts.traceDiscarded = trace.discarded;
-              if (lastPage && !lastPage.isClosed()) {
+              const page = lastPage;
+              if (page && !page.isClosed()) {
                 const path = join(dir, 'screenshot.png');
-                const mask = await secretFields(lastPage, secrets).catch((): Locator[] => [lastPage?.locator('input, textarea') as Locator]);
-                artifacts.screenshot = await lastPage
-                  .screenshot({ path, fullPage: true, timeout: 5000, mask, maskColor: '#444444' })
+                // Fields that cannot be read are all covered.
+                const mask = await secretFields(page, secrets).catch(() => [page.locator('input, textarea')]);
+                artifacts.screenshot = await page
+                  .screenshot({ path, fullPage: true, timeout: 5000, mask, maskColor: MASK_COLOR })
                   .then(() => path)
                   .catch(() => null);
               }
@@ -252,7 +267,8 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
         return { ok: false, reason: failure ?? 'No browser could be started.' };
       }
     },
-    purgeArtifacts(now) {
+    purgeArtifacts() {
+      const now = Date.now();
       const root = join(options.dataDir, 'artifacts', 'jobs');
       if (!existsSync(root)) return 0;
       let removed = 0;

@@ -10,9 +10,21 @@ export function secretForms(secret: string): Buffer[] {
     new URLSearchParams({ s: secret }).toString().slice(2),
     JSON.stringify(secret).slice(1, -1),
     secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
-    Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, ''),
+    ...base64Forms(Buffer.from(secret, 'utf8')),
   ]);
   return [...forms].filter((form) => form !== '').map((form) => Buffer.from(form, 'utf8'));
+}
+
+/**
+ * In base64, bytes are read 3 at a time, so the same secret is written one of three ways
+ * depending on where it starts in the encoded data: for each, the characters that depend on the
+ * secret's bytes alone (the first and last may mix with its neighbours' bits).
+ */
+function base64Forms(bytes: Buffer): string[] {
+  return [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    return encoded.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6));
+  });
 }
 
 /** Whether any of these bytes holds one of the secrets in any of its forms. */

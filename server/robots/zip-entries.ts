@@ -1,4 +1,7 @@
-import { inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { inflateRaw } from 'node:zlib';
+
+const inflate = promisify(inflateRaw);
 
 const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const CENTRAL_DIRECTORY_ENTRY = 0x02014b50;
@@ -15,7 +18,7 @@ export class ZipFormatError extends Error {
  * writes is supported: stored or deflated entries, no zip64, no encryption; anything else throws
  * ZipFormatError, so that a caller checking the contents never mistakes "unreadable" for "clean".
  */
-export function readZipEntries(zip: Buffer): { name: string; data: Buffer }[] {
+export async function readZipEntries(zip: Buffer): Promise<{ name: string; data: Buffer }[]> {
   const end = findEndOfCentralDirectory(zip);
   const count = zip.readUInt16LE(end + 10);
   let offset = zip.readUInt32LE(end + 16);
@@ -32,7 +35,7 @@ export function readZipEntries(zip: Buffer): { name: string; data: Buffer }[] {
     const name = zip.subarray(offset + 46, offset + 46 + nameLength).toString('utf8');
     if (flags & 1) throw new ZipFormatError(`${name} is encrypted`);
     if (compressedSize === 0xffffffff || localOffset === 0xffffffff) throw new ZipFormatError('zip64 archives are not supported');
-    entries.push({ name, data: entryData(zip, localOffset, compressedSize, method, name) });
+    entries.push({ name, data: await entryData(zip, localOffset, compressedSize, method, name) });
     offset += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
@@ -46,11 +49,12 @@ function findEndOfCentralDirectory(zip: Buffer): number {
   throw new ZipFormatError('not a zip archive');
 }
 
-function entryData(zip: Buffer, localOffset: number, compressedSize: number, method: number, name: string): Buffer {
+/** Inflated off the main thread: a trace can be several megabytes. */
+async function entryData(zip: Buffer, localOffset: number, compressedSize: number, method: number, name: string): Promise<Buffer> {
   if (localOffset + 30 > zip.length || zip.readUInt32LE(localOffset) !== LOCAL_FILE_HEADER) throw new ZipFormatError(`broken local header of ${name}`);
   const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
   const raw = zip.subarray(start, start + compressedSize);
   if (method === STORED) return raw;
-  if (method === DEFLATED) return inflateRawSync(raw);
+  if (method === DEFLATED) return inflate(raw);
   throw new ZipFormatError(`${name} uses compression method ${method}`);
 }

@@ -66,6 +66,8 @@ export interface KeychainStoreOptions {
 }
 
 const SECRET_ACCOUNT_PREFIX = 'secret:';
+/** What the file store holds for a secret deleted while the keychain refused to delete its copy. */
+const DELETED = '\u0000deleted';
 
 /**
  * Secrets in the OS keychain, one entry per secret. Values written before (by the CLI, or while
@@ -85,6 +87,7 @@ export function createKeychainStore(options: KeychainStoreOptions): SecretStore 
     kind: 'keychain',
     get(name) {
       const newer = fallback.get(name);
+      if (newer === DELETED) return undefined;
       if (newer !== undefined) return newer;
       try {
         return backend.get(service, account(name)) ?? undefined;
@@ -115,6 +118,9 @@ export function createKeychainStore(options: KeychainStoreOptions): SecretStore 
         backend.delete(service, account(name));
       } catch (err) {
         options.onFallback?.('delete', err);
+        // The keychain keeps its copy for now: a newer "deleted" in the file store shadows it.
+        fallback.set(name, DELETED);
+        return;
       }
       fallback.delete(name);
     },

@@ -88,7 +88,8 @@ export interface CabinetChoice {
 
 export type PasswordCheck =
   | { kind: 'none' }
-  | { kind: 'one'; identity: UserIdentity }
+  /** shared: the email also has accounts in other cabinets, which this password did not open. */
+  | { kind: 'one'; identity: UserIdentity; shared: boolean }
   /** The password opens accounts in several cabinets: the person has to choose one. */
   | { kind: 'several'; cabinets: CabinetChoice[] };
 
@@ -106,7 +107,7 @@ export async function verifyUserPassword(deps: Pick<Deps, 'db'>, email: string, 
   const identities = matching.map((user) => describeUser(deps, user.id)).filter((identity): identity is UserIdentity => identity !== undefined);
   const [first] = identities;
   if (first === undefined) return { kind: 'none' };
-  if (identities.length === 1) return { kind: 'one', identity: first };
+  if (identities.length === 1) return { kind: 'one', identity: first, shared: candidates.length > 1 };
   const cabinets = identities.map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName })).sort((a, b) => a.name.localeCompare(b.name, 'fr'));
   return { kind: 'several', cabinets };
 }

@@ -90,7 +90,7 @@ describe('the keychain secret store', () => {
     expect(fallback.get('a')).toBe('kept on disk');
     expect(store.get('a')).toBe('kept on disk');
     store.delete('a');
-    expect(fallback.get('a')).toBeUndefined();
+    expect(store.get('a')).toBeUndefined();
     expect(failures).toEqual(['set', 'delete']);
   });
 

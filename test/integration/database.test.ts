@@ -1,6 +1,6 @@
 import Sqlite from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyMigrations, databaseFile, DatabaseVersionError, migrationsFolder, openDatabase } from '../../server/db/open.js';
@@ -80,7 +80,7 @@ describe('SQLite store', () => {
     db.close();
   });
 
-  it('migrates a database whose users, stored idempotency keys and jobs came from the previous version', () => {
+  it('migrates a database whose users, stored idempotency keys and console kill switch came from the previous version', () => {
     const file = freshFile();
     const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
     const perCaller = migrations.findIndex((m) => m.sql.some((s) => s.includes('`caller` text NOT NULL')));
@@ -91,13 +91,22 @@ describe('SQLite store', () => {
       INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C', 1);
       INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u1', 'c1', 'a@example.fr', 'x', 'admin', 1);
       INSERT INTO idempotency_keys (cabinet_id, endpoint, key, request_hash, state, status_code, response_body, response_headers, locked_at, expires_at)
-        VALUES ('c1', 'POST /api/v1/public/webhooks', 'k', 'h', 'done', 201, '{"secret":"whsec_old"}', '{}', 1, 9999999999999);
+        VALUES ('c1', 'POST /api/v1/public/webhooks', 'k', 'h', 'done', 201, '{"secret":"whsec_oldSecretOfThePreviousVersion"}', '{}', 1, 9999999999999);
+      INSERT INTO automation_settings (key, value, updated_at)
+        VALUES ('robots_disabled', '{"reason":"Switched off from the console by a@example.fr.","since":"2026-11-20T10:00:00.000Z"}', 1);
     `);
     old.close();
     const db = openDatabase(file);
     expect(db.sqlite.prepare('SELECT email FROM users').all()).toEqual([{ email: 'a@example.fr' }]);
-    // A key scoped to no API key could replay to any of them: not carried over (a 24-hour cache), and its secret goes with it.
+    // A key scoped to no API key could replay to any of them: not carried over (a 24-hour cache), and its secret goes with it,
+    // out of the file too (secure_delete overwrites the dropped table's pages).
     expect(db.sqlite.prepare('SELECT count(*) AS n FROM idempotency_keys').get()).toEqual({ n: 0 });
+    db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    expect(readFileSync(file).includes(Buffer.from('whsec_oldSecretOfThePreviousVersion'))).toBe(false);
+    // The install-wide switch stays on, but its reason no longer names a cabinet's admin: every cabinet sees it now.
+    const killSwitch = JSON.parse((db.sqlite.prepare(`SELECT value FROM automation_settings WHERE key = 'robots_disabled'`).get() as { value: string }).value) as { reason: string; since: string };
+    expect(killSwitch.reason).not.toContain('a@example.fr');
+    expect(killSwitch).toMatchObject({ reason: expect.stringContaining('courtier robots enable') as string, since: '2026-11-20T10:00:00.000Z' });
     expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
     db.close();
   });

@@ -67,7 +67,7 @@ const echo = defineEndpoint({
   tag: 'Fuzz',
   auth: 'none',
   body: z.object({ name: z.string().max(100) }),
-  responses: { 200: { description: 'ok' } },
+  responses: { 200: { description: 'ok', schema: z.object({ length: z.int() }) } },
   errors: [],
 });
 
@@ -81,7 +81,7 @@ const createThing = defineEndpoint({
   scope: 'crm:write',
   query: z.object({ dry_run: z.enum(['true', 'false']).optional() }),
   body: thingSchema,
-  responses: { 201: { description: 'created' } },
+  responses: { 201: { description: 'created', schema: z.object({ name: z.string(), dry_run: z.boolean(), tag_count: z.int() }) } },
   errors: [],
 });
 

@@ -22,7 +22,7 @@ const echo = defineEndpoint({
   params: z.object({ id: z.uuid() }),
   query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }),
   body: z.strictObject({ title: z.string().min(1), contact: z.object({ last_name: z.string().min(1) }) }),
-  responses: {},
+  responses: { 200: { description: 'The request as read.', schema: z.object({ id: z.uuid(), limit: z.int().nullable(), body: z.record(z.string(), z.unknown()) }) } },
   errors: [],
 });
 const ID = '6f1c1a52-8a8e-4c7e-9d44-1b2a3c4d5e6f';

@@ -36,6 +36,24 @@ function usersWithEmail(email: string): number {
   return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM users WHERE email = ?').get(email) as { n: number }).n;
 }
 
+describe('CWE-307 Improper restriction of excessive authentication attempts (across cabinets)', () => {
+  it('signing in to one’s own account with an email shared with another cabinet does not reset the count of failures against the other', async () => {
+    const email = 'shared-target@example.fr';
+    const victim = await cabinetWithAdmin('Cabinet Victime');
+    const attacker = await cabinetWithAdmin('Cabinet Attaquant');
+    expect((await victim.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the victim’s secret', role: 'admin' } })).status).toBe(201);
+    expect((await attacker.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the attacker’s own', role: 'admin' } })).status).toBe(201);
+    const guess = (n: number) => signIn({ email, password: `guess number ${n}` });
+    for (let i = 0; i < 4; i++) expect((await guess(i)).status).toBe(401);
+    // The attacker signs in to the account they made, then guesses on.
+    expect((await signIn({ email, password: 'the attacker’s own' })).status).toBe(200);
+    expect((await guess(4)).status).toBe(401);
+    const blocked = await guess(5);
+    expect(blocked.status).toBe(429);
+    expect(errorBodySchema.parse(await blocked.json()).error).toBe('too_many_login_attempts');
+  });
+});
+
 describe('CWE-204 Observable response discrepancy (an email that has an account in another cabinet)', () => {
   describe('adding a user', () => {
     it('an email with an account in another cabinet is added like any new address: no signal that it exists elsewhere', async () => {

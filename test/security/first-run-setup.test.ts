@@ -68,6 +68,17 @@ describe('CWE-306 Missing authentication for critical function (first-run setup 
     expect(cabinetCount(server)).toBe(0);
   });
 
+  it('a proxy on this machine that the configuration does not list is not this machine either (its X-Forwarded-For is ignored for the address, not for this)', async () => {
+    server = await startTestServer();
+    const headers: Record<string, string>[] = [{ 'X-Forwarded-For': '192.168.1.50' }, { Forwarded: 'for=192.168.1.50' }, { 'X-Real-IP': '192.168.1.50' }];
+    for (const header of headers) {
+      expect(setupStateSchema.parse(await (await server.request(SETUP, { headers: header })).json()).allowed_here).toBe(false);
+      const refused = await server.request(SETUP, jsonPost(BODY, { ...header, Origin: server.url }));
+      expect(refused.status, JSON.stringify(header)).toBe(403);
+    }
+    expect(cabinetCount(server)).toBe(0);
+  });
+
   it('the owner, at the machine itself, sets it up (also while it listens on the LAN)', async () => {
     const s = await lanInstall();
     expect(setupStateSchema.parse(await (await s.request(SETUP)).json())).toEqual({ needed: true, allowed_here: true });

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { enqueuedSchema, walletSchema } from '../../shared/automation.js';
 import { opportunitySchema } from '../../shared/crm.js';
 import { REPLAYED_SECRET_WARNING } from '../../shared/endpoint.js';
@@ -16,6 +16,8 @@ import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpe
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { createIdempotency } from '../../server/idempotency/service.js';
 import { createAccessTokenForUser } from '../../server/oauth/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
@@ -177,6 +179,37 @@ describe('CWE-362 (race condition): a request in flight keeps its key, however l
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(done.body);
     expect(receiver.received.length).toBe(before + 1);
+  });
+});
+
+describe('CWE-362 (race condition): another process’s claim is renewed while its request runs, and taken over only once it stops', () => {
+  it('two server processes on one database: B never takes A’s live claim, however long A runs; once A answers, B replays', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const dir = tempDir();
+    const db = openDatabase(databaseFile(dir));
+    try {
+      const processClock = testClock();
+      const processA = createIdempotency({ db, clock: processClock }, 'process-a');
+      const processB = createIdempotency({ db, clock: processClock }, 'process-b');
+      const request = { id: { cabinetId: 'cabinet', caller: 'key:k', endpoint: 'POST /api/v1/public/webhooks/:id/test', key: 'k1' }, requestHash: 'h' };
+      const response = { statusCode: 200, body: '{"succeeded":true}', headers: {} };
+      let answer: () => void = () => undefined;
+      const running = processA.onceAsync(request, () => new Promise((resolve) => (answer = () => resolve({ response, stored: response }))));
+      const fromB = () => processB.once(request, () => ({ response: { ...response, body: '{"second":true}' }, stored: response }));
+      // Ten minutes of A's request, its heartbeat renewing the claim every 20 s.
+      for (let second = 20; second <= 600; second += 20) {
+        processClock.advance(20_000);
+        vi.advanceTimersByTime(20_000);
+        expect(fromB, `after ${second} s`).toThrow(/still in progress/);
+      }
+      answer();
+      expect(await running).toEqual({ kind: 'fresh', response });
+      expect(fromB()).toEqual({ kind: 'replay', response });
+    } finally {
+      vi.useRealTimers();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

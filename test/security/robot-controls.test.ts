@@ -6,11 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { automationStatusSchema, jobSchema, type Job } from '../../shared/automation.js';
+import { ARTIFACT_RETENTION_MS, automationStatusSchema, jobSchema, type Job } from '../../shared/automation.js';
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
-import { ARTIFACT_RETENTION_MS } from '../../server/robots/browser.js';
 import { addCabinetUser } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
@@ -135,6 +134,23 @@ describe('CWE-284 (improper access control): the robots’ switches', () => {
     }
   });
 
+  it('no login check reaches a portal while the robots are paused or switched off', async () => {
+    const a = await cabinet();
+    await a.admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: true } });
+    const whilePaused = await a.admin.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' });
+    expect(whilePaused.status).toBe(503);
+    expect(await whilePaused.json()).toMatchObject({ error: 'api_rpa_temporarily_disabled', details: { scope: 'cabinet' } });
+    await a.admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: false } });
+    setKillSwitch(server.deps, 'Maintenance');
+    try {
+      const whileOff = await a.admin.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' });
+      expect(whileOff.status).toBe(503);
+      expect(await whileOff.json()).toMatchObject({ error: 'api_rpa_temporarily_disabled', details: { scope: 'install' } });
+    } finally {
+      setKillSwitch(server.deps, null);
+    }
+  });
+
   it('a cabinet admin’s pause never shows its reason or email to another cabinet, even while both are refused', async () => {
     const a = await cabinet();
     const b = await cabinet();
@@ -176,6 +192,36 @@ describe('CWE-696 (incorrect behaviour order): paused means queued jobs are not 
     }
     await server.app.robotWorker.idle();
     expect((await job(a.api, waiting)).status).toBe('completed');
+  });
+});
+
+describe('CWE-400 (one tenant denying service to others): a paused cabinet never holds an insurer’s breaker shut', () => {
+  it('its pending trial job of a half-open breaker lets another cabinet’s job become the trial', async () => {
+    const a = await cabinet();
+    const b = await cabinet();
+    const { waiting, finishRunning } = await pendingBehindRunningJob(a.api);
+    // The insurer's breaker reopened for a trial, and A's pending job is the trial it waits for.
+    server.deps.db.sqlite
+      .prepare('INSERT OR REPLACE INTO insurer_breakers (compagnie, consecutive_failures, open_until, trial_job_id) VALUES (?, 5, ?, ?)')
+      .run('testco', clock.now() - 1, waiting);
+    try {
+      expect((await b.api.post('/automation/tarifications', tarification())).body).toMatchObject({ error: 'rpa_circuit_open' });
+      await a.admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: true } });
+      const fromB = await b.api.post('/automation/tarifications', tarification());
+      expect(fromB.status, JSON.stringify(fromB.body)).toBe(202);
+      // B's job is the trial now: it runs (beside A's, still running), succeeds, and closes the breaker for everyone.
+      const deadline = Date.now() + 10_000;
+      while ((await job(b.api, String(fromB.body.job_id))).status !== 'completed') {
+        if (Date.now() > deadline) throw new Error('the trial job did not complete');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await b.api.get('/automation/status')).body).toMatchObject({ breakers: [{ compagnie: 'testco', state: 'closed' }] });
+    } finally {
+      finishRunning();
+      await a.admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: false } });
+      await server.app.robotWorker.idle();
+      server.deps.db.sqlite.prepare(`DELETE FROM insurer_breakers WHERE compagnie = 'testco'`).run();
+    }
   });
 });
 

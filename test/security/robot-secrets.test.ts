@@ -14,6 +14,7 @@ import { jobSchema, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
+import { MASK_COLOR } from '../../server/robots/browser.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox/index.js';
@@ -132,18 +133,21 @@ async function runToEnd(api: ReturnType<typeof apiClient>, body: unknown, onMfa?
 }
 
 /** Every artifact file of a job on disk, the trace's entries uncompressed. */
-function artifactFiles(jobId: string): { name: string; data: Buffer }[] {
+async function artifactFiles(jobId: string): Promise<{ name: string; data: Buffer }[]> {
   const dir = join(server.dataDir, 'artifacts', 'jobs', jobId);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
+  const files: { name: string; data: Buffer }[] = [];
+  for (const name of readdirSync(dir)) {
     const data = readFileSync(join(dir, name));
-    return name.endsWith('.zip') ? [{ name, data }, ...readZipEntries(data).map((e) => ({ name: `${name}:${e.name}`, data: e.data }))] : [{ name, data }];
-  });
+    files.push({ name, data });
+    if (name.endsWith('.zip')) for (const entry of await readZipEntries(data)) files.push({ name: `${name}:${entry.name}`, data: entry.data });
+  }
+  return files;
 }
 
 /** Checks everything a job left: files, the artifact downloads, the job's API answer, its events, the logs. */
 async function expectJobHoldsNoCanary(cabinetId: string, job: Job): Promise<void> {
-  for (const file of artifactFiles(job.job_id)) expectNoCanary(file.name, file.data);
+  for (const file of await artifactFiles(job.job_id)) expectNoCanary(file.name, file.data);
   const reader = server.createKey(cabinetId, { scopes: ['automation:read', 'automation:artifacts'] }).key;
   for (const url of [job.artifacts?.screenshot_url, job.artifacts?.trace_url]) {
     if (!url) continue;
@@ -157,8 +161,8 @@ async function expectJobHoldsNoCanary(cabinetId: string, job: Job): Promise<void
 }
 
 /** The trace's actions (JSON lines of trace.trace). */
-function traceActions(jobId: string): { method?: string; params?: Record<string, unknown> }[] {
-  const trace = artifactFiles(jobId).find((f) => f.name === 'trace.zip:trace.trace');
+async function traceActions(jobId: string): Promise<{ method?: string; params?: Record<string, unknown> }[]> {
+  const trace = (await artifactFiles(jobId)).find((f) => f.name === 'trace.zip:trace.trace');
   expect(trace, 'the job kept a trace').toBeDefined();
   return (trace?.data.toString('utf8') ?? '')
     .split('\n')
@@ -173,6 +177,11 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     expect(job).toMatchObject({ status: 'failed', error: { code: 'invalid_credentials' } });
     expect(job.artifacts?.screenshot_url).toBeTruthy();
     await expectJobHoldsNoCanary(id, job);
+    // The screenshot covers the password field: where a browser of the same size shows it on the
+    // same page (the login form after a refusal), the screenshot holds the mask's colour only.
+    const box = await passwordFieldAfterRefusal();
+    const png = readFileSync(join(server.dataDir, 'artifacts', 'jobs', job.job_id, 'screenshot.png'));
+    expect(await pixelsIn(png, { x: Math.ceil(box.x) + 2, y: Math.ceil(box.y) + 2, width: Math.floor(box.width) - 4, height: Math.floor(box.height) - 4 })).toEqual([MASK_COLOR]);
   });
 
   it('a step after the login fails: the trace shows the steps after the login, and never the password', async () => {
@@ -182,7 +191,7 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     expect(job).toMatchObject({ status: 'failed', error: { code: 'data_refused' } });
     expect(job.artifacts).toMatchObject({ screenshot_url: expect.any(String), trace_url: expect.any(String) });
     // The trace is there and useful: the driver page's fields were traced.
-    const fills = traceActions(job.job_id).filter((a) => a.method === 'fill');
+    const fills = (await traceActions(job.job_id)).filter((a) => a.method === 'fill');
     expect(fills.map((a) => a.params?.value)).toContain('2016-01-01');
     await expectJobHoldsNoCanary(id, job);
   });
@@ -197,9 +206,12 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     });
     expect(code).toMatch(/^\d{6}$/);
     expect(job).toMatchObject({ status: 'failed', error: { code: 'data_refused' } });
-    const actions = traceActions(job.job_id);
+    const actions = await traceActions(job.job_id);
     expect(actions.filter((a) => a.method === 'fill').map((a) => a.params?.value)).not.toContain(code);
-    expect(JSON.stringify(actions)).not.toContain(`"${code}"`);
+    // Nowhere in the trace either (actions, network, DOM snapshots, resources), as a value or a form field.
+    for (const file of await artifactFiles(job.job_id)) {
+      for (const form of [`"${code}"`, `=${code}`, `'${code}'`]) expect(file.data.includes(Buffer.from(form)), `${file.name} holds the code (${form})`).toBe(false);
+    }
     await expectJobHoldsNoCanary(id, job);
   });
 
@@ -212,9 +224,27 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     await expectJobHoldsNoCanary(id, job);
     // The field's box is painted over in the screenshot (Playwright's mask), not showing its text.
     const png = readFileSync(join(server.dataDir, 'artifacts', 'jobs', job.job_id, 'screenshot.png'));
-    expect(await pixelsIn(png, { x: 60, y: 130, width: 560, height: 40 })).toEqual(['#444444']);
+    expect(await pixelsIn(png, { x: 60, y: 130, width: 560, height: 40 })).toEqual([MASK_COLOR]);
   });
 });
+
+/** Where the login page shows "Mot de passe" once the portal has refused a password, at the robots' window size. */
+async function passwordFieldAfterRefusal(): Promise<{ x: number; y: number; width: number; height: number }> {
+  const browser = await launchChromium();
+  try {
+    const page = await (await browser.newContext({ locale: 'fr-FR', viewport: { width: 1280, height: 720 } })).newPage();
+    await page.goto(`${portalUrl}/login`);
+    await page.getByLabel('Identifiant courtier').fill(WRONG_ACCOUNT);
+    await page.getByLabel('Mot de passe').fill('not the password');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('alert').waitFor();
+    const box = await page.getByLabel('Mot de passe').boundingBox();
+    if (!box) throw new Error('no password field on the page');
+    return box;
+  } finally {
+    await browser.close();
+  }
+}
 
 /** The distinct colours of a rectangle of a PNG, decoded by Chromium itself (no image library needed). */
 async function pixelsIn(png: Buffer, box: { x: number; y: number; width: number; height: number }): Promise<string[]> {

@@ -48,6 +48,19 @@ describe('CWE-672 (use after release): a password changed while the keychain ref
     expect(fallback.get('insurer:cab:axa')).toBeUndefined();
   });
 
+  it('a password deleted while the keychain refused to delete its copy is gone', () => {
+    const backend = keychain();
+    const fallback = createEncryptedFileStore(mkdtempSync(join(tmpdir(), 'courtier-secrets-')), randomBytes(32));
+    const store = createKeychainStore({ backend, service: 'Courtier', fallback });
+    store.set('insurer:cab:axa', 'a password');
+    backend.refuseWrites = true;
+    store.delete('insurer:cab:axa');
+    expect(store.get('insurer:cab:axa')).toBeUndefined();
+    backend.refuseWrites = false;
+    store.set('insurer:cab:axa', 'set again');
+    expect(store.get('insurer:cab:axa')).toBe('set again');
+  });
+
   it('a password the CLI wrote to the file store (it cannot reach the keychain) is the one read', () => {
     const backend = keychain();
     const fallback = createEncryptedFileStore(mkdtempSync(join(tmpdir(), 'courtier-secrets-')), randomBytes(32));

@@ -38,4 +38,7 @@ CREATE TABLE `__new_idempotency_keys` (
 DROP TABLE `idempotency_keys`;--> statement-breakpoint
 ALTER TABLE `__new_idempotency_keys` RENAME TO `idempotency_keys`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
-CREATE INDEX `idempotency_expires_idx` ON `idempotency_keys` (`expires_at`);
+CREATE INDEX `idempotency_expires_idx` ON `idempotency_keys` (`expires_at`);--> statement-breakpoint
+-- The install-wide kill switch could be set from any cabinet's console, with a reason naming the
+-- admin; it now belongs to the operator alone and every cabinet sees its reason: keep it on, say why.
+UPDATE `automation_settings` SET `value` = json_set(`value`, '$.reason', 'Robots were switched off before an upgrade of Courtier; the operator of this install switches them back on (courtier robots enable, or the desktop app''s tray).') WHERE `key` = 'robots_disabled';
