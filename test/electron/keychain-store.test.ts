@@ -3,29 +3,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKeychainStore, openDesktopSecretStore, probeKeychain, type KeyringBackend } from '../../server/secrets/keychain-store.js';
+import { createKeychainStore, openDesktopSecretStore, probeKeychain } from '../../server/secrets/keychain-store.js';
 import { createEncryptedFileStore, loadMasterKey } from '../../server/secrets/secret-store.js';
-
-function memoryKeyring(options: { failing?: boolean } = {}): KeyringBackend & { entries: Map<string, string>; failing: boolean } {
-  const entries = new Map<string, string>();
-  const backend = {
-    entries,
-    failing: options.failing ?? false,
-    get(service: string, account: string) {
-      if (backend.failing) throw new Error('Platform secure storage failure: no Secret Service');
-      return entries.get(`${service}/${account}`) ?? null;
-    },
-    set(service: string, account: string, value: string) {
-      if (backend.failing) throw new Error('Platform secure storage failure: no Secret Service');
-      entries.set(`${service}/${account}`, value);
-    },
-    delete(service: string, account: string) {
-      if (backend.failing) throw new Error('Platform secure storage failure: no Secret Service');
-      return entries.delete(`${service}/${account}`);
-    },
-  };
-  return backend;
-}
+import { memoryKeyring } from '../helpers/keyring.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'courtier-keychain-'));
 
@@ -34,7 +14,7 @@ describe('the keychain secret store', () => {
     const ok = memoryKeyring();
     expect(probeKeychain(ok, 'Courtier')).toEqual({ available: true });
     expect(ok.entries.size).toBe(0);
-    expect(probeKeychain(memoryKeyring({ failing: true }), 'Courtier')).toEqual({ available: false, reason: 'Platform secure storage failure: no Secret Service' });
+    expect(probeKeychain(memoryKeyring({ failing: true }), 'Courtier')).toEqual({ available: false, reason: 'Platform secure storage failure: the keychain refused.' });
   });
 
   it('keeps the master key and the insurer passwords in the keychain, not on disk', () => {

@@ -7,31 +7,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKeychainStore, type KeyringBackend } from '../../server/secrets/keychain-store.js';
+import { createKeychainStore } from '../../server/secrets/keychain-store.js';
 import { createEncryptedFileStore } from '../../server/secrets/secret-store.js';
-
-/** A keychain that reads, and refuses writes while `refuseWrites` is on (a locked keychain, a denied prompt). */
-function keychain(): KeyringBackend & { entries: Map<string, string>; refuseWrites: boolean } {
-  const entries = new Map<string, string>();
-  const backend = {
-    entries,
-    refuseWrites: false,
-    get: (service: string, account: string) => entries.get(`${service}/${account}`) ?? null,
-    set(service: string, account: string, value: string) {
-      if (backend.refuseWrites) throw new Error('User interaction is not allowed.');
-      entries.set(`${service}/${account}`, value);
-    },
-    delete(service: string, account: string) {
-      if (backend.refuseWrites) throw new Error('User interaction is not allowed.');
-      return entries.delete(`${service}/${account}`);
-    },
-  };
-  return backend;
-}
+import { memoryKeyring } from '../helpers/keyring.js';
 
 describe('CWE-672 (use after release): a password changed while the keychain refused the write is the one in force', () => {
   it('the new value, kept in the encrypted file, wins over the keychain’s older one; the next accepted write moves it back', () => {
-    const backend = keychain();
+    const backend = memoryKeyring();
     const fallback = createEncryptedFileStore(mkdtempSync(join(tmpdir(), 'courtier-secrets-')), randomBytes(32));
     const store = createKeychainStore({ backend, service: 'Courtier', fallback });
 
@@ -49,7 +31,7 @@ describe('CWE-672 (use after release): a password changed while the keychain ref
   });
 
   it('a password deleted while the keychain refused to delete its copy is gone', () => {
-    const backend = keychain();
+    const backend = memoryKeyring();
     const fallback = createEncryptedFileStore(mkdtempSync(join(tmpdir(), 'courtier-secrets-')), randomBytes(32));
     const store = createKeychainStore({ backend, service: 'Courtier', fallback });
     store.set('insurer:cab:axa', 'a password');
@@ -62,7 +44,7 @@ describe('CWE-672 (use after release): a password changed while the keychain ref
   });
 
   it('a password the CLI wrote to the file store (it cannot reach the keychain) is the one read', () => {
-    const backend = keychain();
+    const backend = memoryKeyring();
     const fallback = createEncryptedFileStore(mkdtempSync(join(tmpdir(), 'courtier-secrets-')), randomBytes(32));
     const store = createKeychainStore({ backend, service: 'Courtier', fallback });
     store.set('insurer:cab:axa', 'set in the desktop app');
