@@ -189,7 +189,7 @@ export const enqueueTarification = defineEndpoint({
   operationId: 'enqueueTarification',
   summary: 'Price a product at an insurer (a job), or check the request (dry_run)',
   description:
-    'Checks, in order: body and dicData, kill switch, circuit breaker, credentials, hourly quota, replay guard, wallet. ' +
+    'Checks, in order: body and dicData, the install-wide kill switch and the cabinet’s own pause, circuit breaker, credentials, hourly quota, replay guard, wallet. ' +
     'A real enqueue debits the credits and answers 202 with Location. dry_run answers 200 with the validation and costs nothing; ' +
     'problems in dicData are reported there rather than as a 400.',
   tag: 'Pricing',

@@ -124,7 +124,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   rpa_quota_exceeded: 'The cabinet reached its hourly tarification quota; wait until reset_at.',
   rpa_replay_detected: 'The same request (compagnie, produit, dicData) came less than 10 minutes ago under another key; wait retry_after_seconds, do not loop.',
   rpa_circuit_open: 'Too many technical failures at this insurer lately; retry after retry_after_seconds.',
-  api_rpa_temporarily_disabled: 'Robots are switched off for now (kill switch); retry later.',
+  api_rpa_temporarily_disabled:
+    'Robots are switched off for now: details.scope is install (the operator’s kill switch, for every cabinet) or cabinet (your administrators paused your cabinet’s robots); queued jobs wait. Retry later.',
 };
 
 export const validationIssueSchema = z.object({

@@ -134,7 +134,7 @@ export function dryRunWithDetails(deps: Deps, cabinetId: string, request: Tarifi
 
 /**
  * A real enqueue. After validating the body and dicData, the checks of part 7 run in their order
- * — kill switch, circuit breaker, credentials, quota, replay guard, wallet — and the debit, the
+ * — kill switch and cabinet pause, circuit breaker, credentials, quota, replay guard, wallet — and the debit, the
  * quote and the job commit in the same IMMEDIATE transaction: 50 concurrent calls on a wallet
  * for 7 runs make exactly 7 jobs.
  */
