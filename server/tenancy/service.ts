@@ -12,7 +12,7 @@ import * as store from './store.js';
  * account in each (emails are unique per cabinet).
  */
 export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<{ cabinet_id: string; user_id: string }> {
-  return createCabinetWithAdmin(deps, input, { issuePath: undefined, check: () => undefined });
+  return createCabinetWithAdmin(deps, input, { issuePath: undefined });
 }
 
 /**
@@ -22,7 +22,7 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
 async function createCabinetWithAdmin(
   deps: Deps,
   input: InitCabinetInput,
-  options: { issuePath: string | undefined; check: (orm: Deps['db']['orm']) => void },
+  options: { issuePath: string | undefined; check?: (orm: Deps['db']['orm']) => void },
 ): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
   if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath));
@@ -33,7 +33,7 @@ async function createCabinetWithAdmin(
   const userId = randomUUID();
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
-    options.check(orm);
+    options.check?.(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
   }).immediate();
