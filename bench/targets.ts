@@ -17,7 +17,7 @@ import { initCabinet } from '../server/tenancy/service.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { createOpportunity } from '../server/crm/service.js';
 import { createWebhook } from '../server/webhooks/service.js';
-import { createAccessTokenForUser } from '../server/oauth/service.js';
+import { createAccessTokenForUser } from '../server/oauth/token.js';
 import { MCP_SCOPES } from '../shared/oauth.js';
 import type { Deps } from '../server/deps.js';
 import {

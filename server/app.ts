@@ -18,7 +18,7 @@ import { automationConsoleRoutes } from './console/automation-routes.js';
 import { webhookConsoleRoutes } from './console/webhook-routes.js';
 import { createLoginThrottle } from './console/service.js';
 import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
-import { createAccessTokenAuthenticator } from './oauth/service.js';
+import { createAccessTokenAuthenticator } from './oauth/access.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';

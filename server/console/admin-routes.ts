@@ -22,7 +22,7 @@ import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
 import { isFromThisMachine } from '../http/client-address.js';
-import { listConnectedApps, revokeConnectedApp } from '../oauth/service.js';
+import { listConnectedApps, revokeConnectedApp } from '../oauth/connected-apps.js';
 import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
 import { getWallet } from '../wallet/service.js';
 import { consoleGuard, consoleUser } from './guard.js';

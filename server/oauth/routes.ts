@@ -7,19 +7,13 @@ import { publicBaseUrl } from '../http/base-url.js';
 import { readCookie } from '../http/cookies.js';
 import { createRateLimiter } from '../plugins/rate-limit.js';
 import { sendBrowserPage } from './pages.js';
-import {
-  authorizationServerMetadata,
-  checkAuthorizeRequest,
-  createConsentRequest,
-  decideConsent,
-  describeConsentRequest,
-  exchangeToken,
-  OAuthError,
-  oauthUrls,
-  protectedResourceMetadata,
-  registerClient,
-  revokeToken,
-} from './service.js';
+import { checkAuthorizeRequest } from './authorization.js';
+import { OAuthError } from './common.js';
+import { createConsentRequest, decideConsent, describeConsentRequest } from './consent.js';
+import { authorizationServerMetadata, oauthUrls, protectedResourceMetadata } from './metadata.js';
+import { registerClient } from './registration.js';
+import { revokeToken } from './revocation.js';
+import { exchangeToken } from './token.js';
 
 /** Paths a browser-based MCP client on any origin may call (CORS open, no credentials). */
 export const OPEN_CORS_PATHS = [

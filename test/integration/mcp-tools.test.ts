@@ -10,7 +10,7 @@ import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createAccessTokenForUser } from '../../server/oauth/service.js';
+import { createAccessTokenForUser } from '../../server/oauth/token.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { initCabinet, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSafeReturnTo, MCP_SCOPES, tokenResponseSchema } from '../../shared/oauth.js';
-import { createAccessTokenAuthenticator } from '../../server/oauth/service.js';
+import { createAccessTokenAuthenticator } from '../../server/oauth/access.js';
 import {
   authorizeCode,
   authorizeOverHttp,

@@ -18,7 +18,7 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { createIdempotency } from '../../server/idempotency/service.js';
-import { createAccessTokenForUser } from '../../server/oauth/service.js';
+import { createAccessTokenForUser } from '../../server/oauth/token.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
 

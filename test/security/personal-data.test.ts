@@ -9,7 +9,7 @@ import { isValidSiret } from '../../shared/crm.js';
 import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPES } from '../../shared/oauth.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createAccessTokenForUser } from '../../server/oauth/service.js';
+import { createAccessTokenForUser } from '../../server/oauth/token.js';
 import { RobotError } from '../../server/robots/adapter.js';
 import { initCabinet, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';

@@ -1,0 +1,34 @@
+import type { ConnectedApp } from '../../shared/console-admin.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { parseScopes } from './common.js';
+import * as store from './store.js';
+
+export function listConnectedApps(deps: Deps, user: { cabinetId: string; userId: string }): ConnectedApp[] {
+  return store.listLiveGrantsOfUser(deps.db.orm, user.cabinetId, user.userId, deps.clock.now()).map((row) => ({
+    grant_id: row.grantId,
+    client_id: row.clientId,
+    client_name: row.clientName ?? 'An unnamed application',
+    scopes: parseScopes(row.scopes),
+    created_at: toIso(row.createdAt),
+    last_used_at: toIsoOrNull(row.lastUsedAt),
+  }));
+}
+
+/**
+ * Revokes one of the user's own grants and every token it issued. Another user's grant, an unknown
+ * one or one already revoked is not found: nobody learns which grant ids exist.
+ */
+export function revokeConnectedApp(deps: Deps, user: { cabinetId: string; userId: string }, grantId: string): void {
+  const { orm, sqlite } = deps.db;
+  const now = deps.clock.now();
+  const revoked = sqlite
+    .transaction(() => {
+      const grant = store.findGrant(orm, grantId);
+      if (!grant || grant.cabinetId !== user.cabinetId || grant.userId !== user.userId || grant.revokedAt !== null) return false;
+      store.revokeGrant(orm, grant.id, now);
+      return true;
+    })
+    .immediate();
+  if (!revoked) throw new ApiError('not_found', 'No such connected application for this user.');
+}
