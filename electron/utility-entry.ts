@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ACTIVE_STATUSES } from '../shared/automation.js';
 import { buildApp } from '../server/app.js';
 import { readKillSwitch, setKillSwitch } from '../server/automation/guards.js';
-import { listJobs } from '../server/automation/service.js';
+import { listJobs } from '../server/automation/jobs.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/config.js';
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';

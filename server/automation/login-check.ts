@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch, readRobotPause } from './guards.js';
-import { insurerLoginBusy } from './service.js';
+import { insurerLoginBusy } from './jobs.js';
 import * as store from './store.js';
 
 /** A login check gives up after this long (the portal's own timeouts are shorter). */

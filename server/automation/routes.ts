@@ -18,6 +18,8 @@ import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import * as wallet from '../wallet/service.js';
 import * as catalogue from './catalogue.js';
+import * as artifacts from './artifacts.js';
+import * as jobs from './jobs.js';
 import * as automation from './service.js';
 import type { Worker } from './worker.js';
 
@@ -34,8 +36,8 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
     return respond(202, enqueued, { Location: enqueued.poll_url });
   });
 
-  registerEndpoint(app, getJob, (request) => automation.getJob(deps, requestKey(request).cabinetId, request.params.job_id));
-  registerEndpoint(app, listJobs, (request) => automation.listJobs(deps, requestKey(request).cabinetId, request.query));
+  registerEndpoint(app, getJob, (request) => jobs.getJob(deps, requestKey(request).cabinetId, request.params.job_id));
+  registerEndpoint(app, listJobs, (request) => jobs.listJobs(deps, requestKey(request).cabinetId, request.query));
 
   registerEndpoint(app, cancelJob, (request) => automation.cancelJobAndRobot(deps, worker, requestKey(request).cabinetId, request.params.job_id));
 
@@ -43,7 +45,7 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
     const { job_id, name } = request.params;
-    const file = automation.jobArtifactFile(deps, requestKey(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
+    const file = artifacts.jobArtifactFile(deps, requestKey(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply
       .type(name.endsWith('.png') ? 'image/png' : 'application/zip')
       .header('Content-Disposition', `attachment; filename="${job_id}-${name}"`)

@@ -4,20 +4,9 @@ import type { Deps } from '../deps.js';
 import { RobotError, type RobotContext, type RobotResult } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch } from './guards.js';
-import {
-  completeJob,
-  expiredMfaJobs,
-  failJob,
-  jobClaimed,
-  markSubmitted,
-  purgeExpiredArtifacts,
-  recordArtifacts,
-  recoverAbandonedJobs,
-  reportProgress,
-  requireMfa,
-  resumeWithCode,
-  SANDBOX,
-} from './service.js';
+import { purgeExpiredArtifacts, recordArtifacts } from './artifacts.js';
+import { completeJob, expiredMfaJobs, failJob, jobClaimed, markSubmitted, recoverAbandonedJobs, reportProgress, requireMfa, resumeWithCode } from './lifecycle.js';
+import { SANDBOX } from './service.js';
 import * as store from './store.js';
 
 export interface Worker {

@@ -16,6 +16,8 @@ import {
 } from '../../shared/console-automation.js';
 import * as catalogue from '../automation/catalogue.js';
 import { testInsurerLogin } from '../automation/login-check.js';
+import * as artifacts from '../automation/artifacts.js';
+import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
 import type { Worker } from '../automation/worker.js';
 import { deleteInsurerCredentials, describeInsurerCredentials, setInsurerCredentials } from '../credentials/service.js';
@@ -113,10 +115,10 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   route('GET', consolePaths.jobs, anyUser, { querystring: consoleJobsQuery }, (request) => {
     const { cabinetId } = consoleUser(request);
     const { status, from, to, cursor, limit } = request.query;
-    return automation.listJobsBetween(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end') });
+    return jobs.listJobsBetween(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end') });
   });
 
-  route('GET', '/api/v1/console/jobs/:job_id', anyUser, { params: jobIdParams }, (request) => automation.getJob(deps, consoleUser(request).cabinetId, request.params.job_id));
+  route('GET', '/api/v1/console/jobs/:job_id', anyUser, { params: jobIdParams }, (request) => jobs.getJob(deps, consoleUser(request).cabinetId, request.params.job_id));
 
   route('POST', '/api/v1/console/jobs/:job_id/cancel', anyUser, { params: jobIdParams }, (request) => {
     return automation.cancelJobAndRobot(deps, worker, consoleUser(request).cabinetId, request.params.job_id);
@@ -136,7 +138,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   // Admins only: the portal's pages, with the client's data, as the robot saw them.
   route('GET', '/api/v1/console/jobs/:job_id/artifacts/:name', adminOnly, { params: artifactParams }, (request, reply) => {
     const { job_id, name } = request.params;
-    const file = automation.jobArtifactFile(deps, consoleUser(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
+    const file = artifacts.jobArtifactFile(deps, consoleUser(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply
       .type(name.endsWith('.png') ? 'image/png' : 'application/zip')
       .header('Content-Disposition', `${name.endsWith('.png') ? 'inline' : 'attachment'}; filename="${job_id}-${name}"`)

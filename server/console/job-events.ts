@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { consolePaths, JOB_EVENT, READY_EVENT } from '../../shared/console-automation.js';
-import { findJob, listUnfinishedJobs } from '../automation/service.js';
+import { findJob, listUnfinishedJobs } from '../automation/jobs.js';
 import type { Deps, JobChange } from '../deps.js';
 import { readCookie } from '../http/cookies.js';
 import { consoleGuard, consoleUser } from './guard.js';

@@ -6,6 +6,7 @@ import { codeSchema, createDevisBody, getDevis, type Devis } from '../../shared/
 import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
+import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
 import type { Worker } from '../automation/worker.js';
 import * as crm from '../crm/service.js';
@@ -375,7 +376,7 @@ const TOOL_SPECS = [
     annotations: { ...READ, title: 'Get a pricing job' },
     scope: 'automation:read',
     returns: 'job',
-    run: ({ deps, access }, { job_id }) => automation.getJob(deps, access.cabinetId, job_id),
+    run: ({ deps, access }, { job_id }) => jobs.getJob(deps, access.cabinetId, job_id),
   }),
   defineTool({
     name: 'cancel_job',

@@ -67,7 +67,8 @@ import {
   updateWebhook,
   type Delivery,
 } from '../../shared/webhooks.js';
-import { acknowledgeMfaPrompt, recordArtifacts } from '../../server/automation/service.js';
+import { recordArtifacts } from '../../server/automation/artifacts.js';
+import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
 import { findJob } from '../../server/automation/store.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { recordDevisPriced } from '../../server/devis/service.js';

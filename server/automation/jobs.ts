@@ -1,0 +1,100 @@
+import { ACTIVE_STATUSES, pollUrl, type Job } from '../../shared/automation.js';
+import type { Page } from '../../shared/pagination.js';
+import { toIso, type Deps } from '../deps.js';
+import { devisPdfPath } from '../devis/service.js';
+import { ApiError } from '../errors.js';
+import { cursorCodec, toPage } from '../http/cursor.js';
+import { creditsConsumed } from '../wallet/service.js';
+import * as store from './store.js';
+
+/**
+ * Jobs as the API, the console and MCP show them, and the signal that one changed. The rules that
+ * create and move jobs are in service.ts (what callers ask) and lifecycle.ts (what robots report).
+ */
+
+/** Tells the console's live feed that a job row changed (delivered after the current turn, once committed). */
+export function jobChanged(deps: Deps, cabinetId: string, jobId: string): void {
+  deps.jobSignal.notify(cabinetId, jobId);
+}
+
+export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
+  const priced = (row.status === 'completed' || row.status === 'partial') && row.resultTarifCents !== null;
+  return {
+    job_id: row.id,
+    status: row.status,
+    compagnie: row.compagnie,
+    produit: row.produit,
+    devis_id: row.devisId,
+    result: priced
+      ? { tarif_eur: (row.resultTarifCents ?? 0) / 100, suspens: row.resultSuspens, pdf_url: row.status === 'completed' ? devisPdfPath(row.devisId) : null }
+      : null,
+    progress: { step: row.progressStep, percent: row.progressPercent },
+    poll_url: pollUrl(row.id),
+    credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+    error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
+    mfa:
+      row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
+        ? { challenge: row.mfaChallenge, requested_at: toIso(row.mfaRequestedAt), expires_at: toIso(row.mfaExpiresAt) }
+        : null,
+    environment: row.environment,
+    ran_on: row.robotCompagnie,
+    artifacts: artifactLinks(row),
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+function artifactLinks(row: store.JobRow): Job['artifacts'] {
+  if (row.artifacts === null) return null;
+  const saved = JSON.parse(row.artifacts) as { screenshot: boolean; trace: boolean };
+  const base = `${pollUrl(row.id)}/artifacts`;
+  return { screenshot_url: saved.screenshot ? `${base}/screenshot.png` : null, trace_url: saved.trace ? `${base}/trace.zip` : null };
+}
+
+export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {
+  const job = findJob(deps, cabinetId, jobId);
+  if (!job) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+  return job;
+}
+
+/** The job, or null when this cabinet has none with that id (a live feed skips it). */
+export function findJob(deps: Deps, cabinetId: string, jobId: string): Job | null {
+  const row = store.findJob(deps.db.orm, cabinetId, jobId);
+  return row ? toJob(deps, row) : null;
+}
+
+export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status']; created_after?: string }): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'jobs', filters: { status: query.status, created_after: query.created_after } });
+  const createdAfter = query.created_after === undefined ? undefined : Date.parse(query.created_after);
+  const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, createdAfter, after: codec.after(query.cursor) }, query.limit + 1);
+  return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
+}
+
+/** The cabinet's jobs not finished yet (pending included), newest first: what a console shows on connecting. */
+export function listUnfinishedJobs(deps: Deps, cabinetId: string, limit = 200): Job[] {
+  return store.listJobsInStatuses(deps.db.orm, cabinetId, ['pending', ...ACTIVE_STATUSES], limit).map((row) => toJob(deps, row));
+}
+
+/** Whether a robot holds (or waits for) this cabinet's login at an insurer. */
+export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
+  return store.hasJobOnRobot(deps.db.orm, cabinetId, robotCompagnie, ACTIVE_STATUSES);
+}
+
+/**
+ * The console's job list: newest first, by status and by a creation range [from, to) in epoch
+ * milliseconds; the cursor is bound to the filters.
+ */
+export function listJobsBetween(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; status?: Job['status']; from?: number; to?: number },
+): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to } });
+  const rows = store.listJobs(
+    deps.db.orm,
+    cabinetId,
+    { status: query.status, createdFrom: query.from, createdBefore: query.to, after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
+}
