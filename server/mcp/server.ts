@@ -3,7 +3,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.js';
-import { errorResult, type McpToolCatalogue, type ToolContext } from './tools.js';
+import { errorResult, type ToolContext } from './tool-definition.js';
+import type { McpToolCatalogue } from './tools.js';
 
 /** What the assistant is told about this server at initialize. */
 export const MCP_INSTRUCTIONS =

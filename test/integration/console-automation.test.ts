@@ -11,7 +11,7 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { createUser, PASSWORD, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, gated, succeed, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
+import { createTestInsurer, gated, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
 
 /**
  * The console's automation routes over real HTTP: session cookie + CSRF, admin-only credential

@@ -1,0 +1,165 @@
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
+import type { McpScope } from '../../shared/oauth.js';
+import type { Worker } from '../automation/worker.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
+import { idempotencyKeySchema, requestHash, type Idempotency } from '../idempotency/service.js';
+import type { McpAccess } from '../oauth/access.js';
+import { getCabinetSettings } from '../tenancy/service.js';
+
+/**
+ * How an MCP tool is declared and called: its arguments validated by the same zod schemas as REST,
+ * its result masked by the cabinet's setting (shared/masking.ts), and, for tools that act, an
+ * optional idempotency_key. The tools themselves are in tools.ts.
+ */
+
+/** What a tool call runs with: the service, and who calls, from the access token. */
+export interface ToolContext {
+  deps: Deps;
+  worker: Worker;
+  /** The tools that act take an optional idempotency_key, kept per grant like the API's Idempotency-Key per API key. */
+  idempotency: Idempotency;
+  access: McpAccess;
+  /** This service's origin as the client reached it (no trailing slash), computed on demand. */
+  baseUrl: () => string;
+}
+
+export interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
+  name: string;
+  title: string;
+  /** For the model: what the tool returns, when to use it, where its ids come from. */
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  /** The scope the token needs; null: any valid token. */
+  scope: McpScope | null;
+  /** What the tool returns: its personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing. */
+  returns: K;
+  /** It acts (creates, spends credits): it takes an optional idempotency_key, so that a retried call acts once. */
+  idempotent?: true;
+  run: (ctx: ToolContext, args: z.output<S>) => ToolPayloads[K];
+}
+
+/** One tool of the catalogue: its tools/list entry, its scope, and call(), which validates and runs. */
+export interface McpTool {
+  name: string;
+  scope: McpScope | null;
+  descriptor: Tool;
+  call(ctx: ToolContext, args: unknown): CallToolResult;
+}
+
+type InputSchema = Tool['inputSchema'];
+
+/**
+ * JSON Schema 2020-12 of a tool's arguments, as the client sends them (io: input: defaults make
+ * fields optional). A schema named with .meta({id}) comes out as a root $ref: inlined here, since
+ * MCP wants type: object at the root. Regex noise that format already says, and the safe-integer
+ * bounds zod puts on every int, are dropped (fewer tokens for the model).
+ */
+export function toInputSchema(schema: z.ZodType): InputSchema {
+  const json = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format === 'date-time' || jsonSchema.format === 'date' || jsonSchema.format === 'email' || jsonSchema.format === 'uuid') {
+        delete jsonSchema.pattern;
+      }
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  let root: Record<string, unknown> = json;
+  const ref = json.$ref;
+  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/') && defs) {
+    const id = ref.slice('#/$defs/'.length);
+    const { [id]: inlined, ...rest } = defs;
+    const { $ref: _ref, $defs: _defs, ...outer } = json;
+    root = { ...outer, ...inlined, ...(Object.keys(rest).length > 0 ? { $defs: rest } : {}) };
+  }
+  if (root.type !== 'object') throw new Error(`A tool's arguments must be an object schema, got ${JSON.stringify(root.type)}.`);
+  return root as InputSchema;
+}
+
+function textResult(value: object, isError: boolean): CallToolResult {
+  const structured = value as Record<string, unknown>;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** A service error as the model sees it: the REST error body, minus request_id, in an isError result. */
+export function errorResult(error: ApiError): CallToolResult {
+  return textResult({ error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, true);
+}
+
+/** Read at call time: the console's switch takes effect on the next call. */
+export function sharesPersonalData({ deps, access }: ToolContext): boolean {
+  return getCabinetSettings(deps, access.cabinetId).llm_data_sharing;
+}
+
+/** A tool with its argument type erased: call() validates the arguments, then runs it. */
+export interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> {
+  call(ctx: ToolContext, args: unknown): CallToolResult;
+}
+
+/** The argument that makes a retried call safe; the same rule as the API's Idempotency-Key header. */
+const idempotencyKeyArgument = idempotencyKeySchema
+  .optional()
+  .describe(
+    'A fresh UUID per distinct action. Calling again with the same key and arguments (after a timeout, say) returns the first result instead of acting twice; ' +
+      'the same key with other arguments is the error idempotency_key_reused. Kept 24 hours.',
+  );
+
+function withIdempotencyKey(input: z.ZodType): z.ZodType {
+  if (!(input instanceof z.ZodObject)) throw new Error('A tool that takes an idempotency_key has object arguments.');
+  return input.extend({ idempotency_key: idempotencyKeyArgument });
+}
+
+/**
+ * Runs a tool's action at most once per (grant, tool, key): the result is stored in the action's
+ * own transaction (see server/idempotency), and a retry returns it. It is masked afterwards, by
+ * the cabinet's setting at the time of each answer.
+ */
+function actOnce(ctx: ToolContext, tool: string, key: string, args: object, act: () => object): object {
+  const outcome = ctx.idempotency.once(
+    {
+      id: { cabinetId: ctx.access.cabinetId, caller: `grant:${ctx.access.grantId}`, endpoint: `MCP tools/call ${tool}`, key },
+      requestHash: requestHash(args),
+    },
+    () => {
+      const response = { statusCode: 200, body: JSON.stringify(act()), headers: {} };
+      return { response, stored: response };
+    },
+  );
+  return JSON.parse(outcome.response.body) as object;
+}
+
+export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSpec<S, K>): DefinedTool {
+  const { run, ...rest } = spec;
+  const input = spec.idempotent ? withIdempotencyKey(spec.input) : spec.input;
+  return {
+    ...rest,
+    input,
+    call(ctx, args) {
+      const parsed = input.safeParse(args ?? {});
+      if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
+      try {
+        const { idempotency_key: key, ...actionArgs } = parsed.data as { idempotency_key?: string };
+        const act = () => run(ctx, actionArgs as z.output<S>);
+        const value = key === undefined ? act() : actOnce(ctx, spec.name, key, actionArgs, act);
+        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value as ToolPayloads[K]), false);
+      } catch (err) {
+        if (err instanceof ApiError) return errorResult(err);
+        throw err;
+      }
+    },
+  };
+}
