@@ -1,3 +1,4 @@
+import type { AutomationStatus } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../deps.js';
 import * as store from './store.js';
@@ -6,11 +7,8 @@ export const BREAKER_THRESHOLD = 5;
 export const BREAKER_OPEN_MS = 10 * 60 * 1000;
 const KILL_SWITCH = 'robots_disabled';
 
-/** A switch that holds robots off (the install-wide kill switch, or a cabinet's pause): why, and since when. */
-export interface RobotSwitch {
-  reason: string;
-  since: string;
-}
+/** A switch that holds robots off (the install-wide kill switch, or a cabinet's pause): why, and since when, as the status shows it. */
+export type RobotSwitch = NonNullable<AutomationStatus['kill_switch']>;
 
 /** The install-wide kill switch: set by configuration (or the IT policy), or at run time by `courtier robots disable` and the tray. */
 export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): RobotSwitch | null {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CabinetChoices } from '../../shared/oauth.js';
 import { initCabinetSchema, type InitCabinetInput, type USER_ROLES } from '../../shared/tenancy.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -80,18 +81,12 @@ export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdenti
   return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name };
 }
 
-/** A cabinet an email and password open, offered for the person to choose. */
-export interface CabinetChoice {
-  cabinet_id: string;
-  name: string;
-}
-
 export type PasswordCheck =
   | { kind: 'none' }
   /** shared: the email also has accounts in other cabinets, which this password did not open. */
   | { kind: 'one'; identity: UserIdentity; shared: boolean }
   /** The password opens accounts in several cabinets: the person has to choose one. */
-  | { kind: 'several'; cabinets: CabinetChoice[] };
+  | { kind: 'several'; cabinets: CabinetChoices };
 
 /**
  * The accounts this email and password open (emails are unique per cabinet, so there may be
