@@ -28,9 +28,15 @@ export function readRobotPause(deps: Pick<Deps, 'db'>, cabinetId: string): Robot
   return row ? { reason: row.reason, since: toIso(row.createdAt) } : null;
 }
 
-export function setRobotPause(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, pause: { reason: string; userId: string } | null): void {
-  if (pause === null) store.deleteRobotPause(deps.db.orm, cabinetId);
-  else store.saveRobotPause(deps.db.orm, { cabinetId, reason: pause.reason, pausedBy: pause.userId, createdAt: deps.clock.now() });
+/** Pauses a cabinet's robots (by one of its admins; the reason says who when none is given), or resumes them with null. */
+export function setRobotPause(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  cabinetId: string,
+  pause: { reason: string | undefined; by: { userId: string; email: string } } | null,
+): void {
+  if (pause === null) return store.deleteRobotPause(deps.db.orm, cabinetId);
+  const reason = pause.reason ?? `Paused from the console by ${pause.by.email}.`;
+  store.saveRobotPause(deps.db.orm, { cabinetId, reason, pausedBy: pause.by.userId, createdAt: deps.clock.now() });
 }
 
 export type BreakerState = { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };

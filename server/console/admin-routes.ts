@@ -123,7 +123,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
   app.put<{ Body: z.output<typeof robotPauseBodySchema> }>(`${CONSOLE_API}/robots/pause`, { onRequest: admin, schema: { body: robotPauseBodySchema } }, async (request) => {
     const { paused, reason } = request.body;
     const user = consoleUser(request);
-    setRobotPause(deps, user.cabinetId, paused ? { reason: reason ?? `Paused from the console by ${user.email}.`, userId: user.userId } : null);
+    setRobotPause(deps, user.cabinetId, paused ? { reason, by: user } : null);
     request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
     if (!paused) request.server.robotWorker?.wake();
     return status(request);
