@@ -4,6 +4,25 @@ import type { Scope } from './scopes.js';
 
 /** Root of the public REST API (part 4.1). */
 export const PUBLIC_API_PREFIX = '/api/v1/public';
+/** Root of the console's own API (cookie session, never an API key). */
+export const CONSOLE_API_PREFIX = '/api/v1/console';
+
+/**
+ * Where an endpoint's path hangs: below the public API, below the console API, or off the
+ * service's root (OAuth, MCP, health, the console's pages, the sandbox insurer's portal).
+ */
+export const SURFACE_PREFIXES = { public: PUBLIC_API_PREFIX, console: CONSOLE_API_PREFIX, root: '' } as const;
+export type Surface = keyof typeof SURFACE_PREFIXES;
+
+/**
+ * Who may call a route, checked before its body is read by the check of that kind:
+ * - none: anyone (the local guard's Host and Origin checks still apply);
+ * - api_key: an API key in X-API-Key or Authorization: Bearer, its rate limit and scope;
+ * - console / console_admin: a console session cookie (an administrator's), and X-CSRF-Token on
+ *   anything but a read;
+ * - access_token: an OAuth access token for MCP, its grant's rate limit.
+ */
+export type AuthKind = 'none' | 'api_key' | 'console' | 'console_admin' | 'access_token';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -21,19 +40,27 @@ export interface EndpointResponse {
  */
 export interface Endpoint {
   method: HttpMethod;
-  /** Path below PUBLIC_API_PREFIX, OpenAPI style: /opportunities/{id}. */
+  /** Which prefix the path hangs off; public when absent. */
+  surface?: Surface;
+  /** Path below the surface's prefix, OpenAPI style: /opportunities/{id}. */
   path: string;
   operationId: string;
   summary: string;
   description?: string;
   tag: string;
-  /** api_key: X-API-Key or Bearer key required; none: open. */
-  auth: 'api_key' | 'none';
+  auth: AuthKind;
   /** Scope the key needs; undefined with auth api_key means any valid key. */
   scope?: Scope;
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** How the body is encoded; json when absent. */
+  bodyEncoding?: 'json' | 'form';
+  /**
+   * handler: the route's handler reads the body and query against these schemas itself, because
+   * its protocol fixes the error answer per field (RFC 6749 and 7591 for OAuth); they document it.
+   */
+  validatedBy?: 'handler';
   /** Headers the route reads (documentation only), e.g. Idempotency-Key. */
   headers?: Record<string, { description: string; required: boolean }>;
   responses: Record<number, EndpointResponse>;
@@ -54,9 +81,14 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;
 }
 
+const CONSOLE_ERRORS = ['not_signed_in', 'invalid_csrf_token', 'misdirected_request', 'origin_not_allowed'] as const satisfies readonly ErrorCode[];
+
 /** Error codes every route of an auth kind can answer, on top of its own. */
-export const COMMON_ERRORS: Record<Endpoint['auth'], readonly ErrorCode[]> = {
+export const COMMON_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {
   none: ['rate_limited', 'misdirected_request', 'origin_not_allowed'],
+  console: CONSOLE_ERRORS,
+  console_admin: [...CONSOLE_ERRORS, 'admin_only'],
+  access_token: ['missing_credentials', 'invalid_token', 'rate_limited', 'misdirected_request', 'origin_not_allowed'],
   api_key: [
     'missing_credentials',
     'invalid_api_key',
@@ -69,3 +101,28 @@ export const COMMON_ERRORS: Record<Endpoint['auth'], readonly ErrorCode[]> = {
     'origin_not_allowed',
   ],
 };
+
+/** The endpoint's full path, OpenAPI style: /api/v1/public/opportunities/{id}. */
+export function endpointPath(endpoint: Pick<Endpoint, 'surface' | 'path'>): string {
+  return SURFACE_PREFIXES[endpoint.surface ?? 'public'] + endpoint.path;
+}
+
+type PathParams<E extends Endpoint> = E['params'] extends z.ZodType ? { [K in keyof z.input<E['params']>]: string | number } : Record<string, never>;
+type QueryParams<E extends Endpoint> = E['query'] extends z.ZodType ? { [K in keyof z.input<E['query']>]?: string | number | boolean | null | undefined } : Record<string, never>;
+
+/**
+ * The URL of a call to an endpoint, its path parameters encoded: what the server registers, the
+ * console fetches and the tests request are one string built one way.
+ */
+export function pathTo<E extends Endpoint>(endpoint: E, ...[params, query]: E['params'] extends z.ZodType ? [PathParams<E>, QueryParams<E>?] : [Record<string, never>?, QueryParams<E>?]): string {
+  const values: Record<string, string | number> = params ?? {};
+  const path = endpointPath(endpoint).replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${endpoint.operationId} needs the path parameter ${name}.`);
+    return encodeURIComponent(String(value));
+  });
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text === '' ? path : `${path}?${text}`;
+}

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
 import type { z } from 'zod';
-import { PUBLIC_API_PREFIX, REPLAYED_SECRET_WARNING, type Endpoint } from '../../shared/endpoint.js';
+import { endpointPath, REPLAYED_SECRET_WARNING, type AuthKind, type Endpoint } from '../../shared/endpoint.js';
 import { idempotencyKeySchema, requestHash, type IdempotentRequest, type OperationResponse, type StoredResponse } from '../idempotency/service.js';
 import { toValidationIssues, validationError } from './validation.js';
 
@@ -13,22 +13,23 @@ declare module 'fastify' {
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
+/** A route that reads its own body and query gets them unchecked. */
+type Checked<E extends Endpoint, T> = E['validatedBy'] extends 'handler' ? unknown : Infer<T>;
+
 export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
-  Body: Infer<E['body']>;
-  Querystring: Infer<E['query']>;
+  Body: Checked<E, E['body']>;
+  Querystring: Checked<E, E['query']>;
   Params: Infer<E['params']>;
 }>;
 
-export type EndpointHandler<E extends Endpoint> = (request: EndpointRequest<E>, reply: FastifyReply) => unknown;
-
-/** The body of any success response the contract declares for this endpoint. */
-type SuccessBody<E extends Endpoint> = {
+/** The body of any response the contract declares with a JSON schema for this endpoint. */
+export type ResponseBody<E extends Endpoint> = {
   [S in keyof E['responses']]: E['responses'][S] extends { schema: z.ZodType } ? z.input<E['responses'][S]['schema']> : never;
 }[keyof E['responses']];
 
 const RESULT = Symbol('endpoint result');
 
-/** A POST handler's answer with a status (and headers) of its choice; a plain body is answered with 200. */
+/** An answer with a status (and headers) of the handler's choice; a plain body is answered with 200. */
 export interface EndpointResult<B = unknown> {
   readonly [RESULT]: true;
   status: number;
@@ -45,15 +46,28 @@ function isEndpointResult(value: unknown): value is EndpointResult {
 }
 
 /**
- * A POST handler. It returns what to answer instead of sending it: with an Idempotency-Key, its
- * work and the stored response commit in one transaction, so it must be synchronous (SQLite's
- * transactions are); one that must await is registered with `{ asynchronous: true }`.
+ * What a handler may return: a body its contract declares (checked at compile time), the same
+ * with a status of its choice, or the reply it sent itself (a redirect, a page, a file, a 204).
  */
-export type PostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => SuccessBody<E> | EndpointResult<SuccessBody<E>>;
-export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => Promise<SuccessBody<E> | EndpointResult<SuccessBody<E>>>;
+type Answer<E extends Endpoint> = ResponseBody<E> | EndpointResult<ResponseBody<E>> | FastifyReply;
+export type EndpointHandler<E extends Endpoint> = (request: EndpointRequest<E>, reply: FastifyReply) => Answer<E> | Promise<Answer<E>>;
 
-type PostEndpoint = Endpoint & { method: 'POST' };
-type OtherEndpoint = Endpoint & { method: Exclude<Endpoint['method'], 'POST'> };
+/**
+ * A POST handler of the API (an API key's call, idempotent with an Idempotency-Key). It returns
+ * what to answer instead of sending it: with an Idempotency-Key, its work and the stored response
+ * commit in one transaction, so it must be synchronous (SQLite's transactions are); one that must
+ * await is registered with `{ asynchronous: true }`.
+ */
+export type PostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => ResponseBody<E> | EndpointResult<ResponseBody<E>>;
+export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => Promise<ResponseBody<E> | EndpointResult<ResponseBody<E>>>;
+
+type IdempotentEndpoint = Endpoint & { method: 'POST'; auth: 'api_key' };
+type OtherEndpoint = Endpoint & ({ method: Exclude<Endpoint['method'], 'POST'> } | { auth: Exclude<AuthKind, 'api_key'> });
+
+/** A check of its own that runs before the body is read (first-run setup's "this machine only"). */
+export interface EndpointOptions {
+  onRequest?: onRequestHookHandler;
+}
 
 /** /opportunities/{id} → /opportunities/:id */
 export function toFastifyPath(path: string): string {
@@ -61,44 +75,60 @@ export function toFastifyPath(path: string): string {
 }
 
 export function endpointUrl(endpoint: Endpoint): string {
-  return PUBLIC_API_PREFIX + toFastifyPath(endpoint.path);
+  return toFastifyPath(endpointPath(endpoint));
 }
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 function routeSchema(endpoint: Endpoint): FastifySchema {
   const schema: FastifySchema = {};
+  if (endpoint.params) schema.params = endpoint.params;
+  if (endpoint.validatedBy === 'handler') return schema;
   if (endpoint.body) schema.body = endpoint.body;
   if (endpoint.query) schema.querystring = endpoint.query;
-  if (endpoint.params) schema.params = endpoint.params;
   return schema;
 }
 
+/** Answers what a handler returned: a body (200), a body with its status, or the reply it sent. */
+function settle(reply: FastifyReply, result: unknown): unknown {
+  return isEndpointResult(result) ? reply.code(result.status).headers(result.headers).send(result.body) : result;
+}
+
 /**
- * Registers a route from its contract line: the same zod schemas validate it and document it.
- * POST routes of the API are idempotent with an Idempotency-Key (see the idempotency plugin).
+ * Registers a route from its contract line: the same zod schemas validate it and document it, and
+ * its auth kind selects the check the auth plugin runs. POST routes of the API are idempotent with
+ * an Idempotency-Key (see the idempotency plugin).
  */
-export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: PostHandler<E>): void;
-export function registerEndpoint<E extends PostEndpoint>(app: FastifyInstance, endpoint: E, handler: AsyncPostHandler<E>, options: { asynchronous: true }): void;
-export function registerEndpoint<E extends OtherEndpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>): void;
+export function registerEndpoint<E extends IdempotentEndpoint>(app: FastifyInstance, endpoint: E, handler: PostHandler<E>): void;
+export function registerEndpoint<E extends IdempotentEndpoint>(app: FastifyInstance, endpoint: E, handler: AsyncPostHandler<E>, options: { asynchronous: true }): void;
+export function registerEndpoint<E extends OtherEndpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>, options?: EndpointOptions): void;
 export function registerEndpoint(
   app: FastifyInstance,
   endpoint: Endpoint,
   typedHandler: (request: never, reply: never) => unknown,
-  options: { asynchronous?: boolean } = {},
+  options: { asynchronous?: boolean } & EndpointOptions = {},
 ): void {
+  if (endpoint.bodyEncoding === 'form' && !app.hasContentTypeParser(FORM_TYPE)) {
+    throw new Error(`${endpoint.operationId} takes a form: register a ${FORM_TYPE} parser in its plugin first.`);
+  }
   // The overloads checked the handler against this endpoint's request and response types. A POST
-  // handler never gets the reply: it must not send before its transaction commits.
+  // handler of the API never gets the reply: it must not send before its transaction commits.
   const handler = typedHandler as (request: FastifyRequest, reply?: FastifyReply) => unknown;
+  const idempotent = endpoint.method === 'POST' && endpoint.auth === 'api_key';
   app.route({
     method: endpoint.method,
     url: endpointUrl(endpoint),
     schema: routeSchema(endpoint),
     config: { endpoint },
-    handler:
-      endpoint.method !== 'POST'
-        ? handler
-        : options.asynchronous
-          ? (request, reply) => answerAsyncPost(endpoint, request, reply, () => handler(request) as Promise<unknown>)
-          : (request, reply) => answerPost(endpoint, request, reply, () => handler(request)),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    handler: !idempotent
+      ? (request, reply) => {
+          const result = handler(request, reply);
+          return result instanceof Promise ? result.then((value) => settle(reply, value)) : settle(reply, result);
+        }
+      : options.asynchronous
+        ? (request, reply) => answerAsyncPost(endpoint, request, reply, () => handler(request) as Promise<unknown>)
+        : (request, reply) => answerPost(endpoint, request, reply, () => handler(request)),
   });
 }
 

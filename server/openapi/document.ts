@@ -7,7 +7,8 @@ import { mcpAndOAuthPaths } from './oauth-paths.js';
 
 type JsonSchema = Record<string, unknown>;
 
-export interface OpenApiDocument {
+// A type, not an interface: it must fit the route's response schema, a record.
+export type OpenApiDocument = {
   openapi: '3.1.0';
   info: Record<string, unknown>;
   servers: { url: string; description: string }[];
@@ -16,7 +17,7 @@ export interface OpenApiDocument {
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown> };
   security: Record<string, string[]>[];
   'x-error-codes': Record<string, { status: number; description: string }>;
-}
+};
 
 /**
  * Converts one zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses), moving named sub-schemas

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meResponseSchema } from '../../shared/api-keys.js';
 import { errorBodySchema } from '../../shared/errors.js';
@@ -18,7 +19,7 @@ beforeAll(async () => {
     beforeListen: (app) =>
       registerEndpoint(
         app,
-        defineEndpoint({ method: 'GET', path: '/test-scoped', operationId: 't', summary: 't', tag: 't', auth: 'api_key', scope: 'crm:write', responses: {}, errors: [] }),
+        defineEndpoint({ method: 'GET', path: '/test-scoped', operationId: 't', summary: 't', tag: 't', auth: 'api_key', scope: 'crm:write', responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } }, errors: [] }),
         () => ({ ok: true }),
       ),
   });

@@ -98,7 +98,7 @@ const getThing = defineEndpoint({
     limit: z.coerce.number().int().min(1).max(100).optional(),
     expand: z.union([z.string().max(20), z.array(z.string().max(20)).max(3)]).optional(),
   }),
-  responses: { 200: { description: 'ok' } },
+  responses: { 200: { description: 'ok', schema: z.object({ id: z.string(), limit: z.int() }) } },
   errors: ['not_found'],
 });
 
@@ -112,7 +112,7 @@ const patchThing = defineEndpoint({
   scope: 'crm:write',
   params: z.object({ id: z.uuid() }),
   body: thingSchema.partial(),
-  responses: { 200: { description: 'ok' } },
+  responses: { 200: { description: 'ok', schema: z.object({ id: z.string(), fields: z.int() }) } },
   errors: ['not_found'],
 });
 
