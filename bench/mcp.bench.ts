@@ -4,8 +4,10 @@ import { startServerChild, type ServerChild } from './lib/child.js';
 import type { LatencyHistogram } from './lib/latency.js';
 import { measure, measureRun, type LoadOptions, type Measurement } from './lib/load.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
+import { getMe } from '../shared/api-keys.js';
+import { pathTo } from '../shared/endpoint.js';
 
-const ME_PATH = '/api/v1/public/me';
+const ME_PATH = pathTo(getMe);
 const MCP_PATH = '/mcp';
 /** A tool call may cost what the SDK's JSON-RPC layer costs on top of /me, up to 2.5 times /me. */
 const GOAL_RATIO = 0.4;

@@ -3,8 +3,10 @@ import { startServerChild } from './lib/child.js';
 import { measure, type Measurement } from './lib/load.js';
 import { BARE_PATH, type TargetName } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
+import { getMe } from '../shared/api-keys.js';
+import { pathTo } from '../shared/endpoint.js';
 
-const ME_PATH = '/api/v1/public/me';
+const ME_PATH = pathTo(getMe);
 /** /me may cost what auth, the rate limiter and the log line cost, but not more than Fastify itself. */
 const GOAL_RATIO = 0.5;
 

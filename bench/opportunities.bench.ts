@@ -12,6 +12,8 @@ import type { LatencyHistogram } from './lib/latency.js';
 import { measure, measureRun, type LoadOptions, type Measurement } from './lib/load.js';
 import { BARE_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
+import { listOpportunities } from '../shared/crm.js';
+import { pathTo } from '../shared/endpoint.js';
 
 declare module 'autocannon' {
   interface Options {
@@ -21,7 +23,7 @@ declare module 'autocannon' {
   }
 }
 
-const LIST_PATH = '/api/v1/public/opportunities';
+const LIST_PATH = pathTo(listOpportunities);
 const FIRST_PAGE_PATH = `${LIST_PATH}?limit=50`;
 const DEEP_OFFSET = 90_000;
 const WALK_LIMIT = 100;

@@ -16,6 +16,8 @@ import { LatencyHistogram } from './lib/latency.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { WEBHOOK_RECEIVER_CA_ENV, WEBHOOK_RECEIVER_URL_ENV, WEBHOOK_SUBSCRIPTIONS } from './lib/protocol.js';
 import { formatTable } from './lib/report.js';
+import { createOpportunity } from '../shared/crm.js';
+import { pathTo } from '../shared/endpoint.js';
 
 declare module 'autocannon' {
   interface Options {
@@ -28,7 +30,7 @@ declare module 'autocannon' {
   }
 }
 
-const CREATE_PATH = '/api/v1/public/opportunities';
+const CREATE_PATH = pathTo(createOpportunity);
 const THROUGHPUT_EVENTS = 10_000;
 const STEADY_RATE = 500;
 const STEADY_SECONDS = 10;

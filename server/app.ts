@@ -16,9 +16,11 @@ import { desktopLoginRoutes } from './console/desktop-login.js';
 import { adminConsoleRoutes } from './console/admin-routes.js';
 import { automationConsoleRoutes } from './console/automation-routes.js';
 import { webhookConsoleRoutes } from './console/webhook-routes.js';
+import { consoleCheck } from './console/guard.js';
 import { createLoginThrottle } from './console/service.js';
 import { oauthRoutes, OPEN_CORS_PATHS } from './oauth/routes.js';
 import { createAccessTokenAuthenticator } from './oauth/access.js';
+import { accessTokenCheck } from './mcp/access-check.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
@@ -29,7 +31,7 @@ import { fastifyTrustProxy } from './http/client-address.js';
 import { redactUrl } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
-import { authPlugin } from './plugins/auth.js';
+import { apiKeyCheck, authPlugin } from './plugins/auth.js';
 import { ApiError } from './errors.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from './plugins/errors.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
@@ -140,7 +142,16 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   });
   // One limiter for API keys and MCP access tokens: their ids never collide (UUIDs).
   const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock });
-  await app.register(authPlugin, { authenticate: createKeyAuthenticator(deps), rateLimiter });
+  await app.register(authPlugin, {
+    checks: {
+      api_key: apiKeyCheck(createKeyAuthenticator(deps), rateLimiter),
+      console: consoleCheck(deps),
+      console_admin: consoleCheck(deps, { role: 'admin' }),
+      access_token: accessTokenCheck(deps, createAccessTokenAuthenticator(deps), rateLimiter),
+    },
+  });
+  app.decorateRequest('consoleUser', null);
+  app.decorateRequest('mcpAccess', null);
 
   await app.register(idempotencyPlugin, { deps });
 
@@ -160,7 +171,6 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(apiKeyRoutes);
   await app.register(crmRoutes, { deps });
   await app.register(devisRoutes, { deps });
-  app.decorateRequest('consoleUser', null);
   await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
   await app.register(desktopLoginRoutes, { deps });
   await app.register(oauthRoutes, { deps });
@@ -179,7 +189,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, worker, runtime });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });
-  await app.register(mcpRoutes, { deps, worker, authenticate: createAccessTokenAuthenticator(deps), rateLimiter });
+  await app.register(mcpRoutes, { deps, worker });
   app.addHook('onReady', async () => {
     if (!runtime.hasCandidates()) {
       app.log.warn('No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).');

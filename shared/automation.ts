@@ -12,6 +12,7 @@ export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 
 export const ACTIVE_STATUSES = ['running', 'mfa_required', 'awaiting_mfa'] as const satisfies readonly JobStatus[];
 export const LEDGER_KINDS = ['grant', 'debit', 'refund'] as const;
 export const PRODUCT_KINDS = ['quote', 'routine'] as const;
+export type ProductKind = (typeof PRODUCT_KINDS)[number];
 
 /** Part 2.3. */
 export const tarificationRequestBody = z

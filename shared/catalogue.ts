@@ -3,7 +3,12 @@ import { getMe } from './api-keys.js';
 import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getJobArtifact, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
 import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from './crm.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
-import { getApiDocs, getOpenApiDocument } from './meta.js';
+import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
+import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
+import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
+import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
+import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
+import { MCP_AND_OAUTH_ENDPOINTS } from './oauth-endpoints.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -53,4 +58,17 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   getAutomationStatus,
   getOpenApiDocument,
   getApiDocs,
+];
+
+/** The public document: the REST API, and the MCP endpoint with its authorization server, which clients call too. */
+export const PUBLIC_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [...PUBLIC_ENDPOINTS, ...MCP_AND_OAUTH_ENDPOINTS];
+
+/** The console's document: its API, its pages, and the service's health. */
+export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
+  ...CONSOLE_ADMIN_ENDPOINTS,
+  ...CONSOLE_AUTOMATION_ENDPOINTS,
+  ...CONSOLE_WEBHOOK_ENDPOINTS,
+  ...CONSOLE_PAGE_ENDPOINTS,
+  getHealth,
+  getConsoleOpenApiDocument,
 ];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { apiKeySummarySchema, createApiKeySchema, createdApiKeySchema } from './api-keys.js';
 import { automationStatusSchema, walletSchema } from './automation.js';
-import { consoleSessionSchema, mcpScopeSchema } from './oauth.js';
+import { defineEndpoint } from './endpoint.js';
+import { consoleSessionSchema, loginBodySchema, mcpScopeSchema } from './oauth.js';
 import { initCabinetSchema, passwordSchema, USER_ROLES } from './tenancy.js';
 
 /**
@@ -9,8 +10,6 @@ import { initCabinetSchema, passwordSchema, USER_ROLES } from './tenancy.js';
  * settings, wallet and status, connected apps. The server validates bodies with these schemas and
  * the console parses the answers with them.
  */
-export const CONSOLE_API = '/api/v1/console';
-
 // ---- First-run setup ----
 
 export const setupStateSchema = z.object({
@@ -99,3 +98,266 @@ export const connectedAppSchema = z.object({
 export type ConnectedApp = z.infer<typeof connectedAppSchema>;
 export const connectedAppListSchema = z.array(connectedAppSchema);
 export const grantIdParamsSchema = z.object({ grant_id: z.uuid({ error: 'grant_id must be a UUID' }) });
+
+// ---- Endpoints ----
+
+/** What the console asks on opening: signed in or not, a 200 either way (a 401 would be logged by the browser as an error). */
+export const sessionProbeSchema = z.discriminatedUnion('signed_in', [
+  z.object({ signed_in: z.literal(false) }),
+  consoleSessionSchema.extend({ signed_in: z.literal(true) }),
+]);
+export type SessionProbe = z.infer<typeof sessionProbeSchema>;
+
+const TAG = 'Console';
+const ADMIN_TAG = 'Console: administration';
+
+export const signIn = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/session',
+  operationId: 'consoleSignIn',
+  summary: 'Sign in to the console',
+  description: 'Sets the HttpOnly session cookie and the CSRF cookie the console copies into X-CSRF-Token. return_to is followed only when it is a path on this origin.',
+  tag: TAG,
+  auth: 'none',
+  body: loginBodySchema,
+  responses: { 200: { description: 'Signed in.', schema: setupResponseSchema } },
+  errors: ['invalid_credentials', 'cabinet_choice_required', 'too_many_login_attempts'],
+});
+
+export const getSession = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/session',
+  operationId: 'consoleGetSession',
+  summary: 'The console session, if any',
+  tag: TAG,
+  auth: 'none',
+  responses: { 200: { description: 'signed_in false, or the signed-in user and cabinet.', schema: sessionProbeSchema } },
+  errors: [],
+});
+
+export const signOut = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/session',
+  operationId: 'consoleSignOut',
+  summary: 'Sign out',
+  tag: TAG,
+  auth: 'none',
+  responses: { 204: { description: 'Signed out; both cookies cleared.' } },
+  errors: [],
+});
+
+export const getSetupState = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/setup',
+  operationId: 'consoleGetSetupState',
+  summary: 'Whether first-run setup is needed, and allowed from here',
+  tag: TAG,
+  auth: 'none',
+  responses: { 200: { description: 'The setup state.', schema: setupStateSchema } },
+  errors: [],
+});
+
+export const runSetup = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/setup',
+  operationId: 'consoleRunSetup',
+  summary: 'First-run setup: the cabinet and its first admin',
+  description: 'Only from the machine that runs Courtier (the TCP peer decides). Signs the new admin in.',
+  tag: TAG,
+  auth: 'none',
+  body: setupBodySchema,
+  responses: { 201: { description: 'Set up and signed in.', schema: setupResponseSchema } },
+  errors: ['setup_local_only', 'setup_already_done'],
+});
+
+export const listUsers = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/users',
+  operationId: 'consoleListUsers',
+  summary: 'The cabinet’s users',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'Every user of the cabinet.', schema: cabinetUserListSchema } },
+  errors: [],
+});
+
+export const createUser = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/users',
+  operationId: 'consoleCreateUser',
+  summary: 'Add a user to the cabinet',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  body: createUserBodySchema,
+  responses: { 201: { description: 'Added.', schema: cabinetUserSchema } },
+  errors: ['email_taken'],
+});
+
+export const updateUser = defineEndpoint({
+  method: 'PATCH',
+  surface: 'console',
+  path: '/users/{id}',
+  operationId: 'consoleUpdateUser',
+  summary: 'Change a user’s role',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  params: userIdParamsSchema,
+  body: updateUserBodySchema,
+  responses: { 200: { description: 'The user.', schema: cabinetUserSchema } },
+  errors: ['not_found', 'last_admin'],
+});
+
+export const listKeys = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/keys',
+  operationId: 'consoleListKeys',
+  summary: 'The cabinet’s API keys (never their values)',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'Every key.', schema: apiKeyListSchema } },
+  errors: [],
+});
+
+export const createKey = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/keys',
+  operationId: 'consoleCreateKey',
+  summary: 'Create an API key',
+  description: 'The only answer that carries the key’s value.',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  body: createApiKeySchema,
+  responses: { 201: { description: 'Created.', schema: createdApiKeySchema } },
+  errors: [],
+});
+
+export const revokeKey = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/keys/{key_id}',
+  operationId: 'consoleRevokeKey',
+  summary: 'Revoke an API key',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  params: keyIdParamsSchema,
+  responses: { 200: { description: 'The revoked key.', schema: apiKeySummarySchema } },
+  errors: ['not_found'],
+});
+
+export const getSettings = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/settings',
+  operationId: 'consoleGetSettings',
+  summary: 'The cabinet’s settings',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'The settings.', schema: consoleSettingsSchema } },
+  errors: [],
+});
+
+export const updateSettings = defineEndpoint({
+  method: 'PATCH',
+  surface: 'console',
+  path: '/settings',
+  operationId: 'consoleUpdateSettings',
+  summary: 'Change the cabinet’s settings',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  body: updateSettingsBodySchema,
+  responses: { 200: { description: 'The settings.', schema: consoleSettingsSchema } },
+  errors: [],
+});
+
+export const getConsoleWallet = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/wallet',
+  operationId: 'consoleGetWallet',
+  summary: 'The cabinet’s credits',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'The wallet.', schema: walletSchema } },
+  errors: [],
+});
+
+export const getConsoleStatus = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/status',
+  operationId: 'consoleGetStatus',
+  summary: 'The state of automation for the cabinet',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'The status.', schema: automationStatusSchema } },
+  errors: [],
+});
+
+export const setRobotPause = defineEndpoint({
+  method: 'PUT',
+  surface: 'console',
+  path: '/robots/pause',
+  operationId: 'consoleSetRobotPause',
+  summary: 'Pause or resume this cabinet’s robots',
+  description: 'This cabinet only: the install-wide switch stays with the operator (CLI, desktop tray, IT policy).',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  body: robotPauseBodySchema,
+  responses: { 200: { description: 'The status after the change.', schema: automationStatusSchema } },
+  errors: [],
+});
+
+export const listConnectedApps = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/connected-apps',
+  operationId: 'consoleListConnectedApps',
+  summary: 'The assistants the signed-in user connected',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'The user’s live grants.', schema: connectedAppListSchema } },
+  errors: [],
+});
+
+export const revokeConnectedApp = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/connected-apps/{grant_id}',
+  operationId: 'consoleRevokeConnectedApp',
+  summary: 'Disconnect an assistant',
+  tag: TAG,
+  auth: 'console',
+  params: grantIdParamsSchema,
+  responses: { 204: { description: 'Disconnected: its tokens stop working at once.' } },
+  errors: ['not_found'],
+});
+
+export const CONSOLE_ADMIN_ENDPOINTS = [
+  signIn,
+  getSession,
+  signOut,
+  getSetupState,
+  runSetup,
+  listUsers,
+  createUser,
+  updateUser,
+  listKeys,
+  createKey,
+  revokeKey,
+  getSettings,
+  updateSettings,
+  getConsoleWallet,
+  getConsoleStatus,
+  setRobotPause,
+  listConnectedApps,
+  revokeConnectedApp,
+] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dryRunResultSchema, enqueuedSchema, jobSchema, jobStatusSchema, PRODUCT_KINDS } from './automation.js';
+import { dryRunResultSchema, enqueuedSchema, getProductSchema as getPublicProductSchema, jobSchema, jobStatusSchema, listProducts as listPublicProducts, PRODUCT_KINDS, tarificationRequestBody } from './automation.js';
+import { consoleTwin, defineEndpoint } from './endpoint.js';
 import { codeSchema } from './devis.js';
 import { cursorSchema, limitSchema } from './pagination.js';
 import { validationIssueSchema } from './errors.js';
@@ -9,25 +10,6 @@ import { validationIssueSchema } from './errors.js';
  * their credentials, pricing, jobs with a live feed, MFA answers. Bodies reuse the REST contract
  * of shared/automation.ts; only what the console needs on top is defined here.
  */
-export const CONSOLE_API = '/api/v1/console';
-
-export const consolePaths = {
-  insurers: `${CONSOLE_API}/insurers`,
-  credentials: (code: string) => `${CONSOLE_API}/insurers/${encodeURIComponent(code)}/credentials`,
-  testLogin: (code: string) => `${CONSOLE_API}/insurers/${encodeURIComponent(code)}/test-login`,
-  products: `${CONSOLE_API}/products`,
-  productSchema: (produit: string, compagnie: string) => `${CONSOLE_API}/products/${encodeURIComponent(produit)}/schema?compagnie=${encodeURIComponent(compagnie)}`,
-  tarifications: `${CONSOLE_API}/tarifications`,
-  jobs: `${CONSOLE_API}/jobs`,
-  job: (id: string) => `${CONSOLE_API}/jobs/${id}`,
-  cancel: (id: string) => `${CONSOLE_API}/jobs/${id}/cancel`,
-  mfa: (id: string) => `${CONSOLE_API}/jobs/${id}/mfa`,
-  mfaSeen: (id: string) => `${CONSOLE_API}/jobs/${id}/mfa/seen`,
-  artifact: (id: string, name: 'screenshot.png' | 'trace.zip') => `${CONSOLE_API}/jobs/${id}/artifacts/${name}`,
-  pdf: (devisId: string) => `${CONSOLE_API}/devis/${devisId}/pdf`,
-  events: `${CONSOLE_API}/events`,
-} as const;
-
 export const insurerCredentialsStateSchema = z.object({
   configured: z.boolean(),
   login: z.string().nullable(),
@@ -111,3 +93,192 @@ export const readyEventSchema = z.object({ unfinished: z.array(z.uuid()) });
 export function waitsForCode(job: z.infer<typeof jobSchema>): boolean {
   return (job.status === 'mfa_required' || job.status === 'awaiting_mfa') && job.mfa !== null;
 }
+
+// ---- Endpoints ----
+
+const TAG = 'Console: automation';
+
+export const listInsurers = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/insurers',
+  operationId: 'consoleListInsurers',
+  summary: 'The insurers, their products, and whether this cabinet has portal credentials',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'Every insurer.', schema: consoleInsurerListSchema } },
+  errors: [],
+});
+
+export const setInsurerCredentials = defineEndpoint({
+  method: 'PUT',
+  surface: 'console',
+  path: '/insurers/{code}/credentials',
+  operationId: 'consoleSetInsurerCredentials',
+  summary: 'Set the cabinet’s portal login for an insurer',
+  description: 'The password goes to the secret store and is never answered.',
+  tag: TAG,
+  auth: 'console_admin',
+  params: insurerCodeParams,
+  body: setCredentialsBody,
+  responses: { 200: { description: 'Saved.', schema: credentialsSavedSchema } },
+  errors: ['unknown_insurer'],
+});
+
+export const deleteInsurerCredentials = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/insurers/{code}/credentials',
+  operationId: 'consoleDeleteInsurerCredentials',
+  summary: 'Forget the cabinet’s portal login for an insurer',
+  tag: TAG,
+  auth: 'console_admin',
+  params: insurerCodeParams,
+  responses: { 204: { description: 'Forgotten.' } },
+  errors: ['insurer_credentials_missing'],
+});
+
+export const testInsurerLogin = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/insurers/{code}/test-login',
+  operationId: 'consoleTestInsurerLogin',
+  summary: 'Have the robot sign in to the insurer’s portal with the saved login',
+  tag: TAG,
+  auth: 'console_admin',
+  params: insurerCodeParams,
+  responses: { 200: { description: 'ok, or the robot’s error code and message.', schema: testLoginResultSchema } },
+  errors: ['unknown_insurer', 'insurer_credentials_missing', 'insurer_login_busy', 'api_rpa_temporarily_disabled'],
+});
+
+export const listConsoleProducts = consoleTwin(listPublicProducts, { operationId: 'consoleListProducts', tag: TAG, auth: 'console' });
+export const getConsoleProductSchema = consoleTwin(getPublicProductSchema, { operationId: 'consoleGetProductSchema', tag: TAG, auth: 'console' });
+
+export const priceFromConsole = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/tarifications',
+  operationId: 'consolePrice',
+  summary: 'Price a quote, or check its data first (dry_run)',
+  tag: TAG,
+  auth: 'console',
+  body: tarificationRequestBody,
+  responses: {
+    200: { description: 'dry_run: what is missing or invalid, the cost and the balance.', schema: consoleDryRunSchema },
+    202: { description: 'Queued; Location is the job.', schema: consoleEnqueuedSchema, headers: { Location: 'The job’s console URL.' } },
+  },
+  errors: ['unknown_product', 'unknown_insurer', 'api_rpa_temporarily_disabled', 'rpa_circuit_open', 'insurer_credentials_missing', 'rpa_quota_exceeded', 'rpa_replay_detected', 'credits_exhausted'],
+});
+
+export const listConsoleJobs = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/jobs',
+  operationId: 'consoleListJobs',
+  summary: 'The cabinet’s jobs, newest first',
+  tag: TAG,
+  auth: 'console',
+  query: consoleJobsQuery,
+  responses: { 200: { description: 'A page.', schema: consoleJobPageSchema } },
+  errors: ['invalid_cursor'],
+});
+
+export const getConsoleJob = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/jobs/{job_id}',
+  operationId: 'consoleGetJob',
+  summary: 'A job',
+  tag: TAG,
+  auth: 'console',
+  params: jobIdParams,
+  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  errors: ['not_found'],
+});
+
+export const cancelConsoleJob = defineEndpoint({
+  ...getConsoleJob,
+  method: 'POST',
+  path: '/jobs/{job_id}/cancel',
+  operationId: 'consoleCancelJob',
+  summary: 'Cancel a job (its robot stops)',
+  responses: { 200: { description: 'The job, cancelled.', schema: jobSchema } },
+  errors: ['not_found', 'job_not_cancellable'],
+});
+
+export const answerConsoleMfa = defineEndpoint({
+  ...getConsoleJob,
+  method: 'POST',
+  path: '/jobs/{job_id}/mfa',
+  operationId: 'consoleAnswerMfa',
+  summary: 'Give the code the insurer sent',
+  body: mfaCodeBody,
+  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  errors: ['not_found', 'job_not_awaiting_mfa'],
+});
+
+export const acknowledgeConsoleMfa = defineEndpoint({
+  ...getConsoleJob,
+  method: 'POST',
+  path: '/jobs/{job_id}/mfa/seen',
+  operationId: 'consoleAcknowledgeMfa',
+  summary: 'A person saw the code prompt (mfa_required becomes awaiting_mfa)',
+  responses: { 200: { description: 'The job.', schema: jobSchema } },
+});
+
+export const getConsoleJobArtifact = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/jobs/{job_id}/artifacts/{name}',
+  operationId: 'consoleGetJobArtifact',
+  summary: 'A failed job’s screenshot or trace (admins: they show the client’s data)',
+  tag: TAG,
+  auth: 'console_admin',
+  params: artifactParams,
+  responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
+  errors: ['not_found'],
+});
+
+export const getConsoleDevisPdf = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/devis/{devis_id}/pdf',
+  operationId: 'consoleGetDevisPdf',
+  summary: 'A quote’s PDF',
+  tag: TAG,
+  auth: 'console',
+  params: devisIdParams,
+  responses: { 200: { description: 'The PDF.', contentType: 'application/pdf' } },
+  errors: ['not_found', 'pdf_not_available'],
+});
+
+export const streamJobEvents = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/events',
+  operationId: 'consoleStreamJobEvents',
+  summary: 'Live feed of the cabinet’s jobs (server-sent events)',
+  description: '`event: job` with a Job whenever one changes; on connecting, every unfinished job, then `event: ready` with their ids.',
+  tag: TAG,
+  auth: 'console',
+  responses: { 200: { description: 'An endless text/event-stream.', contentType: 'text/event-stream' } },
+  errors: [],
+});
+
+export const CONSOLE_AUTOMATION_ENDPOINTS = [
+  listInsurers,
+  setInsurerCredentials,
+  deleteInsurerCredentials,
+  testInsurerLogin,
+  listConsoleProducts,
+  getConsoleProductSchema,
+  priceFromConsole,
+  listConsoleJobs,
+  getConsoleJob,
+  cancelConsoleJob,
+  answerConsoleMfa,
+  acknowledgeConsoleMfa,
+  getConsoleJobArtifact,
+  getConsoleDevisPdf,
+  streamJobEvents,
+] as const;

@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import { idParam, LIMIT_MAX, pageSchema } from './pagination.js';
-import { deliverySchema, webhookSchema } from './webhooks.js';
+import { consoleTwin, defineEndpoint } from './endpoint.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  deliverySchema,
+  listDeliveries,
+  listWebhooks,
+  replayDelivery,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+  webhookSchema,
+} from './webhooks.js';
 
-/** Console API of the webhooks slice, below this prefix (session cookie and CSRF, admins only). */
-export const CONSOLE_WEBHOOKS_PREFIX = '/api/v1/console/webhooks';
 
 /** A subscription as the console lists it: the REST shape plus its latest delivery. */
 export const consoleWebhookSchema = webhookSchema.extend({
@@ -26,3 +36,37 @@ export const consoleDeliveryParams = z.object({
 
 /** How long the previous secret may keep signing, as the console offers it (seconds). */
 export const ROTATION_OVERLAP_CHOICES = [0, 3600, 86_400, 7 * 86_400] as const;
+
+// ---- Endpoints: the REST routes' twins for the signed-in admin's cabinet ----
+
+const TAG = 'Console: webhooks';
+const twin = { tag: TAG, auth: 'console_admin' } as const;
+
+export const listConsoleWebhooks = defineEndpoint({
+  ...consoleTwin(listWebhooks, { ...twin, operationId: 'consoleListWebhooks' }),
+  summary: 'The cabinet’s subscriptions, each with its latest delivery',
+  query: consoleListQuery,
+  responses: { 200: { description: 'A page.', schema: consoleWebhookPageSchema } },
+});
+export const createConsoleWebhook = consoleTwin(createWebhook, { ...twin, operationId: 'consoleCreateWebhook' });
+export const updateConsoleWebhook = consoleTwin(updateWebhook, { ...twin, operationId: 'consoleUpdateWebhook' });
+export const deleteConsoleWebhook = consoleTwin(deleteWebhook, { ...twin, operationId: 'consoleDeleteWebhook' });
+export const rotateConsoleWebhookSecret = consoleTwin(rotateWebhookSecret, { ...twin, operationId: 'consoleRotateWebhookSecret' });
+export const testConsoleWebhook = consoleTwin(testWebhook, { ...twin, operationId: 'consoleTestWebhook' });
+export const listConsoleDeliveries = defineEndpoint({
+  ...consoleTwin(listDeliveries, { ...twin, operationId: 'consoleListDeliveries' }),
+  query: consoleListQuery,
+  responses: { 200: { description: 'A page.', schema: consoleDeliveryPageSchema } },
+});
+export const replayConsoleDelivery = consoleTwin(replayDelivery, { ...twin, operationId: 'consoleReplayDelivery' });
+
+export const CONSOLE_WEBHOOK_ENDPOINTS = [
+  listConsoleWebhooks,
+  createConsoleWebhook,
+  updateConsoleWebhook,
+  deleteConsoleWebhook,
+  rotateConsoleWebhookSecret,
+  testConsoleWebhook,
+  listConsoleDeliveries,
+  replayConsoleDelivery,
+] as const;

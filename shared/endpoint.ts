@@ -126,3 +126,18 @@ export function pathTo<E extends Endpoint>(endpoint: E, ...[params, query]: E['p
   const text = search.toString();
   return text === '' ? path : `${path}?${text}`;
 }
+
+/**
+ * A public endpoint offered to the console as well: the same path below the console's prefix, the
+ * same schemas and answers, a console session instead of an API key (so no scope and no
+ * Idempotency-Key).
+ */
+export function consoleTwin<const E extends Endpoint, const A extends 'console' | 'console_admin'>(
+  endpoint: E,
+  twin: { operationId: string; tag: string; auth: A },
+): Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & { surface: 'console'; auth: A; operationId: string; tag: string } {
+  const copy: Endpoint = { ...endpoint, ...twin, surface: 'console', errors: endpoint.errors.filter((code) => !code.startsWith('idempotency_')) };
+  delete copy.scope;
+  delete copy.headers;
+  return copy as Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & { surface: 'console'; auth: A; operationId: string; tag: string };
+}

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import { z } from 'zod';
-import { consoleSessionSchema, type ConsoleSession } from '../../shared/oauth.js';
-import { api, loginUrl } from './api.js';
-import { CONSOLE_HOME } from './destinations.js';
+import { getSession, getSetupState } from '../../shared/console-admin.js';
+import { CONSOLE_HOME } from '../../shared/console-pages.js';
+import type { ConsoleSession } from '../../shared/oauth.js';
+import { call, loginUrl } from './api.js';
 import { STRINGS, chooseLang, rememberLang, type Lang } from './i18n.js';
 import { Alert, Layout, Loading } from './Layout.js';
 import { currentPath, go } from './navigation.js';
@@ -21,7 +21,6 @@ const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
 const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
 const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);
 const SETUP_PATH = '/console/setup';
-const setupStateSchema = z.object({ needed: z.boolean() });
 
 /** The path under /console/ without trailing slashes ("/console" for the home page). */
 export function normalisePath(pathname: string): string {
@@ -82,11 +81,15 @@ function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLa
   useEffect(() => {
     let cancelled = false;
     void (async () => {
-      const result = await api('/api/v1/console/session', { schema: consoleSessionSchema });
+      const result = await call(getSession);
       if (cancelled) return;
-      if (result.ok) return setState({ kind: 'ready', session: result.data });
-      if (result.status !== 401) return setState({ kind: 'error', message: result.error.message });
-      const setup = await api('/api/v1/console/setup', { schema: setupStateSchema });
+      if (!result.ok) return setState({ kind: 'error', message: result.error.message });
+      if (result.data.signed_in) {
+        const { signed_in: _, ...session } = result.data;
+        return setState({ kind: 'ready', session });
+      }
+      // Signed out: first-run setup on an empty install, else the login page.
+      const setup = await call(getSetupState);
       if (cancelled) return;
       if (setup.ok && setup.data.needed) return go(SETUP_PATH);
       const here = currentPath();

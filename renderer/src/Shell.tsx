@@ -1,6 +1,8 @@
 import { useState, type ReactNode } from 'react';
+import { signOut } from '../../shared/console-admin.js';
+import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import type { ConsoleSession } from '../../shared/oauth.js';
-import { api, loginUrl } from './api.js';
+import { call, loginUrl } from './api.js';
 import type { Lang, Strings } from './i18n.js';
 import { DesktopWarnings } from './DesktopWarnings.js';
 import { Alert } from './Layout.js';
@@ -22,8 +24,8 @@ export function Shell({ lang, t, session, pages, currentPath, onLangChange, chil
   const [error, setError] = useState<string | null>(null);
   const visible = pages.filter((p) => !p.adminOnly || session.user.role === 'admin');
 
-  async function signOut() {
-    const result = await api('/api/v1/console/session', { method: 'DELETE' });
+  async function leave() {
+    const result = await call(signOut);
     if (result.ok || result.status === 401) go(loginUrl());
     else setError(result.error.message);
   }
@@ -31,7 +33,7 @@ export function Shell({ lang, t, session, pages, currentPath, onLangChange, chil
   return (
     <div className="shell">
       <header className="topbar">
-        <a className="brand" href="/console/">
+        <a className="brand" href={CONSOLE_HOME}>
           {t.appName}
         </a>
         <nav aria-label={t.navigation}>
@@ -54,7 +56,7 @@ export function Shell({ lang, t, session, pages, currentPath, onLangChange, chil
             </select>
           </label>
           <span className="muted small">{session.user.email}</span>
-          <button type="button" className="button" onClick={() => void signOut()}>
+          <button type="button" className="button" onClick={() => void leave()}>
             {t.signOut}
           </button>
         </div>

@@ -1,25 +1,36 @@
-import type { ZodType } from 'zod';
+import type { z } from 'zod';
+import { pathTo, type Endpoint, type EndpointResponse } from '../../shared/endpoint.js';
+import type { ErrorBody } from '../../shared/errors.js';
 import { STRINGS, chooseLang } from './i18n.js';
 
-/** The error body every Courtier error has: {error, message, details?, request_id}. */
-export interface ApiErrorBody {
-  error: string;
-  message: string;
-  request_id?: string;
-  details?: unknown;
-}
+/**
+ * A failed call's error: the service's error body, or one the console makes up when there is none
+ * (network_error: no answer at all; unexpected_response: an answer that is not the contract's).
+ * Those have no request_id when the server gave none.
+ */
+export type ApiError = Omit<ErrorBody, 'request_id'> & { request_id?: string };
 
-export type ApiResult<T> =
-  | { ok: true; status: number; data: T; headers: Headers }
-  | { ok: false; status: number; error: ApiErrorBody; headers: Headers | null };
+export type ApiFailure = { ok: false; status: number; error: ApiError; headers: Headers | null };
+export type ApiResult<T> = { ok: true; status: number; data: T; headers: Headers } | ApiFailure;
 
-export interface ApiOptions<T> {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Sent as JSON. */
-  body?: unknown;
-  /** Checks a successful body; a body that does not match is reported as an error. */
-  schema?: ZodType<T>;
-}
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206;
+
+/** What a declared response carries: its schema's output, or nothing when it has no JSON body. */
+type ResponseData<R> = R extends { schema: infer S extends z.ZodType } ? z.output<S> : undefined;
+
+/** One successful answer per 2xx status the endpoint declares, so that `status` tells them apart. */
+type CallSuccess<E extends Endpoint> = {
+  [S in keyof E['responses'] & SuccessStatus]: { ok: true; status: S; data: ResponseData<E['responses'][S]>; headers: Headers };
+}[keyof E['responses'] & SuccessStatus];
+
+/** The answer to `call(endpoint)`: an ApiResult of the endpoint's response bodies, narrowed by status. */
+export type CallResult<E extends Endpoint> = CallSuccess<E> | ApiFailure;
+
+/** What a part of the request takes: required when its schema requires something, else optional. */
+type Part<K extends string, S> = S extends z.ZodType ? ({} extends z.input<S> ? { [P in K]?: z.input<S> } : { [P in K]: z.input<S> }) : { [P in K]?: never };
+
+/** The path parameters, query and body of a call, typed from the endpoint's schemas (their input side). */
+export type CallInput<E extends Endpoint> = Part<'params', E['params']> & Part<'query', E['query']> & Part<'body', E['body']>;
 
 const CSRF_COOKIE = 'courtier_csrf';
 
@@ -31,30 +42,37 @@ function readCookie(name: string): string | undefined {
   return undefined;
 }
 
-function isErrorBody(value: unknown): value is ApiErrorBody {
+function isErrorBody(value: unknown): value is ApiError {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.error === 'string' && typeof v.message === 'string';
 }
 
+/** pathTo without its per-endpoint typing: call() has checked the parts against the endpoint already. */
+const urlOf = pathTo as (endpoint: Endpoint, params?: object, query?: object) => string;
+
 /**
- * fetch against the service (same origin, its session cookie included), with error bodies parsed.
+ * Calls one endpoint of the contract: its method, its URL built by pathTo (path parameters encoded,
+ * the query string), the body as JSON, the session cookie, and X-CSRF-Token on anything but a read.
+ * A successful body is checked against the schema the endpoint declares for the status answered; a
+ * status it does not declare, or a body that does not match, is reported as unexpected_response.
  * Never throws: a network failure is status 0 with error "network_error".
  */
-export async function api<T = unknown>(path: string, options: ApiOptions<T> = {}): Promise<ApiResult<T>> {
+export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} extends CallInput<E> ? [CallInput<E>?] : [CallInput<E>]): Promise<CallResult<E>> {
+  const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
   const t = STRINGS[chooseLang()];
-  const method = options.method ?? 'GET';
+  const method = endpoint.method;
   const headers: Record<string, string> = { Accept: 'application/json' };
   // The server binds this token to the session; a page on another site cannot read the cookie.
   if (method !== 'GET') headers['X-CSRF-Token'] = readCookie(CSRF_COOKIE) ?? '';
   const init: RequestInit = { method, credentials: 'same-origin', headers };
-  if (options.body !== undefined) {
+  if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(options.body);
+    init.body = JSON.stringify(body);
   }
   let response: Response;
   try {
-    response = await fetch(path, init);
+    response = await fetch(urlOf(endpoint, params, query), init);
   } catch {
     return { ok: false, status: 0, error: { error: 'network_error', message: t.networkError }, headers: null };
   }
@@ -65,18 +83,23 @@ export async function api<T = unknown>(path: string, options: ApiOptions<T> = {}
   } catch {
     json = undefined;
   }
-  if (!response.ok) {
-    const error = isErrorBody(json) ? json : { error: 'unexpected_response', message: t.unexpectedError(response.status) };
-    return { ok: false, status: response.status, error, headers: response.headers };
+  const requestId = response.headers.get('X-Request-Id') ?? undefined;
+  const unexpected: ApiFailure = {
+    ok: false,
+    status: response.status,
+    error: { error: 'unexpected_response', message: t.unexpectedError(response.status), ...(requestId !== undefined ? { request_id: requestId } : {}) },
+    headers: response.headers,
+  };
+  if (!response.ok) return isErrorBody(json) ? { ok: false, status: response.status, error: json, headers: response.headers } : unexpected;
+  const declared = (endpoint.responses as Record<number, EndpointResponse | undefined>)[response.status];
+  if (!declared) return unexpected;
+  let data: unknown;
+  if (declared.schema) {
+    const parsed = declared.schema.safeParse(json);
+    if (!parsed.success) return unexpected;
+    data = parsed.data;
   }
-  if (options.schema) {
-    const parsed = options.schema.safeParse(json);
-    if (!parsed.success) {
-      return { ok: false, status: response.status, error: { error: 'unexpected_response', message: t.unexpectedError(response.status) }, headers: response.headers };
-    }
-    return { ok: true, status: response.status, data: parsed.data, headers: response.headers };
-  }
-  return { ok: true, status: response.status, data: json as T, headers: response.headers };
+  return { ok: true, status: response.status, data, headers: response.headers } as CallResult<E>;
 }
 
 /** The login page, coming back to `returnTo` (a path on this origin) once signed in. */

@@ -1,8 +1,7 @@
+import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { OAUTH_PREFIX, isSafeReturnTo } from '../../shared/oauth.js';
 
 /** Where the console goes once signed in, and where the consent form posts: pure rules, no DOM. */
-
-export const CONSOLE_HOME = '/console/';
 
 /** `/.` or `/..` (also percent-encoded) as a whole path segment. */
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?#]|$)/i;

@@ -1,42 +1,45 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import {
-  CONSOLE_API,
-  createApiKeySchema,
-  createUserBodySchema,
-  grantIdParamsSchema,
-  keyIdParamsSchema,
-  robotPauseBodySchema,
-  setupBodySchema,
-  updateSettingsBodySchema,
-  updateUserBodySchema,
-  userIdParamsSchema,
+  createKey,
+  createUser,
+  getConsoleStatus,
+  getConsoleWallet,
+  getSettings,
+  getSetupState,
+  listConnectedApps,
+  listKeys,
+  listUsers,
+  revokeConnectedApp,
+  revokeKey,
+  runSetup,
+  setRobotPause,
+  updateSettings,
+  updateUser,
   type ConsoleSettings,
-  type SetupResponse,
-  type SetupState,
 } from '../../shared/console-admin.js';
+import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
-import { setRobotPause } from '../automation/guards.js';
+import { setRobotPause as pauseRobots } from '../automation/guards.js';
 import { automationStatus } from '../automation/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
 import { isFromThisMachine } from '../http/client-address.js';
-import { listConnectedApps, revokeConnectedApp } from '../oauth/connected-apps.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
+import { listConnectedApps as connectedAppsOf, revokeConnectedApp as disconnectApp } from '../oauth/connected-apps.js';
 import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
 import { getWallet } from '../wallet/service.js';
-import { consoleGuard, consoleUser } from './guard.js';
-import { CONSOLE_HOME, startConsoleSession } from './routes.js';
+import { consoleUser } from './guard.js';
+import { startConsoleSession } from './routes.js';
 import { describeSession, openSession } from './service.js';
 
 /** Console API of the admin slice: first-run setup, users, API keys, settings, wallet and status, connected apps. */
 export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  const signedIn = consoleGuard(deps);
-  const admin = consoleGuard(deps, { role: 'admin' });
+  const cabinetOf = (request: FastifyRequest) => consoleUser(request).cabinetId;
 
   // ---- First-run setup (no session: there is no user yet) ----
 
-  app.get(`${CONSOLE_API}/setup`, async (request, reply): Promise<SetupState> => {
+  registerEndpoint(app, getSetupState, (request, reply) => {
     reply.header('Cache-Control', 'no-store');
     return { needed: setupNeeded(deps), allowed_here: isFromThisMachine(request) };
   });
@@ -44,7 +47,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
   // Whoever sets up first owns the install: on a LAN listener that must not be a neighbour, so
   // only a person at this machine may (the TCP peer decides, never a forwarded header). Checked
   // before the body is even read.
-  const thisMachineOnly = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+  const thisMachineOnly: onRequestHookHandler = (request, _reply, done) => {
     if (isFromThisMachine(request)) return done();
     const port = request.socket.localPort ?? deps.config.port;
     done(
@@ -55,75 +58,61 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
     );
   };
 
-  // Route schemas are checked by the zod-validation plugin (a 400 validation_error), after the guard.
-  app.post<{ Body: z.output<typeof setupBodySchema> }>(`${CONSOLE_API}/setup`, { onRequest: thisMachineOnly, schema: { body: setupBodySchema } }, async (request, reply): Promise<SetupResponse> => {
-    const { user_id } = await setupFirstCabinet(deps, request.body);
-    const identity = describeUser(deps, user_id);
-    if (!identity) throw new ApiError('internal_error', 'The new admin account cannot be read back.');
-    // The admin just chose this password: signed in at once, without checking it again.
-    const { token, user } = openSession(deps, identity);
-    startConsoleSession(deps, request, reply, token, user);
-    reply.code(201).header('Cache-Control', 'no-store');
-    return { session: describeSession(user), redirect_to: CONSOLE_HOME };
-  });
+  registerEndpoint(
+    app,
+    runSetup,
+    async (request, reply) => {
+      const { user_id } = await setupFirstCabinet(deps, request.body);
+      const identity = describeUser(deps, user_id);
+      if (!identity) throw new ApiError('internal_error', 'The new admin account cannot be read back.');
+      // The admin just chose this password: signed in at once, without checking it again.
+      const { token, user } = openSession(deps, identity);
+      startConsoleSession(deps, request, reply, token, user);
+      return respond(201, { session: describeSession(user), redirect_to: CONSOLE_HOME }, { 'Cache-Control': 'no-store' });
+    },
+    { onRequest: thisMachineOnly },
+  );
 
   // ---- Users (admin) ----
 
-  app.get(`${CONSOLE_API}/users`, { onRequest: admin }, async (request) => listCabinetUsers(deps, consoleUser(request).cabinetId));
-
-  app.post<{ Body: z.output<typeof createUserBodySchema> }>(`${CONSOLE_API}/users`, { onRequest: admin, schema: { body: createUserBodySchema } }, async (request, reply) => {
-    const created = await addCabinetUser(deps, consoleUser(request).cabinetId, request.body);
-    return reply.code(201).send(created);
-  });
-
-  app.patch<{ Params: z.output<typeof userIdParamsSchema>; Body: z.output<typeof updateUserBodySchema> }>(
-    `${CONSOLE_API}/users/:id`,
-    { onRequest: admin, schema: { params: userIdParamsSchema, body: updateUserBodySchema } },
-    async (request) => changeUserRole(deps, consoleUser(request).cabinetId, request.params.id, request.body.role),
-  );
+  registerEndpoint(app, listUsers, (request) => listCabinetUsers(deps, cabinetOf(request)));
+  registerEndpoint(app, createUser, async (request) => respond(201, await addCabinetUser(deps, cabinetOf(request), request.body)));
+  registerEndpoint(app, updateUser, (request) => changeUserRole(deps, cabinetOf(request), request.params.id, request.body.role));
 
   // ---- API keys (admin) ----
 
-  app.get(`${CONSOLE_API}/keys`, { onRequest: admin }, async (request) => listApiKeys(deps, consoleUser(request).cabinetId));
-
-  app.post<{ Body: z.output<typeof createApiKeySchema> }>(`${CONSOLE_API}/keys`, { onRequest: admin, schema: { body: createApiKeySchema } }, async (request, reply) => {
-    // The only time the key's value exists outside the caller: in this answer.
-    return reply.code(201).send(createApiKey(deps, consoleUser(request).cabinetId, request.body));
-  });
-
-  app.delete<{ Params: z.output<typeof keyIdParamsSchema> }>(`${CONSOLE_API}/keys/:key_id`, { onRequest: admin, schema: { params: keyIdParamsSchema } }, async (request) => {
-    return revokeApiKey(deps, consoleUser(request).cabinetId, request.params.key_id);
-  });
+  registerEndpoint(app, listKeys, (request) => listApiKeys(deps, cabinetOf(request)));
+  // The only time the key's value exists outside the caller: in this answer.
+  registerEndpoint(app, createKey, (request) => respond(201, createApiKey(deps, cabinetOf(request), request.body)));
+  registerEndpoint(app, revokeKey, (request) => revokeApiKey(deps, cabinetOf(request), request.params.key_id));
 
   // ---- Settings (read: any user; change: admin) ----
 
   const settings = (request: FastifyRequest): ConsoleSettings => ({
-    ...getCabinetSettings(deps, consoleUser(request).cabinetId),
+    ...getCabinetSettings(deps, cabinetOf(request)),
     public_base_url: publicBaseUrl(deps.config, request),
     public_base_url_source: deps.config.publicBaseUrl ? 'configured' : 'default',
     data_dir: deps.config.dataDir,
   });
 
-  app.get(`${CONSOLE_API}/settings`, { onRequest: signedIn }, async (request) => settings(request));
-
-  app.patch<{ Body: z.output<typeof updateSettingsBodySchema> }>(`${CONSOLE_API}/settings`, { onRequest: admin, schema: { body: updateSettingsBodySchema } }, async (request) => {
-    setLlmDataSharing(deps, consoleUser(request).cabinetId, request.body.llm_data_sharing);
+  registerEndpoint(app, getSettings, (request) => settings(request));
+  registerEndpoint(app, updateSettings, (request) => {
+    setLlmDataSharing(deps, cabinetOf(request), request.body.llm_data_sharing);
     return settings(request);
   });
 
   // ---- Wallet and status (read: any user; the cabinet's robot pause: admin) ----
 
-  const status = (request: FastifyRequest) => automationStatus(deps, consoleUser(request).cabinetId, request.server.robotWorker?.running() ?? 0);
+  const status = (request: FastifyRequest) => automationStatus(deps, cabinetOf(request), request.server.robotWorker?.running() ?? 0);
 
-  app.get(`${CONSOLE_API}/wallet`, { onRequest: signedIn }, async (request) => getWallet(deps, consoleUser(request).cabinetId));
-
-  app.get(`${CONSOLE_API}/status`, { onRequest: signedIn }, async (request) => status(request));
+  registerEndpoint(app, getConsoleWallet, (request) => getWallet(deps, cabinetOf(request)));
+  registerEndpoint(app, getConsoleStatus, (request) => status(request));
 
   // This cabinet only: the install-wide kill switch is the operator's, never a cabinet admin's.
-  app.put<{ Body: z.output<typeof robotPauseBodySchema> }>(`${CONSOLE_API}/robots/pause`, { onRequest: admin, schema: { body: robotPauseBodySchema } }, async (request) => {
+  registerEndpoint(app, setRobotPause, (request) => {
     const { paused, reason } = request.body;
     const user = consoleUser(request);
-    setRobotPause(deps, user.cabinetId, paused ? { reason, by: user } : null);
+    pauseRobots(deps, user.cabinetId, paused ? { reason, by: user } : null);
     request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
     if (!paused) request.server.robotWorker?.wake();
     return status(request);
@@ -131,14 +120,9 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   // ---- Connected apps (the signed-in user's own) ----
 
-  app.get(`${CONSOLE_API}/connected-apps`, { onRequest: signedIn }, async (request) => listConnectedApps(deps, consoleUser(request)));
-
-  app.delete<{ Params: z.output<typeof grantIdParamsSchema> }>(
-    `${CONSOLE_API}/connected-apps/:grant_id`,
-    { onRequest: signedIn, schema: { params: grantIdParamsSchema } },
-    async (request, reply) => {
-      revokeConnectedApp(deps, consoleUser(request), request.params.grant_id);
-      return reply.code(204).send();
-    },
-  );
+  registerEndpoint(app, listConnectedApps, (request) => connectedAppsOf(deps, consoleUser(request)));
+  registerEndpoint(app, revokeConnectedApp, (request, reply) => {
+    disconnectApp(deps, consoleUser(request), request.params.grant_id);
+    return reply.code(204).send();
+  });
 }

@@ -1,15 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { CONSOLE_HOME, desktopSignIn } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { listCabinetUsers, listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
-import { CONSOLE_HOME, startConsoleSession } from './routes.js';
+import { registerEndpoint } from '../http/endpoint.js';
+import { startConsoleSession } from './routes.js';
 import { openSession } from './service.js';
 
 /** The path the desktop shell opens with its one-time token. */
-export const DESKTOP_LOGIN_PATH = '/console/desktop-login';
 /** A token handed over by the desktop shell is good for this long, once. */
 export const DESKTOP_LOGIN_TTL_MS = 2 * 60_000;
 /** Tokens waiting at once; the oldest is dropped beyond this (the shell only ever needs one or two). */
@@ -83,7 +84,7 @@ export const desktopLoginRoutes = fp(
     if (deps.config.desktopLoginTokenSha256) tokens.allow(deps.config.desktopLoginTokenSha256);
     app.decorate('desktopLogin', tokens);
 
-    app.get(DESKTOP_LOGIN_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
+    registerEndpoint(app, desktopSignIn, (request, reply) => {
       // The token is in the URL: keep it out of caches and of any Referer.
       reply.header('Cache-Control', 'no-store');
       reply.header('Referrer-Policy', 'no-referrer');

@@ -1,7 +1,8 @@
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { readCookie } from '../http/cookies.js';
+import type { RequestCheck } from '../plugins/auth.js';
 import { csrfTokenMatches, findSignedInUser, SESSION_COOKIE, type SignedInUser } from './service.js';
 
 /** The header every state-changing console request carries, with the value of the CSRF cookie. */
@@ -20,23 +21,22 @@ declare module 'fastify' {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The check of every /api/v1/console/* route but sign-in and first-run setup: a live session
- * cookie (never an API key), the admin role when asked, and on anything but a read the
- * X-CSRF-Token header bound to the session (on top of the Origin check and SameSite=Lax). Answers
- * are never cached.
+ * The check of every console endpoint (auth console or console_admin): a live session cookie
+ * (never an API key), the admin role when asked, and on anything but a read the X-CSRF-Token
+ * header bound to the session (on top of the Origin check and SameSite=Lax). Answers are never
+ * cached.
  */
-export function consoleGuard(deps: Deps, options: { role?: 'admin' } = {}): onRequestHookHandler {
-  return (request, reply, done) => {
+export function consoleCheck(deps: Deps, options: { role?: 'admin' } = {}): RequestCheck {
+  return (request, reply) => {
     // Every console answer is about one user, and some carry a secret (a key, a webhook secret).
     reply.header('Cache-Control', 'no-store');
     const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
-    if (!user) return done(new ApiError('not_signed_in', 'Sign in to the console first.'));
+    if (!user) throw new ApiError('not_signed_in', 'Sign in to the console first.');
     if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(deps, user.sessionId, CONSOLE_CSRF_PURPOSE, request.headers[CSRF_HEADER])) {
-      return done(new ApiError('invalid_csrf_token', 'This request did not come from a console page (missing or wrong X-CSRF-Token); reload the page.'));
+      throw new ApiError('invalid_csrf_token', 'This request did not come from a console page (missing or wrong X-CSRF-Token); reload the page.');
     }
-    if (options.role === 'admin' && user.role !== 'admin') return done(new ApiError('admin_only', 'Only an administrator of the cabinet can do this.'));
+    if (options.role === 'admin' && user.role !== 'admin') throw new ApiError('admin_only', 'Only an administrator of the cabinet can do this.');
     request.consoleUser = user;
-    done();
   };
 }
 

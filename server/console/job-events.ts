@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { consolePaths, JOB_EVENT, READY_EVENT } from '../../shared/console-automation.js';
+import { JOB_EVENT, READY_EVENT, streamJobEvents } from '../../shared/console-automation.js';
 import { findJob, listUnfinishedJobs } from '../automation/jobs.js';
 import type { Deps, JobChange } from '../deps.js';
 import { readCookie } from '../http/cookies.js';
-import { consoleGuard, consoleUser } from './guard.js';
+import { registerEndpoint } from '../http/endpoint.js';
+import { consoleUser } from './guard.js';
 import { findSignedInUser, SESSION_COOKIE } from './service.js';
 
 /** A comment line every 15 s keeps proxies and the browser from closing an idle stream. */
@@ -58,7 +59,7 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
     connection.res.write(text);
   }
 
-  app.get(consolePaths.events, { onRequest: consoleGuard(deps) }, (request: FastifyRequest, reply: FastifyReply) => {
+  registerEndpoint(app, streamJobEvents, (request, reply) => {
     const user = consoleUser(request);
     // HEAD (Fastify answers it with this handler) gets the headers, not an endless stream.
     if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send();
@@ -112,5 +113,6 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
     for (const job of unfinished.reverse()) text += frame(JOB_EVENT, job);
     text += frame(READY_EVENT, { unfinished: unfinished.map((j) => j.job_id) });
     write(connection, text);
+    return reply;
   });
 }

@@ -1,14 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { isSafeReturnTo, loginBodySchema } from '../../shared/oauth.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getSession, signIn, signOut } from '../../shared/console-admin.js';
+import { CONSOLE_HOME } from '../../shared/console-pages.js';
+import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
-import { ApiError } from '../errors.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { registerEndpoint } from '../http/endpoint.js';
 import { CONSOLE_CSRF_PURPOSE, CSRF_COOKIE } from './guard.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
-import { csrfToken, describeSession, findSignedInUser, SESSION_COOKIE, SESSION_TTL_MS, signIn, signOut, type LoginThrottle, type SignedInUser } from './service.js';
-
-export const CONSOLE_HOME = '/console/';
+import { csrfToken, describeSession, findSignedInUser, SESSION_COOKIE, SESSION_TTL_MS, signIn as checkSignIn, signOut as endSession, type LoginThrottle, type SignedInUser } from './service.js';
 
 /** The session cookie (HttpOnly) and the CSRF cookie the console's script copies into X-CSRF-Token. */
 export function startConsoleSession(deps: Deps, request: FastifyRequest, reply: FastifyReply, token: string, user: SignedInUser): void {
@@ -18,26 +16,24 @@ export function startConsoleSession(deps: Deps, request: FastifyRequest, reply: 
 
 /** Sign-in, the current session and sign-out for the console (a cookie session, not an API key). */
 export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttle }: { deps: Deps; throttle: LoginThrottle }): Promise<void> {
-  app.post('/api/v1/console/session', async (request, reply) => {
-    const parsed = loginBodySchema.safeParse(request.body ?? {});
-    if (!parsed.success) throw validationError(toValidationIssues(parsed.error, 'body'));
-    const { email, password, cabinet_id, return_to } = parsed.data;
-    const { token, user } = await signIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) });
+  registerEndpoint(app, signIn, async (request, reply) => {
+    const { email, password, cabinet_id, return_to } = request.body;
+    const { token, user } = await checkSignIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) });
     startConsoleSession(deps, request, reply, token, user);
     reply.header('Cache-Control', 'no-store');
     // return_to comes from a URL anyone can craft: only a path on this origin is followed.
     return { session: describeSession(user), redirect_to: return_to !== undefined && isSafeReturnTo(return_to) ? return_to : CONSOLE_HOME };
   });
 
-  app.get('/api/v1/console/session', async (request, reply) => {
-    const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
-    if (!user) throw new ApiError('not_signed_in', 'Sign in to the console first.');
+  // A 200 either way: the console asks this on every opening, and a 401 is logged by browsers as an error.
+  registerEndpoint(app, getSession, (request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return describeSession(user);
+    const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
+    return user ? { signed_in: true as const, ...describeSession(user) } : { signed_in: false as const };
   });
 
-  app.delete('/api/v1/console/session', async (request, reply) => {
-    signOut(deps, readCookie(request, SESSION_COOKIE));
+  registerEndpoint(app, signOut, (request, reply) => {
+    endSession(deps, readCookie(request, SESSION_COOKIE));
     clearCookie(request, reply, SESSION_COOKIE);
     clearCookie(request, reply, CSRF_COOKIE);
     return reply.code(204).send();

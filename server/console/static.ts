@@ -1,7 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CONSOLE_HOME, getConsoleAsset, openConsolePage, openConsoleWithoutSlash, openRoot } from '../../shared/console-pages.js';
 import { ApiError } from '../errors.js';
+import { registerEndpoint } from '../http/endpoint.js';
 
 export interface ConsoleRoutesOptions {
   /** The Vite build of renderer/: index.html and assets/ (dist/renderer). */
@@ -114,14 +116,14 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleRoutes
     return reply.send(html);
   }
 
-  app.get('/', async (_request, reply) => reply.redirect('/console/', 302));
+  registerEndpoint(app, openRoot, (_request, reply) => reply.redirect(CONSOLE_HOME, 302));
 
-  app.get('/console', async (request, reply) => {
+  registerEndpoint(app, openConsoleWithoutSlash, (request, reply) => {
     const q = request.url.indexOf('?');
     return reply.redirect(`/console/${q === -1 ? '' : request.url.slice(q)}`, 308);
   });
 
-  app.get('/console/assets/*', async (request, reply) => {
+  registerEndpoint(app, getConsoleAsset, async (request, reply) => {
     const file = assetFile(assetsDir, rawPath(request.url));
     if (file === null) throw new ApiError('not_found', 'No such console file.');
     let body: Buffer;
@@ -140,5 +142,5 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleRoutes
   });
 
   // The single-page fallback: the path is never used to read a file.
-  app.get('/console/*', async (_request, reply) => sendIndex(reply));
+  registerEndpoint(app, openConsolePage, (_request, reply) => sendIndex(reply));
 }

@@ -69,9 +69,9 @@ export interface EndpointOptions {
   onRequest?: onRequestHookHandler;
 }
 
-/** /opportunities/{id} → /opportunities/:id */
+/** /opportunities/{id} → /opportunities/:id; a trailing {rest*} → * (the rest of the URL). */
 export function toFastifyPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
+  return path.replace(/\{[^}]+\*\}$/, '*').replace(/\{([^}]+)\}/g, ':$1');
 }
 
 export function endpointUrl(endpoint: Endpoint): string {

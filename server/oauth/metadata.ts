@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { authorizationServerMetadataSchema, protectedResourceMetadataSchema } from '../../shared/oauth-endpoints.js';
 import { MCP_PATH, MCP_SCOPES, OAUTH_PREFIX } from '../../shared/oauth.js';
 
 /** Where clients find everything, derived from the base URL the client reached us at. */
@@ -14,7 +16,7 @@ export function oauthUrls(base: string) {
 }
 
 /** RFC 9728. */
-export function protectedResourceMetadata(base: string) {
+export function protectedResourceMetadata(base: string): z.input<typeof protectedResourceMetadataSchema> {
   const urls = oauthUrls(base);
   return {
     resource: urls.resource,
@@ -26,7 +28,7 @@ export function protectedResourceMetadata(base: string) {
 }
 
 /** RFC 8414. */
-export function authorizationServerMetadata(base: string) {
+export function authorizationServerMetadata(base: string): z.input<typeof authorizationServerMetadataSchema> {
   const urls = oauthUrls(base);
   return {
     issuer: urls.issuer,

@@ -1,31 +1,39 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MCP_PATH, OAUTH_PREFIX } from '../../shared/oauth.js';
+import {
+  authorize,
+  decideConsent,
+  exchangeToken,
+  getAuthorizationServerMetadata,
+  getConsentRequest,
+  getMcpResourceMetadata,
+  getProtectedResourceMetadata,
+  registerOAuthClient,
+  revokeToken,
+} from '../../shared/oauth-endpoints.js';
+import { endpointPath } from '../../shared/endpoint.js';
 import { findSignedInUser, SESSION_COOKIE } from '../console/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
 import { readCookie } from '../http/cookies.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
 import { createRateLimiter } from '../plugins/rate-limit.js';
 import { sendBrowserPage } from './pages.js';
 import { checkAuthorizeRequest } from './authorization.js';
 import { OAuthError } from './common.js';
-import { createConsentRequest, decideConsent, describeConsentRequest } from './consent.js';
+import { createConsentRequest, decideConsent as answerConsent, describeConsentRequest } from './consent.js';
 import { authorizationServerMetadata, oauthUrls, protectedResourceMetadata } from './metadata.js';
 import { registerClient } from './registration.js';
-import { revokeToken } from './revocation.js';
-import { exchangeToken } from './token.js';
+import { revokeToken as revoke } from './revocation.js';
+import { exchangeToken as exchange } from './token.js';
 
 /** Paths a browser-based MCP client on any origin may call (CORS open, no credentials). */
-export const OPEN_CORS_PATHS = [
-  '/.well-known/oauth-protected-resource',
-  `/.well-known/oauth-protected-resource${MCP_PATH}`,
-  '/.well-known/oauth-authorization-server',
-  `${OAUTH_PREFIX}/token`,
-  `${OAUTH_PREFIX}/register`,
-  `${OAUTH_PREFIX}/revoke`,
-] as const;
+export const OPEN_CORS_PATHS = [getProtectedResourceMetadata, getMcpResourceMetadata, getAuthorizationServerMetadata, exchangeToken, registerOAuthClient, revokeToken].map(endpointPath);
 
 const FORM_LIMIT_BYTES = 64 * 1024;
+
+/** Routes a person's browser opens: their errors are pages, never JSON. */
+const BROWSER_ROUTES: ReadonlySet<string> = new Set([authorize.operationId, decideConsent.operationId]);
 
 /** application/x-www-form-urlencoded, keeping repeated names as arrays so that they can be refused. */
 export function parseForm(text: string): Record<string, string | string[]> {
@@ -41,8 +49,18 @@ function asRecord(body: unknown): Record<string, unknown> {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  return reply.code(error.status).headers({ 'Cache-Control': 'no-store', ...error.headers }).send(error.body());
+/**
+ * The one error handler of the authorization server: RFC 6749 errors as their JSON, a browser
+ * route's errors as a page; anything else goes on to the service's error handler.
+ */
+function oauthErrorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof OAuthError) return reply.code(error.status).headers({ 'Cache-Control': 'no-store', ...error.headers }).send(error.body());
+  const operation = request.routeOptions.config.endpoint?.operationId;
+  if (error instanceof ApiError && operation !== undefined && BROWSER_ROUTES.has(operation)) {
+    const message = error.code === 'validation_error' ? 'The form was not filled in by the consent page Courtier showed you. Open the page again.' : error.message;
+    return sendBrowserPage(reply, error.statusCode, 'Authorization not given', message);
+  }
+  throw error;
 }
 
 /** The authorization server of part 4.3 (RFC 8414, 7591, 7636, 7009, 9207), on Fastify. */
@@ -51,34 +69,27 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) =>
     done(null, parseForm(body.toString())),
   );
+  app.setErrorHandler(oauthErrorHandler);
   const base = (request: FastifyRequest) => publicBaseUrl(deps.config, request);
   const registrations = createRateLimiter({ limit: deps.config.oauthRegistrationsPerHour, windowMs: 3600_000, clock: deps.clock });
   const signedIn = (request: FastifyRequest) => findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
 
-  const resourceMetadata = (request: FastifyRequest) => protectedResourceMetadata(base(request));
-  app.get('/.well-known/oauth-protected-resource', async (request) => resourceMetadata(request));
-  app.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, async (request) => resourceMetadata(request));
-  app.get('/.well-known/oauth-authorization-server', async (request) => authorizationServerMetadata(base(request)));
+  registerEndpoint(app, getProtectedResourceMetadata, (request) => protectedResourceMetadata(base(request)));
+  registerEndpoint(app, getMcpResourceMetadata, (request) => protectedResourceMetadata(base(request)));
+  registerEndpoint(app, getAuthorizationServerMetadata, (request) => authorizationServerMetadata(base(request)));
 
-  app.post(`${OAUTH_PREFIX}/register`, async (request, reply) => {
+  registerEndpoint(app, registerOAuthClient, (request, reply) => {
     const rate = registrations.hit(request.ip);
     if (!rate.allowed) {
-      return sendOAuthError(
-        reply,
-        new OAuthError('rate_limited', `Too many client registrations from this address; try again in ${rate.resetInSeconds} s.`, 429, {
-          'Retry-After': String(rate.resetInSeconds),
-        }),
-      );
+      throw new OAuthError('rate_limited', `Too many client registrations from this address; try again in ${rate.resetInSeconds} s.`, 429, {
+        'Retry-After': String(rate.resetInSeconds),
+      });
     }
-    try {
-      return reply.code(201).header('Cache-Control', 'no-store').send(registerClient(deps, request.body));
-    } catch (err) {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err);
-      throw err;
-    }
+    reply.header('Cache-Control', 'no-store');
+    return respond(201, registerClient(deps, request.body));
   });
 
-  app.get(`${OAUTH_PREFIX}/authorize`, async (request, reply) => {
+  registerEndpoint(app, authorize, (request, reply) => {
     const user = signedIn(request);
     const outcome = checkAuthorizeRequest(deps, asRecord(request.query), base(request), user);
     if (outcome.kind === 'error_page') return sendBrowserPage(reply, 400, outcome.title, outcome.message);
@@ -88,49 +99,27 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
     return reply.header('Cache-Control', 'no-store').redirect(`/console/consent?request_id=${encodeURIComponent(requestId)}`, 302);
   });
 
-  app.get<{ Params: { request_id: string } }>(`${OAUTH_PREFIX}/consent/:request_id`, async (request, reply) => {
+  registerEndpoint(app, getConsentRequest, (request, reply) => {
     const user = signedIn(request);
     if (!user) throw new ApiError('not_signed_in', 'Sign in to the console to answer this request.');
     reply.header('Cache-Control', 'no-store');
     return describeConsentRequest(deps, request.params.request_id, user);
   });
 
-  app.post(`${OAUTH_PREFIX}/consent`, async (request, reply) => {
+  registerEndpoint(app, decideConsent, (request, reply) => {
     const user = signedIn(request);
     if (!user) return sendBrowserPage(reply, 401, 'Signed out', 'Your console session ended. Start the connection again from the assistant.');
-    const form = asRecord(request.body);
-    try {
-      const location = decideConsent(deps, {
-        requestId: form.request_id,
-        csrfToken: form.csrf_token,
-        decision: form.decision,
-        user,
-        issuer: oauthUrls(base(request)).issuer,
-      });
-      return reply.header('Cache-Control', 'no-store').redirect(location, 303);
-    } catch (err) {
-      if (err instanceof ApiError) return sendBrowserPage(reply, err.statusCode, 'Authorization not given', err.message);
-      throw err;
-    }
+    const { request_id, csrf_token, decision } = request.body;
+    const location = answerConsent(deps, { requestId: request_id, csrfToken: csrf_token, decision, user, issuer: oauthUrls(base(request)).issuer });
+    return reply.header('Cache-Control', 'no-store').redirect(location, 303);
   });
 
-  app.post(`${OAUTH_PREFIX}/token`, async (request, reply) => {
-    try {
-      const tokens = exchangeToken(deps, asRecord(request.body), base(request));
-      return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(tokens);
-    } catch (err) {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err);
-      throw err;
-    }
-  });
+  registerEndpoint(app, exchangeToken, (request, reply) =>
+    reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(exchange(deps, asRecord(request.body), base(request))),
+  );
 
-  app.post(`${OAUTH_PREFIX}/revoke`, async (request, reply) => {
-    try {
-      revokeToken(deps, asRecord(request.body));
-      return reply.code(200).header('Cache-Control', 'no-store').send();
-    } catch (err) {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err);
-      throw err;
-    }
+  registerEndpoint(app, revokeToken, (request, reply) => {
+    revoke(deps, asRecord(request.body));
+    return reply.code(200).header('Cache-Control', 'no-store').send();
   });
 }

@@ -1,9 +1,6 @@
 import { SCOPES } from '../../shared/scopes.js';
+import { escapeHtml } from '../http/html.js';
 import type { OpenApiDocument } from './document.js';
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
 
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 

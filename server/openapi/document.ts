@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { COMMON_ERRORS, type Endpoint } from '../../shared/endpoint.js';
+import { COMMON_ERRORS, endpointPath, type AuthKind, type Endpoint } from '../../shared/endpoint.js';
 import { ERROR_DESCRIPTIONS, ERROR_STATUS, errorBodySchema, type ErrorCode } from '../../shared/errors.js';
 import { MCP_SCOPES } from '../../shared/oauth.js';
 import { SCOPES } from '../../shared/scopes.js';
-import { mcpAndOAuthPaths } from './oauth-paths.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -18,6 +17,9 @@ export type OpenApiDocument = {
   security: Record<string, string[]>[];
   'x-error-codes': Record<string, { status: number; description: string }>;
 };
+
+/** Paths that hang off the service's root, not off the document's server. */
+const ROOT_SERVER = [{ url: '/', description: 'The root of this Courtier service' }];
 
 /**
  * Converts one zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses), moving named sub-schemas
@@ -73,13 +75,35 @@ function parametersOf(convert: ReturnType<typeof makeConverter>, schema: z.ZodOb
 
 function errorsOf(endpoint: Endpoint): ErrorCode[] {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS[endpoint.auth], ...endpoint.errors]);
-  if (endpoint.body || endpoint.query || endpoint.params) codes.add('validation_error');
-  if (endpoint.body) for (const c of ['invalid_json', 'unsupported_media_type', 'payload_too_large'] as const) codes.add(c);
+  const checked = endpoint.validatedBy !== 'handler';
+  if (endpoint.params || (checked && (endpoint.body || endpoint.query))) codes.add('validation_error');
+  if (endpoint.body && checked) for (const c of ['invalid_json', 'unsupported_media_type', 'payload_too_large'] as const) codes.add(c);
   return [...codes];
 }
 
-/** The OpenAPI 3.1 document of the public REST API, generated from the contract's endpoint list. */
-export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { version: string; serverUrl: string }): OpenApiDocument {
+const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
+  none: [],
+  api_key: [{ ApiKeyHeader: [] }, { BearerApiKey: [] }],
+  console: [{ ConsoleSession: [] }],
+  console_admin: [{ ConsoleSession: [] }],
+  access_token: [{ McpOAuth: [] }],
+};
+
+/** A path that takes the rest of the URL ({name*}) is, to OpenAPI, one parameter. */
+function restOfPath(path: string): string | undefined {
+  return /\{([^}]+)\*\}$/.exec(path)?.[1];
+}
+
+export interface DocumentOptions {
+  version: string;
+  title: string;
+  description: string;
+  /** The server URL paths are written below; an endpoint outside it is written in full, with its own server (the root). */
+  serverUrl: string;
+}
+
+/** An OpenAPI 3.1 document generated from contract lines. */
+export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: DocumentOptions): OpenApiDocument {
   const components: Record<string, JsonSchema> = {};
   const convert = makeConverter(components);
   components.Error = convert(errorBodySchema, 'output');
@@ -100,11 +124,16 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { 
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorsOf(endpoint)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      // A protocol's own error answer (RFC 6749 on the OAuth routes) is the one documented.
+      if (responses[String(status)] !== undefined) continue;
       responses[String(status)] = {
         description: codes.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join(' '),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
     }
+    const rest = restOfPath(endpoint.path);
+    const restParameter = rest === undefined ? [] : [{ name: rest, in: 'path', required: true, description: 'The rest of the path, slashes included.', schema: { type: 'string' } }];
+    const bodyType = endpoint.bodyEncoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
     const headerParameters = Object.entries(endpoint.headers ?? {}).map(([name, h]) => ({
       name,
       in: 'header',
@@ -117,27 +146,21 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { 
       summary: endpoint.summary,
       ...(endpoint.description ? { description: endpoint.description } : {}),
       tags: [endpoint.tag],
-      parameters: [...parametersOf(convert, endpoint.params, 'path'), ...parametersOf(convert, endpoint.query, 'query'), ...headerParameters],
-      ...(endpoint.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(endpoint.body, 'input') } } } } : {}),
+      parameters: [...parametersOf(convert, endpoint.params, 'path'), ...restParameter, ...parametersOf(convert, endpoint.query, 'query'), ...headerParameters],
+      ...(endpoint.body ? { requestBody: { required: true, content: { [bodyType]: { schema: convert(endpoint.body, 'input') } } } } : {}),
       responses,
-      security: endpoint.auth === 'api_key' ? [{ ApiKeyHeader: [] }, { BearerApiKey: [] }] : [],
+      security: SECURITY[endpoint.auth],
       ...(endpoint.scope ? { 'x-required-scope': endpoint.scope } : {}),
     };
-    paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation };
+    const full = endpointPath(endpoint).replace(/\{([^}]+)\*\}$/, '{$1}');
+    const inside = full.startsWith(`${options.serverUrl}/`) || full === options.serverUrl;
+    const key = inside ? full.slice(options.serverUrl.length) || '/' : full;
+    paths[key] = { ...paths[key], ...(inside ? {} : { servers: ROOT_SERVER }), [endpoint.method.toLowerCase()]: operation };
   }
-  Object.assign(paths, mcpAndOAuthPaths(convert));
-  tags.add('MCP and OAuth');
 
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Courtier public API',
-      version: options.version,
-      description:
-        'REST API of a Courtier service: CRM records, quotes (devis), automated insurer pricing, webhooks. ' +
-        'Authenticate with an API key in X-API-Key or Authorization: Bearer. Errors are JSON objects ' +
-        '{error, message, details?, request_id}; `error` is a stable code (see x-error-codes).',
-    },
+    info: { title: options.title, version: options.version, description: options.description },
     servers: [{ url: options.serverUrl, description: 'This Courtier service' }],
     tags: [...tags].map((name) => ({ name })),
     paths,
@@ -146,6 +169,12 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: { 
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `Scopes: ${Object.keys(SCOPES).join(', ')}.` },
         BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The same API key, as Authorization: Bearer <key>.' },
+        ConsoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'courtier_session',
+          description: 'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie.',
+        },
         McpOAuth: {
           type: 'oauth2',
           description: 'MCP access tokens, obtained through dynamic registration and the authorization code flow with PKCE S256.',

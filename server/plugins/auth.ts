@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthKind } from '../../shared/endpoint.js';
 import type { AuthenticatedKey } from '../api-keys/service.js';
 import { ApiError } from '../errors.js';
 import type { RateLimiter, RateLimitState } from './rate-limit.js';
@@ -11,11 +12,6 @@ declare module 'fastify' {
     apiKey: AuthenticatedKey | null;
     rateLimit: RateLimitState | null;
   }
-}
-
-export interface AuthOptions {
-  authenticate: (presented: string, ip: string) => AuthenticatedKey;
-  rateLimiter: RateLimiter;
 }
 
 /** X-API-Key or Authorization: Bearer, both accepted (part 5.1). */
@@ -33,48 +29,58 @@ export function readPresentedKey(headers: IncomingHttpHeaders): string {
   return match[1];
 }
 
+/** One auth kind's check: it throws an ApiError to refuse, and may record who called on the request. */
+export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => void;
+
+export interface AuthOptions {
+  /** The check of every auth kind an endpoint can declare but none; each module brings its own. */
+  checks: Record<Exclude<AuthKind, 'none'>, RequestCheck>;
+}
+
+/** An API key, counted against its rate limit, then the scope its endpoint declares. */
+export function apiKeyCheck(authenticate: (presented: string, ip: string) => AuthenticatedKey, rateLimiter: RateLimiter): RequestCheck {
+  return (request, reply) => {
+    const key = authenticate(readPresentedKey(request.headers), request.ip);
+    request.apiKey = key;
+
+    const rate = rateLimiter.hit(key.keyId);
+    request.rateLimit = rate;
+    const resetSeconds = rate.resetInSeconds;
+    reply.header('RateLimit-Limit', String(rate.limit));
+    reply.header('RateLimit-Remaining', String(rate.remaining));
+    reply.header('RateLimit-Reset', String(resetSeconds));
+    if (!rate.allowed) {
+      throw new ApiError('rate_limited', `Too many requests for this API key; try again in ${resetSeconds} s.`, undefined, {
+        'Retry-After': String(resetSeconds),
+      });
+    }
+
+    const scope = request.routeOptions.config.endpoint?.scope;
+    if (scope !== undefined && !key.scopes.includes(scope)) {
+      throw new ApiError('insufficient_scope', `This API key lacks the scope ${scope}, which this route requires.`, { required_scope: scope });
+    }
+  };
+}
+
 /**
- * Authenticates every route whose endpoint says auth: 'api_key', counts it against the key's
- * rate limit, then checks the scope the endpoint declares.
+ * Runs, before the body is read, the check of the auth kind the route's endpoint declares: the
+ * one place where "who may call this route" is decided.
  */
 export const authPlugin = fp<AuthOptions>(
-  async (app, { authenticate, rateLimiter }) => {
+  async (app, { checks }) => {
     app.decorateRequest('apiKey', null);
     app.decorateRequest('rateLimit', null);
 
     app.addHook('onRequest', (request, reply, done) => {
+      const auth = request.routeOptions.config.endpoint?.auth;
+      if (auth === undefined || auth === 'none') return done();
       try {
-        authenticateRequest(request, reply);
+        checks[auth](request, reply);
         done();
       } catch (err) {
         done(err as Error);
       }
     });
-
-    function authenticateRequest(request: FastifyRequest, reply: FastifyReply): void {
-      const endpoint = request.routeOptions.config.endpoint;
-      if (endpoint?.auth !== 'api_key') return;
-      const key = authenticate(readPresentedKey(request.headers), request.ip);
-      request.apiKey = key;
-
-      const rate = rateLimiter.hit(key.keyId);
-      request.rateLimit = rate;
-      const resetSeconds = rate.resetInSeconds;
-      reply.header('RateLimit-Limit', String(rate.limit));
-      reply.header('RateLimit-Remaining', String(rate.remaining));
-      reply.header('RateLimit-Reset', String(resetSeconds));
-      if (!rate.allowed) {
-        throw new ApiError('rate_limited', `Too many requests for this API key; try again in ${resetSeconds} s.`, undefined, {
-          'Retry-After': String(resetSeconds),
-        });
-      }
-
-      if (endpoint.scope !== undefined && !key.scopes.includes(endpoint.scope)) {
-        throw new ApiError('insufficient_scope', `This API key lacks the scope ${endpoint.scope}, which this route requires.`, {
-          required_scope: endpoint.scope,
-        });
-      }
-    }
   },
   { name: 'courtier-auth' },
 );

@@ -69,22 +69,29 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('n
  * The only place that writes error bodies: {error, message, details?, request_id}. Unknown paths
  * are 404 not_found; a known path with another method is 405 with Allow.
  */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Undefined for a route registered without a contract line. */
+  operationId: string | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route registered after this plugin, as method + URL pattern (HEAD twins included). */
-    listRoutes(): { method: string; url: string }[];
+    /** Every route registered after this plugin, as method + URL pattern (HEAD twins included), with its contract line's operationId. */
+    listRoutes(): RegisteredRoute[];
   }
 }
 
 export const errorsPlugin = fp(
   async (app) => {
     const routes = FindMyWay();
-    const list: { method: string; url: string }[] = [];
+    const list: RegisteredRoute[] = [];
     app.decorate('listRoutes', () => [...list]);
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
-        list.push({ method, url: route.url });
+        list.push({ method, url: route.url, operationId: route.config?.endpoint?.operationId });
         try {
           routes.on(method as HTTPMethod, route.url, () => undefined);
         } catch {

@@ -1,11 +1,12 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
+import type { ProductKind } from '../../shared/automation.js';
 
 /** One product an insurer's portal can price (kind quote) or act on (kind routine). */
 export interface ProductDefinition {
   code: string;
   label: string;
-  kind: 'quote' | 'routine';
+  kind: ProductKind;
   /** The dicData this product needs at this insurer; the schema endpoint is generated from it. */
   schema: z.ZodObject;
   /** A dicData that passes the schema, shown to integrators. */

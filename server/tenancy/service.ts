@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CabinetChoices } from '../../shared/oauth.js';
-import { initCabinetSchema, type InitCabinetInput, type USER_ROLES } from '../../shared/tenancy.js';
+import type { CabinetUser, UserRole } from '../../shared/console-admin.js';
+import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
@@ -133,14 +134,6 @@ function setupDone(): ApiError {
   return new ApiError('setup_already_done', 'Courtier is already set up: sign in with an existing account instead.');
 }
 
-export type UserRole = (typeof USER_ROLES)[number];
-
-export interface CabinetUser {
-  user_id: string;
-  email: string;
-  role: UserRole;
-  created_at: string;
-}
 
 function toCabinetUser(row: store.UserRow): CabinetUser {
   return { user_id: row.id, email: row.email, role: row.role, created_at: toIso(row.createdAt) };

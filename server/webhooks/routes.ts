@@ -16,6 +16,7 @@ import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { Dispatcher } from './dispatcher.js';
 import * as webhooks from './service.js';
+import { sendTestDelivery } from './test-delivery.js';
 
 export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
   registerEndpoint(app, createWebhook, (request) => respond(201, webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body)));
@@ -32,13 +33,7 @@ export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: 
   registerEndpoint(
     app,
     testWebhook,
-    async (request) => {
-      const { cabinetId } = requestKey(request);
-      const deliveryId = webhooks.createTestDelivery(deps, cabinetId, request.params.id);
-      await dispatcher.attemptNow(cabinetId, deliveryId);
-      const delivery = webhooks.getDelivery(deps, cabinetId, deliveryId);
-      return { delivery, succeeded: delivery.status === 'succeeded' };
-    },
+    (request) => sendTestDelivery(deps, dispatcher, requestKey(request).cabinetId, request.params.id),
     { asynchronous: true },
   );
   registerEndpoint(app, listDeliveries, (request) => webhooks.listDeliveries(deps, requestKey(request).cabinetId, request.params.id, request.query));

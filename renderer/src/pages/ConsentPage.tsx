@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
-import { consentRequestSchema, type ConsentRequest } from '../../../shared/oauth.js';
-import { api, loginUrl } from '../api.js';
+import { getConsentRequest } from '../../../shared/oauth-endpoints.js';
+import type { ConsentRequest } from '../../../shared/oauth.js';
+import { call, loginUrl } from '../api.js';
 import { consentFormAction } from '../destinations.js';
 import type { Lang, Strings } from '../i18n.js';
 import { Alert, Layout, Loading } from '../Layout.js';
@@ -18,7 +19,7 @@ export function ConsentPage({ t, lang, requestId }: { t: Strings; lang: Lang; re
   useEffect(() => {
     if (!requestId) return;
     let cancelled = false;
-    void api(`/api/v1/mcp/oauth/consent/${encodeURIComponent(requestId)}`, { schema: consentRequestSchema }).then((result) => {
+    void call(getConsentRequest, { params: { request_id: requestId } }).then((result) => {
       if (cancelled) return;
       if (result.ok) {
         const action = consentFormAction(result.data.decision_url);

@@ -1,14 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { z } from 'zod';
-import { cabinetChoicesSchema, consoleSessionSchema, type CabinetChoices } from '../../../shared/oauth.js';
-import { api } from '../api.js';
+import { signIn } from '../../../shared/console-admin.js';
+import { cabinetChoicesSchema, type CabinetChoices } from '../../../shared/oauth.js';
+import { call } from '../api.js';
 import { TextField } from '../components/Field.js';
 import { afterSignIn } from '../destinations.js';
 import type { Strings } from '../i18n.js';
 import { Alert, Layout } from '../Layout.js';
 import { go } from '../navigation.js';
-
-const loginResponseSchema = z.object({ session: consoleSessionSchema, redirect_to: z.string() });
 
 /**
  * /console/login?return_to=<path>: email and password; the server says where to go next. When they
@@ -44,10 +42,8 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
     }
     setBusy(true);
     setError(null);
-    const result = await api('/api/v1/console/session', {
-      method: 'POST',
+    const result = await call(signIn, {
       body: { email, password, ...(cabinetId !== '' ? { cabinet_id: cabinetId } : {}), ...(returnTo !== null ? { return_to: returnTo } : {}) },
-      schema: loginResponseSchema,
     });
     if (result.ok) {
       // Only ever a path on this origin, whatever the server (or a tampered link) said.

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { connectedAppListSchema, type ConnectedApp } from '../../../../shared/console-admin.js';
+import { listConnectedApps, revokeConnectedApp, type ConnectedApp } from '../../../../shared/console-admin.js';
 import { MCP_SCOPE_WORDING } from '../../../../shared/oauth.js';
-import { api } from '../../api.js';
+import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { ResourceView } from '../../components/Resource.js';
 import { Alert } from '../../Layout.js';
@@ -12,11 +12,11 @@ import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 /** /console/apps (every user): the applications this user authorized over OAuth, each revocable. */
 export function AppsPage({ lang, t }: PageProps) {
   const s = ADMIN_STRINGS[lang];
-  const [apps, reload] = useResource('/api/v1/console/connected-apps', connectedAppListSchema, lang);
+  const [apps, reload] = useResource(listConnectedApps, lang);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const revocation = useConfirmation(
-    (app: ConnectedApp) => api(`/api/v1/console/connected-apps/${encodeURIComponent(app.grant_id)}`, { method: 'DELETE' }),
+    (app: ConnectedApp) => call(revokeConnectedApp, { params: { grant_id: app.grant_id } }),
     async (app, result) => {
       if (!result.ok) return setError(errorMessage(result, lang));
       setError(null);

@@ -1,8 +1,8 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { apiKeyListSchema, createdApiKeySchema } from '../../../../shared/console-admin.js';
-import type { ApiKeySummary, CreatedApiKey } from '../../../../shared/api-keys.js';
+import type { ApiKeyEnvironment, ApiKeySummary, CreatedApiKey } from '../../../../shared/api-keys.js';
+import { createKey, listKeys, revokeKey } from '../../../../shared/console-admin.js';
 import { SCOPE_NAMES, type Scope } from '../../../../shared/scopes.js';
-import { api } from '../../api.js';
+import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { Field, SelectField, TextField, hintId } from '../../components/Field.js';
@@ -26,9 +26,9 @@ function tomorrow(): string {
 /** /console/keys (admins): create a key (its value shown once), the list with last use, revoke. */
 export function KeysPage({ lang, t }: PageProps) {
   const s = ADMIN_STRINGS[lang];
-  const [keys, reload] = useResource('/api/v1/console/keys', apiKeyListSchema, lang);
+  const [keys, reload] = useResource(listKeys, lang);
   const [name, setName] = useState('');
-  const [environment, setEnvironment] = useState<'prod' | 'test'>('prod');
+  const [environment, setEnvironment] = useState<ApiKeyEnvironment>('prod');
   const [scopes, setScopes] = useState<Scope[]>([]);
   const [ipList, setIpList] = useState('');
   const [expiry, setExpiry] = useState('');
@@ -40,7 +40,7 @@ export function KeysPage({ lang, t }: PageProps) {
   const [listError, setListError] = useState<string | null>(null);
   const keyField = useRef<HTMLInputElement>(null);
   const revocation = useConfirmation(
-    (key: ApiKeySummary) => api(`/api/v1/console/keys/${encodeURIComponent(key.key_id)}`, { method: 'DELETE' }),
+    (key: ApiKeySummary) => call(revokeKey, { params: { key_id: key.key_id } }),
     async (key, result) => {
       if (!result.ok) return setListError(errorMessage(result, lang));
       setListError(null);
@@ -64,10 +64,8 @@ export function KeysPage({ lang, t }: PageProps) {
     setBusy(true);
     setFormError(null);
     setNotice(null);
-    const result = await api('/api/v1/console/keys', {
-      method: 'POST',
+    const result = await call(createKey, {
       body: { name: name.trim(), environment, scopes, ...(ips.length > 0 ? { ip_allowlist: ips } : {}), ...(expiry !== '' ? { expires_at: endOfDay(expiry) } : {}) },
-      schema: createdApiKeySchema,
     });
     setBusy(false);
     if (!result.ok) return setFormError(errorMessage(result, lang));

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { consoleSettingsSchema } from '../../../../shared/console-admin.js';
-import { api } from '../../api.js';
+import { getSettings, updateSettings } from '../../../../shared/console-admin.js';
+import { call } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
@@ -10,7 +10,7 @@ import { ADMIN_STRINGS } from './strings.js';
 /** /console/settings (admins): LLM data sharing with what masking does; the base URL and data dir, read-only. */
 export function SettingsPage({ lang, t }: PageProps) {
   const s = ADMIN_STRINGS[lang];
-  const [settings, reload] = useResource('/api/v1/console/settings', consoleSettingsSchema, lang);
+  const [settings, reload] = useResource(getSettings, lang);
   const [sharing, setSharing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -25,7 +25,7 @@ export function SettingsPage({ lang, t }: PageProps) {
     if (busy) return;
     setBusy(true);
     setNotice(null);
-    const result = await api('/api/v1/console/settings', { method: 'PATCH', body: { llm_data_sharing: sharing }, schema: consoleSettingsSchema });
+    const result = await call(updateSettings, { body: { llm_data_sharing: sharing } });
     setBusy(false);
     if (!result.ok) return setError(errorMessage(result, lang));
     setError(null);

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { setupResponseSchema, setupStateSchema } from '../../../../shared/console-admin.js';
-import { api } from '../../api.js';
+import { getSetupState, runSetup } from '../../../../shared/console-admin.js';
+import { call } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { afterSignIn } from '../../destinations.js';
 import type { Lang, Strings } from '../../i18n.js';
@@ -26,7 +26,7 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
   useEffect(() => {
     let cancelled = false;
     void (async () => {
-      const state = await api('/api/v1/console/setup', { schema: setupStateSchema });
+      const state = await call(getSetupState);
       if (cancelled) return;
       // Already set up: this page has nothing to offer but the sign-in.
       if (state.ok && !state.data.needed) return go('/console/login');
@@ -46,11 +46,7 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
     if (password !== confirm) return setError(s.passwordsDiffer);
     setBusy(true);
     setError(null);
-    const result = await api('/api/v1/console/setup', {
-      method: 'POST',
-      body: { cabinet: cabinet.trim(), email: email.trim(), password },
-      schema: setupResponseSchema,
-    });
+    const result = await call(runSetup, { body: { cabinet: cabinet.trim(), email: email.trim(), password } });
     if (result.ok) return go(afterSignIn(result.data.redirect_to));
     if (result.error.error === 'setup_local_only') return setAllowedHere(false);
     setError(result.error.error === 'setup_already_done' ? s.setupAlreadyDone : result.error.message);

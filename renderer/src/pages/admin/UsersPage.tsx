@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { cabinetUserListSchema, cabinetUserSchema, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
-import { api } from '../../api.js';
+import { createUser, listUsers, updateUser, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
+import { call } from '../../api.js';
 import { DataTable } from '../../components/DataTable.js';
 import { SelectField, TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
-import { CONSOLE_HOME } from '../../destinations.js';
+import { CONSOLE_HOME } from '../../../../shared/console-pages.js';
 import { go } from '../../navigation.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
@@ -14,7 +14,7 @@ import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 /** /console/users (admins): the cabinet's accounts, their roles, and a form to add one. */
 export function UsersPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
-  const [users, reload] = useResource('/api/v1/console/users', cabinetUserListSchema, lang);
+  const [users, reload] = useResource(listUsers, lang);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<UserRole>('broker');
@@ -32,7 +32,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
     setBusy(true);
     setFormError(null);
     setNotice(null);
-    const result = await api('/api/v1/console/users', { method: 'POST', body: { email: email.trim(), password, role }, schema: cabinetUserSchema });
+    const result = await call(createUser, { body: { email: email.trim(), password, role } });
     setBusy(false);
     if (!result.ok) return setFormError(errorMessage(result, lang));
     setNotice(s.userCreated(result.data.email));
@@ -45,7 +45,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
   async function changeRole(user: CabinetUser, next: UserRole) {
     setBusy(true);
     setNotice(null);
-    const result = await api(`/api/v1/console/users/${encodeURIComponent(user.user_id)}`, { method: 'PATCH', body: { role: next }, schema: cabinetUserSchema });
+    const result = await call(updateUser, { params: { id: user.user_id }, body: { role: next } });
     setBusy(false);
     if (!result.ok) return setListError(errorMessage(result, lang));
     // Someone who just gave up their own admin role has nothing left to do on this page.

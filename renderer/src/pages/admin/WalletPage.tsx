@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { automationStatusSchema, walletSchema } from '../../../../shared/console-admin.js';
-import { api } from '../../api.js';
+import { getConsoleStatus, getConsoleWallet, setRobotPause } from '../../../../shared/console-admin.js';
+import { call } from '../../api.js';
 import { DataTable } from '../../components/DataTable.js';
 import { TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
@@ -13,8 +13,8 @@ import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 export function WalletPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const isAdmin = session.user.role === 'admin';
-  const [wallet] = useResource('/api/v1/console/wallet', walletSchema, lang);
-  const [status, reloadStatus] = useResource('/api/v1/console/status', automationStatusSchema, lang);
+  const [wallet] = useResource(getConsoleWallet, lang);
+  const [status, reloadStatus] = useResource(getConsoleStatus, lang);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -26,7 +26,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
     setBusy(true);
     setNotice(null);
     const body = paused && reason.trim() !== '' ? { paused, reason: reason.trim() } : { paused };
-    const result = await api('/api/v1/console/robots/pause', { method: 'PUT', body, schema: automationStatusSchema });
+    const result = await call(setRobotPause, { body });
     setBusy(false);
     if (!result.ok) return setError(errorMessage(result, lang));
     setError(null);
@@ -58,7 +58,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                   row={(entry) => (
                     <>
                       <td>{formatDateTime(entry.created_at, lang)}</td>
-                      <td>{s.kinds[entry.kind] ?? entry.kind}</td>
+                      <td>{s.kinds[entry.kind]}</td>
                       <td className="admin-number">{entry.amount > 0 ? `+${entry.amount}` : entry.amount}</td>
                       <td>{entry.note ?? (entry.job_id !== null ? <span className="admin-mono small">{entry.job_id}</span> : '')}</td>
                     </>
@@ -115,7 +115,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                   row={(b) => (
                     <>
                       <th scope="row">{b.compagnie}</th>
-                      <td>{s.breakerStates[b.state] ?? b.state}</td>
+                      <td>{s.breakerStates[b.state]}</td>
                       <td className="admin-number">{b.consecutive_failures}</td>
                       <td>{b.open_until === null ? '—' : formatDateTime(b.open_until, lang)}</td>
                     </>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import type { ZodType } from 'zod';
-import { api, type ApiResult } from '../../api.js';
+import type { Endpoint } from '../../../../shared/endpoint.js';
+import { call, type ApiFailure, type CallResult } from '../../api.js';
 import type { Resource } from '../../components/Resource.js';
 import type { Lang } from '../../i18n.js';
 import { ADMIN_STRINGS } from './strings.js';
@@ -8,17 +8,20 @@ import { ADMIN_STRINGS } from './strings.js';
 export type { Resource } from '../../components/Resource.js';
 
 /** The message of a failed call, in the console's language when it is the role check. */
-export function errorMessage(result: Extract<ApiResult<unknown>, { ok: false }>, lang: Lang): string {
+export function errorMessage(result: ApiFailure, lang: Lang): string {
   return result.error.error === 'admin_only' ? ADMIN_STRINGS[lang].adminOnly : result.error.message;
 }
 
-/** GETs a console resource on mount; `reload` fetches it again (after a change). */
-export function useResource<T>(path: string, schema: ZodType<T>, lang: Lang): [Resource<T>, () => Promise<void>] {
-  const [state, setState] = useState<Resource<T>>({ kind: 'loading' });
+/** What a GET endpoint without parameters answers when it succeeds. */
+type Answer<E extends Endpoint> = Extract<CallResult<E>, { ok: true }>['data'];
+
+/** GETs a console resource (an endpoint without parameters) on mount; `reload` fetches it again (after a change). */
+export function useResource<E extends Endpoint & { method: 'GET'; params?: undefined; query?: undefined }>(endpoint: E, lang: Lang): [Resource<Answer<E>>, () => Promise<void>] {
+  const [state, setState] = useState<Resource<Answer<E>>>({ kind: 'loading' });
   const reload = useCallback(async () => {
-    const result = await api(path, { schema });
+    const result = await (call as (endpoint: Endpoint) => Promise<CallResult<E>>)(endpoint);
     setState(result.ok ? { kind: 'ready', data: result.data } : { kind: 'error', message: errorMessage(result, lang) });
-  }, [path, schema, lang]);
+  }, [endpoint, lang]);
   useEffect(() => {
     void reload();
   }, [reload]);

@@ -1,5 +1,9 @@
+import type { AutomationStatus, Wallet } from '../../../../shared/automation.js';
 import { SCOPES, type Scope } from '../../../../shared/scopes.js';
 import type { Lang } from '../../i18n.js';
+
+type LedgerKind = Wallet['ledger'][number]['kind'];
+type BreakerState = AutomationStatus['breakers'][number]['state'];
 
 /** The words of the admin slice's pages (setup, users, API keys, connected apps, wallet and status, settings). */
 const en = {
@@ -113,7 +117,7 @@ const en = {
   amount: 'Amount',
   note: 'Note',
   job: 'Job',
-  kinds: { grant: 'Top-up', debit: 'Tarification', refund: 'Refund' } as Record<string, string>,
+  kinds: { grant: 'Top-up', debit: 'Tarification', refund: 'Refund' } satisfies Record<LedgerKind, string>,
   robots: 'Robots',
   robotsOn: 'Robots are on.',
   robotsOffInstall: 'Robots are switched off for the whole install by its operator: new tarifications are refused (503) and queued jobs wait.',
@@ -136,7 +140,7 @@ const en = {
   state: 'State',
   failures: 'Consecutive failures',
   openUntil: 'Paused until',
-  breakerStates: { closed: 'Working', open: 'Paused', half_open: 'Trying again' } as Record<string, string>,
+  breakerStates: { closed: 'Working', open: 'Paused', half_open: 'Trying again' } satisfies Record<BreakerState, string>,
   // Settings
   settingsTitle: 'Settings',
   privacy: 'Personal data and AI',

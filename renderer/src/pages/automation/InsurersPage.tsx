@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { consoleInsurerListSchema, consolePaths, credentialsSavedSchema, testLoginResultSchema, type ConsoleInsurer } from '../../../../shared/console-automation.js';
-import { api } from '../../api.js';
+import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../../../shared/console-automation.js';
+import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { AUTOMATION_STRINGS, formatDateTime, type AutomationStrings } from './strings.js';
@@ -15,7 +15,7 @@ export function InsurersPage({ lang, t, session }: PageProps) {
   const isAdmin = session.user.role === 'admin';
 
   const load = useCallback(async () => {
-    const result = await api(consolePaths.insurers, { schema: consoleInsurerListSchema });
+    const result = await call(listInsurers);
     if (result.ok) setInsurers(result.data.data);
     else setError(result.error.message);
   }, []);
@@ -54,7 +54,7 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
     event.preventDefault();
     setBusy('save');
     setSaveStatus(null);
-    const result = await api(consolePaths.credentials(insurer.code), { method: 'PUT', body: { login, password }, schema: credentialsSavedSchema });
+    const result = await call(setInsurerCredentials, { params: { code: insurer.code }, body: { login, password } });
     setBusy(null);
     if (!result.ok) return setSaveStatus({ kind: 'error', text: result.error.message });
     setPassword('');
@@ -66,7 +66,7 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
   async function remove() {
     setBusy('remove');
     setSaveStatus(null);
-    const result = await api(consolePaths.credentials(insurer.code), { method: 'DELETE' });
+    const result = await call(deleteInsurerCredentials, { params: { code: insurer.code } });
     setBusy(null);
     if (!result.ok) return setSaveStatus({ kind: 'error', text: result.error.message });
     setLogin('');
@@ -78,7 +78,7 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
   async function testLogin() {
     setBusy('test');
     setTestStatus({ kind: 'ok', text: s.testingLogin });
-    const result = await api(consolePaths.testLogin(insurer.code), { method: 'POST', schema: testLoginResultSchema });
+    const result = await call(testInsurerLogin, { params: { code: insurer.code } });
     setBusy(null);
     if (!result.ok) return setTestStatus({ kind: 'error', text: result.error.message });
     const r = result.data;

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { ACTIVE_STATUSES, JOB_STATUSES, jobSchema, type Job, type JobStatus } from '../../../../shared/automation.js';
-import { consoleJobPageSchema, consolePaths } from '../../../../shared/console-automation.js';
-import { api } from '../../api.js';
+import { ACTIVE_STATUSES, JOB_STATUSES, type Job, type JobStatus } from '../../../../shared/automation.js';
+import { cancelConsoleJob, getConsoleDevisPdf, getConsoleJobArtifact, listConsoleJobs } from '../../../../shared/console-automation.js';
+import { pathTo } from '../../../../shared/endpoint.js';
+import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { subscribeToJobs, useFeedLive } from './jobFeed.js';
@@ -56,14 +57,20 @@ export function JobsPage({ lang, t, session }: PageProps) {
   filtersRef.current = filters;
   const live = useFeedLive();
 
-  const query = useCallback((f: Filters, cursor?: string) => {
-    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (f.status) params.set('status', f.status);
-    if (f.from) params.set('from', localDayStart(f.from));
-    if (f.to) params.set('to', localDayStart(f.to, 1));
-    if (cursor) params.set('cursor', cursor);
-    return `${consolePaths.jobs}?${params.toString()}`;
-  }, []);
+  const list = useCallback(
+    (f: Filters, cursor?: string) =>
+      call(listConsoleJobs, {
+        // pathTo leaves out what is undefined.
+        query: {
+          limit: PAGE_SIZE,
+          status: f.status || undefined,
+          from: f.from ? localDayStart(f.from) : undefined,
+          to: f.to ? localDayStart(f.to, 1) : undefined,
+          cursor,
+        },
+      }),
+    [],
+  );
 
   const merge = useCallback((incoming: readonly Job[], replace: boolean) => {
     setJobs((current) => {
@@ -77,7 +84,7 @@ export function JobsPage({ lang, t, session }: PageProps) {
     let cancelled = false;
     setLoaded(false);
     void (async () => {
-      const result = await api(query(filters), { schema: consoleJobPageSchema });
+      const result = await list(filters);
       if (cancelled) return;
       setLoaded(true);
       if (!result.ok) return setError(result.error.message);
@@ -88,7 +95,7 @@ export function JobsPage({ lang, t, session }: PageProps) {
     return () => {
       cancelled = true;
     };
-  }, [filters, query, merge]);
+  }, [filters, list, merge]);
 
   useEffect(
     () =>
@@ -116,14 +123,14 @@ export function JobsPage({ lang, t, session }: PageProps) {
 
   async function loadMore() {
     if (!nextCursor) return;
-    const result = await api(query(filters, nextCursor), { schema: consoleJobPageSchema });
+    const result = await list(filters, nextCursor);
     if (!result.ok) return setError(result.error.message);
     merge(result.data.data, false);
     setNextCursor(result.data.next_cursor);
   }
 
   async function cancel(job: Job) {
-    const result = await api(consolePaths.cancel(job.job_id), { method: 'POST', schema: jobSchema });
+    const result = await call(cancelConsoleJob, { params: { job_id: job.job_id } });
     if (!result.ok) return setError(result.error.message);
     merge([result.data], false);
   }
@@ -254,7 +261,7 @@ function JobRow({
             {job.result.pdf_url && (
               <>
                 <br />
-                <a href={consolePaths.pdf(job.devis_id)} download={`devis-${job.devis_id}.pdf`}>
+                <a href={pathTo(getConsoleDevisPdf, { devis_id: job.devis_id })} download={`devis-${job.devis_id}.pdf`}>
                   {s.downloadPdf}
                 </a>
               </>
@@ -267,7 +274,7 @@ function JobRow({
             {showArtifacts && job.artifacts?.screenshot_url && (
               <>
                 <br />
-                <a href={consolePaths.artifact(job.job_id, 'screenshot.png')} target="_blank" rel="noreferrer">
+                <a href={pathTo(getConsoleJobArtifact, { job_id: job.job_id, name: 'screenshot.png' })} target="_blank" rel="noreferrer">
                   {s.screenshot}
                 </a>
               </>
@@ -275,7 +282,7 @@ function JobRow({
             {showArtifacts && job.artifacts?.trace_url && (
               <>
                 {' · '}
-                <a href={consolePaths.artifact(job.job_id, 'trace.zip')} download={`${job.job_id}-trace.zip`}>
+                <a href={pathTo(getConsoleJobArtifact, { job_id: job.job_id, name: 'trace.zip' })} download={`${job.job_id}-trace.zip`}>
                   {s.trace}
                 </a>
               </>

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { jobSchema, type Job } from '../../../../shared/automation.js';
-import { consoleInsurerListSchema, consolePaths, waitsForCode } from '../../../../shared/console-automation.js';
-import { api } from '../../api.js';
+import type { Job } from '../../../../shared/automation.js';
+import { acknowledgeConsoleMfa, answerConsoleMfa, listInsurers, waitsForCode } from '../../../../shared/console-automation.js';
+import { call } from '../../api.js';
 import type { PageProps } from '../../slices/types.js';
 import { subscribeToJobs } from './jobFeed.js';
 import { AUTOMATION_STRINGS, formatTime, shortId, type AutomationStrings } from './strings.js';
@@ -45,13 +45,13 @@ export function MfaPrompts({ lang }: PageProps) {
       // Tell the server a person sees the prompt (mfa_required → awaiting_mfa), once per job here.
       if (job.status === 'mfa_required' && !seen.current.has(job.job_id)) {
         seen.current.add(job.job_id);
-        void api(consolePaths.mfaSeen(job.job_id), { method: 'POST' });
+        void call(acknowledgeConsoleMfa, { params: { job_id: job.job_id } });
       }
     }
     if (waiting.size > 0 && !namesAsked.current) {
       namesAsked.current = true;
       void (async () => {
-        const result = await api(consolePaths.insurers, { schema: consoleInsurerListSchema });
+        const result = await call(listInsurers);
         if (result.ok) setNames(Object.fromEntries(result.data.data.map((i) => [i.code, i.name])));
       })();
     }
@@ -95,7 +95,7 @@ function MfaPrompt({ job, insurer, s, lang, onAnswered }: { job: Job; insurer: s
     if (code.trim() === '') return setError(s.code);
     setBusy(true);
     setError(null);
-    const result = await api(consolePaths.mfa(job.job_id), { method: 'POST', body: { code: code.trim() }, schema: jobSchema });
+    const result = await call(answerConsoleMfa, { params: { job_id: job.job_id }, body: { code: code.trim() } });
     setBusy(false);
     if (result.ok) return onAnswered();
     setError(result.error.message);
@@ -109,7 +109,7 @@ function MfaPrompt({ job, insurer, s, lang, onAnswered }: { job: Job; insurer: s
         <dl className="automation-facts">
           <dt>{s.mfaJob}</dt>
           <dd>
-            <a href={`/console/jobs?job=${job.job_id}`} title={job.job_id}>{`${job.produit} · ${id}`}</a>
+            <a href={`/console/jobs?job=${encodeURIComponent(job.job_id)}`} title={job.job_id}>{`${job.produit} · ${id}`}</a>
           </dd>
           <dt>{s.mfaPortalSaid}</dt>
           <dd className="automation-challenge">{job.mfa?.challenge}</dd>

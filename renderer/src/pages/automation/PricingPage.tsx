@@ -1,14 +1,14 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import { productListSchema, productSchemaDocument, type ProductSchemaDocument } from '../../../../shared/automation.js';
-import { consoleDryRunSchema, consoleEnqueuedSchema, consolePaths, type ConsoleDryRun } from '../../../../shared/console-automation.js';
-import { api } from '../../api.js';
+import type { ProductList, ProductSchemaDocument } from '../../../../shared/automation.js';
+import { getConsoleProductSchema, listConsoleProducts, priceFromConsole, type ConsoleDryRun } from '../../../../shared/console-automation.js';
+import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { fieldsOf, initialValues, issuesByField, toDicData, type FieldSpec, type FormValues } from './schemaForm.js';
 import { AUTOMATION_STRINGS, type AutomationStrings } from './strings.js';
 
-type Product = { code: string; label: string; kind: 'quote' | 'routine'; cost_credits: number; insurers: { code: string; name: string }[] };
+type Product = ProductList['data'][number];
 
 /** /console/pricing: pick an insurer and a product, fill the form generated from its schema, check it, price it. */
 export function PricingPage({ lang, t }: PageProps) {
@@ -28,7 +28,7 @@ export function PricingPage({ lang, t }: PageProps) {
 
   useEffect(() => {
     void (async () => {
-      const result = await api(consolePaths.products, { schema: productListSchema });
+      const result = await call(listConsoleProducts);
       if (!result.ok) return setError(result.error.message);
       setProducts(result.data.data);
       const insurers = uniqueInsurers(result.data.data);
@@ -48,7 +48,7 @@ export function PricingPage({ lang, t }: PageProps) {
     let cancelled = false;
     setLoadingForm(true);
     void (async () => {
-      const result = await api(consolePaths.productSchema(produit, compagnie), { schema: productSchemaDocument });
+      const result = await call(getConsoleProductSchema, { params: { code: produit }, query: { compagnie } });
       if (cancelled) return;
       setLoadingForm(false);
       if (!result.ok) return setError(result.error.message);
@@ -84,9 +84,11 @@ export function PricingPage({ lang, t }: PageProps) {
   async function check() {
     setBusy('check');
     setError(null);
-    const result = await api(consolePaths.tarifications, { method: 'POST', body: body(true), schema: consoleDryRunSchema });
+    const result = await call(priceFromConsole, { body: body(true) });
     setBusy(null);
     if (!result.ok) return setError(result.error.message);
+    // A dry run answers 200; a 202 would mean the server queued a job it was not asked for.
+    if (result.status !== 200) return setError(t.unexpectedError(result.status));
     setDryRun(result.data);
     const issues: Record<string, string[]> = {};
     for (const key of result.data.validation.missing_required_fields) issues[key] = [s.requiredMark];
@@ -98,9 +100,10 @@ export function PricingPage({ lang, t }: PageProps) {
     event.preventDefault();
     setBusy('price');
     setError(null);
-    const result = await api(consolePaths.tarifications, { method: 'POST', body: body(false), schema: consoleEnqueuedSchema });
-    if (result.ok) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
+    const result = await call(priceFromConsole, { body: body(false) });
+    if (result.ok && result.status === 202) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
     setBusy(null);
+    if (result.ok) return setError(t.unexpectedError(result.status));
     setError(result.error.message);
     if (result.error.error === 'validation_error') setFieldIssues(issuesByField(result.error.details));
   }

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { jobSchema, type Job } from '../../../../shared/automation.js';
-import { consolePaths, JOB_EVENT, READY_EVENT, readyEventSchema } from '../../../../shared/console-automation.js';
+import { JOB_EVENT, READY_EVENT, readyEventSchema, streamJobEvents } from '../../../../shared/console-automation.js';
+import { pathTo } from '../../../../shared/endpoint.js';
 
 /**
- * The page's one connection to the live feed (GET /api/v1/console/events, Server-Sent Events),
+ * The page's one connection to the live feed (streamJobEvents, Server-Sent Events),
  * shared by the jobs page and the MFA prompt: opened by the first subscriber, closed with the last.
  * EventSource reconnects by itself after a drop (the server sends `retry:`); on each (re)connection
  * the server sends the unfinished jobs, then `ready` with their ids.
@@ -24,7 +25,7 @@ function setLive(next: boolean): void {
 }
 
 function open(): void {
-  source = new EventSource(consolePaths.events);
+  source = new EventSource(pathTo(streamJobEvents));
   source.addEventListener(JOB_EVENT, (event) => {
     const parsed = jobSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
     if (!parsed.success) return;

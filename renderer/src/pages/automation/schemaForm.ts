@@ -1,7 +1,7 @@
 import type { ProductSchemaDocument } from '../../../../shared/automation.js';
 
 /**
- * The form a product's JSON Schema (GET …/products/{code}/schema) describes: one field per
+ * The form a product's JSON Schema (getConsoleProductSchema) describes: one field per
  * property, in the schema's order, with the label the server gives (the field's title or
  * description), a required mark, and an input that suits its type.
  */

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { consoleDeliveryPageSchema, CONSOLE_WEBHOOKS_PREFIX } from '../../../../shared/console-webhooks.js';
+import { listConsoleDeliveries, replayConsoleDelivery } from '../../../../shared/console-webhooks.js';
 import type { Delivery } from '../../../../shared/webhooks.js';
-import { api } from '../../api.js';
+import { call } from '../../api.js';
 import type { Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
 import { errorText, formatTime } from './format.js';
@@ -37,7 +37,7 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
   changed.current = onChanged;
 
   const load = useCallback(async () => {
-    const result = await api(`${CONSOLE_WEBHOOKS_PREFIX}/${webhookId}/deliveries`, { schema: consoleDeliveryPageSchema });
+    const result = await call(listConsoleDeliveries, { params: { id: webhookId } });
     if (!alive.current) return;
     if (!result.ok) return setError(errorText(s, result.error));
     setError(null);
@@ -73,7 +73,7 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
     if (busy) return;
     setBusy(true);
     setNotice('');
-    const result = await api(`${CONSOLE_WEBHOOKS_PREFIX}/${webhookId}/deliveries/${delivery.id}/replay`, { method: 'POST' });
+    const result = await call(replayConsoleDelivery, { params: { id: webhookId, delivery_id: delivery.id } });
     if (!alive.current) return;
     setBusy(false);
     if (!result.ok) return setError(errorText(s, result.error));
@@ -86,7 +86,7 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
   async function older() {
     if (!nextCursor || busy) return;
     setBusy(true);
-    const result = await api(`${CONSOLE_WEBHOOKS_PREFIX}/${webhookId}/deliveries?cursor=${encodeURIComponent(nextCursor)}`, { schema: consoleDeliveryPageSchema });
+    const result = await call(listConsoleDeliveries, { params: { id: webhookId }, query: { cursor: nextCursor } });
     if (!alive.current) return;
     setBusy(false);
     if (!result.ok) return setError(errorText(s, result.error));

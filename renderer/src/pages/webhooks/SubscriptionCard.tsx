@@ -1,8 +1,15 @@
 import { useId, useState } from 'react';
-import { CONSOLE_WEBHOOKS_PREFIX, ROTATION_OVERLAP_CHOICES, type ConsoleWebhook } from '../../../../shared/console-webhooks.js';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS, rotatedSecretSchema, testDeliverySchema, webhookSchema } from '../../../../shared/webhooks.js';
-import { api } from '../../api.js';
-import type { Lang } from '../../i18n.js';
+import {
+  deleteConsoleWebhook,
+  rotateConsoleWebhookSecret,
+  ROTATION_OVERLAP_CHOICES,
+  testConsoleWebhook,
+  updateConsoleWebhook,
+  type ConsoleWebhook,
+} from '../../../../shared/console-webhooks.js';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../../../shared/webhooks.js';
+import { call } from '../../api.js';
+import { STRINGS, type Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DeliveryHistory } from './DeliveryHistory.js';
@@ -35,7 +42,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
   const [historyOpen, setHistoryOpen] = useState(false);
   const [historyKey, setHistoryKey] = useState(0);
 
-  const base = `${CONSOLE_WEBHOOKS_PREFIX}/${webhook.id}`;
+  const params = { id: webhook.id };
   const status = webhook.active ? 'active' : webhook.disabled_reason !== null ? 'deactivated' : 'paused';
   const last = webhook.last_delivery;
 
@@ -48,10 +55,9 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
   }
 
   async function save(value: WebhookFormValue): Promise<string | null> {
-    const result = await api(base, {
-      method: 'PATCH',
+    const result = await call(updateConsoleWebhook, {
+      params,
       body: { url: value.url, description: value.description === '' ? null : value.description, events: value.events },
-      schema: webhookSchema,
     });
     if (!result.ok) return errorText(s, result.error);
     setEditing(false);
@@ -63,7 +69,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
   async function togglePause() {
     if (!start('pause')) return;
     const resume = !webhook.active;
-    const result = await api(base, { method: 'PATCH', body: { active: resume }, schema: webhookSchema });
+    const result = await call(updateConsoleWebhook, { params, body: { active: resume } });
     setBusy(null);
     if (!result.ok) return setError(errorText(s, result.error));
     setNotice(resume ? s.resumed_notice : s.paused_notice);
@@ -72,7 +78,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
 
   async function sendTest() {
     if (!start('test')) return;
-    const result = await api(`${base}/test`, { method: 'POST', schema: testDeliverySchema });
+    const result = await call(testConsoleWebhook, { params });
     setBusy(null);
     if (!result.ok) return setError(errorText(s, result.error));
     const attempt = result.data.delivery.attempts.at(-1);
@@ -86,10 +92,12 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
 
   async function rotate() {
     if (!start('dialog')) return;
-    const result = await api(`${base}/rotate-secret`, { method: 'POST', body: { overlap_seconds: overlap }, schema: rotatedSecretSchema });
+    const result = await call(rotateConsoleWebhookSecret, { params, body: { overlap_seconds: overlap } });
     setBusy(null);
     setDialog(null);
     if (!result.ok) return setError(errorText(s, result.error));
+    // secret null is an idempotent replay's answer: never here, as the console sends no Idempotency-Key.
+    if (result.data.secret === null) return setError(STRINGS[lang].unexpectedError(result.status));
     setRotated({
       secret: result.data.secret,
       note: overlap === 0 ? s.rotatedNoOverlap : s.rotationUntil(formatTime(lang, result.data.previous_secret_expires_at)),
@@ -99,7 +107,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
 
   async function remove() {
     if (!start('dialog')) return;
-    const result = await api(base, { method: 'DELETE' });
+    const result = await call(deleteConsoleWebhook, { params });
     setBusy(null);
     if (!result.ok) {
       setDialog(null);

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { consoleWebhookPageSchema, CONSOLE_WEBHOOKS_PREFIX, type ConsoleWebhook } from '../../../../shared/console-webhooks.js';
-import { createdWebhookSchema } from '../../../../shared/webhooks.js';
-import { api } from '../../api.js';
+import { createConsoleWebhook, listConsoleWebhooks, type ConsoleWebhook } from '../../../../shared/console-webhooks.js';
+import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { errorText } from './format.js';
@@ -23,7 +22,7 @@ export function WebhooksPage({ lang, t }: PageProps) {
   const alive = useRef(true);
 
   const load = useCallback(async () => {
-    const result = await api(CONSOLE_WEBHOOKS_PREFIX, { schema: consoleWebhookPageSchema });
+    const result = await call(listConsoleWebhooks);
     if (!alive.current) return;
     if (!result.ok) return setError(errorText(s, result.error));
     setError(null);
@@ -43,7 +42,7 @@ export function WebhooksPage({ lang, t }: PageProps) {
 
   async function more() {
     if (!nextCursor) return;
-    const result = await api(`${CONSOLE_WEBHOOKS_PREFIX}?cursor=${encodeURIComponent(nextCursor)}`, { schema: consoleWebhookPageSchema });
+    const result = await call(listConsoleWebhooks, { query: { cursor: nextCursor } });
     if (!result.ok) return setError(errorText(s, result.error));
     setWebhooks([...(webhooks ?? []), ...result.data.data]);
     setNextCursor(result.data.next_cursor);
@@ -51,12 +50,12 @@ export function WebhooksPage({ lang, t }: PageProps) {
 
   async function create(value: WebhookFormValue): Promise<string | null> {
     setNotice('');
-    const result = await api(CONSOLE_WEBHOOKS_PREFIX, {
-      method: 'POST',
+    const result = await call(createConsoleWebhook, {
       body: { url: value.url, events: value.events, ...(value.description !== '' ? { description: value.description } : {}) },
-      schema: createdWebhookSchema,
     });
     if (!result.ok) return errorText(s, result.error);
+    // A 200 is an idempotent replay, without the secret: never here, as the console sends no Idempotency-Key.
+    if (result.status !== 201) return t.unexpectedError(result.status);
     setCreated({ url: result.data.url, secret: result.data.secret });
     await load();
     return null;

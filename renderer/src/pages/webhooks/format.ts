@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from '../../api.js';
+import type { ApiError } from '../../api.js';
 import type { Lang } from '../../i18n.js';
 import type { WebhookStrings } from './strings.js';
 
@@ -15,6 +15,6 @@ export function formatTime(lang: Lang, iso: string): string {
 }
 
 /** The error in the page's language when it has words for it, else the server's message. */
-export function errorText(s: WebhookStrings, error: ApiErrorBody): string {
+export function errorText(s: WebhookStrings, error: ApiError): string {
   return s.errors[error.error] ?? error.message;
 }

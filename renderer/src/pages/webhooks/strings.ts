@@ -1,4 +1,5 @@
 import type { EventType } from '../../../../shared/events.js';
+import type { Delivery } from '../../../../shared/webhooks.js';
 import type { Lang } from '../../i18n.js';
 
 /** Every word of the webhooks page, in English and French. */
@@ -82,7 +83,7 @@ export interface WebhookStrings {
   colCreated: string;
   colAttempts: string;
   colActions: string;
-  deliveryStatus: Record<'pending' | 'succeeded' | 'failed', string>;
+  deliveryStatus: Record<Delivery['status'], string>;
   replayOf: string;
   noAttempt: string;
   nextAttempt: (when: string) => string;
