@@ -177,7 +177,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded });
   const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
-  await app.register(automationRoutes, { deps, worker, runtime });
+  await app.register(automationRoutes, { deps, robots: worker, runtime });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });
   await app.register(mcpRoutes, { deps, worker, authenticate: createAccessTokenAuthenticator(deps), rateLimiter });
   app.addHook('onReady', async () => {

@@ -19,7 +19,7 @@ import { testInsurerLogin } from '../automation/login-check.js';
 import * as artifacts from '../automation/artifacts.js';
 import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
-import type { Worker } from '../automation/worker.js';
+import type { RobotControl } from '../automation/robot-control.js';
 import { deleteInsurerCredentials, describeInsurerCredentials, setInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { readDevisPdf } from '../devis/service.js';
@@ -36,7 +36,7 @@ type Parsed<S extends Schemas> = FastifyRequest<{
 }>;
 
 /** Console API of the automation slice: insurers and credentials, pricing, jobs with live events, MFA answers. */
-export async function automationConsoleRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: Worker; runtime: BrowserRuntime }): Promise<void> {
+export async function automationConsoleRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: RobotControl; runtime: BrowserRuntime }): Promise<void> {
   const anyUser = consoleGuard(deps);
   const adminOnly = consoleGuard(deps, { role: 'admin' });
 
@@ -106,7 +106,6 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     const body = request.body;
     if (body.dry_run === true) return automation.dryRunWithDetails(deps, cabinetId, body, 'prod');
     const enqueued = automation.enqueueTarification(deps, cabinetId, body, 'prod');
-    worker.wake();
     return reply.code(202).header('Location', consolePaths.job(enqueued.job_id)).send(enqueued);
   });
 

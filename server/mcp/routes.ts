@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { MCP_PATH, MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
-import type { Worker } from '../automation/worker.js';
+import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
@@ -21,7 +21,7 @@ declare module 'fastify' {
 
 export interface McpRouteOptions {
   deps: Deps;
-  worker: Worker;
+  worker: RobotControl;
   authenticate: AccessTokenAuthenticator;
   /** The API's per-credential limiter: an assistant in a loop is held to the same rate as a key, per grant. */
   rateLimiter: RateLimiter;
