@@ -8,7 +8,7 @@ import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
-import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
+import { sandboxPortalPlugin, type SandboxMode } from './sandbox-portal/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';

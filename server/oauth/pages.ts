@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { escapeHtml } from '../sandbox/html.js';
+import { escapeHtml } from '../sandbox-portal/html.js';
 
 /** Pages a person sees in the browser during authorization; never framed, never cached. */
 export const BROWSER_PAGE_HEADERS = {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox/index.js';
+import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
 import { testClock } from '../helpers/server.js';
 
 const PREFIX = '/sandbox/insurer';

@@ -1,4 +1,4 @@
-import { HEADINGS, type PortalSession } from '../portal.js';
+import { HEADINGS, type PortalSession } from '../page-driver.js';
 import { HomePage } from './home-page.js';
 
 export interface AutoQuoteData {
