@@ -2,8 +2,8 @@
  * Issue 5: what the durable tarification queue itself costs, with a robot that does nothing.
  *
  * In-process: the real app (buildApp, real SQLite file, real worker) with one no-op insurer whose
- * run() answers at once. The service's enqueueTarification is called directly (no HTTP), followed by
- * worker.wake() exactly as the enqueue route does.
+ * run() answers at once. The service's enqueueTarification is called directly (no HTTP), as the
+ * enqueue route does; its job signal wakes the worker.
  *
  * (a) pickup latency: one job at a time, the time from enqueueTarification's return (its IMMEDIATE
  *     transaction has committed) to the adapter's run() being called.
@@ -110,11 +110,10 @@ export const benchmark: Benchmark = {
         return enqueueTarification(deps, cabinetId, { compagnie: NOOP, produit: 'auto', dicData: { n: seq } }, 'prod').job_id;
       };
 
-      // (a) one job at a time: enqueue, wake, wait until the robot ran and the job is terminal.
+      // (a) one job at a time: enqueue (its signal wakes the worker), wait until the robot ran and the job is terminal.
       const single = async (): Promise<number> => {
         const jobId = enqueue(cabinets[0] ?? '');
         const committed = performance.now();
-        worker.wake();
         for (;;) {
           const status = statusOf.get(jobId);
           if (status === 'partial' || status === 'completed' || status === 'failed' || status === 'cancelled') break;
@@ -145,7 +144,6 @@ export const benchmark: Benchmark = {
             const id = enqueue(cabinets[j % cabinets.length] ?? '');
             enqueuedAt.set(id, performance.now());
           }
-          worker.wake();
           await yieldToLoop();
         }
         const enqueueSeconds = (performance.now() - started) / 1000;

@@ -1,6 +1,6 @@
 import { log, type AppUpdater } from './desktop-context.js';
 import type { EffectiveSettings } from './settings.js';
-import { CHECK_INTERVAL_MS, FIRST_CHECK_DELAY_MS, updateFeed } from './updates.js';
+import { CHECK_INTERVAL_MS, FIRST_CHECK_DELAY_MS, updateFeed, updaterConfiguration } from './updates.js';
 
 /** Automatic updates from the IT policy's generic feed (updates.ts decides whether, and where from). */
 export function setUpUpdates(
@@ -13,12 +13,13 @@ export function setUpUpdates(
     return;
   }
   const autoUpdater = context.autoUpdater();
-  autoUpdater.setFeedURL({ provider: 'generic', url: feed.url, channel: feed.channel });
-  autoUpdater.channel = feed.channel;
-  autoUpdater.allowPrerelease = feed.allowPrerelease;
-  autoUpdater.allowDowngrade = false;
-  autoUpdater.autoDownload = true;
-  autoUpdater.autoInstallOnAppQuit = true;
+  const configuration = updaterConfiguration(feed);
+  autoUpdater.setFeedURL(configuration.feed);
+  autoUpdater.channel = configuration.channel;
+  autoUpdater.allowPrerelease = configuration.allowPrerelease;
+  autoUpdater.allowDowngrade = configuration.allowDowngrade;
+  autoUpdater.autoDownload = configuration.autoDownload;
+  autoUpdater.autoInstallOnAppQuit = configuration.autoInstallOnAppQuit;
   autoUpdater.on('error', (err) => log('warn', 'update check failed', { err: String(err) }));
   const check = () => void autoUpdater.checkForUpdatesAndNotify().catch((err: unknown) => log('warn', 'update check failed', { err: String(err) }));
   setTimeout(check, FIRST_CHECK_DELAY_MS).unref();

@@ -3,15 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserWindow, IpcMainInvokeEvent, WebContents } from 'electron';
 import { IPC, isExternalLinkAllowed, type DesktopStatus } from './bridge.js';
+import { CONSOLE_HOME, desktopStatus, freshPendingToken, isConsoleSender, onWindowClose, openConsoleStep, signInUrl } from './console-access.js';
 import { log, sha256, type DesktopContext } from './desktop-context.js';
-import { keychainWarning } from './keychain.js';
-import { decideNavigation, decidePermission, decideWindowOpen, mainWindowOptions, originOf, withCsp } from './window.js';
+import { decideNavigation, decidePermission, decideWindowOpen, mainWindowOptions, withCsp } from './window.js';
 
 const PRELOAD = join(fileURLToPath(new URL('.', import.meta.url)), 'preload.cjs');
 const PARTITION = 'persist:courtier';
-const DESKTOP_LOGIN_PATH = '/console/desktop-login';
-/** The server accepts a token for two minutes from its start; past this, a new one is handed over. */
-const PENDING_TOKEN_MAX_AGE_MS = 90_000;
 
 export interface ConsoleWindow {
   /** Shows the window on a console page (the home page by default), signing in first when needed. */
@@ -23,18 +20,18 @@ export interface ConsoleWindow {
 }
 
 /**
- * The console's window: its one-time sign-in, and the guards the decisions of window.ts put on it
- * and on every web contents.
+ * The console's window: its one-time sign-in, and the guards on it and on every web contents, as
+ * console-access.ts and window.ts decide them.
  */
 export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
   const { deps, state, current } = ctx;
-  const { app, BrowserWindow, ipcMain, session, shell, platform } = deps;
+  const { app, BrowserWindow, ipcMain, session, shell } = deps;
 
   /** A fresh one-time token: the one handed over at start if unused, else a new one given to the server. */
   async function loginToken(): Promise<string | null> {
-    const handedOver = state.pendingToken;
+    const handedOver = freshPendingToken(state.pendingToken, Date.now());
     state.pendingToken = null;
-    if (handedOver && Date.now() - state.pendingTokenAt < PENDING_TOKEN_MAX_AGE_MS) return handedOver;
+    if (handedOver) return handedOver;
     const token = randomBytes(32).toString('base64url');
     try {
       await state.serverControl?.request({ type: 'allow-login', sha256: sha256(token) });
@@ -48,25 +45,18 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
   async function signIn(win: BrowserWindow, path: string, token: string | null): Promise<void> {
     const origin = state.consoleOrigin;
     if (!origin) return;
-    const url = token
-      ? `${origin}${DESKTOP_LOGIN_PATH}?token=${encodeURIComponent(token)}&return_to=${encodeURIComponent(path)}`
-      : `${origin}${path}`;
-    await win.loadURL(url).catch((err: unknown) => log('warn', 'the console did not load', { err: String(err) }));
+    await win.loadURL(signInUrl(origin, path, token)).catch((err: unknown) => log('warn', 'the console did not load', { err: String(err) }));
   }
 
-  async function openConsole(path = '/console/'): Promise<void> {
+  async function openConsole(path = CONSOLE_HOME): Promise<void> {
     if (!app.isReady()) return;
-    if (platform === 'darwin') void app.dock?.show();
-    let win = state.window;
-    if (!win) {
-      win = createWindow();
-      state.window = win;
-      await signIn(win, path, await loginToken());
-    } else if (state.consoleOrigin && originOf(win.webContents.getURL()) === state.consoleOrigin) {
-      if (path !== '/console/' || win.webContents.getURL() === 'about:blank') await win.loadURL(`${state.consoleOrigin}${path}`);
-    } else {
-      await signIn(win, path, await loginToken());
-    }
+    // The dock exists on macOS only.
+    void app.dock?.show();
+    const step = openConsoleStep(state.window?.webContents.getURL() ?? null, state.consoleOrigin, path);
+    const win = state.window ?? createWindow();
+    state.window = win;
+    if (step.kind === 'create-and-sign-in' || step.kind === 'sign-in') await signIn(win, path, await loginToken());
+    else if (step.kind === 'load') await win.loadURL(step.url);
     if (win.isMinimized()) win.restore();
     win.show();
     win.focus();
@@ -76,8 +66,7 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
     const win = new BrowserWindow(mainWindowOptions(PRELOAD, { show: false }));
     win.once('ready-to-show', () => win.show());
     win.on('close', (event) => {
-      // Closing the window leaves the service (and its robots) running in the tray.
-      if (state.quitting) return;
+      if (onWindowClose(state.quitting) === 'close') return;
       event.preventDefault();
       win.hide();
     });
@@ -119,23 +108,14 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
   }
 
   function senderIsConsole(event: IpcMainInvokeEvent): boolean {
-    const url = event.senderFrame?.url;
-    return state.consoleOrigin !== null && typeof url === 'string' && originOf(url) === state.consoleOrigin;
+    return isConsoleSender(event.senderFrame?.url, state.consoleOrigin);
   }
 
   function registerIpc(): void {
     ipcMain.handle(IPC.getStatus, (event): DesktopStatus => {
       if (!senderIsConsole(event)) throw new Error('not the console');
-      const server = state.serverState;
-      const store = server.phase === 'running' ? server.secretStore : null;
-      const warning = store ? keychainWarning(store, state.locale) : null;
-      return {
-        version: app.getVersion(),
-        secret_store: store,
-        warnings: [...(warning ? [warning] : []), ...state.policyProblems],
-        managed: [...state.managed],
-        robots_headed: current().robotsHeaded,
-      };
+      const { serverState: server, locale, policyProblems, managed } = state;
+      return desktopStatus({ version: app.getVersion(), server, locale, policyProblems, managed, robotsHeaded: current().robotsHeaded });
     });
     ipcMain.handle(IPC.openExternal, async (event, url: unknown) => {
       if (!senderIsConsole(event) || !isExternalLinkAllowed(url)) throw new Error('refused');
@@ -147,7 +127,7 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
     openConsole,
     async signInAgain() {
       const token = await loginToken();
-      if (state.window) await signIn(state.window, '/console/', token);
+      if (state.window) await signIn(state.window, CONSOLE_HOME, token);
     },
     harden() {
       hardenSession();

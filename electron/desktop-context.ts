@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { WriteStream } from 'node:fs';
 import type { app, BrowserWindow, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
 import type electronUpdater from 'electron-updater';
+import type { PendingToken } from './console-access.js';
 import type { LoadedPolicy } from './policy.js';
 import type { ServerStatus } from './protocol.js';
 import type { ServerState, Supervisor } from './server-process.js';
@@ -44,8 +45,8 @@ export interface DesktopState {
   consoleOrigin: string | null;
   serverState: ServerState;
   status: ServerStatus | null;
-  pendingToken: string | null;
-  pendingTokenAt: number;
+  /** The sign-in token handed to the server at its start, until the window uses it. */
+  pendingToken: PendingToken;
   restartWhenIdle: boolean;
   locale: 'fr' | 'en';
   settingsFile: string;

@@ -1,26 +1,28 @@
-// The Electron main process: a thin layer over the plain modules beside it (server-process,
-// window, tray, notifications, policy, settings, updates, single-instance), which hold every decision
-// and are tested in Node. This file wires the server's supervision, the tray and notifications;
-// console-window.ts the window and its sign-in, server-child.ts the utility process, auto-update.ts
-// the updater, desktop-context.ts what they share.
+// The Electron main process: a thin layer over the plain modules beside it (main-reactions,
+// console-access, server-process, server-log, window, tray, notifications, policy, settings, updates,
+// single-instance), which hold every decision and are tested in Node. This file wires the server's
+// supervision, the tray and notifications; console-window.ts the window and its sign-in,
+// server-child.ts the utility process, auto-update.ts the updater, desktop-context.ts what they share.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { app, BrowserWindow, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
 import electronUpdater from 'electron-updater';
 import { setUpUpdates } from './auto-update.js';
 import { createConsoleWindow } from './console-window.js';
 import { log, sha256, type DesktopDeps, type DesktopState } from './desktop-context.js';
 import { TRAY_ICON_PNG_BASE64 } from './icon.js';
-import { keychainService, keychainWarning } from './keychain.js';
+import { keychainService } from './keychain.js';
+import { idleRestartDue, localeOf, reactToServerState, reactToTrayAction, startupChoices, trayInput, type TrayEffect } from './main-reactions.js';
 import { createMfaNotifier, type NotificationIntent } from './notifications.js';
 import { loadPolicy, policyFilePath } from './policy.js';
 import type { ChildMessage } from './protocol.js';
-import { forkServer, openServerLog } from './server-child.js';
+import { forkServer } from './server-child.js';
+import { openServerLog } from './server-log.js';
 import { createSupervisor, type ServerState } from './server-process.js';
 import { DEFAULT_USER_SETTINGS, effectiveSettings, parseUserSettings, serverEnvironment, type UserSettings } from './settings.js';
 import { acquireSingleInstance, launchedHidden } from './single-instance.js';
-import { buildTrayModel, type TrayAction, type TrayItem } from './tray.js';
+import { buildTrayModel, menuTemplate, type TrayAction } from './tray.js';
 
 export interface DesktopApp {
   start(): Promise<void>;
@@ -38,7 +40,6 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
     serverState: { phase: 'stopped' },
     status: null,
     pendingToken: null,
-    pendingTokenAt: 0,
     restartWhenIdle: false,
     locale: 'fr',
     settingsFile: '',
@@ -65,8 +66,9 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
 
   async function start(): Promise<void> {
     await app.whenReady();
-    if (platform === 'win32') app.setAppUserModelId('fr.courtier.desktop');
-    state.locale = app.getLocale().toLowerCase().startsWith('fr') ? 'fr' : 'en';
+    const choices = startupChoices(platform);
+    if (choices.appUserModelId) app.setAppUserModelId(choices.appUserModelId);
+    state.locale = localeOf(app.getLocale());
     const userData = app.getPath('userData');
     const dataDir = join(userData, 'data');
     mkdirSync(dataDir, { recursive: true });
@@ -77,7 +79,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
     state.policyProblems = [...state.policy.problems, ...(loaded.problem ? [loaded.problem] : [])];
     for (const problem of state.policyProblems) log('warn', problem);
     state.managed = current().managed;
-    if (platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin) app.dock?.hide();
+    if (choices.hideDockWhenOpenedAtLogin && app.getLoginItemSettings().wasOpenedAtLogin) app.dock?.hide();
 
     consoleWindow.harden();
     state.serverLog = openServerLog(app.getPath('logs'));
@@ -86,8 +88,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
       spawn: (childEnv) => forkServer(utilityProcess, childEnv, state.serverLog),
       environment: () => {
         const token = randomBytes(32).toString('base64url');
-        state.pendingToken = token;
-        state.pendingTokenAt = Date.now();
+        state.pendingToken = { token, issuedAt: Date.now() };
         return {
           ...serverEnvironment(env, current(), { dataDir, loginTokenSha256: sha256(token) }),
           COURTIER_KEYCHAIN_SERVICE: keychainService(app.isPackaged),
@@ -125,18 +126,15 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
 
   function onServerState(next: ServerState): void {
     state.serverState = next;
-    log(next.phase === 'failed' || next.phase === 'restarting' ? 'warn' : 'info', `server ${next.phase}`, { state: next });
-    if (next.phase === 'running') {
-      state.consoleOrigin = next.url;
-      const settings = current();
-      if (!settings.lanSharing && state.userSettings.lastPort !== next.port) saveSettings({ ...state.userSettings, lastPort: next.port });
-      if (next.secretStoreWarning) log('warn', next.secretStoreWarning);
-      // The token handed over at this start signs the window in (now, or when it is first opened).
-      if (state.window) void consoleWindow.signInAgain();
-      else if (!startHidden) void openConsole();
-    } else if (next.phase === 'failed' && Notification.isSupported()) {
-      show(new Notification({ title: 'Courtier', body: state.locale === 'fr' ? `Le service s’est arrêté : ${next.reason}` : `The service stopped: ${next.reason}` }));
-    }
+    const view = { lanSharing: current().lanSharing, lastPort: state.userSettings.lastPort, windowOpen: state.window !== null, startHidden, locale: state.locale };
+    const reaction = reactToServerState(next, view);
+    log(reaction.logLevel, `server ${next.phase}`, { state: next });
+    if (reaction.consoleOrigin) state.consoleOrigin = reaction.consoleOrigin;
+    if (reaction.saveLastPort !== null) saveSettings({ ...state.userSettings, lastPort: reaction.saveLastPort });
+    if (reaction.warning) log('warn', reaction.warning);
+    if (reaction.window === 'sign-in-again') void consoleWindow.signInAgain();
+    else if (reaction.window === 'open') void openConsole();
+    if (reaction.notification && Notification.isSupported()) show(new Notification(reaction.notification));
     refreshTray();
   }
 
@@ -147,7 +145,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
     state.status = status;
     const focused = state.window !== null && state.window.isFocused();
     for (const intent of notifier.update(status.jobs, { focused, url: state.window?.webContents.getURL() ?? null })) notify(intent);
-    if (state.restartWhenIdle && status.jobs.length === 0) {
+    if (idleRestartDue(state.restartWhenIdle, status)) {
       state.restartWhenIdle = false;
       void state.serverControl?.restart();
     }
@@ -178,82 +176,46 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
   function refreshTray(): void {
     const tray = state.tray;
     if (!tray) return;
-    const settings = current();
-    const server = state.serverState;
-    const status = state.status;
-    const warnings = [...state.policyProblems];
-    if (server.phase === 'running') {
-      const warning = keychainWarning(server.secretStore, state.locale);
-      if (warning) warnings.push(warning);
-    }
-    const model = buildTrayModel({
-      server,
-      jobs: status?.jobs ?? [],
-      robotsEnabled: status ? status.robots_enabled : null,
-      killSwitchReason: status?.kill_switch_reason ?? null,
-      robotsDisabledByPolicy: settings.robotsDisabledByPolicy,
-      startAtLogin: settings.startAtLogin,
-      startAtLoginSupported: platform === 'win32' || platform === 'darwin',
-      robotsHeaded: settings.robotsHeaded,
-      mfaNotifications: settings.mfaNotifications,
-      warnings,
-      locale: state.locale,
-    });
+    const { serverState: server, status, policyProblems, locale } = state;
+    const model = buildTrayModel(trayInput({ server, status, settings: current(), policyProblems, platform, locale }));
     tray.setToolTip(model.tooltip);
-    tray.setContextMenu(Menu.buildFromTemplate(model.items.map((item) => toMenuItem(item, (action) => void onTrayAction(action)))));
+    tray.setContextMenu(Menu.buildFromTemplate(menuTemplate(model.items, (action) => void onTrayAction(action))));
   }
 
   async function onTrayAction(action: TrayAction): Promise<void> {
-    switch (action.type) {
+    const effects = reactToTrayAction(action, { userSettings: state.userSettings, runningJobs: state.status?.jobs.length ?? 0, locale: state.locale });
+    for (const effect of effects) await perform(effect);
+  }
+
+  async function perform(effect: TrayEffect): Promise<void> {
+    switch (effect.type) {
       case 'open-console':
-        return openConsole();
-      case 'open-job':
-        return openConsole(`/console/jobs?job=${encodeURIComponent(action.jobId)}`);
-      case 'pause-robots':
-      case 'resume-robots':
+        return openConsole(effect.path);
+      case 'set-robots':
         await state.serverControl
-          ?.request({ type: 'set-robots', enabled: action.type === 'resume-robots', reason: state.locale === 'fr' ? 'Suspendu depuis l’application de bureau.' : 'Paused from the desktop app.' })
+          ?.request({ type: 'set-robots', enabled: effect.enabled, reason: effect.reason })
           .catch((err: unknown) => log('warn', 'the kill switch could not be changed', { err: String(err) }));
         return;
-      case 'toggle-start-at-login': {
-        const openAtLogin = !state.userSettings.startAtLogin;
-        app.setLoginItemSettings({ openAtLogin, args: ['--hidden'] });
-        saveSettings({ ...state.userSettings, startAtLogin: openAtLogin });
-        break;
-      }
-      case 'toggle-robots-headed':
-        saveSettings({ ...state.userSettings, robotsHeaded: !state.userSettings.robotsHeaded });
-        // The robots' browser starts with the server: restart now, or once the running jobs are done.
-        if ((state.status?.jobs.length ?? 0) === 0) void state.serverControl?.restart();
-        else state.restartWhenIdle = true;
-        break;
-      case 'toggle-mfa-notifications':
-        saveSettings({ ...state.userSettings, mfaNotifications: !state.userSettings.mfaNotifications });
-        break;
+      case 'set-login-item':
+        app.setLoginItemSettings({ openAtLogin: effect.openAtLogin, args: ['--hidden'] });
+        return;
+      case 'save-settings':
+        return saveSettings(effect.settings);
       case 'restart-server':
         void state.serverControl?.restart();
-        break;
+        return;
+      case 'restart-when-idle':
+        state.restartWhenIdle = true;
+        return;
+      case 'refresh-tray':
+        return refreshTray();
       case 'quit':
         app.quit();
         return;
     }
-    refreshTray();
   }
 
   return { start, openConsole };
-}
-
-function toMenuItem(item: TrayItem, onAction: (action: TrayAction) => void): MenuItemConstructorOptions {
-  switch (item.kind) {
-    case 'separator':
-      return { type: 'separator' };
-    case 'label':
-      return { label: item.label, enabled: false };
-    case 'action':
-      return { label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
-    case 'checkbox':
-      return { label: item.label, type: 'checkbox', checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
-  }
 }
 
 // ---- the process ----

@@ -1,4 +1,4 @@
-import { createWriteStream, existsSync, mkdirSync, renameSync, statSync, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { utilityProcess } from 'electron';
@@ -19,12 +19,3 @@ export function forkServer(utility: typeof utilityProcess, env: Record<string, s
     kill: () => child.kill(),
   } as ChildHandle;
 }
-
-/** The server's output, in the OS's log folder (kept to ~10 MB: the previous one is server.log.1). */
-export function openServerLog(dir: string): WriteStream {
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'server.log');
-  if (existsSync(file) && statSync(file).size > 10 * 1024 * 1024) renameSync(file, `${file}.1`);
-  return createWriteStream(file, { flags: 'a', mode: 0o600 });
-}
-

@@ -1,8 +1,9 @@
+import type { MenuItemConstructorOptions } from 'electron';
 import type { ServerState } from './server-process.js';
 import type { ActiveJob } from './protocol.js';
 
 /**
- * The tray menu as data: main.ts turns it into an Electron Menu and routes clicks by `action`.
+ * The tray menu as data: main.ts turns it into an Electron Menu (menuTemplate) and routes clicks by `action`.
  * Built again on every change (server state, jobs, kill switch, settings).
  */
 
@@ -154,4 +155,20 @@ export function buildTrayModel(input: TrayInput): TrayModel {
   const waiting = input.jobs.filter((j) => j.status !== 'running').length;
   const tooltip = `${t.tooltip} — ${serverStatusLabel(input.server, input.locale)}${waiting ? ` — ${waiting} ${t.mfa}` : ''}`;
   return { tooltip, items };
+}
+
+/** The items as Electron's menu template; a click calls back with the item's action. */
+export function menuTemplate(items: readonly TrayItem[], onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {
+  return items.map((item): MenuItemConstructorOptions => {
+    switch (item.kind) {
+      case 'separator':
+        return { type: 'separator' };
+      case 'label':
+        return { label: item.label, enabled: false };
+      case 'action':
+        return { label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
+      case 'checkbox':
+        return { label: item.label, type: 'checkbox', checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
+    }
+  });
 }

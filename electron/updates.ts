@@ -20,6 +20,18 @@ export function updateFeed(settings: Pick<EffectiveSettings, 'autoUpdate'>, cont
   return { enabled: true, provider: 'generic', url: settings.autoUpdate.url, channel, allowPrerelease: channel !== 'latest' };
 }
 
+/** How the updater is set for an enabled feed: downloads on its own, installs on quit, never downgrades. */
+export function updaterConfiguration(feed: Extract<UpdateFeed, { enabled: true }>) {
+  return {
+    feed: { provider: feed.provider, url: feed.url, channel: feed.channel },
+    channel: feed.channel,
+    allowPrerelease: feed.allowPrerelease,
+    allowDowngrade: false,
+    autoDownload: true,
+    autoInstallOnAppQuit: true,
+  } as const;
+}
+
 /** First check a minute after the start, then every 6 hours. */
 export const FIRST_CHECK_DELAY_MS = 60_000;
 export const CHECK_INTERVAL_MS = 6 * 3600_000;

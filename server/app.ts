@@ -8,7 +8,7 @@ import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
-import { sandboxPortalPlugin, type SandboxMode } from './sandbox/index.js';
+import { sandboxPortalPlugin, type SandboxMode } from './sandbox-portal/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';
@@ -187,7 +187,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded });
   const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
-  await app.register(automationRoutes, { deps, worker, runtime });
+  await app.register(automationRoutes, { deps, robots: worker, runtime });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });
   await app.register(mcpRoutes, { deps, worker });
   app.addHook('onReady', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { createJobQueueSignal, createJobSignal, type JobQueueSignal, type JobSignal } from './automation/job-signal.js';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
 import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
@@ -13,6 +14,9 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The console's live feed reads job changes under this name; the signals are the automation module's. */
+export type { JobChange } from './automation/job-signal.js';
 
 /**
  * Says "the outbox has new events". recordEvent notifies inside a transaction; listeners run on a
@@ -42,45 +46,6 @@ export function createOutboxSignal(): OutboxSignal {
   };
 }
 
-/** One job row that changed (status, progress, MFA wait, result, artifacts). */
-export interface JobChange {
-  cabinetId: string;
-  jobId: string;
-}
-
-/**
- * Says "these job rows changed", for the console's live feed. Like OutboxSignal: notify may be
- * called inside a transaction; listeners run on a later turn of the event loop, once, with every
- * job changed meanwhile (a job that changed five times in a turn is listed once), so that they
- * read what was committed.
- */
-export interface JobSignal {
-  notify(cabinetId: string, jobId: string): void;
-  listen(listener: (changes: readonly JobChange[]) => void): () => void;
-}
-
-export function createJobSignal(): JobSignal {
-  const listeners = new Set<(changes: readonly JobChange[]) => void>();
-  let pending = new Map<string, JobChange>();
-  return {
-    notify(cabinetId, jobId) {
-      if (listeners.size === 0) return;
-      const first = pending.size === 0;
-      pending.set(jobId, { cabinetId, jobId });
-      if (!first) return;
-      setImmediate(() => {
-        const changes = [...pending.values()];
-        pending = new Map();
-        for (const listener of listeners) listener(changes);
-      });
-    },
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
-
 /** What services need from the outside world; built once by the CLI or a test and passed down. */
 export interface Deps {
   db: Database;
@@ -92,6 +57,8 @@ export interface Deps {
   outbox: OutboxSignal;
   /** Job rows changed (the console's live feed listens). */
   jobSignal: JobSignal;
+  /** A job may be claimable (the robot worker listens). */
+  jobQueue: JobQueueSignal;
   /** The insurers this install prices with (their robots). */
   insurers: InsurerRegistry;
   /** Insurer passwords: the encrypted file store, or the OS keychain in the desktop app. */
@@ -116,6 +83,7 @@ export function defaultDeps(
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
     outbox: createOutboxSignal(),
     jobSignal: createJobSignal(),
+    jobQueue: createJobQueueSignal(),
   };
 }
 

@@ -17,9 +17,11 @@ export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): RobotSwitch |
   return deps.config.robotsDisabled ? { reason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', since: toIso(0) } : null;
 }
 
-export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock'>, reason: string | null): void {
+export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock' | 'jobQueue'>, reason: string | null): void {
   const now = deps.clock.now();
   store.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies RobotSwitch), now);
+  // Switched back on: the jobs that waited are claimable now (the CLI, another process, has no listener).
+  if (reason === null) deps.jobQueue.notify();
 }
 
 /** A cabinet's own pause of its robots (its admins, from the console), or null. Never another cabinet's. */
@@ -30,11 +32,16 @@ export function readRobotPause(deps: Pick<Deps, 'db'>, cabinetId: string): Robot
 
 /** Pauses a cabinet's robots (by one of its admins; the reason says who when none is given), or resumes them with null. */
 export function setRobotPause(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'jobQueue'>,
   cabinetId: string,
   pause: { reason: string | undefined; by: { userId: string; email: string } } | null,
 ): void {
-  if (pause === null) return store.deleteRobotPause(deps.db.orm, cabinetId);
+  if (pause === null) {
+    store.deleteRobotPause(deps.db.orm, cabinetId);
+    // Resumed: the cabinet's waiting jobs are claimable now.
+    deps.jobQueue.notify();
+    return;
+  }
   const reason = pause.reason ?? `Paused from the console by ${pause.by.email}.`;
   store.saveRobotPause(deps.db.orm, { cabinetId, reason, pausedBy: pause.by.userId, createdAt: deps.clock.now() });
 }

@@ -21,9 +21,9 @@ import * as catalogue from './catalogue.js';
 import * as artifacts from './artifacts.js';
 import * as jobs from './jobs.js';
 import * as automation from './service.js';
-import type { Worker } from './worker.js';
+import type { RobotControl } from './robot-control.js';
 
-export async function automationRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: Worker; runtime: BrowserRuntime }): Promise<void> {
+export async function automationRoutes(app: FastifyInstance, { deps, robots, runtime }: { deps: Deps; robots: RobotControl; runtime: BrowserRuntime }): Promise<void> {
   registerEndpoint(app, listProducts, () => catalogue.listProducts(deps));
   registerEndpoint(app, getProductSchema, (request) => catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie));
 
@@ -31,17 +31,15 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
     const { cabinetId, environment } = requestKey(request);
     if (request.body.dry_run === true) return automation.dryRunTarification(deps, cabinetId, request.body, environment);
     const enqueued = automation.enqueueTarification(deps, cabinetId, request.body, environment);
-    // Claims on a later turn, once the job (and the stored response) have committed.
-    worker.wake();
     return respond(202, enqueued, { Location: enqueued.poll_url });
   });
 
   registerEndpoint(app, getJob, (request) => jobs.getJob(deps, requestKey(request).cabinetId, request.params.job_id));
   registerEndpoint(app, listJobs, (request) => jobs.listJobs(deps, requestKey(request).cabinetId, request.query));
 
-  registerEndpoint(app, cancelJob, (request) => automation.cancelJobAndRobot(deps, worker, requestKey(request).cabinetId, request.params.job_id));
+  registerEndpoint(app, cancelJob, (request) => automation.cancelJobAndRobot(deps, robots, requestKey(request).cabinetId, request.params.job_id));
 
-  registerEndpoint(app, answerMfa, (request) => automation.giveMfaCode(deps, worker, requestKey(request).cabinetId, request.params.job_id, request.body.code));
+  registerEndpoint(app, answerMfa, (request) => automation.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code));
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
     const { job_id, name } = request.params;
@@ -53,5 +51,5 @@ export async function automationRoutes(app: FastifyInstance, { deps, worker, run
   });
 
   registerEndpoint(app, getWallet, (request) => wallet.getWallet(deps, requestKey(request).cabinetId));
-  registerEndpoint(app, getAutomationStatus, (request) => automation.automationStatus(deps, requestKey(request).cabinetId, worker.running()));
+  registerEndpoint(app, getAutomationStatus, (request) => automation.automationStatus(deps, requestKey(request).cabinetId, robots.running()));
 }

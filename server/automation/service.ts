@@ -14,7 +14,7 @@ import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPa
 import { getJob, jobChanged, toJob } from './jobs.js';
 import { finished } from './lifecycle.js';
 import * as store from './store.js';
-import type { Worker } from './worker.js';
+import type { RobotControl } from './robot-control.js';
 
 /**
  * What callers ask of the pricing engine (REST, the console, MCP): dry runs, enqueues, cancels, MFA
@@ -204,6 +204,8 @@ export function enqueueTarification(
     })
     .immediate();
   jobChanged(deps, cabinetId, enqueued.job_id);
+  // The worker claims it on a later turn, once the job (and a POST's stored response) committed.
+  deps.jobQueue.notify();
   return enqueued;
 }
 
@@ -214,16 +216,16 @@ export function acknowledgeMfaPrompt(deps: Deps, cabinetId: string, jobId: strin
 }
 
 /** Cancels a job (REST, console, MCP alike) and stops its robot if one is running it. */
-export function cancelJobAndRobot(deps: Deps, worker: Pick<Worker, 'abort'>, cabinetId: string, jobId: string): Job {
+export function cancelJobAndRobot(deps: Deps, robots: Pick<RobotControl, 'abort'>, cabinetId: string, jobId: string): Job {
   const { job, wasActive } = cancelJob(deps, cabinetId, jobId);
-  if (wasActive) worker.abort(job.job_id);
+  if (wasActive) robots.abort(job.job_id);
   return job;
 }
 
 /** Hands a person's code to the robot waiting for it; 409 when the job is not waiting for one. */
-export function giveMfaCode(deps: Deps, worker: Pick<Worker, 'answerMfa'>, cabinetId: string, jobId: string, code: string): Job {
+export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>, cabinetId: string, jobId: string, code: string): Job {
   const job = getJob(deps, cabinetId, jobId);
-  if (!worker.answerMfa(cabinetId, job.job_id, code)) {
+  if (!robots.answerMfa(cabinetId, job.job_id, code)) {
     throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
   }
   return getJob(deps, cabinetId, job.job_id);

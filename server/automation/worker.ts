@@ -5,25 +5,21 @@ import { RobotError, type RobotContext, type RobotResult } from '../robots/adapt
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch } from './guards.js';
 import { purgeExpiredArtifacts, recordArtifacts } from './artifacts.js';
+import type { RobotControl } from './robot-control.js';
 import { completeJob, expiredMfaJobs, failJob, jobClaimed, markSubmitted, recoverAbandonedJobs, reportProgress, requireMfa, resumeWithCode } from './lifecycle.js';
 import { SANDBOX } from './service.js';
 import * as store from './store.js';
 
-export interface Worker {
+/** The pool: the service's RobotControl, and its own life (started and stopped by the app). */
+export interface Worker extends RobotControl {
+  /** Starts ticking, and claiming whenever deps.jobQueue says a job may be claimable. */
   start(): void;
   /** Aborts running robots and waits for them to settle. */
   stop(): Promise<void>;
-  /** Something was enqueued: claim it now rather than at the next tick. */
-  wake(): void;
   /** One round of housekeeping and claiming, by the injected clock (tests call it after moving time). */
   tick(): void;
   /** Waits until no robot is running and nothing is claimable (tests). */
   idle(): Promise<void>;
-  /** Gives a waiting robot its code. False if this job is not waiting for one here. */
-  answerMfa(cabinetId: string, jobId: string, code: string): boolean;
-  /** Stops a running robot (its job was cancelled). */
-  abort(jobId: string): void;
-  running(): number;
 }
 
 interface Running {
@@ -49,6 +45,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   const leaseMs = deps.config.jobLeaseSeconds * 1000;
   const runningJobs = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
+  let unlisten: (() => void) | undefined;
   let started = false;
   let lastArtifactSweep = Number.NEGATIVE_INFINITY;
 
@@ -181,16 +178,16 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       started = true;
       timer = setInterval(safeTick, TICK_MS);
       timer.unref();
+      // The signal fires on a later turn than the enqueue, so the job it announces has committed.
+      unlisten = deps.jobQueue.listen(safeTick);
       safeTick();
     },
     async stop() {
       started = false;
       clearInterval(timer);
+      unlisten?.();
       for (const entry of runningJobs.values()) entry.controller.abort();
       await Promise.allSettled([...runningJobs.values()].map((e) => e.done));
-    },
-    wake() {
-      if (started) setImmediate(safeTick);
     },
     tick,
     async idle() {

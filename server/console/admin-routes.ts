@@ -114,7 +114,6 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
     const user = consoleUser(request);
     pauseRobots(deps, user.cabinetId, paused ? { reason, by: user } : null);
     request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
-    if (!paused) request.server.robotWorker?.wake();
     return status(request);
   });
 

@@ -23,7 +23,7 @@ import { testInsurerLogin as checkInsurerLogin } from '../automation/login-check
 import * as artifacts from '../automation/artifacts.js';
 import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
-import type { Worker } from '../automation/worker.js';
+import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { readDevisPdf } from '../devis/service.js';
@@ -34,7 +34,7 @@ import { consoleUser } from './guard.js';
 import { registerJobEvents } from './job-events.js';
 
 /** Console API of the automation slice: insurers and credentials, pricing, jobs with live events, MFA answers. */
-export async function automationConsoleRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: Worker; runtime: BrowserRuntime }): Promise<void> {
+export async function automationConsoleRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: RobotControl; runtime: BrowserRuntime }): Promise<void> {
   // Insurers and credentials.
 
   registerEndpoint(app, listInsurers, (request) => {
@@ -79,7 +79,6 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     const body = request.body;
     if (body.dry_run === true) return automation.dryRunWithDetails(deps, cabinetId, body, 'prod');
     const enqueued = automation.enqueueTarification(deps, cabinetId, body, 'prod');
-    worker.wake();
     return respond(202, enqueued, { Location: pathTo(getConsoleJob, { job_id: enqueued.job_id }) });
   });
 

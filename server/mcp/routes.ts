@@ -3,7 +3,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { McpScope } from '../../shared/oauth.js';
 import { callMcp } from '../../shared/oauth-endpoints.js';
-import type { Worker } from '../automation/worker.js';
+import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
@@ -15,7 +15,7 @@ import { createToolCatalogue, type McpToolCatalogue } from './tools.js';
 
 export interface McpRouteOptions {
   deps: Deps;
-  worker: Worker;
+  worker: RobotControl;
 }
 
 /** The tool a tools/call message wants and the scope the token lacks for it, if any. */

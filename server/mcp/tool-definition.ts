@@ -2,7 +2,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { z } from 'zod';
 import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
 import type { McpScope } from '../../shared/oauth.js';
-import type { Worker } from '../automation/worker.js';
+import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
@@ -19,7 +19,7 @@ import { getCabinetSettings } from '../tenancy/service.js';
 /** What a tool call runs with: the service, and who calls, from the access token. */
 export interface ToolContext {
   deps: Deps;
-  worker: Worker;
+  worker: RobotControl;
   /** The tools that act take an optional idempotency_key, kept per grant like the API's Idempotency-Key per API key. */
   idempotency: Idempotency;
   access: McpAccess;

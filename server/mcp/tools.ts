@@ -208,11 +208,9 @@ const TOOL_SPECS = [
     scope: 'automation:enqueue',
     idempotent: true,
     returns: 'tarification',
-    run: ({ deps, worker, access }, request) => {
+    run: ({ deps, access }, request) => {
       if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');
-      const enqueued = automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
-      worker.wake();
-      return enqueued;
+      return automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
     },
   }),
   defineTool({

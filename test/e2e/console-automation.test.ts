@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import type { SandboxMode } from '../../server/sandbox/index.js';
+import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, openConsole, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { createUser, launchChromium } from '../helpers/oauth.js';

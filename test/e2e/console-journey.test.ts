@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import type { SandboxMode } from '../../server/sandbox/index.js';
+import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema, productSchemaDocument, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import type { SandboxMode } from '../../server/sandbox/index.js';
+import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

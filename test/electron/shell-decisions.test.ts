@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { createMfaNotifier } from '../../electron/notifications.js';
 import type { ActiveJob } from '../../electron/protocol.js';
 import { acquireSingleInstance, launchedHidden, type SingleInstanceApp } from '../../electron/single-instance.js';
-import { buildTrayModel, type TrayInput } from '../../electron/tray.js';
-import { updateFeed } from '../../electron/updates.js';
+import { buildTrayModel, menuTemplate, type TrayInput } from '../../electron/tray.js';
+import { updateFeed, updaterConfiguration } from '../../electron/updates.js';
 import { keychainService, keychainWarning } from '../../electron/keychain.js';
 
 const job = (id: string, status: ActiveJob['status'], extra: Partial<ActiveJob> = {}): ActiveJob => ({
@@ -180,6 +180,28 @@ describe('tray menu', () => {
     expect(model.items.find((i) => i.kind === 'action' && i.action.type === 'pause-robots')).toMatchObject({ enabled: false });
   });
 
+  it('becomes Electron’s menu template: labels disabled, actions and checkboxes calling back with their action', () => {
+    const clicked: unknown[] = [];
+    const template = menuTemplate(
+      [
+        { kind: 'label', label: 'Service: running' },
+        { kind: 'separator' },
+        { kind: 'action', label: 'Open console', action: { type: 'open-console' }, enabled: false },
+        { kind: 'checkbox', label: 'Start at login', action: { type: 'toggle-start-at-login' }, checked: true, enabled: true },
+      ],
+      (action) => clicked.push(action),
+    );
+    expect(template).toMatchObject([
+      { label: 'Service: running', enabled: false },
+      { type: 'separator' },
+      { label: 'Open console', enabled: false },
+      { label: 'Start at login', type: 'checkbox', checked: true, enabled: true },
+    ]);
+    (template[3]?.click as () => void)();
+    (template[2]?.click as () => void)();
+    expect(clicked).toEqual([{ type: 'toggle-start-at-login' }, { type: 'open-console' }]);
+  });
+
   it('no start-at-login item where the OS has none (Linux); many jobs are summarised', () => {
     const jobs = Array.from({ length: 10 }, (_, i) => job(`j${i}`, 'running'));
     const l = labels({ ...base, startAtLoginSupported: false, jobs });
@@ -203,6 +225,19 @@ describe('updates', () => {
     expect(updateFeed(settings({ enabled: true, channel: 'latest', url: undefined }), { packaged: true, platform: 'darwin' })).toMatchObject({ enabled: false, reason: expect.stringMatching(/no update feed/) });
     expect(updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'linux', env: {} })).toMatchObject({ enabled: false });
     expect(updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'linux', env: { APPIMAGE: '/x.AppImage' } })).toMatchObject({ enabled: true, allowPrerelease: false });
+  });
+});
+
+describe('the updater', () => {
+  it('downloads by itself, installs on quit, never downgrades, on the feed’s channel', () => {
+    expect(updaterConfiguration({ enabled: true, provider: 'generic', url: 'https://u.example', channel: 'beta', allowPrerelease: true })).toEqual({
+      feed: { provider: 'generic', url: 'https://u.example', channel: 'beta' },
+      channel: 'beta',
+      allowPrerelease: true,
+      allowDowngrade: false,
+      autoDownload: true,
+      autoInstallOnAppQuit: true,
+    });
   });
 });
 

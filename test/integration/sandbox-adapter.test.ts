@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../server/robots/adapter.js';
 import { builtInInsurers } from '../../server/robots/insurers/index.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox/index.js';
-import { autoPremium, homePremium } from '../../server/sandbox/pricing.js';
+import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
+import { autoPremium, homePremium } from '../../server/sandbox-portal/pricing.js';
 import { testClock } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox/index.js';
+import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
 import { testClock } from '../helpers/server.js';
 
 const PREFIX = '/sandbox/insurer';
@@ -474,6 +474,27 @@ describe('modes', () => {
 });
 
 describe('encapsulation', () => {
+  it('checks the session before every signed-in page, GET and POST: no session → login, a code still due → mfa', async () => {
+    const signedInPages: ['GET' | 'POST', string][] = [
+      ['GET', 'accueil'],
+      ...['devis/auto', 'devis/habitation', 'devis/0123456789abcdef', 'devis/0123456789abcdef/pdf', 'attestation/SBX-123456', 'attestation/SBX-123456/pdf'].map(
+        (path) => ['GET', path] as ['GET', string],
+      ),
+      ...['devis/auto/conducteur', 'devis/auto/vehicule', 'devis/auto/formule', 'devis/habitation/logement', 'devis/habitation/occupation', 'attestation'].flatMap(
+        (path) => [['GET', path], ['POST', path]] as ['GET' | 'POST', string][],
+      ),
+    ];
+    const awaitingCode = visitor();
+    expect((await awaitingCode.post('login', { broker_id: 'demo-mfa', password: 'demo' })).headers.location).toBe(`${PREFIX}/mfa`);
+    for (const [method, path] of signedInPages) {
+      const stranger = method === 'GET' ? await visitor().get(path) : await visitor().post(path, { policy_number: 'SBX-123456' });
+      expect([path, stranger.statusCode, stranger.headers.location]).toEqual([path, 303, `${PREFIX}/login`]);
+      const halfway = method === 'GET' ? await awaitingCode.get(path) : await awaitingCode.post(path, { policy_number: 'SBX-123456' });
+      expect([path, halfway.statusCode, halfway.headers.location]).toEqual([path, 303, `${PREFIX}/mfa`]);
+    }
+    for (const path of ['login', 'phone']) expect((await visitor().get(path)).statusCode).toBe(200);
+  });
+
   it('parses urlencoded forms only inside the portal', async () => {
     const res = await app.inject({ method: 'POST', url: '/outside', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
     expect(res.statusCode).toBe(415);

@@ -17,7 +17,7 @@ import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js'
 import { MASK_COLOR } from '../../server/robots/browser.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
-import { sandboxPortalPlugin } from '../../server/sandbox/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
 import { addCabinetUser } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';

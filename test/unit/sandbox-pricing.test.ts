@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseEuros } from '../../server/robots/insurers/sandbox/portal.js';
-import { autoPremium, formatEuros, fullYearsSince, homePremium, isYoungDriver, roundToCents, zoneFactor } from '../../server/sandbox/pricing.js';
-import { isValidIsoDate } from '../../server/sandbox/validation.js';
+import { parseEuros } from '../../server/robots/insurers/sandbox/page-driver.js';
+import { autoPremium, formatEuros, fullYearsSince, homePremium, isYoungDriver, roundToCents, zoneFactor } from '../../server/sandbox-portal/pricing.js';
+import { isValidIsoDate } from '../../server/sandbox-portal/validation.js';
 
 const ON = Date.UTC(2026, 10, 22, 9); // 2026-11-22
 const DRIVER = { driverBirthDate: '1980-05-14', licenceDate: '2000-06-01', bonusMalus: 1, postcode: '45000', usage: 'prive', formula: 'tiers' } as const;

@@ -7,10 +7,10 @@ import { HomeQuoteForm } from './pages/home-quote-form.js';
 import { LoginPage } from './pages/login-page.js';
 import { MfaPage } from './pages/mfa-page.js';
 import { ResultsPage, type QuoteResult } from './pages/results-page.js';
-import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './portal.js';
+import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
 
-export { DEFAULT_TIMEOUTS, type SandboxTimeouts } from './portal.js';
+export { DEFAULT_TIMEOUTS, type SandboxTimeouts } from './page-driver.js';
 
 export interface SandboxAdapterOptions {
   /** The portal's base URL, prefix included: e.g. http://127.0.0.1:8787/sandbox/insurer. Read at each run. */
@@ -23,7 +23,7 @@ const MAX_MFA_ATTEMPTS = 3;
 
 /**
  * The robot of "Sandbox Assurances", the insurer portal served by this service under
- * /sandbox/insurer/ (server/sandbox). It is the worked example of server/robots/insurers/README.md.
+ * /sandbox/insurer/ (server/sandbox-portal). It is the worked example of server/robots/insurers/README.md.
  */
 export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAdapter {
   const timeouts: SandboxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };

@@ -46,6 +46,10 @@ export const homeSchema = z.object({
   contents_capital_eur: z.number().int().min(1000).max(500_000).describe('Capital mobilier (€)'),
 });
 
+/** What the robot types into the portal's forms: the product's dicData once validated, never a copy of its fields. */
+export type AutoQuoteData = z.output<typeof autoSchema>;
+export type HomeQuoteData = z.output<typeof homeSchema>;
+
 export const attestationSchema = z.object({
   policy_number: z.string().trim().min(3).max(40).describe('Numéro de contrat (SBX-123456 dans la sandbox)'),
 });

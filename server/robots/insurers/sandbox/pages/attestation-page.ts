@@ -1,5 +1,5 @@
 import { RobotError } from '../../../adapter.js';
-import { HEADINGS, type PortalSession } from '../portal.js';
+import { HEADINGS, type PortalSession } from '../page-driver.js';
 import { downloadPdf } from './download.js';
 import { HomePage } from './home-page.js';
 

@@ -1,19 +1,6 @@
-import { HEADINGS, type PortalSession } from '../portal.js';
+import { HEADINGS, type PortalSession } from '../page-driver.js';
+import type { AutoQuoteData } from '../products.js';
 import { HomePage } from './home-page.js';
-
-export interface AutoQuoteData {
-  insured_name: string;
-  driver_birth_date: string;
-  licence_date: string;
-  bonus_malus: number;
-  vehicle_make?: string;
-  vehicle_model?: string;
-  registration?: string;
-  first_registration_date: string;
-  postcode: string;
-  usage: 'prive' | 'professionnel' | 'mixte';
-  formula: 'tiers' | 'tiers_etendu' | 'tous_risques';
-}
 
 const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = { tiers: 'Tiers', tiers_etendu: 'Tiers étendu', tous_risques: 'Tous risques' };
 

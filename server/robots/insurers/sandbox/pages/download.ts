@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { PortalSession } from '../portal.js';
+import type { PortalSession } from '../page-driver.js';
 
 /**
  * Clicks a link that downloads a PDF and reads the file. Null when no download came, it failed,

@@ -1,4 +1,4 @@
-import type { Landing, PortalSession } from '../portal.js';
+import type { Landing, PortalSession } from '../page-driver.js';
 
 /** "Accueil": the links to each of the portal's services. */
 export class HomePage {

@@ -1,15 +1,6 @@
-import { HEADINGS, type PortalSession } from '../portal.js';
+import { HEADINGS, type PortalSession } from '../page-driver.js';
+import type { HomeQuoteData } from '../products.js';
 import { HomePage } from './home-page.js';
-
-export interface HomeQuoteData {
-  insured_name: string;
-  dwelling_type: 'maison' | 'appartement';
-  surface_m2: number;
-  rooms: number;
-  postcode: string;
-  occupant_status: 'proprietaire' | 'locataire';
-  contents_capital_eur: number;
-}
 
 /** The home (MRH) quote's two steps: Logement, Occupation. */
 export class HomeQuoteForm {

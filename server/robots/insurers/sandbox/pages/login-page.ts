@@ -1,5 +1,5 @@
 import { RobotError, type InsurerCredentials } from '../../../adapter.js';
-import { HEADINGS, type PortalSession } from '../portal.js';
+import { HEADINGS, type PortalSession } from '../page-driver.js';
 
 /** The portal's login page: "Identifiant courtier", "Mot de passe", "Se connecter". */
 export class LoginPage {

@@ -1,5 +1,5 @@
 import { RobotError } from '../../../adapter.js';
-import { HEADINGS, normalise, type Landing, type PortalSession } from '../portal.js';
+import { HEADINGS, normalise, type Landing, type PortalSession } from '../page-driver.js';
 
 export type MfaOutcome = { ok: true } | { ok: false; message: string };
 

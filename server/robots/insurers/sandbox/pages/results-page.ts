@@ -1,5 +1,5 @@
 import { RobotError } from '../../../adapter.js';
-import { normalise, parseEuros, type PortalSession } from '../portal.js';
+import { normalise, parseEuros, type PortalSession } from '../page-driver.js';
 import { downloadPdf } from './download.js';
 
 export interface QuoteResult {

@@ -26,8 +26,9 @@ import { quoteRoutes } from './quote-routes.js';
  *   GET  /phone[?format=json]       the SMS the portal sent, newest first (no login; not affected by modes)
  *
  * Every piece of state lives in this plugin instance: two registrations share nothing. portal.ts
- * holds the sessions and what pages share; login-routes.ts, quote-routes.ts and
- * attestation-routes.ts the pages.
+ * holds the sessions and what pages share (the session check, a preHandler hook); login-routes.ts,
+ * quote-routes.ts and attestation-routes.ts are the pages, each an encapsulated sub-plugin.
+ * This is the insurer's side; the robot that drives it is server/robots/insurers/sandbox/.
  */
 
 export type SandboxMode = 'normal' | 'slow' | 'flaky' | 'down';
@@ -84,7 +85,9 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
   });
   if (base !== '') app.setNotFoundHandler((_request, reply) => html(reply, 404, notFoundPage(base, false)));
 
-  loginRoutes(app, portal);
-  quoteRoutes(app, portal);
-  attestationRoutes(app, portal);
+  // Each group of pages is an encapsulated plugin, inheriting the hooks, parser and handlers above;
+  // those that need a logged-in broker add the session check once, as their preHandler.
+  await app.register(loginRoutes, { portal });
+  await app.register(quoteRoutes, { portal });
+  await app.register(attestationRoutes, { portal });
 }

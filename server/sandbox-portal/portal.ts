@@ -31,9 +31,6 @@ export interface Session {
   home: { dwelling?: DwellingStep; dwellingRaw?: Record<string, string> };
 }
 
-/** A page handler that needs a broker logged in (the portal redirects anyone else). */
-export type SignedInHandler<R extends FastifyRequest> = (request: R, reply: FastifyReply, session: Session) => Promise<FastifyReply>;
-
 /**
  * One portal's state and what every page shares: its sessions (cookie, idle expiry, the MFA step),
  * the SMS it sent, and its answers (an HTML page, a redirect within the portal).
@@ -56,8 +53,13 @@ export interface Portal {
   /** Forgets a session and clears the browser's cookie (logout, too many tries). */
   endSession(reply: FastifyReply, session: Session | undefined): void;
   sendSmsCode(session: Session): void;
-  /** Wraps a page that needs a logged-in broker: anyone else is redirected (to the login, or to the code). */
-  signedIn<R extends FastifyRequest>(handler: SignedInHandler<R>): (request: R, reply: FastifyReply) => Promise<FastifyReply>;
+  /**
+   * The preHandler hook of the plugins whose pages need a logged-in broker, added once per plugin:
+   * anyone else is redirected (to the login, or to the code).
+   */
+  requireSession(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  /** The session requireSession let through for this request (a page under that hook only). */
+  sessionOf(request: FastifyRequest): Session;
 }
 
 export function sameText(a: string, b: string): boolean {
@@ -71,6 +73,8 @@ export function createPortal(options: { base: string; clock: Portal['clock']; ra
   const cookiePath = base === '' ? '/' : base;
   const sessions = new Map<string, Session>();
   const messages: SmsView[] = [];
+  // The signed-in pages' sessions, by request: found once by the hook, read by the handler.
+  const signedIn = new WeakMap<FastifyRequest, Session>();
 
   const redirect = (reply: FastifyReply, path: string) => reply.redirect(`${base}/${path}`, 303);
   const clearSessionCookie = (reply: FastifyReply) => reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=0`);
@@ -126,17 +130,22 @@ export function createPortal(options: { base: string; clock: Portal['clock']; ra
       messages.unshift({ to: SANDBOX_PHONE_NUMBER, code, sentAtMs: sentAt });
       messages.length = Math.min(messages.length, MAX_MESSAGES);
     },
-    signedIn(handler) {
-      return async (request, reply) => {
-        const { session, expired } = currentSession(request);
-        if (!session) {
-          if (expired) clearSessionCookie(reply);
-          return redirect(reply, expired ? 'login?raison=expiree' : 'login');
-        }
-        if (session.stage === 'mfa') return redirect(reply, 'mfa');
-        session.lastSeenAt = clock.now();
-        return handler(request, reply, session);
-      };
+    async requireSession(request, reply) {
+      const { session, expired } = currentSession(request);
+      if (!session) {
+        if (expired) clearSessionCookie(reply);
+        return redirect(reply, expired ? 'login?raison=expiree' : 'login');
+      }
+      if (session.stage === 'mfa') return redirect(reply, 'mfa');
+      session.lastSeenAt = clock.now();
+      signedIn.set(request, session);
+      return undefined;
+    },
+    sessionOf(request) {
+      const session = signedIn.get(request);
+      // A programming error (a signed-in page registered outside a plugin with the hook): a 500.
+      if (!session) throw new Error('sessionOf() called on a page without the requireSession hook');
+      return session;
     },
   };
 }

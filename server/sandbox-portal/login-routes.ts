@@ -6,8 +6,11 @@ import { field, type FormBody } from './validation.js';
 type LoginReason = 'expiree' | 'essais' | 'code-expire';
 const LOGIN_REASONS: Record<LoginReason, string> = { expiree: MESSAGES.expired, essais: MESSAGES.tooManyTries, 'code-expire': MESSAGES.codeExpired };
 
-/** The portal's door: login, the SMS code step, logout, the home page, and the sandbox phone. */
-export function loginRoutes(app: FastifyInstance, portal: Portal): void {
+/**
+ * The portal's door, an encapsulated plugin: login, the SMS code step, logout, the sandbox phone,
+ * and the home page (the only one here that needs a logged-in broker: its own child plugin).
+ */
+export async function loginRoutes(app: FastifyInstance, { portal }: { portal: Portal }): Promise<void> {
   const { base, clock, html, redirect } = portal;
 
   app.get('/', async (request, reply) => {
@@ -86,10 +89,10 @@ export function loginRoutes(app: FastifyInstance, portal: Portal): void {
     return redirect(reply, 'login');
   });
 
-  app.get(
-    '/accueil',
-    portal.signedIn(async (_request, reply, session) => html(reply, 200, homePage(base, session.displayName))),
-  );
+  await app.register(async (signedIn) => {
+    signedIn.addHook('preHandler', portal.requireSession);
+    signedIn.get('/accueil', async (request, reply) => html(reply, 200, homePage(base, portal.sessionOf(request).displayName)));
+  });
 
   // The tester's phone, not the portal's: no login.
   app.get<{ Querystring: { format?: string } }>('/phone', async (request, reply) => {

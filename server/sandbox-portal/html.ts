@@ -5,11 +5,9 @@
  * on the server, as on the real extranets the robots face.
  */
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { escapeHtml } from '../http/html.js';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+export { escapeHtml };
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#1b1b1b;background:#f4f6f8}

@@ -2,8 +2,9 @@ import { errors, type Locator, type Page } from 'playwright-core';
 import { RobotError } from '../../adapter.js';
 
 /**
- * What every page object of the sandbox robot shares: the browser page, the timeouts, the abort
- * signal, and the translation of browser failures into RobotErrors:
+ * The sandbox robot's page driver (the portal it drives is server/sandbox-portal): what every page
+ * object shares, the browser page, the timeouts, the abort signal, and the translation of browser
+ * failures into RobotErrors:
  *
  * - a navigation that times out, cannot connect, or lands on a 5xx / "Service momentanément
  *   indisponible" page → technical `insurer_unavailable` (the portal is down: refunded, counts
@@ -13,7 +14,7 @@ import { RobotError } from '../../adapter.js';
  * - the job cancelled (ctx.signal) → technical `cancelled`.
  *
  * The portal's texts below are copied from what the portal shows, not imported from
- * server/sandbox: an adapter treats its portal as a foreign web site.
+ * server/sandbox-portal: an adapter treats its portal as a foreign web site.
  */
 
 export interface SandboxTimeouts {
