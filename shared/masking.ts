@@ -1,9 +1,6 @@
-import type { DryRunResult, Enqueued, Job, ProductList, ProductSchemaDocument } from './automation.js';
 import type { Client, Opportunity } from './crm.js';
-import type { Devis } from './devis.js';
 import type { EventPayload, EventType } from './events.js';
-import type { DevisPdfLink, McpWhoami } from './mcp.js';
-import type { Page } from './pagination.js';
+import type { ToolPayloads } from './mcp.js';
 
 /**
  * Personal-data masking, applied to webhook payloads and MCP tool results while a cabinet has not
@@ -39,22 +36,6 @@ type FieldPaths<K extends string, V> = V extends readonly (infer Item)[]
 
 /** The personal data of a payload: a path that names no field of T is a type error. */
 export type PersonalData<T> = { readonly [P in PayloadPath<T>]?: Masking };
-
-/** The resources MCP tools return, by the kind each tool declares. */
-export interface ToolPayloads {
-  whoami: McpWhoami;
-  product_list: ProductList;
-  product_schema: ProductSchemaDocument;
-  opportunity: Opportunity;
-  opportunity_page: Page<Opportunity>;
-  client: Client;
-  client_page: Page<Client>;
-  devis: Devis;
-  devis_pdf_link: DevisPdfLink;
-  tarification: DryRunResult | Enqueued;
-  job: Job;
-}
-export type ToolPayloadKind = keyof ToolPayloads;
 
 /** Every payload that leaves the service: each webhook event's data, and each tool result. */
 export type Payloads = { [T in EventType]: EventPayload<T> } & ToolPayloads;

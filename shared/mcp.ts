@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { enqueueTarification, getJob, getProductSchema, listProducts } from './automation.js';
+import { getClient, getOpportunity, listClients, listOpportunities } from './crm.js';
+import { getDevis } from './devis.js';
 import { mcpScopeSchema } from './oauth.js';
 
 /**
@@ -20,3 +23,27 @@ export const devisPdfLinkSchema = z.object({
   expires_at: z.iso.datetime(),
 });
 export type DevisPdfLink = z.infer<typeof devisPdfLinkSchema>;
+
+/**
+ * The result of each kind of tool (a tool declares its kind: `returns`), which is its MCP
+ * outputSchema. Where a REST route answers the same resource, its response schema is taken from
+ * the route itself, so that a tool and the API cannot drift apart.
+ */
+export const TOOL_RESULTS = {
+  whoami: mcpWhoamiSchema,
+  product_list: listProducts.responses[200].schema,
+  product_schema: getProductSchema.responses[200].schema,
+  opportunity: getOpportunity.responses[200].schema,
+  opportunity_page: listOpportunities.responses[200].schema,
+  client: getClient.responses[200].schema,
+  client_page: listClients.responses[200].schema,
+  devis: getDevis.responses[200].schema,
+  devis_pdf_link: devisPdfLinkSchema,
+  // A dry run's validation, or the enqueued job: POST /automation/tarifications's 200.
+  tarification: enqueueTarification.responses[200].schema,
+  job: getJob.responses[200].schema,
+} as const satisfies Record<string, z.ZodType<object>>;
+
+/** The resources MCP tools return, by the kind each tool declares. */
+export type ToolPayloads = { [K in keyof typeof TOOL_RESULTS]: z.output<(typeof TOOL_RESULTS)[K]> };
+export type ToolPayloadKind = keyof ToolPayloads;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import { isLoopbackHost, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import { defaultDeps } from '../deps.js';
@@ -7,6 +7,32 @@ import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
+
+/** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
+function loopbackUrl(host: string, port: number): string | null {
+  // A wildcard listener (Node's :: is dual-stack) answers 127.0.0.1 too.
+  if (host === '0.0.0.0' || host === '::') return `http://127.0.0.1:${port}`;
+  if (!isLoopbackHost(host)) return null;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * What serve says on a new install (no cabinet yet): where to do the first-run setup. The console's
+ * setup is accepted from a loopback peer only, so its URL is given only when the service listens on
+ * a loopback address; the CLI works whatever the address.
+ */
+export function firstRunHint(host: string, port: number): { setupUrl: string | null; message: string } {
+  const cli = '`courtier init --cabinet NAME --email E --password-stdin` (same --data-dir)';
+  const base = loopbackUrl(host, port);
+  if (base === null) {
+    return {
+      setupUrl: null,
+      message: `No cabinet yet: create one with ${cli}. The console's first-run setup is accepted over loopback only, and this service listens on ${host} alone.`,
+    };
+  }
+  const setupUrl = `${base}/console/`;
+  return { setupUrl, message: `No cabinet yet: open ${setupUrl} on this machine for the first-run setup (it is refused from elsewhere), or create one with ${cli}.` };
+}
 
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
 export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void } = {}): Promise<void> {
@@ -30,9 +56,8 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ url: `http://${host}:${port}`, dataDir: config.dataDir }, `Courtier listening on http://${host}:${port}`);
   if (listCabinets(deps).length === 0) {
-    logger.warn(
-      `No cabinet yet: open http://127.0.0.1:${port}/console/ on this machine (setup is refused from elsewhere), or create one with \`courtier init --cabinet NAME --email E --password-stdin\` (same --data-dir).`,
-    );
+    const { setupUrl, message } = firstRunHint(config.host, port);
+    logger.warn({ setupUrl }, message);
   }
 
   await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { maskPersonalData, type ToolPayloadKind, type ToolPayloads } from '../../shared/masking.js';
+import { maskPersonalData } from '../../shared/masking.js';
+import { TOOL_RESULTS, type ToolPayloadKind, type ToolPayloads } from '../../shared/mcp.js';
 import type { McpScope } from '../../shared/oauth.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
@@ -12,8 +13,9 @@ import { getCabinetSettings } from '../tenancy/service.js';
 
 /**
  * How an MCP tool is declared and called: its arguments validated by the same zod schemas as REST,
- * its result masked by the cabinet's setting (shared/masking.ts), and, for tools that act, an
- * optional idempotency_key. The tools themselves are in tools.ts.
+ * its result masked by the cabinet's setting (shared/masking.ts) and checked against its output
+ * schema (shared/mcp.ts, the REST responses'), and, for tools that act, an optional
+ * idempotency_key. The tools themselves are in tools.ts.
  */
 
 /** What a tool call runs with: the service, and who calls, from the access token. */
@@ -36,7 +38,10 @@ export interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
   annotations: ToolAnnotations;
   /** The scope the token needs; null: any valid token. */
   scope: McpScope | null;
-  /** What the tool returns: its personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing. */
+  /**
+   * What the tool returns: its outputSchema is TOOL_RESULTS[returns] (shared/mcp.ts), and its
+   * personal data (shared/masking.ts) is masked while the cabinet has not enabled LLM data sharing.
+   */
   returns: K;
   /** It acts (creates, spends credits): it takes an optional idempotency_key, so that a retried call acts once. */
   idempotent?: true;
@@ -52,17 +57,30 @@ export interface McpTool {
 }
 
 type InputSchema = Tool['inputSchema'];
+type OutputSchema = NonNullable<Tool['outputSchema']>;
+type JsonSchema = Record<string, unknown>;
+
+/** A union's branches are all objects (directly or through a $ref into $defs). */
+function allObjects(branches: unknown, defs: Record<string, JsonSchema> | undefined): boolean {
+  if (!Array.isArray(branches)) return false;
+  return branches.every((branch: JsonSchema) => {
+    const target = typeof branch.$ref === 'string' ? defs?.[branch.$ref.slice('#/$defs/'.length)] : branch;
+    return target?.type === 'object';
+  });
+}
 
 /**
- * JSON Schema 2020-12 of a tool's arguments, as the client sends them (io: input: defaults make
- * fields optional). A schema named with .meta({id}) comes out as a root $ref: inlined here, since
- * MCP wants type: object at the root. Regex noise that format already says, and the safe-integer
- * bounds zod puts on every int, are dropped (fewer tokens for the model).
+ * JSON Schema 2020-12 of a tool's arguments (io: input, as the client sends them: defaults make
+ * fields optional) or of its result (io: output). A schema named with .meta({id}) comes out as a
+ * root $ref: inlined here, since MCP wants type: object at the root; a union of objects (a dry
+ * run or an enqueued job) gets type: object beside its anyOf for the same reason. Regex noise that
+ * format already says, and the safe-integer bounds zod puts on every int, are dropped (fewer
+ * tokens for the model).
  */
-export function toInputSchema(schema: z.ZodType): InputSchema {
+function toToolSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema & { type: 'object' } {
   const json = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
-    io: 'input',
+    io,
     unrepresentable: 'any',
     override: ({ jsonSchema }) => {
       if (jsonSchema.format === 'date-time' || jsonSchema.format === 'date' || jsonSchema.format === 'email' || jsonSchema.format === 'uuid') {
@@ -71,33 +89,46 @@ export function toInputSchema(schema: z.ZodType): InputSchema {
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     },
-  }) as Record<string, unknown>;
+  }) as JsonSchema;
   delete json.$schema;
-  let root: Record<string, unknown> = json;
+  let root: JsonSchema = json;
   const ref = json.$ref;
-  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  const defs = json.$defs as Record<string, JsonSchema> | undefined;
   if (typeof ref === 'string' && ref.startsWith('#/$defs/') && defs) {
     const id = ref.slice('#/$defs/'.length);
     const { [id]: inlined, ...rest } = defs;
     const { $ref: _ref, $defs: _defs, ...outer } = json;
     root = { ...outer, ...inlined, ...(Object.keys(rest).length > 0 ? { $defs: rest } : {}) };
   }
-  if (root.type !== 'object') throw new Error(`A tool's arguments must be an object schema, got ${JSON.stringify(root.type)}.`);
-  return root as InputSchema;
+  if (root.type === undefined && allObjects(root.anyOf, defs)) root = { type: 'object', ...root };
+  if (root.type !== 'object') throw new Error(`A tool's ${io} must be an object schema, got ${JSON.stringify(root.type)}.`);
+  return root as JsonSchema & { type: 'object' };
 }
 
-function textResult(value: object, isError: boolean): CallToolResult {
-  const structured = value as Record<string, unknown>;
-  return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: structured,
-    ...(isError ? { isError: true } : {}),
-  };
+export function toInputSchema(schema: z.ZodType): InputSchema {
+  return toToolSchema(schema, 'input');
 }
 
-/** A service error as the model sees it: the REST error body, minus request_id, in an isError result. */
+export function toOutputSchema(schema: z.ZodType): OutputSchema {
+  return toToolSchema(schema, 'output');
+}
+
+/**
+ * A result: the value as structuredContent (checked by clients against the outputSchema) and,
+ * for clients older than protocol 2025-06-18, the same JSON as text.
+ */
+function successResult(value: object): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+/**
+ * A service error as the model sees it: the REST error body, minus request_id, as text in an
+ * isError result. No structuredContent: it would have to match the tool's outputSchema, which
+ * describes what the tool answers when it succeeds (clients validate any structuredContent).
+ */
 export function errorResult(error: ApiError): CallToolResult {
-  return textResult({ error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, true);
+  const body = { error: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 /** Read at call time: the console's switch takes effect on the next call. */
@@ -107,6 +138,8 @@ export function sharesPersonalData({ deps, access }: ToolContext): boolean {
 
 /** A tool with its argument type erased: call() validates the arguments, then runs it. */
 export interface DefinedTool extends Omit<ToolSpec<z.ZodType, ToolPayloadKind>, 'run'> {
+  /** The schema of what it answers: TOOL_RESULTS[returns]. */
+  output: z.ZodType;
   call(ctx: ToolContext, args: unknown): CallToolResult;
 }
 
@@ -142,12 +175,27 @@ function actOnce(ctx: ToolContext, tool: string, key: string, args: object, act:
   return JSON.parse(outcome.response.body) as object;
 }
 
+/**
+ * The result as it leaves: masked by the cabinet's setting at the time of the answer, then checked
+ * against the output schema. Masks turn strings into strings, and the masked fields are plain
+ * strings in the schemas (the personal-data test runs every tool through the SDK client, which
+ * validates); a result outside its schema is a bug of ours, answered as internal_error.
+ */
+function outgoing<K extends ToolPayloadKind>(ctx: ToolContext, tool: string, kind: K, value: ToolPayloads[K]): object {
+  const result = sharesPersonalData(ctx) ? value : maskPersonalData(kind, value);
+  const checked = TOOL_RESULTS[kind].safeParse(result);
+  if (!checked.success) throw new Error(`${tool} answered outside its output schema: ${z.prettifyError(checked.error)}`);
+  // The value itself, not zod's copy: the text content and structuredContent are the same JSON.
+  return result;
+}
+
 export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec: ToolSpec<S, K>): DefinedTool {
   const { run, ...rest } = spec;
   const input = spec.idempotent ? withIdempotencyKey(spec.input) : spec.input;
   return {
     ...rest,
     input,
+    output: TOOL_RESULTS[spec.returns],
     call(ctx, args) {
       const parsed = input.safeParse(args ?? {});
       if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
@@ -155,7 +203,7 @@ export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec:
         const { idempotency_key: key, ...actionArgs } = parsed.data as { idempotency_key?: string };
         const act = () => run(ctx, actionArgs as z.output<S>);
         const value = key === undefined ? act() : actOnce(ctx, spec.name, key, actionArgs, act);
-        return textResult(sharesPersonalData(ctx) ? value : maskPersonalData(spec.returns, value as ToolPayloads[K]), false);
+        return successResult(outgoing(ctx, spec.name, spec.returns, value as ToolPayloads[K]));
       } catch (err) {
         if (err instanceof ApiError) return errorResult(err);
         throw err;

@@ -1,8 +1,18 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { cancelJob, tarificationRequestBody } from '../../shared/automation.js';
-import { createClientBody, createOpportunityBody, getOpportunity, listClients, listOpportunities, opportunityStageSchema, updateOpportunityBody } from '../../shared/crm.js';
-import { codeSchema, createDevisBody, getDevis, type Devis } from '../../shared/devis.js';
+import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
+import {
+  CLIENT_TYPES,
+  createClientBody,
+  createOpportunityBody,
+  FINAL_STAGES,
+  getOpportunity,
+  listClients,
+  listOpportunities,
+  opportunityStageSchema,
+  updateOpportunityBody,
+} from '../../shared/crm.js';
+import { codeSchema, createDevisBody, devisStatusSchema, getDevis, type Devis } from '../../shared/devis.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as jobs from '../automation/jobs.js';
@@ -10,7 +20,7 @@ import * as automation from '../automation/service.js';
 import * as crm from '../crm/service.js';
 import * as devis from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { defineTool, sharesPersonalData, toInputSchema, type McpTool, type ToolContext } from './tool-definition.js';
+import { defineTool, sharesPersonalData, toInputSchema, toOutputSchema, type McpTool, type ToolContext } from './tool-definition.js';
 
 /** get_devis_pdf_link while the cabinet does not share personal data: where a person gets the PDF instead. */
 function pdfWithheld({ baseUrl }: ToolContext, quote: Devis): ApiError {
@@ -34,6 +44,11 @@ const opportunityId = getOpportunity.params.shape.opportunity_id.describe('The o
 const devisId = getDevis.params.shape.devis_id.describe('The quote id (devis_id from create_devis, price_quote via get_job, or get_devis).');
 
 const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
+
+/** 'a, b or c': the values of an enum for a description, read from the contract rather than copied into the text. */
+function listed(values: readonly string[], last: 'or' | 'and' = 'or'): string {
+  return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} ${last} ${values.at(-1)}`;
+}
 
 const PAGING =
   'Answers {data, next_cursor, has_more, count}, newest first, at most limit items (default 50, max 100). ' +
@@ -93,7 +108,7 @@ const TOOL_SPECS = [
     name: 'list_opportunities',
     title: 'List opportunities',
     description:
-      'Lists the cabinet’s sales opportunities (leads), each with id, title, product, stage (new, qualified, quoted, negotiation, won, lost), ' +
+      `Lists the cabinet’s sales opportunities (leads), each with id, title, product, stage (${listed(opportunityStageSchema.options)}), ` +
       'expected_value_eur, source, contact, tags and dates. Filter by stage or created_after. ' +
       PAGING,
     input: listOpportunities.query.strict(),
@@ -117,7 +132,7 @@ const TOOL_SPECS = [
     title: 'Create an opportunity',
     description:
       'Creates a sales opportunity (a lead) in the CRM and returns it with its id. Needs a title, a product (code or label, e.g. auto, mrh) ' +
-      'and a contact with at least last_name; stage defaults to new, expected_value_eur to 0. ' +
+      'and a contact with at least last_name; stage, expected_value_eur and tags have defaults. ' +
       'Each call creates a new opportunity: check list_opportunities first if it may already exist.',
     input: createOpportunityBody,
     annotations: { ...CREATE, title: 'Create an opportunity' },
@@ -130,9 +145,9 @@ const TOOL_SPECS = [
     name: 'update_opportunity_stage',
     title: 'Move an opportunity to a stage',
     description:
-      'Moves an opportunity (id from list_opportunities) to a stage: new, qualified, quoted, negotiation, won or lost, and returns it. ' +
-      'Open stages move freely; won and lost are final: moving out of them needs reopen: true (else the error invalid_stage_transition). ' +
-      'Reaching won or lost notifies the cabinet’s integrations.',
+      `Moves an opportunity (id from list_opportunities) to a stage: ${listed(opportunityStageSchema.options)}, and returns it. ` +
+      `Open stages move freely; ${listed(FINAL_STAGES, 'and')} are final: moving out of them needs reopen: true (else the error invalid_stage_transition). ` +
+      `Reaching ${listed(FINAL_STAGES)} notifies the cabinet’s integrations.`,
     input: z.strictObject({ opportunity_id: opportunityId, stage: opportunityStageSchema, reopen: updateOpportunityBody.shape.reopen }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Move an opportunity to a stage' },
     scope: 'crm:write',
@@ -144,7 +159,7 @@ const TOOL_SPECS = [
     name: 'list_clients',
     title: 'List clients',
     description:
-      'Lists the cabinet’s clients: people (type person) and companies (type company), each with id, names, SIRET, email, phone, address and birth date. ' +
+      `Lists the cabinet’s clients, each with its type (${listed(CLIENT_TYPES)}), id, names, SIRET, email, phone, address and birth date. ` +
       'Filter by type or created_after. Use it to find the client_id that create_devis and price_quote take. ' +
       PAGING,
     input: listClients.query.strict(),
@@ -185,7 +200,7 @@ const TOOL_SPECS = [
     name: 'get_devis',
     title: 'Get a quote',
     description:
-      'Returns one quote (devis) by its devis_id: status (draft, pricing, priced, failed, signed), the premium tarif_eur once priced, ' +
+      `Returns one quote (devis) by its devis_id: status (${listed(devisStatusSchema.options)}), the premium tarif_eur once priced, ` +
       'the insurer’s pending conditions (suspens), whether a PDF exists (pdf_available) and the pricing job_id. ' +
       'For the PDF itself, use get_devis_pdf_link.',
     input: z.strictObject({ devis_id: devisId }),
@@ -201,7 +216,7 @@ const TOOL_SPECS = [
       'Prices a product at an insurer with a robot on the insurer’s portal. compagnie and produit are codes from list_products; ' +
       'dicData must follow get_product_schema. With dry_run: true it only checks the request (missing fields, quota, credentials, cost) ' +
       'and spends nothing: do that first. Without dry_run it starts a job that spends Robot credits (cost_credits of the product) and returns ' +
-      '{job_id, status: pending}; follow it with get_job until completed, partial or failed (usually a few seconds to a minute). ' +
+      `{job_id, status: pending}; follow it with get_job until its status is final: ${listed(TERMINAL_STATUSES)} (usually a few seconds to a minute). ` +
       'Pass devis_id to price a draft from create_devis, or client_id to link the new quote to a client.',
     input: tarificationRequestBody.omit({ callback_webhook_id: true }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
@@ -217,7 +232,7 @@ const TOOL_SPECS = [
     name: 'get_job',
     title: 'Get a pricing job',
     description:
-      'Returns a pricing job started by price_quote (job_id): status (pending, running, mfa_required, awaiting_mfa, completed, partial, failed, cancelled), ' +
+      `Returns a pricing job started by price_quote (job_id): status (${listed(jobStatusSchema.options)}), ` +
       'progress {step, percent}, result {tarif_eur, suspens} once priced, error {code, message} on failure, credits_consumed, and devis_id, the quote it prices ' +
       '(read it with get_devis). While mfa_required, the insurer sent a code to the broker: ask the user to enter it in the Courtier console.',
     input: z.strictObject({ job_id: jobId }),
@@ -262,7 +277,7 @@ const TOOL_SPECS = [
   }),
 ];
 
-/** The tools, built once per app: descriptors and JSON Schemas are computed here, not per request. */
+/** The tools, built once per app: descriptors and their input and output JSON Schemas are computed here, not per request. */
 export interface McpToolCatalogue {
   get(name: string): McpTool | undefined;
   /** The descriptors of the tools a token with these scopes can call (tools/list). */
@@ -280,6 +295,7 @@ export function createToolCatalogue(): McpToolCatalogue {
       title: spec.title,
       description: spec.description,
       inputSchema: toInputSchema(spec.input),
+      outputSchema: toOutputSchema(spec.output),
       annotations: spec.annotations,
     },
     call: spec.call,

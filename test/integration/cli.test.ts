@@ -120,6 +120,39 @@ describe('courtier CLI', () => {
     expect(onlyJsonObject(res.stdout)).toMatchObject({ error: 'not_found' });
   });
 
+  it('on a new install serve points to the console for the first-run setup (and to courtier init); once a cabinet exists it does not', async () => {
+    const dir = tempDir();
+    /** The serve's log lines up to its exit on SIGTERM. */
+    async function serveLog(): Promise<{ url: string; lines: { level: number; msg: string; setupUrl?: string }[] }> {
+      const server = await startServeProcess(['--data-dir', dir]);
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; setupUrl?: string });
+      return { url: server.url, lines };
+    }
+    try {
+      const fresh = await serveLog();
+      const hint = fresh.lines.find((line) => line.msg.startsWith('No cabinet yet'));
+      expect(hint, JSON.stringify(fresh.lines)).toBeDefined();
+      expect(hint?.setupUrl).toBe(`${fresh.url}/console/`);
+      expect(hint?.msg).toContain(`open ${fresh.url}/console/ on this machine for the first-run setup`);
+      expect(hint?.msg).toContain('courtier init --cabinet NAME --email E --password-stdin');
+      expect(fresh.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+      const init = await runCourtier(['init', '--data-dir', dir, '--cabinet', 'Set up', '--email', 'setup@example.fr', '--password', 'a long password', '--json']);
+      expect(init.code, init.stderr).toBe(0);
+      const later = await serveLog();
+      expect(later.lines.some((line) => line.msg.startsWith('Courtier listening on'))).toBe(true);
+      expect(later.lines.some((line) => line.msg.startsWith('No cabinet yet'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('works while a server runs on the same data dir, and serve stops cleanly on SIGTERM', async () => {
     const cabinet = await initCabinet('Live', 'live@example.fr');
     const server = await startServeProcess(['--data-dir', dataDir]);

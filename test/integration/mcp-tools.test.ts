@@ -4,10 +4,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { jobSchema } from '../../shared/automation.js';
-import { clientSchema, opportunitySchema } from '../../shared/crm.js';
+import { z } from 'zod';
+import { dryRunResultSchema, enqueuedSchema, JOB_STATUSES, jobSchema, productListSchema, productSchemaDocument } from '../../shared/automation.js';
+import { clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';
+import { devisPdfLinkSchema, mcpWhoamiSchema } from '../../shared/mcp.js';
+import { pageSchema } from '../../shared/pagination.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
@@ -36,6 +39,25 @@ const ALL_TOOLS = [
   'cancel_job',
   'get_devis_pdf_link',
 ];
+
+/** What each tool answers, as the REST API's schemas (shared/) say: every successful call's structuredContent must parse. */
+const RESULT_SCHEMAS: Record<string, z.ZodType> = {
+  whoami: mcpWhoamiSchema,
+  list_products: productListSchema,
+  get_product_schema: productSchemaDocument,
+  list_opportunities: pageSchema(opportunitySchema, 'OpportunityPage'),
+  get_opportunity: opportunitySchema,
+  create_opportunity: opportunitySchema,
+  update_opportunity_stage: opportunitySchema,
+  list_clients: pageSchema(clientSchema, 'ClientPage'),
+  create_client: clientSchema,
+  create_devis: devisSchema,
+  get_devis: devisSchema,
+  price_quote: z.union([dryRunResultSchema, enqueuedSchema]),
+  get_job: jobSchema,
+  cancel_job: jobSchema,
+  get_devis_pdf_link: devisPdfLinkSchema,
+};
 
 let server: TestServer;
 let testco: TestInsurer;
@@ -99,6 +121,8 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   expect(content).toHaveLength(1);
   expect(content[0]?.type).toBe('text');
   const json = JSON.parse(content[0]?.text ?? 'null') as Record<string, unknown>;
+  // An error's body is its text only: structuredContent would have to match the tool's outputSchema.
+  if (result.isError === true) expect(result.structuredContent).toBeUndefined();
   return { isError: result.isError === true, json, structured: result.structuredContent };
 }
 
@@ -106,6 +130,9 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
   const outcome = await call(client, name, args);
   expect(outcome.isError, JSON.stringify(outcome.json)).toBe(false);
   expect(outcome.structured).toEqual(outcome.json);
+  const schema = RESULT_SCHEMAS[name];
+  if (!schema) throw new Error(`No result schema for ${name} in this test`);
+  schema.parse(outcome.structured);
   return outcome.json;
 }
 
@@ -303,6 +330,29 @@ describe('scopes', () => {
     expect(create?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(tools.find((t) => t.name === 'price_quote')?.annotations).toMatchObject({ openWorldHint: true });
     expect(tools.find((t) => t.name === 'cancel_job')?.annotations).toMatchObject({ destructiveHint: true });
+  });
+
+  it('tools/list gives every tool an outputSchema made from the REST response schemas, and descriptions list enum values from the contract', async () => {
+    const { token } = await cabinet();
+    const { tools } = await (await connect(token())).listTools();
+    expect(Object.keys(RESULT_SCHEMAS)).toEqual(ALL_TOOLS);
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.outputSchema, tool.name).not.toHaveProperty('$ref');
+    }
+    const byName = (name: string) => tools.find((t) => t.name === name);
+    const outputOf = (name: string): unknown => byName(name)?.outputSchema;
+    const jobOutput = outputOf('get_job') as { properties: { status: { enum: string[] } }; required: string[] };
+    expect(jobOutput.properties.status.enum).toEqual([...JOB_STATUSES]);
+    expect(jobOutput.required).toEqual(Object.keys(jobSchema.shape));
+    expect(outputOf('cancel_job')).toEqual(outputOf('get_job'));
+    const page = outputOf('list_opportunities') as { required: string[]; $defs: { Opportunity: { properties: { stage: { enum: string[] } } } } };
+    expect(page.required).toEqual(['data', 'next_cursor', 'has_more', 'count']);
+    expect(page.$defs.Opportunity.properties.stage.enum).toEqual([...OPPORTUNITY_STAGES]);
+    // A dry run or an enqueued job: an object either way.
+    expect((outputOf('price_quote') as { anyOf: unknown[] }).anyOf).toHaveLength(2);
+    for (const status of JOB_STATUSES) expect(byName('get_job')?.description).toContain(status);
+    for (const stage of OPPORTUNITY_STAGES) expect(byName('update_opportunity_stage')?.description).toContain(stage);
   });
 
   it('tools/list shows a crm:read token only whoami and the CRM reading tools', async () => {

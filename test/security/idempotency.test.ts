@@ -77,14 +77,22 @@ describe('CWE-639 (authorization through a user-controlled key): an Idempotency-
 
 describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) that sent it', () => {
   /** tools/call over real HTTP with a bearer access token; the tool's structured result. */
-  async function callTool(token: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
+  interface ToolResult {
+    isError?: boolean;
+    structuredContent: Record<string, unknown>;
+    content: { type: string; text: string }[];
+  }
+  /** An isError result's body (the REST error body) is its text: errors carry no structuredContent. */
+  const errorOf = (result: ToolResult) => JSON.parse(result.content[0]?.text ?? 'null') as unknown;
+
+  async function callTool(token: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
     const res = await server.request('/mcp', {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     });
     expect(res.status).toBe(200);
-    return ((await res.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
+    return ((await res.json()) as { result: ToolResult }).result;
   }
 
   it('a retried price_quote with the same key returns the same job and debits once; another grant with the key prices on its own', async () => {
@@ -103,13 +111,15 @@ describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) t
     const again = await callTool(first, 'price_quote', { ...args, idempotency_key: key });
     expect(again.structuredContent.job_id).toBe(priced.structuredContent.job_id);
     const reused = await callTool(first, 'price_quote', { ...args, dicData: { ...args.dicData, formula: 'tous_risques' }, idempotency_key: key });
-    expect(reused).toMatchObject({ isError: true, structuredContent: { error: 'idempotency_key_reused' } });
+    expect(reused).toMatchObject({ isError: true });
+    expect(errorOf(reused)).toMatchObject({ error: 'idempotency_key_reused' });
     expect(creditBalance(server.deps, cabinet)).toBe(90);
 
     // The other assistant's call with the same key is its own: here the replay guard (the same request
     // within 10 minutes) answers, not the first assistant's job.
     const fromOther = await callTool(other, 'price_quote', { ...args, idempotency_key: key });
-    expect(fromOther).toMatchObject({ isError: true, structuredContent: { error: 'rpa_replay_detected' } });
+    expect(fromOther).toMatchObject({ isError: true });
+    expect(errorOf(fromOther)).toMatchObject({ error: 'rpa_replay_detected' });
     expect(creditBalance(server.deps, cabinet)).toBe(90);
   });
 });

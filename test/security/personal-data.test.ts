@@ -230,9 +230,12 @@ describe('CWE-359 Exposure of private personal information: personal data is mas
     try {
       const refused = await mcp.callTool({ name: 'get_devis_pdf_link', arguments: { devis_id: devisId } });
       expect(refused.isError).toBe(true);
+      // An error's body is its text content: errors carry no structuredContent (it would have to match the output schema).
+      expect(refused.structuredContent).toBeUndefined();
+      const body = JSON.parse((refused.content as { text: string }[])[0]?.text ?? 'null') as Record<string, unknown>;
       const consoleUrl = `${server.url}/console/jobs?job=${jobId}`;
-      expect(refused.structuredContent).toMatchObject({ error: 'llm_data_sharing_off', details: { devis_id: devisId, console_url: consoleUrl } });
-      const message = String((refused.structuredContent as { message: string }).message);
+      expect(body).toMatchObject({ error: 'llm_data_sharing_off', details: { devis_id: devisId, console_url: consoleUrl } });
+      const message = String(body.message);
       expect(message).toContain('personal data');
       expect(message).toContain(consoleUrl);
       expect(message).toContain('Settings');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileIpAllowlist } from '../../server/api-keys/ip-allowlist.js';
 import { randomBase62 } from '../../server/api-keys/service.js';
+import { firstRunHint } from '../../server/cli/serve.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { redactUrl } from '../../server/logging.js';
 import { defaultDataDir } from '../../server/paths.js';
@@ -85,5 +86,25 @@ describe('configuration', () => {
     expect(defaultDataDir({ HOME: '/home/b' }, 'linux')).toBe('/home/b/.local/share/courtier');
     expect(defaultDataDir({ HOME: '/Users/b' }, 'darwin')).toBe('/Users/b/Library/Application Support/Courtier');
     expect(defaultDataDir({ APPDATA: 'C:\\Users\\b\\AppData\\Roaming', HOME: 'C:\\Users\\b' }, 'win32')).toMatch(/Courtier$/);
+  });
+});
+
+describe('first-run hint of serve', () => {
+  it('points to the console over loopback when the service listens there, and always to courtier init', () => {
+    const cases: [string, string | null][] = [
+      ['127.0.0.1', 'http://127.0.0.1:8787/console/'],
+      ['localhost', 'http://localhost:8787/console/'],
+      ['::1', 'http://[::1]:8787/console/'],
+      ['0.0.0.0', 'http://127.0.0.1:8787/console/'],
+      ['::', 'http://127.0.0.1:8787/console/'],
+      // On a LAN address alone, no loopback peer reaches it: the console's setup would be refused.
+      ['192.168.1.10', null],
+    ];
+    for (const [host, setupUrl] of cases) {
+      const hint = firstRunHint(host, 8787);
+      expect(hint.setupUrl, host).toBe(setupUrl);
+      if (setupUrl !== null) expect(hint.message, host).toContain(`open ${setupUrl} on this machine for the first-run setup`);
+      expect(hint.message, host).toContain('`courtier init --cabinet NAME --email E --password-stdin`');
+    }
   });
 });
