@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -54,7 +55,7 @@ export function rawErrorResponse(error: ApiError, requestId: string): string {
 }
 
 /** Socket-level errors (unparseable requests, oversized headers) in the same error shape as the rest. */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket, newId: () => string): void {
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket, newId: () => string): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
