@@ -93,7 +93,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     // Errors Fastify raises before routing (bad percent-encoding, over-long parameters): our shape too.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      return sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
+      sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
     },
   });
 
