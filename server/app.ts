@@ -38,7 +38,7 @@ import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
 export function jsonDepthExceeds(text: string, limit: number): boolean {

@@ -12,18 +12,18 @@ export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * Says "the outbox has new events". recordEvent notifies inside a transaction; listeners run on a
  * later turn of the event loop, after the commit, so that they read what was committed.
  */
-export interface OutboxSignal {
+interface OutboxSignal {
   notify(): void;
   listen(listener: () => void): () => void;
 }
 
-export function createOutboxSignal(): OutboxSignal {
+function createOutboxSignal(): OutboxSignal {
   const listeners = new Set<() => void>();
   let scheduled = false;
   return {
@@ -54,12 +54,12 @@ export interface JobChange {
  * job changed meanwhile (a job that changed five times in a turn is listed once), so that they
  * read what was committed.
  */
-export interface JobSignal {
+interface JobSignal {
   notify(cabinetId: string, jobId: string): void;
   listen(listener: (changes: readonly JobChange[]) => void): () => void;
 }
 
-export function createJobSignal(): JobSignal {
+function createJobSignal(): JobSignal {
   const listeners = new Set<(changes: readonly JobChange[]) => void>();
   let pending = new Map<string, JobChange>();
   return {

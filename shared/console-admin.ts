@@ -26,7 +26,7 @@ export type SetupResponse = z.infer<typeof setupResponseSchema>;
 
 // ---- Users ----
 
-export const userRoleSchema = z.enum(USER_ROLES);
+const userRoleSchema = z.enum(USER_ROLES);
 export type UserRole = z.infer<typeof userRoleSchema>;
 
 export const cabinetUserSchema = z.object({
@@ -50,7 +50,7 @@ export const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a U
 
 // ---- API keys ----
 
-export { apiKeySummarySchema, createApiKeySchema, createdApiKeySchema };
+export { createApiKeySchema, createdApiKeySchema };
 export const apiKeyListSchema = z.array(apiKeySummarySchema);
 export const keyIdParamsSchema = z.object({ key_id: z.uuid({ error: 'key_id must be a UUID' }) });
 
@@ -83,7 +83,7 @@ export const robotPauseBodySchema = z.object({
 
 // ---- Connected apps ----
 
-export const connectedAppSchema = z.object({
+const connectedAppSchema = z.object({
   grant_id: z.uuid(),
   client_id: z.string(),
   client_name: z.string(),

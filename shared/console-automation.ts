@@ -9,7 +9,7 @@ import { validationIssueSchema } from './errors.js';
  * their credentials, pricing, jobs with a live feed, MFA answers. Bodies reuse the REST contract
  * of shared/automation.ts; only what the console needs on top is defined here.
  */
-export const CONSOLE_API = '/api/v1/console';
+const CONSOLE_API = '/api/v1/console';
 
 export const consolePaths = {
   insurers: `${CONSOLE_API}/insurers`,
@@ -28,13 +28,13 @@ export const consolePaths = {
   events: `${CONSOLE_API}/events`,
 } as const;
 
-export const insurerCredentialsStateSchema = z.object({
+const insurerCredentialsStateSchema = z.object({
   configured: z.boolean(),
   login: z.string().nullable(),
   updated_at: z.iso.datetime().nullable(),
 });
 
-export const consoleInsurerSchema = z.object({
+const consoleInsurerSchema = z.object({
   code: z.string(),
   name: z.string(),
   products: z.array(z.object({ code: z.string(), label: z.string(), kind: z.enum(PRODUCT_KINDS), cost_credits: z.int() })),

@@ -6,7 +6,7 @@ import { deliverySchema, webhookSchema } from './webhooks.js';
 export const CONSOLE_WEBHOOKS_PREFIX = '/api/v1/console/webhooks';
 
 /** A subscription as the console lists it: the REST shape plus its latest delivery. */
-export const consoleWebhookSchema = webhookSchema.extend({
+const consoleWebhookSchema = webhookSchema.extend({
   last_delivery: deliverySchema.nullable().describe('The newest delivery of this subscription, or null.'),
 });
 export type ConsoleWebhook = z.infer<typeof consoleWebhookSchema>;

@@ -5,9 +5,9 @@ import type { Scope } from './scopes.js';
 /** Root of the public REST API (part 4.1). */
 export const PUBLIC_API_PREFIX = '/api/v1/public';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export interface EndpointResponse {
+interface EndpointResponse {
   description: string;
   /** JSON body schema; absent for responses without a JSON body (redirects, HTML). */
   schema?: z.ZodType;

@@ -24,7 +24,7 @@ const SETUP_PATH = '/console/setup';
 const setupStateSchema = z.object({ needed: z.boolean() });
 
 /** The path under /console/ without trailing slashes ("/console" for the home page). */
-export function normalisePath(pathname: string): string {
+function normalisePath(pathname: string): string {
   return pathname.replace(/\/+$/, '') || '/';
 }
 

@@ -9,7 +9,7 @@ import { CONSOLE_HOME, startConsoleSession } from './routes.js';
 import { openSession } from './service.js';
 
 /** The path the desktop shell opens with its one-time token. */
-export const DESKTOP_LOGIN_PATH = '/console/desktop-login';
+const DESKTOP_LOGIN_PATH = '/console/desktop-login';
 /** A token handed over by the desktop shell is good for this long, once. */
 export const DESKTOP_LOGIN_TTL_MS = 2 * 60_000;
 /** Tokens waiting at once; the oldest is dropped beyond this (the shell only ever needs one or two). */
@@ -30,7 +30,7 @@ export interface DesktopLoginTokens {
   consume(token: string): boolean;
 }
 
-export function createDesktopLoginTokens(clock: { now(): number }): DesktopLoginTokens {
+function createDesktopLoginTokens(clock: { now(): number }): DesktopLoginTokens {
   let pending: { hash: Buffer; expiresAt: number }[] = [];
   return {
     allow(sha256Hex) {

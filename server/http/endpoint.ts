@@ -13,7 +13,7 @@ declare module 'fastify' {
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
+type EndpointRequest<E extends Endpoint> = FastifyRequest<{
   Body: Infer<E['body']>;
   Querystring: Infer<E['query']>;
   Params: Infer<E['params']>;
@@ -56,11 +56,11 @@ type PostEndpoint = Endpoint & { method: 'POST' };
 type OtherEndpoint = Endpoint & { method: Exclude<Endpoint['method'], 'POST'> };
 
 /** /opportunities/{id} → /opportunities/:id */
-export function toFastifyPath(path: string): string {
+function toFastifyPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function endpointUrl(endpoint: Endpoint): string {
+function endpointUrl(endpoint: Endpoint): string {
   return PUBLIC_API_PREFIX + toFastifyPath(endpoint.path);
 }
 

@@ -41,7 +41,7 @@ export function toApiError(error: FastifyError | Error): ApiError | undefined {
 }
 
 /** The body of an error answered straight on the socket, before Fastify has a request. */
-export function rawErrorResponse(error: ApiError, requestId: string): string {
+function rawErrorResponse(error: ApiError, requestId: string): string {
   const body = JSON.stringify({ error: error.code, message: error.message, request_id: requestId } satisfies ErrorBody);
   return [
     `HTTP/1.1 ${ERROR_STATUS[error.code]} ${error.code}`,

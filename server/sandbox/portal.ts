@@ -32,7 +32,7 @@ export interface Session {
 }
 
 /** A page handler that needs a broker logged in (the portal redirects anyone else). */
-export type SignedInHandler<R extends FastifyRequest> = (request: R, reply: FastifyReply, session: Session) => Promise<FastifyReply>;
+type SignedInHandler<R extends FastifyRequest> = (request: R, reply: FastifyReply, session: Session) => Promise<FastifyReply>;
 
 /**
  * One portal's state and what every page shares: its sessions (cookie, idle expiry, the MFA step),
