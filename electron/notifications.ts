@@ -15,9 +15,9 @@ import { isShowingJob, jobPath } from './window.js';
  * - jobs that left the active list are forgotten (bounded memory).
  */
 
-export const MFA_STATUSES: readonly ActiveJob['status'][] = ['mfa_required', 'awaiting_mfa'];
+const MFA_STATUSES: readonly ActiveJob['status'][] = ['mfa_required', 'awaiting_mfa'];
 
-export interface ViewState {
+interface ViewState {
   /** Whether the console window has the focus. */
   focused: boolean;
   /** The URL the window shows, or null without a window. */

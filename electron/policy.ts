@@ -11,7 +11,7 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
 const httpsUrl = z.url({ protocol: /^https$/, error: 'an https URL' });
 
 /** Each field is optional: a missing field leaves the broker's setting (or the default) alone. */
-export const policyFields = {
+const policyFields = {
   /** COURTIER_PUBLIC_BASE_URL: the URL clients use (a LAN name, a reverse proxy). */
   publicBaseUrl: httpUrl,
   /** false: the service stays on 127.0.0.1 whatever the broker chooses; true: the broker may share it on the LAN. */
@@ -36,7 +36,7 @@ const autoUpdateFields = {
   url: httpsUrl,
 } as const;
 
-export const policySchema = z.strictObject({
+const policySchema = z.strictObject({
   publicBaseUrl: policyFields.publicBaseUrl.optional(),
   allowLanSharing: policyFields.allowLanSharing.optional(),
   sandbox: policyFields.sandbox.optional(),

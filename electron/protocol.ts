@@ -6,7 +6,7 @@ import { JOB_STATUSES } from '../shared/automation.js';
  * Both sides validate what they receive: a bug on one side is a logged message, not a crash.
  */
 
-export const activeJobSchema = z.object({
+const activeJobSchema = z.object({
   job_id: z.string(),
   cabinet_id: z.string(),
   status: z.enum(JOB_STATUSES),
@@ -17,7 +17,7 @@ export const activeJobSchema = z.object({
 });
 export type ActiveJob = z.infer<typeof activeJobSchema>;
 
-export const serverStatusSchema = z.object({
+const serverStatusSchema = z.object({
   robots_enabled: z.boolean(),
   kill_switch_reason: z.string().nullable(),
   jobs: z.array(activeJobSchema),

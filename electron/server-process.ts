@@ -16,9 +16,9 @@ export interface ChildHandle {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A request to the server process: a parent message that expects a reply, without its id. */
-export type ServerRequest = DistributiveOmit<Extract<ParentMessage, { request_id: string }>, 'request_id'>;
+type ServerRequest = DistributiveOmit<Extract<ParentMessage, { request_id: string }>, 'request_id'>;
 
-export type SpawnServer = (env: Record<string, string>) => ChildHandle;
+type SpawnServer = (env: Record<string, string>) => ChildHandle;
 
 /** Timers and time, injected so that tests move time by hand. */
 export interface Scheduler {
@@ -27,7 +27,7 @@ export interface Scheduler {
   clearTimeout(handle: unknown): void;
 }
 
-export const systemScheduler: Scheduler = {
+const systemScheduler: Scheduler = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -100,7 +100,7 @@ export interface Supervisor {
 }
 
 /** The loopback URL of the console's origin for a listening port (LAN sharing or not). */
-export function localOrigin(port: number): string {
+function localOrigin(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 

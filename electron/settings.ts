@@ -6,7 +6,7 @@ import { UPDATE_CHANNELS } from './policy.js';
  * The broker's own desktop settings (settings.json in the app's userData folder), changed from the
  * tray. The IT policy overrides some of them; see effectiveSettings.
  */
-export const userSettingsSchema = z.object({
+const userSettingsSchema = z.object({
   startAtLogin: z.boolean().default(false),
   /** Share the service on the office LAN (0.0.0.0) instead of 127.0.0.1 only; needs the policy's consent. */
   lanSharing: z.boolean().default(false),

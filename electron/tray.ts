@@ -99,7 +99,7 @@ const TEXT = {
   },
 } as const;
 
-export function serverStatusLabel(server: ServerState, locale: 'fr' | 'en'): string {
+function serverStatusLabel(server: ServerState, locale: 'fr' | 'en'): string {
   const t = TEXT[locale];
   switch (server.phase) {
     case 'starting':

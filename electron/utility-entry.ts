@@ -49,7 +49,7 @@ export interface UtilityServer {
 }
 
 /** Whether nothing listens on host:port right now (the last used port is tried first). */
-export function portIsFree(host: string, port: number): Promise<boolean> {
+function portIsFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', () => resolve(false));
@@ -58,7 +58,7 @@ export function portIsFree(host: string, port: number): Promise<boolean> {
 }
 
 /** The jobs a robot is on, across the install's cabinets, and the kill switch. */
-export function collectStatus(deps: Deps): ServerStatus {
+function collectStatus(deps: Deps): ServerStatus {
   const jobs: ActiveJob[] = [];
   for (const cabinet of listCabinets(deps)) {
     for (const status of ACTIVE_STATUSES) {

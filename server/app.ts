@@ -40,7 +40,7 @@ import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
@@ -95,7 +95,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     // Errors Fastify raises before routing (bad percent-encoding, over-long parameters): our shape too.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      return sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
+      sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
     },
   });
 

@@ -58,7 +58,7 @@ const listFromString = z
   .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((s) => s.trim()).filter(Boolean));
 
 /** The whole configuration, from flags and COURTIER_* environment variables (flags win). */
-export const configSchema = z.object({
+const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65535).default(8787),
   dataDir: z.string().min(1),
@@ -114,7 +114,7 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema>;
 
 /** Environment variable of each setting; the README's configuration table lists the same. */
-export const CONFIG_ENV: Record<keyof Config, string> = {
+const CONFIG_ENV: Record<keyof Config, string> = {
   host: 'COURTIER_HOST',
   port: 'COURTIER_PORT',
   dataDir: 'COURTIER_DATA_DIR',

@@ -31,7 +31,7 @@ function decodeURIComponentSafe(value: string): string {
  * The request line itself is built field by field (method, redacted URL, status…) and never
  * carries headers or bodies.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.cookie',

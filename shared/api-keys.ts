@@ -3,7 +3,7 @@ import { scopeSchema } from './scopes.js';
 import { defineEndpoint } from './endpoint.js';
 
 export const API_KEY_ENVIRONMENTS = ['prod', 'test'] as const;
-export const apiKeyEnvironmentSchema = z.enum(API_KEY_ENVIRONMENTS);
+const apiKeyEnvironmentSchema = z.enum(API_KEY_ENVIRONMENTS);
 export type ApiKeyEnvironment = z.infer<typeof apiKeyEnvironmentSchema>;
 
 /** A key's value is its prefix followed by this many random base62 characters. */

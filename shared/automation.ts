@@ -50,7 +50,7 @@ export const enqueuedSchema = z
   .meta({ id: 'TarificationEnqueued' });
 export type Enqueued = z.infer<typeof enqueuedSchema>;
 
-export const jobErrorSchema = z.object({
+const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
   message: z.string(),
   technical: z.boolean().describe('true for technical failures (refunded), false for business refusals.'),
@@ -118,7 +118,7 @@ export const productListSchema = z
   .meta({ id: 'ProductList' });
 export type ProductList = z.infer<typeof productListSchema>;
 
-export const ledgerEntrySchema = z.object({
+const ledgerEntrySchema = z.object({
   id: z.int(),
   kind: z.enum(LEDGER_KINDS),
   amount: z.int().describe('Credits; positive for grants and refunds, negative for debits.'),

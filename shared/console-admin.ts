@@ -19,14 +19,13 @@ export const setupStateSchema = z.object({
 export type SetupState = z.infer<typeof setupStateSchema>;
 
 export const setupBodySchema = initCabinetSchema;
-export type SetupBody = z.input<typeof setupBodySchema>;
 
 export const setupResponseSchema = z.object({ session: consoleSessionSchema, redirect_to: z.string() });
 export type SetupResponse = z.infer<typeof setupResponseSchema>;
 
 // ---- Users ----
 
-export const userRoleSchema = z.enum(USER_ROLES);
+const userRoleSchema = z.enum(USER_ROLES);
 export type UserRole = z.infer<typeof userRoleSchema>;
 
 export const cabinetUserSchema = z.object({
@@ -43,16 +42,14 @@ export const createUserBodySchema = z.object({
   password: passwordSchema,
   role: userRoleSchema,
 });
-export type CreateUserBody = z.input<typeof createUserBodySchema>;
 
 export const updateUserBodySchema = z.object({ role: userRoleSchema });
-export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 
 export const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 
 // ---- API keys ----
 
-export { apiKeySummarySchema, createApiKeySchema, createdApiKeySchema };
+export { createApiKeySchema, createdApiKeySchema };
 export const apiKeyListSchema = z.array(apiKeySummarySchema);
 export const keyIdParamsSchema = z.object({ key_id: z.uuid({ error: 'key_id must be a UUID' }) });
 
@@ -69,7 +66,6 @@ export const consoleSettingsSchema = z.object({
 export type ConsoleSettings = z.infer<typeof consoleSettingsSchema>;
 
 export const updateSettingsBodySchema = z.object({ llm_data_sharing: z.boolean() });
-export type UpdateSettingsBody = z.infer<typeof updateSettingsBodySchema>;
 
 // ---- Wallet and status ----
 
@@ -83,11 +79,10 @@ export const robotPauseBodySchema = z.object({
   paused: z.boolean().describe('true pauses this cabinet’s robots (new tarifications answer 503, queued jobs wait), false resumes them.'),
   reason: z.string().trim().min(1).max(500).optional(),
 });
-export type RobotPauseBody = z.infer<typeof robotPauseBodySchema>;
 
 // ---- Connected apps ----
 
-export const connectedAppSchema = z.object({
+const connectedAppSchema = z.object({
   grant_id: z.uuid(),
   client_id: z.string(),
   client_name: z.string(),

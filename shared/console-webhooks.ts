@@ -16,7 +16,7 @@ import {
 
 
 /** A subscription as the console lists it: the REST shape plus its latest delivery. */
-export const consoleWebhookSchema = webhookSchema.extend({
+const consoleWebhookSchema = webhookSchema.extend({
   last_delivery: deliverySchema.nullable().describe('The newest delivery of this subscription, or null.'),
 });
 export type ConsoleWebhook = z.infer<typeof consoleWebhookSchema>;

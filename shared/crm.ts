@@ -19,21 +19,21 @@ export function isValidSiret(siret: string): boolean {
   return sum % 10 === 0;
 }
 
-export const siretSchema = z
+const siretSchema = z
   .string()
   .transform((s) => s.replace(/\s/g, ''))
   .refine(isValidSiret, 'siret must be 14 digits with a valid checksum')
   .describe('SIRET, 14 digits (spaces allowed), checked with its Luhn key.');
 
 const name = z.string().trim().min(1).max(200);
-export const emailSchema = z.email('email is not a valid address').max(254);
-export const phoneSchema = z
+const emailSchema = z.email('email is not a valid address').max(254);
+const phoneSchema = z
   .string()
   .trim()
   .regex(/^\+?[0-9 ().-]{6,25}$/, 'phone must be digits, spaces, dots or dashes, optionally starting with +');
 
 /** Amounts in euros with at most 2 decimals; stored as integer cents. */
-export const eurosSchema = z
+const eurosSchema = z
   .number()
   .min(0)
   .max(1_000_000_000)
@@ -45,7 +45,7 @@ export type OpportunityStage = z.infer<typeof opportunityStageSchema>;
 export const FINAL_STAGES: readonly OpportunityStage[] = ['won', 'lost'];
 export const CREATED_VIA = ['api', 'mcp', 'console'] as const;
 
-export const opportunityContactInput = z.strictObject({
+const opportunityContactInput = z.strictObject({
   last_name: name,
   first_name: name.optional(),
   company_name: name.optional(),
@@ -54,7 +54,7 @@ export const opportunityContactInput = z.strictObject({
   phone: phoneSchema.optional(),
 });
 
-export const tagsSchema = z
+const tagsSchema = z
   .array(z.string().trim().min(1).max(50))
   .max(50)
   .transform((tags) => [...new Set(tags)]);
@@ -122,7 +122,7 @@ export type Opportunity = z.infer<typeof opportunitySchema>;
 
 export const CLIENT_TYPES = ['person', 'company'] as const;
 
-export const addressSchema = z.strictObject({
+const addressSchema = z.strictObject({
   line1: z.string().trim().min(1).max(200),
   line2: z.string().trim().max(200).optional(),
   postcode: z.string().trim().regex(/^[0-9A-Za-z -]{3,10}$/, 'postcode is not valid'),
@@ -133,7 +133,7 @@ export const addressSchema = z.strictObject({
     .default('FR'),
 });
 
-export const birthDateSchema = z.iso
+const birthDateSchema = z.iso
   .date('birth_date must be a date as YYYY-MM-DD')
   .refine((d) => d >= '1900-01-01' && d <= new Date().toISOString().slice(0, 10), 'birth_date must be between 1900 and today');
 

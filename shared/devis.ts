@@ -4,7 +4,7 @@ import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 
 export const DEVIS_STATUSES = ['draft', 'pricing', 'priced', 'failed', 'signed'] as const;
-export const devisStatusSchema = z.enum(DEVIS_STATUSES);
+const devisStatusSchema = z.enum(DEVIS_STATUSES);
 export type DevisStatus = z.infer<typeof devisStatusSchema>;
 
 /** Insurer and product codes: lower-case letters, digits, dashes and underscores. */
@@ -97,7 +97,7 @@ export const getDevis = defineEndpoint({
   errors: ['not_found'],
 });
 
-export const signDevisBody = z
+const signDevisBody = z
   .strictObject({ signed_at: z.iso.datetime({ offset: true }).optional().describe('When the client signed; defaults to now.') })
   .optional()
   .meta({ id: 'SignDevis' });

@@ -24,9 +24,9 @@ export type Surface = keyof typeof SURFACE_PREFIXES;
  */
 export type AuthKind = 'none' | 'api_key' | 'console' | 'console_admin' | 'access_token';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export interface EndpointResponse {
+interface EndpointResponse {
   description: string;
   /** JSON body schema; absent for responses without a JSON body (redirects, HTML). */
   schema?: z.ZodType;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Scope } from './scopes.js';
 
 /** Part 6.4: every event type, the scope it relates to (informational), and when it fires. */
-export const EVENT_CATALOGUE = {
+const EVENT_CATALOGUE = {
   'opportunity.created': { scope: 'crm:read', firesWhen: 'an opportunity is created' },
   'opportunity.stage_changed': { scope: 'crm:read', firesWhen: "an opportunity's stage changes" },
   'opportunity.won': { scope: 'crm:read', firesWhen: 'stage reaches won (in addition to stage_changed)' },
@@ -19,7 +19,7 @@ export const EVENT_CATALOGUE = {
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as [EventType, ...EventType[]];
-export const eventTypeSchema = z.enum(EVENT_TYPES);
+const eventTypeSchema = z.enum(EVENT_TYPES);
 
 /** Part 2.2: the opportunity.created payload, exactly. */
 export const opportunityCreatedPayload = z.object({
@@ -64,7 +64,7 @@ export const contractSignedPayload = z.object({
   signed_at: z.iso.datetime(),
 });
 
-export const webhookTestPayload = z.object({ message: z.string(), webhook_id: z.uuid() });
+const webhookTestPayload = z.object({ message: z.string(), webhook_id: z.uuid() });
 
 const jobRef = {
   job_id: z.uuid(),
@@ -91,7 +91,7 @@ export const jobFailedPayload = z.object({
 
 export const jobMfaRequiredPayload = z.object({ ...jobRef, challenge: z.string(), expires_at: z.iso.datetime() });
 
-export const devisGeneratedPayload = z.object({
+const devisGeneratedPayload = z.object({
   devis_id: z.uuid(),
   job_id: z.uuid(),
   client_id: z.uuid().nullable(),
@@ -101,7 +101,7 @@ export const devisGeneratedPayload = z.object({
   pdf_url: z.string().nullable(),
 });
 
-export const devisFailedPayload = z.object({
+const devisFailedPayload = z.object({
   devis_id: z.uuid(),
   job_id: z.uuid(),
   client_id: z.uuid().nullable(),

@@ -25,7 +25,7 @@ type FieldOf<T> = Extract<keyof T, string>;
  * Every path into T in the table's syntax: `contact.last_name` (a field), `data[].contact.email`
  * (the field in each item of a list), `dicData.*` (every entry of a record, whatever its keys).
  */
-export type PayloadPath<T> = T extends readonly unknown[] ? never : T extends object ? { [K in FieldOf<T>]: FieldPaths<K, NonNullable<T[K]>> }[FieldOf<T>] : never;
+type PayloadPath<T> = T extends readonly unknown[] ? never : T extends object ? { [K in FieldOf<T>]: FieldPaths<K, NonNullable<T[K]>> }[FieldOf<T>] : never;
 type FieldPaths<K extends string, V> = V extends readonly (infer Item)[]
   ? `${K}[]` | `${K}[].${PayloadPath<NonNullable<Item>>}`
   : V extends object
@@ -119,7 +119,7 @@ const COMPILED: ReadonlyMap<string, readonly CompiledRule[]> = new Map(
   Object.entries(PERSONAL_DATA).map(([kind, rules]): [string, CompiledRule[]] => [kind, Object.entries(rules).map(([path, how]) => ({ segments: parsePath(path), how }))]),
 );
 
-export function maskValue(value: string): string {
+function maskValue(value: string): string {
   return value.length === 0 ? value : `${value[0]}***`;
 }
 

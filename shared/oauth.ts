@@ -45,7 +45,6 @@ export const clientRegistrationSchema = z.object({
   software_id: z.string().max(200).optional(),
   software_version: z.string().max(200).optional(),
 });
-export type ClientRegistration = z.infer<typeof clientRegistrationSchema>;
 
 export const registeredClientSchema = z.object({
   client_id: z.string(),

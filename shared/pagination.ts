@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const LIMIT_DEFAULT = 50;
+const LIMIT_DEFAULT = 50;
 export const LIMIT_MAX = 100;
 
 /** limit is clamped to 1..100 rather than refused (part 4.1 rule 4); only a non-number is an error. */

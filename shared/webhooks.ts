@@ -9,10 +9,10 @@ export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 60 * 60;
 export const SECRET_WARNING = 'Store this secret now: it is shown only once. It signs every delivery (Service-Signature).';
 
 /** Event types a subscription may list: the catalogue of part 6.4, or the single value "*". */
-export const SUBSCRIBABLE = new Set<string>(EVENT_TYPES);
+const SUBSCRIBABLE = new Set<string>(EVENT_TYPES);
 
-export const webhookUrlSchema = z.string().max(2000).describe('HTTPS endpoint that receives the deliveries.');
-export const webhookEventsSchema = z
+const webhookUrlSchema = z.string().max(2000).describe('HTTPS endpoint that receives the deliveries.');
+const webhookEventsSchema = z
   .array(z.string().max(100))
   .min(1)
   .max(50)
@@ -84,7 +84,7 @@ export const rotatedSecretReplaySchema = rotatedSecretSchema.extend({ secret: NO
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
-export const attemptSchema = z
+const attemptSchema = z
   .object({
     attempted_at: z.iso.datetime(),
     http_status: z.int().nullable(),

@@ -39,7 +39,7 @@ function assertAllOk(result: Result, label: string): void {
 }
 
 /** One request before loading the server, so that a refusal shows its body rather than a count. */
-export async function assertServes(url: string, headers: Record<string, string>): Promise<void> {
+async function assertServes(url: string, headers: Record<string, string>): Promise<void> {
   const response = await fetch(url, { headers });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);

@@ -6,7 +6,7 @@
  */
 
 /** First line of the child's stdout, once it listens on 127.0.0.1. */
-export interface ReadyMessage {
+interface ReadyMessage {
   type: 'ready';
   port: number;
   /** Headers every request needs (the API key, for Courtier). */
@@ -14,7 +14,7 @@ export interface ReadyMessage {
 }
 
 /** The child's answer to a "cpu" line: process.cpuUsage() user + system, in microseconds. */
-export interface CpuMessage {
+interface CpuMessage {
   type: 'cpu';
   micros: number;
 }
@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-export const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp'] as const;
+const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {

@@ -23,7 +23,7 @@ const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);
 const SETUP_PATH = '/console/setup';
 
 /** The path under /console/ without trailing slashes ("/console" for the home page). */
-export function normalisePath(pathname: string): string {
+function normalisePath(pathname: string): string {
   return pathname.replace(/\/+$/, '') || '/';
 }
 

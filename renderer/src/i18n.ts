@@ -6,7 +6,7 @@
 export type Lang = 'en' | 'fr';
 
 /** The browser's languages, most preferred first; none outside a browser. */
-export function browserLanguages(): readonly string[] {
+function browserLanguages(): readonly string[] {
   // Through globalThis: this module needs no DOM types, so Node tests import it as it is.
   const nav = (globalThis as { navigator?: { languages?: readonly string[]; language?: string } }).navigator;
   if (!nav) return [];

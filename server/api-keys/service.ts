@@ -31,7 +31,7 @@ export function randomBase62(length: number, randomBytes: (n: number) => Buffer)
   return out;
 }
 
-export function hashApiKey(value: string): string {
+function hashApiKey(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 

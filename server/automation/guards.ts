@@ -3,8 +3,8 @@ import type { Deps } from '../deps.js';
 import { toIso } from '../deps.js';
 import * as store from './store.js';
 
-export const BREAKER_THRESHOLD = 5;
-export const BREAKER_OPEN_MS = 10 * 60 * 1000;
+const BREAKER_THRESHOLD = 5;
+const BREAKER_OPEN_MS = 10 * 60 * 1000;
 const KILL_SWITCH = 'robots_disabled';
 
 /** A switch that holds robots off (the install-wide kill switch, or a cabinet's pause): why, and since when, as the status shows it. */

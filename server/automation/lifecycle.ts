@@ -14,7 +14,7 @@ import * as store from './store.js';
  * recovery after a crash. Every move is an UPDATE guarded by the statuses it may come from.
  */
 
-export const MFA_TIMEOUT_MS = 5 * 60 * 1000;
+const MFA_TIMEOUT_MS = 5 * 60 * 1000;
 
 const ACTIVE = ACTIVE_STATUSES;
 

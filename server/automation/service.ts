@@ -21,8 +21,8 @@ import type { RobotControl } from './robot-control.js';
  * codes, the automation status. Job reads are in jobs.ts; what robots report, in lifecycle.ts.
  */
 
-export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
-export const QUOTA_WINDOW_MS = 60 * 60 * 1000;
+const REPLAY_WINDOW_MS = 10 * 60 * 1000;
+const QUOTA_WINDOW_MS = 60 * 60 * 1000;
 export const SANDBOX = 'sandbox';
 export type Environment = store.JobRow['environment'];
 
@@ -42,7 +42,7 @@ function quotaOf(deps: Deps, cabinetId: string) {
  * The insurer whose robot runs a request: a test key's jobs always run on the sandbox insurer,
  * whatever compagnie says (so that integrators can try everything without touching a real portal).
  */
-export function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
+function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
   if (environment === 'test') {
     if (!deps.insurers.get(SANDBOX)) throw new ApiError('unknown_insurer', 'Test keys run on the sandbox insurer, which is switched off on this install (COURTIER_SANDBOX=false).');
     return { robotCompagnie: SANDBOX, ...findProduct(deps, request.produit, SANDBOX) };
@@ -232,7 +232,7 @@ export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>,
 }
 
 /** pending or active → cancelled, refunded. The caller aborts a running robot (cancelJobAndRobot). */
-export function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wasActive: boolean } {
+function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wasActive: boolean } {
   return deps.db.sqlite
     .transaction(() => {
       const row = store.findJob(deps.db.orm, cabinetId, jobId);

@@ -6,7 +6,7 @@ import type { RequestCheck } from '../plugins/auth.js';
 import { csrfTokenMatches, findSignedInUser, SESSION_COOKIE, type SignedInUser } from './service.js';
 
 /** The header every state-changing console request carries, with the value of the CSRF cookie. */
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 /** Readable by the console's script (not HttpOnly): it copies it into CSRF_HEADER. */
 export const CSRF_COOKIE = 'courtier_csrf';
 export const CONSOLE_CSRF_PURPOSE = 'console';

@@ -9,9 +9,9 @@ import { consoleUser } from './guard.js';
 import { findSignedInUser, SESSION_COOKIE } from './service.js';
 
 /** A comment line every 15 s keeps proxies and the browser from closing an idle stream. */
-export const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_MS = 15_000;
 /** How long the browser waits before reconnecting after a drop. */
-export const RETRY_MS = 3_000;
+const RETRY_MS = 3_000;
 /** A client that does not read (over 1 MiB waiting) is disconnected rather than buffered forever. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 

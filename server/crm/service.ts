@@ -21,7 +21,7 @@ type Contact = Opportunity['contact'];
 const euros = (cents: number) => cents / 100;
 const cents = (eur: number) => Math.round(eur * 100);
 
-export function toOpportunity(row: store.OpportunityRow): Opportunity {
+function toOpportunity(row: store.OpportunityRow): Opportunity {
   const value = euros(row.expectedValueCents);
   return {
     id: row.id,
@@ -116,7 +116,7 @@ export function listOpportunities(
 }
 
 /** Open stages move freely among themselves and to won or lost; won and lost are final unless reopened. */
-export function checkStageMove(from: OpportunityStage, to: OpportunityStage, reopen: boolean): void {
+function checkStageMove(from: OpportunityStage, to: OpportunityStage, reopen: boolean): void {
   if (from === to) return;
   if (FINAL_STAGES.includes(from) && !reopen) {
     throw new ApiError(
@@ -175,7 +175,7 @@ export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string):
   recordStageEvents(deps, cabinetId, previous, toOpportunity({ ...row, ...changes }));
 }
 
-export function toClient(row: store.ClientRow): Client {
+function toClient(row: store.ClientRow): Client {
   return {
     id: row.id,
     client_id: row.id,

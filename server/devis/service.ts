@@ -16,7 +16,7 @@ export function devisPdfPath(devisId: string): string {
   return `${PUBLIC_API_PREFIX}/devis/${devisId}/pdf`;
 }
 
-export function toDevis(row: store.DevisRow): Devis {
+function toDevis(row: store.DevisRow): Devis {
   return {
     id: row.id,
     devis_id: row.id,

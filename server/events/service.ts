@@ -36,7 +36,7 @@ export function purgeEventsBefore(deps: Pick<Deps, 'db'>, cutoff: number): numbe
   return store.deleteEventsBefore(deps.db.orm, cutoff);
 }
 
-export function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {
+function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {
   return {
     id: row.id,
     type: row.type as EventEnvelope['type'],

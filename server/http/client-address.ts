@@ -18,7 +18,7 @@ export function fastifyTrustProxy(setting: TrustProxy): FastifyTrustProxy {
 }
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (::ffff:127.0.0.1) on a dual-stack socket. */
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   return isLoopbackHost(address) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address);
 }

@@ -26,14 +26,14 @@ function sign(key: Buffer, payload: string, scope: CursorScope): Buffer {
   return createHmac('sha256', key).update(`${payload}|${scopeString(scope)}`).digest();
 }
 
-export function encodeCursor(key: Buffer, scope: CursorScope, position: CursorPosition): string {
+function encodeCursor(key: Buffer, scope: CursorScope, position: CursorPosition): string {
   const payload = Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
   return `${payload}.${sign(key, payload, scope).toString('base64url')}`;
 }
 
 const INVALID = 'This cursor is not valid here: it was altered, or made for other filters or another list. Start again without cursor.';
 
-export function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPosition {
+function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPosition {
   const [payload, mac, extra] = cursor.split('.');
   if (!payload || !mac || extra !== undefined) throw new ApiError('invalid_cursor', INVALID);
   // Compare the canonical text, not decoded bytes: base64url's spare bits would let altered cursors through.

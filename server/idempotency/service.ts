@@ -6,7 +6,7 @@ import { canonicalJson } from '../http/canonical-json.js';
 import * as store from './store.js';
 import type { IdempotencyId, IdempotencyRow, StoredResponse } from './store.js';
 
-export type { IdempotencyId, StoredResponse } from './store.js';
+export type { StoredResponse } from './store.js';
 
 /** How long a key remembers its response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +14,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * An in_progress claim of another process not renewed for this long belongs to a dead process and
  * may be taken over. A live request renews its claim every third of it, however long it runs.
  */
-export const CLAIM_LOCK_MS = 60_000;
+const CLAIM_LOCK_MS = 60_000;
 
 /** What a key may be: the Idempotency-Key header of the API, the idempotency_key argument of MCP tools. */
 export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters (a UUID is best)');
@@ -37,7 +37,7 @@ export interface OperationResponse {
   stored: StoredResponse;
 }
 
-export type IdempotentOutcome = { kind: 'fresh'; response: StoredResponse } | { kind: 'replay'; response: StoredResponse };
+type IdempotentOutcome = { kind: 'fresh'; response: StoredResponse } | { kind: 'replay'; response: StoredResponse };
 
 export interface Idempotency {
   /**

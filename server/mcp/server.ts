@@ -7,7 +7,7 @@ import { errorResult, type ToolContext } from './tool-definition.js';
 import type { McpToolCatalogue } from './tools.js';
 
 /** What the assistant is told about this server at initialize. */
-export const MCP_INSTRUCTIONS =
+const MCP_INSTRUCTIONS =
   'Courtier is the back office of a French insurance brokerage (cabinet): its CRM (opportunities, clients), its quotes (devis) ' +
   'and robots that price products on insurer portals. Ids are never guessed: take them from the list_, create_ and get_ tools. ' +
   'price_quote spends Robot credits: check the request with dry_run: true first, then follow the job with get_job. ' +

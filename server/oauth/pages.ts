@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { escapeHtml } from '../http/html.js';
 
 /** Pages a person sees in the browser during authorization; never framed, never cached. */
-export const BROWSER_PAGE_HEADERS = {
+const BROWSER_PAGE_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',

@@ -36,7 +36,7 @@ const FORM_LIMIT_BYTES = 64 * 1024;
 const BROWSER_ROUTES: ReadonlySet<string> = new Set([authorize.operationId, decideConsent.operationId]);
 
 /** application/x-www-form-urlencoded, keeping repeated names as arrays so that they can be refused. */
-export function parseForm(text: string): Record<string, string | string[]> {
+function parseForm(text: string): Record<string, string | string[]> {
   const form: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(text)) {
     const previous = form[name];

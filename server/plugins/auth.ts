@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** X-API-Key or Authorization: Bearer, both accepted (part 5.1). */
-export function readPresentedKey(headers: IncomingHttpHeaders): string {
+function readPresentedKey(headers: IncomingHttpHeaders): string {
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey !== '') return apiKey.trim();
   const authorization = headers.authorization;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -40,7 +41,7 @@ export function toApiError(error: FastifyError | Error): ApiError | undefined {
 }
 
 /** The body of an error answered straight on the socket, before Fastify has a request. */
-export function rawErrorResponse(error: ApiError, requestId: string): string {
+function rawErrorResponse(error: ApiError, requestId: string): string {
   const body = JSON.stringify({ error: error.code, message: error.message, request_id: requestId } satisfies ErrorBody);
   return [
     `HTTP/1.1 ${ERROR_STATUS[error.code]} ${error.code}`,
@@ -54,7 +55,7 @@ export function rawErrorResponse(error: ApiError, requestId: string): string {
 }
 
 /** Socket-level errors (unparseable requests, oversized headers) in the same error shape as the rest. */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket, newId: () => string): void {
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket, newId: () => string): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'

@@ -91,7 +91,7 @@ export interface InsurerAdapter {
 }
 
 /** What a login check found. */
-export interface LoginCheck {
+interface LoginCheck {
   /** The portal asks for a code (SMS, app) after the password. */
   mfa: boolean;
 }

@@ -8,13 +8,13 @@ import { holdsSecret, redactSecrets } from './secret-forms.js';
 import { readZipEntries } from './zip-entries.js';
 
 /** How to start a browser: a file to execute, or a Playwright channel (an installed Chrome or Edge). */
-export type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
+type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
 
 /**
  * Where the robots' browser is, in order: COURTIER_BROWSER_PATH, the system's Chrome or Edge on
  * Windows and macOS, then Debian's /usr/bin/chromium. Never a downloaded browser.
  */
-export function browserCandidates(options: { configuredPath?: string; platform: NodeJS.Platform; exists: (path: string) => boolean }): BrowserLaunchTarget[] {
+function browserCandidates(options: { configuredPath?: string; platform: NodeJS.Platform; exists: (path: string) => boolean }): BrowserLaunchTarget[] {
   const candidates: BrowserLaunchTarget[] = [];
   if (options.configuredPath) candidates.push({ executablePath: options.configuredPath });
   if (options.platform === 'win32' || options.platform === 'darwin') candidates.push({ channel: 'chrome' }, { channel: 'msedge' });
@@ -62,7 +62,7 @@ async function secretFields(page: Page, secrets: ReadonlySet<string>): Promise<L
 /** Flags for a headless browser on a machine without outside network. */
 export const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', '--disable-sync'];
 
-export interface JobArtifacts {
+interface JobArtifacts {
   screenshot: string | null;
   trace: string | null;
   /** The trace was not kept: it held a secret (an adapter typed one outside withSecrets) or could not be checked. */
@@ -75,7 +75,7 @@ export interface JobArtifacts {
  * field of the pages holds one, a saved trace is checked for every known secret (and dropped if
  * it holds any), and the failure screenshot masks password fields and any field holding a secret.
  */
-export interface JobBrowserSession {
+interface JobBrowserSession {
   openPage(): Promise<Page>;
   /** Runs work, which types these secrets into the portal, with the trace paused; see RobotContext.withSecrets. */
   withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;

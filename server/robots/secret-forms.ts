@@ -3,7 +3,7 @@
  * post, a query string), JSON-escaped (a trace's action parameters), HTML-escaped (a DOM
  * snapshot) or base64 (a resource body). A file holding any of them holds the secret.
  */
-export function secretForms(secret: string): Buffer[] {
+function secretForms(secret: string): Buffer[] {
   const forms = new Set<string>([
     secret,
     encodeURIComponent(secret),

@@ -4,15 +4,15 @@ import { DWELLING_TYPES, FORMULAS, OCCUPANT_STATUSES, USAGES } from './validatio
 
 /** The page renderers of the sandbox portal; `base` is the plugin's prefix ("/sandbox/insurer"). */
 
-export const LOGIN_HEADING = 'Espace courtier – Sandbox Assurances';
-export const MFA_HEADING = 'Vérification en deux étapes';
-export const HOME_HEADING = 'Accueil';
-export const UNAVAILABLE_HEADING = 'Service momentanément indisponible';
-export const RESULT_HEADING = 'Votre tarif';
-export const ATTESTATION_HEADING = 'Attestation d’assurance';
-export const ATTESTATION_FORM_HEADING = 'Demande d’attestation';
-export const AUTO_HEADINGS = { driver: 'Devis auto – Conducteur', vehicle: 'Devis auto – Véhicule', formula: 'Devis auto – Formule' } as const;
-export const HOME_QUOTE_HEADINGS = { dwelling: 'Devis habitation – Logement', occupation: 'Devis habitation – Occupation' } as const;
+const LOGIN_HEADING = 'Espace courtier – Sandbox Assurances';
+const MFA_HEADING = 'Vérification en deux étapes';
+const HOME_HEADING = 'Accueil';
+const UNAVAILABLE_HEADING = 'Service momentanément indisponible';
+const RESULT_HEADING = 'Votre tarif';
+const ATTESTATION_HEADING = 'Attestation d’assurance';
+const ATTESTATION_FORM_HEADING = 'Demande d’attestation';
+const AUTO_HEADINGS = { driver: 'Devis auto – Conducteur', vehicle: 'Devis auto – Véhicule', formula: 'Devis auto – Formule' } as const;
+const HOME_QUOTE_HEADINGS = { dwelling: 'Devis habitation – Logement', occupation: 'Devis habitation – Occupation' } as const;
 
 export const MESSAGES = {
   badCredentials: 'Identifiant ou mot de passe incorrect.',

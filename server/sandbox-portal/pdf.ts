@@ -16,7 +16,7 @@ import { formatEuros } from './pricing.js';
  *   `(await PDFDocument.load(bytes)).getTitle()`.
  */
 
-export const INSURER_NAME = 'Sandbox Assurances';
+const INSURER_NAME = 'Sandbox Assurances';
 
 export interface QuotePdfInput {
   productLabel: string;
@@ -62,7 +62,7 @@ function asciiText(text: string): string {
 }
 
 /** "1387,15": the premium as tests search it in the bytes. */
-export function plainAmount(amount: number): string {
+function plainAmount(amount: number): string {
   return amount.toFixed(2).replace('.', ',');
 }
 
@@ -97,7 +97,7 @@ async function document(
   return pdf.save({ useObjectStreams: false });
 }
 
-export function quotePdfTitle(input: Pick<QuotePdfInput, 'productShort' | 'premiumEur' | 'insuredName'>): string {
+function quotePdfTitle(input: Pick<QuotePdfInput, 'productShort' | 'premiumEur' | 'insuredName'>): string {
   return `Devis ${input.productShort} – ${formatEuros(input.premiumEur)} – ${input.insuredName}`;
 }
 

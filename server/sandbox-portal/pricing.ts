@@ -35,17 +35,17 @@ export type AutoFormula = 'tiers' | 'tiers_etendu' | 'tous_risques';
 export type DwellingType = 'maison' | 'appartement';
 export type OccupantStatus = 'proprietaire' | 'locataire';
 
-export const AUTO_BASE_EUR = 380;
-export const YOUNG_DRIVER_FACTOR = 1.6;
-export const USAGE_FACTORS: Record<Usage, number> = { prive: 1, mixte: 1.15, professionnel: 1.3 };
-export const FORMULA_FACTORS: Record<AutoFormula, number> = { tiers: 1, tiers_etendu: 1.35, tous_risques: 1.9 };
+const AUTO_BASE_EUR = 380;
+const YOUNG_DRIVER_FACTOR = 1.6;
+const USAGE_FACTORS: Record<Usage, number> = { prive: 1, mixte: 1.15, professionnel: 1.3 };
+const FORMULA_FACTORS: Record<AutoFormula, number> = { tiers: 1, tiers_etendu: 1.35, tous_risques: 1.9 };
 export const FORMULA_LABELS: Record<AutoFormula, string> = { tiers: 'Tiers', tiers_etendu: 'Tiers étendu', tous_risques: 'Tous risques' };
 export const USAGE_LABELS: Record<Usage, string> = { prive: 'Privé', professionnel: 'Professionnel', mixte: 'Mixte' };
-export const DWELLING_RATE_PER_M2: Record<DwellingType, number> = { maison: 1.9, appartement: 1.4 };
+const DWELLING_RATE_PER_M2: Record<DwellingType, number> = { maison: 1.9, appartement: 1.4 };
 export const DWELLING_LABELS: Record<DwellingType, string> = { maison: 'Maison', appartement: 'Appartement' };
-export const RATE_PER_ROOM_EUR = 9;
-export const CONTENTS_RATE = 0.0045;
-export const OCCUPANT_FACTORS: Record<OccupantStatus, number> = { proprietaire: 1.25, locataire: 1 };
+const RATE_PER_ROOM_EUR = 9;
+const CONTENTS_RATE = 0.0045;
+const OCCUPANT_FACTORS: Record<OccupantStatus, number> = { proprietaire: 1.25, locataire: 1 };
 export const OCCUPANT_LABELS: Record<OccupantStatus, string> = { proprietaire: 'Propriétaire', locataire: 'Locataire' };
 
 export function zoneFactor(postcode: string): number {

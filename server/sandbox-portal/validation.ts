@@ -84,7 +84,7 @@ function result<T>(c: Collector, raw: Record<string, string>, value: T): Checked
 
 // ---- Auto ------------------------------------------------------------------------------------
 
-export const DRIVER_FIELDS = ['insured_name', 'birth_date', 'licence_date', 'bonus_malus', 'postcode'] as const;
+const DRIVER_FIELDS = ['insured_name', 'birth_date', 'licence_date', 'bonus_malus', 'postcode'] as const;
 export interface DriverStep {
   insuredName: string;
   birthDate: string;
@@ -115,7 +115,7 @@ export function checkDriver(body: FormBody | undefined, nowMs: number): Checked<
   return result(c, raw, { insuredName, birthDate, licenceDate, bonusMalus, postcode });
 }
 
-export const VEHICLE_FIELDS = ['make', 'model', 'registration', 'first_registration_date', 'usage'] as const;
+const VEHICLE_FIELDS = ['make', 'model', 'registration', 'first_registration_date', 'usage'] as const;
 export const USAGES: readonly Usage[] = ['prive', 'professionnel', 'mixte'];
 export interface VehicleStep {
   make: string;
@@ -125,7 +125,7 @@ export interface VehicleStep {
   usage: Usage;
 }
 
-export const REGISTRATION_PATTERN = /^[A-Z]{2}-\d{3}-[A-Z]{2}$/;
+const REGISTRATION_PATTERN = /^[A-Z]{2}-\d{3}-[A-Z]{2}$/;
 
 export function checkVehicle(body: FormBody | undefined, nowMs: number): Checked<VehicleStep> {
   const raw = rawOf(body, VEHICLE_FIELDS);
@@ -158,7 +158,7 @@ export function checkFormula(body: FormBody | undefined): Checked<{ formula: Aut
 
 // ---- Habitation -------------------------------------------------------------------------------
 
-export const DWELLING_FIELDS = ['insured_name', 'dwelling_type', 'surface', 'rooms', 'postcode'] as const;
+const DWELLING_FIELDS = ['insured_name', 'dwelling_type', 'surface', 'rooms', 'postcode'] as const;
 export const DWELLING_TYPES: readonly DwellingType[] = ['maison', 'appartement'];
 export interface DwellingStep {
   insuredName: string;
@@ -179,7 +179,7 @@ export function checkDwelling(body: FormBody | undefined): Checked<DwellingStep>
   return result(c, raw, { insuredName, dwellingType, surfaceM2, rooms, postcode });
 }
 
-export const OCCUPATION_FIELDS = ['occupant_status', 'contents_capital'] as const;
+const OCCUPATION_FIELDS = ['occupant_status', 'contents_capital'] as const;
 export const OCCUPANT_STATUSES: readonly OccupantStatus[] = ['proprietaire', 'locataire'];
 
 export function checkOccupation(body: FormBody | undefined): Checked<{ occupantStatus: OccupantStatus; contentsCapitalEur: number }> {

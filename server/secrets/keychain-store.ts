@@ -15,7 +15,7 @@ export interface KeyringBackend {
 }
 
 /** @napi-rs/keyring, loaded on first use: a missing prebuilt binary is a keychain that does not answer. */
-export function napiKeyringBackend(): KeyringBackend {
+function napiKeyringBackend(): KeyringBackend {
   type EntryClass = new (service: string, account: string) => {
     getPassword(): string | null;
     setPassword(password: string): void;
@@ -135,7 +135,7 @@ const MASTER_KEY_BYTES = 32;
  * into it from secrets/master.key (the file is removed once the keychain returns the same key),
  * else created in it. COURTIER_MASTER_KEY still wins when set.
  */
-export function loadMasterKeyFromKeychain(
+function loadMasterKeyFromKeychain(
   backend: KeyringBackend,
   service: string,
   dataDir: string,

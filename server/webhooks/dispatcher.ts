@@ -14,11 +14,11 @@ import * as store from './store.js';
 import { BlockedTargetError, createTargetGuard, type Resolver } from './target.js';
 
 /** A subscription failing without a single success for this long is deactivated. */
-export const DEACTIVATE_AFTER_MS = 5 * 24 * 3600 * 1000;
+const DEACTIVATE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const FANOUT_BATCH = 500;
 const MAX_SLEEP_MS = 60_000;
 const PURGE_EVERY_MS = 24 * 3600 * 1000;
-export const USER_AGENT = 'Service-Webhook/1.0';
+const USER_AGENT = 'Service-Webhook/1.0';
 
 export interface DispatcherOptions {
   logger: FastifyBaseLogger;

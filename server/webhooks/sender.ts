@@ -4,7 +4,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import got, { type RequestError } from 'got';
 import type { ResolvedAddress } from './target.js';
 
-export interface OutboundRequest {
+interface OutboundRequest {
   url: string;
   /** The vetted address: the connection goes there, whatever DNS answers meanwhile. */
   address: ResolvedAddress;
@@ -12,7 +12,7 @@ export interface OutboundRequest {
   body: string;
 }
 
-export type OutboundResult = { kind: 'response'; status: number; body: string } | { kind: 'error'; error: string };
+type OutboundResult = { kind: 'response'; status: number; body: string } | { kind: 'error'; error: string };
 
 /** Sends one delivery; injected so that tests can replace the network. */
 export type HttpSender = (request: OutboundRequest) => Promise<OutboundResult>;
@@ -23,7 +23,7 @@ const RESPONSE_EXCERPT_BYTES = 1024;
  * The trusted roots: Node's bundled CAs, NODE_EXTRA_CA_CERTS (which an explicit ca list would
  * otherwise drop), and any extra PEM certificates given. TLS checks are never disabled.
  */
-export function trustedCertificates(extraCa: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+function trustedCertificates(extraCa: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
   const fromEnv = env.NODE_EXTRA_CA_CERTS ? [readFileSync(env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
   return [...rootCertificates, ...fromEnv, ...extraCa];
 }

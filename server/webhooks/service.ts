@@ -21,7 +21,7 @@ import * as store from './store.js';
 
 export const DELIVERY_RETENTION_MS = 90 * 24 * 3600 * 1000;
 
-export function toWebhook(row: store.SubscriptionRow, now: number): Webhook {
+function toWebhook(row: store.SubscriptionRow, now: number): Webhook {
   const rotating = row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > now;
   return {
     id: row.id,
@@ -41,7 +41,7 @@ function notFound(id: string): ApiError {
   return new ApiError('not_found', `No webhook subscription with id ${id} in this cabinet.`);
 }
 
-export function checkWebhookUrl(raw: string): string {
+function checkWebhookUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -53,7 +53,7 @@ export function checkWebhookUrl(raw: string): string {
   return url.toString();
 }
 
-export function checkEventTypes(events: readonly string[]): string[] {
+function checkEventTypes(events: readonly string[]): string[] {
   if (events.includes('*')) {
     if (events.length > 1) throw new ApiError('unknown_event_type', '"*" must be the only value when used.', { unknown: [] });
     return ['*'];
@@ -148,7 +148,7 @@ export function rotateWebhookSecret(deps: Deps, cabinetId: string, id: string, o
   return { id, secret, previous_secret_expires_at: toIso(expiresAt), _warning: SECRET_WARNING };
 }
 
-export function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Delivery {
+function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Delivery {
   return {
     id: row.id,
     delivery_id: row.id,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../server/paths.js';
 
 /** The built CLI (npm test builds first), run as a user would run it. */
-export const CLI = join(packageRoot(), 'dist', 'server', 'cli.js');
+const CLI = join(packageRoot(), 'dist', 'server', 'cli.js');
 
 /** The same CLI with scripted insurers, run from source (see the fixture). */
 export const CLI_WITH_TEST_INSURERS = ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'courtier-with-test-insurers.ts')];

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { generate } from 'selfsigned';
 
-export interface ReceivedDelivery {
+interface ReceivedDelivery {
   rawBody: string;
   headers: IncomingHttpHeaders;
   receivedAt: number;

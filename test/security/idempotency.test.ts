@@ -2,6 +2,7 @@
  * Idempotency keys bound to the caller and committed with the resource they describe.
  * Real HTTP, a real SQLite file; the crash test kills a real `courtier serve` process.
  */
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -235,7 +236,7 @@ describe('CWE-362 (race between a commit and its response): a crash between the 
   }
 
   /** POSTs with the crash header: the server dies (kill -9) after its handler, before answering. */
-  async function postAndCrash(child: { child: import('node:child_process').ChildProcess; url: string }, path: string, headers: Record<string, string>, body: unknown) {
+  async function postAndCrash(child: { child: ChildProcess; url: string }, path: string, headers: Record<string, string>, body: unknown) {
     const exited = once(child.child, 'exit');
     await expect(
       fetch(`${child.url}/api/v1/public${path}`, { method: 'POST', headers: { ...headers, 'X-Test-Crash': 'after-commit' }, body: JSON.stringify(body) }),

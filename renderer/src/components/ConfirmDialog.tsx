@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState } from 'react';
  * A modal confirmation (the native dialog: focus is trapped, Escape cancels). The confirm button
  * says what it does; nothing happens until it is pressed.
  */
-export function ConfirmDialog(props: { title: string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+function ConfirmDialog(props: { title: string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const textId = useId();

@@ -1,7 +1,7 @@
 import type { Key, ReactNode } from 'react';
 
 /** A table that scrolls sideways on a narrow screen instead of overflowing the page. */
-export function TableFrame({ label, children }: { label: string; children: ReactNode }) {
+function TableFrame({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="admin-table-frame" role="region" aria-label={label} tabIndex={0}>
       {children}

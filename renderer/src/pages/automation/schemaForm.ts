@@ -5,7 +5,7 @@ import type { ProductSchemaDocument } from '../../../../shared/automation.js';
  * property, in the schema's order, with the label the server gives (the field's title or
  * description), a required mark, and an input that suits its type.
  */
-export type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'date' | 'datetime';
+type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'date' | 'datetime';
 
 export interface FieldSpec {
   key: string;

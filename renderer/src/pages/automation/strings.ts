@@ -278,7 +278,7 @@ const fr: AutomationStrings = {
 
 export const AUTOMATION_STRINGS: Record<Lang, AutomationStrings> = { en, fr };
 
-export function locale(lang: Lang): string {
+function locale(lang: Lang): string {
   return lang === 'fr' ? 'fr-FR' : 'en-GB';
 }
 

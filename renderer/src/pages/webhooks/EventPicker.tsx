@@ -2,7 +2,7 @@ import { EVENT_TYPES, type EventType } from '../../../../shared/events.js';
 import type { WebhookStrings } from './strings.js';
 
 /** What a subscription may pick: the catalogue, test deliveries aside (they go to one webhook on demand). */
-export const PICKABLE_EVENTS: readonly EventType[] = EVENT_TYPES.filter((e) => e !== 'webhook.test');
+const PICKABLE_EVENTS: readonly EventType[] = EVENT_TYPES.filter((e) => e !== 'webhook.test');
 
 /** The events of a subscription: "All events" (["*"]) or checkboxes from the catalogue, each with its description. */
 export function EventPicker({ s, idPrefix, value, onChange, invalid }: { s: WebhookStrings; idPrefix: string; value: readonly string[]; onChange: (events: string[]) => void; invalid: boolean }) {

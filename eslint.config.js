@@ -1,0 +1,159 @@
+// Lint: type-aware rules from typescript-eslint and the import boundaries of docs/ARCHITECTURE.md
+// (import-x). Unused exports and import cycles are knip's (knip.jsonc), run by `npm run lint` after
+// this: import-x/no-cycle found the same cycles (none; both skip `import type`) for a quarter of
+// ESLint's time.
+import { readdirSync } from 'node:fs';
+import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+const root = import.meta.dirname;
+
+/**
+ * Each folder of server/ is a module (server/<module>/schema.ts, store.ts, service.ts, routes.ts):
+ * another module reaches it through its service or its other files, never through its store.ts
+ * (queries) or its schema.ts (tables). One zone per module, so that a new module is covered at once.
+ *
+ * The one exception is what drizzle needs: a schema.ts may import another module's schema.ts.
+ * - server/db/schema.ts gathers every module's tables (`export * from '../<module>/schema.js'`) for
+ *   drizzle-kit (drizzle.config.ts points at that file) and for the typed handle of server/db/open.ts;
+ * - a table's foreign key names the table it references (`.references(() => cabinets.id)`), so a
+ *   module's schema.ts imports the tables of server/tenancy/schema.ts.
+ * No other file may, server/db/open.ts included (it reads the tables through ./schema.js).
+ * Minimatch globs: `!(name)` is any name but that one.
+ */
+const modules = readdirSync(`${root}/server`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const moduleZones = modules.flatMap((module) => [
+  {
+    target: ['server/*.*', `server/!(${module})/**`],
+    from: [`server/${module}/store.ts`],
+    message: `server/${module}/store.ts is the ${module} module's own: go through its service.`,
+  },
+  {
+    target: ['server/*.*', `server/!(${module})/**/!(schema).*`],
+    from: [`server/${module}/schema.ts`],
+    message: `server/${module}/schema.ts is the ${module} module's own: only another schema.ts (drizzle) may import it.`,
+  },
+]);
+
+const electronPackage = {
+  paths: [{ name: 'electron', message: 'Only the desktop shell (electron/) imports Electron.' }],
+  patterns: [{ group: ['electron/*'], message: 'Only the desktop shell (electron/) imports Electron.' }],
+};
+
+export default defineConfig(
+  {
+    ignores: [
+      'dist/',
+      'build/',
+      'release/',
+      'coverage/',
+      'data/',
+      'test-artifacts/',
+      '**/test-artifacts/',
+      'server/db/migrations/',
+    ],
+  },
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  {
+    files: ['**/*.{ts,tsx,cts,mts}'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: {
+        // Each file belongs to the nearest tsconfig.json: tsconfig.json (server, shared, bench, test,
+        // the root config files), renderer/tsconfig.json (renderer/src) and electron/tsconfig.json.
+        // renderer/vite.config.ts is in renderer/tsconfig.node.json, which no tsconfig.json names.
+        projectService: {
+          allowDefaultProject: ['renderer/vite.config.ts'],
+          defaultProject: 'renderer/tsconfig.node.json',
+        },
+        tsconfigRootDir: root,
+      },
+    },
+    plugins: {
+      '@typescript-eslint': tseslint.plugin,
+      'import-x': importX,
+    },
+    settings: {
+      // How import-x resolves an import to a file: TypeScript sources, by each tsconfig's rules.
+      'import-x/extensions': ['.ts', '.tsx', '.cts', '.mts', '.js', '.jsx', '.cjs', '.mjs'],
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: ['tsconfig.json', 'renderer/tsconfig.json', 'renderer/tsconfig.node.json', 'electron/tsconfig.json'],
+          noWarnOnMultipleProjects: true,
+        }),
+        createNodeResolver(),
+      ],
+    },
+    rules: {
+      // Promises: none left unhandled (`void` marks a deliberate fire-and-forget), none where a
+      // callback's result is ignored or a condition expects a boolean.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          args: 'after-used',
+          argsIgnorePattern: '^_',
+          caughtErrors: 'all',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      // Types are imported and exported as types (verbatimModuleSyntax keeps every other import).
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'inline-type-imports', disallowTypeAnnotations: true },
+      ],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/consistent-type-exports': ['error', { fixMixedExportsWithInlineTypeSpecifier: true }],
+
+      'import-x/no-self-import': 'error',
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: root,
+          zones: [
+            {
+              target: ['server'],
+              from: ['electron', 'renderer'],
+              message: 'The server runs without the desktop shell and does not build the console.',
+            },
+            {
+              target: ['renderer'],
+              from: ['server', 'electron'],
+              message: 'The console talks to the server over HTTP, with the contract of shared/.',
+            },
+            {
+              target: ['shared'],
+              from: ['server', 'renderer', 'electron'],
+              message: 'shared/ is the contract: it imports nothing from the server, the console or the shell.',
+            },
+            ...moduleZones,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['server/**', 'shared/**', 'renderer/**'],
+    rules: { 'no-restricted-imports': ['error', electronPackage] },
+  },
+  {
+    // Config files that no tsconfig holds: linted without types.
+    files: ['**/*.{js,mjs,cjs}'],
+    languageOptions: { sourceType: 'module' },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-unused-vars': 'error',
+    },
+  },
+);
