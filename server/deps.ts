@@ -13,7 +13,7 @@ export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+const systemClock: Clock = { now: () => Date.now() };
 
 /** The console's live feed reads job changes under this name; the signals are the automation module's. */
 export type { JobChange } from './automation/job-signal.js';
@@ -22,12 +22,12 @@ export type { JobChange } from './automation/job-signal.js';
  * Says "the outbox has new events". recordEvent notifies inside a transaction; listeners run on a
  * later turn of the event loop, after the commit, so that they read what was committed.
  */
-export interface OutboxSignal {
+interface OutboxSignal {
   notify(): void;
   listen(listener: () => void): () => void;
 }
 
-export function createOutboxSignal(): OutboxSignal {
+function createOutboxSignal(): OutboxSignal {
   const listeners = new Set<() => void>();
   let scheduled = false;
   return {

@@ -16,12 +16,10 @@ export const setupStateSchema = z.object({
   needed: z.boolean().describe('No cabinet yet: the console opens on first-run setup.'),
   allowed_here: z.boolean().describe('Whether this client may do the setup: only a browser on the machine that runs Courtier may.'),
 });
-export type SetupState = z.infer<typeof setupStateSchema>;
 
-export const setupBodySchema = initCabinetSchema;
+const setupBodySchema = initCabinetSchema;
 
 export const setupResponseSchema = z.object({ session: consoleSessionSchema, redirect_to: z.string() });
-export type SetupResponse = z.infer<typeof setupResponseSchema>;
 
 // ---- Users ----
 
@@ -37,21 +35,21 @@ export const cabinetUserSchema = z.object({
 export type CabinetUser = z.infer<typeof cabinetUserSchema>;
 export const cabinetUserListSchema = z.array(cabinetUserSchema);
 
-export const createUserBodySchema = z.object({
+const createUserBodySchema = z.object({
   email: z.email().transform((e) => e.toLowerCase()),
   password: passwordSchema,
   role: userRoleSchema,
 });
 
-export const updateUserBodySchema = z.object({ role: userRoleSchema });
+const updateUserBodySchema = z.object({ role: userRoleSchema });
 
-export const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
+const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 
 // ---- API keys ----
 
-export { createApiKeySchema, createdApiKeySchema };
+export { createdApiKeySchema };
 export const apiKeyListSchema = z.array(apiKeySummarySchema);
-export const keyIdParamsSchema = z.object({ key_id: z.uuid({ error: 'key_id must be a UUID' }) });
+const keyIdParamsSchema = z.object({ key_id: z.uuid({ error: 'key_id must be a UUID' }) });
 
 // ---- Settings ----
 
@@ -65,7 +63,7 @@ export const consoleSettingsSchema = z.object({
 });
 export type ConsoleSettings = z.infer<typeof consoleSettingsSchema>;
 
-export const updateSettingsBodySchema = z.object({ llm_data_sharing: z.boolean() });
+const updateSettingsBodySchema = z.object({ llm_data_sharing: z.boolean() });
 
 // ---- Wallet and status ----
 
@@ -75,7 +73,7 @@ export { automationStatusSchema, walletSchema };
  * The cabinet's own pause of its robots. The install-wide switch is not the console's: it stays
  * with the operator (courtier robots disable, the desktop tray, the IT policy).
  */
-export const robotPauseBodySchema = z.object({
+const robotPauseBodySchema = z.object({
   paused: z.boolean().describe('true pauses this cabinet’s robots (new tarifications answer 503, queued jobs wait), false resumes them.'),
   reason: z.string().trim().min(1).max(500).optional(),
 });
@@ -92,16 +90,15 @@ const connectedAppSchema = z.object({
 });
 export type ConnectedApp = z.infer<typeof connectedAppSchema>;
 export const connectedAppListSchema = z.array(connectedAppSchema);
-export const grantIdParamsSchema = z.object({ grant_id: z.uuid({ error: 'grant_id must be a UUID' }) });
+const grantIdParamsSchema = z.object({ grant_id: z.uuid({ error: 'grant_id must be a UUID' }) });
 
 // ---- Endpoints ----
 
 /** What the console asks on opening: signed in or not, a 200 either way (a 401 would be logged by the browser as an error). */
-export const sessionProbeSchema = z.discriminatedUnion('signed_in', [
+const sessionProbeSchema = z.discriminatedUnion('signed_in', [
   z.object({ signed_in: z.literal(false) }),
   consoleSessionSchema.extend({ signed_in: z.literal(true) }),
 ]);
-export type SessionProbe = z.infer<typeof sessionProbeSchema>;
 
 const TAG = 'Console';
 const ADMIN_TAG = 'Console: administration';

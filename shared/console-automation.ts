@@ -10,13 +10,13 @@ import { validationIssueSchema } from './errors.js';
  * their credentials, pricing, jobs with a live feed, MFA answers. Bodies reuse the REST contract
  * of shared/automation.ts; only what the console needs on top is defined here.
  */
-export const insurerCredentialsStateSchema = z.object({
+const insurerCredentialsStateSchema = z.object({
   configured: z.boolean(),
   login: z.string().nullable(),
   updated_at: z.iso.datetime().nullable(),
 });
 
-export const consoleInsurerSchema = z.object({
+const consoleInsurerSchema = z.object({
   code: z.string(),
   name: z.string(),
   products: z.array(z.object({ code: z.string(), label: z.string(), kind: z.enum(PRODUCT_KINDS), cost_credits: z.int() })),
@@ -29,15 +29,15 @@ export type ConsoleInsurer = z.infer<typeof consoleInsurerSchema>;
 
 export const consoleInsurerListSchema = z.object({ data: z.array(consoleInsurerSchema) });
 
-export const insurerCodeParams = z.object({ code: codeSchema });
+const insurerCodeParams = z.object({ code: codeSchema });
 
-export const setCredentialsBody = z.strictObject({
+const setCredentialsBody = z.strictObject({
   login: z.string().trim().min(1, 'login must not be empty').max(200),
   password: z.string().min(1, 'password must not be empty').max(500),
   extra: z.record(z.string().max(100), z.string().max(500)).optional(),
 });
 
-export const credentialsSavedSchema = z.object({ compagnie: z.string(), login: z.string(), updated_at: z.iso.datetime() });
+const credentialsSavedSchema = z.object({ compagnie: z.string(), login: z.string(), updated_at: z.iso.datetime() });
 
 /** POST /insurers/{code}/test-login: a 200 either way; ok false carries the robot's error code. */
 export const testLoginResultSchema = z.discriminatedUnion('ok', [
@@ -53,12 +53,12 @@ export const consoleDryRunSchema = dryRunResultSchema.extend({
 });
 export type ConsoleDryRun = z.infer<typeof consoleDryRunSchema>;
 
-export const consoleEnqueuedSchema = enqueuedSchema;
+const consoleEnqueuedSchema = enqueuedSchema;
 
 /** A date (a whole UTC day) or an instant. */
 const instantOrDate = z.union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'use a date (2026-01-31) or an ISO 8601 timestamp' });
 
-export const consoleJobsQuery = z.object({
+const consoleJobsQuery = z.object({
   status: jobStatusSchema.optional(),
   /** Created at or after (a date: from its start, UTC). */
   from: instantOrDate.optional(),
@@ -75,10 +75,10 @@ export const consoleJobPageSchema = z.object({
   count: z.int(),
 });
 
-export const jobIdParams = z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }) });
-export const artifactParams = jobIdParams.extend({ name: z.enum(['screenshot.png', 'trace.zip']) });
-export const devisIdParams = z.object({ devis_id: z.uuid({ error: 'devis_id must be a UUID' }) });
-export const mfaCodeBody = z.strictObject({ code: z.string().trim().min(1, 'type the code').max(32) });
+const jobIdParams = z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }) });
+const artifactParams = jobIdParams.extend({ name: z.enum(['screenshot.png', 'trace.zip']) });
+const devisIdParams = z.object({ devis_id: z.uuid({ error: 'devis_id must be a UUID' }) });
+const mfaCodeBody = z.strictObject({ code: z.string().trim().min(1, 'type the code').max(32) });
 
 /**
  * The live feed (GET /events, text/event-stream): `event: job` with a Job whenever one of the

@@ -61,7 +61,7 @@ export const openConsolePage = defineEndpoint({
   errors: [],
 });
 
-export const DESKTOP_LOGIN_PATH = '/console/desktop-login';
+const DESKTOP_LOGIN_PATH = '/console/desktop-login';
 
 export const desktopSignIn = defineEndpoint({
   method: 'GET',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, LIMIT_MAX, pageSchema } from './pagination.js';
+import { LIMIT_MAX, pageSchema } from './pagination.js';
 import { consoleTwin, defineEndpoint } from './endpoint.js';
 import {
   createWebhook,
@@ -27,12 +27,7 @@ export const consoleDeliveryPageSchema = pageSchema(deliverySchema, 'ConsoleWebh
 /** The console lists up to this many per page (the REST maximum). */
 export const CONSOLE_PAGE_SIZE = LIMIT_MAX;
 
-export const consoleListQuery = z.object({ cursor: z.string().min(1).max(1000).optional() });
-export const consoleWebhookParams = idParam('id');
-export const consoleDeliveryParams = z.object({
-  id: z.uuid({ error: 'id must be a UUID' }),
-  delivery_id: z.uuid({ error: 'delivery_id must be a UUID' }),
-});
+const consoleListQuery = z.object({ cursor: z.string().min(1).max(1000).optional() });
 
 /** How long the previous secret may keep signing, as the console offers it (seconds). */
 export const ROTATION_OVERLAP_CHOICES = [0, 3600, 86_400, 7 * 86_400] as const;

@@ -4,7 +4,7 @@ import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 
 export const DEVIS_STATUSES = ['draft', 'pricing', 'priced', 'failed', 'signed'] as const;
-const devisStatusSchema = z.enum(DEVIS_STATUSES);
+export const devisStatusSchema = z.enum(DEVIS_STATUSES);
 export type DevisStatus = z.infer<typeof devisStatusSchema>;
 
 /** Insurer and product codes: lower-case letters, digits, dashes and underscores. */

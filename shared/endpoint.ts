@@ -11,8 +11,8 @@ export const CONSOLE_API_PREFIX = '/api/v1/console';
  * Where an endpoint's path hangs: below the public API, below the console API, or off the
  * service's root (OAuth, MCP, health, the console's pages, the sandbox insurer's portal).
  */
-export const SURFACE_PREFIXES = { public: PUBLIC_API_PREFIX, console: CONSOLE_API_PREFIX, root: '' } as const;
-export type Surface = keyof typeof SURFACE_PREFIXES;
+const SURFACE_PREFIXES = { public: PUBLIC_API_PREFIX, console: CONSOLE_API_PREFIX, root: '' } as const;
+type Surface = keyof typeof SURFACE_PREFIXES;
 
 /**
  * Who may call a route, checked before its body is read by the check of that kind:
@@ -26,7 +26,7 @@ export type AuthKind = 'none' | 'api_key' | 'console' | 'console_admin' | 'acces
 
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-interface EndpointResponse {
+export interface EndpointResponse {
   description: string;
   /** JSON body schema; absent for responses without a JSON body (redirects, HTML). */
   schema?: z.ZodType;

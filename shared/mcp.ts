@@ -15,14 +15,12 @@ export const mcpWhoamiSchema = z.object({
   scopes: z.array(mcpScopeSchema),
   token_expires_at: z.iso.datetime(),
 });
-export type McpWhoami = z.infer<typeof mcpWhoamiSchema>;
 
 export const devisPdfLinkSchema = z.object({
   devis_id: z.uuid(),
   url: z.string().describe('Absolute signed download link; needs no sign-in.'),
   expires_at: z.iso.datetime(),
 });
-export type DevisPdfLink = z.infer<typeof devisPdfLinkSchema>;
 
 /**
  * The result of each kind of tool (a tool declares its kind: `returns`), which is its MCP

@@ -21,7 +21,7 @@ import {
 const TAG = 'MCP and OAuth';
 
 /** RFC 6749 section 5.2. */
-export const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string() }).meta({ id: 'OAuthError' });
+const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string() }).meta({ id: 'OAuthError' });
 
 const oauthError = (description: string) => ({ description, schema: oauthErrorSchema });
 
@@ -106,7 +106,7 @@ export const registerOAuthClient = defineEndpoint({
 });
 
 /** RFC 6749 4.1.1 with PKCE (RFC 7636) and a resource indicator (RFC 8707). */
-export const authorizeQuerySchema = z.object({
+const authorizeQuerySchema = z.object({
   response_type: z.literal('code'),
   client_id: z.string(),
   redirect_uri: z.string().optional().describe('May be omitted when the client registered exactly one.'),
@@ -147,7 +147,7 @@ export const getConsentRequest = defineEndpoint({
   errors: ['not_signed_in', 'consent_request_not_found', 'consent_forbidden'],
 });
 
-export const consentDecisionSchema = z.object({
+const consentDecisionSchema = z.object({
   request_id: z.string().min(1, 'The form did not say which authorization request it answers.'),
   // Checked by the handler against the session, so that a missing token is a 403 like a wrong one.
   csrf_token: z.string().optional(),

@@ -18,12 +18,12 @@ const webhookEventsSchema = z
   .max(50)
   .describe('Event types, or ["*"] for every event except webhook.test.');
 
-export const createWebhookBody = z
+const createWebhookBody = z
   .strictObject({ url: webhookUrlSchema, events: webhookEventsSchema, description: z.string().trim().max(500).optional() })
   .meta({ id: 'CreateWebhook' });
 export type CreateWebhookInput = z.output<typeof createWebhookBody>;
 
-export const updateWebhookBody = z
+const updateWebhookBody = z
   .strictObject({
     url: webhookUrlSchema.optional(),
     events: webhookEventsSchema.optional(),
@@ -59,7 +59,7 @@ const NO_SECRET_IN_REPLAY = z.null().describe('Never kept for replays: the secre
 
 export const createdWebhookReplaySchema = createdWebhookSchema.extend({ secret: NO_SECRET_IN_REPLAY }).meta({ id: 'CreatedWebhookReplay' });
 
-export const rotateSecretBody = z
+const rotateSecretBody = z
   .strictObject({
     overlap_seconds: z
       .int()

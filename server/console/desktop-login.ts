@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CONSOLE_HOME, desktopSignIn } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
@@ -31,7 +31,7 @@ export interface DesktopLoginTokens {
   consume(token: string): boolean;
 }
 
-export function createDesktopLoginTokens(clock: { now(): number }): DesktopLoginTokens {
+function createDesktopLoginTokens(clock: { now(): number }): DesktopLoginTokens {
   let pending: { hash: Buffer; expiresAt: number }[] = [];
   return {
     allow(sha256Hex) {

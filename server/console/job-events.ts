@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { JOB_EVENT, READY_EVENT, streamJobEvents } from '../../shared/console-automation.js';
 import { findJob, listUnfinishedJobs } from '../automation/jobs.js';

@@ -16,14 +16,14 @@ type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 /** A route that reads its own body and query gets them unchecked. */
 type Checked<E extends Endpoint, T> = E['validatedBy'] extends 'handler' ? unknown : Infer<T>;
 
-export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
+type EndpointRequest<E extends Endpoint> = FastifyRequest<{
   Body: Checked<E, E['body']>;
   Querystring: Checked<E, E['query']>;
   Params: Infer<E['params']>;
 }>;
 
 /** The body of any response the contract declares with a JSON schema for this endpoint. */
-export type ResponseBody<E extends Endpoint> = {
+type ResponseBody<E extends Endpoint> = {
   [S in keyof E['responses']]: E['responses'][S] extends { schema: z.ZodType } ? z.input<E['responses'][S]['schema']> : never;
 }[keyof E['responses']];
 
@@ -70,11 +70,11 @@ export interface EndpointOptions {
 }
 
 /** /opportunities/{id} → /opportunities/:id; a trailing {rest*} → * (the rest of the URL). */
-export function toFastifyPath(path: string): string {
+function toFastifyPath(path: string): string {
   return path.replace(/\{[^}]+\*\}$/, '*').replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function endpointUrl(endpoint: Endpoint): string {
+function endpointUrl(endpoint: Endpoint): string {
   return toFastifyPath(endpointPath(endpoint));
 }
 

@@ -19,7 +19,7 @@ export interface McpRouteOptions {
 }
 
 /** The tool a tools/call message wants and the scope the token lacks for it, if any. */
-export function missingToolScope(message: object, scopes: readonly McpScope[], catalogue: McpToolCatalogue): { tool: string; scope: McpScope } | null {
+function missingToolScope(message: object, scopes: readonly McpScope[], catalogue: McpToolCatalogue): { tool: string; scope: McpScope } | null {
   const { method, params } = message as { method?: unknown; params?: unknown };
   if (method !== 'tools/call' || typeof params !== 'object' || params === null) return null;
   const name = (params as { name?: unknown }).name;
@@ -32,7 +32,7 @@ export function missingToolScope(message: object, scopes: readonly McpScope[], c
  * MCP 2025-06-18 and later have no batching, and a batch would let one request, one rate-limit
  * hit, run any number of tool calls.
  */
-export const BATCH_REFUSAL = {
+const BATCH_REFUSAL = {
   jsonrpc: '2.0',
   id: null,
   error: { code: ErrorCode.InvalidRequest, message: 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.' },

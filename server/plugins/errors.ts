@@ -70,7 +70,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket, n
  * The only place that writes error bodies: {error, message, details?, request_id}. Unknown paths
  * are 404 not_found; a known path with another method is 405 with Allow.
  */
-export interface RegisteredRoute {
+interface RegisteredRoute {
   method: string;
   url: string;
   /** Undefined for a route registered without a contract line. */

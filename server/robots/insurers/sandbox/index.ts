@@ -10,8 +10,6 @@ import { ResultsPage, type QuoteResult } from './pages/results-page.js';
 import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
 
-export { DEFAULT_TIMEOUTS, type SandboxTimeouts } from './page-driver.js';
-
 export interface SandboxAdapterOptions {
   /** The portal's base URL, prefix included: e.g. http://127.0.0.1:8787/sandbox/insurer. Read at each run. */
   portalUrl: () => string;
