@@ -48,7 +48,6 @@ export type DryRunResult = z.infer<typeof dryRunResultSchema>;
 export const enqueuedSchema = z
   .object({ job_id: z.uuid(), status: z.literal('pending'), poll_url: z.string().describe('Path of GET /automation/jobs/{job_id}.') })
   .meta({ id: 'TarificationEnqueued' });
-type Enqueued = z.infer<typeof enqueuedSchema>;
 
 const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),

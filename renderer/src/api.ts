@@ -11,7 +11,6 @@ import { STRINGS, chooseLang } from './i18n.js';
 export type ApiError = Omit<ErrorBody, 'request_id'> & { request_id?: string };
 
 export type ApiFailure = { ok: false; status: number; error: ApiError; headers: Headers | null };
-type ApiResult<T> = { ok: true; status: number; data: T; headers: Headers } | ApiFailure;
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206;
 
