@@ -151,8 +151,12 @@ export const testInsurerLogin = defineEndpoint({
   errors: ['unknown_insurer', 'insurer_credentials_missing', 'insurer_login_busy', 'api_rpa_temporarily_disabled'],
 });
 
-export const listConsoleProducts = consoleTwin(listPublicProducts, { operationId: 'consoleListProducts', tag: TAG, auth: 'console' });
-export const getConsoleProductSchema = consoleTwin(getPublicProductSchema, { operationId: 'consoleGetProductSchema', tag: TAG, auth: 'console' });
+// The console's paths are in English; the public API keeps the contract's French ones.
+export const listConsoleProducts = defineEndpoint({ ...consoleTwin(listPublicProducts, { operationId: 'consoleListProducts', tag: TAG, auth: 'console' }), path: '/products' });
+export const getConsoleProductSchema = defineEndpoint({
+  ...consoleTwin(getPublicProductSchema, { operationId: 'consoleGetProductSchema', tag: TAG, auth: 'console' }),
+  path: '/products/{code}/schema',
+});
 
 export const priceFromConsole = defineEndpoint({
   method: 'POST',
