@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { createAfterCommitSignal, type AfterCommitSignal } from './after-commit-signal.js';
 import { createJobQueueSignal, createJobSignal, type JobQueueSignal, type JobSignal } from './automation/job-signal.js';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
@@ -18,34 +19,6 @@ const systemClock: Clock = { now: () => Date.now() };
 /** The console's live feed reads job changes under this name; the signals are the automation module's. */
 export type { JobChange } from './automation/job-signal.js';
 
-/**
- * Says "the outbox has new events". recordEvent notifies inside a transaction; listeners run on a
- * later turn of the event loop, after the commit, so that they read what was committed.
- */
-interface OutboxSignal {
-  notify(): void;
-  listen(listener: () => void): () => void;
-}
-
-function createOutboxSignal(): OutboxSignal {
-  const listeners = new Set<() => void>();
-  let scheduled = false;
-  return {
-    notify() {
-      if (scheduled || listeners.size === 0) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        for (const listener of listeners) listener();
-      });
-    },
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
-
 /** What services need from the outside world; built once by the CLI or a test and passed down. */
 export interface Deps {
   db: Database;
@@ -54,7 +27,8 @@ export interface Deps {
   randomBytes: (size: number) => Buffer;
   /** Per-purpose keys derived from the data dir's server secret. */
   keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
-  outbox: OutboxSignal;
+  /** The outbox has new events (recordEvent notifies inside its transaction). */
+  outbox: AfterCommitSignal;
   /** Job rows changed (the console's live feed listens). */
   jobSignal: JobSignal;
   /** A job may be claimable (the robot worker listens). */
@@ -81,7 +55,7 @@ export function defaultDeps(
     ),
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
-    outbox: createOutboxSignal(),
+    outbox: createAfterCommitSignal(),
     jobSignal: createJobSignal(),
     jobQueue: createJobQueueSignal(),
   };

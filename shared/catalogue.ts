@@ -6,6 +6,7 @@ import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDe
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
 import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
+import { CONSOLE_SESSION_ENDPOINTS } from './console-session.js';
 import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
 import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
 import { MCP_AND_OAUTH_ENDPOINTS } from './oauth-endpoints.js';
@@ -65,6 +66,7 @@ export const PUBLIC_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [...PUBLIC_ENDPOIN
 
 /** The console's document: its API, its pages, and the service's health. */
 export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
+  ...CONSOLE_SESSION_ENDPOINTS,
   ...CONSOLE_ADMIN_ENDPOINTS,
   ...CONSOLE_AUTOMATION_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,

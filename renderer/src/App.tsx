@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { getSession, getSetupState } from '../../shared/console-admin.js';
+import { getSession, getSetupState } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import type { ConsoleSession } from '../../shared/oauth.js';
 import { call, loginUrl } from './api.js';

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { signOut } from '../../shared/console-admin.js';
+import { signOut } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import type { ConsoleSession } from '../../shared/oauth.js';
 import { call, loginUrl } from './api.js';

@@ -1,3 +1,5 @@
+import { createAfterCommitSignal, type AfterCommitSignal } from '../after-commit-signal.js';
+
 /**
  * The automation module's in-process signals. Both may be notified inside a transaction: listeners
  * run on a later turn of the event loop, once the transaction (and a POST's stored response) has
@@ -49,26 +51,6 @@ export function createJobSignal(): JobSignal {
  * themselves; the service that made the job claimable notifies. Notifications within a turn
  * coalesce into one call.
  */
-export interface JobQueueSignal {
-  notify(): void;
-  listen(listener: () => void): () => void;
-}
+export type JobQueueSignal = AfterCommitSignal;
 
-export function createJobQueueSignal(): JobQueueSignal {
-  const listeners = new Set<() => void>();
-  let scheduled = false;
-  return {
-    notify() {
-      if (scheduled || listeners.size === 0) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        for (const listener of listeners) listener();
-      });
-    },
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
+export const createJobQueueSignal: () => JobQueueSignal = createAfterCommitSignal;

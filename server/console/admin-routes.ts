@@ -1,22 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import {
-  createKey,
-  createUser,
-  getConsoleStatus,
-  getConsoleWallet,
-  getSettings,
-  getSetupState,
-  listConnectedApps,
-  listKeys,
-  listUsers,
-  revokeConnectedApp,
-  revokeKey,
-  runSetup,
-  setRobotPause,
-  updateSettings,
-  updateUser,
-  type ConsoleSettings,
-} from '../../shared/console-admin.js';
+import { createKey, createUser, getConsoleStatus, getConsoleWallet, getSettings, listConnectedApps, listKeys, listUsers, revokeConnectedApp, revokeKey, setRobotPause, updateSettings, updateUser, type ConsoleSettings } from '../../shared/console-admin.js';
+import { getSetupState, runSetup } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { setRobotPause as pauseRobots } from '../automation/guards.js';

@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSessionSchema } from '../../shared/oauth.js';
-import {
-  apiKeyListSchema,
-  cabinetUserListSchema,
-  cabinetUserSchema,
-  connectedAppListSchema,
-  consoleSettingsSchema,
-  createdApiKeySchema,
-  setupResponseSchema,
-  walletSchema,
-  automationStatusSchema,
-} from '../../shared/console-admin.js';
+import { apiKeyListSchema, cabinetUserListSchema, cabinetUserSchema, connectedAppListSchema, consoleSettingsSchema, createdApiKeySchema, walletSchema, automationStatusSchema } from '../../shared/console-admin.js';
+import { setupResponseSchema } from '../../shared/console-session.js';
 import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { listApiKeys } from '../../server/api-keys/service.js';

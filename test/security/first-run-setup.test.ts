@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setupStateSchema } from '../../shared/console-admin.js';
+import { setupStateSchema } from '../../shared/console-session.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { lanAddress, lanClient, lanPeerAddress } from '../helpers/peer.js';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { signIn } from '../../../shared/console-admin.js';
+import { signIn } from '../../../shared/console-session.js';
 import { cabinetChoicesSchema, type CabinetChoices } from '../../../shared/oauth.js';
 import { call } from '../api.js';
 import { TextField } from '../components/Field.js';

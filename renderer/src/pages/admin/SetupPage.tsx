@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { getSetupState, runSetup } from '../../../../shared/console-admin.js';
+import { getSetupState, runSetup } from '../../../../shared/console-session.js';
 import { call } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { afterSignIn } from '../../destinations.js';
