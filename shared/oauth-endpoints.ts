@@ -221,7 +221,7 @@ export const callMcp = defineEndpoint({
   auth: 'access_token',
   body: z.record(z.string(), z.unknown()).describe('One JSON-RPC 2.0 message.'),
   validatedBy: 'handler',
-  responses: { 200: { description: 'The JSON-RPC response (a tools/call result of whoami is described by McpWhoami).', schema: z.record(z.string(), z.unknown()) } },
+  responses: { 200: { description: 'The JSON-RPC response; each tool’s result is described by its outputSchema in tools/list.', schema: z.record(z.string(), z.unknown()) } },
   errors: ['insufficient_scope', 'invalid_json'],
 });
 
