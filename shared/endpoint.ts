@@ -6,12 +6,14 @@ import type { Scope } from './scopes.js';
 export const PUBLIC_API_PREFIX = '/api/v1/public';
 /** Root of the console's own API (cookie session, never an API key). */
 export const CONSOLE_API_PREFIX = '/api/v1/console';
+/** Root of the sync hub's protocol (`courtier hub serve`, a process of its own). */
+export const HUB_API_PREFIX = '/sync/v1';
 
 /**
  * Where an endpoint's path hangs: below the public API, below the console API, or off the
  * service's root (OAuth, MCP, health, the console's pages, the sandbox insurer's portal).
  */
-const SURFACE_PREFIXES = { public: PUBLIC_API_PREFIX, console: CONSOLE_API_PREFIX, root: '' } as const;
+const SURFACE_PREFIXES = { public: PUBLIC_API_PREFIX, console: CONSOLE_API_PREFIX, hub: HUB_API_PREFIX, root: '' } as const;
 type Surface = keyof typeof SURFACE_PREFIXES;
 
 /**
@@ -20,9 +22,10 @@ type Surface = keyof typeof SURFACE_PREFIXES;
  * - api_key: an API key in X-API-Key or Authorization: Bearer, its rate limit and scope;
  * - console / console_admin: a console session cookie (an administrator's), and X-CSRF-Token on
  *   anything but a read;
- * - access_token: an OAuth access token for MCP, its grant's rate limit.
+ * - access_token: an OAuth access token for MCP, its grant's rate limit;
+ * - device: a sync device's credential (the hub's routes), refused once the device is revoked.
  */
-export type AuthKind = 'none' | 'api_key' | 'console' | 'console_admin' | 'access_token';
+export type AuthKind = 'none' | 'api_key' | 'console' | 'console_admin' | 'access_token' | 'device';
 
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -54,8 +57,8 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** How the body is encoded; json when absent. */
-  bodyEncoding?: 'json' | 'form';
+  /** How the body is encoded; json when absent; binary is raw bytes (application/octet-stream). */
+  bodyEncoding?: 'json' | 'form' | 'binary';
   /**
    * handler: the route's handler reads the body and query against these schemas itself, because
    * its protocol fixes the error answer per field (RFC 6749 and 7591 for OAuth); they document it.
@@ -89,6 +92,7 @@ export const COMMON_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {
   console: CONSOLE_ERRORS,
   console_admin: [...CONSOLE_ERRORS, 'admin_only'],
   access_token: ['missing_credentials', 'invalid_token', 'rate_limited', 'misdirected_request', 'origin_not_allowed'],
+  device: ['missing_credentials', 'invalid_device_credential', 'device_revoked'],
   api_key: [
     'missing_credentials',
     'invalid_api_key',

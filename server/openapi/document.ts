@@ -87,6 +87,7 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   console: [{ ConsoleSession: [] }],
   console_admin: [{ ConsoleSession: [] }],
   access_token: [{ McpOAuth: [] }],
+  device: [{ SyncDevice: [] }],
 };
 
 /** A path that takes the rest of the URL ({name*}) is, to OpenAPI, one parameter. */
@@ -175,6 +176,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
           name: 'courtier_session',
           description: 'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie.',
         },
+        SyncDevice: { type: 'http', scheme: 'bearer', description: 'A sync device’s credential, received once at pairing (POST /sync/v1/pair).' },
         McpOAuth: {
           type: 'oauth2',
           description: 'MCP access tokens, obtained through dynamic registration and the authorization code flow with PKCE S256.',

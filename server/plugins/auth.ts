@@ -29,12 +29,15 @@ function readPresentedKey(headers: IncomingHttpHeaders): string {
   return match[1];
 }
 
-/** One auth kind's check: it throws an ApiError to refuse, and may record who called on the request. */
-export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => void;
+/**
+ * One auth kind's check: it throws (or rejects with) an ApiError to refuse, and may record who
+ * called on the request. The hub's device check reads PostgreSQL, so a check may be asynchronous.
+ */
+export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
 export interface AuthOptions {
-  /** The check of every auth kind an endpoint can declare but none; each module brings its own. */
-  checks: Record<Exclude<AuthKind, 'none'>, RequestCheck>;
+  /** The check of each auth kind this app's endpoints declare (the agent's four, the hub's device); each module brings its own. */
+  checks: Partial<Record<Exclude<AuthKind, 'none'>, RequestCheck>>;
 }
 
 /** An API key, counted against its rate limit, then the scope its endpoint declares. */
@@ -74,9 +77,12 @@ export const authPlugin = fp<AuthOptions>(
     app.addHook('onRequest', (request, reply, done) => {
       const auth = request.routeOptions.config.endpoint?.auth;
       if (auth === undefined || auth === 'none') return done();
+      const check = checks[auth];
+      if (!check) return done(new Error(`No check for the auth kind ${auth} in this app (${request.routeOptions.config.endpoint?.operationId ?? request.url}).`));
       try {
-        checks[auth](request, reply);
-        done();
+        const pending = check(request, reply);
+        if (pending instanceof Promise) pending.then(() => done(), (err: unknown) => done(err as Error));
+        else done();
       } catch (err) {
         done(err as Error);
       }

@@ -1,0 +1,246 @@
+import { z } from 'zod';
+import { defineEndpoint } from './endpoint.js';
+import { healthSchema } from './meta.js';
+
+/**
+ * The sync protocol between an install (the agent) and the hub: the hub's routes, the batch format
+ * and the hybrid logical clock that orders field values. The hub stores a change's fields as they
+ * came (jsonb), so an install newer than the hub syncs fields the hub does not know.
+ */
+
+/** This build's protocol. A hub serves a device whose protocol is at most one below the cabinet's newest. */
+export const SYNC_PROTOCOL_VERSION = 1;
+/** Request header: the protocol of the calling install. */
+export const SYNC_PROTOCOL_HEADER = 'x-courtier-sync-protocol';
+/** Request header: the device's wall clock (ms since the epoch) when it sent the request. */
+export const DEVICE_TIME_HEADER = 'x-courtier-device-time';
+/** Response header on every hub answer: the hub's wall clock (ms since the epoch). */
+export const HUB_TIME_HEADER = 'x-courtier-hub-time';
+/** A device whose clock is further ahead of the hub's is refused with clock_skew. */
+export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+/** Longest wait a pull may ask for, in seconds. */
+export const MAX_PULL_WAIT_SECONDS = 30;
+/** Most changes in one push, and in one page of a pull. */
+export const MAX_BATCH_CHANGES = 1000;
+/** Largest stored PDF the hub takes. */
+export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
+
+/** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
+export const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
+export type SyncedKind = (typeof SYNCED_KINDS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Hybrid logical clock: `<wall ms, 15 digits>-<counter, 6 digits>-<device id>`. Its text order is
+// its order (time, then counter, then device), so the hub and the installs compare strings.
+
+const HLC_PATTERN = /^(\d{15})-(\d{6})-([0-9a-z-]{1,64})$/;
+export const hlcSchema = z.string().regex(HLC_PATTERN, 'a hybrid logical clock: 15-digit ms, 6-digit counter, device id');
+
+export interface Hlc {
+  time: number;
+  counter: number;
+  device: string;
+}
+
+export function formatHlc(hlc: Hlc): string {
+  return `${String(hlc.time).padStart(15, '0')}-${String(hlc.counter).padStart(6, '0')}-${hlc.device}`;
+}
+
+export function parseHlc(text: string): Hlc {
+  const match = HLC_PATTERN.exec(text);
+  if (!match) throw new Error(`not a hybrid logical clock: ${text}`);
+  return { time: Number(match[1]), counter: Number(match[2]), device: match[3] as string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes.
+
+const isoTime = z.iso.datetime().describe('ISO 8601, UTC.');
+const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256, 64 lowercase hex digits');
+const deviceIdSchema = z.string().min(1).max(64);
+
+/**
+ * One change of one record, numbered by its install: an upsert of some fields (the whole record on
+ * creation, the changed fields on an edit), or an erasure, which wins over every edit of the record.
+ */
+export const syncChangeSchema = z
+  .object({
+    number: z.int().min(1).describe('The install’s own sequence number of this change; consecutive within a device.'),
+    kind: z.enum(SYNCED_KINDS),
+    record_id: z.string().min(1).max(200),
+    op: z.enum(['upsert', 'erase']),
+    hlc: hlcSchema.describe('When the change was made: orders it against other devices’ changes to the same fields.'),
+    fields: z.record(z.string(), z.unknown()).describe('Column name → value; for an erasure, the values that replace the erased ones.'),
+  })
+  .meta({ id: 'SyncChange' });
+export type SyncChange = z.infer<typeof syncChangeSchema>;
+
+export const pushBodySchema = z
+  .object({ changes: z.array(syncChangeSchema).min(1).max(MAX_BATCH_CHANGES).describe('Consecutive numbers, ascending.') })
+  .meta({ id: 'SyncPush' });
+export type PushBody = z.infer<typeof pushBodySchema>;
+
+export const pushResponseSchema = z
+  .object({
+    acknowledged_number: z.int().min(0).describe('Every change up to this number is stored on the hub; the install may forget them.'),
+    hub_time: isoTime,
+  })
+  .meta({ id: 'SyncPushAck' });
+export type PushResponse = z.infer<typeof pushResponseSchema>;
+
+/** A change as the hub serves it: its place in the cabinet's sequence and the device that made it. */
+export const pulledChangeSchema = syncChangeSchema
+  .omit({ number: true })
+  .extend({ seq: z.int().min(1).describe('The cabinet’s sequence on the hub: commit order.'), device_id: deviceIdSchema })
+  .meta({ id: 'SyncPulledChange' });
+export type PulledChange = z.infer<typeof pulledChangeSchema>;
+
+export const pullQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0).describe('The last seq this install has applied; 0 for everything.'),
+  limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
+  wait: z.coerce.number().int().min(0).max(MAX_PULL_WAIT_SECONDS).default(0).describe('Seconds to hold the request open while there is nothing after `after` (long poll).'),
+});
+
+export const pullResponseSchema = z
+  .object({
+    changes: z.array(pulledChangeSchema),
+    last_seq: z.int().min(0).describe('Pass it as `after` next time.'),
+    more: z.boolean().describe('More changes are waiting: pull again at once.'),
+    hub_time: isoTime,
+  })
+  .meta({ id: 'SyncPull' });
+export type PullResponse = z.infer<typeof pullResponseSchema>;
+
+export const pairBodySchema = z
+  .object({
+    code: z.string().trim().min(1).max(64).describe('The single-use code `courtier hub invite` printed.'),
+    device_name: z.string().trim().min(1).max(200),
+    cabinet: z
+      .object({ id: z.string().min(1).max(64), name: z.string().trim().min(1).max(200) })
+      .optional()
+      .describe('To register this install’s cabinet (a code made without --cabinet); absent to join the code’s cabinet.'),
+  })
+  .meta({ id: 'SyncPair' });
+export type PairBody = z.infer<typeof pairBodySchema>;
+
+export const pairResponseSchema = z
+  .object({
+    device_id: deviceIdSchema,
+    device_secret: z.string().describe('Shown once: the device’s credential (Authorization: Bearer). The hub keeps only its hash.'),
+    cabinet_id: z.string(),
+    cabinet_name: z.string(),
+    hub_time: isoTime,
+  })
+  .meta({ id: 'SyncPaired' });
+export type PairResponse = z.infer<typeof pairResponseSchema>;
+
+export const blobParamsSchema = z.object({ sha256: sha256Schema });
+export const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }).meta({ id: 'SyncBlob' });
+
+// ---------------------------------------------------------------------------------------------
+// The hub's routes.
+
+const PROTOCOL_HEADERS = {
+  'X-Courtier-Sync-Protocol': { description: 'The install’s sync protocol version.', required: true },
+  'X-Courtier-Device-Time': { description: 'The install’s clock, ms since the epoch.', required: false },
+};
+
+export const pairDevice = defineEndpoint({
+  method: 'POST',
+  surface: 'hub',
+  path: '/pair',
+  operationId: 'pairDevice',
+  summary: 'Trade a pairing code for a device credential',
+  description: 'Registers the install’s cabinet (a code made without --cabinet) or joins the code’s cabinet. The code is single use; failed codes are throttled per address.',
+  tag: 'Sync',
+  auth: 'none',
+  headers: PROTOCOL_HEADERS,
+  body: pairBodySchema,
+  responses: { 201: { description: 'Paired.', schema: pairResponseSchema } },
+  errors: ['validation_error', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'sync_protocol_too_old'],
+});
+
+export const pushChanges = defineEndpoint({
+  method: 'POST',
+  surface: 'hub',
+  path: '/changes',
+  operationId: 'pushChanges',
+  summary: 'Store a batch of this device’s changes',
+  description:
+    'Applied in one transaction. Changes the hub already has are skipped (a replayed batch gets the same acknowledgement); a batch that does not start at the next number is refused with sync_gap and details.expected_number.',
+  tag: 'Sync',
+  auth: 'device',
+  headers: PROTOCOL_HEADERS,
+  body: pushBodySchema,
+  responses: { 200: { description: 'Stored.', schema: pushResponseSchema } },
+  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'payload_too_large'],
+});
+
+export const pullChanges = defineEndpoint({
+  method: 'GET',
+  surface: 'hub',
+  path: '/changes',
+  operationId: 'pullChanges',
+  summary: 'The cabinet’s changes after a seq, in commit order',
+  description: 'With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it) or the wait ends.',
+  tag: 'Sync',
+  auth: 'device',
+  headers: PROTOCOL_HEADERS,
+  query: pullQuerySchema,
+  responses: { 200: { description: 'A page of changes.', schema: pullResponseSchema } },
+  errors: ['validation_error', 'sync_protocol_too_old'],
+});
+
+export const putBlob = defineEndpoint({
+  method: 'PUT',
+  surface: 'hub',
+  path: '/blobs/{sha256}',
+  operationId: 'putBlob',
+  summary: 'Store a quote’s PDF by its SHA-256',
+  description: 'The hub checks the body’s SHA-256 against the path. Storing a blob the cabinet has is a no-op.',
+  tag: 'Sync',
+  auth: 'device',
+  params: blobParamsSchema,
+  bodyEncoding: 'binary',
+  responses: { 200: { description: 'Stored (or already there).', schema: blobStoredSchema } },
+  errors: ['blob_hash_mismatch', 'payload_too_large'],
+});
+
+export const getBlob = defineEndpoint({
+  method: 'GET',
+  surface: 'hub',
+  path: '/blobs/{sha256}',
+  operationId: 'getBlob',
+  summary: 'A stored PDF',
+  tag: 'Sync',
+  auth: 'device',
+  params: blobParamsSchema,
+  responses: { 200: { description: 'The bytes.', contentType: 'application/pdf' } },
+  errors: ['not_found'],
+});
+
+export const getHubHealth = defineEndpoint({
+  method: 'GET',
+  surface: 'root',
+  path: '/healthz',
+  operationId: 'getHubHealth',
+  summary: 'Liveness of a hub process',
+  tag: 'Meta',
+  auth: 'none',
+  responses: { 200: { description: 'The hub answers.', schema: healthSchema } },
+  errors: [],
+});
+
+export const getHubOpenApiDocument = defineEndpoint({
+  method: 'GET',
+  surface: 'hub',
+  path: '/openapi.json',
+  operationId: 'getHubOpenApiDocument',
+  summary: 'The OpenAPI 3.1 document of the hub',
+  tag: 'Meta',
+  auth: 'none',
+  responses: { 200: { description: 'The OpenAPI document of the hub.', schema: z.record(z.string(), z.unknown()) } },
+  errors: [],
+});
+
+export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;
