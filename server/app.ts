@@ -7,6 +7,8 @@ import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
+import { createSyncEngine, type SyncEngineOptions } from './sync/engine.js';
+import { syncedRecords } from './sync/records.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
 import { sandboxPortalPlugin, type SandboxMode } from './sandbox-portal/index.js';
 import { crmRoutes } from './crm/routes.js';
@@ -70,6 +72,8 @@ export interface BuildAppOptions {
   logger: Logger;
   /** Outbound webhook HTTP, DNS and jitter, replaced in tests. */
   webhooks?: Omit<DispatcherOptions, 'logger'>;
+  /** The background sync with a hub (tests pass a fetch through a fault proxy, shorter waits). */
+  sync?: Omit<SyncEngineOptions, 'logger' | 'records'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
   browser?: BrowserRuntime;
   /** The sandbox portal's behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
@@ -196,6 +200,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     }
     worker.start();
   });
+  const syncEngine = createSyncEngine(deps, { logger: app.log, records: syncedRecords(), ...options.sync });
+  app.addHook('onReady', async () => syncEngine.start());
+  app.addHook('onClose', async () => syncEngine.stop());
   app.addHook('onClose', async () => {
     await worker.stop();
     if (!options.browser) await runtime.close();

@@ -29,6 +29,8 @@ export interface Deps {
   keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
   /** The outbox has new events (recordEvent notifies inside its transaction). */
   outbox: AfterCommitSignal;
+  /** A change was queued for the sync hub (the sync engine listens). */
+  syncChanges: AfterCommitSignal;
   /** Job rows changed (the console's live feed listens). */
   jobSignal: JobSignal;
   /** A job may be claimable (the robot worker listens). */
@@ -56,6 +58,7 @@ export function defaultDeps(
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
     outbox: createAfterCommitSignal(),
+    syncChanges: createAfterCommitSignal(),
     jobSignal: createJobSignal(),
     jobQueue: createJobQueueSignal(),
   };

@@ -1,30 +1,20 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../api-keys/service.js';
 import { readKillSwitch, setKillSwitch } from '../automation/guards.js';
 import { setInsurerCredentials } from '../credentials/service.js';
-import type { InsurerAdapter } from '../robots/adapter.js';
 import { creditBalance, grantCredits } from '../wallet/service.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { databaseFile, DatabaseVersionError, openDatabase } from '../db/open.js';
-import { defaultDeps, type Deps } from '../deps.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { DatabaseVersionError } from '../db/open.js';
 import { ApiError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
 import { serve } from './serve.js';
+import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
+import { runSync } from './sync.js';
+import { HubRefusal, HubUnreachable } from '../sync/hub-client.js';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readStdin: () => Promise<string>;
-  env: NodeJS.ProcessEnv;
-  /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
-  insurers?: readonly InsurerAdapter[];
-  /** `serve` only: called with the app before it listens (crash tests add a hook there). */
-  beforeListen?: (app: FastifyInstance) => void;
-}
+export type { CliIo } from './common.js';
 
 const USAGE = `Usage: courtier <command> [options]
 
@@ -45,53 +35,19 @@ Commands:
   robots disable --reason TEXT [--json]
   robots enable [--json]
   robots status [--json]
+  sync connect --cabinet ID --hub URL --code CODE [--name DEVICE] [--json]
+        Register this install's cabinet on a hub and upload everything it holds.
+  sync join --hub URL --code CODE --email E --password-stdin [--name DEVICE] [--json]
+        Create a cabinet from the hub on this install (or restore a lost one) and download everything.
+  sync status --cabinet ID [--json]
+  sync pause|resume|disconnect --cabinet ID [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
 `;
 
-const COMMON_OPTIONS = {
-  'data-dir': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-}
-
-function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
-  const config = loadConfig({ dataDir }, io.env);
-  const db = openDatabase(databaseFile(config.dataDir));
-  return Promise.resolve()
-    .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))
-    .finally(() => db.close());
-}
-
-function print(io: CliIo, json: boolean, object: object, human: string): void {
-  io.stdout(json ? `${JSON.stringify(object)}\n` : `${human}\n`);
-}
-
 function describeKey(key: ApiKeySummary): string {
   const state = key.revoked_at ? `revoked ${key.revoked_at}` : key.expires_at ? `expires ${key.expires_at}` : 'active';
   return `${key.key_id}  ${key.key_prefix}…  ${key.environment}  ${key.name}  [${key.scopes.join(',')}]  ${state}`;
-}
-
-async function readPassword(io: CliIo, values: Record<string, unknown>): Promise<string> {
-  if (values['password-stdin'] === true) {
-    if (values.password !== undefined) throw new UsageError('give --password or --password-stdin, not both');
-    return (await io.readStdin()).replace(/\r?\n$/, '');
-  }
-  return required(values, 'password');
 }
 
 async function runCommand(argv: string[], io: CliIo): Promise<void> {
@@ -125,6 +81,8 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runInsurers(rest, io);
     case 'credits':
       return runCredits(rest, io);
+    case 'sync':
+      return runSync(rest, io);
     case 'robots':
       return runRobots(rest, io);
     case 'version':
@@ -303,8 +261,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const [code, exit] =
       err instanceof UsageError || err instanceof ConfigError
         ? ['usage', 2]
-        : err instanceof ApiError
+        : err instanceof ApiError || err instanceof HubRefusal
           ? [err.code, 1]
+          : err instanceof HubUnreachable
+            ? ['hub_unreachable', 1]
           : err instanceof DatabaseVersionError
             ? ['database_version', 1]
             : ['error', 1];

@@ -14,6 +14,7 @@ import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import * as store from './store.js';
+import { clientRecords, opportunityRecords } from './sync.js';
 
 type CreatedVia = Opportunity['created_via'];
 type Contact = Opportunity['contact'];
@@ -76,6 +77,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
   const opportunity = toOpportunity(row);
   deps.db.sqlite.transaction(() => {
     store.insertOpportunity(deps.db.orm, row);
+    opportunityRecords.capture(deps, cabinetId, row.id, row);
     recordEvent(deps, cabinetId, 'opportunity.created', {
       opportunity_id: opportunity.opportunity_id,
       title: opportunity.title,
@@ -158,6 +160,7 @@ export function updateOpportunity(deps: Deps, cabinetId: string, id: string, pat
       if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
       if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
       store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
+      opportunityRecords.capture(deps, cabinetId, id, changes);
       const updated = toOpportunity({ ...row, ...changes });
       if (updated.stage !== previous.stage) recordStageEvents(deps, cabinetId, previous, updated);
       return updated;
@@ -172,6 +175,7 @@ export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string):
   const previous = toOpportunity(row);
   const changes = { stage: 'won' as const, updatedAt: deps.clock.now() };
   store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
+  opportunityRecords.capture(deps, cabinetId, id, changes);
   recordStageEvents(deps, cabinetId, previous, toOpportunity({ ...row, ...changes }));
 }
 
@@ -210,7 +214,10 @@ export function createClient(deps: Deps, cabinetId: string, input: CreateClientI
     createdAt: now,
     updatedAt: now,
   };
-  store.insertClient(deps.db.orm, row);
+  deps.db.sqlite.transaction(() => {
+    store.insertClient(deps.db.orm, row);
+    clientRecords.capture(deps, cabinetId, row.id, row);
+  })();
   return toClient(row);
 }
 

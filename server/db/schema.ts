@@ -11,3 +11,4 @@ export * from '../wallet/schema.js';
 export * from '../automation/schema.js';
 export * from '../console/schema.js';
 export * from '../oauth/schema.js';
+export * from '../sync/schema.js';

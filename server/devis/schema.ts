@@ -34,15 +34,20 @@ export const devis = sqliteTable(
 );
 
 /** Quote PDFs, in SQLite so that a quote and its PDF commit together. */
-export const devisDocuments = sqliteTable('devis_documents', {
-  devisId: text('devis_id')
-    .primaryKey()
-    .references(() => devis.id),
-  cabinetId: text('cabinet_id').notNull(),
-  pdf: blob('pdf', { mode: 'buffer' }).notNull(),
-  sha256: text('sha256').notNull(),
-  createdAt: integer('created_at').notNull(),
-});
+export const devisDocuments = sqliteTable(
+  'devis_documents',
+  {
+    devisId: text('devis_id')
+      .primaryKey()
+      .references(() => devis.id),
+    cabinetId: text('cabinet_id').notNull(),
+    pdf: blob('pdf', { mode: 'buffer' }).notNull(),
+    sha256: text('sha256').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  // The sync addresses PDFs by content hash.
+  (t) => [index('devis_documents_sha_idx').on(t.cabinetId, t.sha256)],
+);
 
 /** A signed quote becomes a contract. */
 export const contracts = sqliteTable('contracts', {

@@ -9,6 +9,7 @@ import { validationError } from '../http/validation.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import * as store from './store.js';
+import { contractRecords, devisRecords } from './sync.js';
 
 const euros = (cents: number) => cents / 100;
 
@@ -47,6 +48,17 @@ function unknownReference(field: string, kind: string, id: string): ApiError {
 }
 
 /** A draft quote: no pricing, no event. Its client (and opportunity, if given) must be the cabinet's. */
+/** A quote's writes go with their sync capture, in the caller's transaction. */
+function insertDevisRow(deps: Deps, row: store.DevisRow): void {
+  store.insertDevis(deps.db.orm, row);
+  devisRecords.capture(deps, row.cabinetId, row.id, row);
+}
+
+function updateDevisRow(deps: Deps, cabinetId: string, id: string, changes: Partial<store.DevisRow>): void {
+  store.updateDevis(deps.db.orm, cabinetId, id, changes);
+  devisRecords.capture(deps, cabinetId, id, changes);
+}
+
 export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInput): Devis {
   if (!clientExists(deps, cabinetId, input.client_id)) throw unknownReference('client_id', 'client', input.client_id);
   if (input.opportunity_id !== undefined && !opportunityExists(deps, cabinetId, input.opportunity_id)) {
@@ -71,7 +83,7 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
     createdAt: now,
     updatedAt: now,
   };
-  store.insertDevis(deps.db.orm, row);
+  deps.db.sqlite.transaction(() => insertDevisRow(deps, row))();
   return toDevis(row);
 }
 
@@ -130,7 +142,7 @@ export function recordDevisPriced(
       pdfSha256,
       updatedAt: now,
     };
-    store.updateDevis(deps.db.orm, cabinetId, id, changes);
+    updateDevisRow(deps, cabinetId, id, changes);
     return toDevis({ ...row, ...changes });
   })();
 }
@@ -167,8 +179,9 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
         createdAt: now,
       };
       store.insertContract(deps.db.orm, contract);
+      contractRecords.capture(deps, cabinetId, contract.id, contract);
       const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
-      store.updateDevis(deps.db.orm, cabinetId, id, changes);
+      updateDevisRow(deps, cabinetId, id, changes);
       const signed = toDevis({ ...row, ...changes });
       const common = {
         devis_id: id,
@@ -243,12 +256,12 @@ export function startDevisPricing(
     if (row.compagnie !== input.compagnie || row.produit !== input.produit) {
       throw validationError([{ path: 'body.devis_id', message: `this quote is for ${row.compagnie}/${row.produit}, not ${input.compagnie}/${input.produit}` }]);
     }
-    store.updateDevis(deps.db.orm, cabinetId, input.devisId, { status: 'pricing', jobId: input.jobId, dicData: JSON.stringify(input.dicData), updatedAt: now });
+    updateDevisRow(deps, cabinetId, input.devisId, { status: 'pricing', jobId: input.jobId, dicData: JSON.stringify(input.dicData), updatedAt: now });
     return input.devisId;
   }
   if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId)) throw unknownReference('client_id', 'client', input.clientId);
   const id = randomUUID();
-  store.insertDevis(deps.db.orm, {
+  insertDevisRow(deps, {
     id,
     cabinetId,
     status: 'pricing',
@@ -274,6 +287,6 @@ export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): De
   const row = store.findDevis(deps.db.orm, cabinetId, id);
   if (!row) throw notFound(id);
   const changes: Partial<store.DevisRow> = { status: 'failed', updatedAt: deps.clock.now() };
-  store.updateDevis(deps.db.orm, cabinetId, id, changes);
+  updateDevisRow(deps, cabinetId, id, changes);
   return toDevis({ ...row, ...changes });
 }

@@ -62,3 +62,13 @@ export function readDocument(orm: Orm, cabinetId: string, devisId: string): Buff
 export function insertContract(orm: Orm, row: ContractRow): void {
   orm.insert(contracts).values(row).run();
 }
+
+/** A stored PDF by its content hash (the sync addresses PDFs that way). */
+export function readDocumentBySha(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
+  return orm
+    .select({ pdf: devisDocuments.pdf })
+    .from(devisDocuments)
+    .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.sha256, sha256)))
+    .limit(1)
+    .get()?.pdf;
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
 import { toIso, type Deps } from '../deps.js';
 import * as store from './store.js';
+import { eventRecords } from './sync.js';
 
 /**
  * Appends an event to the outbox. Call it inside the transaction of the change it reports, so that
@@ -9,7 +10,7 @@ import * as store from './store.js';
  * schema in shared/, so an event can never drift from the contract.
  */
 export function recordEvent<T extends EventWithPayload>(
-  deps: Pick<Deps, 'db' | 'clock' | 'outbox'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>,
   cabinetId: string,
   type: T,
   data: EventPayload<T>,
@@ -17,6 +18,8 @@ export function recordEvent<T extends EventWithPayload>(
   const payload = EVENT_PAYLOADS[type].parse(data) as Record<string, unknown>;
   const row = { id: randomUUID(), cabinetId, type, version: 'v1', createdAt: deps.clock.now(), data: JSON.stringify(payload) };
   store.insertEvent(deps.db.orm, row);
+  // A test delivery concerns one subscription of this install: it is not the cabinet's history.
+  if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row);
   deps.outbox.notify();
   return toEnvelope(row);
 }

@@ -18,26 +18,46 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
 }
 
 /**
+ * Creates, with its first (admin) user, a cabinet that exists elsewhere under this id: the local copy
+ * of a synced cabinet (`courtier sync join`). `then` runs in the same transaction, after the inserts.
+ */
+export async function adoptCabinet(deps: Deps, input: InitCabinetInput & { cabinetId: string }, then: () => void): Promise<{ cabinet_id: string; user_id: string }> {
+  return createCabinetWithAdmin(deps, input, {
+    issuePath: undefined,
+    cabinetId: input.cabinetId,
+    check: (orm) => {
+      if (store.findCabinet(orm, input.cabinetId)) throw new ApiError('cabinet_already_here', `This data dir already holds the cabinet ${input.cabinetId}.`);
+    },
+    then,
+  });
+}
+
+export function cabinetName(deps: Pick<Deps, 'db'>, cabinetId: string): string | undefined {
+  return store.findCabinet(deps.db.orm, cabinetId)?.name;
+}
+
+/**
  * Validates, hashes the password outside the transaction (it is slow on purpose), then runs
  * `check` and the two inserts in one IMMEDIATE transaction, so that the check holds at the insert.
  */
 async function createCabinetWithAdmin(
   deps: Deps,
   input: InitCabinetInput,
-  options: { issuePath: string | undefined; check?: (orm: Deps['db']['orm']) => void },
+  options: { issuePath: string | undefined; cabinetId?: string; check?: (orm: Deps['db']['orm']) => void; then?: () => void },
 ): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
   if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath));
   const { cabinet, email, password } = parsed.data;
   const passwordHash = await hashPassword(password, deps.randomBytes(16));
   const now = deps.clock.now();
-  const cabinetId = randomUUID();
+  const cabinetId = options.cabinetId ?? randomUUID();
   const userId = randomUUID();
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
     options.check?.(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
+    options.then?.();
   }).immediate();
   return { cabinet_id: cabinetId, user_id: userId };
 }

@@ -1,0 +1,78 @@
+import { hostname } from 'node:os';
+import { UsageError } from '../errors.js';
+import { syncedRecords } from '../sync/records.js';
+import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
+import { downloadAll, uploadQueue } from '../sync/transfer.js';
+import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
+
+const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
+
+function describe(status: ReturnType<typeof syncStatus>): string {
+  if (status.state === 'off') return `Cabinet ${status.cabinet_id} does not sync.`;
+  const lines = [
+    `Cabinet ${status.cabinet_id} syncs with ${status.hub_url ?? '?'} as device ${status.device_id ?? '?'} (${status.device_name ?? ''}).`,
+    `State: ${status.state}${status.paused ? ' (paused)' : ''}; ${status.pending_changes} change(s) waiting to be sent.`,
+    `Last push: ${status.last_push_at ?? 'never'}; last pull: ${status.last_pull_at ?? 'never'}.`,
+  ];
+  if (status.last_error) lines.push(`Problem: ${status.last_error}.`);
+  return lines.join('\n');
+}
+
+export async function runSync(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const records = syncedRecords();
+  switch (sub) {
+    case 'connect': {
+      const v = parse(rest, { cabinet: { type: 'string' }, hub: { type: 'string' }, code: { type: 'string' }, name: { type: 'string' } });
+      const input = { cabinetId: required(v, 'cabinet'), hubUrl: required(v, 'hub'), code: required(v, 'code'), deviceName: v.name ?? hostname() };
+      const result = await withDeps(v['data-dir'], io, async (deps) => {
+        const connected = await connectCabinet(deps, input, { fetch: fetchHub, records });
+        io.stderr(`connected as device ${connected.device_id}; uploading ${connected.queued} records\n`);
+        await uploadQueue(deps, records, input.cabinetId, fetchHub, (sent, total) => io.stderr(`uploaded ${sent} of ${total} changes\n`));
+        return connected;
+      });
+      print(io, v.json, { device_id: result.device_id, cabinet_id: result.cabinet_id }, `Cabinet ${result.cabinet_id} now syncs as device ${result.device_id}; everything it held is on the hub.`);
+      return;
+    }
+    case 'join': {
+      const v = parse(rest, { hub: { type: 'string' }, code: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean', default: false }, name: { type: 'string' } });
+      const hubUrl = required(v, 'hub');
+      const code = required(v, 'code');
+      const email = required(v, 'email');
+      const password = await readPassword(io, v);
+      const result = await withDeps(v['data-dir'], io, async (deps) => {
+        const joined = await joinCabinet(deps, { hubUrl, code, email, password, deviceName: v.name ?? hostname() }, { fetch: fetchHub });
+        io.stderr(`joined cabinet ${joined.cabinet_id} as device ${joined.device_id}; downloading\n`);
+        await downloadAll(deps, records, joined.cabinet_id, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
+        return joined;
+      });
+      print(io, v.json, result, `Cabinet ${result.cabinet_id} is on this install, synced as device ${result.device_id}; sign in as ${email}.`);
+      return;
+    }
+    case 'status': {
+      const v = parse(rest, { cabinet: { type: 'string' } });
+      const cabinetId = required(v, 'cabinet');
+      const status = await withDeps(v['data-dir'], io, (deps) => syncStatus(deps, cabinetId));
+      const { cabinet_id: _cabinet, ...shown } = status;
+      print(io, v.json, shown, describe(status));
+      return;
+    }
+    case 'pause':
+    case 'resume': {
+      const v = parse(rest, { cabinet: { type: 'string' } });
+      const cabinetId = required(v, 'cabinet');
+      const status = await withDeps(v['data-dir'], io, (deps) => setSyncPaused(deps, cabinetId, sub === 'pause'));
+      print(io, v.json, { paused: status.paused }, sub === 'pause' ? 'Sync paused: changes are queued until resume.' : 'Sync resumed.');
+      return;
+    }
+    case 'disconnect': {
+      const v = parse(rest, { cabinet: { type: 'string' } });
+      const cabinetId = required(v, 'cabinet');
+      await withDeps(v['data-dir'], io, (deps) => disconnectCabinet(deps, cabinetId));
+      print(io, v.json, { cabinet_id: cabinetId, state: 'off' }, `Cabinet ${cabinetId} no longer syncs; its records stay on this install. Revoke the device on the hub if it should not come back.`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown sync command "${sub ?? ''}"; use connect, join, status, pause, resume or disconnect`);
+  }
+}

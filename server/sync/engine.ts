@@ -1,0 +1,182 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Deps } from '../deps.js';
+import type { RecordsByKind } from './apply.js';
+import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
+import { pullOnce } from './pull.js';
+import { HubMissingChanges, pushOnce, PUSH_BATCH } from './push.js';
+import { hubClientFor } from './service.js';
+import * as store from './store.js';
+
+export interface SyncEngineOptions {
+  logger: FastifyBaseLogger;
+  records: RecordsByKind;
+  fetch?: HubFetch;
+  random?: () => number;
+  /** How often the table of links is read (a connect or disconnect made by the CLI). */
+  scanIntervalMs?: number;
+  /** The long poll's length; the hub wakes it sooner when another install pushes. */
+  pullWaitSeconds?: number;
+  /** The outbox is looked at this often even without a local change (a retry after an outage). */
+  pushIntervalMs?: number;
+  /** The longest wait between two attempts while the hub is unreachable. */
+  maxBackoffMs?: number;
+}
+
+export interface SyncEngine {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Refusals after which trying again cannot help until a person acts (a new pairing). */
+const FINAL_REFUSALS = new Set(['device_revoked', 'invalid_device_credential']);
+
+type Outcome = { kind: 'ok'; busy: boolean } | { kind: 'offline' } | { kind: 'refused'; code: string; message: string; final: boolean };
+
+function classify(err: unknown): Outcome {
+  if (err instanceof HubUnreachable) return { kind: 'offline' };
+  if (err instanceof HubRefusal) {
+    const message = err.code === 'device_revoked' ? 'this device was revoked on the hub' : err.code === 'sync_protocol_too_old' ? 'this Courtier is too old for the cabinet’s other installs: update it (changes stay queued)' : err.message;
+    return { kind: 'refused', code: err.code, message, final: FINAL_REFUSALS.has(err.code) };
+  }
+  if (err instanceof HubMissingChanges) return { kind: 'refused', code: 'hub_missing_changes', message: err.message, final: true };
+  throw err;
+}
+
+function sleep(ms: number, signal: AbortSignal, wake?: (resume: () => void) => () => void): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      stopWaking?.();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    const stopWaking = wake?.(done);
+  });
+}
+
+/**
+ * The background sync of a running service: one runner per linked cabinet, each with a push loop
+ * (woken by a local change, and on a timer) and a pull loop (a long poll). An unreachable hub is
+ * retried with exponential backoff and full jitter; a refusal is shown in words and retried
+ * slowly, except a revocation, which waits for a person. The links are re-read every few seconds,
+ * so a connect, a pause or a disconnect made by the CLI takes effect without a restart.
+ */
+export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEngine {
+  const runners = new Map<string, { stop: () => Promise<void> }>();
+  const scanEvery = options.scanIntervalMs ?? 2000;
+  const random = options.random ?? Math.random;
+  const maxBackoff = options.maxBackoffMs ?? 60_000;
+  const fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  let scanner: NodeJS.Timeout | undefined;
+  let unlisten: (() => void) | undefined;
+
+  const backoff = (failures: number) => Math.max(250, random() * Math.min(maxBackoff, 1000 * 2 ** Math.min(failures, 16)));
+
+  const runnerKey = (connection: store.ConnectionRow) => `${connection.cabinetId}/${connection.deviceId}`;
+
+  const startRunner = (connection: store.ConnectionRow) => {
+    const cabinetId = connection.cabinetId;
+    const abort = new AbortController();
+    const reported = new Map<'push' | 'pull', Outcome['kind']>();
+    const report = (loop: 'push' | 'pull', outcome: Outcome) => {
+      const row = store.findConnection(deps.db.orm, cabinetId);
+      if (!row || abort.signal.aborted) return;
+      const now = deps.clock.now();
+      if (outcome.kind === 'ok') {
+        const other = reported.get(loop === 'push' ? 'pull' : 'push');
+        reported.set(loop, 'ok');
+        const state = outcome.busy ? 'syncing' : 'idle';
+        if (other !== undefined && other !== 'ok') return;
+        if (row.state !== state || row.lastError !== null || row.offlineSince !== null) store.updateConnection(deps.db.orm, cabinetId, { state, lastError: null, lastErrorCode: null, offlineSince: null });
+        return;
+      }
+      reported.set(loop, outcome.kind);
+      if (outcome.kind === 'offline') {
+        if (row.state !== 'offline') store.updateConnection(deps.db.orm, cabinetId, { state: 'offline', offlineSince: row.offlineSince ?? now });
+        return;
+      }
+      if (row.lastErrorCode !== outcome.code) options.logger.warn({ cabinetId, code: outcome.code }, `sync: ${outcome.message}`);
+      store.updateConnection(deps.db.orm, cabinetId, { state: 'error', lastError: outcome.message, lastErrorCode: outcome.code, lastErrorAt: now, offlineSince: null });
+    };
+    const client = (): HubClient =>
+      hubClientFor(deps, connection, fetch, (hub, local) => {
+        const offset = hub - local;
+        const row = store.findConnection(deps.db.orm, cabinetId);
+        if (row && (row.hubClockOffset === null || Math.abs(row.hubClockOffset - offset) > 1000)) store.updateConnection(deps.db.orm, cabinetId, { hubClockOffset: offset });
+      });
+
+    const loop = async (name: 'push' | 'pull', step: (hub: HubClient) => Promise<{ again: boolean; busy: boolean }>, idle: (signal: AbortSignal) => Promise<void>) => {
+      let failures = 0;
+      while (!abort.signal.aborted) {
+        try {
+          const result = await step(client());
+          failures = 0;
+          report(name, { kind: 'ok', busy: result.busy });
+          if (!result.again) await idle(abort.signal);
+        } catch (err) {
+          if (abort.signal.aborted) return;
+          const outcome = classify(err);
+          report(name, outcome);
+          if (outcome.kind === 'refused' && outcome.final) return;
+          failures += 1;
+          await sleep(outcome.kind === 'offline' ? backoff(failures) : Math.max(backoff(failures), 30_000), abort.signal);
+        }
+      }
+    };
+    const context = { deps, records: options.records };
+    const push = loop(
+      'push',
+      async (hub) => {
+        const sent = await pushOnce({ ...context, client: hub }, cabinetId);
+        return { again: sent === PUSH_BATCH, busy: sent === PUSH_BATCH };
+      },
+      (signal) => sleep(options.pushIntervalMs ?? 5000, signal, (resume) => deps.syncChanges.listen(resume)),
+    );
+    const pull = loop(
+      'pull',
+      async (hub) => {
+        if (!store.findConnection(deps.db.orm, cabinetId)) {
+          abort.abort();
+          return { again: false, busy: false };
+        }
+        const { more } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: options.pullWaitSeconds ?? 25, signal: abort.signal });
+        return { again: true, busy: more };
+      },
+      async () => {},
+    );
+    runners.set(runnerKey(connection), {
+      stop: async () => {
+        abort.abort();
+        await Promise.allSettled([push, pull]);
+      },
+    });
+  };
+
+  const scan = () => {
+    const wanted = new Map(store.listConnections(deps.db.orm).filter((c) => !c.paused).map((c) => [runnerKey(c), c]));
+    for (const [key, runner] of runners) {
+      if (wanted.has(key)) continue;
+      runners.delete(key);
+      void runner.stop();
+    }
+    for (const [key, connection] of wanted) if (!runners.has(key)) startRunner(connection);
+  };
+
+  return {
+    start() {
+      scan();
+      scanner = setInterval(scan, scanEvery);
+      // A pause or a connect made in this process is taken up at once.
+      unlisten = deps.syncChanges.listen(scan);
+    },
+    async stop() {
+      clearInterval(scanner);
+      unlisten?.();
+      const stopping = [...runners.values()].map((runner) => runner.stop());
+      runners.clear();
+      await Promise.all(stopping);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { isIP } from 'node:net';
+import type { z } from 'zod';
+import { errorBodySchema } from '../../shared/errors.js';
+import { pathTo } from '../../shared/endpoint.js';
+import {
+  DEVICE_TIME_HEADER,
+  getBlob,
+  HUB_TIME_HEADER,
+  pairDevice,
+  pairResponseSchema,
+  pullChanges,
+  pullResponseSchema,
+  pushChanges,
+  pushResponseSchema,
+  putBlob,
+  SYNC_PROTOCOL_HEADER,
+  SYNC_PROTOCOL_VERSION,
+  type PairBody,
+  type PairResponse,
+  type PullResponse,
+  type PushBody,
+  type PushResponse,
+} from '../../shared/sync-protocol.js';
+
+/** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
+export class HubRefusal extends Error {
+  override name = 'HubRefusal';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly details: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The hub could not be reached, or failed on its side (5xx): try again later. */
+export class HubUnreachable extends Error {
+  override name = 'HubUnreachable';
+}
+
+export type HubFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface HubClientOptions {
+  hubUrl: string;
+  /** `<device id>.<secret>`; absent before pairing. */
+  credential?: string;
+  fetch: HubFetch;
+  now: () => number;
+  /** Told the hub's clock at every answer, for the clock-skew warning. */
+  onHubTime?: (hubTime: number, localTime: number) => void;
+  protocol?: number;
+}
+
+export interface HubClient {
+  pair(body: PairBody): Promise<PairResponse>;
+  push(body: PushBody): Promise<PushResponse>;
+  pull(query: { after: number; limit?: number; wait?: number }, signal?: AbortSignal): Promise<PullResponse>;
+  putBlob(sha256: string, bytes: Buffer): Promise<void>;
+  getBlob(sha256: string): Promise<Buffer>;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+/**
+ * The hub's URL, or why it is refused: https, or http to this machine only (a test hub, or a
+ * reverse proxy on the same host), since the device credential travels in every request.
+ */
+export function checkHubUrl(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text}" is not a URL; give the hub's address, e.g. https://hub.example.fr`;
+  }
+  if (url.username || url.password) return 'the hub URL must not contain a user name or password';
+  if (url.protocol === 'https:') return url;
+  if (url.protocol !== 'http:') return `the hub URL must start with https:// (not ${url.protocol}//)`;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const loopback = LOOPBACK_NAMES.has(url.hostname) || (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
+  return loopback ? url : 'an http:// hub URL is accepted only on this machine (localhost); use https:// for a hub elsewhere, so that the device credential is never sent in clear';
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export function createHubClient(options: HubClientOptions): HubClient {
+  const base = options.hubUrl.replace(/\/+$/, '');
+  const call = async <S extends z.ZodType>(path: string, init: RequestInit & { timeoutMs?: number }, schema: S | null): Promise<{ body: z.output<S>; raw: Response }> => {
+    const headers = new Headers(init.headers);
+    headers.set(SYNC_PROTOCOL_HEADER, String(options.protocol ?? SYNC_PROTOCOL_VERSION));
+    headers.set(DEVICE_TIME_HEADER, String(options.now()));
+    if (options.credential) headers.set('authorization', `Bearer ${options.credential}`);
+    const timeout = AbortSignal.timeout(init.timeoutMs ?? REQUEST_TIMEOUT_MS);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await options.fetch(base + path, { ...init, headers, signal });
+    } catch (err) {
+      if (init.signal?.aborted) throw err;
+      throw new HubUnreachable(`the hub at ${base} cannot be reached (${(err as Error).message})`);
+    }
+    const hubTime = Number(response.headers.get(HUB_TIME_HEADER));
+    if (Number.isFinite(hubTime) && hubTime > 0) options.onHubTime?.(hubTime, options.now());
+    if (!response.ok) throw await refusal(base, response);
+    if (schema === null) return { body: undefined as z.output<S>, raw: response };
+    let json: unknown;
+    try {
+      json = await response.json();
+    } catch {
+      throw new HubUnreachable(`the hub at ${base} answered something that is not JSON`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new HubUnreachable(`the hub at ${base} answered ${path} in an unexpected shape (is it a Courtier hub?)`);
+    return { body: parsed.data, raw: response };
+  };
+  const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+  return {
+    pair: async (body) => (await call(pathTo(pairDevice), json(body), pairResponseSchema)).body,
+    push: async (body) => (await call(pathTo(pushChanges), json(body), pushResponseSchema)).body,
+    pull: async (query, signal) =>
+      (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
+    putBlob: async (sha256, bytes) => {
+      await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);
+    },
+    getBlob: async (sha256) => {
+      const { raw } = await call(pathTo(getBlob, { sha256 }), { method: 'GET' }, null);
+      return Buffer.from(await raw.arrayBuffer());
+    },
+  };
+}
+
+async function refusal(base: string, response: Response): Promise<Error> {
+  if (response.status >= 500 || response.status === 408) {
+    return new HubUnreachable(`the hub at ${base} answered ${response.status}; it will be tried again`);
+  }
+  const parsed = errorBodySchema.safeParse(await response.json().catch(() => null));
+  if (!parsed.success) return new HubUnreachable(`the hub at ${base} answered ${response.status} without a Courtier error (is the URL a Courtier hub?)`);
+  return new HubRefusal(parsed.data.error, parsed.data.message, response.status, parsed.data.details);
+}

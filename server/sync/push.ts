@@ -1,0 +1,68 @@
+import type { SyncChange } from '../../shared/sync-protocol.js';
+import type { Deps } from '../deps.js';
+import type { RecordsByKind } from './apply.js';
+import { HubRefusal, type HubClient } from './hub-client.js';
+import * as store from './store.js';
+
+export const PUSH_BATCH = 500;
+
+export interface PushContext {
+  deps: Pick<Deps, 'db' | 'clock'>;
+  records: RecordsByKind;
+  client: HubClient;
+}
+
+/** The hub has lost changes this install already forgot (it was restored from an older backup). */
+export class HubMissingChanges extends Error {
+  override name = 'HubMissingChanges';
+}
+
+function toWire(row: store.OutboxRow): SyncChange {
+  return { number: row.number, kind: row.kind as SyncChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> };
+}
+
+/** PDFs the batch names go first, so that the hub never serves a quote whose PDF it lacks. */
+async function uploadBlobs(context: PushContext, cabinetId: string, changes: SyncChange[]): Promise<void> {
+  const sent = new Set<string>();
+  for (const change of changes) {
+    const adapter = context.records.get(change.kind);
+    for (const sha of adapter?.blobsOf?.(change.fields) ?? []) {
+      if (sent.has(sha)) continue;
+      sent.add(sha);
+      const bytes = adapter?.readBlob?.(context.deps.db.orm, cabinetId, sha);
+      if (bytes) await context.client.putBlob(sha, bytes);
+    }
+  }
+}
+
+/**
+ * Sends the oldest queued changes and forgets those the hub acknowledged, and only those: the
+ * outbox entries are deleted after the hub's commit, never before. Returns how many were sent.
+ */
+export async function pushOnce(context: PushContext, cabinetId: string): Promise<number> {
+  const { orm, sqlite } = context.deps.db;
+  const changes = store.readOutbox(orm, cabinetId, PUSH_BATCH).map(toWire);
+  const first = changes[0];
+  if (first === undefined) return 0;
+  await uploadBlobs(context, cabinetId, changes);
+  let acknowledged: number;
+  try {
+    acknowledged = (await context.client.push({ changes })).acknowledged_number;
+  } catch (err) {
+    if (!(err instanceof HubRefusal) || err.code !== 'sync_gap') throw err;
+    const expected = (err.details as { expected_number?: unknown } | undefined)?.expected_number;
+    if (typeof expected !== 'number' || expected < first.number) {
+      throw new HubMissingChanges(`the hub lacks changes of this install before number ${first.number} (it expects ${String(expected)}); it may have been restored from an older backup: disconnect and connect again`);
+    }
+    // The hub already holds the changes before `expected` (an acknowledgement that never arrived).
+    acknowledged = expected - 1;
+  }
+  sqlite
+    .transaction(() => {
+      store.deleteOutboxThrough(orm, cabinetId, acknowledged);
+      const connection = store.findConnection(orm, cabinetId);
+      if (connection) store.updateConnection(orm, cabinetId, { acknowledgedNumber: Math.max(connection.acknowledgedNumber, acknowledged), lastPushAt: context.deps.clock.now() });
+    })
+    .immediate();
+  return changes.length;
+}

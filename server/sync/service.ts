@@ -1,0 +1,184 @@
+import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
+import type { SyncStatus } from '../../shared/sync.js';
+import { initCabinetSchema } from '../../shared/tenancy.js';
+import { toIsoOrNull, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { toValidationIssues, validationError } from '../http/validation.js';
+import { adoptCabinet, cabinetName } from '../tenancy/service.js';
+import type { RecordsByKind } from './apply.js';
+import { tick, type ClockState } from './hlc.js';
+import { checkHubUrl, createHubClient, type HubClient, type HubFetch } from './hub-client.js';
+import * as store from './store.js';
+
+/** The device credential's name in the secret store (the OS keychain in the desktop app). */
+export function deviceSecretName(cabinetId: string): string {
+  return `sync-device:${cabinetId}`;
+}
+
+export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges'>;
+
+export function hubUrlOrThrow(text: string): string {
+  const url = checkHubUrl(text);
+  if (typeof url === 'string') throw new ApiError('invalid_hub_url', `Hub URL refused: ${url}.`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** A client of the cabinet's hub, with the device credential from the secret store. */
+export function hubClientFor(deps: SyncDeps, connection: store.ConnectionRow, fetch: HubFetch, onHubTime?: (hub: number, local: number) => void): HubClient {
+  const credential = deps.secrets.get(deviceSecretName(connection.cabinetId));
+  if (credential === undefined) throw new ApiError('sync_off', 'This device’s hub credential is missing from the secret store; disconnect and connect again.');
+  return createHubClient({ hubUrl: connection.hubUrl, credential, fetch, now: () => deps.clock.now(), onHubTime });
+}
+
+function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired: PairResponse, deviceName: string): store.ConnectionRow {
+  const now = deps.clock.now();
+  return {
+    cabinetId,
+    hubUrl,
+    deviceId: paired.device_id,
+    deviceName,
+    paused: false,
+    nextNumber: 1,
+    acknowledgedNumber: 0,
+    pullCursor: 0,
+    clockTime: now,
+    clockCounter: 0,
+    state: 'idle',
+    lastError: null,
+    lastErrorCode: null,
+    lastErrorAt: null,
+    offlineSince: null,
+    hubClockOffset: Date.parse(paired.hub_time) - now,
+    lastPushAt: null,
+    lastPullAt: null,
+    connectedAt: now,
+  };
+}
+
+/**
+ * Queues every record the cabinet holds, one change each, in the transaction that turns sync on: a
+ * change made meanwhile is captured after them, never lost between the snapshot and the link.
+ */
+function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
+  const orm = deps.db.orm;
+  let clock: ClockState = { time: connection.clockTime, counter: connection.clockCounter };
+  let number = connection.nextNumber;
+  for (const adapter of records.values()) {
+    for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
+      clock = tick(clock, deps.clock.now());
+      const hlc = formatHlc({ ...clock, device: connection.deviceId });
+      store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind: adapter.kind, recordId, op: 'upsert', hlc, fields: JSON.stringify(fields) });
+      store.mergeFieldClocks(orm, connection.cabinetId, adapter.kind, recordId, Object.fromEntries(Object.keys(fields).map((f) => [f, hlc])), false);
+      number += 1;
+    }
+  }
+  store.updateConnection(orm, connection.cabinetId, { nextNumber: number, clockTime: clock.time, clockCounter: clock.counter });
+  return number - connection.nextNumber;
+}
+
+/**
+ * Registers this install's cabinet on the hub (the hub's cabinet takes its id and name) and queues
+ * everything it holds for upload. The caller then pushes (the CLI at once; the service in the background).
+ */
+export async function connectCabinet(
+  deps: SyncDeps,
+  input: { cabinetId: string; hubUrl: string; code: string; deviceName: string },
+  io: { fetch: HubFetch; records: RecordsByKind },
+): Promise<{ device_id: string; cabinet_id: string; queued: number }> {
+  const hubUrl = hubUrlOrThrow(input.hubUrl);
+  const name = cabinetName(deps, input.cabinetId);
+  if (name === undefined) throw new ApiError('not_found', `No cabinet with id ${input.cabinetId} on this install.`);
+  if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
+  const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
+  const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name } });
+  deps.secrets.set(deviceSecretName(input.cabinetId), `${paired.device_id}.${paired.device_secret}`);
+  const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
+  const queued = deps.db.sqlite
+    .transaction(() => {
+      if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
+      store.insertConnection(deps.db.orm, connection);
+      return queueEverything(deps, connection, io.records);
+    })
+    .immediate();
+  deps.syncChanges.notify();
+  return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued };
+}
+
+/**
+ * Joins a cabinet that is on the hub: creates it here with the hub's id and name and a local admin
+ * account, and links it; the caller then downloads everything (this is also how a lost laptop is
+ * restored). The account is checked before the pairing code is spent.
+ */
+export async function joinCabinet(
+  deps: Deps,
+  input: { hubUrl: string; code: string; deviceName: string; email: string; password: string },
+  io: { fetch: HubFetch },
+): Promise<{ cabinet_id: string; user_id: string; device_id: string }> {
+  const hubUrl = hubUrlOrThrow(input.hubUrl);
+  const account = initCabinetSchema.safeParse({ cabinet: 'check', email: input.email, password: input.password });
+  if (!account.success) throw validationError(toValidationIssues(account.error, undefined));
+  const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
+  const paired = await client.pair({ code: input.code, device_name: input.deviceName });
+  const connection = newConnection(deps, paired.cabinet_id, hubUrl, paired, input.deviceName);
+  const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () =>
+    store.insertConnection(deps.db.orm, connection),
+  );
+  deps.secrets.set(deviceSecretName(paired.cabinet_id), `${paired.device_id}.${paired.device_secret}`);
+  return { cabinet_id: created.cabinet_id, user_id: created.user_id, device_id: paired.device_id };
+}
+
+function connectionOrThrow(deps: Pick<Deps, 'db'>, cabinetId: string): store.ConnectionRow {
+  const connection = store.findConnection(deps.db.orm, cabinetId);
+  if (!connection) throw new ApiError('sync_off', `The cabinet ${cabinetId} does not sync with a hub.`);
+  return connection;
+}
+
+/** Turns sync off for the cabinet: its link, queue and clocks go; its records stay. */
+export function disconnectCabinet(deps: SyncDeps, cabinetId: string): void {
+  connectionOrThrow(deps, cabinetId);
+  deps.db.sqlite.transaction(() => store.deleteConnection(deps.db.orm, cabinetId)).immediate();
+  deps.secrets.delete(deviceSecretName(cabinetId));
+}
+
+/** Pauses or resumes the background sync; changes are queued meanwhile. */
+export function setSyncPaused(deps: SyncDeps, cabinetId: string, paused: boolean): SyncStatus {
+  connectionOrThrow(deps, cabinetId);
+  store.updateConnection(deps.db.orm, cabinetId, { paused });
+  deps.syncChanges.notify();
+  return syncStatus(deps, cabinetId);
+}
+
+function timeOfDay(ms: number): string {
+  const date = new Date(ms);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
+/** The last error in words a person at a desk understands. */
+function describeError(connection: store.ConnectionRow): string | null {
+  if (connection.state === 'offline' && connection.offlineSince !== null) return `hub unreachable since ${timeOfDay(connection.offlineSince)}`;
+  if (connection.lastErrorCode === 'clock_skew' && connection.hubClockOffset !== null) {
+    return `this machine's clock is ${Math.round(-connection.hubClockOffset / 60_000)} minutes ahead of the hub's; set it right (changes stay queued)`;
+  }
+  return connection.lastError;
+}
+
+export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatus {
+  const connection = store.findConnection(deps.db.orm, cabinetId);
+  if (!connection) {
+    return { cabinet_id: cabinetId, state: 'off', paused: false, hub_url: null, device_id: null, device_name: null, pending_changes: 0, last_push_at: null, last_pull_at: null, last_error: null, last_error_code: null, clock_ahead_seconds: null };
+  }
+  return {
+    cabinet_id: cabinetId,
+    state: connection.state,
+    paused: connection.paused,
+    hub_url: connection.hubUrl,
+    device_id: connection.deviceId,
+    device_name: connection.deviceName,
+    pending_changes: store.countOutbox(deps.db.orm, cabinetId),
+    last_push_at: toIsoOrNull(connection.lastPushAt),
+    last_pull_at: toIsoOrNull(connection.lastPullAt),
+    last_error: describeError(connection),
+    last_error_code: connection.state === 'offline' ? 'hub_unreachable' : connection.lastErrorCode,
+    clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
+  };
+}
