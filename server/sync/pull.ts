@@ -45,23 +45,40 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
   const page = await context.client.pull({ after: start.pullCursor, limit: PULL_PAGE, wait: options.wait }, options.signal);
   const foreign = page.changes.filter((change) => change.device_id !== start.deviceId);
   const blobs = await fetchBlobs(context, cabinetId, foreign);
+  const applied = applyPage(context, cabinetId, { after: start.pullCursor, lastSeq: page.last_seq, changes: foreign }, blobs);
+  return { applied, more: page.more };
+}
+
+/**
+ * Applies other devices' changes pulled after `after`, and moves the cursor to `lastSeq`, in one
+ * transaction. The hybrid clock moves past every change applied, so that a change made here later
+ * orders after them (without that, a local edit could win here and lose everywhere else).
+ */
+export function applyPage(
+  context: Pick<PullContext, 'deps' | 'records'>,
+  cabinetId: string,
+  page: { after: number; lastSeq: number; changes: PulledChange[] },
+  blobs: ReadonlyMap<string, Buffer>,
+): number {
+  const { orm, sqlite } = context.deps.db;
   const applied = sqlite
     .transaction(() => {
       const connection = store.findConnection(orm, cabinetId);
       // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
-      if (!connection || connection.pullCursor !== start.pullCursor) return 0;
+      if (!connection || connection.pullCursor !== page.after) return 0;
       // Within a page, a contract may come before its quote's row is written: check references at commit.
       sqlite.pragma('defer_foreign_keys = ON');
       const now = context.deps.clock.now();
       let clock = { time: connection.clockTime, counter: connection.clockCounter };
-      for (const change of foreign) {
+      for (const change of page.changes) {
+        if (change.device_id === connection.deviceId) continue;
         applyChange(orm, cabinetId, context.records, change, { blobs, now });
         clock = receive(clock, parseHlc(change.hlc), now);
       }
-      store.updateConnection(orm, cabinetId, { pullCursor: page.last_seq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter });
-      return foreign.length;
+      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter });
+      return page.changes.length;
     })
     .immediate();
-  if (foreign.some((change) => change.kind === 'event')) context.deps.outbox.notify();
-  return { applied, more: page.more };
+  if (page.changes.some((change) => change.kind === 'event')) context.deps.outbox.notify();
+  return applied;
 }

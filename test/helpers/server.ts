@@ -57,6 +57,8 @@ export interface StartOptions {
   /** Insurer robots (a test adapter). */
   insurers?: InsurerAdapter[];
   sandboxMode?: BuildAppOptions['sandboxMode'];
+  /** The background sync's options (a fault proxy's fetch, short waits). */
+  sync?: BuildAppOptions['sync'];
   /** The address to listen on (127.0.0.1 unless a test needs a LAN client: 0.0.0.0 with config.host). */
   listenHost?: string;
 }
@@ -74,7 +76,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
-  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode });
+  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode, sync: options.sync });
   options.beforeListen?.(app);
   await app.listen({ host: options.listenHost ?? '127.0.0.1', port: 0 });
   const address = app.server.address();

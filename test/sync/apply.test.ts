@@ -1,0 +1,198 @@
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { PulledChange } from '../../shared/sync-protocol.js';
+import { loadConfig } from '../../server/config.js';
+import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { defaultDeps, type Deps } from '../../server/deps.js';
+import { applyPage } from '../../server/sync/pull.js';
+import { syncedRecords } from '../../server/sync/records.js';
+import * as store from '../../server/sync/store.js';
+import { adoptCabinet } from '../../server/tenancy/service.js';
+import { tempDir, testClock, type TestClock } from '../helpers/server.js';
+
+/**
+ * The capture and the per-field merge of two or three installs on real SQLite files. The changes
+ * travel between them in hub order (a seq per change, as the hub serves them); the hub itself is
+ * tested in test/hub and end to end in test/sync/end-to-end.test.ts.
+ */
+interface Install {
+  deps: Deps;
+  clock: TestClock;
+  device: string;
+  /** Hub seqs this install has applied. */
+  cursor: number;
+}
+
+const CABINET = '9f6c1f7e-5d7e-4c55-9b43-0a4a3a8f2c11';
+const records = syncedRecords();
+const dirs: string[] = [];
+const opened: Deps[] = [];
+
+afterEach(() => {
+  for (const deps of opened.splice(0)) deps.db.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function install(device: string, start: number): Promise<Install> {
+  const dataDir = tempDir('courtier-sync-');
+  dirs.push(dataDir);
+  const db = openDatabase(databaseFile(dataDir));
+  const clock = testClock(start);
+  const deps: Deps = { ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }), clock };
+  opened.push(deps);
+  await adoptCabinet(deps, { cabinetId: CABINET, cabinet: 'Cabinet Partagé', email: `${device}@example.fr`, password: 'correct horse battery' }, () =>
+    store.insertConnection(db.orm, {
+      cabinetId: CABINET,
+      hubUrl: 'https://hub.test',
+      deviceId: device,
+      deviceName: device,
+      paused: false,
+      nextNumber: 1,
+      acknowledgedNumber: 0,
+      pullCursor: 0,
+      clockTime: 0,
+      clockCounter: 0,
+      state: 'idle',
+      lastError: null,
+      lastErrorCode: null,
+      lastErrorAt: null,
+      offlineSince: null,
+      hubClockOffset: 0,
+      lastPushAt: null,
+      lastPullAt: null,
+      connectedAt: start,
+    }),
+  );
+  return { deps, clock, device, cursor: 0 };
+}
+
+/** A stand-in for the hub's log: every install's pushed changes, in the order they were pushed. */
+function createLog() {
+  const log: PulledChange[] = [];
+  return {
+    log,
+    push(from: Install) {
+      const rows = store.readOutbox(from.deps.db.orm, CABINET, 10_000);
+      for (const row of rows) {
+        log.push({ seq: log.length + 1, device_id: from.device, kind: row.kind as PulledChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> });
+      }
+      store.deleteOutboxThrough(from.deps.db.orm, CABINET, rows.at(-1)?.number ?? 0);
+    },
+    pull(into: Install) {
+      applyPage({ deps: into.deps, records }, CABINET, { after: into.cursor, lastSeq: log.length, changes: log.slice(into.cursor) }, new Map());
+      into.cursor = log.length;
+    },
+  };
+}
+
+function opportunityRow(node: Install, id: string): unknown {
+  return node.deps.db.sqlite.prepare('SELECT * FROM opportunities WHERE id = ?').get(id);
+}
+
+const START = Date.UTC(2026, 10, 24, 9, 0, 0);
+const contact = { last_name: 'Martin', first_name: 'Léa', email: 'lea.martin@example.fr' };
+
+describe('sync: capture and per-field merge', () => {
+  it('queues a creation whole and an edit by its changed columns, numbered per device, in the transaction of the change', async () => {
+    const a = await install('device-a', START);
+    const created = createOpportunity(a.deps, CABINET, { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] }, 'api');
+    a.clock.advance(1000);
+    updateOpportunity(a.deps, CABINET, created.opportunity_id, { stage: 'qualified' });
+    const rows = store.readOutbox(a.deps.db.orm, CABINET, 10);
+    const changes = rows.filter((row) => row.kind === 'opportunity');
+    expect(changes.map((row) => row.number)).toEqual([rows[0]?.number, expect.any(Number)]);
+    expect(Object.keys(JSON.parse(changes[0]?.fields ?? '{}') as object)).toEqual(expect.arrayContaining(['title', 'product', 'stage', 'contact', 'created_at']));
+    expect(JSON.parse(changes[1]?.fields ?? '{}')).toEqual({ stage: 'qualified', updated_at: START + 1000 });
+    // The events of those writes are queued too, with their ids.
+    expect(rows.filter((row) => row.kind === 'event')).toHaveLength(2);
+    expect(rows.map((row) => row.number)).toEqual(rows.map((_, i) => i + 1));
+  });
+
+  it('keeps both edits when two installs change different fields of one record at once', async () => {
+    const a = await install('device-a', START);
+    const b = await install('device-b', START);
+    const hub = createLog();
+    const created = createOpportunity(a.deps, CABINET, { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] }, 'api');
+    hub.push(a);
+    hub.pull(b);
+    a.clock.advance(5000);
+    b.clock.advance(6000);
+    updateOpportunity(a.deps, CABINET, created.opportunity_id, { title: 'Flotte auto 12 véhicules' });
+    updateOpportunity(b.deps, CABINET, created.opportunity_id, { stage: 'quoted' });
+    hub.push(b);
+    hub.push(a);
+    hub.pull(a);
+    hub.pull(b);
+    for (const node of [a, b]) {
+      const opportunity = getOpportunity(node.deps, CABINET, created.opportunity_id);
+      expect(opportunity).toMatchObject({ title: 'Flotte auto 12 véhicules', stage: 'quoted' });
+    }
+    expect(opportunityRow(a, created.opportunity_id)).toEqual(opportunityRow(b, created.opportunity_id));
+  });
+
+  it('gives a field edited on both sides the later clock’s value, whatever order the hub received them in', async () => {
+    const a = await install('device-a', START);
+    const b = await install('device-b', START);
+    const hub = createLog();
+    const created = createOpportunity(a.deps, CABINET, { title: 'MRH', product: 'mrh', contact, stage: 'new', expected_value_eur: 300, tags: [] }, 'api');
+    hub.push(a);
+    hub.pull(b);
+    b.clock.advance(2000);
+    updateOpportunity(b.deps, CABINET, created.opportunity_id, { title: 'MRH — plus tard' });
+    a.clock.advance(1000);
+    updateOpportunity(a.deps, CABINET, created.opportunity_id, { title: 'MRH — plus tôt' });
+    // The later edit (b's) reaches the hub first; a's earlier edit must not override it anywhere.
+    hub.push(b);
+    hub.push(a);
+    hub.pull(a);
+    hub.pull(b);
+    expect(getOpportunity(a.deps, CABINET, created.opportunity_id).title).toBe('MRH — plus tard');
+    expect(getOpportunity(b.deps, CABINET, created.opportunity_id).title).toBe('MRH — plus tard');
+  });
+
+  it('does not re-queue or re-emit what it applies from another install', async () => {
+    const a = await install('device-a', START);
+    const b = await install('device-b', START);
+    const hub = createLog();
+    createOpportunity(a.deps, CABINET, { title: 'Santé', product: 'sante', contact, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    hub.push(a);
+    hub.pull(b);
+    expect(store.countOutbox(b.deps.db.orm, CABINET)).toBe(0);
+    const events = b.deps.db.sqlite.prepare('SELECT id, type FROM events').all() as { id: string; type: string }[];
+    const origin = a.deps.db.sqlite.prepare('SELECT id, type FROM events').all();
+    // The event arrives once, with its original id: it is not a new event of b's.
+    expect(events).toEqual(origin);
+  });
+
+  it('converges three installs editing the same records in any interleaving', async () => {
+    const fields = ['title', 'product', 'source'] as const;
+    const op = fc.record({ node: fc.integer({ min: 0, max: 2 }), field: fc.constantFrom(...fields), value: fc.string({ minLength: 1, maxLength: 12 }).map((s) => s.trim() || 'x'), step: fc.integer({ min: 0, max: 3 }), sync: fc.integer({ min: 0, max: 5 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+        const nodes = [await install('device-a', START), await install('device-b', START + 700), await install('device-c', START - 400)];
+        const [first] = nodes as [Install, Install, Install];
+        const hub = createLog();
+        const created = createOpportunity(first.deps, CABINET, { title: 'Base', product: 'auto', contact, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+        hub.push(first);
+        for (const node of nodes) hub.pull(node);
+        for (const step of ops) {
+          const node = nodes[step.node] as Install;
+          node.clock.advance(step.step);
+          updateOpportunity(node.deps, CABINET, created.opportunity_id, { [step.field]: step.value });
+          // Sometimes push, sometimes pull, sometimes both: the installs are often out of date.
+          if (step.sync % 2 === 0) hub.push(node);
+          if (step.sync % 3 === 0) hub.pull(nodes[(step.node + 1) % 3] as Install);
+        }
+        for (const node of nodes) hub.push(node);
+        for (const node of nodes) hub.pull(node);
+        const rows = nodes.map((node) => opportunityRow(node, created.opportunity_id));
+        expect(rows[1]).toEqual(rows[0]);
+        expect(rows[2]).toEqual(rows[0]);
+        for (const deps of opened.splice(0)) deps.db.close();
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
