@@ -9,6 +9,7 @@ import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createSyncEngine, type SyncEngineOptions } from './sync/engine.js';
 import { syncedRecords } from './sync/records.js';
+import { syncConsoleRoutes } from './sync/routes.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
 import { sandboxPortalPlugin, type SandboxMode } from './sandbox-portal/index.js';
 import { crmRoutes } from './crm/routes.js';
@@ -200,7 +201,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     }
     worker.start();
   });
-  const syncEngine = createSyncEngine(deps, { logger: app.log, records: syncedRecords(), ...options.sync });
+  const records = syncedRecords();
+  const syncEngine = createSyncEngine(deps, { logger: app.log, records, ...options.sync });
+  await app.register(syncConsoleRoutes, { deps, records, fetch: options.sync?.fetch ?? ((url, init) => globalThis.fetch(url, init)) });
   app.addHook('onReady', async () => syncEngine.start());
   app.addHook('onClose', async () => syncEngine.stop());
   app.addHook('onClose', async () => {

@@ -10,6 +10,7 @@ import { CONSOLE_SESSION_ENDPOINTS } from './console-session.js';
 import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
 import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
 import { MCP_AND_OAUTH_ENDPOINTS } from './oauth-endpoints.js';
+import { CONSOLE_SYNC_ENDPOINTS } from './sync.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -70,6 +71,7 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ADMIN_ENDPOINTS,
   ...CONSOLE_AUTOMATION_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
+  ...CONSOLE_SYNC_ENDPOINTS,
   ...CONSOLE_PAGE_ENDPOINTS,
   getHealth,
   getConsoleOpenApiDocument,

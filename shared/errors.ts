@@ -68,6 +68,7 @@ export const ERROR_STATUS = {
   clock_skew: 409,
   sync_protocol_too_old: 426,
   blob_hash_mismatch: 400,
+  hub_unreachable: 502,
   invalid_hub_url: 400,
   sync_already_on: 409,
   sync_off: 409,
@@ -150,6 +151,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   sync_already_on: 'This cabinet already syncs with a hub; disconnect it first to connect it elsewhere.',
   sync_off: 'This cabinet does not sync with a hub; connect it first.',
   cabinet_already_here: 'This install already holds that cabinet: it syncs through connect, not join. The pairing code is used up; ask for a new one if needed.',
+  hub_unreachable: 'The hub could not be reached (or failed on its side); check its URL and this machine’s network, then try again.',
   blob_hash_mismatch: 'The uploaded bytes do not have the SHA-256 named in the path.',
   rpa_circuit_open: 'Too many technical failures at this insurer lately; retry after retry_after_seconds.',
   api_rpa_temporarily_disabled:

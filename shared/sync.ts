@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineEndpoint } from './endpoint.js';
 
 /**
  * A cabinet's sync, as `courtier sync status` and the console show it. `state`: off (no hub),
@@ -27,3 +28,78 @@ export const syncStatusSchema = z
   })
   .meta({ id: 'SyncStatus' });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
+
+// ---- The console's Sync page (/api/v1/console/sync) ----
+
+const SYNC_TAG = 'Console: sync';
+
+export const connectSyncBodySchema = z.object({
+  hub_url: z.string().trim().min(1).max(2000).describe('https://…, or http:// to this machine only.'),
+  code: z.string().trim().min(1).max(64).describe('The pairing code the hub’s operator gave (courtier hub invite).'),
+  device_name: z.string().trim().min(1).max(200).optional().describe('How the hub lists this install; the machine’s name when absent.'),
+});
+
+export const getSyncStatus = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/sync',
+  operationId: 'consoleGetSyncStatus',
+  summary: 'The cabinet’s sync with its hub',
+  tag: SYNC_TAG,
+  auth: 'console',
+  responses: { 200: { description: 'The state, the queue, the last exchanges and the last problem in words.', schema: syncStatusSchema } },
+  errors: [],
+});
+
+export const connectSync = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/sync/connect',
+  operationId: 'consoleConnectSync',
+  summary: 'Register the cabinet on a hub',
+  description: 'Pairs this install with the hub (the hub’s cabinet takes this cabinet’s id and name) and queues everything the cabinet holds; the service uploads it in the background.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  body: connectSyncBodySchema,
+  responses: { 200: { description: 'Connected; the upload has started.', schema: syncStatusSchema } },
+  errors: ['invalid_hub_url', 'sync_already_on', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'hub_unreachable'],
+});
+
+export const pauseSync = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/sync/pause',
+  operationId: 'consolePauseSync',
+  summary: 'Pause the sync (changes are queued)',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'Paused.', schema: syncStatusSchema } },
+  errors: ['sync_off'],
+});
+
+export const resumeSync = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/sync/resume',
+  operationId: 'consoleResumeSync',
+  summary: 'Resume the sync',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'Resumed.', schema: syncStatusSchema } },
+  errors: ['sync_off'],
+});
+
+export const disconnectSync = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/sync',
+  operationId: 'consoleDisconnectSync',
+  summary: 'Stop syncing this cabinet',
+  description: 'The link, the queue of unsent changes and the clocks go; the records stay. The hub still lists the device until its operator revokes it.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'Sync is off.', schema: syncStatusSchema } },
+  errors: ['sync_off'],
+});
+
+export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync] as const;

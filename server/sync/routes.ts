@@ -1,0 +1,43 @@
+import { hostname } from 'node:os';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { connectSync, disconnectSync, getSyncStatus, pauseSync, resumeSync } from '../../shared/sync.js';
+import { consoleUser } from '../console/guard.js';
+import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { registerEndpoint } from '../http/endpoint.js';
+import type { RecordsByKind } from './apply.js';
+import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
+import { connectCabinet, disconnectCabinet, setSyncPaused, syncStatus } from './service.js';
+
+/** A hub's refusal or silence, as the console's error: the hub's own code and words when it gave them. */
+function asApiError(err: unknown): unknown {
+  if (err instanceof HubUnreachable) return new ApiError('hub_unreachable', `${err.message}.`);
+  if (err instanceof HubRefusal && (err.code === 'invalid_pairing_code' || err.code === 'too_many_pairing_attempts' || err.code === 'cabinet_already_on_hub')) {
+    return new ApiError(err.code, err.message);
+  }
+  if (err instanceof HubRefusal) return new ApiError('hub_unreachable', `The hub refused the pairing: ${err.message}`);
+  return err;
+}
+
+/** The console's Sync page: the state for everyone, connect/pause/resume/disconnect for administrators. */
+export async function syncConsoleRoutes(app: FastifyInstance, { deps, records, fetch }: { deps: Deps; records: RecordsByKind; fetch: HubFetch }): Promise<void> {
+  const cabinetOf = (request: FastifyRequest) => consoleUser(request).cabinetId;
+
+  registerEndpoint(app, getSyncStatus, (request) => syncStatus(deps, cabinetOf(request)));
+
+  registerEndpoint(app, connectSync, async (request) => {
+    const cabinetId = cabinetOf(request);
+    const input = { cabinetId, hubUrl: request.body.hub_url, code: request.body.code, deviceName: request.body.device_name ?? hostname() };
+    await connectCabinet(deps, input, { fetch, records }).catch((err: unknown) => {
+      throw asApiError(err);
+    });
+    return syncStatus(deps, cabinetId);
+  });
+
+  registerEndpoint(app, pauseSync, (request) => setSyncPaused(deps, cabinetOf(request), true));
+  registerEndpoint(app, resumeSync, (request) => setSyncPaused(deps, cabinetOf(request), false));
+  registerEndpoint(app, disconnectSync, (request) => {
+    disconnectCabinet(deps, cabinetOf(request));
+    return syncStatus(deps, cabinetOf(request));
+  });
+}
