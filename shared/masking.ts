@@ -87,6 +87,8 @@ export const PERSONAL_DATA = {
   'job.failed': { 'error.message': 'whole' },
   'job.mfa_required': { challenge: 'whole' },
   'contract.signed': {},
+  'client.updated': CLIENT,
+  'client.erased': {},
   'webhook.test': {},
   whoami: {},
   product_list: {},
