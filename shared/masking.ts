@@ -97,6 +97,7 @@ export const PERSONAL_DATA = {
   opportunity_page: eachItem(OPPORTUNITY),
   client: CLIENT,
   client_page: eachItem(CLIENT),
+  client_erasure: {},
   devis: { 'dicData.*': 'initial', suspens: 'whole' },
   devis_pdf_link: {},
   tarification: {},
