@@ -382,8 +382,9 @@ export const eraseClient = defineEndpoint({
   operationId: 'eraseClient',
   summary: "Erase a client's personal data (right to erasure)",
   description:
-    'Wipes every personal field of the client (names, SIRET, email, phone, address, birth date) for good, and the personal data of its earlier ' +
-    'client.updated events. The client then answers 404 not_found to GET and PATCH and is left out of GET /clients; POST /devis and tarifications ' +
+    'Wipes every personal field of the client (names, SIRET, email, phone, address, birth date) for good, with the copies the service keeps: ' +
+    'its earlier client.updated events (a replayed delivery carries nulls) and its creation as stored for Idempotency-Key replays. ' +
+    'The client then answers 404 not_found to GET and PATCH and is left out of GET /clients; POST /devis and tarifications ' +
     'naming it are refused as for an unknown client. Quotes and contracts keep their client_id (a brokerage must keep its contracts): ' +
     'the id stays as a tombstone, with no personal data. Emits client.erased {client_id, erased_at}, which carries no personal data. ' +
     'Idempotent: erasing an erased client answers 204 again and emits nothing.',

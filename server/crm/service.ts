@@ -19,6 +19,7 @@ import { ApiError } from '../errors.js';
 import { recordEvent, rewriteEvents } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
+import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 
 type CreatedVia = Opportunity['created_via'];
@@ -345,7 +346,8 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
 /**
  * Right to erasure: nulls every personal field of the client (the row stays, without them, for the
  * quotes and contracts that reference its id), clears the personal data of its earlier
- * client.updated events, and emits client.erased, in one transaction. Erasing an erased client
+ * client.updated events and of its stored creation responses, and emits client.erased, in one
+ * transaction. Erasing an erased client
  * changes nothing and answers the first erasure.
  */
 export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientErasure {
@@ -356,7 +358,10 @@ export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientEr
       if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
       const now = deps.clock.now();
       store.eraseClient(deps.db.orm, cabinetId, id, now);
+      // Copies of the personal data this service keeps elsewhere go too: earlier events, and
+      // creations stored for Idempotency-Key replays (a replay answers the erased client).
       rewriteEvents(deps, cabinetId, 'client.updated', { field: 'client_id', id }, (data) => ({ ...data, ...NO_CONTACT }));
+      rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
       const erasure = { client_id: id, erased_at: toIso(now) };
       recordEvent(deps, cabinetId, 'client.erased', erasure);
       return erasure;
