@@ -193,7 +193,7 @@ const TOOL_SPECS = [
     title: 'Change a client’s contact details',
     description:
       `Changes a client (client_id from list_clients) and returns it after the change. Give any of ${listed(CLIENT_CONTACT_FIELDS, 'and')} ` +
-      '(at least one), checked as in create_client; the others stay, null clears one, and address is replaced whole. ' +
+      '(at least one), checked as in create_client; the others stay, null clears an optional one, and address is replaced whole. ' +
       'The type never changes: a person keeps a last_name, a company keeps a company_name. An erased client gives the error not_found.',
     input: z.strictObject({ client_id: clientId, ...updateClientBody.shape }).refine(changesSomeContactField, 'give at least one field to change'),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Change a client’s contact details' },
