@@ -347,8 +347,7 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
  * Right to erasure: nulls every personal field of the client (the row stays, without them, for the
  * quotes and contracts that reference its id), clears the personal data of its earlier
  * client.updated events and of its stored creation responses, and emits client.erased, in one
- * transaction. Erasing an erased client
- * changes nothing and answers the first erasure.
+ * transaction. Erasing an erased client changes nothing and answers the first erasure.
  */
 export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientErasure {
   return deps.db.sqlite
