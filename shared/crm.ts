@@ -121,6 +121,7 @@ export const opportunitySchema = z
 export type Opportunity = z.infer<typeof opportunitySchema>;
 
 export const CLIENT_TYPES = ['person', 'company'] as const;
+type ClientType = (typeof CLIENT_TYPES)[number];
 
 const addressSchema = z.strictObject({
   line1: z.string().trim().min(1).max(200),
@@ -137,24 +138,55 @@ const birthDateSchema = z.iso
   .date('birth_date must be a date as YYYY-MM-DD')
   .refine((d) => d >= '1900-01-01' && d <= new Date().toISOString().slice(0, 10), 'birth_date must be between 1900 and today');
 
+/** The contact fields of a client: what creation takes besides its type, and what PATCH may change. */
+export const CLIENT_CONTACT_FIELDS = ['last_name', 'first_name', 'company_name', 'siret', 'email', 'phone', 'address', 'birth_date'] as const;
+export type ClientContactField = (typeof CLIENT_CONTACT_FIELDS)[number];
+
+/** Each contact field's validation, one definition for creation and PATCH. */
+const clientFields = {
+  last_name: name,
+  first_name: name,
+  company_name: name,
+  siret: siretSchema,
+  email: emailSchema,
+  phone: phoneSchema,
+  address: addressSchema,
+  birth_date: birthDateSchema,
+} satisfies Record<ClientContactField, z.ZodType>;
+
+interface ClientTypeFields {
+  type: ClientType;
+  last_name?: string | null;
+  company_name?: string | null;
+  birth_date?: string | null;
+}
+
+/**
+ * The rules of a client's type, checked on a new client and on the client a PATCH would leave:
+ * a person has a last_name; a company has a company_name and no birth_date.
+ */
+export function clientTypeProblems(client: ClientTypeFields): { field: ClientContactField; message: string }[] {
+  const problems: { field: ClientContactField; message: string }[] = [];
+  if (client.type === 'person' && !client.last_name) problems.push({ field: 'last_name', message: 'last_name is required for a person' });
+  if (client.type === 'company' && !client.company_name) problems.push({ field: 'company_name', message: 'company_name is required for a company' });
+  if (client.type === 'company' && client.birth_date) problems.push({ field: 'birth_date', message: 'a company has no birth_date' });
+  return problems;
+}
+
 export const createClientBody = z
   .strictObject({
     type: z.enum(CLIENT_TYPES).default('person'),
-    last_name: name.optional(),
-    first_name: name.optional(),
-    company_name: name.optional(),
-    siret: siretSchema.optional(),
-    email: emailSchema.optional(),
-    phone: phoneSchema.optional(),
-    address: addressSchema.optional(),
-    birth_date: birthDateSchema.optional(),
+    last_name: clientFields.last_name.optional(),
+    first_name: clientFields.first_name.optional(),
+    company_name: clientFields.company_name.optional(),
+    siret: clientFields.siret.optional(),
+    email: clientFields.email.optional(),
+    phone: clientFields.phone.optional(),
+    address: clientFields.address.optional(),
+    birth_date: clientFields.birth_date.optional(),
   })
   .superRefine((c, ctx) => {
-    if (c.type === 'person' && !c.last_name) ctx.addIssue({ code: 'custom', path: ['last_name'], message: 'last_name is required for a person' });
-    if (c.type === 'company' && !c.company_name) {
-      ctx.addIssue({ code: 'custom', path: ['company_name'], message: 'company_name is required for a company' });
-    }
-    if (c.type === 'company' && c.birth_date) ctx.addIssue({ code: 'custom', path: ['birth_date'], message: 'a company has no birth_date' });
+    for (const { field, message } of clientTypeProblems(c)) ctx.addIssue({ code: 'custom', path: [field], message });
   })
   .meta({ id: 'CreateClient' });
 export type CreateClientInput = z.output<typeof createClientBody>;
@@ -179,6 +211,38 @@ export const clientSchema = z
   })
   .meta({ id: 'Client' });
 export type Client = z.infer<typeof clientSchema>;
+
+/** A PATCH must name at least one contact field. */
+export function changesSomeContactField(patch: Partial<Record<ClientContactField, unknown>>): boolean {
+  return CLIENT_CONTACT_FIELDS.some((field) => patch[field] !== undefined);
+}
+
+export const updateClientBody = z
+  .strictObject({
+    last_name: clientFields.last_name.nullable().optional(),
+    first_name: clientFields.first_name.nullable().optional(),
+    company_name: clientFields.company_name.nullable().optional(),
+    siret: clientFields.siret.nullable().optional(),
+    email: clientFields.email.nullable().optional(),
+    phone: clientFields.phone.nullable().optional(),
+    address: clientFields.address.nullable().optional().describe('Replaced whole (line2 and country as at creation), or null to clear it.'),
+    birth_date: clientFields.birth_date.nullable().optional(),
+  })
+  .refine(changesSomeContactField, 'give at least one field to change')
+  .meta({
+    id: 'UpdateClient',
+    description:
+      'Any of the contact fields, validated as at creation; the fields not given stay, null clears one. ' +
+      'The type never changes, and its rules hold after the change: a person keeps a last_name, a company keeps a company_name and has no birth_date.',
+  });
+export type UpdateClientInput = z.output<typeof updateClientBody>;
+
+/** What an erasure leaves to say: which client, and when. The client.erased event's data and the erase_client tool's answer. */
+export const clientErasureSchema = z.object({
+  client_id: z.uuid(),
+  erased_at: z.iso.datetime().describe('When the personal data was erased (the first erasure, if asked again).'),
+});
+export type ClientErasure = z.infer<typeof clientErasureSchema>;
 
 export const IDEMPOTENCY_HEADER = {
   'Idempotency-Key': {
@@ -276,15 +340,58 @@ export const listClients = defineEndpoint({
   errors: ['invalid_cursor'],
 });
 
+const clientParams = idParam('client_id');
+
 export const getClient = defineEndpoint({
   method: 'GET',
   path: '/clients/{client_id}',
   operationId: 'getClient',
   summary: 'Get a client',
+  description: 'An erased client (DELETE /clients/{client_id}) answers 404 not_found, as an unknown one does.',
   tag: 'CRM',
   auth: 'api_key',
   scope: 'crm:read',
-  params: idParam('client_id'),
+  params: clientParams,
   responses: { 200: { description: 'The client.', schema: clientSchema } },
+  errors: ['not_found'],
+});
+
+export const updateClient = defineEndpoint({
+  method: 'PATCH',
+  path: '/clients/{client_id}',
+  operationId: 'updateClient',
+  summary: "Change a client's contact details",
+  description:
+    'Send any of last_name, first_name, company_name, siret, email, phone, address, birth_date (at least one), validated as at creation; ' +
+    'the others stay, null clears an optional one, and address is replaced whole. The type cannot change, and its rules hold after the change ' +
+    '(a person keeps a last_name, a company a company_name and no birth_date): else 400 validation_error naming the field. ' +
+    'Emits client.updated with the client after the change and changed_fields, the names of the fields whose value changed. ' +
+    'A change that changes nothing answers the client as it is and emits nothing. An unknown or erased client is 404 not_found.',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:write',
+  params: clientParams,
+  body: updateClientBody,
+  responses: { 200: { description: 'The client after the change.', schema: clientSchema } },
+  errors: ['not_found'],
+});
+
+export const eraseClient = defineEndpoint({
+  method: 'DELETE',
+  path: '/clients/{client_id}',
+  operationId: 'eraseClient',
+  summary: "Erase a client's personal data (right to erasure)",
+  description:
+    'Wipes every personal field of the client (names, SIRET, email, phone, address, birth date) for good, with the copies the service keeps: ' +
+    'its earlier client.updated events (a replayed delivery carries nulls) and its creation as stored for Idempotency-Key replays. ' +
+    'The client then answers 404 not_found to GET and PATCH and is left out of GET /clients; POST /devis and tarifications ' +
+    'naming it are refused as for an unknown client. Quotes and contracts keep their client_id (a brokerage must keep its contracts): ' +
+    'the id stays as a tombstone, with no personal data. Emits client.erased {client_id, erased_at}, which carries no personal data. ' +
+    'Idempotent: erasing an erased client answers 204 again and emits nothing.',
+  tag: 'CRM',
+  auth: 'api_key',
+  scope: 'crm:write',
+  params: clientParams,
+  responses: { 204: { description: 'Erased (now or before); no body.' } },
   errors: ['not_found'],
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLIENT_CONTACT_FIELDS, clientErasureSchema, clientSchema } from './crm.js';
 import type { Scope } from './scopes.js';
 
 /** Part 6.4: every event type, the scope it relates to (informational), and when it fires. */
@@ -14,6 +15,9 @@ const EVENT_CATALOGUE = {
   'job.failed': { scope: 'automation:read', firesWhen: 'a tarification job fails' },
   'job.mfa_required': { scope: 'automation:read', firesWhen: 'a job is paused awaiting multi-factor authentication' },
   'contract.signed': { scope: 'crm:read', firesWhen: 'a signed quote becomes a contract' },
+  // Additions to part 6.4: a client's changes and its erasure.
+  'client.updated': { scope: 'crm:read', firesWhen: "a client's contact details change (PATCH /clients/{id}, the update_client tool)" },
+  'client.erased': { scope: 'crm:read', firesWhen: "a client's personal data is erased (DELETE /clients/{id}, the erase_client tool)" },
   'webhook.test': { scope: null, firesWhen: 'manual test delivery; not covered by *' },
 } as const satisfies Record<string, { scope: Scope | null; firesWhen: string }>;
 
@@ -63,6 +67,14 @@ export const contractSignedPayload = z.object({
   premium_eur: z.number().describe('Premium of the signed quote, in euros.'),
   signed_at: z.iso.datetime(),
 });
+
+/** The client after the change, as GET /clients/{id} answers it, and which of its fields changed. */
+export const clientUpdatedPayload = clientSchema.extend({
+  changed_fields: z.array(z.enum(CLIENT_CONTACT_FIELDS)).min(1).describe('The contact fields whose value changed, in the order of the Client schema.'),
+});
+
+/** No personal data: which client was erased, and when. */
+export const clientErasedPayload = clientErasureSchema;
 
 const webhookTestPayload = z.object({ message: z.string(), webhook_id: z.uuid() });
 
@@ -121,6 +133,8 @@ export const EVENT_PAYLOADS = {
   'opportunity.lost': opportunityStagePayload,
   'devis.signed': devisSignedPayload,
   'contract.signed': contractSignedPayload,
+  'client.updated': clientUpdatedPayload,
+  'client.erased': clientErasedPayload,
   'webhook.test': webhookTestPayload,
   'job.completed': jobCompletedPayload,
   'job.failed': jobFailedPayload,

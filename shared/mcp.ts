@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { enqueueTarification, getJob, getProductSchema, listProducts } from './automation.js';
-import { getClient, getOpportunity, listClients, listOpportunities } from './crm.js';
+import { clientErasureSchema, getClient, getOpportunity, listClients, listOpportunities } from './crm.js';
 import { getDevis } from './devis.js';
 import { mcpScopeSchema } from './oauth.js';
 
@@ -35,6 +35,8 @@ export const TOOL_RESULTS = {
   opportunity_page: listOpportunities.responses[200].schema,
   client: getClient.responses[200].schema,
   client_page: listClients.responses[200].schema,
+  // DELETE /clients/{id} answers 204 without a body: the tool says which client and when instead.
+  client_erasure: clientErasureSchema,
   devis: getDevis.responses[200].schema,
   devis_pdf_link: devisPdfLinkSchema,
   // A dry run's validation, or the enqueued job: POST /automation/tarifications's 200.

@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { createClient, createOpportunity, getClient, getOpportunity, listClients, listOpportunities, updateOpportunity } from '../../shared/crm.js';
+import {
+  createClient,
+  createOpportunity,
+  eraseClient,
+  getClient,
+  getOpportunity,
+  listClients,
+  listOpportunities,
+  updateClient,
+  updateOpportunity,
+} from '../../shared/crm.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
@@ -16,4 +26,9 @@ export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   registerEndpoint(app, createClient, (request) => respond(201, crm.createClient(deps, requestKey(request).cabinetId, request.body)));
   registerEndpoint(app, listClients, (request) => crm.listClients(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getClient, (request) => crm.getClient(deps, requestKey(request).cabinetId, request.params.client_id));
+  registerEndpoint(app, updateClient, (request) => crm.updateClient(deps, requestKey(request).cabinetId, request.params.client_id, request.body));
+  registerEndpoint(app, eraseClient, (request, reply) => {
+    crm.eraseClient(deps, requestKey(request).cabinetId, request.params.client_id);
+    return reply.code(204).send();
+  });
 }

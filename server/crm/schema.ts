@@ -47,6 +47,8 @@ export const clients = sqliteTable(
     birthDate: text('birth_date'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** Set by the erasure, which nulls every personal field: the row stays as a tombstone that quotes and contracts still reference. */
+    erasedAt: integer('erased_at'),
   },
   (t) => [index('clients_page_idx').on(t.cabinetId, t.createdAt, t.id), index('clients_type_page_idx').on(t.cabinetId, t.type, t.createdAt, t.id)],
 );

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
@@ -45,8 +45,56 @@ export function insertClient(orm: Orm, row: ClientRow): void {
   orm.insert(clients).values(row).run();
 }
 
+/** A client that has not been erased: an erased one is, for every reader, no longer there. */
 export function findClient(orm: Orm, cabinetId: string, id: string): ClientRow | undefined {
-  return orm.select().from(clients).where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id))).get();
+  return orm
+    .select()
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
+    .get();
+}
+
+/** When the client was erased: null while it is not, undefined when the cabinet has no such client. */
+export function findErasure(orm: Orm, cabinetId: string, id: string): { erasedAt: number | null } | undefined {
+  return orm
+    .select({ erasedAt: clients.erasedAt })
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id)))
+    .get();
+}
+
+/** The columns that hold a client's personal data: everything but its id, cabinet, type and dates. */
+type PersonalColumn = Exclude<keyof ClientRow, 'id' | 'cabinetId' | 'type' | 'createdAt' | 'updatedAt' | 'erasedAt'>;
+
+/** Every personal column nulled: a column added to the table without being added here is a type error. */
+const ERASED: { [K in PersonalColumn]: null } = {
+  lastName: null,
+  firstName: null,
+  companyName: null,
+  siret: null,
+  email: null,
+  phone: null,
+  address: null,
+  birthDate: null,
+};
+
+export type ClientChanges = Partial<Pick<ClientRow, PersonalColumn | 'updatedAt'>>;
+
+export function updateClient(orm: Orm, cabinetId: string, id: string, changes: ClientChanges): void {
+  orm
+    .update(clients)
+    .set(changes)
+    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
+    .run();
+}
+
+/** Nulls every personal column and marks the row erased; a row already erased is left as it is. */
+export function eraseClient(orm: Orm, cabinetId: string, id: string, at: number): void {
+  orm
+    .update(clients)
+    .set({ ...ERASED, updatedAt: at, erasedAt: at })
+    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
+    .run();
 }
 
 export function listClients(
@@ -61,6 +109,7 @@ export function listClients(
     .where(
       and(
         eq(clients.cabinetId, cabinetId),
+        isNull(clients.erasedAt),
         filters.type ? eq(clients.type, filters.type) : undefined,
         filters.createdAfter !== undefined ? gt(clients.createdAt, filters.createdAfter) : undefined,
         before(clients.createdAt, clients.id, filters.after),

@@ -24,6 +24,27 @@ export function recordEvent<T extends EventWithPayload>(
   return toEnvelope(row);
 }
 
+/**
+ * Rewrites the data of a cabinet's events of one type about one subject (data[field] = id), each
+ * checked again against its payload schema; what an erasure does to the personal data that earlier
+ * events carried, so that neither the outbox nor a replayed delivery keeps it. Call it inside the
+ * transaction of the change. Deliveries already sent are the receivers' to erase.
+ */
+export function rewriteEvents<T extends EventWithPayload>(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  type: T,
+  subject: { field: Extract<keyof EventPayload<T>, string>; id: string },
+  rewrite: (data: EventPayload<T>) => EventPayload<T>,
+): number {
+  const rows = store.findEventsAbout(deps.db.orm, cabinetId, type, subject.field, subject.id);
+  for (const row of rows) {
+    const rewritten = EVENT_PAYLOADS[type].parse(rewrite(JSON.parse(row.data) as EventPayload<T>));
+    store.setEventData(deps.db.orm, row.seq, JSON.stringify(rewritten));
+  }
+  return rows.length;
+}
+
 /** Events of every cabinet after a position of the outbox, oldest first: what the dispatcher fans out. */
 export function readOutbox(deps: Pick<Deps, 'db'>, afterSeq: number, limit: number): (EventEnvelope & { seq: number })[] {
   return store.readOutbox(deps.db.orm, afterSeq, limit).map((row) => ({ ...toEnvelope(row), seq: row.seq }));

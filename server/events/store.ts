@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { events } from './schema.js';
 
@@ -32,4 +32,17 @@ export function findEvent(orm: Orm, cabinetId: string, id: string): EventRow | u
 
 export function deleteEventsBefore(orm: Orm, cutoff: number): number {
   return orm.delete(events).where(lt(events.createdAt, cutoff)).run().changes;
+}
+
+/** A cabinet's events of one type whose data names a subject (data[field] = id), e.g. every client.updated of one client. */
+export function findEventsAbout(orm: Orm, cabinetId: string, type: string, field: string, id: string): Pick<EventRow, 'seq' | 'data'>[] {
+  return orm
+    .select({ seq: events.seq, data: events.data })
+    .from(events)
+    .where(and(eq(events.cabinetId, cabinetId), eq(events.type, type), sql`json_extract(${events.data}, ${`$.${field}`}) = ${id}`))
+    .all();
+}
+
+export function setEventData(orm: Orm, seq: number, data: string): void {
+  orm.update(events).set({ data }).where(eq(events.seq, seq)).run();
 }

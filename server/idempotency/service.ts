@@ -24,6 +24,22 @@ export function requestHash(request: unknown): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
+/**
+ * Rewrites the stored responses of a cabinet that describe one resource (a JSON body with its
+ * `id`), whichever caller and endpoint stored them: an erasure takes the personal data out of them,
+ * and a replay then answers the rewritten body. Call it inside the transaction of the change.
+ */
+export function rewriteStoredResponses(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  resourceId: string,
+  rewrite: (body: Record<string, unknown>) => Record<string, unknown>,
+): number {
+  const rows = store.findResponsesAbout(deps.db.orm, cabinetId, resourceId);
+  for (const { responseBody, ...id } of rows) store.setResponseBody(deps.db.orm, id, JSON.stringify(rewrite(JSON.parse(responseBody) as Record<string, unknown>)));
+  return rows.length;
+}
+
 /** One request that carries an Idempotency-Key. */
 export interface IdempotentRequest {
   id: IdempotencyId;

@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { idempotencyKeys } from './schema.js';
 
@@ -90,4 +90,25 @@ export function releaseClaim(orm: Orm, id: IdempotencyId, owner: string): void {
 
 export function purgeExpired(orm: Orm, now: number): number {
   return orm.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now)).run().changes;
+}
+
+/** A cabinet's stored responses whose body is one resource (its JSON has this `id`). */
+export function findResponsesAbout(orm: Orm, cabinetId: string, resourceId: string): (IdempotencyId & { responseBody: string })[] {
+  const rows = orm
+    .select({ cabinetId: idempotencyKeys.cabinetId, caller: idempotencyKeys.caller, endpoint: idempotencyKeys.endpoint, key: idempotencyKeys.key, responseBody: idempotencyKeys.responseBody })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.cabinetId, cabinetId),
+        eq(idempotencyKeys.state, 'done'),
+        // json_extract throws on text that is not JSON: only bodies that are JSON are looked into.
+        sql`CASE WHEN json_valid(${idempotencyKeys.responseBody}) THEN json_extract(${idempotencyKeys.responseBody}, '$.id') END = ${resourceId}`,
+      ),
+    )
+    .all();
+  return rows.flatMap(({ responseBody, ...id }) => (responseBody === null ? [] : [{ ...id, responseBody }]));
+}
+
+export function setResponseBody(orm: Orm, id: IdempotencyId, body: string): void {
+  orm.update(idempotencyKeys).set({ responseBody: body }).where(where(id)).run();
 }

@@ -2,14 +2,18 @@ import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
 import {
+  changesSomeContactField,
+  CLIENT_CONTACT_FIELDS,
   CLIENT_TYPES,
   createClientBody,
   createOpportunityBody,
   FINAL_STAGES,
+  getClient,
   getOpportunity,
   listClients,
   listOpportunities,
   opportunityStageSchema,
+  updateClientBody,
   updateOpportunityBody,
 } from '../../shared/crm.js';
 import { codeSchema, createDevisBody, devisStatusSchema, getDevis, type Devis } from '../../shared/devis.js';
@@ -40,6 +44,8 @@ const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, i
 const NO_ARGUMENTS = z.strictObject({});
 
 const opportunityId = getOpportunity.params.shape.opportunity_id.describe('The opportunity id (id or opportunity_id from list_opportunities or create_opportunity).');
+
+const clientId = getClient.params.shape.client_id.describe('The client id (id or client_id from list_clients or create_client).');
 
 const devisId = getDevis.params.shape.devis_id.describe('The quote id (devis_id from create_devis, price_quote via get_job, or get_devis).');
 
@@ -181,6 +187,33 @@ const TOOL_SPECS = [
     idempotent: true,
     returns: 'client',
     run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
+  }),
+  defineTool({
+    name: 'update_client',
+    title: 'Change a client’s contact details',
+    description:
+      `Changes a client (client_id from list_clients) and returns it after the change. Give any of ${listed(CLIENT_CONTACT_FIELDS, 'and')} ` +
+      '(at least one), checked as in create_client; the others stay, null clears an optional one, and address is replaced whole. ' +
+      'The type never changes: a person keeps a last_name, a company keeps a company_name. An erased client gives the error not_found.',
+    input: z.strictObject({ client_id: clientId, ...updateClientBody.shape }).refine(changesSomeContactField, 'give at least one field to change'),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Change a client’s contact details' },
+    scope: 'crm:write',
+    returns: 'client',
+    run: ({ deps, access }, { client_id, ...patch }) => crm.updateClient(deps, access.cabinetId, client_id, patch),
+  }),
+  defineTool({
+    name: 'erase_client',
+    title: 'Erase a client’s personal data',
+    description:
+      'Erases a client (client_id from list_clients) for good, for the right to erasure: every name, SIRET, email, phone, address and birth date is wiped ' +
+      'and cannot be recovered. The client disappears from list_clients and cannot be used in new quotes; its existing quotes and contracts keep its client_id. ' +
+      'Only call it when the user has clearly asked to erase this client, and confirm which client first. ' +
+      'Returns {client_id, erased_at}; erasing an erased client returns the same answer again.',
+    input: z.strictObject({ client_id: clientId }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a client’s personal data' },
+    scope: 'crm:write',
+    returns: 'client_erasure',
+    run: ({ deps, access }, { client_id }) => crm.eraseClient(deps, access.cabinetId, client_id),
   }),
   defineTool({
     name: 'create_devis',

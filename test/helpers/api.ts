@@ -18,5 +18,6 @@ export function apiClient(server: TestServer, key: string) {
     get: (path: string) => call('GET', path),
     post: (path: string, body?: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
     patch: (path: string, body: unknown) => call('PATCH', path, body),
+    delete: (path: string) => call('DELETE', path),
   };
 }

@@ -1,7 +1,11 @@
-import { rmSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
+import fc from 'fast-check';
+import { randomInt, randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientSchema, opportunitySchema, type Opportunity } from '../../shared/crm.js';
-import { eventEnvelopeSchema, opportunityCreatedPayload, opportunityStagePayload } from '../../shared/events.js';
+import { CLIENT_CONTACT_FIELDS, clientSchema, isValidSiret, opportunitySchema, type Client, type ClientContactField, type Opportunity } from '../../shared/crm.js';
+import { clientErasedPayload, clientUpdatedPayload, eventEnvelopeSchema, opportunityCreatedPayload, opportunityStagePayload } from '../../shared/events.js';
+import { databaseFile } from '../../server/db/open.js';
 import { listEvents } from '../../server/events/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
@@ -284,5 +288,291 @@ describe('clients', () => {
   it('accepts La Poste SIRETs, whose key follows their own rule', async () => {
     const res = await api.post('/clients', { type: 'company', company_name: 'La Poste Lyon', siret: '35600000049837' });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('changing and erasing clients', () => {
+  /** A value no other test uses: finding it anywhere in the file means it is this client's. */
+  const unique = (prefix: string) => `${prefix}${randomUUID().slice(0, 8)}`;
+
+  /** A SIRET no other test uses: 13 random digits and the key digit that makes its Luhn sum right. */
+  function uniqueSiret(): string {
+    const body = `1${String(randomInt(0, 1e12)).padStart(12, '0')}`;
+    for (let key = 0; key < 10; key++) if (isValidSiret(`${body}${key}`)) return `${body}${key}`;
+    throw new Error('no Luhn key');
+  }
+
+  async function newClient(body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Client> {
+    tick();
+    const res = await api.post('/clients', { last_name: 'Moreau', ...body }, headers);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return clientSchema.strict().parse(res.body);
+  }
+
+  /** The client's row as the SQLite file holds it, read through a connection of its own. */
+  function rawRow(id: string): Record<string, unknown> | undefined {
+    const file = new Sqlite(databaseFile(server.dataDir), { readonly: true, fileMustExist: true });
+    try {
+      return file.prepare('SELECT * FROM clients WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    } finally {
+      file.close();
+    }
+  }
+
+  const eventCount = () => listEvents(server.deps, cabinetId).length;
+
+  async function listedIds(query: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await api.get(`/clients?limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      ids.push(...(res.body.data as { id: string }[]).map((c) => c.id));
+      cursor = res.body.next_cursor as string | null;
+    } while (cursor);
+    return ids;
+  }
+
+  it('PATCH changes the fields given, leaves the others, answers the client and emits client.updated with changed_fields', async () => {
+    const created = await newClient({ first_name: 'Luc', email: 'luc.moreau@example.fr', birth_date: '1979-06-01', address: { line1: '1 place Bellecour', postcode: '69002', city: 'Lyon' } });
+    tick();
+    const res = await api.patch(`/clients/${created.id}`, { email: 'l.moreau@example.fr', phone: '+33 4 78 00 00 00' });
+    expect(res.status).toBe(200);
+    const updated = clientSchema.strict().parse(res.body);
+    expect(updated).toEqual({ ...created, email: 'l.moreau@example.fr', phone: '+33 4 78 00 00 00', updated_at: new Date(clock.now()).toISOString() });
+    expect((await api.get(`/clients/${created.id}`)).body).toEqual(updated);
+    const [event] = lastEvents(1);
+    expect(eventEnvelopeSchema.parse(event)).toMatchObject({ type: 'client.updated', version: 'v1', cabinet_id: cabinetId });
+    expect(clientUpdatedPayload.strict().parse(event?.data)).toEqual({ ...updated, changed_fields: ['email', 'phone'] });
+  });
+
+  it('changes each contact field alone, validated as at creation, and null clears each optional one', async () => {
+    const person = await newClient();
+    const values: Record<ClientContactField, [sent: unknown, stored: unknown]> = {
+      last_name: ['  Morel ', 'Morel'],
+      first_name: ['Anne', 'Anne'],
+      company_name: ['Morel Conseil', 'Morel Conseil'],
+      siret: ['732 829 320 00074', VALID_SIRET],
+      email: ['anne.morel@example.fr', 'anne.morel@example.fr'],
+      phone: ['06 11 22 33 44', '06 11 22 33 44'],
+      address: [
+        { line1: '8 quai Claude Bernard', postcode: '69007', city: 'Lyon' },
+        { line1: '8 quai Claude Bernard', line2: null, postcode: '69007', city: 'Lyon', country: 'FR' },
+      ],
+      birth_date: ['1990-12-31', '1990-12-31'],
+    };
+    for (const field of CLIENT_CONTACT_FIELDS) {
+      const [sent, stored] = values[field];
+      tick();
+      const res = await api.patch(`/clients/${person.id}`, { [field]: sent });
+      expect(res.status, field).toBe(200);
+      expect(res.body[field], field).toEqual(stored);
+      expect(lastEvents(1)[0]?.data, field).toEqual({ ...res.body, changed_fields: [field] });
+    }
+    for (const field of CLIENT_CONTACT_FIELDS.filter((f) => f !== 'last_name')) {
+      const res = await api.patch(`/clients/${person.id}`, { [field]: null });
+      expect(res.status, field).toBe(200);
+      expect(res.body[field], field).toBeNull();
+      expect(lastEvents(1)[0]?.data.changed_fields, field).toEqual([field]);
+    }
+    // A company's last_name is optional: null clears it.
+    const company = await newClient({ type: 'company', company_name: 'Morel SA' });
+    expect((await api.patch(`/clients/${company.id}`, { last_name: null })).body.last_name).toBeNull();
+  });
+
+  it('a change that changes no value writes nothing and emits nothing', async () => {
+    const client = await newClient({ email: 'same@example.fr', address: { line1: '2 rue Neuve', postcode: '69001', city: 'Lyon' } });
+    const before = eventCount();
+    tick();
+    const res = await api.patch(`/clients/${client.id}`, { email: 'same@example.fr', address: { line1: '2 rue Neuve', postcode: '69001', city: 'Lyon', country: 'FR' }, first_name: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(client);
+    expect(eventCount()).toBe(before);
+  });
+
+  it('keeps the rules of the type and of each field: 400 validation_error naming the field, nothing written', async () => {
+    const person = await newClient();
+    const company = await newClient({ type: 'company', company_name: 'Morel SA' });
+    const rows = new Map([person, company].map((c) => [c.id, rawRow(c.id)]));
+    const before = eventCount();
+    const cases: [Client, Record<string, unknown>, string][] = [
+      [person, { last_name: null }, 'body.last_name'],
+      [company, { company_name: null }, 'body.company_name'],
+      [company, { birth_date: '1990-01-01' }, 'body.birth_date'],
+      [person, { type: 'company' }, 'body'],
+      [person, {}, 'body'],
+      [person, { first_name: 'Léa', email: 'not-an-email' }, 'body.email'],
+      [person, { siret: '73282932000075' }, 'body.siret'],
+    ];
+    for (const [client, body, path] of cases) {
+      const res = await api.patch(`/clients/${client.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toBe('validation_error');
+      expect((res.body.details as { path: string }[]).map((d) => d.path), JSON.stringify(body)).toContain(path);
+    }
+    for (const [id, row] of rows) expect(rawRow(id)).toEqual(row);
+    expect(eventCount()).toBe(before);
+  });
+
+  it('answers any bad change with a 400 on body fields only, and writes nothing (property)', async () => {
+    const person = await newClient({ first_name: 'Paul', email: 'paul.moreau@example.fr' });
+    const row = rawRow(person.id);
+    const before = eventCount();
+    const invalid: Record<ClientContactField, unknown[]> = {
+      // null: a person keeps a last_name (the service's rule, after zod's).
+      last_name: ['', '   ', 'x'.repeat(201), 42, null, ['Moreau']],
+      first_name: ['', 'x'.repeat(201), false],
+      company_name: ['', { name: 'X' }],
+      siret: ['73282932000075', '7328293200007', 'abcdefghijklmn', 73282932000074],
+      email: ['not-an-email', '', 'a@', `${'x'.repeat(250)}@example.fr`],
+      phone: ['abc', '12', '+33 6 12 34 56 78 90 12 34 56 78 90'],
+      address: [
+        'Lyon',
+        {},
+        { line1: 'x', city: 'Lyon' },
+        { line1: 'x', postcode: '!!', city: 'Lyon' },
+        { line1: 'x', postcode: '69003', city: 'Lyon', country: 'France' },
+        { line1: 'x', postcode: '69003', city: 'Lyon', floor: 2 },
+      ],
+      birth_date: ['1984-02-30', '2999-01-01', '1899-12-31', '09/03/1984', 19840309],
+    };
+    const valid: Record<ClientContactField, unknown[]> = {
+      last_name: ['Morel'],
+      first_name: [null, 'Léa'],
+      company_name: [null, 'Morel Conseil'],
+      siret: [null, VALID_SIRET],
+      email: [null, 'lea@example.fr'],
+      phone: [null, '04 78 00 00 00'],
+      address: [null, { line1: '1 rue X', postcode: '69001', city: 'Lyon' }],
+      birth_date: [null, '1985-05-05'],
+    };
+    const fields = (pool: Record<ClientContactField, unknown[]>) =>
+      fc.record(Object.fromEntries(CLIENT_CONTACT_FIELDS.map((f) => [f, fc.constantFrom(...pool[f])])) as Record<ClientContactField, fc.Arbitrary<unknown>>, { requiredKeys: [] });
+    const notContactFields = fc.record({ type: fc.constant('company'), id: fc.uuid(), erased_at: fc.constant(null), colour: fc.constant('red') }, { requiredKeys: [] });
+    const badPatch = fc
+      .tuple(fields(valid), fields(invalid), notContactFields)
+      .filter(([, bad, extra]) => Object.keys(bad).length + Object.keys(extra).length > 0)
+      .map(([good, bad, extra]) => ({ ...good, ...bad, ...extra }));
+    await fc.assert(
+      fc.asyncProperty(badPatch, async (patch) => {
+        const res = await api.patch(`/clients/${person.id}`, patch);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('validation_error');
+        const paths = (res.body.details as { path: string }[]).map((d) => d.path);
+        expect(paths.length).toBeGreaterThan(0);
+        for (const path of paths) expect(path === 'body' || path.startsWith('body.'), path).toBe(true);
+        expect(eventCount()).toBe(before);
+      }),
+      { numRuns: 150 },
+    );
+    expect(rawRow(person.id)).toEqual(row);
+    expect((await api.get(`/clients/${person.id}`)).body).toEqual(person);
+  });
+
+  it('404 not_found for an unknown client or another cabinet’s, on PATCH and DELETE; 400 for a malformed id', async () => {
+    const ghost = '6f1c1a52-8a8e-4c7e-9d44-1b2a3c4d5e6f';
+    for (const res of [await api.patch(`/clients/${ghost}`, { first_name: 'X' }), await api.delete(`/clients/${ghost}`)]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe('not_found');
+    }
+    expect((await api.delete('/clients/12')).body.details).toEqual([{ path: 'path.client_id', message: expect.any(String) }]);
+    const client = await newClient();
+    const other = apiClient(server, server.createKey(await server.createCabinet('Autre cabinet')).key);
+    expect((await other.patch(`/clients/${client.id}`, { first_name: 'X' })).body.error).toBe('not_found');
+    expect((await other.delete(`/clients/${client.id}`)).body.error).toBe('not_found');
+    expect((await api.get(`/clients/${client.id}`)).body).toEqual(client);
+  });
+
+  it('erasure wipes every personal field from the SQLite file, earlier events and stored creation included; the row stays as a tombstone', async () => {
+    const personal = {
+      last_name: unique('Nom'),
+      first_name: unique('Prenom'),
+      company_name: unique('Societe'),
+      siret: uniqueSiret(),
+      email: `${unique('mail')}@example.fr`,
+      phone: `06 ${String(randomInt(0, 1e8)).padStart(8, '0')}`,
+      address: { line1: unique('Rue'), line2: unique('Bat'), postcode: unique('P'), city: unique('Ville') },
+      birth_date: '1957-03-14',
+    };
+    const idempotencyKey = randomUUID();
+    const created = await newClient(personal, { 'Idempotency-Key': idempotencyKey });
+    const newEmail = `${unique('nouveau')}@example.fr`;
+    expect((await api.patch(`/clients/${created.id}`, { email: newEmail })).status).toBe(200);
+    tick();
+
+    const erased = await api.delete(`/clients/${created.id}`);
+    expect(erased.status).toBe(204);
+    expect(erased.body).toBeUndefined();
+
+    const row = rawRow(created.id);
+    const kept = { id: created.id, cabinet_id: cabinetId, type: 'person', created_at: Date.parse(created.created_at), updated_at: clock.now(), erased_at: clock.now() };
+    expect(row).toMatchObject(kept);
+    // Every other column is personal, whatever columns a later version adds.
+    for (const [column, value] of Object.entries(row ?? {})) if (!(column in kept)) expect(value, column).toBeNull();
+
+    const [event] = lastEvents(1);
+    expect(event?.type).toBe('client.erased');
+    expect(clientErasedPayload.strict().parse(event?.data)).toEqual({ client_id: created.id, erased_at: new Date(clock.now()).toISOString() });
+    const updates = listEvents(server.deps, cabinetId).filter((e) => e.type === 'client.updated' && e.data.client_id === created.id);
+    expect(updates).toHaveLength(1);
+    const scrubbed = clientUpdatedPayload.strict().parse(updates[0]?.data);
+    expect(scrubbed).toMatchObject({ client_id: created.id, type: 'person', changed_fields: ['email'] });
+    for (const field of CLIENT_CONTACT_FIELDS) expect(scrubbed[field], field).toBeNull();
+
+    // The creation's replay answers the erased client.
+    const replay = await api.post('/clients', personal, { 'Idempotency-Key': idempotencyKey });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toMatchObject({ id: created.id, last_name: null, email: null, address: null });
+
+    // Until a checkpoint, the write-ahead log still holds the pages as they were before the erasure.
+    server.deps.db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const file = databaseFile(server.dataDir);
+    const bytes = Buffer.concat([readFileSync(file), readFileSync(`${file}-wal`)]).toString('latin1');
+    const values = [...Object.values(personal).flatMap((v) => (typeof v === 'string' ? [v] : Object.values(v))), newEmail];
+    for (const value of values) expect(bytes.includes(value), value).toBe(false);
+  });
+
+  it('erasing an erased client answers 204 again, changes nothing and emits nothing', async () => {
+    const client = await newClient();
+    expect((await api.delete(`/clients/${client.id}`)).status).toBe(204);
+    const row = rawRow(client.id);
+    const before = eventCount();
+    tick();
+    const again = await api.delete(`/clients/${client.id}`);
+    expect(again.status).toBe(204);
+    expect(rawRow(client.id)).toEqual(row);
+    expect(eventCount()).toBe(before);
+  });
+
+  it('an erased client is gone: GET and PATCH 404, left out of lists, refused by new quotes as an unknown one; its quotes keep client_id', async () => {
+    const client = await newClient({ type: 'company', company_name: unique('Partie') });
+    const quote = await api.post('/devis', { client_id: client.id, compagnie: 'sandbox', produit: 'auto' });
+    expect(quote.status).toBe(201);
+    expect(await listedIds('&type=company')).toContain(client.id);
+    expect((await api.delete(`/clients/${client.id}`)).status).toBe(204);
+
+    expect(await api.get(`/clients/${client.id}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect(await api.patch(`/clients/${client.id}`, { first_name: 'X' })).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect(await listedIds('')).not.toContain(client.id);
+    expect(await listedIds('&type=company')).not.toContain(client.id);
+
+    const ghost = randomUUID();
+    const refused = await api.post('/devis', { client_id: client.id, compagnie: 'sandbox', produit: 'auto' });
+    const unknown = await api.post('/devis', { client_id: ghost, compagnie: 'sandbox', produit: 'auto' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toEqual([{ path: 'body.client_id', message: `no client with id ${client.id} in this cabinet` }]);
+    expect(unknown.body.details).toEqual([{ path: 'body.client_id', message: `no client with id ${ghost} in this cabinet` }]);
+    expect((await api.get(`/devis/${String(quote.body.id)}`)).body.client_id).toBe(client.id);
+  });
+
+  it('a crm:read key gets 403 insufficient_scope on PATCH and DELETE, and nothing changes', async () => {
+    const client = await newClient();
+    const reader = apiClient(server, server.createKey(cabinetId, { scopes: ['crm:read'] }).key);
+    for (const res of [await reader.patch(`/clients/${client.id}`, { first_name: 'X' }), await reader.delete(`/clients/${client.id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('insufficient_scope');
+    }
+    expect((await reader.get(`/clients/${client.id}`)).body).toEqual(client);
   });
 });

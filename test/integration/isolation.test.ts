@@ -38,11 +38,13 @@ import {
   clientSchema,
   createClient,
   createOpportunity,
+  eraseClient,
   getClient,
   getOpportunity,
   listClients,
   listOpportunities,
   opportunitySchema,
+  updateClient,
   updateOpportunity,
 } from '../../shared/crm.js';
 import { createDevis, devisSchema, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
@@ -734,6 +736,51 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
     title: "B's GET of A's client is 404 not_found",
     async run() {
       await expectNotFoundForB(getClient, 'client_id', [A.personClient, A.companyClient]);
+    },
+  },
+
+  [updateClient.operationId]: {
+    title: "B's PATCH of A's client is 404 not_found and changes nothing",
+    async run() {
+      const ids = [A.personClient, A.companyClient];
+      const rowsBefore = ids.map((id) => row('clients', id));
+      const eventsBefore = [cabinetRowCounts(cabinetA).events, cabinetRowCounts(cabinetB).events];
+      clock.advance(1000); // an update would change updated_at
+      for (const id of ids) {
+        for (const patch of [{ last_name: 'Hijacked' }, { email: 'attacker@example.fr', phone: null }, { company_name: null }]) {
+          expectError(await call(keyB.key, updateClient, { params: { client_id: id }, body: patch }), 404, 'not_found');
+        }
+      }
+      expect(ids.map((id) => row('clients', id))).toEqual(rowsBefore);
+      expect([cabinetRowCounts(cabinetA).events, cabinetRowCounts(cabinetB).events]).toEqual(eventsBefore);
+      // The same PATCH by B of its own client does apply (the route works; only the cabinet differs).
+      const mine = await call(keyB.key, updateClient, { params: { client_id: B.client }, body: { first_name: 'Brigitte' } });
+      expect(mine.status, mine.text).toBe(200);
+    },
+  },
+
+  [eraseClient.operationId]: {
+    title: "B's DELETE of A's client is 404 not_found and erases nothing; B's erasure rewrites only B's copies",
+    async run() {
+      const ids = [A.personClient, A.companyClient];
+      const rowsBefore = ids.map((id) => row('clients', id));
+      const eventsBefore = [cabinetRowCounts(cabinetA).events, cabinetRowCounts(cabinetB).events];
+      for (const id of ids) expectError(await call(keyB.key, eraseClient, { params: { client_id: id } }), 404, 'not_found');
+      expect(ids.map((id) => row('clients', id))).toEqual(rowsBefore);
+      expect([cabinetRowCounts(cabinetA).events, cabinetRowCounts(cabinetB).events]).toEqual(eventsBefore);
+      await expectNotFoundForB(getClient, 'client_id', ids);
+
+      // One Idempotency-Key used by A then B: B erasing its client leaves A's stored creation as it was.
+      const key = randomUUID();
+      const body = { type: 'person', last_name: 'Mercier', email: 'mercier@example.fr' };
+      const fromA = expectCreated(await call(keyA.key, createClient, { body, headers: { 'Idempotency-Key': key } }), clientSchema);
+      const fromB = expectCreated(await call(keyB.key, createClient, { body, headers: { 'Idempotency-Key': key } }), clientSchema);
+      aExtra.push(fromA.id);
+      expect((await call(keyB.key, eraseClient, { params: { client_id: fromB.id } })).status).toBe(204);
+      expect(clientSchema.parse((await call(keyB.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({ id: fromB.id, last_name: null });
+      expect(clientSchema.parse((await call(keyA.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({ id: fromA.id, last_name: 'Mercier' });
+      expect(row('clients', fromA.id)).toMatchObject({ cabinet_id: cabinetA, last_name: 'Mercier', erased_at: null });
+      expect(listEvents(server.deps, cabinetA).filter((e) => e.type === 'client.erased')).toEqual([]);
     },
   },
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { dryRunResultSchema, enqueuedSchema, JOB_STATUSES, jobSchema, productListSchema, productSchemaDocument } from '../../shared/automation.js';
-import { clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
+import { clientErasureSchema, clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { devisPdfLinkSchema, mcpWhoamiSchema } from '../../shared/mcp.js';
@@ -32,6 +32,8 @@ const ALL_TOOLS = [
   'update_opportunity_stage',
   'list_clients',
   'create_client',
+  'update_client',
+  'erase_client',
   'create_devis',
   'get_devis',
   'price_quote',
@@ -51,6 +53,8 @@ const RESULT_SCHEMAS: Record<string, z.ZodType> = {
   update_opportunity_stage: opportunitySchema,
   list_clients: pageSchema(clientSchema, 'ClientPage'),
   create_client: clientSchema,
+  update_client: clientSchema,
+  erase_client: clientErasureSchema,
   create_devis: devisSchema,
   get_devis: devisSchema,
   price_quote: z.union([dryRunResultSchema, enqueuedSchema]),
@@ -330,6 +334,8 @@ describe('scopes', () => {
     expect(create?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(tools.find((t) => t.name === 'price_quote')?.annotations).toMatchObject({ openWorldHint: true });
     expect(tools.find((t) => t.name === 'cancel_job')?.annotations).toMatchObject({ destructiveHint: true });
+    expect(tools.find((t) => t.name === 'erase_client')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(tools.find((t) => t.name === 'update_client')?.inputSchema.required).toEqual(['client_id']);
   });
 
   it('tools/list gives every tool an outputSchema made from the REST response schemas, and descriptions list enum values from the contract', async () => {
@@ -372,6 +378,12 @@ describe('scopes', () => {
     const batch = await post([toolsCall('whoami', {}, 1), toolsCall('price_quote', {}, 2)], readOnly);
     expect(batch.status).toBe(400);
     expect(await batch.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    // Changing or erasing a client needs crm:write too.
+    for (const name of ['update_client', 'erase_client']) {
+      const refused = await post(toolsCall(name, { client_id: randomUUID(), first_name: 'X' }), readOnly);
+      expect(refused.status, name).toBe(403);
+      expect(errorBodySchema.parse(await refused.json())).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'crm:write' } });
+    }
     // What the token may do still works.
     expect((await post(toolsCall('list_clients'), readOnly)).status).toBe(200);
   });
@@ -463,6 +475,54 @@ describe('CRM tools', () => {
     setLlmDataSharing(server.deps, id, false);
     expect(((await ok(client, 'list_clients', { limit: 1 })).data as { company_name: string }[])[0]?.company_name).toBe('Boulangerie Martin');
     expect(((await ok(client, 'list_clients', { type: 'person' })).data as { last_name: string }[])[0]?.last_name).toBe('M***');
+  });
+});
+
+describe('client changes and erasure tools', () => {
+  it('update_client changes a client through the same service as PATCH, masked unless the cabinet shares personal data', async () => {
+    const { id, api, token } = await cabinet();
+    const client = await connect(token());
+    const created = await api.post('/clients', { last_name: 'Martin', first_name: 'Claire', email: 'claire.martin@example.fr' });
+    const clientId = String(created.body.id);
+
+    const masked = clientSchema.parse(await ok(client, 'update_client', { client_id: clientId, email: 'c.martin@example.fr', phone: '06 98 76 54 32', first_name: null }));
+    expect(masked).toMatchObject({ id: clientId, last_name: 'M***', first_name: null, email: 'c***', phone: '0***' });
+    const rest = await api.get(`/clients/${clientId}`);
+    expect(rest.body).toMatchObject({ last_name: 'Martin', first_name: null, email: 'c.martin@example.fr', phone: '06 98 76 54 32' });
+
+    setLlmDataSharing(server.deps, id, true);
+    expect(await ok(client, 'update_client', { client_id: clientId, address: { line1: '5 rue du Port', postcode: '13002', city: 'Marseille' } })).toEqual(
+      (await api.get(`/clients/${clientId}`)).body,
+    );
+
+    // Checked as PATCH is: at least one field, the field rules, the type's rules.
+    const none = await call(client, 'update_client', { client_id: clientId });
+    expect(none).toMatchObject({ isError: true, json: { error: 'validation_error' } });
+    const badEmail = await call(client, 'update_client', { client_id: clientId, email: 'nope' });
+    expect((badEmail.json.details as { path: string }[]).map((d) => d.path)).toEqual(['arguments.email']);
+    const noName = await call(client, 'update_client', { client_id: clientId, last_name: null });
+    expect(noName).toMatchObject({ isError: true, json: { error: 'validation_error', details: [{ path: 'body.last_name' }] } });
+    expect((await api.get(`/clients/${clientId}`)).body.last_name).toBe('Martin');
+    expect(await call(client, 'update_client', { client_id: randomUUID(), first_name: 'X' })).toMatchObject({ isError: true, json: { error: 'not_found' } });
+  });
+
+  it('erase_client erases through the same service as DELETE, answers {client_id, erased_at} again when repeated, and the client is gone', async () => {
+    const { api, token } = await cabinet();
+    const client = await connect(token());
+    const customer = clientSchema.parse(await ok(client, 'create_client', { last_name: 'Lefèvre', email: 'lefevre@example.fr' }));
+    const draft = await ok(client, 'create_devis', { client_id: customer.id, compagnie: 'sandbox', produit: 'auto' });
+
+    const erased = clientErasureSchema.strict().parse(await ok(client, 'erase_client', { client_id: customer.id }));
+    expect(erased.client_id).toBe(customer.id);
+    expect(await ok(client, 'erase_client', { client_id: customer.id })).toEqual(erased);
+
+    expect((await api.get(`/clients/${customer.id}`)).status).toBe(404);
+    expect((await ok(client, 'list_clients')).data).toEqual([]);
+    expect(await call(client, 'update_client', { client_id: customer.id, first_name: 'X' })).toMatchObject({ isError: true, json: { error: 'not_found' } });
+    const refused = await call(client, 'create_devis', { client_id: customer.id, compagnie: 'sandbox', produit: 'auto' });
+    expect(refused).toMatchObject({ isError: true, json: { error: 'validation_error', details: [{ path: 'body.client_id' }] } });
+    expect((await ok(client, 'get_devis', { devis_id: draft.id })).client_id).toBe(customer.id);
+    expect(await call(client, 'erase_client', { client_id: randomUUID() })).toMatchObject({ isError: true, json: { error: 'not_found' } });
   });
 });
 

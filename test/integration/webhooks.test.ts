@@ -131,6 +131,34 @@ describe('delivery', () => {
     setLlmDataSharing(server.deps, cabinetId, false);
   });
 
+  it('delivers client.updated masked per delivery and client.erased without personal data; a replay after the erasure carries none', async () => {
+    const created = await subscribe(['client.updated', 'client.erased']);
+    const client = await api.post('/clients', { last_name: 'Garnier', first_name: 'Inès', email: 'ines.garnier@example.fr' });
+    const clientId = String(client.body.id);
+    clock.advance(1000);
+    expect((await api.patch(`/clients/${clientId}`, { phone: '06 55 44 33 22' })).status).toBe(200);
+    await drain();
+    const updated = eventEnvelopeSchema.parse(JSON.parse(receiver.received[0]?.rawBody ?? '{}'));
+    expect(updated.type).toBe('client.updated');
+    expect(updated.data).toMatchObject({ client_id: clientId, last_name: 'G***', first_name: 'I***', email: 'i***', phone: '0***', changed_fields: ['phone'] });
+
+    expect((await api.call('DELETE', `/clients/${clientId}`)).status).toBe(204);
+    await drain();
+    const erased = eventEnvelopeSchema.parse(JSON.parse(receiver.received[1]?.rawBody ?? '{}'));
+    expect(erased).toMatchObject({ type: 'client.erased', data: { client_id: clientId, erased_at: new Date(clock.now()).toISOString() } });
+    expect(Object.keys(erased.data).sort()).toEqual(['client_id', 'erased_at']);
+
+    // Even with sharing on, a replay of the earlier change sends the same event without the erased data.
+    setLlmDataSharing(server.deps, cabinetId, true);
+    const original = (await deliveries(created.id)).find((d) => d.event_type === 'client.updated');
+    expect((await api.post(`/webhooks/${created.id}/deliveries/${original?.id ?? ''}/replay`)).status).toBe(202);
+    await drain();
+    const replayed = eventEnvelopeSchema.parse(JSON.parse(receiver.received[2]?.rawBody ?? '{}'));
+    expect(replayed.id).toBe(updated.id);
+    expect(replayed.data).toMatchObject({ client_id: clientId, last_name: null, first_name: null, email: null, phone: null, changed_fields: ['phone'] });
+    setLlmDataSharing(server.deps, cabinetId, false);
+  });
+
   it('follows the retry schedule 0 s, 30 s, 5 min, 30 min, 2 h, 12 h, then fails', async () => {
     const created = await subscribe(['opportunity.created']);
     receiver.respondWith(500, 500, 500, 500, 500, 500);

@@ -83,6 +83,8 @@ const personalValues = fc.record({
     siret,
     address: fc.record({ line1: token('Rue'), line2: token('Batiment'), postcode: random.map((r) => `P${r.slice(0, 7)}`), city: token('Ville') }),
   }),
+  /** What a PATCH /clients/{id} and the update_client tool change. */
+  update: fc.record({ last_name: token('Nouveau'), email: random.map((r) => `maj.${r}@exemple.fr`), phone }),
   contact: fc.record({ last_name: token('Contact'), first_name: token('Prenom'), email: random.map((r) => `contact.${r}@exemple.fr`), phone, siret }),
   dicData: fc.record({ postcode: token('CP'), registration: token('Immat'), policy_number: token('Police'), driver_name: token('Conducteur'), driver_birth_date: birthDate }),
   robot: fc.record({ suspens: token('Suspens'), error: token('Erreur'), challenge: token('Code envoye au ') }),
@@ -127,6 +129,9 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
 
   // REST, as an integrator: a client, an opportunity through its stages, a draft quote.
   const clientId = await created('/clients', values.client);
+  expect((await api.patch(`/clients/${clientId}`, values.update)).status).toBe(200);
+  const erasedId = await created('/clients', { last_name: 'Effacé' });
+  expect((await api.call('DELETE', `/clients/${erasedId}`)).status).toBe(204);
   const opportunityId = await created('/opportunities', { title: 'Flotte auto', product: 'auto', contact: values.contact });
   await api.patch(`/opportunities/${opportunityId}`, { stage: 'won' });
   const draftId = await created('/devis', { client_id: clientId, compagnie: 'privco', produit: 'auto', dicData: values.dicData });
@@ -161,7 +166,9 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
     await call('list_products');
     await call('get_product_schema', { produit: 'auto', compagnie: 'privco' });
     await call('list_clients');
-    await call('create_client', values.client);
+    const mcpClient = await call('create_client', values.client);
+    await call('update_client', { client_id: mcpClient.id, ...values.update });
+    await call('erase_client', { client_id: mcpClient.id });
     await call('list_opportunities');
     await call('get_opportunity', { opportunity_id: opportunityId });
     const mcpOpportunity = await call('create_opportunity', { title: 'Via MCP', product: 'auto', contact: values.contact });
@@ -184,7 +191,18 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
   // What was sent: every kind of event the flows above emit, so the assertions below are not vacuous.
   const types = new Set(webhookBodies.map((body) => eventEnvelopeSchema.parse(JSON.parse(body)).type));
   expect([...types].sort()).toEqual(
-    ['devis.failed', 'devis.generated', 'job.completed', 'job.failed', 'job.mfa_required', 'opportunity.created', 'opportunity.stage_changed', 'opportunity.won'].sort(),
+    [
+      'client.erased',
+      'client.updated',
+      'devis.failed',
+      'devis.generated',
+      'job.completed',
+      'job.failed',
+      'job.mfa_required',
+      'opportunity.created',
+      'opportunity.stage_changed',
+      'opportunity.won',
+    ].sort(),
   );
   return { webhookBodies, mcpResults };
 }

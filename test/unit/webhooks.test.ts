@@ -90,6 +90,13 @@ describe('personal-data masking', () => {
     expect(maskPersonalData('opportunity.created', created)).toEqual({ ...created, contact: { last_name: 'D***', company_name: null, siret: '7***' } });
   });
 
+  it('masks client.updated as the client resource, keeping changed_fields; client.erased carries nothing to mask', () => {
+    const updated = { ...person, client_id: 'c1', changed_fields: ['last_name', 'email'] };
+    expect(maskPersonalData('client.updated', updated)).toEqual({ ...maskPersonalData('client', person), client_id: 'c1', changed_fields: ['last_name', 'email'] });
+    const erased = { client_id: 'c1', erased_at: '2026-11-22T12:00:00.000Z' };
+    expect(maskPersonalData('client.erased', erased)).toEqual(erased);
+  });
+
   it('masks free text whole and every string of dicData, whatever its keys; numbers and booleans stay', () => {
     const devis = {
       devis_id: 'd1',

@@ -196,6 +196,8 @@ const en: WebhookStrings = {
     'job.failed': 'A pricing job fails.',
     'job.mfa_required': 'A pricing job waits for a multi-factor code.',
     'contract.signed': 'A signed quote becomes a contract.',
+    'client.updated': 'A client’s contact details change.',
+    'client.erased': 'A client’s personal data is erased (no personal data is sent).',
     'webhook.test': 'A test delivery from this page.',
   },
   errors: {},
@@ -300,6 +302,8 @@ const fr: WebhookStrings = {
     'job.failed': 'Une tarification échoue.',
     'job.mfa_required': 'Une tarification attend un code d’authentification.',
     'contract.signed': 'Un devis signé devient un contrat.',
+    'client.updated': 'Les coordonnées d’un client changent.',
+    'client.erased': 'Les données personnelles d’un client sont effacées (aucune n’est envoyée).',
     'webhook.test': 'Un envoi de test depuis cette page.',
   },
   errors: {

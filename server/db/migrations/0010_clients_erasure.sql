@@ -1,0 +1,1 @@
+ALTER TABLE `clients` ADD `erased_at` integer;
