@@ -16,10 +16,11 @@ import {
 import type { Page } from '../../shared/pagination.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { recordEvent, rewriteEvents } from '../events/service.js';
+import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
+import { clearClientEvents, NO_CONTACT } from './erasure.js';
 import * as store from './store.js';
 import { clientRecords, opportunityRecords } from './sync.js';
 
@@ -269,17 +270,6 @@ const COLUMN = {
   birth_date: 'birthDate',
 } as const satisfies Record<ClientContactField, keyof store.ClientChanges>;
 
-/** Every contact field cleared: what an erased client's earlier events keep of it. */
-const NO_CONTACT: { [K in ClientContactField]: null } = {
-  last_name: null,
-  first_name: null,
-  company_name: null,
-  siret: null,
-  email: null,
-  phone: null,
-  address: null,
-  birth_date: null,
-};
 
 /** One key order and an explicit line2, so that equal addresses compare and store equal. */
 function normalizedAddress(address: Omit<Address, 'line2'> & { line2?: string | null }): Address {
@@ -343,6 +333,7 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
       const changes: store.ClientChanges = { updatedAt: deps.clock.now() };
       for (const field of changed) changes[COLUMN[field]] = columnValue(after, field);
       store.updateClient(deps.db.orm, cabinetId, id, changes);
+      clientRecords.capture(deps, cabinetId, id, changes);
       const updated = toClient({ ...row, ...changes });
       recordEvent(deps, cabinetId, 'client.updated', { ...updated, changed_fields: changed });
       return updated;
@@ -364,9 +355,12 @@ export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientEr
       if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
       const now = deps.clock.now();
       store.eraseClient(deps.db.orm, cabinetId, id, now);
+      // The tombstone travels whole: an install that never had the client can still hold it.
+      const tombstone = store.findClientRecord(deps.db.orm, cabinetId, id);
+      if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
       // Copies of the personal data this service keeps elsewhere go too: earlier events, and
       // creations stored for Idempotency-Key replays (a replay answers the erased client).
-      rewriteEvents(deps, cabinetId, 'client.updated', { field: 'client_id', id }, (data) => ({ ...data, ...NO_CONTACT }));
+      clearClientEvents(deps, cabinetId, id);
       rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
       const erasure = { client_id: id, erased_at: toIso(now) };
       recordEvent(deps, cabinetId, 'client.erased', erasure);

@@ -54,6 +54,15 @@ export function findClient(orm: Orm, cabinetId: string, id: string): ClientRow |
     .get();
 }
 
+/** The row as it is, erased or not (an erasure's tombstone travels to the other installs). */
+export function findClientRecord(orm: Orm, cabinetId: string, id: string): ClientRow | undefined {
+  return orm
+    .select()
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id)))
+    .get();
+}
+
 /** When the client was erased: null while it is not, undefined when the cabinet has no such client. */
 export function findErasure(orm: Orm, cabinetId: string, id: string): { erasedAt: number | null } | undefined {
   return orm

@@ -1,6 +1,16 @@
-import { syncedTable } from '../sync/synced-table.js';
+import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
+import { clearClientEvents } from './erasure.js';
 import { clients, opportunities } from './schema.js';
 
-/** Clients and opportunities sync whole: every column is the cabinet's. */
-export const clientRecords = syncedTable('client', clients);
+const clientTable = syncedTable('client', clients);
+
+/**
+ * Clients sync whole; an erasure pulled from another install also clears the client's data from
+ * the events this install holds, as the erasing install did with its own.
+ */
+export const clientRecords = {
+  ...clientTable,
+  afterErase: (context, cabinetId, recordId) => void clearClientEvents(context.deps, cabinetId, recordId),
+} satisfies SyncedRecords & Pick<typeof clientTable, 'capture'>;
+
 export const opportunityRecords = syncedTable('opportunity', opportunities);

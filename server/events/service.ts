@@ -31,7 +31,7 @@ export function recordEvent<T extends EventWithPayload>(
  * transaction of the change. Deliveries already sent are the receivers' to erase.
  */
 export function rewriteEvents<T extends EventWithPayload>(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
   cabinetId: string,
   type: T,
   subject: { field: Extract<keyof EventPayload<T>, string>; id: string },
@@ -40,7 +40,10 @@ export function rewriteEvents<T extends EventWithPayload>(
   const rows = store.findEventsAbout(deps.db.orm, cabinetId, type, subject.field, subject.id);
   for (const row of rows) {
     const rewritten = EVENT_PAYLOADS[type].parse(rewrite(JSON.parse(row.data) as EventPayload<T>));
-    store.setEventData(deps.db.orm, row.seq, JSON.stringify(rewritten));
+    const data = JSON.stringify(rewritten);
+    store.setEventData(deps.db.orm, row.seq, data);
+    // An erasure for the hub and the other installs: it replaces every earlier copy of the event.
+    eventRecords.capture(deps, cabinetId, row.id, { ...row, data }, 'erase');
   }
   return rows.length;
 }

@@ -35,9 +35,9 @@ export function deleteEventsBefore(orm: Orm, cutoff: number): number {
 }
 
 /** A cabinet's events of one type whose data names a subject (data[field] = id), e.g. every client.updated of one client. */
-export function findEventsAbout(orm: Orm, cabinetId: string, type: string, field: string, id: string): Pick<EventRow, 'seq' | 'data'>[] {
+export function findEventsAbout(orm: Orm, cabinetId: string, type: string, field: string, id: string): EventRow[] {
   return orm
-    .select({ seq: events.seq, data: events.data })
+    .select()
     .from(events)
     .where(and(eq(events.cabinetId, cabinetId), eq(events.type, type), sql`json_extract(${events.data}, ${`$.${field}`}) = ${id}`))
     .all();

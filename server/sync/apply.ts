@@ -21,6 +21,7 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   if (change.op === 'erase') {
     adapter.write(orm, cabinetId, change.record_id, change.fields, context);
     store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(change.fields), change.hlc), true);
+    adapter.afterErase?.(context, cabinetId, change.record_id);
     return;
   }
   const winning = Object.entries(change.fields).filter(([field]) => {

@@ -8,7 +8,7 @@ import * as store from './store.js';
 export const PULL_PAGE = 500;
 
 export interface PullContext {
-  deps: Pick<Deps, 'db' | 'clock' | 'outbox'>;
+  deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>;
   records: RecordsByKind;
   client: HubClient;
 }
@@ -72,7 +72,7 @@ export function applyPage(
       let clock = { time: connection.clockTime, counter: connection.clockCounter };
       for (const change of page.changes) {
         if (change.device_id === connection.deviceId) continue;
-        applyChange(orm, cabinetId, context.records, change, { blobs, now });
+        applyChange(orm, cabinetId, context.records, change, { blobs, now, deps: context.deps });
         clock = receive(clock, parseHlc(change.hlc), now);
       }
       store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter });

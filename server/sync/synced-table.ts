@@ -9,6 +9,7 @@ import { recordChange, type ChangeFields } from './capture.js';
 export interface ApplyContext {
   blobs: ReadonlyMap<string, Buffer>;
   now: number;
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>;
 }
 
 /**
@@ -21,6 +22,11 @@ export interface SyncedRecords {
   snapshot(db: Database, cabinetId: string): Iterable<{ recordId: string; fields: ChangeFields }>;
   /** Writes pulled fields; false when the record is not here and the fields cannot create it. */
   write(orm: Orm, cabinetId: string, recordId: string, fields: ChangeFields, context: ApplyContext): boolean;
+  /**
+   * After a pulled erasure: clears the copies of the erased data this install keeps elsewhere (a
+   * client's earlier events), queueing those as erasures in turn, for copies only this install made.
+   */
+  afterErase?(context: ApplyContext, cabinetId: string, recordId: string): void;
   /** PDFs (SHA-256) a change names: uploaded before it is pushed, fetched before it is applied. */
   blobsOf?(fields: ChangeFields): string[];
   /** A PDF this install holds, for the upload. */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { PulledChange } from '../../shared/sync-protocol.js';
 import { loadConfig } from '../../server/config.js';
-import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
+import { createClient, createOpportunity, eraseClient, getOpportunity, updateClient, updateOpportunity } from '../../server/crm/service.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { applyPage } from '../../server/sync/pull.js';
@@ -164,6 +164,39 @@ describe('sync: capture and per-field merge', () => {
     const origin = a.deps.db.sqlite.prepare('SELECT id, type FROM events').all();
     // The event arrives once, with its original id: it is not a new event of b's.
     expect(events).toEqual(origin);
+  });
+
+  it('erases a client everywhere, and a late edit from an offline install never brings its data back', async () => {
+    const a = await install('device-a', START);
+    const b = await install('device-b', START);
+    const hub = createLog();
+    const client = createClient(a.deps, CABINET, { type: 'person', last_name: 'Durand', first_name: 'Paul', email: 'paul.durand@example.fr', phone: '+33612345678' });
+    hub.push(a);
+    hub.pull(b);
+    // b edits offline, after a has erased.
+    a.clock.advance(1000);
+    eraseClient(a.deps, CABINET, client.client_id);
+    b.clock.advance(5000);
+    updateClient(b.deps, CABINET, client.client_id, { email: 'paul.nouveau@example.fr' });
+    hub.push(a);
+    hub.push(b);
+    hub.pull(a);
+    hub.pull(b);
+    // b's clearing of its own client.updated event goes to the hub too.
+    hub.push(b);
+    hub.pull(a);
+    for (const node of [a, b]) {
+      const row = node.deps.db.sqlite.prepare('SELECT last_name, first_name, email, phone, erased_at FROM clients WHERE id = ?').get(client.client_id) as Record<string, unknown>;
+      expect(row).toEqual({ last_name: null, first_name: null, email: null, phone: null, erased_at: START + 1000 });
+      const events = node.deps.db.sqlite.prepare("SELECT data FROM events WHERE type = 'client.updated'").all() as { data: string }[];
+      expect(events.length).toBeGreaterThan(0);
+      for (const event of events) expect(event.data).not.toMatch(/Durand|Paul|paul\./);
+    }
+    // What the hub was sent after the erasure carries none of it either, once the erasures are in.
+    const erasedEvents = new Set(hub.log.filter((c) => c.kind === 'event' && c.op === 'erase').map((c) => c.record_id));
+    for (const change of hub.log.filter((c) => c.kind === 'event' && erasedEvents.has(c.record_id) && c.op === 'upsert')) {
+      expect(hub.log.some((c) => c.record_id === change.record_id && c.op === 'erase' && c.seq > change.seq)).toBe(true);
+    }
   });
 
   it('converges three installs editing the same records in any interleaving', async () => {
