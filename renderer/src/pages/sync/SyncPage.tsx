@@ -235,7 +235,7 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
       </dl>
       {error !== null && <Alert>{error}</Alert>}
       {isAdmin && (
-        <div className="actions sync-actions">
+        <div className="actions">
           <button type="button" className="button" disabled={working} aria-busy={busy} onClick={() => void setPaused(!status.paused)}>
             {status.paused ? s.resume : s.pause}
           </button>
