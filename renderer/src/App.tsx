@@ -12,14 +12,16 @@ import { LoginPage } from './pages/LoginPage.js';
 import { Shell } from './Shell.js';
 import { adminSlice } from './slices/admin.js';
 import { automationSlice } from './slices/automation.js';
+import { syncSlice } from './slices/sync.js';
 import type { ConsolePage, PublicPage } from './slices/types.js';
 import { webhooksSlice } from './slices/webhooks.js';
 
 // Daily work first (pricing, jobs), then administration.
-const SLICES = [automationSlice, adminSlice, webhooksSlice];
+const SLICES = [automationSlice, adminSlice, webhooksSlice, syncSlice];
 const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
 const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
 const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);
+const HEADER_ITEMS = SLICES.flatMap((s) => s.headerItems ?? []);
 const SETUP_PATH = '/console/setup';
 
 /** The path under /console/ without trailing slashes ("/console" for the home page). */
@@ -115,7 +117,7 @@ function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLa
   const Page = page?.component;
   return (
     <Titled title={title}>
-      <Shell lang={lang} t={t} session={state.session} pages={PAGES} currentPath={path} onLangChange={onLangChange}>
+      <Shell lang={lang} t={t} session={state.session} pages={PAGES} headerItems={HEADER_ITEMS} currentPath={path} onLangChange={onLangChange}>
         {isHome ? <HomePage {...props} /> : Page ? <Page {...props} /> : <Alert>{t.notFound}</Alert>}
         {OVERLAYS.map((Overlay, i) => (
           <Overlay key={i} {...props} />

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useState, type ComponentType, type ReactNode } from 'react';
 import { signOut } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import type { ConsoleSession } from '../../shared/oauth.js';
@@ -7,20 +7,22 @@ import type { Lang, Strings } from './i18n.js';
 import { DesktopWarnings } from './DesktopWarnings.js';
 import { Alert } from './Layout.js';
 import { go } from './navigation.js';
-import type { ConsolePage } from './slices/types.js';
+import type { ConsolePage, PageProps } from './slices/types.js';
 
 interface ShellProps {
   lang: Lang;
   t: Strings;
   session: ConsoleSession;
   pages: readonly ConsolePage[];
+  /** The slices' words in the header (the sync status), shown to every user. */
+  headerItems: readonly ComponentType<PageProps>[];
   currentPath: string;
   onLangChange: (lang: Lang) => void;
   children: ReactNode;
 }
 
-/** The signed-in console: brand, the sections this user may open, the language switch, sign-out. */
-export function Shell({ lang, t, session, pages, currentPath, onLangChange, children }: ShellProps) {
+/** The signed-in console: brand, the sections this user may open, the slices' header items, the language switch, sign-out. */
+export function Shell({ lang, t, session, pages, headerItems, currentPath, onLangChange, children }: ShellProps) {
   const [error, setError] = useState<string | null>(null);
   const visible = pages.filter((p) => !p.adminOnly || session.user.role === 'admin');
 
@@ -48,6 +50,9 @@ export function Shell({ lang, t, session, pages, currentPath, onLangChange, chil
           </ul>
         </nav>
         <div className="topbar-end">
+          {headerItems.map((Item, i) => (
+            <Item key={i} lang={lang} t={t} session={session} />
+          ))}
           <label className="lang-switch">
             <span>{t.language}</span>
             <select value={lang} onChange={(e) => onLangChange(e.target.value === 'en' ? 'en' : 'fr')}>

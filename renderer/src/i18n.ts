@@ -104,7 +104,7 @@ const en: Strings = {
   homeTitle: 'Courtier console',
   signedInAsAt: 'Signed in as',
   signOut: 'Sign out',
-  homeNext: 'Price a quote in Pricing and follow it in Jobs; set your insurer logins in Insurers. Administrators manage API keys, users, webhooks and settings.',
+  homeNext: 'Price a quote in Pricing and follow it in Jobs; set your insurer logins in Insurers. Administrators manage API keys, users, webhooks, settings and the sync with a hub.',
 };
 
 const fr: Strings = {
@@ -138,7 +138,7 @@ const fr: Strings = {
   homeTitle: 'Console Courtier',
   signedInAsAt: 'Connecté en tant que',
   signOut: 'Se déconnecter',
-  homeNext: 'Tarifez un devis dans Tarification et suivez-le dans Tâches ; saisissez vos identifiants assureurs dans Assureurs. Les administrateurs gèrent les clés d’API, les utilisateurs, les webhooks et les réglages.',
+  homeNext: 'Tarifez un devis dans Tarification et suivez-le dans Tâches ; saisissez vos identifiants assureurs dans Assureurs. Les administrateurs gèrent les clés d’API, les utilisateurs, les webhooks, les réglages et la synchronisation avec un hub.',
 };
 
 export const STRINGS: Record<Lang, Strings> = { en, fr };

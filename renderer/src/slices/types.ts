@@ -26,9 +26,13 @@ export interface PublicPage {
   component: ComponentType<{ lang: Lang; t: Strings }>;
 }
 
-/** One area of the console: its pages, and what it shows over every page (the MFA prompt). */
+/**
+ * One area of the console: its pages, what it shows over every page (the MFA prompt), and what it
+ * shows in the header of every page (the sync status), for every signed-in user.
+ */
 export interface ConsoleSlice {
   pages: readonly ConsolePage[];
   publicPages?: readonly PublicPage[];
   overlays?: readonly ComponentType<PageProps>[];
+  headerItems?: readonly ComponentType<PageProps>[];
 }

@@ -1,0 +1,91 @@
+import type { SyncStatus } from '../../../../shared/sync.js';
+import type { Lang } from '../../i18n.js';
+import type { SyncStrings } from './strings.js';
+
+/** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors. */
+
+const locale = (lang: Lang) => (lang === 'fr' ? 'fr-FR' : 'en-GB');
+
+/** A date and time to the second, in the page's language. */
+export function absoluteTime(iso: string, lang: Lang): string {
+  return new Intl.DateTimeFormat(locale(lang), { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+}
+
+const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/**
+ * How long ago (or, with a clock ahead, how far ahead) `iso` is from `now`, in words: "now" under
+ * 10 seconds, then whole seconds, minutes, hours or days, never rounded up ("1 minute ago" until
+ * two minutes have passed).
+ */
+export function relativeTime(iso: string, now: number, lang: Lang): string {
+  const format = new Intl.RelativeTimeFormat(locale(lang), { numeric: 'auto' });
+  const seconds = (Date.parse(iso) - now) / 1000;
+  const size = Math.abs(seconds);
+  if (size < 10) return format.format(0, 'second');
+  for (const [unit, length] of UNITS) {
+    if (size >= length) return format.format(Math.trunc(seconds / length), unit);
+  }
+  return format.format(0, 'second');
+}
+
+type IndicatorTone = 'ok' | 'busy' | 'warning' | 'danger';
+
+/** What the shell's indicator says of a status, or null when the cabinet does not sync. */
+export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: IndicatorTone; text: string } | null {
+  const waiting = status.pending_changes > 0 ? ` — ${s.waiting(status.pending_changes)}` : '';
+  if (status.state === 'off') return null;
+  if (status.paused) return { tone: 'warning', text: s.paused + waiting };
+  switch (status.state) {
+    case 'idle':
+      return status.pending_changes > 0 ? { tone: 'busy', text: s.syncing } : { tone: 'ok', text: s.synced };
+    case 'syncing':
+      return { tone: 'busy', text: s.syncing };
+    case 'offline':
+      return { tone: 'warning', text: s.offline + waiting };
+    case 'error':
+      return { tone: 'danger', text: s.problem };
+  }
+}
+
+/** A field of the connect form. */
+export type ConnectField = 'hub_url' | 'code' | 'device_name';
+
+const FIELD_OF_CODE: Partial<Record<string, ConnectField>> = {
+  invalid_hub_url: 'hub_url',
+  hub_unreachable: 'hub_url',
+  invalid_pairing_code: 'code',
+  too_many_pairing_attempts: 'code',
+};
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The field a validation error's details name first (`body.hub_url` …), if any. */
+function fieldOfDetails(details: unknown): ConnectField | null {
+  if (!Array.isArray(details)) return null;
+  for (const issue of details as unknown[]) {
+    const path = typeof issue === 'object' && issue !== null ? (issue as { path?: unknown }).path : undefined;
+    const field = typeof path === 'string' ? path.replace(/^body\./, '').split('.')[0] : undefined;
+    if (field === 'hub_url' || field === 'code' || field === 'device_name') return field;
+  }
+  return null;
+}
+
+/**
+ * A failed connect, for the form: the field it is about (shown beside it), the words in the page's
+ * language when it has them for the code, and the server's own words (which say exactly what was
+ * wrong: the URL's scheme, the network error) as the text or, after a translation, as its detail.
+ */
+export function connectProblem(error: { error: string; message: string; details?: unknown }, s: SyncStrings): { field: ConnectField | null; text: string; detail: string | null } {
+  const field = FIELD_OF_CODE[error.error] ?? (error.error === 'validation_error' ? fieldOfDetails(error.details) : null);
+  const message = capitalised(error.message.trim());
+  const translated = s.errors[error.error];
+  return translated === undefined ? { field, text: message, detail: null } : { field, text: translated, detail: s.detail(message) };
+}

@@ -1,0 +1,143 @@
+import type { SyncStatus } from '../../../../shared/sync.js';
+import type { Lang } from '../../i18n.js';
+
+type SyncState = SyncStatus['state'];
+/** The states a connected cabinet reports (off shows the connect form instead). */
+type LinkedState = Exclude<SyncState, 'off'>;
+
+/** The words of the Sync page and of the shell's sync indicator, in English and French. */
+const en = {
+  nav: 'Sync',
+  title: 'Sync',
+  intro:
+    'Sync keeps this cabinet’s records — clients, opportunities, quotes with their PDFs, contracts, finished jobs and events — the same on every install connected to your hub; API keys, webhooks, insurer passwords, the wallet, sessions and connected apps stay on this install.',
+  // Connect form
+  connectTitle: 'Connect to a hub',
+  connectIntro: 'This cabinet does not sync yet. The hub’s operator gives you its address and a pairing code.',
+  hubUrl: 'Hub URL',
+  hubUrlHint: 'https://…, as the hub’s operator gave it (http:// only for a hub on this computer).',
+  code: 'Pairing code',
+  codeHint: 'Made by the hub’s operator with courtier hub invite; it can be used once, within 15 minutes.',
+  deviceName: 'Name of this computer (optional)',
+  deviceNameHint: 'How the hub lists this install. Empty: the computer’s own name.',
+  connect: 'Connect',
+  connecting: 'Connecting…',
+  hubUrlMissing: 'Enter the hub’s URL.',
+  codeMissing: 'Enter the pairing code.',
+  connected: 'Connected: everything this cabinet holds is being sent to the hub.',
+  // Status
+  statusTitle: 'Status',
+  offForBroker: 'This cabinet does not sync with a hub. An administrator of the cabinet can connect it from this page.',
+  stateBadges: { idle: 'Up to date', syncing: 'Syncing', offline: 'Offline', error: 'Problem' } satisfies Record<LinkedState, string>,
+  stateSentences: {
+    idle: 'Everything is synced with the hub.',
+    syncing: 'Changes are being sent to or received from the hub.',
+    offline: 'The hub cannot be reached. Changes made here wait, and are sent as soon as it answers again.',
+    error: 'The hub refuses to sync with this install. The last problem below says why and what to do.',
+  } satisfies Record<LinkedState, string>,
+  pausedBadge: 'Paused',
+  pausedSentence: 'Sync is paused: changes made here wait until you resume it, and nothing is received from the hub meanwhile.',
+  hub: 'Hub',
+  device: 'This computer',
+  pending: 'Changes waiting',
+  pendingCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} not yet on the hub`),
+  lastPush: 'Last sent',
+  lastPull: 'Last received',
+  never: 'Never',
+  lastProblem: 'Last problem:',
+  refreshFailed: (message: string) => `The status could not be refreshed: ${message}`,
+  // Actions
+  pause: 'Pause sync',
+  resume: 'Resume sync',
+  pausedNotice: 'Sync is paused.',
+  resumedNotice: 'Sync has resumed.',
+  disconnect: 'Disconnect',
+  disconnectTitle: 'Disconnect this cabinet from the hub?',
+  disconnectText:
+    'The cabinet’s records stay on this install, but changes not yet sent will not reach the hub, and nothing more is exchanged with it. The hub still lists this computer: ask its operator to revoke the device.',
+  cancel: 'Cancel',
+  disconnectedNotice: 'This cabinet no longer syncs. Its records stay on this install; ask the hub’s operator to revoke this device.',
+  // The shell's indicator
+  indicatorLabel: 'Sync status',
+  synced: 'Synced',
+  syncing: 'Syncing…',
+  offline: 'Offline',
+  waiting: (n: number) => `${n} change${n === 1 ? '' : 's'} waiting`,
+  problem: 'Sync problem',
+  paused: 'Sync paused',
+  /** Connect errors said in the page's language; the server's own words follow as a detail. */
+  errors: {} as Partial<Record<string, string>>,
+  detail: (message: string) => message,
+};
+
+export type SyncStrings = typeof en;
+
+const fr: SyncStrings = {
+  nav: 'Synchronisation',
+  title: 'Synchronisation',
+  intro:
+    'La synchronisation garde identiques les dossiers de ce cabinet — clients, opportunités, devis avec leurs PDF, contrats, tarifications terminées et événements — sur toutes les installations reliées à votre hub ; les clés d’API, les webhooks, les mots de passe des assureurs, les crédits, les sessions et les applications connectées restent sur cette installation.',
+  connectTitle: 'Se connecter à un hub',
+  connectIntro: 'Ce cabinet ne se synchronise pas encore. L’exploitant du hub vous donne son adresse et un code d’appairage.',
+  hubUrl: 'URL du hub',
+  hubUrlHint: 'https://…, telle que l’exploitant du hub l’a donnée (http:// seulement pour un hub sur cet ordinateur).',
+  code: 'Code d’appairage',
+  codeHint: 'Créé par l’exploitant du hub avec courtier hub invite ; il ne sert qu’une fois, dans les 15 minutes.',
+  deviceName: 'Nom de cet ordinateur (facultatif)',
+  deviceNameHint: 'Le nom sous lequel le hub affiche cette installation. Vide : le nom de l’ordinateur.',
+  connect: 'Se connecter',
+  connecting: 'Connexion…',
+  hubUrlMissing: 'Saisissez l’URL du hub.',
+  codeMissing: 'Saisissez le code d’appairage.',
+  connected: 'Connecté : tout ce que contient ce cabinet est en cours d’envoi vers le hub.',
+  statusTitle: 'État',
+  offForBroker: 'Ce cabinet ne se synchronise avec aucun hub. Un administrateur du cabinet peut le connecter depuis cette page.',
+  stateBadges: { idle: 'À jour', syncing: 'En cours', offline: 'Hors ligne', error: 'Problème' },
+  stateSentences: {
+    idle: 'Tout est synchronisé avec le hub.',
+    syncing: 'Des modifications sont en cours d’envoi vers le hub ou de réception.',
+    offline: 'Le hub ne répond pas. Les modifications faites ici attendent et partiront dès qu’il répondra.',
+    error: 'Le hub refuse de se synchroniser avec cette installation. Le dernier problème ci-dessous dit pourquoi et que faire.',
+  },
+  pausedBadge: 'En pause',
+  pausedSentence: 'La synchronisation est en pause : les modifications faites ici attendent sa reprise, et rien n’est reçu du hub entre-temps.',
+  hub: 'Hub',
+  device: 'Cet ordinateur',
+  pending: 'Modifications en attente',
+  pendingCount: (n) => (n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} pas encore sur le hub`),
+  lastPush: 'Dernier envoi',
+  lastPull: 'Dernière réception',
+  never: 'Jamais',
+  lastProblem: 'Dernier problème :',
+  refreshFailed: (message) => `L’état n’a pas pu être actualisé : ${message}`,
+  pause: 'Mettre en pause',
+  resume: 'Reprendre la synchronisation',
+  pausedNotice: 'La synchronisation est en pause.',
+  resumedNotice: 'La synchronisation a repris.',
+  disconnect: 'Déconnecter',
+  disconnectTitle: 'Déconnecter ce cabinet du hub ?',
+  disconnectText:
+    'Les dossiers du cabinet restent sur cette installation, mais les modifications pas encore envoyées n’atteindront pas le hub, et plus rien n’est échangé avec lui. Le hub affiche toujours cet ordinateur : demandez à son exploitant de révoquer l’appareil.',
+  cancel: 'Annuler',
+  disconnectedNotice: 'Ce cabinet ne se synchronise plus. Ses dossiers restent sur cette installation ; demandez à l’exploitant du hub de révoquer cet appareil.',
+  indicatorLabel: 'État de la synchronisation',
+  synced: 'Synchronisé',
+  syncing: 'Synchronisation…',
+  offline: 'Hors ligne',
+  waiting: (n) => `${n} modification${n > 1 ? 's' : ''} en attente`,
+  problem: 'Problème de synchronisation',
+  paused: 'Synchronisation en pause',
+  errors: {
+    invalid_hub_url: 'Cette URL de hub est refusée : elle doit commencer par https://, ou par http:// vers cet ordinateur seulement (le secret de l’appareil accompagne chaque échange).',
+    hub_unreachable: 'Le hub ne répond pas : vérifiez son URL et le réseau de cet ordinateur, puis réessayez.',
+    invalid_pairing_code: 'Ce code d’appairage est inconnu, déjà utilisé ou expiré (il vit 15 minutes) : demandez-en un nouveau à l’exploitant du hub.',
+    too_many_pairing_attempts: 'Trop de codes erronés depuis cette adresse : attendez un peu avant de réessayer.',
+    cabinet_already_on_hub: 'Ce cabinet est déjà inscrit sur ce hub : rejoignez-le (courtier sync join) avec un code créé avec --cabinet.',
+    sync_already_on: 'Ce cabinet se synchronise déjà avec un hub : déconnectez-le d’abord.',
+    sync_off: 'Ce cabinet ne se synchronise pas avec un hub.',
+    admin_only: 'Seul un administrateur du cabinet peut faire cela.',
+  },
+  detail: (message) => `Détail : ${message}`,
+};
+
+export const SYNC_STRINGS: Record<Lang, SyncStrings> = { en, fr };

@@ -1,0 +1,48 @@
+import { useCallback, useEffect, useState } from 'react';
+import { getSyncStatus, type SyncStatus } from '../../../../shared/sync.js';
+import { call, type ApiFailure } from '../../api.js';
+import { createStatusFeed } from './feed.js';
+
+/** The status this page load knows: the indicator and the Sync page show the same one. */
+export const syncFeed = createStatusFeed<SyncStatus>();
+
+/**
+ * The cabinet's sync status, fetched now and every `intervalMs` while the component is mounted
+ * (skipped while the tab is hidden, fetched again as soon as it shows). `failure` is the last
+ * fetch's failure, cleared by the next success; `status` stays the last one known meanwhile.
+ */
+export function useSyncStatus(intervalMs: number): { status: SyncStatus | null; failure: ApiFailure | null } {
+  const [status, setStatus] = useState<SyncStatus | null>(null);
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
+
+  const refresh = useCallback(async () => {
+    const token = syncFeed.begin();
+    const result = await call(getSyncStatus);
+    if (!result.ok) return setFailure(result);
+    setFailure(null);
+    syncFeed.offer(token, result.data);
+  }, []);
+
+  useEffect(() => {
+    const unsubscribe = syncFeed.subscribe(setStatus);
+    let stopped = false;
+    let timer: number | undefined;
+    const tick = async () => {
+      if (!document.hidden) await refresh();
+      if (!stopped) timer = window.setTimeout(() => void tick(), intervalMs);
+    };
+    const onVisibility = () => {
+      if (!document.hidden) void refresh();
+    };
+    void tick();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      stopped = true;
+      window.clearTimeout(timer);
+      unsubscribe();
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [intervalMs, refresh]);
+
+  return { status, failure };
+}

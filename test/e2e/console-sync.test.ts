@@ -1,0 +1,300 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../server/paths.js';
+import { deviceSecretName } from '../../server/sync/service.js';
+import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
+import { addCabinetUser, initCabinet } from '../../server/tenancy/service.js';
+import { openConsole, saveScreenshot } from '../helpers/console.js';
+import { launchChromium } from '../helpers/oauth.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The console's Sync page and the header's sync status, in real Chromium against the real app: the
+ * connect form and its refusals (a URL the agent refuses, a hub that does not answer), then a link
+ * put in the database as the sync engine leaves it during an outage (the hub is a closed port, so
+ * the engine keeps finding it offline), as the admin and a broker see it, paused, and disconnected.
+ * Connecting to a real hub end to end is tested with the hub itself.
+ */
+
+const BUILT = join(packageRoot(), 'dist', 'renderer');
+const PASSWORD = 'correct horse battery';
+const ADMIN = { email: 'admin@cabinet-moreau.fr', password: PASSWORD };
+const BROKER = { email: 'broker@cabinet-moreau.fr', password: PASSWORD };
+/** The refusals the tests provoke (400 invalid_hub_url, 502 hub_unreachable) are logged by the browser as failed loads. */
+const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of (400|502)/;
+
+let browser: Browser;
+let server: TestServer;
+let cabinetId: string;
+/** A loopback port nothing listens on: a hub that does not answer. */
+let closedPort: number;
+/** The admin's tab, kept open from test to test as the person would. */
+let adminPage: Page;
+const contexts: BrowserContext[] = [];
+let problems: string[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
+  server = await startTestServer();
+  ({ cabinet_id: cabinetId } = await initCabinet(server.deps, { cabinet: 'Cabinet Moreau', ...ADMIN }));
+  await addCabinetUser(server.deps, cabinetId, { ...BROKER, role: 'broker' });
+  closedPort = await freePort();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(() => {
+  problems = [];
+});
+afterEach(() => {
+  // No script error, no CSP violation, no unexpected console error on any page of the test.
+  expect(problems).toEqual([]);
+});
+
+async function signedIn(user: { email: string; password: string }, path: string, locale = 'en-GB'): Promise<Page> {
+  const page = await openConsole(browser, server, user, path, locale);
+  contexts.push(page.context());
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text()) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text()))) problems.push(`console: ${msg.text()}`);
+  });
+  return page;
+}
+
+function connectionRows(): number {
+  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_connections').get() as { n: number }).n;
+}
+
+function outboxRows(): number {
+  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_outbox').get() as { n: number }).n;
+}
+
+/** Connects from the form and returns the API's answer. */
+async function connect(page: Page, hubUrl: string, code = 'K7QF-2M9X'): Promise<{ status: number; body: { error?: string } }> {
+  await page.getByLabel('Hub URL').fill(hubUrl);
+  await page.getByLabel('Pairing code').fill(code);
+  const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/connect` && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Connect' }).click();
+  const response = await answer;
+  return { status: response.status(), body: (await response.json()) as { error?: string } };
+}
+
+function timeOfDay(ms: number): string {
+  const date = new Date(ms);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
+const offlineSince = Date.now() - 12 * 60_000;
+
+describe('the Sync page and the header’s sync status', () => {
+  it('off: the page says what syncs and shows the connect form; Sync is in the navigation; the header shows nothing', async () => {
+    adminPage = await signedIn(ADMIN, '/console/sync');
+    const page = adminPage;
+    await page.getByRole('heading', { name: 'Sync', level: 1 }).waitFor();
+    await expect(page.title()).resolves.toBe('Sync · Courtier');
+    await page.getByText(/clients, opportunities, quotes with their PDFs, contracts, finished jobs and events/).waitFor();
+    await page.getByText(/API keys, webhooks, insurer passwords, the wallet, sessions and connected apps stay on this install/).waitFor();
+    await page.getByRole('heading', { name: 'Connect to a hub' }).waitFor();
+    await page.getByLabel('Name of this computer (optional)').waitFor();
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Sync', exact: true }).waitFor();
+    expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
+
+    // Nothing typed: said beside the field, and nothing sent.
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter the hub’s URL.' }).waitFor();
+    expect(await page.getByLabel('Hub URL').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Hub URL').fill('https://hub.example.fr');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter the pairing code.' }).waitFor();
+    expect(await page.getByLabel('Pairing code').getAttribute('aria-invalid')).toBe('true');
+    await saveScreenshot(page, 'sync-off');
+  });
+
+  it('a hub URL in clear to another machine: invalid_hub_url, said beside the URL, and nothing written', async () => {
+    const page = adminPage;
+    const { status, body } = await connect(page, 'http://example.com');
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_hub_url');
+    const alert = page.getByRole('alert').filter({ hasText: 'an http:// hub URL is accepted only on this machine' });
+    await alert.waitFor();
+    expect(await page.getByLabel('Hub URL').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Hub URL').getAttribute('aria-describedby')).toContain((await alert.getAttribute('id')) ?? 'no id');
+    expect(await page.getByLabel('Pairing code').getAttribute('aria-invalid')).toBeNull();
+    expect(connectionRows()).toBe(0);
+    expect(server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
+    await saveScreenshot(page, 'sync-invalid-url');
+  });
+
+  it('a hub that does not answer: hub_unreachable, said beside the URL, and nothing written', async () => {
+    const page = adminPage;
+    const hubUrl = `http://127.0.0.1:${closedPort}`;
+    const { status, body } = await connect(page, hubUrl);
+    expect(status).toBe(502);
+    expect(body.error).toBe('hub_unreachable');
+    await page.getByRole('alert').filter({ hasText: `The hub at ${hubUrl} cannot be reached` }).waitFor();
+    expect(await page.getByLabel('Hub URL').getAttribute('aria-invalid')).toBe('true');
+    expect(connectionRows()).toBe(0);
+    expect(outboxRows()).toBe(0);
+    expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
+  });
+
+  it('linked and offline: the page shows the state, the last problem, the changes waiting and the exchanges; the header says offline', async () => {
+    const now = Date.now();
+    server.deps.secrets.set(deviceSecretName(cabinetId), 'dev_moreau01.secret-of-the-device');
+    server.deps.db.sqlite
+      .transaction(() => {
+        insertConnection(server.deps.db.orm, {
+          cabinetId,
+          hubUrl: `http://127.0.0.1:${closedPort}`,
+          deviceId: 'dev_moreau01',
+          deviceName: 'Poste accueil',
+          paused: false,
+          nextNumber: 3,
+          acknowledgedNumber: 0,
+          pullCursor: 0,
+          clockTime: now,
+          clockCounter: 0,
+          state: 'offline',
+          lastError: null,
+          lastErrorCode: null,
+          lastErrorAt: null,
+          offlineSince,
+          hubClockOffset: 0,
+          lastPushAt: now - 7 * 60_000 - 5000,
+          lastPullAt: null,
+          connectedAt: now - 3600_000,
+        });
+        for (const number of [1, 2]) {
+          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: `${now}:0:dev_moreau01`, fields: JSON.stringify({ nom: `Client ${number}` }) });
+        }
+      })
+      .immediate();
+
+    const page = adminPage;
+    // The page finds the link on its next refresh, without a reload.
+    await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
+    await page.getByText('The hub cannot be reached. Changes made here wait').waitFor();
+    await page.getByTestId('sync-last-error').filter({ hasText: `Last problem: hub unreachable since ${timeOfDay(offlineSince)}` }).waitFor();
+    await page.getByTestId('sync-pending').filter({ hasText: '2 changes not yet on the hub' }).waitFor();
+    await page.getByText(`http://127.0.0.1:${closedPort}`, { exact: true }).waitFor();
+    await page.getByText('Poste accueil').waitFor();
+    await page.getByText('dev_moreau01').waitFor();
+    const facts = page.locator('dl.sync-facts');
+    await facts.getByText('7 minutes ago').waitFor();
+    expect(await facts.locator('time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await facts.getByText('Never').waitFor();
+
+    // The header, on this page and on every other.
+    const indicator = page.getByTestId('sync-indicator');
+    await indicator.getByRole('link', { name: 'Offline — 2 changes waiting' }).waitFor();
+    await saveScreenshot(page, 'sync-offline');
+    await page.goto(`${server.url}/console/wallet`);
+    const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — 2 changes waiting' });
+    await link.waitFor();
+    expect(await link.getAttribute('title')).toContain(`hub unreachable since ${timeOfDay(offlineSince)}`);
+    await link.click();
+    await page.waitForURL(`${server.url}/console/sync`);
+    await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
+
+    // A change captured meanwhile shows on the page's next refresh (every few seconds).
+    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: `${now}:1:dev_moreau01`, fields: '{}' });
+    await page.getByTestId('sync-pending').filter({ hasText: '3 changes not yet on the hub' }).waitFor();
+    // The engine keeps finding the hub offline and leaves the outage's start alone.
+    expect(findConnection(server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
+  });
+
+  it('in French: the page and the header', async () => {
+    const page = await signedIn(ADMIN, '/console/sync', 'fr-FR');
+    await page.getByRole('heading', { name: 'Synchronisation', level: 1 }).waitFor();
+    await page.getByTestId('sync-state').filter({ hasText: 'Hors ligne' }).waitFor();
+    await page.getByTestId('sync-pending').filter({ hasText: '3 modifications pas encore sur le hub' }).waitFor();
+    await page.locator('dl.sync-facts').getByText(/il y a [78] minutes/).waitFor();
+    await page.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — 3 modifications en attente' }).waitFor();
+    await page.getByRole('button', { name: 'Mettre en pause' }).waitFor();
+    await saveScreenshot(page, 'sync-offline-fr');
+  });
+
+  it('a broker: no Sync in the navigation and no controls, but the header says how the sync is doing', async () => {
+    const page = await signedIn(BROKER, '/console/');
+    const nav = page.getByRole('navigation', { name: 'Console sections' });
+    await nav.getByRole('link', { name: 'Wallet & status' }).waitFor();
+    expect(await nav.getByRole('link', { name: 'Sync', exact: true }).count()).toBe(0);
+    const indicator = page.getByTestId('sync-indicator');
+    await indicator.getByText('Offline — 3 changes waiting').waitFor();
+    expect(await indicator.getByRole('link').count()).toBe(0);
+    await saveScreenshot(page, 'sync-broker-header');
+
+    // Opened by its address, the page reads the status without the administrators' buttons.
+    await page.goto(`${server.url}/console/sync`);
+    await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
+    for (const name of ['Pause sync', 'Resume sync', 'Disconnect', 'Connect']) expect(await page.getByRole('button', { name }).count()).toBe(0);
+  });
+
+  it('Pause and Resume: the badge, the notice, the header and the row follow', async () => {
+    const page = adminPage;
+    await page.getByRole('button', { name: 'Pause sync' }).click();
+    await page.getByRole('status').filter({ hasText: 'Sync is paused.' }).waitFor();
+    await page.getByTestId('sync-paused').filter({ hasText: 'Paused' }).waitFor();
+    await page.getByText('Sync is paused: changes made here wait until you resume it').waitFor();
+    // The header follows the page's answer at once, not at its own next poll.
+    await page.getByTestId('sync-indicator').getByRole('link', { name: 'Sync paused — 3 changes waiting' }).waitFor();
+    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(true);
+    expect((server.deps.db.sqlite.prepare('SELECT paused FROM sync_connections WHERE cabinet_id = ?').get(cabinetId) as { paused: number }).paused).toBe(1);
+    await saveScreenshot(page, 'sync-paused');
+
+    await page.getByRole('button', { name: 'Resume sync' }).click();
+    await page.getByRole('status').filter({ hasText: 'Sync has resumed.' }).waitFor();
+    await page.getByTestId('sync-paused').waitFor({ state: 'detached' });
+    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(false);
+    await page.getByRole('button', { name: 'Pause sync' }).click();
+    await page.getByTestId('sync-paused').waitFor();
+    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(true);
+  });
+
+  it('Disconnect: asked first (records stay, the hub’s operator should revoke the device), then back to the form and the row gone', async () => {
+    const page = adminPage;
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Disconnect this cabinet from the hub?' });
+    await dialog.waitFor();
+    await dialog.getByText(/records stay on this install/).waitFor();
+    await dialog.getByText(/ask its operator to revoke the device/).waitFor();
+    await saveScreenshot(page, 'sync-disconnect');
+    // Cancel first: nothing happens.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(connectionRows()).toBe(1);
+
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync` && r.request().method() === 'DELETE');
+    await dialog.getByRole('button', { name: 'Disconnect' }).click();
+    expect((await answer).status()).toBe(200);
+    await page.getByRole('status').filter({ hasText: 'This cabinet no longer syncs.' }).waitFor();
+    await page.getByRole('heading', { name: 'Connect to a hub' }).waitFor();
+    expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
+    expect(connectionRows()).toBe(0);
+    expect(outboxRows()).toBe(0);
+    expect(server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
+    await saveScreenshot(page, 'sync-disconnected');
+  });
+});

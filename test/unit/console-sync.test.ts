@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
+import { absoluteTime, connectProblem, indicatorOf, relativeTime } from '../../renderer/src/pages/sync/format.js';
+import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
+import type { SyncStatus } from '../../shared/sync.js';
+
+/** The Sync page's and the header indicator's pure rules (renderer/src/pages/sync, no DOM). */
+
+const { en, fr } = SYNC_STRINGS;
+const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
+const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString();
+
+function status(changes: Partial<SyncStatus> = {}): SyncStatus {
+  return {
+    cabinet_id: 'cab_1',
+    state: 'idle',
+    paused: false,
+    hub_url: 'https://hub.example.fr',
+    device_id: 'dev_1',
+    device_name: 'Poste accueil',
+    pending_changes: 0,
+    last_push_at: null,
+    last_pull_at: null,
+    last_error: null,
+    last_error_code: null,
+    clock_ahead_seconds: 0,
+    ...changes,
+  };
+}
+
+describe('relativeTime: how long ago, in whole units never rounded up', () => {
+  it('says now under ten seconds, either way', () => {
+    expect(relativeTime(ago(0), NOW, 'en')).toBe('now');
+    expect(relativeTime(ago(9), NOW, 'en')).toBe('now');
+    expect(relativeTime(ago(-9), NOW, 'en')).toBe('now');
+    expect(relativeTime(ago(5), NOW, 'fr')).toBe('maintenant');
+  });
+
+  it('counts seconds, minutes, hours, then days', () => {
+    expect(relativeTime(ago(42), NOW, 'en')).toBe('42 seconds ago');
+    expect(relativeTime(ago(60), NOW, 'en')).toBe('1 minute ago');
+    expect(relativeTime(ago(119), NOW, 'en')).toBe('1 minute ago');
+    expect(relativeTime(ago(7 * 60 + 30), NOW, 'en')).toBe('7 minutes ago');
+    expect(relativeTime(ago(3 * 3600 + 59 * 60), NOW, 'en')).toBe('3 hours ago');
+    expect(relativeTime(ago(3 * 86_400), NOW, 'en')).toBe('3 days ago');
+    expect(relativeTime(ago(7 * 60), NOW, 'fr')).toBe('il y a 7 minutes');
+    expect(relativeTime(ago(2 * 3600), NOW, 'fr')).toBe('il y a 2 heures');
+  });
+
+  it('says a moment ahead of this machine’s clock as ahead (a hub whose clock is ahead)', () => {
+    expect(relativeTime(ago(-150), NOW, 'en')).toBe('in 2 minutes');
+    expect(relativeTime(ago(-150), NOW, 'fr')).toBe('dans 2 minutes');
+  });
+});
+
+describe('absoluteTime', () => {
+  it('gives the date and the time to the second, in the page’s language', () => {
+    const iso = '2026-11-22T09:05:07.000Z';
+    const local = new Date(iso);
+    const seconds = String(local.getSeconds()).padStart(2, '0');
+    expect(absoluteTime(iso, 'en')).toMatch(new RegExp(`2026, \\d{2}:\\d{2}:${seconds}$`));
+    expect(absoluteTime(iso, 'en')).toContain('Nov');
+    expect(absoluteTime(iso, 'fr')).toContain('nov.');
+  });
+});
+
+describe('indicatorOf: the header’s few words', () => {
+  it('shows nothing while the cabinet does not sync', () => {
+    expect(indicatorOf(status({ state: 'off', hub_url: null, device_id: null, device_name: null }), en)).toBeNull();
+  });
+
+  it('says each state, with the changes waiting when they wait', () => {
+    expect(indicatorOf(status(), en)).toEqual({ tone: 'ok', text: 'Synced' });
+    expect(indicatorOf(status({ pending_changes: 3 }), en)).toEqual({ tone: 'busy', text: 'Syncing…' });
+    expect(indicatorOf(status({ state: 'syncing', pending_changes: 40 }), en)).toEqual({ tone: 'busy', text: 'Syncing…' });
+    expect(indicatorOf(status({ state: 'offline' }), en)).toEqual({ tone: 'warning', text: 'Offline' });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 1 }), en)).toEqual({ tone: 'warning', text: 'Offline — 1 change waiting' });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), en)).toEqual({ tone: 'warning', text: 'Offline — 2 changes waiting' });
+    expect(indicatorOf(status({ state: 'error', last_error: 'this device was revoked on the hub' }), en)).toEqual({ tone: 'danger', text: 'Sync problem' });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), fr)).toEqual({ tone: 'warning', text: 'Hors ligne — 2 modifications en attente' });
+    expect(indicatorOf(status({ state: 'error' }), fr)?.text).toBe('Problème de synchronisation');
+  });
+
+  it('says a pause before the state it keeps', () => {
+    expect(indicatorOf(status({ paused: true }), en)).toEqual({ tone: 'warning', text: 'Sync paused' });
+    expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({ tone: 'warning', text: 'Sync paused — 5 changes waiting' });
+    expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe('Synchronisation en pause — 1 modification en attente');
+  });
+});
+
+describe('connectProblem: a failed connect, beside its field', () => {
+  const badUrl = { error: 'invalid_hub_url', message: 'Hub URL refused: an http:// hub URL is accepted only on this machine (localhost).' };
+  const unreachable = { error: 'hub_unreachable', message: 'the hub at http://127.0.0.1:9 cannot be reached (fetch failed).' };
+
+  it('in English: the server’s own words, capitalised, by the field they are about', () => {
+    expect(connectProblem(badUrl, en)).toEqual({ field: 'hub_url', text: badUrl.message, detail: null });
+    expect(connectProblem(unreachable, en)).toEqual({ field: 'hub_url', text: 'The hub at http://127.0.0.1:9 cannot be reached (fetch failed).', detail: null });
+    expect(connectProblem({ error: 'invalid_pairing_code', message: 'The pairing code is unknown.' }, en).field).toBe('code');
+    expect(connectProblem({ error: 'too_many_pairing_attempts', message: 'Too many.' }, en).field).toBe('code');
+    expect(connectProblem({ error: 'sync_already_on', message: 'Already.' }, en)).toEqual({ field: null, text: 'Already.', detail: null });
+  });
+
+  it('in French: the page’s words for the code, the server’s as the detail', () => {
+    const problem = connectProblem(badUrl, fr);
+    expect(problem.field).toBe('hub_url');
+    expect(problem.text).toMatch(/^Cette URL de hub est refusée/);
+    expect(problem.detail).toBe(`Détail : ${badUrl.message}`);
+    expect(connectProblem({ error: 'something_new', message: 'As the server says.' }, fr)).toEqual({ field: null, text: 'As the server says.', detail: null });
+  });
+
+  it('a validation error names its field through its details', () => {
+    const error = { error: 'validation_error', message: 'The request is invalid: body.code: Too big.', details: [{ path: 'body.code', message: 'Too big' }] };
+    expect(connectProblem(error, en).field).toBe('code');
+    expect(connectProblem({ ...error, details: [{ path: 'body', message: 'Invalid' }] }, en).field).toBeNull();
+    expect(connectProblem({ ...error, details: 'not a list' }, en).field).toBeNull();
+  });
+});
+
+describe('createStatusFeed: what one fetch learns, every listener shows; an older answer never hides a newer one', () => {
+  it('hands each status to every listener, and the last one to a late listener', () => {
+    const feed = createStatusFeed<string>();
+    const a: string[] = [];
+    const b: string[] = [];
+    const stopA = feed.subscribe((s) => a.push(s));
+    expect(feed.offer(feed.begin(), 'idle')).toBe(true);
+    feed.subscribe((s) => b.push(s));
+    feed.publish('paused');
+    stopA();
+    feed.publish('resumed');
+    expect(a).toEqual(['idle', 'paused']);
+    expect(b).toEqual(['idle', 'paused', 'resumed']);
+  });
+
+  it('drops a fetch’s answer when a status newer than the fetch is shown', () => {
+    const feed = createStatusFeed<string>();
+    const seen: string[] = [];
+    feed.subscribe((s) => seen.push(s));
+    const poll = feed.begin();
+    feed.publish('paused (the action’s answer)');
+    expect(feed.offer(poll, 'running (read before the pause)')).toBe(false);
+    // Two polls in flight, answered in order: both shown.
+    const first = feed.begin();
+    const second = feed.begin();
+    expect(feed.offer(first, 'one')).toBe(true);
+    expect(feed.offer(second, 'two')).toBe(true);
+    // Answered out of order: the older answer is dropped.
+    const older = feed.begin();
+    const newer = feed.begin();
+    expect(feed.offer(newer, 'four')).toBe(true);
+    expect(feed.offer(older, 'three')).toBe(false);
+    expect(seen).toEqual(['paused (the action’s answer)', 'one', 'two', 'four']);
+  });
+});
