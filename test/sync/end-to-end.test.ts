@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDevisPdf } from '../../server/devis/service.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
+import { apiClient } from '../helpers/api.js';
+import { runCourtier } from '../helpers/cli.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+
+/**
+ * Two installs of one cabinet through a hub on a real PostgreSQL: connected and joined with the
+ * built CLI, then used through their HTTP APIs while their services sync in the background.
+ */
+const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 500 };
+const PASSWORD = 'correct horse battery';
+
+let pg: TestPostgres;
+let hub: TestHub;
+let a: TestServer;
+let b: TestServer;
+let receiverA: Receiver;
+let receiverB: Receiver;
+let cabinet: string;
+let apiA: ReturnType<typeof apiClient>;
+let apiB: ReturnType<typeof apiClient>;
+let portal = '';
+
+async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function syncOptions(receiver: Receiver) {
+  return {
+    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    config: { webhookAllowPrivateTargets: true, sandboxLatencyMs: 50 },
+    webhooks: { extraCa: [receiver.ca] },
+    sync: FAST_SYNC,
+  };
+}
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  hub = await startTestHub(await pg.createDatabase());
+  [receiverA, receiverB] = await Promise.all([startReceiver(), startReceiver()]);
+  a = await startTestServer(syncOptions(receiverA));
+  portal = `${a.url}/sandbox/insurer`;
+  cabinet = await a.createCabinet('Cabinet Dupont');
+  apiA = apiClient(a, a.createKey(cabinet).key);
+  // Something held before connecting, to be uploaded by connect.
+  const before = await apiA.post('/opportunities', { title: 'Avant la synchro', product: 'auto', contact: { last_name: 'Avant' } });
+  expect(before.status).toBe(201);
+
+  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite(null), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  expect(connected.code, connected.stderr).toBe(0);
+  expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet });
+
+  const dataDirB = tempDir();
+  const joined = await runCourtier(
+    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite(cabinet), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    { input: `${PASSWORD}\n` },
+  );
+  expect(joined.code, joined.stderr).toBe(0);
+  expect(JSON.parse(joined.stdout)).toEqual({ cabinet_id: cabinet, user_id: expect.any(String), device_id: expect.any(String) });
+  b = await startTestServer({ ...syncOptions(receiverB), dataDir: dataDirB });
+  apiB = apiClient(b, b.createKey(cabinet).key);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.allSettled([a?.close(), b?.close()]);
+  await hub?.close();
+  await Promise.allSettled([receiverA?.close(), receiverB?.close()]);
+  await pg?.stop();
+});
+
+describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
+  it('restores on B what A held before connecting (join downloads everything)', async () => {
+    const listed = await apiB.get('/opportunities');
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).toContain('Avant la synchro');
+  });
+
+  it('lists on B an opportunity created on A, and brings a stage change on B back to A', async () => {
+    const created = await apiA.post('/opportunities', { title: 'Flotte 12 véhicules', product: 'auto', contact: { last_name: 'Garage Martin' }, expected_value_eur: 4800 });
+    const id = String(created.body.id);
+    const onB = await eventually(() => apiB.get(`/opportunities/${id}`), (r) => r.status === 200, 'the opportunity on B');
+    expect(onB.body).toMatchObject({ title: 'Flotte 12 véhicules', expected_value_eur: 4800, stage: 'new' });
+
+    expect((await apiB.patch(`/opportunities/${id}`, { stage: 'qualified' })).status).toBe(200);
+    await eventually(() => apiA.get(`/opportunities/${id}`), (r) => r.body.stage === 'qualified', 'the stage on A');
+  });
+
+  it('keeps both edits when A and B change different fields of one record at the same time', async () => {
+    const created = await apiA.post('/opportunities', { title: 'MRH', product: 'mrh', contact: { last_name: 'Petit' } });
+    const id = String(created.body.id);
+    await eventually(() => apiB.get(`/opportunities/${id}`), (r) => r.status === 200, 'the opportunity on B');
+    setSyncPaused(a.deps, cabinet, true);
+    setSyncPaused(b.deps, cabinet, true);
+    await apiA.patch(`/opportunities/${id}`, { title: 'MRH résidence principale' });
+    await apiB.patch(`/opportunities/${id}`, { expected_value_eur: 650 });
+    setSyncPaused(a.deps, cabinet, false);
+    setSyncPaused(b.deps, cabinet, false);
+    for (const api of [apiA, apiB]) {
+      await eventually(() => api.get(`/opportunities/${id}`), (r) => r.body.title === 'MRH résidence principale' && r.body.expected_value_eur === 650, 'both edits');
+    }
+  });
+
+  it('erases on B a client erased on A, even after B edited it offline', async () => {
+    const created = await apiA.post('/clients', { first_name: 'Paul', last_name: 'Durand', email: 'paul.durand@example.fr' });
+    const id = String(created.body.id);
+    await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 200, 'the client on B');
+    setSyncPaused(b.deps, cabinet, true);
+    expect((await apiA.delete(`/clients/${id}`)).status).toBe(204);
+    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the erasure on the hub');
+    expect((await apiB.patch(`/clients/${id}`, { email: 'paul.nouveau@example.fr' })).status).toBe(200);
+    setSyncPaused(b.deps, cabinet, false);
+    await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 404, 'the erasure on B');
+    await eventually(() => syncStatus(b.deps, cabinet), (s) => s.pending_changes === 0, 'B’s queue sent');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await apiA.get(`/clients/${id}`)).status).toBe(404);
+    for (const node of [a, b]) {
+      const row = node.deps.db.sqlite.prepare('SELECT first_name, last_name, email FROM clients WHERE id = ?').get(id);
+      expect(row).toEqual({ first_name: null, last_name: null, email: null });
+    }
+    // The hub keeps none of it either: every stored copy of the client and of its events is wiped.
+    const onHub = await hub.database.sql`SELECT fields::text AS text FROM hub_changes WHERE cabinet_id = ${cabinet}`;
+    for (const change of onHub) expect(String(change.text)).not.toMatch(/Durand|paul\.nouveau|paul\.durand/);
+  });
+
+  it('serves on B the PDF of a quote the sandbox robot priced on A', async () => {
+    const test = apiClient(a, a.createKey(cabinet, { environment: 'test' }).key);
+    const client = await test.post('/clients', { first_name: 'Jeanne', last_name: 'Martin' });
+    const enqueued = await test.post('/automation/tarifications', {
+      compagnie: 'allianz',
+      produit: 'auto',
+      client_id: client.body.id,
+      dicData: { insured_name: 'Jeanne Martin', driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio', first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques' },
+    });
+    expect(enqueued.status).toBe(202);
+    const devisId = String(enqueued.body.devis_id);
+    const job = await eventually(() => test.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(r.body.status)), 'the job', 90_000);
+    expect(job.body.status).toBe('completed');
+    const onB = await eventually(() => apiB.get(`/devis/${devisId}`), (r) => r.status === 200 && r.body.status === 'priced', 'the priced quote on B', 30_000);
+    expect(onB.body.tarif_eur).toBe(job.body.result && (job.body.result as { tarif_eur: number }).tarif_eur);
+    const link = await apiB.get(`/devis/${devisId}/pdf`);
+    expect(link.status).toBe(302);
+    const pdf = await b.request(String(link.headers.get('location')));
+    expect(pdf.status).toBe(200);
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(bytes.equals(readDevisPdf(a.deps, cabinet, devisId))).toBe(true);
+    // The finished job's history and result came along.
+    await eventually(() => apiB.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => r.body.status === 'completed', 'the job on B');
+  }, 150_000);
+
+  it('delivers an event made on A to a webhook subscribed on B, with the id A’s own subscriber saw, once each', async () => {
+    const hookA = await apiA.post('/webhooks', { url: receiverA.url, events: ['opportunity.created'] });
+    const hookB = await apiB.post('/webhooks', { url: receiverB.url, events: ['opportunity.created'] });
+    expect([hookA.status, hookB.status]).toEqual([201, 201]);
+    const created = await apiA.post('/opportunities', { title: 'Multirisque pro', product: 'rc_pro', contact: { company_name: 'Boulangerie Dupuis' } });
+    const id = String(created.body.id);
+    const [seenA] = await receiverA.waitFor(1, 20_000);
+    const [seenB] = await receiverB.waitFor(1, 20_000);
+    const envelopeA = JSON.parse(String(seenA?.rawBody)) as { id: string; type: string; data: { opportunity_id: string } };
+    const envelopeB = JSON.parse(String(seenB?.rawBody)) as { id: string; type: string; data: { opportunity_id: string } };
+    expect(envelopeA).toMatchObject({ type: 'opportunity.created', data: { opportunity_id: id } });
+    expect(envelopeB.id).toBe(envelopeA.id);
+    expect(envelopeB.data.opportunity_id).toBe(id);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiverA.received).toHaveLength(1);
+    expect(receiverB.received).toHaveLength(1);
+  });
+
+  it('reports the link in sync status through the CLI', async () => {
+    const status = await runCourtier(['sync', 'status', '--cabinet', cabinet, '--json', '--data-dir', b.dataDir]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: expect.stringMatching(/^(idle|syncing)$/), hub_url: hub.url, device_id: expect.any(String), pending_changes: expect.any(Number), last_error: null });
+  });
+});
