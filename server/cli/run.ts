@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js';
@@ -13,6 +13,8 @@ import { defaultDeps, type Deps } from '../deps.js';
 import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
+import { parseOptions, print, required } from './args.js';
+import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 
 export interface CliIo {
@@ -47,7 +49,9 @@ Commands:
   robots status [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
-`;
+
+Sync hub (a hosted process on PostgreSQL, with no data dir):
+${HUB_USAGE}`;
 
 const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
@@ -56,17 +60,7 @@ const COMMON_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-}
-
-function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
+  return parseOptions(args, { ...COMMON_OPTIONS, ...options });
 }
 
 function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
@@ -75,10 +69,6 @@ function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insur
   return Promise.resolve()
     .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))
     .finally(() => db.close());
-}
-
-function print(io: CliIo, json: boolean, object: object, human: string): void {
-  io.stdout(json ? `${JSON.stringify(object)}\n` : `${human}\n`);
 }
 
 function describeKey(key: ApiKeySummary): string {
@@ -127,6 +117,9 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runCredits(rest, io);
     case 'robots':
       return runRobots(rest, io);
+    case 'hub':
+      // Loaded on demand: the agent's commands never load the PostgreSQL driver.
+      return (await import('../hub/cli.js')).runHub(rest, io);
     case 'version':
     case '--version':
       io.stdout(`${packageVersion()}\n`);

@@ -49,6 +49,23 @@ export function connectHub(url: string, options: { max?: number } = {}): HubData
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }
 
+/**
+ * Connects and brings the schema up to date: what every hub command does first. A database this
+ * build must not touch is refused as it is; one that cannot be reached is said so, without the
+ * URL's password.
+ */
+export async function openHubDatabase(url: string): Promise<HubDatabase> {
+  const database = connectHub(url);
+  try {
+    await migrateHub(database.sql);
+    return database;
+  } catch (err) {
+    await database.close().catch(() => undefined);
+    if (err instanceof DatabaseVersionError) throw err;
+    throw new Error(`Cannot use the hub's PostgreSQL at ${redactDatabaseUrl(url)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Any constant; pg_advisory_xact_lock takes a bigint, and this one says "hub migrations" to whoever looks at pg_locks. */
 const MIGRATION_LOCK = 0x4855_425f_4d49; // "HUB_MI"
 const BOOKKEEPING = 'drizzle.__drizzle_migrations';
