@@ -33,7 +33,7 @@ export function newPairingCode(randomBytes: (size: number) => Buffer): string {
 }
 
 /** What a person may have typed for a code: any case, spaces or dashes, O for 0 and I or L for 1. */
-export function normalisePairingCode(typed: string): string {
+function normalisePairingCode(typed: string): string {
   return typed
     .toUpperCase()
     .replace(/[\s-]/g, '')

@@ -22,7 +22,7 @@ export function hubMigrationsFolder(): string {
 }
 
 /** The URL without its password, for messages and logs. */
-export function redactDatabaseUrl(url: string): string {
+function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
