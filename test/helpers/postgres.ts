@@ -9,7 +9,7 @@ import postgres from 'postgres';
 /**
  * The one way tests get PostgreSQL: a throwaway cluster of Debian's postgresql in a temp dir, on a
  * free loopback port, trust authentication, fsync off (a crash of the test machine loses nothing
- * anyone wants). Each test file starts its own, so files never share state and run in parallel.
+ * anyone wants; a crash of PostgreSQL loses nothing committed). Each test file starts its own, so files never share state and run in parallel.
  */
 export interface TestPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres — the maintenance database. */
@@ -18,7 +18,7 @@ export interface TestPostgres {
   createDatabase(): Promise<string>;
   /** pg_ctl restart (fast): every connection is dropped, the data stays. */
   restart(): Promise<void>;
-  /** pg_ctl stop -m immediate: as if the server's machine lost power (without fsync, so no real power loss). */
+  /** pg_ctl stop -m immediate: PostgreSQL crashes (no checkpoint); what was committed survives, the machine did not lose power. */
   stopImmediate(): Promise<void>;
   start(): Promise<void>;
   /** Stops the cluster and removes its directory. */
@@ -77,7 +77,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString()));
     await exec(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
     const port = await freePort();
-    const options = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'].join(' ');
+    // fsync off: only a crash of the machine loses data. synchronous_commit stays on, so that a
+    // committed transaction is in the WAL (the OS's cache) and survives stopImmediate(), a crash of PostgreSQL.
+    const options = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'].join(' ');
     const start = () => exec(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', options]);
     const stopWith = (mode: 'fast' | 'immediate') => exec(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w']);
     await start().catch((err: unknown) => {
