@@ -4,6 +4,7 @@ import { validationError } from '../http/validation.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
+import { assertStorable } from './storable.js';
 import {
   allocateSeqs,
   erasedRecords,
@@ -33,6 +34,7 @@ export interface Push {
 export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, push: Push): Promise<PushResponse> {
   assertProtocolServed(push.protocol, caller.highestProtocol);
   assertConsecutive(push.changes);
+  assertStorable(push.changes, 'body.changes');
   const now = deps.clock.now();
   const latestHlc = push.changes.reduce((max, c) => (c.hlc > max ? c.hlc : max), '');
   assertClockNotAhead(now, [parseHlc(latestHlc).time, ...(push.deviceTime === null ? [] : [push.deviceTime])]);
@@ -109,6 +111,7 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   if (pull.protocol > caller.highestProtocol) await raiseProtocol(deps.sql, caller.cabinetId, pull.protocol);
   const read = () => readChanges(deps.sql, caller.cabinetId, pull.after, pull.limit + 1);
   let rows = await read();
+  // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
   while (rows.length === 0 && !signal.aborted && Date.now() < deadline) {
     // Registered before the second read: a push that commits between the two is not missed.

@@ -6,6 +6,7 @@ import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256He
 import { hubTime, type HubDeps } from './deps.js';
 import type { HubDb } from './database.js';
 import { protocolRefusal } from './protocol.js';
+import { assertStorable } from './storable.js';
 import { hubCabinets, hubDevices, hubInvites, hubPairingFailures } from './schema.js';
 
 /** A pairing code lives this long, and is used once. */
@@ -48,6 +49,7 @@ interface Attempt {
  * process), and taken back when the code turns out valid: what stays counted are wrong codes.
  */
 export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairResponse> {
+  assertStorable({ device_name: attempt.body.device_name, cabinet: attempt.body.cabinet }, 'body');
   const now = deps.clock.now();
   const windowStart = new Date(Math.floor(now / PAIRING_WINDOW_MS) * PAIRING_WINDOW_MS);
   await countAttempt(deps.db, attempt.address, windowStart, now);

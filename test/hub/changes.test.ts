@@ -134,6 +134,44 @@ describe('push', () => {
   });
 });
 
+describe('what is stored', () => {
+  it('is any text and JSON PostgreSQL can hold, exactly as sent; the rest is a 400 that stores nothing', async () => {
+    const [a] = await newCabinet(1);
+    let next = 1;
+    let refusedRuns = 0;
+    const anyText = fc.string({ unit: 'binary', maxLength: 30 });
+    const unstorable = fc.tuple(anyText, fc.constantFrom('\u0000', '\ud800', '\udfff'), anyText).map(([x, bad, y]) => x + bad + y);
+    const text = fc.oneof({ weight: 9, arbitrary: anyText }, { weight: 1, arbitrary: unstorable });
+    const changeFields = fc.dictionary(text, fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 }), { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ record_id: text.filter((t) => t.length > 0), fields: changeFields }), { minLength: 1, maxLength: 3 }), async (drawn) => {
+        const before = await rowCount(a!.cabinet_id);
+        const batch = drawn.map((d, i) => change(next + i, hub.clock.now(), d));
+        const res = await push(a!, batch);
+        expect([200, 400]).toContain(res.statusCode);
+        if (res.statusCode === 400) {
+          expect(res.json().error).toBe('validation_error');
+          expect(await rowCount(a!.cabinet_id)).toBe(before);
+          refusedRuns++;
+          return;
+        }
+        next += batch.length;
+        expect(res.json().acknowledged_number).toBe(next - 1);
+        const pulled = (await pull(a!, { limit: 1000 })).json<{ changes: PulledChange[] }>().changes.slice(-batch.length);
+        // JSON has no -0: what was sent is what JSON.stringify sent.
+        expect(pulled.map((c) => [c.record_id, c.fields])).toEqual(JSON.parse(JSON.stringify(batch.map((c) => [c.record_id, c.fields]))));
+      }),
+      { numRuns: 80 },
+    );
+    // Both paths ran: stored round trips and refusals.
+    expect(next - 1).toBeGreaterThan(20);
+    expect(refusedRuns).toBeGreaterThan(5);
+    const refused = await push(a!, [change(next, hub.clock.now(), { record_id: 'r\u0000', fields: { ok: 'a\ud800', ['k\u0000']: 1 } })]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details.map((d: { path: string }) => d.path)).toEqual(['body.changes.0.record_id', 'body.changes.0.fields.ok', 'body.changes.0.fields.k\u0000']);
+  });
+});
+
 describe('pull', () => {
   it('gives every device’s changes, its own included, in seq order, a page at a time', async () => {
     const [a, b] = await newCabinet(2);

@@ -127,6 +127,9 @@ describe('pairing', () => {
       fc.anything(),
       fc.record({ code: fc.oneof(fc.string(), fc.integer(), fc.constant(code)), device_name: fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)) }, { requiredKeys: [] }),
       fc.record({ code: fc.constant(code), device_name: fc.constant('x'), cabinet: fc.oneof(fc.anything(), fc.record({ id: fc.string({ maxLength: 100 }), name: fc.constant('') })) }),
+      // Text PostgreSQL cannot hold (U+0000, unpaired surrogates) is a 400 too, never a 500.
+      fc.record({ code: fc.constant(code), device_name: fc.string({ unit: 'binary', minLength: 1 }).map((t) => `${t}\u0000`), cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('x') }) }),
+      fc.record({ code: fc.constant(code), device_name: fc.constant('x'), cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('a\udc00') }) }),
     );
     await fc.assert(
       fc.asyncProperty(body, async (value) => {
