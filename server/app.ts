@@ -31,6 +31,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { fastifyTrustProxy } from './http/client-address.js';
+import { useJsonBodies } from './http/json-body.js';
 import { redactUrl } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
@@ -43,24 +44,6 @@ import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-const MAX_JSON_DEPTH = 64;
-
-/** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      if (++depth > limit) return true;
-    } else if (c === 93 || c === 125) depth--;
-  }
-  return false;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -104,18 +87,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     },
   });
 
-  // JSON only: text/plain bodies would otherwise reach handlers as strings. An empty JSON body is
-  // "no body" (many clients send Content-Type on a bodiless POST); the route's schema decides.
-  app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text === '') return done(null, undefined);
-    // Deep nesting would overflow the stack of every later JSON walk (hashing, storing): refuse it here.
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return done(new ApiError('invalid_json', `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
-    return parseJson(request, text, done);
-  });
+  useJsonBodies(app);
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {

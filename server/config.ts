@@ -17,7 +17,7 @@ export type TrustProxy = false | number | string[];
 
 const TRUST_PROXY_FORMS = 'give the number of proxies in front of Courtier (e.g. 1) or, better, their addresses (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated)';
 
-const trustProxySchema = z
+export const trustProxySchema = z
   .union([z.boolean(), z.number(), z.string(), z.array(z.string())])
   .transform((value, ctx): TrustProxy => {
     const refuse = (message: string) => {

@@ -24,3 +24,8 @@ export class ApiError extends Error {
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** A database this build must not touch: written by a newer Courtier, or not Courtier's. Nothing was changed. */
+export class DatabaseVersionError extends Error {
+  override name = 'DatabaseVersionError';
+}

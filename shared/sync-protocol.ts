@@ -24,6 +24,8 @@ export const MAX_PULL_WAIT_SECONDS = 30;
 export const MAX_BATCH_CHANGES = 1000;
 /** Largest stored PDF the hub takes. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
+/** Largest JSON body the hub takes (a push): an install splits its batches below both this and MAX_BATCH_CHANGES. */
+export const MAX_PUSH_BYTES = 8 * 1024 * 1024;
 
 /** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
 export const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;

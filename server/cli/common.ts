@@ -1,10 +1,13 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { InsurerAdapter } from '../robots/adapter.js';
 import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
+import { parseOptions, required } from './args.js';
+
+export { print, required } from './args.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -23,18 +26,9 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
+/** An agent command's options: its own and the common ones (--data-dir, --json). */
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: false, strict: true }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-}
-
-export function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
+  return parseOptions(args, { ...COMMON_OPTIONS, ...options });
 }
 
 export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
@@ -43,10 +37,6 @@ export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' |
   return Promise.resolve()
     .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))
     .finally(() => db.close());
-}
-
-export function print(io: CliIo, json: boolean, object: object, human: string): void {
-  io.stdout(json ? `${JSON.stringify(object)}\n` : `${human}\n`);
 }
 
 export async function readPassword(io: CliIo, values: Record<string, unknown>): Promise<string> {

@@ -5,10 +5,10 @@ import { readKillSwitch, setKillSwitch } from '../automation/guards.js';
 import { setInsurerCredentials } from '../credentials/service.js';
 import { creditBalance, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { DatabaseVersionError } from '../db/open.js';
-import { ApiError, UsageError } from '../errors.js';
+import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
+import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
@@ -43,7 +43,9 @@ Commands:
   sync pause|resume|disconnect --cabinet ID [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
-`;
+
+Sync hub (a hosted process on PostgreSQL, with no data dir):
+${HUB_USAGE}`;
 
 function describeKey(key: ApiKeySummary): string {
   const state = key.revoked_at ? `revoked ${key.revoked_at}` : key.expires_at ? `expires ${key.expires_at}` : 'active';
@@ -85,6 +87,9 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runSync(rest, io);
     case 'robots':
       return runRobots(rest, io);
+    case 'hub':
+      // Loaded on demand: the agent's commands never load the PostgreSQL driver.
+      return (await import('../hub/cli.js')).runHub(rest, io);
     case 'version':
     case '--version':
       io.stdout(`${packageVersion()}\n`);

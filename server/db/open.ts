@@ -3,6 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import * as schema from './schema.js';
 
@@ -17,10 +18,6 @@ export interface Database {
 /** "CRTR": marks the file as Courtier's so that another program's database is refused, not migrated. */
 const APPLICATION_ID = 0x43525452;
 const MIGRATIONS_TABLE = '__drizzle_migrations';
-
-export class DatabaseVersionError extends Error {
-  override name = 'DatabaseVersionError';
-}
 
 export function migrationsFolder(): string {
   return join(packageRoot(), 'server', 'db', 'migrations');

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRe
 import type { z } from 'zod';
 import { endpointPath, REPLAYED_SECRET_WARNING, type AuthKind, type Endpoint } from '../../shared/endpoint.js';
 import { idempotencyKeySchema, requestHash, type IdempotentRequest, type OperationResponse, type StoredResponse } from '../idempotency/service.js';
+import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from './validation.js';
 
 declare module 'fastify' {
@@ -16,8 +17,11 @@ type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 /** A route that reads its own body and query gets them unchecked. */
 type Checked<E extends Endpoint, T> = E['validatedBy'] extends 'handler' ? unknown : Infer<T>;
 
+/** A binary body (bodyEncoding 'binary') reaches the handler as the raw bytes. */
+type BodyOf<E extends Endpoint> = E['bodyEncoding'] extends 'binary' ? Buffer : Checked<E, E['body']>;
+
 type EndpointRequest<E extends Endpoint> = FastifyRequest<{
-  Body: Checked<E, E['body']>;
+  Body: BodyOf<E>;
   Querystring: Checked<E, E['query']>;
   Params: Infer<E['params']>;
 }>;
@@ -64,9 +68,11 @@ export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>)
 type IdempotentEndpoint = Endpoint & { method: 'POST'; auth: 'api_key' };
 type OtherEndpoint = Endpoint & ({ method: Exclude<Endpoint['method'], 'POST'> } | { auth: Exclude<AuthKind, 'api_key'> });
 
-/** A check of its own that runs before the body is read (first-run setup's "this machine only"). */
+/** A check of its own that runs before the body is read (first-run setup's "this machine only"); a body limit of its own. */
 export interface EndpointOptions {
   onRequest?: onRequestHookHandler;
+  /** Bytes; the app's limit when absent. A binary body (a PDF) may need more than JSON does. */
+  bodyLimit?: number;
 }
 
 /** /opportunities/{id} → /opportunities/:id; a trailing {rest*} → * (the rest of the URL). */
@@ -79,6 +85,7 @@ function endpointUrl(endpoint: Endpoint): string {
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
+export const BINARY_TYPE = 'application/octet-stream';
 
 function routeSchema(endpoint: Endpoint): FastifySchema {
   const schema: FastifySchema = {};
@@ -87,6 +94,11 @@ function routeSchema(endpoint: Endpoint): FastifySchema {
   if (endpoint.body) schema.body = endpoint.body;
   if (endpoint.query) schema.querystring = endpoint.query;
   return schema;
+}
+
+function requireBinaryBody(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  if (Buffer.isBuffer(request.body)) return done();
+  done(new ApiError('unsupported_media_type', `Send the body as ${BINARY_TYPE}.`));
 }
 
 /** Answers what a handler returned: a body (200), a body with its status, or the reply it sent. */
@@ -111,6 +123,9 @@ export function registerEndpoint(
   if (endpoint.bodyEncoding === 'form' && !app.hasContentTypeParser(FORM_TYPE)) {
     throw new Error(`${endpoint.operationId} takes a form: register a ${FORM_TYPE} parser in its plugin first.`);
   }
+  if (endpoint.bodyEncoding === 'binary' && !app.hasContentTypeParser(BINARY_TYPE)) {
+    throw new Error(`${endpoint.operationId} takes raw bytes: register a ${BINARY_TYPE} parser (parseAs buffer) in its plugin first.`);
+  }
   // The overloads checked the handler against this endpoint's request and response types. A POST
   // handler of the API never gets the reply: it must not send before its transaction commits.
   const handler = typedHandler as (request: FastifyRequest, reply?: FastifyReply) => unknown;
@@ -121,6 +136,9 @@ export function registerEndpoint(
     schema: routeSchema(endpoint),
     config: { endpoint },
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    // Another parser (JSON) may have read the body: a binary route takes its own content type only.
+    ...(endpoint.bodyEncoding === 'binary' ? { preValidation: requireBinaryBody } : {}),
     handler: !idempotent
       ? (request, reply) => {
           const result = handler(request, reply);

@@ -78,6 +78,7 @@ function errorsOf(endpoint: Endpoint): ErrorCode[] {
   const checked = endpoint.validatedBy !== 'handler';
   if (endpoint.params || (checked && (endpoint.body || endpoint.query))) codes.add('validation_error');
   if (endpoint.body && checked) for (const c of ['invalid_json', 'unsupported_media_type', 'payload_too_large'] as const) codes.add(c);
+  if (endpoint.bodyEncoding === 'binary') for (const c of ['unsupported_media_type', 'payload_too_large'] as const) codes.add(c);
   return [...codes];
 }
 
@@ -90,6 +91,18 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   device: [{ SyncDevice: [] }],
 };
 
+/** The security schemes the document names (by default or on an operation): the hub's document has no API keys. */
+function usedSchemes(security: Record<string, string[]>[], paths: OpenApiDocument['paths'], schemes: Record<string, unknown>): Record<string, unknown> {
+  const used = new Set(security.flatMap((requirement) => Object.keys(requirement)));
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const requirements = (operation as { security?: Record<string, string[]>[] }).security ?? [];
+      for (const requirement of requirements) for (const name of Object.keys(requirement)) used.add(name);
+    }
+  }
+  return Object.fromEntries(Object.entries(schemes).filter(([name]) => used.has(name)));
+}
+
 /** A path that takes the rest of the URL ({name*}) is, to OpenAPI, one parameter. */
 function restOfPath(path: string): string | undefined {
   return /\{([^}]+)\*\}$/.exec(path)?.[1];
@@ -101,12 +114,15 @@ export interface DocumentOptions {
   description: string;
   /** The server URL paths are written below; an endpoint outside it is written in full, with its own server (the root). */
   serverUrl: string;
+  /** The document's default security (each operation states its own); an API key when absent. */
+  security?: Record<string, string[]>[];
 }
 
 /** An OpenAPI 3.1 document generated from contract lines. */
 export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: DocumentOptions): OpenApiDocument {
   const components: Record<string, JsonSchema> = {};
   const convert = makeConverter(components);
+  const security = options.security ?? [{ ApiKeyHeader: [] }, { BearerApiKey: [] }];
   components.Error = convert(errorBodySchema, 'output');
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
@@ -135,6 +151,8 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
     const rest = restOfPath(endpoint.path);
     const restParameter = rest === undefined ? [] : [{ name: rest, in: 'path', required: true, description: 'The rest of the path, slashes included.', schema: { type: 'string' } }];
     const bodyType = endpoint.bodyEncoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    // Raw bytes have no schema but their media type (OpenAPI 3.1: an empty schema, or contentMediaType).
+    const binaryBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
     const headerParameters = Object.entries(endpoint.headers ?? {}).map(([name, h]) => ({
       name,
       in: 'header',
@@ -148,7 +166,11 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
       ...(endpoint.description ? { description: endpoint.description } : {}),
       tags: [endpoint.tag],
       parameters: [...parametersOf(convert, endpoint.params, 'path'), ...restParameter, ...parametersOf(convert, endpoint.query, 'query'), ...headerParameters],
-      ...(endpoint.body ? { requestBody: { required: true, content: { [bodyType]: { schema: convert(endpoint.body, 'input') } } } } : {}),
+      ...(endpoint.bodyEncoding === 'binary'
+        ? { requestBody: binaryBody }
+        : endpoint.body
+          ? { requestBody: { required: true, content: { [bodyType]: { schema: convert(endpoint.body, 'input') } } } }
+          : {}),
       responses,
       security: SECURITY[endpoint.auth],
       ...(endpoint.scope ? { 'x-required-scope': endpoint.scope } : {}),
@@ -167,7 +189,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
     paths,
     components: {
       schemas: components,
-      securitySchemes: {
+      securitySchemes: usedSchemes(security, paths, {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `Scopes: ${Object.keys(SCOPES).join(', ')}.` },
         BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The same API key, as Authorization: Bearer <key>.' },
         ConsoleSession: {
@@ -189,9 +211,9 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
             },
           },
         },
-      },
+      }),
     },
-    security: [{ ApiKeyHeader: [] }, { BearerApiKey: [] }],
+    security,
     'x-error-codes': Object.fromEntries(
       (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => [c, { status: ERROR_STATUS[c], description: ERROR_DESCRIPTIONS[c] }]),
     ),

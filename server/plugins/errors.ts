@@ -40,6 +40,24 @@ export function toApiError(error: FastifyError | Error): ApiError | undefined {
   return undefined;
 }
 
+/**
+ * Fastify's body errors worded for the route: its own body limit (a binary route takes more than
+ * the app's 1 MiB of JSON) and the content type it reads.
+ */
+function forRoute(error: ApiError, request: FastifyRequest): ApiError {
+  const binary = request.routeOptions.config?.endpoint?.bodyEncoding === 'binary';
+  if (error.code === 'payload_too_large' && request.routeOptions.bodyLimit !== undefined) {
+    return new ApiError('payload_too_large', `The body is larger than ${describeBytes(request.routeOptions.bodyLimit)}.`);
+  }
+  if (error.code === 'unsupported_media_type' && binary) return new ApiError('unsupported_media_type', 'Send the body as application/octet-stream.');
+  return error;
+}
+
+function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}
+
 /** The body of an error answered straight on the socket, before Fastify has a request. */
 function rawErrorResponse(error: ApiError, requestId: string): string {
   const body = JSON.stringify({ error: error.code, message: error.message, request_id: requestId } satisfies ErrorBody);
@@ -103,7 +121,8 @@ export const errorsPlugin = fp(
 
     app.setErrorHandler((error: FastifyError | Error, request, reply) => {
       const apiError = toApiError(error);
-      if (apiError) return sendError(request, reply, apiError);
+      // Our own errors say what they mean; Fastify's are worded for the route.
+      if (apiError) return sendError(request, reply, error instanceof ApiError ? apiError : forRoute(apiError, request));
       request.log.error({ err: error }, 'unhandled error');
       return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you report it.'));
     });

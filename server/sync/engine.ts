@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
 import { pullOnce } from './pull.js';
-import { HubMissingChanges, pushOnce, PUSH_BATCH } from './push.js';
+import { HubMissingChanges, pushOnce } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
 
@@ -130,7 +130,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       'push',
       async (hub) => {
         const sent = await pushOnce({ ...context, client: hub }, cabinetId);
-        return { again: sent === PUSH_BATCH, busy: sent === PUSH_BATCH };
+        return { again: sent > 0, busy: sent > 0 };
       },
       (signal) => sleep(options.pushIntervalMs ?? 5000, signal, (resume) => deps.syncChanges.listen(resume)),
     );

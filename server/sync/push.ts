@@ -1,4 +1,4 @@
-import type { SyncChange } from '../../shared/sync-protocol.js';
+import { MAX_PUSH_BYTES, type SyncChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
@@ -21,6 +21,18 @@ function toWire(row: store.OutboxRow): SyncChange {
   return { number: row.number, kind: row.kind as SyncChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> };
 }
 
+/** A batch stays well under the hub's body limit, whatever the size of its records (at least one change). */
+function withinBytes(rows: store.OutboxRow[]): store.OutboxRow[] {
+  let bytes = 0;
+  const kept: store.OutboxRow[] = [];
+  for (const row of rows) {
+    bytes += row.fields.length * 3 + 300;
+    if (kept.length > 0 && bytes > MAX_PUSH_BYTES / 2) break;
+    kept.push(row);
+  }
+  return kept;
+}
+
 /** PDFs the batch names go first, so that the hub never serves a quote whose PDF it lacks. */
 async function uploadBlobs(context: PushContext, cabinetId: string, changes: SyncChange[]): Promise<void> {
   const sent = new Set<string>();
@@ -41,7 +53,7 @@ async function uploadBlobs(context: PushContext, cabinetId: string, changes: Syn
  */
 export async function pushOnce(context: PushContext, cabinetId: string): Promise<number> {
   const { orm, sqlite } = context.deps.db;
-  const changes = store.readOutbox(orm, cabinetId, PUSH_BATCH).map(toWire);
+  const changes = withinBytes(store.readOutbox(orm, cabinetId, PUSH_BATCH)).map(toWire);
   const first = changes[0];
   if (first === undefined) return 0;
   await uploadBlobs(context, cabinetId, changes);

@@ -91,7 +91,7 @@ export async function connectCabinet(
   if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
   const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
   const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name } });
-  deps.secrets.set(deviceSecretName(input.cabinetId), `${paired.device_id}.${paired.device_secret}`);
+  deps.secrets.set(deviceSecretName(input.cabinetId), paired.device_secret);
   const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
   const queued = deps.db.sqlite
     .transaction(() => {
@@ -123,7 +123,7 @@ export async function joinCabinet(
   const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () =>
     store.insertConnection(deps.db.orm, connection),
   );
-  deps.secrets.set(deviceSecretName(paired.cabinet_id), `${paired.device_id}.${paired.device_secret}`);
+  deps.secrets.set(deviceSecretName(paired.cabinet_id), paired.device_secret);
   return { cabinet_id: created.cabinet_id, user_id: created.user_id, device_id: paired.device_id };
 }
 

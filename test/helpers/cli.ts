@@ -49,3 +49,26 @@ export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, e
     });
   });
 }
+
+/** Starts `courtier hub serve` (the built CLI) on a free port; resolves once it logs its URL. */
+export function startHubServeProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'hub', 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`hub serve did not start:\n${output}`)), 20_000);
+    const onData = (c: Buffer) => {
+      output += c.toString();
+      const match = /Courtier hub listening on (http:\/\/\S+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub serve exited with ${code}:\n${output}`));
+    });
+  });
+}

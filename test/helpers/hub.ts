@@ -1,39 +1,102 @@
-import type { FastifyInstance } from 'fastify';
-import { createLogger } from '../../server/logging.js';
+import { Writable } from 'node:stream';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { formatHlc, pairDevice, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { pathTo } from '../../shared/endpoint.js';
 import { buildHubApp } from '../../server/hub/app.js';
-import { openHubDatabase, type HubDatabase } from '../../server/hub/database.js';
+import { connectHub, migrateHub, type HubDatabase } from '../../server/hub/database.js';
 import { hubDeps, type HubDeps } from '../../server/hub/deps.js';
 import { createInvite } from '../../server/hub/pairing.js';
-import type { Clock } from '../../server/deps.js';
+import { createLogger } from '../../server/logging.js';
+import type { TestPostgres } from './postgres.js';
+import { testClock, type TestClock } from './server.js';
 
+/** One hub app on a database of the test cluster, driven with inject (real routing, no socket). */
 export interface TestHub {
   app: FastifyInstance;
   deps: HubDeps;
   database: HubDatabase;
-  /** http://127.0.0.1:<port> */
-  url: string;
-  /** A pairing code: to register a cabinet (null) or to join one. */
-  invite(cabinetId: string | null): Promise<string>;
+  databaseUrl: string;
+  clock: TestClock;
+  logs: string[];
+  request(options: { method: 'GET' | 'POST' | 'PUT'; url: string; headers?: Record<string, string>; body?: unknown; payload?: Buffer }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
-/** A hub app on a real port over a real PostgreSQL database (see test/helpers/postgres.ts). */
-export async function startTestHub(databaseUrl: string, options: { clock?: Clock; port?: number } = {}): Promise<TestHub> {
-  const database = await openHubDatabase(databaseUrl);
-  const deps = hubDeps(database, 'test', options.clock ? { clock: options.clock } : {});
-  const app = await buildHubApp(deps, { logger: createLogger({ level: 'warn' }) });
-  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+/**
+ * A hub app. Without databaseUrl, a fresh database; with one, another hub "process" on the same
+ * database (its own connections, its own LISTEN, its own long polls).
+ */
+export async function startHub(pg: TestPostgres, options: { databaseUrl?: string; clock?: TestClock } = {}): Promise<TestHub> {
+  const databaseUrl = options.databaseUrl ?? (await pg.createDatabase());
+  const database = connectHub(databaseUrl, { max: 12 });
+  await migrateHub(database.sql);
+  const clock = options.clock ?? testClock(Date.now());
+  const deps = hubDeps(database, '0.0.0-test', { clock });
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  const app = await buildHubApp(deps, { logger: createLogger({ level: 'info', stream }) });
+  await app.ready();
   return {
     app,
     deps,
     database,
-    url: `http://127.0.0.1:${port}`,
-    invite: async (cabinetId) => (await createInvite(deps, cabinetId)).code,
+    databaseUrl,
+    clock,
+    logs,
+    request: ({ method, url, headers, body, payload }) =>
+      app.inject({
+        method,
+        url,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        ...(payload ? { payload } : body === undefined ? {} : { payload: JSON.stringify(body) }),
+      }),
     async close() {
       await app.close();
       await database.close();
     },
   };
+}
+
+export const PROTOCOL = { [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) };
+
+export interface TestDevice extends PairResponse {
+  headers: Record<string, string>;
+}
+
+/** Pairs a device: registers the cabinet (first device) or joins it. */
+export async function pairTestDevice(hub: TestHub, cabinet: { id: string; name?: string }, options: { join?: boolean; name?: string; address?: string } = {}): Promise<TestDevice> {
+  const invite = await createInvite(hub.deps, options.join ? cabinet.id : null);
+  const body = { code: invite.code, device_name: options.name ?? 'poste', ...(options.join ? {} : { cabinet: { id: cabinet.id, name: cabinet.name ?? `Cabinet ${cabinet.id}` } }) };
+  const res = await hub.app.inject({
+    method: 'POST',
+    url: pathTo(pairDevice),
+    headers: { 'content-type': 'application/json', ...PROTOCOL },
+    payload: JSON.stringify(body),
+    ...(options.address ? { remoteAddress: options.address } : {}),
+  });
+  if (res.statusCode !== 201) throw new Error(`pairing failed: ${res.statusCode} ${res.body}`);
+  const paired = res.json<PairResponse>();
+  return { ...paired, headers: { authorization: `Bearer ${paired.device_secret}`, ...PROTOCOL } };
+}
+
+/** A change numbered `number`, stamped at the clock's time. */
+export function change(number: number, clockMs: number, overrides: Partial<SyncChange> = {}): SyncChange {
+  return {
+    number,
+    kind: 'client',
+    record_id: `client-${number}`,
+    op: 'upsert',
+    hlc: formatHlc({ time: clockMs, counter: 0, device: 'test-device' }),
+    fields: { last_name: `Nom ${number}` },
+    ...overrides,
+  };
+}
+
+export function changes(from: number, count: number, clockMs: number, overrides: Partial<SyncChange> = {}): SyncChange[] {
+  return Array.from({ length: count }, (_, i) => change(from + i, clockMs, overrides));
 }

@@ -3,7 +3,8 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyMigrations, databaseFile, DatabaseVersionError, migrationsFolder, openDatabase } from '../../server/db/open.js';
+import { applyMigrations, databaseFile, migrationsFolder, openDatabase } from '../../server/db/open.js';
+import { DatabaseVersionError } from '../../server/errors.js';
 import { tempDir } from '../helpers/server.js';
 
 const dirs: string[] = [];

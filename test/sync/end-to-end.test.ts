@@ -4,7 +4,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -17,7 +17,7 @@ const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 500
 const PASSWORD = 'correct horse battery';
 
 let pg: TestPostgres;
-let hub: TestHub;
+let hub: ListeningHub;
 let a: TestServer;
 let b: TestServer;
 let receiverA: Receiver;
@@ -48,7 +48,7 @@ function syncOptions(receiver: Receiver) {
 
 beforeAll(async () => {
   pg = await startTestPostgres();
-  hub = await startTestHub(await pg.createDatabase());
+  hub = await startListeningHub(await pg.createDatabase());
   [receiverA, receiverB] = await Promise.all([startReceiver(), startReceiver()]);
   a = await startTestServer(syncOptions(receiverA));
   portal = `${a.url}/sandbox/insurer`;

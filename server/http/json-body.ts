@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+
+const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
+/**
+ * JSON only: text/plain bodies would otherwise reach handlers as strings. An empty JSON body is
+ * "no body" (many clients send Content-Type on a bodiless POST); the route's schema decides.
+ * Used by the agent's app and the hub's.
+ */
+export function useJsonBodies(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    // Deep nesting would overflow the stack of every later JSON walk (hashing, storing): refuse it here.
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return done(new ApiError('invalid_json', `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
+    return parseJson(request, text, done);
+  });
+}

@@ -1,0 +1,71 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { ApiError } from '../errors.js';
+import type { HubDeps } from './deps.js';
+import { hubCabinets, hubDevices } from './schema.js';
+
+/** What the hub's operator asks from the command line (`courtier hub cabinets|devices …`). */
+
+export interface HubCabinetSummary {
+  cabinet_id: string;
+  name: string;
+  devices: number;
+  /** Distinct records (kind, record id) the cabinet synced. */
+  records: number;
+  /** When a device of the cabinet last called the hub (to the minute), null if none ever did. */
+  last_sync_at: string | null;
+}
+
+export async function listHubCabinets(deps: HubDeps): Promise<HubCabinetSummary[]> {
+  const rows = await deps.sql<{ id: string; name: string; devices: number; records: number; last_sync_at: string | null }[]>`
+    SELECT c.id, c.name,
+           (SELECT count(*)::int FROM hub_devices d WHERE d.cabinet_id = c.id AND d.revoked_at IS NULL) AS devices,
+           (SELECT count(*)::int FROM (SELECT DISTINCT kind, record_id FROM hub_changes h WHERE h.cabinet_id = c.id) r) AS records,
+           (SELECT max(d.last_seen_at) FROM hub_devices d WHERE d.cabinet_id = c.id) AS last_sync_at
+    FROM hub_cabinets c ORDER BY c.name, c.id`;
+  return rows.map((r) => ({
+    cabinet_id: r.id,
+    name: r.name,
+    devices: r.devices,
+    records: r.records,
+    last_sync_at: r.last_sync_at === null ? null : new Date(r.last_sync_at).toISOString(),
+  }));
+}
+
+export interface HubDeviceSummary {
+  device_id: string;
+  name: string;
+  last_seen_at: string | null;
+  revoked: boolean;
+}
+
+export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<HubDeviceSummary[]> {
+  const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
+  if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
+  const devices = await deps.db
+    .select({ id: hubDevices.id, name: hubDevices.name, lastSeenAt: hubDevices.lastSeenAt, revokedAt: hubDevices.revokedAt })
+    .from(hubDevices)
+    .where(eq(hubDevices.cabinetId, cabinetId))
+    .orderBy(asc(hubDevices.createdAt), asc(hubDevices.id));
+  return devices.map((d) => ({ device_id: d.id, name: d.name, last_seen_at: d.lastSeenAt?.toISOString() ?? null, revoked: d.revokedAt !== null }));
+}
+
+/**
+ * Revokes a device: its next request, on any hub process, is refused (the device check reads the
+ * row every time). Revoking a revoked device keeps its first revocation time.
+ */
+export async function revokeHubDevice(deps: HubDeps, deviceId: string): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
+  await deps.db
+    .update(hubDevices)
+    .set({ revokedAt: new Date(deps.clock.now()) })
+    .where(and(eq(hubDevices.id, deviceId), isNull(hubDevices.revokedAt)));
+  const [device] = await deps.db.select().from(hubDevices).where(eq(hubDevices.id, deviceId));
+  if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
+  return {
+    device_id: device.id,
+    cabinet_id: device.cabinetId,
+    name: device.name,
+    last_seen_at: device.lastSeenAt?.toISOString() ?? null,
+    revoked: true,
+    revoked_at: device.revokedAt.toISOString(),
+  };
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { HUB_TIME_HEADER, MAX_PUSH_BYTES } from '../../shared/sync-protocol.js';
+import { ApiError } from '../errors.js';
+import { fastifyTrustProxy } from '../http/client-address.js';
+import { useJsonBodies } from '../http/json-body.js';
+import type { TrustProxy } from '../config.js';
+import { redactUrl } from '../logging.js';
+import { authPlugin } from '../plugins/auth.js';
+import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plugins/errors.js';
+import { zodValidationPlugin } from '../plugins/zod-validation.js';
+import type { HubDeps } from './deps.js';
+import { deviceCheck } from './devices.js';
+import { hubRoutes } from './routes.js';
+import { createChangeWaiters, listenForChanges, type ChangeWaiters } from './waiters.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This hub app's long polls (tests look at how many wait). */
+    hubWaiters: ChangeWaiters;
+  }
+}
+
+export interface HubAppOptions {
+  logger: Logger;
+  /** Proxies whose X-Forwarded-For is believed: the pairing throttle counts per client address. */
+  trustProxy?: TrustProxy;
+}
+
+/**
+ * The hub's HTTP app. It holds no state of its own but its long polls: any number of hub
+ * processes (or apps in one test process) serve the same PostgreSQL, and LISTEN/NOTIFY wakes the
+ * pulls of all of them. Never opens SQLite, never loads the agent's Deps.
+ */
+export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: MAX_PUSH_BYTES,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
+    routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: (err, socket) => clientErrorHandler(err, socket, randomUUID),
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      sendError(request, reply, toApiError(error) ?? new ApiError('bad_request', error.message));
+    },
+  });
+  useJsonBodies(app);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Request-Id', request.id);
+    // Installs compare their clock with the hub's on every answer, errors included.
+    reply.header(HUB_TIME_HEADER, String(deps.clock.now()));
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const line = { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
+    request.log.info(request.device ? { ...line, device_id: request.device.deviceId, cabinet_id: request.device.cabinetId } : line, 'request');
+    done();
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(zodValidationPlugin);
+  await app.register(authPlugin, { checks: { device: deviceCheck(deps) } });
+  app.decorateRequest('device', null);
+
+  const waiters = createChangeWaiters();
+  app.decorate('hubWaiters', waiters);
+  const listening = await listenForChanges(deps.sql, waiters);
+  // Long polls answer at once when the hub stops, instead of holding the shutdown for their wait,
+  // and their connections close after the answer: an idle keep-alive connection would otherwise
+  // hold close() for the whole keep-alive timeout.
+  let stopping = false;
+  app.addHook('preClose', (done) => {
+    stopping = true;
+    waiters.close();
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (stopping) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  app.addHook('onClose', async () => listening.unlisten());
+
+  await app.register(hubRoutes, { deps, waiters });
+  return app;
+}

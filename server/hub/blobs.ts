@@ -1,0 +1,31 @@
+import { and, eq } from 'drizzle-orm';
+import { ApiError } from '../errors.js';
+import { sha256Hex } from './credentials.js';
+import type { HubDeps } from './deps.js';
+import { hubBlobs } from './schema.js';
+
+/**
+ * Quote PDFs, by content: a blob is named by its SHA-256, so storing it twice stores it once, and
+ * a device cannot store bytes under another name. Blobs belong to a cabinet: the same PDF in two
+ * cabinets is two rows, and a device reads its own cabinet's only.
+ */
+export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string, content: Buffer): Promise<{ sha256: string; size: number }> {
+  const actual = sha256Hex(content);
+  if (actual !== sha256) {
+    throw new ApiError('blob_hash_mismatch', `The body's SHA-256 is ${actual}, not the ${sha256} named in the path; nothing was stored.`, { sha256: actual });
+  }
+  await deps.db
+    .insert(hubBlobs)
+    .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
+    .onConflictDoNothing();
+  return { sha256, size: content.length };
+}
+
+export async function readBlob(deps: HubDeps, cabinetId: string, sha256: string): Promise<Buffer> {
+  const [blob] = await deps.db
+    .select({ content: hubBlobs.content })
+    .from(hubBlobs)
+    .where(and(eq(hubBlobs.cabinetId, cabinetId), eq(hubBlobs.sha256, sha256)));
+  if (!blob) throw new ApiError('not_found', 'No blob with this SHA-256 in this cabinet.');
+  return blob.content;
+}

@@ -1,0 +1,137 @@
+import { parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { ApiError } from '../errors.js';
+import { validationError } from '../http/validation.js';
+import { hubTime, type HubDeps } from './deps.js';
+import type { AuthenticatedDevice } from './devices.js';
+import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
+import { assertStorable } from './storable.js';
+import {
+  allocateSeqs,
+  erasedRecords,
+  insertChanges,
+  lockDevice,
+  notifyChanges,
+  raiseProtocol,
+  readChanges,
+  recordKey,
+  scrubBeforeErasures,
+  setLastNumber,
+} from './store.js';
+import type { ChangeWaiters } from './waiters.js';
+
+export interface Push {
+  changes: readonly SyncChange[];
+  protocol: number;
+  /** X-Courtier-Device-Time, when the install sent it. */
+  deviceTime: number | null;
+}
+
+/**
+ * Stores a batch of one device's changes in one transaction and answers up to which number the
+ * hub holds them. A replayed batch (a lost acknowledgement) stores nothing and gets the same
+ * answer; a batch that skips numbers is refused with the number to start from.
+ */
+export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, push: Push): Promise<PushResponse> {
+  assertProtocolServed(push.protocol, caller.highestProtocol);
+  assertConsecutive(push.changes);
+  assertStorable(push.changes, 'body.changes');
+  const now = deps.clock.now();
+  const latestHlc = push.changes.reduce((max, c) => (c.hlc > max ? c.hlc : max), '');
+  assertClockNotAhead(now, [parseHlc(latestHlc).time, ...(push.deviceTime === null ? [] : [push.deviceTime])]);
+  const acknowledged = await deps.sql.begin(async (tx) => {
+    const device = await lockDevice(tx, caller.cabinetId, caller.deviceId);
+    if (!device || device.revoked) throw new ApiError('device_revoked', 'This device was revoked on the hub while it pushed; nothing was stored.');
+    const first = push.changes[0]?.number ?? 0;
+    if (first > device.lastNumber + 1) {
+      throw new ApiError('sync_gap', `The hub holds this device’s changes up to ${device.lastNumber}; send from ${device.lastNumber + 1}.`, {
+        expected_number: device.lastNumber + 1,
+      });
+    }
+    const fresh = push.changes.filter((c) => c.number > device.lastNumber);
+    if (fresh.length === 0) return device.lastNumber;
+    const { firstSeq, highestProtocol } = await allocateSeqs(tx, caller.cabinetId, fresh.length, push.protocol);
+    // A newer install of the cabinet may have spoken since this request was authenticated.
+    assertProtocolServed(push.protocol, highestProtocol);
+    // Read under the cabinet's lock: an erasure committed by another device is seen, and one
+    // committed after this push scrubs what it stores.
+    const erased = await erasedRecords(tx, caller.cabinetId, fresh);
+    await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), withoutErasedData(fresh, erased));
+    if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
+    const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
+    await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
+    await notifyChanges(tx, caller.cabinetId);
+    return last;
+  });
+  return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
+}
+
+/** Numbers follow each other by one: a batch with a hole would acknowledge a change never sent. */
+function assertConsecutive(changes: readonly SyncChange[]): void {
+  const issues = changes.flatMap((change, i) => {
+    const previous = changes[i - 1];
+    return previous && change.number !== previous.number + 1
+      ? [{ path: `body.changes.${i}.number`, message: `numbers must be consecutive: ${previous.number + 1} expected after ${previous.number}` }]
+      : [];
+  });
+  if (issues.length > 0) throw validationError(issues);
+}
+
+/**
+ * The right to erasure: once a record is erased, its personal data never comes back to the hub.
+ * An upsert of an erased record (erased before, or earlier in this very batch) is kept, for its
+ * place in the device's numbering, with no fields.
+ */
+function withoutErasedData(changes: readonly SyncChange[], erased: ReadonlySet<string>): SyncChange[] {
+  const seen = new Set(erased);
+  return changes.map((change) => {
+    const key = recordKey(change.kind, change.record_id);
+    if (change.op === 'erase') {
+      seen.add(key);
+      return change;
+    }
+    return seen.has(key) ? { ...change, fields: {} } : change;
+  });
+}
+
+export interface Pull {
+  after: number;
+  limit: number;
+  /** Seconds to hold the request while nothing is there. */
+  wait: number;
+  protocol: number;
+}
+
+/**
+ * A page of the cabinet's changes after a seq. With `wait`, an empty page is held until a push to
+ * the cabinet commits on any hub process (NOTIFY), the wait ends, or the client goes away.
+ */
+export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<PullResponse> {
+  assertProtocolServed(pull.protocol, caller.highestProtocol);
+  // Pushes raise the cabinet's protocol in their transaction; a newer install that only pulls so far raises it here.
+  if (pull.protocol > caller.highestProtocol) await raiseProtocol(deps.sql, caller.cabinetId, pull.protocol);
+  const read = () => readChanges(deps.sql, caller.cabinetId, pull.after, pull.limit + 1);
+  let rows = await read();
+  // Wall time, not the injected clock: this is how long a socket stays open.
+  const deadline = Date.now() + pull.wait * 1000;
+  while (rows.length === 0 && !signal.aborted && Date.now() < deadline) {
+    // Registered before the second read: a push that commits between the two is not missed.
+    const waiting = waiters.wait(caller.cabinetId, deadline - Date.now(), signal);
+    rows = await read();
+    if (rows.length > 0) {
+      waiting.cancel();
+      break;
+    }
+    const woken = (await waiting.done) === 'woken';
+    rows = await read();
+    // A timeout, a client gone or a hub stopping ends the wait; a wake with nothing new (another
+    // cursor's rows, a reconnect of LISTEN) waits again for what is left of it.
+    if (!woken) break;
+  }
+  const changes = rows.slice(0, pull.limit);
+  return {
+    changes,
+    last_seq: changes[changes.length - 1]?.seq ?? pull.after,
+    more: rows.length > pull.limit,
+    hub_time: hubTime(deps),
+  };
+}

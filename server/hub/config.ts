@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { ConfigError, trustProxySchema } from '../config.js';
+
+/**
+ * The hub's configuration: flags win over COURTIER_HUB_* variables. Nothing of the agent's (no data
+ * dir, no secrets): the hub's whole state is its PostgreSQL database.
+ */
+const hubConfigSchema = z.object({
+  databaseUrl: z
+    .string({ error: 'required: the hub’s PostgreSQL, e.g. postgres://courtier@db.internal/courtier_hub' })
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(8790),
+  /** Behind a reverse proxy (TLS ends there), its address: the pairing throttle counts per client address. */
+  trustProxy: trustProxySchema.default(false),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type HubConfig = z.infer<typeof hubConfigSchema>;
+
+const HUB_ENV: Record<keyof HubConfig, { env: string; flag?: string }> = {
+  databaseUrl: { env: 'COURTIER_HUB_DATABASE_URL', flag: '--database-url' },
+  host: { env: 'COURTIER_HUB_HOST', flag: '--host' },
+  port: { env: 'COURTIER_HUB_PORT', flag: '--port' },
+  trustProxy: { env: 'COURTIER_HUB_TRUST_PROXY', flag: '--trust-proxy' },
+  logLevel: { env: 'COURTIER_LOG_LEVEL' },
+};
+
+export function loadHubConfig(flags: Partial<Record<keyof HubConfig, string | undefined>>, env: NodeJS.ProcessEnv): HubConfig {
+  const raw: Record<string, unknown> = {};
+  for (const [field, { env: name }] of Object.entries(HUB_ENV)) {
+    const fromEnv = env[name];
+    if (fromEnv !== undefined && fromEnv !== '') raw[field] = fromEnv;
+  }
+  for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
+  const parsed = hubConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const names = HUB_ENV[String(issue.path[0]) as keyof HubConfig];
+      return `${names?.flag ? `${names.flag} (${names.env})` : (names?.env ?? String(issue.path[0]))}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid hub configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

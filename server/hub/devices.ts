@@ -1,0 +1,81 @@
+import { and, eq, isNull, lte, or } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { RequestCheck } from '../plugins/auth.js';
+import { parseDeviceCredential, secretMatches } from './credentials.js';
+import type { HubDeps } from './deps.js';
+import { hubCabinets, hubDevices } from './schema.js';
+
+/** Who called a hub route: set by the device check before the handler runs. */
+export interface AuthenticatedDevice {
+  deviceId: string;
+  cabinetId: string;
+  /** The cabinet's newest protocol when the request came in. */
+  highestProtocol: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    device: AuthenticatedDevice | null;
+  }
+}
+
+/** A device's last_seen_at is written at most this often: one write a minute, not one per request. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+/**
+ * The check of auth kind `device`: `Authorization: Bearer <device id>.<secret>`. The device row is
+ * read from PostgreSQL on every request (no cache), so a revocation by `courtier hub devices
+ * revoke` takes effect at once on every hub process.
+ */
+export function deviceCheck(deps: HubDeps): RequestCheck {
+  return async (request) => {
+    request.device = await authenticateDevice(deps, request.headers.authorization);
+  };
+}
+
+async function authenticateDevice(deps: HubDeps, authorization: string | undefined): Promise<AuthenticatedDevice> {
+  if (authorization === undefined || authorization === '') {
+    throw new ApiError('missing_credentials', 'Send the device credential as Authorization: Bearer <device id>.<secret> (received at pairing).');
+  }
+  const presented = parseDeviceCredential(authorization);
+  if (!presented) throw unknownDevice();
+  const [device] = await deps.db
+    .select({
+      cabinetId: hubDevices.cabinetId,
+      credentialHash: hubDevices.credentialHash,
+      revokedAt: hubDevices.revokedAt,
+      lastSeenAt: hubDevices.lastSeenAt,
+      highestProtocol: hubCabinets.highestProtocol,
+    })
+    .from(hubDevices)
+    .innerJoin(hubCabinets, eq(hubCabinets.id, hubDevices.cabinetId))
+    .where(eq(hubDevices.id, presented.deviceId));
+  // The secret is compared before revocation is told: a revoked device's id alone learns nothing.
+  if (!device || !secretMatches(presented.secret, device.credentialHash)) throw unknownDevice();
+  if (device.revokedAt !== null) throw new ApiError('device_revoked', 'This device was revoked on the hub: nothing syncs from or to it any more. Pair it again with a new code if that was a mistake.');
+  const now = deps.clock.now();
+  if (device.lastSeenAt === null || now - device.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+    await markSeen(deps, presented.deviceId, now);
+  }
+  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol };
+}
+
+async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<void> {
+  const seen = new Date(now);
+  // Conditional, so that two processes seeing the same device in the same minute write once.
+  await deps.db
+    .update(hubDevices)
+    .set({ lastSeenAt: seen })
+    .where(and(eq(hubDevices.id, deviceId), or(isNull(hubDevices.lastSeenAt), lte(hubDevices.lastSeenAt, new Date(now - LAST_SEEN_RESOLUTION_MS)))));
+}
+
+function unknownDevice(): ApiError {
+  return new ApiError('invalid_device_credential', 'This device credential is not known to this hub; pair the install again with a new code.');
+}
+
+/** The authenticated device of a device route (the auth plugin ran its check). */
+export function callerOf(request: FastifyRequest): AuthenticatedDevice {
+  if (!request.device) throw new Error(`${request.routeOptions.config.endpoint?.operationId ?? request.url} is not a device route`);
+  return request.device;
+}

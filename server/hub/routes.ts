@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { HUB_API_PREFIX } from '../../shared/endpoint.js';
+import {
+  getBlob,
+  getHubHealth,
+  getHubOpenApiDocument,
+  HUB_ENDPOINTS,
+  MAX_BLOB_BYTES,
+  pairDevice,
+  pullChanges,
+  pushChanges,
+  putBlob,
+} from '../../shared/sync-protocol.js';
+import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import { readBlob, storeBlob } from './blobs.js';
+import { pullChanges as pull, pushChanges as push } from './changes.js';
+import type { HubDeps } from './deps.js';
+import { callerOf } from './devices.js';
+import { pair } from './pairing.js';
+import { readDeviceTime, readProtocol } from './protocol.js';
+import type { ChangeWaiters } from './waiters.js';
+
+/** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableEnded) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** The hub's routes, each from its line in shared/sync-protocol.ts. */
+export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps: HubDeps; waiters: ChangeWaiters }): Promise<void> {
+  registerEndpoint(app, pairDevice, async (request) =>
+    respond(201, await pair(deps, { body: request.body, protocol: readProtocol(request.headers), address: request.ip })),
+  );
+
+  registerEndpoint(app, pushChanges, (request) =>
+    push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers), deviceTime: readDeviceTime(request.headers) }),
+  );
+
+  registerEndpoint(app, pullChanges, (request, reply) => pull(deps, waiters, callerOf(request), { ...request.query, protocol: readProtocol(request.headers) }, clientGone(reply)));
+
+  await app.register(async (blobs) => {
+    // Raw bytes for these routes only (elsewhere they are 415), up to a PDF's limit, above the JSON one.
+    blobs.addContentTypeParser(BINARY_TYPE, { parseAs: 'buffer', bodyLimit: MAX_BLOB_BYTES }, (_request, body, done) => done(null, body));
+    registerEndpoint(blobs, putBlob, (request) => storeBlob(deps, callerOf(request).cabinetId, request.params.sha256, request.body), { bodyLimit: MAX_BLOB_BYTES });
+    registerEndpoint(blobs, getBlob, async (request, reply) => reply.type('application/pdf').send(await readBlob(deps, callerOf(request).cabinetId, request.params.sha256)));
+  });
+
+  registerEndpoint(app, getHubHealth, () => ({ status: 'ok' as const, version: deps.version }));
+
+  // Built once: the contract does not change while the hub runs.
+  const document = buildOpenApiDocument(HUB_ENDPOINTS, {
+    version: deps.version,
+    title: 'Courtier sync hub',
+    description:
+      'The hub the installs of a cabinet sync through (`courtier hub serve`): pairing, pushing and pulling changes, quote PDFs. ' +
+      'Devices authenticate with Authorization: Bearer <device id>.<secret>. Errors are JSON objects {error, message, details?, request_id}; `error` is a stable code (see x-error-codes). ' +
+      'Every answer carries X-Courtier-Hub-Time (ms since the epoch).',
+    serverUrl: HUB_API_PREFIX,
+    security: [{ SyncDevice: [] }],
+  });
+  registerEndpoint(app, getHubOpenApiDocument, () => document);
+}

@@ -1,0 +1,111 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+/**
+ * The hub's tables in PostgreSQL. Every table but the pairing throttle is keyed by cabinet, and
+ * every query names the cabinet: a device only ever reaches rows of its own cabinet.
+ * Times are written from the hub's injected clock, never now() in SQL, so tests drive expiries.
+ */
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+const time = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const hubCabinets = pgTable('hub_cabinets', {
+  /** The install's own cabinet id, so that records keep their ids on every install. */
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** The next seq to hand out; bumped under this row's lock, which makes commit order seq order. */
+  nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(1),
+  /** The newest sync protocol a device of this cabinet spoke; one below it is still served. */
+  highestProtocol: integer('highest_protocol').notNull(),
+  createdAt: time('created_at').notNull(),
+});
+
+export const hubDevices = pgTable(
+  'hub_devices',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    name: text('name').notNull(),
+    /** SHA-256 (hex) of the secret; the secret itself is shown once, at pairing. */
+    credentialHash: text('credential_hash').notNull(),
+    /** The highest change number of this device the hub stored: its pushes continue from here. */
+    lastNumber: bigint('last_number', { mode: 'number' }).notNull().default(0),
+    revokedAt: time('revoked_at'),
+    lastSeenAt: time('last_seen_at'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [index('hub_devices_cabinet').on(t.cabinetId)],
+);
+
+export const hubInvites = pgTable(
+  'hub_invites',
+  {
+    /** SHA-256 (hex) of the normalised code: a leaked table gives no usable code. */
+    codeHash: text('code_hash').primaryKey(),
+    /** Null: the code registers the install's cabinet; else it joins this one. */
+    cabinetId: text('cabinet_id').references(() => hubCabinets.id),
+    expiresAt: time('expires_at').notNull(),
+    usedAt: time('used_at'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [index('hub_invites_expires').on(t.expiresAt)],
+);
+
+/** Wrong pairing codes per address and fixed window, in the database so that every hub process counts the same. */
+export const hubPairingFailures = pgTable(
+  'hub_pairing_failures',
+  {
+    address: text('address').notNull(),
+    windowStart: time('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.address, t.windowStart] })],
+);
+
+export const hubChanges = pgTable(
+  'hub_changes',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    deviceId: text('device_id')
+      .notNull()
+      .references(() => hubDevices.id),
+    number: bigint('number', { mode: 'number' }).notNull(),
+    kind: text('kind').notNull(),
+    recordId: text('record_id').notNull(),
+    op: text('op').notNull(),
+    hlc: text('hlc').notNull(),
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull(),
+    receivedAt: time('received_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.cabinetId, t.seq] }),
+    // A device's change is stored once, whatever the retries.
+    unique('hub_changes_device_number').on(t.cabinetId, t.deviceId, t.number),
+    index('hub_changes_record').on(t.cabinetId, t.kind, t.recordId),
+    // Which records are erased, asked on every push: a small index of erasures alone.
+    index('hub_changes_erasures')
+      .on(t.cabinetId, t.kind, t.recordId)
+      .where(sql`${t.op} = 'erase'`),
+    check('hub_changes_op', sql`${t.op} in ('upsert', 'erase')`),
+  ],
+);
+
+export const hubBlobs = pgTable(
+  'hub_blobs',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    sha256: text('sha256').notNull(),
+    content: bytea('content').notNull(),
+    size: integer('size').notNull(),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.sha256] })],
+);

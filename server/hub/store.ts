@@ -1,0 +1,99 @@
+import type { Sql, TransactionSql } from 'postgres';
+import type { PulledChange, SyncChange, SyncedKind } from '../../shared/sync-protocol.js';
+
+/**
+ * The queries of a push and a pull, in SQL through the driver: the hot path, where one statement
+ * per batch matters more than a query builder. Every query names the cabinet.
+ *
+ * Parameters that PostgreSQL should read as jsonb are sent as text and cast in SQL, so the
+ * driver's own json serializer (which drizzle replaces on the shared client) never sees them.
+ */
+
+/** The NOTIFY channel; its payload is the cabinet id. */
+export const CHANGES_CHANNEL = 'hub_changes';
+
+export interface LockedDevice {
+  lastNumber: number;
+  revoked: boolean;
+}
+
+/** The device's row, locked until commit: one push per device at a time, and its last_number read under the lock. */
+export async function lockDevice(tx: TransactionSql, cabinetId: string, deviceId: string): Promise<LockedDevice | undefined> {
+  const [row] = await tx<{ last_number: string; revoked: boolean }[]>`
+    SELECT last_number, revoked_at IS NOT NULL AS revoked FROM hub_devices
+    WHERE cabinet_id = ${cabinetId} AND id = ${deviceId} FOR UPDATE`;
+  return row && { lastNumber: Number(row.last_number), revoked: row.revoked };
+}
+
+/**
+ * Hands out `count` consecutive seqs and raises the cabinet's protocol. The UPDATE locks the
+ * cabinet's row until commit, so pushes of one cabinet commit one after the other in seq order:
+ * a reader that has seen seq n can never later find a seq below n appear (a sequence or bigserial
+ * hands numbers out at insert time, and concurrent transactions commit out of that order).
+ */
+export async function allocateSeqs(tx: TransactionSql, cabinetId: string, count: number, protocol: number): Promise<{ firstSeq: number; highestProtocol: number }> {
+  const [row] = await tx<{ first_seq: string; highest_protocol: number }[]>`
+    UPDATE hub_cabinets SET next_seq = next_seq + ${count}, highest_protocol = GREATEST(highest_protocol, ${protocol}::int)
+    WHERE id = ${cabinetId}
+    RETURNING next_seq - ${count} AS first_seq, highest_protocol`;
+  if (!row) throw new Error(`cabinet ${cabinetId} vanished during a push`);
+  return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol };
+}
+
+export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: number): Promise<void> {
+  await sql`UPDATE hub_cabinets SET highest_protocol = ${protocol}::int WHERE id = ${cabinetId} AND highest_protocol < ${protocol}::int`;
+}
+
+export function recordKey(kind: string, recordId: string): string {
+  return `${kind}\u0000${recordId}`;
+}
+
+/** Which of these records an erasure already reached (the partial index of erasures answers it). */
+export async function erasedRecords(tx: TransactionSql, cabinetId: string, changes: readonly Pick<SyncChange, 'kind' | 'record_id'>[]): Promise<Set<string>> {
+  const records = JSON.stringify(changes.map((c) => ({ kind: c.kind, record_id: c.record_id })));
+  const rows = await tx<{ kind: string; record_id: string }[]>`
+    SELECT DISTINCT h.kind, h.record_id FROM hub_changes h
+    JOIN jsonb_to_recordset(${records}::text::jsonb) AS r(kind text, record_id text) ON h.kind = r.kind AND h.record_id = r.record_id
+    WHERE h.cabinet_id = ${cabinetId} AND h.op = 'erase'`;
+  return new Set(rows.map((r) => recordKey(r.kind, r.record_id)));
+}
+
+/** One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. */
+export async function insertChanges(tx: TransactionSql, cabinetId: string, deviceId: string, firstSeq: number, receivedAt: string, changes: readonly SyncChange[]): Promise<void> {
+  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+  await tx`
+    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, received_at)
+    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, ${receivedAt}::timestamptz
+    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)`;
+}
+
+/** Erasures among seqs [fromSeq, toSeq] empty the fields of every earlier change of their record. */
+export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<number> {
+  const result = await tx`
+    UPDATE hub_changes h SET fields = '{}'::jsonb
+    FROM (
+      SELECT kind, record_id, max(seq) AS seq FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq} AND op = 'erase'
+      GROUP BY kind, record_id
+    ) e
+    WHERE h.cabinet_id = ${cabinetId} AND h.kind = e.kind AND h.record_id = e.record_id AND h.seq < e.seq AND h.fields <> '{}'::jsonb`;
+  return result.count;
+}
+
+export async function setLastNumber(tx: TransactionSql, cabinetId: string, deviceId: string, lastNumber: number): Promise<void> {
+  await tx`UPDATE hub_devices SET last_number = ${lastNumber} WHERE cabinet_id = ${cabinetId} AND id = ${deviceId}`;
+}
+
+/** Delivered at commit to every session listening, on every hub process; nothing if the transaction rolls back. */
+export async function notifyChanges(tx: TransactionSql, cabinetId: string): Promise<void> {
+  await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${cabinetId})`;
+}
+
+/** Changes after a seq, in seq order, at most `limit` (one more is read to tell whether more wait). */
+export async function readChanges(sql: Sql, cabinetId: string, after: number, limit: number): Promise<PulledChange[]> {
+  const rows = await sql<{ seq: string; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: Record<string, unknown> }[]>`
+    SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
+    WHERE cabinet_id = ${cabinetId} AND seq > ${after}
+    ORDER BY seq LIMIT ${limit}`;
+  return rows.map((r) => ({ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fields: r.fields }));
+}

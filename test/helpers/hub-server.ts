@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from '../../server/logging.js';
+import { buildHubApp } from '../../server/hub/app.js';
+import { openHubDatabase, type HubDatabase } from '../../server/hub/database.js';
+import { hubDeps, type HubDeps } from '../../server/hub/deps.js';
+import { createInvite } from '../../server/hub/pairing.js';
+import type { Clock } from '../../server/deps.js';
+
+export interface ListeningHub {
+  app: FastifyInstance;
+  deps: HubDeps;
+  database: HubDatabase;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** A pairing code: to register a cabinet (null) or to join one. */
+  invite(cabinetId: string | null): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A hub app on a real port over a real PostgreSQL database (see test/helpers/postgres.ts). */
+export async function startListeningHub(databaseUrl: string, options: { clock?: Clock; port?: number } = {}): Promise<ListeningHub> {
+  const database = await openHubDatabase(databaseUrl);
+  const deps = hubDeps(database, 'test', options.clock ? { clock: options.clock } : {});
+  const app = await buildHubApp(deps, { logger: createLogger({ level: 'warn' }) });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    deps,
+    database,
+    url: `http://127.0.0.1:${port}`,
+    invite: async (cabinetId) => (await createInvite(deps, cabinetId)).code,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+
+/**
+ * The one way tests get PostgreSQL: a throwaway cluster of Debian's postgresql in a temp dir, on a
+ * free loopback port, trust authentication, fsync off (a crash of the test machine loses nothing
+ * anyone wants; a crash of PostgreSQL loses nothing committed). Each test file starts its own, so files never share state and run in parallel.
+ */
+export interface TestPostgres {
+  /** postgres://postgres@127.0.0.1:<port>/postgres — the maintenance database. */
+  url: string;
+  /** A fresh empty database; returns its URL. */
+  createDatabase(): Promise<string>;
+  /** pg_ctl restart (fast): every connection is dropped, the data stays. */
+  restart(): Promise<void>;
+  /** pg_ctl stop -m immediate: PostgreSQL crashes (no checkpoint); what was committed survives, the machine did not lose power. */
+  stopImmediate(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the cluster and removes its directory. */
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+/** Debian installs each major version under /usr/lib/postgresql/<major>/bin; the newest wins. */
+function binDir(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, 'bin', 'pg_ctl')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (majors[0] === undefined) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `bash scripts/install-postgresql.sh`.');
+  return join(root, majors[0], 'bin');
+}
+
+/** initdb and the server refuse to run as root: run them as the postgres user then. */
+function asClusterUser(command: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+async function exec(command: string, args: string[]): Promise<void> {
+  const [file, argv] = asClusterUser(command, args);
+  await run(file, argv, { timeout: 60_000 });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const bin = binDir();
+  const dir = mkdtempSync(join(tmpdir(), 'courtier-pg-'));
+  const data = join(dir, 'data');
+  const log = join(dir, 'server.log');
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  // A test process that dies before stop() must not leave a server running on the machine.
+  const onExit = () => {
+    const [file, argv] = asClusterUser(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate']);
+    spawnSync(file, argv, { stdio: 'ignore' });
+    removeDir();
+  };
+  try {
+    if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString()));
+    await exec(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    const port = await freePort();
+    // fsync off: only a crash of the machine loses data. synchronous_commit stays on, so that a
+    // committed transaction is in the WAL (the OS's cache) and survives stopImmediate(), a crash of PostgreSQL.
+    const options = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'].join(' ');
+    const start = () => exec(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', options]);
+    const stopWith = (mode: 'fast' | 'immediate') => exec(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w']);
+    await start().catch((err: unknown) => {
+      throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`);
+    });
+    process.once('exit', onExit);
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    let databases = 0;
+    return {
+      url,
+      async createDatabase() {
+        const name = `test_${process.pid}_${++databases}`;
+        const admin = postgres(url, { max: 1, onnotice: () => undefined });
+        try {
+          await admin.unsafe(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      },
+      // Stop then start: `pg_ctl restart` waited out its whole timeout here before reporting success.
+      restart: () => stopWith('fast').then(start),
+      stopImmediate: () => stopWith('immediate'),
+      start,
+      async stop() {
+        process.removeListener('exit', onExit);
+        try {
+          await stopWith('fast');
+        } catch {
+          // Already stopped (stopImmediate, or a failed start): the directory goes all the same.
+        } finally {
+          removeDir();
+        }
+      },
+    };
+  } catch (err) {
+    process.removeListener('exit', onExit);
+    onExit();
+    throw err;
+  }
+}

@@ -1,0 +1,109 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathTo } from '../../shared/endpoint.js';
+import { getHubHealth, pairDevice, pullChanges, pushChanges, type PairResponse, type PullResponse } from '../../shared/sync-protocol.js';
+import { runCourtier, startHubServeProcess } from '../helpers/cli.js';
+import { changes, PROTOCOL } from '../helpers/hub.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+/** The hub's commands through the built binary (`npm run build` first), as an operator runs them. */
+let pg: TestPostgres;
+beforeAll(async () => {
+  pg = await startTestPostgres();
+});
+afterAll(() => pg.stop());
+
+async function hubJson<T>(args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const result = await runCourtier(['hub', ...args, '--json'], { env });
+  expect(result.code, result.stderr).toBe(0);
+  const lines = result.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as T;
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = (await exited) as [number | null];
+  return code;
+}
+
+describe('courtier hub', () => {
+  it('says what is wrong: no database URL, a database it cannot reach, an unknown cabinet', async () => {
+    const noUrl = await runCourtier(['hub', 'invite', '--json'], { env: { COURTIER_HUB_DATABASE_URL: '' } });
+    expect(noUrl.code).toBe(2);
+    expect(JSON.parse(noUrl.stdout)).toMatchObject({ error: 'usage', message: expect.stringContaining('--database-url (COURTIER_HUB_DATABASE_URL)') });
+
+    const unreachable = await runCourtier(['hub', 'cabinets', 'list', '--json', '--database-url', 'postgres://courtier:s3cret-pw@127.0.0.1:1/hub']);
+    expect(unreachable.code).toBe(1);
+    expect(JSON.parse(unreachable.stdout).message).toMatch(/^Cannot use the hub's PostgreSQL at postgres:\/\/courtier:\*\*\*@127\.0\.0\.1:1\/hub: /);
+    expect(unreachable.stdout + unreachable.stderr).not.toContain('s3cret-pw');
+
+    const url = await pg.createDatabase();
+    const unknown = await runCourtier(['hub', 'invite', '--cabinet', 'cab-nowhere', '--json', '--database-url', url]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found' });
+    expect((await runCourtier(['hub', 'devices', 'revoke', '--json', '--database-url', url])).code).toBe(2);
+    expect((await runCourtier(['hub', 'frobnicate', '--database-url', url])).code).toBe(2);
+  });
+
+  it('runs two hub processes on one database, started together, with requests alternating between them', async () => {
+    const url = await pg.createDatabase();
+    const env = { COURTIER_HUB_DATABASE_URL: url };
+    // Both migrate the fresh database at once: one does, the other waits and finds nothing to do.
+    const [a, b] = await Promise.all([startHubServeProcess([], env), startHubServeProcess(['--database-url', url])]);
+    try {
+      const call = (base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
+        fetch(base + path, {
+          method: init.method ?? 'GET',
+          headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        });
+      expect(await (await call(a.url, pathTo(getHubHealth))).json()).toMatchObject({ status: 'ok' });
+
+      const register = await hubJson<{ code: string; cabinet_id: null; expires_at: string }>(['invite'], env);
+      expect(register.cabinet_id).toBeNull();
+      const first = (await (await call(a.url, pathTo(pairDevice), { method: 'POST', headers: PROTOCOL, body: { code: register.code, device_name: 'Accueil', cabinet: { id: 'cab-cli', name: 'Cabinet CLI' } } })).json()) as PairResponse;
+      const join = await hubJson<{ code: string; cabinet_id: string }>(['invite', '--cabinet', 'cab-cli', '--database-url', url]);
+      expect(join.cabinet_id).toBe('cab-cli');
+      const second = (await (await call(b.url, pathTo(pairDevice), { method: 'POST', headers: PROTOCOL, body: { code: join.code, device_name: 'Direction' } })).json()) as PairResponse;
+      const auth = (p: PairResponse) => ({ authorization: `Bearer ${p.device_secret}`, ...PROTOCOL });
+
+      // A long poll on process A is answered by a push through process B.
+      const waiting = call(a.url, pathTo(pullChanges, {}, { after: 0, wait: 20 }), { headers: auth(first) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const pushed = await call(b.url, pathTo(pushChanges), { method: 'POST', headers: auth(second), body: { changes: changes(1, 4, Date.now()) } });
+      expect(await pushed.json()).toMatchObject({ acknowledged_number: 4 });
+      expect(((await (await waiting).json()) as PullResponse).changes.map((c) => c.seq)).toEqual([1, 2, 3, 4]);
+      for (const [i, base] of [a.url, b.url, a.url, b.url].entries()) {
+        const page = (await (await call(base, pathTo(pullChanges, {}, { after: i, limit: 1 }), { headers: auth(i % 2 ? first : second) })).json()) as PullResponse;
+        expect(page.changes.map((c) => c.seq)).toEqual([i + 1]);
+        expect(page.more).toBe(i < 3);
+      }
+
+      const { cabinets } = await hubJson<{ cabinets: { cabinet_id: string; name: string; devices: number; records: number; last_sync_at: string | null }[] }>(['cabinets', 'list'], env);
+      expect(cabinets).toEqual([{ cabinet_id: 'cab-cli', name: 'Cabinet CLI', devices: 2, records: 4, last_sync_at: expect.any(String) }]);
+      const listed = await hubJson<{ devices: { device_id: string; name: string; revoked: boolean; last_seen_at: string | null }[] }>(['devices', 'list', '--cabinet', 'cab-cli'], env);
+      expect(listed.devices.map((d) => [d.device_id, d.name, d.revoked])).toEqual([
+        [first.device_id, 'Accueil', false],
+        [second.device_id, 'Direction', false],
+      ]);
+
+      const revoked = await hubJson<{ device_id: string; revoked: boolean; revoked_at: string }>(['devices', 'revoke', '--device', second.device_id], env);
+      expect(revoked).toMatchObject({ device_id: second.device_id, revoked: true });
+      for (const base of [a.url, b.url]) {
+        const refused = await call(base, pathTo(pullChanges), { headers: auth(second) });
+        expect(refused.status).toBe(401);
+        expect(((await refused.json()) as { error: string }).error).toBe('device_revoked');
+      }
+      const human = await runCourtier(['hub', 'devices', 'list', '--cabinet', 'cab-cli'], { env });
+      expect(human.stdout).toContain(`${second.device_id}  Direction`);
+      expect(human.stdout).toMatch(/Direction .*revoked/);
+    } finally {
+      const codes = await Promise.all([stop(a.child), stop(b.child)]);
+      expect(codes).toEqual([0, 0]);
+    }
+    expect(a.output()).toContain('"msg":"stopped"');
+  });
+});
