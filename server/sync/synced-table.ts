@@ -66,10 +66,15 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       recordChange(deps, cabinetId, { kind, recordId, op, fields: toFields(row as Record<string, unknown>) });
     },
     *snapshot(db, cabinetId) {
-      const select = db.sqlite.prepare(`SELECT id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" WHERE cabinet_id = ? ORDER BY rowid`);
-      for (const row of select.iterate(cabinetId) as Iterable<Record<string, unknown>>) {
-        const { id, ...fields } = row;
-        yield { recordId: String(id), fields };
+      // By pages of rowid: the caller writes between two reads, which an open iterator forbids.
+      const select = db.sqlite.prepare(`SELECT rowid AS _position, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`);
+      for (let after = 0; ; ) {
+        const rows = select.all(cabinetId, after) as Record<string, unknown>[];
+        for (const { _position, id, ...fields } of rows) {
+          after = Number(_position);
+          yield { recordId: String(id), fields };
+        }
+        if (rows.length < 1000) return;
       }
     },
     write(orm, cabinetId, recordId, fields) {

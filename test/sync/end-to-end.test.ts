@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevisPdf } from '../../server/devis/service.js';
+import { grantCredits } from '../../server/wallet/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
@@ -53,6 +54,7 @@ beforeAll(async () => {
   a = await startTestServer(syncOptions(receiverA));
   portal = `${a.url}/sandbox/insurer`;
   cabinet = await a.createCabinet('Cabinet Dupont');
+  grantCredits(a.deps, cabinet, 100);
   apiA = apiClient(a, a.createKey(cabinet).key);
   // Something held before connecting, to be uploaded by connect.
   const before = await apiA.post('/opportunities', { title: 'Avant la synchro', product: 'auto', contact: { last_name: 'Avant' } });
@@ -74,7 +76,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled([a?.close(), b?.close()]);
+  // One at a time: each install's long poll ends before the hub goes.
+  await a?.close();
+  await b?.close();
   await hub?.close();
   await Promise.allSettled([receiverA?.close(), receiverB?.close()]);
   await pg?.stop();
@@ -144,9 +148,10 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
       dicData: { insured_name: 'Jeanne Martin', driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio', first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques' },
     });
     expect(enqueued.status).toBe(202);
-    const devisId = String(enqueued.body.devis_id);
+    
     const job = await eventually(() => test.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(r.body.status)), 'the job', 90_000);
     expect(job.body.status).toBe('completed');
+    const devisId = String(job.body.devis_id);
     const onB = await eventually(() => apiB.get(`/devis/${devisId}`), (r) => r.status === 200 && r.body.status === 'priced', 'the priced quote on B', 30_000);
     expect(onB.body.tarif_eur).toBe(job.body.result && (job.body.result as { tarif_eur: number }).tarif_eur);
     const link = await apiB.get(`/devis/${devisId}/pdf`);
@@ -164,7 +169,8 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     const hookA = await apiA.post('/webhooks', { url: receiverA.url, events: ['opportunity.created'] });
     const hookB = await apiB.post('/webhooks', { url: receiverB.url, events: ['opportunity.created'] });
     expect([hookA.status, hookB.status]).toEqual([201, 201]);
-    const created = await apiA.post('/opportunities', { title: 'Multirisque pro', product: 'rc_pro', contact: { company_name: 'Boulangerie Dupuis' } });
+    const created = await apiA.post('/opportunities', { title: 'Multirisque pro', product: 'rc_pro', contact: { last_name: 'Dupuis', company_name: 'Boulangerie Dupuis' } });
+    expect(created.status).toBe(201);
     const id = String(created.body.id);
     const [seenA] = await receiverA.waitFor(1, 20_000);
     const [seenB] = await receiverB.waitFor(1, 20_000);
