@@ -19,16 +19,16 @@ export const HUB_TIME_HEADER = 'x-courtier-hub-time';
 /** A device whose clock is further ahead of the hub's is refused with clock_skew. */
 export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Longest wait a pull may ask for, in seconds. */
-export const MAX_PULL_WAIT_SECONDS = 30;
+const MAX_PULL_WAIT_SECONDS = 30;
 /** Most changes in one push, and in one page of a pull. */
-export const MAX_BATCH_CHANGES = 1000;
+const MAX_BATCH_CHANGES = 1000;
 /** Largest stored PDF the hub takes. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
 /** Largest JSON body the hub takes (a push): an install splits its batches below both this and MAX_BATCH_CHANGES. */
 export const MAX_PUSH_BYTES = 8 * 1024 * 1024;
 
 /** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
-export const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
+const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ export type SyncedKind = (typeof SYNCED_KINDS)[number];
 // its order (time, then counter, then device), so the hub and the installs compare strings.
 
 const HLC_PATTERN = /^(\d{15})-(\d{6})-([0-9a-z-]{1,64})$/;
-export const hlcSchema = z.string().regex(HLC_PATTERN, 'a hybrid logical clock: 15-digit ms, 6-digit counter, device id');
+const hlcSchema = z.string().regex(HLC_PATTERN, 'a hybrid logical clock: 15-digit ms, 6-digit counter, device id');
 
 export interface Hlc {
   time: number;
@@ -65,7 +65,7 @@ const deviceIdSchema = z.string().min(1).max(64);
  * One change of one record, numbered by its install: an upsert of some fields (the whole record on
  * creation, the changed fields on an edit), or an erasure, which wins over every edit of the record.
  */
-export const syncChangeSchema = z
+const syncChangeSchema = z
   .object({
     number: z.int().min(1).describe('The install’s own sequence number of this change; consecutive within a device.'),
     kind: z.enum(SYNCED_KINDS),
@@ -77,7 +77,7 @@ export const syncChangeSchema = z
   .meta({ id: 'SyncChange' });
 export type SyncChange = z.infer<typeof syncChangeSchema>;
 
-export const pushBodySchema = z
+const pushBodySchema = z
   .object({ changes: z.array(syncChangeSchema).min(1).max(MAX_BATCH_CHANGES).describe('Consecutive numbers, ascending.') })
   .meta({ id: 'SyncPush' });
 export type PushBody = z.infer<typeof pushBodySchema>;
@@ -91,13 +91,13 @@ export const pushResponseSchema = z
 export type PushResponse = z.infer<typeof pushResponseSchema>;
 
 /** A change as the hub serves it: its place in the cabinet's sequence and the device that made it. */
-export const pulledChangeSchema = syncChangeSchema
+const pulledChangeSchema = syncChangeSchema
   .omit({ number: true })
   .extend({ seq: z.int().min(1).describe('The cabinet’s sequence on the hub: commit order.'), device_id: deviceIdSchema })
   .meta({ id: 'SyncPulledChange' });
 export type PulledChange = z.infer<typeof pulledChangeSchema>;
 
-export const pullQuerySchema = z.object({
+const pullQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0).describe('The last seq this install has applied; 0 for everything.'),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
   wait: z.coerce.number().int().min(0).max(MAX_PULL_WAIT_SECONDS).default(0).describe('Seconds to hold the request open while there is nothing after `after` (long poll).'),
@@ -113,7 +113,7 @@ export const pullResponseSchema = z
   .meta({ id: 'SyncPull' });
 export type PullResponse = z.infer<typeof pullResponseSchema>;
 
-export const pairBodySchema = z
+const pairBodySchema = z
   .object({
     code: z.string().trim().min(1).max(64).describe('The single-use code `courtier hub invite` printed.'),
     device_name: z.string().trim().min(1).max(200),
@@ -136,8 +136,8 @@ export const pairResponseSchema = z
   .meta({ id: 'SyncPaired' });
 export type PairResponse = z.infer<typeof pairResponseSchema>;
 
-export const blobParamsSchema = z.object({ sha256: sha256Schema });
-export const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }).meta({ id: 'SyncBlob' });
+const blobParamsSchema = z.object({ sha256: sha256Schema });
+const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }).meta({ id: 'SyncBlob' });
 
 // ---------------------------------------------------------------------------------------------
 // The hub's routes.

@@ -7,11 +7,11 @@ import { defineEndpoint } from './endpoint.js';
  * with backoff), error (the hub refuses: last_error says why and what to do). A paused sync keeps
  * its link and queues changes; it reports its last state with paused true.
  */
-export const SYNC_STATES = ['off', 'idle', 'syncing', 'offline', 'error'] as const;
+const SYNC_STATES = ['off', 'idle', 'syncing', 'offline', 'error'] as const;
 
 const isoOrNull = z.iso.datetime().nullable();
 
-export const syncStatusSchema = z
+const syncStatusSchema = z
   .object({
     cabinet_id: z.string(),
     state: z.enum(SYNC_STATES),
@@ -33,7 +33,7 @@ export type SyncStatus = z.infer<typeof syncStatusSchema>;
 
 const SYNC_TAG = 'Console: sync';
 
-export const connectSyncBodySchema = z.object({
+const connectSyncBodySchema = z.object({
   hub_url: z.string().trim().min(1).max(2000).describe('https://…, or http:// to this machine only.'),
   code: z.string().trim().min(1).max(64).describe('The pairing code the hub’s operator gave (courtier hub invite).'),
   device_name: z.string().trim().min(1).max(200).optional().describe('How the hub lists this install; the machine’s name when absent.'),

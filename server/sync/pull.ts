@@ -5,7 +5,7 @@ import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
-export const PULL_PAGE = 500;
+const PULL_PAGE = 500;
 
 export interface PullContext {
   deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>;
@@ -39,7 +39,7 @@ async function fetchBlobs(context: PullContext, cabinetId: string, changes: Pull
  * is something (a long poll). Returns whether the hub has more.
  */
 export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {
-  const { orm, sqlite } = context.deps.db;
+  const { orm } = context.deps.db;
   const start = store.findConnection(orm, cabinetId);
   if (!start) return { applied: 0, more: false };
   const page = await context.client.pull({ after: start.pullCursor, limit: PULL_PAGE, wait: options.wait }, options.signal);

@@ -4,7 +4,7 @@ import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
-export const PUSH_BATCH = 500;
+const PUSH_BATCH = 500;
 
 export interface PushContext {
   deps: Pick<Deps, 'db' | 'clock'>;

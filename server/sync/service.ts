@@ -17,7 +17,7 @@ export function deviceSecretName(cabinetId: string): string {
 
 export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges'>;
 
-export function hubUrlOrThrow(text: string): string {
+function hubUrlOrThrow(text: string): string {
   const url = checkHubUrl(text);
   if (typeof url === 'string') throw new ApiError('invalid_hub_url', `Hub URL refused: ${url}.`);
   return url.toString().replace(/\/+$/, '');
