@@ -20,6 +20,8 @@ export interface SyncEngineOptions {
   pushIntervalMs?: number;
   /** The longest wait between two attempts while the hub is unreachable. */
   maxBackoffMs?: number;
+  /** The wait before trying again after a refusal that a person may fix (a clock, an update). */
+  refusedRetryMs?: number;
 }
 
 export interface SyncEngine {
@@ -121,7 +123,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
           report(name, outcome);
           if (outcome.kind === 'refused' && outcome.final) return;
           failures += 1;
-          await sleep(outcome.kind === 'offline' ? backoff(failures) : Math.max(backoff(failures), 30_000), abort.signal);
+          await sleep(outcome.kind === 'offline' ? backoff(failures) : Math.max(backoff(failures), options.refusedRetryMs ?? 30_000), abort.signal);
         }
       }
     };

@@ -70,12 +70,15 @@ export function applyPage(
       sqlite.pragma('defer_foreign_keys = ON');
       const now = context.deps.clock.now();
       let clock = { time: connection.clockTime, counter: connection.clockCounter };
+      let remoteTime = connection.remoteClockTime;
       for (const change of page.changes) {
         if (change.device_id === connection.deviceId) continue;
         applyChange(orm, cabinetId, context.records, change, { blobs, now, deps: context.deps });
-        clock = receive(clock, parseHlc(change.hlc), now);
+        const remote = parseHlc(change.hlc);
+        clock = receive(clock, remote, now);
+        remoteTime = Math.max(remoteTime, remote.time);
       }
-      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter });
+      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
       return page.changes.length;
     })
     .immediate();

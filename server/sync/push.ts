@@ -1,4 +1,5 @@
-import { MAX_PUSH_BYTES, type SyncChange } from '../../shared/sync-protocol.js';
+import { formatHlc, MAX_CLOCK_AHEAD_MS, MAX_PUSH_BYTES, type SyncChange } from '../../shared/sync-protocol.js';
+import { tick, type ClockState } from './hlc.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
@@ -48,6 +49,33 @@ async function uploadBlobs(context: PushContext, cabinetId: string, changes: Syn
 }
 
 /**
+ * The hub refused changes stamped while this machine's clock was ahead. Once the clock is right
+ * again (the hub's time in the refusal says so), the queued changes get new stamps, in their order
+ * and after everything pulled from other devices: nobody has seen the old ones, and without this
+ * they would wait until the hub's clock caught up with them (a clock a year ahead: a year). While
+ * the clock is still wrong, nothing changes and the refusal stands.
+ */
+function restampIfClockRight(context: PushContext, cabinetId: string, refusal: HubRefusal): void {
+  const hubTime = Date.parse(String((refusal.details as { hub_time?: unknown } | undefined)?.hub_time));
+  const now = context.deps.clock.now();
+  if (!Number.isFinite(hubTime) || now - hubTime > MAX_CLOCK_AHEAD_MS / 2) return;
+  const { orm, sqlite } = context.deps.db;
+  sqlite
+    .transaction(() => {
+      const connection = store.findConnection(orm, cabinetId);
+      if (!connection) return;
+      let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
+      for (const row of store.readOutbox(orm, cabinetId, Number.MAX_SAFE_INTEGER)) {
+        const hlc = formatHlc({ ...clock, device: connection.deviceId });
+        store.restampChange(orm, cabinetId, row, hlc);
+        clock = tick(clock, now);
+      }
+      store.updateConnection(orm, cabinetId, { clockTime: clock.time, clockCounter: clock.counter });
+    })
+    .immediate();
+}
+
+/**
  * Sends the oldest queued changes and forgets those the hub acknowledged, and only those: the
  * outbox entries are deleted after the hub's commit, never before. Returns how many were sent.
  */
@@ -61,6 +89,7 @@ export async function pushOnce(context: PushContext, cabinetId: string): Promise
   try {
     acknowledged = (await context.client.push({ changes })).acknowledged_number;
   } catch (err) {
+    if (err instanceof HubRefusal && err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
     if (!(err instanceof HubRefusal) || err.code !== 'sync_gap') throw err;
     const expected = (err.details as { expected_number?: unknown } | undefined)?.expected_number;
     if (typeof expected !== 'number' || expected < first.number) {

@@ -22,6 +22,8 @@ export const syncConnections = sqliteTable('sync_connections', {
   /** The hybrid logical clock's last value: wall ms and counter. */
   clockTime: integer('clock_time').notNull(),
   clockCounter: integer('clock_counter').notNull(),
+  /** The latest wall time of a change pulled from another device: a re-stamped change must come after it. */
+  remoteClockTime: integer('remote_clock_time').notNull().default(0),
   /** What the syncing service last saw: idle, syncing, offline or error, with the error in words. */
   state: text('state', { enum: ['idle', 'syncing', 'offline', 'error'] }).notNull(),
   lastError: text('last_error'),

@@ -43,6 +43,7 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
     pullCursor: 0,
     clockTime: now,
     clockCounter: 0,
+    remoteClockTime: 0,
     state: 'idle',
     lastError: null,
     lastErrorCode: null,

@@ -71,3 +71,16 @@ export function mergeFieldClocks(orm: Orm, cabinetId: string, kind: string, reco
     })
     .run();
 }
+
+/** Gives a queued change a new clock, and its fields too where they still hold the old one. */
+export function restampChange(orm: Orm, cabinetId: string, row: OutboxRow, hlc: string): void {
+  orm.update(syncOutbox).set({ hlc }).where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number))).run();
+  const held = findFieldClocks(orm, cabinetId, row.kind, row.recordId);
+  if (!held) return;
+  const clocks = Object.fromEntries(Object.entries(held.clocks).map(([field, clock]) => [field, clock === row.hlc ? hlc : clock]));
+  orm
+    .update(syncFieldClocks)
+    .set({ clocks: JSON.stringify(clocks) })
+    .where(and(eq(syncFieldClocks.cabinetId, cabinetId), eq(syncFieldClocks.kind, row.kind), eq(syncFieldClocks.recordId, row.recordId)))
+    .run();
+}

@@ -175,6 +175,7 @@ describe('the Sync page and the header’s sync status', () => {
           pullCursor: 0,
           clockTime: now,
           clockCounter: 0,
+          remoteClockTime: 0,
           state: 'offline',
           lastError: null,
           lastErrorCode: null,

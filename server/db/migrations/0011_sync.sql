@@ -9,6 +9,7 @@ CREATE TABLE `sync_connections` (
 	`pull_cursor` integer NOT NULL,
 	`clock_time` integer NOT NULL,
 	`clock_counter` integer NOT NULL,
+	`remote_clock_time` integer DEFAULT 0 NOT NULL,
 	`state` text NOT NULL,
 	`last_error` text,
 	`last_error_code` text,
