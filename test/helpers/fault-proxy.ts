@@ -11,7 +11,8 @@ export type Fault =
   | { kind: 'drop_response' }
   | { kind: 'duplicate' }
   | { kind: 'delay'; ms: number }
-  | { kind: 'hold_request'; held: (release: () => void) => void }
+  /** release(false) drops the held request instead of forwarding it. */
+  | { kind: 'hold_request'; held: (release: (forward?: boolean) => void) => void }
   | { kind: 'hold_response'; held: (release: () => void) => void };
 
 export interface FaultProxy {
@@ -75,7 +76,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const fault = take(request);
     if (fault?.kind === 'drop_request') return void response.socket?.destroy();
     if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
-    if (fault?.kind === 'hold_request') await new Promise<void>((release) => fault.held(release));
+    if (fault?.kind === 'hold_request') {
+      const forward = await new Promise<boolean>((release) => fault.held((go = true) => release(go)));
+      if (!forward) return void response.socket?.destroy();
+    }
     if (fault?.kind === 'duplicate') await forward(targetUrl, request, body).catch(() => undefined);
     let answer: Awaited<ReturnType<typeof forward>>;
     try {
