@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
  * never sees it), drop the response (the hub committed, the caller never hears), send the request
  * twice, delay it, or hold it until the test releases it (to kill a process at that point).
  */
-export type Fault =
+type Fault =
   | { kind: 'drop_request' }
   | { kind: 'drop_response' }
   | { kind: 'duplicate' }
