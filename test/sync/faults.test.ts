@@ -158,6 +158,17 @@ describe('sync under faults', () => {
     expect(refused.pending_changes).toBeGreaterThan(0);
   });
 
+  it('tells an install too old for the cabinet to update, and keeps its changes', async () => {
+    const { a, cabinet, apiA } = await linkedPair();
+    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the first upload');
+    // Another install of the cabinet speaks protocol 3: this one (1) is more than one version behind.
+    await hub.database.sql`UPDATE hub_cabinets SET highest_protocol = 3 WHERE id = ${cabinet}`;
+    await createOpportunity(apiA, 'version trop ancienne');
+    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the 426 refusal');
+    expect(refused).toMatchObject({ last_error_code: 'sync_protocol_too_old', last_error: expect.stringMatching(/too old.*update it/) });
+    expect(refused.pending_changes).toBeGreaterThan(0);
+  });
+
   it('refuses an install whose clock is 10 minutes ahead, keeps its changes, and sends them once the clock is right', async () => {
     const clockA = testClock(Date.now());
     const { b, cabinet, apiA, a } = await linkedPair({ clockA });
