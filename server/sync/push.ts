@@ -5,7 +5,7 @@ import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
 /** Changes sent per push at most (the hub takes 1 to 1000, within MAX_PUSH_BYTES). */
-export const PUSH_BATCH = 500;
+export const PUSH_BATCH = 1000;
 
 export interface PushContext {
   deps: Pick<Deps, 'db' | 'clock'>;
