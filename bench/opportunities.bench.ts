@@ -5,23 +5,14 @@
  *  - the page at offset 90,000 (reached by following cursors) vs the first page, p50: goal <= 1.2x;
  *  - POST with a fresh Idempotency-Key per request: goal >= 2,000 created/s, p99 < 20 ms, all 201.
  */
-import autocannon, { type Result } from 'autocannon';
 import type { Benchmark, BenchContext } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
-import type { LatencyHistogram } from './lib/latency.js';
-import { measure, measureRun, type LoadOptions, type Measurement } from './lib/load.js';
+import { measureCreate } from './lib/create.js';
+import { measure, type Measurement } from './lib/load.js';
 import { BARE_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { listOpportunities } from '../shared/crm.js';
 import { pathTo } from '../shared/endpoint.js';
-
-declare module 'autocannon' {
-  interface Options {
-    body?: string;
-    /** Replaces every [<id>] in the request (headers and body) with a fresh id, per request. */
-    idReplacement?: boolean;
-  }
-}
 
 const LIST_PATH = pathTo(listOpportunities);
 const FIRST_PAGE_PATH = `${LIST_PATH}?limit=50`;
@@ -32,14 +23,6 @@ const GOAL_LIST_RATIO = 0.25;
 const GOAL_DEEP_RATIO = 1.2;
 const GOAL_CREATED_PER_S = 2_000;
 const GOAL_CREATE_P99_MS = 20;
-
-const CREATE_BODY = JSON.stringify({
-  title: 'Bench [<id>]',
-  product: 'auto',
-  contact: { last_name: 'Bench', email: 'bench@example.fr' },
-  expected_value_eur: 1200,
-  tags: ['bench'],
-});
 
 interface Page {
   data: unknown[];
@@ -61,38 +44,6 @@ async function cursorAt(server: ServerChild, offset: number): Promise<string> {
   }
   if (cursor === undefined) throw new Error('no cursor');
   return cursor;
-}
-
-function runCreate(server: ServerChild, connections: number, seconds: number, latency?: LatencyHistogram) {
-  const instance = autocannon({
-    url: server.origin + LIST_PATH,
-    method: 'POST',
-    headers: { ...server.headers, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },
-    body: CREATE_BODY,
-    idReplacement: true,
-    connections,
-    duration: seconds,
-    pipelining: 1,
-    timeout: 10,
-  });
-  if (latency) instance.on('response', (_client, _status, _bytes, ms) => latency.record(ms));
-  return instance;
-}
-
-/** Every response must be a 201: a replay (200) or an error would mean the keys were not fresh. */
-function assertAllCreated(result: Result, label: string): void {
-  const created = result.statusCodeStats['201']?.count ?? 0;
-  if (result.errors + result.timeouts + result.resets > 0 || created !== result.requests.total || created === 0) {
-    const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`);
-    throw new Error(`${label}: not every response was a 201 (errors ${result.errors}, timeouts ${result.timeouts}; statuses: ${statuses.join(', ') || 'none'})`);
-  }
-}
-
-/** POST with fresh keys, measured as measure() measures a GET. */
-async function measureCreate(server: ServerChild, options: LoadOptions): Promise<Measurement> {
-  const measurement = await measureRun(server, `POST ${LIST_PATH}`, (seconds, latency) => runCreate(server, options.connections, seconds, latency), options, assertAllCreated);
-  console.log(`   POST: ${measurement.requests} responses, all 201`);
-  return measurement;
 }
 
 async function measureBare(ctx: BenchContext): Promise<Measurement> {

@@ -20,8 +20,18 @@ import { createWebhook } from '../server/webhooks/service.js';
 import { createAccessTokenForUser } from '../server/oauth/token.js';
 import { MCP_SCOPES } from '../shared/oauth.js';
 import type { Deps } from '../server/deps.js';
+import { buildHubApp } from '../server/hub/app.js';
+import { openHubDatabase } from '../server/hub/database.js';
+import { hubDeps } from '../server/hub/deps.js';
+import { packageVersion } from '../server/paths.js';
+import { syncedRecords } from '../server/sync/records.js';
+import { connectCabinet } from '../server/sync/service.js';
+import { uploadQueue } from '../server/sync/transfer.js';
 import {
   BARE_PATH,
+  HUB_DATABASE_URL_ENV,
+  SYNC_HUB_URL_ENV,
+  SYNC_PAIRING_CODE_ENV,
   SEEDED_OPPORTUNITIES,
   WEBHOOK_RECEIVER_CA_ENV,
   WEBHOOK_RECEIVER_URL_ENV,
@@ -69,6 +79,8 @@ interface CourtierSetup {
   extraCa?: readonly string[];
   /** Runs once the cabinet exists, before listening (seeding, subscriptions); may add request headers. */
   seed?: (deps: Deps, cabinetId: string, userId: string) => void | Record<string, string>;
+  /** Runs after seed, before listening (the sync engine starts with the app, once it listens). */
+  prepare?: (deps: Deps, cabinetId: string) => Promise<void>;
 }
 
 async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise<StartedTarget> {
@@ -85,6 +97,7 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
   const extraHeaders = setup.seed?.(deps, cabinet_id, user_id) ?? {};
+  await setup.prepare?.(deps, cabinet_id);
   await app.listen({ host: config.host, port: config.port });
   return {
     port: portOf(app.server.address()),
@@ -168,10 +181,56 @@ async function startCourtierMcp(dataDir: string): Promise<StartedTarget> {
   });
 }
 
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`this target needs ${name}`);
+  return value;
+}
+
+/**
+ * A hub as `courtier hub serve` runs it (migrations, then the app with its LISTEN connection and a
+ * pool of 10), on the database named by the environment; request lines go to the null device.
+ */
+async function startHub(): Promise<StartedTarget> {
+  const database = await openHubDatabase(requiredEnv(HUB_DATABASE_URL_ENV));
+  const deps = hubDeps(database, packageVersion());
+  const logger = createLogger({ level: 'info', stream: pino.destination({ dest: devNull, sync: false }) });
+  const app = await buildHubApp(deps, { logger });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    port: portOf(app.server.address()),
+    headers: {},
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * The real app whose cabinet syncs: connected to the hub given by the environment (with the code
+ * given there) before listening, so that the sync engine, started with the app, pushes every
+ * change and long-polls the hub as a syncing install does.
+ */
+async function startCourtierSync(dataDir: string): Promise<StartedTarget> {
+  const hubUrl = requiredEnv(SYNC_HUB_URL_ENV);
+  const code = requiredEnv(SYNC_PAIRING_CODE_ENV);
+  return startCourtierWith(dataDir, {
+    async prepare(deps, cabinetId) {
+      const records = syncedRecords();
+      const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
+      await connectCabinet(deps, { cabinetId, hubUrl, code, deviceName: 'bench' }, { fetch: fetchHub, records });
+      await uploadQueue(deps, records, cabinetId, fetchHub, () => undefined);
+    },
+  });
+}
+
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
   courtier: startCourtier,
   'courtier-100k': startCourtier100k,
   'courtier-webhooks': startCourtierWebhooks,
   'courtier-mcp': startCourtierMcp,
+  hub: startHub,
+  'courtier-sync': startCourtierSync,
 };

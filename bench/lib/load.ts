@@ -18,9 +18,14 @@ export interface Measurement {
   serverCores: number;
   /** Same for this process, i.e. autocannon: near 1 means the load generator may be the limit. */
   loadCores: number;
-  /** Busy CPU of the machine not used by the two above (other processes, steal): should be near 0. */
+  /** CPU of the other processes the benchmark runs (a hub, PostgreSQL), by name, when it named them. */
+  sideCores: Record<string, number>;
+  /** Busy CPU of the machine not used by those above (other processes, steal): should be near 0. */
   otherCores: number;
 }
+
+/** Reads a process's CPU time so far, in µs. */
+export type CpuReader = () => number | Promise<number>;
 
 function runAutocannon(url: string, headers: Record<string, string>, connections: number, seconds: number, latency?: LatencyHistogram) {
   const instance = autocannon({ url, headers, connections, duration: seconds, pipelining: 1, timeout: 10 });
@@ -48,9 +53,16 @@ async function assertServes(url: string, headers: Record<string, string>): Promi
 /** Starts one autocannon run of the given length; records each response's latency when given a histogram. */
 export type LoadRun = (seconds: number, latency?: LatencyHistogram) => PromiseLike<Result>;
 
+async function readAll(readers: Record<string, CpuReader>): Promise<Record<string, number>> {
+  const entries = await Promise.all(Object.entries(readers).map(async ([name, read]) => [name, await read()] as const));
+  return Object.fromEntries(entries);
+}
+
 /**
  * Warms the server up (JIT, SQLite page cache), then measures a load run with the CPU it cost.
  * `check` refuses results whose responses invalidate the figures (by default: anything not 2xx).
+ * `side` names other processes the run makes work (a hub, PostgreSQL): their CPU is reported apart
+ * from the rest of the machine's.
  */
 export async function measureRun(
   server: ServerChild,
@@ -58,10 +70,12 @@ export async function measureRun(
   run: LoadRun,
   options: LoadOptions,
   check: (result: Result, label: string) => void = assertAllOk,
+  side: Record<string, CpuReader> = {},
 ): Promise<Measurement> {
   check(await run(options.warmupSeconds), `${label} warm-up`);
 
   const latency = new LatencyHistogram();
+  const sideBefore = await readAll(side);
   const serverCpuBefore = await server.cpuMicros();
   const loadCpuBefore = process.cpuUsage();
   const idleBefore = machineIdleMicros();
@@ -71,11 +85,14 @@ export async function measureRun(
   const idleMicros = machineIdleMicros() - idleBefore;
   const loadCpu = process.cpuUsage(loadCpuBefore);
   const serverCpuAfter = await server.cpuMicros();
+  const sideAfter = await readAll(side);
   check(result, label);
 
   const serverCores = (serverCpuAfter - serverCpuBefore) / wallMicros;
   const loadCores = (loadCpu.user + loadCpu.system) / wallMicros;
   const busyCores = cpuCount() - idleMicros / wallMicros;
+  const sideCores = Object.fromEntries(Object.keys(side).map((name) => [name, ((sideAfter[name] ?? 0) - (sideBefore[name] ?? 0)) / wallMicros]));
+  const sideTotal = Object.values(sideCores).reduce((sum, cores) => sum + cores, 0);
   return {
     // autocannon notices the end of its duration on its next 1 s tick (a 10 s run lasts ~11 s): rate over what actually ran.
     requestsPerSecond: result.requests.total / result.duration,
@@ -84,7 +101,8 @@ export async function measureRun(
     p99Ms: latency.percentile(99),
     serverCores,
     loadCores,
-    otherCores: Math.max(0, busyCores - serverCores - loadCores),
+    sideCores,
+    otherCores: Math.max(0, busyCores - serverCores - loadCores - sideTotal),
   };
 }
 

@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp'] as const;
+const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
@@ -34,6 +34,11 @@ export function isTargetName(value: string): value is TargetName {
 /** Environment variables the parent sets for the courtier-webhooks child: where its receiver listens, and its CA (PEM). */
 export const WEBHOOK_RECEIVER_URL_ENV = 'COURTIER_BENCH_RECEIVER_URL';
 export const WEBHOOK_RECEIVER_CA_ENV = 'COURTIER_BENCH_RECEIVER_CA';
+/** For the hub child: its PostgreSQL database. */
+export const HUB_DATABASE_URL_ENV = 'COURTIER_BENCH_HUB_DATABASE_URL';
+/** For the courtier-sync child: the hub it connects its cabinet to, and the pairing code to use. */
+export const SYNC_HUB_URL_ENV = 'COURTIER_BENCH_HUB_URL';
+export const SYNC_PAIRING_CODE_ENV = 'COURTIER_BENCH_PAIRING_CODE';
 /** Subscriptions (events ["*"]) the courtier-webhooks target creates on the receiver. */
 export const WEBHOOK_SUBSCRIPTIONS = 10;
 /** Opportunities the courtier-100k target seeds. */

@@ -33,7 +33,7 @@ export function measurementRow(name: string, m: Measurement): string[] {
 }
 
 /** Above this share of one core used by other processes, the figures are not worth recording. */
-const BUSY_MACHINE_CORES = 0.15;
+export const BUSY_MACHINE_CORES = 0.15;
 
 /** A warning to print under the table when the machine was not quiet, or undefined. */
 export function busyMachineWarning(measurements: readonly Measurement[]): string | undefined {

@@ -7,7 +7,8 @@ import { DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import * as schema from './schema.js';
 
-export type Orm = BetterSQLite3Database<typeof schema>;
+/** drizzle's handle, with the better-sqlite3 connection under it (`$client`) for statements prepared once. */
+export type Orm = BetterSQLite3Database<typeof schema> & { $client: Sqlite.Database };
 
 export interface Database {
   sqlite: Sqlite.Database;

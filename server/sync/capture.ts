@@ -23,7 +23,7 @@ export function recordChange(
   const hlc = formatHlc({ ...clock, device: connection.deviceId });
   const op = change.op ?? 'upsert';
   store.appendOutbox(orm, { cabinetId, number: connection.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(change.fields) });
-  store.updateConnection(orm, cabinetId, { nextNumber: connection.nextNumber + 1, clockTime: clock.time, clockCounter: clock.counter });
+  store.advanceConnection(orm, cabinetId, { nextNumber: connection.nextNumber + 1, clockTime: clock.time, clockCounter: clock.counter });
   store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(change.fields).map((field) => [field, hlc])), op === 'erase');
   deps.syncChanges.notify();
 }

@@ -5,7 +5,8 @@ import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
-const PULL_PAGE = 500;
+/** Changes asked for per pull (the hub serves at most 1000). */
+export const PULL_PAGE = 1000;
 
 export interface PullContext {
   deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>;

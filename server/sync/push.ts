@@ -5,7 +5,8 @@ import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
-const PUSH_BATCH = 500;
+/** Changes sent per push at most (the hub takes 1 to 1000, within MAX_PUSH_BYTES). */
+export const PUSH_BATCH = 1000;
 
 export interface PushContext {
   deps: Pick<Deps, 'db' | 'clock'>;

@@ -1,16 +1,79 @@
-import { and, asc, count, eq, lte, sql } from 'drizzle-orm';
+import type Sqlite from 'better-sqlite3';
+import { and, asc, count, eq, lte } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { syncConnections, syncFieldClocks, syncOutbox } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
 
+/**
+ * The queries every captured change and every applied change runs (a record's capture, each record
+ * of connect's snapshot, each pulled change), as raw statements prepared once per connection:
+ * drizzle building and preparing each query on every call cost more than the queries themselves
+ * (BENCHMARKS.md, sync). The rest goes through drizzle.
+ */
+interface Statements {
+  findConnection: Sqlite.Statement<[string], Record<string, unknown>>;
+  advanceConnection: Sqlite.Statement<[number, number, number, string]>;
+  appendOutbox: Sqlite.Statement<[string, number, string, string, string, string, string]>;
+  findFieldClocks: Sqlite.Statement<[string, string, string], { clocks: string; erased: number }>;
+  mergeFieldClocks: Sqlite.Statement<[string, string, string, string, number]>;
+}
+
+const prepared = new WeakMap<Sqlite.Database, Statements>();
+
+function statements(orm: Orm): Statements {
+  const sqlite = orm.$client;
+  let found = prepared.get(sqlite);
+  if (!found) {
+    found = {
+      findConnection: sqlite.prepare(
+        `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, state,
+                last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
+         FROM sync_connections WHERE cabinet_id = ?`,
+      ),
+      advanceConnection: sqlite.prepare('UPDATE sync_connections SET next_number = ?, clock_time = ?, clock_counter = ? WHERE cabinet_id = ?'),
+      appendOutbox: sqlite.prepare('INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      findFieldClocks: sqlite.prepare('SELECT clocks, erased FROM sync_field_clocks WHERE cabinet_id = ? AND kind = ? AND record_id = ?'),
+      // json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure.
+      mergeFieldClocks: sqlite.prepare(
+        `INSERT INTO sync_field_clocks (cabinet_id, kind, record_id, clocks, erased) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET clocks = json_patch(clocks, excluded.clocks), erased = max(erased, excluded.erased)`,
+      ),
+    };
+    prepared.set(sqlite, found);
+  }
+  return found;
+}
+
 export function insertConnection(orm: Orm, row: ConnectionRow): void {
   orm.insert(syncConnections).values(row).run();
 }
 
 export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | undefined {
-  return orm.select().from(syncConnections).where(eq(syncConnections.cabinetId, cabinetId)).get();
+  const r = statements(orm).findConnection.get(cabinetId);
+  if (!r) return undefined;
+  return {
+    cabinetId: r.cabinet_id as string,
+    hubUrl: r.hub_url as string,
+    deviceId: r.device_id as string,
+    deviceName: r.device_name as string,
+    paused: r.paused === 1,
+    nextNumber: r.next_number as number,
+    acknowledgedNumber: r.acknowledged_number as number,
+    pullCursor: r.pull_cursor as number,
+    clockTime: r.clock_time as number,
+    clockCounter: r.clock_counter as number,
+    state: r.state as ConnectionRow['state'],
+    lastError: r.last_error as string | null,
+    lastErrorCode: r.last_error_code as string | null,
+    lastErrorAt: r.last_error_at as number | null,
+    offlineSince: r.offline_since as number | null,
+    hubClockOffset: r.hub_clock_offset as number | null,
+    lastPushAt: r.last_push_at as number | null,
+    lastPullAt: r.last_pull_at as number | null,
+    connectedAt: r.connected_at as number,
+  };
 }
 
 export function listConnections(orm: Orm): ConnectionRow[] {
@@ -21,6 +84,11 @@ export function updateConnection(orm: Orm, cabinetId: string, changes: Partial<O
   orm.update(syncConnections).set(changes).where(eq(syncConnections.cabinetId, cabinetId)).run();
 }
 
+/** What each captured change moves: the next number and the hybrid clock. */
+export function advanceConnection(orm: Orm, cabinetId: string, next: Pick<ConnectionRow, 'nextNumber' | 'clockTime' | 'clockCounter'>): void {
+  statements(orm).advanceConnection.run(next.nextNumber, next.clockTime, next.clockCounter, cabinetId);
+}
+
 /** Forgets the link, its queue and its clocks: what disconnect leaves is a plain local cabinet. */
 export function deleteConnection(orm: Orm, cabinetId: string): void {
   orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
@@ -29,7 +97,7 @@ export function deleteConnection(orm: Orm, cabinetId: string): void {
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {
-  orm.insert(syncOutbox).values(row).run();
+  statements(orm).appendOutbox.run(row.cabinetId, row.number, row.kind, row.recordId, row.op, row.hlc, row.fields);
 }
 
 export function readOutbox(orm: Orm, cabinetId: string, limit: number): OutboxRow[] {
@@ -51,25 +119,13 @@ export interface FieldClocks {
 }
 
 export function findFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string): FieldClocks | undefined {
-  const row = orm
-    .select({ clocks: syncFieldClocks.clocks, erased: syncFieldClocks.erased })
-    .from(syncFieldClocks)
-    .where(and(eq(syncFieldClocks.cabinetId, cabinetId), eq(syncFieldClocks.kind, kind), eq(syncFieldClocks.recordId, recordId)))
-    .get();
-  return row ? { clocks: JSON.parse(row.clocks) as Record<string, string>, erased: row.erased } : undefined;
+  const row = statements(orm).findFieldClocks.get(cabinetId, kind, recordId);
+  return row ? { clocks: JSON.parse(row.clocks) as Record<string, string>, erased: row.erased === 1 } : undefined;
 }
 
 /** Sets the clock of some fields (json_patch keeps the others'); an erasure is never undone. */
 export function mergeFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string, clocks: Record<string, string>, erased: boolean): void {
-  const text = JSON.stringify(clocks);
-  orm
-    .insert(syncFieldClocks)
-    .values({ cabinetId, kind, recordId, clocks: text, erased })
-    .onConflictDoUpdate({
-      target: [syncFieldClocks.cabinetId, syncFieldClocks.kind, syncFieldClocks.recordId],
-      set: { clocks: sql`json_patch(${syncFieldClocks.clocks}, ${text})`, erased: sql`max(${syncFieldClocks.erased}, ${erased ? 1 : 0})` },
-    })
-    .run();
+  statements(orm).mergeFieldClocks.run(cabinetId, kind, recordId, JSON.stringify(clocks), erased ? 1 : 0);
 }
 
 /** Gives a queued change a new clock, and its fields too where they still hold the old one. */

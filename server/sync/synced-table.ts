@@ -1,4 +1,5 @@
-import { and, eq, getTableColumns, getTableName } from 'drizzle-orm';
+import type Sqlite from 'better-sqlite3';
+import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { SyncedKind } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
@@ -37,6 +38,26 @@ export interface SyncedRecords {
 
 type TableWithId = SQLiteTable & { id: SQLiteColumn; cabinetId: SQLiteColumn };
 
+/**
+ * Statements of the apply path by SQL text, prepared once per connection: a pull writes every change
+ * it applies, and drizzle building and preparing each query costs more than the write.
+ */
+const preparedWrites = new WeakMap<Sqlite.Database, Map<string, Sqlite.Statement>>();
+
+function prepare(orm: Orm, text: string): Sqlite.Statement {
+  let byText = preparedWrites.get(orm.$client);
+  if (!byText) {
+    byText = new Map();
+    preparedWrites.set(orm.$client, byText);
+  }
+  let statement = byText.get(text);
+  if (!statement) {
+    statement = orm.$client.prepare(text);
+    byText.set(text, statement);
+  }
+  return statement;
+}
+
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
   capture(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, op?: 'upsert' | 'erase'): void;
@@ -50,9 +71,10 @@ export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
 export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, options: { local?: readonly (keyof T['$inferSelect'])[] } = {}): SyncedTable<T> {
   const local = new Set<string>(['cabinetId', 'id', ...(options.local ?? []).map(String)]);
   const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(([key]) => !local.has(key));
-  const keyOfName = new Map(columns.map(([key, column]) => [column.name, key]));
+  const columnOfName = new Map(columns.map(([, column]) => [column.name, column]));
   const names = columns.map(([, column]) => column.name);
   const tableName = getTableName(table);
+  const where = `"${table.cabinetId.name}" = ? AND "${table.id.name}" = ?`;
 
   const toFields = (row: Record<string, unknown>): ChangeFields => {
     const fields: ChangeFields = {};
@@ -78,20 +100,23 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       }
     },
     write(orm, cabinetId, recordId, fields) {
-      const values: Record<string, unknown> = {};
+      const names: string[] = [];
+      const values: unknown[] = [];
       for (const [name, value] of Object.entries(fields)) {
-        const key = keyOfName.get(name);
+        const column = columnOfName.get(name);
         // A field this version does not know (written by a newer install) has no column here.
-        if (key !== undefined) values[key] = value;
+        if (column === undefined) continue;
+        names.push(`"${name}"`);
+        // As drizzle binds a value (a boolean column stores 0 or 1); null stays null.
+        values.push(value === null || value === undefined ? null : column.mapToDriverValue(value));
       }
-      if (Object.keys(values).length === 0) return true;
-      const exists = orm.select({ id: table.id }).from(table as SQLiteTable).where(and(eq(table.cabinetId, cabinetId), eq(table.id, recordId))).get();
-      if (exists) {
-        orm.update(table).set(values as never).where(and(eq(table.cabinetId, cabinetId), eq(table.id, recordId))).run();
+      if (names.length === 0) return true;
+      if (prepare(orm, `SELECT 1 FROM "${tableName}" WHERE ${where}`).get(cabinetId, recordId) !== undefined) {
+        prepare(orm, `UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`).run(...values, cabinetId, recordId);
         return true;
       }
       try {
-        orm.insert(table).values({ ...values, id: recordId, cabinetId } as never).run();
+        prepare(orm, `INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
         return true;
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_NOTNULL') return false;
