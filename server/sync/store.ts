@@ -28,7 +28,7 @@ function statements(orm: Orm): Statements {
   if (!found) {
     found = {
       findConnection: sqlite.prepare(
-        `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, state,
+        `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
                 last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
          FROM sync_connections WHERE cabinet_id = ?`,
       ),
@@ -64,6 +64,7 @@ export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | und
     pullCursor: r.pull_cursor as number,
     clockTime: r.clock_time as number,
     clockCounter: r.clock_counter as number,
+    remoteClockTime: r.remote_clock_time as number,
     state: r.state as ConnectionRow['state'],
     lastError: r.last_error as string | null,
     lastErrorCode: r.last_error_code as string | null,
