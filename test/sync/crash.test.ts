@@ -11,6 +11,7 @@ import { startHubServeProcess, startServeProcess } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * kill -9 of an install at the points of a push, and of a hub process: each install and the hub
@@ -55,16 +56,6 @@ function kill9(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
-}
-
-async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
 }
 
 async function create(url: string, key: string, title: string): Promise<void> {
@@ -135,8 +126,8 @@ describe('kill -9 during a push', () => {
       await kill9(a.child);
       release(!point.endsWith('lost'));
       const restarted = await serve(dirA);
-      await eventually(() => titles(b.url, keyB), (t) => t.includes(title), 'the change on B');
-      await eventually(() => withDeps(dirA, (deps) => syncStatus(deps, cabinet).pending_changes), (n) => n === 0, 'A’s queue emptied');
+      await eventually(() => titles(b.url, keyB), (t) => t.includes(title), 'the change on B', 30_000);
+      await eventually(() => withDeps(dirA, (deps) => syncStatus(deps, cabinet).pending_changes), (n) => n === 0, 'A’s queue emptied', 30_000);
       expect((await titles(b.url, keyB)).filter((t) => t === title)).toHaveLength(1);
       expect(await titles(b.url, keyB)).toEqual(await titles(restarted.url, keyA));
       await expectNumbersOnce();

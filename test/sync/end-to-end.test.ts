@@ -9,6 +9,7 @@ import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Two installs of one cabinet through a hub on a real PostgreSQL: connected and joined with the
@@ -27,16 +28,6 @@ let cabinet: string;
 let apiA: ReturnType<typeof apiClient>;
 let apiB: ReturnType<typeof apiClient>;
 let portal = '';
-
-async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function syncOptions(receiver: Receiver) {
   return {

@@ -10,6 +10,7 @@ import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Two installs syncing through a proxy that loses, repeats and holds requests and responses, a hub
@@ -34,16 +35,6 @@ afterAll(async () => {
 afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
-
-async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Pair {
   proxy: FaultProxy;
