@@ -34,7 +34,7 @@ import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { postgresCpuReader } from './lib/processes.js';
 import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV, SYNC_PAIRING_CODE_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
-import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { startTestPostgres } from '../test/helpers/postgres.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { pathTo } from '../shared/endpoint.js';
 import { formatHlc, pairDevice, pullChanges, pushChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type PullResponse, type SyncChange } from '../shared/sync-protocol.js';
@@ -42,7 +42,7 @@ import { loadConfig } from '../server/config.js';
 import { createOpportunity } from '../server/crm/service.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps, type Deps } from '../server/deps.js';
-import { connectHub, type HubDatabase } from '../server/hub/database.js';
+import { connectHub } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
 import { createInvite } from '../server/hub/pairing.js';
 import { createLogger } from '../server/logging.js';
@@ -235,12 +235,8 @@ function batches<T>(rows: readonly T[], size: number): T[][] {
 
 interface Env {
   ctx: BenchContext;
-  pg: TestPostgres;
-  hub: ServerChild;
   hubUrl: string;
-  /** The hub's database, for invites and the reads the baselines need. */
-  hubDatabase: HubDatabase;
-  /** Plain client of the hub's database (bench reads), and of a database of its own for the bare tables. */
+  /** Plain client of the hub's database (the baselines' reads, checks), and of a database of its own for the bare tables. */
   hubSql: Sql;
   bareSql: Sql;
   readers: Record<string, CpuReader>;
@@ -652,7 +648,7 @@ export const benchmark: Benchmark = {
         hub: () => hubChild.cpuMicros(),
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
-      const env: Env = { ctx, pg, hub, hubUrl: hub.origin, hubDatabase, hubSql, bareSql, readers, invite: async (cabinetId) => (await createInvite(invites, cabinetId)).code };
+      const env: Env = { ctx, hubUrl: hub.origin, hubSql, bareSql, readers, invite: async (cabinetId) => (await createInvite(invites, cabinetId)).code };
       console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (fsync off); installs A and B in this process`);
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };

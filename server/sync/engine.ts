@@ -102,12 +102,16 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       if (row.lastErrorCode !== outcome.code) options.logger.warn({ cabinetId, code: outcome.code }, `sync: ${outcome.message}`);
       store.updateConnection(deps.db.orm, cabinetId, { state: 'error', lastError: outcome.message, lastErrorCode: outcome.code, lastErrorAt: now, offlineSince: null });
     };
+    // Made on first use and kept for the runner's life (its device's credential does not change: a
+    // new pairing is a new device, so a new runner), rather than a read and a decryption of the
+    // secret store before every push and pull; made again on the next loop while the secret is missing.
+    let hubClient: HubClient | undefined;
     const client = (): HubClient =>
-      hubClientFor(deps, connection, fetch, (hub, local) => {
+      (hubClient ??= hubClientFor(deps, connection, fetch, (hub, local) => {
         const offset = hub - local;
         const row = store.findConnection(deps.db.orm, cabinetId);
         if (row && (row.hubClockOffset === null || Math.abs(row.hubClockOffset - offset) > 1000)) store.updateConnection(deps.db.orm, cabinetId, { hubClockOffset: offset });
-      });
+      }));
 
     const loop = async (name: 'push' | 'pull', step: (hub: HubClient) => Promise<{ again: boolean; busy: boolean }>, idle: (signal: AbortSignal) => Promise<void>) => {
       let failures = 0;
