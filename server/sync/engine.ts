@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
 import { pullOnce } from './pull.js';
@@ -41,7 +42,10 @@ function classify(err: unknown): Outcome {
     return { kind: 'refused', code: err.code, message, final: FINAL_REFUSALS.has(err.code) };
   }
   if (err instanceof HubMissingChanges) return { kind: 'refused', code: 'hub_missing_changes', message: err.message, final: true };
-  throw err;
+  // The device credential is missing from the secret store: a person must connect again.
+  if (err instanceof ApiError) return { kind: 'refused', code: err.code, message: err.message, final: true };
+  // A bug must not take the service down with an unhandled rejection: shown, and retried slowly.
+  return { kind: 'refused', code: 'internal_error', message: `sync failed on this install: ${(err as Error).message}`, final: false };
 }
 
 function sleep(ms: number, signal: AbortSignal, wake?: (resume: () => void) => () => void): Promise<void> {

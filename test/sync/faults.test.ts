@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeHubDevice } from '../../server/hub/admin.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { connectCabinet, joinCabinet, syncStatus } from '../../server/sync/service.js';
+import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
@@ -147,6 +147,18 @@ describe('sync under faults', () => {
     const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
     expect(refused).toMatchObject({ last_error: 'this device was revoked on the hub', last_error_code: 'device_revoked' });
     expect(refused.pending_changes).toBeGreaterThan(0);
+  });
+
+  it('says so, and keeps serving, when the device credential is gone from the secret store', async () => {
+    const { a, cabinet, apiA } = await linkedPair();
+    a.deps.secrets.delete(deviceSecretName(cabinet));
+    // A new runner (after a pause) has to read the credential again.
+    setSyncPaused(a.deps, cabinet, true);
+    await new Promise((r) => setTimeout(r, 600));
+    setSyncPaused(a.deps, cabinet, false);
+    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
+    expect(refused).toMatchObject({ last_error_code: 'sync_off', last_error: expect.stringMatching(/credential is missing/) });
+    await createOpportunity(apiA, 'toujours en service');
   });
 
   it('tells an install too old for the cabinet to update, and keeps its changes', async () => {
