@@ -11,7 +11,7 @@ import { measureCreate } from './lib/create.js';
 import { measure, type Measurement } from './lib/load.js';
 import { BARE_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
-import { listOpportunities } from '../shared/crm.js';
+import { listOpportunities } from '../shared/crm-endpoints.js';
 import { pathTo } from '../shared/endpoint.js';
 
 const LIST_PATH = pathTo(listOpportunities);

@@ -16,7 +16,7 @@ import { LatencyHistogram } from './lib/latency.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { WEBHOOK_RECEIVER_CA_ENV, WEBHOOK_RECEIVER_URL_ENV, WEBHOOK_SUBSCRIPTIONS } from './lib/protocol.js';
 import { formatTable } from './lib/report.js';
-import { createOpportunity } from '../shared/crm.js';
+import { createOpportunity } from '../shared/crm-endpoints.js';
 import { pathTo } from '../shared/endpoint.js';
 
 declare module 'autocannon' {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { codeSchema, dicDataSchema } from './devis.js';
 import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
-import { IDEMPOTENCY_HEADER } from './crm.js';
+import { IDEMPOTENCY_HEADER } from './crm-endpoints.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'mfa_required', 'awaiting_mfa', 'completed', 'partial', 'failed', 'cancelled'] as const;
 export const jobStatusSchema = z.enum(JOB_STATUSES);

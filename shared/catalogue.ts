@@ -1,7 +1,7 @@
 import type { Endpoint } from './endpoint.js';
 import { getMe } from './api-keys.js';
 import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getJobArtifact, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
-import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from './crm.js';
+import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from './crm-endpoints.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IDEMPOTENCY_HEADER } from './crm.js';
+import { IDEMPOTENCY_HEADER } from './crm-endpoints.js';
 import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 

@@ -7,6 +7,7 @@ export * from './tenancy.js';
 export * from './pagination.js';
 export * from './events.js';
 export * from './crm.js';
+export * from './crm-endpoints.js';
 export * from './devis.js';
 export * from './webhooks.js';
 export * from './masking.js';

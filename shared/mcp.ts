@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { enqueueTarification, getJob, getProductSchema, listProducts } from './automation.js';
-import { clientErasureSchema, getClient, getOpportunity, listClients, listOpportunities } from './crm.js';
+import { clientErasureSchema } from './crm.js';
+import { getClient, getOpportunity, listClients, listOpportunities } from './crm-endpoints.js';
 import { getDevis } from './devis.js';
 import { mcpScopeSchema } from './oauth.js';
 

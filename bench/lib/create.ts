@@ -2,7 +2,7 @@ import autocannon, { type Result } from 'autocannon';
 import type { ServerChild } from './child.js';
 import type { LatencyHistogram } from './latency.js';
 import { measureRun, type CpuReader, type LoadOptions, type Measurement } from './load.js';
-import { listOpportunities } from '../../shared/crm.js';
+import { listOpportunities } from '../../shared/crm-endpoints.js';
 import { pathTo } from '../../shared/endpoint.js';
 
 declare module 'autocannon' {

@@ -1,18 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  createClient,
-  createOpportunity,
-  eraseClient,
-  getClient,
-  getOpportunity,
-  listClients,
-  listOpportunities,
-  updateClient,
-  updateOpportunity,
-} from '../../shared/crm.js';
+import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from '../../shared/crm-endpoints.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
+import * as clients from './clients.js';
 import * as crm from './service.js';
 
 export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
@@ -23,12 +14,12 @@ export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     crm.updateOpportunity(deps, requestKey(request).cabinetId, request.params.opportunity_id, request.body),
   );
 
-  registerEndpoint(app, createClient, (request) => respond(201, crm.createClient(deps, requestKey(request).cabinetId, request.body)));
-  registerEndpoint(app, listClients, (request) => crm.listClients(deps, requestKey(request).cabinetId, request.query));
-  registerEndpoint(app, getClient, (request) => crm.getClient(deps, requestKey(request).cabinetId, request.params.client_id));
-  registerEndpoint(app, updateClient, (request) => crm.updateClient(deps, requestKey(request).cabinetId, request.params.client_id, request.body));
+  registerEndpoint(app, createClient, (request) => respond(201, clients.createClient(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, listClients, (request) => clients.listClients(deps, requestKey(request).cabinetId, request.query));
+  registerEndpoint(app, getClient, (request) => clients.getClient(deps, requestKey(request).cabinetId, request.params.client_id));
+  registerEndpoint(app, updateClient, (request) => clients.updateClient(deps, requestKey(request).cabinetId, request.params.client_id, request.body));
   registerEndpoint(app, eraseClient, (request, reply) => {
-    crm.eraseClient(deps, requestKey(request).cabinetId, request.params.client_id);
+    clients.eraseClient(deps, requestKey(request).cabinetId, request.params.client_id);
     return reply.code(204).send();
   });
 }

@@ -2,7 +2,8 @@ import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { PDF_LINK_TTL_SECONDS, type CreateDevisInput, type Devis, type DevisStatus } from '../../shared/devis.js';
 import type { Page } from '../../shared/pagination.js';
-import { clientExists, opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
+import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
+import { clientExists } from '../crm/clients.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';

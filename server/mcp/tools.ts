@@ -1,26 +1,14 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
-import {
-  changesSomeContactField,
-  CLIENT_CONTACT_FIELDS,
-  CLIENT_TYPES,
-  createClientBody,
-  createOpportunityBody,
-  FINAL_STAGES,
-  getClient,
-  getOpportunity,
-  listClients,
-  listOpportunities,
-  opportunityStageSchema,
-  updateClientBody,
-  updateOpportunityBody,
-} from '../../shared/crm.js';
+import { changesSomeContactField, CLIENT_CONTACT_FIELDS, CLIENT_TYPES, createClientBody, createOpportunityBody, FINAL_STAGES, opportunityStageSchema, updateClientBody, updateOpportunityBody } from '../../shared/crm.js';
+import { getClient, getOpportunity, listClients, listOpportunities } from '../../shared/crm-endpoints.js';
 import { codeSchema, createDevisBody, devisStatusSchema, getDevis, type Devis } from '../../shared/devis.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
+import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import * as devis from '../devis/service.js';
 import { ApiError } from '../errors.js';
@@ -172,7 +160,7 @@ const TOOL_SPECS = [
     annotations: { ...READ, title: 'List clients' },
     scope: 'crm:read',
     returns: 'client_page',
-    run: ({ deps, access }, query) => crm.listClients(deps, access.cabinetId, query),
+    run: ({ deps, access }, query) => clients.listClients(deps, access.cabinetId, query),
   }),
   defineTool({
     name: 'create_client',
@@ -186,7 +174,7 @@ const TOOL_SPECS = [
     scope: 'crm:write',
     idempotent: true,
     returns: 'client',
-    run: ({ deps, access }, input) => crm.createClient(deps, access.cabinetId, input),
+    run: ({ deps, access }, input) => clients.createClient(deps, access.cabinetId, input),
   }),
   defineTool({
     name: 'update_client',
@@ -199,7 +187,7 @@ const TOOL_SPECS = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Change a client’s contact details' },
     scope: 'crm:write',
     returns: 'client',
-    run: ({ deps, access }, { client_id, ...patch }) => crm.updateClient(deps, access.cabinetId, client_id, patch),
+    run: ({ deps, access }, { client_id, ...patch }) => clients.updateClient(deps, access.cabinetId, client_id, patch),
   }),
   defineTool({
     name: 'erase_client',
@@ -213,7 +201,7 @@ const TOOL_SPECS = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a client’s personal data' },
     scope: 'crm:write',
     returns: 'client_erasure',
-    run: ({ deps, access }, { client_id }) => crm.eraseClient(deps, access.cabinetId, client_id),
+    run: ({ deps, access }, { client_id }) => clients.eraseClient(deps, access.cabinetId, client_id),
   }),
   defineTool({
     name: 'create_devis',

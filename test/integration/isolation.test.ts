@@ -34,19 +34,8 @@ import {
   type Wallet,
 } from '../../shared/automation.js';
 import { PUBLIC_ENDPOINTS } from '../../shared/catalogue.js';
-import {
-  clientSchema,
-  createClient,
-  createOpportunity,
-  eraseClient,
-  getClient,
-  getOpportunity,
-  listClients,
-  listOpportunities,
-  opportunitySchema,
-  updateClient,
-  updateOpportunity,
-} from '../../shared/crm.js';
+import { clientSchema, opportunitySchema } from '../../shared/crm.js';
+import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from '../../shared/crm-endpoints.js';
 import { createDevis, devisSchema, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
 import { PUBLIC_API_PREFIX, type Endpoint } from '../../shared/endpoint.js';
 import { errorBodySchema } from '../../shared/errors.js';

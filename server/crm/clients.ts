@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { CLIENT_CONTACT_FIELDS, clientTypeProblems, type Client, type ClientContactField, type ClientErasure, type CreateClientInput, type UpdateClientInput } from '../../shared/crm.js';
+import type { Page } from '../../shared/pagination.js';
+import { toIso, type Deps } from '../deps.js';
+import { recordEvent } from '../events/service.js';
+import { cursorCodec, toPage } from '../http/cursor.js';
+import { validationError } from '../http/validation.js';
+import { rewriteStoredResponses } from '../idempotency/service.js';
+import { clearClientEvents, NO_CONTACT } from './erasure.js';
+import { notFound } from './service.js';
+import * as store from './store.js';
+import { clientRecords } from './sync.js';
+
+/** The cabinet's clients: creation, reads, contact changes and the right to erasure. */
+
+function toClient(row: store.ClientRow): Client {
+  return {
+    id: row.id,
+    client_id: row.id,
+    type: row.type,
+    last_name: row.lastName,
+    first_name: row.firstName,
+    company_name: row.companyName,
+    siret: row.siret,
+    email: row.email,
+    phone: row.phone,
+    address: row.address === null ? null : (JSON.parse(row.address) as Client['address']),
+    birth_date: row.birthDate,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export function createClient(deps: Deps, cabinetId: string, input: CreateClientInput): Client {
+  const now = deps.clock.now();
+  const row: store.ClientRow = {
+    id: randomUUID(),
+    cabinetId,
+    type: input.type,
+    lastName: input.last_name ?? null,
+    firstName: input.first_name ?? null,
+    companyName: input.company_name ?? null,
+    siret: input.siret ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    address: input.address ? JSON.stringify({ line2: null, ...input.address }) : null,
+    birthDate: input.birth_date ?? null,
+    createdAt: now,
+    updatedAt: now,
+    erasedAt: null,
+  };
+  deps.db.sqlite.transaction(() => {
+    store.insertClient(deps.db.orm, row);
+    clientRecords.capture(deps, cabinetId, row.id, row);
+  })();
+  return toClient(row);
+}
+
+export function getClient(deps: Deps, cabinetId: string, id: string): Client {
+  const row = store.findClient(deps.db.orm, cabinetId, id);
+  if (!row) throw notFound('client', id);
+  return toClient(row);
+}
+
+export function clientExists(deps: Deps, cabinetId: string, id: string): boolean {
+  return store.findClient(deps.db.orm, cabinetId, id) !== undefined;
+}
+
+export function listClients(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; type?: Client['type']; created_after?: string },
+): Page<Client> {
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'clients', filters: { type: query.type, created_after: query.created_after } });
+  const rows = store.listClients(
+    deps.db.orm,
+    cabinetId,
+    { type: query.type, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, toClient, codec.next);
+}
+
+type ClientContact = Pick<Client, ClientContactField>;
+type Address = NonNullable<Client['address']>;
+
+/** The stored column of each contact field. */
+const COLUMN = {
+  last_name: 'lastName',
+  first_name: 'firstName',
+  company_name: 'companyName',
+  siret: 'siret',
+  email: 'email',
+  phone: 'phone',
+  address: 'address',
+  birth_date: 'birthDate',
+} as const satisfies Record<ClientContactField, keyof store.ClientChanges>;
+
+
+/** One key order and an explicit line2, so that equal addresses compare and store equal. */
+function normalizedAddress(address: Omit<Address, 'line2'> & { line2?: string | null }): Address {
+  return { line1: address.line1, line2: address.line2 ?? null, postcode: address.postcode, city: address.city, country: address.country };
+}
+
+function contactOf(client: Client): ClientContact {
+  return {
+    last_name: client.last_name,
+    first_name: client.first_name,
+    company_name: client.company_name,
+    siret: client.siret,
+    email: client.email,
+    phone: client.phone,
+    address: client.address && normalizedAddress(client.address),
+    birth_date: client.birth_date,
+  };
+}
+
+/** The contact a PATCH leaves: a field given replaces the current one (null clears it), the others stay. */
+function applyPatch(current: ClientContact, patch: UpdateClientInput): ClientContact {
+  const given = <K extends ClientContactField>(field: K, value: ClientContact[K] | undefined): ClientContact[K] => (value === undefined ? current[field] : value);
+  return {
+    last_name: given('last_name', patch.last_name),
+    first_name: given('first_name', patch.first_name),
+    company_name: given('company_name', patch.company_name),
+    siret: given('siret', patch.siret),
+    email: given('email', patch.email),
+    phone: given('phone', patch.phone),
+    address: given('address', patch.address && normalizedAddress(patch.address)),
+    birth_date: given('birth_date', patch.birth_date),
+  };
+}
+
+/** The rules of the client's type, as at creation, on the client the change would leave. */
+function checkClientType(type: Client['type'], contact: ClientContact): void {
+  const problems = clientTypeProblems({ type, ...contact });
+  if (problems.length > 0) throw validationError(problems.map(({ field, message }) => ({ path: `body.${field}`, message })));
+}
+
+function columnValue(contact: ClientContact, field: ClientContactField): string | null {
+  const value = contact[field];
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+/**
+ * Changes a client's contact fields and emits client.updated, in one transaction. A change that
+ * changes no value writes nothing and emits nothing, so a retried PATCH is not a second event.
+ */
+export function updateClient(deps: Deps, cabinetId: string, id: string, patch: UpdateClientInput): Client {
+  return deps.db.sqlite
+    .transaction(() => {
+      const row = store.findClient(deps.db.orm, cabinetId, id);
+      if (!row) throw notFound('client', id);
+      const current = toClient(row);
+      const before = contactOf(current);
+      const after = applyPatch(before, patch);
+      checkClientType(current.type, after);
+      const changed = CLIENT_CONTACT_FIELDS.filter((field) => columnValue(before, field) !== columnValue(after, field));
+      if (changed.length === 0) return current;
+      const changes: store.ClientChanges = { updatedAt: deps.clock.now() };
+      for (const field of changed) changes[COLUMN[field]] = columnValue(after, field);
+      store.updateClient(deps.db.orm, cabinetId, id, changes);
+      clientRecords.capture(deps, cabinetId, id, changes);
+      const updated = toClient({ ...row, ...changes });
+      recordEvent(deps, cabinetId, 'client.updated', { ...updated, changed_fields: changed });
+      return updated;
+    })
+    .immediate();
+}
+
+/**
+ * Right to erasure: nulls every personal field of the client (the row stays, without them, for the
+ * quotes and contracts that reference its id), clears the personal data of its earlier
+ * client.updated events and of its stored creation responses, and emits client.erased, in one
+ * transaction. Erasing an erased client changes nothing and answers the first erasure.
+ */
+export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientErasure {
+  return deps.db.sqlite
+    .transaction(() => {
+      const found = store.findErasure(deps.db.orm, cabinetId, id);
+      if (!found) throw notFound('client', id);
+      if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
+      const now = deps.clock.now();
+      store.eraseClient(deps.db.orm, cabinetId, id, now);
+      // The tombstone travels whole: an install that never had the client can still hold it.
+      const tombstone = store.findClientRecord(deps.db.orm, cabinetId, id);
+      if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
+      // Copies of the personal data this service keeps elsewhere go too: earlier events, and
+      // creations stored for Idempotency-Key replays (a replay answers the erased client).
+      clearClientEvents(deps, cabinetId, id);
+      rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
+      const erasure = { client_id: id, erased_at: toIso(now) };
+      recordEvent(deps, cabinetId, 'client.erased', erasure);
+      return erasure;
+    })
+    .immediate();
+}
