@@ -183,8 +183,9 @@ export const pullChanges = defineEndpoint({
   surface: 'hub',
   path: '/changes',
   operationId: 'pullChanges',
-  summary: 'The cabinet’s changes after a seq, in commit order',
-  description: 'With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it) or the wait ends.',
+  summary: 'The other devices’ changes after a seq, in commit order',
+  description:
+    'The caller’s own changes are left out, and last_seq moves past them. With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it) or the wait ends.',
   tag: 'Sync',
   auth: 'device',
   headers: PROTOCOL_HEADERS,

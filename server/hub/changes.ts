@@ -102,14 +102,24 @@ export interface Pull {
 }
 
 /**
- * A page of the cabinet's changes after a seq. With `wait`, an empty page is held until a push to
- * the cabinet commits on any hub process (NOTIFY), the wait ends, or the client goes away.
+ * A page of the other devices' changes after a seq. With `wait`, until one comes, the request is
+ * held until a push to the cabinet commits on any hub process (NOTIFY), the wait ends, or the
+ * client goes away; the caller's own pushes wake it but only move its cursor. The page's last_seq
+ * is past the caller's own changes too, so that it never pulls them again.
  */
 export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<PullResponse> {
   assertProtocolServed(pull.protocol, caller.highestProtocol);
   // Pushes raise the cabinet's protocol in their transaction; a newer install that only pulls so far raises it here.
   if (pull.protocol > caller.highestProtocol) await raiseProtocol(deps.sql, caller.cabinetId, pull.protocol);
-  const read = () => readChanges(deps.sql, caller.cabinetId, pull.after, pull.limit + 1);
+  // Moves past the caller's own changes while it waits: a wake by its own push reads from there.
+  let after = pull.after;
+  let newestSeq = pull.after;
+  const read = async () => {
+    const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1);
+    newestSeq = Math.max(after, found.newestSeq);
+    if (found.rows.length === 0) after = newestSeq;
+    return found.rows;
+  };
   let rows = await read();
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
@@ -123,15 +133,17 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
     }
     const woken = (await waiting.done) === 'woken';
     rows = await read();
-    // A timeout, a client gone or a hub stopping ends the wait; a wake with nothing new (another
-    // cursor's rows, a reconnect of LISTEN) waits again for what is left of it.
+    // A timeout, a client gone or a hub stopping ends the wait; a wake with nothing new (the
+    // caller's own push, another cursor's rows, a reconnect of LISTEN) waits again for what is left of it.
     if (!woken) break;
   }
   const changes = rows.slice(0, pull.limit);
+  const more = rows.length > pull.limit;
   return {
     changes,
-    last_seq: changes[changes.length - 1]?.seq ?? pull.after,
-    more: rows.length > pull.limit,
+    // With nothing more, every change up to the newest seq read was served or is the caller's own.
+    last_seq: more ? (changes[changes.length - 1]?.seq ?? after) : newestSeq,
+    more,
     hub_time: hubTime(deps),
   };
 }

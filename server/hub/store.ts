@@ -89,11 +89,32 @@ export async function notifyChanges(tx: TransactionSql, cabinetId: string): Prom
   await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${cabinetId})`;
 }
 
-/** Changes after a seq, in seq order, at most `limit` (one more is read to tell whether more wait). */
-export async function readChanges(sql: Sql, cabinetId: string, after: number, limit: number): Promise<PulledChange[]> {
-  const rows = await sql<{ seq: string; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: Record<string, unknown> }[]>`
-    SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
-    WHERE cabinet_id = ${cabinetId} AND seq > ${after}
-    ORDER BY seq LIMIT ${limit}`;
-  return rows.map((r) => ({ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fields: r.fields }));
+export interface ChangesRead {
+  /** Other devices' changes after the seq, in seq order, at most the limit asked for. */
+  rows: PulledChange[];
+  /** The cabinet's newest committed seq when they were read. */
+  newestSeq: number;
+}
+
+/**
+ * Other devices' changes after a seq, in seq order, at most `limit` (the caller asks one more than
+ * it serves, to tell whether more wait), and the newest seq of the cabinet, read in one statement
+ * (one snapshot): since seqs commit in order, every change up to that seq is visible to it, so a
+ * reader may move its cursor past the caller's own changes up to there without skipping anything.
+ * A device never needs its own changes back: it holds them.
+ */
+export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number): Promise<ChangesRead> {
+  const rows = await sql<{ seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: Record<string, unknown>; newest: string }[]>`
+    WITH newest AS (SELECT coalesce(max(seq), 0) AS seq FROM hub_changes WHERE cabinet_id = ${cabinetId}),
+    page AS (
+      SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND seq > ${after} AND device_id <> ${callerDeviceId}
+      ORDER BY seq LIMIT ${limit}
+    )
+    SELECT page.*, newest.seq AS newest FROM newest LEFT JOIN page ON true ORDER BY page.seq`;
+  const newestSeq = Number(rows[0]?.newest ?? 0);
+  const changes = rows.flatMap((r) =>
+    r.seq === null ? [] : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fields: r.fields }],
+  );
+  return { rows: changes, newestSeq };
 }

@@ -36,7 +36,7 @@ async function fetchBlobs(context: PullContext, cabinetId: string, changes: Pull
  * Pulls one page of the cabinet's changes after this install's cursor and applies it. The changes
  * and the cursor's move commit in one transaction, so a crash leaves either both or neither (a
  * cursor that moved before the writes were stored would skip them for good). This device's own
- * changes are skipped: they are already here. With `wait`, the hub holds the request until there
+ * changes are already here: the hub leaves them out, and one that came anyway would be skipped. With `wait`, the hub holds the request until there
  * is something (a long poll). Returns whether the hub has more.
  */
 export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {

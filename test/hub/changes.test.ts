@@ -136,7 +136,7 @@ describe('push', () => {
 
 describe('what is stored', () => {
   it('is any text and JSON PostgreSQL can hold, exactly as sent; the rest is a 400 that stores nothing', async () => {
-    const [a] = await newCabinet(1);
+    const [a, reader] = await newCabinet(2);
     let next = 1;
     let refusedRuns = 0;
     const anyText = fc.string({ unit: 'binary', maxLength: 30 });
@@ -157,7 +157,7 @@ describe('what is stored', () => {
         }
         next += batch.length;
         expect(res.json().acknowledged_number).toBe(next - 1);
-        const pulled = (await pull(a!, { limit: 1000 })).json<{ changes: PulledChange[] }>().changes.slice(-batch.length);
+        const pulled = (await pull(reader!, { limit: 1000 })).json<{ changes: PulledChange[] }>().changes.slice(-batch.length);
         // JSON has no -0: what was sent is what JSON.stringify sent.
         expect(pulled.map((c) => [c.record_id, c.fields])).toEqual(JSON.parse(JSON.stringify(batch.map((c) => [c.record_id, c.fields]))));
       }),
@@ -173,13 +173,13 @@ describe('what is stored', () => {
 });
 
 describe('pull', () => {
-  it('gives every device’s changes, its own included, in seq order, a page at a time', async () => {
-    const [a, b] = await newCabinet(2);
+  it('gives every other device’s changes in seq order, a page at a time', async () => {
+    const [a, b, c] = await newCabinet(3);
     const now = hub.clock.now();
     await push(a!, changes(1, 3, now, { kind: 'client' }));
     await push(b!, changes(1, 4, now, { kind: 'devis' }));
     await push(a!, changes(4, 2, now, { kind: 'contract' }));
-    const all = await pull(b!, { limit: 1000 });
+    const all = await pull(c!, { limit: 1000 });
     const body = all.json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
     expect(body.changes.map((c) => c.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(body.changes.map((c) => `${c.device_id === a!.device_id ? 'a' : 'b'}${c.kind}`)).toEqual([
@@ -191,14 +191,48 @@ describe('pull', () => {
     const seen: number[] = [];
     let after = 0;
     for (let page = 0; page < 10; page++) {
-      const res = (await pull(a!, { after, limit: 4 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
-      seen.push(...res.changes.map((c) => c.seq));
+      const res = (await pull(c!, { after, limit: 4 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+      seen.push(...res.changes.map((change) => change.seq));
       after = res.last_seq;
       if (!res.more) break;
     }
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    const end = (await pull(a!, { after: 9 })).json();
+    const end = (await pull(c!, { after: 9 })).json();
     expect(end).toMatchObject({ changes: [], last_seq: 9, more: false });
+  });
+
+  it('leaves out the caller’s own changes and moves its cursor past them, to the newest seq when no more wait', async () => {
+    const [a, b] = await newCabinet(2);
+    const now = hub.clock.now();
+    await push(a!, changes(1, 3, now, { kind: 'client' })); // seqs 1-3
+    await push(b!, changes(1, 2, now, { kind: 'devis' })); // 4-5
+    await push(a!, changes(4, 2, now, { kind: 'contract' })); // 6-7
+    const ofA = (await pull(a!, { limit: 1000 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+    expect(ofA.changes.map((change) => change.seq)).toEqual([4, 5]);
+    expect(ofA).toMatchObject({ last_seq: 7, more: false });
+    // Pages: the last one served when more wait, the newest seq after the last page.
+    const first = (await pull(a!, { limit: 1 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+    expect(first).toMatchObject({ last_seq: 4, more: true });
+    const second = (await pull(a!, { after: 4, limit: 1 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+    expect(second.changes.map((change) => change.seq)).toEqual([5]);
+    expect(second).toMatchObject({ last_seq: 7, more: false });
+    // Nothing but its own: an empty page that still moves the cursor.
+    const own = (await pull(a!, { after: 5 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+    expect(own).toMatchObject({ changes: [], last_seq: 7, more: false });
+  });
+
+  it('keeps a long poll waiting through the caller’s own pushes, and answers another device’s', async () => {
+    const [a, b] = await newCabinet(2);
+    const now = hub.clock.now();
+    const waiting = pull(a!, { wait: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await push(a!, changes(1, 2, now, { kind: 'client' })); // seqs 1-2, its own
+    const early = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))]);
+    expect(early).toBe('still waiting');
+    await push(b!, changes(1, 1, now, { kind: 'devis' })); // seq 3
+    const answer = (await waiting).json<{ changes: PulledChange[]; last_seq: number }>();
+    expect(answer.changes.map((change) => [change.seq, change.device_id])).toEqual([[3, b!.device_id]]);
+    expect(answer.last_seq).toBe(3);
   });
 
   it('checks its query', async () => {
@@ -213,7 +247,7 @@ describe('pull', () => {
 
 describe('erasure', () => {
   it('empties every earlier change of the record, keeps later upserts empty, and leaves other records alone', async () => {
-    const [a, b] = await newCabinet(2);
+    const [a, b, reader] = await newCabinet(3);
     const now = hub.clock.now();
     const record = { kind: 'client' as const, record_id: 'client-erased' };
     await push(a!, [change(1, now, { ...record, fields: { last_name: 'Martin', email: 'martin@example.fr' } }), change(2, now, { record_id: 'client-kept' })]);
@@ -223,7 +257,7 @@ describe('erasure', () => {
     await push(a!, [change(3, now, { ...record, op: 'erase', fields: { last_name: '[effacé]' } })]);
     // A device that had not heard of the erasure yet edits the record; in the same batch, another record.
     await push(b!, [change(3, now - 60_000, { ...record, fields: { phone: '0699999999' } }), change(4, now, { record_id: 'client-other', fields: { last_name: 'Autre' } })]);
-    const pulled = (await pull(a!, { limit: 100 })).json<{ changes: PulledChange[] }>().changes;
+    const pulled = (await pull(reader!, { limit: 100 })).json<{ changes: PulledChange[] }>().changes;
     const byRecord = pulled.map((c) => [c.kind, c.record_id, c.op, c.fields]);
     expect(byRecord).toEqual([
       ['client', 'client-erased', 'upsert', {}],
@@ -239,7 +273,7 @@ describe('erasure', () => {
   });
 
   it('within one batch: an erasure empties the upserts before it, and those after it are stored empty', async () => {
-    const [a] = await newCabinet(1);
+    const [a, reader] = await newCabinet(2);
     const now = hub.clock.now();
     const r = { record_id: 'client-batch' };
     await push(a!, [
@@ -248,7 +282,7 @@ describe('erasure', () => {
       change(3, now, { ...r, fields: { last_name: 'Après' } }),
       change(4, now, { record_id: 'client-x', fields: { last_name: 'X' } }),
     ]);
-    const pulled = (await pull(a!)).json<{ changes: PulledChange[] }>().changes;
+    const pulled = (await pull(reader!)).json<{ changes: PulledChange[] }>().changes;
     expect(pulled.map((c) => c.fields)).toEqual([{}, {}, {}, { last_name: 'X' }]);
   });
 });

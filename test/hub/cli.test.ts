@@ -77,7 +77,7 @@ describe('courtier hub', () => {
       expect(await pushed.json()).toMatchObject({ acknowledged_number: 4 });
       expect(((await (await waiting).json()) as PullResponse).changes.map((c) => c.seq)).toEqual([1, 2, 3, 4]);
       for (const [i, base] of [a.url, b.url, a.url, b.url].entries()) {
-        const page = (await (await call(base, pathTo(pullChanges, {}, { after: i, limit: 1 }), { headers: auth(i % 2 ? first : second) })).json()) as PullResponse;
+        const page = (await (await call(base, pathTo(pullChanges, {}, { after: i, limit: 1 }), { headers: auth(first) })).json()) as PullResponse;
         expect(page.changes.map((c) => c.seq)).toEqual([i + 1]);
         expect(page.more).toBe(i < 3);
       }

@@ -51,13 +51,14 @@ describe('long poll', () => {
   });
 
   it('answers at once when there is something, and empty at the end of its wait when nothing comes', async () => {
-    const [device] = [await pairTestDevice(one, { id: 'cab-quiet' })];
-    await push(one, device!, 1, 1);
+    const device = await pairTestDevice(one, { id: 'cab-quiet' });
+    const reader = await pairTestDevice(two, { id: 'cab-quiet' }, { join: true, name: 'lecteur' });
+    await push(one, device, 1, 1);
     const started = Date.now();
-    expect((await pull(two, device!, { after: 0, wait: 20 })).json<PullResponse>().changes).toHaveLength(1);
+    expect((await pull(two, reader, { after: 0, wait: 20 })).json<PullResponse>().changes).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(2000);
     const quiet = Date.now();
-    const empty = (await pull(two, device!, { after: 1, wait: 1 })).json<PullResponse>();
+    const empty = (await pull(two, reader, { after: 1, wait: 1 })).json<PullResponse>();
     expect(empty).toMatchObject({ changes: [], last_seq: 1, more: false });
     expect(Date.now() - quiet).toBeGreaterThanOrEqual(950);
   });

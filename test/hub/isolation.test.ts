@@ -13,6 +13,9 @@ let pg: TestPostgres;
 let hub: TestHub;
 let a: TestDevice;
 let b: TestDevice;
+/** A second device in each cabinet: a device is not sent its own changes back. */
+let readerOfA: TestDevice;
+let readerOfB: TestDevice;
 const pdfOfB = Buffer.from('%PDF-1.7 devis du cabinet B');
 const shaOfB = createHash('sha256').update(pdfOfB).digest('hex');
 
@@ -21,6 +24,8 @@ beforeAll(async () => {
   hub = await startHub(pg);
   a = await pairTestDevice(hub, { id: 'cab-a' });
   b = await pairTestDevice(hub, { id: 'cab-b' });
+  readerOfA = await pairTestDevice(hub, { id: 'cab-a' }, { join: true, name: 'lecteur A' });
+  readerOfB = await pairTestDevice(hub, { id: 'cab-b' }, { join: true, name: 'lecteur B' });
   const now = hub.clock.now();
   expect((await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: b.headers, body: { changes: changes(1, 5, now, { record_id: 'secret-of-b' }) } })).statusCode).toBe(200);
   expect((await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: shaOfB }), headers: { ...b.headers, 'content-type': 'application/octet-stream' }, payload: pdfOfB })).statusCode).toBe(200);
@@ -36,25 +41,27 @@ async function pulled(device: TestDevice): Promise<PullResponse> {
 
 describe('cabinet isolation', () => {
   it('pull: a device of A never sees B’s changes, whatever its cursor', async () => {
-    expect((await pulled(a)).changes).toEqual([]);
-    for (const after of [0, 1, 4]) {
-      const res = await hub.request({ method: 'GET', url: pathTo(pullChanges, {}, { after }), headers: a.headers });
-      expect(res.json<PullResponse>().changes).toEqual([]);
+    for (const device of [a, readerOfA]) {
+      expect((await pulled(device)).changes).toEqual([]);
+      for (const after of [0, 1, 4]) {
+        const res = await hub.request({ method: 'GET', url: pathTo(pullChanges, {}, { after }), headers: device.headers });
+        expect(res.json<PullResponse>()).toMatchObject({ changes: [], last_seq: after });
+      }
     }
-    expect((await pulled(b)).changes).toHaveLength(5);
+    expect((await pulled(readerOfB)).changes).toHaveLength(5);
   });
 
   it('push: a device of A writes into A only, with A’s own seqs and numbers', async () => {
     const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: changes(1, 2, hub.clock.now(), { record_id: 'secret-of-b' }) } });
     expect(res.json().acknowledged_number).toBe(2);
-    expect((await pulled(a)).changes.map((c) => [c.seq, c.device_id])).toEqual([
+    expect((await pulled(readerOfA)).changes.map((c) => [c.seq, c.device_id])).toEqual([
       [1, a.device_id],
       [2, a.device_id],
     ]);
-    expect((await pulled(b)).changes.map((c) => c.device_id)).toEqual(Array(5).fill(b.device_id));
+    expect((await pulled(readerOfB)).changes.map((c) => c.device_id)).toEqual(Array(5).fill(b.device_id));
     // An erasure in A does not reach B's record of the same kind and id.
     await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: changes(3, 1, hub.clock.now(), { record_id: 'secret-of-b', op: 'erase' }) } });
-    expect((await pulled(b)).changes.every((c) => Object.keys(c.fields).length > 0)).toBe(true);
+    expect((await pulled(readerOfB)).changes.every((c) => Object.keys(c.fields).length > 0)).toBe(true);
   });
 
   it('blobs: a device of A can neither read B’s PDF nor overwrite it', async () => {
