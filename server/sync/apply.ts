@@ -26,6 +26,7 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   }
   const winning = Object.entries(change.fields).filter(([field]) => {
     const clock = held?.clocks[field];
+    // No clock: the field was never changed since this install connected (its snapshot), or never held here.
     return clock === undefined || change.hlc > clock;
   });
   if (winning.length === 0) return;

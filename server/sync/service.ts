@@ -59,6 +59,11 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
 /**
  * Queues every record the cabinet holds, one change each, in the transaction that turns sync on: a
  * change made meanwhile is captured after them, never lost between the snapshot and the link.
+ *
+ * No field clocks are written for them (half the snapshot's time): a record without clocks is one
+ * of this snapshot, and any change another device makes to it comes later — that device learnt of
+ * the record by pulling this very snapshot, and its clock moved past it — so, as apply.ts does for
+ * a field without a clock, the other device's value wins.
  */
 function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
   const orm = deps.db.orm;
@@ -69,7 +74,6 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
       clock = tick(clock, deps.clock.now());
       const hlc = formatHlc({ ...clock, device: connection.deviceId });
       store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind: adapter.kind, recordId, op: 'upsert', hlc, fields: JSON.stringify(fields) });
-      store.mergeFieldClocks(orm, connection.cabinetId, adapter.kind, recordId, Object.fromEntries(Object.keys(fields).map((f) => [f, hlc])), false);
       number += 1;
     }
   }

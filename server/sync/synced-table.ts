@@ -89,12 +89,20 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
     },
     *snapshot(db, cabinetId) {
       // By pages of rowid: the caller writes between two reads, which an open iterator forbids.
-      const select = db.sqlite.prepare(`SELECT rowid AS _position, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`);
+      // NOT INDEXED: through the cabinet's index, SQLite would read and sort every remaining row of
+      // the cabinet for each page (100,000 records: 3 s instead of 0.3 s); the rowid range is the walk.
+      const select = db.sqlite
+        .prepare(`SELECT rowid, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" NOT INDEXED WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`)
+        .raw();
       for (let after = 0; ; ) {
-        const rows = select.all(cabinetId, after) as Record<string, unknown>[];
-        for (const { _position, id, ...fields } of rows) {
-          after = Number(_position);
-          yield { recordId: String(id), fields };
+        const rows = select.all(cabinetId, after) as unknown[][];
+        for (const row of rows) {
+          after = Number(row[0]);
+          const fields: ChangeFields = {};
+          names.forEach((name, i) => {
+            fields[name] = row[i + 2];
+          });
+          yield { recordId: String(row[1]), fields };
         }
         if (rows.length < 1000) return;
       }
