@@ -28,6 +28,7 @@ let cabinet: string;
 let apiA: ReturnType<typeof apiClient>;
 let apiB: ReturnType<typeof apiClient>;
 let portal = '';
+let heldBeforeConnecting = '';
 
 function syncOptions(receiver: Receiver) {
   return {
@@ -50,6 +51,7 @@ beforeAll(async () => {
   // Something held before connecting, to be uploaded by connect.
   const before = await apiA.post('/opportunities', { title: 'Avant la synchro', product: 'auto', contact: { last_name: 'Avant' } });
   expect(before.status).toBe(201);
+  heldBeforeConnecting = String(before.body.id);
 
   const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite(null), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
   expect(connected.code, connected.stderr).toBe(0);
@@ -76,10 +78,13 @@ afterAll(async () => {
 });
 
 describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
-  it('restores on B what A held before connecting (join downloads everything)', async () => {
+  it('restores on B what A held before connecting (join downloads everything), and brings B’s edit of it back to A', async () => {
     const listed = await apiB.get('/opportunities');
     expect(listed.status).toBe(200);
     expect(JSON.stringify(listed.body)).toContain('Avant la synchro');
+    // Connect wrote no field clocks for what it uploaded: B's later edit must still win on A.
+    expect((await apiB.patch(`/opportunities/${heldBeforeConnecting}`, { stage: 'won' })).status).toBe(200);
+    await eventually(() => apiA.get(`/opportunities/${heldBeforeConnecting}`), (r) => r.body.stage === 'won', 'B’s edit on A');
   });
 
   it('lists on B an opportunity created on A, and brings a stage change on B back to A', async () => {
