@@ -123,7 +123,10 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   let rows = await read();
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
-  while (rows.length === 0 && !signal.aborted && Date.now() < deadline) {
+  // A cursor behind the caller's own changes only is answered at once, so that it moves on; while
+  // waiting, the caller's own pushes only move it here.
+  const behindItsOwn = rows.length === 0 && after > pull.after;
+  while (!behindItsOwn && rows.length === 0 && !signal.aborted && Date.now() < deadline) {
     // Registered before the second read: a push that commits between the two is not missed.
     const waiting = waiters.wait(caller.cabinetId, deadline - Date.now(), signal);
     rows = await read();

@@ -216,9 +216,11 @@ describe('pull', () => {
     const second = (await pull(a!, { after: 4, limit: 1 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
     expect(second.changes.map((change) => change.seq)).toEqual([5]);
     expect(second).toMatchObject({ last_seq: 7, more: false });
-    // Nothing but its own: an empty page that still moves the cursor.
-    const own = (await pull(a!, { after: 5 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
+    // Nothing but its own: an empty page that still moves the cursor, at once even when asked to wait.
+    const started = Date.now();
+    const own = (await pull(a!, { after: 5, wait: 20 })).json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
     expect(own).toMatchObject({ changes: [], last_seq: 7, more: false });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('keeps a long poll waiting through the caller’s own pushes, and answers another device’s', async () => {
