@@ -51,7 +51,7 @@ export function createClient(deps: Deps, cabinetId: string, input: CreateClientI
   };
   deps.db.sqlite.transaction(() => {
     store.insertClient(deps.db.orm, row);
-    clientRecords.capture(deps, cabinetId, row.id, row);
+    clientRecords.capture(deps, cabinetId, row.id, row, 'create');
   })();
   return toClient(row);
 }

@@ -69,7 +69,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
   const opportunity = toOpportunity(row);
   deps.db.sqlite.transaction(() => {
     store.insertOpportunity(deps.db.orm, row);
-    opportunityRecords.capture(deps, cabinetId, row.id, row);
+    opportunityRecords.capture(deps, cabinetId, row.id, row, 'create');
     recordEvent(deps, cabinetId, 'opportunity.created', {
       opportunity_id: opportunity.opportunity_id,
       title: opportunity.title,

@@ -52,7 +52,7 @@ function unknownReference(field: string, kind: string, id: string): ApiError {
 /** A quote's writes go with their sync capture, in the caller's transaction. */
 function insertDevisRow(deps: Deps, row: store.DevisRow): void {
   store.insertDevis(deps.db.orm, row);
-  devisRecords.capture(deps, row.cabinetId, row.id, row);
+  devisRecords.capture(deps, row.cabinetId, row.id, row, 'create');
 }
 
 function updateDevisRow(deps: Deps, cabinetId: string, id: string, changes: Partial<store.DevisRow>): void {
@@ -180,7 +180,7 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
         createdAt: now,
       };
       store.insertContract(deps.db.orm, contract);
-      contractRecords.capture(deps, cabinetId, contract.id, contract);
+      contractRecords.capture(deps, cabinetId, contract.id, contract, 'create');
       const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
       updateDevisRow(deps, cabinetId, id, changes);
       const signed = toDevis({ ...row, ...changes });

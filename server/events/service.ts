@@ -19,7 +19,7 @@ export function recordEvent<T extends EventWithPayload>(
   const row = { id: randomUUID(), cabinetId, type, version: 'v1', createdAt: deps.clock.now(), data: JSON.stringify(payload) };
   store.insertEvent(deps.db.orm, row);
   // A test delivery concerns one subscription of this install: it is not the cabinet's history.
-  if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row);
+  if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row, 'create');
   deps.outbox.notify();
   return toEnvelope(row);
 }

@@ -26,7 +26,8 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   }
   const winning = Object.entries(change.fields).filter(([field]) => {
     const clock = held?.clocks[field];
-    // No clock: the field was never changed since this install connected (its snapshot), or never held here.
+    // No clock: the value was never held here, or was created here (or uploaded at connect) and not
+    // changed since, and then any other device's change to it is later (capture.ts).
     return clock === undefined || change.hlc > clock;
   });
   if (winning.length === 0) return;

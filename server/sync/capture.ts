@@ -6,6 +6,14 @@ import * as store from './store.js';
 export type ChangeFields = Record<string, unknown>;
 
 /**
+ * How a record changed. A creation writes no field clocks: no other device can know the record
+ * before it pulls this very change, so any change another device makes to it comes later (its
+ * clock moved past this one when it pulled it) and wins, as apply.ts lets a field without a clock
+ * be taken. Its first edit here writes the clocks of the fields it changes.
+ */
+export type ChangeKind = 'create' | 'update' | 'erase';
+
+/**
  * Queues a change of a cabinet's record for the hub, when the cabinet syncs. Call it inside the
  * transaction of the change: the change and its outbox entry commit together or not at all, so a
  * crash can neither lose a change nor queue one that did not happen. The change gets the device's
@@ -14,16 +22,19 @@ export type ChangeFields = Record<string, unknown>;
 export function recordChange(
   deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
   cabinetId: string,
-  change: { kind: SyncedKind; recordId: string; op?: 'upsert' | 'erase'; fields: ChangeFields },
+  change: { kind: SyncedKind; recordId: string; how?: ChangeKind; fields: ChangeFields },
 ): void {
   const orm = deps.db.orm;
   const connection = store.findConnection(orm, cabinetId);
   if (!connection) return;
   const clock = tick({ time: connection.clockTime, counter: connection.clockCounter }, deps.clock.now());
   const hlc = formatHlc({ ...clock, device: connection.deviceId });
-  const op = change.op ?? 'upsert';
+  const how = change.how ?? 'update';
+  const op = how === 'erase' ? 'erase' : 'upsert';
   store.appendOutbox(orm, { cabinetId, number: connection.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(change.fields) });
   store.advanceConnection(orm, cabinetId, { nextNumber: connection.nextNumber + 1, clockTime: clock.time, clockCounter: clock.counter });
-  store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(change.fields).map((field) => [field, hlc])), op === 'erase');
+  if (how !== 'create') {
+    store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(change.fields).map((field) => [field, hlc])), how === 'erase');
+  }
   deps.syncChanges.notify();
 }

@@ -60,10 +60,8 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
  * Queues every record the cabinet holds, one change each, in the transaction that turns sync on: a
  * change made meanwhile is captured after them, never lost between the snapshot and the link.
  *
- * No field clocks are written for them (half the snapshot's time): a record without clocks is one
- * of this snapshot, and any change another device makes to it comes later — that device learnt of
- * the record by pulling this very snapshot, and its clock moved past it — so, as apply.ts does for
- * a field without a clock, the other device's value wins.
+ * They write no field clocks (half the snapshot's time), as a creation does not (capture.ts): no
+ * other device knows these records before it pulls them from this very upload.
  */
 function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
   const orm = deps.db.orm;

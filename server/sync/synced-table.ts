@@ -4,7 +4,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { SyncedKind } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
-import { recordChange, type ChangeFields } from './capture.js';
+import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 
 /** What a pulled change may need besides its fields: the PDFs it names, fetched from the hub first. */
 export interface ApplyContext {
@@ -60,7 +60,7 @@ function prepare(orm: Orm, text: string): Sqlite.Statement {
 
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
-  capture(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, op?: 'upsert' | 'erase'): void;
+  capture(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, how?: ChangeKind): void;
 }
 
 /**
@@ -84,8 +84,8 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
 
   return {
     kind,
-    capture(deps, cabinetId, recordId, row, op) {
-      recordChange(deps, cabinetId, { kind, recordId, op, fields: toFields(row as Record<string, unknown>) });
+    capture(deps, cabinetId, recordId, row, how) {
+      recordChange(deps, cabinetId, { kind, recordId, how, fields: toFields(row as Record<string, unknown>) });
     },
     *snapshot(db, cabinetId) {
       // By pages of rowid: the caller writes between two reads, which an open iterator forbids.

@@ -76,7 +76,7 @@ function createLog() {
   return {
     log,
     push(from: Install) {
-      const rows = store.readOutbox(from.deps.db.orm, CABINET, 10_000);
+      const rows = store.readOutboxAfter(from.deps.db.orm, CABINET, 0, 10_000);
       for (const row of rows) {
         log.push({ seq: log.length + 1, device_id: from.device, kind: row.kind as PulledChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> });
       }
@@ -102,14 +102,18 @@ describe('sync: capture and per-field merge', () => {
     const created = createOpportunity(a.deps, CABINET, { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] }, 'api');
     a.clock.advance(1000);
     updateOpportunity(a.deps, CABINET, created.opportunity_id, { stage: 'qualified' });
-    const rows = store.readOutbox(a.deps.db.orm, CABINET, 10);
+    const rows = store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10);
     const changes = rows.filter((row) => row.kind === 'opportunity');
     expect(changes.map((row) => row.number)).toEqual([rows[0]?.number, expect.any(Number)]);
     expect(Object.keys(JSON.parse(changes[0]?.fields ?? '{}') as object)).toEqual(expect.arrayContaining(['title', 'product', 'stage', 'contact', 'created_at']));
     expect(JSON.parse(changes[1]?.fields ?? '{}')).toEqual({ stage: 'qualified', updated_at: START + 1000 });
     // The events of those writes are queued too, with their ids.
-    expect(rows.filter((row) => row.kind === 'event')).toHaveLength(2);
+    const events = rows.filter((row) => row.kind === 'event');
+    expect(events).toHaveLength(2);
     expect(rows.map((row) => row.number)).toEqual(rows.map((_, i) => i + 1));
+    // A creation writes no field clocks (no other device can know the record yet); an edit, its fields'.
+    expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'opportunity', created.opportunity_id)?.clocks).toEqual({ stage: changes[1]?.hlc, updated_at: changes[1]?.hlc });
+    expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'event', events[0]?.recordId ?? '')).toBeUndefined();
   });
 
   it('keeps both edits when two installs change different fields of one record at once', async () => {
