@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
 import { pullOnce } from './pull.js';
-import { HubMissingChanges, pushOnce } from './push.js';
+import { HubMissingChanges, pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
 
@@ -139,7 +139,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
     const push = loop(
       'push',
       async (hub) => {
-        const sent = await pushOnce({ ...context, client: hub }, cabinetId);
+        const sent = await pushQueued({ ...context, client: hub }, cabinetId);
         return { again: sent > 0, busy: sent > 0 };
       },
       (signal) => sleep(options.pushIntervalMs ?? 5000, signal, (resume) => deps.syncChanges.listen(resume)),

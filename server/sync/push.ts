@@ -66,7 +66,7 @@ function restampIfClockRight(context: PushContext, cabinetId: string, refusal: H
       const connection = store.findConnection(orm, cabinetId);
       if (!connection) return;
       let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
-      for (const row of store.readOutbox(orm, cabinetId, Number.MAX_SAFE_INTEGER)) {
+      for (const row of store.readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
         const hlc = formatHlc({ ...clock, device: connection.deviceId });
         store.restampChange(orm, cabinetId, row, hlc);
         clock = tick(clock, now);
@@ -76,29 +76,24 @@ function restampIfClockRight(context: PushContext, cabinetId: string, refusal: H
     .immediate();
 }
 
-/**
- * Sends the oldest queued changes and forgets those the hub acknowledged, and only those: the
- * outbox entries are deleted after the hub's commit, never before. Returns how many were sent.
- */
-export async function pushOnce(context: PushContext, cabinetId: string): Promise<number> {
-  const { orm, sqlite } = context.deps.db;
-  const changes = withinBytes(store.readOutbox(orm, cabinetId, PUSH_BATCH)).map(toWire);
-  const first = changes[0];
-  if (first === undefined) return 0;
-  await uploadBlobs(context, cabinetId, changes);
-  let acknowledged: number;
+/** Batches on their way at once: the hub parses and checks one while PostgreSQL stores the one before. */
+const IN_FLIGHT = 2;
+
+type Sent = { acknowledged: number } | { error: unknown };
+
+/** One batch to the hub, its PDFs first. Settles, never rejects: the caller looks at each in order. */
+async function send(context: PushContext, cabinetId: string, changes: SyncChange[]): Promise<Sent> {
   try {
-    acknowledged = (await context.client.push({ changes })).acknowledged_number;
-  } catch (err) {
-    if (err instanceof HubRefusal && err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
-    if (!(err instanceof HubRefusal) || err.code !== 'sync_gap') throw err;
-    const expected = (err.details as { expected_number?: unknown } | undefined)?.expected_number;
-    if (typeof expected !== 'number' || expected < first.number) {
-      throw new HubMissingChanges(`the hub lacks changes of this install before number ${first.number} (it expects ${String(expected)}); it may have been restored from an older backup: disconnect and connect again`);
-    }
-    // The hub already holds the changes before `expected` (an acknowledgement that never arrived).
-    acknowledged = expected - 1;
+    await uploadBlobs(context, cabinetId, changes);
+    return { acknowledged: (await context.client.push({ changes })).acknowledged_number };
+  } catch (error) {
+    return { error };
   }
+}
+
+/** Forgets the changes up to the hub's acknowledgement, and only those. */
+function forgetAcknowledged(context: PushContext, cabinetId: string, acknowledged: number): void {
+  const { orm, sqlite } = context.deps.db;
   sqlite
     .transaction(() => {
       store.deleteOutboxThrough(orm, cabinetId, acknowledged);
@@ -106,5 +101,63 @@ export async function pushOnce(context: PushContext, cabinetId: string): Promise
       if (connection) store.updateConnection(orm, cabinetId, { acknowledgedNumber: Math.max(connection.acknowledgedNumber, acknowledged), lastPushAt: context.deps.clock.now() });
     })
     .immediate();
-  return changes.length;
+}
+
+/** What a refusal of the oldest batch in flight means for the queue; then it is thrown. */
+function onRefused(context: PushContext, cabinetId: string, first: number, err: unknown): never {
+  if (err instanceof HubRefusal && err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
+  if (err instanceof HubRefusal && err.code === 'sync_gap') {
+    // The oldest change queued here is past what the hub holds: the hub lost changes this install already forgot.
+    const expected = (err.details as { expected_number?: unknown } | undefined)?.expected_number;
+    throw new HubMissingChanges(`the hub lacks changes of this install before number ${first} (it expects ${String(expected)}); it may have been restored from an older backup: disconnect and connect again`);
+  }
+  throw err;
+}
+
+/**
+ * Sends everything queued, oldest first, and forgets what the hub acknowledged, and only that: an
+ * outbox entry is deleted after the hub's commit, never before. Two batches are on their way at
+ * once (a large queue — connect's upload — goes about twice as fast as one push after the other);
+ * the hub stores a device's batches one at a time, so a batch that overtook the one before it is
+ * refused as a gap, and sent again once that one is stored. Returns how many changes were sent;
+ * `progress` is told after each acknowledgement.
+ */
+export async function pushQueued(context: PushContext, cabinetId: string, progress?: (sent: number) => void): Promise<number> {
+  const inFlight: { changes: SyncChange[]; sent: Promise<Sent>; failed?: boolean }[] = [];
+  let readThrough = 0;
+  let sent = 0;
+  const fill = () => {
+    // Behind a batch already refused (to be sent again), another one would be refused too.
+    while (inFlight.length < IN_FLIGHT && !inFlight.some((batch) => batch.failed)) {
+      const changes = withinBytes(store.readOutboxAfter(context.deps.db.orm, cabinetId, readThrough, PUSH_BATCH)).map(toWire);
+      const last = changes[changes.length - 1];
+      if (last === undefined) return;
+      readThrough = last.number;
+      const batch: (typeof inFlight)[number] = { changes, sent: send(context, cabinetId, changes) };
+      void batch.sent.then((outcome) => {
+        batch.failed = 'error' in outcome;
+      });
+      inFlight.push(batch);
+    }
+  };
+  fill();
+  for (let batch = inFlight.shift(); batch !== undefined; batch = inFlight.shift()) {
+    let outcome = await batch.sent;
+    const overtook = 'error' in outcome && outcome.error instanceof HubRefusal && outcome.error.code === 'sync_gap' && sent > 0;
+    // Sent while the batch before was on its way, and stored on the hub after that one only: again, now.
+    if (overtook) outcome = await send(context, cabinetId, batch.changes);
+    if ('error' in outcome) {
+      // A later batch may still have been stored (this one was, and only its answer was lost): an
+      // acknowledgement covers every change up to its number.
+      const later = await Promise.all(inFlight.map((next) => next.sent));
+      const acknowledged = Math.max(0, ...later.map((next) => ('acknowledged' in next ? next.acknowledged : 0)));
+      if (acknowledged > 0) forgetAcknowledged(context, cabinetId, acknowledged);
+      onRefused(context, cabinetId, batch.changes[0]?.number ?? 0, outcome.error);
+    }
+    forgetAcknowledged(context, cabinetId, outcome.acknowledged);
+    sent += batch.changes.length;
+    progress?.(sent);
+    fill();
+  }
+  return sent;
 }

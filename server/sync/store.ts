@@ -1,5 +1,5 @@
 import type Sqlite from 'better-sqlite3';
-import { and, asc, count, eq, lte } from 'drizzle-orm';
+import { and, asc, count, eq, gt, lte } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { syncConnections, syncFieldClocks, syncOutbox } from './schema.js';
 
@@ -101,8 +101,15 @@ export function appendOutbox(orm: Orm, row: OutboxRow): void {
   statements(orm).appendOutbox.run(row.cabinetId, row.number, row.kind, row.recordId, row.op, row.hlc, row.fields);
 }
 
-export function readOutbox(orm: Orm, cabinetId: string, limit: number): OutboxRow[] {
-  return orm.select().from(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).orderBy(asc(syncOutbox.number)).limit(limit).all();
+/** The queued changes numbered after `number`, oldest first. */
+export function readOutboxAfter(orm: Orm, cabinetId: string, number: number, limit: number): OutboxRow[] {
+  return orm
+    .select()
+    .from(syncOutbox)
+    .where(and(eq(syncOutbox.cabinetId, cabinetId), gt(syncOutbox.number, number)))
+    .orderBy(asc(syncOutbox.number))
+    .limit(limit)
+    .all();
 }
 
 export function countOutbox(orm: Orm, cabinetId: string): number {

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
 import { pullOnce } from './pull.js';
-import { pushOnce } from './push.js';
+import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
 
@@ -12,12 +12,7 @@ export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId:
   if (!connection) return 0;
   const context = { deps, records, client: hubClientFor(deps, connection, fetch) };
   const total = store.countOutbox(deps.db.orm, cabinetId);
-  let sent = 0;
-  for (let batch = await pushOnce(context, cabinetId); batch > 0; batch = await pushOnce(context, cabinetId)) {
-    sent += batch;
-    progress(Math.min(sent, total), total);
-  }
-  return sent;
+  return pushQueued(context, cabinetId, (sent) => progress(Math.min(sent, total), total));
 }
 
 /** Applies every change the hub holds for the cabinet (join, restore), telling how far it got. */

@@ -6,7 +6,7 @@ import { createOpportunity, updateOpportunity } from '../../server/crm/service.j
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { pullOnce } from '../../server/sync/pull.js';
-import { pushOnce } from '../../server/sync/push.js';
+import { pushQueued } from '../../server/sync/push.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, hubClientFor, joinCabinet } from '../../server/sync/service.js';
 import * as store from '../../server/sync/store.js';
@@ -54,7 +54,7 @@ async function push(node: Node): Promise<void> {
   const connection = store.findConnection(node.deps.db.orm, node.cabinetId);
   if (!connection) throw new Error('not linked');
   const context = { deps: node.deps, records, client: hubClientFor(node.deps, connection, fetchHub) };
-  while ((await pushOnce(context, node.cabinetId)) > 0);
+  await pushQueued(context, node.cabinetId);
 }
 
 async function pull(node: Node): Promise<void> {

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { createClient } from '../../server/crm/clients.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { defaultDeps, type Deps } from '../../server/deps.js';
+import { HubUnreachable } from '../../server/sync/hub-client.js';
+import { syncedRecords } from '../../server/sync/records.js';
+import { connectCabinet, syncStatus } from '../../server/sync/service.js';
+import { uploadQueue } from '../../server/sync/transfer.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+
+/**
+ * A large queue goes to the hub two batches at a time (the hub checks one while PostgreSQL stores
+ * the other). The hub stores a device's batches one after the other, so a batch that overtakes the
+ * one before it is refused as a gap: it is sent again after it, and nothing is stored twice or lost.
+ * An install as the CLI opens one (no sync engine), linked to the hub through a proxy that delays
+ * or loses pushes.
+ */
+const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
+const PUSH = { method: 'POST', path: /\/sync\/v1\/changes/ };
+const RECORDS = 2_500; // three batches of at most 1,000
+
+let pg: TestPostgres;
+let hub: ListeningHub;
+const closing: (() => unknown)[] = [];
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  hub = await startListeningHub(await pg.createDatabase());
+}, 60_000);
+afterAll(async () => {
+  for (const close of closing.reverse()) await close();
+  await hub?.close();
+  await pg?.stop();
+});
+
+/** An install holding RECORDS clients, connected through a fresh proxy: its whole cabinet is queued. */
+async function connectedInstall(name: string): Promise<{ deps: Deps; cabinetId: string; proxy: FaultProxy }> {
+  const dataDir = tempDir();
+  const db = openDatabase(databaseFile(dataDir));
+  closing.push(() => db.close());
+  const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} });
+  const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: `Cabinet ${name}`, email: `${name}@example.fr`, password: 'correct horse battery' });
+  for (let i = 0; i < RECORDS; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
+  const proxy = await startFaultProxy(hub.url);
+  closing.push(() => proxy.close());
+  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite(null), deviceName: name }, { fetch: fetchHub, records: syncedRecords() });
+  expect(connected.queued).toBe(RECORDS);
+  return { deps, cabinetId, proxy };
+}
+
+/** The device's changes on the hub: numbered 1..n, each once. */
+async function numbersOnHub(cabinetId: string): Promise<number[]> {
+  const rows = await hub.database.sql<{ number: string }[]>`SELECT number FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
+  return rows.map((row) => Number(row.number));
+}
+
+const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+describe('pushing a large queue, two batches at a time', () => {
+  it('sends a batch that overtook the one before it again after that one, storing each change once, in order', async () => {
+    const { deps, cabinetId, proxy } = await connectedInstall('depasse');
+    // The first batch is held back: the second reaches the hub first and is refused as a gap.
+    proxy.inject(PUSH, { kind: 'delay', ms: 700 });
+    const progress: number[] = [];
+    const sent = await uploadQueue(deps, syncedRecords(), cabinetId, fetchHub, (done) => progress.push(done));
+    expect(sent).toBe(RECORDS);
+    expect(progress).toEqual([1000, 2000, RECORDS]);
+    expect(await numbersOnHub(cabinetId)).toEqual(oneToN(RECORDS));
+    // Three batches, the overtaking one twice (and, on a slow machine, the third as well).
+    const pushes = proxy.seen.filter((line) => line.startsWith('POST /sync/v1/changes')).length;
+    expect(pushes).toBeGreaterThanOrEqual(4);
+    expect(pushes).toBeLessThanOrEqual(5);
+    expect(syncStatus(deps, cabinetId).pending_changes).toBe(0);
+  });
+
+  it('stops at a batch whose answer was lost, keeps it queued, and the next run stores nothing twice', async () => {
+    const { deps, cabinetId, proxy } = await connectedInstall('perdu');
+    // The hub stores the first batch, but the answer never arrives.
+    proxy.inject(PUSH, { kind: 'drop_response' });
+    await expect(uploadQueue(deps, syncedRecords(), cabinetId, fetchHub, () => undefined)).rejects.toBeInstanceOf(HubUnreachable);
+    // Queued still: all of it, or what follows the second batch, if that one was stored after the first.
+    expect([RECORDS, RECORDS - 2000]).toContain(syncStatus(deps, cabinetId).pending_changes);
+    expect(await uploadQueue(deps, syncedRecords(), cabinetId, fetchHub, () => undefined)).toBeGreaterThan(0);
+    expect(await numbersOnHub(cabinetId)).toEqual(oneToN(RECORDS));
+    expect(syncStatus(deps, cabinetId).pending_changes).toBe(0);
+  });
+});
