@@ -159,7 +159,7 @@ export const pairDevice = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: pairBodySchema,
   responses: { 201: { description: 'Paired.', schema: pairResponseSchema } },
-  errors: ['validation_error', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'sync_protocol_too_old'],
+  errors: ['validation_error', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'sync_protocol_too_old', 'hub_database_unavailable'],
 });
 
 export const pushChanges = defineEndpoint({
@@ -175,7 +175,7 @@ export const pushChanges = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: pushBodySchema,
   responses: { 200: { description: 'Stored.', schema: pushResponseSchema } },
-  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'payload_too_large'],
+  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'payload_too_large', 'hub_database_unavailable'],
 });
 
 export const pullChanges = defineEndpoint({
@@ -191,7 +191,7 @@ export const pullChanges = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   query: pullQuerySchema,
   responses: { 200: { description: 'A page of changes.', schema: pullResponseSchema } },
-  errors: ['validation_error', 'sync_protocol_too_old'],
+  errors: ['validation_error', 'sync_protocol_too_old', 'hub_database_unavailable'],
 });
 
 export const putBlob = defineEndpoint({
@@ -206,7 +206,7 @@ export const putBlob = defineEndpoint({
   params: blobParamsSchema,
   bodyEncoding: 'binary',
   responses: { 200: { description: 'Stored (or already there).', schema: blobStoredSchema } },
-  errors: ['blob_hash_mismatch', 'payload_too_large'],
+  errors: ['blob_hash_mismatch', 'payload_too_large', 'hub_database_unavailable'],
 });
 
 export const getBlob = defineEndpoint({
@@ -219,7 +219,7 @@ export const getBlob = defineEndpoint({
   auth: 'device',
   params: blobParamsSchema,
   responses: { 200: { description: 'The bytes.', contentType: 'application/pdf' } },
-  errors: ['not_found'],
+  errors: ['not_found', 'hub_database_unavailable'],
 });
 
 export const getHubHealth = defineEndpoint({

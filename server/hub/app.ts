@@ -10,6 +10,7 @@ import { redactUrl } from '../logging.js';
 import { authPlugin } from '../plugins/auth.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plugins/errors.js';
 import { zodValidationPlugin } from '../plugins/zod-validation.js';
+import { databaseUnavailable } from './database.js';
 import type { HubDeps } from './deps.js';
 import { deviceCheck } from './devices.js';
 import { hubRoutes } from './routes.js';
@@ -61,7 +62,7 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     done();
   });
 
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { recognise: databaseUnavailable });
   await app.register(zodValidationPlugin);
   await app.register(authPlugin, { checks: { device: deviceCheck(deps) } });
   app.decorateRequest('device', null);

@@ -2,7 +2,7 @@ import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { join } from 'node:path';
 import postgres, { type Sql } from 'postgres';
-import { DatabaseVersionError } from '../errors.js';
+import { ApiError, DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import * as schema from './schema.js';
 
@@ -30,6 +30,36 @@ function redactDatabaseUrl(url: string): string {
   } catch {
     return '(an unreadable URL)';
   }
+}
+
+/** postgres.js's own codes for a connection lost or refused, and PostgreSQL's for a server stopping, starting or full. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+/**
+ * A request that failed because PostgreSQL is out of reach is a 503 that says so, not a bug (500):
+ * nothing was stored, and the installs try again by themselves.
+ */
+export function databaseUnavailable(error: Error): ApiError | undefined {
+  // drizzle wraps the driver's error (DrizzleQueryError): the code is on a cause.
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
+      return new ApiError('hub_database_unavailable', 'The hub cannot reach its database right now; nothing was stored. Try again in a moment.');
+    }
+  }
+  return undefined;
 }
 
 /**

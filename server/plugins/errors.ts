@@ -102,8 +102,13 @@ declare module 'fastify' {
   }
 }
 
+export interface ErrorsPluginOptions {
+  /** What an error the routes did not expect means, when it has a meaning of its own here (a database down). */
+  recognise?: (error: Error) => ApiError | undefined;
+}
+
 export const errorsPlugin = fp(
-  async (app) => {
+  async (app, options: ErrorsPluginOptions) => {
     const routes = FindMyWay();
     const list: RegisteredRoute[] = [];
     app.decorate('listRoutes', () => [...list]);
@@ -123,6 +128,11 @@ export const errorsPlugin = fp(
       const apiError = toApiError(error);
       // Our own errors say what they mean; Fastify's are worded for the route.
       if (apiError) return sendError(request, reply, error instanceof ApiError ? apiError : forRoute(apiError, request));
+      const recognised = options.recognise?.(error);
+      if (recognised) {
+        request.log.warn({ err: error, code: recognised.code }, recognised.message);
+        return sendError(request, reply, recognised);
+      }
       request.log.error({ err: error }, 'unhandled error');
       return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you report it.'));
     });

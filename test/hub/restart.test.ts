@@ -42,7 +42,11 @@ async function expectWokenAfterPush(after: number, from: number): Promise<void> 
 it('long polls are woken again after PostgreSQL was down for a while', async () => {
   await expectWokenAfterPush(0, 1);
   await pg.stopImmediate();
-  await sleep(1500);
+  // Meanwhile the hub says its database is out of reach, as a 503 with its own code (not a 500).
+  const down = await one.request({ method: 'GET', url: pathTo(pullChanges), headers: reader.headers });
+  expect(down.statusCode).toBe(503);
+  expect(down.json()).toMatchObject({ error: 'hub_database_unavailable' });
+  await sleep(1000);
   await pg.start();
   // The pools find their connections gone and reconnect on the next query.
   for (let i = 0; i < 50 && (await one.request({ method: 'GET', url: pathTo(pullChanges), headers: reader.headers })).statusCode !== 200; i++) await sleep(100);
@@ -54,8 +58,8 @@ it('a batch whose answer was lost in a crash of PostgreSQL is acknowledged, once
   expect(before.acknowledged_number).toBe(6);
   await pg.stopImmediate();
   const during = await push(3, 4);
-  expect(during.statusCode).toBe(500);
-  expect(during.json().error).toBe('internal_error');
+  expect(during.statusCode).toBe(503);
+  expect(during.json().error).toBe('hub_database_unavailable');
   await pg.start();
   let replay = await push(3, 4);
   for (let i = 0; i < 50 && replay.statusCode !== 200; i++) {
