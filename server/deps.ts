@@ -29,8 +29,10 @@ export interface Deps {
   keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
   /** The outbox has new events (recordEvent notifies inside its transaction). */
   outbox: AfterCommitSignal;
-  /** A change was queued for the sync hub (the sync engine listens). */
+  /** A change was queued for the sync hub (the sync engine's push loops listen). */
   syncChanges: AfterCommitSignal;
+  /** A cabinet's sync link was made, paused, resumed or removed here (the sync engine re-reads its links). */
+  syncLinks: AfterCommitSignal;
   /** Job rows changed (the console's live feed listens). */
   jobSignal: JobSignal;
   /** A job may be claimable (the robot worker listens). */
@@ -59,6 +61,7 @@ export function defaultDeps(
     keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
     outbox: createAfterCommitSignal(),
     syncChanges: createAfterCommitSignal(),
+    syncLinks: createAfterCommitSignal(),
     jobSignal: createJobSignal(),
     jobQueue: createJobQueueSignal(),
   };

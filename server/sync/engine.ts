@@ -178,8 +178,8 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
     start() {
       scan();
       scanner = setInterval(scan, scanEvery);
-      // A pause or a connect made in this process is taken up at once.
-      unlisten = deps.syncChanges.listen(scan);
+      // A connect, pause or disconnect made in this process is taken up at once.
+      unlisten = deps.syncLinks.listen(scan);
     },
     async stop() {
       clearInterval(scanner);

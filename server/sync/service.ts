@@ -15,7 +15,7 @@ export function deviceSecretName(cabinetId: string): string {
   return `sync-device:${cabinetId}`;
 }
 
-export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges'>;
+export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges' | 'syncLinks'>;
 
 function hubUrlOrThrow(text: string): string {
   const url = checkHubUrl(text);
@@ -103,7 +103,7 @@ export async function connectCabinet(
       return queueEverything(deps, connection, io.records);
     })
     .immediate();
-  deps.syncChanges.notify();
+  deps.syncLinks.notify();
   return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued };
 }
 
@@ -141,13 +141,14 @@ export function disconnectCabinet(deps: SyncDeps, cabinetId: string): void {
   connectionOrThrow(deps, cabinetId);
   deps.db.sqlite.transaction(() => store.deleteConnection(deps.db.orm, cabinetId)).immediate();
   deps.secrets.delete(deviceSecretName(cabinetId));
+  deps.syncLinks.notify();
 }
 
 /** Pauses or resumes the background sync; changes are queued meanwhile. */
 export function setSyncPaused(deps: SyncDeps, cabinetId: string, paused: boolean): SyncStatus {
   connectionOrThrow(deps, cabinetId);
   store.updateConnection(deps.db.orm, cabinetId, { paused });
-  deps.syncChanges.notify();
+  deps.syncLinks.notify();
   return syncStatus(deps, cabinetId);
 }
 
