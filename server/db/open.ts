@@ -7,8 +7,24 @@ import { DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import * as schema from './schema.js';
 
-/** drizzle's handle, with the better-sqlite3 connection under it (`$client`) for statements prepared once. */
-export type Orm = BetterSQLite3Database<typeof schema> & { $client: Sqlite.Database };
+/**
+ * drizzle's handle, with the better-sqlite3 connection under it (`$client`) and that connection's
+ * statements prepared once by SQL text (`prepared`): for the hot paths (the sync's capture, push
+ * and apply), where drizzle building and preparing a query on every call costs more than the query.
+ */
+export type Orm = BetterSQLite3Database<typeof schema> & { $client: Sqlite.Database; prepared(sql: string): Sqlite.Statement };
+
+function preparedOnce(sqlite: Sqlite.Database): (sql: string) => Sqlite.Statement {
+  const bySql = new Map<string, Sqlite.Statement>();
+  return (sql) => {
+    let statement = bySql.get(sql);
+    if (!statement) {
+      statement = sqlite.prepare(sql);
+      bySql.set(sql, statement);
+    }
+    return statement;
+  };
+}
 
 export interface Database {
   sqlite: Sqlite.Database;
@@ -52,7 +68,7 @@ export function openDatabase(file: string, options: { busyTimeoutMs?: number } =
     sqlite.close();
     throw err;
   }
-  const orm = drizzle(sqlite, { schema });
+  const orm = Object.assign(drizzle(sqlite, { schema }), { prepared: preparedOnce(sqlite) });
   return { sqlite, orm, close: () => sqlite.close() };
 }
 

@@ -94,13 +94,7 @@ async function send(context: PushContext, cabinetId: string, changes: SyncChange
 /** Forgets the changes up to the hub's acknowledgement, and only those. */
 function forgetAcknowledged(context: PushContext, cabinetId: string, acknowledged: number): void {
   const { orm, sqlite } = context.deps.db;
-  sqlite
-    .transaction(() => {
-      store.deleteOutboxThrough(orm, cabinetId, acknowledged);
-      const connection = store.findConnection(orm, cabinetId);
-      if (connection) store.updateConnection(orm, cabinetId, { acknowledgedNumber: Math.max(connection.acknowledgedNumber, acknowledged), lastPushAt: context.deps.clock.now() });
-    })
-    .immediate();
+  sqlite.transaction(() => store.forgetThrough(orm, cabinetId, acknowledged, context.deps.clock.now())).immediate();
 }
 
 /** What a refusal of the oldest batch in flight means for the queue; then it is thrown. */

@@ -1,5 +1,4 @@
-import type Sqlite from 'better-sqlite3';
-import { and, asc, count, eq, gt, lte } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { syncConnections, syncFieldClocks, syncOutbox } from './schema.js';
 
@@ -7,51 +6,32 @@ export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
 
 /**
- * The queries every captured change and every applied change runs (a record's capture, each record
- * of connect's snapshot, each pulled change), as raw statements prepared once per connection:
- * drizzle building and preparing each query on every call cost more than the queries themselves
- * (BENCHMARKS.md, sync). The rest goes through drizzle.
+ * The queries of the hot paths — each captured change (find the link, append, advance its number
+ * and clock), each push (read the queue, forget what the hub acknowledged) and each applied change
+ * (field clocks) — are raw statements prepared once per connection (`orm.prepared`); the rest goes
+ * through drizzle.
  */
-interface Statements {
-  findConnection: Sqlite.Statement<[string], Record<string, unknown>>;
-  advanceConnection: Sqlite.Statement<[number, number, number, string]>;
-  appendOutbox: Sqlite.Statement<[string, number, string, string, string, string, string]>;
-  findFieldClocks: Sqlite.Statement<[string, string, string], { clocks: string; erased: number }>;
-  mergeFieldClocks: Sqlite.Statement<[string, string, string, string, number]>;
-}
-
-const prepared = new WeakMap<Sqlite.Database, Statements>();
-
-function statements(orm: Orm): Statements {
-  const sqlite = orm.$client;
-  let found = prepared.get(sqlite);
-  if (!found) {
-    found = {
-      findConnection: sqlite.prepare(
-        `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
-                last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
-         FROM sync_connections WHERE cabinet_id = ?`,
-      ),
-      advanceConnection: sqlite.prepare('UPDATE sync_connections SET next_number = ?, clock_time = ?, clock_counter = ? WHERE cabinet_id = ?'),
-      appendOutbox: sqlite.prepare('INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      findFieldClocks: sqlite.prepare('SELECT clocks, erased FROM sync_field_clocks WHERE cabinet_id = ? AND kind = ? AND record_id = ?'),
-      // json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure.
-      mergeFieldClocks: sqlite.prepare(
-        `INSERT INTO sync_field_clocks (cabinet_id, kind, record_id, clocks, erased) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET clocks = json_patch(clocks, excluded.clocks), erased = max(erased, excluded.erased)`,
-      ),
-    };
-    prepared.set(sqlite, found);
-  }
-  return found;
-}
+const SQL = {
+  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
+      last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
+    FROM sync_connections WHERE cabinet_id = ?`,
+  advanceConnection: 'UPDATE sync_connections SET next_number = ?, clock_time = ?, clock_counter = ? WHERE cabinet_id = ?',
+  acknowledge: 'UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ? WHERE cabinet_id = ?',
+  appendOutbox: 'INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  readOutboxAfter: 'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
+  deleteOutboxThrough: 'DELETE FROM sync_outbox WHERE cabinet_id = ? AND number <= ?',
+  findFieldClocks: 'SELECT clocks, erased FROM sync_field_clocks WHERE cabinet_id = ? AND kind = ? AND record_id = ?',
+  // json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure.
+  mergeFieldClocks: `INSERT INTO sync_field_clocks (cabinet_id, kind, record_id, clocks, erased) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET clocks = json_patch(clocks, excluded.clocks), erased = max(erased, excluded.erased)`,
+} as const;
 
 export function insertConnection(orm: Orm, row: ConnectionRow): void {
   orm.insert(syncConnections).values(row).run();
 }
 
 export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | undefined {
-  const r = statements(orm).findConnection.get(cabinetId);
+  const r = orm.prepared(SQL.findConnection).get(cabinetId) as Record<string, unknown> | undefined;
   if (!r) return undefined;
   return {
     cabinetId: r.cabinet_id as string,
@@ -87,7 +67,7 @@ export function updateConnection(orm: Orm, cabinetId: string, changes: Partial<O
 
 /** What each captured change moves: the next number and the hybrid clock. */
 export function advanceConnection(orm: Orm, cabinetId: string, next: Pick<ConnectionRow, 'nextNumber' | 'clockTime' | 'clockCounter'>): void {
-  statements(orm).advanceConnection.run(next.nextNumber, next.clockTime, next.clockCounter, cabinetId);
+  orm.prepared(SQL.advanceConnection).run(next.nextNumber, next.clockTime, next.clockCounter, cabinetId);
 }
 
 /** Forgets the link, its queue and its clocks: what disconnect leaves is a plain local cabinet. */
@@ -98,27 +78,22 @@ export function deleteConnection(orm: Orm, cabinetId: string): void {
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {
-  statements(orm).appendOutbox.run(row.cabinetId, row.number, row.kind, row.recordId, row.op, row.hlc, row.fields);
+  orm.prepared(SQL.appendOutbox).run(row.cabinetId, row.number, row.kind, row.recordId, row.op, row.hlc, row.fields);
 }
 
 /** The queued changes numbered after `number`, oldest first. */
 export function readOutboxAfter(orm: Orm, cabinetId: string, number: number, limit: number): OutboxRow[] {
-  return orm
-    .select()
-    .from(syncOutbox)
-    .where(and(eq(syncOutbox.cabinetId, cabinetId), gt(syncOutbox.number, number)))
-    .orderBy(asc(syncOutbox.number))
-    .limit(limit)
-    .all();
+  return orm.prepared(SQL.readOutboxAfter).all(cabinetId, number, limit) as OutboxRow[];
 }
 
 export function countOutbox(orm: Orm, cabinetId: string): number {
   return orm.select({ n: count() }).from(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).get()?.n ?? 0;
 }
 
-/** Deletes what the hub acknowledged, and nothing after it. */
-export function deleteOutboxThrough(orm: Orm, cabinetId: string, number: number): void {
-  orm.delete(syncOutbox).where(and(eq(syncOutbox.cabinetId, cabinetId), lte(syncOutbox.number, number))).run();
+/** Deletes what the hub acknowledged, and nothing after it, and notes the acknowledgement. */
+export function forgetThrough(orm: Orm, cabinetId: string, number: number, now: number): void {
+  orm.prepared(SQL.deleteOutboxThrough).run(cabinetId, number);
+  orm.prepared(SQL.acknowledge).run(number, now, cabinetId);
 }
 
 export interface FieldClocks {
@@ -127,13 +102,13 @@ export interface FieldClocks {
 }
 
 export function findFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string): FieldClocks | undefined {
-  const row = statements(orm).findFieldClocks.get(cabinetId, kind, recordId);
+  const row = orm.prepared(SQL.findFieldClocks).get(cabinetId, kind, recordId) as { clocks: string; erased: number } | undefined;
   return row ? { clocks: JSON.parse(row.clocks) as Record<string, string>, erased: row.erased === 1 } : undefined;
 }
 
 /** Sets the clock of some fields (json_patch keeps the others'); an erasure is never undone. */
 export function mergeFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string, clocks: Record<string, string>, erased: boolean): void {
-  statements(orm).mergeFieldClocks.run(cabinetId, kind, recordId, JSON.stringify(clocks), erased ? 1 : 0);
+  orm.prepared(SQL.mergeFieldClocks).run(cabinetId, kind, recordId, JSON.stringify(clocks), erased ? 1 : 0);
 }
 
 /** Gives a queued change a new clock, and its fields too where they still hold the old one. */

@@ -1,4 +1,3 @@
-import type Sqlite from 'better-sqlite3';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { SyncedKind } from '../../shared/sync-protocol.js';
@@ -37,26 +36,6 @@ export interface SyncedRecords {
 }
 
 type TableWithId = SQLiteTable & { id: SQLiteColumn; cabinetId: SQLiteColumn };
-
-/**
- * Statements of the apply path by SQL text, prepared once per connection: a pull writes every change
- * it applies, and drizzle building and preparing each query costs more than the write.
- */
-const preparedWrites = new WeakMap<Sqlite.Database, Map<string, Sqlite.Statement>>();
-
-function prepare(orm: Orm, text: string): Sqlite.Statement {
-  let byText = preparedWrites.get(orm.$client);
-  if (!byText) {
-    byText = new Map();
-    preparedWrites.set(orm.$client, byText);
-  }
-  let statement = byText.get(text);
-  if (!statement) {
-    statement = orm.$client.prepare(text);
-    byText.set(text, statement);
-  }
-  return statement;
-}
 
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
@@ -119,12 +98,12 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
         values.push(value === null || value === undefined ? null : column.mapToDriverValue(value));
       }
       if (names.length === 0) return true;
-      if (prepare(orm, `SELECT 1 FROM "${tableName}" WHERE ${where}`).get(cabinetId, recordId) !== undefined) {
-        prepare(orm, `UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`).run(...values, cabinetId, recordId);
+      if (orm.prepared(`SELECT 1 FROM "${tableName}" WHERE ${where}`).get(cabinetId, recordId) !== undefined) {
+        orm.prepared(`UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`).run(...values, cabinetId, recordId);
         return true;
       }
       try {
-        prepare(orm, `INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
+        orm.prepared(`INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
         return true;
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_NOTNULL') return false;

@@ -80,7 +80,7 @@ function createLog() {
       for (const row of rows) {
         log.push({ seq: log.length + 1, device_id: from.device, kind: row.kind as PulledChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> });
       }
-      store.deleteOutboxThrough(from.deps.db.orm, CABINET, rows.at(-1)?.number ?? 0);
+      store.forgetThrough(from.deps.db.orm, CABINET, rows.at(-1)?.number ?? 0, from.clock.now());
     },
     pull(into: Install) {
       applyPage({ deps: into.deps, records }, CABINET, { after: into.cursor, lastSeq: log.length, changes: log.slice(into.cursor) }, new Map());
