@@ -62,7 +62,7 @@ const LATENCY_DRAIN_MS = 10_000;
 const DEVICES = 8;
 const ROWS_PER_DEVICE = 5_000;
 const SINGLE_PUSHES = 1_000;
-/** The longest an install may take to pull its own upload back before the latency phase. */
+/** The longest the installs' cursors may take to reach the hub's newest seq before the latency phase. */
 const CATCH_UP_TIMEOUT_MS = 120_000;
 
 const GOAL_UPLOAD_S = 10;
@@ -393,10 +393,10 @@ async function engineLatency(env: Env, a: Install, b: Install, cabinetId: string
   const engines: SyncEngine[] = [createSyncEngine(a.deps, { logger, records }), createSyncEngine(b.deps, { logger, records })];
   for (const engine of engines) engine.start();
   try {
-    // A pulls its own upload back once (skipping each change, its own): wait for that before measuring.
+    // Both installs' cursors reach the hub's newest seq (A's moves past its own upload, which the hub leaves out) before measuring.
     const catchUpStarted = performance.now();
     await Promise.all([caughtUp(env, a, cabinetId), caughtUp(env, b, cabinetId)]);
-    console.log(`   A pulled its ${int.format(RECORDS)} uploaded changes back (skipped as its own) in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s before the latency phase`);
+    console.log(`   both installs' pull cursors reached the hub's newest seq ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s after their engines started (A's own ${int.format(RECORDS)} uploaded changes are left out by the hub)`);
 
     const exists = b.deps.db.sqlite.prepare<[string], number>('SELECT 1 FROM opportunities WHERE id = ?').pluck();
     const pending = new Map<string, number>();
