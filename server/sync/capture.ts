@@ -18,6 +18,7 @@ export type ChangeKind = 'create' | 'update' | 'erase';
  * transaction of the change: the change and its outbox entry commit together or not at all, so a
  * crash can neither lose a change nor queue one that did not happen. The change gets the device's
  * next number and a tick of its hybrid clock, and its fields that clock (last writer wins per field).
+ * Those live in the queue's newest change (store.captureState), so a capture writes one row.
  */
 export function recordChange(
   deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
@@ -25,14 +26,13 @@ export function recordChange(
   change: { kind: SyncedKind; recordId: string; how?: ChangeKind; fields: ChangeFields },
 ): void {
   const orm = deps.db.orm;
-  const connection = store.findConnection(orm, cabinetId);
-  if (!connection) return;
-  const clock = tick({ time: connection.clockTime, counter: connection.clockCounter }, deps.clock.now());
-  const hlc = formatHlc({ ...clock, device: connection.deviceId });
+  const state = store.captureState(orm, cabinetId);
+  if (!state) return;
+  const hlc = formatHlc({ ...tick(state.clock, deps.clock.now()), device: state.deviceId });
   const how = change.how ?? 'update';
   const op = how === 'erase' ? 'erase' : 'upsert';
-  store.appendOutbox(orm, { cabinetId, number: connection.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(change.fields) });
-  store.advanceConnection(orm, cabinetId, { nextNumber: connection.nextNumber + 1, clockTime: clock.time, clockCounter: clock.counter });
+  // The row carries the new number and clock: captureState reads them from it next time.
+  store.appendOutbox(orm, { cabinetId, number: state.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(change.fields) });
   if (how !== 'create') {
     store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(change.fields).map((field) => [field, hlc])), how === 'erase');
   }

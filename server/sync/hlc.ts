@@ -33,3 +33,8 @@ export function receive(state: ClockState, remote: Hlc, now: number): ClockState
   if (time === remote.time) return bump(time, remote.counter + 1);
   return { time, counter: 0 };
 }
+
+/** The later of two clock states. */
+export function later(a: ClockState, b: ClockState): ClockState {
+  return a.time > b.time || (a.time === b.time && a.counter >= b.counter) ? a : b;
+}

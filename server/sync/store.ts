@@ -1,5 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
+import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
+import { later, type ClockState } from './hlc.js';
 import { syncConnections, syncFieldClocks, syncOutbox } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
@@ -15,8 +17,14 @@ const SQL = {
   findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
       last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
     FROM sync_connections WHERE cabinet_id = ?`,
-  advanceConnection: 'UPDATE sync_connections SET next_number = ?, clock_time = ?, clock_counter = ? WHERE cabinet_id = ?',
-  acknowledge: 'UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ? WHERE cabinet_id = ?',
+  // The link and the newest queued change, in one read: what a capture needs (see captureState).
+  captureState: `SELECT c.device_id, c.next_number, c.clock_time, c.clock_counter, t.number, t.hlc
+    FROM sync_connections c LEFT JOIN (SELECT number, hlc FROM sync_outbox WHERE cabinet_id = ? ORDER BY number DESC LIMIT 1) t
+    WHERE c.cabinet_id = ?`,
+  findQueued: 'SELECT hlc FROM sync_outbox WHERE cabinet_id = ? AND number = ?',
+  acknowledge: `UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ?,
+      next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?
+    WHERE cabinet_id = ?`,
   appendOutbox: 'INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
   readOutboxAfter: 'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
   deleteOutboxThrough: 'DELETE FROM sync_outbox WHERE cabinet_id = ? AND number <= ?',
@@ -65,9 +73,26 @@ export function updateConnection(orm: Orm, cabinetId: string, changes: Partial<O
   orm.update(syncConnections).set(changes).where(eq(syncConnections.cabinetId, cabinetId)).run();
 }
 
-/** What each captured change moves: the next number and the hybrid clock. */
-export function advanceConnection(orm: Orm, cabinetId: string, next: Pick<ConnectionRow, 'nextNumber' | 'clockTime' | 'clockCounter'>): void {
-  orm.prepared(SQL.advanceConnection).run(next.nextNumber, next.clockTime, next.clockCounter, cabinetId);
+/** What a change captured now gets: this device, the next number and the clock to tick from. */
+export interface CaptureState {
+  deviceId: string;
+  nextNumber: number;
+  clock: ClockState;
+}
+
+/**
+ * The next number and the clock live in the queue's newest change while there is one, and in the
+ * link once the hub acknowledged everything (forgetThrough moves them there): a capture then
+ * writes one row, not that row and the link's — one page less in every commit of a change.
+ */
+export function captureState(orm: Orm, cabinetId: string): CaptureState | undefined {
+  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId) as [string, number, number, number, number | null, string | null] | undefined;
+  if (!row) return undefined;
+  const [deviceId, nextNumber, time, counter, newest, newestHlc] = row;
+  const linked = { time, counter };
+  if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked };
+  const queued = parseHlc(newestHlc);
+  return { deviceId, nextNumber: Math.max(nextNumber, newest + 1), clock: later(linked, { time: queued.time, counter: queued.counter }) };
 }
 
 /** Forgets the link, its queue and its clocks: what disconnect leaves is a plain local cabinet. */
@@ -90,10 +115,19 @@ export function countOutbox(orm: Orm, cabinetId: string): number {
   return orm.select({ n: count() }).from(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).get()?.n ?? 0;
 }
 
-/** Deletes what the hub acknowledged, and nothing after it, and notes the acknowledgement. */
+/**
+ * Deletes what the hub acknowledged, and nothing after it, and notes the acknowledgement; the link
+ * takes over the number and clock of the last change deleted (captureState reads them there once
+ * the queue is empty).
+ */
 export function forgetThrough(orm: Orm, cabinetId: string, number: number, now: number): void {
+  const connection = findConnection(orm, cabinetId);
+  if (!connection) return;
+  const last = orm.prepared(SQL.findQueued).get(cabinetId, number) as { hlc: string } | undefined;
+  const parsed = last ? parseHlc(last.hlc) : undefined;
+  const clock = later({ time: connection.clockTime, counter: connection.clockCounter }, parsed ? { time: parsed.time, counter: parsed.counter } : { time: 0, counter: 0 });
+  orm.prepared(SQL.acknowledge).run(number, now, number, clock.time, clock.counter, cabinetId);
   orm.prepared(SQL.deleteOutboxThrough).run(cabinetId, number);
-  orm.prepared(SQL.acknowledge).run(number, now, cabinetId);
 }
 
 export interface FieldClocks {

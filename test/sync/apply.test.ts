@@ -116,6 +116,23 @@ describe('sync: capture and per-field merge', () => {
     expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'event', events[0]?.recordId ?? '')).toBeUndefined();
   });
 
+  it('numbers and clocks on from the queue’s newest change, and from the link once the hub acknowledged everything', async () => {
+    const a = await install('device-a', START);
+    const first = createOpportunity(a.deps, CABINET, { title: 'Un', product: 'auto', contact, stage: 'new', expected_value_eur: 100, tags: [] }, 'api');
+    const queued = store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10);
+    const newest = queued.at(-1)!;
+    // The clock set back: the next change still orders after the queued ones.
+    a.clock.advance(-60_000);
+    store.forgetThrough(a.deps.db.orm, CABINET, newest.number, a.clock.now());
+    expect(store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10)).toEqual([]);
+    updateOpportunity(a.deps, CABINET, first.opportunity_id, { title: 'Deux' });
+    updateOpportunity(a.deps, CABINET, first.opportunity_id, { title: 'Trois' });
+    const next = store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10);
+    expect(next.map((row) => row.number)).toEqual([newest.number + 1, newest.number + 2]);
+    expect(next.every((row) => row.hlc > newest.hlc)).toBe(true);
+    expect(next[1]!.hlc > next[0]!.hlc).toBe(true);
+  });
+
   it('keeps both edits when two installs change different fields of one record at once', async () => {
     const a = await install('device-a', START);
     const b = await install('device-b', START);
