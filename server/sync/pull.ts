@@ -32,22 +32,59 @@ async function fetchBlobs(context: PullContext, cabinetId: string, changes: Pull
   return blobs;
 }
 
+/** A page pulled after `after`, with the PDFs it names that this install lacks: ready to apply. */
+interface FetchedPage {
+  after: number;
+  lastSeq: number;
+  more: boolean;
+  changes: PulledChange[];
+  blobs: Map<string, Buffer>;
+}
+
+async function fetchPage(context: PullContext, cabinetId: string, deviceId: string, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
+  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait }, options.signal);
+  const changes = page.changes.filter((change) => change.device_id !== deviceId);
+  return { after, lastSeq: page.last_seq, more: page.more, changes, blobs: await fetchBlobs(context, cabinetId, changes) };
+}
+
 /**
  * Pulls one page of the cabinet's changes after this install's cursor and applies it. The changes
  * and the cursor's move commit in one transaction, so a crash leaves either both or neither (a
  * cursor that moved before the writes were stored would skip them for good). This device's own
- * changes are already here: the hub leaves them out, and one that came anyway would be skipped. With `wait`, the hub holds the request until there
- * is something (a long poll). Returns whether the hub has more.
+ * changes are already here: the hub leaves them out, and one that came anyway would be skipped.
+ * With `wait`, the hub holds the request until there is something (a long poll). Returns whether
+ * the hub has more.
  */
 export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {
-  const { orm } = context.deps.db;
-  const start = store.findConnection(orm, cabinetId);
+  const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
-  const page = await context.client.pull({ after: start.pullCursor, limit: PULL_PAGE, wait: options.wait }, options.signal);
-  const foreign = page.changes.filter((change) => change.device_id !== start.deviceId);
-  const blobs = await fetchBlobs(context, cabinetId, foreign);
-  const applied = applyPage(context, cabinetId, { after: start.pullCursor, lastSeq: page.last_seq, changes: foreign }, blobs);
-  return { applied, more: page.more };
+  const fetched = await fetchPage(context, cabinetId, start.deviceId, start.pullCursor, options);
+  return { applied: applyPage(context, cabinetId, fetched, fetched.blobs), more: fetched.more };
+}
+
+/**
+ * Pulls and applies everything the hub holds after this install's cursor (join, a restore), each
+ * page as pullOnce does; the next page is on its way while one is applied, so that the hub reads
+ * and sends while this install writes. Returns how many changes were applied.
+ */
+export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
+  const start = store.findConnection(context.deps.db.orm, cabinetId);
+  if (!start) return 0;
+  const fetch = (after: number) => {
+    const next = fetchPage(context, cabinetId, start.deviceId, after, { wait: 0 });
+    // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
+    next.catch(() => undefined);
+    return next;
+  };
+  let applied = 0;
+  for (let next = fetch(start.pullCursor); ; ) {
+    const fetched = await next;
+    if (fetched.more) next = fetch(fetched.lastSeq);
+    const count = applyPage(context, cabinetId, fetched, fetched.blobs);
+    applied += count;
+    if (count > 0) progress(applied);
+    if (!fetched.more) return applied;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
-import { pullOnce } from './pull.js';
+import { pullEverything } from './pull.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
@@ -19,12 +19,5 @@ export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId:
 export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId: string, fetch: HubFetch, progress: (received: number) => void): Promise<number> {
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) return 0;
-  const context = { deps, records, client: hubClientFor(deps, connection, fetch) };
-  let received = 0;
-  for (;;) {
-    const page = await pullOnce(context, cabinetId, { wait: 0 });
-    received += page.applied;
-    if (page.applied > 0) progress(received);
-    if (!page.more) return received;
-  }
+  return pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress);
 }
