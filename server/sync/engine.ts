@@ -19,6 +19,8 @@ export interface SyncEngineOptions {
   pullWaitSeconds?: number;
   /** The outbox is looked at this often even without a local change (a retry after an outage). */
   pushIntervalMs?: number;
+  /** After a push, changes made meanwhile are gathered this long before the next one. */
+  pushGatherMs?: number;
   /** The longest wait between two attempts while the hub is unreachable. */
   maxBackoffMs?: number;
   /** The wait before trying again after a refusal that a person may fix (a clock, an update). */
@@ -140,6 +142,9 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       'push',
       async (hub) => {
         const sent = await pushQueued({ ...context, client: hub }, cabinetId);
+        // Under a steady stream of changes, one push per moment rather than one per change (each
+        // push costs this process more than a capture); a change after a quiet spell goes at once.
+        if (sent > 0) await sleep(options.pushGatherMs ?? 50, abort.signal);
         return { again: sent > 0, busy: sent > 0 };
       },
       (signal) => sleep(options.pushIntervalMs ?? 5000, signal, (resume) => deps.syncChanges.listen(resume)),
