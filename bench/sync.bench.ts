@@ -12,7 +12,8 @@
  *  3. an opportunity created on A visible on B, 50 creates/s for 10 s, both installs' sync engines
  *     running (B long-polls): p50 <= 300 ms, p99 <= 1 s; baseline a bare round trip through the
  *     hub (one device pushes one change, another's long poll wakes with it);
- *  4. POST /opportunities with sync on (cabinet connected, engine running) vs off: goal >= 0.8x;
+ *  4. POST /opportunities with sync on (cabinet connected, engine running) vs off: goal >= 0.8x; each
+ *     server alone on CPU 0, the load, the hub and PostgreSQL on the others (a hub runs elsewhere);
  *  5. 8 devices of one cabinet pushing batches at once through the hub: goal >= 5,000 rows/s;
  *     baseline 8 concurrent bare bulk inserts of the same rows. Plus, for information, one-change
  *     pushes one after the other (the hub's own latency).
@@ -31,7 +32,8 @@ import { registerCleanup } from './lib/cleanup.js';
 import { measureCreate } from './lib/create.js';
 import type { CpuReader, Measurement } from './lib/load.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
-import { postgresCpuReader } from './lib/processes.js';
+import { postgresCpuReader, postgresPids } from './lib/processes.js';
+import { pinToCpus } from './lib/affinity.js';
 import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV, SYNC_PAIRING_CODE_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';
@@ -236,6 +238,8 @@ function batches<T>(rows: readonly T[], size: number): T[][] {
 interface Env {
   ctx: BenchContext;
   hubUrl: string;
+  hubPid: number;
+  pgPort: number;
   /** Plain client of the hub's database (the baselines' reads, checks), and of a database of its own for the bare tables. */
   hubSql: Sql;
   bareSql: Sql;
@@ -514,14 +518,31 @@ async function latencyPhase(env: Env, a: Install, b: Install, cabinetId: string,
   results.summary.push(`A->B p50 ${p50.toFixed(0)} ms p99 ${p99.toFixed(0)} ms`);
 }
 
+/**
+ * The install's server alone on CPU 0; this process (the load), the hub and PostgreSQL on the
+ * others. A hub runs on another machine: on a shared 2-core machine its work (and PostgreSQL's)
+ * would take the server's core and be charged to sync. False when the CPUs cannot be pinned.
+ */
+function isolateServer(env: Env, serverPid: number): boolean {
+  const n = cpuCount();
+  return n >= 2 && pinToCpus([serverPid], '0') && pinToCpus([process.pid, env.hubPid, ...postgresPids(env.pgPort)], `1-${n - 1}`);
+}
+
+function releaseCpus(env: Env): void {
+  pinToCpus([process.pid, env.hubPid, ...postgresPids(env.pgPort)], `0-${cpuCount() - 1}`);
+}
+
 async function postPhase(env: Env, results: Results): Promise<void> {
   const side = { hub: env.readers.hub, postgres: env.readers.postgres };
   const sideReaders = Object.fromEntries(Object.entries(side).filter((entry): entry is [string, CpuReader] => entry[1] !== undefined));
+  let isolated = true;
   const measureTarget = async (target: 'courtier' | 'courtier-sync'): Promise<Measurement> => {
     const server = await startServerChild(target, env.ctx.tempDir(target), env.ctx.child);
+    isolated = isolateServer(env, server.pid) && isolated;
     try {
       return await measureCreate(server, env.ctx.load, sideReaders);
     } finally {
+      releaseCpus(env);
       await server.stop();
     }
   };
@@ -541,6 +562,11 @@ async function postPhase(env: Env, results: Results): Promise<void> {
   const row = (name: string, m: Measurement) => [...measurementRow(name, m).slice(0, -1), pct(m.sideCores.hub), pct(m.sideCores.postgres), pct(m.otherCores)];
   console.log(formatTable(header, [row('4. POST /opportunities, sync off', off), row('   POST /opportunities, sync on', on)]));
   console.log(`   the syncing server pushed ${int.format(Number(onHub?.n ?? 0))} changes to the hub (an opportunity and its event per create, warm-up included)`);
+  console.log(
+    isolated
+      ? `   each server child alone on CPU 0; the load generator (this process), the hub and PostgreSQL on the other CPUs, as when the hub runs elsewhere`
+      : '   the CPUs could not be pinned (taskset): every process shared every CPU, so the hub’s and PostgreSQL’s work is charged to the syncing server',
+  );
   noteOther(results, off.otherCores, on.otherCores);
   const ratio = on.requestsPerSecond / off.requestsPerSecond;
   const met = ratio >= GOAL_POST_RATIO;
@@ -648,7 +674,7 @@ export const benchmark: Benchmark = {
         hub: () => hubChild.cpuMicros(),
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
-      const env: Env = { ctx, hubUrl: hub.origin, hubSql, bareSql, readers, invite: async (cabinetId) => (await createInvite(invites, cabinetId)).code };
+      const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (cabinetId) => (await createInvite(invites, cabinetId)).code };
       console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (fsync off); installs A and B in this process`);
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };

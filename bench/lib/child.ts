@@ -16,6 +16,8 @@ export interface ServerChild {
   /** http://127.0.0.1:<port>: autocannon then sends Host 127.0.0.1:<port>, the only Host the app accepts. */
   origin: string;
   headers: Record<string, string>;
+  /** The child's process id (to pin it to a CPU). */
+  pid: number;
   /** CPU time (user + system) the child has used so far, in microseconds. */
   cpuMicros(): Promise<number>;
   stop(): Promise<void>;
@@ -87,6 +89,7 @@ export async function startServerChild(target: TargetName, dataDir: string, opti
     return {
       origin: `http://127.0.0.1:${ready.port}`,
       headers: ready.headers,
+      pid: child.pid ?? 0,
       async cpuMicros() {
         child.stdin.write(`${CPU_REQUEST}\n`);
         const answer = await nextMessage(5_000);

@@ -63,6 +63,13 @@ function findPostmaster(port: number): number | undefined {
   return undefined;
 }
 
+/** The processes of the PostgreSQL cluster on `port` alive now: the postmaster and its children. */
+export function postgresPids(port: number): number[] {
+  const postmaster = findPostmaster(port);
+  if (postmaster === undefined) return [];
+  return [postmaster, ...pids().filter((pid) => readStat(pid)?.ppid === postmaster)];
+}
+
 /**
  * A reader of the CPU time, in µs, that the PostgreSQL cluster on `port` has used so far: the
  * postmaster, the backends and background workers alive now, and those that have exited (the
