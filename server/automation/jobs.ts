@@ -30,7 +30,8 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
       : null,
     progress: { step: row.progressStep, percent: row.progressPercent },
     poll_url: pollUrl(row.id),
-    credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+    // Written when it finished (and synced with it); from this install's wallet while it runs.
+    credits_consumed: row.creditsConsumed ?? creditsConsumed(deps, row.cabinetId, row.id),
     error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
     mfa:
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null

@@ -7,7 +7,7 @@ import { creditsConsumed, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery } from '../webhooks/service.js';
 import { recordInsurerOutcome } from './guards.js';
 import { jobChanged } from './jobs.js';
-import { captureFinishedJob } from './sync.js';
+import { recordJobFinished } from './sync.js';
 import * as store from './store.js';
 
 /**
@@ -99,7 +99,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
       });
       if (!moved) return false;
       jobChanged(deps, row.cabinetId, row.id);
-      captureFinishedJob(deps, row.cabinetId, row.id);
+      recordJobFinished(deps, row.cabinetId, row.id);
       const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
         tarifEur: result.tarif_eur,
         suspens: result.suspens ?? null,
@@ -156,8 +156,8 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
       });
       if (!moved) return false;
       jobChanged(deps, row.cabinetId, row.id);
-      captureFinishedJob(deps, row.cabinetId, row.id);
       const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
+      recordJobFinished(deps, row.cabinetId, row.id);
       const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
       if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
       const event = recordEvent(deps, row.cabinetId, 'job.failed', {

@@ -20,6 +20,11 @@ export const jobs = sqliteTable(
     progressStep: text('progress_step').notNull(),
     progressPercent: integer('progress_percent').notNull(),
     costCredits: integer('cost_credits').notNull(),
+    /**
+     * Debited minus refunded, written when the job finishes: another install of the cabinet shows
+     * it for a job it pulled (its own wallet never saw that job). Null while the job runs.
+     */
+    creditsConsumed: integer('credits_consumed'),
     resultTarifCents: integer('result_tarif_cents'),
     resultSuspens: text('result_suspens'),
     errorCode: text('error_code'),

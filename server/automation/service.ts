@@ -12,7 +12,7 @@ import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';
 import { getJob, jobChanged, toJob } from './jobs.js';
-import { captureFinishedJob } from './sync.js';
+import { recordJobFinished } from './sync.js';
 import { finished } from './lifecycle.js';
 import * as store from './store.js';
 import type { RobotControl } from './robot-control.js';
@@ -181,6 +181,7 @@ export function enqueueTarification(
         progressStep: 'queued',
         progressPercent: 0,
         costCredits: cost,
+        creditsConsumed: null,
         resultTarifCents: null,
         resultSuspens: null,
         errorCode: null,
@@ -251,8 +252,8 @@ function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wa
         ...finished(now),
       });
       jobChanged(deps, cabinetId, jobId);
-      captureFinishedJob(deps, cabinetId, jobId);
       refundJob(deps, cabinetId, jobId, 'refund: cancelled');
+      recordJobFinished(deps, cabinetId, jobId);
       recordDevisFailed(deps, cabinetId, row.devisId);
       return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE_STATUSES as readonly string[]).includes(row.status) };
     })

@@ -1,5 +1,6 @@
 import { TERMINAL_STATUSES } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
+import { creditsConsumed } from '../wallet/service.js';
 import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';
@@ -17,8 +18,14 @@ export const jobRecords = {
   },
 };
 
-/** Queues a job that has just finished; inside the transaction that finished it. */
-export function captureFinishedJob(deps: Deps, cabinetId: string, jobId: string): void {
+/**
+ * A job that has just finished, after its debit and any refund: its credits are written on it, and
+ * it is queued for the hub. Inside the transaction that finished it.
+ */
+export function recordJobFinished(deps: Deps, cabinetId: string, jobId: string): void {
   const row = store.findJob(deps.db.orm, cabinetId, jobId);
-  if (row && TERMINAL_STATUSES.includes(row.status)) jobTable.capture(deps, cabinetId, jobId, row);
+  if (!row || !TERMINAL_STATUSES.includes(row.status)) return;
+  const consumed = creditsConsumed(deps, cabinetId, jobId);
+  store.updateJob(deps.db.orm, cabinetId, jobId, [row.status], { creditsConsumed: consumed });
+  jobTable.capture(deps, cabinetId, jobId, { ...row, creditsConsumed: consumed });
 }

@@ -157,8 +157,10 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     const bytes = Buffer.from(await pdf.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     expect(bytes.equals(readDevisPdf(a.deps, cabinet, devisId))).toBe(true);
-    // The finished job's history and result came along.
-    await eventually(() => apiB.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => r.body.status === 'completed', 'the job on B');
+    // The finished job's history and result came along, with the credits A's wallet paid for it.
+    const jobOnB = await eventually(() => apiB.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => r.body.status === 'completed', 'the job on B');
+    expect(job.body.credits_consumed).toBeGreaterThan(0);
+    expect(jobOnB.body.credits_consumed).toBe(job.body.credits_consumed);
   }, 150_000);
 
   it('delivers an event made on A to a webhook subscribed on B, with the id A’s own subscriber saw, once each', async () => {
