@@ -169,7 +169,21 @@ function describeError(connection: store.ConnectionRow): string | null {
 export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatus {
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) {
-    return { cabinet_id: cabinetId, state: 'off', paused: false, hub_url: null, device_id: null, device_name: null, pending_changes: 0, last_push_at: null, last_pull_at: null, last_error: null, last_error_code: null, clock_ahead_seconds: null };
+    return {
+      cabinet_id: cabinetId,
+      state: 'off',
+      paused: false,
+      hub_url: null,
+      device_id: null,
+      device_name: null,
+      pending_changes: 0,
+      last_push_at: null,
+      last_pull_at: null,
+      last_error: null,
+      last_error_code: null,
+      offline_since: null,
+      clock_ahead_seconds: null,
+    };
   }
   return {
     cabinet_id: cabinetId,
@@ -183,6 +197,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     last_pull_at: toIsoOrNull(connection.lastPullAt),
     last_error: describeError(connection),
     last_error_code: connection.state === 'offline' ? 'hub_unreachable' : connection.lastErrorCode,
+    offline_since: connection.state === 'offline' ? toIsoOrNull(connection.offlineSince) : null,
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
   };
 }

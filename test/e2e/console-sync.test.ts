@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { formatHlc } from '../../shared/sync-protocol.js';
 import { packageRoot } from '../../server/paths.js';
 import { deviceSecretName } from '../../server/sync/service.js';
 import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
@@ -187,7 +188,7 @@ describe('the Sync page and the header’s sync status', () => {
           connectedAt: now - 3600_000,
         });
         for (const number of [1, 2]) {
-          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: `${now}:0:dev_moreau01`, fields: JSON.stringify({ nom: `Client ${number}` }) });
+          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: 'dev_moreau01' }), fields: JSON.stringify({ nom: `Client ${number}` }) });
         }
       })
       .immediate();
@@ -196,7 +197,7 @@ describe('the Sync page and the header’s sync status', () => {
     // The page finds the link on its next refresh, without a reload.
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
     await page.getByText('The hub cannot be reached. Changes made here wait').waitFor();
-    await page.getByTestId('sync-last-error').filter({ hasText: `Last problem: hub unreachable since ${timeOfDay(offlineSince)}` }).waitFor();
+    await page.getByTestId('sync-last-error').filter({ hasText: `Last problem: The hub has not answered since ${timeOfDay(offlineSince)}` }).waitFor();
     await page.getByTestId('sync-pending').filter({ hasText: '2 changes not yet on the hub' }).waitFor();
     await page.getByText(`http://127.0.0.1:${closedPort}`, { exact: true }).waitFor();
     await page.getByText('Poste accueil').waitFor();
@@ -213,13 +214,13 @@ describe('the Sync page and the header’s sync status', () => {
     await page.goto(`${server.url}/console/wallet`);
     const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — 2 changes waiting' });
     await link.waitFor();
-    expect(await link.getAttribute('title')).toContain(`hub unreachable since ${timeOfDay(offlineSince)}`);
+    expect(await link.getAttribute('title')).toContain(`The hub has not answered since ${timeOfDay(offlineSince)}`);
     await link.click();
     await page.waitForURL(`${server.url}/console/sync`);
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
 
     // A change captured meanwhile shows on the page's next refresh (every few seconds).
-    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: `${now}:1:dev_moreau01`, fields: '{}' });
+    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: formatHlc({ time: now, counter: 1, device: 'dev_moreau01' }), fields: '{}' });
     await page.getByTestId('sync-pending').filter({ hasText: '3 changes not yet on the hub' }).waitFor();
     // The engine keeps finding the hub offline and leaves the outage's start alone.
     expect(findConnection(server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
@@ -232,6 +233,8 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByTestId('sync-pending').filter({ hasText: '3 modifications pas encore sur le hub' }).waitFor();
     await page.locator('dl.sync-facts').getByText(/il y a [78] minutes/).waitFor();
     await page.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — 3 modifications en attente' }).waitFor();
+    // The last problem in French too, from its code, not the server's English words.
+    await page.getByTestId('sync-last-error').filter({ hasText: `Dernier problème : Le hub ne répond plus depuis ${timeOfDay(offlineSince)}` }).waitFor();
     await page.getByRole('button', { name: 'Mettre en pause' }).waitFor();
     await saveScreenshot(page, 'sync-offline-fr');
   });

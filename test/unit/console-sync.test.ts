@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
-import { absoluteTime, connectProblem, indicatorOf, relativeTime } from '../../renderer/src/pages/sync/format.js';
+import { absoluteTime, connectProblem, indicatorOf, problemOf, relativeTime } from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
 import type { SyncStatus } from '../../shared/sync.js';
 
@@ -23,6 +23,7 @@ function status(changes: Partial<SyncStatus> = {}): SyncStatus {
     last_pull_at: null,
     last_error: null,
     last_error_code: null,
+    offline_since: null,
     clock_ahead_seconds: 0,
     ...changes,
   };
@@ -85,6 +86,32 @@ describe('indicatorOf: the header’s few words', () => {
     expect(indicatorOf(status({ paused: true }), en)).toEqual({ tone: 'warning', text: 'Sync paused' });
     expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({ tone: 'warning', text: 'Sync paused — 5 changes waiting' });
     expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe('Synchronisation en pause — 1 modification en attente');
+  });
+});
+
+describe('problemOf: the last problem in the page’s language', () => {
+  const offlineSince = '2026-11-22T10:42:00.000Z';
+  const time = (lang: 'en' | 'fr') => new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeStyle: 'short' }).format(new Date(offlineSince));
+
+  it('says nothing without a problem', () => {
+    expect(problemOf(status(), en, 'en')).toBeNull();
+  });
+
+  it('words the engine’s problems from their codes and figures, in English and French', () => {
+    const offline = status({ state: 'offline', last_error: 'hub unreachable since 10:42', last_error_code: 'hub_unreachable', offline_since: offlineSince });
+    expect(problemOf(offline, en, 'en')).toBe(`The hub has not answered since ${time('en')}; changes wait here and are sent as soon as it answers.`);
+    expect(problemOf(offline, fr, 'fr')).toContain(`Le hub ne répond plus depuis ${time('fr')}`);
+    const ahead = status({ state: 'error', last_error: 'clock ahead', last_error_code: 'clock_skew', clock_ahead_seconds: 7 * 60 + 10 });
+    expect(problemOf(ahead, en, 'en')).toContain('clock is 7 minutes ahead');
+    expect(problemOf(ahead, fr, 'fr')).toContain('avance de 7 minutes');
+    const revoked = status({ state: 'error', last_error: 'this device was revoked on the hub', last_error_code: 'device_revoked' });
+    expect(problemOf(revoked, fr, 'fr')).toMatch(/^Cet ordinateur a été révoqué sur le hub/);
+  });
+
+  it('keeps the server’s own words for a problem it has no words for, as a detail in French', () => {
+    const other = status({ state: 'error', last_error: 'sync failed on this install: disk full', last_error_code: 'internal_error' });
+    expect(problemOf(other, en, 'en')).toBe('sync failed on this install: disk full');
+    expect(problemOf(other, fr, 'fr')).toBe('Détail : sync failed on this install: disk full');
   });
 });
 

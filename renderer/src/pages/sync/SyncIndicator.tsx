@@ -1,5 +1,5 @@
 import type { PageProps } from '../../slices/types.js';
-import { indicatorOf } from './format.js';
+import { indicatorOf, problemOf } from './format.js';
 import { SYNC_STRINGS } from './strings.js';
 import { useSyncStatus } from './useSyncStatus.js';
 
@@ -18,7 +18,8 @@ export function SyncIndicator({ lang, session }: PageProps) {
   const s = SYNC_STRINGS[lang];
   const { status } = useSyncStatus(INDICATOR_POLL_MS);
   const shown = status === null ? null : indicatorOf(status, s);
-  const title = status?.last_error ? `${s.indicatorLabel} — ${status.last_error}` : s.indicatorLabel;
+  const problem = status === null ? null : problemOf(status, s, lang);
+  const title = problem ? `${s.indicatorLabel} — ${problem}` : s.indicatorLabel;
   const className = shown ? `sync-pill sync-tone-${shown.tone}` : '';
   return (
     <div className="sync-indicator" role="status" aria-label={s.indicatorLabel} data-testid="sync-indicator">

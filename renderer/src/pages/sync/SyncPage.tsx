@@ -6,7 +6,7 @@ import { TextField, hintId } from '../../components/Field.js';
 import type { Lang } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { absoluteTime, connectProblem, relativeTime, type ConnectField } from './format.js';
+import { absoluteTime, connectProblem, problemOf, relativeTime, type ConnectField } from './format.js';
 import { SYNC_STRINGS, type SyncStrings } from './strings.js';
 import { syncFeed, useSyncStatus } from './useSyncStatus.js';
 
@@ -169,6 +169,7 @@ function When({ iso, now, lang, never }: { iso: string | null; now: number; lang
 
 function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; isAdmin: boolean; onNotice: (text: string | null) => void }) {
   const { status, s, lang, isAdmin, onNotice } = props;
+  const problem = problemOf(status, s, lang);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const disconnection = useConfirmation(
@@ -210,9 +211,9 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
         )}
       </div>
       <p>{status.paused ? s.pausedSentence : s.stateSentences[state]}</p>
-      {status.last_error !== null && (
+      {problem !== null && (
         <p className="sync-problem" data-testid="sync-last-error">
-          <strong>{s.lastProblem}</strong> {status.last_error}
+          <strong>{s.lastProblem}</strong> {problem}
         </p>
       )}
       <dl className="sync-facts">

@@ -53,6 +53,24 @@ export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: Indicat
   }
 }
 
+/** The time of day, to the minute, in the page's language. */
+function timeOfDay(iso: string, lang: Lang): string {
+  return new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short' }).format(new Date(iso));
+}
+
+/**
+ * The last problem in the page's language, from its stable code (and the status's figures); a
+ * problem the page has no words for keeps the server's own, as a detail. Null when there is none.
+ */
+export function problemOf(status: SyncStatus, s: SyncStrings, lang: Lang): string | null {
+  if (status.last_error === null) return null;
+  if (status.last_error_code === 'hub_unreachable' && status.offline_since !== null) return s.problems.offlineSince(timeOfDay(status.offline_since, lang));
+  if (status.last_error_code === 'clock_skew' && status.clock_ahead_seconds !== null && status.clock_ahead_seconds > 0) {
+    return s.problems.clockAhead(Math.round(status.clock_ahead_seconds / 60));
+  }
+  return s.problems.byCode[status.last_error_code ?? ''] ?? s.detail(status.last_error);
+}
+
 /** A field of the connect form. */
 export type ConnectField = 'hub_url' | 'code' | 'device_name';
 

@@ -45,6 +45,17 @@ const en = {
   lastPull: 'Last received',
   never: 'Never',
   lastProblem: 'Last problem:',
+  /** The engine's problems by code, said in the page's language (the server's own words otherwise). */
+  problems: {
+    offlineSince: (time: string) => `The hub has not answered since ${time}; changes wait here and are sent as soon as it answers.`,
+    clockAhead: (minutes: number) => `This computer’s clock is ${minutes} minute${minutes === 1 ? '' : 's'} ahead of the hub’s: set it right (changes wait meanwhile).`,
+    byCode: {
+      device_revoked: 'This computer was revoked on the hub: ask the hub’s operator for a new code, disconnect, then connect again.',
+      sync_protocol_too_old: 'This Courtier is too old for the cabinet’s other installs: update it (changes wait meanwhile).',
+      hub_missing_changes: 'The hub lacks changes this computer already sent (it may have been restored from an older backup): disconnect, then connect again.',
+      sync_off: 'This computer’s hub credential is missing from its secret store: disconnect, then connect again.',
+    } as Partial<Record<string, string>>,
+  },
   refreshFailed: (message: string) => `The status could not be refreshed: ${message}`,
   // Actions
   pause: 'Pause sync',
@@ -109,6 +120,16 @@ const fr: SyncStrings = {
   lastPull: 'Dernière réception',
   never: 'Jamais',
   lastProblem: 'Dernier problème :',
+  problems: {
+    offlineSince: (time) => `Le hub ne répond plus depuis ${time} ; les modifications attendent ici et partiront dès qu’il répondra.`,
+    clockAhead: (minutes) => `L’horloge de cet ordinateur avance de ${minutes} minute${minutes > 1 ? 's' : ''} sur celle du hub : remettez-la à l’heure (les modifications attendent entre-temps).`,
+    byCode: {
+      device_revoked: 'Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
+      sync_protocol_too_old: 'Ce Courtier est trop ancien pour les autres installations du cabinet : mettez-le à jour (les modifications attendent entre-temps).',
+      hub_missing_changes: 'Le hub n’a plus des modifications déjà envoyées par cet ordinateur (restauré depuis une ancienne sauvegarde ?) : déconnectez, puis reconnectez.',
+      sync_off: 'Le secret de cet ordinateur pour le hub manque dans son coffre : déconnectez, puis reconnectez.',
+    },
+  },
   refreshFailed: (message) => `L’état n’a pas pu être actualisé : ${message}`,
   pause: 'Mettre en pause',
   resume: 'Reprendre la synchronisation',
