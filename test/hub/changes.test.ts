@@ -227,7 +227,9 @@ describe('pull', () => {
     const [a, b] = await newCabinet(2);
     const now = hub.clock.now();
     const waiting = pull(a!, { wait: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Waiting on the hub before the push (a push first would be a cursor behind, answered at once).
+    for (let i = 0; i < 500 && hub.app.hubWaiters.count() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(hub.app.hubWaiters.count()).toBe(1);
     await push(a!, changes(1, 2, now, { kind: 'client' })); // seqs 1-2, its own
     const early = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))]);
     expect(early).toBe('still waiting');
