@@ -65,7 +65,7 @@ describe('pushing a large queue, two batches at a time', () => {
   it('sends a batch that overtook the one before it again after that one, storing each change once, in order', async () => {
     const { deps, cabinetId, proxy } = await connectedInstall('depasse');
     // The first batch is held back: the second reaches the hub first and is refused as a gap.
-    proxy.inject(PUSH, { kind: 'delay', ms: 700 });
+    proxy.inject(PUSH, { kind: 'delay', ms: 1500 });
     const progress: number[] = [];
     const sent = await uploadQueue(deps, syncedRecords(), cabinetId, fetchHub, (done) => progress.push(done));
     expect(sent).toBe(RECORDS);
