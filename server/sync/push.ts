@@ -111,9 +111,9 @@ function onRefused(context: PushContext, cabinetId: string, first: number, err: 
 /**
  * Sends everything queued, oldest first, and forgets what the hub acknowledged, and only that: an
  * outbox entry is deleted after the hub's commit, never before. Two batches are on their way at
- * once (a large queue — connect's upload — goes about twice as fast as one push after the other);
- * the hub stores a device's batches one at a time, so a batch that overtook the one before it is
- * refused as a gap, and sent again once that one is stored. Returns how many changes were sent;
+ * once, so that a large queue (connect's upload) keeps the hub's PostgreSQL busy rather than
+ * waiting for each round trip. The hub stores a device's batches one at a time, so a batch that
+ * overtook the one before it is refused as a gap, and sent again once that one is stored. Returns how many changes were sent;
  * `progress` is told after each acknowledgement.
  */
 export async function pushQueued(context: PushContext, cabinetId: string, progress?: (sent: number) => void): Promise<number> {

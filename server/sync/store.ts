@@ -8,10 +8,10 @@ export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
 
 /**
- * The queries of the hot paths — each captured change (find the link, append, advance its number
- * and clock), each push (read the queue, forget what the hub acknowledged) and each applied change
- * (field clocks) — are raw statements prepared once per connection (`orm.prepared`); the rest goes
- * through drizzle.
+ * The queries of the hot paths — each captured change (read the link and the queue's newest
+ * change, append), each push (read the queue, forget what the hub acknowledged) and each applied
+ * change (field clocks) — are raw statements prepared once per connection (`orm.prepared`); the
+ * rest goes through drizzle.
  */
 const SQL = {
   findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
