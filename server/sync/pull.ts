@@ -70,16 +70,16 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
 export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
-  const fetch = (after: number) => {
+  const pageAfter = (after: number) => {
     const next = fetchPage(context, cabinetId, start.deviceId, after, { wait: 0 });
     // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
     next.catch(() => undefined);
     return next;
   };
   let applied = 0;
-  for (let next = fetch(start.pullCursor); ; ) {
+  for (let next = pageAfter(start.pullCursor); ; ) {
     const fetched = await next;
-    if (fetched.more) next = fetch(fetched.lastSeq);
+    if (fetched.more) next = pageAfter(fetched.lastSeq);
     const count = applyPage(context, cabinetId, fetched, fetched.blobs);
     applied += count;
     if (count > 0) progress(applied);
