@@ -136,6 +136,11 @@ export const pairResponseSchema = z
   .meta({ id: 'SyncPaired' });
 export type PairResponse = z.infer<typeof pairResponseSchema>;
 
+export const leaveResponseSchema = z
+  .object({ device_id: deviceIdSchema, revoked_at: isoTime, hub_time: isoTime })
+  .meta({ id: 'SyncLeft' });
+export type LeaveResponse = z.infer<typeof leaveResponseSchema>;
+
 const blobParamsSchema = z.object({ sha256: sha256Schema });
 const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }).meta({ id: 'SyncBlob' });
 
@@ -194,6 +199,21 @@ export const pullChanges = defineEndpoint({
   errors: ['validation_error', 'sync_protocol_too_old', 'hub_database_unavailable'],
 });
 
+export const leaveHub = defineEndpoint({
+  method: 'DELETE',
+  surface: 'hub',
+  path: '/device',
+  operationId: 'leaveHub',
+  summary: 'This device leaves its cabinet',
+  description:
+    'What an install does when it disconnects: the calling device is revoked, at once and on every hub process, so its credential opens nothing any more. Leaving twice answers the first revocation.',
+  tag: 'Sync',
+  auth: 'device',
+  headers: PROTOCOL_HEADERS,
+  responses: { 200: { description: 'Revoked.', schema: leaveResponseSchema } },
+  errors: ['hub_database_unavailable'],
+});
+
 export const putBlob = defineEndpoint({
   method: 'PUT',
   surface: 'hub',
@@ -246,4 +266,4 @@ export const getHubOpenApiDocument = defineEndpoint({
   errors: [],
 });
 
-export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;
+export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, leaveHub, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;

@@ -90,16 +90,24 @@ export const resumeSync = defineEndpoint({
   errors: ['sync_off'],
 });
 
+const disconnectedSchema = syncStatusSchema
+  .extend({
+    left_hub: z.boolean().describe('The hub revoked this device (false: it could not be told; ask its operator to revoke the device).'),
+    left_device_id: z.string().describe('The device this install was on the hub.'),
+  })
+  .meta({ id: 'SyncDisconnected' });
+
 export const disconnectSync = defineEndpoint({
   method: 'DELETE',
   surface: 'console',
   path: '/sync',
   operationId: 'consoleDisconnectSync',
   summary: 'Stop syncing this cabinet',
-  description: 'The link, the queue of unsent changes and the clocks go; the records stay. The hub still lists the device until its operator revokes it.',
+  description:
+    'The device leaves the hub (revoked there), then the link, the queue of unsent changes and the clocks go; the records stay. left_hub is false when the hub could not be told: its operator should then revoke the device.',
   tag: SYNC_TAG,
   auth: 'console_admin',
-  responses: { 200: { description: 'Sync is off.', schema: syncStatusSchema } },
+  responses: { 200: { description: 'Sync is off.', schema: disconnectedSchema } },
   errors: ['sync_off'],
 });
 

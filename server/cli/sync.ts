@@ -68,8 +68,11 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
     case 'disconnect': {
       const v = parse(rest, { cabinet: { type: 'string' } });
       const cabinetId = required(v, 'cabinet');
-      await withDeps(v['data-dir'], io, (deps) => disconnectCabinet(deps, cabinetId));
-      print(io, v.json, { cabinet_id: cabinetId, state: 'off' }, `Cabinet ${cabinetId} no longer syncs; its records stay on this install. Revoke the device on the hub if it should not come back.`);
+      const left = await withDeps(v['data-dir'], io, (deps) => disconnectCabinet(deps, cabinetId, { fetch: fetchHub }));
+      const hub = left.left_hub
+        ? `Device ${left.device_id} left the hub (revoked there).`
+        : `The hub could not be told: ask its operator to revoke device ${left.device_id} (courtier hub devices revoke --device ${left.device_id}).`;
+      print(io, v.json, { cabinet_id: cabinetId, state: 'off', ...left }, `Cabinet ${cabinetId} no longer syncs; its records stay on this install. ${hub}`);
       return;
     }
     default:

@@ -53,12 +53,14 @@ export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<
  * Revokes a device: its next request, on any hub process, is refused (the device check reads the
  * row every time). Revoking a revoked device keeps its first revocation time.
  */
-export async function revokeHubDevice(deps: HubDeps, deviceId: string): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
+export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId?: string): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
+  // With a cabinet (a device leaving by itself), only that cabinet's device (and() skips undefined).
+  const ofCabinet = cabinetId === undefined ? undefined : eq(hubDevices.cabinetId, cabinetId);
   await deps.db
     .update(hubDevices)
     .set({ revokedAt: new Date(deps.clock.now()) })
-    .where(and(eq(hubDevices.id, deviceId), isNull(hubDevices.revokedAt)));
-  const [device] = await deps.db.select().from(hubDevices).where(eq(hubDevices.id, deviceId));
+    .where(and(eq(hubDevices.id, deviceId), ofCabinet, isNull(hubDevices.revokedAt)));
+  const [device] = await deps.db.select().from(hubDevices).where(and(eq(hubDevices.id, deviceId), ofCabinet));
   if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
   return {
     device_id: device.id,

@@ -5,6 +5,7 @@ import {
   getHubHealth,
   getHubOpenApiDocument,
   HUB_ENDPOINTS,
+  leaveHub,
   MAX_BLOB_BYTES,
   pairDevice,
   pullChanges,
@@ -13,9 +14,10 @@ import {
 } from '../../shared/sync-protocol.js';
 import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { revokeHubDevice } from './admin.js';
 import { readBlob, storeBlob } from './blobs.js';
 import { pullChanges as pull, pushChanges as push } from './changes.js';
-import type { HubDeps } from './deps.js';
+import { hubTime, type HubDeps } from './deps.js';
 import { callerOf } from './devices.js';
 import { pair } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
@@ -39,6 +41,12 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
   registerEndpoint(app, pushChanges, (request) =>
     push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers), deviceTime: readDeviceTime(request.headers) }),
   );
+
+  registerEndpoint(app, leaveHub, async (request) => {
+    const caller = callerOf(request);
+    const left = await revokeHubDevice(deps, caller.deviceId, caller.cabinetId);
+    return { device_id: left.device_id, revoked_at: left.revoked_at, hub_time: hubTime(deps) };
+  });
 
   registerEndpoint(app, pullChanges, (request, reply) => pull(deps, waiters, callerOf(request), { ...request.query, protocol: readProtocol(request.headers) }, clientGone(reply)));
 

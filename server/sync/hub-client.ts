@@ -6,6 +6,8 @@ import {
   DEVICE_TIME_HEADER,
   getBlob,
   HUB_TIME_HEADER,
+  leaveHub,
+  leaveResponseSchema,
   pairDevice,
   pairResponseSchema,
   pullChanges,
@@ -15,6 +17,7 @@ import {
   putBlob,
   SYNC_PROTOCOL_HEADER,
   SYNC_PROTOCOL_VERSION,
+  type LeaveResponse,
   type PairBody,
   type PairResponse,
   type PullResponse,
@@ -57,6 +60,8 @@ export interface HubClient {
   pair(body: PairBody): Promise<PairResponse>;
   push(body: PushBody): Promise<PushResponse>;
   pull(query: { after: number; limit?: number; wait?: number }, signal?: AbortSignal): Promise<PullResponse>;
+  /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
+  leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
   getBlob(sha256: string): Promise<Buffer>;
 }
@@ -121,6 +126,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     push: async (body) => (await call(pathTo(pushChanges), json(body), pushResponseSchema)).body,
     pull: async (query, signal) =>
       (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
+    leave: async (timeoutMs) => (await call(pathTo(leaveHub), { method: 'DELETE', timeoutMs }, leaveResponseSchema)).body,
     putBlob: async (sha256, bytes) => {
       await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);
     },

@@ -36,8 +36,8 @@ export async function syncConsoleRoutes(app: FastifyInstance, { deps, records, f
 
   registerEndpoint(app, pauseSync, (request) => setSyncPaused(deps, cabinetOf(request), true));
   registerEndpoint(app, resumeSync, (request) => setSyncPaused(deps, cabinetOf(request), false));
-  registerEndpoint(app, disconnectSync, (request) => {
-    disconnectCabinet(deps, cabinetOf(request));
-    return syncStatus(deps, cabinetOf(request));
+  registerEndpoint(app, disconnectSync, async (request) => {
+    const left = await disconnectCabinet(deps, cabinetOf(request), { fetch });
+    return { ...syncStatus(deps, cabinetOf(request)), left_hub: left.left_hub, left_device_id: left.device_id };
   });
 }

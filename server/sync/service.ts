@@ -7,7 +7,7 @@ import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
 import type { RecordsByKind } from './apply.js';
 import { tick, type ClockState } from './hlc.js';
-import { checkHubUrl, createHubClient, type HubClient, type HubFetch } from './hub-client.js';
+import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import * as store from './store.js';
 
 /** The device credential's name in the secret store (the OS keychain in the desktop app). */
@@ -136,12 +136,29 @@ function connectionOrThrow(deps: Pick<Deps, 'db'>, cabinetId: string): store.Con
   return connection;
 }
 
-/** Turns sync off for the cabinet: its link, queue and clocks go; its records stay. */
-export function disconnectCabinet(deps: SyncDeps, cabinetId: string): void {
-  connectionOrThrow(deps, cabinetId);
+/** How long disconnecting waits for the hub to hear that the device leaves. */
+const LEAVE_TIMEOUT_MS = 5000;
+
+/**
+ * Turns sync off for the cabinet: the device leaves the hub (revoked there, so its credential
+ * opens nothing any more), then its link, queue and clocks go; its records stay. A hub that cannot
+ * be told (unreachable, or the device already revoked) does not stop the disconnect: the answer
+ * says so, and the hub's operator can revoke the device.
+ */
+export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: { fetch: HubFetch }): Promise<{ left_hub: boolean; device_id: string }> {
+  const connection = connectionOrThrow(deps, cabinetId);
+  let leftHub = false;
+  try {
+    await hubClientFor(deps, connection, io.fetch).leave(LEAVE_TIMEOUT_MS);
+    leftHub = true;
+  } catch (err) {
+    // Already revoked is as good as leaving; anything else is said in the answer, and the local disconnect goes on.
+    leftHub = err instanceof HubRefusal && err.code === 'device_revoked';
+  }
   deps.db.sqlite.transaction(() => store.deleteConnection(deps.db.orm, cabinetId)).immediate();
   deps.secrets.delete(deviceSecretName(cabinetId));
   deps.syncLinks.notify();
+  return { left_hub: leftHub, device_id: connection.deviceId };
 }
 
 /** Pauses or resumes the background sync; changes are queued meanwhile. */

@@ -5,7 +5,9 @@ import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { HubUnreachable } from '../../server/sync/hub-client.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { connectCabinet, syncStatus } from '../../server/sync/service.js';
+import { connectCabinet, deviceSecretName, disconnectCabinet, syncStatus } from '../../server/sync/service.js';
+import { pathTo } from '../../shared/endpoint.js';
+import { pullChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import { uploadQueue } from '../../server/sync/transfer.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
@@ -18,7 +20,7 @@ import { tempDir } from '../helpers/server.js';
  * the other). The hub stores a device's batches one after the other, so a batch that overtakes the
  * one before it is refused as a gap: it is sent again after it, and nothing is stored twice or lost.
  * An install as the CLI opens one (no sync engine), linked to the hub through a proxy that delays
- * or loses pushes.
+ * or loses pushes. Disconnecting, last: the device leaves the hub, or says it could not.
  */
 const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 const PUSH = { method: 'POST', path: /\/sync\/v1\/changes/ };
@@ -39,17 +41,17 @@ afterAll(async () => {
 });
 
 /** An install holding RECORDS clients, connected through a fresh proxy: its whole cabinet is queued. */
-async function connectedInstall(name: string): Promise<{ deps: Deps; cabinetId: string; proxy: FaultProxy }> {
+async function connectedInstall(name: string, records = RECORDS): Promise<{ deps: Deps; cabinetId: string; proxy: FaultProxy }> {
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
   closing.push(() => db.close());
   const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} });
   const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: `Cabinet ${name}`, email: `${name}@example.fr`, password: 'correct horse battery' });
-  for (let i = 0; i < RECORDS; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
+  for (let i = 0; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
   const proxy = await startFaultProxy(hub.url);
   closing.push(() => proxy.close());
   const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite(null), deviceName: name }, { fetch: fetchHub, records: syncedRecords() });
-  expect(connected.queued).toBe(RECORDS);
+  expect(connected.queued).toBe(records);
   return { deps, cabinetId, proxy };
 }
 
@@ -88,5 +90,28 @@ describe('pushing a large queue, two batches at a time', () => {
     expect(await uploadQueue(deps, syncedRecords(), cabinetId, fetchHub, () => undefined)).toBeGreaterThan(0);
     expect(await numbersOnHub(cabinetId)).toEqual(oneToN(RECORDS));
     expect(syncStatus(deps, cabinetId).pending_changes).toBe(0);
+  });
+});
+
+describe('disconnecting', () => {
+  it('makes the device leave the hub: revoked there, its credential refused, its link gone here', async () => {
+    const { deps, cabinetId } = await connectedInstall('depart', 3);
+    const deviceId = syncStatus(deps, cabinetId).device_id!;
+    const credential = deps.secrets.get(deviceSecretName(cabinetId))!;
+    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub })).toEqual({ left_hub: true, device_id: deviceId });
+    expect(syncStatus(deps, cabinetId).state).toBe('off');
+    const [device] = await hub.database.sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
+    expect(device?.revoked).toBe(true);
+    const refused = await fetch(`${hub.url}${pathTo(pullChanges)}`, { headers: { authorization: `Bearer ${credential}`, [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) } });
+    expect(refused.status).toBe(401);
+  });
+
+  it('still disconnects when the hub cannot be told, and says so', async () => {
+    const { deps, cabinetId, proxy } = await connectedInstall('injoignable', 3);
+    const deviceId = syncStatus(deps, cabinetId).device_id!;
+    proxy.setDown(true);
+    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub })).toEqual({ left_hub: false, device_id: deviceId });
+    expect(syncStatus(deps, cabinetId).state).toBe('off');
+    expect(deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
   });
 });

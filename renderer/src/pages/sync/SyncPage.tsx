@@ -177,7 +177,7 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
     (_, result) => {
       if (!result.ok) return setError(result.error.message);
       setError(null);
-      onNotice(s.disconnectedNotice);
+      onNotice(result.data.left_hub ? s.disconnectedNotice : s.disconnectedHubNotTold(result.data.left_device_id));
       syncFeed.publish(result.data);
     },
   );

@@ -65,9 +65,11 @@ const en = {
   disconnect: 'Disconnect',
   disconnectTitle: 'Disconnect this cabinet from the hub?',
   disconnectText:
-    'The cabinet’s records stay on this install, but changes not yet sent will not reach the hub, and nothing more is exchanged with it. The hub still lists this computer: ask its operator to revoke the device.',
+    'The cabinet’s records stay on this install, but changes not yet sent will not reach the hub, and nothing more is exchanged with it. This computer leaves the hub: to sync again, it needs a new pairing code.',
   cancel: 'Cancel',
-  disconnectedNotice: 'This cabinet no longer syncs. Its records stay on this install; ask the hub’s operator to revoke this device.',
+  disconnectedNotice: 'This cabinet no longer syncs, and this computer has left the hub. Its records stay on this install.',
+  disconnectedHubNotTold: (device: string) =>
+    `This cabinet no longer syncs; its records stay on this install. The hub could not be told: ask its operator to revoke the device ${device}.`,
   // The shell's indicator
   indicatorLabel: 'Sync status',
   synced: 'Synced',
@@ -138,9 +140,11 @@ const fr: SyncStrings = {
   disconnect: 'Déconnecter',
   disconnectTitle: 'Déconnecter ce cabinet du hub ?',
   disconnectText:
-    'Les dossiers du cabinet restent sur cette installation, mais les modifications pas encore envoyées n’atteindront pas le hub, et plus rien n’est échangé avec lui. Le hub affiche toujours cet ordinateur : demandez à son exploitant de révoquer l’appareil.',
+    'Les dossiers du cabinet restent sur cette installation, mais les modifications pas encore envoyées n’atteindront pas le hub, et plus rien n’est échangé avec lui. Cet ordinateur quitte le hub : pour se synchroniser à nouveau, il lui faudra un nouveau code d’appairage.',
   cancel: 'Annuler',
-  disconnectedNotice: 'Ce cabinet ne se synchronise plus. Ses dossiers restent sur cette installation ; demandez à l’exploitant du hub de révoquer cet appareil.',
+  disconnectedNotice: 'Ce cabinet ne se synchronise plus, et cet ordinateur a quitté le hub. Ses dossiers restent sur cette installation.',
+  disconnectedHubNotTold: (device) =>
+    `Ce cabinet ne se synchronise plus ; ses dossiers restent sur cette installation. Le hub n’a pas pu être prévenu : demandez à son exploitant de révoquer l’appareil ${device}.`,
   indicatorLabel: 'État de la synchronisation',
   synced: 'Synchronisé',
   syncing: 'Synchronisation…',
