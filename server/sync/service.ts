@@ -142,8 +142,8 @@ const LEAVE_TIMEOUT_MS = 5000;
 /**
  * Turns sync off for the cabinet: the device leaves the hub (revoked there, so its credential
  * opens nothing any more), then its link, queue and clocks go; its records stay. A hub that cannot
- * be told (unreachable, or the device already revoked) does not stop the disconnect: the answer
- * says so, and the hub's operator can revoke the device.
+ * be told (unreachable, or the credential gone from the secret store) does not stop the
+ * disconnect: the answer says so, and the hub's operator can revoke the device.
  */
 export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: { fetch: HubFetch }): Promise<{ left_hub: boolean; device_id: string }> {
   const connection = connectionOrThrow(deps, cabinetId);
