@@ -13,6 +13,9 @@ declare module 'autocannon' {
     timeout?: number;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
+    /** Replaces every [<id>] in the request (headers and body) with a fresh id, per request. */
+    idReplacement?: boolean;
   }
 
   /** hdr-histogram-percentiles-obj's summary: average, min, max and p0_001 … p99_999. */

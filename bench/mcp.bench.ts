@@ -1,8 +1,8 @@
-import autocannon, { type Result } from 'autocannon';
+import type { Result } from 'autocannon';
 import type { Benchmark } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import type { LatencyHistogram } from './lib/latency.js';
-import { measure, measureRun, type LoadOptions, type Measurement } from './lib/load.js';
+import { measure, measureRun, startLoad, type LoadOptions, type Measurement } from './lib/load.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { getMe } from '../shared/api-keys.js';
 import { pathTo } from '../shared/endpoint.js';
@@ -21,18 +21,7 @@ function mcpHeaders(server: ServerChild): Record<string, string> {
 }
 
 function runWhoami(server: ServerChild, connections: number, seconds: number, latency?: LatencyHistogram) {
-  const instance = autocannon({
-    url: server.origin + MCP_PATH,
-    method: 'POST',
-    headers: mcpHeaders(server),
-    body: WHOAMI_CALL,
-    connections,
-    duration: seconds,
-    pipelining: 1,
-    timeout: 10,
-  });
-  if (latency) instance.on('response', (_client, _status, _bytes, ms) => latency.record(ms));
-  return instance;
+  return startLoad({ url: server.origin + MCP_PATH, method: 'POST', headers: mcpHeaders(server), body: WHOAMI_CALL }, connections, seconds, latency);
 }
 
 /** One call first, so that a refusal or a JSON-RPC error shows itself instead of a count. */

@@ -31,6 +31,7 @@ import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { formatTable } from './lib/report.js';
+import { percentile } from './lib/latency.js';
 
 const WORKER_CONCURRENCY = 2;
 const LATENCY_WARMUP_JOBS = 20;
@@ -39,11 +40,6 @@ const THROUGHPUT_JOBS = 5_000;
 const CHUNK = 100;
 const GOAL_JOBS_PER_SECOND = 500;
 const NOOP = 'noop';
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
 
 function loadLine(): string {
   return loadavg()

@@ -36,6 +36,7 @@ import { postgresCpuReader, postgresPids } from './lib/processes.js';
 import { pinToCpus } from './lib/affinity.js';
 import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV, SYNC_PAIRING_CODE_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
+import { percentile } from './lib/latency.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { pathTo } from '../shared/endpoint.js';
@@ -164,11 +165,6 @@ const pct = (cores: number | undefined) => (cores === undefined ? 'n/a' : `${Mat
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const CPU_COLUMNS = ['bench CPU', 'hub CPU', 'PostgreSQL CPU', 'other CPU'] as const;
 const cpuCells = (cpu: PhaseCpu) => [pct(cpu.cores.bench), pct(cpu.cores.hub), pct(cpu.cores.postgres), pct(cpu.cores.other)];
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
 
 function verdict(met: boolean): string {
   return met ? 'goal met' : 'MISSED';

@@ -1,17 +1,9 @@
-import autocannon, { type Result } from 'autocannon';
+import type { Result } from 'autocannon';
 import type { ServerChild } from './child.js';
 import type { LatencyHistogram } from './latency.js';
-import { measureRun, type CpuReader, type LoadOptions, type Measurement } from './load.js';
+import { measureRun, startLoad, type CpuReader, type LoadOptions, type Measurement } from './load.js';
 import { listOpportunities } from '../../shared/crm-endpoints.js';
 import { pathTo } from '../../shared/endpoint.js';
-
-declare module 'autocannon' {
-  interface Options {
-    body?: string;
-    /** Replaces every [<id>] in the request (headers and body) with a fresh id, per request. */
-    idReplacement?: boolean;
-  }
-}
 
 /** POST /opportunities with a fresh Idempotency-Key per request: every response is a create. */
 const CREATE_PATH = pathTo(listOpportunities);
@@ -25,19 +17,8 @@ const CREATE_BODY = JSON.stringify({
 });
 
 function runCreate(server: ServerChild, connections: number, seconds: number, latency?: LatencyHistogram) {
-  const instance = autocannon({
-    url: server.origin + CREATE_PATH,
-    method: 'POST',
-    headers: { ...server.headers, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },
-    body: CREATE_BODY,
-    idReplacement: true,
-    connections,
-    duration: seconds,
-    pipelining: 1,
-    timeout: 10,
-  });
-  if (latency) instance.on('response', (_client, _status, _bytes, ms) => latency.record(ms));
-  return instance;
+  const headers = { ...server.headers, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' };
+  return startLoad({ url: server.origin + CREATE_PATH, method: 'POST', headers, body: CREATE_BODY, idReplacement: true }, connections, seconds, latency);
 }
 
 /** Every response must be a 201: a replay (200) or an error would mean the keys were not fresh. */

@@ -6,6 +6,12 @@
 const BUCKET_MS = 0.01;
 const BUCKETS = 100_000; // 0 to 1 s; slower responses land in the last bucket, and max keeps the truth.
 
+/** The p-th percentile (0-100) of sorted values, nearest rank; NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
 export class LatencyHistogram {
   private readonly counts = new Uint32Array(BUCKETS);
   private total = 0;

@@ -27,8 +27,19 @@ export interface Measurement {
 /** Reads a process's CPU time so far, in µs. */
 export type CpuReader = () => number | Promise<number>;
 
-function runAutocannon(url: string, headers: Record<string, string>, connections: number, seconds: number, latency?: LatencyHistogram) {
-  const instance = autocannon({ url, headers, connections, duration: seconds, pipelining: 1, timeout: 10 });
+/** What each request of a load run sends: a GET by default. */
+export interface LoadRequest {
+  url: string;
+  headers: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** Every [<id>] in the headers and body replaced by a fresh id per request. */
+  idReplacement?: boolean;
+}
+
+/** One autocannon run of `seconds` at `connections`, recording each response's latency when given a histogram. */
+export function startLoad(request: LoadRequest, connections: number, seconds: number, latency?: LatencyHistogram) {
+  const instance = autocannon({ ...request, connections, duration: seconds, pipelining: 1, timeout: 10 });
   if (latency) instance.on('response', (_client, _status, _bytes, ms) => latency.record(ms));
   return instance;
 }
@@ -110,5 +121,5 @@ export async function measureRun(
 export async function measure(server: ServerChild, path: string, options: LoadOptions): Promise<Measurement> {
   const url = server.origin + path;
   await assertServes(url, server.headers);
-  return measureRun(server, url, (seconds, latency) => runAutocannon(url, server.headers, options.connections, seconds, latency), options);
+  return measureRun(server, url, (seconds, latency) => startLoad({ url, headers: server.headers }, options.connections, seconds, latency), options);
 }
