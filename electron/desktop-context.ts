@@ -3,7 +3,7 @@ import type { WriteStream } from 'node:fs';
 import type { app, BrowserWindow, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
 import type electronUpdater from 'electron-updater';
 import type { PendingToken } from './console-access.js';
-import type { LoadedPolicy } from './policy.js';
+import type { LoadedPolicy } from '../server/policy.js';
 import type { ServerStatus } from './protocol.js';
 import type { ServerState, Supervisor } from './server-process.js';
 import type { EffectiveSettings, UserSettings } from './settings.js';

@@ -15,7 +15,7 @@ import { TRAY_ICON_PNG_BASE64 } from './icon.js';
 import { keychainService } from './keychain.js';
 import { idleRestartDue, localeOf, reactToServerState, reactToTrayAction, startupChoices, trayInput, type TrayEffect } from './main-reactions.js';
 import { createMfaNotifier, type NotificationIntent } from './notifications.js';
-import { loadPolicy, policyFilePath } from './policy.js';
+import { loadPolicy, policyFilePath } from '../server/policy.js';
 import type { ChildMessage } from './protocol.js';
 import { forkServer } from './server-child.js';
 import { openServerLog } from './server-log.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Policy } from './policy.js';
-import { UPDATE_CHANNELS } from './policy.js';
+import type { Policy } from '../server/policy.js';
+import { UPDATE_CHANNELS } from '../server/policy.js';
 
 /**
  * The broker's own desktop settings (settings.json in the app's userData folder), changed from the

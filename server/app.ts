@@ -28,6 +28,12 @@ import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { createLanListener, type LanListener } from './lan/listener.js';
+import type { MachineNetwork } from './lan/plan.js';
+import { lanRoutes } from './lan/routes.js';
+import { systemNetwork } from './lan/service.js';
+import { auditRoutes } from './audit/routes.js';
+import { purgeExpiredAudit } from './audit/service.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { fastifyTrustProxy } from './http/client-address.js';
@@ -49,6 +55,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     webhookDispatcher: Dispatcher;
     robotWorker: Worker;
+    lanListener: LanListener;
   }
 }
 
@@ -62,6 +69,8 @@ export interface BuildAppOptions {
   browser?: BrowserRuntime;
   /** The sandbox portal's behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
   sandboxMode?: () => SandboxMode;
+  /** The machine's host name and addresses, as the office LAN mode sees them (tests give their own). */
+  network?: MachineNetwork;
 }
 
 /** Composes the service from its plugins and modules. No global state: two apps can share a process. */
@@ -88,6 +97,17 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   });
 
   useJsonBodies(app);
+
+  // The office LAN listener serves this same app over HTTPS, through Fastify's router.
+  const network = options.network ?? systemNetwork;
+  const lanListener = createLanListener(deps, {
+    handler: (request, response) => app.routing(request, response),
+    onClientError: (err, socket) => clientErrorHandler(err, socket, randomUUID),
+    logger: app.log,
+    network,
+    intervalMs: config.lanCheckIntervalMs,
+  });
+  app.decorate('lanListener', lanListener);
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -116,6 +136,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     extraHostnames: config.publicBaseUrl ? [new URL(config.publicBaseUrl).host.replace(/:\d+$/, '')] : [],
     corsOrigins: config.corsOrigins,
     openCorsPaths: OPEN_CORS_PATHS,
+    lanHosts: () => lanListener.allowedHosts(),
   });
   // One limiter for API keys and MCP access tokens: their ids never collide (UUIDs).
   const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock });
@@ -153,6 +174,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(oauthRoutes, { deps });
   await app.register(consoleRoutes, { rootDir: join(packageRoot(), 'dist', 'renderer') });
   await app.register(adminConsoleRoutes, { deps });
+  await app.register(lanRoutes, { deps, listener: lanListener, network });
+  await app.register(auditRoutes, { deps });
 
   const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
   app.decorate('webhookDispatcher', dispatcher);
@@ -178,6 +201,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(syncConsoleRoutes, { deps, records, fetch: options.sync?.fetch ?? ((url, init) => globalThis.fetch(url, init)) });
   app.addHook('onReady', async () => syncEngine.start());
   app.addHook('onClose', async () => syncEngine.stop());
+  app.addHook('onReady', async () => {
+    purgeExpiredAudit(deps);
+    lanListener.start();
+  });
+  app.addHook('onClose', async () => lanListener.stop());
   app.addHook('onClose', async () => {
     await worker.stop();
     if (!options.browser) await runtime.close();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ipRuleSchema } from '../shared/api-keys.js';
 import { defaultDataDir } from './paths.js';
+import { policyFilePath } from './policy.js';
 
 const booleanFromString = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
@@ -110,6 +111,10 @@ const configSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 as 64 hex characters')
     .transform((v) => v.toLowerCase())
     .optional(),
+  /** The IT policy file (allowLanSharing, lan presets); by default the platform's machine-wide path. */
+  policyFile: z.string().min(1),
+  /** How often the running service re-reads the LAN settings and the machine's addresses. */
+  lanCheckIntervalMs: z.coerce.number().int().min(50).max(600_000).default(5000),
 });
 export type Config = z.infer<typeof configSchema>;
 
@@ -141,6 +146,8 @@ const CONFIG_ENV: Record<keyof Config, string> = {
   sandboxLatencyMs: 'COURTIER_SANDBOX_LATENCY_MS',
   oauthRegistrationsPerHour: 'COURTIER_OAUTH_REGISTRATIONS_PER_HOUR',
   desktopLoginTokenSha256: 'COURTIER_DESKTOP_LOGIN_TOKEN_SHA256',
+  policyFile: 'COURTIER_POLICY_FILE',
+  lanCheckIntervalMs: 'COURTIER_LAN_CHECK_INTERVAL_MS',
 };
 
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
@@ -151,6 +158,7 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
   }
   for (const [field, value] of Object.entries(flags)) if (value !== undefined) raw[field] = value;
   raw.dataDir ??= defaultDataDir(env);
+  raw.policyFile ??= policyFilePath(process.platform, env);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {

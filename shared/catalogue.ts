@@ -11,6 +11,8 @@ import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
 import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
 import { MCP_AND_OAUTH_ENDPOINTS } from './oauth-endpoints.js';
 import { CONSOLE_SYNC_ENDPOINTS } from './sync.js';
+import { CONSOLE_LAN_ENDPOINTS } from './lan.js';
+import { listAuditEntries } from './audit.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -74,6 +76,8 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_AUTOMATION_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
   ...CONSOLE_SYNC_ENDPOINTS,
+  ...CONSOLE_LAN_ENDPOINTS,
+  listAuditEntries,
   ...CONSOLE_PAGE_ENDPOINTS,
   getHealth,
   getConsoleOpenApiDocument,

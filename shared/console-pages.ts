@@ -18,6 +18,7 @@ export const openRoot = defineEndpoint({
   summary: 'The service’s root: to the console',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 302: { description: `To ${CONSOLE_HOME}.` } },
   errors: [],
 });
@@ -30,6 +31,7 @@ export const openConsoleWithoutSlash = defineEndpoint({
   summary: 'The console without its trailing slash',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 308: { description: `To ${CONSOLE_HOME}, query kept.` } },
   errors: [],
 });
@@ -42,6 +44,7 @@ export const getConsoleAsset = defineEndpoint({
   summary: 'A file of the console’s build (script, style, image), cached for a year',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
   errors: ['not_found'],
 });
@@ -54,6 +57,7 @@ export const openConsolePage = defineEndpoint({
   summary: 'Any console page (the single-page app decides what it shows)',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: {
     200: { description: 'The console’s page.', contentType: HTML },
     503: { description: 'The console was not built (npm run build).', contentType: HTML },

@@ -35,6 +35,7 @@ export const signIn = defineEndpoint({
   description: 'Sets the HttpOnly session cookie and the CSRF cookie the console copies into X-CSRF-Token. return_to is followed only when it is a path on this origin.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   body: loginBodySchema,
   responses: { 200: { description: 'Signed in.', schema: setupResponseSchema } },
   errors: ['invalid_credentials', 'cabinet_choice_required', 'too_many_login_attempts'],
@@ -48,6 +49,7 @@ export const getSession = defineEndpoint({
   summary: 'The console session, if any',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'signed_in false, or the signed-in user and cabinet.', schema: sessionProbeSchema } },
   errors: [],
 });
@@ -60,6 +62,7 @@ export const signOut = defineEndpoint({
   summary: 'Sign out',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 204: { description: 'Signed out; both cookies cleared.' } },
   errors: [],
 });
@@ -72,6 +75,7 @@ export const getSetupState = defineEndpoint({
   summary: 'Whether first-run setup is needed, and allowed from here',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'The setup state.', schema: setupStateSchema } },
   errors: [],
 });

@@ -144,6 +144,7 @@ export const downloadDevisPdf = defineEndpoint({
   description: 'Reached through the redirect of GET /devis/{devis_id}/pdf; needs no API key, only a valid, unexpired signature.',
   tag: 'Quotes',
   auth: 'none',
+  openOnLan: true,
   // Loose on purpose: whatever is wrong with a signed link (altered id, expiry or signature) is one 403 invalid_signature.
   params: z.object({ devis_id: z.string().max(100) }),
   query: z.object({

@@ -74,6 +74,12 @@ export interface Endpoint {
    * kept for idempotent replays: a replay answers them as null, and its _warning says why.
    */
   secretsShownOnce?: readonly string[];
+  /**
+   * On the office LAN listener, a route with auth none is refused (403 local_only) unless it is
+   * open there: the health check, the CA download, OAuth's metadata and flow, the console's pages
+   * and sign-in. Everything else there needs a session, a key or a token, or is for this machine.
+   */
+  openOnLan?: true;
 }
 
 /** The _warning of a replayed response whose secret was shown once. */

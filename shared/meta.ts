@@ -33,6 +33,7 @@ export const getHealth = defineEndpoint({
   summary: 'Liveness, for supervisors and the desktop shell',
   tag: 'Meta',
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'The service answers.', schema: healthSchema } },
   errors: [],
 });

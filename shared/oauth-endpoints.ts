@@ -60,6 +60,7 @@ export const getProtectedResourceMetadata = defineEndpoint({
   description: RESOURCE_METADATA_DESCRIPTION,
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'The metadata document.', schema: protectedResourceMetadataSchema } },
   errors: [],
 });
@@ -81,6 +82,7 @@ export const getAuthorizationServerMetadata = defineEndpoint({
   description: 'RFC 8414: endpoints, scopes, S256 only, public clients only, iss on authorization responses (RFC 9207). CORS open.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   responses: { 200: { description: 'The metadata document.', schema: authorizationServerMetadataSchema } },
   errors: [],
 });
@@ -95,6 +97,7 @@ export const registerOAuthClient = defineEndpoint({
     'RFC 7591, public clients only. Redirect URIs: https, or http on 127.0.0.1, [::1] or localhost (any port is accepted at authorize time for those). Limited per client address (COURTIER_OAUTH_REGISTRATIONS_PER_HOUR, default 20).',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   body: clientRegistrationSchema,
   validatedBy: 'handler',
   responses: {
@@ -127,6 +130,7 @@ export const authorize = defineEndpoint({
     'Opened in the user’s browser. Unknown client or unregistered redirect_uri: an error page, never a redirect. Without a console session: 302 to /console/login?return_to=… (same-origin paths only). Invalid request: an error page, or, when the user already consented to this client, 302 to redirect_uri with error, error_description, state and iss. Otherwise 302 to the consent page; its Allow or Deny answers 303 to redirect_uri with code, state and iss, or error=access_denied.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   query: authorizeQuerySchema,
   validatedBy: 'handler',
   responses: { 302: { description: 'A redirect (see the description).' }, 400: { description: 'An HTML error page.', contentType: 'text/html' } },
@@ -142,6 +146,7 @@ export const getConsentRequest = defineEndpoint({
   description: 'For the console’s consent page, with the signed-in user’s session cookie.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   params: z.object({ request_id: z.string().min(1).max(100) }),
   responses: { 200: { description: 'The client, the scopes in words, and the form’s CSRF token.', schema: consentRequestSchema } },
   errors: ['not_signed_in', 'consent_request_not_found', 'consent_forbidden'],
@@ -162,6 +167,7 @@ export const decideConsent = defineEndpoint({
   summary: 'The user’s answer on the consent page (browser form)',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   body: consentDecisionSchema,
   bodyEncoding: 'form',
   responses: {
@@ -182,6 +188,7 @@ export const exchangeToken = defineEndpoint({
     'Form-encoded. A code is single-use and lives 5 minutes; replaying it revokes every token issued from it. Refresh tokens rotate: presenting a rotated one revokes the whole family. Access tokens (svc_mcp_at_…) live 3600 s; refresh tokens (svc_mcp_rt_…) 30 days. Answers carry Cache-Control: no-store.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   body: z.union([authorizationCodeTokenRequest, refreshTokenRequest]),
   bodyEncoding: 'form',
   validatedBy: 'handler',
@@ -202,6 +209,7 @@ export const revokeToken = defineEndpoint({
   description: 'RFC 7009: 200 whether or not the token was known. Revoking a refresh token revokes its grant and every access token issued under it.',
   tag: TAG,
   auth: 'none',
+  openOnLan: true,
   body: revocationRequest,
   bodyEncoding: 'form',
   validatedBy: 'handler',

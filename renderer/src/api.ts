@@ -31,7 +31,8 @@ type Part<K extends string, S> = S extends z.ZodType ? ({} extends z.input<S> ? 
 /** The path parameters, query and body of a call, typed from the endpoint's schemas (their input side). */
 export type CallInput<E extends Endpoint> = Part<'params', E['params']> & Part<'query', E['query']> & Part<'body', E['body']>;
 
-const CSRF_COOKIE = 'courtier_csrf';
+/** Over the office LAN (HTTPS) the server sets it with the __Host- prefix. */
+const CSRF_COOKIE = window.location.protocol === 'https:' ? '__Host-courtier_csrf' : 'courtier_csrf';
 
 function readCookie(name: string): string | undefined {
   for (const part of document.cookie.split(';')) {

@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { InsurerAdapter } from '../robots/adapter.js';
+import type { MachineNetwork } from '../lan/plan.js';
 import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
@@ -16,6 +17,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
   insurers?: readonly InsurerAdapter[];
+  /** The machine's host name and addresses for `lan` (tests give their own). */
+  network?: MachineNetwork;
   /** `serve` only: called with the app before it listens (crash tests add a hook there). */
   beforeListen?: (app: FastifyInstance) => void;
 }

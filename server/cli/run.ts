@@ -12,6 +12,7 @@ import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
+import { runAudit, runLan } from './lan.js';
 import { HubRefusal, HubUnreachable } from '../sync/hub-client.js';
 
 export type { CliIo } from './common.js';
@@ -41,6 +42,13 @@ Commands:
         Create a cabinet from the hub on this install (or restore a lost one) and download everything.
   sync status --cabinet ID [--json]
   sync pause|resume|disconnect --cabinet ID [--json]
+  lan enable [--address IP]... [--port 8443] [--name DNS_NAME]... [--cert FILE --key FILE] [--new-ca] [--json]
+        Share this install with the office over HTTPS (its own CA); applied by the running service without a restart.
+  lan disable [--json]
+  lan status [--json]
+  lan ca [--out FILE]
+        The office CA certificate (PEM) to trust on brokers' machines.
+  audit list --cabinet ID [--since ISO] [--action ACTION] [--limit N] [--json]
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
 
@@ -87,6 +95,10 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runSync(rest, io);
     case 'robots':
       return runRobots(rest, io);
+    case 'lan':
+      return runLan(rest, io);
+    case 'audit':
+      return runAudit(rest, io);
     case 'hub':
       // Loaded on demand: the agent's commands never load the PostgreSQL driver.
       return (await import('../hub/cli.js')).runHub(rest, io);

@@ -2,7 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getSession, signIn, signOut } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
+import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { cabinetIdsOfEmail } from '../tenancy/service.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import { CONSOLE_CSRF_PURPOSE, CSRF_COOKIE } from './guard.js';
@@ -16,9 +19,23 @@ export function startConsoleSession(deps: Deps, request: FastifyRequest, reply: 
 
 /** Sign-in, the current session and sign-out for the console (a cookie session, not an API key). */
 export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttle }: { deps: Deps; throttle: LoginThrottle }): Promise<void> {
+  /** Filed under each cabinet where the email has an account; install-wide when it has none. */
+  const auditFailedSignIn = (request: FastifyRequest, email: string, reason: string) => {
+    const cabinets = cabinetIdsOfEmail(deps, email);
+    for (const cabinetId of cabinets.length > 0 ? cabinets : [null]) {
+      recordAudit(deps, { cabinetId, action: 'console.sign_in_failed', result: 'failure', actor: requestActor(request), target: email.trim().toLowerCase(), details: { reason } });
+    }
+  };
+
   registerEndpoint(app, signIn, async (request, reply) => {
     const { email, password, cabinet_id, return_to } = request.body;
-    const { token, user } = await checkSignIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) });
+    const { token, user } = await checkSignIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) }).catch(
+      (err: unknown) => {
+        if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.code === 'too_many_login_attempts')) auditFailedSignIn(request, email, err.code);
+        throw err;
+      },
+    );
+    recordAudit(deps, { cabinetId: user.cabinetId, action: 'console.signed_in', actor: { ...requestActor(request), kind: 'user', id: user.userId, label: user.email } });
     startConsoleSession(deps, request, reply, token, user);
     reply.header('Cache-Control', 'no-store');
     // return_to comes from a URL anyone can craft: only a path on this origin is followed.

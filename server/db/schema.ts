@@ -12,3 +12,5 @@ export * from '../automation/schema.js';
 export * from '../console/schema.js';
 export * from '../oauth/schema.js';
 export * from '../sync/schema.js';
+export * from '../lan/schema.js';
+export * from '../audit/schema.js';

@@ -1,11 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isLanRequest } from './listener.js';
+
+/**
+ * On the office LAN listener (HTTPS), cookies are `__Host-` prefixed: browsers then take them only
+ * with Secure, Path=/ and no Domain, so that no other host or plain-HTTP page of the office can
+ * set or shadow them. On loopback they keep their plain names.
+ */
+function cookieName(request: FastifyRequest, name: string): string {
+  return isLanRequest(request) ? `__Host-${name}` : name;
+}
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
+  const wanted = cookieName(request, name);
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq !== -1 && part.slice(0, eq).trim() === wanted) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -17,7 +28,7 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, options: { maxAgeSeconds: number; httpOnly: boolean }): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
   const httpOnly = options.httpOnly ? '; HttpOnly' : '';
-  reply.header('Set-Cookie', `${name}=${value}; Path=/${httpOnly}; SameSite=Lax; Max-Age=${options.maxAgeSeconds}${secure}`);
+  reply.header('Set-Cookie', `${cookieName(request, name)}=${value}; Path=/${httpOnly}; SameSite=Lax; Max-Age=${options.maxAgeSeconds}${secure}`);
 }
 
 export function clearCookie(request: FastifyRequest, reply: FastifyReply, name: string): void {

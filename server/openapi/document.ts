@@ -196,7 +196,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
           type: 'apiKey',
           in: 'cookie',
           name: 'courtier_session',
-          description: 'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie.',
+          description: 'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie (on the office LAN listener, over HTTPS, both cookies carry the __Host- prefix).',
         },
         SyncDevice: { type: 'http', scheme: 'bearer', description: 'A sync device’s credential, received once at pairing (POST /sync/v1/pair).' },
         McpOAuth: {

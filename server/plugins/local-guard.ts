@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { isLanRequest } from '../http/listener.js';
 
 export interface LocalGuardOptions {
   /** The server is bound to a loopback address: only loopback Host names are answered. */
@@ -11,6 +12,8 @@ export interface LocalGuardOptions {
   corsOrigins: readonly string[];
   /** Paths any origin may call without credentials (OAuth discovery and token endpoints for browser-based MCP clients). */
   openCorsPaths?: readonly string[];
+  /** The Host values (name or address with the port) the office LAN listener answers to now. */
+  lanHosts: () => ReadonlySet<string>;
 }
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -50,7 +53,8 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
 
     /** Throws when refused; true when it answered a CORS preflight itself. */
     function checkRequest(request: FastifyRequest, reply: FastifyReply): boolean {
-      if (options.loopbackOnly) {
+      if (isLanRequest(request)) checkLanRequest(request);
+      else if (options.loopbackOnly) {
         const host = parseHostHeader(request.headers.host ?? '');
         const localPort = request.socket.localPort;
         const portMatches = host?.port === null || localPort === undefined || host?.port === localPort;
@@ -89,6 +93,27 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
       reply.header('Vary', 'Origin');
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       return answerPreflight(request, reply, 'GET, POST, PATCH, PUT, DELETE');
+    }
+
+    /**
+     * The office LAN listener: Host must be one of its certificate's names or addresses with its
+     * port (DNS rebinding, 421), and what is not open there (docs, the sandbox insurer, anything
+     * for this machine only) is refused before any credential is looked at.
+     */
+    function checkLanRequest(request: FastifyRequest): void {
+      const host = parseHostHeader(request.headers.host ?? '');
+      const allowed = options.lanHosts();
+      if (!host || !allowed.has(`${host.hostname}:${host.port ?? 443}`)) {
+        throw new ApiError(
+          'misdirected_request',
+          `This office listener answers to ${[...allowed].join(', ') || 'no name yet'}; Host "${request.headers.host ?? ''}" is refused.`,
+        );
+      }
+      const endpoint = request.routeOptions.config.endpoint;
+      const routed = request.routeOptions.url !== undefined;
+      if (routed && (endpoint === undefined || (endpoint.auth === 'none' && endpoint.openOnLan !== true))) {
+        throw new ApiError('local_only', 'This is served to the machine that runs Courtier only, not on the office LAN listener.');
+      }
     }
 
     function answerPreflight(request: FastifyRequest, reply: FastifyReply, methods: string): boolean {

@@ -32,6 +32,11 @@ export async function adoptCabinet(deps: Deps, input: InitCabinetInput & { cabin
   });
 }
 
+/** The cabinets where an email has an account (the audit log files a failed sign-in under each). */
+export function cabinetIdsOfEmail(deps: Pick<Deps, 'db'>, email: string): string[] {
+  return store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase()).map((user) => user.cabinetId);
+}
+
 export function cabinetName(deps: Pick<Deps, 'db'>, cabinetId: string): string | undefined {
   return store.findCabinet(deps.db.orm, cabinetId)?.name;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadPolicy, MAX_POLICY_BYTES, parsePolicy, policyFilePath, type PolicyFileSystem } from '../../electron/policy.js';
+import { loadPolicy, MAX_POLICY_BYTES, parsePolicy, policyFilePath, type PolicyFileSystem } from '../../server/policy.js';
 import { DEFAULT_USER_SETTINGS, effectiveSettings, parseUserSettings, serverEnvironment } from '../../electron/settings.js';
 
 const PATH = '/etc/courtier/policy.json';

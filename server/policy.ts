@@ -1,5 +1,6 @@
 import { win32, posix } from 'node:path';
 import { z } from 'zod';
+import { lanAddressSchema, lanNameSchema, lanPortSchema } from '../shared/lan.js';
 
 /**
  * The IT policy: one machine-wide JSON file, written by IT (GPO, MDM, a deployment script), read at
@@ -16,6 +17,20 @@ const policyFields = {
   publicBaseUrl: httpUrl,
   /** false: the service stays on 127.0.0.1 whatever the broker chooses; true: the broker may share it on the LAN. */
   allowLanSharing: z.boolean(),
+  /**
+   * The office LAN mode preset by IT: what it sets cannot be changed from the console or the CLI.
+   * An IT-provided certificate and key (PEM files) replace the office CA's and are never regenerated.
+   */
+  lan: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      port: lanPortSchema.optional(),
+      addresses: z.array(lanAddressSchema).max(16).optional(),
+      names: z.array(lanNameSchema).max(16).optional(),
+      certificateFile: z.string().min(1).optional(),
+      keyFile: z.string().min(1).optional(),
+    })
+    .refine((lan) => (lan.certificateFile === undefined) === (lan.keyFile === undefined), 'certificateFile and keyFile go together'),
   /** COURTIER_SANDBOX: serve the sandbox insurer (demos, test keys) or not. */
   sandbox: z.boolean(),
   /** true: COURTIER_ROBOTS_DISABLED, the install-wide kill switch, on; the tray cannot resume the robots. */
@@ -39,6 +54,7 @@ const autoUpdateFields = {
 const policySchema = z.strictObject({
   publicBaseUrl: policyFields.publicBaseUrl.optional(),
   allowLanSharing: policyFields.allowLanSharing.optional(),
+  lan: policyFields.lan.optional(),
   sandbox: policyFields.sandbox.optional(),
   robotsDisabled: policyFields.robotsDisabled.optional(),
   hostedSyncUrl: policyFields.hostedSyncUrl.optional(),

@@ -1,0 +1,266 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { hostname as osHostname, networkInterfaces } from 'node:os';
+import { createSecureContext } from 'node:tls';
+import { DEFAULT_LAN_PORT, type LanChange, type LanStatus } from '../../shared/lan.js';
+import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js';
+import { toIso, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { loadPolicy, type Policy } from '../policy.js';
+import { createAuthority, describeCertificate, fingerprintOf, isPrivateAddress, issuedByAuthority, issueServerCertificate, permittedByAuthority, type AuthorityConstraints, type CertificateFacts } from './certificates.js';
+import { certificateNames, hostWithPort, listenerAddresses, machineAddresses, renewalReason, type MachineNetwork } from './plan.js';
+import * as store from './store.js';
+
+export type LanDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets'>;
+
+export const systemNetwork: MachineNetwork = { hostname: osHostname, interfaces: networkInterfaces };
+
+/** The LAN mode in force: the stored settings, with the IT policy's fields winning. */
+export interface LanPlan {
+  enabled: boolean;
+  allowed: boolean;
+  managedByPolicy: boolean;
+  port: number;
+  /** null: every non-loopback IPv4 address of the machine. */
+  addresses: string[] | null;
+  names: string[];
+  provided: { certificateFile: string; keyFile: string } | null;
+}
+
+/** What the listener serves: a key and certificate, and the facts it checks Host against. */
+export interface ServedCertificate {
+  keyPem: string;
+  certificatePem: string;
+  facts: CertificateFacts;
+  source: 'generated' | 'provided';
+}
+
+const CA_KEY_SECRET = 'lan/ca-key/';
+const SERVER_KEY_SECRET = 'lan/server-key/';
+
+function readPolicy(deps: LanDeps): Policy {
+  return loadPolicy({ readFile: (path) => readFileSync(path) }, deps.config.policyFile).policy;
+}
+
+function parseList(json: string | null): string[] | null {
+  return json === null ? null : (JSON.parse(json) as string[]);
+}
+
+export function lanPlan(deps: LanDeps): LanPlan {
+  const row = store.readLanSettings(deps.db.orm);
+  const policy = readPolicy(deps);
+  const preset = policy.lan;
+  const allowed = policy.allowLanSharing !== false;
+  const providedFiles = preset?.certificateFile && preset.keyFile
+    ? { certificateFile: preset.certificateFile, keyFile: preset.keyFile }
+    : row?.providedCertificateFile && row.providedKeyFile
+      ? { certificateFile: row.providedCertificateFile, keyFile: row.providedKeyFile }
+      : null;
+  return {
+    enabled: allowed && (preset?.enabled ?? row?.enabled ?? false),
+    allowed,
+    managedByPolicy: preset !== undefined,
+    port: preset?.port ?? row?.port ?? DEFAULT_LAN_PORT,
+    addresses: preset?.addresses ?? parseList(row?.addresses ?? null),
+    names: preset?.names ?? parseList(row?.names ?? null) ?? [],
+    provided: providedFiles,
+  };
+}
+
+export interface LanChangeOptions extends LanChange {
+  /** IT-provided PEM files (the CLI's --cert and --key). */
+  certificateFile?: string;
+  keyFile?: string;
+  /** Replace the office CA (a name outside the old one's constraints); brokers trust the new one again. */
+  newAuthority?: boolean;
+}
+
+/**
+ * Switches LAN mode on or off (the CLI, or an admin at the machine in the console). Enabling makes
+ * the CA on first use and issues the server certificate at once, so that `lan status` shows what
+ * the running service will serve at its next check (at most COURTIER_LAN_CHECK_INTERVAL_MS later).
+ */
+export async function changeLan(deps: LanDeps, change: LanChangeOptions, network: MachineNetwork, actor: AuditActor): Promise<LanStatus> {
+  const plan = lanPlan(deps);
+  if (change.enabled && !plan.allowed) {
+    throw new ApiError('lan_sharing_forbidden', 'The IT policy of this machine forbids sharing Courtier on the office LAN (allowLanSharing: false).');
+  }
+  if (plan.managedByPolicy) {
+    throw new ApiError('lan_managed_by_policy', `The IT policy (${deps.config.policyFile}) presets the office LAN mode; change it there.`);
+  }
+  if (change.addresses !== undefined) {
+    const present = machineAddresses(network);
+    const unknown = change.addresses.filter((a) => !present.includes(describeAddress(a)));
+    if (unknown.length > 0) {
+      throw new ApiError('lan_address_unavailable', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not an address of this machine; it has ${present.join(', ') || 'no LAN address'}.`, {
+        available: present,
+      });
+    }
+  }
+  if (change.port !== undefined && change.port === deps.config.port) {
+    throw new ApiError('validation_error', `Port ${change.port} is the loopback listener's; choose another for the LAN (8443 by default).`);
+  }
+  if ((change.certificateFile === undefined) !== (change.keyFile === undefined)) {
+    throw new ApiError('validation_error', 'Give both the certificate (--cert) and its key (--key), or neither.');
+  }
+  if (change.certificateFile !== undefined && change.keyFile !== undefined) readProvidedCertificate(change.certificateFile, change.keyFile);
+
+  const row = store.readLanSettings(deps.db.orm);
+  const names = change.names ?? plan.names;
+  const now = deps.clock.now();
+  let caCertificatePem = row?.caCertificatePem ?? null;
+  let constraints = readConstraints(row?.caConstraints ?? null);
+  if (change.enabled && change.certificateFile === undefined && !plan.provided) {
+    const wanted = [...certificateNames(network.hostname(), names), ...listenerAddresses(change.addresses ?? plan.addresses, network).addresses];
+    if (caCertificatePem !== null && constraints !== null && !change.newAuthority) {
+      const outside = wanted.filter((n) => !permittedByAuthority(constraints ?? { names: [], addresses: [] }, n));
+      if (outside.length > 0) {
+        throw new ApiError(
+          'lan_name_outside_ca',
+          `The office CA was made for ${[...constraints.names, ...constraints.addresses].join(', ')}, local names (.local, .lan, .home.arpa, .internal) and private addresses; ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside it. Enable with --new-ca to make a new CA (brokers then trust the new one).`,
+          { outside },
+        );
+      }
+    }
+    if (caCertificatePem === null || change.newAuthority) {
+      constraints = { names: wanted.filter((n) => isIP(n) === 0), addresses: wanted.filter((n) => isIP(n) !== 0 && !isPrivateAddress(n)) };
+      const authority = await createAuthority({ constraints, now, label: `Courtier office CA (${network.hostname()})` });
+      deps.secrets.set(CA_KEY_SECRET + fingerprintOf(authority.certificatePem), authority.privateKeyPem);
+      if (caCertificatePem !== null) deps.secrets.delete(CA_KEY_SECRET + fingerprintOf(caCertificatePem));
+      caCertificatePem = authority.certificatePem;
+    }
+  }
+  store.saveLanSettings(deps.db.orm, {
+    enabled: change.enabled,
+    port: change.port ?? plan.port,
+    addresses: change.addresses !== undefined ? JSON.stringify(change.addresses.map(describeAddress)) : (row?.addresses ?? null),
+    names: JSON.stringify(names),
+    providedCertificateFile: change.certificateFile ?? (change.enabled ? null : (row?.providedCertificateFile ?? null)),
+    providedKeyFile: change.keyFile ?? (change.enabled ? null : (row?.providedKeyFile ?? null)),
+    caCertificatePem,
+    caConstraints: constraints === null ? null : JSON.stringify(constraints),
+    serverCertificatePem: caCertificatePem === row?.caCertificatePem ? (row?.serverCertificatePem ?? null) : null,
+    updatedAt: now,
+  });
+  recordAudit(deps, {
+    cabinetId: null,
+    action: change.enabled ? 'lan.enabled' : 'lan.disabled',
+    actor,
+    details: change.enabled ? { port: change.port ?? plan.port, addresses: change.addresses ?? 'all', names } : {},
+  });
+  if (change.enabled) await servedCertificate(deps, network, actor);
+  return lanStatus(deps, network);
+}
+
+function readConstraints(json: string | null): AuthorityConstraints | null {
+  return json === null ? null : (JSON.parse(json) as AuthorityConstraints);
+}
+
+function describeAddress(address: string): string {
+  return address.includes(':') ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address;
+}
+
+/** Reads IT-provided PEM files and checks that the key is the certificate's (TLS refuses otherwise). */
+function readProvidedCertificate(certificateFile: string, keyFile: string): ServedCertificate {
+  let certificatePem: string;
+  let keyPem: string;
+  try {
+    certificatePem = readFileSync(certificateFile, 'utf8');
+    keyPem = readFileSync(keyFile, 'utf8');
+  } catch (err) {
+    throw new ApiError('validation_error', `Cannot read the provided certificate or key: ${(err as Error).message}`);
+  }
+  try {
+    createSecureContext({ cert: certificatePem, key: keyPem });
+    return { certificatePem, keyPem, facts: describeCertificate(certificatePem), source: 'provided' };
+  } catch (err) {
+    throw new ApiError('validation_error', `The provided certificate and key cannot be used together (${(err as Error).message}); give the PEM certificate and its unencrypted PEM key.`);
+  }
+}
+
+/**
+ * The certificate to serve now: IT's as it is, else the generated one, re-issued first when the
+ * names or addresses changed or it expires within 30 days (the CA stays: brokers trust it once).
+ * Null while LAN mode is off or has no CA.
+ */
+export async function servedCertificate(deps: LanDeps, network: MachineNetwork, actor: AuditActor = SYSTEM_ACTOR): Promise<ServedCertificate | null> {
+  const plan = lanPlan(deps);
+  if (!plan.enabled) return null;
+  if (plan.provided) return readProvidedCertificate(plan.provided.certificateFile, plan.provided.keyFile);
+  const row = store.readLanSettings(deps.db.orm);
+  if (!row?.caCertificatePem) return null;
+  const caFingerprint = fingerprintOf(row.caCertificatePem);
+  // Whatever the CA may not certify stays out: one such name would make clients refuse the whole certificate.
+  const constraints = readConstraints(row.caConstraints) ?? { names: [], addresses: [] };
+  const wanted = {
+    names: certificateNames(network.hostname(), plan.names).filter((n) => permittedByAuthority(constraints, n)),
+    addresses: listenerAddresses(plan.addresses, network).addresses.filter((a) => permittedByAuthority(constraints, a)),
+  };
+  const currentKey = row.serverCertificatePem ? deps.secrets.get(SERVER_KEY_SECRET + fingerprintOf(row.serverCertificatePem)) : undefined;
+  const current = row.serverCertificatePem && currentKey ? describeCertificate(row.serverCertificatePem) : null;
+  const now = deps.clock.now();
+  const reason = renewalReason(current && row.serverCertificatePem ? { ...current, issuedByCurrentAuthority: issuedByAuthority(row.serverCertificatePem, row.caCertificatePem) } : null, wanted, now);
+  if (reason === null && row.serverCertificatePem && currentKey && current) {
+    return { certificatePem: row.serverCertificatePem, keyPem: currentKey, facts: current, source: 'generated' };
+  }
+  const caKey = deps.secrets.get(CA_KEY_SECRET + caFingerprint);
+  if (caKey === undefined) throw new Error('The office CA\'s private key is missing from the secret store; run `courtier lan enable --new-ca` (brokers then trust the new CA).');
+  const issued = await issueServerCertificate({ authority: { certificatePem: row.caCertificatePem, privateKeyPem: caKey }, names: wanted.names, addresses: wanted.addresses, now });
+  const facts = describeCertificate(issued.certificatePem);
+  // The key first, under the certificate's fingerprint: a reader never finds a certificate without its key.
+  deps.secrets.set(SERVER_KEY_SECRET + facts.fingerprintSha256, issued.privateKeyPem);
+  store.saveLanSettings(deps.db.orm, { ...row, serverCertificatePem: issued.certificatePem, updatedAt: now });
+  if (row.serverCertificatePem) deps.secrets.delete(SERVER_KEY_SECRET + fingerprintOf(row.serverCertificatePem));
+  recordAudit(deps, {
+    cabinetId: null,
+    action: 'lan.certificate_issued',
+    actor,
+    target: facts.fingerprintSha256,
+    details: { reason, names: facts.names, addresses: facts.addresses, not_after: toIso(facts.notAfter) },
+  });
+  return { certificatePem: issued.certificatePem, keyPem: issued.privateKeyPem, facts, source: 'generated' };
+}
+
+export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
+  const plan = lanPlan(deps);
+  const row = store.readLanSettings(deps.db.orm);
+  const { addresses, missing } = listenerAddresses(plan.addresses, network);
+  const problems: string[] = [];
+  if (!plan.allowed) problems.push('The IT policy forbids sharing Courtier on the office LAN.');
+  if (missing.length > 0) problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} no longer an address of this machine.`);
+  if (plan.enabled && addresses.length === 0) problems.push('This machine has no LAN address to listen on.');
+  let certificate: LanStatus['certificate'] = null;
+  try {
+    const pem = plan.provided ? readFileSync(plan.provided.certificateFile, 'utf8') : row?.serverCertificatePem;
+    if (pem) {
+      const facts = describeCertificate(pem);
+      certificate = {
+        source: plan.provided ? 'provided' : 'generated',
+        names: facts.names,
+        addresses: facts.addresses,
+        not_after: toIso(facts.notAfter),
+        fingerprint_sha256: facts.fingerprintSha256,
+      };
+    }
+  } catch (err) {
+    problems.push(`The provided certificate cannot be read: ${(err as Error).message}`);
+  }
+  const names = certificate?.names ?? certificateNames(network.hostname(), plan.names);
+  return {
+    enabled: plan.enabled,
+    allowed: plan.allowed,
+    managed_by_policy: plan.managedByPolicy,
+    port: plan.port,
+    urls: [...names, ...addresses].map((host) => `https://${hostWithPort(host, plan.port)}`),
+    addresses,
+    names: plan.names,
+    ca_fingerprint_sha256: !plan.provided && row?.caCertificatePem ? fingerprintOf(row.caCertificatePem) : null,
+    certificate,
+    problems,
+  };
+}
+
+/** The office CA's certificate (PEM), or null when LAN mode never made one. Its key never leaves the secret store. */
+export function caCertificate(deps: Pick<Deps, 'db'>): string | null {
+  return store.readLanSettings(deps.db.orm)?.caCertificatePem ?? null;
+}
