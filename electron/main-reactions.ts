@@ -44,7 +44,7 @@ export interface ServerStateReaction {
 
 export function reactToServerState(
   next: ServerState,
-  view: { lanSharing: boolean; lastPort: number; windowOpen: boolean; startHidden: boolean; locale: Locale },
+  view: { lastPort: number; windowOpen: boolean; startHidden: boolean; locale: Locale },
 ): ServerStateReaction {
   const reaction: ServerStateReaction = {
     logLevel: next.phase === 'failed' || next.phase === 'restarting' ? 'warn' : 'info',
@@ -58,7 +58,7 @@ export function reactToServerState(
     return {
       ...reaction,
       consoleOrigin: next.url,
-      saveLastPort: !view.lanSharing && view.lastPort !== next.port ? next.port : null,
+      saveLastPort: view.lastPort !== next.port ? next.port : null,
       warning: next.secretStoreWarning,
       // The token handed over at this start signs the window in (now, or when it is first opened).
       window: view.windowOpen ? 'sign-in-again' : view.startHidden ? 'none' : 'open',

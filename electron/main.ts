@@ -126,7 +126,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
 
   function onServerState(next: ServerState): void {
     state.serverState = next;
-    const view = { lanSharing: current().lanSharing, lastPort: state.userSettings.lastPort, windowOpen: state.window !== null, startHidden, locale: state.locale };
+    const view = { lastPort: state.userSettings.lastPort, windowOpen: state.window !== null, startHidden, locale: state.locale };
     const reaction = reactToServerState(next, view);
     log(reaction.logLevel, `server ${next.phase}`, { state: next });
     if (reaction.consoleOrigin) state.consoleOrigin = reaction.consoleOrigin;

@@ -8,10 +8,6 @@ import { UPDATE_CHANNELS } from '../server/policy.js';
  */
 const userSettingsSchema = z.object({
   startAtLogin: z.boolean().default(false),
-  /** Share the service on the office LAN (0.0.0.0) instead of 127.0.0.1 only; needs the policy's consent. */
-  lanSharing: z.boolean().default(false),
-  /** The port when shared on the LAN (clients need a stable one). */
-  lanPort: z.number().int().min(1).max(65535).default(8787),
   /** The port used last time on loopback: tried first so that the console keeps its origin (its local storage). */
   lastPort: z.number().int().min(0).max(65535).default(0),
   /** Show the robots' browser window (to watch them, to answer a captcha). */
@@ -38,6 +34,7 @@ export function parseUserSettings(text: string | null): { settings: UserSettings
 }
 
 export interface EffectiveSettings extends UserSettings {
+  /** The service's office LAN mode (HTTPS, `courtier lan`) is allowed; the service reads the same policy file. */
   lanSharingAllowed: boolean;
   /** The IT policy switched the robots off: the install-wide kill switch is on and the tray cannot lift it. */
   robotsDisabledByPolicy: boolean;
@@ -61,7 +58,6 @@ export function effectiveSettings(user: UserSettings, policy: Policy): Effective
   const channel = policy.autoUpdate?.channel ?? user.updateChannel;
   return {
     ...user,
-    lanSharing: lanSharingAllowed && user.lanSharing,
     lanSharingAllowed,
     robotsDisabledByPolicy: policy.robotsDisabled === true,
     publicBaseUrl: policy.publicBaseUrl ?? user.publicBaseUrl,
@@ -100,8 +96,9 @@ export function serverEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined && !(CONTROLLED as readonly string[]).includes(name)) env[name] = value;
-  env.COURTIER_HOST = settings.lanSharing ? '0.0.0.0' : '127.0.0.1';
-  env.COURTIER_PORT = String(settings.lanSharing ? settings.lanPort : settings.lastPort);
+  // Loopback only: the office shares the service through its LAN mode (HTTPS, its own listener).
+  env.COURTIER_HOST = '127.0.0.1';
+  env.COURTIER_PORT = String(settings.lastPort);
   env.COURTIER_DATA_DIR = options.dataDir;
   env.COURTIER_SANDBOX = String(settings.sandbox);
   env.COURTIER_ROBOTS_HEADED = String(settings.robotsHeaded);

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { auditEvents } from './schema.js';
 
@@ -17,7 +17,7 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** A cabinet's events and the install-wide ones (cabinet_id null), newest first. */
+/** A cabinet's events and the install-wide ones (cabinet_id null), newest first (insertion order within a millisecond). */
 export function listAuditEvents(orm: Orm, query: AuditQuery): AuditRow[] {
   const conditions: SQL[] = [or(eq(auditEvents.cabinetId, query.cabinetId), isNull(auditEvents.cabinetId)) as SQL];
   if (query.action !== undefined) conditions.push(eq(auditEvents.action, query.action));
@@ -28,7 +28,7 @@ export function listAuditEvents(orm: Orm, query: AuditQuery): AuditRow[] {
     .select()
     .from(auditEvents)
     .where(and(...conditions))
-    .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+    .orderBy(desc(auditEvents.at), desc(sql`rowid`))
     .limit(query.limit)
     .all();
 }

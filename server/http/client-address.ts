@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config.js';
 import { isLoopbackHost } from '../config.js';
+import { isLanRequest } from './listener.js';
 
 /** What Fastify's `trustProxy` takes. */
 export type FastifyTrustProxy = false | string[] | ((address: string, hop: number) => boolean);
@@ -32,9 +33,11 @@ const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
  * client it names must be loopback too, so that a reverse proxy on this machine does not make
  * every LAN client look local. A forwarding header that no configured proxy vouches for (a proxy
  * on this machine that COURTIER_TRUST_PROXY does not list) makes it not local either: a browser
- * at the machine never sends one.
+ * at the machine never sends one. Nothing that came in on the office LAN listener is local.
  */
 export function isFromThisMachine(request: FastifyRequest): boolean {
+  // The office LAN listener is for colleagues: nothing there counts as this machine, whatever the peer.
+  if (isLanRequest(request)) return false;
   const peer = request.socket.remoteAddress;
   if (!isLoopbackAddress(peer) || !isLoopbackAddress(request.ip)) return false;
   const forwarded = FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined);

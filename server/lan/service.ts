@@ -111,7 +111,7 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   let caCertificatePem = row?.caCertificatePem ?? null;
   let constraints = readConstraints(row?.caConstraints ?? null);
   if (change.enabled && change.certificateFile === undefined && !plan.provided) {
-    const wanted = [...certificateNames(network.hostname(), names), ...listenerAddresses(change.addresses ?? plan.addresses, network).addresses];
+    const wanted = wantedIdentities(network, names, change.addresses ?? plan.addresses);
     if (caCertificatePem !== null && constraints !== null && !change.newAuthority) {
       const outside = wanted.filter((n) => !permittedByAuthority(constraints ?? { names: [], addresses: [] }, n));
       if (outside.length > 0) {
@@ -123,11 +123,9 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
       }
     }
     if (caCertificatePem === null || change.newAuthority) {
-      constraints = { names: wanted.filter((n) => isIP(n) === 0), addresses: wanted.filter((n) => isIP(n) !== 0 && !isPrivateAddress(n)) };
-      const authority = await createAuthority({ constraints, now, label: `Courtier office CA (${network.hostname()})` });
-      deps.secrets.set(CA_KEY_SECRET + fingerprintOf(authority.certificatePem), authority.privateKeyPem);
-      if (caCertificatePem !== null) deps.secrets.delete(CA_KEY_SECRET + fingerprintOf(caCertificatePem));
+      const authority = await newAuthority(deps, network, wanted, caCertificatePem);
       caCertificatePem = authority.certificatePem;
+      constraints = authority.constraints;
     }
   }
   store.saveLanSettings(deps.db.orm, {
@@ -150,6 +148,20 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   });
   if (change.enabled) await servedCertificate(deps, network, actor);
   return lanStatus(deps, network);
+}
+
+/** The names and addresses the server certificate should carry now. */
+function wantedIdentities(network: MachineNetwork, names: readonly string[], addresses: readonly string[] | null): string[] {
+  return [...certificateNames(network.hostname(), names), ...listenerAddresses(addresses, network).addresses];
+}
+
+/** A new office CA constrained to these names and (non-private) addresses; the old one's key is dropped. */
+async function newAuthority(deps: LanDeps, network: MachineNetwork, wanted: readonly string[], replaced: string | null): Promise<{ certificatePem: string; constraints: AuthorityConstraints }> {
+  const constraints = { names: wanted.filter((n) => isIP(n) === 0), addresses: wanted.filter((n) => isIP(n) !== 0 && !isPrivateAddress(n)) };
+  const authority = await createAuthority({ constraints, now: deps.clock.now(), label: `Courtier office CA (${network.hostname()})` });
+  deps.secrets.set(CA_KEY_SECRET + fingerprintOf(authority.certificatePem), authority.privateKeyPem);
+  if (replaced !== null) deps.secrets.delete(CA_KEY_SECRET + fingerprintOf(replaced));
+  return { certificatePem: authority.certificatePem, constraints };
 }
 
 function readConstraints(json: string | null): AuthorityConstraints | null {
@@ -187,8 +199,15 @@ export async function servedCertificate(deps: LanDeps, network: MachineNetwork, 
   const plan = lanPlan(deps);
   if (!plan.enabled) return null;
   if (plan.provided) return readProvidedCertificate(plan.provided.certificateFile, plan.provided.keyFile);
-  const row = store.readLanSettings(deps.db.orm);
-  if (!row?.caCertificatePem) return null;
+  let row = store.readLanSettings(deps.db.orm);
+  if (!row?.caCertificatePem) {
+    // LAN mode preset by the IT policy, never enabled here: the CA is made on this first use.
+    const authority = await newAuthority(deps, network, wantedIdentities(network, plan.names, plan.addresses), null);
+    const base = row ?? { enabled: false, port: plan.port, addresses: null, names: '[]', providedCertificateFile: null, providedKeyFile: null, serverCertificatePem: null };
+    store.saveLanSettings(deps.db.orm, { ...base, caCertificatePem: authority.certificatePem, caConstraints: JSON.stringify(authority.constraints), updatedAt: deps.clock.now() });
+    row = store.readLanSettings(deps.db.orm);
+    if (!row?.caCertificatePem) return null;
+  }
   const caFingerprint = fingerprintOf(row.caCertificatePem);
   // Whatever the CA may not certify stays out: one such name would make clients refuse the whole certificate.
   const constraints = readConstraints(row.caConstraints) ?? { names: [], addresses: [] };

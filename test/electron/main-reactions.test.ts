@@ -5,7 +5,7 @@ import type { ServerState } from '../../electron/server-process.js';
 import { DEFAULT_USER_SETTINGS, effectiveSettings } from '../../electron/settings.js';
 
 const running: ServerState = { phase: 'running', port: 45678, host: '127.0.0.1', url: 'http://127.0.0.1:45678', secretStore: 'keychain', secretStoreWarning: null };
-const view = { lanSharing: false, lastPort: 0, windowOpen: false, startHidden: false, locale: 'fr' as const };
+const view = { lastPort: 0, windowOpen: false, startHidden: false, locale: 'fr' as const };
 const job: ActiveJob = { job_id: 'j', cabinet_id: 'c', status: 'running', compagnie: 'sandbox', produit: 'auto', progress_percent: 10, mfa_challenge: null };
 const status = (jobs: ActiveJob[]): ServerStatus => ({ robots_enabled: true, kill_switch_reason: null, jobs });
 
@@ -40,7 +40,6 @@ describe('server states', () => {
     expect(reactToServerState(running, { ...view, windowOpen: true }).window).toBe('sign-in-again');
     expect(reactToServerState(running, { ...view, startHidden: true }).window).toBe('none');
     expect(reactToServerState(running, { ...view, lastPort: 45678 }).saveLastPort).toBeNull();
-    expect(reactToServerState(running, { ...view, lanSharing: true }).saveLastPort).toBeNull();
     expect(reactToServerState({ ...running, secretStoreWarning: 'keychain refused' }, view).warning).toBe('keychain refused');
   });
 

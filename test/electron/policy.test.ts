@@ -86,7 +86,7 @@ describe('the IT policy file', () => {
 
 describe('settings in force', () => {
   it('the policy overrides the broker’s settings and marks them as managed', () => {
-    const user = { ...DEFAULT_USER_SETTINGS, lanSharing: true, sandbox: true, publicBaseUrl: 'http://my-pc:8787', updateChannel: 'alpha' as const };
+    const user = { ...DEFAULT_USER_SETTINGS, sandbox: true, publicBaseUrl: 'http://my-pc:8787', updateChannel: 'alpha' as const };
     const effective = effectiveSettings(user, {
       allowLanSharing: false,
       sandbox: false,
@@ -95,7 +95,6 @@ describe('settings in force', () => {
       autoUpdate: { channel: 'latest', url: 'https://updates.example/' },
     });
     expect(effective).toMatchObject({
-      lanSharing: false,
       lanSharingAllowed: false,
       sandbox: false,
       publicBaseUrl: 'https://courtier.lan',
@@ -107,20 +106,19 @@ describe('settings in force', () => {
   });
 
   it('without a policy the broker decides', () => {
-    const effective = effectiveSettings({ ...DEFAULT_USER_SETTINGS, lanSharing: true, sandbox: false }, {});
-    expect(effective).toMatchObject({ lanSharing: true, lanSharingAllowed: true, sandbox: false, managed: [] });
-    expect(effectiveSettings({ ...DEFAULT_USER_SETTINGS, lanSharing: true }, { allowLanSharing: true }).lanSharing).toBe(true);
+    const effective = effectiveSettings({ ...DEFAULT_USER_SETTINGS, sandbox: false }, {});
+    expect(effective).toMatchObject({ lanSharingAllowed: true, sandbox: false, managed: [] });
   });
 
   it('settings.json: invalid content gives the defaults and a problem', () => {
     expect(parseUserSettings(null)).toEqual({ settings: DEFAULT_USER_SETTINGS, problem: null });
     expect(parseUserSettings('{"robotsHeaded": true}').settings.robotsHeaded).toBe(true);
-    expect(parseUserSettings('{"lanPort": 0}').problem).toMatch(/invalid/);
+    expect(parseUserSettings('{"lastPort": -1}').problem).toMatch(/invalid/);
     expect(parseUserSettings('{').problem).toMatch(/not valid JSON/);
   });
 
   it('the server environment: loopback on the last port, policy values, and nothing inherited that the desktop controls', () => {
-    const settings = effectiveSettings({ ...DEFAULT_USER_SETTINGS, lastPort: 41000, robotsHeaded: true, lanSharing: true }, { allowLanSharing: false, sandbox: false, publicBaseUrl: 'https://courtier.lan' });
+    const settings = effectiveSettings({ ...DEFAULT_USER_SETTINGS, lastPort: 41000, robotsHeaded: true }, { allowLanSharing: false, sandbox: false, publicBaseUrl: 'https://courtier.lan' });
     const env = serverEnvironment(
       { PATH: '/usr/bin', COURTIER_HOST: '0.0.0.0', COURTIER_SANDBOX: 'true', NODE_OPTIONS: '--inspect', COURTIER_LOG_LEVEL: 'debug' },
       settings,
@@ -149,8 +147,17 @@ describe('settings in force', () => {
     expect(serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) })).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
   });
 
-  it('LAN sharing, when allowed and chosen, listens on all interfaces on the fixed LAN port', () => {
-    const env = serverEnvironment({}, effectiveSettings({ ...DEFAULT_USER_SETTINGS, lanSharing: true, lanPort: 8787 }, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) });
-    expect(env).toMatchObject({ COURTIER_HOST: '0.0.0.0', COURTIER_PORT: '8787' });
+  it('the desktop keeps the service on loopback: the office shares it through the LAN mode (HTTPS), whatever an old settings file says', () => {
+    const { settings } = parseUserSettings('{"lanSharing": true, "lanPort": 8787, "lastPort": 41000}');
+    const env = serverEnvironment({}, effectiveSettings(settings, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) });
+    expect(env).toMatchObject({ COURTIER_HOST: '127.0.0.1', COURTIER_PORT: '41000' });
+  });
+
+  it('the policy presets the LAN mode field by field; a bad field is dropped, allowLanSharing: false still holds', () => {
+    const loaded = parsePolicy('{"allowLanSharing": false, "lan": {"enabled": true, "port": 8443, "names": ["courtier.cabinet.lan"], "certificateFile": "/etc/c.pem"}}', PATH);
+    expect(loaded.policy).toEqual({ allowLanSharing: false });
+    expect(loaded.problems.join(' ')).toMatch(/"lan" ignored \(.*certificateFile and keyFile go together/);
+    const preset = parsePolicy('{"lan": {"enabled": true, "addresses": ["10.20.0.5"], "names": ["Courtier.Cabinet.LAN"]}}', PATH);
+    expect(preset).toMatchObject({ policy: { lan: { enabled: true, addresses: ['10.20.0.5'], names: ['courtier.cabinet.lan'] } }, problems: [] });
   });
 });

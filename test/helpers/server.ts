@@ -59,6 +59,8 @@ export interface StartOptions {
   sandboxMode?: BuildAppOptions['sandboxMode'];
   /** The background sync's options (a fault proxy's fetch, short waits). */
   sync?: BuildAppOptions['sync'];
+  /** The machine's host name and addresses as the office LAN mode sees them. */
+  network?: BuildAppOptions['network'];
   /** The address to listen on (127.0.0.1 unless a test needs a LAN client: 0.0.0.0 with config.host). */
   listenHost?: string;
 }
@@ -76,7 +78,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
-  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode, sync: options.sync });
+  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode, sync: options.sync, network: options.network });
   options.beforeListen?.(app);
   await app.listen({ host: options.listenHost ?? '127.0.0.1', port: 0 });
   const address = app.server.address();
