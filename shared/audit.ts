@@ -24,7 +24,7 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const auditEntrySchema = z.object({
+const auditEntrySchema = z.object({
   id: z.string(),
   at: z.iso.datetime(),
   action: z.enum(AUDIT_ACTIONS),
@@ -44,7 +44,7 @@ export const auditEntrySchema = z.object({
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
-export const auditQuerySchema = z.strictObject({
+const auditQuerySchema = z.strictObject({
   action: z.enum(AUDIT_ACTIONS).optional(),
   user_id: z.string().min(1).max(100).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
@@ -52,7 +52,7 @@ export const auditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
-export const auditPageSchema = z.object({ data: z.array(auditEntrySchema) });
+const auditPageSchema = z.object({ data: z.array(auditEntrySchema) });
 
 export const listAuditEntries = defineEndpoint({
   method: 'GET',

@@ -20,7 +20,7 @@ export const lanAddressSchema = z.union([z.ipv4(), z.ipv6()], { error: 'must be 
 
 export const lanPortSchema = z.number().int().min(1).max(65535);
 
-export const lanStatusSchema = z.object({
+const lanStatusSchema = z.object({
   enabled: z.boolean(),
   /** false when the IT policy forbids LAN sharing (allowLanSharing: false). */
   allowed: z.boolean(),

@@ -5,7 +5,7 @@ import { toIso, type Deps } from '../deps.js';
 import { listenerOf } from '../http/listener.js';
 import * as store from './store.js';
 
-export const AUDIT_RETENTION_MS = 366 * 86_400_000;
+const AUDIT_RETENTION_MS = 366 * 86_400_000;
 
 export interface AuditActor {
   kind: AuditEntry['actor']['kind'];

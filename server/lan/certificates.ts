@@ -14,12 +14,12 @@ const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 
 const DAY_MS = 86_400_000;
-export const CA_LIFETIME_DAYS = 3650;
+const CA_LIFETIME_DAYS = 3650;
 /** The CA/Browser Forum's ceiling, which Apple enforces even for private CAs' leaves. */
 export const SERVER_CERTIFICATE_LIFETIME_DAYS = 397;
 
 /** Suffixes that never resolve on the public internet, permitted whatever the office's names. */
-export const LOCAL_SUFFIXES = ['local', 'lan', 'home.arpa', 'internal', 'localdomain'] as const;
+const LOCAL_SUFFIXES = ['local', 'lan', 'home.arpa', 'internal', 'localdomain'] as const;
 
 /** Private, shared and link-local ranges (RFC 1918, 6598, 3927, 4193, 4291): [address, prefix]. */
 const PRIVATE_RANGES: ReadonlyArray<readonly [string, number]> = [

@@ -10,7 +10,7 @@ export interface MachineNetwork {
 }
 
 /** Renew this long before a certificate expires, so that it never lapses between two checks. */
-export const RENEW_BEFORE_MS = 30 * 86_400_000;
+const RENEW_BEFORE_MS = 30 * 86_400_000;
 
 /** Every address the machine has now, loopback and link-local excepted. */
 export function machineAddresses(network: MachineNetwork): string[] {
