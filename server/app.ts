@@ -201,11 +201,17 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(syncConsoleRoutes, { deps, records, fetch: options.sync?.fetch ?? ((url, init) => globalThis.fetch(url, init)) });
   app.addHook('onReady', async () => syncEngine.start());
   app.addHook('onClose', async () => syncEngine.stop());
+  // The audit log keeps one year: purged at start, then daily.
+  let auditPurge: NodeJS.Timeout | null = null;
   app.addHook('onReady', async () => {
     purgeExpiredAudit(deps);
+    auditPurge = setInterval(() => purgeExpiredAudit(deps), 86_400_000).unref();
     lanListener.start();
   });
-  app.addHook('onClose', async () => lanListener.stop());
+  app.addHook('onClose', async () => {
+    if (auditPurge) clearInterval(auditPurge);
+    await lanListener.stop();
+  });
   app.addHook('onClose', async () => {
     await worker.stop();
     if (!options.browser) await runtime.close();

@@ -13,6 +13,7 @@ import { serve } from './serve.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
 import { runAudit, runLan } from './lan.js';
+import { CLI_ACTOR, recordAudit } from '../audit/service.js';
 import { HubRefusal, HubUnreachable } from '../sync/hub-client.js';
 
 export type { CliIo } from './common.js';
@@ -142,7 +143,11 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
         throw new UsageError(input.error.issues.map((i) => `--${flag[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '));
       }
       const cabinet = required(v, 'cabinet');
-      const key = await withDeps(v['data-dir'], io, (deps) => createApiKey(deps, cabinet, input.data));
+      const key = await withDeps(v['data-dir'], io, (deps) => {
+        const created = createApiKey(deps, cabinet, input.data);
+        recordAudit(deps, { cabinetId: cabinet, action: 'api_key.created', actor: CLI_ACTOR, target: created.key_id, details: { name: created.name, environment: created.environment, scopes: created.scopes } });
+        return created;
+      });
       print(
         io,
         v.json,
@@ -163,7 +168,11 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
       const v = parse(rest, { 'key-id': { type: 'string' } });
       const keyId = required(v, 'key-id');
       if (!z.uuid().safeParse(keyId).success) throw new UsageError('--key-id must be a key id (a UUID), not the key itself');
-      const key = await withDeps(v['data-dir'], io, (deps) => revokeApiKeyById(deps, keyId));
+      const key = await withDeps(v['data-dir'], io, (deps) => {
+        const revoked = revokeApiKeyById(deps, keyId);
+        recordAudit(deps, { cabinetId: revoked.cabinet_id, action: 'api_key.revoked', actor: CLI_ACTOR, target: revoked.key_id, details: { name: revoked.name } });
+        return revoked;
+      });
       print(io, v.json, key, `API key ${key.key_id} revoked.`);
       return;
     }
@@ -226,7 +235,11 @@ async function runInsurers(argv: string[], io: CliIo): Promise<void> {
     if (!key || value.length === 0) throw new UsageError('--extra takes key=value pairs separated by commas');
     extra[key.trim()] = value.join('=').trim();
   }
-  const result = await withDeps(v['data-dir'], io, (deps) => setInsurerCredentials(deps, cabinet, compagnie, { login, password, extra }));
+  const result = await withDeps(v['data-dir'], io, (deps) => {
+    const saved = setInsurerCredentials(deps, cabinet, compagnie, { login, password, extra });
+    recordAudit(deps, { cabinetId: cabinet, action: 'insurer_credentials.set', actor: CLI_ACTOR, target: compagnie, details: { login } });
+    return saved;
+  });
   print(io, v.json, result, `Credentials for ${compagnie} saved (login ${result.login}); the password is stored encrypted.`);
 }
 
@@ -251,12 +264,18 @@ async function runRobots(argv: string[], io: CliIo): Promise<void> {
   const v = parse(rest, { reason: { type: 'string' } });
   if (sub === 'disable') {
     const reason = required(v, 'reason');
-    await withDeps(v['data-dir'], io, (deps) => setKillSwitch(deps, reason));
+    await withDeps(v['data-dir'], io, (deps) => {
+      setKillSwitch(deps, reason);
+      recordAudit(deps, { cabinetId: null, action: 'robots.paused', actor: CLI_ACTOR, details: { reason, install_wide: true } });
+    });
     print(io, v.json, { robots_enabled: false, reason }, `Robots disabled: new tarifications answer 503 until \`courtier robots enable\`.`);
     return;
   }
   if (sub === 'enable') {
-    await withDeps(v['data-dir'], io, (deps) => setKillSwitch(deps, null));
+    await withDeps(v['data-dir'], io, (deps) => {
+      setKillSwitch(deps, null);
+      recordAudit(deps, { cabinetId: null, action: 'robots.resumed', actor: CLI_ACTOR, details: { install_wide: true } });
+    });
     print(io, v.json, { robots_enabled: true }, 'Robots enabled.');
     return;
   }

@@ -5,6 +5,8 @@ import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { setRobotPause as pauseRobots } from '../automation/guards.js';
 import { automationStatus } from '../automation/service.js';
+import type { AuditAction } from '../../shared/audit.js';
+import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../http/base-url.js';
@@ -20,6 +22,8 @@ import { describeSession, openSession } from './service.js';
 /** Console API of the admin slice: first-run setup, users, API keys, settings, wallet and status, connected apps. */
 export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   const cabinetOf = (request: FastifyRequest) => consoleUser(request).cabinetId;
+  const audit = (request: FastifyRequest, action: AuditAction, target: string | null, details: Record<string, unknown> = {}) =>
+    recordAudit(deps, { cabinetId: cabinetOf(request), action, actor: requestActor(request), target, details });
 
   // ---- First-run setup (no session: there is no user yet) ----
 
@@ -60,15 +64,31 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
   // ---- Users (admin) ----
 
   registerEndpoint(app, listUsers, (request) => listCabinetUsers(deps, cabinetOf(request)));
-  registerEndpoint(app, createUser, async (request) => respond(201, await addCabinetUser(deps, cabinetOf(request), request.body)));
-  registerEndpoint(app, updateUser, (request) => changeUserRole(deps, cabinetOf(request), request.params.id, request.body.role));
+  registerEndpoint(app, createUser, async (request) => {
+    const user = await addCabinetUser(deps, cabinetOf(request), request.body);
+    audit(request, 'user.created', user.email, { user_id: user.user_id, role: user.role });
+    return respond(201, user);
+  });
+  registerEndpoint(app, updateUser, (request) => {
+    const user = changeUserRole(deps, cabinetOf(request), request.params.id, request.body.role);
+    audit(request, 'user.role_changed', user.email, { user_id: user.user_id, role: user.role });
+    return user;
+  });
 
   // ---- API keys (admin) ----
 
   registerEndpoint(app, listKeys, (request) => listApiKeys(deps, cabinetOf(request)));
   // The only time the key's value exists outside the caller: in this answer.
-  registerEndpoint(app, createKey, (request) => respond(201, createApiKey(deps, cabinetOf(request), request.body)));
-  registerEndpoint(app, revokeKey, (request) => revokeApiKey(deps, cabinetOf(request), request.params.key_id));
+  registerEndpoint(app, createKey, (request) => {
+    const key = createApiKey(deps, cabinetOf(request), request.body);
+    audit(request, 'api_key.created', key.key_id, { name: key.name, environment: key.environment, scopes: key.scopes });
+    return respond(201, key);
+  });
+  registerEndpoint(app, revokeKey, (request) => {
+    const key = revokeApiKey(deps, cabinetOf(request), request.params.key_id);
+    audit(request, 'api_key.revoked', key.key_id, { name: key.name });
+    return key;
+  });
 
   // ---- Settings (read: any user; change: admin) ----
 
@@ -97,6 +117,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
     const { paused, reason } = request.body;
     const user = consoleUser(request);
     pauseRobots(deps, user.cabinetId, paused ? { reason, by: user } : null);
+    audit(request, paused ? 'robots.paused' : 'robots.resumed', null, paused && reason ? { reason } : {});
     request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
     return status(request);
   });
@@ -106,6 +127,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
   registerEndpoint(app, listConnectedApps, (request) => connectedAppsOf(deps, consoleUser(request)));
   registerEndpoint(app, revokeConnectedApp, (request, reply) => {
     disconnectApp(deps, consoleUser(request), request.params.grant_id);
+    audit(request, 'oauth.grant_revoked', request.params.grant_id);
     return reply.code(204).send();
   });
 }

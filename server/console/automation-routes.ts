@@ -25,6 +25,7 @@ import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
+import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { readDevisPdf } from '../devis/service.js';
 import { ApiError } from '../errors.js';
@@ -53,6 +54,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     const { cabinetId } = consoleUser(request);
     const saved = credentials.setInsurerCredentials(deps, cabinetId, request.params.code, request.body);
     request.log.info({ compagnie: request.params.code }, 'insurer credentials set from the console');
+    recordAudit(deps, { cabinetId, action: 'insurer_credentials.set', actor: requestActor(request), target: request.params.code, details: { login: saved.login } });
     return saved;
   });
 

@@ -15,6 +15,7 @@ import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/webhooks.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { Dispatcher } from '../webhooks/dispatcher.js';
+import { auditWebhook } from '../webhooks/audit.js';
 import * as webhooks from '../webhooks/service.js';
 import { sendTestDelivery } from '../webhooks/test-delivery.js';
 import { consoleUser } from './guard.js';
@@ -36,10 +37,15 @@ export async function webhookConsoleRoutes(app: FastifyInstance, { deps, dispatc
     }));
     return { ...page, data };
   });
-  registerEndpoint(app, createConsoleWebhook, (request) => respond(201, webhooks.createWebhook(deps, cabinetOf(request), request.body)));
+  registerEndpoint(app, createConsoleWebhook, (request) => {
+    const created = webhooks.createWebhook(deps, cabinetOf(request), request.body);
+    auditWebhook(deps, request, cabinetOf(request), 'webhook.created', created.id, created.url);
+    return respond(201, created);
+  });
   registerEndpoint(app, updateConsoleWebhook, (request) => webhooks.updateWebhook(deps, cabinetOf(request), request.params.id, request.body));
   registerEndpoint(app, deleteConsoleWebhook, (request, reply) => {
     webhooks.deleteWebhook(deps, cabinetOf(request), request.params.id);
+    auditWebhook(deps, request, cabinetOf(request), 'webhook.deleted', request.params.id);
     return reply.code(204).send();
   });
   registerEndpoint(app, rotateConsoleWebhookSecret, (request) =>

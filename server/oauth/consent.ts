@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import { authorizationResponse, type AuthorizeParams } from './authorization.js';
 import { parseScopes, sha256 } from './common.js';
 import * as store from './store.js';
+import { recordAudit, type AuditActor } from '../audit/service.js';
 
 /** Holds a valid authorize request until the signed-in user answers it on the consent page. */
 export function createConsentRequest(deps: Deps, params: AuthorizeParams, user: SignedInUser): string {
@@ -58,7 +59,7 @@ export function describeConsentRequest(deps: Deps, requestId: string, user: Sign
 /** The user's answer on the consent page; returns where the browser goes next (the client's redirect). */
 export function decideConsent(
   deps: Deps,
-  input: { requestId: unknown; csrfToken: unknown; decision: unknown; user: SignedInUser; issuer: string },
+  input: { requestId: unknown; csrfToken: unknown; decision: unknown; user: SignedInUser; issuer: string; actor: AuditActor },
 ): string {
   if (typeof input.requestId !== 'string' || input.requestId === '') {
     throw new ApiError('consent_request_not_found', 'The form did not say which authorization request it answers.');
@@ -90,6 +91,7 @@ export function decideConsent(
         revokedAt: null,
         lastUsedAt: null,
       });
+      recordAudit(deps, { cabinetId: request.cabinetId, action: 'oauth.grant_given', actor: input.actor, target: request.clientId, details: { grant_id: grantId, scopes: JSON.parse(request.scopes) as unknown } });
       const code = deps.randomBytes(32).toString('base64url');
       store.insertCode(orm, {
         codeHash: sha256(code),

@@ -26,6 +26,7 @@ import { authorizationServerMetadata, oauthUrls, protectedResourceMetadata } fro
 import { registerClient } from './registration.js';
 import { revokeToken as revoke } from './revocation.js';
 import { exchangeToken as exchange } from './token.js';
+import { requestActor } from '../audit/service.js';
 
 /** Paths a browser-based MCP client on any origin may call (CORS open, no credentials). */
 export const OPEN_CORS_PATHS = [getProtectedResourceMetadata, getMcpResourceMetadata, getAuthorizationServerMetadata, exchangeToken, registerOAuthClient, revokeToken].map(endpointPath);
@@ -110,7 +111,8 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
     const user = signedIn(request);
     if (!user) return sendBrowserPage(reply, 401, 'Signed out', 'Your console session ended. Start the connection again from the assistant.');
     const { request_id, csrf_token, decision } = request.body;
-    const location = answerConsent(deps, { requestId: request_id, csrfToken: csrf_token, decision, user, issuer: oauthUrls(base(request)).issuer });
+    const actor = { ...requestActor(request), kind: 'user' as const, id: user.userId, label: user.email };
+    const location = answerConsent(deps, { requestId: request_id, csrfToken: csrf_token, decision, user, issuer: oauthUrls(base(request)).issuer, actor });
     return reply.header('Cache-Control', 'no-store').redirect(location, 303);
   });
 

@@ -15,16 +15,22 @@ import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { Dispatcher } from './dispatcher.js';
+import { auditWebhook } from './audit.js';
 import * as webhooks from './service.js';
 import { sendTestDelivery } from './test-delivery.js';
 
 export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
-  registerEndpoint(app, createWebhook, (request) => respond(201, webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body)));
+  registerEndpoint(app, createWebhook, (request) => {
+    const created = webhooks.createWebhook(deps, requestKey(request).cabinetId, request.body);
+    auditWebhook(deps, request, requestKey(request).cabinetId, 'webhook.created', created.id, created.url);
+    return respond(201, created);
+  });
   registerEndpoint(app, listWebhooks, (request) => webhooks.listWebhooks(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getWebhook, (request) => webhooks.getWebhook(deps, requestKey(request).cabinetId, request.params.id));
   registerEndpoint(app, updateWebhook, (request) => webhooks.updateWebhook(deps, requestKey(request).cabinetId, request.params.id, request.body));
   registerEndpoint(app, deleteWebhook, (request, reply) => {
     webhooks.deleteWebhook(deps, requestKey(request).cabinetId, request.params.id);
+    auditWebhook(deps, request, requestKey(request).cabinetId, 'webhook.deleted', request.params.id);
     return reply.code(204).send();
   });
   registerEndpoint(app, rotateWebhookSecret, (request) =>
