@@ -32,6 +32,7 @@ import { createLanListener, type LanListener } from './lan/listener.js';
 import type { MachineNetwork } from './lan/plan.js';
 import { lanRoutes } from './lan/routes.js';
 import { systemNetwork } from './lan/service.js';
+import { checkLanAddress } from './lan/blocks.js';
 import { auditRoutes } from './audit/routes.js';
 import { purgeExpiredAudit } from './audit/service.js';
 import type { Deps } from './deps.js';
@@ -137,6 +138,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     corsOrigins: config.corsOrigins,
     openCorsPaths: OPEN_CORS_PATHS,
     lanHosts: () => lanListener.allowedHosts(),
+    lanAddressCheck: (address) => checkLanAddress(deps, address),
   });
   // One limiter for API keys and MCP access tokens: their ids never collide (UUIDs).
   const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, clock: deps.clock });

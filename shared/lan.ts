@@ -103,4 +103,39 @@ export const downloadCaCertificate = defineEndpoint({
   errors: ['not_found'],
 });
 
-export const CONSOLE_LAN_ENDPOINTS = [getLanStatus, changeLan, downloadCaCertificate] as const;
+const lanAddressBlockSchema = z.object({
+  address: z.string(),
+  blocked_at: z.iso.datetime(),
+  blocked_until: z.iso.datetime(),
+  /** Failed sign-ins from it in the throttle's window. */
+  failures: z.number().int(),
+});
+export type LanAddressBlock = z.infer<typeof lanAddressBlockSchema>;
+
+export const listLanBlocks = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/lan/blocks',
+  operationId: 'consoleListLanBlocks',
+  summary: 'Addresses blocked on the office LAN after failed sign-ins',
+  description: 'An address that reaches the sign-in limit on the LAN listener (20 failures in 15 minutes) is refused there for an hour, whatever it asks. Loopback is never blocked.',
+  tag: TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'The blocks in force, newest first.', schema: z.object({ data: z.array(lanAddressBlockSchema) }) } },
+  errors: [],
+});
+
+export const liftLanBlock = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/lan/blocks/{address}',
+  operationId: 'consoleLiftLanBlock',
+  summary: 'Lift the block of an address',
+  tag: TAG,
+  auth: 'console_admin',
+  params: z.object({ address: lanAddressSchema }),
+  responses: { 204: { description: 'Lifted; recorded in the audit log.' } },
+  errors: ['not_found'],
+});
+
+export const CONSOLE_LAN_ENDPOINTS = [getLanStatus, changeLan, downloadCaCertificate, listLanBlocks, liftLanBlock] as const;

@@ -28,6 +28,8 @@ export interface LoginThrottle {
   retryAfter(email: string, ip: string): number;
   recordFailure(email: string, ip: string): void;
   recordSuccess(email: string): void;
+  /** The failures from an address in the current window, and whether it reached the limit. */
+  addressFailures(ip: string): { count: number; limited: boolean };
 }
 
 export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, windowMs: 15 * 60_000 }): LoginThrottle {
@@ -55,6 +57,10 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
     },
     recordSuccess(email) {
       failures.delete(`account:${email.toLowerCase()}`);
+    },
+    addressFailures(ip) {
+      const failed = count(`ip:${ip}`, clock.now());
+      return { count: failed, limited: failed >= limits.perIp };
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { changeLan, downloadCaCertificate, getLanStatus } from '../../shared/lan.js';
+import { changeLan, downloadCaCertificate, getLanStatus, liftLanBlock, listLanBlocks } from '../../shared/lan.js';
+import { consoleUser } from '../console/guard.js';
+import { liftLanBlock as liftBlock, listLanBlocks as listBlocks } from './blocks.js';
 import { requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -24,6 +26,11 @@ export async function lanRoutes(app: FastifyInstance, options: { deps: Deps; lis
   });
 
   registerEndpoint(app, getLanStatus, () => lanStatus(deps, network));
+  registerEndpoint(app, listLanBlocks, () => ({ data: listBlocks(deps) }));
+  registerEndpoint(app, liftLanBlock, (request, reply) => {
+    liftBlock(deps, request.params.address, requestActor(request), consoleUser(request).cabinetId);
+    return reply.code(204).send();
+  });
 
   // Who may widen what the office exposes: only a person at this machine, whatever their role elsewhere.
   const thisMachineOnly: onRequestHookHandler = (request, _reply, done) => {

@@ -21,3 +21,15 @@ export const lanSettings = sqliteTable('lan_settings', {
   serverCertificatePem: text('server_certificate_pem'),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * Addresses blocked on the office LAN listener after too many failed sign-ins: every request from
+ * them there is refused until blocked_until, or until an admin lifts the block (the row goes).
+ */
+export const lanAddressBlocks = sqliteTable('lan_address_blocks', {
+  address: text('address').primaryKey(),
+  blockedAt: integer('blocked_at').notNull(),
+  blockedUntil: integer('blocked_until').notNull(),
+  /** The failed sign-ins that led to it, in the throttle's window. */
+  failures: integer('failures').notNull(),
+});

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { desc, eq, gt } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
-import { lanSettings } from './schema.js';
+import { lanAddressBlocks, lanSettings } from './schema.js';
 
 export type LanSettingsRow = typeof lanSettings.$inferSelect;
 
@@ -16,4 +16,22 @@ export function saveLanSettings(orm: Orm, row: Omit<LanSettingsRow, 'id'>): void
     .values({ ...row, id: ROW_ID })
     .onConflictDoUpdate({ target: lanSettings.id, set: row })
     .run();
+}
+
+export type AddressBlockRow = typeof lanAddressBlocks.$inferSelect;
+
+export function findAddressBlock(orm: Orm, address: string): AddressBlockRow | undefined {
+  return orm.select().from(lanAddressBlocks).where(eq(lanAddressBlocks.address, address)).get();
+}
+
+export function saveAddressBlock(orm: Orm, row: AddressBlockRow): void {
+  orm.insert(lanAddressBlocks).values(row).onConflictDoUpdate({ target: lanAddressBlocks.address, set: row }).run();
+}
+
+export function listAddressBlocks(orm: Orm, now: number): AddressBlockRow[] {
+  return orm.select().from(lanAddressBlocks).where(gt(lanAddressBlocks.blockedUntil, now)).orderBy(desc(lanAddressBlocks.blockedAt)).all();
+}
+
+export function deleteAddressBlock(orm: Orm, address: string): boolean {
+  return orm.delete(lanAddressBlocks).where(eq(lanAddressBlocks.address, address)).run().changes > 0;
 }

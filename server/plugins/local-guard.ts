@@ -14,6 +14,8 @@ export interface LocalGuardOptions {
   openCorsPaths?: readonly string[];
   /** The Host values (name or address with the port) the office LAN listener answers to now. */
   lanHosts: () => ReadonlySet<string>;
+  /** Throws when the client's address is blocked on the LAN listener (too many failed sign-ins). */
+  lanAddressCheck: (address: string) => void;
 }
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -109,6 +111,7 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
           `This office listener answers to ${[...allowed].join(', ') || 'no name yet'}; Host "${request.headers.host ?? ''}" is refused.`,
         );
       }
+      options.lanAddressCheck(request.ip);
       const endpoint = request.routeOptions.config.endpoint;
       const routed = request.routeOptions.url !== undefined;
       if (routed && (endpoint === undefined || (endpoint.auth === 'none' && endpoint.openOnLan !== true))) {

@@ -142,6 +142,39 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect(JSON.stringify(audit)).not.toContain(ADMIN.password);
   });
 
+  it('an address that keeps failing to sign in is blocked on the LAN listener for an hour; the admin sees it and lifts it; loopback is never blocked', async () => {
+    const { ca } = await enable();
+    // Signed in first: here LAN and loopback clients share 127.0.0.1, and its sign-ins are about to be throttled.
+    const admin = await consoleClient(server, ADMIN);
+    const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
+    const origin = `https://office-pc:${port}`;
+    const attempt = () =>
+      lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ email: `guess-${Math.random()}@x.fr`, password: 'guessing!!' }) });
+    for (let i = 0; i < 19; i++) expect((await attempt()).status).toBe(401);
+    expect((await lanRequest(target, '/healthz')).status).toBe(200);
+    expect((await attempt()).status).toBe(401);
+    const blocked = await lanRequest(target, '/healthz');
+    expect(blocked.status).toBe(403);
+    expect(JSON.parse(blocked.body)).toMatchObject({ error: 'address_blocked' });
+    expect(Number(blocked.headers['retry-after'])).toBe(3600);
+    expect((await server.request('/healthz')).status).toBe(200);
+
+    const list = (await (await admin.request('/api/v1/console/lan/blocks')).json()) as { data: { address: string; failures: number }[] };
+    expect(list.data).toEqual([expect.objectContaining({ address: '127.0.0.1', failures: 20 })]);
+    expect((await admin.request('/api/v1/console/lan/blocks/127.0.0.1', { method: 'DELETE' })).status).toBe(204);
+    expect((await admin.request('/api/v1/console/lan/blocks/127.0.0.1', { method: 'DELETE' })).status).toBe(404);
+    expect((await lanRequest(target, '/healthz')).status).toBe(200);
+    const actions = listAudit(server.deps, cabinetId, { limit: 100 }).map((e) => e.action);
+    expect(actions).toContain('lan.address_blocked');
+    expect(actions).toContain('lan.address_unblocked');
+
+    // A block runs out by itself.
+    for (let i = 0; i < 21; i++) await attempt();
+    expect((await lanRequest(target, '/healthz')).status).toBe(403);
+    clock.advance(60 * 60_000 + 1);
+    expect((await lanRequest(target, '/healthz')).status).toBe(200);
+  });
+
   it('OAuth metadata, issuer and resource follow the LAN URL the client used', async () => {
     const { ca } = await enable();
     for (const name of ['office-pc', '127.0.0.2']) {

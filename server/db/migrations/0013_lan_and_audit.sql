@@ -1,3 +1,10 @@
+CREATE TABLE `lan_address_blocks` (
+	`address` text PRIMARY KEY NOT NULL,
+	`blocked_at` integer NOT NULL,
+	`blocked_until` integer NOT NULL,
+	`failures` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `lan_settings` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`enabled` integer NOT NULL,
