@@ -33,6 +33,7 @@ import type { MachineNetwork } from './lan/plan.js';
 import { lanRoutes } from './lan/routes.js';
 import { systemNetwork } from './lan/service.js';
 import { checkLanAddress } from './lan/blocks.js';
+import { createDiscovery } from './lan/discovery.js';
 import { auditRoutes } from './audit/routes.js';
 import { purgeExpiredAudit } from './audit/service.js';
 import type { Deps } from './deps.js';
@@ -107,6 +108,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     logger: app.log,
     network,
     intervalMs: config.lanCheckIntervalMs,
+    discovery: createDiscovery(app.log),
   });
   app.decorate('lanListener', lanListener);
 

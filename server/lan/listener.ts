@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { hostWithPort, listenerAddresses, type MachineNetwork } from './plan.js';
-import { lanPlan, servedCertificate, type LanDeps } from './service.js';
+import type { Discovery } from './discovery.js';
+import { caFingerprint, lanPlan, servedCertificate, type LanDeps } from './service.js';
 
 /**
  * The office LAN listener: HTTPS only, on the LAN addresses, next to the loopback HTTP listener
@@ -31,6 +32,8 @@ export interface LanListenerOptions {
   logger: FastifyBaseLogger;
   network: MachineNetwork;
   intervalMs: number;
+  /** mDNS/DNS-SD while the listener is open. */
+  discovery: Discovery;
 }
 
 interface Open {
@@ -65,6 +68,7 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
   }
 
   async function closeAll(): Promise<void> {
+    options.discovery.update(null);
     await Promise.all([...open.values()].map(close));
     allowed = new Set();
     servedFingerprint = null;
@@ -116,6 +120,10 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
       }
     }
     allowed = new Set([...served.facts.names, ...served.facts.addresses, ...addresses].map((host) => hostWithPort(host.toLowerCase(), plan.port)));
+    const listeningOn = [...open.keys()];
+    options.discovery.update(
+      listeningOn.length === 0 ? null : { hostname: options.network.hostname(), addresses: listeningOn, port: plan.port, caFingerprint: served.source === 'generated' ? caFingerprint(deps) : null },
+    );
     const problems = [
       ...(missing.length > 0 ? [`configured address(es) ${missing.join(', ')} not on this machine`] : []),
       ...(addresses.length === 0 ? ['no LAN address to listen on'] : []),
@@ -159,6 +167,7 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
       timer = null;
       await running;
       await closeAll();
+      await options.discovery.stop();
     },
     allowedHosts: () => allowed,
     listening: () => [...open.values()].map((entry) => `https://${hostWithPort(entry.address, entry.port)}`),

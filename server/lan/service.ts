@@ -279,6 +279,11 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
   };
 }
 
+export function caFingerprint(deps: Pick<Deps, 'db'>): string | null {
+  const pem = caCertificate(deps);
+  return pem === null ? null : fingerprintOf(pem);
+}
+
 /** The office CA's certificate (PEM), or null when LAN mode never made one. Its key never leaves the secret store. */
 export function caCertificate(deps: Pick<Deps, 'db'>): string | null {
   return store.readLanSettings(deps.db.orm)?.caCertificatePem ?? null;

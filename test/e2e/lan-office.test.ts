@@ -21,6 +21,7 @@ if (unavailable) console.warn(`office LAN tests skipped: ${unavailable}`);
 const CLI = join(packageRoot(), 'dist', 'server', 'cli.js');
 const REQUEST = join(packageRoot(), 'test', 'fixtures', 'lan-request.mjs');
 const MCP_CLIENT = join(packageRoot(), 'test', 'fixtures', 'lan-mcp-client.ts');
+const MDNS_BROWSE = join(packageRoot(), 'test', 'fixtures', 'mdns-browse.mjs');
 const OFFICE_NAME = 'courtier.office.lan';
 const LAN_PORT = 8443;
 const ADMIN = { email: 'admin@cabinet-martin.fr', password: 'correct horse battery' };
@@ -176,6 +177,14 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     expect(fromBroker({ url: officeUrl('/console/desktop-login?token=abc') })).toMatchObject({ status: 403 });
     // The loopback listener is not on the LAN at all.
     expect(fromBroker({ url: `http://${lan.address('office')}:8787/healthz` })).toMatchObject({ error: 'ECONNREFUSED' });
+  });
+
+  it('an mDNS browse from a broker’s machine finds the service, its port, console path and CA fingerprint', () => {
+    const found = JSON.parse(lan.run('broker2', process.execPath, [MDNS_BROWSE, '8', 'first'])) as { name: string; port: number; addresses: string[]; txt: Record<string, string> }[];
+    const status = JSON.parse(courtier(['lan', 'status', '--json'])) as { ca_fingerprint_sha256: string };
+    expect(found[0]).toMatchObject({ port: LAN_PORT, txt: { path: '/console/', ca_sha256: status.ca_fingerprint_sha256.replaceAll(':', '').toLowerCase() } });
+    expect(found[0]?.name).toMatch(/^Courtier \(/);
+    expect(found[0]?.addresses).toContain(lan.address('office'));
   });
 
   it('the office’s address changes: a new certificate is served without a restart, and clients that trust the CA carry on by name', async () => {
