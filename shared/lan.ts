@@ -48,6 +48,9 @@ const lanStatusSchema = z.object({
 });
 export type LanStatus = z.infer<typeof lanStatusSchema>;
 
+/** The console's view: the same, and whether this browser may switch it (it is on the machine itself). */
+const consoleLanStatusSchema = lanStatusSchema.extend({ changeable_here: z.boolean() });
+
 export const lanChangeSchema = z.strictObject({
   enabled: z.boolean(),
   addresses: z.array(lanAddressSchema).max(16).optional(),
@@ -66,7 +69,7 @@ export const getLanStatus = defineEndpoint({
   summary: 'The office LAN mode: on or off, its URLs and certificate',
   tag: TAG,
   auth: 'console_admin',
-  responses: { 200: { description: 'The LAN mode’s state.', schema: lanStatusSchema } },
+  responses: { 200: { description: 'The LAN mode’s state.', schema: consoleLanStatusSchema } },
   errors: [],
 });
 
@@ -81,7 +84,7 @@ export const changeLan = defineEndpoint({
   tag: TAG,
   auth: 'console_admin',
   body: lanChangeSchema,
-  responses: { 200: { description: 'The LAN mode’s new state.', schema: lanStatusSchema } },
+  responses: { 200: { description: 'The LAN mode’s new state.', schema: consoleLanStatusSchema } },
   errors: ['local_only', 'lan_sharing_forbidden', 'lan_managed_by_policy', 'lan_address_unavailable', 'lan_name_outside_ca'],
 });
 

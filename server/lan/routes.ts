@@ -25,7 +25,7 @@ export async function lanRoutes(app: FastifyInstance, options: { deps: Deps; lis
       .send(pem);
   });
 
-  registerEndpoint(app, getLanStatus, () => lanStatus(deps, network));
+  registerEndpoint(app, getLanStatus, (request) => ({ ...lanStatus(deps, network), changeable_here: isFromThisMachine(request) }));
   registerEndpoint(app, listLanBlocks, () => ({ data: listBlocks(deps) }));
   registerEndpoint(app, liftLanBlock, (request, reply) => {
     liftBlock(deps, request.params.address, requestActor(request), consoleUser(request).cabinetId);
@@ -44,7 +44,7 @@ export async function lanRoutes(app: FastifyInstance, options: { deps: Deps; lis
     async (request) => {
       await applyLanChange(deps, request.body, network, requestActor(request));
       await listener.reconcile();
-      return lanStatus(deps, network);
+      return { ...lanStatus(deps, network), changeable_here: true };
     },
     { onRequest: thisMachineOnly },
   );

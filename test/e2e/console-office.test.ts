@@ -1,0 +1,63 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initCabinet } from '../../server/tenancy/service.js';
+import { caCertificate } from '../../server/lan/service.js';
+import { openConsole, saveScreenshot } from '../helpers/console.js';
+import { freePort, lanRequest, testNetwork } from '../helpers/lan.js';
+import { launchChromium } from '../helpers/oauth.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { join } from 'node:path';
+
+const ADMIN = { email: 'admin@cabinet-roux.fr', password: 'correct horse battery' };
+
+describe('the console’s office pages', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    server = await startTestServer({ network: testNetwork('office-pc', ['127.0.0.2']), config: { policyFile: join(tempDir(), 'policy.json'), lanCheckIntervalMs: 600_000 } });
+    await initCabinet(server.deps, { cabinet: 'Cabinet Roux', ...ADMIN });
+    browser = await launchChromium();
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('an admin at the machine shares Courtier on the office network: URLs, a QR code and the CA fingerprint to give colleagues', async () => {
+    const page = await openConsole(browser, server, ADMIN, '/console/office-network');
+    await page.getByRole('heading', { name: 'Not shared: only this computer uses Courtier' }).waitFor();
+    await page.getByLabel('Share Courtier on the office network').check();
+    await page.getByLabel('Port').fill(String(port));
+    await page.getByLabel('Extra names (optional)').fill('courtier.cabinet.lan');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('heading', { name: 'Shared on the office network' }).waitFor();
+    expect(await page.getByRole('status').filter({ hasText: 'Done' }).textContent()).toBe('Done: applied at once, without a restart.');
+    const urls = await page.locator('.office-urls li').allTextContents();
+    expect(urls).toEqual([`https://office-pc:${port}/console/`, `https://office-pc.local:${port}/console/`, `https://courtier.cabinet.lan:${port}/console/`, `https://127.0.0.2:${port}/console/`]);
+    expect(await page.getByRole('img', { name: `QR code of https://office-pc:${port}/console/` }).locator('rect').count()).toBeGreaterThan(100);
+    const ca = caCertificate(server.deps) ?? '';
+    const status = await lanRequest({ address: '127.0.0.2', port, name: 'courtier.cabinet.lan', ca }, '/healthz');
+    expect(status.status).toBe(200);
+    const fingerprint = await page.locator('.office-fingerprint').textContent();
+    expect(fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    await saveScreenshot(page, 'office-network');
+    await page.context().close();
+  });
+
+  it('the audit log page lists what happened, filtered by action', async () => {
+    const page = await openConsole(browser, server, ADMIN, '/console/audit');
+    const table = page.getByRole('region', { name: 'Audit log' });
+    await table.locator('tbody tr').first().waitFor();
+    const actions = await table.locator('tbody th').allTextContents();
+    expect(actions).toEqual(expect.arrayContaining(['Office network sharing on · whole install', 'Signed in']));
+    await page.getByLabel('Action').selectOption('lan.enabled');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);
+    expect(await table.locator('tbody tr td').nth(1).textContent()).toBe(ADMIN.email);
+    await saveScreenshot(page, 'audit-log');
+    await page.context().close();
+  });
+});
