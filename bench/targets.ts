@@ -2,7 +2,12 @@
  * The servers a benchmark can measure, each started inside bench/server-child.ts. Imported by the
  * child only, so that the parent (the load generator) never loads Fastify or the app.
  */
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { CLI_ACTOR } from '../server/audit/service.js';
+import type { MachineNetwork } from '../server/lan/plan.js';
+import { changeLan } from '../server/lan/service.js';
 import type { AddressInfo } from 'node:net';
 import { devNull } from 'node:os';
 import { pino } from 'pino';
@@ -30,6 +35,10 @@ import { uploadQueue } from '../server/sync/transfer.js';
 import {
   BARE_PATH,
   HUB_DATABASE_URL_ENV,
+  LAN_BENCH_ADDRESS,
+  LAN_CERT_FILE_ENV,
+  LAN_KEY_FILE_ENV,
+  LAN_PORT_ENV,
   SYNC_HUB_URL_ENV,
   SYNC_PAIRING_CODE_ENV,
   SEEDED_OPPORTUNITIES,
@@ -81,6 +90,10 @@ interface CourtierSetup {
   seed?: (deps: Deps, cabinetId: string, userId: string) => void | Record<string, string>;
   /** Runs after seed, before listening (the sync engine starts with the app, once it listens). */
   prepare?: (deps: Deps, cabinetId: string) => Promise<void>;
+  /** What the app sees of the machine's network (the LAN listener's addresses). */
+  network?: MachineNetwork;
+  /** Runs once listening, before the child says it is ready. */
+  afterListen?: (app: FastifyInstance) => Promise<void>;
 }
 
 async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise<StartedTarget> {
@@ -93,12 +106,13 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   // env {} as for loadConfig: the run does not depend on the shell's COURTIER_* variables (a master key, say).
   const deps = defaultDeps(db, config, { env: {} });
   const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
-  const app = await buildApp(deps, { logger, ...(setup.extraCa ? { webhooks: { extraCa: setup.extraCa } } : {}) });
+  const app = await buildApp(deps, { logger, network: setup.network, ...(setup.extraCa ? { webhooks: { extraCa: setup.extraCa } } : {}) });
   const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
   const extraHeaders = setup.seed?.(deps, cabinet_id, user_id) ?? {};
   await setup.prepare?.(deps, cabinet_id);
   await app.listen({ host: config.host, port: config.port });
+  await setup.afterListen?.(app);
   return {
     port: portOf(app.server.address()),
     headers: { 'x-api-key': key.key, ...extraHeaders },
@@ -225,6 +239,54 @@ async function startCourtierSync(dataDir: string): Promise<StartedTarget> {
   });
 }
 
+function lanBenchFiles(): { certificateFile: string; keyFile: string; port: number } {
+  const certificateFile = process.env[LAN_CERT_FILE_ENV];
+  const keyFile = process.env[LAN_KEY_FILE_ENV];
+  const port = Number(process.env[LAN_PORT_ENV]);
+  if (!certificateFile || !keyFile || !Number.isInteger(port)) throw new Error(`the LAN targets need ${LAN_CERT_FILE_ENV}, ${LAN_KEY_FILE_ENV} and ${LAN_PORT_ENV}`);
+  return { certificateFile, keyFile, port };
+}
+
+/**
+ * The real app with its office LAN listener on, on LAN_BENCH_ADDRESS (which the app is told is
+ * this machine's LAN address), serving the parent's certificate as an IT-provided one: the same
+ * certificate as bare-tls, so that both pay for the same TLS.
+ */
+async function startCourtierLan(dataDir: string): Promise<StartedTarget> {
+  const files = lanBenchFiles();
+  const network: MachineNetwork = {
+    hostname: () => 'bench-office',
+    interfaces: () => ({ bench0: [{ address: LAN_BENCH_ADDRESS, netmask: '255.255.255.0', family: 'IPv4', mac: '02:00:00:00:00:01', internal: false, cidr: `${LAN_BENCH_ADDRESS}/24` }] }),
+  };
+  let lanDeps: Deps | undefined;
+  return startCourtierWith(dataDir, {
+    network,
+    seed(deps) {
+      lanDeps = deps;
+    },
+    async afterListen(app) {
+      if (!lanDeps) throw new Error('no deps');
+      await changeLan(lanDeps, { enabled: true, port: files.port, certificateFile: files.certificateFile, keyFile: files.keyFile }, network, CLI_ACTOR);
+      await app.lanListener.reconcile();
+      if (app.lanListener.listening().length === 0) throw new Error('the LAN listener did not open');
+    },
+  });
+}
+
+/** The TLS baseline: a bare Node https server with the same certificate, answering a small JSON. */
+async function startBareTls(): Promise<StartedTarget> {
+  const files = lanBenchFiles();
+  const server = createHttpsServer({ cert: readFileSync(files.certificateFile), key: readFileSync(files.keyFile) }, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, LAN_BENCH_ADDRESS, resolve));
+  return {
+    port: portOf(server.address()),
+    headers: {},
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
   courtier: startCourtier,
@@ -233,4 +295,6 @@ export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTar
   'courtier-mcp': startCourtierMcp,
   hub: startHub,
   'courtier-sync': startCourtierSync,
+  'courtier-lan': startCourtierLan,
+  'bare-tls': startBareTls,
 };

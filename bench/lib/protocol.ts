@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync'] as const;
+const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
@@ -39,6 +39,14 @@ export const HUB_DATABASE_URL_ENV = 'COURTIER_BENCH_HUB_DATABASE_URL';
 /** For the courtier-sync child: the hub it connects its cabinet to, and the pairing code to use. */
 export const SYNC_HUB_URL_ENV = 'COURTIER_BENCH_HUB_URL';
 export const SYNC_PAIRING_CODE_ENV = 'COURTIER_BENCH_PAIRING_CODE';
+/**
+ * For courtier-lan and bare-tls: the certificate and key (PEM files) both serve, and the port of
+ * the LAN listener on LAN_BENCH_ADDRESS (a loopback address the app is told is its LAN one).
+ */
+export const LAN_CERT_FILE_ENV = 'COURTIER_BENCH_LAN_CERT';
+export const LAN_KEY_FILE_ENV = 'COURTIER_BENCH_LAN_KEY';
+export const LAN_PORT_ENV = 'COURTIER_BENCH_LAN_PORT';
+export const LAN_BENCH_ADDRESS = '127.0.0.2';
 /** Subscriptions (events ["*"]) the courtier-webhooks target creates on the receiver. */
 export const WEBHOOK_SUBSCRIPTIONS = 10;
 /** Opportunities the courtier-100k target seeds. */

@@ -22,9 +22,9 @@ export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: strin
 
 /** Throws 403 address_blocked while the address is blocked. */
 export function checkLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: string): void {
-  const block = store.findAddressBlock(deps.db.orm, address);
-  if (!block) return;
-  const left = block.blockedUntil - deps.clock.now();
+  const blockedUntil = store.addressBlockedUntil(deps.db.orm, address);
+  if (blockedUntil === undefined) return;
+  const left = blockedUntil - deps.clock.now();
   if (left <= 0) return;
   const minutes = Math.ceil(left / 60_000);
   throw new ApiError(

@@ -20,6 +20,12 @@ export function saveLanSettings(orm: Orm, row: Omit<LanSettingsRow, 'id'>): void
 
 export type AddressBlockRow = typeof lanAddressBlocks.$inferSelect;
 
+/** Until when an address is blocked (epoch ms), or undefined: read on every LAN request, so a statement prepared once. */
+export function addressBlockedUntil(orm: Orm, address: string): number | undefined {
+  const row = orm.prepared('SELECT blocked_until AS blockedUntil FROM lan_address_blocks WHERE address = ?').get(address) as { blockedUntil: number } | undefined;
+  return row?.blockedUntil;
+}
+
 export function findAddressBlock(orm: Orm, address: string): AddressBlockRow | undefined {
   return orm.select().from(lanAddressBlocks).where(eq(lanAddressBlocks.address, address)).get();
 }
