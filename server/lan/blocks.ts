@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import * as store from './store.js';
 
 /** How long an address that kept failing to sign in is shut out of the LAN listener. */
-export const LAN_BLOCK_MS = 60 * 60_000;
+const LAN_BLOCK_MS = 60 * 60_000;
 
 /**
  * Blocks an address on the office LAN listener (it reached the sign-in throttle's per-address

@@ -2,7 +2,7 @@ import { Bonjour, type ServiceConfig } from 'bonjour-service';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** What colleagues' machines find over mDNS/DNS-SD while LAN mode is on. */
-export interface Advertisement {
+interface Advertisement {
   /** The machine's host name: the instance is "Courtier (<host>)", its target <host>.local. */
   hostname: string;
   addresses: readonly string[];
@@ -22,7 +22,7 @@ export interface Discovery {
   stop(): Promise<void>;
 }
 
-export const SERVICE_TYPE = 'courtier';
+const SERVICE_TYPE = 'courtier';
 
 export function createDiscovery(logger: FastifyBaseLogger): Discovery {
   let current = '';

@@ -8,6 +8,7 @@ import { BROWSER_ARGS } from '../../server/robots/browser.js';
 import { packageRoot } from '../../server/paths.js';
 import { createOfficeLan, namespacesUnavailable, sameSubnet, type OfficeLan } from '../helpers/netns.js';
 import { tempDir } from '../helpers/server.js';
+import { createAuthority, issueServerCertificate } from '../../server/lan/certificates.js';
 
 /**
  * The office LAN for real: the office machine and two brokers' machines are network namespaces
@@ -206,6 +207,22 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     expect(fromBroker({ url: `https://${newAddress}:${LAN_PORT}/healthz` })).toMatchObject({ status: 200 });
     await retried(() => expect(serverOutput).toContain(`office LAN listener on https://${newAddress}:${LAN_PORT}`), 5_000);
     expect(server.exitCode).toBeNull();
+  });
+
+  it('an IT-provided certificate is served as it is', async () => {
+    const itAuthority = await createAuthority({ constraints: { names: ['office.lan'], addresses: [] }, now: Date.now(), label: 'Cabinet Martin IT' });
+    const leaf = await issueServerCertificate({ authority: itAuthority, names: [OFFICE_NAME], addresses: [], now: Date.now(), lifetimeDays: 90 });
+    const files = { cert: join(scratch, 'it-cert.pem'), key: join(scratch, 'it-key.pem'), ca: join(scratch, 'it-ca.pem') };
+    writeFileSync(files.cert, leaf.certificatePem);
+    writeFileSync(files.key, leaf.privateKeyPem, { mode: 0o600 });
+    writeFileSync(files.ca, itAuthority.certificatePem);
+    const status = JSON.parse(courtier(['lan', 'enable', '--cert', files.cert, '--key', files.key, '--port', String(LAN_PORT), '--json'])) as { certificate: { source: string; fingerprint_sha256: string } };
+    expect(status.certificate.source).toBe('provided');
+    await retried(() => {
+      const answer = JSON.parse(lan.run('broker1', process.execPath, [REQUEST, JSON.stringify({ url: officeUrl('/healthz') })], { env: { NODE_EXTRA_CA_CERTS: files.ca } })) as Answer;
+      expect(answer.status).toBe(200);
+      expect(answer.certificate?.fingerprint).toBe(status.certificate.fingerprint_sha256);
+    }, 10_000);
   });
 
   it('LAN mode disabled: brokers cannot connect, the machine itself still can', async () => {
