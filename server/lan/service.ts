@@ -110,7 +110,8 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   const now = deps.clock.now();
   let caCertificatePem = row?.caCertificatePem ?? null;
   let constraints = readConstraints(row?.caConstraints ?? null);
-  if (change.enabled && change.certificateFile === undefined && !plan.provided) {
+  // (A policy preset, IT's files included, was refused above: here the CA is ours unless --cert is given.)
+  if (change.enabled && change.certificateFile === undefined) {
     const wanted = wantedIdentities(network, names, change.addresses ?? plan.addresses);
     if (caCertificatePem !== null && constraints !== null && !change.newAuthority) {
       const outside = wanted.filter((n) => !permittedByAuthority(constraints ?? { names: [], addresses: [] }, n));
@@ -248,6 +249,11 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
   if (!plan.allowed) problems.push('The IT policy forbids sharing Courtier on the office LAN.');
   if (missing.length > 0) problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} no longer an address of this machine.`);
   if (plan.enabled && addresses.length === 0) problems.push('This machine has no LAN address to listen on.');
+  const constraints = readConstraints(row?.caConstraints ?? null);
+  if (plan.enabled && !plan.provided && constraints !== null) {
+    const outside = addresses.filter((address) => !permittedByAuthority(constraints, address));
+    if (outside.length > 0) problems.push(`${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or run \`courtier lan enable --new-ca\`.`);
+  }
   let certificate: LanStatus['certificate'] = null;
   try {
     const pem = plan.provided ? readFileSync(plan.provided.certificateFile, 'utf8') : row?.serverCertificatePem;

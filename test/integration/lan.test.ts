@@ -265,6 +265,10 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     });
     await enable();
     await expect(changeLan(server.deps, { enabled: true, port, names: ['courtier.cabinet-martin.fr'] }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_name_outside_ca' });
+    // A public address the office later gets is left out of the certificate, and the status says why.
+    network.setAddresses(['127.0.0.2', '198.51.100.7']);
+    expect(lanStatus(server.deps, network).problems.join(' ')).toMatch(/198\.51\.100\.7 is outside what the office CA may certify/);
+    network.setAddresses(['127.0.0.2']);
     // A local suffix stays within the CA; a new CA takes any name (brokers trust it again).
     await expect(changeLan(server.deps, { enabled: true, port, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject({ enabled: true });
     const before = caCertificate(server.deps);
