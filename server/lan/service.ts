@@ -7,7 +7,7 @@ import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js'
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { loadPolicy, type Policy } from '../policy.js';
-import { createAuthority, describeCertificate, fingerprintOf, isPrivateAddress, issuedByAuthority, issueServerCertificate, permittedByAuthority, type AuthorityConstraints, type CertificateFacts } from './certificates.js';
+import { createAuthority, describeCertificate, fingerprintOf, isPrivateAddress, normalizeAddress, issuedByAuthority, issueServerCertificate, permittedByAuthority, type AuthorityConstraints, type CertificateFacts } from './certificates.js';
 import { certificateNames, hostWithPort, listenerAddresses, machineAddresses, renewalReason, type MachineNetwork } from './plan.js';
 import * as store from './store.js';
 
@@ -90,7 +90,7 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   }
   if (change.addresses !== undefined) {
     const present = machineAddresses(network);
-    const unknown = change.addresses.filter((a) => !present.includes(describeAddress(a)));
+    const unknown = change.addresses.filter((a) => !present.includes(normalizeAddress(a)));
     if (unknown.length > 0) {
       throw new ApiError('lan_address_unavailable', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not an address of this machine; it has ${present.join(', ') || 'no LAN address'}.`, {
         available: present,
@@ -132,7 +132,7 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   store.saveLanSettings(deps.db.orm, {
     enabled: change.enabled,
     port: change.port ?? plan.port,
-    addresses: change.addresses !== undefined ? JSON.stringify(change.addresses.map(describeAddress)) : (row?.addresses ?? null),
+    addresses: change.addresses !== undefined ? JSON.stringify(change.addresses.map(normalizeAddress)) : (row?.addresses ?? null),
     names: JSON.stringify(names),
     providedCertificateFile: change.certificateFile ?? (change.enabled ? null : (row?.providedCertificateFile ?? null)),
     providedKeyFile: change.keyFile ?? (change.enabled ? null : (row?.providedKeyFile ?? null)),
@@ -169,9 +169,6 @@ function readConstraints(json: string | null): AuthorityConstraints | null {
   return json === null ? null : (JSON.parse(json) as AuthorityConstraints);
 }
 
-function describeAddress(address: string): string {
-  return address.includes(':') ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address;
-}
 
 /** Reads IT-provided PEM files and checks that the key is the certificate's (TLS refuses otherwise). */
 function readProvidedCertificate(certificateFile: string, keyFile: string): ServedCertificate {
