@@ -76,6 +76,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
     const loaded = parseUserSettings(existsSync(state.settingsFile) ? readFileSync(state.settingsFile, 'utf8') : null);
     state.userSettings = loaded.settings;
     state.policy = loadPolicy({ readFile: (p) => readFileSync(p) }, policyFilePath(platform, env));
+    const policyFile = state.policy.path;
     state.policyProblems = [...state.policy.problems, ...(loaded.problem ? [loaded.problem] : [])];
     for (const problem of state.policyProblems) log('warn', problem);
     state.managed = current().managed;
@@ -90,7 +91,7 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
         const token = randomBytes(32).toString('base64url');
         state.pendingToken = { token, issuedAt: Date.now() };
         return {
-          ...serverEnvironment(env, current(), { dataDir, loginTokenSha256: sha256(token) }),
+          ...serverEnvironment(env, current(), { dataDir, loginTokenSha256: sha256(token), policyFile }),
           COURTIER_KEYCHAIN_SERVICE: keychainService(app.isPackaged),
         };
       },

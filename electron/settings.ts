@@ -79,6 +79,8 @@ const CONTROLLED = [
   'COURTIER_ROBOTS_HEADED',
   'COURTIER_ROBOTS_DISABLED',
   'COURTIER_DESKTOP_LOGIN_TOKEN_SHA256',
+  // The machine's policy file, the one the shell read: a user's environment must not point elsewhere.
+  'COURTIER_POLICY_FILE',
   // Node options are off in the packaged app (fuses); never passed to the server in development either.
   'NODE_OPTIONS',
   'ELECTRON_RUN_AS_NODE',
@@ -92,7 +94,7 @@ const CONTROLLED = [
 export function serverEnvironment(
   base: NodeJS.ProcessEnv,
   settings: EffectiveSettings,
-  options: { dataDir: string; loginTokenSha256: string },
+  options: { dataDir: string; loginTokenSha256: string; policyFile: string },
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined && !(CONTROLLED as readonly string[]).includes(name)) env[name] = value;
@@ -100,6 +102,7 @@ export function serverEnvironment(
   env.COURTIER_HOST = '127.0.0.1';
   env.COURTIER_PORT = String(settings.lastPort);
   env.COURTIER_DATA_DIR = options.dataDir;
+  env.COURTIER_POLICY_FILE = options.policyFile;
   env.COURTIER_SANDBOX = String(settings.sandbox);
   env.COURTIER_ROBOTS_HEADED = String(settings.robotsHeaded);
   if (settings.robotsDisabledByPolicy) env.COURTIER_ROBOTS_DISABLED = 'true';

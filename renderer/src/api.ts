@@ -31,8 +31,8 @@ type Part<K extends string, S> = S extends z.ZodType ? ({} extends z.input<S> ? 
 /** The path parameters, query and body of a call, typed from the endpoint's schemas (their input side). */
 export type CallInput<E extends Endpoint> = Part<'params', E['params']> & Part<'query', E['query']> & Part<'body', E['body']>;
 
-/** Over the office LAN (HTTPS) the server sets it with the __Host- prefix. */
-const CSRF_COOKIE = window.location.protocol === 'https:' ? '__Host-courtier_csrf' : 'courtier_csrf';
+/** On the office LAN listener the server sets it with the __Host- prefix; elsewhere (loopback, a reverse proxy) without. */
+const CSRF_COOKIES = ['__Host-courtier_csrf', 'courtier_csrf'] as const;
 
 function readCookie(name: string): string | undefined {
   for (const part of document.cookie.split(';')) {
@@ -64,7 +64,7 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
   const method = endpoint.method;
   const headers: Record<string, string> = { Accept: 'application/json' };
   // The server binds this token to the session; a page on another site cannot read the cookie.
-  if (method !== 'GET') headers['X-CSRF-Token'] = readCookie(CSRF_COOKIE) ?? '';
+  if (method !== 'GET') headers['X-CSRF-Token'] = CSRF_COOKIES.map(readCookie).find((value) => value !== undefined) ?? '';
   const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { lanChangeSchema, type LanStatus } from '../../shared/lan.js';
 import { CLI_ACTOR, listAudit } from '../audit/service.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit.js';
@@ -40,7 +41,13 @@ export async function runLan(argv: string[], io: CliIo): Promise<void> {
       });
       if (!parsed.success) throw validationError(toValidationIssues(parsed.error, undefined));
       const status = await withDeps(v['data-dir'], io, (deps) =>
-        changeLan(deps, { ...parsed.data, certificateFile: v.cert, keyFile: v.key, newAuthority: v['new-ca'] }, network, CLI_ACTOR),
+        changeLan(
+          deps,
+          // Absolute: the service that reads them runs from another directory.
+          { ...parsed.data, certificateFile: v.cert === undefined ? undefined : resolve(v.cert), keyFile: v.key === undefined ? undefined : resolve(v.key), newAuthority: v['new-ca'] },
+          network,
+          CLI_ACTOR,
+        ),
       );
       print(io, v.json, status, describe(status));
       return;

@@ -24,7 +24,12 @@ export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttl
   /** Filed under each cabinet where the email has an account; install-wide when it has none. */
   const auditFailedSignIn = (request: FastifyRequest, email: string, reason: string) => {
     const cabinets = cabinetIdsOfEmail(deps, email);
-    for (const cabinetId of cabinets.length > 0 ? cabinets : [null]) {
+    if (cabinets.length === 0) {
+      // Seen by every cabinet's admins: whatever was typed as the email (a password, by mistake) stays out.
+      recordAudit(deps, { cabinetId: null, action: 'console.sign_in_failed', result: 'failure', actor: requestActor(request), details: { reason, account: 'unknown' } });
+      return;
+    }
+    for (const cabinetId of cabinets) {
       recordAudit(deps, { cabinetId, action: 'console.sign_in_failed', result: 'failure', actor: requestActor(request), target: email.trim().toLowerCase(), details: { reason } });
     }
   };

@@ -40,6 +40,25 @@ interface Open {
   server: Server;
   address: string;
   port: number;
+  /** Every connection, handshakes in progress included, so that closing never waits on a silent client. */
+  sockets: Set<Socket>;
+}
+
+/**
+ * Nobody stands in front of the LAN listener: a client's forwarding headers would let it choose its
+ * own address (throttles, blocks, the audit log) or protocol (cookies), whatever COURTIER_TRUST_PROXY says.
+ */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
+
+/** A TLS handshake that has not finished by then is dropped (Node's default waits 120 s). */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** What a failed listen means, for the person reading the log or `lan status`. */
+function listenProblem(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EADDRINUSE') return 'the port is taken by another program';
+  if (err.code === 'EACCES') return 'this account may not use that port (below 1024 needs an administrator)';
+  if (err.code === 'EADDRNOTAVAIL') return 'the address is no longer this machine’s';
+  return err.code ?? err.message;
 }
 
 export function createLanListener(deps: LanDeps, options: LanListenerOptions): LanListener {
@@ -62,7 +81,7 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
     open.delete(entry.address);
     await new Promise<void>((resolve) => {
       entry.server.close(() => resolve());
-      entry.server.closeAllConnections();
+      for (const socket of entry.sockets) socket.destroy();
     });
     options.logger.info({ url: `https://${hostWithPort(entry.address, entry.port)}` }, 'office LAN listener closed');
   }
@@ -75,9 +94,18 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
   }
 
   async function listen(address: string, port: number, keyPem: string, certificatePem: string): Promise<void> {
-    const server = createServer({ key: keyPem, cert: certificatePem, requireHostHeader: false, minVersion: 'TLSv1.2' }, options.handler);
+    const handler = (request: IncomingMessage, response: ServerResponse) => {
+      for (const name of FORWARDING_HEADERS) delete request.headers[name];
+      options.handler(request, response);
+    };
+    const server = createServer({ key: keyPem, cert: certificatePem, requireHostHeader: false, minVersion: 'TLSv1.2', handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, handler);
     server.keepAliveTimeout = 72_000;
     server.on('clientError', options.onClientError);
+    const sockets = new Set<Socket>();
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: address, port }, () => {
@@ -85,7 +113,9 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
         resolve();
       });
     });
-    open.set(address, { server, address, port });
+    // Later errors (too many open files on accept) are reported, never thrown at the process.
+    server.on('error', (err) => options.logger.warn({ err, address }, 'office LAN listener error'));
+    open.set(address, { server, address, port, sockets });
     options.logger.info({ url: `https://${hostWithPort(address, port)}` }, `office LAN listener on https://${hostWithPort(address, port)}`);
   }
 
@@ -116,7 +146,7 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
       try {
         await listen(address, plan.port, served.keyPem, served.certificatePem);
       } catch (err) {
-        failures.push(`${hostWithPort(address, plan.port)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        failures.push(`${hostWithPort(address, plan.port)} (${listenProblem(err as NodeJS.ErrnoException)})`);
       }
     }
     allowed = new Set([...served.facts.names, ...served.facts.addresses, ...addresses].map((host) => hostWithPort(host.toLowerCase(), plan.port)));

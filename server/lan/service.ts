@@ -20,6 +20,10 @@ export interface LanPlan {
   enabled: boolean;
   allowed: boolean;
   managedByPolicy: boolean;
+  /** The fields the IT policy presets (they win, and cannot be changed here). */
+  preset: NonNullable<Policy['lan']> | null;
+  /** Why the policy file cannot be used as it is (LAN sharing then stays off). */
+  policyProblems: string[];
   port: number;
   /** null: every non-loopback IPv4 address of the machine. */
   addresses: string[] | null;
@@ -38,8 +42,14 @@ export interface ServedCertificate {
 const CA_KEY_SECRET = 'lan/ca-key/';
 const SERVER_KEY_SECRET = 'lan/server-key/';
 
-function readPolicy(deps: LanDeps): Policy {
-  return loadPolicy({ readFile: (path) => readFileSync(path) }, deps.config.policyFile).policy;
+/**
+ * The policy as it bears on LAN mode. Fails closed: a policy file that is there but cannot be used
+ * whole (unreadable, invalid JSON, a bad field — perhaps a rewrite in progress) allows no LAN
+ * sharing until it is fixed, so that one broken file never opens what IT closed.
+ */
+function readPolicy(deps: LanDeps): { policy: Policy; problems: string[] } {
+  const loaded = loadPolicy({ readFile: (path) => readFileSync(path) }, deps.config.policyFile);
+  return { policy: loaded.policy, problems: loaded.problems };
 }
 
 function parseList(json: string | null): string[] | null {
@@ -48,9 +58,9 @@ function parseList(json: string | null): string[] | null {
 
 export function lanPlan(deps: LanDeps): LanPlan {
   const row = store.readLanSettings(deps.db.orm);
-  const policy = readPolicy(deps);
+  const { policy, problems } = readPolicy(deps);
   const preset = policy.lan;
-  const allowed = policy.allowLanSharing !== false;
+  const allowed = policy.allowLanSharing !== false && problems.length === 0;
   const providedFiles = preset?.certificateFile && preset.keyFile
     ? { certificateFile: preset.certificateFile, keyFile: preset.keyFile }
     : row?.providedCertificateFile && row.providedKeyFile
@@ -60,6 +70,8 @@ export function lanPlan(deps: LanDeps): LanPlan {
     enabled: allowed && (preset?.enabled ?? row?.enabled ?? false),
     allowed,
     managedByPolicy: preset !== undefined,
+    preset: preset ?? null,
+    policyProblems: problems,
     port: preset?.port ?? row?.port ?? DEFAULT_LAN_PORT,
     addresses: preset?.addresses ?? parseList(row?.addresses ?? null),
     names: preset?.names ?? parseList(row?.names ?? null) ?? [],
@@ -83,10 +95,18 @@ export interface LanChangeOptions extends LanChange {
 export async function changeLan(deps: LanDeps, change: LanChangeOptions, network: MachineNetwork, actor: AuditActor): Promise<LanStatus> {
   const plan = lanPlan(deps);
   if (change.enabled && !plan.allowed) {
-    throw new ApiError('lan_sharing_forbidden', 'The IT policy of this machine forbids sharing Courtier on the office LAN (allowLanSharing: false).');
+    throw new ApiError(
+      'lan_sharing_forbidden',
+      plan.policyProblems.length > 0
+        ? `The IT policy file ${deps.config.policyFile} cannot be used as it is, so office LAN sharing stays off until it is fixed: ${plan.policyProblems.join(' ')}`
+        : 'The IT policy of this machine forbids sharing Courtier on the office LAN (allowLanSharing: false).',
+    );
   }
-  if (plan.managedByPolicy) {
-    throw new ApiError('lan_managed_by_policy', `The IT policy (${deps.config.policyFile}) presets the office LAN mode; change it there.`);
+  const presetConflicts = plan.preset ? conflictsWithPreset(plan.preset, change) : [];
+  if (presetConflicts.length > 0) {
+    throw new ApiError('lan_managed_by_policy', `The IT policy (${deps.config.policyFile}) presets ${presetConflicts.join(', ')} of the office LAN mode; change ${presetConflicts.length === 1 ? 'it' : 'them'} there.`, {
+      preset: presetConflicts,
+    });
   }
   if (change.addresses !== undefined) {
     const present = machineAddresses(network);
@@ -149,6 +169,17 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   });
   if (change.enabled) await servedCertificate(deps, network, actor);
   return lanStatus(deps, network);
+}
+
+/** The fields of a change that the policy's preset decides otherwise. */
+function conflictsWithPreset(preset: NonNullable<Policy['lan']>, change: LanChangeOptions): string[] {
+  const conflicts: string[] = [];
+  if (preset.enabled !== undefined && change.enabled !== preset.enabled) conflicts.push('enabled');
+  if (preset.port !== undefined && change.port !== undefined && change.port !== preset.port) conflicts.push('port');
+  if (preset.addresses !== undefined && change.addresses !== undefined) conflicts.push('addresses');
+  if (preset.names !== undefined && change.names !== undefined) conflicts.push('names');
+  if (preset.certificateFile !== undefined && (change.certificateFile !== undefined || change.newAuthority === true)) conflicts.push('the certificate');
+  return conflicts;
 }
 
 /** The names and addresses the server certificate should carry now. */
@@ -243,7 +274,13 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
   const row = store.readLanSettings(deps.db.orm);
   const { addresses, missing } = listenerAddresses(plan.addresses, network);
   const problems: string[] = [];
-  if (!plan.allowed) problems.push('The IT policy forbids sharing Courtier on the office LAN.');
+  if (!plan.allowed) {
+    problems.push(
+      plan.policyProblems.length > 0
+        ? `The IT policy file cannot be used as it is, so office LAN sharing stays off until it is fixed: ${plan.policyProblems.join(' ')}`
+        : 'The IT policy forbids sharing Courtier on the office LAN.',
+    );
+  }
   if (missing.length > 0) problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} no longer an address of this machine.`);
   if (plan.enabled && addresses.length === 0) problems.push('This machine has no LAN address to listen on.');
   const constraints = readConstraints(row?.caConstraints ?? null);
@@ -273,7 +310,7 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
     allowed: plan.allowed,
     managed_by_policy: plan.managedByPolicy,
     port: plan.port,
-    urls: [...names, ...addresses].map((host) => `https://${hostWithPort(host, plan.port)}`),
+    urls: [...names.filter((name) => !name.startsWith('*.')), ...addresses].map((host) => `https://${hostWithPort(host, plan.port)}`),
     addresses,
     names: plan.names,
     ca_fingerprint_sha256: !plan.provided && row?.caCertificatePem ? fingerprintOf(row.caCertificatePem) : null,

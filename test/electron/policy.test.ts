@@ -120,9 +120,9 @@ describe('settings in force', () => {
   it('the server environment: loopback on the last port, policy values, and nothing inherited that the desktop controls', () => {
     const settings = effectiveSettings({ ...DEFAULT_USER_SETTINGS, lastPort: 41000, robotsHeaded: true }, { allowLanSharing: false, sandbox: false, publicBaseUrl: 'https://courtier.lan' });
     const env = serverEnvironment(
-      { PATH: '/usr/bin', COURTIER_HOST: '0.0.0.0', COURTIER_SANDBOX: 'true', NODE_OPTIONS: '--inspect', COURTIER_LOG_LEVEL: 'debug' },
+      { PATH: '/usr/bin', COURTIER_HOST: '0.0.0.0', COURTIER_SANDBOX: 'true', NODE_OPTIONS: '--inspect', COURTIER_LOG_LEVEL: 'debug', COURTIER_POLICY_FILE: '/dev/null' },
       settings,
-      { dataDir: '/home/b/.config/Courtier/data', loginTokenSha256: 'f'.repeat(64) },
+      { dataDir: '/home/b/.config/Courtier/data', loginTokenSha256: 'f'.repeat(64), policyFile: '/etc/courtier/policy.json' },
     );
     expect(env).toEqual({
       PATH: '/usr/bin',
@@ -130,6 +130,7 @@ describe('settings in force', () => {
       COURTIER_HOST: '127.0.0.1',
       COURTIER_PORT: '41000',
       COURTIER_DATA_DIR: '/home/b/.config/Courtier/data',
+      COURTIER_POLICY_FILE: '/etc/courtier/policy.json',
       COURTIER_SANDBOX: 'false',
       COURTIER_ROBOTS_HEADED: 'true',
       COURTIER_DESKTOP_LOGIN_TOKEN_SHA256: 'f'.repeat(64),
@@ -142,14 +143,14 @@ describe('settings in force', () => {
     expect(policy).toMatchObject({ policy: { robotsDisabled: true }, problems: [] });
     const settings = effectiveSettings(DEFAULT_USER_SETTINGS, policy.policy);
     expect(settings).toMatchObject({ robotsDisabledByPolicy: true, managed: ['robotsDisabled'] });
-    expect(serverEnvironment({}, settings, { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) }).COURTIER_ROBOTS_DISABLED).toBe('true');
+    expect(serverEnvironment({}, settings, { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH }).COURTIER_ROBOTS_DISABLED).toBe('true');
     // Without the policy, a value inherited from the shell's environment never reaches the server.
-    expect(serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) })).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
+    expect(serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH })).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
   });
 
   it('the desktop keeps the service on loopback: the office shares it through the LAN mode (HTTPS), whatever an old settings file says', () => {
     const { settings } = parseUserSettings('{"lanSharing": true, "lanPort": 8787, "lastPort": 41000}');
-    const env = serverEnvironment({}, effectiveSettings(settings, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64) });
+    const env = serverEnvironment({}, effectiveSettings(settings, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH });
     expect(env).toMatchObject({ COURTIER_HOST: '127.0.0.1', COURTIER_PORT: '41000' });
   });
 

@@ -67,6 +67,14 @@ describe('the audit log', () => {
     expect((await admin.request('/api/v1/console/audit?action=everything')).status).toBe(400);
   });
 
+  it('a failed sign-in with an unknown email is install-wide and does not keep what was typed (it may be a password)', async () => {
+    const typed = 'Secret-Typed-As-Email@example.fr';
+    await server.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: typed, password: 'whatever it is' }) });
+    const [entry] = listAudit(server.deps, cabinetId, { action: 'console.sign_in_failed', limit: 1 });
+    expect(entry).toMatchObject({ cabinet_scoped: false, target: null, details: { account: 'unknown' } });
+    expect(JSON.stringify(entry).toLowerCase()).not.toContain(typed.toLowerCase());
+  });
+
   it('is for admins of the cabinet only, and one cabinet never sees another’s', async () => {
     const other = await initCabinet(server.deps, { cabinet: 'Cabinet Voisin', email: 'voisin@cabinet.fr', password: 'correct horse battery' });
     await consoleClient(server, { email: 'voisin@cabinet.fr', password: 'correct horse battery' });

@@ -175,6 +175,31 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect((await lanRequest(target, '/healthz')).status).toBe(200);
   });
 
+  it('ignores forwarding headers on the LAN listener, even with a trusted proxy configured: a client cannot choose its address there', async () => {
+    const proxied = await startTestServer({ network, clock, config: { policyFile, lanCheckIntervalMs: 600_000, trustProxy: ['127.0.0.1'] } });
+    try {
+      await initCabinet(proxied.deps, { cabinet: 'Cabinet Proxy', ...ADMIN });
+      await changeLan(proxied.deps, { enabled: true, port }, network, CLI_ACTOR);
+      await proxied.app.lanListener.reconcile();
+      const ca = caCertificate(proxied.deps) ?? '';
+      const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
+      const spoofed = await lanRequest(target, '/api/v1/console/session', {
+        method: 'POST',
+        headers: { origin: `https://office-pc:${port}`, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'http' },
+        body: JSON.stringify(ADMIN),
+      });
+      expect(spoofed.status).toBe(200);
+      expect([spoofed.headers['set-cookie'] ?? []].flat().every((line) => line.endsWith('; Secure'))).toBe(true);
+      const [signedIn] = listAudit(proxied.deps, (await proxied.deps.db.sqlite.prepare('SELECT id FROM cabinets').get() as { id: string }).id, { action: 'console.signed_in', limit: 1 });
+      expect(signedIn).toMatchObject({ address: '127.0.0.1', listener: 'lan' });
+      // On loopback, the configured proxy is still believed.
+      const viaProxy = await proxied.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' }, body: JSON.stringify(ADMIN) });
+      expect(viaProxy.status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('OAuth metadata, issuer and resource follow the LAN URL the client used', async () => {
     const { ca } = await enable();
     for (const name of ['office-pc', '127.0.0.2']) {
@@ -239,6 +264,15 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect((await lanRequest(target, '/healthz')).certificateFingerprint).toBe(fingerprintOfPem(provided.certificatePem));
 
     await expect(changeLan(server.deps, { enabled: true, port, certificateFile: join(dir, 'cert.pem'), keyFile: join(dir, 'cert.pem') }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'validation_error' });
+
+    // A wildcard certificate: any one-label name under it is answered, and no URL is made of the wildcard.
+    const wildcard = await issueServerCertificate({ authority, names: ['*.cabinet.example'], addresses: [], now: Date.now() });
+    writeFileSync(join(dir, 'wildcard.pem'), wildcard.certificatePem);
+    writeFileSync(join(dir, 'wildcard-key.pem'), wildcard.privateKeyPem);
+    const { status: wildStatus } = await enable({ enabled: true, certificateFile: join(dir, 'wildcard.pem'), keyFile: join(dir, 'wildcard-key.pem') });
+    expect(wildStatus.urls).toEqual([`https://127.0.0.2:${port}`, `https://127.0.0.4:${port}`]);
+    expect((await lanRequest({ ...target, name: 'courtier.cabinet.example' }, '/healthz')).status).toBe(200);
+    expect((await lanRequest({ ...target, name: 'courtier.cabinet.example' }, '/healthz', { headers: { host: `a.b.cabinet.example:${port}` } })).status).toBe(421);
   });
 
   it('the IT policy: allowLanSharing false refuses and closes it; a preset opens it with no command and cannot be changed here', async () => {
@@ -254,8 +288,22 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     await server.app.lanListener.reconcile();
     const response = await lanRequest({ address: '127.0.0.2', port: presetPort, name: 'courtier.cabinet.lan', ca }, '/healthz');
     expect(response.status).toBe(200);
-    await expect(changeLan(server.deps, { enabled: false }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_managed_by_policy' });
+    await expect(changeLan(server.deps, { enabled: false }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_managed_by_policy', details: { preset: ['enabled'] } });
     expect(lanStatus(server.deps, network)).toMatchObject({ enabled: true, managed_by_policy: true, port: presetPort });
+
+    // A preset of some fields leaves the others to the office: here only the port is IT's.
+    writeFileSync(policyFile, JSON.stringify({ lan: { port: presetPort } }));
+    await expect(changeLan(server.deps, { enabled: true, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject({ enabled: true, port: presetPort, names: ['courtier.home.arpa'] });
+    await expect(changeLan(server.deps, { enabled: true, port: presetPort + 1 }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_managed_by_policy', details: { preset: ['port'] } });
+
+    // A policy file that cannot be used whole (a rewrite in progress, a typo) keeps LAN sharing off: it fails closed.
+    writeFileSync(policyFile, '{"allowLanSharing": fal');
+    await server.app.lanListener.reconcile();
+    await expect(lanRequest({ address: '127.0.0.2', port: presetPort, name: 'courtier.home.arpa', ca }, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+    expect(lanStatus(server.deps, network).problems.join(' ')).toMatch(/cannot be used as it is, so office LAN sharing stays off until it is fixed: .*not valid JSON/);
+    await expect(changeLan(server.deps, { enabled: true }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_sharing_forbidden' });
+    writeFileSync(policyFile, JSON.stringify({ lan: { enabled: true, port: presetPort, names: ['courtier.cabinet.lan'], colour: 'blue' } }));
+    expect(lanStatus(server.deps, network)).toMatchObject({ enabled: false, allowed: false });
   });
 
   it('refuses an address the machine does not have and a name outside the CA, saying what would do', async () => {
