@@ -16,6 +16,15 @@ const insurerCredentialsStateSchema = z.object({
   updated_at: z.iso.datetime().nullable(),
 });
 
+const lastLoginTestSchema = z.object({
+  ok: z.boolean(),
+  mfa_required: z.boolean(),
+  code: z.string().nullable().describe('The robot’s error code when ok is false.'),
+  message: z.string().nullable(),
+  tested_at: z.iso.datetime(),
+});
+export type LastLoginTest = z.infer<typeof lastLoginTestSchema>;
+
 const consoleInsurerSchema = z.object({
   code: z.string(),
   name: z.string(),
@@ -24,6 +33,7 @@ const consoleInsurerSchema = z.object({
   credentials: insurerCredentialsStateSchema,
   /** Whether the robot can check a login alone ("Test login"). */
   can_test_login: z.boolean(),
+  last_login_test: lastLoginTestSchema.nullable().describe('The last "Test login" of the saved login; forgotten when the login changes.'),
 });
 export type ConsoleInsurer = z.infer<typeof consoleInsurerSchema>;
 
@@ -60,6 +70,8 @@ const instantOrDate = z.union([z.iso.date(), z.iso.datetime({ offset: true })], 
 
 const consoleJobsQuery = z.object({
   status: jobStatusSchema.optional(),
+  /** The insured's or client's name (any part), or the start of the job's or quote's id. */
+  q: z.string().trim().min(1, 'type at least one character').max(100).optional(),
   /** Created at or after (a date: from its start, UTC). */
   from: instantOrDate.optional(),
   /** Created before (a date: up to its end, UTC). */
@@ -68,8 +80,45 @@ const consoleJobsQuery = z.object({
   limit: limitSchema,
 });
 
+/**
+ * A job as the console shows it: the API's Job, plus who it is for and what it cost, so that a
+ * broker tells rows apart without reading ids.
+ */
+export const consoleJobSchema = jobSchema
+  .extend({
+    insured: z.string().nullable().describe('The linked client’s name, else the insured named in dicData; null when neither says.'),
+    product_label: z.string().describe('The product’s label at the insurer (its code when the insurer no longer offers it).'),
+    insurer_name: z.string().describe('The insurer’s name (its code when unknown here).'),
+    client_id: z.uuid().nullable().describe('The client of the quote this job prices, if any.'),
+    credits: z
+      .object({
+        cost: z.int().describe('What a run of this product costs.'),
+        debited: z.int(),
+        refunded: z.int(),
+      })
+      .describe('For a job another install ran: debited is the cost and refunded what its outcome gave back.'),
+  })
+  .meta({ id: 'ConsoleJob' });
+export type ConsoleJob = z.infer<typeof consoleJobSchema>;
+
+export const jobStepSchema = z.object({
+  at: z.iso.datetime(),
+  status: jobStatusSchema,
+  step: z.string(),
+  percent: z.int(),
+});
+export type JobStep = z.infer<typeof jobStepSchema>;
+
+/** One job in full: its inputs and its steps (as seen by this install) besides the row. */
+export const consoleJobDetailSchema = consoleJobSchema.extend({
+  dicData: z.record(z.string(), z.unknown()).describe('The data the quote was priced with.'),
+  steps: z.array(jobStepSchema).describe('Oldest first; empty for a job another install ran.'),
+  retryable: z.boolean().describe('Failed or cancelled: Retry makes a new job with the same data.'),
+});
+export type ConsoleJobDetail = z.infer<typeof consoleJobDetailSchema>;
+
 export const consoleJobPageSchema = z.object({
-  data: z.array(jobSchema),
+  data: z.array(consoleJobSchema),
   next_cursor: z.string().nullable(),
   has_more: z.boolean(),
   count: z.int(),
@@ -90,7 +139,7 @@ export const READY_EVENT = 'ready';
 export const readyEventSchema = z.object({ unfinished: z.array(z.uuid()) });
 
 /** A job waits for a person's code: the MFA prompt shows it in every open console of the cabinet. */
-export function waitsForCode(job: z.infer<typeof jobSchema>): boolean {
+export function waitsForCode(job: Pick<z.infer<typeof jobSchema>, 'status' | 'mfa'>): boolean {
   return (job.status === 'mfa_required' || job.status === 'awaiting_mfa') && job.mfa !== null;
 }
 
@@ -196,8 +245,21 @@ export const getConsoleJob = defineEndpoint({
   tag: TAG,
   auth: 'console',
   params: jobIdParams,
-  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  responses: { 200: { description: 'The job, its inputs and its steps.', schema: consoleJobDetailSchema } },
   errors: ['not_found'],
+});
+
+export const retryConsoleJob = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/jobs/{job_id}/retry',
+  operationId: 'consoleRetryJob',
+  summary: 'Price a failed or cancelled job again: a new job with the same data (and its cost)',
+  tag: TAG,
+  auth: 'console',
+  params: jobIdParams,
+  responses: { 202: { description: 'The new job is queued; Location is the job.', schema: consoleEnqueuedSchema, headers: { Location: 'The new job’s console URL.' } } },
+  errors: ['not_found', 'job_not_retryable', 'unknown_product', 'unknown_insurer', 'api_rpa_temporarily_disabled', 'rpa_circuit_open', 'insurer_credentials_missing', 'rpa_quota_exceeded', 'rpa_replay_detected', 'credits_exhausted'],
 });
 
 export const cancelConsoleJob = defineEndpoint({
@@ -206,7 +268,7 @@ export const cancelConsoleJob = defineEndpoint({
   path: '/jobs/{job_id}/cancel',
   operationId: 'consoleCancelJob',
   summary: 'Cancel a job (its robot stops)',
-  responses: { 200: { description: 'The job, cancelled.', schema: jobSchema } },
+  responses: { 200: { description: 'The job, cancelled.', schema: consoleJobSchema } },
   errors: ['not_found', 'job_not_cancellable'],
 });
 
@@ -217,7 +279,7 @@ export const answerConsoleMfa = defineEndpoint({
   operationId: 'consoleAnswerMfa',
   summary: 'Give the code the insurer sent',
   body: mfaCodeBody,
-  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
   errors: ['not_found', 'job_not_awaiting_mfa'],
 });
 
@@ -227,7 +289,7 @@ export const acknowledgeConsoleMfa = defineEndpoint({
   path: '/jobs/{job_id}/mfa/seen',
   operationId: 'consoleAcknowledgeMfa',
   summary: 'A person saw the code prompt (mfa_required becomes awaiting_mfa)',
-  responses: { 200: { description: 'The job.', schema: jobSchema } },
+  responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
 });
 
 export const getConsoleJobArtifact = defineEndpoint({
@@ -262,7 +324,7 @@ export const streamJobEvents = defineEndpoint({
   path: '/events',
   operationId: 'consoleStreamJobEvents',
   summary: 'Live feed of the cabinet’s jobs (server-sent events)',
-  description: '`event: job` with a Job whenever one changes; on connecting, every unfinished job, then `event: ready` with their ids.',
+  description: '`event: job` with a ConsoleJob whenever one changes; on connecting, every unfinished job, then `event: ready` with their ids.',
   tag: TAG,
   auth: 'console',
   responses: { 200: { description: 'An endless text/event-stream.', contentType: 'text/event-stream' } },
@@ -279,6 +341,7 @@ export const CONSOLE_AUTOMATION_ENDPOINTS = [
   priceFromConsole,
   listConsoleJobs,
   getConsoleJob,
+  retryConsoleJob,
   cancelConsoleJob,
   answerConsoleMfa,
   acknowledgeConsoleMfa,

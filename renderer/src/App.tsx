@@ -5,7 +5,7 @@ import type { ConsoleSession } from '../../shared/oauth.js';
 import { call, loginUrl } from './api.js';
 import { STRINGS, chooseLang, rememberLang, type Lang } from './i18n.js';
 import { Alert, Layout, Loading } from './Layout.js';
-import { currentPath, go } from './navigation.js';
+import { currentPath, go, useLinkInterception, useLocation } from './navigation.js';
 import { ConsentPage } from './pages/ConsentPage.js';
 import { HomePage } from './pages/HomePage.js';
 import { LoginPage } from './pages/LoginPage.js';
@@ -23,6 +23,7 @@ const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
 const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
 const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);
 const HEADER_ITEMS = SLICES.flatMap((s) => s.headerItems ?? []);
+const ATTENTION = SLICES.flatMap((s) => (s.attention ? [s.attention] : []));
 const SETUP_PATH = '/console/setup';
 
 /** The path under /console/ without trailing slashes ("/console" for the home page). */
@@ -30,11 +31,18 @@ function normalisePath(pathname: string): string {
   return pathname.replace(/\/+$/, '') || '/';
 }
 
+/** The page for a path: its own, or the page a detail path belongs to (/console/jobs/<id> → Jobs). */
+function pageFor(path: string): ConsolePage | undefined {
+  return PAGES.find((p) => path === p.path) ?? PAGES.find((p) => path.startsWith(`${p.path}/`));
+}
+
 export function App() {
   const [lang, setLang] = useState<Lang>(chooseLang());
   const t = STRINGS[lang];
-  const path = normalisePath(window.location.pathname);
-  const query = new URLSearchParams(window.location.search);
+  const location = useLocation();
+  useLinkInterception();
+  const path = normalisePath(location.pathname);
+  const query = new URLSearchParams(location.search);
 
   useEffect(() => {
     document.documentElement.lang = lang;
@@ -64,7 +72,7 @@ export function App() {
       </Titled>
     );
   }
-  return <SignedIn lang={lang} path={path} onLangChange={changeLang} />;
+  return <SignedIn lang={lang} path={path} search={location.search} onLangChange={changeLang} />;
 }
 
 function Titled({ title, children }: { title: string; children: React.ReactNode }) {
@@ -74,12 +82,22 @@ function Titled({ title, children }: { title: string; children: React.ReactNode 
   return children;
 }
 
+/**
+ * What waits for a person (MFA prompts): its count leads the tab's title and sits on its page's
+ * link in the menu. Every slice's hook runs on every render, always in the same order.
+ */
+function useAttention(): { total: number; byPage: ReadonlyMap<string, number> } {
+  const counts = ATTENTION.map((a) => [a.page, a.useCount()] as const);
+  return { total: counts.reduce((sum, [, n]) => sum + n, 0), byPage: new Map(counts) };
+}
+
 type SessionState = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; session: ConsoleSession };
 
 /** Every other page: needs a session; with none, the login page (or first-run setup on an empty install). */
-function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLangChange: (lang: Lang) => void }) {
+function SignedIn({ lang, path, search, onLangChange }: { lang: Lang; path: string; search: string; onLangChange: (lang: Lang) => void }) {
   const t = STRINGS[lang];
   const [state, setState] = useState<SessionState>({ kind: 'loading' });
+  const attention = useAttention();
 
   useEffect(() => {
     let cancelled = false;
@@ -103,9 +121,10 @@ function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLa
     };
   }, []);
 
-  const page = PAGES.find((p) => p.path === path);
+  const page = pageFor(path);
   const isHome = path === '/console';
-  const title = isHome ? t.homeTitle : page ? `${page.label[lang]} · ${t.appName}` : t.appName;
+  const baseTitle = isHome ? t.homeTitle : page ? `${page.label[lang]} · ${t.appName}` : t.appName;
+  const title = attention.total > 0 ? `(${attention.total}) ${baseTitle}` : baseTitle;
 
   if (state.kind !== 'ready') {
     return (
@@ -118,11 +137,21 @@ function SignedIn({ lang, path, onLangChange }: { lang: Lang; path: string; onLa
   const Page = page?.component;
   return (
     <Titled title={title}>
-      <Shell lang={lang} t={t} session={state.session} pages={PAGES} headerItems={HEADER_ITEMS} currentPath={path} onLangChange={onLangChange}>
-        {isHome ? <HomePage {...props} /> : Page ? <Page {...props} /> : <Alert>{t.notFound}</Alert>}
-        {OVERLAYS.map((Overlay, i) => (
+      <Shell
+        lang={lang}
+        t={t}
+        session={state.session}
+        pages={PAGES}
+        headerItems={HEADER_ITEMS}
+        currentPage={isHome ? '/console' : page?.path}
+        attention={attention.byPage}
+        onLangChange={onLangChange}
+        overlays={OVERLAYS.map((Overlay, i) => (
           <Overlay key={i} {...props} />
         ))}
+      >
+        {/* Keyed by the location: a page opened again starts afresh, as after a load. */}
+        {isHome ? <HomePage key={path + search} {...props} /> : Page ? <Page key={path + search} {...props} /> : <Alert>{t.notFound}</Alert>}
       </Shell>
     </Titled>
   );

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { pathTo, type Endpoint, type EndpointResponse } from '../../shared/endpoint.js';
 import type { ErrorBody } from '../../shared/errors.js';
 import { STRINGS, chooseLang } from './i18n.js';
+import { reportUnreachable } from './reachability.js';
 
 /**
  * A failed call's error: the service's error body, or one the console makes up when there is none
@@ -74,6 +75,7 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
   try {
     response = await fetch(urlOf(endpoint, params, query), init);
   } catch {
+    reportUnreachable();
     return { ok: false, status: 0, error: { error: 'network_error', message: t.networkError }, headers: null };
   }
   let json: unknown;

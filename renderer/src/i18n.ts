@@ -66,11 +66,16 @@ export interface Strings {
   navigation: string;
   language: string;
   notFound: string;
+  skipToContent: string;
+  menu: string;
+  home: string;
+  cabinetMenu: string;
+  myAccount: string;
+  serviceUnreachable: string;
+  waitingCount: (n: number) => string;
   // Home
   homeTitle: string;
-  signedInAsAt: string;
   signOut: string;
-  homeNext: string;
 }
 
 const en: Strings = {
@@ -101,10 +106,15 @@ const en: Strings = {
   navigation: 'Console sections',
   language: 'Language',
   notFound: 'There is no such page in the console.',
+  skipToContent: 'Skip to content',
+  menu: 'Menu',
+  home: 'Home',
+  cabinetMenu: 'Cabinet',
+  myAccount: 'My account',
+  serviceUnreachable: 'The Courtier service is not answering. This page will come back by itself as soon as it does; nothing you saved is lost.',
+  waitingCount: (n) => (n === 1 ? '1 waiting for you' : `${n} waiting for you`),
   homeTitle: 'Courtier console',
-  signedInAsAt: 'Signed in as',
   signOut: 'Sign out',
-  homeNext: 'Price a quote in Pricing and follow it in Jobs; set your insurer logins in Insurers. Administrators manage API keys, users, webhooks, settings and the sync with a hub.',
 };
 
 const fr: Strings = {
@@ -135,10 +145,15 @@ const fr: Strings = {
   navigation: 'Rubriques de la console',
   language: 'Langue',
   notFound: 'Cette page n’existe pas dans la console.',
+  skipToContent: 'Aller au contenu',
+  menu: 'Menu',
+  home: 'Accueil',
+  cabinetMenu: 'Cabinet',
+  myAccount: 'Mon compte',
+  serviceUnreachable: 'Le service Courtier ne répond pas. Cette page reviendra d’elle-même dès qu’il répondra ; rien de ce que vous avez enregistré n’est perdu.',
+  waitingCount: (n) => (n === 1 ? '1 en attente de vous' : `${n} en attente de vous`),
   homeTitle: 'Console Courtier',
-  signedInAsAt: 'Connecté en tant que',
   signOut: 'Se déconnecter',
-  homeNext: 'Tarifez un devis dans Tarification et suivez-le dans Tâches ; saisissez vos identifiants assureurs dans Assureurs. Les administrateurs gèrent les clés d’API, les utilisateurs, les webhooks, les réglages et la synchronisation avec un hub.',
 };
 
 export const STRINGS: Record<Lang, Strings> = { en, fr };

@@ -71,31 +71,7 @@ export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; 
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 
-/** The cabinet's jobs not finished yet (pending included), newest first: what a console shows on connecting. */
-export function listUnfinishedJobs(deps: Deps, cabinetId: string, limit = 200): Job[] {
-  return store.listJobsInStatuses(deps.db.orm, cabinetId, ['pending', ...ACTIVE_STATUSES], limit).map((row) => toJob(deps, row));
-}
-
 /** Whether a robot holds (or waits for) this cabinet's login at an insurer. */
 export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
   return store.hasJobOnRobot(deps.db.orm, cabinetId, robotCompagnie, ACTIVE_STATUSES);
-}
-
-/**
- * The console's job list: newest first, by status and by a creation range [from, to) in epoch
- * milliseconds; the cursor is bound to the filters.
- */
-export function listJobsBetween(
-  deps: Deps,
-  cabinetId: string,
-  query: { limit: number; cursor?: string; status?: Job['status']; from?: number; to?: number },
-): Page<Job> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to } });
-  const rows = store.listJobs(
-    deps.db.orm,
-    cabinetId,
-    { status: query.status, createdFrom: query.from, createdBefore: query.to, after: codec.after(query.cursor) },
-    query.limit + 1,
-  );
-  return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { TestLoginResult } from '../../shared/console-automation.js';
+import type { LastLoginTest, TestLoginResult } from '../../shared/console-automation.js';
 import { readInsurerCredentials } from '../credentials/service.js';
-import type { Deps } from '../deps.js';
+import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
@@ -53,10 +53,14 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   };
   try {
     const check = await adapter.verifyLogin(ctx);
-    return { ok: true, mfa_required: check.mfa };
+    return remember(deps, cabinetId, code, { ok: true, mfa_required: check.mfa });
   } catch (err) {
-    if (err instanceof RobotError) return { ok: false, code: err.code, message: session.redact(err.message) };
-    return { ok: false, code: 'robot_crashed', message: session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`) };
+    if (err instanceof RobotError) return remember(deps, cabinetId, code, { ok: false, code: err.code, message: session.redact(err.message) });
+    return remember(deps, cabinetId, code, {
+      ok: false,
+      code: 'robot_crashed',
+      message: session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`),
+    });
   } finally {
     clearTimeout(timer);
     clearInterval(renewal);
@@ -86,4 +90,31 @@ function holdLogin(deps: Deps, cabinetId: string, code: string, checkId: string,
       store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_HOLD_MS });
     })
     .immediate();
+}
+
+/** Keeps the outcome, so that the console's insurer status says it after a reload. */
+function remember(deps: Deps, cabinetId: string, compagnie: string, result: TestLoginResult): TestLoginResult {
+  store.saveLoginTest(deps.db.orm, {
+    cabinetId,
+    compagnie,
+    ok: result.ok,
+    mfaRequired: result.ok && result.mfa_required,
+    code: result.ok ? null : result.code,
+    message: result.ok ? null : result.message,
+    testedAt: deps.clock.now(),
+  });
+  return result;
+}
+
+/** The last test of each of the cabinet's insurer logins, by insurer code. */
+export function lastLoginTests(deps: Deps, cabinetId: string): Map<string, LastLoginTest> {
+  return new Map(
+    store
+      .lastLoginTests(deps.db.orm, cabinetId)
+      .map((t) => [t.compagnie, { ok: t.ok, mfa_required: t.mfaRequired, code: t.code, message: t.message, tested_at: toIso(t.testedAt) }]),
+  );
+}
+
+export function forgetLoginTest(deps: Deps, cabinetId: string, compagnie: string): void {
+  store.forgetLoginTest(deps.db.orm, cabinetId, compagnie);
 }

@@ -103,3 +103,40 @@ export const insurerLoginChecks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.robotCompagnie] })],
 );
+
+/**
+ * A job's steps as this install saw them (status and progress moves, with their times), for the
+ * console's timeline. Local to the install: sync carries the job's current state, not its history.
+ */
+export const jobSteps = sqliteTable(
+  'job_steps',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    jobId: text('job_id').notNull(),
+    status: text('status', { enum: JOB_STATUSES }).notNull(),
+    step: text('step').notNull(),
+    percent: integer('percent').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('job_steps_job_idx').on(t.cabinetId, t.jobId, t.id)],
+);
+
+/** The last "Test login" of a cabinet's insurer login: the console's insurer status shows it across reloads. */
+export const insurerLoginTests = sqliteTable(
+  'insurer_login_tests',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    compagnie: text('compagnie').notNull(),
+    ok: integer('ok', { mode: 'boolean' }).notNull(),
+    mfaRequired: integer('mfa_required', { mode: 'boolean' }).notNull(),
+    code: text('code'),
+    message: text('message'),
+    testedAt: integer('tested_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.compagnie] })],
+);

@@ -99,6 +99,7 @@ export function enqueueTarification(
   cabinetId: string,
   request: TarificationRequest,
   environment: Environment,
+  options: { retryOf?: string } = {},
 ): { job_id: string; status: 'pending'; poll_url: string } {
   const { product, robotCompagnie } = robotFor(deps, request, environment);
   const check = checkDicData(product, request.dicData);
@@ -143,7 +144,8 @@ export function enqueueTarification(
       }
 
       const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
-      if (previous) {
+      // A person's Retry of a failed job is not a replay of it.
+      if (previous && previous.id !== options.retryOf) {
         const retryAfter = Math.ceil((previous.createdAt + REPLAY_WINDOW_MS - deps.clock.now()) / 1000);
         throw new ApiError(
           'rpa_replay_detected',

@@ -1,9 +1,9 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, min, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, min, notInArray, or, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { automationSettings, insurerBreakers, insurerLoginChecks, jobs, robotPauses } from './schema.js';
+import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, jobSteps, robotPauses } from './schema.js';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type BreakerRow = typeof insurerBreakers.$inferSelect;
@@ -13,6 +13,27 @@ const ACTIVE = ACTIVE_STATUSES;
 
 export function insertJob(orm: Orm, row: JobRow): void {
   orm.insert(jobs).values(row).run();
+  appendStep(orm, row);
+}
+
+export type JobStepRow = typeof jobSteps.$inferSelect;
+
+/** The job's state now, as one step of its timeline. */
+function appendStep(orm: Pick<Orm, 'insert'>, row: Pick<JobRow, 'cabinetId' | 'id' | 'status' | 'progressStep' | 'progressPercent' | 'updatedAt'>): void {
+  orm
+    .insert(jobSteps)
+    .values({ cabinetId: row.cabinetId, jobId: row.id, status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt })
+    .run();
+}
+
+/** The timeline of a job on this install, oldest first. */
+export function jobTimeline(orm: Orm, cabinetId: string, jobId: string): JobStepRow[] {
+  return orm
+    .select()
+    .from(jobSteps)
+    .where(and(eq(jobSteps.cabinetId, cabinetId), eq(jobSteps.jobId, jobId)))
+    .orderBy(asc(jobSteps.id))
+    .all();
 }
 
 export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
@@ -25,19 +46,23 @@ export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undef
 
 /** Updates a job only if it is still in one of the expected statuses; false when it moved meanwhile. */
 export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): boolean {
-  return (
-    orm
+  const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
+  return orm.transaction((tx) => {
+    const moved = tx
       .update(jobs)
       .set(changes)
       .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), inArray(jobs.status, [...from])))
-      .run().changes > 0
-  );
+      .returning()
+      .get();
+    if (moved && movesTimeline) appendStep(tx, moved);
+    return moved !== undefined;
+  });
 }
 
 export function listJobs(
   orm: Orm,
   cabinetId: string,
-  filters: { status?: JobRow['status']; createdAfter?: number; createdFrom?: number; createdBefore?: number; after?: CursorPosition },
+  filters: { status?: JobRow['status']; createdAfter?: number; createdFrom?: number; createdBefore?: number; search?: JobSearch; after?: CursorPosition },
   limit: number,
 ): JobRow[] {
   return orm
@@ -50,12 +75,35 @@ export function listJobs(
         filters.createdAfter !== undefined ? gt(jobs.createdAt, filters.createdAfter) : undefined,
         filters.createdFrom !== undefined ? gte(jobs.createdAt, filters.createdFrom) : undefined,
         filters.createdBefore !== undefined ? lt(jobs.createdAt, filters.createdBefore) : undefined,
+        filters.search ? matchesSearch(filters.search) : undefined,
         before(jobs.createdAt, jobs.id, filters.after),
       ),
     )
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit)
     .all();
+}
+
+/** What a broker typed to find a job, and the quotes of the clients whose name matched it. */
+export interface JobSearch {
+  text: string;
+  devisIds: readonly string[];
+}
+
+/** LIKE's wildcards in what a person typed are plain characters. */
+function likeEscaped(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The insured named in dicData (any part, any case), the start of the job's or quote's id, or a matched client's quote. */
+function matchesSearch(search: JobSearch) {
+  const text = likeEscaped(search.text.toLowerCase());
+  return or(
+    sql`lower(json_extract(${jobs.dicData}, '$.insured_name')) like ${`%${text}%`} escape '\\'`,
+    sql`${jobs.id} like ${`${text}%`} escape '\\'`,
+    sql`${jobs.devisId} like ${`${text}%`} escape '\\'`,
+    search.devisIds.length > 0 ? inArray(jobs.devisId, [...search.devisIds]) : undefined,
+  );
 }
 
 /** The cabinet's jobs in these statuses, newest first. */
@@ -132,7 +180,9 @@ export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | u
   if (!next) return undefined;
   const changes = { status: 'running' as const, leaseUntil: now + leaseMs, attempts: next.attempts + 1, updatedAt: now };
   orm.update(jobs).set(changes).where(and(eq(jobs.id, next.id), eq(jobs.status, 'pending'))).run();
-  return { ...next, ...changes };
+  const claimed = { ...next, ...changes };
+  appendStep(orm, claimed);
+  return claimed;
 }
 
 export function extendLease(orm: Orm, id: string, until: number): void {
@@ -254,4 +304,24 @@ export function renewLoginCheck(orm: Orm, checkId: string, leaseUntil: number): 
 
 export function endLoginCheck(orm: Orm, checkId: string): void {
   orm.delete(insurerLoginChecks).where(eq(insurerLoginChecks.checkId, checkId)).run();
+}
+
+export type LoginTestRow = typeof insurerLoginTests.$inferSelect;
+
+export function saveLoginTest(orm: Orm, row: LoginTestRow): void {
+  const { cabinetId: _, compagnie: __, ...rest } = row;
+  orm
+    .insert(insurerLoginTests)
+    .values(row)
+    .onConflictDoUpdate({ target: [insurerLoginTests.cabinetId, insurerLoginTests.compagnie], set: rest })
+    .run();
+}
+
+export function lastLoginTests(orm: Orm, cabinetId: string): LoginTestRow[] {
+  return orm.select().from(insurerLoginTests).where(eq(insurerLoginTests.cabinetId, cabinetId)).all();
+}
+
+/** Forgotten with the credentials they tested. */
+export function forgetLoginTest(orm: Orm, cabinetId: string, compagnie: string): void {
+  orm.delete(insurerLoginTests).where(and(eq(insurerLoginTests.cabinetId, cabinetId), eq(insurerLoginTests.compagnie, compagnie))).run();
 }

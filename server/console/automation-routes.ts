@@ -13,15 +13,16 @@ import {
   listConsoleProducts,
   listInsurers,
   priceFromConsole,
+  retryConsoleJob,
   setInsurerCredentials,
   testInsurerLogin,
   type ConsoleInsurer,
 } from '../../shared/console-automation.js';
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
-import { testInsurerLogin as checkInsurerLogin } from '../automation/login-check.js';
+import * as consoleJobs from '../automation/console-jobs.js';
+import { testInsurerLogin as checkInsurerLogin, forgetLoginTest, lastLoginTests } from '../automation/login-check.js';
 import * as artifacts from '../automation/artifacts.js';
-import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
@@ -40,12 +41,14 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
 
   registerEndpoint(app, listInsurers, (request) => {
     const { cabinetId } = consoleUser(request);
+    const tests = lastLoginTests(deps, cabinetId);
     const data: ConsoleInsurer[] = deps.insurers.list().map((adapter) => ({
       code: adapter.code,
       name: adapter.name,
       products: adapter.products.map((p) => ({ code: p.code, label: p.label, kind: p.kind, cost_credits: catalogue.costOf(deps, p) })),
       credentials: credentials.describeInsurerCredentials(deps, cabinetId, adapter.code),
       can_test_login: typeof adapter.verifyLogin === 'function',
+      last_login_test: tests.get(adapter.code) ?? null,
     }));
     return { data };
   });
@@ -53,6 +56,8 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   registerEndpoint(app, setInsurerCredentials, (request) => {
     const { cabinetId } = consoleUser(request);
     const saved = credentials.setInsurerCredentials(deps, cabinetId, request.params.code, request.body);
+    // A test of the previous login says nothing of this one.
+    forgetLoginTest(deps, cabinetId, request.params.code);
     request.log.info({ compagnie: request.params.code }, 'insurer credentials set from the console');
     recordAudit(deps, { cabinetId, action: 'insurer_credentials.set', actor: requestActor(request), target: request.params.code, details: { login: saved.login } });
     return saved;
@@ -63,6 +68,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     if (!credentials.deleteInsurerCredentials(deps, cabinetId, request.params.code)) {
       throw new ApiError('insurer_credentials_missing', `No portal credentials for ${request.params.code} in this cabinet.`);
     }
+    forgetLoginTest(deps, cabinetId, request.params.code);
     return reply.code(204).send();
   });
 
@@ -88,26 +94,37 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
 
   registerEndpoint(app, listConsoleJobs, (request) => {
     const { cabinetId } = consoleUser(request);
-    const { status, from, to, cursor, limit } = request.query;
-    return jobs.listJobsBetween(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end') });
+    const { status, from, to, q, cursor, limit } = request.query;
+    return consoleJobs.listConsoleJobs(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end'), q });
   });
 
-  registerEndpoint(app, getConsoleJob, (request) => jobs.getJob(deps, consoleUser(request).cabinetId, request.params.job_id));
+  registerEndpoint(app, getConsoleJob, (request) => consoleJobs.getConsoleJobDetail(deps, consoleUser(request).cabinetId, request.params.job_id));
+
+  registerEndpoint(app, retryConsoleJob, (request) => {
+    const { cabinetId } = consoleUser(request);
+    const enqueued = consoleJobs.retryJob(deps, cabinetId, request.params.job_id);
+    request.log.info({ job_id: enqueued.job_id, retry_of: request.params.job_id }, 'job retried from the console');
+    return respond(202, enqueued, { Location: pathTo(getConsoleJob, { job_id: enqueued.job_id }) });
+  });
 
   registerEndpoint(app, cancelConsoleJob, (request) => {
-    return automation.cancelJobAndRobot(deps, worker, consoleUser(request).cabinetId, request.params.job_id);
+    const { cabinetId } = consoleUser(request);
+    const job = automation.cancelJobAndRobot(deps, worker, cabinetId, request.params.job_id);
+    return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
   });
 
   registerEndpoint(app, answerConsoleMfa, (request) => {
-    const job = automation.giveMfaCode(deps, worker, consoleUser(request).cabinetId, request.params.job_id, request.body.code);
+    const { cabinetId } = consoleUser(request);
+    const job = automation.giveMfaCode(deps, worker, cabinetId, request.params.job_id, request.body.code);
     request.log.info({ job_id: job.job_id }, 'MFA code given from the console');
-    return job;
+    return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
   });
 
-  // A console showed the prompt to a person: mfa_required → awaiting_mfa (no change otherwise).
-  registerEndpoint(app, acknowledgeConsoleMfa, (request) =>
-    automation.acknowledgeMfaPrompt(deps, consoleUser(request).cabinetId, request.params.job_id),
-  );
+  registerEndpoint(app, acknowledgeConsoleMfa, (request) => {
+    const { cabinetId } = consoleUser(request);
+    const job = automation.acknowledgeMfaPrompt(deps, cabinetId, request.params.job_id);
+    return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
+  });
 
   // Admins only: the portal's pages, with the client's data, as the robot saw them.
   registerEndpoint(app, getConsoleJobArtifact, (request, reply) => {

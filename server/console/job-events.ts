@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { JOB_EVENT, READY_EVENT, streamJobEvents } from '../../shared/console-automation.js';
-import { findJob, listUnfinishedJobs } from '../automation/jobs.js';
+import { findConsoleJob, listUnfinishedConsoleJobs } from '../automation/console-jobs.js';
 import type { Deps, JobChange } from '../deps.js';
 import { readCookie } from '../http/cookies.js';
 import { registerEndpoint } from '../http/endpoint.js';
@@ -46,7 +46,7 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
     for (const change of changes) {
       const connections = byCabinet.get(change.cabinetId);
       if (!connections || connections.size === 0) continue;
-      const job = findJob(deps, change.cabinetId, change.jobId);
+      const job = findConsoleJob(deps, change.cabinetId, change.jobId);
       if (!job) continue;
       const text = frame(JOB_EVENT, job);
       for (const connection of connections) write(connection, text);
@@ -108,7 +108,7 @@ export function registerJobEvents(app: FastifyInstance, deps: Deps): void {
     const set = byCabinet.get(user.cabinetId) ?? new Set<Connection>();
     set.add(connection);
     byCabinet.set(user.cabinetId, set);
-    const unfinished = listUnfinishedJobs(deps, user.cabinetId);
+    const unfinished = listUnfinishedConsoleJobs(deps, user.cabinetId);
     let text = `retry: ${RETRY_MS}\n\n`;
     for (const job of unfinished.reverse()) text += frame(JOB_EVENT, job);
     text += frame(READY_EVENT, { unfinished: unfinished.map((j) => j.job_id) });

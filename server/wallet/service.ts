@@ -58,3 +58,10 @@ export function getWallet(deps: Pick<Deps, 'db'>, cabinetId: string): Wallet {
     })),
   };
 }
+
+/** What a job was debited and refunded on this install's wallet (zeros for a job another install ran). */
+export function jobCredits(deps: Pick<Deps, 'db'>, cabinetId: string, jobId: string): { debited: number; refunded: number; recorded: boolean } {
+  const entries = store.jobEntries(deps.db.orm, cabinetId, jobId);
+  const sum = (kind: string) => entries.filter((e) => e.kind === kind).reduce((total, e) => total + Math.abs(e.amount), 0);
+  return { debited: sum('debit'), refunded: sum('refund'), recorded: entries.length > 0 };
+}

@@ -73,6 +73,7 @@ export function createTestInsurer(code = 'testco', name = 'Test Assurances'): Te
           postcode: z.string().regex(/^\d{5}$/).describe('Code postal'),
           birth_date: z.iso.date().describe('Date de naissance du conducteur'),
           formula: z.enum(['tiers', 'tous_risques']).default('tiers').describe('Formule'),
+          insured_name: z.string().min(2).optional().describe('Nom de l’assuré'),
         }),
         example: { postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' },
       },

@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState } from 'react';
  * A modal confirmation (the native dialog: focus is trapped, Escape cancels). The confirm button
  * says what it does; nothing happens until it is pressed.
  */
-function ConfirmDialog(props: { title: string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+function ConfirmDialog(props: { title: string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean; tone?: 'danger' | 'primary'; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const textId = useId();
@@ -20,7 +20,7 @@ function ConfirmDialog(props: { title: string; text: string; confirmLabel: strin
         <button type="button" className="button" onClick={props.onCancel} autoFocus>
           {props.cancelLabel}
         </button>
-        <button type="button" className="button button-danger" onClick={props.onConfirm} disabled={props.busy} aria-busy={props.busy}>
+        <button type="button" className={props.tone === 'primary' ? 'button button-primary' : 'button button-danger'} onClick={props.onConfirm} disabled={props.busy} aria-busy={props.busy}>
           {props.confirmLabel}
         </button>
       </div>
@@ -56,14 +56,24 @@ export function useConfirmation<T, R>(act: (item: T) => Promise<R>, settle: (ite
 }
 
 /** The dialog of a confirmation, while an item awaits the answer. */
-export function ConfirmStep<T>(props: { confirmation: Confirmation<T>; title: (item: T) => string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean }) {
-  const { confirmation, title, text, confirmLabel, cancelLabel, busy = confirmation.busy } = props;
+export function ConfirmStep<T>(props: {
+  confirmation: Confirmation<T>;
+  title: (item: T) => string;
+  text: string | ((item: T) => string);
+  confirmLabel: string;
+  cancelLabel: string;
+  busy?: boolean;
+  /** danger (the default) for what cannot be undone; primary for what only costs something. */
+  tone?: 'danger' | 'primary';
+}) {
+  const { confirmation, title, text, confirmLabel, cancelLabel, busy = confirmation.busy, tone } = props;
   const item = confirmation.pending;
   if (item === null) return null;
   return (
     <ConfirmDialog
       title={title(item)}
-      text={text}
+      text={typeof text === 'string' ? text : text(item)}
+      tone={tone}
       confirmLabel={confirmLabel}
       cancelLabel={cancelLabel}
       busy={busy}

@@ -16,6 +16,8 @@ export interface ConsolePage {
   label: Record<Lang, string>;
   /** Hidden from brokers (the server refuses them anyway). */
   adminOnly?: boolean;
+  /** A page of a broker's day (pricing, jobs, records): in the menu's first row; the others go under "Cabinet". */
+  daily?: boolean;
   component: ComponentType<PageProps>;
 }
 
@@ -35,4 +37,6 @@ export interface ConsoleSlice {
   publicPages?: readonly PublicPage[];
   overlays?: readonly ComponentType<PageProps>[];
   headerItems?: readonly ComponentType<PageProps>[];
+  /** What waits for a person in this slice (a hook: called on every render), counted on `page`'s menu link and in the tab's title. */
+  attention?: { page: ConsolePage['path']; useCount: () => number };
 }

@@ -3,6 +3,7 @@ import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsu
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
+import { JOB_STRINGS } from './jobStrings.js';
 import { AUTOMATION_STRINGS, formatDateTime, type AutomationStrings } from './strings.js';
 
 type Status = { kind: 'ok' | 'error'; text: string } | null;
@@ -49,6 +50,7 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
   const [saveStatus, setSaveStatus] = useState<Status>(null);
   const [testStatus, setTestStatus] = useState<Status>(null);
   const { configured } = insurer.credentials;
+  const j = JOB_STRINGS[lang];
 
   async function save(event: FormEvent) {
     event.preventDefault();
@@ -82,8 +84,19 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
     setBusy(null);
     if (!result.ok) return setTestStatus({ kind: 'error', text: result.error.message });
     const r = result.data;
-    setTestStatus(r.ok ? { kind: 'ok', text: s.loginOk(r.mfa_required) } : { kind: 'error', text: s.loginFailed(r.code, r.message) });
+    setTestStatus(r.ok ? { kind: 'ok', text: s.loginOk(r.mfa_required) } : { kind: 'error', text: j.jobError(r.code, r.message) });
+    // The insurer's status line shows the test from now on, after a reload too.
+    await onChanged();
   }
+
+  const test = insurer.last_login_test;
+  const state = !configured ? 'missing' : test === null ? 'untested' : test.ok ? 'works' : 'refused';
+  const stateText = {
+    missing: s.notConfigured,
+    untested: j.loginUntested(insurer.credentials.login ?? ''),
+    works: j.loginWorks(insurer.credentials.login ?? '', formatDateTime(lang, test?.tested_at ?? '')),
+    refused: j.loginRefused(formatDateTime(lang, test?.tested_at ?? '')),
+  }[state];
 
   return (
     <section className="card automation-card" aria-labelledby={headingId}>
@@ -114,10 +127,11 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
 
       <h3>{s.credentials}</h3>
       <p>
-        <span className={configured ? 'badge automation-badge-ok' : 'badge badge-warning'}>
-          {configured ? s.configured(insurer.credentials.login ?? '', formatDateTime(lang, insurer.credentials.updated_at ?? new Date().toISOString())) : s.notConfigured}
+        <span className={`badge automation-login-${state}`} data-login-state={state}>
+          {stateText}
         </span>
       </p>
+      {state === 'refused' && test && !testStatus && <p className="alert">{j.jobError(test.code ?? '', test.message ?? '')}</p>}
 
       {isAdmin && (
         <form className="automation-credentials" onSubmit={(e) => void save(e)} aria-label={`${s.credentials} — ${insurer.name}`}>

@@ -1,21 +1,28 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { ACTIVE_STATUSES, JOB_STATUSES, type Job, type JobStatus } from '../../../../shared/automation.js';
-import { cancelConsoleJob, getConsoleDevisPdf, getConsoleJobArtifact, listConsoleJobs } from '../../../../shared/console-automation.js';
+import { JOB_STATUSES, type JobStatus } from '../../../../shared/automation.js';
+import { cancelConsoleJob, getConsoleDevisPdf, listConsoleJobs, type ConsoleJob } from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
+import { JobDetail } from './JobDetail.js';
 import { subscribeToJobs, useFeedLive } from './jobFeed.js';
-import { AUTOMATION_STRINGS, formatDateTime, formatEuros, shortId, type AutomationStrings } from './strings.js';
+import { JOB_STRINGS, type JobStrings } from './jobStrings.js';
+import { CANCELLABLE, creditsText, insuredOf, jobIdInPath, jobPath } from './jobView.js';
+import { AUTOMATION_STRINGS, formatDateTime, formatEuros, type AutomationStrings } from './strings.js';
 
 interface Filters {
   status: JobStatus | '';
   from: string;
   to: string;
+  q: string;
 }
 
 const PAGE_SIZE = 50;
-const CANCELLABLE: readonly JobStatus[] = ['pending', ...ACTIVE_STATUSES];
+/** One word for a job that waits for a code: the filter offers it once. */
+const FILTER_STATUSES = JOB_STATUSES.filter((s) => s !== 'awaiting_mfa');
+const SEARCH_DELAY_MS = 300;
 
 /** A local calendar date (the date input's value) as the instant it starts, optionally a day later. */
 function localDayStart(date: string, plusDays = 0): string {
@@ -23,39 +30,55 @@ function localDayStart(date: string, plusDays = 0): string {
   return new Date(y ?? 1970, (m ?? 1) - 1, (d ?? 1) + plusDays).toISOString();
 }
 
-function matches(job: Job, filters: Filters): boolean {
+/** Whether a job from the live feed belongs in the list as filtered (the server decides for the list itself). */
+function matches(job: ConsoleJob, filters: Filters): boolean {
   if (filters.status && job.status !== filters.status) return false;
   if (filters.from && job.created_at < localDayStart(filters.from)) return false;
   if (filters.to && job.created_at >= localDayStart(filters.to, 1)) return false;
+  const q = filters.q.trim().toLowerCase();
+  if (q && !(job.insured ?? '').toLowerCase().includes(q) && !job.job_id.startsWith(q) && !job.devis_id.startsWith(q)) return false;
   return true;
 }
 
-function newestFirst(a: Job, b: Job): number {
+function newestFirst(a: ConsoleJob, b: ConsoleJob): number {
   return a.created_at === b.created_at ? b.job_id.localeCompare(a.job_id) : b.created_at.localeCompare(a.created_at);
 }
 
 /** The later of two versions of a job (the feed and a list answer can cross). */
-function later(a: Job | undefined, b: Job): Job {
+function later(a: ConsoleJob | undefined, b: ConsoleJob): ConsoleJob {
   return a && a.updated_at > b.updated_at ? a : b;
 }
 
-/** /console/jobs: the cabinet's jobs, filtered by status and dates, updated live by the event feed (no polling). */
-export function JobsPage({ lang, t, session }: PageProps) {
+/** /console/jobs and /console/jobs/<id>: the list, or one job. */
+export function JobsPage(props: PageProps) {
+  const jobId = jobIdInPath(window.location.pathname);
+  return jobId === null ? <JobList {...props} /> : <JobDetail {...props} jobId={jobId} />;
+}
+
+/** The cabinet's jobs, found by name, filtered by status and dates, updated live by the event feed (no polling). */
+function JobList({ lang, t }: PageProps) {
   const s = AUTOMATION_STRINGS[lang];
-  // A failed run's screenshot and trace show the portal's pages with the client's data: admins only.
-  const showArtifacts = session.user.role === 'admin';
+  const j = JOB_STRINGS[lang];
+  const searchId = useId();
   const statusId = useId();
   const fromId = useId();
   const toId = useId();
   const highlight = new URLSearchParams(window.location.search).get('job');
-  const [filters, setFilters] = useState<Filters>({ status: '', from: '', to: '' });
-  const [jobs, setJobs] = useState<Map<string, Job>>(new Map());
+  const [typed, setTyped] = useState('');
+  const [filters, setFilters] = useState<Filters>({ status: '', from: '', to: '', q: '' });
+  const [jobs, setJobs] = useState<Map<string, ConsoleJob>>(new Map());
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
   const live = useFeedLive();
+
+  // The search waits for a pause in the typing.
+  useEffect(() => {
+    const timer = window.setTimeout(() => setFilters((f) => (f.q === typed.trim() ? f : { ...f, q: typed.trim() })), SEARCH_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [typed]);
 
   const list = useCallback(
     (f: Filters, cursor?: string) =>
@@ -66,13 +89,14 @@ export function JobsPage({ lang, t, session }: PageProps) {
           status: f.status || undefined,
           from: f.from ? localDayStart(f.from) : undefined,
           to: f.to ? localDayStart(f.to, 1) : undefined,
+          q: f.q || undefined,
           cursor,
         },
       }),
     [],
   );
 
-  const merge = useCallback((incoming: readonly Job[], replace: boolean) => {
+  const merge = useCallback((incoming: readonly ConsoleJob[], replace: boolean) => {
     setJobs((current) => {
       const next = new Map(replace ? [] : current);
       for (const job of incoming) next.set(job.job_id, later(current.get(job.job_id), job));
@@ -82,7 +106,6 @@ export function JobsPage({ lang, t, session }: PageProps) {
 
   useEffect(() => {
     let cancelled = false;
-    setLoaded(false);
     void (async () => {
       const result = await list(filters);
       if (cancelled) return;
@@ -129,13 +152,16 @@ export function JobsPage({ lang, t, session }: PageProps) {
     setNextCursor(result.data.next_cursor);
   }
 
-  async function cancel(job: Job) {
-    const result = await call(cancelConsoleJob, { params: { job_id: job.job_id } });
-    if (!result.ok) return setError(result.error.message);
-    merge([result.data], false);
-  }
+  const cancelling = useConfirmation(
+    (job: ConsoleJob) => call(cancelConsoleJob, { params: { job_id: job.job_id } }),
+    (_job, result) => {
+      if (!result.ok) return setError(result.error.message);
+      merge([result.data], false);
+    },
+  );
 
   const rows = [...jobs.values()].sort(newestFirst);
+  const filtered = filters.status !== '' || filters.from !== '' || filters.to !== '' || filters.q !== '';
 
   return (
     <section className="automation">
@@ -147,11 +173,18 @@ export function JobsPage({ lang, t, session }: PageProps) {
       </div>
       <p className="muted">{s.jobsIntro}</p>
       <form className="automation-filters" onSubmit={(e) => e.preventDefault()} aria-label={s.filters}>
+        <div className="field automation-search">
+          <label htmlFor={searchId}>{j.search}</label>
+          <input id={searchId} type="search" value={typed} onChange={(e) => setTyped(e.target.value)} aria-describedby={`${searchId}-hint`} autoComplete="off" />
+          <span id={`${searchId}-hint`} className="muted small">
+            {j.searchHint}
+          </span>
+        </div>
         <div className="field">
           <label htmlFor={statusId}>{s.filterStatus}</label>
           <select id={statusId} value={filters.status} onChange={(e) => setFilters({ ...filters, status: e.target.value as JobStatus | '' })}>
             <option value="">{s.allStatuses}</option>
-            {JOB_STATUSES.map((status) => (
+            {FILTER_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {s.statuses[status]}
               </option>
@@ -166,7 +199,15 @@ export function JobsPage({ lang, t, session }: PageProps) {
           <label htmlFor={toId}>{s.to}</label>
           <input id={toId} type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => setFilters({ ...filters, to: e.target.value })} />
         </div>
-        <button type="button" className="button" disabled={!filters.status && !filters.from && !filters.to} onClick={() => setFilters({ status: '', from: '', to: '' })}>
+        <button
+          type="button"
+          className="button"
+          disabled={!filtered && typed === ''}
+          onClick={() => {
+            setTyped('');
+            setFilters({ status: '', from: '', to: '', q: '' });
+          }}
+        >
           {s.clearFilters}
         </button>
       </form>
@@ -178,8 +219,8 @@ export function JobsPage({ lang, t, session }: PageProps) {
           <caption className="automation-sr-only">{s.jobsTitle}</caption>
           <thead>
             <tr>
+              <th scope="col">{j.insured}</th>
               <th scope="col">{s.created}</th>
-              <th scope="col">{s.job}</th>
               <th scope="col">{s.status}</th>
               <th scope="col">{s.progress}</th>
               <th scope="col">{s.creditsCol}</th>
@@ -195,11 +236,11 @@ export function JobsPage({ lang, t, session }: PageProps) {
                 key={job.job_id}
                 job={job}
                 s={s}
+                j={j}
                 lang={lang}
-                showArtifacts={showArtifacts}
                 highlighted={job.job_id === highlight}
                 rowRef={job.job_id === highlight ? highlightedRow : undefined}
-                onCancel={() => void cancel(job)}
+                onCancel={() => cancelling.ask(job)}
               />
             ))}
           </tbody>
@@ -212,6 +253,13 @@ export function JobsPage({ lang, t, session }: PageProps) {
           </button>
         </div>
       )}
+      <ConfirmStep
+        confirmation={cancelling}
+        title={() => j.cancelTitle}
+        text={(job) => j.cancelBody(insuredOf(job, j))}
+        confirmLabel={j.cancelConfirm}
+        cancelLabel={j.keepRunning}
+      />
     </section>
   );
 }
@@ -219,41 +267,41 @@ export function JobsPage({ lang, t, session }: PageProps) {
 function JobRow({
   job,
   s,
+  j,
   lang,
-  showArtifacts,
   highlighted,
   rowRef,
   onCancel,
 }: {
-  job: Job;
+  job: ConsoleJob;
   s: AutomationStrings;
+  j: JobStrings;
   lang: PageProps['lang'];
-  showArtifacts: boolean;
   highlighted: boolean;
   rowRef?: React.RefObject<HTMLTableRowElement | null>;
   onCancel: () => void;
 }) {
-  const id = shortId(job.job_id);
+  const who = insuredOf(job, j);
   const failed = job.status === 'failed';
   return (
     <tr ref={rowRef} className={highlighted ? 'automation-highlight' : undefined} aria-current={highlighted ? 'true' : undefined} data-status={job.status}>
-      <td>{formatDateTime(lang, job.created_at)}</td>
-      <td>
-        <span className="automation-code">{`${job.produit} · ${job.compagnie}`}</span>
+      <th scope="row" data-label={j.insured}>
+        <a href={jobPath(job.job_id)} className="automation-job-link" aria-label={j.openDetail(who)}>
+          {who}
+        </a>
         <br />
-        <span className="muted small" title={job.job_id}>
-          {id}
-        </span>
-      </td>
-      <td>
+        <span className="muted small">{`${job.product_label} · ${job.insurer_name}`}</span>
+      </th>
+      <td data-label={s.created}>{formatDateTime(lang, job.created_at)}</td>
+      <td data-label={s.status}>
         <span className={`automation-status-${job.status}`}>{s.statuses[job.status]}</span>
       </td>
-      <td className="automation-progress-cell">
-        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(id)} />
-        <span className="small">{`${job.progress.percent} % · ${job.progress.step}`}</span>
+      <td className="automation-progress-cell" data-label={s.progress}>
+        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(who)} />
+        <span className="small">{`${job.progress.percent} % · ${j.step(job.progress.step)}`}</span>
       </td>
-      <td>{job.credits_consumed}</td>
-      <td>
+      <td data-label={s.creditsCol}>{creditsText(job, j)}</td>
+      <td data-label={s.result}>
         {job.result && (
           <p className="automation-result">
             <strong>{s.premium(formatEuros(lang, job.result.tarif_eur))}</strong>
@@ -261,38 +309,18 @@ function JobRow({
             {job.result.pdf_url && (
               <>
                 <br />
-                <a href={pathTo(getConsoleDevisPdf, { devis_id: job.devis_id })} download={`devis-${job.devis_id}.pdf`}>
+                <a href={pathTo(getConsoleDevisPdf, { devis_id: job.devis_id })} download>
                   {s.downloadPdf}
                 </a>
               </>
             )}
           </p>
         )}
-        {job.error && (
-          <p className={failed ? 'automation-error' : 'muted small'}>
-            <span>{s.errorLine(job.error.code, job.error.message)}</span>
-            {showArtifacts && job.artifacts?.screenshot_url && (
-              <>
-                <br />
-                <a href={pathTo(getConsoleJobArtifact, { job_id: job.job_id, name: 'screenshot.png' })} target="_blank" rel="noreferrer">
-                  {s.screenshot}
-                </a>
-              </>
-            )}
-            {showArtifacts && job.artifacts?.trace_url && (
-              <>
-                {' · '}
-                <a href={pathTo(getConsoleJobArtifact, { job_id: job.job_id, name: 'trace.zip' })} download={`${job.job_id}-trace.zip`}>
-                  {s.trace}
-                </a>
-              </>
-            )}
-          </p>
-        )}
+        {job.error && <p className={failed ? 'automation-error' : 'muted small'}>{j.jobError(job.error.code, job.error.message)}</p>}
       </td>
-      <td>
+      <td className="automation-row-actions">
         {CANCELLABLE.includes(job.status) && (
-          <button type="button" className="button" aria-label={s.cancelJob(id)} onClick={onCancel}>
+          <button type="button" className="button" aria-label={s.cancelJob(who)} onClick={onCancel}>
             {s.cancel}
           </button>
         )}

@@ -1,23 +1,18 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import type { Job } from '../../../../shared/automation.js';
-import { acknowledgeConsoleMfa, answerConsoleMfa, listInsurers, waitsForCode } from '../../../../shared/console-automation.js';
+import { acknowledgeConsoleMfa, answerConsoleMfa, waitsForCode, type ConsoleJob } from '../../../../shared/console-automation.js';
 import { call } from '../../api.js';
 import type { PageProps } from '../../slices/types.js';
 import { subscribeToJobs } from './jobFeed.js';
-import { AUTOMATION_STRINGS, formatTime, shortId, type AutomationStrings } from './strings.js';
+import { JOB_STRINGS, type JobStrings } from './jobStrings.js';
+import { insuredOf, jobPath } from './jobView.js';
+import { AUTOMATION_STRINGS, formatTime, type AutomationStrings } from './strings.js';
 
 /**
- * Shown over every signed-in page: one dialog per job of the cabinet that waits for an MFA code,
- * from the live feed. Answered here or in another console, or timed out, the job leaves the
- * waiting state and the feed removes the prompt everywhere.
+ * The cabinet's jobs that wait for a person's code, from the live feed: answered here or in another
+ * console, or timed out, a job leaves the waiting state and the feed takes it out everywhere.
  */
-export function MfaPrompts({ lang }: PageProps) {
-  const s = AUTOMATION_STRINGS[lang];
-  const [waiting, setWaiting] = useState<Map<string, Job>>(new Map());
-  const [names, setNames] = useState<Record<string, string>>({});
-  const seen = useRef(new Set<string>());
-  const namesAsked = useRef(false);
-
+export function useWaitingJobs(): { waiting: ReadonlyMap<string, ConsoleJob>; forget: (jobId: string) => void } {
+  const [waiting, setWaiting] = useState<Map<string, ConsoleJob>>(new Map());
   useEffect(
     () =>
       subscribeToJobs({
@@ -39,56 +34,85 @@ export function MfaPrompts({ lang }: PageProps) {
       }),
     [],
   );
+  const forget = (jobId: string) =>
+    setWaiting((current) => {
+      const next = new Map(current);
+      next.delete(jobId);
+      return next;
+    });
+  return { waiting, forget };
+}
+
+/** How many prompts wait: the menu's Jobs link and the tab's title carry it. */
+export function useWaitingCount(): number {
+  return useWaitingJobs().waiting.size;
+}
+
+/** Where the browser allows it, a desktop notification for a prompt that opened while the tab was not looked at. */
+function notify(job: ConsoleJob, j: JobStrings): void {
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted' || document.hasFocus()) return;
+  try {
+    const notification = new Notification(j.notificationTitle(insuredOf(job, j)), { body: j.notificationBody(job.insurer_name), tag: job.job_id });
+    notification.onclick = () => window.focus();
+  } catch {
+    // Some browsers only notify from a service worker: the title's count and the prompt remain.
+  }
+}
+
+/**
+ * Shown at the top of every signed-in page, in the flow (it pushes the page down, never covers its
+ * buttons): one prompt per job that waits for an MFA code. A new prompt takes the keyboard focus.
+ */
+export function MfaPrompts({ lang }: PageProps) {
+  const s = AUTOMATION_STRINGS[lang];
+  const j = JOB_STRINGS[lang];
+  const { waiting, forget } = useWaitingJobs();
+  const seen = useRef(new Set<string>());
+  const [focusJob, setFocusJob] = useState<string | null>(null);
+  const [permission, setPermission] = useState(typeof Notification === 'undefined' ? 'denied' : Notification.permission);
 
   useEffect(() => {
     for (const job of waiting.values()) {
+      if (seen.current.has(job.job_id)) continue;
+      seen.current.add(job.job_id);
+      setFocusJob(job.job_id);
+      notify(job, j);
       // Tell the server a person sees the prompt (mfa_required → awaiting_mfa), once per job here.
-      if (job.status === 'mfa_required' && !seen.current.has(job.job_id)) {
-        seen.current.add(job.job_id);
-        void call(acknowledgeConsoleMfa, { params: { job_id: job.job_id } });
-      }
+      if (job.status === 'mfa_required') void call(acknowledgeConsoleMfa, { params: { job_id: job.job_id } });
     }
-    if (waiting.size > 0 && !namesAsked.current) {
-      namesAsked.current = true;
-      void (async () => {
-        const result = await call(listInsurers);
-        if (result.ok) setNames(Object.fromEntries(result.data.data.map((i) => [i.code, i.name])));
-      })();
-    }
-  }, [waiting]);
+  }, [waiting, j]);
 
   if (waiting.size === 0) return null;
   const prompts = [...waiting.values()].sort((a, b) => (a.mfa?.requested_at ?? '').localeCompare(b.mfa?.requested_at ?? ''));
   return (
     <div className="automation-mfa-stack">
       {prompts.map((job) => (
-        <MfaPrompt
-          key={job.job_id}
-          job={job}
-          insurer={names[job.ran_on] ?? names[job.compagnie] ?? job.compagnie}
-          s={s}
-          lang={lang}
-          onAnswered={() =>
-            setWaiting((current) => {
-              const next = new Map(current);
-              next.delete(job.job_id);
-              return next;
-            })
-          }
-        />
+        <MfaPrompt key={job.job_id} job={job} s={s} j={j} lang={lang} takeFocus={job.job_id === focusJob} onAnswered={() => forget(job.job_id)} />
       ))}
+      {permission === 'default' && (
+        <button type="button" className="button automation-notify" onClick={() => void Notification.requestPermission().then(setPermission)}>
+          {j.enableNotifications}
+        </button>
+      )}
     </div>
   );
 }
 
-function MfaPrompt({ job, insurer, s, lang, onAnswered }: { job: Job; insurer: string; s: AutomationStrings; lang: PageProps['lang']; onAnswered: () => void }) {
+function MfaPrompt(props: { job: ConsoleJob; s: AutomationStrings; j: JobStrings; lang: PageProps['lang']; takeFocus: boolean; onAnswered: () => void }) {
+  const { job, s, j, lang, takeFocus, onAnswered } = props;
   const titleId = useId();
   const descriptionId = useId();
   const codeId = useId();
+  const errorId = useId();
+  const input = useRef<HTMLInputElement | null>(null);
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const id = shortId(job.job_id);
+  const who = insuredOf(job, j);
+
+  useEffect(() => {
+    if (takeFocus) input.current?.focus();
+  }, [takeFocus]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -102,14 +126,14 @@ function MfaPrompt({ job, insurer, s, lang, onAnswered }: { job: Job; insurer: s
   }
 
   return (
-    <section className="card automation-mfa" role="dialog" aria-modal="false" aria-labelledby={titleId} aria-describedby={descriptionId}>
-      <h2 id={titleId}>{`${s.mfaTitle} — ${insurer}`}</h2>
+    <section className="card automation-mfa" role="region" aria-labelledby={titleId} aria-describedby={descriptionId}>
+      <h2 id={titleId}>{`${s.mfaTitle} — ${job.insurer_name}`}</h2>
       <div id={descriptionId}>
-        <p>{s.mfaIntro(insurer)}</p>
+        <p>{s.mfaIntro(job.insurer_name)}</p>
         <dl className="automation-facts">
           <dt>{s.mfaJob}</dt>
           <dd>
-            <a href={`/console/jobs?job=${encodeURIComponent(job.job_id)}`} title={job.job_id}>{`${job.produit} · ${id}`}</a>
+            <a href={jobPath(job.job_id)}>{j.mfaFor(who, job.product_label)}</a>
           </dd>
           <dt>{s.mfaPortalSaid}</dt>
           <dd className="automation-challenge">{job.mfa?.challenge}</dd>
@@ -119,14 +143,24 @@ function MfaPrompt({ job, insurer, s, lang, onAnswered }: { job: Job; insurer: s
       <form onSubmit={(e) => void submit(e)} className="automation-mfa-form">
         <div className="field">
           <label htmlFor={codeId}>{s.code}</label>
-          <input id={codeId} type="text" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} aria-invalid={error ? true : undefined} />
+          <input
+            id={codeId}
+            ref={input}
+            type="text"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? errorId : undefined}
+          />
         </div>
         <button type="submit" className="button button-primary" disabled={busy}>
           {busy ? s.sendingCode : s.sendCode}
         </button>
       </form>
       {error && (
-        <p className="alert" role="alert">
+        <p id={errorId} className="alert" role="alert">
           {error}
         </p>
       )}

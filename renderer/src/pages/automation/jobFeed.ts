@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'react';
-import { jobSchema, type Job } from '../../../../shared/automation.js';
-import { JOB_EVENT, READY_EVENT, readyEventSchema, streamJobEvents } from '../../../../shared/console-automation.js';
+import { consoleJobSchema, JOB_EVENT, READY_EVENT, readyEventSchema, streamJobEvents, type ConsoleJob } from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 
 /**
@@ -10,7 +9,7 @@ import { pathTo } from '../../../../shared/endpoint.js';
  * the server sends the unfinished jobs, then `ready` with their ids.
  */
 export interface FeedListener {
-  job?(job: Job): void;
+  job?(job: ConsoleJob): void;
   ready?(unfinished: readonly string[]): void;
   connection?(live: boolean): void;
 }
@@ -27,7 +26,7 @@ function setLive(next: boolean): void {
 function open(): void {
   source = new EventSource(pathTo(streamJobEvents));
   source.addEventListener(JOB_EVENT, (event) => {
-    const parsed = jobSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
+    const parsed = consoleJobSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
     if (!parsed.success) return;
     for (const l of listeners) l.job?.(parsed.data);
   });

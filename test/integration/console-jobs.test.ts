@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueuedSchema } from '../../shared/automation.js';
+import { consoleInsurerListSchema, consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
+import { errorBodySchema } from '../../shared/errors.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { createClient } from '../../server/crm/clients.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { creditBalance, grantCredits } from '../../server/wallet/service.js';
+import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { createUser, type TestUser } from '../helpers/oauth.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createTestInsurer, failWith, succeed, type TestInsurer } from '../helpers/test-insurer.js';
+
+/**
+ * The console's jobs as a broker needs them, over real HTTP: who each job is for (the linked client
+ * or the insured of dicData), the product's label, the credits debited and refunded, search by name
+ * or reference, one job with its inputs and timeline, Retry of a failed job, and the last insurer
+ * login test kept across reloads.
+ */
+
+let server: TestServer;
+let insurer: TestInsurer;
+let portal = '';
+
+beforeAll(async () => {
+  insurer = createTestInsurer();
+  server = await startTestServer({
+    insurers: [insurer, createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } })],
+    config: { tarificationQuotaPerHour: 1000 },
+  });
+  portal = `${server.url}/sandbox/insurer`;
+});
+afterAll(() => server?.close());
+
+interface Cabinet {
+  admin: ConsoleClient;
+  user: TestUser;
+}
+
+async function cabinet(credits = 100): Promise<Cabinet> {
+  const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
+  if (credits > 0) grantCredits(server.deps, user.cabinetId, credits);
+  setInsurerCredentials(server.deps, user.cabinetId, 'testco', { login: 'broker-42', password: 's3cret!' });
+  return { admin: await consoleClient(server, user), user };
+}
+
+let n = 0;
+function request(extra: Record<string, unknown> = {}, dicData: Record<string, unknown> = {}) {
+  n += 1;
+  return { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(30000 + n), birth_date: '1984-03-09', formula: 'tiers', ...dicData }, ...extra };
+}
+
+async function body(response: Response): Promise<unknown> {
+  return response.json() as Promise<unknown>;
+}
+
+async function expectError(response: Response, status: number, code: string): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(errorBodySchema.parse(await body(response)).error).toBe(code);
+}
+
+async function enqueue(client: ConsoleClient, json = request()): Promise<string> {
+  const res = await client.request('/api/v1/console/tarifications', { method: 'POST', json });
+  expect(res.status).toBe(202);
+  return enqueuedSchema.parse(await body(res)).job_id;
+}
+
+async function detail(client: ConsoleClient, id: string): Promise<ConsoleJobDetail> {
+  const res = await client.request(`/api/v1/console/jobs/${id}`);
+  expect(res.status).toBe(200);
+  return consoleJobDetailSchema.parse(await body(res));
+}
+
+async function until(client: ConsoleClient, id: string, done: (job: ConsoleJobDetail) => boolean): Promise<ConsoleJobDetail> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const job = await detail(client, id);
+    if (done(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${id} stuck in ${job.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const finished = (job: ConsoleJobDetail) => ['completed', 'partial', 'failed', 'cancelled'].includes(job.status);
+
+async function search(client: ConsoleClient, q: string) {
+  const res = await client.request(`/api/v1/console/jobs?q=${encodeURIComponent(q)}`);
+  expect(res.status).toBe(200);
+  return consoleJobPageSchema.parse(await body(res)).data;
+}
+
+describe('jobs name who they are for', () => {
+  it('the linked client’s name, else the insured of dicData; the product’s label and the insurer’s name', async () => {
+    const cab = await cabinet();
+    const client = createClient(server.deps, cab.user.cabinetId, { type: 'person', first_name: 'Jeanne', last_name: 'Dupont' });
+    insurer.queue(succeed(512.3), succeed(320));
+    const linked = await until(cab.admin, await enqueue(cab.admin, request({ client_id: client.client_id })), finished);
+    const named = await until(cab.admin, await enqueue(cab.admin, request({}, { insured_name: 'Marc Lefèvre' })), finished);
+    expect(linked).toMatchObject({ insured: 'Jeanne Dupont', client_id: client.client_id, product_label: 'Assurance auto', insurer_name: 'Test Assurances' });
+    expect(named).toMatchObject({ insured: 'Marc Lefèvre', client_id: null });
+    const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
+    expect(list.map((j) => j.insured)).toEqual(['Marc Lefèvre', 'Jeanne Dupont']);
+  });
+
+  it('search by any part of the name (any case), by the start of a reference; LIKE’s wildcards are plain characters', async () => {
+    const cab = await cabinet();
+    insurer.queue(succeed(), succeed(), succeed());
+    const dupont = await enqueue(cab.admin, request({}, { insured_name: 'Jean Dupont' }));
+    const martin = await enqueue(cab.admin, request({}, { insured_name: 'Lucie Martin' }));
+    await enqueue(cab.admin, request({}, { insured_name: '100% Durand' }));
+    expect((await search(cab.admin, 'dupo')).map((j) => j.job_id)).toEqual([dupont]);
+    expect((await search(cab.admin, 'MARTIN')).map((j) => j.job_id)).toEqual([martin]);
+    expect((await search(cab.admin, martin.slice(0, 8))).map((j) => j.job_id)).toEqual([martin]);
+    expect((await search(cab.admin, '%')).map((j) => j.insured)).toEqual(['100% Durand']);
+    expect(await search(cab.admin, '_')).toEqual([]);
+    expect(await search(cab.admin, 'nobody')).toEqual([]);
+  });
+
+  it('refuses an empty or overlong search with a clear 400', async () => {
+    const cab = await cabinet(0);
+    await expectError(await cab.admin.request('/api/v1/console/jobs?q='), 400, 'validation_error');
+    await expectError(await cab.admin.request(`/api/v1/console/jobs?q=${'a'.repeat(101)}`), 400, 'validation_error');
+  });
+});
+
+describe('one job', () => {
+  it('its inputs and its steps, oldest first, with their times', async () => {
+    const cab = await cabinet();
+    insurer.queue(async (ctx) => {
+      ctx.progress('logging in', 20);
+      ctx.progress('pricing', 70);
+      return succeed(410)(ctx, { produit: 'auto', dicData: {} });
+    });
+    const job = await until(cab.admin, await enqueue(cab.admin, request({}, { insured_name: 'Paul Roux' })), finished);
+    expect(job.dicData).toMatchObject({ insured_name: 'Paul Roux', formula: 'tiers' });
+    expect(job.steps.map((s) => [s.status, s.step, s.percent])).toEqual([
+      ['pending', 'queued', 0],
+      ['running', 'queued', 0],
+      ['running', 'logging in', 20],
+      ['running', 'pricing', 70],
+      ['running', 'login', 10],
+      ['running', 'pricing form', 50],
+      ['running', 'reading the result', 90],
+      ['completed', 'done', 100],
+    ]);
+    expect(job.steps.every((s, i) => i === 0 || s.at >= job.steps[i - 1]!.at)).toBe(true);
+    expect(job).toMatchObject({ retryable: false, credits: { cost: 10, debited: 10, refunded: 0 } });
+  });
+
+  it('a technical failure shows its refund, a business refusal shows none', async () => {
+    const cab = await cabinet();
+    insurer.queue(failWith('technical'), failWith('business'));
+    const technical = await until(cab.admin, await enqueue(cab.admin), finished);
+    const business = await until(cab.admin, await enqueue(cab.admin), finished);
+    expect(technical).toMatchObject({ status: 'failed', retryable: true, credits: { debited: 10, refunded: 10 } });
+    expect(business).toMatchObject({ status: 'failed', retryable: true, credits: { debited: 10, refunded: 0 } });
+  });
+
+  it('is another cabinet’s: 404', async () => {
+    const mine = await cabinet();
+    const theirs = await cabinet(0);
+    insurer.queue(succeed());
+    const id = await enqueue(mine.admin);
+    await expectError(await theirs.admin.request(`/api/v1/console/jobs/${id}`), 404, 'not_found');
+    await expectError(await theirs.admin.request(`/api/v1/console/jobs/${id}/retry`, { method: 'POST' }), 404, 'not_found');
+  });
+});
+
+describe('Retry', () => {
+  it('prices a failed job again: a new job with the same data and client, charged again; a second Retry meanwhile is a replay', async () => {
+    const cab = await cabinet();
+    const client = createClient(server.deps, cab.user.cabinetId, { type: 'company', company_name: 'Garage Moreau' });
+    insurer.queue(failWith('business'));
+    const failed = await until(cab.admin, await enqueue(cab.admin, request({ client_id: client.client_id })), finished);
+    const before = creditBalance(server.deps, cab.user.cabinetId);
+
+    insurer.queue(succeed(777));
+    const res = await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' });
+    expect(res.status).toBe(202);
+    const retried = enqueuedSchema.parse(await body(res));
+    expect(res.headers.get('location')).toBe(`/api/v1/console/jobs/${retried.job_id}`);
+    expect(retried.job_id).not.toBe(failed.job_id);
+    expect(creditBalance(server.deps, cab.user.cabinetId)).toBe(before - 10);
+
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }), 429, 'rpa_replay_detected');
+    const done = await until(cab.admin, retried.job_id, finished);
+    expect(done).toMatchObject({ status: 'completed', insured: 'Garage Moreau', client_id: client.client_id, dicData: failed.dicData });
+    expect(done.devis_id).not.toBe(failed.devis_id);
+  });
+
+  it('refuses a job that is not failed or cancelled (409), and one that does not exist (404)', async () => {
+    const cab = await cabinet();
+    insurer.queue(succeed());
+    const done = await until(cab.admin, await enqueue(cab.admin), finished);
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${done.job_id}/retry`, { method: 'POST' }), 409, 'job_not_retryable');
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${randomUUID()}/retry`, { method: 'POST' }), 404, 'not_found');
+    await expectError(await cab.admin.request('/api/v1/console/jobs/not-a-uuid/retry', { method: 'POST' }), 400, 'validation_error');
+  });
+
+  it('with an empty wallet: 402 and no job', async () => {
+    const cab = await cabinet(10);
+    insurer.queue(failWith('business'));
+    const failed = await until(cab.admin, await enqueue(cab.admin), finished);
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }), 402, 'credits_exhausted');
+    const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
+    expect(list).toHaveLength(1);
+  });
+});
+
+describe('the insurer’s login status', () => {
+  it('keeps the last test across reloads, and forgets it when the login changes', async () => {
+    const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
+    const admin = await consoleClient(server, user);
+    const sandbox = async () => consoleInsurerListSchema.parse(await body(await admin.request('/api/v1/console/insurers'))).data.find((i) => i.code === 'sandbox');
+    const put = (login: string, password: string) => admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
+
+    expect((await put('demo', 'wrong')).status).toBe(200);
+    expect((await sandbox())?.last_login_test).toBeNull();
+    expect((await admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' })).status).toBe(200);
+    expect((await sandbox())?.last_login_test).toMatchObject({ ok: false, code: 'invalid_credentials' });
+
+    expect((await put('demo', 'demo')).status).toBe(200);
+    expect((await sandbox())?.last_login_test).toBeNull();
+    expect((await admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' })).status).toBe(200);
+    expect((await sandbox())?.last_login_test).toMatchObject({ ok: true, mfa_required: false, code: null });
+
+    expect((await admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'DELETE' })).status).toBe(204);
+    expect((await sandbox())?.last_login_test).toBeNull();
+  });
+});
