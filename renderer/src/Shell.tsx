@@ -30,9 +30,9 @@ interface ShellProps {
 const MAIN_ID = 'main';
 
 /**
- * The signed-in console: a skip link, the brand, a broker's daily pages, the cabinet's other pages
- * under one menu, the slices' header items, the language switch and the user's menu; on a phone
- * all of it folds behind one Menu button. The page's main column says so in place when the service
+ * The signed-in console: a skip link; a header with the brand, the slices' header items, the
+ * language switch, the user and sign-out; a side menu with a broker's daily pages first, then the
+ * cabinet's other pages. On a phone the menu and the header's items fold behind one Menu button. The page's main column says so in place when the service
  * cannot be reached, and the page is loaded again once it answers.
  */
 export function Shell({ lang, t, session, pages, headerItems, currentPage, attention, onLangChange, overlays, children }: ShellProps) {
@@ -62,6 +62,7 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
     else setError(result.error.message);
   }
 
+  const waitingTotal = [...attention.values()].reduce((a, b) => a + b, 0);
   const link = (page: { path: string; label: string }) => {
     const count = attention.get(page.path) ?? 0;
     return (
@@ -77,10 +78,8 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
       </li>
     );
   };
-  const cabinetOpen = cabinet.some((p) => p.path === currentPage);
-
   return (
-    <div className="shell">
+    <div className={menuOpen ? 'shell shell-menu-open' : 'shell'}>
       <a className="skip-link" href={`#${MAIN_ID}`} onClick={(e) => (e.preventDefault(), mainRef.current?.focus())}>
         {t.skipToContent}
       </a>
@@ -90,48 +89,41 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
         </a>
         <button type="button" className="button menu-toggle" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen(!menuOpen)}>
           {t.menu}
-          {[...attention.values()].some((n) => n > 0) && <span className="nav-count">{[...attention.values()].reduce((a, b) => a + b, 0)}</span>}
+          {waitingTotal > 0 && <span className="nav-count">{waitingTotal}</span>}
         </button>
-        <div id={menuId} className={menuOpen ? 'topbar-menu topbar-menu-open' : 'topbar-menu'}>
-          <nav aria-label={t.navigation}>
-            <ul className="nav">
-              {link({ path: '/console', label: t.home })}
-              {daily.map((p) => link({ path: p.path, label: p.label[lang] }))}
-              {cabinet.length > 0 && (
-                <li>
-                  <details className="nav-group" open={menuOpen || undefined} key={`${menuOpen}-${currentPage}`}>
-                    <summary className={cabinetOpen ? 'nav-group-current' : undefined}>{t.cabinetMenu}</summary>
-                    <ul className="nav-group-items">{cabinet.map((p) => link({ path: p.path, label: p.label[lang] }))}</ul>
-                  </details>
-                </li>
-              )}
-            </ul>
-          </nav>
-          <div className="topbar-end">
-            {headerItems.map((Item, i) => (
-              <Item key={i} lang={lang} t={t} session={session} />
-            ))}
-            <label className="lang-switch">
-              <span className="visually-hidden">{t.language}</span>
-              <select value={lang} onChange={(e) => onLangChange(e.target.value === 'en' ? 'en' : 'fr')} aria-label={t.language}>
-                <option value="fr">FR</option>
-                <option value="en">EN</option>
-              </select>
-            </label>
-            <details className="user-menu" key={currentPage}>
-              <summary title={session.user.email}>{session.user.email}</summary>
-              <div className="user-menu-items">
-                <p className="muted small">{session.cabinet.name}</p>
-                <a href="/console/account">{t.myAccount}</a>
-                <button type="button" className="button" onClick={() => void leave()}>
-                  {t.signOut}
-                </button>
-              </div>
-            </details>
-          </div>
+        <div className="topbar-end">
+          {headerItems.map((Item, i) => (
+            <Item key={i} lang={lang} t={t} session={session} />
+          ))}
+          <label className="lang-switch">
+            <span className="visually-hidden">{t.language}</span>
+            <select value={lang} onChange={(e) => onLangChange(e.target.value === 'en' ? 'en' : 'fr')} aria-label={t.language}>
+              <option value="fr">Français</option>
+              <option value="en">English</option>
+            </select>
+          </label>
+          <a className="topbar-user" href="/console/account" title={t.myAccount}>
+            {session.user.email}
+          </a>
+          <button type="button" className="button" onClick={() => void leave()}>
+            {t.signOut}
+          </button>
         </div>
       </header>
-      <main id={MAIN_ID} className="content content-wide" ref={mainRef} tabIndex={-1}>
+      <div className="shell-body">
+        <nav id={menuId} className="sidebar" aria-label={t.navigation}>
+          <ul className="nav">
+            {link({ path: '/console', label: t.home })}
+            {daily.map((p) => link({ path: p.path, label: p.label[lang] }))}
+          </ul>
+          {cabinet.length > 0 && (
+            <>
+              <p className="nav-heading">{t.cabinetMenu}</p>
+              <ul className="nav">{cabinet.map((p) => link({ path: p.path, label: p.label[lang] }))}</ul>
+            </>
+          )}
+        </nav>
+        <main id={MAIN_ID} className="content content-wide" ref={mainRef} tabIndex={-1}>
         {!reachable && (
           <p className="alert unreachable" role="alert">
             {t.serviceUnreachable}
@@ -144,7 +136,8 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
         <div key={recoveries} className="page">
           {children}
         </div>
-      </main>
+        </main>
+      </div>
     </div>
   );
 }
