@@ -60,7 +60,7 @@ export function Shell({ lang, t, session, pages, headerItems, currentPath, onLan
               <option value="en">English</option>
             </select>
           </label>
-          <span className="muted small">{session.user.email}</span>
+          <a className="muted small" href="/console/account">{session.user.email}</a>
           <button type="button" className="button" onClick={() => void leave()}>
             {t.signOut}
           </button>
