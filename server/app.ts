@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { accountRoutes } from './account/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
@@ -173,11 +174,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(apiKeyRoutes);
   await app.register(crmRoutes, { deps });
   await app.register(devisRoutes, { deps });
-  await app.register(consoleSessionRoutes, { deps, throttle: createLoginThrottle(deps.clock) });
+  // One count of failed sign-ins: a wrong current password on a password change counts too.
+  const loginThrottle = createLoginThrottle(deps.clock);
+  await app.register(consoleSessionRoutes, { deps, throttle: loginThrottle });
   await app.register(desktopLoginRoutes, { deps });
   await app.register(oauthRoutes, { deps });
   await app.register(consoleRoutes, { rootDir: join(packageRoot(), 'dist', 'renderer') });
   await app.register(adminConsoleRoutes, { deps });
+  await app.register(accountRoutes, { deps, throttle: loginThrottle });
   await app.register(lanRoutes, { deps, listener: lanListener, network });
   await app.register(auditRoutes, { deps });
 

@@ -3,6 +3,7 @@ import { getMe } from './api-keys.js';
 import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getJobArtifact, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
 import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from './crm-endpoints.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
+import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
 import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
@@ -73,6 +74,7 @@ export const PUBLIC_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [...PUBLIC_ENDPOIN
 export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_SESSION_ENDPOINTS,
   ...CONSOLE_ADMIN_ENDPOINTS,
+  ...CONSOLE_ACCOUNT_ENDPOINTS,
   ...CONSOLE_AUTOMATION_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
   ...CONSOLE_SYNC_ENDPOINTS,

@@ -20,6 +20,8 @@ export const cabinetUserSchema = z.object({
   email: z.string(),
   role: userRoleSchema,
   created_at: z.iso.datetime(),
+  disabled_at: z.iso.datetime().nullable().describe('When an administrator disabled the account (it cannot sign in); null while it is active.'),
+  must_change_password: z.boolean().describe('Its password was reset: the person must choose a new one at their next sign-in.'),
 });
 export type CabinetUser = z.infer<typeof cabinetUserSchema>;
 export const cabinetUserListSchema = z.array(cabinetUserSchema);
@@ -32,7 +34,7 @@ const createUserBodySchema = z.object({
 
 const updateUserBodySchema = z.object({ role: userRoleSchema });
 
-const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
+export const userIdParamsSchema = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 
 // ---- API keys ----
 

@@ -90,7 +90,7 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;
 }
 
-const CONSOLE_ERRORS = ['not_signed_in', 'invalid_csrf_token', 'misdirected_request', 'origin_not_allowed'] as const satisfies readonly ErrorCode[];
+const CONSOLE_ERRORS = ['not_signed_in', 'invalid_csrf_token', 'password_change_required', 'misdirected_request', 'origin_not_allowed'] as const satisfies readonly ErrorCode[];
 
 /** Error codes every route of an auth kind can answer, on top of its own. */
 export const COMMON_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {

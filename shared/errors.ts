@@ -33,6 +33,11 @@ export const ERROR_STATUS = {
   consent_forbidden: 403,
   llm_data_sharing_off: 403,
   admin_only: 403,
+  // console: account basics (statuses)
+  wrong_current_password: 403,
+  account_disabled: 403,
+  password_change_required: 403,
+  own_account: 409,
   // console: admin slice (statuses)
   setup_already_done: 409,
   email_taken: 409,
@@ -129,6 +134,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'The cabinet does not share its clients’ personal data with AI assistants (MCP), so this tool gives nothing that holds it (a quote’s PDF): a person gets it in the console, and an administrator can enable LLM data sharing in the console’s Settings.',
   consent_request_not_found: 'The consent request is unknown, already answered or expired; start the connection again from the assistant.',
   admin_only: 'Only an administrator of the cabinet can do this.',
+  // console: account basics (descriptions)
+  wrong_current_password: 'The current password given is wrong; nothing was changed. It counts as a failed sign-in for the throttle.',
+  account_disabled: 'This account is disabled; an administrator of the cabinet can enable it again.',
+  password_change_required: 'An administrator reset this account’s password: choose a new one (PUT /api/v1/console/account/password) before anything else.',
+  own_account: 'An administrator cannot disable, remove or reset the password of their own account here; change your own password on the My account page.',
   // console: admin slice (descriptions)
   setup_already_done: 'First-run setup is only possible while the install has no cabinet; sign in instead.',
   email_taken: 'An account with this email already exists in this cabinet (emails are unique per cabinet; other cabinets are not looked at).',

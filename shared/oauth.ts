@@ -110,7 +110,12 @@ export type ConsentRequest = z.infer<typeof consentRequestSchema>;
 
 /** The console session (GET /api/v1/console/session). */
 export const consoleSessionSchema = z.object({
-  user: z.object({ id: z.string(), email: z.string(), role: z.string() }),
+  user: z.object({
+    id: z.string(),
+    email: z.string(),
+    role: z.string(),
+    must_change_password: z.boolean().describe('The password was reset by an administrator: every console route but the change of one’s own password answers 403 password_change_required until it is changed.'),
+  }),
   cabinet: z.object({ id: z.string(), name: z.string() }),
   expires_at: z.string(),
 });

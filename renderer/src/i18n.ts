@@ -47,6 +47,7 @@ export interface Strings {
   password: string;
   signIn: string;
   fillBoth: string;
+  accountDisabled: string;
   cabinet: string;
   chooseCabinet: string;
   pickCabinet: string;
@@ -89,6 +90,7 @@ const en: Strings = {
   password: 'Password',
   signIn: 'Sign in',
   fillBoth: 'Enter your email and your password.',
+  accountDisabled: 'Your account is disabled. Ask an administrator of your cabinet to enable it again.',
   cabinet: 'Cabinet',
   chooseCabinet: 'This email and password open accounts in several cabinets. Choose the cabinet to sign in to, then click Sign in.',
   pickCabinet: 'Choose the cabinet to sign in to.',
@@ -128,6 +130,7 @@ const fr: Strings = {
   password: 'Mot de passe',
   signIn: 'Se connecter',
   fillBoth: 'Saisissez votre courriel et votre mot de passe.',
+  accountDisabled: 'Votre compte est désactivé. Demandez à un administrateur de votre cabinet de le réactiver.',
   cabinet: 'Cabinet',
   chooseCabinet: 'Ce courriel et ce mot de passe ouvrent des comptes dans plusieurs cabinets. Choisissez le cabinet auquel vous connecter, puis cliquez sur Se connecter.',
   pickCabinet: 'Choisissez le cabinet auquel vous connecter.',

@@ -13,6 +13,7 @@ import { serve } from './serve.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
 import { runAudit, runLan } from './lan.js';
+import { runUsers } from './users.js';
 import { CLI_ACTOR, recordAudit } from '../audit/service.js';
 import { HubRefusal, HubUnreachable } from '../sync/hub-client.js';
 
@@ -50,6 +51,8 @@ Commands:
   lan ca [--out FILE]
         The office CA certificate (PEM) to trust on brokers' machines.
   audit list --cabinet ID [--since ISO] [--action ACTION] [--limit N] [--json]
+  users reset-password --email E [--cabinet ID] [--json]
+        A temporary password for a locked-out account (shown once); it must be changed at the next sign-in.
 
 Every command takes --data-dir DIR (or COURTIER_DATA_DIR); --json prints exactly one JSON object.
 
@@ -100,6 +103,8 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       return runLan(rest, io);
     case 'audit':
       return runAudit(rest, io);
+    case 'users':
+      return runUsers(rest, io);
     case 'hub':
       // Loaded on demand: the agent's commands never load the PostgreSQL driver.
       return (await import('../hub/cli.js')).runHub(rest, io);

@@ -62,10 +62,10 @@ declare module 'fastify' {
   }
 }
 
-/** The cabinet's first admin: the oldest cabinet, then its oldest admin. */
+/** The cabinet's first admin: the oldest cabinet, then its oldest admin who is not disabled. */
 function desktopAdmin(deps: Deps): UserIdentity | null {
   for (const cabinet of listCabinets(deps)) {
-    const admin = listCabinetUsers(deps, cabinet.cabinet_id).find((u) => u.role === 'admin');
+    const admin = listCabinetUsers(deps, cabinet.cabinet_id).find((u) => u.role === 'admin' && u.disabled_at === null);
     if (!admin) continue;
     const identity = describeUser(deps, admin.user_id);
     if (identity) return identity;

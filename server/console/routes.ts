@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getSession, signIn, signOut } from '../../shared/console-session.js';
+import { CONSOLE_ACCOUNT_PAGE } from '../../shared/console-account.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import { recordAudit, requestActor } from '../audit/service.js';
@@ -50,8 +51,10 @@ export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttl
     recordAudit(deps, { cabinetId: user.cabinetId, action: 'console.signed_in', actor: { ...requestActor(request), kind: 'user', id: user.userId, label: user.email } });
     startConsoleSession(deps, request, reply, token, user);
     reply.header('Cache-Control', 'no-store');
-    // return_to comes from a URL anyone can craft: only a path on this origin is followed.
-    return { session: describeSession(user), redirect_to: return_to !== undefined && isSafeReturnTo(return_to) ? return_to : CONSOLE_HOME };
+    // A reset password is changed before anything else. return_to comes from a URL anyone can
+    // craft: only a path on this origin is followed.
+    const landing = user.mustChangePassword ? CONSOLE_ACCOUNT_PAGE : return_to !== undefined && isSafeReturnTo(return_to) ? return_to : CONSOLE_HOME;
+    return { session: describeSession(user), redirect_to: landing };
   });
 
   // A 200 either way: the console asks this on every opening, and a 401 is logged by browsers as an error.

@@ -86,6 +86,9 @@ export async function signIn(
     throttle.recordFailure(input.email, input.ip);
     throw new ApiError('invalid_credentials', 'The email or the password is wrong.');
   }
+  if (check.kind === 'disabled') {
+    throw new ApiError('account_disabled', 'This account is disabled: ask an administrator of your cabinet to enable it again.');
+  }
   if (check.kind === 'several') {
     throw new ApiError('cabinet_choice_required', 'This email and password open accounts in several cabinets: choose the cabinet to sign in to.', check.cabinets);
   }
@@ -128,9 +131,19 @@ export function signOut(deps: Deps, token: string | undefined): void {
   if (session) store.revokeSession(deps.db.orm, session.id, deps.clock.now());
 }
 
+/** Ends a user's sessions at once (a reset password, a disabled account), or all but the caller's own. */
+export function endSessionsOfUser(deps: Pick<Deps, 'db' | 'clock'>, userId: string, exceptSessionId?: string): number {
+  return store.revokeSessionsOfUser(deps.db.orm, userId, deps.clock.now(), exceptSessionId);
+}
+
+/** Deletes a user's sessions, before the user is deleted. */
+export function forgetSessionsOfUser(deps: Pick<Deps, 'db'>, userId: string): void {
+  store.deleteSessionsOfUser(deps.db.orm, userId);
+}
+
 export function describeSession(user: SignedInUser): ConsoleSession {
   return {
-    user: { id: user.userId, email: user.email, role: user.role },
+    user: { id: user.userId, email: user.email, role: user.role, must_change_password: user.mustChangePassword },
     cabinet: { id: user.cabinetId, name: user.cabinetName },
     expires_at: toIso(user.expiresAt),
   };

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, ne } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { consoleSessions } from './schema.js';
 
@@ -18,4 +18,18 @@ export function revokeSession(orm: Orm, sessionId: string, at: number): void {
     .set({ revokedAt: at })
     .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.revokedAt)))
     .run();
+}
+
+/** Ends every live session of a user, but `exceptId` (the one that changed its own password). */
+export function revokeSessionsOfUser(orm: Orm, userId: string, at: number, exceptId?: string): number {
+  const others = exceptId === undefined ? undefined : ne(consoleSessions.id, exceptId);
+  return orm
+    .update(consoleSessions)
+    .set({ revokedAt: at })
+    .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt), others))
+    .run().changes;
+}
+
+export function deleteSessionsOfUser(orm: Orm, userId: string): void {
+  orm.delete(consoleSessions).where(eq(consoleSessions.userId, userId)).run();
 }

@@ -32,3 +32,13 @@ export function revokeConnectedApp(deps: Deps, user: { cabinetId: string; userId
     .immediate();
   if (!revoked) throw new ApiError('not_found', 'No such connected application for this user.');
 }
+
+/** Ends at once every assistant a user connected (a reset password, a disabled account): their tokens stop working. */
+export function revokeGrantsOfUser(deps: Pick<Deps, 'db' | 'clock'>, userId: string): number {
+  return store.revokeGrantsOfUser(deps.db.orm, userId, deps.clock.now());
+}
+
+/** Deletes what OAuth holds for a user, before the user is deleted. */
+export function forgetGrantsOfUser(deps: Pick<Deps, 'db'>, userId: string): void {
+  store.deleteGrantsOfUser(deps.db.orm, userId);
+}

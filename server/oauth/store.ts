@@ -1,5 +1,5 @@
 import type Sqlite from 'better-sqlite3';
-import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { oauthClients, oauthCodes, oauthConsentRequests, oauthGrants, oauthTokens } from './schema.js';
 
@@ -179,4 +179,28 @@ export function hasLiveGrant(orm: Orm, grant: { cabinetId: string; userId: strin
     .limit(1)
     .get();
   return row !== undefined;
+}
+
+/** Revokes every grant of a user and every token they issued; the number of grants that were live. */
+export function revokeGrantsOfUser(orm: Orm, userId: string, at: number): number {
+  const ofUser = orm.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.userId, userId));
+  orm
+    .update(oauthTokens)
+    .set({ revokedAt: at })
+    .where(and(inArray(oauthTokens.grantId, ofUser), isNull(oauthTokens.revokedAt)))
+    .run();
+  return orm
+    .update(oauthGrants)
+    .set({ revokedAt: at })
+    .where(and(eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)))
+    .run().changes;
+}
+
+/** Deletes everything OAuth holds for a user (tokens, codes, grants, consent requests), before the user is deleted. */
+export function deleteGrantsOfUser(orm: Orm, userId: string): void {
+  const ofUser = orm.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.userId, userId));
+  orm.delete(oauthTokens).where(inArray(oauthTokens.grantId, ofUser)).run();
+  orm.delete(oauthCodes).where(inArray(oauthCodes.grantId, ofUser)).run();
+  orm.delete(oauthGrants).where(eq(oauthGrants.userId, userId)).run();
+  orm.delete(oauthConsentRequests).where(eq(oauthConsentRequests.userId, userId)).run();
 }

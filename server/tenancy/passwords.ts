@@ -30,3 +30,22 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * checking a password against it costs what checking a real account does.
  */
 export const UNMATCHABLE_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, Buffer.alloc(16).toString('base64'), Buffer.alloc(KEY_LENGTH).toString('base64')].join('$');
+
+/** No 0/O, 1/I/L: a temporary password is read aloud or copied from a screen by hand. */
+const TEMPORARY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/**
+ * A temporary password an administrator hands over: 4 groups of 4 characters (about 79 bits).
+ * Bytes past the largest multiple of the alphabet's size are skipped, so that every character is
+ * equally likely; `random` gives more bytes when those run out.
+ */
+export function temporaryPassword(random: (size: number) => Buffer): string {
+  const limit = 256 - (256 % TEMPORARY_ALPHABET.length);
+  const chars: string[] = [];
+  while (chars.length < 16) {
+    for (const byte of random(32)) {
+      if (byte < limit && chars.length < 16) chars.push(TEMPORARY_ALPHABET.charAt(byte % TEMPORARY_ALPHABET.length));
+    }
+  }
+  return [0, 4, 8, 12].map((i) => chars.slice(i, i + 4).join('')).join('-');
+}

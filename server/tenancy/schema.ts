@@ -25,6 +25,10 @@ export const users = sqliteTable(
     passwordHash: text('password_hash').notNull(),
     role: text('role', { enum: USER_ROLES }).notNull(),
     createdAt: integer('created_at').notNull(),
+    /** Set by an administrator: the account cannot sign in, and every session of it is refused. */
+    disabledAt: integer('disabled_at'),
+    /** Its password was reset to a temporary one: the person chooses a new one before anything else. */
+    mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
   },
   // The unique index also serves lookups by cabinet (its first column).
   (t) => [uniqueIndex('users_cabinet_email_unique').on(t.cabinetId, t.email), index('users_email_idx').on(t.email)],

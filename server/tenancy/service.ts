@@ -5,7 +5,7 @@ import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.j
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
-import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
+import { hashPassword, temporaryPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
 import * as store from './store.js';
 
 /**
@@ -61,7 +61,7 @@ async function createCabinetWithAdmin(
   sqlite.transaction(() => {
     options.check?.(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
-    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now });
+    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now, disabledAt: null, mustChangePassword: false });
     options.then?.();
   }).immediate();
   return { cabinet_id: cabinetId, user_id: userId };
@@ -98,17 +98,22 @@ export interface UserIdentity {
   role: string;
   cabinetId: string;
   cabinetName: string;
+  /** Its password was reset: the console lets it do nothing but choose a new one. */
+  mustChangePassword: boolean;
 }
 
+/** The person behind an account that may be used; undefined when it is unknown or disabled (its sessions then end). */
 export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdentity | undefined {
   const user = store.findUser(deps.db.orm, userId);
   const cabinet = user && store.findCabinet(deps.db.orm, user.cabinetId);
-  if (!user || !cabinet) return undefined;
-  return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name };
+  if (!user || !cabinet || user.disabledAt !== null) return undefined;
+  return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name, mustChangePassword: user.mustChangePassword };
 }
 
 export type PasswordCheck =
   | { kind: 'none' }
+  /** The password is right, but every account it opens is disabled. */
+  | { kind: 'disabled' }
   /** shared: the email also has accounts in other cabinets, which this password did not open. */
   | { kind: 'one'; identity: UserIdentity; shared: boolean }
   /** The password opens accounts in several cabinets: the person has to choose one. */
@@ -127,7 +132,8 @@ export async function verifyUserPassword(deps: Pick<Deps, 'db'>, email: string, 
   const matching = candidates.filter((user, i) => verdicts[i] === true && (cabinetId === undefined || user.cabinetId === cabinetId));
   const identities = matching.map((user) => describeUser(deps, user.id)).filter((identity): identity is UserIdentity => identity !== undefined);
   const [first] = identities;
-  if (first === undefined) return { kind: 'none' };
+  // Said only to whoever knows the password: "disabled" tells a guesser nothing more than "wrong".
+  if (first === undefined) return matching.some((user) => user.disabledAt !== null) ? { kind: 'disabled' } : { kind: 'none' };
   if (identities.length === 1) return { kind: 'one', identity: first, shared: candidates.length > 1 };
   const cabinets = identities.map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName })).sort((a, b) => a.name.localeCompare(b.name, 'fr'));
   return { kind: 'several', cabinets };
@@ -161,7 +167,14 @@ function setupDone(): ApiError {
 
 
 function toCabinetUser(row: store.UserRow): CabinetUser {
-  return { user_id: row.id, email: row.email, role: row.role, created_at: toIso(row.createdAt) };
+  return {
+    user_id: row.id,
+    email: row.email,
+    role: row.role,
+    created_at: toIso(row.createdAt),
+    disabled_at: row.disabledAt === null ? null : toIso(row.disabledAt),
+    must_change_password: row.mustChangePassword,
+  };
 }
 
 export function listCabinetUsers(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetUser[] {
@@ -177,7 +190,7 @@ export async function addCabinetUser(deps: Deps, cabinetId: string, input: { ema
   const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists in this cabinet: change its role on the Users page instead.`);
   if (store.findUserInCabinetByEmail(deps.db.orm, cabinetId, email)) throw taken();
   const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
-  const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now() };
+  const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now(), disabledAt: null, mustChangePassword: false };
   const { orm, sqlite } = deps.db;
   sqlite.transaction(() => {
     if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
@@ -194,11 +207,118 @@ export function changeUserRole(deps: Pick<Deps, 'db'>, cabinetId: string, userId
     .transaction(() => {
       const user = store.findUserInCabinet(orm, cabinetId, userId);
       if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
-      if (user.role === 'admin' && role !== 'admin' && store.countAdmins(orm, cabinetId) <= 1) {
-        throw new ApiError('last_admin', 'This is the last administrator of the cabinet: make another user an administrator first.');
-      }
+      if (role !== 'admin' && isLastActiveAdmin(orm, user)) throw lastAdmin();
       store.setUserRole(orm, cabinetId, userId, role);
       return toCabinetUser({ ...user, role });
+    })
+    .immediate();
+}
+
+function lastAdmin(): ApiError {
+  return new ApiError('last_admin', 'This is the last active administrator of the cabinet: make another user an administrator first.');
+}
+
+/** Whether taking this account's admin powers away (a role change, disabling, removal) would leave the cabinet with none. */
+function isLastActiveAdmin(orm: Deps['db']['orm'], user: store.UserRow): boolean {
+  return user.role === 'admin' && user.disabledAt === null && store.countActiveAdmins(orm, user.cabinetId) <= 1;
+}
+
+function findOrFail(orm: Deps['db']['orm'], cabinetId: string, userId: string): store.UserRow {
+  const user = store.findUserInCabinet(orm, cabinetId, userId);
+  if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
+  return user;
+}
+
+/** The accounts with this email, across cabinets (the CLI's reset of a locked-out admin finds them so). */
+export function accountsOfEmail(deps: Pick<Deps, 'db'>, email: string): { userId: string; cabinetId: string; cabinetName: string }[] {
+  return store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase()).map((user) => ({
+    userId: user.id,
+    cabinetId: user.cabinetId,
+    cabinetName: store.findCabinet(deps.db.orm, user.cabinetId)?.name ?? user.cabinetId,
+  }));
+}
+
+/**
+ * A person changes their own password, proving the current one. The hash is checked and made
+ * outside the transaction (slow on purpose); the transaction then checks that nobody changed it
+ * meanwhile, stores the new one and runs `then` (ending the other sessions) with it.
+ */
+export async function changeOwnPassword(
+  deps: Deps,
+  user: { cabinetId: string; userId: string },
+  input: { currentPassword: string; newPassword: string },
+  then: () => void,
+): Promise<'changed' | 'wrong_current_password'> {
+  const row = findOrFail(deps.db.orm, user.cabinetId, user.userId);
+  if (!(await verifyPassword(input.currentPassword, row.passwordHash))) return 'wrong_current_password';
+  if (input.newPassword.normalize('NFKC') === input.currentPassword.normalize('NFKC')) {
+    throw validationError([{ path: 'body.new_password', message: 'choose a password different from the current one' }]);
+  }
+  const passwordHash = await hashPassword(input.newPassword, deps.randomBytes(16));
+  const { orm, sqlite } = deps.db;
+  sqlite
+    .transaction(() => {
+      const now = findOrFail(orm, user.cabinetId, user.userId);
+      if (now.passwordHash !== row.passwordHash) throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
+      store.setUserPassword(orm, user.cabinetId, user.userId, passwordHash, false);
+      then();
+    })
+    .immediate();
+  return 'changed';
+}
+
+/**
+ * Gives an account a temporary password (returned once: the caller shows it) that must be changed
+ * at the next sign-in; `then` runs in the same transaction (ending sessions and grants).
+ */
+export async function resetUserPassword(deps: Deps, cabinetId: string, userId: string, then: (user: CabinetUser) => void): Promise<{ user: CabinetUser; temporaryPassword: string }> {
+  findOrFail(deps.db.orm, cabinetId, userId);
+  const temporary = temporaryPassword(deps.randomBytes);
+  const passwordHash = await hashPassword(temporary, deps.randomBytes(16));
+  const { orm, sqlite } = deps.db;
+  const user = sqlite
+    .transaction(() => {
+      const row = findOrFail(orm, cabinetId, userId);
+      store.setUserPassword(orm, cabinetId, userId, passwordHash, true);
+      const user = toCabinetUser({ ...row, passwordHash, mustChangePassword: true });
+      then(user);
+      return user;
+    })
+    .immediate();
+  return { user, temporaryPassword: temporary };
+}
+
+/** Disables (or enables) an account; the cabinet keeps an active admin. `then` runs in the transaction. */
+export function setUserDisabled(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, userId: string, disabled: boolean, then: (user: CabinetUser) => void): CabinetUser {
+  const { orm, sqlite } = deps.db;
+  return sqlite
+    .transaction(() => {
+      const row = findOrFail(orm, cabinetId, userId);
+      if (disabled && isLastActiveAdmin(orm, row)) throw lastAdmin();
+      // Disabling twice keeps the first date: it says since when.
+      const disabledAt = disabled ? (row.disabledAt ?? deps.clock.now()) : null;
+      store.setUserDisabledAt(orm, cabinetId, userId, disabledAt);
+      const user = toCabinetUser({ ...row, disabledAt });
+      then(user);
+      return user;
+    })
+    .immediate();
+}
+
+/**
+ * Deletes an account; the cabinet keeps an active admin. `before` runs first in the same
+ * transaction: it deletes what refers to the account (sessions, grants).
+ */
+export function removeCabinetUser(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, before: (user: CabinetUser) => void): CabinetUser {
+  const { orm, sqlite } = deps.db;
+  return sqlite
+    .transaction(() => {
+      const row = findOrFail(orm, cabinetId, userId);
+      if (isLastActiveAdmin(orm, row)) throw lastAdmin();
+      const user = toCabinetUser(row);
+      before(user);
+      store.deleteUser(orm, cabinetId, userId);
+      return user;
     })
     .immediate();
 }

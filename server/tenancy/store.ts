@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { cabinets, users } from './schema.js';
 
@@ -9,7 +9,8 @@ export function insertCabinet(orm: Orm, row: CabinetRow): void {
   orm.insert(cabinets).values(row).run();
 }
 
-export function insertUser(orm: Orm, row: UserRow): void {
+/** The row as inserted: an account is active and keeps its password unless said otherwise. */
+export function insertUser(orm: Orm, row: typeof users.$inferInsert): void {
   orm.insert(users).values(row).run();
 }
 
@@ -58,10 +59,23 @@ export function findUserInCabinet(orm: Orm, cabinetId: string, userId: string): 
     .get();
 }
 
-export function countAdmins(orm: Orm, cabinetId: string): number {
-  return orm.select({ n: count() }).from(users).where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'))).get()?.n ?? 0;
+/** Administrators who can sign in: a disabled one manages nothing. */
+export function countActiveAdmins(orm: Orm, cabinetId: string): number {
+  return orm.select({ n: count() }).from(users).where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'), isNull(users.disabledAt))).get()?.n ?? 0;
 }
 
 export function setUserRole(orm: Orm, cabinetId: string, userId: string, role: UserRow['role']): boolean {
   return orm.update(users).set({ role }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+}
+
+export function setUserPassword(orm: Orm, cabinetId: string, userId: string, passwordHash: string, mustChangePassword: boolean): boolean {
+  return orm.update(users).set({ passwordHash, mustChangePassword }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+}
+
+export function setUserDisabledAt(orm: Orm, cabinetId: string, userId: string, disabledAt: number | null): boolean {
+  return orm.update(users).set({ disabledAt }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+}
+
+export function deleteUser(orm: Orm, cabinetId: string, userId: string): boolean {
+  return orm.delete(users).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
 }

@@ -129,6 +129,9 @@ describe('the admin console on a fresh install', () => {
     await page.waitForURL(`${server.url}/console/keys`);
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     await page.getByText('No key yet.').waitFor();
+    // The list first: the form opens on demand.
+    expect(await page.getByRole('button', { name: 'Create the key' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'New key' }).click();
     // Every scope is a labelled checkbox with what it allows.
     for (const [scope, description] of Object.entries(SCOPES)) {
       await page.getByRole('checkbox', { name: scope }).waitFor();
@@ -305,6 +308,7 @@ describe('the admin console on a fresh install', () => {
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
     await page.getByRole('heading', { name: 'Clés d’API', level: 1 }).waitFor();
     await expect(page.title()).resolves.toBe('Clés d’API · Courtier');
+    await page.getByRole('button', { name: 'Nouvelle clé' }).click();
     await page.getByLabel('Nom', { exact: true }).waitFor();
     await page.getByLabel('Environnement').waitFor();
     await page.getByRole('checkbox', { name: 'crm:write' }).waitFor();

@@ -130,6 +130,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
   it('API keys: creates a key, reads it from the page, and /me answers with its scopes', async () => {
     await navigate('API keys', '/console/keys');
     await page.getByText('No key yet.').waitFor();
+    await page.getByRole('button', { name: 'New key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Website forms');
     await page.getByLabel('Environment').selectOption('prod');
     await page.getByRole('checkbox', { name: 'crm:read' }).check();

@@ -28,7 +28,7 @@ describe('SQLite store', () => {
     expect(tables).toEqual(expect.arrayContaining(['cabinets', 'users', 'api_keys', '__drizzle_migrations']));
     const applied = db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
     expect(applied.n).toBe(readMigrationFiles({ migrationsFolder: migrationsFolder() }).length);
-    expect(() => db.sqlite.prepare(`INSERT INTO users VALUES ('u', 'no-such-cabinet', 'e', 'h', 'admin', 0)`).run()).toThrow(/FOREIGN KEY/);
+    expect(() => db.sqlite.prepare(`INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u', 'no-such-cabinet', 'e', 'h', 'admin', 0)`).run()).toThrow(/FOREIGN KEY/);
     db.close();
   });
 

@@ -55,7 +55,7 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
       setCabinets(choices.data);
     } else {
       // 401 invalid_credentials, 429 too_many_login_attempts (its message says how long to wait), 400…
-      setError(result.error.message);
+      setError(result.error.error === 'account_disabled' ? t.accountDisabled : result.error.message);
     }
     setBusy(false);
   }

@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ApiKeyEnvironment, ApiKeySummary, CreatedApiKey } from '../../../../shared/api-keys.js';
 import { createKey, listKeys, revokeKey } from '../../../../shared/console-admin.js';
 import { SCOPE_NAMES, type Scope } from '../../../../shared/scopes.js';
@@ -9,7 +9,7 @@ import { Field, SelectField, TextField, hintId } from '../../components/Field.js
 import { ResourceView } from '../../components/Resource.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { Notice, errorMessage, useResource } from './common.js';
+import { Notice, ShownOnce, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
 /** The end of the chosen day, in the browser's time zone, as an ISO instant. */
@@ -23,7 +23,10 @@ function tomorrow(): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-/** /console/keys (admins): create a key (its value shown once), the list with last use, revoke. */
+/**
+ * /console/keys (admins): the list with last use first, revoke; the create form opens on demand
+ * ("New key"), and the new key's value is shown once.
+ */
 export function KeysPage({ lang, t }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const [keys, reload] = useResource(listKeys, lang);
@@ -35,10 +38,9 @@ export function KeysPage({ lang, t }: PageProps) {
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [formOpen, setFormOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [listError, setListError] = useState<string | null>(null);
-  const keyField = useRef<HTMLInputElement>(null);
   const revocation = useConfirmation(
     (key: ApiKeySummary) => call(revokeKey, { params: { key_id: key.key_id } }),
     async (key, result) => {
@@ -70,24 +72,12 @@ export function KeysPage({ lang, t }: PageProps) {
     setBusy(false);
     if (!result.ok) return setFormError(errorMessage(result, lang));
     setCreated(result.data);
-    setCopyState('idle');
+    setFormOpen(false);
     setName('');
     setScopes([]);
     setIpList('');
     setExpiry('');
     await reload();
-  }
-
-  async function copy() {
-    if (!created) return;
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopyState('copied');
-    } catch {
-      // No clipboard permission (an insecure origin on the LAN): select the text for a manual copy.
-      keyField.current?.select();
-      setCopyState('failed');
-    }
   }
 
   const now = Date.now();
@@ -97,93 +87,87 @@ export function KeysPage({ lang, t }: PageProps) {
       <p className="muted">{s.keysIntro}</p>
 
       {created && (
-        <section className="card admin-secret" aria-labelledby="new-key-title">
-          <h2 id="new-key-title">{s.yourNewKey}</h2>
-          <p className="admin-warning" id="new-key-warning">
-            {s.notShownAgain}
-          </p>
-          <Field id="new-key-value" label={s.newKeyValue}>
-            <div className="admin-inline">
-              <input
-                id="new-key-value"
-                ref={keyField}
-                type="text"
-                className="admin-mono"
-                readOnly
-                value={created.key}
-                aria-describedby="new-key-warning"
-                onFocus={(e) => e.target.select()}
-              />
-              <button type="button" className="button button-primary" onClick={() => void copy()}>
-                {s.copy}
-              </button>
-            </div>
-          </Field>
-          {copyState === 'copied' && <Notice>{s.copied}</Notice>}
-          {copyState === 'failed' && <Alert>{s.copyFailed}</Alert>}
-          <div className="actions">
-            <button type="button" className="button" onClick={() => setCreated(null)}>
-              {s.done}
-            </button>
-          </div>
-        </section>
+        <ShownOnce
+          id="new-key-value"
+          title={s.yourNewKey}
+          label={s.newKeyValue}
+          warning={s.notShownAgain}
+          value={created.key}
+          doneLabel={s.done}
+          lang={lang}
+          onDone={() => setCreated(null)}
+        />
       )}
 
-      <section className="card" aria-labelledby="create-key-title">
-        <h2 id="create-key-title">{s.newKey}</h2>
-        <form className="form" onSubmit={(event) => void create(event)} noValidate>
-          <div className="admin-grid">
-            <TextField id="key-name" label={s.keyName} hint={s.keyNameHint} type="text" maxLength={100} value={name} onValue={setName} />
-            <SelectField
-              id="key-environment"
-              label={s.environment}
-              value={environment}
-              options={[
-                { value: 'prod', label: s.envProd },
-                { value: 'test', label: s.envTest },
-              ]}
-              onValue={setEnvironment}
-            />
-          </div>
-          <fieldset className="admin-fieldset" aria-describedby="scopes-hint">
-            <legend>{s.scopes}</legend>
-            <p id="scopes-hint" className="muted small">
-              {s.scopesHint}
-            </p>
-            <ul className="admin-checklist">
-              {SCOPE_NAMES.map((scope) => (
-                <li key={scope}>
-                  <input
-                    id={`scope-${scope}`}
-                    type="checkbox"
-                    checked={scopes.includes(scope)}
-                    onChange={(e) => toggleScope(scope, e.target.checked)}
-                    aria-describedby={`scope-${scope}-text`}
-                  />
-                  <label htmlFor={`scope-${scope}`} className="admin-mono">
-                    {scope}
-                  </label>
-                  <span id={`scope-${scope}-text`} className="muted">
-                    {s.scopeDescriptions[scope]}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          </fieldset>
-          <div className="admin-grid">
-            <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint}>
-              <textarea id="key-ips" rows={3} value={ipList} onChange={(e) => setIpList(e.target.value)} aria-describedby={hintId('key-ips')} spellCheck={false} />
-            </Field>
-            <TextField id="key-expiry" label={s.expiry} hint={s.expiryHint} type="date" min={tomorrow()} value={expiry} onValue={setExpiry} />
-          </div>
-          {formError !== null && <Alert>{formError}</Alert>}
-          <div>
-            <button type="submit" className="button button-primary" disabled={working} aria-busy={working}>
-              {s.createKey}
-            </button>
-          </div>
-        </form>
-      </section>
+      {!formOpen && (
+        <div className="admin-toolbar">
+          <button type="button" className="button button-primary" onClick={() => setFormOpen(true)}>
+            {s.newKeyButton}
+          </button>
+        </div>
+      )}
+
+      {formOpen && (
+        <section className="card" id="create-key" aria-labelledby="create-key-title">
+          <h2 id="create-key-title">{s.newKey}</h2>
+          <form className="form" onSubmit={(event) => void create(event)} noValidate>
+            <div className="admin-grid">
+              {/* Opened by "New key": the person goes straight to the first field. */}
+              <TextField id="key-name" label={s.keyName} hint={s.keyNameHint} type="text" maxLength={100} value={name} onValue={setName} autoFocus />
+              <SelectField
+                id="key-environment"
+                label={s.environment}
+                value={environment}
+                options={[
+                  { value: 'prod', label: s.envProd },
+                  { value: 'test', label: s.envTest },
+                ]}
+                onValue={setEnvironment}
+              />
+            </div>
+            <fieldset className="admin-fieldset" aria-describedby="scopes-hint">
+              <legend>{s.scopes}</legend>
+              <p id="scopes-hint" className="muted small">
+                {s.scopesHint}
+              </p>
+              <ul className="admin-checklist">
+                {SCOPE_NAMES.map((scope) => (
+                  <li key={scope}>
+                    <input
+                      id={`scope-${scope}`}
+                      type="checkbox"
+                      checked={scopes.includes(scope)}
+                      onChange={(e) => toggleScope(scope, e.target.checked)}
+                      aria-describedby={`scope-${scope}-text`}
+                    />
+                    <label htmlFor={`scope-${scope}`} className="admin-mono">
+                      {scope}
+                    </label>
+                    <span id={`scope-${scope}-text`} className="muted">
+                      {s.scopeDescriptions[scope]}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </fieldset>
+            <div className="admin-grid">
+              <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint}>
+                <textarea id="key-ips" rows={3} value={ipList} onChange={(e) => setIpList(e.target.value)} aria-describedby={hintId('key-ips')} spellCheck={false} />
+              </Field>
+              <TextField id="key-expiry" label={s.expiry} hint={s.expiryHint} type="date" min={tomorrow()} value={expiry} onValue={setExpiry} />
+            </div>
+            {formError !== null && <Alert>{formError}</Alert>}
+            <div>
+              <button type="submit" className="button button-primary" disabled={working} aria-busy={working}>
+                {s.createKey}
+              </button>{' '}
+              <button type="button" className="button" onClick={() => setFormOpen(false)}>
+                {s.cancel}
+              </button>
+            </div>
+          </form>
+        </section>
+      )}
 
       <section className="card" aria-labelledby="keys-list-title">
         <h2 id="keys-list-title">{s.existingKeys}</h2>

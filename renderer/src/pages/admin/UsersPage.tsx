@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
+import { removeUser, resetUserPassword, setUserDisabled, type PasswordReset } from '../../../../shared/console-account.js';
 import { createUser, listUsers, updateUser, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
-import { call } from '../../api.js';
+import { call, type ApiFailure } from '../../api.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { SelectField, TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
@@ -8,10 +10,19 @@ import { CONSOLE_HOME } from '../../../../shared/console-pages.js';
 import { go } from '../../navigation.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { Notice, errorMessage, useResource } from './common.js';
-import { ADMIN_STRINGS, formatDateTime } from './strings.js';
+import { Notice, ShownOnce, errorMessage, useResource } from './common.js';
+import { ADMIN_STRINGS, formatDateTime, type AdminStrings } from './strings.js';
 
-/** /console/users (admins): the cabinet's accounts, their roles, and a form to add one. */
+function statusOf(user: CabinetUser, s: AdminStrings): string {
+  if (user.disabled_at !== null) return s.statusDisabled;
+  return user.must_change_password ? s.statusMustChange : s.statusActive;
+}
+
+/**
+ * /console/users (admins): the cabinet's accounts, their roles and status, a form to add one; per
+ * account a role change, a password reset (the temporary password shown once), disable or enable,
+ * and removal, each destructive one confirmed in a dialog that says what happens.
+ */
 export function UsersPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const [users, reload] = useResource(listUsers, lang);
@@ -22,11 +33,48 @@ export function UsersPage({ lang, t, session }: PageProps) {
   const [listError, setListError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reset, setReset] = useState<PasswordReset | null>(null);
   const roleName = (r: UserRole) => (r === 'admin' ? s.roleAdmin : s.roleBroker);
+
+  /** After an action on a row: its error, or its notice and a fresh list. */
+  async function settle(result: { ok: true } | ApiFailure, success: string) {
+    if (!result.ok) return setListError(errorMessage(result, lang));
+    setListError(null);
+    setNotice(success);
+    await reload();
+  }
+
+  const resetting = useConfirmation(
+    (user: CabinetUser) => call(resetUserPassword, { params: { id: user.user_id } }),
+    async (_user, result) => {
+      if (!result.ok) return setListError(errorMessage(result, lang));
+      setListError(null);
+      setNotice(null);
+      setReset(result.data);
+      await reload();
+    },
+  );
+  const disabling = useConfirmation(
+    (user: CabinetUser) => call(setUserDisabled, { params: { id: user.user_id }, body: { disabled: true } }),
+    (user, result) => settle(result, s.userDisabled(user.email)),
+  );
+  const removing = useConfirmation(
+    (user: CabinetUser) => call(removeUser, { params: { id: user.user_id } }),
+    (user, result) => settle(result, s.userRemoved(user.email)),
+  );
+  const working = busy || resetting.busy || disabling.busy || removing.busy;
+
+  async function enable(user: CabinetUser) {
+    setBusy(true);
+    setNotice(null);
+    const result = await call(setUserDisabled, { params: { id: user.user_id }, body: { disabled: false } });
+    setBusy(false);
+    await settle(result, s.userEnabled(user.email));
+  }
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
+    if (working) return;
     if (email.trim() === '' || password === '') return setFormError(s.userFillAll);
     if (password.length < 10) return setFormError(s.passwordTooShort);
     setBusy(true);
@@ -59,6 +107,18 @@ export function UsersPage({ lang, t, session }: PageProps) {
     <div className="admin-page">
       <h1>{s.usersTitle}</h1>
       <p className="muted">{s.usersIntro}</p>
+      {reset && (
+        <ShownOnce
+          id="temporary-password"
+          title={s.temporaryTitle(reset.user.email)}
+          label={s.temporaryLabel}
+          warning={s.temporaryHandOver}
+          value={reset.temporary_password}
+          doneLabel={s.temporaryDone}
+          lang={lang}
+          onDone={() => setReset(null)}
+        />
+      )}
       <section className="card" aria-labelledby="users-list-title">
         <h2 id="users-list-title">{s.usersTitle}</h2>
         {notice !== null && <Notice>{notice}</Notice>}
@@ -66,36 +126,62 @@ export function UsersPage({ lang, t, session }: PageProps) {
         <ResourceView resource={users} t={t}>
           {(list) => {
             // The server refuses it too (409 last_admin); here the button says why it cannot be pressed.
-            const oneAdmin = list.filter((u) => u.role === 'admin').length === 1;
+            const oneAdmin = list.filter((u) => u.role === 'admin' && u.disabled_at === null).length === 1;
             return (
               <>
                 <DataTable
                   label={s.usersTitle}
-                  columns={[{ header: s.email }, { header: s.role }, { header: s.createdOn }, { header: s.actions }]}
+                  columns={[{ header: s.email }, { header: s.role }, { header: s.status }, { header: s.createdOn }, { header: s.actions }]}
                   items={list}
                   rowKey={(user) => user.user_id}
                   row={(user) => {
                     const next: UserRole = user.role === 'admin' ? 'broker' : 'admin';
                     const label = next === 'admin' ? s.makeAdmin : s.makeBroker;
-                    const lastAdmin = user.role === 'admin' && oneAdmin;
+                    const lastAdmin = user.role === 'admin' && user.disabled_at === null && oneAdmin;
+                    const self = user.user_id === session.user.id;
                     return (
                       <>
                         <th scope="row">
-                          {user.email} {user.user_id === session.user.id && <span className="muted">{s.you}</span>}
+                          {user.email} {self && <span className="muted">{s.you}</span>}
                         </th>
                         <td>{roleName(user.role)}</td>
+                        <td>
+                          <span className={user.disabled_at !== null ? 'admin-status admin-status-off' : 'admin-status'}>{statusOf(user, s)}</span>
+                        </td>
                         <td>{formatDateTime(user.created_at, lang)}</td>
                         <td>
-                          <button
-                            type="button"
-                            className="button button-small"
-                            disabled={busy || lastAdmin}
-                            aria-label={`${label}: ${user.email}`}
-                            aria-describedby={lastAdmin ? 'last-admin-hint' : undefined}
-                            onClick={() => void changeRole(user, next)}
-                          >
-                            {label}
-                          </button>
+                          <div className="admin-row-actions">
+                            <button
+                              type="button"
+                              className="button button-small"
+                              disabled={working || lastAdmin}
+                              aria-label={`${label}: ${user.email}`}
+                              aria-describedby={lastAdmin ? 'last-admin-hint' : undefined}
+                              onClick={() => void changeRole(user, next)}
+                            >
+                              {label}
+                            </button>
+                            {/* One's own account is changed on My account; the server refuses these too (409 own_account). */}
+                            {!self && (
+                              <>
+                                <button type="button" className="button button-small" disabled={working} aria-label={`${s.resetPassword}: ${user.email}`} onClick={() => resetting.ask(user)}>
+                                  {s.resetPassword}
+                                </button>
+                                {user.disabled_at === null ? (
+                                  <button type="button" className="button button-small" disabled={working || lastAdmin} aria-label={`${s.disable}: ${user.email}`} onClick={() => disabling.ask(user)}>
+                                    {s.disable}
+                                  </button>
+                                ) : (
+                                  <button type="button" className="button button-small" disabled={working} aria-label={`${s.enable}: ${user.email}`} onClick={() => void enable(user)}>
+                                    {s.enable}
+                                  </button>
+                                )}
+                                <button type="button" className="button button-small button-danger-quiet" disabled={working || lastAdmin} aria-label={`${s.remove}: ${user.email}`} onClick={() => removing.ask(user)}>
+                                  {s.remove}
+                                </button>
+                              </>
+                            )}
+                          </div>
                         </td>
                       </>
                     );
@@ -131,12 +217,16 @@ export function UsersPage({ lang, t, session }: PageProps) {
           </div>
           {formError !== null && <Alert>{formError}</Alert>}
           <div>
-            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+            <button type="submit" className="button button-primary" disabled={working} aria-busy={working}>
               {s.createUser}
             </button>
           </div>
         </form>
       </section>
+
+      <ConfirmStep confirmation={resetting} title={(user) => s.resetTitle(user.email)} text={s.resetText} confirmLabel={s.resetPassword} cancelLabel={s.cancel} busy={working} />
+      <ConfirmStep confirmation={disabling} title={(user) => s.disableTitle(user.email)} text={s.disableText} confirmLabel={s.disable} cancelLabel={s.cancel} busy={working} />
+      <ConfirmStep confirmation={removing} title={(user) => s.removeTitle(user.email)} text={s.removeText} confirmLabel={s.remove} cancelLabel={s.cancel} busy={working} />
     </div>
   );
 }
