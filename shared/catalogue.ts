@@ -7,6 +7,7 @@ import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
 import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
+import { CONSOLE_RECORDS_ENDPOINTS } from './console-records.js';
 import { CONSOLE_SESSION_ENDPOINTS } from './console-session.js';
 import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
 import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
@@ -76,6 +77,7 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ADMIN_ENDPOINTS,
   ...CONSOLE_ACCOUNT_ENDPOINTS,
   ...CONSOLE_AUTOMATION_ENDPOINTS,
+  ...CONSOLE_RECORDS_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
   ...CONSOLE_SYNC_ENDPOINTS,
   ...CONSOLE_LAN_ENDPOINTS,

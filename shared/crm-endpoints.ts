@@ -96,7 +96,12 @@ export const listClients = defineEndpoint({
   tag: 'CRM',
   auth: 'api_key',
   scope: 'crm:read',
-  query: z.object({ ...listQueryBase, type: z.enum(CLIENT_TYPES).optional() }),
+  description: 'q searches the last name, first name, company name and email (case-insensitive, anywhere in the word): q=dupont finds Dupont and Dupont-Aignan.',
+  query: z.object({
+    ...listQueryBase,
+    type: z.enum(CLIENT_TYPES).optional(),
+    q: z.string().trim().min(1, 'q must not be empty').max(100).optional().describe('Text to find in the last name, first name, company name or email.'),
+  }),
   responses: { 200: { description: 'A page.', schema: pageSchema(clientSchema, 'ClientPage') } },
   errors: ['invalid_cursor'],
 });

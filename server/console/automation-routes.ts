@@ -28,11 +28,11 @@ import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
 import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
-import { readDevisPdf } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { consoleUser } from './guard.js';
+import { devisPdfDownload } from './records.js';
 import { registerJobEvents } from './job-events.js';
 
 /** Console API of the automation slice: insurers and credentials, pricing, jobs with live events, MFA answers. */
@@ -138,11 +138,11 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
 
   registerEndpoint(app, getConsoleDevisPdf, (request, reply) => {
     const { cabinetId } = consoleUser(request);
-    const id = request.params.devis_id;
-    const pdf = readDevisPdf(deps, cabinetId, id);
+    // Named after the client, the product and the day (ASCII, no path characters): devisPdfFileName.
+    const { pdf, fileName } = devisPdfDownload(deps, cabinetId, request.params.devis_id);
     return reply
       .type('application/pdf')
-      .header('Content-Disposition', `attachment; filename="devis-${id}.pdf"`)
+      .header('Content-Disposition', `attachment; filename="${fileName}"`)
       .header('Cache-Control', 'private, no-store')
       .send(pdf);
   });

@@ -69,16 +69,33 @@ export function clientExists(deps: Deps, cabinetId: string, id: string): boolean
 export function listClients(
   deps: Deps,
   cabinetId: string,
-  query: { limit: number; cursor?: string; type?: Client['type']; created_after?: string },
+  query: { limit: number; cursor?: string; type?: Client['type']; q?: string; created_after?: string },
 ): Page<Client> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'clients', filters: { type: query.type, created_after: query.created_after } });
+  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'clients', filters: { type: query.type, q: query.q, created_after: query.created_after } });
   const rows = store.listClients(
     deps.db.orm,
     cabinetId,
-    { type: query.type, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    { type: query.type, text: query.q, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
     query.limit + 1,
   );
   return toPage(rows, query.limit, toClient, codec.next);
+}
+
+/** How a client is named to a person: a company by its name, a person by first and last name. */
+function displayName(row: Pick<store.ClientRow, 'type' | 'lastName' | 'firstName' | 'companyName'>): string {
+  if (row.type === 'company' && row.companyName) return row.companyName;
+  return [row.firstName, row.lastName].filter((part) => part).join(' ') || (row.companyName ?? '');
+}
+
+/** The short name that files are named after: a company's name, a person's last name. */
+function fileName(row: Pick<store.ClientRow, 'type' | 'lastName' | 'companyName'>): string {
+  return (row.type === 'company' ? row.companyName : row.lastName) ?? row.lastName ?? row.companyName ?? '';
+}
+
+/** The names of some of the cabinet's clients, by id; an erased or unknown client is absent. */
+export function clientNames(deps: Deps, cabinetId: string, ids: readonly string[]): Map<string, { name: string; short: string }> {
+  const rows = store.clientNames(deps.db.orm, cabinetId, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, { name: displayName(row), short: fileName(row) }]));
 }
 
 type ClientContact = Pick<Client, ClientContactField>;

@@ -170,3 +170,15 @@ export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string):
   opportunityRecords.capture(deps, cabinetId, id, changes);
   recordStageEvents(deps, cabinetId, previous, toOpportunity({ ...row, ...changes }));
 }
+
+/** At most this many opportunities are shown with a client (more would be a list to page through). */
+const CLIENT_OPPORTUNITIES_MAX = 100;
+
+/**
+ * The opportunities of a client: an opportunity has a contact, not a client, so it is the client's
+ * when one of its quotes names it, or when its contact has the client's email or SIRET.
+ */
+export function listOpportunitiesOfClient(deps: Deps, cabinetId: string, client: { email: string | null; siret: string | null }, quotedIds: readonly string[]): Opportunity[] {
+  const link = { ids: [...new Set(quotedIds)], email: client.email, siret: client.siret };
+  return store.opportunitiesOfClient(deps.db.orm, cabinetId, link, CLIENT_OPPORTUNITIES_MAX).map(toOpportunity);
+}

@@ -1,4 +1,5 @@
-import { and, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
@@ -109,7 +110,7 @@ export function eraseClient(orm: Orm, cabinetId: string, id: string, at: number)
 export function listClients(
   orm: Orm,
   cabinetId: string,
-  filters: { type?: ClientRow['type']; createdAfter?: number; after?: CursorPosition },
+  filters: { type?: ClientRow['type']; text?: string; createdAfter?: number; after?: CursorPosition },
   limit: number,
 ): ClientRow[] {
   return orm
@@ -120,11 +121,52 @@ export function listClients(
         eq(clients.cabinetId, cabinetId),
         isNull(clients.erasedAt),
         filters.type ? eq(clients.type, filters.type) : undefined,
+        filters.text !== undefined ? containsText(filters.text) : undefined,
         filters.createdAfter !== undefined ? gt(clients.createdAt, filters.createdAfter) : undefined,
         before(clients.createdAt, clients.id, filters.after),
       ),
     )
     .orderBy(desc(clients.createdAt), desc(clients.id))
+    .limit(limit)
+    .all();
+}
+
+/**
+ * The text anywhere in a name or the email. SQLite's LIKE ignores ASCII case; % and _ typed by the
+ * user are escaped, so they match themselves.
+ */
+function containsText(text: string): SQL | undefined {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = (column: AnySQLiteColumn) => sql`${column} LIKE ${pattern} ESCAPE '\\'`;
+  return or(like(clients.lastName), like(clients.firstName), like(clients.companyName), like(clients.email));
+}
+
+/** The display names of some of the cabinet's clients (erased ones have none, and are left out). */
+export function clientNames(orm: Orm, cabinetId: string, ids: readonly string[]): Pick<ClientRow, 'id' | 'type' | 'lastName' | 'firstName' | 'companyName'>[] {
+  if (ids.length === 0) return [];
+  return orm
+    .select({ id: clients.id, type: clients.type, lastName: clients.lastName, firstName: clients.firstName, companyName: clients.companyName })
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), inArray(clients.id, [...ids]), isNull(clients.erasedAt)))
+    .all();
+}
+
+/**
+ * Opportunities tied to a client: those its quotes name, and those whose contact has its email
+ * (case-insensitive) or its SIRET. Newest first, at most `limit`.
+ */
+export function opportunitiesOfClient(orm: Orm, cabinetId: string, link: { ids: readonly string[]; email: string | null; siret: string | null }, limit: number): OpportunityRow[] {
+  const ties = [
+    link.ids.length > 0 ? inArray(opportunities.id, [...link.ids]) : undefined,
+    link.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${link.email.toLowerCase()}` : undefined,
+    link.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${link.siret}` : undefined,
+  ].filter((tie) => tie !== undefined);
+  if (ties.length === 0) return [];
+  return orm
+    .select()
+    .from(opportunities)
+    .where(and(eq(opportunities.cabinetId, cabinetId), or(...ties)))
+    .orderBy(desc(opportunities.createdAt), desc(opportunities.id))
     .limit(limit)
     .all();
 }

@@ -232,13 +232,26 @@ export function readPdfFromLink(deps: Deps, link: { devisId: string; cabinetId?:
   return pdf;
 }
 
-/** The PDF of a priced quote of this cabinet (for a signed-in console user: no link needed). */
+/** The PDF of a priced quote of this cabinet. */
 export function readDevisPdf(deps: Deps, cabinetId: string, id: string): Buffer {
+  return readDevisDocument(deps, cabinetId, id).pdf;
+}
+
+/**
+ * The PDF of a priced quote of this cabinet (for a signed-in console user: no link needed), the
+ * quote, and when the PDF was stored (its date in the file's name).
+ */
+export function readDevisDocument(deps: Deps, cabinetId: string, id: string): { pdf: Buffer; storedAt: number; devis: Devis } {
   const row = store.findDevis(deps.db.orm, cabinetId, id);
   if (!row) throw notFound(id);
-  const pdf = row.pdfSha256 === null ? undefined : store.readDocument(deps.db.orm, cabinetId, id);
-  if (!pdf) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${row.status}, not priced.`);
-  return pdf;
+  const document = row.pdfSha256 === null ? undefined : store.readDocumentWithDate(deps.db.orm, cabinetId, id);
+  if (!document) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${row.status}, not priced.`);
+  return { pdf: document.pdf, storedAt: document.createdAt, devis: toDevis(row) };
+}
+
+/** The opportunities the client's quotes are for. */
+export function opportunityIdsOfClient(deps: Deps, cabinetId: string, clientId: string): string[] {
+  return store.opportunityIdsOfClient(deps.db.orm, cabinetId, clientId);
 }
 
 /** A quote for a tarification: a new one, or the given draft, now being priced by the job. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt } from 'drizzle-orm';
+import { and, desc, eq, gt, isNotNull } from 'drizzle-orm';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
@@ -49,6 +49,25 @@ export function upsertDocument(orm: Orm, row: typeof devisDocuments.$inferInsert
     .values(row)
     .onConflictDoUpdate({ target: devisDocuments.devisId, set: { pdf: row.pdf, sha256: row.sha256, createdAt: row.createdAt } })
     .run();
+}
+
+/** The PDF and when it was stored (when the quote was priced). */
+export function readDocumentWithDate(orm: Orm, cabinetId: string, devisId: string): { pdf: Buffer; createdAt: number } | undefined {
+  return orm
+    .select({ pdf: devisDocuments.pdf, createdAt: devisDocuments.createdAt })
+    .from(devisDocuments)
+    .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
+    .get();
+}
+
+/** The opportunities a client's quotes name. */
+export function opportunityIdsOfClient(orm: Orm, cabinetId: string, clientId: string): string[] {
+  return orm
+    .selectDistinct({ id: devis.opportunityId })
+    .from(devis)
+    .where(and(eq(devis.cabinetId, cabinetId), eq(devis.clientId, clientId), isNotNull(devis.opportunityId)))
+    .all()
+    .flatMap((row) => (row.id === null ? [] : [row.id]));
 }
 
 export function readDocument(orm: Orm, cabinetId: string, devisId: string): Buffer | undefined {

@@ -153,7 +153,8 @@ describe('the automation pages in real Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'Download PDF' }).click()]);
     const file = await download.path();
     expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
-    expect(download.suggestedFilename()).toMatch(/^devis-[0-9a-f-]+\.pdf$/);
+    // Named after the insured (dicData's insured_name when the quote has no client), the product and the day.
+    expect(download.suggestedFilename()).toMatch(/^Devis_Jeanne-Martin_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf$/);
 
     // Filters: by status, then a date range that excludes today.
     await page.getByLabel('Status', { exact: true }).selectOption('failed');

@@ -301,7 +301,8 @@ describe('console pricing and jobs', () => {
     const pdf = await cab.admin.request(`/api/v1/console/devis/${job.devis_id}/pdf`);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="devis-${job.devis_id}.pdf"`);
+    // No client and no insured_name: the product and the day name it (devisPdfFileName).
+    expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="Devis_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf"$/);
     expect(Buffer.from(await pdf.arrayBuffer()).equals(TEST_PDF)).toBe(true);
 
     const list = async (query: string) => consoleJobPageSchema.parse(await json(await cab.admin.request(`/api/v1/console/jobs${query}`))).data.map((j) => j.job_id);

@@ -1,0 +1,110 @@
+import { useCallback, useEffect, useId, useState } from 'react';
+import type { Client } from '../../../../shared/crm.js';
+import { listConsoleClients } from '../../../../shared/console-records.js';
+import { call } from '../../api.js';
+import { Alert, Loading } from '../../Layout.js';
+import { go } from '../../navigation.js';
+import type { PageProps } from '../../slices/types.js';
+import { ClientDetail } from './ClientDetail.js';
+import { ClientForm } from './ClientForm.js';
+import { clientName, clientPath, idInPath } from './common.js';
+import { formatDate, RECORDS_STRINGS } from './strings.js';
+
+const PAGE_SIZE = 50;
+
+/** /console/clients: the list with search and "new client"; /console/clients/<id>: one client. */
+export function ClientsPage(props: PageProps) {
+  const clientId = idInPath('clients');
+  return clientId === null ? <ClientList {...props} /> : <ClientDetail {...props} clientId={clientId} />;
+}
+
+function ClientList({ lang, t }: PageProps) {
+  const s = RECORDS_STRINGS[lang];
+  const searchId = useId();
+  const [search, setSearch] = useState('');
+  const [clients, setClients] = useState<Client[] | null>(null);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const q = search.trim();
+
+  const page = useCallback((cursor?: string) => call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, cursor } }), [q]);
+
+  // Every keystroke asks again; an answer to an older search is dropped.
+  useEffect(() => {
+    let cancelled = false;
+    void page().then((result) => {
+      if (cancelled) return;
+      if (!result.ok) return setError(result.error.message);
+      setError(null);
+      setClients(result.data.data);
+      setNextCursor(result.data.next_cursor);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [page]);
+
+  async function loadMore() {
+    if (!nextCursor) return;
+    const result = await page(nextCursor);
+    if (!result.ok) return setError(result.error.message);
+    setClients((current) => [...(current ?? []), ...result.data.data]);
+    setNextCursor(result.data.next_cursor);
+  }
+
+  return (
+    <section className="records">
+      <div className="records-heading">
+        <h1>{s.clientsTitle}</h1>
+        {!creating && (
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            {s.newClient}
+          </button>
+        )}
+      </div>
+      <p className="muted">{s.clientsIntro}</p>
+      {creating && (
+        <div className="card records-panel">
+          <h2>{s.newClient}</h2>
+          <ClientForm s={s} onCancel={() => setCreating(false)} onDone={(client) => (client ? go(clientPath(client.client_id)) : setCreating(false))} />
+        </div>
+      )}
+      <form className="records-search" role="search" onSubmit={(e) => e.preventDefault()}>
+        <div className="field">
+          <label htmlFor={searchId}>{s.search}</label>
+          <input id={searchId} type="search" value={search} maxLength={100} aria-describedby={`${searchId}-hint`} onChange={(e) => setSearch(e.target.value)} />
+          <span id={`${searchId}-hint`} className="muted small">
+            {s.searchHint}
+          </span>
+        </div>
+      </form>
+      {error && <Alert>{error}</Alert>}
+      {clients === null && !error && <Loading t={t} />}
+      {clients?.length === 0 && <p className="muted">{q ? s.noClientsFound(q) : s.noClients}</p>}
+      {clients && clients.length > 0 && (
+        <ul className="records-cards" aria-label={s.clientsTitle}>
+          {clients.map((client) => (
+            <li key={client.client_id} className="records-card">
+              <div className="records-card-head">
+                <a className="records-card-title" href={clientPath(client.client_id)}>
+                  {clientName(client, s)}
+                </a>
+                <span className="badge records-type">{client.type === 'person' ? s.person : s.company}</span>
+              </div>
+              <p className="records-card-line muted">{[client.email, client.phone, client.address?.city].filter((part) => part).join(' · ') || '—'}</p>
+              <p className="records-card-line muted small">{s.created(formatDate(lang, client.created_at))}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {nextCursor && (
+        <div className="records-more">
+          <button type="button" className="button" onClick={() => void loadMore()}>
+            {s.loadMore}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

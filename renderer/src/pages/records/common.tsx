@@ -1,0 +1,49 @@
+import type { ReactNode } from 'react';
+import type { Client } from '../../../../shared/crm.js';
+import { validationIssueSchema } from '../../../../shared/errors.js';
+import type { ApiFailure } from '../../api.js';
+import type { RecordsStrings } from './strings.js';
+
+/** The console path of a client's page. */
+export function clientPath(clientId: string): string {
+  return `/console/clients/${encodeURIComponent(clientId)}`;
+}
+
+/** The id after `/console/<area>/` in the address bar, if any (the shell serves every /console/* path). */
+export function idInPath(area: string): string | null {
+  const rest = window.location.pathname.replace(/\/+$/, '').slice(`/console/${area}/`.length);
+  return window.location.pathname.startsWith(`/console/${area}/`) && rest !== '' ? decodeURIComponent(rest) : null;
+}
+
+/** How a person reads a client's name: a company's name, or first and last name. */
+export function clientName(client: Pick<Client, 'type' | 'last_name' | 'first_name' | 'company_name'>, s: RecordsStrings): string {
+  if (client.type === 'company' && client.company_name) return client.company_name;
+  return [client.first_name, client.last_name].filter((part) => part).join(' ') || s.unnamed;
+}
+
+/** A failed call's message, and the body fields its validation details name ("body.last_name" → "last_name"). */
+export interface FormError {
+  message: string;
+  fields: Record<string, string>;
+}
+
+export function formError(failure: ApiFailure): FormError {
+  const fields: Record<string, string> = {};
+  const details = validationIssueSchema.array().safeParse(failure.error.details);
+  if (failure.error.error === 'validation_error' && details.success) {
+    for (const issue of details.data) {
+      const field = issue.path.replace(/^body\./, '').split('.')[0] ?? '';
+      fields[field] ??= issue.message;
+    }
+  }
+  return { message: failure.error.message, fields };
+}
+
+/** A polite status line (what just happened), read out by screen readers. */
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <p className="records-notice" role="status">
+      {children}
+    </p>
+  );
+}

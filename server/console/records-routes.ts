@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  createConsoleClient,
+  createConsoleOpportunity,
+  eraseConsoleClient,
+  getConsoleClient,
+  getConsoleDevis,
+  getConsoleOpportunity,
+  listClientOpportunities,
+  listConsoleClients,
+  listConsoleDevis,
+  listConsoleOpportunities,
+  signConsoleDevis,
+  updateConsoleClient,
+  updateConsoleOpportunity,
+} from '../../shared/console-records.js';
+import * as clients from '../crm/clients.js';
+import * as crm from '../crm/service.js';
+import type { Deps } from '../deps.js';
+import * as devis from '../devis/service.js';
+import { registerEndpoint, respond } from '../http/endpoint.js';
+import { consoleUser } from './guard.js';
+import { describeDevis, describeOneDevis } from './records.js';
+
+/**
+ * The console's records: clients, opportunities and quotes, through the CRM's and the quotes'
+ * services as the REST API calls them, for the signed-in user's cabinet.
+ */
+export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  const cabinet = (request: Parameters<typeof consoleUser>[0]) => consoleUser(request).cabinetId;
+
+  registerEndpoint(app, listConsoleClients, (request) => clients.listClients(deps, cabinet(request), request.query));
+  registerEndpoint(app, createConsoleClient, (request) => respond(201, clients.createClient(deps, cabinet(request), request.body)));
+  registerEndpoint(app, getConsoleClient, (request) => clients.getClient(deps, cabinet(request), request.params.client_id));
+  registerEndpoint(app, updateConsoleClient, (request) => clients.updateClient(deps, cabinet(request), request.params.client_id, request.body));
+  registerEndpoint(app, eraseConsoleClient, (request, reply) => {
+    clients.eraseClient(deps, cabinet(request), request.params.client_id);
+    return reply.code(204).send();
+  });
+  registerEndpoint(app, listClientOpportunities, (request) => {
+    const cabinetId = cabinet(request);
+    const client = clients.getClient(deps, cabinetId, request.params.client_id);
+    const quoted = devis.opportunityIdsOfClient(deps, cabinetId, client.client_id);
+    return { data: crm.listOpportunitiesOfClient(deps, cabinetId, client, quoted) };
+  });
+
+  registerEndpoint(app, listConsoleOpportunities, (request) => crm.listOpportunities(deps, cabinet(request), request.query));
+  registerEndpoint(app, createConsoleOpportunity, (request) => respond(201, crm.createOpportunity(deps, cabinet(request), request.body, 'console')));
+  registerEndpoint(app, getConsoleOpportunity, (request) => crm.getOpportunity(deps, cabinet(request), request.params.opportunity_id));
+  registerEndpoint(app, updateConsoleOpportunity, (request) =>
+    crm.updateOpportunity(deps, cabinet(request), request.params.opportunity_id, request.body),
+  );
+
+  registerEndpoint(app, listConsoleDevis, (request) => {
+    const cabinetId = cabinet(request);
+    const page = devis.listDevis(deps, cabinetId, request.query);
+    return { ...page, data: describeDevis(deps, cabinetId, page.data) };
+  });
+  registerEndpoint(app, getConsoleDevis, (request) => {
+    const cabinetId = cabinet(request);
+    return describeOneDevis(deps, cabinetId, devis.getDevis(deps, cabinetId, request.params.devis_id));
+  });
+  registerEndpoint(app, signConsoleDevis, (request) => {
+    const cabinetId = cabinet(request);
+    return describeOneDevis(deps, cabinetId, devis.signDevis(deps, cabinetId, request.params.devis_id, request.body));
+  });
+}

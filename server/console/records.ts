@@ -1,0 +1,68 @@
+import type { ConsoleDevis } from '../../shared/console-records.js';
+import type { Devis } from '../../shared/devis.js';
+import { findJob } from '../automation/jobs.js';
+import { clientNames } from '../crm/clients.js';
+import type { Deps } from '../deps.js';
+import { devisPdfFileName } from '../devis/file-name.js';
+import { readDevisDocument } from '../devis/service.js';
+
+/**
+ * What the console shows of the records beyond the REST API's answers: the names behind a quote's
+ * ids, and a PDF's file name. Everything is read through the modules' services.
+ */
+
+/** The insurer's and the product's names, or their codes when this install no longer has them. */
+function catalogueNames(deps: Pick<Deps, 'insurers'>, compagnie: string, produit: string): { insurer: string; product: string } {
+  const adapter = deps.insurers.get(compagnie);
+  const product = adapter?.products.find((p) => p.code === produit) ?? deps.insurers.list().flatMap((a) => a.products).find((p) => p.code === produit);
+  return { insurer: adapter?.name ?? compagnie, product: product?.label ?? produit };
+}
+
+/** Quotes with the client's name, the product's label and the job that priced them. */
+export function describeDevis(deps: Deps, cabinetId: string, quotes: readonly Devis[]): ConsoleDevis[] {
+  const names = clientNames(
+    deps,
+    cabinetId,
+    quotes.flatMap((q) => (q.client_id === null ? [] : [q.client_id])),
+  );
+  return quotes.map((quote) => {
+    const client = quote.client_id === null ? undefined : names.get(quote.client_id);
+    const { insurer, product } = catalogueNames(deps, quote.compagnie, quote.produit);
+    const job = quote.job_id === null ? null : findJob(deps, cabinetId, quote.job_id);
+    return {
+      ...quote,
+      client_name: client?.name ?? null,
+      client_erased: quote.client_id !== null && client === undefined,
+      product_label: product,
+      insurer_name: insurer,
+      job: job && { job_id: job.job_id, status: job.status, created_at: job.created_at },
+    };
+  });
+}
+
+/** One quote, described. */
+export function describeOneDevis(deps: Deps, cabinetId: string, quote: Devis): ConsoleDevis {
+  const [described] = describeDevis(deps, cabinetId, [quote]);
+  if (!described) throw new Error('describeDevis answers one quote per quote');
+  return described;
+}
+
+/** A date as the machine's calendar shows it (the service runs in the office it serves). */
+function localDate(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
+ * A quote's PDF and the name it downloads under: the client (or, for a quote priced without one,
+ * the insured named in its data), the product, the day it was priced.
+ */
+export function devisPdfDownload(deps: Deps, cabinetId: string, devisId: string): { pdf: Buffer; fileName: string } {
+  const { pdf, storedAt, devis } = readDevisDocument(deps, cabinetId, devisId);
+  const client = devis.client_id === null ? undefined : clientNames(deps, cabinetId, [devis.client_id]).get(devis.client_id);
+  const insured = devis.dicData.insured_name;
+  const name = client?.short ?? (devis.client_id === null && typeof insured === 'string' ? insured : null);
+  const fileName = devisPdfFileName({ name, productLabel: catalogueNames(deps, devis.compagnie, devis.produit).product, date: localDate(storedAt) });
+  return { pdf, fileName };
+}
