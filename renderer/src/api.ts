@@ -50,6 +50,12 @@ function isErrorBody(value: unknown): value is ApiError {
   return typeof v.error === 'string' && typeof v.message === 'string';
 }
 
+/** Retry-After in seconds, when the service said how long to wait. */
+function retryAfter(headers: Headers | null): number | undefined {
+  const value = Number(headers?.get('Retry-After') ?? Number.NaN);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** pathTo without its per-endpoint typing: call() has checked the parts against the endpoint already. */
 const urlOf = pathTo as (endpoint: Endpoint, params?: object, query?: object) => string;
 
@@ -64,7 +70,12 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
   const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
   const lang = chooseLang();
   /** The failure as a person reads it: the code and details kept, the message in the console's words. */
-  const failure = (status: number, error: ApiError, headers: Headers | null): ApiFailure => ({ ok: false, status, error: { ...error, message: errorSentence(error, lang) }, headers });
+  const failure = (status: number, error: ApiError, headers: Headers | null): ApiFailure => ({
+    ok: false,
+    status,
+    error: { ...error, message: errorSentence(error, lang, retryAfter(headers)) },
+    headers,
+  });
   const method = endpoint.method;
   const headers: Record<string, string> = { Accept: 'application/json' };
   // The server binds this token to the session; a page on another site cannot read the cookie.

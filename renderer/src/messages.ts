@@ -182,6 +182,20 @@ const CABINET_PAUSE: Record<Lang, string> = {
   fr: 'Les robots de tarification du cabinet sont en pause. Un administrateur peut les relancer sur la page Assureurs. Les tarifications en file attendront.',
 };
 
+/** The codes that say how long to wait (Retry-After): their sentence ends with the wait, in minutes. */
+const WAIT_CODES: ReadonlySet<ConsoleErrorCode> = new Set(['rate_limited', 'too_many_login_attempts', 'too_many_pairing_attempts', 'address_blocked']);
+
+const WAIT: Record<Lang, { generic: RegExp; exact: (minutes: number) => string }> = {
+  en: { generic: / Wait (a minute|a few minutes), then try again\.$/, exact: (minutes) => ` Try again in ${minutes} min.` },
+  fr: { generic: / Patientez (une minute|quelques minutes), puis réessayez\.$/, exact: (minutes) => ` Réessayez dans ${minutes} min.` },
+};
+
+/** The sentence with the wait the service named, instead of "a few minutes", when it named one. */
+function withWait(sentence: string, lang: Lang, seconds: number | undefined): string {
+  if (seconds === undefined || !WAIT[lang].generic.test(sentence)) return sentence;
+  return sentence.replace(WAIT[lang].generic, WAIT[lang].exact(Math.max(1, Math.ceil(seconds / 60))));
+}
+
 const REFERENCE: Record<Lang, (id: string) => string> = {
   en: (id) => `Reference: ${id}.`,
   fr: (id) => `Référence : ${id}.`,
@@ -216,7 +230,7 @@ function lowerFirst(text: string): string {
  * message is kept only for a code this console does not know (a newer service): it is better
  * than nothing. A validation_error lists its problems; an unexpected error gives its reference.
  */
-export function errorSentence(error: { error: string; message: string; details?: unknown; request_id?: string }, lang: Lang): string {
+export function errorSentence(error: { error: string; message: string; details?: unknown; request_id?: string }, lang: Lang, retryAfterSeconds?: number): string {
   if (!isErrorCode(error.error)) return error.message;
   const code = error.error;
   const base = code === 'api_rpa_temporarily_disabled' && scopeOf(error.details) === 'cabinet' ? CABINET_PAUSE[lang] : ERROR_SENTENCES[lang][code];
@@ -225,6 +239,7 @@ export function errorSentence(error: { error: string; message: string; details?:
     return lines.length === 0 ? base : `${base} ${lines.join(' ')}`;
   }
   if ((code === 'internal_error' || code === 'unexpected_response') && error.request_id) return `${base} ${REFERENCE[lang](error.request_id)}`;
+  if (WAIT_CODES.has(code)) return withWait(base, lang, retryAfterSeconds);
   return base;
 }
 
