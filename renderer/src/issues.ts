@@ -64,7 +64,7 @@ const en: Words = {
   yesNo: 'Choose yes or no.',
   text: 'Enter text here.',
   choice: 'Choose one of the options.',
-  wrongKind: 'This value is not of the expected kind.',
+  wrongKind: 'This value is not of the right kind.',
   atLeast: (n) => `Must be at least ${n}.`,
   moreThan: (n) => `Must be more than ${n}.`,
   atMost: (n) => `Must be at most ${n}.`,
