@@ -163,7 +163,9 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       expect(await formula.inputValue()).toBe('tiers_etendu');
       expect(await form.getByLabel('Usage du véhicule', { exact: true }).locator('option').allTextContents()).toEqual(expect.arrayContaining(['Privé', 'Professionnel', 'Mixte']));
 
-      // The date hint is the picker's order in the console's letters, never the wire format.
+      // The date hint is the picker's order (the browser's language: navigator.language) in the console's
+      // letters, never the wire format. (Headless Chromium draws its picker en-US whatever the context's
+      // locale, so the screenshots show 03/09/1984; a person's browser draws it in its own language.)
       const birth = form.getByLabel('Date de naissance du conducteur', { exact: true });
       expect(await birth.getAttribute('type')).toBe('date');
       expect(await description(birth)).toContain(w.dateHint);
