@@ -41,7 +41,7 @@ function isIssue(value: unknown): value is ValidationIssue {
 }
 
 /** The service's refusal placed on the field it concerns: the URL, the events, or each field a validation_error names. */
-export function problemsOf(s: WebhookStrings, lang: Lang, error: ApiError): Problems {
+function problemsOf(s: WebhookStrings, lang: Lang, error: ApiError): Problems {
   if (error.error === 'invalid_webhook_url') return { url: errorText(s, error) };
   if (error.error === 'unknown_event_type') return { events: errorText(s, error) };
   if (error.error !== 'validation_error' || !Array.isArray(error.details)) return { form: errorText(s, error) };
