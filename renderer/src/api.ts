@@ -10,7 +10,11 @@ import { errorSentence } from './messages.js';
  * Those have no request_id when the server gave none. `error` is the stable code; `message` is the
  * sentence for a person in the console's language (messages.ts), never the service's English text.
  */
-export type ApiError = Omit<ErrorBody, 'request_id'> & { request_id?: string };
+export type ApiError = Omit<ErrorBody, 'request_id'> & {
+  request_id?: string;
+  /** The service's own (English) message, for a page that shows it as a technical detail (sync's connect form). */
+  server_message?: string;
+};
 
 export type ApiFailure = { ok: false; status: number; error: ApiError; headers: Headers | null };
 
@@ -104,7 +108,7 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
     { error: 'unexpected_response', message: `unexpected response ${response.status}`, ...(requestId !== undefined ? { request_id: requestId } : {}) },
     response.headers,
   );
-  if (!response.ok) return isErrorBody(json) ? failure(response.status, json, response.headers) : unexpected;
+  if (!response.ok) return isErrorBody(json) ? failure(response.status, { ...json, server_message: json.message }, response.headers) : unexpected;
   const declared = (endpoint.responses as Record<number, EndpointResponse | undefined>)[response.status];
   if (!declared) return unexpected;
   let data: unknown;
