@@ -1,6 +1,5 @@
 import type { ConsoleWebhook } from '../../../../shared/console-webhooks.js';
 import type { Delivery } from '../../../../shared/webhooks.js';
-import type { ApiError } from '../../api.js';
 import type { Lang } from '../../i18n.js';
 import type { WebhookStrings } from './strings.js';
 
@@ -17,7 +16,7 @@ export function formatTime(lang: Lang, iso: string): string {
 }
 
 /** The error in the page's words when it has some of its own, else the console's sentence for the code (api.ts). */
-export function errorText(s: WebhookStrings, error: ApiError): string {
+export function errorText(s: WebhookStrings, error: { error: string; message: string }): string {
   return s.errors[error.error] ?? error.message;
 }
 
