@@ -97,6 +97,11 @@ export const productSchemaDocument = z
     json_schema: z.record(z.string(), z.unknown()).describe('JSON Schema (2020-12) of dicData.'),
     required: z.array(z.string()),
     labels: z.record(z.string(), z.string()).describe('A label in words for each field.'),
+    enum_labels: z
+      .record(z.string(), z.record(z.string(), z.string()))
+      .describe(
+        'For each field that is a choice of codes, a label in words per value (field → value → label): show the label, send the value. The same labels are in json_schema, as x-enum-labels on the field.',
+      ),
     example: z.record(z.string(), z.unknown()).describe('A dicData that passes validation.'),
   })
   .meta({ id: 'ProductSchema' });

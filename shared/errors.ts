@@ -184,17 +184,47 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'Robots are switched off for now: details.scope is install (the operator’s kill switch, for every cabinet) or cabinet (your administrators paused your cabinet’s robots); queued jobs wait. Retry later.',
 };
 
-export const validationIssueSchema = z.object({
-  path: z.string().describe('Where the problem is, e.g. body.contact.last_name or query.limit.'),
-  message: z.string(),
-});
+/** A value an enum accepts, as JSON carries it. */
+const primitiveSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/**
+ * One problem of a validation_error. Besides the path and an English message, a problem the
+ * schema found carries its kind (`code`, zod's issue codes) and the limits it broke, so that a
+ * client can word it in its own language next to the field instead of showing the message.
+ */
+export const validationIssueSchema = z
+  .object({
+    path: z.string().describe('Where the problem is, e.g. body.contact.last_name or query.limit.'),
+    message: z.string().describe('In English, for a developer; a client words the problem from code and its parameters.'),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        'The kind of problem: invalid_type (missing or of another type), too_small, too_big, invalid_format, invalid_value (not one of values), not_multiple_of, unrecognized_keys, invalid_union, custom (a rule of the route: message says it). Absent on a check the service words itself (e.g. an id unknown in this cabinet).',
+      ),
+    expected: z.string().optional().describe('invalid_type: the type expected (string, number, object…).'),
+    received: z.string().optional().describe('invalid_type: the type sent; undefined when the field is missing.'),
+    origin: z.string().optional().describe('too_small / too_big: what was measured: number, int, string (its length), array (its items), date.'),
+    minimum: z.number().optional().describe('too_small: the least value, length or count.'),
+    maximum: z.number().optional().describe('too_big: the greatest value, length or count.'),
+    inclusive: z.boolean().optional().describe('too_small / too_big: whether the limit itself is allowed.'),
+    format: z.string().optional().describe('invalid_format: email, url, uuid, date, datetime, regex…'),
+    pattern: z.string().optional().describe('invalid_format with format regex: the pattern.'),
+    values: z.array(primitiveSchema).optional().describe('invalid_value: the values allowed.'),
+    divisor: z.number().optional().describe('not_multiple_of: the value must be a multiple of this.'),
+    keys: z.array(z.string()).optional().describe('unrecognized_keys: the keys that are not allowed.'),
+  })
+  .meta({ id: 'ValidationIssue' });
 export type ValidationIssue = z.infer<typeof validationIssueSchema>;
 
 export const errorBodySchema = z
   .object({
     error: z.string().describe('A stable code; see the list of codes.'),
     message: z.string().describe('For a person: what went wrong and what to do.'),
-    details: z.unknown().optional(),
+    details: z
+      .union([z.array(validationIssueSchema), z.unknown()])
+      .optional()
+      .describe('More about the error: for validation_error, one ValidationIssue per problem; for other codes, what their description names.'),
     request_id: z.string(),
   })
   .meta({ id: 'Error' });

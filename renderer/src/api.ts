@@ -1,15 +1,21 @@
 import type { z } from 'zod';
 import { pathTo, type Endpoint, type EndpointResponse } from '../../shared/endpoint.js';
 import type { ErrorBody } from '../../shared/errors.js';
-import { STRINGS, chooseLang } from './i18n.js';
+import { chooseLang } from './i18n.js';
+import { errorSentence } from './messages.js';
 import { reportUnreachable } from './reachability.js';
 
 /**
  * A failed call's error: the service's error body, or one the console makes up when there is none
  * (network_error: no answer at all; unexpected_response: an answer that is not the contract's).
- * Those have no request_id when the server gave none.
+ * Those have no request_id when the server gave none. `error` is the stable code; `message` is the
+ * sentence for a person in the console's language (messages.ts), never the service's English text.
  */
-export type ApiError = Omit<ErrorBody, 'request_id'> & { request_id?: string };
+export type ApiError = Omit<ErrorBody, 'request_id'> & {
+  request_id?: string;
+  /** The service's own (English) message, for a page that shows it as a technical detail (sync's connect form). */
+  server_message?: string;
+};
 
 export type ApiFailure = { ok: false; status: number; error: ApiError; headers: Headers | null };
 
@@ -49,6 +55,12 @@ function isErrorBody(value: unknown): value is ApiError {
   return typeof v.error === 'string' && typeof v.message === 'string';
 }
 
+/** Retry-After in seconds, when the service said how long to wait. */
+function retryAfter(headers: Headers | null): number | undefined {
+  const value = Number(headers?.get('Retry-After') ?? Number.NaN);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** pathTo without its per-endpoint typing: call() has checked the parts against the endpoint already. */
 const urlOf = pathTo as (endpoint: Endpoint, params?: object, query?: object) => string;
 
@@ -61,7 +73,14 @@ const urlOf = pathTo as (endpoint: Endpoint, params?: object, query?: object) =>
  */
 export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} extends CallInput<E> ? [CallInput<E>?] : [CallInput<E>]): Promise<CallResult<E>> {
   const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
-  const t = STRINGS[chooseLang()];
+  const lang = chooseLang();
+  /** The failure as a person reads it: the code and details kept, the message in the console's words. */
+  const failure = (status: number, error: ApiError, headers: Headers | null): ApiFailure => ({
+    ok: false,
+    status,
+    error: { ...error, message: errorSentence(error, lang, retryAfter(headers)) },
+    headers,
+  });
   const method = endpoint.method;
   const headers: Record<string, string> = { Accept: 'application/json' };
   // The server binds this token to the session; a page on another site cannot read the cookie.
@@ -76,7 +95,7 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
     response = await fetch(urlOf(endpoint, params, query), init);
   } catch {
     reportUnreachable();
-    return { ok: false, status: 0, error: { error: 'network_error', message: t.networkError }, headers: null };
+    return failure(0, { error: 'network_error', message: 'network_error' }, null);
   }
   let json: unknown;
   try {
@@ -86,13 +105,12 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
     json = undefined;
   }
   const requestId = response.headers.get('X-Request-Id') ?? undefined;
-  const unexpected: ApiFailure = {
-    ok: false,
-    status: response.status,
-    error: { error: 'unexpected_response', message: t.unexpectedError(response.status), ...(requestId !== undefined ? { request_id: requestId } : {}) },
-    headers: response.headers,
-  };
-  if (!response.ok) return isErrorBody(json) ? { ok: false, status: response.status, error: json, headers: response.headers } : unexpected;
+  const unexpected = failure(
+    response.status,
+    { error: 'unexpected_response', message: `unexpected response ${response.status}`, ...(requestId !== undefined ? { request_id: requestId } : {}) },
+    response.headers,
+  );
+  if (!response.ok) return isErrorBody(json) ? failure(response.status, { ...json, server_message: json.message }, response.headers) : unexpected;
   const declared = (endpoint.responses as Record<number, EndpointResponse | undefined>)[response.status];
   if (!declared) return unexpected;
   let data: unknown;

@@ -54,7 +54,7 @@ function toSummary(row: store.ApiKeyRow): ApiKeySummary {
 /** Creates a key; its value is in the result and nowhere else, ever (only its SHA-256 is stored). */
 export function createApiKey(deps: Deps, cabinetId: string, input: CreateApiKeyInput): CreatedApiKey {
   const parsed = createApiKeySchema.safeParse(input);
-  if (!parsed.success) throw validationError(toValidationIssues(parsed.error));
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, undefined, input));
   const { name, environment, scopes, ip_allowlist, expires_at } = parsed.data;
   if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
   const now = deps.clock.now();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ProductSchemaDocument } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { toValidationIssues } from '../http/validation.js';
 import type { InsurerAdapter, ProductDefinition } from '../robots/adapter.js';
 
 export function costOf(deps: Pick<Deps, 'config'>, product: ProductDefinition): number {
@@ -36,7 +37,7 @@ export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, p
   const { product } = findProduct(deps, produit, compagnie);
   const jsonSchema = z.toJSONSchema(product.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete jsonSchema.$schema;
-  const properties = (jsonSchema.properties ?? {}) as Record<string, { description?: string; title?: string }>;
+  const properties = (jsonSchema.properties ?? {}) as Record<string, { description?: string; title?: string; 'x-enum-labels'?: Record<string, string> }>;
   return {
     produit: product.code,
     compagnie,
@@ -46,6 +47,7 @@ export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, p
     json_schema: jsonSchema,
     required: (jsonSchema.required ?? []) as string[],
     labels: Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, p.title ?? p.description ?? key])),
+    enum_labels: Object.fromEntries(Object.entries(properties).flatMap(([key, p]) => (p['x-enum-labels'] ? [[key, p['x-enum-labels']]] : []))),
     example: product.example,
   };
 }
@@ -54,7 +56,7 @@ export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, p
 export function checkDicData(product: ProductDefinition, dicData: Record<string, unknown>) {
   const result = product.schema.safeParse(dicData);
   if (result.success) return { ok: true as const, data: result.data as Record<string, unknown>, missing: [] as string[], issues: [] };
-  const issues = result.error.issues.map((i) => ({ path: ['body', 'dicData', ...i.path.map(String)].join('.'), message: i.message }));
+  const issues = toValidationIssues(result.error, 'body.dicData', dicData);
   const missing = result.error.issues
     .filter((i) => i.code === 'invalid_type' && i.path.length === 1 && dicData[String(i.path[0])] === undefined)
     .map((i) => String(i.path[0]));

@@ -198,7 +198,7 @@ export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec:
     output: TOOL_RESULTS[spec.returns],
     call(ctx, args) {
       const parsed = input.safeParse(args ?? {});
-      if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments')));
+      if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments', args ?? {})));
       try {
         const { idempotency_key: key, ...actionArgs } = parsed.data as { idempotency_key?: string };
         const act = () => run(ctx, actionArgs as z.output<S>);

@@ -123,7 +123,9 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
   const components: Record<string, JsonSchema> = {};
   const convert = makeConverter(components);
   const security = options.security ?? [{ ApiKeyHeader: [] }, { BearerApiKey: [] }];
-  components.Error = convert(errorBodySchema, 'output');
+  const error = convert(errorBodySchema, 'output');
+  // With a named schema inside it (ValidationIssue), zod files Error itself among the components and answers a $ref to it.
+  if (error.$ref === undefined) components.Error = error;
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
 

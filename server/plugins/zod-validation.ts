@@ -12,8 +12,9 @@ export const zodValidationPlugin = fp(
       const part = PART_NAMES[httpPart ?? 'body'] ?? 'body';
       return (data: unknown) => {
         // Fastify hands an absent body over as null; to the schema it is undefined (an optional body).
-        const result = schema.safeParse(part === 'body' && data === null ? undefined : data);
-        return result.success ? { value: result.data } : { error: validationError(toValidationIssues(result.error, part)) };
+        const input = part === 'body' && data === null ? undefined : data;
+        const result = schema.safeParse(input);
+        return result.success ? { value: result.data } : { error: validationError(toValidationIssues(result.error, part, input)) };
       };
     };
     app.setValidatorCompiler(compiler);

@@ -51,7 +51,7 @@ async function createCabinetWithAdmin(
   options: { issuePath: string | undefined; cabinetId?: string; check?: (orm: Deps['db']['orm']) => void; then?: () => void },
 ): Promise<{ cabinet_id: string; user_id: string }> {
   const parsed = initCabinetSchema.safeParse(input);
-  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath));
+  if (!parsed.success) throw validationError(toValidationIssues(parsed.error, options.issuePath, input));
   const { cabinet, email, password } = parsed.data;
   const passwordHash = await hashPassword(password, deps.randomBytes(16));
   const now = deps.clock.now();

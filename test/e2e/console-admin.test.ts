@@ -99,7 +99,10 @@ describe('the admin console on a fresh install', () => {
     await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
     await page.getByLabel('Confirm the password').fill('something else entirely');
     await page.getByRole('button', { name: 'Create the cabinet' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The two passwords are different.' }).waitFor();
+    // Next to the field it concerns, which is marked invalid and described by it.
+    await page.getByText('The two passwords are different.').waitFor();
+    expect(await page.getByLabel('Confirm the password').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Confirm the password').getAttribute('aria-describedby')).toContain('setup-confirm-error');
     await page.getByLabel('Confirm the password').fill(ADMIN.password);
     await saveScreenshot(page, 'admin-setup');
 

@@ -67,12 +67,12 @@ async function consolePage(user: { email: string; password: string }, path: stri
 
 const AUTO = {
   'Nom de l’assuré': 'Jeanne Martin',
-  'Date de naissance du conducteur (AAAA-MM-JJ)': '1984-03-09',
-  'Date d’obtention du permis (AAAA-MM-JJ)': '2004-06-01',
+  'Date de naissance du conducteur': '1984-03-09',
+  'Date d’obtention du permis': '2004-06-01',
   'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
   'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
   'Modèle du véhicule': 'Clio',
-  'Date de première mise en circulation (AAAA-MM-JJ)': '2021-02-15',
+  'Date de première mise en circulation': '2021-02-15',
   'Code postal': '69003',
 };
 
@@ -108,7 +108,7 @@ describe('the automation pages in real Chromium', () => {
     await form.getByLabel('Nom de l’assuré', { exact: true }).waitFor();
     expect(await form.getByLabel('Nom de l’assuré', { exact: true }).getAttribute('aria-required')).toBe('true');
     expect(await form.getByLabel('Immatriculation (AB-123-CD), à défaut de marque et modèle', { exact: true }).getAttribute('aria-required')).toBeNull();
-    expect(await form.getByLabel('Date de naissance du conducteur (AAAA-MM-JJ)', { exact: true }).getAttribute('type')).toBe('date');
+    expect(await form.getByLabel('Date de naissance du conducteur', { exact: true }).getAttribute('type')).toBe('date');
     expect(await form.getByLabel('Coefficient bonus-malus (0.50 à 3.50)', { exact: true }).getAttribute('type')).toBe('number');
 
     // An empty check names the missing fields, from the server.

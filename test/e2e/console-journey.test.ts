@@ -185,12 +185,12 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     const form = page.getByRole('form', { name: 'Assurance auto' });
     const fields = {
       'Nom de l’assuré': 'Jeanne Martin',
-      'Date de naissance du conducteur (AAAA-MM-JJ)': '1984-03-09',
-      'Date d’obtention du permis (AAAA-MM-JJ)': '2004-06-01',
+      'Date de naissance du conducteur': '1984-03-09',
+      'Date d’obtention du permis': '2004-06-01',
       'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
       'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
       'Modèle du véhicule': 'Clio',
-      'Date de première mise en circulation (AAAA-MM-JJ)': '2021-02-15',
+      'Date de première mise en circulation': '2021-02-15',
       'Code postal': '69003',
     };
     for (const [label, value] of Object.entries(fields)) await form.getByLabel(label, { exact: true }).fill(value);
@@ -285,6 +285,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
   it('Webhooks: one to a real HTTPS receiver, its secret shown once; Send test and Replay reach it, signed', async () => {
     await navigate('Webhooks', '/console/webhooks');
     await page.getByText('No webhook yet').waitFor();
+    await page.getByRole('button', { name: 'New webhook' }).click();
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByLabel('Description').fill('CRM Lefebvre');
     await page.getByLabel('devis.signed', { exact: true }).check();

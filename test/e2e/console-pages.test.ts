@@ -116,8 +116,8 @@ describe('the login page', () => {
     await page.getByRole('button', { name: 'Se connecter' }).click();
     await page.getByRole('alert').filter({ hasText: 'Saisissez votre courriel et votre mot de passe.' }).waitFor();
     await fillSignIn(page, { email: user.email, password: 'pas le mot de passe' }, FR);
-    // The server's own message: the server speaks English.
-    await page.getByRole('alert').filter({ hasText: WRONG_PASSWORD }).waitFor();
+    // The console words the server's code in its own language.
+    await page.getByRole('alert').filter({ hasText: 'L’e-mail ou le mot de passe est incorrect.' }).waitFor();
 
     await fillSignIn(page, user, FR);
     await page.waitForURL(`${server.url}/console/`);
@@ -150,7 +150,7 @@ describe('the login page', () => {
     expect((await answer).status()).toBe(429);
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: 'Too many failed sign-ins' }).waitFor();
-    expect(await alert.textContent()).toMatch(/^Too many failed sign-ins; try again in \d+ min\.$/);
+    expect(await alert.textContent()).toMatch(/^Too many failed sign-ins\. Try again in \d+ min\.$/);
     expect(new URL(page.url()).pathname).toBe('/console/login');
   });
 });

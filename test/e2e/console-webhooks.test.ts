@@ -75,11 +75,16 @@ it('creates a webhook to a real HTTPS receiver, tests it, replays the delivery, 
   await page.getByText('No webhook yet').waitFor();
   await saveScreenshot(page, 'webhooks-empty');
 
-  // Create: a missing event is refused on the page, in role=alert.
+  // The list comes first: the form opens on demand.
+  expect(await page.getByLabel('Endpoint URL').count()).toBe(0);
+  await page.getByRole('button', { name: 'New webhook' }).click();
+  // Create: a missing event is refused on the page, next to the events.
   await page.getByLabel('Endpoint URL').fill(receiver.url);
   await page.getByLabel('Description').fill('CRM Dupont');
   await page.getByRole('button', { name: 'Create webhook' }).click();
-  expect(await page.getByRole('alert').textContent()).toContain('Choose at least one event');
+  const events = page.getByRole('group', { name: 'Events' });
+  await events.getByText('Choose at least one event').waitFor();
+  expect(await events.getAttribute('aria-invalid')).toBe('true');
   await page.getByLabel('opportunity.created', { exact: true }).check();
   await page.getByLabel('devis.signed', { exact: true }).check();
   await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -184,8 +189,10 @@ it('creates a webhook to a real HTTPS receiver, tests it, replays the delivery, 
 it('speaks French: create, secret, test', async () => {
   const page = await open(admin, 'fr-FR');
   await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Nouveau webhook' }).click();
   await page.getByRole('button', { name: 'Créer le webhook' }).click();
-  expect(await page.getByRole('alert').textContent()).toContain('Saisissez l’URL de destination');
+  await page.getByText('Saisissez l’URL de destination').waitFor();
+  expect(await page.getByLabel('URL de destination').getAttribute('aria-invalid')).toBe('true');
   await page.getByLabel('URL de destination').fill(receiver.url);
   await page.getByLabel('Tous les événements').check();
   expect(await page.getByLabel('opportunity.created', { exact: true }).isDisabled()).toBe(true);

@@ -1,7 +1,10 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import type { ProductList, ProductSchemaDocument } from '../../../../shared/automation.js';
 import { getConsoleProductSchema, listConsoleProducts, priceFromConsole, type ConsoleDryRun } from '../../../../shared/console-automation.js';
+import type { ValidationIssue } from '../../../../shared/errors.js';
 import { call } from '../../api.js';
+import type { Lang } from '../../i18n.js';
+import { datePickerPattern, describeIssue } from '../../issues.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
@@ -9,6 +12,14 @@ import { fieldsOf, initialValues, issuesByField, toDicData, type FieldSpec, type
 import { AUTOMATION_STRINGS, type AutomationStrings } from './strings.js';
 
 type Product = ProductList['data'][number];
+
+/** A field the server found missing reads like any other missing field. */
+const MISSING: ValidationIssue = { path: '', message: 'required', code: 'invalid_type', received: 'undefined' };
+
+/** The problems of one field, in words for the person filling the form. */
+function wordIssues(field: FieldSpec | undefined, issues: readonly ValidationIssue[], lang: Lang): string[] {
+  return issues.map((issue) => describeIssue(issue, lang, { valueLabels: field?.optionLabels, example: field?.example }));
+}
 
 /** /console/pricing: pick an insurer and a product, fill the form generated from its schema, check it, price it. */
 export function PricingPage({ lang, t }: PageProps) {
@@ -23,7 +34,7 @@ export function PricingPage({ lang, t }: PageProps) {
   const [loadingForm, setLoadingForm] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [dryRun, setDryRun] = useState<ConsoleDryRun | null>(null);
-  const [fieldIssues, setFieldIssues] = useState<Record<string, string[]>>({});
+  const [fieldIssues, setFieldIssues] = useState<Record<string, ValidationIssue[]>>({});
   const [busy, setBusy] = useState<'check' | 'price' | null>(null);
 
   useEffect(() => {
@@ -90,9 +101,9 @@ export function PricingPage({ lang, t }: PageProps) {
     // A dry run answers 200; a 202 would mean the server queued a job it was not asked for.
     if (result.status !== 200) return setError(t.unexpectedError(result.status));
     setDryRun(result.data);
-    const issues: Record<string, string[]> = {};
-    for (const key of result.data.validation.missing_required_fields) issues[key] = [s.requiredMark];
-    for (const issue of result.data.invalid_fields) (issues[issue.field] ??= []).push(issue.message);
+    const issues: Record<string, ValidationIssue[]> = {};
+    for (const key of result.data.validation.missing_required_fields) issues[key] = [MISSING];
+    for (const issue of result.data.invalid_fields) (issues[issue.field] ??= []).push(issue);
     setFieldIssues(issues);
   }
 
@@ -104,8 +115,11 @@ export function PricingPage({ lang, t }: PageProps) {
     if (result.ok && result.status === 202) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
     setBusy(null);
     if (result.ok) return setError(t.unexpectedError(result.status));
-    setError(result.error.message);
-    if (result.error.error === 'validation_error') setFieldIssues(issuesByField(result.error.details));
+    if (result.error.error !== 'validation_error') return setError(result.error.message);
+    // Each problem of a dicData field is shown next to it; only the others go to the alert.
+    const { '': others = [], ...byField } = issuesByField(result.error.details);
+    setFieldIssues(byField);
+    setError(others.length > 0 ? result.error.message : s.fixFields);
   }
 
   return (
@@ -151,10 +165,18 @@ export function PricingPage({ lang, t }: PageProps) {
           <p className="muted small">{s.requiredNote}</p>
           <div className="automation-fields">
             {fields.map((field) => (
-              <Field key={`${doc.compagnie}/${doc.produit}/${field.key}`} field={field} value={values[field.key] ?? field.initial} issues={fieldIssues[field.key]} s={s} onChange={setValue} />
+              <Field
+                key={`${doc.compagnie}/${doc.produit}/${field.key}`}
+                field={field}
+                value={values[field.key] ?? field.initial}
+                issues={wordIssues(field, fieldIssues[field.key] ?? [], lang)}
+                s={s}
+                lang={lang}
+                onChange={setValue}
+              />
             ))}
           </div>
-          <DryRunResult result={dryRun} fields={fields} s={s} />
+          <DryRunResult result={dryRun} fields={fields} s={s} lang={lang} />
           <div className="automation-actions">
             <button type="button" className="button" disabled={busy !== null} onClick={() => void check()}>
               {busy === 'check' ? s.checking : s.check}
@@ -175,16 +197,30 @@ function uniqueInsurers(products: readonly Product[]): { code: string; name: str
   return [...byCode.values()];
 }
 
-function Field({ field, value, issues, s, onChange }: { field: FieldSpec; value: string | boolean; issues?: string[]; s: AutomationStrings; onChange: (key: string, value: string | boolean) => void }) {
+interface FieldProps {
+  field: FieldSpec;
+  value: string | boolean;
+  /** The field's problems, already in words. */
+  issues: string[];
+  s: AutomationStrings;
+  lang: Lang;
+  onChange: (key: string, value: string | boolean) => void;
+}
+
+function Field({ field, value, issues, s, lang, onChange }: FieldProps) {
   const id = `dic-${field.key}`;
   const errorId = `${id}-error`;
-  const invalid = issues !== undefined && issues.length > 0;
+  const hintId = `${id}-hint`;
+  const invalid = issues.length > 0;
+  // A date picker shows the browser's order of day, month and year: the hint says that order, not the wire format.
+  const hint = field.kind === 'date' ? s.dateHint(datePickerPattern(lang, navigator.language)) : null;
+  const describedBy = [hint !== null ? hintId : null, invalid ? errorId : null].filter((x) => x !== null).join(' ');
   const common = {
     id,
     name: field.key,
     'aria-required': field.required || undefined,
     'aria-invalid': invalid || undefined,
-    'aria-describedby': invalid ? errorId : undefined,
+    'aria-describedby': describedBy === '' ? undefined : describedBy,
   };
   // The star is outside the label, so that the field's name is the schema's label alone; aria-required says it.
   const label = (
@@ -213,7 +249,7 @@ function Field({ field, value, issues, s, onChange }: { field: FieldSpec; value:
           <option value="">{s.choose}</option>
           {field.options.map((o) => (
             <option key={o} value={o}>
-              {o}
+              {field.optionLabels[o] ?? o}
             </option>
           ))}
         </select>
@@ -247,6 +283,11 @@ function Field({ field, value, issues, s, onChange }: { field: FieldSpec; value:
     <div className="field">
       {label}
       {input}
+      {hint !== null && (
+        <span id={hintId} className="muted small">
+          {hint}
+        </span>
+      )}
       {invalid && <FieldError id={errorId} issues={issues} />}
     </div>
   );
@@ -260,7 +301,7 @@ function FieldError({ id, issues }: { id: string; issues: string[] }) {
   );
 }
 
-function DryRunResult({ result, fields, s }: { result: ConsoleDryRun | null; fields: readonly FieldSpec[]; s: AutomationStrings }) {
+function DryRunResult({ result, fields, s, lang }: { result: ConsoleDryRun | null; fields: readonly FieldSpec[]; s: AutomationStrings; lang: Lang }) {
   if (!result) return <div role="status" aria-live="polite" />;
   const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
   const v = result.validation;
@@ -284,7 +325,13 @@ function DryRunResult({ result, fields, s }: { result: ConsoleDryRun | null; fie
       )}
       {result.invalid_fields.length > 0 && (
         <p className="alert">
-          {s.invalidFields} {result.invalid_fields.map((i) => `${labelOf(i.field)} (${i.message})`).join(', ')}
+          {s.invalidFields}{' '}
+          {result.invalid_fields
+            .map((i) => {
+              const field = fields.find((f) => f.key === i.field);
+              return `${labelOf(i.field)} (${wordIssues(field, [i], lang).join(' ').replace(/\.$/, '')})`;
+            })
+            .join(', ')}
         </p>
       )}
       {ready && <p className="automation-ok">{s.readyToPrice}</p>}

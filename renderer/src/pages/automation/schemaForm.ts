@@ -1,4 +1,5 @@
 import type { ProductSchemaDocument } from '../../../../shared/automation.js';
+import type { ValidationIssue } from '../../../../shared/errors.js';
 
 /**
  * The form a product's JSON Schema (getConsoleProductSchema) describes: one field per
@@ -13,6 +14,10 @@ export interface FieldSpec {
   required: boolean;
   kind: FieldKind;
   options: string[];
+  /** value → label for a choice of codes (the product's enum_labels): shown, while the value is sent. */
+  optionLabels: Record<string, string>;
+  /** The product's example value for this field, quoted when a value is not in the expected form. */
+  example?: unknown;
   min?: number;
   max?: number;
   minLength?: number;
@@ -68,6 +73,8 @@ export function fieldsOf(doc: ProductSchemaDocument): FieldSpec[] {
       required: required.has(key),
       kind,
       options,
+      optionLabels: doc.enum_labels[key] ?? {},
+      example: doc.example[key],
       min: numberOrUndefined(schema.minimum),
       max: numberOrUndefined(schema.maximum),
       minLength: numberOrUndefined(schema.minLength),
@@ -111,17 +118,17 @@ export function toDicData(fields: readonly FieldSpec[], values: FormValues): Rec
   return data;
 }
 
-/** Per field, the problems a 400 validation_error listed (paths like body.dicData.postcode). */
-export function issuesByField(details: unknown): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+/** Per field, the problems a 400 validation_error listed (paths like body.dicData.postcode); '' for the rest. */
+export function issuesByField(details: unknown): Record<string, ValidationIssue[]> {
+  const out: Record<string, ValidationIssue[]> = {};
   if (!Array.isArray(details)) return out;
   for (const item of details) {
     if (typeof item !== 'object' || item === null) continue;
-    const { path, message } = item as { path?: unknown; message?: unknown };
-    if (typeof path !== 'string' || typeof message !== 'string') continue;
-    const parts = path.split('.');
+    const issue = item as ValidationIssue;
+    if (typeof issue.path !== 'string' || typeof issue.message !== 'string') continue;
+    const parts = issue.path.split('.');
     const key = parts[0] === 'body' && parts[1] === 'dicData' ? (parts[2] ?? '') : '';
-    (out[key] ??= []).push(message);
+    (out[key] ??= []).push(issue);
   }
   return out;
 }

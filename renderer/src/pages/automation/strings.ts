@@ -36,6 +36,10 @@ export interface AutomationStrings {
   loadingForm: string;
   requiredMark: string;
   requiredNote: string;
+  /** Beside a date picker: the order of day, month and year it shows (e.g. jj/mm/aaaa). */
+  dateHint: (pattern: string) => string;
+  /** After the service refused some fields: they are marked below. */
+  fixFields: string;
   yes: string;
   check: string;
   checking: string;
@@ -122,6 +126,8 @@ const en: AutomationStrings = {
   loadingForm: 'Loading the form…',
   requiredMark: 'required',
   requiredNote: 'Fields marked * are required.',
+  dateHint: (pattern) => `Date as ${pattern}, or pick it in the calendar.`,
+  fixFields: 'Some fields need fixing: see the messages under them.',
   yes: 'Yes',
   check: 'Check (dry run)',
   checking: 'Checking…',
@@ -215,6 +221,8 @@ const fr: AutomationStrings = {
   loadingForm: 'Chargement du formulaire…',
   requiredMark: 'obligatoire',
   requiredNote: 'Les champs marqués * sont obligatoires.',
+  dateHint: (pattern) => `Date au format ${pattern}, ou choisissez-la dans le calendrier.`,
+  fixFields: 'Certains champs sont à corriger : voyez les messages sous chacun.',
   yes: 'Oui',
   check: 'Vérifier (simulation)',
   checking: 'Vérification…',

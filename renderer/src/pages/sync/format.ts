@@ -101,9 +101,10 @@ function fieldOfDetails(details: unknown): ConnectField | null {
  * language when it has them for the code, and the server's own words (which say exactly what was
  * wrong: the URL's scheme, the network error) as the text or, after a translation, as its detail.
  */
-export function connectProblem(error: { error: string; message: string; details?: unknown }, s: SyncStrings): { field: ConnectField | null; text: string; detail: string | null } {
+export function connectProblem(error: { error: string; message: string; details?: unknown; server_message?: string }, s: SyncStrings): { field: ConnectField | null; text: string; detail: string | null } {
   const field = FIELD_OF_CODE[error.error] ?? (error.error === 'validation_error' ? fieldOfDetails(error.details) : null);
-  const message = capitalised(error.message.trim());
+  // The server's words (call() puts the console's sentence in message): they name the URL, the network error.
+  const message = capitalised((error.server_message ?? error.message).trim());
   const translated = s.errors[error.error];
   return translated === undefined ? { field, text: message, detail: null } : { field, text: translated, detail: s.detail(message) };
 }

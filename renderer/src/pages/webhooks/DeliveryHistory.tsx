@@ -4,7 +4,7 @@ import type { Delivery } from '../../../../shared/webhooks.js';
 import { call } from '../../api.js';
 import type { Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
-import { errorText, formatTime } from './format.js';
+import { describeAttempt, errorText, formatTime } from './format.js';
 import type { WebhookStrings } from './strings.js';
 
 /** After a replay, the history is read again a few times until the new delivery has its attempt. */
@@ -130,25 +130,33 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
               const created = formatTime(lang, delivery.created_at);
               return (
                 <tr key={delivery.id}>
-                  <td>
+                  <td data-label={s.colEvent}>
                     <span className="wh-code">{delivery.event_type}</span>
                     {delivery.replay_of !== null && <span className="badge wh-badge-muted">{s.replayOf}</span>}
                   </td>
-                  <td>
+                  <td data-label={s.colStatus}>
                     <span className={`badge wh-badge-${delivery.status}`}>{s.deliveryStatus[delivery.status]}</span>
                   </td>
-                  <td>{created}</td>
-                  <td>
+                  <td data-label={s.colCreated}>{created}</td>
+                  <td data-label={s.colAttempts}>
                     {delivery.attempts.length === 0 ? (
                       <span className="muted small">{s.noAttempt}</span>
                     ) : (
                       <ol className="wh-attempts" aria-label={s.attemptsOf(`${delivery.event_type} (${created})`)}>
-                        {delivery.attempts.map((attempt, i) => (
-                          <li key={i}>
-                            <span>{s.attemptLine(formatTime(lang, attempt.attempted_at), attempt.http_status, attempt.duration_ms)}</span>
-                            {attempt.error !== null && <span className="wh-attempt-error">{attempt.error}</span>}
-                          </li>
-                        ))}
+                        {delivery.attempts.map((attempt, i) => {
+                          const problem = describeAttempt(lang, webhookUrl, attempt);
+                          return (
+                            <li key={i}>
+                              <span>{s.attemptLine(formatTime(lang, attempt.attempted_at), attempt.http_status, attempt.duration_ms)}</span>
+                              {/* The service's own words stay at hand for whoever looks after the receiver. */}
+                              {problem !== null && (
+                                <span className="wh-attempt-error" title={attempt.error ?? undefined}>
+                                  {problem}
+                                </span>
+                              )}
+                            </li>
+                          );
+                        })}
                       </ol>
                     )}
                     {delivery.next_attempt_at !== null && delivery.attempts.length > 0 && (

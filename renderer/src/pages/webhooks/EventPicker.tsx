@@ -5,7 +5,16 @@ import type { WebhookStrings } from './strings.js';
 const PICKABLE_EVENTS: readonly EventType[] = EVENT_TYPES.filter((e) => e !== 'webhook.test');
 
 /** The events of a subscription: "All events" (["*"]) or checkboxes from the catalogue, each with its description. */
-export function EventPicker({ s, idPrefix, value, onChange, invalid }: { s: WebhookStrings; idPrefix: string; value: readonly string[]; onChange: (events: string[]) => void; invalid: boolean }) {
+interface EventPickerProps {
+  s: WebhookStrings;
+  idPrefix: string;
+  value: readonly string[];
+  onChange: (events: string[]) => void;
+  /** What is wrong with the choice, shown under the legend and read with the group. */
+  problem: { id: string; text: string } | null;
+}
+
+export function EventPicker({ s, idPrefix, value, onChange, problem }: EventPickerProps) {
   const all = value.includes('*');
   function toggle(type: EventType, checked: boolean) {
     const next = new Set(value.filter((e) => e !== '*'));
@@ -16,10 +25,15 @@ export function EventPicker({ s, idPrefix, value, onChange, invalid }: { s: Webh
     onChange([...PICKABLE_EVENTS.filter((e) => next.has(e)), ...others]);
   }
   return (
-    <fieldset className="wh-events" aria-invalid={invalid || undefined}>
+    <fieldset className="wh-events" aria-invalid={problem !== null || undefined} aria-describedby={problem?.id}>
       <legend>{s.events}</legend>
+      {problem !== null && (
+        <p id={problem.id} className="wh-field-error">
+          {problem.text}
+        </p>
+      )}
       <div className="wh-check wh-check-all">
-        <input id={`${idPrefix}-all`} type="checkbox" checked={all} onChange={(e) => onChange(e.target.checked ? ['*'] : [])} aria-describedby={`${idPrefix}-all-hint`} />
+        <input id={`${idPrefix}-all`} data-field="events" type="checkbox" checked={all} onChange={(e) => onChange(e.target.checked ? ['*'] : [])} aria-describedby={`${idPrefix}-all-hint`} />
         <label htmlFor={`${idPrefix}-all`}>{s.allEvents}</label>
         <span id={`${idPrefix}-all-hint`} className="muted small">
           {s.allEventsHint}

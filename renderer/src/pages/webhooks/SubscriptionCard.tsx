@@ -8,12 +8,12 @@ import {
   type ConsoleWebhook,
 } from '../../../../shared/console-webhooks.js';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../../../shared/webhooks.js';
-import { call } from '../../api.js';
+import { call, type ApiError } from '../../api.js';
 import { STRINGS, type Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DeliveryHistory } from './DeliveryHistory.js';
-import { errorText, formatTime } from './format.js';
+import { describeAttempt, errorText, formatTime, lastFailure, subscriptionHealth } from './format.js';
 import { SecretReveal } from './SecretReveal.js';
 import type { WebhookStrings } from './strings.js';
 import { WebhookForm, type WebhookFormValue } from './WebhookForm.js';
@@ -43,8 +43,10 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
   const [historyKey, setHistoryKey] = useState(0);
 
   const params = { id: webhook.id };
-  const status = webhook.active ? 'active' : webhook.disabled_reason !== null ? 'deactivated' : 'paused';
+  const status = subscriptionHealth(webhook);
   const last = webhook.last_delivery;
+  const failure = lastFailure(webhook);
+  const failureText = failure === null ? null : describeAttempt(lang, webhook.url, failure);
 
   function start(kind: 'test' | 'pause' | 'dialog'): boolean {
     if (busy !== null) return false;
@@ -54,12 +56,12 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
     return true;
   }
 
-  async function save(value: WebhookFormValue): Promise<string | null> {
+  async function save(value: WebhookFormValue): Promise<ApiError | null> {
     const result = await call(updateConsoleWebhook, {
       params,
       body: { url: value.url, description: value.description === '' ? null : value.description, events: value.events },
     });
-    if (!result.ok) return errorText(s, result.error);
+    if (!result.ok) return result.error;
     setEditing(false);
     setNotice(s.saved_notice);
     onChanged();
@@ -83,7 +85,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
     if (!result.ok) return setError(errorText(s, result.error));
     const attempt = result.data.delivery.attempts.at(-1);
     if (result.data.succeeded) setNotice(s.testSucceeded(attempt?.http_status ?? null, attempt?.duration_ms ?? 0));
-    else setNotice(s.testFailed(attempt?.error ?? (attempt?.http_status != null ? `HTTP ${attempt.http_status}` : '—')));
+    else setNotice(s.testFailed((attempt && describeAttempt(lang, webhook.url, attempt)) ?? STRINGS[lang].unexpectedError(result.status)));
     // Show the delivery it made, with its attempt.
     setHistoryOpen(true);
     setHistoryKey((k) => k + 1);
@@ -154,7 +156,8 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
           </dd>
         </div>
       </dl>
-      {webhook.disabled_reason !== null && <p className="wh-warning">{webhook.disabled_reason}</p>}
+      {status === 'deactivated' && webhook.failing_since !== null && <p className="wh-warning">{s.deactivatedBecause(formatTime(lang, webhook.failing_since))}</p>}
+      {status === 'failing' && failureText !== null && <p className="wh-failure">{s.lastFailed(failureText)}</p>}
       {webhook.failing_since !== null && webhook.active && <p className="small muted">{s.failingSince(formatTime(lang, webhook.failing_since))}</p>}
       {webhook.secret_rotation_ends_at !== null && <p className="small muted">{s.rotationEndsAt(formatTime(lang, webhook.secret_rotation_ends_at))}</p>}
 
@@ -170,6 +173,7 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
           <h4 id={`${id}-edit`}>{s.editTitle}</h4>
           <WebhookForm
             s={s}
+            lang={lang}
             initial={{ url: webhook.url, description: webhook.description ?? '', events: webhook.events }}
             submitLabel={s.save}
             busyLabel={s.save}

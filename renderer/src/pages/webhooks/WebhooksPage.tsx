@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { createConsoleWebhook, listConsoleWebhooks, type ConsoleWebhook } from '../../../../shared/console-webhooks.js';
-import { call } from '../../api.js';
+import { call, type ApiError } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { errorText } from './format.js';
@@ -19,6 +19,8 @@ export function WebhooksPage({ lang, t }: PageProps) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
+  // The list comes first; the create form opens on demand.
+  const [creating, setCreating] = useState(false);
   const alive = useRef(true);
 
   const load = useCallback(async () => {
@@ -48,14 +50,14 @@ export function WebhooksPage({ lang, t }: PageProps) {
     setNextCursor(result.data.next_cursor);
   }
 
-  async function create(value: WebhookFormValue): Promise<string | null> {
+  async function create(value: WebhookFormValue): Promise<ApiError | null> {
     setNotice('');
     const result = await call(createConsoleWebhook, {
       body: { url: value.url, events: value.events, ...(value.description !== '' ? { description: value.description } : {}) },
     });
-    if (!result.ok) return errorText(s, result.error);
+    if (!result.ok) return result.error;
     // A 200 is an idempotent replay, without the secret: never here, as the console sends no Idempotency-Key.
-    if (result.status !== 201) return t.unexpectedError(result.status);
+    if (result.status !== 201) return { error: 'unexpected_response', message: t.unexpectedError(result.status) };
     setCreated({ url: result.data.url, secret: result.data.secret });
     await load();
     return null;
@@ -71,25 +73,44 @@ export function WebhooksPage({ lang, t }: PageProps) {
 
   return (
     <div className="wh-page">
-      <h1>{s.title}</h1>
+      <div className="wh-page-head">
+        <h1>{s.title}</h1>
+        {!creating && (
+          <button type="button" className="button button-primary" aria-controls="wh-new" aria-expanded={false} onClick={() => setCreating(true)}>
+            {s.newWebhook}
+          </button>
+        )}
+      </div>
       <p className="muted wh-intro">{s.intro}</p>
       {error !== null && <Alert>{error}</Alert>}
       <p className="small wh-notice" role="status">
         {notice}
       </p>
 
-      <section className="card wh-new" aria-labelledby="wh-new-title">
-        <h2 id="wh-new-title">{s.newWebhook}</h2>
-        {created ? (
-          <section aria-labelledby="wh-secret-title">
-            <h3 id="wh-secret-title">{s.createdTitle}</h3>
-            <p>{s.createdFor(created.url)}</p>
-            <SecretReveal s={s} label={s.secretLabel} secret={created.secret} onDone={() => setCreated(null)} />
+      <div id="wh-new">
+        {creating && (
+          <section className="card wh-new" aria-labelledby="wh-new-title">
+            <h2 id="wh-new-title">{s.newWebhook}</h2>
+            {created ? (
+              <section aria-labelledby="wh-secret-title">
+                <h3 id="wh-secret-title">{s.createdTitle}</h3>
+                <p>{s.createdFor(created.url)}</p>
+                <SecretReveal
+                  s={s}
+                  label={s.secretLabel}
+                  secret={created.secret}
+                  onDone={() => {
+                    setCreated(null);
+                    setCreating(false);
+                  }}
+                />
+              </section>
+            ) : (
+              <WebhookForm s={s} lang={lang} initial={EMPTY_FORM} submitLabel={s.create} busyLabel={s.creating} onSubmit={create} onCancel={() => setCreating(false)} resetOnSuccess focusFirst />
+            )}
           </section>
-        ) : (
-          <WebhookForm s={s} initial={EMPTY_FORM} submitLabel={s.create} busyLabel={s.creating} onSubmit={create} resetOnSuccess />
         )}
-      </section>
+      </div>
 
       <section className="wh-list" aria-labelledby="wh-list-title">
         <h2 id="wh-list-title">{s.subscriptions}</h2>

@@ -42,6 +42,10 @@ export interface WebhookStrings {
   active: string;
   paused: string;
   deactivated: string;
+  failing: string;
+  /** The current problem, worded from the latest attempt (format.ts, describeAttempt). */
+  lastFailed: (sentence: string) => string;
+  deactivatedBecause: (since: string) => string;
   everyEvent: string;
   lastDelivery: string;
   noDeliveryYet: string;
@@ -128,12 +132,15 @@ const en: WebhookStrings = {
   rotationUntil: (when) => `Until ${when}, deliveries carry two signatures: the new secret’s first, then the previous one’s.`,
   rotatedNoOverlap: 'The previous secret no longer signs.',
   subscriptions: 'Subscriptions',
-  none: 'No webhook yet. Create one above.',
+  none: 'No webhook yet. Use “New webhook” to create one.',
   moreWebhooks: 'More webhooks',
   statusLabel: 'Status',
   active: 'Active',
   paused: 'Paused',
   deactivated: 'Deactivated',
+  failing: 'Failing',
+  lastFailed: (sentence) => `Last delivery failed: ${sentence}`,
+  deactivatedBecause: (since) => `Deactivated by Courtier: every delivery failed since ${since} (5 days). Fix the receiving server, then resume it.`,
   everyEvent: 'All events',
   lastDelivery: 'Last delivery',
   noDeliveryYet: 'None yet',
@@ -162,7 +169,7 @@ const en: WebhookStrings = {
     seconds === 0 ? 'No overlap (stops now)' : seconds === 3600 ? '1 hour' : seconds === 86_400 ? '24 hours' : `${Math.round(seconds / 86_400)} days`,
   confirmRotate: 'Rotate the secret',
   testSucceeded: (status, ms) => `Test delivered: HTTP ${status ?? '—'} in ${ms} ms.`,
-  testFailed: (detail) => `Test failed: ${detail}.`,
+  testFailed: (detail) => `Test failed. ${detail}`,
   history: 'Delivery history',
   showHistory: 'Show delivery history',
   hideHistory: 'Hide delivery history',
@@ -234,12 +241,15 @@ const fr: WebhookStrings = {
   rotationUntil: (when) => `Jusqu’au ${when}, les envois portent deux signatures : celle du nouveau secret d’abord, puis celle de l’ancien.`,
   rotatedNoOverlap: 'L’ancien secret ne signe plus.',
   subscriptions: 'Abonnements',
-  none: 'Aucun webhook pour l’instant. Créez-en un ci-dessus.',
+  none: 'Aucun webhook pour l’instant. Utilisez « Nouveau webhook » pour en créer un.',
   moreWebhooks: 'Plus de webhooks',
   statusLabel: 'État',
   active: 'Actif',
   paused: 'En pause',
   deactivated: 'Désactivé',
+  failing: 'En échec',
+  lastFailed: (sentence) => `Dernier envoi en échec : ${sentence}`,
+  deactivatedBecause: (since) => `Désactivé par Courtier : tous les envois échouent depuis le ${since} (5 jours). Corrigez le serveur destinataire, puis reprenez-le.`,
   everyEvent: 'Tous les événements',
   lastDelivery: 'Dernier envoi',
   noDeliveryYet: 'Aucun pour l’instant',
@@ -268,7 +278,7 @@ const fr: WebhookStrings = {
     seconds === 0 ? 'Aucun chevauchement (s’arrête maintenant)' : seconds === 3600 ? '1 heure' : seconds === 86_400 ? '24 heures' : `${Math.round(seconds / 86_400)} jours`,
   confirmRotate: 'Changer le secret',
   testSucceeded: (status, ms) => `Test reçu : HTTP ${status ?? '—'} en ${ms} ms.`,
-  testFailed: (detail) => `Échec du test : ${detail}.`,
+  testFailed: (detail) => `Échec du test. ${detail}`,
   history: 'Historique des envois',
   showHistory: 'Afficher l’historique des envois',
   hideHistory: 'Masquer l’historique des envois',

@@ -10,14 +10,25 @@ import type { ProductDefinition } from '../../adapter.js';
  * comes back as a business `data_refused` with the portal's own message.
  */
 
+// The format is JSON Schema's (format: date); a label in words does not repeat it.
 const isoDate = (label: string) => z.iso.date().describe(label);
+
+/**
+ * A choice whose values are codes and whose labels are words: the labels travel in the JSON Schema
+ * as `x-enum-labels` (value → label), and the schema document lifts them into `enum_labels`, so that
+ * a form shows "Tiers étendu" and sends tiers_etendu.
+ */
+function labelledEnum<const Labels extends Record<string, string>>(labels: Labels, description: string) {
+  const values = Object.keys(labels) as [Extract<keyof Labels, string>, ...Extract<keyof Labels, string>[]];
+  return z.enum(values).meta({ description, 'x-enum-labels': labels });
+}
 const postcode = z.string().regex(/^\d{5}$/, 'five digits').describe('Code postal');
 
 export const autoSchema = z
   .object({
     insured_name: z.string().trim().min(2).max(80).describe('Nom de l’assuré'),
-    driver_birth_date: isoDate('Date de naissance du conducteur (AAAA-MM-JJ)'),
-    licence_date: isoDate('Date d’obtention du permis (AAAA-MM-JJ)'),
+    driver_birth_date: isoDate('Date de naissance du conducteur'),
+    licence_date: isoDate('Date d’obtention du permis'),
     bonus_malus: z.number().min(0.5).max(3.5).describe('Coefficient bonus-malus (0.50 à 3.50)'),
     vehicle_make: z.string().trim().min(1).max(40).optional().describe('Marque du véhicule (avec le modèle, ou bien l’immatriculation)'),
     vehicle_model: z.string().trim().min(1).max(40).optional().describe('Modèle du véhicule'),
@@ -26,10 +37,10 @@ export const autoSchema = z
       .regex(/^[A-Z]{2}-\d{3}-[A-Z]{2}$/, 'like AB-123-CD')
       .optional()
       .describe('Immatriculation (AB-123-CD), à défaut de marque et modèle'),
-    first_registration_date: isoDate('Date de première mise en circulation (AAAA-MM-JJ)'),
+    first_registration_date: isoDate('Date de première mise en circulation'),
     postcode,
-    usage: z.enum(['prive', 'professionnel', 'mixte']).describe('Usage du véhicule'),
-    formula: z.enum(['tiers', 'tiers_etendu', 'tous_risques']).describe('Formule'),
+    usage: labelledEnum({ prive: 'Privé', professionnel: 'Professionnel', mixte: 'Mixte' }, 'Usage du véhicule'),
+    formula: labelledEnum({ tiers: 'Tiers', tiers_etendu: 'Tiers étendu', tous_risques: 'Tous risques' }, 'Formule'),
   })
   .refine((d) => (d.vehicle_make !== undefined && d.vehicle_model !== undefined) || d.registration !== undefined, {
     message: 'Give vehicle_make and vehicle_model, or registration.',
@@ -38,11 +49,11 @@ export const autoSchema = z
 
 export const homeSchema = z.object({
   insured_name: z.string().trim().min(2).max(80).describe('Nom de l’assuré'),
-  dwelling_type: z.enum(['maison', 'appartement']).describe('Type de logement'),
+  dwelling_type: labelledEnum({ maison: 'Maison', appartement: 'Appartement' }, 'Type de logement'),
   surface_m2: z.number().int().min(9).max(1000).describe('Surface habitable (m²)'),
   rooms: z.number().int().min(1).max(30).describe('Nombre de pièces'),
   postcode,
-  occupant_status: z.enum(['proprietaire', 'locataire']).describe('Statut de l’occupant'),
+  occupant_status: labelledEnum({ proprietaire: 'Propriétaire', locataire: 'Locataire' }, 'Statut de l’occupant'),
   contents_capital_eur: z.number().int().min(1000).max(500_000).describe('Capital mobilier (€)'),
 });
 
