@@ -101,13 +101,12 @@ export const consoleJobSchema = jobSchema
   .meta({ id: 'ConsoleJob' });
 export type ConsoleJob = z.infer<typeof consoleJobSchema>;
 
-export const jobStepSchema = z.object({
+const jobStepSchema = z.object({
   at: z.iso.datetime(),
   status: jobStatusSchema,
   step: z.string(),
   percent: z.int(),
 });
-export type JobStep = z.infer<typeof jobStepSchema>;
 
 /** One job in full: its inputs and its steps (as seen by this install) besides the row. */
 export const consoleJobDetailSchema = consoleJobSchema.extend({

@@ -76,6 +76,7 @@ export interface Strings {
   waitingCount: (n: number) => string;
   // Home
   homeTitle: string;
+  signedInAsAt: string;
   signOut: string;
 }
 
@@ -116,6 +117,7 @@ const en: Strings = {
   serviceUnreachable: 'The Courtier service is not answering. This page will come back by itself as soon as it does; nothing you saved is lost.',
   waitingCount: (n) => (n === 1 ? '1 waiting for you' : `${n} waiting for you`),
   homeTitle: 'Courtier console',
+  signedInAsAt: 'Signed in as',
   signOut: 'Sign out',
 };
 
@@ -156,6 +158,7 @@ const fr: Strings = {
   serviceUnreachable: 'Le service Courtier ne répond pas. Cette page reviendra d’elle-même dès qu’il répondra ; rien de ce que vous avez enregistré n’est perdu.',
   waitingCount: (n) => (n === 1 ? '1 en attente de vous' : `${n} en attente de vous`),
   homeTitle: 'Console Courtier',
+  signedInAsAt: 'Connecté en tant que',
   signOut: 'Se déconnecter',
 };
 

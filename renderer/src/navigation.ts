@@ -11,7 +11,7 @@ const CONSOLE_PREFIX = '/console/';
 const NOT_PAGES = /^\/console\/assets\//;
 
 /** Whether a same-origin URL is a page of the console (rendered in place). */
-export function isConsolePage(url: URL, origin: string): boolean {
+function isConsolePage(url: URL, origin: string): boolean {
   return url.origin === origin && (url.pathname === '/console' || url.pathname.startsWith(CONSOLE_PREFIX)) && !NOT_PAGES.test(url.pathname);
 }
 

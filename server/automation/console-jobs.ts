@@ -21,7 +21,7 @@ import * as store from './store.js';
 const RETRYABLE: readonly Job['status'][] = ['failed', 'cancelled'];
 
 /** A client's name as a broker says it: "Jean Dupont", or the company's name; null once erased. */
-export function clientName(client: Pick<Client, 'type' | 'first_name' | 'last_name' | 'company_name'>): string | null {
+function clientName(client: Pick<Client, 'type' | 'first_name' | 'last_name' | 'company_name'>): string | null {
   if (client.type === 'company') return client.company_name;
   const parts = [client.first_name, client.last_name].filter((p): p is string => p !== null && p !== '');
   return parts.length > 0 ? parts.join(' ') : null;
@@ -67,7 +67,7 @@ function creditsOf(deps: Deps, row: store.JobRow, job: Job): ConsoleJob['credits
   return { cost: row.costCredits, debited: row.costCredits, refunded: Math.max(0, row.costCredits - job.credits_consumed) };
 }
 
-export function toConsoleJob(deps: Deps, row: store.JobRow): ConsoleJob {
+function toConsoleJob(deps: Deps, row: store.JobRow): ConsoleJob {
   const job = toJob(deps, row);
   const clientId = clientOf(deps, row);
   const labels = labelsOf(deps, row);

@@ -231,7 +231,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     await fillLogin(page, lang, { email: reset.email, password: temporary });
     await page.waitForURL(`${server.url}/console/account`);
     await page.getByRole('alert').filter({ hasText: w.resetWarning }).waitFor();
-    await page.getByText(reset.email, { exact: true }).first().waitFor();
+    await page.getByRole('main').getByText(reset.email, { exact: true }).first().waitFor();
     await page.getByText('Cabinet Perrin').waitFor();
     await expectNoSidewaysScroll(page, viewport.width);
     await shot(page, 'account-must-change', lang, viewport);
@@ -266,6 +266,9 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
 
   it('a person changes their own password from My account (linked from their email in the header)', async () => {
     const page = await signedIn(lang, viewport, reset, '/console/');
+    // On a phone the header's items are folded behind Menu.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    if (await menu.isVisible()) await menu.click();
     await page.getByRole('link', { name: reset.email }).click();
     await page.waitForURL(`${server.url}/console/account`);
     await page.getByRole('heading', { name: w.myAccount, level: 1 }).waitFor();

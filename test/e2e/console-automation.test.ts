@@ -191,8 +191,8 @@ describe('the automation pages in real Chromium', () => {
     await promptA.waitFor({ timeout: 30_000 });
     await promptB.waitFor({ timeout: 30_000 });
     await promptB.getByText(/6 chiffres/).waitFor();
-    await promptB.getByRole('link', { name: new RegExp(jobId.slice(0, 8)) }).waitFor();
-    await jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
+    await promptB.getByRole('link', { name: /Paul Durand · Multirisque habitation/ }).waitFor();
+    await jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Code needed').waitFor();
     await saveScreenshot(other, 'automation-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';

@@ -234,7 +234,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       expect.fail(`the download failed (${failure}); GET ${href} answers ${again.status()}: ${(await again.body()).subarray(0, 200).toString()}`);
     }
     expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
-    expect(download.suggestedFilename()).toMatch(/^devis-[0-9a-f-]+\.pdf$/);
+    expect(download.suggestedFilename()).toMatch(/^Devis_.+_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf$/);
     lap('quote priced, PDF downloaded');
   });
 
@@ -266,8 +266,8 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
 
     const prompt = page.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
     await prompt.waitFor({ timeout: 30_000 });
-    await prompt.getByRole('link', { name: new RegExp(jobId.slice(0, 8)) }).waitFor();
-    await page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Waiting for the code').waitFor();
+    await prompt.getByRole('link', { name: / · / }).waitFor();
+    await page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Code needed').waitFor();
     await screenshot('jobs-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';

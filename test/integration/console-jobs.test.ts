@@ -101,6 +101,8 @@ describe('jobs name who they are for', () => {
     expect(named).toMatchObject({ insured: 'Marc Lefèvre', client_id: null });
     const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
     expect(list.map((j) => j.insured)).toEqual(['Marc Lefèvre', 'Jeanne Dupont']);
+    // The client's name finds the job whose data names nobody.
+    expect((await search(cab.admin, 'jeanne')).map((j) => j.job_id)).toEqual([linked.job_id]);
   });
 
   it('search by any part of the name (any case), by the start of a reference; LIKE’s wildcards are plain characters', async () => {

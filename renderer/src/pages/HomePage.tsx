@@ -104,7 +104,7 @@ function CopyButton({ value, label, copied }: { value: string; label: string; co
 }
 
 /** /console/: the cabinet, then what to do next — a checklist read from the service — and the MCP URL to paste. */
-export function HomePage({ lang, session }: PageProps) {
+export function HomePage({ lang, t, session }: PageProps) {
   const h = HOME_STRINGS[lang];
   const isAdmin = session.user.role === 'admin';
   const [board, setBoard] = useState<Board>({ kind: 'loading' });
@@ -125,8 +125,11 @@ export function HomePage({ lang, session }: PageProps) {
   return (
     <div className="home">
       <section className="card" aria-labelledby="home-title">
-        <h1 id="home-title">{session.cabinet.name}</h1>
-        <p>{h.signedInAs(session.user.email, session.user.role === 'admin' ? h.roleAdmin : h.roleBroker)}</p>
+        <h1 id="home-title">{t.homeTitle}</h1>
+        <p>
+          {t.signedInAsAt} <strong>{session.user.email}</strong> — {session.cabinet.name}
+          <span className="muted">{` (${session.user.role === 'admin' ? h.roleAdmin : h.roleBroker})`}</span>
+        </p>
         <dl className="home-facts">
           <dt>{h.cabinetId}</dt>
           <dd>

@@ -2,7 +2,6 @@ import type { Lang } from '../i18n.js';
 
 /** The home page's words, in both languages. */
 export interface HomeStrings {
-  signedInAs: (email: string, role: string) => string;
   roleAdmin: string;
   roleBroker: string;
   cabinetId: string;
@@ -44,7 +43,6 @@ export interface HomeStrings {
 }
 
 const en: HomeStrings = {
-  signedInAs: (email, role) => `Signed in as ${email} (${role}).`,
   roleAdmin: 'administrator',
   roleBroker: 'broker',
   cabinetId: 'Cabinet id',
@@ -87,7 +85,6 @@ const en: HomeStrings = {
 };
 
 const fr: HomeStrings = {
-  signedInAs: (email, role) => `Connecté en tant que ${email} (${role}).`,
   roleAdmin: 'administrateur',
   roleBroker: 'courtier',
   cabinetId: 'Identifiant du cabinet',

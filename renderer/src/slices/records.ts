@@ -10,8 +10,8 @@ const { en, fr } = RECORDS_STRINGS;
 /** The cabinet's records: clients (and one client's page), opportunities by stage, quotes. */
 export const recordsSlice: ConsoleSlice = {
   pages: [
-    { path: '/console/clients', label: { en: en.navClients, fr: fr.navClients }, component: ClientsPage },
-    { path: '/console/opportunities', label: { en: en.navOpportunities, fr: fr.navOpportunities }, component: OpportunitiesPage },
-    { path: '/console/quotes', label: { en: en.navQuotes, fr: fr.navQuotes }, component: QuotesPage },
+    { path: '/console/clients', label: { en: en.navClients, fr: fr.navClients }, daily: true, component: ClientsPage },
+    { path: '/console/opportunities', label: { en: en.navOpportunities, fr: fr.navOpportunities }, daily: true, component: OpportunitiesPage },
+    { path: '/console/quotes', label: { en: en.navQuotes, fr: fr.navQuotes }, daily: true, component: QuotesPage },
   ],
 };

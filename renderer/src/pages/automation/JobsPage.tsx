@@ -10,7 +10,7 @@ import { JobDetail } from './JobDetail.js';
 import { subscribeToJobs, useFeedLive } from './jobFeed.js';
 import { JOB_STRINGS, type JobStrings } from './jobStrings.js';
 import { CANCELLABLE, creditsText, insuredOf, jobIdInPath, jobPath } from './jobView.js';
-import { AUTOMATION_STRINGS, formatDateTime, formatEuros, type AutomationStrings } from './strings.js';
+import { AUTOMATION_STRINGS, formatDateTime, formatEuros, shortId, type AutomationStrings } from './strings.js';
 
 interface Filters {
   status: JobStatus | '';
@@ -291,13 +291,15 @@ function JobRow({
         </a>
         <br />
         <span className="muted small">{`${job.product_label} · ${job.insurer_name}`}</span>
+        <br />
+        <span className="muted small" title={job.job_id}>{`${j.reference} ${shortId(job.job_id)}`}</span>
       </th>
       <td data-label={s.created}>{formatDateTime(lang, job.created_at)}</td>
       <td data-label={s.status}>
         <span className={`automation-status-${job.status}`}>{s.statuses[job.status]}</span>
       </td>
       <td className="automation-progress-cell" data-label={s.progress}>
-        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(who)} />
+        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(shortId(job.job_id))} />
         <span className="small">{`${job.progress.percent} % · ${j.step(job.progress.step)}`}</span>
       </td>
       <td data-label={s.creditsCol}>{creditsText(job, j)}</td>

@@ -11,7 +11,7 @@ import { AUTOMATION_STRINGS, formatTime, type AutomationStrings } from './string
  * The cabinet's jobs that wait for a person's code, from the live feed: answered here or in another
  * console, or timed out, a job leaves the waiting state and the feed takes it out everywhere.
  */
-export function useWaitingJobs(): { waiting: ReadonlyMap<string, ConsoleJob>; forget: (jobId: string) => void } {
+function useWaitingJobs(): { waiting: ReadonlyMap<string, ConsoleJob>; forget: (jobId: string) => void } {
   const [waiting, setWaiting] = useState<Map<string, ConsoleJob>>(new Map());
   useEffect(
     () =>
@@ -126,7 +126,7 @@ function MfaPrompt(props: { job: ConsoleJob; s: AutomationStrings; j: JobStrings
   }
 
   return (
-    <section className="card automation-mfa" role="region" aria-labelledby={titleId} aria-describedby={descriptionId}>
+    <section className="card automation-mfa" role="dialog" aria-modal="false" aria-labelledby={titleId} aria-describedby={descriptionId}>
       <h2 id={titleId}>{`${s.mfaTitle} — ${job.insurer_name}`}</h2>
       <div id={descriptionId}>
         <p>{s.mfaIntro(job.insurer_name)}</p>

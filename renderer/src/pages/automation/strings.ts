@@ -11,7 +11,6 @@ export interface AutomationStrings {
   insurer: string;
   products: string;
   credentials: string;
-  configured: (login: string, when: string) => string;
   notConfigured: string;
   login: string;
   password: string;
@@ -24,7 +23,6 @@ export interface AutomationStrings {
   testLogin: string;
   testingLogin: string;
   loginOk: (mfa: boolean) => string;
-  loginFailed: (code: string, message: string) => string;
   adminOnlyCredentials: string;
   kindQuote: string;
   kindRoutine: string;
@@ -66,7 +64,6 @@ export interface AutomationStrings {
   reconnecting: string;
   noJobs: string;
   created: string;
-  job: string;
   status: string;
   progress: string;
   progressOf: (id: string) => string;
@@ -74,8 +71,6 @@ export interface AutomationStrings {
   result: string;
   premium: (eur: string) => string;
   downloadPdf: string;
-  error: string;
-  errorLine: (code: string, message: string) => string;
   screenshot: string;
   trace: string;
   cancel: string;
@@ -91,7 +86,6 @@ export interface AutomationStrings {
   code: string;
   sendCode: string;
   sendingCode: string;
-  openJob: string;
 }
 
 const en: AutomationStrings = {
@@ -102,7 +96,6 @@ const en: AutomationStrings = {
   insurer: 'Insurer',
   products: 'Products',
   credentials: 'Portal credentials',
-  configured: (login, when) => `Configured: login ${login} (updated ${when})`,
   notConfigured: 'Not configured',
   login: 'Login',
   password: 'Password',
@@ -115,7 +108,6 @@ const en: AutomationStrings = {
   testLogin: 'Test login',
   testingLogin: 'Logging in to the portal…',
   loginOk: (mfa) => (mfa ? 'Login OK: the portal accepted the password and asks for a code at each login.' : 'Login OK: the portal accepted these credentials.'),
-  loginFailed: (code, message) => `Login failed (${code}): ${message}`,
   adminOnlyCredentials: 'Only an administrator of the cabinet can set credentials or test a login.',
   kindQuote: 'quote',
   kindRoutine: 'routine',
@@ -153,16 +145,13 @@ const en: AutomationStrings = {
   reconnecting: 'Live updates interrupted; reconnecting…',
   noJobs: 'No jobs match these filters.',
   created: 'Created',
-  job: 'Job',
   status: 'Status',
   progress: 'Progress',
-  progressOf: (who) => `Progress of the quote for ${who}`,
+  progressOf: (id) => `Progress of job ${id}`,
   creditsCol: 'Credits',
   result: 'Result',
   premium: (eur) => `${eur} €`,
   downloadPdf: 'Download PDF',
-  error: 'Error',
-  errorLine: (code, message) => `Error (${code}): ${message}`,
   screenshot: 'Screenshot',
   trace: 'Trace',
   cancel: 'Cancel',
@@ -186,7 +175,6 @@ const en: AutomationStrings = {
   code: 'Code',
   sendCode: 'Send the code',
   sendingCode: 'Sending…',
-  openJob: 'See the job',
 };
 
 const fr: AutomationStrings = {
@@ -197,7 +185,6 @@ const fr: AutomationStrings = {
   insurer: 'Assureur',
   products: 'Produits',
   credentials: 'Identifiants du portail',
-  configured: (login, when) => `Configurés : identifiant ${login} (mis à jour le ${when})`,
   notConfigured: 'Non configurés',
   login: 'Identifiant',
   password: 'Mot de passe',
@@ -210,7 +197,6 @@ const fr: AutomationStrings = {
   testLogin: 'Tester la connexion',
   testingLogin: 'Connexion au portail…',
   loginOk: (mfa) => (mfa ? 'Connexion réussie : le portail accepte le mot de passe et demande un code à chaque connexion.' : 'Connexion réussie : le portail accepte ces identifiants.'),
-  loginFailed: (code, message) => `Échec de la connexion (${code}) : ${message}`,
   adminOnlyCredentials: 'Seul un administrateur du cabinet peut saisir des identifiants ou tester une connexion.',
   kindQuote: 'devis',
   kindRoutine: 'routine',
@@ -248,16 +234,13 @@ const fr: AutomationStrings = {
   reconnecting: 'Mises à jour interrompues ; reconnexion…',
   noJobs: 'Aucune tâche ne correspond à ces filtres.',
   created: 'Créée le',
-  job: 'Tâche',
   status: 'Statut',
   progress: 'Avancement',
-  progressOf: (who) => `Avancement du devis de ${who}`,
+  progressOf: (id) => `Avancement de la tâche ${id}`,
   creditsCol: 'Crédits',
   result: 'Résultat',
   premium: (eur) => `${eur} €`,
   downloadPdf: 'Télécharger le PDF',
-  error: 'Erreur',
-  errorLine: (code, message) => `Erreur (${code}) : ${message}`,
   screenshot: 'Capture d’écran',
   trace: 'Trace',
   cancel: 'Annuler',
@@ -281,7 +264,6 @@ const fr: AutomationStrings = {
   code: 'Code',
   sendCode: 'Envoyer le code',
   sendingCode: 'Envoi…',
-  openJob: 'Voir la tâche',
 };
 
 export const AUTOMATION_STRINGS: Record<Lang, AutomationStrings> = { en, fr };

@@ -8,7 +8,8 @@ import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { ClientForm } from './ClientForm.js';
 import { clientName, Notice } from './common.js';
-import { jobPath, QuoteList, useQuotes } from './QuoteList.js';
+import { jobPath } from '../automation/jobView.js';
+import { QuoteList, useQuotes } from './QuoteList.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, shortId, type RecordsStrings } from './strings.js';
 
 type Loaded<T> = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; data: T };

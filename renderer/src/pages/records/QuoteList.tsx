@@ -7,15 +7,11 @@ import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang, Strings } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
+import { jobPath } from '../automation/jobView.js';
 import { clientPath, Notice } from './common.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, shortId, type RecordsStrings } from './strings.js';
 
 const PAGE_SIZE = 50;
-
-/** The job detail page (another slice's). */
-export function jobPath(jobId: string): string {
-  return `/console/jobs/${encodeURIComponent(jobId)}`;
-}
 
 function clientLabel(quote: ConsoleDevis, s: RecordsStrings): string {
   return quote.client_name ?? (quote.client_erased ? s.erasedClient : s.noClient);
