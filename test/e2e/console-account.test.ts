@@ -266,7 +266,8 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
 
   it('a person changes their own password from My account (linked from their email in the header)', async () => {
     const page = await signedIn(lang, viewport, reset, '/console/');
-    // On a phone the header's items are folded behind Menu.
+    // On a phone the header's items are folded behind Menu (looked at once the page is drawn).
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
     const menu = page.getByRole('button', { name: 'Menu' });
     if (await menu.isVisible()) await menu.click();
     await page.getByRole('link', { name: reset.email }).click();
