@@ -34,14 +34,6 @@ function shownValue(value: unknown, lang: PageProps['lang'], enumLabels: Record<
   return JSON.stringify(value);
 }
 
-/** The labels of a field's values, when the product's schema gives them (oneOf of const + title). */
-function enumLabelsOf(doc: ProductSchemaDocument | null, field: string): Record<string, string> | undefined {
-  const properties = (doc?.json_schema.properties ?? {}) as Record<string, { oneOf?: { const?: unknown; title?: string }[] }>;
-  const options = properties[field]?.oneOf;
-  if (!options) return undefined;
-  return Object.fromEntries(options.filter((o) => typeof o.const === 'string' && o.title !== undefined).map((o) => [String(o.const), String(o.title)]));
-}
-
 /** /console/jobs/<id>: who and what, where it stands, its inputs, its steps, the error in words, the credits; Retry and Cancel. */
 export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: string }) {
   const s = AUTOMATION_STRINGS[lang];
@@ -205,7 +197,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
           {Object.entries(job.dicData).map(([field, value]) => (
             <div key={field} className="automation-input">
               <dt>{doc?.labels[field] ?? field}</dt>
-              <dd>{shownValue(value, lang, enumLabelsOf(doc, field))}</dd>
+              <dd>{shownValue(value, lang, doc?.enum_labels[field])}</dd>
             </div>
           ))}
         </dl>

@@ -8,6 +8,7 @@ import { datePickerPattern, describeIssue } from '../../issues.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
+import { ClientPicker, useClientFromAddress, type ChosenClient } from './ClientPicker.js';
 import { fieldsOf, initialValues, issuesByField, toDicData, type FieldSpec, type FormValues } from './schemaForm.js';
 import { AUTOMATION_STRINGS, type AutomationStrings } from './strings.js';
 
@@ -21,7 +22,13 @@ function wordIssues(field: FieldSpec | undefined, issues: readonly ValidationIss
   return issues.map((issue) => describeIssue(issue, lang, { valueLabels: field?.optionLabels, example: field?.example }));
 }
 
-/** /console/pricing: pick an insurer and a product, fill the form generated from its schema, check it, price it. */
+/** The field of the products' schemas that names the insured: a chosen client's name fills it when empty. */
+const INSURED_NAME_FIELD = 'insured_name';
+
+/**
+ * /console/pricing: the client the quote is for (optional; ?client=<id> from the client's page),
+ * an insurer and a product, the form generated from its schema; check it, price it.
+ */
 export function PricingPage({ lang, t }: PageProps) {
   const s = AUTOMATION_STRINGS[lang];
   const insurerId = useId();
@@ -36,6 +43,7 @@ export function PricingPage({ lang, t }: PageProps) {
   const [dryRun, setDryRun] = useState<ConsoleDryRun | null>(null);
   const [fieldIssues, setFieldIssues] = useState<Record<string, ValidationIssue[]>>({});
   const [busy, setBusy] = useState<'check' | 'price' | null>(null);
+  const [client, setClient] = useClientFromAddress(lang);
 
   useEffect(() => {
     void (async () => {
@@ -72,6 +80,14 @@ export function PricingPage({ lang, t }: PageProps) {
     };
   }, [compagnie, produit]);
 
+  // A client chosen (or read from the address) names the insured in a fresh form.
+  useEffect(() => setValues((v) => withInsuredName(v, client)), [client, doc]);
+
+  function chooseClient(chosen: ChosenClient | null) {
+    setClient(chosen);
+    setDryRun(null);
+  }
+
   function changeInsurer(code: string) {
     setCompagnie(code);
     if (!(products ?? []).some((p) => p.code === produit && p.insurers.some((i) => i.code === code))) setProduit('');
@@ -89,7 +105,13 @@ export function PricingPage({ lang, t }: PageProps) {
   }
 
   function body(dryRunFlag: boolean) {
-    return { compagnie, produit, dicData: toDicData(fields, values), ...(dryRunFlag ? { dry_run: true } : {}) };
+    return {
+      compagnie,
+      produit,
+      dicData: toDicData(fields, values),
+      ...(client ? { client_id: client.client_id } : {}),
+      ...(dryRunFlag ? { dry_run: true } : {}),
+    };
   }
 
   async function check() {
@@ -129,6 +151,7 @@ export function PricingPage({ lang, t }: PageProps) {
       {products === null && !error && <Loading t={t} />}
       {products && (
         <div className="automation-pickers">
+          <ClientPicker lang={lang} s={s} chosen={client} onChoose={chooseClient} />
           <div className="field">
             <label htmlFor={insurerId}>{s.insurer}</label>
             <select id={insurerId} value={compagnie} onChange={(e) => changeInsurer(e.target.value)}>
@@ -189,6 +212,12 @@ export function PricingPage({ lang, t }: PageProps) {
       )}
     </section>
   );
+}
+
+/** The insured's name from the chosen client, where the form has the field and it is still empty. */
+function withInsuredName(values: FormValues, client: ChosenClient | null): FormValues {
+  if (!client || !(INSURED_NAME_FIELD in values) || values[INSURED_NAME_FIELD] !== '') return values;
+  return { ...values, [INSURED_NAME_FIELD]: client.name };
 }
 
 function uniqueInsurers(products: readonly Product[]): { code: string; name: string }[] {

@@ -52,6 +52,15 @@ export interface AutomationStrings {
   invalidFields: string;
   readyToPrice: string;
   noCredentialsLink: string;
+  /** The client a quote is for (optional): found by name, linked so that it shows on the client's page. */
+  client: string;
+  clientHint: string;
+  clientSearching: string;
+  clientNoMatch: (q: string) => string;
+  clientChosen: (name: string) => string;
+  clientChange: string;
+  /** A choice in the list of matching clients. */
+  clientOption: (name: string, email: string | null) => string;
   // Jobs
   jobsIntro: string;
   filters: string;
@@ -134,6 +143,13 @@ const en: AutomationStrings = {
   invalidFields: 'Invalid fields:',
   readyToPrice: 'Ready to price.',
   noCredentialsLink: 'Insurers page',
+  client: 'Client (optional)',
+  clientHint: 'Type a name or an email: the quote is then linked to that client, shown on their page, and can be signed.',
+  clientSearching: 'Searching…',
+  clientNoMatch: (q) => `No client matches “${q}”. Create one on the Clients page, or price without a client.`,
+  clientChosen: (name) => `For ${name}`,
+  clientChange: 'Change client',
+  clientOption: (name, email) => (email ? `${name} · ${email}` : name),
   jobsIntro: 'Tarification jobs of your cabinet, newest first. They update live.',
   filters: 'Filters',
   filterStatus: 'Status',
@@ -223,6 +239,13 @@ const fr: AutomationStrings = {
   invalidFields: 'Champs invalides :',
   readyToPrice: 'Prêt à tarifer.',
   noCredentialsLink: 'Assureurs',
+  client: 'Client (facultatif)',
+  clientHint: 'Tapez un nom ou un e-mail : le devis est alors rattaché à ce client, affiché sur sa fiche, et pourra être signé.',
+  clientSearching: 'Recherche…',
+  clientNoMatch: (q) => `Aucun client ne correspond à « ${q} ». Créez-le dans Clients, ou tarifez sans client.`,
+  clientChosen: (name) => `Pour ${name}`,
+  clientChange: 'Changer de client',
+  clientOption: (name, email) => (email ? `${name} · ${email}` : name),
   jobsIntro: 'Les tâches de tarification de votre cabinet, les plus récentes d’abord. Elles se mettent à jour en direct.',
   filters: 'Filtres',
   filterStatus: 'Statut',

@@ -98,6 +98,11 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
         )}
       </div>
       <h2>{s.clientQuotes}</h2>
+      <p>
+        <a className="button button-primary" href={`/console/pricing?client=${encodeURIComponent(data.client_id)}`}>
+          {s.priceForClient}
+        </a>
+      </p>
       {quotes.quotes?.length === 0 ? <p className="muted">{s.noClientQuotes}</p> : <QuoteList lang={lang} t={t} quotes={quotes} showClient={false} />}
       <h2>{s.clientJobs}</h2>
       <ClientJobs quotes={quotes.quotes} s={s} lang={lang} />

@@ -54,6 +54,8 @@ export interface RecordsStrings {
   unnamed: string;
   clientQuotes: string;
   noClientQuotes: string;
+  /** The link to Pricing with this client chosen. */
+  priceForClient: string;
   clientJobs: string;
   clientJobsIntro: string;
   noClientJobs: string;
@@ -150,6 +152,7 @@ const en: RecordsStrings = {
   unnamed: '(no name)',
   clientQuotes: 'Quotes',
   noClientQuotes: 'No quotes for this client yet.',
+  priceForClient: 'Price a quote for this client',
   clientJobs: 'Jobs',
   clientJobsIntro: 'The pricing jobs behind these quotes.',
   noClientJobs: 'No pricing job for this client yet.',
@@ -253,6 +256,7 @@ const fr: RecordsStrings = {
   unnamed: '(sans nom)',
   clientQuotes: 'Devis',
   noClientQuotes: 'Aucun devis pour ce client.',
+  priceForClient: 'Tarifer un devis pour ce client',
   clientJobs: 'Tâches',
   clientJobsIntro: 'Les tâches de tarification derrière ces devis.',
   noClientJobs: 'Aucune tâche de tarification pour ce client.',
