@@ -8,7 +8,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
 import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -91,19 +91,6 @@ async function consolePage(path: string, locale = 'en-GB'): Promise<Page> {
     if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
   });
   return page;
-}
-
-/** The page is no wider than the window: nothing makes it scroll sideways. */
-async function expectNoSidewaysScroll(page: Page): Promise<void> {
-  type El = { tagName: string; className: string; getBoundingClientRect(): { right: number } };
-  const widths = await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): Iterable<El> } }).document;
-    const client = doc.documentElement.clientWidth;
-    // What sticks out, to say which element to fix.
-    const wide = [...doc.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > client + 1).map((el) => `${el.tagName}.${el.className}`);
-    return { scroll: doc.documentElement.scrollWidth, client, wide: wide.slice(0, 5) };
-  });
-  expect(widths.scroll, `too wide: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
 }
 
 function localDate(iso: number): string {

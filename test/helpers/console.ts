@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { TestServer } from './server.js';
 
 /** A console session over HTTP, as the console's script holds it: the cookies and the CSRF header. */
@@ -92,4 +93,17 @@ export async function progressSeen(page: Page): Promise<{ samePage: boolean; see
 export async function sandboxPhoneCodes(server: TestServer): Promise<string[]> {
   const res = await server.request('/sandbox/insurer/phone?format=json');
   return ((await res.json()) as { messages: { code: string }[] }).messages.map((m) => m.code);
+}
+
+/** The page is no wider than the window: nothing makes it scroll sideways. */
+export async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  type El = { tagName: string; className: string; getBoundingClientRect(): { right: number } };
+  const widths = await page.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): Iterable<El> } }).document;
+    const client = doc.documentElement.clientWidth;
+    // What sticks out, to say which element to fix.
+    const wide = [...doc.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > client + 1).map((el) => `${el.tagName}.${el.className}`);
+    return { scroll: doc.documentElement.scrollWidth, client, wide: wide.slice(0, 5) };
+  });
+  expect(widths.scroll, `too wide: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
 }

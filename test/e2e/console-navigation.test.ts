@@ -1,0 +1,231 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN_STRINGS } from '../../renderer/src/pages/admin/strings.js';
+import { AUTOMATION_STRINGS } from '../../renderer/src/pages/automation/strings.js';
+import { JOB_STRINGS } from '../../renderer/src/pages/automation/jobStrings.js';
+import { WEBHOOK_STRINGS } from '../../renderer/src/pages/webhooks/strings.js';
+import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { packageRoot } from '../../server/paths.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
+import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import { grantCredits } from '../../server/wallet/service.js';
+import { createWebhook } from '../../server/webhooks/service.js';
+import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
+import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The console as an app, in real Chromium, in French and English at 1280×800 and 390×844: menu
+ * clicks change the page without reloading it; the header holds one row on a desk and folds behind
+ * Menu on a phone; a skip link; Jobs, Keys and Webhooks fit a phone, their create forms open on
+ * demand; the service unreachable is said in place and the console recovers by itself; Cancel of
+ * a job asks first.
+ */
+
+const BUILT = join(packageRoot(), 'dist', 'renderer');
+const DESK = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+/** While the service is cut off, Chromium logs each refused request: expected in that test only. */
+const REFUSED = /net::ERR_CONNECTION_REFUSED|Failed to load resource/;
+
+let browser: Browser;
+let server: TestServer;
+let user: TestUser;
+let portal = '';
+let mode: SandboxMode = 'normal';
+let problems: string[] = [];
+let allowRefused = false;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
+  mkdirSync('test-artifacts/screenshots', { recursive: true });
+  server = await startTestServer({
+    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    sandboxMode: () => mode,
+    config: { sandboxLatencyMs: 1000, tarificationQuotaPerHour: 1000 },
+  });
+  portal = `${server.url}/sandbox/insurer`;
+  browser = await launchChromium();
+  user = await createUser(server, 'Cabinet Navigation');
+  grantCredits(server.deps, user.cabinetId, 100);
+  setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+  server.createKey(user.cabinetId, { name: 'Formulaire du site — devis auto et habitation' });
+  createWebhook(server.deps, user.cabinetId, { url: 'https://crm.cabinet-navigation.example/hooks/courtier/events', events: ['devis.signed', 'client.erased'], description: 'CRM du cabinet' });
+  // A job priced by the robot, so that Jobs has a card.
+  const broker = await consoleClient(server, user);
+  const priced = await broker.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', dicData: SANDBOX_PRODUCTS[0].example } });
+  expect(priced.status).toBe(202);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(() => {
+  problems = [];
+  allowRefused = false;
+});
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.context().close()));
+  expect(problems).toEqual([]);
+});
+
+async function consolePage(lang: Lang, viewport: { width: number; height: number }, path = '/console/'): Promise<Page> {
+  const page = await openConsole(browser, server, user, path, lang === 'fr' ? 'fr-FR' : 'en-GB');
+  pages.push(page);
+  await page.setViewportSize(viewport);
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (allowRefused && REFUSED.test(text)) return;
+    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(text)) problems.push(`console ${msg.type()}: ${text}`);
+  });
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  return page;
+}
+
+const COMBOS = [
+  { lang: 'en', viewport: DESK },
+  { lang: 'fr', viewport: DESK },
+  { lang: 'en', viewport: PHONE },
+  { lang: 'fr', viewport: PHONE },
+] as const satisfies readonly { lang: Lang; viewport: { width: number; height: number } }[];
+
+describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', ({ lang, viewport }) => {
+  const t = STRINGS[lang];
+  const a = ADMIN_STRINGS[lang];
+  const s = AUTOMATION_STRINGS[lang];
+  const j = JOB_STRINGS[lang];
+  const w = WEBHOOK_STRINGS[lang];
+  const phone = viewport.width < 600;
+  const tag = `${lang}-${viewport.width}`;
+
+  async function go(page: Page, label: string, path: string): Promise<void> {
+    if (phone) await page.getByRole('button', { name: t.menu }).click();
+    await page.getByRole('navigation', { name: t.navigation }).getByRole('link', { name: label, exact: true }).click();
+    await page.waitForURL(`${server.url}${path}`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+  }
+
+  it('menu clicks change the page without reloading it; the header holds one row, or folds behind Menu; a skip link', async () => {
+    const page = await consolePage(lang, viewport);
+    // A mark on the window and on the header: a full reload would lose both.
+    await page.evaluate(() => {
+      (window as unknown as { stayed: boolean }).stayed = true;
+      document.querySelector('header')?.setAttribute('data-stayed', 'yes');
+    });
+    const nav = page.getByRole('navigation', { name: t.navigation });
+    if (phone) {
+      await expect.poll(() => nav.isVisible()).toBe(false);
+      await page.getByRole('button', { name: t.menu }).click();
+      await expect.poll(() => nav.isVisible()).toBe(true);
+      await saveScreenshot(page, `navigation-menu-open-${tag}`);
+      await page.getByRole('button', { name: t.menu }).click();
+    } else {
+      // One row: the brand and Sign out side by side, a header no taller than a button row.
+      const brand = await page.getByRole('link', { name: t.appName, exact: true }).boundingBox();
+      const signOut = await page.getByRole('button', { name: t.signOut }).boundingBox();
+      const header = await page.locator('header').boundingBox();
+      expect(Math.abs((brand?.y ?? 0) + (brand?.height ?? 0) / 2 - ((signOut?.y ?? 0) + (signOut?.height ?? 0) / 2))).toBeLessThan(8);
+      expect(header?.height ?? 0).toBeLessThan(80);
+    }
+
+    await go(page, s.jobsTitle, '/console/jobs');
+    await go(page, a.navKeys, '/console/keys');
+    await go(page, t.home, '/console');
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true && document.querySelector('header')?.getAttribute('data-stayed') === 'yes')).toBe(true);
+    // Back goes back, still without a reload.
+    await page.goBack();
+    await page.waitForURL(`${server.url}/console/keys`);
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true)).toBe(true);
+
+    // The first Tab reaches the skip link; Enter takes the focus to the page's content.
+    await page.goto(`${server.url}/console/jobs`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: t.skipToContent });
+    await expect.poll(() => skip.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
+  });
+
+  it('Jobs, Keys and Webhooks fit the window; the Keys and Webhooks forms open on demand', async () => {
+    const page = await consolePage(lang, viewport, '/console/jobs');
+    await page.getByRole('link', { name: j.openDetail('Jean Dupont') }).first().waitFor();
+    await expectNoSidewaysScroll(page);
+    await saveScreenshot(page, `navigation-jobs-${tag}`);
+
+    await go(page, a.navKeys, '/console/keys');
+    await page.getByText('Formulaire du site — devis auto et habitation').first().waitFor();
+    expect(await page.getByRole('button', { name: a.createKey }).count()).toBe(0);
+    await expectNoSidewaysScroll(page);
+    await page.getByRole('button', { name: a.newKeyButton }).click();
+    await page.getByRole('heading', { name: a.newKey }).waitFor();
+    await page.getByRole('button', { name: a.createKey }).waitFor();
+    await expectNoSidewaysScroll(page);
+    await saveScreenshot(page, `navigation-keys-form-${tag}`);
+
+    await go(page, 'Webhooks', '/console/webhooks');
+    await page.getByText('CRM du cabinet').first().waitFor();
+    expect(await page.getByLabel(w.url, { exact: true }).count()).toBe(0);
+    await expectNoSidewaysScroll(page);
+    await page.getByRole('button', { name: w.newWebhook }).click();
+    await page.getByLabel(w.url, { exact: true }).waitFor();
+    await expectNoSidewaysScroll(page);
+    await saveScreenshot(page, `navigation-webhooks-form-${tag}`);
+  });
+
+  it('the service unreachable: said in place, then the page comes back by itself', async () => {
+    const page = await consolePage(lang, viewport, '/console/wallet');
+    allowRefused = true;
+    await page.context().route(`${server.url}/**`, (route) => route.abort('connectionrefused'));
+    await go(page, s.jobsTitle, '/console/jobs');
+    const banner = page.getByRole('alert').filter({ hasText: t.serviceUnreachable });
+    await banner.waitFor();
+    await saveScreenshot(page, `navigation-unreachable-${tag}`);
+    await page.context().unroute(`${server.url}/**`);
+    // The health check is asked every few seconds: the banner goes and the jobs load.
+    await banner.waitFor({ state: 'detached', timeout: 15_000 });
+    await page.getByRole('link', { name: j.openDetail('Jean Dupont') }).first().waitFor();
+  });
+});
+
+describe('Cancel', () => {
+  it('asks first, names the client, and Keep it running keeps it; confirmed, the job is cancelled and refunded', async () => {
+    const j = JOB_STRINGS.en;
+    const s = AUTOMATION_STRINGS.en;
+    mode = 'slow';
+    try {
+      const broker = await consoleClient(server, user);
+      const priced = await broker.request('/api/v1/console/tarifications', {
+        method: 'POST',
+        json: { compagnie: 'sandbox', produit: 'mrh', dicData: { ...SANDBOX_PRODUCTS[1].example, insured_name: 'Lucie Bernard' } },
+      });
+      expect(priced.status).toBe(202);
+      const jobId = ((await priced.json()) as { job_id: string }).job_id;
+      const page = await consolePage('en', DESK, '/console/jobs');
+      const row = page.getByRole('row').filter({ hasText: jobId.slice(0, 8) });
+      await row.getByRole('button', { name: s.cancelJob('Lucie Bernard') }).click();
+      const dialog = page.getByRole('dialog', { name: j.cancelTitle });
+      await dialog.getByText(j.cancelBody('Lucie Bernard')).waitFor();
+      await dialog.getByRole('button', { name: j.keepRunning }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(await row.getAttribute('data-status')).not.toBe('cancelled');
+
+      await row.getByRole('button', { name: s.cancelJob('Lucie Bernard') }).click();
+      await page.getByRole('dialog', { name: j.cancelTitle }).getByRole('button', { name: j.cancelConfirm }).click();
+      await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('cancelled');
+      await row.getByText(j.refundedShort(10)).waitFor();
+      await saveScreenshot(page, 'navigation-cancelled-en-1280');
+    } finally {
+      mode = 'normal';
+    }
+  });
+});
