@@ -117,10 +117,7 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
   it('menu clicks change the page without reloading it; the header holds one row, or folds behind Menu; a skip link', async () => {
     const page = await consolePage(lang, viewport);
     // A mark on the window and on the header: a full reload would lose both.
-    await page.evaluate(() => {
-      (window as unknown as { stayed: boolean }).stayed = true;
-      document.querySelector('header')?.setAttribute('data-stayed', 'yes');
-    });
+    await page.evaluate("window.stayed = true; document.querySelector('header').setAttribute('data-stayed', 'yes')");
     const nav = page.getByRole('navigation', { name: t.navigation });
     if (phone) {
       await expect.poll(() => nav.isVisible()).toBe(false);
@@ -140,11 +137,11 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     await go(page, s.jobsTitle, '/console/jobs');
     await go(page, a.navKeys, '/console/keys');
     await go(page, t.home, '/console');
-    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true && document.querySelector('header')?.getAttribute('data-stayed') === 'yes')).toBe(true);
+    expect(await page.evaluate("window.stayed === true && document.querySelector('header').getAttribute('data-stayed') === 'yes'")).toBe(true);
     // Back goes back, still without a reload.
     await page.goBack();
     await page.waitForURL(`${server.url}/console/keys`);
-    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true)).toBe(true);
+    expect(await page.evaluate('window.stayed === true')).toBe(true);
 
     // The first Tab reaches the skip link; Enter takes the focus to the page's content.
     await page.goto(`${server.url}/console/jobs`);
@@ -153,7 +150,7 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     const skip = page.getByRole('link', { name: t.skipToContent });
     await expect.poll(() => skip.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
+    await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.tagName')).toBe('MAIN');
   });
 
   it('Jobs, Keys and Webhooks fit the window; the Keys and Webhooks forms open on demand', async () => {
