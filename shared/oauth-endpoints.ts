@@ -149,7 +149,7 @@ export const getConsentRequest = defineEndpoint({
   openOnLan: true,
   params: z.object({ request_id: z.string().min(1).max(100) }),
   responses: { 200: { description: 'The client, the scopes in words, and the form’s CSRF token.', schema: consentRequestSchema } },
-  errors: ['not_signed_in', 'consent_request_not_found', 'consent_forbidden'],
+  errors: ['not_signed_in', 'password_change_required', 'consent_request_not_found', 'consent_forbidden'],
 });
 
 const consentDecisionSchema = z.object({

@@ -64,6 +64,9 @@ function oauthErrorHandler(error: Error, request: FastifyRequest, reply: Fastify
   throw error;
 }
 
+const MUST_CHANGE_FIRST =
+  'Your password was reset by an administrator: choose a new one on the console’s My account page, then start the connection again from the assistant.';
+
 /** The authorization server of part 4.3 (RFC 8414, 7591, 7636, 7009, 9207), on Fastify. */
 export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   // Scoped to this plugin: the rest of the API takes JSON only.
@@ -103,6 +106,8 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
   registerEndpoint(app, getConsentRequest, (request, reply) => {
     const user = signedIn(request);
     if (!user) throw new ApiError('not_signed_in', 'Sign in to the console to answer this request.');
+    // A temporary password has been seen by two people: it lets no assistant in.
+    if (user.mustChangePassword) throw new ApiError('password_change_required', MUST_CHANGE_FIRST);
     reply.header('Cache-Control', 'no-store');
     return describeConsentRequest(deps, request.params.request_id, user);
   });
@@ -110,6 +115,7 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
   registerEndpoint(app, decideConsent, (request, reply) => {
     const user = signedIn(request);
     if (!user) return sendBrowserPage(reply, 401, 'Signed out', 'Your console session ended. Start the connection again from the assistant.');
+    if (user.mustChangePassword) return sendBrowserPage(reply, 403, 'Authorization not given', MUST_CHANGE_FIRST);
     const { request_id, csrf_token, decision } = request.body;
     const actor = { ...requestActor(request), kind: 'user' as const, id: user.userId, label: user.email };
     const location = answerConsent(deps, { requestId: request_id, csrfToken: csrf_token, decision, user, issuer: oauthUrls(base(request)).issuer, actor });

@@ -9,7 +9,7 @@ import { ApiError } from '../../server/errors.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
-import { authorizeOverHttp, tokenRequest, type TestUser } from '../helpers/oauth.js';
+import { authorizeOverHttp, openConsent, pkcePair, postConsent, registerClient, tokenRequest, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 /**
@@ -204,6 +204,15 @@ describe('an administrator resets a password', () => {
       expect(refused.status).toBe(403);
       expect(await errorOf(refused)).toBe('password_change_required');
     }
+    // Nor can the temporary password let an assistant in: the consent is refused, read or posted.
+    const client = await registerClient(server);
+    const requestId = await openConsent(server, session.cookie, { clientId: client.client_id, challenge: pkcePair().challenge });
+    const consent = await server.request(`/api/v1/mcp/oauth/consent/${requestId}`, { headers: { cookie: session.cookie } });
+    expect(consent.status).toBe(403);
+    expect(await errorOf(consent)).toBe('password_change_required');
+    const posted = await postConsent(server, session.cookie, { request_id: requestId, csrf_token: 'x'.repeat(43), decision: 'allow' });
+    expect(posted.status).toBe(403);
+    expect(posted.headers.get('location')).toBeNull();
 
     const chosen = await session.request(`${C}/account/password`, { method: 'PUT', json: { current_password: reset.temporary_password, new_password: 'my own passphrase now' } });
     expect(chosen.status).toBe(200);
