@@ -79,8 +79,8 @@ describe('catalogue', () => {
     const res = await api.get('/produits-disponibles/auto/schema?compagnie=testco');
     const doc = productSchemaDocument.strict().parse(res.body);
     expect(doc).toMatchObject({ produit: 'auto', compagnie: 'testco', kind: 'quote', cost_credits: 10, required: ['postcode', 'birth_date'] });
-    expect(doc.labels).toEqual({ postcode: 'Code postal', birth_date: 'Date de naissance du conducteur', formula: 'Formule' });
-    expect(Object.keys(doc.json_schema.properties as object)).toEqual(['postcode', 'birth_date', 'formula']);
+    expect(doc.labels).toEqual({ postcode: 'Code postal', birth_date: 'Date de naissance du conducteur', formula: 'Formule', insured_name: 'Nom de l’assuré' });
+    expect(Object.keys(doc.json_schema.properties as object)).toEqual(['postcode', 'birth_date', 'formula', 'insured_name']);
     expect(doc.example).toEqual({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' });
     expect((await api.get('/produits-disponibles/moto/schema?compagnie=testco')).body.error).toBe('unknown_product');
     expect((await api.get('/produits-disponibles/auto/schema?compagnie=nobody')).body.error).toBe('unknown_insurer');
