@@ -90,7 +90,7 @@ describe('the admin console on a fresh install', () => {
     await page.goto(`${server.url}/console/`);
     await page.waitForURL(`${server.url}/console/setup`);
     await page.getByRole('heading', { name: 'Set up Courtier' }).waitFor();
-    await expect(page.title()).resolves.toBe('Set up Courtier · Courtier');
+    await expect.poll(() => page.title()).toBe('Set up Courtier · Courtier');
 
     await page.getByRole('button', { name: 'Create the cabinet' }).click();
     await page.getByRole('alert').filter({ hasText: 'Enter the cabinet name, an email and a password.' }).waitFor();
@@ -310,7 +310,7 @@ describe('the admin console on a fresh install', () => {
     const page = await signedIn(ADMIN, '/console/keys', 'fr-FR');
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
     await page.getByRole('heading', { name: 'Clés d’API', level: 1 }).waitFor();
-    await expect(page.title()).resolves.toBe('Clés d’API · Courtier');
+    await expect.poll(() => page.title()).toBe('Clés d’API · Courtier');
     await page.getByRole('button', { name: 'Nouvelle clé' }).click();
     await page.getByLabel('Nom', { exact: true }).waitFor();
     await page.getByLabel('Environnement').waitFor();

@@ -93,7 +93,7 @@ describe('the login page', () => {
   it('in English: labelled fields, an empty form and a wrong password in an alert', async () => {
     const page = await open('/console/login');
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
-    await expect(page.title()).resolves.toBe('Sign in · Courtier');
+    await expect.poll(() => page.title()).toBe('Sign in · Courtier');
     await expect(page.getByLabel('Email').getAttribute('autocomplete')).resolves.toBe('username');
     await expect(page.getByLabel('Password').getAttribute('type')).resolves.toBe('password');
 
@@ -110,7 +110,7 @@ describe('the login page', () => {
   it('in French: labels, lang, the alerts, then home', async () => {
     const page = await open('/console/login', 'fr-FR');
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
-    await expect(page.title()).resolves.toBe('Se connecter · Courtier');
+    await expect.poll(() => page.title()).toBe('Se connecter · Courtier');
     await page.getByRole('heading', { name: 'Connexion à Courtier' }).waitFor();
 
     await page.getByRole('button', { name: 'Se connecter' }).click();
@@ -161,7 +161,7 @@ describe('the home page', () => {
     await page.waitForURL(`${server.url}/console/login`);
     await fillSignIn(page, user);
     await page.waitForURL(`${server.url}/console/`);
-    await expect(page.title()).resolves.toBe('Courtier console');
+    await expect.poll(() => page.title()).toBe('Courtier console');
     await page.getByText(`Signed in as ${user.email} — ${CABINET}`).waitFor();
     const session = (await page.context().cookies(server.url)).find((c) => c.name === SESSION_COOKIE);
     expect(session?.httpOnly).toBe(true);

@@ -113,7 +113,7 @@ describe('the Sync page and the header’s sync status', () => {
     adminPage = await signedIn(ADMIN, '/console/sync');
     const page = adminPage;
     await page.getByRole('heading', { name: 'Sync', level: 1 }).waitFor();
-    await expect(page.title()).resolves.toBe('Sync · Courtier');
+    await expect.poll(() => page.title()).toBe('Sync · Courtier');
     await page.getByText(/clients, opportunities, quotes with their PDFs, contracts, finished jobs and events/).waitFor();
     await page.getByText(/API keys, webhooks, insurer passwords, the wallet, sessions and connected apps stay on this install/).waitFor();
     await page.getByRole('heading', { name: 'Connect to a hub' }).waitFor();

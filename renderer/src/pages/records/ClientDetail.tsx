@@ -98,7 +98,7 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
         )}
       </div>
       <h2>{s.clientQuotes}</h2>
-      <p>
+      <p className="records-price-link">
         <a className="button button-primary" href={`/console/pricing?client=${encodeURIComponent(data.client_id)}`}>
           {s.priceForClient}
         </a>
