@@ -48,9 +48,18 @@ export function databaseFile(dataDir: string): string {
  * Opens (creating if needed) the SQLite file, sets WAL, foreign keys and a busy timeout, and
  * brings the schema up to date. A database written by a newer Courtier is refused, untouched.
  */
-export function openDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Database {
+export interface OpenOptions {
+  busyTimeoutMs?: number;
+  /**
+   * Told the SQL of every statement run on the connection (with its values bound): for the tests
+   * that count statements per request. Never set in the service, where it would cost every query.
+   */
+  onStatement?: (sql: string) => void;
+}
+
+export function openDatabase(file: string, options: OpenOptions = {}): Database {
   mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new Sqlite(file);
+  const sqlite = new Sqlite(file, options.onStatement ? { verbose: (sql) => options.onStatement?.(String(sql)) } : {});
   try {
     sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     sqlite.pragma('journal_mode = WAL');

@@ -61,6 +61,8 @@ export interface StartOptions {
   sync?: BuildAppOptions['sync'];
   /** The machine's host name and addresses as the office LAN mode sees them. */
   network?: BuildAppOptions['network'];
+  /** Told every SQL statement the server's connection runs, migrations included: see openDatabase. */
+  onStatement?: (sql: string) => void;
   /** The address to listen on (127.0.0.1 unless a test needs a LAN client: 0.0.0.0 with config.host). */
   listenHost?: string;
 }
@@ -69,7 +71,7 @@ export interface StartOptions {
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, port: 0, ...options.config }, {});
-  const db = openDatabase(databaseFile(dataDir));
+  const db = openDatabase(databaseFile(dataDir), { onStatement: options.onStatement });
   const deps: Deps = { ...defaultDeps(db, config, { insurers: options.insurers ?? [], env: {} }), ...(options.clock ? { clock: options.clock } : {}) };
   const logs: string[] = [];
   const stream = new Writable({

@@ -1,0 +1,119 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { grantCredits } from '../../server/wallet/service.js';
+import { apiClient } from '../helpers/api.js';
+import { createTestInsurer } from '../helpers/test-insurer.js';
+import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
+
+/**
+ * The SQL each hot request runs, counted: a change that adds a query or a commit to /me, a list, a
+ * create or an enqueue fails here, long before a benchmark would show it. The statements a request
+ * runs are told apart from the background's (worker, dispatcher, sync) by the request's async
+ * context, from the server's 'request' event until its answer is sent (the background wakes on a
+ * later turn).
+ * A budget that goes down is good news: lower it here.
+ */
+
+interface Trace {
+  open: boolean;
+  statements: string[];
+}
+
+const traces = new AsyncLocalStorage<Trace>();
+let server: TestServer;
+let last: Trace | undefined;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  const insurer = createTestInsurer();
+  server = await startTestServer({
+    insurers: [insurer],
+    // Time stands still: no once-a-minute write (a key's last use) lands in one request and not another.
+    clock: testClock(),
+    config: { tarificationQuotaPerHour: 100_000 },
+    onStatement: (sql) => {
+      const trace = traces.getStore();
+      if (trace?.open) trace.statements.push(sql);
+    },
+    beforeListen: (app) => {
+      // Before Fastify's own listener, so that the trace starts before the first hook (the key lookup).
+      app.server.prependListener('request', () => {
+        last = { open: true, statements: [] };
+        traces.enterWith(last);
+      });
+      app.addHook('onSend', (_request, _reply, payload, done) => {
+        const trace = traces.getStore();
+        if (trace) trace.open = false;
+        done(null, payload);
+      });
+    },
+  });
+  const cabinetId = await server.createCabinet('Cabinet Budget');
+  grantCredits(server.deps, cabinetId, 1_000_000);
+  setInsurerCredentials(server.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
+  api = apiClient(server, server.createKey(cabinetId).key);
+  for (let i = 0; i < 60; i++) {
+    const created = await api.post('/opportunities', { title: `Opportunité ${i}`, product: 'auto', contact: { last_name: `Client ${i}` } }, { 'Idempotency-Key': randomUUID() });
+    expect(created.status).toBe(201);
+  }
+});
+afterAll(() => server?.close());
+
+/** The statements of one request, once it was warm (the first call of a route prepares and caches). */
+async function statementsOf(request: () => Promise<{ status: number }>, status: number): Promise<string[]> {
+  expect((await request()).status).toBe(status);
+  expect((await request()).status).toBe(status);
+  return last?.statements ?? [];
+}
+
+function commits(statements: readonly string[]): number {
+  return statements.filter((sql) => /^\s*COMMIT\b/i.test(sql)).length;
+}
+
+/** Budgets measured on 2026-11-24: statements per request, and commits among them. */
+const BUDGETS = {
+  /** The key's lookup. */
+  me: { statements: 1, commits: 0 },
+  /** The key, the page. */
+  list: { statements: 2, commits: 0 },
+  listNext: { statements: 2, commits: 0 },
+  /** One transaction: the Idempotency-Key's claim, the row and its event (each with the sync's clock), the stored answer. */
+  create: { statements: 11, commits: 1 },
+  /** One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), the debit, the quote, the job and its first step, the answer. */
+  enqueue: { statements: 20, commits: 1 },
+};
+
+function expectWithin(name: keyof typeof BUDGETS, statements: readonly string[]): void {
+  const budget = BUDGETS[name];
+  const shown = statements.map((sql, i) => `${i + 1}. ${sql.replace(/\s+/g, ' ').slice(0, 160)}`).join('\n');
+  expect({ statements: statements.length, commits: commits(statements) }, `${name} ran:\n${shown}`).toEqual(budget);
+}
+
+describe('statements per request on the hot paths', () => {
+  it('GET /me', async () => {
+    expectWithin('me', await statementsOf(() => api.get('/me'), 200));
+  });
+
+  it('GET /opportunities?limit=50, first page and the next', async () => {
+    expectWithin('list', await statementsOf(() => api.get('/opportunities?limit=50'), 200));
+    const first = await api.get('/opportunities?limit=50');
+    const cursor = String(first.body.next_cursor);
+    expectWithin('listNext', await statementsOf(() => api.get(`/opportunities?limit=50&cursor=${encodeURIComponent(cursor)}`), 200));
+  });
+
+  it('POST /opportunities with a fresh Idempotency-Key', async () => {
+    const create = () => api.post('/opportunities', { title: 'Flotte', product: 'auto', contact: { last_name: 'Martin' } }, { 'Idempotency-Key': randomUUID() });
+    expectWithin('create', await statementsOf(create, 201));
+  });
+
+  it('POST /automation/tarifications (enqueue)', async () => {
+    let n = 0;
+    const enqueue = () => {
+      n += 1;
+      return api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(10000 + n), birth_date: '1984-03-09' } }, { 'Idempotency-Key': randomUUID() });
+    };
+    expectWithin('enqueue', await statementsOf(enqueue, 202));
+  });
+});
