@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Frame, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import { ARTIFACT_RETENTION_MS } from '../../shared/automation.js';
 import { RobotError } from './adapter.js';
 import { holdsSecret, redactSecrets } from './secret-forms.js';
@@ -120,6 +120,8 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
   const contexts = new Set<BrowserContext>();
 
   async function launch(): Promise<Browser> {
+    // Loaded with the first robot: playwright-core is ~90 MB of an idle service's memory otherwise.
+    const { chromium } = await import('playwright-core');
     const errors: string[] = [];
     for (const target of candidates) {
       try {

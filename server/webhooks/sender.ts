@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import got, { type RequestError } from 'got';
+import type { Got, RequestError } from 'got';
 import type { ResolvedAddress } from './target.js';
 
 interface OutboundRequest {
@@ -34,8 +34,12 @@ export function createHttpSender(options: { timeoutMs: number; extraCa?: readonl
   // would be concatenated into the connection pool's key on every request (a quarter of the CPU).
   const secureContext = createSecureContext({ ca: trustedCertificates(options.extraCa ?? []) });
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64, secureContext });
+  // Loaded with the first delivery: an install without webhooks never pays got's ~25 MB.
+  let client: Promise<Got> | undefined;
   const send: HttpSender = async (request) => {
     try {
+      client ??= import('got').then((m) => m.default);
+      const got = await client;
       const response = await got.post(request.url, {
         body: request.body,
         headers: request.headers,

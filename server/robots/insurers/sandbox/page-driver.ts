@@ -1,4 +1,4 @@
-import { errors, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { RobotError } from '../../adapter.js';
 
 /**
@@ -94,11 +94,11 @@ export class PortalSession {
     if (err instanceof RobotError) return err;
     if (this.signal.aborted) return cancelled();
     if (kind === 'action') {
-      return err instanceof errors.TimeoutError
+      return isTimeout(err)
         ? new RobotError('technical', 'layout_changed', `The sandbox portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`)
         : new RobotError('technical', 'browser_error', `${what}: ${firstLine(err)}`);
     }
-    return err instanceof errors.TimeoutError
+    return isTimeout(err)
       ? new RobotError('technical', 'insurer_unavailable', `The sandbox portal did not answer within ${this.timeouts.navigationMs} ms (${what}).`)
       : new RobotError('technical', 'insurer_unavailable', `The sandbox portal could not be reached (${what}): ${firstLine(err)}`);
   }
@@ -198,4 +198,12 @@ export function parseEuros(text: string): number | null {
   const compact = text.replace(/[\s\u00a0\u202f]/g, '').replace(/€$/, '').replace(/EUR$/i, '');
   if (!/^\d+(,\d{1,2})?$/.test(compact)) return null;
   return Number(compact.replace(',', '.'));
+}
+
+/**
+ * Playwright's TimeoutError, known by its name: importing playwright-core's classes here would
+ * load it with the service rather than with the first robot.
+ */
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
 }
