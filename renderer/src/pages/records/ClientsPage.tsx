@@ -1,5 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
-import type { Client } from '../../../../shared/crm.js';
+import { useCallback, useId, useState } from 'react';
 import { listConsoleClients } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -7,7 +6,7 @@ import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { ClientDetail } from './ClientDetail.js';
 import { ClientForm } from './ClientForm.js';
-import { clientName, clientPath, idInPath } from './common.js';
+import { clientName, clientPath, idInPath, usePagedList } from './common.js';
 import { formatDate, RECORDS_STRINGS } from './strings.js';
 
 const PAGE_SIZE = 50;
@@ -22,36 +21,13 @@ function ClientList({ lang, t }: PageProps) {
   const s = RECORDS_STRINGS[lang];
   const searchId = useId();
   const [search, setSearch] = useState('');
-  const [clients, setClients] = useState<Client[] | null>(null);
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const q = search.trim();
 
   const page = useCallback((cursor?: string) => call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, cursor } }), [q]);
 
   // Every keystroke asks again; an answer to an older search is dropped.
-  useEffect(() => {
-    let cancelled = false;
-    void page().then((result) => {
-      if (cancelled) return;
-      if (!result.ok) return setError(result.error.message);
-      setError(null);
-      setClients(result.data.data);
-      setNextCursor(result.data.next_cursor);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [page]);
-
-  async function loadMore() {
-    if (!nextCursor) return;
-    const result = await page(nextCursor);
-    if (!result.ok) return setError(result.error.message);
-    setClients((current) => [...(current ?? []), ...result.data.data]);
-    setNextCursor(result.data.next_cursor);
-  }
+  const { items: clients, error, hasMore, loadMore } = usePagedList(page);
 
   return (
     <section className="records">
@@ -98,7 +74,7 @@ function ClientList({ lang, t }: PageProps) {
           ))}
         </ul>
       )}
-      {nextCursor && (
+      {hasMore && (
         <div className="records-more">
           <button type="button" className="button" onClick={() => void loadMore()}>
             {s.loadMore}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { getConsoleDevisPdf } from '../../../../shared/console-automation.js';
 import { listConsoleDevis, signConsoleDevis, type ConsoleDevis } from '../../../../shared/console-records.js';
 import type { DevisStatus } from '../../../../shared/devis.js';
@@ -8,7 +8,7 @@ import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js'
 import type { Lang, Strings } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import { jobPath } from '../automation/jobView.js';
-import { clientPath, Notice } from './common.js';
+import { clientPath, Notice, usePagedList } from './common.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, shortId, type RecordsStrings } from './strings.js';
 
 const PAGE_SIZE = 50;
@@ -19,40 +19,15 @@ function clientLabel(quote: ConsoleDevis, s: RecordsStrings): string {
 
 /** The cabinet's quotes (or one client's), newest first, a page at a time. */
 export function useQuotes(filter: { status?: DevisStatus; clientId?: string }) {
-  const [quotes, setQuotes] = useState<ConsoleDevis[] | null>(null);
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const { status, clientId } = filter;
   const page = useCallback((cursor?: string) => call(listConsoleDevis, { query: { limit: PAGE_SIZE, status, client_id: clientId, cursor } }), [status, clientId]);
-
-  useEffect(() => {
-    let cancelled = false;
-    setQuotes(null);
-    void page().then((result) => {
-      if (cancelled) return;
-      if (!result.ok) return setError(result.error.message);
-      setError(null);
-      setQuotes(result.data.data);
-      setNextCursor(result.data.next_cursor);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [page]);
-
-  async function loadMore() {
-    if (!nextCursor) return;
-    const result = await page(nextCursor);
-    if (!result.ok) return setError(result.error.message);
-    setQuotes((current) => [...(current ?? []), ...result.data.data]);
-    setNextCursor(result.data.next_cursor);
-  }
+  const { items, setItems, error, setError, hasMore, loadMore } = usePagedList(page);
 
   function replace(quote: ConsoleDevis) {
-    setQuotes((current) => current?.map((q) => (q.devis_id === quote.devis_id ? quote : q)) ?? null);
+    setItems((current) => current?.map((q) => (q.devis_id === quote.devis_id ? quote : q)) ?? null);
   }
 
-  return { quotes, error, setError, hasMore: nextCursor !== null, loadMore, replace };
+  return { quotes: items, error, setError, hasMore, loadMore, replace };
 }
 
 /**

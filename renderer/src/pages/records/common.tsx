@@ -1,8 +1,45 @@
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Client } from '../../../../shared/crm.js';
 import { validationIssueSchema } from '../../../../shared/errors.js';
 import type { ApiFailure } from '../../api.js';
+
 import type { RecordsStrings } from './strings.js';
+
+type PageAnswer<T> = { ok: true; data: { data: T[]; next_cursor: string | null } } | ApiFailure;
+
+/**
+ * A list read a page at a time: the first page whenever `page` changes (an answer to an older
+ * `page` is dropped), then the next one on demand.
+ */
+export function usePagedList<T>(page: (cursor?: string) => Promise<PageAnswer<T>>) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    void page().then((result) => {
+      if (cancelled) return;
+      if (!result.ok) return setError(result.error.message);
+      setError(null);
+      setItems(result.data.data);
+      setNextCursor(result.data.next_cursor);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [page]);
+
+  async function loadMore() {
+    if (!nextCursor) return;
+    const result = await page(nextCursor);
+    if (!result.ok) return setError(result.error.message);
+    setItems((current) => [...(current ?? []), ...result.data.data]);
+    setNextCursor(result.data.next_cursor);
+  }
+
+  return { items, setItems, error, setError, hasMore: nextCursor !== null, loadMore };
+}
 
 /** The console path of a client's page. */
 export function clientPath(clientId: string): string {
