@@ -9,7 +9,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { collectProblems, consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
 import { authorizeOverHttp, createUser, launchChromium, openConsent, pkcePair, registerClient, signIn, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
@@ -77,7 +77,7 @@ let browser: Browser;
 let server: TestServer;
 /** No IT policy file: the machine's own, if any, stays out of the test. */
 const policyDir = tempDir();
-let problems: string[] = [];
+const problems: string[] = [];
 const pages: Page[] = [];
 
 beforeAll(async () => {
@@ -98,7 +98,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 
 afterEach(() => {
@@ -110,11 +110,7 @@ afterEach(() => {
 function watch(page: Page): Page {
   pages.push(page);
   page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    const text = msg.text();
-    if ((msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(text)) || /Content Security Policy|Refused to/i.test(text)) problems.push(`console ${msg.type()}: ${text}`);
-  });
+  collectProblems(page, problems, (text) => EXPECTED_NETWORK_ERROR.test(text));
   return page;
 }
 

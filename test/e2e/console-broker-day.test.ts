@@ -13,7 +13,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import { collectProblems, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -64,7 +64,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
   let page: Page;
   let portal = '';
   let mode: SandboxMode = 'normal';
-  let problems: string[] = [];
+  const problems: string[] = [];
   let shot = 0;
   let cabinetId = '';
   let clientUrl = '';
@@ -80,18 +80,14 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     context = await browser.newContext({ locale, viewport });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (msg) => {
-      const text = msg.text();
-      if (/Content Security Policy|Refused to/i.test(text) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(text))) problems.push(`console ${msg.type()}: ${text}`);
-    });
+    collectProblems(page, problems, (text) => EXPECTED_NETWORK_ERROR.test(text));
   });
   afterAll(async () => {
     await context?.close();
     await server?.close();
   });
   beforeEach(() => {
-    problems = [];
+    problems.length = 0;
   });
   afterEach(() => {
     // No script error, no CSP violation, no unexpected console error anywhere in the day.

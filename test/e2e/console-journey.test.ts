@@ -10,7 +10,7 @@ import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
 import { apiClient } from '../helpers/api.js';
-import { progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import { collectProblems, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -38,7 +38,7 @@ let receiver: Receiver;
 let admin: TestUser;
 let portal = '';
 let mode: SandboxMode = 'normal';
-let problems: string[] = [];
+const problems: string[] = [];
 let shot = 0;
 
 beforeAll(async () => {
@@ -57,11 +57,7 @@ beforeAll(async () => {
   context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    const text = msg.text();
-    if (/Content Security Policy|Refused to/i.test(text) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(text))) problems.push(`console ${msg.type()}: ${text}`);
-  });
+  collectProblems(page, problems, (text) => EXPECTED_NETWORK_ERROR.test(text));
 });
 
 afterAll(async () => {
@@ -72,7 +68,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 afterEach(() => {
   // No script error, no CSP violation, no unexpected console error on any page of the story.

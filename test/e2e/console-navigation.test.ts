@@ -14,7 +14,7 @@ import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { createWebhook } from '../../server/webhooks/service.js';
-import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
+import { collectProblems, consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
 import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -37,7 +37,7 @@ let server: TestServer;
 let user: TestUser;
 let portal = '';
 let mode: SandboxMode = 'normal';
-let problems: string[] = [];
+const problems: string[] = [];
 let allowRefused = false;
 const pages: Page[] = [];
 
@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
   allowRefused = false;
 });
 
@@ -81,12 +81,7 @@ async function consolePage(lang: Lang, viewport: { width: number; height: number
   const page = await openConsole(browser, server, user, path, lang === 'fr' ? 'fr-FR' : 'en-GB');
   pages.push(page);
   await page.setViewportSize(viewport);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    const text = msg.text();
-    if (allowRefused && REFUSED.test(text)) return;
-    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(text)) problems.push(`console ${msg.type()}: ${text}`);
-  });
+  collectProblems(page, problems, (text) => allowRefused && REFUSED.test(text));
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   return page;
 }

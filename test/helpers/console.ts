@@ -107,3 +107,16 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
   });
   expect(widths.scroll, `too wide: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
 }
+
+/**
+ * Collects the page's script errors, console errors and CSP refusals into `problems` (a test's
+ * afterEach expects it empty), except the console lines `expected` accepts.
+ */
+export function collectProblems(page: Page, problems: string[], expected: (text: string) => boolean = () => false): void {
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (expected(text)) return;
+    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(text)) problems.push(`console ${msg.type()}: ${text}`);
+  });
+}
