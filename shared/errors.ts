@@ -96,7 +96,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   validation_error: 'A body, query or path parameter is invalid; details lists each problem with its path.',
-  invalid_json: 'The body is not valid JSON (or is nested more than 64 levels deep).',
+  invalid_json: 'The body is not valid JSON, is nested more than 64 levels deep, or has a "__proto__" key (or a "constructor" key holding "prototype").',
   bad_request: 'The request could not be read: a malformed URL, header or framing.',
   request_timeout: 'The request took too long to arrive.',
   uri_too_long: 'A path segment is longer than 200 characters.',

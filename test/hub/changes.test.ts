@@ -134,6 +134,16 @@ describe('push', () => {
   });
 });
 
+/** What secure-json-parse refuses: a "__proto__" key, or a "constructor" key holding an object with "prototype". */
+function hasPrototypePoisoningKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasPrototypePoisoningKey);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, inner]) =>
+    key === '__proto__' ||
+    (key === 'constructor' && inner !== null && typeof inner === 'object' && Object.hasOwn(inner, 'prototype')) ||
+    hasPrototypePoisoningKey(inner));
+}
+
 describe('what is stored', () => {
   it('is any text and JSON PostgreSQL can hold, exactly as sent; the rest is a 400 that stores nothing', async () => {
     const [a, reader] = await newCabinet(2);
@@ -150,7 +160,8 @@ describe('what is stored', () => {
         const res = await push(a!, batch);
         expect([200, 400]).toContain(res.statusCode);
         if (res.statusCode === 400) {
-          expect(res.json().error).toBe('validation_error');
+          // Keys that would poison a prototype are refused by every JSON body parser of ours.
+          expect(res.json().error).toBe(hasPrototypePoisoningKey(batch) ? 'invalid_json' : 'validation_error');
           expect(await rowCount(a!.cabinet_id)).toBe(before);
           refusedRuns++;
           return;
@@ -169,6 +180,10 @@ describe('what is stored', () => {
     const refused = await push(a!, [change(next, hub.clock.now(), { record_id: 'r\u0000', fields: { ok: 'a\ud800', ['k\u0000']: 1 } })]);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().details.map((d: { path: string }) => d.path)).toEqual(['body.changes.0.record_id', 'body.changes.0.fields.ok', 'body.changes.0.fields.k\u0000']);
+    const poisoning = await push(a!, [change(next, hub.clock.now(), { record_id: 'r', fields: JSON.parse('{"__proto__": {"admin": true}}') })]);
+    expect(poisoning.statusCode).toBe(400);
+    expect(poisoning.json()).toMatchObject({ error: 'invalid_json', message: expect.stringContaining('"__proto__"') });
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 });
 

@@ -101,10 +101,15 @@ describe('errors and bad input', () => {
   });
 
   it('400 invalid_json for malformed JSON and prototype poisoning', async () => {
-    for (const body of ['{"title": ', '{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {"admin": true}}}']) {
+    const cases = [
+      ['{"title": ', 'The body is not valid JSON.'],
+      ['{"__proto__": {"admin": true}}', expect.stringContaining('"__proto__" key')],
+      ['{"constructor": {"prototype": {"admin": true}}}', expect.stringContaining('"constructor" key holding "prototype"')],
+    ] as const;
+    for (const [body, message] of cases) {
       const res = await post(`/api/v1/public/test-echo/${ID}`, body);
       expect(res.status, body).toBe(400);
-      expect((await errorOf(res)).error).toBe('invalid_json');
+      expect(await errorOf(res), body).toMatchObject({ error: 'invalid_json', message });
     }
   });
 
