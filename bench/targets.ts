@@ -2,7 +2,9 @@
  * The servers a benchmark can measure, each started inside bench/server-child.ts. Imported by the
  * child only, so that the parent (the load generator) never loads Fastify or the app.
  */
+import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { CLI_ACTOR } from '../server/audit/service.js';
@@ -33,6 +35,8 @@ import { syncedRecords } from '../server/sync/records.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
 import {
+  BARE_CREATE_PATH,
+  BARE_LIST_PATH,
   BARE_PATH,
   HUB_DATABASE_URL_ENV,
   LAN_BENCH_ADDRESS,
@@ -73,6 +77,70 @@ async function startBare(): Promise<StartedTarget> {
   app.get(BARE_PATH, async () => ({ hello: 'world', service: 'bare' }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { port: portOf(app.server.address()), headers: {}, close: () => app.close() };
+}
+
+/**
+ * The list and create baselines: what this stack costs for the opportunities' essential work with
+ * nothing else. Bare Fastify on the same database file as a courtier-100k child (same pragmas as
+ * the app), one prepared statement per query, rows sent as JSON by Fastify; the create inserts the
+ * same row and its event row in one transaction. No authentication, validation, idempotency,
+ * logging or mapping.
+ */
+async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
+  const sqlite = new Database(databaseFile(dataDir));
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  const cabinet = sqlite.prepare<[], { id: string }>('SELECT id FROM cabinets LIMIT 1').get();
+  if (!cabinet) throw new Error(`bare-sqlite needs a seeded data dir: no cabinet in ${dataDir}`);
+  const firstPage = sqlite.prepare('SELECT * FROM opportunities WHERE cabinet_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
+  const pageBefore = sqlite.prepare('SELECT * FROM opportunities WHERE cabinet_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?');
+  const insertOpportunity = sqlite.prepare(
+    `INSERT INTO opportunities (id, cabinet_id, title, product, stage, expected_value_cents, source, contact, tags, created_via, created_at, updated_at)
+     VALUES (@id, @cabinet_id, @title, @product, @stage, @expected_value_cents, @source, @contact, @tags, @created_via, @created_at, @updated_at)`,
+  );
+  const insertEvent = sqlite.prepare('INSERT INTO events (id, cabinet_id, type, version, created_at, data) VALUES (?, ?, ?, ?, ?, ?)');
+  const create = sqlite.transaction((row: Record<string, string | number>) => {
+    insertOpportunity.run(row);
+    insertEvent.run(randomUUID(), cabinet.id, 'opportunity.created', 'v1', row.created_at, JSON.stringify({ opportunity_id: row.id, title: row.title, stage: row.stage }));
+  });
+
+  const app = Fastify({ logger: false });
+  app.get<{ Querystring: { limit?: string; before_created_at?: string; before_id?: string } }>(BARE_LIST_PATH, async (request) => {
+    const limit = Number(request.query.limit ?? 50) + 1;
+    const { before_created_at: createdAt, before_id: id } = request.query;
+    return createdAt && id ? pageBefore.all(cabinet.id, Number(createdAt), id, limit) : firstPage.all(cabinet.id, limit);
+  });
+  app.post<{ Body: { title: string; product: string; contact: unknown; expected_value_eur: number; tags: string[] } }>(BARE_CREATE_PATH, async (request, reply) => {
+    const now = Date.now();
+    const body = request.body;
+    const row = {
+      id: randomUUID(),
+      cabinet_id: cabinet.id,
+      title: body.title,
+      product: body.product,
+      stage: 'new',
+      expected_value_cents: Math.round(body.expected_value_eur * 100),
+      source: 'api',
+      contact: JSON.stringify(body.contact),
+      tags: JSON.stringify(body.tags),
+      created_via: 'api',
+      created_at: now,
+      updated_at: now,
+    };
+    create(row);
+    return reply.code(201).send(row);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    port: portOf(app.server.address()),
+    headers: {},
+    async close() {
+      await app.close();
+      sqlite.close();
+    },
+  };
 }
 
 /**
@@ -289,6 +357,7 @@ async function startBareTls(): Promise<StartedTarget> {
 
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
+  'bare-sqlite': startBareSqlite,
   courtier: startCourtier,
   'courtier-100k': startCourtier100k,
   'courtier-webhooks': startCourtierWebhooks,

@@ -16,9 +16,9 @@ const CREATE_BODY = JSON.stringify({
   tags: ['bench'],
 });
 
-function runCreate(server: ServerChild, connections: number, seconds: number, latency?: LatencyHistogram) {
+function runCreate(server: ServerChild, path: string, connections: number, seconds: number, latency?: LatencyHistogram) {
   const headers = { ...server.headers, 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' };
-  return startLoad({ url: server.origin + CREATE_PATH, method: 'POST', headers, body: CREATE_BODY, idReplacement: true }, connections, seconds, latency);
+  return startLoad({ url: server.origin + path, method: 'POST', headers, body: CREATE_BODY, idReplacement: true }, connections, seconds, latency);
 }
 
 /** Every response must be a 201: a replay (200) or an error would mean the keys were not fresh. */
@@ -30,9 +30,12 @@ function assertAllCreated(result: Result, label: string): void {
   }
 }
 
-/** POST with fresh keys, measured as measure() measures a GET; `side` as for measureRun. */
-export async function measureCreate(server: ServerChild, options: LoadOptions, side: Record<string, CpuReader> = {}): Promise<Measurement> {
-  const measurement = await measureRun(server, `POST ${CREATE_PATH}`, (seconds, latency) => runCreate(server, options.connections, seconds, latency), options, assertAllCreated, side);
+/**
+ * POST with fresh keys, measured as measure() measures a GET; `side` as for measureRun. `path` is
+ * the API's by default (the bare-sqlite baseline has its own).
+ */
+export async function measureCreate(server: ServerChild, options: LoadOptions, side: Record<string, CpuReader> = {}, path = CREATE_PATH): Promise<Measurement> {
+  const measurement = await measureRun(server, `POST ${path}`, (seconds, latency) => runCreate(server, path, options.connections, seconds, latency), options, assertAllCreated, side);
   console.log(`   POST: ${measurement.requests} responses, all 201`);
   return measurement;
 }

@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
+const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
@@ -54,6 +54,12 @@ export const SEEDED_OPPORTUNITIES = 100_000;
 
 /** The one route of the bare target. */
 export const BARE_PATH = '/hello';
+/**
+ * The bare-sqlite target's routes, on a courtier-100k data dir: the opportunities list's keyset
+ * query (query: limit, and before_created_at + before_id for a deeper page) and its create.
+ */
+export const BARE_LIST_PATH = '/bare/opportunities';
+export const BARE_CREATE_PATH = '/bare/opportunities';
 
 export function parseChildMessage(line: string): ChildMessage {
   const value: unknown = JSON.parse(line);

@@ -41,3 +41,8 @@ export function busyMachineWarning(measurements: readonly Measurement[]): string
   if (worst <= BUSY_MACHINE_CORES) return undefined;
   return `WARNING: other processes took up to ${Math.round(worst * 100)}% of a core during a measured run; run again on a quiet machine before recording these figures`;
 }
+
+/** "<what was measured against its goal>: met" or ": MISSED", the one wording every benchmark prints. */
+export function goalLine(line: string, met: boolean): string {
+  return `${line}: ${met ? 'met' : 'MISSED'}`;
+}
