@@ -24,6 +24,10 @@ const TAG = 'MCP and OAuth';
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string() }).meta({ id: 'OAuthError' });
 
 const oauthError = (description: string) => ({ description, schema: oauthErrorSchema });
+/** The MCP endpoint's transport-level refusals: JSON-RPC errors that answer no request (id null). */
+const jsonRpcErrorSchema = z
+  .object({ jsonrpc: z.literal('2.0'), id: z.null(), error: z.object({ code: z.number().int(), message: z.string() }) })
+  .meta({ id: 'JsonRpcError' });
 
 export const protectedResourceMetadataSchema = z.object({
   resource: z.string(),
@@ -229,7 +233,12 @@ export const callMcp = defineEndpoint({
   auth: 'access_token',
   body: z.record(z.string(), z.unknown()).describe('One JSON-RPC 2.0 message.'),
   validatedBy: 'handler',
-  responses: { 200: { description: 'The JSON-RPC response; each tool’s result is described by its outputSchema in tools/list.', schema: z.record(z.string(), z.unknown()) } },
+  responses: {
+    200: { description: 'The JSON-RPC response; each tool’s result is described by its outputSchema in tools/list.', schema: z.record(z.string(), z.unknown()) },
+    202: { description: 'A notification (or a response): accepted, no body. Nothing outlives the request, so nothing is done with it.' },
+    400: { description: 'A JSON-RPC batch, a body that is not a JSON-RPC message (-32700), or an MCP-Protocol-Version this server does not speak (-32000); answered as a JSON-RPC error, id null.', schema: jsonRpcErrorSchema },
+    406: { description: 'An Accept header that does not list both application/json and text/event-stream; answered as a JSON-RPC error (-32000), id null.', schema: jsonRpcErrorSchema },
+  },
   errors: ['insufficient_scope', 'invalid_json'],
 });
 

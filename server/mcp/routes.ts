@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { McpScope } from '../../shared/oauth.js';
@@ -10,6 +9,7 @@ import { publicBaseUrl } from '../http/base-url.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import { packageVersion } from '../paths.js';
 import { resourceMetadataUrl } from './access-check.js';
+import { readMcpPost, SingleRequestTransport } from './exchange.js';
 import { createMcpServerFactory } from './server.js';
 import { createToolCatalogue, type McpToolCatalogue } from './tools.js';
 
@@ -39,10 +39,12 @@ const BATCH_REFUSAL = {
 } as const;
 
 /**
- * POST /mcp: the MCP endpoint, Streamable HTTP, stateless. Each request gets its own SDK server
- * and transport (JSON responses, no session), behind an OAuth access token (the access_token
- * check of access-check.ts). Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's
- * Streamable HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
+ * POST /mcp: the MCP endpoint, Streamable HTTP, stateless, behind an OAuth access token (the
+ * access_token check of access-check.ts). Each request gets its own SDK server, connected to a
+ * transport for one request and one JSON response (exchange.ts): the SDK's own Streamable HTTP
+ * transport would convert every request to web Request/Response objects and back, a third of the
+ * route's cost. Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable
+ * HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { deps, worker } = options;
@@ -67,35 +69,22 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       );
     }
 
+    const post = readMcpPost(request.headers, body);
+    if (post.kind === 'refused') return respond(post.status, post.body);
+    if (post.kind === 'accepted') return reply.code(202).send();
+
     let baseUrl: string | undefined;
     const server = createServer({ deps, worker, idempotency: app.idempotency, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)) }, request.log);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new SingleRequestTransport(post.message);
     await server.connect(transport);
-
-    // The SDK writes to the raw response: carry over what hooks put on the reply (X-Request-Id, CORS).
+    // A client that goes away before the answer aborts the handlers still running.
     const res = reply.raw;
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) res.setHeader(name, value);
-    }
-    reply.hijack();
-    // A response that finished leaves nothing open (JSON mode answers once every handler has), and
-    // closing would cost an error object per request: close only when the client went away early,
-    // which aborts the handlers still running.
     res.on('close', () => {
       if (!res.writableFinished) server.close().catch((err: unknown) => request.log.warn({ err }, 'closing the MCP server failed'));
     });
-    try {
-      await transport.handleRequest(request.raw, res, body);
-    } catch (err) {
-      request.log.error({ err }, 'MCP request failed');
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.end(JSON.stringify({ error: 'internal_error', message: 'Something went wrong on our side. Quote the request_id if you report it.', request_id: request.id }));
-      } else {
-        res.end();
-      }
-    }
-    return reply;
+    const response = await transport.exchange();
+    // Closed first: the client is gone, there is no one to answer.
+    if (response === null) return reply.hijack();
+    return respond(200, response);
   });
 }

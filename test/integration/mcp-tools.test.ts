@@ -244,7 +244,28 @@ describe('HTTP rules', () => {
     expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
   });
 
-  it('keeps X-Request-Id and the per-request log line on the SDK-written responses, and allowed CORS headers', async () => {
+  it('keeps the Streamable HTTP transport’s checks: Accept with both types (406), notifications 202 with no body', async () => {
+    const auth = { Authorization: `Bearer ${(await cabinet()).token()}` };
+    for (const accept of ['application/json', 'text/event-stream', '*/*']) {
+      const res = await post(toolsCall('whoami'), { ...auth, Accept: accept });
+      expect(res.status, accept).toBe(406);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } });
+    }
+    const withParameters = await post(toolsCall('whoami'), { ...auth, Accept: 'application/json;q=0.9, text/event-stream;q=0.8' });
+    expect(withParameters.status).toBe(200);
+    for (const message of [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { jsonrpc: '2.0', id: 7, result: {} }]) {
+      const res = await post(message, auth);
+      expect(res.status, JSON.stringify(message)).toBe(202);
+      expect(await res.text()).toBe('');
+    }
+    // A request with an id of either kind gets its answer under that id.
+    for (const id of [0, 'a-string-id']) {
+      const res = await post(toolsCall('whoami', {}, id as number), auth);
+      expect(((await res.json()) as { id: unknown }).id).toBe(id);
+    }
+  });
+
+  it('keeps X-Request-Id and the per-request log line on MCP responses, and allowed CORS headers', async () => {
     const token = (await cabinet()).token();
     const res = await post(toolsCall('whoami'), { Authorization: `Bearer ${token}`, Origin: CONSOLE_ORIGIN });
     expect(res.status).toBe(200);
