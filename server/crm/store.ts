@@ -3,13 +3,17 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
+import { tableSql } from '../db/table-sql.js';
 import { clients, opportunities } from './schema.js';
 
 export type OpportunityRow = typeof opportunities.$inferSelect;
 export type ClientRow = typeof clients.$inferSelect;
 
+/** The list and the create are the API's hot paths: their SQL is prepared once (table-sql.ts). */
+const OPPORTUNITY = tableSql(opportunities);
+
 export function insertOpportunity(orm: Orm, row: OpportunityRow): void {
-  orm.insert(opportunities).values(row).run();
+  orm.prepared(OPPORTUNITY.insert).run(OPPORTUNITY.values(row));
 }
 
 export function findOpportunity(orm: Orm, cabinetId: string, id: string): OpportunityRow | undefined {
@@ -26,20 +30,23 @@ export function listOpportunities(
   filters: { stage?: OpportunityRow['stage']; createdAfter?: number; after?: CursorPosition },
   limit: number,
 ): OpportunityRow[] {
-  return orm
-    .select()
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.cabinetId, cabinetId),
-        filters.stage ? eq(opportunities.stage, filters.stage) : undefined,
-        filters.createdAfter !== undefined ? gt(opportunities.createdAt, filters.createdAfter) : undefined,
-        before(opportunities.createdAt, opportunities.id, filters.after),
-      ),
-    )
-    .orderBy(desc(opportunities.createdAt), desc(opportunities.id))
-    .limit(limit)
-    .all();
+  const conditions = ['cabinet_id = ?'];
+  const values: (string | number)[] = [cabinetId];
+  if (filters.stage) {
+    conditions.push('stage = ?');
+    values.push(filters.stage);
+  }
+  if (filters.createdAfter !== undefined) {
+    conditions.push('created_at > ?');
+    values.push(filters.createdAfter);
+  }
+  // The keyset condition as keyset.ts writes it: a row value, so that SQLite walks the page index.
+  if (filters.after) {
+    conditions.push('(created_at, id) < (?, ?)');
+    values.push(filters.after.createdAt, filters.after.id);
+  }
+  const statement = orm.prepared(`${OPPORTUNITY.select} WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`);
+  return (statement.raw(true).all(...values, limit) as unknown[][]).map((row) => OPPORTUNITY.row(row));
 }
 
 export function insertClient(orm: Orm, row: ClientRow): void {

@@ -1,11 +1,15 @@
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import { events } from './schema.js';
 
 export type EventRow = typeof events.$inferSelect;
 
+/** Every create writes an event: its insert is prepared once (table-sql.ts); a NULL seq is the next one. */
+const EVENT = tableSql(events);
+
 export function insertEvent(orm: Orm, row: Omit<EventRow, 'seq'>): void {
-  orm.insert(events).values(row).run();
+  orm.prepared(EVENT.insert).run(EVENT.values(row));
 }
 
 export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number, limit: number): EventRow[] {

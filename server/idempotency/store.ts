@@ -1,5 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import { idempotencyKeys } from './schema.js';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
@@ -29,8 +30,13 @@ function where(id: IdempotencyId) {
   );
 }
 
+/** Looked up and written by every create with a key: prepared once (table-sql.ts). */
+const IDEMPOTENCY = tableSql(idempotencyKeys);
+
 export function findKey(orm: Orm, id: IdempotencyId): IdempotencyRow | undefined {
-  return orm.select().from(idempotencyKeys).where(where(id)).get();
+  const statement = orm.prepared(`${IDEMPOTENCY.select} WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?`);
+  const row = statement.raw(true).get(id.cabinetId, id.caller, id.endpoint, id.key) as unknown[] | undefined;
+  return row && IDEMPOTENCY.row(row);
 }
 
 export function deleteKey(orm: Orm, id: IdempotencyId): void {
@@ -38,20 +44,18 @@ export function deleteKey(orm: Orm, id: IdempotencyId): void {
 }
 
 export function insertDone(orm: Orm, id: IdempotencyId, requestHash: string, response: StoredResponse, now: number, expiresAt: number): void {
-  orm
-    .insert(idempotencyKeys)
-    .values({
-      ...id,
-      requestHash,
-      state: 'done',
-      statusCode: response.statusCode,
-      responseBody: response.body,
-      responseHeaders: JSON.stringify(response.headers),
-      owner: null,
-      lockedAt: now,
-      expiresAt,
-    })
-    .run();
+  const row: IdempotencyRow = {
+    ...id,
+    requestHash,
+    state: 'done',
+    statusCode: response.statusCode,
+    responseBody: response.body,
+    responseHeaders: JSON.stringify(response.headers),
+    owner: null,
+    lockedAt: now,
+    expiresAt,
+  };
+  orm.prepared(IDEMPOTENCY.insert).run(IDEMPOTENCY.values(row));
 }
 
 export function insertClaim(orm: Orm, id: IdempotencyId, requestHash: string, owner: string, now: number, expiresAt: number): void {

@@ -44,7 +44,9 @@ export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?:
   const parsed = JSONRPCMessageSchema.safeParse(body);
   if (!parsed.success) return refused(400, ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message');
   const message = parsed.data;
-  if (!isInitializeRequest(message)) {
+  // The method first: isInitializeRequest parses the whole message against the initialize schema.
+  const initialize = 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+  if (!initialize) {
     const version = headers['mcp-protocol-version'];
     const named = Array.isArray(version) ? version.join(', ') : version;
     if (named !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(named)) {

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import { cabinets, users } from './schema.js';
 
 export type CabinetRow = typeof cabinets.$inferSelect;
@@ -14,8 +15,12 @@ export function insertUser(orm: Orm, row: typeof users.$inferInsert): void {
   orm.insert(users).values(row).run();
 }
 
+/** Read on every MCP tool call (its data-sharing switch): prepared once (table-sql.ts). */
+const CABINET = tableSql(cabinets);
+
 export function findCabinet(orm: Orm, cabinetId: string): CabinetRow | undefined {
-  return orm.select().from(cabinets).where(eq(cabinets.id, cabinetId)).get();
+  const row = orm.prepared(`${CABINET.select} WHERE id = ?`).raw(true).get(cabinetId) as unknown[] | undefined;
+  return row && CABINET.row(row);
 }
 
 export function listCabinets(orm: Orm): CabinetRow[] {
