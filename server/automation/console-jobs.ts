@@ -2,9 +2,9 @@ import { ACTIVE_STATUSES, type Job } from '../../shared/automation.js';
 import type { ConsoleJob, ConsoleJobDetail } from '../../shared/console-automation.js';
 import type { Page } from '../../shared/pagination.js';
 import type { Client } from '../../shared/crm.js';
-import { getClient } from '../crm/clients.js';
+import { getClient, listClients } from '../crm/clients.js';
 import { toIso, type Deps } from '../deps.js';
-import { getDevis } from '../devis/service.js';
+import { getDevis, listDevis } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { jobCredits } from '../wallet/service.js';
@@ -114,15 +114,19 @@ export interface ConsoleJobQuery {
   /** Creation range [from, to) in epoch milliseconds. */
   from?: number;
   to?: number;
+  /** Matches the job's insured, or a client named so (the jobs of that client's quotes). */
   q?: string;
-  /** The quotes of the clients whose name matches q (the caller asks the CRM). */
-  matchingDevisIds?: readonly string[];
+}
+
+/** The quotes of the clients a broker's search names (at most 50 clients, 100 quotes each: a search, not an export). */
+function quotesOfClientsNamed(deps: Deps, cabinetId: string, q: string): string[] {
+  return listClients(deps, cabinetId, { limit: 50, q }).data.flatMap((client) => listDevis(deps, cabinetId, { limit: 100, client_id: client.client_id }).data.map((d) => d.devis_id));
 }
 
 /** The console's job list: newest first, filtered; the cursor is bound to the filters. */
 export function listConsoleJobs(deps: Deps, cabinetId: string, query: ConsoleJobQuery): Page<ConsoleJob> {
   const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to, q: query.q } });
-  const search = query.q === undefined ? undefined : { text: query.q, devisIds: query.matchingDevisIds ?? [] };
+  const search = query.q === undefined ? undefined : { text: query.q, devisIds: quotesOfClientsNamed(deps, cabinetId, query.q) };
   const rows = store.listJobs(
     deps.db.orm,
     cabinetId,

@@ -27,8 +27,6 @@ import * as automation from '../automation/service.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
 import { recordAudit, requestActor } from '../audit/service.js';
-import { listClients } from '../crm/clients.js';
-import { listDevis } from '../devis/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
@@ -97,8 +95,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   registerEndpoint(app, listConsoleJobs, (request) => {
     const { cabinetId } = consoleUser(request);
     const { status, from, to, q, cursor, limit } = request.query;
-    const matchingDevisIds = q === undefined ? undefined : quotesOfClientsNamed(deps, cabinetId, q);
-    return consoleJobs.listConsoleJobs(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end'), q, matchingDevisIds });
+    return consoleJobs.listConsoleJobs(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end'), q });
   });
 
   registerEndpoint(app, getConsoleJob, (request) => consoleJobs.getConsoleJobDetail(deps, consoleUser(request).cabinetId, request.params.job_id));
@@ -151,11 +148,6 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
   });
 
   registerJobEvents(app, deps);
-}
-
-/** The quotes of the clients a broker's search names (at most 50 clients, 100 quotes each: a search, not an export). */
-function quotesOfClientsNamed(deps: Deps, cabinetId: string, q: string): string[] {
-  return listClients(deps, cabinetId, { limit: 50, q }).data.flatMap((client) => listDevis(deps, cabinetId, { limit: 100, client_id: client.client_id }).data.map((d) => d.devis_id));
 }
 
 /** A filter bound in epoch ms: a date means the start of that UTC day (from) or the end of it (to). */
