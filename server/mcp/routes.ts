@@ -42,8 +42,8 @@ const BATCH_REFUSAL = {
  * POST /mcp: the MCP endpoint, Streamable HTTP, stateless, behind an OAuth access token (the
  * access_token check of access-check.ts). Each request gets its own SDK server, connected to a
  * transport for one request and one JSON response (exchange.ts): the SDK's own Streamable HTTP
- * transport would convert every request to web Request/Response objects and back, a third of the
- * route's cost. Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable
+ * transport would convert every request to web Request/Response objects and back, about half the
+ * route's cost (BENCHMARKS.md). Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable
  * HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
