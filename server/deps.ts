@@ -45,8 +45,8 @@ export interface Deps {
 
 /**
  * The webhook dispatcher's fan-out is a write transaction of its own: run after every create, it
- * doubled a create's cost under load. At most once per 10 ms, a busy API's events are fanned out
- * in batches, for at most 10 ms more before their delivery (the goal is 250 ms at p99).
+ * doubled the commits of a busy API. At most once per 10 ms, events are fanned out in batches, for
+ * at most 10 ms more before their delivery (the goal is 250 ms at p99).
  */
 const OUTBOX_MIN_INTERVAL_MS = 10;
 
