@@ -80,8 +80,8 @@ async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchCo
 
 /**
  * The creates, after the lists (they add rows at the head of the list). The service goes first and
- * is stopped before the baseline runs: alive, its outbox readers would work on the baseline's
- * events, and take a core's third from it.
+ * is stopped before the baseline runs, so that its outbox readers do not work on the baseline's
+ * events. (The "other CPU" of both create runs, a third of a core, is the kernel writing the WAL.)
  */
 async function measureAll(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Figures> {
   const lists = await measureLists(server, bare, ctx);
