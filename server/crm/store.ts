@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { before } from '../db/keyset.js';
+import { before, BEFORE_POSITION } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { tableSql } from '../db/table-sql.js';
@@ -13,7 +13,7 @@ export type ClientRow = typeof clients.$inferSelect;
 const OPPORTUNITY = tableSql(opportunities);
 
 export function insertOpportunity(orm: Orm, row: OpportunityRow): void {
-  orm.prepared(OPPORTUNITY.insert).run(OPPORTUNITY.values(row));
+  OPPORTUNITY.insert(orm, row);
 }
 
 export function findOpportunity(orm: Orm, cabinetId: string, id: string): OpportunityRow | undefined {
@@ -40,13 +40,11 @@ export function listOpportunities(
     conditions.push('created_at > ?');
     values.push(filters.createdAfter);
   }
-  // The keyset condition as keyset.ts writes it: a row value, so that SQLite walks the page index.
   if (filters.after) {
-    conditions.push('(created_at, id) < (?, ?)');
+    conditions.push(BEFORE_POSITION);
     values.push(filters.after.createdAt, filters.after.id);
   }
-  const statement = orm.prepared(`${OPPORTUNITY.select} WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`);
-  return (statement.raw(true).all(...values, limit) as unknown[][]).map((row) => OPPORTUNITY.row(row));
+  return OPPORTUNITY.all(orm, `WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`, ...values, limit);
 }
 
 export function insertClient(orm: Orm, row: ClientRow): void {

@@ -10,3 +10,6 @@ import type { CursorPosition } from '../http/cursor.js';
 export function before(createdAt: AnySQLiteColumn, id: AnySQLiteColumn, position: CursorPosition | undefined): SQL | undefined {
   return position ? sql`(${createdAt}, ${id}) < (${position.createdAt}, ${position.id})` : undefined;
 }
+
+/** The same condition in raw SQL, for statements prepared once: bind the position's created_at, then its id. */
+export const BEFORE_POSITION = '(created_at, id) < (?, ?)';

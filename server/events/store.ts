@@ -9,7 +9,7 @@ export type EventRow = typeof events.$inferSelect;
 const EVENT = tableSql(events);
 
 export function insertEvent(orm: Orm, row: Omit<EventRow, 'seq'>): void {
-  orm.prepared(EVENT.insert).run(EVENT.values(row));
+  EVENT.insert(orm, row);
 }
 
 export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number, limit: number): EventRow[] {

@@ -34,9 +34,7 @@ function where(id: IdempotencyId) {
 const IDEMPOTENCY = tableSql(idempotencyKeys);
 
 export function findKey(orm: Orm, id: IdempotencyId): IdempotencyRow | undefined {
-  const statement = orm.prepared(`${IDEMPOTENCY.select} WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?`);
-  const row = statement.raw(true).get(id.cabinetId, id.caller, id.endpoint, id.key) as unknown[] | undefined;
-  return row && IDEMPOTENCY.row(row);
+  return IDEMPOTENCY.get(orm, 'WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?', id.cabinetId, id.caller, id.endpoint, id.key);
 }
 
 export function deleteKey(orm: Orm, id: IdempotencyId): void {
@@ -55,7 +53,7 @@ export function insertDone(orm: Orm, id: IdempotencyId, requestHash: string, res
     lockedAt: now,
     expiresAt,
   };
-  orm.prepared(IDEMPOTENCY.insert).run(IDEMPOTENCY.values(row));
+  IDEMPOTENCY.insert(orm, row);
 }
 
 export function insertClaim(orm: Orm, id: IdempotencyId, requestHash: string, owner: string, now: number, expiresAt: number): void {

@@ -19,8 +19,7 @@ export function insertUser(orm: Orm, row: typeof users.$inferInsert): void {
 const CABINET = tableSql(cabinets);
 
 export function findCabinet(orm: Orm, cabinetId: string): CabinetRow | undefined {
-  const row = orm.prepared(`${CABINET.select} WHERE id = ?`).raw(true).get(cabinetId) as unknown[] | undefined;
-  return row && CABINET.row(row);
+  return CABINET.get(orm, 'WHERE id = ?', cabinetId);
 }
 
 export function listCabinets(orm: Orm): CabinetRow[] {
