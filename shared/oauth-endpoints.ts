@@ -24,10 +24,12 @@ const TAG = 'MCP and OAuth';
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string() }).meta({ id: 'OAuthError' });
 
 const oauthError = (description: string) => ({ description, schema: oauthErrorSchema });
+
 /** The MCP endpoint's transport-level refusals: JSON-RPC errors that answer no request (id null). */
 const jsonRpcErrorSchema = z
   .object({ jsonrpc: z.literal('2.0'), id: z.null(), error: z.object({ code: z.number().int(), message: z.string() }) })
   .meta({ id: 'JsonRpcError' });
+export type JsonRpcError = z.infer<typeof jsonRpcErrorSchema>;
 
 export const protectedResourceMetadataSchema = z.object({
   resource: z.string(),

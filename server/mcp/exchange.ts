@@ -10,24 +10,20 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonRpcError } from '../../shared/oauth-endpoints.js';
 
 /** The SDK's code for transport-level refusals (Accept, protocol version). */
 const TRANSPORT_ERROR = -32000;
-
-interface JsonRpcRefusal {
-  jsonrpc: '2.0';
-  id: null;
-  error: { code: number; message: string };
-}
 
 /**
  * What a POST /mcp asks for, read as the SDK's Streamable HTTP transport reads it when stateless
  * with JSON responses: refused (the status and JSON-RPC error it answers), accepted (notifications
  * and responses: 202, nothing to run, since no session or stream outlives the request), or one
- * request to run. Content-Type and batches are checked before, by the route.
+ * request to run. A batch is refused: MCP 2025-06-18 and later have none, and a batch would let
+ * one request, one rate-limit hit, run any number of tool calls. Content-Type is Fastify's.
  */
 export type McpPost =
-  | { kind: 'refused'; status: 400 | 406; body: JsonRpcRefusal }
+  | { kind: 'refused'; status: 400 | 406; body: JsonRpcError }
   | { kind: 'accepted' }
   | { kind: 'request'; message: JSONRPCRequest };
 
@@ -36,6 +32,9 @@ function refused(status: 400 | 406, code: number, message: string): McpPost {
 }
 
 export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?: string | string[] }, body: unknown): McpPost {
+  if (Array.isArray(body)) {
+    return refused(400, ErrorCode.InvalidRequest, 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.');
+  }
   // A substring check, as the SDK's: Accept is a list, and clients send both with parameters or q-values.
   const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {

@@ -1,4 +1,3 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { McpScope } from '../../shared/oauth.js';
 import { callMcp } from '../../shared/oauth-endpoints.js';
@@ -28,23 +27,12 @@ function missingToolScope(message: object, scopes: readonly McpScope[], catalogu
 }
 
 /**
- * The answer to a JSON-RPC batch (a JSON array body), as JSON-RPC so that MCP clients can read it.
- * MCP 2025-06-18 and later have no batching, and a batch would let one request, one rate-limit
- * hit, run any number of tool calls.
- */
-const BATCH_REFUSAL = {
-  jsonrpc: '2.0',
-  id: null,
-  error: { code: ErrorCode.InvalidRequest, message: 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.' },
-} as const;
-
-/**
  * POST /mcp: the MCP endpoint, Streamable HTTP, stateless, behind an OAuth access token (the
  * access_token check of access-check.ts). Each request gets its own SDK server, connected to a
  * transport for one request and one JSON response (exchange.ts): the SDK's own Streamable HTTP
  * transport would convert every request to web Request/Response objects and back, about half the
- * route's cost (BENCHMARKS.md). Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable
- * HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
+ * route's cost (BENCHMARKS.md). Only POST: no SSE stream (GET) and no sessions (DELETE), which
+ * MCP's Streamable HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { deps, worker } = options;
@@ -55,7 +43,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     const access = request.mcpAccess;
     if (!access) throw new ApiError('internal_error', 'The MCP route ran without its token check.');
     const body = request.body;
-    if (Array.isArray(body)) return respond(400, BATCH_REFUSAL);
     if (body === undefined || body === null || typeof body !== 'object') {
       throw new ApiError('invalid_json', 'Send one JSON-RPC message as a JSON body.');
     }
