@@ -71,12 +71,24 @@ function portOf(address: AddressInfo | string | null): number {
   throw new Error(`server is not listening on a TCP port (${String(address)})`);
 }
 
+/** A Fastify app listening on a free loopback port, as a target; `release` runs once it is closed. */
+async function listenOnLoopback(app: FastifyInstance, release: () => void | Promise<void> = () => undefined): Promise<StartedTarget> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    port: portOf(app.server.address()),
+    headers: {},
+    async close() {
+      await app.close();
+      await release();
+    },
+  };
+}
+
 /** The baseline: what Fastify alone costs for a small JSON answer, no hooks, no logger. */
 async function startBare(): Promise<StartedTarget> {
   const app = Fastify({ logger: false });
   app.get(BARE_PATH, async () => ({ hello: 'world', service: 'bare' }));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return { port: portOf(app.server.address()), headers: {}, close: () => app.close() };
+  return listenOnLoopback(app);
 }
 
 /**
@@ -132,15 +144,7 @@ async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
     create(row);
     return reply.code(201).send(row);
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    port: portOf(app.server.address()),
-    headers: {},
-    async close() {
-      await app.close();
-      sqlite.close();
-    },
-  };
+  return listenOnLoopback(app, () => void sqlite.close());
 }
 
 /**
@@ -278,15 +282,7 @@ async function startHub(): Promise<StartedTarget> {
   const deps = hubDeps(database, packageVersion());
   const logger = createLogger({ level: 'info', stream: pino.destination({ dest: devNull, sync: false }) });
   const app = await buildHubApp(deps, { logger });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    port: portOf(app.server.address()),
-    headers: {},
-    async close() {
-      await app.close();
-      await database.close();
-    },
-  };
+  return listenOnLoopback(app, () => database.close());
 }
 
 /**
