@@ -12,7 +12,7 @@ import type { Benchmark, BenchContext } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import { measureCreate } from './lib/create.js';
 import { measure, type Measurement } from './lib/load.js';
-import { BARE_CREATE_PATH, BARE_LIST_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
+import { BARE_OPPORTUNITIES_PATH, SEEDED_OPPORTUNITIES } from './lib/protocol.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, goalLine, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { listOpportunities } from '../shared/crm-endpoints.js';
 import { pathTo } from '../shared/endpoint.js';
@@ -68,12 +68,12 @@ interface Figures {
 
 /** The lists: baseline and subject alternate, each alone on the machine while measured (the other child idles). */
 async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Omit<Figures, 'bareCreate' | 'create'>> {
-  const bareFirst = await measure(bare, `${BARE_LIST_PATH}?limit=${PAGE}`, ctx.load);
+  const bareFirst = await measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}`, ctx.load);
   const first = await measure(server, FIRST_PAGE_PATH, ctx.load);
   const walkStarted = performance.now();
   const at = await positionAt(server, DEEP_OFFSET);
   console.log(`   walked to offset ${DEEP_OFFSET.toLocaleString('en-US')} (limit=${WALK_LIMIT}) in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s`);
-  const bareDeep = await measure(bare, `${BARE_LIST_PATH}?limit=${PAGE}&before_created_at=${at.createdAt}&before_id=${at.id}`, ctx.load);
+  const bareDeep = await measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}&before_created_at=${at.createdAt}&before_id=${at.id}`, ctx.load);
   const deep = await measure(server, `${FIRST_PAGE_PATH}&cursor=${encodeURIComponent(at.cursor)}`, ctx.load);
   return { bareFirst, first, bareDeep, deep };
 }
@@ -87,7 +87,7 @@ async function measureAll(server: ServerChild, bare: ServerChild, ctx: BenchCont
   const lists = await measureLists(server, bare, ctx);
   const create = await measureCreate(server, ctx.load);
   await server.stop();
-  const bareCreate = await measureCreate(bare, ctx.load, {}, BARE_CREATE_PATH);
+  const bareCreate = await measureCreate(bare, ctx.load, {}, BARE_OPPORTUNITIES_PATH);
   return { ...lists, bareCreate, create };
 }
 

@@ -35,8 +35,7 @@ import { syncedRecords } from '../server/sync/records.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
 import {
-  BARE_CREATE_PATH,
-  BARE_LIST_PATH,
+  BARE_OPPORTUNITIES_PATH,
   BARE_PATH,
   HUB_DATABASE_URL_ENV,
   LAN_BENCH_ADDRESS,
@@ -119,12 +118,12 @@ async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
   });
 
   const app = Fastify({ logger: false });
-  app.get<{ Querystring: { limit?: string; before_created_at?: string; before_id?: string } }>(BARE_LIST_PATH, async (request) => {
+  app.get<{ Querystring: { limit?: string; before_created_at?: string; before_id?: string } }>(BARE_OPPORTUNITIES_PATH, async (request) => {
     const limit = Number(request.query.limit ?? 50) + 1;
     const { before_created_at: createdAt, before_id: id } = request.query;
     return createdAt && id ? pageBefore.all(cabinet.id, Number(createdAt), id, limit) : firstPage.all(cabinet.id, limit);
   });
-  app.post<{ Body: { title: string; product: string; contact: unknown; expected_value_eur: number; tags: string[] } }>(BARE_CREATE_PATH, async (request, reply) => {
+  app.post<{ Body: { title: string; product: string; contact: unknown; expected_value_eur: number; tags: string[] } }>(BARE_OPPORTUNITIES_PATH, async (request, reply) => {
     const now = Date.now();
     const body = request.body;
     const row = {

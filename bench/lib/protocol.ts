@@ -55,11 +55,10 @@ export const SEEDED_OPPORTUNITIES = 100_000;
 /** The one route of the bare target. */
 export const BARE_PATH = '/hello';
 /**
- * The bare-sqlite target's routes, on a courtier-100k data dir: the opportunities list's keyset
- * query (query: limit, and before_created_at + before_id for a deeper page) and its create.
+ * The bare-sqlite target's route, on a courtier-100k data dir: GET runs the opportunities list's
+ * keyset query (query: limit, and before_created_at + before_id for a deeper page), POST its create.
  */
-export const BARE_LIST_PATH = '/bare/opportunities';
-export const BARE_CREATE_PATH = '/bare/opportunities';
+export const BARE_OPPORTUNITIES_PATH = '/bare/opportunities';
 
 export function parseChildMessage(line: string): ChildMessage {
   const value: unknown = JSON.parse(line);

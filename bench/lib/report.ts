@@ -42,7 +42,7 @@ export function busyMachineWarning(measurements: readonly Measurement[]): string
   return `WARNING: other processes took up to ${Math.round(worst * 100)}% of a core during a measured run; run again on a quiet machine before recording these figures`;
 }
 
-/** "<what was measured against its goal>: met" or ": MISSED", the one wording every benchmark prints. */
+/** "<what was measured against its goal>: met" or ": MISSED". */
 export function goalLine(line: string, met: boolean): string {
   return `${line}: ${met ? 'met' : 'MISSED'}`;
 }
