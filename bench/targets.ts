@@ -173,7 +173,7 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
     rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
     ...setup.config,
   };
-  const db = openDatabase(databaseFile(dataDir));
+  const db = openDatabase(databaseFile(dataDir), { backgroundCheckpoints: {} });
   // env {} as for loadConfig: the run does not depend on the shell's COURTIER_* variables (a master key, say).
   const deps = defaultDeps(db, config, { env: {} });
   const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });

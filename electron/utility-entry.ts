@@ -105,7 +105,9 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   });
   if (secrets.warning) logger.warn(secrets.warning);
 
-  const db = openDatabase(databaseFile(config.dataDir));
+  const db = openDatabase(databaseFile(config.dataDir), {
+    backgroundCheckpoints: { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') },
+  });
   let listeningPort = config.port;
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers, secrets: secrets.store, env });

@@ -37,7 +37,9 @@ export function firstRunHint(host: string, port: number): { setupUrl: string | n
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
 export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void } = {}): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
-  const db = openDatabase(databaseFile(config.dataDir));
+  const db = openDatabase(databaseFile(config.dataDir), {
+    backgroundCheckpoints: { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') },
+  });
   // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
   let listeningPort = config.port;
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
+import { checkpointInBackground, type CheckpointOptions } from './checkpoints.js';
 import * as schema from './schema.js';
 
 /**
@@ -55,6 +56,11 @@ export interface OpenOptions {
    * that count statements per request. Never set in the service, where it would cost every query.
    */
   onStatement?: (sql: string) => void;
+  /**
+   * Checkpoints the WAL from a worker thread instead of inside commits (see checkpoints.ts): for
+   * the long-running service, whose event loop must not stall. The CLI keeps SQLite's default.
+   */
+  backgroundCheckpoints?: CheckpointOptions;
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
@@ -78,7 +84,15 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     throw err;
   }
   const orm = Object.assign(drizzle(sqlite, { schema }), { prepared: preparedOnce(sqlite) });
-  return { sqlite, orm, close: () => sqlite.close() };
+  const checkpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file, options.backgroundCheckpoints) : undefined;
+  return {
+    sqlite,
+    orm,
+    close: () => {
+      checkpoints?.stop();
+      sqlite.close();
+    },
+  };
 }
 
 /**

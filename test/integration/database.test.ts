@@ -1,10 +1,12 @@
 import Sqlite from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkpointInBackground } from '../../server/db/checkpoints.js';
 import { applyMigrations, databaseFile, migrationsFolder, openDatabase } from '../../server/db/open.js';
 import { DatabaseVersionError } from '../../server/errors.js';
+import { eventually } from '../helpers/eventually.js';
 import { tempDir } from '../helpers/server.js';
 
 const dirs: string[] = [];
@@ -135,5 +137,47 @@ describe('SQLite store', () => {
     dirs.push(dir);
     writeFileSync(join(dir, 'courtier.sqlite'), 'this is not a database'.repeat(100));
     expect(() => openDatabase(databaseFile(dir))).toThrow();
+  });
+});
+
+describe('checkpoints from a worker thread (the service)', () => {
+  const bytesOf = (file: string) => statSync(file).size;
+  // 2,000 rows of 2 KB: ~1,000 pages, what SQLite's automatic checkpoint would copy inside a commit.
+  const writeBulk = (db: ReturnType<typeof openDatabase>) => {
+    db.sqlite.exec('CREATE TABLE bulk (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const insert = db.sqlite.prepare('INSERT INTO bulk (body) VALUES (?)');
+    for (let i = 0; i < 2_000; i++) insert.run('x'.repeat(2_000));
+  };
+
+  it('turns off the checkpoint in commits, copies the WAL into the file from the worker, and removes the WAL on close', async () => {
+    const file = freshFile();
+    const db = openDatabase(file, { backgroundCheckpoints: { intervalMs: 10 } });
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const before = bytesOf(file);
+    writeBulk(db);
+    // Nothing on this connection copied the pages: they reach the file through the worker alone.
+    await eventually(() => bytesOf(file), (size) => size > before + 3_000_000, 'the worker to checkpoint the WAL into the database file');
+    db.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const again = openDatabase(file);
+    expect(again.sqlite.prepare('SELECT count(*) AS n FROM bulk').get()).toEqual({ n: 2_000 });
+    again.close();
+  });
+
+  it('keeps SQLite automatic checkpoint for the CLI', () => {
+    const db = openDatabase(freshFile());
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    db.close();
+  });
+
+  it('falls back to checkpoints in commits, and says so, when the worker fails', async () => {
+    const db = openDatabase(freshFile());
+    const failures: Error[] = [];
+    checkpointInBackground(db.sqlite, join(tempDir(), 'missing', 'courtier.sqlite'), { onFailure: (err) => failures.push(err) });
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await eventually(() => failures.length, (n) => n === 1, 'the worker to fail on a missing file');
+    expect(failures[0]?.message).toMatch(/unable to open database file|directory does not exist/);
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    db.close();
   });
 });
