@@ -12,10 +12,17 @@ import type { Orm } from './open.js';
 export interface TableSql<T extends SQLiteTable> {
   /** Inserts a whole row: a missing value is NULL, not the column's default. */
   insert(orm: Orm, row: T['$inferInsert']): void;
+  /** The same, unless it would break a unique constraint (`ON CONFLICT DO NOTHING`): whether it was inserted. */
+  insertIfAbsent(orm: Orm, row: T['$inferInsert']): boolean;
   /** The first row of `SELECT <every column> FROM <table> <clauses>` (WHERE, ORDER BY, LIMIT). */
   get(orm: Orm, clauses: string, ...values: unknown[]): T['$inferSelect'] | undefined;
   /** Every row of the same. */
   all(orm: Orm, clauses: string, ...values: unknown[]): T['$inferSelect'][];
+  /**
+   * `UPDATE <table> SET <each given column> <clauses>`, the updated rows returned; an undefined
+   * value leaves its column alone, as in drizzle's `set`. One statement per set of columns.
+   */
+  update(orm: Orm, changes: Partial<T['$inferInsert']>, clauses: string, ...values: unknown[]): T['$inferSelect'][];
 }
 
 export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
@@ -43,12 +50,23 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
   // raw(true) on each use: a statement is shared by its SQL text, and this text is only ever read as arrays.
   const query = (orm: Orm, clauses: string) => orm.prepared(`${select} ${clauses}`).raw(true);
 
+  const byKey = new Map(columns);
+
   return {
     insert: (orm, row) => void orm.prepared(insert).run(toDriver(row)),
+    insertIfAbsent: (orm, row) => orm.prepared(`${insert} ON CONFLICT DO NOTHING`).run(toDriver(row)).changes > 0,
     get(orm, clauses, ...values) {
       const row = query(orm, clauses).get(...values) as unknown[] | undefined;
       return row && fromDriver(row);
     },
     all: (orm, clauses, ...values) => (query(orm, clauses).all(...values) as unknown[][]).map(fromDriver),
+    update(orm, changes, clauses, ...values) {
+      const set = Object.entries(changes as Record<string, unknown>).filter(([key, value]) => value !== undefined && byKey.has(key));
+      if (set.length === 0) throw new Error(`An update of ${name} needs at least one column to set.`);
+      const assignments = set.map(([key]) => `"${byKey.get(key)?.name}" = ?`).join(', ');
+      const setValues = set.map(([key, value]) => (value === null ? null : byKey.get(key)?.mapToDriverValue(value)));
+      const statement = orm.prepared(`UPDATE ${name} SET ${assignments} ${clauses} RETURNING ${names}`).raw(true);
+      return (statement.all(...setValues, ...values) as unknown[][]).map(fromDriver);
+    },
   };
 }

@@ -22,16 +22,13 @@ export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number,
     .all();
 }
 
+/** The webhook fan-out reads the outbox, and every delivery attempt its event: prepared once as well. */
 export function readOutbox(orm: Orm, afterSeq: number, limit: number): EventRow[] {
-  return orm.select().from(events).where(gt(events.seq, afterSeq)).orderBy(asc(events.seq)).limit(limit).all();
+  return EVENT.all(orm, 'WHERE seq > ? ORDER BY seq LIMIT ?', afterSeq, limit);
 }
 
 export function findEvent(orm: Orm, cabinetId: string, id: string): EventRow | undefined {
-  return orm
-    .select()
-    .from(events)
-    .where(and(eq(events.cabinetId, cabinetId), eq(events.id, id)))
-    .get();
+  return EVENT.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
 export function deleteEventsBefore(orm: Orm, cutoff: number): number {

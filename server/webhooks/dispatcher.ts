@@ -22,7 +22,7 @@ const USER_AGENT = 'Service-Webhook/1.0';
 
 export interface DispatcherOptions {
   logger: FastifyBaseLogger;
-  /** Outbound HTTP; defaults to got with keep-alive agents. */
+  /** Outbound HTTP; defaults to node:https with a keep-alive agent. */
   send?: HttpSender;
   /** DNS; defaults to the system resolver. */
   resolve?: Resolver;
@@ -30,6 +30,18 @@ export interface DispatcherOptions {
   extraCa?: readonly string[];
   /** Random extra delay for a retry of the given delay; defaults to up to 10 %. */
   jitter?: (delayMs: number) => number;
+}
+
+/** How an attempt went, for its delivery's record. */
+interface Outcome {
+  delivery: store.DeliveryRow;
+  subscription: store.SubscriptionRow;
+  attemptedAt: number;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  responseBody: string | null;
+  succeeded: boolean;
 }
 
 export interface Dispatcher {
@@ -60,6 +72,9 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
   const leaseMs = config.webhookTimeoutMs * 2 + 1000;
   const busy = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
+  /** Outcomes of attempts that ended since the last pump, recorded by the next one. */
+  const unrecorded: Outcome[] = [];
+  let pumpQueued = false;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let purgeTimer: NodeJS.Timeout | undefined;
@@ -100,9 +115,10 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     });
   }
 
-  async function attempt(delivery: store.DeliveryRow): Promise<void> {
+  /** Sends one delivery; its outcome is for `recordOutcomes`, undefined when its subscription is gone. */
+  async function attempt(delivery: store.DeliveryRow): Promise<Outcome | undefined> {
     const subscription = store.findSubscription(deps.db.orm, delivery.cabinetId, delivery.subscriptionId);
-    if (!subscription) return; // deleted meanwhile: its deliveries went with it
+    if (!subscription) return undefined; // deleted meanwhile: its deliveries went with it
     const event = getEvent(deps, delivery.cabinetId, delivery.eventId);
     const attemptedAt = clock.now();
     const started = performance.now();
@@ -125,79 +141,98 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       }
     }
     const succeeded = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
-    recordOutcome(delivery, subscription, { attemptedAt, durationMs: Math.round(performance.now() - started), httpStatus, error, responseBody, succeeded });
+    return { delivery, subscription, attemptedAt, durationMs: Math.round(performance.now() - started), httpStatus, error, responseBody, succeeded };
   }
 
-  function recordOutcome(
-    delivery: store.DeliveryRow,
-    subscription: store.SubscriptionRow,
-    outcome: { attemptedAt: number; durationMs: number; httpStatus: number | null; error: string | null; responseBody: string | null; succeeded: boolean },
-  ): void {
+  /**
+   * Records outcomes in one transaction: under load, the attempts that ended in one turn of the
+   * event loop share a commit instead of paying one each. An outcome not yet recorded when the
+   * process dies is an attempt whose lease runs out: it is sent again, as after a crash mid-attempt.
+   */
+  function recordOutcomes(outcomes: readonly Outcome[]): void {
+    if (outcomes.length === 0) return;
+    deps.db.sqlite.transaction(() => {
+      for (const outcome of outcomes) recordOutcome(outcome);
+    })();
+  }
+
+  function recordOutcome(outcome: Outcome): void {
+    const { delivery, subscription } = outcome;
     const now = clock.now();
     const attemptCount = delivery.attemptCount + 1;
     const exhausted = attemptCount >= delivery.maxAttempts;
     const delay = (config.webhookRetryDelays[attemptCount] ?? 0) * 1000;
-    const changes: Partial<store.DeliveryRow> = outcome.succeeded
+    const progress: store.DeliveryProgress = outcome.succeeded
       ? { status: 'succeeded', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
       : exhausted
         ? { status: 'failed', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
         : { status: 'pending', attemptCount, nextAttemptAt: now + delay + (delay > 0 ? jitter(delay) : 0), leaseUntil: null, updatedAt: now };
-    deps.db.sqlite.transaction(() => {
-      store.recordAttempt(
-        deps.db.orm,
-        {
-          deliveryId: delivery.id,
-          attemptedAt: outcome.attemptedAt,
-          durationMs: outcome.durationMs,
-          httpStatus: outcome.httpStatus,
-          error: outcome.error,
-          responseBody: outcome.responseBody,
-        },
-        { id: delivery.id, changes },
-      );
-      // Test deliveries say nothing about the endpoint's health over time.
-      if (delivery.maxAttempts === 1) return;
-      const current = store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id);
-      if (!current) return;
-      if (outcome.succeeded) {
-        if (current.failingSince !== null) store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince: null });
-        return;
-      }
-      const failingSince = current.failingSince ?? now;
-      if (now - failingSince >= DEACTIVATE_AFTER_MS && current.active) {
-        const reason =
-          `Deactivated on ${toIso(now)}: every delivery failed since ${toIso(failingSince)} (5 days). ` +
-          `Last error: ${outcome.error ?? `HTTP ${outcome.httpStatus}`}. Fix the endpoint, then set active to true.`;
-        store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince, active: false, disabledReason: reason, updatedAt: now });
-        options.logger.warn({ webhook_id: current.id }, 'webhook subscription deactivated after failing for 5 days');
-      } else if (current.failingSince === null) {
-        store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince });
-      }
-    })();
+    store.recordAttempt(
+      deps.db.orm,
+      {
+        deliveryId: delivery.id,
+        attemptedAt: outcome.attemptedAt,
+        durationMs: outcome.durationMs,
+        httpStatus: outcome.httpStatus,
+        error: outcome.error,
+        responseBody: outcome.responseBody,
+      },
+      { id: delivery.id, progress },
+    );
+    // Test deliveries say nothing about the endpoint's health over time.
+    if (delivery.maxAttempts === 1) return;
+    const current = store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id);
+    if (!current) return;
+    if (outcome.succeeded) {
+      if (current.failingSince !== null) store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince: null });
+      return;
+    }
+    const failingSince = current.failingSince ?? now;
+    if (now - failingSince >= DEACTIVATE_AFTER_MS && current.active) {
+      const reason =
+        `Deactivated on ${toIso(now)}: every delivery failed since ${toIso(failingSince)} (5 days). ` +
+        `Last error: ${outcome.error ?? `HTTP ${outcome.httpStatus}`}. Fix the endpoint, then set active to true.`;
+      store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince, active: false, disabledReason: reason, updatedAt: now });
+      options.logger.warn({ webhook_id: current.id }, 'webhook subscription deactivated after failing for 5 days');
+    } else if (current.failingSince === null) {
+      store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince });
+    }
   }
 
   function track(delivery: store.DeliveryRow): void {
     busy.set(delivery.subscriptionId, (busy.get(delivery.subscriptionId) ?? 0) + 1);
     const work = attempt(delivery)
+      .then((outcome) => void (outcome && unrecorded.push(outcome)))
       .catch((err: unknown) => options.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         const left = (busy.get(delivery.subscriptionId) ?? 1) - 1;
         if (left <= 0) busy.delete(delivery.subscriptionId);
         else busy.set(delivery.subscriptionId, left);
         inFlight.delete(work);
-        if (running) pump();
+        if (running) pumpSoon();
       });
     inFlight.add(work);
   }
 
+  /** One pump for every attempt that ended in this turn of the event loop. */
+  function pumpSoon(): void {
+    if (pumpQueued) return;
+    pumpQueued = true;
+    setImmediate(() => {
+      pumpQueued = false;
+      if (running) safePump();
+    });
+  }
+
   function pump(): void {
+    recordOutcomes(unrecorded.splice(0));
     while (fanOutEvents(deps, FANOUT_BATCH) === FANOUT_BATCH);
     const slots = config.webhookConcurrency - inFlight.size;
-    if (slots > 0) {
-      const claimed = store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy });
-      for (const delivery of claimed) track(delivery);
-    }
-    if (running) scheduleWake();
+    const claimed =
+      slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
+    for (const delivery of claimed) track(delivery);
+    // With every slot taken, the next attempt to end pumps again: no need to look for the next due time.
+    if (running && claimed.length < slots) scheduleWake();
   }
 
   function scheduleWake(): void {
@@ -246,6 +281,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       clearTimeout(timer);
       clearInterval(purgeTimer);
       await Promise.allSettled([...inFlight]);
+      recordOutcomes(unrecorded.splice(0));
       ownSender?.close();
     },
     async drain() {
@@ -259,7 +295,8 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       const delivery = store.findDelivery(deps.db.orm, cabinetId, deliveryId);
       if (!delivery || delivery.status !== 'pending') return;
       store.leaseDelivery(deps.db.orm, delivery.id, clock.now() + leaseMs);
-      await attempt(delivery);
+      const outcome = await attempt(delivery);
+      if (outcome) recordOutcomes([outcome]);
     },
   };
 }

@@ -1,23 +1,30 @@
-import { and, asc, desc, eq, inArray, lt, min, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { before } from '../db/keyset.js';
 import type { Database, Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { webhookAttempts, webhookDeliveries, webhookFanout, webhookSubscriptions } from './schema.js';
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from './schema.js';
 
 export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+/**
+ * What the dispatcher runs for every delivery (the fan-out's inserts, the claim, the attempt's
+ * reads and writes) is prepared once (table-sql.ts): built by drizzle on every call, these
+ * statements took more CPU than the HTTPS requests themselves (see BENCHMARKS.md).
+ */
+const SUBSCRIPTION = tableSql(webhookSubscriptions);
+const DELIVERY = tableSql(webhookDeliveries);
+const ATTEMPT = tableSql(webhookAttempts);
+const OF_ACTIVE_SUBSCRIPTION = 'subscription_id IN (SELECT id FROM webhook_subscriptions WHERE active = 1)';
 
 export function insertSubscription(orm: Orm, row: SubscriptionRow): void {
   orm.insert(webhookSubscriptions).values(row).run();
 }
 
 export function findSubscription(orm: Orm, cabinetId: string, id: string): SubscriptionRow | undefined {
-  return orm
-    .select()
-    .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.cabinetId, cabinetId), eq(webhookSubscriptions.id, id)))
-    .get();
+  return SUBSCRIPTION.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
 export function updateSubscription(orm: Orm, cabinetId: string, id: string, changes: Partial<SubscriptionRow>): void {
@@ -48,28 +55,20 @@ export function listSubscriptions(orm: Orm, cabinetId: string, after: CursorPosi
 }
 
 export function activeSubscriptions(orm: Orm, cabinetId: string): SubscriptionRow[] {
-  return orm
-    .select()
-    .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.cabinetId, cabinetId), eq(webhookSubscriptions.active, true)))
-    .all();
+  return SUBSCRIPTION.all(orm, 'WHERE cabinet_id = ? AND active = 1', cabinetId);
 }
 
 export function fanoutPosition(orm: Orm): number {
-  return orm.select().from(webhookFanout).where(eq(webhookFanout.id, 1)).get()?.lastSeq ?? 0;
+  return (orm.prepared('SELECT last_seq FROM webhook_fanout WHERE id = 1').pluck(true).get() as number | undefined) ?? 0;
 }
 
 export function setFanoutPosition(orm: Orm, lastSeq: number): void {
-  orm
-    .insert(webhookFanout)
-    .values({ id: 1, lastSeq })
-    .onConflictDoUpdate({ target: webhookFanout.id, set: { lastSeq } })
-    .run();
+  orm.prepared('INSERT INTO webhook_fanout (id, last_seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq').run(lastSeq);
 }
 
 /** Inserts a delivery unless the subscription already has one for that event (replays excepted). */
 export function insertDelivery(orm: Orm, row: DeliveryRow): boolean {
-  return orm.insert(webhookDeliveries).values(row).onConflictDoNothing().run().changes > 0;
+  return DELIVERY.insertIfAbsent(orm, row);
 }
 
 export function findDelivery(orm: Orm, cabinetId: string, id: string): DeliveryRow | undefined {
@@ -122,23 +121,15 @@ export function claimDueDeliveries(
 ): DeliveryRow[] {
   return db.sqlite
     .transaction(() => {
-      const candidates = db.orm
-        .select({ delivery: webhookDeliveries })
-        .from(webhookDeliveries)
-        .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
-        .where(
-          and(
-            eq(webhookDeliveries.status, 'pending'),
-            lt(webhookDeliveries.nextAttemptAt, now + 1),
-            eq(webhookSubscriptions.active, true),
-          ),
-        )
-        .orderBy(asc(webhookDeliveries.nextAttemptAt))
-        .limit(options.limit * 4)
-        .all();
+      const candidates = DELIVERY.all(
+        db.orm,
+        `WHERE status = 'pending' AND next_attempt_at <= ? AND ${OF_ACTIVE_SUBSCRIPTION} ORDER BY next_attempt_at LIMIT ?`,
+        now,
+        options.limit * 4,
+      );
       const taken = new Map(options.busy);
       const chosen: DeliveryRow[] = [];
-      for (const { delivery } of candidates) {
+      for (const delivery of candidates) {
         if (chosen.length >= options.limit) break;
         const count = taken.get(delivery.subscriptionId) ?? 0;
         if (count >= options.perSubscription) continue;
@@ -147,10 +138,8 @@ export function claimDueDeliveries(
       }
       if (chosen.length > 0) {
         db.orm
-          .update(webhookDeliveries)
-          .set({ leaseUntil: now + options.leaseMs, nextAttemptAt: now + options.leaseMs })
-          .where(inArray(webhookDeliveries.id, chosen.map((d) => d.id)))
-          .run();
+          .prepared('UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))')
+          .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
       }
       return chosen;
     })
@@ -162,21 +151,21 @@ export function leaseDelivery(orm: Orm, id: string, until: number): void {
   orm.update(webhookDeliveries).set({ leaseUntil: until, nextAttemptAt: until }).where(eq(webhookDeliveries.id, id)).run();
 }
 
-export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; changes: Partial<DeliveryRow> }): void {
-  orm.insert(webhookAttempts).values(attempt).run();
-  orm.update(webhookDeliveries).set(delivery.changes).where(eq(webhookDeliveries.id, delivery.id)).run();
+/** A delivery's state after an attempt: done, failed for good, or pending until its next try. */
+export type DeliveryProgress = Pick<DeliveryRow, 'status' | 'attemptCount' | 'nextAttemptAt' | 'leaseUntil' | 'updatedAt'>;
+
+export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; progress: DeliveryProgress }): void {
+  ATTEMPT.insert(orm, attempt);
+  const { status, attemptCount, nextAttemptAt, leaseUntil, updatedAt } = delivery.progress;
+  orm
+    .prepared('UPDATE webhook_deliveries SET status = ?, attempt_count = ?, next_attempt_at = ?, lease_until = ?, updated_at = ? WHERE id = ?')
+    .run(status, attemptCount, nextAttemptAt, leaseUntil, updatedAt, delivery.id);
 }
 
 /** When the next pending delivery of an active subscription falls due, to sleep until then. */
 export function nextDueAt(orm: Orm): number | null {
-  return (
-    orm
-      .select({ at: min(webhookDeliveries.nextAttemptAt) })
-      .from(webhookDeliveries)
-      .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
-      .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookSubscriptions.active, true)))
-      .get()?.at ?? null
-  );
+  const at = orm.prepared(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND ${OF_ACTIVE_SUBSCRIPTION}`).pluck(true).get();
+  return typeof at === 'number' ? at : null;
 }
 
 export function purgeDeliveriesBefore(orm: Orm, cutoff: number): number {
