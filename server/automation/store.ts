@@ -1,7 +1,8 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, min, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, jobSteps, robotPauses } from './schema.js';
 
@@ -10,20 +11,30 @@ export type BreakerRow = typeof insurerBreakers.$inferSelect;
 export type RobotPauseRow = typeof robotPauses.$inferSelect;
 
 const ACTIVE = ACTIVE_STATUSES;
+/** A JSON array for `IN (SELECT value FROM json_each(?))`: one prepared statement whatever the list. */
+const IN_LIST = 'IN (SELECT value FROM json_each(?))';
+/** The active statuses are constants: written into the SQL, where the planner sees them (jobs_queue_idx). */
+const IN_ACTIVE = `IN (${ACTIVE.map((status) => `'${status}'`).join(', ')})`;
+
+/**
+ * What every enqueue, claim and finish runs is prepared once (table-sql.ts): built by drizzle on
+ * every call, these statements cost the queue more than its work (see BENCHMARKS.md).
+ */
+const JOB = tableSql(jobs);
+const JOB_STEP = tableSql(jobSteps);
+const BREAKER = tableSql(insurerBreakers);
+const ROBOT_PAUSE = tableSql(robotPauses);
 
 export function insertJob(orm: Orm, row: JobRow): void {
-  orm.insert(jobs).values(row).run();
+  JOB.insert(orm, row);
   appendStep(orm, row);
 }
 
 export type JobStepRow = typeof jobSteps.$inferSelect;
 
 /** The job's state now, as one step of its timeline. */
-function appendStep(orm: Pick<Orm, 'insert'>, row: Pick<JobRow, 'cabinetId' | 'id' | 'status' | 'progressStep' | 'progressPercent' | 'updatedAt'>): void {
-  orm
-    .insert(jobSteps)
-    .values({ cabinetId: row.cabinetId, jobId: row.id, status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt })
-    .run();
+function appendStep(orm: Orm, row: Pick<JobRow, 'cabinetId' | 'id' | 'status' | 'progressStep' | 'progressPercent' | 'updatedAt'>): void {
+  JOB_STEP.insert(orm, { cabinetId: row.cabinetId, jobId: row.id, status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt });
 }
 
 /** The timeline of a job on this install, oldest first. */
@@ -37,26 +48,18 @@ export function jobTimeline(orm: Orm, cabinetId: string, jobId: string): JobStep
 }
 
 export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
-  return orm
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id)))
-    .get();
+  return JOB.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
 /** Updates a job only if it is still in one of the expected statuses; false when it moved meanwhile. */
 export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): boolean {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
-  return orm.transaction((tx) => {
-    const moved = tx
-      .update(jobs)
-      .set(changes)
-      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), inArray(jobs.status, [...from])))
-      .returning()
-      .get();
-    if (moved && movesTimeline) appendStep(tx, moved);
+  // The row and its timeline step together, also when the caller is not in a transaction.
+  return orm.$client.transaction(() => {
+    const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_LIST}`, cabinetId, id, JSON.stringify(from));
+    if (moved && movesTimeline) appendStep(orm, moved);
     return moved !== undefined;
-  });
+  })();
 }
 
 export function listJobs(
@@ -130,21 +133,14 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
 
 /** Jobs of the cabinet created since a time: the hourly quota counts them. */
 export function countJobsSince(orm: Orm, cabinetId: string, since: number): { count: number; oldest: number | null } {
-  const row = orm
-    .select({ n: count(), oldest: min(jobs.createdAt) })
-    .from(jobs)
-    .where(and(eq(jobs.cabinetId, cabinetId), gt(jobs.createdAt, since)))
-    .get();
+  const row = orm.prepared('SELECT count(*) AS n, min(created_at) AS oldest FROM jobs WHERE cabinet_id = ? AND created_at > ?').get(cabinetId, since) as
+    | { n: number; oldest: number | null }
+    | undefined;
   return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
 }
 
 export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {
-  return orm
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.requestHash, requestHash), gt(jobs.createdAt, since)))
-    .orderBy(desc(jobs.createdAt))
-    .get();
+  return JOB.get(orm, 'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1', cabinetId, requestHash, since);
 }
 
 /**
@@ -153,34 +149,19 @@ export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: stri
  * caller's transaction.
  */
 export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
-  const login = sql`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}`;
-  const loginsInJobs = orm
-    .select({ login: sql<string>`${jobs.cabinetId} || '|' || ${jobs.robotCompagnie}` })
-    .from(jobs)
-    .where(inArray(jobs.status, [...ACTIVE]));
-  const loginsInChecks = orm
-    .select({ login: sql<string>`${insurerLoginChecks.cabinetId} || '|' || ${insurerLoginChecks.robotCompagnie}` })
-    .from(insurerLoginChecks)
-    .where(gt(insurerLoginChecks.leaseUntil, now));
-  const pausedCabinets = orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses);
-  const next = orm
-    .select()
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.status, 'pending'),
-        notInArray(jobs.cabinetId, pausedCabinets),
-        notInArray(login, loginsInJobs),
-        notInArray(login, loginsInChecks),
-      ),
-    )
-    .orderBy(asc(jobs.createdAt))
-    .limit(1)
-    .get();
+  const next = JOB.get(
+    orm,
+    `WHERE status = 'pending'
+       AND cabinet_id NOT IN (SELECT cabinet_id FROM robot_pauses)
+       AND cabinet_id || '|' || robot_compagnie NOT IN (SELECT cabinet_id || '|' || robot_compagnie FROM jobs WHERE status ${IN_ACTIVE})
+       AND cabinet_id || '|' || robot_compagnie NOT IN (SELECT cabinet_id || '|' || robot_compagnie FROM insurer_login_checks WHERE lease_until > ?)
+     ORDER BY created_at LIMIT 1`,
+    now,
+  );
   if (!next) return undefined;
   const changes = { status: 'running' as const, leaseUntil: now + leaseMs, attempts: next.attempts + 1, updatedAt: now };
-  orm.update(jobs).set(changes).where(and(eq(jobs.id, next.id), eq(jobs.status, 'pending'))).run();
-  const claimed = { ...next, ...changes };
+  const [claimed] = JOB.update(orm, changes, `WHERE id = ? AND status = 'pending'`, next.id);
+  if (!claimed) return undefined;
   appendStep(orm, claimed);
   return claimed;
 }
@@ -191,23 +172,20 @@ export function extendLease(orm: Orm, id: string, until: number): void {
 
 /** Active jobs whose lease ran out: their worker died. */
 export function expiredJobs(orm: Orm, now: number): JobRow[] {
-  return orm
-    .select()
-    .from(jobs)
-    .where(and(inArray(jobs.status, [...ACTIVE]), lt(jobs.leaseUntil, now)))
-    .all();
+  return JOB.all(orm, `WHERE status ${IN_ACTIVE} AND lease_until < ?`, now);
 }
 
 export function findBreaker(orm: Orm, compagnie: string): BreakerRow | undefined {
-  return orm.select().from(insurerBreakers).where(eq(insurerBreakers.compagnie, compagnie)).get();
+  return BREAKER.get(orm, 'WHERE compagnie = ?', compagnie);
 }
 
 export function saveBreaker(orm: Orm, row: BreakerRow): void {
   orm
-    .insert(insurerBreakers)
-    .values(row)
-    .onConflictDoUpdate({ target: insurerBreakers.compagnie, set: { consecutiveFailures: row.consecutiveFailures, openUntil: row.openUntil, trialJobId: row.trialJobId } })
-    .run();
+    .prepared(
+      'INSERT INTO insurer_breakers (compagnie, consecutive_failures, open_until, trial_job_id) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (compagnie) DO UPDATE SET consecutive_failures = excluded.consecutive_failures, open_until = excluded.open_until, trial_job_id = excluded.trial_job_id',
+    )
+    .run(row.compagnie, row.consecutiveFailures, row.openUntil, row.trialJobId);
 }
 
 export function listBreakers(orm: Orm): BreakerRow[] {
@@ -215,7 +193,7 @@ export function listBreakers(orm: Orm): BreakerRow[] {
 }
 
 export function readSetting(orm: Orm, key: string): string | undefined {
-  return orm.select().from(automationSettings).where(eq(automationSettings.key, key)).get()?.value;
+  return orm.prepared('SELECT value FROM automation_settings WHERE key = ?').pluck(true).get(key) as string | undefined;
 }
 
 export function writeSetting(orm: Orm, key: string, value: string | null, now: number): void {
@@ -231,11 +209,7 @@ export function writeSetting(orm: Orm, key: string, value: string | null, now: n
 }
 
 export function mfaExpired(orm: Orm, now: number): JobRow[] {
-  return orm
-    .select()
-    .from(jobs)
-    .where(and(inArray(jobs.status, ['mfa_required', 'awaiting_mfa']), lt(jobs.mfaExpiresAt, now + 1)))
-    .all();
+  return JOB.all(orm, `WHERE status IN ('mfa_required', 'awaiting_mfa') AND mfa_expires_at <= ?`, now);
 }
 
 export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {
@@ -263,7 +237,7 @@ export function jobMayRun(orm: Orm, jobId: string): boolean {
 }
 
 export function findRobotPause(orm: Orm, cabinetId: string): RobotPauseRow | undefined {
-  return orm.select().from(robotPauses).where(eq(robotPauses.cabinetId, cabinetId)).get();
+  return ROBOT_PAUSE.get(orm, 'WHERE cabinet_id = ?', cabinetId);
 }
 
 export function saveRobotPause(orm: Orm, row: RobotPauseRow): void {

@@ -1,8 +1,11 @@
-import { and, eq } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import { insurerCredentials } from './schema.js';
 
 export type CredentialRow = typeof insurerCredentials.$inferSelect;
+
+/** Read by every enqueue (are credentials set?) and every job: prepared once (table-sql.ts). */
+const CREDENTIAL = tableSql(insurerCredentials);
 
 export function upsertCredential(orm: Orm, row: CredentialRow): void {
   orm
@@ -13,9 +16,5 @@ export function upsertCredential(orm: Orm, row: CredentialRow): void {
 }
 
 export function findCredential(orm: Orm, cabinetId: string, compagnie: string): CredentialRow | undefined {
-  return orm
-    .select()
-    .from(insurerCredentials)
-    .where(and(eq(insurerCredentials.cabinetId, cabinetId), eq(insurerCredentials.compagnie, compagnie)))
-    .get();
+  return CREDENTIAL.get(orm, 'WHERE cabinet_id = ? AND compagnie = ?', cabinetId, compagnie);
 }

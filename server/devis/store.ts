@@ -1,22 +1,26 @@
 import { and, desc, eq, gt, isNotNull } from 'drizzle-orm';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
+import { tableSql } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { contracts, devis, devisDocuments } from './schema.js';
 
 export type DevisRow = typeof devis.$inferSelect;
 export type ContractRow = typeof contracts.$inferSelect;
 
+/** Every tarification creates or reprices a quote and prices it when it ends: prepared once (table-sql.ts). */
+const DEVIS = tableSql(devis);
+
 export function insertDevis(orm: Orm, row: DevisRow): void {
-  orm.insert(devis).values(row).run();
+  DEVIS.insert(orm, row);
 }
 
 export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | undefined {
-  return orm.select().from(devis).where(and(eq(devis.cabinetId, cabinetId), eq(devis.id, id))).get();
+  return DEVIS.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
 export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): void {
-  orm.update(devis).set(changes).where(and(eq(devis.cabinetId, cabinetId), eq(devis.id, id))).run();
+  DEVIS.update(orm, changes, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
 export function listDevis(

@@ -1,11 +1,15 @@
-import { and, desc, eq, sql, sum } from 'drizzle-orm';
+import { desc, eq, sum } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
-import { walletBalances, walletLedger } from './schema.js';
+import { tableSql } from '../db/table-sql.js';
+import { walletLedger } from './schema.js';
 
 export type LedgerRow = typeof walletLedger.$inferSelect;
 
+/** Every enqueue debits and every finished job reads its entries: prepared once (table-sql.ts). */
+const LEDGER = tableSql(walletLedger);
+
 export function balance(orm: Orm, cabinetId: string): number {
-  return orm.select({ balance: walletBalances.balance }).from(walletBalances).where(eq(walletBalances.cabinetId, cabinetId)).get()?.balance ?? 0;
+  return (orm.prepared('SELECT balance FROM wallet_balances WHERE cabinet_id = ?').pluck(true).get(cabinetId) as number | undefined) ?? 0;
 }
 
 /**
@@ -13,12 +17,10 @@ export function balance(orm: Orm, cabinetId: string): number {
  * already has an entry of that kind (the unique index said no). Callers run it in a transaction.
  */
 export function appendEntry(orm: Orm, row: Omit<LedgerRow, 'id'>): boolean {
-  if (orm.insert(walletLedger).values(row).onConflictDoNothing().run().changes === 0) return false;
+  if (!LEDGER.insertIfAbsent(orm, row)) return false;
   orm
-    .insert(walletBalances)
-    .values({ cabinetId: row.cabinetId, balance: row.amount })
-    .onConflictDoUpdate({ target: walletBalances.cabinetId, set: { balance: sql`${walletBalances.balance} + ${row.amount}` } })
-    .run();
+    .prepared('INSERT INTO wallet_balances (cabinet_id, balance) VALUES (?, ?) ON CONFLICT (cabinet_id) DO UPDATE SET balance = balance + excluded.balance')
+    .run(row.cabinetId, row.amount);
   return true;
 }
 
@@ -32,9 +34,5 @@ export function recentEntries(orm: Orm, cabinetId: string, limit: number): Ledge
 }
 
 export function jobEntries(orm: Orm, cabinetId: string, jobId: string): LedgerRow[] {
-  return orm
-    .select()
-    .from(walletLedger)
-    .where(and(eq(walletLedger.cabinetId, cabinetId), eq(walletLedger.jobId, jobId)))
-    .all();
+  return LEDGER.all(orm, 'WHERE cabinet_id = ? AND job_id = ?', cabinetId, jobId);
 }
