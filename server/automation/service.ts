@@ -35,7 +35,7 @@ function requestHash(request: { compagnie: string; produit: string; dicData: Rec
 
 function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
-  const { count, oldest } = store.countJobsSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS);
+  const { count, oldest } = store.countJobsSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
   return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS };
 }
 

@@ -131,12 +131,17 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
   );
 }
 
-/** Jobs of the cabinet created since a time: the hourly quota counts them. */
-export function countJobsSince(orm: Orm, cabinetId: string, since: number): { count: number; oldest: number | null } {
-  const row = orm.prepared('SELECT count(*) AS n, min(created_at) AS oldest FROM jobs WHERE cabinet_id = ? AND created_at > ?').get(cabinetId, since) as
-    | { n: number; oldest: number | null }
-    | undefined;
-  return { count: row?.n ?? 0, oldest: row?.oldest ?? null };
+/**
+ * Jobs of the cabinet created since a time, counted up to `upTo` (the hourly quota: past it, the
+ * count changes nothing, and counting a busy hour whole cost every enqueue a scan), and the oldest.
+ */
+export function countJobsSince(orm: Orm, cabinetId: string, since: number, upTo: number): { count: number; oldest: number | null } {
+  return orm
+    .prepared(
+      'SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE cabinet_id = @cabinetId AND created_at > @since LIMIT @upTo)) AS count, ' +
+        '(SELECT min(created_at) FROM jobs WHERE cabinet_id = @cabinetId AND created_at > @since) AS oldest',
+    )
+    .get({ cabinetId, since, upTo }) as { count: number; oldest: number | null };
 }
 
 export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {
