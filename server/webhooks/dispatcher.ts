@@ -18,7 +18,7 @@ const DEACTIVATE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const FANOUT_BATCH = 500;
 const MAX_SLEEP_MS = 60_000;
 const PURGE_EVERY_MS = 24 * 3600 * 1000;
-const USER_AGENT = 'Service-Webhook/1.0';
+export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
 
 export interface DispatcherOptions {
   logger: FastifyBaseLogger;
@@ -88,24 +88,59 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     return secrets;
   }
 
-  function envelopeFor(event: EventEnvelope): EventEnvelope {
+  /** The body receivers get: masked unless the cabinet shares personal data with LLMs, read now. */
+  function bodyOf(event: EventEnvelope): string {
     const { llm_data_sharing } = getCabinetSettings(deps, event.cabinet_id);
-    return llm_data_sharing ? event : { ...event, data: maskPersonalData(event.type, event.data) };
+    return JSON.stringify(llm_data_sharing ? event : { ...event, data: maskPersonalData(event.type, event.data) });
   }
 
-  async function post(subscription: store.SubscriptionRow, delivery: store.DeliveryRow, event: EventEnvelope) {
+  /**
+   * What the attempts started in one synchronous pass of a pump share: an event goes to ten
+   * subscriptions, and each used to read it, its cabinet's switch and its own secrets again.
+   * Nothing outlives the pass, so a rotated secret or a switch turned off applies from the next one.
+   */
+  function passReads() {
+    const subscriptions = new Map<string, store.SubscriptionRow | undefined>();
+    const bodies = new Map<string, { event: EventEnvelope; body: string } | undefined>();
+    const secrets = new Map<string, string[]>();
+    return {
+      subscription(delivery: store.DeliveryRow) {
+        if (!subscriptions.has(delivery.subscriptionId)) {
+          subscriptions.set(delivery.subscriptionId, store.findSubscription(deps.db.orm, delivery.cabinetId, delivery.subscriptionId));
+        }
+        return subscriptions.get(delivery.subscriptionId);
+      },
+      body(delivery: store.DeliveryRow) {
+        if (!bodies.has(delivery.eventId)) {
+          const event = getEvent(deps, delivery.cabinetId, delivery.eventId);
+          bodies.set(delivery.eventId, event && { event, body: bodyOf(event) });
+        }
+        return bodies.get(delivery.eventId);
+      },
+      secrets(subscription: store.SubscriptionRow) {
+        let found = secrets.get(subscription.id);
+        if (!found) {
+          found = signingSecrets(subscription, clock.now());
+          secrets.set(subscription.id, found);
+        }
+        return found;
+      },
+    };
+  }
+  type PassReads = ReturnType<typeof passReads>;
+
+  async function post(subscription: store.SubscriptionRow, delivery: store.DeliveryRow, event: EventEnvelope, body: string, secrets: readonly string[]) {
     const url = new URL(subscription.url);
     const address = await guard(url);
-    const body = JSON.stringify(envelopeFor(event));
     const timestamp = Math.floor(clock.now() / 1000);
-    const signatures = signingSecrets(subscription, clock.now()).map((secret) => `v1=${signWebhookPayload(secret, timestamp, body)}`);
+    const signatures = secrets.map((secret) => `v1=${signWebhookPayload(secret, timestamp, body)}`);
     return send({
       url: url.toString(),
       address,
       body,
       headers: {
         'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
+        'User-Agent': WEBHOOK_USER_AGENT,
         'Service-Timestamp': String(timestamp),
         'Service-Signature': [`t=${timestamp}`, ...signatures].join(','),
         'Service-Event-Id': event.id,
@@ -115,21 +150,25 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     });
   }
 
-  /** Sends one delivery; its outcome is for `recordOutcomes`, undefined when its subscription is gone. */
-  async function attempt(delivery: store.DeliveryRow): Promise<Outcome | undefined> {
-    const subscription = store.findSubscription(deps.db.orm, delivery.cabinetId, delivery.subscriptionId);
+  /**
+   * Sends one delivery; its outcome is for `recordOutcomes`, undefined when its subscription is
+   * gone. Everything it reads, it reads before its first await, within the pass that started it.
+   */
+  async function attempt(delivery: store.DeliveryRow, reads: PassReads): Promise<Outcome | undefined> {
+    const subscription = reads.subscription(delivery);
     if (!subscription) return undefined; // deleted meanwhile: its deliveries went with it
-    const event = getEvent(deps, delivery.cabinetId, delivery.eventId);
+    const message = reads.body(delivery);
+    const secrets = message && reads.secrets(subscription);
     const attemptedAt = clock.now();
     const started = performance.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
     let responseBody: string | null = null;
-    if (!event) {
+    if (!message || !secrets) {
       error = 'event_purged: the event is older than the retention period';
     } else {
       try {
-        const result = await post(subscription, delivery, event);
+        const result = await post(subscription, delivery, message.event, message.body, secrets);
         if (result.kind === 'response') {
           httpStatus = result.status;
           responseBody = result.body;
@@ -152,11 +191,25 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
   function recordOutcomes(outcomes: readonly Outcome[]): void {
     if (outcomes.length === 0) return;
     deps.db.sqlite.transaction(() => {
-      for (const outcome of outcomes) recordOutcome(outcome);
+      // Each subscription's health is read once per transaction, and kept up to date here as it changes.
+      const health = new Map<string, store.SubscriptionRow | undefined>();
+      const current = (subscription: store.SubscriptionRow) => {
+        if (!health.has(subscription.id)) health.set(subscription.id, store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id));
+        return health.get(subscription.id);
+      };
+      const update = (row: store.SubscriptionRow, changes: Partial<store.SubscriptionRow>) => {
+        store.updateSubscription(deps.db.orm, row.cabinetId, row.id, changes);
+        health.set(row.id, { ...row, ...changes });
+      };
+      for (const outcome of outcomes) recordOutcome(outcome, current, update);
     })();
   }
 
-  function recordOutcome(outcome: Outcome): void {
+  function recordOutcome(
+    outcome: Outcome,
+    currentOf: (subscription: store.SubscriptionRow) => store.SubscriptionRow | undefined,
+    update: (row: store.SubscriptionRow, changes: Partial<store.SubscriptionRow>) => void,
+  ): void {
     const { delivery, subscription } = outcome;
     const now = clock.now();
     const attemptCount = delivery.attemptCount + 1;
@@ -181,10 +234,10 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     );
     // Test deliveries say nothing about the endpoint's health over time.
     if (delivery.maxAttempts === 1) return;
-    const current = store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id);
+    const current = currentOf(subscription);
     if (!current) return;
     if (outcome.succeeded) {
-      if (current.failingSince !== null) store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince: null });
+      if (current.failingSince !== null) update(current, { failingSince: null });
       return;
     }
     const failingSince = current.failingSince ?? now;
@@ -192,16 +245,16 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       const reason =
         `Deactivated on ${toIso(now)}: every delivery failed since ${toIso(failingSince)} (5 days). ` +
         `Last error: ${outcome.error ?? `HTTP ${outcome.httpStatus}`}. Fix the endpoint, then set active to true.`;
-      store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince, active: false, disabledReason: reason, updatedAt: now });
+      update(current, { failingSince, active: false, disabledReason: reason, updatedAt: now });
       options.logger.warn({ webhook_id: current.id }, 'webhook subscription deactivated after failing for 5 days');
     } else if (current.failingSince === null) {
-      store.updateSubscription(deps.db.orm, current.cabinetId, current.id, { failingSince });
+      update(current, { failingSince });
     }
   }
 
-  function track(delivery: store.DeliveryRow): void {
+  function track(delivery: store.DeliveryRow, reads: PassReads): void {
     busy.set(delivery.subscriptionId, (busy.get(delivery.subscriptionId) ?? 0) + 1);
-    const work = attempt(delivery)
+    const work = attempt(delivery, reads)
       .then((outcome) => void (outcome && unrecorded.push(outcome)))
       .catch((err: unknown) => options.logger.error({ err, delivery_id: delivery.id }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
@@ -230,7 +283,8 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     const slots = config.webhookConcurrency - inFlight.size;
     const claimed =
       slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
-    for (const delivery of claimed) track(delivery);
+    const reads = passReads();
+    for (const delivery of claimed) track(delivery, reads);
     // With every slot taken, the next attempt to end pumps again: no need to look for the next due time.
     if (running && claimed.length < slots) scheduleWake();
   }
@@ -295,7 +349,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       const delivery = store.findDelivery(deps.db.orm, cabinetId, deliveryId);
       if (!delivery || delivery.status !== 'pending') return;
       store.leaseDelivery(deps.db.orm, delivery.id, clock.now() + leaseMs);
-      const outcome = await attempt(delivery);
+      const outcome = await attempt(delivery, passReads());
       if (outcome) recordOutcomes([outcome]);
     },
   };
