@@ -34,9 +34,11 @@ import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
+import { createBareSender } from './lib/bare-sender.js';
 import {
   BARE_OPPORTUNITIES_PATH,
   BARE_PATH,
+  BARE_SEND_PATH,
   HUB_DATABASE_URL_ENV,
   LAN_BENCH_ADDRESS,
   LAN_CERT_FILE_ENV,
@@ -45,9 +47,11 @@ import {
   SYNC_HUB_URL_ENV,
   SYNC_PAIRING_CODE_ENV,
   SEEDED_OPPORTUNITIES,
+  WEBHOOK_BACKLOG_EVENTS,
   WEBHOOK_RECEIVER_CA_ENV,
   WEBHOOK_RECEIVER_URL_ENV,
   WEBHOOK_SUBSCRIPTIONS,
+  type BareSendRequest,
   type TargetName,
 } from './lib/protocol.js';
 
@@ -202,45 +206,54 @@ const STAGES = OPPORTUNITY_STAGES;
 const PRODUCTS = ['auto', 'mrh', 'sante', 'prevoyance', 'rc-pro'] as const;
 
 /**
- * The real app with 100,000 opportunities in its cabinet, written through the service (row and
- * opportunity.created event, as the API writes them) inside one transaction: a realistic table,
- * its indexes and the outbox, in a few seconds. The clock moves 1 s per row, so created_at is spread as real traffic would spread it.
+ * Writes `count` opportunities through the service (row and opportunity.created event, as the API
+ * writes them) inside one transaction: a realistic table, its indexes and the outbox, in seconds.
+ * The clock moves 1 s per row up to now, so created_at is spread as real traffic would spread it.
  */
+function seedOpportunities(deps: Deps, cabinetId: string, count: number): void {
+  const base = deps.clock.now() - count * 1000;
+  let i = 0;
+  const seedDeps: Deps = { ...deps, clock: { now: () => base + i * 1000 } };
+  deps.db.sqlite.transaction(() => {
+    for (i = 0; i < count; i++) {
+      createOpportunity(
+        seedDeps,
+        cabinetId,
+        {
+          title: `Opportunité ${i}`,
+          product: PRODUCTS[i % PRODUCTS.length] ?? 'auto',
+          stage: STAGES[i % STAGES.length] ?? 'new',
+          expected_value_eur: (i % 5000) + 0.5,
+          contact: { last_name: `Client ${i}`, email: `client${i}@example.fr` },
+          tags: i % 3 === 0 ? ['bench'] : [],
+        },
+        'api',
+      );
+    }
+  })();
+}
+
+/** The real app with SEEDED_OPPORTUNITIES opportunities in its cabinet. */
 async function startCourtier100k(dataDir: string): Promise<StartedTarget> {
-  return startCourtierWith(dataDir, {
-    seed(deps, cabinetId) {
-      const base = deps.clock.now() - SEEDED_OPPORTUNITIES * 1000;
-      let i = 0;
-      const seedDeps: Deps = { ...deps, clock: { now: () => base + i * 1000 } };
-      deps.db.sqlite.transaction(() => {
-        for (i = 0; i < SEEDED_OPPORTUNITIES; i++) {
-          createOpportunity(
-            seedDeps,
-            cabinetId,
-            {
-              title: `Opportunité ${i}`,
-              product: PRODUCTS[i % PRODUCTS.length] ?? 'auto',
-              stage: STAGES[i % STAGES.length] ?? 'new',
-              expected_value_eur: (i % 5000) + 0.5,
-              contact: { last_name: `Client ${i}`, email: `client${i}@example.fr` },
-              tags: i % 3 === 0 ? ['bench'] : [],
-            },
-            'api',
-          );
-        }
-      })();
-    },
-  });
+  return startCourtierWith(dataDir, { seed: (deps, cabinetId) => seedOpportunities(deps, cabinetId, SEEDED_OPPORTUNITIES) });
+}
+
+/** Where the parent's HTTPS receiver listens, and its CA (PEM), from the environment. */
+function webhookReceiver(target: TargetName): { url: string; ca: string } {
+  const url = process.env[WEBHOOK_RECEIVER_URL_ENV];
+  const ca = process.env[WEBHOOK_RECEIVER_CA_ENV];
+  if (!url || !ca) throw new Error(`${target} needs ${WEBHOOK_RECEIVER_URL_ENV} and ${WEBHOOK_RECEIVER_CA_ENV}`);
+  return { url, ca };
 }
 
 /**
  * The real app with WEBHOOK_SUBSCRIPTIONS subscriptions to every event, all pointing at the
- * parent's HTTPS receiver (URL and CA from the environment), private targets allowed.
+ * parent's HTTPS receiver (private targets allowed), and a backlog of WEBHOOK_BACKLOG_EVENTS
+ * opportunity.created events recorded after them and before listening: the dispatcher, which
+ * starts when the app listens, finds every delivery due at once.
  */
 async function startCourtierWebhooks(dataDir: string): Promise<StartedTarget> {
-  const url = process.env[WEBHOOK_RECEIVER_URL_ENV];
-  const ca = process.env[WEBHOOK_RECEIVER_CA_ENV];
-  if (!url || !ca) throw new Error(`courtier-webhooks needs ${WEBHOOK_RECEIVER_URL_ENV} and ${WEBHOOK_RECEIVER_CA_ENV}`);
+  const { url, ca } = webhookReceiver('courtier-webhooks');
   return startCourtierWith(dataDir, {
     config: { webhookAllowPrivateTargets: true },
     extraCa: [ca],
@@ -248,8 +261,29 @@ async function startCourtierWebhooks(dataDir: string): Promise<StartedTarget> {
       for (let i = 0; i < WEBHOOK_SUBSCRIPTIONS; i++) {
         createWebhook(deps, cabinetId, { url: `${url}/${i}`, events: ['*'], description: `bench ${i}` });
       }
+      seedOpportunities(deps, cabinetId, WEBHOOK_BACKLOG_EVENTS);
     },
   });
+}
+
+/**
+ * The webhook baseline (bench/lib/bare-sender.ts): signed bodies POSTed with node:https to the
+ * same receiver paths as courtier-webhooks, under the service's default limits and timeout (read
+ * from loadConfig, so that they follow the service's). POST BARE_SEND_PATH {count} sends and
+ * answers once every body has been answered.
+ */
+async function startBareWebhooks(dataDir: string): Promise<StartedTarget> {
+  const { url, ca } = webhookReceiver('bare-webhooks');
+  const config = loadConfig({ dataDir }, {});
+  const limits = { concurrency: config.webhookConcurrency, perEndpoint: config.webhookConcurrencyPerEndpoint, timeoutMs: config.webhookTimeoutMs };
+  const sender = createBareSender({ receiverUrl: url, ca, subscriptions: WEBHOOK_SUBSCRIPTIONS, limits });
+  const app = Fastify({ logger: false });
+  app.post<{ Body: BareSendRequest }>(BARE_SEND_PATH, async (request) => {
+    const { count } = request.body;
+    if (!Number.isSafeInteger(count) || count < 1) throw new Error(`count must be a positive integer, not ${String(count)}`);
+    return sender.send(count);
+  });
+  return listenOnLoopback(app, () => sender.close());
 }
 
 /**
@@ -356,6 +390,7 @@ export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTar
   courtier: startCourtier,
   'courtier-100k': startCourtier100k,
   'courtier-webhooks': startCourtierWebhooks,
+  'bare-webhooks': startBareWebhooks,
   'courtier-mcp': startCourtierMcp,
   hub: startHub,
   'courtier-sync': startCourtierSync,

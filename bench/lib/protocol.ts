@@ -24,14 +24,14 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
+const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'bare-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
   return (TARGET_NAMES as readonly string[]).includes(value);
 }
 
-/** Environment variables the parent sets for the courtier-webhooks child: where its receiver listens, and its CA (PEM). */
+/** Environment variables the parent sets for the courtier-webhooks and bare-webhooks children: where its receiver listens, and its CA (PEM). */
 export const WEBHOOK_RECEIVER_URL_ENV = 'COURTIER_BENCH_RECEIVER_URL';
 export const WEBHOOK_RECEIVER_CA_ENV = 'COURTIER_BENCH_RECEIVER_CA';
 /** For the hub child: its PostgreSQL database. */
@@ -47,8 +47,13 @@ export const LAN_CERT_FILE_ENV = 'COURTIER_BENCH_LAN_CERT';
 export const LAN_KEY_FILE_ENV = 'COURTIER_BENCH_LAN_KEY';
 export const LAN_PORT_ENV = 'COURTIER_BENCH_LAN_PORT';
 export const LAN_BENCH_ADDRESS = '127.0.0.2';
-/** Subscriptions (events ["*"]) the courtier-webhooks target creates on the receiver. */
+/**
+ * Subscriptions (events ["*"]) the courtier-webhooks target creates on the receiver, at
+ * <receiver URL>/<i>; the bare-webhooks target spreads its bodies over the same paths.
+ */
 export const WEBHOOK_SUBSCRIPTIONS = 10;
+/** opportunity.created events the courtier-webhooks target records before it listens: the dispatcher's backlog. */
+export const WEBHOOK_BACKLOG_EVENTS = 10_000;
 /** Opportunities the courtier-100k target seeds. */
 export const SEEDED_OPPORTUNITIES = 100_000;
 
@@ -59,6 +64,26 @@ export const BARE_PATH = '/hello';
  * keyset query (query: limit, and before_created_at + before_id for a deeper page), POST its create.
  */
 export const BARE_OPPORTUNITIES_PATH = '/bare/opportunities';
+
+/** The bare-webhooks target's route: POST a BareSendRequest, answered with a BareSendResult once every body has been answered. */
+export const BARE_SEND_PATH = '/send';
+
+export interface BareSendRequest {
+  /** Signed bodies to POST in all, spread over the WEBHOOK_SUBSCRIPTIONS paths. */
+  count: number;
+}
+
+export interface BareSendResult {
+  /** Responses with status 200. */
+  ok: number;
+  /** Other statuses, errors and timeouts. */
+  failed: number;
+  /** What went wrong first, when something did. */
+  firstError?: string;
+  /** The limits it sent under: the service's defaults (webhookConcurrency, webhookConcurrencyPerEndpoint). */
+  concurrency: number;
+  perEndpoint: number;
+}
 
 export function parseChildMessage(line: string): ChildMessage {
   const value: unknown = JSON.parse(line);
