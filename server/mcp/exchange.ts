@@ -9,6 +9,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonRpcError } from '../../shared/oauth-endpoints.js';
 
@@ -56,42 +57,61 @@ export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?:
 }
 
 /**
- * The SDK Transport for one JSON-RPC request and its one JSON response: the server connected to it
- * gets the request from `exchange()`, which resolves with the server's response, or with null
- * when the transport closed first (the client went away). What a handler sends besides its
- * response (a progress notification) is dropped, as the SDK's transport does in JSON mode: there
- * is no stream to carry it.
+ * The SDK Transport between the one SDK server of the route and its POSTs: each request is one
+ * exchange, its one JSON response the answer. Building and connecting a server per request cost
+ * a sixth of the route's CPU (BENCHMARKS.md). Two clients may both send id 1, so each request goes
+ * to the server under an id of this transport's, the answer comes back under the client's, and the
+ * handlers find the request's own context (its access token) by that id. What a handler sends
+ * besides its response (a progress notification) is dropped, as the SDK's transport does in JSON
+ * mode: there is no stream to carry it.
  */
-export class SingleRequestTransport implements Transport {
+export class ExchangeTransport<Context> implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
-  readonly #request: JSONRPCRequest;
-  readonly #response: Promise<JSONRPCMessage | null>;
-  #settle: (response: JSONRPCMessage | null) => void = () => undefined;
-
-  constructor(request: JSONRPCRequest) {
-    this.#request = request;
-    this.#response = new Promise((resolve) => {
-      this.#settle = resolve;
-    });
-  }
+  #lastId = 0;
+  readonly #exchanges = new Map<number, { clientId: RequestId; context: Context; settle: (response: JSONRPCMessage | null) => void }>();
 
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === this.#request.id) this.#settle(message);
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const id = Number(message.id);
+    const exchange = this.#exchanges.get(id);
+    if (!exchange) return;
+    this.#exchanges.delete(id);
+    exchange.settle({ ...message, id: exchange.clientId });
   }
 
   async close(): Promise<void> {
-    this.#settle(null);
+    for (const exchange of this.#exchanges.values()) exchange.settle(null);
+    this.#exchanges.clear();
     this.onclose?.();
   }
 
-  /** Hands the request to the connected server; call once, after `server.connect(this)`. */
-  exchange(): Promise<JSONRPCMessage | null> {
-    if (!this.onmessage) throw new Error('Connect a server to the transport before the exchange.');
-    this.onmessage(this.#request);
-    return this.#response;
+  /** The context of the request the server knows by this id (a handler's `extra.requestId`). */
+  contextOf(requestId: RequestId): Context | undefined {
+    return this.#exchanges.get(Number(requestId))?.context;
+  }
+
+  /**
+   * Hands one request to the connected server. `response` resolves with its answer under the
+   * client's id, or with null once `abandon()` was called (the client went away), which also
+   * cancels the handler, as closing a server of its own did.
+   */
+  exchange(request: JSONRPCRequest, context: Context): { response: Promise<JSONRPCMessage | null>; abandon: () => void } {
+    if (!this.onmessage) throw new Error('Connect the server to the transport before the first exchange.');
+    this.#lastId += 1;
+    const id = this.#lastId;
+    const response = new Promise<JSONRPCMessage | null>((settle) => this.#exchanges.set(id, { clientId: request.id, context, settle }));
+    this.onmessage({ ...request, id });
+    const abandon = () => {
+      const exchange = this.#exchanges.get(id);
+      if (!exchange) return;
+      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The client went away.' } });
+      this.#exchanges.delete(id);
+      exchange.settle(null);
+    };
+    return { response, abandon };
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { McpScope } from '../../shared/oauth.js';
 import { callMcp } from '../../shared/oauth-endpoints.js';
 import type { RobotControl } from '../automation/robot-control.js';
@@ -8,8 +8,9 @@ import { publicBaseUrl } from '../http/base-url.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import { packageVersion } from '../paths.js';
 import { resourceMetadataUrl } from './access-check.js';
-import { readMcpPost, SingleRequestTransport } from './exchange.js';
-import { createMcpServerFactory } from './server.js';
+import { ExchangeTransport, readMcpPost } from './exchange.js';
+import { createMcpServer } from './server.js';
+import type { ToolContext } from './tool-definition.js';
 import { createToolCatalogue, type McpToolCatalogue } from './tools.js';
 
 export interface McpRouteOptions {
@@ -28,16 +29,19 @@ function missingToolScope(message: object, scopes: readonly McpScope[], catalogu
 
 /**
  * POST /mcp: the MCP endpoint, Streamable HTTP, stateless, behind an OAuth access token (the
- * access_token check of access-check.ts). Each request gets its own SDK server, connected to a
- * transport for one request and one JSON response (exchange.ts): the SDK's own Streamable HTTP
- * transport would convert every request to web Request/Response objects and back, about half the
- * route's cost (BENCHMARKS.md). Only POST: no SSE stream (GET) and no sessions (DELETE), which
+ * access_token check of access-check.ts). One SDK server answers every request, through a
+ * transport of ours where each request is one exchange with one JSON response (exchange.ts): the
+ * SDK's own Streamable HTTP transport would convert every request to web Request/Response objects
+ * and back, about half the route's cost, and a server per request cost a sixth (BENCHMARKS.md). Only POST: no SSE stream (GET) and no sessions (DELETE), which
  * MCP's Streamable HTTP allows with a 405; the errors plugin answers those with 405 and Allow: POST.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { deps, worker } = options;
   const catalogue = createToolCatalogue();
-  const createServer = createMcpServerFactory({ version: packageVersion(), catalogue });
+  const transport = new ExchangeTransport<ToolContext & { log: FastifyBaseLogger }>();
+  const server = createMcpServer({ version: packageVersion(), catalogue, contextOf: (id) => transport.contextOf(id) });
+  await server.connect(transport);
+  app.addHook('onClose', async () => server.close());
 
   registerEndpoint(app, callMcp, async (request, reply) => {
     const access = request.mcpAccess;
@@ -61,15 +65,14 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     if (post.kind === 'accepted') return reply.code(202).send();
 
     let baseUrl: string | undefined;
-    const server = createServer({ deps, worker, idempotency: app.idempotency, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)) }, request.log);
-    const transport = new SingleRequestTransport(post.message);
-    await server.connect(transport);
-    // A client that goes away before the answer aborts the handlers still running.
+    const context = { deps, worker, idempotency: app.idempotency, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)), log: request.log };
+    const { response: answered, abandon } = transport.exchange(post.message, context);
+    // A client that goes away before the answer cancels the handler still running.
     const res = reply.raw;
     res.on('close', () => {
-      if (!res.writableFinished) server.close().catch((err: unknown) => request.log.warn({ err }, 'closing the MCP server failed'));
+      if (!res.writableFinished) abandon();
     });
-    const response = await transport.exchange();
+    const response = await answered;
     // Closed first: the client is gone, there is no one to answer.
     if (response === null) return reply.hijack();
     return respond(200, response);

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Implementation, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.js';
@@ -15,38 +15,41 @@ const MCP_INSTRUCTIONS =
   'Unless the cabinet shares personal data with assistants, names, contact details and quote data show as their first letter and *** ' +
   'and free text that may name a client as ***: ask the user, or point them to the Courtier console.';
 
-export type McpServerFactory = (ctx: ToolContext, log: FastifyBaseLogger) => Server;
+/** The request's context, as the transport keeps it for the request the server is handling. */
+export type ContextOf = (requestId: RequestId) => (ToolContext & { log: FastifyBaseLogger }) | undefined;
 
 /**
- * Makes the per-request MCP server. The low-level Server rather than McpServer: the tool list,
- * its JSON Schemas and the server options are built once here, and each request only registers
- * two handlers that close over its access token.
+ * Makes the route's one MCP server. The low-level Server rather than McpServer: the tool list,
+ * its JSON Schemas and the server options are built once here; the handlers find each request's
+ * access token through `contextOf` (the transport's, exchange.ts).
  */
-export function createMcpServerFactory(options: { version: string; catalogue: McpToolCatalogue }): McpServerFactory {
-  const { catalogue } = options;
+export function createMcpServer(options: { version: string; catalogue: McpToolCatalogue; contextOf: ContextOf }): Server {
+  const { catalogue, contextOf } = options;
   const info: Implementation = { name: 'courtier', title: 'Courtier', version: options.version };
   // The SDK builds an Ajv instance per Server unless given one; this server never validates with it.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const capabilities = { tools: { listChanged: false } };
-
-  return (ctx, log) => {
-    const server = new Server(info, { capabilities, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.list(ctx.access.scopes) }));
-    server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
-      const { name } = request.params;
-      const tool = catalogue.get(name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the tools this connection can use.`);
-      // The route refuses such calls with 403 before they get here; kept so that the server never relies on it.
-      if (tool.scope !== null && !ctx.access.scopes.includes(tool.scope)) {
-        return errorResult(new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, { required_scope: tool.scope }));
-      }
-      try {
-        return tool.call(ctx, request.params.arguments);
-      } catch (err) {
-        log.error({ err, tool: name }, 'MCP tool failed');
-        return errorResult(new ApiError('internal_error', 'Something went wrong on our side. Quote the time of the call if you report it.'));
-      }
-    });
-    return server;
+  const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator });
+  const contextFor = (requestId: RequestId) => {
+    const ctx = contextOf(requestId);
+    if (!ctx) throw new McpError(ErrorCode.InternalError, 'This request has no context any more.');
+    return ctx;
   };
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.list(contextFor(extra.requestId).access.scopes) }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): CallToolResult => {
+    const ctx = contextFor(extra.requestId);
+    const { name } = request.params;
+    const tool = catalogue.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the tools this connection can use.`);
+    // The route refuses such calls with 403 before they get here; kept so that the server never relies on it.
+    if (tool.scope !== null && !ctx.access.scopes.includes(tool.scope)) {
+      return errorResult(new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, { required_scope: tool.scope }));
+    }
+    try {
+      return tool.call(ctx, request.params.arguments);
+    } catch (err) {
+      ctx.log.error({ err, tool: name }, 'MCP tool failed');
+      return errorResult(new ApiError('internal_error', 'Something went wrong on our side. Quote the time of the call if you report it.'));
+    }
+  });
+  return server;
 }

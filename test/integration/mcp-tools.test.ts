@@ -265,6 +265,30 @@ describe('HTTP rules', () => {
     }
   });
 
+  it('answers requests of different connections that share an id, at the same time, each with its own token', async () => {
+    // One SDK server answers every request: the transport gives each its own id and gives the client's back.
+    const [alpha, beta] = [await cabinet('Cabinet Alpha'), await cabinet('Cabinet Beta')];
+    const readOnly = beta.token(['crm:read']);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const mine = i % 2 === 0;
+        const message = i % 4 < 2 ? toolsCall('whoami', {}, 1) : { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+        return post(message, { Authorization: `Bearer ${mine ? alpha.token() : readOnly}` }).then(async (res) => ({ mine, list: 'method' in message && message.method === 'tools/list', status: res.status, body: (await res.json()) as { id: unknown; result: Record<string, unknown> } }));
+      }),
+    );
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.id).toBe(1);
+      if (answer.list) {
+        const names = (answer.body.result.tools as { name: string }[]).map((t) => t.name);
+        expect(names.includes('create_opportunity')).toBe(answer.mine);
+      } else {
+        const whoami = JSON.parse((answer.body.result.content as { text: string }[])[0]?.text ?? '') as { cabinet: { name: string } };
+        expect(whoami.cabinet.name).toBe(answer.mine ? 'Cabinet Alpha' : 'Cabinet Beta');
+      }
+    }
+  });
+
   it('keeps X-Request-Id and the per-request log line on MCP responses, and allowed CORS headers', async () => {
     const token = (await cabinet()).token();
     const res = await post(toolsCall('whoami'), { Authorization: `Bearer ${token}`, Origin: CONSOLE_ORIGIN });
