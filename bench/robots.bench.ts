@@ -28,12 +28,14 @@ import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
-import { formatTable } from './lib/report.js';
+import { formatTable, goalLine } from './lib/report.js';
 
 const PARALLEL = 4;
 const WARM_SEQUENTIAL = 3;
+/** Issue 17's goals: a warm job one at a time, the peak PSS of 4 in parallel, and CPU per warm job (service + browser). */
 const GOAL_SECONDS = 2;
-const GOAL_MEMORY_MB = 800;
+const GOAL_PSS_MB = 800;
+const GOAL_CPU_SECONDS_PER_JOB = 1.5;
 const POLL_MS = 25;
 const SAMPLE_MS = 100;
 const TERMINAL = new Set(['completed', 'partial', 'failed', 'cancelled']);
@@ -116,13 +118,26 @@ function noteChromium(): void {
   for (const p of readProcs()) if (p.ppid === 1 && isChromium(p) && !chromiumBefore.has(p.pid)) seenChromium.add(p.pid);
 }
 
-function startSampler(): { stop(): MemorySample } {
-  noteChromium();
-  let peak: MemorySample = sampleMemory();
+/**
+ * Samples memory every SAMPLE_MS. Reading /proc for every process runs in this process, which is
+ * also the service's: its own CPU is kept apart (`cpuSeconds`), so that the service's figure is the
+ * service's alone (it was most of it: 0.5–1 s per job).
+ */
+function startSampler(): { stop(): MemorySample; cpuSeconds(): number } {
+  let ownMicros = 0;
+  const measured = <T>(work: () => T): T => {
+    const before = process.cpuUsage();
+    try {
+      return work();
+    } finally {
+      const used = process.cpuUsage(before);
+      ownMicros += used.user + used.system;
+    }
+  };
+  let peak: MemorySample = measured(() => (noteChromium(), sampleMemory()));
   let peakPss = peak.pssMb;
   const timer = setInterval(() => {
-    const s = sampleMemory();
-    noteChromium();
+    const s = measured(() => (noteChromium(), sampleMemory()));
     if (s.totalMb > peak.totalMb) peak = s;
     peakPss = Math.max(peakPss, s.pssMb);
   }, SAMPLE_MS);
@@ -131,6 +146,7 @@ function startSampler(): { stop(): MemorySample } {
       clearInterval(timer);
       return { ...peak, pssMb: peakPss };
     },
+    cpuSeconds: () => ownMicros / 1e6,
   };
 }
 
@@ -285,11 +301,12 @@ export const benchmark: Benchmark = {
         const timings = await jobs();
         const phaseS = (performance.now() - started) / 1000;
         const serviceCpu = process.cpuUsage(serviceCpuBefore);
-        const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6;
+        const peak = sampler.stop();
+        const samplerCpuS = sampler.cpuSeconds();
+        const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6 - samplerCpuS;
         const browserCpuS = childrenCpuSeconds() - childrenCpuBefore;
         const busyS = cpuCount() * phaseS - (machineIdleMicros() - idleBefore) / 1e6;
-        const otherCores = Math.max(0, busyS - serviceCpuS - browserCpuS) / phaseS;
-        const peak = sampler.stop();
+        const otherCores = Math.max(0, busyS - serviceCpuS - samplerCpuS - browserCpuS) / phaseS;
         const perJobPortalMs = (portalMs - portalBefore) / timings.length;
         for (const t of timings) {
           rows.push([
@@ -306,7 +323,7 @@ export const benchmark: Benchmark = {
             otherCores.toFixed(2),
           ]);
         }
-        return { timings, phaseS, peak, perJobPortalMs };
+        return { timings, phaseS, peak, perJobPortalMs, cpuPerJobS: (serviceCpuS + browserCpuS) / timings.length };
       };
 
       const firstKey = keys[0] ?? '';
@@ -334,14 +351,17 @@ export const benchmark: Benchmark = {
       const warmMedian = median(warm.timings.map((t) => t.wallS));
       const parallelMax = Math.max(...parallel.timings.map((t) => t.wallS));
       const goals: [string, boolean][] = [
-        [`wall time per job beyond the portal's think time (0 s), warm, one at a time (median of ${WARM_SEQUENTIAL}): ${warmMedian.toFixed(2)} s (goal < ${GOAL_SECONDS} s)`, warmMedian < GOAL_SECONDS],
-        [`wall time per job beyond the portal's think time (0 s), ${PARALLEL} in parallel (slowest): ${parallelMax.toFixed(2)} s (goal < ${GOAL_SECONDS} s)`, parallelMax < GOAL_SECONDS],
-        [`peak memory, service + browser, ${PARALLEL} jobs running: ${parallel.peak.totalMb.toFixed(0)} MB RSS (goal < ${GOAL_MEMORY_MB} MB)`, parallel.peak.totalMb < GOAL_MEMORY_MB],
+        [`wall time per job beyond the portal's think time (0 s), warm, one at a time (median of ${WARM_SEQUENTIAL}): ${warmMedian.toFixed(2)} s (goal <= ${GOAL_SECONDS} s)`, warmMedian <= GOAL_SECONDS],
+        [`CPU per warm job, service + browser: ${warm.cpuPerJobS.toFixed(2)} s (goal <= ${GOAL_CPU_SECONDS_PER_JOB} s)`, warm.cpuPerJobS <= GOAL_CPU_SECONDS_PER_JOB],
+        [`peak memory, service + browser, ${PARALLEL} jobs running: ${parallel.peak.pssMb.toFixed(0)} MB PSS (goal <= ${GOAL_PSS_MB} MB)`, parallel.peak.pssMb <= GOAL_PSS_MB],
       ];
-      for (const [line, met] of goals) console.log(`${line}: ${met ? 'goal met' : 'MISSED'}`);
+      console.log(`   ${PARALLEL} in parallel, the slowest: ${parallelMax.toFixed(2)} s, ${parallel.cpuPerJobS.toFixed(2)} s of CPU per job (not a goal: ${cpuCount()} cores for ${PARALLEL} browsers)`);
+      for (const [line, met] of goals) console.log(goalLine(line, met));
       console.log(`   (cold first job, with the browser launch: ${cold.timings[0]?.wallS.toFixed(2) ?? '?'} s; not a goal)`);
 
-      console.log(`   'CPU s' is per phase: the service process, then Chromium (all its processes); 'other cores' is what the rest of the machine used meanwhile (of ${cpuCount()})`);
+      console.log(
+        `   'CPU s' is per phase: the service process (without the memory sampler's reading of /proc), then Chromium (all its processes); 'other cores' is what the rest of the machine used meanwhile (of ${cpuCount()})`,
+      );
       noteChromium();
       await close();
       // The browser's helpers (zygotes, crashpad) exit a moment after the browser: give them 3 s.
@@ -357,7 +377,7 @@ export const benchmark: Benchmark = {
       const goalMet = goals.every(([, met]) => met);
       return {
         goalMet,
-        summary: `warm job ${warmMedian.toFixed(2)} s, ${PARALLEL} parallel slowest ${parallelMax.toFixed(2)} s (goal < ${GOAL_SECONDS} s); peak ${parallel.peak.totalMb.toFixed(0)} MB (goal < ${GOAL_MEMORY_MB} MB) ${goalMet ? 'met' : 'MISSED'}`,
+        summary: `warm job ${warmMedian.toFixed(2)} s and ${warm.cpuPerJobS.toFixed(2)} s CPU; ${PARALLEL} parallel peak ${parallel.peak.pssMb.toFixed(0)} MB PSS: ${goalMet ? 'met' : 'MISSED'}`,
       };
     } finally {
       await close();
