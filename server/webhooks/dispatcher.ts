@@ -220,7 +220,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       : exhausted
         ? { status: 'failed', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
         : { status: 'pending', attemptCount, nextAttemptAt: now + delay + (delay > 0 ? jitter(delay) : 0), leaseUntil: null, updatedAt: now };
-    store.recordAttempt(
+    const recorded = store.recordAttempt(
       deps.db.orm,
       {
         deliveryId: delivery.id,
@@ -233,7 +233,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       { id: delivery.id, progress },
     );
     // Test deliveries say nothing about the endpoint's health over time.
-    if (delivery.maxAttempts === 1) return;
+    if (!recorded || delivery.maxAttempts === 1) return;
     const current = currentOf(subscription);
     if (!current) return;
     if (outcome.succeeded) {

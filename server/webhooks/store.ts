@@ -154,12 +154,19 @@ export function leaseDelivery(orm: Orm, id: string, until: number): void {
 /** A delivery's state after an attempt: done, failed for good, or pending until its next try. */
 export type DeliveryProgress = Pick<DeliveryRow, 'status' | 'attemptCount' | 'nextAttemptAt' | 'leaseUntil' | 'updatedAt'>;
 
-export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; progress: DeliveryProgress }): void {
-  ATTEMPT.insert(orm, attempt);
+/**
+ * Records an attempt and its delivery's new state; false, writing nothing, when the delivery is
+ * gone (its subscription was deleted during the attempt), so that the other outcomes recorded in
+ * the same transaction do not fail with it on the attempt's foreign key.
+ */
+export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; progress: DeliveryProgress }): boolean {
   const { status, attemptCount, nextAttemptAt, leaseUntil, updatedAt } = delivery.progress;
-  orm
+  const updated = orm
     .prepared('UPDATE webhook_deliveries SET status = ?, attempt_count = ?, next_attempt_at = ?, lease_until = ?, updated_at = ? WHERE id = ?')
     .run(status, attemptCount, nextAttemptAt, leaseUntil, updatedAt, delivery.id);
+  if (updated.changes === 0) return false;
+  ATTEMPT.insert(orm, attempt);
+  return true;
 }
 
 /** When the next pending delivery of an active subscription falls due, to sleep until then. */

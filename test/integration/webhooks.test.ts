@@ -186,6 +186,20 @@ describe('delivery', () => {
     expect(ids.size).toBe(1);
   });
 
+  it('a subscription deleted while its delivery is in flight takes nothing else with it: the other subscriptions\' outcomes are recorded', async () => {
+    const kept = await subscribe(['opportunity.created']);
+    const deleted = await subscribe(['opportunity.created']);
+    receiver.hang(true);
+    await createOpportunity();
+    const sending = drain();
+    await receiver.waitFor(2);
+    expect((await api.call('DELETE', `/webhooks/${deleted.id}`)).status).toBe(204);
+    // Both answers arrive together: their outcomes are recorded in one transaction.
+    receiver.hang(false);
+    await sending;
+    expect((await deliveries(kept.id)).map((d) => [d.status, d.attempts.length])).toEqual([['succeeded', 1]]);
+  });
+
   it('a receiver answering 500 then 200 gets the event twice at most, with the same envelope id', async () => {
     const created = await subscribe(['opportunity.created']);
     receiver.respondWith(500);
