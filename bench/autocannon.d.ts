@@ -16,6 +16,8 @@ declare module 'autocannon' {
     body?: string;
     /** Replaces every [<id>] in the request (headers and body) with a fresh id, per request. */
     idReplacement?: boolean;
+    /** Requests per second across all connections. */
+    overallRate?: number;
   }
 
   /** hdr-histogram-percentiles-obj's summary: average, min, max and p0_001 … p99_999. */

@@ -42,13 +42,6 @@ import { getMe } from '../shared/api-keys.js';
 import { createOpportunity } from '../shared/crm-endpoints.js';
 import { pathTo } from '../shared/endpoint.js';
 
-declare module 'autocannon' {
-  interface Options {
-    /** Requests per second across all connections. */
-    overallRate?: number;
-  }
-}
-
 const CREATE_PATH = pathTo(createOpportunity);
 const ME_PATH = pathTo(getMe);
 /** Deliveries in each throughput phase: the backlog's events to every subscription, and as many bare bodies. */

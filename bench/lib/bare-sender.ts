@@ -13,7 +13,7 @@ import type { BareSendResult } from './protocol.js';
 import type { EventEnvelope, EventPayload } from '../../shared/events.js';
 import { signWebhookPayload } from '../../shared/verify-webhook.js';
 import { WEBHOOK_SECRET_PREFIX, WEBHOOK_SECRET_RANDOM_LENGTH } from '../../shared/webhooks.js';
-import { WEBHOOK_USER_AGENT } from '../../server/webhooks/dispatcher.js';
+import { WEBHOOK_USER_AGENT } from '../../server/webhooks/attempt.js';
 
 export interface SenderLimits {
   /** Requests in flight in all. */

@@ -46,8 +46,11 @@ export class BlockedTargetError extends Error {
   override name = 'BlockedTargetError';
 }
 
+/** Resolves a webhook URL's host and returns the address to connect to, or throws BlockedTargetError. */
+export type TargetGuard = (url: URL) => Promise<ResolvedAddress>;
+
 /** Builds the check once; it is pure and reused for every attempt. */
-export function createTargetGuard(options: { resolve: Resolver; allowPrivate: boolean }) {
+export function createTargetGuard(options: { resolve: Resolver; allowPrivate: boolean }): TargetGuard {
   const blocked = blockedRanges();
   const isBlocked = (address: string): boolean => {
     const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
@@ -55,8 +58,7 @@ export function createTargetGuard(options: { resolve: Resolver; allowPrivate: bo
     return blocked.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
   };
 
-  /** Resolves the URL's host and returns the address to connect to, or throws BlockedTargetError. */
-  return async (url: URL): Promise<ResolvedAddress> => {
+  return async (url) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const family = isIP(host);
     const addresses: ResolvedAddress[] = family ? [{ address: host, family: family as 4 | 6 }] : await options.resolve(host);
