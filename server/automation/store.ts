@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sq
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import { IN_JSON_ARRAY, tableSql } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, jobSteps, robotPauses } from './schema.js';
 
@@ -11,8 +11,6 @@ export type BreakerRow = typeof insurerBreakers.$inferSelect;
 export type RobotPauseRow = typeof robotPauses.$inferSelect;
 
 const ACTIVE = ACTIVE_STATUSES;
-/** A JSON array for `IN (SELECT value FROM json_each(?))`: one prepared statement whatever the list. */
-const IN_LIST = 'IN (SELECT value FROM json_each(?))';
 /** The active statuses are constants: written into the SQL, where the planner sees them (jobs_queue_idx). */
 const IN_ACTIVE = `IN (${ACTIVE.map((status) => `'${status}'`).join(', ')})`;
 
@@ -56,7 +54,7 @@ export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonl
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
   // The row and its timeline step together, also when the caller is not in a transaction.
   return orm.$client.transaction(() => {
-    const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_LIST}`, cabinetId, id, JSON.stringify(from));
+    const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`, cabinetId, id, JSON.stringify(from));
     if (moved && movesTimeline) appendStep(orm, moved);
     return moved !== undefined;
   })();

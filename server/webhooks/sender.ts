@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -39,7 +40,7 @@ function pinnedLookup(address: ResolvedAddress): LookupFunction {
 }
 
 /** The body as sent, or decompressed when the endpoint compressed it (it is kept as an excerpt). */
-function decoded(response: Readable & { headers: Record<string, string | string[] | undefined> }): Readable {
+function decoded(response: IncomingMessage): Readable {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
   return decoder ? response.pipe(decoder) : response;

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { before } from '../db/keyset.js';
 import type { Database, Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import { IN_JSON_ARRAY, tableSql } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from './schema.js';
 
@@ -138,7 +138,7 @@ export function claimDueDeliveries(
       }
       if (chosen.length > 0) {
         db.orm
-          .prepared('UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))')
+          .prepared(`UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id ${IN_JSON_ARRAY}`)
           .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
       }
       return chosen;
