@@ -128,7 +128,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
         .catch((err: unknown) => options.logger.error({ err, job_id: row.id }, 'worker error'))
         .finally(() => {
           runningJobs.delete(row.id);
-          if (started) setImmediate(safeTick);
+          if (started) setImmediate(safeClaim);
         });
       runningJobs.set(row.id, entry);
     }
@@ -172,6 +172,18 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     }
   }
 
+  /**
+   * A job was enqueued or a slot freed: claim only. Housekeeping (MFA expiries, leases, recovery,
+   * artifacts) stays on the timer: run per job, it cost every job a lease write and two queries.
+   */
+  function safeClaim(): void {
+    try {
+      claim();
+    } catch (err) {
+      options.logger.error({ err }, 'claiming a job failed');
+    }
+  }
+
   return {
     start() {
       if (started) return;
@@ -179,7 +191,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       timer = setInterval(safeTick, TICK_MS);
       timer.unref();
       // The signal fires on a later turn than the enqueue, so the job it announces has committed.
-      unlisten = deps.jobQueue.listen(safeTick);
+      unlisten = deps.jobQueue.listen(safeClaim);
       safeTick();
     },
     async stop() {
