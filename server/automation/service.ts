@@ -137,10 +137,11 @@ export function enqueueTarification(
         throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
       }
 
-      const quota = quotaOf(deps, cabinetId);
-      if (quota.remaining <= 0) {
-        const resetAt = toIso(quota.resetAt ?? deps.clock.now());
-        throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
+      const limit = deps.config.tarificationQuotaPerHour;
+      const oldestOfHour = store.quotaExhaustedSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
+      if (oldestOfHour !== null) {
+        const resetAt = toIso(oldestOfHour + QUOTA_WINDOW_MS);
+        throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit });
       }
 
       const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
