@@ -14,6 +14,7 @@ import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../server/robots/insurers/index.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
+import { dispatcherThreadEntry } from '../server/webhooks/dispatcher-thread.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
 
 /**
@@ -113,7 +114,8 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   const deps = defaultDeps(db, config, { insurers, secrets: secrets.store, env });
   let app: FastifyInstance;
   try {
-    app = await buildApp(deps, { logger });
+    const thread = dispatcherThreadEntry();
+    app = await buildApp(deps, { logger, ...(thread ? { webhooks: { thread } } : {}) });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     db.close();

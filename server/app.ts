@@ -29,6 +29,7 @@ import { accessTokenCheck } from './mcp/access-check.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
+import { createThreadedDispatcher } from './webhooks/dispatcher-thread.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { createLanListener, type LanListener } from './lan/listener.js';
 import type { MachineNetwork } from './lan/plan.js';
@@ -65,8 +66,11 @@ declare module 'fastify' {
 
 export interface BuildAppOptions {
   logger: Logger;
-  /** Outbound webhook HTTP, DNS and jitter, replaced in tests. */
-  webhooks?: Omit<DispatcherOptions, 'logger'>;
+  /**
+   * Outbound webhook HTTP, DNS and jitter, replaced in tests; or `thread`: the dispatcher on a
+   * worker thread of its own (the service; see dispatcher-thread.ts), given the compiled entry.
+   */
+  webhooks?: Omit<DispatcherOptions, 'logger'> | { thread: string; extraCa?: readonly string[] };
   /** The background sync with a hub (tests pass a fetch through a fault proxy, shorter waits). */
   sync?: Omit<SyncEngineOptions, 'logger' | 'records'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
@@ -186,7 +190,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(lanRoutes, { deps, listener: lanListener, network });
   await app.register(auditRoutes, { deps });
 
-  const dispatcher = createDispatcher(deps, { logger: app.log, ...options.webhooks });
+  const webhooks = options.webhooks ?? {};
+  const dispatcher =
+    'thread' in webhooks
+      ? createThreadedDispatcher(deps, { logger: app.log, entry: webhooks.thread, extraCa: webhooks.extraCa })
+      : createDispatcher(deps, { logger: app.log, ...webhooks });
   app.decorate('webhookDispatcher', dispatcher);
   await app.register(webhookRoutes, { deps, dispatcher });
   await app.register(webhookConsoleRoutes, { deps, dispatcher });

@@ -7,6 +7,7 @@ import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
+import { dispatcherThreadEntry } from '../webhooks/dispatcher-thread.js';
 
 /** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
 function loopbackUrl(host: string, port: number): string | null {
@@ -44,7 +45,9 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
   let listeningPort = config.port;
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers });
-  const app = await buildApp(deps, { logger });
+  // The compiled service delivers webhooks from a thread of its own (absent when run from sources).
+  const thread = dispatcherThreadEntry();
+  const app = await buildApp(deps, { logger, ...(thread ? { webhooks: { thread } } : {}) });
   options.beforeListen?.(app);
   try {
     await app.listen({ host: config.host, port: config.port });

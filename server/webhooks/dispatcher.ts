@@ -11,7 +11,7 @@ import { createTargetGuard, type Resolver } from './target.js';
 
 const FANOUT_BATCH = 500;
 const MAX_SLEEP_MS = 60_000;
-const PURGE_EVERY_MS = 24 * 3600 * 1000;
+export const PURGE_EVERY_MS = 24 * 3600 * 1000;
 
 export interface DispatcherOptions {
   logger: FastifyBaseLogger;
@@ -23,6 +23,11 @@ export interface DispatcherOptions {
   extraCa?: readonly string[];
   /** Random extra delay for a retry of the given delay; defaults to up to 10 %. */
   jitter?: (delayMs: number) => number;
+  /**
+   * True while a writer that goes first is in a transaction: the pump waits for the next turn.
+   * On its thread, the dispatcher lets the API's connection go first (db/write-priority.ts).
+   */
+  yieldTo?: () => boolean;
 }
 
 export interface Dispatcher {
@@ -33,6 +38,39 @@ export interface Dispatcher {
   drain(): Promise<void>;
   /** Attempts one delivery at once (test deliveries) and resolves when the attempt is recorded. */
   attemptNow(cabinetId: string, deliveryId: string): Promise<void>;
+}
+
+const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code === 'SQLITE_BUSY';
+/** As long as SQLite's busy timeout (5 s), on a connection that does not wait for the lock itself. */
+const BUSY_RETRY_MS = 5000;
+
+/** Runs work that writes, again on the next turn while another writer holds the lock (the dispatcher's thread: see dispatcher-worker.ts). */
+async function whileBusy<T>(work: () => T): Promise<T> {
+  const until = performance.now() + BUSY_RETRY_MS;
+  for (;;) {
+    try {
+      return work();
+    } catch (err) {
+      if (!isBusy(err) || performance.now() > until) throw err;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** Creates the deliveries of every outbox event not fanned out yet, in batches (in the caller's transaction). */
+export function fanOutPending(deps: Deps): void {
+  while (fanOutEvents(deps, FANOUT_BATCH) === FANOUT_BATCH);
+}
+
+/** Deliveries and events past their 90 days; run at start and daily. */
+export async function purgeWebhookHistory(deps: Deps, logger: FastifyBaseLogger): Promise<void> {
+  try {
+    const deliveries = await whileBusy(() => purgeOldDeliveries(deps));
+    const events = await whileBusy(() => purgeEventsBefore(deps, deps.clock.now() - DELIVERY_RETENTION_MS));
+    if (deliveries + events > 0) logger.info({ deliveries, events }, 'purged webhook history older than 90 days');
+  } catch (err) {
+    logger.error({ err }, 'webhook purge failed');
+  }
 }
 
 const systemResolver: Resolver = async (hostname) =>
@@ -94,7 +132,7 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
    */
   const recordFanOutAndClaim = deps.db.sqlite.transaction((slots: number): store.DeliveryRow[] => {
     recordOutcomes(deps, unrecorded.splice(0), outcomeOptions);
-    while (fanOutEvents(deps, FANOUT_BATCH) === FANOUT_BATCH);
+    fanOutPending(deps);
     return slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
   });
 
@@ -117,9 +155,18 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
   }
 
   function safePump(): void {
+    if (options.yieldTo?.()) {
+      pumpSoon();
+      return;
+    }
     try {
       pump();
     } catch (err) {
+      if (isBusy(err)) {
+        // On the thread's connection, which does not sleep waiting for the lock: another writer holds it; next turn.
+        pumpSoon();
+        return;
+      }
       options.logger.error({ err }, 'webhook dispatcher error; retrying shortly');
       clearTimeout(timer);
       timer = setTimeout(safePump, 1000);
@@ -127,21 +174,13 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     }
   }
 
-  function purge(): void {
-    try {
-      const deliveries = purgeOldDeliveries(deps);
-      const events = purgeEventsBefore(deps, clock.now() - DELIVERY_RETENTION_MS);
-      if (deliveries + events > 0) options.logger.info({ deliveries, events }, 'purged webhook history older than 90 days');
-    } catch (err) {
-      options.logger.error({ err }, 'webhook purge failed');
-    }
-  }
+  const purge = () => void purgeWebhookHistory(deps, options.logger);
 
   return {
     start() {
       if (running) return;
       running = true;
-      unlisten = deps.outbox.listen(safePump);
+      unlisten = deps.outbox.listen(pumpSoon);
       purge();
       purgeTimer = setInterval(purge, PURGE_EVERY_MS);
       purgeTimer.unref();
@@ -153,12 +192,13 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
       clearTimeout(timer);
       clearInterval(purgeTimer);
       await Promise.allSettled([...inFlight]);
-      recordOutcomes(deps, unrecorded.splice(0), outcomeOptions);
+      const outcomes = unrecorded.splice(0);
+      await whileBusy(() => recordOutcomes(deps, outcomes, outcomeOptions));
       ownSender?.close();
     },
     async drain() {
       for (;;) {
-        pump();
+        await whileBusy(pump);
         if (inFlight.size === 0) return;
         await Promise.allSettled([...inFlight]);
       }
@@ -166,9 +206,9 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     async attemptNow(cabinetId, deliveryId) {
       const delivery = store.findDelivery(deps.db.orm, cabinetId, deliveryId);
       if (!delivery || delivery.status !== 'pending') return;
-      store.leaseDelivery(deps.db.orm, delivery.id, clock.now() + leaseMs);
+      await whileBusy(() => store.leaseDelivery(deps.db.orm, delivery.id, clock.now() + leaseMs));
       const outcome = await attempt(delivery, passReads(deps));
-      if (outcome) recordOutcomes(deps, [outcome], outcomeOptions);
+      if (outcome) await whileBusy(() => recordOutcomes(deps, [outcome], outcomeOptions));
     },
   };
 }

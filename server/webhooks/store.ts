@@ -54,6 +54,11 @@ export function listSubscriptions(orm: Orm, cabinetId: string, after: CursorPosi
     .all();
 }
 
+/** Whether this install has any webhook subscription at all (active or not). */
+export function anySubscription(orm: Orm): boolean {
+  return orm.prepared('SELECT 1 FROM webhook_subscriptions LIMIT 1').get() !== undefined;
+}
+
 export function activeSubscriptions(orm: Orm, cabinetId: string): SubscriptionRow[] {
   return SUBSCRIPTION.all(orm, 'WHERE cabinet_id = ? AND active = 1', cabinetId);
 }

@@ -1,0 +1,207 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import { prioritizeTransactions, type WritePriority } from '../db/write-priority.js';
+import type { Deps } from '../deps.js';
+import { createDispatcher, fanOutPending, purgeWebhookHistory, PURGE_EVERY_MS, type Dispatcher } from './dispatcher.js';
+import * as store from './store.js';
+
+/**
+ * The webhook dispatcher on a thread of its own (issue 17): signing, sending and recording
+ * deliveries took the one event loop that also answers the API, so a steady flow of events made
+ * both wait. The thread runs the same dispatcher on its own connection to the same SQLite file:
+ * the outbox, the leases and what a kill -9 leaves behind are unchanged. This side forwards the
+ * outbox's signal, relays drain/attemptNow/stop, and writes the thread's log lines to the app's log.
+ */
+
+/** What the thread starts from: plain data, copied to it. */
+export interface DispatcherThreadData {
+  file: string;
+  config: Config;
+  keys: Deps['keys'];
+  extraCa: readonly string[];
+  /** The service connection's `wal_autocheckpoint`: 0 when a checkpoint thread runs, which the dispatcher's connection follows. */
+  autocheckpointPages: number;
+  logLevel: string;
+  /** The API connection's transactions, which the thread lets go first (write-priority.ts). */
+  apiWrites: SharedArrayBuffer;
+}
+
+export type ToDispatcherThread =
+  | { type: 'pump' }
+  | { type: 'drain'; id: number }
+  | { type: 'stop'; id: number }
+  | { type: 'attemptNow'; id: number; cabinetId: string; deliveryId: string };
+
+export type FromDispatcherThread = { type: 'ready' } | { type: 'log'; line: string } | { type: 'done'; id: number; error?: string };
+
+/** The thread's entry beside this module once compiled (dist/, the desktop app); absent when running from TypeScript sources. */
+export function dispatcherThreadEntry(): string | undefined {
+  const entry = fileURLToPath(new URL('./dispatcher-worker.js', import.meta.url));
+  return existsSync(entry) ? entry : undefined;
+}
+
+const RESTART_DELAY_MS = 1000;
+const PINO_LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** A log line of the thread (pino's JSON), written to the app's logger at its level. */
+function relayLog(logger: FastifyBaseLogger, line: string): void {
+  try {
+    const { level, msg, time: _time, pid: _pid, hostname: _hostname, ...fields } = JSON.parse(line) as Record<string, unknown> & { level: number; msg?: string };
+    logger[PINO_LEVELS[level] ?? 'info']({ ...fields, thread: 'webhooks' }, msg ?? '');
+  } catch {
+    logger.info({ thread: 'webhooks' }, line);
+  }
+}
+
+export interface ThreadedDispatcherOptions {
+  logger: FastifyBaseLogger;
+  /** The compiled thread entry (dispatcherThreadEntry()). */
+  entry: string;
+  extraCa?: readonly string[];
+}
+
+type Request = { type: 'drain' } | { type: 'stop' } | { type: 'attemptNow'; cabinetId: string; deliveryId: string };
+
+/**
+ * Runs the dispatcher on a worker thread, started once there is something to deliver: an install
+ * without any webhook subscription does not pay the thread's memory (~25 MB). Until then, new
+ * events are marked fanned out here (a subscription made later must not receive older events) and
+ * history is purged here. Should the thread not start at all (its file cannot be loaded where the
+ * app is packaged), the dispatcher runs on the main thread, as before, with a warning; a thread
+ * that dies later is started again after a second.
+ */
+export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcherOptions): Dispatcher {
+  const { logger } = options;
+  const pending = new Map<number, { request: Request; resolve: () => void; reject: (err: Error) => void }>();
+  let nextId = 0;
+  let worker: Worker | undefined;
+  let running = false;
+  let everReady = false;
+  let fallback: Dispatcher | undefined;
+  let unlisten: (() => void) | undefined;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let apiWrites: WritePriority | undefined;
+
+  function spawn(): void {
+    apiWrites ??= prioritizeTransactions(deps.db.sqlite);
+    const data: DispatcherThreadData = {
+      file: deps.db.sqlite.name,
+      config: deps.config,
+      keys: deps.keys,
+      extraCa: options.extraCa ?? [],
+      autocheckpointPages: Number(deps.db.sqlite.pragma('wal_autocheckpoint', { simple: true })),
+      logLevel: logger.level,
+      apiWrites: apiWrites.buffer,
+    };
+    const thread = new Worker(options.entry, { workerData: data });
+    // Like the checkpoint thread, it never keeps the process alive: the service's close stops it.
+    thread.unref();
+    worker = thread;
+    thread.on('message', (message: FromDispatcherThread) => {
+      if (message.type === 'ready') everReady = true;
+      else if (message.type === 'log') relayLog(logger, message.line);
+      else settle(message.id, message.error);
+    });
+    thread.on('error', (err) => logger.error({ err }, 'the webhook dispatcher thread failed'));
+    thread.on('exit', () => {
+      if (worker !== thread) return;
+      worker = undefined;
+      if (running && !everReady) return fallBack();
+      for (const id of [...pending.keys()]) settle(id, 'The webhook dispatcher thread stopped.');
+      if (!running) return;
+      setTimeout(() => {
+        if (running && !worker) spawn();
+      }, RESTART_DELAY_MS).unref();
+    });
+  }
+
+  /** The thread could not start: the main thread delivers, and what was asked of the thread is asked of it. */
+  function fallBack(): void {
+    logger.warn('the webhook dispatcher thread could not start; deliveries run on the main thread');
+    const dispatcher = createDispatcher(deps, { logger, extraCa: options.extraCa });
+    fallback = dispatcher;
+    dispatcher.start();
+    for (const [id, { request }] of [...pending]) {
+      const work = request.type === 'attemptNow' ? dispatcher.attemptNow(request.cabinetId, request.deliveryId) : dispatcher.drain();
+      work.then(
+        () => settle(id, undefined),
+        (err: unknown) => settle(id, (err as Error).message),
+      );
+    }
+  }
+
+  function settle(id: number, error: string | undefined): void {
+    const waiting = pending.get(id);
+    pending.delete(id);
+    if (error === undefined) waiting?.resolve();
+    else waiting?.reject(new Error(error));
+  }
+
+  /** Starts the thread if any subscription exists; true when it runs. */
+  function threadNeeded(): boolean {
+    if (!worker && running && !fallback && store.anySubscription(deps.db.orm)) spawn();
+    return worker !== undefined;
+  }
+
+  function ask(request: Request): Promise<void> {
+    const thread = worker;
+    if (!thread) return Promise.reject(new Error('The webhook dispatcher thread is not running.'));
+    nextId += 1;
+    const id = nextId;
+    return new Promise<void>((resolve, reject) => {
+      pending.set(id, { request, resolve, reject });
+      thread.postMessage({ ...request, id } satisfies ToDispatcherThread);
+    });
+  }
+
+  function onOutbox(): void {
+    if (fallback) return;
+    try {
+      if (threadNeeded()) worker?.postMessage({ type: 'pump' } satisfies ToDispatcherThread);
+      else deps.db.sqlite.transaction(() => fanOutPending(deps)).immediate();
+    } catch (err) {
+      logger.error({ err }, 'webhook dispatcher error');
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      unlisten = deps.outbox.listen(onOutbox);
+      if (threadNeeded()) return;
+      // The thread purges once it runs; until then, here.
+      const purge = () => {
+        if (worker === undefined && fallback === undefined) void purgeWebhookHistory(deps, logger);
+      };
+      purge();
+      purgeTimer = setInterval(purge, PURGE_EVERY_MS);
+      purgeTimer.unref();
+      onOutbox();
+    },
+    async stop() {
+      running = false;
+      unlisten?.();
+      clearInterval(purgeTimer);
+      if (fallback) return fallback.stop();
+      const thread = worker;
+      if (!thread) return;
+      // The thread waits for its attempts in flight and records them before it closes its connection.
+      await ask({ type: 'stop' }).catch((err: unknown) => logger.warn({ err }, 'the webhook dispatcher thread did not stop cleanly'));
+      worker = undefined;
+      await thread.terminate();
+    },
+    async drain() {
+      if (fallback) return fallback.drain();
+      if (threadNeeded()) return ask({ type: 'drain' });
+      deps.db.sqlite.transaction(() => fanOutPending(deps)).immediate();
+    },
+    async attemptNow(cabinetId, deliveryId) {
+      if (fallback) return fallback.attemptNow(cabinetId, deliveryId);
+      if (threadNeeded()) return ask({ type: 'attemptNow', cabinetId, deliveryId });
+    },
+  };
+}
