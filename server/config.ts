@@ -78,8 +78,13 @@ const configSchema = z.object({
   /** Lets webhooks reach loopback, private and link-local addresses (a receiver on the office LAN). */
   webhookAllowPrivateTargets: booleanFromString.default(false),
   webhookTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  webhookConcurrency: z.coerce.number().int().min(1).max(500).default(32),
-  webhookConcurrencyPerEndpoint: z.coerce.number().int().min(1).max(100).default(8),
+  /**
+   * Deliveries in flight, overall and per subscription. A subscription taking 200 events/s needs
+   * 16 at once when each round trip waits its turn on a busy dispatcher (BENCHMARKS.md, issue 17);
+   * one slow endpoint still holds at most a quarter of the slots.
+   */
+  webhookConcurrency: z.coerce.number().int().min(1).max(500).default(64),
+  webhookConcurrencyPerEndpoint: z.coerce.number().int().min(1).max(100).default(16),
   /** Robot credits per run of a product of kind quote / routine. */
   creditsPerQuote: z.coerce.number().int().min(0).max(100_000).default(10),
   creditsPerRoutine: z.coerce.number().int().min(0).max(100_000).default(4),
