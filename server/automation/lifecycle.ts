@@ -89,8 +89,10 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
   return deps.db.sqlite
     .transaction(() => {
       const now = deps.clock.now();
+      const consumed = creditsConsumed(deps, row.cabinetId, row.id);
       const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
         status,
+        creditsConsumed: consumed,
         resultTarifCents: Math.round(result.tarif_eur * 100),
         resultSuspens: result.suspens ?? null,
         progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
@@ -116,7 +118,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
         tarif_eur: result.tarif_eur,
         suspens: result.suspens ?? null,
         pdf_url: devis.pdf_url,
-        credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+        credits_consumed: consumed,
       });
       recordEvent(deps, row.cabinetId, 'devis.generated', {
         devis_id: row.devisId,

@@ -26,6 +26,7 @@ export function recordJobFinished(deps: Deps, cabinetId: string, jobId: string):
   const row = store.findJob(deps.db.orm, cabinetId, jobId);
   if (!row || !TERMINAL_STATUSES.includes(row.status)) return;
   const consumed = creditsConsumed(deps, cabinetId, jobId);
-  store.updateJob(deps.db.orm, cabinetId, jobId, [row.status], { creditsConsumed: consumed });
+  // A completion writes it with the outcome (nothing was refunded); a failure or a cancel, here, after its refund.
+  if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, cabinetId, jobId, [row.status], { creditsConsumed: consumed });
   jobTable.capture(deps, cabinetId, jobId, { ...row, creditsConsumed: consumed });
 }
