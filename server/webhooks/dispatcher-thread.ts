@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { prioritizeTransactions, type WritePriority } from '../db/write-priority.js';
 import type { Deps } from '../deps.js';
-import { createDispatcher, fanOutPending, purgeWebhookHistory, PURGE_EVERY_MS, type Dispatcher } from './dispatcher.js';
+import { createDispatcher, fanOutPending, purgeDaily, type Dispatcher } from './dispatcher.js';
 import * as store from './store.js';
 
 /**
@@ -37,10 +37,13 @@ export type ToDispatcherThread =
 
 export type FromDispatcherThread = { type: 'ready' } | { type: 'log'; line: string } | { type: 'done'; id: number; error?: string };
 
-/** The thread's entry beside this module once compiled (dist/, the desktop app); absent when running from TypeScript sources. */
-export function dispatcherThreadEntry(): string | undefined {
+/**
+ * The service's webhook options: the dispatcher on its thread, whose entry is beside this module
+ * once compiled (dist/, the desktop app); on the main thread when running from TypeScript sources.
+ */
+export function serviceWebhooks(extraCa?: readonly string[]): { thread: string; extraCa?: readonly string[] } | { extraCa?: readonly string[] } {
   const entry = fileURLToPath(new URL('./dispatcher-worker.js', import.meta.url));
-  return existsSync(entry) ? entry : undefined;
+  return existsSync(entry) ? { thread: entry, extraCa } : { extraCa };
 }
 
 const RESTART_DELAY_MS = 1000;
@@ -58,7 +61,7 @@ function relayLog(logger: FastifyBaseLogger, line: string): void {
 
 export interface ThreadedDispatcherOptions {
   logger: FastifyBaseLogger;
-  /** The compiled thread entry (dispatcherThreadEntry()). */
+  /** The compiled thread entry (see serviceWebhooks). */
   entry: string;
   extraCa?: readonly string[];
 }
@@ -161,7 +164,7 @@ export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcher
     if (fallback) return;
     try {
       if (threadNeeded()) worker?.postMessage({ type: 'pump' } satisfies ToDispatcherThread);
-      else deps.db.sqlite.transaction(() => fanOutPending(deps)).immediate();
+      else fanOutPending(deps);
     } catch (err) {
       logger.error({ err }, 'webhook dispatcher error');
     }
@@ -174,12 +177,7 @@ export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcher
       unlisten = deps.outbox.listen(onOutbox);
       if (threadNeeded()) return;
       // The thread purges once it runs; until then, here.
-      const purge = () => {
-        if (worker === undefined && fallback === undefined) void purgeWebhookHistory(deps, logger);
-      };
-      purge();
-      purgeTimer = setInterval(purge, PURGE_EVERY_MS);
-      purgeTimer.unref();
+      purgeTimer = purgeDaily(deps, logger, () => worker === undefined && fallback === undefined);
       onOutbox();
     },
     async stop() {
@@ -197,7 +195,7 @@ export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcher
     async drain() {
       if (fallback) return fallback.drain();
       if (threadNeeded()) return ask({ type: 'drain' });
-      deps.db.sqlite.transaction(() => fanOutPending(deps)).immediate();
+      fanOutPending(deps);
     },
     async attemptNow(cabinetId, deliveryId) {
       if (fallback) return fallback.attemptNow(cabinetId, deliveryId);

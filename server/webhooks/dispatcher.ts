@@ -11,7 +11,7 @@ import { createTargetGuard, type Resolver } from './target.js';
 
 const FANOUT_BATCH = 500;
 const MAX_SLEEP_MS = 60_000;
-export const PURGE_EVERY_MS = 24 * 3600 * 1000;
+const PURGE_EVERY_MS = 24 * 3600 * 1000;
 
 export interface DispatcherOptions {
   logger: FastifyBaseLogger;
@@ -57,13 +57,13 @@ async function whileBusy<T>(work: () => T): Promise<T> {
   }
 }
 
-/** Creates the deliveries of every outbox event not fanned out yet, in batches (in the caller's transaction). */
+/** Creates the deliveries of every outbox event not fanned out yet, a transaction per batch (savepoints in the caller's). */
 export function fanOutPending(deps: Deps): void {
   while (fanOutEvents(deps, FANOUT_BATCH) === FANOUT_BATCH);
 }
 
-/** Deliveries and events past their 90 days; run at start and daily. */
-export async function purgeWebhookHistory(deps: Deps, logger: FastifyBaseLogger): Promise<void> {
+/** Deliveries and events past their 90 days. */
+async function purgeWebhookHistory(deps: Deps, logger: FastifyBaseLogger): Promise<void> {
   try {
     const deliveries = await whileBusy(() => purgeOldDeliveries(deps));
     const events = await whileBusy(() => purgeEventsBefore(deps, deps.clock.now() - DELIVERY_RETENTION_MS));
@@ -71,6 +71,17 @@ export async function purgeWebhookHistory(deps: Deps, logger: FastifyBaseLogger)
   } catch (err) {
     logger.error({ err }, 'webhook purge failed');
   }
+}
+
+/** Purges the history now and every day, while `due()` says so; stop it with clearInterval. */
+export function purgeDaily(deps: Deps, logger: FastifyBaseLogger, due: () => boolean = () => true): NodeJS.Timeout {
+  const purge = () => {
+    if (due()) void purgeWebhookHistory(deps, logger);
+  };
+  purge();
+  const timer = setInterval(purge, PURGE_EVERY_MS);
+  timer.unref();
+  return timer;
 }
 
 const systemResolver: Resolver = async (hostname) =>
@@ -174,16 +185,12 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     }
   }
 
-  const purge = () => void purgeWebhookHistory(deps, options.logger);
-
   return {
     start() {
       if (running) return;
       running = true;
       unlisten = deps.outbox.listen(pumpSoon);
-      purge();
-      purgeTimer = setInterval(purge, PURGE_EVERY_MS);
-      purgeTimer.unref();
+      purgeTimer = purgeDaily(deps, options.logger);
       safePump();
     },
     async stop() {

@@ -39,6 +39,11 @@ function pinnedLookup(address: ResolvedAddress): LookupFunction {
   };
 }
 
+/** How a failed connection, request or answer is recorded on the attempt. */
+function networkError(err: NodeJS.ErrnoException): OutboundResult {
+  return { kind: 'error', error: `${err.code ?? 'network_error'}: ${err.message}`.slice(0, 500) };
+}
+
 /** The body as sent, or decompressed when the endpoint compressed it (it is kept as an excerpt). */
 function decoded(response: IncomingMessage): Readable {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
@@ -76,7 +81,7 @@ export function createHttpSender(options: { timeoutMs: number; extraCa?: readonl
         finish({ kind: 'error', error: 'timeout' });
         outgoing.destroy();
       }, options.timeoutMs);
-      outgoing.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'error', error: `${err.code ?? 'network_error'}: ${err.message}`.slice(0, 500) }));
+      outgoing.on('error', (err: NodeJS.ErrnoException) => finish(networkError(err)));
       outgoing.on('response', (response) => {
         const chunks: Buffer[] = [];
         let kept = 0;
@@ -90,7 +95,7 @@ export function createHttpSender(options: { timeoutMs: number; extraCa?: readonl
         response.on('close', () => {
           if (!response.complete) finish({ kind: 'error', error: 'ECONNRESET: the connection closed before the answer ended' });
         });
-        stream.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'error', error: `${err.code ?? 'network_error'}: ${err.message}`.slice(0, 500) }));
+        stream.on('error', (err: NodeJS.ErrnoException) => finish(networkError(err)));
         stream.on('end', () =>
           finish({ kind: 'response', status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') }),
         );
