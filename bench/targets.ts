@@ -34,7 +34,7 @@ import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
-import { dispatcherThreadEntry } from '../server/webhooks/dispatcher-thread.js';
+import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
 import { createBareSender } from './lib/bare-sender.js';
 import {
   BARE_OPPORTUNITIES_PATH,
@@ -183,9 +183,7 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   const deps = defaultDeps(db, config, { env: {} });
   const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
   // As `courtier serve`: webhooks from the dispatcher's thread (bench runs from dist/).
-  const thread = dispatcherThreadEntry();
-  const webhooks = thread ? { thread, extraCa: setup.extraCa } : { extraCa: setup.extraCa };
-  const app = await buildApp(deps, { logger, network: setup.network, webhooks });
+  const app = await buildApp(deps, { logger, network: setup.network, webhooks: serviceWebhooks(setup.extraCa) });
   const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
   const extraHeaders = setup.seed?.(deps, cabinet_id, user_id) ?? {};

@@ -8,13 +8,14 @@ import { listJobs } from '../server/automation/jobs.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/config.js';
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
+import { checkpointsLoggedTo } from '../server/db/checkpoints.js';
 import { defaultDeps, type Deps } from '../server/deps.js';
 import { createLogger } from '../server/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../server/robots/insurers/index.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
-import { dispatcherThreadEntry } from '../server/webhooks/dispatcher-thread.js';
+import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
 
 /**
@@ -106,16 +107,13 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   });
   if (secrets.warning) logger.warn(secrets.warning);
 
-  const db = openDatabase(databaseFile(config.dataDir), {
-    backgroundCheckpoints: { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') },
-  });
+  const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   let listeningPort = config.port;
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers, secrets: secrets.store, env });
   let app: FastifyInstance;
   try {
-    const thread = dispatcherThreadEntry();
-    app = await buildApp(deps, { logger, ...(thread ? { webhooks: { thread } } : {}) });
+    app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     db.close();

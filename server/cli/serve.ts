@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
+import { checkpointsLoggedTo } from '../db/checkpoints.js';
 import { buildApp } from '../app.js';
 import { defaultDeps } from '../deps.js';
 import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
-import { dispatcherThreadEntry } from '../webhooks/dispatcher-thread.js';
+import { serviceWebhooks } from '../webhooks/dispatcher-thread.js';
 
 /** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
 function loopbackUrl(host: string, port: number): string | null {
@@ -38,16 +39,12 @@ export function firstRunHint(host: string, port: number): { setupUrl: string | n
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
 export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void } = {}): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
-  const db = openDatabase(databaseFile(config.dataDir), {
-    backgroundCheckpoints: { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') },
-  });
+  const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
   let listeningPort = config.port;
   const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers });
-  // The compiled service delivers webhooks from a thread of its own (absent when run from sources).
-  const thread = dispatcherThreadEntry();
-  const app = await buildApp(deps, { logger, ...(thread ? { webhooks: { thread } } : {}) });
+  const app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
   options.beforeListen?.(app);
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -21,6 +21,11 @@ export interface CheckpointOptions {
   onFailure?: (err: Error) => void;
 }
 
+/** The service's options: a failure is logged (the service goes on, with SQLite's own checkpoints). */
+export function checkpointsLoggedTo(logger: { warn(fields: object, message: string): void }): CheckpointOptions {
+  return { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') };
+}
+
 const DEFAULT_INTERVAL_MS = 200;
 /** SQLite's default `wal_autocheckpoint`, restored when the worker fails. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
