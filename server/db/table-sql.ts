@@ -3,18 +3,18 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Orm } from './open.js';
 
 /**
+ * `IN` a list bound as one JSON array (`JSON.stringify(values)`): one prepared statement whatever
+ * the list's length, where `IN (?, ?, …)` would prepare one per length.
+ */
+export const IN_JSON_ARRAY = 'IN (SELECT value FROM json_each(?))';
+
+/**
  * A table's statements for the API's hot paths, derived once from its drizzle definition: run
  * through `orm.prepared`, each is prepared once per connection, and rows are read as arrays and
  * mapped by position. drizzle builds its SQL, prepares it and maps each row through generic
  * checks on every call, which costs more than the query itself on a list page or a create (see
  * BENCHMARKS.md).
  */
-/**
- * `IN` a list bound as one JSON array (`JSON.stringify(values)`): one prepared statement whatever
- * the list's length, where `IN (?, ?, …)` would prepare one per length.
- */
-export const IN_JSON_ARRAY = 'IN (SELECT value FROM json_each(?))';
-
 export interface TableSql<T extends SQLiteTable> {
   /** Inserts a whole row: a missing value is NULL, not the column's default. */
   insert(orm: Orm, row: T['$inferInsert']): void;
