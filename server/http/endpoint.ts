@@ -192,7 +192,7 @@ function send(reply: FastifyReply, response: StoredResponse, replayed: boolean):
   return reply.send(response.body);
 }
 
-function answerPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => unknown): FastifyReply {
+function answerPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => unknown): FastifyReply | Promise<FastifyReply> {
   const idempotent = idempotentRequest(endpoint, request);
   const run = (): OperationResponse => {
     const result = handle();
@@ -200,8 +200,7 @@ function answerPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyR
     return toResponses(endpoint, result);
   };
   if (!idempotent) return send(reply, run().response, false);
-  const outcome = request.server.idempotency.once(idempotent, run);
-  return send(reply, outcome.response, outcome.kind === 'replay');
+  return request.server.idempotency.onceInGroup(idempotent, run).then((outcome) => send(reply, outcome.response, outcome.kind === 'replay'));
 }
 
 async function answerAsyncPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => Promise<unknown>): Promise<FastifyReply> {

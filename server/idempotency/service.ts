@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { createCommitGroup } from '../db/commit-group.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { canonicalJson } from '../http/canonical-json.js';
@@ -65,6 +66,13 @@ export interface Idempotency {
    */
   once(request: IdempotentRequest, operation: () => OperationResponse): IdempotentOutcome;
   /**
+   * The same, in the transaction that this turn's other grouped operations share (see
+   * db/commit-group.ts): the API's POST handlers, many at a time under load. Resolves once that
+   * transaction has committed; an operation that throws leaves the key unused and the others'
+   * work in place.
+   */
+  onceInGroup(request: IdempotentRequest, operation: () => OperationResponse): Promise<IdempotentOutcome>;
+  /**
    * For an operation that must await (a webhook test's delivery): claims the key, renews the claim
    * while the operation runs (so that it is never taken over while in flight), then stores the
    * response, or releases the key if the operation failed.
@@ -123,18 +131,25 @@ export function createIdempotency(
     return replayOf(row);
   }
 
+  /** Inside a write transaction: the replay, or the operation's response stored with its key. */
+  function runOnce(request: IdempotentRequest, operation: () => OperationResponse): IdempotentOutcome {
+    const now = deps.clock.now();
+    const replay = lookUp(request, now);
+    if (replay) return { kind: 'replay', response: replay };
+    const { response, stored } = operation();
+    store.insertDone(orm, request.id, request.requestHash, stored, now, now + IDEMPOTENCY_TTL_MS);
+    return { kind: 'fresh', response };
+  }
+
+  const group = createCommitGroup(sqlite);
+
   return {
     once(request, operation) {
-      return sqlite
-        .transaction((): IdempotentOutcome => {
-          const now = deps.clock.now();
-          const replay = lookUp(request, now);
-          if (replay) return { kind: 'replay', response: replay };
-          const { response, stored } = operation();
-          store.insertDone(orm, request.id, request.requestHash, stored, now, now + IDEMPOTENCY_TTL_MS);
-          return { kind: 'fresh', response };
-        })
-        .immediate();
+      return sqlite.transaction(() => runOnce(request, operation)).immediate();
+    },
+
+    onceInGroup(request, operation) {
+      return group.run(() => runOnce(request, operation));
     },
 
     async onceAsync(request, operation) {

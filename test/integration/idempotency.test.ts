@@ -3,8 +3,10 @@
  *  1. the same key, caller, endpoint and body replay the stored 2xx response with HTTP 200 and
  *     Idempotent-Replayed: true; another body is 422 idempotency_key_reused;
  *  2. concurrent requests with one key create one resource: a synchronous endpoint's duplicates
- *     wait for SQLite's write lock and replay (an endpoint that awaits, the webhook test, answers
- *     409 idempotency_conflict while it runs: test/security/idempotency.test.ts);
+ *     replay (those of one turn of the event loop share its transaction, later ones wait for the
+ *     write lock; an endpoint that awaits, the webhook test, answers 409 idempotency_conflict
+ *     while it runs: test/security/idempotency.test.ts); requests that arrive together commit
+ *     together, each undone alone when its handler refuses it;
  *  3. a failed request does not consume its key; keys expire after 24 h; a claim of another process
  *     not renewed for 60 s (a dead process) is taken over.
  * Every check counts the rows in SQLite as well as reading the responses.
@@ -33,8 +35,11 @@ const CLIENTS = `${PUBLIC_API_PREFIX}/clients`;
 const DEVIS = `${PUBLIC_API_PREFIX}/devis`;
 const OPPORTUNITIES_ENDPOINT = `POST ${OPPORTUNITIES}`;
 
+/** Every statement the server's connection runs: POSTs that arrive together share a transaction. */
+const statements: string[] = [];
+
 beforeAll(async () => {
-  server = await startTestServer({ clock });
+  server = await startTestServer({ clock, onStatement: (sql) => void statements.push(sql) });
   cabinetId = await server.createCabinet('Cabinet Idempotence');
   const created = server.createKey(cabinetId);
   apiKey = created.key;
@@ -318,6 +323,36 @@ describe('rule 2: concurrency', () => {
 
   it('25 parallel POSTs with one key over real HTTP create exactly one opportunity', async () => {
     await fireConcurrently('concurrent', 25);
+  });
+
+  it('POSTs that arrive together commit together; one refused by its handler leaves the others created and its key unused', async () => {
+    const client = await post(CLIENTS, { type: 'person', last_name: 'group-commit' });
+    const draft = await post(DEVIS, { client_id: clientSchema.parse(client.body).id, compagnie: 'sandbox', produit: 'auto' });
+    const signPath = `${DEVIS}/${devisSchema.parse(draft.body).id}/sign`;
+    const refusedKey = randomUUID();
+    const keys = Array.from({ length: 8 }, () => randomUUID());
+
+    // Nine open connections first, so that the nine requests reach the server in the same turn.
+    await Promise.all(Array.from({ length: keys.length + 1 }, () => server.request(`${PUBLIC_API_PREFIX}/me`, { headers: { 'X-API-Key': apiKey } }).then((r) => r.text())));
+    const before = statements.length;
+    const [refused, ...created] = await Promise.all([
+      post(signPath, { signed_at: '2026-11-22T10:00:00Z' }, refusedKey),
+      ...keys.map((key, i) => post(OPPORTUNITIES, opportunityBody(`group-${i}`), key)),
+    ]);
+    const ran = statements.slice(before);
+    const transactions = ran.filter((sql) => sql.startsWith('BEGIN')).length;
+    const savepoints = ran.filter((sql) => sql.startsWith('SAVEPOINT')).length;
+
+    if (refused) expectError(refused, 409, 'invalid_devis_transition');
+    expect(keyRows(refusedKey)).toEqual([]);
+    expect(created.map((r) => r.status)).toEqual(keys.map(() => 201));
+    keys.forEach((key, i) => {
+      expect(countOpportunities(`group-${i}`)).toBe(1);
+      expect(keyRows(key)).toEqual([{ endpoint: OPPORTUNITIES_ENDPOINT, state: 'done', status_code: 201 }]);
+    });
+    // Each request in a savepoint of a shared transaction (the refused one's undone alone), not a transaction each.
+    expect(savepoints).toBeGreaterThanOrEqual(keys.length);
+    expect(transactions).toBeLessThan(keys.length);
   });
 });
 
