@@ -53,6 +53,11 @@ export function readOutbox(deps: Pick<Deps, 'db'>, afterSeq: number, limit: numb
   return store.readOutbox(deps.db.orm, afterSeq, limit).map((row) => ({ ...toEnvelope(row), seq: row.seq }));
 }
 
+/** The newest event's position in the outbox (0 when empty): where a consumer that wants no history starts. */
+export function newestOutboxSeq(deps: Pick<Deps, 'db'>): number {
+  return store.newestSeq(deps.db.orm);
+}
+
 export function getEvent(deps: Pick<Deps, 'db'>, cabinetId: string, eventId: string): EventEnvelope | undefined {
   const row = store.findEvent(deps.db.orm, cabinetId, eventId);
   return row ? toEnvelope(row) : undefined;

@@ -27,6 +27,11 @@ export function readOutbox(orm: Orm, afterSeq: number, limit: number): EventRow[
   return EVENT.all(orm, 'WHERE seq > ? ORDER BY seq LIMIT ?', afterSeq, limit);
 }
 
+/** The newest event's position in the outbox; 0 when there is none. */
+export function newestSeq(orm: Orm): number {
+  return (orm.prepared('SELECT max(seq) FROM events').pluck(true).get() as number | null) ?? 0;
+}
+
 export function findEvent(orm: Orm, cabinetId: string, id: string): EventRow | undefined {
   return EVENT.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }

@@ -14,7 +14,7 @@ import {
 import { randomBase62 } from '../api-keys/service.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { readOutbox, recordEvent } from '../events/service.js';
+import { newestOutboxSeq, readOutbox, recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { encryptSecret } from '../secrets/cipher.js';
 import * as store from './store.js';
@@ -227,6 +227,14 @@ export function fanOutEvents(deps: Deps, batch: number): number {
   return deps.db.sqlite
     .transaction(() => {
       const after = store.fanoutPosition(deps.db.orm);
+      // Without any subscription (an install before its first webhook), the position moves to the
+      // newest event in one statement instead of reading each: a later subscription receives only
+      // what follows it. Checked in this transaction, so a subscription created meanwhile is seen.
+      if (!store.anySubscription(deps.db.orm)) {
+        const newest = newestOutboxSeq(deps);
+        if (newest > after) store.setFanoutPosition(deps.db.orm, newest);
+        return 0;
+      }
       const events = readOutbox(deps, after, batch);
       const byCabinet = new Map<string, store.SubscriptionRow[]>();
       for (const event of events) {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { fanOutEvents } from '../../server/webhooks/service.js';
 import { apiClient } from '../helpers/api.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
@@ -83,6 +84,8 @@ const BUDGETS = {
   create: { statements: 11, commits: 1 },
   /** One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), the debit, the quote, the job and its first step, the answer. */
   enqueue: { statements: 20, commits: 1 },
+  /** Without any webhook subscription, a fan-out after creates, however many: the position, any subscription?, the newest event, the position's update. */
+  fanOutWithoutSubscriptions: { statements: 6, commits: 1 },
 };
 
 function expectWithin(name: keyof typeof BUDGETS, statements: readonly string[]): void {
@@ -92,6 +95,13 @@ function expectWithin(name: keyof typeof BUDGETS, statements: readonly string[])
 }
 
 describe('statements per request on the hot paths', () => {
+  it('the outbox fan-out of an install without webhook subscriptions', async () => {
+    for (let i = 0; i < 5; i++) expect((await api.post('/opportunities', { title: `Sans abonnement ${i}`, product: 'auto', contact: { last_name: 'Martin' } })).status).toBe(201);
+    const trace: Trace = { open: true, statements: [] };
+    traces.run(trace, () => fanOutEvents(server.deps, 500));
+    expectWithin('fanOutWithoutSubscriptions', trace.statements);
+  });
+
   it('GET /me', async () => {
     expectWithin('me', await statementsOf(() => api.get('/me'), 200));
   });
