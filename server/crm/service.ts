@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { FINAL_STAGES, type CreateOpportunityInput, type Opportunity, type OpportunityStage, type UpdateOpportunityInput } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
+import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
@@ -53,7 +53,7 @@ export function notFound(kind: string, id: string): ApiError {
 export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOpportunityInput, via: CreatedVia): Opportunity {
   const now = deps.clock.now();
   const row: store.OpportunityRow = {
-    id: randomUUID(),
+    id: timeOrderedUuid(now, deps.randomBytes),
     cabinetId,
     title: input.title,
     product: input.product,

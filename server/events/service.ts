@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
 import { toIso, type Deps } from '../deps.js';
 import * as store from './store.js';
@@ -10,13 +10,14 @@ import { eventRecords } from './sync.js';
  * schema in shared/, so an event can never drift from the contract.
  */
 export function recordEvent<T extends EventWithPayload>(
-  deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'randomBytes' | 'outbox' | 'syncChanges'>,
   cabinetId: string,
   type: T,
   data: EventPayload<T>,
 ): EventEnvelope {
   const payload = EVENT_PAYLOADS[type].parse(data) as Record<string, unknown>;
-  const row = { id: randomUUID(), cabinetId, type, version: 'v1', createdAt: deps.clock.now(), data: JSON.stringify(payload) };
+  const createdAt = deps.clock.now();
+  const row = { id: timeOrderedUuid(createdAt, deps.randomBytes), cabinetId, type, version: 'v1', createdAt, data: JSON.stringify(payload) };
   store.insertEvent(deps.db.orm, row);
   // A test delivery concerns one subscription of this install: it is not the cabinet's history.
   if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row, 'create');
