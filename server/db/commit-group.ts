@@ -37,7 +37,7 @@ const DEFAULT_MAX_SIZE = 64;
 
 export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupOptions = {}): CommitGroup {
   const { maxSize = DEFAULT_MAX_SIZE, schedule = (flush) => void setImmediate(flush) } = options;
-  let waiting: Member[] = [];
+  const waiting: Member[] = [];
 
   /** Each member in its savepoint; stops at an error that ended the transaction itself (SQLite rolls back on a full disk, say). */
   function runInSavepoints(members: readonly Member[]): Settled[] {
@@ -64,8 +64,7 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
   }
 
   function flush(): void {
-    const members = waiting.slice(0, maxSize);
-    waiting = waiting.slice(members.length);
+    const members = waiting.splice(0, maxSize);
     if (waiting.length > 0) schedule(flush);
     commit(members).forEach((outcome, i) => {
       const member = members[i];

@@ -343,6 +343,7 @@ describe('rule 2: concurrency', () => {
     const transactions = ran.filter((sql) => sql.startsWith('BEGIN')).length;
     const savepoints = ran.filter((sql) => sql.startsWith('SAVEPOINT')).length;
 
+    expect(refused).toBeDefined();
     if (refused) expectError(refused, 409, 'invalid_devis_transition');
     expect(keyRows(refusedKey)).toEqual([]);
     expect(created.map((r) => r.status)).toEqual(keys.map(() => 201));
