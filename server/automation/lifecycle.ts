@@ -1,4 +1,5 @@
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
+import { atomically } from '../db/atomically.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';
@@ -46,7 +47,7 @@ export function markSubmitted(deps: Deps, row: store.JobRow): void {
 export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): number | null {
   const now = deps.clock.now();
   const expiresAt = now + MFA_TIMEOUT_MS;
-  return deps.db.sqlite.transaction(() => {
+  return atomically(deps.db.sqlite, () => {
     const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['running'], {
       status: 'mfa_required',
       mfaChallenge: challenge.slice(0, 500),
@@ -66,7 +67,7 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
       expires_at: toIso(expiresAt),
     });
     return expiresAt;
-  })();
+  });
 }
 
 /** The MFA states → running, once a code is given. False when the job was not waiting for one. */
@@ -86,53 +87,51 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
 export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult): boolean {
   const status = result.outcome === 'complete' && result.pdf ? 'completed' : 'partial';
-  return deps.db.sqlite
-    .transaction(() => {
-      const now = deps.clock.now();
-      const consumed = creditsConsumed(deps, row.cabinetId, row.id);
-      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
-        status,
-        creditsConsumed: consumed,
-        resultTarifCents: Math.round(result.tarif_eur * 100),
-        resultSuspens: result.suspens ?? null,
-        progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
-        progressPercent: 100,
-        ...finished(now),
-      });
-      if (!moved) return false;
-      jobChanged(deps, row.cabinetId, row.id);
-      recordJobFinished(deps, row.cabinetId, row.id);
-      const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
-        tarifEur: result.tarif_eur,
-        suspens: result.suspens ?? null,
-        pdf: status === 'completed' ? result.pdf : null,
-        jobId: row.id,
-      });
-      recordInsurerOutcome(deps, row.robotCompagnie, false);
-      const event = recordEvent(deps, row.cabinetId, 'job.completed', {
-        job_id: row.id,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        devis_id: row.devisId,
-        status,
-        tarif_eur: result.tarif_eur,
-        suspens: result.suspens ?? null,
-        pdf_url: devis.pdf_url,
-        credits_consumed: consumed,
-      });
-      recordEvent(deps, row.cabinetId, 'devis.generated', {
-        devis_id: row.devisId,
-        job_id: row.id,
-        client_id: devis.client_id,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        tarif_eur: result.tarif_eur,
-        pdf_url: devis.pdf_url,
-      });
-      notifyCallback(deps, row, event);
-      return true;
-    })
-    .immediate();
+  return atomically(deps.db.sqlite, () => {
+    const now = deps.clock.now();
+    const consumed = creditsConsumed(deps, row.cabinetId, row.id);
+    const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+      status,
+      creditsConsumed: consumed,
+      resultTarifCents: Math.round(result.tarif_eur * 100),
+      resultSuspens: result.suspens ?? null,
+      progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
+      progressPercent: 100,
+      ...finished(now),
+    });
+    if (!moved) return false;
+    jobChanged(deps, row.cabinetId, row.id);
+    recordJobFinished(deps, row.cabinetId, row.id);
+    const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
+      tarifEur: result.tarif_eur,
+      suspens: result.suspens ?? null,
+      pdf: status === 'completed' ? result.pdf : null,
+      jobId: row.id,
+    });
+    recordInsurerOutcome(deps, row.robotCompagnie, false);
+    const event = recordEvent(deps, row.cabinetId, 'job.completed', {
+      job_id: row.id,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      devis_id: row.devisId,
+      status,
+      tarif_eur: result.tarif_eur,
+      suspens: result.suspens ?? null,
+      pdf_url: devis.pdf_url,
+      credits_consumed: consumed,
+    });
+    recordEvent(deps, row.cabinetId, 'devis.generated', {
+      devis_id: row.devisId,
+      job_id: row.id,
+      client_id: devis.client_id,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      tarif_eur: result.tarif_eur,
+      pdf_url: devis.pdf_url,
+    });
+    notifyCallback(deps, row, event);
+    return true;
+  });
 }
 
 export interface JobFailure {
@@ -146,43 +145,41 @@ export interface JobFailure {
 
 /** failed, with job.failed and devis.failed; refunded when technical, exactly once. */
 export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boolean {
-  return deps.db.sqlite
-    .transaction(() => {
-      const now = deps.clock.now();
-      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['pending', ...ACTIVE], {
-        status: 'failed',
-        errorCode: failure.code,
-        errorMessage: failure.message.slice(0, 1000),
-        errorTechnical: failure.technical,
-        ...finished(now),
-      });
-      if (!moved) return false;
-      jobChanged(deps, row.cabinetId, row.id);
-      const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
-      recordJobFinished(deps, row.cabinetId, row.id);
-      const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
-      if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
-      const event = recordEvent(deps, row.cabinetId, 'job.failed', {
-        job_id: row.id,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        devis_id: row.devisId,
-        error: { code: failure.code, message: failure.message.slice(0, 1000), technical: failure.technical },
-        refunded,
-        credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
-      });
-      recordEvent(deps, row.cabinetId, 'devis.failed', {
-        devis_id: row.devisId,
-        job_id: row.id,
-        client_id: devis.client_id,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        reason: failure.message.slice(0, 1000),
-      });
-      notifyCallback(deps, row, event);
-      return true;
-    })
-    .immediate();
+  return atomically(deps.db.sqlite, () => {
+    const now = deps.clock.now();
+    const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['pending', ...ACTIVE], {
+      status: 'failed',
+      errorCode: failure.code,
+      errorMessage: failure.message.slice(0, 1000),
+      errorTechnical: failure.technical,
+      ...finished(now),
+    });
+    if (!moved) return false;
+    jobChanged(deps, row.cabinetId, row.id);
+    const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
+    recordJobFinished(deps, row.cabinetId, row.id);
+    const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
+    if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
+    const event = recordEvent(deps, row.cabinetId, 'job.failed', {
+      job_id: row.id,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      devis_id: row.devisId,
+      error: { code: failure.code, message: failure.message.slice(0, 1000), technical: failure.technical },
+      refunded,
+      credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
+    });
+    recordEvent(deps, row.cabinetId, 'devis.failed', {
+      devis_id: row.devisId,
+      job_id: row.id,
+      client_id: devis.client_id,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      reason: failure.message.slice(0, 1000),
+    });
+    notifyCallback(deps, row, event);
+    return true;
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import { credentialsConfigured } from '../credentials/service.js';
+import { atomically } from '../db/atomically.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
@@ -110,104 +111,102 @@ export function enqueueTarification(
   const cost = costOf(deps, product);
   const hash = requestHash({ compagnie: request.compagnie, produit: request.produit, dicData: check.data });
 
-  const enqueued = deps.db.sqlite
-    .transaction(() => {
-      const killSwitch = readKillSwitch(deps);
-      if (killSwitch) {
-        throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${killSwitch.reason} Retry later.`, {
-          reason: killSwitch.reason,
-          scope: 'install',
-        });
-      }
-      const pause = readRobotPause(deps, cabinetId);
-      if (pause) {
-        throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused: ${pause.reason} An administrator can resume them in the console.`, {
-          reason: pause.reason,
-          scope: 'cabinet',
-        });
-      }
-
-      const breaker = breakerState(deps, robotCompagnie);
-      if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
-        const retryAfter = breaker.state === 'open' ? Math.ceil(breaker.retryAfterMs / 1000) : 60;
-        throw new ApiError('rpa_circuit_open', `Too many technical failures at ${robotCompagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
-      }
-
-      if (!hasCredentials(deps, cabinetId, robotCompagnie, environment)) {
-        throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
-      }
-
-      const limit = deps.config.tarificationQuotaPerHour;
-      const oldestOfHour = store.quotaExhaustedSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
-      if (oldestOfHour !== null) {
-        const resetAt = toIso(oldestOfHour + QUOTA_WINDOW_MS);
-        throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit });
-      }
-
-      const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
-      // A person's Retry of a failed job is not a replay of it.
-      if (previous && previous.id !== options.retryOf) {
-        const retryAfter = Math.ceil((previous.createdAt + REPLAY_WINDOW_MS - deps.clock.now()) / 1000);
-        throw new ApiError(
-          'rpa_replay_detected',
-          `The same request was enqueued ${Math.round((deps.clock.now() - previous.createdAt) / 1000)} s ago as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
-          { retry_after_seconds: retryAfter, job_id: previous.id },
-          { 'Retry-After': String(retryAfter) },
-        );
-      }
-
-      const jobId = randomUUID();
-      if (!debitForJob(deps, cabinetId, jobId, cost)) {
-        throw new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${creditBalance(deps, cabinetId)}. No job was created; top up, then retry with the same Idempotency-Key.`, {
-          required_credits: cost,
-          balance: creditBalance(deps, cabinetId),
-        });
-      }
-      const devisId = startDevisPricing(deps, cabinetId, {
-        devisId: request.devis_id,
-        clientId: request.client_id,
-        compagnie: request.compagnie,
-        produit: request.produit,
-        dicData: check.data,
-        jobId,
+  const enqueued = atomically(deps.db.sqlite, () => {
+    const killSwitch = readKillSwitch(deps);
+    if (killSwitch) {
+      throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${killSwitch.reason} Retry later.`, {
+        reason: killSwitch.reason,
+        scope: 'install',
       });
-      const now = deps.clock.now();
-      store.insertJob(deps.db.orm, {
-        id: jobId,
-        cabinetId,
-        compagnie: request.compagnie,
-        produit: request.produit,
-        dicData: JSON.stringify(check.data),
-        requestHash: hash,
-        devisId,
-        status: 'pending',
-        progressStep: 'queued',
-        progressPercent: 0,
-        costCredits: cost,
-        creditsConsumed: null,
-        resultTarifCents: null,
-        resultSuspens: null,
-        errorCode: null,
-        errorMessage: null,
-        errorTechnical: null,
-        submitted: false,
-        attempts: 0,
-        leaseUntil: null,
-        mfaChallenge: null,
-        mfaRequestedAt: null,
-        mfaExpiresAt: null,
-        callbackWebhookId: request.callback_webhook_id ?? null,
-        environment,
-        robotCompagnie,
-        artifacts: null,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
+    }
+    const pause = readRobotPause(deps, cabinetId);
+    if (pause) {
+      throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused: ${pause.reason} An administrator can resume them in the console.`, {
+        reason: pause.reason,
+        scope: 'cabinet',
       });
-      if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
-      return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
-    })
-    .immediate();
+    }
+
+    const breaker = breakerState(deps, robotCompagnie);
+    if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
+      const retryAfter = breaker.state === 'open' ? Math.ceil(breaker.retryAfterMs / 1000) : 60;
+      throw new ApiError('rpa_circuit_open', `Too many technical failures at ${robotCompagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
+    }
+
+    if (!hasCredentials(deps, cabinetId, robotCompagnie, environment)) {
+      throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
+    }
+
+    const limit = deps.config.tarificationQuotaPerHour;
+    const oldestOfHour = store.quotaExhaustedSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
+    if (oldestOfHour !== null) {
+      const resetAt = toIso(oldestOfHour + QUOTA_WINDOW_MS);
+      throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit });
+    }
+
+    const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
+    // A person's Retry of a failed job is not a replay of it.
+    if (previous && previous.id !== options.retryOf) {
+      const retryAfter = Math.ceil((previous.createdAt + REPLAY_WINDOW_MS - deps.clock.now()) / 1000);
+      throw new ApiError(
+        'rpa_replay_detected',
+        `The same request was enqueued ${Math.round((deps.clock.now() - previous.createdAt) / 1000)} s ago as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
+        { retry_after_seconds: retryAfter, job_id: previous.id },
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+
+    const jobId = randomUUID();
+    if (!debitForJob(deps, cabinetId, jobId, cost)) {
+      throw new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${creditBalance(deps, cabinetId)}. No job was created; top up, then retry with the same Idempotency-Key.`, {
+        required_credits: cost,
+        balance: creditBalance(deps, cabinetId),
+      });
+    }
+    const devisId = startDevisPricing(deps, cabinetId, {
+      devisId: request.devis_id,
+      clientId: request.client_id,
+      compagnie: request.compagnie,
+      produit: request.produit,
+      dicData: check.data,
+      jobId,
+    });
+    const now = deps.clock.now();
+    store.insertJob(deps.db.orm, {
+      id: jobId,
+      cabinetId,
+      compagnie: request.compagnie,
+      produit: request.produit,
+      dicData: JSON.stringify(check.data),
+      requestHash: hash,
+      devisId,
+      status: 'pending',
+      progressStep: 'queued',
+      progressPercent: 0,
+      costCredits: cost,
+      creditsConsumed: null,
+      resultTarifCents: null,
+      resultSuspens: null,
+      errorCode: null,
+      errorMessage: null,
+      errorTechnical: null,
+      submitted: false,
+      attempts: 0,
+      leaseUntil: null,
+      mfaChallenge: null,
+      mfaRequestedAt: null,
+      mfaExpiresAt: null,
+      callbackWebhookId: request.callback_webhook_id ?? null,
+      environment,
+      robotCompagnie,
+      artifacts: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    });
+    if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
+    return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
+  });
   jobChanged(deps, cabinetId, enqueued.job_id);
   // The worker claims it on a later turn, once the job (and a POST's stored response) committed.
   deps.jobQueue.notify();

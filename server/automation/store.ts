@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
+import { atomically } from '../db/atomically.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
 import { IN_JSON_ARRAY, tableSql } from '../db/table-sql.js';
@@ -53,11 +54,11 @@ export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undef
 export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): boolean {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
   // The row and its timeline step together, also when the caller is not in a transaction.
-  return orm.$client.transaction(() => {
+  return atomically(orm.$client, () => {
     const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`, cabinetId, id, JSON.stringify(from));
     if (moved && movesTimeline) appendStep(orm, moved);
     return moved !== undefined;
-  })();
+  });
 }
 
 export function listJobs(

@@ -4,6 +4,7 @@ import { PDF_LINK_TTL_SECONDS, type CreateDevisInput, type Devis, type DevisStat
 import type { Page } from '../../shared/pagination.js';
 import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
 import { clientExists } from '../crm/clients.js';
+import { atomically } from '../db/atomically.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
@@ -126,7 +127,7 @@ export function recordDevisPriced(
   id: string,
   result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null },
 ): Devis {
-  return deps.db.sqlite.transaction(() => {
+  return atomically(deps.db.sqlite, () => {
     const row = store.findDevis(deps.db.orm, cabinetId, id);
     if (!row) throw notFound(id);
     const now = deps.clock.now();
@@ -145,7 +146,7 @@ export function recordDevisPriced(
     };
     updateDevisRow(deps, cabinetId, id, changes);
     return toDevis({ ...row, ...changes });
-  })();
+  });
 }
 
 /**
