@@ -48,6 +48,8 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   let unlisten: (() => void) | undefined;
   let started = false;
   let lastArtifactSweep = Number.NEGATIVE_INFINITY;
+  /** A claim waits in the commit group: further requests are answered by it. */
+  let claimRequested = false;
 
   /** `redact` takes the session's secrets out of what is stored and logged (a portal may echo them in an error). */
   function fail(row: store.JobRow, err: unknown, redact: (text: string) => string = (text) => text): void {
@@ -62,18 +64,41 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     }
   }
 
+  /**
+   * Frees a run's slot, and asks for the next claim. Called from inside the commit group's
+   * transaction when the run wrote an outcome, so that the claim joins that transaction.
+   */
+  function release(entry: Running): void {
+    if (runningJobs.get(entry.row.id) !== entry) return;
+    runningJobs.delete(entry.row.id);
+    if (started) requestClaim();
+  }
+
+  /** Writes a run's outcome in the commit group, and frees its slot there (written or not: the run is over). */
+  async function settle(entry: Running, write: () => void): Promise<void> {
+    await deps.db.commitGroup.run(() => {
+      try {
+        write();
+      } finally {
+        release(entry);
+      }
+    });
+  }
+
   async function run(entry: Running): Promise<void> {
     const { row, controller } = entry;
     const adapter = deps.insurers.get(row.robotCompagnie);
     const configured = readInsurerCredentials(deps, row.cabinetId, row.robotCompagnie);
     const credentials = configured ?? (row.environment === 'test' && row.robotCompagnie === SANDBOX ? SANDBOX_DEMO_CREDENTIALS : undefined);
     if (!adapter || !credentials) {
-      failJob(deps, row, {
-        code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
-        message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.robotCompagnie} in this install.`,
-        technical: true,
-        countsForBreaker: false,
-      });
+      await settle(entry, () =>
+        failJob(deps, row, {
+          code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
+          message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.robotCompagnie} in this install.`,
+          technical: true,
+          countsForBreaker: false,
+        }),
+      );
       return;
     }
     // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
@@ -109,29 +134,82 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     if (artifacts.traceDiscarded) {
       options.logger.warn({ job_id: row.id, compagnie: row.robotCompagnie }, 'the browser trace held a secret and was not kept: the robot typed it outside withSecrets');
     }
-    if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
-    if (outcome.kind === 'error') fail(row, outcome.err, session.redact);
-    else if (outcome.kind === 'done' && !completeJob(deps, row, outcome.result)) {
-      options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
-    }
+    // Stopped or cancelled: no outcome is written (a stopped job's lease runs out and the next start recovers it).
+    const result = outcome.kind === 'done' ? outcome.result : undefined;
+    await settle(entry, () => {
+      if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+      if (outcome.kind === 'error') fail(row, outcome.err, session.redact);
+      else if (result && !completeJob(deps, row, result)) {
+        options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
+      }
+    });
   }
 
-  function claim(): void {
+  /**
+   * Leases pending jobs to the free slots, in the caller's transaction: each takes its slot at once
+   * (added to `into` as it is claimed) and its robot starts once that transaction has committed.
+   */
+  function claimForFreeSlots(into: Running[]): void {
     // Switched off install-wide: nothing starts (a cabinet's own pause is honoured by the claim's query).
     if (readKillSwitch(deps)) return;
     while (runningJobs.size < deps.config.workerConcurrency) {
-      const row = deps.db.sqlite.transaction(() => store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs)).immediate();
+      const row = store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs);
       if (!row) return;
       jobClaimed(deps, row);
       const entry: Running = { row, controller: new AbortController(), done: Promise.resolve() };
-      entry.done = run(entry)
-        .catch((err: unknown) => options.logger.error({ err, job_id: row.id }, 'worker error'))
-        .finally(() => {
-          runningJobs.delete(row.id);
-          if (started) setImmediate(safeClaim);
-        });
       runningJobs.set(row.id, entry);
+      into.push(entry);
     }
+  }
+
+  /** A committed claim's robot runs; one stopped (or cancelled) meanwhile frees its slot and leaves its lease to run out. */
+  function start(entry: Running): void {
+    if (entry.controller.signal.aborted) return release(entry);
+    entry.done = run(entry)
+      .catch((err: unknown) => options.logger.error({ err, job_id: entry.row.id }, 'worker error'))
+      .finally(() => release(entry));
+  }
+
+  /** Claims released by a failed transaction give their slots back. */
+  function unclaim(claimed: readonly Running[]): void {
+    for (const entry of claimed) if (runningJobs.get(entry.row.id) === entry) runningJobs.delete(entry.row.id);
+  }
+
+  /** The tick's claim: a transaction of its own, at once. */
+  function claim(): void {
+    const claimed: Running[] = [];
+    try {
+      deps.db.sqlite.transaction(() => claimForFreeSlots(claimed)).immediate();
+    } catch (err) {
+      unclaim(claimed);
+      throw err;
+    }
+    claimed.forEach(start);
+  }
+
+  /**
+   * A job was enqueued or a slot freed: claim in the commit group, with the outcomes written in the
+   * same turn (one commit for the finished jobs and their successors instead of one each). Housekeeping
+   * (MFA expiries, leases, recovery, artifacts) stays on the timer: run per job, it cost every job a
+   * lease write and two queries.
+   */
+  function requestClaim(): void {
+    if (claimRequested) return;
+    claimRequested = true;
+    const claimed: Running[] = [];
+    deps.db.commitGroup
+      .run(() => {
+        claimRequested = false;
+        if (started) claimForFreeSlots(claimed);
+      })
+      .then(
+        () => claimed.forEach(start),
+        (err: unknown) => {
+          claimRequested = false;
+          unclaim(claimed);
+          options.logger.error({ err }, 'claiming a job failed');
+        },
+      );
   }
 
   function tick(): void {
@@ -172,18 +250,6 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     }
   }
 
-  /**
-   * A job was enqueued or a slot freed: claim only. Housekeeping (MFA expiries, leases, recovery,
-   * artifacts) stays on the timer: run per job, it cost every job a lease write and two queries.
-   */
-  function safeClaim(): void {
-    try {
-      claim();
-    } catch (err) {
-      options.logger.error({ err }, 'claiming a job failed');
-    }
-  }
-
   return {
     start() {
       if (started) return;
@@ -191,7 +257,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       timer = setInterval(safeTick, TICK_MS);
       timer.unref();
       // The signal fires on a later turn than the enqueue, so the job it announces has committed.
-      unlisten = deps.jobQueue.listen(safeClaim);
+      unlisten = deps.jobQueue.listen(requestClaim);
       safeTick();
     },
     async stop() {

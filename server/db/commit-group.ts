@@ -7,11 +7,14 @@ import type Sqlite from 'better-sqlite3';
  * sequence), so the API's idempotent writes of one turn of the event loop share one transaction:
  * each runs in a savepoint of its own (what it wrote is undone alone when it throws), and every
  * caller hears its result once the shared COMMIT has succeeded, never before. A response still
- * leaves only after what it describes is durable, as with a transaction per request.
+ * leaves only after what it describes is durable, as with a transaction per request. The robot
+ * worker writes through the same group (one per connection, `Database.commitGroup`): a finished
+ * job's outcome, and the claim of the next job that it frees a slot for, share the transaction.
  */
 export interface CommitGroup {
   /**
-   * Runs synchronous `work` in the transaction shared by this turn's work, on a later tick; resolves
+   * Runs synchronous `work` in the transaction shared by this turn's work, on a later tick (work
+   * that joins while that transaction is open, from inside another member, runs in it too); resolves
    * with what it returned after COMMIT, or rejects with what it threw (its writes undone) or with
    * the error that failed the whole transaction (nothing of the group written).
    */
@@ -38,39 +41,57 @@ const DEFAULT_MAX_SIZE = 64;
 export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupOptions = {}): CommitGroup {
   const { maxSize = DEFAULT_MAX_SIZE, schedule = (flush) => void setImmediate(flush) } = options;
   const waiting: Member[] = [];
+  let flushing = false;
 
-  /** Each member in its savepoint; stops at an error that ended the transaction itself (SQLite rolls back on a full disk, say). */
-  function runInSavepoints(members: readonly Member[]): Settled[] {
-    const savepoint = sqlite.transaction((member: Member) => member.work());
-    return members.map((member): Settled => {
+  /**
+   * Runs waiting members in one IMMEDIATE transaction until none is left or maxSize ran, members
+   * that join meanwhile included (a robot's finished job asks for the next claim). The first member
+   * needs no savepoint when nothing else waits yet: if it throws, the transaction holds only its
+   * work (alone, a member costs no more statements than a transaction of its own). Stops at an
+   * error that ended the transaction itself (SQLite rolls back on a full disk, say).
+   */
+  function commit(taken: Member[]): Settled[] {
+    const outcomes: Settled[] = [];
+    const inSavepoint = (member: Member): Settled => {
       try {
-        return { ok: true, value: savepoint(member) };
+        return { ok: true, value: sqlite.transaction(member.work)() };
       } catch (error) {
         if (!sqlite.inTransaction) throw error;
         return { ok: false, error };
       }
-    });
-  }
-
-  /** Transaction functions are made per flush, not once: write-priority.ts may wrap the connection's later. */
-  function commit(members: readonly Member[]): Settled[] {
-    try {
-      // Alone, a member needs no savepoint: the transaction is its own (and costs no more statements than before).
-      if (members.length === 1 && members[0]) return [{ ok: true, value: sqlite.transaction(members[0].work).immediate() }];
-      return sqlite.transaction(runInSavepoints).immediate(members);
-    } catch (error) {
-      return members.map(() => ({ ok: false, error }));
-    }
+    };
+    // Transaction functions are made per flush, not once: write-priority.ts may wrap the connection's later.
+    sqlite
+      .transaction(() => {
+        for (let member = waiting.shift(); member; member = taken.length < maxSize ? waiting.shift() : undefined) {
+          taken.push(member);
+          const alone = taken.length === 1 && waiting.length === 0;
+          outcomes.push(alone ? { ok: true, value: member.work() } : inSavepoint(member));
+        }
+      })
+      .immediate();
+    return outcomes;
   }
 
   function flush(): void {
-    const members = waiting.splice(0, maxSize);
+    const taken: Member[] = [];
+    let outcomes: Settled[];
+    flushing = true;
+    try {
+      outcomes = commit(taken);
+    } catch (error) {
+      // When BEGIN itself failed (another process held the file past the busy timeout), nothing
+      // ran: the members this flush would have taken hear why, as with a transaction each.
+      if (taken.length === 0) taken.push(...waiting.splice(0, maxSize));
+      outcomes = taken.map(() => ({ ok: false, error }));
+    } finally {
+      flushing = false;
+    }
     if (waiting.length > 0) schedule(flush);
-    commit(members).forEach((outcome, i) => {
-      const member = members[i];
-      if (!member) return;
-      if (outcome.ok) member.resolve(outcome.value);
-      else member.reject(outcome.error);
+    taken.forEach((member, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) member.resolve(outcome.value);
+      else member.reject(outcome?.error);
     });
   }
 
@@ -78,7 +99,7 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
     run<T>(work: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        if (waiting.length === 1) schedule(flush);
+        if (waiting.length === 1 && !flushing) schedule(flush);
       });
     },
   };

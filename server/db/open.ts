@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { checkpointInBackground, type CheckpointOptions } from './checkpoints.js';
+import { createCommitGroup, type CommitGroup } from './commit-group.js';
 import * as schema from './schema.js';
 
 /**
@@ -30,6 +31,8 @@ function preparedOnce(sqlite: Sqlite.Database): (sql: string) => Sqlite.Statemen
 export interface Database {
   sqlite: Sqlite.Database;
   orm: Orm;
+  /** The connection's group commit (commit-group.ts): the API's idempotent POSTs and the robot worker's writes. */
+  commitGroup: CommitGroup;
   close(): void;
 }
 
@@ -93,6 +96,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   return {
     sqlite,
     orm,
+    commitGroup: createCommitGroup(sqlite),
     close: () => {
       checkpoints?.stop();
       sqlite.close();

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { createCommitGroup } from '../db/commit-group.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { canonicalJson } from '../http/canonical-json.js';
@@ -141,15 +140,13 @@ export function createIdempotency(
     return { kind: 'fresh', response };
   }
 
-  const group = createCommitGroup(sqlite);
-
   return {
     once(request, operation) {
       return sqlite.transaction(() => runOnce(request, operation)).immediate();
     },
 
     onceInGroup(request, operation) {
-      return group.run(() => runOnce(request, operation));
+      return deps.db.commitGroup.run(() => runOnce(request, operation));
     },
 
     async onceAsync(request, operation) {

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueTarification } from '../../server/automation/service.js';
+import { findJob } from '../../server/automation/jobs.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { fanOutEvents } from '../../server/webhooks/service.js';
@@ -24,11 +26,12 @@ interface Trace {
 
 const traces = new AsyncLocalStorage<Trace>();
 let server: TestServer;
+let cabinetId: string;
+const insurer = createTestInsurer();
 let last: Trace | undefined;
 let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-  const insurer = createTestInsurer();
   server = await startTestServer({
     insurers: [insurer],
     // Time stands still: no once-a-minute write (a key's last use) lands in one request and not another.
@@ -51,7 +54,7 @@ beforeAll(async () => {
       });
     },
   });
-  const cabinetId = await server.createCabinet('Cabinet Budget');
+  cabinetId = await server.createCabinet('Cabinet Budget');
   grantCredits(server.deps, cabinetId, 1_000_000);
   setInsurerCredentials(server.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
   api = apiClient(server, server.createKey(cabinetId).key);
@@ -121,11 +124,40 @@ describe('statements per request on the hot paths', () => {
   });
 
   it('POST /automation/tarifications (enqueue)', async () => {
+    // Stopped, so that no claim or finished job of the worker shares the request's transaction (the connection's commit group).
+    await server.app.robotWorker.stop();
     let n = 0;
     const enqueue = () => {
       n += 1;
       return api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(10000 + n), birth_date: '1984-03-09' } }, { 'Idempotency-Key': randomUUID() });
     };
     expectWithin('enqueue', await statementsOf(enqueue, 202));
+  });
+
+  it('the robot worker: a finished job commits together with the claim of the next one', async () => {
+    await server.app.robotWorker.stop();
+    await server.app.robotWorker.idle(); // the jobs enqueued above, run first
+    const jobs = 5;
+    for (let i = 0; i < jobs; i++) insurer.queue(async () => ({ tarif_eur: 100, outcome: 'partial' }));
+    const trace: Trace = { open: true, statements: [] };
+    const jobIds = traces.run(trace, () => {
+      server.app.robotWorker.start();
+      return Array.from({ length: jobs }, (_, i) =>
+        enqueueTarification(server.deps, cabinetId, { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(30000 + i), birth_date: '1984-03-09' } }, 'prod').job_id,
+      );
+    });
+    while (!jobIds.every((id) => findJob(server.deps, cabinetId, id)?.status === 'partial')) await new Promise((resolve) => setImmediate(resolve));
+    trace.open = false;
+    // The transactions, each from its BEGIN to its COMMIT.
+    const transactions: string[][] = [];
+    for (const sql of trace.statements) {
+      if (/^BEGIN\b/.test(sql)) transactions.push([]);
+      transactions.at(-1)?.push(sql);
+    }
+    const finishing = transactions.filter((statements) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'partial'/.test(sql)));
+    const claiming = (statements: string[]) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'running'/.test(sql));
+    expect(finishing).toHaveLength(jobs);
+    // One job at a time on the cabinet's login: each finish but the last claims the next job in its own transaction.
+    expect(finishing.filter(claiming)).toHaveLength(jobs - 1);
   });
 });

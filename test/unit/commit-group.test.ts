@@ -82,21 +82,27 @@ describe('commit group', () => {
     expect(committed()).toEqual([]);
   });
 
-  it('when work ends the transaction itself, every member is refused, none after it runs, and nothing of the group is written', async () => {
+  it('when work ends the transaction itself, it and the members before it are refused, nothing of theirs is written, and the rest commit next', async () => {
     const { db, group, insert, committed } = setUp();
-    let ranAfter = false;
     const first = group.run(insert(1));
     const ender = group.run(() => db.exec('ROLLBACK'));
-    const after = group.run(() => {
-      ranAfter = true;
-      return insert(3)();
-    });
+    const after = group.run(insert(3));
     const outcomes = await Promise.allSettled([first, ender, after]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(ranAfter).toBe(false);
-    expect(committed()).toEqual([]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(committed()).toEqual([3]);
     expect(db.inTransaction).toBe(false);
-    // The next turn's group works.
+  });
+
+  it('when BEGIN fails (another connection holds the write lock), the members hear why and the next turn works', async () => {
+    const { db, group, insert, committed } = setUp();
+    db.pragma('busy_timeout = 0');
+    const holder = new Sqlite(db.name);
+    opened.push(holder);
+    holder.exec('BEGIN IMMEDIATE');
+    const outcomes = await Promise.allSettled([group.run(insert(1)), group.run(insert(2))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(String(outcome.reason)).toMatch(/locked|busy/i);
+    holder.exec('ROLLBACK');
     expect(await group.run(insert(4))).toBe(4);
     expect(committed()).toEqual([4]);
   });
@@ -120,7 +126,7 @@ describe('commit group', () => {
     expect(commits()).toBe(3);
   });
 
-  it('work that joins from inside a flush commits in a later transaction', async () => {
+  it('work that joins from inside a flush commits in the same transaction (a finished job and the claim it frees a slot for)', async () => {
     const { group, insert, committed, commits } = setUp();
     let inner: Promise<number> | undefined;
     const outer = group.run(() => {
@@ -130,7 +136,20 @@ describe('commit group', () => {
     expect(await outer).toBe(1);
     expect(await inner).toBe(2);
     expect(committed()).toEqual([1, 2]);
-    expect(commits()).toBe(2);
+    expect(commits()).toBe(1);
+  });
+
+  it('a lone member that throws after work joined it is undone alone; the joined work commits next', async () => {
+    const { group, insert, committed } = setUp();
+    let inner: Promise<number> | undefined;
+    const outer = group.run(() => {
+      inner = group.run(insert(2));
+      insert(1)();
+      throw new Error('refused after asking for more');
+    });
+    await expect(outer).rejects.toThrow('refused after asking for more');
+    expect(await inner).toBe(2);
+    expect(committed()).toEqual([2]);
   });
 
   it('raises the API write priority for its transactions, even when the connection was prioritized after the group was made', async () => {
