@@ -2,27 +2,34 @@
  * Issue 5: what the durable tarification queue itself costs, with a robot that does nothing.
  *
  * In-process: the real app (buildApp, real SQLite file, real worker) with one no-op insurer whose
- * run() answers at once. The service's enqueueTarification is called directly (no HTTP), as the
- * enqueue route does; its job signal wakes the worker.
+ * run() answers at once. Each enqueue is what the enqueue route does once its request is parsed:
+ * the service's enqueueTarification with its response stored under a fresh Idempotency-Key, in
+ * the connection's commit group (the enqueues of one turn of the event loop share a transaction,
+ * as concurrent POSTs do). The job's signal wakes the worker.
  *
- * (a) pickup latency: one job at a time, the time from enqueueTarification's return (its IMMEDIATE
- *     transaction has committed) to the adapter's run() being called.
- * (b) throughput: 5,000 jobs enqueued in chunks of 100 (yielding to the event loop between chunks, so
- *     the worker drains while jobs arrive), timed from the first enqueue until every job is terminal.
- * (c) drain only: the worker stopped, 5,000 jobs enqueued, then the worker started and timed alone.
+ * (a) pickup latency: one job at a time, the time from the enqueue's call to the adapter's run()
+ *     being called (the enqueue's commit, the signal's turn, the claim's commit).
+ * (b) throughput: 5,000 jobs enqueued in chunks of 100 per turn (the worker drains while jobs
+ *     arrive), timed from the first enqueue until every job is terminal.
+ * (c) enqueue only, the worker stopped; then drain only, the worker started and timed alone.
  *
  * At most one job runs per insurer login (cabinet + insurer), so the jobs are spread over as many
- * cabinets as the worker has slots: with a single cabinet the queue runs one job at a time.
+ * cabinets as the worker has slots: with a single cabinet the queue runs one job at a time. Each
+ * cabinet's jobs run one after another, oldest first, so all are terminal once each cabinet's last
+ * one is: the benchmark polls those, not a count over the table (which cost as much as a job).
  *
  * Baseline, same run: the queue's essential work done bare on its own SQLite file: each enqueue
  * inserts a job row in its own transaction, and as many loops as the worker has slots each claim
  * the oldest pending row (UPDATE … RETURNING, one transaction), run nothing, and mark it done (a
  * second transaction). Goals (issue 17): >= 1,500 jobs/s enqueue + drain, pickup p99 < 10 ms.
  */
+import { randomUUID } from 'node:crypto';
 import { devNull, loadavg } from 'node:os';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { enqueueTarification as enqueueEndpoint } from '../shared/automation.js';
+import { PUBLIC_API_PREFIX } from '../shared/endpoint.js';
 import { buildApp } from '../server/app.js';
 import { enqueueTarification } from '../server/automation/service.js';
 import { loadConfig } from '../server/config.js';
@@ -146,52 +153,64 @@ export const benchmark: Benchmark = {
         cabinets.push(cabinet_id);
       }
       const statusOf = db.sqlite.prepare<[string], string>('SELECT status FROM jobs WHERE id = ?').pluck();
-      const terminalCount = db.sqlite.prepare<[], number>(`SELECT count(*) FROM jobs WHERE status IN ('completed', 'partial', 'failed', 'cancelled')`).pluck();
+      const isTerminal = (jobId: string) => ['completed', 'partial', 'failed', 'cancelled'].includes(statusOf.get(jobId) ?? '');
       const notPartial = db.sqlite.prepare<[], number>(`SELECT count(*) FROM jobs WHERE status <> 'partial'`).pluck();
+      const endpoint = `POST ${PUBLIC_API_PREFIX}${enqueueEndpoint.path}`;
       let seq = 0;
-      const enqueue = (cabinetId: string) => {
+      /** The enqueue route's work for one request (see the header); resolves with the job's id once committed. */
+      const enqueue = async (cabinetId: string): Promise<string> => {
         seq += 1;
-        return enqueueTarification(deps, cabinetId, { compagnie: NOOP, produit: 'auto', dicData: { n: seq } }, 'prod').job_id;
+        const request = { compagnie: NOOP, produit: 'auto', dicData: { n: seq } };
+        const outcome = await app.idempotency.onceInGroup({ id: { cabinetId, caller: 'key:bench', endpoint, key: randomUUID() }, requestHash: String(seq) }, () => {
+          const enqueued = enqueueTarification(deps, cabinetId, request, 'prod');
+          const response = { statusCode: 202, body: JSON.stringify(enqueued), headers: { 'content-type': 'application/json', location: enqueued.poll_url } };
+          return { response, stored: response };
+        });
+        return (JSON.parse(outcome.response.body) as { job_id: string }).job_id;
+      };
+      /** Enqueues `count` jobs over the cabinets, `perTurn` per turn of the event loop; the enqueue time of each job by id, and each cabinet's last job. */
+      const enqueueMany = async (count: number, perTurn: number) => {
+        const enqueuedAt = new Map<string, number>();
+        const lastOfCabinet = new Map<string, string>();
+        for (let i = 0; i < count; i += perTurn) {
+          const turn = Array.from({ length: Math.min(perTurn, count - i) }, (_, j) => {
+            const cabinetId = cabinets[(i + j) % cabinets.length] ?? '';
+            const calledAt = performance.now();
+            return enqueue(cabinetId).then((jobId) => {
+              enqueuedAt.set(jobId, calledAt);
+              lastOfCabinet.set(cabinetId, jobId);
+            });
+          });
+          await Promise.all(turn);
+        }
+        return { enqueuedAt, lastJobs: [...lastOfCabinet.values()] };
+      };
+      const waitAllTerminal = async (lastJobs: readonly string[]) => {
+        while (!lastJobs.every(isTerminal)) await sleep(5);
       };
 
       // (a) one job at a time: enqueue (its signal wakes the worker), wait until the robot ran and the job is terminal.
       const single = async (): Promise<number> => {
-        const jobId = enqueue(cabinets[0] ?? '');
-        const committed = performance.now();
-        for (;;) {
-          const status = statusOf.get(jobId);
-          if (status === 'partial' || status === 'completed' || status === 'failed' || status === 'cancelled') break;
-          await yieldToLoop();
-        }
+        const called = performance.now();
+        const jobId = await enqueue(cabinets[0] ?? '');
+        while (!isTerminal(jobId)) await yieldToLoop();
         const picked = pickedUpAt.get(jobId);
         if (picked === undefined) throw new Error(`job ${jobId} ended without its robot being run`);
-        return picked - committed;
+        return picked - called;
       };
       for (let i = 0; i < LATENCY_WARMUP_JOBS; i++) await single();
       const latencies: number[] = [];
       for (let i = 0; i < LATENCY_JOBS; i++) latencies.push(await single());
       latencies.sort((a, b) => a - b);
 
-      const waitAllTerminal = async (target: number) => {
-        while ((terminalCount.get() ?? 0) < target) await sleep(5);
-      };
-
       // (b) enqueue while the worker drains.
       const throughput = async (): Promise<ThroughputResult> => {
-        const before = terminalCount.get() ?? 0;
-        const enqueuedAt = new Map<string, number>();
         const cpuBefore = process.cpuUsage();
         const idleBefore = machineIdleMicros();
         const started = performance.now();
-        for (let i = 0; i < THROUGHPUT_JOBS; i += CHUNK) {
-          for (let j = i; j < Math.min(THROUGHPUT_JOBS, i + CHUNK); j++) {
-            const id = enqueue(cabinets[j % cabinets.length] ?? '');
-            enqueuedAt.set(id, performance.now());
-          }
-          await yieldToLoop();
-        }
+        const { enqueuedAt, lastJobs } = await enqueueMany(THROUGHPUT_JOBS, CHUNK);
         const enqueueSeconds = (performance.now() - started) / 1000;
-        await waitAllTerminal(before + THROUGHPUT_JOBS);
+        await waitAllTerminal(lastJobs);
         const seconds = (performance.now() - started) / 1000;
         const cpu = process.cpuUsage(cpuBefore);
         const pickupsMs = [...enqueuedAt].map(([id, t]) => (pickedUpAt.get(id) ?? Number.NaN) - t).sort((a, b) => a - b);
@@ -201,15 +220,14 @@ export const benchmark: Benchmark = {
 
       // (c) drain only: the same number of jobs already queued when the worker starts.
       await worker.stop();
-      const beforeDrain = terminalCount.get() ?? 0;
       const enqueueStarted = performance.now();
-      for (let i = 0; i < THROUGHPUT_JOBS; i++) enqueue(cabinets[i % cabinets.length] ?? '');
+      const { lastJobs } = await enqueueMany(THROUGHPUT_JOBS, CHUNK);
       const enqueueOnlySeconds = (performance.now() - enqueueStarted) / 1000;
       const drainCpuBefore = process.cpuUsage();
       const drainIdleBefore = machineIdleMicros();
       const drainStarted = performance.now();
       worker.start();
-      await waitAllTerminal(beforeDrain + THROUGHPUT_JOBS);
+      await waitAllTerminal(lastJobs);
       const drainSeconds = (performance.now() - drainStarted) / 1000;
       const drainCpu = process.cpuUsage(drainCpuBefore);
       const drainOther = otherCores(drainIdleBefore, drainSeconds, drainCpu.user + drainCpu.system);
