@@ -197,15 +197,18 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     if (claimRequested) return;
     claimRequested = true;
     const claimed: Running[] = [];
+    let ran = false;
     deps.db.commitGroup
       .run(() => {
+        ran = true;
         claimRequested = false;
         if (started) claimForFreeSlots(claimed);
       })
       .then(
         () => claimed.forEach(start),
         (err: unknown) => {
-          claimRequested = false;
+          // Never ran (its transaction could not begin): the next request must not wait for it.
+          if (!ran) claimRequested = false;
           unclaim(claimed);
           options.logger.error({ err }, 'claiming a job failed');
         },
