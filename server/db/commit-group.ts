@@ -52,15 +52,16 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
    */
   function commit(taken: Member[]): Settled[] {
     const outcomes: Settled[] = [];
+    // Transaction functions are made per flush, not once: write-priority.ts may wrap the connection's later.
+    const savepoint = sqlite.transaction((work: () => unknown) => work());
     const inSavepoint = (member: Member): Settled => {
       try {
-        return { ok: true, value: sqlite.transaction(member.work)() };
+        return { ok: true, value: savepoint(member.work) };
       } catch (error) {
         if (!sqlite.inTransaction) throw error;
         return { ok: false, error };
       }
     };
-    // Transaction functions are made per flush, not once: write-priority.ts may wrap the connection's later.
     sqlite
       .transaction(() => {
         for (let member = waiting.shift(); member; member = taken.length < maxSize ? waiting.shift() : undefined) {
