@@ -22,7 +22,8 @@ export function recordEvent<T extends EventWithPayload>(
   // A test delivery concerns one subscription of this install: it is not the cabinet's history.
   if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row, 'create');
   deps.outbox.notify();
-  return toEnvelope(row);
+  // The payload as checked, not a parse of the JSON just made from it.
+  return envelope(row, payload);
 }
 
 /**
@@ -70,13 +71,17 @@ export function purgeEventsBefore(deps: Pick<Deps, 'db'>, cutoff: number): numbe
 }
 
 function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {
+  return envelope(row, JSON.parse(row.data) as Record<string, unknown>);
+}
+
+function envelope(row: Omit<store.EventRow, 'seq' | 'data'>, data: Record<string, unknown>): EventEnvelope {
   return {
     id: row.id,
     type: row.type as EventEnvelope['type'],
     version: 'v1',
     created_at: toIso(row.createdAt),
     cabinet_id: row.cabinetId,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    data,
   };
 }
 
