@@ -157,7 +157,7 @@ describe('statements per request on the hot paths', () => {
     const finishing = transactions.filter((statements) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'partial'/.test(sql)));
     const claiming = (statements: string[]) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'running'/.test(sql));
     expect(finishing).toHaveLength(jobs);
-    // One job at a time on the cabinet's login: each finish but the last claims the next job in its own transaction.
+    // One job at a time on the cabinet's login: each finish but the last claims the next job in the same transaction.
     expect(finishing.filter(claiming)).toHaveLength(jobs - 1);
   });
 });
