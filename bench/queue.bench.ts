@@ -29,7 +29,7 @@ import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/pr
 import { pino } from 'pino';
 import { z } from 'zod';
 import { enqueueTarification as enqueueEndpoint } from '../shared/automation.js';
-import { PUBLIC_API_PREFIX } from '../shared/endpoint.js';
+import { pathTo } from '../shared/endpoint.js';
 import { buildApp } from '../server/app.js';
 import { enqueueTarification } from '../server/automation/service.js';
 import { loadConfig } from '../server/config.js';
@@ -155,7 +155,7 @@ export const benchmark: Benchmark = {
       const statusOf = db.sqlite.prepare<[string], string>('SELECT status FROM jobs WHERE id = ?').pluck();
       const isTerminal = (jobId: string) => ['completed', 'partial', 'failed', 'cancelled'].includes(statusOf.get(jobId) ?? '');
       const notPartial = db.sqlite.prepare<[], number>(`SELECT count(*) FROM jobs WHERE status <> 'partial'`).pluck();
-      const endpoint = `POST ${PUBLIC_API_PREFIX}${enqueueEndpoint.path}`;
+      const endpoint = `POST ${pathTo(enqueueEndpoint)}`;
       let seq = 0;
       /** The enqueue route's work for one request (see the header); resolves with the job's id once committed. */
       const enqueue = async (cabinetId: string): Promise<string> => {

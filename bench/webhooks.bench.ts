@@ -12,7 +12,8 @@
  *     first delivery of the phase to the 100,000th: (n − 1) / (t_last − t_first). Goals: >= 2,000
  *     deliveries/s, and >= 0.5 × the baseline's rate;
  *  3. while that backlog drains: GET /me at 100 req/s on 2 connections, p99 < 20 ms (the API
- *     stays responsive while the dispatcher works);
+ *     stays responsive while the dispatcher works); through autocannon's overallRate, so each
+ *     second's 100 leave at once, back to back: harsher than a steady 100/s;
  *  4. once drained: POST /opportunities at a steady 200/s for 10 s (one every 5 ms: an open loop,
  *     lib/paced.ts; autocannon's overallRate would send each second's 200 at once), each delivery
  *     timed from its event's created_at (its commit) to its receipt, p50 and p99; a delivery still

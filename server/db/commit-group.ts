@@ -24,8 +24,6 @@ export interface CommitGroup {
 export interface CommitGroupOptions {
   /** Work of one turn beyond this waits for the next transaction: a bound on the time the write lock is held. */
   maxSize?: number;
-  /** Runs the flush after the work of this turn has joined; setImmediate (after the poll phase's requests) by default. */
-  schedule?: (flush: () => void) => void;
 }
 
 interface Member {
@@ -39,7 +37,9 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 const DEFAULT_MAX_SIZE = 64;
 
 export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupOptions = {}): CommitGroup {
-  const { maxSize = DEFAULT_MAX_SIZE, schedule = (flush) => void setImmediate(flush) } = options;
+  const { maxSize = DEFAULT_MAX_SIZE } = options;
+  /** The flush runs on setImmediate: after the poll phase has handed this turn's requests over. */
+  const schedule = () => void setImmediate(flush);
   const waiting: Member[] = [];
   let flushing = false;
 
@@ -88,7 +88,7 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
     } finally {
       flushing = false;
     }
-    if (waiting.length > 0) schedule(flush);
+    if (waiting.length > 0) schedule();
     taken.forEach((member, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) member.resolve(outcome.value);
@@ -100,7 +100,7 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
     run<T>(work: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        if (waiting.length === 1 && !flushing) schedule(flush);
+        if (waiting.length === 1 && !flushing) schedule();
       });
     },
   };
