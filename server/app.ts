@@ -201,7 +201,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => dispatcher.stop());
 
-  const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded });
+  const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded, now: () => deps.clock.now() });
   const worker = createWorker(deps, { logger: app.log, runtime });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, robots: worker, runtime });

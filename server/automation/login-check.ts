@@ -38,6 +38,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     }
   }, LOGIN_HOLD_MS / 3);
   renewal.unref();
+  // No login key: a check always logs in afresh (a resumed session would not test the password).
   const session = runtime.session(id, { secrets: [credentials.password] });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
@@ -64,7 +65,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   } finally {
     clearTimeout(timer);
     clearInterval(renewal);
-    await session.finish(false);
+    await session.finish('abandoned');
     store.endLoginCheck(deps.db.orm, id);
   }
 }

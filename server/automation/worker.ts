@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { RobotError, type RobotContext, type RobotResult } from '../robots/adapter.js';
+import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch } from './guards.js';
 import { purgeExpiredArtifacts, recordArtifacts } from './artifacts.js';
@@ -34,6 +35,15 @@ const TICK_MS = 1000;
 const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
 /** The sandbox portal's demo account, which test keys use when the cabinet set none. */
 const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
+
+/**
+ * Who a job's robot logs in as, for resuming its browser session: the insurer login (cabinet and
+ * insurer, which the claim runs one job at a time) and a digest of its credentials, so that
+ * changed credentials never resume the old ones' session. A digest, not the password, is kept.
+ */
+function loginKey(row: store.JobRow, credentials: InsurerCredentials): string {
+  return createHash('sha256').update(JSON.stringify([row.cabinetId, row.robotCompagnie, credentials.login, credentials.password, credentials.extra])).digest('base64url');
+}
 
 /**
  * The robot worker pool, in the server process: claims pending jobs with a lease (at most one per
@@ -102,7 +112,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       return;
     }
     // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
-    const session = options.runtime.session(row.id, { secrets: configured ? [configured.password] : [] });
+    const session = options.runtime.session(row.id, { secrets: configured ? [configured.password] : [], login: loginKey(row, credentials) });
     const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
     heartbeat.unref();
     const ctx: RobotContext = {
@@ -130,7 +140,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     } finally {
       clearInterval(heartbeat);
     }
-    const artifacts = await session.finish(outcome.kind === 'error');
+    const artifacts = await session.finish(outcome.kind === 'done' ? 'succeeded' : outcome.kind === 'error' ? 'failed' : 'abandoned');
     if (artifacts.traceDiscarded) {
       options.logger.warn({ job_id: row.id, compagnie: row.robotCompagnie }, 'the browser trace held a secret and was not kept: the robot typed it outside withSecrets');
     }
@@ -227,6 +237,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
     for (const entry of runningJobs.values()) store.extendLease(deps.db.orm, entry.row.id, deps.clock.now() + leaseMs);
     recoverAbandonedJobs(deps);
     sweepArtifacts();
+    options.runtime.closeIdleSessions().catch((err: unknown) => options.logger.warn({ err }, 'closing idle browser sessions failed'));
     claim();
   }
 

@@ -25,6 +25,9 @@ export interface RobotContext {
   /**
    * A page in this job's own browser context (isolated cookies), opened on first use. The worker
    * closes the context after the run and, on a failure, saves a screenshot and a trace of it.
+   * After a success, it keeps the context open for a while (SESSION_IDLE_MS): the next job of the
+   * same login (cabinet, insurer, same credentials) gets that page back, where the last job left
+   * it, still logged in unless the portal ended the session. So log in only when the portal asks.
    * Throws RobotError browser_unavailable (technical) when no browser is installed.
    */
   openPage(): Promise<Page>;

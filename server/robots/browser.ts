@@ -62,6 +62,18 @@ async function secretFields(page: Page, secrets: ReadonlySet<string>): Promise<L
 /** Flags for a headless browser on a machine without outside network. */
 export const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', '--disable-sync'];
 
+/**
+ * How long a successful job's browser context stays open, still logged in to the portal, for the
+ * same login's next job: a broker pricing several quotes in a row logs in (and types an MFA code)
+ * once, and each further job skips a new browser context and the login (a third of its CPU).
+ */
+export const SESSION_IDLE_MS = 2 * 60_000;
+/** Parked sessions at most (each keeps a renderer process, ~45 MB): the oldest is closed first. */
+const MAX_PARKED_SESSIONS = 4;
+
+/** How a job's run ended, for its browser session. */
+type SessionEnd = 'succeeded' | 'failed' | 'abandoned';
+
 interface JobArtifacts {
   screenshot: string | null;
   trace: string | null;
@@ -76,18 +88,30 @@ interface JobArtifacts {
  * it holds any), and the failure screenshot masks password fields and any field holding a secret.
  */
 interface JobBrowserSession {
+  /** A page of this job's context; the first is the login's parked page when there is one. */
   openPage(): Promise<Page>;
   /** Runs work, which types these secrets into the portal, with the trace paused; see RobotContext.withSecrets. */
   withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;
-  /** Closes the context; after a failure, first saves the trace and a screenshot beside the job. */
-  finish(failed: boolean): Promise<JobArtifacts>;
+  /**
+   * Ends the job's use of the context. After a failure, first saves the trace and a screenshot
+   * beside the job, then closes it. After a success with a `login`, parks it (still logged in) for
+   * that login's next job; otherwise (no login, stopped, cancelled) closes it.
+   */
+  finish(end: SessionEnd): Promise<JobArtifacts>;
   /** The text without any secret of this session (an error message, before it is stored or logged). */
   redact(text: string): string;
 }
 
 export interface BrowserRuntime {
-  /** `secrets`: what the robot may type that must never be recorded (the portal password); a saved trace is checked for them. */
-  session(jobId: string, options: { secrets: readonly string[] }): JobBrowserSession;
+  /**
+   * `secrets`: what the robot may type that must never be recorded (the portal password); a saved
+   * trace is checked for them. `login`: who the robot logs in as (an opaque key that changes with
+   * the credentials); a success parks the context under it, and the next session with the same
+   * key resumes it. Without it, the context is the job's alone.
+   */
+  session(jobId: string, options: { secrets: readonly string[]; login?: string }): JobBrowserSession;
+  /** Closes the parked sessions idle for SESSION_IDLE_MS or more, by the injected clock; returns how many. */
+  closeIdleSessions(): Promise<number>;
   /** Whether any browser is there to try (no launch): false means robots cannot run here. */
   hasCandidates(): boolean;
   /** Whether a browser can be started here (tries once, then remembers). */
@@ -104,6 +128,28 @@ export interface BrowserRuntime {
 }
 
 
+/**
+ * A full garbage collection in the page's renderer. Chromium leaves each page's garbage to grow
+ * the renderer's heap (~12 MB per job on the sandbox portal, as measured): a context resumed job
+ * after job would otherwise hold twice a fresh one's memory after 4 jobs. A failure only costs memory.
+ */
+async function collectGarbage(context: BrowserContext, page: Page): Promise<void> {
+  try {
+    const devtools = await context.newCDPSession(page);
+    await devtools.send('HeapProfiler.collectGarbage');
+    await devtools.detach();
+  } catch {
+    // The next park collects again.
+  }
+}
+
+/** A successful job's context, kept logged in for its login's next job. */
+interface ParkedSession {
+  context: BrowserContext;
+  page: Page;
+  parkedAt: number;
+}
+
 function describe(target: BrowserLaunchTarget): string {
   return 'channel' in target ? `the installed ${target.channel === 'chrome' ? 'Chrome' : 'Edge'}` : target.executablePath;
 }
@@ -113,11 +159,52 @@ function describe(target: BrowserLaunchTarget): string {
  * one isolated context per job. Nothing is downloaded: a missing browser is a clear error
  * (browser_unavailable, technical: the job is refunded), never a crash.
  */
-export function createBrowserRuntime(options: { dataDir: string; configuredPath?: string; headed: boolean; platform?: NodeJS.Platform }): BrowserRuntime {
+export function createBrowserRuntime(options: {
+  dataDir: string;
+  configuredPath?: string;
+  headed: boolean;
+  platform?: NodeJS.Platform;
+  /** The clock parked sessions expire by (the service's). */
+  now?: () => number;
+}): BrowserRuntime {
   const candidates = browserCandidates({ configuredPath: options.configuredPath, platform: options.platform ?? process.platform, exists: existsSync });
+  const now = options.now ?? Date.now;
   let launching: Promise<Browser> | undefined;
   let failure: string | undefined;
   const contexts = new Set<BrowserContext>();
+  /** Successful jobs' contexts, by login, in the order they were parked (oldest first). */
+  const parked = new Map<string, ParkedSession>();
+
+  async function closeContext(context: BrowserContext): Promise<void> {
+    contexts.delete(context);
+    await context.close().catch(() => undefined);
+  }
+
+  /** The login's parked session, taken out of the pool; undefined (and closed) if it expired or its browser is gone. */
+  function resume(login: string): ParkedSession | undefined {
+    const found = parked.get(login);
+    if (!found) return undefined;
+    parked.delete(login);
+    if (now() - found.parkedAt < SESSION_IDLE_MS && !found.page.isClosed() && found.context.browser()?.isConnected()) return found;
+    void closeContext(found.context);
+    return undefined;
+  }
+
+  /** Keeps a successful job's context for its login's next job: its one page, no trace running. */
+  async function park(login: string, context: BrowserContext, page: Page | undefined): Promise<void> {
+    for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
+    if (!page || page.isClosed() || !contexts.has(context)) return closeContext(context);
+    await collectGarbage(context, page);
+    const previous = parked.get(login);
+    parked.delete(login);
+    if (previous) void closeContext(previous.context);
+    parked.set(login, { context, page, parkedAt: now() });
+    for (const [key, oldest] of parked) {
+      if (parked.size <= MAX_PARKED_SESSIONS) break;
+      parked.delete(key);
+      void closeContext(oldest.context);
+    }
+  }
 
   async function launch(): Promise<Browser> {
     // Loaded with the first robot: playwright-core is ~90 MB of an idle service's memory otherwise.
@@ -210,6 +297,13 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
       return {
         redact: (text) => redactSecrets(text, secrets),
         async openPage() {
+          const resumed = context || sessionOptions.login === undefined ? undefined : resume(sessionOptions.login);
+          if (resumed) {
+            context = resumed.context;
+            lastPage = resumed.page;
+            await startTracing();
+            return lastPage;
+          }
           if (!context) {
             context = await (await browser()).newContext({ acceptDownloads: true, locale: 'fr-FR', timezoneId: 'Europe/Paris' });
             contexts.add(context);
@@ -231,11 +325,12 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
             if (secretDepth === 0) await startTracing().catch(() => undefined);
           }
         },
-        async finish(failed) {
+        async finish(end) {
           const artifacts: JobArtifacts = { screenshot: null, trace: null, traceDiscarded: false };
           if (!context) return artifacts;
+          let keep = false;
           try {
-            if (failed) {
+            if (end === 'failed') {
               const dir = artifactsDir(jobId);
               mkdirSync(dir, { recursive: true });
               // The trace first, so that what the screenshot needs (finding fields to mask) is not in it.
@@ -253,11 +348,16 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
                   .catch(() => null);
               }
             } else {
-              await stopTracing().catch(() => undefined);
+              // A trace that would not stop leaves a context unfit for another job.
+              const stopped = await stopTracing().then(
+                () => true,
+                () => false,
+              );
+              keep = stopped && end === 'succeeded';
             }
           } finally {
-            contexts.delete(context);
-            await context.close().catch(() => undefined);
+            if (keep && sessionOptions.login !== undefined) await park(sessionOptions.login, context, lastPage);
+            else await closeContext(context);
           }
           return artifacts;
         },
@@ -285,7 +385,16 @@ export function createBrowserRuntime(options: { dataDir: string; configuredPath?
       }
       return removed;
     },
+    async closeIdleSessions() {
+      const expired = [...parked].filter(([, session]) => now() - session.parkedAt >= SESSION_IDLE_MS);
+      for (const [login, session] of expired) {
+        parked.delete(login);
+        await closeContext(session.context);
+      }
+      return expired.length;
+    },
     async close() {
+      parked.clear();
       for (const context of contexts) await context.close().catch(() => undefined);
       contexts.clear();
       const running = launching;

@@ -105,6 +105,36 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     expect(done).toMatchObject({ status: 'completed', ran_on: 'sandbox' });
   });
 
+  it('the code is typed once: the login’s next job resumes its portal session, another cabinet or a changed password logs in afresh', async () => {
+    const mfaJob = async (api: ReturnType<typeof apiClient>) => {
+      const enqueued = await api.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
+      const waiting = await poll(api, String(enqueued.body.job_id), (j) => j.status === 'mfa_required' || terminal(j));
+      expect(waiting.status).toBe('mfa_required');
+      const [code] = await phoneCodes();
+      expect((await api.post(`/automation/jobs/${waiting.job_id}/mfa`, { code })).status).toBe(200);
+      return poll(api, waiting.job_id, terminal);
+    };
+    const first = await cabinet();
+    setInsurerCredentials(server.deps, first.id, 'sandbox', { login: 'demo-mfa', password: 'demo' });
+    expect(await mfaJob(first.prod)).toMatchObject({ status: 'completed' });
+
+    const sent = (await phoneCodes()).length;
+    const again = await first.prod.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
+    expect(await poll(first.prod, String(again.body.job_id), terminal)).toMatchObject({ status: 'completed', ran_on: 'sandbox' });
+    expect((await phoneCodes()).length).toBe(sent);
+
+    // Same portal account, other cabinet: its own login, its own code.
+    const second = await cabinet();
+    setInsurerCredentials(server.deps, second.id, 'sandbox', { login: 'demo-mfa', password: 'demo' });
+    expect(await mfaJob(second.prod)).toMatchObject({ status: 'completed' });
+    expect((await phoneCodes()).length).toBe(sent + 1);
+
+    // A changed password is checked by the portal, not waved through by the open session.
+    setInsurerCredentials(server.deps, first.id, 'sandbox', { login: 'demo-mfa', password: 'wrong' });
+    const changed = await first.prod.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
+    expect(await poll(first.prod, String(changed.body.job_id), terminal)).toMatchObject({ status: 'failed', error: { code: 'invalid_credentials' } });
+  });
+
   it('a wrong password fails the job as a business failure, not refunded', async () => {
     const { id, prod } = await cabinet();
     setInsurerCredentials(server.deps, id, 'sandbox', { login: 'demo', password: 'wrong' });

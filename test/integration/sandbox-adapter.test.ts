@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../server/robots/adapter.js';
@@ -61,8 +61,8 @@ interface Harness {
   submitted: () => boolean;
 }
 
-/** A RobotContext like the worker's: a page in a fresh browser context, MFA answered by `onMfa`. */
-function harness(options: { login?: string; password?: string; onMfa?: (challenge: string, attempt: number) => Promise<string>; signal?: AbortSignal; onProgress?: (step: string) => void } = {}): Harness {
+/** A RobotContext like the worker's: a page in a fresh browser context (or `page`, as resumed), MFA answered by `onMfa`. */
+function harness(options: { page?: Page; login?: string; password?: string; onMfa?: (challenge: string, attempt: number) => Promise<string>; signal?: AbortSignal; onProgress?: (step: string) => void } = {}): Harness {
   const progress: [string, number][] = [];
   const challenges: string[] = [];
   let submitted = false;
@@ -70,6 +70,7 @@ function harness(options: { login?: string; password?: string; onMfa?: (challeng
     jobId: 'job-test',
     credentials: { login: options.login ?? 'demo', password: options.password ?? 'demo', extra: {} },
     async openPage() {
+      if (options.page) return options.page;
       const context = await browser.newContext({ locale: 'fr-FR' });
       contexts.push(context);
       return context.newPage();
@@ -186,6 +187,23 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     const result = await adapter.run(h.ctx, { produit: 'mrh', dicData: MRH });
     expect(result.tarif_eur).toBe(235.69);
     expect(h.challenges).toEqual(['Un code à 6 chiffres a été envoyé au 06 •• •• •• 42.']);
+  });
+
+  it('on a page still logged in from the login’s last job, types neither password nor code', async () => {
+    let page: Page | undefined;
+    const first = harness({ login: 'demo-mfa', onMfa: () => phoneCode() });
+    const opened = first.ctx.openPage.bind(first.ctx);
+    first.ctx.openPage = async () => (page = await opened());
+    await adapter.run(first.ctx, { produit: 'auto', dicData: AUTO });
+    expect(first.challenges).toHaveLength(1);
+
+    const typed: string[][] = [];
+    const resumed = harness({ page, login: 'demo-mfa' });
+    resumed.ctx.withSecrets = (secrets, work) => (typed.push([...secrets]), work());
+    const result = await adapter.run(resumed.ctx, { produit: 'mrh', dicData: MRH });
+    expect(result.tarif_eur).toBe(235.69);
+    expect(resumed.challenges).toEqual([]);
+    expect(typed).toEqual([]);
   });
 
   it('asks again with the portal’s message after a wrong code', async () => {

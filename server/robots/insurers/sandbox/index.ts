@@ -29,7 +29,8 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
   async function logIn(ctx: RobotContext, portal: PortalSession): Promise<void> {
     ctx.progress('logging in', 10);
     const login = new LoginPage(portal);
-    await login.open();
+    // A page resumed from the login's previous job may still be logged in: no password, no code.
+    if ((await login.open()) === 'home') return;
     if ((await login.logIn(ctx.credentials)) === 'home') return;
 
     ctx.progress('two-step verification', 15);
@@ -137,7 +138,8 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       const portal = await openPortal(ctx);
       try {
         const login = new LoginPage(portal);
-        await login.open();
+        // A check's page is always fresh (never resumed): the portal must show its login form.
+        if ((await login.open()) === 'home') throw new RobotError('technical', 'layout_changed', 'The sandbox portal showed its home page instead of the login form.');
         // Stops at the code page if there is one: the password was accepted, and no code is asked for.
         return { mfa: (await login.logIn(ctx.credentials)) === 'mfa' };
       } catch (err) {

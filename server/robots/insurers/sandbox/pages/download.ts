@@ -13,9 +13,15 @@ export async function downloadPdf(portal: PortalSession, linkName: string): Prom
   try {
     await page.getByRole('link', { name: linkName, exact: true }).click({ timeout: portal.timeouts.actionMs, signal: portal.signal });
     const download = await started;
-    const path = await download.path(); // waits for the end of the download; throws if it failed
-    const bytes = await readFile(path);
-    return bytes.subarray(0, 5).toString('latin1') === '%PDF-' ? bytes : null;
+    try {
+      const path = await download.path(); // waits for the end of the download; throws if it failed
+      const bytes = await readFile(path);
+      return bytes.subarray(0, 5).toString('latin1') === '%PDF-' ? bytes : null;
+    } finally {
+      // The service stores the PDF; the browser's copy does not wait for the context to close
+      // (a resumed session may live on for several jobs).
+      await download.delete().catch(() => undefined);
+    }
   } catch {
     portal.throwIfAborted();
     return null;

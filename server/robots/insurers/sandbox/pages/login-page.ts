@@ -5,9 +5,15 @@ import { HEADINGS, type PortalSession } from '../page-driver.js';
 export class LoginPage {
   constructor(private readonly portal: PortalSession) {}
 
-  async open(): Promise<void> {
+  /**
+   * Opens the login page. 'home' when the portal went straight to its home page: the page is the
+   * login's previous job's, whose portal session is still open, and there is nothing to type.
+   */
+  async open(): Promise<'login' | 'home'> {
     const landing = await this.portal.open('/login');
+    if (landing.heading === HEADINGS.home) return 'home';
     if (landing.heading !== HEADINGS.login) throw this.portal.unexpected(landing, 'opening the login page');
+    return 'login';
   }
 
   /** Logs in; says whether the portal now asks for an SMS code. */
