@@ -156,7 +156,7 @@ function describe(target: BrowserLaunchTarget): string {
 
 /**
  * One browser process shared by all jobs, started on first use and started again if it dies;
- * one isolated context per job. Nothing is downloaded: a missing browser is a clear error
+ * one isolated context per job, kept for the same login's next job after a success (`login`). Nothing is downloaded: a missing browser is a clear error
  * (browser_unavailable, technical: the job is refunded), never a crash.
  */
 export function createBrowserRuntime(options: {
@@ -193,8 +193,10 @@ export function createBrowserRuntime(options: {
   /** Keeps a successful job's context for its login's next job: its one page, no trace running. */
   async function park(login: string, context: BrowserContext, page: Page | undefined): Promise<void> {
     for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
-    if (!page || page.isClosed() || !contexts.has(context)) return closeContext(context);
+    if (!page || page.isClosed()) return closeContext(context);
     await collectGarbage(context, page);
+    // The runtime was closed meanwhile (or the browser died): nothing to keep.
+    if (page.isClosed() || !contexts.has(context)) return closeContext(context);
     const previous = parked.get(login);
     parked.delete(login);
     if (previous) void closeContext(previous.context);
