@@ -10,6 +10,9 @@
  *
  * Phases: one job with a cold browser (includes launching Chromium), 3 jobs one after another with
  * the browser warm, then 4 jobs in parallel (4 cabinets, worker concurrency 4: one login each).
+ * All but the 4 parallel jobs are the first cabinet's: from its second job on, each resumes the
+ * browser session its previous job left logged in (as a broker's series of quotes does), and in
+ * the parallel phase that cabinet's job does too, the three others log in.
  * Memory: every ~100 ms, RSS of this process (the service) plus every process descended from it
  * (Chromium's browser, zygotes, renderers, GPU/utility processes); the peak during the 4 jobs.
  */
