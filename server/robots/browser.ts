@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Frame, Locator, Page } from 'playwright-c
 import { ARTIFACT_RETENTION_MS } from '../../shared/automation.js';
 import { RobotError } from './adapter.js';
 import { holdsSecret, redactSecrets } from './secret-forms.js';
+import { createParkedSessions } from './parked-sessions.js';
 import { readZipEntries } from './zip-entries.js';
 
 /** How to start a browser: a file to execute, or a Playwright channel (an installed Chrome or Edge). */
@@ -61,15 +62,6 @@ async function secretFields(page: Page, secrets: ReadonlySet<string>): Promise<L
 
 /** Flags for a headless browser on a machine without outside network. */
 export const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', '--disable-sync'];
-
-/**
- * How long a successful job's browser context stays open, still logged in to the portal, for the
- * same login's next job: a broker pricing several quotes in a row logs in (and types an MFA code)
- * once, and each further job skips a new browser context and the login (a third of its CPU).
- */
-export const SESSION_IDLE_MS = 2 * 60_000;
-/** Parked sessions at most (each keeps a renderer process, ~45 MB): the oldest is closed first. */
-const MAX_PARKED_SESSIONS = 4;
 
 /** How a job's run ended, for its browser session. */
 type SessionEnd = 'succeeded' | 'failed' | 'abandoned';
@@ -128,35 +120,14 @@ export interface BrowserRuntime {
 }
 
 
-/**
- * A full garbage collection in the page's renderer. Chromium leaves each page's garbage to grow
- * the renderer's heap (~12 MB per job on the sandbox portal, as measured): a context resumed job
- * after job would otherwise hold twice a fresh one's memory after 4 jobs. A failure only costs memory.
- */
-async function collectGarbage(context: BrowserContext, page: Page): Promise<void> {
-  try {
-    const devtools = await context.newCDPSession(page);
-    await devtools.send('HeapProfiler.collectGarbage');
-    await devtools.detach();
-  } catch {
-    // The next park collects again.
-  }
-}
-
-/** A successful job's context, kept logged in for its login's next job. */
-interface ParkedSession {
-  context: BrowserContext;
-  page: Page;
-  parkedAt: number;
-}
-
 function describe(target: BrowserLaunchTarget): string {
   return 'channel' in target ? `the installed ${target.channel === 'chrome' ? 'Chrome' : 'Edge'}` : target.executablePath;
 }
 
 /**
  * One browser process shared by all jobs, started on first use and started again if it dies;
- * one isolated context per job, kept for the same login's next job after a success (`login`). Nothing is downloaded: a missing browser is a clear error
+ * one isolated context per job, kept for the same login's next job after a success
+ * (`login`, parked-sessions.ts). Nothing is downloaded: a missing browser is a clear error
  * (browser_unavailable, technical: the job is refunded), never a crash.
  */
 export function createBrowserRuntime(options: {
@@ -172,41 +143,12 @@ export function createBrowserRuntime(options: {
   let launching: Promise<Browser> | undefined;
   let failure: string | undefined;
   const contexts = new Set<BrowserContext>();
-  /** Successful jobs' contexts, by login, in the order they were parked (oldest first). */
-  const parked = new Map<string, ParkedSession>();
 
   async function closeContext(context: BrowserContext): Promise<void> {
     contexts.delete(context);
     await context.close().catch(() => undefined);
   }
-
-  /** The login's parked session, taken out of the pool; undefined (and closed) if it expired or its browser is gone. */
-  function resume(login: string): ParkedSession | undefined {
-    const found = parked.get(login);
-    if (!found) return undefined;
-    parked.delete(login);
-    if (now() - found.parkedAt < SESSION_IDLE_MS && !found.page.isClosed() && found.context.browser()?.isConnected()) return found;
-    void closeContext(found.context);
-    return undefined;
-  }
-
-  /** Keeps a successful job's context for its login's next job: its one page, no trace running. */
-  async function park(login: string, context: BrowserContext, page: Page | undefined): Promise<void> {
-    for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
-    if (!page || page.isClosed()) return closeContext(context);
-    await collectGarbage(context, page);
-    // The runtime was closed meanwhile (or the browser died): nothing to keep.
-    if (page.isClosed() || !contexts.has(context)) return closeContext(context);
-    const previous = parked.get(login);
-    parked.delete(login);
-    if (previous) void closeContext(previous.context);
-    parked.set(login, { context, page, parkedAt: now() });
-    for (const [key, oldest] of parked) {
-      if (parked.size <= MAX_PARKED_SESSIONS) break;
-      parked.delete(key);
-      void closeContext(oldest.context);
-    }
-  }
+  const parked = createParkedSessions({ now, close: closeContext, isOpen: (context) => contexts.has(context) });
 
   async function launch(): Promise<Browser> {
     // Loaded with the first robot: playwright-core is ~90 MB of an idle service's memory otherwise.
@@ -299,7 +241,7 @@ export function createBrowserRuntime(options: {
       return {
         redact: (text) => redactSecrets(text, secrets),
         async openPage() {
-          const resumed = context || sessionOptions.login === undefined ? undefined : resume(sessionOptions.login);
+          const resumed = context || sessionOptions.login === undefined ? undefined : parked.resume(sessionOptions.login);
           if (resumed) {
             context = resumed.context;
             lastPage = resumed.page;
@@ -358,7 +300,7 @@ export function createBrowserRuntime(options: {
               keep = stopped && end === 'succeeded';
             }
           } finally {
-            if (keep && sessionOptions.login !== undefined) await park(sessionOptions.login, context, lastPage);
+            if (keep && sessionOptions.login !== undefined) await parked.park(sessionOptions.login, context, lastPage);
             else await closeContext(context);
           }
           return artifacts;
@@ -387,14 +329,7 @@ export function createBrowserRuntime(options: {
       }
       return removed;
     },
-    async closeIdleSessions() {
-      const expired = [...parked].filter(([, session]) => now() - session.parkedAt >= SESSION_IDLE_MS);
-      for (const [login, session] of expired) {
-        parked.delete(login);
-        await closeContext(session.context);
-      }
-      return expired.length;
-    },
+    closeIdleSessions: () => parked.closeIdle(),
     async close() {
       parked.clear();
       for (const context of contexts) await context.close().catch(() => undefined);

@@ -3,7 +3,8 @@
  * and for nobody else. Real Chromium; time is the injected clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserRuntime, SESSION_IDLE_MS, type BrowserRuntime } from '../../server/robots/browser.js';
+import { createBrowserRuntime, type BrowserRuntime } from '../../server/robots/browser.js';
+import { SESSION_IDLE_MS } from '../../server/robots/parked-sessions.js';
 import { tempDir, testClock } from '../helpers/server.js';
 
 const clock = testClock();
