@@ -81,7 +81,7 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
     updatedAt: deps.clock.now(),
   });
   if (moved) jobChanged(deps, cabinetId, jobId);
-  return moved;
+  return moved !== undefined;
 }
 
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
@@ -101,7 +101,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
     });
     if (!moved) return false;
     jobChanged(deps, row.cabinetId, row.id);
-    recordJobFinished(deps, row.cabinetId, row.id);
+    recordJobFinished(deps, moved, consumed);
     const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
       tarifEur: result.tarif_eur,
       suspens: result.suspens ?? null,
@@ -157,7 +157,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
     if (!moved) return false;
     jobChanged(deps, row.cabinetId, row.id);
     const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
-    recordJobFinished(deps, row.cabinetId, row.id);
+    recordJobFinished(deps, moved);
     const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
     if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
     const event = recordEvent(deps, row.cabinetId, 'job.failed', {

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import { JOB_STATUSES } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
@@ -47,9 +47,16 @@ export const jobs = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     finishedAt: integer('finished_at'),
+    /**
+     * 1, 2, 3… per cabinet in the order this install enqueued its jobs; null on a job pulled from
+     * another install. The hourly quota is the newest number minus the first of the hour, two index
+     * lookups, where counting the hour's jobs cost every enqueue a step per job.
+     */
+    enqueueNumber: integer('enqueue_number'),
   },
   (t) => [
     index('jobs_page_idx').on(t.cabinetId, t.createdAt, t.id),
+    uniqueIndex('jobs_enqueue_number_idx').on(t.cabinetId, t.enqueueNumber),
     index('jobs_status_page_idx').on(t.cabinetId, t.status, t.createdAt, t.id),
     index('jobs_queue_idx').on(t.status, t.createdAt),
     index('jobs_replay_idx').on(t.cabinetId, t.requestHash, t.createdAt),

@@ -34,10 +34,11 @@ function requestHash(request: { compagnie: string; produit: string; dicData: Rec
     .digest('hex');
 }
 
+/** The cabinet's hourly quota on this install (a job pulled from another install counts on its own), and the next job's enqueue number. */
 function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
-  const { count, oldest } = store.countJobsSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
-  return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS };
+  const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS);
+  return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS, nextNumber };
 }
 
 /**
@@ -137,11 +138,10 @@ export function enqueueTarification(
       throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
     }
 
-    const limit = deps.config.tarificationQuotaPerHour;
-    const oldestOfHour = store.quotaExhaustedSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS, limit);
-    if (oldestOfHour !== null) {
-      const resetAt = toIso(oldestOfHour + QUOTA_WINDOW_MS);
-      throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit });
+    const quota = quotaOf(deps, cabinetId);
+    if (quota.remaining === 0) {
+      const resetAt = toIso(quota.resetAt ?? deps.clock.now());
+      throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
     }
 
     const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
@@ -203,6 +203,7 @@ export function enqueueTarification(
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
+      enqueueNumber: quota.nextNumber,
     });
     if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
     return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
@@ -246,7 +247,7 @@ function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wa
         throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
       }
       const now = deps.clock.now();
-      store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE_STATUSES], {
+      const cancelled = store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE_STATUSES], {
         status: 'cancelled',
         errorCode: 'cancelled',
         errorMessage: 'Cancelled on request.',
@@ -255,7 +256,7 @@ function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wa
       });
       jobChanged(deps, cabinetId, jobId);
       refundJob(deps, cabinetId, jobId, 'refund: cancelled');
-      recordJobFinished(deps, cabinetId, jobId);
+      if (cancelled) recordJobFinished(deps, cancelled);
       recordDevisFailed(deps, cabinetId, row.devisId);
       return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE_STATUSES as readonly string[]).includes(row.status) };
     })

@@ -50,14 +50,14 @@ export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undef
   return JOB.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
-/** Updates a job only if it is still in one of the expected statuses; false when it moved meanwhile. */
-export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): boolean {
+/** Updates a job only if it is still in one of the expected statuses: the job as updated, undefined when it moved meanwhile. */
+export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): JobRow | undefined {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
   // The row and its timeline step together, also when the caller is not in a transaction.
   return atomically(orm.$client, () => {
     const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`, cabinetId, id, JSON.stringify(from));
     if (moved && movesTimeline) appendStep(orm, moved);
-    return moved !== undefined;
+    return moved;
   });
 }
 
@@ -130,31 +130,30 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
   );
 }
 
-/**
- * Jobs of the cabinet created since a time, counted up to `upTo` (the hourly quota: past it, the
- * count changes nothing, and counting a busy hour whole cost every enqueue a scan), and the oldest.
- */
-export function countJobsSince(orm: Orm, cabinetId: string, since: number, upTo: number): { count: number; oldest: number | null } {
-  return orm
-    .prepared(
-      'SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE cabinet_id = @cabinetId AND created_at > @since LIMIT @upTo)) AS count, ' +
-        '(SELECT min(created_at) FROM jobs WHERE cabinet_id = @cabinetId AND created_at > @since) AS oldest',
-    )
-    .get({ cabinetId, since, upTo }) as { count: number; oldest: number | null };
+/** The cabinet's enqueues on this install since a time (the hourly quota), and the number the next one takes. */
+export interface EnqueuesSince {
+  count: number;
+  /** When the oldest of them was created; null when there is none. */
+  oldest: number | null;
+  nextNumber: number;
 }
 
 /**
- * When the hourly quota is used up, when the oldest job of the hour was created (the next run is
- * possible an hour after it); null while runs are left. The `upTo`-th newest job is found by
- * stepping the cabinet's page index from its end, which costs less than counting the hour.
+ * Two index lookups, whatever the hour holds: the newest enqueue number of the cabinet, and the
+ * first job of the hour that this install enqueued (pulled jobs have no number). Numbers follow
+ * creation, so the hour's enqueues are the numbers from that first one to the newest.
  */
-export function quotaExhaustedSince(orm: Orm, cabinetId: string, since: number, upTo: number): number | null {
-  const nth = orm
-    .prepared('SELECT created_at FROM jobs WHERE cabinet_id = @cabinetId ORDER BY created_at DESC LIMIT 1 OFFSET @skip')
-    .pluck(true)
-    .get({ cabinetId, skip: upTo - 1 }) as number | undefined;
-  if (nth === undefined || nth <= since) return null;
-  return orm.prepared('SELECT min(created_at) FROM jobs WHERE cabinet_id = @cabinetId AND created_at > @since').pluck(true).get({ cabinetId, since }) as number;
+export function enqueuesSince(orm: Orm, cabinetId: string, since: number): EnqueuesSince {
+  const [newest, first, oldest] = orm
+    .prepared(
+      'SELECT (SELECT max(enqueue_number) FROM jobs WHERE cabinet_id = @cabinetId), first.enqueue_number, first.created_at ' +
+        'FROM (SELECT 1) LEFT JOIN (SELECT enqueue_number, created_at FROM jobs ' +
+        'WHERE cabinet_id = @cabinetId AND created_at > @since AND enqueue_number IS NOT NULL ORDER BY created_at, enqueue_number LIMIT 1) AS first',
+    )
+    .raw()
+    .get({ cabinetId, since }) as [number | null, number | null, number | null];
+  const nextNumber = (newest ?? 0) + 1;
+  return { count: first === null ? 0 : nextNumber - first, oldest, nextNumber };
 }
 
 export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {

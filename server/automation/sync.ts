@@ -7,9 +7,10 @@ import * as store from './store.js';
 
 /**
  * Jobs sync once terminal, as history and result. The lease, the MFA challenge, the artifacts'
- * local files and the callback subscription mean something on the install that ran the job only.
+ * local files, the callback subscription and the enqueue number (the hourly quota's) mean
+ * something on the install that ran the job only.
  */
-const jobTable = syncedTable('job', jobs, { local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId'] });
+const jobTable = syncedTable('job', jobs, { local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber'] });
 
 export const jobRecords = {
   ...jobTable,
@@ -19,14 +20,13 @@ export const jobRecords = {
 };
 
 /**
- * A job that has just finished, after its debit and any refund: its credits are written on it, and
- * it is queued for the hub. Inside the transaction that finished it.
+ * A job that has just finished (the row as its last update returned it), after its debit and any
+ * refund: its credits are written on it, and it is queued for the hub. Inside the transaction that
+ * finished it. A completion passes the credits it has just written (nothing was refunded).
  */
-export function recordJobFinished(deps: Deps, cabinetId: string, jobId: string): void {
-  const row = store.findJob(deps.db.orm, cabinetId, jobId);
-  if (!row || !TERMINAL_STATUSES.includes(row.status)) return;
-  const consumed = creditsConsumed(deps, cabinetId, jobId);
-  // A completion writes it with the outcome (nothing was refunded); a failure or a cancel, here, after its refund.
-  if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, cabinetId, jobId, [row.status], { creditsConsumed: consumed });
-  jobTable.capture(deps, cabinetId, jobId, { ...row, creditsConsumed: consumed });
+export function recordJobFinished(deps: Deps, row: store.JobRow, consumed = creditsConsumed(deps, row.cabinetId, row.id)): void {
+  if (!TERMINAL_STATUSES.includes(row.status)) return;
+  // A failure or a cancel writes them here, after its refund.
+  if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, row.cabinetId, row.id, [row.status], { creditsConsumed: consumed });
+  jobTable.capture(deps, row.cabinetId, row.id, { ...row, creditsConsumed: consumed });
 }

@@ -114,6 +114,30 @@ describe('SQLite store', () => {
     db.close();
   });
 
+  it('numbers the jobs of the previous version per cabinet in creation order, for the hourly quota', () => {
+    const file = freshFile();
+    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+    const numbering = migrations.findIndex((m) => m.sql.some((s) => s.includes('ADD `enqueue_number`')));
+    expect(numbering).toBeGreaterThan(0);
+    const old = new Sqlite(file);
+    applyMigrations(old, migrations.slice(0, numbering));
+    const job = old.prepare(
+      `INSERT INTO jobs (id, cabinet_id, compagnie, produit, dic_data, request_hash, devis_id, status, progress_step, progress_percent, cost_credits, submitted, attempts, created_at, updated_at)
+       VALUES (?, ?, 'sandbox', 'auto', '{}', 'h', 'd', 'completed', 'done', 100, 10, 0, 0, ?, ?)`,
+    );
+    old.exec(`INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C1', 1), ('c2', 'C2', 1)`);
+    for (const [id, cabinet, createdAt] of [['j3', 'c1', 30], ['j1', 'c1', 10], ['k1', 'c2', 20], ['j2', 'c1', 20]] as const) job.run(id, cabinet, createdAt, createdAt);
+    old.close();
+    const db = openDatabase(file);
+    expect(db.sqlite.prepare('SELECT id, enqueue_number AS n FROM jobs ORDER BY cabinet_id, n').all()).toEqual([
+      { id: 'j1', n: 1 },
+      { id: 'j2', n: 2 },
+      { id: 'j3', n: 3 },
+      { id: 'k1', n: 1 },
+    ]);
+    db.close();
+  });
+
   it('refuses, untouched, a database written by a newer version', () => {
     const file = freshFile();
     openDatabase(file).close();

@@ -5,6 +5,7 @@ import { errorBodySchema } from '../../shared/errors.js';
 import { jobCompletedPayload, jobFailedPayload, jobMfaRequiredPayload } from '../../shared/events.js';
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
+import { jobRecords } from '../../server/automation/sync.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits, refundJob, walletConsistent } from '../../server/wallet/service.js';
@@ -176,6 +177,32 @@ describe('enqueue: every error of part 7, in order', () => {
     expect(broke.status).toBe(402);
     expect(broke.body).toMatchObject({ error: 'credits_exhausted', details: { required_credits: 10, balance: 9 } });
     expect((await poor.api.get('/automation/jobs')).body.count).toBe(0);
+  });
+
+  it('the hourly quota counts what this install enqueued: a job pulled from another install of the cabinet counts there', async () => {
+    const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
+    try {
+      const id = await quotaServer.createCabinet();
+      grantCredits(quotaServer.deps, id, 100);
+      setInsurerCredentials(quotaServer.deps, id, 'testco', { login: 'l', password: 'p' });
+      const q = apiClient(quotaServer, quotaServer.createKey(id).key);
+      await enqueue(q, request());
+      const now = clock.now();
+      const pulled = { compagnie: 'testco', produit: 'auto', dic_data: '{}', request_hash: 'elsewhere', devis_id: randomUUID(), status: 'completed', progress_step: 'done' };
+      const written = jobRecords.write(
+        quotaServer.deps.db.orm,
+        id,
+        randomUUID(),
+        { ...pulled, progress_percent: 100, cost_credits: 10, submitted: true, attempts: 1, created_at: now, updated_at: now, finished_at: now },
+        { blobs: new Map(), now, deps: quotaServer.deps },
+      );
+      expect(written).toBe(true);
+      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 1, limit: 2 } } });
+      await enqueue(q, request());
+      expect((await q.post('/automation/tarifications', request())).body.error).toBe('rpa_quota_exceeded');
+    } finally {
+      await quotaServer.close();
+    }
   });
 
   it('402, then a grant, then the same Idempotency-Key succeeds (and replays)', async () => {
