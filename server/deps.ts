@@ -3,6 +3,7 @@ import { createAfterCommitSignal, type AfterCommitSignal } from './after-commit-
 import { createJobQueueSignal, createJobSignal, type JobQueueSignal, type JobSignal } from './automation/job-signal.js';
 import type { Config } from './config.js';
 import type { Database } from './db/open.js';
+import { pooledRandomBytes } from './random-pool.js';
 import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
 import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';
@@ -60,7 +61,7 @@ export function defaultDeps(
     db,
     config,
     clock: systemClock,
-    randomBytes: nodeRandomBytes,
+    randomBytes: pooledRandomBytes(),
     insurers: createInsurerRegistry(
       options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
     ),

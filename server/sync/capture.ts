@@ -19,11 +19,12 @@ export type ChangeKind = 'create' | 'update' | 'erase';
  * crash can neither lose a change nor queue one that did not happen. The change gets the device's
  * next number and a tick of its hybrid clock, and its fields that clock (last writer wins per field).
  * Those live in the queue's newest change (store.captureState), so a capture writes one row.
+ * The fields are made only then: a cabinet that does not sync pays one lookup per change.
  */
 export function recordChange(
   deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
   cabinetId: string,
-  change: { kind: SyncedKind; recordId: string; how?: ChangeKind; fields: ChangeFields },
+  change: { kind: SyncedKind; recordId: string; how?: ChangeKind; fields: () => ChangeFields },
 ): void {
   const orm = deps.db.orm;
   const state = store.captureState(orm, cabinetId);
@@ -31,10 +32,11 @@ export function recordChange(
   const hlc = formatHlc({ ...tick(state.clock, deps.clock.now()), device: state.deviceId });
   const how = change.how ?? 'update';
   const op = how === 'erase' ? 'erase' : 'upsert';
+  const fields = change.fields();
   // The row carries the new number and clock: captureState reads them from it next time.
-  store.appendOutbox(orm, { cabinetId, number: state.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(change.fields) });
+  store.appendOutbox(orm, { cabinetId, number: state.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(fields) });
   if (how !== 'create') {
-    store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(change.fields).map((field) => [field, hlc])), how === 'erase');
+    store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])), how === 'erase');
   }
   deps.syncChanges.notify();
 }

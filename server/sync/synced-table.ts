@@ -64,7 +64,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
   return {
     kind,
     capture(deps, cabinetId, recordId, row, how) {
-      recordChange(deps, cabinetId, { kind, recordId, how, fields: toFields(row as Record<string, unknown>) });
+      recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });
     },
     *snapshot(db, cabinetId) {
       // By pages of rowid: the caller writes between two reads, which an open iterator forbids.
