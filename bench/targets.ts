@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { CLI_ACTOR } from '../server/audit/service.js';
@@ -32,6 +32,7 @@ import { openHubDatabase } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
 import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
+import { sandboxPortalPlugin } from '../server/sandbox-portal/index.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
 import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
@@ -47,6 +48,7 @@ import {
   LAN_PORT_ENV,
   SYNC_HUB_URL_ENV,
   SYNC_PAIRING_CODE_ENV,
+  SANDBOX_PORTAL_PREFIX,
   SEEDED_OPPORTUNITIES,
   WEBHOOK_BACKLOG_EVENTS,
   WEBHOOK_RECEIVER_CA_ENV,
@@ -386,6 +388,16 @@ async function startBareTls(): Promise<StartedTarget> {
   };
 }
 
+/**
+ * The sandbox insurer's portal alone: the robots benchmark's outside world, in a process of its own
+ * so that what its pages cost (sessions, forms, PDFs) is not counted as the service's. No think time.
+ */
+async function startSandboxPortal(): Promise<StartedTarget> {
+  const app = Fastify({ logger: false });
+  await app.register(sandboxPortalPlugin, { prefix: SANDBOX_PORTAL_PREFIX, clock: { now: () => Date.now() }, randomBytes, mode: () => 'normal', latencyMs: () => 0 });
+  return listenOnLoopback(app);
+}
+
 export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTarget>> = {
   bare: startBare,
   'bare-sqlite': startBareSqlite,
@@ -398,4 +410,5 @@ export const TARGETS: Record<TargetName, (dataDir: string) => Promise<StartedTar
   'courtier-sync': startCourtierSync,
   'courtier-lan': startCourtierLan,
   'bare-tls': startBareTls,
+  'sandbox-portal': startSandboxPortal,
 };

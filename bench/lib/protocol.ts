@@ -24,7 +24,7 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'bare-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls'] as const;
+const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'bare-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls', 'sandbox-portal'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {
@@ -54,6 +54,8 @@ export const LAN_BENCH_ADDRESS = '127.0.0.2';
 export const WEBHOOK_SUBSCRIPTIONS = 10;
 /** opportunity.created events the courtier-webhooks target records before it listens: the dispatcher's backlog. */
 export const WEBHOOK_BACKLOG_EVENTS = 10_000;
+/** Where the sandbox-portal target serves the portal, as the service does. */
+export const SANDBOX_PORTAL_PREFIX = '/sandbox/insurer';
 /** Opportunities the courtier-100k target seeds. */
 export const SEEDED_OPPORTUNITIES = 100_000;
 
