@@ -26,7 +26,9 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   app = Fastify();
   await app.register(sandboxPortalPlugin, { prefix: PREFIX, clock, randomBytes, mode: () => mode, latencyMs: () => 0 });
-  // A portal whose login form was redesigned: the robot's labels are gone.
+  // A portal whose login form was redesigned: the robot's labels are gone. Its quote, as any page
+  // behind the login, sends a browser without a session to that form.
+  app.get('/redesigned/devis/auto', async (_request, reply) => reply.redirect('/redesigned/login', 303));
   app.get('/redesigned/login', async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
@@ -189,7 +191,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     expect(h.challenges).toEqual(['Un code à 6 chiffres a été envoyé au 06 •• •• •• 42.']);
   });
 
-  it('on a page still logged in from the login’s last job, types neither password nor code', async () => {
+  it('on a page still logged in from the login’s last job, goes straight to the form and types neither password nor code', async () => {
     let page: Page | undefined;
     const first = harness({ login: 'demo-mfa', onMfa: () => phoneCode() });
     const opened = first.ctx.openPage.bind(first.ctx);
@@ -198,12 +200,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     expect(first.challenges).toHaveLength(1);
 
     const typed: string[][] = [];
+    const visited: string[] = [];
+    page?.on('framenavigated', (frame) => void (frame === page?.mainFrame() && visited.push(new URL(frame.url()).pathname.slice(PREFIX.length))));
     const resumed = harness({ page, login: 'demo-mfa' });
     resumed.ctx.withSecrets = (secrets, work) => (typed.push([...secrets]), work());
     const result = await adapter.run(resumed.ctx, { produit: 'mrh', dicData: MRH });
     expect(result.tarif_eur).toBe(235.69);
     expect(resumed.challenges).toEqual([]);
     expect(typed).toEqual([]);
+    // Neither the login page nor the home page: one navigation less than a fresh job's.
+    expect(visited[0]).toBe('/devis/habitation/logement');
+    expect(visited.filter((path) => path === '/login' || path === '/accueil')).toEqual([]);
   });
 
   it('asks again with the portal’s message after a wrong code', async () => {

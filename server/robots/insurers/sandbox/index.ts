@@ -7,7 +7,7 @@ import { HomeQuoteForm } from './pages/home-quote-form.js';
 import { LoginPage } from './pages/login-page.js';
 import { MfaPage } from './pages/mfa-page.js';
 import { ResultsPage, type QuoteResult } from './pages/results-page.js';
-import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
+import { cancelled, DEFAULT_TIMEOUTS, HEADINGS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
 
 export interface SandboxAdapterOptions {
@@ -15,6 +15,13 @@ export interface SandboxAdapterOptions {
   portalUrl: () => string;
   timeouts?: Partial<SandboxTimeouts>;
 }
+
+/** Each product's first page behind the login: its path on the portal and its heading. */
+const FIRST_PAGES = {
+  auto: { path: '/devis/auto', heading: HEADINGS.autoDriver },
+  mrh: { path: '/devis/habitation', heading: HEADINGS.homeDwelling },
+  attestation: { path: '/attestation', heading: HEADINGS.attestationForm },
+} as const;
 
 /** The portal allows 3 codes per login; the robot never asks a person more often than that. */
 const MAX_MFA_ATTEMPTS = 3;
@@ -26,11 +33,10 @@ const MAX_MFA_ATTEMPTS = 3;
 export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAdapter {
   const timeouts: SandboxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
 
+  /** From the portal's login form, to its home page. */
   async function logIn(ctx: RobotContext, portal: PortalSession): Promise<void> {
     ctx.progress('logging in', 10);
     const login = new LoginPage(portal);
-    // A page resumed from the login's previous job may still be logged in: no password, no code.
-    if ((await login.open()) === 'home') return;
     if ((await login.logIn(ctx.credentials)) === 'home') return;
 
     ctx.progress('two-step verification', 15);
@@ -60,11 +66,11 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       : { tarif_eur: quote.premiumEur, ...(suspens ? { suspens } : {}), outcome: 'partial' };
   }
 
-  async function priceAuto(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>): Promise<RobotResult> {
+  async function priceAuto(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
     const data = parse(autoSchema, dicData);
     const form = new AutoQuoteForm(portal);
     ctx.progress('opening the auto quote', 25);
-    await form.open();
+    if (!opened) await form.open();
     ctx.progress('driver', 35);
     await form.fillDriver(data);
     ctx.progress('vehicle', 50);
@@ -79,11 +85,11 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     return readResult(ctx, portal);
   }
 
-  async function priceHome(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>): Promise<RobotResult> {
+  async function priceHome(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
     const data = parse(homeSchema, dicData);
     const form = new HomeQuoteForm(portal);
     ctx.progress('opening the home quote', 25);
-    await form.open();
+    if (!opened) await form.open();
     ctx.progress('dwelling', 40);
     await form.fillDwelling(data);
     ctx.progress('occupation', 60);
@@ -95,11 +101,11 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     return readResult(ctx, portal);
   }
 
-  async function attestation(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>): Promise<RobotResult> {
+  async function attestation(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
     const data = parse(attestationSchema, dicData);
     const page = new AttestationPage(portal);
     ctx.progress('opening the attestation form', 30);
-    await page.open();
+    if (!opened) await page.open();
     // Asking for an attestation twice is harmless: no markSubmitted, a crash may retry it.
     ctx.progress('requesting the attestation', 55);
     await page.request(data.policy_number);
@@ -119,15 +125,19 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       ctx.progress('opening the browser', 5);
       const portal = await openPortal(ctx);
       try {
-        await logIn(ctx, portal);
+        // A page resumed from the login's previous job is still logged in: its form opens at once,
+        // with no password and no code. Otherwise the portal shows its login form.
+        const first = FIRST_PAGES[product.code];
+        const opened = (await new LoginPage(portal).openSignedIn(first.path, first.heading)) === 'open';
+        if (!opened) await logIn(ctx, portal);
         portal.throwIfAborted();
         switch (product.code) {
           case 'auto':
-            return await priceAuto(ctx, portal, input.dicData);
+            return await priceAuto(ctx, portal, input.dicData, opened);
           case 'mrh':
-            return await priceHome(ctx, portal, input.dicData);
+            return await priceHome(ctx, portal, input.dicData, opened);
           case 'attestation':
-            return await attestation(ctx, portal, input.dicData);
+            return await attestation(ctx, portal, input.dicData, opened);
         }
       } catch (err) {
         throw asRobotError(ctx, err);

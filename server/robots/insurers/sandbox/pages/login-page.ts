@@ -5,10 +5,7 @@ import { HEADINGS, type PortalSession } from '../page-driver.js';
 export class LoginPage {
   constructor(private readonly portal: PortalSession) {}
 
-  /**
-   * Opens the login page. 'home' when the portal went straight to its home page: the page is the
-   * login's previous job's, whose portal session is still open, and there is nothing to type.
-   */
+  /** Opens the login page (a login check's page is never resumed). 'home' when the portal went straight to its home page. */
   async open(): Promise<'login' | 'home'> {
     const landing = await this.portal.open('/login');
     if (landing.heading === HEADINGS.home) return 'home';
@@ -16,7 +13,19 @@ export class LoginPage {
     return 'login';
   }
 
-  /** Logs in; says whether the portal now asks for an SMS code. */
+  /**
+   * Opens a page behind the login. 'open' when it shows: the page is the login's previous job's,
+   * whose portal session is still open, and there is nothing to type. 'login' when the portal sent
+   * the robot to its login form instead.
+   */
+  async openSignedIn(path: string, heading: string): Promise<'open' | 'login'> {
+    const landing = await this.portal.open(path);
+    if (landing.heading === heading) return 'open';
+    if (landing.heading === HEADINGS.login) return 'login';
+    throw this.portal.unexpected(landing, `opening ${path}`);
+  }
+
+  /** Logs in from the login form; says whether the portal now asks for an SMS code. */
   async logIn(credentials: InsurerCredentials): Promise<'home' | 'mfa'> {
     await this.portal.fill('Identifiant courtier', credentials.login);
     // The password is typed and submitted untraced.
