@@ -17,7 +17,6 @@
  * Memory: every ~100 ms, RSS of this process (the service) plus every process descended from it
  * (Chromium's browser, zygotes, renderers, GPU/utility processes); the peak during the 4 jobs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,6 +32,7 @@ import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { startServerChild } from './lib/child.js';
+import { createProcessTree } from './lib/process-tree.js';
 import { SANDBOX_PORTAL_PREFIX } from './lib/protocol.js';
 import { formatTable, goalLine } from './lib/report.js';
 
@@ -50,133 +50,6 @@ function loadLine(): string {
   return loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ');
-}
-
-// ---- memory of this process and its descendants, from /proc ----
-
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  comm: string;
-}
-
-function readProcs(): ProcInfo[] {
-  const procs: ProcInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      procs.push({ pid: Number(name), ppid, comm });
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return procs;
-}
-
-/** Processes started by this one that are not the service's: the insurer portal's. */
-const outsideWorld = new Set<number>();
-
-/** The service's descendants (Chromium's processes), the portal's process and its own left out. */
-function descendants(root: number): ProcInfo[] {
-  const procs = readProcs().filter((p) => !outsideWorld.has(p.pid));
-  const found: ProcInfo[] = [];
-  let frontier = [root];
-  while (frontier.length > 0) {
-    const next = procs.filter((p) => frontier.includes(p.ppid));
-    found.push(...next);
-    frontier = next.map((p) => p.pid);
-  }
-  return found;
-}
-
-/** A field of /proc/<pid>/status or smaps_rollup in kB (0 if the process is gone). */
-function kbField(path: string, field: string): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(path, 'utf8'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-interface MemorySample {
-  serviceMb: number;
-  childrenMb: number;
-  totalMb: number;
-  /** Proportional set size of the same processes: shared pages counted once. */
-  pssMb: number;
-  processes: number;
-}
-
-function sampleMemory(): MemorySample {
-  const kids = descendants(process.pid);
-  const serviceMb = process.memoryUsage.rss() / 2 ** 20;
-  const childrenMb = kids.reduce((sum, p) => sum + kbField(`/proc/${p.pid}/status`, 'VmRSS'), 0) / 1024;
-  const pssMb = [process.pid, ...kids.map((p) => p.pid)].reduce((sum, pid) => sum + kbField(`/proc/${pid}/smaps_rollup`, 'Pss'), 0) / 1024;
-  return { serviceMb, childrenMb, totalMb: serviceMb + childrenMb, pssMb, processes: kids.length };
-}
-
-/** Every Chromium process seen as ours (descendants, and crashpad handlers reparented to init after the run started). */
-const seenChromium = new Set<number>();
-let chromiumBefore = new Set<number>();
-function noteChromium(): void {
-  for (const p of descendants(process.pid)) if (isChromium(p)) seenChromium.add(p.pid);
-  for (const p of readProcs()) if (p.ppid === 1 && isChromium(p) && !chromiumBefore.has(p.pid)) seenChromium.add(p.pid);
-}
-
-/**
- * Samples memory every SAMPLE_MS. Reading /proc for every process runs in this process, which is
- * also the service's: its own CPU is kept apart (`cpuSeconds`), so that the service's figure is the
- * service's alone (it was most of it: 0.5–1 s per job).
- */
-function startSampler(): { stop(): MemorySample; cpuSeconds(): number } {
-  let ownMicros = 0;
-  const measured = <T>(work: () => T): T => {
-    const before = process.cpuUsage();
-    try {
-      return work();
-    } finally {
-      const used = process.cpuUsage(before);
-      ownMicros += used.user + used.system;
-    }
-  };
-  let peak: MemorySample = measured(() => (noteChromium(), sampleMemory()));
-  let peakPss = peak.pssMb;
-  const timer = setInterval(() => {
-    const s = measured(() => (noteChromium(), sampleMemory()));
-    if (s.totalMb > peak.totalMb) peak = s;
-    peakPss = Math.max(peakPss, s.pssMb);
-  }, SAMPLE_MS);
-  return {
-    stop() {
-      clearInterval(timer);
-      return { ...peak, pssMb: peakPss };
-    },
-    cpuSeconds: () => ownMicros / 1e6,
-  };
-}
-
-const isChromium = (p: ProcInfo) => /chrom|crashpad/i.test(p.comm);
-
-/** CPU time (user + system, reaped children included) of this process's descendants, in seconds. */
-function childrenCpuSeconds(): number {
-  const ticks = 100; // USER_HZ on Linux
-  let total = 0;
-  for (const p of descendants(process.pid)) {
-    try {
-      const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-      total += [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total / ticks;
 }
 
 // ---- the job's figures ----
@@ -211,7 +84,7 @@ export const benchmark: Benchmark = {
   description: `sandbox pricings end to end (HTTP enqueue → Chromium robot → poll), 1 cold, ${WARM_SEQUENTIAL} warm one by one, ${PARALLEL} in parallel; peak memory of service + browser`,
   async run(ctx) {
     console.log(`   load average before (1/5/15 min): ${loadLine()}`);
-    chromiumBefore = new Set(readProcs().filter(isChromium).map((p) => p.pid));
+    const tree = createProcessTree(SAMPLE_MS);
     const dataDir = ctx.tempDir('robots');
     const config = loadConfig(
       {
@@ -233,7 +106,7 @@ export const benchmark: Benchmark = {
 
     const portalChild = await startServerChild('sandbox-portal', ctx.tempDir('robots-portal'));
     portal = `${portalChild.origin}${SANDBOX_PORTAL_PREFIX}`;
-    outsideWorld.add(portalChild.pid);
+    tree.exclude(portalChild.pid);
     const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream: new Writable({ write: (_chunk, _enc, cb) => cb() }) }) });
     let closed = false;
     const close = async () => {
@@ -308,13 +181,13 @@ export const benchmark: Benchmark = {
         }
       };
 
-      const baseline = sampleMemory();
+      const baseline = tree.sampleMemory();
       const rows: string[][] = [];
       const phase = async (name: string, jobs: () => Promise<JobTiming[]>) => {
         const portalCpuBefore = await portalChild.cpuMicros();
-        const sampler = startSampler();
+        const sampler = tree.startSampler();
         const serviceCpuBefore = process.cpuUsage();
-        const childrenCpuBefore = childrenCpuSeconds();
+        const childrenCpuBefore = tree.childrenCpuSeconds();
         const idleBefore = machineIdleMicros();
         const started = performance.now();
         const timings = await jobs();
@@ -324,7 +197,7 @@ export const benchmark: Benchmark = {
         const peak = sampler.stop();
         const samplerCpuS = sampler.cpuSeconds();
         const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6 - samplerCpuS;
-        const browserCpuS = childrenCpuSeconds() - childrenCpuBefore;
+        const browserCpuS = tree.childrenCpuSeconds() - childrenCpuBefore;
         const busyS = cpuCount() * phaseS - (machineIdleMicros() - idleBefore) / 1e6;
         const otherCores = Math.max(0, busyS - serviceCpuS - samplerCpuS - browserCpuS - portalCpuS) / phaseS;
         for (const t of timings) {
@@ -380,17 +253,16 @@ export const benchmark: Benchmark = {
       console.log(
         `   'CPU s' is per phase: the service process (without the memory sampler's reading of /proc), then Chromium (all its processes); 'other cores' is what the rest of the machine used meanwhile (of ${cpuCount()}), the portal's process apart`,
       );
-      noteChromium();
+      tree.noteChromium();
       await close();
       // The browser's helpers (zygotes, crashpad) exit a moment after the browser: give them 3 s.
       let left: number[] = [];
       for (let i = 0; i < 30; i++) {
         await sleep(100);
-        const alive = new Set(readProcs().map((p) => p.pid));
-        left = [...seenChromium].filter((pid) => alive.has(pid));
+        ({ left } = tree.chromiumLeft());
         if (left.length === 0) break;
       }
-      console.log(`after closing the app: ${left.length} of the ${seenChromium.size} chromium processes seen are left${left.length ? ` (${left.join(', ')})` : ''}`);
+      console.log(`after closing the app: ${left.length} of the ${tree.chromiumLeft().seen} chromium processes seen are left${left.length ? ` (${left.join(', ')})` : ''}`);
       if (left.length > 0) throw new Error('chromium processes were left running after the app closed');
       const goalMet = goals.every(([, met]) => met);
       return {
