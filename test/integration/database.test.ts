@@ -19,6 +19,21 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * A new database file as the version before a migration left it (the first migration whose SQL
+ * holds `marker`), still open as that version, for a test to fill before this version opens it.
+ */
+function databaseBefore(marker: string, options: { foreignKeys?: boolean } = {}): { file: string; old: Sqlite.Database } {
+  const file = freshFile();
+  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+  const next = migrations.findIndex((m) => m.sql.some((s) => s.includes(marker)));
+  expect(next).toBeGreaterThan(0);
+  const old = new Sqlite(file);
+  if (options.foreignKeys) old.pragma('foreign_keys = ON');
+  applyMigrations(old, migrations.slice(0, next));
+  return { file, old };
+}
+
 describe('SQLite store', () => {
   it('opens with WAL, foreign keys and a busy timeout, and applies the committed migrations', () => {
     const file = freshFile();
@@ -57,13 +72,7 @@ describe('SQLite store', () => {
   });
 
   it('migrates a database holding quotes, PDFs and contracts through a table rebuild, keeping every row and reference', () => {
-    const file = freshFile();
-    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
-    const rebuild = migrations.findIndex((m) => m.sql.some((s) => s.includes('__new_devis')));
-    expect(rebuild).toBeGreaterThan(0);
-    const old = new Sqlite(file);
-    old.pragma('foreign_keys = ON');
-    applyMigrations(old, migrations.slice(0, rebuild));
+    const { file, old } = databaseBefore('__new_devis', { foreignKeys: true });
     old.exec(`
       INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C', 1);
       INSERT INTO devis (id, cabinet_id, status, client_id, compagnie, produit, dic_data, created_at, updated_at, tarif_cents, pdf_sha256)
@@ -84,12 +93,7 @@ describe('SQLite store', () => {
   });
 
   it('migrates a database whose users, stored idempotency keys and console kill switch came from the previous version', () => {
-    const file = freshFile();
-    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
-    const perCaller = migrations.findIndex((m) => m.sql.some((s) => s.includes('`caller` text NOT NULL')));
-    expect(perCaller).toBeGreaterThan(0);
-    const old = new Sqlite(file);
-    applyMigrations(old, migrations.slice(0, perCaller));
+    const { file, old } = databaseBefore('`caller` text NOT NULL');
     old.exec(`
       INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C', 1);
       INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u1', 'c1', 'a@example.fr', 'x', 'admin', 1);
@@ -115,12 +119,7 @@ describe('SQLite store', () => {
   });
 
   it('numbers the jobs of the previous version per cabinet in creation order, for the hourly quota', () => {
-    const file = freshFile();
-    const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
-    const numbering = migrations.findIndex((m) => m.sql.some((s) => s.includes('ADD `enqueue_number`')));
-    expect(numbering).toBeGreaterThan(0);
-    const old = new Sqlite(file);
-    applyMigrations(old, migrations.slice(0, numbering));
+    const { file, old } = databaseBefore('ADD `enqueue_number`');
     const job = old.prepare(
       `INSERT INTO jobs (id, cabinet_id, compagnie, produit, dic_data, request_hash, devis_id, status, progress_step, progress_percent, cost_credits, submitted, attempts, created_at, updated_at)
        VALUES (?, ?, 'sandbox', 'auto', '{}', 'h', 'd', 'completed', 'done', 100, 10, 0, 0, ?, ?)`,

@@ -39,6 +39,19 @@ function request(extra: Record<string, unknown> = {}) {
   return { compagnie: 'testco', produit: 'auto', dicData: { ...dic(), postcode: String(10000 + n) }, ...extra };
 }
 
+/** A server of its own whose quota is 2 an hour, with one cabinet that has credits and credentials; closed after `test`. */
+async function onQuotaOfTwo(test: (api: ReturnType<typeof apiClient>, quotaServer: TestServer, cabinetId: string) => Promise<void>): Promise<void> {
+  const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
+  try {
+    const id = await quotaServer.createCabinet();
+    grantCredits(quotaServer.deps, id, 100);
+    setInsurerCredentials(quotaServer.deps, id, 'testco', { login: 'l', password: 'p' });
+    await test(apiClient(quotaServer, quotaServer.createKey(id).key), quotaServer, id);
+  } finally {
+    await quotaServer.close();
+  }
+}
+
 const worker = () => server.app.robotWorker;
 
 async function job(api: ReturnType<typeof apiClient>, id: string): Promise<Job> {
@@ -140,12 +153,7 @@ describe('enqueue: every error of part 7, in order', () => {
     expect(missing.status).toBe(409);
     expect(missing.body.error).toBe('insurer_credentials_missing');
 
-    const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
-    try {
-      const id = await quotaServer.createCabinet();
-      grantCredits(quotaServer.deps, id, 100);
-      setInsurerCredentials(quotaServer.deps, id, 'testco', { login: 'l', password: 'p' });
-      const q = apiClient(quotaServer, quotaServer.createKey(id).key);
+    await onQuotaOfTwo(async (q) => {
       await enqueue(q, request());
       clock.advance(60_000);
       await enqueue(q, request());
@@ -156,9 +164,7 @@ describe('enqueue: every error of part 7, in order', () => {
       expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 0, limit: 2 } } });
       clock.advance(3600_000 - 60_000 + 1);
       await enqueue(q, request());
-    } finally {
-      await quotaServer.close();
-    }
+    });
 
     const replay = await cabinet();
     const body = request();
@@ -180,12 +186,7 @@ describe('enqueue: every error of part 7, in order', () => {
   });
 
   it('the hourly quota counts what this install enqueued: a job pulled from another install of the cabinet counts there', async () => {
-    const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
-    try {
-      const id = await quotaServer.createCabinet();
-      grantCredits(quotaServer.deps, id, 100);
-      setInsurerCredentials(quotaServer.deps, id, 'testco', { login: 'l', password: 'p' });
-      const q = apiClient(quotaServer, quotaServer.createKey(id).key);
+    await onQuotaOfTwo(async (q, quotaServer, id) => {
       await enqueue(q, request());
       const now = clock.now();
       const pulled = { compagnie: 'testco', produit: 'auto', dic_data: '{}', request_hash: 'elsewhere', devis_id: randomUUID(), status: 'completed', progress_step: 'done' };
@@ -200,9 +201,7 @@ describe('enqueue: every error of part 7, in order', () => {
       expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 1, limit: 2 } } });
       await enqueue(q, request());
       expect((await q.post('/automation/tarifications', request())).body.error).toBe('rpa_quota_exceeded');
-    } finally {
-      await quotaServer.close();
-    }
+    });
   });
 
   it('402, then a grant, then the same Idempotency-Key succeeds (and replays)', async () => {
