@@ -7,7 +7,7 @@ import { HomeQuoteForm } from './pages/home-quote-form.js';
 import { LoginPage } from './pages/login-page.js';
 import { MfaPage } from './pages/mfa-page.js';
 import { ResultsPage, type QuoteResult } from './pages/results-page.js';
-import { cancelled, DEFAULT_TIMEOUTS, HEADINGS, PortalSession, type SandboxTimeouts } from './page-driver.js';
+import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
 
 export interface SandboxAdapterOptions {
@@ -16,12 +16,8 @@ export interface SandboxAdapterOptions {
   timeouts?: Partial<SandboxTimeouts>;
 }
 
-/** Each product's first page behind the login: its path on the portal and its heading. */
-const FIRST_PAGES = {
-  auto: { path: '/devis/auto', heading: HEADINGS.autoDriver },
-  mrh: { path: '/devis/habitation', heading: HEADINGS.homeDwelling },
-  attestation: { path: '/attestation', heading: HEADINGS.attestationForm },
-} as const;
+/** Each product's first page behind the login. */
+const FIRST_PAGES = { auto: AutoQuoteForm.firstPage, mrh: HomeQuoteForm.firstPage, attestation: AttestationPage.firstPage } as const;
 
 /** The portal allows 3 codes per login; the robot never asks a person more often than that. */
 const MAX_MFA_ATTEMPTS = 3;

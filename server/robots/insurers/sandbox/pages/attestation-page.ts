@@ -5,11 +5,15 @@ import { HomePage } from './home-page.js';
 
 /** "Demande d’attestation" (the contract number), then "Attestation d’assurance" and its PDF. */
 export class AttestationPage {
+  /** Its first page, behind the login: a session still logged in opens it directly. */
+  static readonly firstPage = { path: '/attestation', heading: HEADINGS.attestationForm };
+
   constructor(private readonly portal: PortalSession) {}
 
+  /** From the portal's home page. */
   async open(): Promise<void> {
     const landing = await new HomePage(this.portal).follow('Attestation d’assurance');
-    if (landing.heading !== HEADINGS.attestationForm) throw this.portal.unexpected(landing, 'opening the attestation form');
+    if (landing.heading !== AttestationPage.firstPage.heading) throw this.portal.unexpected(landing, 'opening the attestation form');
   }
 
   async request(policyNumber: string): Promise<void> {

@@ -6,11 +6,15 @@ const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = { tiers: 'Tiers
 
 /** The auto quote's three steps: Conducteur, Véhicule, Formule. */
 export class AutoQuoteForm {
+  /** Its first page, behind the login: a session still logged in opens it directly. */
+  static readonly firstPage = { path: '/devis/auto', heading: HEADINGS.autoDriver };
+
   constructor(private readonly portal: PortalSession) {}
 
+  /** From the portal's home page. */
   async open(): Promise<void> {
     const landing = await new HomePage(this.portal).follow('Nouveau devis auto');
-    if (landing.heading !== HEADINGS.autoDriver) throw this.portal.unexpected(landing, 'opening the auto quote');
+    if (landing.heading !== AutoQuoteForm.firstPage.heading) throw this.portal.unexpected(landing, 'opening the auto quote');
   }
 
   async fillDriver(data: AutoQuoteData): Promise<void> {

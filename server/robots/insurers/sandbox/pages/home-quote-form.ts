@@ -4,11 +4,15 @@ import { HomePage } from './home-page.js';
 
 /** The home (MRH) quote's two steps: Logement, Occupation. */
 export class HomeQuoteForm {
+  /** Its first page, behind the login: a session still logged in opens it directly. */
+  static readonly firstPage = { path: '/devis/habitation', heading: HEADINGS.homeDwelling };
+
   constructor(private readonly portal: PortalSession) {}
 
+  /** From the portal's home page. */
   async open(): Promise<void> {
     const landing = await new HomePage(this.portal).follow('Nouveau devis habitation');
-    if (landing.heading !== HEADINGS.homeDwelling) throw this.portal.unexpected(landing, 'opening the home quote');
+    if (landing.heading !== HomeQuoteForm.firstPage.heading) throw this.portal.unexpected(landing, 'opening the home quote');
   }
 
   async fillDwelling(data: HomeQuoteData): Promise<void> {
