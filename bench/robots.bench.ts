@@ -81,7 +81,7 @@ function autoData(): Record<string, unknown> {
 
 export const benchmark: Benchmark = {
   name: 'robots',
-  description: `sandbox pricings end to end (HTTP enqueue → Chromium robot → poll), 1 cold, ${WARM_SEQUENTIAL} warm one by one, ${PARALLEL} in parallel; peak memory of service + browser`,
+  description: `sandbox pricings end to end (HTTP enqueue → Chromium robot → the job read over HTTP when its signal says it changed), 1 cold, ${WARM_SEQUENTIAL} warm one by one, ${PARALLEL} in parallel; peak memory of service + browser`,
   async run(ctx) {
     console.log(`   load average before (1/5/15 min): ${loadLine()}`);
     const tree = createProcessTree(SAMPLE_MS);
