@@ -319,6 +319,15 @@ export const getJobArtifact = defineEndpoint({
 /** How long a failed run's screenshot and trace are kept after its job ended. */
 export const ARTIFACT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
+/**
+ * How the console names a job in a sentence or a row: the last 8 characters of its id. Job ids are
+ * time-ordered (UUID version 7): their start is the creation time, the same for the jobs of a
+ * minute, and their end is random. The console's search finds a job by that end too.
+ */
+export function shortJobReference(jobId: string): string {
+  return jobId.slice(-8);
+}
+
 export function pollUrl(jobId: string): string {
   return `/api/v1/public/automation/jobs/${jobId}`;
 }

@@ -70,7 +70,7 @@ const instantOrDate = z.union([z.iso.date(), z.iso.datetime({ offset: true })], 
 
 const consoleJobsQuery = z.object({
   status: jobStatusSchema.optional(),
-  /** The insured's or client's name (any part), or the start of the job's or quote's id. */
+  /** The insured's or client's name (any part), or the start or the end of the job's or quote's id. */
   q: z.string().trim().min(1, 'type at least one character').max(100).optional(),
   /** Created at or after (a date: from its start, UTC). */
   from: instantOrDate.optional(),

@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import { atomically } from '../db/atomically.js';
+import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
@@ -156,7 +157,8 @@ export function enqueueTarification(
       );
     }
 
-    const jobId = randomUUID();
+    const now = deps.clock.now();
+    const jobId = timeOrderedUuid(now, deps.randomBytes);
     if (!debitForJob(deps, cabinetId, jobId, cost)) {
       throw new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${creditBalance(deps, cabinetId)}. No job was created; top up, then retry with the same Idempotency-Key.`, {
         required_credits: cost,
@@ -171,7 +173,6 @@ export function enqueueTarification(
       dicData: check.data,
       jobId,
     });
-    const now = deps.clock.now();
     store.insertJob(deps.db.orm, {
       id: jobId,
       cabinetId,

@@ -97,13 +97,18 @@ function likeEscaped(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** The insured named in dicData (any part, any case), the start of the job's or quote's id, or a matched client's quote. */
+/**
+ * The insured named in dicData (any part, any case), the start or the end of the job's or quote's
+ * id (the console names a job by its end: shortJobReference), or a matched client's quote.
+ */
 function matchesSearch(search: JobSearch) {
   const text = likeEscaped(search.text.toLowerCase());
   return or(
     sql`lower(json_extract(${jobs.dicData}, '$.insured_name')) like ${`%${text}%`} escape '\\'`,
     sql`${jobs.id} like ${`${text}%`} escape '\\'`,
+    sql`${jobs.id} like ${`%${text}`} escape '\\'`,
     sql`${jobs.devisId} like ${`${text}%`} escape '\\'`,
+    sql`${jobs.devisId} like ${`%${text}`} escape '\\'`,
     search.devisIds.length > 0 ? inArray(jobs.devisId, [...search.devisIds]) : undefined,
   );
 }

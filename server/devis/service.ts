@@ -5,6 +5,7 @@ import type { Page } from '../../shared/pagination.js';
 import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
 import { clientExists } from '../crm/clients.js';
 import { atomically } from '../db/atomically.js';
+import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
@@ -68,7 +69,7 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
   }
   const now = deps.clock.now();
   const row: store.DevisRow = {
-    id: randomUUID(),
+    id: timeOrderedUuid(now, deps.randomBytes),
     cabinetId,
     status: 'draft',
     clientId: input.client_id,
@@ -275,7 +276,7 @@ export function startDevisPricing(
     return input.devisId;
   }
   if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId)) throw unknownReference('client_id', 'client', input.clientId);
-  const id = randomUUID();
+  const id = timeOrderedUuid(now, deps.randomBytes);
   insertDevisRow(deps, {
     id,
     cabinetId,

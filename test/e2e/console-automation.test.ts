@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
@@ -133,8 +134,8 @@ describe('the automation pages in real Chromium', () => {
     await page.waitForURL(/\/console\/jobs\?job=/);
     const jobId = new URL(page.url()).searchParams.get('job') ?? '';
     await page.getByRole('status').getByText('Live updates on').waitFor();
-    await recordProgress(page, `Progress of job ${jobId.slice(0, 8)}`);
-    const progress = page.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    await recordProgress(page, `Progress of job ${shortJobReference(jobId)}`);
+    const progress = page.getByRole('progressbar', { name: `Progress of job ${shortJobReference(jobId)}` });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');
     const run = await progressSeen(page);
     // The same page (no reload) saw the bar move through steps up to 100.
@@ -192,7 +193,7 @@ describe('the automation pages in real Chromium', () => {
     await promptB.waitFor({ timeout: 30_000 });
     await promptB.getByText(/6 chiffres/).waitFor();
     await promptB.getByRole('link', { name: /Paul Durand · Multirisque habitation/ }).waitFor();
-    await jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Code needed').waitFor();
+    await jobs.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getByText('Code needed').waitFor();
     await saveScreenshot(other, 'automation-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';
@@ -202,7 +203,7 @@ describe('the automation pages in real Chromium', () => {
     await promptA.waitFor({ state: 'detached' });
     await promptB.waitFor({ state: 'detached' });
 
-    const progress = jobs.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    const progress = jobs.getByRole('progressbar', { name: `Progress of job ${shortJobReference(jobId)}` });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');
     await jobs.getByRole('row').filter({ has: progress }).getByText('Completed').waitFor();
     await saveScreenshot(jobs, 'automation-jobs-after-mfa');

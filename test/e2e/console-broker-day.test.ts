@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shortJobReference } from '../../shared/automation.js';
 import { ADMIN_STRINGS } from '../../renderer/src/pages/admin/strings.js';
 import { AUTOMATION_STRINGS } from '../../renderer/src/pages/automation/strings.js';
 import { JOB_STRINGS } from '../../renderer/src/pages/automation/jobStrings.js';
@@ -149,7 +150,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
   }
 
   async function statusOf(jobId: string): Promise<string | null> {
-    return page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getAttribute('data-status');
+    return page.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getAttribute('data-status');
   }
 
   it('first run: the setup page creates the cabinet; home says what to do next', async () => {

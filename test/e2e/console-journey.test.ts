@@ -6,6 +6,7 @@ import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { shortJobReference } from '../../shared/automation.js';
 import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
@@ -204,7 +205,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.waitForURL(/\/console\/jobs\?job=/);
     const jobId = new URL(page.url()).searchParams.get('job') ?? '';
     await page.getByRole('status').getByText('Live updates on').waitFor();
-    const label = `Progress of job ${jobId.slice(0, 8)}`;
+    const label = `Progress of job ${shortJobReference(jobId)}`;
     await recordProgress(page, label);
     const progress = page.getByRole('progressbar', { name: label });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 30_000, interval: 100 }).toBe('100');
@@ -263,7 +264,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     const prompt = page.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
     await prompt.waitFor({ timeout: 30_000 });
     await prompt.getByRole('link', { name: / · / }).waitFor();
-    await page.getByRole('row').filter({ hasText: jobId.slice(0, 8) }).getByText('Code needed').waitFor();
+    await page.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getByText('Code needed').waitFor();
     await screenshot('jobs-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';
@@ -271,7 +272,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await prompt.getByLabel('Code', { exact: true }).fill(code);
     await prompt.getByRole('button', { name: 'Send the code' }).click();
     await prompt.waitFor({ state: 'detached' });
-    const progress = page.getByRole('progressbar', { name: `Progress of job ${jobId.slice(0, 8)}` });
+    const progress = page.getByRole('progressbar', { name: `Progress of job ${shortJobReference(jobId)}` });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 30_000, interval: 100 }).toBe('100');
     await page.getByRole('row').filter({ has: progress }).getByText('Completed').waitFor();
     await screenshot('jobs-after-mfa');

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shortJobReference } from '../../shared/automation.js';
 import { ADMIN_STRINGS } from '../../renderer/src/pages/admin/strings.js';
 import { AUTOMATION_STRINGS } from '../../renderer/src/pages/automation/strings.js';
 import { JOB_STRINGS } from '../../renderer/src/pages/automation/jobStrings.js';
@@ -203,7 +204,7 @@ describe('Cancel', () => {
       expect(priced.status).toBe(202);
       const jobId = ((await priced.json()) as { job_id: string }).job_id;
       const page = await consolePage('en', DESK, '/console/jobs');
-      const row = page.getByRole('row').filter({ hasText: jobId.slice(0, 8) });
+      const row = page.getByRole('row').filter({ hasText: shortJobReference(jobId) });
       await row.getByRole('button', { name: s.cancelJob('Lucie Bernard') }).click();
       const dialog = page.getByRole('dialog', { name: j.cancelTitle });
       await dialog.getByText(j.cancelBody('Lucie Bernard')).waitFor();

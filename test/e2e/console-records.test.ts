@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
@@ -125,9 +126,9 @@ describe('the records pages in real Chromium', () => {
     await quote.getByText('Priced', { exact: true }).waitFor();
     await quote.getByText('Not signed').waitFor();
     await quote.getByText(/€/).first().waitFor();
-    const jobLink = quote.getByRole('link', { name: `job ${jobId.slice(0, 8)}` });
+    const jobLink = quote.getByRole('link', { name: `job ${shortJobReference(jobId)}` });
     expect(await jobLink.getAttribute('href')).toBe(`/console/jobs/${jobId}`);
-    await page.getByRole('link', { name: `Assurance auto · job ${jobId.slice(0, 8)}` }).waitFor();
+    await page.getByRole('link', { name: `Assurance auto · job ${shortJobReference(jobId)}` }).waitFor();
     // The opportunity whose contact has Dupont's email.
     await page.getByRole('link', { name: 'Auto Jean Dupont' }).waitFor();
     await saveScreenshot(page, 'records-client-en');

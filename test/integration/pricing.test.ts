@@ -280,6 +280,14 @@ describe('running jobs', () => {
     expect((after.body.data as { job_id: string }[]).map((j) => j.job_id)).toEqual([second]);
     expect((await api.get('/automation/jobs?created_after=2099-01-01T00:00:00Z')).body.count).toBe(0);
     expect((await api.get('/automation/jobs?status=completed')).body.count).toBe(2);
+    // Job and quote ids are UUIDv7: they start with their creation's milliseconds, so they sort as created.
+    const millisOf = (uuid: string) => parseInt(uuid.replaceAll('-', '').slice(0, 12), 16);
+    for (const jobId of [first, second]) {
+      const { created_at, devis_id } = await job(api, jobId);
+      expect(jobId[14]).toBe('7');
+      expect([millisOf(jobId), millisOf(devis_id)]).toEqual([Date.parse(created_at), Date.parse(created_at)]);
+    }
+    expect(second > first).toBe(true);
   });
 
   it('partial when priced without a PDF', async () => {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ProductSchemaDocument } from '../../../../shared/automation.js';
+import { shortJobReference, type ProductSchemaDocument } from '../../../../shared/automation.js';
 import {
   cancelConsoleJob,
   getConsoleDevisPdf,
@@ -18,7 +18,7 @@ import type { PageProps } from '../../slices/types.js';
 import { subscribeToJobs } from './jobFeed.js';
 import { CANCELLABLE, creditsText, formatClock, insuredOf, jobPath } from './jobView.js';
 import { JOB_STRINGS } from './jobStrings.js';
-import { AUTOMATION_STRINGS, formatDateTime, formatEuros, shortId } from './strings.js';
+import { AUTOMATION_STRINGS, formatDateTime, formatEuros } from './strings.js';
 
 type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; job: ConsoleJobDetail };
 
@@ -115,7 +115,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
         <dd>{formatDateTime(lang, job.created_at)}</dd>
         <dt>{s.progress}</dt>
         <dd>
-          <progress max={100} value={job.progress.percent} aria-label={s.progressOf(shortId(job.job_id))} /> {`${job.progress.percent} % · ${j.step(job.progress.step)}`}
+          <progress max={100} value={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} /> {`${job.progress.percent} % · ${j.step(job.progress.step)}`}
         </dd>
         <dt>{s.creditsCol}</dt>
         <dd>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { JOB_STATUSES, type JobStatus } from '../../../../shared/automation.js';
+import { JOB_STATUSES, shortJobReference, type JobStatus } from '../../../../shared/automation.js';
 import { cancelConsoleJob, getConsoleDevisPdf, listConsoleJobs, type ConsoleJob } from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
@@ -10,7 +10,7 @@ import { JobDetail } from './JobDetail.js';
 import { subscribeToJobs, useFeedLive } from './jobFeed.js';
 import { JOB_STRINGS, type JobStrings } from './jobStrings.js';
 import { CANCELLABLE, creditsText, insuredOf, jobIdInPath, jobPath } from './jobView.js';
-import { AUTOMATION_STRINGS, formatDateTime, formatEuros, shortId, type AutomationStrings } from './strings.js';
+import { AUTOMATION_STRINGS, formatDateTime, formatEuros, type AutomationStrings } from './strings.js';
 
 interface Filters {
   status: JobStatus | '';
@@ -292,14 +292,14 @@ function JobRow({
         <br />
         <span className="muted small">{`${job.product_label} · ${job.insurer_name}`}</span>
         <br />
-        <span className="muted small" title={job.job_id}>{`${j.reference} ${shortId(job.job_id)}`}</span>
+        <span className="muted small" title={job.job_id}>{`${j.reference} ${shortJobReference(job.job_id)}`}</span>
       </th>
       <td data-label={s.created}>{formatDateTime(lang, job.created_at)}</td>
       <td data-label={s.status}>
         <span className={`automation-status-${job.status}`}>{s.statuses[job.status]}</span>
       </td>
       <td className="automation-progress-cell" data-label={s.progress}>
-        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(shortId(job.job_id))} />
+        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} />
         <span className="small">{`${job.progress.percent} % · ${j.step(job.progress.step)}`}</span>
       </td>
       <td data-label={s.creditsCol}>{creditsText(job, j)}</td>

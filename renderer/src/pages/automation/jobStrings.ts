@@ -117,7 +117,7 @@ function jobError(words: Record<string, string>, unknown: string, quote: (said: 
 
 const en: JobStrings = {
   search: 'Find a job',
-  searchHint: 'A client’s or insured’s name, or the start of a reference.',
+  searchHint: 'A client’s or insured’s name, or a reference (its start or its end).',
   insured: 'Insured',
   unnamed: 'Unnamed insured',
   product: 'Product',
@@ -165,7 +165,7 @@ const en: JobStrings = {
 
 const fr: JobStrings = {
   search: 'Trouver une tâche',
-  searchHint: 'Le nom d’un client ou d’un assuré, ou le début d’une référence.',
+  searchHint: 'Le nom d’un client ou d’un assuré, ou une référence (son début ou sa fin).',
   insured: 'Assuré',
   unnamed: 'Assuré sans nom',
   product: 'Produit',

@@ -307,7 +307,3 @@ export function formatEuros(lang: Lang, amount: number): string {
   return amount.toLocaleString(locale(lang), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
-/** The first 8 characters of a UUID: enough to tell jobs apart on a page. */
-export function shortId(id: string): string {
-  return id.slice(0, 8);
-}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { shortJobReference } from '../../../../shared/automation.js';
 import type { Client, Opportunity } from '../../../../shared/crm.js';
 import { eraseConsoleClient, getConsoleClient, listClientOpportunities } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
@@ -10,7 +11,7 @@ import { ClientForm } from './ClientForm.js';
 import { clientName, Notice } from './common.js';
 import { jobPath } from '../automation/jobView.js';
 import { QuoteList, useQuotes } from './QuoteList.js';
-import { formatDate, formatEuros, RECORDS_STRINGS, shortId, type RecordsStrings } from './strings.js';
+import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 
 type Loaded<T> = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; data: T };
 
@@ -150,7 +151,7 @@ function ClientJobs({ quotes, s, lang }: { quotes: ReturnType<typeof useQuotes>[
       <ul className="records-simple-list">
         {jobs.map((job) => (
           <li key={job.job_id}>
-            <a href={jobPath(job.job_id)}>{`${job.product} · ${s.job(shortId(job.job_id))}`}</a>
+            <a href={jobPath(job.job_id)}>{`${job.product} · ${s.job(shortJobReference(job.job_id))}`}</a>
             <span className="muted">{` · ${s.jobStatuses[job.status]} · ${formatDate(lang, job.created_at)}`}</span>
           </li>
         ))}

@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import { shortJobReference } from '../../../../shared/automation.js';
 import { getConsoleDevisPdf } from '../../../../shared/console-automation.js';
 import { listConsoleDevis, signConsoleDevis, type ConsoleDevis } from '../../../../shared/console-records.js';
 import type { DevisStatus } from '../../../../shared/devis.js';
@@ -9,7 +10,7 @@ import type { Lang, Strings } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import { jobPath } from '../automation/jobView.js';
 import { clientPath, Notice, usePagedList } from './common.js';
-import { formatDate, formatEuros, RECORDS_STRINGS, shortId, type RecordsStrings } from './strings.js';
+import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 
 const PAGE_SIZE = 50;
 
@@ -111,7 +112,7 @@ function QuoteCard({ quote, lang, s, showClient, onSign }: { quote: ConsoleDevis
         {quote.job && (
           <span className="small">
             {`${s.pricedBy} `}
-            <a href={jobPath(quote.job.job_id)}>{s.job(shortId(quote.job.job_id))}</a>
+            <a href={jobPath(quote.job.job_id)}>{s.job(shortJobReference(quote.job.job_id))}</a>
             {` (${s.jobStatuses[quote.job.status]})`}
           </span>
         )}

@@ -323,7 +323,3 @@ export function formatDate(lang: Lang, iso: string): string {
   return new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium' }).format(new Date(iso));
 }
 
-/** The first 8 characters of an id: enough to tell jobs apart on a page. */
-export function shortId(id: string): string {
-  return id.slice(0, 8);
-}
