@@ -102,7 +102,7 @@ export function getConsoleJobDetail(deps: Deps, cabinetId: string, jobId: string
   return {
     ...toConsoleJob(deps, row),
     dicData: JSON.parse(row.dicData) as Record<string, unknown>,
-    steps: store.jobTimeline(deps.db.orm, cabinetId, jobId).map((s) => ({ at: toIso(s.at), status: s.status, step: s.step, percent: s.percent })),
+    steps: store.jobTimeline(row).map((s) => ({ at: toIso(s.at), status: s.status, step: s.step, percent: s.percent })),
     retryable: RETRYABLE.includes(row.status),
   };
 }

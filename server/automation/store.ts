@@ -1,11 +1,10 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
-import { atomically } from '../db/atomically.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
-import { IN_JSON_ARRAY, tableSql } from '../db/table-sql.js';
+import { IN_JSON_ARRAY, tableSql, type SqlPart } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, jobSteps, robotPauses } from './schema.js';
+import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, robotPauses } from './schema.js';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type BreakerRow = typeof insurerBreakers.$inferSelect;
@@ -20,45 +19,61 @@ const IN_ACTIVE = `IN (${ACTIVE.map((status) => `'${status}'`).join(', ')})`;
  * every call, these statements cost the queue more than its work (see BENCHMARKS.md).
  */
 const JOB = tableSql(jobs);
-const JOB_STEP = tableSql(jobSteps);
 const BREAKER = tableSql(insurerBreakers);
 const ROBOT_PAUSE = tableSql(robotPauses);
 
-export function insertJob(orm: Orm, row: JobRow): void {
-  JOB.insert(orm, row);
-  appendStep(orm, row);
+/** A new job, its timeline starting with its state now. */
+export function insertJob(orm: Orm, row: Omit<JobRow, 'timeline'>): void {
+  const first: JobStep = { status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt };
+  JOB.insert(orm, { ...row, timeline: JSON.stringify([first]) });
 }
 
-export type JobStepRow = typeof jobSteps.$inferSelect;
-
-/** The job's state now, as one step of its timeline. */
-function appendStep(orm: Orm, row: Pick<JobRow, 'cabinetId' | 'id' | 'status' | 'progressStep' | 'progressPercent' | 'updatedAt'>): void {
-  JOB_STEP.insert(orm, { cabinetId: row.cabinetId, jobId: row.id, status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt });
+/** One step of a job's timeline (jobs.timeline). */
+export interface JobStep {
+  status: JobRow['status'];
+  step: string;
+  percent: number;
+  at: number;
 }
 
-/** The timeline of a job on this install, oldest first. */
-export function jobTimeline(orm: Orm, cabinetId: string, jobId: string): JobStepRow[] {
-  return orm
-    .select()
-    .from(jobSteps)
-    .where(and(eq(jobSteps.cabinetId, cabinetId), eq(jobSteps.jobId, jobId)))
-    .orderBy(asc(jobSteps.id))
-    .all();
+/** The timeline of a job on this install, oldest first (none for a job pulled from another install). */
+export function jobTimeline(row: JobRow): JobStep[] {
+  return row.timeline === null ? [] : (JSON.parse(row.timeline) as JobStep[]);
+}
+
+/**
+ * The assignment that appends the job's state after `changes` to its timeline, in the UPDATE that
+ * makes them: each field is the new value when it changes, else its column, which that UPDATE
+ * leaves as it was.
+ */
+function appendStep(changes: Partial<JobRow>): SqlPart {
+  // better-sqlite3 binds every number as a REAL, which JSON would write as 100.0.
+  const fields = [
+    ['status', 'status', changes.status, '?'],
+    ['step', 'progress_step', changes.progressStep, '?'],
+    ['percent', 'progress_percent', changes.progressPercent, 'CAST(? AS INTEGER)'],
+    ['at', 'updated_at', changes.updatedAt, 'CAST(? AS INTEGER)'],
+  ] as const;
+  const values = fields.flatMap(([, , value]) => (value === undefined ? [] : [value]));
+  const step = fields.map(([key, column, value, placeholder]) => `'${key}', ${value === undefined ? `"${column}"` : placeholder}`).join(', ');
+  return { sql: `"timeline" = json_insert(coalesce("timeline", '[]'), '$[#]', json_object(${step}))`, values };
 }
 
 export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
   return JOB.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
-/** Updates a job only if it is still in one of the expected statuses: the job as updated, undefined when it moved meanwhile. */
+/**
+ * Updates a job only if it is still in one of the expected statuses: the job as updated, undefined
+ * when it moved meanwhile. A move of its status or progress is a step of its timeline.
+ */
 export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): JobRow | undefined {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
-  // The row and its timeline step together, also when the caller is not in a transaction.
-  return atomically(orm.$client, () => {
-    const [moved] = JOB.update(orm, changes, `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`, cabinetId, id, JSON.stringify(from));
-    if (moved && movesTimeline) appendStep(orm, moved);
-    return moved;
-  });
+  const clauses = `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`;
+  const [moved] = movesTimeline
+    ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id, JSON.stringify(from))
+    : JOB.update(orm, changes, clauses, cabinetId, id, JSON.stringify(from));
+  return moved;
 }
 
 export function listJobs(
@@ -182,9 +197,7 @@ export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | u
   );
   if (!next) return undefined;
   const changes = { status: 'running' as const, leaseUntil: now + leaseMs, attempts: next.attempts + 1, updatedAt: now };
-  const [claimed] = JOB.update(orm, changes, `WHERE id = ? AND status = 'pending'`, next.id);
-  if (!claimed) return undefined;
-  appendStep(orm, claimed);
+  const [claimed] = JOB.updateWith(orm, changes, appendStep(changes), `WHERE id = ? AND status = 'pending'`, next.id);
   return claimed;
 }
 

@@ -7,10 +7,10 @@ import * as store from './store.js';
 
 /**
  * Jobs sync once terminal, as history and result. The lease, the MFA challenge, the artifacts'
- * local files, the callback subscription and the enqueue number (the hourly quota's) mean
- * something on the install that ran the job only.
+ * local files, the callback subscription, the enqueue number (the hourly quota's) and the timeline
+ * (the steps this install saw) mean something on the install that ran the job only.
  */
-const jobTable = syncedTable('job', jobs, { local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber'] });
+const jobTable = syncedTable('job', jobs, { local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber', 'timeline'] });
 
 export const jobRecords = {
   ...jobTable,

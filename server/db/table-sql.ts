@@ -29,6 +29,17 @@ export interface TableSql<T extends SQLiteTable> {
    * value leaves its column alone, as in drizzle's `set`. One statement per set of columns.
    */
   update(orm: Orm, changes: Partial<T['$inferInsert']>, clauses: string, ...values: unknown[]): T['$inferSelect'][];
+  /**
+   * The same, with assignments of the caller's after the columns' (SQL and its `?` values): for a
+   * column whose new value SQL computes, `UPDATE <table> SET <each given column>, <also.sql> <clauses>`.
+   */
+  updateWith(orm: Orm, changes: Partial<T['$inferInsert']>, also: SqlPart, clauses: string, ...values: unknown[]): T['$inferSelect'][];
+}
+
+/** A piece of SQL and the values of its `?` placeholders, in order. */
+export interface SqlPart {
+  sql: string;
+  values: readonly unknown[];
 }
 
 export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
@@ -66,13 +77,16 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
       return row && fromDriver(row);
     },
     all: (orm, clauses, ...values) => (query(orm, clauses).all(...values) as unknown[][]).map(fromDriver),
-    update(orm, changes, clauses, ...values) {
-      const set = Object.entries(changes as Record<string, unknown>).filter(([key, value]) => value !== undefined && byKey.has(key));
-      if (set.length === 0) throw new Error(`An update of ${name} needs at least one column to set.`);
-      const assignments = set.map(([key]) => `"${byKey.get(key)?.name}" = ?`).join(', ');
-      const setValues = set.map(([key, value]) => (value === null ? null : byKey.get(key)?.mapToDriverValue(value)));
-      const statement = orm.prepared(`UPDATE ${name} SET ${assignments} ${clauses} RETURNING ${names}`).raw(true);
-      return (statement.all(...setValues, ...values) as unknown[][]).map(fromDriver);
-    },
+    update: (orm, changes, clauses, ...values) => update(orm, changes, undefined, clauses, values),
+    updateWith: (orm, changes, also, clauses, ...values) => update(orm, changes, also, clauses, values),
   };
+
+  function update(orm: Orm, changes: Partial<T['$inferInsert']>, also: SqlPart | undefined, clauses: string, values: unknown[]): T['$inferSelect'][] {
+    const set = Object.entries(changes as Record<string, unknown>).filter(([key, value]) => value !== undefined && byKey.has(key));
+    if (set.length === 0) throw new Error(`An update of ${name} needs at least one column to set.`);
+    const assignments = [...set.map(([key]) => `"${byKey.get(key)?.name}" = ?`), ...(also ? [also.sql] : [])].join(', ');
+    const setValues = set.map(([key, value]) => (value === null ? null : byKey.get(key)?.mapToDriverValue(value)));
+    const statement = orm.prepared(`UPDATE ${name} SET ${assignments} ${clauses} RETURNING ${names}`).raw(true);
+    return (statement.all(...setValues, ...(also?.values ?? []), ...values) as unknown[][]).map(fromDriver);
+  }
 }

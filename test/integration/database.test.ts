@@ -137,6 +137,40 @@ describe('SQLite store', () => {
     db.close();
   });
 
+  it('moves the job steps of the previous version into their job rows, in order; a job without steps keeps no timeline', () => {
+    const { file, old } = databaseBefore('ADD `timeline`');
+    const job = old.prepare(
+      `INSERT INTO jobs (id, cabinet_id, compagnie, produit, dic_data, request_hash, devis_id, status, progress_step, progress_percent, cost_credits, submitted, attempts, created_at, updated_at)
+       VALUES (?, ?, 'sandbox', 'auto', '{}', 'h', 'd', 'completed', 'done', 100, 10, 0, 0, 1, 1)`,
+    );
+    const step = old.prepare(`INSERT INTO job_steps (cabinet_id, job_id, status, step, percent, at) VALUES (?, ?, ?, ?, ?, ?)`);
+    old.exec(`INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C1', 1), ('c2', 'C2', 1)`);
+    job.run('j1', 'c1');
+    job.run('j2', 'c2');
+    job.run('pulled', 'c1');
+    step.run('c1', 'j1', 'pending', 'queued', 0, 10);
+    step.run('c2', 'j2', 'pending', 'queued', 0, 15);
+    step.run('c1', 'j1', 'running', 'queued', 0, 20);
+    step.run('c1', 'j1', 'completed', 'done', 100, 30);
+    old.close();
+    const db = openDatabase(file);
+    const timelines = db.sqlite.prepare('SELECT id, timeline FROM jobs ORDER BY id').all() as { id: string; timeline: string | null }[];
+    expect(timelines.map(({ id, timeline }) => ({ id, steps: timeline === null ? null : (JSON.parse(timeline) as unknown) }))).toEqual([
+      {
+        id: 'j1',
+        steps: [
+          { status: 'pending', step: 'queued', percent: 0, at: 10 },
+          { status: 'running', step: 'queued', percent: 0, at: 20 },
+          { status: 'completed', step: 'done', percent: 100, at: 30 },
+        ],
+      },
+      { id: 'j2', steps: [{ status: 'pending', step: 'queued', percent: 0, at: 15 }] },
+      { id: 'pulled', steps: null },
+    ]);
+    expect(db.sqlite.prepare(`SELECT name FROM sqlite_master WHERE name = 'job_steps'`).get()).toBeUndefined();
+    db.close();
+  });
+
   it('refuses, untouched, a database written by a newer version', () => {
     const file = freshFile();
     openDatabase(file).close();

@@ -85,8 +85,8 @@ const BUDGETS = {
   listNext: { statements: 2, commits: 0 },
   /** One transaction: the Idempotency-Key's claim, the row and its event (each with the sync's clock), the stored answer. */
   create: { statements: 11, commits: 1 },
-  /** One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), the debit, the quote, the job and its first step, the answer. */
-  enqueue: { statements: 18, commits: 1 },
+  /** One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), the debit, the quote, the job (its first step in its row), the answer. */
+  enqueue: { statements: 17, commits: 1 },
   /** Without any webhook subscription, a fan-out after creates, however many: the position, any subscription?, the newest event, the position's update. */
   fanOutWithoutSubscriptions: { statements: 6, commits: 1 },
 };
