@@ -44,7 +44,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
   const ctx: RobotContext = {
     jobId: id,
-    credentials,
+    credentials: () => credentials,
     signal: controller.signal,
     openPage: () => session.openPage(),
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),

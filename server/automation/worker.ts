@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { readInsurerCredentials } from '../credentials/service.js';
+import { insurerLogin, readInsurerPassword, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
@@ -35,14 +35,17 @@ const TICK_MS = 1000;
 const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
 /** The sandbox portal's demo account, which test keys use when the cabinet set none. */
 const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
+const CREDENTIALS_REMOVED = 'The portal credentials were removed after the job was enqueued.';
 
 /**
  * Who a job's robot logs in as, for resuming its browser session: the insurer login (cabinet and
- * insurer, which the claim runs one job at a time) and a digest of its credentials, so that
- * changed credentials never resume the old ones' session. A digest, not the password, is kept.
+ * insurer, which the claim runs one job at a time), its login name and extra fields, and when its
+ * credentials were set (the sandbox's demo account when none are), so that credentials set again
+ * never resume the old ones' session. The password is not read for it: a resumed session needs none.
  */
-function loginKey(row: store.JobRow, credentials: InsurerCredentials): string {
-  return createHash('sha256').update(JSON.stringify([row.cabinetId, row.robotCompagnie, credentials.login, credentials.password, credentials.extra])).digest('base64url');
+function loginKey(row: store.JobRow, configured: InsurerLogin | undefined): string {
+  const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [SANDBOX_DEMO_CREDENTIALS.login];
+  return createHash('sha256').update(JSON.stringify([row.cabinetId, row.robotCompagnie, ...who])).digest('base64url');
 }
 
 /**
@@ -64,8 +67,8 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   /** `redact` takes the session's secrets out of what is stored and logged (a portal may echo them in an error). */
   function fail(row: store.JobRow, err: unknown, redact: (text: string) => string = (text) => text): void {
     if (err instanceof RobotError) {
-      // Neither a missing browser nor a broker who did not type the code says anything about the insurer.
-      const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled'].includes(err.code);
+      // Neither a missing browser, a broker who did not type the code nor removed credentials says anything about the insurer.
+      const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(err.code);
       failJob(deps, row, { code: err.code, message: redact(err.message), technical: err.kind === 'technical', countsForBreaker });
     } else {
       const message = redact((err as Error)?.message ?? String(err));
@@ -98,21 +101,29 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   async function run(entry: Running): Promise<void> {
     const { row, controller } = entry;
     const adapter = deps.insurers.get(row.robotCompagnie);
-    const configured = readInsurerCredentials(deps, row.cabinetId, row.robotCompagnie);
-    const credentials = configured ?? (row.environment === 'test' && row.robotCompagnie === SANDBOX ? SANDBOX_DEMO_CREDENTIALS : undefined);
-    if (!adapter || !credentials) {
+    const configured = insurerLogin(deps, row.cabinetId, row.robotCompagnie);
+    const demo = !configured && row.environment === 'test' && row.robotCompagnie === SANDBOX;
+    if (!adapter || (!configured && !demo)) {
       await settle(entry, () =>
         failJob(deps, row, {
           code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
-          message: adapter ? 'The portal credentials were removed after the job was enqueued.' : `No robot for ${row.robotCompagnie} in this install.`,
+          message: adapter ? CREDENTIALS_REMOVED : `No robot for ${row.robotCompagnie} in this install.`,
           technical: true,
           countsForBreaker: false,
         }),
       );
       return;
     }
-    // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
-    const session = options.runtime.session(row.id, { secrets: configured ? [configured.password] : [], login: loginKey(row, credentials) });
+    const session = options.runtime.session(row.id, { secrets: [], login: loginKey(row, configured) });
+    /** Read when the robot logs in; from then on, its session keeps the password out of traces and messages. */
+    const credentials = (): InsurerCredentials => {
+      // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
+      if (!configured) return SANDBOX_DEMO_CREDENTIALS;
+      const password = readInsurerPassword(deps, row.cabinetId, row.robotCompagnie);
+      if (password === undefined) throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
+      session.knowSecrets([password]);
+      return { login: configured.login, password, extra: configured.extra };
+    };
     const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
     heartbeat.unref();
     const ctx: RobotContext = {

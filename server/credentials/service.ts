@@ -31,13 +31,29 @@ export function credentialsConfigured(deps: Deps, cabinetId: string, compagnie: 
   return store.findCredential(deps.db.orm, cabinetId, compagnie) !== undefined;
 }
 
-/** For the robot only: the whole credentials, password included. */
-export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): InsurerCredentials | undefined {
+/** Who a robot logs in as, without the password; and when the credentials were last set. */
+export interface InsurerLogin {
+  login: string;
+  extra: Record<string, string>;
+  updatedAt: number;
+}
+
+/** For the robot: the credentials but the password (read from the secret store only to log in). */
+export function insurerLogin(deps: Deps, cabinetId: string, compagnie: string): InsurerLogin | undefined {
   const row = store.findCredential(deps.db.orm, cabinetId, compagnie);
-  if (!row) return undefined;
-  const password = deps.secrets.get(secretName(cabinetId, compagnie));
-  if (password === undefined) return undefined;
-  return { login: row.login, password, extra: JSON.parse(row.extra) as Record<string, string> };
+  return row && { login: row.login, extra: JSON.parse(row.extra) as Record<string, string>, updatedAt: row.updatedAt };
+}
+
+/** For the robot only, when it logs in: the password, undefined when the credentials were removed. */
+export function readInsurerPassword(deps: Deps, cabinetId: string, compagnie: string): string | undefined {
+  return deps.secrets.get(secretName(cabinetId, compagnie));
+}
+
+/** For a login check, which always logs in: the whole credentials, password included. */
+export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): InsurerCredentials | undefined {
+  const login = insurerLogin(deps, cabinetId, compagnie);
+  const password = login && readInsurerPassword(deps, cabinetId, compagnie);
+  return login && password !== undefined ? { login: login.login, password, extra: login.extra } : undefined;
 }
 
 /** What the console shows of a cabinet's credentials for an insurer: never the password. */

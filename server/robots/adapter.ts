@@ -21,7 +21,12 @@ export interface InsurerCredentials {
 
 export interface RobotContext {
   jobId: string;
-  credentials: InsurerCredentials;
+  /**
+   * The cabinet's credentials for this insurer, password included, read from the secret store when
+   * called: call it to log in, and only then (a resumed session needs no password). Throws a
+   * RobotError insurer_credentials_missing (technical) when they were removed after the enqueue.
+   */
+  credentials(): InsurerCredentials;
   /**
    * A page in this job's own browser context (isolated cookies), opened on first use. The worker
    * closes the context after the run and, on a failure, saves a screenshot and a trace of it.

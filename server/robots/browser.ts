@@ -92,6 +92,11 @@ interface JobBrowserSession {
   finish(end: SessionEnd): Promise<JobArtifacts>;
   /** The text without any secret of this session (an error message, before it is stored or logged). */
   redact(text: string): string;
+  /**
+   * Credentials' secrets read after the session began (the password, read when the robot logs in):
+   * from now on treated as those given to `session()`.
+   */
+  knowSecrets(secrets: readonly string[]): void;
 }
 
 export interface BrowserRuntime {
@@ -240,6 +245,13 @@ export function createBrowserRuntime(options: {
 
       return {
         redact: (text) => redactSecrets(text, secrets),
+        knowSecrets(values) {
+          for (const value of values) {
+            if (value === '') continue;
+            credentialSecrets.add(value);
+            secrets.add(value);
+          }
+        },
         async openPage() {
           const resumed = context || sessionOptions.login === undefined ? undefined : parked.resume(sessionOptions.login);
           if (resumed) {

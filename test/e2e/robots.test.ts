@@ -114,14 +114,26 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
       expect((await api.post(`/automation/jobs/${waiting.job_id}/mfa`, { code })).status).toBe(200);
       return poll(api, waiting.job_id, terminal);
     };
+    // The password is read from the secret store only when the robot logs in.
+    const secretsRead: string[] = [];
+    const readSecret = server.deps.secrets.get.bind(server.deps.secrets);
+    server.deps.secrets.get = (name) => {
+      secretsRead.push(name);
+      return readSecret(name);
+    };
     const first = await cabinet();
+    const firstPassword = `insurer-password:${first.id}:sandbox`;
     setInsurerCredentials(server.deps, first.id, 'sandbox', { login: 'demo-mfa', password: 'demo' });
     expect(await mfaJob(first.prod)).toMatchObject({ status: 'completed' });
+    expect(secretsRead.filter((name) => name === firstPassword)).toHaveLength(1);
 
     const sent = (await phoneCodes()).length;
     const again = await first.prod.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
     expect(await poll(first.prod, String(again.body.job_id), terminal)).toMatchObject({ status: 'completed', ran_on: 'sandbox' });
     expect((await phoneCodes()).length).toBe(sent);
+    // Resumed, still logged in: the password was not read again.
+    expect(secretsRead.filter((name) => name === firstPassword)).toHaveLength(1);
+    server.deps.secrets.get = readSecret;
 
     // Same portal account, other cabinet: its own login, its own code.
     const second = await cabinet();

@@ -88,7 +88,7 @@ export function createTestInsurer(code = 'testco', name = 'Test Assurances'): Te
     queue: (...next) => void scripts.push(...next),
     runs,
     async run(ctx, input) {
-      runs.push({ ...input, login: ctx.credentials.login, signal: ctx.signal });
+      runs.push({ ...input, login: ctx.credentials().login, signal: ctx.signal });
       const script = scripts.shift() ?? succeed();
       return script(ctx, input);
     },

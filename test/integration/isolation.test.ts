@@ -408,7 +408,8 @@ function expectOnlyBJobs(jobs: Job[]): void {
 /** A script that notes the credentials the robot was given, then prices. */
 function noting(into: { login: string; password: string }[], then: Script = succeed()): Script {
   return async (ctx, input) => {
-    into.push({ login: ctx.credentials.login, password: ctx.credentials.password });
+    const { login, password } = ctx.credentials();
+    into.push({ login, password });
     return then(ctx, input);
   };
 }

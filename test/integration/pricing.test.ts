@@ -6,7 +6,7 @@ import { jobCompletedPayload, jobFailedPayload, jobMfaRequiredPayload } from '..
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
 import { jobRecords } from '../../server/automation/sync.js';
-import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { deleteInsurerCredentials, setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits, refundJob, walletConsistent } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
@@ -317,6 +317,32 @@ describe('running jobs', () => {
     const devis = await api.get(`/devis/${(await job(api, technical)).devis_id}`);
     expect(devis.body.status).toBe('failed');
     expect(listEvents(server.deps, id).filter((e) => e.type === 'devis.failed')).toHaveLength(2);
+  });
+
+  it('credentials removed after the enqueue, or their password when the robot logs in: insurer_credentials_missing, refunded, not counted by the breaker', async () => {
+    const { id, api } = await cabinet(100);
+    const breaker = async () => automationStatusSchema.parse((await api.get('/automation/status')).body).breakers.find((b) => b.compagnie === 'testco')?.consecutive_failures ?? 0;
+    const failuresBefore = await breaker();
+    const missing = { status: 'failed', credits_consumed: 0, error: { code: 'insurer_credentials_missing', technical: true } };
+
+    await worker().stop();
+    const removed = await enqueue(api);
+    deleteInsurerCredentials(server.deps, id, 'testco');
+    worker().start();
+    await worker().idle();
+    expect(await job(api, removed)).toMatchObject(missing);
+
+    // The login is still there, the password is not: the robot finds out when it reads it to log in.
+    setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-42', password: 's3cret!' });
+    await worker().stop();
+    const passwordGone = await enqueue(api);
+    server.deps.secrets.delete(`insurer-password:${id}:testco`);
+    worker().start();
+    await worker().idle();
+    expect(await job(api, passwordGone)).toMatchObject(missing);
+
+    expect((await api.get('/wallet')).body.balance).toBe(100);
+    expect(await breaker()).toBe(failuresBefore);
   });
 
   it('MFA: the job pauses, the code typed by a person reaches the robot, and the job completes', async () => {

@@ -70,7 +70,7 @@ function harness(options: { page?: Page; login?: string; password?: string; onMf
   let submitted = false;
   const ctx: RobotContext = {
     jobId: 'job-test',
-    credentials: { login: options.login ?? 'demo', password: options.password ?? 'demo', extra: {} },
+    credentials: () => ({ login: options.login ?? 'demo', password: options.password ?? 'demo', extra: {} }),
     async openPage() {
       if (options.page) return options.page;
       const context = await browser.newContext({ locale: 'fr-FR' });

@@ -59,7 +59,7 @@ const careless: InsurerAdapter = {
       '<h1>Espace courtier</h1><label for="p">Mot de passe</label>' +
         '<input id="p" type="text" style="position:absolute;left:40px;top:120px;width:600px;height:60px;font-size:40px">',
     );
-    await page.getByLabel('Mot de passe').fill(ctx.credentials.password);
+    await page.getByLabel('Mot de passe').fill(ctx.credentials().password);
     throw new RobotError('technical', 'layout_changed', 'The careless robot gave up.');
   },
 };

@@ -33,7 +33,7 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
   async function logIn(ctx: RobotContext, portal: PortalSession): Promise<void> {
     ctx.progress('logging in', 10);
     const login = new LoginPage(portal);
-    if ((await login.logIn(ctx.credentials)) === 'home') return;
+    if ((await login.logIn(ctx.credentials())) === 'home') return;
 
     ctx.progress('two-step verification', 15);
     const mfa = new MfaPage(portal);
@@ -147,7 +147,7 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
         // A check's page is always fresh (never resumed): the portal must show its login form.
         if ((await login.open()) === 'home') throw new RobotError('technical', 'layout_changed', 'The sandbox portal showed its home page instead of the login form.');
         // Stops at the code page if there is one: the password was accepted, and no code is asked for.
-        return { mfa: (await login.logIn(ctx.credentials)) === 'mfa' };
+        return { mfa: (await login.logIn(ctx.credentials())) === 'mfa' };
       } catch (err) {
         throw asRobotError(ctx, err);
       }
