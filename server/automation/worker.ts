@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { insurerLogin, readInsurerPassword, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
@@ -38,14 +37,15 @@ const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
 const CREDENTIALS_REMOVED = 'The portal credentials were removed after the job was enqueued.';
 
 /**
- * Who a job's robot logs in as, for resuming its browser session: the insurer login (cabinet and
- * insurer, which the claim runs one job at a time), its login name and extra fields, and when its
- * credentials were set (the sandbox's demo account when none are), so that credentials set again
- * never resume the old ones' session. The password is not read for it: a resumed session needs none.
+ * Who a job's robot logs in as, for resuming its browser session (a key of this process's memory):
+ * the insurer login (cabinet and insurer, which the claim runs one job at a time), its login name
+ * and extra fields, and when its credentials were set (the sandbox's demo account when none are),
+ * so that credentials set again never resume the old ones' session. The password is not read for
+ * it: a resumed session needs none.
  */
 function loginKey(row: store.JobRow, configured: InsurerLogin | undefined): string {
   const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [SANDBOX_DEMO_CREDENTIALS.login];
-  return createHash('sha256').update(JSON.stringify([row.cabinetId, row.robotCompagnie, ...who])).digest('base64url');
+  return JSON.stringify([row.cabinetId, row.robotCompagnie, ...who]);
 }
 
 /**

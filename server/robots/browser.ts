@@ -102,9 +102,10 @@ interface JobBrowserSession {
 export interface BrowserRuntime {
   /**
    * `secrets`: what the robot may type that must never be recorded (the portal password); a saved
-   * trace is checked for them. `login`: who the robot logs in as (an opaque key that changes with
-   * the credentials); a success parks the context under it, and the next session with the same
-   * key resumes it. Without it, the context is the job's alone.
+   * trace is checked for them, and for those given later to knowSecrets. `login`: who the robot
+   * logs in as (an opaque key that changes with the credentials); a success parks the context
+   * under it, and the next session with the same key resumes it. Without it, the context is the
+   * job's alone.
    */
   session(jobId: string, options: { secrets: readonly string[]; login?: string }): JobBrowserSession;
   /** Closes the parked sessions idle for SESSION_IDLE_MS or more, by the injected clock; returns how many. */
