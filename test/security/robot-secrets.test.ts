@@ -14,7 +14,7 @@ import { jobSchema, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
-import { MASK_COLOR } from '../../server/robots/browser.js';
+import { MASK_COLOR } from '../../server/robots/job-session.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
