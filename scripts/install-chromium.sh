@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Installs Debian's Chromium for the robots and the browser tests, when no Chromium is there.
+# Installs Debian's Chromium for the robots and the browser tests, when it is missing: the full
+# browser (the console's browser tests, robots shown on screen) and its headless shell (the
+# robots' browser when they run unseen: about a third less CPU per job).
 # Courtier never downloads a browser of its own; on Windows and macOS it uses Chrome or Edge.
 set -euo pipefail
-if command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || [ -n "${COURTIER_BROWSER_PATH:-}" ]; then
-  exit 0
+missing=()
+if ! { command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || [ -n "${COURTIER_BROWSER_PATH:-}" ]; }; then
+  missing+=(chromium)
 fi
-echo "Installing Debian's chromium (needed by the robots and the browser tests)…"
+if [ ! -x /usr/lib/chromium/chromium-headless-shell ] && [ -z "${COURTIER_BROWSER_PATH:-}" ]; then
+  missing+=(chromium-headless-shell)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing Debian's ${missing[*]} (needed by the robots and the browser tests)…"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+# The headless shell needs the same version of chromium-common as chromium: apt upgrades an
+# installed chromium along with it when the two would differ.
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

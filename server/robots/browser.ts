@@ -7,17 +7,29 @@ import { createJobSession, type JobBrowserSession } from './job-session.js';
 import { createParkedSessions } from './parked-sessions.js';
 
 /** How to start a browser: a file to execute, or a Playwright channel (an installed Chrome or Edge). */
-type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
+export type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
+
+/**
+ * Chromium's headless shell, as Debian packages it (chromium-headless-shell): the browser engine
+ * without the browser's own window. A robot's job costs it about a third less CPU than the full
+ * Chromium in headless mode, which still draws its tab strip, toolbar and loading animations off
+ * screen (measured in BENCHMARKS.md). It cannot show a window: headed robots never use it.
+ */
+const HEADLESS_SHELLS = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'];
+const FULL_BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /**
  * Where the robots' browser is, in order: COURTIER_BROWSER_PATH, the system's Chrome or Edge on
- * Windows and macOS, then Debian's /usr/bin/chromium. Never a downloaded browser.
+ * Windows and macOS, then Debian's headless shell (unless the robots are shown) and Debian's
+ * /usr/bin/chromium. Never a downloaded browser.
  */
-function browserCandidates(options: { configuredPath?: string; platform: NodeJS.Platform; exists: (path: string) => boolean }): BrowserLaunchTarget[] {
+export function browserCandidates(options: { configuredPath?: string; platform: NodeJS.Platform; headed: boolean; exists: (path: string) => boolean }): BrowserLaunchTarget[] {
   const candidates: BrowserLaunchTarget[] = [];
   if (options.configuredPath) candidates.push({ executablePath: options.configuredPath });
   if (options.platform === 'win32' || options.platform === 'darwin') candidates.push({ channel: 'chrome' }, { channel: 'msedge' });
-  for (const path of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
+  const shell = options.headed ? undefined : HEADLESS_SHELLS.find((path) => options.exists(path));
+  if (shell) candidates.push({ executablePath: shell });
+  for (const path of FULL_BROWSERS) {
     if (options.exists(path)) candidates.push({ executablePath: path });
   }
   return candidates;
@@ -71,7 +83,7 @@ export function createBrowserRuntime(options: {
   /** The clock parked sessions expire by (the service's). */
   now?: () => number;
 }): BrowserRuntime {
-  const candidates = browserCandidates({ configuredPath: options.configuredPath, platform: options.platform ?? process.platform, exists: existsSync });
+  const candidates = browserCandidates({ configuredPath: options.configuredPath, platform: options.platform ?? process.platform, headed: options.headed, exists: existsSync });
   const now = options.now ?? Date.now;
   let launching: Promise<Browser> | undefined;
   let failure: string | undefined;
