@@ -17,6 +17,7 @@
  * Memory: every ~100 ms, RSS of this process (the service) plus every process descended from it
  * (Chromium's browser, zygotes, renderers, GPU/utility processes); the peak during the 4 jobs.
  */
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +27,7 @@ import { loadConfig } from '../server/config.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps } from '../server/deps.js';
 import { createLogger } from '../server/logging.js';
+import { browserCandidates } from '../server/robots/browser.js';
 import { createSandboxAdapter } from '../server/robots/insurers/sandbox/index.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
@@ -98,8 +100,11 @@ export const benchmark: Benchmark = {
         workerConcurrency: PARALLEL,
         tarificationQuotaPerHour: 1000,
       },
-      {},
+      // COURTIER_BROWSER_PATH=/usr/bin/chromium compares full Chromium with the headless shell.
+      process.env.COURTIER_BROWSER_PATH ? { COURTIER_BROWSER_PATH: process.env.COURTIER_BROWSER_PATH } : {},
     );
+    const target = browserCandidates({ configuredPath: config.browserPath, platform: process.platform, headed: false, exists: existsSync })[0];
+    console.log(`   browser: ${target ? ('executablePath' in target ? target.executablePath : `the ${target.channel} channel`) : 'none found'}`);
     const db = openDatabase(databaseFile(dataDir));
     let portal = '';
     const deps = defaultDeps(db, config, { insurers: [createSandboxAdapter({ portalUrl: () => portal })], env: {} });
