@@ -69,14 +69,11 @@ export function markTrial(deps: Pick<Deps, 'db'>, compagnie: string, jobId: stri
 
 /** After a job's run: a technical failure counts; anything else (success, business refusal) closes. */
 export function recordInsurerOutcome(deps: Pick<Deps, 'db' | 'clock'>, compagnie: string, technicalFailure: boolean): void {
-  const saved = store.findBreaker(deps.db.orm, compagnie);
-  const row = saved ?? { compagnie, consecutiveFailures: 0, openUntil: null, trialJobId: null };
   if (!technicalFailure) {
-    // A success on a breaker already closed changes nothing: no write in every job's transaction.
-    const closed = saved !== undefined && saved.consecutiveFailures === 0 && saved.openUntil === null && saved.trialJobId === null;
-    if (!closed) store.saveBreaker(deps.db.orm, { compagnie, consecutiveFailures: 0, openUntil: null, trialJobId: null });
+    store.closeBreaker(deps.db.orm, compagnie);
     return;
   }
+  const row = store.findBreaker(deps.db.orm, compagnie) ?? { compagnie, consecutiveFailures: 0, openUntil: null, trialJobId: null };
   const failures = row.consecutiveFailures + 1;
   const trip = failures >= BREAKER_THRESHOLD || row.openUntil !== null;
   store.saveBreaker(deps.db.orm, {

@@ -223,6 +223,20 @@ export function saveBreaker(orm: Orm, row: BreakerRow): void {
     .run(row.compagnie, row.consecutiveFailures, row.openUntil, row.trialJobId);
 }
 
+/**
+ * Closes an insurer's breaker, in one statement that writes nothing when it is closed already:
+ * every successful job closes it, in its transaction.
+ */
+export function closeBreaker(orm: Orm, compagnie: string): void {
+  orm
+    .prepared(
+      'INSERT INTO insurer_breakers (compagnie, consecutive_failures, open_until, trial_job_id) VALUES (?, 0, NULL, NULL) ' +
+        'ON CONFLICT (compagnie) DO UPDATE SET consecutive_failures = 0, open_until = NULL, trial_job_id = NULL ' +
+        'WHERE consecutive_failures <> 0 OR open_until IS NOT NULL OR trial_job_id IS NOT NULL',
+    )
+    .run(compagnie);
+}
+
 export function listBreakers(orm: Orm): BreakerRow[] {
   return orm.select().from(insurerBreakers).all();
 }

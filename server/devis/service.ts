@@ -57,9 +57,11 @@ function insertDevisRow(deps: Deps, row: store.DevisRow): void {
   devisRecords.capture(deps, row.cabinetId, row.id, row, 'create');
 }
 
-function updateDevisRow(deps: Deps, cabinetId: string, id: string, changes: Partial<store.DevisRow>): void {
-  store.updateDevis(deps.db.orm, cabinetId, id, changes);
-  devisRecords.capture(deps, cabinetId, id, changes);
+/** The quote as updated; undefined (nothing written or captured) when the cabinet has no such quote. */
+function updateDevisRow(deps: Deps, cabinetId: string, id: string, changes: Partial<store.DevisRow>): store.DevisRow | undefined {
+  const row = store.updateDevis(deps.db.orm, cabinetId, id, changes);
+  if (row) devisRecords.capture(deps, cabinetId, id, changes);
+  return row;
 }
 
 export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInput): Devis {
@@ -129,24 +131,22 @@ export function recordDevisPriced(
   result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null },
 ): Devis {
   return atomically(deps.db.sqlite, () => {
-    const row = store.findDevis(deps.db.orm, cabinetId, id);
-    if (!row) throw notFound(id);
     const now = deps.clock.now();
-    let pdfSha256: string | null = row.pdfSha256;
-    if (result.pdf) {
-      pdfSha256 = createHash('sha256').update(result.pdf).digest('hex');
-      store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
-    }
+    const pdfSha256 = result.pdf ? createHash('sha256').update(result.pdf).digest('hex') : undefined;
+    // Undefined leaves a column as it is: a pricing without a PDF keeps the quote's previous one.
     const changes: Partial<store.DevisRow> = {
       status: 'priced',
       tarifCents: Math.round(result.tarifEur * 100),
       suspens: result.suspens ?? null,
-      jobId: result.jobId ?? row.jobId,
+      jobId: result.jobId ?? undefined,
       pdfSha256,
       updatedAt: now,
     };
-    updateDevisRow(deps, cabinetId, id, changes);
-    return toDevis({ ...row, ...changes });
+    // The quote as updated (RETURNING): every job's completion prices one, without reading it first.
+    const row = updateDevisRow(deps, cabinetId, id, changes);
+    if (!row) throw notFound(id);
+    if (result.pdf && pdfSha256) store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
+    return toDevis(row);
   });
 }
 
@@ -300,9 +300,7 @@ export function startDevisPricing(
 
 /** Pricing did not happen (failed or cancelled job). */
 export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): Devis {
-  const row = store.findDevis(deps.db.orm, cabinetId, id);
+  const row = updateDevisRow(deps, cabinetId, id, { status: 'failed', updatedAt: deps.clock.now() });
   if (!row) throw notFound(id);
-  const changes: Partial<store.DevisRow> = { status: 'failed', updatedAt: deps.clock.now() };
-  updateDevisRow(deps, cabinetId, id, changes);
-  return toDevis({ ...row, ...changes });
+  return toDevis(row);
 }

@@ -19,8 +19,9 @@ export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | u
   return DEVIS.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
 }
 
-export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): void {
-  DEVIS.update(orm, changes, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
+/** The quote as updated, or undefined when the cabinet has no such quote. */
+export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): DevisRow | undefined {
+  return DEVIS.update(orm, changes, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id)[0];
 }
 
 export function listDevis(

@@ -76,7 +76,7 @@ function commits(statements: readonly string[]): number {
   return statements.filter((sql) => /^\s*COMMIT\b/i.test(sql)).length;
 }
 
-/** Budgets measured on 2026-11-24 (the enqueue's on 2026-11-25): statements per request, and commits among them. */
+/** Budgets measured on 2026-11-24 (the enqueue's on 2026-11-25, a job's finish too): statements per request, and commits among them. */
 const BUDGETS = {
   /** The key's lookup. */
   me: { statements: 1, commits: 0 },
@@ -89,6 +89,13 @@ const BUDGETS = {
   enqueue: { statements: 17, commits: 1 },
   /** Without any webhook subscription, a fan-out after creates, however many: the position, any subscription?, the newest event, the position's update. */
   fanOutWithoutSubscriptions: { statements: 6, commits: 1 },
+  /**
+   * One transaction: the job's completion (the credits it consumed, its row, its quote updated as it
+   * returns, the breaker closed without a read, two events, four sync captures, none of which writes
+   * for a cabinet that does not sync) and, in a savepoint, the next job's claim (the kill switch, the
+   * oldest claimable job, its lease; a second look for the free slot).
+   */
+  finishAndClaim: { statements: 18, commits: 1 },
 };
 
 function expectWithin(name: keyof typeof BUDGETS, statements: readonly string[]): void {
@@ -159,5 +166,8 @@ describe('statements per request on the hot paths', () => {
     expect(finishing).toHaveLength(jobs);
     // One job at a time on the cabinet's login: each finish but the last claims the next job in the same transaction.
     expect(finishing.filter(claiming)).toHaveLength(jobs - 1);
+    // A job's completion and its successor's claim, from BEGIN to COMMIT (the next robot's start comes after).
+    const finishAndClaim = finishing.find(claiming) ?? [];
+    expectWithin('finishAndClaim', finishAndClaim.slice(0, finishAndClaim.findIndex((sql) => /^COMMIT\b/.test(sql)) + 1));
   });
 });
