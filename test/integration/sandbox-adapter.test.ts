@@ -6,13 +6,16 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../server/robots/adapter.js';
+import { BROWSER_ARGS, browserCandidates } from '../../server/robots/browser.js';
 import { builtInInsurers } from '../../server/robots/insurers/index.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
 import { autoPremium, homePremium } from '../../server/sandbox-portal/pricing.js';
 import { testClock } from '../helpers/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+// The browser the robots use here: Debian's headless shell when it is installed (browser.ts).
+const target = browserCandidates({ platform: process.platform, headed: false, exists: existsSync })[0];
+const CHROMIUM = target && 'executablePath' in target ? target.executablePath : '/usr/bin/chromium';
 const PREFIX = '/sandbox/insurer';
 const clock = testClock(); // 2026-11-22T09:00:00Z: ages in the premiums are taken on this day
 let mode: SandboxMode = 'normal';
@@ -38,7 +41,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    args: BROWSER_ARGS,
   });
 });
 
