@@ -1,4 +1,5 @@
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import type Sqlite from 'better-sqlite3';
+import { Column, getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Orm } from './open.js';
 
@@ -9,9 +10,9 @@ import type { Orm } from './open.js';
 export const IN_JSON_ARRAY = 'IN (SELECT value FROM json_each(?))';
 
 /**
- * A table's statements for the API's hot paths, derived once from its drizzle definition: run
- * through `orm.prepared`, each is prepared once per connection, and rows are read as arrays and
- * mapped by position. drizzle builds its SQL, prepares it and maps each row through generic
+ * A table's statements for the API's hot paths, derived once from its drizzle definition: each is
+ * prepared once per connection and kept on it (`orm.prepared`, `orm.cacheOf`), and rows are read as
+ * arrays and mapped by position. drizzle builds its SQL, prepares it and maps each row through generic
  * checks on every call, which costs more than the query itself on a list page or a create (see
  * BENCHMARKS.md).
  */
@@ -42,36 +43,71 @@ export interface SqlPart {
   values: readonly unknown[];
 }
 
+/** The map's value for a key, made by `create` and kept the first time. */
+function entryOf<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
+
 export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
   const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
   const names = columns.map(([, column]) => `"${column.name}"`).join(', ');
   const name = `"${getTableName(table)}"`;
   const select = `SELECT ${names} FROM ${name}`;
   const insert = `INSERT INTO ${name} (${names}) VALUES (${columns.map(() => '?').join(', ')})`;
+  const insertIfAbsent = `${insert} ON CONFLICT DO NOTHING`;
+  const keys = columns.map(([key]) => key);
+  // Most columns store what JS holds (text, numbers): only the others (booleans, JSON) are mapped.
+  const toDriverOf = columns.map(([, column]) => (column.mapToDriverValue === Column.prototype.mapToDriverValue ? undefined : (value: unknown) => column.mapToDriverValue(value)));
+  const fromDriverOf = columns.map(([, column]) => (column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (value: unknown) => column.mapFromDriverValue(value)));
 
   const toDriver = (row: T['$inferInsert']): unknown[] => {
     const record = row as Record<string, unknown>;
-    return columns.map(([key, column]) => {
+    return keys.map((key, i) => {
       const value = record[key];
-      return value === undefined || value === null ? null : column.mapToDriverValue(value);
+      if (value === undefined || value === null) return null;
+      const map = toDriverOf[i];
+      return map ? map(value) : value;
     });
   };
   const fromDriver = (values: unknown[]): T['$inferSelect'] => {
     const row: Record<string, unknown> = {};
-    columns.forEach(([key, column], i) => {
+    for (let i = 0; i < keys.length; i++) {
       const value = values[i];
-      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-    });
+      const map = fromDriverOf[i];
+      row[keys[i] as string] = value === null || value === undefined ? null : map ? map(value) : value;
+    }
     return row as T['$inferSelect'];
   };
-  // raw(true) on each use: a statement is shared by its SQL text, and this text is only ever read as arrays.
-  const query = (orm: Orm, clauses: string) => orm.prepared(`${select} ${clauses}`).raw(true);
-
   const byKey = new Map(columns);
+
+  /**
+   * This table's statements on a connection, found by what the caller wrote: its clauses (often
+   * the same literal on every call), and for an update the SQL it adds and the columns it sets.
+   * Building the whole SQL text again and hashing it on every call cost more than some of the
+   * statements (a row of `jobs` names 32 columns). Each statement is this table's alone, so it is
+   * switched to arrays once.
+   */
+  const statementsOn = (orm: Orm) => orm.cacheOf(table, () => ({ reads: new Map<string, Sqlite.Statement>(), updates: new Map<string, Map<string, Map<string, Sqlite.Statement>>>() }));
+  const query = (orm: Orm, clauses: string): Sqlite.Statement =>
+    entryOf(statementsOn(orm).reads, clauses, () => orm.$client.prepare(`${select} ${clauses}`).raw(true));
+  /** An update's statement by its clauses, then the SQL it adds (`also`), then its columns. */
+  const updateStatement = (orm: Orm, set: readonly string[], also: SqlPart | undefined, clauses: string): Sqlite.Statement => {
+    const byAlso = entryOf(statementsOn(orm).updates, clauses, () => new Map<string, Map<string, Sqlite.Statement>>());
+    const byColumns = entryOf(byAlso, also?.sql ?? '', () => new Map<string, Sqlite.Statement>());
+    return entryOf(byColumns, set.join(','), () => {
+      const assignments = [...set.map((key) => `"${byKey.get(key)?.name}" = ?`), ...(also ? [also.sql] : [])].join(', ');
+      return orm.$client.prepare(`UPDATE ${name} SET ${assignments} ${clauses} RETURNING ${names}`).raw(true);
+    });
+  };
 
   return {
     insert: (orm, row) => void orm.prepared(insert).run(toDriver(row)),
-    insertIfAbsent: (orm, row) => orm.prepared(`${insert} ON CONFLICT DO NOTHING`).run(toDriver(row)).changes > 0,
+    insertIfAbsent: (orm, row) => orm.prepared(insertIfAbsent).run(toDriver(row)).changes > 0,
     get(orm, clauses, ...values) {
       const row = query(orm, clauses).get(...values) as unknown[] | undefined;
       return row && fromDriver(row);
@@ -82,11 +118,15 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
   };
 
   function update(orm: Orm, changes: Partial<T['$inferInsert']>, also: SqlPart | undefined, clauses: string, values: unknown[]): T['$inferSelect'][] {
-    const set = Object.entries(changes as Record<string, unknown>).filter(([key, value]) => value !== undefined && byKey.has(key));
+    const set: string[] = [];
+    const setValues: unknown[] = [];
+    for (const [key, value] of Object.entries(changes as Record<string, unknown>)) {
+      const column = byKey.get(key);
+      if (value === undefined || !column) continue;
+      set.push(key);
+      setValues.push(value === null ? null : column.mapToDriverValue(value));
+    }
     if (set.length === 0) throw new Error(`An update of ${name} needs at least one column to set.`);
-    const assignments = [...set.map(([key]) => `"${byKey.get(key)?.name}" = ?`), ...(also ? [also.sql] : [])].join(', ');
-    const setValues = set.map(([key, value]) => (value === null ? null : byKey.get(key)?.mapToDriverValue(value)));
-    const statement = orm.prepared(`UPDATE ${name} SET ${assignments} ${clauses} RETURNING ${names}`).raw(true);
-    return (statement.all(...setValues, ...(also?.values ?? []), ...values) as unknown[][]).map(fromDriver);
+    return (updateStatement(orm, set, also, clauses).all(...setValues, ...(also?.values ?? []), ...values) as unknown[][]).map(fromDriver);
   }
 }
