@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
-import { ACTIVE_STATUSES } from '../../shared/automation.js';
+import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
 import { before } from '../db/keyset.js';
 import type { Orm } from '../db/open.js';
-import { IN_JSON_ARRAY, tableSql, type SqlPart } from '../db/table-sql.js';
+import { tableSql, type SqlPart } from '../db/table-sql.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, jobs, robotPauses } from './schema.js';
 
@@ -11,8 +11,17 @@ export type BreakerRow = typeof insurerBreakers.$inferSelect;
 export type RobotPauseRow = typeof robotPauses.$inferSelect;
 
 const ACTIVE = ACTIVE_STATUSES;
-/** The active statuses are constants: written into the SQL, where the planner sees them (jobs_queue_idx). */
-const IN_ACTIVE = `IN (${ACTIVE.map((status) => `'${status}'`).join(', ')})`;
+
+/**
+ * `IN (...)` of job statuses written into the SQL: the planner sees them (jobs_queue_idx), and a
+ * constant list costs SQLite a seventh of a list bound as JSON (`IN (SELECT value FROM json_each(?))`
+ * builds a table and a Bloom filter on every run). Only the contract's statuses are ever written.
+ */
+function inStatuses(statuses: readonly JobRow['status'][]): string {
+  for (const status of statuses) if (!(JOB_STATUSES as readonly string[]).includes(status)) throw new Error(`Not a job status: ${status}`);
+  return `IN (${statuses.map((status) => `'${status}'`).join(', ')})`;
+}
+const IN_ACTIVE = inStatuses(ACTIVE);
 
 /**
  * What every enqueue, claim and finish runs is prepared once (table-sql.ts): built by drizzle on
@@ -41,22 +50,34 @@ export function jobTimeline(row: JobRow): JobStep[] {
   return row.timeline === null ? [] : (JSON.parse(row.timeline) as JobStep[]);
 }
 
+/** A timeline step's fields: the key in the JSON, the job's column, and how its new value is bound. */
+const STEP_FIELDS = [
+  ['status', 'status', '?'],
+  ['step', 'progress_step', '?'],
+  // better-sqlite3 binds every number as a REAL, which JSON would write as 100.0.
+  ['percent', 'progress_percent', 'CAST(? AS INTEGER)'],
+  ['at', 'updated_at', 'CAST(? AS INTEGER)'],
+] as const;
+
+/**
+ * The assignment for each set of changed fields (bit i: STEP_FIELDS[i] changes), made once: the
+ * same text on every call lets the update's statement be found without building its SQL again.
+ */
+const STEP_ASSIGNMENTS = Array.from({ length: 1 << STEP_FIELDS.length }, (_, changed) => {
+  const step = STEP_FIELDS.map(([key, column, placeholder], i) => `'${key}', ${changed & (1 << i) ? placeholder : `"${column}"`}`).join(', ');
+  return `"timeline" = json_insert(coalesce("timeline", '[]'), '$[#]', json_object(${step}))`;
+});
+
 /**
  * The assignment that appends the job's state after `changes` to its timeline, in the UPDATE that
  * makes them: each field is the new value when it changes, else its column, which that UPDATE
  * leaves as it was.
  */
 function appendStep(changes: Partial<JobRow>): SqlPart {
-  // better-sqlite3 binds every number as a REAL, which JSON would write as 100.0.
-  const fields = [
-    ['status', 'status', changes.status, '?'],
-    ['step', 'progress_step', changes.progressStep, '?'],
-    ['percent', 'progress_percent', changes.progressPercent, 'CAST(? AS INTEGER)'],
-    ['at', 'updated_at', changes.updatedAt, 'CAST(? AS INTEGER)'],
-  ] as const;
-  const values = fields.flatMap(([, , value]) => (value === undefined ? [] : [value]));
-  const step = fields.map(([key, column, value, placeholder]) => `'${key}', ${value === undefined ? `"${column}"` : placeholder}`).join(', ');
-  return { sql: `"timeline" = json_insert(coalesce("timeline", '[]'), '$[#]', json_object(${step}))`, values };
+  const given = [changes.status, changes.progressStep, changes.progressPercent, changes.updatedAt];
+  const values = given.filter((value) => value !== undefined);
+  const changed = given.reduce<number>((mask, value, i) => (value === undefined ? mask : mask | (1 << i)), 0);
+  return { sql: STEP_ASSIGNMENTS[changed] ?? '', values };
 }
 
 export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
@@ -69,10 +90,8 @@ export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undef
  */
 export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): JobRow | undefined {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
-  const clauses = `WHERE cabinet_id = ? AND id = ? AND status ${IN_JSON_ARRAY}`;
-  const [moved] = movesTimeline
-    ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id, JSON.stringify(from))
-    : JOB.update(orm, changes, clauses, cabinetId, id, JSON.stringify(from));
+  const clauses = `WHERE cabinet_id = ? AND id = ? AND status ${inStatuses(from)}`;
+  const [moved] = movesTimeline ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id) : JOB.update(orm, changes, clauses, cabinetId, id);
   return moved;
 }
 
@@ -181,23 +200,24 @@ export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: stri
 }
 
 /**
- * The next pending job, oldest first, of a cabinet whose robots are not paused, on an insurer login
- * (cabinet + insurer) that no job and no login check is using; leased to this worker in the
- * caller's transaction.
+ * The pending jobs that may start now, oldest first: of a cabinet whose robots are not paused, on
+ * an insurer login (cabinet + insurer) that no job and no login check is using. The running jobs'
+ * logins are one list for the whole walk; the pause and the check are looked up per job, by
+ * their keys: two lists and their Bloom filters cost a claim more than the walk itself.
  */
+const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM robot_pauses WHERE robot_pauses.cabinet_id = pending.cabinet_id)
+       AND (cabinet_id, robot_compagnie) NOT IN (SELECT cabinet_id, robot_compagnie FROM jobs WHERE status ${IN_ACTIVE})
+       AND NOT EXISTS (SELECT 1 FROM insurer_login_checks AS checks
+                       WHERE checks.cabinet_id = pending.cabinet_id AND checks.robot_compagnie = pending.robot_compagnie AND checks.lease_until > ?)
+     ORDER BY created_at LIMIT 1`;
+const CLAIM_WHERE = `WHERE id = (${CLAIMABLE}) AND status = 'pending'`;
+/** What a claim sets besides its columns: its step (the status and the time change) and one more attempt. */
+const CLAIM_ALSO = `${appendStep({ status: 'running', updatedAt: 0 }).sql}, "attempts" = "attempts" + 1`;
+
+/** The next claimable job (CLAIMABLE), leased to this worker in the caller's transaction: one statement. */
 export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
-  const next = JOB.get(
-    orm,
-    `WHERE status = 'pending'
-       AND cabinet_id NOT IN (SELECT cabinet_id FROM robot_pauses)
-       AND cabinet_id || '|' || robot_compagnie NOT IN (SELECT cabinet_id || '|' || robot_compagnie FROM jobs WHERE status ${IN_ACTIVE})
-       AND cabinet_id || '|' || robot_compagnie NOT IN (SELECT cabinet_id || '|' || robot_compagnie FROM insurer_login_checks WHERE lease_until > ?)
-     ORDER BY created_at LIMIT 1`,
-    now,
-  );
-  if (!next) return undefined;
-  const changes = { status: 'running' as const, leaseUntil: now + leaseMs, attempts: next.attempts + 1, updatedAt: now };
-  const [claimed] = JOB.updateWith(orm, changes, appendStep(changes), `WHERE id = ? AND status = 'pending'`, next.id);
+  const [claimed] = JOB.updateWith(orm, { status: 'running', leaseUntil: now + leaseMs, updatedAt: now }, { sql: CLAIM_ALSO, values: ['running', now] }, CLAIM_WHERE, now);
   return claimed;
 }
 

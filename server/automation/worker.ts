@@ -24,6 +24,8 @@ export interface Worker extends RobotControl {
 
 interface Running {
   row: store.JobRow;
+  /** Who its robot logs in as, read in the claim's transaction (none: the sandbox's demo account, or removed). */
+  login: InsurerLogin | undefined;
   controller: AbortController;
   mfa?: { resolve: (code: string) => void; reject: (err: Error) => void };
   done: Promise<void>;
@@ -101,7 +103,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   async function run(entry: Running): Promise<void> {
     const { row, controller } = entry;
     const adapter = deps.insurers.get(row.robotCompagnie);
-    const configured = insurerLogin(deps, row.cabinetId, row.robotCompagnie);
+    const configured = entry.login;
     const demo = !configured && row.environment === 'test' && row.robotCompagnie === SANDBOX;
     if (!adapter || (!configured && !demo)) {
       await settle(entry, () =>
@@ -177,7 +179,8 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
       const row = store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs);
       if (!row) return;
       jobClaimed(deps, row);
-      const entry: Running = { row, controller: new AbortController(), done: Promise.resolve() };
+      const login = insurerLogin(deps, row.cabinetId, row.robotCompagnie);
+      const entry: Running = { row, login, controller: new AbortController(), done: Promise.resolve() };
       runningJobs.set(row.id, entry);
       into.push(entry);
     }

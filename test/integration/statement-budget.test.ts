@@ -93,7 +93,8 @@ const BUDGETS = {
    * One transaction: the job's completion (the credits it consumed, its row, its quote updated as it
    * returns, the breaker closed without a read, two events, four sync captures, none of which writes
    * for a cabinet that does not sync) and, in a savepoint, the next job's claim (the kill switch, the
-   * oldest claimable job, its lease; a second look for the free slot).
+   * oldest claimable job leased by one UPDATE, the login its robot will use; a second UPDATE for the
+   * free slot, which finds none).
    */
   finishAndClaim: { statements: 18, commits: 1 },
 };
@@ -162,10 +163,14 @@ describe('statements per request on the hot paths', () => {
       transactions.at(-1)?.push(sql);
     }
     const finishing = transactions.filter((statements) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'partial'/.test(sql)));
+    // The claim is one UPDATE of the oldest claimable job, whether or not there is one.
     const claiming = (statements: string[]) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'running'/.test(sql));
     expect(finishing).toHaveLength(jobs);
-    // One job at a time on the cabinet's login: each finish but the last claims the next job in the same transaction.
-    expect(finishing.filter(claiming)).toHaveLength(jobs - 1);
+    // One job at a time on the cabinet's login: each finish claims the next job in its transaction (the
+    // last one finds none). Only two claims had a transaction of their own: the start's tick, before
+    // the enqueues (nothing to claim yet), and the first job's, woken by them.
+    expect(finishing.filter(claiming)).toHaveLength(jobs);
+    expect(transactions.filter((statements) => claiming(statements) && !finishing.includes(statements))).toHaveLength(2);
     // A job's completion and its successor's claim, from BEGIN to COMMIT (the next robot's start comes after).
     const finishAndClaim = finishing.find(claiming) ?? [];
     expectWithin('finishAndClaim', finishAndClaim.slice(0, finishAndClaim.findIndex((sql) => /^COMMIT\b/.test(sql)) + 1));
