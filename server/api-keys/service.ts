@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash as digest, randomUUID } from 'node:crypto';
 import {
   API_KEY_PREFIX,
   API_KEY_RANDOM_LENGTH,
@@ -32,7 +32,7 @@ export function randomBase62(length: number, randomBytes: (n: number) => Buffer)
 }
 
 function hashApiKey(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return digest('sha256', value, 'hex');
 }
 
 function toSummary(row: store.ApiKeyRow): ApiKeySummary {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import { credentialsConfigured } from '../credentials/service.js';
@@ -30,9 +30,7 @@ export const SANDBOX = 'sandbox';
 export type Environment = store.JobRow['environment'];
 
 function requestHash(request: { compagnie: string; produit: string; dicData: Record<string, unknown> }): string {
-  return createHash('sha256')
-    .update(canonicalJson({ compagnie: request.compagnie, produit: request.produit, dicData: request.dicData }))
-    .digest('hex');
+  return digest('sha256', canonicalJson({ compagnie: request.compagnie, produit: request.produit, dicData: request.dicData }), 'hex');
 }
 
 /** The cabinet's hourly quota on this install (a job pulled from another install counts on its own), and the next job's enqueue number. */

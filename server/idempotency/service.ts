@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -21,7 +21,7 @@ export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'mu
 
 /** SHA-256 of the canonical request: the same key with another request is refused. */
 export function requestHash(request: unknown): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+  return digest('sha256', canonicalJson(request), 'hex');
 }
 
 /**
