@@ -5,7 +5,8 @@ import type Sqlite from 'better-sqlite3';
  * through the API dirties 12 pages, and its commit was a quarter of its CPU. Creates that arrive
  * together touch mostly the same pages (the tables' last pages, the time-ordered indexes, the
  * sequence), so the API's idempotent writes of one turn of the event loop share one transaction:
- * each runs in a savepoint of its own (what it wrote is undone alone when it throws), and every
+ * what each wrote is undone alone when it throws (the first by rolling back the transaction, which
+ * holds nothing else yet, each other one by a savepoint of its own), and every
  * caller hears its result once the shared COMMIT has succeeded, never before. A response still
  * leaves only after what it describes is durable, as with a transaction per request. The robot
  * worker writes through the same group (one per connection, `Database.commitGroup`): a finished
@@ -46,9 +47,11 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
   /**
    * Runs waiting members in one IMMEDIATE transaction until none is left or maxSize ran, members
    * that join meanwhile included (a robot's finished job asks for the next claim). The first member
-   * needs no savepoint when nothing else waits yet: if it throws, the transaction holds only its
-   * work (alone, a member costs no more statements than a transaction of its own). Stops at an
-   * error that ended the transaction itself (SQLite rolls back on a full disk, say).
+   * needs no savepoint: when it throws, the transaction holds its work only, and is rolled back
+   * whole, before any other member was taken from `waiting` (those run in the next transaction).
+   * A savepoint copies every page its work changes into the statement journal, so the first
+   * member's is the dearest: a finished job's, in the worker's flushes. Stops at an error that
+   * ended the transaction itself (SQLite rolls back on a full disk, say).
    */
   function commit(taken: Member[]): Settled[] {
     const outcomes: Settled[] = [];
@@ -66,8 +69,7 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
       .transaction(() => {
         for (let member = waiting.shift(); member; member = taken.length < maxSize ? waiting.shift() : undefined) {
           taken.push(member);
-          const alone = taken.length === 1 && waiting.length === 0;
-          outcomes.push(alone ? { ok: true, value: member.work() } : inSavepoint(member));
+          outcomes.push(taken.length === 1 ? { ok: true, value: member.work() } : inSavepoint(member));
         }
       })
       .immediate();
@@ -82,7 +84,8 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
       outcomes = commit(taken);
     } catch (error) {
       // When BEGIN itself failed (another process held the file past the busy timeout), nothing
-      // ran: the members this flush would have taken hear why, as with a transaction each.
+      // ran: the members this flush would have taken hear why, as with a transaction each. When
+      // the first member threw, the transaction held its work alone: it hears its own error.
       if (taken.length === 0) taken.push(...waiting.splice(0, maxSize));
       outcomes = taken.map(() => ({ ok: false, error }));
     } finally {

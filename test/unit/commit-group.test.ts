@@ -59,6 +59,27 @@ describe('commit group', () => {
 
   it('undoes only what failing work wrote: it rejects with its own error, the others commit', async () => {
     const { db, group, insert, committed, commits } = setUp();
+    const first = group.run(insert(1));
+    const failing = group.run(() => {
+      insert(2)();
+      throw new Error('refused by the handler');
+    });
+    const last = group.run(insert(3));
+    await expect(failing).rejects.toThrow('refused by the handler');
+    expect(await Promise.all([first, last])).toEqual([1, 3]);
+    expect(committed()).toEqual([1, 3]);
+    expect(commits()).toBe(1);
+    expect(db.inTransaction).toBe(false);
+  });
+
+  it('the first member runs without a savepoint, each other one in its own', async () => {
+    const { group, insert, statements } = setUp();
+    await Promise.all([group.run(insert(1)), group.run(insert(2))]);
+    expect(statements.map((sql) => sql.split(' ')[0])).toEqual(['BEGIN', 'INSERT', 'SAVEPOINT', 'INSERT', 'RELEASE', 'COMMIT']);
+  });
+
+  it('failing first work is rolled back with its transaction, which held nothing else: the others commit in the next one', async () => {
+    const { db, group, insert, committed, commits } = setUp();
     const failing = group.run(() => {
       insert(2)();
       throw new Error('refused by the handler');
