@@ -7,7 +7,7 @@ import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch, readRobotPause } from './guards.js';
 import { insurerLoginBusy } from './jobs.js';
-import * as store from './store.js';
+import * as store from './store-guards.js';
 
 /** A login check gives up after this long (the portal's own timeouts are shorter). */
 const LOGIN_CHECK_TIMEOUT_MS = 60_000;
