@@ -14,7 +14,7 @@ export type BreakerRow = typeof insurerBreakers.$inferSelect;
 export type RobotPauseRow = typeof robotPauses.$inferSelect;
 export type LoginTestRow = typeof insurerLoginTests.$inferSelect;
 
-/** Read by every enqueue and every finish: prepared once (table-sql.ts). */
+/** Read by every enqueue (the breaker, the pause): prepared once (table-sql.ts). */
 const BREAKER = tableSql(insurerBreakers);
 const ROBOT_PAUSE = tableSql(robotPauses);
 
