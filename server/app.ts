@@ -53,6 +53,7 @@ import { idempotencyPlugin } from './plugins/idempotency.js';
 import { localGuardPlugin } from './plugins/local-guard.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
+import { holdNextTickShape } from './http/tick-shape.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -83,6 +84,7 @@ export interface BuildAppOptions {
 
 /** Composes the service from its plugins and modules. No global state: two apps can share a process. */
 export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<FastifyInstance> {
+  holdNextTickShape();
   const { config } = deps;
   const version = packageVersion();
   const app = Fastify({

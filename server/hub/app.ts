@@ -15,6 +15,7 @@ import type { HubDeps } from './deps.js';
 import { deviceCheck } from './devices.js';
 import { hubRoutes } from './routes.js';
 import { createChangeWaiters, listenForChanges, type ChangeWaiters } from './waiters.js';
+import { holdNextTickShape } from '../http/tick-shape.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +36,7 @@ export interface HubAppOptions {
  * pulls of all of them. Never opens SQLite, never loads the agent's Deps.
  */
 export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promise<FastifyInstance> {
+  holdNextTickShape();
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),

@@ -10,6 +10,7 @@ import { createInsurerRegistry } from '../robots/adapter.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } from './dispatcher-thread.js';
+import { holdNextTickShape } from '../http/tick-shape.js';
 
 /**
  * The webhook dispatcher's thread (see dispatcher-thread.ts): its own connection to the service's
@@ -17,6 +18,8 @@ import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } f
  * main thread. It needs no insurer password, and none is reachable from here.
  */
 
+// The thread is its own V8 isolate, with its own nextTick and its own HTTPS requests.
+holdNextTickShape();
 const port = parentPort;
 if (!port) throw new Error('dispatcher-worker.js runs as a worker thread of the service.');
 const data = workerData as DispatcherThreadData;
