@@ -82,7 +82,10 @@ export interface BuildAppOptions {
   network?: MachineNetwork;
 }
 
-/** Composes the service from its plugins and modules. No global state: two apps can share a process. */
+/**
+ * Composes the service from its plugins and modules. No global state: two apps can share a process
+ * (the nextTick entry held for the process, see tick-shape.ts, is the process's and held once).
+ */
 export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<FastifyInstance> {
   holdNextTickShape();
   const { config } = deps;

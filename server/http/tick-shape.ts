@@ -8,10 +8,11 @@ const HELD_ENTRY = Symbol.for('courtier.nextTickEntry');
  * process; later calls do nothing).
  *
  * Why: Node 20 builds each nextTick entry as an object literal with symbol keys, and V8 records
- * weakly, at each key, the hidden class (map) the entry has there. A full GC at a moment when no
- * entry is alive collects those maps; the next entry gets new ones, and V8 then marks the sites
- * megamorphic for good. From then on every nextTick defines its four properties through V8's
- * runtime, and Node's own http and stream code calls nextTick about ten times per request.
+ * weakly, at each key, the hidden class (map) the entry has there. When those maps are collected
+ * (a GC while no entry is alive: seen in the service during its first password hash), the next
+ * entry gets new ones, and V8 marks the sites megamorphic for good. From then on every nextTick
+ * defines its four properties through V8's runtime, and Node's own http and stream code calls
+ * nextTick about ten times per request.
  * Counted with callgrind on `GET /me`: 11% of the main thread's instructions went there (with
  * the entry held, none). An entry that stays alive keeps its maps, and the sites stay monomorphic.
  *
