@@ -171,6 +171,7 @@ export function enqueueTarification(
       dicData: check.data,
       jobId,
     });
+    const queued: store.JobStep = { status: 'pending', step: 'queued', percent: 0, at: now };
     store.insertJob(deps.db.orm, {
       id: jobId,
       cabinetId,
@@ -179,9 +180,9 @@ export function enqueueTarification(
       dicData: JSON.stringify(check.data),
       requestHash: hash,
       devisId,
-      status: 'pending',
-      progressStep: 'queued',
-      progressPercent: 0,
+      status: queued.status,
+      progressStep: queued.step,
+      progressPercent: queued.percent,
       costCredits: cost,
       creditsConsumed: null,
       resultTarifCents: null,
@@ -203,6 +204,7 @@ export function enqueueTarification(
       updatedAt: now,
       finishedAt: null,
       enqueueNumber: quota.nextNumber,
+      timeline: store.firstTimeline(queued),
     });
     if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
     return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };

@@ -28,10 +28,14 @@ const IN_ACTIVE = inStatuses(ACTIVE);
  */
 const JOB = tableSql(jobs);
 
-/** A new job, its timeline starting with its state now. */
-export function insertJob(orm: Orm, row: Omit<JobRow, 'timeline'>): void {
-  const first: JobStep = { status: row.status, step: row.progressStep, percent: row.progressPercent, at: row.updatedAt };
-  JOB.insert(orm, { ...row, timeline: JSON.stringify([first]) });
+/** A new job's timeline: its first step. */
+export function firstTimeline(first: JobStep): string {
+  return JSON.stringify([first]);
+}
+
+/** A new job, its timeline made by firstTimeline (a literal with all its keys, not `{ ...row, timeline }`: see idempotency/store.ts). */
+export function insertJob(orm: Orm, row: JobRow): void {
+  JOB.insert(orm, row);
 }
 
 /** One step of a job's timeline (jobs.timeline). */
