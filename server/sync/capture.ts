@@ -29,7 +29,8 @@ export function recordChange(
   const orm = deps.db.orm;
   const state = store.captureState(orm, cabinetId);
   if (!state) return;
-  const hlc = formatHlc({ ...tick(state.clock, deps.clock.now()), device: state.deviceId });
+  const clock = tick(state.clock, deps.clock.now());
+  const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: state.deviceId });
   const how = change.how ?? 'update';
   const op = how === 'erase' ? 'erase' : 'upsert';
   const fields = change.fields();

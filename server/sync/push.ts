@@ -67,7 +67,7 @@ function restampIfClockRight(context: PushContext, cabinetId: string, refusal: H
       if (!connection) return;
       let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
       for (const row of store.readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
-        const hlc = formatHlc({ ...clock, device: connection.deviceId });
+        const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
         store.restampChange(orm, cabinetId, row, hlc);
         clock = tick(clock, now);
       }

@@ -70,7 +70,7 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
   for (const adapter of records.values()) {
     for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
       clock = tick(clock, deps.clock.now());
-      const hlc = formatHlc({ ...clock, device: connection.deviceId });
+      const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
       store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind: adapter.kind, recordId, op: 'upsert', hlc, fields: JSON.stringify(fields) });
       number += 1;
     }
