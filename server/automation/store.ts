@@ -33,7 +33,7 @@ export function firstTimeline(first: JobStep): string {
   return JSON.stringify([first]);
 }
 
-/** A new job, its timeline made by firstTimeline (a literal with all its keys, not `{ ...row, timeline }`: see idempotency/store.ts). */
+/** A new job, its timeline made by firstTimeline: the caller's literal carries every key (ARCHITECTURE, "Per-request cost"). */
 export function insertJob(orm: Orm, row: JobRow): void {
   JOB.insert(orm, row);
 }

@@ -59,8 +59,19 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const line = { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
-    request.log.info(request.device ? { ...line, device_id: request.device.deviceId, cabinet_id: request.device.cabinetId } : line, 'request');
+    const device = request.device;
+    // The device's fields spread last, as the agent's line does: properties added after a spread cost V8 a new hidden class each.
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ip: request.ip,
+        ...(device ? { device_id: device.deviceId, cabinet_id: device.cabinetId } : {}),
+      },
+      'request',
+    );
     done();
   });
 
