@@ -47,7 +47,7 @@ export function markSubmitted(deps: Deps, row: store.JobRow): void {
 export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): number | null {
   const now = deps.clock.now();
   const expiresAt = now + MFA_TIMEOUT_MS;
-  return atomically(deps.db.sqlite, () => {
+  return atomically(deps.db, () => {
     const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['running'], {
       status: 'mfa_required',
       mfaChallenge: challenge.slice(0, 500),
@@ -87,7 +87,7 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
 export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult): boolean {
   const status = result.outcome === 'complete' && result.pdf ? 'completed' : 'partial';
-  return atomically(deps.db.sqlite, () => {
+  return atomically(deps.db, () => {
     const now = deps.clock.now();
     const consumed = creditsConsumed(deps, row.cabinetId, row.id);
     const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
@@ -145,7 +145,7 @@ export interface JobFailure {
 
 /** failed, with job.failed and devis.failed; refunded when technical, exactly once. */
 export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boolean {
-  return atomically(deps.db.sqlite, () => {
+  return atomically(deps.db, () => {
     const now = deps.clock.now();
     const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['pending', ...ACTIVE], {
       status: 'failed',

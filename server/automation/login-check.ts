@@ -75,22 +75,20 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
  * job running on it refuses the check, and the queue starts no job on it until the check ends.
  */
 function holdLogin(deps: Deps, cabinetId: string, code: string, checkId: string, insurerName: string): void {
-  deps.db.sqlite
-    .transaction(() => {
-      // A login check is a robot on the insurer's portal: not while robots are switched off.
-      const off = readKillSwitch(deps);
-      if (off) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${off.reason}`, { reason: off.reason, scope: 'install' });
-      const paused = readRobotPause(deps, cabinetId);
-      if (paused) {
-        throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused (${paused.reason}): resume them to test the login.`, { reason: paused.reason, scope: 'cabinet' });
-      }
-      const now = deps.clock.now();
-      if (insurerLoginBusy(deps, cabinetId, code) || store.loginCheckRunning(deps.db.orm, cabinetId, code, now)) {
-        throw new ApiError('insurer_login_busy', `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`);
-      }
-      store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_HOLD_MS });
-    })
-    .immediate();
+  deps.db.immediateTransaction(() => {
+    // A login check is a robot on the insurer's portal: not while robots are switched off.
+    const off = readKillSwitch(deps);
+    if (off) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${off.reason}`, { reason: off.reason, scope: 'install' });
+    const paused = readRobotPause(deps, cabinetId);
+    if (paused) {
+      throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused (${paused.reason}): resume them to test the login.`, { reason: paused.reason, scope: 'cabinet' });
+    }
+    const now = deps.clock.now();
+    if (insurerLoginBusy(deps, cabinetId, code) || store.loginCheckRunning(deps.db.orm, cabinetId, code, now)) {
+      throw new ApiError('insurer_login_busy', `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`);
+    }
+    store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_HOLD_MS });
+  });
 }
 
 /** Keeps the outcome, so that the console's insurer status says it after a reload. */

@@ -111,7 +111,7 @@ export function enqueueTarification(
   const cost = costOf(deps, product);
   const hash = requestHash({ compagnie: request.compagnie, produit: request.produit, dicData: check.data });
 
-  const enqueued = atomically(deps.db.sqlite, () => {
+  const enqueued = atomically(deps.db, () => {
     const killSwitch = readKillSwitch(deps);
     if (killSwitch) {
       throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${killSwitch.reason} Retry later.`, {
@@ -239,29 +239,27 @@ export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>,
 
 /** pending or active → cancelled, refunded. The caller aborts a running robot (cancelJobAndRobot). */
 function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wasActive: boolean } {
-  return deps.db.sqlite
-    .transaction(() => {
-      const row = store.findJob(deps.db.orm, cabinetId, jobId);
-      if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
-      if (row.status === 'cancelled') return { job: toJob(deps, row), wasActive: false };
-      if (TERMINAL_STATUSES.includes(row.status)) {
-        throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
-      }
-      const now = deps.clock.now();
-      const cancelled = store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE_STATUSES], {
-        status: 'cancelled',
-        errorCode: 'cancelled',
-        errorMessage: 'Cancelled on request.',
-        errorTechnical: false,
-        ...finished(now),
-      });
-      jobChanged(deps, cabinetId, jobId);
-      refundJob(deps, cabinetId, jobId, 'refund: cancelled');
-      if (cancelled) recordJobFinished(deps, cancelled);
-      recordDevisFailed(deps, cabinetId, row.devisId);
-      return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE_STATUSES as readonly string[]).includes(row.status) };
-    })
-    .immediate();
+  return deps.db.immediateTransaction(() => {
+    const row = store.findJob(deps.db.orm, cabinetId, jobId);
+    if (!row) throw new ApiError('not_found', `No job with id ${jobId} in this cabinet.`);
+    if (row.status === 'cancelled') return { job: toJob(deps, row), wasActive: false };
+    if (TERMINAL_STATUSES.includes(row.status)) {
+      throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
+    }
+    const now = deps.clock.now();
+    const cancelled = store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE_STATUSES], {
+      status: 'cancelled',
+      errorCode: 'cancelled',
+      errorMessage: 'Cancelled on request.',
+      errorTechnical: false,
+      ...finished(now),
+    });
+    jobChanged(deps, cabinetId, jobId);
+    refundJob(deps, cabinetId, jobId, 'refund: cancelled');
+    if (cancelled) recordJobFinished(deps, cancelled);
+    recordDevisFailed(deps, cabinetId, row.devisId);
+    return { job: getJob(deps, cabinetId, jobId), wasActive: (ACTIVE_STATUSES as readonly string[]).includes(row.status) };
+  });
 }
 
 export function automationStatus(deps: Deps, cabinetId: string, running: number): AutomationStatus {

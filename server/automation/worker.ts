@@ -203,7 +203,7 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   function claim(): void {
     const claimed: Running[] = [];
     try {
-      deps.db.sqlite.transaction(() => claimForFreeSlots(claimed)).immediate();
+      deps.db.immediateTransaction(() => claimForFreeSlots(claimed));
     } catch (err) {
       unclaim(claimed);
       throw err;

@@ -49,10 +49,10 @@ export function createClient(deps: Deps, cabinetId: string, input: CreateClientI
     updatedAt: now,
     erasedAt: null,
   };
-  deps.db.sqlite.transaction(() => {
+  deps.db.transaction(() => {
     store.insertClient(deps.db.orm, row);
     clientRecords.capture(deps, cabinetId, row.id, row, 'create');
-  })();
+  });
   return toClient(row);
 }
 
@@ -163,25 +163,23 @@ function columnValue(contact: ClientContact, field: ClientContactField): string 
  * changes no value writes nothing and emits nothing, so a retried PATCH is not a second event.
  */
 export function updateClient(deps: Deps, cabinetId: string, id: string, patch: UpdateClientInput): Client {
-  return deps.db.sqlite
-    .transaction(() => {
-      const row = store.findClient(deps.db.orm, cabinetId, id);
-      if (!row) throw notFound('client', id);
-      const current = toClient(row);
-      const before = contactOf(current);
-      const after = applyPatch(before, patch);
-      checkClientType(current.type, after);
-      const changed = CLIENT_CONTACT_FIELDS.filter((field) => columnValue(before, field) !== columnValue(after, field));
-      if (changed.length === 0) return current;
-      const changes: store.ClientChanges = { updatedAt: deps.clock.now() };
-      for (const field of changed) changes[COLUMN[field]] = columnValue(after, field);
-      store.updateClient(deps.db.orm, cabinetId, id, changes);
-      clientRecords.capture(deps, cabinetId, id, changes);
-      const updated = toClient({ ...row, ...changes });
-      recordEvent(deps, cabinetId, 'client.updated', { ...updated, changed_fields: changed });
-      return updated;
-    })
-    .immediate();
+  return deps.db.immediateTransaction(() => {
+    const row = store.findClient(deps.db.orm, cabinetId, id);
+    if (!row) throw notFound('client', id);
+    const current = toClient(row);
+    const before = contactOf(current);
+    const after = applyPatch(before, patch);
+    checkClientType(current.type, after);
+    const changed = CLIENT_CONTACT_FIELDS.filter((field) => columnValue(before, field) !== columnValue(after, field));
+    if (changed.length === 0) return current;
+    const changes: store.ClientChanges = { updatedAt: deps.clock.now() };
+    for (const field of changed) changes[COLUMN[field]] = columnValue(after, field);
+    store.updateClient(deps.db.orm, cabinetId, id, changes);
+    clientRecords.capture(deps, cabinetId, id, changes);
+    const updated = toClient({ ...row, ...changes });
+    recordEvent(deps, cabinetId, 'client.updated', { ...updated, changed_fields: changed });
+    return updated;
+  });
 }
 
 /**
@@ -191,23 +189,21 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
  * transaction. Erasing an erased client changes nothing and answers the first erasure.
  */
 export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientErasure {
-  return deps.db.sqlite
-    .transaction(() => {
-      const found = store.findErasure(deps.db.orm, cabinetId, id);
-      if (!found) throw notFound('client', id);
-      if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
-      const now = deps.clock.now();
-      store.eraseClient(deps.db.orm, cabinetId, id, now);
-      // The tombstone travels whole: an install that never had the client can still hold it.
-      const tombstone = store.findClientRecord(deps.db.orm, cabinetId, id);
-      if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
-      // Copies of the personal data this service keeps elsewhere go too: earlier events, and
-      // creations stored for Idempotency-Key replays (a replay answers the erased client).
-      clearClientEvents(deps, cabinetId, id);
-      rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
-      const erasure = { client_id: id, erased_at: toIso(now) };
-      recordEvent(deps, cabinetId, 'client.erased', erasure);
-      return erasure;
-    })
-    .immediate();
+  return deps.db.immediateTransaction(() => {
+    const found = store.findErasure(deps.db.orm, cabinetId, id);
+    if (!found) throw notFound('client', id);
+    if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
+    const now = deps.clock.now();
+    store.eraseClient(deps.db.orm, cabinetId, id, now);
+    // The tombstone travels whole: an install that never had the client can still hold it.
+    const tombstone = store.findClientRecord(deps.db.orm, cabinetId, id);
+    if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
+    // Copies of the personal data this service keeps elsewhere go too: earlier events, and
+    // creations stored for Idempotency-Key replays (a replay answers the erased client).
+    clearClientEvents(deps, cabinetId, id);
+    rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
+    const erasure = { client_id: id, erased_at: toIso(now) };
+    recordEvent(deps, cabinetId, 'client.erased', erasure);
+    return erasure;
+  });
 }

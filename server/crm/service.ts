@@ -67,7 +67,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
     updatedAt: now,
   };
   const opportunity = toOpportunity(row);
-  deps.db.sqlite.transaction(() => {
+  deps.db.transaction(() => {
     store.insertOpportunity(deps.db.orm, row);
     opportunityRecords.capture(deps, cabinetId, row.id, row, 'create');
     recordEvent(deps, cabinetId, 'opportunity.created', {
@@ -80,7 +80,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
       tags: opportunity.tags,
       created_via: opportunity.created_via,
     });
-  })();
+  });
   return opportunity;
 }
 
@@ -137,27 +137,25 @@ function recordStageEvents(deps: Deps, cabinetId: string, before: Opportunity, a
 
 /** Applies a change; a stage change emits its events in the same transaction. */
 export function updateOpportunity(deps: Deps, cabinetId: string, id: string, patch: UpdateOpportunityInput): Opportunity {
-  return deps.db.sqlite
-    .transaction(() => {
-      const row = store.findOpportunity(deps.db.orm, cabinetId, id);
-      if (!row) throw notFound('opportunity', id);
-      const previous = toOpportunity(row);
-      if (patch.stage !== undefined) checkStageMove(previous.stage, patch.stage, patch.reopen === true);
-      const changes: Partial<store.OpportunityRow> = { updatedAt: deps.clock.now() };
-      if (patch.title !== undefined) changes.title = patch.title;
-      if (patch.product !== undefined) changes.product = patch.product;
-      if (patch.stage !== undefined) changes.stage = patch.stage;
-      if (patch.expected_value_eur !== undefined) changes.expectedValueCents = cents(patch.expected_value_eur);
-      if (patch.source !== undefined) changes.source = patch.source;
-      if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
-      if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
-      store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
-      opportunityRecords.capture(deps, cabinetId, id, changes);
-      const updated = toOpportunity({ ...row, ...changes });
-      if (updated.stage !== previous.stage) recordStageEvents(deps, cabinetId, previous, updated);
-      return updated;
-    })
-    .immediate();
+  return deps.db.immediateTransaction(() => {
+    const row = store.findOpportunity(deps.db.orm, cabinetId, id);
+    if (!row) throw notFound('opportunity', id);
+    const previous = toOpportunity(row);
+    if (patch.stage !== undefined) checkStageMove(previous.stage, patch.stage, patch.reopen === true);
+    const changes: Partial<store.OpportunityRow> = { updatedAt: deps.clock.now() };
+    if (patch.title !== undefined) changes.title = patch.title;
+    if (patch.product !== undefined) changes.product = patch.product;
+    if (patch.stage !== undefined) changes.stage = patch.stage;
+    if (patch.expected_value_eur !== undefined) changes.expectedValueCents = cents(patch.expected_value_eur);
+    if (patch.source !== undefined) changes.source = patch.source;
+    if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+    if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
+    store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
+    opportunityRecords.capture(deps, cabinetId, id, changes);
+    const updated = toOpportunity({ ...row, ...changes });
+    if (updated.stage !== previous.stage) recordStageEvents(deps, cabinetId, previous, updated);
+    return updated;
+  });
 }
 
 /** A signed quote wins its opportunity, if that is still open. Runs inside the caller's transaction. */

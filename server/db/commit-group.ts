@@ -1,4 +1,5 @@
 import type Sqlite from 'better-sqlite3';
+import type { Transactions } from './transactions.js';
 
 /**
  * Group commit. A commit writes every page it dirtied to the WAL, two write() calls each: a create
@@ -37,7 +38,8 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const DEFAULT_MAX_SIZE = 64;
 
-export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupOptions = {}): CommitGroup {
+/** `transactions` are the connection's (transactions.ts), so that its write priority covers the group's. */
+export function createCommitGroup(sqlite: Sqlite.Database, transactions: Transactions, options: CommitGroupOptions = {}): CommitGroup {
   const { maxSize = DEFAULT_MAX_SIZE } = options;
   /** The flush runs on setImmediate: after the poll phase has handed this turn's requests over. */
   const schedule = () => void setImmediate(flush);
@@ -55,24 +57,21 @@ export function createCommitGroup(sqlite: Sqlite.Database, options: CommitGroupO
    */
   function commit(taken: Member[]): Settled[] {
     const outcomes: Settled[] = [];
-    // Transaction functions are made per flush, not once: write-priority.ts may wrap the connection's later.
-    const savepoint = sqlite.transaction((work: () => unknown) => work());
     const inSavepoint = (member: Member): Settled => {
       try {
-        return { ok: true, value: savepoint(member.work) };
+        // Inside the group's open transaction, a transaction is a savepoint.
+        return { ok: true, value: transactions.transaction(member.work) };
       } catch (error) {
         if (!sqlite.inTransaction) throw error;
         return { ok: false, error };
       }
     };
-    sqlite
-      .transaction(() => {
-        for (let member = waiting.shift(); member; member = taken.length < maxSize ? waiting.shift() : undefined) {
-          taken.push(member);
-          outcomes.push(taken.length === 1 ? { ok: true, value: member.work() } : inSavepoint(member));
-        }
-      })
-      .immediate();
+    transactions.immediateTransaction(() => {
+      for (let member = waiting.shift(); member; member = taken.length < maxSize ? waiting.shift() : undefined) {
+        taken.push(member);
+        outcomes.push(taken.length === 1 ? { ok: true, value: member.work() } : inSavepoint(member));
+      }
+    });
     return outcomes;
   }
 

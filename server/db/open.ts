@@ -8,6 +8,7 @@ import { packageRoot } from '../paths.js';
 import { checkpointInBackground, type CheckpointOptions } from './checkpoints.js';
 import { createCommitGroup, type CommitGroup } from './commit-group.js';
 import * as schema from './schema.js';
+import { connectionTransactions, type Transactions } from './transactions.js';
 
 /**
  * drizzle's handle, with the better-sqlite3 connection under it (`$client`) and that connection's
@@ -42,7 +43,8 @@ function preparedOnce(sqlite: Sqlite.Database): (sql: string) => Sqlite.Statemen
   };
 }
 
-export interface Database {
+/** A connection; its transactions run through `transaction` and `immediateTransaction` (transactions.ts). */
+export interface Database extends Transactions {
   sqlite: Sqlite.Database;
   orm: Orm;
   /** The connection's group commit (commit-group.ts): the API's idempotent POSTs and the robot worker's writes. */
@@ -107,10 +109,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   }
   const orm = Object.assign(drizzle(sqlite, { schema }), { prepared: preparedOnce(sqlite), cacheOf: cachesByOwner() });
   const checkpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file, options.backgroundCheckpoints) : undefined;
+  const transactions = connectionTransactions(sqlite);
   return {
     sqlite,
     orm,
-    commitGroup: createCommitGroup(sqlite),
+    ...transactions,
+    commitGroup: createCommitGroup(sqlite, transactions),
     close: () => {
       checkpoints?.stop();
       sqlite.close();

@@ -88,7 +88,7 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
     createdAt: now,
     updatedAt: now,
   };
-  deps.db.sqlite.transaction(() => insertDevisRow(deps, row))();
+  deps.db.transaction(() => insertDevisRow(deps, row));
   return toDevis(row);
 }
 
@@ -130,7 +130,7 @@ export function recordDevisPriced(
   id: string,
   result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null },
 ): Devis {
-  return atomically(deps.db.sqlite, () => {
+  return atomically(deps.db, () => {
     const now = deps.clock.now();
     const pdfSha256 = result.pdf ? createHash('sha256').update(result.pdf).digest('hex') : undefined;
     // Undefined leaves a column as it is: a pricing without a PDF keeps the quote's previous one.
@@ -155,52 +155,50 @@ export function recordDevisPriced(
  * and contract.signed are emitted, and a linked opportunity that is still open is won.
  */
 export function signDevis(deps: Deps, cabinetId: string, id: string, input: { signed_at?: string } | undefined): Devis {
-  return deps.db.sqlite
-    .transaction(() => {
-      const row = store.findDevis(deps.db.orm, cabinetId, id);
-      if (!row) throw notFound(id);
-      if (row.status !== 'priced' || row.tarifCents === null) {
-        const why = row.status === 'signed' ? 'it is already signed' : `it is ${row.status}; only a priced quote can be signed`;
-        throw new ApiError('invalid_devis_transition', `This quote cannot be signed: ${why}.`, { status: row.status });
-      }
-      if (row.clientId === null) {
-        throw new ApiError('invalid_devis_transition', 'This quote has no client, so it cannot become a contract: price a draft quote made with POST /devis, or pass client_id to the tarification.', { status: row.status });
-      }
-      const clientId = row.clientId;
-      const now = deps.clock.now();
-      const signedAt = input?.signed_at === undefined ? now : Date.parse(input.signed_at);
-      const contract: store.ContractRow = {
-        id: randomUUID(),
-        cabinetId,
-        devisId: id,
-        clientId,
-        opportunityId: row.opportunityId,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        premiumCents: row.tarifCents,
-        signedAt,
-        createdAt: now,
-      };
-      store.insertContract(deps.db.orm, contract);
-      contractRecords.capture(deps, cabinetId, contract.id, contract, 'create');
-      const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
-      updateDevisRow(deps, cabinetId, id, changes);
-      const signed = toDevis({ ...row, ...changes });
-      const common = {
-        devis_id: id,
-        client_id: clientId,
-        opportunity_id: row.opportunityId,
-        compagnie: row.compagnie,
-        produit: row.produit,
-        signed_at: toIso(signedAt),
-        contract_id: contract.id,
-      };
-      recordEvent(deps, cabinetId, 'devis.signed', { ...common, tarif_eur: euros(row.tarifCents) });
-      recordEvent(deps, cabinetId, 'contract.signed', { ...common, premium_eur: euros(row.tarifCents) });
-      if (row.opportunityId) winOpportunityIfOpen(deps, cabinetId, row.opportunityId);
-      return signed;
-    })
-    .immediate();
+  return deps.db.immediateTransaction(() => {
+    const row = store.findDevis(deps.db.orm, cabinetId, id);
+    if (!row) throw notFound(id);
+    if (row.status !== 'priced' || row.tarifCents === null) {
+      const why = row.status === 'signed' ? 'it is already signed' : `it is ${row.status}; only a priced quote can be signed`;
+      throw new ApiError('invalid_devis_transition', `This quote cannot be signed: ${why}.`, { status: row.status });
+    }
+    if (row.clientId === null) {
+      throw new ApiError('invalid_devis_transition', 'This quote has no client, so it cannot become a contract: price a draft quote made with POST /devis, or pass client_id to the tarification.', { status: row.status });
+    }
+    const clientId = row.clientId;
+    const now = deps.clock.now();
+    const signedAt = input?.signed_at === undefined ? now : Date.parse(input.signed_at);
+    const contract: store.ContractRow = {
+      id: randomUUID(),
+      cabinetId,
+      devisId: id,
+      clientId,
+      opportunityId: row.opportunityId,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      premiumCents: row.tarifCents,
+      signedAt,
+      createdAt: now,
+    };
+    store.insertContract(deps.db.orm, contract);
+    contractRecords.capture(deps, cabinetId, contract.id, contract, 'create');
+    const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
+    updateDevisRow(deps, cabinetId, id, changes);
+    const signed = toDevis({ ...row, ...changes });
+    const common = {
+      devis_id: id,
+      client_id: clientId,
+      opportunity_id: row.opportunityId,
+      compagnie: row.compagnie,
+      produit: row.produit,
+      signed_at: toIso(signedAt),
+      contract_id: contract.id,
+    };
+    recordEvent(deps, cabinetId, 'devis.signed', { ...common, tarif_eur: euros(row.tarifCents) });
+    recordEvent(deps, cabinetId, 'contract.signed', { ...common, premium_eur: euros(row.tarifCents) });
+    if (row.opportunityId) winOpportunityIfOpen(deps, cabinetId, row.opportunityId);
+    return signed;
+  });
 }
 
 function linkPath(devisId: string): string {

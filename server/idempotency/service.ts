@@ -107,7 +107,7 @@ export function createIdempotency(
   instanceId: string,
   warn: (details: object, message: string) => void = () => undefined,
 ): Idempotency {
-  const { orm, sqlite } = deps.db;
+  const { orm } = deps.db;
   /** This process's claims whose operation is running now. */
   const running = new Set<string>();
   const runningKey = (id: IdempotencyId) => JSON.stringify([id.cabinetId, id.caller, id.endpoint, id.key]);
@@ -142,7 +142,7 @@ export function createIdempotency(
 
   return {
     once(request, operation) {
-      return sqlite.transaction(() => runOnce(request, operation)).immediate();
+      return deps.db.immediateTransaction(() => runOnce(request, operation));
     },
 
     onceInGroup(request, operation) {
@@ -150,15 +150,13 @@ export function createIdempotency(
     },
 
     async onceAsync(request, operation) {
-      const claimed = sqlite
-        .transaction((): StoredResponse | null => {
-          const now = deps.clock.now();
-          const replay = lookUp(request, now);
-          if (replay) return replay;
-          store.insertClaim(orm, request.id, request.requestHash, instanceId, now, now + IDEMPOTENCY_TTL_MS);
-          return null;
-        })
-        .immediate();
+      const claimed = deps.db.immediateTransaction((): StoredResponse | null => {
+        const now = deps.clock.now();
+        const replay = lookUp(request, now);
+        if (replay) return replay;
+        store.insertClaim(orm, request.id, request.requestHash, instanceId, now, now + IDEMPOTENCY_TTL_MS);
+        return null;
+      });
       if (claimed) return { kind: 'replay', response: claimed };
 
       const key = runningKey(request.id);

@@ -20,16 +20,14 @@ export function listConnectedApps(deps: Deps, user: { cabinetId: string; userId:
  * one or one already revoked is not found: nobody learns which grant ids exist.
  */
 export function revokeConnectedApp(deps: Deps, user: { cabinetId: string; userId: string }, grantId: string): void {
-  const { orm, sqlite } = deps.db;
+  const { orm } = deps.db;
   const now = deps.clock.now();
-  const revoked = sqlite
-    .transaction(() => {
-      const grant = store.findGrant(orm, grantId);
-      if (!grant || grant.cabinetId !== user.cabinetId || grant.userId !== user.userId || grant.revokedAt !== null) return false;
-      store.revokeGrant(orm, grant.id, now);
-      return true;
-    })
-    .immediate();
+  const revoked = deps.db.immediateTransaction(() => {
+    const grant = store.findGrant(orm, grantId);
+    if (!grant || grant.cabinetId !== user.cabinetId || grant.userId !== user.userId || grant.revokedAt !== null) return false;
+    store.revokeGrant(orm, grant.id, now);
+    return true;
+  });
   if (!revoked) throw new ApiError('not_found', 'No such connected application for this user.');
 }
 

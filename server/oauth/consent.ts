@@ -70,38 +70,36 @@ export function decideConsent(
   }
   if (input.decision !== 'allow' && input.decision !== 'deny') throw new ApiError('bad_request', 'The decision must be allow or deny.');
   const now = deps.clock.now();
-  const { orm, sqlite } = deps.db;
-  return sqlite
-    .transaction(() => {
-      if (!store.answerConsentRequest(orm, request.id, now)) {
-        throw new ApiError('consent_request_not_found', 'This authorization request was already answered.');
-      }
-      if (input.decision === 'deny') {
-        return authorizationResponse(request.redirectUri, { error: 'access_denied', error_description: 'The user refused access.', state: request.state }, input.issuer);
-      }
-      const grantId = randomUUID();
-      store.insertGrant(orm, {
-        id: grantId,
-        clientId: request.clientId,
-        userId: request.userId,
-        cabinetId: request.cabinetId,
-        scopes: request.scopes,
-        resource: request.resource,
-        createdAt: now,
-        revokedAt: null,
-        lastUsedAt: null,
-      });
-      recordAudit(deps, { cabinetId: request.cabinetId, action: 'oauth.grant_given', actor: input.actor, target: request.clientId, details: { grant_id: grantId, scopes: JSON.parse(request.scopes) as unknown } });
-      const code = deps.randomBytes(32).toString('base64url');
-      store.insertCode(orm, {
-        codeHash: sha256(code),
-        grantId,
-        redirectUri: request.redirectUri,
-        codeChallenge: request.codeChallenge,
-        expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
-        usedAt: null,
-      });
-      return authorizationResponse(request.redirectUri, { code, state: request.state }, input.issuer);
-    })
-    .immediate();
+  const { orm } = deps.db;
+  return deps.db.immediateTransaction(() => {
+    if (!store.answerConsentRequest(orm, request.id, now)) {
+      throw new ApiError('consent_request_not_found', 'This authorization request was already answered.');
+    }
+    if (input.decision === 'deny') {
+      return authorizationResponse(request.redirectUri, { error: 'access_denied', error_description: 'The user refused access.', state: request.state }, input.issuer);
+    }
+    const grantId = randomUUID();
+    store.insertGrant(orm, {
+      id: grantId,
+      clientId: request.clientId,
+      userId: request.userId,
+      cabinetId: request.cabinetId,
+      scopes: request.scopes,
+      resource: request.resource,
+      createdAt: now,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    recordAudit(deps, { cabinetId: request.cabinetId, action: 'oauth.grant_given', actor: input.actor, target: request.clientId, details: { grant_id: grantId, scopes: JSON.parse(request.scopes) as unknown } });
+    const code = deps.randomBytes(32).toString('base64url');
+    store.insertCode(orm, {
+      codeHash: sha256(code),
+      grantId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS * 1000,
+      usedAt: null,
+    });
+    return authorizationResponse(request.redirectUri, { code, state: request.state }, input.issuer);
+  });
 }

@@ -14,10 +14,8 @@ export function revokeToken(deps: Deps, form: Record<string, unknown>): void {
   const grant = store.findGrant(deps.db.orm, token.grantId);
   if (!grant || (clientId !== undefined && grant.clientId !== clientId)) return;
   const now = deps.clock.now();
-  deps.db.sqlite
-    .transaction(() => {
-      if (token.kind === 'refresh') store.revokeGrant(deps.db.orm, grant.id, now);
-      else store.revokeToken(deps.db.orm, token.id, now);
-    })
-    .immediate();
+  deps.db.immediateTransaction(() => {
+    if (token.kind === 'refresh') store.revokeGrant(deps.db.orm, grant.id, now);
+    else store.revokeToken(deps.db.orm, token.id, now);
+  });
 }

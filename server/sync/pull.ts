@@ -99,27 +99,25 @@ export function applyPage(
   blobs: ReadonlyMap<string, Buffer>,
 ): number {
   const { orm, sqlite } = context.deps.db;
-  const applied = sqlite
-    .transaction(() => {
-      const connection = store.findConnection(orm, cabinetId);
-      // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
-      if (!connection || connection.pullCursor !== page.after) return 0;
-      // Within a page, a contract may come before its quote's row is written: check references at commit.
-      sqlite.pragma('defer_foreign_keys = ON');
-      const now = context.deps.clock.now();
-      let clock = { time: connection.clockTime, counter: connection.clockCounter };
-      let remoteTime = connection.remoteClockTime;
-      for (const change of page.changes) {
-        if (change.device_id === connection.deviceId) continue;
-        applyChange(orm, cabinetId, context.records, change, { blobs, now, deps: context.deps });
-        const remote = parseHlc(change.hlc);
-        clock = receive(clock, remote, now);
-        remoteTime = Math.max(remoteTime, remote.time);
-      }
-      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
-      return page.changes.length;
-    })
-    .immediate();
+  const applied = context.deps.db.immediateTransaction(() => {
+    const connection = store.findConnection(orm, cabinetId);
+    // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
+    if (!connection || connection.pullCursor !== page.after) return 0;
+    // Within a page, a contract may come before its quote's row is written: check references at commit.
+    sqlite.pragma('defer_foreign_keys = ON');
+    const now = context.deps.clock.now();
+    let clock = { time: connection.clockTime, counter: connection.clockCounter };
+    let remoteTime = connection.remoteClockTime;
+    for (const change of page.changes) {
+      if (change.device_id === connection.deviceId) continue;
+      applyChange(orm, cabinetId, context.records, change, { blobs, now, deps: context.deps });
+      const remote = parseHlc(change.hlc);
+      clock = receive(clock, remote, now);
+      remoteTime = Math.max(remoteTime, remote.time);
+    }
+    store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
+    return page.changes.length;
+  });
   if (page.changes.some((change) => change.kind === 'event')) context.deps.outbox.notify();
   return applied;
 }

@@ -60,20 +60,18 @@ function restampIfClockRight(context: PushContext, cabinetId: string, refusal: H
   const hubTime = Date.parse(String((refusal.details as { hub_time?: unknown } | undefined)?.hub_time));
   const now = context.deps.clock.now();
   if (!Number.isFinite(hubTime) || now - hubTime > MAX_CLOCK_AHEAD_MS / 2) return;
-  const { orm, sqlite } = context.deps.db;
-  sqlite
-    .transaction(() => {
-      const connection = store.findConnection(orm, cabinetId);
-      if (!connection) return;
-      let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
-      for (const row of store.readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
-        const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
-        store.restampChange(orm, cabinetId, row, hlc);
-        clock = tick(clock, now);
-      }
-      store.updateConnection(orm, cabinetId, { clockTime: clock.time, clockCounter: clock.counter });
-    })
-    .immediate();
+  const { orm } = context.deps.db;
+  context.deps.db.immediateTransaction(() => {
+    const connection = store.findConnection(orm, cabinetId);
+    if (!connection) return;
+    let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
+    for (const row of store.readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
+      const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
+      store.restampChange(orm, cabinetId, row, hlc);
+      clock = tick(clock, now);
+    }
+    store.updateConnection(orm, cabinetId, { clockTime: clock.time, clockCounter: clock.counter });
+  });
 }
 
 /** Batches on their way at once: the hub parses and checks one while PostgreSQL stores the one before. */
@@ -93,8 +91,8 @@ async function send(context: PushContext, cabinetId: string, changes: SyncChange
 
 /** Forgets the changes up to the hub's acknowledgement, and only those. */
 function forgetAcknowledged(context: PushContext, cabinetId: string, acknowledged: number): void {
-  const { orm, sqlite } = context.deps.db;
-  sqlite.transaction(() => store.forgetThrough(orm, cabinetId, acknowledged, context.deps.clock.now())).immediate();
+  const { orm } = context.deps.db;
+  context.deps.db.immediateTransaction(() => store.forgetThrough(orm, cabinetId, acknowledged, context.deps.clock.now()));
 }
 
 /** What a refusal of the oldest batch in flight means for the queue; then it is thrown. */

@@ -96,13 +96,11 @@ export async function connectCabinet(
   const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name } });
   deps.secrets.set(deviceSecretName(input.cabinetId), paired.device_secret);
   const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
-  const queued = deps.db.sqlite
-    .transaction(() => {
-      if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
-      store.insertConnection(deps.db.orm, connection);
-      return queueEverything(deps, connection, io.records);
-    })
-    .immediate();
+  const queued = deps.db.immediateTransaction(() => {
+    if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
+    store.insertConnection(deps.db.orm, connection);
+    return queueEverything(deps, connection, io.records);
+  });
   deps.syncLinks.notify();
   return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued };
 }
@@ -155,7 +153,7 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
     // Already revoked is as good as leaving; anything else is said in the answer, and the local disconnect goes on.
     leftHub = err instanceof HubRefusal && err.code === 'device_revoked';
   }
-  deps.db.sqlite.transaction(() => store.deleteConnection(deps.db.orm, cabinetId)).immediate();
+  deps.db.immediateTransaction(() => store.deleteConnection(deps.db.orm, cabinetId));
   deps.secrets.delete(deviceSecretName(cabinetId));
   deps.syncLinks.notify();
   return { left_hub: leftHub, device_id: connection.deviceId };

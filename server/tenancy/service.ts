@@ -57,13 +57,13 @@ async function createCabinetWithAdmin(
   const now = deps.clock.now();
   const cabinetId = options.cabinetId ?? randomUUID();
   const userId = randomUUID();
-  const { orm, sqlite } = deps.db;
-  sqlite.transaction(() => {
+  const { orm } = deps.db;
+  deps.db.immediateTransaction(() => {
     options.check?.(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
     store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now, disabledAt: null, mustChangePassword: false });
     options.then?.();
-  }).immediate();
+  });
   return { cabinet_id: cabinetId, user_id: userId };
 }
 
@@ -191,27 +191,25 @@ export async function addCabinetUser(deps: Deps, cabinetId: string, input: { ema
   if (store.findUserInCabinetByEmail(deps.db.orm, cabinetId, email)) throw taken();
   const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
   const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now(), disabledAt: null, mustChangePassword: false };
-  const { orm, sqlite } = deps.db;
-  sqlite.transaction(() => {
+  const { orm } = deps.db;
+  deps.db.immediateTransaction(() => {
     if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
     if (store.findUserInCabinetByEmail(orm, cabinetId, email)) throw taken();
     store.insertUser(orm, row);
-  }).immediate();
+  });
   return toCabinetUser(row);
 }
 
 /** Changes a user's role in the cabinet; the cabinet always keeps at least one admin (409 last_admin). */
 export function changeUserRole(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, role: UserRole): CabinetUser {
-  const { orm, sqlite } = deps.db;
-  return sqlite
-    .transaction(() => {
-      const user = store.findUserInCabinet(orm, cabinetId, userId);
-      if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
-      if (role !== 'admin' && isLastActiveAdmin(orm, user)) throw lastAdmin();
-      store.setUserRole(orm, cabinetId, userId, role);
-      return toCabinetUser({ ...user, role });
-    })
-    .immediate();
+  const { orm } = deps.db;
+  return deps.db.immediateTransaction(() => {
+    const user = store.findUserInCabinet(orm, cabinetId, userId);
+    if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
+    if (role !== 'admin' && isLastActiveAdmin(orm, user)) throw lastAdmin();
+    store.setUserRole(orm, cabinetId, userId, role);
+    return toCabinetUser({ ...user, role });
+  });
 }
 
 function lastAdmin(): ApiError {
@@ -255,15 +253,13 @@ export async function changeOwnPassword(
     throw validationError([{ path: 'body.new_password', message: 'choose a password different from the current one' }]);
   }
   const passwordHash = await hashPassword(input.newPassword, deps.randomBytes(16));
-  const { orm, sqlite } = deps.db;
-  sqlite
-    .transaction(() => {
-      const now = findOrFail(orm, user.cabinetId, user.userId);
-      if (now.passwordHash !== row.passwordHash) throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
-      store.setUserPassword(orm, user.cabinetId, user.userId, passwordHash, false);
-      then();
-    })
-    .immediate();
+  const { orm } = deps.db;
+  deps.db.immediateTransaction(() => {
+    const now = findOrFail(orm, user.cabinetId, user.userId);
+    if (now.passwordHash !== row.passwordHash) throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
+    store.setUserPassword(orm, user.cabinetId, user.userId, passwordHash, false);
+    then();
+  });
   return 'changed';
 }
 
@@ -275,34 +271,30 @@ export async function resetUserPassword(deps: Deps, cabinetId: string, userId: s
   findOrFail(deps.db.orm, cabinetId, userId);
   const temporary = temporaryPassword(deps.randomBytes);
   const passwordHash = await hashPassword(temporary, deps.randomBytes(16));
-  const { orm, sqlite } = deps.db;
-  const user = sqlite
-    .transaction(() => {
-      const row = findOrFail(orm, cabinetId, userId);
-      store.setUserPassword(orm, cabinetId, userId, passwordHash, true);
-      const user = toCabinetUser({ ...row, passwordHash, mustChangePassword: true });
-      then(user);
-      return user;
-    })
-    .immediate();
+  const { orm } = deps.db;
+  const user = deps.db.immediateTransaction(() => {
+    const row = findOrFail(orm, cabinetId, userId);
+    store.setUserPassword(orm, cabinetId, userId, passwordHash, true);
+    const user = toCabinetUser({ ...row, passwordHash, mustChangePassword: true });
+    then(user);
+    return user;
+  });
   return { user, temporaryPassword: temporary };
 }
 
 /** Disables (or enables) an account; the cabinet keeps an active admin. `then` runs in the transaction. */
 export function setUserDisabled(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, userId: string, disabled: boolean, then: (user: CabinetUser) => void): CabinetUser {
-  const { orm, sqlite } = deps.db;
-  return sqlite
-    .transaction(() => {
-      const row = findOrFail(orm, cabinetId, userId);
-      if (disabled && isLastActiveAdmin(orm, row)) throw lastAdmin();
-      // Disabling twice keeps the first date: it says since when.
-      const disabledAt = disabled ? (row.disabledAt ?? deps.clock.now()) : null;
-      store.setUserDisabledAt(orm, cabinetId, userId, disabledAt);
-      const user = toCabinetUser({ ...row, disabledAt });
-      then(user);
-      return user;
-    })
-    .immediate();
+  const { orm } = deps.db;
+  return deps.db.immediateTransaction(() => {
+    const row = findOrFail(orm, cabinetId, userId);
+    if (disabled && isLastActiveAdmin(orm, row)) throw lastAdmin();
+    // Disabling twice keeps the first date: it says since when.
+    const disabledAt = disabled ? (row.disabledAt ?? deps.clock.now()) : null;
+    store.setUserDisabledAt(orm, cabinetId, userId, disabledAt);
+    const user = toCabinetUser({ ...row, disabledAt });
+    then(user);
+    return user;
+  });
 }
 
 /**
@@ -310,15 +302,13 @@ export function setUserDisabled(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: str
  * transaction: it deletes what refers to the account (sessions, grants).
  */
 export function removeCabinetUser(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, before: (user: CabinetUser) => void): CabinetUser {
-  const { orm, sqlite } = deps.db;
-  return sqlite
-    .transaction(() => {
-      const row = findOrFail(orm, cabinetId, userId);
-      if (isLastActiveAdmin(orm, row)) throw lastAdmin();
-      const user = toCabinetUser(row);
-      before(user);
-      store.deleteUser(orm, cabinetId, userId);
-      return user;
-    })
-    .immediate();
+  const { orm } = deps.db;
+  return deps.db.immediateTransaction(() => {
+    const row = findOrFail(orm, cabinetId, userId);
+    if (isLastActiveAdmin(orm, row)) throw lastAdmin();
+    const user = toCabinetUser(row);
+    before(user);
+    store.deleteUser(orm, cabinetId, userId);
+    return user;
+  });
 }

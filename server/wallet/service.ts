@@ -11,10 +11,10 @@ export function creditBalance(deps: Pick<Deps, 'db'>, cabinetId: string): number
 export function grantCredits(deps: Deps, cabinetId: string, amount: number, note?: string): number {
   if (!Number.isInteger(amount) || amount <= 0 || amount > 10_000_000) throw new ApiError('validation_error', 'amount must be a whole number of credits, 1 or more.');
   if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-  return deps.db.sqlite.transaction(() => {
+  return deps.db.transaction(() => {
     store.appendEntry(deps.db.orm, { cabinetId, kind: 'grant', amount, jobId: null, note: note ?? null, createdAt: deps.clock.now() });
     return store.balance(deps.db.orm, cabinetId);
-  })();
+  });
 }
 
 /**
@@ -28,11 +28,11 @@ export function debitForJob(deps: Deps, cabinetId: string, jobId: string, amount
 
 /** Refunds a job's debit; a second refund of the same job is refused by the ledger itself. */
 export function refundJob(deps: Deps, cabinetId: string, jobId: string, note: string): boolean {
-  return deps.db.sqlite.transaction(() => {
+  return deps.db.transaction(() => {
     const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
     if (!debit) return false;
     return store.appendEntry(deps.db.orm, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note, createdAt: deps.clock.now() });
-  })();
+  });
 }
 
 /** Whether the running balance equals the ledger's sum (it always should). */

@@ -141,15 +141,16 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
    * they dirty the same pages of the deliveries table, and under load a commit each cost more
    * than the work. The attempts start once it has committed.
    */
-  const recordFanOutAndClaim = deps.db.sqlite.transaction((slots: number): store.DeliveryRow[] => {
-    recordOutcomes(deps, unrecorded.splice(0), outcomeOptions);
-    fanOutPending(deps);
-    return slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
-  });
+  const recordFanOutAndClaim = (slots: number): store.DeliveryRow[] =>
+    deps.db.immediateTransaction(() => {
+      recordOutcomes(deps, unrecorded.splice(0), outcomeOptions);
+      fanOutPending(deps);
+      return slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
+    });
 
   function pump(): void {
     const slots = config.webhookConcurrency - inFlight.size;
-    const claimed = recordFanOutAndClaim.immediate(slots);
+    const claimed = recordFanOutAndClaim(slots);
     const reads = passReads(deps);
     for (const delivery of claimed) track(delivery, reads);
     // With every slot taken, the next attempt to end pumps again: no need to look for the next due time.

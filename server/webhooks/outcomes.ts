@@ -19,7 +19,7 @@ export interface OutcomeOptions {
  */
 export function recordOutcomes(deps: Deps, outcomes: readonly Outcome[], options: OutcomeOptions): void {
   if (outcomes.length === 0) return;
-  deps.db.sqlite.transaction(() => {
+  deps.db.transaction(() => {
     // Each subscription's health is read once per transaction, and kept up to date here as it changes.
     const health = new Map<string, store.SubscriptionRow | undefined>();
     const current = (subscription: store.SubscriptionRow) => {
@@ -31,7 +31,7 @@ export function recordOutcomes(deps: Deps, outcomes: readonly Outcome[], options
       health.set(row.id, { ...row, ...changes });
     };
     for (const outcome of outcomes) recordOutcome(deps, outcome, options, current, update);
-  })();
+  });
 }
 
 function recordOutcome(

@@ -224,38 +224,36 @@ function newDelivery(deps: Deps, cabinetId: string, subscriptionId: string, even
 
 /** Creates the deliveries of a batch of outbox events for the subscriptions that match them. */
 export function fanOutEvents(deps: Deps, batch: number): number {
-  return deps.db.sqlite
-    .transaction(() => {
-      const after = store.fanoutPosition(deps.db.orm);
-      // Without any subscription (an install before its first webhook), the position moves to the
-      // newest event in one statement instead of reading each: a later subscription receives only
-      // what follows it. Checked in this transaction, so a subscription created meanwhile is seen.
-      if (!store.anySubscription(deps.db.orm)) {
-        const newest = newestOutboxSeq(deps);
-        if (newest > after) store.setFanoutPosition(deps.db.orm, newest);
-        return 0;
+  return deps.db.immediateTransaction(() => {
+    const after = store.fanoutPosition(deps.db.orm);
+    // Without any subscription (an install before its first webhook), the position moves to the
+    // newest event in one statement instead of reading each: a later subscription receives only
+    // what follows it. Checked in this transaction, so a subscription created meanwhile is seen.
+    if (!store.anySubscription(deps.db.orm)) {
+      const newest = newestOutboxSeq(deps);
+      if (newest > after) store.setFanoutPosition(deps.db.orm, newest);
+      return 0;
+    }
+    const events = readOutbox(deps, after, batch);
+    const byCabinet = new Map<string, store.SubscriptionRow[]>();
+    for (const event of events) {
+      // Test events go to their own subscription only, created with the event.
+      if (event.type === 'webhook.test') continue;
+      let subscriptions = byCabinet.get(event.cabinet_id);
+      if (!subscriptions) {
+        subscriptions = store.activeSubscriptions(deps.db.orm, event.cabinet_id);
+        byCabinet.set(event.cabinet_id, subscriptions);
       }
-      const events = readOutbox(deps, after, batch);
-      const byCabinet = new Map<string, store.SubscriptionRow[]>();
-      for (const event of events) {
-        // Test events go to their own subscription only, created with the event.
-        if (event.type === 'webhook.test') continue;
-        let subscriptions = byCabinet.get(event.cabinet_id);
-        if (!subscriptions) {
-          subscriptions = store.activeSubscriptions(deps.db.orm, event.cabinet_id);
-          byCabinet.set(event.cabinet_id, subscriptions);
-        }
-        for (const subscription of subscriptions) {
-          if (subscribesTo(JSON.parse(subscription.events) as string[], event.type)) {
-            store.insertDelivery(deps.db.orm, newDelivery(deps, event.cabinet_id, subscription.id, event));
-          }
+      for (const subscription of subscriptions) {
+        if (subscribesTo(JSON.parse(subscription.events) as string[], event.type)) {
+          store.insertDelivery(deps.db.orm, newDelivery(deps, event.cabinet_id, subscription.id, event));
         }
       }
-      const last = events[events.length - 1];
-      if (last) store.setFanoutPosition(deps.db.orm, last.seq);
-      return events.length;
-    })
-    .immediate();
+    }
+    const last = events[events.length - 1];
+    if (last) store.setFanoutPosition(deps.db.orm, last.seq);
+    return events.length;
+  });
 }
 
 /**
@@ -291,12 +289,12 @@ export function replayDelivery(deps: Deps, cabinetId: string, subscriptionId: st
 /** A webhook.test event and its single-attempt delivery to this subscription only. */
 export function createTestDelivery(deps: Deps, cabinetId: string, subscriptionId: string): string {
   if (!store.findSubscription(deps.db.orm, cabinetId, subscriptionId)) throw notFound(subscriptionId);
-  return deps.db.sqlite.transaction(() => {
+  return deps.db.transaction(() => {
     const event = recordEvent(deps, cabinetId, 'webhook.test', { message: 'This is a test delivery from Courtier.', webhook_id: subscriptionId });
     const row = newDelivery(deps, cabinetId, subscriptionId, event, { maxAttempts: 1, nextAttemptAt: null });
     store.insertDelivery(deps.db.orm, row);
     return row.id;
-  })();
+  });
 }
 
 export function purgeOldDeliveries(deps: Deps): number {

@@ -124,8 +124,8 @@ export function claimDueDeliveries(
   now: number,
   options: { leaseMs: number; limit: number; perSubscription: number; busy: ReadonlyMap<string, number> },
 ): DeliveryRow[] {
-  return db.sqlite
-    .transaction(() => {
+  return db
+    .immediateTransaction(() => {
       const candidates = DELIVERY.all(
         db.orm,
         `WHERE status = 'pending' AND next_attempt_at <= ? AND ${OF_ACTIVE_SUBSCRIPTION} ORDER BY next_attempt_at LIMIT ?`,
@@ -147,8 +147,7 @@ export function claimDueDeliveries(
           .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
       }
       return chosen;
-    })
-    .immediate();
+    });
 }
 
 /** A delivery's own lease, for an attempt made right away (test deliveries). */

@@ -2,6 +2,7 @@ import Sqlite from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { atomically } from '../../server/db/atomically.js';
+import { connectionTransactions } from '../../server/db/transactions.js';
 import { tempDir } from '../helpers/server.js';
 
 /** server/db/atomically.ts on a real SQLite file. */
@@ -20,7 +21,7 @@ describe('atomically', () => {
     statements.length = 0;
     const insert = (n: number) => db.prepare('INSERT INTO t (n) VALUES (?)').run(n);
     const rows = () => db.prepare('SELECT n FROM t ORDER BY n').pluck().all();
-    return { db, statements, insert, rows };
+    return { db: { sqlite: db, ...connectionTransactions(db) }, statements, insert, rows };
   }
 
   it('outside a transaction, runs in an IMMEDIATE one of its own, undone whole when the work throws', () => {
@@ -34,20 +35,18 @@ describe('atomically', () => {
       }),
     ).toThrow('refused');
     expect(rows()).toEqual([1]);
-    expect(db.inTransaction).toBe(false);
+    expect(db.sqlite.inTransaction).toBe(false);
   });
 
   it("inside a transaction, adds no savepoint: the caller's commit or rollback covers the work", () => {
     const { db, statements, insert, rows } = setUp();
-    db.transaction(() => atomically(db, () => insert(1))).immediate();
+    db.immediateTransaction(() => atomically(db, () => insert(1)));
     expect(statements).toEqual(['BEGIN IMMEDIATE', 'INSERT INTO t (n) VALUES (1.0)', 'COMMIT']);
     expect(() =>
-      db
-        .transaction(() => {
-          atomically(db, () => insert(2));
-          throw new Error('the caller refuses');
-        })
-        .immediate(),
+      db.immediateTransaction(() => {
+        atomically(db, () => insert(2));
+        throw new Error('the caller refuses');
+      }),
     ).toThrow('the caller refuses');
     expect(rows()).toEqual([1]);
   });

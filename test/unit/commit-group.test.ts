@@ -2,7 +2,8 @@ import Sqlite from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCommitGroup, type CommitGroupOptions } from '../../server/db/commit-group.js';
-import { prioritizeTransactions, yieldsTo } from '../../server/db/write-priority.js';
+import { connectionTransactions } from '../../server/db/transactions.js';
+import { yieldsTo } from '../../server/db/write-priority.js';
 import { tempDir } from '../helpers/server.js';
 
 /** Group commit (server/db/commit-group.ts) on a real SQLite file, watched from a second connection. */
@@ -29,7 +30,8 @@ describe('commit group', () => {
     /** What another connection sees committed. */
     const committed = () => (other.prepare('SELECT n FROM t ORDER BY n').pluck().all() as number[]);
     const commits = () => statements.filter((sql) => /^COMMIT\b/.test(sql)).length;
-    return { db, group: createCommitGroup(db, options), insert, committed, commits, statements };
+    const transactions = connectionTransactions(db);
+    return { db, transactions, group: createCommitGroup(db, transactions, options), insert, committed, commits, statements };
   }
 
   it('runs the work of one turn in one transaction, and answers each caller only once it is committed', async () => {
@@ -174,8 +176,8 @@ describe('commit group', () => {
   });
 
   it('raises the API write priority for its transactions, even when the connection was prioritized after the group was made', async () => {
-    const { db, group } = setUp();
-    const apiWriting = yieldsTo(prioritizeTransactions(db).buffer);
+    const { transactions, group } = setUp();
+    const apiWriting = yieldsTo(transactions.prioritizeWrites().buffer);
     const seen = await Promise.all([group.run(apiWriting), group.run(apiWriting)]);
     expect(seen).toEqual([true, true]);
     expect(apiWriting()).toBe(false);
