@@ -1,11 +1,21 @@
-/** JSON with sorted keys, so that the same value hashes the same whatever its key order. */
+/**
+ * JSON with sorted keys, so that the same value hashes the same whatever its key order: the text
+ * JSON.stringify would write for a copy whose keys were sorted (by UTF-16 code units), undefined
+ * members left out. Written with loops and string appends: built with Object.entries, filter,
+ * sort, map and join, it was 5% of an idempotent create's CPU.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${text}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const record = value as Record<string, unknown>;
+  let text = '';
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member !== undefined) text += `,${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `{${text.slice(1)}}`;
 }
