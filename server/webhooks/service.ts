@@ -12,6 +12,7 @@ import {
   type Webhook,
 } from '../../shared/webhooks.js';
 import { randomBase62 } from '../api-keys/service.js';
+import { atomically } from '../db/atomically.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newestOutboxSeq, readOutbox, recordEvent } from '../events/service.js';
@@ -94,7 +95,12 @@ export function createWebhook(deps: Deps, cabinetId: string, input: CreateWebhoo
     createdAt: now,
     updatedAt: now,
   };
-  store.insertSubscription(deps.db.orm, row);
+  atomically(deps.db, () => {
+    // While the install has no subscription, events are not fanned out (fanOutEvents): the first
+    // one starts from the newest event, and receives only what follows it.
+    if (!store.anySubscription(deps.db.orm)) store.setFanoutPosition(deps.db.orm, newestOutboxSeq(deps));
+    store.insertSubscription(deps.db.orm, row);
+  });
   return { ...toWebhook(row, now), secret, _warning: SECRET_WARNING };
 }
 
@@ -224,16 +230,12 @@ function newDelivery(deps: Deps, cabinetId: string, subscriptionId: string, even
 
 /** Creates the deliveries of a batch of outbox events for the subscriptions that match them. */
 export function fanOutEvents(deps: Deps, batch: number): number {
+  // Without any subscription (an install before its first webhook), there is nothing to fan out,
+  // and no transaction to write after every commit of the API: the first subscription moves the
+  // position to the newest event when it is created (createWebhook).
+  if (!store.anySubscription(deps.db.orm)) return 0;
   return deps.db.immediateTransaction(() => {
     const after = store.fanoutPosition(deps.db.orm);
-    // Without any subscription (an install before its first webhook), the position moves to the
-    // newest event in one statement instead of reading each: a later subscription receives only
-    // what follows it. Checked in this transaction, so a subscription created meanwhile is seen.
-    if (!store.anySubscription(deps.db.orm)) {
-      const newest = newestOutboxSeq(deps);
-      if (newest > after) store.setFanoutPosition(deps.db.orm, newest);
-      return 0;
-    }
     const events = readOutbox(deps, after, batch);
     const byCabinet = new Map<string, store.SubscriptionRow[]>();
     for (const event of events) {

@@ -65,6 +65,18 @@ describe('subscriptions', () => {
     expect(JSON.stringify(row)).not.toContain(created.secret);
   });
 
+  it('starts the first subscription of an install after the newest event: what came before never reaches it', async () => {
+    // While the install has no subscription, nothing is fanned out (no write after each commit).
+    const before = await createOpportunity('Avant');
+    const created = await subscribe(['opportunity.created']);
+    const after = await createOpportunity('Après');
+    await drain();
+    const sent = receiver.received.map((r) => (JSON.parse(r.rawBody) as { data: { opportunity_id: string } }).data.opportunity_id);
+    expect(sent).toEqual([after]);
+    expect(sent).not.toContain(before);
+    expect((await deliveries(created.id)).map((d) => d.status)).toEqual(['succeeded']);
+  });
+
   it('validates the url and the event types', async () => {
     for (const url of ['http://example.com/hook', 'ftp://example.com', 'not a url', 'https://user:pw@example.com/h']) {
       const res = await api.post('/webhooks', { url, events: ['*'] });
