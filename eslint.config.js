@@ -150,7 +150,7 @@ export default defineConfig(
   },
   {
     // A transaction runs through the connection's functions built once (server/db/transactions.ts):
-    // better-sqlite3's transaction(fn) builds four wrappers per call, 13% of a create's CPU.
+    // better-sqlite3's transaction(fn) builds four wrappers per call, 13% of a create's instructions.
     files: ['server/**'],
     ignores: ['server/db/transactions.ts', 'server/db/open.ts'],
     rules: {
