@@ -43,7 +43,7 @@ import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { fastifyTrustProxy } from './http/client-address.js';
 import { useJsonBodies } from './http/json-body.js';
-import { redactUrl } from './logging.js';
+import { logRequest } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
 import { apiKeyCheck, authPlugin } from './plugins/auth.js';
@@ -129,17 +129,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        ip: request.ip,
-        ...(request.apiKey ? { key_id: request.apiKey.keyId } : {}),
-      },
-      'request',
-    );
+    logRequest(request, reply, request.apiKey ? { key_id: request.apiKey.keyId } : undefined);
     done();
   });
 

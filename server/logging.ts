@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 const SENSITIVE_QUERY = /^(key|api_key|apikey|token|access_token|refresh_token|code|code_verifier|password|secret|signature|sig)$/i;
@@ -15,6 +16,25 @@ export function redactUrl(url: string): string {
       return eq >= 0 && SENSITIVE_QUERY.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair;
     });
   return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+/**
+ * The one line an app (the agent's, the hub's) writes per answered request, from its onResponse
+ * hook, with who called: the API key, the hub's device. The caller's fields are spread last:
+ * properties a literal adds after a spread cost V8 a new hidden class each.
+ */
+export function logRequest(request: FastifyRequest, reply: FastifyReply, caller: Record<string, string> | undefined): void {
+  request.log.info(
+    {
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+      ...caller,
+    },
+    'request',
+  );
 }
 
 function decodeURIComponentSafe(value: string): string {

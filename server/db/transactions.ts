@@ -31,7 +31,7 @@ type Work = () => unknown;
 export function connectionTransactions(sqlite: Sqlite.Database): Transactions {
   const run = sqlite.transaction((work: Work) => work());
   const { immediate } = run;
-  let priority: (WritePriority & { during<T>(work: () => T): T }) | undefined;
+  let priority: ReturnType<typeof writePriority> | undefined;
   const within = <T>(begin: (work: Work) => unknown, work: () => T): T => (priority ? priority.during(() => begin(work) as T) : (begin(work) as T));
   return {
     transaction: (work) => within(run, work),
