@@ -1,5 +1,6 @@
 import type { Result } from 'autocannon';
 import type { Benchmark } from './benchmark.js';
+import { compareAlternating, roundRatiosLine, type Comparison } from './lib/alternate.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import type { LatencyHistogram } from './lib/latency.js';
 import { measure, measureRun, startLoad, type LoadOptions, type Measurement } from './lib/load.js';
@@ -51,21 +52,25 @@ export const benchmark: Benchmark = {
   description: `tools/call whoami through POST ${MCP_PATH} (token lookup, a stateless SDK server and transport per request) vs GET ${ME_PATH}, same server`,
   async run(ctx) {
     const server = await startServerChild('courtier-mcp', ctx.tempDir('courtier-mcp'), ctx.child);
-    let me: Measurement;
-    let whoami: Measurement;
+    let comparison: Comparison;
     try {
-      me = await measure(server, ME_PATH, ctx.load);
-      whoami = await measureWhoami(server, ctx.load);
+      // In turn, so that a swing of the machine's speed weighs on both (see compareAlternating).
+      comparison = await compareAlternating(
+        (options) => measure(server, ME_PATH, options),
+        (options) => measureWhoami(server, options),
+        ctx.load,
+      );
     } finally {
       await server.stop();
     }
-    const ratio = whoami.requestsPerSecond / me.requestsPerSecond;
+    const { baseline: me, subject: whoami, ratio } = comparison;
     const goalMet = ratio >= GOAL_RATIO;
     console.log(formatTable(MEASUREMENT_HEADER, [measurementRow(`me GET ${ME_PATH}`, me), measurementRow(`whoami POST ${MCP_PATH}`, whoami)]));
     const warning = busyMachineWarning([me, whoami]);
     if (warning) console.log(warning);
     const ratioLine = `ratio whoami/me: ${ratio.toFixed(2)} (goal >= ${GOAL_RATIO.toFixed(2)}), whoami p50 ${whoami.p50Ms.toFixed(2)} ms`;
     console.log(ratioLine);
+    console.log(roundRatiosLine(comparison));
     console.log(`cpu-cost ratio me/whoami (µs CPU per request): ${(cpuPerRequest(me) / cpuPerRequest(whoami)).toFixed(2)}`);
     console.log(goalMet ? 'goal met' : `MISSED: whoami serves ${Math.round(ratio * 100)}% of /me's rate, below ${GOAL_RATIO * 100}%`);
     return { goalMet, summary: `${ratioLine} ${goalMet ? 'met' : 'MISSED'}` };

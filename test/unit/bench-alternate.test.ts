@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { compareAlternating, pooled } from '../../bench/lib/alternate.js';
+import type { LoadOptions, Measurement } from '../../bench/lib/load.js';
+
+function measurement(requestsPerSecond: number, seconds: number, extra: Partial<Measurement> = {}): Measurement {
+  return {
+    requestsPerSecond,
+    requests: requestsPerSecond * seconds,
+    p50Ms: 1,
+    p99Ms: 2,
+    serverCores: 1,
+    loadCores: 0.5,
+    sideCores: {},
+    otherCores: 0,
+    ...extra,
+  };
+}
+
+describe('pooled', () => {
+  it('takes the rate over the summed time and weighs CPU shares by each round’s time', () => {
+    const m = pooled([
+      measurement(1_000, 3, { serverCores: 1, p50Ms: 1, p99Ms: 4, sideCores: { hub: 0.2 } }),
+      measurement(2_000, 1, { serverCores: 0.5, p50Ms: 3, p99Ms: 9 }),
+    ]);
+    expect(m.requests).toBe(5_000);
+    expect(m.requestsPerSecond).toBe(1_250);
+    expect(m.serverCores).toBeCloseTo(0.875);
+    expect(m.sideCores.hub).toBeCloseTo(0.15);
+    expect(m.p50Ms).toBe(2);
+    expect(m.p99Ms).toBe(9);
+  });
+
+  it('refuses no rounds', () => {
+    expect(() => pooled([])).toThrow(/at least one round/);
+  });
+});
+
+describe('compareAlternating', () => {
+  const load: LoadOptions = { warmupSeconds: 3, durationSeconds: 10, connections: 10 };
+
+  it('runs the two sides in pairs AB, BA, AB, BA, sharing the measured time, and pools each side', async () => {
+    const calls: string[] = [];
+    // The machine slows down round after round: the baseline and the subject each get half of the slow rounds.
+    let slowdown = 1;
+    const side = (name: string, rate: number) => async (options: LoadOptions) => {
+      calls.push(`${name}:${options.durationSeconds}s:${options.warmupSeconds}s`);
+      const m = measurement(rate / slowdown, options.durationSeconds);
+      slowdown += 0.25;
+      return m;
+    };
+    const comparison = await compareAlternating(side('bare', 1_000), side('subject', 500), load);
+    expect(calls).toEqual(['bare', 'subject', 'subject', 'bare', 'bare', 'subject', 'subject', 'bare'].map((name) => `${name}:3s:3s`));
+    expect(comparison.roundRatios).toHaveLength(4);
+    // Each side ran in slots 1,4,5,8 or 2,3,6,7 of a steady slowdown: the pooled ratio stays near the true 0.5.
+    expect(comparison.ratio).toBeGreaterThan(0.45);
+    expect(comparison.ratio).toBeLessThan(0.55);
+    expect(comparison.baseline.requests / comparison.baseline.requestsPerSecond).toBeCloseTo(12);
+  });
+
+  it('measures at least 2 s a round', async () => {
+    const seen: number[] = [];
+    const side = async (options: LoadOptions) => {
+      seen.push(options.durationSeconds);
+      return measurement(100, options.durationSeconds);
+    };
+    await compareAlternating(side, side, { ...load, durationSeconds: 1 });
+    expect(new Set(seen)).toEqual(new Set([2]));
+  });
+});
