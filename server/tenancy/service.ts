@@ -80,9 +80,9 @@ export interface CabinetSettings {
 }
 
 export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetSettings {
-  const cabinet = store.findCabinet(deps.db.orm, cabinetId);
-  if (!cabinet) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-  return { llm_data_sharing: cabinet.llmDataSharing };
+  const llmDataSharing = store.findLlmDataSharing(deps.db.orm, cabinetId);
+  if (llmDataSharing === undefined) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+  return { llm_data_sharing: llmDataSharing };
 }
 
 /** While off (the default), personal data in webhook payloads and MCP results is masked. */

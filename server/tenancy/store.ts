@@ -15,11 +15,20 @@ export function insertUser(orm: Orm, row: typeof users.$inferInsert): void {
   orm.insert(users).values(row).run();
 }
 
-/** Read on every MCP tool call (its data-sharing switch): prepared once (table-sql.ts). */
+/** The whole row, for the modules that check a cabinet exists or show its name: prepared once (table-sql.ts). */
 const CABINET = tableSql(cabinets);
 
 export function findCabinet(orm: Orm, cabinetId: string): CabinetRow | undefined {
   return CABINET.get(orm, 'WHERE id = ?', cabinetId);
+}
+
+/**
+ * The cabinet's data-sharing switch, undefined when there is no such cabinet. Read on every MCP
+ * tool call and every webhook delivery: one column of one prepared statement, not the row.
+ */
+export function findLlmDataSharing(orm: Orm, cabinetId: string): boolean | undefined {
+  const value = orm.prepared('SELECT llm_data_sharing FROM cabinets WHERE id = ?').pluck(true).get(cabinetId) as number | undefined;
+  return value === undefined ? undefined : value !== 0;
 }
 
 export function listCabinets(orm: Orm): CabinetRow[] {
