@@ -9,6 +9,7 @@
  *    one transaction: goal >= 0.5, and p99 < 10 ms at 10 connections; every answer a 201.
  */
 import type { Benchmark, BenchContext } from './benchmark.js';
+import { compareAlternating, roundRatiosLine, type Comparison } from './lib/alternate.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import { measureCreate } from './lib/create.js';
 import { measure, type Measurement } from './lib/load.js';
@@ -58,24 +59,31 @@ async function positionAt(server: ServerChild, offset: number): Promise<Position
 }
 
 interface Figures {
-  bareFirst: Measurement;
-  first: Measurement;
-  bareDeep: Measurement;
-  deep: Measurement;
+  firstPage: Comparison;
+  deepPage: Comparison;
   bareCreate: Measurement;
   create: Measurement;
 }
 
-/** The lists: baseline and subject alternate, each alone on the machine while measured (the other child idles). */
-async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Omit<Figures, 'bareCreate' | 'create'>> {
-  const bareFirst = await measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}`, ctx.load);
-  const first = await measure(server, FIRST_PAGE_PATH, ctx.load);
+/**
+ * The lists: baseline and subject in turn (compareAlternating), each alone on the machine while
+ * measured (the other child idles), so that a swing of the machine's speed weighs on both.
+ */
+async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Pick<Figures, 'firstPage' | 'deepPage'>> {
   const walkStarted = performance.now();
   const at = await positionAt(server, DEEP_OFFSET);
   console.log(`   walked to offset ${DEEP_OFFSET.toLocaleString('en-US')} (limit=${WALK_LIMIT}) in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s`);
-  const bareDeep = await measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}&before_created_at=${at.createdAt}&before_id=${at.id}`, ctx.load);
-  const deep = await measure(server, `${FIRST_PAGE_PATH}&cursor=${encodeURIComponent(at.cursor)}`, ctx.load);
-  return { bareFirst, first, bareDeep, deep };
+  const firstPage = await compareAlternating(
+    (options) => measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}`, options),
+    (options) => measure(server, FIRST_PAGE_PATH, options),
+    ctx.load,
+  );
+  const deepPage = await compareAlternating(
+    (options) => measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}&before_created_at=${at.createdAt}&before_id=${at.id}`, options),
+    (options) => measure(server, `${FIRST_PAGE_PATH}&cursor=${encodeURIComponent(at.cursor)}`, options),
+    ctx.load,
+  );
+  return { firstPage, deepPage };
 }
 
 /**
@@ -110,7 +118,9 @@ export const benchmark: Benchmark = {
     } finally {
       await server.stop();
     }
-    const { bareFirst, first, bareDeep, deep, bareCreate, create } = figures;
+    const { firstPage, deepPage, bareCreate, create } = figures;
+    const { baseline: bareFirst, subject: first } = firstPage;
+    const { baseline: bareDeep, subject: deep } = deepPage;
 
     console.log(
       formatTable(MEASUREMENT_HEADER, [
@@ -122,11 +132,12 @@ export const benchmark: Benchmark = {
         measurementRow('POST (fresh Idempotency-Key)', create),
       ]),
     );
-    const warning = busyMachineWarning(Object.values(figures));
+    const warning = busyMachineWarning([bareFirst, first, bareDeep, deep, bareCreate, create]);
     if (warning) console.log(warning);
 
-    const firstRatio = first.requestsPerSecond / bareFirst.requestsPerSecond;
-    const deepRatio = deep.requestsPerSecond / bareDeep.requestsPerSecond;
+    console.log(`first page, ${roundRatiosLine(firstPage)}; deep page, ${roundRatiosLine(deepPage)}`);
+    const firstRatio = firstPage.ratio;
+    const deepRatio = deepPage.ratio;
     const createRatio = create.requestsPerSecond / bareCreate.requestsPerSecond;
     const goals = [
       { met: firstRatio >= GOAL_LIST_RATIO, line: `first page / bare: ${firstRatio.toFixed(2)} (goal >= ${GOAL_LIST_RATIO})` },
