@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { z } from 'zod';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 
@@ -19,9 +19,9 @@ export class OAuthError extends Error {
   }
 }
 
-/** Tokens and codes are kept as their SHA-256 only. */
+/** Tokens and codes are kept as their SHA-256 only. One call, no Hash object: every MCP request hashes its token. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return digest('sha256', value, 'hex');
 }
 
 /** The MCP scopes of a stored JSON list (anything else is dropped). */

@@ -123,8 +123,8 @@ export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash:
      JOIN cabinets cab ON cab.id = g.cabinet_id
      WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
   );
-  // Read as an array and mapped by position: better-sqlite3 builds a named row key by key, through
-  // V8's slow property path (about 2,500 instructions a column; see BENCHMARKS.md).
+  // Read as an array and mapped by position: better-sqlite3 builds a named row key by key through
+  // V8's slow property path, about 2,700 instructions a column against 1,300 for an array element.
   statement.raw(true);
   return (tokenHash) => {
     const r = statement.get(tokenHash) as unknown[] | undefined;
