@@ -19,7 +19,7 @@ export class OAuthError extends Error {
   }
 }
 
-/** Tokens and codes are kept as their SHA-256 only. One call, no Hash object: every MCP request hashes its token. */
+/** Tokens and codes are kept as their SHA-256 only (the one-shot digest api-keys and idempotency use). */
 export function sha256(value: string): string {
   return digest('sha256', value, 'hex');
 }

@@ -28,7 +28,8 @@ export function findCabinet(orm: Orm, cabinetId: string): CabinetRow | undefined
  */
 export function findLlmDataSharing(orm: Orm, cabinetId: string): boolean | undefined {
   const value = orm.prepared('SELECT llm_data_sharing FROM cabinets WHERE id = ?').pluck(true).get(cabinetId) as number | undefined;
-  return value === undefined ? undefined : value !== 0;
+  // As drizzle reads the column (1 is on): a privacy switch reads off on anything else.
+  return value === undefined ? undefined : value === 1;
 }
 
 export function listCabinets(orm: Orm): CabinetRow[] {
