@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { Benchmark, BenchContext } from './benchmark.js';
 import { pinToCpus } from './lib/affinity.js';
+import { compareAlternating, roundRatiosLine } from './lib/alternate.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
-import { measure, measureRun, startLoad, type Measurement } from './lib/load.js';
+import { measure, measureRun, startLoad } from './lib/load.js';
 import { cpuCount } from './lib/machine.js';
 import { LAN_BENCH_ADDRESS, LAN_CERT_FILE_ENV, LAN_KEY_FILE_ENV, LAN_PORT_ENV } from './lib/protocol.js';
 import { formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
@@ -104,19 +105,25 @@ export const benchmark: Benchmark = {
     process.env[LAN_PORT_ENV] = String(lanPort);
     try {
       const seconds = Math.max(3, Math.round(ctx.load.durationSeconds / 2));
-      const { loopback, lan, lanHandshakes } = await withChild(ctx, 'courtier-lan', async (server) => {
-        const loopbackMe: Measurement = await measure(server, ME_PATH, ctx.load);
+      const { me, lanHandshakes } = await withChild(ctx, 'courtier-lan', async (server) => {
         const url = `https://${LAN_BENCH_ADDRESS}:${lanPort}${ME_PATH}`;
-        const lanMe = await measureRun(server, url, (s, latency) => startLoad({ url, headers: server.headers }, ctx.load.connections, s, latency), ctx.load);
+        // The same server over both listeners, in turn (compareAlternating).
+        const me = await compareAlternating(
+          (options) => measure(server, ME_PATH, options),
+          (options) => measureRun(server, url, (s, latency) => startLoad({ url, headers: server.headers }, options.connections, s, latency), options),
+          ctx.load,
+        );
         await handshakes(server, { port: lanPort, path: '/healthz', ca: authority.certificatePem }, 1);
-        return { loopback: loopbackMe, lan: lanMe, lanHandshakes: await handshakes(server, { port: lanPort, path: '/healthz', ca: authority.certificatePem }, seconds) };
+        return { me, lanHandshakes: await handshakes(server, { port: lanPort, path: '/healthz', ca: authority.certificatePem }, seconds) };
       });
       const bareHandshakes = await withChild(ctx, 'bare-tls', async (server) => {
         await handshakes(server, { port: Number(new URL(server.origin).port), path: '/', ca: authority.certificatePem }, 1);
         return handshakes(server, { port: Number(new URL(server.origin).port), path: '/', ca: authority.certificatePem }, seconds);
       });
 
-      console.log(formatTable(MEASUREMENT_HEADER, [measurementRow(`loopback HTTP GET ${ME_PATH}`, loopback), measurementRow(`LAN HTTPS GET ${ME_PATH}`, lan)]));
+      console.log(formatTable(MEASUREMENT_HEADER, [measurementRow(`loopback HTTP GET ${ME_PATH}`, me.baseline), measurementRow(`LAN HTTPS GET ${ME_PATH}`, me.subject)]));
+      console.log(roundRatiosLine(me));
+      console.log(`   ${me.schedule}; the handshakes, LAN listener then bare server, one after the other`);
       console.log(
         formatTable(
           ['target', 'handshakes/s', 'handshakes', 'server µs CPU each'],
@@ -126,7 +133,7 @@ export const benchmark: Benchmark = {
           ],
         ),
       );
-      const meRatio = lan.requestsPerSecond / loopback.requestsPerSecond;
+      const meRatio = me.ratio;
       const handshakeRatio = lanHandshakes.perSecond / bareHandshakes.perSecond;
       const meMet = meRatio >= ME_GOAL;
       const handshakeMet = handshakeRatio >= HANDSHAKE_GOAL;

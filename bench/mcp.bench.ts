@@ -71,6 +71,7 @@ export const benchmark: Benchmark = {
     const ratioLine = `ratio whoami/me: ${ratio.toFixed(2)} (goal >= ${GOAL_RATIO.toFixed(2)}), whoami p50 ${whoami.p50Ms.toFixed(2)} ms`;
     console.log(ratioLine);
     console.log(roundRatiosLine(comparison));
+    console.log(`   ${comparison.schedule}`);
     console.log(`cpu-cost ratio me/whoami (µs CPU per request): ${(cpuPerRequest(me) / cpuPerRequest(whoami)).toFixed(2)}`);
     console.log(goalMet ? 'goal met' : `MISSED: whoami serves ${Math.round(ratio * 100)}% of /me's rate, below ${GOAL_RATIO * 100}%`);
     return { goalMet, summary: `${ratioLine} ${goalMet ? 'met' : 'MISSED'}` };

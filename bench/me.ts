@@ -41,6 +41,7 @@ export const meBenchmark: Benchmark = {
     const ratioLine = `ratio me/bare: ${ratio.toFixed(2)} (goal >= ${GOAL_RATIO.toFixed(2)})`;
     console.log(ratioLine);
     console.log(roundRatiosLine(comparison));
+    console.log(`   ${comparison.schedule}`);
     // The same comparison from server CPU per request: it hardly moves when other processes steal a core, req/s does.
     console.log(`cpu-cost ratio bare/me (µs CPU per request): ${(cpuPerRequest(bare) / cpuPerRequest(me)).toFixed(2)}`);
     console.log(goalMet ? 'goal met' : `MISSED: /me serves ${Math.round(ratio * 100)}% of the bare route's rate, below ${GOAL_RATIO * 100}%`);

@@ -135,7 +135,9 @@ export const benchmark: Benchmark = {
     const warning = busyMachineWarning([bareFirst, first, bareDeep, deep, bareCreate, create]);
     if (warning) console.log(warning);
 
-    console.log(`first page, ${roundRatiosLine(firstPage)}; deep page, ${roundRatiosLine(deepPage)}`);
+    console.log(`first page, ${roundRatiosLine(firstPage)}`);
+    console.log(`deep page, ${roundRatiosLine(deepPage)}`);
+    console.log(`   lists: ${firstPage.schedule}`);
     const firstRatio = firstPage.ratio;
     const deepRatio = deepPage.ratio;
     const createRatio = create.requestsPerSecond / bareCreate.requestsPerSecond;

@@ -37,7 +37,8 @@ async function loadBenchmarks(): Promise<Benchmark[]> {
  * For a 2-core machine: the server child gets one core and autocannon (single-threaded) the other.
  * 10 connections keep the server busy at all times without queueing so deep that latency measures
  * the queue; 3 s is enough for V8 to optimise the hot path and for SQLite to have its pages cached;
- * 10 s measured makes run-to-run noise a few percent while the whole `me` run stays under 30 s.
+ * 10 s measured makes run-to-run noise a few percent. A benchmark that compares two rates
+ * (`compareAlternating`) measures each side about 10 s in four rounds, and prints its schedule.
  */
 const DEFAULT_LOAD: LoadOptions = { warmupSeconds: 3, durationSeconds: 10, connections: 10 };
 
@@ -108,7 +109,7 @@ function context(cli: Cli, temp: TempDir): BenchContext {
 async function runOne(benchmark: Benchmark, cli: Cli): Promise<BenchOutcome> {
   const { warmupSeconds, durationSeconds, connections } = cli.load;
   console.log(`\n== ${benchmark.name}: ${benchmark.description}`);
-  console.log(`   ${connections} connections, ${warmupSeconds} s warm-up then ${durationSeconds} s measured per target`);
+  console.log(`   ${connections} connections, ${warmupSeconds} s warm-up then ${durationSeconds} s measured per target (in rounds where a benchmark prints its schedule)`);
   console.log(`   ${describeMachine()}\n`);
   const temp = createTempDir(`courtier-bench-${benchmark.name}-`);
   try {

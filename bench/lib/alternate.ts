@@ -11,6 +11,8 @@ export interface Comparison {
   ratio: number;
   /** The same ratio for each pair of adjacent rounds, to show how much the machine swung. */
   roundRatios: number[];
+  /** Each side's measured time and warm-ups, for the report. */
+  schedule: string;
 }
 
 function median(values: readonly number[]): number {
@@ -20,9 +22,11 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Rounds of one side as one run: requests over the rounds' summed time, CPU shares weighted by
- * each round's time, the median round's p50 and the worst round's p99 (percentiles of separate
- * runs do not add up).
+ * Rounds of one side as one run: requests over the rounds' summed time, the server's, the load
+ * generator's and side processes' CPU shares weighted by each round's time, the median round's p50
+ * and the worst round's p99 (percentiles of separate runs do not add up). Other processes' CPU is
+ * the worst round's: the busy-machine warning is about any measured run, and one busy round in
+ * four would be averaged away.
  */
 export function pooled(rounds: readonly Measurement[]): Measurement {
   if (rounds.length === 0) throw new Error('pooled() needs at least one round');
@@ -39,7 +43,7 @@ export function pooled(rounds: readonly Measurement[]): Measurement {
     serverCores: weighted((m) => m.serverCores),
     loadCores: weighted((m) => m.loadCores),
     sideCores: Object.fromEntries(sideNames.map((name) => [name, weighted((m) => m.sideCores[name] ?? 0)])),
-    otherCores: weighted((m) => m.otherCores),
+    otherCores: Math.max(...rounds.map((m) => m.otherCores)),
   };
 }
 
@@ -47,18 +51,28 @@ export function pooled(rounds: readonly Measurement[]): Measurement {
 const ROUNDS = 4;
 /** A round shorter than this is mostly autocannon's start and its 1 s tick. */
 const MIN_ROUND_SECONDS = 2;
+/**
+ * Before a later round, a short run on fresh connections: the process, its JIT and its caches are
+ * warm from the side's first round, whose warm-up is the one asked for.
+ */
+const SETTLE_SECONDS = 1;
+/** Pairs further apart than this (largest ÷ smallest) mean the machine swung more than pooling hides. */
+const PAIRS_DISAGREE = 1.3;
 
 /**
  * Baseline and subject measured in turn, in pairs ordered AB, BA, AB, BA: this VM's speed swings by
  * half within a minute, and one long run of each put a swing on one side only (`GET /me` ÷ bare read
  * 0.35 then 0.64 in two runs back to back). In turn, a slow spell weighs on both sides alike and the
- * ratio measures the code. The measured time, `durationSeconds`, is shared among the rounds.
+ * ratio measures the code. Each side measures about `durationSeconds` in all, in four rounds.
  */
 export async function compareAlternating(baseline: Round, subject: Round, load: LoadOptions): Promise<Comparison> {
-  const options: LoadOptions = { ...load, durationSeconds: Math.max(MIN_ROUND_SECONDS, Math.round(load.durationSeconds / ROUNDS)) };
+  const roundSeconds = Math.max(MIN_ROUND_SECONDS, Math.round(load.durationSeconds / ROUNDS));
+  const first: LoadOptions = { ...load, durationSeconds: roundSeconds };
+  const later: LoadOptions = { ...first, warmupSeconds: Math.min(load.warmupSeconds, SETTLE_SECONDS) };
   const baselineRounds: Measurement[] = [];
   const subjectRounds: Measurement[] = [];
   for (let round = 0; round < ROUNDS; round++) {
+    const options = round === 0 ? first : later;
     if (round % 2 === 0) {
       baselineRounds.push(await baseline(options));
       subjectRounds.push(await subject(options));
@@ -74,10 +88,14 @@ export async function compareAlternating(baseline: Round, subject: Round, load: 
     subject: subjectPooled,
     ratio: subjectPooled.requestsPerSecond / baselinePooled.requestsPerSecond,
     roundRatios: subjectRounds.map((m, i) => m.requestsPerSecond / (baselineRounds[i]?.requestsPerSecond ?? Number.NaN)),
+    schedule: `each side: ${ROUNDS} rounds of ${roundSeconds} s, in pairs AB BA AB BA; warm-up ${first.warmupSeconds} s before its first round, ${later.warmupSeconds} s before the others`,
   };
 }
 
-/** "rounds: 0.48 0.51 0.47 0.50" */
+/** "ratio of each pair of rounds: 0.48 0.51 0.47 0.50", and a warning when they disagree. */
 export function roundRatiosLine(comparison: Comparison): string {
-  return `ratio of each pair of rounds: ${comparison.roundRatios.map((r) => r.toFixed(2)).join(' ')}`;
+  const ratios = comparison.roundRatios;
+  const line = `ratio of each pair of rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}`;
+  const spread = Math.max(...ratios) / Math.min(...ratios);
+  return spread > PAIRS_DISAGREE ? `${line} (WARNING: the pairs disagree, ${spread.toFixed(2)}×: the machine swung during the run; run again before recording)` : line;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareAlternating, pooled } from '../../bench/lib/alternate.js';
+import { compareAlternating, pooled, roundRatiosLine, type Comparison } from '../../bench/lib/alternate.js';
 import type { LoadOptions, Measurement } from '../../bench/lib/load.js';
 
 function measurement(requestsPerSecond: number, seconds: number, extra: Partial<Measurement> = {}): Measurement {
@@ -30,6 +30,11 @@ describe('pooled', () => {
     expect(m.p99Ms).toBe(9);
   });
 
+  it('keeps the busiest round’s CPU of other processes, so that one busy round still warns', () => {
+    const m = pooled([measurement(1_000, 3, { otherCores: 0.5 }), measurement(1_000, 3), measurement(1_000, 3), measurement(1_000, 3)]);
+    expect(m.otherCores).toBe(0.5);
+  });
+
   it('refuses no rounds', () => {
     expect(() => pooled([])).toThrow(/at least one round/);
   });
@@ -49,7 +54,8 @@ describe('compareAlternating', () => {
       return m;
     };
     const comparison = await compareAlternating(side('bare', 1_000), side('subject', 500), load);
-    expect(calls).toEqual(['bare', 'subject', 'subject', 'bare', 'bare', 'subject', 'subject', 'bare'].map((name) => `${name}:3s:3s`));
+    // The asked-for warm-up before each side's first round, a 1 s settle before the others.
+    expect(calls).toEqual(['bare:3s:3s', 'subject:3s:3s', 'subject:3s:1s', 'bare:3s:1s', 'bare:3s:1s', 'subject:3s:1s', 'subject:3s:1s', 'bare:3s:1s']);
     expect(comparison.roundRatios).toHaveLength(4);
     // Each side ran in slots 1,4,5,8 or 2,3,6,7 of a steady slowdown: the pooled ratio stays near the true 0.5.
     expect(comparison.ratio).toBeGreaterThan(0.45);
@@ -65,5 +71,17 @@ describe('compareAlternating', () => {
     };
     await compareAlternating(side, side, { ...load, durationSeconds: 1 });
     expect(new Set(seen)).toEqual(new Set([2]));
+  });
+});
+
+describe('roundRatiosLine', () => {
+  const comparison = (roundRatios: number[]): Comparison => ({ baseline: measurement(1, 1), subject: measurement(1, 1), ratio: 1, roundRatios, schedule: '' });
+
+  it('prints each pair’s ratio', () => {
+    expect(roundRatiosLine(comparison([0.41, 0.4, 0.39, 0.39]))).toBe('ratio of each pair of rounds: 0.41 0.40 0.39 0.39');
+  });
+
+  it('warns when the pairs disagree by more than 1.3 times', () => {
+    expect(roundRatiosLine(comparison([0.44, 0.71, 0.42, 0.35]))).toMatch(/WARNING: the pairs disagree, 2\.03×/);
   });
 });
