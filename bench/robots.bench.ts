@@ -32,6 +32,7 @@ import { createSandboxAdapter } from '../server/robots/insurers/sandbox/index.js
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
+import { median } from './lib/latency.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { startServerChild } from './lib/child.js';
 import { createProcessTree } from './lib/process-tree.js';
@@ -243,7 +244,6 @@ export const benchmark: Benchmark = {
       console.log(`   portal: its own process, mode normal, latency 0 ms (no think time); 'portal CPU s/job' is that process's CPU, the outside world's, counted in no goal`);
       console.log(`   load average after (1/5/15 min): ${loadLine()}`);
 
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
       const warmMedian = median(warm.timings.map((t) => t.wallS));
       const parallelMax = Math.max(...parallel.timings.map((t) => t.wallS));
       const goals: [string, boolean][] = [

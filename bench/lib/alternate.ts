@@ -1,3 +1,4 @@
+import { median } from './latency.js';
 import type { LoadOptions, Measurement } from './load.js';
 
 /** One load run against one side of a comparison, warmed up as the options say. */
@@ -13,12 +14,6 @@ export interface Comparison {
   roundRatios: number[];
   /** Each side's measured time and warm-ups, for the report. */
   schedule: string;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
 /**
