@@ -28,7 +28,6 @@
 import { randomUUID } from 'node:crypto';
 import { devNull, loadavg } from 'node:os';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { z } from 'zod';
 import { enqueueTarification as enqueueEndpoint } from '../shared/automation.js';
 import { pathTo } from '../shared/endpoint.js';
@@ -38,7 +37,7 @@ import { loadConfig } from '../server/config.js';
 import { setInsurerCredentials } from '../server/credentials/service.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps } from '../server/deps.js';
-import { createLogger } from '../server/logging.js';
+import { createLogger, logDestination } from '../server/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
@@ -144,7 +143,7 @@ export const benchmark: Benchmark = {
       },
     };
     const deps = defaultDeps(db, config, { insurers: [noop], env: {} });
-    const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
+    const logger = createLogger({ level: config.logLevel, stream: logDestination(devNull) });
     // The service's webhook dispatcher: on its own thread (no subscription here: it only moves its outbox position).
     const app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
     try {

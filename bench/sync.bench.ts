@@ -24,7 +24,6 @@
 import { randomUUID } from 'node:crypto';
 import { devNull } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import postgres, { type Sql } from 'postgres';
 import type { Benchmark, BenchContext } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
@@ -48,7 +47,7 @@ import { defaultDeps, type Deps } from '../server/deps.js';
 import { connectHub } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
 import { createInvite } from '../server/hub/pairing.js';
-import { createLogger } from '../server/logging.js';
+import { createLogger, logDestination } from '../server/logging.js';
 import { createSyncEngine, type SyncEngine } from '../server/sync/engine.js';
 import { PULL_PAGE } from '../server/sync/pull.js';
 import { PUSH_BATCH } from '../server/sync/push.js';
@@ -389,7 +388,7 @@ interface LatencyFigures {
 
 async function engineLatency(env: Env, a: Install, b: Install, cabinetId: string): Promise<LatencyFigures> {
   const records = syncedRecords();
-  const logger = createLogger({ level: 'warn', stream: pino.destination({ dest: devNull, sync: false }) });
+  const logger = createLogger({ level: 'warn', stream: logDestination(devNull) });
   const engines: SyncEngine[] = [createSyncEngine(a.deps, { logger, records }), createSyncEngine(b.deps, { logger, records })];
   for (const engine of engines) engine.start();
   try {

@@ -12,14 +12,13 @@ import type { MachineNetwork } from '../server/lan/plan.js';
 import { changeLan } from '../server/lan/service.js';
 import type { AddressInfo } from 'node:net';
 import { devNull } from 'node:os';
-import { pino } from 'pino';
 import { SCOPE_NAMES } from '../shared/scopes.js';
 import { createApiKey } from '../server/api-keys/service.js';
 import { buildApp } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps } from '../server/deps.js';
-import { createLogger } from '../server/logging.js';
+import { createLogger, logDestination } from '../server/logging.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { createOpportunity } from '../server/crm/service.js';
@@ -183,7 +182,7 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   const db = openDatabase(databaseFile(dataDir), { backgroundCheckpoints: {} });
   // env {} as for loadConfig: the run does not depend on the shell's COURTIER_* variables (a master key, say).
   const deps = defaultDeps(db, config, { env: {} });
-  const logger = createLogger({ level: config.logLevel, stream: pino.destination({ dest: devNull, sync: false }) });
+  const logger = createLogger({ level: config.logLevel, stream: logDestination(devNull) });
   // As `courtier serve`: webhooks from the dispatcher's thread (bench runs from dist/).
   const app = await buildApp(deps, { logger, network: setup.network, webhooks: serviceWebhooks(setup.extraCa) });
   const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
@@ -317,7 +316,7 @@ function requiredEnv(name: string): string {
 async function startHub(): Promise<StartedTarget> {
   const database = await openHubDatabase(requiredEnv(HUB_DATABASE_URL_ENV));
   const deps = hubDeps(database, packageVersion());
-  const logger = createLogger({ level: 'info', stream: pino.destination({ dest: devNull, sync: false }) });
+  const logger = createLogger({ level: 'info', stream: logDestination(devNull) });
   const app = await buildHubApp(deps, { logger });
   return listenOnLoopback(app, () => database.close());
 }

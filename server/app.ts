@@ -43,7 +43,7 @@ import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { fastifyTrustProxy } from './http/client-address.js';
 import { useJsonBodies } from './http/json-body.js';
-import { logRequest } from './logging.js';
+import { deferredRequestLogger, requestLogger } from './logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
 import { apiKeyCheck, authPlugin } from './plugins/auth.js';
@@ -95,6 +95,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     // One line per request, written by our onResponse hook (with the key id and a redacted URL).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    childLoggerFactory: deferredRequestLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // Only the configured proxies may tell the client's address and protocol (COURTIER_TRUST_PROXY).
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -128,6 +129,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     reply.header('X-Request-Id', request.id);
     done();
   });
+  const logRequest = requestLogger(options.logger);
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply, request.apiKey ? { key_id: request.apiKey.keyId } : undefined);
     done();

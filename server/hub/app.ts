@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { fastifyTrustProxy } from '../http/client-address.js';
 import { useJsonBodies } from '../http/json-body.js';
 import type { TrustProxy } from '../config.js';
-import { logRequest } from '../logging.js';
+import { deferredRequestLogger, requestLogger } from '../logging.js';
 import { authPlugin } from '../plugins/auth.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plugins/errors.js';
 import { zodValidationPlugin } from '../plugins/zod-validation.js';
@@ -41,6 +41,7 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    childLoggerFactory: deferredRequestLogger,
     bodyLimit: MAX_PUSH_BYTES,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     routerOptions: { maxParamLength: 200 },
@@ -58,6 +59,7 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     reply.header(HUB_TIME_HEADER, String(deps.clock.now()));
     done();
   });
+  const logRequest = requestLogger(options.logger);
   app.addHook('onResponse', (request, reply, done) => {
     const device = request.device;
     logRequest(request, reply, device ? { device_id: device.deviceId, cabinet_id: device.cabinetId } : undefined);

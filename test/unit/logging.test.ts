@@ -1,0 +1,198 @@
+import fc from 'fast-check';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger, deferredRequestLogger, logDestination, redactUrl, requestLogger } from '../../server/logging.js';
+import { packageRoot } from '../../server/paths.js';
+
+/** A logger made as the service makes it, its lines kept. */
+function capturingLogger(level = 'info') {
+  const lines: string[] = [];
+  const logger = createLogger({ level, stream: { write: (line: string) => void lines.push(line) } });
+  return { logger, lines };
+}
+
+/** The request line as pino's generic path writes it, for the same request. */
+function pinoLine(logger: pino.Logger, fields: Record<string, unknown>): void {
+  logger.info(fields, 'request');
+}
+
+/** Times and durations differ from one call to the next; everything else must be the same bytes. */
+const steady = (line: string) => line.replace(/"time":\d+/, '"time":0').replace(/"ms":[\d.]+/, '"ms":0');
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function appLoggingWith(logger: pino.Logger, caller: Record<string, string> | undefined) {
+  const logRequest = requestLogger(logger);
+  app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: deferredRequestLogger,
+  });
+  app.get('/things/:id', async (request) => {
+    if ((request.query as Record<string, string>).log === 'yes') request.log.warn({ detail: 'é"\\' }, 'a route line');
+    return { ok: true };
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    logRequest(request, reply, caller);
+    pinoLine(logger, {
+      reqId: request.id,
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+      ...caller,
+    });
+    done();
+  });
+  await app.ready();
+  return app;
+}
+
+describe('the request line', () => {
+  it('is the line pino writes for the same fields, byte for byte', async () => {
+    const { logger, lines } = capturingLogger();
+    const server = await appLoggingWith(logger, { key_id: 'key "quoted" \\ é ✓' });
+    for (const url of ['/things/1', '/things/%C3%A9?api_key=secret&page=2', '/things/"quote"\\back?x=é', '/nowhere']) {
+      lines.length = 0;
+      await server.inject({ method: 'GET', url });
+      expect(lines).toHaveLength(2);
+      const [ours, pinos] = lines as [string, string];
+      expect(steady(ours)).toBe(steady(pinos));
+      expect(JSON.parse(ours)).toMatchObject({ level: 30, msg: 'request', pid: process.pid, key_id: 'key "quoted" \\ é ✓' });
+      expect(ours).not.toContain('secret');
+      expect(ours.endsWith('}\n')).toBe(true);
+    }
+  });
+
+  it('carries no caller fields when there is no caller, and nothing below the info level', async () => {
+    const { logger, lines } = capturingLogger();
+    const server = await appLoggingWith(logger, undefined);
+    await server.inject({ method: 'POST', url: '/things/1' });
+    const [ours, pinos] = lines as [string, string];
+    expect(steady(ours)).toBe(steady(pinos));
+    expect(JSON.parse(ours)).toMatchObject({ status: 404, method: 'POST' });
+
+    logger.level = 'warn';
+    lines.length = 0;
+    await server.inject({ method: 'GET', url: '/things/1' });
+    expect(lines).toEqual([]);
+  });
+});
+
+describe('the request line, with any text in its fields', () => {
+  it('is JSON that gives back every value', async () => {
+    const { logger, lines } = capturingLogger();
+    let caller: Record<string, string> = {};
+    const logRequest = requestLogger(logger);
+    app = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+    app.get('/', async () => ({}));
+    app.addHook('onResponse', (request, reply, done) => {
+      logRequest(request, reply, caller);
+      done();
+    });
+    await app.ready();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), async (value, other) => {
+        caller = { key_id: value, 'a "name" \\': other };
+        lines.length = 0;
+        await app!.inject({ method: 'GET', url: '/' });
+        const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+        expect(line.key_id).toBe(value);
+        expect(line['a "name" \\']).toBe(other);
+        expect(line.msg).toBe('request');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('request.log', () => {
+  it('is made only when a route logs, and its lines carry the request id', async () => {
+    const { logger, lines } = capturingLogger();
+    // Counts the children made from the logger Fastify hands each request's factory call.
+    let children = 0;
+    const counting = (parent: FastifyBaseLogger): FastifyBaseLogger =>
+      new Proxy(parent, {
+        get: (target, name, receiver) =>
+          name === 'child' ? (...args: Parameters<FastifyBaseLogger['child']>) => (children++, target.child(...args)) : (Reflect.get(target, name, receiver) as unknown),
+      });
+    app = Fastify({
+      loggerInstance: logger as FastifyBaseLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      childLoggerFactory: (parent, bindings, options) => deferredRequestLogger(counting(parent), bindings, options),
+    });
+    app.get('/quiet', async () => ({ ok: true }));
+    app.get('/chatty', async (request) => {
+      request.log.warn({ detail: 'é"\\' }, 'a route line');
+      request.log.info('a second line');
+      expect(request.log.level).toBe('info');
+      request.log.child({ step: 'inner' }).error('from a grandchild');
+      return { ok: true };
+    });
+    await app.ready();
+
+    await app.inject({ method: 'GET', url: '/quiet' });
+    expect(children).toBe(0);
+    expect(lines).toEqual([]);
+
+    await app.inject({ method: 'GET', url: '/chatty' });
+    expect(children).toBe(1);
+    const written = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(written).toMatchObject([
+      { level: 40, detail: 'é"\\', msg: 'a route line' },
+      { level: 30, msg: 'a second line' },
+      { level: 50, step: 'inner', msg: 'from a grandchild' },
+    ]);
+    expect(new Set(written.map((line) => line.reqId)).size).toBe(1);
+    expect(typeof written[0]?.reqId).toBe('string');
+  });
+});
+
+describe('the default destination (standard output, asynchronous)', () => {
+  const expectedMessage = (i: number) => `ligne ${i} — é✓ 𝄞 "${'x'.repeat(i % 300)}"`;
+
+  async function linesOfChild(how: 'return' | 'exit'): Promise<{ i: number; msg: string }[]> {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'log-lines.ts'), how, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    expect(code).toBe(0);
+    return Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+  }
+
+  it.each(['return', 'exit'] as const)('writes every line whole and in order, multi-byte characters included, when the process ends by %s', async (how) => {
+    const lines = await linesOfChild(how);
+    expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
+    expect(lines.every((line) => line.msg === expectedMessage(line.i))).toBe(true);
+  });
+
+  it('writes to a file as well', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
+    try {
+      const file = join(dir, 'service.log');
+      const fd = openSync(file, 'a');
+      const destination = logDestination(fd);
+      const logger = pino({ level: 'info' }, destination);
+      for (let i = 0; i < 500; i++) logger.info({ i }, expectedMessage(i));
+      destination.flushSync();
+      const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+      expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
+      closeSync(fd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
