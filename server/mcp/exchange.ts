@@ -2,9 +2,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
@@ -32,6 +29,15 @@ function refused(status: 400 | 406, code: number, message: string): McpPost {
   return { kind: 'refused', status, body: { jsonrpc: '2.0', id: null, error: { code, message } } };
 }
 
+/**
+ * A message JSONRPCMessageSchema accepted that is a request. The union's four kinds are strict
+ * objects and only a request has both a method and an id: parsing again (isJSONRPCRequest, about
+ * 7,000 instructions) would tell nothing more.
+ */
+function isParsedRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
+}
+
 export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?: string | string[] }, body: unknown): McpPost {
   if (Array.isArray(body)) {
     return refused(400, ErrorCode.InvalidRequest, 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.');
@@ -53,7 +59,7 @@ export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?:
       return refused(400, TRANSPORT_ERROR, `Bad Request: Unsupported protocol version: ${named} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
     }
   }
-  return isJSONRPCRequest(message) ? { kind: 'request', message } : { kind: 'accepted' };
+  return isParsedRequest(message) ? { kind: 'request', message } : { kind: 'accepted' };
 }
 
 /**
@@ -75,7 +81,9 @@ export class ExchangeTransport<Context> implements Transport {
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    // The SDK's own messages, told apart by their members: parsing a tool's result again against the
+    // response schema (isJSONRPCResultResponse) cost about 20,000 instructions a call, 5% of one.
+    if (!('result' in message) && !('error' in message)) return;
     const id = Number(message.id);
     const exchange = this.#exchanges.get(id);
     if (!exchange) return;
