@@ -10,15 +10,10 @@ import { createLogger, deferredRequestLogger, logDestination, redactUrl, request
 import { packageRoot } from '../../server/paths.js';
 
 /** A logger made as the service makes it, its lines kept. */
-function capturingLogger(level = 'info') {
+function capturingLogger() {
   const lines: string[] = [];
-  const logger = createLogger({ level, stream: { write: (line: string) => void lines.push(line) } });
+  const logger = createLogger({ level: 'info', stream: { write: (line: string) => void lines.push(line) } });
   return { logger, lines };
-}
-
-/** The request line as pino's generic path writes it, for the same request. */
-function pinoLine(logger: pino.Logger, fields: Record<string, unknown>): void {
-  logger.info(fields, 'request');
 }
 
 /** Times and durations differ from one call to the next; everything else must be the same bytes. */
@@ -37,21 +32,12 @@ async function appLoggingWith(logger: pino.Logger, caller: Record<string, string
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: deferredRequestLogger,
   });
-  app.get('/things/:id', async (request) => {
-    if ((request.query as Record<string, string>).log === 'yes') request.log.warn({ detail: 'é"\\' }, 'a route line');
-    return { ok: true };
-  });
+  app.get('/things/:id', async () => ({ ok: true }));
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply, caller);
-    pinoLine(logger, {
-      reqId: request.id,
-      method: request.method,
-      url: redactUrl(request.url),
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-      ip: request.ip,
-      ...caller,
-    });
+    // The same fields through pino's generic path.
+    const fields = { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
+    logger.info({ ...fields, ...caller }, 'request');
     done();
   });
   await app.ready();
