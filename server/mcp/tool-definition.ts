@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { idempotencyKeySchema, requestHash, type Idempotency } from '../idempotency/service.js';
 import type { McpAccess } from '../oauth/access.js';
+import { getCabinetSettings } from '../tenancy/service.js';
 
 /**
  * How an MCP tool is declared and called: its arguments validated by the same zod schemas as REST,
@@ -130,9 +131,9 @@ export function errorResult(error: ApiError): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
-/** Read with the access token, at the start of the call: the console's switch takes effect on the next call. */
-export function sharesPersonalData({ access }: ToolContext): boolean {
-  return access.llmDataSharing;
+/** Read at call time: the console's switch takes effect on the next call. */
+export function sharesPersonalData({ deps, access }: ToolContext): boolean {
+  return getCabinetSettings(deps, access.cabinetId).llm_data_sharing;
 }
 
 /** A tool with its argument type erased: call() validates the arguments, then runs it. */

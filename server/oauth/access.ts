@@ -16,11 +16,6 @@ export interface McpAccess {
   scopes: McpScope[];
   /** Epoch milliseconds. */
   expiresAt: number;
-  /**
-   * The cabinet's personal-data switch, read with the token at the start of each request: the
-   * console's change takes effect on the next call, without a second statement per call.
-   */
-  llmDataSharing: boolean;
 }
 
 /** Looks up a presented access token: null when unknown, expired or revoked. */
@@ -55,7 +50,6 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
       cabinetName: record.cabinetName,
       scopes: parseScopes(record.scopes),
       expiresAt: record.expiresAt,
-      llmDataSharing: record.llmDataSharing,
     };
   };
 }

@@ -105,8 +105,6 @@ export interface AccessTokenRecord {
   userEmail: string;
   cabinetId: string;
   cabinetName: string;
-  /** The cabinet's switch (console, Settings) that lets assistants see personal data. */
-  llmDataSharing: boolean;
   grantId: string;
   grantLastUsedAt: number | null;
 }
@@ -119,7 +117,7 @@ export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash:
   const statement = sqlite.prepare(
     `SELECT t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
             g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName,
-            g.id AS grantId, g.last_used_at AS grantLastUsedAt, cab.llm_data_sharing AS llmDataSharing
+            g.id AS grantId, g.last_used_at AS grantLastUsedAt
      FROM oauth_tokens t
      JOIN oauth_grants g ON g.id = t.grant_id
      JOIN oauth_clients c ON c.id = g.client_id
@@ -144,8 +142,6 @@ export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash:
       cabinetName: r[7] as string,
       grantId: r[8] as string,
       grantLastUsedAt: r[9] as number | null,
-      // Anything but 1 is off, as drizzle reads the column: a privacy switch fails closed.
-      llmDataSharing: r[10] === 1,
     };
   };
 }

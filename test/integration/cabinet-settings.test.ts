@@ -22,7 +22,7 @@ function withCabinet(): { db: Database; cabinetId: string } {
   return { db, cabinetId };
 }
 
-describe("a cabinet's data-sharing switch, read on every webhook delivery (an MCP call reads it with its access token)", () => {
+describe("a cabinet's data-sharing switch, read on every MCP tool call and webhook delivery", () => {
   it('reads off by default, then as set', () => {
     const { db, cabinetId } = withCabinet();
     expect(getCabinetSettings({ db }, cabinetId)).toEqual({ llm_data_sharing: false });

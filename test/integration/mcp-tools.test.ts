@@ -513,14 +513,14 @@ describe('CRM tools', () => {
     const listedMasked = await ok(client, 'list_clients', { type: 'person' });
     expect(listedMasked.data).toEqual([expect.objectContaining({ id: masked.id, last_name: 'M***' })]);
 
-    // Read with each call's access token: switching it on takes effect on the next call.
+    // Read at call time: switching it on takes effect on the next call.
     setLlmDataSharing(server.deps, id, true);
     const listedClear = await ok(client, 'list_clients', { type: 'person' });
     expect(listedClear.data).toEqual([rest.body]);
     setLlmDataSharing(server.deps, id, false);
     expect(((await ok(client, 'list_clients', { limit: 1 })).data as { company_name: string }[])[0]?.company_name).toBe('Boulangerie Martin');
     expect(((await ok(client, 'list_clients', { type: 'person' })).data as { last_name: string }[])[0]?.last_name).toBe('M***');
-    // The switch comes with the access token's row: anything stored but 1 reads as off (it fails closed).
+    // Anything stored but 1 reads as off, through the tools too (a privacy switch fails closed).
     for (const stored of [2, 'yes']) {
       server.deps.db.sqlite.prepare('UPDATE cabinets SET llm_data_sharing = ? WHERE id = ?').run(stored, id);
       expect(((await ok(client, 'list_clients', { type: 'person' })).data as { last_name: string }[])[0]?.last_name).toBe('M***');
