@@ -109,56 +109,70 @@ export interface AuthenticatedKey {
 
 const KEY_SHAPE = new RegExp(`^svc_(prod|test)_[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`);
 
+/** A key this instance has seen: what of its row never changes, read once (see prepareKeyLookups). */
+interface KnownKey {
+  hash: string;
+  key: AuthenticatedKey;
+  expiresAt: number | null;
+  /** Null when the key has no allowlist. */
+  allows: ((ip: string) => boolean) | null;
+  /** The last last_used_at written or read, to write it at most once a minute. */
+  lastUsedAt: number;
+}
+
+/** Bounded, although only keys found in the database are kept: at most one entry per key. */
+const KNOWN_KEYS_MAX = 1024;
+
 /**
  * Builds the function that turns a presented key into its record, or throws the precise 401/403.
- * Keys are read from SQLite on every request so that a revocation by the CLI or another process
- * takes effect at once; only compiled allowlists and last-use writes are kept per instance.
+ * Every request reads the key's revocation from SQLite, so that a revocation by the CLI or another
+ * process takes effect on the next request, and a deleted key fails; what never changes in a
+ * key's row (its id, cabinet, environment, scopes, allowlist and expiry) is read on its first use.
  */
 export function createKeyAuthenticator(deps: Deps): (presented: string, ip: string) => AuthenticatedKey {
-  const findByHash = store.prepareFindByHash(deps.db.sqlite);
-  const allowlists = new Map<string, { source: string; allows: (ip: string) => boolean }>();
-  const lastUsedWrites = new Map<string, number>();
-  const scopesOf = new Map<string, readonly Scope[]>();
-  // SHA-256 of recently presented keys: a hash is a pure function of the key, so memoising it is
-  // safe; bounded, so that a flood of made-up keys cannot grow it.
-  const hashes = new Map<string, string>();
-  const hashOf = (presented: string): string => {
-    let hash = hashes.get(presented);
-    if (hash === undefined) {
-      if (hashes.size >= 1024) hashes.clear();
-      hash = hashApiKey(presented);
-      hashes.set(presented, hash);
-    }
-    return hash;
+  const lookups = store.prepareKeyLookups(deps.db.sqlite);
+  const known = new Map<string, KnownKey>();
+  const invalid = (): ApiError => new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
+
+  const firstUse = (presented: string): { entry: KnownKey; revokedAt: number | null } => {
+    const hash = hashApiKey(presented);
+    const row = lookups.findByHash(hash);
+    if (!row) throw invalid();
+    const entry: KnownKey = {
+      hash,
+      key: Object.freeze({ keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes: Object.freeze(JSON.parse(row.scopes) as Scope[]) }),
+      expiresAt: row.expiresAt,
+      allows: row.ipAllowlist === null ? null : compileIpAllowlist(JSON.parse(row.ipAllowlist) as string[]),
+      lastUsedAt: row.lastUsedAt ?? 0,
+    };
+    if (known.size >= KNOWN_KEYS_MAX) known.clear();
+    known.set(presented, entry);
+    return { entry, revokedAt: row.revokedAt };
   };
 
   return (presented, ip) => {
-    if (!KEY_SHAPE.test(presented)) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
-    const row = findByHash(hashOf(presented));
-    if (!row) throw new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
-    const now = deps.clock.now();
-    if (row.revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(row.revokedAt)}. Create a new one in the console.`);
-    if (row.expiresAt !== null && row.expiresAt <= now) {
-      throw new ApiError('api_key_expired', `This API key expired on ${toIso(row.expiresAt)}. Create a new one in the console.`);
-    }
-    if (row.ipAllowlist !== null) {
-      let compiled = allowlists.get(row.id);
-      if (compiled?.source !== row.ipAllowlist) {
-        compiled = { source: row.ipAllowlist, allows: compileIpAllowlist(JSON.parse(row.ipAllowlist) as string[]) };
-        allowlists.set(row.id, compiled);
+    if (!KEY_SHAPE.test(presented)) throw invalid();
+    let entry = known.get(presented);
+    let revokedAt: number | null | undefined;
+    if (entry) {
+      revokedAt = lookups.revokedAtByHash(entry.hash);
+      if (revokedAt === undefined) {
+        known.delete(presented);
+        throw invalid();
       }
-      if (!compiled.allows(ip)) throw new ApiError('ip_not_allowed', `Requests from ${ip} are not allowed for this API key.`);
+    } else {
+      ({ entry, revokedAt } = firstUse(presented));
     }
-    const lastWrite = lastUsedWrites.get(row.id) ?? row.lastUsedAt ?? 0;
-    if (now - lastWrite >= LAST_USED_RESOLUTION_MS) {
-      lastUsedWrites.set(row.id, now);
-      store.touchLastUsed(deps.db.orm, row.cabinetId, row.id, now);
+    const now = deps.clock.now();
+    if (revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(revokedAt)}. Create a new one in the console.`);
+    if (entry.expiresAt !== null && entry.expiresAt <= now) {
+      throw new ApiError('api_key_expired', `This API key expired on ${toIso(entry.expiresAt)}. Create a new one in the console.`);
     }
-    let scopes = scopesOf.get(row.scopes);
-    if (!scopes) {
-      scopes = JSON.parse(row.scopes) as Scope[];
-      scopesOf.set(row.scopes, scopes);
+    if (entry.allows && !entry.allows(ip)) throw new ApiError('ip_not_allowed', `Requests from ${ip} are not allowed for this API key.`);
+    if (now - entry.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      entry.lastUsedAt = now;
+      store.touchLastUsed(deps.db.orm, entry.key.cabinetId, entry.key.keyId, now);
     }
-    return { keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes };
+    return entry.key;
   };
 }

@@ -1,9 +1,11 @@
+import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meResponseSchema } from '../../shared/api-keys.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { defineEndpoint } from '../../shared/endpoint.js';
-import { revokeApiKey } from '../../server/api-keys/service.js';
+import { listApiKeys, revokeApiKey } from '../../server/api-keys/service.js';
+import { databaseFile } from '../../server/db/open.js';
 import { registerEndpoint } from '../../server/http/endpoint.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -30,6 +32,16 @@ afterAll(() => server.close());
 async function me(headers: Record<string, string>) {
   const res = await server.request('/api/v1/public/me', { headers });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+/** Another connection to the service's database file, as the CLI (another process) opens it. */
+function otherConnection(run: (db: Database.Database) => void): void {
+  const db = new Database(databaseFile(server.dataDir));
+  try {
+    run(db);
+  } finally {
+    db.close();
+  }
 }
 
 async function expectError(headers: Record<string, string>, status: number, code: string) {
@@ -79,6 +91,36 @@ describe('GET /me and API key authentication', () => {
     expect(res.body.message).toMatch(/revoked/);
   });
 
+  // The check keeps what never changes in a key's row after its first use; its revocation and
+  // its very existence are read on every request.
+  it('a key in use is refused on the next request once revoked by another connection, or deleted', async () => {
+    const revoked = server.createKey(cabinetId);
+    const deleted = server.createKey(cabinetId);
+    for (const key of [revoked, deleted]) expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    otherConnection((db) => {
+      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(clock.now(), revoked.key_id);
+      db.prepare('DELETE FROM api_keys WHERE id = ?').run(deleted.key_id);
+    });
+    await expectError({ 'X-API-Key': revoked.key }, 401, 'api_key_revoked');
+    await expectError({ 'X-API-Key': deleted.key }, 401, 'invalid_api_key');
+    await expectError({ 'X-API-Key': deleted.key }, 401, 'invalid_api_key');
+  });
+
+  it('writes last_used_at at most once a minute per key', async () => {
+    const key = server.createKey(cabinetId);
+    const lastUsed = () => listApiKeys(server.deps, cabinetId).find((k) => k.key_id === key.key_id)?.last_used_at;
+    expect(lastUsed()).toBeNull();
+    expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    const firstUse = new Date(clock.now()).toISOString();
+    expect(lastUsed()).toBe(firstUse);
+    clock.advance(59_000);
+    expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    expect(lastUsed()).toBe(firstUse);
+    clock.advance(1_000);
+    expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
+    expect(lastUsed()).toBe(new Date(clock.now()).toISOString());
+  });
+
   it('401 api_key_expired after its expiry (injected clock)', async () => {
     const key = server.createKey(cabinetId, { expires_at: new Date(clock.now() + 60_000).toISOString() });
     expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
@@ -88,6 +130,7 @@ describe('GET /me and API key authentication', () => {
 
   it('403 ip_not_allowed outside the allowlist; IPv4 and IPv6 CIDRs both accepted', async () => {
     const outside = server.createKey(cabinetId, { ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'] });
+    await expectError({ 'X-API-Key': outside.key }, 403, 'ip_not_allowed');
     await expectError({ 'X-API-Key': outside.key }, 403, 'ip_not_allowed');
     const inside = server.createKey(cabinetId, { ip_allowlist: ['127.0.0.0/8', '::1/128'] });
     expect((await me({ 'X-API-Key': inside.key })).status).toBe(200);
