@@ -65,7 +65,7 @@ const TOOL_SPECS = [
       cabinet: { id: access.cabinetId, name: access.cabinetName },
       user: { id: access.userId, email: access.userEmail },
       client: { client_id: access.clientId, client_name: access.clientName },
-      scopes: access.scopes,
+      scopes: [...access.scopes],
       token_expires_at: new Date(access.expiresAt).toISOString(),
     }),
   }),

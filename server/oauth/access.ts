@@ -13,7 +13,7 @@ export interface McpAccess {
   userEmail: string;
   cabinetId: string;
   cabinetName: string;
-  scopes: McpScope[];
+  scopes: readonly McpScope[];
   /** Epoch milliseconds. */
   expiresAt: number;
 }
@@ -24,23 +24,32 @@ export type AccessTokenAuthenticator = (token: string) => McpAccess | null;
 /** How often a grant's last_used_at is written at most: once a minute is enough for the console. */
 const GRANT_LAST_USED_RESOLUTION_MS = 60_000;
 
+/** A token this instance has seen: its access, which never changes (see prepareAccessTokenLookups). */
+interface KnownToken {
+  hash: string;
+  access: McpAccess;
+}
+
+/** Bounded, although only live tokens are kept: refreshed tokens replace their entries over time. */
+const KNOWN_TOKENS_MAX = 10_000;
+
+/**
+ * Every request reads whether its token is still live, so that a revocation (of the token, of its
+ * grant, or of the user's grants) takes effect on the next request; the rest of its record is
+ * read on its first use.
+ */
 export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthenticator {
-  const find = store.prepareFindLiveAccessToken(deps.db.sqlite);
+  const lookups = store.prepareAccessTokenLookups(deps.db.sqlite);
   const touchGrant = store.prepareTouchGrant(deps.db.sqlite);
+  const known = new Map<string, KnownToken>();
   // The last write per grant in this process, so that most requests write nothing (bounded).
   const lastUsedWrites = new Map<string, number>();
-  return (token: string): McpAccess | null => {
-    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
-    const record = find(sha256(token));
-    const now = deps.clock.now();
-    if (!record || record.expiresAt <= now) return null;
-    const lastWrite = lastUsedWrites.get(record.grantId) ?? record.grantLastUsedAt ?? 0;
-    if (now - lastWrite >= GRANT_LAST_USED_RESOLUTION_MS) {
-      if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
-      lastUsedWrites.set(record.grantId, now);
-      touchGrant(record.grantId, now);
-    }
-    return {
+
+  const firstUse = (token: string): McpAccess | null => {
+    const hash = sha256(token);
+    const record = lookups.findLive(hash);
+    if (!record) return null;
+    const access: McpAccess = Object.freeze({
       grantId: record.grantId,
       clientId: record.clientId,
       clientName: record.clientName ?? 'An unnamed application',
@@ -48,8 +57,33 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
       userEmail: record.userEmail,
       cabinetId: record.cabinetId,
       cabinetName: record.cabinetName,
-      scopes: parseScopes(record.scopes),
+      scopes: Object.freeze(parseScopes(record.scopes)),
       expiresAt: record.expiresAt,
-    };
+    });
+    if (!lastUsedWrites.has(record.grantId)) lastUsedWrites.set(record.grantId, record.grantLastUsedAt ?? 0);
+    if (known.size >= KNOWN_TOKENS_MAX) known.clear();
+    known.set(token, { hash, access });
+    return access;
+  };
+
+  return (token: string): McpAccess | null => {
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
+    const entry = known.get(token);
+    let access: McpAccess | null;
+    if (!entry) access = firstUse(token);
+    else if (lookups.isLive(entry.hash)) access = entry.access;
+    else {
+      known.delete(token);
+      access = null;
+    }
+    const now = deps.clock.now();
+    if (!access || access.expiresAt <= now) return null;
+    const lastWrite = lastUsedWrites.get(access.grantId) ?? 0;
+    if (now - lastWrite >= GRANT_LAST_USED_RESOLUTION_MS) {
+      if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+      lastUsedWrites.set(access.grantId, now);
+      touchGrant(access.grantId, now);
+    }
+    return access;
   };
 }

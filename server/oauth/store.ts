@@ -110,11 +110,14 @@ export interface AccessTokenRecord {
 }
 
 /**
- * The hot path of every MCP request: one prepared statement over the unique hash index, which
- * answers only a live token of a live grant (expiry is checked by the caller, against its clock).
+ * The lookups of an MCP request's access token, over the unique hash index: the token's record
+ * (what never changes after its issue: nothing updates a token's scopes or expiry, its grant's
+ * client, user and cabinet, or their names), read on its first use, and whether it is still live
+ * (neither it nor its grant revoked nor deleted), read on every request. Expiry is checked by the
+ * caller, against its clock.
  */
-export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash: string) => AccessTokenRecord | undefined {
-  const statement = sqlite.prepare(
+export function prepareAccessTokenLookups(sqlite: Sqlite.Database) {
+  const record = sqlite.prepare(
     `SELECT t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
             g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName,
             g.id AS grantId, g.last_used_at AS grantLastUsedAt
@@ -127,22 +130,34 @@ export function prepareFindLiveAccessToken(sqlite: Sqlite.Database): (tokenHash:
   );
   // Read as an array and mapped by position: better-sqlite3 builds a named row key by key through
   // V8's slow property path: about 2,700 instructions a column, against 1,300 in an array.
-  statement.raw(true);
-  return (tokenHash) => {
-    const r = statement.get(tokenHash) as unknown[] | undefined;
-    if (!r) return undefined;
-    return {
-      scopes: r[0] as string,
-      expiresAt: r[1] as number,
-      clientId: r[2] as string,
-      clientName: r[3] as string | null,
-      userId: r[4] as string,
-      userEmail: r[5] as string,
-      cabinetId: r[6] as string,
-      cabinetName: r[7] as string,
-      grantId: r[8] as string,
-      grantLastUsedAt: r[9] as number | null,
-    };
+  record.raw(true);
+  // One small integer: the driver builds no row and copies no string.
+  const live = sqlite
+    .prepare(
+      `SELECT 1 FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+       WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
+    )
+    .pluck(true);
+  return {
+    findLive(tokenHash: string): AccessTokenRecord | undefined {
+      const r = record.get(tokenHash) as unknown[] | undefined;
+      if (!r) return undefined;
+      return {
+        scopes: r[0] as string,
+        expiresAt: r[1] as number,
+        clientId: r[2] as string,
+        clientName: r[3] as string | null,
+        userId: r[4] as string,
+        userEmail: r[5] as string,
+        cabinetId: r[6] as string,
+        cabinetName: r[7] as string,
+        grantId: r[8] as string,
+        grantLastUsedAt: r[9] as number | null,
+      };
+    },
+    isLive(tokenHash: string): boolean {
+      return live.get(tokenHash) !== undefined;
+    },
   };
 }
 

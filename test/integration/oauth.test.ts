@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSafeReturnTo, MCP_SCOPES, tokenResponseSchema } from '../../shared/oauth.js';
 import { createAccessTokenAuthenticator } from '../../server/oauth/access.js';
+import { forgetGrantsOfUser, revokeGrantsOfUser } from '../../server/oauth/connected-apps.js';
 import {
   authorizeCode,
   authorizeOverHttp,
@@ -608,6 +609,19 @@ describe('refresh and revocation', () => {
     expect(((await (await refresh(other.client_id, tokens.refresh_token)).json()) as { error: string }).error).toBe('invalid_grant');
   });
 
+  it('refuses a token in use once its user’s grants are revoked, or deleted', async () => {
+    const revokedUser = await createUser(server);
+    const deletedUser = await createUser(server);
+    const revoked = await authorizeOverHttp(server, revokedUser);
+    const deleted = await authorizeOverHttp(server, deletedUser);
+    for (const { tokens } of [revoked, deleted]) expect(accessValid(tokens.access_token)).toBe(true);
+    expect(revokeGrantsOfUser(server.deps, revokedUser.userId)).toBe(1);
+    forgetGrantsOfUser(server.deps, deletedUser.userId);
+    expect(accessValid(revoked.tokens.access_token)).toBe(false);
+    expect(accessValid(deleted.tokens.access_token)).toBe(false);
+    expect(accessValid(deleted.tokens.access_token)).toBe(false);
+  });
+
   it('revokes: 200 for anything; an access token alone; a refresh token with its access tokens', async () => {
     const revoke = (token: string) =>
       server.request('/api/v1/mcp/oauth/revoke', {
@@ -618,12 +632,16 @@ describe('refresh and revocation', () => {
     expect((await revoke('svc_mcp_at_unknown')).status).toBe(200);
     expect((await revoke('anything at all')).status).toBe(200);
 
+    // Each token is used first: the check keeps a token's record after its first use, and must
+    // still read its revocation on every request.
     const first = await authorizeOverHttp(server, user);
+    expect(accessValid(first.tokens.access_token)).toBe(true);
     expect((await revoke(first.tokens.access_token)).status).toBe(200);
     expect(accessValid(first.tokens.access_token)).toBe(false);
     expect((await refresh(first.client.client_id, first.tokens.refresh_token)).status).toBe(200);
 
     const second = await authorizeOverHttp(server, user);
+    expect(accessValid(second.tokens.access_token)).toBe(true);
     expect((await revoke(second.tokens.refresh_token)).status).toBe(200);
     expect(accessValid(second.tokens.access_token)).toBe(false);
     expect((await refresh(second.client.client_id, second.tokens.refresh_token)).status).toBe(400);
