@@ -1,7 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Implementation, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest, type CallToolResult, type Implementation, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from '../errors.js';
 import { errorResult, type ToolContext } from './tool-definition.js';
 import type { McpToolCatalogue } from './tools.js';
@@ -14,6 +15,15 @@ const MCP_INSTRUCTIONS =
   'Errors come back as {error, message, details}: read message, it says what to do. ' +
   'Unless the cabinet shares personal data with assistants, names, contact details and quote data show as their first letter and *** ' +
   'and free text that may name a client as ***: ask the user, or point them to the Courtier console.';
+
+/**
+ * The schema the tools/call handler is registered with. The SDK parses a request with it, then its
+ * tools/call wrapper parses the same request with the full CallToolRequestSchema before the handler
+ * runs. Registered with CallToolRequestSchema itself, a malformed call failed the first parse, and
+ * the client got InternalError (-32603) instead of the wrapper's InvalidParams (-32602); and every
+ * call paid two full parses (this one takes half the time of a full one, in a loop on Node 20).
+ */
+const toolCallMethod = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 /** The request's context, as the transport keeps it for the request the server is handling. */
 export type ContextOf = (requestId: RequestId) => (ToolContext & { log: FastifyBaseLogger }) | undefined;
@@ -35,9 +45,11 @@ export function createMcpServer(options: { version: string; catalogue: McpToolCa
     return ctx;
   };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.list(contextFor(extra.requestId).access.scopes) }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra): CallToolResult => {
+  server.setRequestHandler(toolCallMethod, (request, extra): CallToolResult => {
+    // The SDK's wrapper checked the request against CallToolRequestSchema before this runs.
+    const { params } = request as unknown as CallToolRequest;
     const ctx = contextFor(extra.requestId);
-    const { name } = request.params;
+    const { name } = params;
     const tool = catalogue.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the tools this connection can use.`);
     // The route refuses such calls with 403 before they get here; kept so that the server never relies on it.
@@ -45,7 +57,7 @@ export function createMcpServer(options: { version: string; catalogue: McpToolCa
       return errorResult(new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, { required_scope: tool.scope }));
     }
     try {
-      return tool.call(ctx, request.params.arguments);
+      return tool.call(ctx, params.arguments);
     } catch (err) {
       ctx.log.error({ err, tool: name }, 'MCP tool failed');
       return errorResult(new ApiError('internal_error', 'Something went wrong on our side. Quote the time of the call if you report it.'));

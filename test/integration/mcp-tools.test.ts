@@ -497,6 +497,27 @@ describe('CRM tools', () => {
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool no_such_tool/);
   });
 
+  it('a tools/call outside CallToolRequestSchema is a JSON-RPC InvalidParams error, and runs nothing', async () => {
+    const { api, token } = await cabinet();
+    const auth = { Authorization: `Bearer ${token()}` };
+    const malformed = [
+      undefined,
+      { name: 42, arguments: {} },
+      { arguments: { title: 'x' } },
+      { name: 'create_opportunity', arguments: 'title=x' },
+      { name: 'create_opportunity', arguments: ['title', 'Flotte'] },
+    ];
+    for (const [index, params] of malformed.entries()) {
+      const res = await post({ jsonrpc: '2.0', id: index + 1, method: 'tools/call', params }, auth);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; error?: { code: number; message: string } };
+      expect(body.id).toBe(index + 1);
+      expect(body.error?.code).toBe(-32602);
+      expect(body.error?.message).toMatch(/Invalid tools\/call request/);
+    }
+    expect((await api.get('/opportunities')).body.count).toBe(0);
+  });
+
   it('create_client and list_clients; personal data is masked unless the cabinet shares it with LLMs', async () => {
     const { id, api, token } = await cabinet();
     const client = await connect(token());
