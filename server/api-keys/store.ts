@@ -10,9 +10,9 @@ export function insertKey(orm: Orm, row: ApiKeyRow): void {
 }
 
 /**
- * What never changes in a key's row after its creation (nothing updates these columns: a key is
- * revoked, never edited), so the key check keeps it per key once read; and the revocation, read
- * on every request.
+ * What the key check reads of a key on its first use: what never changes in its row after its
+ * creation (nothing updates these columns: a key is revoked, never edited), which the check keeps,
+ * with its revocation and last use as they are then. Later requests read the revocation only.
  */
 export type KeyIdentityRow = Pick<ApiKeyRow, 'id' | 'cabinetId' | 'environment' | 'scopes' | 'ipAllowlist' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
 
