@@ -87,6 +87,32 @@ export interface BareSendResult {
   perEndpoint: number;
 }
 
+/** What bench/probe-child.ts is started with (its one argument, as JSON). */
+export interface ProbeOptions {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  /** Requests per second in all, through autocannon's overallRate. */
+  rate: number;
+  /** It stops by then if stdin has not closed. */
+  maxSeconds: number;
+}
+
+/** The one line bench/probe-child.ts prints once stopped. */
+export interface ProbeReport {
+  /** Every response's latency, in ms. */
+  latenciesMs: number[];
+  /** Responses per status code. */
+  statuses: Record<string, number>;
+  total: number;
+  errors: number;
+  timeouts: number;
+  /** The probe's own event-loop delay p99, in ms: how late it may have read its responses. */
+  loopDelayP99Ms: number;
+  /** The CPU (user + system) the probe process used, in microseconds. */
+  cpuMicros: number;
+}
+
 export function parseChildMessage(line: string): ChildMessage {
   const value: unknown = JSON.parse(line);
   if (typeof value === 'object' && value !== null && 'type' in value && (value.type === 'ready' || value.type === 'cpu')) {

@@ -1,0 +1,58 @@
+/**
+ * A latency probe in a process of its own: GET one URL at a fixed overall rate until stdin closes,
+ * then print one JSON line (ProbeReport) and exit. The webhooks benchmark probes `GET /me` with it
+ * while the dispatcher drains its backlog: run in the benchmark's own process, the probe shared an
+ * event loop with the HTTPS receiver, whose TLS work delayed it (p99 36.5 ms in one run), and the
+ * figure was then the receiver's as much as the server's.
+ */
+import autocannon, { type Result } from 'autocannon';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { ProbeOptions, ProbeReport } from './lib/protocol.js';
+
+function readOptions(): ProbeOptions {
+  const raw = process.argv[2];
+  if (raw === undefined) throw new Error('usage: probe-child.js <ProbeOptions as JSON>');
+  return JSON.parse(raw) as ProbeOptions;
+}
+
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const latenciesMs: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const instance = autocannon({
+    url: options.url,
+    headers: options.headers,
+    connections: options.connections,
+    overallRate: options.rate,
+    duration: options.maxSeconds,
+    pipelining: 1,
+    timeout: 10,
+  });
+  instance.on('response', (_client, _status, _bytes, ms) => latenciesMs.push(ms));
+  process.stdin.resume();
+  process.stdin.on('end', () => instance.stop());
+  const result: Result = await instance;
+  loop.disable();
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const report: ProbeReport = {
+    latenciesMs,
+    statuses,
+    total: result.requests.total,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    cpuMicros: cpuMicros(),
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
