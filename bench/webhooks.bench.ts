@@ -25,9 +25,7 @@
  * POST answered otherwise than 201, any GET /me otherwise than 200, fails the run.
  */
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
 import type { Benchmark, BenchContext } from './benchmark.js';
@@ -58,6 +56,8 @@ const THROUGHPUT_DELIVERIES = WEBHOOK_BACKLOG_EVENTS * WEBHOOK_SUBSCRIPTIONS;
 /** A modest, fixed load: enough samples for a p99 (~100 a second), too few to slow the drain. */
 const PROBE_RATE = 100;
 const PROBE_CONNECTIONS = 2;
+/** autocannon stops at once and the probe prints one line: 10 s means stuck. */
+const PROBE_STOP_TIMEOUT_MS = 10_000;
 const STEADY_RATE = 200;
 const STEADY_SECONDS = 10;
 /** Bounds that keep the run near three minutes at worst when the dispatcher falls behind. */
@@ -212,7 +212,7 @@ const PROBE_SCRIPT = fileURLToPath(new URL('./probe-child.js', import.meta.url))
  * bound): this process hosts the receiver, whose TLS work would delay the probe's event loop.
  * stop() refuses the figure unless every response was a 200.
  */
-function probeMe(server: ServerChild): { stop(): Promise<ProbeReport> } {
+function probeMe(server: ServerChild): { failed: Promise<never>; stop(): Promise<ProbeReport> } {
   const options: ProbeOptions = {
     url: server.origin + ME_PATH,
     headers: server.headers,
@@ -222,15 +222,36 @@ function probeMe(server: ServerChild): { stop(): Promise<ProbeReport> } {
   };
   // stdin is its lifeline: it stops when stdin closes, even if this process is killed.
   const child = spawn(process.execPath, [PROBE_SCRIPT, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const exited = once(child, 'exit');
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  // A probe that died already makes end() fail with EPIPE: its exit code tells the story.
+  child.stdin.on('error', () => undefined);
+  const exited = new Promise<string>((resolve) => {
+    child.on('error', (err) => resolve(`could not start (${err.message})`));
+    child.on('exit', (code, signal) => resolve(code === 0 ? '' : `exited with code ${String(code)}, signal ${String(signal)}`));
+  });
+  let stopping = false;
+  const failed = exited.then((problem) => {
+    if (!stopping) throw new Error(`the GET ${ME_PATH} probe stopped before the drain ended: ${problem || 'exited early'}`);
+    return new Promise<never>(() => undefined);
+  });
+  failed.catch(() => undefined); // Observed through measureDrain's race.
   return {
+    failed,
     async stop() {
+      stopping = true;
       child.stdin.end();
-      const line = await lines.next();
-      const [code] = (await exited) as [number | null];
-      if (line.done || code !== 0) throw new Error(`the GET ${ME_PATH} probe exited with code ${String(code)} and no report`);
-      const report = JSON.parse(line.value) as ProbeReport;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string>((resolve) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve(`did not stop within ${PROBE_STOP_TIMEOUT_MS / 1000} s`);
+        }, PROBE_STOP_TIMEOUT_MS);
+      });
+      const problem = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+      const line = output.trim().split('\n').pop();
+      if (problem !== '' || !line) throw new Error(`the GET ${ME_PATH} probe ${problem || 'printed no report'}`);
+      const report = JSON.parse(line) as ProbeReport;
       const ok = report.statuses['200'] ?? 0;
       if (ok !== report.total || report.errors + report.timeouts > 0) {
         const statuses = Object.entries(report.statuses).map(([status, count]) => `${status}×${count}`).join(', ');
@@ -324,7 +345,7 @@ interface Drain extends Throughput {
 async function measureDrain(server: ServerChild, receiver: Receiver, backlogEnd: number): Promise<Drain> {
   const stopCpu = await cpuMeter(server);
   const probe = probeMe(server);
-  const doneAt = await receiver.waitFor(backlogEnd, DRAIN_TIMEOUT_MS);
+  const doneAt = await Promise.race([receiver.waitFor(backlogEnd, DRAIN_TIMEOUT_MS), probe.failed]);
   const report = await probe.stop();
   const cpu = await stopCpu(report.cpuMicros);
   const me = new LatencyHistogram();
@@ -439,7 +460,7 @@ export const benchmark: Benchmark = {
         },
         {
           met: meP99 < GOAL_ME_P99_MS,
-          line: `GET ${ME_PATH} p99 during the drain: ${meP99.toFixed(2)} ms, p50 ${drain.me.percentile(50).toFixed(2)} ms (goal < ${GOAL_ME_P99_MS}; measured from a process of its own, whose event-loop delay p99 was ${drain.probeLoopP99Ms.toFixed(1)} ms)`,
+          line: `GET ${ME_PATH} p99 during the drain: ${meP99.toFixed(2)} ms, p50 ${drain.me.percentile(50).toFixed(2)} ms (goal < ${GOAL_ME_P99_MS}; measured from a process of its own, whose event loop was late by up to ${drain.probeLoopP99Ms.toFixed(1)} ms at p99)`,
         },
         { met: p99 < GOAL_P99_MS, line: `commit-to-receipt p99 at ${STEADY_RATE} events/s: ${p99.toFixed(0)} ms, p50 ${percentile(steady.latencies, 50).toFixed(0)} ms (goal < ${GOAL_P99_MS})` },
       ];

@@ -107,7 +107,7 @@ export interface ProbeReport {
   total: number;
   errors: number;
   timeouts: number;
-  /** The probe's own event-loop delay p99, in ms: how late it may have read its responses. */
+  /** How late the probe's event loop ran, p99, in ms beyond its timer: how late it may have read its responses. */
   loopDelayP99Ms: number;
   /** The CPU (user + system) the probe process used, in microseconds. */
   cpuMicros: number;

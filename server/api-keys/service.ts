@@ -111,7 +111,6 @@ const KEY_SHAPE = new RegExp(`^svc_(prod|test)_[0-9A-Za-z]{${API_KEY_RANDOM_LENG
 
 /** A key this instance has seen: what of its row never changes, read once (see prepareKeyLookups). */
 interface KnownKey {
-  hash: string;
   key: AuthenticatedKey;
   expiresAt: number | null;
   /** Null when the key has no allowlist. */
@@ -120,7 +119,7 @@ interface KnownKey {
   lastUsedAt: number;
 }
 
-/** Bounded, although only keys found in the database are kept: at most one entry per key. */
+/** Only keys found in the database, not revoked, are kept: at most one entry per key; the oldest goes first. */
 const KNOWN_KEYS_MAX = 1024;
 
 /**
@@ -131,37 +130,39 @@ const KNOWN_KEYS_MAX = 1024;
  */
 export function createKeyAuthenticator(deps: Deps): (presented: string, ip: string) => AuthenticatedKey {
   const lookups = store.prepareKeyLookups(deps.db.sqlite);
+  // By the key's SHA-256, never the key itself: no secret outlives its request in this process.
   const known = new Map<string, KnownKey>();
   const invalid = (): ApiError => new ApiError('invalid_api_key', 'This API key is not valid. Check that it was copied whole.');
 
-  const firstUse = (presented: string): { entry: KnownKey; revokedAt: number | null } => {
-    const hash = hashApiKey(presented);
+  const firstUse = (hash: string): { entry: KnownKey; revokedAt: number | null } => {
     const row = lookups.findByHash(hash);
     if (!row) throw invalid();
     const entry: KnownKey = {
-      hash,
       key: Object.freeze({ keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes: Object.freeze(JSON.parse(row.scopes) as Scope[]) }),
       expiresAt: row.expiresAt,
       allows: row.ipAllowlist === null ? null : compileIpAllowlist(JSON.parse(row.ipAllowlist) as string[]),
       lastUsedAt: row.lastUsedAt ?? 0,
     };
-    if (known.size >= KNOWN_KEYS_MAX) known.clear();
-    known.set(presented, entry);
+    if (row.revokedAt === null) {
+      if (known.size >= KNOWN_KEYS_MAX) known.delete(known.keys().next().value as string);
+      known.set(hash, entry);
+    }
     return { entry, revokedAt: row.revokedAt };
   };
 
   return (presented, ip) => {
     if (!KEY_SHAPE.test(presented)) throw invalid();
-    let entry = known.get(presented);
+    const hash = hashApiKey(presented);
+    let entry = known.get(hash);
     let revokedAt: number | null | undefined;
     if (entry) {
-      revokedAt = lookups.revokedAtByHash(entry.hash);
+      revokedAt = lookups.revokedAtByHash(hash);
       if (revokedAt === undefined) {
-        known.delete(presented);
+        known.delete(hash);
         throw invalid();
       }
     } else {
-      ({ entry, revokedAt } = firstUse(presented));
+      ({ entry, revokedAt } = firstUse(hash));
     }
     const now = deps.clock.now();
     if (revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(revokedAt)}. Create a new one in the console.`);

@@ -24,13 +24,7 @@ export type AccessTokenAuthenticator = (token: string) => McpAccess | null;
 /** How often a grant's last_used_at is written at most: once a minute is enough for the console. */
 const GRANT_LAST_USED_RESOLUTION_MS = 60_000;
 
-/** A token this instance has seen: its access, which never changes (see prepareAccessTokenLookups). */
-interface KnownToken {
-  hash: string;
-  access: McpAccess;
-}
-
-/** Bounded, although only live tokens are kept: refreshed tokens replace their entries over time. */
+/** Only live tokens found in the database are kept, the oldest going first: refreshed tokens replace their entries over time. */
 const KNOWN_TOKENS_MAX = 10_000;
 
 /**
@@ -41,14 +35,15 @@ const KNOWN_TOKENS_MAX = 10_000;
 export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthenticator {
   const lookups = store.prepareAccessTokenLookups(deps.db.sqlite);
   const touchGrant = store.prepareTouchGrant(deps.db.sqlite);
-  const known = new Map<string, KnownToken>();
+  // Each token's access (which never changes, see prepareAccessTokenLookups), by the token's
+  // SHA-256, never the token itself: no secret outlives its request in this process.
+  const known = new Map<string, McpAccess>();
   // The last write per grant in this process, so that most requests write nothing (bounded).
   const lastUsedWrites = new Map<string, number>();
 
-  const firstUse = (token: string): McpAccess | null => {
-    const hash = sha256(token);
+  const firstUse = (hash: string, now: number): McpAccess | null => {
     const record = lookups.findLive(hash);
-    if (!record) return null;
+    if (!record || record.expiresAt <= now) return null;
     const access: McpAccess = Object.freeze({
       grantId: record.grantId,
       clientId: record.clientId,
@@ -61,22 +56,21 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
       expiresAt: record.expiresAt,
     });
     if (!lastUsedWrites.has(record.grantId)) lastUsedWrites.set(record.grantId, record.grantLastUsedAt ?? 0);
-    if (known.size >= KNOWN_TOKENS_MAX) known.clear();
-    known.set(token, { hash, access });
+    if (known.size >= KNOWN_TOKENS_MAX) known.delete(known.keys().next().value as string);
+    known.set(hash, access);
     return access;
   };
 
   return (token: string): McpAccess | null => {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
-    const entry = known.get(token);
-    let access: McpAccess | null;
-    if (!entry) access = firstUse(token);
-    else if (lookups.isLive(entry.hash)) access = entry.access;
-    else {
-      known.delete(token);
+    const hash = sha256(token);
+    const now = deps.clock.now();
+    let access = known.get(hash) ?? null;
+    if (!access) access = firstUse(hash, now);
+    else if (!lookups.isLive(hash)) {
+      known.delete(hash);
       access = null;
     }
-    const now = deps.clock.now();
     if (!access || access.expiresAt <= now) return null;
     const lastWrite = lastUsedWrites.get(access.grantId) ?? 0;
     if (now - lastWrite >= GRANT_LAST_USED_RESOLUTION_MS) {
