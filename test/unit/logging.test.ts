@@ -165,7 +165,7 @@ describe('the default destination (standard output, asynchronous)', () => {
     expect(lines.every((line) => line.msg === expectedMessage(line.i))).toBe(true);
   });
 
-  it('writes to a file as well', () => {
+  it('writes to a file as well', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
     try {
       const file = join(dir, 'service.log');
@@ -173,7 +173,11 @@ describe('the default destination (standard output, asynchronous)', () => {
       const destination = logDestination(fd);
       const logger = pino({ level: 'info' }, destination);
       for (let i = 0; i < 500; i++) logger.info({ i }, expectedMessage(i));
-      destination.flushSync();
+      // The lines go out in order, one asynchronous write after the other; wait for them (bounded).
+      // Not flushSync: it writes what is queued while the first write may still be in flight, so
+      // a slow thread pool (a loaded CI machine) could land that line after the others.
+      const written = () => readFileSync(file, 'utf8').split('\n').length - 1;
+      for (let waited = 0; written() < 500 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
       expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
       closeSync(fd);
