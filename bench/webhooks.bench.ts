@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
 import type { Benchmark, BenchContext } from './benchmark.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
+import { registerCleanup } from './lib/cleanup.js';
 import { LatencyHistogram, percentile } from './lib/latency.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { sendPaced } from './lib/paced.js';
@@ -184,7 +185,6 @@ function deliveriesPerSecond({ received, firstAt, lastAt }: PhaseArrivals): numb
   return (received - 1) / ((lastAt - firstAt) / 1000);
 }
 
-/** Checks that every response of a finished autocannon run had `status`; returns how many there were. */
 /** Creates at a steady rate for `seconds` (one every 1/rate s, see paced.ts), each with a fresh Idempotency-Key: every answer should be a 201. */
 async function postEventsSteadily(server: ServerChild, seconds: number, rate: number): Promise<number> {
   const result = await sendPaced({
@@ -222,6 +222,8 @@ function probeMe(server: ServerChild): { failed: Promise<never>; stop(): Promise
   };
   // stdin is its lifeline: it stops when stdin closes, even if this process is killed.
   const child = spawn(process.execPath, [PROBE_SCRIPT, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // As the server children: killed however the run ends, unless stopped first.
+  const unregister = registerCleanup({ run: async () => void child.kill('SIGKILL'), runSync: () => void child.kill('SIGKILL') });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   // A probe that died already makes end() fail with EPIPE: its exit code tells the story.
@@ -248,7 +250,10 @@ function probeMe(server: ServerChild): { failed: Promise<never>; stop(): Promise
           resolve(`did not stop within ${PROBE_STOP_TIMEOUT_MS / 1000} s`);
         }, PROBE_STOP_TIMEOUT_MS);
       });
-      const problem = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+      const problem = await Promise.race([exited, timeout]).finally(() => {
+        clearTimeout(timer);
+        unregister();
+      });
       const line = output.trim().split('\n').pop();
       if (problem !== '' || !line) throw new Error(`the GET ${ME_PATH} probe ${problem || 'printed no report'}`);
       const report = JSON.parse(line) as ProbeReport;
@@ -333,7 +338,7 @@ async function measureBaseline(ctx: BenchContext, receiver: Receiver): Promise<T
 interface Drain extends Throughput {
   complete: boolean;
   me: LatencyHistogram;
-  /** The probe's own event-loop delay p99, in ms: how late it may have read its responses. */
+  /** How late the probe's own event loop ran, p99, in ms beyond its timer (ProbeReport). */
   probeLoopP99Ms: number;
 }
 

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,8 @@ export interface TestServer {
   createKey(cabinetId: string, input?: Partial<CreateApiKeyInput>): CreatedApiKey;
   /** fetch against the server, with a path relative to its root. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** Runs on another connection to the service's database file, as the CLI (another process) opens it. */
+  withOtherConnection<T>(run: (db: Database.Database) => T): T;
   close(): Promise<void>;
 }
 
@@ -107,6 +110,14 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     request(path, init) {
       return fetch(url + path, init);
+    },
+    withOtherConnection(run) {
+      const other = new Database(databaseFile(dataDir));
+      try {
+        return run(other);
+      } finally {
+        other.close();
+      }
     },
     async close() {
       await app.close();

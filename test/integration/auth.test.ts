@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meResponseSchema } from '../../shared/api-keys.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { defineEndpoint } from '../../shared/endpoint.js';
 import { listApiKeys, revokeApiKey } from '../../server/api-keys/service.js';
-import { databaseFile } from '../../server/db/open.js';
 import { registerEndpoint } from '../../server/http/endpoint.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -32,16 +30,6 @@ afterAll(() => server.close());
 async function me(headers: Record<string, string>) {
   const res = await server.request('/api/v1/public/me', { headers });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
-}
-
-/** Another connection to the service's database file, as the CLI (another process) opens it. */
-function otherConnection(run: (db: Database.Database) => void): void {
-  const db = new Database(databaseFile(server.dataDir));
-  try {
-    run(db);
-  } finally {
-    db.close();
-  }
 }
 
 async function expectError(headers: Record<string, string>, status: number, code: string) {
@@ -97,7 +85,7 @@ describe('GET /me and API key authentication', () => {
     const revoked = server.createKey(cabinetId);
     const deleted = server.createKey(cabinetId);
     for (const key of [revoked, deleted]) expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
-    otherConnection((db) => {
+    server.withOtherConnection((db) => {
       db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(clock.now(), revoked.key_id);
       db.prepare('DELETE FROM api_keys WHERE id = ?').run(deleted.key_id);
     });

@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSafeReturnTo, MCP_SCOPES, tokenResponseSchema } from '../../shared/oauth.js';
 import { createAccessTokenAuthenticator } from '../../server/oauth/access.js';
 import { sha256 } from '../../server/oauth/common.js';
 import { forgetGrantsOfUser, revokeGrantsOfUser } from '../../server/oauth/connected-apps.js';
-import { databaseFile } from '../../server/db/open.js';
 import {
   authorizeCode,
   authorizeOverHttp,
@@ -615,15 +613,10 @@ describe('refresh and revocation', () => {
   it('refuses a token in use once its grant alone is revoked by another connection (the CLI’s)', async () => {
     const { tokens } = await authorizeOverHttp(server, user);
     expect(accessValid(tokens.access_token)).toBe(true);
-    const db = new Database(databaseFile(server.dataDir));
-    try {
-      const revoked = db
-        .prepare('UPDATE oauth_grants SET revoked_at = ? WHERE id = (SELECT grant_id FROM oauth_tokens WHERE token_hash = ?)')
-        .run(clock.now(), sha256(tokens.access_token));
-      expect(revoked.changes).toBe(1);
-    } finally {
-      db.close();
-    }
+    const revoked = server.withOtherConnection((db) =>
+      db.prepare('UPDATE oauth_grants SET revoked_at = ? WHERE id = (SELECT grant_id FROM oauth_tokens WHERE token_hash = ?)').run(clock.now(), sha256(tokens.access_token)),
+    );
+    expect(revoked.changes).toBe(1);
     expect(accessValid(tokens.access_token)).toBe(false);
   });
 

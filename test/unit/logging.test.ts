@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, deferredRequestLogger, logDestination, redactUrl, requestLogger } from '../../server/logging.js';
 import { packageRoot } from '../../server/paths.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** A logger made as the service makes it, its lines kept. */
 function capturingLogger() {
@@ -176,8 +177,7 @@ describe('the default destination (standard output, asynchronous)', () => {
       // The lines go out in order, one asynchronous write after the other; wait for them (bounded).
       // Not flushSync: it writes what is queued while the first write may still be in flight, so
       // a slow thread pool (a loaded CI machine) could land that line after the others.
-      const written = () => readFileSync(file, 'utf8').split('\n').length - 1;
-      for (let waited = 0; written() < 500 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => readFileSync(file, 'utf8').split('\n').length - 1, (lines) => lines === 500, 'the 500 lines in the file', 10_000);
       const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
       expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
       closeSync(fd);
