@@ -162,10 +162,37 @@ const REDACT_PATHS = [
  */
 export function logDestination(dest: number | string): DestinationStream & { flush(callback?: (err?: Error) => void): void; flushSync(): void } {
   const sonic = pino.destination({ dest, sync: false, contentMode: 'buffer' });
+  // With minLength 0, sonic-boom's own flush(callback) calls back at once, whatever is still
+  // queued. It emits 'drain' each time its queue has been written out, so the destination knows
+  // whether lines are pending and flush waits for that drain. When the reader of a pipe has gone
+  // (EPIPE), pino replaces the stream's write with a no-op: nothing more will drain, nor needs to.
+  const sonicWrite = sonic.write;
+  let pending = false;
+  sonic.on('drain', () => {
+    pending = false;
+  });
   return {
-    // sonic-boom's types know only its text mode's write.
-    write: (line: string) => void sonic.write(Buffer.from(line) as unknown as string),
-    flush: (callback) => sonic.flush(callback),
+    write: (line: string) => {
+      pending = true;
+      // sonic-boom's types know only its text mode's write.
+      sonic.write(Buffer.from(line) as unknown as string);
+    },
+    flush: (callback) => {
+      if (!pending || sonic.write !== sonicWrite) {
+        callback?.();
+        return;
+      }
+      const onDrain = () => {
+        sonic.off('error', onError);
+        callback?.();
+      };
+      const onError = (err: Error) => {
+        sonic.off('drain', onDrain);
+        callback?.(err);
+      };
+      sonic.once('drain', onDrain);
+      sonic.once('error', onError);
+    },
     flushSync: () => sonic.flushSync(),
   };
 }

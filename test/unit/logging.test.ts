@@ -1,14 +1,13 @@
 import fc from 'fast-check';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, deferredRequestLogger, logDestination, redactUrl, requestLogger } from '../../server/logging.js';
 import { packageRoot } from '../../server/paths.js';
-import { eventually } from '../helpers/eventually.js';
 
 /** A logger made as the service makes it, its lines kept. */
 function capturingLogger() {
@@ -174,13 +173,42 @@ describe('the default destination (standard output, asynchronous)', () => {
       const destination = logDestination(fd);
       const logger = pino({ level: 'info' }, destination);
       for (let i = 0; i < 500; i++) logger.info({ i }, expectedMessage(i));
-      // The lines go out in order, one asynchronous write after the other; wait for them (bounded).
-      // Not flushSync: it writes what is queued while the first write may still be in flight, so
-      // a slow thread pool (a loaded CI machine) could land that line after the others.
-      await eventually(() => readFileSync(file, 'utf8').split('\n').length - 1, (lines) => lines === 500, 'the 500 lines in the file', 10_000);
+      // flush calls back once the asynchronous writes have landed, as `courtier serve` waits
+      // before it returns. (Not flushSync: it writes what is queued while the first write may
+      // still be in flight, so a slow thread pool could land that line after the others.)
+      const flushed = await new Promise<Error | undefined>((resolve) => destination.flush(resolve));
+      expect(flushed).toBeUndefined();
       const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
       expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
       closeSync(fd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('calls back from flush at once when nothing is queued, and when the reader of its pipe has gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
+    try {
+      const fifo = join(dir, 'pipe');
+      execFileSync('mkfifo', [fifo]);
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, constants.O_WRONLY);
+      const destination = logDestination(writer);
+      await new Promise<void>((resolve) => destination.flush(() => resolve()));
+      closeSync(reader);
+      const logger = pino({ level: 'info' }, destination);
+      // The first write fails with EPIPE, on which pino stops writing: nothing will ever drain.
+      // Whether that error comes before or during this flush, the flush ends.
+      for (let i = 0; i < 50; i++) logger.info({ i }, expectedMessage(i));
+      await new Promise<void>((resolve) => destination.flush(() => resolve()));
+      // Now pino has stopped writing: lines logged after it leave nothing to wait for.
+      for (let i = 0; i < 50; i++) logger.info({ i }, expectedMessage(i));
+      let called = false;
+      destination.flush(() => {
+        called = true;
+      });
+      expect(called).toBe(true);
+      closeSync(writer);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
