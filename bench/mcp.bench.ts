@@ -3,7 +3,7 @@ import type { Benchmark } from './benchmark.js';
 import { compareAlternating, roundRatiosLine, type Comparison } from './lib/alternate.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import type { LatencyHistogram } from './lib/latency.js';
-import { measure, measureRun, startLoad, type LoadOptions, type Measurement } from './lib/load.js';
+import { measure, measureRun, startLoad, type LoadOptions, type LoadRequest, type Measurement } from './lib/load.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { getMe } from '../shared/api-keys.js';
 import { pathTo } from '../shared/endpoint.js';
@@ -21,8 +21,13 @@ function mcpHeaders(server: ServerChild): Record<string, string> {
   return { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 }
 
+/** One tools/call whoami as the load generator sends it (also profiled by bench/profile.ts). */
+export function whoamiRequest(server: ServerChild): LoadRequest {
+  return { url: server.origin + MCP_PATH, method: 'POST', headers: mcpHeaders(server), body: WHOAMI_CALL };
+}
+
 function runWhoami(server: ServerChild, connections: number, seconds: number, latency?: LatencyHistogram) {
-  return startLoad({ url: server.origin + MCP_PATH, method: 'POST', headers: mcpHeaders(server), body: WHOAMI_CALL }, connections, seconds, latency);
+  return startLoad(whoamiRequest(server), connections, seconds, latency);
 }
 
 /** One call first, so that a refusal or a JSON-RPC error shows itself instead of a count. */

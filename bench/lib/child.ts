@@ -26,14 +26,22 @@ export interface ServerChild {
 export interface ChildOptions {
   /** Where to write a V8 CPU profile of the child (node --cpu-prof), if wanted. */
   cpuProfDir?: string;
+  /**
+   * Writes /tmp/perf-<pid>.map (node --perf-basic-prof), so that Linux perf names JIT-compiled
+   * functions. V8 then also writes a log file per isolate in its working directory: this one.
+   */
+  perfMapIn?: string;
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, null>;
 
 function spawnChild(target: TargetName, dataDir: string, options: ChildOptions): Child {
-  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`] : [];
+  const nodeFlags = [
+    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`] : []),
+    ...(options.perfMapIn ? ['--perf-basic-prof'] : []),
+  ];
   // stdin is our lifeline to the child: it exits when it closes, even if this process is SIGKILLed.
-  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], { stdio: ['pipe', 'pipe', 'inherit'], ...(options.perfMapIn ? { cwd: options.perfMapIn } : {}) });
 }
 
 /** Reads the child's stdout one message at a time; rejects if the child exits or stays silent. */
