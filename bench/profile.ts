@@ -7,20 +7,22 @@
  * sample is put down to a part of the request path (bench/lib/perf-parts.ts). Unlike callgrind,
  * V8's optimising compiler runs as usual; unlike --cpu-prof, the kernel and the other threads
  * count. Needs perf (Debian's linux-perf) and permission to attach to a process (root here).
- * perf's call graphs slow the server two- to threefold on the EPYC VM: read the shares.
+ * perf's call graphs slow the server 1.5 to 3 times on the EPYC VM: read the shares.
  */
 import type { Result } from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { getMe } from '../shared/api-keys.js';
 import { pathTo } from '../shared/endpoint.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
-import { runCleanups } from './lib/cleanup.js';
+import { exitCleanlyOnSignals, registerCleanup, runCleanups } from './lib/cleanup.js';
 import { startLoad, type LoadRequest } from './lib/load.js';
-import { microsPerRequestByPart, parsePerfScript } from './lib/perf-parts.js';
+import { microsPerRequestByPart, perfScriptParser, type AttributedSample } from './lib/perf-parts.js';
 import { BARE_PATH, type TargetName } from './lib/protocol.js';
 import { formatTable } from './lib/report.js';
 import { createTempDir, type TempDir } from './lib/temp.js';
@@ -59,40 +61,65 @@ function assertAllOk(result: Result, label: string): void {
   }
 }
 
-async function run(command: string, args: string[]): Promise<string> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const [code] = (await once(child, 'close')) as [number | null];
-  if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${String(code)}): ${Buffer.concat(err).toString().slice(-500)}`);
-  return Buffer.concat(out).toString();
+/** Streams `perf script` into the parser: a recording's text can outgrow a string. */
+async function readRecording(data: string): Promise<AttributedSample[]> {
+  const perf = spawn('perf', ['script', '-i', data, '-F', 'tid,period,ip,sym'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = collect(perf.stderr);
+  const closed = once(perf, 'close') as Promise<[number | null]>;
+  const parser = perfScriptParser();
+  for await (const line of createInterface({ input: perf.stdout })) parser.line(line);
+  const [code] = await closed;
+  if (code !== 0) throw new Error(`perf script failed (exit ${String(code)}): ${stderr()}`);
+  return parser.samples();
+}
+
+/** What a child process writes to a stream, kept for an error message. */
+function collect(stream: Readable): () => string {
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return () => Buffer.concat(chunks).toString().trim().slice(-500);
+}
+
+/** perf record on the server child while `load` runs; the requests it answered. */
+async function recordDuring(pid: number, data: string, load: () => PromiseLike<Result>): Promise<Result> {
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-o', data, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stderr = collect(perf.stderr);
+  const stopped = once(perf, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  const unregister = registerCleanup({ run: async () => void perf.kill('SIGINT'), runSync: () => void perf.kill('SIGKILL') });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, ATTACH_MS));
+    // Not root, or perf_event_paranoid too high: perf is gone already.
+    if (perf.exitCode !== null || perf.signalCode !== null) throw new Error(`perf record could not attach to the server (pid ${pid}): ${stderr()}`);
+    return await load();
+  } finally {
+    perf.kill('SIGINT');
+    const [code, signal] = await stopped;
+    unregister();
+    if (code !== 0 && signal !== 'SIGINT') throw new Error(`perf record failed (exit ${String(code)}): ${stderr()}`);
+  }
 }
 
 /** Loads one side while perf records its server child; CPU µs per request by part. */
 async function profileSide(side: Side, seconds: number, temp: TempDir): Promise<Map<string, number>> {
-  const server = await startServerChild(side.target, temp.sub(side.target), { perfMapIn: temp.sub('v8-logs') });
-  const data = join(temp.path, `${side.target}-${Date.now()}.perf.data`);
+  const server = await startServerChild(side.target, temp.sub(side.target), { perfMap: { v8LogDir: temp.sub('v8-logs') } });
+  // Written by node --perf-basic-prof, outside the temp dir: perf looks for it there.
+  const map = `/tmp/perf-${server.pid}.map`;
+  const removeMap = () => rmSync(map, { force: true });
+  const unregisterMap = registerCleanup({ run: async () => removeMap(), runSync: removeMap });
   try {
     const request = side.request(server);
     assertAllOk(await startLoad(request, CONNECTIONS, WARMUP_SECONDS), `${side.label} warm-up`);
-    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-o', data, '-p', String(server.pid)], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const stopped = once(perf, 'close');
-    let result: Result;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ATTACH_MS));
-      result = await startLoad(request, CONNECTIONS, seconds);
-    } finally {
-      perf.kill('SIGINT');
-      await stopped;
-    }
+    const data = join(temp.path, `${side.target}-${Date.now()}.perf.data`);
+    const result = await recordDuring(server.pid, data, () => startLoad(request, CONNECTIONS, seconds));
     assertAllOk(result, side.label);
-    const script = await run('perf', ['script', '-i', data, '-F', 'tid,period,ip,sym']);
-    return microsPerRequestByPart(parsePerfScript(script), result.requests.total);
+    return microsPerRequestByPart(await readRecording(data), result.requests.total);
   } finally {
-    await server.stop();
-    rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+    try {
+      await server.stop();
+    } finally {
+      removeMap();
+      unregisterMap();
+    }
   }
 }
 
@@ -105,14 +132,16 @@ function report(preset: { subject: Side; baseline: Side }, subject: Map<string, 
     return { part, mine, theirs, extra: mine - theirs };
   });
   parts.sort((a, b) => b.extra - a.extra);
-  const row = (part: string, mine: number, theirs: number, extra: number) => [part, mine.toFixed(1), theirs.toFixed(1), extra.toFixed(1), `${((100 * extra) / extraTotal).toFixed(1)}%`];
+  const share = (extra: number) => (extraTotal > 0 ? `${((100 * extra) / extraTotal).toFixed(1)}%` : '-');
+  const row = (part: string, mine: number, theirs: number, extra: number) => [part, mine.toFixed(1), theirs.toFixed(1), extra.toFixed(1), share(extra)];
   console.log(
     formatTable(
       ['part', `${preset.subject.label} µs/req`, `${preset.baseline.label} µs/req`, 'extra µs', 'share of the extra'],
       [...parts.map(({ part, mine, theirs, extra }) => row(part, mine, theirs, extra)), row('total', sum(subject), sum(baseline), extraTotal)],
     ),
   );
-  console.log('   µs of CPU per request under perf, which slows the server (two- to threefold on the EPYC VM): read the shares.');
+  if (extraTotal <= 0) console.log(`   WARNING: ${preset.subject.label} cost no more than ${preset.baseline.label}: the VM swung between the two, run again`);
+  console.log('   µs of CPU per request under perf, which slows the server (1.5 to 3 times on the EPYC VM): read the shares.');
   console.log('   The two sides run one after the other: when the VM swings between them, every row moves (run it again).');
 }
 
@@ -124,6 +153,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`--seconds must be a positive integer, not ${values.seconds}`);
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('perf is not installed (Debian: apt-get install -y linux-perf)');
+  exitCleanlyOnSignals();
   console.log(`== profile ${name}: ${preset.subject.label} against ${preset.baseline.label}, sampled by perf at ${SAMPLES_PER_SECOND} Hz for ${seconds} s each`);
   const temp = createTempDir(`courtier-profile-${name}-`);
   try {

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Benchmark, BenchContext, BenchOutcome } from './benchmark.js';
-import { runCleanups } from './lib/cleanup.js';
+import { exitCleanlyOnSignals, runCleanups } from './lib/cleanup.js';
 import type { LoadOptions } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { createTempDir, type TempDir } from './lib/temp.js';
@@ -87,19 +87,6 @@ function select(BENCHMARKS: readonly Benchmark[], names: string[]): Benchmark[] 
     throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   }
   return BENCHMARKS.filter((b) => names.includes(b.name));
-}
-
-/** Ctrl-C (which npm may forward a second time) and SIGTERM stop the children and remove temp dirs before exiting. */
-function exitCleanlyOnSignals(): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    console.error(`\n${signal}: stopping the servers and removing temp files`);
-    void runCleanups().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 function context(cli: Cli, temp: TempDir): BenchContext {

@@ -165,12 +165,15 @@ export function logDestination(dest: number | string): DestinationStream & { flu
   // With minLength 0, sonic-boom's own flush(callback) calls back at once, whatever is still
   // queued. It emits 'drain' each time its queue has been written out, so the destination knows
   // whether lines are pending and flush waits for that drain. When the reader of a pipe has gone
-  // (EPIPE), pino replaces the stream's write with a no-op: nothing more will drain, nor needs to.
+  // (EPIPE), pino replaces the stream's write with a no-op: nothing more will drain, nor needs to;
+  // nor after another write error, or once the stream is closed.
   const sonicWrite = sonic.write;
   let pending = false;
-  sonic.on('drain', () => {
+  const settled = () => {
     pending = false;
-  });
+  };
+  sonic.on('drain', settled);
+  sonic.on('close', settled);
   return {
     write: (line: string) => {
       pending = true;
@@ -182,16 +185,12 @@ export function logDestination(dest: number | string): DestinationStream & { flu
         callback?.();
         return;
       }
-      const onDrain = () => {
-        sonic.off('error', onError);
-        callback?.();
-      };
-      const onError = (err: Error) => {
-        sonic.off('drain', onDrain);
+      const done = (err?: Error) => {
+        sonic.off('drain', done).off('close', done).off('error', done);
+        if (err) settled();
         callback?.(err);
       };
-      sonic.once('drain', onDrain);
-      sonic.once('error', onError);
+      sonic.once('drain', done).once('close', done).once('error', done);
     },
     flushSync: () => sonic.flushSync(),
   };

@@ -27,10 +27,10 @@ export interface ChildOptions {
   /** Where to write a V8 CPU profile of the child (node --cpu-prof), if wanted. */
   cpuProfDir?: string;
   /**
-   * Writes /tmp/perf-<pid>.map (node --perf-basic-prof), so that Linux perf names JIT-compiled
-   * functions. V8 then also writes a log file per isolate in its working directory: this one.
+   * For Linux perf: node --perf-basic-prof writes /tmp/perf-<pid>.map, which names JIT-compiled
+   * functions, and V8 then also writes a log file per isolate in its working directory: `v8LogDir`.
    */
-  perfMapIn?: string;
+  perfMap?: { v8LogDir: string };
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, null>;
@@ -38,10 +38,10 @@ type Child = ChildProcessByStdio<Writable, Readable, null>;
 function spawnChild(target: TargetName, dataDir: string, options: ChildOptions): Child {
   const nodeFlags = [
     ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`] : []),
-    ...(options.perfMapIn ? ['--perf-basic-prof'] : []),
+    ...(options.perfMap ? ['--perf-basic-prof'] : []),
   ];
   // stdin is our lifeline to the child: it exits when it closes, even if this process is SIGKILLed.
-  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], { stdio: ['pipe', 'pipe', 'inherit'], ...(options.perfMapIn ? { cwd: options.perfMapIn } : {}) });
+  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], { stdio: ['pipe', 'pipe', 'inherit'], ...(options.perfMap ? { cwd: options.perfMap.v8LogDir } : {}) });
 }
 
 /** Reads the child's stdout one message at a time; rejects if the child exits or stays silent. */

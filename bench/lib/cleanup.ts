@@ -44,3 +44,16 @@ function runCleanupsSync(): void {
 }
 
 process.on('exit', runCleanupsSync);
+
+/** Ctrl-C (which npm may forward a second time) and SIGTERM stop the children and remove temp files before exiting. */
+export function exitCleanlyOnSignals(): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`\n${signal}: stopping the servers and removing temp files`);
+    void runCleanups().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { microsPerRequestByPart, OTHER_THREADS, parsePerfScript, UNATTRIBUTED } from '../../bench/lib/perf-parts.js';
+import { microsPerRequestByPart, OTHER_THREADS, perfScriptParser, UNATTRIBUTED } from '../../bench/lib/perf-parts.js';
 
-// `perf script -F tid,period,ip,sym` as perf 6 prints it: a header per sample, indented frames (leaf first), a blank line.
+// `perf script -F tid,period,ip,sym`: a header per sample (perf pads the thread id, to 5 or 7
+// characters depending on its version), tab-indented frames (leaf first), a blank line.
 const SCRIPT = [
   '19149     250000 ',
   '\t          108cae epoll_pwait',
@@ -12,45 +13,44 @@ const SCRIPT = [
   '\t    7f2b8c1a2b40 JS:* file:///work/main/dist/server/plugins/auth.js:20:12',
   '\t    7f2b8c1a2b50 JS:*routeHandler /work/main/node_modules/fastify/lib/route.js:465:25',
   '',
-  '19149     500000 ',
+  '  19149     500000 ',
   '\t    7f2b8c1a2c00 JS:*serialize /work/main/node_modules/fastify/lib/reply.js:1086:20',
   '\t    7f2b8c1a2c10 JS:*routeHandler /work/main/node_modules/fastify/lib/route.js:465:25',
   '',
-  '19150     250000 ',
+  ' 9150     250000 ',
   '\t          200000 v8::internal::Scavenger::ScavengeObject',
-  '',
 ].join('\n');
 
+function parse(text: string) {
+  const parser = perfScriptParser();
+  for (const line of text.split('\n')) parser.line(line);
+  return parser.samples();
+}
+
 describe("perf script's samples, by part of the request path", () => {
-  it('reads each sample with its thread, weight and frames, leaf first', () => {
-    const samples = parsePerfScript(SCRIPT);
-    expect(samples).toHaveLength(4);
-    expect(samples[1]).toEqual({
-      tid: 19149,
-      periodNs: 250_000,
-      frames: [
-        'sqlite3VdbeExec',
-        'JS:* file:///work/main/dist/server/api-keys/service.js:121:12',
-        'JS:* file:///work/main/dist/server/plugins/auth.js:20:12',
-        'JS:*routeHandler /work/main/node_modules/fastify/lib/route.js:465:25',
-      ],
-    });
+  it('reads each sample, padded headers included, and puts it down to its innermost known frame', () => {
+    expect(parse(SCRIPT)).toEqual([
+      { tid: 19149, periodNs: 250_000, part: UNATTRIBUTED },
+      { tid: 19149, periodNs: 250_000, part: 'API keys (the check, the /me handler)' },
+      // reply.js matches "fastify/lib/reply" and "fastify/lib/": the first entry wins.
+      { tid: 19149, periodNs: 500_000, part: "Fastify's reply" },
+      { tid: 9150, periodNs: 250_000, part: 'GC' },
+    ]);
   });
 
-  it('puts a sample down to its innermost known frame, the first matching part for a frame, and other threads together', () => {
-    const parts = microsPerRequestByPart(parsePerfScript(SCRIPT), 10);
+  it('gives µs per request by part, with the threads other than the busiest one together', () => {
     // 250,000 ns over 10 requests: 25 µs a request.
-    expect(Object.fromEntries(parts)).toEqual({
+    expect(Object.fromEntries(microsPerRequestByPart(parse(SCRIPT), 10))).toEqual({
       [UNATTRIBUTED]: 25,
-      'the API key check': 25,
-      // reply.js matches "fastify/lib/reply" and "fastify/lib/": the first entry wins.
+      'API keys (the check, the /me handler)': 25,
       "Fastify's reply": 50,
       [OTHER_THREADS]: 25,
     });
   });
 
-  it('refuses a recording without requests, and skips a header it cannot read', () => {
-    expect(() => microsPerRequestByPart(parsePerfScript(SCRIPT), 0)).toThrow(/no request/);
-    expect(parsePerfScript('perf: warning\n\tdeadbeef frame\n\n19149 250000\n\tabc sym\n')).toEqual([{ tid: 19149, periodNs: 250_000, frames: ['sym'] }]);
+  it('skips what is not a sample, and refuses a recording without samples or requests', () => {
+    expect(parse('perf: warning\n\tdeadbeef frame\n\n19149 250000\n\tabc sym\n')).toEqual([{ tid: 19149, periodNs: 250_000, part: UNATTRIBUTED }]);
+    expect(() => microsPerRequestByPart(parse(SCRIPT), 0)).toThrow(/no request/);
+    expect(() => microsPerRequestByPart([], 10)).toThrow(/no sample/);
   });
 });

@@ -186,6 +186,28 @@ describe('the default destination (standard output, asynchronous)', () => {
     }
   });
 
+  it("calls back from flush with a write's error, and at once from the flushes after it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
+    try {
+      const file = join(dir, 'read-only.log');
+      closeSync(openSync(file, 'w'));
+      const fd = openSync(file, 'r');
+      const destination = logDestination(fd);
+      pino({ level: 'info' }, destination).info('not writable');
+      // Flushed at once, so that the write's error (EBADF) reaches the flush, not the process.
+      const failed = await new Promise<Error | undefined>((resolve) => destination.flush(resolve));
+      expect(failed).toMatchObject({ code: 'EBADF' });
+      let called = false;
+      destination.flush(() => {
+        called = true;
+      });
+      expect(called).toBe(true);
+      closeSync(fd);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('calls back from flush at once when nothing is queued, and when the reader of its pipe has gone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
     try {
