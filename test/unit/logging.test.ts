@@ -144,6 +144,25 @@ describe('request.log', () => {
   });
 });
 
+/** Whether flush called back before it returned: nothing was left to wait for. */
+function flushesAtOnce(destination: { flush(callback: () => void): void }): boolean {
+  let called = false;
+  destination.flush(() => {
+    called = true;
+  });
+  return called;
+}
+
+/** Runs with a fresh temp dir, removed afterwards. */
+async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
+  try {
+    await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the default destination (standard output, asynchronous)', () => {
   const expectedMessage = (i: number) => `ligne ${i} — é✓ 𝄞 "${'x'.repeat(i % 300)}"`;
 
@@ -166,8 +185,7 @@ describe('the default destination (standard output, asynchronous)', () => {
   });
 
   it('writes to a file as well', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, 'service.log');
       const fd = openSync(file, 'a');
       const destination = logDestination(fd);
@@ -181,14 +199,11 @@ describe('the default destination (standard output, asynchronous)', () => {
       const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
       expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
       closeSync(fd);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("calls back from flush with a write's error, and at once from the flushes after it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, 'read-only.log');
       closeSync(openSync(file, 'w'));
       const fd = openSync(file, 'r');
@@ -197,20 +212,13 @@ describe('the default destination (standard output, asynchronous)', () => {
       // Flushed at once, so that the write's error (EBADF) reaches the flush, not the process.
       const failed = await new Promise<Error | undefined>((resolve) => destination.flush(resolve));
       expect(failed).toMatchObject({ code: 'EBADF' });
-      let called = false;
-      destination.flush(() => {
-        called = true;
-      });
-      expect(called).toBe(true);
+      expect(flushesAtOnce(destination)).toBe(true);
       closeSync(fd);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('calls back from flush at once when nothing is queued, and when the reader of its pipe has gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'courtier-log-'));
-    try {
+    await inTempDir(async (dir) => {
       const fifo = join(dir, 'pipe');
       execFileSync('mkfifo', [fifo]);
       const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -225,14 +233,8 @@ describe('the default destination (standard output, asynchronous)', () => {
       await new Promise<void>((resolve) => destination.flush(() => resolve()));
       // Now pino has stopped writing: lines logged after it leave nothing to wait for.
       for (let i = 0; i < 50; i++) logger.info({ i }, expectedMessage(i));
-      let called = false;
-      destination.flush(() => {
-        called = true;
-      });
-      expect(called).toBe(true);
+      expect(flushesAtOnce(destination)).toBe(true);
       closeSync(writer);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
