@@ -86,17 +86,20 @@ async function recordDuring(pid: number, data: string, load: () => PromiseLike<R
   const stderr = collect(perf.stderr);
   const stopped = once(perf, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   const unregister = registerCleanup({ run: async () => void perf.kill('SIGINT'), runSync: () => void perf.kill('SIGKILL') });
+  let result: Result;
   try {
     await new Promise((resolve) => setTimeout(resolve, ATTACH_MS));
     // Not root, or perf_event_paranoid too high: perf is gone already.
     if (perf.exitCode !== null || perf.signalCode !== null) throw new Error(`perf record could not attach to the server (pid ${pid}): ${stderr()}`);
-    return await load();
+    result = await load();
   } finally {
     perf.kill('SIGINT');
-    const [code, signal] = await stopped;
+    await stopped;
     unregister();
-    if (code !== 0 && signal !== 'SIGINT') throw new Error(`perf record failed (exit ${String(code)}): ${stderr()}`);
   }
+  const [code, signal] = await stopped;
+  if (code !== 0 && signal !== 'SIGINT') throw new Error(`perf record failed (exit ${String(code)}): ${stderr()}`);
+  return result;
 }
 
 /** Loads one side while perf records its server child; CPU µs per request by part. */
