@@ -14,6 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,7 @@ import { getMe } from '../shared/api-keys.js';
 import { pathTo } from '../shared/endpoint.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
 import { exitCleanlyOnSignals, registerCleanup, runCleanups } from './lib/cleanup.js';
-import { startLoad, type LoadRequest } from './lib/load.js';
+import { assertAllOk, startLoad, type LoadRequest } from './lib/load.js';
 import { microsPerRequestByPart, perfScriptParser, type AttributedSample } from './lib/perf-parts.js';
 import { BARE_PATH, type TargetName } from './lib/protocol.js';
 import { formatTable } from './lib/report.js';
@@ -55,12 +56,6 @@ const PRESETS: Record<string, { subject: Side; baseline: Side }> = {
   },
 };
 
-function assertAllOk(result: Result, label: string): void {
-  if (result.requests.total === 0 || result.non2xx + result.errors + result.timeouts > 0) {
-    throw new Error(`${label}: not every response was a 2xx (${result.requests.total} requests, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
-  }
-}
-
 /** Streams `perf script` into the parser: a recording's text can outgrow a string. */
 async function readRecording(data: string): Promise<AttributedSample[]> {
   const perf = spawn('perf', ['script', '-i', data, '-F', 'tid,period,ip,sym'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -88,7 +83,7 @@ async function recordDuring(pid: number, data: string, load: () => PromiseLike<R
   const unregister = registerCleanup({ run: async () => void perf.kill('SIGINT'), runSync: () => void perf.kill('SIGKILL') });
   let result: Result;
   try {
-    await new Promise((resolve) => setTimeout(resolve, ATTACH_MS));
+    await sleep(ATTACH_MS);
     // Not root, or perf_event_paranoid too high: perf is gone already.
     if (perf.exitCode !== null || perf.signalCode !== null) throw new Error(`perf record could not attach to the server (pid ${pid}): ${stderr()}`);
     result = await load();

@@ -45,7 +45,7 @@ export function startLoad(request: LoadRequest, connections: number, seconds: nu
 }
 
 /** Any answer but a 200 (a 421 for a wrong Host, a 401, a 429 from the limiter) invalidates the figures. */
-function assertAllOk(result: Result, label: string): void {
+export function assertAllOk(result: Result, label: string): void {
   const problems = { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, resets: result.resets, mismatches: result.mismatches };
   const bad = Object.entries(problems).filter(([, n]) => n > 0);
   if (result.requests.total === 0) bad.push(['responses', 0]);
