@@ -54,41 +54,56 @@ const SETTLE_SECONDS = 1;
 /** Pairs further apart than this (largest ÷ smallest) mean the machine swung more than pooling hides. */
 const PAIRS_DISAGREE = 1.3;
 
+/** Each round's length when a side should measure about `totalSeconds` in all. */
+export function roundSeconds(totalSeconds: number): number {
+  return Math.max(MIN_ROUND_SECONDS, Math.round(totalSeconds / ROUNDS));
+}
+
 /**
- * Baseline and subject measured in turn, in pairs ordered AB, BA, AB, BA: this VM's speed swings by
- * half within a minute, and one long run of each put a swing on one side only (`GET /me` ÷ bare read
- * 0.35 then 0.64 in two runs back to back). In turn, a slow spell weighs on both sides alike and the
- * ratio measures the code. Each side measures about `durationSeconds` in all, in four rounds.
+ * Runs the two sides in turn, in pairs ordered AB, BA, AB, BA, and returns each side's rounds in
+ * order: this VM's speed swings by half within a minute, and one long run of each put a swing on
+ * one side only (`GET /me` ÷ bare read 0.35 then 0.64 in two runs back to back). In turn, a slow
+ * spell weighs on both sides alike and the ratio measures the code.
  */
-export async function compareAlternating(baseline: Round, subject: Round, load: LoadOptions): Promise<Comparison> {
-  const roundSeconds = Math.max(MIN_ROUND_SECONDS, Math.round(load.durationSeconds / ROUNDS));
-  const first: LoadOptions = { ...load, durationSeconds: roundSeconds };
-  const later: LoadOptions = { ...first, warmupSeconds: Math.min(load.warmupSeconds, SETTLE_SECONDS) };
-  const baselineRounds: Measurement[] = [];
-  const subjectRounds: Measurement[] = [];
+export async function inPairs<T>(baseline: (round: number) => Promise<T>, subject: (round: number) => Promise<T>): Promise<{ baseline: T[]; subject: T[] }> {
+  const baselineRounds: T[] = [];
+  const subjectRounds: T[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const options = round === 0 ? first : later;
     if (round % 2 === 0) {
-      baselineRounds.push(await baseline(options));
-      subjectRounds.push(await subject(options));
+      baselineRounds.push(await baseline(round));
+      subjectRounds.push(await subject(round));
     } else {
-      subjectRounds.push(await subject(options));
-      baselineRounds.push(await baseline(options));
+      subjectRounds.push(await subject(round));
+      baselineRounds.push(await baseline(round));
     }
   }
-  const baselinePooled = pooled(baselineRounds);
-  const subjectPooled = pooled(subjectRounds);
+  return { baseline: baselineRounds, subject: subjectRounds };
+}
+
+/**
+ * Baseline and subject load runs measured in turn (inPairs), each side about `durationSeconds` in
+ * all, in four rounds, then each side's rounds pooled.
+ */
+export async function compareAlternating(baseline: Round, subject: Round, load: LoadOptions): Promise<Comparison> {
+  const first: LoadOptions = { ...load, durationSeconds: roundSeconds(load.durationSeconds) };
+  const later: LoadOptions = { ...first, warmupSeconds: Math.min(load.warmupSeconds, SETTLE_SECONDS) };
+  const rounds = await inPairs(
+    (round) => baseline(round === 0 ? first : later),
+    (round) => subject(round === 0 ? first : later),
+  );
+  const baselinePooled = pooled(rounds.baseline);
+  const subjectPooled = pooled(rounds.subject);
   return {
     baseline: baselinePooled,
     subject: subjectPooled,
     ratio: subjectPooled.requestsPerSecond / baselinePooled.requestsPerSecond,
-    roundRatios: subjectRounds.map((m, i) => m.requestsPerSecond / (baselineRounds[i]?.requestsPerSecond ?? Number.NaN)),
-    schedule: `each side: ${ROUNDS} rounds of ${roundSeconds} s, in pairs AB BA AB BA; warm-up ${first.warmupSeconds} s before its first round, ${later.warmupSeconds} s before the others`,
+    roundRatios: rounds.subject.map((m, i) => m.requestsPerSecond / (rounds.baseline[i]?.requestsPerSecond ?? Number.NaN)),
+    schedule: `each side: ${ROUNDS} rounds of ${first.durationSeconds} s, in pairs AB BA AB BA; warm-up ${first.warmupSeconds} s before its first round, ${later.warmupSeconds} s before the others`,
   };
 }
 
 /** "ratio of each pair of rounds: 0.48 0.51 0.47 0.50", and a warning when they disagree. */
-export function roundRatiosLine(comparison: Comparison): string {
+export function roundRatiosLine(comparison: Pick<Comparison, 'roundRatios'>): string {
   const ratios = comparison.roundRatios;
   const line = `ratio of each pair of rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}`;
   const spread = Math.max(...ratios) / Math.min(...ratios);

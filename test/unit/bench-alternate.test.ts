@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareAlternating, pooled, roundRatiosLine, type Comparison } from '../../bench/lib/alternate.js';
+import { compareAlternating, inPairs, pooled, roundRatiosLine, roundSeconds } from '../../bench/lib/alternate.js';
 import type { LoadOptions, Measurement } from '../../bench/lib/load.js';
 
 function measurement(requestsPerSecond: number, seconds: number, extra: Partial<Measurement> = {}): Measurement {
@@ -74,8 +74,30 @@ describe('compareAlternating', () => {
   });
 });
 
+describe('inPairs', () => {
+  it('runs any two sides in pairs AB, BA, AB, BA and returns each side’s rounds in order', async () => {
+    const calls: string[] = [];
+    const side = (name: string) => async (round: number) => {
+      calls.push(`${name}${round}`);
+      return `${name} round ${round}`;
+    };
+    const rounds = await inPairs(side('A'), side('B'));
+    expect(calls).toEqual(['A0', 'B0', 'B1', 'A1', 'A2', 'B2', 'B3', 'A3']);
+    expect(rounds.baseline).toEqual(['A round 0', 'A round 1', 'A round 2', 'A round 3']);
+    expect(rounds.subject).toEqual(['B round 0', 'B round 1', 'B round 2', 'B round 3']);
+  });
+});
+
+describe('roundSeconds', () => {
+  it('splits a side’s time in four rounds of at least 2 s', () => {
+    expect(roundSeconds(10)).toBe(3);
+    expect(roundSeconds(5)).toBe(2);
+    expect(roundSeconds(1)).toBe(2);
+  });
+});
+
 describe('roundRatiosLine', () => {
-  const comparison = (roundRatios: number[]): Comparison => ({ baseline: measurement(1, 1), subject: measurement(1, 1), ratio: 1, roundRatios, schedule: '' });
+  const comparison = (roundRatios: number[]) => ({ roundRatios });
 
   it('prints each pair’s ratio', () => {
     expect(roundRatiosLine(comparison([0.41, 0.4, 0.39, 0.39]))).toBe('ratio of each pair of rounds: 0.41 0.40 0.39 0.39');
