@@ -122,7 +122,7 @@ export const benchmark: Benchmark = {
     process.env[LAN_KEY_FILE_ENV] = join(dir, 'key.pem');
     process.env[LAN_PORT_ENV] = String(lanPort);
     try {
-      // Each side's handshakes measure about half the load's duration in all (at least 3 s), in rounds.
+      // Each side's handshakes: four rounds of a quarter of half the load's duration, at least 2 s each.
       const handshakeRound = roundSeconds(Math.max(3, Math.round(ctx.load.durationSeconds / 2)));
       const { me, lanRounds, bareRounds } = await withChildren(ctx, async (lan, bare) => {
         const url = `https://${LAN_BENCH_ADDRESS}:${lanPort}${ME_PATH}`;
