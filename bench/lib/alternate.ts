@@ -80,6 +80,14 @@ export async function inPairs<T>(baseline: (round: number) => Promise<T>, subjec
   return { baseline: baselineRounds, subject: subjectRounds };
 }
 
+/** Subject ÷ baseline of each pair of rounds (inPairs), by the given rate. */
+export function pairRatios<T>(rounds: { baseline: readonly T[]; subject: readonly T[] }, rate: (round: T) => number): number[] {
+  return rounds.subject.map((round, i) => {
+    const baseline = rounds.baseline[i];
+    return baseline === undefined ? Number.NaN : rate(round) / rate(baseline);
+  });
+}
+
 /**
  * Baseline and subject load runs measured in turn (inPairs), each side about `durationSeconds` in
  * all, in four rounds, then each side's rounds pooled.
@@ -97,7 +105,7 @@ export async function compareAlternating(baseline: Round, subject: Round, load: 
     baseline: baselinePooled,
     subject: subjectPooled,
     ratio: subjectPooled.requestsPerSecond / baselinePooled.requestsPerSecond,
-    roundRatios: rounds.subject.map((m, i) => m.requestsPerSecond / (rounds.baseline[i]?.requestsPerSecond ?? Number.NaN)),
+    roundRatios: pairRatios(rounds, (m) => m.requestsPerSecond),
     schedule: `each side: ${ROUNDS} rounds of ${first.durationSeconds} s, in pairs AB BA AB BA; warm-up ${first.warmupSeconds} s before its first round, ${later.warmupSeconds} s before the others`,
   };
 }
@@ -106,6 +114,8 @@ export async function compareAlternating(baseline: Round, subject: Round, load: 
 export function roundRatiosLine(comparison: Pick<Comparison, 'roundRatios'>): string {
   const ratios = comparison.roundRatios;
   const line = `ratio of each pair of rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}`;
+  // A round with nothing measured gives NaN or Infinity: as untrustworthy as a swing.
+  if (!ratios.every(Number.isFinite)) return `${line} (WARNING: a round measured nothing; run again before recording)`;
   const spread = Math.max(...ratios) / Math.min(...ratios);
   return spread > PAIRS_DISAGREE ? `${line} (WARNING: the pairs disagree, ${spread.toFixed(2)}×: the machine swung during the run; run again before recording)` : line;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareAlternating, inPairs, pooled, roundRatiosLine, roundSeconds } from '../../bench/lib/alternate.js';
+import { compareAlternating, inPairs, pairRatios, pooled, roundRatiosLine, roundSeconds } from '../../bench/lib/alternate.js';
 import type { LoadOptions, Measurement } from '../../bench/lib/load.js';
 
 function measurement(requestsPerSecond: number, seconds: number, extra: Partial<Measurement> = {}): Measurement {
@@ -93,6 +93,19 @@ describe('roundSeconds', () => {
     expect(roundSeconds(10)).toBe(3);
     expect(roundSeconds(5)).toBe(2);
     expect(roundSeconds(1)).toBe(2);
+    expect(roundSeconds(14)).toBe(4);
+  });
+});
+
+describe('pairRatios', () => {
+  it('divides each subject round by the baseline round of its pair, by the rate given', () => {
+    const run = (done: number, seconds: number) => ({ done, seconds });
+    const ratios = pairRatios({ baseline: [run(100, 2), run(90, 2)], subject: [run(80, 2), run(90, 1)] }, (r) => r.done / r.seconds);
+    expect(ratios).toEqual([0.8, 2]);
+  });
+
+  it('gives NaN for a subject round without its baseline round', () => {
+    expect(pairRatios({ baseline: [1], subject: [1, 2] }, (r) => r)).toEqual([1, Number.NaN]);
   });
 });
 
@@ -105,5 +118,10 @@ describe('roundRatiosLine', () => {
 
   it('warns when the pairs disagree by more than 1.3 times', () => {
     expect(roundRatiosLine(comparison([0.44, 0.71, 0.42, 0.35]))).toMatch(/WARNING: the pairs disagree, 2\.03×/);
+  });
+
+  it('warns when a round measured nothing (a ratio that is not a finite number)', () => {
+    expect(roundRatiosLine(comparison([0.98, Number.NaN, 1.01, 0.99]))).toMatch(/WARNING: a round measured nothing/);
+    expect(roundRatiosLine(comparison([0.98, Number.POSITIVE_INFINITY, 1.01, 0.99]))).toMatch(/WARNING: a round measured nothing/);
   });
 });
