@@ -35,7 +35,9 @@ export const dryRunResultSchema = z
     status: z.literal('dry_run_ok'),
     validation: z.object({
       schema_ok: z.boolean(),
-      missing_required_fields: z.array(z.string()),
+      missing_required_fields: z
+        .array(z.string())
+        .describe('Every field of the product schema’s `required` list that dicData lacks (absent or undefined), whatever its type, in the schema’s order. Other problems make schema_ok false without a name here; a real enqueue lists them all.'),
       quota: z.object({ remaining: z.int(), limit: z.int() }),
       credentials_configured: z.boolean(),
       would_cost_credits: z.int(),

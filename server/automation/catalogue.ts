@@ -33,10 +33,18 @@ export function listProducts(deps: Pick<Deps, 'insurers' | 'config'>) {
   return { data: [...byCode.values()] };
 }
 
-export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, produit: string, compagnie: string): ProductSchemaDocument {
-  const { product } = findProduct(deps, produit, compagnie);
+/** The product's dicData as JSON Schema, as integrators read it (what a request may send). */
+function jsonSchemaOf(product: ProductDefinition): Record<string, unknown> {
   const jsonSchema = z.toJSONSchema(product.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete jsonSchema.$schema;
+  return jsonSchema;
+}
+
+const requiredOf = (jsonSchema: Record<string, unknown>): string[] => (jsonSchema.required ?? []) as string[];
+
+export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, produit: string, compagnie: string): ProductSchemaDocument {
+  const { product } = findProduct(deps, produit, compagnie);
+  const jsonSchema = jsonSchemaOf(product);
   const properties = (jsonSchema.properties ?? {}) as Record<string, { description?: string; title?: string; 'x-enum-labels'?: Record<string, string> }>;
   return {
     produit: product.code,
@@ -45,20 +53,22 @@ export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, p
     kind: product.kind,
     cost_credits: costOf(deps, product),
     json_schema: jsonSchema,
-    required: (jsonSchema.required ?? []) as string[],
+    required: requiredOf(jsonSchema),
     labels: Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, p.title ?? p.description ?? key])),
     enum_labels: Object.fromEntries(Object.entries(properties).flatMap(([key, p]) => (p['x-enum-labels'] ? [[key, p['x-enum-labels']]] : []))),
     example: product.example,
   };
 }
 
-/** Validates dicData against the product: the fields missing, and every other problem. */
+/**
+ * Validates dicData against the product: the fields missing, and every other problem. A field is
+ * missing when the schema document lists it in `required` and dicData does not have it, whatever
+ * zod's issue for it says (a missing choice is `invalid_value`, a missing text `invalid_type`).
+ */
 export function checkDicData(product: ProductDefinition, dicData: Record<string, unknown>) {
   const result = product.schema.safeParse(dicData);
   if (result.success) return { ok: true as const, data: result.data as Record<string, unknown>, missing: [] as string[], issues: [] };
   const issues = toValidationIssues(result.error, 'body.dicData', dicData);
-  const missing = result.error.issues
-    .filter((i) => i.code === 'invalid_type' && i.path.length === 1 && dicData[String(i.path[0])] === undefined)
-    .map((i) => String(i.path[0]));
+  const missing = requiredOf(jsonSchemaOf(product)).filter((field) => dicData[field] === undefined);
   return { ok: false as const, data: undefined, missing, issues };
 }
