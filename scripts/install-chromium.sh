@@ -12,10 +12,7 @@ if [ ! -x /usr/lib/chromium/chromium-headless-shell ] && [ -z "${COURTIER_BROWSE
   missing+=(chromium-headless-shell)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
-echo "Installing Debian's ${missing[*]} (needed by the robots and the browser tests)…"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-$sudo apt-get update -qq
+. "$(dirname "$0")/lib/apt-install.sh"
 # The headless shell needs the same version of chromium-common as chromium: apt upgrades an
 # installed chromium along with it when the two would differ.
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+apt_install "needed by the robots and the browser tests" "${missing[@]}"

@@ -11,8 +11,5 @@ if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
   echo "Cannot install ${missing[*]} (not root, no sudo): the office LAN tests will skip." >&2
   exit 0
 fi
-echo "Installing Debian's ${missing[*]} (needed by the office LAN tests)…"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+. "$(dirname "$0")/lib/apt-install.sh"
+apt_install "needed by the office LAN tests" "${missing[@]}"

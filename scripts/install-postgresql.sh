@@ -6,8 +6,5 @@ set -euo pipefail
 for bin in /usr/lib/postgresql/*/bin/pg_ctl; do
   [ -x "$bin" ] && exit 0
 done
-echo "Installing Debian's postgresql (needed by the hub's tests)…"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+. "$(dirname "$0")/lib/apt-install.sh"
+apt_install "needed by the hub's tests" postgresql
