@@ -9,12 +9,13 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
 import { checkpointsLoggedTo } from '../server/db/checkpoints.js';
-import { defaultDeps, type Deps } from '../server/deps.js';
+import { defaultDeps, toIso, type Deps } from '../server/deps.js';
 import { createLogger } from '../server/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../server/robots/insurers/index.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
+import { registerRunningService, runningServicesDir } from '../server/running-services.js';
 import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
 
@@ -124,6 +125,13 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   const address = app.server.address();
   listeningPort = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port: listeningPort, dataDir: config.dataDir, secretStore: secrets.kind }, 'Courtier desktop server listening');
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const unregister = registerRunningService(runningServicesDir(env), {
+    pid: process.pid,
+    url: `http://${host}:${listeningPort}`,
+    data_dir: config.dataDir,
+    started_at: toIso(deps.clock.now()),
+  });
   parent.postMessage({ type: 'listening', port: listeningPort, host: config.host, secret_store: secrets.kind, secret_store_warning: secrets.warning });
 
   let lastStatus = '';
@@ -152,6 +160,7 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
       } catch (err) {
         logger.error({ err }, 'error while stopping');
       }
+      unregister();
       db.close();
       logger.info('stopped');
       await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
+import { canonicalDataDir, listRunningServices, runningServicesDir, type RunningService } from '../running-services.js';
 import { parseOptions, required } from './args.js';
 
 export { print, required } from './args.js';
@@ -34,8 +35,40 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   return parseOptions(args, { ...COMMON_OPTIONS, ...options });
 }
 
-export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
+/** Where the data dir a command uses was chosen. */
+type DataDirSource = '--data-dir' | 'COURTIER_DATA_DIR' | 'default';
+
+/** A path as a shell would need it typed. */
+const shellWord = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+
+/**
+ * What a command says on standard error before it touches a data dir: which one, and, when services
+ * are running but none on that data dir, each of them with its own — the service would not see
+ * what the command does (an API key made here would be refused there as unknown).
+ */
+export function dataDirNotice(dataDir: string, source: DataDirSource, running: readonly RunningService[]): string[] {
+  const origin = source === 'default' ? 'the default; --data-dir or COURTIER_DATA_DIR chooses another' : `from ${source}`;
+  const lines = [`courtier: data dir ${dataDir} (${origin})`];
+  const here = canonicalDataDir(dataDir);
+  if (running.some((service) => canonicalDataDir(service.data_dir) === here)) return lines;
+  for (const service of running) {
+    lines.push(
+      `courtier: warning: the Courtier service at ${service.url} (pid ${service.pid}) uses another data dir, ${service.data_dir}: ` +
+        `it will not see what this command does. Run the command with --data-dir ${shellWord(service.data_dir)} (or the same COURTIER_DATA_DIR as the service).`,
+    );
+  }
+  return lines;
+}
+
+function dataDirSource(flag: string | undefined, env: NodeJS.ProcessEnv): DataDirSource {
+  if (flag !== undefined) return '--data-dir';
+  return env.COURTIER_DATA_DIR ? 'COURTIER_DATA_DIR' : 'default';
+}
+
+export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers' | 'stderr'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
   const config = loadConfig({ dataDir }, io.env);
+  const running = listRunningServices(runningServicesDir(io.env));
+  for (const line of dataDirNotice(config.dataDir, dataDirSource(dataDir, io.env), running)) io.stderr(`${line}\n`);
   const db = openDatabase(databaseFile(config.dataDir));
   return Promise.resolve()
     .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))

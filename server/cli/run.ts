@@ -70,7 +70,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
     case 'serve': {
       const v = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
       const config = loadConfig({ host: v.host, port: v.port, dataDir: v['data-dir'] }, io.env);
-      await serve(config, { insurers: io.insurers, beforeListen: io.beforeListen });
+      await serve(config, { insurers: io.insurers, beforeListen: io.beforeListen, env: io.env });
       return;
     }
     case 'init': {

@@ -3,11 +3,12 @@ import { isLoopbackHost, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../db/open.js';
 import { checkpointsLoggedTo } from '../db/checkpoints.js';
 import { buildApp } from '../app.js';
-import { defaultDeps } from '../deps.js';
+import { defaultDeps, toIso } from '../deps.js';
 import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
+import { listRunningServices, registerRunningService, runningServicesDir } from '../running-services.js';
 import { serviceWebhooks } from '../webhooks/dispatcher-thread.js';
 
 /** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
@@ -36,8 +37,19 @@ export function firstRunHint(host: string, port: number): { setupUrl: string | n
   return { setupUrl, message: `No cabinet yet: open ${setupUrl} on this machine for the first-run setup (it is refused from elsewhere), or create one with ${cli}.` };
 }
 
+/** Why the port cannot be listened on, in words: the Courtier service that holds it (and its data dir) when one does. */
+function portTakenError(config: Config, env: NodeJS.ProcessEnv): Error {
+  const holder = listRunningServices(runningServicesDir(env)).find((service) => new URL(service.url).port === String(config.port));
+  const by = holder ? `the Courtier service at ${holder.url} (pid ${holder.pid}, data dir ${holder.data_dir})` : 'another program';
+  return new Error(`port ${config.port} on ${config.host} is taken by ${by}. Stop it (Ctrl-C in its terminal), or choose another port with --port or COURTIER_PORT.`);
+}
+
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
-export async function serve(config: Config, options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void } = {}): Promise<void> {
+export async function serve(
+  config: Config,
+  options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
+  const env = options.env ?? process.env;
   const logger = createLogger({ level: config.logLevel });
   const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
@@ -50,13 +62,15 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     db.close();
-    throw err;
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTakenError(config, env) : err;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   listeningPort = port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ url: `http://${host}:${port}`, dataDir: config.dataDir }, `Courtier listening on http://${host}:${port}`);
+  const url = `http://${host}:${port}`;
+  logger.info({ url, dataDir: config.dataDir }, `Courtier listening on ${url} (data dir ${config.dataDir}; Ctrl-C stops it)`);
+  const unregister = registerRunningService(runningServicesDir(env), { pid: process.pid, url, data_dir: config.dataDir, started_at: toIso(deps.clock.now()) });
   if (listCabinets(deps).length === 0) {
     const { setupUrl, message } = firstRunHint(config.host, port);
     logger.warn({ setupUrl }, message);
@@ -72,6 +86,7 @@ export async function serve(config: Config, options: { insurers?: readonly Insur
         .close()
         .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
         .finally(() => {
+          unregister();
           db.close();
           logger.info('stopped');
           logger.flush(() => resolve());

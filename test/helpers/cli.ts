@@ -35,7 +35,7 @@ export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, e
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
     const onData = (c: Buffer) => {
       output += c.toString();
-      const match = /Courtier listening on (http:\/\/\S+)"/.exec(output);
+      const match = /Courtier listening on (http:\/\/[^\s"]+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve({ child, url: match[1], output: () => output });

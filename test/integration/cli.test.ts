@@ -59,10 +59,10 @@ describe('courtier CLI', () => {
     expect(accounts.map((a) => a.cabinet_id)).toContain(again);
   });
 
-  it('init refuses an invalid email (exit 1, one line, nothing created)', async () => {
+  it('init refuses an invalid email (exit 1, the data dir and one line, nothing created)', async () => {
     const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Broken', '--email', 'not-an-email', '--password', 'a long password']);
     expect(res.code).toBe(1);
-    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr.trim().split('\n')).toEqual([`courtier: data dir ${dataDir} (from --data-dir)`, expect.stringMatching(/^courtier: .*email/)]);
     const db = new Sqlite(databaseFile(dataDir), { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM cabinets WHERE name = 'Broken'").get()).toEqual({ n: 0 });
     db.close();
@@ -172,6 +172,75 @@ describe('courtier CLI', () => {
       const [code] = (await once(server.child, 'exit')) as [number | null];
       expect(code).toBe(0);
       expect(server.output()).toContain('"msg":"stopped"');
+    }
+  });
+});
+
+describe('the data dir of the CLI and of the running service', () => {
+  /** A serve on a data dir of its own, stopped (SIGTERM) after `body`. */
+  async function withService(dir: string, body: (url: string) => Promise<void>): Promise<void> {
+    const server = await startServeProcess(['--data-dir', dir]);
+    try {
+      await body(server.url);
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+  }
+
+  it('a command on another data dir than the running service says which it used and names the service and its data dir; a key made there is refused with a message that says why', async () => {
+    const serviceDir = tempDir();
+    const otherDir = tempDir();
+    try {
+      const serviceCabinet = await initCabinet('Service', 'service@example.fr');
+      await withService(dataDir, async (url) => {
+        const init = await runCourtier(['init', '--cabinet', 'Elsewhere', '--email', 'e@example.fr', '--password', 'a long password', '--json'], { env: { COURTIER_DATA_DIR: otherDir } });
+        expect(init.code, init.stderr).toBe(0);
+        const cabinet = (JSON.parse(init.stdout) as { cabinet_id: string }).cabinet_id;
+        const created = await runCourtier(['keys', 'create', '--cabinet', cabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read'], { env: { COURTIER_DATA_DIR: otherDir } });
+        expect(created.code, created.stderr).toBe(0);
+        const lines = created.stderr.trim().split('\n');
+        expect(lines[0]).toBe(`courtier: data dir ${otherDir} (from COURTIER_DATA_DIR)`);
+        expect(lines[1]).toMatch(new RegExp(`^courtier: warning: the Courtier service at ${url} \\(pid \\d+\\) uses another data dir, ${dataDir}: it will not see what this command does\\. Run the command with --data-dir ${dataDir} `));
+        expect(lines).toHaveLength(2);
+        const key = /svc_prod_\w+/.exec(created.stdout)?.[0] ?? '';
+        const refused = await fetch(`${url}/api/v1/public/me`, { headers: { 'X-API-Key': key } });
+        expect(refused.status).toBe(401);
+        expect(((await refused.json()) as { message: string }).message).toContain('which must be the one the service uses');
+
+        // The same data dir as the service: the data dir line only, and the key works there.
+        const same = await runCourtier(['keys', 'create', '--cabinet', serviceCabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--json'], { env: { COURTIER_DATA_DIR: dataDir } });
+        expect(same.stderr).toBe(`courtier: data dir ${dataDir} (from COURTIER_DATA_DIR)\n`);
+        const me = await fetch(`${url}/api/v1/public/me`, { headers: { 'X-API-Key': createdApiKeySchema.parse(JSON.parse(same.stdout)).key } });
+        expect(me.status).toBe(200);
+
+        // A second serve on the same port is refused with the holder named, and its data dir.
+        const port = new URL(url).port;
+        const second = await runCourtier(['serve', '--port', port, '--data-dir', serviceDir]);
+        expect(second.code).toBe(1);
+        expect(second.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is taken by the Courtier service at ${url} \\(pid \\d+, data dir ${dataDir}\\)\\. Stop it \\(Ctrl-C in its terminal\\)`));
+      });
+      // Once the service has stopped, nothing is running: no warning.
+      const after = await runCourtier(['keys', 'list', '--cabinet', serviceCabinet, '--json'], { env: { COURTIER_DATA_DIR: otherDir } });
+      expect(after.stderr).toBe(`courtier: data dir ${otherDir} (from COURTIER_DATA_DIR)\n`);
+    } finally {
+      rmSync(serviceDir, { recursive: true, force: true });
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a service killed with kill -9 is not taken for a running one', async () => {
+    const server = await startServeProcess(['--data-dir', dataDir]);
+    const otherDir = tempDir();
+    try {
+      const before = await runCourtier(['robots', 'status', '--data-dir', otherDir]);
+      expect(before.stderr).toContain(`the Courtier service at ${server.url}`);
+      server.child.kill('SIGKILL');
+      await once(server.child, 'exit');
+      const after = await runCourtier(['robots', 'status', '--data-dir', otherDir]);
+      expect(after.stderr).toBe(`courtier: data dir ${otherDir} (from --data-dir)\n`);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
     }
   });
 });
