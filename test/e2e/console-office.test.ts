@@ -1,3 +1,4 @@
+// @module-tag browser
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initCabinet } from '../../server/tenancy/service.js';

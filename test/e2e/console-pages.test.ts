@@ -1,3 +1,4 @@
+// @module-tag browser
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

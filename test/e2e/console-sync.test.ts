@@ -1,3 +1,4 @@
+// @module-tag browser
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';

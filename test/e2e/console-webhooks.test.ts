@@ -1,3 +1,4 @@
+// @module-tag browser
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

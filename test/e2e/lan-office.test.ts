@@ -1,3 +1,4 @@
+// @module-tag browser
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @module-tag browser
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, auth as authV2 } from '@modelcontextprotocol/client';
 import { auth as authV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';

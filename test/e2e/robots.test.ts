@@ -1,3 +1,4 @@
+// @module-tag browser
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema, productSchemaDocument, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';

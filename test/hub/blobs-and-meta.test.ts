@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointPath, HUB_API_PREFIX, pathTo } from '../../shared/endpoint.js';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { pullChanges, pushChanges, type PulledChange, type PullResponse } from '../../shared/sync-protocol.js';

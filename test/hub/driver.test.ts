@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';

@@ -1,3 +1,4 @@
+// @module-tag browser
 /**
  * The browser runtime keeps a successful job's context, logged in, for the same login's next job,
  * and for nobody else. Real Chromium; time is the injected clock.

@@ -441,7 +441,7 @@ describe('test login (the robot’s login step in a real browser)', () => {
     expect(testLoginResultSchema.parse(await json(res))).toMatchObject({ ok: false, code: 'not_supported' });
   });
 
-  it('on the sandbox portal: demo OK, a wrong password invalid_credentials, demo-mfa OK with a code asked', async () => {
+  it('on the sandbox portal: demo OK, a wrong password invalid_credentials, demo-mfa OK with a code asked', { tags: ['browser'] }, async () => {
     const cab = await cabinet(0, false);
     const test = async () => {
       const res = await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' });

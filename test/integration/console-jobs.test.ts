@@ -212,7 +212,7 @@ describe('Retry', () => {
   });
 });
 
-describe('the insurer’s login status', () => {
+describe('the insurer’s login status', { tags: ['browser'] }, () => {
   it('keeps the last test across reloads, and forgets it when the login changes', async () => {
     const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
     const admin = await consoleClient(server, user);

@@ -1,3 +1,4 @@
+// @module-tag browser
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';

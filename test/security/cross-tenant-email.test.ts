@@ -142,7 +142,7 @@ describe('CWE-204 Observable response discrepancy (an email that has an account 
       expect({ ...wrong, request_id: '' }).toEqual({ ...unknown, request_id: '' });
     });
 
-    describe('the console login page', () => {
+    describe('the console login page', { tags: ['browser'] }, () => {
       let browser: Browser;
       beforeAll(async () => {
         browser = await launchChromium();

@@ -87,7 +87,7 @@ describe('CWE-306 Missing authentication for critical function (first-run setup 
     expect(cabinetCount(s)).toBe(1);
   });
 
-  describe('the setup page', () => {
+  describe('the setup page', { tags: ['browser'] }, () => {
     let browser: Browser;
     beforeAll(async () => {
       browser = await launchChromium();

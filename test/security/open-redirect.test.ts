@@ -158,7 +158,7 @@ describe('CWE-601 URL redirection to untrusted site (open redirect) before conse
       },
     );
 
-    describe('the consent page shows where the person will be sent', () => {
+    describe('the consent page shows where the person will be sent', { tags: ['browser'] }, () => {
       let browser: Browser;
       beforeAll(async () => {
         browser = await launchChromium();

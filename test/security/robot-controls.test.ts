@@ -258,7 +258,7 @@ describe('CWE-362 (race on a shared resource): a login check and a robot never u
   });
 });
 
-describe('CWE-459 (incomplete cleanup): artifacts are deleted 7 days after the job while the service runs, and refused on download from then', () => {
+describe('CWE-459 (incomplete cleanup): artifacts are deleted 7 days after the job while the service runs, and refused on download from then', { tags: ['browser'] }, () => {
   it('downloadable for 7 days; refused from the 7th day; deleted within the hour by the sweep of the running service', async () => {
     const a = await cabinet();
     const enqueued = await a.api.post('/automation/tarifications', tarification('failing'));

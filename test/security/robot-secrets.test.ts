@@ -1,3 +1,4 @@
+// @module-tag browser
 /**
  * No insurer password (or other secret a robot types) ever leaves the robot, and a failed run's
  * artifacts are for cabinet admins and keys with the automation:artifacts scope only.

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

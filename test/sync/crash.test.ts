@@ -1,3 +1,4 @@
+// @module-tag postgres
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/api-keys/service.js';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevisPdf } from '../../server/devis/service.js';
 import { grantCredits } from '../../server/wallet/service.js';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeHubDevice } from '../../server/hub/admin.js';
 import { syncedRecords } from '../../server/sync/records.js';

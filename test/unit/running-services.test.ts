@@ -39,7 +39,7 @@ describe('the running services folder', () => {
     writeFileSync(join(dir, '77.json'), '{"pid": "not a number"');
     writeFileSync(join(dir, 'notes.txt'), 'not an entry');
     expect(listRunningServices(dir, (pid) => pid === process.pid)).toEqual([service(process.pid, '/srv/alive')]);
-    expect(readdirSync(dir).sort()).toEqual([`${process.pid}.json`, '77.json', 'notes.txt']);
+    expect(readdirSync(dir).sort()).toEqual([`${process.pid}.json`, '77.json', 'notes.txt'].sort());
   });
 
   it.skipIf(uid === undefined)('ignores a folder that is a link or that another user owns, and never fails the service', () => {
