@@ -15,6 +15,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
+  /** Set when standard input is a terminal: reads one line without echoing it, after a prompt on standard error. */
+  readHiddenLine?: (prompt: string) => Promise<string>;
   env: NodeJS.ProcessEnv;
   /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
   insurers?: readonly InsurerAdapter[];
@@ -75,10 +77,19 @@ export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' |
     .finally(() => db.close());
 }
 
+/**
+ * A password given with --password-stdin: typed at the prompt without echo when standard input is
+ * a terminal, else all of standard input (a pipe or a file) less one trailing newline.
+ */
+export async function readStdinPassword(io: Pick<CliIo, 'readStdin' | 'readHiddenLine'>, prompt = 'Password (not shown): '): Promise<string> {
+  if (io.readHiddenLine) return io.readHiddenLine(prompt);
+  return (await io.readStdin()).replace(/\r?\n$/, '');
+}
+
 export async function readPassword(io: CliIo, values: Record<string, unknown>): Promise<string> {
   if (values['password-stdin'] === true) {
     if (values.password !== undefined) throw new UsageError('give --password or --password-stdin, not both');
-    return (await io.readStdin()).replace(/\r?\n$/, '');
+    return readStdinPassword(io);
   }
   return required(values, 'password');
 }

@@ -10,7 +10,7 @@ import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
-import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
+import { parse, print, readPassword, readStdinPassword, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
 import { runAudit, runLan } from './lan.js';
 import { runUsers } from './users.js';
@@ -232,7 +232,7 @@ async function runInsurers(argv: string[], io: CliIo): Promise<void> {
   const login = required(v, 'login');
   // Passwords never on the command line, where the process list would show them.
   if (v['password-stdin'] !== true) throw new UsageError('give the password on standard input with --password-stdin');
-  const password = (await io.readStdin()).replace(/\r?\n$/, '');
+  const password = await readStdinPassword(io, `Password of ${login} at ${compagnie} (not shown): `);
   if (password === '') throw new UsageError('the password read from standard input is empty');
   const extra: Record<string, string> = {};
   for (const pair of v.extra?.split(',').filter(Boolean) ?? []) {
