@@ -54,7 +54,7 @@ export function registerRunningService(dir: string, service: RunningService, uid
 }
 
 /** Whether a process id is alive (EPERM: alive, another user's). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
