@@ -26,6 +26,13 @@ const MAX_BATCH_CHANGES = 1000;
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
 /** Largest JSON body the hub takes (a push): an install splits its batches below both this and MAX_BATCH_CHANGES. */
 export const MAX_PUSH_BYTES = 8 * 1024 * 1024;
+/** Largest change the hub takes: its fields as JSON, in UTF-8 bytes. A record is a few KiB; a quote's dicData at most 64 KiB. */
+export const MAX_CHANGE_BYTES = 256 * 1024;
+/**
+ * A pull page stops before its changes' fields pass this many bytes (at least one change always
+ * fits): 1000 changes of the largest size would otherwise make one answer of 256 MiB.
+ */
+export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
 const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;

@@ -26,9 +26,36 @@ const syncStatusSchema = z
     last_error_code: z.string().nullable().describe('Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, hub_missing_changes, sync_off (the credential is missing), internal_error, or a hub error code.'),
     offline_since: z.iso.datetime().nullable().describe('While the hub cannot be reached: since when.'),
     clock_ahead_seconds: z.int().nullable().describe('How far this machine’s clock is ahead of the hub’s (negative: behind), at the last answer.'),
+    set_aside_changes: z
+      .int()
+      .min(0)
+      .describe('Changes pulled from other installs that this install set aside instead of applying (courtier sync conflicts lists them).'),
   })
   .meta({ id: 'SyncStatus' });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
+
+/**
+ * A change pulled from the hub that this install set aside: the cabinet's other installs sent
+ * something its rules refuse. `reason`: invalid_fields (a value a local write would refuse),
+ * operation_refused (an erasure of a kind never erased, a change to a job this install runs),
+ * record_clash (the id is another cabinet's record on this install), not_applicable (the database
+ * refused it). The pull went on without it.
+ */
+export const syncConflictSchema = z
+  .object({
+    seq: z.int().describe('Its place in the cabinet’s sequence on the hub.'),
+    device_id: z.string().describe('The hub device that sent it.'),
+    kind: z.string(),
+    record_id: z.string(),
+    op: z.enum(['upsert', 'erase']),
+    hlc: z.string(),
+    fields: z.string().describe('The change’s fields as JSON, cut after 4 KiB.'),
+    reason: z.enum(['invalid_fields', 'operation_refused', 'record_clash', 'not_applicable']),
+    message: z.string(),
+    set_aside_at: z.iso.datetime(),
+  })
+  .meta({ id: 'SyncConflict' });
+export type SyncConflict = z.infer<typeof syncConflictSchema>;
 
 // ---- The console's Sync page (/api/v1/console/sync) ----
 

@@ -159,13 +159,13 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
     .all();
 }
 
-/** Whether a job of the cabinet in these statuses uses this insurer robot. */
+/** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */
 export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: string, statuses: readonly JobRow['status'][]): boolean {
   return (
     orm
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.robotCompagnie, robotCompagnie), inArray(jobs.status, [...statuses])))
+      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.robotCompagnie, robotCompagnie), inArray(jobs.status, [...statuses]), isNotNull(jobs.enqueueNumber)))
       .get() !== undefined
   );
 }
@@ -201,15 +201,16 @@ export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: stri
 }
 
 /**
- * The pending jobs that may start now, oldest first: of a cabinet whose robots are not paused, on
+ * The pending jobs this install enqueued that may start now, oldest first (a job pulled from another
+ * install has no enqueue number: its robots are that install's, never this one's): of a cabinet whose robots are not paused, on
  * an insurer login (cabinet + insurer) that no job and no login check is using. The running jobs'
  * logins are one list for the whole walk; the pause and the check are looked up per job, by their
  * keys: as two lists more, each with its Bloom filter, they made a claim a fifth dearer (and looked
  * up by key too, the running jobs made a walk past thousands of blocked jobs eight times dearer).
  */
-const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending'
+const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending' AND enqueue_number IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM robot_pauses WHERE robot_pauses.cabinet_id = pending.cabinet_id)
-       AND (cabinet_id, robot_compagnie) NOT IN (SELECT cabinet_id, robot_compagnie FROM jobs WHERE status ${IN_ACTIVE})
+       AND (cabinet_id, robot_compagnie) NOT IN (SELECT cabinet_id, robot_compagnie FROM jobs WHERE status ${IN_ACTIVE} AND enqueue_number IS NOT NULL)
        AND NOT EXISTS (SELECT 1 FROM insurer_login_checks AS checks
                        WHERE checks.cabinet_id = pending.cabinet_id AND checks.robot_compagnie = pending.robot_compagnie AND checks.lease_until > ?)
      ORDER BY created_at LIMIT 1`;
@@ -227,13 +228,18 @@ export function extendLease(orm: Orm, id: string, until: number): void {
   orm.update(jobs).set({ leaseUntil: until }).where(and(eq(jobs.id, id), inArray(jobs.status, [...ACTIVE]))).run();
 }
 
-/** Active jobs whose lease ran out: their worker died. */
+/** Active jobs whose lease ran out: their worker died. Only this install's own (see CLAIMABLE). */
 export function expiredJobs(orm: Orm, now: number): JobRow[] {
-  return JOB.all(orm, `WHERE status ${IN_ACTIVE} AND lease_until < ?`, now);
+  return JOB.all(orm, `WHERE status ${IN_ACTIVE} AND lease_until < ? AND enqueue_number IS NOT NULL`, now);
 }
 
 export function mfaExpired(orm: Orm, now: number): JobRow[] {
-  return JOB.all(orm, `WHERE status IN ('mfa_required', 'awaiting_mfa') AND mfa_expires_at <= ?`, now);
+  return JOB.all(orm, `WHERE status IN ('mfa_required', 'awaiting_mfa') AND mfa_expires_at <= ? AND enqueue_number IS NOT NULL`, now);
+}
+
+/** Whether this install enqueued the job (pulled jobs have no enqueue number): its robots own it. */
+export function enqueuedHere(orm: Orm, cabinetId: string, id: string): boolean {
+  return orm.select({ n: jobs.enqueueNumber }).from(jobs).where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), isNotNull(jobs.enqueueNumber))).get() !== undefined;
 }
 
 export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {

@@ -1,16 +1,58 @@
-import { TERMINAL_STATUSES } from '../../shared/automation.js';
+import { z } from 'zod';
+import { jobStatusSchema, TERMINAL_STATUSES } from '../../shared/automation.js';
+import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import type { Deps } from '../deps.js';
 import { creditsConsumed } from '../wallet/service.js';
+import { anyJsonObject, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';
 
+const code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/);
+
+/** A finished job's row: only terminal jobs travel (a pending one would be run by the robots of whoever pulled it). */
+const jobRow = z.object({
+  compagnie: code,
+  produit: code,
+  dic_data: storedJson(anyJsonObject, 'a JSON object'),
+  request_hash: storedSha256,
+  devis_id: storedId,
+  status: jobStatusSchema.refine((status) => TERMINAL_STATUSES.includes(status), 'a job syncs only once finished'),
+  progress_step: storedText(200),
+  progress_percent: z.int().min(0).max(100),
+  cost_credits: storedCount,
+  credits_consumed: z.int().min(-1_000_000).max(1_000_000).nullable(),
+  result_tarif_cents: storedCount.nullable(),
+  result_suspens: storedText(2000).nullable(),
+  error_code: storedText(100).nullable(),
+  error_message: storedText(2000).nullable(),
+  error_technical: storedBoolean.nullable(),
+  submitted: storedBoolean,
+  attempts: storedCount,
+  mfa_requested_at: storedTime.nullable(),
+  mfa_expires_at: storedTime.nullable(),
+  environment: z.enum(API_KEY_ENVIRONMENTS),
+  robot_compagnie: code,
+  created_at: storedTime,
+  updated_at: storedTime,
+  finished_at: storedTime.nullable(),
+});
+
 /**
  * Jobs sync once terminal, as history and result. The lease, the MFA challenge, the artifacts'
  * local files, the callback subscription, the enqueue number (the hourly quota's) and the timeline
- * (the steps this install saw) mean something on the install that ran the job only.
+ * (the steps this install saw) mean something on the install that ran the job only. A pulled job
+ * must be terminal, whole, and never one this install enqueued: its robots run only their own.
  */
-const jobTable = syncedTable('job', jobs, { local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber', 'timeline'] });
+const jobTable = syncedTable('job', jobs, {
+  local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber', 'timeline'],
+  fields: jobRow,
+  accepts: (orm, cabinetId, change) => {
+    if (change.held && store.enqueuedHere(orm, cabinetId, change.recordId)) return { reason: 'operation_refused', message: 'this install enqueued this job: only its own robots change it' };
+    if (!TERMINAL_STATUSES.some((status) => status === change.fields.status)) return { reason: 'invalid_fields', message: 'a job syncs only once finished: status must be completed, partial, failed or cancelled' };
+    return null;
+  },
+});
 
 export const jobRecords = {
   ...jobTable,

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
+import { connectCabinet, disconnectCabinet, joinCabinet, listSyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
 import { downloadAll, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 
@@ -15,6 +15,7 @@ function describe(status: ReturnType<typeof syncStatus>): string {
     `Last push: ${status.last_push_at ?? 'never'}; last pull: ${status.last_pull_at ?? 'never'}.`,
   ];
   if (status.last_error) lines.push(`Problem: ${status.last_error}.`);
+  if (status.set_aside_changes > 0) lines.push(`${status.set_aside_changes} change(s) from other installs set aside (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
   return lines.join('\n');
 }
 
@@ -57,6 +58,18 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       print(io, v.json, shown, describe(status));
       return;
     }
+    case 'conflicts': {
+      const v = parse(rest, { cabinet: { type: 'string' }, limit: { type: 'string' } });
+      const cabinetId = required(v, 'cabinet');
+      const limit = v.limit === undefined ? 100 : Number(v.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+      const conflicts = await withDeps(v['data-dir'], io, (deps) => listSyncConflicts(deps, cabinetId, limit));
+      const human = conflicts.length
+        ? conflicts.map((c) => `seq ${c.seq}  ${c.kind} ${c.record_id}  ${c.op}  from device ${c.device_id}  ${c.reason}: ${c.message}`).join('\n')
+        : 'No change from other installs was set aside.';
+      print(io, v.json, { conflicts }, human);
+      return;
+    }
     case 'pause':
     case 'resume': {
       const v = parse(rest, { cabinet: { type: 'string' } });
@@ -76,6 +89,6 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     default:
-      throw new UsageError(`unknown sync command "${sub ?? ''}"; use connect, join, status, pause, resume or disconnect`);
+      throw new UsageError(`unknown sync command "${sub ?? ''}"; use connect, join, status, conflicts, pause, resume or disconnect`);
   }
 }

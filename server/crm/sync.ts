@@ -1,8 +1,45 @@
+import { z } from 'zod';
+import { CLIENT_TYPES, clientSchema, CREATED_VIA, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
+import { storedJson, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { clearClientEvents } from './erasure.js';
 import { clients, opportunities } from './schema.js';
 
-const clientTable = syncedTable('client', clients);
+const contactText = storedText(254).nullable();
+
+/** A client's row as the service writes it: the reads (toClient) take any row that passes. */
+const clientRow = z.object({
+  type: z.enum(CLIENT_TYPES),
+  last_name: contactText,
+  first_name: contactText,
+  company_name: contactText,
+  siret: z.string().regex(/^\d{14}$/).nullable(),
+  email: contactText,
+  phone: storedText(40).nullable(),
+  address: storedJson(clientSchema.shape.address.unwrap(), 'an address').nullable(),
+  birth_date: z.iso.date().nullable(),
+  created_at: storedTime,
+  updated_at: storedTime,
+  erased_at: storedTime.nullable(),
+});
+
+/** An erasure carries the tombstone: every personal field empty, the time of the erasure. */
+const clientTombstone = z.strictObject({
+  type: z.enum(CLIENT_TYPES).optional(),
+  last_name: z.null().optional(),
+  first_name: z.null().optional(),
+  company_name: z.null().optional(),
+  siret: z.null().optional(),
+  email: z.null().optional(),
+  phone: z.null().optional(),
+  address: z.null().optional(),
+  birth_date: z.null().optional(),
+  created_at: storedTime.optional(),
+  updated_at: storedTime.optional(),
+  erased_at: storedTime,
+});
+
+const clientTable = syncedTable('client', clients, { fields: clientRow, erasure: clientTombstone });
 
 /**
  * Clients sync whole; an erasure pulled from another install also clears the client's data from
@@ -13,4 +50,17 @@ export const clientRecords = {
   afterErase: (context, cabinetId, recordId) => void clearClientEvents(context.deps, cabinetId, recordId),
 } satisfies SyncedRecords & Pick<typeof clientTable, 'capture'>;
 
-export const opportunityRecords = syncedTable('opportunity', opportunities);
+const opportunityRow = z.object({
+  title: storedText(200),
+  product: storedText(100),
+  stage: z.enum(OPPORTUNITY_STAGES),
+  expected_value_cents: z.int().min(0).max(100_000_000_000),
+  source: storedText(100),
+  contact: storedJson(opportunitySchema.shape.contact, 'a contact'),
+  tags: storedJson(opportunitySchema.shape.tags, 'a list of tags'),
+  created_via: z.enum(CREATED_VIA),
+  created_at: storedTime,
+  updated_at: storedTime,
+});
+
+export const opportunityRecords = syncedTable('opportunity', opportunities, { fields: opportunityRow });

@@ -1,8 +1,30 @@
+import { z } from 'zod';
+import { DEVIS_STATUSES } from '../../shared/devis.js';
+import { anyJsonObject, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { contracts, devis } from './schema.js';
 import * as store from './store.js';
 
-const devisTable = syncedTable('devis', devis);
+const code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/);
+
+const devisRow = z.object({
+  status: z.enum(DEVIS_STATUSES),
+  client_id: storedId.nullable(),
+  opportunity_id: storedId.nullable(),
+  compagnie: code,
+  produit: code,
+  dic_data: storedJson(anyJsonObject, 'a JSON object'),
+  tarif_cents: storedCount.nullable(),
+  suspens: storedText(2000).nullable(),
+  job_id: storedId.nullable(),
+  pdf_sha256: storedSha256.nullable(),
+  contract_id: storedId.nullable(),
+  signed_at: storedTime.nullable(),
+  created_at: storedTime,
+  updated_at: storedTime,
+});
+
+const devisTable = syncedTable('devis', devis, { fields: devisRow });
 
 function pdfOf(fields: Record<string, unknown>): string | undefined {
   const sha = fields.pdf_sha256;
@@ -24,10 +46,21 @@ export const devisRecords = {
   write(orm, cabinetId, recordId, fields, context) {
     if (!devisTable.write(orm, cabinetId, recordId, fields, context)) return false;
     const sha = pdfOf(fields);
-    const pdf = sha === undefined ? undefined : (context.blobs.get(sha) ?? store.readDocumentBySha(orm, cabinetId, sha));
+    const pdf = sha === undefined ? undefined : (context.blob(sha) ?? store.readDocumentBySha(orm, cabinetId, sha));
     if (sha !== undefined && pdf !== undefined) store.upsertDocument(orm, { devisId: recordId, cabinetId, pdf, sha256: sha, createdAt: context.now });
     return true;
   },
 } satisfies SyncedRecords & Pick<typeof devisTable, 'capture'>;
 
-export const contractRecords = syncedTable('contract', contracts);
+const contractRow = z.object({
+  devis_id: storedId,
+  client_id: storedId,
+  opportunity_id: storedId.nullable(),
+  compagnie: code,
+  produit: code,
+  premium_cents: storedCount,
+  signed_at: storedTime,
+  created_at: storedTime,
+});
+
+export const contractRecords = syncedTable('contract', contracts, { fields: contractRow });

@@ -8,6 +8,9 @@ import {
   HUB_TIME_HEADER,
   leaveHub,
   leaveResponseSchema,
+  MAX_BLOB_BYTES,
+  MAX_CHANGE_BYTES,
+  MAX_PULL_PAGE_BYTES,
   pairDevice,
   pairResponseSchema,
   pullChanges,
@@ -88,6 +91,44 @@ export function checkHubUrl(text: string): URL | string {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The most this install reads of one answer, whatever the hub says: a page is at most
+ * MAX_PULL_PAGE_BYTES of fields plus one change and 1000 changes' metadata; an error body is small.
+ */
+const MAX_JSON_ANSWER_BYTES = MAX_PULL_PAGE_BYTES + MAX_CHANGE_BYTES + 1024 * 1024;
+const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
+
+/** The answer's body, read up to `limit` bytes: an answer that goes past it is refused, never held. */
+async function readBody(base: string, response: Response, limit: number): Promise<Buffer> {
+  const tooLarge = () => new HubRefusal('hub_answer_too_large', `the hub at ${base} answered more than ${limit} bytes; the answer was not read`, response.status, undefined);
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks, size);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 export function createHubClient(options: HubClientOptions): HubClient {
   const base = options.hubUrl.replace(/\/+$/, '');
@@ -100,7 +141,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let response: Response;
     try {
-      response = await options.fetch(base + path, { ...init, headers, signal });
+      // Never followed: a redirect could send the device credential, or this install's requests, anywhere (the LAN, this machine).
+      response = await options.fetch(base + path, { ...init, headers, signal, redirect: 'error' });
     } catch (err) {
       if (init.signal?.aborted) throw err;
       throw new HubUnreachable(`the hub at ${base} cannot be reached (${(err as Error).message})`);
@@ -109,12 +151,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
     if (Number.isFinite(hubTime) && hubTime > 0) options.onHubTime?.(hubTime, options.now());
     if (!response.ok) throw await refusal(base, response);
     if (schema === null) return { body: undefined as z.output<S>, raw: response };
-    let json: unknown;
-    try {
-      json = await response.json();
-    } catch {
-      throw new HubUnreachable(`the hub at ${base} answered something that is not JSON`);
-    }
+    const json = parseJson(await readBody(base, response, MAX_JSON_ANSWER_BYTES));
+    if (json === undefined) throw new HubUnreachable(`the hub at ${base} answered something that is not JSON`);
     const parsed = schema.safeParse(json);
     if (!parsed.success) throw new HubUnreachable(`the hub at ${base} answered ${path} in an unexpected shape (is it a Courtier hub?)`);
     return { body: parsed.data, raw: response };
@@ -132,7 +170,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     },
     getBlob: async (sha256) => {
       const { raw } = await call(pathTo(getBlob, { sha256 }), { method: 'GET' }, null);
-      return Buffer.from(await raw.arrayBuffer());
+      return readBody(base, raw, MAX_BLOB_BYTES);
     },
   };
 }
@@ -141,7 +179,8 @@ async function refusal(base: string, response: Response): Promise<Error> {
   if (response.status >= 500 || response.status === 408) {
     return new HubUnreachable(`the hub at ${base} answered ${response.status}; it will be tried again`);
   }
-  const parsed = errorBodySchema.safeParse(await response.json().catch(() => null));
+  const body = await readBody(base, response, MAX_ERROR_ANSWER_BYTES).catch(() => Buffer.alloc(0));
+  const parsed = errorBodySchema.safeParse(parseJson(body));
   if (!parsed.success) return new HubUnreachable(`the hub at ${base} answered ${response.status} without a Courtier error (is the URL a Courtier hub?)`);
   return new HubRefusal(parsed.data.error, parsed.data.message, response.status, parsed.data.details);
 }

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { applyChange, type RecordsByKind } from './apply.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
+
+const SHA256 = /^[0-9a-f]{64}$/;
 
 /** Changes asked for per pull (the hub serves at most 1000). */
 export const PULL_PAGE = 1000;
@@ -14,22 +17,32 @@ export interface PullContext {
   client: HubClient;
 }
 
-/** The PDFs the page names that this install lacks, fetched before the transaction that applies it. */
-async function fetchBlobs(context: PullContext, cabinetId: string, changes: PulledChange[]): Promise<Map<string, Buffer>> {
-  const blobs = new Map<string, Buffer>();
+/**
+ * Fetches the PDFs the page names that this install lacks, one at a time, and stages each in SQLite
+ * as it arrives, so that a page's PDFs are never all in memory. A PDF the hub refuses (any 4xx), one
+ * too large or one whose bytes do not hash to its name is not staged: its quote syncs, and its PDF
+ * stays unavailable here. Returns the SHA-256s staged.
+ */
+async function stageBlobs(context: PullContext, cabinetId: string, changes: PulledChange[]): Promise<string[]> {
+  const orm = context.deps.db.orm;
+  const staged: string[] = [];
   for (const change of changes) {
     const adapter = context.records.get(change.kind);
     for (const sha of adapter?.blobsOf?.(change.fields) ?? []) {
-      if (blobs.has(sha) || adapter?.hasBlob?.(context.deps.db.orm, cabinetId, sha)) continue;
+      if (!SHA256.test(sha) || staged.includes(sha) || adapter?.hasBlob?.(orm, cabinetId, sha) || store.hasStagedBlob(orm, cabinetId, sha)) continue;
+      let bytes: Buffer;
       try {
-        blobs.set(sha, await context.client.getBlob(sha));
+        bytes = await context.client.getBlob(sha);
       } catch (err) {
-        // A quote whose PDF the hub lacks still syncs; its PDF stays unavailable here.
-        if (!(err instanceof HubRefusal && err.code === 'not_found')) throw err;
+        if (err instanceof HubRefusal) continue;
+        throw err;
       }
+      if (createHash('sha256').update(bytes).digest('hex') !== sha) continue;
+      store.stageBlob(orm, cabinetId, sha, bytes);
+      staged.push(sha);
     }
   }
-  return blobs;
+  return staged;
 }
 
 /** A page pulled after `after`, with the PDFs it names that this install lacks: ready to apply. */
@@ -38,13 +51,14 @@ interface FetchedPage {
   lastSeq: number;
   more: boolean;
   changes: PulledChange[];
-  blobs: Map<string, Buffer>;
+  /** The SHA-256s of the PDFs staged for it. */
+  staged: string[];
 }
 
 async function fetchPage(context: PullContext, cabinetId: string, deviceId: string, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
   const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait }, options.signal);
   const changes = page.changes.filter((change) => change.device_id !== deviceId);
-  return { after, lastSeq: page.last_seq, more: page.more, changes, blobs: await fetchBlobs(context, cabinetId, changes) };
+  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes) };
 }
 
 /**
@@ -58,8 +72,10 @@ async function fetchPage(context: PullContext, cabinetId: string, deviceId: stri
 export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
+  // What a crash left staged: no page is on its way now.
+  store.clearStagedBlobs(context.deps.db.orm, cabinetId);
   const fetched = await fetchPage(context, cabinetId, start.deviceId, start.pullCursor, options);
-  return { applied: applyPage(context, cabinetId, fetched, fetched.blobs), more: fetched.more };
+  return { applied: applyPage(context, cabinetId, fetched), more: fetched.more };
 }
 
 /**
@@ -70,6 +86,7 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
 export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
+  store.clearStagedBlobs(context.deps.db.orm, cabinetId);
   const pageAfter = (after: number) => {
     const next = fetchPage(context, cabinetId, start.deviceId, after, { wait: 0 });
     // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
@@ -80,41 +97,84 @@ export async function pullEverything(context: PullContext, cabinetId: string, pr
   for (let next = pageAfter(start.pullCursor); ; ) {
     const fetched = await next;
     if (fetched.more) next = pageAfter(fetched.lastSeq);
-    const count = applyPage(context, cabinetId, fetched, fetched.blobs);
+    const count = applyPage(context, cabinetId, fetched);
     applied += count;
     if (count > 0) progress(applied);
     if (!fetched.more) return applied;
   }
 }
 
+/** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
+const CONFLICTS_KEPT = 1000;
+/** What a set-aside change keeps of its fields. */
+const CONFLICT_FIELDS_CHARS = 4096;
+
+/** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */
+const MACHINE_ERRORS = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|READONLY|CANTOPEN|CORRUPT|NOTADB|INTERRUPT|PROTOCOL)/;
+
 /**
  * Applies other devices' changes pulled after `after`, and moves the cursor to `lastSeq`, in one
  * transaction. The hybrid clock moves past every change applied, so that a change made here later
  * orders after them (without that, a local edit could win here and lose everywhere else).
+ *
+ * No change can stop the pull: each is applied in a savepoint, and one that its kind refuses, or
+ * that a constraint refuses, is set aside (`sync_conflicts`) while the page goes on. A constraint
+ * may only mean that the page holds what the change needs further on (a contract before its
+ * quote), so those are tried once more at the end of the page before they are set aside.
  */
-export function applyPage(
-  context: Pick<PullContext, 'deps' | 'records'>,
-  cabinetId: string,
-  page: { after: number; lastSeq: number; changes: PulledChange[] },
-  blobs: ReadonlyMap<string, Buffer>,
-): number {
-  const { orm, sqlite } = context.deps.db;
-  const applied = context.deps.db.immediateTransaction(() => {
+export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: { after: number; lastSeq: number; changes: PulledChange[]; staged?: string[] }): number {
+  const { db } = context.deps;
+  const orm = db.orm;
+  const applied = db.immediateTransaction(() => {
     const connection = store.findConnection(orm, cabinetId);
     // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
     if (!connection || connection.pullCursor !== page.after) return 0;
-    // Within a page, a contract may come before its quote's row is written: check references at commit.
-    sqlite.pragma('defer_foreign_keys = ON');
     const now = context.deps.clock.now();
+    const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
+    let setAsideHere = 0;
+    const setAside = (change: PulledChange, reason: string, message: string) => {
+      setAsideHere += 1;
+      const fields = JSON.stringify(change.fields);
+      store.insertConflict(orm, {
+        cabinetId,
+        seq: change.seq,
+        deviceId: change.device_id,
+        kind: change.kind,
+        recordId: change.record_id,
+        op: change.op,
+        hlc: change.hlc,
+        fields: fields.length > CONFLICT_FIELDS_CHARS ? `${fields.slice(0, CONFLICT_FIELDS_CHARS)}…` : fields,
+        reason,
+        message: message.slice(0, 500),
+        setAsideAt: now,
+      });
+    };
+    const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
+      try {
+        const refusal = db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext));
+        if (refusal) setAside(change, refusal.reason, refusal.message);
+        return 'done';
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'string' && MACHINE_ERRORS.test(code)) throw err;
+        if (!lastTry && typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) return 'retry';
+        setAside(change, 'not_applicable', `this install could not apply it: ${(err as Error).message}`);
+        return 'done';
+      }
+    };
     let clock = { time: connection.clockTime, counter: connection.clockCounter };
     let remoteTime = connection.remoteClockTime;
+    const retry: PulledChange[] = [];
     for (const change of page.changes) {
       if (change.device_id === connection.deviceId) continue;
-      applyChange(orm, cabinetId, context.records, change, { blobs, now, deps: context.deps });
+      if (attempt(change, false) === 'retry') retry.push(change);
       const remote = parseHlc(change.hlc);
       clock = receive(clock, remote, now);
       remoteTime = Math.max(remoteTime, remote.time);
     }
+    for (const change of retry) attempt(change, true);
+    if (setAsideHere > 0 && store.countConflicts(orm, cabinetId) > CONFLICTS_KEPT) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT);
+    store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
     store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
     return page.changes.length;
   });

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, primaryKey } from 'drizzle-orm/sqlite-core';
+import { blob, sqliteTable, text, integer, primaryKey } from 'drizzle-orm/sqlite-core';
 import { cabinets } from '../tenancy/schema.js';
 
 /**
@@ -69,4 +69,45 @@ export const syncFieldClocks = sqliteTable(
     erased: integer('erased', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.kind, t.recordId] })],
+);
+
+/**
+ * Changes pulled from the hub that this install set aside instead of applying: fields that its own
+ * rules refuse (the same checks as a local write), an operation the kind does not allow, a record
+ * that clashes with one held here. The pull moves on; a person sees them with `courtier sync
+ * conflicts`. Keyed by the hub's seq: a page pulled again after a crash sets nothing aside twice.
+ */
+export const syncConflicts = sqliteTable(
+  'sync_conflicts',
+  {
+    cabinetId: text('cabinet_id').notNull(),
+    seq: integer('seq').notNull(),
+    deviceId: text('device_id').notNull(),
+    kind: text('kind').notNull(),
+    recordId: text('record_id').notNull(),
+    op: text('op', { enum: ['upsert', 'erase'] }).notNull(),
+    hlc: text('hlc').notNull(),
+    /** JSON of the change's fields, cut to a few KiB: enough to see what came. */
+    fields: text('fields').notNull(),
+    /** A stable code (invalid_fields, operation_refused, record_clash, …) and the reason in words. */
+    reason: text('reason').notNull(),
+    message: text('message').notNull(),
+    setAsideAt: integer('set_aside_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.seq] })],
+);
+
+/**
+ * PDFs fetched for a pulled page before it is applied: written one at a time as they arrive (so a
+ * page's PDFs are never all in memory), read by the transaction that applies the page, which
+ * deletes them. What a crash leaves is deleted before the next page is fetched.
+ */
+export const syncStagedBlobs = sqliteTable(
+  'sync_staged_blobs',
+  {
+    cabinetId: text('cabinet_id').notNull(),
+    sha256: text('sha256').notNull(),
+    bytes: blob('bytes', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.sha256] })],
 );

@@ -1,7 +1,7 @@
 import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
-import type { SyncStatus } from '../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
-import { toIsoOrNull, type Deps } from '../deps.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
@@ -198,6 +198,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
       last_error_code: null,
       offline_since: null,
       clock_ahead_seconds: null,
+      set_aside_changes: 0,
     };
   }
   return {
@@ -214,5 +215,22 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     last_error_code: connection.state === 'offline' ? 'hub_unreachable' : connection.lastErrorCode,
     offline_since: connection.state === 'offline' ? toIsoOrNull(connection.offlineSince) : null,
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
+    set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
+}
+
+/** The changes this install set aside, newest first. */
+export function listSyncConflicts(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number): SyncConflict[] {
+  return store.listConflicts(deps.db.orm, cabinetId, limit).map((row) => ({
+    seq: row.seq,
+    device_id: row.deviceId,
+    kind: row.kind,
+    record_id: row.recordId,
+    op: row.op,
+    hlc: row.hlc,
+    fields: row.fields,
+    reason: row.reason as SyncConflict['reason'],
+    message: row.message,
+    set_aside_at: toIso(row.setAsideAt),
+  }));
 }

@@ -1,8 +1,8 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import { later, type ClockState } from './hlc.js';
-import { syncConnections, syncFieldClocks, syncOutbox } from './schema.js';
+import { syncConflicts, syncConnections, syncFieldClocks, syncOutbox, syncStagedBlobs } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
@@ -98,6 +98,8 @@ export function captureState(orm: Orm, cabinetId: string): CaptureState | undefi
 /** Forgets the link, its queue and its clocks: what disconnect leaves is a plain local cabinet. */
 export function deleteConnection(orm: Orm, cabinetId: string): void {
   orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
+  orm.delete(syncStagedBlobs).where(eq(syncStagedBlobs.cabinetId, cabinetId)).run();
+  orm.delete(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).run();
   orm.delete(syncFieldClocks).where(eq(syncFieldClocks.cabinetId, cabinetId)).run();
   orm.delete(syncConnections).where(eq(syncConnections.cabinetId, cabinetId)).run();
 }
@@ -155,5 +157,48 @@ export function restampChange(orm: Orm, cabinetId: string, row: OutboxRow, hlc: 
     .update(syncFieldClocks)
     .set({ clocks: JSON.stringify(clocks) })
     .where(and(eq(syncFieldClocks.cabinetId, cabinetId), eq(syncFieldClocks.kind, row.kind), eq(syncFieldClocks.recordId, row.recordId)))
+    .run();
+}
+
+export type ConflictRow = typeof syncConflicts.$inferSelect;
+
+/** Sets a pulled change aside; a page applied again after a crash sets nothing aside twice (keyed by seq). */
+export function insertConflict(orm: Orm, row: ConflictRow): void {
+  orm.insert(syncConflicts).values(row).onConflictDoNothing().run();
+}
+
+/** The cabinet's set-aside changes, newest first. */
+export function listConflicts(orm: Orm, cabinetId: string, limit: number): ConflictRow[] {
+  return orm.select().from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).orderBy(desc(syncConflicts.seq)).limit(limit).all();
+}
+
+export function countConflicts(orm: Orm, cabinetId: string): number {
+  return orm.select({ n: count() }).from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).get()?.n ?? 0;
+}
+
+/** Keeps the newest `keep` set-aside changes of the cabinet: a hostile device cannot fill the disk through them. */
+export function trimConflicts(orm: Orm, cabinetId: string, keep: number): void {
+  const oldestKept = orm.select({ seq: syncConflicts.seq }).from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).orderBy(desc(syncConflicts.seq)).limit(1).offset(keep - 1).get();
+  if (oldestKept) orm.delete(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), lt(syncConflicts.seq, oldestKept.seq))).run();
+}
+
+export function stageBlob(orm: Orm, cabinetId: string, sha256: string, bytes: Buffer): void {
+  orm.insert(syncStagedBlobs).values({ cabinetId, sha256, bytes }).onConflictDoNothing().run();
+}
+
+export function readStagedBlob(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
+  return orm.select({ bytes: syncStagedBlobs.bytes }).from(syncStagedBlobs).where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256))).get()?.bytes;
+}
+
+export function hasStagedBlob(orm: Orm, cabinetId: string, sha256: string): boolean {
+  return orm.select({ sha256: syncStagedBlobs.sha256 }).from(syncStagedBlobs).where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256))).get() !== undefined;
+}
+
+/** Deletes some staged PDFs (a page's, once applied), or all of the cabinet's (what a crash left). */
+export function clearStagedBlobs(orm: Orm, cabinetId: string, sha256s?: readonly string[]): void {
+  if (sha256s?.length === 0) return;
+  orm
+    .delete(syncStagedBlobs)
+    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), sha256s ? inArray(syncStagedBlobs.sha256, [...sha256s]) : undefined))
     .run();
 }

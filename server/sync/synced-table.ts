@@ -1,5 +1,6 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { z } from 'zod';
 import type { SyncedKind } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
@@ -7,9 +8,31 @@ import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 
 /** What a pulled change may need besides its fields: the PDFs it names, fetched from the hub first. */
 export interface ApplyContext {
-  blobs: ReadonlyMap<string, Buffer>;
+  /** A PDF fetched for this page (staged), by SHA-256. */
+  blob(sha256: string): Buffer | undefined;
   now: number;
   deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>;
+}
+
+/** A pulled change as a kind's rules see it. */
+export interface PulledRecordChange {
+  op: 'upsert' | 'erase';
+  recordId: string;
+  fields: ChangeFields;
+}
+
+/** Why a pulled change is set aside rather than applied: a stable code and the reason in words. */
+export interface Refusal {
+  reason: 'invalid_fields' | 'operation_refused' | 'record_clash' | 'not_applicable';
+  message: string;
+}
+
+/** The first problems zod found, as one line. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || 'fields'}: ${issue.message}`)
+    .join('; ');
 }
 
 /**
@@ -18,9 +41,15 @@ export interface ApplyContext {
  */
 export interface SyncedRecords {
   kind: SyncedKind;
+  /**
+   * Why this install must not apply a pulled change (its fields fail the checks of a local write,
+   * the kind is never erased, the id is another cabinet's record here…), or null: checked before
+   * anything is written, so that what another device sends can never corrupt this install.
+   */
+  refusal(orm: Orm, cabinetId: string, change: PulledRecordChange): Refusal | null;
   /** Every record of the cabinet, as the fields of an upsert: what connecting uploads. */
   snapshot(db: Database, cabinetId: string): Iterable<{ recordId: string; fields: ChangeFields }>;
-  /** Writes pulled fields; false when the record is not here and the fields cannot create it. */
+  /** Writes pulled fields that refusal() let through; throws on a constraint the checks could not see (set aside by the caller). */
   write(orm: Orm, cabinetId: string, recordId: string, fields: ChangeFields, context: ApplyContext): boolean;
   /**
    * After a pulled erasure: clears the copies of the erased data this install keeps elsewhere (a
@@ -42,18 +71,30 @@ export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   capture(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, how?: ChangeKind): void;
 }
 
+export interface SyncedTableOptions<T extends TableWithId> {
+  /** Columns that mean something on this install only (a lease, a local file, a webhook subscription). */
+  local?: readonly (keyof T['$inferSelect'])[];
+  /** The synced columns by SQL name, as SQLite stores them: what a pulled creation must match (an edit, some of them). */
+  fields: z.ZodObject;
+  /** The fields an erasure may carry (the tombstone's); without it, the kind is never erased. */
+  erasure?: z.ZodObject;
+  /** The kind's own rule on a pulled change, after the fields passed (jobs: never one this install runs). */
+  accepts?: (orm: Orm, cabinetId: string, change: PulledRecordChange & { held: boolean }) => Refusal | null;
+}
+
 /**
  * The sync of a table whose rows have an `id` and a `cabinet_id`: its fields are the columns by SQL
- * name (values as SQLite stores them), minus the cabinet (the hub knows it) and the `local` columns,
- * which mean something on this install only (a lease, a local file, a webhook subscription).
+ * name (values as SQLite stores them), minus the cabinet (the hub knows it) and the `local` columns.
  */
-export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, options: { local?: readonly (keyof T['$inferSelect'])[] } = {}): SyncedTable<T> {
+export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, options: SyncedTableOptions<T>): SyncedTable<T> {
   const local = new Set<string>(['cabinetId', 'id', ...(options.local ?? []).map(String)]);
   const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(([key]) => !local.has(key));
   const columnOfName = new Map(columns.map(([, column]) => [column.name, column]));
   const names = columns.map(([, column]) => column.name);
   const tableName = getTableName(table);
   const where = `"${table.cabinetId.name}" = ? AND "${table.id.name}" = ?`;
+  const holderOf = `SELECT "${table.cabinetId.name}" AS cabinet FROM "${tableName}" WHERE "${table.id.name}" = ?`;
+  const editable = options.fields.partial();
 
   const toFields = (row: Record<string, unknown>): ChangeFields => {
     const fields: ChangeFields = {};
@@ -61,8 +102,24 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
     return fields;
   };
 
+  /** The fields this version has columns for: a newer install's extra ones are dropped, as write() does. */
+  const known = (fields: ChangeFields): ChangeFields => Object.fromEntries(Object.entries(fields).filter(([name]) => columnOfName.has(name)));
+
   return {
     kind,
+    refusal(orm, cabinetId, change) {
+      if (!storedIdOk(change.recordId)) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
+      if (change.op === 'erase' && !options.erasure) return { reason: 'operation_refused', message: `${kind} records are never erased` };
+      const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
+      if (holder && holder.cabinet !== cabinetId) return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };
+      const fields = known(change.fields);
+      // An upsert the hub emptied (the record was erased since): nothing to write, nothing to check.
+      if (Object.keys(fields).length === 0 && change.op === 'upsert') return null;
+      const schema = change.op === 'erase' ? (options.erasure as z.ZodObject) : holder ? editable : options.fields;
+      const checked = schema.safeParse(fields);
+      if (!checked.success) return { reason: 'invalid_fields', message: `${kind} ${change.op === 'erase' ? 'erasure' : holder ? 'edit' : 'creation'} refused: ${describeIssues(checked.error)}` };
+      return options.accepts?.(orm, cabinetId, { ...change, held: holder !== undefined }) ?? null;
+    },
     capture(deps, cabinetId, recordId, row, how) {
       recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });
     },
@@ -102,13 +159,11 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
         orm.prepared(`UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`).run(...values, cabinetId, recordId);
         return true;
       }
-      try {
-        orm.prepared(`INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
-        return true;
-      } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_NOTNULL') return false;
-        throw err;
-      }
+      orm.prepared(`INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
+      return true;
     },
   };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const storedIdOk = (id: string) => UUID.test(id);

@@ -195,7 +195,7 @@ describe('enqueue: every error of part 7, in order', () => {
         id,
         randomUUID(),
         { ...pulled, progress_percent: 100, cost_credits: 10, submitted: true, attempts: 1, created_at: now, updated_at: now, finished_at: now },
-        { blobs: new Map(), now, deps: quotaServer.deps },
+        { blob: () => undefined, now, deps: quotaServer.deps },
       );
       expect(written).toBe(true);
       expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 1, limit: 2 } } });

@@ -83,7 +83,7 @@ function createLog() {
       store.forgetThrough(from.deps.db.orm, CABINET, rows.at(-1)?.number ?? 0, from.clock.now());
     },
     pull(into: Install) {
-      applyPage({ deps: into.deps, records }, CABINET, { after: into.cursor, lastSeq: log.length, changes: log.slice(into.cursor) }, new Map());
+      applyPage({ deps: into.deps, records }, CABINET, { after: into.cursor, lastSeq: log.length, changes: log.slice(into.cursor) });
       into.cursor = log.length;
     },
   };

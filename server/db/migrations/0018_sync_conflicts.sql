@@ -1,0 +1,21 @@
+CREATE TABLE `sync_conflicts` (
+	`cabinet_id` text NOT NULL,
+	`seq` integer NOT NULL,
+	`device_id` text NOT NULL,
+	`kind` text NOT NULL,
+	`record_id` text NOT NULL,
+	`op` text NOT NULL,
+	`hlc` text NOT NULL,
+	`fields` text NOT NULL,
+	`reason` text NOT NULL,
+	`message` text NOT NULL,
+	`set_aside_at` integer NOT NULL,
+	PRIMARY KEY(`cabinet_id`, `seq`)
+);
+--> statement-breakpoint
+CREATE TABLE `sync_staged_blobs` (
+	`cabinet_id` text NOT NULL,
+	`sha256` text NOT NULL,
+	`bytes` blob NOT NULL,
+	PRIMARY KEY(`cabinet_id`, `sha256`)
+);
