@@ -33,7 +33,7 @@ import type { CpuReader, Measurement } from './lib/load.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { postgresCpuReader, postgresPids } from './lib/processes.js';
 import { pinToCpus } from './lib/affinity.js';
-import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV, SYNC_PAIRING_CODE_ENV } from './lib/protocol.js';
+import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { percentile } from './lib/latency.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';
@@ -46,7 +46,7 @@ import { databaseFile, openDatabase } from '../server/db/open.js';
 import { defaultDeps, type Deps } from '../server/deps.js';
 import { connectHub } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
-import { createInvite } from '../server/hub/pairing.js';
+import { createInvite, type InviteTarget } from '../server/hub/pairing.js';
 import { createLogger, logDestination } from '../server/logging.js';
 import { createSyncEngine, type SyncEngine } from '../server/sync/engine.js';
 import { PULL_PAGE } from '../server/sync/pull.js';
@@ -239,7 +239,7 @@ interface Env {
   hubSql: Sql;
   bareSql: Sql;
   readers: Record<string, CpuReader>;
-  invite(cabinetId: string | null): Promise<string>;
+  invite(target: InviteTarget): Promise<string>;
 }
 
 interface Results {
@@ -264,7 +264,7 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
   console.log(`   seeded ${int.format(RECORDS)} opportunities on A in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; one record's fields: ${bytes} bytes of JSON`);
 
   // 1. connect + upload.
-  const code = await env.invite(null);
+  const code = await env.invite({ register: cabinetId });
   const uploadCpu = await meter(env.readers);
   const started = performance.now();
   const connected = await connectCabinet(a.deps, { cabinetId, hubUrl, code, deviceName: 'A' }, { fetch: fetchHub, records });
@@ -291,7 +291,7 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
 
   // 2. join into a fresh data dir.
   const b = openInstall(ctx.tempDir('install-b'));
-  const joinCode = await env.invite(cabinetId);
+  const joinCode = await env.invite({ join: cabinetId });
   const joinCpu = await meter(env.readers);
   const joinStarted = performance.now();
   await joinCabinet(b.deps, { hubUrl, code: joinCode, deviceName: 'B', email: 'b@example.fr', password: PASSWORD }, { fetch: fetchHub });
@@ -438,8 +438,8 @@ async function engineLatency(env: Env, a: Install, b: Install, cabinetId: string
 /** Baseline of 3: device X pushes one change at the same rate; device Y long-polls and notes when each arrives. */
 async function bareRoundTrip(env: Env): Promise<LatencyFigures> {
   const cabinet = { id: randomUUID(), name: 'Cabinet Round Trip' };
-  const x = await pair(env.hubUrl, await env.invite(null), 'X', cabinet);
-  const y = await pair(env.hubUrl, await env.invite(cabinet.id), 'Y');
+  const x = await pair(env.hubUrl, await env.invite({ register: cabinet.id }), 'X', cabinet);
+  const y = await pair(env.hubUrl, await env.invite({ join: cabinet.id }), 'Y');
   const sentAt = new Map<string, number>();
   const arrivedAt = new Map<string, number>();
   const abort = new AbortController();
@@ -543,13 +543,11 @@ async function postPhase(env: Env, results: Results): Promise<void> {
   };
   const off = await measureTarget('courtier');
   process.env[SYNC_HUB_URL_ENV] = env.hubUrl;
-  process.env[SYNC_PAIRING_CODE_ENV] = await env.invite(null);
   let on: Measurement;
   try {
     on = await measureTarget('courtier-sync');
   } finally {
     delete process.env[SYNC_HUB_URL_ENV];
-    delete process.env[SYNC_PAIRING_CODE_ENV];
   }
   // What reached the hub from the syncing server (an opportunity and its event per create, warm-up included).
   const [onHub] = await env.hubSql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes h JOIN hub_devices d ON d.id = h.device_id WHERE d.name = 'bench'`;
@@ -574,8 +572,8 @@ async function postPhase(env: Env, results: Results): Promise<void> {
 
 async function devicesPhase(env: Env, results: Results): Promise<void> {
   const cabinet = { id: randomUUID(), name: 'Cabinet Huit Postes' };
-  const devices: Device[] = [await pair(env.hubUrl, await env.invite(null), 'poste-0', cabinet)];
-  for (let d = 1; d < DEVICES; d++) devices.push(await pair(env.hubUrl, await env.invite(cabinet.id), `poste-${d}`));
+  const devices: Device[] = [await pair(env.hubUrl, await env.invite({ register: cabinet.id }), 'poste-0', cabinet)];
+  for (let d = 1; d < DEVICES; d++) devices.push(await pair(env.hubUrl, await env.invite({ join: cabinet.id }), `poste-${d}`));
   const now = Date.now();
   const rowsOf = devices.map((device, d) =>
     Array.from({ length: ROWS_PER_DEVICE }, (_, n) => changeOf(device, n + 1, `poste-${d}-${n}`, opportunityFields(d * ROWS_PER_DEVICE + n, now))),
@@ -669,7 +667,7 @@ export const benchmark: Benchmark = {
         hub: () => hubChild.cpuMicros(),
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
-      const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (cabinetId) => (await createInvite(invites, cabinetId)).code };
+      const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (target) => (await createInvite(invites, target)).code };
       console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (fsync off); installs A and B in this process`);
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };

@@ -29,6 +29,7 @@ import type { Deps } from '../server/deps.js';
 import { buildHubApp } from '../server/hub/app.js';
 import { openHubDatabase } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
+import { createInvite } from '../server/hub/pairing.js';
 import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
 import { sandboxPortalPlugin } from '../server/sandbox-portal/index.js';
@@ -46,7 +47,6 @@ import {
   LAN_KEY_FILE_ENV,
   LAN_PORT_ENV,
   SYNC_HUB_URL_ENV,
-  SYNC_PAIRING_CODE_ENV,
   SANDBOX_PORTAL_PREFIX,
   SEEDED_OPPORTUNITIES,
   WEBHOOK_BACKLOG_EVENTS,
@@ -328,9 +328,13 @@ async function startHub(): Promise<StartedTarget> {
  */
 async function startCourtierSync(dataDir: string): Promise<StartedTarget> {
   const hubUrl = requiredEnv(SYNC_HUB_URL_ENV);
-  const code = requiredEnv(SYNC_PAIRING_CODE_ENV);
   return startCourtierWith(dataDir, {
     async prepare(deps, cabinetId) {
+      // The hub's operator's part: a code that registers this very cabinet.
+      const hubDatabase = await openHubDatabase(requiredEnv(HUB_DATABASE_URL_ENV));
+      const code = await createInvite(hubDeps(hubDatabase, 'bench'), { register: cabinetId })
+        .then((invite) => invite.code)
+        .finally(() => hubDatabase.close());
       const records = syncedRecords();
       const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
       await connectCabinet(deps, { cabinetId, hubUrl, code, deviceName: 'bench' }, { fetch: fetchHub, records });

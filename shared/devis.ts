@@ -14,9 +14,13 @@ export const codeSchema = z
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a code such as sandbox or auto');
 
+/** A product's data is a form's worth of answers; the cap keeps every record within what sync carries. */
+const MAX_DIC_DATA_BYTES = 32 * 1024;
+
 export const dicDataSchema = z
   .record(z.string(), z.unknown())
-  .describe('Product data; the keys a product needs are given by GET /produits-disponibles/{code}/schema.');
+  .refine((data) => new TextEncoder().encode(JSON.stringify(data)).length <= MAX_DIC_DATA_BYTES, `at most ${MAX_DIC_DATA_BYTES / 1024} KiB as JSON`)
+  .describe('Product data, at most 32 KiB as JSON; the keys a product needs are given by GET /produits-disponibles/{code}/schema.');
 
 export const createDevisBody = z
   .strictObject({

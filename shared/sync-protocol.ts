@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TERMINAL_STATUSES } from './automation.js';
+import { CLIENT_CONTACT_FIELDS } from './crm.js';
 import { defineEndpoint } from './endpoint.js';
 import { healthSchema } from './meta.js';
 
@@ -37,6 +39,56 @@ export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
 /** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
 const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// What any change must respect, whichever install sends it: the hub refuses a batch that breaks a
+// rule, and an install sets such a change aside. A device's credential can be stolen, so these are
+// what one device can never make the others do.
+
+/** The kinds a device may erase: a client (the right to erasure) and the events that copied its data. */
+const ERASABLE_KINDS: ReadonlySet<SyncedKind> = new Set(['client', 'event']);
+/** An erased client's tombstone: its type and times, every personal field empty. */
+const CLIENT_TOMBSTONE_FIELDS: ReadonlySet<string> = new Set(['type', 'created_at', 'updated_at', 'erased_at', ...CLIENT_CONTACT_FIELDS]);
+
+function clientTombstoneProblem(fields: Record<string, unknown>): string | null {
+  const extra = Object.keys(fields).filter((field) => !CLIENT_TOMBSTONE_FIELDS.has(field));
+  if (extra.length > 0) return `a client's erasure carries its tombstone only, not ${extra.join(', ')}`;
+  const kept = CLIENT_CONTACT_FIELDS.filter((field) => fields[field] !== undefined && fields[field] !== null);
+  if (kept.length > 0) return `a client's erasure empties every personal field, not ${kept.join(', ')}`;
+  return typeof fields.erased_at === 'number' ? null : "a client's erasure says when (erased_at)";
+}
+
+/** An event is erased only as its client is: a client.updated event whose contact fields are emptied. */
+function eventErasureProblem(fields: Record<string, unknown>): string | null {
+  if (fields.type !== 'client.updated' || typeof fields.data !== 'string') return 'only a client.updated event is erased, with its data';
+  let data: unknown;
+  try {
+    data = JSON.parse(fields.data);
+  } catch {
+    return "an erased event's data is not JSON";
+  }
+  if (typeof data !== 'object' || data === null) return "an erased event's data is not an object";
+  const kept = CLIENT_CONTACT_FIELDS.filter((field) => (data as Record<string, unknown>)[field] !== undefined && (data as Record<string, unknown>)[field] !== null);
+  return kept.length > 0 ? `an erased event keeps no personal field, not ${kept.join(', ')}` : null;
+}
+
+/**
+ * Why a change breaks the protocol's rules, or null: an erasure of a kind that is never erased, an
+ * erasure that carries more than its tombstone (it would freeze a record at values of the sender's
+ * choice, since an erased record takes no more edits), a job that is not finished (the installs
+ * that pull it would run it with the cabinet's insurer logins).
+ */
+export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'fields'>): string | null {
+  if (change.op === 'erase') {
+    if (!ERASABLE_KINDS.has(change.kind)) return `${change.kind} records are never erased`;
+    return change.kind === 'client' ? clientTombstoneProblem(change.fields) : eventErasureProblem(change.fields);
+  }
+  // An upsert the hub emptied (its record was erased since) carries nothing to check.
+  if (change.kind === 'job' && Object.keys(change.fields).length > 0 && !TERMINAL_STATUSES.some((status) => status === change.fields.status)) {
+    return 'a job syncs only once finished: its status must be completed, partial, failed or cancelled';
+  }
+  return null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Hybrid logical clock: `<wall ms, 15 digits>-<counter, 6 digits>-<device id>`. Its text order is
@@ -120,14 +172,25 @@ export const pullResponseSchema = z
   .meta({ id: 'SyncPull' });
 export type PullResponse = z.infer<typeof pullResponseSchema>;
 
+/**
+ * A name the hub's operator reads in a terminal: no control character (an escape sequence could
+ * rewrite the screen, hide the device's own id) and no bidirectional override (it reorders what follows).
+ */
+const shownName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/u, 'no control characters or direction marks');
+
 const pairBodySchema = z
   .object({
     code: z.string().trim().min(1).max(64).describe('The single-use code `courtier hub invite` printed.'),
-    device_name: z.string().trim().min(1).max(200),
+    device_name: shownName,
     cabinet: z
-      .object({ id: z.string().min(1).max(64), name: z.string().trim().min(1).max(200) })
+      .object({ id: z.string().min(1).max(64), name: shownName })
       .optional()
-      .describe('To register this install’s cabinet (a code made without --cabinet); absent to join the code’s cabinet.'),
+      .describe('To register this install’s cabinet (a code made with --new-cabinet for this very cabinet id); absent to join the code’s cabinet.'),
   })
   .meta({ id: 'SyncPair' });
 export type PairBody = z.infer<typeof pairBodySchema>;
@@ -165,13 +228,24 @@ export const pairDevice = defineEndpoint({
   path: '/pair',
   operationId: 'pairDevice',
   summary: 'Trade a pairing code for a device credential',
-  description: 'Registers the install’s cabinet (a code made without --cabinet) or joins the code’s cabinet. The code is single use; failed codes are throttled per address.',
+  description:
+    'Registers the install’s cabinet (a code made with --new-cabinet for that cabinet id) or joins the code’s cabinet (a code made with --cabinet, used without `cabinet`). The code is single use; every refused attempt counts against the address’s throttle. The body is at most 4 KiB.',
   tag: 'Sync',
   auth: 'none',
   headers: PROTOCOL_HEADERS,
   body: pairBodySchema,
   responses: { 201: { description: 'Paired.', schema: pairResponseSchema } },
-  errors: ['validation_error', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'sync_protocol_too_old', 'hub_database_unavailable'],
+  errors: [
+    'validation_error',
+    'invalid_pairing_code',
+    'too_many_pairing_attempts',
+    'cabinet_already_on_hub',
+    'pairing_code_joins',
+    'sync_protocol_too_old',
+    'sync_protocol_unsupported',
+    'payload_too_large',
+    'hub_database_unavailable',
+  ],
 });
 
 export const pushChanges = defineEndpoint({
@@ -181,13 +255,15 @@ export const pushChanges = defineEndpoint({
   operationId: 'pushChanges',
   summary: 'Store a batch of this device’s changes',
   description:
-    'Applied in one transaction. Changes the hub already has are skipped (a replayed batch gets the same acknowledgement); a batch that does not start at the next number is refused with sync_gap and details.expected_number.',
+    'Applied in one transaction. Changes the hub already has are skipped (a replayed batch gets the same acknowledgement); a batch that does not start at the next number is refused with sync_gap and details.expected_number. ' +
+    'Refused whole (nothing stored): a change that breaks the protocol’s rules (an erasure of a kind other than client or event, or carrying more than its tombstone; a job that is not finished; a clock stamped with another device’s id) with validation_error, ' +
+    'a change whose fields pass 256 KiB as JSON with payload_too_large, a cabinet over one of the hub’s quotas with hub_quota_exceeded.',
   tag: 'Sync',
   auth: 'device',
   headers: PROTOCOL_HEADERS,
   body: pushBodySchema,
   responses: { 200: { description: 'Stored.', schema: pushResponseSchema } },
-  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'payload_too_large', 'hub_database_unavailable'],
+  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'payload_too_large', 'hub_quota_exceeded', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
 export const pullChanges = defineEndpoint({
@@ -197,13 +273,14 @@ export const pullChanges = defineEndpoint({
   operationId: 'pullChanges',
   summary: 'The other devices’ changes after a seq, in commit order',
   description:
-    'The caller’s own changes are left out, and last_seq moves past them. With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it) or the wait ends.',
+    'The caller’s own changes are left out, and last_seq moves past them. A page ends at `limit` changes or once their fields pass 4 MiB (at least one change always comes), and then says more. ' +
+    'With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it), the wait ends, or the device is revoked (401 device_revoked). A device has at most 2 such waits and 8 requests in progress on a hub process (429 sync_too_many_requests).',
   tag: 'Sync',
   auth: 'device',
   headers: PROTOCOL_HEADERS,
   query: pullQuerySchema,
   responses: { 200: { description: 'A page of changes.', schema: pullResponseSchema } },
-  errors: ['validation_error', 'sync_protocol_too_old', 'hub_database_unavailable'],
+  errors: ['validation_error', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
 export const leaveHub = defineEndpoint({
@@ -233,7 +310,7 @@ export const putBlob = defineEndpoint({
   params: blobParamsSchema,
   bodyEncoding: 'binary',
   responses: { 200: { description: 'Stored (or already there).', schema: blobStoredSchema } },
-  errors: ['blob_hash_mismatch', 'payload_too_large', 'hub_database_unavailable'],
+  errors: ['blob_hash_mismatch', 'payload_too_large', 'hub_quota_exceeded', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
 export const getBlob = defineEndpoint({

@@ -41,7 +41,7 @@ export type SyncStatus = z.infer<typeof syncStatusSchema>;
  * record_clash (the id is another cabinet's record on this install), not_applicable (the database
  * refused it). The pull went on without it.
  */
-export const syncConflictSchema = z
+const syncConflictSchema = z
   .object({
     seq: z.int().describe('Its place in the cabinet’s sequence on the hub.'),
     device_id: z.string().describe('The hub device that sent it.'),

@@ -34,11 +34,10 @@ export function isTargetName(value: string): value is TargetName {
 /** Environment variables the parent sets for the courtier-webhooks and bare-webhooks children: where its receiver listens, and its CA (PEM). */
 export const WEBHOOK_RECEIVER_URL_ENV = 'COURTIER_BENCH_RECEIVER_URL';
 export const WEBHOOK_RECEIVER_CA_ENV = 'COURTIER_BENCH_RECEIVER_CA';
-/** For the hub child: its PostgreSQL database. */
+/** For the hub child: its PostgreSQL database (the courtier-sync child makes its pairing code there). */
 export const HUB_DATABASE_URL_ENV = 'COURTIER_BENCH_HUB_DATABASE_URL';
-/** For the courtier-sync child: the hub it connects its cabinet to, and the pairing code to use. */
+/** For the courtier-sync child: the hub it connects its cabinet to. */
 export const SYNC_HUB_URL_ENV = 'COURTIER_BENCH_HUB_URL';
-export const SYNC_PAIRING_CODE_ENV = 'COURTIER_BENCH_PAIRING_CODE';
 /**
  * For courtier-lan and bare-tls: the certificate and key (PEM files) both serve, and the port of
  * the LAN listener on LAN_BENCH_ADDRESS (a loopback address the app is told is its LAN one).

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import { ApiError } from '../errors.js';
 import type { HubDeps } from './deps.js';
 import { hubCabinets, hubDevices } from './schema.js';
+import { notifyRevoked } from './store.js';
 
 /** What the hub's operator asks from the command line (`courtier hub cabinets|devices …`). */
 
@@ -56,10 +57,13 @@ export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<
 export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId?: string): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
   // With a cabinet (a device leaving by itself), only that cabinet's device (and() skips undefined).
   const ofCabinet = cabinetId === undefined ? undefined : eq(hubDevices.cabinetId, cabinetId);
-  await deps.db
+  const revoked = await deps.db
     .update(hubDevices)
     .set({ revokedAt: new Date(deps.clock.now()) })
-    .where(and(eq(hubDevices.id, deviceId), ofCabinet, isNull(hubDevices.revokedAt)));
+    .where(and(eq(hubDevices.id, deviceId), ofCabinet, isNull(hubDevices.revokedAt)))
+    .returning({ id: hubDevices.id });
+  // Its long polls, on every hub process, end now rather than at their wait's end.
+  if (revoked.length > 0) await notifyRevoked(deps.sql, deviceId);
   const [device] = await deps.db.select().from(hubDevices).where(and(eq(hubDevices.id, deviceId), ofCabinet));
   if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
   return {
@@ -70,4 +74,14 @@ export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId
     revoked: true,
     revoked_at: device.revokedAt.toISOString(),
   };
+}
+
+/**
+ * Sets the newest protocol a cabinet's devices spoke, which the hub otherwise only raises: after a
+ * rollback of the cabinet's installs, so that the older version is served again.
+ */
+export async function resetCabinetProtocol(deps: HubDeps, cabinetId: string, protocol: number): Promise<{ cabinet_id: string; highest_protocol: number }> {
+  const [cabinet] = await deps.db.update(hubCabinets).set({ highestProtocol: protocol }).where(eq(hubCabinets.id, cabinetId)).returning({ id: hubCabinets.id });
+  if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
+  return { cabinet_id: cabinet.id, highest_protocol: protocol };
 }

@@ -12,6 +12,7 @@ import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plug
 import { zodValidationPlugin } from '../plugins/zod-validation.js';
 import { databaseUnavailable } from './database.js';
 import type { HubDeps } from './deps.js';
+import { deviceConcurrency } from './device-limits.js';
 import { deviceCheck } from './devices.js';
 import { hubRoutes } from './routes.js';
 import { createChangeWaiters, listenForChanges, type ChangeWaiters } from './waiters.js';
@@ -70,6 +71,9 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
   await app.register(zodValidationPlugin);
   await app.register(authPlugin, { checks: { device: deviceCheck(deps) } });
   app.decorateRequest('device', null);
+  // After the device check (hooks run in order), before any body is read.
+  const concurrency = deviceConcurrency(deps.limits);
+  app.addHook('onRequest', concurrency.admit);
 
   const waiters = createChangeWaiters();
   app.decorate('hubWaiters', waiters);

@@ -1,8 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { ApiError } from '../errors.js';
 import { sha256Hex } from './credentials.js';
 import type { HubDeps } from './deps.js';
-import { hubBlobs } from './schema.js';
+import { assertWithinQuota } from './changes.js';
+import { hubBlobs, hubCabinets } from './schema.js';
 
 /**
  * Quote PDFs, by content: a blob is named by its SHA-256, so storing it twice stores it once, and
@@ -14,10 +15,22 @@ export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string
   if (actual !== sha256) {
     throw new ApiError('blob_hash_mismatch', `The body's SHA-256 is ${actual}, not the ${sha256} named in the path; nothing was stored.`, { sha256: actual });
   }
-  await deps.db
-    .insert(hubBlobs)
-    .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
-    .onConflictDoNothing();
+  await deps.db.transaction(async (tx) => {
+    const stored = await tx
+      .insert(hubBlobs)
+      .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
+      .onConflictDoNothing()
+      .returning({ size: hubBlobs.size });
+    if (stored.length === 0) return;
+    // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
+    const [counts] = await tx
+      .update(hubCabinets)
+      .set({ blobsCount: sql`${hubCabinets.blobsCount} + 1`, blobsBytes: sql`${hubCabinets.blobsBytes} + ${content.length}` })
+      .where(eq(hubCabinets.id, cabinetId))
+      .returning({ blobsCount: hubCabinets.blobsCount, blobsBytes: hubCabinets.blobsBytes });
+    assertWithinQuota('blobs', counts?.blobsCount ?? 0, deps.limits.cabinetBlobs);
+    assertWithinQuota('blob_bytes', counts?.blobsBytes ?? 0, deps.limits.cabinetBlobBytes);
+  });
   return { sha256, size: content.length };
 }
 

@@ -1,4 +1,4 @@
-import { parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { changeRuleBroken, MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { hubTime, type HubDeps } from './deps.js';
@@ -7,6 +7,7 @@ import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
 import {
   allocateSeqs,
+  deviceRevoked,
   erasedRecords,
   insertChanges,
   lockDevice,
@@ -16,6 +17,8 @@ import {
   recordKey,
   scrubBeforeErasures,
   setLastNumber,
+  type SizedChange,
+  type StoredChange,
 } from './store.js';
 import type { ChangeWaiters } from './waiters.js';
 
@@ -35,6 +38,8 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
   assertProtocolServed(push.protocol, caller.highestProtocol);
   assertConsecutive(push.changes);
   assertStorable(push.changes, 'body.changes');
+  const sized = push.changes.map(withSize);
+  assertWithinRules(sized, caller.deviceId);
   const now = deps.clock.now();
   const latestHlc = push.changes.reduce((max, c) => (c.hlc > max ? c.hlc : max), '');
   assertClockNotAhead(now, [parseHlc(latestHlc).time, ...(push.deviceTime === null ? [] : [push.deviceTime])]);
@@ -47,11 +52,16 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
         expected_number: device.lastNumber + 1,
       });
     }
-    const fresh = push.changes.filter((c) => c.number > device.lastNumber);
+    const fresh = sized.filter((c) => c.number > device.lastNumber);
     if (fresh.length === 0) return device.lastNumber;
-    const { firstSeq, highestProtocol } = await allocateSeqs(tx, caller.cabinetId, fresh.length, push.protocol);
+    const bytes = fresh.reduce((sum, c) => sum + c.bytes, 0);
+    const allocated = await allocateSeqs(tx, caller.cabinetId, fresh.length, bytes, push.protocol);
     // A newer install of the cabinet may have spoken since this request was authenticated.
-    assertProtocolServed(push.protocol, highestProtocol);
+    assertProtocolServed(push.protocol, allocated.highestProtocol);
+    // Counted in the same UPDATE, under the cabinet's lock: concurrent pushes cannot pass the quota together.
+    assertWithinQuota('changes', allocated.changesCount, deps.limits.cabinetChanges);
+    assertWithinQuota('change_bytes', allocated.changesBytes, deps.limits.cabinetChangeBytes);
+    const { firstSeq } = allocated;
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
     const erased = await erasedRecords(tx, caller.cabinetId, fresh);
@@ -63,6 +73,42 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     return last;
   });
   return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
+}
+
+/** A change with the size of its fields, as the hub stores and counts it. */
+function withSize(change: SyncChange): SizedChange {
+  return { ...change, bytes: Buffer.byteLength(JSON.stringify(change.fields)) };
+}
+
+/**
+ * The protocol's rules (changeRuleBroken), a size per change, and a clock stamped by the caller
+ * itself: a device cannot win ties in another device's name. Nothing of the batch is stored.
+ */
+function assertWithinRules(changes: readonly SizedChange[], deviceId: string): void {
+  const issues = changes.flatMap((change, i) => {
+    const broken = changeRuleBroken(change);
+    if (broken) return [{ path: `body.changes.${i}`, message: broken }];
+    if (parseHlc(change.hlc).device !== deviceId) return [{ path: `body.changes.${i}.hlc`, message: 'the clock must be stamped with the sending device’s id' }];
+    return [];
+  });
+  if (issues.length > 0) throw validationError(issues.slice(0, 20));
+  for (const [i, { bytes, ...change }] of changes.entries()) {
+    if (bytes > MAX_CHANGE_BYTES) {
+      throw new ApiError('payload_too_large', `Change ${change.number} (body.changes.${i}) has ${bytes} bytes of fields; at most ${MAX_CHANGE_BYTES} are taken. Nothing was stored.`, {
+        number: change.number,
+        bytes,
+        limit: MAX_CHANGE_BYTES,
+      });
+    }
+  }
+}
+
+export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes', used: number, limit: number): void {
+  if (used <= limit) return;
+  throw new ApiError('hub_quota_exceeded', `This cabinet reached the hub's quota of ${quota.replace('_', ' ')} (${limit}); nothing was stored. The hub's operator can raise it.`, {
+    quota,
+    limit,
+  });
 }
 
 /** Numbers follow each other by one: a batch with a hole would acknowledge a change never sent. */
@@ -81,7 +127,7 @@ function assertConsecutive(changes: readonly SyncChange[]): void {
  * An upsert of an erased record (erased before, or earlier in this very batch) is kept, for its
  * place in the device's numbering, with no fields.
  */
-function withoutErasedData(changes: readonly SyncChange[], erased: ReadonlySet<string>): SyncChange[] {
+function withoutErasedData(changes: readonly SizedChange[], erased: ReadonlySet<string>): SizedChange[] {
   const seen = new Set(erased);
   return changes.map((change) => {
     const key = recordKey(change.kind, change.record_id);
@@ -89,7 +135,7 @@ function withoutErasedData(changes: readonly SyncChange[], erased: ReadonlySet<s
       seen.add(key);
       return change;
     }
-    return seen.has(key) ? { ...change, fields: {} } : change;
+    return seen.has(key) ? { ...change, fields: {}, bytes: 2 } : change;
   });
 }
 
@@ -107,16 +153,18 @@ export interface Pull {
  * client goes away; the caller's own pushes wake it but only move its cursor. The page's last_seq
  * is past the caller's own changes too, so that it never pulls them again.
  */
-export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<PullResponse> {
+export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<string> {
   assertProtocolServed(pull.protocol, caller.highestProtocol);
   // Pushes raise the cabinet's protocol in their transaction; a newer install that only pulls so far raises it here.
   if (pull.protocol > caller.highestProtocol) await raiseProtocol(deps.sql, caller.cabinetId, pull.protocol);
   // Moves past the caller's own changes while it waits: a wake by its own push reads from there.
   let after = pull.after;
   let newestSeq = pull.after;
+  let cut = false;
   const read = async () => {
-    const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1);
+    const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1, MAX_PULL_PAGE_BYTES);
     newestSeq = Math.max(after, found.newestSeq);
+    cut = found.cut;
     if (found.rows.length === 0) after = newestSeq;
     return found.rows;
   };
@@ -126,27 +174,45 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   // A cursor behind the caller's own changes only is answered at once, so that it moves on; while
   // waiting, the caller's own pushes only move it here.
   const behindItsOwn = rows.length === 0 && after > pull.after;
+  let waited = false;
   while (!behindItsOwn && rows.length === 0 && !signal.aborted && Date.now() < deadline) {
+    waited = true;
     // Registered before the second read: a push that commits between the two is not missed.
-    const waiting = waiters.wait(caller.cabinetId, deadline - Date.now(), signal);
+    const waiting = waiters.wait(caller.cabinetId, caller.deviceId, deadline - Date.now(), signal);
     rows = await read();
     if (rows.length > 0) {
       waiting.cancel();
       break;
     }
-    const woken = (await waiting.done) === 'woken';
+    const end = await waiting.done;
+    if (end === 'revoked') throw revokedWhileWaiting();
     rows = await read();
     // A timeout, a client gone or a hub stopping ends the wait; a wake with nothing new (the
     // caller's own push, another cursor's rows, a reconnect of LISTEN) waits again for what is left of it.
-    if (!woken) break;
+    if (end !== 'woken') break;
   }
+  // A revocation whose notification was missed (LISTEN reconnecting) still ends a wait with nothing.
+  if (waited && rows.length > 0 && (await deviceRevoked(deps.sql, caller.deviceId))) throw revokedWhileWaiting();
   const changes = rows.slice(0, pull.limit);
-  const more = rows.length > pull.limit;
-  return {
-    changes,
+  const more = rows.length > pull.limit || cut;
+  return pullAnswer(changes, {
     // With nothing more, every change up to the newest seq read was served or is the caller's own.
     last_seq: more ? (changes[changes.length - 1]?.seq ?? after) : newestSeq,
     more,
     hub_time: hubTime(deps),
-  };
+  });
+}
+
+/**
+ * The pull's JSON, with each change's fields spliced in as PostgreSQL's text of them: a page of up
+ * to 4 MiB is not parsed into objects only to be written out again (half the hub's work on a pull,
+ * and most of what it held in memory).
+ */
+function pullAnswer(changes: readonly StoredChange[], rest: Omit<PullResponse, 'changes'>): string {
+  const items = changes.map(({ fieldsJson, ...change }) => `${JSON.stringify(change).slice(0, -1)},"fields":${fieldsJson}}`);
+  return `{"changes":[${items.join(',')}],${JSON.stringify(rest).slice(1)}`;
+}
+
+function revokedWhileWaiting(): ApiError {
+  return new ApiError('device_revoked', 'This device was revoked on the hub while it waited: nothing more syncs from or to it.');
 }

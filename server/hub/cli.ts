@@ -2,7 +2,8 @@ import type { CliIo } from '../cli/run.js';
 import { parseOptions, print, required } from '../cli/args.js';
 import { UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { listHubCabinets, listHubDevices, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
+import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
+import { listHubCabinets, listHubDevices, resetCabinetProtocol, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
 import { loadHubConfig } from './config.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
@@ -36,18 +37,36 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     case 'invite': {
-      const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' } });
-      const invite = await withHub(v['database-url'], io, (deps) => createInvite(deps, v.cabinet ?? null));
-      const purpose = invite.cabinet_id === null ? 'registers the install’s cabinet on the hub' : `joins the cabinet ${invite.cabinet_id}`;
+      const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' }, 'new-cabinet': { type: 'string' } });
+      const newCabinet = v['new-cabinet'];
+      if ((v.cabinet === undefined) === (newCabinet === undefined)) {
+        throw new UsageError('say which cabinet the code is for: --new-cabinet ID to register an install’s cabinet (its id, as courtier sync status or the console shows it), or --cabinet ID to add an install to a cabinet the hub has');
+      }
+      const target = newCabinet === undefined ? { join: v.cabinet ?? '' } : { register: newCabinet };
+      const invite = await withHub(v['database-url'], io, (deps) => createInvite(deps, target));
+      const purpose =
+        invite.purpose === 'register'
+          ? `registers the cabinet ${invite.cabinet_id} (courtier sync connect on the install that holds it)`
+          : `adds a new install to the cabinet ${invite.cabinet_id} (courtier sync join)`;
       print(io, v.json, invite, `Pairing code: ${invite.code}\nIt ${purpose}; it works once, until ${invite.expires_at}.`);
       return;
     }
     case 'cabinets': {
       const [sub, ...options] = rest;
-      if (sub !== 'list') throw new UsageError(`unknown hub cabinets command "${sub ?? ''}"; use list`);
+      if (sub === 'reset-protocol') {
+        const v = parseOptions(options, { ...HUB_OPTIONS, cabinet: { type: 'string' }, protocol: { type: 'string' } });
+        const cabinetId = required(v, 'cabinet');
+        const protocol = v.protocol === undefined ? SYNC_PROTOCOL_VERSION : Number(v.protocol);
+        // This build's protocol is the hub's: a cabinet never needs one the hub does not speak.
+        if (!Number.isInteger(protocol) || protocol < 1 || protocol > SYNC_PROTOCOL_VERSION) throw new UsageError(`--protocol must be a whole number from 1 to ${SYNC_PROTOCOL_VERSION}`);
+        const reset = await withHub(v['database-url'], io, (deps) => resetCabinetProtocol(deps, cabinetId, protocol));
+        print(io, v.json, reset, `The cabinet ${printable(reset.cabinet_id)} now serves installs speaking sync protocol ${Math.max(1, reset.highest_protocol - 1)} to ${reset.highest_protocol}.`);
+        return;
+      }
+      if (sub !== 'list') throw new UsageError(`unknown hub cabinets command "${sub ?? ''}"; use list or reset-protocol`);
       const v = parseOptions(options, HUB_OPTIONS);
       const cabinets = await withHub(v['database-url'], io, listHubCabinets);
-      print(io, v.json, { cabinets }, cabinets.length ? cabinets.map(describeCabinet).join('\n') : 'No cabinet on this hub yet (courtier hub invite makes a code to register one).');
+      print(io, v.json, { cabinets }, cabinets.length ? cabinets.map(describeCabinet).join('\n') : 'No cabinet on this hub yet (courtier hub invite --new-cabinet ID makes a code to register one).');
       return;
     }
     case 'devices':
@@ -70,13 +89,22 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
   const v = parseOptions(rest, { ...HUB_OPTIONS, device: { type: 'string' } });
   const deviceId = required(v, 'device');
   const device = await withHub(v['database-url'], io, (deps) => revokeHubDevice(deps, deviceId));
-  print(io, v.json, device, `Device ${device.device_id} (${device.name}) of ${device.cabinet_id} revoked at ${device.revoked_at}: its next request is refused.`);
+  print(io, v.json, device, `Device ${device.device_id} (${printable(device.name)}) of ${printable(device.cabinet_id)} revoked at ${device.revoked_at}: its next request is refused.`);
+}
+
+/**
+ * Text a device sent, as the operator's terminal may show it: control characters and direction
+ * marks as \u escapes, so that a name can neither move the cursor nor hide what follows it (pairing
+ * refuses them; a row written before that rule is still shown safely).
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function describeCabinet(c: HubCabinetSummary): string {
-  return `${c.cabinet_id}  ${c.name}  ${c.devices} device(s)  ${c.records} record(s)  last sync ${c.last_sync_at ?? 'never'}`;
+  return `${printable(c.cabinet_id)}  ${printable(c.name)}  ${c.devices} device(s)  ${c.records} record(s)  last sync ${c.last_sync_at ?? 'never'}`;
 }
 
 function describeDevice(d: HubDeviceSummary): string {
-  return `${d.device_id}  ${d.name}  last seen ${d.last_seen_at ?? 'never'}${d.revoked ? '  revoked' : ''}`;
+  return `${d.device_id}  ${printable(d.name)}  last seen ${d.last_seen_at ?? 'never'}${d.revoked ? '  revoked' : ''}`;
 }

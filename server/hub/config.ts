@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { ConfigError, trustProxySchema } from '../config.js';
+import { DEFAULT_HUB_LIMITS, type HubLimits } from './deps.js';
+
+const MB = 1024 * 1024;
 
 /**
  * The hub's configuration: flags win over COURTIER_HUB_* variables. Nothing of the agent's (no data
@@ -14,6 +17,11 @@ const hubConfigSchema = z.object({
   /** Behind a reverse proxy (TLS ends there), its address: the pairing throttle counts per client address. */
   trustProxy: trustProxySchema.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Per cabinet: changes and their fields' megabytes, PDFs and their megabytes (DEFAULT_HUB_LIMITS). */
+  cabinetMaxChanges: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChanges),
+  cabinetMaxChangesMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChangeBytes / MB),
+  cabinetMaxBlobs: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobs),
+  cabinetMaxBlobsMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
 });
 export type HubConfig = z.infer<typeof hubConfigSchema>;
 
@@ -23,7 +31,21 @@ const HUB_ENV: Record<keyof HubConfig, { env: string; flag?: string }> = {
   port: { env: 'COURTIER_HUB_PORT', flag: '--port' },
   trustProxy: { env: 'COURTIER_HUB_TRUST_PROXY', flag: '--trust-proxy' },
   logLevel: { env: 'COURTIER_LOG_LEVEL' },
+  cabinetMaxChanges: { env: 'COURTIER_HUB_CABINET_MAX_CHANGES' },
+  cabinetMaxChangesMb: { env: 'COURTIER_HUB_CABINET_MAX_CHANGES_MB' },
+  cabinetMaxBlobs: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS' },
+  cabinetMaxBlobsMb: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS_MB' },
 };
+
+/** The quotas of the configuration, as the hub's services take them. */
+export function hubLimitsOf(config: HubConfig): Partial<HubLimits> {
+  return {
+    cabinetChanges: config.cabinetMaxChanges,
+    cabinetChangeBytes: config.cabinetMaxChangesMb * MB,
+    cabinetBlobs: config.cabinetMaxBlobs,
+    cabinetBlobBytes: config.cabinetMaxBlobsMb * MB,
+  };
+}
 
 export function loadHubConfig(flags: Partial<Record<keyof HubConfig, string | undefined>>, env: NodeJS.ProcessEnv): HubConfig {
   const raw: Record<string, unknown> = {};

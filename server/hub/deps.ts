@@ -1,5 +1,6 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
+import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import type { Clock } from '../deps.js';
 import type { HubDatabase, HubDb } from './database.js';
 
@@ -14,15 +15,52 @@ export interface HubDeps {
   randomBytes: (size: number) => Buffer;
   /** This build's version, for /healthz and the OpenAPI document. */
   version: string;
+  /** The newest sync protocol this hub speaks (SYNC_PROTOCOL_VERSION; tests play a newer hub). */
+  protocol: number;
+  limits: HubLimits;
 }
 
-export function hubDeps(database: Pick<HubDatabase, 'sql' | 'db'>, version: string, overrides: Partial<Pick<HubDeps, 'clock' | 'randomBytes'>> = {}): HubDeps {
+/**
+ * What one cabinet may store on a shared hub, and what one device may have in progress at once on
+ * one hub process: so that one device (a stolen laptop among them) cannot exhaust the hub for the
+ * other cabinets. Quotas count what the cabinet's devices sent (an erasure does not give bytes back).
+ */
+export interface HubLimits {
+  cabinetChanges: number;
+  cabinetChangeBytes: number;
+  cabinetBlobs: number;
+  cabinetBlobBytes: number;
+  /** Requests of one device in progress at once, long polls included. */
+  deviceRequests: number;
+  /** Long polls (pulls with a wait) of one device at once. */
+  deviceLongPolls: number;
+  /** Pushes and PDF uploads of one device at once: an install sends two batches at a time; its pushes run one after the other anyway. */
+  deviceUploads: number;
+}
+
+export const DEFAULT_HUB_LIMITS: HubLimits = {
+  cabinetChanges: 10_000_000,
+  cabinetChangeBytes: 4 * 1024 ** 3,
+  cabinetBlobs: 200_000,
+  cabinetBlobBytes: 8 * 1024 ** 3,
+  deviceRequests: 8,
+  deviceLongPolls: 2,
+  deviceUploads: 2,
+};
+
+export function hubDeps(
+  database: Pick<HubDatabase, 'sql' | 'db'>,
+  version: string,
+  overrides: Partial<Pick<HubDeps, 'clock' | 'randomBytes' | 'protocol'>> & { limits?: Partial<HubLimits> } = {},
+): HubDeps {
   return {
     sql: database.sql,
     db: database.db,
     clock: overrides.clock ?? { now: () => Date.now() },
     randomBytes: overrides.randomBytes ?? nodeRandomBytes,
     version,
+    protocol: overrides.protocol ?? SYNC_PROTOCOL_VERSION,
+    limits: { ...DEFAULT_HUB_LIMITS, ...overrides.limits },
   };
 }
 

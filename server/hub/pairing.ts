@@ -17,23 +17,47 @@ export const PAIRING_WINDOW_MS = 15 * 60_000;
 
 export interface Invite {
   code: string;
-  cabinet_id: string | null;
+  /** What the code does: join a cabinet the hub has, or register a new cabinet under the id the operator named. */
+  purpose: 'join' | 'register';
+  cabinet_id: string;
   expires_at: string;
 }
 
-/** A new single-use code: to register an install's cabinet (cabinetId null) or to join one. */
-export async function createInvite(deps: HubDeps, cabinetId: string | null): Promise<Invite> {
+/** What a new code is for: joining a cabinet the hub has, or registering the named cabinet of an install. */
+export type InviteTarget = { join: string } | { register: string };
+
+const CABINET_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * A new single-use code, always for one named cabinet: to join it, or to register it. A register
+ * code is bound to the id the operator names (the broker reads it in the console or with courtier
+ * sync status), so whoever holds the code can register that cabinet and no other: cabinet ids are
+ * not secret (they are in signed PDF links), and a code that let the install choose would let
+ * anyone holding one take a victim's id first.
+ */
+export async function createInvite(deps: HubDeps, target: InviteTarget): Promise<Invite> {
   const now = deps.clock.now();
-  if (cabinetId !== null) {
-    const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
-    if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them); without --cabinet the code registers an install's cabinet.`);
+  const cabinetId = 'join' in target ? target.join : target.register;
+  const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
+  if ('join' in target && !cabinet) {
+    throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them); to register a new one, use --new-cabinet ${cabinetId}.`);
+  }
+  if ('register' in target) {
+    if (!CABINET_ID.test(cabinetId)) throw validationError([{ path: 'new-cabinet', message: 'a cabinet id, as the install shows it' }]);
+    if (cabinet) throw new ApiError('cabinet_already_on_hub', `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code made with --cabinet ${cabinetId}.`);
   }
   const code = newPairingCode(deps.randomBytes);
   const expiresAt = new Date(now + INVITE_TTL_MS);
   // Codes long dead are of no use to anyone: cleared as new ones are made.
   await deps.db.delete(hubInvites).where(lt(hubInvites.expiresAt, new Date(now - 24 * 3600_000)));
-  await deps.db.insert(hubInvites).values({ codeHash: pairingCodeHash(code), cabinetId, expiresAt, createdAt: new Date(now) });
-  return { code, cabinet_id: cabinetId, expires_at: expiresAt.toISOString() };
+  await deps.db.insert(hubInvites).values({
+    codeHash: pairingCodeHash(code),
+    cabinetId: 'join' in target ? cabinetId : null,
+    registersCabinetId: 'register' in target ? cabinetId : null,
+    expiresAt,
+    createdAt: new Date(now),
+  });
+  return { code, purpose: 'join' in target ? 'join' : 'register', cabinet_id: cabinetId, expires_at: expiresAt.toISOString() };
 }
 
 interface Attempt {
@@ -46,31 +70,60 @@ interface Attempt {
 /**
  * Trades a code for a device credential. Every attempt is counted against the address first (one
  * atomic upsert, so concurrent guesses from one address cannot slip past the limit on any hub
- * process), and taken back when the code turns out valid: what stays counted are wrong codes.
+ * process), and taken back only when it pairs: a wrong code, and a valid code used for something
+ * it is not for, stay counted.
  */
 export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairResponse> {
   assertStorable({ device_name: attempt.body.device_name, cabinet: attempt.body.cabinet }, 'body');
   const now = deps.clock.now();
-  const windowStart = new Date(Math.floor(now / PAIRING_WINDOW_MS) * PAIRING_WINDOW_MS);
+  const windowStart = currentWindow(now);
   await countAttempt(deps.db, attempt.address, windowStart, now);
   const outcome = await deps.db.transaction(async (tx) => {
     const [invite] = await tx.select().from(hubInvites).where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code))).for('update');
     if (!invite || invite.usedAt !== null || invite.expiresAt.getTime() <= now) return { error: invalidCode() };
+    const joined =
+      invite.registersCabinetId !== null
+        ? await register(tx, invite.registersCabinetId, attempt, now)
+        : invite.cabinetId !== null
+          ? await join(tx, invite.cabinetId, attempt)
+          : { error: invalidCode() };
+    if ('error' in joined) return joined;
     await tx
       .update(hubPairingFailures)
       .set({ count: sql`${hubPairingFailures.count} - 1` })
       .where(and(eq(hubPairingFailures.address, attempt.address), eq(hubPairingFailures.windowStart, windowStart)));
-    const joined = invite.cabinetId === null ? await register(tx, attempt, now) : await join(tx, invite.cabinetId, attempt);
-    if ('error' in joined) return joined;
     const secret = newDeviceSecret(deps.randomBytes);
     const deviceId = newDeviceId(deps.randomBytes);
     await tx.insert(hubDevices).values({ id: deviceId, cabinetId: joined.id, name: attempt.body.device_name, credentialHash: sha256Hex(secret), createdAt: new Date(now) });
     await tx.update(hubInvites).set({ usedAt: new Date(now) }).where(eq(hubInvites.codeHash, invite.codeHash));
     return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, hub_time: hubTime(deps) } };
   });
-  // Refusals after a valid code commit the uncounting, not the code's use: the code still works for the right request.
+  // A refusal after a valid code leaves the code unused: it still works for what it was made for.
   if ('error' in outcome) throw outcome.error;
   return outcome.paired;
+}
+
+function currentWindow(now: number): Date {
+  return new Date(Math.floor(now / PAIRING_WINDOW_MS) * PAIRING_WINDOW_MS);
+}
+
+/**
+ * Whether an address is over the limit already: checked before a pairing body is even read, so
+ * that a client that keeps guessing costs the hub no parsing. The attempt itself is counted by pair().
+ */
+export async function pairingRefusedFrom(deps: HubDeps, address: string): Promise<ApiError | null> {
+  const now = deps.clock.now();
+  const windowStart = currentWindow(now);
+  const [row] = await deps.db
+    .select({ count: hubPairingFailures.count })
+    .from(hubPairingFailures)
+    .where(and(eq(hubPairingFailures.address, address), eq(hubPairingFailures.windowStart, windowStart)));
+  return (row?.count ?? 0) >= PAIRING_ATTEMPTS_PER_WINDOW ? tooManyAttempts(windowStart, now) : null;
+}
+
+function tooManyAttempts(windowStart: Date, now: number): ApiError {
+  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + PAIRING_WINDOW_MS - now) / 1000));
+  return new ApiError('too_many_pairing_attempts', `Too many wrong pairing codes from this address; try again in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
 }
 
 function invalidCode(): ApiError {
@@ -86,17 +139,17 @@ async function countAttempt(db: HubDb, address: string, windowStart: Date, now: 
     .onConflictDoUpdate({ target: [hubPairingFailures.address, hubPairingFailures.windowStart], set: { count: sql`${hubPairingFailures.count} + 1` } })
     .returning({ count: hubPairingFailures.count });
   if ((row?.count ?? 0) <= PAIRING_ATTEMPTS_PER_WINDOW) return;
-  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + PAIRING_WINDOW_MS - now) / 1000));
-  throw new ApiError('too_many_pairing_attempts', `Too many wrong pairing codes from this address; try again in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+  throw tooManyAttempts(windowStart, now);
 }
 
 type Tx = Parameters<Parameters<HubDb['transaction']>[0]>[0];
 type Joined = { id: string; name: string } | { error: ApiError };
 
-/** A code made without --cabinet: the install brings its cabinet, which must be new to the hub. */
-async function register(tx: Tx, attempt: Attempt, now: number): Promise<Joined> {
+/** A code made with --new-cabinet: the install brings that very cabinet, new to the hub. */
+async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number): Promise<Joined> {
   const cabinet = attempt.body.cabinet;
-  if (!cabinet) return { error: validationError([{ path: 'body.cabinet', message: 'this code registers a cabinet: send the install’s cabinet {id, name}' }]) };
+  if (!cabinet) return { error: validationError([{ path: 'body.cabinet', message: 'this code registers a cabinet: send the install’s cabinet {id, name} (courtier sync connect)' }]) };
+  if (cabinet.id !== cabinetId) return { error: new ApiError('invalid_pairing_code', 'This pairing code was made for another cabinet; ask the hub’s operator for a code made for yours.') };
   const tooOld = protocolRefusal(attempt.protocol, 1);
   if (tooOld) return { error: tooOld };
   const created = await tx
@@ -105,15 +158,21 @@ async function register(tx: Tx, attempt: Attempt, now: number): Promise<Joined> 
     .onConflictDoNothing()
     .returning({ id: hubCabinets.id });
   if (created.length === 0) {
-    return { error: new ApiError('cabinet_already_on_hub', `The cabinet ${cabinet.id} is already on this hub: join it with a code made with --cabinet ${cabinet.id}.`) };
+    return { error: new ApiError('cabinet_already_on_hub', `A cabinet with the id ${cabinet.id} is already on this hub; nothing was paired. Ask the hub’s operator, who alone can tell whether it is yours.`) };
   }
   return { id: cabinet.id, name: cabinet.name };
 }
 
-/** A code made with --cabinet: the install joins that cabinet (or names the same one). */
+/** A code made with --cabinet: a new install joins that cabinet (courtier sync join, which sends no cabinet). */
 async function join(tx: Tx, cabinetId: string, attempt: Attempt): Promise<Joined> {
-  if (attempt.body.cabinet && attempt.body.cabinet.id !== cabinetId) {
-    return { error: validationError([{ path: 'body.cabinet', message: 'this code joins another cabinet: leave cabinet out to join it' }]) };
+  // An install that brings a cabinet of its own (sync connect) would upload it into the code's cabinet.
+  if (attempt.body.cabinet) {
+    return {
+      error: new ApiError(
+        'pairing_code_joins',
+        'This code joins a cabinet the hub already has: use it with courtier sync join on a new install. Connecting this install’s own cabinet needs a code made for it with courtier hub invite --new-cabinet.',
+      ),
+    };
   }
   const [cabinet] = await tx
     .update(hubCabinets)

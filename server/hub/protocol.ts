@@ -12,13 +12,24 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** X-Courtier-Sync-Protocol: required, a whole number. */
-export function readProtocol(headers: IncomingHttpHeaders): number {
+/**
+ * X-Courtier-Sync-Protocol: required, a whole number, and none this hub does not speak itself: a
+ * cabinet's newest protocol rises with what its devices say, and one device saying a protocol from
+ * the future would otherwise shut every other install of the cabinet out for good.
+ */
+export function readProtocol(headers: IncomingHttpHeaders, hubProtocol: number): number {
   const text = headerValue(headers, SYNC_PROTOCOL_HEADER)?.trim();
   if (text === undefined || !/^-?\d{1,9}$/.test(text)) {
     throw validationError([{ path: 'header.X-Courtier-Sync-Protocol', message: 'required: the install’s sync protocol version, a whole number' }]);
   }
-  return Number(text);
+  const protocol = Number(text);
+  if (protocol > hubProtocol) {
+    throw new ApiError('sync_protocol_unsupported', `This install speaks sync protocol ${protocol}; this hub speaks up to ${hubProtocol}. Update the hub.`, {
+      protocol,
+      hub_protocol: hubProtocol,
+    });
+  }
+  return protocol;
 }
 
 /**

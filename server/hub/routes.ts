@@ -19,9 +19,12 @@ import { readBlob, storeBlob } from './blobs.js';
 import { pullChanges as pull, pushChanges as push } from './changes.js';
 import { hubTime, type HubDeps } from './deps.js';
 import { callerOf } from './devices.js';
-import { pair } from './pairing.js';
+import { pair, pairingRefusedFrom } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
 import type { ChangeWaiters } from './waiters.js';
+
+/** A pairing request is a code, a device name and a cabinet's id and name: a few hundred bytes. */
+const MAX_PAIR_BYTES = 4 * 1024;
 
 /** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -34,12 +37,21 @@ function clientGone(reply: FastifyReply): AbortSignal {
 
 /** The hub's routes, each from its line in shared/sync-protocol.ts. */
 export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps: HubDeps; waiters: ChangeWaiters }): Promise<void> {
-  registerEndpoint(app, pairDevice, async (request) =>
-    respond(201, await pair(deps, { body: request.body, protocol: readProtocol(request.headers), address: request.ip })),
+  registerEndpoint(
+    app,
+    pairDevice,
+    async (request) => respond(201, await pair(deps, { body: request.body, protocol: readProtocol(request.headers, deps.protocol), address: request.ip })),
+    {
+      // Anyone may call it: a small body only, and an address over its limit is refused before the body is read.
+      bodyLimit: MAX_PAIR_BYTES,
+      onRequest: (request, _reply, done) => {
+        pairingRefusedFrom(deps, request.ip).then((refused) => done(refused ?? undefined), done);
+      },
+    },
   );
 
   registerEndpoint(app, pushChanges, (request) =>
-    push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers), deviceTime: readDeviceTime(request.headers) }),
+    push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }),
   );
 
   registerEndpoint(app, leaveHub, async (request) => {
@@ -48,7 +60,10 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
     return { device_id: left.device_id, revoked_at: left.revoked_at, hub_time: hubTime(deps) };
   });
 
-  registerEndpoint(app, pullChanges, (request, reply) => pull(deps, waiters, callerOf(request), { ...request.query, protocol: readProtocol(request.headers) }, clientGone(reply)));
+  registerEndpoint(app, pullChanges, async (request, reply) => {
+    const answer = await pull(deps, waiters, callerOf(request), { ...request.query, protocol: readProtocol(request.headers, deps.protocol) }, clientGone(reply));
+    return reply.type('application/json; charset=utf-8').send(answer);
+  });
 
   await app.register(async (blobs) => {
     // Raw bytes for these routes only (elsewhere they are 415), up to a PDF's limit, above the JSON one.

@@ -18,6 +18,11 @@ export const hubCabinets = pgTable('hub_cabinets', {
   nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(1),
   /** The newest sync protocol a device of this cabinet spoke; one below it is still served. */
   highestProtocol: integer('highest_protocol').notNull(),
+  /** What the cabinet's devices stored, for its quotas: changes, their fields' bytes, PDFs and their bytes. */
+  changesCount: bigint('changes_count', { mode: 'number' }).notNull().default(0),
+  changesBytes: bigint('changes_bytes', { mode: 'number' }).notNull().default(0),
+  blobsCount: bigint('blobs_count', { mode: 'number' }).notNull().default(0),
+  blobsBytes: bigint('blobs_bytes', { mode: 'number' }).notNull().default(0),
   createdAt: time('created_at').notNull(),
 });
 
@@ -45,8 +50,10 @@ export const hubInvites = pgTable(
   {
     /** SHA-256 (hex) of the normalised code: a leaked table gives no usable code. */
     codeHash: text('code_hash').primaryKey(),
-    /** Null: the code registers the install's cabinet; else it joins this one. */
+    /** A code that joins a cabinet the hub has: that cabinet. */
     cabinetId: text('cabinet_id').references(() => hubCabinets.id),
+    /** A code that registers a new cabinet: the id the operator named; the install must bring that very cabinet. */
+    registersCabinetId: text('registers_cabinet_id'),
     expiresAt: time('expires_at').notNull(),
     usedAt: time('used_at'),
     createdAt: time('created_at').notNull(),
@@ -81,6 +88,8 @@ export const hubChanges = pgTable(
     op: text('op').notNull(),
     hlc: text('hlc').notNull(),
     fields: jsonb('fields').$type<Record<string, unknown>>().notNull(),
+    /** The fields' size as JSON in UTF-8, as received: a pull page stops at a number of bytes without reading the fields. */
+    bytes: integer('bytes').notNull().default(0),
     receivedAt: time('received_at').notNull(),
   },
   (t) => [

@@ -1,7 +1,7 @@
 import { createLogger } from '../logging.js';
 import { packageVersion } from '../paths.js';
 import { buildHubApp } from './app.js';
-import type { HubConfig } from './config.js';
+import { hubLimitsOf, type HubConfig } from './config.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps } from './deps.js';
 
@@ -13,7 +13,7 @@ import { hubDeps } from './deps.js';
 export async function serveHub(config: HubConfig): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const database = await openHubDatabase(config.databaseUrl);
-  const deps = hubDeps(database, packageVersion());
+  const deps = hubDeps(database, packageVersion(), { limits: hubLimitsOf(config) });
   const app = await buildHubApp(deps, { logger, trustProxy: config.trustProxy }).catch(async (err: unknown) => {
     await database.close();
     throw err;

@@ -9,8 +9,20 @@ import type { PulledChange, SyncChange, SyncedKind } from '../../shared/sync-pro
  * driver's own json serializer (which drizzle replaces on the shared client) never sees them.
  */
 
-/** The NOTIFY channel; its payload is the cabinet id. */
+/** The NOTIFY channel of pushes; its payload is the cabinet id. */
 export const CHANGES_CHANNEL = 'hub_changes';
+/** The NOTIFY channel of revocations; its payload is the device id. */
+export const DEVICES_CHANNEL = 'hub_devices';
+
+export async function notifyRevoked(sql: Sql, deviceId: string): Promise<void> {
+  await sql`SELECT pg_notify(${DEVICES_CHANNEL}, ${deviceId})`;
+}
+
+/** Whether the device was revoked since its request was authenticated (a long poll checks before it answers). */
+export async function deviceRevoked(sql: Sql, deviceId: string): Promise<boolean> {
+  const [row] = await sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
+  return row?.revoked ?? true;
+}
 
 export interface LockedDevice {
   lastNumber: number;
@@ -31,13 +43,20 @@ export async function lockDevice(tx: TransactionSql, cabinetId: string, deviceId
  * a reader that has seen seq n can never later find a seq below n appear (a sequence or bigserial
  * hands numbers out at insert time, and concurrent transactions commit out of that order).
  */
-export async function allocateSeqs(tx: TransactionSql, cabinetId: string, count: number, protocol: number): Promise<{ firstSeq: number; highestProtocol: number }> {
-  const [row] = await tx<{ first_seq: string; highest_protocol: number }[]>`
-    UPDATE hub_cabinets SET next_seq = next_seq + ${count}, highest_protocol = GREATEST(highest_protocol, ${protocol}::int)
+export async function allocateSeqs(
+  tx: TransactionSql,
+  cabinetId: string,
+  count: number,
+  bytes: number,
+  protocol: number,
+): Promise<{ firstSeq: number; highestProtocol: number; changesCount: number; changesBytes: number }> {
+  const [row] = await tx<{ first_seq: string; highest_protocol: number; changes_count: string; changes_bytes: string }[]>`
+    UPDATE hub_cabinets SET next_seq = next_seq + ${count}, highest_protocol = GREATEST(highest_protocol, ${protocol}::int),
+      changes_count = changes_count + ${count}, changes_bytes = changes_bytes + ${bytes}
     WHERE id = ${cabinetId}
-    RETURNING next_seq - ${count} AS first_seq, highest_protocol`;
+    RETURNING next_seq - ${count} AS first_seq, highest_protocol, changes_count, changes_bytes`;
   if (!row) throw new Error(`cabinet ${cabinetId} vanished during a push`);
-  return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol };
+  return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol, changesCount: Number(row.changes_count), changesBytes: Number(row.changes_bytes) };
 }
 
 export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: number): Promise<void> {
@@ -58,19 +77,22 @@ export async function erasedRecords(tx: TransactionSql, cabinetId: string, chang
   return new Set(rows.map((r) => recordKey(r.kind, r.record_id)));
 }
 
+/** A change to store, with the size of its fields as received. */
+export type SizedChange = SyncChange & { bytes: number };
+
 /** One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. */
-export async function insertChanges(tx: TransactionSql, cabinetId: string, deviceId: string, firstSeq: number, receivedAt: string, changes: readonly SyncChange[]): Promise<void> {
-  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+export async function insertChanges(tx: TransactionSql, cabinetId: string, deviceId: string, firstSeq: number, receivedAt: string, changes: readonly SizedChange[]): Promise<void> {
+  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields, bytes: c.bytes })));
   await tx`
-    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, received_at)
-    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, ${receivedAt}::timestamptz
-    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)`;
+    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
+    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, r.bytes, ${receivedAt}::timestamptz
+    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb, bytes int)`;
 }
 
 /** Erasures among seqs [fromSeq, toSeq] empty the fields of every earlier change of their record. */
 export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<number> {
   const result = await tx`
-    UPDATE hub_changes h SET fields = '{}'::jsonb
+    UPDATE hub_changes h SET fields = '{}'::jsonb, bytes = 2
     FROM (
       SELECT kind, record_id, max(seq) AS seq FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq} AND op = 'erase'
@@ -89,32 +111,43 @@ export async function notifyChanges(tx: TransactionSql, cabinetId: string): Prom
   await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${cabinetId})`;
 }
 
+/** A change as a pull serves it, its fields still the JSON text PostgreSQL holds: the hub never looks inside them. */
+export type StoredChange = Omit<PulledChange, 'fields'> & { fieldsJson: string };
+
 export interface ChangesRead {
-  /** Other devices' changes after the seq, in seq order, at most the limit asked for. */
-  rows: PulledChange[];
+  /** Other devices' changes after the seq, in seq order, at most the limit asked for and about maxBytes of fields. */
+  rows: StoredChange[];
+  /** Whether changes were left out to stay under maxBytes (there is more after the last row). */
+  cut: boolean;
   /** The cabinet's newest committed seq when they were read. */
   newestSeq: number;
 }
 
 /**
  * Other devices' changes after a seq, in seq order, at most `limit` (the caller asks one more than
- * it serves, to tell whether more wait), and the newest seq of the cabinet, read in one statement
- * (one snapshot): since seqs commit in order, every change up to that seq is visible to it, so a
+ * it serves, to tell whether more wait) and no more once their fields reach `maxBytes` (the first
+ * always comes, whatever its size), and the newest seq of the cabinet, read in one statement (one
+ * snapshot): since seqs commit in order, every change up to that seq is visible to it, so a
  * reader may move its cursor past the caller's own changes up to there without skipping anything.
+ * The sizes are the stored `bytes`, so the fields of changes left out are never read.
  * A device never needs its own changes back: it holds them.
  */
-export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number): Promise<ChangesRead> {
-  const rows = await sql<{ seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: Record<string, unknown>; newest: string }[]>`
+export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number): Promise<ChangesRead> {
+  const rows = await sql<
+    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: string; newest: string; listed: number }[]
+  >`
     WITH newest AS (SELECT coalesce(max(seq), 0) AS seq FROM hub_changes WHERE cabinet_id = ${cabinetId}),
-    page AS (
-      SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
+    listed AS (
+      SELECT seq, sum(bytes) OVER (ORDER BY seq) - bytes AS before FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq > ${after} AND device_id <> ${callerDeviceId}
       ORDER BY seq LIMIT ${limit}
-    )
-    SELECT page.*, newest.seq AS newest FROM newest LEFT JOIN page ON true ORDER BY page.seq`;
+    ),
+    kept AS (SELECT seq FROM listed WHERE before < ${maxBytes} OR seq = (SELECT min(seq) FROM listed))
+    SELECT h.seq, h.device_id, h.kind, h.record_id, h.op, h.hlc, h.fields::text AS fields, newest.seq AS newest, (SELECT count(*)::int FROM listed) AS listed
+    FROM newest LEFT JOIN (kept JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.seq = kept.seq) ON true ORDER BY h.seq`;
   const newestSeq = Number(rows[0]?.newest ?? 0);
   const changes = rows.flatMap((r) =>
-    r.seq === null ? [] : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fields: r.fields }],
+    r.seq === null ? [] : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fieldsJson: r.fields }],
   );
-  return { rows: changes, newestSeq };
+  return { rows: changes, cut: changes.length < (rows[0]?.listed ?? 0), newestSeq };
 }

@@ -1,10 +1,13 @@
 /** The hub's lines of `courtier --help`, apart from its commands so that the help loads no PostgreSQL driver. */
 export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-proxy ADDRS]
         Run a sync hub until SIGINT/SIGTERM (any number of hub processes may share the database).
-  hub invite [--cabinet ID] [--json]
-        A single-use pairing code (15 minutes): without --cabinet it registers the install's cabinet, with it joins that cabinet.
+  hub invite (--new-cabinet ID | --cabinet ID) [--json]
+        A single-use pairing code (15 minutes) for one cabinet: --new-cabinet registers that cabinet of an
+        install (sync connect), --cabinet adds a new install to a cabinet the hub has (sync join).
   hub cabinets list [--json]
         Cabinets with their active devices, records synced and last sync.
+  hub cabinets reset-protocol --cabinet ID [--protocol N] [--json]
+        Serve the cabinet's installs from protocol N (default: this hub's) again, after a rollback.
   hub devices list --cabinet ID [--json]
   hub devices revoke --device ID [--json]
 

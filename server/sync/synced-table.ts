@@ -1,7 +1,7 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
-import type { SyncedKind } from '../../shared/sync-protocol.js';
+import { changeRuleBroken, type SyncedKind } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
@@ -15,7 +15,7 @@ export interface ApplyContext {
 }
 
 /** A pulled change as a kind's rules see it. */
-export interface PulledRecordChange {
+interface PulledRecordChange {
   op: 'upsert' | 'erase';
   recordId: string;
   fields: ChangeFields;
@@ -28,7 +28,7 @@ export interface Refusal {
 }
 
 /** The first problems zod found, as one line. */
-export function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || 'fields'}: ${issue.message}`)
@@ -76,7 +76,7 @@ export interface SyncedTableOptions<T extends TableWithId> {
   local?: readonly (keyof T['$inferSelect'])[];
   /** The synced columns by SQL name, as SQLite stores them: what a pulled creation must match (an edit, some of them). */
   fields: z.ZodObject;
-  /** The fields an erasure may carry (the tombstone's); without it, the kind is never erased. */
+  /** The fields an erasure carries (the tombstone's), when not the whole row (the protocol says which kinds are erased: changeRuleBroken). */
   erasure?: z.ZodObject;
   /** The kind's own rule on a pulled change, after the fields passed (jobs: never one this install runs). */
   accepts?: (orm: Orm, cabinetId: string, change: PulledRecordChange & { held: boolean }) => Refusal | null;
@@ -109,13 +109,14 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
     kind,
     refusal(orm, cabinetId, change) {
       if (!storedIdOk(change.recordId)) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
-      if (change.op === 'erase' && !options.erasure) return { reason: 'operation_refused', message: `${kind} records are never erased` };
+      const broken = changeRuleBroken({ kind, op: change.op, fields: change.fields });
+      if (broken) return { reason: 'operation_refused', message: broken };
       const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
       if (holder && holder.cabinet !== cabinetId) return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };
       const fields = known(change.fields);
       // An upsert the hub emptied (the record was erased since): nothing to write, nothing to check.
       if (Object.keys(fields).length === 0 && change.op === 'upsert') return null;
-      const schema = change.op === 'erase' ? (options.erasure as z.ZodObject) : holder ? editable : options.fields;
+      const schema = change.op === 'erase' ? (options.erasure ?? options.fields) : holder ? editable : options.fields;
       const checked = schema.safeParse(fields);
       if (!checked.success) return { reason: 'invalid_fields', message: `${kind} ${change.op === 'erase' ? 'erasure' : holder ? 'edit' : 'creation'} refused: ${describeIssues(checked.error)}` };
       return options.accepts?.(orm, cabinetId, { ...change, held: holder !== undefined }) ?? null;

@@ -3,7 +3,7 @@ import { createLogger } from '../../server/logging.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { openHubDatabase, type HubDatabase } from '../../server/hub/database.js';
 import { hubDeps, type HubDeps } from '../../server/hub/deps.js';
-import { createInvite } from '../../server/hub/pairing.js';
+import { createInvite, type InviteTarget } from '../../server/hub/pairing.js';
 import type { Clock } from '../../server/deps.js';
 
 export interface ListeningHub {
@@ -13,7 +13,7 @@ export interface ListeningHub {
   /** http://127.0.0.1:<port> */
   url: string;
   /** A pairing code: to register a cabinet (null) or to join one. */
-  invite(cabinetId: string | null): Promise<string>;
+  invite(target: InviteTarget): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -30,7 +30,7 @@ export async function startListeningHub(databaseUrl: string, options: { clock?: 
     deps,
     database,
     url: `http://127.0.0.1:${port}`,
-    invite: async (cabinetId) => (await createInvite(deps, cabinetId)).code,
+    invite: async (target) => (await createInvite(deps, target)).code,
     async close() {
       await app.close();
       await database.close();

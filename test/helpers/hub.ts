@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { formatHlc, pairDevice, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { formatHlc, pairDevice, parseHlc, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { pathTo } from '../../shared/endpoint.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { connectHub, migrateHub, type HubDatabase } from '../../server/hub/database.js';
-import { hubDeps, type HubDeps } from '../../server/hub/deps.js';
+import { hubDeps, type HubDeps, type HubLimits } from '../../server/hub/deps.js';
 import { createInvite } from '../../server/hub/pairing.js';
 import { createLogger } from '../../server/logging.js';
 import type { TestPostgres } from './postgres.js';
@@ -26,12 +26,12 @@ export interface TestHub {
  * A hub app. Without databaseUrl, a fresh database; with one, another hub "process" on the same
  * database (its own connections, its own LISTEN, its own long polls).
  */
-export async function startHub(pg: TestPostgres, options: { databaseUrl?: string; clock?: TestClock } = {}): Promise<TestHub> {
+export async function startHub(pg: TestPostgres, options: { databaseUrl?: string; clock?: TestClock; protocol?: number; limits?: Partial<HubLimits> } = {}): Promise<TestHub> {
   const databaseUrl = options.databaseUrl ?? (await pg.createDatabase());
   const database = connectHub(databaseUrl, { max: 12 });
   await migrateHub(database.sql);
   const clock = options.clock ?? testClock(Date.now());
-  const deps = hubDeps(database, '0.0.0-test', { clock });
+  const deps = hubDeps(database, '0.0.0-test', { clock, ...(options.protocol ? { protocol: options.protocol } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -70,7 +70,7 @@ export interface TestDevice extends PairResponse {
 
 /** Pairs a device: registers the cabinet (first device) or joins it. */
 export async function pairTestDevice(hub: TestHub, cabinet: { id: string; name?: string }, options: { join?: boolean; name?: string; address?: string } = {}): Promise<TestDevice> {
-  const invite = await createInvite(hub.deps, options.join ? cabinet.id : null);
+  const invite = await createInvite(hub.deps, options.join ? { join: cabinet.id } : { register: cabinet.id });
   const body = { code: invite.code, device_name: options.name ?? 'poste', ...(options.join ? {} : { cabinet: { id: cabinet.id, name: cabinet.name ?? `Cabinet ${cabinet.id}` } }) };
   const res = await hub.app.inject({
     method: 'POST',
@@ -95,6 +95,14 @@ export function change(number: number, clockMs: number, overrides: Partial<SyncC
     fields: { last_name: `Nom ${number}` },
     ...overrides,
   };
+}
+
+/** The batch as its device stamps it: the clock's device part is the device's id (the hub checks it); a clock stamped otherwise on purpose stays. */
+export function stampedBy(device: { device_id: string }, batch: SyncChange[]): SyncChange[] {
+  return batch.map((c) => {
+    const hlc = parseHlc(c.hlc);
+    return hlc.device === 'test-device' ? { ...c, hlc: formatHlc({ ...hlc, device: device.device_id }) } : c;
+  });
 }
 
 export function changes(from: number, count: number, clockMs: number, overrides: Partial<SyncChange> = {}): SyncChange[] {

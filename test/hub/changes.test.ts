@@ -3,14 +3,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { DEVICE_TIME_HEADER, formatHlc, HUB_TIME_HEADER, MAX_CLOCK_AHEAD_MS, pullChanges, pushChanges, SYNC_PROTOCOL_HEADER, type PulledChange, type SyncChange } from '../../shared/sync-protocol.js';
-import { change, changes, pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { change, changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 let pg: TestPostgres;
 let hub: TestHub;
 beforeAll(async () => {
   pg = await startTestPostgres();
-  hub = await startHub(pg);
+  // A hub that speaks protocols up to 3, to see two versions of installs side by side.
+  hub = await startHub(pg, { protocol: 3 });
 });
 afterAll(async () => {
   await hub.close();
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 function push(device: TestDevice, batch: SyncChange[], headers: Record<string, string> = {}) {
-  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { ...device.headers, ...headers }, body: { changes: batch } });
+  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { ...device.headers, ...headers }, body: { changes: stampedBy(device, batch) } });
 }
 
 async function pull(device: TestDevice, query: { after?: number; limit?: number; wait?: number } = {}, headers: Record<string, string> = {}) {
@@ -202,7 +203,7 @@ describe('pull', () => {
       'aclient', 'aclient', 'aclient', 'bdevis', 'bdevis', 'bdevis', 'bdevis', 'acontract', 'acontract',
     ]);
     expect(body).toMatchObject({ last_seq: 9, more: false });
-    expect(body.changes[0]).toEqual({ seq: 1, device_id: a!.device_id, kind: 'client', record_id: 'client-1', op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: 'test-device' }), fields: { last_name: 'Nom 1' } });
+    expect(body.changes[0]).toEqual({ seq: 1, device_id: a!.device_id, kind: 'client', record_id: 'client-1', op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: a!.device_id }), fields: { last_name: 'Nom 1' } });
 
     const seen: number[] = [];
     let after = 0;
@@ -274,7 +275,7 @@ describe('erasure', () => {
     await push(b!, [change(1, now, { ...record, fields: { phone: '0601020304' } })]);
     // The same id under another kind is another record.
     await push(b!, [change(2, now, { kind: 'devis', record_id: 'client-erased', fields: { premium: 100 } })]);
-    await push(a!, [change(3, now, { ...record, op: 'erase', fields: { last_name: '[effacé]' } })]);
+    await push(a!, [change(3, now, { ...record, op: 'erase', fields: { last_name: null, email: null, erased_at: now } })]);
     // A device that had not heard of the erasure yet edits the record; in the same batch, another record.
     await push(b!, [change(3, now - 60_000, { ...record, fields: { phone: '0699999999' } }), change(4, now, { record_id: 'client-other', fields: { last_name: 'Autre' } })]);
     const pulled = (await pull(reader!, { limit: 100 })).json<{ changes: PulledChange[] }>().changes;
@@ -284,7 +285,7 @@ describe('erasure', () => {
       ['client', 'client-kept', 'upsert', { last_name: 'Nom 2' }],
       ['client', 'client-erased', 'upsert', {}],
       ['devis', 'client-erased', 'upsert', { premium: 100 }],
-      ['client', 'client-erased', 'erase', { last_name: '[effacé]' }],
+      ['client', 'client-erased', 'erase', { last_name: null, email: null, erased_at: now }],
       ['client', 'client-erased', 'upsert', {}],
       ['client', 'client-other', 'upsert', { last_name: 'Autre' }],
     ]);
@@ -298,12 +299,12 @@ describe('erasure', () => {
     const r = { record_id: 'client-batch' };
     await push(a!, [
       change(1, now, { ...r, fields: { last_name: 'Avant' } }),
-      change(2, now, { ...r, op: 'erase', fields: {} }),
+      change(2, now, { ...r, op: 'erase', fields: { erased_at: now } }),
       change(3, now, { ...r, fields: { last_name: 'Après' } }),
       change(4, now, { record_id: 'client-x', fields: { last_name: 'X' } }),
     ]);
     const pulled = (await pull(reader!)).json<{ changes: PulledChange[] }>().changes;
-    expect(pulled.map((c) => c.fields)).toEqual([{}, {}, {}, { last_name: 'X' }]);
+    expect(pulled.map((c) => c.fields)).toEqual([{}, { erased_at: now }, {}, { last_name: 'X' }]);
   });
 });
 

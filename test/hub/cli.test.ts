@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { getHubHealth, pairDevice, pullChanges, pushChanges, type PairResponse, type PullResponse } from '../../shared/sync-protocol.js';
 import { runCourtier, startHubServeProcess } from '../helpers/cli.js';
-import { changes, PROTOCOL } from '../helpers/hub.js';
+import { changes, PROTOCOL, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** The hub's commands through the built binary (`npm run build` first), as an operator runs them. */
@@ -32,7 +32,7 @@ async function stop(child: ChildProcess): Promise<number | null> {
 
 describe('courtier hub', () => {
   it('says what is wrong: no database URL, a database it cannot reach, an unknown cabinet', async () => {
-    const noUrl = await runCourtier(['hub', 'invite', '--json'], { env: { COURTIER_HUB_DATABASE_URL: '' } });
+    const noUrl = await runCourtier(['hub', 'invite', '--new-cabinet', 'cab-x', '--json'], { env: { COURTIER_HUB_DATABASE_URL: '' } });
     expect(noUrl.code).toBe(2);
     expect(JSON.parse(noUrl.stdout)).toMatchObject({ error: 'usage', message: expect.stringContaining('--database-url (COURTIER_HUB_DATABASE_URL)') });
 
@@ -46,6 +46,12 @@ describe('courtier hub', () => {
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found' });
     expect((await runCourtier(['hub', 'devices', 'revoke', '--json', '--database-url', url])).code).toBe(2);
+    // A code is always for a named cabinet: neither or both of --new-cabinet and --cabinet is a usage error.
+    for (const args of [[], ['--new-cabinet', 'cab-a', '--cabinet', 'cab-b']]) {
+      const unnamed = await runCourtier(['hub', 'invite', ...args, '--database-url', url]);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.stderr).toContain('say which cabinet the code is for');
+    }
     expect((await runCourtier(['hub', 'frobnicate', '--database-url', url])).code).toBe(2);
   });
 
@@ -63,18 +69,18 @@ describe('courtier hub', () => {
         });
       expect(await (await call(a.url, pathTo(getHubHealth))).json()).toMatchObject({ status: 'ok' });
 
-      const register = await hubJson<{ code: string; cabinet_id: null; expires_at: string }>(['invite'], env);
-      expect(register.cabinet_id).toBeNull();
+      const register = await hubJson<{ code: string; purpose: string; cabinet_id: string; expires_at: string }>(['invite', '--new-cabinet', 'cab-cli'], env);
+      expect(register).toMatchObject({ purpose: 'register', cabinet_id: 'cab-cli' });
       const first = (await (await call(a.url, pathTo(pairDevice), { method: 'POST', headers: PROTOCOL, body: { code: register.code, device_name: 'Accueil', cabinet: { id: 'cab-cli', name: 'Cabinet CLI' } } })).json()) as PairResponse;
-      const join = await hubJson<{ code: string; cabinet_id: string }>(['invite', '--cabinet', 'cab-cli', '--database-url', url]);
-      expect(join.cabinet_id).toBe('cab-cli');
+      const join = await hubJson<{ code: string; purpose: string; cabinet_id: string }>(['invite', '--cabinet', 'cab-cli', '--database-url', url]);
+      expect(join).toMatchObject({ purpose: 'join', cabinet_id: 'cab-cli' });
       const second = (await (await call(b.url, pathTo(pairDevice), { method: 'POST', headers: PROTOCOL, body: { code: join.code, device_name: 'Direction' } })).json()) as PairResponse;
       const auth = (p: PairResponse) => ({ authorization: `Bearer ${p.device_secret}`, ...PROTOCOL });
 
       // A long poll on process A is answered by a push through process B.
       const waiting = call(a.url, pathTo(pullChanges, {}, { after: 0, wait: 20 }), { headers: auth(first) });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const pushed = await call(b.url, pathTo(pushChanges), { method: 'POST', headers: auth(second), body: { changes: changes(1, 4, Date.now()) } });
+      const pushed = await call(b.url, pathTo(pushChanges), { method: 'POST', headers: auth(second), body: { changes: stampedBy(second, changes(1, 4, Date.now())) } });
       expect(await pushed.json()).toMatchObject({ acknowledged_number: 4 });
       expect(((await (await waiting).json()) as PullResponse).changes.map((c) => c.seq)).toEqual([1, 2, 3, 4]);
       for (const [i, base] of [a.url, b.url, a.url, b.url].entries()) {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { pullChanges, pushChanges, type PulledChange, type PullResponse } from '../../shared/sync-protocol.js';
-import { changes, pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 let pg: TestPostgres;
@@ -21,7 +21,7 @@ async function write(hubs: TestHub[], device: TestDevice, rows: number, seed: nu
   while (next <= rows) {
     const size = Math.min(rows - next + 1, 1 + ((seed * 7 + next) % 7));
     const hub = hubs[turn++ % hubs.length]!;
-    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: changes(next, size, hub.clock.now()).map((c) => ({ ...c, record_id: `r-${seed}-${c.number}` })) } });
+    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, changes(next, size, hub.clock.now()).map((c) => ({ ...c, record_id: `r-${seed}-${c.number}` }))) } });
     expect(res.statusCode, res.body).toBe(200);
     next += size;
   }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { pullChanges, pushChanges, type PullResponse } from '../../shared/sync-protocol.js';
 import { revokeHubDevice } from '../../server/hub/admin.js';
-import { changes, pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** Two hub apps on one database, each with its own connections and LISTEN: two hub processes. */
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 function push(hub: TestHub, device: TestDevice, from: number, count: number) {
-  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: changes(from, count, hub.clock.now()) } });
+  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, changes(from, count, hub.clock.now())) } });
 }
 
 function pull(hub: TestHub, device: TestDevice, query: { after?: number; wait?: number }) {

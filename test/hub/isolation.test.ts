@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { getBlob, pullChanges, pushChanges, putBlob, type PullResponse } from '../../shared/sync-protocol.js';
-import { changes, pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -28,7 +28,7 @@ beforeAll(async () => {
   readerOfA = await pairTestDevice(hub, { id: 'cab-a' }, { join: true, name: 'lecteur A' });
   readerOfB = await pairTestDevice(hub, { id: 'cab-b' }, { join: true, name: 'lecteur B' });
   const now = hub.clock.now();
-  expect((await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: b.headers, body: { changes: changes(1, 5, now, { record_id: 'secret-of-b' }) } })).statusCode).toBe(200);
+  expect((await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: b.headers, body: { changes: stampedBy(b, changes(1, 5, now, { record_id: 'secret-of-b' })) } })).statusCode).toBe(200);
   expect((await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: shaOfB }), headers: { ...b.headers, 'content-type': 'application/octet-stream' }, payload: pdfOfB })).statusCode).toBe(200);
 });
 afterAll(async () => {
@@ -53,7 +53,7 @@ describe('cabinet isolation', () => {
   });
 
   it('push: a device of A writes into A only, with A’s own seqs and numbers', async () => {
-    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: changes(1, 2, hub.clock.now(), { record_id: 'secret-of-b' }) } });
+    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: stampedBy(a, changes(1, 2, hub.clock.now(), { record_id: 'secret-of-b' })) } });
     expect(res.json().acknowledged_number).toBe(2);
     expect((await pulled(readerOfA)).changes.map((c) => [c.seq, c.device_id])).toEqual([
       [1, a.device_id],
@@ -61,7 +61,7 @@ describe('cabinet isolation', () => {
     ]);
     expect((await pulled(readerOfB)).changes.map((c) => c.device_id)).toEqual(Array(5).fill(b.device_id));
     // An erasure in A does not reach B's record of the same kind and id.
-    await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: changes(3, 1, hub.clock.now(), { record_id: 'secret-of-b', op: 'erase' }) } });
+    await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: stampedBy(a, changes(3, 1, hub.clock.now(), { record_id: 'secret-of-b', op: 'erase', fields: { erased_at: hub.clock.now() } })) } });
     expect((await pulled(readerOfB)).changes.every((c) => Object.keys(c.fields).length > 0)).toBe(true);
   });
 

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { pullChanges, pushChanges, type PullResponse } from '../../shared/sync-protocol.js';
-import { changes, pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** PostgreSQL going away under running hub processes: they reconnect, LISTEN included. */
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 function push(from: number, count: number) {
-  return two.request({ method: 'POST', url: pathTo(pushChanges), headers: writer.headers, body: { changes: changes(from, count, two.clock.now()) } });
+  return two.request({ method: 'POST', url: pathTo(pushChanges), headers: writer.headers, body: { changes: stampedBy(writer, changes(from, count, two.clock.now())) } });
 }
 
 /** A push through process two wakes a long poll on process one (within a few retries while connections come back). */

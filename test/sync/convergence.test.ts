@@ -85,11 +85,11 @@ describe('convergence through a real hub', () => {
         const nodes: Node[] = [{ ...first, cabinetId }];
         try {
           const opportunities = [0, 1].map((i) => createOpportunity(first.deps, cabinetId, { title: `base ${i}`, product: 'auto', contact: { last_name: 'Base' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api').opportunity_id);
-          await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: (await hub.invite(null)), deviceName: 'A' }, { fetch: fetchHub, records });
+          await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records });
           await push(nodes[0] as Node);
           for (const [i, skew] of [[1, 150], [2, -90]] as const) {
             const other = openNode(start + skew);
-            await joinCabinet(other.deps, { hubUrl: hub.url, code: await hub.invite(cabinetId), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub });
+            await joinCabinet(other.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub });
             nodes.push({ ...other, cabinetId });
             await pull(nodes[i] as Node);
           }

@@ -38,9 +38,9 @@ function withDeps<T>(dataDir: string, body: (deps: Deps) => Promise<T> | T): Pro
   return Promise.resolve(body(defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }))).finally(() => db.close());
 }
 
-async function hubInvite(cabinetId: string | null): Promise<string> {
+async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
   const { runCourtier } = await import('../helpers/cli.js');
-  const args = ['hub', 'invite', '--database-url', databaseUrl, '--json', ...(cabinetId ? ['--cabinet', cabinetId] : [])];
+  const args = ['hub', 'invite', '--database-url', databaseUrl, '--json', ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register])];
   const result = await runCourtier(args);
   expect(result.code, result.stderr).toBe(0);
   return String((JSON.parse(result.stdout) as { code: string }).code);
@@ -93,13 +93,13 @@ beforeAll(async () => {
   proxy = await startFaultProxy(hub.url);
   dirA = tempDir();
   dirB = tempDir();
-  const registerCode = await hubInvite(null);
   ({ cabinet, keyA } = await withDeps(dirA, async (deps) => {
     const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Crash', email: 'a@crash.fr', password: 'correct horse battery' });
+    const registerCode = await hubInvite({ register: cabinet_id });
     await connectCabinet(deps, { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() });
     return { cabinet: cabinet_id, keyA: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key };
   }));
-  const joinCode = await hubInvite(cabinet);
+  const joinCode = await hubInvite({ join: cabinet });
   keyB = await withDeps(dirB, async (deps) => {
     await joinCabinet(deps, { hubUrl: hub.url, code: joinCode, deviceName: 'B', email: 'b@crash.fr', password: 'correct horse battery' }, { fetch: fetchHub });
     return createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key;

@@ -54,13 +54,13 @@ beforeAll(async () => {
   expect(before.status).toBe(201);
   heldBeforeConnecting = String(before.body.id);
 
-  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite(null), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
   expect(connected.code, connected.stderr).toBe(0);
   expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet });
 
   const dataDirB = tempDir();
   const joined = await runCourtier(
-    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite(cabinet), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
     { input: `${PASSWORD}\n` },
   );
   expect(joined.code, joined.stderr).toBe(0);

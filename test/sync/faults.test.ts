@@ -53,10 +53,10 @@ async function linkedPair(options: { clockA?: TestClock } = {}): Promise<Pair> {
   const a = await startTestServer({ sync: FAST_SYNC, ...(options.clockA ? { clock: options.clockA } : {}) });
   open.push(a);
   const cabinet = await a.createCabinet('Cabinet Faults');
-  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await hub.invite(null), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() });
+  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() });
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
-  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: hub.url, code: await hub.invite(cabinet), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub });
+  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: hub.url, code: await hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub });
   db.close();
   const b = await startTestServer({ dataDir, sync: FAST_SYNC });
   open.push(b);

@@ -51,7 +51,7 @@ async function connectedInstall(name: string, records = RECORDS): Promise<{ deps
   for (let i = 0; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
   const proxy = await startFaultProxy(hub.url);
   closing.push(() => proxy.close());
-  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite(null), deviceName: name }, { fetch: fetchHub, records: syncedRecords() });
+  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() });
   expect(connected.queued).toBe(records);
   return { deps, cabinetId, proxy };
 }
