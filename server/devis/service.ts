@@ -214,6 +214,10 @@ export function createPdfLink(deps: Deps, cabinetId: string, id: string): string
   const row = store.findDevis(deps.db.orm, cabinetId, id);
   if (!row) throw notFound(id);
   if (row.pdfSha256 === null) throw new ApiError('pdf_not_available', `The quote ${id} has no PDF: it is ${row.status}, not priced.`);
+  // A quote priced on another install whose PDF never reached this one (sync): no link to a missing file.
+  if (!store.hasDocument(deps.db.orm, cabinetId, id)) {
+    throw new ApiError('pdf_not_available', `The quote ${id} was priced on another install of the cabinet, and its PDF did not reach this one.`);
+  }
   const expires = String(Math.floor(deps.clock.now() / 1000) + PDF_LINK_TTL_SECONDS);
   const signature = linkSignature(deps.keys.downloadLink, id, cabinetId, expires).toString('hex');
   return `${linkPath(id)}?cabinet_id=${cabinetId}&expires=${expires}&signature=${signature}`;

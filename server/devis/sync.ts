@@ -42,7 +42,7 @@ export const devisRecords = {
     return sha ? [sha] : [];
   },
   readBlob: (orm, cabinetId, sha256) => store.readDocumentBySha(orm, cabinetId, sha256),
-  hasBlob: (orm, cabinetId, sha256) => store.readDocumentBySha(orm, cabinetId, sha256) !== undefined,
+  hasBlob: (orm, cabinetId, sha256) => store.hasDocumentBySha(orm, cabinetId, sha256),
   write(orm, cabinetId, recordId, fields, context) {
     if (!devisTable.write(orm, cabinetId, recordId, fields, context)) return false;
     const sha = pdfOf(fields);

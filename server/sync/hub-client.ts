@@ -142,13 +142,17 @@ export function createHubClient(options: HubClientOptions): HubClient {
     let response: Response;
     try {
       // Never followed: a redirect could send the device credential, or this install's requests, anywhere (the LAN, this machine).
-      response = await options.fetch(base + path, { ...init, headers, signal, redirect: 'error' });
+      response = await options.fetch(base + path, { ...init, headers, signal, redirect: 'manual' });
     } catch (err) {
       if (init.signal?.aborted) throw err;
       throw new HubUnreachable(`the hub at ${base} cannot be reached (${(err as Error).message})`);
     }
     const hubTime = Number(response.headers.get(HUB_TIME_HEADER));
     if (Number.isFinite(hubTime) && hubTime > 0) options.onHubTime?.(hubTime, options.now());
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new HubRefusal('hub_redirected', `the hub at ${base} answered ${path} with a redirect, which is never followed`, response.status, undefined);
+    }
     if (!response.ok) throw await refusal(base, response);
     if (schema === null) return { body: undefined as z.output<S>, raw: response };
     const json = parseJson(await readBody(base, response, MAX_JSON_ANSWER_BYTES));
