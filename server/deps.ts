@@ -27,7 +27,7 @@ export interface Deps {
   clock: Clock;
   randomBytes: (size: number) => Buffer;
   /** Per-purpose keys derived from the data dir's server secret. */
-  keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer };
+  keys: { cursor: Buffer; downloadLink: Buffer; webhookSecrets: Buffer; csrf: Buffer; auditChain: Buffer };
   /** The outbox has new events (recordEvent notifies inside its transaction). */
   outbox: AfterCommitSignal;
   /** A change was queued for the sync hub (the sync engine's push loops listen). */
@@ -66,7 +66,7 @@ export function defaultDeps(
       options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
     ),
     secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
-    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf') },
+    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf'), auditChain: deriveKey(secret, 'audit-chain') },
     outbox: createAfterCommitSignal({ minIntervalMs: OUTBOX_MIN_INTERVAL_MS }),
     syncChanges: createAfterCommitSignal(),
     syncLinks: createAfterCommitSignal(),

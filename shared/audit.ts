@@ -26,6 +26,16 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'oauth.grant_given',
   'oauth.grant_revoked',
+  'insurer_credentials.deleted',
+  'console.desktop_signed_in',
+  'settings.llm_data_sharing_changed',
+  'credits.granted',
+  'sync.connected',
+  'sync.disconnected',
+  'sync.paused',
+  'sync.resumed',
+  'sync.erasure_applied',
+  'sync.changes_set_aside',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -90,7 +90,30 @@ export const connectSync = defineEndpoint({
   auth: 'console_admin',
   body: connectSyncBodySchema,
   responses: { 200: { description: 'Connected; the upload has started.', schema: syncStatusSchema } },
-  errors: ['invalid_hub_url', 'sync_already_on', 'invalid_pairing_code', 'too_many_pairing_attempts', 'cabinet_already_on_hub', 'hub_unreachable'],
+  errors: [
+    'invalid_hub_url',
+    'sync_already_on',
+    'invalid_pairing_code',
+    'too_many_pairing_attempts',
+    'cabinet_already_on_hub',
+    'pairing_code_joins',
+    'sync_protocol_too_old',
+    'sync_protocol_unsupported',
+    'hub_unreachable',
+  ],
+});
+
+export const listSyncConflicts = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/sync/conflicts',
+  operationId: 'consoleListSyncConflicts',
+  summary: 'Changes from other installs that this one set aside',
+  description: 'Newest first, at most 100: what this install’s rules refused (the change’s fields may hold personal data, hence administrators only).',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  responses: { 200: { description: 'The set-aside changes.', schema: z.object({ data: z.array(syncConflictSchema) }).meta({ id: 'SyncConflictList' }) } },
+  errors: [],
 });
 
 export const pauseSync = defineEndpoint({
@@ -138,4 +161,4 @@ export const disconnectSync = defineEndpoint({
   errors: ['sync_off'],
 });
 
-export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync] as const;
+export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync, listSyncConflicts] as const;

@@ -3,6 +3,7 @@ import { changeOwnPassword, removeUser, resetUserPassword, setUserDisabled } fro
 import { requestActor } from '../audit/service.js';
 import { consoleUser } from '../console/guard.js';
 import { describeSession, type LoginThrottle } from '../console/service.js';
+import { isFromThisMachine } from '../http/client-address.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import * as account from './service.js';
@@ -16,7 +17,7 @@ export async function accountRoutes(app: FastifyInstance, { deps, throttle }: { 
     const user = await account.changeOwnPassword(deps, throttle, consoleUser(request), {
       currentPassword: current_password,
       newPassword: new_password,
-      ip: request.ip,
+      origin: { address: request.ip, local: isFromThisMachine(request) },
       actor: requestActor(request),
     });
     return describeSession(user);

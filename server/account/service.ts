@@ -1,7 +1,7 @@
 import type { CabinetUser } from '../../shared/console-admin.js';
 import type { AuditActor } from '../audit/service.js';
 import { recordAudit } from '../audit/service.js';
-import { endSessionsOfUser, forgetSessionsOfUser, type LoginThrottle, type SignedInUser } from '../console/service.js';
+import { endSessionsOfUser, forgetSessionsOfUser, type AttemptOrigin, type LoginThrottle, type SignedInUser } from '../console/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError, UsageError } from '../errors.js';
 import { forgetGrantsOfUser, revokeGrantsOfUser } from '../oauth/connected-apps.js';
@@ -40,9 +40,9 @@ export async function changeOwnPassword(
   deps: Deps,
   throttle: LoginThrottle,
   user: SignedInUser,
-  input: { currentPassword: string; newPassword: string; ip: string; actor: AuditActor },
+  input: { currentPassword: string; newPassword: string; origin: AttemptOrigin; actor: AuditActor },
 ): Promise<SignedInUser> {
-  const wait = throttle.retryAfter(user.email, input.ip);
+  const wait = throttle.retryAfter(user.email, input.origin);
   if (wait > 0) {
     throw new ApiError('too_many_login_attempts', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} min.`, undefined, { 'Retry-After': String(wait) });
   }
@@ -51,7 +51,7 @@ export async function changeOwnPassword(
     ended = endSessionsOfUser(deps, user.userId, user.sessionId);
   });
   if (outcome === 'wrong_current_password') {
-    throttle.recordFailure(user.email, input.ip);
+    throttle.recordFailure(user.email, input.origin);
     recordAudit(deps, { cabinetId: user.cabinetId, action: 'user.password_changed', result: 'failure', actor: input.actor, target: user.email, details: { reason: 'wrong_current_password' } });
     throw new ApiError('wrong_current_password', 'The current password is wrong; nothing was changed.');
   }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuditAction, AuditEntry } from '../../shared/audit.js';
 import { toIso, type Deps } from '../deps.js';
@@ -40,21 +40,84 @@ export interface AuditRecord {
   details?: Record<string, unknown>;
 }
 
-export function recordAudit(deps: Pick<Deps, 'db' | 'clock'>, record: AuditRecord): void {
-  store.insertAuditEvent(deps.db.orm, {
-    id: randomUUID(),
-    cabinetId: record.cabinetId,
-    at: deps.clock.now(),
-    action: record.action,
-    result: record.result ?? 'success',
-    actorKind: record.actor.kind,
-    actorId: record.actor.id,
-    actorLabel: record.actor.label,
-    address: record.actor.address,
-    listener: record.actor.listener,
-    target: record.target ?? null,
-    details: JSON.stringify(record.details ?? {}),
+type AuditDeps = Pick<Deps, 'db' | 'clock' | 'keys'>;
+
+/** A row's seal: HMAC of the previous row's seal and every field of this one, in a fixed order. */
+function sealOf(key: Buffer, previous: string, row: Omit<store.AuditRow, 'chain'>): string {
+  const fields = [row.id, row.cabinetId, row.at, row.action, row.result, row.actorKind, row.actorId, row.actorLabel, row.address, row.listener, row.target, row.details];
+  return createHmac('sha256', key).update(previous).update('\n').update(JSON.stringify(fields)).digest('hex');
+}
+
+/** Rows written before the chain existed are sealed once, in order, before the next row is (a no-op afterwards). */
+function sealUnsealed(deps: AuditDeps): string {
+  let previous = store.auditChainStartOf(deps.db.orm);
+  for (let after = 0; ; ) {
+    const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
+    for (const { rowid, chain, ...row } of rows) {
+      const seal = chain === '' ? sealOf(deps.keys.auditChain, previous, row) : chain;
+      if (chain === '') store.setAuditChain(deps.db.orm, rowid, seal);
+      previous = seal;
+      after = rowid;
+    }
+    if (rows.length < 1000) return previous;
+  }
+}
+
+/**
+ * Appends an entry, sealed to the one before it: in one IMMEDIATE transaction (a savepoint of the
+ * caller's), so that the service and the CLI, writing the same file, chain one after the other.
+ */
+export function recordAudit(deps: AuditDeps, record: AuditRecord): void {
+  deps.db.immediateTransaction(() => {
+    const newest = store.newestAuditEvent(deps.db.orm);
+    const previous = newest === undefined ? store.auditChainStartOf(deps.db.orm) : newest.chain === '' ? sealUnsealed(deps) : newest.chain;
+    const row = {
+      id: randomUUID(),
+      cabinetId: record.cabinetId,
+      at: deps.clock.now(),
+      action: record.action,
+      result: record.result ?? 'success',
+      actorKind: record.actor.kind,
+      actorId: record.actor.id,
+      actorLabel: record.actor.label,
+      address: record.actor.address,
+      listener: record.actor.listener,
+      target: record.target ?? null,
+      details: JSON.stringify(record.details ?? {}),
+    } satisfies Omit<store.AuditRow, 'chain'>;
+    store.insertAuditEvent(deps.db.orm, { ...row, chain: sealOf(deps.keys.auditChain, previous, row) });
   });
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  /** Rows checked, oldest first. */
+  checked: number;
+  /** The newest row's seal: noted elsewhere, it shows later that the log was not rewritten whole. */
+  head: string | null;
+  /** The first row whose seal does not match (changed, or written out of turn), or whose predecessor is missing. */
+  broken: { id: string; at: string; action: string } | null;
+  /** Rows removed by the retention purge so far. */
+  purged: number;
+}
+
+/** Walks the chain from its start (or the last purge) to the newest row. */
+export function verifyAudit(deps: AuditDeps): AuditVerification {
+  let previous = store.auditChainStartOf(deps.db.orm);
+  let checked = 0;
+  for (let after = 0; ; ) {
+    const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
+    for (const { rowid, chain, ...row } of rows) {
+      if (chain === '') return { ok: true, checked, head: previous || null, broken: null, purged: store.auditPurgedCount(deps.db.orm) };
+      if (chain !== sealOf(deps.keys.auditChain, previous, row)) {
+        return { ok: false, checked, head: null, broken: { id: row.id, at: toIso(row.at), action: row.action }, purged: store.auditPurgedCount(deps.db.orm) };
+      }
+      previous = chain;
+      after = rowid;
+      checked += 1;
+    }
+    if (rows.length < 1000) return { ok: true, checked, head: previous || null, broken: null, purged: store.auditPurgedCount(deps.db.orm) };
+  }
 }
 
 export interface AuditFilters {
@@ -81,7 +144,14 @@ export function listAudit(deps: Pick<Deps, 'db'>, cabinetId: string, filters: Au
   }));
 }
 
-/** Drops what is older than a year; run at start and daily by the service. */
+/**
+ * Drops what is older than a year, counted from the newest entry rather than the clock (a clock set
+ * years ahead would otherwise empty the log); run at start and daily by the service.
+ */
 export function purgeExpiredAudit(deps: Pick<Deps, 'db' | 'clock'>): number {
-  return store.deleteAuditEventsBefore(deps.db.orm, deps.clock.now() - AUDIT_RETENTION_MS);
+  return deps.db.immediateTransaction(() => {
+    const newest = store.newestAuditEvent(deps.db.orm);
+    if (!newest) return 0;
+    return store.deleteAuditPrefixBefore(deps.db.orm, newest.at - AUDIT_RETENTION_MS, deps.clock.now());
+  });
 }

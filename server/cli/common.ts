@@ -26,6 +26,11 @@ export interface CliIo {
   beforeListen?: (app: FastifyInstance) => void;
 }
 
+/** A command that printed its own outcome, a failure (exit 1): nothing more is said. */
+export class ReportedFailure extends Error {
+  override name = 'ReportedFailure';
+}
+
 const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
   json: { type: 'boolean', default: false },

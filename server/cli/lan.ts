@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { lanChangeSchema, type LanStatus } from '../../shared/lan.js';
-import { CLI_ACTOR, listAudit } from '../audit/service.js';
+import { CLI_ACTOR, listAudit, verifyAudit } from '../audit/service.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit.js';
 import { UsageError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { caCertificate, changeLan, lanStatus, systemNetwork } from '../lan/service.js';
-import { parse, print, required, withDeps, type CliIo } from './common.js';
+import { parse, print, ReportedFailure, required, withDeps, type CliIo } from './common.js';
 
 function describe(status: LanStatus): string {
   if (!status.allowed) return 'Office LAN mode is forbidden by the IT policy of this machine.';
@@ -83,7 +83,18 @@ export async function runLan(argv: string[], io: CliIo): Promise<void> {
 /** `courtier audit list --cabinet ID [--since ISO] [--action A] [--limit N]`: newest first. */
 export async function runAudit(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'list') throw new UsageError(`unknown audit command "${sub ?? ''}"; use list`);
+  if (sub === 'verify') {
+    const v = parse(rest, {});
+    const result = await withDeps(v['data-dir'], io, (deps) => verifyAudit(deps));
+    const purged = result.purged > 0 ? ` (${result.purged} older entries removed by the one-year retention)` : '';
+    const human = result.ok
+      ? `The audit log is intact: ${result.checked} entries checked${purged}.${result.head ? ` Newest seal: ${result.head} (note it: a log rewritten whole would end on another).` : ''}`
+      : `The audit log was tampered with: the entry ${result.broken?.id} (${result.broken?.at}, ${result.broken?.action}) does not follow the one before it, after ${result.checked} intact entries. An entry was changed, removed or inserted there.`;
+    print(io, v.json, result, human);
+    if (!result.ok) throw new ReportedFailure(`the audit log's chain breaks at entry ${result.broken?.id}`);
+    return;
+  }
+  if (sub !== 'list') throw new UsageError(`unknown audit command "${sub ?? ''}"; use list or verify`);
   const v = parse(rest, { cabinet: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' } });
   const cabinetId = required(v, 'cabinet');
   const since = v.since === undefined ? undefined : Date.parse(v.since);

@@ -10,7 +10,7 @@ import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
-import { parse, print, readPassword, readStdinPassword, required, withDeps, type CliIo } from './common.js';
+import { parse, print, readPassword, readStdinPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
 import { runAudit, runLan } from './lan.js';
 import { runUsers } from './users.js';
@@ -53,6 +53,8 @@ Commands:
   lan ca [--out FILE]
         The office CA certificate (PEM) to trust on brokers' machines.
   audit list --cabinet ID [--since ISO] [--action ACTION] [--limit N] [--json]
+  audit verify [--json]
+        Checks the audit log's chain of seals: exit 1, naming the entry, if one was changed, removed or inserted.
   users reset-password --email E [--cabinet ID] [--json]
         A temporary password for a locked-out account (shown once); it must be changed at the next sign-in.
 
@@ -200,7 +202,11 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
   const value = required(v, 'llm-data-sharing');
   if (value !== 'on' && value !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
-  const settings = await withDeps(v['data-dir'], io, (deps) => setLlmDataSharing(deps, cabinet, value === 'on'));
+  const settings = await withDeps(v['data-dir'], io, (deps) => {
+    const changed = setLlmDataSharing(deps, cabinet, value === 'on');
+    recordAudit(deps, { cabinetId: cabinet, action: 'settings.llm_data_sharing_changed', actor: CLI_ACTOR, details: { llm_data_sharing: value === 'on' } });
+    return changed;
+  });
   print(
     io,
     v.json,
@@ -262,7 +268,11 @@ async function runCredits(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'grant') throw new UsageError(`unknown credits command "${sub ?? ''}"; use grant or balance`);
   const amount = required(v, 'amount');
   if (!/^\d+$/.test(amount) || Number(amount) <= 0) throw new UsageError('--amount must be a whole number of credits, 1 or more');
-  const balance = await withDeps(v['data-dir'], io, (deps) => grantCredits(deps, cabinet, Number(amount), v.note));
+  const balance = await withDeps(v['data-dir'], io, (deps) => {
+    const after = grantCredits(deps, cabinet, Number(amount), v.note);
+    recordAudit(deps, { cabinetId: cabinet, action: 'credits.granted', actor: CLI_ACTOR, details: { amount: Number(amount), balance: after, ...(v.note ? { note: v.note } : {}) } });
+    return after;
+  });
   print(io, v.json, { cabinet_id: cabinet, granted: Number(amount), balance }, `Granted ${amount} credits; balance ${balance}.`);
 }
 
@@ -300,6 +310,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     await runCommand(argv, io);
     return 0;
   } catch (err) {
+    if (err instanceof ReportedFailure) return 1;
     const json = argv.includes('--json');
     const [code, exit] =
       err instanceof UsageError || err instanceof ConfigError

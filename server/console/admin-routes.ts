@@ -101,7 +101,11 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   registerEndpoint(app, getSettings, (request) => settings(request));
   registerEndpoint(app, updateSettings, (request) => {
+    const before = getCabinetSettings(deps, cabinetOf(request)).llm_data_sharing;
     setLlmDataSharing(deps, cabinetOf(request), request.body.llm_data_sharing);
+    if (before !== request.body.llm_data_sharing) {
+      recordAudit(deps, { cabinetId: cabinetOf(request), action: 'settings.llm_data_sharing_changed', actor: requestActor(request), details: { llm_data_sharing: request.body.llm_data_sharing } });
+    }
     return settings(request);
   });
 

@@ -69,6 +69,7 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
       throw new ApiError('insurer_credentials_missing', `No portal credentials for ${request.params.code} in this cabinet.`);
     }
     forgetLoginTest(deps, cabinetId, request.params.code);
+    recordAudit(deps, { cabinetId, action: 'insurer_credentials.deleted', actor: requestActor(request), target: request.params.code });
     return reply.code(204).send();
   });
 

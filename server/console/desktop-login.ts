@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { CONSOLE_HOME, desktopSignIn } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
+import { recordAudit, requestActor } from '../audit/service.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { listCabinetUsers, listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
 import { registerEndpoint } from '../http/endpoint.js';
@@ -107,6 +108,7 @@ export const desktopLoginRoutes = fp(
       if (!admin) return reply.redirect(LOGIN_PAGE, 302);
       const session = openSession(deps, admin);
       request.log.info({ user_id: admin.userId, cabinet_id: admin.cabinetId }, 'desktop sign-in');
+      recordAudit(deps, { cabinetId: admin.cabinetId, action: 'console.desktop_signed_in', actor: { ...requestActor(request), kind: 'user', id: admin.userId, label: admin.email } });
       startConsoleSession(deps, request, reply, session.token, session.user);
       return reply.redirect(landing, 302);
     });

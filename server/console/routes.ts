@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { cabinetIdsOfEmail } from '../tenancy/service.js';
 import { isLanRequest } from '../http/listener.js';
 import { blockLanAddress } from '../lan/blocks.js';
+import { isFromThisMachine, throttleBucket } from '../http/client-address.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import { CONSOLE_CSRF_PURPOSE, CSRF_COOKIE } from './guard.js';
@@ -37,13 +38,14 @@ export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttl
 
   registerEndpoint(app, signIn, async (request, reply) => {
     const { email, password, cabinet_id, return_to } = request.body;
-    const { token, user } = await checkSignIn(deps, throttle, { email, password, ip: request.ip, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) }).catch(
+    const origin = { address: request.ip, local: isFromThisMachine(request) };
+    const { token, user } = await checkSignIn(deps, throttle, { email, password, origin, ...(cabinet_id === undefined ? {} : { cabinetId: cabinet_id }) }).catch(
       (err: unknown) => {
         if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.code === 'too_many_login_attempts')) {
           auditFailedSignIn(request, email, err.code);
           // On the office LAN, an address that reached the limit is shut out of everything for a while.
           const failures = throttle.addressFailures(request.ip);
-          if (isLanRequest(request) && failures.limited) blockLanAddress(deps, request.ip, failures.count);
+          if (isLanRequest(request) && failures.limited) blockLanAddress(deps, throttleBucket(request.ip), failures.count);
         }
         throw err;
       },

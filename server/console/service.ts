@@ -3,6 +3,7 @@ import type { ConsoleSession } from '../../shared/oauth.js';
 import type { Clock, Deps } from '../deps.js';
 import { toIso } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { throttleBucket } from '../http/client-address.js';
 import { describeUser, verifyUserPassword, type UserIdentity } from '../tenancy/service.js';
 import * as store from './store.js';
 
@@ -19,20 +20,31 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Where an attempt comes from: its address, and whether it is this machine (loopback, no forwarding). */
+export interface AttemptOrigin {
+  address: string;
+  local: boolean;
+}
+
 /**
  * Failed sign-ins counted per account and per client address in fixed windows: past the limit,
- * further attempts are refused before the password is even checked.
+ * further attempts are refused before the password is even checked. An account's failures are
+ * counted apart for this machine and for the network, so that a LAN neighbour typing wrong
+ * passwords never locks the person at the machine out of their own account; addresses are counted
+ * by their throttle bucket (an IPv6 address by its /64).
  */
 export interface LoginThrottle {
   /** Seconds to wait, or 0 when an attempt may go ahead. */
-  retryAfter(email: string, ip: string): number;
-  recordFailure(email: string, ip: string): void;
-  recordSuccess(email: string): void;
-  /** The failures from an address in the current window, and whether it reached the limit. */
-  addressFailures(ip: string): { count: number; limited: boolean };
+  retryAfter(email: string, origin: AttemptOrigin): number;
+  recordFailure(email: string, origin: AttemptOrigin): void;
+  recordSuccess(email: string, origin: AttemptOrigin): void;
+  /** The failures from an address's bucket in the current window, and whether it reached the limit. */
+  addressFailures(address: string): { count: number; limited: boolean };
 }
 
 export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, windowMs: 15 * 60_000 }): LoginThrottle {
+  const accountKey = (email: string, origin: AttemptOrigin) => `account:${origin.local ? 'here' : 'network'}:${email.toLowerCase()}`;
+  const addressKey = (address: string) => `ip:${throttleBucket(address)}`;
   const failures = new Map<string, { start: number; count: number }>();
   const windowStart = (now: number) => now - (now % limits.windowMs);
   const count = (key: string, now: number) => {
@@ -45,21 +57,21 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
     failures.set(key, { start, count: count(key, now) + 1 });
   };
   return {
-    retryAfter(email, ip) {
+    retryAfter(email, origin) {
       const now = clock.now();
-      const blocked = count(`account:${email.toLowerCase()}`, now) >= limits.perAccount || count(`ip:${ip}`, now) >= limits.perIp;
+      const blocked = count(accountKey(email, origin), now) >= limits.perAccount || count(addressKey(origin.address), now) >= limits.perIp;
       return blocked ? Math.ceil((windowStart(now) + limits.windowMs - now) / 1000) : 0;
     },
-    recordFailure(email, ip) {
+    recordFailure(email, origin) {
       const now = clock.now();
-      bump(`account:${email.toLowerCase()}`, now);
-      bump(`ip:${ip}`, now);
+      bump(accountKey(email, origin), now);
+      bump(addressKey(origin.address), now);
     },
-    recordSuccess(email) {
-      failures.delete(`account:${email.toLowerCase()}`);
+    recordSuccess(email, origin) {
+      failures.delete(accountKey(email, origin));
     },
-    addressFailures(ip) {
-      const failed = count(`ip:${ip}`, clock.now());
+    addressFailures(address) {
+      const failed = count(addressKey(address), clock.now());
       return { count: failed, limited: failed >= limits.perIp };
     },
   };
@@ -73,9 +85,9 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
 export async function signIn(
   deps: Deps,
   throttle: LoginThrottle,
-  input: { email: string; password: string; cabinetId?: string; ip: string },
+  input: { email: string; password: string; cabinetId?: string; origin: AttemptOrigin },
 ): Promise<{ token: string; user: SignedInUser }> {
-  const wait = throttle.retryAfter(input.email, input.ip);
+  const wait = throttle.retryAfter(input.email, input.origin);
   if (wait > 0) {
     throw new ApiError('too_many_login_attempts', `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} min.`, undefined, {
       'Retry-After': String(wait),
@@ -83,7 +95,7 @@ export async function signIn(
   }
   const check = await verifyUserPassword(deps, input.email, input.password, input.cabinetId);
   if (check.kind === 'none') {
-    throttle.recordFailure(input.email, input.ip);
+    throttle.recordFailure(input.email, input.origin);
     throw new ApiError('invalid_credentials', 'The email or the password is wrong.');
   }
   if (check.kind === 'disabled') {
@@ -95,7 +107,7 @@ export async function signIn(
   // Failures are counted per email: a success clears them only when the email has no other
   // account, else a person with an account in one cabinet could keep clearing the count of
   // someone guessing at the same email's account in another.
-  if (!check.shared) throttle.recordSuccess(input.email);
+  if (!check.shared) throttle.recordSuccess(input.email, input.origin);
   return openSession(deps, check.identity);
 }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config.js';
 import { isLoopbackHost } from '../config.js';
@@ -42,4 +43,42 @@ export function isFromThisMachine(request: FastifyRequest): boolean {
   if (!isLoopbackAddress(peer) || !isLoopbackAddress(request.ip)) return false;
   const forwarded = FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined);
   return !forwarded || request.ip !== peer;
+}
+
+/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
+function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  const [head = '', tail] = address.split('::') as [string, string | undefined];
+  const part = (text: string) => (text === '' ? [] : text.split(':'));
+  const words = (texts: string[]) =>
+    texts.flatMap((text) => {
+      // An embedded IPv4 address (::ffff:192.0.2.1) is two groups.
+      if (text.includes('.')) {
+        const [a = 0, b = 0, c = 0, d = 0] = text.split('.').map(Number);
+        return [(a << 8) | b, (c << 8) | d];
+      }
+      return [parseInt(text, 16)];
+    });
+  const left = words(part(head));
+  const right = tail === undefined ? [] : words(part(tail));
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * Where failed sign-ins are counted and addresses blocked: an IPv4 address as it is, an IPv6 one by
+ * its /64 network, since one machine may take any address of its /64 (privacy addresses, or at will)
+ * and would otherwise start afresh at each.
+ */
+export function throttleBucket(address: string): string {
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  // An IPv4 client seen through a dual-stack socket (::ffff:a.b.c.d) is that IPv4 address.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

@@ -8,6 +8,8 @@ import { loadHubConfig } from './config.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
 import { createInvite } from './pairing.js';
+import { listHubAudit, operatorActor, recordHubAudit, verifyHubAudit } from './audit.js';
+import { ReportedFailure } from '../cli/common.js';
 import { serveHub } from './serve.js';
 
 /** `courtier hub …`: the hub's commands, run against its PostgreSQL (never the agent's data dir). */
@@ -43,7 +45,11 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
         throw new UsageError('say which cabinet the code is for: --new-cabinet ID to register an install’s cabinet (its id, as courtier sync status or the console shows it), or --cabinet ID to add an install to a cabinet the hub has');
       }
       const target = newCabinet === undefined ? { join: v.cabinet ?? '' } : { register: newCabinet };
-      const invite = await withHub(v['database-url'], io, (deps) => createInvite(deps, target));
+      const invite = await withHub(v['database-url'], io, async (deps) => {
+        const made = await createInvite(deps, target);
+        await recordHubAudit(deps, { action: 'hub.invite_created', actor: operatorActor(), cabinetId: made.cabinet_id, details: { purpose: made.purpose, expires_at: made.expires_at } });
+        return made;
+      });
       const purpose =
         invite.purpose === 'register'
           ? `registers the cabinet ${invite.cabinet_id} (courtier sync connect on the install that holds it)`
@@ -59,7 +65,11 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
         const protocol = v.protocol === undefined ? SYNC_PROTOCOL_VERSION : Number(v.protocol);
         // This build's protocol is the hub's: a cabinet never needs one the hub does not speak.
         if (!Number.isInteger(protocol) || protocol < 1 || protocol > SYNC_PROTOCOL_VERSION) throw new UsageError(`--protocol must be a whole number from 1 to ${SYNC_PROTOCOL_VERSION}`);
-        const reset = await withHub(v['database-url'], io, (deps) => resetCabinetProtocol(deps, cabinetId, protocol));
+        const reset = await withHub(v['database-url'], io, async (deps) => {
+          const done = await resetCabinetProtocol(deps, cabinetId, protocol);
+          await recordHubAudit(deps, { action: 'hub.protocol_reset', actor: operatorActor(), cabinetId, details: { highest_protocol: protocol } });
+          return done;
+        });
         print(io, v.json, reset, `The cabinet ${printable(reset.cabinet_id)} now serves installs speaking sync protocol ${Math.max(1, reset.highest_protocol - 1)} to ${reset.highest_protocol}.`);
         return;
       }
@@ -71,8 +81,10 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
     }
     case 'devices':
       return runDevices(rest, io);
+    case 'audit':
+      return runHubAudit(rest, io);
     default:
-      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets or devices`);
+      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices or audit`);
   }
 }
 
@@ -88,8 +100,36 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'revoke') throw new UsageError(`unknown hub devices command "${sub ?? ''}"; use list or revoke`);
   const v = parseOptions(rest, { ...HUB_OPTIONS, device: { type: 'string' } });
   const deviceId = required(v, 'device');
-  const device = await withHub(v['database-url'], io, (deps) => revokeHubDevice(deps, deviceId));
+  const device = await withHub(v['database-url'], io, async (deps) => {
+    const revoked = await revokeHubDevice(deps, deviceId);
+    await recordHubAudit(deps, { action: 'hub.device_revoked', actor: operatorActor(), cabinetId: revoked.cabinet_id, target: deviceId, details: { name: revoked.name } });
+    return revoked;
+  });
   print(io, v.json, device, `Device ${device.device_id} (${printable(device.name)}) of ${printable(device.cabinet_id)} revoked at ${device.revoked_at}: its next request is refused.`);
+}
+
+async function runHubAudit(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'verify') {
+    const v = parseOptions(rest, HUB_OPTIONS);
+    const result = await withHub(v['database-url'], io, verifyHubAudit);
+    const human = result.ok
+      ? `The hub's audit log is intact: ${result.checked} entries checked.${result.head ? ` Newest seal: ${result.head}.` : ''}`
+      : `The hub's audit log was tampered with at entry ${result.broken?.seq} (${result.broken?.at}, ${result.broken?.action}), after ${result.checked} intact entries.`;
+    print(io, v.json, result, human);
+    if (!result.ok) throw new ReportedFailure('the hub audit chain is broken');
+    return;
+  }
+  if (sub !== 'list') throw new UsageError(`unknown hub audit command "${sub ?? ''}"; use list or verify`);
+  const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' }, limit: { type: 'string' } });
+  const limit = v.limit === undefined ? 100 : Number(v.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+  const entries = await withHub(v['database-url'], io, (deps) => listHubAudit(deps, { cabinetId: v.cabinet, limit }));
+  const lines = entries.map(
+    (e) =>
+      `${e.at}  ${e.action}${e.result === 'failure' ? ' (refused)' : ''}  ${printable(e.actor.label ?? e.actor.kind)}${e.address ? ` from ${e.address}` : ''}${e.cabinet_id ? `  cabinet ${printable(e.cabinet_id)}` : ''}${e.target ? `  ${printable(e.target)}` : ''}`,
+  );
+  print(io, v.json, { data: entries }, lines.length > 0 ? lines.join('\n') : 'No audit entries.');
 }
 
 /**

@@ -3,6 +3,7 @@ import type { PairBody, PairResponse } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256Hex } from './credentials.js';
+import { recordHubAudit } from './audit.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { HubDb } from './database.js';
 import { protocolRefusal } from './protocol.js';
@@ -78,7 +79,7 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
   const now = deps.clock.now();
   const windowStart = currentWindow(now);
   await countAttempt(deps.db, attempt.address, windowStart, now);
-  const outcome = await deps.db.transaction(async (tx) => {
+  const outcome = await deps.db.transaction(async (tx): Promise<{ error: ApiError } | { paired: PairResponse }> => {
     const [invite] = await tx.select().from(hubInvites).where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code))).for('update');
     if (!invite || invite.usedAt !== null || invite.expiresAt.getTime() <= now) return { error: invalidCode() };
     const joined =
@@ -87,7 +88,7 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
         : invite.cabinetId !== null
           ? await join(tx, invite.cabinetId, attempt)
           : { error: invalidCode() };
-    if ('error' in joined) return joined;
+    if ('error' in joined) return { error: joined.error };
     await tx
       .update(hubPairingFailures)
       .set({ count: sql`${hubPairingFailures.count} - 1` })
@@ -98,8 +99,14 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
     await tx.update(hubInvites).set({ usedAt: new Date(now) }).where(eq(hubInvites.codeHash, invite.codeHash));
     return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, hub_time: hubTime(deps) } };
   });
+  const actor = { kind: 'anonymous' as const, id: null, label: null, address: attempt.address };
+  const named = { device_name: attempt.body.device_name, ...(attempt.body.cabinet ? { cabinet_brought: attempt.body.cabinet.id } : {}) };
   // A refusal after a valid code leaves the code unused: it still works for what it was made for.
-  if ('error' in outcome) throw outcome.error;
+  if ('error' in outcome) {
+    await recordHubAudit(deps, { action: 'hub.pairing_refused', result: 'failure', actor, details: { code: outcome.error.code, ...named } });
+    throw outcome.error;
+  }
+  await recordHubAudit(deps, { action: 'hub.device_paired', actor, cabinetId: outcome.paired.cabinet_id, target: outcome.paired.device_id, details: named });
   return outcome.paired;
 }
 

@@ -15,6 +15,7 @@ import {
 import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { revokeHubDevice } from './admin.js';
+import { recordHubAudit } from './audit.js';
 import { readBlob, storeBlob } from './blobs.js';
 import { pullChanges as pull, pushChanges as push } from './changes.js';
 import { hubTime, type HubDeps } from './deps.js';
@@ -57,6 +58,7 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
   registerEndpoint(app, leaveHub, async (request) => {
     const caller = callerOf(request);
     const left = await revokeHubDevice(deps, caller.deviceId, caller.cabinetId);
+    await recordHubAudit(deps, { action: 'hub.device_left', actor: { kind: 'device', id: caller.deviceId, label: left.name, address: request.ip }, cabinetId: caller.cabinetId, target: caller.deviceId });
     return { device_id: left.device_id, revoked_at: left.revoked_at, hub_time: hubTime(deps) };
   });
 

@@ -118,3 +118,29 @@ export const hubBlobs = pgTable(
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.sha256] })],
 );
+
+/**
+ * The hub's own audit log: pairings (and refused attempts), revocations, devices leaving, and the
+ * operator's commands. Append-only; each row sealed to the one before it (SHA-256 of the previous
+ * seal and the row), in the order the rows were written, which a transaction-level advisory lock
+ * makes one order across hub processes.
+ */
+export const hubAuditEvents = pgTable(
+  'hub_audit_events',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: time('at').notNull(),
+    action: text('action').notNull(),
+    result: text('result').notNull(),
+    /** operator (a `courtier hub` command), device (a device's own request), anonymous (pairing). */
+    actorKind: text('actor_kind').notNull(),
+    actorId: text('actor_id'),
+    actorLabel: text('actor_label'),
+    cabinetId: text('cabinet_id'),
+    address: text('address'),
+    target: text('target'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    seal: text('seal').notNull(),
+  },
+  (t) => [index('hub_audit_events_cabinet').on(t.cabinetId, t.seq)],
+);

@@ -10,6 +10,10 @@ export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-
         Serve the cabinet's installs from protocol N (default: this hub's) again, after a rollback.
   hub devices list --cabinet ID [--json]
   hub devices revoke --device ID [--json]
+  hub audit list [--cabinet ID] [--limit N] [--json]
+        The hub's audit log, newest first: pairings (and refused ones), devices leaving or revoked, these commands.
+  hub audit verify [--json]
+        Checks the chain of seals of the hub's audit log: exit 1, naming the entry, if one was changed or removed.
 
 Every hub command takes --database-url URL (or COURTIER_HUB_DATABASE_URL); serve also reads
 COURTIER_HUB_HOST, COURTIER_HUB_PORT and COURTIER_HUB_TRUST_PROXY.

@@ -1,3 +1,4 @@
+import { throttleBucket } from '../http/client-address.js';
 import type { LanAddressBlock } from '../../shared/lan.js';
 import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js';
 import { toIso, type Deps } from '../deps.js';
@@ -12,7 +13,7 @@ const LAN_BLOCK_MS = 60 * 60_000;
  * limit there): Home Assistant's ip_ban, but timed, and never applied to loopback, so that the
  * person at the machine can always get in and lift it.
  */
-export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: string, failures: number): void {
+export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, address: string, failures: number): void {
   const now = deps.clock.now();
   const current = store.findAddressBlock(deps.db.orm, address);
   if (current && current.blockedUntil > now) return;
@@ -22,14 +23,15 @@ export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: strin
 
 /** Throws 403 address_blocked while the address is blocked. */
 export function checkLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: string): void {
-  const blockedUntil = store.addressBlockedUntil(deps.db.orm, address);
+  // Blocks are saved by bucket (an IPv6 address's /64): another address of the same network is blocked too.
+  const blockedUntil = store.addressBlockedUntil(deps.db.orm, throttleBucket(address));
   if (blockedUntil === undefined) return;
   const left = blockedUntil - deps.clock.now();
   if (left <= 0) return;
   const minutes = Math.ceil(left / 60_000);
   throw new ApiError(
     'address_blocked',
-    `Too many failed sign-ins from ${address}: this address is blocked on the office network for ${minutes} more min. An administrator can lift the block in the console (Settings → Office network).`,
+    `Too many failed sign-ins from ${throttleBucket(address)}: this address is blocked on the office network for ${minutes} more min. An administrator can lift the block in the console (Settings → Office network).`,
     undefined,
     { 'Retry-After': String(Math.ceil(left / 1000)) },
   );
@@ -44,7 +46,7 @@ export function listLanBlocks(deps: Pick<Deps, 'db' | 'clock'>): LanAddressBlock
   }));
 }
 
-export function liftLanBlock(deps: Pick<Deps, 'db' | 'clock'>, address: string, actor: AuditActor, cabinetId: string): void {
+export function liftLanBlock(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, address: string, actor: AuditActor, cabinetId: string): void {
   if (!store.deleteAddressBlock(deps.db.orm, address)) throw new ApiError('not_found', `${address} is not blocked.`);
   recordAudit(deps, { cabinetId, action: 'lan.address_unblocked', actor, target: address });
 }

@@ -11,7 +11,7 @@ import { createAuthority, describeCertificate, fingerprintOf, isPrivateAddress, 
 import { certificateNames, hostWithPort, listenerAddresses, machineAddresses, renewalReason, type MachineNetwork } from './plan.js';
 import * as store from './store.js';
 
-export type LanDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets'>;
+export type LanDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets' | 'keys'>;
 
 export const systemNetwork: MachineNetwork = { hostname: osHostname, interfaces: networkInterfaces };
 

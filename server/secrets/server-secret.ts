@@ -24,6 +24,6 @@ export function loadServerSecret(dataDir: string, randomBytes: (n: number) => Bu
 }
 
 /** One key per purpose, so that a cursor can never pass as a download signature. */
-export function deriveKey(secret: Buffer, purpose: 'cursor' | 'download-link' | 'webhook-secrets' | 'csrf'): Buffer {
+export function deriveKey(secret: Buffer, purpose: 'cursor' | 'download-link' | 'webhook-secrets' | 'csrf' | 'audit-chain'): Buffer {
   return createHmac('sha256', secret).update(`courtier:${purpose}`).digest();
 }

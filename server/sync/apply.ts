@@ -13,19 +13,19 @@ export type RecordsByKind = ReadonlyMap<SyncedKind, SyncedRecords>;
  * kind's rules refuse is not applied: the refusal is returned, for the caller to set it aside.
  * Runs inside the pull's transaction, and never emits an event or a change of its own.
  */
-export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: PulledChange, context: ApplyContext): Refusal | null {
+export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: PulledChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
   // A kind this version does not know (a newer install's) is skipped; its fields stay on the hub.
   const adapter = records.get(change.kind);
-  if (!adapter) return null;
+  if (!adapter) return 'skipped';
   const held = store.findFieldClocks(orm, cabinetId, change.kind, change.record_id);
-  if (held?.erased) return null;
+  if (held?.erased) return 'skipped';
   const refusal = adapter.refusal(orm, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields });
   if (refusal) return refusal;
   if (change.op === 'erase') {
     adapter.write(orm, cabinetId, change.record_id, change.fields, context);
     store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(change.fields), change.hlc), true);
     adapter.afterErase?.(context, cabinetId, change.record_id);
-    return null;
+    return 'applied';
   }
   const winning = Object.entries(change.fields).filter(([field]) => {
     const clock = held?.clocks[field];
@@ -33,12 +33,11 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
     // changed since, and then any other device's change to it is later (capture.ts).
     return clock === undefined || change.hlc > clock;
   });
-  if (winning.length === 0) return null;
+  if (winning.length === 0) return 'skipped';
   const fields = Object.fromEntries(winning);
-  if (adapter.write(orm, cabinetId, change.record_id, fields, context)) {
-    store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(fields), change.hlc), false);
-  }
-  return null;
+  if (!adapter.write(orm, cabinetId, change.record_id, fields, context)) return 'skipped';
+  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(fields), change.hlc), false);
+  return 'applied';
 }
 
 function clocksOf(fields: string[], hlc: string): Record<string, string> {

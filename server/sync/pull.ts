@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
+import { recordAudit, type AuditActor } from '../audit/service.js';
 import { applyChange, type RecordsByKind } from './apply.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
@@ -12,7 +13,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export const PULL_PAGE = 1000;
 
 export interface PullContext {
-  deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges'>;
+  deps: Pick<Deps, 'db' | 'clock' | 'outbox' | 'syncChanges' | 'keys'>;
   records: RecordsByKind;
   client: HubClient;
 }
@@ -104,6 +105,25 @@ export async function pullEverything(context: PullContext, cabinetId: string, pr
   }
 }
 
+/** What the audit log says of a page: each client erased by another install, and how much was set aside, from which devices. */
+function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledChange[], setAside: number, changes: PulledChange[]): void {
+  for (const change of erased) {
+    recordAudit(deps, { cabinetId, action: 'sync.erasure_applied', actor: SYNC_ACTOR, target: change.record_id, details: { kind: change.kind, device_id: change.device_id, seq: change.seq } });
+  }
+  if (setAside === 0) return;
+  const conflicts = store.conflictsOfSeqs(deps.db.orm, cabinetId, changes.map((change) => change.seq));
+  recordAudit(deps, {
+    cabinetId,
+    action: 'sync.changes_set_aside',
+    result: 'failure',
+    actor: SYNC_ACTOR,
+    details: { count: conflicts.length, devices: [...new Set(conflicts.map((c) => c.deviceId))], reasons: [...new Set(conflicts.map((c) => c.reason))] },
+  });
+}
+
+/** Who applies what the hub brings: the sync of this install, on another install's behalf. */
+const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
+
 /** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
 const CONFLICTS_KEPT = 1000;
 /** What a set-aside change keeps of its fields. */
@@ -149,10 +169,12 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
         setAsideAt: now,
       });
     };
+    const erased: PulledChange[] = [];
     const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
       try {
-        const refusal = db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext));
-        if (refusal) setAside(change, refusal.reason, refusal.message);
+        const outcome = db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext));
+        if (typeof outcome === 'object') setAside(change, outcome.reason, outcome.message);
+        else if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') erased.push(change);
         return 'done';
       } catch (err) {
         const code = (err as { code?: unknown }).code;
@@ -174,6 +196,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
     }
     for (const change of retry) attempt(change, true);
     if (setAsideHere > 0 && store.countConflicts(orm, cabinetId) > CONFLICTS_KEPT) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT);
+    auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
     store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
     store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
     return page.changes.length;

@@ -5,6 +5,7 @@ import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
+import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { RecordsByKind } from './apply.js';
 import { tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
@@ -157,6 +158,20 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
   deps.secrets.delete(deviceSecretName(cabinetId));
   deps.syncLinks.notify();
   return { left_hub: leftHub, device_id: connection.deviceId };
+}
+
+/**
+ * The audit entry of a connect (or a join): which hub (its host, never a credential), as which
+ * device, with how much: a cabinet uploaded to a hub is something its administrators must see.
+ */
+export function auditConnected(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, cabinetId: string, actor: AuditActor, link: { hubUrl: string; deviceId: string; deviceName: string; queued?: number; joined?: boolean }): void {
+  recordAudit(deps, {
+    cabinetId,
+    action: 'sync.connected',
+    actor,
+    target: link.deviceId,
+    details: { hub: new URL(link.hubUrl).host, device_name: link.deviceName, ...(link.queued === undefined ? {} : { records_uploaded: link.queued }), ...(link.joined ? { joined: true } : {}) },
+  });
 }
 
 /** Pauses or resumes the background sync; changes are queued meanwhile. */

@@ -172,6 +172,12 @@ export function listConflicts(orm: Orm, cabinetId: string, limit: number): Confl
   return orm.select().from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).orderBy(desc(syncConflicts.seq)).limit(limit).all();
 }
 
+/** The set-aside changes among these seqs (a page's). */
+export function conflictsOfSeqs(orm: Orm, cabinetId: string, seqs: readonly number[]): ConflictRow[] {
+  if (seqs.length === 0) return [];
+  return orm.select().from(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), inArray(syncConflicts.seq, [...seqs]))).all();
+}
+
 export function countConflicts(orm: Orm, cabinetId: string): number {
   return orm.select({ n: count() }).from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).get()?.n ?? 0;
 }

@@ -52,6 +52,7 @@ const deps: Deps = {
     downloadLink: asBuffer(data.keys.downloadLink),
     webhookSecrets: asBuffer(data.keys.webhookSecrets),
     csrf: asBuffer(data.keys.csrf),
+    auditChain: asBuffer(data.keys.auditChain),
   },
   outbox: createAfterCommitSignal(),
   syncChanges: createAfterCommitSignal(),

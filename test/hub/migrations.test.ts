@@ -36,6 +36,7 @@ describe('hub migrations', () => {
       expect(recorded.map((r) => r.hash)).toEqual(migrations.map((m) => m.hash));
       expect(await tablesOf(url)).toEqual([
         'drizzle.__drizzle_migrations',
+        'public.hub_audit_events',
         'public.hub_blobs',
         'public.hub_cabinets',
         'public.hub_changes',
@@ -58,7 +59,7 @@ describe('hub migrations', () => {
       await hub.sql`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-courtier', 9999999999999)`;
       const before = await tablesOf(url);
       await expect(migrateHub(hub.sql)).rejects.toThrow(DatabaseVersionError);
-      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(3 schema migrations; this version knows 2\)/);
+      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(4 schema migrations; this version knows 3\)/);
       expect(await tablesOf(url)).toEqual(before);
     } finally {
       await hub.close();

@@ -99,10 +99,13 @@ describe('the audit log', () => {
     expect(await runCli(['audit', 'list', '--cabinet', cabinetId, '--since', 'yesterday'], io)).toBe(2);
   });
 
-  it('keeps one year: older entries are purged', async () => {
+  it('keeps one year, counted from the newest entry: older entries are purged', async () => {
     await consoleClient(server, ADMIN);
     clock.advance(367 * 86_400_000);
+    // The clock alone moving purges nothing.
+    expect(purgeExpiredAudit(server.deps)).toBe(0);
+    await consoleClient(server, ADMIN);
     expect(purgeExpiredAudit(server.deps)).toBe(1);
-    expect(listAudit(server.deps, cabinetId, { limit: 10 })).toEqual([]);
+    expect(listAudit(server.deps, cabinetId, { limit: 10 }).map((e) => e.action)).toEqual(['console.signed_in']);
   });
 });

@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { createAuthority, issueServerCertificate, SERVER_CERTIFICATE_LIFETIME_DAYS } from '../../server/lan/certificates.js';
 import { caCertificate, changeLan, lanStatus } from '../../server/lan/service.js';
+import { blockLanAddress, checkLanAddress } from '../../server/lan/blocks.js';
+import { throttleBucket } from '../../server/http/client-address.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { databaseFile } from '../../server/db/open.js';
 import { fingerprintOfPem, freePort, lanRequest, testNetwork, type TestNetwork } from '../helpers/lan.js';
@@ -173,6 +175,27 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect((await lanRequest(target, '/healthz')).status).toBe(403);
     clock.advance(60 * 60_000 + 1);
     expect((await lanRequest(target, '/healthz')).status).toBe(200);
+  });
+
+  it('wrong passwords from the LAN lock the account there only: the person at the machine still signs in over loopback', async () => {
+    const { ca } = await enable();
+    const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
+    const origin = `https://office-pc:${port}`;
+    const signIn = (password: string) =>
+      lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password }) });
+    for (let i = 0; i < 5; i++) expect((await signIn('not the password')).status).toBe(401);
+    const locked = await signIn(ADMIN.password);
+    expect(locked.status).toBe(429);
+    expect(JSON.parse(locked.body)).toMatchObject({ error: 'too_many_login_attempts' });
+    // At the machine: the same account, the right password, signed in.
+    const here = await server.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    expect(here.status).toBe(200);
+  });
+
+  it('an IPv6 address is blocked with its whole /64: another address of the same network is refused too', () => {
+    blockLanAddress(server.deps, throttleBucket('2001:db8:1:2::10'), 20);
+    expect(() => checkLanAddress(server.deps, '2001:db8:1:2:ffff::7')).toThrow(/2001:db8:1:2::\/64/);
+    expect(() => checkLanAddress(server.deps, '2001:db8:1:3::10')).not.toThrow();
   });
 
   it('ignores forwarding headers on the LAN listener, even with a trusted proxy configured: a client cannot choose its address there', async () => {

@@ -326,7 +326,7 @@ describe('console login', () => {
     );
   });
 
-  it('answers a wrong password with 401 and throttles an account after 5 failures, even with the right password', async () => {
+  it('answers a wrong password with 401 and throttles an account after 5 failures, even with the right password (where they came from: this machine or the network)', async () => {
     const target = await createUser(server);
     const attempt = (password: string, ip = '127.0.0.1') =>
       server.app.inject({ method: 'POST', url: '/api/v1/console/session', remoteAddress: ip, payload: { email: target.email, password } });
@@ -335,10 +335,14 @@ describe('console login', () => {
       expect(response.statusCode).toBe(401);
       expect(response.json().error).toBe('invalid_credentials');
     }
-    const blocked = await attempt(target.password, '10.0.0.9');
+    const blocked = await attempt(target.password, '127.0.0.1');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error).toBe('too_many_login_attempts');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Failures at this machine lock the account here; from the network it is counted apart.
+    expect((await attempt(target.password, '10.0.0.9')).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++) await attempt('wrong password', '10.0.0.9');
+    expect((await attempt(target.password, '10.0.0.10')).statusCode).toBe(429);
     clock.advance(15 * 60_000);
     expect((await attempt(target.password)).statusCode).toBe(200);
   });

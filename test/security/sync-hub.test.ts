@@ -270,3 +270,42 @@ describe('the operator’s codes', () => {
     expect(row?.n).toBe(0);
   });
 });
+
+describe('the hub’s audit log', () => {
+  it('records pairings (and refused ones, with the address), devices leaving or revoked and the operator’s commands, in a chain that shows an edit', async () => {
+    const id = `cab-${randomUUID()}`;
+    const invited = await runCourtier(['hub', 'invite', '--new-cabinet', id, '--json', '--database-url', hub.databaseUrl]);
+    expect(invited.code, invited.stderr).toBe(0);
+    const code = (JSON.parse(invited.stdout) as { code: string }).code;
+    const refused = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code, device_name: 'intrus', cabinet: { id: 'cab-victim', name: 'V' } }), remoteAddress: '203.0.113.9' });
+    expect(refused.statusCode).toBe(401);
+    const paired = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code, device_name: 'Accueil', cabinet: { id, name: 'Audit' } }), remoteAddress: '203.0.113.10' });
+    expect(paired.statusCode).toBe(201);
+    const device = paired.json<{ device_id: string; device_secret: string }>();
+    const second = await pairTestDevice(hub, { id }, { join: true, name: 'Portable' });
+    const left = await hub.request({ method: 'DELETE' as 'GET', url: '/sync/v1/device', headers: second.headers });
+    expect(left.statusCode).toBe(200);
+    expect((await runCourtier(['hub', 'devices', 'revoke', '--device', device.device_id, '--database-url', hub.databaseUrl])).code).toBe(0);
+
+    const listed = await runCourtier(['hub', 'audit', 'list', '--cabinet', id, '--json', '--database-url', hub.databaseUrl]);
+    expect(listed.code, listed.stderr + listed.stdout).toBe(0);
+    const entries = (JSON.parse(listed.stdout) as { data: { action: string; result: string; actor: { kind: string; label: string | null }; address: string | null; target: string | null }[] }).data;
+    expect(entries.map((e) => e.action)).toEqual(['hub.device_revoked', 'hub.device_left', 'hub.device_paired', 'hub.device_paired', 'hub.invite_created']);
+    expect(entries.find((e) => e.action === 'hub.device_revoked')).toMatchObject({ actor: { kind: 'operator' }, target: device.device_id });
+    expect(entries.find((e) => e.action === 'hub.device_left')).toMatchObject({ actor: { kind: 'device', label: 'Portable' }, target: second.device_id });
+    expect(entries.at(-2)).toMatchObject({ actor: { kind: 'anonymous' }, address: '203.0.113.10', target: device.device_id });
+    const all = await runCourtier(['hub', 'audit', 'list', '--json', '--database-url', hub.databaseUrl]);
+    const refusal = (JSON.parse(all.stdout) as { data: { action: string; address: string; result: string; details: Record<string, unknown> }[] }).data.find((e) => e.address === '203.0.113.9');
+    expect(refusal).toMatchObject({ action: 'hub.pairing_refused', result: 'failure', details: { code: 'invalid_pairing_code', cabinet_brought: 'cab-victim' } });
+
+    const verify = () => runCourtier(['hub', 'audit', 'verify', '--json', '--database-url', hub.databaseUrl]);
+    const intact = await verify();
+    expect(intact.code).toBe(0);
+    expect(JSON.parse(intact.stdout)).toMatchObject({ ok: true, broken: null });
+    const [row] = await hub.deps.sql<{ seq: string }[]>`SELECT seq FROM hub_audit_events WHERE action = 'hub.device_revoked' ORDER BY seq DESC LIMIT 1`;
+    await hub.deps.sql`UPDATE hub_audit_events SET target = 'someone-else' WHERE seq = ${row!.seq}`;
+    const broken = await verify();
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, broken: { seq: Number(row!.seq), action: 'hub.device_revoked' } });
+  });
+});

@@ -82,6 +82,16 @@ const en = {
     'webhook.deleted': 'Webhook deleted',
     'oauth.grant_given': 'Assistant authorized',
     'oauth.grant_revoked': 'Assistant disconnected',
+    'insurer_credentials.deleted': 'Insurer credentials deleted',
+    'console.desktop_signed_in': 'Signed in from the desktop app',
+    'settings.llm_data_sharing_changed': 'AI data sharing changed',
+    'credits.granted': 'Credits granted',
+    'sync.connected': 'Sync connected to a hub',
+    'sync.disconnected': 'Sync disconnected',
+    'sync.paused': 'Sync paused',
+    'sync.resumed': 'Sync resumed',
+    'sync.erasure_applied': 'Erasure received from another computer',
+    'sync.changes_set_aside': 'Changes from another computer set aside',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -167,6 +177,16 @@ const fr: OfficeStrings = {
     'webhook.deleted': 'Webhook supprimé',
     'oauth.grant_given': 'Assistant autorisé',
     'oauth.grant_revoked': 'Assistant déconnecté',
+    'insurer_credentials.deleted': 'Identifiants assureur supprimés',
+    'console.desktop_signed_in': 'Connexion depuis l’application de bureau',
+    'settings.llm_data_sharing_changed': 'Partage de données avec l’IA modifié',
+    'credits.granted': 'Crédits ajoutés',
+    'sync.connected': 'Synchronisation connectée à un hub',
+    'sync.disconnected': 'Synchronisation déconnectée',
+    'sync.paused': 'Synchronisation en pause',
+    'sync.resumed': 'Synchronisation reprise',
+    'sync.erasure_applied': 'Effacement reçu d’un autre ordinateur',
+    'sync.changes_set_aside': 'Modifications d’un autre ordinateur mises de côté',
   },
 };
 

@@ -1,5 +1,5 @@
-import { useState, type FormEvent } from 'react';
-import { connectSync, disconnectSync, pauseSync, resumeSync, type SyncStatus } from '../../../../shared/sync.js';
+import { useEffect, useState, type FormEvent } from 'react';
+import { connectSync, disconnectSync, listSyncConflicts, pauseSync, resumeSync, type SyncConflict, type SyncStatus } from '../../../../shared/sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { TextField, hintId } from '../../components/Field.js';
@@ -42,6 +42,7 @@ export function SyncPage({ lang, t, session }: PageProps) {
     body = isAdmin ? (
       <ConnectForm
         s={s}
+        cabinetId={session.cabinet.id}
         onConnected={(connected) => {
           setNotice(s.connected);
           syncFeed.publish(connected);
@@ -81,7 +82,7 @@ function ProblemText({ problem }: { problem: Problem }) {
   );
 }
 
-function ConnectForm({ s, onConnected, onStart }: { s: SyncStrings; onConnected: (status: SyncStatus) => void; onStart: () => void }) {
+function ConnectForm({ s, cabinetId, onConnected, onStart }: { s: SyncStrings; cabinetId: string; onConnected: (status: SyncStatus) => void; onStart: () => void }) {
   const [hubUrl, setHubUrl] = useState('');
   const [code, setCode] = useState('');
   const [deviceName, setDeviceName] = useState('');
@@ -112,6 +113,12 @@ function ConnectForm({ s, onConnected, onStart }: { s: SyncStrings; onConnected:
     <section className="card" aria-labelledby="sync-connect-title">
       <h2 id="sync-connect-title">{s.connectTitle}</h2>
       <p className="muted">{s.connectIntro}</p>
+      <dl className="sync-facts">
+        <dt>{s.cabinetId}</dt>
+        <dd className="sync-mono" data-testid="sync-cabinet-id">
+          {cabinetId}
+        </dd>
+      </dl>
       <form className="form" onSubmit={(event) => void connect(event)} noValidate>
         <TextField
           id="sync-hub_url"
@@ -152,6 +159,58 @@ function ConnectForm({ s, onConnected, onStart }: { s: SyncStrings; onConnected:
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+/** The changes this install set aside (administrators: their fields may hold personal data), read again when their count moves. */
+function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count: number }) {
+  const [conflicts, setConflicts] = useState<SyncConflict[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    void call(listSyncConflicts).then((result) => {
+      if (!current) return;
+      if (result.ok) setConflicts(result.data.data);
+      else setError(result.error.message);
+    });
+    return () => {
+      current = false;
+    };
+  }, [count]);
+  return (
+    <section aria-labelledby="sync-set-aside-title" className="sync-set-aside">
+      <h3 id="sync-set-aside-title">{s.setAsideTitle}</h3>
+      <p className="muted">{s.setAsideIntro}</p>
+      {error !== null && <Alert>{error}</Alert>}
+      {conflicts !== null && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{s.setAsideColumns.when}</th>
+                <th scope="col">{s.setAsideColumns.what}</th>
+                <th scope="col">{s.setAsideColumns.why}</th>
+                <th scope="col">{s.setAsideColumns.from}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {conflicts.map((conflict) => (
+                <tr key={conflict.seq}>
+                  <td>{absoluteTime(conflict.set_aside_at, lang)}</td>
+                  <td>
+                    {conflict.kind} <span className="muted small sync-mono">{conflict.record_id}</span>
+                  </td>
+                  <td>
+                    {s.setAsideReasons[conflict.reason]} <span className="muted small">({conflict.message})</span>
+                  </td>
+                  <td className="sync-mono small">{conflict.device_id}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }
@@ -233,7 +292,10 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
         <dd>
           <When iso={status.last_pull_at} now={now} lang={lang} never={s.never} />
         </dd>
+        <dt>{s.setAside}</dt>
+        <dd data-testid="sync-set-aside">{s.setAsideCount(status.set_aside_changes)}</dd>
       </dl>
+      {isAdmin && status.set_aside_changes > 0 && <SetAside s={s} lang={lang} count={status.set_aside_changes} />}
       {error !== null && <Alert>{error}</Alert>}
       {isAdmin && (
         <div className="actions">

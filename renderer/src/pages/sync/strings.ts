@@ -1,4 +1,4 @@
-import type { SyncStatus } from '../../../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../../../shared/sync.js';
 import type { Lang } from '../../i18n.js';
 
 type SyncState = SyncStatus['state'];
@@ -13,11 +13,12 @@ const en = {
     'Sync keeps this cabinet’s records — clients, opportunities, quotes with their PDFs, contracts, finished jobs and events — the same on every install connected to your hub; API keys, webhooks, insurer passwords, the wallet, sessions and connected apps stay on this install.',
   // Connect form
   connectTitle: 'Connect to a hub',
-  connectIntro: 'This cabinet does not sync yet. The hub’s operator gives you its address and a pairing code.',
+  connectIntro: 'This cabinet does not sync yet. Give the hub’s operator this cabinet’s identifier: they make a pairing code for it, and give it to you with the hub’s address.',
+  cabinetId: 'This cabinet’s identifier',
   hubUrl: 'Hub URL',
   hubUrlHint: 'https://…, as the hub’s operator gave it (http:// only for a hub on this computer).',
   code: 'Pairing code',
-  codeHint: 'Made by the hub’s operator with courtier hub invite; it can be used once, within 15 minutes.',
+  codeHint: 'Made by the hub’s operator for this cabinet (courtier hub invite --new-cabinet); it can be used once, within 15 minutes.',
   deviceName: 'Name of this computer (optional)',
   deviceNameHint: 'How the hub lists this install. Empty: the computer’s own name.',
   connect: 'Connect',
@@ -43,6 +44,17 @@ const en = {
   pendingCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} not yet on the hub`),
   lastPush: 'Last sent',
   lastPull: 'Last received',
+  setAside: 'Set aside',
+  setAsideCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} from other computers, refused by this one`),
+  setAsideTitle: 'Changes set aside',
+  setAsideIntro: 'Another computer of the cabinet sent these changes, and this one refused them: they break its rules (a value it would not accept, an action only this computer may take). The rest synced.',
+  setAsideColumns: { when: 'When', what: 'Record', why: 'Why', from: 'From computer' },
+  setAsideReasons: {
+    invalid_fields: 'A value this computer does not accept',
+    operation_refused: 'An action the cabinet’s computers may not take for one another',
+    record_clash: 'Its identifier is another cabinet’s record on this computer',
+    not_applicable: 'This computer’s database refused it',
+  } satisfies Record<SyncConflict['reason'], string>,
   never: 'Never',
   lastProblem: 'Last problem:',
   /** The engine's problems by code, said in the page's language (the server's own words otherwise). */
@@ -91,11 +103,12 @@ const fr: SyncStrings = {
   intro:
     'La synchronisation garde identiques les dossiers de ce cabinet — clients, opportunités, devis avec leurs PDF, contrats, tarifications terminées et événements — sur toutes les installations reliées à votre hub ; les clés d’API, les webhooks, les mots de passe des assureurs, les crédits, les sessions et les applications connectées restent sur cette installation.',
   connectTitle: 'Se connecter à un hub',
-  connectIntro: 'Ce cabinet ne se synchronise pas encore. L’exploitant du hub vous donne son adresse et un code d’appairage.',
+  connectIntro: 'Ce cabinet ne se synchronise pas encore. Donnez à l’exploitant du hub l’identifiant de ce cabinet : il crée un code d’appairage pour lui, et vous le donne avec l’adresse du hub.',
+  cabinetId: 'Identifiant de ce cabinet',
   hubUrl: 'URL du hub',
   hubUrlHint: 'https://…, telle que l’exploitant du hub l’a donnée (http:// seulement pour un hub sur cet ordinateur).',
   code: 'Code d’appairage',
-  codeHint: 'Créé par l’exploitant du hub avec courtier hub invite ; il ne sert qu’une fois, dans les 15 minutes.',
+  codeHint: 'Créé par l’exploitant du hub pour ce cabinet (courtier hub invite --new-cabinet) ; il ne sert qu’une fois, dans les 15 minutes.',
   deviceName: 'Nom de cet ordinateur (facultatif)',
   deviceNameHint: 'Le nom sous lequel le hub affiche cette installation. Vide : le nom de l’ordinateur.',
   connect: 'Se connecter',
@@ -120,6 +133,17 @@ const fr: SyncStrings = {
   pendingCount: (n) => (n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} pas encore sur le hub`),
   lastPush: 'Dernier envoi',
   lastPull: 'Dernière réception',
+  setAside: 'Mis de côté',
+  setAsideCount: (n) => (n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} d’autres ordinateurs, refusée${n > 1 ? 's' : ''} par celui-ci`),
+  setAsideTitle: 'Modifications mises de côté',
+  setAsideIntro: 'Un autre ordinateur du cabinet a envoyé ces modifications, et celui-ci les a refusées : elles enfreignent ses règles (une valeur qu’il n’accepterait pas, une action que lui seul peut faire). Le reste s’est synchronisé.',
+  setAsideColumns: { when: 'Quand', what: 'Fiche', why: 'Pourquoi', from: 'Depuis l’ordinateur' },
+  setAsideReasons: {
+    invalid_fields: 'Une valeur que cet ordinateur n’accepte pas',
+    operation_refused: 'Une action que les ordinateurs du cabinet ne peuvent pas faire l’un pour l’autre',
+    record_clash: 'Son identifiant est celui d’une fiche d’un autre cabinet sur cet ordinateur',
+    not_applicable: 'La base de données de cet ordinateur l’a refusée',
+  },
   never: 'Jamais',
   lastProblem: 'Dernier problème :',
   problems: {
