@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { HUB_TIME_HEADER, MAX_PUSH_BYTES } from '../../shared/sync-protocol.js';
+import { HUB_TIME_HEADER } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
 import { fastifyTrustProxy } from '../http/client-address.js';
 import { useJsonBodies } from '../http/json-body.js';
@@ -25,6 +25,9 @@ declare module 'fastify' {
   }
 }
 
+/** What a body may weigh on a route of the hub that has no limit of its own. */
+const SMALL_BODY_BYTES = 4 * 1024;
+
 export interface HubAppOptions {
   logger: Logger;
   /** Proxies whose X-Forwarded-For is believed: the pairing throttle counts per client address. */
@@ -43,7 +46,10 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     childLoggerFactory: deferredRequestLogger,
-    bodyLimit: MAX_PUSH_BYTES,
+    // Every route a stranger may call (pairing, an unknown path that Fastify still reads) takes a few
+    // KiB; a device's push and PDFs have their own limits, and their callers are authenticated before
+    // any body is read.
+    bodyLimit: SMALL_BODY_BYTES,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: (err, socket) => clientErrorHandler(err, socket, randomUUID),

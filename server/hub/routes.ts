@@ -7,6 +7,7 @@ import {
   HUB_ENDPOINTS,
   leaveHub,
   MAX_BLOB_BYTES,
+  MAX_PUSH_BYTES,
   pairDevice,
   pullChanges,
   pushChanges,
@@ -24,8 +25,6 @@ import { pair, pairingRefusedFrom } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
 import type { ChangeWaiters } from './waiters.js';
 
-/** A pairing request is a code, a device name and a cabinet's id and name: a few hundred bytes. */
-const MAX_PAIR_BYTES = 4 * 1024;
 
 /** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -43,16 +42,19 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
     pairDevice,
     async (request) => respond(201, await pair(deps, { body: request.body, protocol: readProtocol(request.headers, deps.protocol), address: request.ip })),
     {
-      // Anyone may call it: a small body only, and an address over its limit is refused before the body is read.
-      bodyLimit: MAX_PAIR_BYTES,
+      // Anyone may call it: the app's small body limit (a code, a device name and a cabinet's id and
+      // name are a few hundred bytes), and an address over its limit is refused before the body is read.
       onRequest: (request, _reply, done) => {
         pairingRefusedFrom(deps, request.ip).then((refused) => done(refused ?? undefined), done);
       },
     },
   );
 
-  registerEndpoint(app, pushChanges, (request) =>
-    push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }),
+  registerEndpoint(
+    app,
+    pushChanges,
+    (request) => push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }),
+    { bodyLimit: MAX_PUSH_BYTES },
   );
 
   registerEndpoint(app, leaveHub, async (request) => {

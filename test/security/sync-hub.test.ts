@@ -225,6 +225,9 @@ describe('pairing, which anyone may call', () => {
     const res = await hub.request({ method: 'POST', url: pathTo(pairDevice), headers: PROTOCOL, body: huge });
     expect(res.statusCode).toBe(413);
     expect(res.json().error).toBe('payload_too_large');
+    // Nor any path a stranger may make up: Fastify reads a body before it answers 404.
+    const nowhere = await hub.request({ method: 'POST', url: '/sync/v1/nowhere', body: huge });
+    expect(nowhere.statusCode).toBe(413);
     const address = '198.51.100.77';
     for (let i = 0; i < PAIRING_ATTEMPTS_PER_WINDOW; i++) {
       await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code: `WRONG-${i}`, device_name: 'x' }), remoteAddress: address });
