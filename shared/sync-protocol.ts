@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TERMINAL_STATUSES } from './automation.js';
 import { CLIENT_CONTACT_FIELDS } from './crm.js';
 import { defineEndpoint } from './endpoint.js';
+import type { ErrorCode } from './errors.js';
 import { healthSchema } from './meta.js';
 
 /**
@@ -217,6 +218,16 @@ const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }
 // ---------------------------------------------------------------------------------------------
 // The hub's routes.
 
+/** Why the hub refuses a pairing, besides a malformed request: what an install tells the person who typed the code. */
+export const PAIRING_REFUSALS = [
+  'invalid_pairing_code',
+  'too_many_pairing_attempts',
+  'cabinet_already_on_hub',
+  'pairing_code_joins',
+  'sync_protocol_too_old',
+  'sync_protocol_unsupported',
+] as const satisfies readonly ErrorCode[];
+
 const PROTOCOL_HEADERS = {
   'X-Courtier-Sync-Protocol': { description: 'The install’s sync protocol version.', required: true },
   'X-Courtier-Device-Time': { description: 'The install’s clock, ms since the epoch.', required: false },
@@ -235,17 +246,7 @@ export const pairDevice = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: pairBodySchema,
   responses: { 201: { description: 'Paired.', schema: pairResponseSchema } },
-  errors: [
-    'validation_error',
-    'invalid_pairing_code',
-    'too_many_pairing_attempts',
-    'cabinet_already_on_hub',
-    'pairing_code_joins',
-    'sync_protocol_too_old',
-    'sync_protocol_unsupported',
-    'payload_too_large',
-    'hub_database_unavailable',
-  ],
+  errors: ['validation_error', ...PAIRING_REFUSALS, 'payload_too_large', 'hub_database_unavailable'],
 });
 
 export const pushChanges = defineEndpoint({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
+import { PAIRING_REFUSALS } from './sync-protocol.js';
 
 /**
  * A cabinet's sync, as `courtier sync status` and the console show it. `state`: off (no hub),
@@ -90,17 +91,7 @@ export const connectSync = defineEndpoint({
   auth: 'console_admin',
   body: connectSyncBodySchema,
   responses: { 200: { description: 'Connected; the upload has started.', schema: syncStatusSchema } },
-  errors: [
-    'invalid_hub_url',
-    'sync_already_on',
-    'invalid_pairing_code',
-    'too_many_pairing_attempts',
-    'cabinet_already_on_hub',
-    'pairing_code_joins',
-    'sync_protocol_too_old',
-    'sync_protocol_unsupported',
-    'hub_unreachable',
-  ],
+  errors: ['invalid_hub_url', 'sync_already_on', ...PAIRING_REFUSALS, 'hub_unreachable'],
 });
 
 export const listSyncConflicts = defineEndpoint({

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connectSync, disconnectSync, getSyncStatus, listSyncConflicts, pauseSync, resumeSync } from '../../shared/sync.js';
+import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
 import { consoleUser } from '../console/guard.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -11,15 +12,7 @@ import { auditConnected, connectCabinet, disconnectCabinet, listSyncConflicts as
 import { recordAudit, requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 
-/** The hub's refusals of a pairing that the console shows as they are (each has its words in both languages). */
-const PAIRING_REFUSALS: readonly ErrorCode[] = [
-  'invalid_pairing_code',
-  'too_many_pairing_attempts',
-  'cabinet_already_on_hub',
-  'pairing_code_joins',
-  'sync_protocol_too_old',
-  'sync_protocol_unsupported',
-];
+/** The hub's refusals of a pairing, shown by the console as they are (each has its words in both languages). */
 const isPairingRefusal = (code: string): code is ErrorCode => (PAIRING_REFUSALS as readonly string[]).includes(code);
 
 /** A hub's refusal or silence, as the console's error: the hub's own code and words when it gave them. */

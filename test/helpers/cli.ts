@@ -27,6 +27,14 @@ export function runCourtier(args: string[], options: { input?: string; env?: Nod
   });
 }
 
+/** Stops a child with SIGTERM and waits for it to exit; a child never started is nothing to stop. */
+export async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** Starts `courtier serve` on a free port; resolves once it logs its URL. */
 export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, entry: string[] = [CLI]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {

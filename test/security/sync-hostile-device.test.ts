@@ -1,13 +1,12 @@
 // @module-tag postgres
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import type { SyncConflict } from '../../shared/sync.js';
-import { runCourtier, startServeProcess } from '../helpers/cli.js';
+import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { PROTOCOL } from '../helpers/hub.js';
@@ -78,11 +77,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (serve) {
-    const exited = once(serve.child, 'exit');
-    serve.child.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(serve?.child);
   await hub?.close();
   await pg?.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -2,11 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, MAX_CHANGE_BYTES, MAX_PUSH_BYTES, pairDevice, pullChanges, pushChanges, type PairResponse, type PullResponse, type SyncChange } from '../../shared/sync-protocol.js';
-import { runCourtier, startHubServeProcess } from '../helpers/cli.js';
+import { runCourtier, startHubServeProcess, stopChild } from '../helpers/cli.js';
 import { PROTOCOL } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -27,11 +26,7 @@ beforeAll(async () => {
   hub = await startHubServeProcess(['--database-url', databaseUrl]);
 });
 afterAll(async () => {
-  if (hub) {
-    const exited = once(hub.child, 'exit');
-    hub.child.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(hub?.child);
   await pg?.stop();
 });
 
