@@ -132,75 +132,107 @@ const CONFLICT_FIELDS_CHARS = 4096;
 /** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */
 const MACHINE_ERRORS = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|READONLY|CANTOPEN|CORRUPT|NOTADB|INTERRUPT|PROTOCOL)/;
 
+/** A change that threw while a page was applied without savepoints: the page is applied again, guarded. */
+class UnguardedFailure extends Error {
+  override name = 'UnguardedFailure';
+}
+
+const isMachineError = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && MACHINE_ERRORS.test(code);
+};
+
 /**
  * Applies other devices' changes pulled after `after`, and moves the cursor to `lastSeq`, in one
  * transaction. The hybrid clock moves past every change applied, so that a change made here later
  * orders after them (without that, a local edit could win here and lose everywhere else).
  *
- * No change can stop the pull: each is applied in a savepoint, and one that its kind refuses, or
- * that a constraint refuses, is set aside (`sync_conflicts`) while the page goes on. A constraint
- * may only mean that the page holds what the change needs further on (a contract before its
- * quote), so those are tried once more at the end of the page before they are set aside.
+ * No change can stop the pull: one that its kind refuses is set aside (`sync_conflicts`) before
+ * anything of it is written, and the page goes on. A page is first applied as it comes, foreign keys
+ * checked at commit (a contract may come before its quote); should anything throw — a constraint,
+ * the commit's foreign keys — the page is applied again with each change in a savepoint, so that
+ * the one that fails is undone alone and set aside. In that guarded pass a missing foreign key may
+ * only mean that the page holds what the change needs further on, so those are tried once more at its end.
  */
 export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: { after: number; lastSeq: number; changes: PulledChange[]; staged?: string[] }): number {
   const { db } = context.deps;
   const orm = db.orm;
-  const applied = db.immediateTransaction(() => {
-    const connection = store.findConnection(orm, cabinetId);
-    // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
-    if (!connection || connection.pullCursor !== page.after) return 0;
-    const now = context.deps.clock.now();
-    const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
-    let setAsideHere = 0;
-    const setAside = (change: PulledChange, reason: string, message: string) => {
-      setAsideHere += 1;
-      const fields = JSON.stringify(change.fields);
-      store.insertConflict(orm, {
-        cabinetId,
-        seq: change.seq,
-        deviceId: change.device_id,
-        kind: change.kind,
-        recordId: change.record_id,
-        op: change.op,
-        hlc: change.hlc,
-        fields: fields.length > CONFLICT_FIELDS_CHARS ? `${fields.slice(0, CONFLICT_FIELDS_CHARS)}…` : fields,
-        reason,
-        message: message.slice(0, 500),
-        setAsideAt: now,
-      });
-    };
-    const erased: PulledChange[] = [];
-    const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
-      try {
-        const outcome = db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext));
+  const apply = (guarded: boolean) =>
+    db.immediateTransaction(() => {
+      const connection = store.findConnection(orm, cabinetId);
+      // Another process (the CLI, the service) applied this page meanwhile, or sync was turned off.
+      if (!connection || connection.pullCursor !== page.after) return 0;
+      if (!guarded) db.sqlite.pragma('defer_foreign_keys = ON');
+      const now = context.deps.clock.now();
+      const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
+      let setAsideHere = 0;
+      const setAside = (change: PulledChange, reason: string, message: string) => {
+        setAsideHere += 1;
+        const fields = JSON.stringify(change.fields);
+        store.insertConflict(orm, {
+          cabinetId,
+          seq: change.seq,
+          deviceId: change.device_id,
+          kind: change.kind,
+          recordId: change.record_id,
+          op: change.op,
+          hlc: change.hlc,
+          fields: fields.length > CONFLICT_FIELDS_CHARS ? `${fields.slice(0, CONFLICT_FIELDS_CHARS)}…` : fields,
+          reason,
+          message: message.slice(0, 500),
+          setAsideAt: now,
+        });
+      };
+      const erased: PulledChange[] = [];
+      const settle = (change: PulledChange, outcome: ReturnType<typeof applyChange>) => {
         if (typeof outcome === 'object') setAside(change, outcome.reason, outcome.message);
         else if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') erased.push(change);
-        return 'done';
-      } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        if (typeof code === 'string' && MACHINE_ERRORS.test(code)) throw err;
-        if (!lastTry && typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) return 'retry';
-        setAside(change, 'not_applicable', `this install could not apply it: ${(err as Error).message}`);
-        return 'done';
+      };
+      const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
+        if (!guarded) {
+          try {
+            settle(change, applyChange(orm, cabinetId, context.records, change, applyContext));
+            return 'done';
+          } catch (err) {
+            throw isMachineError(err) ? err : new UnguardedFailure((err as Error).message);
+          }
+        }
+        try {
+          settle(change, db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext)));
+          return 'done';
+        } catch (err) {
+          if (isMachineError(err)) throw err;
+          // A record the change needs may come further on in the page (a contract before its quote).
+          if (!lastTry && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'retry';
+          setAside(change, 'not_applicable', `this install could not apply it: ${(err as Error).message}`);
+          return 'done';
+        }
+      };
+      let clock = { time: connection.clockTime, counter: connection.clockCounter };
+      let remoteTime = connection.remoteClockTime;
+      const retry: PulledChange[] = [];
+      for (const change of page.changes) {
+        if (change.device_id === connection.deviceId) continue;
+        if (attempt(change, false) === 'retry') retry.push(change);
+        const remote = parseHlc(change.hlc);
+        clock = receive(clock, remote, now);
+        remoteTime = Math.max(remoteTime, remote.time);
       }
-    };
-    let clock = { time: connection.clockTime, counter: connection.clockCounter };
-    let remoteTime = connection.remoteClockTime;
-    const retry: PulledChange[] = [];
-    for (const change of page.changes) {
-      if (change.device_id === connection.deviceId) continue;
-      if (attempt(change, false) === 'retry') retry.push(change);
-      const remote = parseHlc(change.hlc);
-      clock = receive(clock, remote, now);
-      remoteTime = Math.max(remoteTime, remote.time);
-    }
-    for (const change of retry) attempt(change, true);
-    if (setAsideHere > 0 && store.countConflicts(orm, cabinetId) > CONFLICTS_KEPT) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT);
-    auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
-    store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
-    store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
-    return page.changes.length;
-  });
+      for (const change of retry) attempt(change, true);
+      if (setAsideHere > 0 && store.countConflicts(orm, cabinetId) > CONFLICTS_KEPT) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT);
+      auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
+      store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
+      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
+      return page.changes.length;
+    });
+  let applied: number;
+  try {
+    applied = apply(false);
+  } catch (err) {
+    // The commit's deferred foreign keys throw from the transaction itself, not from a change.
+    if (isMachineError(err) || !(err instanceof UnguardedFailure || (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY')) throw err;
+    applied = apply(true);
+  }
   if (page.changes.some((change) => change.kind === 'event')) context.deps.outbox.notify();
   return applied;
 }

@@ -252,3 +252,48 @@ describe('sync: capture and per-field merge', () => {
     );
   });
 });
+
+describe('a page that cannot be applied as it comes', () => {
+  const NOW = Date.UTC(2026, 11, 1);
+  const devis = (id: string, contractId: string | null) => ({
+    status: contractId ? 'signed' : 'priced', client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c', opportunity_id: null, compagnie: 'sandbox', produit: 'auto', dic_data: '{}',
+    tarif_cents: 1000, suspens: null, job_id: null, pdf_sha256: null, contract_id: contractId, signed_at: contractId ? NOW : null, created_at: NOW, updated_at: NOW,
+  });
+  const contract = (devisId: string) => ({ devis_id: devisId, client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c', opportunity_id: null, compagnie: 'sandbox', produit: 'auto', premium_cents: 1000, signed_at: NOW, created_at: NOW });
+  const opportunity = {
+    title: 'Après', product: 'auto', stage: 'new', expected_value_cents: 0, source: 'api', tags: '[]', created_via: 'api', created_at: NOW, updated_at: NOW,
+    contact: JSON.stringify({ last_name: 'X', first_name: null, company_name: null, siret: null, email: null, phone: null }),
+  };
+  const count = (node: Install, table: string) => (node.deps.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  let seq = 0;
+  const change = (kind: PulledChange['kind'], recordId: string, fields: Record<string, unknown>): PulledChange => {
+    seq += 1;
+    return { seq, device_id: 'remote', kind, record_id: recordId, op: 'upsert', hlc: `${String(NOW).padStart(15, '0')}-${String(seq).padStart(6, '0')}-remote`, fields };
+  };
+
+  it('a contract before its quote is applied once its quote is, and the page goes on', async () => {
+    const b = await install('b', NOW);
+    const quote = '5b0f3f1e-2a8e-4d1c-9b7e-3c2d1e0f9a8b';
+    const signed = '6c1a2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+    const after = '8e3c4d5e-6f70-4182-8c9d-1e2f3a4b5c6d';
+    const changes = [change('contract', signed, contract(quote)), change('devis', quote, devis(quote, signed)), change('opportunity', after, opportunity)];
+    expect(applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes })).toBe(3);
+    expect(count(b, 'contracts')).toBe(1);
+    expect(count(b, 'opportunities')).toBe(1);
+    expect(store.listConflicts(b.deps.db.orm, CABINET, 10)).toEqual([]);
+
+    // Two installs signed the same quote offline: the contract that comes second cannot be stored
+    // (a quote has one contract); it is set aside, and what follows it in the page applies.
+    const twice = '7d2b3c4d-5e6f-4071-9b8c-0d1e2f3a4b5c';
+    const later = '9f4d5e6f-7081-4293-9dae-2f3a4b5c6d7e';
+    const start = seq;
+    const next = [change('contract', twice, contract(quote)), change('opportunity', later, opportunity)];
+    applyPage({ deps: b.deps, records }, CABINET, { after: start, lastSeq: seq, changes: next });
+    expect(count(b, 'contracts')).toBe(1);
+    expect(count(b, 'opportunities')).toBe(2);
+    const conflicts = store.listConflicts(b.deps.db.orm, CABINET, 10);
+    expect(conflicts.map((c) => [c.recordId, c.reason])).toEqual([[twice, 'not_applicable']]);
+    expect(conflicts[0]?.message).toMatch(/UNIQUE constraint failed: contracts\.devis_id/);
+    expect(store.findConnection(b.deps.db.orm, CABINET)?.pullCursor).toBe(seq);
+  });
+});
