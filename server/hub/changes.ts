@@ -1,4 +1,5 @@
-import { changeRuleBroken, MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { changeRuleBroken } from '../../shared/sync-rules.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { hubTime, type HubDeps } from './deps.js';

@@ -1,7 +1,8 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
-import { changeRuleBroken, type SyncedKind } from '../../shared/sync-protocol.js';
+import type { SyncedKind } from '../../shared/sync-protocol.js';
+import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';

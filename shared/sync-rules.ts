@@ -1,0 +1,54 @@
+import { TERMINAL_STATUSES } from './automation.js';
+import { CLIENT_CONTACT_FIELDS } from './crm.js';
+import type { SyncChange, SyncedKind } from './sync-protocol.js';
+
+/**
+ * What any change must respect, whichever install sends it: the hub refuses a batch that breaks a
+ * rule, and an install sets such a change aside. A device's credential can be stolen, so these are
+ * what one device can never make the others do.
+ */
+
+/** The kinds a device may erase: a client (the right to erasure) and the events that copied its data. */
+const ERASABLE_KINDS: ReadonlySet<SyncedKind> = new Set(['client', 'event']);
+/** An erased client's tombstone: its type and times, every personal field empty. */
+const CLIENT_TOMBSTONE_FIELDS: ReadonlySet<string> = new Set(['type', 'created_at', 'updated_at', 'erased_at', ...CLIENT_CONTACT_FIELDS]);
+
+function clientTombstoneProblem(fields: Record<string, unknown>): string | null {
+  const extra = Object.keys(fields).filter((field) => !CLIENT_TOMBSTONE_FIELDS.has(field));
+  if (extra.length > 0) return `a client's erasure carries its tombstone only, not ${extra.join(', ')}`;
+  const kept = CLIENT_CONTACT_FIELDS.filter((field) => fields[field] !== undefined && fields[field] !== null);
+  if (kept.length > 0) return `a client's erasure empties every personal field, not ${kept.join(', ')}`;
+  return typeof fields.erased_at === 'number' ? null : "a client's erasure says when (erased_at)";
+}
+
+/** An event is erased only as its client is: a client.updated event whose contact fields are emptied. */
+function eventErasureProblem(fields: Record<string, unknown>): string | null {
+  if (fields.type !== 'client.updated' || typeof fields.data !== 'string') return 'only a client.updated event is erased, with its data';
+  let data: unknown;
+  try {
+    data = JSON.parse(fields.data);
+  } catch {
+    return "an erased event's data is not JSON";
+  }
+  if (typeof data !== 'object' || data === null) return "an erased event's data is not an object";
+  const kept = CLIENT_CONTACT_FIELDS.filter((field) => (data as Record<string, unknown>)[field] !== undefined && (data as Record<string, unknown>)[field] !== null);
+  return kept.length > 0 ? `an erased event keeps no personal field, not ${kept.join(', ')}` : null;
+}
+
+/**
+ * Why a change breaks the protocol's rules, or null: an erasure of a kind that is never erased, an
+ * erasure that carries more than its tombstone (it would freeze a record at values of the sender's
+ * choice, since an erased record takes no more edits), a job that is not finished (the installs
+ * that pull it would run it with the cabinet's insurer logins).
+ */
+export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'fields'>): string | null {
+  if (change.op === 'erase') {
+    if (!ERASABLE_KINDS.has(change.kind)) return `${change.kind} records are never erased`;
+    return change.kind === 'client' ? clientTombstoneProblem(change.fields) : eventErasureProblem(change.fields);
+  }
+  // An upsert the hub emptied (its record was erased since) carries nothing to check.
+  if (change.kind === 'job' && Object.keys(change.fields).length > 0 && !TERMINAL_STATUSES.some((status) => status === change.fields.status)) {
+    return 'a job syncs only once finished: its status must be completed, partial, failed or cancelled';
+  }
+  return null;
+}
