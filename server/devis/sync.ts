@@ -15,7 +15,7 @@ const devisRow = z.object({
   produit: code,
   dic_data: storedJson(anyJsonObject, 'a JSON object'),
   tarif_cents: storedCount.nullable(),
-  suspens: storedText(2000).nullable(),
+  suspens: storedText(10_000).nullable(),
   job_id: storedId.nullable(),
   pdf_sha256: storedSha256.nullable(),
   contract_id: storedId.nullable(),
