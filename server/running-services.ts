@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -26,16 +26,19 @@ export function runningServicesDir(env: NodeJS.ProcessEnv = process.env, uid: nu
 }
 
 /**
- * Whether the folder is this user's own: a real directory (not a link) that no other user owns, so
- * that nobody else can plant or read entries in it (in a shared temp folder, someone could create it first).
+ * Whether the folder and its parent are this user's own: real directories (not links) that no other
+ * user owns, so that nobody else can plant or swap entries in them (in a shared temp folder, someone
+ * could create `courtier-<uid>` first).
  */
 function ownFolder(dir: string, uid: number | undefined): boolean {
-  try {
-    const stat = lstatSync(dir);
-    return stat.isDirectory() && !stat.isSymbolicLink() && (uid === undefined || stat.uid === uid);
-  } catch {
-    return false;
-  }
+  return [dir, dirname(dir)].every((folder) => {
+    try {
+      const stat = lstatSync(folder);
+      return stat.isDirectory() && !stat.isSymbolicLink() && (uid === undefined || stat.uid === uid);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Registers a running service; returns what removes its entry (called when it stops). A folder that cannot be written leaves the service unregistered, never stopped. */

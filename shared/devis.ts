@@ -8,11 +8,9 @@ export const devisStatusSchema = z.enum(DEVIS_STATUSES);
 export type DevisStatus = z.infer<typeof devisStatusSchema>;
 
 /** Insurer and product codes: lower-case letters, digits, dashes and underscores. */
-export const codeSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a code such as sandbox or auto');
+export const CODE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,49}$/;
+
+export const codeSchema = z.string().trim().toLowerCase().regex(CODE_PATTERN, 'must be a code such as sandbox or auto');
 
 /** A product's data is a form's worth of answers; the cap keeps every record within what sync carries. */
 const MAX_DIC_DATA_BYTES = 32 * 1024;

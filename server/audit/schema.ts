@@ -34,7 +34,9 @@ export const auditEvents = sqliteTable(
 
 /**
  * Where the chain starts: the chain of the last row removed by the retention purge (or '' before
- * any purge), so that removing old rows any other way is seen by `courtier audit verify`.
+ * any purge), so that removing old rows any other way is seen by `courtier audit verify`. The row
+ * exists from the moment the log is chained (rows written before are sealed then, once); it is
+ * sealed itself, so that it cannot be moved to hide rows removed from the start.
  */
 export const auditChainStart = sqliteTable('audit_chain_start', {
   id: integer('id').primaryKey(),
@@ -42,4 +44,5 @@ export const auditChainStart = sqliteTable('audit_chain_start', {
   /** When the purge that set it ran, and how many rows it removed in all. */
   purgedAt: integer('purged_at'),
   purged: integer('purged').notNull().default(0),
+  seal: text('seal').notNull(),
 });

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuditAction, AuditEntry } from '../../shared/audit.js';
-import { toIso, type Deps } from '../deps.js';
+import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { listenerOf } from '../http/listener.js';
 import * as store from './store.js';
 
@@ -48,19 +48,32 @@ function sealOf(key: Buffer, previous: string, row: Omit<store.AuditRow, 'chain'
   return createHmac('sha256', key).update(previous).update('\n').update(JSON.stringify(fields)).digest('hex');
 }
 
-/** Rows written before the chain existed are sealed once, in order, before the next row is (a no-op afterwards). */
-function sealUnsealed(deps: AuditDeps): string {
-  let previous = store.auditChainStartOf(deps.db.orm);
+/** The seal of where the chain starts: moving it to hide rows removed from the start breaks it. */
+function startSealOf(key: Buffer, start: Omit<store.ChainStart, 'seal'>): string {
+  return createHmac('sha256', key).update('start\n').update(JSON.stringify([start.chain, start.purged, start.purgedAt])).digest('hex');
+}
+
+/**
+ * Where the chain starts, made on first use: the rows written before the log was chained are sealed
+ * then, once and in order. From then on a row without a seal is a broken chain, never sealed again.
+ */
+function chainStart(deps: AuditDeps): store.ChainStart {
+  const found = store.findChainStart(deps.db.orm);
+  if (found) return found;
+  let previous = '';
   for (let after = 0; ; ) {
     const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
     for (const { rowid, chain, ...row } of rows) {
-      const seal = chain === '' ? sealOf(deps.keys.auditChain, previous, row) : chain;
-      if (chain === '') store.setAuditChain(deps.db.orm, rowid, seal);
-      previous = seal;
+      previous = chain === '' ? sealOf(deps.keys.auditChain, previous, row) : chain;
+      if (chain === '') store.setAuditChain(deps.db.orm, rowid, previous);
       after = rowid;
     }
-    if (rows.length < 1000) return previous;
+    if (rows.length < 1000) break;
   }
+  const start = { chain: '', purged: 0, purgedAt: null };
+  const sealed = { ...start, seal: startSealOf(deps.keys.auditChain, start) };
+  store.saveChainStart(deps.db.orm, sealed);
+  return sealed;
 }
 
 /**
@@ -69,8 +82,8 @@ function sealUnsealed(deps: AuditDeps): string {
  */
 export function recordAudit(deps: AuditDeps, record: AuditRecord): void {
   deps.db.immediateTransaction(() => {
-    const newest = store.newestAuditEvent(deps.db.orm);
-    const previous = newest === undefined ? store.auditChainStartOf(deps.db.orm) : newest.chain === '' ? sealUnsealed(deps) : newest.chain;
+    const start = chainStart(deps);
+    const previous = store.newestAuditEvent(deps.db.orm)?.chain ?? start.chain;
     const row = {
       id: randomUUID(),
       cabinetId: record.cabinetId,
@@ -95,28 +108,35 @@ export interface AuditVerification {
   checked: number;
   /** The newest row's seal: noted elsewhere, it shows later that the log was not rewritten whole. */
   head: string | null;
-  /** The first row whose seal does not match (changed, or written out of turn), or whose predecessor is missing. */
-  broken: { id: string; at: string; action: string } | null;
+  /**
+   * The first row whose seal does not match (changed, unsealed, or written out of turn), the row
+   * after one removed, or `start` when where the chain starts was moved (rows removed from the start).
+   */
+  broken: { id: string; at: string | null; action: string } | null;
   /** Rows removed by the retention purge so far. */
   purged: number;
 }
 
 /** Walks the chain from its start (or the last purge) to the newest row. */
 export function verifyAudit(deps: AuditDeps): AuditVerification {
-  let previous = store.auditChainStartOf(deps.db.orm);
+  const start = deps.db.immediateTransaction(() => chainStart(deps));
+  const { seal, ...unsealed } = start;
+  if (seal !== startSealOf(deps.keys.auditChain, unsealed)) {
+    return { ok: false, checked: 0, head: null, broken: { id: 'start', at: toIsoOrNull(start.purgedAt), action: 'retention purge' }, purged: start.purged };
+  }
+  let previous = start.chain;
   let checked = 0;
   for (let after = 0; ; ) {
     const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
     for (const { rowid, chain, ...row } of rows) {
-      if (chain === '') return { ok: true, checked, head: previous || null, broken: null, purged: store.auditPurgedCount(deps.db.orm) };
       if (chain !== sealOf(deps.keys.auditChain, previous, row)) {
-        return { ok: false, checked, head: null, broken: { id: row.id, at: toIso(row.at), action: row.action }, purged: store.auditPurgedCount(deps.db.orm) };
+        return { ok: false, checked, head: null, broken: { id: row.id, at: toIso(row.at), action: row.action }, purged: start.purged };
       }
       previous = chain;
       after = rowid;
       checked += 1;
     }
-    if (rows.length < 1000) return { ok: true, checked, head: previous || null, broken: null, purged: store.auditPurgedCount(deps.db.orm) };
+    if (rows.length < 1000) return { ok: true, checked, head: previous || null, broken: null, purged: start.purged };
   }
 }
 
@@ -144,14 +164,23 @@ export function listAudit(deps: Pick<Deps, 'db'>, cabinetId: string, filters: Au
   }));
 }
 
+/** A gap between two entries counts for at most this much of their age (see firstRetainedAuditRowid). */
+const MAX_COUNTED_GAP_MS = 7 * 86_400_000;
+
 /**
- * Drops what is older than a year, counted from the newest entry rather than the clock (a clock set
- * years ahead would otherwise empty the log); run at start and daily by the service.
+ * Drops what is older than a year, counted along the log itself rather than by the clock (a clock
+ * set years ahead, and an entry written with it, would otherwise empty the log): run at start and
+ * daily by the service. The chain goes on from the last row removed.
  */
-export function purgeExpiredAudit(deps: Pick<Deps, 'db' | 'clock'>): number {
+export function purgeExpiredAudit(deps: AuditDeps): number {
   return deps.db.immediateTransaction(() => {
-    const newest = store.newestAuditEvent(deps.db.orm);
-    if (!newest) return 0;
-    return store.deleteAuditPrefixBefore(deps.db.orm, newest.at - AUDIT_RETENTION_MS, deps.clock.now());
+    const start = chainStart(deps);
+    const firstKept = store.firstRetainedAuditRowid(deps.db.orm, AUDIT_RETENTION_MS, MAX_COUNTED_GAP_MS);
+    if (firstKept === null) return 0;
+    const removed = store.deleteAuditPrefix(deps.db.orm, firstKept);
+    if (!removed) return 0;
+    const next = { chain: removed.lastChain, purged: start.purged + removed.removed, purgedAt: deps.clock.now() };
+    store.saveChainStart(deps.db.orm, { ...next, seal: startSealOf(deps.keys.auditChain, next) });
+    return removed.removed;
   });
 }

@@ -54,29 +54,36 @@ export function setAuditChain(orm: Orm, rowid: number, chain: string): void {
   orm.prepared('UPDATE audit_events SET chain = ? WHERE rowid = ?').run(chain, rowid);
 }
 
-export function auditPurgedCount(orm: Orm): number {
-  return orm.select({ purged: auditChainStart.purged }).from(auditChainStart).where(eq(auditChainStart.id, 1)).get()?.purged ?? 0;
+export type ChainStart = Omit<typeof auditChainStart.$inferSelect, 'id'>;
+
+export function findChainStart(orm: Orm): ChainStart | undefined {
+  return orm.select({ chain: auditChainStart.chain, purgedAt: auditChainStart.purgedAt, purged: auditChainStart.purged, seal: auditChainStart.seal }).from(auditChainStart).where(eq(auditChainStart.id, 1)).get();
 }
 
-export function auditChainStartOf(orm: Orm): string {
-  return orm.select({ chain: auditChainStart.chain }).from(auditChainStart).where(eq(auditChainStart.id, 1)).get()?.chain ?? '';
+export function saveChainStart(orm: Orm, start: ChainStart): void {
+  orm.insert(auditChainStart).values({ id: 1, ...start }).onConflictDoUpdate({ target: auditChainStart.id, set: start }).run();
 }
 
 /**
- * Retention: the only delete of the table. Removes the rows written before the first one not older
- * than the cutoff (a prefix, so the chain goes on from the last row removed), and records that
- * row's chain as where the chain now starts.
+ * The first row the retention keeps: rows whose age, counted from the newest row, passes the
+ * retention are removed, where a row's age adds up the gaps between the rows written after it,
+ * each gap counted at most `maxGapMs` and never below zero. A clock set years ahead then writes a
+ * row whose gap counts a few days, not years; an install idle for months keeps its rows longer.
  */
-export function deleteAuditPrefixBefore(orm: Orm, cutoff: number, now: number): number {
-  const firstKept = orm.prepared('SELECT min(rowid) AS rowid FROM audit_events WHERE at >= ?').get(cutoff) as { rowid: number | null };
-  const bound = firstKept.rowid ?? Number.MAX_SAFE_INTEGER;
-  const lastRemoved = orm.prepared('SELECT chain FROM audit_events WHERE rowid < ? ORDER BY rowid DESC LIMIT 1').get(bound) as { chain: string } | undefined;
-  if (!lastRemoved) return 0;
-  const removed = orm.prepared('DELETE FROM audit_events WHERE rowid < ?').run(bound).changes;
-  orm
-    .insert(auditChainStart)
-    .values({ id: 1, chain: lastRemoved.chain, purgedAt: now, purged: removed })
-    .onConflictDoUpdate({ target: auditChainStart.id, set: { chain: lastRemoved.chain, purgedAt: now, purged: sql`${auditChainStart.purged} + ${removed}` } })
-    .run();
-  return removed;
+export function firstRetainedAuditRowid(orm: Orm, retentionMs: number, maxGapMs: number): number | null {
+  const row = orm
+    .prepared(
+      `WITH gaps AS (SELECT rowid, at - lag(at) OVER (ORDER BY rowid) AS gap FROM audit_events),
+       ages AS (SELECT rowid, sum(min(max(coalesce(gap, 0), 0), ?)) OVER (ORDER BY rowid) AS t FROM gaps)
+       SELECT min(rowid) AS rowid FROM ages WHERE t >= (SELECT max(t) FROM ages) - ?`,
+    )
+    .get(maxGapMs, retentionMs) as { rowid: number | null };
+  return row.rowid;
+}
+
+/** Removes the rows written before one; returns how many, and the chain of the last one removed. */
+export function deleteAuditPrefix(orm: Orm, beforeRowid: number): { removed: number; lastChain: string } | null {
+  const last = orm.prepared('SELECT chain FROM audit_events WHERE rowid < ? ORDER BY rowid DESC LIMIT 1').get(beforeRowid) as { chain: string } | undefined;
+  if (!last) return null;
+  return { removed: orm.prepared('DELETE FROM audit_events WHERE rowid < ?').run(beforeRowid).changes, lastChain: last.chain };
 }

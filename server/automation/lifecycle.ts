@@ -10,6 +10,7 @@ import { recordInsurerOutcome } from './guards.js';
 import { jobChanged } from './jobs.js';
 import { recordJobFinished } from './sync.js';
 import * as store from './store.js';
+import { MAX_PORTAL_TEXT } from '../sync/stored-values.js';
 
 /**
  * A job's life as its robot reports it, for the worker: progress, the MFA wait, the outcome, and
@@ -87,6 +88,8 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
 export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult): boolean {
   const status = result.outcome === 'complete' && result.pdf ? 'completed' : 'partial';
+  // What the portal said, as long as it is, up to what the other installs of the cabinet take.
+  const suspens = result.suspens?.slice(0, MAX_PORTAL_TEXT) ?? null;
   return atomically(deps.db, () => {
     const now = deps.clock.now();
     const consumed = creditsConsumed(deps, row.cabinetId, row.id);
@@ -94,7 +97,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
       status,
       creditsConsumed: consumed,
       resultTarifCents: Math.round(result.tarif_eur * 100),
-      resultSuspens: result.suspens ?? null,
+      resultSuspens: suspens,
       progressStep: status === 'completed' ? 'done' : 'priced, no PDF',
       progressPercent: 100,
       ...finished(now),
@@ -104,7 +107,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
     recordJobFinished(deps, moved, consumed);
     const devis = recordDevisPriced(deps, row.cabinetId, row.devisId, {
       tarifEur: result.tarif_eur,
-      suspens: result.suspens ?? null,
+      suspens,
       pdf: status === 'completed' ? result.pdf : null,
       jobId: row.id,
     });
@@ -116,7 +119,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
       devis_id: row.devisId,
       status,
       tarif_eur: result.tarif_eur,
-      suspens: result.suspens ?? null,
+      suspens,
       pdf_url: devis.pdf_url,
       credits_consumed: consumed,
     });

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { jobStatusSchema, TERMINAL_STATUSES } from '../../shared/automation.js';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
+import { CODE_PATTERN } from '../../shared/devis.js';
 import type { Deps } from '../deps.js';
 import { creditsConsumed } from '../wallet/service.js';
-import { anyJsonObject, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import { anyJsonObject, MAX_PORTAL_TEXT, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';
 
-const code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/);
+/** A code as the services store it (codeSchema's output). */
+const code = z.string().regex(CODE_PATTERN);
 
 /** A finished job's row: only terminal jobs travel (a pending one would be run by the robots of whoever pulled it). */
 const jobRow = z.object({
@@ -24,9 +26,9 @@ const jobRow = z.object({
   credits_consumed: z.int().min(-1_000_000).max(1_000_000).nullable(),
   result_tarif_cents: storedCount.nullable(),
   // What a portal said, as the robot read it: its length is the insurer's.
-  result_suspens: storedText(10_000).nullable(),
+  result_suspens: storedText(MAX_PORTAL_TEXT).nullable(),
   error_code: storedText(100).nullable(),
-  error_message: storedText(10_000).nullable(),
+  error_message: storedText(MAX_PORTAL_TEXT).nullable(),
   error_technical: storedBoolean.nullable(),
   submitted: storedBoolean,
   attempts: storedCount,

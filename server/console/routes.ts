@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { cabinetIdsOfEmail } from '../tenancy/service.js';
 import { isLanRequest } from '../http/listener.js';
 import { blockLanAddress } from '../lan/blocks.js';
-import { isFromThisMachine, throttleBucket } from '../http/client-address.js';
+import { isFromThisMachine } from '../http/client-address.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import { CONSOLE_CSRF_PURPOSE, CSRF_COOKIE } from './guard.js';
@@ -44,8 +44,8 @@ export async function consoleSessionRoutes(app: FastifyInstance, { deps, throttl
         if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.code === 'too_many_login_attempts')) {
           auditFailedSignIn(request, email, err.code);
           // On the office LAN, an address that reached the limit is shut out of everything for a while.
-          const failures = throttle.addressFailures(request.ip);
-          if (isLanRequest(request) && failures.limited) blockLanAddress(deps, throttleBucket(request.ip), failures.count);
+          const limited = throttle.limitedAddress(request.ip);
+          if (isLanRequest(request) && limited) blockLanAddress(deps, limited.key, limited.count);
         }
         throw err;
       },

@@ -30,21 +30,26 @@ export interface AttemptOrigin {
  * Failed sign-ins counted per account and per client address in fixed windows: past the limit,
  * further attempts are refused before the password is even checked. An account's failures are
  * counted apart for this machine and for the network, so that a LAN neighbour typing wrong
- * passwords never locks the person at the machine out of their own account; addresses are counted
- * by their throttle bucket (an IPv6 address by its /64).
+ * passwords never locks the person at the machine out of their own account. Addresses are counted
+ * one by one, and an IPv6 address's /64 as a whole too, with a higher limit: a machine may take any
+ * address of its network, yet an office's machines share one /64.
  */
 export interface LoginThrottle {
   /** Seconds to wait, or 0 when an attempt may go ahead. */
   retryAfter(email: string, origin: AttemptOrigin): number;
   recordFailure(email: string, origin: AttemptOrigin): void;
   recordSuccess(email: string, origin: AttemptOrigin): void;
-  /** The failures from an address's bucket in the current window, and whether it reached the limit. */
-  addressFailures(address: string): { count: number; limited: boolean };
+  /** What an address reached the limit as (itself, or its /64) and how many failures, or null. */
+  limitedAddress(address: string): { key: string; count: number } | null;
 }
 
-export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, windowMs: 15 * 60_000 }): LoginThrottle {
+export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, perNetwork: 100, windowMs: 15 * 60_000 }): LoginThrottle {
   const accountKey = (email: string, origin: AttemptOrigin) => `account:${origin.local ? 'here' : 'network'}:${email.toLowerCase()}`;
-  const addressKey = (address: string) => `ip:${throttleBucket(address)}`;
+  /** The address, and its network when that is another key (an IPv6 /64). */
+  const addressKeys = (address: string) => {
+    const network = throttleBucket(address);
+    return network === address ? [{ key: address, limit: limits.perIp }] : [{ key: address, limit: limits.perIp }, { key: network, limit: limits.perNetwork }];
+  };
   const failures = new Map<string, { start: number; count: number }>();
   const windowStart = (now: number) => now - (now % limits.windowMs);
   const count = (key: string, now: number) => {
@@ -59,20 +64,24 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
   return {
     retryAfter(email, origin) {
       const now = clock.now();
-      const blocked = count(accountKey(email, origin), now) >= limits.perAccount || count(addressKey(origin.address), now) >= limits.perIp;
+      const blocked = count(accountKey(email, origin), now) >= limits.perAccount || addressKeys(origin.address).some(({ key, limit }) => count(`ip:${key}`, now) >= limit);
       return blocked ? Math.ceil((windowStart(now) + limits.windowMs - now) / 1000) : 0;
     },
     recordFailure(email, origin) {
       const now = clock.now();
       bump(accountKey(email, origin), now);
-      bump(addressKey(origin.address), now);
+      for (const { key } of addressKeys(origin.address)) bump(`ip:${key}`, now);
     },
     recordSuccess(email, origin) {
       failures.delete(accountKey(email, origin));
     },
-    addressFailures(address) {
-      const failed = count(addressKey(address), clock.now());
-      return { count: failed, limited: failed >= limits.perIp };
+    limitedAddress(address) {
+      const now = clock.now();
+      for (const { key, limit } of addressKeys(address)) {
+        const failed = count(`ip:${key}`, now);
+        if (failed >= limit) return { key, count: failed };
+      }
+      return null;
     },
   };
 }

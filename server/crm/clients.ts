@@ -6,7 +6,7 @@ import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
 import { validationError } from '../http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
-import { clearClientEvents, NO_CONTACT } from './erasure.js';
+import { clearClientCopies, NO_CONTACT } from './erasure.js';
 import { notFound } from './service.js';
 import * as store from './store.js';
 import { clientRecords } from './sync.js';
@@ -200,7 +200,7 @@ export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientEr
     if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
     // Copies of the personal data this service keeps elsewhere go too: earlier events, and
     // creations stored for Idempotency-Key replays (a replay answers the erased client).
-    clearClientEvents(deps, cabinetId, id);
+    clearClientCopies(deps, cabinetId, id);
     rewriteStoredResponses(deps, cabinetId, id, (body) => ({ ...body, ...NO_CONTACT }));
     const erasure = { client_id: id, erased_at: toIso(now) };
     recordEvent(deps, cabinetId, 'client.erased', erasure);

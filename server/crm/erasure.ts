@@ -1,6 +1,7 @@
 import type { ClientContactField } from '../../shared/crm.js';
 import type { Deps } from '../deps.js';
 import { rewriteEvents } from '../events/service.js';
+import { forgetSetAsideAbout } from '../sync/service.js';
 
 /** Every contact field cleared: what an erased client's earlier events keep of it. */
 export const NO_CONTACT: { [K in ClientContactField]: null } = {
@@ -15,10 +16,12 @@ export const NO_CONTACT: { [K in ClientContactField]: null } = {
 };
 
 /**
- * Clears the client's personal data from its earlier client.updated events, and queues each
- * cleared event as an erasure for the hub (which then wipes its earlier copies). Runs in the
- * transaction of the erasure: a local one, or one pulled from another install.
+ * Clears the copies of the client's personal data this install keeps besides the client: its
+ * earlier client.updated events, each queued as an erasure for the hub (which then wipes its
+ * earlier copies), and the changes from other installs that were set aside and name the client.
+ * Runs in the transaction of the erasure: a local one, or one pulled from another install.
  */
-export function clearClientEvents(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, clientId: string): number {
+export function clearClientCopies(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, clientId: string): number {
+  forgetSetAsideAbout(deps, cabinetId, clientId);
   return rewriteEvents(deps, cabinetId, 'client.updated', { field: 'client_id', id: clientId }, (data) => ({ ...data, ...NO_CONTACT }));
 }

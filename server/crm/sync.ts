@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CLIENT_TYPES, clientSchema, CREATED_VIA, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { storedJson, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
-import { clearClientEvents } from './erasure.js';
+import { clearClientCopies } from './erasure.js';
 import { clients, opportunities } from './schema.js';
 
 const contactText = storedText(254).nullable();
@@ -47,7 +47,7 @@ const clientTable = syncedTable('client', clients, { fields: clientRow, erasure:
  */
 export const clientRecords = {
   ...clientTable,
-  afterErase: (context, cabinetId, recordId) => void clearClientEvents(context.deps, cabinetId, recordId),
+  afterErase: (context, cabinetId, recordId) => void clearClientCopies(context.deps, cabinetId, recordId),
 } satisfies SyncedRecords & Pick<typeof clientTable, 'capture'>;
 
 const opportunityRow = z.object({

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { DEVIS_STATUSES } from '../../shared/devis.js';
-import { anyJsonObject, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import { CODE_PATTERN, DEVIS_STATUSES } from '../../shared/devis.js';
+import { anyJsonObject, MAX_PORTAL_TEXT, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { contracts, devis } from './schema.js';
 import * as store from './store.js';
 
-const code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/);
+/** A code as the services store it (codeSchema's output). */
+const code = z.string().regex(CODE_PATTERN);
 
 const devisRow = z.object({
   status: z.enum(DEVIS_STATUSES),
@@ -15,7 +16,7 @@ const devisRow = z.object({
   produit: code,
   dic_data: storedJson(anyJsonObject, 'a JSON object'),
   tarif_cents: storedCount.nullable(),
-  suspens: storedText(10_000).nullable(),
+  suspens: storedText(MAX_PORTAL_TEXT).nullable(),
   job_id: storedId.nullable(),
   pdf_sha256: storedSha256.nullable(),
   contract_id: storedId.nullable(),

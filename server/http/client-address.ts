@@ -45,40 +45,33 @@ export function isFromThisMachine(request: FastifyRequest): boolean {
   return !forwarded || request.ip !== peer;
 }
 
-/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
-function ipv6Groups(address: string): number[] | null {
-  if (isIP(address) !== 6) return null;
-  const [head = '', tail] = address.split('::') as [string, string | undefined];
-  const part = (text: string) => (text === '' ? [] : text.split(':'));
-  const words = (texts: string[]) =>
-    texts.flatMap((text) => {
-      // An embedded IPv4 address (::ffff:192.0.2.1) is two groups.
-      if (text.includes('.')) {
-        const [a = 0, b = 0, c = 0, d = 0] = text.split('.').map(Number);
-        return [(a << 8) | b, (c << 8) | d];
-      }
-      return [parseInt(text, 16)];
-    });
-  const left = words(part(head));
-  const right = tail === undefined ? [] : words(part(tail));
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+/** An IP address's bytes: 4 for IPv4, 16 for IPv6 (written with hex groups; see normalizeIPv6). */
+export function addressBytes(address: string): Buffer {
+  if (!address.includes(':')) return Buffer.from(address.split('.').map(Number));
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = groups(head);
+  const right = groups(tail);
+  const all = address.includes('::') ? [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right] : left;
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(group, i * 2));
+  return bytes;
+}
+
+/** An IPv6 address in one form, hex groups only (the URL parser's, RFC 5952): an embedded IPv4 tail becomes two groups. */
+export function normalizeIPv6(address: string): string {
+  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
 }
 
 /**
- * Where failed sign-ins are counted and addresses blocked: an IPv4 address as it is, an IPv6 one by
- * its /64 network, since one machine may take any address of its /64 (privacy addresses, or at will)
- * and would otherwise start afresh at each.
+ * Where failed sign-ins and pairings are counted as a network: an IPv4 address as it is, an IPv6 one
+ * by its /64, since one machine may take any address of its /64 (privacy addresses, or at will).
+ * An IPv4 client seen through a dual-stack socket (::ffff:a.b.c.d) is that IPv4 address.
  */
 export function throttleBucket(address: string): string {
-  const groups = ipv6Groups(address);
-  if (!groups) return address;
-  // An IPv4 client seen through a dual-stack socket (::ffff:a.b.c.d) is that IPv4 address.
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    const [high = 0, low = 0] = groups.slice(6);
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
+  if (isIP(address) !== 6) return address;
+  const bytes = addressBytes(normalizeIPv6(address));
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return [...bytes.subarray(12)].join('.');
+  const groups = [0, 2, 4, 6].map((offset) => bytes.readUInt16BE(offset).toString(16));
+  return `${groups.join(':')}::/64`;
 }

@@ -8,6 +8,7 @@ import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
 import {
   allocateSeqs,
+  countStoredBytes,
   deviceRevoked,
   erasedRecords,
   insertChanges,
@@ -55,18 +56,21 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     }
     const fresh = sized.filter((c) => c.number > device.lastNumber);
     if (fresh.length === 0) return device.lastNumber;
-    const bytes = fresh.reduce((sum, c) => sum + c.bytes, 0);
-    const allocated = await allocateSeqs(tx, caller.cabinetId, fresh.length, bytes, push.protocol);
+    const allocated = await allocateSeqs(tx, caller.cabinetId, fresh.length, push.protocol);
     // A newer install of the cabinet may have spoken since this request was authenticated.
     assertProtocolServed(push.protocol, allocated.highestProtocol);
     // Counted in the same UPDATE, under the cabinet's lock: concurrent pushes cannot pass the quota together.
     assertWithinQuota('changes', allocated.changesCount, deps.limits.cabinetChanges);
-    assertWithinQuota('change_bytes', allocated.changesBytes, deps.limits.cabinetChangeBytes);
     const { firstSeq } = allocated;
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
     const erased = await erasedRecords(tx, caller.cabinetId, fresh);
-    await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), withoutErasedData(fresh, erased));
+    const stored = await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), withoutErasedData(fresh, erased));
+    // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
+    const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
+    if (largest.bytes > MAX_CHANGE_BYTES) throw changeTooLarge(largest.number, largest.bytes);
+    const changesBytes = await countStoredBytes(tx, caller.cabinetId, stored.reduce((sum, change) => sum + change.bytes, 0));
+    assertWithinQuota('change_bytes', changesBytes, deps.limits.cabinetChangeBytes);
     if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
@@ -93,15 +97,17 @@ function assertWithinRules(changes: readonly SizedChange[], deviceId: string): v
     return [];
   });
   if (issues.length > 0) throw validationError(issues.slice(0, 20));
-  for (const [i, { bytes, ...change }] of changes.entries()) {
-    if (bytes > MAX_CHANGE_BYTES) {
-      throw new ApiError('payload_too_large', `Change ${change.number} (body.changes.${i}) has ${bytes} bytes of fields; at most ${MAX_CHANGE_BYTES} are taken. Nothing was stored.`, {
-        number: change.number,
-        bytes,
-        limit: MAX_CHANGE_BYTES,
-      });
-    }
-  }
+  // As sent: refused before any work. What is stored is measured again once written (see pushChanges).
+  const largest = changes.find((change) => change.bytes > MAX_CHANGE_BYTES);
+  if (largest) throw changeTooLarge(largest.number, largest.bytes);
+}
+
+function changeTooLarge(number: number, bytes: number): ApiError {
+  return new ApiError('payload_too_large', `Change ${number} has ${bytes} bytes of fields; at most ${MAX_CHANGE_BYTES} are taken. Nothing was stored.`, {
+    number,
+    bytes,
+    limit: MAX_CHANGE_BYTES,
+  });
 }
 
 export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes', used: number, limit: number): void {
@@ -128,7 +134,7 @@ function assertConsecutive(changes: readonly SyncChange[]): void {
  * An upsert of an erased record (erased before, or earlier in this very batch) is kept, for its
  * place in the device's numbering, with no fields.
  */
-function withoutErasedData(changes: readonly SizedChange[], erased: ReadonlySet<string>): SizedChange[] {
+function withoutErasedData(changes: readonly SyncChange[], erased: ReadonlySet<string>): SyncChange[] {
   const seen = new Set(erased);
   return changes.map((change) => {
     const key = recordKey(change.kind, change.record_id);
@@ -136,7 +142,7 @@ function withoutErasedData(changes: readonly SizedChange[], erased: ReadonlySet<
       seen.add(key);
       return change;
     }
-    return seen.has(key) ? { ...change, fields: {}, bytes: 2 } : change;
+    return seen.has(key) ? { ...change, fields: {} } : change;
   });
 }
 

@@ -5,6 +5,7 @@ import { validationError } from '../http/validation.js';
 import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256Hex } from './credentials.js';
 import { recordHubAudit } from './audit.js';
 import { hubTime, type HubDeps } from './deps.js';
+import { throttleBucket } from '../http/client-address.js';
 import type { HubDb } from './database.js';
 import { protocolRefusal } from './protocol.js';
 import { assertStorable } from './storable.js';
@@ -78,7 +79,9 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
   assertStorable({ device_name: attempt.body.device_name, cabinet: attempt.body.cabinet }, 'body');
   const now = deps.clock.now();
   const windowStart = currentWindow(now);
-  await countAttempt(deps.db, attempt.address, windowStart, now);
+  // Counted per address, an IPv6 one per /64: a client may take any address of its network.
+  const counted = throttleBucket(attempt.address);
+  await countAttempt(deps.db, counted, windowStart, now);
   const outcome = await deps.db.transaction(async (tx): Promise<{ error: ApiError } | { paired: PairResponse }> => {
     const [invite] = await tx.select().from(hubInvites).where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code))).for('update');
     if (!invite || invite.usedAt !== null || invite.expiresAt.getTime() <= now) return { error: invalidCode() };
@@ -92,7 +95,7 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
     await tx
       .update(hubPairingFailures)
       .set({ count: sql`${hubPairingFailures.count} - 1` })
-      .where(and(eq(hubPairingFailures.address, attempt.address), eq(hubPairingFailures.windowStart, windowStart)));
+      .where(and(eq(hubPairingFailures.address, counted), eq(hubPairingFailures.windowStart, windowStart)));
     const secret = newDeviceSecret(deps.randomBytes);
     const deviceId = newDeviceId(deps.randomBytes);
     await tx.insert(hubDevices).values({ id: deviceId, cabinetId: joined.id, name: attempt.body.device_name, credentialHash: sha256Hex(secret), createdAt: new Date(now) });
@@ -124,7 +127,7 @@ export async function pairingRefusedFrom(deps: HubDeps, address: string): Promis
   const [row] = await deps.db
     .select({ count: hubPairingFailures.count })
     .from(hubPairingFailures)
-    .where(and(eq(hubPairingFailures.address, address), eq(hubPairingFailures.windowStart, windowStart)));
+    .where(and(eq(hubPairingFailures.address, throttleBucket(address)), eq(hubPairingFailures.windowStart, windowStart)));
   return (row?.count ?? 0) >= PAIRING_ATTEMPTS_PER_WINDOW ? tooManyAttempts(windowStart, now) : null;
 }
 

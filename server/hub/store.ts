@@ -47,16 +47,20 @@ export async function allocateSeqs(
   tx: TransactionSql,
   cabinetId: string,
   count: number,
-  bytes: number,
   protocol: number,
-): Promise<{ firstSeq: number; highestProtocol: number; changesCount: number; changesBytes: number }> {
-  const [row] = await tx<{ first_seq: string; highest_protocol: number; changes_count: string; changes_bytes: string }[]>`
-    UPDATE hub_cabinets SET next_seq = next_seq + ${count}, highest_protocol = GREATEST(highest_protocol, ${protocol}::int),
-      changes_count = changes_count + ${count}, changes_bytes = changes_bytes + ${bytes}
+): Promise<{ firstSeq: number; highestProtocol: number; changesCount: number }> {
+  const [row] = await tx<{ first_seq: string; highest_protocol: number; changes_count: string }[]>`
+    UPDATE hub_cabinets SET next_seq = next_seq + ${count}, highest_protocol = GREATEST(highest_protocol, ${protocol}::int), changes_count = changes_count + ${count}
     WHERE id = ${cabinetId}
-    RETURNING next_seq - ${count} AS first_seq, highest_protocol, changes_count, changes_bytes`;
+    RETURNING next_seq - ${count} AS first_seq, highest_protocol, changes_count`;
   if (!row) throw new Error(`cabinet ${cabinetId} vanished during a push`);
-  return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol, changesCount: Number(row.changes_count), changesBytes: Number(row.changes_bytes) };
+  return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol, changesCount: Number(row.changes_count) };
+}
+
+/** Adds what a push stored to the cabinet's bytes (its row is locked since allocateSeqs); returns the new total. */
+export async function countStoredBytes(tx: TransactionSql, cabinetId: string, bytes: number): Promise<number> {
+  const [row] = await tx<{ changes_bytes: string }[]>`UPDATE hub_cabinets SET changes_bytes = changes_bytes + ${bytes} WHERE id = ${cabinetId} RETURNING changes_bytes`;
+  return Number(row?.changes_bytes ?? 0);
 }
 
 export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: number): Promise<void> {
@@ -77,19 +81,35 @@ export async function erasedRecords(tx: TransactionSql, cabinetId: string, chang
   return new Set(rows.map((r) => recordKey(r.kind, r.record_id)));
 }
 
-/** A change to store, with the size of its fields as received. */
+/** A change as received, with the size of its fields as JSON (a first check, before anything is stored). */
 export type SizedChange = SyncChange & { bytes: number };
 
-/** One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. */
-export async function insertChanges(tx: TransactionSql, cabinetId: string, deviceId: string, firstSeq: number, receivedAt: string, changes: readonly SizedChange[]): Promise<void> {
-  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields, bytes: c.bytes })));
-  await tx`
+/**
+ * One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. Each change's
+ * size is its fields as PostgreSQL writes them out, what a pull will send; returned per number.
+ */
+export async function insertChanges(
+  tx: TransactionSql,
+  cabinetId: string,
+  deviceId: string,
+  firstSeq: number,
+  receivedAt: string,
+  changes: readonly SyncChange[],
+): Promise<{ number: number; bytes: number }[]> {
+  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+  const stored = await tx<{ number: string; bytes: number }[]>`
     INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
-    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, r.bytes, ${receivedAt}::timestamptz
-    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb, bytes int)`;
+    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
+    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
+    RETURNING number, bytes`;
+  return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
 }
 
-/** Erasures among seqs [fromSeq, toSeq] empty the fields of every earlier change of their record. */
+/**
+ * Erasures among seqs [fromSeq, toSeq] empty the fields of every earlier upsert of their record. An
+ * earlier erasure keeps its tombstone, which holds no personal data: emptied, it would be an erasure
+ * that says nothing, which the installs would have to tell from a forged one.
+ */
 export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<number> {
   const result = await tx`
     UPDATE hub_changes h SET fields = '{}'::jsonb, bytes = 2
@@ -98,7 +118,7 @@ export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string,
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq} AND op = 'erase'
       GROUP BY kind, record_id
     ) e
-    WHERE h.cabinet_id = ${cabinetId} AND h.kind = e.kind AND h.record_id = e.record_id AND h.seq < e.seq AND h.fields <> '{}'::jsonb`;
+    WHERE h.cabinet_id = ${cabinetId} AND h.kind = e.kind AND h.record_id = e.record_id AND h.seq < e.seq AND h.op = 'upsert' AND h.fields <> '{}'::jsonb`;
   return result.count;
 }
 

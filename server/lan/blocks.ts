@@ -23,15 +23,15 @@ export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, addre
 
 /** Throws 403 address_blocked while the address is blocked. */
 export function checkLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: string): void {
-  // Blocks are saved by bucket (an IPv6 address's /64): another address of the same network is blocked too.
-  const blockedUntil = store.addressBlockedUntil(deps.db.orm, throttleBucket(address));
-  if (blockedUntil === undefined) return;
+  // A block names an address or, when its /64 as a whole kept failing, that network.
+  const network = throttleBucket(address);
+  const blockedUntil = Math.max(store.addressBlockedUntil(deps.db.orm, address) ?? 0, network === address ? 0 : (store.addressBlockedUntil(deps.db.orm, network) ?? 0));
   const left = blockedUntil - deps.clock.now();
   if (left <= 0) return;
   const minutes = Math.ceil(left / 60_000);
   throw new ApiError(
     'address_blocked',
-    `Too many failed sign-ins from ${throttleBucket(address)}: this address is blocked on the office network for ${minutes} more min. An administrator can lift the block in the console (Settings → Office network).`,
+    `Too many failed sign-ins from ${address}: this address is blocked on the office network for ${minutes} more min. An administrator can lift the block in the console (Settings → Office network).`,
     undefined,
     { 'Retry-After': String(Math.ceil(left / 1000)) },
   );

@@ -1,6 +1,7 @@
 import { createHash, webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
+import { addressBytes, normalizeIPv6 } from '../http/client-address.js';
 
 /**
  * The office's own certificate authority and the server certificates it signs. EC P-256 keys,
@@ -197,17 +198,6 @@ function der(tag: number, content: Buffer): Buffer {
   return Buffer.concat([header, content]);
 }
 
-function addressBytes(address: string): Buffer {
-  if (!address.includes(':')) return Buffer.from(address.split('.').map(Number));
-  const [head = '', tail = ''] = address.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = groups(head);
-  const right = groups(tail);
-  const all = address.includes('::') ? [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right] : left;
-  const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(group, i * 2));
-  return bytes;
-}
 
 function maskBytes(prefix: number, size: number): Buffer {
   const bytes = Buffer.alloc(size);
@@ -229,8 +219,7 @@ function isLoopbackAddress(address: string): boolean {
 
 /** Node prints IPv6 SANs in full and upper case; compare them in one form (the URL parser's, RFC 5952). */
 export function normalizeAddress(address: string): string {
-  if (!address.includes(':')) return address;
-  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  return address.includes(':') ? normalizeIPv6(address) : address;
 }
 
 function serialNumber(): string {

@@ -19,6 +19,9 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   if (!adapter) return 'skipped';
   const held = store.findFieldClocks(orm, cabinetId, change.kind, change.record_id);
   if (held?.erased) return 'skipped';
+  // An erasure a hub emptied (older hubs emptied every earlier change of an erased record): a later
+  // erasure of the record follows it, and it carries nothing to apply.
+  if (change.op === 'erase' && Object.keys(change.fields).length === 0) return 'skipped';
   const refusal = adapter.refusal(orm, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields });
   if (refusal) return refusal;
   if (change.op === 'erase') {

@@ -3,11 +3,16 @@ import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import { applyChange, type RecordsByKind } from './apply.js';
+import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import * as store from './store.js';
 
-const SHA256 = /^[0-9a-f]{64}$/;
+/** A staged PDF older than this was left by a crash: no pull takes an hour between fetching a page and applying it. */
+const STAGED_BLOBS_KEPT_MS = 3600_000;
+
+/** A blob the hub refuses for a reason that lasts (unknown, too large, behind a redirect): the quote syncs without it. */
+const TRANSIENT_REFUSALS = new Set(['sync_too_many_requests', 'device_revoked', 'invalid_device_credential', 'missing_credentials', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'hub_database_unavailable']);
 
 /** Changes asked for per pull (the hub serves at most 1000). */
 export const PULL_PAGE = 1000;
@@ -20,9 +25,9 @@ export interface PullContext {
 
 /**
  * Fetches the PDFs the page names that this install lacks, one at a time, and stages each in SQLite
- * as it arrives, so that a page's PDFs are never all in memory. A PDF the hub refuses (any 4xx), one
- * too large or one whose bytes do not hash to its name is not staged: its quote syncs, and its PDF
- * stays unavailable here. Returns the SHA-256s staged.
+ * as it arrives, so that a page's PDFs are never all in memory. A PDF the hub refuses (unknown,
+ * malformed, behind a redirect), one too large or one whose bytes do not hash to its name is not
+ * staged: its quote syncs, and its PDF stays unavailable here. Returns the SHA-256s staged.
  */
 async function stageBlobs(context: PullContext, cabinetId: string, changes: PulledChange[]): Promise<string[]> {
   const orm = context.deps.db.orm;
@@ -30,16 +35,17 @@ async function stageBlobs(context: PullContext, cabinetId: string, changes: Pull
   for (const change of changes) {
     const adapter = context.records.get(change.kind);
     for (const sha of adapter?.blobsOf?.(change.fields) ?? []) {
-      if (!SHA256.test(sha) || staged.includes(sha) || adapter?.hasBlob?.(orm, cabinetId, sha) || store.hasStagedBlob(orm, cabinetId, sha)) continue;
+      if (!storedSha256.safeParse(sha).success || staged.includes(sha) || adapter?.hasBlob?.(orm, cabinetId, sha) || store.hasStagedBlob(orm, cabinetId, sha)) continue;
       let bytes: Buffer;
       try {
         bytes = await context.client.getBlob(sha);
       } catch (err) {
-        if (err instanceof HubRefusal) continue;
+        // A refusal about this device or this moment (busy, revoked, too old) is tried again with the page.
+        if (err instanceof HubRefusal && !TRANSIENT_REFUSALS.has(err.code)) continue;
         throw err;
       }
       if (createHash('sha256').update(bytes).digest('hex') !== sha) continue;
-      store.stageBlob(orm, cabinetId, sha, bytes);
+      store.stageBlob(orm, cabinetId, sha, bytes, context.deps.clock.now());
       staged.push(sha);
     }
   }
@@ -73,8 +79,7 @@ async function fetchPage(context: PullContext, cabinetId: string, deviceId: stri
 export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
-  // What a crash left staged: no page is on its way now.
-  store.clearStagedBlobs(context.deps.db.orm, cabinetId);
+  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
   const fetched = await fetchPage(context, cabinetId, start.deviceId, start.pullCursor, options);
   return { applied: applyPage(context, cabinetId, fetched), more: fetched.more };
 }
@@ -87,7 +92,7 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
 export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
-  store.clearStagedBlobs(context.deps.db.orm, cabinetId);
+  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
   const pageAfter = (after: number) => {
     const next = fetchPage(context, cabinetId, start.deviceId, after, { wait: 0 });
     // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.

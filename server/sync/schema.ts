@@ -100,7 +100,7 @@ export const syncConflicts = sqliteTable(
 /**
  * PDFs fetched for a pulled page before it is applied: written one at a time as they arrive (so a
  * page's PDFs are never all in memory), read by the transaction that applies the page, which
- * deletes them. What a crash leaves is deleted before the next page is fetched.
+ * deletes them. What a crash leaves is deleted an hour later.
  */
 export const syncStagedBlobs = sqliteTable(
   'sync_staged_blobs',
@@ -108,6 +108,8 @@ export const syncStagedBlobs = sqliteTable(
     cabinetId: text('cabinet_id').notNull(),
     sha256: text('sha256').notNull(),
     bytes: blob('bytes', { mode: 'buffer' }).notNull(),
+    /** When it was fetched: what a crash left behind is deleted once it is old, never what another pull is applying. */
+    stagedAt: integer('staged_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.sha256] })],
 );

@@ -234,6 +234,11 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
   };
 }
 
+/** Forgets the set-aside changes that name a record (an erased client's data must not stay in them). */
+export function forgetSetAsideAbout(deps: Pick<Deps, 'db'>, cabinetId: string, recordId: string): void {
+  store.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
+}
+
 /** The changes this install set aside, newest first. */
 export function listSyncConflicts(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number): SyncConflict[] {
   return store.listConflicts(deps.db.orm, cabinetId, limit).map((row) => ({

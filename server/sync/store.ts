@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import { later, type ClockState } from './hlc.js';
@@ -172,6 +172,14 @@ export function listConflicts(orm: Orm, cabinetId: string, limit: number): Confl
   return orm.select().from(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).orderBy(desc(syncConflicts.seq)).limit(limit).all();
 }
 
+/** Deletes the set-aside changes of a record, or whose fields name it (an event about a client). */
+export function deleteConflictsNaming(orm: Orm, cabinetId: string, recordId: string): void {
+  orm
+    .delete(syncConflicts)
+    .where(and(eq(syncConflicts.cabinetId, cabinetId), or(eq(syncConflicts.recordId, recordId), sql`instr(${syncConflicts.fields}, ${recordId}) > 0`)))
+    .run();
+}
+
 /** The set-aside changes among these seqs (a page's). */
 export function conflictsOfSeqs(orm: Orm, cabinetId: string, seqs: readonly number[]): ConflictRow[] {
   if (seqs.length === 0) return [];
@@ -188,8 +196,8 @@ export function trimConflicts(orm: Orm, cabinetId: string, keep: number): void {
   if (oldestKept) orm.delete(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), lt(syncConflicts.seq, oldestKept.seq))).run();
 }
 
-export function stageBlob(orm: Orm, cabinetId: string, sha256: string, bytes: Buffer): void {
-  orm.insert(syncStagedBlobs).values({ cabinetId, sha256, bytes }).onConflictDoNothing().run();
+export function stageBlob(orm: Orm, cabinetId: string, sha256: string, bytes: Buffer, now: number): void {
+  orm.insert(syncStagedBlobs).values({ cabinetId, sha256, bytes, stagedAt: now }).onConflictDoNothing().run();
 }
 
 export function readStagedBlob(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
@@ -200,11 +208,19 @@ export function hasStagedBlob(orm: Orm, cabinetId: string, sha256: string): bool
   return orm.select({ sha256: syncStagedBlobs.sha256 }).from(syncStagedBlobs).where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256))).get() !== undefined;
 }
 
-/** Deletes some staged PDFs (a page's, once applied), or all of the cabinet's (what a crash left). */
-export function clearStagedBlobs(orm: Orm, cabinetId: string, sha256s?: readonly string[]): void {
-  if (sha256s?.length === 0) return;
+/** Deletes the staged PDFs of a page once it is applied. */
+export function clearStagedBlobs(orm: Orm, cabinetId: string, sha256s: readonly string[]): void {
+  if (sha256s.length === 0) return;
   orm
     .delete(syncStagedBlobs)
-    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), sha256s ? inArray(syncStagedBlobs.sha256, [...sha256s]) : undefined))
+    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), inArray(syncStagedBlobs.sha256, [...sha256s])))
+    .run();
+}
+
+/** Deletes what a crash left staged: PDFs older than any pull still applying them (the service's and a CLI's may run at once). */
+export function clearStaleStagedBlobs(orm: Orm, cabinetId: string, before: number): void {
+  orm
+    .delete(syncStagedBlobs)
+    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), lt(syncStagedBlobs.stagedAt, before)))
     .run();
 }

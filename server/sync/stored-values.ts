@@ -10,6 +10,9 @@ import { z } from 'zod';
 /** Longest text a synced column holds (a quote's dicData, an event's data): far above any real one. */
 const MAX_TEXT = 64 * 1024;
 
+/** What a portal said (a quote's suspens, a robot's error): the robots keep this much of it, and the sync takes it. */
+export const MAX_PORTAL_TEXT = 10_000;
+
 export const storedTime = z.int().min(0).max(8_640_000_000_000_000);
 export const storedCount = z.int().min(0).max(1_000_000_000_000);
 export const storedText = (max = 1000) => z.string().max(max);

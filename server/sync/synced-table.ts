@@ -6,6 +6,7 @@ import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
+import { storedId } from './stored-values.js';
 
 /** What a pulled change may need besides its fields: the PDFs it names, fetched from the hub first. */
 export interface ApplyContext {
@@ -109,7 +110,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
   return {
     kind,
     refusal(orm, cabinetId, change) {
-      if (!storedIdOk(change.recordId)) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
+      if (!storedId.safeParse(change.recordId).success) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
       const broken = changeRuleBroken({ kind, op: change.op, fields: change.fields });
       if (broken) return { reason: 'operation_refused', message: broken };
       const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
@@ -167,5 +168,3 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const storedIdOk = (id: string) => UUID.test(id);

@@ -29,7 +29,7 @@ export function runCourtier(args: string[], options: { input?: string; env?: Nod
 
 /** Stops a child with SIGTERM and waits for it to exit; a child never started is nothing to stop. */
 export async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

@@ -192,9 +192,12 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect(here.status).toBe(200);
   });
 
-  it('an IPv6 address is blocked with its whole /64: another address of the same network is refused too', () => {
-    blockLanAddress(server.deps, throttleBucket('2001:db8:1:2::10'), 20);
-    expect(() => checkLanAddress(server.deps, '2001:db8:1:2:ffff::7')).toThrow(/2001:db8:1:2::\/64/);
+  it('an IPv6 address is blocked alone, and its whole /64 when the network kept failing', () => {
+    blockLanAddress(server.deps, '2001:db8:1:2::10', 20);
+    expect(() => checkLanAddress(server.deps, '2001:db8:1:2::10')).toThrow(/address_blocked|blocked/);
+    expect(() => checkLanAddress(server.deps, '2001:db8:1:2::11')).not.toThrow();
+    blockLanAddress(server.deps, throttleBucket('2001:db8:1:2::10'), 100);
+    expect(() => checkLanAddress(server.deps, '2001:db8:1:2:ffff::7')).toThrow(/blocked/);
     expect(() => checkLanAddress(server.deps, '2001:db8:1:3::10')).not.toThrow();
   });
 

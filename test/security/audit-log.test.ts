@@ -67,7 +67,7 @@ describe('what the audit log records', () => {
       changes: [
         { seq: 1, device_id: remote, kind: 'client', record_id: clientId, op: 'upsert', hlc: hlc(1), fields: client },
         { seq: 2, device_id: remote, kind: 'client', record_id: clientId, op: 'erase', hlc: hlc(2), fields: { ...client, last_name: null, erased_at: clock.now() } },
-        { seq: 3, device_id: remote, kind: 'contract', record_id: randomUUID(), op: 'erase', hlc: hlc(3), fields: {} },
+        { seq: 3, device_id: remote, kind: 'contract', record_id: randomUUID(), op: 'erase', hlc: hlc(3), fields: { premium_cents: 1 } },
       ],
       last_seq: 3,
     });
@@ -149,24 +149,59 @@ describe('the chain of seals', () => {
     expect(human.stdout).toMatch(/^The audit log is intact: \d+ entries checked\. Newest seal: [0-9a-f]{64}/);
   });
 
-  it('rows written before the chain are sealed at the next entry, in order', () => {
-    server.withOtherConnection((db) => db.prepare("UPDATE audit_events SET chain = ''").run());
+  it('rows written before the log was chained are sealed once; after that a row without a seal is a break, never sealed again', () => {
+    // As a log written before the chain: no start, no seals.
+    server.withOtherConnection((db) => {
+      db.prepare('DELETE FROM audit_chain_start').run();
+      db.prepare("UPDATE audit_events SET chain = ''").run();
+    });
     recordAudit(server.deps, { cabinetId, action: 'robots.paused', actor: SYSTEM_ACTOR, details: { reason: 'test' } });
     expect(verifyAudit(server.deps)).toMatchObject({ ok: true, broken: null });
-    const unsealed = server.withOtherConnection((db) => db.prepare("SELECT count(*) AS n FROM audit_events WHERE chain = ''").get());
-    expect(unsealed).toEqual({ n: 0 });
+    expect(server.withOtherConnection((db) => db.prepare("SELECT count(*) AS n FROM audit_events WHERE chain = ''").get())).toEqual({ n: 0 });
+    // Now a seal blanked in the database is a break, and the next entry does not heal it.
+    const victim = server.withOtherConnection((db) => db.prepare('SELECT rowid, id FROM audit_events ORDER BY rowid LIMIT 1 OFFSET 2').get() as { rowid: number; id: string });
+    const seal = server.withOtherConnection((db) => (db.prepare('SELECT chain FROM audit_events WHERE rowid = ?').get(victim.rowid) as { chain: string }).chain);
+    server.withOtherConnection((db) => db.prepare("UPDATE audit_events SET chain = '' WHERE rowid = ?").run(victim.rowid));
+    recordAudit(server.deps, { cabinetId, action: 'robots.resumed', actor: SYSTEM_ACTOR });
+    expect(verifyAudit(server.deps)).toMatchObject({ ok: false, broken: { id: victim.id } });
+    server.withOtherConnection((db) => db.prepare('UPDATE audit_events SET chain = ? WHERE rowid = ?').run(seal, victim.rowid));
+    expect(verifyAudit(server.deps)).toMatchObject({ ok: true });
   });
 
-  it('keeps a year counted from the newest entry, not from a clock set forward, and the chain still verifies after a purge', () => {
+  it('rows removed from the start, with where the chain starts moved to hide it, are seen', () => {
+    const [first, second] = server.withOtherConnection((db) => db.prepare('SELECT rowid, chain FROM audit_events ORDER BY rowid LIMIT 2').all() as { rowid: number; chain: string }[]);
+    const saved = server.withOtherConnection((db) => ({
+      row: db.prepare('SELECT * FROM audit_events WHERE rowid = ?').get(first!.rowid) as Record<string, unknown>,
+      start: db.prepare('SELECT * FROM audit_chain_start').get() as Record<string, unknown>,
+    }));
+    server.withOtherConnection((db) => {
+      db.prepare('DELETE FROM audit_events WHERE rowid = ?').run(first!.rowid);
+      db.prepare('UPDATE audit_chain_start SET chain = ?, purged = purged + 1').run(first!.chain);
+    });
+    expect(verifyAudit(server.deps)).toMatchObject({ ok: false, broken: { id: 'start' } });
+    server.withOtherConnection((db) => {
+      const names = Object.keys(saved.row);
+      db.prepare(`INSERT INTO audit_events (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(first!.rowid, ...(Object.values(saved.row) as never[]));
+      db.prepare('UPDATE audit_chain_start SET chain = ?, purged = ?').run(saved.start.chain, saved.start.purged);
+    });
+    expect(verifyAudit(server.deps)).toMatchObject({ ok: true });
+    expect(second).toBeDefined();
+  });
+
+  it('keeps a year of the log’s own time: a clock set years ahead, and entries written with it, remove nothing', () => {
     const before = actions().length;
     clock.advance(3 * 366 * 86_400_000);
-    // The clock alone moved: nothing is a year older than the newest entry.
+    recordAudit(server.deps, { cabinetId, action: 'robots.paused', actor: SYSTEM_ACTOR, details: { reason: 'clock ahead' } });
     expect(purgeExpiredAudit(server.deps)).toBe(0);
-    expect(actions()).toHaveLength(before);
-    recordAudit(server.deps, { cabinetId, action: 'robots.resumed', actor: SYSTEM_ACTOR });
-    // Now an entry is three years newer than the others: they go, the chain starts after them.
-    expect(purgeExpiredAudit(server.deps)).toBe(before);
-    expect(actions().map((e) => e.action)).toEqual(['robots.resumed']);
-    expect(verifyAudit(server.deps)).toMatchObject({ ok: true, checked: 1, purged: before });
+    expect(actions()).toHaveLength(before + 1);
+    // A year of ordinary use, an entry every six days: what it leaves behind goes, the chain goes on.
+    for (let day = 0; day < 372; day += 6) {
+      clock.advance(6 * 86_400_000);
+      recordAudit(server.deps, { cabinetId, action: 'robots.resumed', actor: SYSTEM_ACTOR, details: { day } });
+    }
+    const removed = purgeExpiredAudit(server.deps);
+    expect(removed).toBeGreaterThan(before);
+    expect(actions().every((e) => e.action === 'robots.resumed')).toBe(true);
+    expect(verifyAudit(server.deps)).toMatchObject({ ok: true, purged: removed });
   });
 });

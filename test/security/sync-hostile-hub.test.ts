@@ -203,6 +203,32 @@ describe('a hostile hub’s pages', () => {
   });
 });
 
+describe('a hub that is busy', () => {
+  it('a PDF refused for a moment (429) is fetched again with its page, not given up', async () => {
+    const hub = await startFakeHub();
+    try {
+      const { api } = await connected(hub, 'Cabinet Occupé');
+      const pdf = Buffer.from('%PDF-1.4 busy hub');
+      let asked = 0;
+      hub.blobs.set(sha256(pdf), (res) => {
+        asked += 1;
+        if (asked === 1) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: 'sync_too_many_requests', message: 'busy', request_id: randomUUID() }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
+      });
+      const quote = randomUUID();
+      hub.pages.push({ after: 0, changes: [pulled('devis', quote, devisRow({ pdf_sha256: sha256(pdf) }))], last_seq: seq });
+      // A link to the PDF (302) once it is on the install; pdf_not_available before.
+      await eventually(() => api.get(`/devis/${quote}/pdf`), (res) => res.status === 302, 'the PDF on the install');
+      expect(asked).toBeGreaterThanOrEqual(2);
+    } finally {
+      await hub.close();
+    }
+  });
+});
+
 describe('a hostile hub’s answers', () => {
   it('a page larger than any the protocol allows is refused unread: sync shows the error, the install keeps serving', async () => {
     const hub = await startFakeHub();

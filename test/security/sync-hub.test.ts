@@ -102,6 +102,11 @@ describe('what a device may push: the protocol’s rules', () => {
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ error: 'payload_too_large', details: { number: 2, limit: MAX_CHANGE_BYTES } });
     expect(await stored(thief!.cabinet_id)).toBe(0);
+    // Measured as PostgreSQL writes it out, which is what a pull sends: 45 KB of 1e308 is 2.3 MB there.
+    const swollen = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: thief!.headers, body: { changes: [by(thief!, 1, { fields: { last_name: Array.from({ length: 7500 }, () => 1e308) } })] } });
+    expect(swollen.statusCode).toBe(413);
+    expect(swollen.json().details.bytes).toBeGreaterThan(2_000_000);
+    expect(await stored(thief!.cabinet_id)).toBe(0);
   });
 });
 

@@ -296,4 +296,21 @@ describe('a page that cannot be applied as it comes', () => {
     expect(conflicts[0]?.message).toMatch(/UNIQUE constraint failed: contracts\.devis_id/);
     expect(store.findConnection(b.deps.db.orm, CABINET)?.pullCursor).toBe(seq);
   });
+
+  it('an erasure of a client forgets the set-aside changes that carry its data', async () => {
+    const b = await install('b', NOW);
+    const client = '3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d';
+    const row = { type: 'person', last_name: 'Durand', first_name: null, company_name: null, siret: null, email: 'paul@durand.fr', phone: null, address: null, birth_date: null, created_at: NOW, updated_at: NOW, erased_at: null };
+    const page = [
+      change('client', client, row),
+      // An event about the client that this install refuses (its data is not a client.updated's): set aside, with the client's email in it.
+      change('event', '4b5c6d7e-8f90-4b1c-8d2e-3f4a5b6c7d8e', { type: 'client.updated', version: 'v1', created_at: NOW, data: JSON.stringify({ client_id: client, email: 'paul@durand.fr' }) }),
+    ];
+    applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes: page });
+    const cursor = seq;
+    expect(store.listConflicts(b.deps.db.orm, CABINET, 10).map((c) => c.reason)).toContain('invalid_fields');
+    const erasure = change('client', client, { ...row, last_name: null, email: null, erased_at: NOW });
+    applyPage({ deps: b.deps, records }, CABINET, { after: cursor, lastSeq: seq, changes: [{ ...erasure, op: 'erase' }] });
+    expect(JSON.stringify(store.listConflicts(b.deps.db.orm, CABINET, 10))).not.toContain('paul@durand.fr');
+  });
 });

@@ -31,11 +31,22 @@ describe('the sign-in throttle', () => {
     expect(throttle.retryAfter('other@cabinet.fr', lan('192.0.2.1'))).toBe(0);
   });
 
-  it('addresses of one IPv6 /64 share one count: rotating the address does not start afresh', () => {
+  it('an address is limited alone; an IPv6 /64 as a whole too, with a higher limit: rotating addresses does not start afresh, and one colleague does not shut out the office', () => {
     const throttle = createLoginThrottle(testClock(Date.now()));
-    for (let i = 0; i < 20; i++) throttle.recordFailure(`guess-${i}@x.fr`, lan(`2001:db8:1:2::${(i + 1).toString(16)}`));
-    expect(throttle.addressFailures('2001:db8:1:2:dead:beef:0:1')).toEqual({ count: 20, limited: true });
+    for (let i = 0; i < 20; i++) throttle.recordFailure(`guess-${i}@x.fr`, lan('2001:db8:1:2::aa'));
+    expect(throttle.limitedAddress('2001:db8:1:2::aa')).toEqual({ key: '2001:db8:1:2::aa', count: 20 });
+    // A colleague on the same /64 still signs in.
+    expect(throttle.limitedAddress('2001:db8:1:2::bb')).toBeNull();
+    expect(throttle.retryAfter('colleague@x.fr', lan('2001:db8:1:2::bb'))).toBe(0);
+    // Rotating addresses in the /64: past 100 failures of the network, the whole /64 waits.
+    for (let i = 0; i < 80; i++) throttle.recordFailure(`guess-${i}@x.fr`, lan(`2001:db8:1:2::${(i + 0x100).toString(16)}`));
+    expect(throttle.limitedAddress('2001:db8:1:2:dead:beef:0:1')).toEqual({ key: '2001:db8:1:2::/64', count: 100 });
     expect(throttle.retryAfter('someone@x.fr', lan('2001:db8:1:2::ffff'))).toBeGreaterThan(0);
-    expect(throttle.addressFailures('2001:db8:1:3::1')).toEqual({ count: 0, limited: false });
+    expect(throttle.limitedAddress('2001:db8:1:3::1')).toBeNull();
+    // IPv4 counts once per failure, by the address.
+    for (let i = 0; i < 19; i++) throttle.recordFailure(`v4-${i}@x.fr`, lan('192.0.2.5'));
+    expect(throttle.limitedAddress('192.0.2.5')).toBeNull();
+    throttle.recordFailure('v4@x.fr', lan('192.0.2.5'));
+    expect(throttle.limitedAddress('192.0.2.5')).toEqual({ key: '192.0.2.5', count: 20 });
   });
 });

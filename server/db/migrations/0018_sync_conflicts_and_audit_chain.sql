@@ -17,5 +17,16 @@ CREATE TABLE `sync_staged_blobs` (
 	`cabinet_id` text NOT NULL,
 	`sha256` text NOT NULL,
 	`bytes` blob NOT NULL,
+	`staged_at` integer NOT NULL,
 	PRIMARY KEY(`cabinet_id`, `sha256`)
 );
+--> statement-breakpoint
+CREATE TABLE `audit_chain_start` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`chain` text NOT NULL,
+	`purged_at` integer,
+	`purged` integer DEFAULT 0 NOT NULL,
+	`seal` text NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE `audit_events` ADD `chain` text DEFAULT '' NOT NULL;
