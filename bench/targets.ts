@@ -337,7 +337,7 @@ async function startCourtierSync(dataDir: string): Promise<StartedTarget> {
         .finally(() => hubDatabase.close());
       const records = syncedRecords();
       const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
-      await connectCabinet(deps, { cabinetId, hubUrl, code, deviceName: 'bench' }, { fetch: fetchHub, records });
+      await connectCabinet(deps, { cabinetId, hubUrl, code, deviceName: 'bench' }, { fetch: fetchHub, records }, CLI_ACTOR);
       await uploadQueue(deps, records, cabinetId, fetchHub, () => undefined);
     },
   });

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { auditConnected, connectCabinet, disconnectCabinet, joinCabinet, listSyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
-import { CLI_ACTOR, recordAudit } from '../audit/service.js';
+import { connectCabinet, disconnectCabinet, joinCabinet, listSyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
+import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 
@@ -28,8 +28,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const v = parse(rest, { cabinet: { type: 'string' }, hub: { type: 'string' }, code: { type: 'string' }, name: { type: 'string' } });
       const input = { cabinetId: required(v, 'cabinet'), hubUrl: required(v, 'hub'), code: required(v, 'code'), deviceName: v.name ?? hostname() };
       const result = await withDeps(v['data-dir'], io, async (deps) => {
-        const connected = await connectCabinet(deps, input, { fetch: fetchHub, records });
-        auditConnected(deps, input.cabinetId, CLI_ACTOR, { hubUrl: input.hubUrl, deviceId: connected.device_id, deviceName: input.deviceName, queued: connected.queued });
+        const connected = await connectCabinet(deps, input, { fetch: fetchHub, records }, CLI_ACTOR);
         io.stderr(`connected as device ${connected.device_id}; uploading ${connected.queued} records\n`);
         await uploadQueue(deps, records, input.cabinetId, fetchHub, (sent, total) => io.stderr(`uploaded ${sent} of ${total} changes\n`));
         return connected;
@@ -44,8 +43,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const email = required(v, 'email');
       const password = await readPassword(io, v);
       const result = await withDeps(v['data-dir'], io, async (deps) => {
-        const joined = await joinCabinet(deps, { hubUrl, code, email, password, deviceName: v.name ?? hostname() }, { fetch: fetchHub });
-        auditConnected(deps, joined.cabinet_id, CLI_ACTOR, { hubUrl, deviceId: joined.device_id, deviceName: v.name ?? hostname(), joined: true });
+        const joined = await joinCabinet(deps, { hubUrl, code, email, password, deviceName: v.name ?? hostname() }, { fetch: fetchHub }, CLI_ACTOR);
         io.stderr(`joined cabinet ${joined.cabinet_id} as device ${joined.device_id}; downloading\n`);
         await downloadAll(deps, records, joined.cabinet_id, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
         return joined;
@@ -77,22 +75,14 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
     case 'resume': {
       const v = parse(rest, { cabinet: { type: 'string' } });
       const cabinetId = required(v, 'cabinet');
-      const status = await withDeps(v['data-dir'], io, (deps) => {
-        const changed = setSyncPaused(deps, cabinetId, sub === 'pause');
-        recordAudit(deps, { cabinetId, action: sub === 'pause' ? 'sync.paused' : 'sync.resumed', actor: CLI_ACTOR });
-        return changed;
-      });
+      const status = await withDeps(v['data-dir'], io, (deps) => setSyncPaused(deps, cabinetId, sub === 'pause', CLI_ACTOR));
       print(io, v.json, { paused: status.paused }, sub === 'pause' ? 'Sync paused: changes are queued until resume.' : 'Sync resumed.');
       return;
     }
     case 'disconnect': {
       const v = parse(rest, { cabinet: { type: 'string' } });
       const cabinetId = required(v, 'cabinet');
-      const left = await withDeps(v['data-dir'], io, async (deps) => {
-        const gone = await disconnectCabinet(deps, cabinetId, { fetch: fetchHub });
-        recordAudit(deps, { cabinetId, action: 'sync.disconnected', actor: CLI_ACTOR, target: gone.device_id, details: { left_hub: gone.left_hub } });
-        return gone;
-      });
+      const left = await withDeps(v['data-dir'], io, (deps) => disconnectCabinet(deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR));
       const hub = left.left_hub
         ? `Device ${left.device_id} left the hub (revoked there).`
         : `The hub could not be told: ask its operator to revoke device ${left.device_id} (courtier hub devices revoke --device ${left.device_id}).`;

@@ -11,7 +11,10 @@ import * as store from './store.js';
 /** A staged PDF older than this was left by a crash: no pull takes an hour between fetching a page and applying it. */
 const STAGED_BLOBS_KEPT_MS = 3600_000;
 
-/** A blob the hub refuses for a reason that lasts (unknown, too large, behind a redirect): the quote syncs without it. */
+/**
+ * Refusals of a PDF that speak of this device or this moment (busy, revoked, a protocol to update):
+ * the page is tried again later. Any other (unknown, too large, a redirect) lasts: the quote syncs without its PDF.
+ */
 const TRANSIENT_REFUSALS = new Set(['sync_too_many_requests', 'device_revoked', 'invalid_device_credential', 'missing_credentials', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'hub_database_unavailable']);
 
 /** Changes asked for per pull (the hub serves at most 1000). */

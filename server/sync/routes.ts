@@ -8,8 +8,8 @@ import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
-import { auditConnected, connectCabinet, disconnectCabinet, listSyncConflicts as setAsideChanges, setSyncPaused, syncStatus } from './service.js';
-import { recordAudit, requestActor } from '../audit/service.js';
+import { connectCabinet, disconnectCabinet, listSyncConflicts as setAsideChanges, setSyncPaused, syncStatus } from './service.js';
+import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 
 /** The hub's refusals of a pairing, shown by the console as they are (each has its words in both languages). */
@@ -33,23 +33,16 @@ export async function syncConsoleRoutes(app: FastifyInstance, { deps, records, f
   registerEndpoint(app, connectSync, async (request) => {
     const cabinetId = cabinetOf(request);
     const input = { cabinetId, hubUrl: request.body.hub_url, code: request.body.code, deviceName: request.body.device_name ?? hostname() };
-    const connected = await connectCabinet(deps, input, { fetch, records }).catch((err: unknown) => {
+    await connectCabinet(deps, input, { fetch, records }, requestActor(request)).catch((err: unknown) => {
       throw asApiError(err);
     });
-    auditConnected(deps, cabinetId, requestActor(request), { hubUrl: input.hubUrl, deviceId: connected.device_id, deviceName: input.deviceName, queued: connected.queued });
     return syncStatus(deps, cabinetId);
   });
 
-  const pause = (request: FastifyRequest, paused: boolean) => {
-    const status = setSyncPaused(deps, cabinetOf(request), paused);
-    recordAudit(deps, { cabinetId: cabinetOf(request), action: paused ? 'sync.paused' : 'sync.resumed', actor: requestActor(request) });
-    return status;
-  };
-  registerEndpoint(app, pauseSync, (request) => pause(request, true));
-  registerEndpoint(app, resumeSync, (request) => pause(request, false));
+  registerEndpoint(app, pauseSync, (request) => setSyncPaused(deps, cabinetOf(request), true, requestActor(request)));
+  registerEndpoint(app, resumeSync, (request) => setSyncPaused(deps, cabinetOf(request), false, requestActor(request)));
   registerEndpoint(app, disconnectSync, async (request) => {
-    const left = await disconnectCabinet(deps, cabinetOf(request), { fetch });
-    recordAudit(deps, { cabinetId: cabinetOf(request), action: 'sync.disconnected', actor: requestActor(request), target: left.device_id, details: { left_hub: left.left_hub } });
+    const left = await disconnectCabinet(deps, cabinetOf(request), { fetch }, requestActor(request));
     return { ...syncStatus(deps, cabinetOf(request)), left_hub: left.left_hub, left_device_id: left.device_id };
   });
 }

@@ -16,7 +16,7 @@ export function deviceSecretName(cabinetId: string): string {
   return `sync-device:${cabinetId}`;
 }
 
-export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges' | 'syncLinks'>;
+export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges' | 'syncLinks' | 'keys'>;
 
 function hubUrlOrThrow(text: string): string {
   const url = checkHubUrl(text);
@@ -81,6 +81,20 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
 }
 
 /**
+ * The audit entry of a connect (or a join), in its transaction: which hub (its host, never a
+ * credential), as which device: a cabinet uploaded to a hub is something its administrators must see.
+ */
+function auditConnected(deps: SyncDeps, connection: store.ConnectionRow, actor: AuditActor, details: { records_uploaded: number } | { joined: true }): void {
+  recordAudit(deps, {
+    cabinetId: connection.cabinetId,
+    action: 'sync.connected',
+    actor,
+    target: connection.deviceId,
+    details: { hub: new URL(connection.hubUrl).host, device_name: connection.deviceName, ...details },
+  });
+}
+
+/**
  * Registers this install's cabinet on the hub (the hub's cabinet takes its id and name) and queues
  * everything it holds for upload. The caller then pushes (the CLI at once; the service in the background).
  */
@@ -88,6 +102,7 @@ export async function connectCabinet(
   deps: SyncDeps,
   input: { cabinetId: string; hubUrl: string; code: string; deviceName: string },
   io: { fetch: HubFetch; records: RecordsByKind },
+  actor: AuditActor,
 ): Promise<{ device_id: string; cabinet_id: string; queued: number }> {
   const hubUrl = hubUrlOrThrow(input.hubUrl);
   const name = cabinetName(deps, input.cabinetId);
@@ -100,7 +115,9 @@ export async function connectCabinet(
   const queued = deps.db.immediateTransaction(() => {
     if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
     store.insertConnection(deps.db.orm, connection);
-    return queueEverything(deps, connection, io.records);
+    const records = queueEverything(deps, connection, io.records);
+    auditConnected(deps, connection, actor, { records_uploaded: records });
+    return records;
   });
   deps.syncLinks.notify();
   return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued };
@@ -115,6 +132,7 @@ export async function joinCabinet(
   deps: Deps,
   input: { hubUrl: string; code: string; deviceName: string; email: string; password: string },
   io: { fetch: HubFetch },
+  actor: AuditActor,
 ): Promise<{ cabinet_id: string; user_id: string; device_id: string }> {
   const hubUrl = hubUrlOrThrow(input.hubUrl);
   const account = initCabinetSchema.safeParse({ cabinet: 'check', email: input.email, password: input.password });
@@ -122,9 +140,10 @@ export async function joinCabinet(
   const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
   const paired = await client.pair({ code: input.code, device_name: input.deviceName });
   const connection = newConnection(deps, paired.cabinet_id, hubUrl, paired, input.deviceName);
-  const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () =>
-    store.insertConnection(deps.db.orm, connection),
-  );
+  const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () => {
+    store.insertConnection(deps.db.orm, connection);
+    auditConnected(deps, connection, actor, { joined: true });
+  });
   deps.secrets.set(deviceSecretName(paired.cabinet_id), paired.device_secret);
   return { cabinet_id: created.cabinet_id, user_id: created.user_id, device_id: paired.device_id };
 }
@@ -144,7 +163,7 @@ const LEAVE_TIMEOUT_MS = 5000;
  * be told (unreachable, or the credential gone from the secret store) does not stop the
  * disconnect: the answer says so, and the hub's operator can revoke the device.
  */
-export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: { fetch: HubFetch }): Promise<{ left_hub: boolean; device_id: string }> {
+export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: { fetch: HubFetch }, actor: AuditActor): Promise<{ left_hub: boolean; device_id: string }> {
   const connection = connectionOrThrow(deps, cabinetId);
   let leftHub = false;
   try {
@@ -154,30 +173,22 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
     // Already revoked is as good as leaving; anything else is said in the answer, and the local disconnect goes on.
     leftHub = err instanceof HubRefusal && err.code === 'device_revoked';
   }
-  deps.db.immediateTransaction(() => store.deleteConnection(deps.db.orm, cabinetId));
+  deps.db.immediateTransaction(() => {
+    store.deleteConnection(deps.db.orm, cabinetId);
+    recordAudit(deps, { cabinetId, action: 'sync.disconnected', actor, target: connection.deviceId, details: { left_hub: leftHub } });
+  });
   deps.secrets.delete(deviceSecretName(cabinetId));
   deps.syncLinks.notify();
   return { left_hub: leftHub, device_id: connection.deviceId };
 }
 
-/**
- * The audit entry of a connect (or a join): which hub (its host, never a credential), as which
- * device, with how much: a cabinet uploaded to a hub is something its administrators must see.
- */
-export function auditConnected(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, cabinetId: string, actor: AuditActor, link: { hubUrl: string; deviceId: string; deviceName: string; queued?: number; joined?: boolean }): void {
-  recordAudit(deps, {
-    cabinetId,
-    action: 'sync.connected',
-    actor,
-    target: link.deviceId,
-    details: { hub: new URL(link.hubUrl).host, device_name: link.deviceName, ...(link.queued === undefined ? {} : { records_uploaded: link.queued }), ...(link.joined ? { joined: true } : {}) },
-  });
-}
-
 /** Pauses or resumes the background sync; changes are queued meanwhile. */
-export function setSyncPaused(deps: SyncDeps, cabinetId: string, paused: boolean): SyncStatus {
+export function setSyncPaused(deps: SyncDeps, cabinetId: string, paused: boolean, actor: AuditActor): SyncStatus {
   connectionOrThrow(deps, cabinetId);
-  store.updateConnection(deps.db.orm, cabinetId, { paused });
+  deps.db.immediateTransaction(() => {
+    store.updateConnection(deps.db.orm, cabinetId, { paused });
+    recordAudit(deps, { cabinetId, action: paused ? 'sync.paused' : 'sync.resumed', actor });
+  });
   deps.syncLinks.notify();
   return syncStatus(deps, cabinetId);
 }

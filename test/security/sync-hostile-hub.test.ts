@@ -12,6 +12,7 @@ import { startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, type TestInsurer } from '../helpers/test-insurer.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * A hostile hub (its operator, or whoever took it over) — or a device whose changes a hub passed on
@@ -84,7 +85,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 async function connected(fakeHub: FakeHub, name: string): Promise<{ cabinetId: string; api: ReturnType<typeof apiClient> }> {
   const cabinetId = await server.createCabinet(name);
-  await connectCabinet(server.deps, { cabinetId, hubUrl: fakeHub.url, code: 'ANY-CODE', deviceName: 'poste' }, { fetch: fetchHub, records: syncedRecords() });
+  await connectCabinet(server.deps, { cabinetId, hubUrl: fakeHub.url, code: 'ANY-CODE', deviceName: 'poste' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   return { cabinetId, api: apiClient(server, server.createKey(cabinetId).key) };
 }
 

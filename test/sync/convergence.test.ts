@@ -15,6 +15,7 @@ import { initCabinet } from '../../server/tenancy/service.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir, testClock, type TestClock } from '../helpers/server.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * Three installs of one cabinet edit the same records in random interleavings of edits, pushes
@@ -85,11 +86,11 @@ describe('convergence through a real hub', () => {
         const nodes: Node[] = [{ ...first, cabinetId }];
         try {
           const opportunities = [0, 1].map((i) => createOpportunity(first.deps, cabinetId, { title: `base ${i}`, product: 'auto', contact: { last_name: 'Base' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api').opportunity_id);
-          await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records });
+          await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records }, CLI_ACTOR);
           await push(nodes[0] as Node);
           for (const [i, skew] of [[1, 150], [2, -90]] as const) {
             const other = openNode(start + skew);
-            await joinCabinet(other.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub });
+            await joinCabinet(other.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
             nodes.push({ ...other, cabinetId });
             await pull(nodes[i] as Node);
           }

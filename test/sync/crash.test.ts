@@ -13,6 +13,7 @@ import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * kill -9 of an install at the points of a push, and of a hub process: each install and the hub
@@ -96,12 +97,12 @@ beforeAll(async () => {
   ({ cabinet, keyA } = await withDeps(dirA, async (deps) => {
     const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Crash', email: 'a@crash.fr', password: 'correct horse battery' });
     const registerCode = await hubInvite({ register: cabinet_id });
-    await connectCabinet(deps, { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() });
+    await connectCabinet(deps, { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
     return { cabinet: cabinet_id, keyA: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key };
   }));
   const joinCode = await hubInvite({ join: cabinet });
   keyB = await withDeps(dirB, async (deps) => {
-    await joinCabinet(deps, { hubUrl: hub.url, code: joinCode, deviceName: 'B', email: 'b@crash.fr', password: 'correct horse battery' }, { fetch: fetchHub });
+    await joinCabinet(deps, { hubUrl: hub.url, code: joinCode, deviceName: 'B', email: 'b@crash.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
     return createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key;
   });
 }, 90_000);

@@ -11,6 +11,7 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * Two installs of one cabinet through a hub on a real PostgreSQL: connected and joined with the
@@ -102,12 +103,12 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     const created = await apiA.post('/opportunities', { title: 'MRH', product: 'mrh', contact: { last_name: 'Petit' } });
     const id = String(created.body.id);
     await eventually(() => apiB.get(`/opportunities/${id}`), (r) => r.status === 200, 'the opportunity on B');
-    setSyncPaused(a.deps, cabinet, true);
-    setSyncPaused(b.deps, cabinet, true);
+    setSyncPaused(a.deps, cabinet, true, CLI_ACTOR);
+    setSyncPaused(b.deps, cabinet, true, CLI_ACTOR);
     await apiA.patch(`/opportunities/${id}`, { title: 'MRH résidence principale' });
     await apiB.patch(`/opportunities/${id}`, { expected_value_eur: 650 });
-    setSyncPaused(a.deps, cabinet, false);
-    setSyncPaused(b.deps, cabinet, false);
+    setSyncPaused(a.deps, cabinet, false, CLI_ACTOR);
+    setSyncPaused(b.deps, cabinet, false, CLI_ACTOR);
     for (const api of [apiA, apiB]) {
       await eventually(() => api.get(`/opportunities/${id}`), (r) => r.body.title === 'MRH résidence principale' && r.body.expected_value_eur === 650, 'both edits');
     }
@@ -117,11 +118,11 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     const created = await apiA.post('/clients', { first_name: 'Paul', last_name: 'Durand', email: 'paul.durand@example.fr' });
     const id = String(created.body.id);
     await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 200, 'the client on B');
-    setSyncPaused(b.deps, cabinet, true);
+    setSyncPaused(b.deps, cabinet, true, CLI_ACTOR);
     expect((await apiA.delete(`/clients/${id}`)).status).toBe(204);
     await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the erasure on the hub');
     expect((await apiB.patch(`/clients/${id}`, { email: 'paul.nouveau@example.fr' })).status).toBe(200);
-    setSyncPaused(b.deps, cabinet, false);
+    setSyncPaused(b.deps, cabinet, false, CLI_ACTOR);
     await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 404, 'the erasure on B');
     await eventually(() => syncStatus(b.deps, cabinet), (s) => s.pending_changes === 0, 'B’s queue sent');
     await new Promise((r) => setTimeout(r, 1000));

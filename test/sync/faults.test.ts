@@ -12,6 +12,7 @@ import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * Two installs syncing through a proxy that loses, repeats and holds requests and responses, a hub
@@ -53,10 +54,10 @@ async function linkedPair(options: { clockA?: TestClock } = {}): Promise<Pair> {
   const a = await startTestServer({ sync: FAST_SYNC, ...(options.clockA ? { clock: options.clockA } : {}) });
   open.push(a);
   const cabinet = await a.createCabinet('Cabinet Faults');
-  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() });
+  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
-  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: hub.url, code: await hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub });
+  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: hub.url, code: await hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
   db.close();
   const b = await startTestServer({ dataDir, sync: FAST_SYNC });
   open.push(b);
@@ -154,9 +155,9 @@ describe('sync under faults', () => {
     const { a, cabinet, apiA } = await linkedPair();
     a.deps.secrets.delete(deviceSecretName(cabinet));
     // A new runner (after a pause) has to read the credential again.
-    setSyncPaused(a.deps, cabinet, true);
+    setSyncPaused(a.deps, cabinet, true, CLI_ACTOR);
     await new Promise((r) => setTimeout(r, 600));
-    setSyncPaused(a.deps, cabinet, false);
+    setSyncPaused(a.deps, cabinet, false, CLI_ACTOR);
     const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
     expect(refused).toMatchObject({ last_error_code: 'sync_off', last_error: expect.stringMatching(/credential is missing/) });
     await createOpportunity(apiA, 'toujours en service');

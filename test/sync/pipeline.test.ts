@@ -15,6 +15,7 @@ import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
  * A large queue goes to the hub two batches at a time (the hub checks one while PostgreSQL stores
@@ -51,7 +52,7 @@ async function connectedInstall(name: string, records = RECORDS): Promise<{ deps
   for (let i = 0; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
   const proxy = await startFaultProxy(hub.url);
   closing.push(() => proxy.close());
-  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() });
+  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   expect(connected.queued).toBe(records);
   return { deps, cabinetId, proxy };
 }
@@ -101,7 +102,7 @@ describe('disconnecting', () => {
     const { deps, cabinetId } = await connectedInstall('depart', 3);
     const deviceId = syncStatus(deps, cabinetId).device_id!;
     const credential = deps.secrets.get(deviceSecretName(cabinetId))!;
-    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub })).toEqual({ left_hub: true, device_id: deviceId });
+    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR)).toEqual({ left_hub: true, device_id: deviceId });
     expect(syncStatus(deps, cabinetId).state).toBe('off');
     const [device] = await hub.database.sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
     expect(device?.revoked).toBe(true);
@@ -113,7 +114,7 @@ describe('disconnecting', () => {
     const { deps, cabinetId, proxy } = await connectedInstall('injoignable', 3);
     const deviceId = syncStatus(deps, cabinetId).device_id!;
     proxy.setDown(true);
-    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub })).toEqual({ left_hub: false, device_id: deviceId });
+    expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR)).toEqual({ left_hub: false, device_id: deviceId });
     expect(syncStatus(deps, cabinetId).state).toBe('off');
     expect(deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
   });
