@@ -38,6 +38,9 @@ export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
 /** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
 const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
+/** What a change does to its record. */
+export const SYNC_OPS = ['upsert', 'erase'] as const;
+export type SyncOp = (typeof SYNC_OPS)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Hybrid logical clock: `<wall ms, 15 digits>-<counter, 6 digits>-<device id>`. Its text order is
@@ -78,7 +81,7 @@ const syncChangeSchema = z
     number: z.int().min(1).describe('The install’s own sequence number of this change; consecutive within a device.'),
     kind: z.enum(SYNCED_KINDS),
     record_id: z.string().min(1).max(200),
-    op: z.enum(['upsert', 'erase']),
+    op: z.enum(SYNC_OPS),
     hlc: hlcSchema.describe('When the change was made: orders it against other devices’ changes to the same fields.'),
     fields: z.record(z.string(), z.unknown()).describe('Column name → value; for an erasure, the values that replace the erased ones.'),
   })

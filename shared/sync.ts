@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
-import { PAIRING_REFUSALS } from './sync-protocol.js';
+import { PAIRING_REFUSALS, SYNC_OPS } from './sync-protocol.js';
 
 /**
  * A cabinet's sync, as `courtier sync status` and the console show it. `state`: off (no hub),
@@ -35,6 +35,8 @@ const syncStatusSchema = z
   .meta({ id: 'SyncStatus' });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
 
+const SYNC_CONFLICT_REASONS = ['invalid_fields', 'operation_refused', 'record_clash', 'not_applicable'] as const;
+
 /**
  * A change pulled from the hub that this install set aside: the cabinet's other installs sent
  * something its rules refuse. `reason`: invalid_fields (a value a local write would refuse),
@@ -48,10 +50,10 @@ const syncConflictSchema = z
     device_id: z.string().describe('The hub device that sent it.'),
     kind: z.string(),
     record_id: z.string(),
-    op: z.enum(['upsert', 'erase']),
+    op: z.enum(SYNC_OPS),
     hlc: z.string(),
     fields: z.string().describe('The change’s fields as JSON, cut after 4 KiB.'),
-    reason: z.enum(['invalid_fields', 'operation_refused', 'record_clash', 'not_applicable']),
+    reason: z.enum(SYNC_CONFLICT_REASONS),
     message: z.string(),
     set_aside_at: z.iso.datetime(),
   })

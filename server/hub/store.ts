@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { PulledChange, SyncChange, SyncedKind } from '../../shared/sync-protocol.js';
+import type { PulledChange, SyncChange, SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
 
 /**
  * The queries of a push and a pull, in SQL through the driver: the hot path, where one statement
@@ -154,7 +154,7 @@ export interface ChangesRead {
  */
 export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number): Promise<ChangesRead> {
   const rows = await sql<
-    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: 'upsert' | 'erase'; hlc: string; fields: string; newest: string; listed: number }[]
+    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: SyncOp; hlc: string; fields: string; newest: string; listed: number }[]
   >`
     WITH newest AS (SELECT coalesce(max(seq), 0) AS seq FROM hub_changes WHERE cabinet_id = ${cabinetId}),
     listed AS (

@@ -1,5 +1,6 @@
 import { blob, sqliteTable, text, integer, primaryKey } from 'drizzle-orm/sqlite-core';
 import { cabinets } from '../tenancy/schema.js';
+import { SYNC_OPS } from '../../shared/sync-protocol.js';
 
 /**
  * A cabinet's link to its hub. Its row is what "sync is on" means: changes are captured into the
@@ -46,7 +47,7 @@ export const syncOutbox = sqliteTable(
     number: integer('number').notNull(),
     kind: text('kind').notNull(),
     recordId: text('record_id').notNull(),
-    op: text('op', { enum: ['upsert', 'erase'] }).notNull(),
+    op: text('op', { enum: SYNC_OPS }).notNull(),
     hlc: text('hlc').notNull(),
     /** JSON: column name → value. */
     fields: text('fields').notNull(),
@@ -85,7 +86,7 @@ export const syncConflicts = sqliteTable(
     deviceId: text('device_id').notNull(),
     kind: text('kind').notNull(),
     recordId: text('record_id').notNull(),
-    op: text('op', { enum: ['upsert', 'erase'] }).notNull(),
+    op: text('op', { enum: SYNC_OPS }).notNull(),
     hlc: text('hlc').notNull(),
     /** JSON of the change's fields, cut to a few KiB: enough to see what came. */
     fields: text('fields').notNull(),

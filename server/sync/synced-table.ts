@@ -1,7 +1,8 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
-import type { SyncedKind } from '../../shared/sync-protocol.js';
+import type { SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
+import type { SyncConflict } from '../../shared/sync.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
@@ -18,14 +19,14 @@ export interface ApplyContext {
 
 /** A pulled change as a kind's rules see it. */
 interface PulledRecordChange {
-  op: 'upsert' | 'erase';
+  op: SyncOp;
   recordId: string;
   fields: ChangeFields;
 }
 
 /** Why a pulled change is set aside rather than applied: a stable code and the reason in words. */
 export interface Refusal {
-  reason: 'invalid_fields' | 'operation_refused' | 'record_clash' | 'not_applicable';
+  reason: SyncConflict['reason'];
   message: string;
 }
 
