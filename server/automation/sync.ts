@@ -1,21 +1,17 @@
 import { z } from 'zod';
 import { jobStatusSchema, TERMINAL_STATUSES } from '../../shared/automation.js';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
-import { CODE_PATTERN } from '../../shared/devis.js';
 import type { Deps } from '../deps.js';
 import { creditsConsumed } from '../wallet/service.js';
-import { anyJsonObject, MAX_PORTAL_TEXT, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import { anyJsonObject, storedCode, MAX_PORTAL_TEXT, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';
 
-/** A code as the services store it (codeSchema's output). */
-const code = z.string().regex(CODE_PATTERN);
-
 /** A finished job's row: only terminal jobs travel (a pending one would be run by the robots of whoever pulled it). */
 const jobRow = z.object({
-  compagnie: code,
-  produit: code,
+  compagnie: storedCode,
+  produit: storedCode,
   dic_data: storedJson(anyJsonObject, 'a JSON object'),
   request_hash: storedSha256,
   devis_id: storedId,
@@ -36,7 +32,7 @@ const jobRow = z.object({
   mfa_expires_at: storedTime.nullable(),
   environment: z.enum(API_KEY_ENVIRONMENTS),
   // Empty on a job enqueued before the column existed.
-  robot_compagnie: code.or(z.literal('')),
+  robot_compagnie: storedCode.or(z.literal('')),
   created_at: storedTime,
   updated_at: storedTime,
   finished_at: storedTime.nullable(),

@@ -87,7 +87,6 @@ export function insertContract(orm: Orm, row: ContractRow): void {
   orm.insert(contracts).values(row).run();
 }
 
-/** A stored PDF by its content hash (the sync addresses PDFs that way). */
 /** Whether the quote has its PDF on this install (one priced elsewhere may lack it). */
 export function hasDocument(orm: Orm, cabinetId: string, devisId: string): boolean {
   return orm.select({ id: devisDocuments.devisId }).from(devisDocuments).where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId))).get() !== undefined;
@@ -98,6 +97,7 @@ export function hasDocumentBySha(orm: Orm, cabinetId: string, sha256: string): b
   return orm.select({ id: devisDocuments.devisId }).from(devisDocuments).where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.sha256, sha256))).limit(1).get() !== undefined;
 }
 
+/** A stored PDF by its content hash (the sync addresses PDFs that way). */
 export function readDocumentBySha(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
   return orm
     .select({ pdf: devisDocuments.pdf })

@@ -1,19 +1,16 @@
 import { z } from 'zod';
-import { CODE_PATTERN, DEVIS_STATUSES } from '../../shared/devis.js';
-import { anyJsonObject, MAX_PORTAL_TEXT, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import { DEVIS_STATUSES } from '../../shared/devis.js';
+import { anyJsonObject, storedCode, MAX_PORTAL_TEXT, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { contracts, devis } from './schema.js';
 import * as store from './store.js';
-
-/** A code as the services store it (codeSchema's output). */
-const code = z.string().regex(CODE_PATTERN);
 
 const devisRow = z.object({
   status: z.enum(DEVIS_STATUSES),
   client_id: storedId.nullable(),
   opportunity_id: storedId.nullable(),
-  compagnie: code,
-  produit: code,
+  compagnie: storedCode,
+  produit: storedCode,
   dic_data: storedJson(anyJsonObject, 'a JSON object'),
   tarif_cents: storedCount.nullable(),
   suspens: storedText(MAX_PORTAL_TEXT).nullable(),
@@ -57,8 +54,8 @@ const contractRow = z.object({
   devis_id: storedId,
   client_id: storedId,
   opportunity_id: storedId.nullable(),
-  compagnie: code,
-  produit: code,
+  compagnie: storedCode,
+  produit: storedCode,
   premium_cents: storedCount,
   signed_at: storedTime,
   created_at: storedTime,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CODE_PATTERN } from '../../shared/devis.js';
 
 /**
  * The pieces of the schemas that check a pulled change's fields: values as SQLite stores them
@@ -18,6 +19,8 @@ export const storedCount = z.int().min(0).max(1_000_000_000_000);
 export const storedText = (max = 1000) => z.string().max(max);
 export const storedBoolean = z.union([z.boolean(), z.literal(0), z.literal(1)]);
 export const storedId = z.uuid();
+/** An insurer or product code as the services store it (codeSchema's output). */
+export const storedCode = z.string().regex(CODE_PATTERN);
 export const storedSha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256, 64 lowercase hex digits');
 
 /** A JSON column: text that parses to what the module's reads expect. */
