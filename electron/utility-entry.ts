@@ -15,6 +15,7 @@ import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../server/robots/insurers/index.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
+import { hostWithPort } from '../server/lan/plan.js';
 import { registerRunningService, runningServicesDir } from '../server/running-services.js';
 import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
@@ -125,10 +126,9 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   const address = app.server.address();
   listeningPort = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port: listeningPort, dataDir: config.dataDir, secretStore: secrets.kind }, 'Courtier desktop server listening');
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const unregister = registerRunningService(runningServicesDir(env), {
     pid: process.pid,
-    url: `http://${host}:${listeningPort}`,
+    url: `http://${hostWithPort(config.host, listeningPort)}`,
     data_dir: config.dataDir,
     started_at: toIso(deps.clock.now()),
   });

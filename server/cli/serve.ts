@@ -8,6 +8,7 @@ import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../logging.js';
 import { listCabinets } from '../tenancy/service.js';
+import { hostWithPort } from '../lan/plan.js';
 import { listRunningServices, registerRunningService, runningServicesDir } from '../running-services.js';
 import { serviceWebhooks } from '../webhooks/dispatcher-thread.js';
 
@@ -67,8 +68,7 @@ export async function serve(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   listeningPort = port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
+  const url = `http://${hostWithPort(config.host, port)}`;
   logger.info({ url, dataDir: config.dataDir }, `Courtier listening on ${url} (data dir ${config.dataDir}; Ctrl-C stops it)`);
   const unregister = registerRunningService(runningServicesDir(env), { pid: process.pid, url, data_dir: config.dataDir, started_at: toIso(deps.clock.now()) });
   if (listCabinets(deps).length === 0) {
