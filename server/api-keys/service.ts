@@ -132,7 +132,8 @@ export function createKeyAuthenticator(deps: Deps): (presented: string, ip: stri
   const lookups = store.prepareKeyLookups(deps.db.sqlite);
   // By the key's SHA-256, never the key itself: no secret outlives its request in this process.
   const known = new Map<string, KnownKey>();
-  const invalid = (): ApiError => new ApiError(
+  const invalid = (): ApiError =>
+    new ApiError(
       'invalid_api_key',
       'This service does not know this API key. Check that it was copied whole, and that it was created for this service: `courtier keys create` writes to its data dir (--data-dir or COURTIER_DATA_DIR), which must be the one the service uses.',
     );

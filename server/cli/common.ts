@@ -98,4 +98,3 @@ export async function readPassword(io: CliIo, values: Record<string, unknown>): 
   }
   return required(values, 'password');
 }
-

@@ -7,7 +7,7 @@ import { creditBalance, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { getCabinetSettings, initCabinet, setLlmDataSharing } from '../tenancy/service.js';
+import { getCabinetSettings, initCabinet, changeLlmDataSharing } from '../tenancy/service.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 import { parse, print, readPassword, readStdinPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
@@ -202,11 +202,7 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
   const value = required(v, 'llm-data-sharing');
   if (value !== 'on' && value !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
-  const settings = await withDeps(v['data-dir'], io, (deps) => {
-    const changed = setLlmDataSharing(deps, cabinet, value === 'on');
-    recordAudit(deps, { cabinetId: cabinet, action: 'settings.llm_data_sharing_changed', actor: CLI_ACTOR, details: { llm_data_sharing: value === 'on' } });
-    return changed;
-  });
+  const settings = await withDeps(v['data-dir'], io, (deps) => changeLlmDataSharing(deps, cabinet, value === 'on', CLI_ACTOR));
   print(
     io,
     v.json,

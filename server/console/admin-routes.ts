@@ -13,7 +13,7 @@ import { publicBaseUrl } from '../http/base-url.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import { listConnectedApps as connectedAppsOf, revokeConnectedApp as disconnectApp } from '../oauth/connected-apps.js';
-import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, setLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
+import { addCabinetUser, changeUserRole, describeUser, getCabinetSettings, listCabinetUsers, changeLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
 import { getWallet } from '../wallet/service.js';
 import { consoleUser } from './guard.js';
 import { startConsoleSession } from './routes.js';
@@ -101,11 +101,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   registerEndpoint(app, getSettings, (request) => settings(request));
   registerEndpoint(app, updateSettings, (request) => {
-    const before = getCabinetSettings(deps, cabinetOf(request)).llm_data_sharing;
-    setLlmDataSharing(deps, cabinetOf(request), request.body.llm_data_sharing);
-    if (before !== request.body.llm_data_sharing) {
-      recordAudit(deps, { cabinetId: cabinetOf(request), action: 'settings.llm_data_sharing_changed', actor: requestActor(request), details: { llm_data_sharing: request.body.llm_data_sharing } });
-    }
+    changeLlmDataSharing(deps, cabinetOf(request), request.body.llm_data_sharing, requestActor(request));
     return settings(request);
   });
 

@@ -25,7 +25,6 @@ import { pair, pairingRefusedFrom } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
 import type { ChangeWaiters } from './waiters.js';
 
-
 /** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
 function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();

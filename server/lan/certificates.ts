@@ -198,7 +198,6 @@ function der(tag: number, content: Buffer): Buffer {
   return Buffer.concat([header, content]);
 }
 
-
 function maskBytes(prefix: number, size: number): Buffer {
   const bytes = Buffer.alloc(size);
   for (let bit = 0; bit < prefix; bit++) bytes[bit >> 3] = (bytes[bit >> 3] ?? 0) | (0x80 >> (bit & 7));

@@ -168,4 +168,3 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
     },
   };
 }
-

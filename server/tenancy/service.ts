@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CabinetChoices } from '../../shared/oauth.js';
 import type { CabinetUser, UserRole } from '../../shared/console-admin.js';
 import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
+import { recordAudit, type AuditActor } from '../audit/service.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
@@ -89,6 +90,16 @@ export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): C
 export function setLlmDataSharing(deps: Pick<Deps, 'db'>, cabinetId: string, enabled: boolean): CabinetSettings {
   if (!store.setLlmDataSharing(deps.db.orm, cabinetId, enabled)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
   return { llm_data_sharing: enabled };
+}
+
+/** A person turns the sharing on or off (the console, the CLI): a change is audited, as it decides what leaves the cabinet. */
+export function changeLlmDataSharing(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, cabinetId: string, enabled: boolean, actor: AuditActor): CabinetSettings {
+  return deps.db.immediateTransaction(() => {
+    const before = getCabinetSettings(deps, cabinetId).llm_data_sharing;
+    const settings = setLlmDataSharing(deps, cabinetId, enabled);
+    if (before !== enabled) recordAudit(deps, { cabinetId, action: 'settings.llm_data_sharing_changed', actor, details: { llm_data_sharing: enabled } });
+    return settings;
+  });
 }
 
 /** A signed-in person, as the console and the OAuth consent see them. */
