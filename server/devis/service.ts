@@ -1,10 +1,11 @@
-import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { PDF_LINK_TTL_SECONDS, type CreateDevisInput, type Devis, type DevisStatus } from '../../shared/devis.js';
 import type { Page } from '../../shared/pagination.js';
 import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
 import { clientExists } from '../crm/clients.js';
 import { atomically } from '../db/atomically.js';
+import { nameBasedUuid } from '../db/name-based-id.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -151,6 +152,14 @@ export function recordDevisPriced(
 }
 
 /**
+ * A quote's contract id, the same on every install: a quote has at most one contract, so installs
+ * that sign it while offline make one record, not two that clash.
+ */
+function contractIdOf(devisId: string): string {
+  return nameBasedUuid(`courtier:devis/${devisId}/contract`);
+}
+
+/**
  * Signs a priced quote. One transaction: the quote is signed, a contract is created, devis.signed
  * and contract.signed are emitted, and a linked opportunity that is still open is won.
  */
@@ -169,7 +178,7 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
     const now = deps.clock.now();
     const signedAt = input?.signed_at === undefined ? now : Date.parse(input.signed_at);
     const contract: store.ContractRow = {
-      id: randomUUID(),
+      id: contractIdOf(id),
       cabinetId,
       devisId: id,
       clientId,
@@ -181,7 +190,9 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
       createdAt: now,
     };
     store.insertContract(deps.db.orm, contract);
-    contractRecords.capture(deps, cabinetId, contract.id, contract, 'create');
+    // Captured as an edit, with its fields' clocks: two installs that sign one quote offline create
+    // the same contract, and the later signing must win on both, field by field.
+    contractRecords.capture(deps, cabinetId, contract.id, contract, 'update');
     const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
     updateDevisRow(deps, cabinetId, id, changes);
     const signed = toDevis({ ...row, ...changes });
