@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'sync.resumed',
   'sync.erasure_applied',
   'sync.changes_set_aside',
+  'sync.conflict_discarded',
+  'sync.conflicts_retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

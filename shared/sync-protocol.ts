@@ -104,7 +104,12 @@ export type PushResponse = z.infer<typeof pushResponseSchema>;
 /** A change as the hub serves it: its place in the cabinet's sequence and the device that made it. */
 const pulledChangeSchema = syncChangeSchema
   .omit({ number: true })
-  .extend({ seq: z.int().min(1).describe('The cabinet’s sequence on the hub: commit order.'), device_id: deviceIdSchema })
+  .extend({
+    seq: z.int().min(1).describe('The cabinet’s sequence on the hub: commit order.'),
+    device_id: deviceIdSchema,
+    // Any name: a newer install's kind reaches an older one, which keeps it until it is updated.
+    kind: z.string().min(1).max(64).describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version, which an older install keeps aside until it is updated.`),
+  })
   .meta({ id: 'SyncPulledChange' });
 export type PulledChange = z.infer<typeof pulledChangeSchema>;
 

@@ -35,14 +35,15 @@ const syncStatusSchema = z
   .meta({ id: 'SyncStatus' });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
 
-const SYNC_CONFLICT_REASONS = ['invalid_fields', 'operation_refused', 'record_clash', 'not_applicable'] as const;
+const SYNC_CONFLICT_REASONS = ['invalid_fields', 'operation_refused', 'record_clash', 'not_applicable', 'not_understood'] as const;
 
 /**
  * A change pulled from the hub that this install set aside: the cabinet's other installs sent
  * something its rules refuse. `reason`: invalid_fields (a value a local write would refuse),
  * operation_refused (an erasure of a kind never erased, a change to a job this install runs),
  * record_clash (the id is another cabinet's record on this install), not_applicable (the database
- * refused it). The pull went on without it.
+ * refused it), not_understood (a kind or fields of a newer Courtier: what this version knows was
+ * applied, the rest is applied once it is updated). The pull went on without it.
  */
 const syncConflictSchema = z
   .object({
@@ -109,6 +110,45 @@ export const listSyncConflicts = defineEndpoint({
   errors: [],
 });
 
+const conflictRetrySchema = z
+  .object({
+    applied: z.array(z.int()).describe('Seqs of the changes applied at last.'),
+    still_set_aside: z.array(z.int()).describe('Seqs of the changes still refused (their reason may have changed).'),
+    no_longer_on_hub: z.array(z.int()).describe('Seqs of the changes the hub no longer serves: discard them.'),
+  })
+  .meta({ id: 'SyncConflictRetry' });
+export type SyncConflictRetry = z.infer<typeof conflictRetrySchema>;
+
+const conflictParams = z.object({ seq: z.coerce.number().int().min(1).describe('The set-aside change’s seq.') });
+
+export const retrySyncConflict = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/sync/conflicts/{seq}/retry',
+  operationId: 'consoleRetrySyncConflict',
+  summary: 'Try a set-aside change again',
+  description: 'Fetches the change whole from the hub and applies it as a pulled change is (a field changed since keeps its later value); it leaves the list once applied.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  params: conflictParams,
+  responses: { 200: { description: 'What became of it.', schema: conflictRetrySchema } },
+  errors: ['sync_off', 'not_found', 'hub_unreachable'],
+});
+
+export const discardSyncConflict = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/sync/conflicts/{seq}',
+  operationId: 'consoleDiscardSyncConflict',
+  summary: 'Discard a set-aside change',
+  description: 'This install forgets it for good; the other installs keep what they applied. Recorded in the audit log.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  params: conflictParams,
+  responses: { 204: { description: 'Discarded.' } },
+  errors: ['sync_off', 'not_found'],
+});
+
 export const pauseSync = defineEndpoint({
   method: 'POST',
   surface: 'console',
@@ -154,4 +194,4 @@ export const disconnectSync = defineEndpoint({
   errors: ['sync_off'],
 });
 
-export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync, listSyncConflicts] as const;
+export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync, listSyncConflicts, retrySyncConflict, discardSyncConflict] as const;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { connectCabinet, disconnectCabinet, joinCabinet, listSyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
+import { connectCabinet, disconnectCabinet, discardSyncConflict, joinCabinet, listSyncConflicts, retrySyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
@@ -18,6 +18,33 @@ function describe(status: ReturnType<typeof syncStatus>): string {
   if (status.last_error) lines.push(`Problem: ${status.last_error}.`);
   if (status.set_aside_changes > 0) lines.push(`${status.set_aside_changes} change(s) from other installs set aside (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
   return lines.join('\n');
+}
+
+function seqOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seq = Number(text);
+  if (!Number.isInteger(seq) || seq < 1) throw new UsageError('--seq must be a set-aside change’s seq, as courtier sync conflicts lists it');
+  return seq;
+}
+
+/** `sync conflicts discard --seq N` forgets a set-aside change; `sync conflicts retry [--seq N]` fetches and applies it (all of them) again. */
+async function conflictAction(action: 'discard' | 'retry', rest: string[], io: CliIo): Promise<void> {
+  const v = parse(rest, { cabinet: { type: 'string' }, seq: { type: 'string' } });
+  const cabinetId = required(v, 'cabinet');
+  const seq = seqOf(v.seq);
+  if (action === 'discard') {
+    if (seq === undefined) throw new UsageError('sync conflicts discard needs --seq N');
+    await withDeps(v['data-dir'], io, (deps) => discardSyncConflict(deps, cabinetId, seq, CLI_ACTOR));
+    print(io, v.json, { discarded: seq }, `The change with seq ${seq} is discarded on this install.`);
+    return;
+  }
+  const result = await withDeps(v['data-dir'], io, (deps) => retrySyncConflicts(deps, cabinetId, seq === undefined ? undefined : [seq], { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR));
+  const human = [
+    `${result.applied.length} change(s) applied${result.applied.length ? ` (seq ${result.applied.join(', ')})` : ''}.`,
+    result.still_set_aside.length ? `${result.still_set_aside.length} still set aside (seq ${result.still_set_aside.join(', ')}): courtier sync conflicts --cabinet ${cabinetId} says why.` : '',
+    result.no_longer_on_hub.length ? `${result.no_longer_on_hub.length} no longer on the hub (seq ${result.no_longer_on_hub.join(', ')}): discard them.` : '',
+  ].filter(Boolean);
+  print(io, v.json, result, human.join('\n'));
 }
 
 export async function runSync(argv: string[], io: CliIo): Promise<void> {
@@ -60,6 +87,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     case 'conflicts': {
+      if (rest[0] === 'discard' || rest[0] === 'retry') return conflictAction(rest[0], rest.slice(1), io);
       const v = parse(rest, { cabinet: { type: 'string' }, limit: { type: 'string' } });
       const cabinetId = required(v, 'cabinet');
       const limit = v.limit === undefined ? 100 : Number(v.limit);

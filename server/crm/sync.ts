@@ -50,7 +50,7 @@ export const clientRecords = {
   afterErase: (context, cabinetId, recordId) => void clearClientCopies(context.deps, cabinetId, recordId),
 } satisfies SyncedRecords & Pick<typeof clientTable, 'capture'>;
 
-const opportunityRow = z.object({
+export const opportunityRow = z.object({
   title: storedText(200),
   product: storedText(100),
   stage: z.enum(OPPORTUNITY_STAGES),

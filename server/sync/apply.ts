@@ -1,9 +1,9 @@
-import type { PulledChange, SyncedKind } from '../../shared/sync-protocol.js';
+import type { PulledChange } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import * as store from './store.js';
 import type { ApplyContext, Refusal, SyncedRecords } from './synced-table.js';
 
-export type RecordsByKind = ReadonlyMap<SyncedKind, SyncedRecords>;
+export type RecordsByKind = ReadonlyMap<string, SyncedRecords>;
 
 /**
  * Applies another device's change to this install, field by field: a field takes the change's value
@@ -14,9 +14,9 @@ export type RecordsByKind = ReadonlyMap<SyncedKind, SyncedRecords>;
  * Runs inside the pull's transaction, and never emits an event or a change of its own.
  */
 export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: PulledChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
-  // A kind this version does not know (a newer install's) is skipped; its fields stay on the hub.
+  // A kind this version does not know (a newer install's) is kept aside, and applied once it is updated.
   const adapter = records.get(change.kind);
-  if (!adapter) return 'skipped';
+  if (!adapter) return { reason: 'not_understood', message: `this version of Courtier does not know records of kind ${change.kind}: applied once it is updated`, notUnderstood: [] };
   const held = store.findFieldClocks(orm, cabinetId, change.kind, change.record_id);
   if (held?.erased) return 'skipped';
   // An erasure a hub emptied (older hubs emptied every earlier change of an erased record): a later
@@ -24,22 +24,33 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   if (change.op === 'erase' && Object.keys(change.fields).length === 0) return 'skipped';
   const refusal = adapter.refusal(orm, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields });
   if (refusal) return refusal;
-  if (change.op === 'erase') {
-    adapter.write(orm, cabinetId, change.record_id, change.fields, context);
-    store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(change.fields), change.hlc), true);
-    adapter.afterErase?.(context, cabinetId, change.record_id);
-    return 'applied';
-  }
-  const winning = Object.entries(change.fields).filter(([field]) => {
+  // Fields of a newer install have no column here: never clocked (a clock without its value would
+  // make the value lose once this install can store it), and the change is kept for then.
+  const unknown = adapter.unknownFields(change.fields);
+  const known = Object.keys(change.fields).filter((field) => !unknown.includes(field));
+  const outcome = change.op === 'erase' ? erase(orm, cabinetId, adapter, change, known, context) : merge(orm, cabinetId, adapter, change, known, held, context);
+  if (unknown.length === 0) return outcome;
+  return { reason: 'not_understood', message: `this version of Courtier does not know the field(s) ${unknown.join(', ')} of a ${change.kind}: the others were applied, these will be once it is updated`, notUnderstood: unknown };
+}
+
+function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: PulledChange, known: string[], context: ApplyContext): 'applied' {
+  adapter.write(orm, cabinetId, change.record_id, change.fields, context);
+  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(known, change.hlc), true);
+  adapter.afterErase?.(context, cabinetId, change.record_id);
+  return 'applied';
+}
+
+function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: PulledChange, known: string[], held: store.FieldClocks | undefined, context: ApplyContext): 'applied' | 'skipped' {
+  const winning = known.filter((field) => {
     const clock = held?.clocks[field];
     // No clock: the value was never held here, or was created here (or uploaded at connect) and not
     // changed since, and then any other device's change to it is later (capture.ts).
     return clock === undefined || change.hlc > clock;
   });
   if (winning.length === 0) return 'skipped';
-  const fields = Object.fromEntries(winning);
+  const fields = Object.fromEntries(winning.map((field) => [field, change.fields[field]]));
   if (!adapter.write(orm, cabinetId, change.record_id, fields, context)) return 'skipped';
-  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(Object.keys(fields), change.hlc), false);
+  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(winning, change.hlc), false);
   return 'applied';
 }
 

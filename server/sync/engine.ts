@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
-import { pullOnce } from './pull.js';
+import { applyNowUnderstood, pullOnce } from './pull.js';
 import { HubMissingChanges, pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
@@ -138,6 +138,8 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       }
     };
     const context = { deps, records: options.records };
+    // Once per start: what an older version set aside as not understood applies if this one knows it.
+    let understoodChecked = false;
     const push = loop(
       'push',
       async (hub) => {
@@ -155,6 +157,11 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
         if (!store.findConnection(deps.db.orm, cabinetId)) {
           abort.abort();
           return { again: false, busy: false };
+        }
+        if (!understoodChecked) {
+          const applied = await applyNowUnderstood({ ...context, client: hub }, cabinetId);
+          if (applied > 0) options.logger.info({ cabinetId, applied }, 'sync: applied changes an older version of Courtier had set aside');
+          understoodChecked = true;
         }
         const { more } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: options.pullWaitSeconds ?? 25, signal: abort.signal });
         return { again: true, busy: more };

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
+import type { Orm } from '../db/open.js';
 import { applyChange, type RecordsByKind } from './apply.js';
+import type { ApplyContext, Refusal } from './synced-table.js';
 import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
@@ -134,8 +136,35 @@ const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another
 
 /** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
 const CONFLICTS_KEPT = 1000;
-/** What a set-aside change keeps of its fields. */
+/**
+ * Changes of a newer version kept per cabinet, to be applied after an update: many more, since
+ * dropping one loses data (an install left behind while the others create records of a new kind);
+ * they keep a short excerpt only, being fetched again whole from the hub.
+ */
+const NOT_UNDERSTOOD_KEPT = 100_000;
+/** What a set-aside change keeps of its fields, to be read by a person. */
 const CONFLICT_FIELDS_CHARS = 4096;
+const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
+
+/** Sets a pulled change aside, with an excerpt of its fields for a person to read; seq keys it, so setting it aside again only updates why. */
+function setAsideChange(orm: Orm, cabinetId: string, change: PulledChange, refusal: Refusal, now: number): void {
+  const fields = JSON.stringify(change.fields);
+  const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
+  store.insertConflict(orm, {
+    cabinetId,
+    seq: change.seq,
+    deviceId: change.device_id,
+    kind: change.kind,
+    recordId: change.record_id,
+    op: change.op,
+    hlc: change.hlc,
+    fields: fields.length > keep ? `${fields.slice(0, keep)}…` : fields,
+    reason: refusal.reason,
+    message: refusal.message.slice(0, 500),
+    notUnderstood: refusal.notUnderstood ? JSON.stringify(refusal.notUnderstood) : null,
+    setAsideAt: now,
+  });
+}
 
 /** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */
 const MACHINE_ERRORS = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|READONLY|CANTOPEN|CORRUPT|NOTADB|INTERRUPT|PROTOCOL)/;
@@ -174,26 +203,13 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       const now = context.deps.clock.now();
       const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
       let setAsideHere = 0;
-      const setAside = (change: PulledChange, reason: string, message: string) => {
+      const setAside = (change: PulledChange, refusal: Refusal) => {
         setAsideHere += 1;
-        const fields = JSON.stringify(change.fields);
-        store.insertConflict(orm, {
-          cabinetId,
-          seq: change.seq,
-          deviceId: change.device_id,
-          kind: change.kind,
-          recordId: change.record_id,
-          op: change.op,
-          hlc: change.hlc,
-          fields: fields.length > CONFLICT_FIELDS_CHARS ? `${fields.slice(0, CONFLICT_FIELDS_CHARS)}…` : fields,
-          reason,
-          message: message.slice(0, 500),
-          setAsideAt: now,
-        });
+        setAsideChange(orm, cabinetId, change, refusal, now);
       };
       const erased: PulledChange[] = [];
       const settle = (change: PulledChange, outcome: ReturnType<typeof applyChange>) => {
-        if (typeof outcome === 'object') setAside(change, outcome.reason, outcome.message);
+        if (typeof outcome === 'object') setAside(change, outcome);
         else if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') erased.push(change);
       };
       const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
@@ -212,7 +228,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
           if (isMachineError(err)) throw err;
           // A record the change needs may come further on in the page (a contract before its quote).
           if (!lastTry && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'retry';
-          setAside(change, 'not_applicable', `this install could not apply it: ${(err as Error).message}`);
+          setAside(change, { reason: 'not_applicable', message: `this install could not apply it: ${(err as Error).message}` });
           return 'done';
         }
       };
@@ -227,7 +243,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
         remoteTime = Math.max(remoteTime, remote.time);
       }
       for (const change of retry) attempt(change, true);
-      if (setAsideHere > 0 && store.countConflicts(orm, cabinetId) > CONFLICTS_KEPT) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT);
+      if (setAsideHere > 0) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
       auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
       store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
       store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
@@ -243,4 +259,75 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
   }
   if (page.changes.some((change) => change.kind === 'event')) context.deps.outbox.notify();
   return applied;
+}
+
+/** What became of a set-aside change tried again. */
+export type RetryOutcome = 'applied' | 'set_aside' | 'gone';
+
+/**
+ * Tries set-aside changes again, oldest first: they are fetched whole from the hub (this install
+ * kept an excerpt only), by pages, with their PDFs, and applied as a pulled change is, each in a
+ * savepoint; the cursor does not move. One that applies leaves the list; one still refused stays,
+ * with the new reason; one the hub no longer serves stays. Per-field clocks make a late apply safe:
+ * a field changed since keeps its later value.
+ */
+export async function retrySetAside(context: PullContext, cabinetId: string, seqs: readonly number[]): Promise<Map<number, RetryOutcome>> {
+  const { db } = context.deps;
+  const outcomes = new Map<number, RetryOutcome>();
+  const connection = store.findConnection(db.orm, cabinetId);
+  if (!connection) return outcomes;
+  const wanted = [...new Set(seqs)].filter((seq) => store.findConflict(db.orm, cabinetId, seq) !== undefined).sort((x, y) => x - y);
+  for (let next = 0; next < wanted.length; ) {
+    const first = wanted[next] as number;
+    const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 });
+    // What this page answers for: up to its last change while the hub has more, else everything.
+    const covered = page.more ? (page.changes.at(-1)?.seq ?? first) : Number.MAX_SAFE_INTEGER;
+    const found = page.changes.filter((change) => change.device_id !== connection.deviceId && wanted.includes(change.seq));
+    const staged = await stageBlobs(context, cabinetId, found);
+    db.immediateTransaction(() => {
+      const now = context.deps.clock.now();
+      const applyContext = { blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha), now, deps: context.deps };
+      for (const change of found) outcomes.set(change.seq, retryOne(context, cabinetId, change, applyContext));
+      store.clearStagedBlobs(db.orm, cabinetId, staged);
+    });
+    if (found.some((change) => change.kind === 'event')) context.deps.outbox.notify();
+    for (; next < wanted.length && (wanted[next] as number) <= Math.max(covered, first); next += 1) {
+      const seq = wanted[next] as number;
+      if (!outcomes.has(seq)) outcomes.set(seq, 'gone');
+    }
+  }
+  return outcomes;
+}
+
+/** One set-aside change applied again, in a savepoint of the caller's transaction. */
+function retryOne(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, change: PulledChange, applyContext: ApplyContext): RetryOutcome {
+  const { db } = context.deps;
+  let outcome: ReturnType<typeof applyChange>;
+  try {
+    outcome = db.transaction(() => applyChange(db.orm, cabinetId, context.records, change, applyContext));
+  } catch (err) {
+    if (isMachineError(err)) throw err;
+    outcome = { reason: 'not_applicable', message: `this install could not apply it: ${(err as Error).message}` };
+  }
+  if (typeof outcome === 'object') {
+    setAsideChange(db.orm, cabinetId, change, outcome, applyContext.now);
+    return 'set_aside';
+  }
+  store.deleteConflict(db.orm, cabinetId, change.seq);
+  if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') auditPage(context.deps, cabinetId, [change], 0, []);
+  return 'applied';
+}
+
+/**
+ * Applies the changes a newer version sent once this install knows their kind and fields (it was
+ * updated): what it could not store then arrives now, and a change it still cannot stays aside.
+ */
+export async function applyNowUnderstood(context: PullContext, cabinetId: string): Promise<number> {
+  const understood = store.listNotUnderstood(context.deps.db.orm, cabinetId).filter((conflict) => {
+    const adapter = context.records.get(conflict.kind);
+    return adapter !== undefined && adapter.unknownFields(Object.fromEntries(conflict.notUnderstood.map((field) => [field, null]))).length === 0;
+  });
+  if (understood.length === 0) return 0;
+  const outcomes = await retrySetAside(context, cabinetId, understood.map((conflict) => conflict.seq));
+  return [...outcomes.values()].filter((outcome) => outcome === 'applied').length;
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { connectSync, disconnectSync, getSyncStatus, listSyncConflicts, pauseSync, resumeSync } from '../../shared/sync.js';
+import { connectSync, disconnectSync, discardSyncConflict, getSyncStatus, listSyncConflicts, pauseSync, resumeSync, retrySyncConflict } from '../../shared/sync.js';
 import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
 import { consoleUser } from '../console/guard.js';
 import type { Deps } from '../deps.js';
@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
-import { connectCabinet, disconnectCabinet, listSyncConflicts as setAsideChanges, setSyncPaused, syncStatus } from './service.js';
+import { connectCabinet, disconnectCabinet, discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts, setSyncPaused, syncStatus } from './service.js';
 import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 
@@ -29,6 +29,15 @@ export async function syncConsoleRoutes(app: FastifyInstance, { deps, records, f
 
   registerEndpoint(app, getSyncStatus, (request) => syncStatus(deps, cabinetOf(request)));
   registerEndpoint(app, listSyncConflicts, (request) => ({ data: setAsideChanges(deps, cabinetOf(request), 100) }));
+  registerEndpoint(app, retrySyncConflict, (request) =>
+    retrySyncConflicts(deps, cabinetOf(request), [request.params.seq], { fetch, records }, requestActor(request)).catch((err: unknown) => {
+      throw err instanceof HubUnreachable || err instanceof HubRefusal ? new ApiError('hub_unreachable', `The hub could not serve the change: ${err.message}`) : err;
+    }),
+  );
+  registerEndpoint(app, discardSyncConflict, (request, reply) => {
+    discardSetAside(deps, cabinetOf(request), request.params.seq, requestActor(request));
+    return reply.code(204).send();
+  });
 
   registerEndpoint(app, connectSync, async (request) => {
     const cabinetId = cabinetOf(request);

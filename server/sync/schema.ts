@@ -93,6 +93,11 @@ export const syncConflicts = sqliteTable(
     /** A stable code (invalid_fields, operation_refused, record_clash, …) and the reason in words. */
     reason: text('reason').notNull(),
     message: text('message').notNull(),
+    /**
+     * JSON of what this version of Courtier did not know (reason not_understood): the kind, or the
+     * field names. Once a newer version knows them all, the change is fetched again and applied.
+     */
+    notUnderstood: text('not_understood'),
     setAsideAt: integer('set_aside_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.seq] })],

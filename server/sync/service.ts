@@ -1,5 +1,5 @@
 import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
-import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
+import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -9,6 +9,7 @@ import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { RecordsByKind } from './apply.js';
 import { tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
+import { retrySetAside, type RetryOutcome } from './pull.js';
 import * as store from './store.js';
 
 /** The device credential's name in the secret store (the OS keychain in the desktop app). */
@@ -248,6 +249,38 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
 /** Forgets the set-aside changes that name a record (an erased client's data must not stay in them). */
 export function forgetSetAsideAbout(deps: Pick<Deps, 'db'>, cabinetId: string, recordId: string): void {
   store.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
+}
+
+/** Forgets a set-aside change for good: a person looked at it and decided it must not apply. */
+export function discardSyncConflict(deps: SyncDeps, cabinetId: string, seq: number, actor: AuditActor): void {
+  connectionOrThrow(deps, cabinetId);
+  deps.db.immediateTransaction(() => {
+    const conflict = store.findConflict(deps.db.orm, cabinetId, seq);
+    if (!conflict) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+    store.deleteConflict(deps.db.orm, cabinetId, seq);
+    recordAudit(deps, { cabinetId, action: 'sync.conflict_discarded', actor, target: conflict.recordId, details: { seq, kind: conflict.kind, reason: conflict.reason, device_id: conflict.deviceId } });
+  });
+}
+
+/**
+ * Tries set-aside changes again (all of them without seqs), fetched whole from the hub: after an
+ * update, or once what refused them changed. Returns what became of each.
+ */
+export async function retrySyncConflicts(
+  deps: Deps,
+  cabinetId: string,
+  seqs: readonly number[] | undefined,
+  io: { fetch: HubFetch; records: RecordsByKind },
+  actor: AuditActor,
+): Promise<SyncConflictRetry> {
+  const connection = connectionOrThrow(deps, cabinetId);
+  const wanted = seqs ?? store.listConflicts(deps.db.orm, cabinetId, Number.MAX_SAFE_INTEGER).map((conflict) => conflict.seq);
+  for (const seq of seqs ?? []) if (!store.findConflict(deps.db.orm, cabinetId, seq)) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+  const outcomes = await retrySetAside({ deps, records: io.records, client: hubClientFor(deps, connection, io.fetch) }, cabinetId, wanted);
+  const seqsOf = (outcome: RetryOutcome) => [...outcomes].filter(([, o]) => o === outcome).map(([seq]) => seq);
+  const result = { applied: seqsOf('applied'), still_set_aside: seqsOf('set_aside'), no_longer_on_hub: seqsOf('gone') };
+  recordAudit(deps, { cabinetId, action: 'sync.conflicts_retried', actor, details: { applied: result.applied.length, still_set_aside: result.still_set_aside.length, no_longer_on_hub: result.no_longer_on_hub.length } });
+  return result;
 }
 
 /** The changes this install set aside, newest first. */

@@ -28,6 +28,8 @@ interface PulledRecordChange {
 export interface Refusal {
   reason: SyncConflict['reason'];
   message: string;
+  /** With not_understood: the fields this version does not know; none when it is the kind itself. */
+  notUnderstood?: string[];
 }
 
 /** The first problems zod found, as one line. */
@@ -50,6 +52,8 @@ export interface SyncedRecords {
    * anything is written, so that what another device sends can never corrupt this install.
    */
   refusal(orm: Orm, cabinetId: string, change: PulledRecordChange): Refusal | null;
+  /** The fields of a change this version has no column for (a newer install's): kept aside, never clocked here. */
+  unknownFields(fields: ChangeFields): string[];
   /** Every record of the cabinet, as the fields of an upsert: what connecting uploads. */
   snapshot(db: Database, cabinetId: string): Iterable<{ recordId: string; fields: ChangeFields }>;
   /** Writes pulled fields that refusal() let through; throws on a constraint the checks could not see (set aside by the caller). */
@@ -110,6 +114,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
 
   return {
     kind,
+    unknownFields: (fields) => Object.keys(fields).filter((name) => !columnOfName.has(name)),
     refusal(orm, cabinetId, change) {
       if (!storedId.safeParse(change.recordId).success) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
       const broken = changeRuleBroken({ kind, op: change.op, fields: change.fields });

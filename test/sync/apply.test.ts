@@ -5,6 +5,7 @@ import type { PulledChange } from '../../shared/sync-protocol.js';
 import { loadConfig } from '../../server/config.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { createClient, eraseClient, updateClient } from '../../server/crm/clients.js';
+import { createDevis, getDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { applyPage } from '../../server/sync/pull.js';
@@ -155,6 +156,33 @@ describe('sync: capture and per-field merge', () => {
     expect(opportunityRow(a, created.opportunity_id)).toEqual(opportunityRow(b, created.opportunity_id));
   });
 
+  it('makes one contract of a quote two installs signed while offline, the later signing winning on both', async () => {
+    const a = await install('device-a', START);
+    const b = await install('device-b', START);
+    const hub = createLog();
+    const client = createClient(a.deps, CABINET, { type: 'person', last_name: 'Martin', first_name: 'Léa' });
+    const quote = createDevis(a.deps, CABINET, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData: {} });
+    recordDevisPriced(a.deps, CABINET, quote.devis_id, { tarifEur: 420 });
+    hub.push(a);
+    hub.pull(b);
+    a.clock.advance(1000);
+    b.clock.advance(2000);
+    signDevis(a.deps, CABINET, quote.devis_id, { signed_at: '2026-11-24T09:00:01.000Z' });
+    signDevis(b.deps, CABINET, quote.devis_id, { signed_at: '2026-11-24T09:00:02.000Z' });
+    hub.push(a);
+    hub.push(b);
+    hub.pull(a);
+    hub.pull(b);
+    const contracts = [a, b].map((node) => node.deps.db.sqlite.prepare('SELECT * FROM contracts').all());
+    expect(contracts[0]).toHaveLength(1);
+    expect(contracts[1]).toEqual(contracts[0]);
+    expect(contracts[0]).toMatchObject([{ devis_id: quote.devis_id, signed_at: Date.parse('2026-11-24T09:00:02.000Z') }]);
+    const quotes = [a, b].map((node) => getDevis(node.deps, CABINET, quote.devis_id));
+    expect(quotes[1]).toEqual(quotes[0]);
+    expect(quotes[0]).toMatchObject({ status: 'signed', contract_id: (contracts[0] as { id: string }[])[0]?.id });
+    for (const node of [a, b]) expect(store.listConflicts(node.deps.db.orm, CABINET, 10)).toEqual([]);
+  });
+
   it('gives a field edited on both sides the later clock’s value, whatever order the hub received them in', async () => {
     const a = await install('device-a', START);
     const b = await install('device-b', START);
@@ -282,8 +310,9 @@ describe('a page that cannot be applied as it comes', () => {
     expect(count(b, 'opportunities')).toBe(1);
     expect(store.listConflicts(b.deps.db.orm, CABINET, 10)).toEqual([]);
 
-    // Two installs signed the same quote offline: the contract that comes second cannot be stored
-    // (a quote has one contract); it is set aside, and what follows it in the page applies.
+    // Two installs of a version that made a contract id of its own signed the same quote offline: the
+    // contract that comes second cannot be stored (a quote has one contract); it is set aside, and
+    // what follows it in the page applies.
     const twice = '7d2b3c4d-5e6f-4071-9b8c-0d1e2f3a4b5c';
     const later = '9f4d5e6f-7081-4293-9dae-2f3a4b5c6d7e';
     const start = seq;

@@ -92,6 +92,8 @@ const en = {
     'sync.resumed': 'Sync resumed',
     'sync.erasure_applied': 'Erasure received from another computer',
     'sync.changes_set_aside': 'Changes from another computer set aside',
+    'sync.conflict_discarded': 'A set-aside change discarded',
+    'sync.conflicts_retried': 'Set-aside changes tried again',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -187,6 +189,8 @@ const fr: OfficeStrings = {
     'sync.resumed': 'Synchronisation reprise',
     'sync.erasure_applied': 'Effacement reçu d’un autre ordinateur',
     'sync.changes_set_aside': 'Modifications d’un autre ordinateur mises de côté',
+    'sync.conflict_discarded': 'Une modification mise de côté abandonnée',
+    'sync.conflicts_retried': 'Modifications mises de côté réessayées',
   },
 };
 

@@ -1,0 +1,1 @@
+ALTER TABLE `sync_conflicts` ADD `not_understood` text;

@@ -1,0 +1,54 @@
+import { rmSync } from 'node:fs';
+import { loadConfig } from '../../server/config.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { defaultDeps, type Deps } from '../../server/deps.js';
+import type { RecordsByKind } from '../../server/sync/apply.js';
+import { pullOnce } from '../../server/sync/pull.js';
+import { pushQueued } from '../../server/sync/push.js';
+import { syncedRecords } from '../../server/sync/records.js';
+import { hubClientFor } from '../../server/sync/service.js';
+import * as store from '../../server/sync/store.js';
+import { tempDir, testClock, type TestClock } from './server.js';
+
+/**
+ * An install of a cabinet driven step by step in this process (its own SQLite file and clock), for
+ * tests that choose when it pushes and pulls through a real hub; `records` is the sync's view of
+ * its version (an older version knows fewer kinds or fields).
+ */
+export interface SyncNode {
+  deps: Deps;
+  clock: TestClock;
+  dir: string;
+  cabinetId: string;
+  records: RecordsByKind;
+}
+
+export const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
+
+export function openSyncNode(start: number, records: RecordsByKind = syncedRecords()): Omit<SyncNode, 'cabinetId'> {
+  const dir = tempDir('courtier-node-');
+  const clock = testClock(start);
+  const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers: [], env: {} }), clock };
+  return { deps, clock, dir, records };
+}
+
+export function closeSyncNode(node: Pick<SyncNode, 'deps' | 'dir'>): void {
+  node.deps.db.close();
+  rmSync(node.dir, { recursive: true, force: true });
+}
+
+/** The node's sync context: its deps, its version's records and a client of its hub. */
+export function syncContext(node: SyncNode) {
+  const connection = store.findConnection(node.deps.db.orm, node.cabinetId);
+  if (!connection) throw new Error('not linked');
+  return { deps: node.deps, records: node.records, client: hubClientFor(node.deps, connection, fetchHub) };
+}
+
+export async function pushNode(node: SyncNode): Promise<void> {
+  await pushQueued(syncContext(node), node.cabinetId);
+}
+
+export async function pullNode(node: SyncNode): Promise<void> {
+  const context = syncContext(node);
+  while ((await pullOnce(context, node.cabinetId, { wait: 0 })).more);
+}

@@ -1,0 +1,198 @@
+// @module-tag postgres
+import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { formatHlc } from '../../shared/sync-protocol.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { createClient } from '../../server/crm/clients.js';
+import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
+import { opportunityRow } from '../../server/crm/sync.js';
+import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
+import { applyNowUnderstood } from '../../server/sync/pull.js';
+import { createHubClient } from '../../server/sync/hub-client.js';
+import { syncedRecords } from '../../server/sync/records.js';
+import { connectCabinet, joinCabinet, listSyncConflicts } from '../../server/sync/service.js';
+import { syncedTable } from '../../server/sync/synced-table.js';
+import * as store from '../../server/sync/store.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+import { runCourtier } from '../helpers/cli.js';
+import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
+
+/**
+ * What an install cannot apply is kept aside, never lost: a kind or a field of a newer version is
+ * applied once the install is updated, and a person can try a set-aside change again or discard it.
+ */
+const PASSWORD = 'correct horse battery';
+// The hub refuses clocks far ahead of its own: the installs start at its time.
+const START = Date.now();
+
+let pg: TestPostgres;
+let hub: ListeningHub;
+const nodes: SyncNode[] = [];
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  hub = await startListeningHub(await pg.createDatabase());
+}, 60_000);
+afterEach(() => {
+  for (const node of nodes.splice(0)) closeSyncNode(node);
+});
+afterAll(async () => {
+  await hub?.close();
+  await pg?.stop();
+});
+
+/** A cabinet on the hub with install A (this version), and install B joined with the records of `bVersion`. */
+async function cabinetOfTwo(bVersion: SyncNode['records']): Promise<[SyncNode, SyncNode]> {
+  const first = openSyncNode(START);
+  const { cabinet_id: cabinetId } = await initCabinet(first.deps, { cabinet: 'Cabinet Mises de côté', email: 'a@c.fr', password: PASSWORD });
+  const a = { ...first, cabinetId };
+  nodes.push(a);
+  await connectCabinet(a.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+  await pushNode(a);
+  const second = openSyncNode(START, bVersion);
+  await joinCabinet(second.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: 'B', email: 'b@c.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  const b = { ...second, cabinetId };
+  nodes.push(b);
+  await pullNode(b);
+  return [a, b];
+}
+
+/** This version's records without one kind: what an install of a version before that kind knows. */
+function withoutKind(kind: string) {
+  const records = new Map(syncedRecords());
+  records.delete(kind);
+  return records;
+}
+
+/** The opportunities table of a version after this one, with a `priority` column (its migration adds it). */
+const opportunitiesWithPriority = sqliteTable('opportunities', {
+  id: text('id').primaryKey(),
+  cabinetId: text('cabinet_id').notNull(),
+  title: text('title').notNull(),
+  product: text('product').notNull(),
+  stage: text('stage').notNull(),
+  expectedValueCents: integer('expected_value_cents').notNull(),
+  source: text('source').notNull(),
+  contact: text('contact').notNull(),
+  tags: text('tags').notNull(),
+  createdVia: text('created_via').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  priority: text('priority'),
+});
+
+function updatedTo(node: SyncNode): SyncNode['records'] {
+  node.deps.db.sqlite.exec('ALTER TABLE opportunities ADD COLUMN priority text');
+  const records = new Map(syncedRecords());
+  records.set('opportunity', syncedTable('opportunity', opportunitiesWithPriority, { fields: opportunityRow.extend({ priority: z.string().max(20).nullable() }) }));
+  return records;
+}
+
+/** A device of the cabinet that speaks as a newer version: it pushes changes made by hand. */
+async function newerPeer(cabinetId: string) {
+  const pairing = createHubClient({ hubUrl: hub.url, fetch: fetchHub, now: () => START });
+  const paired = await pairing.pair({ code: await hub.invite({ join: cabinetId }), device_name: 'Poste plus récent' });
+  const client = createHubClient({ hubUrl: hub.url, fetch: fetchHub, now: () => START, credential: paired.device_secret });
+  let number = 0;
+  return {
+    push: (recordId: string, fields: Record<string, unknown>, atMs: number) => {
+      number += 1;
+      const hlc = formatHlc({ time: atMs, counter: 0, device: paired.device_id });
+      return client.push({ changes: [{ number, kind: 'opportunity', record_id: recordId, op: 'upsert', hlc, fields }] });
+    },
+  };
+}
+
+describe('changes an install cannot apply yet', () => {
+  it('keeps a kind an older version does not know, and applies it once the install is updated', async () => {
+    const [a, b] = await cabinetOfTwo(withoutKind('contract'));
+    const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Martin' });
+    const quote = createDevis(a.deps, a.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData: {} });
+    recordDevisPriced(a.deps, a.cabinetId, quote.devis_id, { tarifEur: 310 });
+    signDevis(a.deps, a.cabinetId, quote.devis_id, undefined);
+    await pushNode(a);
+    await pullNode(b);
+    const count = () => (b.deps.db.sqlite.prepare('SELECT count(*) AS n FROM contracts').get() as { n: number }).n;
+    expect(count()).toBe(0);
+    const setAside = listSyncConflicts(b.deps, b.cabinetId, 10);
+    expect(setAside).toMatchObject([{ kind: 'contract', reason: 'not_understood' }]);
+    // The cursor moved on: what follows still arrives.
+    const later = createOpportunity(a.deps, a.cabinetId, { title: 'Après le contrat', product: 'auto', contact: { last_name: 'M' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    expect(getOpportunity(b.deps, b.cabinetId, later.opportunity_id).title).toBe('Après le contrat');
+
+    // Still the older version: nothing to apply yet.
+    expect(await applyNowUnderstood(syncContext(b), b.cabinetId)).toBe(0);
+    const updated = { ...b, records: syncedRecords() };
+    expect(await applyNowUnderstood(syncContext(updated), b.cabinetId)).toBe(1);
+    expect(count()).toBe(1);
+    expect(b.deps.db.sqlite.prepare('SELECT * FROM contracts').all()).toEqual(a.deps.db.sqlite.prepare('SELECT * FROM contracts').all());
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
+  });
+
+  it('applies the fields it knows of a newer version’s change, clocks none it cannot store, and the rest once updated', async () => {
+    const [a, b] = await cabinetOfTwo(syncedRecords());
+    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    const peer = await newerPeer(a.cabinetId);
+    await peer.push(created.opportunity_id, { title: 'Flotte 12 véhicules', priority: 'haute' }, START + 60_000);
+    await peer.push(created.opportunity_id, { priority: 'urgente' }, START + 120_000);
+    await pullNode(b);
+    expect(getOpportunity(b.deps, b.cabinetId, created.opportunity_id).title).toBe('Flotte 12 véhicules');
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10).map((c) => [c.reason, c.message])).toEqual([
+      ['not_understood', expect.stringContaining('priority')],
+      ['not_understood', expect.stringContaining('priority')],
+    ]);
+    const clocks = store.findFieldClocks(b.deps.db.orm, b.cabinetId, 'opportunity', created.opportunity_id)?.clocks ?? {};
+    expect(clocks.title).toMatch(/^0*\d+-000000-/);
+    expect(clocks).not.toHaveProperty('priority');
+
+    const updated = { ...b, records: updatedTo(b) };
+    expect(await applyNowUnderstood(syncContext(updated), b.cabinetId)).toBe(2);
+    const row = b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id);
+    // Both changes applied, oldest first: the later value wins.
+    expect(row).toEqual({ title: 'Flotte 12 véhicules', priority: 'urgente' });
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
+  });
+});
+
+describe('a person deals with a set-aside change', () => {
+  it('lists, tries again and discards through the CLI, and the audit log says who did', async () => {
+    const [a, b] = await cabinetOfTwo(syncedRecords());
+    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Habitation', product: 'mrh', contact: { last_name: 'P' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    const peer = await newerPeer(a.cabinetId);
+    // A value this install refuses (a stage it does not have): set aside as invalid.
+    await peer.push(created.opportunity_id, { stage: 'on_hold' }, START + 60_000);
+    await pullNode(b);
+    const dataDir = ['--data-dir', b.dir];
+    const listed = await runCourtier(['sync', 'conflicts', '--cabinet', b.cabinetId, '--json', ...dataDir]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [conflict] = (JSON.parse(listed.stdout) as { conflicts: { seq: number; reason: string }[] }).conflicts;
+    expect(conflict).toMatchObject({ reason: 'invalid_fields' });
+    const seq = String(conflict?.seq);
+
+    const retried = await runCourtier(['sync', 'conflicts', 'retry', '--cabinet', b.cabinetId, '--seq', seq, '--json', ...dataDir]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout)).toEqual({ applied: [], still_set_aside: [Number(seq)], no_longer_on_hub: [] });
+
+    const unknown = await runCourtier(['sync', 'conflicts', 'discard', '--cabinet', b.cabinetId, '--seq', '999999', ...dataDir]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/No change set aside with seq 999999/);
+
+    const discarded = await runCourtier(['sync', 'conflicts', 'discard', '--cabinet', b.cabinetId, '--seq', seq, '--json', ...dataDir]);
+    expect(discarded.code, discarded.stderr).toBe(0);
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
+    const audit = b.deps.db.sqlite.prepare("SELECT action, actor_kind FROM audit_events WHERE action LIKE 'sync.conflict%' ORDER BY rowid").all();
+    expect(audit).toEqual([
+      { action: 'sync.conflicts_retried', actor_kind: 'cli' },
+      { action: 'sync.conflict_discarded', actor_kind: 'cli' },
+    ]);
+  });
+});
