@@ -136,7 +136,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   });
 
   await app.register(errorsPlugin);
-  await app.register(zodValidationPlugin);
+  await app.register(zodValidationPlugin, { refuseUnsyncableText: true });
   await app.register(localGuardPlugin, {
     loopbackOnly: isLoopbackHost(config.host),
     extraHostnames: config.publicBaseUrl ? [new URL(config.publicBaseUrl).host.replace(/:\d+$/, '')] : [],

@@ -99,7 +99,8 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-  validation_error: 'A body, query or path parameter is invalid; details lists each problem with its path.',
+  validation_error:
+    'A body, query or path parameter is invalid; details lists each problem with its path. Text anywhere in a request, keys included, must not contain a NUL character (U+0000) or an unpaired surrogate (code custom).',
   invalid_json: 'The body is not valid JSON, is nested more than 64 levels deep, or has a "__proto__" key (or a "constructor" key holding "prototype").',
   bad_request: 'The request could not be read: a malformed URL, header or framing.',
   request_timeout: 'The request took too long to arrive.',
@@ -208,7 +209,7 @@ export const validationIssueSchema = z
       .string()
       .optional()
       .describe(
-        'The kind of problem: invalid_type (missing or of another type), too_small, too_big, invalid_format, invalid_value (not one of values), not_multiple_of, unrecognized_keys, invalid_union, custom (a rule of the route: message says it). Absent on a check the service words itself (e.g. an id unknown in this cabinet).',
+        'The kind of problem: invalid_type (missing or of another type), too_small, too_big, invalid_format, invalid_value (not one of values), not_multiple_of, unrecognized_keys, invalid_union, custom (a rule of the route, or text with U+0000 or an unpaired surrogate: message says it). Absent on a check the service words itself (e.g. an id unknown in this cabinet).',
       ),
     expected: z.string().optional().describe('invalid_type: the type expected (string, number, object…).'),
     received: z.string().optional().describe('invalid_type: the type sent; undefined when the field is missing.'),

@@ -6,6 +6,7 @@ import type { McpScope } from '../../shared/oauth.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { unsyncableTextIssues } from '../http/syncable-text.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { idempotencyKeySchema, requestHash, type Idempotency } from '../idempotency/service.js';
 import type { McpAccess } from '../oauth/access.js';
@@ -197,8 +198,14 @@ export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec:
     input,
     output: TOOL_RESULTS[spec.returns],
     call(ctx, args) {
-      const parsed = input.safeParse(args ?? {});
-      if (!parsed.success) return errorResult(validationError(toValidationIssues(parsed.error, 'arguments', args ?? {})));
+      const given = args ?? {};
+      const parsed = input.safeParse(given);
+      // The REST routes' rule: nothing the sync cannot carry is stored (server/http/syncable-text.ts).
+      const textIssues = unsyncableTextIssues(given, 'arguments');
+      if (!parsed.success || textIssues.length > 0) {
+        const schemaIssues = parsed.success ? [] : toValidationIssues(parsed.error, 'arguments', given);
+        return errorResult(validationError([...schemaIssues, ...textIssues]));
+      }
       try {
         const { idempotency_key: key, ...actionArgs } = parsed.data as { idempotency_key?: string };
         const act = () => run(ctx, actionArgs as z.output<S>);
