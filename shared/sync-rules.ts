@@ -8,6 +8,13 @@ import type { SyncChange, SyncedKind } from './sync-protocol.js';
  * what one device can never make the others do.
  */
 
+/**
+ * Text the sync cannot carry: U+0000, which PostgreSQL's text and jsonb cannot hold, and a surrogate
+ * without its pair, which jsonb refuses (text would silently turn it into U+FFFD). The hub refuses
+ * it in a change; an install refuses it at its door, or its queue would hold a change no hub takes.
+ */
+export const UNSYNCABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The kinds a device may erase: a client (the right to erasure) and the events that copied its data. */
 const ERASABLE_KINDS: ReadonlySet<SyncedKind> = new Set(['client', 'event']);
 /** An erased client's tombstone: its type and times, every personal field empty. */

@@ -1,11 +1,7 @@
 import type { ValidationIssue } from '../../shared/errors.js';
+import { UNSYNCABLE_TEXT } from '../../shared/sync-rules.js';
 
-/**
- * Text the sync cannot carry: U+0000, which PostgreSQL's text and jsonb cannot hold, and a
- * surrogate without its pair, which jsonb refuses. The hub refuses both with this same pattern
- * (server/hub/storable.ts); an install that stored them would have its whole sync queue blocked.
- */
-const UNSYNCABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** An install that stored such text would hold a change no hub takes (see UNSYNCABLE_TEXT). */
 
 /** Enough to name the places to fix, without an answer as large as a body full of them. */
 const MAX_ISSUES = 20;
@@ -28,7 +24,7 @@ function issueAt(path: readonly string[], message: string): ValidationIssue {
 function collect(value: unknown, path: readonly string[], issues: ValidationIssue[]): void {
   if (issues.length >= MAX_ISSUES) return;
   if (typeof value === 'string') {
-    if (UNSYNCABLE.test(value)) issues.push(issueAt(path, VALUE_MESSAGE));
+    if (UNSYNCABLE_TEXT.test(value)) issues.push(issueAt(path, VALUE_MESSAGE));
     return;
   }
   if (Array.isArray(value)) {
@@ -37,7 +33,7 @@ function collect(value: unknown, path: readonly string[], issues: ValidationIssu
   }
   if (!isRecord(value)) return;
   for (const [key, item] of Object.entries(value)) {
-    if (UNSYNCABLE.test(key) && issues.length < MAX_ISSUES) issues.push(issueAt([...path, key], KEY_MESSAGE));
+    if (UNSYNCABLE_TEXT.test(key) && issues.length < MAX_ISSUES) issues.push(issueAt([...path, key], KEY_MESSAGE));
     collect(item, [...path, key], issues);
   }
 }
