@@ -52,7 +52,8 @@ async function uploadBlobs(context: PushContext, cabinetId: string, changes: Syn
 /**
  * The hub refused changes stamped while this machine's clock was ahead. Once the clock is right
  * again (the hub's time in the refusal says so), the queued changes get new stamps, in their order
- * and after everything pulled from other devices: nobody has seen the old ones, and without this
+ * and after everything pulled from other devices and everything of this device the hub holds (a
+ * device's stamps only grow): nobody has seen the old ones, and without this
  * they would wait until the hub's clock caught up with them (a clock a year ahead: a year). While
  * the clock is still wrong, nothing changes and the refusal stands.
  */
@@ -64,7 +65,7 @@ function restampIfClockRight(context: PushContext, cabinetId: string, refusal: H
   context.deps.db.immediateTransaction(() => {
     const connection = store.findConnection(orm, cabinetId);
     if (!connection) return;
-    let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1), counter: 0 };
+    let clock: ClockState = { time: Math.max(now, connection.remoteClockTime + 1, connection.acknowledgedClockTime + 1), counter: 0 };
     for (const row of store.readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
       const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
       store.restampChange(orm, cabinetId, row, hlc);

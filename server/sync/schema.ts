@@ -23,6 +23,11 @@ export const syncConnections = sqliteTable('sync_connections', {
   /** The hybrid logical clock's last value: wall ms and counter. */
   clockTime: integer('clock_time').notNull(),
   clockCounter: integer('clock_counter').notNull(),
+  /**
+   * The latest wall time of this device's changes the hub acknowledged: a re-stamped change must come
+   * after it, or a later edit would order before an earlier one (a device's stamps only grow).
+   */
+  acknowledgedClockTime: integer('acknowledged_clock_time').notNull().default(0),
   /** The latest wall time of a change pulled from another device: a re-stamped change must come after it. */
   remoteClockTime: integer('remote_clock_time').notNull().default(0),
   /** What the syncing service last saw: idle, syncing, offline or error, with the error in words. */

@@ -45,6 +45,7 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
     pullCursor: 0,
     clockTime: now,
     clockCounter: 0,
+    acknowledgedClockTime: 0,
     remoteClockTime: 0,
     state: 'idle',
     lastError: null,

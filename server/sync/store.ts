@@ -14,7 +14,7 @@ export type OutboxRow = typeof syncOutbox.$inferSelect;
  * rest goes through drizzle.
  */
 const SQL = {
-  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, remote_clock_time, state,
+  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, state,
       last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
     FROM sync_connections WHERE cabinet_id = ?`,
   // The link and the newest queued change, in one read: what a capture needs (see captureState).
@@ -23,7 +23,7 @@ const SQL = {
     WHERE c.cabinet_id = ?`,
   findQueued: 'SELECT hlc FROM sync_outbox WHERE cabinet_id = ? AND number = ?',
   acknowledge: `UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ?,
-      next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?
+      next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?, acknowledged_clock_time = max(acknowledged_clock_time, ?)
     WHERE cabinet_id = ?`,
   appendOutbox: 'INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
   readOutboxAfter: 'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
@@ -52,6 +52,7 @@ export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | und
     pullCursor: r.pull_cursor as number,
     clockTime: r.clock_time as number,
     clockCounter: r.clock_counter as number,
+    acknowledgedClockTime: r.acknowledged_clock_time as number,
     remoteClockTime: r.remote_clock_time as number,
     state: r.state as ConnectionRow['state'],
     lastError: r.last_error as string | null,
@@ -128,7 +129,7 @@ export function forgetThrough(orm: Orm, cabinetId: string, number: number, now: 
   const last = orm.prepared(SQL.findQueued).get(cabinetId, number) as { hlc: string } | undefined;
   const parsed = last ? parseHlc(last.hlc) : undefined;
   const clock = later({ time: connection.clockTime, counter: connection.clockCounter }, parsed ? { time: parsed.time, counter: parsed.counter } : { time: 0, counter: 0 });
-  orm.prepared(SQL.acknowledge).run(number, now, number, clock.time, clock.counter, cabinetId);
+  orm.prepared(SQL.acknowledge).run(number, now, number, clock.time, clock.counter, parsed?.time ?? 0, cabinetId);
   orm.prepared(SQL.deleteOutboxThrough).run(cabinetId, number);
 }
 

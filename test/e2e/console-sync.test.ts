@@ -177,6 +177,7 @@ describe('the Sync page and the header’s sync status', () => {
           pullCursor: 0,
           clockTime: now,
           clockCounter: 0,
+          acknowledgedClockTime: 0,
           remoteClockTime: 0,
           state: 'offline',
           lastError: null,

@@ -6,7 +6,10 @@ import type { RecordsByKind } from '../../server/sync/apply.js';
 import { pullOnce } from '../../server/sync/pull.js';
 import { pushQueued } from '../../server/sync/push.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { hubClientFor } from '../../server/sync/service.js';
+import { connectCabinet, hubClientFor, joinCabinet } from '../../server/sync/service.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+import type { ListeningHub } from './hub-server.js';
 import * as store from '../../server/sync/store.js';
 import { tempDir, testClock, type TestClock } from './server.js';
 
@@ -51,4 +54,23 @@ export async function pushNode(node: SyncNode): Promise<void> {
 export async function pullNode(node: SyncNode): Promise<void> {
   const context = syncContext(node);
   while ((await pullOnce(context, node.cabinetId, { wait: 0 })).more);
+}
+
+const PASSWORD = 'correct horse battery';
+
+/**
+ * A new cabinet on the hub with two installs: A connected (everything uploaded), B joined with the
+ * records of `bVersion` and caught up. The caller closes both (closeSyncNode).
+ */
+export async function cabinetOfTwo(hub: ListeningHub, start: number, bVersion: RecordsByKind = syncedRecords(), aStart = start): Promise<[SyncNode, SyncNode]> {
+  const first = openSyncNode(aStart);
+  const { cabinet_id: cabinetId } = await initCabinet(first.deps, { cabinet: 'Cabinet à deux postes', email: 'a@c.fr', password: PASSWORD });
+  const a = { ...first, cabinetId };
+  await connectCabinet(a.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+  await pushNode(a);
+  const second = openSyncNode(start, bVersion);
+  await joinCabinet(second.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: 'B', email: 'b@c.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  const b = { ...second, cabinetId };
+  await pullNode(b);
+  return [a, b];
 }

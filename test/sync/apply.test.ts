@@ -56,6 +56,7 @@ async function install(device: string, start: number): Promise<Install> {
       pullCursor: 0,
       clockTime: 0,
       clockCounter: 0,
+      acknowledgedClockTime: 0,
       remoteClockTime: 0,
       state: 'idle',
       lastError: null,

@@ -3,7 +3,6 @@ import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatHlc } from '../../shared/sync-protocol.js';
-import { CLI_ACTOR } from '../../server/audit/service.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
 import { opportunityRow } from '../../server/crm/sync.js';
@@ -11,20 +10,18 @@ import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/se
 import { applyNowUnderstood } from '../../server/sync/pull.js';
 import { createHubClient } from '../../server/sync/hub-client.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { connectCabinet, joinCabinet, listSyncConflicts } from '../../server/sync/service.js';
+import { listSyncConflicts } from '../../server/sync/service.js';
 import { syncedTable } from '../../server/sync/synced-table.js';
 import * as store from '../../server/sync/store.js';
-import { initCabinet } from '../../server/tenancy/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
+import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What an install cannot apply is kept aside, never lost: a kind or a field of a newer version is
  * applied once the install is updated, and a person can try a set-aside change again or discard it.
  */
-const PASSWORD = 'correct horse battery';
 // The hub refuses clocks far ahead of its own: the installs start at its time.
 const START = Date.now();
 
@@ -44,20 +41,10 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-/** A cabinet on the hub with install A (this version), and install B joined with the records of `bVersion`. */
 async function cabinetOfTwo(bVersion: SyncNode['records']): Promise<[SyncNode, SyncNode]> {
-  const first = openSyncNode(START);
-  const { cabinet_id: cabinetId } = await initCabinet(first.deps, { cabinet: 'Cabinet Mises de côté', email: 'a@c.fr', password: PASSWORD });
-  const a = { ...first, cabinetId };
-  nodes.push(a);
-  await connectCabinet(a.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
-  await pushNode(a);
-  const second = openSyncNode(START, bVersion);
-  await joinCabinet(second.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: 'B', email: 'b@c.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
-  const b = { ...second, cabinetId };
-  nodes.push(b);
-  await pullNode(b);
-  return [a, b];
+  const pair = await linkedPair(hub, START, bVersion);
+  nodes.push(...pair);
+  return pair;
 }
 
 /** This version's records without one kind: what an install of a version before that kind knows. */

@@ -1,0 +1,1 @@
+ALTER TABLE `sync_connections` ADD `acknowledged_clock_time` integer DEFAULT 0 NOT NULL;
