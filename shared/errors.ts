@@ -174,7 +174,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   device_revoked: 'This device was revoked on the hub; nothing more syncs from or to it. Connect again with a new pairing code if that was a mistake.',
   too_many_pairing_attempts: 'Too many wrong pairing codes from this address; Retry-After says when to try again.',
   cabinet_already_on_hub: 'A cabinet with this id is already on the hub; nothing was paired. Ask the hub’s operator: only they can tell whether it is yours.',
-  pairing_code_joins: 'This code joins a cabinet the hub already has: use it with `courtier sync join` on a new install. Connecting an install’s own cabinet needs a code made for it with --new-cabinet.',
+  pairing_code_joins: 'This code joins a cabinet the hub already has, and not this install’s: use it with `courtier sync join` on a new install. Connecting this cabinet needs a code made for it (--new-cabinet, or --cabinet with its own id to reconnect it).',
   hub_quota_exceeded: 'The cabinet reached a quota of the hub (details.quota: changes, change_bytes, blobs or blob_bytes; details.limit); nothing was stored. The hub’s operator can raise it; the changes stay queued meanwhile.',
   sync_protocol_unsupported: 'This install speaks a sync protocol newer than the hub’s; update the hub. Its changes stay queued meanwhile.',
   sync_too_many_requests: 'This device has too many requests (or long polls) in progress at the hub; retry after Retry-After.',

@@ -89,7 +89,8 @@ export const connectSync = defineEndpoint({
   path: '/sync/connect',
   operationId: 'consoleConnectSync',
   summary: 'Register the cabinet on a hub',
-  description: 'Pairs this install with the hub (the hub’s cabinet takes this cabinet’s id and name) and queues everything the cabinet holds; the service uploads it in the background.',
+  description:
+    'Pairs this install with the hub (the hub’s cabinet takes this cabinet’s id and name) and queues everything the cabinet holds; the service uploads it in the background. With a code that joins this very cabinet on the hub (after a revocation, or a hub restored from a backup), it reconnects: only what changed here meanwhile is sent, with when it changed, and the rest comes down from the hub.',
   tag: SYNC_TAG,
   auth: 'console_admin',
   body: connectSyncBodySchema,
@@ -187,7 +188,7 @@ export const disconnectSync = defineEndpoint({
   operationId: 'consoleDisconnectSync',
   summary: 'Stop syncing this cabinet',
   description:
-    'The device leaves the hub (revoked there), then the link, the queue of unsent changes and the clocks go; the records stay. left_hub is false when the hub could not be told: its operator should then revoke the device.',
+    'The device leaves the hub (revoked there), then the link and the queue of unsent changes go; the records stay, with when each field last changed, so that connecting again sends what changed here meanwhile. left_hub is false when the hub could not be told: its operator should then revoke the device.',
   tag: SYNC_TAG,
   auth: 'console_admin',
   responses: { 200: { description: 'Sync is off.', schema: disconnectedSchema } },

@@ -56,11 +56,18 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const input = { cabinetId: required(v, 'cabinet'), hubUrl: required(v, 'hub'), code: required(v, 'code'), deviceName: v.name ?? hostname() };
       const result = await withDeps(v['data-dir'], io, async (deps) => {
         const connected = await connectCabinet(deps, input, { fetch: fetchHub, records }, CLI_ACTOR);
-        io.stderr(`connected as device ${connected.device_id}; uploading ${connected.queued} records\n`);
+        io.stderr(
+          connected.reconnected
+            ? `reconnected to the hub's cabinet as device ${connected.device_id}; uploading ${connected.queued} changes made here meanwhile\n`
+            : `connected as device ${connected.device_id}; uploading ${connected.queued} records\n`,
+        );
         await uploadQueue(deps, records, input.cabinetId, fetchHub, (sent, total) => io.stderr(`uploaded ${sent} of ${total} changes\n`));
+        // Back on a cabinet the hub holds: what the other installs did meanwhile comes down now.
+        if (connected.reconnected) await downloadAll(deps, records, input.cabinetId, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
         return connected;
       });
-      print(io, v.json, { device_id: result.device_id, cabinet_id: result.cabinet_id }, `Cabinet ${result.cabinet_id} now syncs as device ${result.device_id}; everything it held is on the hub.`);
+      const done = result.reconnected ? 'it is up to date with the hub' : 'everything it held is on the hub';
+      print(io, v.json, { device_id: result.device_id, cabinet_id: result.cabinet_id, reconnected: result.reconnected }, `Cabinet ${result.cabinet_id} now syncs as device ${result.device_id}; ${done}.`);
       return;
     }
     case 'join': {

@@ -44,6 +44,30 @@ export const syncConnections = sqliteTable('sync_connections', {
   connectedAt: integer('connected_at').notNull(),
 });
 
+/**
+ * A cabinet that synced and was disconnected: its changes still get field clocks (no queue), from
+ * this clock, stamped with the device it last was, so that a reconnect sends what changed here
+ * meanwhile with when it changed, and nothing stale wins over edits made elsewhere.
+ */
+export const syncDetached = sqliteTable('sync_detached', {
+  cabinetId: text('cabinet_id')
+    .primaryKey()
+    .references(() => cabinets.id),
+  deviceId: text('device_id').notNull(),
+  clockTime: integer('clock_time').notNull(),
+  clockCounter: integer('clock_counter').notNull(),
+});
+
+/** Every hub device this install has been for a cabinet: field clocks stamped by one of them are this install's edits. */
+export const syncOwnDevices = sqliteTable(
+  'sync_own_devices',
+  {
+    cabinetId: text('cabinet_id').notNull(),
+    deviceId: text('device_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.deviceId] })],
+);
+
 /** Changes made here and not yet acknowledged by the hub, written in the transaction of the change. */
 export const syncOutbox = sqliteTable(
   'sync_outbox',

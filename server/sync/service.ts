@@ -1,4 +1,4 @@
-import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
+import { formatHlc, parseHlc, type PairResponse } from '../../shared/sync-protocol.js';
 import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
@@ -7,7 +7,7 @@ import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { RecordsByKind } from './apply.js';
-import { tick, type ClockState } from './hlc.js';
+import { later, tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import { retrySetAside, type RetryOutcome } from './pull.js';
 import * as store from './store.js';
@@ -83,10 +83,51 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
 }
 
 /**
+ * Queues, for a reconnect, what this install changed that the hub may lack: each field whose clock
+ * is one of this install's devices (edits made while disconnected, changes dropped from the queue
+ * when it disconnected), with that clock's time, so that it wins only over what is older, and a
+ * stale value never over a later edit made elsewhere. A field no clock of this install stamps is
+ * either another device's or a creation uploaded long ago: the hub has it. Fields of one clock go
+ * as one change (a record created while disconnected goes whole); a job goes whole, as jobs do.
+ */
+function queueOwnEdits(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
+  const orm = deps.db.orm;
+  const own = store.ownDevices(orm, connection.cabinetId);
+  let number = connection.nextNumber;
+  const queue = (kind: string, recordId: string, op: 'upsert' | 'erase', stamp: string, fields: Record<string, unknown>) => {
+    const { time, counter } = parseHlc(stamp);
+    const hlc = formatHlc({ time, counter, device: connection.deviceId });
+    store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind, recordId, op, hlc, fields: JSON.stringify(fields) });
+    number += 1;
+  };
+  for (const adapter of records.values()) {
+    for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
+      const held = store.findFieldClocks(orm, connection.cabinetId, adapter.kind, recordId);
+      const mine = Object.entries(held?.clocks ?? {}).filter(([field, stamp]) => field in fields && own.has(parseHlc(stamp).device));
+      if (mine.length === 0) continue;
+      const newest = mine.map(([, stamp]) => stamp).sort().at(-1) as string;
+      if (held?.erased) {
+        if (adapter.kind === 'client' || adapter.kind === 'event') queue(adapter.kind, recordId, 'erase', newest, fields);
+        continue;
+      }
+      if (adapter.kind === 'job') {
+        queue(adapter.kind, recordId, 'upsert', newest, fields);
+        continue;
+      }
+      const byStamp = new Map<string, Record<string, unknown>>();
+      for (const [field, stamp] of mine) byStamp.set(stamp, { ...byStamp.get(stamp), [field]: fields[field] });
+      for (const stamp of [...byStamp.keys()].sort()) queue(adapter.kind, recordId, 'upsert', stamp, byStamp.get(stamp) ?? {});
+    }
+  }
+  store.updateConnection(orm, connection.cabinetId, { nextNumber: number });
+  return number - connection.nextNumber;
+}
+
+/**
  * The audit entry of a connect (or a join), in its transaction: which hub (its host, never a
  * credential), as which device: a cabinet uploaded to a hub is something its administrators must see.
  */
-function auditConnected(deps: SyncDeps, connection: store.ConnectionRow, actor: AuditActor, details: { records_uploaded: number } | { joined: true }): void {
+function auditConnected(deps: SyncDeps, connection: store.ConnectionRow, actor: AuditActor, details: { records_uploaded: number } | { joined: true } | { reconnected: true; changes_uploaded: number }): void {
   recordAudit(deps, {
     cabinetId: connection.cabinetId,
     action: 'sync.connected',
@@ -105,24 +146,55 @@ export async function connectCabinet(
   input: { cabinetId: string; hubUrl: string; code: string; deviceName: string },
   io: { fetch: HubFetch; records: RecordsByKind },
   actor: AuditActor,
-): Promise<{ device_id: string; cabinet_id: string; queued: number }> {
+): Promise<{ device_id: string; cabinet_id: string; queued: number; reconnected: boolean }> {
   const hubUrl = hubUrlOrThrow(input.hubUrl);
   const name = cabinetName(deps, input.cabinetId);
   if (name === undefined) throw new ApiError('not_found', `No cabinet with id ${input.cabinetId} on this install.`);
   if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
-  const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
-  const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name } });
+  const client = (credential?: string) => createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now(), credential });
+  const { paired, reconnected } = await pairOwnCabinet(client, { ...input, name });
   deps.secrets.set(deviceSecretName(input.cabinetId), paired.device_secret);
   const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
+  const detached = store.findDetached(deps.db.orm, input.cabinetId);
+  // The link's clock starts past every change made here while disconnected.
+  const clock = later({ time: connection.clockTime, counter: connection.clockCounter }, { time: detached?.clockTime ?? 0, counter: detached?.clockCounter ?? 0 });
+  connection.clockTime = clock.time;
+  connection.clockCounter = clock.counter;
   const queued = deps.db.immediateTransaction(() => {
     if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
     store.insertConnection(deps.db.orm, connection);
+    store.rememberOwnDevice(deps.db.orm, input.cabinetId, paired.device_id);
+    store.endDetached(deps.db.orm, input.cabinetId);
+    if (reconnected) {
+      const changes = queueOwnEdits(deps, connection, io.records);
+      auditConnected(deps, connection, actor, { reconnected: true, changes_uploaded: changes });
+      return changes;
+    }
     const records = queueEverything(deps, connection, io.records);
     auditConnected(deps, connection, actor, { records_uploaded: records });
     return records;
   });
   deps.syncLinks.notify();
-  return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued };
+  return { device_id: paired.device_id, cabinet_id: input.cabinetId, queued, reconnected };
+}
+
+/**
+ * Pairs this install's cabinet: registered on the hub with a code made for it, or, with a code that
+ * joins the cabinet the hub already has (the way back after a revocation or a hub restored from a
+ * backup), reconnected to it. A joining code for another cabinet pairs a device that leaves at once.
+ */
+async function pairOwnCabinet(client: (credential?: string) => HubClient, input: { cabinetId: string; name: string; code: string; deviceName: string }): Promise<{ paired: PairResponse; reconnected: boolean }> {
+  try {
+    return { paired: await client().pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name: input.name } }), reconnected: false };
+  } catch (err) {
+    if (!(err instanceof HubRefusal && err.code === 'pairing_code_joins')) throw err;
+  }
+  const paired = await client().pair({ code: input.code, device_name: input.deviceName });
+  if (paired.cabinet_id === input.cabinetId) return { paired, reconnected: true };
+  await client(paired.device_secret)
+    .leave(LEAVE_TIMEOUT_MS)
+    .catch(() => undefined);
+  throw new ApiError('pairing_code_joins', `This code joins the hub's cabinet ${paired.cabinet_id}, not ${input.cabinetId}: use it with courtier sync join on a new install, or ask for a code made for this cabinet.`);
 }
 
 /**
@@ -144,6 +216,7 @@ export async function joinCabinet(
   const connection = newConnection(deps, paired.cabinet_id, hubUrl, paired, input.deviceName);
   const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () => {
     store.insertConnection(deps.db.orm, connection);
+    store.rememberOwnDevice(deps.db.orm, paired.cabinet_id, paired.device_id);
     auditConnected(deps, connection, actor, { joined: true });
   });
   deps.secrets.set(deviceSecretName(paired.cabinet_id), paired.device_secret);
@@ -176,7 +249,7 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
     leftHub = err instanceof HubRefusal && err.code === 'device_revoked';
   }
   deps.db.immediateTransaction(() => {
-    store.deleteConnection(deps.db.orm, cabinetId);
+    store.detachConnection(deps.db.orm, store.findConnection(deps.db.orm, cabinetId) ?? connection);
     recordAudit(deps, { cabinetId, action: 'sync.disconnected', actor, target: connection.deviceId, details: { left_hub: leftHub } });
   });
   deps.secrets.delete(deviceSecretName(cabinetId));

@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import { later, type ClockState } from './hlc.js';
-import { syncConflicts, syncConnections, syncFieldClocks, syncOutbox, syncStagedBlobs } from './schema.js';
+import { syncConflicts, syncConnections, syncDetached, syncFieldClocks, syncOutbox, syncOwnDevices, syncStagedBlobs } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
@@ -17,10 +17,11 @@ const SQL = {
   findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, state,
       last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
     FROM sync_connections WHERE cabinet_id = ?`,
-  // The link and the newest queued change, in one read: what a capture needs (see captureState).
-  captureState: `SELECT c.device_id, c.next_number, c.clock_time, c.clock_counter, t.number, t.hlc
+  // The link and the newest queued change, or the clock of a disconnected cabinet, in one read: what a capture needs (see captureState).
+  captureState: `SELECT c.device_id, c.next_number, c.clock_time, c.clock_counter, t.number, t.hlc, 0
     FROM sync_connections c LEFT JOIN (SELECT number, hlc FROM sync_outbox WHERE cabinet_id = ? ORDER BY number DESC LIMIT 1) t
-    WHERE c.cabinet_id = ?`,
+    WHERE c.cabinet_id = ?
+    UNION ALL SELECT device_id, 0, clock_time, clock_counter, NULL, NULL, 1 FROM sync_detached WHERE cabinet_id = ?`,
   findQueued: 'SELECT hlc FROM sync_outbox WHERE cabinet_id = ? AND number = ?',
   acknowledge: `UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ?,
       next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?, acknowledged_clock_time = max(acknowledged_clock_time, ?)
@@ -74,11 +75,12 @@ export function updateConnection(orm: Orm, cabinetId: string, changes: Partial<O
   orm.update(syncConnections).set(changes).where(eq(syncConnections.cabinetId, cabinetId)).run();
 }
 
-/** What a change captured now gets: this device, the next number and the clock to tick from. */
+/** What a change captured now gets: this device, the next number and the clock to tick from; detached: clocks only, no queue. */
 export interface CaptureState {
   deviceId: string;
   nextNumber: number;
   clock: ClockState;
+  detached: boolean;
 }
 
 /**
@@ -87,22 +89,61 @@ export interface CaptureState {
  * writes one row, not that row and the link's — one page less in every commit of a change.
  */
 export function captureState(orm: Orm, cabinetId: string): CaptureState | undefined {
-  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId) as [string, number, number, number, number | null, string | null] | undefined;
+  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId, cabinetId) as [string, number, number, number, number | null, string | null, number] | undefined;
   if (!row) return undefined;
-  const [deviceId, nextNumber, time, counter, newest, newestHlc] = row;
+  const [deviceId, nextNumber, time, counter, newest, newestHlc, detached] = row;
   const linked = { time, counter };
-  if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked };
+  if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked, detached: detached === 1 };
   const queued = parseHlc(newestHlc);
-  return { deviceId, nextNumber: Math.max(nextNumber, newest + 1), clock: later(linked, { time: queued.time, counter: queued.counter }) };
+  return { deviceId, nextNumber: Math.max(nextNumber, newest + 1), clock: later(linked, { time: queued.time, counter: queued.counter }), detached: false };
 }
 
-/** Forgets the link, its queue and its clocks: what disconnect leaves is a plain local cabinet. */
-export function deleteConnection(orm: Orm, cabinetId: string): void {
+/** A disconnected cabinet's clock moves on with each change made here. */
+export function advanceDetachedClock(orm: Orm, cabinetId: string, clock: ClockState): void {
+  orm.update(syncDetached).set({ clockTime: clock.time, clockCounter: clock.counter }).where(eq(syncDetached.cabinetId, cabinetId)).run();
+}
+
+export function findDetached(orm: Orm, cabinetId: string): typeof syncDetached.$inferSelect | undefined {
+  return orm.select().from(syncDetached).where(eq(syncDetached.cabinetId, cabinetId)).get();
+}
+
+export function rememberOwnDevice(orm: Orm, cabinetId: string, deviceId: string): void {
+  orm.insert(syncOwnDevices).values({ cabinetId, deviceId }).onConflictDoNothing().run();
+}
+
+export function ownDevices(orm: Orm, cabinetId: string): Set<string> {
+  return new Set(orm.select({ id: syncOwnDevices.deviceId }).from(syncOwnDevices).where(eq(syncOwnDevices.cabinetId, cabinetId)).all().map((row) => row.id));
+}
+
+/**
+ * Forgets the link and its queue, and keeps the field clocks, now moved on by a detached clock:
+ * the queued changes' fields keep the clocks of their changes (a creation writes none), so that a
+ * reconnect sends them again with when they were made.
+ */
+export function detachConnection(orm: Orm, connection: ConnectionRow): void {
+  const { cabinetId } = connection;
+  let clock: ClockState = { time: connection.clockTime, counter: connection.clockCounter };
+  for (const row of readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER)) {
+    const stamp = parseHlc(row.hlc);
+    clock = later(clock, { time: stamp.time, counter: stamp.counter });
+    const held = findFieldClocks(orm, cabinetId, row.kind, row.recordId);
+    const unclocked = Object.keys(JSON.parse(row.fields) as Record<string, unknown>).filter((field) => held?.clocks[field] === undefined);
+    if (unclocked.length > 0) mergeFieldClocks(orm, cabinetId, row.kind, row.recordId, Object.fromEntries(unclocked.map((field) => [field, row.hlc])), false);
+  }
   orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
   orm.delete(syncStagedBlobs).where(eq(syncStagedBlobs.cabinetId, cabinetId)).run();
   orm.delete(syncConflicts).where(eq(syncConflicts.cabinetId, cabinetId)).run();
-  orm.delete(syncFieldClocks).where(eq(syncFieldClocks.cabinetId, cabinetId)).run();
   orm.delete(syncConnections).where(eq(syncConnections.cabinetId, cabinetId)).run();
+  orm
+    .insert(syncDetached)
+    .values({ cabinetId, deviceId: connection.deviceId, clockTime: clock.time, clockCounter: clock.counter })
+    .onConflictDoUpdate({ target: syncDetached.cabinetId, set: { deviceId: connection.deviceId, clockTime: clock.time, clockCounter: clock.counter } })
+    .run();
+}
+
+/** A link replaces the detached clock: the link's clock starts past it. */
+export function endDetached(orm: Orm, cabinetId: string): void {
+  orm.delete(syncDetached).where(eq(syncDetached.cabinetId, cabinetId)).run();
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {

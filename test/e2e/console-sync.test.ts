@@ -163,13 +163,13 @@ describe('the Sync page and the header’s sync status', () => {
 
   it('linked and offline: the page shows the state, the last problem, the changes waiting and the exchanges; the header says offline', async () => {
     const now = Date.now();
-    server.deps.secrets.set(deviceSecretName(cabinetId), 'dev_moreau01.secret-of-the-device');
+    server.deps.secrets.set(deviceSecretName(cabinetId), '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.secret-of-the-device');
     server.deps.db.sqlite
       .transaction(() => {
         insertConnection(server.deps.db.orm, {
           cabinetId,
           hubUrl: `http://127.0.0.1:${closedPort}`,
-          deviceId: 'dev_moreau01',
+          deviceId: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
           deviceName: 'Poste accueil',
           paused: false,
           nextNumber: 3,
@@ -190,7 +190,7 @@ describe('the Sync page and the header’s sync status', () => {
           connectedAt: now - 3600_000,
         });
         for (const number of [1, 2]) {
-          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: 'dev_moreau01' }), fields: JSON.stringify({ nom: `Client ${number}` }) });
+          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }), fields: JSON.stringify({ nom: `Client ${number}` }) });
         }
       })
       .immediate();
@@ -203,7 +203,7 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByTestId('sync-pending').filter({ hasText: '2 changes not yet on the hub' }).waitFor();
     await page.getByText(`http://127.0.0.1:${closedPort}`, { exact: true }).waitFor();
     await page.getByText('Poste accueil').waitFor();
-    await page.getByText('dev_moreau01').waitFor();
+    await page.getByText('4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f').waitFor();
     const facts = page.locator('dl.sync-facts');
     await facts.getByText('7 minutes ago').waitFor();
     expect(await facts.locator('time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -222,7 +222,7 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
 
     // A change captured meanwhile shows on the page's next refresh (every few seconds).
-    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: formatHlc({ time: now, counter: 1, device: 'dev_moreau01' }), fields: '{}' });
+    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: formatHlc({ time: now, counter: 1, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }), fields: '{}' });
     await page.getByTestId('sync-pending').filter({ hasText: '3 changes not yet on the hub' }).waitFor();
     // The engine keeps finding the hub offline and leaves the outage's start alone.
     expect(findConnection(server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
@@ -296,7 +296,7 @@ describe('the Sync page and the header’s sync status', () => {
     await dialog.getByRole('button', { name: 'Disconnect' }).click();
     expect((await answer).status()).toBe(200);
     // The hub (a closed port here) could not be told: the notice says whom to ask, and about which device.
-    await page.getByRole('status').filter({ hasText: 'The hub could not be told: ask its operator to revoke the device dev_moreau01.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'The hub could not be told: ask its operator to revoke the device 4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.' }).waitFor();
     await page.getByRole('heading', { name: 'Connect to a hub' }).waitFor();
     expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
     expect(connectionRows()).toBe(0);

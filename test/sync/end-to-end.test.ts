@@ -57,7 +57,7 @@ beforeAll(async () => {
 
   const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
   expect(connected.code, connected.stderr).toBe(0);
-  expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet });
+  expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet, reconnected: false });
 
   const dataDirB = tempDir();
   const joined = await runCourtier(

@@ -3,9 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as store from '../../server/sync/store.js';
+import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
@@ -59,5 +61,50 @@ describe('a clock set right', () => {
     expect(getOpportunity(b.deps, b.cabinetId, id).title).toBe('Flotte v2');
     const stamps = (await hub.database.sql<{ hlc: string }[]>`SELECT hlc FROM hub_changes WHERE device_id = ${store.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId ?? ''} ORDER BY number`).map((row) => row.hlc);
     expect(stamps).toEqual([...stamps].sort());
+  });
+});
+
+describe('an install that disconnects and connects again', () => {
+  it('sends what changed here meanwhile, with when it changed: a stale value never wins over a later edit made elsewhere', async () => {
+    const [a, b] = await twoInstalls();
+    const { opportunity_id: id } = createOpportunity(a.deps, a.cabinetId, newOpportunity, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    // An edit queued on A and never sent: disconnecting drops the queue, not the edit.
+    a.clock.advance(1000);
+    updateOpportunity(a.deps, a.cabinetId, id, { source: 'salon' });
+    expect((await disconnectCabinet(a.deps, a.cabinetId, { fetch: fetchHub }, CLI_ACTOR)).left_hub).toBe(true);
+    // Meanwhile, B wins the deal; then A, disconnected, edits another field and creates a record.
+    b.clock.advance(2000);
+    updateOpportunity(b.deps, b.cabinetId, id, { stage: 'won' });
+    await pushNode(b);
+    a.clock.advance(3000);
+    updateOpportunity(a.deps, a.cabinetId, id, { title: 'Flotte 12 véhicules' });
+    const { opportunity_id: offline } = createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Créée hors synchro' }, 'api');
+
+    // The operator gives a code that joins the cabinet the hub has: connect takes it as a reconnect.
+    const again = await connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: hub.url, code: await hub.invite({ join: a.cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+    // The dropped edit, the offline edit, the offline creation and its event: nothing else A holds.
+    expect(again).toMatchObject({ reconnected: true, queued: 4 });
+    await pushNode(a);
+    await pullNode(a);
+    await pullNode(b);
+    for (const node of [a, b]) {
+      expect(getOpportunity(node.deps, node.cabinetId, id)).toMatchObject({ stage: 'won', title: 'Flotte 12 véhicules', source: 'salon' });
+      expect(getOpportunity(node.deps, node.cabinetId, offline).title).toBe('Créée hors synchro');
+    }
+    const row = (node: SyncNode) => node.deps.db.sqlite.prepare('SELECT * FROM opportunities ORDER BY id').all();
+    expect(row(a)).toEqual(row(b));
+  });
+
+  it('refuses a code that joins another cabinet, and leaves nothing paired', async () => {
+    const [a] = await twoInstalls();
+    const [other] = await twoInstalls();
+    await disconnectCabinet(a.deps, a.cabinetId, { fetch: fetchHub }, CLI_ACTOR);
+    const code = await hub.invite({ join: other.cabinetId });
+    await expect(connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: hub.url, code, deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR)).rejects.toMatchObject({ code: 'pairing_code_joins' });
+    expect(store.findConnection(a.deps.db.orm, a.cabinetId)).toBeUndefined();
+    const live = await hub.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
+    expect(live[0]?.n).toBe(2);
   });
 });
