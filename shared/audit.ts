@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'sync.changes_set_aside',
   'sync.conflict_discarded',
   'sync.conflicts_retried',
+  'sync.resynced',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -17,6 +17,13 @@ export const SYNC_PROTOCOL_HEADER = 'x-courtier-sync-protocol';
 export const DEVICE_TIME_HEADER = 'x-courtier-device-time';
 /** Response header on every hub answer: the hub's wall clock (ms since the epoch). */
 export const HUB_TIME_HEADER = 'x-courtier-hub-time';
+/**
+ * Response header on every answer to a device: the hub's epoch for its cabinet. `courtier hub
+ * restored` gives every cabinet a new one after the hub's database was restored from a backup; an
+ * install that sees a new epoch pulls the cabinet again from the start and sends again what the
+ * hub may have lost.
+ */
+export const HUB_EPOCH_HEADER = 'x-courtier-hub-epoch';
 /** A device whose clock is further ahead of the hub's is refused with clock_skew. */
 export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Longest wait a pull may ask for, in seconds. */
@@ -117,6 +124,10 @@ const pullQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0).describe('The last seq this install has applied; 0 for everything.'),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
   wait: z.coerce.number().int().min(0).max(MAX_PULL_WAIT_SECONDS).default(0).describe('Seconds to hold the request open while there is nothing after `after` (long poll).'),
+  own: z
+    .stringbool()
+    .default(false)
+    .describe('true: the caller’s own changes too (an install restored from a backup pulls again what it made after the backup).'),
 });
 
 export const pullResponseSchema = z
@@ -212,7 +223,8 @@ export const pushChanges = defineEndpoint({
   operationId: 'pushChanges',
   summary: 'Store a batch of this device’s changes',
   description:
-    'Applied in one transaction. Changes the hub already has are skipped (a replayed batch gets the same acknowledgement); a batch that does not start at the next number is refused with sync_gap and details.expected_number. ' +
+    'Applied in one transaction. Changes the hub already has are skipped (a replayed batch gets the same acknowledgement); a batch that does not start at the next number is refused with sync_gap and details.expected_number; ' +
+    'a batch that gives a number the hub holds another change under (the install was restored from a backup and numbers again) is refused with device_rewound and details.expected_number. ' +
     'Refused whole (nothing stored): a change that breaks the protocol’s rules (an erasure of a kind other than client or event, or carrying more than its tombstone; a job that is not finished; a clock stamped with another device’s id) with validation_error, ' +
     'a change whose fields pass 256 KiB as JSON with payload_too_large, a cabinet over one of the hub’s quotas with hub_quota_exceeded.',
   tag: 'Sync',
@@ -220,7 +232,7 @@ export const pushChanges = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: pushBodySchema,
   responses: { 200: { description: 'Stored.', schema: pushResponseSchema } },
-  errors: ['validation_error', 'sync_gap', 'clock_skew', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'payload_too_large', 'hub_quota_exceeded', 'sync_too_many_requests', 'hub_database_unavailable'],
+  errors: ['validation_error', 'sync_gap', 'device_rewound', 'clock_skew', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'payload_too_large', 'hub_quota_exceeded', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
 export const pullChanges = defineEndpoint({
@@ -230,7 +242,7 @@ export const pullChanges = defineEndpoint({
   operationId: 'pullChanges',
   summary: 'The other devices’ changes after a seq, in commit order',
   description:
-    'The caller’s own changes are left out, and last_seq moves past them. A page ends at `limit` changes or once their fields pass 4 MiB (at least one change always comes), and then says more. ' +
+    'The caller’s own changes are left out (unless own=true), and last_seq moves past them; last_seq below `after` means the hub went back (restored from a backup): the install pulls again from 0. A page ends at `limit` changes or once their fields pass 4 MiB (at least one change always comes), and then says more. ' +
     'With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it), the wait ends, or the device is revoked (401 device_revoked). A device has at most 2 such waits and 8 requests in progress on a hub process (429 sync_too_many_requests).',
   tag: 'Sync',
   auth: 'device',

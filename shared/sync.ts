@@ -24,7 +24,7 @@ const syncStatusSchema = z
     last_push_at: isoOrNull,
     last_pull_at: isoOrNull,
     last_error: z.string().nullable().describe('In words, e.g. "hub unreachable since 10:42" or "this device was revoked on the hub".'),
-    last_error_code: z.string().nullable().describe('Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, hub_missing_changes, sync_off (the credential is missing), internal_error, or a hub error code.'),
+    last_error_code: z.string().nullable().describe('Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, sync_off (the credential is missing), internal_error, or a hub error code.'),
     offline_since: z.iso.datetime().nullable().describe('While the hub cannot be reached: since when.'),
     clock_ahead_seconds: z.int().nullable().describe('How far this machine’s clock is ahead of the hub’s (negative: behind), at the last answer.'),
     set_aside_changes: z

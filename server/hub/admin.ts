@@ -85,3 +85,13 @@ export async function resetCabinetProtocol(deps: HubDeps, cabinetId: string, pro
   if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
   return { cabinet_id: cabinet.id, highest_protocol: protocol };
 }
+
+/**
+ * After the hub's database was restored from a backup: every cabinet gets a new epoch, and each
+ * install, at its next answer, pulls its cabinet again from the start and sends again what it made
+ * that the backup may lack. Returns how many cabinets.
+ */
+export async function markRestored(deps: HubDeps): Promise<number> {
+  const rows = await deps.sql`UPDATE hub_cabinets SET epoch = gen_random_uuid()::text RETURNING id`;
+  return rows.length;
+}

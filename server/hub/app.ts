@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { HUB_TIME_HEADER } from '../../shared/sync-protocol.js';
+import { HUB_EPOCH_HEADER, HUB_TIME_HEADER } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
 import { fastifyTrustProxy } from '../http/client-address.js';
 import { useJsonBodies } from '../http/json-body.js';
@@ -93,8 +93,10 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     waiters.close();
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (stopping) reply.header('connection', 'close');
+    // An install that sees another epoch than it knew starts over with the hub (restored from a backup).
+    if (request.device) reply.header(HUB_EPOCH_HEADER, request.device.epoch);
     done(null, payload);
   });
   app.addHook('onClose', async () => listening.unlisten());

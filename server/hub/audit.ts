@@ -17,7 +17,8 @@ export type HubAuditAction =
   | 'hub.device_left'
   | 'hub.device_revoked'
   | 'hub.invite_created'
-  | 'hub.protocol_reset';
+  | 'hub.protocol_reset'
+  | 'hub.restored';
 
 export interface HubAuditActor {
   kind: 'operator' | 'device' | 'anonymous';

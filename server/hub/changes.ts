@@ -19,10 +19,12 @@ import {
   recordKey,
   scrubBeforeErasures,
   setLastNumber,
+  storedStamps,
   type SizedChange,
   type StoredChange,
 } from './store.js';
 import type { ChangeWaiters } from './waiters.js';
+import type { TransactionSql } from 'postgres';
 
 export interface Push {
   changes: readonly SyncChange[];
@@ -54,6 +56,7 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
         expected_number: device.lastNumber + 1,
       });
     }
+    await assertSameReplay(tx, caller, sized, device.lastNumber);
     const fresh = sized.filter((c) => c.number > device.lastNumber);
     if (fresh.length === 0) return device.lastNumber;
     const allocated = await allocateSeqs(tx, caller.cabinetId, fresh.length, push.protocol);
@@ -78,6 +81,23 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     return last;
   });
   return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
+}
+
+/**
+ * Numbers the hub holds come again in a replay (a lost acknowledgement) with the same changes; other
+ * changes under them mean the install was restored from a backup and numbers again from there:
+ * skipping them as a replay would lose them, so the install is told where to number from.
+ */
+async function assertSameReplay(tx: TransactionSql, caller: AuthenticatedDevice, changes: readonly SizedChange[], lastNumber: number): Promise<void> {
+  const replayed = changes.filter((change) => change.number <= lastNumber);
+  const first = replayed[0];
+  const last = replayed[replayed.length - 1];
+  if (!first || !last) return;
+  const stored = await storedStamps(tx, caller.cabinetId, caller.deviceId, first.number, last.number);
+  if (replayed.every((change) => stored.get(change.number) === undefined || stored.get(change.number) === change.hlc)) return;
+  throw new ApiError('device_rewound', `The hub holds other changes of this device under numbers up to ${lastNumber}: this install was restored from a backup. Number its queue from ${lastNumber + 1}; nothing was stored.`, {
+    expected_number: lastNumber + 1,
+  });
 }
 
 /** A change with the size of its fields, as the hub stores and counts it. */
@@ -151,6 +171,8 @@ export interface Pull {
   limit: number;
   /** Seconds to hold the request while nothing is there. */
   wait: number;
+  /** The caller's own changes too. */
+  own: boolean;
   protocol: number;
 }
 
@@ -169,13 +191,17 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   let newestSeq = pull.after;
   let cut = false;
   const read = async () => {
-    const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1, MAX_PULL_PAGE_BYTES);
+    const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1, MAX_PULL_PAGE_BYTES, pull.own);
+    // A cursor past the cabinet's newest seq: the hub went back (restored from a backup); the answer's last_seq says so.
+    if (found.newestSeq < pull.after) wentBack = found.newestSeq;
     newestSeq = Math.max(after, found.newestSeq);
     cut = found.cut;
     if (found.rows.length === 0) after = newestSeq;
     return found.rows;
   };
+  let wentBack: number | undefined;
   let rows = await read();
+  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, hub_time: hubTime(deps) });
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
   // A cursor behind the caller's own changes only is answered at once, so that it moves on; while

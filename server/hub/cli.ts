@@ -3,7 +3,7 @@ import { parseOptions, print, required } from '../cli/args.js';
 import { UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
-import { listHubCabinets, listHubDevices, resetCabinetProtocol, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
+import { listHubCabinets, listHubDevices, markRestored, resetCabinetProtocol, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
 import { loadHubConfig } from './config.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
@@ -79,12 +79,22 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
       print(io, v.json, { cabinets }, cabinets.length ? cabinets.map(describeCabinet).join('\n') : 'No cabinet on this hub yet (courtier hub invite --new-cabinet ID makes a code to register one).');
       return;
     }
+    case 'restored': {
+      const v = parseOptions(rest, HUB_OPTIONS);
+      const cabinets = await withHub(v['database-url'], io, async (deps) => {
+        const count = await markRestored(deps);
+        await recordHubAudit(deps, { action: 'hub.restored', actor: operatorActor(), details: { cabinets: count } });
+        return count;
+      });
+      print(io, v.json, { cabinets }, `${cabinets} cabinet(s) have a new epoch: each install pulls its cabinet again and sends again what it made since the backup, at its next exchange with the hub.`);
+      return;
+    }
     case 'devices':
       return runDevices(rest, io);
     case 'audit':
       return runHubAudit(rest, io);
     default:
-      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices or audit`);
+      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, audit or restored`);
   }
 }
 

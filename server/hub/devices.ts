@@ -12,6 +12,8 @@ export interface AuthenticatedDevice {
   cabinetId: string;
   /** The cabinet's newest protocol when the request came in. */
   highestProtocol: number;
+  /** The cabinet's epoch, sent with the answer (HUB_EPOCH_HEADER). */
+  epoch: string;
 }
 
 declare module 'fastify' {
@@ -47,6 +49,7 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
       revokedAt: hubDevices.revokedAt,
       lastSeenAt: hubDevices.lastSeenAt,
       highestProtocol: hubCabinets.highestProtocol,
+      epoch: hubCabinets.epoch,
     })
     .from(hubDevices)
     .innerJoin(hubCabinets, eq(hubCabinets.id, hubDevices.cabinetId))
@@ -58,7 +61,7 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
   if (device.lastSeenAt === null || now - device.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
     await markSeen(deps, presented.deviceId, now);
   }
-  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol };
+  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol, epoch: device.epoch };
 }
 
 async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<void> {

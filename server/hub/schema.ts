@@ -16,6 +16,13 @@ export const hubCabinets = pgTable('hub_cabinets', {
   name: text('name').notNull(),
   /** The next seq to hand out; bumped under this row's lock, which makes commit order seq order. */
   nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(1),
+  /**
+   * Sent with every answer to the cabinet's devices; `courtier hub restored` gives a new one after
+   * the database was restored from a backup, and the installs then start over with the hub.
+   */
+  epoch: text('epoch')
+    .notNull()
+    .default(sql`gen_random_uuid()::text`),
   /** The newest sync protocol a device of this cabinet spoke; one below it is still served. */
   highestProtocol: integer('highest_protocol').notNull(),
   /** What the cabinet's devices stored, for its quotas: changes, their fields' bytes, PDFs and their bytes. */

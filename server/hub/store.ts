@@ -122,6 +122,13 @@ export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string,
   return result.count;
 }
 
+/** The stamps the hub holds for a device's numbers in a range: what a replayed batch must match. */
+export async function storedStamps(tx: TransactionSql, cabinetId: string, deviceId: string, from: number, to: number): Promise<Map<number, string>> {
+  const rows = await tx<{ number: string; hlc: string }[]>`
+    SELECT number, hlc FROM hub_changes WHERE cabinet_id = ${cabinetId} AND device_id = ${deviceId} AND number BETWEEN ${from} AND ${to}`;
+  return new Map(rows.map((row) => [Number(row.number), row.hlc]));
+}
+
 export async function setLastNumber(tx: TransactionSql, cabinetId: string, deviceId: string, lastNumber: number): Promise<void> {
   await tx`UPDATE hub_devices SET last_number = ${lastNumber} WHERE cabinet_id = ${cabinetId} AND id = ${deviceId}`;
 }
@@ -150,16 +157,16 @@ export interface ChangesRead {
  * snapshot): since seqs commit in order, every change up to that seq is visible to it, so a
  * reader may move its cursor past the caller's own changes up to there without skipping anything.
  * The sizes are the stored `bytes`, so the fields of changes left out are never read.
- * A device never needs its own changes back: it holds them.
+ * A device needs its own changes back only when it was restored from a backup (`own`).
  */
-export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number): Promise<ChangesRead> {
+export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number, own = false): Promise<ChangesRead> {
   const rows = await sql<
     { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: SyncOp; hlc: string; fields: string; newest: string; listed: number }[]
   >`
     WITH newest AS (SELECT coalesce(max(seq), 0) AS seq FROM hub_changes WHERE cabinet_id = ${cabinetId}),
     listed AS (
       SELECT seq, sum(bytes) OVER (ORDER BY seq) - bytes AS before FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND seq > ${after} AND device_id <> ${callerDeviceId}
+      WHERE cabinet_id = ${cabinetId} AND seq > ${after} AND (device_id <> ${callerDeviceId} OR ${own})
       ORDER BY seq LIMIT ${limit}
     ),
     kept AS (SELECT seq FROM listed WHERE before < ${maxBytes} OR seq = (SELECT min(seq) FROM listed))

@@ -3,13 +3,17 @@ export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-
         Run a sync hub until SIGINT/SIGTERM (any number of hub processes may share the database).
   hub invite (--new-cabinet ID | --cabinet ID) [--json]
         A single-use pairing code (15 minutes) for one cabinet: --new-cabinet registers that cabinet of an
-        install (sync connect), --cabinet adds a new install to a cabinet the hub has (sync join).
+        install (sync connect), --cabinet adds a new install to a cabinet the hub has (sync join), or
+        reconnects one of its installs (sync connect).
   hub cabinets list [--json]
         Cabinets with their active devices, records synced and last sync.
   hub cabinets reset-protocol --cabinet ID [--protocol N] [--json]
         Serve the cabinet's installs from protocol N (default: this hub's) again, after a rollback.
   hub devices list --cabinet ID [--json]
   hub devices revoke --device ID [--json]
+  hub restored [--json]
+        After restoring the hub's database from a backup: every install then pulls its cabinet again
+        and sends again what the backup lacks.
   hub audit list [--cabinet ID] [--limit N] [--json]
         The hub's audit log, newest first: pairings (and refused ones), devices leaving or revoked, these commands.
   hub audit verify [--json]

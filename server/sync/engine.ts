@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
 import { applyNowUnderstood, pullOnce } from './pull.js';
-import { HubMissingChanges, pushQueued } from './push.js';
+import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
 
@@ -43,7 +43,6 @@ function classify(err: unknown): Outcome {
     const message = err.code === 'device_revoked' ? 'this device was revoked on the hub' : err.code === 'sync_protocol_too_old' ? 'this Courtier is too old for the cabinet’s other installs: update it (changes stay queued)' : err.message;
     return { kind: 'refused', code: err.code, message, final: FINAL_REFUSALS.has(err.code) };
   }
-  if (err instanceof HubMissingChanges) return { kind: 'refused', code: 'hub_missing_changes', message: err.message, final: true };
   // The device credential is missing from the secret store: a person must connect again.
   if (err instanceof ApiError) return { kind: 'refused', code: err.code, message: err.message, final: true };
   // A bug must not take the service down with an unhandled rejection: shown, and retried slowly.

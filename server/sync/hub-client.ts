@@ -5,6 +5,7 @@ import { pathTo } from '../../shared/endpoint.js';
 import {
   DEVICE_TIME_HEADER,
   getBlob,
+  HUB_EPOCH_HEADER,
   HUB_TIME_HEADER,
   leaveHub,
   leaveResponseSchema,
@@ -56,13 +57,15 @@ export interface HubClientOptions {
   now: () => number;
   /** Told the hub's clock at every answer, for the clock-skew warning. */
   onHubTime?: (hubTime: number, localTime: number) => void;
+  /** Told the hub's epoch at every answer to this device, before its body is used: may throw to stop there. */
+  onHubEpoch?: (epoch: string) => void;
   protocol?: number;
 }
 
 export interface HubClient {
   pair(body: PairBody): Promise<PairResponse>;
   push(body: PushBody): Promise<PushResponse>;
-  pull(query: { after: number; limit?: number; wait?: number }, signal?: AbortSignal): Promise<PullResponse>;
+  pull(query: { after: number; limit?: number; wait?: number; own?: boolean }, signal?: AbortSignal): Promise<PullResponse>;
   /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
   leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
@@ -149,6 +152,15 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
     const hubTime = Number(response.headers.get(HUB_TIME_HEADER));
     if (Number.isFinite(hubTime) && hubTime > 0) options.onHubTime?.(hubTime, options.now());
+    const epoch = response.headers.get(HUB_EPOCH_HEADER);
+    if (epoch !== null && options.credential) {
+      try {
+        options.onHubEpoch?.(epoch);
+      } catch (err) {
+        await response.body?.cancel();
+        throw err;
+      }
+    }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       throw new HubRefusal('hub_redirected', `the hub at ${base} answered ${path} with a redirect, which is never followed`, response.status, undefined);

@@ -8,6 +8,7 @@ import type { ApplyContext, Refusal } from './synced-table.js';
 import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
+import { HubEpochChanged, resyncWithHub } from './resync.js';
 import * as store from './store.js';
 
 /** A staged PDF older than this was left by a crash: no pull takes an hour between fetching a page and applying it. */
@@ -67,10 +68,31 @@ interface FetchedPage {
   staged: string[];
 }
 
-async function fetchPage(context: PullContext, cabinetId: string, deviceId: string, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
-  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait }, options.signal);
-  const changes = page.changes.filter((change) => change.device_id !== deviceId);
+/** The hub went back in time: the page cannot be applied, and this install starts over with it. */
+class HubWentBack extends Error {
+  override name = 'HubWentBack';
+}
+
+/** A page after `after`; while resyncing, this device's own changes too (an install restored from a backup gets back what it made since). */
+async function fetchPage(context: PullContext, cabinetId: string, connection: { deviceId: string; resyncing: boolean }, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
+  const own = connection.resyncing;
+  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}) }, options.signal);
+  // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
+  if (page.last_seq < after) throw new HubWentBack();
+  const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
   return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes) };
+}
+
+/** Runs a pull; a hub that went back in time (a new epoch, or a cursor past its newest seq) makes this install start over with it instead. */
+async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pull: () => Promise<T>, resynced: T): Promise<T> {
+  try {
+    return await pull();
+  } catch (err) {
+    if (err instanceof HubEpochChanged) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
+    else if (err instanceof HubWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
+    else throw err;
+    return resynced;
+  }
 }
 
 /**
@@ -85,8 +107,15 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
   store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
-  const fetched = await fetchPage(context, cabinetId, start.deviceId, start.pullCursor, options);
-  return { applied: applyPage(context, cabinetId, fetched), more: fetched.more };
+  return resyncingOnRewind(
+    context,
+    cabinetId,
+    async () => {
+      const fetched = await fetchPage(context, cabinetId, start, start.pullCursor, options);
+      return { applied: applyPage(context, cabinetId, fetched), more: fetched.more };
+    },
+    { applied: 0, more: true },
+  );
 }
 
 /**
@@ -98,8 +127,14 @@ export async function pullEverything(context: PullContext, cabinetId: string, pr
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
   store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
+  const resynced = await resyncingOnRewind(context, cabinetId, () => pullPages(context, cabinetId, start, progress), -1);
+  // Started over: everything again, from the start.
+  return resynced >= 0 ? resynced : pullEverything(context, cabinetId, progress);
+}
+
+async function pullPages(context: PullContext, cabinetId: string, start: store.ConnectionRow, progress: (applied: number) => void): Promise<number> {
   const pageAfter = (after: number) => {
-    const next = fetchPage(context, cabinetId, start.deviceId, after, { wait: 0 });
+    const next = fetchPage(context, cabinetId, start, after, { wait: 0 });
     // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
     next.catch(() => undefined);
     return next;
@@ -191,7 +226,7 @@ const isMachineError = (err: unknown) => {
  * the one that fails is undone alone and set aside. In that guarded pass a missing foreign key may
  * only mean that the page holds what the change needs further on, so those are tried once more at its end.
  */
-export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: { after: number; lastSeq: number; changes: PulledChange[]; staged?: string[] }): number {
+export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: { after: number; lastSeq: number; more?: boolean; changes: PulledChange[]; staged?: string[] }): number {
   const { db } = context.deps;
   const orm = db.orm;
   const apply = (guarded: boolean) =>
@@ -236,7 +271,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       let remoteTime = connection.remoteClockTime;
       const retry: PulledChange[] = [];
       for (const change of page.changes) {
-        if (change.device_id === connection.deviceId) continue;
+        if (change.device_id === connection.deviceId && !connection.resyncing) continue;
         if (attempt(change, false) === 'retry') retry.push(change);
         const remote = parseHlc(change.hlc);
         clock = receive(clock, remote, now);
@@ -246,7 +281,9 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       if (setAsideHere > 0) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
       auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
       store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
-      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime });
+      // A resync ends once the history is pulled again up to the cabinet's newest change.
+      const resyncing = connection.resyncing && page.more !== false;
+      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime, resyncing });
       return page.changes.length;
     });
   let applied: number;

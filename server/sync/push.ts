@@ -3,20 +3,16 @@ import { tick, type ClockState } from './hlc.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
+import { HubEpochChanged, resyncWithHub } from './resync.js';
 import * as store from './store.js';
 
 /** Changes sent per push at most (the hub takes 1 to 1000, within MAX_PUSH_BYTES). */
 export const PUSH_BATCH = 1000;
 
 export interface PushContext {
-  deps: Pick<Deps, 'db' | 'clock'>;
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges' | 'keys'>;
   records: RecordsByKind;
   client: HubClient;
-}
-
-/** The hub has lost changes this install already forgot (it was restored from an older backup). */
-export class HubMissingChanges extends Error {
-  override name = 'HubMissingChanges';
 }
 
 function toWire(row: store.OutboxRow): SyncChange {
@@ -96,13 +92,23 @@ function forgetAcknowledged(context: PushContext, cabinetId: string, acknowledge
   context.deps.db.immediateTransaction(() => store.forgetThrough(orm, cabinetId, acknowledged, context.deps.clock.now()));
 }
 
-/** What a refusal of the oldest batch in flight means for the queue; then it is thrown. */
-function onRefused(context: PushContext, cabinetId: string, first: number, err: unknown): never {
-  if (err instanceof HubRefusal && err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
-  if (err instanceof HubRefusal && err.code === 'sync_gap') {
-    // The oldest change queued here is past what the hub holds: the hub lost changes this install already forgot.
-    const expected = (err.details as { expected_number?: unknown } | undefined)?.expected_number;
-    throw new HubMissingChanges(`the hub lacks changes of this install before number ${first} (it expects ${String(expected)}); it may have been restored from an older backup: disconnect and connect again`);
+/**
+ * What a refusal of the oldest batch in flight means for the queue: a hub or an install that went
+ * back in time (restored from a backup) starts a resync, and the push ends there (the queue is
+ * pushed again at once); any other refusal is thrown.
+ */
+function onRefused(context: PushContext, cabinetId: string, err: unknown): void {
+  if (err instanceof HubEpochChanged) return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
+  if (!(err instanceof HubRefusal)) throw err;
+  if (err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
+  const expected = Number((err.details as { expected_number?: unknown } | undefined)?.expected_number);
+  // The oldest change queued here is past what the hub holds: the hub lost changes it acknowledged.
+  if (err.code === 'sync_gap' && Number.isInteger(expected) && expected >= 1) {
+    return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_lacks_changes', renumberFrom: expected, reupload: true });
+  }
+  // The hub holds other changes under these numbers: this install was restored from a backup.
+  if (err.code === 'device_rewound' && Number.isInteger(expected) && expected >= 1) {
+    return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'install_restored', renumberFrom: expected, reupload: false });
   }
   throw err;
 }
@@ -145,7 +151,8 @@ export async function pushQueued(context: PushContext, cabinetId: string, progre
       const later = await Promise.all(inFlight.map((next) => next.sent));
       const acknowledged = Math.max(0, ...later.map((next) => ('acknowledged' in next ? next.acknowledged : 0)));
       if (acknowledged > 0) forgetAcknowledged(context, cabinetId, acknowledged);
-      onRefused(context, cabinetId, batch.changes[0]?.number ?? 0, outcome.error);
+      onRefused(context, cabinetId, outcome.error);
+      return sent;
     }
     forgetAcknowledged(context, cabinetId, outcome.acknowledged);
     sent += batch.changes.length;

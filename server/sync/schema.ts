@@ -30,6 +30,13 @@ export const syncConnections = sqliteTable('sync_connections', {
   acknowledgedClockTime: integer('acknowledged_clock_time').notNull().default(0),
   /** The latest wall time of a change pulled from another device: a re-stamped change must come after it. */
   remoteClockTime: integer('remote_clock_time').notNull().default(0),
+  /** The hub's epoch at its last answer: a new one means the hub was restored from a backup, and this install starts over with it. */
+  hubEpoch: text('hub_epoch'),
+  /**
+   * Set while this install pulls the cabinet's history again from the start, its own device's
+   * changes included (it was restored from a backup, or the hub was); cleared once caught up.
+   */
+  resyncing: integer('resyncing', { mode: 'boolean' }).notNull().default(false),
   /** What the syncing service last saw: idle, syncing, offline or error, with the error in words. */
   state: text('state', { enum: ['idle', 'syncing', 'offline', 'error'] }).notNull(),
   lastError: text('last_error'),

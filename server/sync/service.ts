@@ -1,4 +1,4 @@
-import { formatHlc, parseHlc, type PairResponse } from '../../shared/sync-protocol.js';
+import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
 import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
@@ -10,6 +10,7 @@ import type { RecordsByKind } from './apply.js';
 import { later, tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import { retrySetAside, type RetryOutcome } from './pull.js';
+import { HubEpochChanged, queueOwnEdits } from './resync.js';
 import * as store from './store.js';
 
 /** The device credential's name in the secret store (the OS keychain in the desktop app). */
@@ -29,7 +30,22 @@ function hubUrlOrThrow(text: string): string {
 export function hubClientFor(deps: SyncDeps, connection: store.ConnectionRow, fetch: HubFetch, onHubTime?: (hub: number, local: number) => void): HubClient {
   const credential = deps.secrets.get(deviceSecretName(connection.cabinetId));
   if (credential === undefined) throw new ApiError('sync_off', 'This device’s hub credential is missing from the secret store; disconnect and connect again.');
-  return createHubClient({ hubUrl: connection.hubUrl, credential, fetch, now: () => deps.clock.now(), onHubTime });
+  return createHubClient({ hubUrl: connection.hubUrl, credential, fetch, now: () => deps.clock.now(), onHubTime, onHubEpoch: (epoch) => checkHubEpoch(deps, connection.cabinetId, epoch) });
+}
+
+/** What an epoch looks like: anything else from a hub is ignored. */
+const EPOCH_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
+
+/**
+ * The hub's epoch in an answer: noted the first time; a different one means the hub's database was
+ * restored from a backup, and the answer must not be used (HubEpochChanged: the caller resyncs).
+ */
+function checkHubEpoch(deps: Pick<Deps, 'db'>, cabinetId: string, epoch: string): void {
+  if (!EPOCH_PATTERN.test(epoch)) return;
+  const connection = store.findConnection(deps.db.orm, cabinetId);
+  if (!connection || connection.hubEpoch === epoch) return;
+  if (connection.hubEpoch === null) return store.updateConnection(deps.db.orm, cabinetId, { hubEpoch: epoch });
+  throw new HubEpochChanged(epoch);
 }
 
 function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired: PairResponse, deviceName: string): store.ConnectionRow {
@@ -47,6 +63,8 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
     clockCounter: 0,
     acknowledgedClockTime: 0,
     remoteClockTime: 0,
+    hubEpoch: null,
+    resyncing: false,
     state: 'idle',
     lastError: null,
     lastErrorCode: null,
@@ -79,47 +97,6 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
     }
   }
   store.updateConnection(orm, connection.cabinetId, { nextNumber: number, clockTime: clock.time, clockCounter: clock.counter });
-  return number - connection.nextNumber;
-}
-
-/**
- * Queues, for a reconnect, what this install changed that the hub may lack: each field whose clock
- * is one of this install's devices (edits made while disconnected, changes dropped from the queue
- * when it disconnected), with that clock's time, so that it wins only over what is older, and a
- * stale value never over a later edit made elsewhere. A field no clock of this install stamps is
- * either another device's or a creation uploaded long ago: the hub has it. Fields of one clock go
- * as one change (a record created while disconnected goes whole); a job goes whole, as jobs do.
- */
-function queueOwnEdits(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
-  const orm = deps.db.orm;
-  const own = store.ownDevices(orm, connection.cabinetId);
-  let number = connection.nextNumber;
-  const queue = (kind: string, recordId: string, op: 'upsert' | 'erase', stamp: string, fields: Record<string, unknown>) => {
-    const { time, counter } = parseHlc(stamp);
-    const hlc = formatHlc({ time, counter, device: connection.deviceId });
-    store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind, recordId, op, hlc, fields: JSON.stringify(fields) });
-    number += 1;
-  };
-  for (const adapter of records.values()) {
-    for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
-      const held = store.findFieldClocks(orm, connection.cabinetId, adapter.kind, recordId);
-      const mine = Object.entries(held?.clocks ?? {}).filter(([field, stamp]) => field in fields && own.has(parseHlc(stamp).device));
-      if (mine.length === 0) continue;
-      const newest = mine.map(([, stamp]) => stamp).sort().at(-1) as string;
-      if (held?.erased) {
-        if (adapter.kind === 'client' || adapter.kind === 'event') queue(adapter.kind, recordId, 'erase', newest, fields);
-        continue;
-      }
-      if (adapter.kind === 'job') {
-        queue(adapter.kind, recordId, 'upsert', newest, fields);
-        continue;
-      }
-      const byStamp = new Map<string, Record<string, unknown>>();
-      for (const [field, stamp] of mine) byStamp.set(stamp, { ...byStamp.get(stamp), [field]: fields[field] });
-      for (const stamp of [...byStamp.keys()].sort()) queue(adapter.kind, recordId, 'upsert', stamp, byStamp.get(stamp) ?? {});
-    }
-  }
-  store.updateConnection(orm, connection.cabinetId, { nextNumber: number });
   return number - connection.nextNumber;
 }
 

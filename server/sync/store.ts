@@ -14,7 +14,7 @@ export type OutboxRow = typeof syncOutbox.$inferSelect;
  * rest goes through drizzle.
  */
 const SQL = {
-  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, state,
+  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, hub_epoch, resyncing, state,
       last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
     FROM sync_connections WHERE cabinet_id = ?`,
   // The link and the newest queued change, or the clock of a disconnected cabinet, in one read: what a capture needs (see captureState).
@@ -55,6 +55,8 @@ export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | und
     clockCounter: r.clock_counter as number,
     acknowledgedClockTime: r.acknowledged_clock_time as number,
     remoteClockTime: r.remote_clock_time as number,
+    hubEpoch: r.hub_epoch as string | null,
+    resyncing: r.resyncing === 1,
     state: r.state as ConnectionRow['state'],
     lastError: r.last_error as string | null,
     lastErrorCode: r.last_error_code as string | null,
@@ -144,6 +146,18 @@ export function detachConnection(orm: Orm, connection: ConnectionRow): void {
 /** A link replaces the detached clock: the link's clock starts past it. */
 export function endDetached(orm: Orm, cabinetId: string): void {
   orm.delete(syncDetached).where(eq(syncDetached.cabinetId, cabinetId)).run();
+}
+
+/**
+ * Gives the queued changes new numbers from `first` on, in their order, keeping their stamps: the
+ * hub's numbering of this device went another way (it, or this install, was restored from a backup).
+ */
+export function renumberOutbox(orm: Orm, cabinetId: string, first: number): number {
+  const rows = readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER);
+  orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
+  rows.forEach((row, i) => appendOutbox(orm, { ...row, number: first + i }));
+  orm.update(syncConnections).set({ nextNumber: first + rows.length, acknowledgedNumber: first - 1 }).where(eq(syncConnections.cabinetId, cabinetId)).run();
+  return rows.length;
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {

@@ -179,6 +179,8 @@ describe('the Sync page and the header’s sync status', () => {
           clockCounter: 0,
           acknowledgedClockTime: 0,
           remoteClockTime: 0,
+          hubEpoch: null,
+          resyncing: false,
           state: 'offline',
           lastError: null,
           lastErrorCode: null,

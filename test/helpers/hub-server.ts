@@ -12,6 +12,8 @@ export interface ListeningHub {
   database: HubDatabase;
   /** http://127.0.0.1:<port> */
   url: string;
+  /** Its PostgreSQL database, for the hub's commands (--database-url). */
+  databaseUrl: string;
   /** A pairing code: to register a cabinet (null) or to join one. */
   invite(target: InviteTarget): Promise<string>;
   close(): Promise<void>;
@@ -30,6 +32,7 @@ export async function startListeningHub(databaseUrl: string, options: { clock?: 
     deps,
     database,
     url: `http://127.0.0.1:${port}`,
+    databaseUrl,
     invite: async (target) => (await createInvite(deps, target)).code,
     async close() {
       await app.close();

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
@@ -28,11 +29,25 @@ export interface SyncNode {
 
 export const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
-export function openSyncNode(start: number, records: RecordsByKind = syncedRecords()): Omit<SyncNode, 'cabinetId'> {
-  const dir = tempDir('courtier-node-');
+export function openSyncNode(start: number, records: RecordsByKind = syncedRecords(), dir = tempDir('courtier-node-')): Omit<SyncNode, 'cabinetId'> {
   const clock = testClock(start);
   const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers: [], env: {} }), clock };
   return { deps, clock, dir, records };
+}
+
+/** A copy of the node's data dir as a backup makes it (the database copied whole, the secrets beside it). */
+export function backupSyncNode(node: SyncNode): string {
+  const dir = tempDir('courtier-backup-');
+  for (const file of readdirSync(node.dir)) if (!file.startsWith('courtier.sqlite')) cpSync(join(node.dir, file), join(dir, file), { recursive: true });
+  node.deps.db.sqlite.exec(`VACUUM INTO '${databaseFile(dir).replaceAll("'", "''")}'`);
+  return dir;
+}
+
+/** The node as restored from a backup: its data dir replaced by the copy, the same cabinet, its clock where it was. */
+export function restoreSyncNode(node: SyncNode, backup: string): SyncNode {
+  node.deps.db.close();
+  rmSync(node.dir, { recursive: true, force: true });
+  return { ...openSyncNode(node.clock.now(), node.records, backup), cabinetId: node.cabinetId };
 }
 
 export function closeSyncNode(node: Pick<SyncNode, 'deps' | 'dir'>): void {

@@ -59,7 +59,7 @@ describe('hub migrations', () => {
       await hub.sql`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-courtier', 9999999999999)`;
       const before = await tablesOf(url);
       await expect(migrateHub(hub.sql)).rejects.toThrow(DatabaseVersionError);
-      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(4 schema migrations; this version knows 3\)/);
+      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(5 schema migrations; this version knows 4\)/);
       expect(await tablesOf(url)).toEqual(before);
     } finally {
       await hub.close();

@@ -58,6 +58,8 @@ async function install(device: string, start: number): Promise<Install> {
       clockCounter: 0,
       acknowledgedClockTime: 0,
       remoteClockTime: 0,
+      hubEpoch: null,
+      resyncing: false,
       state: 'idle',
       lastError: null,
       lastErrorCode: null,

@@ -5,9 +5,10 @@ import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as store from '../../server/sync/store.js';
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
+import { runCourtier } from '../helpers/cli.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
@@ -106,5 +107,86 @@ describe('an install that disconnects and connects again', () => {
     expect(store.findConnection(a.deps.db.orm, a.cabinetId)).toBeUndefined();
     const live = await hub.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
     expect(live[0]?.n).toBe(2);
+  });
+});
+
+/** The node restored from a backup, in place of the one it replaces (closed with the others). */
+function restored(node: SyncNode, backup: string): SyncNode {
+  const back = restoreSyncNode(node, backup);
+  nodes.splice(nodes.indexOf(node), 1, back);
+  return back;
+}
+
+const titles = (node: SyncNode) => (node.deps.db.sqlite.prepare('SELECT title FROM opportunities ORDER BY title').all() as { title: string }[]).map((row) => row.title);
+const rows = (node: SyncNode) => node.deps.db.sqlite.prepare('SELECT * FROM opportunities ORDER BY id').all();
+
+describe('an install restored from a backup', () => {
+  it('loses nothing made after the restore, and gets back from the hub what it made after the backup', async () => {
+    const [a, b] = await twoInstalls();
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Avant la sauvegarde' }, 'api');
+    await pushNode(a);
+    const backup = backupSyncNode(a);
+    a.clock.advance(1000);
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après la sauvegarde' }, 'api');
+    await pushNode(a);
+    // The laptop's disk dies; last night's copy of its data dir comes back, with the same device credential.
+    const back = restored(a, backup);
+    back.clock.advance(60_000);
+    createOpportunity(back.deps, back.cabinetId, { ...newOpportunity, title: 'Après la restauration' }, 'api');
+    // Its next numbers are ones the hub holds for other changes: told so, it numbers again and pulls its own back.
+    await pushNode(back);
+    await pushNode(back);
+    await pullNode(back);
+    await pullNode(b);
+    const all = ['Après la restauration', 'Après la sauvegarde', 'Avant la sauvegarde'];
+    expect(titles(back)).toEqual(all);
+    expect(titles(b)).toEqual(all);
+    expect(rows(back)).toEqual(rows(b));
+    expect(store.findConnection(back.deps.db.orm, back.cabinetId)).toMatchObject({ resyncing: false });
+    expect(store.countOutbox(back.deps.db.orm, back.cabinetId)).toBe(0);
+  });
+});
+
+describe('a hub restored from a backup', () => {
+  it('makes every install pull again and send again what the backup lacks, once the operator says so', async () => {
+    const [a, b] = await twoInstalls();
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Avant la sauvegarde du hub' }, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    // The hub's backup: its cabinet's changes as they are now.
+    const backup = `backup_${a.cabinetId.replaceAll('-', '_')}`;
+    await hub.database.sql`CREATE TABLE ${hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+    const [cabinetRow] = await hub.database.sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
+    const devicesRow = await hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
+    a.clock.advance(1000);
+    b.clock.advance(1000);
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après, de A' }, 'api');
+    createOpportunity(b.deps, b.cabinetId, { ...newOpportunity, title: 'Après, de B' }, 'api');
+    await pushNode(a);
+    await pushNode(b);
+    await pullNode(a);
+    await pullNode(b);
+    // The hub's database comes back from that backup: what A and B sent since is gone from it.
+    await hub.database.sql.begin(async (tx) => {
+      await tx`DELETE FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+      await tx`INSERT INTO hub_changes SELECT * FROM ${tx(backup)}`;
+      await tx`UPDATE hub_cabinets SET next_seq = ${cabinetRow?.next_seq}, changes_count = ${cabinetRow?.changes_count}, changes_bytes = ${cabinetRow?.changes_bytes} WHERE id = ${a.cabinetId}`;
+      for (const device of devicesRow) await tx`UPDATE hub_devices SET last_number = ${device.last_number} WHERE id = ${device.id}`;
+    });
+    const restoredCommand = await runCourtier(['hub', 'restored', '--json', '--database-url', hub.databaseUrl]);
+    expect(restoredCommand.code, restoredCommand.stderr).toBe(0);
+    // The installs go on as their services would: each exchange may start them over, then they catch up.
+    for (let round = 0; round < 3; round += 1) {
+      for (const node of [a, b]) {
+        await pushNode(node).catch(() => undefined);
+        await pullNode(node).catch(() => undefined);
+      }
+    }
+    const all = ['Après, de A', 'Après, de B', 'Avant la sauvegarde du hub'];
+    expect(titles(a)).toEqual(all);
+    expect(titles(b)).toEqual(all);
+    const onHub = await hub.database.sql<{ n: number }[]>`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
+    expect(onHub[0]?.n).toBe(3);
+    for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
   });
 });

@@ -94,6 +94,7 @@ const en = {
     'sync.changes_set_aside': 'Changes from another computer set aside',
     'sync.conflict_discarded': 'A set-aside change discarded',
     'sync.conflicts_retried': 'Set-aside changes tried again',
+    'sync.resynced': 'Sync started over with the hub (a backup was restored)',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -191,6 +192,7 @@ const fr: OfficeStrings = {
     'sync.changes_set_aside': 'Modifications d’un autre ordinateur mises de côté',
     'sync.conflict_discarded': 'Une modification mise de côté abandonnée',
     'sync.conflicts_retried': 'Modifications mises de côté réessayées',
+    'sync.resynced': 'Synchronisation reprise depuis le début (une sauvegarde a été restaurée)',
   },
 };
 

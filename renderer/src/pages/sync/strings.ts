@@ -65,7 +65,6 @@ const en = {
     byCode: {
       device_revoked: 'This computer was revoked on the hub: ask the hub’s operator for a new code, disconnect, then connect again.',
       sync_protocol_too_old: 'This Courtier is too old for the cabinet’s other installs: update it (changes wait meanwhile).',
-      hub_missing_changes: 'The hub lacks changes this computer already sent (it may have been restored from an older backup): disconnect, then connect again.',
       sync_off: 'This computer’s hub credential is missing from its secret store: disconnect, then connect again.',
     } as Partial<Record<string, string>>,
   },
@@ -154,7 +153,6 @@ const fr: SyncStrings = {
     byCode: {
       device_revoked: 'Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
       sync_protocol_too_old: 'Ce Courtier est trop ancien pour les autres installations du cabinet : mettez-le à jour (les modifications attendent entre-temps).',
-      hub_missing_changes: 'Le hub n’a plus des modifications déjà envoyées par cet ordinateur (restauré depuis une ancienne sauvegarde ?) : déconnectez, puis reconnectez.',
       sync_off: 'Le secret de cet ordinateur pour le hub manque dans son coffre : déconnectez, puis reconnectez.',
     },
   },

@@ -1,0 +1,1 @@
+ALTER TABLE "hub_cabinets" ADD COLUMN "epoch" text DEFAULT gen_random_uuid()::text NOT NULL;
