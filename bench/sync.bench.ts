@@ -18,6 +18,9 @@
  *     baseline 8 concurrent bare bulk inserts of the same rows. Plus, for information, one-change
  *     pushes one after the other (the hub's own latency).
  *
+ * PostgreSQL runs with its durable defaults (fsync, synchronous_commit, full_page_writes on): a
+ * commit waits for the disk, as on a hub in production.
+ *
  * On a 2-core machine the installs, the hub and PostgreSQL share the cores; every phase prints the
  * CPU each used, and what the rest of the machine took meanwhile.
  */
@@ -644,7 +647,8 @@ export const benchmark: Benchmark = {
   name: 'sync',
   description: `sync through a hub on a throwaway PostgreSQL: upload and join of ${int.format(RECORDS)} records, A->B latency at ${LATENCY_RATE}/s, POST rate with sync on/off, ${DEVICES} devices pushing at once`,
   async run(ctx) {
-    const pg = await startTestPostgres();
+    // PostgreSQL's durable defaults, as a hub runs: every commit waits for its WAL on disk.
+    const pg = await startTestPostgres({ durable: true });
     const unregisterPg = registerCleanup({ run: () => pg.stop(), runSync: () => undefined });
     const opened: { close(): unknown }[] = [];
     let hub: ServerChild | undefined;
@@ -669,7 +673,10 @@ export const benchmark: Benchmark = {
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
       const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (target) => (await createInvite(invites, target)).code };
-      console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (fsync off); installs A and B in this process`);
+      const durability = await hubSql<{ name: string; setting: string }[]>`
+        SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`;
+      const settings = durability.map((row) => `${row.name}=${row.setting}`).join(', ');
+      console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (${settings}); installs A and B in this process`);
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };
       const { a, b, cabinetId } = await uploadAndJoin(env, results);
