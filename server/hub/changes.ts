@@ -167,8 +167,8 @@ export interface Pull {
 /**
  * A page of the other devices' changes after a seq. With `wait`, until one comes, the request is
  * held until a push to the cabinet commits on any hub process (its NOTIFY, sent after the commit),
- * the wait ends, or the client goes away; the caller's own pushes wake it but only move its cursor. The page's last_seq
- * is past the caller's own changes too, so that it never pulls them again.
+ * the wait ends, or the client goes away; the caller's own pushes wake it but only move its
+ * cursor. The page's last_seq is past the caller's own changes too, so that it never pulls them again.
  */
 export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<string> {
   assertProtocolServed(pull.protocol, caller.highestProtocol);
