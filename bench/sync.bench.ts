@@ -15,8 +15,14 @@
  *  4. POST /opportunities with sync on (cabinet connected, engine running) vs off: goal >= 0.8x; each
  *     server alone on CPU 0, the load, the hub and PostgreSQL on the others (a hub runs elsewhere);
  *  5. 8 devices of one cabinet pushing batches at once through the hub: goal >= 5,000 rows/s;
- *     baseline 8 concurrent bare bulk inserts of the same rows. Plus, for information, one-change
- *     pushes one after the other (the hub's own latency).
+ *     baseline 8 concurrent bare bulk inserts of the same rows;
+ *  6. 8 devices of 8 different cabinets, each pushing one change at a time, all at once: goal >= 3x
+ *     the rate of one of them pushing alone (the pushes of different cabinets must not commit one
+ *     after the other), the two in turn (bench/lib/alternate.ts). Plus, for information, the
+ *     latency of a one-change push.
+ *
+ * PostgreSQL runs with its durable defaults (fsync, synchronous_commit, full_page_writes on): a
+ * commit waits for the disk, as on a hub in production.
  *
  * On a 2-core machine the installs, the hub and PostgreSQL share the cores; every phase prints the
  * CPU each used, and what the rest of the machine took meanwhile.
@@ -33,6 +39,7 @@ import type { CpuReader, Measurement } from './lib/load.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { postgresCpuReader, postgresPids } from './lib/processes.js';
 import { pinToCpus } from './lib/affinity.js';
+import { inPairs, pairRatios, roundRatiosLine } from './lib/alternate.js';
 import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { percentile } from './lib/latency.js';
@@ -64,7 +71,10 @@ const LATENCY_SECONDS = 10;
 const LATENCY_DRAIN_MS = 10_000;
 const DEVICES = 8;
 const ROWS_PER_DEVICE = 5_000;
-const SINGLE_PUSHES = 1_000;
+/** Phase 6: one device in each of this many cabinets. */
+const CABINETS = 8;
+/** Phase 6: one-change pushes each pushing device sends in a round. */
+const PUSHES_PER_ROUND = 400;
 /** The longest the installs' cursors may take to reach the hub's newest seq before the latency phase. */
 const CATCH_UP_TIMEOUT_MS = 120_000;
 
@@ -75,6 +85,7 @@ const GOAL_P50_MS = 300;
 const GOAL_P99_MS = 1_000;
 const GOAL_POST_RATIO = 0.8;
 const GOAL_HUB_ROWS_PER_S = 5_000;
+const GOAL_CABINETS_RATIO = 3;
 
 const PASSWORD = 'correct horse battery staple';
 const PROTOCOL = { [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) };
@@ -606,20 +617,6 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
   const bareSeconds = (performance.now() - bareStarted) / 1000;
   const barePhase = await bareCpu();
 
-  // For information: one change per push, one push after the other (the hub's latency for a small push).
-  const single = devices[0];
-  const latencies: number[] = [];
-  if (single) {
-    for (let k = 0; k < SINGLE_PUSHES; k++) {
-      const n = ROWS_PER_DEVICE + k + 1;
-      const body = JSON.stringify({ changes: [changeOf(single, n, `poste-0-${n}`, opportunityFields(n, now))] });
-      const t = performance.now();
-      await push(env.hubUrl, single, body);
-      latencies.push(performance.now() - t);
-    }
-  }
-  latencies.sort((p, q) => p - q);
-
   console.log(
     formatTable(
       [`5. ${DEVICES} devices x ${int.format(ROWS_PER_DEVICE)} rows, batches of ${PUSH_BATCH}`, 'seconds', 'rows/s', ...CPU_COLUMNS],
@@ -629,7 +626,6 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
       ],
     ),
   );
-  console.log(`   one-change pushes, ${SINGLE_PUSHES} one after the other: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms (no goal)`);
   noteOther(results, hubPhase.cores.other, barePhase.cores.other);
   const rate = total / hubSeconds;
   const met = rate >= GOAL_HUB_ROWS_PER_S;
@@ -640,11 +636,111 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
   results.summary.push(`${DEVICES} devices ${int.format(rate)} rows/s`);
 }
 
+interface PushRound {
+  pushes: number;
+  seconds: number;
+  /** Each push's time, request to answer, in ms. */
+  latencies: number[];
+  cpu: PhaseCpu;
+}
+
+/** Rounds as one run: pushes over their summed time; CPU shares weighted by each round's time, 'other' the worst round's. */
+function pooledRounds(rounds: readonly PushRound[]): PushRound {
+  const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
+  const names = [...new Set(rounds.flatMap((r) => Object.keys(r.cpu.cores)))];
+  const cores = Object.fromEntries(names.map((name) => [name, rounds.reduce((sum, r) => sum + (r.cpu.cores[name] ?? 0) * r.seconds, 0) / seconds]));
+  cores.other = Math.max(...rounds.map((r) => r.cpu.cores.other ?? 0));
+  return {
+    pushes: rounds.reduce((sum, r) => sum + r.pushes, 0),
+    seconds,
+    latencies: rounds.flatMap((r) => r.latencies).sort((p, q) => p - q),
+    cpu: { seconds, cores },
+  };
+}
+
+/**
+ * 6. One device in each of 8 cabinets, each pushing one change per push, one push after the other,
+ * all 8 at once; against one of them pushing alone. Nothing is shared between the cabinets but the
+ * hub and PostgreSQL: the 8 should go as far as the machine's cores and the disk's flushes take them.
+ */
+async function cabinetsPhase(env: Env, results: Results): Promise<void> {
+  const devices: Device[] = [];
+  for (let c = 0; c < CABINETS; c++) {
+    const cabinet = { id: randomUUID(), name: `Cabinet Seul ${c}` };
+    devices.push(await pair(env.hubUrl, await env.invite({ register: cabinet.id }), `seul-${c}`, cabinet));
+  }
+  const pushed = new Map(devices.map((device) => [device.id, 0]));
+  const now = Date.now();
+  /** The device's next `count` one-change bodies, made before the clock starts. */
+  const bodiesOf = (device: Device, count: number) =>
+    Array.from({ length: count }, () => {
+      const n = (pushed.get(device.id) ?? 0) + 1;
+      pushed.set(device.id, n);
+      return JSON.stringify({ changes: [changeOf(device, n, `${device.id}-${n}`, opportunityFields(n, now))] });
+    });
+  const round = async (pushing: number, count: number): Promise<PushRound> => {
+    const work = devices.slice(0, pushing).map((device) => ({ device, bodies: bodiesOf(device, count) }));
+    const latencies: number[] = [];
+    const stop = await meter(env.readers);
+    const started = performance.now();
+    await Promise.all(
+      work.map(async ({ device, bodies }) => {
+        for (const body of bodies) {
+          const t = performance.now();
+          await push(env.hubUrl, device, body);
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = await stop();
+    return { pushes: pushing * count, seconds, latencies, cpu };
+  };
+  // Warm-up: every device's connection to the hub, and the hub's path for a one-change push.
+  await round(CABINETS, 20);
+  const rounds = await inPairs(
+    () => round(1, PUSHES_PER_ROUND),
+    () => round(CABINETS, PUSHES_PER_ROUND),
+  );
+  for (const [deviceId, count] of pushed) {
+    const [stored] = await env.hubSql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE device_id = ${deviceId}`;
+    if (Number(stored?.n) !== count) throw new Error(`the hub holds ${stored?.n} of the ${count} changes device ${deviceId} pushed`);
+  }
+  const alone = pooledRounds(rounds.baseline);
+  const together = pooledRounds(rounds.subject);
+  const rate = (r: PushRound) => r.pushes / r.seconds;
+  const row = (name: string, r: PushRound) => [
+    name,
+    int.format(r.pushes),
+    r.seconds.toFixed(2),
+    int.format(rate(r)),
+    percentile(r.latencies, 50).toFixed(2),
+    percentile(r.latencies, 99).toFixed(2),
+    ...cpuCells(r.cpu),
+  ];
+  console.log(
+    formatTable(
+      [`6. one change per push, ${PUSHES_PER_ROUND} pushes per device a round`, 'pushes', 'seconds', 'pushes/s', 'p50 ms', 'p99 ms', ...CPU_COLUMNS],
+      [row('one device alone', alone), row(`${CABINETS} devices of ${CABINETS} cabinets at once`, together)],
+    ),
+  );
+  console.log(`   ${roundRatiosLine({ roundRatios: pairRatios(rounds, rate) })}; each side 4 rounds, in pairs AB BA AB BA, after a warm-up of 20 pushes per device`);
+  noteOther(results, alone.cpu.cores.other, together.cpu.cores.other);
+  const ratio = rate(together) / rate(alone);
+  const met = ratio >= GOAL_CABINETS_RATIO;
+  results.lines.push(
+    `6. ${CABINETS} devices of ${CABINETS} cabinets pushing one change at a time, at once: ${int.format(rate(together))} pushes/s, ${ratio.toFixed(2)}x one device alone (${int.format(rate(alone))}/s, p50 ${percentile(alone.latencies, 50).toFixed(2)} ms; goal >= ${GOAL_CABINETS_RATIO}x) ${verdict(met)}`,
+  );
+  results.met.push(met);
+  results.summary.push(`${CABINETS} cabinets ${ratio.toFixed(2)}x one alone`);
+}
+
 export const benchmark: Benchmark = {
   name: 'sync',
-  description: `sync through a hub on a throwaway PostgreSQL: upload and join of ${int.format(RECORDS)} records, A->B latency at ${LATENCY_RATE}/s, POST rate with sync on/off, ${DEVICES} devices pushing at once`,
+  description: `sync through a hub on a throwaway durable PostgreSQL: upload and join of ${int.format(RECORDS)} records, A->B latency at ${LATENCY_RATE}/s, POST rate with sync on/off, ${DEVICES} devices pushing at once, ${CABINETS} cabinets' one-change pushes at once`,
   async run(ctx) {
-    const pg = await startTestPostgres();
+    // PostgreSQL's durable defaults, as a hub runs: every commit waits for its WAL on disk.
+    const pg = await startTestPostgres({ durable: true });
     const unregisterPg = registerCleanup({ run: () => pg.stop(), runSync: () => undefined });
     const opened: { close(): unknown }[] = [];
     let hub: ServerChild | undefined;
@@ -669,7 +765,10 @@ export const benchmark: Benchmark = {
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
       const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (target) => (await createInvite(invites, target)).code };
-      console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (fsync off); installs A and B in this process`);
+      const durability = await hubSql<{ name: string; setting: string }[]>`
+        SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`;
+      const settings = durability.map((row) => `${row.name}=${row.setting}`).join(', ');
+      console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (${settings}); installs A and B in this process`);
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };
       const { a, b, cabinetId } = await uploadAndJoin(env, results);
@@ -677,6 +776,7 @@ export const benchmark: Benchmark = {
       await latencyPhase(env, a, b, cabinetId, results);
       await postPhase(env, results);
       await devicesPhase(env, results);
+      await cabinetsPhase(env, results);
 
       for (const line of results.lines) console.log(line);
       console.log("   'other CPU': what the rest of the machine used meanwhile, beside this process, the hub child, PostgreSQL (and the server child in 4)");

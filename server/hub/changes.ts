@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import { ApiError } from '../errors.js';
@@ -36,9 +37,10 @@ export interface Push {
 /**
  * Stores a batch of one device's changes in one transaction and answers up to which number the
  * hub holds them. A replayed batch (a lost acknowledgement) stores nothing and gets the same
- * answer; a batch that skips numbers is refused with the number to start from.
+ * answer; a batch that skips numbers is refused with the number to start from. Once committed, the
+ * cabinet's long polls are woken (notifyChanges), before the answer.
  */
-export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, push: Push): Promise<PushResponse> {
+export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, push: Push, log: Pick<FastifyBaseLogger, 'warn'>): Promise<PushResponse> {
   assertProtocolServed(push.protocol, caller.highestProtocol);
   assertConsecutive(push.changes);
   assertStorable(push.changes, 'body.changes');
@@ -77,8 +79,16 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
-    await notifyChanges(tx, caller.cabinetId);
     return last;
+  });
+  // After the commit, so that pushes of different cabinets commit side by side (see notifyChanges);
+  // a long poll woken by it reads after the commit, so it finds the changes. A replay notifies
+  // again: its first attempt may have committed and lost its answer and its notification together
+  // (the process stopped between the two). A rolled-back push never gets here.
+  await notifyChanges(deps.sql, caller.cabinetId).catch((err: unknown) => {
+    // The changes are stored: the answer says so. Long polls elsewhere end at their wait's end
+    // (30 s at most), or at once if their LISTEN was cut too and reconnects.
+    log.warn({ err, cabinet_id: caller.cabinetId }, 'hub: a push committed but its long polls could not be woken');
   });
   return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
 }
@@ -178,9 +188,9 @@ export interface Pull {
 
 /**
  * A page of the other devices' changes after a seq. With `wait`, until one comes, the request is
- * held until a push to the cabinet commits on any hub process (NOTIFY), the wait ends, or the
- * client goes away; the caller's own pushes wake it but only move its cursor. The page's last_seq
- * is past the caller's own changes too, so that it never pulls them again.
+ * held until a push to the cabinet commits on any hub process (its NOTIFY, sent after the commit),
+ * the wait ends, or the client goes away; the caller's own pushes wake it but only move its
+ * cursor. The page's last_seq is past the caller's own changes too, so that it never pulls them again.
  */
 export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<string> {
   assertProtocolServed(pull.protocol, caller.highestProtocol);

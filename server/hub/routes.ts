@@ -52,7 +52,8 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
   registerEndpoint(
     app,
     pushChanges,
-    (request) => push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }),
+    (request) =>
+      push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }, request.log),
     { bodyLimit: MAX_PUSH_BYTES },
   );
 

@@ -133,9 +133,16 @@ export async function setLastNumber(tx: TransactionSql, cabinetId: string, devic
   await tx`UPDATE hub_devices SET last_number = ${lastNumber} WHERE cabinet_id = ${cabinetId} AND id = ${deviceId}`;
 }
 
-/** Delivered at commit to every session listening, on every hub process; nothing if the transaction rolls back. */
-export async function notifyChanges(tx: TransactionSql, cabinetId: string): Promise<void> {
-  await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${cabinetId})`;
+/**
+ * Wakes the cabinet's long polls on every hub process (each LISTENs): sent once a push has
+ * committed, in a transaction of its own, never inside the push's. PostgreSQL serialises the commits
+ * of every transaction that notifies, in every database of the cluster, on one lock held until the
+ * commit is flushed to disk: inside the push's transaction, pushes of all cabinets would commit one
+ * at a time. A notification alone writes nothing before its commit, so it commits without waiting
+ * for the disk.
+ */
+export async function notifyChanges(sql: Sql, cabinetId: string): Promise<void> {
+  await sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${cabinetId})`;
 }
 
 /** A change as a pull serves it, its fields still the JSON text PostgreSQL holds: the hub never looks inside them. */

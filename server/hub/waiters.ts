@@ -74,9 +74,10 @@ export function createChangeWaiters(): ChangeWaiters {
 }
 
 /**
- * One LISTEN connection per hub app (two channels on it): PostgreSQL delivers each committed push's
- * NOTIFY to every hub process, which wakes its own waiters for that cabinet. postgres.js reconnects and listens
- * again by itself; since notifications sent meanwhile are lost, every waiter then reads again.
+ * One LISTEN connection per hub app (two channels on it): PostgreSQL delivers the NOTIFY that a
+ * push sends once committed to every hub process, this one included, which wakes its own waiters
+ * for that cabinet. postgres.js reconnects and listens again by itself; since notifications sent
+ * meanwhile are lost, every waiter then reads again.
  */
 export async function listenForChanges(sql: Sql, waiters: ChangeWaiters): Promise<{ unlisten(): Promise<void> }> {
   let listening = false;

@@ -10,6 +10,8 @@ import postgres from 'postgres';
  * The one way tests get PostgreSQL: a throwaway cluster of Debian's postgresql in a temp dir, on a
  * free loopback port, trust authentication, fsync off (a crash of the test machine loses nothing
  * anyone wants; a crash of PostgreSQL loses nothing committed). Each test file starts its own, so files never share state and run in parallel.
+ * The benchmarks ask for a durable one (`durable: true`): PostgreSQL's defaults, each commit flushed
+ * to disk, as a hub runs in production.
  */
 export interface TestPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres — the maintenance database. */
@@ -61,7 +63,15 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startTestPostgres(): Promise<TestPostgres> {
+interface TestPostgresOptions {
+  /**
+   * fsync, synchronous_commit and full_page_writes on (PostgreSQL's defaults): every commit waits
+   * for its WAL to reach the disk. For measuring what a commit costs; tests leave it off.
+   */
+  durable?: boolean;
+}
+
+export async function startTestPostgres(options: TestPostgresOptions = {}): Promise<TestPostgres> {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), 'courtier-pg-'));
   const data = join(dir, 'data');
@@ -75,12 +85,14 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   };
   try {
     if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString()));
-    await exec(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    await exec(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', ...(options.durable ? [] : ['--no-sync'])]);
     const port = await freePort();
-    // fsync off: only a crash of the machine loses data. synchronous_commit stays on, so that a
+    // Tests: fsync off, only a crash of the machine loses data. synchronous_commit stays on, so that a
     // committed transaction is in the WAL (the OS's cache) and survives stopImmediate(), a crash of PostgreSQL.
-    const options = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'].join(' ');
-    const start = () => exec(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', options]);
+    const durability = options.durable ? ['fsync=on', 'synchronous_commit=on', 'full_page_writes=on'] : ['fsync=off', 'full_page_writes=off'];
+    const settings = ['listen_addresses=127.0.0.1', ...durability, 'max_connections=200'];
+    const serverOptions = ['-p', String(port), '-k', dir, ...settings.flatMap((setting) => ['-c', setting])].join(' ');
+    const start = () => exec(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', serverOptions]);
     const stopWith = (mode: 'fast' | 'immediate') => exec(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w']);
     await start().catch((err: unknown) => {
       throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`);
