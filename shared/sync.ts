@@ -27,6 +27,9 @@ const syncStatusSchema = z
     last_error_code: z.string().nullable().describe('Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, sync_off (the credential is missing), internal_error, or a hub error code.'),
     offline_since: z.iso.datetime().nullable().describe('While the hub cannot be reached: since when.'),
     clock_ahead_seconds: z.int().nullable().describe('How far this machine’s clock is ahead of the hub’s (negative: behind), at the last answer.'),
+    resyncing: z
+      .boolean()
+      .describe('This install is pulling the cabinet again from the start: it, or the hub, was restored from a backup. Nothing is lost meanwhile.'),
     set_aside_changes: z
       .int()
       .min(0)

@@ -276,6 +276,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
       last_error_code: null,
       offline_since: null,
       clock_ahead_seconds: null,
+      resyncing: false,
       set_aside_changes: 0,
     };
   }
@@ -293,6 +294,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     last_error_code: connection.state === 'offline' ? 'hub_unreachable' : connection.lastErrorCode,
     offline_since: connection.state === 'offline' ? toIsoOrNull(connection.offlineSince) : null,
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
+    resyncing: connection.resyncing,
     set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
 }

@@ -25,6 +25,7 @@ function status(changes: Partial<SyncStatus> = {}): SyncStatus {
     last_error_code: null,
     offline_since: null,
     clock_ahead_seconds: 0,
+    resyncing: false,
     set_aside_changes: 0,
     ...changes,
   };
