@@ -30,6 +30,10 @@ const syncStatusSchema = z
     resyncing: z
       .boolean()
       .describe('This install is pulling the cabinet again from the start: it, or the hub, was restored from a backup. Nothing is lost meanwhile.'),
+    refused_by_hub: z
+      .int()
+      .min(0)
+      .describe('Changes made here that the hub refused for what they hold (taken out of the queue so that the others go; courtier sync conflicts lists them).'),
     set_aside_changes: z
       .int()
       .min(0)

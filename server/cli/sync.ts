@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { connectCabinet, disconnectCabinet, discardSyncConflict, joinCabinet, listSyncConflicts, retrySyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
+import { connectCabinet, disconnectCabinet, discardSyncConflict, joinCabinet, listRefusedByHub, listSyncConflicts, retrySyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
@@ -16,6 +16,8 @@ function describe(status: ReturnType<typeof syncStatus>): string {
     `Last push: ${status.last_push_at ?? 'never'}; last pull: ${status.last_pull_at ?? 'never'}.`,
   ];
   if (status.last_error) lines.push(`Problem: ${status.last_error}.`);
+  if (status.refused_by_hub > 0) lines.push(`${status.refused_by_hub} change(s) made here refused by the hub (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
+  if (status.resyncing) lines.push('Catching up with the hub from the start: this install, or the hub, was restored from a backup.');
   if (status.set_aside_changes > 0) lines.push(`${status.set_aside_changes} change(s) from other installs set aside (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
   return lines.join('\n');
 }
@@ -99,11 +101,14 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const cabinetId = required(v, 'cabinet');
       const limit = v.limit === undefined ? 100 : Number(v.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const conflicts = await withDeps(v['data-dir'], io, (deps) => listSyncConflicts(deps, cabinetId, limit));
-      const human = conflicts.length
-        ? conflicts.map((c) => `seq ${c.seq}  ${c.kind} ${c.record_id}  ${c.op}  from device ${c.device_id}  ${c.reason}: ${c.message}`).join('\n')
-        : 'No change from other installs was set aside.';
-      print(io, v.json, { conflicts }, human);
+      const [conflicts, refused] = await withDeps(v['data-dir'], io, (deps) => [listSyncConflicts(deps, cabinetId, limit), listRefusedByHub(deps, cabinetId, limit)] as const);
+      const human = [
+        conflicts.length
+          ? conflicts.map((c) => `seq ${c.seq}  ${c.kind} ${c.record_id}  ${c.op}  from device ${c.device_id}  ${c.reason}: ${c.message}`).join('\n')
+          : 'No change from other installs was set aside.',
+        ...(refused.length ? ['Changes made here that the hub refused (the other installs do not have them):', ...refused.map((r) => `${r.kind} ${r.record_id}  ${r.op}  ${r.code}: ${r.message}`)] : []),
+      ];
+      print(io, v.json, { conflicts, refused_by_hub: refused }, human.join('\n'));
       return;
     }
     case 'pause':

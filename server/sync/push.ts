@@ -92,14 +92,41 @@ function forgetAcknowledged(context: PushContext, cabinetId: string, acknowledge
   context.deps.db.immediateTransaction(() => store.forgetThrough(orm, cabinetId, acknowledged, context.deps.clock.now()));
 }
 
+/** The path of a change's content in a push's validation issues: `body.changes.<index>` and below, its number aside. */
+const CHANGE_CONTENT = /^body\.changes\.(\d+)(?:\.(?!number$).*)?$/;
+
+/**
+ * The changes of a batch that the hub refused for what they hold — a value it cannot store, a rule
+ * of the protocol, a size over its limit — by number; none when the refusal is about the batch, this
+ * device or this moment. Those changes would be refused again at every try, and the queue behind them with them.
+ */
+function refusedChanges(err: HubRefusal, batch: readonly SyncChange[]): number[] {
+  const details = err.details as { number?: unknown } | { path?: unknown }[] | undefined;
+  if (err.code === 'payload_too_large' && details && !Array.isArray(details) && typeof details.number === 'number') return [details.number];
+  // A body over the hub's limit, of one change alone: that change can never go.
+  if (err.code === 'payload_too_large' && batch.length === 1 && batch[0]) return [batch[0].number];
+  if (err.code !== 'validation_error' || !Array.isArray(details) || details.length === 0) return [];
+  const numbers = details.map((issue) => {
+    const index = typeof issue.path === 'string' ? CHANGE_CONTENT.exec(issue.path)?.[1] : undefined;
+    return index === undefined ? undefined : batch[Number(index)]?.number;
+  });
+  // Every issue must name a change's content: anything else is about the batch as a whole.
+  return numbers.every((number) => number !== undefined) ? [...new Set(numbers as number[])] : [];
+}
+
 /**
  * What a refusal of the oldest batch in flight means for the queue: a hub or an install that went
  * back in time (restored from a backup) starts a resync, and the push ends there (the queue is
  * pushed again at once); any other refusal is thrown.
  */
-function onRefused(context: PushContext, cabinetId: string, err: unknown): void {
+function onRefused(context: PushContext, cabinetId: string, batch: readonly SyncChange[], err: unknown): void {
   if (err instanceof HubEpochChanged) return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
   if (!(err instanceof HubRefusal)) throw err;
+  const poisoned = refusedChanges(err, batch);
+  if (poisoned.length > 0) {
+    const { db, clock } = context.deps;
+    return db.immediateTransaction(() => store.setAsideRefused(db.orm, cabinetId, poisoned, { code: err.code, message: err.message, at: clock.now() }));
+  }
   if (err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
   const expected = Number((err.details as { expected_number?: unknown } | undefined)?.expected_number);
   // The oldest change queued here is past what the hub holds: the hub lost changes it acknowledged.
@@ -151,7 +178,7 @@ export async function pushQueued(context: PushContext, cabinetId: string, progre
       const later = await Promise.all(inFlight.map((next) => next.sent));
       const acknowledged = Math.max(0, ...later.map((next) => ('acknowledged' in next ? next.acknowledged : 0)));
       if (acknowledged > 0) forgetAcknowledged(context, cabinetId, acknowledged);
-      onRefused(context, cabinetId, outcome.error);
+      onRefused(context, cabinetId, batch.changes, outcome.error);
       return sent;
     }
     forgetAcknowledged(context, cabinetId, outcome.acknowledged);

@@ -140,6 +140,30 @@ export const syncConflicts = sqliteTable(
 );
 
 /**
+ * Changes made here that the hub refused for what they hold (a value it cannot store, a change over
+ * its size limit): taken out of the queue so that the ones after them go, and kept here whole for a
+ * person to see. The value stays on this install; the other installs do not get it.
+ */
+export const syncRefused = sqliteTable(
+  'sync_refused',
+  {
+    cabinetId: text('cabinet_id').notNull(),
+    /** The change's stamp, unique per device: the change's identity once out of the queue's numbering. */
+    hlc: text('hlc').notNull(),
+    kind: text('kind').notNull(),
+    recordId: text('record_id').notNull(),
+    op: text('op', { enum: SYNC_OPS }).notNull(),
+    /** JSON of the change's fields, whole. */
+    fields: text('fields').notNull(),
+    /** The hub's error code and its words. */
+    code: text('code').notNull(),
+    message: text('message').notNull(),
+    refusedAt: integer('refused_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.hlc] })],
+);
+
+/**
  * PDFs fetched for a pulled page before it is applied: written one at a time as they arrive (so a
  * page's PDFs are never all in memory), read by the transaction that applies the page, which
  * deletes them. What a crash leaves is deleted an hour later.

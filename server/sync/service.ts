@@ -277,6 +277,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
       offline_since: null,
       clock_ahead_seconds: null,
       resyncing: false,
+      refused_by_hub: 0,
       set_aside_changes: 0,
     };
   }
@@ -295,6 +296,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     offline_since: connection.state === 'offline' ? toIsoOrNull(connection.offlineSince) : null,
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
     resyncing: connection.resyncing,
+    refused_by_hub: store.countRefused(deps.db.orm, cabinetId),
     set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
 }
@@ -334,6 +336,20 @@ export async function retrySyncConflicts(
   const result = { applied: seqsOf('applied'), still_set_aside: seqsOf('set_aside'), no_longer_on_hub: seqsOf('gone') };
   recordAudit(deps, { cabinetId, action: 'sync.conflicts_retried', actor, details: { applied: result.applied.length, still_set_aside: result.still_set_aside.length, no_longer_on_hub: result.no_longer_on_hub.length } });
   return result;
+}
+
+/** The changes made here that the hub refused, newest first. */
+export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number) {
+  return store.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
+    kind: row.kind,
+    record_id: row.recordId,
+    op: row.op,
+    hlc: row.hlc,
+    fields: row.fields,
+    code: row.code,
+    message: row.message,
+    refused_at: toIso(row.refusedAt),
+  }));
 }
 
 /** The changes this install set aside, newest first. */

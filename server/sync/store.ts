@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import { later, type ClockState } from './hlc.js';
-import { syncConflicts, syncConnections, syncDetached, syncFieldClocks, syncOutbox, syncOwnDevices, syncStagedBlobs } from './schema.js';
+import { syncConflicts, syncConnections, syncDetached, syncFieldClocks, syncOutbox, syncOwnDevices, syncRefused, syncStagedBlobs } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
@@ -158,6 +158,36 @@ export function renumberOutbox(orm: Orm, cabinetId: string, first: number): numb
   rows.forEach((row, i) => appendOutbox(orm, { ...row, number: first + i }));
   orm.update(syncConnections).set({ nextNumber: first + rows.length, acknowledgedNumber: first - 1 }).where(eq(syncConnections.cabinetId, cabinetId)).run();
   return rows.length;
+}
+
+export type RefusedRow = typeof syncRefused.$inferSelect;
+
+/**
+ * Takes queued changes the hub refused for what they hold out of the queue, keeps them whole in
+ * sync_refused, and numbers the rest of the queue from the first number again, so that the ones
+ * after them go.
+ */
+export function setAsideRefused(orm: Orm, cabinetId: string, numbers: readonly number[], refusal: { code: string; message: string; at: number }): void {
+  const queue = readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER);
+  const first = queue[0]?.number;
+  if (first === undefined) return;
+  for (const row of queue.filter((queued) => numbers.includes(queued.number))) {
+    orm
+      .insert(syncRefused)
+      .values({ cabinetId, hlc: row.hlc, kind: row.kind, recordId: row.recordId, op: row.op, fields: row.fields, code: refusal.code, message: refusal.message.slice(0, 500), refusedAt: refusal.at })
+      .onConflictDoNothing()
+      .run();
+    orm.delete(syncOutbox).where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number))).run();
+  }
+  renumberOutbox(orm, cabinetId, first);
+}
+
+export function listRefused(orm: Orm, cabinetId: string, limit: number): RefusedRow[] {
+  return orm.select().from(syncRefused).where(eq(syncRefused.cabinetId, cabinetId)).orderBy(desc(syncRefused.refusedAt)).limit(limit).all();
+}
+
+export function countRefused(orm: Orm, cabinetId: string): number {
+  return orm.select({ n: count() }).from(syncRefused).where(eq(syncRefused.cabinetId, cabinetId)).get()?.n ?? 0;
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {

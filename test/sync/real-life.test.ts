@@ -190,3 +190,27 @@ describe('a hub restored from a backup', () => {
     for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
   });
 });
+
+describe('a change the hub refuses for what it holds', () => {
+  it('is taken out of the queue and shown, and the changes after it still go', async () => {
+    const [a, b] = await twoInstalls();
+    // Written past the API's checks (which refuse both since): a NUL, then a title over the hub's 256 KiB.
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 octet' }, 'api');
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'x'.repeat(300 * 1024) }, 'api');
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après les refus' }, 'api');
+    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1) await pushNode(a).catch(() => undefined);
+    expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
+    await pullNode(b);
+    expect(titles(b)).toEqual(['Après les refus']);
+    const refused = store.listRefused(a.deps.db.orm, a.cabinetId, 10);
+    // The oversized opportunity's creation event carries the title too.
+    expect(refused.map((row) => [row.kind, row.code]).sort()).toEqual([
+      ['event', 'payload_too_large'],
+      ['opportunity', 'payload_too_large'],
+      ['opportunity', 'validation_error'],
+    ]);
+    const listed = await runCourtier(['sync', 'conflicts', '--cabinet', a.cabinetId, '--json', '--data-dir', a.dir]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { refused_by_hub: unknown[] }).refused_by_hub).toHaveLength(3);
+  });
+});

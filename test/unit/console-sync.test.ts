@@ -26,6 +26,7 @@ function status(changes: Partial<SyncStatus> = {}): SyncStatus {
     offline_since: null,
     clock_ahead_seconds: 0,
     resyncing: false,
+    refused_by_hub: 0,
     set_aside_changes: 0,
     ...changes,
   };
