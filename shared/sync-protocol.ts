@@ -169,6 +169,10 @@ export const pairResponseSchema = z
     device_secret: z.string().describe('Shown once: the device’s credential (Authorization: Bearer). The hub keeps only its hash.'),
     cabinet_id: z.string(),
     cabinet_name: z.string(),
+    reconnected: z
+      .boolean()
+      .optional()
+      .describe('true: the install brought a cabinet the hub already has, with a code that joins it (a reconnect); it sends only what changed meanwhile.'),
     hub_time: isoTime,
   })
   .meta({ id: 'SyncPaired' });

@@ -100,7 +100,8 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
     const deviceId = newDeviceId(deps.randomBytes);
     await tx.insert(hubDevices).values({ id: deviceId, cabinetId: joined.id, name: attempt.body.device_name, credentialHash: sha256Hex(secret), createdAt: new Date(now) });
     await tx.update(hubInvites).set({ usedAt: new Date(now) }).where(eq(hubInvites.codeHash, invite.codeHash));
-    return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, hub_time: hubTime(deps) } };
+    const reconnected = invite.cabinetId !== null && attempt.body.cabinet !== undefined;
+    return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, reconnected, hub_time: hubTime(deps) } };
   });
   const actor = { kind: 'anonymous' as const, id: null, label: null, address: attempt.address };
   const named = { device_name: attempt.body.device_name, ...(attempt.body.cabinet ? { cabinet_brought: attempt.body.cabinet.id } : {}) };
@@ -173,14 +174,17 @@ async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number
   return { id: cabinet.id, name: cabinet.name };
 }
 
-/** A code made with --cabinet: a new install joins that cabinet (courtier sync join, which sends no cabinet). */
+/**
+ * A code made with --cabinet: a new install joins that cabinet (courtier sync join, which sends no
+ * cabinet), or an install that holds that very cabinet connects again (sync connect, bringing it).
+ */
 async function join(tx: Tx, cabinetId: string, attempt: Attempt): Promise<Joined> {
-  // An install that brings a cabinet of its own (sync connect) would upload it into the code's cabinet.
-  if (attempt.body.cabinet) {
+  // An install that brings another cabinet of its own would upload it into the code's cabinet.
+  if (attempt.body.cabinet && attempt.body.cabinet.id !== cabinetId) {
     return {
       error: new ApiError(
         'pairing_code_joins',
-        'This code joins a cabinet the hub already has: use it with courtier sync join on a new install. Connecting this install’s own cabinet needs a code made for it with courtier hub invite --new-cabinet.',
+        'This code joins another cabinet the hub has: use it with courtier sync join on a new install. Connecting this install’s own cabinet needs a code made for it (courtier hub invite --new-cabinet, or --cabinet with its id to reconnect it).',
       ),
     };
   }

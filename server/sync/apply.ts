@@ -18,7 +18,8 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   const adapter = records.get(change.kind);
   if (!adapter) return { reason: 'not_understood', message: `this version of Courtier does not know records of kind ${change.kind}: applied once it is updated`, notUnderstood: [] };
   const held = store.findFieldClocks(orm, cabinetId, change.kind, change.record_id);
-  if (held?.erased) return 'skipped';
+  // Erased, the record takes no more edits; two erasures (made offline on two installs) merge their tombstones.
+  if (held?.erased && change.op !== 'erase') return 'skipped';
   // An erasure a hub emptied (older hubs emptied every earlier change of an erased record): a later
   // erasure of the record follows it, and it carries nothing to apply.
   if (change.op === 'erase' && Object.keys(change.fields).length === 0) return 'skipped';
@@ -28,7 +29,7 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   // make the value lose once this install can store it), and the change is kept for then.
   const unknown = adapter.unknownFields(change.fields);
   const known = Object.keys(change.fields).filter((field) => !unknown.includes(field));
-  const outcome = change.op === 'erase' ? erase(orm, cabinetId, adapter, change, known, context) : merge(orm, cabinetId, adapter, change, known, held, context);
+  const outcome = change.op === 'erase' && !held?.erased ? erase(orm, cabinetId, adapter, change, known, context) : merge(orm, cabinetId, adapter, change, known, held, context);
   if (unknown.length === 0) return outcome;
   return { reason: 'not_understood', message: `this version of Courtier does not know the field(s) ${unknown.join(', ')} of a ${change.kind}: the others were applied, these will be once it is updated`, notUnderstood: unknown };
 }

@@ -128,7 +128,7 @@ export async function connectCabinet(
   const name = cabinetName(deps, input.cabinetId);
   if (name === undefined) throw new ApiError('not_found', `No cabinet with id ${input.cabinetId} on this install.`);
   if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
-  const client = (credential?: string) => createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now(), credential });
+  const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
   const { paired, reconnected } = await pairOwnCabinet(client, { ...input, name });
   deps.secrets.set(deviceSecretName(input.cabinetId), paired.device_secret);
   const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
@@ -157,21 +157,12 @@ export async function connectCabinet(
 
 /**
  * Pairs this install's cabinet: registered on the hub with a code made for it, or, with a code that
- * joins the cabinet the hub already has (the way back after a revocation or a hub restored from a
- * backup), reconnected to it. A joining code for another cabinet pairs a device that leaves at once.
+ * joins the cabinet the hub already has under this very id (the way back after a revocation or a
+ * hub restored from a backup), reconnected to it. The hub refuses a code that joins another cabinet.
  */
-async function pairOwnCabinet(client: (credential?: string) => HubClient, input: { cabinetId: string; name: string; code: string; deviceName: string }): Promise<{ paired: PairResponse; reconnected: boolean }> {
-  try {
-    return { paired: await client().pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name: input.name } }), reconnected: false };
-  } catch (err) {
-    if (!(err instanceof HubRefusal && err.code === 'pairing_code_joins')) throw err;
-  }
-  const paired = await client().pair({ code: input.code, device_name: input.deviceName });
-  if (paired.cabinet_id === input.cabinetId) return { paired, reconnected: true };
-  await client(paired.device_secret)
-    .leave(LEAVE_TIMEOUT_MS)
-    .catch(() => undefined);
-  throw new ApiError('pairing_code_joins', `This code joins the hub's cabinet ${paired.cabinet_id}, not ${input.cabinetId}: use it with courtier sync join on a new install, or ask for a code made for this cabinet.`);
+async function pairOwnCabinet(client: HubClient, input: { cabinetId: string; name: string; code: string; deviceName: string }): Promise<{ paired: PairResponse; reconnected: boolean }> {
+  const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name: input.name } });
+  return { paired, reconnected: paired.reconnected === true };
 }
 
 /**

@@ -89,3 +89,12 @@ export async function cabinetOfTwo(hub: ListeningHub, start: number, bVersion: R
   await pullNode(b);
   return [a, b];
 }
+
+/** Another install joining the cabinet (sync join), caught up. */
+export async function joinNode(hub: ListeningHub, cabinetId: string, start: number, name: string): Promise<SyncNode> {
+  const opened = openSyncNode(start);
+  await joinCabinet(opened.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: name, email: `${name.toLowerCase()}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  const node = { ...opened, cabinetId };
+  await pullNode(node);
+  return node;
+}

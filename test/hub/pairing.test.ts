@@ -126,15 +126,17 @@ describe('pairing', () => {
     expect(late.json().message).not.toMatch(/join/i);
   });
 
-  it('a join code used to connect an install’s own cabinet (sync connect sends it) is refused: it would upload that cabinet into the code’s', async () => {
+  it('a join code used to connect another cabinet (sync connect sends it) is refused: it would upload that cabinet into the code’s; with the code’s own cabinet, it reconnects', async () => {
     const { code } = await createInvite(hub.deps, { join: 'cab-dupont' });
-    for (const cabinet of [{ id: 'cab-other', name: 'Other' }, { id: 'cab-dupont', name: 'Cabinet Dupont' }]) {
-      const refused = await pairRequest(hub, { code, device_name: 'x', cabinet }, { address: '203.0.113.51' });
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json().error).toBe('pairing_code_joins');
-    }
-    expect(await failuresOf(hub, '203.0.113.51')).toBe(2);
-    expect((await pairRequest(hub, { code, device_name: 'x' })).statusCode).toBe(201);
+    const refused = await pairRequest(hub, { code, device_name: 'x', cabinet: { id: 'cab-other', name: 'Other' } }, { address: '203.0.113.51' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toBe('pairing_code_joins');
+    expect(await failuresOf(hub, '203.0.113.51')).toBe(1);
+    const again = await pairRequest(hub, { code, device_name: 'x', cabinet: { id: 'cab-dupont', name: 'Un autre nom' } });
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toMatchObject({ cabinet_id: 'cab-dupont', cabinet_name: 'Cabinet Dupont', reconnected: true });
+    const joined = await pairRequest(hub, { code: (await createInvite(hub.deps, { join: 'cab-dupont' })).code, device_name: 'y' });
+    expect(joined.json()).toMatchObject({ reconnected: false });
   });
 
   it('needs the protocol header, refuses a protocol below 1 and one above the hub’s own (it would shut out every other install)', async () => {
