@@ -18,7 +18,8 @@ import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
  * An accessibility pass with axe-core over every page of the built console in real Chromium,
  * English and French, 1280×800 and 390×844: no serious or critical violation anywhere. The pages
  * show real data (clients, opportunities, a quote priced by the sandbox robot, a key, a webhook, a
- * connected app, a broker) and their forms opened.
+ * connected app, a broker) and their forms opened. The Sync page linked, with changes set aside
+ * and its dialogs, is audited by console-sync.test.ts.
  */
 
 const BUILT = join(packageRoot(), 'dist', 'renderer');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
-import { absoluteTime, connectProblem, indicatorOf, problemOf, relativeTime } from '../../renderer/src/pages/sync/format.js';
+import { absoluteTime, connectProblem, indicatorOf, problemOf, recordOf, relativeTime, retryOutcome } from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
-import type { SyncStatus } from '../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
 
 /** The Sync page's and the header indicator's pure rules (renderer/src/pages/sync, no DOM). */
 
@@ -178,5 +178,46 @@ describe('createStatusFeed: what one fetch learns, every listener shows; an olde
     expect(feed.offer(newer, 'four')).toBe(true);
     expect(feed.offer(older, 'three')).toBe(false);
     expect(seen).toEqual(['paused (the action’s answer)', 'one', 'two', 'four']);
+  });
+});
+
+describe('set-aside changes: their record and what became of one tried again', () => {
+  const conflict: SyncConflict = {
+    seq: 42,
+    device_id: 'dev_2',
+    kind: 'opportunity',
+    record_id: 'opp_1',
+    op: 'upsert',
+    hlc: '000001-000000-dev_2',
+    fields: '{"stage":"on_hold"}',
+    reason: 'invalid_fields',
+    message: 'stage: invalid option',
+    set_aside_at: ago(60),
+  };
+  const none = { applied: [], still_set_aside: [], no_longer_on_hub: [] };
+
+  it('names the record in the page’s language; a kind of a newer version keeps its own name', () => {
+    expect(recordOf(conflict, en)).toBe('opportunity opp_1');
+    expect(recordOf({ kind: 'devis', record_id: 'dev_9' }, fr)).toBe('devis dev_9');
+    expect(recordOf({ kind: 'job', record_id: 'job_3' }, en)).toBe('pricing job_3');
+    expect(recordOf({ kind: 'reminder', record_id: 'rem_1' }, fr)).toBe('reminder rem_1');
+  });
+
+  it('applied: the change is on this computer now', () => {
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], en)).toBe('Applied: this change to opportunity opp_1 is now on this computer.');
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], fr)).toBe('Appliquée : cette modification de la fiche opportunité opp_1 est maintenant sur cet ordinateur.');
+  });
+
+  it('still set aside: with its reason as the list read afterwards gives it, else as it was', () => {
+    const after = [{ ...conflict, reason: 'not_understood' as const }];
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, after, en)).toBe('Still set aside: it comes from a newer Courtier: it will apply once this computer is updated.');
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, null, en)).toBe('Still set aside: a value this computer does not accept.');
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, [], fr)).toBe('Toujours mise de côté : une valeur que cet ordinateur n’accepte pas.');
+  });
+
+  it('gone from the hub: discard it; in none of the lists: no longer set aside', () => {
+    expect(retryOutcome({ ...none, no_longer_on_hub: [42] }, conflict, [conflict], en)).toBe('The hub no longer has it: discard it.');
+    expect(retryOutcome({ ...none, no_longer_on_hub: [42] }, conflict, [conflict], fr)).toBe('Le hub ne l’a plus : abandonnez-la.');
+    expect(retryOutcome({ ...none, applied: [7] }, conflict, [], en)).toBe('This change to opportunity opp_1 is no longer set aside.');
   });
 });

@@ -1,8 +1,8 @@
-import type { SyncStatus } from '../../../../shared/sync.js';
+import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/sync.js';
 import type { Lang } from '../../i18n.js';
 import type { SyncStrings } from './strings.js';
 
-/** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors. */
+/** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors, set-aside changes. */
 
 const locale = (lang: Lang) => (lang === 'fr' ? 'fr-FR' : 'en-GB');
 
@@ -85,6 +85,10 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLocaleLowerCase() + text.slice(1);
+}
+
 /** The field a validation error's details name first (`body.hub_url` …), if any. */
 function fieldOfDetails(details: unknown): ConnectField | null {
   if (!Array.isArray(details)) return null;
@@ -107,4 +111,31 @@ export function connectProblem(error: { error: string; message: string; details?
   const message = capitalised((error.server_message ?? error.message).trim());
   const translated = s.errors[error.error];
   return translated === undefined ? { field, text: message, detail: null } : { field, text: translated, detail: s.detail(message) };
+}
+
+/** A kind of record in words ("opportunity"); a kind of a newer version keeps its own name. */
+export function kindName(kind: string, s: SyncStrings): string {
+  const names: Partial<Record<string, string>> = s.recordKinds;
+  return names[kind] ?? kind;
+}
+
+/** A set-aside change's record in words: "opportunity opp_…". */
+export function recordOf(conflict: Pick<SyncConflict, 'kind' | 'record_id'>, s: SyncStrings): string {
+  return `${kindName(conflict.kind, s)} ${conflict.record_id}`;
+}
+
+/**
+ * What became of a set-aside change tried again, in words: applied, still set aside (with its
+ * reason as the list read after the retry gives it, since the retry may have changed it), or gone
+ * from the hub.
+ */
+export function retryOutcome(result: SyncConflictRetry, conflict: SyncConflict, after: readonly SyncConflict[] | null, s: SyncStrings): string {
+  const { seq } = conflict;
+  if (result.applied.includes(seq)) return s.outcomes.applied(recordOf(conflict, s));
+  if (result.no_longer_on_hub.includes(seq)) return s.outcomes.noLongerOnHub;
+  if (result.still_set_aside.includes(seq)) {
+    const reason = after?.find((c) => c.seq === seq)?.reason ?? conflict.reason;
+    return s.outcomes.stillSetAside(lowerFirst(s.setAsideReasons[reason]));
+  }
+  return s.outcomes.notSetAside(recordOf(conflict, s));
 }
