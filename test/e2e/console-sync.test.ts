@@ -19,7 +19,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * connect form and its refusals (a URL the agent refuses, a hub that does not answer), then a link
  * put in the database as the sync engine leaves it during an outage (the hub is a closed port, so
  * the engine keeps finding it offline), as the admin and a broker see it, with changes set aside
- * (tried again, discarded), paused, and disconnected.
+ * (tried again, discarded), catching up after a restored backup, paused, and disconnected.
  * Connecting to a real hub end to end is tested with the hub itself; a set-aside change tried
  * again through a real hub, in console-sync-hub.test.ts.
  */
@@ -125,6 +125,10 @@ function setAside(seq: number, recordId: string, setAsideAt: number): void {
     notUnderstood: null,
     setAsideAt,
   });
+}
+
+function setResyncing(resyncing: boolean): void {
+  server.deps.db.sqlite.prepare('UPDATE sync_connections SET resyncing = ? WHERE cabinet_id = ?').run(resyncing ? 1 : 0, cabinetId);
 }
 
 function timeOfDay(ms: number): string {
@@ -366,6 +370,27 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByRole('alert').filter({ hasText: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.' }).waitFor();
     await page.getByText('No change is set aside any more.').waitFor();
     await page.getByTestId('sync-set-aside').filter({ hasText: 'None' }).waitFor();
+  });
+
+  it('catching up after a restored backup: said in the state and in the header, in English and French', async () => {
+    setResyncing(true);
+    const page = adminPage;
+    await page.getByTestId('sync-resyncing').filter({ hasText: 'Catching up with the hub after a restored backup — nothing is lost meanwhile.' }).waitFor();
+    // The hub (a closed port) is out of reach too: the header says both.
+    const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — catching up after a restored backup' });
+    await link.waitFor();
+    expect(await link.getAttribute('title')).toContain('Catching up with the hub after a restored backup — nothing is lost meanwhile.');
+    await saveScreenshot(page, 'sync-resyncing');
+    const found = await audit(page, 'catching up');
+    expect(found, found.join('\n')).toEqual([]);
+
+    const french = await signedIn(ADMIN, '/console/sync', 'fr-FR');
+    await french.getByTestId('sync-resyncing').filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' }).waitFor();
+    await french.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — remise à niveau après une sauvegarde restaurée' }).waitFor();
+
+    setResyncing(false);
+    await page.getByTestId('sync-resyncing').waitFor({ state: 'detached' });
+    await page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — 3 changes waiting' }).waitFor();
   });
 
   it('Pause and Resume: the badge, the notice, the header and the row follow', async () => {

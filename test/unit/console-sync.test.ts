@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
-import { absoluteTime, connectProblem, indicatorOf, problemOf, recordOf, relativeTime, retryOutcome } from '../../renderer/src/pages/sync/format.js';
+import { absoluteTime, connectProblem, indicatorOf, indicatorTitle, problemOf, recordOf, relativeTime, retryOutcome } from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
 import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
 
@@ -88,6 +88,27 @@ describe('indicatorOf: the header’s few words', () => {
     expect(indicatorOf(status({ paused: true }), en)).toEqual({ tone: 'warning', text: 'Sync paused' });
     expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({ tone: 'warning', text: 'Sync paused — 5 changes waiting' });
     expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe('Synchronisation en pause — 1 modification en attente');
+  });
+
+  it('says a catch-up after a restored backup, offline too, but not over a pause or a refusal', () => {
+    expect(indicatorOf(status({ resyncing: true }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true, state: 'syncing', pending_changes: 4 }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true, state: 'offline', pending_changes: 2 }), en)).toEqual({ tone: 'warning', text: 'Offline — catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true }), fr)?.text).toBe('Remise à niveau après une sauvegarde restaurée');
+    expect(indicatorOf(status({ resyncing: true, state: 'offline' }), fr)?.text).toBe('Hors ligne — remise à niveau après une sauvegarde restaurée');
+    expect(indicatorOf(status({ resyncing: true, paused: true }), en)?.text).toBe('Sync paused');
+    expect(indicatorOf(status({ resyncing: true, state: 'error' }), en)?.text).toBe('Sync problem');
+  });
+});
+
+describe('indicatorTitle: the header’s tooltip', () => {
+  it('is its name alone, or followed by the catch-up and the last problem', () => {
+    expect(indicatorTitle(status(), en, 'en')).toBe('Sync status');
+    expect(indicatorTitle(status({ resyncing: true }), en, 'en')).toBe('Sync status — Catching up with the hub after a restored backup — nothing is lost meanwhile.');
+    const revoked = status({ state: 'error', resyncing: true, last_error: 'revoked', last_error_code: 'device_revoked' });
+    expect(indicatorTitle(revoked, fr, 'fr')).toBe(
+      'État de la synchronisation — Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps. Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
+    );
   });
 });
 

@@ -27,9 +27,10 @@ function Notice({ text }: { text: string }) {
 
 /**
  * /console/sync (administrators; a broker who opens it reads the status, without the controls):
- * with no hub, the connect form; once linked, the state in words, the hub and this device, the
- * changes waiting, the last exchanges and problem, the changes set aside with what to do about
- * each, pause/resume and disconnect. Refreshed every few seconds while open.
+ * with no hub, the connect form; once linked, the state in words (a catch-up after a restored
+ * backup included), the hub and this device, the changes waiting, the last exchanges and problem,
+ * the changes set aside with what to do about each, pause/resume and disconnect. Refreshed every
+ * few seconds while open.
  */
 export function SyncPage({ lang, t, session }: PageProps) {
   const s = SYNC_STRINGS[lang];
@@ -217,8 +218,10 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
             {s.pausedBadge}
           </span>
         )}
+        {status.resyncing && <span className="badge sync-tone-busy">{s.resyncingBadge}</span>}
       </div>
       <p>{status.paused ? s.pausedSentence : s.stateSentences[state]}</p>
+      {status.resyncing && <p data-testid="sync-resyncing">{s.resyncingSentence}</p>}
       {problem !== null && (
         <p className="sync-problem" data-testid="sync-last-error">
           <strong>{s.lastProblem}</strong> {problem}

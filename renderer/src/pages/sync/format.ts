@@ -36,11 +36,16 @@ export function relativeTime(iso: string, now: number, lang: Lang): string {
 
 type IndicatorTone = 'ok' | 'busy' | 'warning' | 'danger';
 
-/** What the shell's indicator says of a status, or null when the cabinet does not sync. */
+/**
+ * What the shell's indicator says of a status, or null when the cabinet does not sync. A catch-up
+ * after a restored backup is said unless a pause or a refusal matters more: a broker missing a
+ * recent record learns why.
+ */
 export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: IndicatorTone; text: string } | null {
   const waiting = status.pending_changes > 0 ? ` — ${s.waiting(status.pending_changes)}` : '';
   if (status.state === 'off') return null;
   if (status.paused) return { tone: 'warning', text: s.paused + waiting };
+  if (status.resyncing && status.state !== 'error') return status.state === 'offline' ? { tone: 'warning', text: s.offlineResyncing } : { tone: 'busy', text: s.resyncing };
   switch (status.state) {
     case 'idle':
       return status.pending_changes > 0 ? { tone: 'busy', text: s.syncing } : { tone: 'ok', text: s.synced };
@@ -69,6 +74,12 @@ export function problemOf(status: SyncStatus, s: SyncStrings, lang: Lang): strin
     return s.problems.clockAhead(Math.round(status.clock_ahead_seconds / 60));
   }
   return s.problems.byCode[status.last_error_code ?? ''] ?? s.detail(status.last_error);
+}
+
+/** The indicator's tooltip: its name, then the catch-up after a restored backup and the last problem, when there are. */
+export function indicatorTitle(status: SyncStatus, s: SyncStrings, lang: Lang): string {
+  const said = [status.resyncing && status.state !== 'off' ? s.resyncingSentence : null, problemOf(status, s, lang)].filter((text) => text !== null);
+  return said.length === 0 ? s.indicatorLabel : `${s.indicatorLabel} — ${said.join(' ')}`;
 }
 
 /** A field of the connect form. */
