@@ -1,6 +1,5 @@
 // @module-tag browser
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
+import { audit } from '../helpers/axe.js';
 import { collectProblems, consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
 import { authorizeOverHttp, createUser, launchChromium, openConsent, pkcePair, registerClient, signIn, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -18,17 +18,13 @@ import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
  * An accessibility pass with axe-core over every page of the built console in real Chromium,
  * English and French, 1280×800 and 390×844: no serious or critical violation anywhere. The pages
  * show real data (clients, opportunities, a quote priced by the sandbox robot, a key, a webhook, a
- * connected app, a broker) and their forms opened. The console's CSP refuses injected <script>
- * tags, so axe's source is evaluated through the DevTools protocol, which the CSP does not govern.
+ * connected app, a broker) and their forms opened. The Sync page linked, with changes set aside
+ * and its dialogs, is audited by console-sync.test.ts.
  */
 
 const BUILT = join(packageRoot(), 'dist', 'renderer');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-/** The impacts that fail the test; moderate and minor ones are only counted. */
-const FAILING = new Set(['serious', 'critical']);
-const TARGETS_SHOWN = 4;
 
 type Lang = 'en' | 'fr';
 type Viewport = typeof DESKTOP;
@@ -119,35 +115,6 @@ function watch(page: Page): Page {
 async function signedOutPage(lang: Lang, viewport: Viewport): Promise<Page> {
   const context = await browser.newContext({ locale: WORDS[lang].locale, viewport });
   return watch(await context.newPage());
-}
-
-interface AxeViolation {
-  id: string;
-  impact?: string | null;
-  help: string;
-  helpUrl: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** Runs axe-core over the page as it is now; returns the serious and critical violations, worded. */
-async function audit(page: Page, name: string): Promise<string[]> {
-  // The root tsconfig has no DOM types: the page's globals are reached through globalThis.
-  const loaded = await page.evaluate(() => 'axe' in globalThis);
-  if (!loaded) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(() => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(context: unknown, options: object): Promise<{ violations: unknown[] }> } };
-    return g.axe.run(g.document, { resultTypes: ['violations'] }).then((r) => r.violations);
-  });
-  const found = violations as AxeViolation[];
-  const minor = found.filter((v) => !FAILING.has(v.impact ?? ''));
-  if (minor.length > 0) console.info(`[axe] ${name}: ${minor.map((v) => `${v.id} (${v.impact ?? '?'})`).join(', ')}`);
-  return found
-    .filter((v) => FAILING.has(v.impact ?? ''))
-    .map((v) => {
-      const targets = v.nodes.slice(0, TARGETS_SHOWN).map((n) => n.target.map(String).join(' >> '));
-      const more = v.nodes.length > TARGETS_SHOWN ? ` (+${v.nodes.length - TARGETS_SHOWN} more)` : '';
-      return `${name}: ${v.id} (${v.impact ?? '?'}) ${v.help} — ${targets.join(' | ')}${more}`;
-    });
 }
 
 /** The page's heading is drawn and nothing says "Loading…" any more. */

@@ -7,8 +7,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { formatHlc } from '../../shared/sync-protocol.js';
 import { packageRoot } from '../../server/paths.js';
 import { deviceSecretName } from '../../server/sync/service.js';
-import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
+import { appendOutbox, findConnection, insertConflict, insertConnection } from '../../server/sync/store.js';
 import { addCabinetUser, initCabinet } from '../../server/tenancy/service.js';
+import { audit } from '../helpers/axe.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -17,16 +18,18 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * The console's Sync page and the header's sync status, in real Chromium against the real app: the
  * connect form and its refusals (a URL the agent refuses, a hub that does not answer), then a link
  * put in the database as the sync engine leaves it during an outage (the hub is a closed port, so
- * the engine keeps finding it offline), as the admin and a broker see it, paused, and disconnected.
- * Connecting to a real hub end to end is tested with the hub itself.
+ * the engine keeps finding it offline), as the admin and a broker see it, with changes set aside
+ * (tried again, discarded), catching up after a restored backup, paused, and disconnected.
+ * Connecting to a real hub end to end is tested with the hub itself; a set-aside change tried
+ * again through a real hub, in console-sync-hub.test.ts.
  */
 
 const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PASSWORD = 'correct horse battery';
 const ADMIN = { email: 'admin@cabinet-moreau.fr', password: PASSWORD };
 const BROKER = { email: 'broker@cabinet-moreau.fr', password: PASSWORD };
-/** The refusals the tests provoke (400 invalid_hub_url, 502 hub_unreachable) are logged by the browser as failed loads. */
-const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of (400|502)/;
+/** The refusals the tests provoke (400 invalid_hub_url, 404 not_found, 502 hub_unreachable) are logged by the browser as failed loads. */
+const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of (400|404|502)/;
 
 let browser: Browser;
 let server: TestServer;
@@ -100,6 +103,32 @@ async function connect(page: Page, hubUrl: string, code = 'K7QF-2M9X'): Promise<
   await page.getByRole('button', { name: 'Connect' }).click();
   const response = await answer;
   return { status: response.status(), body: (await response.json()) as { error?: string } };
+}
+
+function conflictRows(): number {
+  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_conflicts').get() as { n: number }).n;
+}
+
+/** A change from another computer of the cabinet, set aside as the engine sets one aside. */
+function setAside(seq: number, recordId: string, setAsideAt: number): void {
+  insertConflict(server.deps.db.orm, {
+    cabinetId,
+    seq,
+    deviceId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    kind: 'opportunity',
+    recordId,
+    op: 'upsert',
+    hlc: formatHlc({ time: setAsideAt, counter: 0, device: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }),
+    fields: JSON.stringify({ stage: 'on_hold' }),
+    reason: 'invalid_fields',
+    message: 'stage: Invalid option',
+    notUnderstood: null,
+    setAsideAt,
+  });
+}
+
+function setResyncing(resyncing: boolean): void {
+  server.deps.db.sqlite.prepare('UPDATE sync_connections SET resyncing = ? WHERE cabinet_id = ?').run(resyncing ? 1 : 0, cabinetId);
 }
 
 function timeOfDay(ms: number): string {
@@ -257,6 +286,111 @@ describe('the Sync page and the header’s sync status', () => {
     await page.goto(`${server.url}/console/sync`);
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
     for (const name of ['Pause sync', 'Resume sync', 'Disconnect', 'Connect']) expect(await page.getByRole('button', { name }).count()).toBe(0);
+  });
+
+  it('changes set aside: an administrator gets Try again and Discard on each row; a broker sees the count, without the list or the buttons', async () => {
+    setAside(41, 'opp_a', Date.now() - 20 * 60_000);
+    setAside(42, 'opp_b', Date.now() - 10 * 60_000);
+    const page = adminPage;
+    await page.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers, refused by this one' }).waitFor();
+    const list = page.getByTestId('sync-set-aside-list');
+    await list.getByRole('row').filter({ hasText: 'opp_b' }).filter({ hasText: 'A value this computer does not accept' }).waitFor();
+    for (const record of ['opportunity opp_a', 'opportunity opp_b']) {
+      await list.getByRole('button', { name: `Try again: ${record}` }).waitFor();
+      await list.getByRole('button', { name: `Discard: ${record}` }).waitFor();
+    }
+    await saveScreenshot(page, 'sync-set-aside');
+
+    const broker = await signedIn(BROKER, '/console/sync');
+    await broker.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers' }).waitFor();
+    expect(await broker.getByTestId('sync-set-aside-list').count()).toBe(0);
+    expect(await broker.getByRole('button', { name: /Try again|Discard/ }).count()).toBe(0);
+  });
+
+  it('Try again with the hub out of reach: said under the row, which stays', async () => {
+    const page = adminPage;
+    const row = page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' });
+    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41/retry` && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Try again: opportunity opp_a' }).click();
+    const response = await answer;
+    expect(response.status()).toBe(502);
+    expect(((await response.json()) as { error: string }).error).toBe('hub_unreachable');
+    // Under the row whose button was pressed, in the console's words, and given the focus.
+    const said = row.locator('+ tr.sync-feedback-row').getByRole('alert');
+    await said.filter({ hasText: 'The sync server cannot be reached. Check its address and the network, then try again.' }).waitFor();
+    await expect.poll(() => said.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await page.getByRole('button', { name: 'Try again: opportunity opp_a' }).waitFor();
+    expect(await page.getByTestId('sync-set-aside').innerText()).toBe('2 changes from other computers, refused by this one');
+    expect(conflictRows()).toBe(2);
+    await saveScreenshot(page, 'sync-set-aside-retry-unreachable');
+    // The list, its buttons and the error under a row, on a desktop and on a phone.
+    const found = await audit(page, 'set aside, an error under a row');
+    await page.setViewportSize({ width: 390, height: 844 });
+    found.push(...(await audit(page, 'set aside on a phone')));
+    // The list scrolls sideways to its buttons; the error stays in view beside them.
+    await page.getByRole('button', { name: 'Try again: opportunity opp_a' }).scrollIntoViewIfNeeded();
+    const box = await said.boundingBox();
+    expect(box !== null && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    await saveScreenshot(page, 'sync-set-aside-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(found, found.join('\n')).toEqual([]);
+  });
+
+  it('Discard: asked first (this computer forgets it, the others keep it), then the row and the count go; one gone meanwhile is said', async () => {
+    const page = adminPage;
+    await page.getByRole('button', { name: 'Discard: opportunity opp_a' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Discard this change?' });
+    await dialog.getByText('This computer forgets this change to opportunity opp_a for good').waitFor();
+    await dialog.getByText('The other computers of the cabinet keep what they applied of it.').waitFor();
+    await saveScreenshot(page, 'sync-set-aside-discard');
+    const found = await audit(page, 'the discard dialog');
+    expect(found, found.join('\n')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(conflictRows()).toBe(2);
+
+    await page.getByRole('button', { name: 'Discard: opportunity opp_a' }).click();
+    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41` && r.request().method() === 'DELETE');
+    await dialog.getByRole('button', { name: 'Discard' }).click();
+    expect((await answer).status()).toBe(204);
+    await page.getByRole('status').filter({ hasText: 'Discarded: this computer has forgotten this change to opportunity opp_a.' }).waitFor();
+    await page.getByTestId('sync-set-aside').filter({ hasText: '1 change from other computers, refused by this one' }).waitFor();
+    expect(await page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' }).count()).toBe(0);
+    expect(conflictRows()).toBe(1);
+    const recorded = server.deps.db.sqlite.prepare("SELECT actor_kind FROM audit_events WHERE action = 'sync.conflict_discarded'").all();
+    expect(recorded).toEqual([{ actor_kind: 'user' }]);
+
+    // Discarded from elsewhere while the dialog is open: the console's words for not_found, and the list empties.
+    await page.getByRole('button', { name: 'Discard: opportunity opp_b' }).click();
+    await dialog.waitFor();
+    server.deps.db.sqlite.prepare('DELETE FROM sync_conflicts WHERE seq = 42').run();
+    const gone = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/42` && r.request().method() === 'DELETE');
+    await dialog.getByRole('button', { name: 'Discard' }).click();
+    expect((await gone).status()).toBe(404);
+    await page.getByRole('alert').filter({ hasText: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.' }).waitFor();
+    await page.getByText('No change is set aside any more.').waitFor();
+    await page.getByTestId('sync-set-aside').filter({ hasText: 'None' }).waitFor();
+  });
+
+  it('catching up after a restored backup: said in the state and in the header, in English and French', async () => {
+    setResyncing(true);
+    const page = adminPage;
+    await page.getByTestId('sync-resyncing').filter({ hasText: 'Catching up with the hub after a restored backup — nothing is lost meanwhile.' }).waitFor();
+    // The hub (a closed port) is out of reach too: the header says both.
+    const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — catching up after a restored backup' });
+    await link.waitFor();
+    expect(await link.getAttribute('title')).toContain('Catching up with the hub after a restored backup — nothing is lost meanwhile.');
+    await saveScreenshot(page, 'sync-resyncing');
+    const found = await audit(page, 'catching up');
+    expect(found, found.join('\n')).toEqual([]);
+
+    const french = await signedIn(ADMIN, '/console/sync', 'fr-FR');
+    await french.getByTestId('sync-resyncing').filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' }).waitFor();
+    await french.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — remise à niveau après une sauvegarde restaurée' }).waitFor();
+
+    setResyncing(false);
+    await page.getByTestId('sync-resyncing').waitFor({ state: 'detached' });
+    await page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — 3 changes waiting' }).waitFor();
   });
 
   it('Pause and Resume: the badge, the notice, the header and the row follow', async () => {

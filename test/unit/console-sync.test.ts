@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
-import { absoluteTime, connectProblem, indicatorOf, problemOf, relativeTime } from '../../renderer/src/pages/sync/format.js';
+import { absoluteTime, connectProblem, indicatorOf, indicatorTitle, problemOf, recordOf, relativeTime, retryOutcome } from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
-import type { SyncStatus } from '../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
 
 /** The Sync page's and the header indicator's pure rules (renderer/src/pages/sync, no DOM). */
 
@@ -89,6 +89,27 @@ describe('indicatorOf: the header’s few words', () => {
     expect(indicatorOf(status({ paused: true }), en)).toEqual({ tone: 'warning', text: 'Sync paused' });
     expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({ tone: 'warning', text: 'Sync paused — 5 changes waiting' });
     expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe('Synchronisation en pause — 1 modification en attente');
+  });
+
+  it('says a catch-up after a restored backup, offline too, but not over a pause or a refusal', () => {
+    expect(indicatorOf(status({ resyncing: true }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true, state: 'syncing', pending_changes: 4 }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true, state: 'offline', pending_changes: 2 }), en)).toEqual({ tone: 'warning', text: 'Offline — catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true }), fr)?.text).toBe('Remise à niveau après une sauvegarde restaurée');
+    expect(indicatorOf(status({ resyncing: true, state: 'offline' }), fr)?.text).toBe('Hors ligne — remise à niveau après une sauvegarde restaurée');
+    expect(indicatorOf(status({ resyncing: true, paused: true }), en)?.text).toBe('Sync paused');
+    expect(indicatorOf(status({ resyncing: true, state: 'error' }), en)?.text).toBe('Sync problem');
+  });
+});
+
+describe('indicatorTitle: the header’s tooltip', () => {
+  it('is its name alone, or followed by the catch-up and the last problem', () => {
+    expect(indicatorTitle(status(), en, 'en')).toBe('Sync status');
+    expect(indicatorTitle(status({ resyncing: true }), en, 'en')).toBe('Sync status — Catching up with the hub after a restored backup — nothing is lost meanwhile.');
+    const revoked = status({ state: 'error', resyncing: true, last_error: 'revoked', last_error_code: 'device_revoked' });
+    expect(indicatorTitle(revoked, fr, 'fr')).toBe(
+      'État de la synchronisation — Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps. Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
+    );
   });
 });
 
@@ -179,5 +200,46 @@ describe('createStatusFeed: what one fetch learns, every listener shows; an olde
     expect(feed.offer(newer, 'four')).toBe(true);
     expect(feed.offer(older, 'three')).toBe(false);
     expect(seen).toEqual(['paused (the action’s answer)', 'one', 'two', 'four']);
+  });
+});
+
+describe('set-aside changes: their record and what became of one tried again', () => {
+  const conflict: SyncConflict = {
+    seq: 42,
+    device_id: 'dev_2',
+    kind: 'opportunity',
+    record_id: 'opp_1',
+    op: 'upsert',
+    hlc: '000001-000000-dev_2',
+    fields: '{"stage":"on_hold"}',
+    reason: 'invalid_fields',
+    message: 'stage: invalid option',
+    set_aside_at: ago(60),
+  };
+  const none = { applied: [], still_set_aside: [], no_longer_on_hub: [] };
+
+  it('names the record in the page’s language; a kind of a newer version keeps its own name', () => {
+    expect(recordOf(conflict, en)).toBe('opportunity opp_1');
+    expect(recordOf({ kind: 'devis', record_id: 'dev_9' }, fr)).toBe('devis dev_9');
+    expect(recordOf({ kind: 'job', record_id: 'job_3' }, en)).toBe('pricing job_3');
+    expect(recordOf({ kind: 'reminder', record_id: 'rem_1' }, fr)).toBe('reminder rem_1');
+  });
+
+  it('applied: the change is on this computer now', () => {
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], en)).toBe('Applied: this change to opportunity opp_1 is now on this computer.');
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], fr)).toBe('Appliquée : cette modification de la fiche opportunité opp_1 est maintenant sur cet ordinateur.');
+  });
+
+  it('still set aside: with its reason as the list read afterwards gives it, else as it was', () => {
+    const after = [{ ...conflict, reason: 'not_understood' as const }];
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, after, en)).toBe('Still set aside: it comes from a newer Courtier: it will apply once this computer is updated.');
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, null, en)).toBe('Still set aside: a value this computer does not accept.');
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, [], fr)).toBe('Toujours mise de côté : une valeur que cet ordinateur n’accepte pas.');
+  });
+
+  it('gone from the hub: discard it; in none of the lists: no longer set aside', () => {
+    expect(retryOutcome({ ...none, no_longer_on_hub: [42] }, conflict, [conflict], en)).toBe('The hub no longer has it: discard it.');
+    expect(retryOutcome({ ...none, no_longer_on_hub: [42] }, conflict, [conflict], fr)).toBe('Le hub ne l’a plus : abandonnez-la.');
+    expect(retryOutcome({ ...none, applied: [7] }, conflict, [], en)).toBe('This change to opportunity opp_1 is no longer set aside.');
   });
 });

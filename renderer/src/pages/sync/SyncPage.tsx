@@ -1,5 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { connectSync, disconnectSync, listSyncConflicts, pauseSync, resumeSync, type SyncConflict, type SyncStatus } from '../../../../shared/sync.js';
+import { useState, type FormEvent } from 'react';
+import { connectSync, disconnectSync, pauseSync, resumeSync, type SyncStatus } from '../../../../shared/sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { TextField, hintId } from '../../components/Field.js';
@@ -7,6 +7,7 @@ import type { Lang } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { absoluteTime, connectProblem, problemOf, relativeTime, type ConnectField } from './format.js';
+import { SetAside } from './SetAside.js';
 import { SYNC_STRINGS, type SyncStrings } from './strings.js';
 import { syncFeed, useSyncStatus } from './useSyncStatus.js';
 
@@ -26,9 +27,10 @@ function Notice({ text }: { text: string }) {
 
 /**
  * /console/sync (administrators; a broker who opens it reads the status, without the controls):
- * with no hub, the connect form; once linked, the state in words, the hub and this device, the
- * changes waiting, the last exchanges and problem, pause/resume and disconnect. Refreshed every few
- * seconds while open.
+ * with no hub, the connect form; once linked, the state in words (a catch-up after a restored
+ * backup included), the hub and this device, the changes waiting, the last exchanges and problem,
+ * the changes set aside with what to do about each, pause/resume and disconnect. Refreshed every
+ * few seconds while open.
  */
 export function SyncPage({ lang, t, session }: PageProps) {
   const s = SYNC_STRINGS[lang];
@@ -163,58 +165,6 @@ function ConnectForm({ s, cabinetId, onConnected, onStart }: { s: SyncStrings; c
   );
 }
 
-/** The changes this install set aside (administrators: their fields may hold personal data), read again when their count moves. */
-function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count: number }) {
-  const [conflicts, setConflicts] = useState<SyncConflict[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    void call(listSyncConflicts).then((result) => {
-      if (!current) return;
-      if (result.ok) setConflicts(result.data.data);
-      else setError(result.error.message);
-    });
-    return () => {
-      current = false;
-    };
-  }, [count]);
-  return (
-    <section aria-labelledby="sync-set-aside-title" className="sync-set-aside">
-      <h3 id="sync-set-aside-title">{s.setAsideTitle}</h3>
-      <p className="muted">{s.setAsideIntro}</p>
-      {error !== null && <Alert>{error}</Alert>}
-      {conflicts !== null && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{s.setAsideColumns.when}</th>
-                <th scope="col">{s.setAsideColumns.what}</th>
-                <th scope="col">{s.setAsideColumns.why}</th>
-                <th scope="col">{s.setAsideColumns.from}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {conflicts.map((conflict) => (
-                <tr key={conflict.seq}>
-                  <td>{absoluteTime(conflict.set_aside_at, lang)}</td>
-                  <td>
-                    {conflict.kind} <span className="muted small sync-mono">{conflict.record_id}</span>
-                  </td>
-                  <td>
-                    {s.setAsideReasons[conflict.reason]} <span className="muted small">({conflict.message})</span>
-                  </td>
-                  <td className="sync-mono small">{conflict.device_id}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
 /** A moment as "3 minutes ago (24 Nov 2026, 10:42:05)", or "Never". */
 function When({ iso, now, lang, never }: { iso: string | null; now: number; lang: Lang; never: string }) {
   if (iso === null) return <>{never}</>;
@@ -268,8 +218,10 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
             {s.pausedBadge}
           </span>
         )}
+        {status.resyncing && <span className="badge sync-tone-busy">{s.resyncingBadge}</span>}
       </div>
       <p>{status.paused ? s.pausedSentence : s.stateSentences[state]}</p>
+      {status.resyncing && <p data-testid="sync-resyncing">{s.resyncingSentence}</p>}
       {problem !== null && (
         <p className="sync-problem" data-testid="sync-last-error">
           <strong>{s.lastProblem}</strong> {problem}
@@ -295,7 +247,8 @@ function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; i
         <dt>{s.setAside}</dt>
         <dd data-testid="sync-set-aside">{s.setAsideCount(status.set_aside_changes)}</dd>
       </dl>
-      {isAdmin && status.set_aside_changes > 0 && <SetAside s={s} lang={lang} count={status.set_aside_changes} />}
+      {/* Brokers see the count only: the list is for administrators (a change's fields may hold personal data). */}
+      {isAdmin && <SetAside s={s} lang={lang} count={status.set_aside_changes} />}
       {error !== null && <Alert>{error}</Alert>}
       {isAdmin && (
         <div className="actions">

@@ -1,8 +1,8 @@
-import type { SyncStatus } from '../../../../shared/sync.js';
+import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/sync.js';
 import type { Lang } from '../../i18n.js';
 import type { SyncStrings } from './strings.js';
 
-/** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors. */
+/** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors, set-aside changes. */
 
 const locale = (lang: Lang) => (lang === 'fr' ? 'fr-FR' : 'en-GB');
 
@@ -36,11 +36,16 @@ export function relativeTime(iso: string, now: number, lang: Lang): string {
 
 type IndicatorTone = 'ok' | 'busy' | 'warning' | 'danger';
 
-/** What the shell's indicator says of a status, or null when the cabinet does not sync. */
+/**
+ * What the shell's indicator says of a status, or null when the cabinet does not sync. A catch-up
+ * after a restored backup is said unless a pause or a refusal matters more: a broker missing a
+ * recent record learns why.
+ */
 export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: IndicatorTone; text: string } | null {
   const waiting = status.pending_changes > 0 ? ` — ${s.waiting(status.pending_changes)}` : '';
   if (status.state === 'off') return null;
   if (status.paused) return { tone: 'warning', text: s.paused + waiting };
+  if (status.resyncing && status.state !== 'error') return status.state === 'offline' ? { tone: 'warning', text: s.offlineResyncing } : { tone: 'busy', text: s.resyncing };
   switch (status.state) {
     case 'idle':
       return status.pending_changes > 0 ? { tone: 'busy', text: s.syncing } : { tone: 'ok', text: s.synced };
@@ -71,6 +76,12 @@ export function problemOf(status: SyncStatus, s: SyncStrings, lang: Lang): strin
   return s.problems.byCode[status.last_error_code ?? ''] ?? s.detail(status.last_error);
 }
 
+/** The indicator's tooltip: its name, then the catch-up after a restored backup and the last problem, when there are. */
+export function indicatorTitle(status: SyncStatus, s: SyncStrings, lang: Lang): string {
+  const said = [status.resyncing && status.state !== 'off' ? s.resyncingSentence : null, problemOf(status, s, lang)].filter((text) => text !== null);
+  return said.length === 0 ? s.indicatorLabel : `${s.indicatorLabel} — ${said.join(' ')}`;
+}
+
 /** A field of the connect form. */
 export type ConnectField = 'hub_url' | 'code' | 'device_name';
 
@@ -83,6 +94,10 @@ const FIELD_OF_CODE: Partial<Record<string, ConnectField>> = {
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLocaleLowerCase() + text.slice(1);
 }
 
 /** The field a validation error's details name first (`body.hub_url` …), if any. */
@@ -107,4 +122,31 @@ export function connectProblem(error: { error: string; message: string; details?
   const message = capitalised((error.server_message ?? error.message).trim());
   const translated = s.errors[error.error];
   return translated === undefined ? { field, text: message, detail: null } : { field, text: translated, detail: s.detail(message) };
+}
+
+/** A kind of record in words ("opportunity"); a kind of a newer version keeps its own name. */
+export function kindName(kind: string, s: SyncStrings): string {
+  const names: Partial<Record<string, string>> = s.recordKinds;
+  return names[kind] ?? kind;
+}
+
+/** A set-aside change's record in words: "opportunity opp_…". */
+export function recordOf(conflict: Pick<SyncConflict, 'kind' | 'record_id'>, s: SyncStrings): string {
+  return `${kindName(conflict.kind, s)} ${conflict.record_id}`;
+}
+
+/**
+ * What became of a set-aside change tried again, in words: applied, still set aside (with its
+ * reason as the list read after the retry gives it, since the retry may have changed it), or gone
+ * from the hub.
+ */
+export function retryOutcome(result: SyncConflictRetry, conflict: SyncConflict, after: readonly SyncConflict[] | null, s: SyncStrings): string {
+  const { seq } = conflict;
+  if (result.applied.includes(seq)) return s.outcomes.applied(recordOf(conflict, s));
+  if (result.no_longer_on_hub.includes(seq)) return s.outcomes.noLongerOnHub;
+  if (result.still_set_aside.includes(seq)) {
+    const reason = after?.find((c) => c.seq === seq)?.reason ?? conflict.reason;
+    return s.outcomes.stillSetAside(lowerFirst(s.setAsideReasons[reason]));
+  }
+  return s.outcomes.notSetAside(recordOf(conflict, s));
 }

@@ -1,3 +1,4 @@
+import type { SyncedKind } from '../../../../shared/sync-protocol.js';
 import type { SyncConflict, SyncStatus } from '../../../../shared/sync.js';
 import type { Lang } from '../../i18n.js';
 
@@ -38,6 +39,8 @@ const en = {
   } satisfies Record<LinkedState, string>,
   pausedBadge: 'Paused',
   pausedSentence: 'Sync is paused: changes made here wait until you resume it, and nothing is received from the hub meanwhile.',
+  resyncingBadge: 'Catching up',
+  resyncingSentence: 'Catching up with the hub after a restored backup — nothing is lost meanwhile.',
   hub: 'Hub',
   device: 'This computer',
   pending: 'Changes waiting',
@@ -48,7 +51,15 @@ const en = {
   setAsideCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} from other computers, refused by this one`),
   setAsideTitle: 'Changes set aside',
   setAsideIntro: 'Another computer of the cabinet sent these changes, and this one refused them: they break its rules (a value it would not accept, an action only this computer may take). The rest synced.',
-  setAsideColumns: { when: 'When', what: 'Record', why: 'Why', from: 'From computer' },
+  setAsideColumns: { when: 'When', what: 'Record', why: 'Why', from: 'From computer', actions: 'What to do' },
+  recordKinds: {
+    client: 'client',
+    opportunity: 'opportunity',
+    devis: 'quote',
+    contract: 'contract',
+    job: 'pricing',
+    event: 'event',
+  } satisfies Record<SyncedKind, string>,
   setAsideReasons: {
     invalid_fields: 'A value this computer does not accept',
     operation_refused: 'An action the cabinet’s computers may not take for one another',
@@ -56,6 +67,24 @@ const en = {
     not_applicable: 'This computer’s database refused it',
     not_understood: 'It comes from a newer Courtier: it will apply once this computer is updated',
   } satisfies Record<SyncConflict['reason'], string>,
+  setAsideNone: 'No change is set aside any more.',
+  retry: 'Try again',
+  retrying: 'Trying again…',
+  discard: 'Discard',
+  /** The buttons' names for a screen reader, which hears them away from their row. */
+  retryLabel: (record: string) => `Try again: ${record}`,
+  discardLabel: (record: string) => `Discard: ${record}`,
+  discardTitle: 'Discard this change?',
+  discardText: (record: string) =>
+    `This computer forgets this change to ${record} for good: it will not be applied here. The other computers of the cabinet keep what they applied of it.`,
+  /** What became of a change tried again or discarded, said under its row (or above the list once it left it). */
+  outcomes: {
+    applied: (record: string) => `Applied: this change to ${record} is now on this computer.`,
+    stillSetAside: (reason: string) => `Still set aside: ${reason}.`,
+    noLongerOnHub: 'The hub no longer has it: discard it.',
+    notSetAside: (record: string) => `This change to ${record} is no longer set aside.`,
+    discarded: (record: string) => `Discarded: this computer has forgotten this change to ${record}.`,
+  },
   never: 'Never',
   lastProblem: 'Last problem:',
   /** The engine's problems by code, said in the page's language (the server's own words otherwise). */
@@ -90,6 +119,8 @@ const en = {
   waiting: (n: number) => `${n} change${n === 1 ? '' : 's'} waiting`,
   problem: 'Sync problem',
   paused: 'Sync paused',
+  resyncing: 'Catching up after a restored backup',
+  offlineResyncing: 'Offline — catching up after a restored backup',
   /** Connect errors said in the page's language; the server's own words follow as a detail. */
   errors: {} as Partial<Record<string, string>>,
   detail: (message: string) => message,
@@ -127,6 +158,8 @@ const fr: SyncStrings = {
   },
   pausedBadge: 'En pause',
   pausedSentence: 'La synchronisation est en pause : les modifications faites ici attendent sa reprise, et rien n’est reçu du hub entre-temps.',
+  resyncingBadge: 'Remise à niveau',
+  resyncingSentence: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.',
   hub: 'Hub',
   device: 'Cet ordinateur',
   pending: 'Modifications en attente',
@@ -137,13 +170,37 @@ const fr: SyncStrings = {
   setAsideCount: (n) => (n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} d’autres ordinateurs, refusée${n > 1 ? 's' : ''} par celui-ci`),
   setAsideTitle: 'Modifications mises de côté',
   setAsideIntro: 'Un autre ordinateur du cabinet a envoyé ces modifications, et celui-ci les a refusées : elles enfreignent ses règles (une valeur qu’il n’accepterait pas, une action que lui seul peut faire). Le reste s’est synchronisé.',
-  setAsideColumns: { when: 'Quand', what: 'Fiche', why: 'Pourquoi', from: 'Depuis l’ordinateur' },
+  setAsideColumns: { when: 'Quand', what: 'Fiche', why: 'Pourquoi', from: 'Depuis l’ordinateur', actions: 'Que faire' },
+  recordKinds: {
+    client: 'client',
+    opportunity: 'opportunité',
+    devis: 'devis',
+    contract: 'contrat',
+    job: 'tarification',
+    event: 'événement',
+  },
   setAsideReasons: {
     invalid_fields: 'Une valeur que cet ordinateur n’accepte pas',
     operation_refused: 'Une action que les ordinateurs du cabinet ne peuvent pas faire l’un pour l’autre',
     record_clash: 'Son identifiant est celui d’une fiche d’un autre cabinet sur cet ordinateur',
     not_applicable: 'La base de données de cet ordinateur l’a refusée',
     not_understood: 'Elle vient d’un Courtier plus récent : elle s’appliquera une fois cet ordinateur mis à jour',
+  },
+  setAsideNone: 'Plus aucune modification n’est mise de côté.',
+  retry: 'Réessayer',
+  retrying: 'Nouvel essai…',
+  discard: 'Abandonner',
+  retryLabel: (record) => `Réessayer : ${record}`,
+  discardLabel: (record) => `Abandonner : ${record}`,
+  discardTitle: 'Abandonner cette modification ?',
+  discardText: (record) =>
+    `Cet ordinateur oublie définitivement cette modification de la fiche ${record} : elle ne sera pas appliquée ici. Les autres ordinateurs du cabinet gardent ce qu’ils en ont appliqué.`,
+  outcomes: {
+    applied: (record) => `Appliquée : cette modification de la fiche ${record} est maintenant sur cet ordinateur.`,
+    stillSetAside: (reason) => `Toujours mise de côté : ${reason}.`,
+    noLongerOnHub: 'Le hub ne l’a plus : abandonnez-la.',
+    notSetAside: (record) => `Cette modification de la fiche ${record} n’est plus mise de côté.`,
+    discarded: (record) => `Abandonnée : cet ordinateur a oublié cette modification de la fiche ${record}.`,
   },
   never: 'Jamais',
   lastProblem: 'Dernier problème :',
@@ -176,6 +233,8 @@ const fr: SyncStrings = {
   waiting: (n) => `${n} modification${n > 1 ? 's' : ''} en attente`,
   problem: 'Problème de synchronisation',
   paused: 'Synchronisation en pause',
+  resyncing: 'Remise à niveau après une sauvegarde restaurée',
+  offlineResyncing: 'Hors ligne — remise à niveau après une sauvegarde restaurée',
   errors: {
     invalid_hub_url: 'Cette URL de hub est refusée : elle doit commencer par https://, ou par http:// vers cet ordinateur seulement (le secret de l’appareil accompagne chaque échange).',
     hub_unreachable: 'Le hub ne répond pas : vérifiez son URL et le réseau de cet ordinateur, puis réessayez.',

@@ -7,6 +7,18 @@ import { createStatusFeed } from './feed.js';
 export const syncFeed = createStatusFeed<SyncStatus>();
 
 /**
+ * Fetches the status and shows it wherever it is shown, unless a newer one is already; returns the
+ * failure, if any. An action calls it to show its effect at once (a discard lowers the count).
+ */
+export async function refreshSyncStatus(): Promise<ApiFailure | null> {
+  const token = syncFeed.begin();
+  const result = await call(getSyncStatus);
+  if (!result.ok) return result;
+  syncFeed.offer(token, result.data);
+  return null;
+}
+
+/**
  * The cabinet's sync status, fetched now and every `intervalMs` while the component is mounted
  * (skipped while the tab is hidden, fetched again as soon as it shows). `failure` is the last
  * fetch's failure, cleared by the next success; `status` stays the last one known meanwhile.
@@ -15,13 +27,7 @@ export function useSyncStatus(intervalMs: number): { status: SyncStatus | null; 
   const [status, setStatus] = useState<SyncStatus | null>(null);
   const [failure, setFailure] = useState<ApiFailure | null>(null);
 
-  const refresh = useCallback(async () => {
-    const token = syncFeed.begin();
-    const result = await call(getSyncStatus);
-    if (!result.ok) return setFailure(result);
-    setFailure(null);
-    syncFeed.offer(token, result.data);
-  }, []);
+  const refresh = useCallback(async () => setFailure(await refreshSyncStatus()), []);
 
   useEffect(() => {
     const unsubscribe = syncFeed.subscribe(setStatus);

@@ -1,0 +1,188 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { discardSyncConflict, listSyncConflicts, retrySyncConflict, type SyncConflict } from '../../../../shared/sync.js';
+import { call } from '../../api.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
+import type { Lang } from '../../i18n.js';
+import { Alert } from '../../Layout.js';
+import { absoluteTime, kindName, recordOf, retryOutcome } from './format.js';
+import type { SyncStrings } from './strings.js';
+import { refreshSyncStatus } from './useSyncStatus.js';
+
+/** What an action on one change came to: a status line or an error. `id` tells two alike apart. */
+interface Feedback {
+  id: number;
+  seq: number;
+  tone: 'notice' | 'error';
+  text: string;
+}
+
+/**
+ * The set-aside changes, read again when their count moves and after an action; `reload` gives
+ * back the list it read (null when it failed), for the action to word its outcome with.
+ */
+function useSetAsideList(count: number) {
+  const [conflicts, setConflicts] = useState<SyncConflict[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  /** The number of the last read begun: an older answer arriving late must not replace a newer one. */
+  const latest = useRef(0);
+  const reload = useCallback(async (): Promise<SyncConflict[] | null> => {
+    const mine = ++latest.current;
+    const result = await call(listSyncConflicts);
+    const list = result.ok ? result.data.data : null;
+    if (mine !== latest.current) return list;
+    setError(result.ok ? null : result.error.message);
+    if (list !== null) setConflicts(list);
+    return list;
+  }, []);
+  useEffect(() => {
+    // None left needs no request: the count comes from the status, read every few seconds anyway.
+    if (count === 0) setConflicts([]);
+    else void reload();
+    return () => {
+      latest.current += 1;
+    };
+  }, [count, reload]);
+  return { conflicts, error, reload };
+}
+
+/** A status line or an error about a change, focused when it appears: the row's button may have gone with the row. */
+function FeedbackLine({ feedback }: { feedback: Feedback }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => ref.current?.focus(), [feedback.id]);
+  const error = feedback.tone === 'error';
+  return (
+    <p ref={ref} tabIndex={-1} className={error ? 'alert' : 'sync-notice'} role={error ? 'alert' : 'status'} data-testid="sync-set-aside-feedback">
+      {feedback.text}
+    </p>
+  );
+}
+
+interface RowProps {
+  conflict: SyncConflict;
+  s: SyncStrings;
+  lang: Lang;
+  /** What the last action on this change came to, shown under its row. */
+  feedback: Feedback | null;
+  retrying: boolean;
+  working: boolean;
+  onRetry: () => void;
+  onDiscard: () => void;
+}
+
+const COLUMNS = 5;
+
+function ConflictRow({ conflict, s, lang, feedback, retrying, working, onRetry, onDiscard }: RowProps) {
+  const record = recordOf(conflict, s);
+  return (
+    <>
+      <tr>
+        <td>{absoluteTime(conflict.set_aside_at, lang)}</td>
+        <td>
+          {kindName(conflict.kind, s)} <span className="muted small sync-mono">{conflict.record_id}</span>
+        </td>
+        <td>
+          {s.setAsideReasons[conflict.reason]} <span className="muted small">({conflict.message})</span>
+        </td>
+        <td className="sync-mono small">{conflict.device_id}</td>
+        <td>
+          <div className="sync-row-actions">
+            <button type="button" className="button button-small" disabled={working} aria-busy={retrying} aria-label={s.retryLabel(record)} onClick={onRetry}>
+              {retrying ? s.retrying : s.retry}
+            </button>
+            <button type="button" className="button button-small button-danger-quiet" disabled={working} aria-label={s.discardLabel(record)} onClick={onDiscard}>
+              {s.discard}
+            </button>
+          </div>
+        </td>
+      </tr>
+      {feedback !== null && (
+        <tr className="sync-feedback-row">
+          <td colSpan={COLUMNS}>
+            <FeedbackLine feedback={feedback} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/**
+ * The changes this install set aside (administrators: their fields may hold personal data), each
+ * with Try again and Discard (asked first). After either, the list and the count are read again,
+ * and what became of the change is said under its row, or above the list once it left it.
+ */
+export function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count: number }) {
+  const { conflicts, error, reload } = useSetAsideList(count);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [retrying, setRetrying] = useState<number | null>(null);
+  const said = useRef(0);
+  const say = (seq: number, tone: Feedback['tone'], text: string) => setFeedback({ id: ++said.current, seq, tone, text });
+  /** The list and the count after an action, read together; the list for the outcome's words. */
+  const readAgain = async () => (await Promise.all([reload(), refreshSyncStatus()]))[0];
+
+  const discarding = useConfirmation(
+    (conflict: SyncConflict) => call(discardSyncConflict, { params: { seq: conflict.seq } }),
+    async (conflict, result) => {
+      await readAgain();
+      if (result.ok) say(conflict.seq, 'notice', s.outcomes.discarded(recordOf(conflict, s)));
+      else say(conflict.seq, 'error', result.error.message);
+    },
+  );
+  const working = retrying !== null || discarding.busy;
+
+  async function retry(conflict: SyncConflict) {
+    if (working) return;
+    setRetrying(conflict.seq);
+    setFeedback(null);
+    const result = await call(retrySyncConflict, { params: { seq: conflict.seq } });
+    const after = await readAgain();
+    setRetrying(null);
+    if (result.ok) say(conflict.seq, 'notice', retryOutcome(result.data, conflict, after, s));
+    else say(conflict.seq, 'error', result.error.message);
+  }
+
+  // Once none is left, the section stays only to say what became of the last one.
+  if (count === 0 && feedback === null) return null;
+  const listed = (seq: number) => conflicts?.some((conflict) => conflict.seq === seq) ?? false;
+  return (
+    <section className="sync-set-aside">
+      <h3>{s.setAsideTitle}</h3>
+      <p className="muted">{s.setAsideIntro}</p>
+      {error !== null && <Alert>{error}</Alert>}
+      {feedback !== null && !listed(feedback.seq) && <FeedbackLine feedback={feedback} />}
+      {conflicts !== null && conflicts.length === 0 && <p className="muted">{s.setAsideNone}</p>}
+      {conflicts !== null && conflicts.length > 0 && (
+        // The frame scrolls sideways on a narrow screen; focusable so that a keyboard can scroll it.
+        <div className="admin-table-frame" role="region" aria-label={s.setAsideTitle} tabIndex={0}>
+          <table className="admin-table" data-testid="sync-set-aside-list">
+            <thead>
+              <tr>
+                <th scope="col">{s.setAsideColumns.when}</th>
+                <th scope="col">{s.setAsideColumns.what}</th>
+                <th scope="col">{s.setAsideColumns.why}</th>
+                <th scope="col">{s.setAsideColumns.from}</th>
+                <th scope="col">{s.setAsideColumns.actions}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {conflicts.map((conflict) => (
+                <ConflictRow
+                  key={conflict.seq}
+                  conflict={conflict}
+                  s={s}
+                  lang={lang}
+                  feedback={feedback?.seq === conflict.seq ? feedback : null}
+                  retrying={retrying === conflict.seq}
+                  working={working}
+                  onRetry={() => void retry(conflict)}
+                  onDiscard={() => discarding.ask(conflict)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmStep confirmation={discarding} title={() => s.discardTitle} text={(conflict) => s.discardText(recordOf(conflict, s))} confirmLabel={s.discard} cancelLabel={s.cancel} />
+    </section>
+  );
+}
