@@ -265,3 +265,13 @@ export function jobMayRun(orm: Orm, jobId: string): boolean {
       .get() !== undefined
   );
 }
+
+/** The cabinet's jobs that priced these quotes, or that have these ids. */
+export function jobsOfQuotes(orm: Orm, cabinetId: string, devisIds: readonly string[], jobIds: readonly string[]): JobRow[] {
+  if (devisIds.length === 0 && jobIds.length === 0) return [];
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), or(devisIds.length > 0 ? inArray(jobs.devisId, [...devisIds]) : undefined, jobIds.length > 0 ? inArray(jobs.id, [...jobIds]) : undefined)))
+    .all();
+}
