@@ -8,7 +8,7 @@ import { CLIENT_CONTACT_FIELDS } from './crm.js';
  * (pending conditions, an error message, an MFA challenge), which may name the client.
  *
  * What a record links to a client: a quote whose client_id is the client; the jobs that priced
- * those quotes (their devis_id, or the quote's job_id); the opportunities those quotes name
+ * those quotes (their own devis_id, which only the install that ran the job writes); the opportunities those quotes name
  * (opportunity_id) or whose contact has the client's email or SIRET (as the console lists a
  * client's opportunities). A signed quote keeps its PDF, the contract's proof (README, "Right to
  * erasure"); every other quote of the client loses it.
@@ -21,7 +21,8 @@ const ERASED_OPPORTUNITY_CONTACT = { last_name: '', first_name: null, company_na
 export const ERASED_RECORD_FIELDS = {
   opportunity: { contact: JSON.stringify(ERASED_OPPORTUNITY_CONTACT) },
   devis: { dic_data: '{}', suspens: null },
-  job: { dic_data: '{}', result_suspens: null, error_message: null },
+  // A job's request_hash is the SHA-256 of its insurer, product and dicData: a fingerprint of the data.
+  job: { dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null, error_message: null },
 } as const satisfies Record<string, Record<string, string | null>>;
 
 export type LinkedKind = keyof typeof ERASED_RECORD_FIELDS;

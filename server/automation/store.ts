@@ -266,12 +266,12 @@ export function jobMayRun(orm: Orm, jobId: string): boolean {
   );
 }
 
-/** The cabinet's jobs that priced these quotes, or that have these ids. */
-export function jobsOfQuotes(orm: Orm, cabinetId: string, devisIds: readonly string[], jobIds: readonly string[]): JobRow[] {
-  if (devisIds.length === 0 && jobIds.length === 0) return [];
+/** The cabinet's jobs that priced these quotes. */
+export function jobsOfQuotes(orm: Orm, cabinetId: string, devisIds: readonly string[]): JobRow[] {
+  if (devisIds.length === 0) return [];
   return orm
     .select()
     .from(jobs)
-    .where(and(eq(jobs.cabinetId, cabinetId), or(devisIds.length > 0 ? inArray(jobs.devisId, [...devisIds]) : undefined, jobIds.length > 0 ? inArray(jobs.id, [...jobIds]) : undefined)))
+    .where(and(eq(jobs.cabinetId, cabinetId), inArray(jobs.devisId, [...devisIds])))
     .all();
 }

@@ -320,10 +320,9 @@ export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): De
   return toDevis(row);
 }
 
-/** What a client's erasure reached among its quotes: the quotes, and the jobs and opportunities they name. */
+/** What a client's erasure reached among its quotes: the quotes, and the opportunities they name. */
 export interface ErasedQuotes {
   devisIds: string[];
-  jobIds: string[];
   opportunityIds: string[];
 }
 
@@ -351,7 +350,6 @@ export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChang
   }
   return {
     devisIds: rows.map((row) => row.id),
-    jobIds: rows.flatMap((row) => (row.jobId === null ? [] : [row.jobId])),
     opportunityIds: [...new Set(rows.flatMap((row) => (row.opportunityId === null ? [] : [row.opportunityId])))],
   };
 }

@@ -29,7 +29,7 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
   if (!client) return;
   const quotes = eraseQuotesOfClient(deps, cabinetId, clientId);
   const opportunities = eraseOpportunityContacts(deps, cabinetId, [...quotes.opportunityIds, ...opportunityIdsOfContact(deps, cabinetId, client)]);
-  const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds, quotes.jobIds);
+  const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
   eraseEventsAbout(deps, cabinetId, { client: [clientId], opportunity: opportunities, devis: quotes.devisIds, job: jobs });
   // Changes from other installs set aside here may carry the same data.
   for (const id of [...opportunities, ...quotes.devisIds, ...jobs]) forgetSetAsideAbout(deps, cabinetId, id);

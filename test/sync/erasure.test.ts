@@ -177,6 +177,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
           { id: ids.signed, dic_data: '{}', suspens: null, pdf_sha256: sha256(pdfs.signed) },
         ].sort((x, y) => x.id.localeCompare(y.id)),
       );
+      expect(node.deps.db.sqlite.prepare('SELECT dic_data, request_hash, result_suspens FROM jobs').all()).toEqual([{ dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null }]);
       // The contract stays, with no personal field: it names the client by id.
       expect(node.deps.db.sqlite.prepare('SELECT client_id, premium_cents FROM contracts WHERE id = ?').get(ids.contract)).toEqual({ client_id: ids.client, premium_cents: 21000 });
       expect(node.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_outbox').get()).toEqual({ n: 0 });
