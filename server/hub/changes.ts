@@ -7,7 +7,7 @@ import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
-import { erasureState, followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
+import { followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
 import {
   allocateSeqs,
   countStoredBytes,
@@ -68,7 +68,7 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     const { firstSeq } = allocated;
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
-    const erasure = withoutErasedData(fresh, await erasureState(tx, caller.cabinetId, fresh));
+    const erasure = await withoutErasedData(tx, caller.cabinetId, fresh);
     const stored = await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), erasure.changes);
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });

@@ -22,44 +22,51 @@ function recordKey(kind: string, recordId: string): string {
   return `${kind}\u0000${recordId}`;
 }
 
-/** What the hub knows of the records a batch names, read under the cabinet's lock. */
-export interface ErasureState {
-  /** Records an erase change reached (clients, events). */
-  erased: ReadonlySet<string>;
-  /** Records a client's erasure reached (hub_erasure_links). */
-  linked: ReadonlySet<string>;
-}
-
 type Key = { kind: string; record_id: string };
 
-/** The records a change names besides itself, as far as erasure goes: a quote's client, a job's quote, an event's subjects. */
-function namedBy(change: SyncChange): Key[] {
-  if (change.op !== 'upsert') return [];
-  const { fields } = change;
-  if (change.kind === 'devis' && typeof fields.client_id === 'string') return [{ kind: 'client', record_id: fields.client_id }];
-  if (change.kind === 'job' && typeof fields.devis_id === 'string') return [{ kind: 'devis', record_id: fields.devis_id }];
-  if (change.kind === 'event' && ERASABLE_EVENT_TYPES.includes(fields.type as string)) {
-    const data = parseEventData(fields.data);
-    return data ? eventSubjects(fields.type, data).map((subject) => ({ kind: subject.kind, record_id: subject.id })) : [];
-  }
-  return [];
+/** A change, and what it names besides itself as far as erasure goes: a quote's client, a job's quote, an event's subjects (its data parsed once). */
+interface Named {
+  change: SyncChange;
+  named: Key[];
+  data?: Record<string, unknown>;
 }
 
-/** Which of the records a batch names (each change's own, and those namedBy says) are erased, and which an erasure reached. */
-export async function erasureState(tx: TransactionSql, cabinetId: string, changes: readonly SyncChange[]): Promise<ErasureState> {
-  const keys = new Map<string, Key>();
-  for (const change of changes) {
-    for (const key of [{ kind: change.kind, record_id: change.record_id }, ...namedBy(change)]) keys.set(recordKey(key.kind, key.record_id), key);
+function named(change: SyncChange): Named {
+  if (change.op !== 'upsert') return { change, named: [] };
+  const { fields } = change;
+  if (change.kind === 'devis' && typeof fields.client_id === 'string') return { change, named: [{ kind: 'client', record_id: fields.client_id }] };
+  if (change.kind === 'job' && typeof fields.devis_id === 'string') return { change, named: [{ kind: 'devis', record_id: fields.devis_id }] };
+  if (change.kind === 'event' && ERASABLE_EVENT_TYPES.includes(fields.type as string)) {
+    const data = parseEventData(fields.data);
+    if (data) return { change, named: eventSubjects(fields.type, data).map((subject) => ({ kind: subject.kind, record_id: subject.id })), data };
   }
-  const rows = await tx<{ kind: string; record_id: string; erased: boolean; linked: boolean }[]>`
-    SELECT r.kind, r.record_id,
-      EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = r.kind AND h.record_id = r.record_id AND h.op = 'erase') AS erased,
-      EXISTS (SELECT 1 FROM hub_erasure_links l WHERE l.cabinet_id = ${cabinetId} AND l.kind = r.kind AND l.record_id = r.record_id) AS linked
-    FROM jsonb_to_recordset(${JSON.stringify([...keys.values()])}::text::jsonb) AS r(kind text, record_id text)`;
+  return { change, named: [] };
+}
+
+/** Which of these records an erase change reached (the partial index of erasures answers it), and which a client's erasure reached: only those found come back. */
+async function erasureState(tx: TransactionSql, cabinetId: string, keys: ReadonlyMap<string, Key>, links: boolean): Promise<{ erased: Set<string>; linked: Set<string> }> {
+  const kinds = [...keys.values()].map((key) => key.kind);
+  const ids = [...keys.values()].map((key) => key.record_id);
+  const rows = links
+    ? await tx<{ kind: string; record_id: string; erased: boolean }[]>`
+      SELECT DISTINCT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
+      JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.kind = r.kind AND h.record_id = r.record_id AND h.op = 'erase'
+      UNION ALL
+      SELECT r.kind, r.record_id, false AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
+      JOIN hub_erasure_links l ON l.cabinet_id = ${cabinetId} AND l.kind = r.kind AND l.record_id = r.record_id`
+    : await tx<{ kind: string; record_id: string; erased: boolean }[]>`
+      SELECT DISTINCT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
+      JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.kind = r.kind AND h.record_id = r.record_id AND h.op = 'erase'`;
   return {
     erased: new Set(rows.filter((row) => row.erased).map((row) => recordKey(row.kind, row.record_id))),
-    linked: new Set(rows.filter((row) => row.linked).map((row) => recordKey(row.kind, row.record_id))),
+    linked: new Set(rows.filter((row) => !row.erased).map((row) => recordKey(row.kind, row.record_id))),
   };
+}
+
+/** Whether any client of the cabinet was ever erased: until then, nothing a batch names can have been reached. */
+async function anyClientErased(tx: TransactionSql, cabinetId: string): Promise<boolean> {
+  const [row] = await tx<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = 'client' AND op = 'erase') AS any`;
+  return row?.any ?? false;
 }
 
 /** What a batch brings that the hub must follow once it is stored: new erasures, and records newly reached by one. */
@@ -87,14 +94,23 @@ function erasedEvent(fields: Record<string, unknown>, data: Record<string, unkno
 const isLinkedKind = (kind: string): kind is LinkedKind => kind in ERASED_RECORD_FIELDS;
 
 /**
- * The batch as the hub stores it: an upsert of an erased record keeps no fields (its place in the
- * device's numbering only); an upsert of a record an erasure reached, or that names an erased
- * client or a reached quote, keeps no personal field; an event about any of them keeps none either
- * (a client.updated, nothing). Erasures earlier in the batch count. Says what to follow once stored.
+ * The batch as the hub stores it, read under the cabinet's lock (an erasure committed by another
+ * device is seen, and one committed later scrubs what this stores): an upsert of an erased record
+ * keeps no fields (its place in the device's numbering only); an upsert of a record an erasure
+ * reached, or that names an erased client or a reached quote, keeps no personal field; an event
+ * about any of them keeps none either (a client.updated, nothing). Erasures earlier in the batch
+ * count. Says what to follow once the batch is stored.
  */
-export function withoutErasedData(changes: readonly SyncChange[], state: ErasureState): { changes: SyncChange[]; followUp: ErasureFollowUp } {
-  const erased = new Set(state.erased);
-  const linked = new Set(state.linked);
+export async function withoutErasedData(tx: TransactionSql, cabinetId: string, changes: readonly SyncChange[]): Promise<{ changes: SyncChange[]; followUp: ErasureFollowUp }> {
+  const keys = new Map<string, Key>();
+  for (const change of changes) keys.set(recordKey(change.kind, change.record_id), { kind: change.kind, record_id: change.record_id });
+  // What a change names matters once a client of the cabinet was erased: before, the batch is read as it always was.
+  const reaching = changes.some((change) => change.op === 'erase' && change.kind === 'client') || (await anyClientErased(tx, cabinetId));
+  const batch = reaching ? changes.map(named) : changes.map((change) => ({ change, named: [] }) as Named);
+  for (const { named: subjects } of batch) for (const key of subjects) keys.set(recordKey(key.kind, key.record_id), key);
+  const state = await erasureState(tx, cabinetId, keys, reaching);
+  const erased = state.erased;
+  const linked = state.linked;
   const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], pdfs: [] };
   const link = (kind: 'devis' | 'job', id: string) => {
     const key = recordKey(kind, id);
@@ -102,7 +118,8 @@ export function withoutErasedData(changes: readonly SyncChange[], state: Erasure
     linked.add(key);
     (kind === 'devis' ? followUp.devis : followUp.jobs).push(id);
   };
-  const stored = changes.map((change): SyncChange => {
+  const reached = (subject: Key) => (subject.kind === 'client' ? erased : linked).has(recordKey(subject.kind, subject.record_id));
+  const stored = batch.map(({ change, named: subjects, data }): SyncChange => {
     const key = recordKey(change.kind, change.record_id);
     if (change.op === 'erase') {
       if (change.kind === 'client' && !erased.has(key)) followUp.clients.push(change.record_id);
@@ -110,14 +127,9 @@ export function withoutErasedData(changes: readonly SyncChange[], state: Erasure
       return change;
     }
     if (erased.has(key)) return { ...change, fields: {} };
-    const named = namedBy(change);
-    const reached = (subject: Key) => (subject.kind === 'client' ? erased : linked).has(recordKey(subject.kind, subject.record_id));
-    if (change.kind === 'event') {
-      const data = parseEventData(change.fields.data);
-      return data && named.some(reached) ? { ...change, fields: erasedEvent(change.fields, data) } : change;
-    }
+    if (change.kind === 'event') return data && subjects.some(reached) ? { ...change, fields: erasedEvent(change.fields, data) } : change;
     if (!isLinkedKind(change.kind)) return change;
-    if (change.kind !== 'opportunity' && named.some(reached)) link(change.kind, change.record_id);
+    if (change.kind !== 'opportunity' && subjects.some(reached)) link(change.kind, change.record_id);
     if (!linked.has(key)) return change;
     if (change.kind === 'devis' && typeof change.fields.pdf_sha256 === 'string') followUp.pdfs.push(change.record_id);
     return { ...change, fields: erasedFields(change.kind, change.fields) };
