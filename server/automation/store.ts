@@ -265,3 +265,13 @@ export function jobMayRun(orm: Orm, jobId: string): boolean {
       .get() !== undefined
   );
 }
+
+/** The cabinet's jobs that priced these quotes. */
+export function jobsOfQuotes(orm: Orm, cabinetId: string, devisIds: readonly string[]): JobRow[] {
+  if (devisIds.length === 0) return [];
+  return orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), inArray(jobs.devisId, [...devisIds])))
+    .all();
+}

@@ -18,6 +18,7 @@ import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import * as devis from '../devis/service.js';
+import * as erasure from '../erasure/service.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import { consoleUser } from './guard.js';
 import { describeDevis, describeOneDevis } from './records.js';
@@ -34,7 +35,7 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
   registerEndpoint(app, getConsoleClient, (request) => clients.getClient(deps, cabinet(request), request.params.client_id));
   registerEndpoint(app, updateConsoleClient, (request) => clients.updateClient(deps, cabinet(request), request.params.client_id, request.body));
   registerEndpoint(app, eraseConsoleClient, (request, reply) => {
-    clients.eraseClient(deps, cabinet(request), request.params.client_id);
+    erasure.eraseClient(deps, cabinet(request), request.params.client_id);
     return reply.code(204).send();
   });
   registerEndpoint(app, listClientOpportunities, (request) => {

@@ -183,12 +183,28 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
 }
 
 /**
- * Right to erasure: nulls every personal field of the client (the row stays, without them, for the
- * quotes and contracts that reference its id), clears the personal data of its earlier
- * client.updated events and of its stored creation responses, and emits client.erased, in one
- * transaction. Erasing an erased client changes nothing and answers the first erasure.
+ * What an erasure of this client must find elsewhere before it nulls the client (its email and
+ * SIRET tie opportunities to it); undefined when the cabinet has no such client or it is erased already.
  */
-export function eraseClient(deps: Deps, cabinetId: string, id: string): ClientErasure {
+export function clientToErase(deps: Pick<Deps, 'db'>, cabinetId: string, id: string): { email: string | null; siret: string | null } | undefined {
+  const row = store.findClient(deps.db.orm, cabinetId, id);
+  return row && { email: row.email, siret: row.siret };
+}
+
+/** Whether the cabinet has this client, erased. */
+export function clientErased(deps: Pick<Deps, 'db'>, cabinetId: string, id: string): boolean {
+  return (store.findErasure(deps.db.orm, cabinetId, id)?.erasedAt ?? null) !== null;
+}
+
+/**
+ * Right to erasure, the client's own part (server/erasure/service.ts erases the records that name
+ * it first, in the same transaction): nulls every personal field of the client (the row stays,
+ * without them, for the quotes and contracts that reference its id), clears the personal data of
+ * its earlier client.updated events and of its stored creation responses, and emits
+ * client.erased, in one transaction. Erasing an erased client changes nothing and answers the
+ * first erasure.
+ */
+export function eraseClientRecord(deps: Deps, cabinetId: string, id: string): ClientErasure {
   return deps.db.immediateTransaction(() => {
     const found = store.findErasure(deps.db.orm, cabinetId, id);
     if (!found) throw notFound('client', id);

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../http/endpoint.js';
 import * as clients from './clients.js';
 import * as crm from './service.js';
+import * as erasure from '../erasure/service.js';
 
 export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   registerEndpoint(app, createOpportunity, (request) => respond(201, crm.createOpportunity(deps, requestKey(request).cabinetId, request.body, 'api')));
@@ -19,7 +20,7 @@ export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   registerEndpoint(app, getClient, (request) => clients.getClient(deps, requestKey(request).cabinetId, request.params.client_id));
   registerEndpoint(app, updateClient, (request) => clients.updateClient(deps, requestKey(request).cabinetId, request.params.client_id, request.body));
   registerEndpoint(app, eraseClient, (request, reply) => {
-    clients.eraseClient(deps, requestKey(request).cabinetId, request.params.client_id);
+    erasure.eraseClient(deps, requestKey(request).cabinetId, request.params.client_id);
     return reply.code(204).send();
   });
 }

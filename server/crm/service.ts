@@ -1,3 +1,4 @@
+import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
 import { FINAL_STAGES, type CreateOpportunityInput, type Opportunity, type OpportunityStage, type UpdateOpportunityInput } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
@@ -5,6 +6,7 @@ import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
+import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 import { opportunityRecords } from './sync.js';
 
@@ -179,4 +181,27 @@ const CLIENT_OPPORTUNITIES_MAX = 100;
 export function listOpportunitiesOfClient(deps: Deps, cabinetId: string, client: { email: string | null; siret: string | null }, quotedIds: readonly string[]): Opportunity[] {
   const link = { ids: [...new Set(quotedIds)], email: client.email, siret: client.siret };
   return store.opportunitiesOfClient(deps.db.orm, cabinetId, link, CLIENT_OPPORTUNITIES_MAX).map(toOpportunity);
+}
+
+/** The opportunities whose contact has this email or SIRET (a client's, as it is erased). */
+export function opportunityIdsOfContact(deps: Pick<Deps, 'db'>, cabinetId: string, contact: { email: string | null; siret: string | null }): string[] {
+  return store.opportunityIdsOfContact(deps.db.orm, cabinetId, contact);
+}
+
+/**
+ * A client's erasure reaches these opportunities: their contact is emptied, queued for the other
+ * installs as an edit (its clock wins over every earlier contact), and taken out of the creation
+ * responses kept for Idempotency-Key replays. One already emptied is left as it is. Inside the
+ * erasure's transaction. Returns the ids of those the cabinet has.
+ */
+export function eraseOpportunityContacts(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, ids: readonly string[]): string[] {
+  const erased = ERASED_RECORD_FIELDS.opportunity.contact;
+  const rows = store.opportunityContacts(deps.db.orm, cabinetId, [...new Set(ids)]);
+  for (const row of rows) {
+    if (row.contact === erased) continue;
+    store.updateOpportunity(deps.db.orm, cabinetId, row.id, { contact: erased });
+    opportunityRecords.capture(deps, cabinetId, row.id, { contact: erased });
+    rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({ ...body, contact: JSON.parse(erased) as Contact }));
+  }
+  return rows.map((row) => row.id);
 }

@@ -175,3 +175,28 @@ export function opportunitiesOfClient(orm: Orm, cabinetId: string, link: { ids: 
     .limit(limit)
     .all();
 }
+
+/** The ids of the opportunities whose contact has this email (case-insensitive) or this SIRET: every one, for an erasure. */
+export function opportunityIdsOfContact(orm: Orm, cabinetId: string, contact: { email: string | null; siret: string | null }): string[] {
+  const ties = [
+    contact.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${contact.email.toLowerCase()}` : undefined,
+    contact.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${contact.siret}` : undefined,
+  ].filter((tie) => tie !== undefined);
+  if (ties.length === 0) return [];
+  return orm
+    .select({ id: opportunities.id })
+    .from(opportunities)
+    .where(and(eq(opportunities.cabinetId, cabinetId), or(...ties)))
+    .all()
+    .map((row) => row.id);
+}
+
+/** Some of the cabinet's opportunities, by id, with their contact. */
+export function opportunityContacts(orm: Orm, cabinetId: string, ids: readonly string[]): Pick<OpportunityRow, 'id' | 'contact'>[] {
+  if (ids.length === 0) return [];
+  return orm
+    .select({ id: opportunities.id, contact: opportunities.contact })
+    .from(opportunities)
+    .where(and(eq(opportunities.cabinetId, cabinetId), inArray(opportunities.id, [...ids])))
+    .all();
+}

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
+import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
 import { PDF_LINK_TTL_SECONDS, type CreateDevisInput, type Devis, type DevisStatus } from '../../shared/devis.js';
 import type { Page } from '../../shared/pagination.js';
 import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
@@ -12,6 +13,7 @@ import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../http/cursor.js';
+import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 import { contractRecords, devisRecords } from './sync.js';
 
@@ -316,4 +318,38 @@ export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): De
   const row = updateDevisRow(deps, cabinetId, id, { status: 'failed', updatedAt: deps.clock.now() });
   if (!row) throw notFound(id);
   return toDevis(row);
+}
+
+/** What a client's erasure reached among its quotes: the quotes, and the opportunities they name. */
+export interface ErasedQuotes {
+  devisIds: string[];
+  opportunityIds: string[];
+}
+
+/**
+ * A client's erasure reaches its quotes: each loses its dicData and the insurer's pending
+ * conditions, and an unsigned one its PDF too; a signed quote (a contract was made of it) keeps its
+ * PDF, the contract's proof (README, "Right to erasure"). What changed is queued for the other
+ * installs as an edit, whose clock wins over every earlier value, and the creation responses kept
+ * for Idempotency-Key replays lose the dicData. Inside the erasure's transaction.
+ */
+export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, clientId: string): ErasedQuotes {
+  const rows = store.devisOfClient(deps.db.orm, cabinetId, clientId);
+  for (const row of rows) {
+    const signed = row.status === 'signed' || row.contractId !== null || row.contracted;
+    const erased: Partial<store.DevisRow> = { dicData: ERASED_RECORD_FIELDS.devis.dic_data, suspens: ERASED_RECORD_FIELDS.devis.suspens };
+    if (!signed) {
+      erased.pdfSha256 = null;
+      store.deleteDocument(deps.db.orm, cabinetId, row.id);
+    }
+    const changes = Object.fromEntries(Object.entries(erased).filter(([column, value]) => row[column as keyof store.DevisRow] !== value)) as Partial<store.DevisRow>;
+    if (Object.keys(changes).length === 0) continue;
+    store.updateDevis(deps.db.orm, cabinetId, row.id, changes);
+    devisRecords.capture(deps, cabinetId, row.id, changes);
+    rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({ ...body, dicData: {}, suspens: null, ...(signed ? {} : { pdf_available: false, pdf_url: null }) }));
+  }
+  return {
+    devisIds: rows.map((row) => row.id),
+    opportunityIds: [...new Set(rows.flatMap((row) => (row.opportunityId === null ? [] : [row.opportunityId])))],
+  };
 }

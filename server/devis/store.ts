@@ -106,3 +106,21 @@ export function readDocumentBySha(orm: Orm, cabinetId: string, sha256: string): 
     .limit(1)
     .get()?.pdf;
 }
+
+/** Every quote of a client, with whether a contract was made of it. */
+export function devisOfClient(orm: Orm, cabinetId: string, clientId: string): (DevisRow & { contracted: boolean })[] {
+  return orm
+    .select()
+    .from(devis)
+    .leftJoin(contracts, and(eq(contracts.cabinetId, cabinetId), eq(contracts.devisId, devis.id)))
+    .where(and(eq(devis.cabinetId, cabinetId), eq(devis.clientId, clientId)))
+    .all()
+    .map((row) => ({ ...row.devis, contracted: row.contracts !== null }));
+}
+
+export function deleteDocument(orm: Orm, cabinetId: string, devisId: string): void {
+  orm
+    .delete(devisDocuments)
+    .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
+    .run();
+}

@@ -1,5 +1,6 @@
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
+import { ERASABLE_EVENT_TYPES, erasedEventData, eventSubjects } from '../../shared/erasure.js';
 import { toIso, type Deps } from '../deps.js';
 import * as store from './store.js';
 import { eventRecords } from './sync.js';
@@ -48,6 +49,44 @@ export function rewriteEvents<T extends EventWithPayload>(
     eventRecords.capture(deps, cabinetId, row.id, { ...row, data }, 'erase');
   }
   return rows.length;
+}
+
+/** The records an erasure reached, by kind: the events about them lose their personal data. */
+export interface ErasedSubjects {
+  client: readonly string[];
+  opportunity: readonly string[];
+  devis: readonly string[];
+  job: readonly string[];
+}
+
+/**
+ * Takes the personal data out of the events about records a client's erasure reached (an
+ * opportunity.created's contact, what an insurer or a robot wrote in a job's or a quote's events),
+ * each checked again against its payload schema, and queues each as an edit of its data for the
+ * other installs (its clock wins over the data they hold; an edit does not deliver an event
+ * again). client.updated events go through rewriteEvents, as erasures. Inside the erasure's
+ * transaction. Deliveries already sent are the receivers' to erase.
+ */
+export function eraseEventsAbout(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, subjects: ErasedSubjects): number {
+  const reached = new Set(Object.entries(subjects).flatMap(([kind, ids]) => (ids as readonly string[]).map((id) => `${kind}:${id}`)));
+  const types = ERASABLE_EVENT_TYPES.filter((type) => type !== 'client.updated');
+  const candidates = store.findEventsNaming(deps.db.orm, cabinetId, types, {
+    client_id: subjects.client,
+    opportunity_id: subjects.opportunity,
+    devis_id: subjects.devis,
+    job_id: subjects.job,
+  });
+  let rewritten = 0;
+  for (const row of candidates) {
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    if (!eventSubjects(row.type, data).some((subject) => reached.has(`${subject.kind}:${subject.id}`))) continue;
+    const erased = JSON.stringify(EVENT_PAYLOADS[row.type as EventWithPayload].parse(erasedEventData(row.type, data)));
+    if (erased === row.data) continue;
+    store.setEventData(deps.db.orm, row.seq, erased);
+    eventRecords.capture(deps, cabinetId, row.id, { data: erased });
+    rewritten += 1;
+  }
+  return rewritten;
 }
 
 /** Events of every cabinet after a position of the outbox, oldest first: what the dispatcher fans out. */

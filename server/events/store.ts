@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Orm } from '../db/open.js';
 import { tableSql } from '../db/table-sql.js';
 import { events } from './schema.js';
@@ -51,4 +51,17 @@ export function findEventsAbout(orm: Orm, cabinetId: string, type: string, field
 
 export function setEventData(orm: Orm, seq: number, data: string): void {
   orm.update(events).set({ data }).where(eq(events.seq, seq)).run();
+}
+
+/** A cabinet's events of these types whose data names one of these ids under one of these fields (candidates: the caller checks which field each type is about). */
+export function findEventsNaming(orm: Orm, cabinetId: string, types: readonly string[], ids: Readonly<Record<string, readonly string[]>>): EventRow[] {
+  const ties = Object.entries(ids)
+    .filter(([, values]) => values.length > 0)
+    .map(([field, values]) => sql`json_extract(${events.data}, ${`$.${field}`}) IN (SELECT value FROM json_each(${JSON.stringify(values)}))`);
+  if (types.length === 0 || ties.length === 0) return [];
+  return orm
+    .select()
+    .from(events)
+    .where(and(eq(events.cabinetId, cabinetId), inArray(events.type, [...types]), or(...ties)))
+    .all();
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { EVENT_PAYLOADS } from '../../shared/events.js';
 import { anyJsonObject, storedJson, storedText, storedTime } from '../sync/stored-values.js';
-import { syncedTable, type Refusal } from '../sync/synced-table.js';
+import { syncedTable, type Refusal, type SyncedRecords } from '../sync/synced-table.js';
 import { events } from './schema.js';
+import * as store from './store.js';
 
 const eventRow = z.object({
   type: storedText(100),
@@ -24,8 +25,18 @@ function payloadRefusal(type: unknown, data: unknown): Refusal | null {
  * own subscriptions under the same envelope id. The outbox position (seq) is each install's own.
  * They are erased only as a client's erasure rewrites them (changeRuleBroken checks what an erasure carries).
  */
-export const eventRecords = syncedTable('event', events, {
+const eventTable = syncedTable('event', events, {
   local: ['seq'],
   fields: eventRow,
   accepts: (_orm, _cabinetId, change) => payloadRefusal(change.fields.type, change.fields.data),
 });
+
+/**
+ * An erasure, or an edit (an erasure's rewrite of its data), of an event this install does not
+ * hold is dropped: there is nothing here to erase, and storing it would deliver to this install's
+ * webhooks, late, an event it never had (a client.updated after its client.erased).
+ */
+export const eventRecords = {
+  ...eventTable,
+  skips: (context, cabinetId, change) => (change.op === 'erase' || !('type' in change.fields)) && !store.findEvent(context.deps.db.orm, cabinetId, change.recordId),
+} satisfies SyncedRecords & Pick<typeof eventTable, 'capture'>;

@@ -3,7 +3,12 @@ import { ApiError } from '../errors.js';
 import { sha256Hex } from './credentials.js';
 import type { HubDeps } from './deps.js';
 import { assertWithinQuota } from './changes.js';
-import { hubBlobs, hubCabinets } from './schema.js';
+import { hubBlobs, hubCabinets, hubErasureLinks } from './schema.js';
+
+/** A PDF that an erasure committed while its upload waited for the cabinet's lock deleted: not stored. */
+class ErasedMeanwhile extends Error {
+  override name = 'ErasedMeanwhile';
+}
 
 /**
  * Quote PDFs, by content: a blob is named by its SHA-256, so storing it twice stores it once, and
@@ -15,22 +20,36 @@ export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string
   if (actual !== sha256) {
     throw new ApiError('blob_hash_mismatch', `The body's SHA-256 is ${actual}, not the ${sha256} named in the path; nothing was stored.`, { sha256: actual });
   }
-  await deps.db.transaction(async (tx) => {
-    const stored = await tx
-      .insert(hubBlobs)
-      .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
-      .onConflictDoNothing()
-      .returning({ size: hubBlobs.size });
-    if (stored.length === 0) return;
-    // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
-    const [counts] = await tx
-      .update(hubCabinets)
-      .set({ blobsCount: sql`${hubCabinets.blobsCount} + 1`, blobsBytes: sql`${hubCabinets.blobsBytes} + ${content.length}` })
-      .where(eq(hubCabinets.id, cabinetId))
-      .returning({ blobsCount: hubCabinets.blobsCount, blobsBytes: hubCabinets.blobsBytes });
-    assertWithinQuota('blobs', counts?.blobsCount ?? 0, deps.limits.cabinetBlobs);
-    assertWithinQuota('blob_bytes', counts?.blobsBytes ?? 0, deps.limits.cabinetBlobBytes);
-  });
+  const erased = async (tx: Pick<HubDeps['db'], 'select'>) =>
+    (await tx
+      .select({ sha256: hubErasureLinks.recordId })
+      .from(hubErasureLinks)
+      .where(and(eq(hubErasureLinks.cabinetId, cabinetId), eq(hubErasureLinks.kind, 'blob'), eq(hubErasureLinks.recordId, sha256)))).length > 0;
+  try {
+    await deps.db.transaction(async (tx) => {
+      // A PDF a client's erasure deleted (an unsigned quote's) is not stored again: a device that had
+      // not heard of the erasure, or replays an upload, is answered as if it were, and stores nothing.
+      if (await erased(tx)) return;
+      const stored = await tx
+        .insert(hubBlobs)
+        .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
+        .onConflictDoNothing()
+        .returning({ size: hubBlobs.size });
+      if (stored.length === 0) return;
+      // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
+      const [counts] = await tx
+        .update(hubCabinets)
+        .set({ blobsCount: sql`${hubCabinets.blobsCount} + 1`, blobsBytes: sql`${hubCabinets.blobsBytes} + ${content.length}` })
+        .where(eq(hubCabinets.id, cabinetId))
+        .returning({ blobsCount: hubCabinets.blobsCount, blobsBytes: hubCabinets.blobsBytes });
+      // An erasure that committed while this waited for the cabinet's lock did not see this PDF.
+      if (await erased(tx)) throw new ErasedMeanwhile();
+      assertWithinQuota('blobs', counts?.blobsCount ?? 0, deps.limits.cabinetBlobs);
+      assertWithinQuota('blob_bytes', counts?.blobsBytes ?? 0, deps.limits.cabinetBlobBytes);
+    });
+  } catch (err) {
+    if (!(err instanceof ErasedMeanwhile)) throw err;
+  }
   return { sha256, size: content.length };
 }
 

@@ -7,17 +7,16 @@ import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
+import { followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
 import {
   allocateSeqs,
   countStoredBytes,
   deviceRevoked,
-  erasedRecords,
   insertChanges,
   lockDevice,
   notifyChanges,
   raiseProtocol,
   readChanges,
-  recordKey,
   scrubBeforeErasures,
   setLastNumber,
   storedStamps,
@@ -69,13 +68,15 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     const { firstSeq } = allocated;
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
-    const erased = await erasedRecords(tx, caller.cabinetId, fresh);
-    const stored = await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), withoutErasedData(fresh, erased));
+    const erasure = await withoutErasedData(tx, caller.cabinetId, fresh);
+    const stored = await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), erasure.changes);
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
     if (largest.bytes > MAX_CHANGE_BYTES) throw changeTooLarge(largest.number, largest.bytes);
     const changesBytes = await countStoredBytes(tx, caller.cabinetId, stored.reduce((sum, change) => sum + change.bytes, 0));
     assertWithinQuota('change_bytes', changesBytes, deps.limits.cabinetChangeBytes);
+    // What the new erasures reach further (the client's email and SIRET find opportunities: before scrubBeforeErasures empties them).
+    if (hasFollowUp(erasure.followUp)) await followErasures(tx, caller.cabinetId, erasure.followUp);
     if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
@@ -157,23 +158,6 @@ function assertConsecutive(changes: readonly SyncChange[]): void {
       : [];
   });
   if (issues.length > 0) throw validationError(issues);
-}
-
-/**
- * The right to erasure: once a record is erased, its personal data never comes back to the hub.
- * An upsert of an erased record (erased before, or earlier in this very batch) is kept, for its
- * place in the device's numbering, with no fields.
- */
-function withoutErasedData(changes: readonly SyncChange[], erased: ReadonlySet<string>): SyncChange[] {
-  const seen = new Set(erased);
-  return changes.map((change) => {
-    const key = recordKey(change.kind, change.record_id);
-    if (change.op === 'erase') {
-      seen.add(key);
-      return change;
-    }
-    return seen.has(key) ? { ...change, fields: {} } : change;
-  });
 }
 
 export interface Pull {

@@ -112,6 +112,24 @@ export const hubChanges = pgTable(
   ],
 );
 
+/**
+ * What a client's erasure reached besides the client (shared/erasure.ts): the quotes, jobs and
+ * opportunities that name it, whose personal fields the hub empties in every change it holds and in
+ * every change that comes later; and (kind `blob`, the SHA-256) the PDFs of unsigned quotes it
+ * deleted, which are not stored again. No personal data: kinds and ids.
+ */
+export const hubErasureLinks = pgTable(
+  'hub_erasure_links',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    kind: text('kind').notNull(),
+    recordId: text('record_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cabinetId, t.kind, t.recordId] })],
+);
+
 export const hubBlobs = pgTable(
   'hub_blobs',
   {

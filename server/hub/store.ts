@@ -67,20 +67,6 @@ export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: numbe
   await sql`UPDATE hub_cabinets SET highest_protocol = ${protocol}::int WHERE id = ${cabinetId} AND highest_protocol < ${protocol}::int`;
 }
 
-export function recordKey(kind: string, recordId: string): string {
-  return `${kind}\u0000${recordId}`;
-}
-
-/** Which of these records an erasure already reached (the partial index of erasures answers it). */
-export async function erasedRecords(tx: TransactionSql, cabinetId: string, changes: readonly Pick<SyncChange, 'kind' | 'record_id'>[]): Promise<Set<string>> {
-  const records = JSON.stringify(changes.map((c) => ({ kind: c.kind, record_id: c.record_id })));
-  const rows = await tx<{ kind: string; record_id: string }[]>`
-    SELECT DISTINCT h.kind, h.record_id FROM hub_changes h
-    JOIN jsonb_to_recordset(${records}::text::jsonb) AS r(kind text, record_id text) ON h.kind = r.kind AND h.record_id = r.record_id
-    WHERE h.cabinet_id = ${cabinetId} AND h.op = 'erase'`;
-  return new Set(rows.map((r) => recordKey(r.kind, r.record_id)));
-}
-
 /** A change as received, with the size of its fields as JSON (a first check, before anything is stored). */
 export type SizedChange = SyncChange & { bytes: number };
 

@@ -11,6 +11,7 @@ import * as automation from '../automation/service.js';
 import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import * as devis from '../devis/service.js';
+import * as erasure from '../erasure/service.js';
 import { ApiError } from '../errors.js';
 import { defineTool, sharesPersonalData, toInputSchema, toOutputSchema, type McpTool, type ToolContext } from './tool-definition.js';
 
@@ -201,7 +202,7 @@ const TOOL_SPECS = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a client’s personal data' },
     scope: 'crm:write',
     returns: 'client_erasure',
-    run: ({ deps, access }, { client_id }) => clients.eraseClient(deps, access.cabinetId, client_id),
+    run: ({ deps, access }, { client_id }) => erasure.eraseClient(deps, access.cabinetId, client_id),
   }),
   defineTool({
     name: 'create_devis',

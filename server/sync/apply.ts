@@ -10,7 +10,8 @@ export type RecordsByKind = ReadonlyMap<string, SyncedRecords>;
  * only if the change's clock is later than the clock of the value it holds (last writer wins per
  * field, so two people editing different fields of one record both keep their edit). An erasure
  * wins over every edit, earlier or later: once erased, a record takes no more values. A change its
- * kind's rules refuse is not applied: the refusal is returned, for the caller to set it aside.
+ * kind's rules refuse is not applied: the refusal is returned, for the caller to set it aside; one
+ * its kind drops (skips: data an erasure removed) is neither applied nor set aside.
  * Runs inside the pull's transaction, and never emits an event or a change of its own.
  */
 export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: PulledChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
@@ -23,6 +24,7 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   // An erasure a hub emptied (older hubs emptied every earlier change of an erased record): a later
   // erasure of the record follows it, and it carries nothing to apply.
   if (change.op === 'erase' && Object.keys(change.fields).length === 0) return 'skipped';
+  if (adapter.skips?.(context, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields })) return 'skipped';
   const refusal = adapter.refusal(orm, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields });
   if (refusal) return refusal;
   // Fields of a newer install have no column here: never clocked (a clock without its value would
@@ -35,6 +37,7 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
 }
 
 function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: PulledChange, known: string[], context: ApplyContext): 'applied' {
+  adapter.beforeErase?.(context, cabinetId, change.record_id);
   adapter.write(orm, cabinetId, change.record_id, change.fields, context);
   store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(known, change.hlc), true);
   adapter.afterErase?.(context, cabinetId, change.record_id);

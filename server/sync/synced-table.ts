@@ -59,6 +59,17 @@ export interface SyncedRecords {
   /** Writes pulled fields that refusal() let through; throws on a constraint the checks could not see (set aside by the caller). */
   write(orm: Orm, cabinetId: string, recordId: string, fields: ChangeFields, context: ApplyContext): boolean;
   /**
+   * A pulled change this install drops unseen, neither applied nor set aside: what it would write
+   * here is data an erasure removed (an event about an erased client), or nothing at all (an edit or
+   * erasure of an event this install never held, which writing would deliver, late, to its webhooks).
+   */
+  skips?(context: ApplyContext, cabinetId: string, change: PulledRecordChange): boolean;
+  /**
+   * Before a pulled erasure is written: takes the erased data out of the records of other kinds that
+   * copied it (a client's quotes, jobs and opportunities), queueing those edits in turn.
+   */
+  beforeErase?(context: ApplyContext, cabinetId: string, recordId: string): void;
+  /**
    * After a pulled erasure: clears the copies of the erased data this install keeps elsewhere (a
    * client's earlier events), queueing those as erasures in turn, for copies only this install made.
    */

@@ -41,6 +41,7 @@ describe('hub migrations', () => {
         'public.hub_cabinets',
         'public.hub_changes',
         'public.hub_devices',
+        'public.hub_erasure_links',
         'public.hub_invites',
         'public.hub_pairing_failures',
       ]);
@@ -59,7 +60,7 @@ describe('hub migrations', () => {
       await hub.sql`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-courtier', 9999999999999)`;
       const before = await tablesOf(url);
       await expect(migrateHub(hub.sql)).rejects.toThrow(DatabaseVersionError);
-      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(5 schema migrations; this version knows 4\)/);
+      await expect(migrateHub(hub.sql)).rejects.toThrow(/newer version of Courtier \(6 schema migrations; this version knows 5\)/);
       expect(await tablesOf(url)).toEqual(before);
     } finally {
       await hub.close();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_CONTACT_FIELDS, clientSchema, isValidSiret, opportunitySchema, type Client, type ClientContactField, type Opportunity } from '../../shared/crm.js';
 import { clientErasedPayload, clientUpdatedPayload, eventEnvelopeSchema, opportunityCreatedPayload, opportunityStagePayload } from '../../shared/events.js';
 import { databaseFile } from '../../server/db/open.js';
+import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
@@ -531,6 +532,29 @@ describe('changing and erasing clients', () => {
     const bytes = Buffer.concat([readFileSync(file), readFileSync(`${file}-wal`)]).toString('latin1');
     const values = [...Object.values(personal).flatMap((v) => (typeof v === 'string' ? [v] : Object.values(v))), newEmail];
     for (const value of values) expect(bytes.includes(value), value).toBe(false);
+  });
+
+  it('erasing through the API empties what the client’s quotes and opportunities hold of them, and an unsigned quote’s PDF; a signed quote keeps its PDF', async () => {
+    const email = `${unique('efface')}@example.fr`;
+    const client = await newClient({ last_name: 'Quintavalle', email });
+    const opportunity = await api.post('/opportunities', { title: 'Auto', product: 'auto', contact: { last_name: 'Quintavalle', email: email.toUpperCase() } });
+    const key = randomUUID();
+    const quote = (dicData: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      api.post('/devis', { client_id: client.id, compagnie: 'sandbox', produit: 'auto', opportunity_id: opportunity.body.id, dicData }, headers);
+    const priced = await quote({ insured_name: 'Quintavalle' }, { 'Idempotency-Key': key });
+    const signed = await quote({ insured_name: 'Quintavalle' });
+    for (const id of [priced.body.id, signed.body.id]) recordDevisPriced(server.deps, cabinetId, String(id), { tarifEur: 100, suspens: 'Permis de Quintavalle', pdf: Buffer.from('%PDF-1.4 Quintavalle') });
+    expect((await api.post(`/devis/${String(signed.body.id)}/sign`, {})).status).toBe(200);
+
+    expect((await api.delete(`/clients/${client.id}`)).status).toBe(204);
+    expect((await api.get(`/opportunities/${String(opportunity.body.id)}`)).body.contact).toEqual({ last_name: '', first_name: null, company_name: null, siret: null, email: null, phone: null });
+    expect((await api.get(`/devis/${String(priced.body.id)}`)).body).toMatchObject({ dicData: {}, suspens: null, pdf_available: false, status: 'priced', tarif_eur: 100 });
+    expect((await api.get(`/devis/${String(signed.body.id)}`)).body).toMatchObject({ dicData: {}, suspens: null, pdf_available: true, status: 'signed' });
+    expect((await api.get(`/devis/${String(priced.body.id)}/pdf`)).body.error).toBe('pdf_not_available');
+    expect((await api.get(`/devis/${String(signed.body.id)}/pdf`)).status).toBe(302);
+    // The creation's replay answers the quote as it is now.
+    const replay = await quote({ insured_name: 'Quintavalle' }, { 'Idempotency-Key': key });
+    expect(replay.body).toMatchObject({ id: priced.body.id, dicData: {} });
   });
 
   it('erasing an erased client answers 204 again, changes nothing and emits nothing', async () => {

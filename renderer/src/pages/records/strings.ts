@@ -147,7 +147,7 @@ const en: RecordsStrings = {
   erase: 'Erase…',
   eraseTitle: (name) => `Erase ${name}?`,
   eraseText:
-    'This cannot be undone. The client’s personal data (names, SIRET, email, phone, address, date of birth) is wiped for good, here and in the copies the service keeps. Their quotes and contracts stay, without the name: a cabinet must keep its contracts.',
+    'This cannot be undone. The client’s personal data (names, SIRET, email, phone, address, date of birth) is wiped for good, on every computer of the cabinet, and so is what their quotes, pricings and opportunities hold of it, with the PDFs of the quotes they did not sign. Contracts and the PDFs of signed quotes stay: a cabinet must keep its contracts.',
   eraseConfirm: 'Erase for good',
   unnamed: '(no name)',
   clientQuotes: 'Quotes',
@@ -251,7 +251,7 @@ const fr: RecordsStrings = {
   erase: 'Effacer…',
   eraseTitle: (name) => `Effacer ${name} ?`,
   eraseText:
-    'C’est définitif. Les données personnelles du client (noms, SIRET, courriel, téléphone, adresse, date de naissance) sont effacées pour de bon, ici et dans les copies que garde le service. Ses devis et contrats restent, sans le nom : un cabinet doit conserver ses contrats.',
+    'C’est définitif. Les données personnelles du client (noms, SIRET, courriel, téléphone, adresse, date de naissance) sont effacées pour de bon, sur tous les postes du cabinet, ainsi que ce qu’en gardent ses devis, tarifications et opportunités, avec les PDF des devis non signés. Les contrats et les PDF des devis signés restent : un cabinet doit conserver ses contrats.',
   eraseConfirm: 'Effacer définitivement',
   unnamed: '(sans nom)',
   clientQuotes: 'Devis',
