@@ -268,7 +268,7 @@ export const cancelConsoleJob = defineEndpoint({
   operationId: 'consoleCancelJob',
   summary: 'Cancel a job (its robot stops)',
   responses: { 200: { description: 'The job, cancelled.', schema: consoleJobSchema } },
-  errors: ['not_found', 'job_not_cancellable'],
+  errors: ['not_found', 'job_not_cancellable', 'job_runs_elsewhere'],
 });
 
 export const answerConsoleMfa = defineEndpoint({
@@ -279,7 +279,7 @@ export const answerConsoleMfa = defineEndpoint({
   summary: 'Give the code the insurer sent',
   body: mfaCodeBody,
   responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
-  errors: ['not_found', 'job_not_awaiting_mfa'],
+  errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere'],
 });
 
 export const acknowledgeConsoleMfa = defineEndpoint({
@@ -289,6 +289,7 @@ export const acknowledgeConsoleMfa = defineEndpoint({
   operationId: 'consoleAcknowledgeMfa',
   summary: 'A person saw the code prompt (mfa_required becomes awaiting_mfa)',
   responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
+  errors: ['not_found', 'job_runs_elsewhere'],
 });
 
 export const getConsoleJobArtifact = defineEndpoint({

@@ -30,8 +30,9 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
       : null,
     progress: { step: row.progressStep, percent: row.progressPercent },
     poll_url: pollUrl(row.id),
-    // Written when it finished (and synced with it); from this install's wallet while it runs.
-    credits_consumed: row.creditsConsumed ?? creditsConsumed(deps, row.cabinetId, row.id),
+    // Written when it finished (and synced with it); while it runs, from this install's wallet, or
+    // for a job another install enqueued, its cost (that install's wallet was debited it).
+    credits_consumed: row.creditsConsumed ?? (row.enqueueNumber === null ? row.costCredits : creditsConsumed(deps, row.cabinetId, row.id)),
     error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
     mfa:
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null

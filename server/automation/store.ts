@@ -196,8 +196,20 @@ export function enqueuesSince(orm: Orm, cabinetId: string, since: number): Enque
   return { count: first === null ? 0 : nextNumber - first, oldest, nextNumber };
 }
 
-export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {
-  return JOB.get(orm, 'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1', cabinetId, requestHash, since);
+/**
+ * The newest job of the cabinet with this request hash created after `since` (jobs_replay_idx):
+ * one this install enqueued, or one pulled from another install created no later than
+ * `pulledUntil` (its creation time is that install's word).
+ */
+export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number, pulledUntil: number): JobRow | undefined {
+  return JOB.get(
+    orm,
+    'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? AND (enqueue_number IS NOT NULL OR created_at <= ?) ORDER BY created_at DESC LIMIT 1',
+    cabinetId,
+    requestHash,
+    since,
+    pulledUntil,
+  );
 }
 
 /**
