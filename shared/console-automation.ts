@@ -90,6 +90,11 @@ export const consoleJobSchema = jobSchema
     product_label: z.string().describe('The product’s label at the insurer (its code when the insurer no longer offers it).'),
     insurer_name: z.string().describe('The insurer’s name (its code when unknown here).'),
     client_id: z.uuid().nullable().describe('The client of the quote this job prices, if any.'),
+    elsewhere: z
+      .boolean()
+      .describe(
+        'Enqueued on another computer of the cabinet (synced here): its robots run it, and only there can it be cancelled or given a code; this computer shows it as that one last synced it.',
+      ),
     credits: z
       .object({
         cost: z.int().describe('What a run of this product costs.'),
@@ -111,7 +116,7 @@ const jobStepSchema = z.object({
 /** One job in full: its inputs and its steps (as seen by this install) besides the row. */
 export const consoleJobDetailSchema = consoleJobSchema.extend({
   dicData: z.record(z.string(), z.unknown()).describe('The data the quote was priced with.'),
-  steps: z.array(jobStepSchema).describe('Oldest first; empty for a job another install ran.'),
+  steps: z.array(jobStepSchema).describe('Oldest first; empty for a job enqueued on another install.'),
   retryable: z.boolean().describe('Failed or cancelled: Retry makes a new job with the same data.'),
 });
 export type ConsoleJobDetail = z.infer<typeof consoleJobDetailSchema>;

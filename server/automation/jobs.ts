@@ -72,6 +72,11 @@ export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; 
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 
+/** The jobs this install's robots are on (running or waiting for a code), newest first: a job another install runs is not one of them. */
+export function listJobsOnRobotsHere(deps: Deps, cabinetId: string, limit: number): Job[] {
+  return store.listActiveJobsHere(deps.db.orm, cabinetId, limit).map((row) => toJob(deps, row));
+}
+
 /** Whether a robot holds (or waits for) this cabinet's login at an insurer. */
 export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
   return store.hasJobOnRobot(deps.db.orm, cabinetId, robotCompagnie, ACTIVE_STATUSES);

@@ -159,6 +159,11 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
     .all();
 }
 
+/** The cabinet's jobs a robot of this install is on (running or waiting for a code), newest first: not another install's, which it only shows. */
+export function listActiveJobsHere(orm: Orm, cabinetId: string, limit: number): JobRow[] {
+  return JOB.all(orm, `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`, cabinetId, limit);
+}
+
 /** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */
 export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: string, statuses: readonly JobRow['status'][]): boolean {
   return (
