@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ACTIVE_STATUSES } from '../shared/automation.js';
 import { buildApp } from '../server/app.js';
 import { readKillSwitch, setKillSwitch } from '../server/automation/guards.js';
-import { listJobs } from '../server/automation/jobs.js';
+import { listJobsOnRobotsHere } from '../server/automation/jobs.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/config.js';
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
@@ -61,22 +60,23 @@ function portIsFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** The jobs a robot is on, across the install's cabinets, and the kill switch. */
+/**
+ * The jobs this install's robots are on, across its cabinets (not those another install of a
+ * cabinet runs: their code is asked there), and the kill switch.
+ */
 function collectStatus(deps: Deps): ServerStatus {
   const jobs: ActiveJob[] = [];
   for (const cabinet of listCabinets(deps)) {
-    for (const status of ACTIVE_STATUSES) {
-      for (const job of listJobs(deps, cabinet.cabinet_id, { limit: 50, status }).data) {
-        jobs.push({
-          job_id: job.job_id,
-          cabinet_id: cabinet.cabinet_id,
-          status: job.status,
-          compagnie: job.compagnie,
-          produit: job.produit,
-          progress_percent: job.progress.percent,
-          mfa_challenge: job.mfa?.challenge ?? null,
-        });
-      }
+    for (const job of listJobsOnRobotsHere(deps, cabinet.cabinet_id, 150)) {
+      jobs.push({
+        job_id: job.job_id,
+        cabinet_id: cabinet.cabinet_id,
+        status: job.status,
+        compagnie: job.compagnie,
+        produit: job.produit,
+        progress_percent: job.progress.percent,
+        mfa_challenge: job.mfa?.challenge ?? null,
+      });
     }
   }
   const killSwitch = readKillSwitch(deps);

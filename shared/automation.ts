@@ -260,7 +260,7 @@ export const cancelJob = defineEndpoint({
   scope: 'automation:enqueue',
   params: jobParams,
   responses: { 200: { description: 'The job, cancelled (or already in its final state).', schema: jobSchema } },
-  errors: ['not_found', 'job_not_cancellable', 'idempotency_conflict', 'idempotency_key_reused'],
+  errors: ['not_found', 'job_not_cancellable', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
 });
 
 export const answerMfa = defineEndpoint({
@@ -274,7 +274,7 @@ export const answerMfa = defineEndpoint({
   params: jobParams,
   body: z.strictObject({ code: z.string().trim().min(1).max(32).describe('The code as received (SMS, e-mail, app).') }).meta({ id: 'MfaAnswer' }),
   responses: { 200: { description: 'The job, resumed.', schema: jobSchema } },
-  errors: ['not_found', 'job_not_awaiting_mfa', 'idempotency_conflict', 'idempotency_key_reused'],
+  errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
 });
 
 export const getWallet = defineEndpoint({

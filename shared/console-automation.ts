@@ -90,6 +90,11 @@ export const consoleJobSchema = jobSchema
     product_label: z.string().describe('The product’s label at the insurer (its code when the insurer no longer offers it).'),
     insurer_name: z.string().describe('The insurer’s name (its code when unknown here).'),
     client_id: z.uuid().nullable().describe('The client of the quote this job prices, if any.'),
+    elsewhere: z
+      .boolean()
+      .describe(
+        'Enqueued on another computer of the cabinet (synced here): its robots run it, and only there can it be cancelled or given a code; this computer shows it as that one last synced it.',
+      ),
     credits: z
       .object({
         cost: z.int().describe('What a run of this product costs.'),
@@ -111,7 +116,7 @@ const jobStepSchema = z.object({
 /** One job in full: its inputs and its steps (as seen by this install) besides the row. */
 export const consoleJobDetailSchema = consoleJobSchema.extend({
   dicData: z.record(z.string(), z.unknown()).describe('The data the quote was priced with.'),
-  steps: z.array(jobStepSchema).describe('Oldest first; empty for a job another install ran.'),
+  steps: z.array(jobStepSchema).describe('Oldest first; empty for a job enqueued on another install.'),
   retryable: z.boolean().describe('Failed or cancelled: Retry makes a new job with the same data.'),
 });
 export type ConsoleJobDetail = z.infer<typeof consoleJobDetailSchema>;
@@ -268,7 +273,7 @@ export const cancelConsoleJob = defineEndpoint({
   operationId: 'consoleCancelJob',
   summary: 'Cancel a job (its robot stops)',
   responses: { 200: { description: 'The job, cancelled.', schema: consoleJobSchema } },
-  errors: ['not_found', 'job_not_cancellable'],
+  errors: ['not_found', 'job_not_cancellable', 'job_runs_elsewhere'],
 });
 
 export const answerConsoleMfa = defineEndpoint({
@@ -279,7 +284,7 @@ export const answerConsoleMfa = defineEndpoint({
   summary: 'Give the code the insurer sent',
   body: mfaCodeBody,
   responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
-  errors: ['not_found', 'job_not_awaiting_mfa'],
+  errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere'],
 });
 
 export const acknowledgeConsoleMfa = defineEndpoint({
@@ -289,6 +294,7 @@ export const acknowledgeConsoleMfa = defineEndpoint({
   operationId: 'consoleAcknowledgeMfa',
   summary: 'A person saw the code prompt (mfa_required becomes awaiting_mfa)',
   responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
+  errors: ['not_found', 'job_runs_elsewhere'],
 });
 
 export const getConsoleJobArtifact = defineEndpoint({

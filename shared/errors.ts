@@ -58,6 +58,7 @@ export const ERROR_STATUS = {
   job_not_cancellable: 409,
   job_not_retryable: 409,
   job_not_awaiting_mfa: 409,
+  job_runs_elsewhere: 409,
   invalid_stage_transition: 409,
   invalid_devis_transition: 409,
   credits_exhausted: 402,
@@ -167,8 +168,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   job_not_cancellable: 'The job has already finished.',
   job_not_retryable: 'Only a failed or cancelled job can be priced again; this one is still running or has a price.',
   job_not_awaiting_mfa: 'The job is not waiting for a code.',
+  job_runs_elsewhere:
+    'The job was enqueued on another computer of the cabinet (this one synced it): that computer’s robots run it, and only there can it be cancelled or given a code. Poll it here to follow it.',
   rpa_quota_exceeded: 'The cabinet reached its hourly tarification quota; wait until reset_at.',
-  rpa_replay_detected: 'The same request (compagnie, produit, dicData) came less than 10 minutes ago under another key; wait retry_after_seconds, do not loop.',
+  rpa_replay_detected:
+    'The same request (compagnie, produit, dicData) came less than 10 minutes ago, under another key or on another computer of the cabinet (a job synced from it, finished or not): details.job_id is that job, poll it; or wait retry_after_seconds, do not loop.',
   // sync (descriptions)
   invalid_pairing_code: 'The pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one (courtier hub invite).',
   invalid_device_credential: 'The device credential is not known to this hub; connect the install again with a new pairing code.',

@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES } from './automation.js';
+import { JOB_STATUSES } from './automation.js';
 import { CLIENT_CONTACT_FIELDS } from './crm.js';
 import type { SyncChange, SyncedKind } from './sync-protocol.js';
 
@@ -43,10 +43,27 @@ function eventErasureProblem(fields: Record<string, unknown>): string | null {
 }
 
 /**
+ * A job's columns that mean something on the install that enqueued it only: the robot's lease, the
+ * MFA challenge (its wording goes to that install's brokers), the failure's local files, the
+ * callback subscription, the enqueue number (its robots run and its hourly quota counts only the jobs
+ * that have one) and the timeline of the steps it saw. A job never carries them: an install that
+ * pulled a job must never take it for one of its own.
+ */
+export const JOB_LOCAL_FIELDS: readonly string[] = ['lease_until', 'mfa_challenge', 'artifacts', 'callback_webhook_id', 'enqueue_number', 'timeline'];
+
+function jobProblem(fields: Record<string, unknown>): string | null {
+  if (!JOB_STATUSES.some((status) => status === fields.status)) return `a job carries its status, one of ${JOB_STATUSES.join(', ')}`;
+  const local = JOB_LOCAL_FIELDS.filter((field) => field in fields);
+  return local.length > 0 ? `a job never carries what only the install that enqueued it holds: ${local.join(', ')}` : null;
+}
+
+/**
  * Why a change breaks the protocol's rules, or null: an erasure of a kind that is never erased, an
  * erasure that carries more than its tombstone (it would freeze a record at values of the sender's
- * choice, since an erased record takes no more edits), a job that is not finished (the installs
- * that pull it would run it with the cabinet's insurer logins).
+ * choice, since an erased record takes no more edits), a job without its status or with a column of
+ * the install that enqueued it. A job travels at every status: only the install that enqueued it
+ * runs it (server/automation/store.ts: its robots claim, recover and time out only the jobs with
+ * their own enqueue number, which a pulled job never has), whatever the others pull.
  */
 export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'fields'>): string | null {
   if (change.op === 'erase') {
@@ -54,8 +71,6 @@ export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'field
     return change.kind === 'client' ? clientTombstoneProblem(change.fields) : eventErasureProblem(change.fields);
   }
   // An upsert the hub emptied (its record was erased since) carries nothing to check.
-  if (change.kind === 'job' && Object.keys(change.fields).length > 0 && !TERMINAL_STATUSES.some((status) => status === change.fields.status)) {
-    return 'a job syncs only once finished: its status must be completed, partial, failed or cancelled';
-  }
+  if (change.kind === 'job' && Object.keys(change.fields).length > 0) return jobProblem(change.fields);
   return null;
 }

@@ -63,7 +63,7 @@ function labelsOf(deps: Deps, row: store.JobRow): { product: string; insurer: st
 function creditsOf(deps: Deps, row: store.JobRow, job: Job): ConsoleJob['credits'] {
   const local = jobCredits(deps, row.cabinetId, row.id);
   if (local.recorded) return { cost: row.costCredits, debited: local.debited, refunded: local.refunded };
-  // Ran on another install: its wallet was debited the cost, and gave back what was not consumed.
+  // Enqueued on another install: its wallet was debited the cost, and gave back what was not consumed (nothing yet while it runs).
   return { cost: row.costCredits, debited: row.costCredits, refunded: Math.max(0, row.costCredits - job.credits_consumed) };
 }
 
@@ -77,6 +77,8 @@ function toConsoleJob(deps: Deps, row: store.JobRow): ConsoleJob {
     product_label: labels.product,
     insurer_name: labels.insurer,
     client_id: clientId,
+    // Pulled from another install: no enqueue number here, and its robots, not these, run it.
+    elsewhere: row.enqueueNumber === null,
     credits: creditsOf(deps, row, job),
   };
 }

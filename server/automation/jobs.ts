@@ -30,8 +30,9 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
       : null,
     progress: { step: row.progressStep, percent: row.progressPercent },
     poll_url: pollUrl(row.id),
-    // Written when it finished (and synced with it); from this install's wallet while it runs.
-    credits_consumed: row.creditsConsumed ?? creditsConsumed(deps, row.cabinetId, row.id),
+    // Written when it finished (and synced with it); while it runs, from this install's wallet, or
+    // for a job another install enqueued, its cost (that install's wallet was debited it).
+    credits_consumed: row.creditsConsumed ?? (row.enqueueNumber === null ? row.costCredits : creditsConsumed(deps, row.cabinetId, row.id)),
     error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
     mfa:
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
@@ -69,6 +70,11 @@ export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; 
   const createdAfter = query.created_after === undefined ? undefined : Date.parse(query.created_after);
   const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, createdAfter, after: codec.after(query.cursor) }, query.limit + 1);
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
+}
+
+/** The jobs this install's robots are on (running or waiting for a code), newest first: a job another install runs is not one of them. */
+export function listJobsOnRobotsHere(deps: Deps, cabinetId: string, limit: number): Job[] {
+  return store.listActiveJobsHere(deps.db.orm, cabinetId, limit).map((row) => toJob(deps, row));
 }
 
 /** Whether a robot holds (or waits for) this cabinet's login at an insurer. */

@@ -8,7 +8,7 @@ import { creditsConsumed, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery } from '../webhooks/service.js';
 import { recordInsurerOutcome } from './guards.js';
 import { jobChanged } from './jobs.js';
-import { recordJobFinished } from './sync.js';
+import { recordJobFinished, recordJobMoved } from './sync.js';
 import * as store from './store.js';
 import { MAX_PORTAL_TEXT } from '../sync/stored-values.js';
 
@@ -59,6 +59,7 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
     });
     if (!moved) return null;
     jobChanged(deps, row.cabinetId, row.id);
+    recordJobMoved(deps, moved);
     recordEvent(deps, row.cabinetId, 'job.mfa_required', {
       job_id: row.id,
       compagnie: row.compagnie,
@@ -73,16 +74,20 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
 
 /** The MFA states → running, once a code is given. False when the job was not waiting for one. */
 export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): boolean {
-  const moved = store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
-    status: 'running',
-    mfaChallenge: null,
-    mfaRequestedAt: null,
-    mfaExpiresAt: null,
-    progressStep: 'MFA code received',
-    updatedAt: deps.clock.now(),
+  return atomically(deps.db, () => {
+    const moved = store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
+      status: 'running',
+      mfaChallenge: null,
+      mfaRequestedAt: null,
+      mfaExpiresAt: null,
+      progressStep: 'MFA code received',
+      updatedAt: deps.clock.now(),
+    });
+    if (!moved) return false;
+    jobChanged(deps, cabinetId, jobId);
+    recordJobMoved(deps, moved);
+    return true;
   });
-  if (moved) jobChanged(deps, cabinetId, jobId);
-  return moved !== undefined;
 }
 
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
@@ -194,15 +199,19 @@ export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: num
   let failed = 0;
   for (const row of store.expiredJobs(deps.db.orm, deps.clock.now())) {
     if (!row.submitted && row.attempts < 2) {
-      const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
-        status: 'pending',
-        leaseUntil: null,
-        progressStep: 'queued again after an interruption',
-        progressPercent: 0,
-        mfaChallenge: null,
-        mfaRequestedAt: null,
-        mfaExpiresAt: null,
-        updatedAt: deps.clock.now(),
+      const moved = atomically(deps.db, () => {
+        const requeued = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
+          status: 'pending',
+          leaseUntil: null,
+          progressStep: 'queued again after an interruption',
+          progressPercent: 0,
+          mfaChallenge: null,
+          mfaRequestedAt: null,
+          mfaExpiresAt: null,
+          updatedAt: deps.clock.now(),
+        });
+        if (requeued) recordJobMoved(deps, requeued);
+        return requeued;
       });
       if (moved) {
         retried += 1;
@@ -229,7 +238,8 @@ export function expiredMfaJobs(deps: Deps): store.JobRow[] {
   return store.mfaExpired(deps.db.orm, deps.clock.now());
 }
 
-/** The worker leased a pending job: it is running now. */
+/** The worker leased a pending job: it is running now. In the claim's transaction. */
 export function jobClaimed(deps: Deps, row: store.JobRow): void {
   jobChanged(deps, row.cabinetId, row.id);
+  recordJobMoved(deps, row);
 }

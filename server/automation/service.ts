@@ -1,6 +1,7 @@
 import { hash as digest } from 'node:crypto';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
+import { MAX_CLOCK_AHEAD_MS } from '../../shared/sync-protocol.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import { atomically } from '../db/atomically.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
@@ -14,7 +15,7 @@ import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';
 import { getJob, jobChanged, toJob } from './jobs.js';
-import { recordJobFinished } from './sync.js';
+import { recordJobFinished, recordJobMoved } from './sync.js';
 import { finished } from './lifecycle.js';
 import * as store from './store.js';
 import type { RobotControl } from './robot-control.js';
@@ -90,6 +91,20 @@ export function dryRunWithDetails(deps: Deps, cabinetId: string, request: Tarifi
 }
 
 /**
+ * The replay guard's answer: the newest job of the cabinet with the same request created within the
+ * window, finished or not, whether this install enqueued it or pulled it from another install of
+ * the cabinet (whose robots run it: the same pricing is not sent to the insurer twice because two
+ * installs saw the same request). A pulled job's creation time is another machine's word: one that
+ * says it is more than the hub's clock tolerance (MAX_CLOCK_AHEAD_MS) in the future does not count,
+ * so that no job, forged or not, blocks a request longer than the window plus that tolerance after
+ * it arrives, finished or not. See docs/SYNC.md.
+ */
+function previousRequest(deps: Deps, cabinetId: string, hash: string): store.JobRow | undefined {
+  const now = deps.clock.now();
+  return store.latestJobWithHash(deps.db.orm, cabinetId, hash, now - REPLAY_WINDOW_MS, now + MAX_CLOCK_AHEAD_MS);
+}
+
+/**
  * A real enqueue. After validating the body and dicData, the checks of part 7 run in their order
  * — kill switch and cabinet pause, circuit breaker, credentials, quota, replay guard, wallet — and the debit, the
  * quote and the job commit in the same IMMEDIATE transaction: 50 concurrent calls on a wallet
@@ -143,13 +158,15 @@ export function enqueueTarification(
       throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
     }
 
-    const previous = store.latestJobWithHash(deps.db.orm, cabinetId, hash, deps.clock.now() - REPLAY_WINDOW_MS);
+    const previous = previousRequest(deps, cabinetId, hash);
     // A person's Retry of a failed job is not a replay of it.
     if (previous && previous.id !== options.retryOf) {
       const retryAfter = Math.ceil((previous.createdAt + REPLAY_WINDOW_MS - deps.clock.now()) / 1000);
+      const ago = Math.max(0, Math.round((deps.clock.now() - previous.createdAt) / 1000));
+      const where = previous.enqueueNumber === null ? ' on another computer of the cabinet' : '';
       throw new ApiError(
         'rpa_replay_detected',
-        `The same request was enqueued ${Math.round((deps.clock.now() - previous.createdAt) / 1000)} s ago as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
+        `The same request was enqueued ${ago} s ago${where} as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
         { retry_after_seconds: retryAfter, job_id: previous.id },
         { 'Retry-After': String(retryAfter) },
       );
@@ -172,7 +189,7 @@ export function enqueueTarification(
       jobId,
     });
     const queued: store.JobStep = { status: 'pending', step: 'queued', percent: 0, at: now };
-    store.insertJob(deps.db.orm, {
+    const row: store.JobRow = {
       id: jobId,
       cabinetId,
       compagnie: request.compagnie,
@@ -205,7 +222,10 @@ export function enqueueTarification(
       finishedAt: null,
       enqueueNumber: quota.nextNumber,
       timeline: store.firstTimeline(queued),
-    });
+    };
+    store.insertJob(deps.db.orm, row);
+    // The cabinet's other installs see it queued: their replay guard answers with it.
+    recordJobMoved(deps, row, 'create');
     if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
     return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
   });
@@ -215,9 +235,28 @@ export function enqueueTarification(
   return enqueued;
 }
 
+/**
+ * A job another install of the cabinet enqueued (pulled from the hub: it has no enqueue number
+ * here) is that install's: its robots run it, and only there is it cancelled or given a code.
+ */
+function refuseJobOfAnotherInstall(row: store.JobRow | undefined, action: string): void {
+  if (!row || row.enqueueNumber !== null) return;
+  throw new ApiError(
+    'job_runs_elsewhere',
+    `This job was enqueued on another computer of the cabinet, whose robots run it: ${action} there. This computer shows it as that computer last synced it (${row.status}).`,
+    { status: row.status },
+  );
+}
+
 /** mfa_required → awaiting_mfa: a broker opened the prompt (the console calls this). */
 export function acknowledgeMfaPrompt(deps: Deps, cabinetId: string, jobId: string): Job {
-  if (store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required'], { status: 'awaiting_mfa', updatedAt: deps.clock.now() })) jobChanged(deps, cabinetId, jobId);
+  atomically(deps.db, () => {
+    refuseJobOfAnotherInstall(store.findJob(deps.db.orm, cabinetId, jobId), 'its code is given');
+    const moved = store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required'], { status: 'awaiting_mfa', updatedAt: deps.clock.now() });
+    if (!moved) return;
+    jobChanged(deps, cabinetId, jobId);
+    recordJobMoved(deps, moved);
+  });
   return getJob(deps, cabinetId, jobId);
 }
 
@@ -230,6 +269,7 @@ export function cancelJobAndRobot(deps: Deps, robots: Pick<RobotControl, 'abort'
 
 /** Hands a person's code to the robot waiting for it; 409 when the job is not waiting for one. */
 export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>, cabinetId: string, jobId: string, code: string): Job {
+  refuseJobOfAnotherInstall(store.findJob(deps.db.orm, cabinetId, jobId), 'its code is given');
   const job = getJob(deps, cabinetId, jobId);
   if (!robots.answerMfa(cabinetId, job.job_id, code)) {
     throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
@@ -246,6 +286,7 @@ function cancelJob(deps: Deps, cabinetId: string, jobId: string): { job: Job; wa
     if (TERMINAL_STATUSES.includes(row.status)) {
       throw new ApiError('job_not_cancellable', `The job is already ${row.status}.`, { status: row.status });
     }
+    refuseJobOfAnotherInstall(row, 'it is cancelled');
     const now = deps.clock.now();
     const cancelled = store.updateJob(deps.db.orm, cabinetId, jobId, ['pending', ...ACTIVE_STATUSES], {
       status: 'cancelled',

@@ -159,6 +159,11 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
     .all();
 }
 
+/** The cabinet's jobs a robot of this install is on (running or waiting for a code), newest first: not another install's, which it only shows. */
+export function listActiveJobsHere(orm: Orm, cabinetId: string, limit: number): JobRow[] {
+  return JOB.all(orm, `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`, cabinetId, limit);
+}
+
 /** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */
 export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: string, statuses: readonly JobRow['status'][]): boolean {
   return (
@@ -196,8 +201,20 @@ export function enqueuesSince(orm: Orm, cabinetId: string, since: number): Enque
   return { count: first === null ? 0 : nextNumber - first, oldest, nextNumber };
 }
 
-export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number): JobRow | undefined {
-  return JOB.get(orm, 'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1', cabinetId, requestHash, since);
+/**
+ * The newest job of the cabinet with this request hash created after `since` (jobs_replay_idx):
+ * one this install enqueued, or one pulled from another install created no later than
+ * `pulledUntil` (its creation time is that install's word).
+ */
+export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number, pulledUntil: number): JobRow | undefined {
+  return JOB.get(
+    orm,
+    'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? AND (enqueue_number IS NOT NULL OR created_at <= ?) ORDER BY created_at DESC LIMIT 1',
+    cabinetId,
+    requestHash,
+    since,
+    pulledUntil,
+  );
 }
 
 /**

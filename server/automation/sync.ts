@@ -1,5 +1,7 @@
+import { getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import { jobStatusSchema, TERMINAL_STATUSES } from '../../shared/automation.js';
+import { JOB_LOCAL_FIELDS } from '../../shared/sync-rules.js';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import type { Deps } from '../deps.js';
 import { creditsConsumed } from '../wallet/service.js';
@@ -8,14 +10,14 @@ import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';
 
-/** A finished job's row: only terminal jobs travel (a pending one would be run by the robots of whoever pulled it). */
+/** A job's row as it travels, at any status. */
 const jobRow = z.object({
   compagnie: storedCode,
   produit: storedCode,
   dic_data: storedJson(anyJsonObject, 'a JSON object'),
   request_hash: storedSha256,
   devis_id: storedId,
-  status: jobStatusSchema.refine((status) => TERMINAL_STATUSES.includes(status), 'a job syncs only once finished'),
+  status: jobStatusSchema,
   progress_step: storedText(1000),
   progress_percent: z.int().min(0).max(100),
   cost_credits: storedCount,
@@ -38,25 +40,36 @@ const jobRow = z.object({
   finished_at: storedTime.nullable(),
 });
 
+/** The columns of JOB_LOCAL_FIELDS (the protocol's list, by SQL name), as the table's keys. */
+const localColumns = Object.entries(getTableColumns(jobs))
+  .filter(([, column]) => JOB_LOCAL_FIELDS.includes(column.name))
+  .map(([key]) => key as keyof store.JobRow);
+
 /**
- * Jobs sync once terminal, as history and result. The lease, the MFA challenge, the artifacts'
- * local files, the callback subscription, the enqueue number (the hourly quota's) and the timeline
- * (the steps this install saw) mean something on the install that ran the job only. A pulled job
- * must be terminal, whole, and never one this install enqueued: its robots run only their own.
+ * Jobs sync from their enqueue, at each status they take (not each step of their progress), so that
+ * the other installs of the cabinet see them queued and running and their replay guard answers
+ * with them (service.ts). The lease, the MFA challenge, the artifacts' local files, the callback
+ * subscription, the enqueue number (the hourly quota's) and the timeline (the steps this install
+ * saw) mean something on the install that enqueued the job only, and never travel. A pulled job
+ * therefore has no enqueue number, and an install's robots claim, recover and time out only the
+ * jobs that have one (store.ts): a queued job pulled from another install stays that install's.
+ * A pulled change is never one of a job this install enqueued: its robots alone move it.
  */
-const jobTable = syncedTable('job', jobs, {
-  local: ['leaseUntil', 'mfaChallenge', 'artifacts', 'callbackWebhookId', 'enqueueNumber', 'timeline'],
+export const jobRecords = syncedTable('job', jobs, {
+  local: localColumns,
   fields: jobRow,
   accepts: (orm, cabinetId, change) =>
     change.held && store.enqueuedHere(orm, cabinetId, change.recordId) ? { reason: 'operation_refused', message: 'this install enqueued this job: only its own robots change it' } : null,
 });
 
-export const jobRecords = {
-  ...jobTable,
-  *snapshot(...args: Parameters<typeof jobTable.snapshot>) {
-    for (const record of jobTable.snapshot(...args)) if ((TERMINAL_STATUSES as readonly unknown[]).includes(record.fields.status)) yield record;
-  },
-};
+/**
+ * A job enqueued here took a status other than a final one (its enqueue, a claim, an MFA wait, a
+ * code given, a retry after a crash): queued for the hub as the row its write returned. Inside
+ * that write's transaction. The final ones go through recordJobFinished.
+ */
+export function recordJobMoved(deps: Deps, row: store.JobRow, how?: 'create'): void {
+  jobRecords.capture(deps, row.cabinetId, row.id, row, how);
+}
 
 /**
  * A job that has just finished (the row as its last update returned it), after its debit and any
@@ -67,5 +80,5 @@ export function recordJobFinished(deps: Deps, row: store.JobRow, consumed = cred
   if (!TERMINAL_STATUSES.includes(row.status)) return;
   // A failure or a cancel writes them here, after its refund.
   if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, row.cabinetId, row.id, [row.status], { creditsConsumed: consumed });
-  jobTable.capture(deps, row.cabinetId, row.id, { ...row, creditsConsumed: consumed });
+  jobRecords.capture(deps, row.cabinetId, row.id, { ...row, creditsConsumed: consumed });
 }

@@ -268,7 +268,8 @@ const TOOL_SPECS = [
     title: 'Cancel a pricing job',
     description:
       'Cancels a pricing job (job_id from price_quote) that has not finished: a running robot is stopped and the credits are refunded. ' +
-      'Returns the job, now cancelled; a job already cancelled is returned as is; a finished job gives the error job_not_cancellable.',
+      'Returns the job, now cancelled; a job already cancelled is returned as is; a finished job gives the error job_not_cancellable, ' +
+      'and one started on another computer of the cabinet job_runs_elsewhere (only that computer cancels it).',
     input: z.strictObject({ job_id: jobId }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
     scope: 'automation:enqueue',

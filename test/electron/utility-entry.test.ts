@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runUtilityServer, type ParentPortLike, type UtilityServer } from '../../electron/utility-entry.js';
 import type { ChildMessage, ParentMessage } from '../../electron/protocol.js';
+import { insertJob } from '../../server/automation/store.js';
+import { jobRecords } from '../../server/automation/sync.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import type { KeyringBackend } from '../../server/secrets/keychain-store.js';
 import { tempDir } from '../helpers/server.js';
@@ -96,6 +98,44 @@ describe('the server in the utility process', () => {
     expect(exits).toEqual([0]);
     running = null;
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+  });
+
+  it('reports the jobs this install’s robots are on, not those another install of the cabinet runs (their code is asked there)', async () => {
+    const parent = fakeParentPort();
+    running = await runUtilityServer({
+      port: parent.port,
+      env: { COURTIER_DATA_DIR: tempDir(), COURTIER_HOST: '127.0.0.1', COURTIER_PORT: '0', COURTIER_LOG_LEVEL: 'silent' },
+      exit: () => {},
+      keyring: memoryKeyring(),
+      insurers: [],
+      statusIntervalMs: 20,
+    });
+    const deps = running!.deps;
+    const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: 'Cabinet Desktop', email: 'admin@desktop.fr', password: 'a long enough password' });
+    const now = Date.now();
+    const waiting = { compagnie: 'sandbox', produit: 'auto', dicData: '{}', requestHash: 'a'.repeat(64), status: 'mfa_required' as const, progressStep: 'waiting for the MFA code', progressPercent: 15, costCredits: 10, mfaRequestedAt: now, mfaExpiresAt: now + 3_600_000 };
+    const own = randomUUID();
+    insertJob(deps.db.orm, {
+      ...waiting, id: own, cabinetId, devisId: randomUUID(), creditsConsumed: null, resultTarifCents: null, resultSuspens: null, errorCode: null, errorMessage: null, errorTechnical: null,
+      submitted: false, attempts: 1, leaseUntil: now + 3_600_000, mfaChallenge: 'Code envoyé par SMS', callbackWebhookId: null, environment: 'test', robotCompagnie: 'sandbox',
+      artifacts: null, createdAt: now, updatedAt: now, finishedAt: null, enqueueNumber: 1, timeline: null,
+    });
+    // Pulled from another install of the cabinet: that install's robot waits for the code.
+    jobRecords.write(
+      deps.db.orm,
+      cabinetId,
+      randomUUID(),
+      {
+        compagnie: 'sandbox', produit: 'auto', dic_data: '{}', request_hash: 'b'.repeat(64), devis_id: randomUUID(), status: 'mfa_required', progress_step: 'waiting for the MFA code', progress_percent: 15,
+        cost_credits: 10, submitted: false, attempts: 1, mfa_requested_at: now, mfa_expires_at: now + 3_600_000, environment: 'test', robot_compagnie: 'sandbox', created_at: now + 1, updated_at: now + 1,
+      },
+      { blob: () => undefined, now, deps },
+    );
+    const reported = await until(() => {
+      const last = parent.received.filter((m) => m.type === 'status').at(-1);
+      return last?.type === 'status' && last.status.jobs.length > 0 ? last.status : undefined;
+    });
+    expect(reported.jobs.map((job) => [job.job_id, job.mfa_challenge])).toEqual([[own, 'Code envoyé par SMS']]);
   });
 
   it('uses a free port when the last one is taken', async () => {

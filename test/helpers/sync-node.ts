@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
+import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import type { RecordsByKind } from '../../server/sync/apply.js';
 import { pullOnce } from '../../server/sync/pull.js';
 import { pushQueued } from '../../server/sync/push.js';
@@ -29,9 +30,9 @@ export interface SyncNode {
 
 export const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
-export function openSyncNode(start: number, records: RecordsByKind = syncedRecords(), dir = tempDir('courtier-node-')): Omit<SyncNode, 'cabinetId'> {
+export function openSyncNode(start: number, records: RecordsByKind = syncedRecords(), dir = tempDir('courtier-node-'), insurers: InsurerAdapter[] = []): Omit<SyncNode, 'cabinetId'> {
   const clock = testClock(start);
-  const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers: [], env: {} }), clock };
+  const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers, env: {} }), clock };
   return { deps, clock, dir, records };
 }
 
@@ -91,8 +92,8 @@ export async function cabinetOfTwo(hub: ListeningHub, start: number, bVersion: R
 }
 
 /** Another install joining the cabinet (sync join), caught up. */
-export async function joinNode(hub: ListeningHub, cabinetId: string, start: number, name: string): Promise<SyncNode> {
-  const opened = openSyncNode(start);
+export async function joinNode(hub: ListeningHub, cabinetId: string, start: number, name: string, insurers: InsurerAdapter[] = []): Promise<SyncNode> {
+  const opened = openSyncNode(start, undefined, undefined, insurers);
   await joinCabinet(opened.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: name, email: `${name.toLowerCase()}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
   const node = { ...opened, cabinetId };
   await pullNode(node);

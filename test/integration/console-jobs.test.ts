@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueuedSchema, shortJobReference } from '../../shared/automation.js';
 import { consoleInsurerListSchema, consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
 import { errorBodySchema } from '../../shared/errors.js';
+import { jobRecords } from '../../server/automation/sync.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
@@ -159,6 +160,36 @@ describe('one job', () => {
     const business = await until(cab.admin, await enqueue(cab.admin), finished);
     expect(technical).toMatchObject({ status: 'failed', retryable: true, credits: { debited: 10, refunded: 10 } });
     expect(business).toMatchObject({ status: 'failed', retryable: true, credits: { debited: 10, refunded: 0 } });
+  });
+
+  it('started on another computer of the cabinet and running there: marked so, with its cost; cancel and codes are refused here; a job of this computer is not', async () => {
+    const cab = await cabinet();
+    insurer.queue(succeed());
+    const own = await until(cab.admin, await enqueue(cab.admin), finished);
+    const jobId = randomUUID();
+    const now = Date.now();
+    jobRecords.write(
+      server.deps.db.orm,
+      cab.user.cabinetId,
+      jobId,
+      {
+        compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers', insured_name: 'Léa Blanc' }), request_hash: 'c'.repeat(64),
+        devis_id: randomUUID(), status: 'running', progress_step: 'logging in', progress_percent: 10, cost_credits: 10, submitted: false, attempts: 1, environment: 'prod', robot_compagnie: 'testco',
+        created_at: now, updated_at: now,
+      },
+      { blob: () => undefined, now, deps: server.deps },
+    );
+    const elsewhere = await detail(cab.admin, jobId);
+    expect(elsewhere).toMatchObject({ elsewhere: true, status: 'running', insured: 'Léa Blanc', steps: [], retryable: false, credits: { cost: 10, debited: 10, refunded: 0 } });
+    expect(own.elsewhere).toBe(false);
+    const listed = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs')));
+    expect(listed.data.map((job) => [job.job_id, job.elsewhere])).toEqual([
+      [jobId, true],
+      [own.job_id, false],
+    ]);
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${jobId}/cancel`, { method: 'POST' }), 409, 'job_runs_elsewhere');
+    await expectError(await cab.admin.request(`/api/v1/console/jobs/${jobId}/mfa`, { method: 'POST', json: { code: '123456' } }), 409, 'job_runs_elsewhere');
+    expect((await detail(cab.admin, jobId)).status).toBe('running');
   });
 
   it('is another cabinet’s: 404', async () => {

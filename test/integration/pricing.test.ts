@@ -204,6 +204,44 @@ describe('enqueue: every error of part 7, in order', () => {
     });
   });
 
+  it('a job another install of the cabinet enqueued, synced here unfinished: the replay guard answers with it; cancel and codes are refused; no robot here takes it', async () => {
+    await worker().idle();
+    // The same request, enqueued in a cabinet of its own, gives the hash the other install computed.
+    const body = request();
+    const elsewhere = await cabinet();
+    const first = await enqueue(elsewhere.api, body);
+    const hash = String(server.withOtherConnection((db) => (db.prepare('SELECT request_hash FROM jobs WHERE id = ?').get(first) as { request_hash: string }).request_hash));
+    await worker().idle();
+    const runsBefore = insurer.runs.length;
+
+    const { id, api } = await cabinet();
+    const jobId = randomUUID();
+    const now = clock.now();
+    const pulled = {
+      compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify(body.dicData), request_hash: hash, devis_id: randomUUID(), status: 'mfa_required', progress_step: 'waiting for the MFA code',
+      progress_percent: 15, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null, error_code: null, error_message: null, error_technical: null,
+      submitted: false, attempts: 1, mfa_requested_at: now, mfa_expires_at: now + 60_000, environment: 'prod', robot_compagnie: 'testco', created_at: now - 60_000, updated_at: now, finished_at: null,
+    };
+    expect(jobRecords.refusal(server.deps.db.orm, id, { op: 'upsert', recordId: jobId, fields: pulled })).toBeNull();
+    jobRecords.write(server.deps.db.orm, id, jobId, pulled, { blob: () => undefined, now, deps: server.deps });
+
+    // Shown as it is there, with the cost that install's wallet was debited; no code prompt here.
+    expect(await job(api, jobId)).toMatchObject({ status: 'mfa_required', credits_consumed: 10, mfa: null });
+    const replay = await api.post('/automation/tarifications', body);
+    expect(replay.status).toBe(429);
+    expect(replay.body).toMatchObject({ error: 'rpa_replay_detected', details: { retry_after_seconds: 540, job_id: jobId } });
+    for (const [path, payload] of [[`/automation/jobs/${jobId}/cancel`, undefined], [`/automation/jobs/${jobId}/mfa`, { code: '123456' }]] as const) {
+      const refused = await api.post(path, payload);
+      expect(refused.status, path).toBe(409);
+      expect(errorBodySchema.parse(refused.body)).toMatchObject({ error: 'job_runs_elsewhere', details: { status: 'mfa_required' } });
+    }
+    expect(() => acknowledgeMfaPrompt(server.deps, id, jobId)).toThrow(expect.objectContaining({ code: 'job_runs_elsewhere' }));
+    await worker().idle();
+    expect(insurer.runs.length).toBe(runsBefore);
+    expect(await job(api, jobId)).toMatchObject({ status: 'mfa_required', progress: { percent: 15 } });
+    expect((await api.get('/wallet')).body.balance).toBe(100);
+  });
+
   it('402, then a grant, then the same Idempotency-Key succeeds (and replays)', async () => {
     const { id, api } = await cabinet(0);
     const key = randomUUID();

@@ -16,7 +16,8 @@ import { tempDir } from '../helpers/server.js';
 /**
  * A stolen (or former) laptop of the cabinet, with its real device credential, speaking plain HTTP
  * to the real hub on a real PostgreSQL, against an install running as `courtier serve`: the hub
- * refuses what the protocol forbids (a job to run, an erasure that freezes a contract), and what it
+ * refuses what the protocol forbids (a job that claims an install's robots, an erasure that freezes
+ * a contract), a job queued "elsewhere" is shown and never run, and what it
  * passes on but the install's rules refuse is set aside there, without stopping its sync, its
  * listings or its other cabinets.
  */
@@ -28,6 +29,8 @@ const dataDir = tempDir();
 let cabinet = '';
 let key = '';
 let neighbourKey = '';
+let enqueueKey = '';
+const QUOTA = 60;
 let neighbourClient = '';
 let thief: PairResponse;
 
@@ -56,6 +59,14 @@ async function push(changes: SyncChange[]): Promise<Response> {
   return fetch(hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
 }
 
+/** A job row as an install sends it (every synced column), for the sandbox's robot. */
+const forgedJob = (overrides: Record<string, unknown>) => ({
+  compagnie: 'sandbox', produit: 'auto', dic_data: JSON.stringify({ insured_name: 'Forgé' }), request_hash: 'a'.repeat(64), devis_id: randomUUID(),
+  status: 'pending', progress_step: 'queued', progress_percent: 0, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
+  error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 0, mfa_requested_at: null, mfa_expires_at: null,
+  environment: 'test', robot_compagnie: 'sandbox', created_at: Date.now(), updated_at: Date.now(), finished_at: null, ...overrides,
+});
+
 const clientRow = (overrides: Record<string, unknown>) => ({
   type: 'person', last_name: 'Client', first_name: null, company_name: null, siret: null, email: null, phone: null, address: null, birth_date: null,
   created_at: Date.now(), updated_at: Date.now(), erased_at: null, ...overrides,
@@ -66,6 +77,7 @@ beforeAll(async () => {
   hub = await startListeningHub(await pg.createDatabase());
   cabinet = String((await cli(['init', '--cabinet', 'Cabinet Dupont', '--email', 'admin@dupont.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
   key = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write,devis:read,automation:read'])).key);
+  enqueueKey = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'robots', '--env', 'test', '--scopes', 'automation:read,automation:enqueue'])).key);
   const neighbour = String((await cli(['init', '--cabinet', 'Cabinet Voisin', '--email', 'admin@voisin.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
   neighbourKey = String((await cli(['keys', 'create', '--cabinet', neighbour, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write'])).key);
   await cli(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A']);
@@ -84,17 +96,36 @@ afterAll(async () => {
 });
 
 describe('a stolen laptop with a valid device credential', () => {
-  it('cannot push a job for the installs’ robots to run, nor an erasure that freezes a record at its values: the hub refuses them', async () => {
-    const job = change('job', randomUUID(), { status: 'pending', compagnie: 'sandbox', produit: 'auto', dic_data: '{}', robot_compagnie: 'sandbox', environment: 'prod' });
-    const refusedJob = await push([job]);
-    expect(refusedJob.status).toBe(400);
-    number -= 1;
+  it('cannot make the installs’ robots run a job, nor freeze a record with an erasure: the hub refuses a job that claims to be theirs; one queued elsewhere is only shown', async () => {
+    const queued = forgedJob({ status: 'pending', progress_step: 'queued' });
+    // An enqueue number (or a lease) is what an install's robots take a job by: never on the wire.
+    for (const forged of [{ ...queued, enqueue_number: 1 }, { ...queued, status: 'running', lease_until: Date.now() + 60_000 }]) {
+      const refused = await push([change('job', randomUUID(), forged)]);
+      expect(refused.status).toBe(400);
+      number -= 1;
+    }
     const freeze = change('contract', randomUUID(), { premium_cents: 1 }, 'erase');
     const refusedErasure = await push([freeze]);
     expect(refusedErasure.status).toBe(400);
     number -= 1;
     const [row] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE device_id = ${thief.device_id}`;
     expect(row?.n).toBe(0);
+
+    // A job queued "elsewhere" travels, as every install's queued jobs do; the install shows it and never runs it.
+    const jobId = randomUUID();
+    expect((await push([change('job', jobId, queued)])).status).toBe(200);
+    const shown = await eventually(() => api(`/automation/jobs/${jobId}`), (res) => res.status === 200, 'the forged job on the install');
+    expect(shown.body.status).toBe('pending');
+    // The worker ticks every second: three ticks later the job is still queued, never leased, never tried.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await api(`/automation/jobs/${jobId}`)).body).toMatchObject({ status: 'pending', progress: { step: 'queued', percent: 0 } });
+    const owner = await api(`/automation/jobs/${jobId}/cancel`, { method: 'POST', as: enqueueKey });
+    expect(owner.status).toBe(409);
+    expect(owner.body.error).toBe('job_runs_elsewhere');
+    // Neither the wallet nor the hour's quota of this install paid for it.
+    const dryRun = await api('/automation/tarifications', { method: 'POST', as: enqueueKey, body: { compagnie: 'sandbox', produit: 'auto', dicData: {}, dry_run: true } });
+    expect(dryRun.body).toMatchObject({ validation: { quota: { remaining: QUOTA, limit: QUOTA } } });
+    expect((await api('/wallet', { as: enqueueKey })).body.ledger).toEqual([]);
   });
 
   it('what the hub passes on but the install refuses is set aside there; its sync, listings and other cabinet go on', async () => {

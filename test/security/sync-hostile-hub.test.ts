@@ -123,6 +123,13 @@ describe('a hostile hub’s pages', () => {
     // Second page: the attacks, and honest changes among them.
     const afterFirst = seq;
     const jobId = randomUUID();
+    const queuedElsewhere = randomUUID();
+    const queuedJob = {
+      compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify({ postcode: '75001', birth_date: '1980-01-01' }), request_hash: 'a'.repeat(64), devis_id: devisId,
+      status: 'pending', progress_step: 'queued', progress_percent: 0, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
+      error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 0, mfa_requested_at: null, mfa_expires_at: null,
+      environment: 'prod', robot_compagnie: 'testco', created_at: NOW - 60_000, updated_at: NOW, finished_at: null,
+    };
     const badPdf = Buffer.from('%PDF-1.4 what the hub sends instead');
     const namedPdf = Buffer.from('%PDF-1.4 the quote');
     const redirected = Buffer.from('%PDF-1.4 redirected');
@@ -147,15 +154,10 @@ describe('a hostile hub’s pages', () => {
     hub.pages.push({
       after: afterFirst,
       changes: [
-        aside(
-          pulled('job', jobId, {
-            compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify({ postcode: '75001', birth_date: '1980-01-01' }), request_hash: 'a'.repeat(64), devis_id: devisId,
-            status: 'pending', progress_step: 'queued', progress_percent: 0, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
-            error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 0, mfa_requested_at: null, mfa_expires_at: null,
-            environment: 'prod', robot_compagnie: 'testco', created_at: NOW - 60_000, updated_at: NOW, finished_at: null,
-          }),
-          'operation_refused',
-        ),
+        // A job that claims to be this install's (an enqueue number, a lease): its robots would take it.
+        aside(pulled('job', jobId, { ...queuedJob, enqueue_number: 1, lease_until: NOW + 60_000 }), 'operation_refused'),
+        // A job queued on another install: shown here, run there only.
+        pulled('job', queuedElsewhere, queuedJob),
         aside(pulled('contract', contractId, { premium_cents: 1, signed_at: 0 }, 'erase'), 'operation_refused'),
         aside(pulled('client', randomUUID(), { type: 'person', last_name: 'Adresse', first_name: null, company_name: null, siret: null, email: null, phone: null, address: 'not json', birth_date: null, created_at: NOW, updated_at: NOW, erased_at: null }), 'invalid_fields'),
         aside(pulled('event', randomUUID(), { type: 'opportunity.created', version: '1', created_at: NOW, data: '{not json' }), 'invalid_fields'),
@@ -175,12 +177,15 @@ describe('a hostile hub’s pages', () => {
     expect(Object.fromEntries(conflicts.map((c) => [c.seq, c.reason]))).toEqual(expectedAside);
     expect(syncStatus(server.deps, cabinetId).set_aside_changes).toBe(Object.keys(expectedAside).length);
 
-    // No robot ran the hub's job: a job enqueued here after it runs, alone.
+    // No robot ran the hub's jobs: the one that claimed to be this install's is not here, the one
+    // queued elsewhere stays queued, and a job enqueued here after them runs, alone.
     expect((await api.get(`/automation/jobs/${jobId}`)).status).toBe(404);
+    expect((await api.get(`/automation/jobs/${queuedElsewhere}`)).body).toMatchObject({ status: 'pending', progress: { step: 'queued' } });
     const enqueued = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: '69003', birth_date: '1984-03-09' } });
     expect(enqueued.status).toBe(202);
     await eventually(() => api.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (res) => res.body.status === 'completed', 'the local job');
     expect(testco.runs.map((run) => run.dicData.postcode)).toEqual(['69003']);
+    expect((await api.get(`/automation/jobs/${queuedElsewhere}`)).body.status).toBe('pending');
 
     // The contract keeps its values; the other cabinet its client; listings work.
     expect(server.withOtherConnection((db) => db.prepare('SELECT premium_cents, signed_at FROM contracts WHERE id = ?').get(contractId))).toEqual({ premium_cents: 43210, signed_at: NOW });
@@ -200,7 +205,7 @@ describe('a hostile hub’s pages', () => {
     expect(delivery?.rawBody).toContain('Après la page');
 
     // The CLI shows the same list.
-    expect(conflicts.find((c) => c.seq === Number(Object.keys(expectedAside)[0]))?.message).toContain('only once finished');
+    expect(conflicts.find((c) => c.seq === Number(Object.keys(expectedAside)[0]))?.message).toContain('never carries what only the install that enqueued it holds');
   });
 });
 

@@ -67,11 +67,17 @@ async function stored(cabinetId: string): Promise<number> {
 }
 
 describe('what a device may push: the protocol’s rules', () => {
-  it('refuses a job that is not finished (the installs that pull it would run it), erasures of kinds never erased, tombstones that keep data, and a clock in another device’s name', async () => {
+  it('refuses a job with a column of the install that enqueued it or without its status, erasures of kinds never erased, tombstones that keep data, and a clock in another device’s name', async () => {
     const [thief, other] = await cabinet(2);
+    const queued = { status: 'pending', compagnie: 'sandbox', produit: 'auto', dic_data: '{}' };
     const attempts: [string, SyncChange][] = [
-      ['a pending job', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { status: 'pending', compagnie: 'sandbox', produit: 'auto', dic_data: '{}' } })],
+      // An enqueue number is what makes an install's robots take a job for one of theirs.
+      ['a job with an enqueue number', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, enqueue_number: 1 } })],
+      ['a job with a lease', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'running', lease_until: hub.clock.now() + 60_000 } })],
+      ['a job with an MFA challenge', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'mfa_required', mfa_challenge: 'Entrez le code' } })],
+      ['a job with a callback, artifacts or a timeline', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, callback_webhook_id: randomUUID(), artifacts: '{}', timeline: '[]' } })],
       ['a job without status', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { compagnie: 'sandbox' } })],
+      ['a job with a status that is none', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'claimed' } })],
       ['an erasure of a contract', by(thief!, 1, { kind: 'contract', op: 'erase', record_id: randomUUID(), fields: { premium_cents: 1 } })],
       ['an erasure of a quote', by(thief!, 1, { kind: 'devis', op: 'erase', record_id: randomUUID(), fields: {} })],
       ['a client tombstone that keeps a name', by(thief!, 1, { op: 'erase', record_id: randomUUID(), fields: { last_name: 'Figé', erased_at: 1 } })],
@@ -86,11 +92,14 @@ describe('what a device may push: the protocol’s rules', () => {
       expect(res.json().error, what).toBe('validation_error');
     }
     expect(await stored(thief!.cabinet_id)).toBe(0);
-    // What an honest install sends still goes: a finished job, a client's tombstone, an event cleared of its contact.
+    // What an honest install sends still goes: a job queued, running and finished, a client's tombstone, an event cleared of its contact.
+    const jobId = randomUUID();
     const fine = await push(thief!, [
-      by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { status: 'completed' } }),
-      by(thief!, 2, { op: 'erase', record_id: randomUUID(), fields: { type: 'person', last_name: null, email: null, erased_at: 1 } }),
-      by(thief!, 3, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'client.updated', version: '1', created_at: 1, data: JSON.stringify({ client_id: randomUUID(), email: null }) } }),
+      by(thief!, 1, { kind: 'job', record_id: jobId, fields: queued }),
+      by(thief!, 2, { kind: 'job', record_id: jobId, fields: { ...queued, status: 'running' } }),
+      by(thief!, 3, { kind: 'job', record_id: jobId, fields: { ...queued, status: 'completed' } }),
+      by(thief!, 4, { op: 'erase', record_id: randomUUID(), fields: { type: 'person', last_name: null, email: null, erased_at: 1 } }),
+      by(thief!, 5, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'client.updated', version: '1', created_at: 1, data: JSON.stringify({ client_id: randomUUID(), email: null }) } }),
     ]);
     expect(fine.statusCode, fine.body).toBe(200);
   });

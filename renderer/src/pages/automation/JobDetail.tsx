@@ -34,7 +34,7 @@ function shownValue(value: unknown, lang: PageProps['lang'], enumLabels: Record<
   return JSON.stringify(value);
 }
 
-/** /console/jobs/<id>: who and what, where it stands, its inputs, its steps, the error in words, the credits; Retry and Cancel. */
+/** /console/jobs/<id>: who and what, where it stands, its inputs, its steps, the error in words, the credits; Retry and Cancel (not for another computer's job). */
 export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: string }) {
   const s = AUTOMATION_STRINGS[lang];
   const j = JOB_STRINGS[lang];
@@ -108,6 +108,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
         <span className={`badge automation-status-${job.status}`}>{s.statuses[job.status]}</span>
       </div>
       {error && <Alert>{error}</Alert>}
+      {job.elsewhere && <p className="muted">{j.elsewhereHint}</p>}
       <dl className="automation-facts">
         <dt>{j.insurer}</dt>
         <dd>{job.insurer_name}</dd>
@@ -184,7 +185,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
             {j.retry}
           </button>
         )}
-        {CANCELLABLE.includes(job.status) && (
+        {CANCELLABLE.includes(job.status) && !job.elsewhere && (
           <button type="button" className="button" onClick={() => cancelling.ask(job)}>
             {s.cancel}
           </button>

@@ -297,6 +297,14 @@ function JobRow({
       <td data-label={s.created}>{formatDateTime(lang, job.created_at)}</td>
       <td data-label={s.status}>
         <span className={`automation-status-${job.status}`}>{s.statuses[job.status]}</span>
+        {job.elsewhere && (
+          <>
+            <br />
+            <span className="muted small" title={j.elsewhereHint}>
+              {j.elsewhere}
+            </span>
+          </>
+        )}
       </td>
       <td className="automation-progress-cell" data-label={s.progress}>
         <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} />
@@ -321,7 +329,7 @@ function JobRow({
         {job.error && <p className={failed ? 'automation-error' : 'muted small'}>{j.jobError(job.error.code, job.error.message)}</p>}
       </td>
       <td className="automation-row-actions">
-        {CANCELLABLE.includes(job.status) && (
+        {CANCELLABLE.includes(job.status) && !job.elsewhere && (
           <button type="button" className="button" aria-label={s.cancelJob(who)} onClick={onCancel}>
             {s.cancel}
           </button>

@@ -13,6 +13,9 @@ export interface JobStrings {
   inputs: string;
   timeline: string;
   timelineElsewhere: string;
+  /** A job enqueued on another computer of the cabinet: its badge, and what that means here. */
+  elsewhere: string;
+  elsewhereHint: string;
   whatHappened: string;
   creditsLine: (c: { cost: number; debited: number; refunded: number }, failed: boolean) => string;
   refundedShort: (n: number) => string;
@@ -126,7 +129,10 @@ const en: JobStrings = {
   jobTitle: (who, product) => `${who} — ${product}`,
   inputs: 'Data sent to the insurer',
   timeline: 'Steps',
-  timelineElsewhere: 'This job ran on another computer of the cabinet; its steps are shown there.',
+  timelineElsewhere: 'This job was started on another computer of the cabinet; its steps are shown there.',
+  elsewhere: 'On another computer',
+  elsewhereHint:
+    'Started on another computer of the cabinet: its robots run it, and only there can it be cancelled or given a code. Here it shows as that computer last synced it.',
   whatHappened: 'What happened',
   creditsLine: (c, failed) =>
     c.refunded > 0
@@ -174,7 +180,10 @@ const fr: JobStrings = {
   jobTitle: (who, product) => `${who} — ${product}`,
   inputs: 'Données envoyées à l’assureur',
   timeline: 'Étapes',
-  timelineElsewhere: 'Cette tâche a tourné sur un autre poste du cabinet ; ses étapes y sont affichées.',
+  timelineElsewhere: 'Cette tâche a été lancée depuis un autre poste du cabinet ; ses étapes y sont affichées.',
+  elsewhere: 'Sur un autre poste',
+  elsewhereHint:
+    'Lancée depuis un autre poste du cabinet : ses robots la traitent, et c’est là seulement qu’elle peut être annulée ou recevoir un code. Elle s’affiche ici telle que ce poste l’a synchronisée en dernier.',
   whatHappened: 'Ce qui s’est passé',
   creditsLine: (c, failed) =>
     c.refunded > 0

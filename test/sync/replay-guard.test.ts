@@ -1,0 +1,177 @@
+// @module-tag postgres
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { getConsoleJob } from '../../server/automation/console-jobs.js';
+import { enqueueTarification } from '../../server/automation/service.js';
+import { findJob } from '../../server/automation/store.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { ApiError } from '../../server/errors.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
+import { connectCabinet } from '../../server/sync/service.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+import { grantCredits } from '../../server/wallet/service.js';
+import { apiClient } from '../helpers/api.js';
+import { runCourtier } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
+import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { closeSyncNode, fetchHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
+import { createTestInsurer } from '../helpers/test-insurer.js';
+
+/**
+ * Two installs of one cabinet through a hub on a real PostgreSQL, with real robots and the sandbox
+ * insurer's portal: a pricing queued or running on A is seen by B's replay guard, so the same
+ * pricing asked on B is answered with A's job — no second job, no second visit to the insurer —
+ * and B's robots never touch A's job.
+ */
+const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 300 };
+const PASSWORD = 'correct horse battery';
+const DIC_DATA = {
+  insured_name: 'Jeanne Martin', driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio',
+  first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques',
+};
+const PRICING = { compagnie: 'allianz', produit: 'auto', dicData: DIC_DATA };
+
+let pg: TestPostgres;
+let hub: ListeningHub;
+let portal: FastifyInstance;
+let a: TestServer;
+let b: TestServer;
+let cabinet = '';
+
+/** What the insurer's portal saw: the broker logins, and a gate that holds the quote's pages (a slow portal). */
+const insurer = { logins: 0, gate: null as Promise<void> | null, open: () => undefined as void };
+
+function closeGate(): void {
+  insurer.gate = new Promise<void>((resolve) => (insurer.open = resolve));
+}
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  hub = await startListeningHub(await pg.createDatabase());
+  portal = Fastify();
+  portal.addHook('onRequest', async (request) => {
+    if (request.method === 'POST' && request.url.startsWith('/sandbox/insurer/login')) insurer.logins += 1;
+    if (request.url.startsWith('/sandbox/insurer/devis') && insurer.gate) await insurer.gate;
+  });
+  await portal.register(sandboxPortalPlugin, { prefix: '/sandbox/insurer', clock: { now: () => Date.now() }, randomBytes, mode: () => 'normal', latencyMs: () => 0 });
+  const portalUrl = `${await portal.listen({ host: '127.0.0.1', port: 0 })}/sandbox/insurer`;
+  // Both installs' robots drive the same portal: a run on B would be a second login there.
+  const options = { insurers: [createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { navigationMs: 60_000 } })], sync: FAST_SYNC };
+
+  a = await startTestServer(options);
+  cabinet = await a.createCabinet('Cabinet Dupont');
+  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  expect(connected.code, connected.stderr).toBe(0);
+  const dataDirB = tempDir();
+  const joined = await runCourtier(
+    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    { input: `${PASSWORD}\n` },
+  );
+  expect(joined.code, joined.stderr).toBe(0);
+  b = await startTestServer({ ...options, dataDir: dataDirB });
+  for (const node of [a, b]) grantCredits(node.deps, cabinet, 100);
+}, 120_000);
+
+afterAll(async () => {
+  insurer.open();
+  await a?.close();
+  await b?.close();
+  await portal?.close();
+  await hub?.close();
+  await pg?.stop();
+});
+
+describe('the replay guard across the installs of a cabinet', () => {
+  it('answers on B with the job A queued or is running for the same pricing: no job, no debit, no insurer visit on B; B sees it finish', async () => {
+    const apiA = apiClient(a, a.createKey(cabinet, { environment: 'test' }).key);
+    const apiB = apiClient(b, b.createKey(cabinet, { environment: 'test' }).key);
+    // Every lease B's database is asked to write, whatever writes it.
+    b.deps.db.sqlite.exec(`CREATE TEMP TABLE leases_on_b (job_id TEXT);
+      CREATE TEMP TRIGGER lease_taken_on_b AFTER UPDATE OF lease_until ON main.jobs WHEN NEW.lease_until IS NOT NULL BEGIN INSERT INTO leases_on_b VALUES (NEW.id); END;
+      CREATE TEMP TRIGGER lease_pulled_on_b AFTER INSERT ON main.jobs WHEN NEW.lease_until IS NOT NULL BEGIN INSERT INTO leases_on_b VALUES (NEW.id); END;`);
+
+    // A's robots are stopped: its pricing waits in its queue.
+    await a.app.robotWorker.stop();
+    closeGate();
+    const enqueued = await apiA.post('/automation/tarifications', PRICING);
+    expect(enqueued.status).toBe(202);
+    const jobId = String(enqueued.body.job_id);
+    const queuedOnB = await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.status === 200, 'A’s queued job on B');
+    expect(queuedOnB.body).toMatchObject({ status: 'pending', credits_consumed: 10 });
+    expect(getConsoleJob(b.deps, cabinet, jobId).elsewhere).toBe(true);
+    expect(getConsoleJob(a.deps, cabinet, jobId).elsewhere).toBe(false);
+
+    // B asks for the same pricing: the guard answers with A's job.
+    const asked = await apiB.post('/automation/tarifications', PRICING);
+    expect(asked.status).toBe(429);
+    expect(asked.body).toMatchObject({ error: 'rpa_replay_detected', details: { job_id: jobId, retry_after_seconds: expect.any(Number) } });
+    expect(asked.body.message).toContain('on another computer of the cabinet');
+    // B cannot cancel it: A's robots run it.
+    const cancel = await apiB.post(`/automation/jobs/${jobId}/cancel`);
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.error).toBe('job_runs_elsewhere');
+
+    // A's robots start: the job runs on A (held at the portal's quote pages), and B sees it running.
+    a.app.robotWorker.start();
+    await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.body.status === 'running', 'A’s running job on B', 30_000);
+    const askedAgain = await apiB.post('/automation/tarifications', PRICING);
+    expect(askedAgain.status).toBe(429);
+    expect(askedAgain.body.details).toMatchObject({ job_id: jobId });
+
+    // The portal answers: A's job finishes, and B sees it finished, with A's price and credits.
+    insurer.open();
+    const done = await eventually(() => apiA.get(`/automation/jobs/${jobId}`), (res) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(res.body.status)), 'A’s job', 90_000);
+    expect(done.body.status).toBe('completed');
+    const doneOnB = await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.body.status === 'completed', 'A’s finished job on B', 30_000);
+    expect(doneOnB.body.result).toEqual(done.body.result);
+    expect(doneOnB.body.credits_consumed).toBe(done.body.credits_consumed);
+
+    // B made no job, paid nothing and never leased A's; the insurer saw one login, A's.
+    const listedOnB = await apiB.get('/automation/jobs');
+    expect((listedOnB.body.data as { job_id: string }[]).map((job) => job.job_id)).toEqual([jobId]);
+    const wallet = await apiB.get('/wallet');
+    expect(wallet.body.balance).toBe(100);
+    expect((wallet.body.ledger as { kind: string }[]).map((entry) => entry.kind)).toEqual(['grant']);
+    expect(b.deps.db.sqlite.prepare('SELECT job_id FROM leases_on_b').all()).toEqual([]);
+    expect(b.deps.db.sqlite.prepare('SELECT enqueue_number, lease_until, attempts FROM jobs WHERE id = ?').get(jobId)).toEqual({ enqueue_number: null, lease_until: null, attempts: 1 });
+    expect(insurer.logins).toBe(1);
+  }, 180_000);
+});
+
+describe('an install connecting with jobs in its queue', () => {
+  it('uploads them with the rest: an install joining afterwards sees them queued, and its guard answers with them', async () => {
+    const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
+    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Martin', email: 'a@martin.fr', password: PASSWORD });
+    const first = { ...opened, cabinetId };
+    const request = { compagnie: 'testco', produit: 'auto', dicData: { postcode: '33000', birth_date: '1984-03-09', formula: 'tiers' } };
+    let joined: typeof first | undefined;
+    try {
+      setInsurerCredentials(first.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
+      grantCredits(first.deps, cabinetId, 100);
+      // Enqueued before the cabinet syncs, and never run (no robots in this process): the snapshot carries it.
+      const queued = enqueueTarification(first.deps, cabinetId, request, 'prod');
+      await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: first.records }, CLI_ACTOR);
+      await pushNode(first);
+      joined = await joinNode(hub, cabinetId, Date.now(), 'B', [createTestInsurer()]);
+      expect(findJob(joined.deps.db.orm, cabinetId, queued.job_id)).toMatchObject({ status: 'pending', enqueueNumber: null, leaseUntil: null });
+      setInsurerCredentials(joined.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
+      grantCredits(joined.deps, cabinetId, 100);
+      let refusal: unknown;
+      try {
+        enqueueTarification(joined.deps, cabinetId, request, 'prod');
+      } catch (err) {
+        refusal = err;
+      }
+      expect(refusal).toBeInstanceOf(ApiError);
+      expect(refusal).toMatchObject({ code: 'rpa_replay_detected', details: { job_id: queued.job_id } });
+    } finally {
+      closeSyncNode(first);
+      if (joined) closeSyncNode(joined);
+    }
+  });
+});
