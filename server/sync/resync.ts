@@ -70,7 +70,8 @@ type ResyncReason = 'hub_restored' | 'hub_went_back' | 'hub_lacks_changes' | 'in
  * a backup): the cabinet is pulled again from the start, this device's own changes included (an
  * install restored from a backup gets back what it made after the backup); the queue takes the
  * numbers the hub expects (`renumberFrom`); and, when the hub may have lost what it acknowledged
- * (`reupload`), everything this install's devices stamped is queued again with its own stamps.
+ * (`reupload`), everything this install's devices stamped is queued again with its own stamps, and
+ * what it created and never changed since, whole, stamped older than anything (queueOwnEdits).
  * Applying a change twice, or sending one twice, changes nothing: fields merge by stamp.
  */
 export function resyncWithHub(
