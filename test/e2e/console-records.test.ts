@@ -188,7 +188,7 @@ describe('the records pages in real Chromium', () => {
 
     await page.getByRole('button', { name: 'Effacer…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Effacer Chloé Lefèvre ?' });
-    await dialog.getByText(/C’est définitif.*Ses devis et contrats restent/).waitFor();
+    await dialog.getByText(/C’est définitif.*Les contrats et les PDF des devis signés restent/).waitFor();
     await expectNoSidewaysScroll(page);
     await saveScreenshot(page, 'records-erase-fr-phone');
     await dialog.getByRole('button', { name: 'Effacer définitivement' }).click();
