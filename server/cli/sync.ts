@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { connectCabinet, disconnectCabinet, discardSyncConflict, joinCabinet, listRefusedByHub, listSyncConflicts, retrySyncConflicts, setSyncPaused, syncStatus } from '../sync/service.js';
+import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
+import { discardSyncConflict, listRefusedByHub, listSyncConflicts, retrySyncConflicts } from '../sync/conflicts.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';

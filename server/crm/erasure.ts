@@ -1,7 +1,7 @@
 import type { ClientContactField } from '../../shared/crm.js';
 import type { Deps } from '../deps.js';
 import { rewriteEvents } from '../events/service.js';
-import { forgetSetAsideAbout } from '../sync/service.js';
+import { forgetSetAsideAbout } from '../sync/conflicts.js';
 
 /** Every contact field cleared: what an erased client's earlier events keep of it. */
 export const NO_CONTACT: { [K in ClientContactField]: null } = {

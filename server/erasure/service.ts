@@ -6,7 +6,7 @@ import { eraseOpportunityContacts, opportunityIdsOfContact } from '../crm/servic
 import type { Deps } from '../deps.js';
 import { eraseQuotesOfClient } from '../devis/service.js';
 import { eraseEventsAbout } from '../events/service.js';
-import { forgetSetAsideAbout } from '../sync/service.js';
+import { forgetSetAsideAbout } from '../sync/conflicts.js';
 
 /**
  * The right to erasure across modules. A client's personal data is in its own row (crm), and

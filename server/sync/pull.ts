@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
-import type { Orm } from '../db/open.js';
 import { applyChange, type RecordsByKind } from './apply.js';
 import type { ApplyContext, Refusal } from './synced-table.js';
 import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import { HubEpochChanged, resyncWithHub } from './resync.js';
+import { setAsideChange, trimSetAside } from './set-aside.js';
 import * as store from './store.js';
 
 /** A staged PDF older than this was left by a crash: no pull takes an hour between fetching a page and applying it. */
@@ -169,37 +169,6 @@ function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledC
 /** Who applies what the hub brings: the sync of this install, on another install's behalf. */
 const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
 
-/** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
-const CONFLICTS_KEPT = 1000;
-/**
- * Changes of a newer version kept per cabinet, to be applied after an update: many more, since
- * dropping one loses data (an install left behind while the others create records of a new kind);
- * they keep a short excerpt only, being fetched again whole from the hub.
- */
-const NOT_UNDERSTOOD_KEPT = 100_000;
-/** What a set-aside change keeps of its fields, to be read by a person. */
-const CONFLICT_FIELDS_CHARS = 4096;
-const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
-
-/** Sets a pulled change aside, with an excerpt of its fields for a person to read; seq keys it, so setting it aside again only updates why. */
-function setAsideChange(orm: Orm, cabinetId: string, change: PulledChange, refusal: Refusal, now: number): void {
-  const fields = JSON.stringify(change.fields);
-  const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
-  store.insertConflict(orm, {
-    cabinetId,
-    seq: change.seq,
-    deviceId: change.device_id,
-    kind: change.kind,
-    recordId: change.record_id,
-    op: change.op,
-    hlc: change.hlc,
-    fields: fields.length > keep ? `${fields.slice(0, keep)}…` : fields,
-    reason: refusal.reason,
-    message: refusal.message.slice(0, 500),
-    notUnderstood: refusal.notUnderstood ? JSON.stringify(refusal.notUnderstood) : null,
-    setAsideAt: now,
-  });
-}
 
 /** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */
 const MACHINE_ERRORS = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|READONLY|CANTOPEN|CORRUPT|NOTADB|INTERRUPT|PROTOCOL)/;
@@ -278,7 +247,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
         remoteTime = Math.max(remoteTime, remote.time);
       }
       for (const change of retry) attempt(change, true);
-      if (setAsideHere > 0) store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
+      if (setAsideHere > 0) trimSetAside(orm, cabinetId);
       auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
       store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
       // A resync ends once the history is pulled again up to the cabinet's newest change.

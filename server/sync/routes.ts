@@ -8,7 +8,8 @@ import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
-import { connectCabinet, disconnectCabinet, discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts, setSyncPaused, syncStatus } from './service.js';
+import { connectCabinet, disconnectCabinet, setSyncPaused, syncStatus } from './service.js';
+import { discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts } from './conflicts.js';
 import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 

@@ -10,7 +10,7 @@ import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/se
 import { applyNowUnderstood } from '../../server/sync/pull.js';
 import { createHubClient } from '../../server/sync/hub-client.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { listSyncConflicts } from '../../server/sync/service.js';
+import { listSyncConflicts } from '../../server/sync/conflicts.js';
 import { syncedTable } from '../../server/sync/synced-table.js';
 import * as store from '../../server/sync/store.js';
 import { runCourtier } from '../helpers/cli.js';

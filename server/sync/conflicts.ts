@@ -1,0 +1,78 @@
+import type { SyncConflict, SyncConflictRetry } from '../../shared/sync.js';
+import { recordAudit, type AuditActor } from '../audit/service.js';
+import { toIso, type Deps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { RecordsByKind } from './apply.js';
+import type { HubFetch } from './hub-client.js';
+import { retrySetAside, type RetryOutcome } from './pull.js';
+import { connectionOrThrow, hubClientFor, type SyncDeps } from './service.js';
+import * as store from './store.js';
+
+/** What a person sees and does of the changes set aside: pulled ones this install refused, and its own the hub refused. */
+
+/** Forgets the set-aside changes that name a record (an erased client's data must not stay in them). */
+export function forgetSetAsideAbout(deps: Pick<Deps, 'db'>, cabinetId: string, recordId: string): void {
+  store.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
+}
+
+/** Forgets a set-aside change for good: a person looked at it and decided it must not apply. */
+export function discardSyncConflict(deps: SyncDeps, cabinetId: string, seq: number, actor: AuditActor): void {
+  connectionOrThrow(deps, cabinetId);
+  deps.db.immediateTransaction(() => {
+    const conflict = store.findConflict(deps.db.orm, cabinetId, seq);
+    if (!conflict) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+    store.deleteConflict(deps.db.orm, cabinetId, seq);
+    recordAudit(deps, { cabinetId, action: 'sync.conflict_discarded', actor, target: conflict.recordId, details: { seq, kind: conflict.kind, reason: conflict.reason, device_id: conflict.deviceId } });
+  });
+}
+
+/**
+ * Tries set-aside changes again (all of them without seqs), fetched whole from the hub: after an
+ * update, or once what refused them changed. Returns what became of each.
+ */
+export async function retrySyncConflicts(
+  deps: Deps,
+  cabinetId: string,
+  seqs: readonly number[] | undefined,
+  io: { fetch: HubFetch; records: RecordsByKind },
+  actor: AuditActor,
+): Promise<SyncConflictRetry> {
+  const connection = connectionOrThrow(deps, cabinetId);
+  const wanted = seqs ?? store.listConflicts(deps.db.orm, cabinetId, Number.MAX_SAFE_INTEGER).map((conflict) => conflict.seq);
+  for (const seq of seqs ?? []) if (!store.findConflict(deps.db.orm, cabinetId, seq)) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+  const outcomes = await retrySetAside({ deps, records: io.records, client: hubClientFor(deps, connection, io.fetch) }, cabinetId, wanted);
+  const seqsOf = (outcome: RetryOutcome) => [...outcomes].filter(([, o]) => o === outcome).map(([seq]) => seq);
+  const result = { applied: seqsOf('applied'), still_set_aside: seqsOf('set_aside'), no_longer_on_hub: seqsOf('gone') };
+  recordAudit(deps, { cabinetId, action: 'sync.conflicts_retried', actor, details: { applied: result.applied.length, still_set_aside: result.still_set_aside.length, no_longer_on_hub: result.no_longer_on_hub.length } });
+  return result;
+}
+
+/** The changes made here that the hub refused, newest first. */
+export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number) {
+  return store.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
+    kind: row.kind,
+    record_id: row.recordId,
+    op: row.op,
+    hlc: row.hlc,
+    fields: row.fields,
+    code: row.code,
+    message: row.message,
+    refused_at: toIso(row.refusedAt),
+  }));
+}
+
+/** The changes this install set aside, newest first. */
+export function listSyncConflicts(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number): SyncConflict[] {
+  return store.listConflicts(deps.db.orm, cabinetId, limit).map((row) => ({
+    seq: row.seq,
+    device_id: row.deviceId,
+    kind: row.kind,
+    record_id: row.recordId,
+    op: row.op,
+    hlc: row.hlc,
+    fields: row.fields,
+    reason: row.reason as SyncConflict['reason'],
+    message: row.message,
+    set_aside_at: toIso(row.setAsideAt),
+  }));
+}

@@ -1,0 +1,41 @@
+import type { PulledChange } from '../../shared/sync-protocol.js';
+import type { Orm } from '../db/open.js';
+import type { Refusal } from './synced-table.js';
+import * as store from './store.js';
+
+/** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
+const CONFLICTS_KEPT = 1000;
+/**
+ * Changes of a newer version kept per cabinet, to be applied after an update: many more, since
+ * dropping one loses data (an install left behind while the others create records of a new kind);
+ * they keep a short excerpt only, being fetched again whole from the hub.
+ */
+const NOT_UNDERSTOOD_KEPT = 100_000;
+/** What a set-aside change keeps of its fields, to be read by a person. */
+const CONFLICT_FIELDS_CHARS = 4096;
+const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
+
+/** Sets a pulled change aside, with an excerpt of its fields for a person to read; seq keys it, so setting it aside again only updates why. */
+export function setAsideChange(orm: Orm, cabinetId: string, change: PulledChange, refusal: Refusal, now: number): void {
+  const fields = JSON.stringify(change.fields);
+  const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
+  store.insertConflict(orm, {
+    cabinetId,
+    seq: change.seq,
+    deviceId: change.device_id,
+    kind: change.kind,
+    recordId: change.record_id,
+    op: change.op,
+    hlc: change.hlc,
+    fields: fields.length > keep ? `${fields.slice(0, keep)}…` : fields,
+    reason: refusal.reason,
+    message: refusal.message.slice(0, 500),
+    notUnderstood: refusal.notUnderstood ? JSON.stringify(refusal.notUnderstood) : null,
+    setAsideAt: now,
+  });
+}
+
+/** Keeps the newest set-aside changes of each sort, after a page set some aside. */
+export function trimSetAside(orm: Orm, cabinetId: string): void {
+  store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
+}
