@@ -11,9 +11,8 @@ import { createHubClient } from '../../server/sync/hub-client.js';
 import { findConflict, insertConflict } from '../../server/sync/store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { collectProblems, openConsole, saveScreenshot } from '../helpers/console.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { launchChromium } from '../helpers/oauth.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -25,8 +24,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const BUILT = join(packageRoot(), 'dist', 'renderer');
 const ADMIN = { email: 'admin@cabinet-leroy.fr', password: 'correct horse battery' };
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 let server: TestServer;
 let browser: Browser;
 let cabinetId: string;
@@ -37,8 +35,6 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
   server = await startTestServer();
   ({ cabinet_id: cabinetId } = await initCabinet(server.deps, { cabinet: 'Cabinet Leroy', ...ADMIN }));
   browser = await launchChromium();
@@ -47,15 +43,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  await hub?.close();
-  await pg?.stop();
 });
 
 /** Another computer of the cabinet, paired on the hub, that sends changes to an opportunity; each send gives the change's seq on the hub. */
 async function otherComputer() {
   const now = () => Date.now();
-  const paired = await createHubClient({ hubUrl: hub.url, fetch: globalThis.fetch, now }).pair({ code: await hub.invite({ join: cabinetId }), device_name: 'Poste de Julie' });
-  const client = createHubClient({ hubUrl: hub.url, fetch: globalThis.fetch, now, credential: paired.device_secret });
+  const paired = await createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now }).pair({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Poste de Julie' });
+  const client = createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now, credential: paired.device_secret });
   let number = 0;
   return async (recordId: string, fields: Record<string, unknown>): Promise<number> => {
     number += 1;
@@ -76,8 +70,8 @@ describe('a set-aside change tried again through a real hub', () => {
     page = await openConsole(browser, server, ADMIN, '/console/sync');
     // Every answer here is a success (a change the hub no longer has too): no failed load, no script error.
     collectProblems(page, problems);
-    await page.getByLabel('Hub URL').fill(hub.url);
-    await page.getByLabel('Pairing code').fill(await hub.invite({ register: cabinetId }));
+    await page.getByLabel('Hub URL').fill(fixture.hub.url);
+    await page.getByLabel('Pairing code').fill(await fixture.hub.invite({ register: cabinetId }));
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
 

@@ -8,9 +8,8 @@ import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange 
 import type { SyncConflict } from '../../shared/sync.js';
 import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { PROTOCOL } from '../helpers/hub.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 
 /**
@@ -22,8 +21,7 @@ import { tempDir } from '../helpers/server.js';
  * listings or its other cabinets.
  */
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 let serve: { child: ChildProcess; url: string };
 const dataDir = tempDir();
 let cabinet = '';
@@ -56,7 +54,7 @@ function change(kind: SyncChange['kind'], recordId: string, fields: Record<strin
 }
 
 async function push(changes: SyncChange[]): Promise<Response> {
-  return fetch(hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
+  return fetch(fixture.hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
 }
 
 /** A job row as an install sends it (every synced column), for the sandbox's robot. */
@@ -73,25 +71,21 @@ const clientRow = (overrides: Record<string, unknown>) => ({
 });
 
 beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
   cabinet = String((await cli(['init', '--cabinet', 'Cabinet Dupont', '--email', 'admin@dupont.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
   key = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write,devis:read,automation:read'])).key);
   enqueueKey = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'robots', '--env', 'test', '--scopes', 'automation:read,automation:enqueue'])).key);
   const neighbour = String((await cli(['init', '--cabinet', 'Cabinet Voisin', '--email', 'admin@voisin.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
   neighbourKey = String((await cli(['keys', 'create', '--cabinet', neighbour, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write'])).key);
-  await cli(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A']);
+  await cli(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A']);
   serve = await startServeProcess(['--data-dir', dataDir]);
   neighbourClient = String((await api('/clients', { method: 'POST', body: { last_name: 'Voisin' }, as: neighbourKey })).body.id);
   // The laptop that was stolen: a device of the cabinet like any other.
-  const res = await fetch(hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await hub.invite({ join: cabinet }), device_name: 'Portable' }) });
+  const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinet }), device_name: 'Portable' }) });
   thief = (await res.json()) as PairResponse;
 }, 120_000);
 
 afterAll(async () => {
   await stopChild(serve?.child);
-  await hub?.close();
-  await pg?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -108,7 +102,7 @@ describe('a stolen laptop with a valid device credential', () => {
     const refusedErasure = await push([freeze]);
     expect(refusedErasure.status).toBe(400);
     number -= 1;
-    const [row] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE device_id = ${thief.device_id}`;
+    const [row] = await fixture.hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE device_id = ${thief.device_id}`;
     expect(row?.n).toBe(0);
 
     // A job queued "elsewhere" travels, as every install's queued jobs do; the install shows it and never runs it.

@@ -1,6 +1,6 @@
 // @module-tag postgres
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
@@ -12,9 +12,8 @@ import { canonicalJson } from '../../server/http/canonical-json.js';
 import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { PROTOCOL } from '../helpers/hub.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 
@@ -28,20 +27,11 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
  */
 
 const MINUTE = 60_000;
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 const nodes: SyncNode[] = [];
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
 afterEach(() => {
   for (const node of nodes.splice(0)) closeSyncNode(node);
-});
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
 });
 
 /** An install of the cabinet with an insurer login and credits, connected to the hub, and a stolen laptop paired with it. */
@@ -50,11 +40,11 @@ async function victimAndThief(): Promise<{ victim: SyncNode; thief: PairResponse
   const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Dupont', email: 'a@dupont.fr', password: 'correct horse battery' });
   const victim = { ...opened, cabinetId };
   nodes.push(victim);
-  await connectCabinet(victim.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: victim.records }, CLI_ACTOR);
+  await connectCabinet(victim.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: victim.records }, CLI_ACTOR);
   await pushNode(victim);
   setInsurerCredentials(victim.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
   grantCredits(victim.deps, cabinetId, 100);
-  const res = await fetch(hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await hub.invite({ join: cabinetId }), device_name: 'Portable' }) });
+  const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Portable' }) });
   expect(res.status).toBe(201);
   return { victim, thief: (await res.json()) as PairResponse };
 }
@@ -80,7 +70,7 @@ async function push(thief: PairResponse, jobs: [string, Record<string, unknown>]
   const changes: SyncChange[] = jobs.map(([id, fields], i) => ({
     number: i + 1, kind: 'job', record_id: id, op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: i, device: thief.device_id }), fields,
   }));
-  const res = await fetch(hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
+  const res = await fetch(fixture.hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 

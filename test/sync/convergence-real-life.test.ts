@@ -1,7 +1,7 @@
 // @module-tag postgres
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { eraseClient } from '../../server/erasure/service.js';
@@ -10,8 +10,7 @@ import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/se
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import * as store from '../../server/sync/store.js';
 import { ApiError } from '../../server/errors.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, joinNode, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
@@ -21,17 +20,8 @@ import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, joinNode, pullNo
  * install restored from an earlier copy of its data dir. Once everyone has pushed and pulled, all
  * three hold the same records, and nothing the hub acknowledged is lost.
  */
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
-});
 
 const MINUTE = 60_000;
 const node = fc.integer({ min: 0, max: 2 });
@@ -57,7 +47,7 @@ describe('convergence of what a cabinet meets in its first months', () => {
         const start = Date.now();
         const open: SyncNode[] = [];
         try {
-          const [a, b] = await cabinetOfTwo(hub, start);
+          const [a, b] = await cabinetOfTwo(fixture.hub, start);
           open.push(a, b);
           const cabinetId = a.cabinetId;
           const client = createClient(a.deps, cabinetId, { type: 'person', last_name: 'Petit', email: 'petit@example.fr' });
@@ -66,7 +56,7 @@ describe('convergence of what a cabinet meets in its first months', () => {
           const base = createOpportunity(a.deps, cabinetId, { title: 'base', product: 'auto', contact: { last_name: 'B' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
           await pushNode(a);
           await pullNode(b);
-          open.push(await joinNode(hub, cabinetId, start, 'C'));
+          open.push(await joinNode(fixture.hub, cabinetId, start, 'C'));
           const nodes = open;
           const opportunities = [base.opportunity_id];
           /** Opportunities each node created, and whether the hub acknowledged them. */
@@ -132,7 +122,7 @@ describe('convergence of what a cabinet meets in its first months', () => {
                 await disconnectCabinet(n.deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR);
                 // A backup from before the reconnect holds a credential the hub revoked: not one to restore.
                 backups.delete(s.node);
-                await connectCabinet(n.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: `N${s.node}` }, { fetch: fetchHub, records: n.records }, CLI_ACTOR);
+                await connectCabinet(n.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinetId }), deviceName: `N${s.node}` }, { fetch: fetchHub, records: n.records }, CLI_ACTOR);
                 break;
               case 'clock':
                 n.clock.advance(s.jump);

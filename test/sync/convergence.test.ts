@@ -1,13 +1,12 @@
 // @module-tag postgres
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, joinCabinet } from '../../server/sync/service.js';
 import * as store from '../../server/sync/store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
@@ -19,17 +18,8 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 const records = syncedRecords();
 const PASSWORD = 'correct horse battery';
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
-});
 
 const FIELDS = ['title', 'product', 'source'] as const;
 const step = fc.record({
@@ -51,11 +41,11 @@ describe('convergence through a real hub', () => {
         const nodes: SyncNode[] = [{ ...first, cabinetId }];
         try {
           const opportunities = [0, 1].map((i) => createOpportunity(first.deps, cabinetId, { title: `base ${i}`, product: 'auto', contact: { last_name: 'Base' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api').opportunity_id);
-          await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records }, CLI_ACTOR);
+          await connectCabinet(first.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records }, CLI_ACTOR);
           await pushNode(nodes[0] as SyncNode);
           for (const [i, skew] of [[1, 150], [2, -90]] as const) {
             const other = openSyncNode(start + skew);
-            await joinCabinet(other.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+            await joinCabinet(other.deps, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
             nodes.push({ ...other, cabinetId });
             await pullNode(nodes[i] as SyncNode);
           }

@@ -6,8 +6,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -20,8 +19,7 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 500 };
 const PASSWORD = 'correct horse battery';
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 let a: TestServer;
 let b: TestServer;
 let receiverA: Receiver;
@@ -42,8 +40,6 @@ function syncOptions(receiver: Receiver) {
 }
 
 beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
   [receiverA, receiverB] = await Promise.all([startReceiver(), startReceiver()]);
   a = await startTestServer(syncOptions(receiverA));
   portal = `${a.url}/sandbox/insurer`;
@@ -55,13 +51,13 @@ beforeAll(async () => {
   expect(before.status).toBe(201);
   heldBeforeConnecting = String(before.body.id);
 
-  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
   expect(connected.code, connected.stderr).toBe(0);
   expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet, reconnected: false });
 
   const dataDirB = tempDir();
   const joined = await runCourtier(
-    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    ['sync', 'join', '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
     { input: `${PASSWORD}\n` },
   );
   expect(joined.code, joined.stderr).toBe(0);
@@ -74,9 +70,7 @@ afterAll(async () => {
   // One at a time: each install's long poll ends before the hub goes.
   await a?.close();
   await b?.close();
-  await hub?.close();
   await Promise.allSettled([receiverA?.close(), receiverB?.close()]);
-  await pg?.stop();
 });
 
 describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
@@ -132,7 +126,7 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
       expect(row).toEqual({ first_name: null, last_name: null, email: null });
     }
     // The hub keeps none of it either: every stored copy of the client and of its events is wiped.
-    const onHub = await hub.database.sql`SELECT fields::text AS text FROM hub_changes WHERE cabinet_id = ${cabinet}`;
+    const onHub = await fixture.hub.database.sql`SELECT fields::text AS text FROM hub_changes WHERE cabinet_id = ${cabinet}`;
     for (const change of onHub) expect(String(change.text)).not.toMatch(/Durand|paul\.nouveau|paul\.durand/);
   });
 
@@ -187,6 +181,6 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
   it('reports the link in sync status through the CLI', async () => {
     const status = await runCourtier(['sync', 'status', '--cabinet', cabinet, '--json', '--data-dir', b.dataDir]);
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ state: expect.stringMatching(/^(idle|syncing)$/), hub_url: hub.url, device_id: expect.any(String), pending_changes: expect.any(Number), last_error: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: expect.stringMatching(/^(idle|syncing)$/), hub_url: fixture.hub.url, device_id: expect.any(String), pending_changes: expect.any(Number), last_error: null });
   });
 });

@@ -15,8 +15,7 @@ import { setLlmDataSharing } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
 import { createWebhook } from '../../server/webhooks/service.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 
@@ -27,24 +26,19 @@ import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '
  * erasure"); and no webhook carries it afterwards, even when an install that had not heard of the
  * erasure pushes an edit of the client made meanwhile.
  */
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 let receiverA: Receiver;
 let receiverB: Receiver;
 const nodes: SyncNode[] = [];
 const dispatchers: Dispatcher[] = [];
 
 beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
   [receiverA, receiverB] = await Promise.all([startReceiver(), startReceiver()]);
 }, 60_000);
 afterAll(async () => {
   for (const dispatcher of dispatchers.splice(0)) await dispatcher.stop();
   for (const node of nodes.splice(0)) closeSyncNode(node);
-  await hub?.close();
   await Promise.allSettled([receiverA?.close(), receiverB?.close()]);
-  await pg?.stop();
 });
 
 /** The person: what must be found nowhere once erased (lower case; phones as the digits' groups). */
@@ -81,7 +75,7 @@ function installTraces(node: SyncNode): { table: string; row: Record<string, unk
 
 /** Every table of the hub, row by row (its PDFs as bytes). */
 async function hubTraces(): Promise<{ table: string; row: Record<string, unknown> }[]> {
-  const sql = hub.database.sql;
+  const sql = fixture.hub.database.sql;
   const tables = (await sql<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`).map((row) => row.name);
   expect(tables).toEqual(expect.arrayContaining(['hub_changes', 'hub_blobs', 'hub_audit_events']));
   const found: { table: string; row: Record<string, unknown> }[] = [];
@@ -110,7 +104,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
   let afterErasureB = 0;
 
   beforeAll(async () => {
-    [a, b] = await cabinetOfTwo(hub, Date.now());
+    [a, b] = await cabinetOfTwo(fixture.hub, Date.now());
     nodes.push(a, b);
     cabinetId = a.cabinetId;
     const dispatchA = withWebhooks(a, receiverA);
@@ -186,7 +180,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
 
   it('leaves it in no table of the hub, but in the signed quote’s PDF; the other PDF is gone for good', async () => {
     expect(await hubTraces()).toEqual([{ table: 'hub_blobs', row: { cabinet_id: cabinetId, sha256: sha256(pdfs.signed) } }]);
-    const blobs = await hub.database.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId}`;
+    const blobs = await fixture.hub.database.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId}`;
     expect(blobs.map((row) => row.sha256)).toEqual([sha256(pdfs.signed)]);
   });
 

@@ -1,5 +1,5 @@
 // @module-tag postgres
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { revokeHubDevice } from '../../server/hub/admin.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused, syncStatus } from '../../server/sync/service.js';
@@ -8,8 +8,7 @@ import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
 import { apiClient } from '../helpers/api.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
@@ -22,18 +21,9 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 2, pushIntervalMs: 300, maxBackoffMs: 800, refusedRetryMs: 500 };
 const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 const open: { close(): Promise<unknown> }[] = [];
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
-});
 afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
@@ -49,15 +39,15 @@ interface Pair {
 
 /** A linked through the proxy, B directly; both run their sync engines. */
 async function linkedPair(options: { clockA?: TestClock } = {}): Promise<Pair> {
-  const proxy = await startFaultProxy(hub.url);
+  const proxy = await startFaultProxy(fixture.hub.url);
   open.push(proxy);
   const a = await startTestServer({ sync: FAST_SYNC, ...(options.clockA ? { clock: options.clockA } : {}) });
   open.push(a);
   const cabinet = await a.createCabinet('Cabinet Faults');
-  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
-  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: hub.url, code: await hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
   db.close();
   const b = await startTestServer({ dataDir, sync: FAST_SYNC });
   open.push(b);
@@ -72,7 +62,7 @@ async function createOpportunity(api: ReturnType<typeof apiClient>, title: strin
 
 /** The hub holds each of a device's changes once, numbered 1..n without a hole. */
 async function expectNumbersOnce(cabinet: string): Promise<void> {
-  const rows = await hub.database.sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
+  const rows = await fixture.hub.database.sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
   for (const row of rows) {
     const numbers = (row.numbers as (string | number)[]).map(Number);
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));
@@ -134,7 +124,7 @@ describe('sync under faults', () => {
       }
     })();
     await new Promise((r) => setTimeout(r, 300));
-    await pg.restart();
+    await fixture.pg.restart();
     await writes;
     await eventually(() => titlesOf(b, cabinet).length, (n) => n === 20, 'all 20 on B', 40_000);
     expect(titlesOf(b, cabinet)).toEqual(titlesOf(a, cabinet));
@@ -144,7 +134,7 @@ describe('sync under faults', () => {
   it('stops a revoked device at once and keeps its queue', async () => {
     const { a, cabinet, apiA } = await linkedPair();
     const status = syncStatus(a.deps, cabinet);
-    await revokeHubDevice(hub.deps, String(status.device_id));
+    await revokeHubDevice(fixture.hub.deps, String(status.device_id));
     await createOpportunity(apiA, 'après révocation');
     const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
     expect(refused).toMatchObject({ last_error: 'this device was revoked on the hub', last_error_code: 'device_revoked' });
@@ -167,7 +157,7 @@ describe('sync under faults', () => {
     const { a, cabinet, apiA } = await linkedPair();
     await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the first upload');
     // Another install of the cabinet speaks protocol 3: this one (1) is more than one version behind.
-    await hub.database.sql`UPDATE hub_cabinets SET highest_protocol = 3 WHERE id = ${cabinet}`;
+    await fixture.hub.database.sql`UPDATE hub_cabinets SET highest_protocol = 3 WHERE id = ${cabinet}`;
     await createOpportunity(apiA, 'version trop ancienne');
     const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the 426 refusal');
     expect(refused).toMatchObject({ last_error_code: 'sync_protocol_too_old', last_error: expect.stringMatching(/too old.*update it/) });

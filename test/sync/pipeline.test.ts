@@ -1,5 +1,5 @@
 // @module-tag postgres
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createClient } from '../../server/crm/clients.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
@@ -12,8 +12,7 @@ import { pullChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION } from '../../
 import { uploadQueue } from '../../server/sync/transfer.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { tempDir } from '../helpers/server.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
@@ -28,18 +27,11 @@ const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init)
 const PUSH = { method: 'POST', path: /\/sync\/v1\/changes/ };
 const RECORDS = 2_500; // three batches of at most 1,000
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 const closing: (() => unknown)[] = [];
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
 afterAll(async () => {
   for (const close of closing.reverse()) await close();
-  await hub?.close();
-  await pg?.stop();
 });
 
 /** An install holding RECORDS clients, connected through a fresh proxy: its whole cabinet is queued. */
@@ -50,16 +42,16 @@ async function connectedInstall(name: string, records = RECORDS): Promise<{ deps
   const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} });
   const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: `Cabinet ${name}`, email: `${name}@example.fr`, password: 'correct horse battery' });
   for (let i = 0; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
-  const proxy = await startFaultProxy(hub.url);
+  const proxy = await startFaultProxy(fixture.hub.url);
   closing.push(() => proxy.close());
-  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   expect(connected.queued).toBe(records);
   return { deps, cabinetId, proxy };
 }
 
 /** The device's changes on the hub: numbered 1..n, each once. */
 async function numbersOnHub(cabinetId: string): Promise<number[]> {
-  const rows = await hub.database.sql<{ number: string }[]>`SELECT number FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
+  const rows = await fixture.hub.database.sql<{ number: string }[]>`SELECT number FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
   return rows.map((row) => Number(row.number));
 }
 
@@ -104,9 +96,9 @@ describe('disconnecting', () => {
     const credential = deps.secrets.get(deviceSecretName(cabinetId))!;
     expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR)).toEqual({ left_hub: true, device_id: deviceId });
     expect(syncStatus(deps, cabinetId).state).toBe('off');
-    const [device] = await hub.database.sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
+    const [device] = await fixture.hub.database.sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
     expect(device?.revoked).toBe(true);
-    const refused = await fetch(`${hub.url}${pathTo(pullChanges)}`, { headers: { authorization: `Bearer ${credential}`, [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) } });
+    const refused = await fetch(`${fixture.hub.url}${pathTo(pullChanges)}`, { headers: { authorization: `Bearer ${credential}`, [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) } });
     expect(refused.status).toBe(401);
   });
 

@@ -1,37 +1,27 @@
 // @module-tag postgres
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as store from '../../server/sync/store.js';
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { runCourtier } from '../helpers/cli.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
  * backup — through a real hub on PostgreSQL: nothing acknowledged is lost, and the installs converge.
  */
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 const nodes: SyncNode[] = [];
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
 afterEach(() => {
   for (const node of nodes.splice(0)) closeSyncNode(node);
 });
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
-});
 
 async function twoInstalls(): Promise<[SyncNode, SyncNode]> {
-  const pair = await cabinetOfTwo(hub, Date.now());
+  const pair = await cabinetOfTwo(fixture.hub, Date.now());
   nodes.push(...pair);
   return pair;
 }
@@ -60,7 +50,7 @@ describe('a clock set right', () => {
     await pullNode(b);
     expect(getOpportunity(a.deps, a.cabinetId, id).title).toBe('Flotte v2');
     expect(getOpportunity(b.deps, b.cabinetId, id).title).toBe('Flotte v2');
-    const stamps = (await hub.database.sql<{ hlc: string }[]>`SELECT hlc FROM hub_changes WHERE device_id = ${store.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId ?? ''} ORDER BY number`).map((row) => row.hlc);
+    const stamps = (await fixture.hub.database.sql<{ hlc: string }[]>`SELECT hlc FROM hub_changes WHERE device_id = ${store.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId ?? ''} ORDER BY number`).map((row) => row.hlc);
     expect(stamps).toEqual([...stamps].sort());
   });
 });
@@ -84,7 +74,7 @@ describe('an install that disconnects and connects again', () => {
     const { opportunity_id: offline } = createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Créée hors synchro' }, 'api');
 
     // The operator gives a code that joins the cabinet the hub has: connect takes it as a reconnect.
-    const again = await connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: hub.url, code: await hub.invite({ join: a.cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+    const again = await connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: a.cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
     // The dropped edit, the offline edit, the offline creation and its event: nothing else A holds.
     expect(again).toMatchObject({ reconnected: true, queued: 4 });
     await pushNode(a);
@@ -102,10 +92,10 @@ describe('an install that disconnects and connects again', () => {
     const [a] = await twoInstalls();
     const [other] = await twoInstalls();
     await disconnectCabinet(a.deps, a.cabinetId, { fetch: fetchHub }, CLI_ACTOR);
-    const code = await hub.invite({ join: other.cabinetId });
-    await expect(connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: hub.url, code, deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR)).rejects.toMatchObject({ code: 'pairing_code_joins' });
+    const code = await fixture.hub.invite({ join: other.cabinetId });
+    await expect(connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code, deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR)).rejects.toMatchObject({ code: 'pairing_code_joins' });
     expect(store.findConnection(a.deps.db.orm, a.cabinetId)).toBeUndefined();
-    const live = await hub.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
+    const live = await fixture.hub.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
     expect(live[0]?.n).toBe(2);
   });
 });
@@ -155,9 +145,9 @@ describe('a hub restored from a backup', () => {
     await pullNode(b);
     // The hub's backup: its cabinet's changes as they are now.
     const backup = `backup_${a.cabinetId.replaceAll('-', '_')}`;
-    await hub.database.sql`CREATE TABLE ${hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
-    const [cabinetRow] = await hub.database.sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
-    const devicesRow = await hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
+    await fixture.hub.database.sql`CREATE TABLE ${fixture.hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+    const [cabinetRow] = await fixture.hub.database.sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
+    const devicesRow = await fixture.hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
     a.clock.advance(1000);
     b.clock.advance(1000);
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après, de A' }, 'api');
@@ -167,13 +157,13 @@ describe('a hub restored from a backup', () => {
     await pullNode(a);
     await pullNode(b);
     // The hub's database comes back from that backup: what A and B sent since is gone from it.
-    await hub.database.sql.begin(async (tx) => {
+    await fixture.hub.database.sql.begin(async (tx) => {
       await tx`DELETE FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
       await tx`INSERT INTO hub_changes SELECT * FROM ${tx(backup)}`;
       await tx`UPDATE hub_cabinets SET next_seq = ${cabinetRow?.next_seq}, changes_count = ${cabinetRow?.changes_count}, changes_bytes = ${cabinetRow?.changes_bytes} WHERE id = ${a.cabinetId}`;
       for (const device of devicesRow) await tx`UPDATE hub_devices SET last_number = ${device.last_number} WHERE id = ${device.id}`;
     });
-    const restoredCommand = await runCourtier(['hub', 'restored', '--json', '--database-url', hub.databaseUrl]);
+    const restoredCommand = await runCourtier(['hub', 'restored', '--json', '--database-url', fixture.hub.databaseUrl]);
     expect(restoredCommand.code, restoredCommand.stderr).toBe(0);
     // The installs go on as their services would: each exchange may start them over, then they catch up.
     for (let round = 0; round < 3; round += 1) {
@@ -185,7 +175,7 @@ describe('a hub restored from a backup', () => {
     const all = ['Après, de A', 'Après, de B', 'Avant la sauvegarde du hub'];
     expect(titles(a)).toEqual(all);
     expect(titles(b)).toEqual(all);
-    const onHub = await hub.database.sql<{ n: number }[]>`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
+    const onHub = await fixture.hub.database.sql<{ n: number }[]>`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
     expect(onHub[0]?.n).toBe(3);
     for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
   });

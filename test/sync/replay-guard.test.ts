@@ -16,8 +16,7 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { closeSyncNode, fetchHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
@@ -36,8 +35,7 @@ const DIC_DATA = {
 };
 const PRICING = { compagnie: 'allianz', produit: 'auto', dicData: DIC_DATA };
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 let portal: FastifyInstance;
 let a: TestServer;
 let b: TestServer;
@@ -51,8 +49,6 @@ function closeGate(): void {
 }
 
 beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
   portal = Fastify();
   portal.addHook('onRequest', async (request) => {
     if (request.method === 'POST' && request.url.startsWith('/sandbox/insurer/login')) insurer.logins += 1;
@@ -65,11 +61,11 @@ beforeAll(async () => {
 
   a = await startTestServer(options);
   cabinet = await a.createCabinet('Cabinet Dupont');
-  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hub.url, '--code', await hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
   expect(connected.code, connected.stderr).toBe(0);
   const dataDirB = tempDir();
   const joined = await runCourtier(
-    ['sync', 'join', '--hub', hub.url, '--code', await hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    ['sync', 'join', '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
     { input: `${PASSWORD}\n` },
   );
   expect(joined.code, joined.stderr).toBe(0);
@@ -82,8 +78,6 @@ afterAll(async () => {
   await a?.close();
   await b?.close();
   await portal?.close();
-  await hub?.close();
-  await pg?.stop();
 });
 
 describe('the replay guard across the installs of a cabinet', () => {
@@ -155,9 +149,9 @@ describe('an install connecting with jobs in its queue', () => {
       grantCredits(first.deps, cabinetId, 100);
       // Enqueued before the cabinet syncs, and never run (no robots in this process): the snapshot carries it.
       const queued = enqueueTarification(first.deps, cabinetId, request, 'prod');
-      await connectCabinet(first.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: first.records }, CLI_ACTOR);
+      await connectCabinet(first.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: first.records }, CLI_ACTOR);
       await pushNode(first);
-      joined = await joinNode(hub, cabinetId, Date.now(), 'B', [createTestInsurer()]);
+      joined = await joinNode(fixture.hub, cabinetId, Date.now(), 'B', [createTestInsurer()]);
       expect(findJob(joined.deps.db.orm, cabinetId, queued.job_id)).toMatchObject({ status: 'pending', enqueueNumber: null, leaseUntil: null });
       setInsurerCredentials(joined.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
       grantCredits(joined.deps, cabinetId, 100);

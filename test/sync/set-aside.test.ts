@@ -1,7 +1,7 @@
 // @module-tag postgres
 import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { formatHlc } from '../../shared/sync-protocol.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
@@ -14,8 +14,7 @@ import { listSyncConflicts } from '../../server/sync/conflicts.js';
 import { syncedTable } from '../../server/sync/synced-table.js';
 import * as store from '../../server/sync/store.js';
 import { runCourtier } from '../helpers/cli.js';
-import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { useListeningHub } from '../helpers/use-hub.js';
 import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
 
 /**
@@ -25,24 +24,15 @@ import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, pullNode, pushNode
 // The hub refuses clocks far ahead of its own: the installs start at its time.
 const START = Date.now();
 
-let pg: TestPostgres;
-let hub: ListeningHub;
+const fixture = useListeningHub();
 const nodes: SyncNode[] = [];
 
-beforeAll(async () => {
-  pg = await startTestPostgres();
-  hub = await startListeningHub(await pg.createDatabase());
-}, 60_000);
 afterEach(() => {
   for (const node of nodes.splice(0)) closeSyncNode(node);
 });
-afterAll(async () => {
-  await hub?.close();
-  await pg?.stop();
-});
 
 async function cabinetOfTwo(bVersion: SyncNode['records']): Promise<[SyncNode, SyncNode]> {
-  const pair = await linkedPair(hub, START, bVersion);
+  const pair = await linkedPair(fixture.hub, START, bVersion);
   nodes.push(...pair);
   return pair;
 }
@@ -80,9 +70,9 @@ function updatedTo(node: SyncNode): SyncNode['records'] {
 
 /** A device of the cabinet that speaks as a newer version: it pushes changes made by hand. */
 async function newerPeer(cabinetId: string) {
-  const pairing = createHubClient({ hubUrl: hub.url, fetch: fetchHub, now: () => START });
-  const paired = await pairing.pair({ code: await hub.invite({ join: cabinetId }), device_name: 'Poste plus récent' });
-  const client = createHubClient({ hubUrl: hub.url, fetch: fetchHub, now: () => START, credential: paired.device_secret });
+  const pairing = createHubClient({ hubUrl: fixture.hub.url, fetch: fetchHub, now: () => START });
+  const paired = await pairing.pair({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Poste plus récent' });
+  const client = createHubClient({ hubUrl: fixture.hub.url, fetch: fetchHub, now: () => START, credential: paired.device_secret });
   let number = 0;
   return {
     push: (recordId: string, fields: Record<string, unknown>, atMs: number) => {
