@@ -1,0 +1,229 @@
+// @module-tag postgres
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../server/api-keys/service.js';
+import { loadConfig } from '../../server/config.js';
+import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { defaultDeps, type Deps } from '../../server/deps.js';
+import { initCabinet } from '../../server/tenancy/service.js';
+import { runCourtier, startHubServeProcess, startServeProcess } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+
+/**
+ * What a cabinet meets in real life, with every part a real process: a `courtier hub serve` on
+ * PostgreSQL, two `courtier serve` installs, the brokers' records created through the public API
+ * and the operator's steps through the CLI. An install restored from a backup, the hub's database
+ * restored from a backup, and an install disconnected and connected again each end with both
+ * installs holding every record once, and a later edit winning over an earlier one.
+ */
+const PASSWORD = 'correct horse battery';
+const CRM_SCOPES = ['crm:read', 'crm:write'] as const;
+
+let pg: TestPostgres;
+/** The hub's database as it runs now: the restore points the hub at a copy made earlier. */
+let databaseUrl: string;
+let hubPort: number;
+let hub: { child: ChildProcess; url: string } | undefined;
+let cabinet: string;
+const dirs = { a: '', b: '' };
+const keys = { a: '', b: '' };
+const installs: Record<'a' | 'b', { child: ChildProcess; url: string } | undefined> = { a: undefined, b: undefined };
+
+function withDeps<T>(dataDir: string, body: (deps: Deps) => Promise<T> | T): Promise<T> {
+  const db = openDatabase(databaseFile(dataDir));
+  return Promise.resolve(body(defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }))).finally(() => db.close());
+}
+
+async function courtier(args: string[], input?: string): Promise<string> {
+  const result = await runCourtier(args, input === undefined ? {} : { input });
+  expect(result.code, `courtier ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
+  const out = await courtier(['hub', 'invite', '--database-url', databaseUrl, '--json', ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register])]);
+  return String((JSON.parse(out) as { code: string }).code);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Ends a process as its service manager would (SIGTERM), and waits for it. */
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function startHub(): Promise<void> {
+  // The same port every time: the installs know the hub by its URL.
+  hub = await startHubServeProcess(['--database-url', databaseUrl, '--port', String(hubPort)]);
+}
+
+async function startInstall(name: 'a' | 'b'): Promise<string> {
+  const started = await startServeProcess(['--data-dir', dirs[name]]);
+  installs[name] = started;
+  return started.url;
+}
+
+async function stopInstall(name: 'a' | 'b'): Promise<void> {
+  await stop(installs[name]?.child);
+  installs[name] = undefined;
+}
+
+function urlOf(name: 'a' | 'b'): string {
+  const install = installs[name];
+  if (!install) throw new Error(`install ${name} is not running`);
+  return install.url;
+}
+
+async function create(name: 'a' | 'b', title: string): Promise<string> {
+  const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities`, {
+    method: 'POST',
+    headers: { 'x-api-key': keys[name], 'content-type': 'application/json' },
+    body: JSON.stringify({ title, product: 'auto', contact: { last_name: 'Martin' } }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { opportunity_id: string }).opportunity_id;
+}
+
+async function rename(name: 'a' | 'b', id: string, title: string): Promise<void> {
+  const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities/${id}`, { method: 'PATCH', headers: { 'x-api-key': keys[name], 'content-type': 'application/json' }, body: JSON.stringify({ title }) });
+  expect(res.status).toBe(200);
+}
+
+async function titles(name: 'a' | 'b'): Promise<string[]> {
+  const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities?limit=100`, { headers: { 'x-api-key': keys[name] } });
+  const body = (await res.json()) as { data: { title: string }[] };
+  return body.data.map((o) => o.title).sort();
+}
+
+/**
+ * Both installs hold exactly `expected` (each title once). Generous: after the hub was down, an
+ * install retries with exponential backoff, up to a minute.
+ */
+async function bothHold(expected: string[]): Promise<void> {
+  const wanted = [...expected].sort();
+  for (const name of ['a', 'b'] as const) await eventually(() => titles(name), (t) => JSON.stringify(t) === JSON.stringify(wanted), `install ${name} holding ${wanted.join(', ')}`, 90_000);
+}
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  databaseUrl = await pg.createDatabase();
+  hubPort = await freePort();
+  await startHub();
+  dirs.a = tempDir();
+  dirs.b = tempDir();
+  ({ cabinet, key: keys.a } = await withDeps(dirs.a, async (deps) => {
+    const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Martin', email: 'a@martin.fr', password: PASSWORD });
+    return { cabinet: cabinet_id, key: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: [...CRM_SCOPES] }).key };
+  }));
+  const hubUrl = `http://127.0.0.1:${hubPort}`;
+  await courtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hubUrl, '--code', await hubInvite({ register: cabinet }), '--name', 'Poste A', '--data-dir', dirs.a]);
+  await courtier(['sync', 'join', '--hub', hubUrl, '--code', await hubInvite({ join: cabinet }), '--email', 'b@martin.fr', '--password-stdin', '--name', 'Poste B', '--data-dir', dirs.b], `${PASSWORD}\n`);
+  keys.b = await withDeps(dirs.b, (deps) => createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: [...CRM_SCOPES] }).key);
+  await startInstall('a');
+  await startInstall('b');
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([stopInstall('a'), stopInstall('b'), stop(hub?.child)]);
+  await pg?.stop();
+  for (const dir of Object.values(dirs)) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a cabinet of two installs and a hub, each a real process', () => {
+  const held: string[] = [];
+
+  it('an install restored from a backup loses nothing: what it made after the backup comes back from the hub', async () => {
+    await create('a', 'Avant la sauvegarde');
+    held.push('Avant la sauvegarde');
+    await bothHold(held);
+
+    await stopInstall('a');
+    const backup = tempDir('courtier-backup-');
+    cpSync(dirs.a, backup, { recursive: true });
+    await startInstall('a');
+    await create('a', 'Après la sauvegarde');
+    held.push('Après la sauvegarde');
+    await bothHold(held);
+
+    // The laptop's disk is replaced by last night's copy.
+    await stopInstall('a');
+    rmSync(dirs.a, { recursive: true, force: true });
+    cpSync(backup, dirs.a, { recursive: true });
+    rmSync(backup, { recursive: true, force: true });
+    await startInstall('a');
+    await create('a', 'Après la restauration');
+    held.push('Après la restauration');
+    await bothHold(held);
+  }, 300_000);
+
+  it('a hub restored from a backup gets back, from the installs, what it lost, once the operator says so', async () => {
+    await create('a', 'Avant la copie du hub');
+    held.push('Avant la copie du hub');
+    await bothHold(held);
+
+    // The operator's nightly copy of the hub's database.
+    await stop(hub?.child);
+    const admin = postgres(pg.url, { max: 1 });
+    const copy = `hub_copy_${Date.now()}`;
+    try {
+      await admin.unsafe(`CREATE DATABASE ${copy} TEMPLATE ${new URL(databaseUrl).pathname.slice(1)}`);
+    } finally {
+      await admin.end();
+    }
+    await startHub();
+    await create('b', 'Après la copie du hub');
+    held.push('Après la copie du hub');
+    await bothHold(held);
+
+    // The hub's disk fails; its database comes back from the copy, which lacks the last record.
+    await stop(hub?.child);
+    databaseUrl = Object.assign(new URL(databaseUrl), { pathname: `/${copy}` }).toString();
+    await courtier(['hub', 'restored', '--database-url', databaseUrl]);
+    await startHub();
+    await create('a', 'Après la restauration du hub');
+    held.push('Après la restauration du hub');
+    await bothHold(held);
+
+    // The record the copy lacked is on the hub again, sent back by the install that made it.
+    const hubDatabase = postgres(databaseUrl, { max: 1 });
+    try {
+      const copies = () => hubDatabase<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = ${cabinet} AND fields->>'title' = 'Après la copie du hub'`;
+      await eventually(copies, (rows) => (rows[0]?.n ?? 0) > 0, 'the lost record back on the hub', 90_000);
+    } finally {
+      await hubDatabase.end();
+    }
+  }, 400_000);
+
+  it('an install disconnected and connected again sends what it made meanwhile, and an earlier edit never beats a later one', async () => {
+    const shared = await create('a', 'Dossier partagé');
+    held.push('Dossier partagé');
+    await bothHold(held);
+
+    await courtier(['sync', 'disconnect', '--cabinet', cabinet, '--data-dir', dirs.a]);
+    await create('a', 'Créée hors synchro');
+    await rename('a', shared, 'Dossier partagé (A, plus tôt)');
+    // Wall clocks: B's edit comes later than A's, so it wins on both installs.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await rename('b', shared, 'Dossier partagé (B, plus tard)');
+
+    await courtier(['sync', 'connect', '--cabinet', cabinet, '--hub', `http://127.0.0.1:${hubPort}`, '--code', await hubInvite({ join: cabinet }), '--name', 'Poste A', '--data-dir', dirs.a]);
+    held.splice(held.indexOf('Dossier partagé'), 1, 'Dossier partagé (B, plus tard)', 'Créée hors synchro');
+    await bothHold(held);
+  }, 300_000);
+});
