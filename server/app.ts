@@ -9,6 +9,7 @@ import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createSyncEngine, type SyncEngineOptions } from './sync/engine.js';
+import { cabinetsAwaitingHub } from './sync/service.js';
 import { syncedRecords } from './sync/records.js';
 import { syncConsoleRoutes } from './sync/routes.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
@@ -199,7 +200,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.addHook('onClose', async () => dispatcher.stop());
 
   const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded, now: () => deps.clock.now() });
-  const worker = createWorker(deps, { logger: app.log, runtime });
+  const startedAt = deps.clock.now();
+  const worker = createWorker(deps, { logger: app.log, runtime, heldBack: () => ({ cabinetIds: cabinetsAwaitingHub(deps, startedAt), queuedBefore: startedAt }) });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, robots: worker, runtime });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });

@@ -135,6 +135,11 @@ export const pullResponseSchema = z
     changes: z.array(pulledChangeSchema),
     last_seq: z.int().min(0).describe('Pass it as `after` next time.'),
     more: z.boolean().describe('More changes are waiting: pull again at once.'),
+    device_last_number: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('The highest change number of the calling device that the hub holds. An install whose own numbering is behind it was restored from a backup: the jobs it holds may have run since.'),
     hub_time: isoTime,
   })
   .meta({ id: 'SyncPull' });

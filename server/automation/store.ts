@@ -230,14 +230,29 @@ const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending' AND e
        AND (cabinet_id, robot_compagnie) NOT IN (SELECT cabinet_id, robot_compagnie FROM jobs WHERE status ${IN_ACTIVE} AND enqueue_number IS NOT NULL)
        AND NOT EXISTS (SELECT 1 FROM insurer_login_checks AS checks
                        WHERE checks.cabinet_id = pending.cabinet_id AND checks.robot_compagnie = pending.robot_compagnie AND checks.lease_until > ?)
+       AND NOT (created_at < ? AND cabinet_id IN (SELECT value FROM json_each(?)))
      ORDER BY created_at LIMIT 1`;
 const CLAIM_WHERE = `WHERE id = (${CLAIMABLE}) AND status = 'pending'`;
 /** What a claim sets besides its columns: its step (the status and the time change) and one more attempt. */
 const CLAIM_ALSO = `${appendStep({ status: 'running', updatedAt: 0 }).sql}, "attempts" = "attempts" + 1`;
 
-/** The next claimable job (CLAIMABLE), leased to this worker in the caller's transaction: one statement. */
-export function claimNextJob(orm: Orm, now: number, leaseMs: number): JobRow | undefined {
-  const [claimed] = JOB.updateWith(orm, { status: 'running', leaseUntil: now + leaseMs, updatedAt: now }, { sql: CLAIM_ALSO, values: ['running', now] }, CLAIM_WHERE, now);
+/** Jobs queued before a time in some cabinets, which wait (see CLAIMABLE's last condition). */
+export interface HeldBack {
+  cabinetIds: readonly string[];
+  queuedBefore: number;
+}
+
+/** The next claimable job (CLAIMABLE) but those held back, leased to this worker in the caller's transaction: one statement. */
+export function claimNextJob(orm: Orm, now: number, leaseMs: number, held: HeldBack = { cabinetIds: [], queuedBefore: 0 }): JobRow | undefined {
+  const [claimed] = JOB.updateWith(
+    orm,
+    { status: 'running', leaseUntil: now + leaseMs, updatedAt: now },
+    { sql: CLAIM_ALSO, values: ['running', now] },
+    CLAIM_WHERE,
+    now,
+    held.queuedBefore,
+    JSON.stringify(held.cabinetIds),
+  );
   return claimed;
 }
 

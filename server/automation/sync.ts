@@ -53,13 +53,16 @@ const localColumns = Object.entries(getTableColumns(jobs))
  * saw) mean something on the install that enqueued the job only, and never travel. A pulled job
  * therefore has no enqueue number, and an install's robots claim, recover and time out only the
  * jobs that have one (store.ts): a queued job pulled from another install stays that install's.
- * A pulled change is never one of a job this install enqueued: its robots alone move it.
+ * A pulled change is never one of a job this install enqueued: its robots alone move it. But for
+ * its own changes, which it gets back after being restored from a backup: what its robots did then.
  */
 export const jobRecords = syncedTable('job', jobs, {
   local: localColumns,
   fields: jobRow,
   accepts: (orm, cabinetId, change) =>
-    change.held && store.enqueuedHere(orm, cabinetId, change.recordId) ? { reason: 'operation_refused', message: 'this install enqueued this job: only its own robots change it' } : null,
+    change.held && store.enqueuedHere(orm, cabinetId, change.recordId) && !change.madeHere()
+      ? { reason: 'operation_refused', message: 'this install enqueued this job: only its own robots change it' }
+      : null,
 });
 
 /**

@@ -56,7 +56,15 @@ function loginKey(row: store.JobRow, configured: InsurerLogin | undefined): stri
  * worker died. The database is the truth: every write is guarded by the job's expected status,
  * so a cancelled job's late result is simply ignored.
  */
-export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; runtime: BrowserRuntime }): Worker {
+export function createWorker(
+  deps: Deps,
+  options: {
+    logger: FastifyBaseLogger;
+    runtime: BrowserRuntime;
+    /** Jobs that must not start yet, asked at each claim (the sync's: cabinetsAwaitingHub). */
+    heldBack?: () => store.HeldBack;
+  },
+): Worker {
   const leaseMs = deps.config.jobLeaseSeconds * 1000;
   const runningJobs = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
@@ -175,8 +183,9 @@ export function createWorker(deps: Deps, options: { logger: FastifyBaseLogger; r
   function claimForFreeSlots(into: Running[]): void {
     // Switched off install-wide: nothing starts (a cabinet's own pause is honoured by the claim's query).
     if (readKillSwitch(deps)) return;
+    const held = runningJobs.size < deps.config.workerConcurrency ? options.heldBack?.() : undefined;
     while (runningJobs.size < deps.config.workerConcurrency) {
-      const row = store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs);
+      const row = store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs, held);
       if (!row) return;
       jobClaimed(deps, row);
       const login = insurerLogin(deps, row.cabinetId, row.robotCompagnie);

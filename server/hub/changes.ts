@@ -195,7 +195,7 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   };
   let wentBack: number | undefined;
   let rows = await read();
-  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, hub_time: hubTime(deps) });
+  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, device_last_number: caller.lastNumber, hub_time: hubTime(deps) });
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
   // A cursor behind the caller's own changes only is answered at once, so that it moves on; while
@@ -226,6 +226,7 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
     // With nothing more, every change up to the newest seq read was served or is the caller's own.
     last_seq: more ? (changes[changes.length - 1]?.seq ?? after) : newestSeq,
     more,
+    device_last_number: caller.lastNumber,
     hub_time: hubTime(deps),
   });
 }

@@ -14,6 +14,8 @@ export interface AuthenticatedDevice {
   highestProtocol: number;
   /** The cabinet's epoch, sent with the answer (HUB_EPOCH_HEADER). */
   epoch: string;
+  /** The highest change number of this device stored when the request came in. */
+  lastNumber: number;
 }
 
 declare module 'fastify' {
@@ -50,6 +52,7 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
       lastSeenAt: hubDevices.lastSeenAt,
       highestProtocol: hubCabinets.highestProtocol,
       epoch: hubCabinets.epoch,
+      lastNumber: hubDevices.lastNumber,
     })
     .from(hubDevices)
     .innerJoin(hubCabinets, eq(hubCabinets.id, hubDevices.cabinetId))
@@ -61,7 +64,7 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
   if (device.lastSeenAt === null || now - device.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
     await markSeen(deps, presented.deviceId, now);
   }
-  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol, epoch: device.epoch };
+  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol, epoch: device.epoch, lastNumber: device.lastNumber };
 }
 
 async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<void> {

@@ -24,8 +24,9 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   // An erasure a hub emptied (older hubs emptied every earlier change of an erased record): a later
   // erasure of the record follows it, and it carries nothing to apply.
   if (change.op === 'erase' && Object.keys(change.fields).length === 0) return 'skipped';
-  if (adapter.skips?.(context, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields })) return 'skipped';
-  const refusal = adapter.refusal(orm, cabinetId, { op: change.op, recordId: change.record_id, fields: change.fields });
+  const recordChange = { op: change.op, recordId: change.record_id, fields: change.fields, deviceId: change.device_id };
+  if (adapter.skips?.(context, cabinetId, recordChange)) return 'skipped';
+  const refusal = adapter.refusal(orm, cabinetId, recordChange);
   if (refusal) return refusal;
   // Fields of a newer install have no column here: never clocked (a clock without its value would
   // make the value lose once this install can store it), and the change is kept for then.

@@ -139,6 +139,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
     const context = { deps, records: options.records };
     // Once per start: what an older version set aside as not understood applies if this one knows it.
     let understoodChecked = false;
+    let answered = false;
     const push = loop(
       'push',
       async (hub) => {
@@ -162,7 +163,9 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
           if (applied > 0) options.logger.info({ cabinetId, applied }, 'sync: applied changes an older version of Courtier had set aside');
           understoodChecked = true;
         }
-        const { more } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: options.pullWaitSeconds ?? 25, signal: abort.signal });
+        // The first pull answers at once: until then, robots hold back the jobs queued before the start (cabinetsAwaitingHub).
+        const { more } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: answered ? (options.pullWaitSeconds ?? 25) : 0, signal: abort.signal });
+        answered = true;
         return { again: true, busy: more };
       },
       async () => {},

@@ -73,23 +73,40 @@ class HubWentBack extends Error {
   override name = 'HubWentBack';
 }
 
+/** The hub holds changes of this device past any number it gave: this install was restored from a backup. */
+class InstallWentBack extends Error {
+  override name = 'InstallWentBack';
+  constructor(readonly hubLastNumber: number) {
+    super('this install was restored from a backup (the hub holds later changes of its device)');
+  }
+}
+
 /** A page after `after`; while resyncing, this device's own changes too (an install restored from a backup gets back what it made since). */
 async function fetchPage(context: PullContext, cabinetId: string, connection: { deviceId: string; resyncing: boolean }, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
   const own = connection.resyncing;
   const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}) }, options.signal);
   // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
   if (page.last_seq < after) throw new HubWentBack();
+  // Read after the answer: a number given while the pull was on its way may already be on the hub.
+  const nextNumber = store.findConnection(context.deps.db.orm, cabinetId)?.nextNumber;
+  if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
   const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
   return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes) };
 }
 
-/** Runs a pull; a hub that went back in time (a new epoch, or a cursor past its newest seq) makes this install start over with it instead. */
+/**
+ * Runs a pull; a hub that went back in time (a new epoch, or a cursor past its newest seq), or an
+ * install that did (the hub holds later changes of its device), makes this install start over with
+ * it instead. The pull finds a restored install before it pushes anything, so that the jobs it
+ * holds are known to have run elsewhere before its robots could start them (cabinetsAwaitingHub).
+ */
 async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pull: () => Promise<T>, resynced: T): Promise<T> {
   try {
     return await pull();
   } catch (err) {
     if (err instanceof HubEpochChanged) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
     else if (err instanceof HubWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
+    else if (err instanceof InstallWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'install_restored', renumberFrom: err.hubLastNumber + 1, reupload: false });
     else throw err;
     return resynced;
   }

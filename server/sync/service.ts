@@ -290,3 +290,20 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
 }
+
+/** How long, after the service starts, robots wait for the hub's first answer before starting the jobs queued earlier. */
+const FIRST_ANSWER_WAIT_MS = 30_000;
+
+/**
+ * The synced cabinets whose robots hold back the jobs queued before `startedAt` (the service's
+ * start): until the hub has answered a pull since, for at most FIRST_ANSWER_WAIT_MS, and while the
+ * install starts over with the hub. An install restored from a backup learns there that jobs it
+ * holds as pending ran after the backup: started, they would ask the insurer a second time.
+ */
+export function cabinetsAwaitingHub(deps: Pick<Deps, 'db' | 'clock'>, startedAt: number): string[] {
+  const waitingForFirstAnswer = deps.clock.now() - startedAt < FIRST_ANSWER_WAIT_MS;
+  return store
+    .listConnections(deps.db.orm)
+    .filter((connection) => !connection.paused && (connection.resyncing || (waitingForFirstAnswer && (connection.lastPullAt ?? 0) < startedAt)))
+    .map((connection) => connection.cabinetId);
+}

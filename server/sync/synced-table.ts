@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../db/open.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 import { storedId } from './stored-values.js';
+import { ownDevices } from './store.js';
 
 /** What a pulled change may need besides its fields: the PDFs it names, fetched from the hub first. */
 export interface ApplyContext {
@@ -22,6 +23,8 @@ interface PulledRecordChange {
   op: SyncOp;
   recordId: string;
   fields: ChangeFields;
+  /** The device that made it. */
+  deviceId: string;
 }
 
 /** Why a pulled change is set aside rather than applied: a stable code and the reason in words. */
@@ -96,8 +99,12 @@ export interface SyncedTableOptions<T extends TableWithId> {
   fields: z.ZodObject;
   /** The fields an erasure carries (the tombstone's), when not the whole row (the protocol says which kinds are erased: changeRuleBroken). */
   erasure?: z.ZodObject;
-  /** The kind's own rule on a pulled change, after the fields passed (jobs: never one this install runs). */
-  accepts?: (orm: Orm, cabinetId: string, change: PulledRecordChange & { held: boolean }) => Refusal | null;
+  /**
+   * The kind's own rule on a pulled change, after the fields passed (jobs: never one this install
+   * runs). `madeHere`: the change was made by one of this install's devices (it gets its own changes
+   * back after it was restored from a backup).
+   */
+  accepts?: (orm: Orm, cabinetId: string, change: PulledRecordChange & { held: boolean; madeHere: () => boolean }) => Refusal | null;
 }
 
 /**
@@ -138,7 +145,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       const schema = change.op === 'erase' ? (options.erasure ?? options.fields) : holder ? editable : options.fields;
       const checked = schema.safeParse(fields);
       if (!checked.success) return { reason: 'invalid_fields', message: `${kind} ${change.op === 'erase' ? 'erasure' : holder ? 'edit' : 'creation'} refused: ${describeIssues(checked.error)}` };
-      return options.accepts?.(orm, cabinetId, { ...change, held: holder !== undefined }) ?? null;
+      return options.accepts?.(orm, cabinetId, { ...change, held: holder !== undefined, madeHere: () => ownDevices(orm, cabinetId).has(change.deviceId) }) ?? null;
     },
     capture(deps, cabinetId, recordId, row, how) {
       recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });

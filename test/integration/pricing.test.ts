@@ -222,7 +222,7 @@ describe('enqueue: every error of part 7, in order', () => {
       progress_percent: 15, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null, error_code: null, error_message: null, error_technical: null,
       submitted: false, attempts: 1, mfa_requested_at: now, mfa_expires_at: now + 60_000, environment: 'prod', robot_compagnie: 'testco', created_at: now - 60_000, updated_at: now, finished_at: null,
     };
-    expect(jobRecords.refusal(server.deps.db.orm, id, { op: 'upsert', recordId: jobId, fields: pulled })).toBeNull();
+    expect(jobRecords.refusal(server.deps.db.orm, id, { op: 'upsert', recordId: jobId, fields: pulled, deviceId: randomUUID() })).toBeNull();
     jobRecords.write(server.deps.db.orm, id, jobId, pulled, { blob: () => undefined, now, deps: server.deps });
 
     // Shown as it is there, with the cost that install's wallet was debited; no code prompt here.

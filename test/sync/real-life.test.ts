@@ -1,10 +1,18 @@
 // @module-tag postgres
 import { afterEach, describe, expect, it } from 'vitest';
+import { completeJob } from '../../server/automation/lifecycle.js';
+import { enqueueTarification } from '../../server/automation/service.js';
+import * as jobStore from '../../server/automation/store.js';
+import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
+import { createDevis } from '../../server/devis/service.js';
+import { createInsurerRegistry } from '../../server/robots/adapter.js';
+import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { grantCredits } from '../../server/wallet/service.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as store from '../../server/sync/store.js';
-import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
-import { CLI_ACTOR } from '../../server/audit/service.js';
+import { cabinetsAwaitingHub, connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
+import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
@@ -133,6 +141,47 @@ describe('an install restored from a backup', () => {
     expect(titles(b)).toEqual(all);
     expect(rows(back)).toEqual(rows(b));
     expect(store.findConnection(back.deps.db.orm, back.cabinetId)).toMatchObject({ resyncing: false });
+    expect(store.countOutbox(back.deps.db.orm, back.cabinetId)).toBe(0);
+  });
+
+  it('learns it at its first pull, before pushing anything, and its robots never start again a job that ran after the backup', async () => {
+    const [a] = await twoInstalls();
+    a.deps = { ...a.deps, insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]) };
+    const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Roux', first_name: 'Inès' });
+    const dicData = { insured_name: 'Inès Roux', driver_birth_date: '1990-01-01', licence_date: '2010-01-01', bonus_malus: 1, vehicle_make: 'Peugeot', vehicle_model: '208', first_registration_date: '2020-01-01', postcode: '75011', usage: 'prive', formula: 'tiers' };
+    const devisId = createDevis(a.deps, a.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData }).devis_id;
+    grantCredits(a.deps, a.cabinetId, 10);
+    const { job_id: jobId } = enqueueTarification(a.deps, a.cabinetId, { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData }, 'test');
+    await pushNode(a);
+    const backup = backupSyncNode(a);
+    // After the backup, the robot prices the quote at the insurer.
+    const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
+    expect(claimed?.id).toBe(jobId);
+    expect(completeJob(a.deps, claimed!, { outcome: 'complete', tarif_eur: 480 })).toBe(true);
+    const ran = jobStore.findJob(a.deps.db.orm, a.cabinetId, jobId);
+    expect(ran?.finishedAt).not.toBeNull();
+    await pushNode(a);
+
+    // Restored, the install holds the job as pending. The service starts: its robots wait for the hub.
+    const back = restored(a, backup);
+    back.clock.advance(60_000);
+    const startedAt = back.clock.now();
+    expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)?.status).toBe('pending');
+    const held = () => ({ cabinetIds: cabinetsAwaitingHub(back.deps, startedAt), queuedBefore: startedAt });
+    expect(held().cabinetIds).toEqual([back.cabinetId]);
+    expect(jobStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    // Had the hub not answered for long, they would have gone ahead.
+    expect(cabinetsAwaitingHub(back.deps, startedAt - 31_000)).toEqual([]);
+
+    // Its first pull: the hub holds later changes of its device. It starts over, and gets the job's run back.
+    await pullNode(back);
+    expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)).toMatchObject({ status: ran?.status, finishedAt: ran?.finishedAt, resultTarifCents: 48_000 });
+    expect(held().cabinetIds).toEqual([]);
+    expect(jobStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    expect(listAudit(back.deps, back.cabinetId, { action: 'sync.resynced', limit: 10 }).map((entry) => entry.details)).toEqual([expect.objectContaining({ reason: 'install_restored' })]);
+    // Its next change takes a number after the hub's.
+    createOpportunity(back.deps, back.cabinetId, { ...newOpportunity, title: 'Après la restauration' }, 'api');
+    await pushNode(back);
     expect(store.countOutbox(back.deps.db.orm, back.cabinetId)).toBe(0);
   });
 });
