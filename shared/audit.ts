@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'sync.conflict_discarded',
   'sync.conflicts_retried',
   'sync.resynced',
+  'sync.user_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

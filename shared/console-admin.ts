@@ -22,12 +22,20 @@ export const cabinetUserSchema = z.object({
   created_at: z.iso.datetime(),
   disabled_at: z.iso.datetime().nullable().describe('When an administrator disabled the account (it cannot sign in); null while it is active.'),
   must_change_password: z.boolean().describe('Its password was reset: the person must choose a new one at their next sign-in.'),
+  has_password: z
+    .boolean()
+    .describe('false: no password on this computer yet (passwords never sync: an account added on another computer of the cabinet signs in here once an administrator here resets its password).'),
+  awaiting_confirmation: z
+    .array(z.enum(['admin_role', 'enabling']))
+    .describe(
+      'Changes made on another computer of the cabinet that take effect here once an administrator here confirms them: admin_role (made an administrator: confirmed by making them one here; `role` is the one in effect meanwhile), enabling (enabled again: confirmed by enabling here; `disabled_at` stays set meanwhile).',
+    ),
 });
 export type CabinetUser = z.infer<typeof cabinetUserSchema>;
 export const cabinetUserListSchema = z.array(cabinetUserSchema);
 
 const createUserBodySchema = z.object({
-  email: z.email().transform((e) => e.toLowerCase()),
+  email: z.email().max(254).transform((e) => e.toLowerCase()),
   password: passwordSchema,
   role: userRoleSchema,
 });

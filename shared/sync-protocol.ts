@@ -42,8 +42,11 @@ export const MAX_CHANGE_BYTES = 256 * 1024;
  */
 export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** What syncs: the cabinet's records. API keys, webhooks, credentials, the wallet and sessions stay on their install. */
-const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
+/**
+ * What syncs: the cabinet's records and its staff list (`user`: emails, roles, disabled and removed,
+ * never a password). API keys, webhooks, credentials, the wallet, passwords and sessions stay on their install.
+ */
+const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event', 'user'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 /** What a change does to its record. */
 export const SYNC_OPS = ['upsert', 'erase'] as const;
@@ -87,7 +90,7 @@ const syncChangeSchema = z
   .object({
     number: z.int().min(1).describe('The install’s own sequence number of this change; consecutive within a device.'),
     kind: z.enum(SYNCED_KINDS),
-    record_id: z.string().min(1).max(200),
+    record_id: z.string().min(1).max(254).describe('The record’s id: a UUID, or a user’s email.'),
     op: z.enum(SYNC_OPS),
     hlc: hlcSchema.describe('When the change was made: orders it against other devices’ changes to the same fields.'),
     fields: z.record(z.string(), z.unknown()).describe('Column name → value; for an erasure, the values that replace the erased ones.'),

@@ -58,19 +58,38 @@ function jobProblem(fields: Record<string, unknown>): string | null {
 }
 
 /**
+ * A user's columns that belong to each install: its password (a device that could send one could
+ * sign in anywhere with it), whether it must be changed, and what this install holds back from
+ * another's changes until one of its administrators confirms them. A user change never carries them.
+ */
+const USER_LOCAL_FIELDS: readonly string[] = ['password_hash', 'must_change_password', 'held_role', 'held_disabled_at'];
+
+/** The longest email a user record carries: its record id is the email, which the hub keeps to 254 characters. */
+export const MAX_USER_EMAIL = 254;
+
+/** A user's record id is its email, lower-cased (one record per person and cabinet, whichever install adds them). */
+function userProblem(recordId: string, fields: Record<string, unknown>): string | null {
+  if (recordId !== recordId.toLowerCase() || !recordId.includes('@') || recordId.length > MAX_USER_EMAIL) return "a user's record id is its email, in lower case";
+  if (fields.email !== undefined && fields.email !== recordId) return "a user's email is its record id";
+  const local = USER_LOCAL_FIELDS.filter((field) => field in fields);
+  return local.length > 0 ? `a user never carries what each install keeps for itself: ${local.join(', ')}` : null;
+}
+
+/**
  * Why a change breaks the protocol's rules, or null: an erasure of a kind that is never erased, an
  * erasure that carries more than its tombstone (it would freeze a record at values of the sender's
  * choice, since an erased record takes no more edits), a job without its status or with a column of
- * the install that enqueued it. A job travels at every status: only the install that enqueued it
+ * the install that enqueued it, a user with a password or under another email's id. A job travels at every status: only the install that enqueued it
  * runs it (server/automation/store.ts: its robots claim, recover and time out only the jobs with
  * their own enqueue number, which a pulled job never has), whatever the others pull.
  */
-export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'fields'>): string | null {
+export function changeRuleBroken(change: Pick<SyncChange, 'kind' | 'op' | 'fields' | 'record_id'>): string | null {
   if (change.op === 'erase') {
     if (!ERASABLE_KINDS.has(change.kind)) return `${change.kind} records are never erased`;
     return change.kind === 'client' ? clientTombstoneProblem(change.fields) : eventErasureProblem(change.fields);
   }
   // An upsert the hub emptied (its record was erased since) carries nothing to check.
   if (change.kind === 'job' && Object.keys(change.fields).length > 0) return jobProblem(change.fields);
+  if (change.kind === 'user') return userProblem(change.record_id, change.fields);
   return null;
 }

@@ -10,7 +10,7 @@ export const passwordSchema = z
 
 export const initCabinetSchema = z.object({
   cabinet: z.string().trim().min(1).max(200),
-  email: z.email().transform((e) => e.toLowerCase()),
+  email: z.email().max(254).transform((e) => e.toLowerCase()),
   password: passwordSchema,
 });
 export type InitCabinetInput = z.input<typeof initCabinetSchema>;

@@ -5,7 +5,7 @@ import { endSessionsOfUser, forgetSessionsOfUser, type AttemptOrigin, type Login
 import type { Deps } from '../deps.js';
 import { ApiError, UsageError } from '../errors.js';
 import { forgetGrantsOfUser, revokeGrantsOfUser } from '../oauth/connected-apps.js';
-import * as tenancy from '../tenancy/service.js';
+import * as tenancy from '../tenancy/users.js';
 
 /**
  * Account basics: a person's own password, and what an administrator (or the CLI, for a locked-out

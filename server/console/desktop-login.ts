@@ -6,7 +6,8 @@ import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, requestActor } from '../audit/service.js';
 import { isFromThisMachine } from '../http/client-address.js';
-import { listCabinetUsers, listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
+import { listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
+import { listCabinetUsers } from '../tenancy/users.js';
 import { registerEndpoint } from '../http/endpoint.js';
 import { startConsoleSession } from './routes.js';
 import { openSession } from './service.js';
@@ -63,10 +64,14 @@ declare module 'fastify' {
   }
 }
 
-/** The cabinet's first admin: the oldest cabinet, then its oldest admin who is not disabled. */
+/**
+ * The cabinet's first admin: the oldest cabinet, then its oldest admin who is not disabled, one with
+ * a password on this computer first (the others were added on another computer of the cabinet).
+ */
 function desktopAdmin(deps: Deps): UserIdentity | null {
   for (const cabinet of listCabinets(deps)) {
-    const admin = listCabinetUsers(deps, cabinet.cabinet_id).find((u) => u.role === 'admin' && u.disabled_at === null);
+    const admins = listCabinetUsers(deps, cabinet.cabinet_id).filter((u) => u.role === 'admin' && u.disabled_at === null);
+    const admin = admins.find((u) => u.has_password) ?? admins[0];
     if (!admin) continue;
     const identity = describeUser(deps, admin.user_id);
     if (identity) return identity;

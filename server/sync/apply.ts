@@ -54,7 +54,7 @@ function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: Pull
   });
   if (winning.length === 0) return 'skipped';
   const fields = Object.fromEntries(winning.map((field) => [field, change.fields[field]]));
-  if (!adapter.write(orm, cabinetId, change.record_id, fields, context)) return 'skipped';
+  if (!adapter.write(orm, cabinetId, change.record_id, fields, { ...context, origin: { deviceId: change.device_id, seq: change.seq } })) return 'skipped';
   store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(winning, change.hlc), false);
   return 'applied';
 }

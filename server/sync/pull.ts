@@ -184,7 +184,7 @@ function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledC
 }
 
 /** Who applies what the hub brings: the sync of this install, on another install's behalf. */
-const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
+export const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
 
 
 /** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */

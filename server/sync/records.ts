@@ -1,4 +1,5 @@
 import type { SyncedKind } from '../../shared/sync-protocol.js';
+import { staffRecords } from '../account/sync.js';
 import { jobRecords } from '../automation/sync.js';
 import { clientRecords, opportunityRecords } from '../crm/sync.js';
 import { contractRecords, devisRecords } from '../devis/sync.js';
@@ -8,8 +9,8 @@ import type { RecordsByKind } from './apply.js';
 import type { SyncedRecords } from './synced-table.js';
 
 /**
- * Every synced kind, in the order a first upload sends them (a quote after its client, a contract
- * after its quote, events last), each as its module reads and writes it.
+ * Every synced kind, in the order a first upload sends them (the staff list first, a quote after its
+ * client, a contract after its quote, events last), each as its module reads and writes it.
  */
 export function syncedRecords(): RecordsByKind {
   // A client's erasure pulled from another install reaches the records that name the client, as
@@ -20,6 +21,6 @@ export function syncedRecords(): RecordsByKind {
     ...eventRecords,
     skips: (context, cabinetId, change) => eventRecords.skips(context, cabinetId, change) || (change.op === 'upsert' && updateOfErasedClient(context.deps, cabinetId, change.fields)),
   };
-  const all: SyncedRecords[] = [clients, opportunityRecords, devisRecords, contractRecords, jobRecords, events];
+  const all: SyncedRecords[] = [staffRecords, clients, opportunityRecords, devisRecords, contractRecords, jobRecords, events];
   return new Map<SyncedKind, SyncedRecords>(all.map((records) => [records.kind, records]));
 }

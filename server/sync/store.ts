@@ -290,6 +290,11 @@ export function deleteConflictsNaming(orm: Orm, cabinetId: string, recordId: str
     .run();
 }
 
+/** Whether a change of this record was set aside (pulled, not applied). */
+export function hasConflictOf(orm: Orm, cabinetId: string, kind: string, recordId: string): boolean {
+  return orm.select({ seq: syncConflicts.seq }).from(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.kind, kind), eq(syncConflicts.recordId, recordId))).limit(1).get() !== undefined;
+}
+
 /** The set-aside changes among these seqs (a page's). */
 export function conflictsOfSeqs(orm: Orm, cabinetId: string, seqs: readonly number[]): ConflictRow[] {
   if (seqs.length === 0) return [];

@@ -15,7 +15,9 @@ export interface ApplyContext {
   /** A PDF fetched for this page (staged), by SHA-256. */
   blob(sha256: string): Buffer | undefined;
   now: number;
-  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>;
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges' | 'keys'>;
+  /** The change being written: which device sent it, and its place on the hub (for the audit log). */
+  origin?: { deviceId: string; seq: number };
 }
 
 /** A pulled change as a kind's rules see it. */
@@ -135,7 +137,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
     unknownFields: (fields) => Object.keys(fields).filter((name) => !columnOfName.has(name)),
     refusal(orm, cabinetId, change) {
       if (!storedId.safeParse(change.recordId).success) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
-      const broken = changeRuleBroken({ kind, op: change.op, fields: change.fields });
+      const broken = changeRuleBroken({ kind, op: change.op, record_id: change.recordId, fields: change.fields });
       if (broken) return { reason: 'operation_refused', message: broken };
       const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
       if (holder && holder.cabinet !== cabinetId) return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };

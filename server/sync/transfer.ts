@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { shareAccount } from '../tenancy/users.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
 import { pullEverything } from './pull.js';
@@ -20,4 +21,15 @@ export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId:
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) return 0;
   return pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress);
+}
+
+/**
+ * After a join's first download: the administrator the join created here goes to the cabinet's
+ * staff list, unless the list had this email already (a change of it was pulled, applied or set
+ * aside): the account then took that record, its role and state the cabinet's, its password this
+ * install's. Two people with one email never become two accounts.
+ */
+export function shareJoinedAdmin(deps: Deps, cabinetId: string, userId: string): boolean {
+  const orm = deps.db.orm;
+  return shareAccount(deps, cabinetId, userId, (email) => store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || store.hasConflictOf(orm, cabinetId, 'user', email));
 }

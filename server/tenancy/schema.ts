@@ -21,14 +21,26 @@ export const users = sqliteTable(
      * address has an account elsewhere. Sign-in finds every account with the email.
      */
     email: text('email').notNull(),
-    /** scrypt$N$r$p$salt$hash, never the password. */
-    passwordHash: text('password_hash').notNull(),
+    /**
+     * scrypt$N$r$p$salt$hash, never the password; this install's own (passwords never sync). Null: no
+     * password on this computer yet (an account added on another install of the cabinet, or removed).
+     */
+    passwordHash: text('password_hash'),
     role: text('role', { enum: USER_ROLES }).notNull(),
     createdAt: integer('created_at').notNull(),
     /** Set by an administrator: the account cannot sign in, and every session of it is refused. */
     disabledAt: integer('disabled_at'),
     /** Its password was reset to a temporary one: the person chooses a new one before anything else. */
     mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
+    /** Removed from the cabinet: kept as a tombstone (the staff list syncs), its password and access gone. */
+    removedAt: integer('removed_at'),
+    /**
+     * The role still in effect here while a promotion made on another install waits for an
+     * administrator of this one (server/tenancy/sync.ts); null when `role` is in effect.
+     */
+    heldRole: text('held_role', { enum: USER_ROLES }),
+    /** The account stays disabled here, since then, while its enabling on another install waits for an administrator of this one. */
+    heldDisabledAt: integer('held_disabled_at'),
   },
   // The unique index also serves lookups by cabinet (its first column).
   (t) => [uniqueIndex('users_cabinet_email_unique').on(t.cabinetId, t.email), index('users_email_idx').on(t.email)],

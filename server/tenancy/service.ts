@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { CabinetChoices } from '../../shared/oauth.js';
-import type { CabinetUser, UserRole } from '../../shared/console-admin.js';
 import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
-import { hashPassword, temporaryPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
+import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
 import * as store from './store.js';
+import { userIdOf } from './sync.js';
 
 /**
  * Creates a cabinet with its first (admin) user. On a data dir that already holds cabinets this
@@ -57,7 +57,7 @@ async function createCabinetWithAdmin(
   const passwordHash = await hashPassword(password, deps.randomBytes(16));
   const now = deps.clock.now();
   const cabinetId = options.cabinetId ?? randomUUID();
-  const userId = randomUUID();
+  const userId = userIdOf(cabinetId, email);
   const { orm } = deps.db;
   deps.db.immediateTransaction(() => {
     options.check?.(orm);
@@ -113,12 +113,15 @@ export interface UserIdentity {
   mustChangePassword: boolean;
 }
 
-/** The person behind an account that may be used; undefined when it is unknown or disabled (its sessions then end). */
+/**
+ * The person behind an account that may be used, with the role in effect here; undefined when it is
+ * unknown, disabled or removed, on this install or another of the cabinet (its sessions then end).
+ */
 export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdentity | undefined {
   const user = store.findUser(deps.db.orm, userId);
   const cabinet = user && store.findCabinet(deps.db.orm, user.cabinetId);
-  if (!user || !cabinet || user.disabledAt !== null) return undefined;
-  return { userId: user.id, email: user.email, role: user.role, cabinetId: cabinet.id, cabinetName: cabinet.name, mustChangePassword: user.mustChangePassword };
+  if (!user || !cabinet || store.disabledInEffect(user) !== null || user.removedAt !== null) return undefined;
+  return { userId: user.id, email: user.email, role: store.roleInEffect(user), cabinetId: cabinet.id, cabinetName: cabinet.name, mustChangePassword: user.mustChangePassword };
 }
 
 export type PasswordCheck =
@@ -134,17 +137,19 @@ export type PasswordCheck =
  * The accounts this email and password open (emails are unique per cabinet, so there may be
  * several). Every account with the email is checked, at once, and an unknown email is checked
  * against a hash no password matches, so that the response time says little about how many
- * accounts the email has. With `cabinetId`, only that cabinet's account counts.
+ * accounts the email has. An account without a password on this install (added on another, or
+ * removed) is checked against that hash too: refused as a wrong password is. With `cabinetId`,
+ * only that cabinet's account counts.
  */
 export async function verifyUserPassword(deps: Pick<Deps, 'db'>, email: string, password: string, cabinetId?: string): Promise<PasswordCheck> {
   const candidates = store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase());
-  const hashes = candidates.length > 0 ? candidates.map((u) => u.passwordHash) : [UNMATCHABLE_HASH];
+  const hashes = candidates.length > 0 ? candidates.map((u) => u.passwordHash ?? UNMATCHABLE_HASH) : [UNMATCHABLE_HASH];
   const verdicts = await Promise.all(hashes.map((hash) => verifyPassword(password, hash)));
   const matching = candidates.filter((user, i) => verdicts[i] === true && (cabinetId === undefined || user.cabinetId === cabinetId));
   const identities = matching.map((user) => describeUser(deps, user.id)).filter((identity): identity is UserIdentity => identity !== undefined);
   const [first] = identities;
   // Said only to whoever knows the password: "disabled" tells a guesser nothing more than "wrong".
-  if (first === undefined) return matching.some((user) => user.disabledAt !== null) ? { kind: 'disabled' } : { kind: 'none' };
+  if (first === undefined) return matching.some((user) => store.disabledInEffect(user) !== null) ? { kind: 'disabled' } : { kind: 'none' };
   if (identities.length === 1) return { kind: 'one', identity: first, shared: candidates.length > 1 };
   const cabinets = identities.map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName })).sort((a, b) => a.name.localeCompare(b.name, 'fr'));
   return { kind: 'several', cabinets };
@@ -174,152 +179,4 @@ export async function setupFirstCabinet(deps: Deps, input: InitCabinetInput): Pr
 
 function setupDone(): ApiError {
   return new ApiError('setup_already_done', 'Courtier is already set up: sign in with an existing account instead.');
-}
-
-
-function toCabinetUser(row: store.UserRow): CabinetUser {
-  return {
-    user_id: row.id,
-    email: row.email,
-    role: row.role,
-    created_at: toIso(row.createdAt),
-    disabled_at: row.disabledAt === null ? null : toIso(row.disabledAt),
-    must_change_password: row.mustChangePassword,
-  };
-}
-
-export function listCabinetUsers(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetUser[] {
-  return store.listUsers(deps.db.orm, cabinetId).map(toCabinetUser);
-}
-
-/**
- * An admin adds an account to their cabinet. Emails are unique within the cabinet (409
- * email_taken); another cabinet's accounts are invisible here, so an admin never learns of them.
- */
-export async function addCabinetUser(deps: Deps, cabinetId: string, input: { email: string; password: string; role: UserRole }): Promise<CabinetUser> {
-  const email = input.email.trim().toLowerCase();
-  const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists in this cabinet: change its role on the Users page instead.`);
-  if (store.findUserInCabinetByEmail(deps.db.orm, cabinetId, email)) throw taken();
-  const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
-  const row: store.UserRow = { id: randomUUID(), cabinetId, email, passwordHash, role: input.role, createdAt: deps.clock.now(), disabledAt: null, mustChangePassword: false };
-  const { orm } = deps.db;
-  deps.db.immediateTransaction(() => {
-    if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-    if (store.findUserInCabinetByEmail(orm, cabinetId, email)) throw taken();
-    store.insertUser(orm, row);
-  });
-  return toCabinetUser(row);
-}
-
-/** Changes a user's role in the cabinet; the cabinet always keeps at least one admin (409 last_admin). */
-export function changeUserRole(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, role: UserRole): CabinetUser {
-  const { orm } = deps.db;
-  return deps.db.immediateTransaction(() => {
-    const user = store.findUserInCabinet(orm, cabinetId, userId);
-    if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
-    if (role !== 'admin' && isLastActiveAdmin(orm, user)) throw lastAdmin();
-    store.setUserRole(orm, cabinetId, userId, role);
-    return toCabinetUser({ ...user, role });
-  });
-}
-
-function lastAdmin(): ApiError {
-  return new ApiError('last_admin', 'This is the last active administrator of the cabinet: make another user an administrator first.');
-}
-
-/** Whether taking this account's admin powers away (a role change, disabling, removal) would leave the cabinet with none. */
-function isLastActiveAdmin(orm: Deps['db']['orm'], user: store.UserRow): boolean {
-  return user.role === 'admin' && user.disabledAt === null && store.countActiveAdmins(orm, user.cabinetId) <= 1;
-}
-
-function findOrFail(orm: Deps['db']['orm'], cabinetId: string, userId: string): store.UserRow {
-  const user = store.findUserInCabinet(orm, cabinetId, userId);
-  if (!user) throw new ApiError('not_found', `No user with id ${userId} in this cabinet.`);
-  return user;
-}
-
-/** The accounts with this email, across cabinets (the CLI's reset of a locked-out admin finds them so). */
-export function accountsOfEmail(deps: Pick<Deps, 'db'>, email: string): { userId: string; cabinetId: string; cabinetName: string }[] {
-  return store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase()).map((user) => ({
-    userId: user.id,
-    cabinetId: user.cabinetId,
-    cabinetName: store.findCabinet(deps.db.orm, user.cabinetId)?.name ?? user.cabinetId,
-  }));
-}
-
-/**
- * A person changes their own password, proving the current one. The hash is checked and made
- * outside the transaction (slow on purpose); the transaction then checks that nobody changed it
- * meanwhile, stores the new one and runs `then` (ending the other sessions) with it.
- */
-export async function changeOwnPassword(
-  deps: Deps,
-  user: { cabinetId: string; userId: string },
-  input: { currentPassword: string; newPassword: string },
-  then: () => void,
-): Promise<'changed' | 'wrong_current_password'> {
-  const row = findOrFail(deps.db.orm, user.cabinetId, user.userId);
-  if (!(await verifyPassword(input.currentPassword, row.passwordHash))) return 'wrong_current_password';
-  if (input.newPassword.normalize('NFKC') === input.currentPassword.normalize('NFKC')) {
-    throw validationError([{ path: 'body.new_password', message: 'choose a password different from the current one' }]);
-  }
-  const passwordHash = await hashPassword(input.newPassword, deps.randomBytes(16));
-  const { orm } = deps.db;
-  deps.db.immediateTransaction(() => {
-    const now = findOrFail(orm, user.cabinetId, user.userId);
-    if (now.passwordHash !== row.passwordHash) throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
-    store.setUserPassword(orm, user.cabinetId, user.userId, passwordHash, false);
-    then();
-  });
-  return 'changed';
-}
-
-/**
- * Gives an account a temporary password (returned once: the caller shows it) that must be changed
- * at the next sign-in; `then` runs in the same transaction (ending sessions and grants).
- */
-export async function resetUserPassword(deps: Deps, cabinetId: string, userId: string, then: (user: CabinetUser) => void): Promise<{ user: CabinetUser; temporaryPassword: string }> {
-  findOrFail(deps.db.orm, cabinetId, userId);
-  const temporary = temporaryPassword(deps.randomBytes);
-  const passwordHash = await hashPassword(temporary, deps.randomBytes(16));
-  const { orm } = deps.db;
-  const user = deps.db.immediateTransaction(() => {
-    const row = findOrFail(orm, cabinetId, userId);
-    store.setUserPassword(orm, cabinetId, userId, passwordHash, true);
-    const user = toCabinetUser({ ...row, passwordHash, mustChangePassword: true });
-    then(user);
-    return user;
-  });
-  return { user, temporaryPassword: temporary };
-}
-
-/** Disables (or enables) an account; the cabinet keeps an active admin. `then` runs in the transaction. */
-export function setUserDisabled(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, userId: string, disabled: boolean, then: (user: CabinetUser) => void): CabinetUser {
-  const { orm } = deps.db;
-  return deps.db.immediateTransaction(() => {
-    const row = findOrFail(orm, cabinetId, userId);
-    if (disabled && isLastActiveAdmin(orm, row)) throw lastAdmin();
-    // Disabling twice keeps the first date: it says since when.
-    const disabledAt = disabled ? (row.disabledAt ?? deps.clock.now()) : null;
-    store.setUserDisabledAt(orm, cabinetId, userId, disabledAt);
-    const user = toCabinetUser({ ...row, disabledAt });
-    then(user);
-    return user;
-  });
-}
-
-/**
- * Deletes an account; the cabinet keeps an active admin. `before` runs first in the same
- * transaction: it deletes what refers to the account (sessions, grants).
- */
-export function removeCabinetUser(deps: Pick<Deps, 'db'>, cabinetId: string, userId: string, before: (user: CabinetUser) => void): CabinetUser {
-  const { orm } = deps.db;
-  return deps.db.immediateTransaction(() => {
-    const row = findOrFail(orm, cabinetId, userId);
-    if (isLastActiveAdmin(orm, row)) throw lastAdmin();
-    const user = toCabinetUser(row);
-    before(user);
-    store.deleteUser(orm, cabinetId, userId);
-    return user;
-  });
 }

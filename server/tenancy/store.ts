@@ -6,6 +6,15 @@ import { cabinets, users } from './schema.js';
 export type CabinetRow = typeof cabinets.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 
+/** The role in effect on this install: a promotion made on another waits for an administrator of this one. */
+export const roleInEffect = (row: UserRow): UserRow['role'] => row.heldRole ?? row.role;
+
+/** Since when the account is disabled on this install, or null: an enabling made on another waits for an administrator of this one. */
+export const disabledInEffect = (row: UserRow): number | null => row.disabledAt ?? row.heldDisabledAt;
+
+/** Whether the account acts as an administrator on this install. */
+export const actsAsAdmin = (row: UserRow): boolean => row.removedAt === null && roleInEffect(row) === 'admin' && disabledInEffect(row) === null;
+
 export function insertCabinet(orm: Orm, row: CabinetRow): void {
   orm.insert(cabinets).values(row).run();
 }
@@ -73,23 +82,25 @@ export function findUserInCabinet(orm: Orm, cabinetId: string, userId: string): 
     .get();
 }
 
-/** Administrators who can sign in: a disabled one manages nothing. */
+/**
+ * Administrators who can act here: neither disabled (nor held disabled), removed, nor holding a
+ * promotion an administrator of this install has not confirmed.
+ */
 export function countActiveAdmins(orm: Orm, cabinetId: string): number {
-  return orm.select({ n: count() }).from(users).where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'), isNull(users.disabledAt))).get()?.n ?? 0;
+  return (
+    orm
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'), isNull(users.heldRole), isNull(users.disabledAt), isNull(users.heldDisabledAt), isNull(users.removedAt)))
+      .get()?.n ?? 0
+  );
 }
 
-export function setUserRole(orm: Orm, cabinetId: string, userId: string, role: UserRow['role']): boolean {
-  return orm.update(users).set({ role }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+/** Writes some columns of an account (the staff list's own changes and the ones pulled from other installs). */
+export function updateUser(orm: Orm, cabinetId: string, userId: string, changes: Partial<Omit<UserRow, 'id' | 'cabinetId' | 'email'>>): boolean {
+  return orm.update(users).set(changes).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
 }
 
 export function setUserPassword(orm: Orm, cabinetId: string, userId: string, passwordHash: string, mustChangePassword: boolean): boolean {
-  return orm.update(users).set({ passwordHash, mustChangePassword }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
-}
-
-export function setUserDisabledAt(orm: Orm, cabinetId: string, userId: string, disabledAt: number | null): boolean {
-  return orm.update(users).set({ disabledAt }).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
-}
-
-export function deleteUser(orm: Orm, cabinetId: string, userId: string): boolean {
-  return orm.delete(users).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+  return updateUser(orm, cabinetId, userId, { passwordHash, mustChangePassword });
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addCabinetUser } from '../../server/tenancy/service.js';
+import { addCabinetUser } from '../../server/tenancy/users.js';
 import { DESKTOP_LOGIN_TTL_MS } from '../../server/console/desktop-login.js';
 import { createUser } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';

@@ -10,7 +10,7 @@ import { ARTIFACT_RETENTION_MS, automationStatusSchema, jobSchema, type Job } fr
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
-import { addCabinetUser } from '../../server/tenancy/service.js';
+import { addCabinetUser } from '../../server/tenancy/users.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';

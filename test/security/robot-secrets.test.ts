@@ -19,7 +19,7 @@ import { MASK_COLOR } from '../../server/robots/job-session.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
-import { addCabinetUser } from '../../server/tenancy/service.js';
+import { addCabinetUser } from '../../server/tenancy/users.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';

@@ -34,14 +34,14 @@ afterAll(async () => {
   for (const close of closing.reverse()) await close();
 });
 
-/** An install holding RECORDS clients, connected through a fresh proxy: its whole cabinet is queued. */
+/** An install holding RECORDS records (its administrator and clients), connected through a fresh proxy: its whole cabinet is queued. */
 async function connectedInstall(name: string, records = RECORDS): Promise<{ deps: Deps; cabinetId: string; proxy: FaultProxy }> {
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
   closing.push(() => db.close());
   const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} });
   const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: `Cabinet ${name}`, email: `${name}@example.fr`, password: 'correct horse battery' });
-  for (let i = 0; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
+  for (let i = 1; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
   const proxy = await startFaultProxy(fixture.hub.url);
   closing.push(() => proxy.close());
   const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);

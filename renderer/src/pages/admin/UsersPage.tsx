@@ -15,7 +15,17 @@ import { ADMIN_STRINGS, formatDateTime, type AdminStrings } from './strings.js';
 
 function statusOf(user: CabinetUser, s: AdminStrings): string {
   if (user.disabled_at !== null) return s.statusDisabled;
+  if (!user.has_password) return s.statusNoPassword;
   return user.must_change_password ? s.statusMustChange : s.statusActive;
+}
+
+/** What the person's line says besides its status: changes made on another computer of the cabinet. */
+function notesOf(user: CabinetUser, s: AdminStrings): string[] {
+  return [
+    ...(!user.has_password && user.disabled_at === null ? [s.noPasswordHint] : []),
+    ...(user.awaiting_confirmation.includes('admin_role') ? [s.awaitingAdmin] : []),
+    ...(user.awaiting_confirmation.includes('enabling') ? [s.awaitingEnabling] : []),
+  ];
 }
 
 /**
@@ -147,7 +157,12 @@ export function UsersPage({ lang, t, session }: PageProps) {
                         </th>
                         <td>{roleName(user.role)}</td>
                         <td>
-                          <span className={user.disabled_at !== null ? 'admin-status admin-status-off' : 'admin-status'}>{statusOf(user, s)}</span>
+                          <span className={user.disabled_at !== null || !user.has_password ? 'admin-status admin-status-off' : 'admin-status'}>{statusOf(user, s)}</span>
+                          {notesOf(user, s).map((note) => (
+                            <p key={note} className="muted small">
+                              {note}
+                            </p>
+                          ))}
                         </td>
                         <td>{formatDateTime(user.created_at, lang)}</td>
                         <td>

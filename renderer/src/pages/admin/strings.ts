@@ -38,7 +38,8 @@ const en = {
     'Courtier is not set up yet, and its setup can only be done on the computer that runs it, so that nobody else on the network can claim it. Open the console on that computer (in the Courtier app, or at http://127.0.0.1 with the same port), then come back here to sign in.',
   // Users
   usersTitle: 'Users',
-  usersIntro: 'The accounts of your cabinet. Administrators manage keys, users and settings; brokers use the console for their daily work.',
+  usersIntro:
+    'The accounts of your cabinet. Administrators manage keys, users and settings; brokers use the console for their daily work. When the cabinet syncs, this list is the same on each of its computers, but each computer keeps its own passwords.',
   email: 'Email',
   role: 'Role',
   roleAdmin: 'Administrator',
@@ -74,6 +75,10 @@ const en = {
   statusActive: 'Active',
   statusDisabled: 'Disabled',
   statusMustChange: 'Must change password',
+  statusNoPassword: 'No password on this computer yet',
+  noPasswordHint: 'Added on another computer of the cabinet. Passwords stay on each computer: reset the password to give this person one here.',
+  awaitingAdmin: 'Made an administrator on another computer: it applies here once you confirm with “Make administrator”.',
+  awaitingEnabling: 'Enabled again on another computer: it applies here once you confirm with “Enable”.',
   resetPassword: 'Reset password',
   disable: 'Disable',
   enable: 'Enable',
@@ -229,7 +234,8 @@ const fr: AdminStrings = {
   setupLocalOnly:
     'Courtier n’est pas encore installé, et son installation ne peut se faire que sur l’ordinateur qui l’exécute, pour que personne d’autre sur le réseau ne puisse se l’approprier. Ouvrez la console sur cet ordinateur (dans l’application Courtier, ou à l’adresse http://127.0.0.1 avec le même port), puis revenez ici pour vous connecter.',
   usersTitle: 'Utilisateurs',
-  usersIntro: 'Les comptes de votre cabinet. Les administrateurs gèrent les clés, les utilisateurs et les réglages ; les courtiers utilisent la console au quotidien.',
+  usersIntro:
+    'Les comptes de votre cabinet. Les administrateurs gèrent les clés, les utilisateurs et les réglages ; les courtiers utilisent la console au quotidien. Quand le cabinet se synchronise, cette liste est la même sur chacun de ses ordinateurs, mais chaque ordinateur garde ses propres mots de passe.',
   email: 'Courriel',
   role: 'Rôle',
   roleAdmin: 'Administrateur',
@@ -264,6 +270,10 @@ const fr: AdminStrings = {
   statusActive: 'Actif',
   statusDisabled: 'Désactivé',
   statusMustChange: 'Doit changer son mot de passe',
+  statusNoPassword: 'Pas encore de mot de passe sur cet ordinateur',
+  noPasswordHint: 'Ajouté sur un autre ordinateur du cabinet. Les mots de passe restent sur chaque ordinateur : réinitialisez le mot de passe pour lui en donner un ici.',
+  awaitingAdmin: 'Nommé administrateur sur un autre ordinateur : cela s’applique ici une fois confirmé avec « Nommer administrateur ».',
+  awaitingEnabling: 'Réactivé sur un autre ordinateur : cela s’applique ici une fois confirmé avec « Réactiver ».',
   resetPassword: 'Réinitialiser le mot de passe',
   disable: 'Désactiver',
   enable: 'Réactiver',

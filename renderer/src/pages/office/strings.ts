@@ -95,6 +95,7 @@ const en = {
     'sync.conflict_discarded': 'A set-aside change discarded',
     'sync.conflicts_retried': 'Set-aside changes tried again',
     'sync.resynced': 'Sync started over with the hub (a backup was restored)',
+    'sync.user_changed': 'User account changed on another computer',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -193,6 +194,7 @@ const fr: OfficeStrings = {
     'sync.conflict_discarded': 'Une modification mise de côté abandonnée',
     'sync.conflicts_retried': 'Modifications mises de côté réessayées',
     'sync.resynced': 'Synchronisation reprise depuis le début (une sauvegarde a été restaurée)',
+    'sync.user_changed': 'Compte utilisateur modifié sur un autre ordinateur',
   },
 };
 

@@ -59,6 +59,7 @@ const en = {
     contract: 'contract',
     job: 'pricing',
     event: 'event',
+    user: 'user account',
   } satisfies Record<SyncedKind, string>,
   setAsideReasons: {
     invalid_fields: 'A value this computer does not accept',
@@ -178,6 +179,7 @@ const fr: SyncStrings = {
     contract: 'contrat',
     job: 'tarification',
     event: 'événement',
+    user: 'compte utilisateur',
   },
   setAsideReasons: {
     invalid_fields: 'Une valeur que cet ordinateur n’accepte pas',
