@@ -1,6 +1,5 @@
 // @module-tag browser
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { audit } from '../helpers/axe.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * The console's Sync page and the header's sync status, in real Chromium against the real app: the
@@ -42,17 +42,6 @@ let adminPage: Page;
 const contexts: BrowserContext[] = [];
 let problems: string[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -25,18 +24,6 @@ export function testNetwork(hostname: string, addresses: string[]): TestNetwork 
   };
 }
 
-/** A free TCP port on the loopback range (the LAN listener's port is fixed, not 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface LanResponse {
   status: number;

@@ -1,10 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
+import { freePort } from './free-port.js';
 
 /**
  * The one way tests get PostgreSQL: a throwaway cluster of Debian's postgresql in a temp dir, on a
@@ -51,17 +51,6 @@ async function exec(command: string, args: string[]): Promise<void> {
   await run(file, argv, { timeout: 60_000 });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface TestPostgresOptions {
   /**

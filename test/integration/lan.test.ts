@@ -10,7 +10,8 @@ import { blockLanAddress, checkLanAddress } from '../../server/lan/blocks.js';
 import { throttleBucket } from '../../server/http/client-address.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { databaseFile } from '../../server/db/open.js';
-import { fingerprintOfPem, freePort, lanRequest, testNetwork, type TestNetwork } from '../helpers/lan.js';
+import { freePort } from '../helpers/free-port.js';
+import { fingerprintOfPem, lanRequest, testNetwork, type TestNetwork } from '../helpers/lan.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
 import { consoleClient } from '../helpers/console.js';
 

@@ -1,7 +1,6 @@
 // @module-tag postgres
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/api-keys/service.js';
@@ -13,6 +12,7 @@ import { runCourtier, startHubServeProcess, startServeProcess } from '../helpers
 import { eventually } from '../helpers/eventually.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * What a cabinet meets in real life, with every part a real process: a `courtier hub serve` on
@@ -50,14 +50,6 @@ async function hubInvite(target: { register: string } | { join: string }): Promi
   return String((JSON.parse(out) as { code: string }).code);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Ends a process as its service manager would (SIGTERM), and waits for it. */
 function stop(child: ChildProcess | undefined): Promise<void> {
