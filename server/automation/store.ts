@@ -184,9 +184,9 @@ export function pulledJobsSince(orm: Orm, cabinetId: string, since: number, unti
   return { count, oldest };
 }
 
-/** How many jobs this install enqueued after a time (the offline allowance of the hourly quota). */
+/** How many jobs this install enqueued from a time on, that time included (the offline allowance of the hourly quota). */
 export function ownJobsSince(orm: Orm, cabinetId: string, since: number): number {
-  return orm.prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at > ? AND enqueue_number IS NOT NULL').pluck(true).get(cabinetId, since) as number;
+  return orm.prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at >= ? AND enqueue_number IS NOT NULL').pluck(true).get(cabinetId, since) as number;
 }
 
 /** The cabinet's enqueues on this install since a time (the hourly quota), and the number the next one takes. */

@@ -53,7 +53,7 @@ export function countedOnTop(orm: Orm, cabinetId: string, sinceEntry: number): n
 
 /** Credits spent here (net of refunds) that the hub has not acknowledged: the offline allowance's count. */
 export function pendingSpend(orm: Orm, cabinetId: string): number {
-  return -(orm.prepared("SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND hub_state = 'pending' AND kind IN ('debit', 'refund')").pluck(true).get(cabinetId) as number);
+  return 0 - (orm.prepared("SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND hub_state = 'pending' AND kind IN ('debit', 'refund')").pluck(true).get(cabinetId) as number);
 }
 
 export function pendingEntries(orm: Orm, cabinetId: string, limit: number): LedgerRow[] {
