@@ -90,6 +90,14 @@ const configSchema = z.object({
   creditsPerRoutine: z.coerce.number().int().min(0).max(100_000).default(4),
   /** Real tarifications per cabinet per sliding hour. */
   tarificationQuotaPerHour: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  /**
+   * With sync on: the credits this install may spend (net of refunds) that the cabinet's hub has
+   * not acknowledged yet, and the real tarifications it may enqueue since it last heard from the
+   * hub. Each bounds what the cabinet's installs can spend or send beyond its wallet or its hourly
+   * quota together: this much per install (docs/SYNC.md, Credits).
+   */
+  offlineCreditsAllowance: z.coerce.number().int().min(0).max(100_000).default(50),
+  offlineQuotaAllowance: z.coerce.number().int().min(0).max(1_000_000).default(10),
   /** Robots running at once in this process (at most one per insurer login whatever this says). */
   workerConcurrency: z.coerce.number().int().min(1).max(64).default(2),
   /** The kill switch from configuration; `courtier robots disable` sets it at run time. */
@@ -141,6 +149,8 @@ const CONFIG_ENV: Record<keyof Config, string> = {
   creditsPerQuote: 'COURTIER_CREDITS_PER_QUOTE',
   creditsPerRoutine: 'COURTIER_CREDITS_PER_ROUTINE',
   tarificationQuotaPerHour: 'COURTIER_TARIFICATION_QUOTA_PER_HOUR',
+  offlineCreditsAllowance: 'COURTIER_OFFLINE_CREDITS_ALLOWANCE',
+  offlineQuotaAllowance: 'COURTIER_OFFLINE_QUOTA_ALLOWANCE',
   workerConcurrency: 'COURTIER_WORKER_CONCURRENCY',
   robotsDisabled: 'COURTIER_ROBOTS_DISABLED',
   jobLeaseSeconds: 'COURTIER_JOB_LEASE_SECONDS',

@@ -62,6 +62,8 @@ export const ERROR_STATUS = {
   invalid_stage_transition: 409,
   invalid_devis_transition: 409,
   credits_exhausted: 402,
+  offline_allowance_exhausted: 402,
+  credits_on_hub: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
@@ -86,6 +88,7 @@ export const ERROR_STATUS = {
   clock_skew: 409,
   sync_protocol_too_old: 426,
   blob_hash_mismatch: 400,
+  wallet_entry_refused: 409,
   hub_unreachable: 502,
   hub_database_unavailable: 503,
   invalid_hub_url: 400,
@@ -162,6 +165,9 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   insurer_login_busy: 'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',
   // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
+  offline_allowance_exhausted:
+    'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since it last heard from the hub), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
+  credits_on_hub: 'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_insurer: 'No such insurer, or it does not offer this product.',
   insurer_credentials_missing: 'No portal credentials are configured for this insurer in this cabinet; set them in the console.',
@@ -194,6 +200,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   hub_database_unavailable: 'The hub cannot reach its database right now (restarting, or down); nothing was stored. Try again in a moment: installs retry by themselves.',
   hub_unreachable: 'The hub could not be reached (or failed on its side); check its URL and this machine’s network, then try again.',
   blob_hash_mismatch: 'The uploaded bytes do not have the SHA-256 named in the path.',
+  wallet_entry_refused:
+    'The hub refused credits entries it would not store (details.refused: each entry_id with its reason: a grant from a device, a debit outside what a job costs, a refund without this device’s debit of the job or of another amount, a second debit or refund of a job, an opening from a device that did not register the cabinet); nothing was stored.',
   rpa_circuit_open: 'Too many technical failures at this insurer lately; retry after retry_after_seconds.',
   api_rpa_temporarily_disabled:
     'Robots are switched off for now: details.scope is install (the operator’s kill switch, for every cabinet) or cabinet (your administrators paused your cabinet’s robots); queued jobs wait. Retry later.',

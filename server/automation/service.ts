@@ -10,7 +10,8 @@ import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { canonicalJson } from '../http/canonical-json.js';
-import { creditBalance, debitForJob, refundJob } from '../wallet/service.js';
+import { creditBalance, debitForJob, refundJob, walletOnHub, type DebitRefusal } from '../wallet/service.js';
+import { walletHeardAt } from '../wallet/hub-link.js';
 import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';
@@ -34,11 +35,22 @@ function requestHash(request: { compagnie: string; produit: string; dicData: Rec
   return digest('sha256', canonicalJson({ compagnie: request.compagnie, produit: request.produit, dicData: request.dicData }), 'hex');
 }
 
-/** The cabinet's hourly quota on this install (a job pulled from another install counts on its own), and the next job's enqueue number. */
+/**
+ * The cabinet's hourly quota, and the next job's enqueue number. With sync on it is the cabinet's:
+ * the other installs' jobs of the hour count too (their creation time is their word, believed up to
+ * the hub's clock tolerance ahead), and `sinceHeard` is what this install enqueued since it last
+ * heard from the hub, which the offline allowance bounds (docs/SYNC.md, Credits).
+ */
 function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
-  const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, deps.clock.now() - QUOTA_WINDOW_MS);
-  return { limit, remaining: Math.max(0, limit - count), resetAt: oldest === null ? null : oldest + QUOTA_WINDOW_MS, nextNumber };
+  const now = deps.clock.now();
+  const since = now - QUOTA_WINDOW_MS;
+  const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, since);
+  const synced = walletOnHub(deps, cabinetId);
+  const elsewhere = synced ? store.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS) : { count: 0, oldest: null };
+  const first = Math.min(oldest ?? Infinity, elsewhere.oldest ?? Infinity);
+  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, walletHeardAt(deps, cabinetId) ?? 0) : 0;
+  return { limit, remaining: Math.max(0, limit - count - elsewhere.count), resetAt: first === Infinity ? null : first + QUOTA_WINDOW_MS, nextNumber, synced, sinceHeard };
 }
 
 /**
@@ -157,6 +169,14 @@ export function enqueueTarification(
       const resetAt = toIso(quota.resetAt ?? deps.clock.now());
       throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
     }
+    const runsAllowance = deps.config.offlineQuotaAllowance;
+    if (quota.synced && quota.sinceHeard >= runsAllowance) {
+      throw new ApiError(
+        'offline_allowance_exhausted',
+        `This install has enqueued ${quota.sinceHeard} tarifications since it last heard from the cabinet's hub, which counts the cabinet's hourly quota; at most ${runsAllowance} are allowed so. No job was created: once this install reaches the hub again, retry with the same Idempotency-Key.`,
+        { allowance_of: 'runs', used: quota.sinceHeard, allowance: runsAllowance },
+      );
+    }
 
     const previous = previousRequest(deps, cabinetId, hash);
     // A person's Retry of a failed job is not a replay of it.
@@ -174,12 +194,8 @@ export function enqueueTarification(
 
     const now = deps.clock.now();
     const jobId = timeOrderedUuid(now, deps.randomBytes);
-    if (!debitForJob(deps, cabinetId, jobId, cost)) {
-      throw new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${creditBalance(deps, cabinetId)}. No job was created; top up, then retry with the same Idempotency-Key.`, {
-        required_credits: cost,
-        balance: creditBalance(deps, cabinetId),
-      });
-    }
+    const refused = debitForJob(deps, cabinetId, jobId, cost);
+    if (refused) throw debitRefused(cost, refused);
     const devisId = startDevisPricing(deps, cabinetId, {
       devisId: request.devis_id,
       clientId: request.client_id,
@@ -233,6 +249,21 @@ export function enqueueTarification(
   // The worker claims it on a later turn, once the job (and a POST's stored response) committed.
   deps.jobQueue.notify();
   return enqueued;
+}
+
+/** The wallet's refusal in words: too few credits, or an install that must reach its hub before it spends more. */
+function debitRefused(cost: number, refused: DebitRefusal): ApiError {
+  if (refused.code === 'credits_exhausted') {
+    return new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${refused.balance}. No job was created; top up, then retry with the same Idempotency-Key.`, {
+      required_credits: cost,
+      balance: refused.balance,
+    });
+  }
+  return new ApiError(
+    'offline_allowance_exhausted',
+    `This install has spent ${refused.unconfirmed} credits that the cabinet's hub has not acknowledged yet, and may spend at most ${refused.allowance} so; this run costs ${cost}. No job was created: once this install reaches the hub again, retry with the same Idempotency-Key.`,
+    { allowance_of: 'credits', used: refused.unconfirmed, allowance: refused.allowance, required_credits: cost, balance: refused.balance },
+  );
 }
 
 /**

@@ -175,6 +175,20 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
   );
 }
 
+/** Jobs pulled from the cabinet's other installs created in a window (the cabinet's hourly quota), and the oldest one's creation. */
+export function pulledJobsSince(orm: Orm, cabinetId: string, since: number, until: number): { count: number; oldest: number | null } {
+  const [count, oldest] = orm
+    .prepared('SELECT count(*), min(created_at) FROM jobs WHERE cabinet_id = ? AND created_at > ? AND created_at <= ? AND enqueue_number IS NULL')
+    .raw()
+    .get(cabinetId, since, until) as [number, number | null];
+  return { count, oldest };
+}
+
+/** How many jobs this install enqueued from a time on, that time included (the offline allowance of the hourly quota). */
+export function ownJobsSince(orm: Orm, cabinetId: string, since: number): number {
+  return orm.prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at >= ? AND enqueue_number IS NOT NULL').pluck(true).get(cabinetId, since) as number;
+}
+
 /** The cabinet's enqueues on this install since a time (the hourly quota), and the number the next one takes. */
 export interface EnqueuesSince {
   count: number;

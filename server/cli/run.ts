@@ -3,7 +3,7 @@ import { createApiKeySchema, type ApiKeySummary } from '../../shared/api-keys.js
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../api-keys/service.js';
 import { readKillSwitch, setKillSwitch } from '../automation/guards.js';
 import { setInsurerCredentials } from '../credentials/service.js';
-import { creditBalance, grantCredits } from '../wallet/service.js';
+import { getWallet, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
@@ -260,8 +260,9 @@ async function runCredits(argv: string[], io: CliIo): Promise<void> {
   const v = parse(rest, { cabinet: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } });
   const cabinet = required(v, 'cabinet');
   if (sub === 'balance') {
-    const balance = await withDeps(v['data-dir'], io, (deps) => creditBalance(deps, cabinet));
-    print(io, v.json, { cabinet_id: cabinet, balance }, `${balance} credits`);
+    const wallet = await withDeps(v['data-dir'], io, (deps) => getWallet(deps, cabinet));
+    const shared = wallet.synced ? ` (the cabinet's one wallet, kept by its hub; ${wallet.unconfirmed_credits} spent here not yet acknowledged by it)` : '';
+    print(io, v.json, { cabinet_id: cabinet, balance: wallet.balance, synced: wallet.synced, unconfirmed_credits: wallet.unconfirmed_credits }, `${wallet.balance} credits${shared}`);
     return;
   }
   if (sub !== 'grant') throw new UsageError(`unknown credits command "${sub ?? ''}"; use grant or balance`);

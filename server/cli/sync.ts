@@ -4,7 +4,7 @@ import { syncedRecords } from '../sync/records.js';
 import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
 import { discardSyncConflict, listRefusedByHub, listSyncConflicts, retrySyncConflicts } from '../sync/conflicts.js';
 import { CLI_ACTOR } from '../audit/service.js';
-import { downloadAll, shareJoinedAdmin, uploadQueue } from '../sync/transfer.js';
+import { downloadAll, exchangeWalletNow, shareJoinedAdmin, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
 
 const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
@@ -67,6 +67,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         await uploadQueue(deps, records, input.cabinetId, fetchHub, (sent, total) => io.stderr(`uploaded ${sent} of ${total} changes\n`));
         // Back on a cabinet the hub holds: what the other installs did meanwhile comes down now.
         if (connected.reconnected) await downloadAll(deps, records, input.cabinetId, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
+        await exchangeWalletNow(deps, input.cabinetId, fetchHub);
         return connected;
       });
       const done = result.reconnected ? 'it is up to date with the hub' : 'everything it held is on the hub';
@@ -85,6 +86,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         await downloadAll(deps, records, joined.cabinet_id, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
         // Queued for the service to send, like any change made here.
         shareJoinedAdmin(deps, joined.cabinet_id, joined.user_id);
+        await exchangeWalletNow(deps, joined.cabinet_id, fetchHub);
         return joined;
       });
       print(io, v.json, result, `Cabinet ${result.cabinet_id} is on this install, synced as device ${result.device_id}; sign in as ${email}.`);

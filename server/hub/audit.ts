@@ -18,6 +18,7 @@ export type HubAuditAction =
   | 'hub.device_revoked'
   | 'hub.invite_created'
   | 'hub.protocol_reset'
+  | 'hub.credits_granted'
   | 'hub.restored';
 
 export interface HubAuditActor {

@@ -167,6 +167,8 @@ export interface Pull {
   wait: number;
   /** The caller's own changes too. */
   own: boolean;
+  /** The caller's wallet cursor: a new credits entry past it ends the wait too. */
+  wallet_after?: number;
   protocol: number;
 }
 
@@ -184,8 +186,12 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   let after = pull.after;
   let newestSeq = pull.after;
   let cut = false;
+  let walletSeq = 0;
+  // A grant, or another install's debit, ends the wait: the install then exchanges its wallet.
+  const walletMoved = () => pull.wallet_after !== undefined && walletSeq > pull.wallet_after;
   const read = async () => {
     const found = await readChanges(deps.sql, caller.cabinetId, caller.deviceId, after, pull.limit + 1, MAX_PULL_PAGE_BYTES, pull.own);
+    walletSeq = found.walletSeq;
     // A cursor past the cabinet's newest seq: the hub went back (restored from a backup); the answer's last_seq says so.
     if (found.newestSeq < pull.after) wentBack = found.newestSeq;
     newestSeq = Math.max(after, found.newestSeq);
@@ -195,19 +201,19 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   };
   let wentBack: number | undefined;
   let rows = await read();
-  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, device_last_number: caller.lastNumber, hub_time: hubTime(deps) });
+  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, device_last_number: caller.lastNumber, wallet_seq: walletSeq, hub_time: hubTime(deps) });
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
   // A cursor behind the caller's own changes only is answered at once, so that it moves on; while
   // waiting, the caller's own pushes only move it here.
   const behindItsOwn = rows.length === 0 && after > pull.after;
   let waited = false;
-  while (!behindItsOwn && rows.length === 0 && !signal.aborted && Date.now() < deadline) {
+  while (!behindItsOwn && rows.length === 0 && !walletMoved() && !signal.aborted && Date.now() < deadline) {
     waited = true;
     // Registered before the second read: a push that commits between the two is not missed.
     const waiting = waiters.wait(caller.cabinetId, caller.deviceId, deadline - Date.now(), signal);
     rows = await read();
-    if (rows.length > 0) {
+    if (rows.length > 0 || walletMoved()) {
       waiting.cancel();
       break;
     }
@@ -227,6 +233,7 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
     last_seq: more ? (changes[changes.length - 1]?.seq ?? after) : newestSeq,
     more,
     device_last_number: caller.lastNumber,
+    wallet_seq: walletSeq,
     hub_time: hubTime(deps),
   });
 }

@@ -11,6 +11,8 @@ import { createInvite } from './pairing.js';
 import { listHubAudit, operatorActor, recordHubAudit, verifyHubAudit } from './audit.js';
 import { ReportedFailure } from '../cli/common.js';
 import { serveHub } from './serve.js';
+import { MAX_GRANT_CREDITS } from '../../shared/sync-protocol.js';
+import { grantHubCredits, hubWalletBalance, type WarnLog } from './wallet.js';
 
 /** `courtier hub …`: the hub's commands, run against its PostgreSQL (never the agent's data dir). */
 
@@ -91,10 +93,12 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
     }
     case 'devices':
       return runDevices(rest, io);
+    case 'credits':
+      return runHubCredits(rest, io);
     case 'audit':
       return runHubAudit(rest, io);
     default:
-      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, audit or restored`);
+      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, credits, audit or restored`);
   }
 }
 
@@ -116,6 +120,37 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
     return revoked;
   });
   print(io, v.json, device, `Device ${device.device_id} (${printable(device.name)}) of ${printable(device.cabinet_id)} revoked at ${device.revoked_at}: its next request is refused.`);
+}
+
+/** A whole number of credits the operator typed, or why not. */
+function creditsAmount(text: string): number {
+  const amount = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(amount >= 1 && amount <= MAX_GRANT_CREDITS)) throw new UsageError(`--amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}`);
+  return amount;
+}
+
+/** `hub credits grant|balance`: the cabinet's one wallet, which only the operator tops up. */
+async function runHubCredits(argv: string[], io: CliIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } });
+  const cabinetId = required(v, 'cabinet');
+  if (sub === 'balance') {
+    const wallet = await withHub(v['database-url'], io, (deps) => hubWalletBalance(deps, cabinetId));
+    const lines = wallet.entries.map((e) => `${e.created_at}  ${e.kind}  ${e.amount > 0 ? '+' : ''}${e.amount}${e.job_id ? `  job ${e.job_id}` : ''}${e.device_id ? `  device ${e.device_id}` : ''}${e.note ? `  ${printable(e.note)}` : ''}`);
+    print(io, v.json, wallet, [`Cabinet ${printable(cabinetId)}: ${wallet.balance} credits.`, ...lines].join('\n'));
+    return;
+  }
+  if (sub !== 'grant') throw new UsageError(`unknown hub credits command "${sub ?? ''}"; use grant or balance`);
+  const amount = creditsAmount(required(v, 'amount'));
+  const note = v.note ?? null;
+  if (note !== null && (note.length > 200 || printable(note) !== note)) throw new UsageError('--note must be at most 200 characters, without control characters');
+  const log: WarnLog = { warn: (_details, message) => io.stderr(`${message}\n`) };
+  const granted = await withHub(v['database-url'], io, async (deps) => {
+    const done = await grantHubCredits(deps, cabinetId, amount, note, log);
+    await recordHubAudit(deps, { action: 'hub.credits_granted', actor: operatorActor(), cabinetId, target: done.entry_id, details: { amount, balance: done.balance, ...(note ? { note } : {}) } });
+    return done;
+  });
+  print(io, v.json, granted, `Granted ${amount} credits to ${printable(cabinetId)}; its balance is ${granted.balance}. Its installs show it at their next exchange with the hub (within seconds while online).`);
 }
 
 async function runHubAudit(argv: string[], io: CliIo): Promise<void> {

@@ -99,6 +99,8 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
     const secret = newDeviceSecret(deps.randomBytes);
     const deviceId = newDeviceId(deps.randomBytes);
     await tx.insert(hubDevices).values({ id: deviceId, cabinetId: joined.id, name: attempt.body.device_name, credentialHash: sha256Hex(secret), createdAt: new Date(now) });
+    // The registering install alone may bring its balance to the cabinet's wallet (hub/wallet.ts).
+    if (invite.registersCabinetId !== null) await tx.update(hubCabinets).set({ registeredBy: deviceId }).where(eq(hubCabinets.id, joined.id));
     await tx.update(hubInvites).set({ usedAt: new Date(now) }).where(eq(hubInvites.codeHash, invite.codeHash));
     const reconnected = invite.cabinetId !== null && attempt.body.cabinet !== undefined;
     return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, reconnected, hub_time: hubTime(deps) } };

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HUB_API_PREFIX } from '../../shared/endpoint.js';
 import {
+  exchangeWallet,
   getBlob,
   getHubHealth,
   getHubOpenApiDocument,
@@ -23,6 +24,7 @@ import { hubTime, type HubDeps } from './deps.js';
 import { callerOf } from './devices.js';
 import { pair, pairingRefusedFrom } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
+import { exchangeWallet as exchange } from './wallet.js';
 import type { ChangeWaiters } from './waiters.js';
 
 /** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
@@ -56,6 +58,10 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
       push(deps, callerOf(request), { changes: request.body.changes, protocol: readProtocol(request.headers, deps.protocol), deviceTime: readDeviceTime(request.headers) }, request.log),
     { bodyLimit: MAX_PUSH_BYTES },
   );
+
+  registerEndpoint(app, exchangeWallet, (request) => exchange(deps, callerOf(request), { ...request.body, protocol: readProtocol(request.headers, deps.protocol) }, request.log), {
+    bodyLimit: 256 * 1024,
+  });
 
   registerEndpoint(app, leaveHub, async (request) => {
     const caller = callerOf(request);

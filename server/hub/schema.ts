@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The hub's tables in PostgreSQL. Every table but the pairing throttle is keyed by cabinet, and
@@ -30,6 +30,11 @@ export const hubCabinets = pgTable('hub_cabinets', {
   changesBytes: bigint('changes_bytes', { mode: 'number' }).notNull().default(0),
   blobsCount: bigint('blobs_count', { mode: 'number' }).notNull().default(0),
   blobsBytes: bigint('blobs_bytes', { mode: 'number' }).notNull().default(0),
+  /** The cabinet's one wallet: its balance and the next wallet seq, both moved under this row's lock with every entry. */
+  walletBalance: bigint('wallet_balance', { mode: 'number' }).notNull().default(0),
+  walletNextSeq: bigint('wallet_next_seq', { mode: 'number' }).notNull().default(1),
+  /** The device that registered the cabinet: the only one whose opening balance the hub takes, once. */
+  registeredBy: text('registered_by'),
   createdAt: time('created_at').notNull(),
 });
 
@@ -109,6 +114,43 @@ export const hubChanges = pgTable(
       .on(t.cabinetId, t.kind, t.recordId)
       .where(sql`${t.op} = 'erase'`),
     check('hub_changes_op', sql`${t.op} in ('upsert', 'erase')`),
+  ],
+);
+
+/**
+ * The cabinet's credits ledger, the authority every install mirrors: the operator's grants, each
+ * install's debits and refunds of its own jobs, and the opening balance of the install that
+ * registered the cabinet. A job is debited and refunded at most once per device, enforced by the
+ * unique index; an entry sent again (a lost answer) is found by its id.
+ */
+export const hubWalletEntries = pgTable(
+  'hub_wallet_entries',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    /** The cabinet's wallet seq, allocated under its row's lock: commit order, a cursor for the installs. */
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    /** Made by the install (or the hub, for a grant). */
+    entryId: text('entry_id').notNull(),
+    kind: text('kind').notNull(),
+    amount: integer('amount').notNull(),
+    jobId: text('job_id'),
+    /** Null for the operator's grants. */
+    deviceId: text('device_id').references(() => hubDevices.id),
+    note: text('note'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.cabinetId, t.seq] }),
+    unique('hub_wallet_entries_entry').on(t.cabinetId, t.entryId),
+    uniqueIndex('hub_wallet_entries_job_once')
+      .on(t.cabinetId, t.deviceId, t.jobId, t.kind)
+      .where(sql`${t.jobId} IS NOT NULL`),
+    uniqueIndex('hub_wallet_entries_opening_once')
+      .on(t.cabinetId)
+      .where(sql`${t.kind} = 'opening'`),
+    check('hub_wallet_entries_kind', sql`${t.kind} in ('grant', 'debit', 'refund', 'opening')`),
   ],
 );
 

@@ -11,6 +11,10 @@ export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-
         Serve the cabinet's installs from protocol N (default: this hub's) again, after a rollback.
   hub devices list --cabinet ID [--json]
   hub devices revoke --device ID [--json]
+  hub credits grant --cabinet ID --amount N [--note TEXT] [--json]
+        Credits for the cabinet's one wallet, which all its installs share (they show it within seconds).
+  hub credits balance --cabinet ID [--json]
+        The cabinet's balance on the hub and its newest entries.
   hub restored [--json]
         After restoring the hub's database from a backup: every install then pulls its cabinet again
         and sends again what the backup lacks.

@@ -7,6 +7,8 @@ import { applyNowUnderstood, pullOnce } from './pull.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
+import { exchangeWallet } from './wallet-exchange.js';
+import { walletCursor, walletHasPending } from '../wallet/hub-link.js';
 
 export interface SyncEngineOptions {
   logger: FastifyBaseLogger;
@@ -140,10 +142,24 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
     // Once per start: what an older version set aside as not understood applies if this one knows it.
     let understoodChecked = false;
     let answered = false;
+    // The push loop's and the pull loop's wallet exchanges, one after the other.
+    let walletTurn: Promise<unknown> = Promise.resolve();
+    const exchange = (hub: HubClient): Promise<number> => {
+      const next = walletTurn.then(() => exchangeWallet({ deps, client: hub }, cabinetId));
+      walletTurn = next.catch(() => undefined);
+      return next;
+    };
+    // At start, and until an exchange succeeds: the balance the hub gives may have moved meanwhile.
+    let walletDue = true;
     const push = loop(
       'push',
       async (hub) => {
         const sent = await pushQueued({ ...context, client: hub }, cabinetId);
+        // After the push, so the hub holds a debited job before its debit; after any push, so the hourly quota's "last heard" moves.
+        if (walletDue || sent > 0 || walletHasPending(deps, cabinetId)) {
+          await exchange(hub);
+          walletDue = false;
+        }
         // Under a steady stream of changes, one push per moment rather than one per change (each
         // push costs this process more than a capture); a change after a quiet spell goes at once.
         if (sent > 0) await sleep(options.pushGatherMs ?? 50, abort.signal);
@@ -163,9 +179,12 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
           if (applied > 0) options.logger.info({ cabinetId, applied }, 'sync: applied changes an older version of Courtier had set aside');
           understoodChecked = true;
         }
+        const walletAfter = walletCursor(deps, cabinetId) ?? undefined;
         // The first pull answers at once: until then, robots hold back the jobs queued before the start (cabinetsAwaitingHub).
-        const { more } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: answered ? (options.pullWaitSeconds ?? 25) : 0, signal: abort.signal });
+        const { more, walletSeq } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: answered ? (options.pullWaitSeconds ?? 25) : 0, signal: abort.signal, walletAfter });
         answered = true;
+        // A grant on the hub, or another install's debit: the balance is fetched at once.
+        if (walletSeq !== undefined && walletAfter !== undefined && walletSeq > walletAfter) await exchange(hub);
         return { again: true, busy: more };
       },
       async () => {},

@@ -4,6 +4,7 @@ import { errorBodySchema } from '../../shared/errors.js';
 import { pathTo } from '../../shared/endpoint.js';
 import {
   DEVICE_TIME_HEADER,
+  exchangeWallet,
   getBlob,
   HUB_EPOCH_HEADER,
   HUB_TIME_HEADER,
@@ -21,12 +22,15 @@ import {
   putBlob,
   SYNC_PROTOCOL_HEADER,
   SYNC_PROTOCOL_VERSION,
+  walletExchangeResponseSchema,
   type LeaveResponse,
   type PairBody,
   type PairResponse,
   type PullResponse,
   type PushBody,
   type PushResponse,
+  type WalletExchangeBody,
+  type WalletExchangeResponse,
 } from '../../shared/sync-protocol.js';
 
 /** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
@@ -65,7 +69,9 @@ export interface HubClientOptions {
 export interface HubClient {
   pair(body: PairBody): Promise<PairResponse>;
   push(body: PushBody): Promise<PushResponse>;
-  pull(query: { after: number; limit?: number; wait?: number; own?: boolean }, signal?: AbortSignal): Promise<PullResponse>;
+  pull(query: { after: number; limit?: number; wait?: number; own?: boolean; wallet_after?: number }, signal?: AbortSignal): Promise<PullResponse>;
+  /** Sends this device's credits entries; answers the cabinet's balance and its entries after the cursor. */
+  exchangeWallet(body: WalletExchangeBody): Promise<WalletExchangeResponse>;
   /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
   leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
@@ -180,6 +186,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     push: async (body) => (await call(pathTo(pushChanges), json(body), pushResponseSchema)).body,
     pull: async (query, signal) =>
       (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
+    exchangeWallet: async (body) => (await call(pathTo(exchangeWallet), json(body), walletExchangeResponseSchema)).body,
     leave: async (timeoutMs) => (await call(pathTo(leaveHub), { method: 'DELETE', timeoutMs }, leaveResponseSchema)).body,
     putBlob: async (sha256, bytes) => {
       await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);

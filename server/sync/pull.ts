@@ -66,6 +66,8 @@ interface FetchedPage {
   changes: PulledChange[];
   /** The SHA-256s of the PDFs staged for it. */
   staged: string[];
+  /** The cabinet's newest credits entry on the hub, when it said. */
+  walletSeq: number | undefined;
 }
 
 /** The hub went back in time: the page cannot be applied, and this install starts over with it. */
@@ -82,16 +84,23 @@ class InstallWentBack extends Error {
 }
 
 /** A page after `after`; while resyncing, this device's own changes too (an install restored from a backup gets back what it made since). */
-async function fetchPage(context: PullContext, cabinetId: string, connection: { deviceId: string; resyncing: boolean }, after: number, options: { wait: number; signal?: AbortSignal }): Promise<FetchedPage> {
+async function fetchPage(
+  context: PullContext,
+  cabinetId: string,
+  connection: { deviceId: string; resyncing: boolean },
+  after: number,
+  options: { wait: number; signal?: AbortSignal; walletAfter?: number },
+): Promise<FetchedPage> {
   const own = connection.resyncing;
-  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}) }, options.signal);
+  const walletAfter = options.walletAfter === undefined ? {} : { wallet_after: options.walletAfter };
+  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}), ...walletAfter }, options.signal);
   // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
   if (page.last_seq < after) throw new HubWentBack();
   // Read after the answer: a number given while the pull was on its way may already be on the hub.
   const nextNumber = store.findConnection(context.deps.db.orm, cabinetId)?.nextNumber;
   if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
   const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
-  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes) };
+  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq };
 }
 
 /**
@@ -120,7 +129,11 @@ async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pul
  * With `wait`, the hub holds the request until there is something (a long poll). Returns whether
  * the hub has more.
  */
-export async function pullOnce(context: PullContext, cabinetId: string, options: { wait: number; signal?: AbortSignal }): Promise<{ applied: number; more: boolean }> {
+export async function pullOnce(
+  context: PullContext,
+  cabinetId: string,
+  options: { wait: number; signal?: AbortSignal; walletAfter?: number },
+): Promise<{ applied: number; more: boolean; walletSeq?: number }> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
   store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
@@ -129,9 +142,9 @@ export async function pullOnce(context: PullContext, cabinetId: string, options:
     cabinetId,
     async () => {
       const fetched = await fetchPage(context, cabinetId, start, start.pullCursor, options);
-      return { applied: applyPage(context, cabinetId, fetched), more: fetched.more };
+      return { applied: applyPage(context, cabinetId, fetched), more: fetched.more, walletSeq: fetched.walletSeq };
     },
-    { applied: 0, more: true },
+    { applied: 0, more: true, walletSeq: undefined },
   );
 }
 

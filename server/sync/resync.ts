@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import * as store from './store.js';
+import { restartWalletExchange } from '../wallet/hub-link.js';
 
 /** Older than any stamp: what a field created here and never changed since is sent with. */
 const CREATION_STAMP = formatHlc({ time: 0, counter: 0, device: '0' });
@@ -87,6 +88,8 @@ export function resyncWithHub(
     const renumbered = how.renumberFrom === undefined ? 0 : store.renumberOutbox(orm, cabinetId, how.renumberFrom);
     const linked = store.findConnection(orm, cabinetId) ?? connection;
     const reuploaded = how.reupload ? queueOwnEdits(deps, linked, records, true) : 0;
+    // The hub may have lost credits entries it acknowledged too: the cabinet's ledger again, this install's sent again.
+    if (how.reupload) restartWalletExchange(deps, cabinetId);
     store.updateConnection(orm, cabinetId, { pullCursor: 0, resyncing: true, hubEpoch: how.epoch ?? connection.hubEpoch });
     recordAudit(deps, {
       cabinetId,

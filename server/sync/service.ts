@@ -11,13 +11,15 @@ import { later, tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import { HubEpochChanged, queueOwnEdits } from './resync.js';
 import * as store from './store.js';
+import { linkWallet, unlinkWallet } from '../wallet/hub-link.js';
+import { exchangeWallet } from './wallet-exchange.js';
 
 /** The device credential's name in the secret store (the OS keychain in the desktop app). */
 export function deviceSecretName(cabinetId: string): string {
   return `sync-device:${cabinetId}`;
 }
 
-export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges' | 'syncLinks' | 'keys'>;
+export type SyncDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'syncChanges' | 'syncLinks' | 'keys' | 'randomBytes'>;
 
 function hubUrlOrThrow(text: string): string {
   const url = checkHubUrl(text);
@@ -141,6 +143,8 @@ export async function connectCabinet(
     store.insertConnection(deps.db.orm, connection);
     store.rememberOwnDevice(deps.db.orm, input.cabinetId, paired.device_id);
     store.endDetached(deps.db.orm, input.cabinetId);
+    // The install that registers the cabinet brings its balance, once; one that reconnects takes the cabinet's.
+    linkWallet(deps, input.cabinetId, paired.device_id, { bringsBalance: !reconnected });
     if (reconnected) {
       const changes = queueOwnEdits(deps, connection, io.records);
       auditConnected(deps, connection, actor, { reconnected: true, changes_uploaded: changes });
@@ -184,6 +188,7 @@ export async function joinCabinet(
   const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () => {
     store.insertConnection(deps.db.orm, connection);
     store.rememberOwnDevice(deps.db.orm, paired.cabinet_id, paired.device_id);
+    linkWallet(deps, paired.cabinet_id, paired.device_id, { bringsBalance: false });
     auditConnected(deps, connection, actor, { joined: true });
   });
   deps.secrets.set(deviceSecretName(paired.cabinet_id), paired.device_secret);
@@ -209,7 +214,10 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
   const connection = connectionOrThrow(deps, cabinetId);
   let leftHub = false;
   try {
-    await hubClientFor(deps, connection, io.fetch).leave(LEAVE_TIMEOUT_MS);
+    const client = hubClientFor(deps, connection, io.fetch);
+    // The credits spent here reach the cabinet's wallet before the device leaves, when the hub answers.
+    await exchangeWallet({ deps, client }, cabinetId).catch(() => undefined);
+    await client.leave(LEAVE_TIMEOUT_MS);
     leftHub = true;
   } catch (err) {
     // Already revoked is as good as leaving; anything else is said in the answer, and the local disconnect goes on.
@@ -217,6 +225,7 @@ export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: {
   }
   deps.db.immediateTransaction(() => {
     store.detachConnection(deps.db.orm, store.findConnection(deps.db.orm, cabinetId) ?? connection);
+    unlinkWallet(deps, cabinetId);
     recordAudit(deps, { cabinetId, action: 'sync.disconnected', actor, target: connection.deviceId, details: { left_hub: leftHub } });
   });
   deps.secrets.delete(deviceSecretName(cabinetId));

@@ -6,6 +6,7 @@ import { pullEverything } from './pull.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
+import { exchangeWallet } from './wallet-exchange.js';
 
 /** Sends the whole queue now (connect), telling how far it got. Returns how many changes went. */
 export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId: string, fetch: HubFetch, progress: (sent: number, total: number) => void): Promise<number> {
@@ -32,4 +33,11 @@ export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId:
 export function shareJoinedAdmin(deps: Deps, cabinetId: string, userId: string): boolean {
   const orm = deps.db.orm;
   return shareAccount(deps, cabinetId, userId, (email) => store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || store.hasConflictOf(orm, cabinetId, 'user', email));
+}
+
+/** Exchanges the cabinet's wallet with the hub now (connect, join): the install leaves with the cabinet's balance. */
+export async function exchangeWalletNow(deps: Deps, cabinetId: string, fetch: HubFetch): Promise<void> {
+  const connection = store.findConnection(deps.db.orm, cabinetId);
+  if (!connection) return;
+  await exchangeWallet({ deps, client: hubClientFor(deps, connection, fetch) }, cabinetId);
 }

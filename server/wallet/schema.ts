@@ -3,9 +3,14 @@ import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqli
 import { LEDGER_KINDS } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
 
+/** Where an entry stands with the cabinet's hub (null: made here while the cabinet did not sync). */
+export const HUB_STATES = ['pending', 'held', 'refused', 'mirrored'] as const;
+
 /**
- * The credits ledger: the balance is the sum. A job is debited once and refunded at most once,
- * enforced by the unique index, not by code paths.
+ * The credits ledger. Without sync the balance is the sum. With sync on, it mirrors the cabinet's
+ * one wallet on the hub: this install's entries (pending until the hub acknowledges them, then
+ * held) and those it got from the hub (mirrored: grants, the other installs' debits and refunds).
+ * A job of this install is debited once and refunded at most once, enforced by the unique index.
  */
 export const walletLedger = sqliteTable(
   'wallet_ledger',
@@ -19,14 +24,46 @@ export const walletLedger = sqliteTable(
     jobId: text('job_id'),
     note: text('note'),
     createdAt: integer('created_at').notNull(),
+    /** The entry's id on the hub (made here, or the hub's); null on entries made before this column. */
+    entryId: text('entry_id'),
+    hubState: text('hub_state', { enum: HUB_STATES }),
+    /** The hub's wallet seq of the entry, once it holds it. */
+    hubSeq: integer('hub_seq'),
+    /** The install that made a mirrored entry (null for the operator's grants). */
+    deviceId: text('device_id'),
   },
   (t) => [
     index('wallet_ledger_cabinet_idx').on(t.cabinetId, t.id),
-    uniqueIndex('wallet_ledger_job_once_idx')
+    uniqueIndex('wallet_ledger_own_job_once_idx')
       .on(t.jobId, t.kind)
-      .where(sql`job_id IS NOT NULL`),
+      .where(sql`job_id IS NOT NULL AND hub_state IS NOT 'mirrored'`),
+    uniqueIndex('wallet_ledger_entry_idx')
+      .on(t.cabinetId, t.entryId)
+      .where(sql`entry_id IS NOT NULL`),
+    index('wallet_ledger_pending_idx')
+      .on(t.cabinetId, t.hubState)
+      .where(sql`hub_state = 'pending'`),
   ],
 );
+
+/**
+ * The cabinet's link to its one wallet on the hub, made when it connects or joins: the balance the
+ * hub last gave (`hubBalance`), the wallet cursor, and when the hub last answered. Kept, unlinked,
+ * after a disconnect: the balance then goes on from what the install last knew.
+ */
+export const walletHubLinks = sqliteTable('wallet_hub_links', {
+  cabinetId: text('cabinet_id')
+    .primaryKey()
+    .references(() => cabinets.id),
+  linked: integer('linked', { mode: 'boolean' }).notNull(),
+  deviceId: text('device_id').notNull(),
+  /** Linked: the hub's last balance. Unlinked: the balance at the disconnect, which later entries move. */
+  hubBalance: integer('hub_balance').notNull(),
+  cursor: integer('cursor').notNull(),
+  heardAt: integer('heard_at'),
+  /** The newest ledger entry when the link changed: entries made here after an unlink count on top of hubBalance. */
+  sinceEntry: integer('since_entry').notNull(),
+});
 
 /**
  * The running balance of each cabinet, updated in the same transaction as every ledger entry, so

@@ -1,43 +1,93 @@
 import type { Wallet } from '../../shared/automation.js';
+import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { cabinetExists } from '../tenancy/service.js';
 import * as store from './store.js';
 
+type WalletDeps = Pick<Deps, 'db' | 'clock' | 'randomBytes' | 'syncChanges'>;
+
 export function creditBalance(deps: Pick<Deps, 'db'>, cabinetId: string): number {
   return store.balance(deps.db.orm, cabinetId);
+}
+
+/** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs). */
+export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+  return store.findLink(deps.db.orm, cabinetId)?.linked === true;
+}
+
+/**
+ * Appends an entry made on this install: with sync on, it is pending until the hub acknowledges it
+ * (an entry of no credits stays here: the hub has nothing to count), and the sync is woken to send it.
+ */
+function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>): boolean {
+  const now = deps.clock.now();
+  const synced = walletOnHub(deps, row.cabinetId) && row.amount !== 0;
+  const appended = store.appendEntry(deps.db.orm, {
+    ...row,
+    createdAt: now,
+    entryId: timeOrderedUuid(now, deps.randomBytes),
+    hubState: synced ? 'pending' : null,
+    hubSeq: null,
+    deviceId: null,
+  });
+  if (appended && synced) deps.syncChanges.notify();
+  return appended;
 }
 
 export function grantCredits(deps: Deps, cabinetId: string, amount: number, note?: string): number {
   if (!Number.isInteger(amount) || amount <= 0 || amount > 10_000_000) throw new ApiError('validation_error', 'amount must be a whole number of credits, 1 or more.');
   if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+  if (walletOnHub(deps, cabinetId)) {
+    throw new ApiError(
+      'credits_on_hub',
+      `The cabinet ${cabinetId} syncs through a hub, which keeps its one wallet: credits are granted there, by the hub's operator (courtier hub credits grant --cabinet ${cabinetId} --amount N). Nothing was granted on this install.`,
+    );
+  }
   return deps.db.transaction(() => {
-    store.appendEntry(deps.db.orm, { cabinetId, kind: 'grant', amount, jobId: null, note: note ?? null, createdAt: deps.clock.now() });
+    appendOwn(deps, { cabinetId, kind: 'grant', amount, jobId: null, note: note ?? null });
     return store.balance(deps.db.orm, cabinetId);
   });
 }
 
+/** Why a debit was refused: the wallet cannot cover it, or this install spent its offline allowance. */
+export type DebitRefusal = { code: 'credits_exhausted'; balance: number } | { code: 'offline_allowance_exhausted'; balance: number; unconfirmed: number; allowance: number };
+
 /**
- * Debits a job's cost, inside the enqueue transaction. Returns false, debiting nothing, when the
- * balance cannot cover it: the balance never goes negative.
+ * Debits a job's cost, inside the enqueue transaction. Refused, debiting nothing, when the balance
+ * cannot cover it (the balance never goes negative here), or, with sync on, when this install's
+ * spending the hub has not acknowledged would pass the offline allowance (docs/SYNC.md, Credits).
  */
-export function debitForJob(deps: Deps, cabinetId: string, jobId: string, amount: number): boolean {
-  if (store.balance(deps.db.orm, cabinetId) < amount) return false;
-  return store.appendEntry(deps.db.orm, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null, createdAt: deps.clock.now() });
+export function debitForJob(deps: WalletDeps & Pick<Deps, 'config'>, cabinetId: string, jobId: string, amount: number): DebitRefusal | null {
+  const balance = store.balance(deps.db.orm, cabinetId);
+  if (balance < amount) return { code: 'credits_exhausted', balance };
+  if (walletOnHub(deps, cabinetId) && amount > 0) {
+    const unconfirmed = store.pendingSpend(deps.db.orm, cabinetId);
+    const allowance = deps.config.offlineCreditsAllowance;
+    if (unconfirmed + amount > allowance) return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
+  }
+  appendOwn(deps, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null });
+  return null;
 }
 
 /** Refunds a job's debit; a second refund of the same job is refused by the ledger itself. */
-export function refundJob(deps: Deps, cabinetId: string, jobId: string, note: string): boolean {
+export function refundJob(deps: WalletDeps, cabinetId: string, jobId: string, note: string): boolean {
   return deps.db.transaction(() => {
     const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
     if (!debit) return false;
-    return store.appendEntry(deps.db.orm, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note, createdAt: deps.clock.now() });
+    return appendOwn(deps, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note });
   });
 }
 
-/** Whether the running balance equals the ledger's sum (it always should). */
+/**
+ * Whether the running balance is what the ledger says (it always should be): the sum of the
+ * entries without sync; with a link to the hub, the base it holds (the hub's last balance, or the
+ * balance at a disconnect) plus what this install made since that the base does not count.
+ */
 export function walletConsistent(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
-  return store.balance(deps.db.orm, cabinetId) === store.ledgerSum(deps.db.orm, cabinetId);
+  const link = store.findLink(deps.db.orm, cabinetId);
+  const expected = link ? link.hubBalance + store.countedOnTop(deps.db.orm, cabinetId, link.sinceEntry) : store.ledgerSum(deps.db.orm, cabinetId);
+  return store.balance(deps.db.orm, cabinetId) === expected;
 }
 
 /** Debited minus refunded, for the job's credits_consumed. */
@@ -46,8 +96,11 @@ export function creditsConsumed(deps: Pick<Deps, 'db'>, cabinetId: string, jobId
 }
 
 export function getWallet(deps: Pick<Deps, 'db'>, cabinetId: string): Wallet {
+  const synced = walletOnHub(deps, cabinetId);
   return {
     balance: store.balance(deps.db.orm, cabinetId),
+    synced,
+    unconfirmed_credits: synced ? store.pendingSpend(deps.db.orm, cabinetId) : 0,
     ledger: store.recentEntries(deps.db.orm, cabinetId, 50).map((e) => ({
       id: e.id,
       kind: e.kind,

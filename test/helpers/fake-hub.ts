@@ -30,6 +30,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeHub(): Promise<FakeHub> {
   const hub: Omit<FakeHub, 'url' | 'close'> = { pages: [], blobs: new Map(), requests: [], pulls: 0 };
+  const wallet = { balance: 0, seq: 0 };
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json', 'x-courtier-hub-time': String(Date.now()) }).end(JSON.stringify(body));
   };
@@ -56,6 +57,16 @@ export async function startFakeHub(): Promise<FakeHub> {
         // Nothing new: a short wait, as a long poll would end.
         await new Promise((resolve) => setTimeout(resolve, 100));
         return json(res, 200, { changes: [], last_seq: after, more: false, hub_time: hubTime });
+      }
+      if (req.method === 'POST' && url.pathname === '/sync/v1/wallet') {
+        // Takes every entry as it came: the install's wallet is not what these tests look at.
+        const exchange = JSON.parse(body) as { entries: { entry_id: string; amount: number }[] };
+        const acknowledged = exchange.entries.map((entry) => {
+          wallet.balance += entry.amount;
+          wallet.seq += 1;
+          return { entry_id: entry.entry_id, seq: wallet.seq };
+        });
+        return json(res, 200, { balance: wallet.balance, acknowledged, entries: [], last_seq: wallet.seq, more: false, hub_time: hubTime });
       }
       const blob = /^\/sync\/v1\/blobs\/(.+)$/.exec(url.pathname);
       if (blob && req.method === 'PUT') return json(res, 200, { sha256: blob[1], size: 0 });

@@ -35,6 +35,8 @@ export async function startListeningHub(databaseUrl: string, options: { clock?: 
     databaseUrl,
     invite: async (target) => (await createInvite(deps, target)).code,
     async close() {
+      // Keep-alive sockets of this process's fetch (installs' long polls among them) would hold the close for their timeout.
+      app.server.closeAllConnections();
       await app.close();
       await database.close();
     },

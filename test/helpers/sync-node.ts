@@ -13,6 +13,8 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import type { ListeningHub } from './hub-server.js';
 import * as store from '../../server/sync/store.js';
+import { exchangeWallet } from '../../server/sync/wallet-exchange.js';
+import { grantHubCredits } from '../../server/hub/wallet.js';
 import { tempDir, testClock, type TestClock } from './server.js';
 
 /**
@@ -70,6 +72,16 @@ export async function pushNode(node: SyncNode): Promise<void> {
 export async function pullNode(node: SyncNode): Promise<void> {
   const context = syncContext(node);
   while ((await pullOnce(context, node.cabinetId, { wait: 0 })).more);
+}
+
+/** The node's wallet exchange with the hub, until it holds the cabinet's whole ledger. */
+export async function exchangeNode(node: SyncNode): Promise<void> {
+  await exchangeWallet(syncContext(node), node.cabinetId);
+}
+
+/** The hub's operator grants the cabinet credits (courtier hub credits grant); returns the cabinet's balance on the hub. */
+export async function grantOnHub(hub: ListeningHub, cabinetId: string, amount: number): Promise<number> {
+  return (await grantHubCredits(hub.deps, cabinetId, amount, null, { warn: () => undefined })).balance;
 }
 
 const PASSWORD = 'correct horse battery';

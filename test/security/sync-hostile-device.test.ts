@@ -116,9 +116,10 @@ describe('a stolen laptop with a valid device credential', () => {
     const owner = await api(`/automation/jobs/${jobId}/cancel`, { method: 'POST', as: enqueueKey });
     expect(owner.status).toBe(409);
     expect(owner.body.error).toBe('job_runs_elsewhere');
-    // Neither the wallet nor the hour's quota of this install paid for it.
+    // The wallet did not pay for it. The cabinet's hourly quota counts it, as any install's queued
+    // job (it protects the insurer): a stolen laptop can use the quota up until it is revoked.
     const dryRun = await api('/automation/tarifications', { method: 'POST', as: enqueueKey, body: { compagnie: 'sandbox', produit: 'auto', dicData: {}, dry_run: true } });
-    expect(dryRun.body).toMatchObject({ validation: { quota: { remaining: QUOTA, limit: QUOTA } } });
+    expect(dryRun.body).toMatchObject({ validation: { quota: { remaining: QUOTA - 1, limit: QUOTA } } });
     expect((await api('/wallet', { as: enqueueKey })).body.ledger).toEqual([]);
   });
 

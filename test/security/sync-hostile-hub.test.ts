@@ -84,8 +84,10 @@ const devisRow = (overrides: Record<string, unknown> = {}) => ({
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-async function connected(fakeHub: FakeHub, name: string): Promise<{ cabinetId: string; api: ReturnType<typeof apiClient> }> {
+async function connected(fakeHub: FakeHub, name: string, credits = 0): Promise<{ cabinetId: string; api: ReturnType<typeof apiClient> }> {
   const cabinetId = await server.createCabinet(name);
+  // Before connecting: the balance the install brings to the cabinet's wallet.
+  if (credits > 0) grantCredits(server.deps, cabinetId, credits);
   await connectCabinet(server.deps, { cabinetId, hubUrl: fakeHub.url, code: 'ANY-CODE', deviceName: 'poste' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
   return { cabinetId, api: apiClient(server, server.createKey(cabinetId).key) };
 }
@@ -98,8 +100,7 @@ describe('a hostile hub’s pages', () => {
   afterAll(() => hub.close());
 
   it('are applied change by change: what the install’s rules refuse is set aside, the rest applies, and nothing runs or breaks', async () => {
-    const { cabinetId, api } = await connected(hub, 'Cabinet Cible');
-    grantCredits(server.deps, cabinetId, 100);
+    const { cabinetId, api } = await connected(hub, 'Cabinet Cible', 100);
     setInsurerCredentials(server.deps, cabinetId, 'testco', { login: 'broker', password: 'pw' });
     // Another cabinet of this install, whose client's id the hub will reuse.
     const neighbour = await server.createCabinet('Cabinet Voisin');

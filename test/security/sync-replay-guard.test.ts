@@ -40,10 +40,11 @@ async function victimAndThief(): Promise<{ victim: SyncNode; thief: PairResponse
   const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Dupont', email: 'a@dupont.fr', password: 'correct horse battery' });
   const victim = { ...opened, cabinetId };
   nodes.push(victim);
+  // Before connecting: the balance the install brings to the cabinet's wallet.
+  grantCredits(victim.deps, cabinetId, 100);
   await connectCabinet(victim.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: victim.records }, CLI_ACTOR);
   await pushNode(victim);
   setInsurerCredentials(victim.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
-  grantCredits(victim.deps, cabinetId, 100);
   const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Portable' }) });
   expect(res.status).toBe(201);
   return { victim, thief: (await res.json()) as PairResponse };

@@ -12,12 +12,11 @@ import { createLogger } from '../../server/logging.js';
 import { createInsurerRegistry } from '../../server/robots/adapter.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { setLlmDataSharing } from '../../server/tenancy/service.js';
-import { grantCredits } from '../../server/wallet/service.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
 import { createWebhook } from '../../server/webhooks/service.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { cabinetOfTwo, closeSyncNode, exchangeNode, grantOnHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * The right to erasure leaves no copies: once a client's erasure has synced, neither the hub nor
@@ -119,7 +118,8 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
     const opportunity = createOpportunity(a.deps, cabinetId, { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact: { last_name: PERSON.last_name, first_name: PERSON.first_name, email: PERSON.email, phone: PERSON.phone } }, 'api');
     const dicData = { insured_name: `${PERSON.first_name} ${PERSON.last_name}`, driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio', first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques' };
     ids.priced = createDevis(a.deps, cabinetId, { client_id: client.client_id, opportunity_id: opportunity.opportunity_id, compagnie: 'sandbox', produit: 'auto', dicData }).devis_id;
-    grantCredits(a.deps, cabinetId, 100);
+    await grantOnHub(fixture.hub, cabinetId, 100);
+    await exchangeNode(a);
     const { job_id: jobId } = enqueueTarification(a.deps, cabinetId, { compagnie: 'sandbox', produit: 'auto', devis_id: ids.priced, dicData }, 'test');
     const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
     expect(claimed?.id).toBe(jobId);

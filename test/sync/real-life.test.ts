@@ -8,14 +8,14 @@ import { createOpportunity, getOpportunity, updateOpportunity } from '../../serv
 import { createDevis } from '../../server/devis/service.js';
 import { createInsurerRegistry } from '../../server/robots/adapter.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { grantCredits } from '../../server/wallet/service.js';
+import { exchangeWalletNow } from '../../server/sync/transfer.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as store from '../../server/sync/store.js';
 import { cabinetsAwaitingHub, connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
+import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, grantOnHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
@@ -150,7 +150,8 @@ describe('an install restored from a backup', () => {
     const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Roux', first_name: 'Inès' });
     const dicData = { insured_name: 'Inès Roux', driver_birth_date: '1990-01-01', licence_date: '2010-01-01', bonus_malus: 1, vehicle_make: 'Peugeot', vehicle_model: '208', first_registration_date: '2020-01-01', postcode: '75011', usage: 'prive', formula: 'tiers' };
     const devisId = createDevis(a.deps, a.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData }).devis_id;
-    grantCredits(a.deps, a.cabinetId, 10);
+    await grantOnHub(fixture.hub, a.cabinetId, 10);
+    await exchangeWalletNow(a.deps, a.cabinetId, fetchHub);
     const { job_id: jobId } = enqueueTarification(a.deps, a.cabinetId, { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData }, 'test');
     await pushNode(a);
     const backup = backupSyncNode(a);

@@ -12,13 +12,13 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
 import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { grantCredits } from '../../server/wallet/service.js';
+import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { closeSyncNode, fetchHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
+import { closeSyncNode, fetchHub, grantOnHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 
 /**
@@ -70,7 +70,9 @@ beforeAll(async () => {
   );
   expect(joined.code, joined.stderr).toBe(0);
   b = await startTestServer({ ...options, dataDir: dataDirB });
-  for (const node of [a, b]) grantCredits(node.deps, cabinet, 100);
+  // The cabinet's one wallet, topped up on the hub: both installs show it once their sync exchanges it.
+  await grantOnHub(fixture.hub, cabinet, 100);
+  for (const node of [a, b]) await eventually(() => creditBalance(node.deps, cabinet), (balance) => balance === 100, 'the hub’s grant on each install');
 }, 120_000);
 
 afterAll(async () => {
@@ -128,9 +130,13 @@ describe('the replay guard across the installs of a cabinet', () => {
     // B made no job, paid nothing and never leased A's; the insurer saw one login, A's.
     const listedOnB = await apiB.get('/automation/jobs');
     expect((listedOnB.body.data as { job_id: string }[]).map((job) => job.job_id)).toEqual([jobId]);
-    const wallet = await apiB.get('/wallet');
-    expect(wallet.body.balance).toBe(100);
-    expect((wallet.body.ledger as { kind: string }[]).map((entry) => entry.kind)).toEqual(['grant']);
+    // One wallet: B shows what A's run cost the cabinet, and holds no entry of its own.
+    const wallet = await eventually(() => apiB.get('/wallet'), (res) => res.body.balance === 100 - Number(done.body.credits_consumed), 'A’s debit on B’s wallet');
+    expect((wallet.body.ledger as { kind: string; job_id: string | null }[]).map((entry) => [entry.kind, entry.job_id])).toEqual([
+      ['debit', jobId],
+      ['grant', null],
+    ]);
+    expect(b.deps.db.sqlite.prepare("SELECT count(*) AS own FROM wallet_ledger WHERE hub_state IS NOT 'mirrored'").get()).toEqual({ own: 0 });
     expect(b.deps.db.sqlite.prepare('SELECT job_id FROM leases_on_b').all()).toEqual([]);
     expect(b.deps.db.sqlite.prepare('SELECT enqueue_number, lease_until, attempts FROM jobs WHERE id = ?').get(jobId)).toEqual({ enqueue_number: null, lease_until: null, attempts: 1 });
     expect(insurer.logins).toBe(1);
@@ -154,7 +160,6 @@ describe('an install connecting with jobs in its queue', () => {
       joined = await joinNode(fixture.hub, cabinetId, Date.now(), 'B', [createTestInsurer()]);
       expect(findJob(joined.deps.db.orm, cabinetId, queued.job_id)).toMatchObject({ status: 'pending', enqueueNumber: null, leaseUntil: null });
       setInsurerCredentials(joined.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
-      grantCredits(joined.deps, cabinetId, 100);
       let refusal: unknown;
       try {
         enqueueTarification(joined.deps, cabinetId, request, 'prod');

@@ -164,7 +164,7 @@ const en = {
   amount: 'Amount',
   note: 'Note',
   job: 'Job',
-  kinds: { grant: 'Top-up', debit: 'Tarification', refund: 'Refund' } satisfies Record<LedgerKind, string>,
+  kinds: { grant: 'Top-up', debit: 'Tarification', refund: 'Refund', opening: 'Opening balance' } satisfies Record<LedgerKind, string>,
   robots: 'Robots',
   robotsOn: 'Robots are on.',
   robotsOffInstall: 'Robots are switched off for the whole install by its operator: new tarifications are refused (503) and queued jobs wait.',
@@ -364,7 +364,7 @@ const fr: AdminStrings = {
   amount: 'Montant',
   note: 'Note',
   job: 'Tarification',
-  kinds: { grant: 'Recharge', debit: 'Tarification', refund: 'Remboursement' },
+  kinds: { grant: 'Recharge', debit: 'Tarification', refund: 'Remboursement', opening: 'Solde d’ouverture' },
   robots: 'Robots',
   robotsOn: 'Les robots sont en marche.',
   robotsOffInstall:
