@@ -18,10 +18,11 @@ export type HubAuditAction =
   | 'hub.device_revoked'
   | 'hub.invite_created'
   | 'hub.protocol_reset'
-  | 'hub.restored';
+  | 'hub.restored'
+  | 'hub.compacted';
 
 export interface HubAuditActor {
-  kind: 'operator' | 'device' | 'anonymous';
+  kind: 'operator' | 'device' | 'anonymous' | 'system';
   id: string | null;
   label: string | null;
   address: string | null;

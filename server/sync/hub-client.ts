@@ -5,6 +5,7 @@ import { pathTo } from '../../shared/endpoint.js';
 import {
   DEVICE_TIME_HEADER,
   getBlob,
+  getState,
   HUB_EPOCH_HEADER,
   HUB_TIME_HEADER,
   leaveHub,
@@ -20,6 +21,7 @@ import {
   pushResponseSchema,
   putBlob,
   SYNC_PROTOCOL_HEADER,
+  stateResponseSchema,
   SYNC_PROTOCOL_VERSION,
   type LeaveResponse,
   type PairBody,
@@ -27,6 +29,7 @@ import {
   type PullResponse,
   type PushBody,
   type PushResponse,
+  type StateResponse,
 } from '../../shared/sync-protocol.js';
 
 /** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
@@ -66,6 +69,8 @@ export interface HubClient {
   pair(body: PairBody): Promise<PairResponse>;
   push(body: PushBody): Promise<PushResponse>;
   pull(query: { after: number; limit?: number; wait?: number; own?: boolean }, signal?: AbortSignal): Promise<PullResponse>;
+  /** A page of the cabinet's records as they stand, after a record (kind and id; empty for the first page). */
+  state(query: { after_kind: string; after_id: string; limit?: number }): Promise<StateResponse>;
   /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
   leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
@@ -180,6 +185,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     push: async (body) => (await call(pathTo(pushChanges), json(body), pushResponseSchema)).body,
     pull: async (query, signal) =>
       (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
+    state: async (query) => (await call(pathTo(getState, {}, query), { method: 'GET' }, stateResponseSchema)).body,
     leave: async (timeoutMs) => (await call(pathTo(leaveHub), { method: 'DELETE', timeoutMs }, leaveResponseSchema)).body,
     putBlob: async (sha256, bytes) => {
       await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
-import { pullEverything } from './pull.js';
+import { pullEverything } from './catch-up.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
