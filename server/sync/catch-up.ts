@@ -1,5 +1,6 @@
 import type { PulledChange, RecordState } from '../../shared/sync-protocol.js';
 import type { ApplicableChange } from './apply.js';
+import { recordAudit } from '../audit/service.js';
 import { HubRefusal } from './hub-client.js';
 import { applyPage, PULL_PAGE, stageBlobs, type PullContext } from './pull.js';
 import { HubEpochChanged, resyncWithHub } from './resync.js';
@@ -91,6 +92,19 @@ async function pullState(context: PullContext, cabinetId: string, progress: (app
   }
 }
 
+/** A cursor older than the changes the hub keeps: the state, then the changes after it; audited as a resync. */
+async function readStateAgain(context: PullContext, cabinetId: string, details: unknown): Promise<void> {
+  const from = store.findConnection(context.deps.db.orm, cabinetId)?.pullCursor ?? 0;
+  const applied = await pullState(context, cabinetId);
+  const oldest = (details as { oldest_seq?: unknown } | undefined)?.oldest_seq;
+  recordAudit(context.deps, {
+    cabinetId,
+    action: 'sync.resynced',
+    actor: { kind: 'system', id: null, label: 'sync', address: null, listener: 'internal' },
+    details: { reason: 'cursor_expired', pulled_from: from, hub_oldest_seq: typeof oldest === 'number' ? oldest : null, records_read: applied },
+  });
+}
+
 /** Runs a pull; a hub that went back in time (a new epoch, or a cursor past its newest seq) makes this install start over with it, and a cursor the hub no longer serves reads the state. */
 async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pull: () => Promise<T>, resynced: T): Promise<T> {
   try {
@@ -98,7 +112,7 @@ async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pul
   } catch (err) {
     if (err instanceof HubEpochChanged) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
     else if (err instanceof HubWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
-    else if (err instanceof HubRefusal && err.code === 'cursor_expired') await pullState(context, cabinetId);
+    else if (err instanceof HubRefusal && err.code === 'cursor_expired') await readStateAgain(context, cabinetId, err.details);
     else throw err;
     return resynced;
   }
