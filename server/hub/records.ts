@@ -14,35 +14,40 @@ import type { Sql, TransactionSql } from 'postgres';
  * compares them on the installs.
  */
 export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
+  // No join between the batch's rows and their records' rows: with the statistics of rows just
+  // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
+  // Each record's prior state and changes are one set instead, flagged by window functions.
   await tx`
     WITH batch AS (
       SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
     ),
-    keys AS (SELECT kind, record_id, max(seq) AS last_seq, bool_or(op = 'erase') AS erases FROM batch GROUP BY kind, record_id),
-    state AS (
-      SELECT k.kind, k.record_id, k.last_seq, (SELECT b.device_id FROM batch b WHERE b.seq = k.last_seq) AS device_id,
-        coalesce(r.erased, false) OR k.erases AS erased,
-        CASE WHEN r.erased OR NOT k.erases THEN r.fields END AS prior_fields, r.stamps AS prior_stamps
-      FROM keys k LEFT JOIN hub_records r ON r.cabinet_id = ${cabinetId} AND r.kind = k.kind AND r.record_id = k.record_id
+    sources AS (
+      SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior
+      FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM batch)
+      UNION ALL
+      SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false FROM batch
+    ),
+    flagged AS (
+      SELECT *, bool_or(op = 'erase') OVER w AS erased, bool_or(prior AND op = 'erase') OVER w AS was_erased, bool_or(NOT prior AND op = 'erase') OVER w AS erases
+      FROM sources WINDOW w AS (PARTITION BY kind, record_id)
     ),
     candidates AS (
-      SELECT s.kind, s.record_id, f.key, f.value, s.prior_stamps->>f.key AS stamp, 0::bigint AS seq FROM state s, jsonb_each(s.prior_fields) f
-      UNION ALL
-      SELECT b.kind, b.record_id, f.key, f.value, b.hlc, b.seq
-      FROM batch b JOIN state s ON s.kind = b.kind AND s.record_id = b.record_id, jsonb_each(b.fields) f
-      WHERE (b.op = 'erase') = s.erased
+      SELECT kind, record_id, f.key, f.value, CASE WHEN prior THEN stamps->>f.key ELSE hlc END AS stamp, seq
+      FROM flagged, jsonb_each(fields) f
+      WHERE CASE WHEN prior THEN was_erased OR NOT erases ELSE (op = 'erase') = erased END
     ),
     winners AS (
       SELECT DISTINCT ON (kind, record_id, key) kind, record_id, key, value, stamp FROM candidates
       ORDER BY kind, record_id, key, stamp COLLATE "C" DESC, seq
     ),
     merged AS (
-      SELECT s.kind, s.record_id, s.last_seq, s.device_id, s.erased,
-        coalesce(jsonb_object_agg(w.key, w.value) FILTER (WHERE w.key IS NOT NULL), '{}'::jsonb) AS fields,
-        coalesce(jsonb_object_agg(w.key, w.stamp) FILTER (WHERE w.key IS NOT NULL), '{}'::jsonb) AS stamps
-      FROM state s LEFT JOIN winners w ON w.kind = s.kind AND w.record_id = s.record_id
-      GROUP BY s.kind, s.record_id, s.last_seq, s.device_id, s.erased
+      SELECT kind, record_id, max(seq) AS last_seq, (array_agg(device_id ORDER BY seq DESC) FILTER (WHERE device_id IS NOT NULL))[1] AS device_id, bool_or(erased) AS erased,
+        coalesce(jsonb_object_agg(key, value) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS fields,
+        coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps
+      FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased FROM winners
+            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased FROM flagged WHERE NOT prior) x
+      GROUP BY kind, record_id
     )
     INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes)
     SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) FROM merged
