@@ -2,10 +2,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, getState, pullChanges, pushChanges, putBlob, type StateResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { compactCabinet, type Retention } from '../../server/hub/compaction.js';
+import { startCompaction } from '../../server/hub/compaction-runs.js';
 import { hubMigrationsFolder } from '../../server/hub/database.js';
 import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -180,6 +181,29 @@ describe('compaction', () => {
     expect(edge.json<{ changes: unknown[] }>().changes).toHaveLength(15);
     // Compacting again finds nothing more to delete.
     expect(await compact(id, { days: 1, changes: 15 })).toMatchObject({ changes_deleted: 0, retained_from_seq: 36 });
+  });
+
+  it('runs from hub serve once a period, and records in the audit log the cabinets it took something from', async () => {
+    const { id, devices } = await newCabinet();
+    await push(devices[0]!, [{ record_id: 'p1', fields: { last_name: 'Un' } }]);
+    await push(devices[0]!, [{ record_id: 'p1', fields: { last_name: 'Deux' }, stamp: [5, 0] }]);
+    hub.clock.advance(24 * HOUR);
+    const errors: unknown[] = [];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let loop: ReturnType<typeof startCompaction>;
+    try {
+      loop = startCompaction(hub.deps, { days: 0, changes: 1, blobGraceMs: HOUR }, 3600_000, { error: (...args: unknown[]) => errors.push(args) });
+      await vi.advanceTimersByTimeAsync(3600_000 - 1);
+      expect(Number((await hub.deps.sql<{ n: string }[]>`SELECT retained_from_seq AS n FROM hub_cabinets WHERE id = ${id}`)[0]!.n)).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+    } finally {
+      vi.useRealTimers();
+    }
+    await loop.stop();
+    expect(errors).toEqual([]);
+    expect(Number((await hub.deps.sql<{ n: string }[]>`SELECT retained_from_seq AS n FROM hub_cabinets WHERE id = ${id}`)[0]!.n)).toBe(2);
+    const audited = await hub.deps.sql<{ actor_kind: string; details: Record<string, unknown> }[]>`SELECT actor_kind, details FROM hub_audit_events WHERE cabinet_id = ${id} AND action = 'hub.compacted'`;
+    expect(audited).toEqual([{ actor_kind: 'system', details: expect.objectContaining({ changes_deleted: 1 }) }]);
   });
 
   it('never deletes the newest change, so that a cursor at the cabinet’s newest seq (a waiting long poll) never expires', async () => {
