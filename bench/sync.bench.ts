@@ -64,7 +64,7 @@ import { downloadAll, uploadQueue } from '../server/sync/transfer.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { CLI_ACTOR } from '../server/audit/service.js';
 
-const RECORDS = 100_000;
+export const RECORDS = 100_000;
 const LATENCY_RATE = 50;
 const LATENCY_SECONDS = 10;
 /** A change still missing this long after the last create is counted as this late. */
@@ -98,7 +98,7 @@ function tagsOf(i: number): string[] {
 }
 
 /** Opportunity i as its row's columns (SQL names): the fields its change carries. */
-function opportunityFields(i: number, now: number): Record<string, unknown> {
+export function opportunityFields(i: number, now: number): Record<string, unknown> {
   return {
     title: `Flotte ${i} véhicules`,
     product: PRODUCTS[i % PRODUCTS.length],
@@ -113,20 +113,20 @@ function opportunityFields(i: number, now: number): Record<string, unknown> {
   };
 }
 
-interface Install {
+export interface Install {
   deps: Deps;
   close(): void;
 }
 
 /** An install as the CLI opens one: its SQLite file, its secret store, no server. */
-function openInstall(dataDir: string): Install {
+export function openInstall(dataDir: string): Install {
   const config = loadConfig({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'info' }, {});
   const db = openDatabase(databaseFile(dataDir));
   return { deps: defaultDeps(db, config, { env: {} }), close: () => db.close() };
 }
 
 /** The fast seed: RECORDS opportunities written straight into the table, in one transaction (no events, no outbox: sync is off). */
-function seedOpportunities(install: Install, cabinetId: string): number {
+export function seedOpportunities(install: Install, cabinetId: string): number {
   const insert = install.deps.db.sqlite.prepare(
     `INSERT INTO opportunities (id, cabinet_id, title, product, stage, expected_value_cents, source, contact, tags, created_via, created_at, updated_at)
      VALUES (@id, @cabinet_id, @title, @product, @stage, @expected_value_cents, @source, @contact, @tags, @created_via, @created_at, @updated_at)`,

@@ -85,6 +85,7 @@ export const ERROR_STATUS = {
   sync_too_many_requests: 429,
   sync_gap: 409,
   device_rewound: 409,
+  cursor_expired: 410,
   clock_skew: 409,
   sync_protocol_too_old: 426,
   blob_hash_mismatch: 400,
@@ -191,6 +192,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   sync_too_many_requests: 'This device has too many requests (or long polls) in progress at the hub; retry after Retry-After.',
   sync_gap: 'The batch does not start where the hub expects this device’s changes to continue; details.expected_number says where. Send from that number.',
   device_rewound: 'The hub holds other changes under these numbers: this install was restored from a backup. It numbers its queue from details.expected_number and pulls its own later changes back.',
+  cursor_expired:
+    'The hub no longer holds the changes after this cursor (details.oldest_seq: pull after it or later); the install reads the cabinet’s current state (GET /state) and pulls from its as_of_seq, keeping what it has not pushed yet.',
   clock_skew: 'This machine’s clock is more than 5 minutes ahead of the hub’s; details.ahead_seconds says by how much. Set the clock right: the changes stay queued meanwhile.',
   sync_protocol_too_old: 'This install’s version of Courtier is too old for the cabinet’s other installs; update it. Its changes stay queued meanwhile.',
   invalid_hub_url: 'The hub URL must be https://, or http:// to this machine only (the device credential travels with every request).',

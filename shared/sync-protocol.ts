@@ -88,6 +88,7 @@ export function parseHlc(text: string): Hlc {
 const isoTime = z.iso.datetime().describe('ISO 8601, UTC.');
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256, 64 lowercase hex digits');
 const deviceIdSchema = z.string().min(1).max(64);
+const recordIdSchema = z.string().min(1).max(254).describe('The record’s id: a UUID, or a user’s email.');
 
 /**
  * One change of one record, numbered by its install: an upsert of some fields (the whole record on
@@ -97,7 +98,7 @@ const syncChangeSchema = z
   .object({
     number: z.int().min(1).describe('The install’s own sequence number of this change; consecutive within a device.'),
     kind: z.enum(SYNCED_KINDS),
-    record_id: z.string().min(1).max(254).describe('The record’s id: a UUID, or a user’s email.'),
+    record_id: recordIdSchema,
     op: z.enum(SYNC_OPS),
     hlc: hlcSchema.describe('When the change was made: orders it against other devices’ changes to the same fields.'),
     fields: z.record(z.string(), z.unknown()).describe('Column name → value; for an erasure, the values that replace the erased ones.'),
@@ -161,6 +162,39 @@ export const pullResponseSchema = z
   })
   .meta({ id: 'SyncPull' });
 export type PullResponse = z.infer<typeof pullResponseSchema>;
+
+/** A record's current state on the hub: every change it stored of it, merged field by field by their stamps. */
+const recordStateSchema = z
+  .object({
+    kind: z.string().min(1).max(64).describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version.`),
+    record_id: recordIdSchema,
+    erased: z.boolean().describe('true: the record was erased; its fields are its tombstone.'),
+    fields: z.record(z.string(), z.unknown()).describe('Column name → its latest value.'),
+    stamps: z.record(z.string(), hlcSchema).describe('Column name → the clock of its value (last writer wins per field, as for changes).'),
+    seq: z.int().min(1).describe('The seq of the newest change merged into this state.'),
+    device_id: deviceIdSchema.describe('The device of that change.'),
+  })
+  .meta({ id: 'SyncRecordState' });
+export type RecordState = z.infer<typeof recordStateSchema>;
+
+const stateQuerySchema = z.object({
+  after_kind: z.string().max(64).default('').describe('With after_id: the last record of the previous page; empty for the first page.'),
+  after_id: z.string().max(200).default(''),
+  limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
+});
+
+export const stateResponseSchema = z
+  .object({
+    records: z.array(recordStateSchema).describe('In (kind, record_id) order.'),
+    as_of_seq: z
+      .int()
+      .min(0)
+      .describe('Every change up to this seq is merged into this page. Keep the first page’s: once the last page is applied, pull changes after it (a record changed meanwhile comes again, and merges by its stamps).'),
+    more: z.boolean().describe('More records follow: ask again with the last record’s kind and id.'),
+    hub_time: isoTime,
+  })
+  .meta({ id: 'SyncState' });
+export type StateResponse = z.infer<typeof stateResponseSchema>;
 
 /**
  * A name the hub's operator reads in a terminal: no control character (an escape sequence could
@@ -325,13 +359,31 @@ export const pullChanges = defineEndpoint({
   operationId: 'pullChanges',
   summary: 'The other devices’ changes after a seq, in commit order',
   description:
-    'The caller’s own changes are left out (unless own=true), and last_seq moves past them; last_seq below `after` means the hub went back (restored from a backup): the install pulls again from 0. A page ends at `limit` changes or once their fields pass 4 MiB (at least one change always comes), and then says more. ' +
+    'The caller’s own changes are left out (unless own=true), and last_seq moves past them; last_seq below `after` means the hub went back (restored from a backup): the install pulls again from 0. ' +
+    'A cursor older than the changes the hub still holds is 410 cursor_expired (details.oldest_seq): the install reads the state (GET /state), then pulls after its as_of_seq. A page ends at `limit` changes or once their fields pass 4 MiB (at least one change always comes), and then says more. ' +
     'With wait > 0 and nothing new, the request is held until another device pushes (any hub process wakes it), the wait ends, or the device is revoked (401 device_revoked). A device has at most 2 such waits and 8 requests in progress on a hub process (429 sync_too_many_requests).',
   tag: 'Sync',
   auth: 'device',
   headers: PROTOCOL_HEADERS,
   query: pullQuerySchema,
   responses: { 200: { description: 'A page of changes.', schema: pullResponseSchema } },
+  errors: ['validation_error', 'cursor_expired', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
+});
+
+export const getState = defineEndpoint({
+  method: 'GET',
+  surface: 'hub',
+  path: '/state',
+  operationId: 'getState',
+  summary: 'The current state of the cabinet’s records, by pages',
+  description:
+    'What a join, or an install whose cursor expired, reads instead of the whole history: each record of the caller’s cabinet with its fields, their stamps and whether it was erased, in (kind, record_id) order. ' +
+    'A page ends at `limit` records or once their fields pass 4 MiB (at least one record always comes). Keep the first page’s as_of_seq, apply every page as changes are applied (field by field by stamp), then pull changes after as_of_seq.',
+  tag: 'Sync',
+  auth: 'device',
+  headers: PROTOCOL_HEADERS,
+  query: stateQuerySchema,
+  responses: { 200: { description: 'A page of records.', schema: stateResponseSchema } },
   errors: ['validation_error', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
@@ -419,4 +471,4 @@ export const getHubOpenApiDocument = defineEndpoint({
   errors: [],
 });
 
-export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, exchangeWallet, leaveHub, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;
+export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, getState, exchangeWallet, leaveHub, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;

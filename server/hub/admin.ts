@@ -20,7 +20,7 @@ export async function listHubCabinets(deps: HubDeps): Promise<HubCabinetSummary[
   const rows = await deps.sql<{ id: string; name: string; devices: number; records: number; last_sync_at: string | null }[]>`
     SELECT c.id, c.name,
            (SELECT count(*)::int FROM hub_devices d WHERE d.cabinet_id = c.id AND d.revoked_at IS NULL) AS devices,
-           (SELECT count(*)::int FROM (SELECT DISTINCT kind, record_id FROM hub_changes h WHERE h.cabinet_id = c.id) r) AS records,
+           (SELECT count(*)::int FROM hub_records r WHERE r.cabinet_id = c.id) AS records,
            (SELECT max(d.last_seen_at) FROM hub_devices d WHERE d.cabinet_id = c.id) AS last_sync_at
     FROM hub_cabinets c ORDER BY c.name, c.id`;
   return rows.map((r) => ({

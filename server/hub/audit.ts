@@ -19,10 +19,11 @@ export type HubAuditAction =
   | 'hub.invite_created'
   | 'hub.protocol_reset'
   | 'hub.credits_granted'
-  | 'hub.restored';
+  | 'hub.restored'
+  | 'hub.compacted';
 
 export interface HubAuditActor {
-  kind: 'operator' | 'device' | 'anonymous';
+  kind: 'operator' | 'device' | 'anonymous' | 'system';
   id: string | null;
   label: string | null;
   address: string | null;

@@ -35,7 +35,11 @@ export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string
         .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
         .onConflictDoNothing()
         .returning({ size: hubBlobs.size });
-      if (stored.length === 0) return;
+      if (stored.length === 0) {
+        // Sent again, it is about to be named again: its grace period before compaction may collect it starts over.
+        await tx.update(hubBlobs).set({ createdAt: new Date(deps.clock.now()) }).where(and(eq(hubBlobs.cabinetId, cabinetId), eq(hubBlobs.sha256, sha256)));
+        return;
+      }
       // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
       const [counts] = await tx
         .update(hubCabinets)

@@ -8,6 +8,7 @@ import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
 import { followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
+import { foldIntoRecords } from './records.js';
 import {
   allocateSeqs,
   countStoredBytes,
@@ -78,6 +79,8 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     // What the new erasures reach further (the client's email and SIRET find opportunities: before scrubBeforeErasures empties them).
     if (hasFollowUp(erasure.followUp)) await followErasures(tx, caller.cabinetId, erasure.followUp);
     if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
+    // From the changes as stored, once every scrub is done: the state is what they make.
+    await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
     return last;
@@ -105,7 +108,9 @@ async function assertSameReplay(tx: TransactionSql, caller: AuthenticatedDevice,
   const last = replayed[replayed.length - 1];
   if (!first || !last) return;
   const stored = await storedStamps(tx, caller.cabinetId, caller.deviceId, first.number, last.number);
-  if (replayed.every((change) => stored.get(change.number) === undefined || stored.get(change.number) === change.hlc)) return;
+  // A number compaction deleted cannot be compared: a replay comes seconds after its batch, never
+  // past the retention, so such a batch is taken for a restored install's (sent again, it merges by stamp).
+  if (replayed.every((change) => stored.get(change.number) === change.hlc)) return;
   throw new ApiError('device_rewound', `The hub holds other changes of this device under numbers up to ${lastNumber}: this install was restored from a backup. Number its queue from ${lastNumber + 1}; nothing was stored.`, {
     expected_number: lastNumber + 1,
   });
@@ -194,6 +199,8 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
     walletSeq = found.walletSeq;
     // A cursor past the cabinet's newest seq: the hub went back (restored from a backup); the answer's last_seq says so.
     if (found.newestSeq < pull.after) wentBack = found.newestSeq;
+    // Read in the same snapshot as the rows: a compaction that deleted changes after the cursor is always seen.
+    if (after < found.retainedFromSeq - 1) throw cursorExpired(found.retainedFromSeq - 1);
     newestSeq = Math.max(after, found.newestSeq);
     cut = found.cut;
     if (found.rows.length === 0) after = newestSeq;
@@ -246,6 +253,14 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
 function pullAnswer(changes: readonly StoredChange[], rest: Omit<PullResponse, 'changes'>): string {
   const items = changes.map(({ fieldsJson, ...change }) => `${JSON.stringify(change).slice(0, -1)},"fields":${fieldsJson}}`);
   return `{"changes":[${items.join(',')}],${JSON.stringify(rest).slice(1)}`;
+}
+
+function cursorExpired(oldestSeq: number): ApiError {
+  return new ApiError(
+    'cursor_expired',
+    `The hub no longer holds every change after this cursor: it keeps those after seq ${oldestSeq}. Read the cabinet’s current state, then pull after its as_of_seq.`,
+    { oldest_seq: oldestSeq },
+  );
 }
 
 function revokedWhileWaiting(): ApiError {

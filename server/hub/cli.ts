@@ -4,7 +4,9 @@ import { UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import { listHubCabinets, listHubDevices, markRestored, resetCabinetProtocol, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
-import { loadHubConfig } from './config.js';
+import { loadHubConfig, retentionOf } from './config.js';
+import { compactAndAudit } from './compaction-runs.js';
+import type { CompactionSummary } from './compaction.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
 import { createInvite } from './pairing.js';
@@ -91,6 +93,13 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
       print(io, v.json, { cabinets }, `${cabinets} cabinet(s) have a new epoch: each install pulls its cabinet again and sends again what it made since the backup, at its next exchange with the hub.`);
       return;
     }
+    case 'compact': {
+      const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' } });
+      const retention = retentionOf(loadHubConfig({ databaseUrl: v['database-url'] }, io.env));
+      const compacted = await withHub(v['database-url'], io, (deps) => compactAndAudit(deps, retention, operatorActor(), v.cabinet));
+      print(io, v.json, { cabinets: compacted }, compacted.length ? compacted.map(describeCompaction).join('\n') : 'No cabinet on this hub yet.');
+      return;
+    }
     case 'devices':
       return runDevices(rest, io);
     case 'credits':
@@ -98,7 +107,7 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
     case 'audit':
       return runHubAudit(rest, io);
     default:
-      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, credits, audit or restored`);
+      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, credits, compact, audit or restored`);
   }
 }
 
@@ -188,6 +197,11 @@ export function printable(text: string): string {
 
 function describeCabinet(c: HubCabinetSummary): string {
   return `${printable(c.cabinet_id)}  ${printable(c.name)}  ${c.devices} device(s)  ${c.records} record(s)  last sync ${c.last_sync_at ?? 'never'}`;
+}
+
+function describeCompaction(c: CompactionSummary): string {
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  return `${printable(c.cabinet_id)}  ${c.changes_deleted} change(s) deleted (${mb(c.change_bytes_deleted)} MB), ${c.blobs_deleted} PDF(s) no record names deleted (${mb(c.blob_bytes_deleted)} MB); changes kept from seq ${c.retained_from_seq}`;
 }
 
 function describeDevice(d: HubDeviceSummary): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, trustProxySchema } from '../config.js';
+import { DEFAULT_RETENTION, type Retention } from './compaction.js';
 import { DEFAULT_HUB_LIMITS, type HubLimits } from './deps.js';
 
 const MB = 1024 * 1024;
@@ -22,6 +23,12 @@ const hubConfigSchema = z.object({
   cabinetMaxChangesMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChangeBytes / MB),
   cabinetMaxBlobs: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobs),
   cabinetMaxBlobsMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
+  /** Retention (compaction.ts): changes of the last days, or the newest of each cabinet, whichever keeps more; PDFs no record names after their grace. */
+  retainDays: z.coerce.number().int().min(0).default(DEFAULT_RETENTION.days),
+  retainChanges: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.changes),
+  blobGraceHours: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.blobGraceMs / 3600_000),
+  /** How often `hub serve` compacts every cabinet; 0: never (`courtier hub compact` only). */
+  compactEveryMinutes: z.coerce.number().int().min(0).default(60),
 });
 export type HubConfig = z.infer<typeof hubConfigSchema>;
 
@@ -35,6 +42,10 @@ const HUB_ENV: Record<keyof HubConfig, { env: string; flag?: string }> = {
   cabinetMaxChangesMb: { env: 'COURTIER_HUB_CABINET_MAX_CHANGES_MB' },
   cabinetMaxBlobs: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS' },
   cabinetMaxBlobsMb: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS_MB' },
+  retainDays: { env: 'COURTIER_HUB_RETAIN_DAYS' },
+  retainChanges: { env: 'COURTIER_HUB_RETAIN_CHANGES' },
+  blobGraceHours: { env: 'COURTIER_HUB_BLOB_GRACE_HOURS' },
+  compactEveryMinutes: { env: 'COURTIER_HUB_COMPACT_EVERY_MINUTES' },
 };
 
 /** The quotas of the configuration, as the hub's services take them. */
@@ -45,6 +56,11 @@ export function hubLimitsOf(config: HubConfig): Partial<HubLimits> {
     cabinetBlobs: config.cabinetMaxBlobs,
     cabinetBlobBytes: config.cabinetMaxBlobsMb * MB,
   };
+}
+
+/** The retention of the configuration, as compaction takes it. */
+export function retentionOf(config: HubConfig): Retention {
+  return { days: config.retainDays, changes: config.retainChanges, blobGraceMs: config.blobGraceHours * 3600_000 };
 }
 
 export function loadHubConfig(flags: Partial<Record<keyof HubConfig, string | undefined>>, env: NodeJS.ProcessEnv): HubConfig {

@@ -43,20 +43,20 @@ function named(change: SyncChange): Named {
   return { change, named: [] };
 }
 
-/** Which of these records an erase change reached (the partial index of erasures answers it), and which a client's erasure reached: only those found come back. */
+/** Which of these records an erase change reached (their state says so), and which a client's erasure reached: only those found come back. */
 async function erasureState(tx: TransactionSql, cabinetId: string, keys: ReadonlyMap<string, Key>, links: boolean): Promise<{ erased: Set<string>; linked: Set<string> }> {
   const kinds = [...keys.values()].map((key) => key.kind);
   const ids = [...keys.values()].map((key) => key.record_id);
   const rows = links
     ? await tx<{ kind: string; record_id: string; erased: boolean }[]>`
-      SELECT DISTINCT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
-      JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.kind = r.kind AND h.record_id = r.record_id AND h.op = 'erase'
+      SELECT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
+      JOIN hub_records s ON s.cabinet_id = ${cabinetId} AND s.kind = r.kind AND s.record_id = r.record_id AND s.erased
       UNION ALL
       SELECT r.kind, r.record_id, false AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
       JOIN hub_erasure_links l ON l.cabinet_id = ${cabinetId} AND l.kind = r.kind AND l.record_id = r.record_id`
     : await tx<{ kind: string; record_id: string; erased: boolean }[]>`
-      SELECT DISTINCT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
-      JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.kind = r.kind AND h.record_id = r.record_id AND h.op = 'erase'`;
+      SELECT r.kind, r.record_id, true AS erased FROM unnest(${kinds}::text[], ${ids}::text[]) AS r(kind, record_id)
+      JOIN hub_records s ON s.cabinet_id = ${cabinetId} AND s.kind = r.kind AND s.record_id = r.record_id AND s.erased`;
   return {
     erased: new Set(rows.filter((row) => row.erased).map((row) => recordKey(row.kind, row.record_id))),
     linked: new Set(rows.filter((row) => !row.erased).map((row) => recordKey(row.kind, row.record_id))),
@@ -65,7 +65,7 @@ async function erasureState(tx: TransactionSql, cabinetId: string, keys: Readonl
 
 /** Whether any client of the cabinet was ever erased: until then, nothing a batch names can have been reached. */
 async function anyClientErased(tx: TransactionSql, cabinetId: string): Promise<boolean> {
-  const [row] = await tx<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = 'client' AND op = 'erase') AS any`;
+  const [row] = await tx<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'client' AND erased) AS any`;
   return row?.any ?? false;
 }
 
@@ -153,18 +153,21 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   const opportunities: string[] = [];
   if (clients.length > 0) {
     devis.push(...ids(await tx<{ id: string }[]>`
-      SELECT DISTINCT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])`));
+      SELECT record_id AS id FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
+      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND fields->>'client_id' = ANY(${clients}::text[])`));
     opportunities.push(...(await opportunitiesOfContacts(tx, cabinetId, clients)));
   }
   const jobs = [...followUp.jobs];
   if (devis.length > 0) {
     opportunities.push(...ids(await tx<{ id: string | null }[]>`
-      SELECT DISTINCT fields->>'opportunity_id' AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[]) AND op = 'upsert'`));
+      SELECT fields->>'opportunity_id' AS id FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[]) AND op = 'upsert'
+      UNION SELECT fields->>'opportunity_id' FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[])`));
     jobs.push(...ids(await tx<{ id: string }[]>`
-      SELECT DISTINCT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND op = 'upsert' AND fields->>'devis_id' = ANY(${devis}::text[])`));
+      SELECT record_id AS id FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND op = 'upsert' AND fields->>'devis_id' = ANY(${devis}::text[])
+      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND fields->>'devis_id' = ANY(${devis}::text[])`));
   }
   const reached = await recordLinks(tx, cabinetId, [
     ...devis.map((id) => ({ kind: 'devis', record_id: id })),
@@ -187,16 +190,25 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
  */
 async function opportunitiesOfContacts(tx: TransactionSql, cabinetId: string, clients: readonly string[]): Promise<string[]> {
   const latest = await tx<{ field: string; value: string }[]>`
-    SELECT DISTINCT ON (h.record_id, f.field) f.field, h.fields->>f.field AS value
-    FROM hub_changes h, (VALUES ('email'), ('siret')) AS f(field)
-    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'client' AND h.record_id = ANY(${clients}::text[]) AND h.op = 'upsert' AND h.fields ? f.field
-    ORDER BY h.record_id, f.field, h.hlc DESC`;
+    SELECT DISTINCT ON (v.record_id, v.field) v.field, v.value FROM (
+      SELECT h.record_id, f.field, h.fields->>f.field AS value, h.hlc AS stamp
+      FROM hub_changes h, (VALUES ('email'), ('siret')) AS f(field)
+      WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'client' AND h.record_id = ANY(${clients}::text[]) AND h.op = 'upsert' AND h.fields ? f.field
+      UNION ALL
+      SELECT r.record_id, f.field, r.fields->>f.field, r.stamps->>f.field
+      FROM hub_records r, (VALUES ('email'), ('siret')) AS f(field)
+      WHERE r.cabinet_id = ${cabinetId} AND r.kind = 'client' AND r.record_id = ANY(${clients}::text[]) AND NOT r.erased AND r.fields ? f.field
+    ) v
+    ORDER BY v.record_id, v.field, v.stamp COLLATE "C" DESC`;
   const needles = latest.flatMap((row) => (typeof row.value === 'string' && row.value !== '' ? [`"${row.field}":${JSON.stringify(row.value)}`.toLowerCase()] : []));
   if (needles.length === 0) return [];
   const rows = await tx<{ id: string }[]>`
-    SELECT DISTINCT record_id AS id FROM hub_changes h
-    WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity' AND op = 'upsert' AND fields ? 'contact'
-      AND EXISTS (SELECT 1 FROM unnest(${needles}::text[]) AS n(needle) WHERE strpos(lower(h.fields->>'contact'), n.needle) > 0)`;
+    SELECT record_id AS id FROM (
+      SELECT record_id, fields FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity' AND op = 'upsert' AND fields ? 'contact'
+      UNION ALL SELECT record_id, fields FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity' AND fields ? 'contact'
+    ) h
+    WHERE EXISTS (SELECT 1 FROM unnest(${needles}::text[]) AS n(needle) WHERE strpos(lower(h.fields->>'contact'), n.needle) > 0)
+    GROUP BY record_id`;
   return rows.map((row) => row.id);
 }
 
@@ -210,49 +222,71 @@ async function recordLinks(tx: TransactionSql, cabinetId: string, keys: readonly
     RETURNING kind, record_id`;
 }
 
-/** Every change the hub holds of these records loses its personal fields (those it carries), and says its new size. */
+/** Every change the hub holds of these records, and their state, lose their personal fields (those they carry), and say their new size. */
 async function scrubRecords(tx: TransactionSql, cabinetId: string, kind: LinkedKind, recordIds: readonly string[]): Promise<void> {
   const replacement = JSON.stringify(ERASED_RECORD_FIELDS[kind]);
+  const personal = Object.keys(ERASED_RECORD_FIELDS[kind]);
+  // The value a field's stamp names is emptied, the stamp stays: the state is still the fold of the changes.
+  await tx`
+    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text)
+    FROM (
+      SELECT record_id, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
+      FROM hub_records c
+      WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ANY(${recordIds}::text[]) AND fields ?| ${personal}::text[]
+    ) x
+    WHERE s.cabinet_id = ${cabinetId} AND s.kind = ${kind} AND s.record_id = x.record_id AND s.fields IS DISTINCT FROM x.fields`;
   await tx`
     UPDATE hub_changes h SET fields = x.fields, bytes = octet_length(x.fields::text)
     FROM (
       SELECT seq, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
       FROM hub_changes c
       WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ANY(${recordIds}::text[]) AND op = 'upsert'
-        AND fields ?| ${Object.keys(ERASED_RECORD_FIELDS[kind])}::text[]
+        AND fields ?| ${personal}::text[]
     ) x
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq AND h.fields IS DISTINCT FROM x.fields`;
 }
 
 /**
- * The events the hub holds about these records (an erased client, reached records): found by
- * their ids in the data's text, then checked on the parsed data. A client.updated keeps nothing;
- * any other keeps its data without the personal part.
+ * The events the hub holds about these records (an erased client, reached records), in their
+ * changes and their state: found by their ids in the data's text, then checked on the parsed data.
+ * A client.updated keeps nothing; any other keeps its data without the personal part.
  */
 async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: readonly Key[]): Promise<void> {
   if (subjects.length === 0) return;
   const wanted = new Set(subjects.map((subject) => recordKey(subject.kind, subject.record_id)));
-  const candidates = await tx<{ seq: string; fields: Record<string, unknown> }[]>`
-    SELECT seq, fields FROM hub_changes h
+  const ids = [...new Set(subjects.map((subject) => subject.record_id))];
+  const candidates = await tx<{ seq: string | null; record_id: string; fields: Record<string, unknown> }[]>`
+    SELECT seq, record_id, fields FROM hub_changes h
     WHERE cabinet_id = ${cabinetId} AND kind = 'event' AND op = 'upsert' AND fields->>'type' = ANY(${ERASABLE_EVENT_TYPES}::text[])
-      AND EXISTS (SELECT 1 FROM unnest(${[...new Set(subjects.map((subject) => subject.record_id))]}::text[]) AS s(id) WHERE strpos(h.fields->>'data', s.id) > 0)`;
+      AND EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS s(id) WHERE strpos(h.fields->>'data', s.id) > 0)
+    UNION ALL
+    SELECT NULL, record_id, fields FROM hub_records h
+    WHERE cabinet_id = ${cabinetId} AND kind = 'event' AND NOT erased AND fields->>'type' = ANY(${ERASABLE_EVENT_TYPES}::text[])
+      AND EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS s(id) WHERE strpos(h.fields->>'data', s.id) > 0)`;
   const rewritten = candidates.flatMap((row) => {
     const data = parseEventData(row.fields.data);
     if (!data || !eventSubjects(row.fields.type, data).some((subject) => wanted.has(recordKey(subject.kind, subject.id)))) return [];
-    return [{ seq: Number(row.seq), fields: erasedEvent(row.fields, data) }];
+    return [{ seq: row.seq === null ? null : Number(row.seq), record_id: row.record_id, fields: erasedEvent(row.fields, data) }];
   });
   if (rewritten.length === 0) return;
+  const changes = JSON.stringify(rewritten.filter((row) => row.seq !== null));
+  const states = JSON.stringify(rewritten.filter((row) => row.seq === null));
   await tx`
     UPDATE hub_changes h SET fields = r.fields, bytes = octet_length(r.fields::text)
-    FROM jsonb_to_recordset(${JSON.stringify(rewritten)}::text::jsonb) AS r(seq bigint, fields jsonb)
+    FROM jsonb_to_recordset(${changes}::text::jsonb) AS r(seq bigint, fields jsonb)
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = r.seq`;
+  // A client.updated that keeps nothing keeps no stamp either: no change of it carries a field any more.
+  await tx`
+    UPDATE hub_records h SET fields = r.fields, bytes = octet_length(r.fields::text), stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END
+    FROM jsonb_to_recordset(${states}::text::jsonb) AS r(record_id text, fields jsonb)
+    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'event' AND h.record_id = r.record_id`;
 }
 
 /**
- * The PDFs of the unsigned quotes among these: gone from their changes and from hub_blobs (unless
- * another quote's change names the same bytes), and recorded so that no device stores them again.
- * A quote is signed once any change of it says so, or a contract names it: a device cannot unsign
- * a quote to have its PDF deleted.
+ * The PDFs of the unsigned quotes among these: gone from their changes, their state and hub_blobs
+ * (unless another quote's change or state names the same bytes), and recorded so that no device
+ * stores them again. A quote is signed once any change of it the hub holds, or its state, says so,
+ * or a contract names it: a device cannot unsign a quote to have its PDF deleted.
  */
 async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
   if (devis.length === 0) return;
@@ -261,19 +295,31 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
     WHERE NOT EXISTS (
       SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.op = 'upsert'
         AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
-    AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
+    AND NOT EXISTS (
+      SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id
+        AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
+    AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)
+    AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
   if (unsigned.length === 0) return;
+  const unsignedIds = unsigned.map((row) => row.id);
+  const inState = await tx<{ sha256: string }[]>`
+    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text)
+    FROM (SELECT record_id, fields->>'pdf_sha256' AS sha256 FROM hub_records
+      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
+    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = x.record_id
+    RETURNING x.sha256`;
   const named = await tx<{ sha256: string }[]>`
     UPDATE hub_changes h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text)
     FROM (SELECT seq, fields->>'pdf_sha256' AS sha256 FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsigned.map((row) => row.id)}::text[]) AND op = 'upsert' AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
+      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND op = 'upsert' AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq
     RETURNING x.sha256`;
-  const shas = [...new Set(named.map((row) => row.sha256))];
+  const shas = [...new Set([...inState, ...named].map((row) => row.sha256))];
   if (shas.length === 0) return;
   const deleted = await tx<{ sha256: string }[]>`
     DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
       AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
+      AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
     RETURNING b.sha256`;
   await recordLinks(tx, cabinetId, deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })));
 }

@@ -5,6 +5,7 @@ import {
   getBlob,
   getHubHealth,
   getHubOpenApiDocument,
+  getState,
   HUB_ENDPOINTS,
   leaveHub,
   MAX_BLOB_BYTES,
@@ -24,6 +25,7 @@ import { hubTime, type HubDeps } from './deps.js';
 import { callerOf } from './devices.js';
 import { pair, pairingRefusedFrom } from './pairing.js';
 import { readDeviceTime, readProtocol } from './protocol.js';
+import { readState } from './state.js';
 import { exchangeWallet as exchange } from './wallet.js';
 import type { ChangeWaiters } from './waiters.js';
 
@@ -72,6 +74,12 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
 
   registerEndpoint(app, pullChanges, async (request, reply) => {
     const answer = await pull(deps, waiters, callerOf(request), { ...request.query, protocol: readProtocol(request.headers, deps.protocol) }, clientGone(reply));
+    return reply.type('application/json; charset=utf-8').send(answer);
+  });
+
+  registerEndpoint(app, getState, async (request, reply) => {
+    const { after_kind: afterKind, after_id: afterId, limit } = request.query;
+    const answer = await readState(deps, callerOf(request), { afterKind, afterId, limit, protocol: readProtocol(request.headers, deps.protocol) });
     return reply.type('application/json; charset=utf-8').send(answer);
   });
 

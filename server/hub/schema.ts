@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The hub's tables in PostgreSQL. Every table but the pairing throttle is keyed by cabinet, and
@@ -30,6 +30,11 @@ export const hubCabinets = pgTable('hub_cabinets', {
   changesBytes: bigint('changes_bytes', { mode: 'number' }).notNull().default(0),
   blobsCount: bigint('blobs_count', { mode: 'number' }).notNull().default(0),
   blobsBytes: bigint('blobs_bytes', { mode: 'number' }).notNull().default(0),
+  /**
+   * The oldest seq hub_changes still holds for the cabinet: compaction deleted those below, whose
+   * effect hub_records keeps. A pull after a seq below it is answered 410 cursor_expired.
+   */
+  retainedFromSeq: bigint('retained_from_seq', { mode: 'number' }).notNull().default(1),
   /** The cabinet's one wallet: its balance and the next wallet seq, both moved under this row's lock with every entry. */
   walletBalance: bigint('wallet_balance', { mode: 'number' }).notNull().default(0),
   walletNextSeq: bigint('wallet_next_seq', { mode: 'number' }).notNull().default(1),
@@ -109,11 +114,41 @@ export const hubChanges = pgTable(
     // A device's change is stored once, whatever the retries.
     unique('hub_changes_device_number').on(t.cabinetId, t.deviceId, t.number),
     index('hub_changes_record').on(t.cabinetId, t.kind, t.recordId),
-    // Which records are erased, asked on every push: a small index of erasures alone.
-    index('hub_changes_erasures')
-      .on(t.cabinetId, t.kind, t.recordId)
-      .where(sql`${t.op} = 'erase'`),
     check('hub_changes_op', sql`${t.op} in ('upsert', 'erase')`),
+  ],
+);
+
+/**
+ * Each record's current state: the fold of every change the hub stored of it, field by field by
+ * the changes' stamps, as an install that applied them all holds it (server/hub/records.ts). Kept
+ * in the push's transaction; a join reads it, then the changes after its as_of seq.
+ */
+export const hubRecords = pgTable(
+  'hub_records',
+  {
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => hubCabinets.id),
+    kind: text('kind').notNull(),
+    recordId: text('record_id').notNull(),
+    /** Field → value, each the value of the change with the latest stamp for that field. */
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull(),
+    /** Field → the stamp (hlc) of its value. */
+    stamps: jsonb('stamps').$type<Record<string, string>>().notNull(),
+    /** An erase change of the record was stored: the fields are then its tombstones' only. */
+    erased: boolean('erased').notNull().default(false),
+    /** The seq and device of the newest change folded in. */
+    lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+    deviceId: text('device_id').notNull(),
+    /** The fields' size as PostgreSQL writes them out: a state page stops at a number of bytes without reading the fields. */
+    bytes: integer('bytes').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.cabinetId, t.kind, t.recordId] }),
+    // Whether any client of the cabinet was erased, asked on every push once one was.
+    index('hub_records_erased')
+      .on(t.cabinetId, t.kind)
+      .where(sql`${t.erased}`),
   ],
 );
 

@@ -1,7 +1,8 @@
 import { createLogger } from '../logging.js';
 import { packageVersion } from '../paths.js';
 import { buildHubApp } from './app.js';
-import { hubLimitsOf, type HubConfig } from './config.js';
+import { startCompaction } from './compaction-runs.js';
+import { hubLimitsOf, retentionOf, type HubConfig } from './config.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps } from './deps.js';
 
@@ -29,6 +30,7 @@ export async function serveHub(config: HubConfig): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url }, `Courtier hub listening on ${url}`);
+  const compaction = startCompaction(deps, retentionOf(config), config.compactEveryMinutes * 60_000, logger);
 
   await new Promise<void>((resolve) => {
     let stopping = false;
@@ -36,8 +38,9 @@ export async function serveHub(config: HubConfig): Promise<void> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: answering long polls, finishing in-flight requests');
-      app
-        .close()
+      compaction
+        .stop()
+        .then(() => app.close())
         .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
         .then(() => database.close())
         .catch((err: unknown) => logger.error({ err }, 'error while closing PostgreSQL'))

@@ -143,36 +143,35 @@ export interface ChangesRead {
   newestSeq: number;
   /** The cabinet's newest wallet seq then (a long poll also ends for a new credits entry). */
   walletSeq: number;
+  /** The oldest seq the hub still held then (compaction deleted those below). */
+  retainedFromSeq: number;
 }
 
 /**
  * Other devices' changes after a seq, in seq order, at most `limit` (the caller asks one more than
  * it serves, to tell whether more wait) and no more once their fields reach `maxBytes` (the first
- * always comes, whatever its size), and the newest seq of the cabinet, read in one statement (one
- * snapshot): since seqs commit in order, every change up to that seq is visible to it, so a
+ * always comes, whatever its size), and the newest seq of the cabinet and the oldest it still holds,
+ * read in one statement (one snapshot: a compaction that commits meanwhile is not half seen): since seqs commit in order, every change up to that seq is visible to it, so a
  * reader may move its cursor past the caller's own changes up to there without skipping anything.
  * The sizes are the stored `bytes`, so the fields of changes left out are never read.
  * A device needs its own changes back only when it was restored from a backup (`own`).
  */
 export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number, own = false): Promise<ChangesRead> {
   const rows = await sql<
-    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: SyncOp; hlc: string; fields: string; newest: string; wallet_seq: string | null; listed: number }[]
+    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: SyncOp; hlc: string; fields: string; newest: string; retained_from: string; wallet_seq: string | null; listed: number }[]
   >`
-    WITH newest AS (
-      SELECT coalesce(max(seq), 0) AS seq, (SELECT wallet_next_seq - 1 FROM hub_cabinets WHERE id = ${cabinetId}) AS wallet_seq
-      FROM hub_changes WHERE cabinet_id = ${cabinetId}
-    ),
+    WITH newest AS (SELECT next_seq - 1 AS seq, retained_from_seq, wallet_next_seq - 1 AS wallet_seq FROM hub_cabinets WHERE id = ${cabinetId}),
     listed AS (
       SELECT seq, sum(bytes) OVER (ORDER BY seq) - bytes AS before FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq > ${after} AND (device_id <> ${callerDeviceId} OR ${own})
       ORDER BY seq LIMIT ${limit}
     ),
     kept AS (SELECT seq FROM listed WHERE before < ${maxBytes} OR seq = (SELECT min(seq) FROM listed))
-    SELECT h.seq, h.device_id, h.kind, h.record_id, h.op, h.hlc, h.fields::text AS fields, newest.seq AS newest, newest.wallet_seq, (SELECT count(*)::int FROM listed) AS listed
+    SELECT h.seq, h.device_id, h.kind, h.record_id, h.op, h.hlc, h.fields::text AS fields, newest.seq AS newest, newest.retained_from_seq AS retained_from, newest.wallet_seq, (SELECT count(*)::int FROM listed) AS listed
     FROM newest LEFT JOIN (kept JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.seq = kept.seq) ON true ORDER BY h.seq`;
   const newestSeq = Number(rows[0]?.newest ?? 0);
   const changes = rows.flatMap((r) =>
     r.seq === null ? [] : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fieldsJson: r.fields }],
   );
-  return { rows: changes, cut: changes.length < (rows[0]?.listed ?? 0), newestSeq, walletSeq: Number(rows[0]?.wallet_seq ?? 0) };
+  return { rows: changes, cut: changes.length < (rows[0]?.listed ?? 0), newestSeq, retainedFromSeq: Number(rows[0]?.retained_from ?? 1), walletSeq: Number(rows[0]?.wallet_seq ?? 0) };
 }

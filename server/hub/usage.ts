@@ -15,6 +15,9 @@ export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-
         Credits for the cabinet's one wallet, which all its installs share (they show it within seconds).
   hub credits balance --cabinet ID [--json]
         The cabinet's balance on the hub and its newest entries.
+  hub compact [--cabinet ID] [--json]
+        Deletes the changes older than the retention (each record's state keeps their effect) and the PDFs
+        no record names, now (hub serve does it every COURTIER_HUB_COMPACT_EVERY_MINUTES, default 60).
   hub restored [--json]
         After restoring the hub's database from a backup: every install then pulls its cabinet again
         and sends again what the backup lacks.
@@ -24,5 +27,6 @@ export const HUB_USAGE = `  hub serve [--host 127.0.0.1] [--port 8790] [--trust-
         Checks the chain of seals of the hub's audit log: exit 1, naming the entry, if one was changed or removed.
 
 Every hub command takes --database-url URL (or COURTIER_HUB_DATABASE_URL); serve also reads
-COURTIER_HUB_HOST, COURTIER_HUB_PORT and COURTIER_HUB_TRUST_PROXY.
+COURTIER_HUB_HOST, COURTIER_HUB_PORT and COURTIER_HUB_TRUST_PROXY. Retention: COURTIER_HUB_RETAIN_DAYS (30) and
+COURTIER_HUB_RETAIN_CHANGES (100000 per cabinet), whichever keeps more; COURTIER_HUB_BLOB_GRACE_HOURS (24).
 `;

@@ -6,6 +6,14 @@ import type { ApplyContext, Refusal, SyncedRecords } from './synced-table.js';
 export type RecordsByKind = ReadonlyMap<string, SyncedRecords>;
 
 /**
+ * A pulled change, or a record's state read from the hub, whose fields each carry their own stamp
+ * (`stamps`; the change's `hlc` is the latest of them): applied field by field the same way.
+ */
+export type ApplicableChange = PulledChange & { stamps?: Readonly<Record<string, string>> };
+
+const stampOf = (change: ApplicableChange, field: string): string => change.stamps?.[field] ?? change.hlc;
+
+/**
  * Applies another device's change to this install, field by field: a field takes the change's value
  * only if the change's clock is later than the clock of the value it holds (last writer wins per
  * field, so two people editing different fields of one record both keep their edit). An erasure
@@ -14,7 +22,7 @@ export type RecordsByKind = ReadonlyMap<string, SyncedRecords>;
  * its kind drops (skips: data an erasure removed) is neither applied nor set aside.
  * Runs inside the pull's transaction, and never emits an event or a change of its own.
  */
-export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: PulledChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
+export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: ApplicableChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
   // A kind this version does not know (a newer install's) is kept aside, and applied once it is updated.
   const adapter = records.get(change.kind);
   if (!adapter) return { reason: 'not_understood', message: `this version of Courtier does not know records of kind ${change.kind}: applied once it is updated`, notUnderstood: [] };
@@ -37,28 +45,28 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   return { reason: 'not_understood', message: `this version of Courtier does not know the field(s) ${unknown.join(', ')} of a ${change.kind}: the others were applied, these will be once it is updated`, notUnderstood: unknown };
 }
 
-function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: PulledChange, known: string[], context: ApplyContext): 'applied' {
+function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: ApplicableChange, known: string[], context: ApplyContext): 'applied' {
   adapter.beforeErase?.(context, cabinetId, change.record_id);
   adapter.write(orm, cabinetId, change.record_id, change.fields, context);
-  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(known, change.hlc), true);
+  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(known, change), true);
   adapter.afterErase?.(context, cabinetId, change.record_id);
   return 'applied';
 }
 
-function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: PulledChange, known: string[], held: store.FieldClocks | undefined, context: ApplyContext): 'applied' | 'skipped' {
+function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: ApplicableChange, known: string[], held: store.FieldClocks | undefined, context: ApplyContext): 'applied' | 'skipped' {
   const winning = known.filter((field) => {
     const clock = held?.clocks[field];
     // No clock: the value was never held here, or was created here (or uploaded at connect) and not
     // changed since, and then any other device's change to it is later (capture.ts).
-    return clock === undefined || change.hlc > clock;
+    return clock === undefined || stampOf(change, field) > clock;
   });
   if (winning.length === 0) return 'skipped';
   const fields = Object.fromEntries(winning.map((field) => [field, change.fields[field]]));
   if (!adapter.write(orm, cabinetId, change.record_id, fields, { ...context, origin: { deviceId: change.device_id, seq: change.seq } })) return 'skipped';
-  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(winning, change.hlc), false);
+  store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(winning, change), false);
   return 'applied';
 }
 
-function clocksOf(fields: string[], hlc: string): Record<string, string> {
-  return Object.fromEntries(fields.map((field) => [field, hlc]));
+function clocksOf(fields: string[], change: ApplicableChange): Record<string, string> {
+  return Object.fromEntries(fields.map((field) => [field, stampOf(change, field)]));
 }

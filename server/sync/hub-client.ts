@@ -6,6 +6,7 @@ import {
   DEVICE_TIME_HEADER,
   exchangeWallet,
   getBlob,
+  getState,
   HUB_EPOCH_HEADER,
   HUB_TIME_HEADER,
   leaveHub,
@@ -21,6 +22,7 @@ import {
   pushResponseSchema,
   putBlob,
   SYNC_PROTOCOL_HEADER,
+  stateResponseSchema,
   SYNC_PROTOCOL_VERSION,
   walletExchangeResponseSchema,
   type LeaveResponse,
@@ -31,6 +33,7 @@ import {
   type PushResponse,
   type WalletExchangeBody,
   type WalletExchangeResponse,
+  type StateResponse,
 } from '../../shared/sync-protocol.js';
 
 /** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
@@ -72,6 +75,8 @@ export interface HubClient {
   pull(query: { after: number; limit?: number; wait?: number; own?: boolean; wallet_after?: number }, signal?: AbortSignal): Promise<PullResponse>;
   /** Sends this device's credits entries; answers the cabinet's balance and its entries after the cursor. */
   exchangeWallet(body: WalletExchangeBody): Promise<WalletExchangeResponse>;
+  /** A page of the cabinet's records as they stand, after a record (kind and id; empty for the first page). */
+  state(query: { after_kind: string; after_id: string; limit?: number }): Promise<StateResponse>;
   /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
   leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;
@@ -187,6 +192,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     pull: async (query, signal) =>
       (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
     exchangeWallet: async (body) => (await call(pathTo(exchangeWallet), json(body), walletExchangeResponseSchema)).body,
+    state: async (query) => (await call(pathTo(getState, {}, query), { method: 'GET' }, stateResponseSchema)).body,
     leave: async (timeoutMs) => (await call(pathTo(leaveHub), { method: 'DELETE', timeoutMs }, leaveResponseSchema)).body,
     putBlob: async (sha256, bytes) => {
       await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);

@@ -2,17 +2,13 @@ import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
-import { applyChange, type RecordsByKind } from './apply.js';
+import { applyChange, type ApplicableChange, type RecordsByKind } from './apply.js';
 import type { ApplyContext, Refusal } from './synced-table.js';
 import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
-import { HubEpochChanged, resyncWithHub } from './resync.js';
 import { setAsideChange, trimSetAside } from './set-aside.js';
 import * as store from './store.js';
-
-/** A staged PDF older than this was left by a crash: no pull takes an hour between fetching a page and applying it. */
-const STAGED_BLOBS_KEPT_MS = 3600_000;
 
 /**
  * Refusals of a PDF that speak of this device or this moment (busy, revoked, a protocol to update):
@@ -35,7 +31,7 @@ export interface PullContext {
  * malformed, behind a redirect), one too large or one whose bytes do not hash to its name is not
  * staged: its quote syncs, and its PDF stays unavailable here. Returns the SHA-256s staged.
  */
-async function stageBlobs(context: PullContext, cabinetId: string, changes: PulledChange[]): Promise<string[]> {
+export async function stageBlobs(context: PullContext, cabinetId: string, changes: PulledChange[]): Promise<string[]> {
   const orm = context.deps.db.orm;
   const staged: string[] = [];
   for (const change of changes) {
@@ -58,128 +54,6 @@ async function stageBlobs(context: PullContext, cabinetId: string, changes: Pull
   return staged;
 }
 
-/** A page pulled after `after`, with the PDFs it names that this install lacks: ready to apply. */
-interface FetchedPage {
-  after: number;
-  lastSeq: number;
-  more: boolean;
-  changes: PulledChange[];
-  /** The SHA-256s of the PDFs staged for it. */
-  staged: string[];
-  /** The cabinet's newest credits entry on the hub, when it said. */
-  walletSeq: number | undefined;
-}
-
-/** The hub went back in time: the page cannot be applied, and this install starts over with it. */
-class HubWentBack extends Error {
-  override name = 'HubWentBack';
-}
-
-/** The hub holds changes of this device past any number it gave: this install was restored from a backup. */
-class InstallWentBack extends Error {
-  override name = 'InstallWentBack';
-  constructor(readonly hubLastNumber: number) {
-    super('this install was restored from a backup (the hub holds later changes of its device)');
-  }
-}
-
-/** A page after `after`; while resyncing, this device's own changes too (an install restored from a backup gets back what it made since). */
-async function fetchPage(
-  context: PullContext,
-  cabinetId: string,
-  connection: { deviceId: string; resyncing: boolean },
-  after: number,
-  options: { wait: number; signal?: AbortSignal; walletAfter?: number },
-): Promise<FetchedPage> {
-  const own = connection.resyncing;
-  const walletAfter = options.walletAfter === undefined ? {} : { wallet_after: options.walletAfter };
-  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}), ...walletAfter }, options.signal);
-  // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
-  if (page.last_seq < after) throw new HubWentBack();
-  // Read after the answer: a number given while the pull was on its way may already be on the hub.
-  const nextNumber = store.findConnection(context.deps.db.orm, cabinetId)?.nextNumber;
-  if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
-  const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
-  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq };
-}
-
-/**
- * Runs a pull; a hub that went back in time (a new epoch, or a cursor past its newest seq), or an
- * install that did (the hub holds later changes of its device), makes this install start over with
- * it instead. The pull finds a restored install before it pushes anything, so that the jobs it
- * holds are known to have run elsewhere before its robots could start them (cabinetsAwaitingHub).
- */
-async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pull: () => Promise<T>, resynced: T): Promise<T> {
-  try {
-    return await pull();
-  } catch (err) {
-    if (err instanceof HubEpochChanged) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
-    else if (err instanceof HubWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
-    else if (err instanceof InstallWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'install_restored', renumberFrom: err.hubLastNumber + 1, reupload: false });
-    else throw err;
-    return resynced;
-  }
-}
-
-/**
- * Pulls one page of the cabinet's changes after this install's cursor and applies it. The changes
- * and the cursor's move commit in one transaction, so a crash leaves either both or neither (a
- * cursor that moved before the writes were stored would skip them for good). This device's own
- * changes are already here: the hub leaves them out, and one that came anyway would be skipped.
- * With `wait`, the hub holds the request until there is something (a long poll). Returns whether
- * the hub has more.
- */
-export async function pullOnce(
-  context: PullContext,
-  cabinetId: string,
-  options: { wait: number; signal?: AbortSignal; walletAfter?: number },
-): Promise<{ applied: number; more: boolean; walletSeq?: number }> {
-  const start = store.findConnection(context.deps.db.orm, cabinetId);
-  if (!start) return { applied: 0, more: false };
-  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
-  return resyncingOnRewind(
-    context,
-    cabinetId,
-    async () => {
-      const fetched = await fetchPage(context, cabinetId, start, start.pullCursor, options);
-      return { applied: applyPage(context, cabinetId, fetched), more: fetched.more, walletSeq: fetched.walletSeq };
-    },
-    { applied: 0, more: true, walletSeq: undefined },
-  );
-}
-
-/**
- * Pulls and applies everything the hub holds after this install's cursor (join, a restore), each
- * page as pullOnce does; the next page is on its way while one is applied, so that the hub reads
- * and sends while this install writes. Returns how many changes were applied.
- */
-export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
-  const start = store.findConnection(context.deps.db.orm, cabinetId);
-  if (!start) return 0;
-  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
-  const resynced = await resyncingOnRewind(context, cabinetId, () => pullPages(context, cabinetId, start, progress), -1);
-  // Started over: everything again, from the start.
-  return resynced >= 0 ? resynced : pullEverything(context, cabinetId, progress);
-}
-
-async function pullPages(context: PullContext, cabinetId: string, start: store.ConnectionRow, progress: (applied: number) => void): Promise<number> {
-  const pageAfter = (after: number) => {
-    const next = fetchPage(context, cabinetId, start, after, { wait: 0 });
-    // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
-    next.catch(() => undefined);
-    return next;
-  };
-  let applied = 0;
-  for (let next = pageAfter(start.pullCursor); ; ) {
-    const fetched = await next;
-    if (fetched.more) next = pageAfter(fetched.lastSeq);
-    const count = applyPage(context, cabinetId, fetched);
-    applied += count;
-    if (count > 0) progress(applied);
-    if (!fetched.more) return applied;
-  }
-}
-
 /** What the audit log says of a page: each client erased by another install, and how much was set aside, from which devices. */
 function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledChange[], setAside: number, changes: PulledChange[]): void {
   for (const change of erased) {
@@ -199,6 +73,19 @@ function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledC
 /** Who applies what the hub brings: the sync of this install, on another install's behalf. */
 export const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
 
+
+/** What applyPage applies, and the cursor it moves from `after` to `lastSeq`. */
+export interface AppliedPage {
+  after: number;
+  lastSeq: number;
+  more?: boolean;
+  changes: ApplicableChange[];
+  staged?: string[];
+  /** Records' states: applied whichever device made them (a state merges every device's changes). */
+  everyDevice?: boolean;
+  /** Changes a record they need is still missing for (a contract before its quote) go here instead of aside, to be applied with a later page. */
+  deferMissing?: ApplicableChange[];
+}
 
 /** SQLite errors that say something about this machine, not about the change: the page is retried, never set aside. */
 const MACHINE_ERRORS = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|READONLY|CANTOPEN|CORRUPT|NOTADB|INTERRUPT|PROTOCOL)/;
@@ -225,7 +112,7 @@ const isMachineError = (err: unknown) => {
  * the one that fails is undone alone and set aside. In that guarded pass a missing foreign key may
  * only mean that the page holds what the change needs further on, so those are tried once more at its end.
  */
-export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: { after: number; lastSeq: number; more?: boolean; changes: PulledChange[]; staged?: string[] }): number {
+export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, page: AppliedPage): number {
   const { db } = context.deps;
   const orm = db.orm;
   const apply = (guarded: boolean) =>
@@ -237,16 +124,16 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       const now = context.deps.clock.now();
       const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
       let setAsideHere = 0;
-      const setAside = (change: PulledChange, refusal: Refusal) => {
+      const setAside = (change: ApplicableChange, refusal: Refusal) => {
         setAsideHere += 1;
         setAsideChange(orm, cabinetId, change, refusal, now);
       };
-      const erased: PulledChange[] = [];
-      const settle = (change: PulledChange, outcome: ReturnType<typeof applyChange>) => {
+      const erased: ApplicableChange[] = [];
+      const settle = (change: ApplicableChange, outcome: ReturnType<typeof applyChange>) => {
         if (typeof outcome === 'object') setAside(change, outcome);
         else if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') erased.push(change);
       };
-      const attempt = (change: PulledChange, lastTry: boolean): 'done' | 'retry' => {
+      const attempt = (change: ApplicableChange, lastTry: boolean): 'done' | 'retry' => {
         if (!guarded) {
           try {
             settle(change, applyChange(orm, cabinetId, context.records, change, applyContext));
@@ -261,16 +148,21 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
         } catch (err) {
           if (isMachineError(err)) throw err;
           // A record the change needs may come further on in the page (a contract before its quote).
-          if (!lastTry && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'retry';
+          const missing = (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+          if (!lastTry && missing) return 'retry';
+          if (missing && page.deferMissing) {
+            page.deferMissing.push(change);
+            return 'done';
+          }
           setAside(change, { reason: 'not_applicable', message: `this install could not apply it: ${(err as Error).message}` });
           return 'done';
         }
       };
       let clock = { time: connection.clockTime, counter: connection.clockCounter };
       let remoteTime = connection.remoteClockTime;
-      const retry: PulledChange[] = [];
+      const retry: ApplicableChange[] = [];
       for (const change of page.changes) {
-        if (change.device_id === connection.deviceId && !connection.resyncing) continue;
+        if (change.device_id === connection.deviceId && !connection.resyncing && !page.everyDevice) continue;
         if (attempt(change, false) === 'retry') retry.push(change);
         const remote = parseHlc(change.hlc);
         clock = receive(clock, remote, now);
@@ -315,7 +207,11 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
   const wanted = [...new Set(seqs)].filter((seq) => store.findConflict(db.orm, cabinetId, seq) !== undefined).sort((x, y) => x - y);
   for (let next = 0; next < wanted.length; ) {
     const first = wanted[next] as number;
-    const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 });
+    const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 }).catch((err: unknown) => {
+      // Compacted on the hub: the change's effect is in the records' state, and it is gone.
+      if (err instanceof HubRefusal && err.code === 'cursor_expired') return { changes: [], more: false, last_seq: 0, hub_time: '' };
+      throw err;
+    });
     // What this page answers for: up to its last change while the hub has more, else everything.
     const covered = page.more ? (page.changes.at(-1)?.seq ?? first) : Number.MAX_SAFE_INTEGER;
     const found = page.changes.filter((change) => change.device_id !== connection.deviceId && wanted.includes(change.seq));

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { shareAccount } from '../tenancy/users.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
-import { pullEverything } from './pull.js';
+import { pullEverything } from './catch-up.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';

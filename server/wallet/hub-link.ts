@@ -136,8 +136,8 @@ export function restartWalletExchange(deps: Pick<Deps, 'db'>, cabinetId: string)
   store.updateLink(orm, cabinetId, { cursor: 0 });
 }
 
-/** When the hub last answered this install's wallet exchange (null: never, or the cabinet does not sync). */
-export function walletHeardAt(deps: Pick<Deps, 'db'>, cabinetId: string): number | null {
+/** Whether the cabinet's wallet is its hub's, and when the hub last answered this install's wallet exchange (null: never); one read. */
+export function walletHubState(deps: Pick<Deps, 'db'>, cabinetId: string): { onHub: boolean; heardAt: number | null } {
   const link = store.findLink(deps.db.orm, cabinetId);
-  return link?.linked ? link.heardAt : null;
+  return link?.linked ? { onHub: true, heardAt: link.heardAt } : { onHub: false, heardAt: null };
 }

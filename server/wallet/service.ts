@@ -12,7 +12,7 @@ export function creditBalance(deps: Pick<Deps, 'db'>, cabinetId: string): number
 }
 
 /** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs). */
-export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
   return store.findLink(deps.db.orm, cabinetId)?.linked === true;
 }
 
@@ -20,9 +20,9 @@ export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean 
  * Appends an entry made on this install: with sync on, it is pending until the hub acknowledges it
  * (an entry of no credits stays here: the hub has nothing to count), and the sync is woken to send it.
  */
-function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>): boolean {
+function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>, onHub: boolean): boolean {
   const now = deps.clock.now();
-  const synced = walletOnHub(deps, row.cabinetId) && row.amount !== 0;
+  const synced = onHub && row.amount !== 0;
   const appended = store.appendEntry(deps.db.orm, {
     ...row,
     createdAt: now,
@@ -45,7 +45,7 @@ export function grantCredits(deps: Deps, cabinetId: string, amount: number, note
     );
   }
   return deps.db.transaction(() => {
-    appendOwn(deps, { cabinetId, kind: 'grant', amount, jobId: null, note: note ?? null });
+    appendOwn(deps, { cabinetId, kind: 'grant', amount, jobId: null, note: note ?? null }, false);
     return store.balance(deps.db.orm, cabinetId);
   });
 }
@@ -57,16 +57,17 @@ export type DebitRefusal = { code: 'credits_exhausted'; balance: number } | { co
  * Debits a job's cost, inside the enqueue transaction. Refused, debiting nothing, when the balance
  * cannot cover it (the balance never goes negative here), or, with sync on, when this install's
  * spending the hub has not acknowledged would pass the offline allowance (docs/SYNC.md, Credits).
+ * `onHub`: walletOnHub, when the caller has read it in this transaction.
  */
-export function debitForJob(deps: WalletDeps & Pick<Deps, 'config'>, cabinetId: string, jobId: string, amount: number): DebitRefusal | null {
+export function debitForJob(deps: WalletDeps & Pick<Deps, 'config'>, cabinetId: string, jobId: string, amount: number, onHub = walletOnHub(deps, cabinetId)): DebitRefusal | null {
   const balance = store.balance(deps.db.orm, cabinetId);
   if (balance < amount) return { code: 'credits_exhausted', balance };
-  if (walletOnHub(deps, cabinetId) && amount > 0) {
+  if (onHub && amount > 0) {
     const unconfirmed = store.pendingSpend(deps.db.orm, cabinetId);
     const allowance = deps.config.offlineCreditsAllowance;
     if (unconfirmed + amount > allowance) return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
   }
-  appendOwn(deps, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null });
+  appendOwn(deps, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null }, onHub);
   return null;
 }
 
@@ -75,7 +76,7 @@ export function refundJob(deps: WalletDeps, cabinetId: string, jobId: string, no
   return deps.db.transaction(() => {
     const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
     if (!debit) return false;
-    return appendOwn(deps, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note });
+    return appendOwn(deps, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note }, walletOnHub(deps, cabinetId));
   });
 }
 

@@ -5,7 +5,7 @@ import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import type { RecordsByKind } from '../../server/sync/apply.js';
-import { pullOnce } from '../../server/sync/pull.js';
+import { pullOnce } from '../../server/sync/catch-up.js';
 import { pushQueued } from '../../server/sync/push.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, hubClientFor, joinCabinet } from '../../server/sync/service.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { getHubHealth, pairDevice, pullChanges, pushChanges, type PairResponse, type PullResponse } from '../../shared/sync-protocol.js';
 import { runCourtier, startHubServeProcess } from '../helpers/cli.js';
-import { changes, PROTOCOL, stampedBy } from '../helpers/hub.js';
+import { changes, pairTestDevice, PROTOCOL, stampedBy, startHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** The hub's commands through the built binary (`npm run build` first), as an operator runs them. */
@@ -112,5 +112,34 @@ describe('courtier hub', () => {
       expect(codes).toEqual([0, 0]);
     }
     expect(a.output()).toContain('"msg":"stopped"');
+  });
+
+  it('compacts through `courtier hub compact`: the changes past the retention go, the state stays, the run is in the audit log', async () => {
+    const hub = await startHub(pg);
+    try {
+      const device = await pairTestDevice(hub, { id: 'cab-compact' });
+      const edits = changes(1, 12, hub.clock.now() - 60_000).map((change, i) => ({ ...change, record_id: `client-${i % 3}`, hlc: change.hlc.replace(/-000000-/, `-${String(i).padStart(6, '0')}-`) }));
+      const pushed = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, edits) } });
+      expect(pushed.statusCode, pushed.body).toBe(200);
+      const env = { COURTIER_HUB_DATABASE_URL: hub.databaseUrl, COURTIER_HUB_RETAIN_DAYS: '0', COURTIER_HUB_RETAIN_CHANGES: '4' };
+      const unknown = await runCourtier(['hub', 'compact', '--cabinet', 'cab-nowhere', '--json'], { env });
+      expect(unknown.code).toBe(1);
+      expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found' });
+
+      const compacted = await hubJson<{ cabinets: { cabinet_id: string; changes_deleted: number; retained_from_seq: number }[] }>(['compact', '--cabinet', 'cab-compact'], env);
+      expect(compacted.cabinets).toEqual([expect.objectContaining({ cabinet_id: 'cab-compact', changes_deleted: 8, retained_from_seq: 9, blobs_deleted: 0 })]);
+      const human = await runCourtier(['hub', 'compact'], { env });
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toContain('cab-compact  0 change(s) deleted');
+      const [records] = await hub.deps.sql<{ count: string }[]>`SELECT count(*) AS count FROM hub_records WHERE cabinet_id = 'cab-compact'`;
+      expect(Number(records!.count)).toBe(3);
+      const audit = await hubJson<{ data: { action: string; actor: { kind: string }; details: Record<string, unknown> }[] }>(['audit', 'list', '--cabinet', 'cab-compact'], env);
+      expect(audit.data.filter((entry) => entry.action === 'hub.compacted')).toEqual([
+        expect.objectContaining({ actor: expect.objectContaining({ kind: 'operator' }), details: expect.objectContaining({ changes_deleted: 0 }) }),
+        expect.objectContaining({ actor: expect.objectContaining({ kind: 'operator' }), details: expect.objectContaining({ changes_deleted: 8, retain_changes: 4 }) }),
+      ]);
+    } finally {
+      await hub.close();
+    }
   });
 });

@@ -86,21 +86,22 @@ const BUDGETS = {
   /** One transaction: the Idempotency-Key's claim, the row and its event (each with the sync's clock), the stored answer. */
   create: { statements: 11, commits: 1 },
   /**
-   * One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), the
-   * debit, the quote, the job (its first step in its row) and its sync capture (the other installs'
-   * replay guard sees it queued; no write for a cabinet that does not sync), the answer.
+   * One transaction: the claim, the guards (switches, breaker, credentials, quota, replay), whether
+   * the wallet is the hub's (read once, for the quota and the debit), the debit, the quote, the job
+   * (its first step in its row) and its sync capture (the other installs' replay guard sees it
+   * queued; no write for a cabinet that does not sync), the answer.
    */
-  enqueue: { statements: 18, commits: 1 },
+  enqueue: { statements: 19, commits: 1 },
   /** Without any webhook subscription, a fan-out after creates, however many: any subscription? (no transaction: the first subscription starts from the newest event). */
   fanOutWithoutSubscriptions: { statements: 1, commits: 0 },
   /**
    * One transaction: the job's completion (the credits it consumed, its row, its quote updated as it
    * returns, the breaker closed without a read, two events, four sync captures, none of which writes
    * for a cabinet that does not sync) and, in a savepoint, the next job's claim (the kill switch, the
-   * oldest claimable job leased by one UPDATE, its sync capture, the login its robot will use; a
-   * second UPDATE for the free slot, which finds none).
+   * cabinets whose jobs wait for the hub, the oldest claimable job leased by one UPDATE, its sync
+   * capture, the login its robot will use; a second UPDATE for the free slot, which finds none).
    */
-  finishAndClaim: { statements: 19, commits: 1 },
+  finishAndClaim: { statements: 20, commits: 1 },
 };
 
 function expectWithin(name: keyof typeof BUDGETS, statements: readonly string[]): void {
