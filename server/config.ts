@@ -97,7 +97,7 @@ const configSchema = z.object({
    * quota together: this much per install (docs/SYNC.md, Credits).
    */
   offlineCreditsAllowance: z.coerce.number().int().min(0).max(100_000).default(50),
-  offlineQuotaAllowance: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  offlineQuotaAllowance: z.coerce.number().int().min(1).max(1_000_000).default(10),
   /** Robots running at once in this process (at most one per insurer login whatever this says). */
   workerConcurrency: z.coerce.number().int().min(1).max(64).default(2),
   /** The kill switch from configuration; `courtier robots disable` sets it at run time. */

@@ -22,6 +22,14 @@ export async function lockWallet(tx: TransactionSql, cabinetId: string): Promise
   return row && { balance: Number(row.wallet_balance), newestSeq: Number(row.wallet_next_seq) - 1, registeredBy: row.registered_by };
 }
 
+/**
+ * The registering device's first exchange is its only chance to bring an opening balance: after it,
+ * whatever it carried, none is taken (a stolen laptop could otherwise mint one later).
+ */
+export async function closeOpening(tx: TransactionSql, cabinetId: string): Promise<void> {
+  await tx`UPDATE hub_cabinets SET registered_by = NULL WHERE id = ${cabinetId}`;
+}
+
 /** An entry as the hub holds it. */
 export interface StoredWalletEntry {
   seq: number;

@@ -5,7 +5,7 @@ import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';
 import { notifyChanges } from './store.js';
-import { appendWalletEntries, hasOpening, lockWallet, recentWalletEntries, relatedEntries, walletEntriesAfter, type NewWalletEntry, type StoredWalletEntry } from './wallet-store.js';
+import { appendWalletEntries, closeOpening, hasOpening, lockWallet, recentWalletEntries, relatedEntries, walletEntriesAfter, type NewWalletEntry, type StoredWalletEntry } from './wallet-store.js';
 
 /**
  * The cabinet's one wallet, kept by the hub: the installs send their own debits and refunds (and,
@@ -121,6 +121,7 @@ export async function exchangeWallet(
       registeredBy: wallet.registeredBy,
     };
     const { fresh, again } = sortSent(request.entries, caller.deviceId, held);
+    if (wallet.registeredBy === caller.deviceId) await closeOpening(tx, caller.cabinetId);
     let balance = wallet.balance;
     let newestSeq = wallet.newestSeq;
     if (fresh.length > 0) {

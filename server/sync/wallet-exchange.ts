@@ -32,7 +32,7 @@ async function exchangeOnce(context: WalletExchangeContext, cabinetId: string): 
   if (!sent) return false;
   try {
     const answer = await context.client.exchangeWallet(sent);
-    return applyWalletAnswer(context.deps, cabinetId, answer).more;
+    return applyWalletAnswer(context.deps, cabinetId, answer, sent.after).more;
   } catch (err) {
     // An entry the hub refuses would be refused at every try, and the ones behind it with it.
     const refused = refusedIds(err).filter((id) => sent.entries.some((e) => e.entry_id === id));

@@ -1,4 +1,4 @@
-import type { HubWalletEntry, SentWalletEntry, WalletExchangeResponse } from '../../shared/sync-protocol.js';
+import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeResponse } from '../../shared/sync-protocol.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import * as store from './store.js';
@@ -25,7 +25,8 @@ function settleBalance(orm: Deps['db']['orm'], cabinetId: string): void {
  */
 export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, how: { bringsBalance: boolean }): void {
   const orm = deps.db.orm;
-  const brought = how.bringsBalance ? store.balance(orm, cabinetId) : 0;
+  // The hub takes an opening of at most MAX_GRANT_CREDITS: a larger one would be refused at every exchange.
+  const brought = how.bringsBalance ? Math.min(store.balance(orm, cabinetId), MAX_GRANT_CREDITS) : 0;
   store.keepPendingHere(orm, cabinetId);
   store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, heardAt: null, sinceEntry: store.newestEntryId(orm, cabinetId) });
   if (brought > 0) {
@@ -100,18 +101,28 @@ function mirrored(cabinetId: string, entry: HubWalletEntry, ownDevice: string): 
  * Writes the hub's answer, in one transaction: the entries sent are acknowledged, the cabinet's
  * entries after the cursor join the ledger, the cursor moves and the balance becomes the hub's plus
  * what is still pending here. A cursor the hub is behind (it was restored from a backup) starts the
- * exchange over: everything this install made is sent again (the hub keeps each once).
+ * exchange over: everything this install made is sent again (the hub keeps each once). An answer
+ * to an exchange sent from another cursor (another process's exchange moved it meanwhile) only
+ * acknowledges: its entries and cursor are not this install's any more.
  */
-export function applyWalletAnswer(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, answer: WalletExchangeResponse): { more: boolean } {
+export function applyWalletAnswer(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, answer: WalletExchangeResponse, sentAfter: number): { more: boolean } {
   const orm = deps.db.orm;
   return deps.db.immediateTransaction(() => {
     const link = store.findLink(orm, cabinetId);
     if (!link?.linked) return { more: false };
-    if (answer.last_seq < link.cursor) {
+    const acknowledge = () => {
+      for (const { entry_id, seq } of answer.acknowledged) store.setHubState(orm, cabinetId, entry_id, { hubState: 'held', hubSeq: seq });
+    };
+    if (link.cursor !== sentAfter) {
+      acknowledge();
+      settleBalance(orm, cabinetId);
+      return { more: true };
+    }
+    if (answer.last_seq < sentAfter) {
       restartWalletExchange(deps, cabinetId);
       return { more: true };
     }
-    for (const { entry_id, seq } of answer.acknowledged) store.setHubState(orm, cabinetId, entry_id, { hubState: 'held', hubSeq: seq });
+    acknowledge();
     for (const entry of answer.entries) store.mirrorEntry(orm, mirrored(cabinetId, entry, link.deviceId));
     store.updateLink(orm, cabinetId, { hubBalance: answer.balance, cursor: answer.last_seq, heardAt: deps.clock.now() });
     settleBalance(orm, cabinetId);

@@ -65,7 +65,8 @@ export function debitForJob(deps: WalletDeps & Pick<Deps, 'config'>, cabinetId: 
   if (onHub && amount > 0) {
     const unconfirmed = store.pendingSpend(deps.db.orm, cabinetId);
     const allowance = deps.config.offlineCreditsAllowance;
-    if (unconfirmed + amount > allowance) return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
+    // With nothing unconfirmed, one run goes whatever it costs: an allowance below a run's cost must not stop every run.
+    if (unconfirmed > 0 && unconfirmed + amount > allowance) return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
   }
   appendOwn(deps, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null }, onHub);
   return null;

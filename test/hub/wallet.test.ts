@@ -76,6 +76,16 @@ describe('the cabinet’s wallet on the hub', () => {
     expect(await ledger()).toEqual({ balance: 100, entries: 2 });
   });
 
+  it('takes no opening from the registering device after its first exchange: a stolen laptop cannot mint one later', async () => {
+    const laptop = await pairTestDevice(hub, { id: 'cab-late' });
+    // Its cabinet had no credits when it connected: its first exchange brings none.
+    expect((await exchange(laptop, [])).statusCode).toBe(200);
+    const late = await exchange(laptop, [{ kind: 'opening', amount: 10_000_000 }]);
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ error: 'wallet_entry_refused', details: { refused: [{ reason: 'opening_refused' }] } });
+    expect(await ledger('cab-late')).toEqual({ balance: 0, entries: 0 });
+  });
+
   it('debits and refunds a job exactly once per device, whatever is sent again', async () => {
     const job = randomUUID();
     const debit = { entry_id: randomUUID(), kind: 'debit', amount: -10, job_id: job };

@@ -175,7 +175,7 @@ describe('one wallet per cabinet', () => {
     dropAnswers = false;
     const answer = await client.exchangeWallet({ after: 0, entries: [] });
     await exchangeNode(a);
-    applyWalletAnswer(a.deps, a.cabinetId, answer);
+    applyWalletAnswer(a.deps, a.cabinetId, answer, 0);
     await exchangeNode(a);
     await exchangeNode(b);
     const kinds = await fixture.hub.database.sql<{ kind: string }[]>`SELECT kind FROM hub_wallet_entries WHERE cabinet_id = ${a.cabinetId} AND job_id = ${queued.job_id} ORDER BY seq`;
