@@ -179,7 +179,7 @@ export type RecordState = z.infer<typeof recordStateSchema>;
 
 const stateQuerySchema = z.object({
   after_kind: z.string().max(64).default('').describe('With after_id: the last record of the previous page; empty for the first page.'),
-  after_id: z.string().max(200).default(''),
+  after_id: z.string().max(254).default(''),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
 });
 

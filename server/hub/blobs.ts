@@ -30,16 +30,15 @@ export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string
       // A PDF a client's erasure deleted (an unsigned quote's) is not stored again: a device that had
       // not heard of the erasure, or replays an upload, is answered as if it were, and stores nothing.
       if (await erased(tx)) return;
-      const stored = await tx
+      // Sent again, it is about to be named again: its grace period before compaction may collect it
+      // starts over, in the same statement (a collection between an insert and an update would lose it).
+      const now = new Date(deps.clock.now());
+      const [stored] = await tx
         .insert(hubBlobs)
-        .values({ cabinetId, sha256, content, size: content.length, createdAt: new Date(deps.clock.now()) })
-        .onConflictDoNothing()
-        .returning({ size: hubBlobs.size });
-      if (stored.length === 0) {
-        // Sent again, it is about to be named again: its grace period before compaction may collect it starts over.
-        await tx.update(hubBlobs).set({ createdAt: new Date(deps.clock.now()) }).where(and(eq(hubBlobs.cabinetId, cabinetId), eq(hubBlobs.sha256, sha256)));
-        return;
-      }
+        .values({ cabinetId, sha256, content, size: content.length, createdAt: now })
+        .onConflictDoUpdate({ target: [hubBlobs.cabinetId, hubBlobs.sha256], set: { createdAt: now } })
+        .returning({ inserted: sql<boolean>`(xmax = 0)` });
+      if (!stored?.inserted) return;
       // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
       const [counts] = await tx
         .update(hubCabinets)

@@ -50,7 +50,7 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
       GROUP BY kind, record_id
     )
     INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes)
-    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) FROM merged
+    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text) FROM merged
     ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
       fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes`;
 }

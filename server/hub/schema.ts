@@ -140,7 +140,7 @@ export const hubRecords = pgTable(
     /** The seq and device of the newest change folded in. */
     lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
     deviceId: text('device_id').notNull(),
-    /** The fields' size as PostgreSQL writes them out: a state page stops at a number of bytes without reading the fields. */
+    /** The fields' and stamps' size as PostgreSQL writes them out: a state page stops at a number of bytes without reading them. */
     bytes: integer('bytes').notNull(),
   },
   (t) => [
