@@ -81,13 +81,16 @@ describe('what the audit log records', () => {
     expect(listed.data).toEqual([expect.objectContaining({ seq: 3, reason: 'operation_refused', device_id: remote })]);
   });
 
-  it('insurer credentials deleted, AI data sharing changed, the desktop’s one-time sign-in, and the CLI’s credit grants', async () => {
+  it('insurer credentials deleted, AI data sharing changed, the desktop’s one-time sign-in, a disconnect, and the CLI’s credit grants', async () => {
     const admin = await consoleClient(server, ADMIN);
     setInsurerCredentials(server.deps, cabinetId, 'testco', { login: 'l', password: 'p' });
     expect((await admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' })).status).toBe(204);
     expect((await admin.request('/api/v1/console/settings', { method: 'PATCH', json: { llm_data_sharing: true } })).status).toBe(200);
     const desktop = await server.request(`/console/desktop-login?token=${token}`, { redirect: 'manual' });
     expect(desktop.headers.get('location')).toBe('/console/');
+    // Credits are granted on the install once the cabinet no longer syncs (with sync on, the hub keeps them).
+    expect((await admin.request('/api/v1/console/sync', { method: 'DELETE' })).status).toBe(200);
+    expect(actions().find((e) => e.action === 'sync.disconnected')).toMatchObject({ actor: { label: ADMIN.email }, details: { left_hub: true } });
     const granted = await runCourtier(['credits', 'grant', '--cabinet', cabinetId, '--amount', '25', '--note', 'avoir', '--data-dir', server.dataDir]);
     expect(granted.code, granted.stderr).toBe(0);
     const byAction = new Map(actions().map((e) => [e.action, e]));
@@ -97,11 +100,6 @@ describe('what the audit log records', () => {
     expect(byAction.get('credits.granted')).toMatchObject({ actor: { kind: 'cli' }, details: { amount: 25, balance: 25, note: 'avoir' } });
   });
 
-  it('a disconnect', async () => {
-    const admin = await consoleClient(server, ADMIN);
-    expect((await admin.request('/api/v1/console/sync', { method: 'DELETE' })).status).toBe(200);
-    expect(actions().find((e) => e.action === 'sync.disconnected')).toMatchObject({ actor: { label: ADMIN.email }, details: { left_hub: true } });
-  });
 });
 
 describe('the chain of seals', () => {
