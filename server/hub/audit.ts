@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { canonicalJson } from '../http/canonical-json.js';
+import type { TransactionSql } from 'postgres';
 import type { HubDeps } from './deps.js';
 
 /**
@@ -11,7 +12,7 @@ import type { HubDeps } from './deps.js';
  * not a rewrite of the whole log from some entry on, against which an operator notes the newest seal.
  */
 
-export type HubAuditAction =
+type HubAuditAction =
   | 'hub.device_paired'
   | 'hub.pairing_refused'
   | 'hub.device_left'
@@ -72,12 +73,17 @@ function sealOf(previous: string, row: Omit<Row, 'seq' | 'seal'>): string {
   return createHash('sha256').update(previous).update('\n').update(JSON.stringify(fields)).digest('hex');
 }
 
-export async function recordHubAudit(
-  deps: Pick<HubDeps, 'sql' | 'clock'>,
-  entry: { action: HubAuditAction; result?: 'success' | 'failure'; actor: HubAuditActor; cabinetId?: string | null; target?: string | null; details?: Record<string, unknown> },
-): Promise<void> {
+/** What an audit entry says; the time and the seal are the hub's. */
+type HubAuditRecord = { action: HubAuditAction; result?: 'success' | 'failure'; actor: HubAuditActor; cabinetId?: string | null; target?: string | null; details?: Record<string, unknown> };
+
+export async function recordHubAudit(deps: Pick<HubDeps, 'sql' | 'clock'>, entry: HubAuditRecord): Promise<void> {
+  await deps.sql.begin((tx) => recordHubAuditIn(tx, deps.clock.now(), entry));
+}
+
+/** The entry, sealed, in the caller's transaction: it commits with what it records, or not at all. */
+export async function recordHubAuditIn(tx: TransactionSql, now: number, entry: HubAuditRecord): Promise<void> {
   const row = {
-    at: new Date(deps.clock.now()),
+    at: new Date(now),
     action: entry.action,
     result: entry.result ?? 'success',
     actor_kind: entry.actor.kind,
@@ -88,14 +94,12 @@ export async function recordHubAudit(
     target: entry.target ?? null,
     details: entry.details ?? {},
   };
-  await deps.sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
-    const [last] = await tx<{ seal: string }[]>`SELECT seal FROM hub_audit_events ORDER BY seq DESC LIMIT 1`;
-    const seal = sealOf(last?.seal ?? '', row);
-    await tx`
-      INSERT INTO hub_audit_events (at, action, result, actor_kind, actor_id, actor_label, cabinet_id, address, target, details, seal)
-      VALUES (${row.at.toISOString()}::timestamptz, ${row.action}, ${row.result}, ${row.actor_kind}, ${row.actor_id}, ${row.actor_label}, ${row.cabinet_id}, ${row.address}, ${row.target}, ${JSON.stringify(row.details)}::jsonb, ${seal})`;
-  });
+  await tx`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
+  const [last] = await tx<{ seal: string }[]>`SELECT seal FROM hub_audit_events ORDER BY seq DESC LIMIT 1`;
+  const seal = sealOf(last?.seal ?? '', row);
+  await tx`
+    INSERT INTO hub_audit_events (at, action, result, actor_kind, actor_id, actor_label, cabinet_id, address, target, details, seal)
+    VALUES (${row.at.toISOString()}::timestamptz, ${row.action}, ${row.result}, ${row.actor_kind}, ${row.actor_id}, ${row.actor_label}, ${row.cabinet_id}, ${row.address}, ${row.target}, ${JSON.stringify(row.details)}::jsonb, ${seal})`;
 }
 
 export async function listHubAudit(deps: Pick<HubDeps, 'sql'>, filters: { cabinetId?: string; limit: number }): Promise<HubAuditEntry[]> {

@@ -10,7 +10,7 @@ import type { CompactionSummary } from './compaction.js';
 import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
 import { createInvite } from './pairing.js';
-import { listHubAudit, operatorActor, recordHubAudit, verifyHubAudit } from './audit.js';
+import { listHubAudit, operatorActor, recordHubAudit, recordHubAuditIn, verifyHubAudit } from './audit.js';
 import { ReportedFailure } from '../cli/common.js';
 import { serveHub } from './serve.js';
 import { MAX_GRANT_CREDITS } from '../../shared/sync-protocol.js';
@@ -155,9 +155,10 @@ async function runHubCredits(argv: string[], io: CliIo): Promise<void> {
   if (note !== null && (note.length > 200 || printable(note) !== note)) throw new UsageError('--note must be at most 200 characters, without control characters');
   const log: WarnLog = { warn: (_details, message) => io.stderr(`${message}\n`) };
   const granted = await withHub(v['database-url'], io, async (deps) => {
-    const done = await grantHubCredits(deps, cabinetId, amount, note, log);
-    await recordHubAudit(deps, { action: 'hub.credits_granted', actor: operatorActor(), cabinetId, target: done.entry_id, details: { amount, balance: done.balance, ...(note ? { note } : {}) } });
-    return done;
+    const actor = operatorActor();
+    return grantHubCredits(deps, cabinetId, amount, note, log, (tx, done) =>
+      recordHubAuditIn(tx, deps.clock.now(), { action: 'hub.credits_granted', actor, cabinetId, target: done.entry_id, details: { amount, balance: done.balance, ...(note ? { note } : {}) } }),
+    );
   });
   print(io, v.json, granted, `Granted ${amount} credits to ${printable(cabinetId)}; its balance is ${granted.balance}. Its installs show it at their next exchange with the hub (within seconds while online).`);
 }

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import { ApiError } from '../errors.js';
 import type { HubDeps } from './deps.js';
 
@@ -54,9 +54,18 @@ async function cutOf(sql: Sql, cabinetId: string, retention: Retention, now: num
 
 /**
  * Deletes one range of changes and raises the cabinet's oldest retained seq in one statement: a pull
- * reads that seq in the snapshot it reads changes in, so it never sees the gap without the 410.
+ * reads that seq in the snapshot it reads changes in, so it never sees the gap without the 410. The
+ * cabinet's row is locked first, as a push locks it before an erasure rewrites old changes: the
+ * other order would let the two deadlock.
  */
 async function deleteRange(sql: Sql, cabinetId: string, from: number, to: number): Promise<{ count: number; bytes: number }> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT 1 FROM hub_cabinets WHERE id = ${cabinetId} FOR UPDATE`;
+    return deleteRangeLocked(tx, cabinetId, from, to);
+  });
+}
+
+async function deleteRangeLocked(sql: TransactionSql, cabinetId: string, from: number, to: number): Promise<{ count: number; bytes: number }> {
   const [row] = await sql<{ count: number; bytes: string }[]>`
     WITH gone AS (DELETE FROM hub_changes WHERE cabinet_id = ${cabinetId} AND seq >= ${from} AND seq < ${to} RETURNING bytes),
     counted AS (SELECT count(*)::int AS count, coalesce(sum(bytes), 0)::bigint AS bytes FROM gone)

@@ -24,7 +24,7 @@ const hubConfigSchema = z.object({
   cabinetMaxBlobs: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobs),
   cabinetMaxBlobsMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
   /** Retention (compaction.ts): changes of the last days, or the newest of each cabinet, whichever keeps more; PDFs no record names after their grace. */
-  retainDays: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.days),
+  retainDays: z.coerce.number().int().min(0).default(DEFAULT_RETENTION.days),
   retainChanges: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.changes),
   blobGraceHours: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.blobGraceMs / 3600_000),
   /** How often `hub serve` compacts every cabinet; 0: never (`courtier hub compact` only). */

@@ -1,3 +1,4 @@
+import type { TransactionSql } from 'postgres';
 import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-protocol.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
@@ -166,14 +167,27 @@ export interface HubGrant {
   entry_id: string;
 }
 
-/** The operator mints credits for a cabinet (`courtier hub credits grant`): the one way credits enter a synced cabinet. */
-export async function grantHubCredits(deps: HubDeps, cabinetId: string, amount: number, note: string | null, log: WarnLog): Promise<HubGrant> {
+/**
+ * The operator mints credits for a cabinet (`courtier hub credits grant`): the one way credits enter
+ * a synced cabinet. `record` writes what the grant's audit says in the grant's transaction: a grant
+ * is never stored unaudited, nor granted twice by an operator who saw an error and ran it again.
+ */
+export async function grantHubCredits(
+  deps: HubDeps,
+  cabinetId: string,
+  amount: number,
+  note: string | null,
+  log: WarnLog,
+  record: (tx: TransactionSql, grant: HubGrant) => Promise<void> = async () => undefined,
+): Promise<HubGrant> {
   if (!Number.isInteger(amount) || amount < 1 || amount > MAX_GRANT_CREDITS) throw new ApiError('validation_error', `The amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}.`);
   const entryId = timeOrderedUuid(deps.clock.now(), deps.randomBytes);
   const granted = await deps.sql.begin(async (tx) => {
     if (!(await lockWallet(tx, cabinetId))) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
     const stored = await appendWalletEntries(tx, cabinetId, [{ entryId, kind: 'grant', amount, jobId: null, deviceId: null, note }], hubTime(deps));
-    return { cabinet_id: cabinetId, granted: amount, balance: stored.balance, seq: stored.seqs[0] ?? 0, entry_id: entryId };
+    const grant = { cabinet_id: cabinetId, granted: amount, balance: stored.balance, seq: stored.seqs[0] ?? 0, entry_id: entryId };
+    await record(tx, grant);
+    return grant;
   });
   await wakeCabinet(deps, cabinetId, log);
   return granted;
