@@ -71,7 +71,7 @@ const en: Sentences = {
   invalid_devis_transition: 'This quote cannot do that in its current state (only a priced quote can be signed).',
   credits_exhausted: 'The wallet does not have enough credits for this pricing. Nothing was charged. Top it up, then try again.',
   offline_allowance_exhausted:
-    'This computer has not reached the cabinet’s sync server for a while and has used the credits it may spend on its own. Nothing was charged. Check the network connection, then try again.',
+    'This computer has used the credits or the pricings it may start before the cabinet’s sync server confirms its last ones. Nothing was charged. Try again in a moment; if this lasts, check that the sync server can be reached.',
   credits_on_hub: 'This cabinet shares one wallet through its sync server: credits are added there by its operator, not on this computer.',
   payload_too_large: 'What was sent is too large. Shorten it, then try again.',
   uri_too_long: 'A value in the address is too long. Shorten it, then try again.',
@@ -167,7 +167,7 @@ const fr: Sentences = {
   invalid_devis_transition: 'Ce devis ne le permet pas dans son état actuel (seul un devis tarifé peut être signé).',
   credits_exhausted: 'Le portefeuille n’a pas assez de crédits pour cette tarification. Rien n’a été débité. Rechargez-le, puis réessayez.',
   offline_allowance_exhausted:
-    'Cet ordinateur n’a pas joint le serveur de synchronisation du cabinet depuis un moment et a utilisé les crédits qu’il peut dépenser seul. Rien n’a été débité. Vérifiez la connexion réseau, puis réessayez.',
+    'Cet ordinateur a utilisé les crédits ou les tarifications qu’il peut lancer avant que le serveur de synchronisation du cabinet ne confirme les dernières. Rien n’a été débité. Réessayez dans un instant ; si cela dure, vérifiez que le serveur de synchronisation est joignable.',
   credits_on_hub: 'Ce cabinet partage un seul portefeuille par son serveur de synchronisation : les crédits y sont ajoutés par son opérateur, pas sur cet ordinateur.',
   payload_too_large: 'Ce qui a été envoyé est trop volumineux. Raccourcissez-le, puis réessayez.',
   uri_too_long: 'Une valeur de l’adresse est trop longue. Raccourcissez-la, puis réessayez.',
