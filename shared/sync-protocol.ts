@@ -181,6 +181,8 @@ const stateQuerySchema = z.object({
   after_kind: z.string().max(64).default('').describe('With after_id: the last record of the previous page; empty for the first page.'),
   after_id: z.string().max(254).default(''),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
+  kind: z.string().min(1).max(64).optional().describe('With record_id: this one record only (an install retrying a change it set aside, whose seq the hub may have compacted).'),
+  record_id: z.string().min(1).max(254).optional(),
 });
 
 export const stateResponseSchema = z

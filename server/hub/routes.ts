@@ -78,8 +78,9 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
   });
 
   registerEndpoint(app, getState, async (request, reply) => {
-    const { after_kind: afterKind, after_id: afterId, limit } = request.query;
-    const answer = await readState(deps, callerOf(request), { afterKind, afterId, limit, protocol: readProtocol(request.headers, deps.protocol) });
+    const { after_kind: afterKind, after_id: afterId, limit, kind, record_id: recordId } = request.query;
+    const only = kind !== undefined && recordId !== undefined ? { kind, recordId } : undefined;
+    const answer = await readState(deps, callerOf(request), { afterKind, afterId, limit, only, protocol: readProtocol(request.headers, deps.protocol) });
     return reply.type('application/json; charset=utf-8').send(answer);
   });
 

@@ -2,12 +2,14 @@ import { MAX_PULL_PAGE_BYTES, type StateResponse } from '../../shared/sync-proto
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';
-import { readRecords, type StoredRecord } from './records.js';
+import { readRecord, readRecords, type StoredRecord } from './records.js';
 
 export interface StateRead {
   afterKind: string;
   afterId: string;
   limit: number;
+  /** One record only (its kind and id). */
+  only?: { kind: string; recordId: string } | undefined;
   protocol: number;
 }
 
@@ -19,7 +21,9 @@ export interface StateRead {
  */
 export async function readState(deps: HubDeps, caller: AuthenticatedDevice, read: StateRead): Promise<string> {
   assertProtocolServed(read.protocol, caller.highestProtocol);
-  const found = await readRecords(deps.sql, caller.cabinetId, { kind: read.afterKind, recordId: read.afterId }, read.limit + 1, MAX_PULL_PAGE_BYTES);
+  const found = read.only
+    ? await readRecord(deps.sql, caller.cabinetId, read.only)
+    : await readRecords(deps.sql, caller.cabinetId, { kind: read.afterKind, recordId: read.afterId }, read.limit + 1, MAX_PULL_PAGE_BYTES);
   const records = found.rows.slice(0, read.limit);
   return stateAnswer(records, { as_of_seq: found.newestSeq, more: found.rows.length > read.limit || found.cut, hub_time: hubTime(deps) });
 }

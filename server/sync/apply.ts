@@ -1,4 +1,4 @@
-import type { PulledChange } from '../../shared/sync-protocol.js';
+import type { PulledChange, RecordState } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import * as store from './store.js';
 import type { ApplyContext, Refusal, SyncedRecords } from './synced-table.js';
@@ -10,6 +10,12 @@ export type RecordsByKind = ReadonlyMap<string, SyncedRecords>;
  * (`stamps`; the change's `hlc` is the latest of them): applied field by field the same way.
  */
 export type ApplicableChange = PulledChange & { stamps?: Readonly<Record<string, string>> };
+
+/** A record's state as the change that applies it: each field with its own stamp, the latest as the change's clock. */
+export function stateChange(record: RecordState): ApplicableChange {
+  const hlc = Object.values(record.stamps).reduce((max, stamp) => (stamp > max ? stamp : max), '');
+  return { seq: record.seq, device_id: record.device_id, kind: record.kind, record_id: record.record_id, op: record.erased ? 'erase' : 'upsert', hlc: hlc || '000000000000000-000000-0', fields: record.fields, stamps: record.stamps };
+}
 
 const stampOf = (change: ApplicableChange, field: string): string => change.stamps?.[field] ?? change.hlc;
 

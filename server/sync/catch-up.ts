@@ -1,5 +1,5 @@
-import type { PulledChange, RecordState } from '../../shared/sync-protocol.js';
-import type { ApplicableChange } from './apply.js';
+import type { PulledChange } from '../../shared/sync-protocol.js';
+import { stateChange, type ApplicableChange } from './apply.js';
 import { recordAudit } from '../audit/service.js';
 import { HubRefusal } from './hub-client.js';
 import { applyPage, PULL_PAGE, stageBlobs, type PullContext } from './pull.js';
@@ -61,12 +61,6 @@ async function fetchPage(
   if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
   const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
   return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq };
-}
-
-/** A record's state as the change that applies it: each field with its own stamp, the latest as the change's clock. */
-function stateChange(record: RecordState): ApplicableChange {
-  const hlc = Object.values(record.stamps).reduce((max, stamp) => (stamp > max ? stamp : max), '');
-  return { seq: record.seq, device_id: record.device_id, kind: record.kind, record_id: record.record_id, op: record.erased ? 'erase' : 'upsert', hlc: hlc || '000000000000000-000000-0', fields: record.fields, stamps: record.stamps };
 }
 
 /**

@@ -76,7 +76,7 @@ export interface HubClient {
   /** Sends this device's credits entries; answers the cabinet's balance and its entries after the cursor. */
   exchangeWallet(body: WalletExchangeBody): Promise<WalletExchangeResponse>;
   /** A page of the cabinet's records as they stand, after a record (kind and id; empty for the first page). */
-  state(query: { after_kind: string; after_id: string; limit?: number }): Promise<StateResponse>;
+  state(query: { after_kind: string; after_id: string; limit?: number } | { kind: string; record_id: string }): Promise<StateResponse>;
   /** This device leaves its cabinet (revoked on the hub); `timeoutMs` bounds the wait. */
   leave(timeoutMs: number): Promise<LeaveResponse>;
   putBlob(sha256: string, bytes: Buffer): Promise<void>;

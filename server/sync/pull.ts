@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
-import { applyChange, type ApplicableChange, type RecordsByKind } from './apply.js';
+import { applyChange, stateChange, type ApplicableChange, type RecordsByKind } from './apply.js';
 import type { ApplyContext, Refusal } from './synced-table.js';
 import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
@@ -195,16 +195,21 @@ export type RetryOutcome = 'applied' | 'set_aside' | 'gone';
 /**
  * Tries set-aside changes again, oldest first: they are fetched whole from the hub (this install
  * kept an excerpt only), by pages, with their PDFs, and applied as a pulled change is, each in a
- * savepoint; the cursor does not move. One that applies leaves the list; one still refused stays,
- * with the new reason; one the hub no longer serves stays. Per-field clocks make a late apply safe:
- * a field changed since keeps its later value.
+ * savepoint; the cursor does not move. The record's state on the hub is applied after it
+ * (retryFromState). One that applies leaves the list; one still refused stays, with the new reason;
+ * one the hub holds no more, change nor record, stays. Per-field clocks make a late apply safe: a
+ * field changed since keeps its later value.
  */
 export async function retrySetAside(context: PullContext, cabinetId: string, seqs: readonly number[]): Promise<Map<number, RetryOutcome>> {
   const { db } = context.deps;
   const outcomes = new Map<number, RetryOutcome>();
   const connection = store.findConnection(db.orm, cabinetId);
   if (!connection) return outcomes;
-  const wanted = [...new Set(seqs)].filter((seq) => store.findConflict(db.orm, cabinetId, seq) !== undefined).sort((x, y) => x - y);
+  const targets = [...new Set(seqs)].flatMap((seq) => {
+    const conflict = store.findConflict(db.orm, cabinetId, seq);
+    return conflict ? [{ seq, kind: conflict.kind, recordId: conflict.recordId }] : [];
+  });
+  const wanted = targets.map((target) => target.seq).sort((x, y) => x - y);
   for (let next = 0; next < wanted.length; ) {
     const first = wanted[next] as number;
     const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 }).catch((err: unknown) => {
@@ -228,7 +233,30 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
       if (!outcomes.has(seq)) outcomes.set(seq, 'gone');
     }
   }
+  await retryFromState(context, cabinetId, targets, outcomes);
   return outcomes;
+}
+
+/**
+ * The records of the changes tried again, as the hub holds them now, applied too: a change the hub
+ * compacted is gone, and one set aside from the state (a join, a cursor that expired) carried the
+ * record whole while the change under its seq carries only its own fields. One still refused stays
+ * aside under its seq.
+ */
+async function retryFromState(context: PullContext, cabinetId: string, targets: readonly { seq: number; kind: string; recordId: string }[], outcomes: Map<number, RetryOutcome>): Promise<void> {
+  const { db } = context.deps;
+  for (const target of targets) {
+    if (outcomes.get(target.seq) === 'set_aside') continue;
+    const [record] = (await context.client.state({ kind: target.kind, record_id: target.recordId })).records;
+    if (!record) continue;
+    const change = { ...stateChange(record), seq: target.seq };
+    const staged = await stageBlobs(context, cabinetId, [change]);
+    db.immediateTransaction(() => {
+      const applyContext = { blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha), now: context.deps.clock.now(), deps: context.deps };
+      outcomes.set(target.seq, retryOne(context, cabinetId, change, applyContext));
+      store.clearStagedBlobs(db.orm, cabinetId, staged);
+    });
+  }
 }
 
 /** One set-aside change applied again, in a savepoint of the caller's transaction. */

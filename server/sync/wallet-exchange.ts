@@ -26,13 +26,14 @@ function refusedIds(err: unknown): string[] {
   return refused.flatMap((r: unknown) => (typeof r === 'object' && r !== null && typeof (r as { entry_id?: unknown }).entry_id === 'string' ? [(r as { entry_id: string }).entry_id] : []));
 }
 
-/** One exchange; whether another should follow at once (the hub has more, or refused entries were set aside). */
+/** One exchange; whether another should follow at once (the hub has more, this install may have, or refused entries were set aside). */
 async function exchangeOnce(context: WalletExchangeContext, cabinetId: string): Promise<boolean> {
   const sent = walletToSend(context.deps, cabinetId, SENT_PER_EXCHANGE);
   if (!sent) return false;
   try {
     const answer = await context.client.exchangeWallet(sent);
-    return applyWalletAnswer(context.deps, cabinetId, answer, sent.after).more;
+    // A full batch sent: more may wait (everything is sent again after the hub was restored).
+    return applyWalletAnswer(context.deps, cabinetId, answer, sent.after).more || sent.entries.length === SENT_PER_EXCHANGE;
   } catch (err) {
     // An entry the hub refuses would be refused at every try, and the ones behind it with it.
     const refused = refusedIds(err).filter((id) => sent.entries.some((e) => e.entry_id === id));

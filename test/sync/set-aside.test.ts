@@ -14,6 +14,7 @@ import { listSyncConflicts } from '../../server/sync/conflicts.js';
 import { syncedTable } from '../../server/sync/synced-table.js';
 import * as store from '../../server/sync/store.js';
 import { runCourtier } from '../helpers/cli.js';
+import { compactCabinet } from '../../server/hub/compaction.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
 
@@ -134,6 +135,26 @@ describe('changes an install cannot apply yet', () => {
     const row = b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id);
     // Both changes applied, oldest first: the later value wins.
     expect(row).toEqual({ title: 'Flotte 12 véhicules', priority: 'urgente' });
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
+  });
+  it('applies them from the record’s state once updated, though the hub compacted the changes meanwhile', async () => {
+    const [a, b] = await cabinetOfTwo(syncedRecords());
+    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    await pullNode(b);
+    const peer = await newerPeer(a.cabinetId);
+    await peer.push(created.opportunity_id, { title: 'Flotte 12 véhicules', priority: 'haute' }, START + 60_000);
+    await peer.push(created.opportunity_id, { priority: 'urgente' }, START + 120_000);
+    await pullNode(b);
+    expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toHaveLength(2);
+    // Another change after them, then a compaction that keeps only the newest: theirs are gone.
+    createOpportunity(a.deps, a.cabinetId, { title: 'Autre', product: 'auto', contact: { last_name: 'H' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    expect(await compactCabinet(fixture.hub.deps, a.cabinetId, { days: 0, changes: 1, blobGraceMs: 3600_000 })).toMatchObject({ changes_deleted: expect.any(Number) });
+
+    const updated = { ...b, records: updatedTo(b) };
+    expect(await applyNowUnderstood(syncContext(updated), b.cabinetId)).toBe(2);
+    expect(b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({ title: 'Flotte 12 véhicules', priority: 'urgente' });
     expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
   });
 });
