@@ -29,6 +29,9 @@ export function queueOwnEdits(deps: Pick<Deps, 'db'>, connection: store.Connecti
     const hlc = formatHlc({ time, counter, device: connection.deviceId });
     store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind, recordId, op, hlc, fields: JSON.stringify(fields) });
     number += 1;
+    // The fields take the stamp the others will hold: its device decides a tie with another stamp of
+    // the same moment, and this install must decide it as they do.
+    if (stamp !== CREATION_STAMP) store.mergeFieldClocks(orm, connection.cabinetId, kind, recordId, Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])), op === 'erase');
   };
   for (const adapter of records.values()) {
     for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {

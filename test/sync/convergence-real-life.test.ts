@@ -168,7 +168,21 @@ describe('convergence of what a cabinet meets in its first months', () => {
           for (const n of open) closeSyncNode(n);
         }
       }),
-      { numRuns: 10 },
+      {
+        numRuns: 10,
+        examples: [
+          // Two edits of the same moment, one of them sent again by a reconnect under the new device's id: the tie is decided alike everywhere.
+          [
+            [
+              { do: 'editClient', node: 1, value: 'Durand' },
+              { do: 'editClient', node: 0, value: 'Martin' },
+              { do: 'reconnect', node: 0 },
+              { do: 'clock', node: 0, jump: -2 * MINUTE },
+              { do: 'create', node: 1 },
+            ],
+          ],
+        ],
+      },
     );
   }, 300_000);
 });
