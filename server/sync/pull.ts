@@ -195,7 +195,7 @@ export type RetryOutcome = 'applied' | 'set_aside' | 'gone';
 /**
  * Tries set-aside changes again, oldest first: they are fetched whole from the hub (this install
  * kept an excerpt only), by pages, with their PDFs, and applied as a pulled change is, each in a
- * savepoint; the cursor does not move. The record's state on the hub is applied after it
+ * savepoint; the cursor does not move; one the hub compacted, as the record it holds now
  * (retryFromState). One that applies leaves the list; one still refused stays, with the new reason;
  * one the hub holds no more, change nor record, stays. Per-field clocks make a late apply safe: a
  * field changed since keeps its later value.
@@ -238,15 +238,15 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
 }
 
 /**
- * The records of the changes tried again, as the hub holds them now, applied too: a change the hub
- * compacted is gone, and one set aside from the state (a join, a cursor that expired) carried the
- * record whole while the change under its seq carries only its own fields. One still refused stays
+ * A change tried again that the hub no longer has (compacted: its effect is in the record's state)
+ * is tried as the record the hub holds now. Only then: the state also holds the record's other
+ * fields, which may carry a value this install refuses for its own reason. One still refused stays
  * aside under its seq.
  */
 async function retryFromState(context: PullContext, cabinetId: string, targets: readonly { seq: number; kind: string; recordId: string }[], outcomes: Map<number, RetryOutcome>): Promise<void> {
   const { db } = context.deps;
   for (const target of targets) {
-    if (outcomes.get(target.seq) === 'set_aside') continue;
+    if (outcomes.get(target.seq) !== 'gone') continue;
     const [record] = (await context.client.state({ kind: target.kind, record_id: target.recordId })).records;
     if (!record) continue;
     const change = { ...stateChange(record), seq: target.seq };
