@@ -29,7 +29,7 @@ export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Longest wait a pull may ask for, in seconds. */
 const MAX_PULL_WAIT_SECONDS = 30;
 /** Most changes in one push, and in one page of a pull. */
-const MAX_BATCH_CHANGES = 1000;
+export const MAX_BATCH_CHANGES = 1000;
 /** Largest stored PDF the hub takes. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
 /** Largest JSON body the hub takes (a push): an install splits its batches below both this and MAX_BATCH_CHANGES. */
@@ -42,18 +42,11 @@ export const MAX_CHANGE_BYTES = 256 * 1024;
  */
 export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** The most credits one job may cost (COURTIER_CREDITS_PER_QUOTE and …_PER_ROUTINE stop there): the hub refuses a larger debit. */
-const MAX_JOB_COST = 100_000;
-/** The most credits an opening entry (the balance an install brings when it registers its cabinet) or an operator's grant may carry. */
-export const MAX_GRANT_CREDITS = 10_000_000;
-/** Most credits entries in one wallet exchange, sent or served. */
-const MAX_WALLET_ENTRIES = 500;
-
 /**
  * What syncs: the cabinet's records and its staff list (`user`: emails, roles, disabled and removed,
  * never a password); the wallet has its own exchange (below). API keys, webhooks, credentials, passwords and sessions stay on their install.
  */
-const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event', 'user'] as const;
+export const SYNCED_KINDS = ['client', 'opportunity', 'devis', 'contract', 'job', 'event', 'user'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 /** What a change does to its record. */
 export const SYNC_OPS = ['upsert', 'erase'] as const;
@@ -64,7 +57,7 @@ export type SyncOp = (typeof SYNC_OPS)[number];
 // its order (time, then counter, then device), so the hub and the installs compare strings.
 
 const HLC_PATTERN = /^(\d{15})-(\d{6})-([0-9a-z-]{1,64})$/;
-const hlcSchema = z.string().regex(HLC_PATTERN, 'a hybrid logical clock: 15-digit ms, 6-digit counter, device id');
+export const hlcSchema = z.string().regex(HLC_PATTERN, 'a hybrid logical clock: 15-digit ms, 6-digit counter, device id');
 
 export interface Hlc {
   time: number;
@@ -85,10 +78,10 @@ export function parseHlc(text: string): Hlc {
 // ---------------------------------------------------------------------------------------------
 // Wire shapes.
 
-const isoTime = z.iso.datetime().describe('ISO 8601, UTC.');
+export const isoTime = z.iso.datetime().describe('ISO 8601, UTC.');
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256, 64 lowercase hex digits');
-const deviceIdSchema = z.string().min(1).max(64);
-const recordIdSchema = z.string().min(1).max(254).describe('The record’s id: a UUID, or a user’s email.');
+export const deviceIdSchema = z.string().min(1).max(64);
+export const recordIdSchema = z.string().min(1).max(254).describe('The record’s id: a UUID, or a user’s email.');
 
 /**
  * One change of one record, numbered by its install: an upsert of some fields (the whole record on
@@ -163,41 +156,6 @@ export const pullResponseSchema = z
   .meta({ id: 'SyncPull' });
 export type PullResponse = z.infer<typeof pullResponseSchema>;
 
-/** A record's current state on the hub: every change it stored of it, merged field by field by their stamps. */
-const recordStateSchema = z
-  .object({
-    kind: z.string().min(1).max(64).describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version.`),
-    record_id: recordIdSchema,
-    erased: z.boolean().describe('true: the record was erased; its fields are its tombstone.'),
-    fields: z.record(z.string(), z.unknown()).describe('Column name → its latest value.'),
-    stamps: z.record(z.string(), hlcSchema).describe('Column name → the clock of its value (last writer wins per field, as for changes).'),
-    seq: z.int().min(1).describe('The seq of the newest change merged into this state.'),
-    device_id: deviceIdSchema.describe('The device of that change.'),
-  })
-  .meta({ id: 'SyncRecordState' });
-export type RecordState = z.infer<typeof recordStateSchema>;
-
-const stateQuerySchema = z.object({
-  after_kind: z.string().max(64).default('').describe('With after_id: the last record of the previous page; empty for the first page.'),
-  after_id: z.string().max(254).default(''),
-  limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
-  kind: z.string().min(1).max(64).optional().describe('With record_id: this one record only (an install retrying a change it set aside, whose seq the hub may have compacted).'),
-  record_id: z.string().min(1).max(254).optional(),
-});
-
-export const stateResponseSchema = z
-  .object({
-    records: z.array(recordStateSchema).describe('In (kind, record_id) order.'),
-    as_of_seq: z
-      .int()
-      .min(0)
-      .describe('Every change up to this seq is merged into this page. Keep the first page’s: once the last page is applied, pull changes after it (a record changed meanwhile comes again, and merges by its stamps).'),
-    more: z.boolean().describe('More records follow: ask again with the last record’s kind and id.'),
-    hub_time: isoTime,
-  })
-  .meta({ id: 'SyncState' });
-export type StateResponse = z.infer<typeof stateResponseSchema>;
-
 /**
  * A name the hub's operator reads in a terminal: no control character (an escape sequence could
  * rewrite the screen, hide the device's own id) and no bidirectional override (it reorders what follows).
@@ -241,63 +199,6 @@ export const leaveResponseSchema = z
   .meta({ id: 'SyncLeft' });
 export type LeaveResponse = z.infer<typeof leaveResponseSchema>;
 
-/** What an install sends of its own credits entries: a job's debit or refund, or the balance it brings when it registers its cabinet. */
-const DEVICE_WALLET_KINDS = ['debit', 'refund', 'opening'] as const;
-/** Every kind of the cabinet's ledger on the hub: a grant is the operator's alone. */
-const HUB_WALLET_KINDS = ['grant', ...DEVICE_WALLET_KINDS] as const;
-export type HubWalletKind = (typeof HUB_WALLET_KINDS)[number];
-
-const walletNote = z.string().max(200).nullable();
-
-const sentWalletEntrySchema = z
-  .object({
-    entry_id: z.uuid().describe('Made by the install: an entry sent again (a lost answer) is acknowledged, never stored twice.'),
-    kind: z.enum(DEVICE_WALLET_KINDS),
-    amount: z
-      .int()
-      .min(-MAX_JOB_COST)
-      .max(MAX_GRANT_CREDITS)
-      .describe('Credits: negative for a debit, the debit’s opposite for its refund, the balance brought for an opening.'),
-    job_id: z.uuid().nullable().describe('The job debited or refunded; null for an opening.'),
-    note: walletNote,
-  })
-  .meta({ id: 'SyncWalletEntrySent' });
-export type SentWalletEntry = z.infer<typeof sentWalletEntrySchema>;
-
-const walletExchangeBodySchema = z
-  .object({
-    after: z.int().min(0).describe('The last wallet seq this install holds; 0 for the whole ledger.'),
-    entries: z.array(sentWalletEntrySchema).max(MAX_WALLET_ENTRIES).describe('This install’s entries the hub has not acknowledged yet.'),
-  })
-  .meta({ id: 'SyncWalletExchange' });
-export type WalletExchangeBody = z.infer<typeof walletExchangeBodySchema>;
-
-const hubWalletEntrySchema = z
-  .object({
-    seq: z.int().min(1).describe('The cabinet’s wallet sequence on the hub: commit order.'),
-    entry_id: z.uuid(),
-    kind: z.enum(HUB_WALLET_KINDS),
-    amount: z.int(),
-    job_id: z.uuid().nullable(),
-    device_id: deviceIdSchema.nullable().describe('The install that made it; null for the operator’s grants.'),
-    note: walletNote,
-    created_at: isoTime,
-  })
-  .meta({ id: 'SyncWalletEntry' });
-export type HubWalletEntry = z.infer<typeof hubWalletEntrySchema>;
-
-export const walletExchangeResponseSchema = z
-  .object({
-    balance: z.int().describe('The cabinet’s balance on the hub, every entry sent included: the authority.'),
-    acknowledged: z.array(z.object({ entry_id: z.uuid(), seq: z.int().min(1) })).describe('Every entry sent, as the hub holds it (stored now or before).'),
-    entries: z.array(hubWalletEntrySchema).describe('The cabinet’s entries after `after`, in seq order, the caller’s own included.'),
-    last_seq: z.int().min(0).describe('Pass it as `after` next time.'),
-    more: z.boolean().describe('More entries wait: exchange again at once.'),
-    hub_time: isoTime,
-  })
-  .meta({ id: 'SyncWalletAnswer' });
-export type WalletExchangeResponse = z.infer<typeof walletExchangeResponseSchema>;
-
 const blobParamsSchema = z.object({ sha256: sha256Schema });
 const blobStoredSchema = z.object({ sha256: sha256Schema, size: z.int().min(0) }).meta({ id: 'SyncBlob' });
 
@@ -314,7 +215,7 @@ export const PAIRING_REFUSALS = [
   'sync_protocol_unsupported',
 ] as const satisfies readonly ErrorCode[];
 
-const PROTOCOL_HEADERS = {
+export const PROTOCOL_HEADERS = {
   'X-Courtier-Sync-Protocol': { description: 'The install’s sync protocol version.', required: true },
   'X-Courtier-Device-Time': { description: 'The install’s clock, ms since the epoch.', required: false },
 };
@@ -372,23 +273,6 @@ export const pullChanges = defineEndpoint({
   errors: ['validation_error', 'cursor_expired', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
-export const getState = defineEndpoint({
-  method: 'GET',
-  surface: 'hub',
-  path: '/state',
-  operationId: 'getState',
-  summary: 'The current state of the cabinet’s records, by pages',
-  description:
-    'What a join, or an install whose cursor expired, reads instead of the whole history: each record of the caller’s cabinet with its fields, their stamps and whether it was erased, in (kind, record_id) order. ' +
-    'A page ends at `limit` records or once their fields pass 4 MiB (at least one record always comes). Keep the first page’s as_of_seq, apply every page as changes are applied (field by field by stamp), then pull changes after as_of_seq.',
-  tag: 'Sync',
-  auth: 'device',
-  headers: PROTOCOL_HEADERS,
-  query: stateQuerySchema,
-  responses: { 200: { description: 'A page of records.', schema: stateResponseSchema } },
-  errors: ['validation_error', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
-});
-
 export const leaveHub = defineEndpoint({
   method: 'DELETE',
   surface: 'hub',
@@ -402,23 +286,6 @@ export const leaveHub = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   responses: { 200: { description: 'Revoked.', schema: leaveResponseSchema } },
   errors: ['hub_database_unavailable'],
-});
-
-export const exchangeWallet = defineEndpoint({
-  method: 'POST',
-  surface: 'hub',
-  path: '/wallet',
-  operationId: 'exchangeWallet',
-  summary: 'Send this device’s credits entries; get the cabinet’s balance and ledger',
-  description:
-    'The hub keeps the cabinet’s one wallet. In one transaction, under the cabinet’s lock: stores the entries sent that it does not hold yet (an entry it holds is acknowledged again, never doubled), moves the balance, and answers it with the entries after `after` (grants, other installs’ debits and refunds, this device’s own). ' +
-    'Refused whole with wallet_entry_refused (details.refused), nothing stored: a debit that is not negative or passes what a job may cost, a refund without this device’s debit of the job or of another amount, a second debit or refund of a job by this device, an opening from a device that did not register the cabinet or a second one, an entry id the cabinet holds for another entry. A device never sends a grant: only the operator mints credits (courtier hub credits grant).',
-  tag: 'Sync',
-  auth: 'device',
-  headers: PROTOCOL_HEADERS,
-  body: walletExchangeBodySchema,
-  responses: { 200: { description: 'Stored; the cabinet’s balance and entries.', schema: walletExchangeResponseSchema } },
-  errors: ['validation_error', 'wallet_entry_refused', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
 });
 
 export const putBlob = defineEndpoint({
@@ -472,5 +339,3 @@ export const getHubOpenApiDocument = defineEndpoint({
   responses: { 200: { description: 'The OpenAPI document of the hub.', schema: z.record(z.string(), z.unknown()) } },
   errors: [],
 });
-
-export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, getState, exchangeWallet, leaveHub, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;

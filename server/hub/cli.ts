@@ -13,7 +13,7 @@ import { createInvite } from './pairing.js';
 import { listHubAudit, operatorActor, recordHubAudit, recordHubAuditIn, verifyHubAudit } from './audit.js';
 import { ReportedFailure } from '../cli/common.js';
 import { serveHub } from './serve.js';
-import { MAX_GRANT_CREDITS } from '../../shared/sync-protocol.js';
+import { MAX_GRANT_CREDITS } from '../../shared/sync-wallet.js';
 import { grantHubCredits, hubWalletBalance, type WarnLog } from './wallet.js';
 
 /** `courtier hub …`: the hub's commands, run against its PostgreSQL (never the agent's data dir). */

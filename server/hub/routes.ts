@@ -1,20 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HUB_API_PREFIX } from '../../shared/endpoint.js';
-import {
-  exchangeWallet,
-  getBlob,
-  getHubHealth,
-  getHubOpenApiDocument,
-  getState,
-  HUB_ENDPOINTS,
-  leaveHub,
-  MAX_BLOB_BYTES,
-  MAX_PUSH_BYTES,
-  pairDevice,
-  pullChanges,
-  pushChanges,
-  putBlob,
-} from '../../shared/sync-protocol.js';
+import { exchangeWallet } from '../../shared/sync-wallet.js';
+import { getBlob, getHubHealth, getHubOpenApiDocument, leaveHub, MAX_BLOB_BYTES, MAX_PUSH_BYTES, pairDevice, pullChanges, pushChanges, putBlob } from '../../shared/sync-protocol.js';
+import { getState } from '../../shared/sync-state.js';
 import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { revokeHubDevice } from './admin.js';
@@ -28,6 +16,9 @@ import { readDeviceTime, readProtocol } from './protocol.js';
 import { readState } from './state.js';
 import { exchangeWallet as exchange } from './wallet.js';
 import type { ChangeWaiters } from './waiters.js';
+
+/** Every route of the hub, in the order its OpenAPI document lists them. */
+export const HUB_ENDPOINTS = [pairDevice, pushChanges, pullChanges, getState, exchangeWallet, leaveHub, putBlob, getBlob, getHubHealth, getHubOpenApiDocument] as const;
 
 /** An AbortSignal that fires when the client goes away before its answer is sent (a long poll's end). */
 function clientGone(reply: FastifyReply): AbortSignal {

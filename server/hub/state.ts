@@ -1,4 +1,5 @@
-import { MAX_PULL_PAGE_BYTES, type StateResponse } from '../../shared/sync-protocol.js';
+import { MAX_PULL_PAGE_BYTES } from '../../shared/sync-protocol.js';
+import type { StateResponse } from '../../shared/sync-state.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { HubWalletEntry, HubWalletKind } from '../../shared/sync-protocol.js';
+import type { HubWalletEntry, HubWalletKind } from '../../shared/sync-wallet.js';
 
 /**
  * The queries of the cabinet's wallet on the hub, in SQL through the driver like the changes'.

@@ -1,5 +1,5 @@
 import type { TransactionSql } from 'postgres';
-import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-protocol.js';
+import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
 import { hubTime, type HubDeps } from './deps.js';

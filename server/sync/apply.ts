@@ -1,4 +1,5 @@
-import type { PulledChange, RecordState } from '../../shared/sync-protocol.js';
+import type { PulledChange } from '../../shared/sync-protocol.js';
+import type { RecordState } from '../../shared/sync-state.js';
 import type { Orm } from '../db/open.js';
 import * as store from './store.js';
 import type { ApplyContext, Refusal, SyncedRecords } from './synced-table.js';

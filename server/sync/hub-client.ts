@@ -2,39 +2,9 @@ import { isIP } from 'node:net';
 import type { z } from 'zod';
 import { errorBodySchema } from '../../shared/errors.js';
 import { pathTo } from '../../shared/endpoint.js';
-import {
-  DEVICE_TIME_HEADER,
-  exchangeWallet,
-  getBlob,
-  getState,
-  HUB_EPOCH_HEADER,
-  HUB_TIME_HEADER,
-  leaveHub,
-  leaveResponseSchema,
-  MAX_BLOB_BYTES,
-  MAX_CHANGE_BYTES,
-  MAX_PULL_PAGE_BYTES,
-  pairDevice,
-  pairResponseSchema,
-  pullChanges,
-  pullResponseSchema,
-  pushChanges,
-  pushResponseSchema,
-  putBlob,
-  SYNC_PROTOCOL_HEADER,
-  stateResponseSchema,
-  SYNC_PROTOCOL_VERSION,
-  walletExchangeResponseSchema,
-  type LeaveResponse,
-  type PairBody,
-  type PairResponse,
-  type PullResponse,
-  type PushBody,
-  type PushResponse,
-  type WalletExchangeBody,
-  type WalletExchangeResponse,
-  type StateResponse,
-} from '../../shared/sync-protocol.js';
+import { DEVICE_TIME_HEADER, getBlob, HUB_EPOCH_HEADER, HUB_TIME_HEADER, leaveHub, leaveResponseSchema, MAX_BLOB_BYTES, MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, pairDevice, pairResponseSchema, pullChanges, pullResponseSchema, pushChanges, pushResponseSchema, putBlob, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type LeaveResponse, type PairBody, type PairResponse, type PullResponse, type PushBody, type PushResponse } from '../../shared/sync-protocol.js';
+import { getState, stateResponseSchema, type StateResponse } from '../../shared/sync-state.js';
+import { exchangeWallet, walletExchangeResponseSchema, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
 
 /** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
 export class HubRefusal extends Error {

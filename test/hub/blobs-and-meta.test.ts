@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointPath, HUB_API_PREFIX, pathTo } from '../../shared/endpoint.js';
-import { getBlob, getHubHealth, getHubOpenApiDocument, HUB_ENDPOINTS, HUB_TIME_HEADER, MAX_BLOB_BYTES, MAX_PUSH_BYTES, pushChanges, putBlob } from '../../shared/sync-protocol.js';
+import { getBlob, getHubHealth, getHubOpenApiDocument, HUB_TIME_HEADER, MAX_BLOB_BYTES, MAX_PUSH_BYTES, pushChanges, putBlob } from '../../shared/sync-protocol.js';
+import { HUB_ENDPOINTS } from '../../server/hub/routes.js';
 import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { exchangeWallet, pullChanges, type PullResponse, type WalletExchangeResponse } from '../../shared/sync-protocol.js';
+import { pullChanges, type PullResponse } from '../../shared/sync-protocol.js';
+import { exchangeWallet, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
 import { grantHubCredits } from '../../server/hub/wallet.js';
 import { runCourtier } from '../helpers/cli.js';
 import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
