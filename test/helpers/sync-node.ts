@@ -1,5 +1,6 @@
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
@@ -15,7 +16,7 @@ import type { ListeningHub } from './hub-server.js';
 import * as store from '../../server/sync/store.js';
 import { exchangeWallet } from '../../server/sync/wallet-exchange.js';
 import { grantHubCredits } from '../../server/hub/wallet.js';
-import { tempDir, testClock, type TestClock } from './server.js';
+import { tempDir, testClock, type TestClock, type TestServer } from './server.js';
 
 /**
  * An install of a cabinet driven step by step in this process (its own SQLite file and clock), for
@@ -28,6 +29,16 @@ export interface SyncNode {
   dir: string;
   cabinetId: string;
   records: RecordsByKind;
+}
+
+/** The installs and console servers a test file opens, closed after each of its tests (the servers first). */
+export function useSyncInstalls(): { nodes: SyncNode[]; servers: TestServer[] } {
+  const opened = { nodes: [] as SyncNode[], servers: [] as TestServer[] };
+  afterEach(async () => {
+    for (const server of opened.servers.splice(0)) await server.close();
+    for (const node of opened.nodes.splice(0)) closeSyncNode(node);
+  });
+  return opened;
 }
 
 export const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);

@@ -1,6 +1,6 @@
 // @module-tag postgres
 import { createHash, randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
@@ -14,7 +14,7 @@ import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { PROTOCOL } from '../helpers/hub.js';
-import { closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { fetchHub, openSyncNode, pullNode, pushNode, useSyncInstalls, type SyncNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 
 /**
@@ -28,11 +28,7 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
 
 const MINUTE = 60_000;
 const fixture = useListeningHub();
-const nodes: SyncNode[] = [];
-
-afterEach(() => {
-  for (const node of nodes.splice(0)) closeSyncNode(node);
-});
+const { nodes } = useSyncInstalls();
 
 /** An install of the cabinet with an insurer login and credits, connected to the hub, and a stolen laptop paired with it. */
 async function victimAndThief(): Promise<{ victim: SyncNode; thief: PairResponse }> {

@@ -1,5 +1,5 @@
 // @module-tag postgres
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type PulledChange } from '../../shared/sync-protocol.js';
 import { setDisabled } from '../../server/account/service.js';
@@ -13,7 +13,7 @@ import { hashPassword } from '../../server/tenancy/passwords.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { PROTOCOL } from '../helpers/hub.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { cabinetOfTwo, useSyncInstalls, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * A stolen laptop (a device credential of the cabinet) and a hub operator can change the staff list
@@ -25,13 +25,7 @@ import { cabinetOfTwo, closeSyncNode, pullNode, pushNode, type SyncNode } from '
 const PASSWORD = 'correct horse battery';
 const SIGNED_IN_ONLY = '/api/v1/console/wallet';
 const fixture = useListeningHub();
-const nodes: SyncNode[] = [];
-const servers: TestServer[] = [];
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-  for (const node of nodes.splice(0)) closeSyncNode(node);
-});
+const { nodes, servers } = useSyncInstalls();
 
 /** The victim install B of a two-install cabinet, its console over HTTP, and a thief's device paired with the cabinet. */
 async function victimAndThief(): Promise<{ a: SyncNode; b: SyncNode; server: TestServer; thief: PairResponse }> {

@@ -1,5 +1,5 @@
 // @module-tag postgres
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeJob } from '../../server/automation/lifecycle.js';
 import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';
@@ -15,18 +15,14 @@ import { cabinetsAwaitingHub, connectCabinet, disconnectCabinet } from '../../se
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, grantOnHub, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
+import { backupSyncNode, cabinetOfTwo, fetchHub, grantOnHub, pullNode, pushNode, restoreSyncNode, useSyncInstalls, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
  * backup — through a real hub on PostgreSQL: nothing acknowledged is lost, and the installs converge.
  */
 const fixture = useListeningHub();
-const nodes: SyncNode[] = [];
-
-afterEach(() => {
-  for (const node of nodes.splice(0)) closeSyncNode(node);
-});
+const { nodes } = useSyncInstalls();
 
 async function twoInstalls(): Promise<[SyncNode, SyncNode]> {
   const pair = await cabinetOfTwo(fixture.hub, Date.now());

@@ -1,5 +1,5 @@
 // @module-tag postgres
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CabinetUser } from '../../shared/console-admin.js';
 import { remove as removeAccount, setDisabled } from '../../server/account/service.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
@@ -11,7 +11,7 @@ import { addCabinetUser, changeUserRole, listCabinetUsers } from '../../server/t
 import { consoleClient, consoleClientFromResponse, type ConsoleClient } from '../helpers/console.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cabinetOfTwo, closeSyncNode, joinNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { cabinetOfTwo, useSyncInstalls, joinNode, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * The staff list is the cabinet's: an account added, disabled, removed or given another role on one
@@ -24,13 +24,7 @@ const PASSWORD = 'correct horse battery';
 /** A console route for any signed-in user of the cabinet. */
 const SIGNED_IN_ONLY = '/api/v1/console/wallet';
 const fixture = useListeningHub();
-const nodes: SyncNode[] = [];
-const servers: TestServer[] = [];
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-  for (const node of nodes.splice(0)) closeSyncNode(node);
-});
+const { nodes, servers } = useSyncInstalls();
 
 /** Two installs: A connected, B joined (its administrator b@c.fr shared with the cabinet), both caught up. */
 async function twoInstalls(): Promise<[SyncNode, SyncNode]> {
