@@ -728,6 +728,12 @@ async function cabinetsPhase(env: Env, results: Results): Promise<void> {
   );
   console.log(`   ${roundRatiosLine({ roundRatios: pairRatios(rounds, rate) })}; each side 4 rounds, in pairs AB BA AB BA, after a warm-up of 20 pushes per device`);
   noteOther(results, alone.cpu.cores.other, together.cpu.cores.other);
+  // Pushes that do not wait on one another are bounded by the cores they share: what the CPU allows tells a lock from a full machine.
+  const cpuPerPush = (r: PushRound) => (((r.cpu.cores.bench ?? 0) + (r.cpu.cores.hub ?? 0) + (r.cpu.cores.postgres ?? 0)) * r.seconds) / r.pushes;
+  const ceiling = cpuCount() / cpuPerPush(alone);
+  console.log(
+    `   CPU per push (this process, the hub, PostgreSQL): ${(cpuPerPush(alone) * 1000).toFixed(2)} ms alone, ${(cpuPerPush(together) * 1000).toFixed(2)} ms at once; ${cpuCount()} cores allow at most ${int.format(ceiling)} pushes/s (${(ceiling / rate(alone)).toFixed(2)}x one device alone), of which the ${CABINETS} reached ${pct(rate(together) / ceiling)}`,
+  );
   const ratio = rate(together) / rate(alone);
   const met = ratio >= GOAL_CABINETS_RATIO;
   results.lines.push(
