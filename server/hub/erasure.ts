@@ -284,9 +284,10 @@ async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: read
 
 /**
  * The PDFs of the unsigned quotes among these: gone from their changes, their state and hub_blobs
- * (unless another quote's change or state names the same bytes), and recorded so that no device
- * stores them again. A quote is signed once any change of it the hub holds, or its state, says so,
- * or a contract names it: a device cannot unsign a quote to have its PDF deleted.
+ * (unless another quote's change or state names the same bytes, or a signed quote named them), and
+ * recorded so that no device stores them again. A quote is signed once any change of it the hub
+ * holds says so, its state was ever signed (hub_records.signed, kept after compaction), or a
+ * contract names it: a device cannot unsign a quote to have its PDF deleted.
  */
 async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
   if (devis.length === 0) return;
@@ -295,9 +296,7 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
     WHERE NOT EXISTS (
       SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.op = 'upsert'
         AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
-    AND NOT EXISTS (
-      SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id
-        AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
+    AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.signed)
     AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)
     AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
   if (unsigned.length === 0) return;
@@ -319,7 +318,7 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
   const deleted = await tx<{ sha256: string }[]>`
     DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
       AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
-      AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
+      AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND (h.fields->>'pdf_sha256' = b.sha256 OR h.signed_pdf = b.sha256))
     RETURNING b.sha256`;
   await recordLinks(tx, cabinetId, deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })));
 }

@@ -12,6 +12,10 @@ import type { Sql, TransactionSql } from 'postgres';
  * fields with the tombstone (the hub emptied every upsert before it), and later erasures merge
  * their tombstones field by field. Stamps are compared byte by byte (COLLATE "C"), as JavaScript
  * compares them on the installs.
+ *
+ * Beside the fields, a quote keeps for good that it was signed (a change said so, or a contract
+ * names it) and the PDF it named then: the state forgets nothing a later edit says, and an erasure
+ * or compaction must never take a signed quote's PDF for an unsigned one's.
  */
 export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
@@ -23,10 +27,13 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
     ),
     sources AS (
-      SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior
+      SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior,
+        r.signed, r.signed_pdf, CASE WHEN jsonb_typeof(r.fields->'pdf_sha256') = 'string' THEN r.fields->>'pdf_sha256' END AS pdf
       FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM batch)
       UNION ALL
-      SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false FROM batch
+      SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false,
+        kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), NULL, NULL
+      FROM batch
     ),
     flagged AS (
       SELECT *, bool_or(op = 'erase') OVER w AS erased, bool_or(prior AND op = 'erase') OVER w AS was_erased, bool_or(NOT prior AND op = 'erase') OVER w AS erases
@@ -44,15 +51,29 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
     merged AS (
       SELECT kind, record_id, max(seq) AS last_seq, (array_agg(device_id ORDER BY seq DESC) FILTER (WHERE device_id IS NOT NULL))[1] AS device_id, bool_or(erased) AS erased,
         coalesce(jsonb_object_agg(key, value) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS fields,
-        coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps
-      FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased FROM winners
-            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased FROM flagged WHERE NOT prior) x
+        coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps,
+        coalesce(bool_or(signed), false) AS signed, max(signed_pdf) AS signed_pdf, max(pdf) AS prior_pdf
+      FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased, NULL::boolean AS signed, NULL::text AS signed_pdf, NULL::text AS pdf FROM winners
+            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased, signed, signed_pdf, pdf FROM flagged) x
       GROUP BY kind, record_id
     )
-    INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes)
-    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text) FROM merged
+    INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
+    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text), signed,
+      CASE WHEN signed THEN coalesce(signed_pdf, CASE WHEN jsonb_typeof(fields->'pdf_sha256') = 'string' THEN fields->>'pdf_sha256' END, prior_pdf) END
+    FROM merged
     ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
-      fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes`;
+      fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes,
+      signed = excluded.signed, signed_pdf = excluded.signed_pdf`;
+  await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
+}
+
+/** A quote a contract of the batch names is signed (the contract's proof), whatever its own changes say. */
+async function markSignedByContracts(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
+  await tx`
+    UPDATE hub_records d SET signed = true, signed_pdf = coalesce(d.signed_pdf, CASE WHEN jsonb_typeof(d.fields->'pdf_sha256') = 'string' THEN d.fields->>'pdf_sha256' END)
+    FROM hub_changes c
+    WHERE c.cabinet_id = ${cabinetId} AND c.seq BETWEEN ${fromSeq} AND ${toSeq} AND c.kind = 'contract' AND c.op = 'upsert'
+      AND d.cabinet_id = ${cabinetId} AND d.kind = 'devis' AND d.record_id = c.fields->>'devis_id' AND NOT d.signed`;
 }
 
 /** A record's state as a state page serves it, its fields and stamps still the JSON text PostgreSQL holds. */

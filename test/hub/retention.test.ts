@@ -110,12 +110,17 @@ async function readAllState(device: TestDevice, limit: number): Promise<{ record
   }
 }
 
+const blobsOf = async (cabinetId: string) => (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId} ORDER BY sha256`).map((row) => row.sha256);
+
 const compact = (cabinetId: string, retention: Partial<Retention>) => compactCabinet(hub.deps, cabinetId, { days: 0, changes: 1, blobGraceMs: HOUR, ...retention });
 
 /** The migration's backfill, as a hub with older data runs it once. */
 const backfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
   .flatMap((migration) => migration.sql)
   .find((statement) => statement.includes('INSERT INTO "hub_records"'));
+const signedBackfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
+  .flatMap((migration) => migration.sql)
+  .find((statement) => statement.includes('UPDATE "hub_records" r SET "signed" = true'));
 
 describe('each record’s state on the hub', () => {
   it('is what an install holds once it applied every stored change, whatever the order of stamps, batches, devices and erasures; the migration’s backfill makes the same', async () => {
@@ -297,6 +302,69 @@ describe('erasure and the state', () => {
     const [devis] = await hub.deps.sql<{ fields: Record<string, unknown> }[]>`SELECT fields FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis'`;
     expect(devis!.fields).toMatchObject({ status: 'priced', dic_data: '{}', suspens: null, pdf_sha256: null });
     expect(await hub.deps.sql`SELECT 1 FROM hub_blobs WHERE cabinet_id = ${id}`).toHaveLength(0);
+  });
+});
+
+describe('a signed quote, once compaction deleted the changes that said so', () => {
+  it('keeps its PDF and its other fields through an erasure, though a device with a valid credential unsigned it since, and through collection once its PDF is named no more', async () => {
+    const { id, devices } = await newCabinet(2);
+    const [x, hostile] = devices as [TestDevice, TestDevice];
+    const signedPdf = pdf('Quintavalle, contrat MRH');
+    await put(x, signedPdf);
+    await push(x, [
+      { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null } },
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', client_id: 'C', dic_data: '{"insured_name":"Quintavalle"}', tarif_cents: 21000, pdf_sha256: sha256(signedPdf) } },
+    ]);
+    await push(x, [
+      { kind: 'devis', record_id: 'D', fields: { status: 'signed', signed_at: 5, contract_id: 'K' }, stamp: [5, 0] },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'D', client_id: 'C', premium_cents: 21000 }, stamp: [6, 0] },
+    ]);
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre' } }]);
+    await compact(id, { changes: 1 });
+    expect(await hub.deps.sql`SELECT 1 FROM hub_changes WHERE cabinet_id = ${id} AND kind IN ('devis', 'contract')`).toHaveLength(0);
+
+    // Raw HTTP, as a stolen laptop would: the quote said priced again, its contract pointed elsewhere, then the client erased.
+    await push(hostile, [
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', signed_at: null, contract_id: null } },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'ailleurs' } },
+    ]);
+    await push(hostile, [{ record_id: 'C', op: 'erase', fields: { type: 'person', erased_at: 9, last_name: null, email: null, siret: null } }]);
+    expect(await blobsOf(id)).toEqual([sha256(signedPdf)]);
+    const [state] = await hub.deps.sql<{ fields: Record<string, unknown>; signed: boolean }[]>`SELECT fields, signed FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis' AND record_id = 'D'`;
+    expect(state).toEqual({ signed: true, fields: expect.objectContaining({ pdf_sha256: sha256(signedPdf), tarif_cents: 21000, client_id: 'C', dic_data: '{}' }) });
+
+    // Its PDF named by nothing any more: collection keeps it all the same.
+    await push(hostile, [{ kind: 'devis', record_id: 'D', fields: { pdf_sha256: null } }]);
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre encore' } }]);
+    expect(await compact(id, { changes: 1, blobGraceMs: HOUR })).toMatchObject({ blobs_deleted: 0 });
+    expect(await blobsOf(id)).toEqual([sha256(signedPdf)]);
+  });
+
+  it('is found by the migration’s backfill from the state, from a change still held, or from a contract', async () => {
+    const { id, devices } = await newCabinet();
+    await push(devices[0]!, [
+      { kind: 'devis', record_id: 'by-state', fields: { status: 'signed', pdf_sha256: 'a'.repeat(64) } },
+      { kind: 'devis', record_id: 'by-change', fields: { status: 'signed', pdf_sha256: 'b'.repeat(64) } },
+      { kind: 'devis', record_id: 'by-change', fields: { status: 'priced' }, stamp: [10, 0] },
+      { kind: 'devis', record_id: 'by-contract', fields: { status: 'priced', pdf_sha256: 'c'.repeat(64) } },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'by-contract' } },
+      { kind: 'devis', record_id: 'unsigned', fields: { status: 'priced', pdf_sha256: 'd'.repeat(64) } },
+    ]);
+    const signed = async () =>
+      hub.deps.sql<{ record_id: string; signed: boolean; signed_pdf: string | null }[]>`
+        SELECT record_id, signed, signed_pdf FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis' ORDER BY record_id`;
+    const expected = [
+      { record_id: 'by-change', signed: true, signed_pdf: 'b'.repeat(64) },
+      { record_id: 'by-contract', signed: true, signed_pdf: 'c'.repeat(64) },
+      { record_id: 'by-state', signed: true, signed_pdf: 'a'.repeat(64) },
+      { record_id: 'unsigned', signed: false, signed_pdf: null },
+    ];
+    expect(await signed()).toEqual(expected);
+    await hub.deps.sql`UPDATE hub_records SET signed = false, signed_pdf = NULL WHERE cabinet_id = ${id}`;
+    await hub.deps.sql.unsafe(signedBackfill!.replace('WHERE r."kind" = \'devis\'', `WHERE r."cabinet_id" = '${id}' AND r."kind" = 'devis'`));
+    expect(await signed()).toEqual(expected);
   });
 });
 
