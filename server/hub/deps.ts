@@ -1,6 +1,6 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
-import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
+import { MAX_RECORD_BYTES, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import type { Clock } from '../deps.js';
 import type { HubDatabase, HubDb } from './database.js';
 
@@ -30,6 +30,8 @@ export interface HubLimits {
   cabinetChangeBytes: number;
   cabinetBlobs: number;
   cabinetBlobBytes: number;
+  /** One record's state, fields and stamps (MAX_RECORD_BYTES; tests lower it). */
+  recordBytes: number;
   /** Requests of one device in progress at once, long polls included. */
   deviceRequests: number;
   /** Long polls (pulls with a wait) of one device at once. */
@@ -43,6 +45,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   cabinetChangeBytes: 4 * 1024 ** 3,
   cabinetBlobs: 200_000,
   cabinetBlobBytes: 8 * 1024 ** 3,
+  recordBytes: MAX_RECORD_BYTES,
   deviceRequests: 8,
   deviceLongPolls: 2,
   deviceUploads: 2,

@@ -228,7 +228,7 @@ async function scrubRecords(tx: TransactionSql, cabinetId: string, kind: LinkedK
   const personal = Object.keys(ERASED_RECORD_FIELDS[kind]);
   // The value a field's stamp names is emptied, the stamp stays: the state is still the fold of the changes.
   await tx`
-    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text)
+    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text) + octet_length(s.stamps::text)
     FROM (
       SELECT record_id, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
       FROM hub_records c
@@ -277,7 +277,8 @@ async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: read
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = r.seq`;
   // A client.updated that keeps nothing keeps no stamp either: no change of it carries a field any more.
   await tx`
-    UPDATE hub_records h SET fields = r.fields, bytes = octet_length(r.fields::text), stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END
+    UPDATE hub_records h SET fields = r.fields, stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END,
+      bytes = octet_length(r.fields::text) + CASE WHEN r.fields = '{}'::jsonb THEN 2 ELSE octet_length(h.stamps::text) END
     FROM jsonb_to_recordset(${states}::text::jsonb) AS r(record_id text, fields jsonb)
     WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'event' AND h.record_id = r.record_id`;
 }
@@ -302,7 +303,7 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
   if (unsigned.length === 0) return;
   const unsignedIds = unsigned.map((row) => row.id);
   const inState = await tx<{ sha256: string }[]>`
-    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text)
+    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text) + octet_length(h.stamps::text)
     FROM (SELECT record_id, fields->>'pdf_sha256' AS sha256 FROM hub_records
       WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
     WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = x.record_id

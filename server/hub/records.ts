@@ -16,12 +16,15 @@ import type { Sql, TransactionSql } from 'postgres';
  * Beside the fields, a quote keeps for good that it was signed (a change said so, or a contract
  * names it) and the PDF it named then: the state forgets nothing a later edit says, and an erasure
  * or compaction must never take a signed quote's PDF for an unsigned one's.
+ *
+ * Returns the largest record the batch grew past `maxBytes`, if any: the push is then refused (a
+ * state page must hold any record whole); a record already past it may still shrink.
  */
-export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
+export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number, maxBytes: number): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
   // Each record's prior state and changes are one set instead, flagged by window functions.
-  await tx`
+  const [oversized] = await tx<OversizedRecord[]>`
     WITH batch AS (
       SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
@@ -56,15 +59,31 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
       FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased, NULL::boolean AS signed, NULL::text AS signed_pdf, NULL::text AS pdf FROM winners
             UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased, signed, signed_pdf, pdf FROM flagged) x
       GROUP BY kind, record_id
+    ),
+    upserted AS (
+      INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
+      SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text), signed,
+        CASE WHEN signed THEN coalesce(signed_pdf, CASE WHEN jsonb_typeof(fields->'pdf_sha256') = 'string' THEN fields->>'pdf_sha256' END, prior_pdf) END
+      FROM merged
+      ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
+        fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes,
+        signed = excluded.signed, signed_pdf = excluded.signed_pdf
+      RETURNING kind, record_id, bytes
     )
-    INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
-    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text), signed,
-      CASE WHEN signed THEN coalesce(signed_pdf, CASE WHEN jsonb_typeof(fields->'pdf_sha256') = 'string' THEN fields->>'pdf_sha256' END, prior_pdf) END
-    FROM merged
-    ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
-      fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes,
-      signed = excluded.signed, signed_pdf = excluded.signed_pdf`;
+    SELECT u.kind, u.record_id, u.bytes FROM upserted u
+    WHERE u.bytes > ${maxBytes}
+      AND u.bytes > coalesce((SELECT p.bytes FROM hub_records p WHERE p.cabinet_id = ${cabinetId} AND p.kind = u.kind AND p.record_id = u.record_id), 0)
+    ORDER BY u.bytes DESC LIMIT 1`;
+  if (oversized) return oversized;
   await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
+  return undefined;
+}
+
+/** A record whose state a batch grew past the limit (its size before the batch is read in the fold's snapshot). */
+export interface OversizedRecord {
+  kind: string;
+  record_id: string;
+  bytes: number;
 }
 
 /** A quote a contract of the batch names is signed (the contract's proof), whatever its own changes say. */
@@ -96,8 +115,8 @@ export interface RecordsRead {
 }
 
 /**
- * The cabinet's records after (kind, record id), in that order, at most `limit` and no more once
- * their fields reach `maxBytes` (the first always comes), and the cabinet's newest seq, in one
+ * The cabinet's records after (kind, record id), in that order, at most `limit` and no more than
+ * `maxBytes` of fields and stamps (the first always comes), and the cabinet's newest seq, in one
  * statement (one snapshot): every change up to that seq is folded into what it reads. A record
  * that holds nothing (every change of it emptied, never erased) is left out: it would apply nothing.
  */
@@ -107,11 +126,11 @@ export async function readRecords(sql: Sql, cabinetId: string, after: { kind: st
   >`
     WITH cabinet AS (SELECT next_seq - 1 AS newest FROM hub_cabinets WHERE id = ${cabinetId}),
     listed AS (
-      SELECT kind, record_id, sum(bytes) OVER (ORDER BY kind, record_id) - bytes AS before FROM hub_records
+      SELECT kind, record_id, bytes, sum(bytes) OVER (ORDER BY kind, record_id) - bytes AS before FROM hub_records
       WHERE cabinet_id = ${cabinetId} AND (kind, record_id) > (${after.kind}, ${after.recordId}) AND (erased OR fields <> '{}'::jsonb)
       ORDER BY kind, record_id LIMIT ${limit}
     ),
-    kept AS (SELECT kind, record_id FROM listed WHERE before < ${maxBytes})
+    kept AS (SELECT kind, record_id FROM listed WHERE before + bytes <= ${maxBytes} OR before = 0)
     SELECT r.kind, r.record_id, r.erased, r.fields::text AS fields, r.stamps::text AS stamps, r.last_seq, r.device_id, cabinet.newest, (SELECT count(*)::int FROM listed) AS listed
     FROM cabinet LEFT JOIN (kept JOIN hub_records r ON r.cabinet_id = ${cabinetId} AND r.kind = kept.kind AND r.record_id = kept.record_id) ON true
     ORDER BY r.kind, r.record_id`;

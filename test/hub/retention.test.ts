@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pullChanges, pushChanges, putBlob, type SyncChange } from '../../shared/sync-protocol.js';
+import { formatHlc, MAX_PULL_PAGE_BYTES, MAX_RECORD_BYTES, pullChanges, pushChanges, putBlob, type SyncChange } from '../../shared/sync-protocol.js';
 import { getState, type StateResponse } from '../../shared/sync-state.js';
 import { compactCabinet, type Retention } from '../../server/hub/compaction.js';
 import { startCompaction } from '../../server/hub/compaction-runs.js';
@@ -369,6 +369,54 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
 });
 
 describe('a hostile device with a valid credential', () => {
+  it('cannot grow one record’s state past what a state page holds: the change is refused as too large, by its number, nothing stored, and the record still takes edits', async () => {
+    const { id, devices } = await newCabinet();
+    const x = devices[0]!;
+    const big = (field: string) => ({ record_id: 'gros', fields: { [field]: 'x'.repeat(250 * 1024) } });
+    for (const field of ['a', 'b', 'c', 'd']) await push(x, [big(field)]);
+    const held = async () => ({
+      records: [...(await hub.deps.sql`SELECT record_id, fields::text, bytes FROM hub_records WHERE cabinet_id = ${id} ORDER BY record_id`)],
+      changes: Number((await hub.deps.sql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE cabinet_id = ${id}`)[0]!.n),
+    });
+    const before = await held();
+
+    const number = numbers.get(x.device_id)!;
+    const hlc = (offset: number) => formatHlc({ time: hub.clock.now() - 1000 + offset, counter: 0, device: x.device_id });
+    const refused = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: x.headers,
+      body: {
+        changes: [
+          { number, kind: 'client', record_id: 'petit', op: 'upsert', hlc: hlc(0), fields: { last_name: 'Petit' } },
+          { number: number + 1, kind: 'client', record_id: 'gros', op: 'upsert', hlc: hlc(1), fields: { e: 'x'.repeat(250 * 1024) } },
+        ],
+      },
+    });
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json()).toMatchObject({ error: 'payload_too_large', details: { number: number + 1, limit: MAX_RECORD_BYTES } });
+    expect(await held()).toEqual(before);
+
+    // The numbers were not taken: the rest of the batch goes, and a change that shrinks the record too.
+    await push(x, [{ record_id: 'petit', fields: { last_name: 'Petit' } }, { record_id: 'gros', fields: { a: 'court' } }]);
+    const [state] = await hub.deps.sql<{ bytes: number }[]>`SELECT bytes FROM hub_records WHERE cabinet_id = ${id} AND record_id = 'gros'`;
+    expect(state!.bytes).toBeLessThan(MAX_RECORD_BYTES);
+  });
+
+  it('never makes a state page larger than what an install reads of an answer, records at the limit included', async () => {
+    const { devices } = await newCabinet();
+    const x = devices[0]!;
+    for (const record of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+      for (const field of ['a', 'b', 'c', 'd']) await push(x, [{ record_id: record, fields: { [field]: 'x'.repeat(240 * 1024) } }]);
+    }
+    const res = await hub.request({ method: 'GET', url: pathTo(getState, {}, { limit: 1000 }), headers: x.headers });
+    expect(res.statusCode).toBe(200);
+    const page = res.json<StateResponse>();
+    expect(page.records.map((record) => record.record_id)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    expect(page.more).toBe(true);
+    expect(res.rawPayload.length).toBeLessThanOrEqual(MAX_PULL_PAGE_BYTES + 64 * 1024);
+  });
+
   it('reads its own cabinet’s state only, cannot compact, and is refused malformed state queries with nothing read', async () => {
     const a = await newCabinet();
     const b = await newCabinet();

@@ -12,3 +12,6 @@ WHERE r."kind" = 'devis' AND (
 		AND (h."fields"->>'status' = 'signed' OR h."fields"->>'contract_id' IS NOT NULL OR h."fields"->>'signed_at' IS NOT NULL))
 	OR EXISTS (SELECT 1 FROM "hub_records" c WHERE c."cabinet_id" = r."cabinet_id" AND c."kind" = 'contract' AND c."fields"->>'devis_id' = r."record_id")
 	OR EXISTS (SELECT 1 FROM "hub_changes" c WHERE c."cabinet_id" = r."cabinet_id" AND c."kind" = 'contract' AND c."op" = 'upsert' AND c."fields"->>'devis_id' = r."record_id"));
+--> statement-breakpoint
+-- Each state's size counts its stamps too, as the fold writes it: a state page is bounded by it, and so is a record's state.
+UPDATE "hub_records" SET "bytes" = octet_length("fields"::text) + octet_length("stamps"::text) WHERE "bytes" <> octet_length("fields"::text) + octet_length("stamps"::text);
