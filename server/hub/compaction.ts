@@ -75,8 +75,21 @@ async function deleteRangeLocked(sql: TransactionSql, cabinetId: string, from: n
   return { count: row?.count ?? 0, bytes: Number(row?.bytes ?? 0) };
 }
 
-/** PDFs past their grace period that neither a record's state, a change still held, nor a signed quote ever named: deleted, and uncounted. */
+/**
+ * PDFs past their grace period that neither a record's state, a change still held, nor a signed
+ * quote ever named: deleted, and uncounted. The cabinet's row is locked first, as a push (whose
+ * erasure deletes PDFs) and an upload lock it: deleting the PDFs first would let a push that holds
+ * the cabinet and deletes one of them deadlock with this.
+ */
 async function collectBlobs(sql: Sql, cabinetId: string, before: number): Promise<{ count: number; bytes: number }> {
+  return sql.begin(async (tx) => {
+    // As the UPDATE below would lock it (FOR UPDATE would also wait for every insert that names the cabinet).
+    await tx`SELECT 1 FROM hub_cabinets WHERE id = ${cabinetId} FOR NO KEY UPDATE`;
+    return collectBlobsLocked(tx, cabinetId, before);
+  });
+}
+
+async function collectBlobsLocked(sql: TransactionSql, cabinetId: string, before: number): Promise<{ count: number; bytes: number }> {
   const [row] = await sql<{ count: number; bytes: string }[]>`
     WITH gone AS (
       DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.created_at < ${new Date(before).toISOString()}::timestamptz
