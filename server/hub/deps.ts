@@ -23,7 +23,8 @@ export interface HubDeps {
 /**
  * What one cabinet may store on a shared hub, and what one device may have in progress at once on
  * one hub process: so that one device (a stolen laptop among them) cannot exhaust the hub for the
- * other cabinets. Quotas count what the cabinet's devices sent (an erasure does not give bytes back).
+ * other cabinets. Quotas count what the cabinet's devices sent, less what compaction deleted (an
+ * erasure gives back the PDFs it deletes, not the bytes of the changes it empties).
  */
 export interface HubLimits {
   cabinetChanges: number;

@@ -118,6 +118,9 @@ const compact = (cabinetId: string, retention: Partial<Retention>) => compactCab
 const backfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
   .flatMap((migration) => migration.sql)
   .find((statement) => statement.includes('INSERT INTO "hub_records"'));
+const recount = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
+  .flatMap((migration) => migration.sql)
+  .find((statement) => statement.includes('UPDATE "hub_cabinets" c SET'));
 const signedBackfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
   .flatMap((migration) => migration.sql)
   .find((statement) => statement.includes('UPDATE "hub_records" r SET "signed" = true'));
@@ -302,6 +305,51 @@ describe('erasure and the state', () => {
     const [devis] = await hub.deps.sql<{ fields: Record<string, unknown> }[]>`SELECT fields FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis'`;
     expect(devis!.fields).toMatchObject({ status: 'priced', dic_data: '{}', suspens: null, pdf_sha256: null });
     expect(await hub.deps.sql`SELECT 1 FROM hub_blobs WHERE cabinet_id = ${id}`).toHaveLength(0);
+  });
+});
+
+describe('the quota counters', () => {
+  it('agree with what the hub holds after an erasure and a compaction: an erasure gives back the PDFs it deletes, compaction what it counted of the changes it deletes', async () => {
+    const { id, devices } = await newCabinet();
+    const x = devices[0]!;
+    const quotePdf = pdf('Quintavalle, devis auto, '.repeat(50));
+    await put(x, quotePdf);
+    await push(x, [
+      { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null, notes: 'n'.repeat(5000) } },
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', client_id: 'C', dic_data: JSON.stringify({ insured_name: 'Quintavalle', more: 'd'.repeat(5000) }), pdf_sha256: sha256(quotePdf) } },
+      { kind: 'event', record_id: 'E', fields: { type: 'client.updated', version: 'v1', created_at: 1, data: JSON.stringify({ client_id: 'C', last_name: 'Quintavalle', changed_fields: ['notes'] }) } },
+    ]);
+    const counters = async () => {
+      const [row] = await hub.deps.sql<{ changes_count: string; changes_bytes: string; blobs_count: string; blobs_bytes: string }[]>`
+        SELECT changes_count, changes_bytes, blobs_count, blobs_bytes FROM hub_cabinets WHERE id = ${id}`;
+      return { changes: Number(row!.changes_count), changeBytes: Number(row!.changes_bytes), blobs: Number(row!.blobs_count), blobBytes: Number(row!.blobs_bytes) };
+    };
+    const held = async () => {
+      const [changes] = await hub.deps.sql<{ n: string; bytes: string | null }[]>`SELECT count(*) AS n, sum(bytes) AS bytes FROM hub_changes WHERE cabinet_id = ${id}`;
+      const [blobs] = await hub.deps.sql<{ n: string; bytes: string | null }[]>`SELECT count(*) AS n, sum(size) AS bytes FROM hub_blobs WHERE cabinet_id = ${id}`;
+      return { changes: Number(changes!.n), changeBytes: Number(changes!.bytes ?? 0), blobs: Number(blobs!.n), blobBytes: Number(blobs!.bytes ?? 0) };
+    };
+    const sent = await counters();
+    expect(sent).toEqual(await held());
+
+    await push(x, [{ record_id: 'C', op: 'erase', fields: { type: 'person', erased_at: 2, last_name: null, email: null, siret: null } }]);
+    const erased = await counters();
+    // The changes' bytes stay counted as sent; the PDF is gone, and uncounted.
+    expect(erased.changeBytes).toBeGreaterThan(sent.changeBytes);
+    expect(erased).toMatchObject({ changes: sent.changes + 1, blobs: 0, blobBytes: 0 });
+    expect(erased).toEqual(await held());
+
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre' } }]);
+    const summary = await compact(id, { changes: 1 });
+    expect(summary.changes_deleted).toBe(4);
+    expect(await counters()).toEqual(await held());
+    expect(await counters()).toMatchObject({ changes: 1, blobs: 0 });
+
+    // Counters an older hub left higher are counted again by the migration.
+    await hub.deps.sql`UPDATE hub_cabinets SET changes_bytes = changes_bytes + 9999, blobs_count = blobs_count + 1, blobs_bytes = blobs_bytes + 512 WHERE id = ${id}`;
+    await hub.deps.sql.unsafe(recount!.replace(/;\s*$/, ` WHERE c."id" = '${id}';`));
+    expect(await counters()).toEqual(await held());
   });
 });
 

@@ -15,3 +15,10 @@ WHERE r."kind" = 'devis' AND (
 --> statement-breakpoint
 -- Each state's size counts its stamps too, as the fold writes it: a state page is bounded by it, and so is a record's state.
 UPDATE "hub_records" SET "bytes" = octet_length("fields"::text) + octet_length("stamps"::text) WHERE "bytes" <> octet_length("fields"::text) + octet_length("stamps"::text);
+--> statement-breakpoint
+-- Quota counters that erasures left behind (scrubbed changes were uncounted at their new size, erased PDFs not at all): counted again from what is held.
+UPDATE "hub_cabinets" c SET
+	"changes_count" = coalesce((SELECT count(*) FROM "hub_changes" h WHERE h."cabinet_id" = c."id"), 0),
+	"changes_bytes" = coalesce((SELECT sum(h."bytes") FROM "hub_changes" h WHERE h."cabinet_id" = c."id"), 0),
+	"blobs_count" = coalesce((SELECT count(*) FROM "hub_blobs" b WHERE b."cabinet_id" = c."id"), 0),
+	"blobs_bytes" = coalesce((SELECT sum(b."size") FROM "hub_blobs" b WHERE b."cabinet_id" = c."id"), 0);
