@@ -22,6 +22,7 @@ import { formatTable } from './lib/report.js';
 import { openInstall, RECORDS, seedOpportunities, type Install } from './sync.bench.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
+import { MAX_RECORD_BYTES } from '../shared/sync-protocol.js';
 import { CLI_ACTOR } from '../server/audit/service.js';
 import { compactCabinet, DEFAULT_RETENTION } from '../server/hub/compaction.js';
 import { connectHub } from '../server/hub/database.js';
@@ -64,7 +65,7 @@ async function copyWithHistory(sql: postgres.Sql, from: string, to: string): Pro
       JOIN ids ON ids.i = g % ${RECORDS}
       CROSS JOIN latest
       CROSS JOIN LATERAL (SELECT jsonb_build_object('expected_value_cents', g * 100, 'stage', (${[...OPPORTUNITY_STAGES]}::text[])[1 + g % ${OPPORTUNITY_STAGES.length}]) AS fields) f`;
-    await foldIntoRecords(tx, to, 1, HISTORY);
+    await foldIntoRecords(tx, to, 1, HISTORY, MAX_RECORD_BYTES);
   });
   await sql`VACUUM ANALYZE hub_changes`;
   await sql`VACUUM ANALYZE hub_records`;

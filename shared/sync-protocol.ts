@@ -41,6 +41,12 @@ export const MAX_CHANGE_BYTES = 256 * 1024;
  * fits): 1000 changes of the largest size would otherwise make one answer of 256 MiB.
  */
 export const MAX_PULL_PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest state of one record the hub keeps (its fields and their stamps as JSON): a state page
+ * stops before passing MAX_PULL_PAGE_BYTES unless its first record alone does, so that every page
+ * stays within what an install reads of an answer. A change that would pass it is refused.
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /**
  * What syncs: the cabinet's records and its staff list (`user`: emails, roles, disabled and removed,

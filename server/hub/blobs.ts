@@ -5,11 +5,6 @@ import type { HubDeps } from './deps.js';
 import { assertWithinQuota } from './changes.js';
 import { hubBlobs, hubCabinets, hubErasureLinks } from './schema.js';
 
-/** A PDF that an erasure committed while its upload waited for the cabinet's lock deleted: not stored. */
-class ErasedMeanwhile extends Error {
-  override name = 'ErasedMeanwhile';
-}
-
 /**
  * Quote PDFs, by content: a blob is named by its SHA-256, so storing it twice stores it once, and
  * a device cannot store bytes under another name. Blobs belong to a cabinet: the same PDF in two
@@ -25,34 +20,32 @@ export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string
       .select({ sha256: hubErasureLinks.recordId })
       .from(hubErasureLinks)
       .where(and(eq(hubErasureLinks.cabinetId, cabinetId), eq(hubErasureLinks.kind, 'blob'), eq(hubErasureLinks.recordId, sha256)))).length > 0;
-  try {
-    await deps.db.transaction(async (tx) => {
-      // A PDF a client's erasure deleted (an unsigned quote's) is not stored again: a device that had
-      // not heard of the erasure, or replays an upload, is answered as if it were, and stores nothing.
-      if (await erased(tx)) return;
-      // Sent again, it is about to be named again: its grace period before compaction may collect it
-      // starts over, in the same statement (a collection between an insert and an update would lose it).
-      const now = new Date(deps.clock.now());
-      const [stored] = await tx
-        .insert(hubBlobs)
-        .values({ cabinetId, sha256, content, size: content.length, createdAt: now })
-        .onConflictDoUpdate({ target: [hubBlobs.cabinetId, hubBlobs.sha256], set: { createdAt: now } })
-        .returning({ inserted: sql<boolean>`(xmax = 0)` });
-      if (!stored?.inserted) return;
-      // Counted under the cabinet's row lock, in the transaction that stores it: refused, nothing stays.
-      const [counts] = await tx
-        .update(hubCabinets)
-        .set({ blobsCount: sql`${hubCabinets.blobsCount} + 1`, blobsBytes: sql`${hubCabinets.blobsBytes} + ${content.length}` })
-        .where(eq(hubCabinets.id, cabinetId))
-        .returning({ blobsCount: hubCabinets.blobsCount, blobsBytes: hubCabinets.blobsBytes });
-      // An erasure that committed while this waited for the cabinet's lock did not see this PDF.
-      if (await erased(tx)) throw new ErasedMeanwhile();
-      assertWithinQuota('blobs', counts?.blobsCount ?? 0, deps.limits.cabinetBlobs);
-      assertWithinQuota('blob_bytes', counts?.blobsBytes ?? 0, deps.limits.cabinetBlobBytes);
-    });
-  } catch (err) {
-    if (!(err instanceof ErasedMeanwhile)) throw err;
-  }
+  await deps.db.transaction(async (tx) => {
+    // The cabinet's row first, as a push (whose erasure deletes PDFs) and compaction lock it: PDFs
+    // then cabinet here would let the two deadlock. An erasure is then either committed and seen
+    // below, or waits for this upload and finds the PDF.
+    await tx.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId)).for('no key update');
+    // A PDF a client's erasure deleted (an unsigned quote's) is not stored again: a device that had
+    // not heard of the erasure, or replays an upload, is answered as if it were, and stores nothing.
+    if (await erased(tx)) return;
+    // Sent again, it is about to be named again: its grace period before compaction may collect it
+    // starts over, in the same statement (a collection between an insert and an update would lose it).
+    const now = new Date(deps.clock.now());
+    const [stored] = await tx
+      .insert(hubBlobs)
+      .values({ cabinetId, sha256, content, size: content.length, createdAt: now })
+      .onConflictDoUpdate({ target: [hubBlobs.cabinetId, hubBlobs.sha256], set: { createdAt: now } })
+      .returning({ inserted: sql<boolean>`(xmax = 0)` });
+    if (!stored?.inserted) return;
+    // Counted in the transaction that stores it: refused, nothing stays.
+    const [counts] = await tx
+      .update(hubCabinets)
+      .set({ blobsCount: sql`${hubCabinets.blobsCount} + 1`, blobsBytes: sql`${hubCabinets.blobsBytes} + ${content.length}` })
+      .where(eq(hubCabinets.id, cabinetId))
+      .returning({ blobsCount: hubCabinets.blobsCount, blobsBytes: hubCabinets.blobsBytes });
+    assertWithinQuota('blobs', counts?.blobsCount ?? 0, deps.limits.cabinetBlobs);
+    assertWithinQuota('blob_bytes', counts?.blobsBytes ?? 0, deps.limits.cabinetBlobBytes);
+  });
   return { sha256, size: content.length };
 }
 

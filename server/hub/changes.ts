@@ -8,7 +8,7 @@ import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertStorable } from './storable.js';
 import { followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
-import { foldIntoRecords } from './records.js';
+import { foldIntoRecords, type OversizedRecord } from './records.js';
 import {
   allocateSeqs,
   countStoredBytes,
@@ -80,7 +80,8 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     if (hasFollowUp(erasure.followUp)) await followErasures(tx, caller.cabinetId, erasure.followUp);
     if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     // From the changes as stored, once every scrub is done: the state is what they make.
-    await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
+    const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes);
+    if (oversized) throw recordTooLarge(fresh, oversized, deps.limits.recordBytes);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
     return last;
@@ -144,6 +145,20 @@ function changeTooLarge(number: number, bytes: number): ApiError {
     bytes,
     limit: MAX_CHANGE_BYTES,
   });
+}
+
+/**
+ * The batch's newest change of a record whose state it grew past the limit, refused as a change
+ * over the size limit is: the install sets it aside and sends the rest again (an older change of
+ * the record is named in turn if the state is still too large without it).
+ */
+function recordTooLarge(batch: readonly SyncChange[], record: OversizedRecord, limit: number): ApiError {
+  const number = batch.findLast((change) => change.kind === record.kind && change.record_id === record.record_id)?.number ?? 0;
+  return new ApiError(
+    'payload_too_large',
+    `Change ${number} would make the state of ${record.kind} ${record.record_id} ${record.bytes} bytes of fields and stamps; a record holds at most ${limit}. Nothing was stored.`,
+    { number, bytes: record.bytes, limit },
+  );
 }
 
 export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes', used: number, limit: number): void {

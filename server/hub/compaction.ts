@@ -75,12 +75,25 @@ async function deleteRangeLocked(sql: TransactionSql, cabinetId: string, from: n
   return { count: row?.count ?? 0, bytes: Number(row?.bytes ?? 0) };
 }
 
-/** PDFs past their grace period that neither a record's state nor a change still held names: deleted, and uncounted. */
+/**
+ * PDFs past their grace period that neither a record's state, a change still held, nor a signed
+ * quote ever named: deleted, and uncounted. The cabinet's row is locked first, as a push (whose
+ * erasure deletes PDFs) and an upload lock it: deleting the PDFs first would let a push that holds
+ * the cabinet and deletes one of them deadlock with this.
+ */
 async function collectBlobs(sql: Sql, cabinetId: string, before: number): Promise<{ count: number; bytes: number }> {
+  return sql.begin(async (tx) => {
+    // As the UPDATE below would lock it (FOR UPDATE would also wait for every insert that names the cabinet).
+    await tx`SELECT 1 FROM hub_cabinets WHERE id = ${cabinetId} FOR NO KEY UPDATE`;
+    return collectBlobsLocked(tx, cabinetId, before);
+  });
+}
+
+async function collectBlobsLocked(sql: TransactionSql, cabinetId: string, before: number): Promise<{ count: number; bytes: number }> {
   const [row] = await sql<{ count: number; bytes: string }[]>`
     WITH gone AS (
       DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.created_at < ${new Date(before).toISOString()}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND r.kind = ${BLOB_KIND} AND r.fields->>${BLOB_FIELD} = b.sha256)
+        AND NOT EXISTS (SELECT 1 FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND r.kind = ${BLOB_KIND} AND (r.fields->>${BLOB_FIELD} = b.sha256 OR r.signed_pdf = b.sha256))
         AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = ${BLOB_KIND} AND h.fields->>${BLOB_FIELD} = b.sha256)
       RETURNING size
     ),

@@ -1,6 +1,6 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
-import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
+import { MAX_RECORD_BYTES, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import type { Clock } from '../deps.js';
 import type { HubDatabase, HubDb } from './database.js';
 
@@ -23,13 +23,16 @@ export interface HubDeps {
 /**
  * What one cabinet may store on a shared hub, and what one device may have in progress at once on
  * one hub process: so that one device (a stolen laptop among them) cannot exhaust the hub for the
- * other cabinets. Quotas count what the cabinet's devices sent (an erasure does not give bytes back).
+ * other cabinets. Quotas count what the cabinet's devices sent, less what compaction deleted (an
+ * erasure gives back the PDFs it deletes, not the bytes of the changes it empties).
  */
 export interface HubLimits {
   cabinetChanges: number;
   cabinetChangeBytes: number;
   cabinetBlobs: number;
   cabinetBlobBytes: number;
+  /** One record's state, fields and stamps (MAX_RECORD_BYTES; tests lower it). */
+  recordBytes: number;
   /** Requests of one device in progress at once, long polls included. */
   deviceRequests: number;
   /** Long polls (pulls with a wait) of one device at once. */
@@ -43,6 +46,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   cabinetChangeBytes: 4 * 1024 ** 3,
   cabinetBlobs: 200_000,
   cabinetBlobBytes: 8 * 1024 ** 3,
+  recordBytes: MAX_RECORD_BYTES,
   deviceRequests: 8,
   deviceLongPolls: 2,
   deviceUploads: 2,

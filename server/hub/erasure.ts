@@ -222,13 +222,17 @@ async function recordLinks(tx: TransactionSql, cabinetId: string, keys: readonly
     RETURNING kind, record_id`;
 }
 
-/** Every change the hub holds of these records, and their state, lose their personal fields (those they carry), and say their new size. */
+/**
+ * Every change the hub holds of these records, and their state, lose their personal fields (those
+ * they carry). A change keeps the size it was counted at (quotas count what was sent, and compaction
+ * takes off what it counted); a state says its new size (state pages are cut by it).
+ */
 async function scrubRecords(tx: TransactionSql, cabinetId: string, kind: LinkedKind, recordIds: readonly string[]): Promise<void> {
   const replacement = JSON.stringify(ERASED_RECORD_FIELDS[kind]);
   const personal = Object.keys(ERASED_RECORD_FIELDS[kind]);
   // The value a field's stamp names is emptied, the stamp stays: the state is still the fold of the changes.
   await tx`
-    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text)
+    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text) + octet_length(s.stamps::text)
     FROM (
       SELECT record_id, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
       FROM hub_records c
@@ -236,7 +240,7 @@ async function scrubRecords(tx: TransactionSql, cabinetId: string, kind: LinkedK
     ) x
     WHERE s.cabinet_id = ${cabinetId} AND s.kind = ${kind} AND s.record_id = x.record_id AND s.fields IS DISTINCT FROM x.fields`;
   await tx`
-    UPDATE hub_changes h SET fields = x.fields, bytes = octet_length(x.fields::text)
+    UPDATE hub_changes h SET fields = x.fields
     FROM (
       SELECT seq, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
       FROM hub_changes c
@@ -272,21 +276,23 @@ async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: read
   const changes = JSON.stringify(rewritten.filter((row) => row.seq !== null));
   const states = JSON.stringify(rewritten.filter((row) => row.seq === null));
   await tx`
-    UPDATE hub_changes h SET fields = r.fields, bytes = octet_length(r.fields::text)
+    UPDATE hub_changes h SET fields = r.fields
     FROM jsonb_to_recordset(${changes}::text::jsonb) AS r(seq bigint, fields jsonb)
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = r.seq`;
   // A client.updated that keeps nothing keeps no stamp either: no change of it carries a field any more.
   await tx`
-    UPDATE hub_records h SET fields = r.fields, bytes = octet_length(r.fields::text), stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END
+    UPDATE hub_records h SET fields = r.fields, stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END,
+      bytes = octet_length(r.fields::text) + CASE WHEN r.fields = '{}'::jsonb THEN 2 ELSE octet_length(h.stamps::text) END
     FROM jsonb_to_recordset(${states}::text::jsonb) AS r(record_id text, fields jsonb)
     WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'event' AND h.record_id = r.record_id`;
 }
 
 /**
  * The PDFs of the unsigned quotes among these: gone from their changes, their state and hub_blobs
- * (unless another quote's change or state names the same bytes), and recorded so that no device
- * stores them again. A quote is signed once any change of it the hub holds, or its state, says so,
- * or a contract names it: a device cannot unsign a quote to have its PDF deleted.
+ * (unless another quote's change or state names the same bytes, or a signed quote named them), and
+ * recorded so that no device stores them again. A quote is signed once any change of it the hub
+ * holds says so, its state was ever signed (hub_records.signed, kept after compaction), or a
+ * contract names it: a device cannot unsign a quote to have its PDF deleted.
  */
 async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
   if (devis.length === 0) return;
@@ -295,31 +301,37 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
     WHERE NOT EXISTS (
       SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.op = 'upsert'
         AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
-    AND NOT EXISTS (
-      SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id
-        AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
+    AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.signed)
     AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)
     AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
   if (unsigned.length === 0) return;
   const unsignedIds = unsigned.map((row) => row.id);
   const inState = await tx<{ sha256: string }[]>`
-    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text)
+    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text) + octet_length(h.stamps::text)
     FROM (SELECT record_id, fields->>'pdf_sha256' AS sha256 FROM hub_records
       WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
     WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = x.record_id
     RETURNING x.sha256`;
   const named = await tx<{ sha256: string }[]>`
-    UPDATE hub_changes h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text)
+    UPDATE hub_changes h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)
     FROM (SELECT seq, fields->>'pdf_sha256' AS sha256 FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND op = 'upsert' AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
     WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq
     RETURNING x.sha256`;
   const shas = [...new Set([...inState, ...named].map((row) => row.sha256))];
   if (shas.length === 0) return;
+  // Uncounted at once: compaction never sees them, and an erased PDF is never stored again.
   const deleted = await tx<{ sha256: string }[]>`
-    DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
-      AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
-      AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
-    RETURNING b.sha256`;
+    WITH gone AS (
+      DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
+        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
+        AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND (h.fields->>'pdf_sha256' = b.sha256 OR h.signed_pdf = b.sha256))
+      RETURNING b.sha256, b.size
+    ),
+    uncounted AS (
+      UPDATE hub_cabinets SET blobs_count = blobs_count - (SELECT count(*) FROM gone), blobs_bytes = blobs_bytes - (SELECT coalesce(sum(size), 0) FROM gone)
+      WHERE id = ${cabinetId}
+    )
+    SELECT sha256 FROM gone`;
   await recordLinks(tx, cabinetId, deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })));
 }

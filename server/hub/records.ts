@@ -12,23 +12,33 @@ import type { Sql, TransactionSql } from 'postgres';
  * fields with the tombstone (the hub emptied every upsert before it), and later erasures merge
  * their tombstones field by field. Stamps are compared byte by byte (COLLATE "C"), as JavaScript
  * compares them on the installs.
+ *
+ * Beside the fields, a quote keeps for good that it was signed (a change said so, or a contract
+ * names it) and the PDF it named then: the state forgets nothing a later edit says, and an erasure
+ * or compaction must never take a signed quote's PDF for an unsigned one's.
+ *
+ * Returns the largest record the batch grew past `maxBytes`, if any: the push is then refused (a
+ * state page must hold any record whole); a record already past it may still shrink.
  */
-export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
+export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number, maxBytes: number): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
   // Each record's prior state and changes are one set instead, flagged by window functions. A
   // record created by the batch's one change of it takes that change whole, without the per-field
   // merge: an upload is mostly such records, and the merge doubled what the fold cost there.
-  await tx`
+  const [oversized] = await tx<OversizedRecord[]>`
     WITH batch AS (
       SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
     ),
     sources AS (
-      SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior
+      SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior,
+        r.signed, r.signed_pdf, CASE WHEN jsonb_typeof(r.fields->'pdf_sha256') = 'string' THEN r.fields->>'pdf_sha256' END AS pdf
       FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM batch)
       UNION ALL
-      SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false FROM batch
+      SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false,
+        kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), NULL, NULL
+      FROM batch
     ),
     flagged AS (
       SELECT *, bool_or(op = 'erase') OVER w AS erased, bool_or(prior AND op = 'erase') OVER w AS was_erased, bool_or(NOT prior AND op = 'erase') OVER w AS erases,
@@ -47,21 +57,54 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
     merged AS (
       SELECT kind, record_id, max(seq) AS last_seq, (array_agg(device_id ORDER BY seq DESC) FILTER (WHERE device_id IS NOT NULL))[1] AS device_id, bool_or(erased) AS erased,
         coalesce(jsonb_object_agg(key, value) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS fields,
-        coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps
-      FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased FROM winners
-            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased FROM flagged WHERE NOT prior AND NOT created) x
+        coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps,
+        coalesce(bool_or(signed), false) AS signed, max(signed_pdf) AS signed_pdf, max(pdf) AS prior_pdf
+      FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased, NULL::boolean AS signed, NULL::text AS signed_pdf, NULL::text AS pdf FROM winners
+            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased, signed, signed_pdf, pdf FROM flagged WHERE NOT created) x
       GROUP BY kind, record_id
     ),
     created AS (
       SELECT kind, record_id, seq AS last_seq, device_id, false AS erased, fields,
-        (SELECT coalesce(jsonb_object_agg(k, hlc), '{}'::jsonb) FROM jsonb_object_keys(fields) k) AS stamps
+        (SELECT coalesce(jsonb_object_agg(k, hlc), '{}'::jsonb) FROM jsonb_object_keys(fields) k) AS stamps, signed, NULL::text AS signed_pdf, NULL::text AS prior_pdf
       FROM flagged WHERE created
+    ),
+    folded AS (
+      SELECT kind, record_id, last_seq, device_id, erased, fields, stamps, signed, signed_pdf, prior_pdf FROM merged
+      UNION ALL SELECT kind, record_id, last_seq, device_id, erased, fields, stamps, signed, signed_pdf, prior_pdf FROM created
+    ),
+    upserted AS (
+      INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
+      SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text), signed,
+        CASE WHEN signed THEN coalesce(signed_pdf, CASE WHEN jsonb_typeof(fields->'pdf_sha256') = 'string' THEN fields->>'pdf_sha256' END, prior_pdf) END
+      FROM folded
+      ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
+        fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes,
+        signed = excluded.signed, signed_pdf = excluded.signed_pdf
+      RETURNING kind, record_id, bytes
     )
-    INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes)
-    SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text)
-    FROM (SELECT kind, record_id, fields, stamps, erased, last_seq, device_id FROM merged UNION ALL SELECT kind, record_id, fields, stamps, erased, last_seq, device_id FROM created) folded
-    ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
-      fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes`;
+    SELECT u.kind, u.record_id, u.bytes FROM upserted u
+    WHERE u.bytes > ${maxBytes}
+      AND u.bytes > coalesce((SELECT p.bytes FROM hub_records p WHERE p.cabinet_id = ${cabinetId} AND p.kind = u.kind AND p.record_id = u.record_id), 0)
+    ORDER BY u.bytes DESC LIMIT 1`;
+  if (oversized) return oversized;
+  await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
+  return undefined;
+}
+
+/** A record whose state a batch grew past the limit (its size before the batch is read in the fold's snapshot). */
+export interface OversizedRecord {
+  kind: string;
+  record_id: string;
+  bytes: number;
+}
+
+/** A quote a contract of the batch names is signed (the contract's proof), whatever its own changes say. */
+async function markSignedByContracts(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<void> {
+  await tx`
+    UPDATE hub_records d SET signed = true, signed_pdf = coalesce(d.signed_pdf, CASE WHEN jsonb_typeof(d.fields->'pdf_sha256') = 'string' THEN d.fields->>'pdf_sha256' END)
+    FROM hub_changes c
+    WHERE c.cabinet_id = ${cabinetId} AND c.seq BETWEEN ${fromSeq} AND ${toSeq} AND c.kind = 'contract' AND c.op = 'upsert'
+      AND d.cabinet_id = ${cabinetId} AND d.kind = 'devis' AND d.record_id = c.fields->>'devis_id' AND NOT d.signed`;
 }
 
 /** A record's state as a state page serves it, its fields and stamps still the JSON text PostgreSQL holds. */
@@ -84,8 +127,8 @@ export interface RecordsRead {
 }
 
 /**
- * The cabinet's records after (kind, record id), in that order, at most `limit` and no more once
- * their fields reach `maxBytes` (the first always comes), and the cabinet's newest seq, in one
+ * The cabinet's records after (kind, record id), in that order, at most `limit` and no more than
+ * `maxBytes` of fields and stamps (the first always comes), and the cabinet's newest seq, in one
  * statement (one snapshot): every change up to that seq is folded into what it reads. A record
  * that holds nothing (every change of it emptied, never erased) is left out: it would apply nothing.
  */
@@ -95,11 +138,11 @@ export async function readRecords(sql: Sql, cabinetId: string, after: { kind: st
   >`
     WITH cabinet AS (SELECT next_seq - 1 AS newest FROM hub_cabinets WHERE id = ${cabinetId}),
     listed AS (
-      SELECT kind, record_id, sum(bytes) OVER (ORDER BY kind, record_id) - bytes AS before FROM hub_records
+      SELECT kind, record_id, bytes, sum(bytes) OVER (ORDER BY kind, record_id) - bytes AS before FROM hub_records
       WHERE cabinet_id = ${cabinetId} AND (kind, record_id) > (${after.kind}, ${after.recordId}) AND (erased OR fields <> '{}'::jsonb)
       ORDER BY kind, record_id LIMIT ${limit}
     ),
-    kept AS (SELECT kind, record_id FROM listed WHERE before < ${maxBytes})
+    kept AS (SELECT kind, record_id FROM listed WHERE before + bytes <= ${maxBytes} OR before = 0)
     SELECT r.kind, r.record_id, r.erased, r.fields::text AS fields, r.stamps::text AS stamps, r.last_seq, r.device_id, cabinet.newest, (SELECT count(*)::int FROM listed) AS listed
     FROM cabinet LEFT JOIN (kept JOIN hub_records r ON r.cabinet_id = ${cabinetId} AND r.kind = kept.kind AND r.record_id = kept.record_id) ON true
     ORDER BY r.kind, r.record_id`;

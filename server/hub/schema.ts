@@ -142,6 +142,14 @@ export const hubRecords = pgTable(
     deviceId: text('device_id').notNull(),
     /** The fields' and stamps' size as PostgreSQL writes them out: a state page stops at a number of bytes without reading them. */
     bytes: integer('bytes').notNull(),
+    /**
+     * A quote some change said signed (status, contract_id, signed_at) or a contract named: set by
+     * the fold, never cleared, so that a later edit cannot make an erasure take it for unsigned
+     * once compaction deleted the changes that said so.
+     */
+    signed: boolean('signed').notNull().default(false),
+    /** The PDF a quote named once it was signed (the contract's proof): neither an erasure nor compaction deletes it. */
+    signedPdf: text('signed_pdf'),
   },
   (t) => [
     primaryKey({ columns: [t.cabinetId, t.kind, t.recordId] }),

@@ -94,11 +94,12 @@ export async function insertChanges(
 /**
  * Erasures among seqs [fromSeq, toSeq] empty the fields of every earlier upsert of their record. An
  * earlier erasure keeps its tombstone, which holds no personal data: emptied, it would be an erasure
- * that says nothing, which the installs would have to tell from a forged one.
+ * that says nothing, which the installs would have to tell from a forged one. An emptied change
+ * keeps the size it was counted at: compaction takes that much off the cabinet's quota.
  */
 export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number): Promise<number> {
   const result = await tx`
-    UPDATE hub_changes h SET fields = '{}'::jsonb, bytes = 2
+    UPDATE hub_changes h SET fields = '{}'::jsonb
     FROM (
       SELECT kind, record_id, max(seq) AS seq FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq} AND op = 'erase'

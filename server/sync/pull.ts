@@ -195,8 +195,8 @@ export type RetryOutcome = 'applied' | 'set_aside' | 'gone';
 /**
  * Tries set-aside changes again, oldest first: they are fetched whole from the hub (this install
  * kept an excerpt only), by pages, with their PDFs, and applied as a pulled change is, each in a
- * savepoint; the cursor does not move; one the hub compacted, as the record it holds now
- * (retryFromState). One that applies leaves the list; one still refused stays, with the new reason;
+ * savepoint; the cursor does not move; one the hub compacted, or a record set aside as its state
+ * (a join, a resync), as the record it holds now (retryFromState). One that applies leaves the list; one still refused stays, with the new reason;
  * one the hub holds no more, change nor record, stays. Per-field clocks make a late apply safe: a
  * field changed since keeps its later value.
  */
@@ -207,9 +207,11 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
   if (!connection) return outcomes;
   const targets = [...new Set(seqs)].flatMap((seq) => {
     const conflict = store.findConflict(db.orm, cabinetId, seq);
-    return conflict ? [{ seq, kind: conflict.kind, recordId: conflict.recordId }] : [];
+    return conflict ? [{ seq, kind: conflict.kind, recordId: conflict.recordId, fromState: conflict.fromState }] : [];
   });
-  const wanted = targets.map((target) => target.seq).sort((x, y) => x - y);
+  // A record set aside from the hub's state is tried as its state again: the change under its seq holds only that change's fields.
+  for (const target of targets) if (target.fromState) outcomes.set(target.seq, 'gone');
+  const wanted = targets.filter((target) => !target.fromState).map((target) => target.seq).sort((x, y) => x - y);
   for (let next = 0; next < wanted.length; ) {
     const first = wanted[next] as number;
     const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 }).catch((err: unknown) => {
@@ -238,10 +240,10 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
 }
 
 /**
- * A change tried again that the hub no longer has (compacted: its effect is in the record's state)
- * is tried as the record the hub holds now. Only then: the state also holds the record's other
- * fields, which may carry a value this install refuses for its own reason. One still refused stays
- * aside under its seq.
+ * A change tried again that the hub no longer has (compacted: its effect is in the record's state),
+ * or a record set aside as its state, is tried as the record the hub holds now. Only then: the
+ * state also holds the record's other fields, which may carry a value this install refuses for its
+ * own reason. One still refused stays aside under its seq.
  */
 async function retryFromState(context: PullContext, cabinetId: string, targets: readonly { seq: number; kind: string; recordId: string }[], outcomes: Map<number, RetryOutcome>): Promise<void> {
   const { db } = context.deps;

@@ -134,6 +134,11 @@ export const syncConflicts = sqliteTable(
      * field names. Once a newer version knows them all, the change is fetched again and applied.
      */
     notUnderstood: text('not_understood'),
+    /**
+     * Set aside as a record's state read from the hub (a join, a resync), keyed by the seq of its
+     * newest change: tried again as the record's state, since that change alone holds only its own fields.
+     */
+    fromState: integer('from_state', { mode: 'boolean' }).notNull().default(false),
     setAsideAt: integer('set_aside_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.cabinetId, t.seq] })],

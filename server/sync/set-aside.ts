@@ -1,5 +1,5 @@
-import type { PulledChange } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
+import type { ApplicableChange } from './apply.js';
 import type { Refusal } from './synced-table.js';
 import * as store from './store.js';
 
@@ -15,8 +15,12 @@ const NOT_UNDERSTOOD_KEPT = 100_000;
 const CONFLICT_FIELDS_CHARS = 4096;
 const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
 
-/** Sets a pulled change aside, with an excerpt of its fields for a person to read; seq keys it, so setting it aside again only updates why. */
-export function setAsideChange(orm: Orm, cabinetId: string, change: PulledChange, refusal: Refusal, now: number): void {
+/**
+ * Sets a pulled change aside, with an excerpt of its fields for a person to read; seq keys it, so
+ * setting it aside again only updates why. A record's state (its fields carry their own stamps) is
+ * marked so, to be tried again as the record's state.
+ */
+export function setAsideChange(orm: Orm, cabinetId: string, change: ApplicableChange, refusal: Refusal, now: number): void {
   const fields = JSON.stringify(change.fields);
   const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
   store.insertConflict(orm, {
@@ -31,6 +35,7 @@ export function setAsideChange(orm: Orm, cabinetId: string, change: PulledChange
     reason: refusal.reason,
     message: refusal.message.slice(0, 500),
     notUnderstood: refusal.notUnderstood ? JSON.stringify(refusal.notUnderstood) : null,
+    fromState: change.stamps !== undefined,
     setAsideAt: now,
   });
 }

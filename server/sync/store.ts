@@ -249,11 +249,11 @@ export function restampChange(orm: Orm, cabinetId: string, row: OutboxRow, hlc: 
 export type ConflictRow = typeof syncConflicts.$inferSelect;
 
 /** Sets a pulled change aside; keyed by seq, so a change set aside again (a retry) only gets its new reason. */
-export function insertConflict(orm: Orm, row: ConflictRow): void {
+export function insertConflict(orm: Orm, row: typeof syncConflicts.$inferInsert): void {
   orm
     .insert(syncConflicts)
     .values(row)
-    .onConflictDoUpdate({ target: [syncConflicts.cabinetId, syncConflicts.seq], set: { reason: row.reason, message: row.message, notUnderstood: row.notUnderstood, setAsideAt: row.setAsideAt } })
+    .onConflictDoUpdate({ target: [syncConflicts.cabinetId, syncConflicts.seq], set: { reason: row.reason, message: row.message, notUnderstood: row.notUnderstood, fromState: row.fromState ?? false, setAsideAt: row.setAsideAt } })
     .run();
 }
 

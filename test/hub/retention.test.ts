@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pullChanges, pushChanges, putBlob, type SyncChange } from '../../shared/sync-protocol.js';
+import { formatHlc, MAX_PULL_PAGE_BYTES, MAX_RECORD_BYTES, pullChanges, pushChanges, putBlob, type SyncChange } from '../../shared/sync-protocol.js';
 import { getState, type StateResponse } from '../../shared/sync-state.js';
 import { compactCabinet, type Retention } from '../../server/hub/compaction.js';
 import { startCompaction } from '../../server/hub/compaction-runs.js';
@@ -110,12 +110,20 @@ async function readAllState(device: TestDevice, limit: number): Promise<{ record
   }
 }
 
+const blobsOf = async (cabinetId: string) => (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId} ORDER BY sha256`).map((row) => row.sha256);
+
 const compact = (cabinetId: string, retention: Partial<Retention>) => compactCabinet(hub.deps, cabinetId, { days: 0, changes: 1, blobGraceMs: HOUR, ...retention });
 
 /** The migration's backfill, as a hub with older data runs it once. */
 const backfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
   .flatMap((migration) => migration.sql)
   .find((statement) => statement.includes('INSERT INTO "hub_records"'));
+const recount = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
+  .flatMap((migration) => migration.sql)
+  .find((statement) => statement.includes('UPDATE "hub_cabinets" c SET'));
+const signedBackfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })
+  .flatMap((migration) => migration.sql)
+  .find((statement) => statement.includes('UPDATE "hub_records" r SET "signed" = true'));
 
 describe('each record’s state on the hub', () => {
   it('is what an install holds once it applied every stored change, whatever the order of stamps, batches, devices and erasures; the migration’s backfill makes the same', async () => {
@@ -300,7 +308,163 @@ describe('erasure and the state', () => {
   });
 });
 
+describe('the quota counters', () => {
+  it('agree with what the hub holds after an erasure and a compaction: an erasure gives back the PDFs it deletes, compaction what it counted of the changes it deletes', async () => {
+    const { id, devices } = await newCabinet();
+    const x = devices[0]!;
+    const quotePdf = pdf('Quintavalle, devis auto, '.repeat(50));
+    await put(x, quotePdf);
+    await push(x, [
+      { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null, notes: 'n'.repeat(5000) } },
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', client_id: 'C', dic_data: JSON.stringify({ insured_name: 'Quintavalle', more: 'd'.repeat(5000) }), pdf_sha256: sha256(quotePdf) } },
+      { kind: 'event', record_id: 'E', fields: { type: 'client.updated', version: 'v1', created_at: 1, data: JSON.stringify({ client_id: 'C', last_name: 'Quintavalle', changed_fields: ['notes'] }) } },
+    ]);
+    const counters = async () => {
+      const [row] = await hub.deps.sql<{ changes_count: string; changes_bytes: string; blobs_count: string; blobs_bytes: string }[]>`
+        SELECT changes_count, changes_bytes, blobs_count, blobs_bytes FROM hub_cabinets WHERE id = ${id}`;
+      return { changes: Number(row!.changes_count), changeBytes: Number(row!.changes_bytes), blobs: Number(row!.blobs_count), blobBytes: Number(row!.blobs_bytes) };
+    };
+    const held = async () => {
+      const [changes] = await hub.deps.sql<{ n: string; bytes: string | null }[]>`SELECT count(*) AS n, sum(bytes) AS bytes FROM hub_changes WHERE cabinet_id = ${id}`;
+      const [blobs] = await hub.deps.sql<{ n: string; bytes: string | null }[]>`SELECT count(*) AS n, sum(size) AS bytes FROM hub_blobs WHERE cabinet_id = ${id}`;
+      return { changes: Number(changes!.n), changeBytes: Number(changes!.bytes ?? 0), blobs: Number(blobs!.n), blobBytes: Number(blobs!.bytes ?? 0) };
+    };
+    const sent = await counters();
+    expect(sent).toEqual(await held());
+
+    await push(x, [{ record_id: 'C', op: 'erase', fields: { type: 'person', erased_at: 2, last_name: null, email: null, siret: null } }]);
+    const erased = await counters();
+    // The changes' bytes stay counted as sent; the PDF is gone, and uncounted.
+    expect(erased.changeBytes).toBeGreaterThan(sent.changeBytes);
+    expect(erased).toMatchObject({ changes: sent.changes + 1, blobs: 0, blobBytes: 0 });
+    expect(erased).toEqual(await held());
+
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre' } }]);
+    const summary = await compact(id, { changes: 1 });
+    expect(summary.changes_deleted).toBe(4);
+    expect(await counters()).toEqual(await held());
+    expect(await counters()).toMatchObject({ changes: 1, blobs: 0 });
+
+    // Counters an older hub left higher are counted again by the migration.
+    await hub.deps.sql`UPDATE hub_cabinets SET changes_bytes = changes_bytes + 9999, blobs_count = blobs_count + 1, blobs_bytes = blobs_bytes + 512 WHERE id = ${id}`;
+    await hub.deps.sql.unsafe(recount!.replace(/;\s*$/, ` WHERE c."id" = '${id}';`));
+    expect(await counters()).toEqual(await held());
+  });
+});
+
+describe('a signed quote, once compaction deleted the changes that said so', () => {
+  it('keeps its PDF and its other fields through an erasure, though a device with a valid credential unsigned it since, and through collection once its PDF is named no more', async () => {
+    const { id, devices } = await newCabinet(2);
+    const [x, hostile] = devices as [TestDevice, TestDevice];
+    const signedPdf = pdf('Quintavalle, contrat MRH');
+    await put(x, signedPdf);
+    await push(x, [
+      { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null } },
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', client_id: 'C', dic_data: '{"insured_name":"Quintavalle"}', tarif_cents: 21000, pdf_sha256: sha256(signedPdf) } },
+    ]);
+    await push(x, [
+      { kind: 'devis', record_id: 'D', fields: { status: 'signed', signed_at: 5, contract_id: 'K' }, stamp: [5, 0] },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'D', client_id: 'C', premium_cents: 21000 }, stamp: [6, 0] },
+    ]);
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre' } }]);
+    await compact(id, { changes: 1 });
+    expect(await hub.deps.sql`SELECT 1 FROM hub_changes WHERE cabinet_id = ${id} AND kind IN ('devis', 'contract')`).toHaveLength(0);
+
+    // Raw HTTP, as a stolen laptop would: the quote said priced again, its contract pointed elsewhere, then the client erased.
+    await push(hostile, [
+      { kind: 'devis', record_id: 'D', fields: { status: 'priced', signed_at: null, contract_id: null } },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'ailleurs' } },
+    ]);
+    await push(hostile, [{ record_id: 'C', op: 'erase', fields: { type: 'person', erased_at: 9, last_name: null, email: null, siret: null } }]);
+    expect(await blobsOf(id)).toEqual([sha256(signedPdf)]);
+    const [state] = await hub.deps.sql<{ fields: Record<string, unknown>; signed: boolean }[]>`SELECT fields, signed FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis' AND record_id = 'D'`;
+    expect(state).toEqual({ signed: true, fields: expect.objectContaining({ pdf_sha256: sha256(signedPdf), tarif_cents: 21000, client_id: 'C', dic_data: '{}' }) });
+
+    // Its PDF named by nothing any more: collection keeps it all the same.
+    await push(hostile, [{ kind: 'devis', record_id: 'D', fields: { pdf_sha256: null } }]);
+    hub.clock.advance(2 * 24 * HOUR);
+    await push(x, [{ record_id: 'autre', fields: { last_name: 'Autre encore' } }]);
+    expect(await compact(id, { changes: 1, blobGraceMs: HOUR })).toMatchObject({ blobs_deleted: 0 });
+    expect(await blobsOf(id)).toEqual([sha256(signedPdf)]);
+  });
+
+  it('is found by the migration’s backfill from the state, from a change still held, or from a contract', async () => {
+    const { id, devices } = await newCabinet();
+    await push(devices[0]!, [
+      { kind: 'devis', record_id: 'by-state', fields: { status: 'signed', pdf_sha256: 'a'.repeat(64) } },
+      { kind: 'devis', record_id: 'by-change', fields: { status: 'signed', pdf_sha256: 'b'.repeat(64) } },
+      { kind: 'devis', record_id: 'by-change', fields: { status: 'priced' }, stamp: [10, 0] },
+      { kind: 'devis', record_id: 'by-contract', fields: { status: 'priced', pdf_sha256: 'c'.repeat(64) } },
+      { kind: 'contract', record_id: 'K', fields: { devis_id: 'by-contract' } },
+      { kind: 'devis', record_id: 'unsigned', fields: { status: 'priced', pdf_sha256: 'd'.repeat(64) } },
+    ]);
+    const signed = async () =>
+      hub.deps.sql<{ record_id: string; signed: boolean; signed_pdf: string | null }[]>`
+        SELECT record_id, signed, signed_pdf FROM hub_records WHERE cabinet_id = ${id} AND kind = 'devis' ORDER BY record_id`;
+    const expected = [
+      { record_id: 'by-change', signed: true, signed_pdf: 'b'.repeat(64) },
+      { record_id: 'by-contract', signed: true, signed_pdf: 'c'.repeat(64) },
+      { record_id: 'by-state', signed: true, signed_pdf: 'a'.repeat(64) },
+      { record_id: 'unsigned', signed: false, signed_pdf: null },
+    ];
+    expect(await signed()).toEqual(expected);
+    await hub.deps.sql`UPDATE hub_records SET signed = false, signed_pdf = NULL WHERE cabinet_id = ${id}`;
+    await hub.deps.sql.unsafe(signedBackfill!.replace('WHERE r."kind" = \'devis\'', `WHERE r."cabinet_id" = '${id}' AND r."kind" = 'devis'`));
+    expect(await signed()).toEqual(expected);
+  });
+});
+
 describe('a hostile device with a valid credential', () => {
+  it('cannot grow one record’s state past what a state page holds: the change is refused as too large, by its number, nothing stored, and the record still takes edits', async () => {
+    const { id, devices } = await newCabinet();
+    const x = devices[0]!;
+    const big = (field: string) => ({ record_id: 'gros', fields: { [field]: 'x'.repeat(250 * 1024) } });
+    for (const field of ['a', 'b', 'c', 'd']) await push(x, [big(field)]);
+    const held = async () => ({
+      records: [...(await hub.deps.sql`SELECT record_id, fields::text, bytes FROM hub_records WHERE cabinet_id = ${id} ORDER BY record_id`)],
+      changes: Number((await hub.deps.sql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE cabinet_id = ${id}`)[0]!.n),
+    });
+    const before = await held();
+
+    const number = numbers.get(x.device_id)!;
+    const hlc = (offset: number) => formatHlc({ time: hub.clock.now() - 1000 + offset, counter: 0, device: x.device_id });
+    const refused = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: x.headers,
+      body: {
+        changes: [
+          { number, kind: 'client', record_id: 'petit', op: 'upsert', hlc: hlc(0), fields: { last_name: 'Petit' } },
+          { number: number + 1, kind: 'client', record_id: 'gros', op: 'upsert', hlc: hlc(1), fields: { e: 'x'.repeat(250 * 1024) } },
+        ],
+      },
+    });
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json()).toMatchObject({ error: 'payload_too_large', details: { number: number + 1, limit: MAX_RECORD_BYTES } });
+    expect(await held()).toEqual(before);
+
+    // The numbers were not taken: the rest of the batch goes, and a change that shrinks the record too.
+    await push(x, [{ record_id: 'petit', fields: { last_name: 'Petit' } }, { record_id: 'gros', fields: { a: 'court' } }]);
+    const [state] = await hub.deps.sql<{ bytes: number }[]>`SELECT bytes FROM hub_records WHERE cabinet_id = ${id} AND record_id = 'gros'`;
+    expect(state!.bytes).toBeLessThan(MAX_RECORD_BYTES);
+  });
+
+  it('never makes a state page larger than what an install reads of an answer, records at the limit included', async () => {
+    const { devices } = await newCabinet();
+    const x = devices[0]!;
+    for (const record of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+      for (const field of ['a', 'b', 'c', 'd']) await push(x, [{ record_id: record, fields: { [field]: 'x'.repeat(240 * 1024) } }]);
+    }
+    const res = await hub.request({ method: 'GET', url: pathTo(getState, {}, { limit: 1000 }), headers: x.headers });
+    expect(res.statusCode).toBe(200);
+    const page = res.json<StateResponse>();
+    expect(page.records.map((record) => record.record_id)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    expect(page.more).toBe(true);
+    expect(res.rawPayload.length).toBeLessThanOrEqual(MAX_PULL_PAGE_BYTES + 64 * 1024);
+  });
+
   it('reads its own cabinet’s state only, cannot compact, and is refused malformed state queries with nothing read', async () => {
     const a = await newCabinet();
     const b = await newCabinet();

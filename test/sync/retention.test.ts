@@ -137,3 +137,31 @@ describe('a hub that keeps the state and a bounded tail', () => {
     expect(records(a).clients).toEqual(records(b).clients);
   });
 });
+
+describe('a record grown past what the hub keeps of one', () => {
+  it('has its change refused by the hub and set aside on the install, which sends the rest of its queue and goes on', async () => {
+    // A hub that keeps small records, so that an install's ordinary fields can pass its limit.
+    const small = await startListeningHub(await pg.createDatabase(), { clock: hubClock, limits: { recordBytes: 2000 } });
+    try {
+      const [a, b] = await cabinetOfTwo(small, hubClock.now());
+      open.push(a, b);
+      const grown = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Lefebvre' });
+      await pushNode(a);
+      a.clock.advance(1000);
+      const long = (c: string, n: number) => c.repeat(n);
+      updateClient(a.deps, a.cabinetId, grown.client_id, { first_name: long('é', 200), address: { line1: long('r', 200), line2: long('s', 200), postcode: '75001', city: long('P', 100), country: 'FR' } });
+      const after = createClient(a.deps, a.cabinetId, { type: 'company', last_name: 'Après SARL' });
+      // Round after round, as the install's push loop goes: the refused change is set aside, the rest goes.
+      for (let round = 0; round < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; round += 1) await pushNode(a);
+
+      expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
+      expect(store.listRefused(a.deps.db.orm, a.cabinetId, 10)).toEqual([expect.objectContaining({ kind: 'client', recordId: grown.client_id, code: 'payload_too_large' })]);
+      await pullNode(b);
+      const onB = records(b).clients as { id: string; first_name: string | null }[];
+      expect(onB.find((row) => row.id === after.client_id)).toBeDefined();
+      expect(onB.find((row) => row.id === grown.client_id)).toMatchObject({ first_name: null });
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatHlc } from '../../shared/sync-protocol.js';
 import { createClient } from '../../server/crm/clients.js';
-import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
+import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { opportunityRow } from '../../server/crm/sync.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { applyNowUnderstood } from '../../server/sync/pull.js';
@@ -16,7 +16,10 @@ import * as store from '../../server/sync/store.js';
 import { runCourtier } from '../helpers/cli.js';
 import { compactCabinet } from '../../server/hub/compaction.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { joinCabinet } from '../../server/sync/service.js';
+import { downloadAll } from '../../server/sync/transfer.js';
+import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
 
 /**
  * What an install cannot apply is kept aside, never lost: a kind or a field of a newer version is
@@ -156,6 +159,34 @@ describe('changes an install cannot apply yet', () => {
     expect(await applyNowUnderstood(syncContext(updated), b.cabinetId)).toBe(2);
     expect(b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({ title: 'Flotte 12 véhicules', priority: 'urgente' });
     expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
+  });
+});
+
+describe('a record set aside while an install reads the hub’s state', () => {
+  it('is tried again as the record’s state, not as the change under its seq, which holds only that change’s fields', async () => {
+    const [a] = await cabinetOfTwo(syncedRecords());
+    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    await pushNode(a);
+    const peer = await newerPeer(a.cabinetId);
+    await peer.push(created.opportunity_id, { title: 'Flotte 12 véhicules', priority: 'haute' }, START + 60_000);
+    // The record's newest change is A's, of its title only; the state holds the newer version's priority too.
+    await pullNode(a);
+    a.clock.set(START + 120_000);
+    updateOpportunity(a.deps, a.cabinetId, created.opportunity_id, { title: 'Flotte 14 véhicules' });
+    await pushNode(a);
+
+    const opened = openSyncNode(START + 130_000);
+    await joinCabinet(opened.deps, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: a.cabinetId }), deviceName: 'C', email: 'c@c.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+    const c = { ...opened, cabinetId: a.cabinetId };
+    nodes.push(c);
+    await downloadAll(c.deps, c.records, c.cabinetId, fetchHub, () => undefined);
+    expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([expect.objectContaining({ kind: 'opportunity', reason: 'not_understood' })]);
+    expect(store.listConflicts(c.deps.db.orm, c.cabinetId, 10)).toEqual([expect.objectContaining({ fromState: true })]);
+
+    const updated = { ...c, records: updatedTo(c) };
+    expect(await applyNowUnderstood(syncContext(updated), c.cabinetId)).toBe(1);
+    expect(c.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({ title: 'Flotte 14 véhicules', priority: 'haute' });
+    expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([]);
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `sync_conflicts` ADD `from_state` integer DEFAULT false NOT NULL;
