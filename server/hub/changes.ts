@@ -148,12 +148,14 @@ function changeTooLarge(number: number, bytes: number): ApiError {
 }
 
 /**
- * The batch's newest change of a record whose state it grew past the limit, refused as a change
- * over the size limit is: the install sets it aside and sends the rest again (an older change of
+ * The batch's largest change of a record whose state it grew past the limit (the newest among
+ * equals), refused as a change over the size limit is: the install sets it aside and sends the rest
+ * again, so that a small edit beside the change that grew the record still goes (another change of
  * the record is named in turn if the state is still too large without it).
  */
-function recordTooLarge(batch: readonly SyncChange[], record: OversizedRecord, limit: number): ApiError {
-  const number = batch.findLast((change) => change.kind === record.kind && change.record_id === record.record_id)?.number ?? 0;
+function recordTooLarge(batch: readonly SizedChange[], record: OversizedRecord, limit: number): ApiError {
+  const ofRecord = batch.filter((change) => change.kind === record.kind && change.record_id === record.record_id);
+  const number = ofRecord.reduce<SizedChange | undefined>((largest, change) => (largest === undefined || change.bytes >= largest.bytes ? change : largest), undefined)?.number ?? 0;
   return new ApiError(
     'payload_too_large',
     `Change ${number} would make the state of ${record.kind} ${record.record_id} ${record.bytes} bytes of fields and stamps; a record holds at most ${limit}. Nothing was stored.`,

@@ -37,7 +37,7 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
       FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM batch)
       UNION ALL
       SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false,
-        kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), NULL, NULL
+        coalesce(kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), false), NULL, NULL
       FROM batch
     ),
     flagged AS (

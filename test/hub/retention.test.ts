@@ -399,6 +399,8 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
       { kind: 'devis', record_id: 'by-contract', fields: { status: 'priced', pdf_sha256: 'c'.repeat(64) } },
       { kind: 'contract', record_id: 'K', fields: { devis_id: 'by-contract' } },
       { kind: 'devis', record_id: 'unsigned', fields: { status: 'priced', pdf_sha256: 'd'.repeat(64) } },
+      // The first the hub hears of a quote may be an edit that says nothing of its signing.
+      { kind: 'devis', record_id: 'without-status', fields: { pdf_sha256: 'e'.repeat(64) } },
     ]);
     const signed = async () =>
       hub.deps.sql<{ record_id: string; signed: boolean; signed_pdf: string | null }[]>`
@@ -408,6 +410,7 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
       { record_id: 'by-contract', signed: true, signed_pdf: 'c'.repeat(64) },
       { record_id: 'by-state', signed: true, signed_pdf: 'a'.repeat(64) },
       { record_id: 'unsigned', signed: false, signed_pdf: null },
+      { record_id: 'without-status', signed: false, signed_pdf: null },
     ];
     expect(await signed()).toEqual(expected);
     await hub.deps.sql`UPDATE hub_records SET signed = false, signed_pdf = NULL WHERE cabinet_id = ${id}`;
@@ -417,7 +420,7 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
 });
 
 describe('a hostile device with a valid credential', () => {
-  it('cannot grow one record’s state past what a state page holds: the change is refused as too large, by its number, nothing stored, and the record still takes edits', async () => {
+  it('cannot grow one record’s state past what a state page holds: the change that grew it is refused as too large, by its number, nothing stored, and the record still takes edits', async () => {
     const { id, devices } = await newCabinet();
     const x = devices[0]!;
     const big = (field: string) => ({ record_id: 'gros', fields: { [field]: 'x'.repeat(250 * 1024) } });
@@ -438,6 +441,8 @@ describe('a hostile device with a valid credential', () => {
         changes: [
           { number, kind: 'client', record_id: 'petit', op: 'upsert', hlc: hlc(0), fields: { last_name: 'Petit' } },
           { number: number + 1, kind: 'client', record_id: 'gros', op: 'upsert', hlc: hlc(1), fields: { e: 'x'.repeat(250 * 1024) } },
+          // A small edit of the same record after it: not the one named, so that it can go once the large one is set aside.
+          { number: number + 2, kind: 'client', record_id: 'gros', op: 'upsert', hlc: hlc(2), fields: { first_name: 'Gros' } },
         ],
       },
     });
