@@ -11,6 +11,7 @@ import * as automation from '../automation/service.js';
 import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import * as devis from '../devis/service.js';
+import { createPdfLink } from '../devis/pdf-link.js';
 import * as erasure from '../erasure/service.js';
 import { ApiError } from '../errors.js';
 import { defineTool, sharesPersonalData, toInputSchema, toOutputSchema, type McpTool, type ToolContext } from './tool-definition.js';
@@ -291,7 +292,7 @@ const TOOL_SPECS = [
     run: (ctx, { devis_id }) => {
       const { deps, access, baseUrl } = ctx;
       // First what any caller is told (no such quote, no PDF yet); a signed link made here for nothing costs nothing.
-      const url = baseUrl() + devis.createPdfLink(deps, access.cabinetId, devis_id);
+      const url = baseUrl() + createPdfLink(deps, access.cabinetId, devis_id);
       // Masking cannot reach into a PDF: while sharing is off, the bearer link itself is withheld.
       if (!sharesPersonalData(ctx)) throw pdfWithheld(ctx, devis.getDevis(deps, access.cabinetId, devis_id));
       const expires = Number(new URL(url).searchParams.get('expires'));
