@@ -5,6 +5,7 @@ import { toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
+import { unfinishedJobIdsHere } from '../automation/sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { RecordsByKind } from './apply.js';
 import { later, tick, type ClockState } from './hlc.js';
@@ -144,7 +145,7 @@ export async function connectCabinet(
     store.rememberOwnDevice(deps.db.orm, input.cabinetId, paired.device_id);
     store.endDetached(deps.db.orm, input.cabinetId);
     // The install that registers the cabinet brings its balance, once; one that reconnects takes the cabinet's.
-    linkWallet(deps, input.cabinetId, paired.device_id, { bringsBalance: !reconnected });
+    linkWallet(deps, input.cabinetId, paired.device_id, reconnected ? { bringsBalance: false } : { bringsBalance: true, unfinishedJobIds: unfinishedJobIdsHere(deps, input.cabinetId) });
     if (reconnected) {
       const changes = queueOwnEdits(deps, connection, io.records);
       auditConnected(deps, connection, actor, { reconnected: true, changes_uploaded: changes });

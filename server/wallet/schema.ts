@@ -3,8 +3,12 @@ import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqli
 import { LEDGER_KINDS } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
 
-/** Where an entry stands with the cabinet's hub (null: made here while the cabinet did not sync). */
-export const HUB_STATES = ['pending', 'held', 'refused', 'mirrored'] as const;
+/**
+ * Where an entry stands with the cabinet's hub (null: made here while the cabinet did not sync).
+ * `outside`: a refund of a debit the cabinet's wallet never held (made before this link, or refused
+ * by the hub), kept on this install's ledger, never sent and never counted.
+ */
+export const HUB_STATES = ['pending', 'held', 'refused', 'mirrored', 'outside'] as const;
 
 /**
  * The credits ledger. Without sync the balance is the sum. With sync on, it mirrors the cabinet's
