@@ -30,6 +30,8 @@ export interface HubLimits {
   cabinetChangeBytes: number;
   cabinetBlobs: number;
   cabinetBlobBytes: number;
+  /** Entries of the cabinet's credits ledger: each debit of a new job adds one, whatever the device says it ran. */
+  cabinetWalletEntries: number;
   /** Requests of one device in progress at once, long polls included. */
   deviceRequests: number;
   /** Long polls (pulls with a wait) of one device at once. */
@@ -43,6 +45,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   cabinetChangeBytes: 4 * 1024 ** 3,
   cabinetBlobs: 200_000,
   cabinetBlobBytes: 8 * 1024 ** 3,
+  cabinetWalletEntries: 1_000_000,
   deviceRequests: 8,
   deviceLongPolls: 2,
   deviceUploads: 2,

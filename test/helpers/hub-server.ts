@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../server/logging.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { openHubDatabase, type HubDatabase } from '../../server/hub/database.js';
-import { hubDeps, type HubDeps } from '../../server/hub/deps.js';
+import { hubDeps, type HubDeps, type HubLimits } from '../../server/hub/deps.js';
 import { createInvite, type InviteTarget } from '../../server/hub/pairing.js';
 import type { Clock } from '../../server/deps.js';
 
@@ -20,9 +20,9 @@ export interface ListeningHub {
 }
 
 /** A hub app on a real port over a real PostgreSQL database (see test/helpers/postgres.ts). */
-export async function startListeningHub(databaseUrl: string, options: { clock?: Clock; port?: number } = {}): Promise<ListeningHub> {
+export async function startListeningHub(databaseUrl: string, options: { clock?: Clock; port?: number; limits?: Partial<HubLimits> } = {}): Promise<ListeningHub> {
   const database = await openHubDatabase(databaseUrl);
-  const deps = hubDeps(database, 'test', options.clock ? { clock: options.clock } : {});
+  const deps = hubDeps(database, 'test', { ...(options.clock ? { clock: options.clock } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   const app = await buildHubApp(deps, { logger: createLogger({ level: 'warn' }) });
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
