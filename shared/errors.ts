@@ -167,7 +167,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
   offline_allowance_exhausted:
-    'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since it last heard from the hub), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
+    'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since a pull last brought it the other installs’ jobs), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
   credits_on_hub: 'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_insurer: 'No such insurer, or it does not offer this product.',

@@ -75,6 +75,7 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
     hubClockOffset: Date.parse(paired.hub_time) - now,
     lastPushAt: null,
     lastPullAt: null,
+    caughtUpAt: null,
     connectedAt: now,
   };
 }
@@ -299,6 +300,16 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     refused_by_hub: store.countRefused(deps.db.orm, cabinetId),
     set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
+}
+
+/**
+ * Whether the cabinet syncs, and when a pull last brought this install every change of the cabinet
+ * (null: never): it knows the other installs' jobs up to then, which the hourly quota's offline
+ * allowance counts from.
+ */
+export function othersKnownUntil(deps: Pick<Deps, 'db'>, cabinetId: string): { synced: boolean; caughtUpAt: number | null } {
+  const connection = store.findConnection(deps.db.orm, cabinetId);
+  return connection ? { synced: true, caughtUpAt: connection.caughtUpAt } : { synced: false, caughtUpAt: null };
 }
 
 /** How long, after the service starts, robots wait for the hub's first answer before starting the jobs queued earlier. */

@@ -34,7 +34,7 @@ export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, 
   const carried = how.bringsBalance ? carryUnfinishedDebits(deps, cabinetId, how.unfinishedJobIds) : 0;
   // The hub takes an opening of at most MAX_GRANT_CREDITS: a larger one would be refused at every exchange.
   const brought = how.bringsBalance ? Math.min(store.balance(orm, cabinetId) + carried, MAX_GRANT_CREDITS) : 0;
-  store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, heardAt: null, sinceEntry: store.newestEntryId(orm, cabinetId) });
+  store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, sinceEntry: store.newestEntryId(orm, cabinetId) });
   if (brought > 0) {
     const now = deps.clock.now();
     store.mirrorEntry(orm, {
@@ -137,7 +137,7 @@ export function applyWalletAnswer(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: s
     }
     acknowledge();
     for (const entry of answer.entries) store.mirrorEntry(orm, mirrored(cabinetId, entry, link.deviceId));
-    store.updateLink(orm, cabinetId, { hubBalance: answer.balance, cursor: answer.last_seq, heardAt: deps.clock.now() });
+    store.updateLink(orm, cabinetId, { hubBalance: answer.balance, cursor: answer.last_seq });
     settleBalance(orm, cabinetId);
     return { more: answer.more };
   });
@@ -158,10 +158,4 @@ export function restartWalletExchange(deps: Pick<Deps, 'db'>, cabinetId: string)
   if (!store.findLink(orm, cabinetId)?.linked) return;
   store.resendHeld(orm, cabinetId);
   store.updateLink(orm, cabinetId, { cursor: 0 });
-}
-
-/** Whether the cabinet's wallet is its hub's, and when the hub last answered this install's wallet exchange (null: never); one read. */
-export function walletHubState(deps: Pick<Deps, 'db'>, cabinetId: string): { onHub: boolean; heardAt: number | null } {
-  const link = store.findLink(deps.db.orm, cabinetId);
-  return link?.linked ? { onHub: true, heardAt: link.heardAt } : { onHub: false, heardAt: null };
 }

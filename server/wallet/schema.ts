@@ -52,7 +52,7 @@ export const walletLedger = sqliteTable(
 
 /**
  * The cabinet's link to its one wallet on the hub, made when it connects or joins: the balance the
- * hub last gave (`hubBalance`), the wallet cursor, and when the hub last answered. Kept, unlinked,
+ * hub last gave (`hubBalance`) and the wallet cursor. Kept, unlinked,
  * after a disconnect: the balance then goes on from what the install last knew.
  */
 export const walletHubLinks = sqliteTable('wallet_hub_links', {
@@ -64,7 +64,6 @@ export const walletHubLinks = sqliteTable('wallet_hub_links', {
   /** Linked: the hub's last balance. Unlinked: the balance at the disconnect, which later entries move. */
   hubBalance: integer('hub_balance').notNull(),
   cursor: integer('cursor').notNull(),
-  heardAt: integer('heard_at'),
   /** The newest ledger entry when the link changed: entries made here after an unlink count on top of hubBalance. */
   sinceEntry: integer('since_entry').notNull(),
 });
