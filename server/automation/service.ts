@@ -10,7 +10,7 @@ import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { canonicalJson } from '../http/canonical-json.js';
-import { creditBalance, debitForJob, refundJob, type DebitRefusal } from '../wallet/service.js';
+import { creditBalance, debitForJob, refundJob, walletOnHub, type DebitRefusal } from '../wallet/service.js';
 import { othersKnownUntil } from '../sync/service.js';
 import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
@@ -46,10 +46,10 @@ function quotaOf(deps: Deps, cabinetId: string) {
   const now = deps.clock.now();
   const since = now - QUOTA_WINDOW_MS;
   const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, since);
-  const { synced, caughtUpAt } = othersKnownUntil(deps, cabinetId);
+  const synced = walletOnHub(deps, cabinetId);
   const elsewhere = synced ? store.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS) : { count: 0, oldest: null };
   const first = Math.min(oldest ?? Infinity, elsewhere.oldest ?? Infinity);
-  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, caughtUpAt ?? 0) : 0;
+  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, othersKnownUntil(deps, cabinetId) ?? 0) : 0;
   return { limit, remaining: Math.max(0, limit - count - elsewhere.count), resetAt: first === Infinity ? null : first + QUOTA_WINDOW_MS, nextNumber, synced, sinceHeard };
 }
 

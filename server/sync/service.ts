@@ -303,13 +303,12 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
 }
 
 /**
- * Whether the cabinet syncs, and when a pull last brought this install every change of the cabinet
- * (null: never): it knows the other installs' jobs up to then, which the hourly quota's offline
+ * When a pull last brought this install every change of the cabinet (null: never, or the cabinet
+ * does not sync): it knows the other installs' jobs up to then, which the hourly quota's offline
  * allowance counts from.
  */
-export function othersKnownUntil(deps: Pick<Deps, 'db'>, cabinetId: string): { synced: boolean; caughtUpAt: number | null } {
-  const connection = store.findConnection(deps.db.orm, cabinetId);
-  return connection ? { synced: true, caughtUpAt: connection.caughtUpAt } : { synced: false, caughtUpAt: null };
+export function othersKnownUntil(deps: Pick<Deps, 'db'>, cabinetId: string): number | null {
+  return store.findConnection(deps.db.orm, cabinetId)?.caughtUpAt ?? null;
 }
 
 /** How long, after the service starts, robots wait for the hub's first answer before starting the jobs queued earlier. */

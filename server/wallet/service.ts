@@ -11,8 +11,8 @@ export function creditBalance(deps: Pick<Deps, 'db'>, cabinetId: string): number
   return store.balance(deps.db.orm, cabinetId);
 }
 
-/** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs). */
-function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+/** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs, and linked its wallet). */
+export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
   return store.findLink(deps.db.orm, cabinetId)?.linked === true;
 }
 
