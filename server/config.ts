@@ -92,8 +92,8 @@ const configSchema = z.object({
   tarificationQuotaPerHour: z.coerce.number().int().min(1).max(1_000_000).default(60),
   /**
    * With sync on: the credits this install may spend (net of refunds) that the cabinet's hub has
-   * not acknowledged yet, and the real tarifications it may enqueue since it last heard from the
-   * hub. Each bounds what the cabinet's installs can spend or send beyond its wallet or its hourly
+   * not acknowledged yet, and the real tarifications it may enqueue since a pull last brought it the
+   * other installs' jobs. Each bounds what the cabinet's installs can spend or send beyond its wallet or its hourly
    * quota together: this much per install (docs/SYNC.md, Credits).
    */
   offlineCreditsAllowance: z.coerce.number().int().min(0).max(100_000).default(50),

@@ -167,7 +167,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
   offline_allowance_exhausted:
-    'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since it last heard from the hub), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
+    'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since a pull last brought it the other installs’ jobs), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
   credits_on_hub: 'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_insurer: 'No such insurer, or it does not offer this product.',
@@ -187,7 +187,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   too_many_pairing_attempts: 'Too many wrong pairing codes from this address; Retry-After says when to try again.',
   cabinet_already_on_hub: 'A cabinet with this id is already on the hub; nothing was paired. Ask the hub’s operator: only they can tell whether it is yours.',
   pairing_code_joins: 'This code joins a cabinet the hub already has, and not this install’s: use it with `courtier sync join` on a new install. Connecting this cabinet needs a code made for it (--new-cabinet, or --cabinet with its own id to reconnect it).',
-  hub_quota_exceeded: 'The cabinet reached a quota of the hub (details.quota: changes, change_bytes, blobs or blob_bytes; details.limit); nothing was stored. The hub’s operator can raise it; the changes stay queued meanwhile.',
+  hub_quota_exceeded: 'The cabinet reached a quota of the hub (details.quota: changes, change_bytes, blobs, blob_bytes or wallet_entries; details.limit); nothing was stored. The hub’s operator can raise it; the changes and credits entries stay queued meanwhile.',
   sync_protocol_unsupported: 'This install speaks a sync protocol newer than the hub’s; update the hub. Its changes stay queued meanwhile.',
   sync_too_many_requests: 'This device has too many requests (or long polls) in progress at the hub; retry after Retry-After.',
   sync_gap: 'The batch does not start where the hub expects this device’s changes to continue; details.expected_number says where. Send from that number.',

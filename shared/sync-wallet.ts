@@ -13,6 +13,8 @@ const MAX_JOB_COST = 100_000;
 export const MAX_GRANT_CREDITS = 10_000_000;
 /** Most credits entries in one wallet exchange, sent or served. */
 const MAX_WALLET_ENTRIES = 500;
+/** The largest exchange's body: 500 entries with notes of an install's length take well under half of it. */
+export const MAX_WALLET_BYTES = 256 * 1024;
 
 /** What an install sends of its own credits entries: a job's debit or refund, or the balance it brings when it registers its cabinet. */
 const DEVICE_WALLET_KINDS = ['debit', 'refund', 'opening'] as const;
@@ -79,11 +81,11 @@ export const exchangeWallet = defineEndpoint({
   summary: 'Send this device’s credits entries; get the cabinet’s balance and ledger',
   description:
     'The hub keeps the cabinet’s one wallet. In one transaction, under the cabinet’s lock: stores the entries sent that it does not hold yet (an entry it holds is acknowledged again, never doubled), moves the balance, and answers it with the entries after `after` (grants, other installs’ debits and refunds, this device’s own). ' +
-    'A debit past what a job may cost is a validation_error. Refused whole with wallet_entry_refused (details.refused), nothing stored: a debit that is not negative, a refund without this device’s debit of the job or of another amount, a second debit or refund of a job by this device, an opening from a device that did not register the cabinet or a second one, an entry id the cabinet holds for another entry. A device never sends a grant: only the operator mints credits (courtier hub credits grant).',
+    'A debit past what a job may cost is a validation_error. Refused whole with wallet_entry_refused (details.refused), nothing stored: a debit that is not negative, a refund without this device’s debit of the job or of another amount, a second debit or refund of a job by this device, an opening from a device that did not register the cabinet or a second one, an entry id the cabinet holds for another entry. A device never sends a grant: only the operator mints credits (courtier hub credits grant). At most 500 entries, in a body of at most 256 KiB (payload_too_large); a cabinet whose ledger would pass the hub’s quota of entries is refused whole with hub_quota_exceeded.',
   tag: 'Sync',
   auth: 'device',
   headers: PROTOCOL_HEADERS,
   body: walletExchangeBodySchema,
   responses: { 200: { description: 'Stored; the cabinet’s balance and entries.', schema: walletExchangeResponseSchema } },
-  errors: ['validation_error', 'wallet_entry_refused', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
+  errors: ['validation_error', 'wallet_entry_refused', 'payload_too_large', 'hub_quota_exceeded', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
 });

@@ -10,8 +10,8 @@ import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
 import { canonicalJson } from '../http/canonical-json.js';
-import { creditBalance, debitForJob, refundJob, type DebitRefusal } from '../wallet/service.js';
-import { walletHubState } from '../wallet/hub-link.js';
+import { creditBalance, debitForJob, refundJob, walletOnHub, type DebitRefusal } from '../wallet/service.js';
+import { othersKnownUntil } from '../sync/service.js';
 import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';
@@ -38,18 +38,18 @@ function requestHash(request: { compagnie: string; produit: string; dicData: Rec
 /**
  * The cabinet's hourly quota, and the next job's enqueue number. With sync on it is the cabinet's:
  * the other installs' jobs of the hour count too (their creation time is their word, believed up to
- * the hub's clock tolerance ahead), and `sinceHeard` is what this install enqueued since it last
- * heard from the hub, which the offline allowance bounds (docs/SYNC.md, Credits).
+ * the hub's clock tolerance ahead), and `sinceHeard` is what this install enqueued since a pull last
+ * brought it the other installs' jobs, which the offline allowance bounds (docs/SYNC.md, Credits).
  */
 function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
   const now = deps.clock.now();
   const since = now - QUOTA_WINDOW_MS;
   const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, since);
-  const { onHub: synced, heardAt } = walletHubState(deps, cabinetId);
+  const synced = walletOnHub(deps, cabinetId);
   const elsewhere = synced ? store.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS) : { count: 0, oldest: null };
   const first = Math.min(oldest ?? Infinity, elsewhere.oldest ?? Infinity);
-  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, heardAt ?? 0) : 0;
+  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, othersKnownUntil(deps, cabinetId) ?? 0) : 0;
   return { limit, remaining: Math.max(0, limit - count - elsewhere.count), resetAt: first === Infinity ? null : first + QUOTA_WINDOW_MS, nextNumber, synced, sinceHeard };
 }
 
@@ -173,7 +173,7 @@ export function enqueueTarification(
     if (quota.synced && quota.sinceHeard >= runsAllowance) {
       throw new ApiError(
         'offline_allowance_exhausted',
-        `This install has enqueued ${quota.sinceHeard} tarifications since it last heard from the cabinet's hub, which counts the cabinet's hourly quota; at most ${runsAllowance} are allowed so. No job was created: once this install reaches the hub again, retry with the same Idempotency-Key.`,
+        `This install has enqueued ${quota.sinceHeard} tarifications since it last received the cabinet's other computers' runs from the hub, which the cabinet's hourly quota counts; at most ${runsAllowance} are allowed so. No job was created: once this install reaches the hub again, retry with the same Idempotency-Key.`,
         { allowance_of: 'runs', used: quota.sinceHeard, allowance: runsAllowance },
       );
     }

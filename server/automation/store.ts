@@ -21,6 +21,7 @@ function inStatuses(statuses: readonly JobRow['status'][]): string {
   return `IN (${statuses.map((status) => `'${status}'`).join(', ')})`;
 }
 const IN_ACTIVE = inStatuses(ACTIVE);
+const IN_UNFINISHED = inStatuses(['pending', ...ACTIVE]);
 
 /**
  * What every enqueue, claim and finish runs is prepared once (table-sql.ts): built by drizzle on
@@ -162,6 +163,11 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
 /** The cabinet's jobs a robot of this install is on (running or waiting for a code), newest first: not another install's, which it only shows. */
 export function listActiveJobsHere(orm: Orm, cabinetId: string, limit: number): JobRow[] {
   return JOB.all(orm, `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`, cabinetId, limit);
+}
+
+/** The ids of this install's jobs that have not finished (pending or on a robot): a refund may still come for them. */
+export function unfinishedJobIdsHere(orm: Orm, cabinetId: string): string[] {
+  return orm.prepared(`SELECT id FROM jobs WHERE cabinet_id = ? AND status ${IN_UNFINISHED} AND enqueue_number IS NOT NULL`).pluck(true).all(cabinetId) as string[];
 }
 
 /** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */

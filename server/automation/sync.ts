@@ -85,3 +85,8 @@ export function recordJobFinished(deps: Deps, row: store.JobRow, consumed = cred
   if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, row.cabinetId, row.id, [row.status], { creditsConsumed: consumed });
   jobRecords.capture(deps, row.cabinetId, row.id, { ...row, creditsConsumed: consumed });
 }
+
+/** This install's jobs that have not finished, for the cabinet's link to a hub: a refund may still come for their debits. */
+export function unfinishedJobIdsHere(deps: Pick<Deps, 'db'>, cabinetId: string): string[] {
+  return store.unfinishedJobIdsHere(deps.db.orm, cabinetId);
+}

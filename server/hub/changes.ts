@@ -163,7 +163,7 @@ function recordTooLarge(batch: readonly SizedChange[], record: OversizedRecord, 
   );
 }
 
-export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes', used: number, limit: number): void {
+export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes' | 'wallet_entries', used: number, limit: number): void {
   if (used <= limit) return;
   throw new ApiError('hub_quota_exceeded', `This cabinet reached the hub's quota of ${quota.replace('_', ' ')} (${limit}); nothing was stored. The hub's operator can raise it.`, {
     quota,

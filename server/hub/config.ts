@@ -18,11 +18,12 @@ const hubConfigSchema = z.object({
   /** Behind a reverse proxy (TLS ends there), its address: the pairing throttle counts per client address. */
   trustProxy: trustProxySchema.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Per cabinet: changes and their fields' megabytes, PDFs and their megabytes (DEFAULT_HUB_LIMITS). */
+  /** Per cabinet: changes and their fields' megabytes, PDFs and their megabytes, credits entries (DEFAULT_HUB_LIMITS). */
   cabinetMaxChanges: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChanges),
   cabinetMaxChangesMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChangeBytes / MB),
   cabinetMaxBlobs: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobs),
   cabinetMaxBlobsMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
+  cabinetMaxWalletEntries: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetWalletEntries),
   /** Retention (compaction.ts): changes of the last days, or the newest of each cabinet, whichever keeps more; PDFs no record names after their grace. */
   retainDays: z.coerce.number().int().min(0).default(DEFAULT_RETENTION.days),
   retainChanges: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.changes),
@@ -42,6 +43,7 @@ const HUB_ENV: Record<keyof HubConfig, { env: string; flag?: string }> = {
   cabinetMaxChangesMb: { env: 'COURTIER_HUB_CABINET_MAX_CHANGES_MB' },
   cabinetMaxBlobs: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS' },
   cabinetMaxBlobsMb: { env: 'COURTIER_HUB_CABINET_MAX_BLOBS_MB' },
+  cabinetMaxWalletEntries: { env: 'COURTIER_HUB_CABINET_MAX_WALLET_ENTRIES' },
   retainDays: { env: 'COURTIER_HUB_RETAIN_DAYS' },
   retainChanges: { env: 'COURTIER_HUB_RETAIN_CHANGES' },
   blobGraceHours: { env: 'COURTIER_HUB_BLOB_GRACE_HOURS' },
@@ -55,6 +57,7 @@ export function hubLimitsOf(config: HubConfig): Partial<HubLimits> {
     cabinetChangeBytes: config.cabinetMaxChangesMb * MB,
     cabinetBlobs: config.cabinetMaxBlobs,
     cabinetBlobBytes: config.cabinetMaxBlobsMb * MB,
+    cabinetWalletEntries: config.cabinetMaxWalletEntries,
   };
 }
 

@@ -33,6 +33,8 @@ export interface HubLimits {
   cabinetBlobBytes: number;
   /** One record's state, fields and stamps (MAX_RECORD_BYTES; tests lower it). */
   recordBytes: number;
+  /** Entries of the cabinet's credits ledger: each debit of a new job adds one, whatever the device says it ran. */
+  cabinetWalletEntries: number;
   /** Requests of one device in progress at once, long polls included. */
   deviceRequests: number;
   /** Long polls (pulls with a wait) of one device at once. */
@@ -47,6 +49,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   cabinetBlobs: 200_000,
   cabinetBlobBytes: 8 * 1024 ** 3,
   recordBytes: MAX_RECORD_BYTES,
+  cabinetWalletEntries: 1_000_000,
   deviceRequests: 8,
   deviceLongPolls: 2,
   deviceUploads: 2,

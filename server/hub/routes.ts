@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HUB_API_PREFIX } from '../../shared/endpoint.js';
-import { exchangeWallet } from '../../shared/sync-wallet.js';
+import { exchangeWallet, MAX_WALLET_BYTES } from '../../shared/sync-wallet.js';
 import { getBlob, getHubHealth, getHubOpenApiDocument, leaveHub, MAX_BLOB_BYTES, MAX_PUSH_BYTES, pairDevice, pullChanges, pushChanges, putBlob } from '../../shared/sync-protocol.js';
 import { getState } from '../../shared/sync-state.js';
 import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
@@ -53,7 +53,7 @@ export async function hubRoutes(app: FastifyInstance, { deps, waiters }: { deps:
   );
 
   registerEndpoint(app, exchangeWallet, (request) => exchange(deps, callerOf(request), { ...request.body, protocol: readProtocol(request.headers, deps.protocol) }, request.log), {
-    bodyLimit: 256 * 1024,
+    bodyLimit: MAX_WALLET_BYTES,
   });
 
   registerEndpoint(app, leaveHub, async (request) => {

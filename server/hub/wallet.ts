@@ -2,6 +2,7 @@ import type { TransactionSql } from 'postgres';
 import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
+import { assertWithinQuota } from './changes.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';
@@ -126,6 +127,8 @@ export async function exchangeWallet(
     let balance = wallet.balance;
     let newestSeq = wallet.newestSeq;
     if (fresh.length > 0) {
+      // Seqs are handed out one by one from 1 and entries never deleted: the newest seq is the ledger's size.
+      assertWithinQuota('wallet_entries', newestSeq + fresh.length, deps.limits.cabinetWalletEntries);
       const rows: NewWalletEntry[] = fresh.map((e) => ({ entryId: e.entry_id, kind: e.kind, amount: e.amount, jobId: e.job_id, deviceId: caller.deviceId, note: e.note }));
       const stored = await appendWalletEntries(tx, caller.cabinetId, rows, hubTime(deps));
       stored.seqs.forEach((seq, i) => again.set(fresh[i]?.entry_id ?? '', seq));

@@ -156,7 +156,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       'push',
       async (hub) => {
         const sent = await pushQueued({ ...context, client: hub }, cabinetId);
-        // After the push, so the hub holds a debited job before its debit; after any push, so the hourly quota's "last heard" moves.
+        // After the push, so the hub holds a debited job before its debit; the debit's arrival ends this install's long poll, whose answer moves the hourly quota's count.
         if (walletDue || sent > 0 || walletHasPending(deps, cabinetId)) {
           await exchange(hub);
           walletDue = false;

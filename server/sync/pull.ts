@@ -174,7 +174,8 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
       // A resync ends once the history is pulled again up to the cabinet's newest change.
       const resyncing = connection.resyncing && page.more !== false;
-      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime, resyncing });
+      const caughtUp = page.more === false ? { caughtUpAt: now } : {};
+      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, ...caughtUp, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime, resyncing });
       return page.changes.length;
     });
   let applied: number;

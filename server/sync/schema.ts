@@ -48,6 +48,8 @@ export const syncConnections = sqliteTable('sync_connections', {
   hubClockOffset: integer('hub_clock_offset'),
   lastPushAt: integer('last_push_at'),
   lastPullAt: integer('last_pull_at'),
+  /** When a pull last reached the cabinet's newest change: this install knows the other installs' jobs up to then. */
+  caughtUpAt: integer('caught_up_at'),
   connectedAt: integer('connected_at').notNull(),
 });
 

@@ -5,6 +5,7 @@ import { toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
+import { unfinishedJobIdsHere } from '../automation/sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { RecordsByKind } from './apply.js';
 import { later, tick, type ClockState } from './hlc.js';
@@ -74,6 +75,7 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
     hubClockOffset: Date.parse(paired.hub_time) - now,
     lastPushAt: null,
     lastPullAt: null,
+    caughtUpAt: null,
     connectedAt: now,
   };
 }
@@ -144,7 +146,7 @@ export async function connectCabinet(
     store.rememberOwnDevice(deps.db.orm, input.cabinetId, paired.device_id);
     store.endDetached(deps.db.orm, input.cabinetId);
     // The install that registers the cabinet brings its balance, once; one that reconnects takes the cabinet's.
-    linkWallet(deps, input.cabinetId, paired.device_id, { bringsBalance: !reconnected });
+    linkWallet(deps, input.cabinetId, paired.device_id, reconnected ? { bringsBalance: false } : { bringsBalance: true, unfinishedJobIds: unfinishedJobIdsHere(deps, input.cabinetId) });
     if (reconnected) {
       const changes = queueOwnEdits(deps, connection, io.records);
       auditConnected(deps, connection, actor, { reconnected: true, changes_uploaded: changes });
@@ -298,6 +300,15 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     refused_by_hub: store.countRefused(deps.db.orm, cabinetId),
     set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
   };
+}
+
+/**
+ * When a pull last brought this install every change of the cabinet (null: never, or the cabinet
+ * does not sync): it knows the other installs' jobs up to then, which the hourly quota's offline
+ * allowance counts from.
+ */
+export function othersKnownUntil(deps: Pick<Deps, 'db'>, cabinetId: string): number | null {
+  return store.findConnection(deps.db.orm, cabinetId)?.caughtUpAt ?? null;
 }
 
 /** How long, after the service starts, robots wait for the hub's first answer before starting the jobs queued earlier. */

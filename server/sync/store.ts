@@ -15,7 +15,7 @@ export type OutboxRow = typeof syncOutbox.$inferSelect;
  */
 const SQL = {
   findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, hub_epoch, resyncing, state,
-      last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, connected_at
+      last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, caught_up_at, connected_at
     FROM sync_connections WHERE cabinet_id = ?`,
   // The link and the newest queued change, or the clock of a disconnected cabinet, in one read: what a capture needs (see captureState).
   captureState: `SELECT c.device_id, c.next_number, c.clock_time, c.clock_counter, t.number, t.hlc, 0
@@ -65,6 +65,7 @@ export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | und
     hubClockOffset: r.hub_clock_offset as number | null,
     lastPushAt: r.last_push_at as number | null,
     lastPullAt: r.last_pull_at as number | null,
+    caughtUpAt: r.caught_up_at as number | null,
     connectedAt: r.connected_at as number,
   };
 }

@@ -17,18 +17,24 @@ function settleBalance(orm: Deps['db']['orm'], cabinetId: string): void {
   if (link) store.setBalance(orm, cabinetId, link.hubBalance + store.countedOnTop(orm, cabinetId, link.sinceEntry));
 }
 
+/** How a link begins: the registering install brings its balance and its debits of jobs that have not finished; one that joins or reconnects brings nothing. */
+export type WalletLinking = { bringsBalance: false } | { bringsBalance: true; unfinishedJobIds: readonly string[] };
+
 /**
  * Links the cabinet's wallet to the hub's, in the transaction that links the cabinet. The install
- * that registers the cabinet brings its balance as an opening entry, sent once; one that joins or
- * reconnects takes the cabinet's balance, which it has once it hears from the hub (0 until then:
- * its own history, or what it did while disconnected, never adds to the cabinet's).
+ * that registers the cabinet brings its balance as an opening entry, sent once, and its debits of
+ * jobs not finished yet as ordinary debits, the opening raised by as much (the balance is the same,
+ * and a refund of such a job then finds its debit on the hub). One that joins or reconnects takes
+ * the cabinet's balance, which it has once it hears from the hub (0 until then: its own history, or
+ * what it did while disconnected, never adds to the cabinet's).
  */
-export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, how: { bringsBalance: boolean }): void {
+export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, how: WalletLinking): void {
   const orm = deps.db.orm;
+  store.keepOwnHere(orm, cabinetId);
+  const carried = how.bringsBalance ? carryUnfinishedDebits(deps, cabinetId, how.unfinishedJobIds) : 0;
   // The hub takes an opening of at most MAX_GRANT_CREDITS: a larger one would be refused at every exchange.
-  const brought = how.bringsBalance ? Math.min(store.balance(orm, cabinetId), MAX_GRANT_CREDITS) : 0;
-  store.keepPendingHere(orm, cabinetId);
-  store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, heardAt: null, sinceEntry: store.newestEntryId(orm, cabinetId) });
+  const brought = how.bringsBalance ? Math.min(store.balance(orm, cabinetId) + carried, MAX_GRANT_CREDITS) : 0;
+  store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, sinceEntry: store.newestEntryId(orm, cabinetId) });
   if (brought > 0) {
     const now = deps.clock.now();
     store.mirrorEntry(orm, {
@@ -47,6 +53,13 @@ export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, 
   settleBalance(orm, cabinetId);
 }
 
+/** This install's debits of its unfinished jobs become entries to send; returns the credits they took. */
+function carryUnfinishedDebits(deps: LinkDeps, cabinetId: string, jobIds: readonly string[]): number {
+  const debits = store.unsentDebits(deps.db.orm, cabinetId, jobIds);
+  for (const debit of debits) store.markPending(deps.db.orm, debit.id, debit.entryId ?? timeOrderedUuid(deps.clock.now(), deps.randomBytes));
+  return -debits.reduce((total, debit) => total + debit.amount, 0);
+}
+
 /**
  * The cabinet stops syncing: the install keeps the balance it last knew, what it made that the hub
  * never acknowledged stays counted here, and later grants and debits are this install's alone.
@@ -55,7 +68,7 @@ export function unlinkWallet(deps: Pick<Deps, 'db'>, cabinetId: string): void {
   const orm = deps.db.orm;
   const link = store.findLink(orm, cabinetId);
   if (!link?.linked) return;
-  store.keepPendingHere(orm, cabinetId);
+  store.keepOwnHere(orm, cabinetId);
   store.updateLink(orm, cabinetId, { linked: false, hubBalance: store.balance(orm, cabinetId), sinceEntry: store.newestEntryId(orm, cabinetId) });
 }
 
@@ -124,7 +137,7 @@ export function applyWalletAnswer(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: s
     }
     acknowledge();
     for (const entry of answer.entries) store.mirrorEntry(orm, mirrored(cabinetId, entry, link.deviceId));
-    store.updateLink(orm, cabinetId, { hubBalance: answer.balance, cursor: answer.last_seq, heardAt: deps.clock.now() });
+    store.updateLink(orm, cabinetId, { hubBalance: answer.balance, cursor: answer.last_seq });
     settleBalance(orm, cabinetId);
     return { more: answer.more };
   });
@@ -145,10 +158,4 @@ export function restartWalletExchange(deps: Pick<Deps, 'db'>, cabinetId: string)
   if (!store.findLink(orm, cabinetId)?.linked) return;
   store.resendHeld(orm, cabinetId);
   store.updateLink(orm, cabinetId, { cursor: 0 });
-}
-
-/** Whether the cabinet's wallet is its hub's, and when the hub last answered this install's wallet exchange (null: never); one read. */
-export function walletHubState(deps: Pick<Deps, 'db'>, cabinetId: string): { onHub: boolean; heardAt: number | null } {
-  const link = store.findLink(deps.db.orm, cabinetId);
-  return link?.linked ? { onHub: true, heardAt: link.heardAt } : { onHub: false, heardAt: null };
 }

@@ -3,8 +3,12 @@ import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqli
 import { LEDGER_KINDS } from '../../shared/automation.js';
 import { cabinets } from '../tenancy/schema.js';
 
-/** Where an entry stands with the cabinet's hub (null: made here while the cabinet did not sync). */
-export const HUB_STATES = ['pending', 'held', 'refused', 'mirrored'] as const;
+/**
+ * Where an entry stands with the cabinet's hub (null: made here while the cabinet did not sync).
+ * `outside`: a refund of a debit the cabinet's wallet never held (made before this link, or refused
+ * by the hub), kept on this install's ledger, never sent and never counted.
+ */
+export const HUB_STATES = ['pending', 'held', 'refused', 'mirrored', 'outside'] as const;
 
 /**
  * The credits ledger. Without sync the balance is the sum. With sync on, it mirrors the cabinet's
@@ -48,7 +52,7 @@ export const walletLedger = sqliteTable(
 
 /**
  * The cabinet's link to its one wallet on the hub, made when it connects or joins: the balance the
- * hub last gave (`hubBalance`), the wallet cursor, and when the hub last answered. Kept, unlinked,
+ * hub last gave (`hubBalance`) and the wallet cursor. Kept, unlinked,
  * after a disconnect: the balance then goes on from what the install last knew.
  */
 export const walletHubLinks = sqliteTable('wallet_hub_links', {
@@ -60,7 +64,6 @@ export const walletHubLinks = sqliteTable('wallet_hub_links', {
   /** Linked: the hub's last balance. Unlinked: the balance at the disconnect, which later entries move. */
   hubBalance: integer('hub_balance').notNull(),
   cursor: integer('cursor').notNull(),
-  heardAt: integer('heard_at'),
   /** The newest ledger entry when the link changed: entries made here after an unlink count on top of hubBalance. */
   sinceEntry: integer('since_entry').notNull(),
 });

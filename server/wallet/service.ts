@@ -11,8 +11,8 @@ export function creditBalance(deps: Pick<Deps, 'db'>, cabinetId: string): number
   return store.balance(deps.db.orm, cabinetId);
 }
 
-/** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs). */
-function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+/** Whether the cabinet's wallet is the one its hub keeps (the cabinet syncs, and linked its wallet). */
+export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
   return store.findLink(deps.db.orm, cabinetId)?.linked === true;
 }
 
@@ -33,6 +33,17 @@ function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'k
   });
   if (appended && synced) deps.syncChanges.notify();
   return appended;
+}
+
+/**
+ * A refund, with sync on, of a debit the cabinet's wallet never held (made before this link, or
+ * refused by the hub): the hub would refuse it, and the cabinet never paid it, so it is kept on this
+ * install's ledger (the job counts as refunded), neither sent nor counted in the balance.
+ */
+function appendOutside(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>): boolean {
+  const now = deps.clock.now();
+  const note = `${row.note ?? 'refund'} (not counted: the cabinet's wallet never held its debit)`;
+  return store.mirrorEntry(deps.db.orm, { ...row, note, createdAt: now, entryId: timeOrderedUuid(now, deps.randomBytes), hubState: 'outside', hubSeq: null, deviceId: null });
 }
 
 export function grantCredits(deps: Deps, cabinetId: string, amount: number, note?: string): number {
@@ -77,7 +88,9 @@ export function refundJob(deps: WalletDeps, cabinetId: string, jobId: string, no
   return deps.db.transaction(() => {
     const debit = store.jobEntries(deps.db.orm, cabinetId, jobId).find((e) => e.kind === 'debit');
     if (!debit) return false;
-    return appendOwn(deps, { cabinetId, kind: 'refund', amount: -debit.amount, jobId, note }, walletOnHub(deps, cabinetId));
+    const refund = { cabinetId, kind: 'refund' as const, amount: -debit.amount, jobId, note };
+    if (!walletOnHub(deps, cabinetId)) return appendOwn(deps, refund, false);
+    return debit.amount === 0 || debit.hubState === 'pending' || debit.hubState === 'held' ? appendOwn(deps, refund, true) : appendOutside(deps, refund);
   });
 }
 

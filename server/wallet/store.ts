@@ -56,8 +56,9 @@ export function pendingSpend(orm: Orm, cabinetId: string): number {
   return 0 - (orm.prepared("SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND hub_state = 'pending' AND kind IN ('debit', 'refund')").pluck(true).get(cabinetId) as number);
 }
 
+/** The entries to send, oldest first but an opening first of all: the hub takes it only in the registering device's first exchange. */
 export function pendingEntries(orm: Orm, cabinetId: string, limit: number): LedgerRow[] {
-  return LEDGER.all(orm, "WHERE cabinet_id = ? AND hub_state = 'pending' ORDER BY id LIMIT ?", cabinetId, limit);
+  return LEDGER.all(orm, "WHERE cabinet_id = ? AND hub_state = 'pending' ORDER BY kind <> 'opening', id LIMIT ?", cabinetId, limit);
 }
 
 export function setHubState(orm: Orm, cabinetId: string, entryId: string, changes: { hubState: LedgerRow['hubState']; hubSeq?: number }): void {
@@ -69,9 +70,31 @@ export function resendHeld(orm: Orm, cabinetId: string): void {
   LEDGER.update(orm, { hubState: 'pending', hubSeq: null }, "WHERE cabinet_id = ? AND hub_state = 'held'", cabinetId);
 }
 
-/** Entries made here not yet acknowledged stay here only (the cabinet no longer syncs). */
-export function keepPendingHere(orm: Orm, cabinetId: string): void {
-  LEDGER.update(orm, { hubState: null }, "WHERE cabinet_id = ? AND hub_state = 'pending'", cabinetId);
+/**
+ * The link ends, or a new one begins: entries made here stay this install's history. Those the hub
+ * never acknowledged are not sent any more, and those it held are an earlier device's, whose
+ * refunds the next device could not make (the hub takes a refund of the sender's own debit only).
+ */
+export function keepOwnHere(orm: Orm, cabinetId: string): void {
+  LEDGER.update(orm, { hubState: null }, "WHERE cabinet_id = ? AND hub_state IN ('pending', 'held')", cabinetId);
+}
+
+/** This install's debits of these jobs that are not the hub's (made before the link) and were not refunded. */
+export function unsentDebits(orm: Orm, cabinetId: string, jobIds: readonly string[]): LedgerRow[] {
+  if (jobIds.length === 0) return [];
+  return LEDGER.all(
+    orm,
+    `WHERE cabinet_id = ? AND kind = 'debit' AND hub_state IS NULL AND job_id IN (SELECT value FROM json_each(?))
+       AND job_id NOT IN (SELECT job_id FROM wallet_ledger WHERE cabinet_id = ? AND kind = 'refund' AND job_id IS NOT NULL AND hub_state IS NOT 'mirrored')`,
+    cabinetId,
+    JSON.stringify(jobIds),
+    cabinetId,
+  );
+}
+
+/** An entry made here becomes one to send, under this entry id. */
+export function markPending(orm: Orm, id: number, entryId: string): void {
+  LEDGER.update(orm, { hubState: 'pending', entryId }, 'WHERE id = ?', id);
 }
 
 export function newestEntryId(orm: Orm, cabinetId: string): number {

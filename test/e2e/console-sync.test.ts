@@ -208,6 +208,7 @@ describe('the Sync page and the header’s sync status', () => {
           hubClockOffset: 0,
           lastPushAt: now - 7 * 60_000 - 5000,
           lastPullAt: null,
+          caughtUpAt: null,
           connectedAt: now - 3600_000,
         });
         for (const number of [1, 2]) {

@@ -161,6 +161,50 @@ describe('the cabinet’s wallet on the hub', () => {
   });
 });
 
+describe('what a cabinet’s wallet may hold: a hostile device cannot flood the ledger', () => {
+  it('refuses new entries past the cabinet’s quota whole with hub_quota_exceeded, storing nothing; entries held are acknowledged again; other cabinets go on', async () => {
+    const limited = await startHub(pg, { limits: { cabinetWalletEntries: 5 } });
+    try {
+      const thief_ = await pairTestDevice(limited, { id: 'cab-flood' });
+      const neighbour = await pairTestDevice(limited, { id: 'cab-calm' });
+      const send = (device: TestDevice, entries: ReturnType<typeof entry>[]) => limited.request({ method: 'POST', url: pathTo(exchangeWallet), headers: device.headers, body: { after: 0, entries } });
+      const debits = (n: number) => Array.from({ length: n }, () => entry({ kind: 'debit', amount: -1, job_id: randomUUID() }));
+      const count = async (cabinetId: string) => (await limited.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId}`)[0]?.n;
+      const first3 = debits(3);
+      expect((await send(thief_, first3)).statusCode).toBe(200);
+      await grantHubCredits(limited.deps, 'cab-flood', 10, null, log);
+      const over = await send(thief_, debits(2));
+      expect(over.statusCode).toBe(409);
+      expect(over.json()).toMatchObject({ error: 'hub_quota_exceeded', details: { quota: 'wallet_entries', limit: 5 } });
+      expect(await count('cab-flood')).toBe(4);
+      // What the hub holds is acknowledged again (a lost answer), with the one entry still allowed.
+      const last = await send(thief_, [...first3, ...debits(1)]);
+      expect(last.statusCode, last.body).toBe(200);
+      expect(last.json<WalletExchangeResponse>().balance).toBe(10 - 4);
+      expect((await send(thief_, first3)).statusCode).toBe(200);
+      expect((await send(thief_, debits(1))).json()).toMatchObject({ error: 'hub_quota_exceeded' });
+      expect(await count('cab-flood')).toBe(5);
+      expect((await send(neighbour, debits(5))).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('bounds one exchange: at most 500 entries, in a body of at most 256 KiB', async () => {
+    const before = await ledger();
+    const many = Array.from({ length: 501 }, () => entry({ kind: 'debit', amount: -1, job_id: randomUUID() }));
+    const tooMany = await hub.request({ method: 'POST', url: pathTo(exchangeWallet), headers: thief.headers, body: { after: 0, entries: many } });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().error).toBe('validation_error');
+    // 500 entries with notes of 200 three-byte characters: over the body's limit, refused before it is parsed.
+    const heavy = many.slice(0, 500).map((e) => ({ ...e, note: '€'.repeat(200) }));
+    const tooLarge = await hub.request({ method: 'POST', url: pathTo(exchangeWallet), headers: thief.headers, body: { after: 0, entries: heavy } });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json().error).toBe('payload_too_large');
+    expect(await ledger()).toEqual(before);
+  });
+});
+
 describe('courtier hub credits', () => {
   it('grants and shows the balance, and says what is wrong with bad input, exit code non-zero', async () => {
     const url = hub.databaseUrl;

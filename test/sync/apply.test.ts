@@ -69,6 +69,7 @@ async function install(device: string, start: number): Promise<Install> {
       hubClockOffset: 0,
       lastPushAt: null,
       lastPullAt: null,
+      caughtUpAt: null,
       connectedAt: start,
     }),
   );

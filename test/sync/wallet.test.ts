@@ -57,6 +57,13 @@ async function cabinetOfTwo(opening: number): Promise<[SyncNode, SyncNode]> {
   return [a, b];
 }
 
+/** What a running install's sync does: push, pull, then exchange its wallet. */
+async function syncNode(node: SyncNode): Promise<void> {
+  await pushNode(node);
+  await pullNode(node);
+  await exchangeNode(node);
+}
+
 let postcode = 10_000;
 /** A pricing never asked before (the replay guard answers the same one with the earlier job). */
 function enqueue(node: SyncNode): { job_id: string } | ApiError {
@@ -121,10 +128,10 @@ describe('one wallet per cabinet', () => {
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let step = 0; step < 60; step++) {
       const node = random() < 0.5 ? a : b;
-      // Time goes by (the runs' allowance counts the runs made since the install last heard from the hub).
+      // Time goes by (the runs' allowance counts the runs made since the install's last pull that caught up).
       node.clock.advance(1000);
       if (random() < 0.7) enqueue(node);
-      else await exchangeNode(node);
+      else await syncNode(node);
     }
     for (const node of [a, b, a]) await exchangeNode(node);
     const final = await hubBalance(a.cabinetId);
@@ -221,18 +228,38 @@ describe('one wallet per cabinet', () => {
     // B sees A's three: two left for the cabinet.
     expect([enqueue(b), enqueue(b), enqueue(b)].map(codeOf)).toEqual(['enqueued', 'enqueued', 'rpa_quota_exceeded']);
 
-    // Offline (B has not heard from the hub since its two runs): at most 3 runs beyond what the hub has seen.
+    // Offline (D has not pulled since its runs): at most 3 runs beyond what it knows of the others'.
     const [c, d] = await cabinetOfTwo(1000);
     for (const node of [c, d]) node.deps = { ...node.deps, config: { ...node.deps.config, offlineCreditsAllowance: 1000 } };
     const runs = [enqueue(d), enqueue(d), enqueue(d), enqueue(d)];
     expect(runs.map(codeOf)).toEqual(['enqueued', 'enqueued', 'enqueued', 'offline_allowance_exhausted']);
     expect(runs[3]).toMatchObject({ details: { allowance_of: 'runs', used: 3, allowance: 3 } });
-    // Back online a moment later: the hub has seen them.
+    // Back online a moment later: it knows the others' runs again.
     d.clock.advance(1);
-    await pushNode(d);
-    await exchangeNode(d);
+    await syncNode(d);
     expect(codeOf(enqueue(d))).toBe('enqueued');
     expect(codeOf(enqueue(c))).toBe('enqueued');
+  });
+
+  it('counts the runs’ allowance from the last pull that brought the other installs’ jobs, not from the last wallet exchange', async () => {
+    const [c, d] = await cabinetOfTwo(1000);
+    for (const node of [c, d]) node.deps = { ...node.deps, config: { ...node.deps.config, tarificationQuotaPerHour: 5, offlineCreditsAllowance: 1000 } };
+    c.deps = { ...c.deps, config: { ...c.deps.config, offlineQuotaAllowance: 10 } };
+    await pullNode(d);
+    // C uses the cabinet's hour, and D does not hear of it: its pushes and wallet exchanges go through, its pulls do not.
+    expect([enqueue(c), enqueue(c), enqueue(c), enqueue(c), enqueue(c)].map(codeOf)).toEqual(Array(5).fill('enqueued'));
+    await pushNode(c);
+    const runs: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      d.clock.advance(1);
+      runs.push(codeOf(enqueue(d)));
+      await pushNode(d);
+      await exchangeNode(d);
+    }
+    expect(runs).toEqual(['enqueued', 'enqueued', 'enqueued', 'offline_allowance_exhausted']);
+    // Its pull brings C's runs: the cabinet's hour is used, past it by D's allowance at most.
+    await pullNode(d);
+    expect(codeOf(enqueue(d))).toBe('rpa_quota_exceeded');
   });
 
   it('after a disconnect, an install keeps the balance it last knew and grants locally again; while synced, a local grant is refused', async () => {
