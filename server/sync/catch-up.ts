@@ -28,6 +28,7 @@ interface FetchedPage {
   staged: string[];
   /** The cabinet's newest credits entry on the hub, when it said. */
   walletSeq: number | undefined;
+  answeredAt: number;
 }
 
 /** The hub went back in time: the page cannot be applied, and this install starts over with it. */
@@ -54,13 +55,14 @@ async function fetchPage(
   const own = connection.resyncing;
   const walletAfter = options.walletAfter === undefined ? {} : { wallet_after: options.walletAfter };
   const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}), ...walletAfter }, options.signal);
+  const answeredAt = context.deps.clock.now();
   // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
   if (page.last_seq < after) throw new HubWentBack();
   // Read after the answer: a number given while the pull was on its way may already be on the hub.
   const nextNumber = store.findConnection(context.deps.db.orm, cabinetId)?.nextNumber;
   if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
   const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
-  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq };
+  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq, answeredAt };
 }
 
 /**

@@ -81,6 +81,8 @@ export interface AppliedPage {
   more?: boolean;
   changes: ApplicableChange[];
   staged?: string[];
+  /** When the hub's answer arrived: a page that ends the history holds every change made until then (its PDFs may take longer). */
+  answeredAt?: number;
   /** Records' states: applied whichever device made them (a state merges every device's changes). */
   everyDevice?: boolean;
   /** Changes a record they need is still missing for (a contract before its quote) go here instead of aside, to be applied with a later page. */
@@ -174,7 +176,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
       // A resync ends once the history is pulled again up to the cabinet's newest change.
       const resyncing = connection.resyncing && page.more !== false;
-      const caughtUp = page.more === false ? { caughtUpAt: now } : {};
+      const caughtUp = page.more === false ? { caughtUpAt: page.answeredAt ?? now } : {};
       store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, ...caughtUp, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime, resyncing });
       return page.changes.length;
     });

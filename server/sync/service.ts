@@ -1,4 +1,4 @@
-import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
+import { formatHlc, parseHlc, type PairResponse } from '../../shared/sync-protocol.js';
 import type { SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIsoOrNull, type Deps } from '../deps.js';
@@ -303,12 +303,17 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
 }
 
 /**
- * When a pull last brought this install every change of the cabinet (null: never, or the cabinet
- * does not sync): it knows the other installs' jobs up to then, which the hourly quota's offline
- * allowance counts from.
+ * Since when the cabinet's installs may not know each other's jobs (null: the cabinet does not
+ * sync, or this install never caught up): the older of when a pull last brought this install every
+ * change of the cabinet and when its oldest change the hub has not acknowledged was made. The
+ * hourly quota's offline allowance counts this install's jobs from then: an install whose pushes
+ * fail while its pulls work must not have its count start again at every pull.
  */
 export function othersKnownUntil(deps: Pick<Deps, 'db'>, cabinetId: string): number | null {
-  return store.findConnection(deps.db.orm, cabinetId)?.caughtUpAt ?? null;
+  const caughtUpAt = store.findConnection(deps.db.orm, cabinetId)?.caughtUpAt ?? null;
+  const oldestQueued = store.readOutboxAfter(deps.db.orm, cabinetId, 0, 1)[0];
+  if (caughtUpAt === null || oldestQueued === undefined) return caughtUpAt;
+  return Math.min(caughtUpAt, parseHlc(oldestQueued.hlc).time);
 }
 
 /** How long, after the service starts, robots wait for the hub's first answer before starting the jobs queued earlier. */

@@ -31,9 +31,10 @@ export type WalletLinking = { bringsBalance: false } | { bringsBalance: true; un
 export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, how: WalletLinking): void {
   const orm = deps.db.orm;
   store.keepOwnHere(orm, cabinetId);
-  const carried = how.bringsBalance ? carryUnfinishedDebits(deps, cabinetId, how.unfinishedJobIds) : 0;
   // The hub takes an opening of at most MAX_GRANT_CREDITS: a larger one would be refused at every exchange.
-  const brought = how.bringsBalance ? Math.min(store.balance(orm, cabinetId) + carried, MAX_GRANT_CREDITS) : 0;
+  const balance = store.balance(orm, cabinetId);
+  const carried = how.bringsBalance ? carryUnfinishedDebits(deps, cabinetId, how.unfinishedJobIds, MAX_GRANT_CREDITS - balance) : 0;
+  const brought = how.bringsBalance ? Math.min(balance + carried, MAX_GRANT_CREDITS) : 0;
   store.saveLink(orm, { cabinetId, linked: true, deviceId, hubBalance: 0, cursor: 0, sinceEntry: store.newestEntryId(orm, cabinetId) });
   if (brought > 0) {
     const now = deps.clock.now();
@@ -53,11 +54,18 @@ export function linkWallet(deps: LinkDeps, cabinetId: string, deviceId: string, 
   settleBalance(orm, cabinetId);
 }
 
-/** This install's debits of its unfinished jobs become entries to send; returns the credits they took. */
-function carryUnfinishedDebits(deps: LinkDeps, cabinetId: string, jobIds: readonly string[]): number {
-  const debits = store.unsentDebits(deps.db.orm, cabinetId, jobIds);
-  for (const debit of debits) store.markPending(deps.db.orm, debit.id, debit.entryId ?? timeOrderedUuid(deps.clock.now(), deps.randomBytes));
-  return -debits.reduce((total, debit) => total + debit.amount, 0);
+/**
+ * This install's debits of its unfinished jobs become entries to send, as long as the opening they
+ * raise stays within `room` (one left out is refunded here only); returns the credits they took.
+ */
+function carryUnfinishedDebits(deps: LinkDeps, cabinetId: string, jobIds: readonly string[], room: number): number {
+  let carried = 0;
+  for (const debit of store.unsentDebits(deps.db.orm, cabinetId, jobIds)) {
+    if (carried - debit.amount > room) continue;
+    store.markPending(deps.db.orm, debit.id, debit.entryId ?? timeOrderedUuid(deps.clock.now(), deps.randomBytes));
+    carried -= debit.amount;
+  }
+  return carried;
 }
 
 /**

@@ -79,12 +79,12 @@ export function keepOwnHere(orm: Orm, cabinetId: string): void {
   LEDGER.update(orm, { hubState: null }, "WHERE cabinet_id = ? AND hub_state IN ('pending', 'held')", cabinetId);
 }
 
-/** This install's debits of these jobs that are not the hub's (made before the link) and were not refunded. */
+/** This install's debits of these jobs that are not the hub's (made before the link), took credits and were not refunded. */
 export function unsentDebits(orm: Orm, cabinetId: string, jobIds: readonly string[]): LedgerRow[] {
   if (jobIds.length === 0) return [];
   return LEDGER.all(
     orm,
-    `WHERE cabinet_id = ? AND kind = 'debit' AND hub_state IS NULL AND job_id IN (SELECT value FROM json_each(?))
+    `WHERE cabinet_id = ? AND kind = 'debit' AND amount < 0 AND hub_state IS NULL AND job_id IN (SELECT value FROM json_each(?))
        AND job_id NOT IN (SELECT job_id FROM wallet_ledger WHERE cabinet_id = ? AND kind = 'refund' AND job_id IS NOT NULL AND hub_state IS NOT 'mirrored')`,
     cabinetId,
     JSON.stringify(jobIds),

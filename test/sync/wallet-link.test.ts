@@ -1,5 +1,6 @@
 // @module-tag postgres
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_GRANT_CREDITS } from '../../shared/sync-wallet.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { cancelJobAndRobot, enqueueTarification } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
@@ -84,6 +85,24 @@ describe('jobs debited before the cabinet’s wallet was the hub’s', () => {
       { kind: 'refund', hub_state: 'held' },
     ]);
     expect(creditBalance(node.deps, node.cabinetId)).toBe(100);
+    expect(walletConsistent(node.deps, node.cabinetId)).toBe(true);
+  });
+
+  it('registering with as much as the hub takes as an opening: a debit the opening cannot cover is not carried, so that the cabinet never pays it out of its own credits', async () => {
+    const node = await installWithCredits(MAX_GRANT_CREDITS);
+    grantCredits(node.deps, node.cabinetId, COST);
+    const queued = enqueue(node);
+    await connect(node, { register: node.cabinetId });
+    expect(await hubLedger(node.cabinetId)).toEqual({ balance: MAX_GRANT_CREDITS, entries: [['opening', MAX_GRANT_CREDITS]] });
+    expect(creditBalance(node.deps, node.cabinetId)).toBe(MAX_GRANT_CREDITS);
+    // Its refund is this install's only: the cabinet never held the debit.
+    cancel(node, queued);
+    await exchangeNode(node);
+    expect(states(node, queued)).toEqual([
+      { kind: 'debit', hub_state: null },
+      { kind: 'refund', hub_state: 'outside' },
+    ]);
+    expect(await hubLedger(node.cabinetId)).toMatchObject({ balance: MAX_GRANT_CREDITS });
     expect(walletConsistent(node.deps, node.cabinetId)).toBe(true);
   });
 

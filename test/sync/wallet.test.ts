@@ -262,6 +262,24 @@ describe('one wallet per cabinet', () => {
     expect(codeOf(enqueue(d))).toBe('rpa_quota_exceeded');
   });
 
+  it('goes on counting the runs an install could not push, though its pulls go through', async () => {
+    const [c, d] = await cabinetOfTwo(1000);
+    for (const node of [c, d]) node.deps = { ...node.deps, config: { ...node.deps.config, offlineCreditsAllowance: 1000 } };
+    // D's pushes fail (its clock is refused, say), its pulls do not: C never hears of its runs.
+    const runs: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      d.clock.advance(1);
+      await pullNode(d);
+      runs.push(codeOf(enqueue(d)));
+    }
+    expect(runs).toEqual(['enqueued', 'enqueued', 'enqueued', 'offline_allowance_exhausted']);
+    // Once its runs are on the hub, its next catch-up starts the count again.
+    await pushNode(d);
+    d.clock.advance(1);
+    await pullNode(d);
+    expect(codeOf(enqueue(d))).toBe('enqueued');
+  });
+
   it('after a disconnect, an install keeps the balance it last knew and grants locally again; while synced, a local grant is refused', async () => {
     const [a] = await cabinetOfTwo(100);
     expect(() => grantCredits(a.deps, a.cabinetId, 10)).toThrow(expect.objectContaining({ code: 'credits_on_hub' }));
