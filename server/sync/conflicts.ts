@@ -7,21 +7,22 @@ import type { HubFetch } from './hub-client.js';
 import { retrySetAside, type RetryOutcome } from './pull.js';
 import { connectionOrThrow, hubClientFor, type SyncDeps } from './service.js';
 import * as store from './store.js';
+import * as conflictsStore from './conflicts-store.js';
 
 /** What a person sees and does of the changes set aside: pulled ones this install refused, and its own the hub refused. */
 
 /** Forgets the set-aside changes that name a record (an erased client's data must not stay in them). */
 export function forgetSetAsideAbout(deps: Pick<Deps, 'db'>, cabinetId: string, recordId: string): void {
-  store.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
+  conflictsStore.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
 }
 
 /** Forgets a set-aside change for good: a person looked at it and decided it must not apply. */
 export function discardSyncConflict(deps: SyncDeps, cabinetId: string, seq: number, actor: AuditActor): void {
   connectionOrThrow(deps, cabinetId);
   deps.db.immediateTransaction(() => {
-    const conflict = store.findConflict(deps.db.orm, cabinetId, seq);
+    const conflict = conflictsStore.findConflict(deps.db.orm, cabinetId, seq);
     if (!conflict) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
-    store.deleteConflict(deps.db.orm, cabinetId, seq);
+    conflictsStore.deleteConflict(deps.db.orm, cabinetId, seq);
     recordAudit(deps, { cabinetId, action: 'sync.conflict_discarded', actor, target: conflict.recordId, details: { seq, kind: conflict.kind, reason: conflict.reason, device_id: conflict.deviceId } });
   });
 }
@@ -38,8 +39,8 @@ export async function retrySyncConflicts(
   actor: AuditActor,
 ): Promise<SyncConflictRetry> {
   const connection = connectionOrThrow(deps, cabinetId);
-  const wanted = seqs ?? store.listConflicts(deps.db.orm, cabinetId, Number.MAX_SAFE_INTEGER).map((conflict) => conflict.seq);
-  for (const seq of seqs ?? []) if (!store.findConflict(deps.db.orm, cabinetId, seq)) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+  const wanted = seqs ?? conflictsStore.listConflicts(deps.db.orm, cabinetId, Number.MAX_SAFE_INTEGER).map((conflict) => conflict.seq);
+  for (const seq of seqs ?? []) if (!conflictsStore.findConflict(deps.db.orm, cabinetId, seq)) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
   const outcomes = await retrySetAside({ deps, records: io.records, client: hubClientFor(deps, connection, io.fetch) }, cabinetId, wanted);
   const seqsOf = (outcome: RetryOutcome) => [...outcomes].filter(([, o]) => o === outcome).map(([seq]) => seq);
   const result = { applied: seqsOf('applied'), still_set_aside: seqsOf('set_aside'), no_longer_on_hub: seqsOf('gone') };
@@ -63,7 +64,7 @@ export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limi
 
 /** The changes this install set aside, newest first. */
 export function listSyncConflicts(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number): SyncConflict[] {
-  return store.listConflicts(deps.db.orm, cabinetId, limit).map((row) => ({
+  return conflictsStore.listConflicts(deps.db.orm, cabinetId, limit).map((row) => ({
     seq: row.seq,
     device_id: row.deviceId,
     kind: row.kind,

@@ -9,6 +9,7 @@ import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import { setAsideChange, trimSetAside } from './set-aside.js';
 import * as store from './store.js';
+import * as conflictsStore from './conflicts-store.js';
 
 /**
  * Refusals of a PDF that speak of this device or this moment (busy, revoked, a protocol to update):
@@ -60,7 +61,7 @@ function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledC
     recordAudit(deps, { cabinetId, action: 'sync.erasure_applied', actor: SYNC_ACTOR, target: change.record_id, details: { kind: change.kind, device_id: change.device_id, seq: change.seq } });
   }
   if (setAside === 0) return;
-  const conflicts = store.conflictsOfSeqs(deps.db.orm, cabinetId, changes.map((change) => change.seq));
+  const conflicts = conflictsStore.conflictsOfSeqs(deps.db.orm, cabinetId, changes.map((change) => change.seq));
   recordAudit(deps, {
     cabinetId,
     action: 'sync.changes_set_aside',
@@ -209,7 +210,7 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
   const connection = store.findConnection(db.orm, cabinetId);
   if (!connection) return outcomes;
   const targets = [...new Set(seqs)].flatMap((seq) => {
-    const conflict = store.findConflict(db.orm, cabinetId, seq);
+    const conflict = conflictsStore.findConflict(db.orm, cabinetId, seq);
     return conflict ? [{ seq, kind: conflict.kind, recordId: conflict.recordId, fromState: conflict.fromState }] : [];
   });
   // A record set aside from the hub's state is tried as its state again: the change under its seq holds only that change's fields.
@@ -278,7 +279,7 @@ function retryOne(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: str
     setAsideChange(db.orm, cabinetId, change, outcome, applyContext.now);
     return 'set_aside';
   }
-  store.deleteConflict(db.orm, cabinetId, change.seq);
+  conflictsStore.deleteConflict(db.orm, cabinetId, change.seq);
   if (outcome === 'applied' && change.op === 'erase' && change.kind === 'client') auditPage(context.deps, cabinetId, [change], 0, []);
   return 'applied';
 }
@@ -288,7 +289,7 @@ function retryOne(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: str
  * updated): what it could not store then arrives now, and a change it still cannot stays aside.
  */
 export async function applyNowUnderstood(context: PullContext, cabinetId: string): Promise<number> {
-  const understood = store.listNotUnderstood(context.deps.db.orm, cabinetId).filter((conflict) => {
+  const understood = conflictsStore.listNotUnderstood(context.deps.db.orm, cabinetId).filter((conflict) => {
     const adapter = context.records.get(conflict.kind);
     return adapter !== undefined && adapter.unknownFields(Object.fromEntries(conflict.notUnderstood.map((field) => [field, null]))).length === 0;
   });

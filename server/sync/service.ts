@@ -12,6 +12,7 @@ import { later, tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import { HubEpochChanged, queueOwnEdits } from './resync.js';
 import * as store from './store.js';
+import * as conflictsStore from './conflicts-store.js';
 import { linkWallet, unlinkWallet } from '../wallet/hub-link.js';
 import { exchangeWallet } from './wallet-exchange.js';
 
@@ -298,7 +299,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
     resyncing: connection.resyncing,
     refused_by_hub: store.countRefused(deps.db.orm, cabinetId),
-    set_aside_changes: store.countConflicts(deps.db.orm, cabinetId),
+    set_aside_changes: conflictsStore.countConflicts(deps.db.orm, cabinetId),
   };
 }
 

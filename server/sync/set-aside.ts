@@ -1,7 +1,7 @@
 import type { Orm } from '../db/open.js';
 import type { ApplicableChange } from './apply.js';
 import type { Refusal } from './synced-table.js';
-import * as store from './store.js';
+import * as conflictsStore from './conflicts-store.js';
 
 /** Set-aside changes kept per cabinet: the newest, so that a hostile device cannot fill the disk. */
 const CONFLICTS_KEPT = 1000;
@@ -23,7 +23,7 @@ const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
 export function setAsideChange(orm: Orm, cabinetId: string, change: ApplicableChange, refusal: Refusal, now: number): void {
   const fields = JSON.stringify(change.fields);
   const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
-  store.insertConflict(orm, {
+  conflictsStore.insertConflict(orm, {
     cabinetId,
     seq: change.seq,
     deviceId: change.device_id,
@@ -42,5 +42,5 @@ export function setAsideChange(orm: Orm, cabinetId: string, change: ApplicableCh
 
 /** Keeps the newest set-aside changes of each sort, after a page set some aside. */
 export function trimSetAside(orm: Orm, cabinetId: string): void {
-  store.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
+  conflictsStore.trimConflicts(orm, cabinetId, CONFLICTS_KEPT, NOT_UNDERSTOOD_KEPT);
 }

@@ -6,6 +6,7 @@ import { pullEverything } from './catch-up.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';
+import * as conflictsStore from './conflicts-store.js';
 import { exchangeWallet } from './wallet-exchange.js';
 
 /** Sends the whole queue now (connect), telling how far it got. Returns how many changes went. */
@@ -32,7 +33,7 @@ export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId:
  */
 export function shareJoinedAdmin(deps: Deps, cabinetId: string, userId: string): boolean {
   const orm = deps.db.orm;
-  return shareAccount(deps, cabinetId, userId, (email) => store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || store.hasConflictOf(orm, cabinetId, 'user', email));
+  return shareAccount(deps, cabinetId, userId, (email) => store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || conflictsStore.hasConflictOf(orm, cabinetId, 'user', email));
 }
 
 /** Exchanges the cabinet's wallet with the hub now (connect, join): the install leaves with the cabinet's balance. */

@@ -8,7 +8,7 @@ import { formatHlc } from '../../shared/sync-protocol.js';
 import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createHubClient } from '../../server/sync/hub-client.js';
-import { findConflict, insertConflict } from '../../server/sync/store.js';
+import { findConflict, insertConflict } from '../../server/sync/conflicts-store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { collectProblems, openConsole, saveScreenshot } from '../helpers/console.js';
 import { useListeningHub } from '../helpers/use-hub.js';

@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { formatHlc } from '../../shared/sync-protocol.js';
 import { packageRoot } from '../../server/paths.js';
 import { deviceSecretName } from '../../server/sync/service.js';
-import { appendOutbox, findConnection, insertConflict, insertConnection } from '../../server/sync/store.js';
+import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
+import { insertConflict } from '../../server/sync/conflicts-store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { addCabinetUser } from '../../server/tenancy/users.js';
 import { audit } from '../helpers/axe.js';

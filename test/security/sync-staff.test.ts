@@ -7,6 +7,7 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 import * as auditStore from '../../server/audit/store.js';
 import { applyPage } from '../../server/sync/pull.js';
 import { setSyncPaused } from '../../server/sync/service.js';
+import * as conflictsStore from '../../server/sync/conflicts-store.js';
 import * as syncStore from '../../server/sync/store.js';
 import { addCabinetUser, listCabinetUsers } from '../../server/tenancy/users.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
@@ -78,7 +79,7 @@ describe('a hostile device and the staff list', () => {
     const forged: PulledChange = { seq: 999_999, device_id: thief.device_id, kind: 'user', record_id: 'evil@c.fr', op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: 0, device: thief.device_id }), fields: newAdmin('evil@c.fr', { password_hash: hash }).fields };
     applyPage({ deps: b.deps, records: b.records }, b.cabinetId, { after: connection?.pullCursor ?? 0, lastSeq: 999_999, changes: [forged] });
     expect(listCabinetUsers(b.deps, b.cabinetId).map((u) => u.email)).not.toContain('evil@c.fr');
-    expect(syncStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'evil@c.fr', reason: 'operation_refused' });
+    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'evil@c.fr', reason: 'operation_refused' });
     expect((await signIn(server, 'evil@c.fr', 'the thief’s password')).status).toBe(401);
     expect(listCabinetUsers(a.deps, a.cabinetId).map((u) => u.email)).not.toContain('evil@c.fr');
   });
@@ -121,6 +122,6 @@ describe('a hostile device and the staff list', () => {
     expect((await server.request(SIGNED_IN_ONLY, { headers: { cookie } })).status).toBe(401);
     expect(userOf(b, 'b@c.fr').disabled_at).not.toBeNull();
     expect(userOf(b, 'a@c.fr').disabled_at).toBeNull();
-    expect(syncStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'a@c.fr', reason: 'operation_refused' });
+    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'a@c.fr', reason: 'operation_refused' });
   });
 });

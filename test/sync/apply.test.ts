@@ -12,6 +12,7 @@ import { defaultDeps, type Deps } from '../../server/deps.js';
 import { applyPage } from '../../server/sync/pull.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import * as store from '../../server/sync/store.js';
+import * as conflictsStore from '../../server/sync/conflicts-store.js';
 import { adoptCabinet } from '../../server/tenancy/service.js';
 import { tempDir, testClock, type TestClock } from '../helpers/server.js';
 
@@ -185,7 +186,7 @@ describe('sync: capture and per-field merge', () => {
     const quotes = [a, b].map((node) => getDevis(node.deps, CABINET, quote.devis_id));
     expect(quotes[1]).toEqual(quotes[0]);
     expect(quotes[0]).toMatchObject({ status: 'signed', contract_id: (contracts[0] as { id: string }[])[0]?.id });
-    for (const node of [a, b]) expect(store.listConflicts(node.deps.db.orm, CABINET, 10)).toEqual([]);
+    for (const node of [a, b]) expect(conflictsStore.listConflicts(node.deps.db.orm, CABINET, 10)).toEqual([]);
   });
 
   it('gives a field edited on both sides the later clock’s value, whatever order the hub received them in', async () => {
@@ -315,7 +316,7 @@ describe('a page that cannot be applied as it comes', () => {
     expect(applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes })).toBe(3);
     expect(count(b, 'contracts')).toBe(1);
     expect(count(b, 'opportunities')).toBe(1);
-    expect(store.listConflicts(b.deps.db.orm, CABINET, 10)).toEqual([]);
+    expect(conflictsStore.listConflicts(b.deps.db.orm, CABINET, 10)).toEqual([]);
 
     // Two installs of a version that made a contract id of its own signed the same quote offline: the
     // contract that comes second cannot be stored (a quote has one contract); it is set aside, and
@@ -327,7 +328,7 @@ describe('a page that cannot be applied as it comes', () => {
     applyPage({ deps: b.deps, records }, CABINET, { after: start, lastSeq: seq, changes: next });
     expect(count(b, 'contracts')).toBe(1);
     expect(count(b, 'opportunities')).toBe(2);
-    const conflicts = store.listConflicts(b.deps.db.orm, CABINET, 10);
+    const conflicts = conflictsStore.listConflicts(b.deps.db.orm, CABINET, 10);
     expect(conflicts.map((c) => [c.recordId, c.reason])).toEqual([[twice, 'not_applicable']]);
     expect(conflicts[0]?.message).toMatch(/UNIQUE constraint failed: contracts\.devis_id/);
     expect(store.findConnection(b.deps.db.orm, CABINET)?.pullCursor).toBe(seq);
@@ -344,9 +345,9 @@ describe('a page that cannot be applied as it comes', () => {
     ];
     applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes: page });
     const cursor = seq;
-    expect(store.listConflicts(b.deps.db.orm, CABINET, 10).map((c) => c.reason)).toContain('invalid_fields');
+    expect(conflictsStore.listConflicts(b.deps.db.orm, CABINET, 10).map((c) => c.reason)).toContain('invalid_fields');
     const erasure = change('client', client, { ...row, last_name: null, email: null, erased_at: NOW });
     applyPage({ deps: b.deps, records }, CABINET, { after: cursor, lastSeq: seq, changes: [{ ...erasure, op: 'erase' }] });
-    expect(JSON.stringify(store.listConflicts(b.deps.db.orm, CABINET, 10))).not.toContain('paul@durand.fr');
+    expect(JSON.stringify(conflictsStore.listConflicts(b.deps.db.orm, CABINET, 10))).not.toContain('paul@durand.fr');
   });
 });

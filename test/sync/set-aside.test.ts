@@ -13,6 +13,7 @@ import { syncedRecords } from '../../server/sync/records.js';
 import { listSyncConflicts } from '../../server/sync/conflicts.js';
 import { syncedTable } from '../../server/sync/synced-table.js';
 import * as store from '../../server/sync/store.js';
+import * as conflictsStore from '../../server/sync/conflicts-store.js';
 import { runCourtier } from '../helpers/cli.js';
 import { compactCabinet } from '../../server/hub/compaction.js';
 import { useListeningHub } from '../helpers/use-hub.js';
@@ -181,7 +182,7 @@ describe('a record set aside while an install reads the hub’s state', () => {
     nodes.push(c);
     await downloadAll(c.deps, c.records, c.cabinetId, fetchHub, () => undefined);
     expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([expect.objectContaining({ kind: 'opportunity', reason: 'not_understood' })]);
-    expect(store.listConflicts(c.deps.db.orm, c.cabinetId, 10)).toEqual([expect.objectContaining({ fromState: true })]);
+    expect(conflictsStore.listConflicts(c.deps.db.orm, c.cabinetId, 10)).toEqual([expect.objectContaining({ fromState: true })]);
 
     const updated = { ...c, records: updatedTo(c) };
     expect(await applyNowUnderstood(syncContext(updated), c.cabinetId)).toBe(1);

@@ -5,6 +5,7 @@ import { remove as removeAccount, setDisabled } from '../../server/account/servi
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import * as auditStore from '../../server/audit/store.js';
 import { setSyncPaused } from '../../server/sync/service.js';
+import * as conflictsStore from '../../server/sync/conflicts-store.js';
 import * as syncStore from '../../server/sync/store.js';
 import { shareJoinedAdmin } from '../../server/sync/transfer.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers } from '../../server/tenancy/users.js';
@@ -166,7 +167,7 @@ describe('the staff list across the installs of a cabinet', () => {
     expect(userOf(b, 'x@c.fr')).toMatchObject({ role: 'admin', has_password: true, awaiting_confirmation: [] });
     // B's later role is the account's on A too, held back there: A's password opens the account.
     expect(userOf(a, 'x@c.fr')).toMatchObject({ role: 'broker', has_password: true, awaiting_confirmation: ['admin_role'] });
-    expect(syncStore.countConflicts(a.deps.db.orm, a.cabinetId) + syncStore.countConflicts(b.deps.db.orm, b.cabinetId)).toBe(0);
+    expect(conflictsStore.countConflicts(a.deps.db.orm, a.cabinetId) + conflictsStore.countConflicts(b.deps.db.orm, b.cabinetId)).toBe(0);
     const serverA = await consoleOf(a);
     const serverB = await consoleOf(b);
     expect((await signIn(serverA, 'x@c.fr', 'password on A 1')).status).toBe(200);
@@ -186,7 +187,7 @@ describe('the staff list across the installs of a cabinet', () => {
     expect(userOf(a, 'a@c.fr').disabled_at).toBeNull();
     expect(userOf(b, 'b@c.fr').disabled_at).toBeNull();
     for (const node of [a, b]) {
-      const [conflict] = syncStore.listConflicts(node.deps.db.orm, node.cabinetId, 10);
+      const [conflict] = conflictsStore.listConflicts(node.deps.db.orm, node.cabinetId, 10);
       expect(conflict).toMatchObject({ kind: 'user', reason: 'operation_refused' });
       expect(conflict?.message).toContain('without an administrator');
     }
