@@ -111,13 +111,14 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
       );
     };
     const wallet = (url: string) => fetch(`${url}/api/v1/public/wallet`, { headers }).then(async (res) => walletSchema.parse(await res.json()));
-    /** Started again, the install first exchanges what a kill left pending: the next fault is for the next exchange. */
+    /** Started again, the install first exchanges what a kill left pending (or its opening): the next fault is for the next exchange. */
     const restart = async () => {
       const exchanges = () => (proxy?.seen ?? []).filter((line) => line.endsWith('/sync/v1/wallet')).length;
       const before = exchanges();
       install = await startServeProcess([], env, CLI_WITH_TEST_INSURERS);
       const url = install.url;
-      await eventually(async () => exchanges() > before && (await wallet(url)).unconfirmed_credits === 0, (done) => done, 'the pending entries sent', 20_000);
+      // Every entry acknowledged, the opening included (it counts in no unconfirmed credits).
+      await eventually(async () => exchanges() > before && (await wallet(url)).unconfirmed_credits === 0 && pendingHere().length === 0, (done) => done, 'the pending entries sent', 20_000);
       return url;
     };
     /** The next wallet exchange's request (the hub never sees it) or answer (the hub stored it) is held, and the install killed meanwhile. */
