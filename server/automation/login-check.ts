@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LastLoginTest, TestLoginResult } from '../../shared/console-automation.js';
+import type { LastLoginTest, TestLoginResult } from '../../shared/console-insurers.js';
 import { readInsurerCredentials } from '../credentials/service.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';

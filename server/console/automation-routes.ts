@@ -1,23 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import {
-  acknowledgeConsoleMfa,
-  answerConsoleMfa,
-  cancelConsoleJob,
-  deleteInsurerCredentials,
-  getConsoleDevisPdf,
-  getConsoleJob,
-  getConsoleJobArtifact,
-  getConsoleProductSchema,
-  listConsoleJobs,
-  listConsoleProducts,
-  listInsurers,
-  priceFromConsole,
-  retryConsoleJob,
-  setInsurerCredentials,
-  testInsurerLogin,
-  type ConsoleInsurer,
-} from '../../shared/console-automation.js';
+import { acknowledgeConsoleMfa, answerConsoleMfa, cancelConsoleJob, getConsoleDevisPdf, getConsoleJob, getConsoleJobArtifact, getConsoleProductSchema, listConsoleJobs, listConsoleProducts, priceFromConsole, retryConsoleJob } from '../../shared/console-automation.js';
+import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../shared/console-insurers.js';
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as consoleJobs from '../automation/console-jobs.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema, type Job } from '../../shared/automation.js';
-import { consoleDryRunSchema, consoleInsurerListSchema, consoleJobPageSchema, readyEventSchema, testLoginResultSchema } from '../../shared/console-automation.js';
+import { consoleDryRunSchema, consoleJobPageSchema, readyEventSchema } from '../../shared/console-automation.js';
+import { consoleInsurerListSchema, testLoginResultSchema } from '../../shared/console-insurers.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueuedSchema, shortJobReference } from '../../shared/automation.js';
-import { consoleInsurerListSchema, consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
+import { consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
+import { consoleInsurerListSchema } from '../../shared/console-insurers.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { jobRecords } from '../../server/automation/sync.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { getConsoleWallet, getSettings, listConnectedApps } from '../../../shared/console-admin.js';
-import { listConsoleJobs, listInsurers } from '../../../shared/console-automation.js';
+import { listConsoleJobs } from '../../../shared/console-automation.js';
+import { listInsurers } from '../../../shared/console-insurers.js';
 import { listConsoleWebhooks } from '../../../shared/console-webhooks.js';
 import { call } from '../api.js';
 import type { PageProps } from '../slices/types.js';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../../../shared/console-automation.js';
+import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../../../shared/console-insurers.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
