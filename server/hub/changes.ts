@@ -14,12 +14,15 @@ import {
   countStoredBytes,
   deviceRevoked,
   insertChanges,
+  insertStagedChanges,
   lockDevice,
+  restageChanges,
   notifyChanges,
   raiseProtocol,
   readChanges,
   scrubBeforeErasures,
   setLastNumber,
+  stageChanges,
   storedStamps,
   type SizedChange,
   type StoredChange,
@@ -50,6 +53,8 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
   const latestHlc = push.changes.reduce((max, c) => (c.hlc > max ? c.hlc : max), '');
   assertClockNotAhead(now, [parseHlc(latestHlc).time, ...(push.deviceTime === null ? [] : [push.deviceTime])]);
   const acknowledged = await deps.sql.begin(async (tx) => {
+    const staging = push.changes.length >= deps.limits.stagedPushChanges;
+    if (staging) await stageChanges(tx, push.changes);
     const device = await lockDevice(tx, caller.cabinetId, caller.deviceId);
     if (!device || device.revoked) throw new ApiError('device_revoked', 'This device was revoked on the hub while it pushed; nothing was stored.');
     const first = push.changes[0]?.number ?? 0;
@@ -70,17 +75,25 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
     const erasure = await withoutErasedData(tx, caller.cabinetId, fresh);
-    const stored = await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, new Date(now).toISOString(), erasure.changes);
+    const fromNumber = device.lastNumber + 1;
+    const receivedAt = new Date(now).toISOString();
+    const stored = staging
+      ? await insertRestaged(tx, caller, { firstSeq, receivedAt, fromNumber }, fresh, erasure.changes)
+      : await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, receivedAt, erasure.changes);
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
     if (largest.bytes > MAX_CHANGE_BYTES) throw changeTooLarge(largest.number, largest.bytes);
     const changesBytes = await countStoredBytes(tx, caller.cabinetId, stored.reduce((sum, change) => sum + change.bytes, 0));
     assertWithinQuota('change_bytes', changesBytes, deps.limits.cabinetChangeBytes);
     // What the new erasures reach further (the client's email and SIRET find opportunities: before scrubBeforeErasures empties them).
-    if (hasFollowUp(erasure.followUp)) await followErasures(tx, caller.cabinetId, erasure.followUp);
-    if (fresh.some((c) => c.op === 'erase')) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
-    // From the changes as stored, once every scrub is done: the state is what they make.
-    const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes);
+    const followsUp = hasFollowUp(erasure.followUp);
+    if (followsUp) await followErasures(tx, caller.cabinetId, erasure.followUp);
+    const erases = fresh.some((c) => c.op === 'erase');
+    if (erases) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
+    // From the changes as stored, once every scrub is done: the state is what they make. Without a
+    // scrub, the staged rows are what was stored, with the sizes and stamps already worked out.
+    const staged = !staging || followsUp || erases ? undefined : { deviceId: caller.deviceId, fromNumber };
+    const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes, staged);
     if (oversized) throw recordTooLarge(fresh, oversized, deps.limits.recordBytes);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
@@ -96,6 +109,19 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     log.warn({ err, cabinet_id: caller.cabinetId }, 'hub: a push committed but its long polls could not be woken');
   });
   return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
+}
+
+/** Stores the staged changes, those an erasure emptied staged again first (withoutErasedData returns the others as they came). */
+async function insertRestaged(
+  tx: TransactionSql,
+  caller: AuthenticatedDevice,
+  at: { firstSeq: number; receivedAt: string; fromNumber: number },
+  fresh: readonly SyncChange[],
+  stored: readonly SyncChange[],
+): Promise<{ number: number; bytes: number }[]> {
+  const emptied = stored.filter((change, i) => change !== fresh[i]);
+  if (emptied.length > 0) await restageChanges(tx, emptied);
+  return insertStagedChanges(tx, caller.cabinetId, caller.deviceId, at.firstSeq, at.receivedAt, at.fromNumber);
 }
 
 /**

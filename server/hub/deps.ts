@@ -41,6 +41,12 @@ export interface HubLimits {
   deviceLongPolls: number;
   /** Pushes and PDF uploads of one device at once: an install sends two batches at a time; its pushes run one after the other anyway. */
   deviceUploads: number;
+  /**
+   * A push of this many changes or more is staged before it takes its locks (store.ts
+   * stageChanges); a smaller one is stored straight from its JSON, where the two more statements
+   * would cost more than the lock time they spare. Tests lower it to run both paths.
+   */
+  stagedPushChanges: number;
 }
 
 export const DEFAULT_HUB_LIMITS: HubLimits = {
@@ -53,6 +59,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   deviceRequests: 8,
   deviceLongPolls: 2,
   deviceUploads: 2,
+  stagedPushChanges: 100,
 };
 
 export function hubDeps(

@@ -17,38 +17,69 @@ import type { Sql, TransactionSql } from 'postgres';
  * names it) and the PDF it named then: the state forgets nothing a later edit says, and an erasure
  * or compaction must never take a signed quote's PDF for an unsigned one's.
  *
+ * With `staged`, the batch is read from the push's staged rows (store.ts stageChanges), stored as
+ * they are (no erasure scrubbed them), with the sizes and stamps worked out before the lock.
+ *
  * Returns the largest record the batch grew past `maxBytes`, if any: the push is then refused (a
  * state page must hold any record whole); a record already past it may still shrink.
  */
-export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fromSeq: number, toSeq: number, maxBytes: number): Promise<OversizedRecord | undefined> {
+export async function foldIntoRecords(
+  tx: TransactionSql,
+  cabinetId: string,
+  fromSeq: number,
+  toSeq: number,
+  maxBytes: number,
+  staged?: { deviceId: string; fromNumber: number },
+): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
-  // Each record's prior state and changes are one set instead, flagged by window functions. A
-  // record created by the batch's one change of it takes that change whole, without the per-field
-  // merge: an upload is mostly such records, and the merge doubled what the fold cost there.
+  // Each record's prior state and changes are one set instead, flagged by window functions.
+  // A record the batch creates with its one change of it is inserted whole first (ON CONFLICT DO
+  // NOTHING finds the ones the hub already holds), and only the others go through the per-field
+  // merge: an upload is mostly such records, and the merge's sorts and aggregates were most of
+  // what the fold cost there, under the cabinet's lock.
   const [oversized] = await tx<OversizedRecord[]>`
-    WITH batch AS (
-      SELECT seq, device_id, kind, record_id, op, hlc, fields FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
+    WITH stored AS (${
+      staged
+        ? tx`SELECT ${fromSeq}::bigint + (number - ${staged.fromNumber}::bigint) AS seq, ${staged.deviceId}::text AS device_id, kind, record_id, op, hlc, fields, stamps, bytes + stamps_bytes AS bytes
+            FROM hub_push_batch WHERE number >= ${staged.fromNumber}::bigint`
+        : tx`SELECT seq, device_id, kind, record_id, op, hlc, fields, NULL::jsonb AS stamps, NULL::int AS bytes FROM hub_changes
+            WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}`
+    }),
+    batch AS (
+      SELECT *, count(*) OVER (PARTITION BY kind, record_id) = 1 AS alone FROM stored
     ),
+    created AS (
+      INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
+      SELECT ${cabinetId}, b.kind, b.record_id, b.fields, s.stamps, false, b.seq, b.device_id, coalesce(b.bytes, octet_length(b.fields::text) + octet_length(s.stamps::text)), s.signed,
+        CASE WHEN s.signed AND jsonb_typeof(b.fields->'pdf_sha256') = 'string' THEN b.fields->>'pdf_sha256' END
+      FROM batch b
+      CROSS JOIN LATERAL (
+        SELECT coalesce(b.stamps, (SELECT coalesce(jsonb_object_agg(k, b.hlc), '{}'::jsonb) FROM jsonb_object_keys(b.fields) k)) AS stamps,
+          coalesce(b.kind = 'devis' AND (b.fields->>'status' = 'signed' OR b.fields->>'contract_id' IS NOT NULL OR b.fields->>'signed_at' IS NOT NULL), false) AS signed
+      ) s
+      WHERE b.alone AND b.op = 'upsert'
+      ON CONFLICT (cabinet_id, kind, record_id) DO NOTHING
+      RETURNING kind, record_id, bytes, last_seq
+    ),
+    rest AS (SELECT * FROM batch WHERE seq NOT IN (SELECT last_seq FROM created)),
     sources AS (
       SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior,
         r.signed, r.signed_pdf, CASE WHEN jsonb_typeof(r.fields->'pdf_sha256') = 'string' THEN r.fields->>'pdf_sha256' END AS pdf
-      FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM batch)
+      FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM rest)
       UNION ALL
       SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false,
         coalesce(kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), false), NULL, NULL
-      FROM batch
+      FROM rest
     ),
     flagged AS (
-      SELECT *, bool_or(op = 'erase') OVER w AS erased, bool_or(prior AND op = 'erase') OVER w AS was_erased, bool_or(NOT prior AND op = 'erase') OVER w AS erases,
-        count(*) OVER w = 1 AND NOT prior AND op = 'upsert' AS created
+      SELECT *, bool_or(op = 'erase') OVER w AS erased, bool_or(prior AND op = 'erase') OVER w AS was_erased, bool_or(NOT prior AND op = 'erase') OVER w AS erases
       FROM sources WINDOW w AS (PARTITION BY kind, record_id)
     ),
     candidates AS (
       SELECT kind, record_id, f.key, f.value, CASE WHEN prior THEN stamps->>f.key ELSE hlc END AS stamp, seq
       FROM flagged, jsonb_each(fields) f
-      WHERE NOT created AND CASE WHEN prior THEN was_erased OR NOT erases ELSE (op = 'erase') = erased END
+      WHERE CASE WHEN prior THEN was_erased OR NOT erases ELSE (op = 'erase') = erased END
     ),
     winners AS (
       SELECT DISTINCT ON (kind, record_id, key) kind, record_id, key, value, stamp FROM candidates
@@ -60,32 +91,25 @@ export async function foldIntoRecords(tx: TransactionSql, cabinetId: string, fro
         coalesce(jsonb_object_agg(key, stamp) FILTER (WHERE key IS NOT NULL), '{}'::jsonb) AS stamps,
         coalesce(bool_or(signed), false) AS signed, max(signed_pdf) AS signed_pdf, max(pdf) AS prior_pdf
       FROM (SELECT kind, record_id, key, value, stamp, NULL::bigint AS seq, NULL::text AS device_id, NULL::boolean AS erased, NULL::boolean AS signed, NULL::text AS signed_pdf, NULL::text AS pdf FROM winners
-            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased, signed, signed_pdf, pdf FROM flagged WHERE NOT created) x
+            UNION ALL SELECT kind, record_id, NULL, NULL, NULL, seq, device_id, erased, signed, signed_pdf, pdf FROM flagged) x
       GROUP BY kind, record_id
-    ),
-    created AS (
-      SELECT kind, record_id, seq AS last_seq, device_id, false AS erased, fields,
-        (SELECT coalesce(jsonb_object_agg(k, hlc), '{}'::jsonb) FROM jsonb_object_keys(fields) k) AS stamps, signed, NULL::text AS signed_pdf, NULL::text AS prior_pdf
-      FROM flagged WHERE created
-    ),
-    folded AS (
-      SELECT kind, record_id, last_seq, device_id, erased, fields, stamps, signed, signed_pdf, prior_pdf FROM merged
-      UNION ALL SELECT kind, record_id, last_seq, device_id, erased, fields, stamps, signed, signed_pdf, prior_pdf FROM created
     ),
     upserted AS (
       INSERT INTO hub_records (cabinet_id, kind, record_id, fields, stamps, erased, last_seq, device_id, bytes, signed, signed_pdf)
       SELECT ${cabinetId}, kind, record_id, fields, stamps, erased, last_seq, device_id, octet_length(fields::text) + octet_length(stamps::text), signed,
         CASE WHEN signed THEN coalesce(signed_pdf, CASE WHEN jsonb_typeof(fields->'pdf_sha256') = 'string' THEN fields->>'pdf_sha256' END, prior_pdf) END
-      FROM folded
+      FROM merged
       ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET
         fields = excluded.fields, stamps = excluded.stamps, erased = excluded.erased, last_seq = excluded.last_seq, device_id = excluded.device_id, bytes = excluded.bytes,
         signed = excluded.signed, signed_pdf = excluded.signed_pdf
       RETURNING kind, record_id, bytes
     )
+    SELECT kind, record_id, bytes FROM created WHERE bytes > ${maxBytes}
+    UNION ALL
     SELECT u.kind, u.record_id, u.bytes FROM upserted u
     WHERE u.bytes > ${maxBytes}
       AND u.bytes > coalesce((SELECT p.bytes FROM hub_records p WHERE p.cabinet_id = ${cabinetId} AND p.kind = u.kind AND p.record_id = u.record_id), 0)
-    ORDER BY u.bytes DESC LIMIT 1`;
+    ORDER BY bytes DESC LIMIT 1`;
   if (oversized) return oversized;
   await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
   return undefined;

@@ -71,6 +71,31 @@ export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: numbe
 export type SizedChange = SyncChange & { bytes: number };
 
 /**
+ * A push's changes, parsed once into this connection's temporary table before the push takes any
+ * lock: what costs (reading the JSON, sizing each change's fields as PostgreSQL writes them out,
+ * the stamps a record created by the change takes) is done while other pushes of the cabinet store
+ * theirs, and the cabinet's lock is held only to copy the rows. The table empties at commit.
+ */
+export async function stageChanges(tx: TransactionSql, changes: readonly SyncChange[]): Promise<void> {
+  await tx`
+    CREATE TEMPORARY TABLE IF NOT EXISTS hub_push_batch (
+      number bigint PRIMARY KEY, kind text, record_id text, op text, hlc text, fields jsonb, bytes int, stamps jsonb, stamps_bytes int
+    ) ON COMMIT DELETE ROWS`;
+  await restageChanges(tx, changes);
+}
+
+/** Stages changes, or stages again those whose fields changed since (an erasure emptied them). */
+export async function restageChanges(tx: TransactionSql, changes: readonly SyncChange[]): Promise<void> {
+  const rows = JSON.stringify(changes.map((c) => ({ number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+  await tx`
+    INSERT INTO hub_push_batch (number, kind, record_id, op, hlc, fields, bytes, stamps, stamps_bytes)
+    SELECT number, kind, record_id, op, hlc, fields, octet_length(fields::text), stamps, octet_length(stamps::text)
+    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
+    CROSS JOIN LATERAL (SELECT coalesce(jsonb_object_agg(k, r.hlc), '{}'::jsonb) AS stamps FROM jsonb_object_keys(r.fields) k) s
+    ON CONFLICT (number) DO UPDATE SET fields = excluded.fields, bytes = excluded.bytes, stamps = excluded.stamps, stamps_bytes = excluded.stamps_bytes`;
+}
+
+/**
  * One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. Each change's
  * size is its fields as PostgreSQL writes them out, what a pull will send; returned per number.
  */
@@ -87,6 +112,23 @@ export async function insertChanges(
     INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
     SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
     FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
+    RETURNING number, bytes`;
+  return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
+}
+
+/** insertChanges from the staged rows: those from `fromNumber` on, under consecutive seqs from `firstSeq`. */
+export async function insertStagedChanges(
+  tx: TransactionSql,
+  cabinetId: string,
+  deviceId: string,
+  firstSeq: number,
+  receivedAt: string,
+  fromNumber: number,
+): Promise<{ number: number; bytes: number }[]> {
+  const stored = await tx<{ number: string; bytes: number }[]>`
+    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
+    SELECT ${cabinetId}, ${firstSeq}::bigint + (number - ${fromNumber}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
+    FROM hub_push_batch WHERE number >= ${fromNumber}::bigint
     RETURNING number, bytes`;
   return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
 }

@@ -14,15 +14,12 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
  * quote's PDF, a job its install did not tie to the client.
  */
 let pg: TestPostgres;
+/** The hub of the describe running: each path of a push has its own. */
 let hub: TestHub;
 beforeAll(async () => {
   pg = await startTestPostgres();
-  hub = await startHub(pg);
 });
-afterAll(async () => {
-  await hub.close();
-  await pg.stop();
-});
+afterAll(() => pg.stop());
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pdf = (who: string) => Buffer.from(`%PDF-1.4\nBT (Assure : ${who}) Tj ET\n%%EOF\n`, 'latin1');
@@ -59,12 +56,17 @@ async function blobs(cabinetId: string): Promise<string[]> {
 
 const ERASED_CONTACT = contact('', null);
 
-describe('a client’s erasure on the hub', () => {
+// A large push is staged before its locks (server/hub/store.ts stageChanges), a small one stored straight: both paths, on a hub each.
+describe.each([
+  { path: 'stored straight', stagedPushChanges: 1000 },
+  { path: 'staged', stagedPushChanges: 1 },
+])('a client’s erasure on the hub, pushes $path', ({ stagedPushChanges }) => {
   let x1: TestDevice;
   let x2: TestDevice;
   let y: TestDevice;
 
   beforeAll(async () => {
+    hub = await startHub(pg, { limits: { stagedPushChanges } });
     x1 = await pairTestDevice(hub, { id: 'cab-x' });
     x2 = await pairTestDevice(hub, { id: 'cab-x' }, { join: true, name: 'portable' });
     y = await pairTestDevice(hub, { id: 'cab-y' });
@@ -97,6 +99,7 @@ describe('a client’s erasure on the hub', () => {
     await push(x2, [upsert('devis', 'D-signed', { status: 'priced', contract_id: null, signed_at: null })]);
     await push(x2, [{ kind: 'client', record_id: 'C', op: 'erase', fields: { type: 'person', last_name: null, email: null, erased_at: hub.clock.now() } }]);
   });
+  afterAll(() => hub.close());
 
   it('empties the personal fields of every stored change of the quotes, jobs and opportunities that name the client, and only those: never another cabinet’s', async () => {
     for (const id of ['O-email', 'O-quote']) expect((await stored('cab-x', 'opportunity', id)).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
@@ -148,5 +151,7 @@ describe('a client’s erasure on the hub', () => {
     expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
     const [left] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
     expect(left?.n).toBe(0);
+    const [held] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_records WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
+    expect(held?.n).toBe(0);
   });
 });

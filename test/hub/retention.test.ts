@@ -20,12 +20,16 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
  */
 let pg: TestPostgres;
 let hub: TestHub;
+/** A hub that stages every push before its locks (server/hub/store.ts stageChanges), as it does large ones. */
+let stagingHub: TestHub;
 beforeAll(async () => {
   pg = await startTestPostgres();
   hub = await startHub(pg);
+  stagingHub = await startHub(pg, { limits: { stagedPushChanges: 1 } });
 });
 afterAll(async () => {
   await hub.close();
+  await stagingHub.close();
   await pg.stop();
 });
 
@@ -34,18 +38,22 @@ const numbers = new Map<string, number>();
 let cabinets = 0;
 
 /** Pushes a batch as the device's install numbers and stamps it: `stamp` is [time offset in ms, counter]. */
-async function push(device: TestDevice, batch: { kind?: SyncChange['kind']; record_id: string; op?: SyncChange['op']; fields: Record<string, unknown>; stamp?: [number, number] }[]): Promise<void> {
+async function push(
+  device: TestDevice,
+  batch: { kind?: SyncChange['kind']; record_id: string; op?: SyncChange['op']; fields: Record<string, unknown>; stamp?: [number, number] }[],
+  on: TestHub = hub,
+): Promise<void> {
   const first = numbers.get(device.device_id) ?? 1;
   const changes = batch.map((c, i) => ({
     number: first + i,
     kind: c.kind ?? 'client',
     record_id: c.record_id,
     op: c.op ?? 'upsert',
-    hlc: formatHlc({ time: hub.clock.now() - 60_000 + (c.stamp?.[0] ?? i), counter: c.stamp?.[1] ?? 0, device: device.device_id }),
+    hlc: formatHlc({ time: on.clock.now() - 60_000 + (c.stamp?.[0] ?? i), counter: c.stamp?.[1] ?? 0, device: device.device_id }),
     fields: c.fields,
   }));
   numbers.set(device.device_id, first + batch.length);
-  const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes } });
+  const res = await on.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes } });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -56,8 +64,8 @@ interface Held {
 }
 
 /** What an install holds once it applied every change the hub stored, in seq order (server/sync/apply.ts, per field). */
-async function replayed(cabinetId: string): Promise<Map<string, Held>> {
-  const rows = await hub.deps.sql<{ kind: string; record_id: string; op: string; hlc: string; fields: Record<string, unknown> }[]>`
+async function replayed(cabinetId: string, on: TestHub = hub): Promise<Map<string, Held>> {
+  const rows = await on.deps.sql<{ kind: string; record_id: string; op: string; hlc: string; fields: Record<string, unknown> }[]>`
     SELECT kind, record_id, op, hlc, fields FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
   const held = new Map<string, Held>();
   for (const change of rows) {
@@ -77,17 +85,17 @@ async function replayed(cabinetId: string): Promise<Map<string, Held>> {
   return held;
 }
 
-async function states(cabinetId: string): Promise<Map<string, Held>> {
-  const rows = await hub.deps.sql<{ kind: string; record_id: string; fields: Record<string, unknown>; stamps: Record<string, string>; erased: boolean }[]>`
+async function states(cabinetId: string, on: TestHub = hub): Promise<Map<string, Held>> {
+  const rows = await on.deps.sql<{ kind: string; record_id: string; fields: Record<string, unknown>; stamps: Record<string, string>; erased: boolean }[]>`
     SELECT kind, record_id, fields, stamps, erased FROM hub_records WHERE cabinet_id = ${cabinetId}`;
   return new Map(rows.map((row) => [`${row.kind}/${row.record_id}`, { fields: row.fields, stamps: row.stamps, erased: row.erased }]));
 }
 
-async function newCabinet(devices = 1): Promise<{ id: string; devices: TestDevice[] }> {
+async function newCabinet(devices = 1, on: TestHub = hub): Promise<{ id: string; devices: TestDevice[] }> {
   const id = `cab-ret-${++cabinets}`;
-  const first = await pairTestDevice(hub, { id });
+  const first = await pairTestDevice(on, { id });
   const rest = [];
-  for (let i = 1; i < devices; i++) rest.push(await pairTestDevice(hub, { id }, { join: true, name: `poste ${i}` }));
+  for (let i = 1; i < devices; i++) rest.push(await pairTestDevice(on, { id }, { join: true, name: `poste ${i}` }));
   return { id, devices: [first, ...rest] };
 }
 
@@ -126,7 +134,11 @@ const signedBackfill = readMigrationFiles({ migrationsFolder: hubMigrationsFolde
   .find((statement) => statement.includes('UPDATE "hub_records" r SET "signed" = true'));
 
 describe('each record’s state on the hub', () => {
-  it('is what an install holds once it applied every stored change, whatever the order of stamps, batches, devices and erasures; the migration’s backfill makes the same', async () => {
+  it.each([
+    { path: 'stored straight', on: () => hub },
+    { path: 'staged before the locks', on: () => stagingHub },
+  ])('is what an install holds once it applied every stored change, whatever the order of stamps, batches, devices and erasures, pushes $path; the migration’s backfill makes the same', async ({ on }) => {
+    const target = on();
     const op = fc.record({
       device: fc.integer({ min: 0, max: 1 }),
       record: fc.constantFrom('c1', 'c2', 'c3'),
@@ -138,7 +150,7 @@ describe('each record’s state on the hub', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const cabinet = await newCabinet(2);
+        const cabinet = await newCabinet(2, target);
         const batches: { device: number; changes: Parameters<typeof push>[1] }[] = [];
         for (const o of ops) {
           const change = o.erase
@@ -148,12 +160,16 @@ describe('each record’s state on the hub', () => {
           if (o.sameBatch && previous?.device === o.device) previous.changes.push(change);
           else batches.push({ device: o.device, changes: [change] });
         }
-        for (const batch of batches) await push(cabinet.devices[batch.device]!, batch.changes);
-        const expected = await replayed(cabinet.id);
-        expect(await states(cabinet.id)).toEqual(expected);
-        await hub.deps.sql`DELETE FROM hub_records WHERE cabinet_id = ${cabinet.id}`;
-        await hub.deps.sql.unsafe(backfill!.replace('FROM "hub_changes" GROUP BY', `FROM "hub_changes" WHERE "cabinet_id" = '${cabinet.id}' GROUP BY`));
-        expect(await states(cabinet.id)).toEqual(expected);
+        for (const batch of batches) await push(cabinet.devices[batch.device]!, batch.changes, target);
+        const expected = await replayed(cabinet.id, target);
+        expect(await states(cabinet.id, target)).toEqual(expected);
+        // Each state's size is its fields' and stamps' as PostgreSQL writes them out, however the push went.
+        const [missized] = await target.deps.sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM hub_records WHERE cabinet_id = ${cabinet.id} AND bytes <> octet_length(fields::text) + octet_length(stamps::text)`;
+        expect(missized?.n).toBe(0);
+        await target.deps.sql`DELETE FROM hub_records WHERE cabinet_id = ${cabinet.id}`;
+        await target.deps.sql.unsafe(backfill!.replace('FROM "hub_changes" GROUP BY', `FROM "hub_changes" WHERE "cabinet_id" = '${cabinet.id}' GROUP BY`));
+        expect(await states(cabinet.id, target)).toEqual(expected);
       }),
       { numRuns: 40 },
     );
@@ -420,20 +436,24 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
 });
 
 describe('a hostile device with a valid credential', () => {
-  it('cannot grow one record’s state past what a state page holds: the change that grew it is refused as too large, by its number, nothing stored, and the record still takes edits', async () => {
-    const { id, devices } = await newCabinet();
+  it.each([
+    { path: 'stored straight', on: () => hub },
+    { path: 'staged before the locks', on: () => stagingHub },
+  ])('cannot grow one record’s state past what a state page holds, pushes $path: the change that grew it is refused as too large, by its number, nothing stored, and the record still takes edits', async ({ on }) => {
+    const target = on();
+    const { id, devices } = await newCabinet(1, target);
     const x = devices[0]!;
     const big = (field: string) => ({ record_id: 'gros', fields: { [field]: 'x'.repeat(250 * 1024) } });
-    for (const field of ['a', 'b', 'c', 'd']) await push(x, [big(field)]);
+    for (const field of ['a', 'b', 'c', 'd']) await push(x, [big(field)], target);
     const held = async () => ({
-      records: [...(await hub.deps.sql`SELECT record_id, fields::text, bytes FROM hub_records WHERE cabinet_id = ${id} ORDER BY record_id`)],
-      changes: Number((await hub.deps.sql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE cabinet_id = ${id}`)[0]!.n),
+      records: [...(await target.deps.sql`SELECT record_id, fields::text, bytes FROM hub_records WHERE cabinet_id = ${id} ORDER BY record_id`)],
+      changes: Number((await target.deps.sql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE cabinet_id = ${id}`)[0]!.n),
     });
     const before = await held();
 
     const number = numbers.get(x.device_id)!;
-    const hlc = (offset: number) => formatHlc({ time: hub.clock.now() - 1000 + offset, counter: 0, device: x.device_id });
-    const refused = await hub.request({
+    const hlc = (offset: number) => formatHlc({ time: target.clock.now() - 1000 + offset, counter: 0, device: x.device_id });
+    const refused = await target.request({
       method: 'POST',
       url: pathTo(pushChanges),
       headers: x.headers,
@@ -451,8 +471,8 @@ describe('a hostile device with a valid credential', () => {
     expect(await held()).toEqual(before);
 
     // The numbers were not taken: the rest of the batch goes, and a change that shrinks the record too.
-    await push(x, [{ record_id: 'petit', fields: { last_name: 'Petit' } }, { record_id: 'gros', fields: { a: 'court' } }]);
-    const [state] = await hub.deps.sql<{ bytes: number }[]>`SELECT bytes FROM hub_records WHERE cabinet_id = ${id} AND record_id = 'gros'`;
+    await push(x, [{ record_id: 'petit', fields: { last_name: 'Petit' } }, { record_id: 'gros', fields: { a: 'court' } }], target);
+    const [state] = await target.deps.sql<{ bytes: number }[]>`SELECT bytes FROM hub_records WHERE cabinet_id = ${id} AND record_id = 'gros'`;
     expect(state!.bytes).toBeLessThan(MAX_RECORD_BYTES);
   });
 
