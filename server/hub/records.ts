@@ -33,7 +33,9 @@ export async function foldIntoRecords(
 ): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
-  // Each record's prior state and changes are one set instead, flagged by window functions.
+  // Each record's prior state and changes are one set instead, flagged by window functions. The
+  // prior states are looked up one record at a time (LIMIT 1 keeps the lookup a lookup): planned as
+  // a join, PostgreSQL hashed every record of the cabinet at every push once it had statistics.
   // A record the batch creates with its one change of it is inserted whole first (ON CONFLICT DO
   // NOTHING finds the ones the hub already holds), and only the others go through the per-field
   // merge: an upload is mostly such records, and the merge's sorts and aggregates were most of
@@ -66,7 +68,8 @@ export async function foldIntoRecords(
     sources AS (
       SELECT r.kind, r.record_id, 0::bigint AS seq, NULL::text AS device_id, CASE WHEN r.erased THEN 'erase' ELSE 'upsert' END AS op, NULL::text AS hlc, r.fields, r.stamps, true AS prior,
         r.signed, r.signed_pdf, CASE WHEN jsonb_typeof(r.fields->'pdf_sha256') = 'string' THEN r.fields->>'pdf_sha256' END AS pdf
-      FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND (r.kind, r.record_id) IN (SELECT kind, record_id FROM rest)
+      FROM (SELECT DISTINCT kind, record_id FROM rest) k
+      CROSS JOIN LATERAL (SELECT * FROM hub_records p WHERE p.cabinet_id = ${cabinetId} AND p.kind = k.kind AND p.record_id = k.record_id LIMIT 1) r
       UNION ALL
       SELECT kind, record_id, seq, device_id, op, hlc, fields, NULL, false,
         coalesce(kind = 'devis' AND op = 'upsert' AND (fields->>'status' = 'signed' OR fields->>'contract_id' IS NOT NULL OR fields->>'signed_at' IS NOT NULL), false), NULL, NULL
