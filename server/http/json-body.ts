@@ -18,18 +18,31 @@ function isValidJson(text: string): boolean {
 /** Whether JSON text nests arrays and objects deeper than the limit (strings are skipped). */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
+    if (c === 34) {
+      i = closingQuote(text, i + 1);
+      // Unterminated: JSON.parse refuses it next.
+      if (i < 0) return false;
+    } else if (c === 91 || c === 123) {
       if (++depth > limit) return true;
     } else if (c === 93 || c === 125) depth--;
   }
   return false;
+}
+
+/**
+ * Where the string whose content starts at `from` ends: its next quote not escaped by an odd run of
+ * backslashes, or -1. Found with indexOf rather than char by char: most of a body is in strings,
+ * and a sync push of 1.4 MB was checked in 11 ms one char at a time.
+ */
+function closingQuote(text: string, from: number): number {
+  for (let quote = text.indexOf('"', from); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
 }
 
 /**

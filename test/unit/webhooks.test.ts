@@ -186,5 +186,26 @@ describe('small pieces', () => {
     expect(jsonDepthExceeds('[[[[1]]]]', 3)).toBe(true);
     expect(jsonDepthExceeds(`{"a":"${'['.repeat(100)}"}`, 3)).toBe(false);
     expect(jsonDepthExceeds(`{"a":"\\"[[[["}`, 1)).toBe(false);
+    expect(jsonDepthExceeds(`{"a":"\\\\"[[[["}`, 3)).toBe(true);
+  });
+
+  it('measures nesting as a walk of every character does, on any text, escapes and unterminated strings included', () => {
+    const charByChar = (text: string, limit: number) => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > limit) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',') }), fc.json({ maxDepth: 6 }));
+    fc.assert(fc.property(text, fc.integer({ min: 0, max: 6 }), (json, limit) => jsonDepthExceeds(json, limit) === charByChar(json, limit)), { numRuns: 2000 });
   });
 });
