@@ -85,3 +85,24 @@ export function checkpointInBackground(sqlite: Sqlite.Database, file: string, op
     },
   };
 }
+
+/** WAL pages a bulk download lets pile up before SQLite checkpoints inside a commit: 64 MiB at 4 KiB pages. */
+const BULK_AUTOCHECKPOINT_PAGES = 16_384;
+
+/**
+ * Runs a long series of write transactions (a join's download of the whole cabinet) with SQLite's
+ * automatic checkpoint every 64 MiB of WAL rather than every 4 MiB: each checkpoint copies again
+ * the index pages that every transaction touches, a fifth of the time of a join of 100,000
+ * records. A connection whose checkpoints run in the background (automatic checkpoint off) is
+ * left as it is.
+ */
+export async function withFewerCheckpoints<T>(sqlite: Sqlite.Database, work: () => Promise<T>): Promise<T> {
+  const pages = Number(sqlite.pragma('wal_autocheckpoint', { simple: true }));
+  if (pages === 0 || pages >= BULK_AUTOCHECKPOINT_PAGES) return work();
+  sqlite.pragma(`wal_autocheckpoint = ${BULK_AUTOCHECKPOINT_PAGES}`);
+  try {
+    return await work();
+  } finally {
+    sqlite.pragma(`wal_autocheckpoint = ${pages}`);
+  }
+}

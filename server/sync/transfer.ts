@@ -1,3 +1,4 @@
+import { withFewerCheckpoints } from '../db/checkpoints.js';
 import type { Deps } from '../deps.js';
 import { shareAccount } from '../tenancy/users.js';
 import type { RecordsByKind } from './apply.js';
@@ -22,7 +23,7 @@ export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId:
 export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId: string, fetch: HubFetch, progress: (received: number) => void): Promise<number> {
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) return 0;
-  return pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress);
+  return withFewerCheckpoints(deps.db.sqlite, () => pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress));
 }
 
 /**

@@ -3,7 +3,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkpointInBackground } from '../../server/db/checkpoints.js';
+import { checkpointInBackground, withFewerCheckpoints } from '../../server/db/checkpoints.js';
 import { applyMigrations, databaseFile, migrationsFolder, openDatabase } from '../../server/db/open.js';
 import { DatabaseVersionError } from '../../server/errors.js';
 import { eventually } from '../helpers/eventually.js';
@@ -225,6 +225,34 @@ describe('checkpoints from a worker thread (the service)', () => {
     const db = openDatabase(freshFile());
     expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     db.close();
+  });
+
+  it('lets a bulk download of the CLI write 64 MiB of WAL between checkpoints, then checkpoints as before, even when it fails; leaves the service’s worker alone', async () => {
+    const cli = openDatabase(freshFile());
+    const during: unknown[] = [];
+    await withFewerCheckpoints(cli.sqlite, async () => {
+      during.push(cli.sqlite.pragma('wal_autocheckpoint', { simple: true }));
+      // 3 × 2,000 rows of 2 KB in as many commits: ~3,000 pages, three of SQLite's checkpoints by default.
+      for (let round = 0; round < 3; round++) {
+        if (round === 0) writeBulk(cli);
+        else for (let i = 0; i < 2_000; i++) cli.sqlite.prepare('INSERT INTO bulk (body) VALUES (?)').run('y'.repeat(2_000));
+      }
+    });
+    expect(during).toEqual([16_384]);
+    // Every page is still in the WAL: no commit checkpointed.
+    const [wal] = cli.sqlite.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(wal?.log).toBeGreaterThan(2_500);
+    expect(cli.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await expect(withFewerCheckpoints(cli.sqlite, () => Promise.reject(new Error('hub gone')))).rejects.toThrow('hub gone');
+    expect(cli.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    cli.close();
+
+    const service = openDatabase(freshFile(), { backgroundCheckpoints: { intervalMs: 10 } });
+    await withFewerCheckpoints(service.sqlite, async () => {
+      expect(service.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    });
+    expect(service.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    service.close();
   });
 
   it('falls back to checkpoints in commits, and says so, when the worker fails', async () => {
