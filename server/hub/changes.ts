@@ -25,6 +25,7 @@ import {
   stageChanges,
   storedStamps,
   type SizedChange,
+  type StagedRange,
   type StoredChange,
 } from './store.js';
 import type { ChangeWaiters } from './waiters.js';
@@ -53,7 +54,8 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
   const latestHlc = push.changes.reduce((max, c) => (c.hlc > max ? c.hlc : max), '');
   assertClockNotAhead(now, [parseHlc(latestHlc).time, ...(push.deviceTime === null ? [] : [push.deviceTime])]);
   const acknowledged = await deps.sql.begin(async (tx) => {
-    const staging = push.changes.length >= deps.limits.stagedPushChanges;
+    // A replay of what the hub held when the device was authenticated stores nothing: not staged.
+    const staging = push.changes.length >= deps.limits.stagedPushChanges && (push.changes.at(-1)?.number ?? 0) > caller.lastNumber;
     if (staging) await stageChanges(tx, push.changes);
     const device = await lockDevice(tx, caller.cabinetId, caller.deviceId);
     if (!device || device.revoked) throw new ApiError('device_revoked', 'This device was revoked on the hub while it pushed; nothing was stored.');
@@ -75,10 +77,10 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     // Read under the cabinet's lock: an erasure committed by another device is seen, and one
     // committed after this push scrubs what it stores.
     const erasure = await withoutErasedData(tx, caller.cabinetId, fresh);
-    const fromNumber = device.lastNumber + 1;
+    const range = { firstSeq, from: device.lastNumber + 1, to: device.lastNumber + fresh.length };
     const receivedAt = new Date(now).toISOString();
     const stored = staging
-      ? await insertRestaged(tx, caller, { firstSeq, receivedAt, fromNumber }, fresh, erasure.changes)
+      ? await insertRestaged(tx, caller, range, receivedAt, { fresh, stored: erasure.changes })
       : await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, receivedAt, erasure.changes);
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
@@ -92,7 +94,7 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     if (erases) await scrubBeforeErasures(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1);
     // From the changes as stored, once every scrub is done: the state is what they make. Without a
     // scrub, the staged rows are what was stored, with the sizes and stamps already worked out.
-    const staged = !staging || followsUp || erases ? undefined : { deviceId: caller.deviceId, fromNumber };
+    const staged = !staging || followsUp || erases ? undefined : { deviceId: caller.deviceId, range };
     const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes, staged);
     if (oversized) throw recordTooLarge(fresh, oversized, deps.limits.recordBytes);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
@@ -111,17 +113,20 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
   return { acknowledged_number: acknowledged, hub_time: hubTime(deps) };
 }
 
-/** Stores the staged changes, those an erasure emptied staged again first (withoutErasedData returns the others as they came). */
+/**
+ * Stores the staged changes, those an erasure emptied staged again first: withoutErasedData returns
+ * a change it keeps as it came and a copy of one it empties.
+ */
 async function insertRestaged(
   tx: TransactionSql,
   caller: AuthenticatedDevice,
-  at: { firstSeq: number; receivedAt: string; fromNumber: number },
-  fresh: readonly SyncChange[],
-  stored: readonly SyncChange[],
+  range: StagedRange,
+  receivedAt: string,
+  changes: { fresh: readonly SyncChange[]; stored: readonly SyncChange[] },
 ): Promise<{ number: number; bytes: number }[]> {
-  const emptied = stored.filter((change, i) => change !== fresh[i]);
+  const emptied = changes.stored.filter((change, i) => change !== changes.fresh[i]);
   if (emptied.length > 0) await restageChanges(tx, emptied);
-  return insertStagedChanges(tx, caller.cabinetId, caller.deviceId, at.firstSeq, at.receivedAt, at.fromNumber);
+  return insertStagedChanges(tx, caller.cabinetId, caller.deviceId, range, receivedAt);
 }
 
 /**

@@ -88,11 +88,25 @@ export async function openHubDatabase(url: string): Promise<HubDatabase> {
   const database = connectHub(url);
   try {
     await migrateHub(database.sql);
+    await assertTemporaryTables(database.sql);
     return database;
   } catch (err) {
     await database.close().catch(() => undefined);
     if (err instanceof DatabaseVersionError) throw err;
     throw new Error(`Cannot use the hub's PostgreSQL at ${redactDatabaseUrl(url)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * The hub stages a large push in a temporary table (store.ts stageChanges): a role without the
+ * right to make one (a server that revoked TEMPORARY from PUBLIC) is told so at start, not with an
+ * error on the first upload.
+ */
+async function assertTemporaryTables(sql: Sql): Promise<void> {
+  const [row] = await sql<{ allowed: boolean; role: string; database: string }[]>`
+    SELECT has_database_privilege(current_database(), 'TEMPORARY') AS allowed, current_user AS role, current_database() AS database`;
+  if (row && !row.allowed) {
+    throw new Error(`the role ${row.role} may not create temporary tables in ${row.database}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${row.database} TO ${row.role}`);
   }
 }
 

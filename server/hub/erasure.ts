@@ -99,7 +99,8 @@ const isLinkedKind = (kind: string): kind is LinkedKind => kind in ERASED_RECORD
  * keeps no fields (its place in the device's numbering only); an upsert of a record an erasure
  * reached, or that names an erased client or a reached quote, keeps no personal field; an event
  * about any of them keeps none either (a client.updated, nothing). Erasures earlier in the batch
- * count. Says what to follow once the batch is stored.
+ * count. Says what to follow once the batch is stored. A change kept as it came is returned as
+ * it came, one emptied as a copy: a push that staged its changes stages the copies again.
  */
 export async function withoutErasedData(tx: TransactionSql, cabinetId: string, changes: readonly SyncChange[]): Promise<{ changes: SyncChange[]; followUp: ErasureFollowUp }> {
   const keys = new Map<string, Key>();

@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
+import type { StagedRange } from './store.js';
 
 /**
  * Each record's current state on the hub (hub_records): what an install that applied every change
@@ -29,7 +30,7 @@ export async function foldIntoRecords(
   fromSeq: number,
   toSeq: number,
   maxBytes: number,
-  staged?: { deviceId: string; fromNumber: number },
+  staged?: { deviceId: string; range: StagedRange },
 ): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
@@ -43,8 +44,8 @@ export async function foldIntoRecords(
   const [oversized] = await tx<OversizedRecord[]>`
     WITH stored AS (${
       staged
-        ? tx`SELECT ${fromSeq}::bigint + (number - ${staged.fromNumber}::bigint) AS seq, ${staged.deviceId}::text AS device_id, kind, record_id, op, hlc, fields, stamps, bytes + stamps_bytes AS bytes
-            FROM hub_push_batch WHERE number >= ${staged.fromNumber}::bigint`
+        ? tx`SELECT ${staged.range.firstSeq}::bigint + (number - ${staged.range.from}::bigint) AS seq, ${staged.deviceId}::text AS device_id, kind, record_id, op, hlc, fields, stamps, bytes + stamps_bytes AS bytes
+            FROM hub_push_batch WHERE number BETWEEN ${staged.range.from}::bigint AND ${staged.range.to}::bigint`
         : tx`SELECT seq, device_id, kind, record_id, op, hlc, fields, NULL::jsonb AS stamps, NULL::int AS bytes FROM hub_changes
             WHERE cabinet_id = ${cabinetId} AND seq BETWEEN ${fromSeq} AND ${toSeq}`
     }),

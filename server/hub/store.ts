@@ -116,20 +116,22 @@ export async function insertChanges(
   return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
 }
 
-/** insertChanges from the staged rows: those from `fromNumber` on, under consecutive seqs from `firstSeq`. */
-export async function insertStagedChanges(
-  tx: TransactionSql,
-  cabinetId: string,
-  deviceId: string,
-  firstSeq: number,
-  receivedAt: string,
-  fromNumber: number,
-): Promise<{ number: number; bytes: number }[]> {
+/** The staged changes numbered `from` to `to`, which a push stores under consecutive seqs from `firstSeq`. */
+export interface StagedRange {
+  firstSeq: number;
+  from: number;
+  to: number;
+}
+
+/** insertChanges from the staged rows of the range; all of them, or the push fails. */
+export async function insertStagedChanges(tx: TransactionSql, cabinetId: string, deviceId: string, range: StagedRange, receivedAt: string): Promise<{ number: number; bytes: number }[]> {
   const stored = await tx<{ number: string; bytes: number }[]>`
     INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
-    SELECT ${cabinetId}, ${firstSeq}::bigint + (number - ${fromNumber}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
-    FROM hub_push_batch WHERE number >= ${fromNumber}::bigint
+    SELECT ${cabinetId}, ${range.firstSeq}::bigint + (number - ${range.from}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
+    FROM hub_push_batch WHERE number BETWEEN ${range.from}::bigint AND ${range.to}::bigint
     RETURNING number, bytes`;
+  // The table empties at each commit, and a push is one transaction: a row missing or left over is a bug, never stored quietly.
+  if (stored.length !== range.to - range.from + 1) throw new Error(`the push staged ${stored.length} changes of the ${range.to - range.from + 1} it stores`);
   return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
 }
 

@@ -2,7 +2,7 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHub, hubMigrationsFolder, migrateHub } from '../../server/hub/database.js';
+import { connectHub, hubMigrationsFolder, migrateHub, openHubDatabase } from '../../server/hub/database.js';
 import { DatabaseVersionError } from '../../server/errors.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -78,6 +78,22 @@ describe('hub migrations', () => {
       expect(await tablesOf(url)).toEqual(['public.invoices']);
     } finally {
       await hub.close();
+    }
+  });
+
+  it('are followed by a check that the hub’s role may create temporary tables, where it stages large uploads: refused with the GRANT to run', async () => {
+    const url = await pg.createDatabase();
+    const name = new URL(url).pathname.slice(1);
+    const admin = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      await admin.unsafe(`CREATE ROLE hub_without_temp LOGIN; ALTER DATABASE ${name} OWNER TO hub_without_temp; REVOKE TEMPORARY ON DATABASE ${name} FROM PUBLIC, hub_without_temp`);
+      const asRole = Object.assign(new URL(url), { username: 'hub_without_temp' }).toString();
+      await expect(openHubDatabase(asRole)).rejects.toThrow(`may not create temporary tables in ${name}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${name} TO hub_without_temp`);
+      await admin.unsafe(`GRANT TEMPORARY ON DATABASE ${name} TO hub_without_temp`);
+      const opened = await openHubDatabase(asRole);
+      await opened.close();
+    } finally {
+      await admin.end();
     }
   });
 
