@@ -47,16 +47,7 @@ const electronPackage = {
 
 export default defineConfig(
   {
-    ignores: [
-      'dist/',
-      'build/',
-      'release/',
-      'coverage/',
-      'data/',
-      'test-artifacts/',
-      '**/test-artifacts/',
-      'server/db/migrations/',
-    ],
+    ignores: ['dist/', 'build/', 'release/', 'coverage/', 'data/', 'test-artifacts/', '**/test-artifacts/', 'server/db/migrations/'],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -157,8 +148,10 @@ export default defineConfig(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
-          message: 'Run it with db.transaction(work) or db.immediateTransaction(work) (server/db/transactions.ts): built once per connection.',
+          selector:
+            "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
+          message:
+            'Run it with db.transaction(work) or db.immediateTransaction(work) (server/db/transactions.ts): built once per connection.',
         },
       ],
     },

@@ -78,7 +78,12 @@ async function handshakes(server: ServerChild, target: { port: number; path: str
 }
 
 /** A side's rounds as one run: handshakes over the summed time, server CPU per handshake and in cores. */
-function pooledHandshakes(rounds: readonly HandshakeRun[]): { handshakes: number; perSecond: number; serverMicrosEach: number; serverCores: number } {
+function pooledHandshakes(rounds: readonly HandshakeRun[]): {
+  handshakes: number;
+  perSecond: number;
+  serverMicrosEach: number;
+  serverCores: number;
+} {
   const sum = (value: (run: HandshakeRun) => number) => rounds.reduce((total, run) => total + value(run), 0);
   const done = sum((run) => run.handshakes);
   const seconds = sum((run) => run.seconds);
@@ -135,7 +140,8 @@ export const benchmark: Benchmark = {
         // The same server over both listeners, in turn (compareAlternating).
         const me = await compareAlternating(
           (options) => measure(lan, ME_PATH, options),
-          (options) => measureRun(lan, url, (s, latency) => startLoad({ url, headers: lan.headers }, options.connections, s, latency), options),
+          (options) =>
+            measureRun(lan, url, (s, latency) => startLoad({ url, headers: lan.headers }, options.connections, s, latency), options),
           ctx.load,
         );
         const lanTarget = { port: lanPort, path: '/healthz', ca: authority.certificatePem };
@@ -150,17 +156,38 @@ export const benchmark: Benchmark = {
       });
       const lanHandshakes = pooledHandshakes(lanRounds);
       const bareHandshakes = pooledHandshakes(bareRounds);
-      const handshakeRatios = { roundRatios: pairRatios({ baseline: bareRounds, subject: lanRounds }, (run) => run.handshakes / run.seconds) };
+      const handshakeRatios = {
+        roundRatios: pairRatios({ baseline: bareRounds, subject: lanRounds }, (run) => run.handshakes / run.seconds),
+      };
 
-      console.log(formatTable(MEASUREMENT_HEADER, [measurementRow(`loopback HTTP GET ${ME_PATH}`, me.baseline), measurementRow(`LAN HTTPS GET ${ME_PATH}`, me.subject)]));
+      console.log(
+        formatTable(MEASUREMENT_HEADER, [
+          measurementRow(`loopback HTTP GET ${ME_PATH}`, me.baseline),
+          measurementRow(`LAN HTTPS GET ${ME_PATH}`, me.subject),
+        ]),
+      );
       console.log(roundRatiosLine(me));
-      console.log(`   ${me.schedule}; the handshakes in the same pairs, in rounds of ${handshakeRound} s, after 1 s of warm-up per side before the first`);
+      console.log(
+        `   ${me.schedule}; the handshakes in the same pairs, in rounds of ${handshakeRound} s, after 1 s of warm-up per side before the first`,
+      );
       console.log(
         formatTable(
           ['target', 'handshakes/s', 'handshakes', 'server µs CPU each', 'server CPU'],
           [
-            ['bare https server', bareHandshakes.perSecond.toFixed(0), String(bareHandshakes.handshakes), bareHandshakes.serverMicrosEach.toFixed(0), `${(bareHandshakes.serverCores * 100).toFixed(0)}%`],
-            ['LAN listener GET /healthz', lanHandshakes.perSecond.toFixed(0), String(lanHandshakes.handshakes), lanHandshakes.serverMicrosEach.toFixed(0), `${(lanHandshakes.serverCores * 100).toFixed(0)}%`],
+            [
+              'bare https server',
+              bareHandshakes.perSecond.toFixed(0),
+              String(bareHandshakes.handshakes),
+              bareHandshakes.serverMicrosEach.toFixed(0),
+              `${(bareHandshakes.serverCores * 100).toFixed(0)}%`,
+            ],
+            [
+              'LAN listener GET /healthz',
+              lanHandshakes.perSecond.toFixed(0),
+              String(lanHandshakes.handshakes),
+              lanHandshakes.serverMicrosEach.toFixed(0),
+              `${(lanHandshakes.serverCores * 100).toFixed(0)}%`,
+            ],
           ],
         ),
       );
@@ -171,7 +198,9 @@ export const benchmark: Benchmark = {
       // of its CPU per handshake; the goal is judged on the lower of the two ratios.
       const rateRatio = lanHandshakes.perSecond / bareHandshakes.perSecond;
       const capacityRatio = bareHandshakes.serverMicrosEach / lanHandshakes.serverMicrosEach;
-      console.log(`handshakes/s ratio LAN/bare: ${rateRatio.toFixed(2)}; capacity ratio (bare ÷ LAN µs CPU per handshake): ${capacityRatio.toFixed(2)}`);
+      console.log(
+        `handshakes/s ratio LAN/bare: ${rateRatio.toFixed(2)}; capacity ratio (bare ÷ LAN µs CPU per handshake): ${capacityRatio.toFixed(2)}`,
+      );
       const meRatio = me.ratio;
       const handshakeRatio = Math.min(rateRatio, capacityRatio);
       const meMet = meRatio >= ME_GOAL;

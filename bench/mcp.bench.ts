@@ -18,7 +18,12 @@ const WHOAMI_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call'
 function mcpHeaders(server: ServerChild): Record<string, string> {
   const { authorization } = server.headers;
   if (!authorization) throw new Error('the courtier-mcp target gave no access token');
-  return { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  return {
+    authorization,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  };
 }
 
 /** One tools/call whoami as the load generator sends it (also profiled by bench/profile.ts). */
@@ -43,13 +48,21 @@ function assertAllOk(result: Result, label: string): void {
   const ok = result.statusCodeStats['200']?.count ?? 0;
   if (result.errors + result.timeouts > 0 || ok !== result.requests.total || ok === 0) {
     const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`);
-    throw new Error(`${label}: not every response was a 200 (errors ${result.errors}, timeouts ${result.timeouts}; statuses: ${statuses.join(', ') || 'none'})`);
+    throw new Error(
+      `${label}: not every response was a 200 (errors ${result.errors}, timeouts ${result.timeouts}; statuses: ${statuses.join(', ') || 'none'})`,
+    );
   }
 }
 
 async function measureWhoami(server: ServerChild, options: LoadOptions): Promise<Measurement> {
   await assertWhoamiAnswers(server);
-  return measureRun(server, `POST ${MCP_PATH} tools/call whoami`, (seconds, latency) => runWhoami(server, options.connections, seconds, latency), options, assertAllOk);
+  return measureRun(
+    server,
+    `POST ${MCP_PATH} tools/call whoami`,
+    (seconds, latency) => runWhoami(server, options.connections, seconds, latency),
+    options,
+    assertAllOk,
+  );
 }
 
 export const benchmark: Benchmark = {
@@ -70,7 +83,9 @@ export const benchmark: Benchmark = {
     }
     const { baseline: me, subject: whoami, ratio } = comparison;
     const goalMet = ratio >= GOAL_RATIO;
-    console.log(formatTable(MEASUREMENT_HEADER, [measurementRow(`me GET ${ME_PATH}`, me), measurementRow(`whoami POST ${MCP_PATH}`, whoami)]));
+    console.log(
+      formatTable(MEASUREMENT_HEADER, [measurementRow(`me GET ${ME_PATH}`, me), measurementRow(`whoami POST ${MCP_PATH}`, whoami)]),
+    );
     const warning = busyMachineWarning([me, whoami]);
     if (warning) console.log(warning);
     const ratioLine = `ratio whoami/me: ${ratio.toFixed(2)} (goal >= ${GOAL_RATIO.toFixed(2)}), whoami p50 ${whoami.p50Ms.toFixed(2)} ms`;

@@ -44,7 +44,9 @@ export const meBenchmark: Benchmark = {
     console.log(`   ${comparison.schedule}`);
     // The same comparison from server CPU per request: it hardly moves when other processes steal a core, req/s does.
     console.log(`cpu-cost ratio bare/me (µs CPU per request): ${(cpuPerRequest(bare) / cpuPerRequest(me)).toFixed(2)}`);
-    console.log(goalMet ? 'goal met' : `MISSED: /me serves ${Math.round(ratio * 100)}% of the bare route's rate, below ${GOAL_RATIO * 100}%`);
+    console.log(
+      goalMet ? 'goal met' : `MISSED: /me serves ${Math.round(ratio * 100)}% of the bare route's rate, below ${GOAL_RATIO * 100}%`,
+    );
     return { goalMet, summary: `${ratioLine} ${goalMet ? 'met' : 'MISSED'}` };
   },
 };

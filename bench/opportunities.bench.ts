@@ -72,7 +72,9 @@ interface Figures {
 async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Pick<Figures, 'firstPage' | 'deepPage'>> {
   const walkStarted = performance.now();
   const at = await positionAt(server, DEEP_OFFSET);
-  console.log(`   walked to offset ${DEEP_OFFSET.toLocaleString('en-US')} (limit=${WALK_LIMIT}) in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s`);
+  console.log(
+    `   walked to offset ${DEEP_OFFSET.toLocaleString('en-US')} (limit=${WALK_LIMIT}) in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s`,
+  );
   const firstPage = await compareAlternating(
     (options) => measure(bare, `${BARE_OPPORTUNITIES_PATH}?limit=${PAGE}`, options),
     (options) => measure(server, FIRST_PAGE_PATH, options),
@@ -108,7 +110,9 @@ export const benchmark: Benchmark = {
     const server = await startServerChild('courtier-100k', dataDir, ctx.child);
     let figures: Figures;
     try {
-      console.log(`   seeded ${SEEDED_OPPORTUNITIES.toLocaleString('en-US')} opportunities in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+      console.log(
+        `   seeded ${SEEDED_OPPORTUNITIES.toLocaleString('en-US')} opportunities in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+      );
       const bare = await startServerChild('bare-sqlite', dataDir, ctx.child);
       try {
         figures = await measureAll(server, bare, ctx);
@@ -143,8 +147,14 @@ export const benchmark: Benchmark = {
     const createRatio = create.requestsPerSecond / bareCreate.requestsPerSecond;
     const goals = [
       { met: firstRatio >= GOAL_LIST_RATIO, line: `first page / bare: ${firstRatio.toFixed(2)} (goal >= ${GOAL_LIST_RATIO})` },
-      { met: deepRatio >= GOAL_LIST_RATIO, line: `page at offset ${DEEP_OFFSET} / bare: ${deepRatio.toFixed(2)} (goal >= ${GOAL_LIST_RATIO}); deep/first p50 ${(deep.p50Ms / first.p50Ms).toFixed(2)}` },
-      { met: createRatio >= GOAL_CREATE_RATIO, line: `create / bare: ${createRatio.toFixed(2)}, ${Math.round(create.requestsPerSecond)} vs ${Math.round(bareCreate.requestsPerSecond)} created/s (goal >= ${GOAL_CREATE_RATIO})` },
+      {
+        met: deepRatio >= GOAL_LIST_RATIO,
+        line: `page at offset ${DEEP_OFFSET} / bare: ${deepRatio.toFixed(2)} (goal >= ${GOAL_LIST_RATIO}); deep/first p50 ${(deep.p50Ms / first.p50Ms).toFixed(2)}`,
+      },
+      {
+        met: createRatio >= GOAL_CREATE_RATIO,
+        line: `create / bare: ${createRatio.toFixed(2)}, ${Math.round(create.requestsPerSecond)} vs ${Math.round(bareCreate.requestsPerSecond)} created/s (goal >= ${GOAL_CREATE_RATIO})`,
+      },
       { met: create.p99Ms < GOAL_CREATE_P99_MS, line: `create p99: ${create.p99Ms.toFixed(2)} ms (goal < ${GOAL_CREATE_P99_MS})` },
     ];
     for (const goal of goals) console.log(goalLine(goal.line, goal.met));

@@ -42,7 +42,9 @@ interface Side {
   request(server: ServerChild): LoadRequest;
 }
 
-const getPath = (path: string) => (server: ServerChild): LoadRequest => ({ url: server.origin + path, headers: server.headers });
+const getPath =
+  (path: string) =>
+  (server: ServerChild): LoadRequest => ({ url: server.origin + path, headers: server.headers });
 
 /** Each benchmark's subject and baseline. */
 const PRESETS: Record<string, { subject: Side; baseline: Side }> = {
@@ -77,7 +79,9 @@ function collect(stream: Readable): () => string {
 
 /** perf record on the server child while `load` runs; the requests it answered. */
 async function recordDuring(pid: number, data: string, load: () => PromiseLike<Result>): Promise<Result> {
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-o', data, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(SAMPLES_PER_SECOND), '-g', '-o', data, '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const stderr = collect(perf.stderr);
   const stopped = once(perf, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   const unregister = registerCleanup({ run: async () => void perf.kill('SIGINT'), runSync: () => void perf.kill('SIGKILL') });
@@ -85,7 +89,8 @@ async function recordDuring(pid: number, data: string, load: () => PromiseLike<R
   try {
     await sleep(ATTACH_MS);
     // Not root, or perf_event_paranoid too high: perf is gone already.
-    if (perf.exitCode !== null || perf.signalCode !== null) throw new Error(`perf record could not attach to the server (pid ${pid}): ${stderr()}`);
+    if (perf.exitCode !== null || perf.signalCode !== null)
+      throw new Error(`perf record could not attach to the server (pid ${pid}): ${stderr()}`);
     result = await load();
   } finally {
     perf.kill('SIGINT');
@@ -131,28 +136,45 @@ function report(preset: { subject: Side; baseline: Side }, subject: Map<string, 
   });
   parts.sort((a, b) => b.extra - a.extra);
   const share = (extra: number) => (extraTotal > 0 ? `${((100 * extra) / extraTotal).toFixed(1)}%` : '-');
-  const row = (part: string, mine: number, theirs: number, extra: number) => [part, mine.toFixed(1), theirs.toFixed(1), extra.toFixed(1), share(extra)];
+  const row = (part: string, mine: number, theirs: number, extra: number) => [
+    part,
+    mine.toFixed(1),
+    theirs.toFixed(1),
+    extra.toFixed(1),
+    share(extra),
+  ];
   console.log(
     formatTable(
       ['part', `${preset.subject.label} µs/req`, `${preset.baseline.label} µs/req`, 'extra µs', 'share of the extra'],
-      [...parts.map(({ part, mine, theirs, extra }) => row(part, mine, theirs, extra)), row('total', sum(subject), sum(baseline), extraTotal)],
+      [
+        ...parts.map(({ part, mine, theirs, extra }) => row(part, mine, theirs, extra)),
+        row('total', sum(subject), sum(baseline), extraTotal),
+      ],
     ),
   );
-  if (extraTotal <= 0) console.log(`   WARNING: ${preset.subject.label} cost no more than ${preset.baseline.label}: the VM swung between the two, run again`);
+  if (extraTotal <= 0)
+    console.log(`   WARNING: ${preset.subject.label} cost no more than ${preset.baseline.label}: the VM swung between the two, run again`);
   console.log('   µs of CPU per request under perf, which slows the server (1.5 to 3 times on the EPYC VM): read the shares.');
   console.log('   The two sides run one after the other: when the VM swings between them, every row moves (run it again).');
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { seconds: { type: 'string', default: '8' } } });
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: { seconds: { type: 'string', default: '8' } },
+  });
   const name = positionals[0] ?? '';
   const preset = PRESETS[name];
-  if (!preset || positionals.length !== 1) throw new Error(`name one of ${Object.keys(PRESETS).join(', ')} (got ${positionals.join(' ') || 'nothing'})`);
+  if (!preset || positionals.length !== 1)
+    throw new Error(`name one of ${Object.keys(PRESETS).join(', ')} (got ${positionals.join(' ') || 'nothing'})`);
   const seconds = Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`--seconds must be a positive integer, not ${values.seconds}`);
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('perf is not installed (Debian: apt-get install -y linux-perf)');
   exitCleanlyOnSignals();
-  console.log(`== profile ${name}: ${preset.subject.label} against ${preset.baseline.label}, sampled by perf at ${SAMPLES_PER_SECOND} Hz for ${seconds} s each`);
+  console.log(
+    `== profile ${name}: ${preset.subject.label} against ${preset.baseline.label}, sampled by perf at ${SAMPLES_PER_SECOND} Hz for ${seconds} s each`,
+  );
   const temp = createTempDir(`courtier-profile-${name}-`);
   try {
     const subject = await profileSide(preset.subject, seconds, temp);

@@ -127,7 +127,15 @@ export const benchmark: Benchmark = {
     console.log(`   load average before (1/5/15 min): ${loadLine()}`);
     const dataDir = ctx.tempDir('queue');
     const config = loadConfig(
-      { dataDir, host: '127.0.0.1', port: 0, logLevel: 'info', workerConcurrency: WORKER_CONCURRENCY, tarificationQuotaPerHour: 1_000_000, sandbox: false },
+      {
+        dataDir,
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: 'info',
+        workerConcurrency: WORKER_CONCURRENCY,
+        tarificationQuotaPerHour: 1_000_000,
+        sandbox: false,
+      },
       {},
     );
     const db = openDatabase(databaseFile(dataDir), { backgroundCheckpoints: {} });
@@ -151,7 +159,11 @@ export const benchmark: Benchmark = {
       const worker = app.robotWorker;
       const cabinets: string[] = [];
       for (let i = 0; i < WORKER_CONCURRENCY; i++) {
-        const { cabinet_id } = await initCabinet(deps, { cabinet: `Cabinet Queue ${i}`, email: `queue-${i}@example.fr`, password: 'correct horse battery staple' });
+        const { cabinet_id } = await initCabinet(deps, {
+          cabinet: `Cabinet Queue ${i}`,
+          email: `queue-${i}@example.fr`,
+          password: 'correct horse battery staple',
+        });
         grantCredits(deps, cabinet_id, 10_000_000);
         setInsurerCredentials(deps, cabinet_id, NOOP, { login: `login-${i}`, password: 'secret' });
         cabinets.push(cabinet_id);
@@ -165,11 +177,18 @@ export const benchmark: Benchmark = {
       const enqueue = async (cabinetId: string): Promise<string> => {
         seq += 1;
         const request = { compagnie: NOOP, produit: 'auto', dicData: { n: seq } };
-        const outcome = await app.idempotency.onceInGroup({ id: { cabinetId, caller: 'key:bench', endpoint, key: randomUUID() }, requestHash: String(seq) }, () => {
-          const enqueued = enqueueTarification(deps, cabinetId, request, 'prod');
-          const response = { statusCode: 202, body: JSON.stringify(enqueued), headers: { 'content-type': 'application/json', location: enqueued.poll_url } };
-          return { response, stored: response };
-        });
+        const outcome = await app.idempotency.onceInGroup(
+          { id: { cabinetId, caller: 'key:bench', endpoint, key: randomUUID() }, requestHash: String(seq) },
+          () => {
+            const enqueued = enqueueTarification(deps, cabinetId, request, 'prod');
+            const response = {
+              statusCode: 202,
+              body: JSON.stringify(enqueued),
+              headers: { 'content-type': 'application/json', location: enqueued.poll_url },
+            };
+            return { response, stored: response };
+          },
+        );
         return (JSON.parse(outcome.response.body) as { job_id: string }).job_id;
       };
       /** Enqueues `count` jobs over the cabinets, `perTurn` per turn of the event loop; the enqueue time of each job by id, and each cabinet's last job. */
@@ -219,7 +238,14 @@ export const benchmark: Benchmark = {
         const seconds = (performance.now() - started) / 1000;
         const cpu = process.cpuUsage(cpuBefore);
         const pickupsMs = [...enqueuedAt].map(([id, t]) => (pickedUpAt.get(id) ?? Number.NaN) - t).sort((a, b) => a - b);
-        return { jobs: THROUGHPUT_JOBS, seconds, enqueueSeconds, cpuMicros: cpu.user + cpu.system, pickupsMs, otherCores: otherCores(idleBefore, seconds, cpu.user + cpu.system) };
+        return {
+          jobs: THROUGHPUT_JOBS,
+          seconds,
+          enqueueSeconds,
+          cpuMicros: cpu.user + cpu.system,
+          pickupsMs,
+          otherCores: otherCores(idleBefore, seconds, cpu.user + cpu.system),
+        };
       };
       const mixed = await throughput();
 
@@ -250,7 +276,17 @@ export const benchmark: Benchmark = {
         formatTable(
           ['measure', 'jobs', 'seconds', 'jobs/s', 'p50 ms', 'p99 ms', 'max ms', 'µs CPU/job', 'other cores'],
           [
-            ['(a) enqueue→pickup, one job at a time', String(latencies.length), '', '', fmt(percentile(latencies, 50)), fmt(percentile(latencies, 99)), fmt(latencies.at(-1) ?? Number.NaN), '', ''],
+            [
+              '(a) enqueue→pickup, one job at a time',
+              String(latencies.length),
+              '',
+              '',
+              fmt(percentile(latencies, 50)),
+              fmt(percentile(latencies, 99)),
+              fmt(latencies.at(-1) ?? Number.NaN),
+              '',
+              '',
+            ],
             [
               `(b) enqueue+drain, ${cabinets.length} cabinets`,
               String(mixed.jobs),
@@ -300,8 +336,12 @@ export const benchmark: Benchmark = {
         ),
       );
       console.log(`   (b) measured after ${THROUGHPUT_WARMUP_JOBS} jobs enqueued and drained the same way, untimed`);
-      console.log(`   jobs spread over ${cabinets.length} cabinets = worker concurrency ${config.workerConcurrency} (one job at a time per cabinet + insurer login)`);
-      console.log(`   'other cores': CPU the rest of the machine used meanwhile (of ${cpuCount()}); the queue runs on one core (one Node thread)`);
+      console.log(
+        `   jobs spread over ${cabinets.length} cabinets = worker concurrency ${config.workerConcurrency} (one job at a time per cabinet + insurer login)`,
+      );
+      console.log(
+        `   'other cores': CPU the rest of the machine used meanwhile (of ${cpuCount()}); the queue runs on one core (one Node thread)`,
+      );
       console.log(`   load average after (1/5/15 min): ${loadLine()}`);
       const jobsPerSecond = mixed.jobs / mixed.seconds;
       const bareRate = THROUGHPUT_JOBS / bare.seconds;
@@ -314,7 +354,12 @@ export const benchmark: Benchmark = {
           rateMet,
         ),
       );
-      console.log(goalLine(`pickup latency p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(pickupP99)} ms (goal p99 < ${GOAL_PICKUP_P99_MS})`, pickupMet));
+      console.log(
+        goalLine(
+          `pickup latency p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(pickupP99)} ms (goal p99 < ${GOAL_PICKUP_P99_MS})`,
+          pickupMet,
+        ),
+      );
       const goalMet = rateMet && pickupMet;
       return {
         goalMet,

@@ -104,8 +104,15 @@ export const benchmark: Benchmark = {
       // COURTIER_BROWSER_PATH=/usr/bin/chromium compares full Chromium with the headless shell.
       process.env.COURTIER_BROWSER_PATH ? { COURTIER_BROWSER_PATH: process.env.COURTIER_BROWSER_PATH } : {},
     );
-    const target = browserCandidates({ configuredPath: config.browserPath, platform: process.platform, headed: false, exists: existsSync })[0];
-    console.log(`   browser: ${target ? ('executablePath' in target ? target.executablePath : `the ${target.channel} channel`) : 'none found'}`);
+    const target = browserCandidates({
+      configuredPath: config.browserPath,
+      platform: process.platform,
+      headed: false,
+      exists: existsSync,
+    })[0];
+    console.log(
+      `   browser: ${target ? ('executablePath' in target ? target.executablePath : `the ${target.channel} channel`) : 'none found'}`,
+    );
     const db = openDatabase(databaseFile(dataDir));
     let portal = '';
     const deps = defaultDeps(db, config, { insurers: [createSandboxAdapter({ portalUrl: () => portal })], env: {} });
@@ -113,7 +120,9 @@ export const benchmark: Benchmark = {
     const portalChild = await startServerChild('sandbox-portal', ctx.tempDir('robots-portal'));
     portal = `${portalChild.origin}${SANDBOX_PORTAL_PREFIX}`;
     tree.exclude(portalChild.pid);
-    const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream: new Writable({ write: (_chunk, _enc, cb) => cb() }) }) });
+    const app = await buildApp(deps, {
+      logger: createLogger({ level: 'info', stream: new Writable({ write: (_chunk, _enc, cb) => cb() }) }),
+    });
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -130,12 +139,23 @@ export const benchmark: Benchmark = {
 
       const keys: string[] = [];
       for (let i = 0; i < PARALLEL; i++) {
-        const { cabinet_id } = await initCabinet(deps, { cabinet: `Cabinet Robots ${i}`, email: `robots-${i}@example.fr`, password: 'correct horse battery staple' });
+        const { cabinet_id } = await initCabinet(deps, {
+          cabinet: `Cabinet Robots ${i}`,
+          email: `robots-${i}@example.fr`,
+          password: 'correct horse battery staple',
+        });
         grantCredits(deps, cabinet_id, 1000);
-        keys.push(createApiKey(deps, cabinet_id, { name: 'bench', environment: 'test', scopes: ['automation:read', 'automation:enqueue'] }).key);
+        keys.push(
+          createApiKey(deps, cabinet_id, { name: 'bench', environment: 'test', scopes: ['automation:read', 'automation:enqueue'] }).key,
+        );
       }
 
-      const api = async (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const api = async (
+        key: string,
+        method: string,
+        path: string,
+        body?: unknown,
+      ): Promise<{ status: number; json: Record<string, unknown> }> => {
         const res = await fetch(`${origin}/api/v1/public${path}`, {
           method,
           headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -163,7 +183,11 @@ export const benchmark: Benchmark = {
 
       const runJob = async (label: string, key: string): Promise<JobTiming> => {
         const started = performance.now();
-        const enqueued = await api(key, 'POST', '/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
+        const enqueued = await api(key, 'POST', '/automation/tarifications', {
+          compagnie: 'sandbox',
+          produit: 'auto',
+          dicData: autoData(),
+        });
         if (enqueued.status !== 202) throw new Error(`enqueue answered ${enqueued.status}: ${JSON.stringify(enqueued.json)}`);
         const jobId = String(enqueued.json.job_id);
         const deadline = Date.now() + JOB_DEADLINE_MS;
@@ -233,7 +257,21 @@ export const benchmark: Benchmark = {
       const parallel = await phase(`${PARALLEL} parallel`, () => Promise.all(keys.map((key, i) => runJob(`cabinet ${i + 1}`, key))));
 
       console.log(
-        formatTable(['job', 'status', 'wall s', 'server s', 'portal CPU s/job', 'phase s', 'peak RSS MB', 'peak PSS MB', 'CPU s svc + browser', 'other cores'], rows),
+        formatTable(
+          [
+            'job',
+            'status',
+            'wall s',
+            'server s',
+            'portal CPU s/job',
+            'phase s',
+            'peak RSS MB',
+            'peak PSS MB',
+            'CPU s svc + browser',
+            'other cores',
+          ],
+          rows,
+        ),
       );
       console.log(
         `   memory before the first job: ${baseline.totalMb.toFixed(0)} MB RSS (service ${baseline.serviceMb.toFixed(0)} MB, ${baseline.processes} child processes)`,
@@ -241,17 +279,30 @@ export const benchmark: Benchmark = {
       console.log(
         `   peak during ${PARALLEL} parallel: service ${parallel.peak.serviceMb.toFixed(0)} MB + ${parallel.peak.processes} browser processes ${parallel.peak.childrenMb.toFixed(0)} MB = ${parallel.peak.totalMb.toFixed(0)} MB RSS (PSS, shared pages once: ${parallel.peak.pssMb.toFixed(0)} MB)`,
       );
-      console.log(`   portal: its own process, mode normal, latency 0 ms (no think time); 'portal CPU s/job' is that process's CPU, the outside world's, counted in no goal`);
+      console.log(
+        `   portal: its own process, mode normal, latency 0 ms (no think time); 'portal CPU s/job' is that process's CPU, the outside world's, counted in no goal`,
+      );
       console.log(`   load average after (1/5/15 min): ${loadLine()}`);
 
       const warmMedian = median(warm.timings.map((t) => t.wallS));
       const parallelMax = Math.max(...parallel.timings.map((t) => t.wallS));
       const goals: [string, boolean][] = [
-        [`wall time per job beyond the portal's think time (0 s), warm, one at a time (median of ${WARM_SEQUENTIAL}): ${warmMedian.toFixed(2)} s (goal <= ${GOAL_SECONDS} s)`, warmMedian <= GOAL_SECONDS],
-        [`CPU per warm job, service + browser: ${warm.cpuPerJobS.toFixed(2)} s (goal <= ${GOAL_CPU_SECONDS_PER_JOB} s)`, warm.cpuPerJobS <= GOAL_CPU_SECONDS_PER_JOB],
-        [`peak memory, service + browser, ${PARALLEL} jobs running: ${parallel.peak.pssMb.toFixed(0)} MB PSS (goal <= ${GOAL_PSS_MB} MB)`, parallel.peak.pssMb <= GOAL_PSS_MB],
+        [
+          `wall time per job beyond the portal's think time (0 s), warm, one at a time (median of ${WARM_SEQUENTIAL}): ${warmMedian.toFixed(2)} s (goal <= ${GOAL_SECONDS} s)`,
+          warmMedian <= GOAL_SECONDS,
+        ],
+        [
+          `CPU per warm job, service + browser: ${warm.cpuPerJobS.toFixed(2)} s (goal <= ${GOAL_CPU_SECONDS_PER_JOB} s)`,
+          warm.cpuPerJobS <= GOAL_CPU_SECONDS_PER_JOB,
+        ],
+        [
+          `peak memory, service + browser, ${PARALLEL} jobs running: ${parallel.peak.pssMb.toFixed(0)} MB PSS (goal <= ${GOAL_PSS_MB} MB)`,
+          parallel.peak.pssMb <= GOAL_PSS_MB,
+        ],
       ];
-      console.log(`   ${PARALLEL} in parallel, the slowest: ${parallelMax.toFixed(2)} s, ${parallel.cpuPerJobS.toFixed(2)} s of CPU per job (not a goal: ${cpuCount()} cores for ${PARALLEL} browsers)`);
+      console.log(
+        `   ${PARALLEL} in parallel, the slowest: ${parallelMax.toFixed(2)} s, ${parallel.cpuPerJobS.toFixed(2)} s of CPU per job (not a goal: ${cpuCount()} cores for ${PARALLEL} browsers)`,
+      );
       for (const [line, met] of goals) console.log(goalLine(line, met));
       console.log(`   (cold first job, with the browser launch: ${cold.timings[0]?.wallS.toFixed(2) ?? '?'} s; not a goal)`);
 
@@ -267,7 +318,9 @@ export const benchmark: Benchmark = {
         ({ left } = tree.chromiumLeft());
         if (left.length === 0) break;
       }
-      console.log(`after closing the app: ${left.length} of the ${tree.chromiumLeft().seen} chromium processes seen are left${left.length ? ` (${left.join(', ')})` : ''}`);
+      console.log(
+        `after closing the app: ${left.length} of the ${tree.chromiumLeft().seen} chromium processes seen are left${left.length ? ` (${left.join(', ')})` : ''}`,
+      );
       if (left.length > 0) throw new Error('chromium processes were left running after the app closed');
       const goalMet = goals.every(([, met]) => met);
       return {

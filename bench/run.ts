@@ -96,7 +96,9 @@ function context(cli: Cli, temp: TempDir): BenchContext {
 async function runOne(benchmark: Benchmark, cli: Cli): Promise<BenchOutcome> {
   const { warmupSeconds, durationSeconds, connections } = cli.load;
   console.log(`\n== ${benchmark.name}: ${benchmark.description}`);
-  console.log(`   ${connections} connections, ${warmupSeconds} s warm-up then ${durationSeconds} s measured per target (in rounds where a benchmark prints its schedule)`);
+  console.log(
+    `   ${connections} connections, ${warmupSeconds} s warm-up then ${durationSeconds} s measured per target (in rounds where a benchmark prints its schedule)`,
+  );
   console.log(`   ${describeMachine()}\n`);
   const temp = createTempDir(`courtier-bench-${benchmark.name}-`);
   try {

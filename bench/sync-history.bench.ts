@@ -74,10 +74,19 @@ async function copyWithHistory(sql: postgres.Sql, from: string, to: string): Pro
 /** `courtier sync join` of the cabinet into a fresh data dir: seconds, and how many opportunities it holds then. */
 async function timedJoin(install: Install, hubUrl: string, code: string): Promise<{ seconds: number; opportunities: number }> {
   const started = performance.now();
-  const joined = await joinCabinet(install.deps, { hubUrl, code, deviceName: 'B', email: 'b@example.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  const joined = await joinCabinet(
+    install.deps,
+    { hubUrl, code, deviceName: 'B', email: 'b@example.fr', password: PASSWORD },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   await downloadAll(install.deps, syncedRecords(), joined.cabinet_id, fetchHub, () => undefined);
   const seconds = (performance.now() - started) / 1000;
-  const opportunities = install.deps.db.sqlite.prepare<[string], number>('SELECT count(*) FROM opportunities WHERE cabinet_id = ?').pluck().get(joined.cabinet_id) ?? 0;
+  const opportunities =
+    install.deps.db.sqlite
+      .prepare<[string], number>('SELECT count(*) FROM opportunities WHERE cabinet_id = ?')
+      .pluck()
+      .get(joined.cabinet_id) ?? 0;
   install.close();
   return { seconds, opportunities };
 }
@@ -99,21 +108,39 @@ export const benchmark: Benchmark = {
       const deps = hubDeps(database, 'bench');
       const invite = async (cabinetId: string) => (await createInvite(deps, { join: cabinetId })).code;
       const a = openInstall(ctx.tempDir('install-a'));
-      const { cabinet_id: plain } = await initCabinet(a.deps, { cabinet: 'Cabinet sans historique', email: 'a@example.fr', password: PASSWORD });
+      const { cabinet_id: plain } = await initCabinet(a.deps, {
+        cabinet: 'Cabinet sans historique',
+        email: 'a@example.fr',
+        password: PASSWORD,
+      });
       seedOpportunities(a, plain);
-      await connectCabinet(a.deps, { cabinetId: plain, hubUrl: hub.origin, code: (await createInvite(deps, { register: plain })).code, deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+      await connectCabinet(
+        a.deps,
+        { cabinetId: plain, hubUrl: hub.origin, code: (await createInvite(deps, { register: plain })).code, deviceName: 'A' },
+        { fetch: fetchHub, records: syncedRecords() },
+        CLI_ACTOR,
+      );
       const uploaded = await uploadQueue(a.deps, syncedRecords(), plain, fetchHub, () => undefined);
       a.close();
       const withHistory = randomUUID();
       const seedStarted = performance.now();
       await copyWithHistory(sql, plain, withHistory);
-      console.log(`   uploaded ${int.format(uploaded)} records; seeded the copy with ${int.format(HISTORY)} changes of history in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+      console.log(
+        `   uploaded ${int.format(uploaded)} records; seeded the copy with ${int.format(HISTORY)} changes of history in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+      );
 
       const plainJoins: number[] = [];
       const historyJoins: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [cabinetId, times] of [[plain, plainJoins], [withHistory, historyJoins]] as const) {
-          const joined = await timedJoin(openInstall(ctx.tempDir(`join-${round}-${times.length}-${cabinetId.slice(0, 8)}`)), hub.origin, await invite(cabinetId));
+        for (const [cabinetId, times] of [
+          [plain, plainJoins],
+          [withHistory, historyJoins],
+        ] as const) {
+          const joined = await timedJoin(
+            openInstall(ctx.tempDir(`join-${round}-${times.length}-${cabinetId.slice(0, 8)}`)),
+            hub.origin,
+            await invite(cabinetId),
+          );
           if (joined.opportunities !== RECORDS) throw new Error(`a join holds ${joined.opportunities} opportunities, not ${RECORDS}`);
           times.push(joined.seconds);
         }
@@ -132,13 +159,24 @@ export const benchmark: Benchmark = {
           [
             [`${int.format(RECORDS)} records, no history`, int.format(RECORDS), seconds(plainJoins)],
             [`${int.format(RECORDS)} records, history`, int.format(HISTORY), seconds(historyJoins)],
-            ['   the same after compaction (default retention)', int.format(HISTORY - compacted.changes_deleted), afterCompaction.seconds.toFixed(2)],
+            [
+              '   the same after compaction (default retention)',
+              int.format(HISTORY - compacted.changes_deleted),
+              afterCompaction.seconds.toFixed(2),
+            ],
           ],
         ),
       );
-      console.log(`   compaction: ${int.format(compacted.changes_deleted)} changes deleted in ${compactSeconds.toFixed(1)} s, in batches of one transaction each`);
-      console.log(`join with ${int.format(HISTORY)} changes of history / without: ${ratio.toFixed(2)}x (${mean(historyJoins).toFixed(1)} s vs ${mean(plainJoins).toFixed(1)} s; goal <= ${GOAL_RATIO}x) ${met ? 'goal met' : 'MISSED'}`);
-      return { goalMet: met, summary: `join with history ${ratio.toFixed(2)}x without (goal <= ${GOAL_RATIO}x): ${met ? 'goal met' : 'MISSED'}` };
+      console.log(
+        `   compaction: ${int.format(compacted.changes_deleted)} changes deleted in ${compactSeconds.toFixed(1)} s, in batches of one transaction each`,
+      );
+      console.log(
+        `join with ${int.format(HISTORY)} changes of history / without: ${ratio.toFixed(2)}x (${mean(historyJoins).toFixed(1)} s vs ${mean(plainJoins).toFixed(1)} s; goal <= ${GOAL_RATIO}x) ${met ? 'goal met' : 'MISSED'}`,
+      );
+      return {
+        goalMet: met,
+        summary: `join with history ${ratio.toFixed(2)}x without (goal <= ${GOAL_RATIO}x): ${met ? 'goal met' : 'MISSED'}`,
+      };
     } finally {
       delete process.env[HUB_DATABASE_URL_ENV];
       await sql.end();

@@ -46,7 +46,17 @@ import { percentile } from './lib/latency.js';
 import { startTestPostgres } from '../test/helpers/postgres.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { pathTo } from '../shared/endpoint.js';
-import { formatHlc, pairDevice, pullChanges, pushChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type PullResponse, type SyncChange } from '../shared/sync-protocol.js';
+import {
+  formatHlc,
+  pairDevice,
+  pullChanges,
+  pushChanges,
+  SYNC_PROTOCOL_HEADER,
+  SYNC_PROTOCOL_VERSION,
+  type PairResponse,
+  type PullResponse,
+  type SyncChange,
+} from '../shared/sync-protocol.js';
 import { loadConfig } from '../server/config.js';
 import { createOpportunity } from '../server/crm/service.js';
 import { databaseFile, openDatabase } from '../server/db/open.js';
@@ -105,7 +115,14 @@ export function opportunityFields(i: number, now: number): Record<string, unknow
     stage: OPPORTUNITY_STAGES[i % OPPORTUNITY_STAGES.length],
     expected_value_cents: (i % 5000) * 100 + 50,
     source: 'api',
-    contact: JSON.stringify({ last_name: `Client ${i}`, first_name: null, company_name: `Société ${i}`, siret: null, email: `client${i}@example.fr`, phone: null }),
+    contact: JSON.stringify({
+      last_name: `Client ${i}`,
+      first_name: null,
+      company_name: `Société ${i}`,
+      siret: null,
+      email: `client${i}@example.fr`,
+      phone: null,
+    }),
     tags: JSON.stringify(tagsOf(i)),
     created_via: 'api',
     created_at: now - (RECORDS - i) * 1000,
@@ -153,7 +170,8 @@ interface PhaseCpu {
 
 /** Starts metering: the returned function ends the phase and tells each process's CPU, in cores. */
 async function meter(readers: Record<string, CpuReader>): Promise<() => Promise<PhaseCpu>> {
-  const read = async () => Object.fromEntries(await Promise.all(Object.entries(readers).map(async ([name, r]) => [name, await r()] as const)));
+  const read = async () =>
+    Object.fromEntries(await Promise.all(Object.entries(readers).map(async ([name, r]) => [name, await r()] as const)));
   const before = await read();
   const idleBefore = machineIdleMicros();
   const started = performance.now();
@@ -200,13 +218,24 @@ async function pair(hubUrl: string, code: string, name: string, cabinet?: { id: 
 }
 
 async function push(hubUrl: string, device: Device, body: string): Promise<void> {
-  const response = await fetch(hubUrl + pathTo(pushChanges), { method: 'POST', headers: { ...device.headers, 'content-type': 'application/json' }, body });
+  const response = await fetch(hubUrl + pathTo(pushChanges), {
+    method: 'POST',
+    headers: { ...device.headers, 'content-type': 'application/json' },
+    body,
+  });
   if (response.status !== 200) throw new Error(`push answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   await response.arrayBuffer();
 }
 
 function changeOf(device: Device, number: number, recordId: string, fields: Record<string, unknown>): SyncChange {
-  return { number, kind: 'opportunity', record_id: recordId, op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: number % 1000, device: device.id }), fields };
+  return {
+    number,
+    kind: 'opportunity',
+    record_id: recordId,
+    op: 'upsert',
+    hlc: formatHlc({ time: Date.now(), counter: number % 1000, device: device.id }),
+    fields,
+  };
 }
 
 // --- Bare baselines -----------------------------------------------------------------------------
@@ -273,7 +302,9 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
   const { cabinet_id: cabinetId } = await initCabinet(a.deps, { cabinet: 'Cabinet Sync Bench', email: 'a@example.fr', password: PASSWORD });
   const seedStarted = performance.now();
   const bytes = seedOpportunities(a, cabinetId);
-  console.log(`   seeded ${int.format(RECORDS)} opportunities on A in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; one record's fields: ${bytes} bytes of JSON`);
+  console.log(
+    `   seeded ${int.format(RECORDS)} opportunities on A in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; one record's fields: ${bytes} bytes of JSON`,
+  );
 
   // 1. connect + upload.
   const code = await env.invite({ register: cabinetId });
@@ -286,11 +317,21 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
   const upload = await uploadCpu();
   // The opportunities, and the cabinet's administrator: the staff list syncs too.
   const uploaded = RECORDS + 1;
-  if (connected.queued !== uploaded || sent !== uploaded) throw new Error(`connect queued ${connected.queued} and uploaded ${sent} changes, not ${uploaded}`);
+  if (connected.queued !== uploaded || sent !== uploaded)
+    throw new Error(`connect queued ${connected.queued} and uploaded ${sent} changes, not ${uploaded}`);
 
   // Baseline: the same rows (read back from the hub, untimed), bulk-inserted in batches of the push's size.
-  const stored = await env.hubSql<BareRow[]>`SELECT number, kind, record_id, op, hlc, fields FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
-  const storedRows = stored.map((r) => ({ number: Number(r.number), kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fields: r.fields }));
+  const stored = await env.hubSql<
+    BareRow[]
+  >`SELECT number, kind, record_id, op, hlc, fields FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
+  const storedRows = stored.map((r) => ({
+    number: Number(r.number),
+    kind: r.kind,
+    record_id: r.record_id,
+    op: r.op,
+    hlc: r.hlc,
+    fields: r.fields,
+  }));
   await env.bareSql.unsafe(BARE_TABLE);
   const bareUploadCpu = await meter(env.readers);
   const bareStarted = performance.now();
@@ -308,7 +349,12 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
   const joinCode = await env.invite({ join: cabinetId });
   const joinCpu = await meter(env.readers);
   const joinStarted = performance.now();
-  await joinCabinet(b.deps, { hubUrl, code: joinCode, deviceName: 'B', email: 'b@example.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet(
+    b.deps,
+    { hubUrl, code: joinCode, deviceName: 'B', email: 'b@example.fr', password: PASSWORD },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   const joinedAt = performance.now();
   const received = await downloadAll(b.deps, records, cabinetId, fetchHub, () => undefined);
   const joinSeconds = (performance.now() - joinStarted) / 1000;
@@ -323,7 +369,7 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
   const bareJoinCpu = await meter(env.readers);
   const bareJoinStarted = performance.now();
   let bareReceived = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await env.hubSql<{ seq: string; record_id: string; kind: string; hlc: string; fields: string }[]>`
       SELECT seq, record_id, kind, hlc, fields::text AS fields FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND seq > ${after} ORDER BY seq LIMIT ${PULL_PAGE}`;
@@ -345,12 +391,36 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
     formatTable(
       ['phase', 'records', 'seconds', 'records/s', ...CPU_COLUMNS],
       [
-        ['1. connect + upload (connectCabinet + uploadQueue)', int.format(RECORDS), uploadSeconds.toFixed(2), rate(uploadSeconds), ...cpuCells(upload)],
+        [
+          '1. connect + upload (connectCabinet + uploadQueue)',
+          int.format(RECORDS),
+          uploadSeconds.toFixed(2),
+          rate(uploadSeconds),
+          ...cpuCells(upload),
+        ],
         ['     of which connect (pair, queue every record)', '', ((queuedAt - started) / 1000).toFixed(2), '', '', '', '', ''],
-        [`   bare bulk INSERT into PostgreSQL, batches of ${PUSH_BATCH}`, int.format(RECORDS), bareUploadSeconds.toFixed(2), rate(bareUploadSeconds), ...cpuCells(bareUpload)],
-        ['2. join + download (joinCabinet + downloadAll)', int.format(RECORDS), joinSeconds.toFixed(2), rate(joinSeconds), ...cpuCells(join)],
+        [
+          `   bare bulk INSERT into PostgreSQL, batches of ${PUSH_BATCH}`,
+          int.format(RECORDS),
+          bareUploadSeconds.toFixed(2),
+          rate(bareUploadSeconds),
+          ...cpuCells(bareUpload),
+        ],
+        [
+          '2. join + download (joinCabinet + downloadAll)',
+          int.format(RECORDS),
+          joinSeconds.toFixed(2),
+          rate(joinSeconds),
+          ...cpuCells(join),
+        ],
         ['     of which join (pair, account, link)', '', ((joinedAt - joinStarted) / 1000).toFixed(2), '', '', '', '', ''],
-        [`   bare SELECT (pages of ${PULL_PAGE}) + SQLite INSERT`, int.format(RECORDS), bareJoinSeconds.toFixed(2), rate(bareJoinSeconds), ...cpuCells(bareJoin)],
+        [
+          `   bare SELECT (pages of ${PULL_PAGE}) + SQLite INSERT`,
+          int.format(RECORDS),
+          bareJoinSeconds.toFixed(2),
+          rate(bareJoinSeconds),
+          ...cpuCells(bareJoin),
+        ],
       ],
     ),
   );
@@ -366,7 +436,10 @@ async function uploadAndJoin(env: Env, results: Results): Promise<{ a: Install; 
     `2. join restoring ${int.format(RECORDS)} records: ${joinSeconds.toFixed(1)} s (goal <= ${GOAL_JOIN_S} s) ${verdict(joinMet)}; join rate / bare SELECT + INSERT rate: ${joinRatio.toFixed(2)} (${rate(joinSeconds)} vs ${rate(bareJoinSeconds)} records/s; no goal)`,
   );
   results.met.push(uploadTimeMet, uploadRatioMet, joinMet);
-  results.summary.push(`upload ${uploadSeconds.toFixed(1)} s (${uploadRatio.toFixed(2)}x bare)`, `join ${joinSeconds.toFixed(1)} s (${joinRatio.toFixed(2)}x bare)`);
+  results.summary.push(
+    `upload ${uploadSeconds.toFixed(1)} s (${uploadRatio.toFixed(2)}x bare)`,
+    `join ${joinSeconds.toFixed(1)} s (${joinRatio.toFixed(2)}x bare)`,
+  );
   return { a, b, cabinetId };
 }
 
@@ -409,7 +482,9 @@ async function engineLatency(env: Env, a: Install, b: Install, cabinetId: string
     // Both installs' cursors reach the hub's newest seq (A's moves past its own upload, which the hub leaves out) before measuring.
     const catchUpStarted = performance.now();
     await Promise.all([caughtUp(env, a, cabinetId), caughtUp(env, b, cabinetId)]);
-    console.log(`   both installs' pull cursors reached the hub's newest seq ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s after their engines started (A's own ${int.format(RECORDS)} uploaded changes are left out by the hub)`);
+    console.log(
+      `   both installs' pull cursors reached the hub's newest seq ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s after their engines started (A's own ${int.format(RECORDS)} uploaded changes are left out by the hub)`,
+    );
 
     const exists = b.deps.db.sqlite.prepare<[string], number>('SELECT 1 FROM opportunities WHERE id = ?').pluck();
     const pending = new Map<string, number>();
@@ -429,7 +504,14 @@ async function engineLatency(env: Env, a: Install, b: Install, cabinetId: string
         const created = createOpportunity(
           a.deps,
           cabinetId,
-          { title: `Latence ${k}`, product: 'auto', stage: 'new', expected_value_eur: 1000 + k, contact: { last_name: `Client ${k}`, email: `latence${k}@example.fr` }, tags: ['bench'] },
+          {
+            title: `Latence ${k}`,
+            product: 'auto',
+            stage: 'new',
+            expected_value_eur: 1000 + k,
+            contact: { last_name: `Client ${k}`, email: `latence${k}@example.fr` },
+            tags: ['bench'],
+          },
           'api',
         );
         // createOpportunity returns after its transaction committed.
@@ -460,7 +542,10 @@ async function bareRoundTrip(env: Env): Promise<LatencyFigures> {
   let after = 0;
   const pulling = (async () => {
     while (!abort.signal.aborted) {
-      const response = await fetch(env.hubUrl + pathTo(pullChanges, {}, { after, limit: PULL_PAGE, wait: 25 }), { headers: y.headers, signal: abort.signal });
+      const response = await fetch(env.hubUrl + pathTo(pullChanges, {}, { after, limit: PULL_PAGE, wait: 25 }), {
+        headers: y.headers,
+        signal: abort.signal,
+      });
       const page = (await response.json()) as PullResponse;
       const now = performance.now();
       for (const change of page.changes) arrivedAt.set(change.record_id, now);
@@ -516,7 +601,8 @@ async function latencyPhase(env: Env, a: Install, b: Install, cabinetId: string,
     ),
   );
   noteOther(results, engine.cpu.cores.other, bare.cpu.cores.other);
-  if (engine.missing > 0) console.log(`   ${engine.missing} creates had not reached B ${LATENCY_DRAIN_MS / 1000} s after the last one: counted at that bound`);
+  if (engine.missing > 0)
+    console.log(`   ${engine.missing} creates had not reached B ${LATENCY_DRAIN_MS / 1000} s after the last one: counted at that bound`);
   const p50 = percentile(engine.sorted, 50);
   const p99 = percentile(engine.sorted, 99);
   const met = p50 <= GOAL_P50_MS && p99 <= GOAL_P99_MS && engine.missing === 0;
@@ -564,11 +650,20 @@ async function postPhase(env: Env, results: Results): Promise<void> {
     delete process.env[SYNC_HUB_URL_ENV];
   }
   // What reached the hub from the syncing server (an opportunity and its event per create, warm-up included).
-  const [onHub] = await env.hubSql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes h JOIN hub_devices d ON d.id = h.device_id WHERE d.name = 'bench'`;
+  const [onHub] = await env.hubSql<
+    { n: string }[]
+  >`SELECT count(*) AS n FROM hub_changes h JOIN hub_devices d ON d.id = h.device_id WHERE d.name = 'bench'`;
   const header = [...MEASUREMENT_HEADER.slice(0, -1), 'hub CPU', 'PostgreSQL CPU', 'other CPU'];
-  const row = (name: string, m: Measurement) => [...measurementRow(name, m).slice(0, -1), pct(m.sideCores.hub), pct(m.sideCores.postgres), pct(m.otherCores)];
+  const row = (name: string, m: Measurement) => [
+    ...measurementRow(name, m).slice(0, -1),
+    pct(m.sideCores.hub),
+    pct(m.sideCores.postgres),
+    pct(m.otherCores),
+  ];
   console.log(formatTable(header, [row('4. POST /opportunities, sync off', off), row('   POST /opportunities, sync on', on)]));
-  console.log(`   the syncing server pushed ${int.format(Number(onHub?.n ?? 0))} changes to the hub (an opportunity and its event per create, warm-up included)`);
+  console.log(
+    `   the syncing server pushed ${int.format(Number(onHub?.n ?? 0))} changes to the hub (an opportunity and its event per create, warm-up included)`,
+  );
   console.log(
     isolated
       ? `   each server child alone on CPU 0; the load generator (this process), the hub and PostgreSQL on the other CPUs, as when the hub runs elsewhere`
@@ -590,7 +685,9 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
   for (let d = 1; d < DEVICES; d++) devices.push(await pair(env.hubUrl, await env.invite({ join: cabinet.id }), `poste-${d}`));
   const now = Date.now();
   const rowsOf = devices.map((device, d) =>
-    Array.from({ length: ROWS_PER_DEVICE }, (_, n) => changeOf(device, n + 1, `poste-${d}-${n}`, opportunityFields(d * ROWS_PER_DEVICE + n, now))),
+    Array.from({ length: ROWS_PER_DEVICE }, (_, n) =>
+      changeOf(device, n + 1, `poste-${d}-${n}`, opportunityFields(d * ROWS_PER_DEVICE + n, now)),
+    ),
   );
   // Bodies made before the clock starts: what is timed is the hub, not this process's JSON.
   const bodies = rowsOf.map((rows) => batches(rows, PUSH_BATCH).map((batch) => JSON.stringify({ changes: batch })));
@@ -598,9 +695,11 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
 
   const hubCpu = await meter(env.readers);
   const started = performance.now();
-  await Promise.all(devices.map(async (device, d) => {
-    for (const body of bodies[d] ?? []) await push(env.hubUrl, device, body);
-  }));
+  await Promise.all(
+    devices.map(async (device, d) => {
+      for (const body of bodies[d] ?? []) await push(env.hubUrl, device, body);
+    }),
+  );
   const hubSeconds = (performance.now() - started) / 1000;
   const hubPhase = await hubCpu();
   const [stored] = await env.hubSql<{ n: string }[]>`SELECT count(*) AS n FROM hub_changes WHERE cabinet_id = ${cabinet.id}`;
@@ -609,13 +708,15 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
   const bareBodies = rowsOf.map((rows) => batches(rows, PUSH_BATCH).map((batch) => batchJson(batch)));
   const bareCpu = await meter(env.readers);
   const bareStarted = performance.now();
-  await Promise.all(devices.map(async (device, d) => {
-    let seq = d * ROWS_PER_DEVICE + 1;
-    for (const rows of bareBodies[d] ?? []) {
-      await bareInsert(env.bareSql, cabinet.id, device.id, seq, rows);
-      seq += PUSH_BATCH;
-    }
-  }));
+  await Promise.all(
+    devices.map(async (device, d) => {
+      let seq = d * ROWS_PER_DEVICE + 1;
+      for (const rows of bareBodies[d] ?? []) {
+        await bareInsert(env.bareSql, cabinet.id, device.id, seq, rows);
+        seq += PUSH_BATCH;
+      }
+    }),
+  );
   const bareSeconds = (performance.now() - bareStarted) / 1000;
   const barePhase = await bareCpu();
 
@@ -624,7 +725,12 @@ async function devicesPhase(env: Env, results: Results): Promise<void> {
       [`5. ${DEVICES} devices x ${int.format(ROWS_PER_DEVICE)} rows, batches of ${PUSH_BATCH}`, 'seconds', 'rows/s', ...CPU_COLUMNS],
       [
         ['push through the hub, all at once', hubSeconds.toFixed(2), int.format(total / hubSeconds), ...cpuCells(hubPhase)],
-        [`bare: ${DEVICES} concurrent bulk INSERTs into PostgreSQL`, bareSeconds.toFixed(2), int.format(total / bareSeconds), ...cpuCells(barePhase)],
+        [
+          `bare: ${DEVICES} concurrent bulk INSERTs into PostgreSQL`,
+          bareSeconds.toFixed(2),
+          int.format(total / bareSeconds),
+          ...cpuCells(barePhase),
+        ],
       ],
     ),
   );
@@ -650,7 +756,9 @@ interface PushRound {
 function pooledRounds(rounds: readonly PushRound[]): PushRound {
   const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
   const names = [...new Set(rounds.flatMap((r) => Object.keys(r.cpu.cores)))];
-  const cores = Object.fromEntries(names.map((name) => [name, rounds.reduce((sum, r) => sum + (r.cpu.cores[name] ?? 0) * r.seconds, 0) / seconds]));
+  const cores = Object.fromEntries(
+    names.map((name) => [name, rounds.reduce((sum, r) => sum + (r.cpu.cores[name] ?? 0) * r.seconds, 0) / seconds]),
+  );
   cores.other = Math.max(...rounds.map((r) => r.cpu.cores.other ?? 0));
   return {
     pushes: rounds.reduce((sum, r) => sum + r.pushes, 0),
@@ -722,14 +830,25 @@ async function cabinetsPhase(env: Env, results: Results): Promise<void> {
   ];
   console.log(
     formatTable(
-      [`6. one change per push, ${PUSHES_PER_ROUND} pushes per device a round`, 'pushes', 'seconds', 'pushes/s', 'p50 ms', 'p99 ms', ...CPU_COLUMNS],
+      [
+        `6. one change per push, ${PUSHES_PER_ROUND} pushes per device a round`,
+        'pushes',
+        'seconds',
+        'pushes/s',
+        'p50 ms',
+        'p99 ms',
+        ...CPU_COLUMNS,
+      ],
       [row('one device alone', alone), row(`${CABINETS} devices of ${CABINETS} cabinets at once`, together)],
     ),
   );
-  console.log(`   ${roundRatiosLine({ roundRatios: pairRatios(rounds, rate) })}; each side 4 rounds, in pairs AB BA AB BA, after a warm-up of 20 pushes per device`);
+  console.log(
+    `   ${roundRatiosLine({ roundRatios: pairRatios(rounds, rate) })}; each side 4 rounds, in pairs AB BA AB BA, after a warm-up of 20 pushes per device`,
+  );
   noteOther(results, alone.cpu.cores.other, together.cpu.cores.other);
   // Pushes that do not wait on one another are bounded by the cores they share: what the CPU allows tells a lock from a full machine.
-  const cpuPerPush = (r: PushRound) => (((r.cpu.cores.bench ?? 0) + (r.cpu.cores.hub ?? 0) + (r.cpu.cores.postgres ?? 0)) * r.seconds) / r.pushes;
+  const cpuPerPush = (r: PushRound) =>
+    (((r.cpu.cores.bench ?? 0) + (r.cpu.cores.hub ?? 0) + (r.cpu.cores.postgres ?? 0)) * r.seconds) / r.pushes;
   const ceiling = cpuCount() / cpuPerPush(alone);
   console.log(
     `   CPU per push (this process, the hub, PostgreSQL): ${(cpuPerPush(alone) * 1000).toFixed(2)} ms alone, ${(cpuPerPush(together) * 1000).toFixed(2)} ms at once; ${cpuCount()} cores allow at most ${int.format(ceiling)} pushes/s (${(ceiling / rate(alone)).toFixed(2)}x one device alone), of which the ${CABINETS} reached ${pct(rate(together) / ceiling)}`,
@@ -772,11 +891,22 @@ export const benchmark: Benchmark = {
         hub: () => hubChild.cpuMicros(),
         ...(pgCpu ? { postgres: pgCpu } : {}),
       };
-      const env: Env = { ctx, hubUrl: hub.origin, hubPid: hub.pid, pgPort: Number(new URL(pg.url).port), hubSql, bareSql, readers, invite: async (target) => (await createInvite(invites, target)).code };
+      const env: Env = {
+        ctx,
+        hubUrl: hub.origin,
+        hubPid: hub.pid,
+        pgPort: Number(new URL(pg.url).port),
+        hubSql,
+        bareSql,
+        readers,
+        invite: async (target) => (await createInvite(invites, target)).code,
+      };
       const durability = await hubSql<{ name: string; setting: string }[]>`
         SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`;
       const settings = durability.map((row) => `${row.name}=${row.setting}`).join(', ');
-      console.log(`   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (${settings}); installs A and B in this process`);
+      console.log(
+        `   hub: ${hub.origin} (a child process) on PostgreSQL ${pg.url.replace(/\/postgres$/, '')} (${settings}); installs A and B in this process`,
+      );
 
       const results: Results = { lines: [], met: [], summary: [], worstOther: 0 };
       const { a, b, cabinetId } = await uploadAndJoin(env, results);
@@ -787,12 +917,19 @@ export const benchmark: Benchmark = {
       await cabinetsPhase(env, results);
 
       for (const line of results.lines) console.log(line);
-      console.log("   'other CPU': what the rest of the machine used meanwhile, beside this process, the hub child, PostgreSQL (and the server child in 4)");
+      console.log(
+        "   'other CPU': what the rest of the machine used meanwhile, beside this process, the hub child, PostgreSQL (and the server child in 4)",
+      );
       if (results.worstOther > BUSY_MACHINE_CORES) {
-        console.log(`WARNING: other processes took up to ${pct(results.worstOther)} of a core during a measured phase; run again on a quiet machine before recording these figures`);
+        console.log(
+          `WARNING: other processes took up to ${pct(results.worstOther)} of a core during a measured phase; run again on a quiet machine before recording these figures`,
+        );
       }
       const goalMet = results.met.every(Boolean);
-      return { goalMet, summary: `${results.summary.join(', ')}: ${goalMet ? 'all goals met' : `MISSED (${results.met.filter((m) => !m).length} of ${results.met.length} goals)`}` };
+      return {
+        goalMet,
+        summary: `${results.summary.join(', ')}: ${goalMet ? 'all goals met' : `MISSED (${results.met.filter((m) => !m).length} of ${results.met.length} goals)`}`,
+      };
     } finally {
       delete process.env[HUB_DATABASE_URL_ENV];
       for (const item of opened.reverse()) await item.close();

@@ -112,7 +112,9 @@ async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
   const cabinet = sqlite.prepare<[], { id: string }>('SELECT id FROM cabinets LIMIT 1').get();
   if (!cabinet) throw new Error(`bare-sqlite needs a seeded data dir: no cabinet in ${dataDir}`);
   const firstPage = sqlite.prepare('SELECT * FROM opportunities WHERE cabinet_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
-  const pageBefore = sqlite.prepare('SELECT * FROM opportunities WHERE cabinet_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?');
+  const pageBefore = sqlite.prepare(
+    'SELECT * FROM opportunities WHERE cabinet_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+  );
   const insertOpportunity = sqlite.prepare(
     `INSERT INTO opportunities (id, cabinet_id, title, product, stage, expected_value_cents, source, contact, tags, created_via, created_at, updated_at)
      VALUES (@id, @cabinet_id, @title, @product, @stage, @expected_value_cents, @source, @contact, @tags, @created_via, @created_at, @updated_at)`,
@@ -120,7 +122,14 @@ async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
   const insertEvent = sqlite.prepare('INSERT INTO events (id, cabinet_id, type, version, created_at, data) VALUES (?, ?, ?, ?, ?, ?)');
   const create = sqlite.transaction((row: Record<string, string | number>) => {
     insertOpportunity.run(row);
-    insertEvent.run(randomUUID(), cabinet.id, 'opportunity.created', 'v1', row.created_at, JSON.stringify({ opportunity_id: row.id, title: row.title, stage: row.stage }));
+    insertEvent.run(
+      randomUUID(),
+      cabinet.id,
+      'opportunity.created',
+      'v1',
+      row.created_at,
+      JSON.stringify({ opportunity_id: row.id, title: row.title, stage: row.stage }),
+    );
   });
 
   const app = Fastify({ logger: false });
@@ -129,26 +138,29 @@ async function startBareSqlite(dataDir: string): Promise<StartedTarget> {
     const { before_created_at: createdAt, before_id: id } = request.query;
     return createdAt && id ? pageBefore.all(cabinet.id, Number(createdAt), id, limit) : firstPage.all(cabinet.id, limit);
   });
-  app.post<{ Body: { title: string; product: string; contact: unknown; expected_value_eur: number; tags: string[] } }>(BARE_OPPORTUNITIES_PATH, async (request, reply) => {
-    const now = Date.now();
-    const body = request.body;
-    const row = {
-      id: randomUUID(),
-      cabinet_id: cabinet.id,
-      title: body.title,
-      product: body.product,
-      stage: 'new',
-      expected_value_cents: Math.round(body.expected_value_eur * 100),
-      source: 'api',
-      contact: JSON.stringify(body.contact),
-      tags: JSON.stringify(body.tags),
-      created_via: 'api',
-      created_at: now,
-      updated_at: now,
-    };
-    create(row);
-    return reply.code(201).send(row);
-  });
+  app.post<{ Body: { title: string; product: string; contact: unknown; expected_value_eur: number; tags: string[] } }>(
+    BARE_OPPORTUNITIES_PATH,
+    async (request, reply) => {
+      const now = Date.now();
+      const body = request.body;
+      const row = {
+        id: randomUUID(),
+        cabinet_id: cabinet.id,
+        title: body.title,
+        product: body.product,
+        stage: 'new',
+        expected_value_cents: Math.round(body.expected_value_eur * 100),
+        source: 'api',
+        contact: JSON.stringify(body.contact),
+        tags: JSON.stringify(body.tags),
+        created_via: 'api',
+        created_at: now,
+        updated_at: now,
+      };
+      create(row);
+      return reply.code(201).send(row);
+    },
+  );
   return listenOnLoopback(app, () => void sqlite.close());
 }
 
@@ -185,7 +197,11 @@ async function startCourtierWith(dataDir: string, setup: CourtierSetup): Promise
   const logger = createLogger({ level: config.logLevel, stream: logDestination(devNull) });
   // As `courtier serve`: webhooks from the dispatcher's thread (bench runs from dist/).
   const app = await buildApp(deps, { logger, network: setup.network, webhooks: serviceWebhooks(setup.extraCa) });
-  const { cabinet_id, user_id } = await initCabinet(deps, { cabinet: 'Cabinet Bench', email: 'bench@example.fr', password: 'correct horse battery staple' });
+  const { cabinet_id, user_id } = await initCabinet(deps, {
+    cabinet: 'Cabinet Bench',
+    email: 'bench@example.fr',
+    password: 'correct horse battery staple',
+  });
   const key = createApiKey(deps, cabinet_id, { name: 'bench', environment: 'prod', scopes: [...SCOPE_NAMES] });
   const extraHeaders = setup.seed?.(deps, cabinet_id, user_id) ?? {};
   await setup.prepare?.(deps, cabinet_id);
@@ -278,7 +294,11 @@ async function startCourtierWebhooks(dataDir: string): Promise<StartedTarget> {
 async function startBareWebhooks(dataDir: string): Promise<StartedTarget> {
   const { url, ca } = webhookReceiver('bare-webhooks');
   const config = loadConfig({ dataDir }, {});
-  const limits = { concurrency: config.webhookConcurrency, perEndpoint: config.webhookConcurrencyPerEndpoint, timeoutMs: config.webhookTimeoutMs };
+  const limits = {
+    concurrency: config.webhookConcurrency,
+    perEndpoint: config.webhookConcurrencyPerEndpoint,
+    timeoutMs: config.webhookTimeoutMs,
+  };
   const sender = createBareSender({ receiverUrl: url, ca, subscriptions: WEBHOOK_SUBSCRIPTIONS, limits });
   const app = Fastify({ logger: false });
   app.post<{ Body: BareSendRequest }>(BARE_SEND_PATH, async (request) => {
@@ -347,7 +367,8 @@ function lanBenchFiles(): { certificateFile: string; keyFile: string; port: numb
   const certificateFile = process.env[LAN_CERT_FILE_ENV];
   const keyFile = process.env[LAN_KEY_FILE_ENV];
   const port = Number(process.env[LAN_PORT_ENV]);
-  if (!certificateFile || !keyFile || !Number.isInteger(port)) throw new Error(`the LAN targets need ${LAN_CERT_FILE_ENV}, ${LAN_KEY_FILE_ENV} and ${LAN_PORT_ENV}`);
+  if (!certificateFile || !keyFile || !Number.isInteger(port))
+    throw new Error(`the LAN targets need ${LAN_CERT_FILE_ENV}, ${LAN_KEY_FILE_ENV} and ${LAN_PORT_ENV}`);
   return { certificateFile, keyFile, port };
 }
 
@@ -360,7 +381,18 @@ async function startCourtierLan(dataDir: string): Promise<StartedTarget> {
   const files = lanBenchFiles();
   const network: MachineNetwork = {
     hostname: () => 'bench-office',
-    interfaces: () => ({ bench0: [{ address: LAN_BENCH_ADDRESS, netmask: '255.255.255.0', family: 'IPv4', mac: '02:00:00:00:00:01', internal: false, cidr: `${LAN_BENCH_ADDRESS}/24` }] }),
+    interfaces: () => ({
+      bench0: [
+        {
+          address: LAN_BENCH_ADDRESS,
+          netmask: '255.255.255.0',
+          family: 'IPv4',
+          mac: '02:00:00:00:00:01',
+          internal: false,
+          cidr: `${LAN_BENCH_ADDRESS}/24`,
+        },
+      ],
+    }),
   };
   let lanDeps: Deps | undefined;
   return startCourtierWith(dataDir, {
@@ -370,7 +402,12 @@ async function startCourtierLan(dataDir: string): Promise<StartedTarget> {
     },
     async afterListen(app) {
       if (!lanDeps) throw new Error('no deps');
-      await changeLan(lanDeps, { enabled: true, port: files.port, certificateFile: files.certificateFile, keyFile: files.keyFile }, network, CLI_ACTOR);
+      await changeLan(
+        lanDeps,
+        { enabled: true, port: files.port, certificateFile: files.certificateFile, keyFile: files.keyFile },
+        network,
+        CLI_ACTOR,
+      );
       await app.lanListener.reconcile();
       if (app.lanListener.listening().length === 0) throw new Error('the LAN listener did not open');
     },
@@ -380,9 +417,12 @@ async function startCourtierLan(dataDir: string): Promise<StartedTarget> {
 /** The TLS baseline: a bare Node https server with the same certificate, answering a small JSON. */
 async function startBareTls(): Promise<StartedTarget> {
   const files = lanBenchFiles();
-  const server = createHttpsServer({ cert: readFileSync(files.certificateFile), key: readFileSync(files.keyFile) }, (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-  });
+  const server = createHttpsServer(
+    { cert: readFileSync(files.certificateFile), key: readFileSync(files.keyFile) },
+    (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, LAN_BENCH_ADDRESS, resolve));
   return {
     port: portOf(server.address()),
@@ -397,7 +437,13 @@ async function startBareTls(): Promise<StartedTarget> {
  */
 async function startSandboxPortal(): Promise<StartedTarget> {
   const app = Fastify({ logger: false });
-  await app.register(sandboxPortalPlugin, { prefix: SANDBOX_PORTAL_PREFIX, clock: { now: () => Date.now() }, randomBytes, mode: () => 'normal', latencyMs: () => 0 });
+  await app.register(sandboxPortalPlugin, {
+    prefix: SANDBOX_PORTAL_PREFIX,
+    clock: { now: () => Date.now() },
+    randomBytes,
+    mode: () => 'normal',
+    latencyMs: () => 0,
+  });
   return listenOnLoopback(app);
 }
 

@@ -70,7 +70,12 @@ const GOAL_BASELINE_RATIO = 0.5;
 const GOAL_ME_P99_MS = 20;
 const GOAL_P99_MS = 250;
 
-const CREATE_BODY = JSON.stringify({ title: 'Webhook bench [<id>]', product: 'auto', contact: { last_name: 'Bench' }, expected_value_eur: 100 });
+const CREATE_BODY = JSON.stringify({
+  title: 'Webhook bench [<id>]',
+  product: 'auto',
+  contact: { last_name: 'Bench' },
+  expected_value_eur: 100,
+});
 
 /** Arrivals of the current throughput phase, up to its target: times from performance.now(). */
 interface PhaseArrivals {
@@ -101,7 +106,15 @@ interface Receiver {
 async function receiverCertificate(): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keySize: 2048,
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
+    ],
   });
   return { key: pems.private, cert: pems.cert };
 }
@@ -259,8 +272,12 @@ function probeMe(server: ServerChild): { failed: Promise<never>; stop(): Promise
       const report = JSON.parse(line) as ProbeReport;
       const ok = report.statuses['200'] ?? 0;
       if (ok !== report.total || report.errors + report.timeouts > 0) {
-        const statuses = Object.entries(report.statuses).map(([status, count]) => `${status}×${count}`).join(', ');
-        throw new Error(`GET ${ME_PATH} during the drain: not every response was a 200 (${statuses || 'none'}; errors ${report.errors}, timeouts ${report.timeouts})`);
+        const statuses = Object.entries(report.statuses)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(', ');
+        throw new Error(
+          `GET ${ME_PATH} during the drain: not every response was a 200 (${statuses || 'none'}; errors ${report.errors}, timeouts ${report.timeouts})`,
+        );
       }
       return report;
     },
@@ -310,9 +327,13 @@ async function sendBare(sender: ServerChild, count: number): Promise<BareSendRes
     body: JSON.stringify(request),
     signal: AbortSignal.timeout(DRAIN_TIMEOUT_MS),
   });
-  if (response.status !== 200) throw new Error(`POST ${BARE_SEND_PATH} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  if (response.status !== 200)
+    throw new Error(`POST ${BARE_SEND_PATH} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   const result = (await response.json()) as BareSendResult;
-  if (result.ok !== count) throw new Error(`baseline: ${result.ok} of ${count} bodies answered 200 (${result.failed} failed, first: ${result.firstError ?? 'none'})`);
+  if (result.ok !== count)
+    throw new Error(
+      `baseline: ${result.ok} of ${count} bodies answered 200 (${result.failed} failed, first: ${result.firstError ?? 'none'})`,
+    );
   return result;
 }
 
@@ -402,9 +423,32 @@ function printTable(baseline: Throughput, drain: Drain, steady: Steady): void {
     formatTable(
       ['phase', 'figure', 'p50 ms', 'p99 ms', 'µs server CPU/delivery', 'server CPU', 'bench CPU (receiver+load)', 'other CPU'],
       [
-        [`baseline: bare node:https sender, ${integer(THROUGHPUT_DELIVERIES)} bodies`, `${integer(baseline.perSecond)} deliveries/s`, '', '', cpuPerDelivery(baseline), ...cpuCells(baseline.cpu)],
-        [`dispatcher: backlog of ${integer(WEBHOOK_BACKLOG_EVENTS)} events × ${WEBHOOK_SUBSCRIPTIONS}`, `${integer(drain.perSecond)} deliveries/s`, '', '', cpuPerDelivery(drain), ...cpuCells(drain.cpu)],
-        [`GET ${ME_PATH} at ${PROBE_RATE}/s during the drain`, `${integer(drain.me.count)} requests`, drain.me.percentile(50).toFixed(2), drain.me.percentile(99).toFixed(2), '', '', '', ''],
+        [
+          `baseline: bare node:https sender, ${integer(THROUGHPUT_DELIVERIES)} bodies`,
+          `${integer(baseline.perSecond)} deliveries/s`,
+          '',
+          '',
+          cpuPerDelivery(baseline),
+          ...cpuCells(baseline.cpu),
+        ],
+        [
+          `dispatcher: backlog of ${integer(WEBHOOK_BACKLOG_EVENTS)} events × ${WEBHOOK_SUBSCRIPTIONS}`,
+          `${integer(drain.perSecond)} deliveries/s`,
+          '',
+          '',
+          cpuPerDelivery(drain),
+          ...cpuCells(drain.cpu),
+        ],
+        [
+          `GET ${ME_PATH} at ${PROBE_RATE}/s during the drain`,
+          `${integer(drain.me.count)} requests`,
+          drain.me.percentile(50).toFixed(2),
+          drain.me.percentile(99).toFixed(2),
+          '',
+          '',
+          '',
+          '',
+        ],
         [
           `steady ${STEADY_RATE} events/s × ${STEADY_SECONDS} s (commit to receipt)`,
           `${integer(steady.latencies.length)} deliveries`,
@@ -418,7 +462,9 @@ function printTable(baseline: Throughput, drain: Drain, steady: Steady): void {
   );
   const worstOther = Math.max(baseline.cpu.other, drain.cpu.other, steady.cpu.other);
   if (worstOther > BUSY_MACHINE_CORES) {
-    console.log(`WARNING: other processes took up to ${pct(worstOther)} of a core during a measured phase; run again on a quiet machine before recording these figures`);
+    console.log(
+      `WARNING: other processes took up to ${pct(worstOther)} of a core during a measured phase; run again on a quiet machine before recording these figures`,
+    );
   }
 }
 
@@ -431,10 +477,15 @@ async function measureDispatcher(ctx: BenchContext, receiver: Receiver): Promise
   const startedAt = performance.now();
   const server = await startServerChild('courtier-webhooks', ctx.tempDir('courtier-webhooks'), ctx.child);
   try {
-    console.log(`   courtier-webhooks: ${integer(WEBHOOK_BACKLOG_EVENTS)} events recorded, listening after ${seconds(performance.now() - startedAt)}`);
+    console.log(
+      `   courtier-webhooks: ${integer(WEBHOOK_BACKLOG_EVENTS)} events recorded, listening after ${seconds(performance.now() - startedAt)}`,
+    );
     const drain = await measureDrain(server, receiver, backlogEnd);
     // What is left of the backlog is still being sent during the latency phase: say so.
-    if (!drain.complete) console.log(`   backlog not drained (${integer(receiver.count() - base)} of ${integer(THROUGHPUT_DELIVERIES)}); the latency phase competes with it`);
+    if (!drain.complete)
+      console.log(
+        `   backlog not drained (${integer(receiver.count() - base)} of ${integer(THROUGHPUT_DELIVERIES)}); the latency phase competes with it`,
+      );
     const steady = await measureSteady(server, receiver, backlogEnd);
     return { drain, steady };
   } finally {
@@ -458,7 +509,10 @@ export const benchmark: Benchmark = {
       const meP99 = drain.me.percentile(99);
       const p99 = percentile(steady.latencies, 99);
       const goals = [
-        { met: drain.perSecond >= GOAL_DELIVERIES_PER_S, line: `dispatcher deliveries/s: ${integer(drain.perSecond)} (goal >= ${integer(GOAL_DELIVERIES_PER_S)})` },
+        {
+          met: drain.perSecond >= GOAL_DELIVERIES_PER_S,
+          line: `dispatcher deliveries/s: ${integer(drain.perSecond)} (goal >= ${integer(GOAL_DELIVERIES_PER_S)})`,
+        },
         {
           met: ratio >= GOAL_BASELINE_RATIO,
           line: `dispatcher / baseline: ${ratio.toFixed(2)}, ${integer(drain.perSecond)} vs ${integer(baseline.perSecond)} deliveries/s (goal >= ${GOAL_BASELINE_RATIO})`,
@@ -467,7 +521,10 @@ export const benchmark: Benchmark = {
           met: meP99 < GOAL_ME_P99_MS,
           line: `GET ${ME_PATH} p99 during the drain: ${meP99.toFixed(2)} ms, p50 ${drain.me.percentile(50).toFixed(2)} ms (goal < ${GOAL_ME_P99_MS}; measured from a process of its own, whose event loop was late by up to ${drain.probeLoopP99Ms.toFixed(1)} ms at p99)`,
         },
-        { met: p99 < GOAL_P99_MS, line: `commit-to-receipt p99 at ${STEADY_RATE} events/s: ${p99.toFixed(0)} ms, p50 ${percentile(steady.latencies, 50).toFixed(0)} ms (goal < ${GOAL_P99_MS})` },
+        {
+          met: p99 < GOAL_P99_MS,
+          line: `commit-to-receipt p99 at ${STEADY_RATE} events/s: ${p99.toFixed(0)} ms, p50 ${percentile(steady.latencies, 50).toFixed(0)} ms (goal < ${GOAL_P99_MS})`,
+        },
       ];
       for (const goal of goals) console.log(goalLine(goal.line, goal.met));
       const goalMet = goals.every((g) => g.met);

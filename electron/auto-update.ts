@@ -21,8 +21,8 @@ export function setUpUpdates(
   autoUpdater.autoDownload = configuration.autoDownload;
   autoUpdater.autoInstallOnAppQuit = configuration.autoInstallOnAppQuit;
   autoUpdater.on('error', (err) => log('warn', 'update check failed', { err: String(err) }));
-  const check = () => void autoUpdater.checkForUpdatesAndNotify().catch((err: unknown) => log('warn', 'update check failed', { err: String(err) }));
+  const check = () =>
+    void autoUpdater.checkForUpdatesAndNotify().catch((err: unknown) => log('warn', 'update check failed', { err: String(err) }));
   setTimeout(check, FIRST_CHECK_DELAY_MS).unref();
   setInterval(check, CHECK_INTERVAL_MS).unref();
 }
-

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserWindow, IpcMainInvokeEvent, WebContents } from 'electron';
 import { IPC, isExternalLinkAllowed, type DesktopStatus } from './bridge.js';
-import { CONSOLE_HOME, desktopStatus, freshPendingToken, isConsoleSender, onWindowClose, openConsoleStep, signInUrl } from './console-access.js';
+import {
+  CONSOLE_HOME,
+  desktopStatus,
+  freshPendingToken,
+  isConsoleSender,
+  onWindowClose,
+  openConsoleStep,
+  signInUrl,
+} from './console-access.js';
 import { log, sha256, type DesktopContext } from './desktop-context.js';
 import { decideNavigation, decidePermission, decideWindowOpen, mainWindowOptions, withCsp } from './window.js';
 
@@ -45,7 +53,9 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
   async function signIn(win: BrowserWindow, path: string, token: string | null): Promise<void> {
     const origin = state.consoleOrigin;
     if (!origin) return;
-    await win.loadURL(signInUrl(origin, path, token)).catch((err: unknown) => log('warn', 'the console did not load', { err: String(err) }));
+    await win
+      .loadURL(signInUrl(origin, path, token))
+      .catch((err: unknown) => log('warn', 'the console did not load', { err: String(err) }));
   }
 
   async function openConsole(path = CONSOLE_HOME): Promise<void> {
@@ -102,7 +112,9 @@ export function createConsoleWindow(ctx: DesktopContext): ConsoleWindow {
       ses.setPermissionRequestHandler((_contents, permission, callback) => callback(decidePermission(permission)));
       ses.setPermissionCheckHandler((_contents, permission) => decidePermission(permission));
       ses.webRequest.onHeadersReceived((details, callback) => {
-        callback({ responseHeaders: withCsp(details.url, state.consoleOrigin, (details.responseHeaders ?? {}) as Record<string, string[]>) });
+        callback({
+          responseHeaders: withCsp(details.url, state.consoleOrigin, (details.responseHeaders ?? {}) as Record<string, string[]>),
+        });
       });
     }
   }

@@ -114,7 +114,10 @@ export type TrayEffect =
   | { type: 'refresh-tray' }
   | { type: 'quit' };
 
-export function reactToTrayAction(action: TrayAction, state: { userSettings: UserSettings; runningJobs: number; locale: Locale }): TrayEffect[] {
+export function reactToTrayAction(
+  action: TrayAction,
+  state: { userSettings: UserSettings; runningJobs: number; locale: Locale },
+): TrayEffect[] {
   const settings = state.userSettings;
   switch (action.type) {
     case 'open-console':
@@ -129,7 +132,11 @@ export function reactToTrayAction(action: TrayAction, state: { userSettings: Use
     }
     case 'toggle-start-at-login': {
       const openAtLogin = !settings.startAtLogin;
-      return [{ type: 'set-login-item', openAtLogin }, { type: 'save-settings', settings: { ...settings, startAtLogin: openAtLogin } }, { type: 'refresh-tray' }];
+      return [
+        { type: 'set-login-item', openAtLogin },
+        { type: 'save-settings', settings: { ...settings, startAtLogin: openAtLogin } },
+        { type: 'refresh-tray' },
+      ];
     }
     case 'toggle-robots-headed':
       // The robots' browser starts with the server: restart now, or once the running jobs are done.

@@ -13,7 +13,15 @@ import { createConsoleWindow } from './console-window.js';
 import { log, sha256, type DesktopDeps, type DesktopState } from './desktop-context.js';
 import { TRAY_ICON_PNG_BASE64 } from './icon.js';
 import { keychainService } from './keychain.js';
-import { idleRestartDue, localeOf, reactToServerState, reactToTrayAction, startupChoices, trayInput, type TrayEffect } from './main-reactions.js';
+import {
+  idleRestartDue,
+  localeOf,
+  reactToServerState,
+  reactToTrayAction,
+  startupChoices,
+  trayInput,
+  type TrayEffect,
+} from './main-reactions.js';
 import { createMfaNotifier, type NotificationIntent } from './notifications.js';
 import { loadPolicy, policyFilePath } from '../server/policy.js';
 import type { ChildMessage } from './protocol.js';
@@ -184,7 +192,11 @@ export function createDesktopApp(deps: DesktopDeps): DesktopApp {
   }
 
   async function onTrayAction(action: TrayAction): Promise<void> {
-    const effects = reactToTrayAction(action, { userSettings: state.userSettings, runningJobs: state.status?.jobs.length ?? 0, locale: state.locale });
+    const effects = reactToTrayAction(action, {
+      userSettings: state.userSettings,
+      runningJobs: state.status?.jobs.length ?? 0,
+      locale: state.locale,
+    });
     for (const effect of effects) await perform(effect);
   }
 

@@ -44,13 +44,17 @@ export interface NotifierOptions {
 const TEXT = {
   fr: {
     title: (j: ActiveJob) => `Code requis : ${j.compagnie} (${j.produit})`,
-    body: (j: ActiveJob) => (j.mfa_challenge ? `${j.mfa_challenge} — cliquez pour saisir le code.` : 'Le portail de l’assureur demande un code : cliquez pour le saisir.'),
+    body: (j: ActiveJob) =>
+      j.mfa_challenge
+        ? `${j.mfa_challenge} — cliquez pour saisir le code.`
+        : 'Le portail de l’assureur demande un code : cliquez pour le saisir.',
     summaryTitle: (n: number) => `${n} tarifications attendent un code`,
     summaryBody: 'Cliquez pour ouvrir les tâches et saisir les codes.',
   },
   en: {
     title: (j: ActiveJob) => `Code needed: ${j.compagnie} (${j.produit})`,
-    body: (j: ActiveJob) => (j.mfa_challenge ? `${j.mfa_challenge} — click to enter the code.` : 'The insurer’s portal asks for a code: click to enter it.'),
+    body: (j: ActiveJob) =>
+      j.mfa_challenge ? `${j.mfa_challenge} — click to enter the code.` : 'The insurer’s portal asks for a code: click to enter it.',
     summaryTitle: (n: number) => `${n} tarifications wait for a code`,
     summaryBody: 'Click to open the jobs and enter the codes.',
   },
@@ -70,9 +74,23 @@ export function createMfaNotifier(options: NotifierOptions): MfaNotifier {
       if (toNotify.length === 0) return [];
       const text = TEXT[options.locale?.() ?? 'fr'];
       if (toNotify.length > maxPerBatch) {
-        return [{ kind: 'summary', jobIds: toNotify.map((j) => j.job_id), title: text.summaryTitle(toNotify.length), body: text.summaryBody, target: '/console/jobs' }];
+        return [
+          {
+            kind: 'summary',
+            jobIds: toNotify.map((j) => j.job_id),
+            title: text.summaryTitle(toNotify.length),
+            body: text.summaryBody,
+            target: '/console/jobs',
+          },
+        ];
       }
-      return toNotify.map((j) => ({ kind: 'job' as const, jobId: j.job_id, title: text.title(j), body: text.body(j), target: jobPath(j.job_id) }));
+      return toNotify.map((j) => ({
+        kind: 'job' as const,
+        jobId: j.job_id,
+        title: text.title(j),
+        body: text.body(j),
+        target: jobPath(j.job_id),
+      }));
     },
     notified: (jobId) => seen.has(jobId),
   };

@@ -27,7 +27,13 @@ export type ServerStatus = z.infer<typeof serverStatusSchema>;
 /** From the utility process to the main process. */
 export const childMessageSchema = z.discriminatedUnion('type', [
   /** Listening: the console is at http://127.0.0.1:<port>/console/. */
-  z.object({ type: z.literal('listening'), port: z.number().int().min(1).max(65535), host: z.string(), secret_store: z.enum(['keychain', 'encrypted-file']), secret_store_warning: z.string().nullable() }),
+  z.object({
+    type: z.literal('listening'),
+    port: z.number().int().min(1).max(65535),
+    host: z.string(),
+    secret_store: z.enum(['keychain', 'encrypted-file']),
+    secret_store_warning: z.string().nullable(),
+  }),
   /** Jobs and the kill switch, sent every couple of seconds while running. */
   z.object({ type: z.literal('status'), status: serverStatusSchema }),
   /** The start failed (the reason is in words); the process exits right after. */

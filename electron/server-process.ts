@@ -57,10 +57,15 @@ export const DEFAULT_BACKOFF: BackoffPolicy = {
   stopTimeoutMs: 15_000,
 };
 
-export type RestartDecision = { action: 'restart'; delayMs: number; consecutiveCrashes: number } | { action: 'give-up'; consecutiveCrashes: number };
+export type RestartDecision =
+  { action: 'restart'; delayMs: number; consecutiveCrashes: number } | { action: 'give-up'; consecutiveCrashes: number };
 
 /** After an unexpected exit: wait and restart, or give up. A pure function of the history. */
-export function decideRestart(previousConsecutiveCrashes: number, ranForMs: number, policy: BackoffPolicy = DEFAULT_BACKOFF): RestartDecision {
+export function decideRestart(
+  previousConsecutiveCrashes: number,
+  ranForMs: number,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+): RestartDecision {
   const consecutiveCrashes = ranForMs >= policy.stableAfterMs ? 1 : previousConsecutiveCrashes + 1;
   if (consecutiveCrashes > policy.maxConsecutiveCrashes) return { action: 'give-up', consecutiveCrashes };
   const delayMs = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (consecutiveCrashes - 1));
@@ -69,7 +74,14 @@ export function decideRestart(previousConsecutiveCrashes: number, ranForMs: numb
 
 export type ServerState =
   | { phase: 'starting'; attempt: number }
-  | { phase: 'running'; port: number; host: string; url: string; secretStore: 'keychain' | 'encrypted-file'; secretStoreWarning: string | null }
+  | {
+      phase: 'running';
+      port: number;
+      host: string;
+      url: string;
+      secretStore: 'keychain' | 'encrypted-file';
+      secretStoreWarning: string | null;
+    }
   | { phase: 'restarting'; delayMs: number; consecutiveCrashes: number; lastExitCode: number | null; reason: string }
   | { phase: 'failed'; consecutiveCrashes: number; reason: string }
   | { phase: 'stopping' }

@@ -27,7 +27,10 @@ export function parseUserSettings(text: string | null): { settings: UserSettings
   try {
     const parsed = userSettingsSchema.safeParse(JSON.parse(text));
     if (parsed.success) return { settings: parsed.data, problem: null };
-    return { settings: DEFAULT_USER_SETTINGS, problem: `settings.json is invalid (${parsed.error.issues[0]?.message ?? 'unknown'}); defaults apply.` };
+    return {
+      settings: DEFAULT_USER_SETTINGS,
+      problem: `settings.json is invalid (${parsed.error.issues[0]?.message ?? 'unknown'}); defaults apply.`,
+    };
   } catch (err) {
     return { settings: DEFAULT_USER_SETTINGS, problem: `settings.json is not valid JSON (${(err as Error).message}); defaults apply.` };
   }
@@ -97,7 +100,8 @@ export function serverEnvironment(
   options: { dataDir: string; loginTokenSha256: string; policyFile: string },
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base)) if (value !== undefined && !(CONTROLLED as readonly string[]).includes(name)) env[name] = value;
+  for (const [name, value] of Object.entries(base))
+    if (value !== undefined && !(CONTROLLED as readonly string[]).includes(name)) env[name] = value;
   // Loopback only: the office shares the service through its LAN mode (HTTPS, its own listener).
   env.COURTIER_HOST = '127.0.0.1';
   env.COURTIER_PORT = String(settings.lastPort);

@@ -121,8 +121,10 @@ export function buildTrayModel(input: TrayInput): TrayModel {
   const t = TEXT[input.locale];
   const running = input.server.phase === 'running';
   const items: TrayItem[] = [{ kind: 'label', label: serverStatusLabel(input.server, input.locale) }];
-  if (input.server.phase === 'failed' || input.server.phase === 'restarting') items.push({ kind: 'label', label: `  ${input.server.reason}` });
-  for (const warning of input.warnings) items.push({ kind: 'label', label: `⚠ ${warning.length > 120 ? `${warning.slice(0, 117)}…` : warning}` });
+  if (input.server.phase === 'failed' || input.server.phase === 'restarting')
+    items.push({ kind: 'label', label: `  ${input.server.reason}` });
+  for (const warning of input.warnings)
+    items.push({ kind: 'label', label: `⚠ ${warning.length > 120 ? `${warning.slice(0, 117)}…` : warning}` });
   items.push({ kind: 'separator' });
 
   // Jobs waiting for a code first: they need the broker.
@@ -130,7 +132,12 @@ export function buildTrayModel(input: TrayInput): TrayModel {
   items.push({ kind: 'label', label: jobs.length === 0 ? t.noJobs : t.jobs(jobs.length) });
   for (const job of jobs.slice(0, MAX_JOBS_SHOWN)) {
     const state = job.status === 'running' ? `${t.running_} ${job.progress_percent} %` : t.mfa;
-    items.push({ kind: 'action', label: `  ${job.compagnie} · ${job.produit} — ${state}`, action: { type: 'open-job', jobId: job.job_id }, enabled: running });
+    items.push({
+      kind: 'action',
+      label: `  ${job.compagnie} · ${job.produit} — ${state}`,
+      action: { type: 'open-job', jobId: job.job_id },
+      enabled: running,
+    });
   }
   if (jobs.length > MAX_JOBS_SHOWN) items.push({ kind: 'label', label: `  ${t.more(jobs.length - MAX_JOBS_SHOWN)}` });
   items.push({ kind: 'separator' });
@@ -145,9 +152,22 @@ export function buildTrayModel(input: TrayInput): TrayModel {
     items.push({ kind: 'action', label: t.pause, action: { type: 'pause-robots' }, enabled: running && input.robotsEnabled === true });
   }
   items.push({ kind: 'separator' });
-  if (input.startAtLoginSupported) items.push({ kind: 'checkbox', label: t.startAtLogin, action: { type: 'toggle-start-at-login' }, checked: input.startAtLogin, enabled: true });
+  if (input.startAtLoginSupported)
+    items.push({
+      kind: 'checkbox',
+      label: t.startAtLogin,
+      action: { type: 'toggle-start-at-login' },
+      checked: input.startAtLogin,
+      enabled: true,
+    });
   items.push({ kind: 'checkbox', label: t.headed, action: { type: 'toggle-robots-headed' }, checked: input.robotsHeaded, enabled: true });
-  items.push({ kind: 'checkbox', label: t.notifications, action: { type: 'toggle-mfa-notifications' }, checked: input.mfaNotifications, enabled: true });
+  items.push({
+    kind: 'checkbox',
+    label: t.notifications,
+    action: { type: 'toggle-mfa-notifications' },
+    checked: input.mfaNotifications,
+    enabled: true,
+  });
   items.push({ kind: 'action', label: t.restart, action: { type: 'restart-server' }, enabled: input.server.phase !== 'stopping' });
   items.push({ kind: 'separator' });
   items.push({ kind: 'action', label: t.quit, action: { type: 'quit' }, enabled: true });

@@ -7,10 +7,12 @@ import type { EffectiveSettings } from './settings.js';
  */
 
 export type UpdateFeed =
-  | { enabled: true; provider: 'generic'; url: string; channel: string; allowPrerelease: boolean }
-  | { enabled: false; reason: string };
+  { enabled: true; provider: 'generic'; url: string; channel: string; allowPrerelease: boolean } | { enabled: false; reason: string };
 
-export function updateFeed(settings: Pick<EffectiveSettings, 'autoUpdate'>, context: { packaged: boolean; platform: NodeJS.Platform; env?: NodeJS.ProcessEnv }): UpdateFeed {
+export function updateFeed(
+  settings: Pick<EffectiveSettings, 'autoUpdate'>,
+  context: { packaged: boolean; platform: NodeJS.Platform; env?: NodeJS.ProcessEnv },
+): UpdateFeed {
   if (!context.packaged) return { enabled: false, reason: 'development build (npm run desktop): no automatic updates' };
   if (settings.autoUpdate.enabled === false) return { enabled: false, reason: 'automatic updates are turned off by the IT policy' };
   if (!settings.autoUpdate.url) return { enabled: false, reason: 'no update feed: set autoUpdate.url in the IT policy' };

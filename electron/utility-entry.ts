@@ -105,13 +105,15 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
     randomBytes,
     service: env.COURTIER_KEYCHAIN_SERVICE || 'Courtier',
     ...(options.keyring ? { backend: options.keyring } : {}),
-    onFallback: (operation, err) => logger.warn({ operation, err: String(err) }, 'the OS keychain failed; the encrypted file store was used'),
+    onFallback: (operation, err) =>
+      logger.warn({ operation, err: String(err) }, 'the OS keychain failed; the encrypted file store was used'),
   });
   if (secrets.warning) logger.warn(secrets.warning);
 
   const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   let listeningPort = config.port;
-  const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
+  const insurers =
+    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers, secrets: secrets.store, env });
   let app: FastifyInstance;
   try {
@@ -132,7 +134,13 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
     data_dir: config.dataDir,
     started_at: toIso(deps.clock.now()),
   });
-  parent.postMessage({ type: 'listening', port: listeningPort, host: config.host, secret_store: secrets.kind, secret_store_warning: secrets.warning });
+  parent.postMessage({
+    type: 'listening',
+    port: listeningPort,
+    host: config.host,
+    secret_store: secrets.kind,
+    secret_store_warning: secrets.warning,
+  });
 
   let lastStatus = '';
   const sendStatus = () => {

@@ -74,7 +74,8 @@ export function decideNavigation(targetUrl: string, consoleOrigin: string | null
   } catch {
     return 'deny';
   }
-  if (consoleOrigin !== null && (target.protocol === 'http:' || target.protocol === 'https:') && target.origin === consoleOrigin) return 'allow';
+  if (consoleOrigin !== null && (target.protocol === 'http:' || target.protocol === 'https:') && target.origin === consoleOrigin)
+    return 'allow';
   if (!EXTERNAL_PROTOCOLS.has(target.protocol)) return 'deny';
   if (target.protocol !== 'mailto:' && (target.username !== '' || target.password !== '')) return 'deny';
   return 'open-external';

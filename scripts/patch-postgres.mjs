@@ -20,8 +20,14 @@ const replacements = [
     '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
     `  function nextWrite(fn) {\n    if (!socket) { ${MARKER}\n      chunk = nextWriteTimer = null\n      error(Errors.connection('CONNECTION_CLOSED', options))\n      return false\n    }\n    const x = socket.write(chunk, fn)`,
   ],
-  ['    terminated = true\n    if (stream || query || initial || sent.length)\n      error(Errors.connection(\'CONNECTION_DESTROYED\', options))\n\n    clearImmediate(nextWriteTimer)\n', "    terminated = true\n    if (stream || query || initial || sent.length)\n      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null\n"],
-  ['    incomings = null\n    clearImmediate(nextWriteTimer)\n', '    incomings = null\n    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null\n'],
+  [
+    "    terminated = true\n    if (stream || query || initial || sent.length)\n      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n",
+    "    terminated = true\n    if (stream || query || initial || sent.length)\n      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null\n",
+  ],
+  [
+    '    incomings = null\n    clearImmediate(nextWriteTimer)\n',
+    '    incomings = null\n    clearImmediate(nextWriteTimer)\n    nextWriteTimer = chunk = null\n',
+  ],
 ];
 
 if (!existsSync(root)) process.exit(0); // not installed (a production install without the hub's driver)
@@ -32,7 +38,9 @@ for (const file of ['src/connection.js', 'cjs/src/connection.js']) {
   if (text.includes(MARKER)) continue;
   for (const [from, to] of replacements) {
     if (!text.includes(from)) {
-      console.error(`patch-postgres: postgres ${version} ${file} no longer has the code this patch fixes (written for ${PATCHED_VERSION}); check whether the release fixes porsager/postgres#1208 and update or remove scripts/patch-postgres.mjs.`);
+      console.error(
+        `patch-postgres: postgres ${version} ${file} no longer has the code this patch fixes (written for ${PATCHED_VERSION}); check whether the release fixes porsager/postgres#1208 and update or remove scripts/patch-postgres.mjs.`,
+      );
       process.exit(1);
     }
     text = text.replace(from, to);

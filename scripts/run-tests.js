@@ -29,7 +29,9 @@ const phases = [
       ]),
   {
     name: 'tests',
-    what: quick ? 'unit, integration, security and desktop tests, without a browser or PostgreSQL' : 'every test: unit, integration, security, desktop, hub, sync and browser',
+    what: quick
+      ? 'unit, integration, security and desktop tests, without a browser or PostgreSQL'
+      : 'every test: unit, integration, security, desktop, hub, sync and browser',
     command: [process.execPath, vitest, 'run', ...(quick ? ['--tags-filter', '!browser && !postgres'] : []), ...vitestArgs],
   },
 ];

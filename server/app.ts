@@ -199,9 +199,20 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   app.addHook('onReady', async () => dispatcher.start());
   app.addHook('onClose', async () => dispatcher.stop());
 
-  const runtime = options.browser ?? createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: config.robotsHeaded, now: () => deps.clock.now() });
+  const runtime =
+    options.browser ??
+    createBrowserRuntime({
+      dataDir: config.dataDir,
+      configuredPath: config.browserPath,
+      headed: config.robotsHeaded,
+      now: () => deps.clock.now(),
+    });
   const startedAt = deps.clock.now();
-  const worker = createWorker(deps, { logger: app.log, runtime, heldBack: () => ({ cabinetIds: cabinetsAwaitingHub(deps, startedAt), queuedBefore: startedAt }) });
+  const worker = createWorker(deps, {
+    logger: app.log,
+    runtime,
+    heldBack: () => ({ cabinetIds: cabinetsAwaitingHub(deps, startedAt), queuedBefore: startedAt }),
+  });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, robots: worker, runtime });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });
@@ -209,7 +220,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(mcpRoutes, { deps, worker });
   app.addHook('onReady', async () => {
     if (!runtime.hasCandidates()) {
-      app.log.warn('No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).');
+      app.log.warn(
+        'No browser found for the robots: install Google Chrome, Microsoft Edge or Chromium, or set COURTIER_BROWSER_PATH. Tarifications will fail with browser_unavailable (refunded).',
+      );
     }
     worker.start();
   });

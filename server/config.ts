@@ -16,37 +16,44 @@ const booleanFromString = z
  */
 export type TrustProxy = false | number | string[];
 
-const TRUST_PROXY_FORMS = 'give the number of proxies in front of Courtier (e.g. 1) or, better, their addresses (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated)';
+const TRUST_PROXY_FORMS =
+  'give the number of proxies in front of Courtier (e.g. 1) or, better, their addresses (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated)';
 
-export const trustProxySchema = z
-  .union([z.boolean(), z.number(), z.string(), z.array(z.string())])
-  .transform((value, ctx): TrustProxy => {
-    const refuse = (message: string) => {
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    };
-    if (value === true || (typeof value === 'string' && ['true', 'yes'].includes(value.trim().toLowerCase()))) {
-      return refuse(`"${String(value).trim()}" would trust X-Forwarded-For from every client, who could then pass for any address (API-key allowlists, sign-in limits); ${TRUST_PROXY_FORMS}`);
-    }
-    if (value === false || (typeof value === 'string' && ['false', 'no', '0'].includes(value.trim().toLowerCase()))) return false;
-    if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
-      const hops = Number(value);
-      if (!Number.isSafeInteger(hops) || hops < 0 || hops > 100) return refuse(`a number of proxies must be a whole number from 0 to 100; ${TRUST_PROXY_FORMS}`);
-      return hops === 0 ? false : hops;
-    }
-    const entries = (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean);
-    const invalid = entries.filter((entry) => !ipRuleSchema.safeParse(entry).success);
-    if (entries.length === 0 || invalid.length > 0) {
-      const problem = invalid.length === 0 ? 'no proxy address is given' : `${invalid.map((i) => `"${i}"`).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not an IP address or CIDR block`;
-      return refuse(`${problem}; ${TRUST_PROXY_FORMS}`);
-    }
-    // A block as wide as 0.0.0.0/0 would be `true` under another name.
-    const tooWide = entries.filter(isTooWideBlock);
-    if (tooWide.length > 0) {
-      return refuse(`${tooWide.map((i) => `"${i}"`).join(', ')} would trust a large part of the internet (a block may be /8 at the widest); ${TRUST_PROXY_FORMS}`);
-    }
-    return entries;
-  });
+export const trustProxySchema = z.union([z.boolean(), z.number(), z.string(), z.array(z.string())]).transform((value, ctx): TrustProxy => {
+  const refuse = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (value === true || (typeof value === 'string' && ['true', 'yes'].includes(value.trim().toLowerCase()))) {
+    return refuse(
+      `"${String(value).trim()}" would trust X-Forwarded-For from every client, who could then pass for any address (API-key allowlists, sign-in limits); ${TRUST_PROXY_FORMS}`,
+    );
+  }
+  if (value === false || (typeof value === 'string' && ['false', 'no', '0'].includes(value.trim().toLowerCase()))) return false;
+  if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
+    const hops = Number(value);
+    if (!Number.isSafeInteger(hops) || hops < 0 || hops > 100)
+      return refuse(`a number of proxies must be a whole number from 0 to 100; ${TRUST_PROXY_FORMS}`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean);
+  const invalid = entries.filter((entry) => !ipRuleSchema.safeParse(entry).success);
+  if (entries.length === 0 || invalid.length > 0) {
+    const problem =
+      invalid.length === 0
+        ? 'no proxy address is given'
+        : `${invalid.map((i) => `"${i}"`).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not an IP address or CIDR block`;
+    return refuse(`${problem}; ${TRUST_PROXY_FORMS}`);
+  }
+  // A block as wide as 0.0.0.0/0 would be `true` under another name.
+  const tooWide = entries.filter(isTooWideBlock);
+  if (tooWide.length > 0) {
+    return refuse(
+      `${tooWide.map((i) => `"${i}"`).join(', ')} would trust a large part of the internet (a block may be /8 at the widest); ${TRUST_PROXY_FORMS}`,
+    );
+  }
+  return entries;
+});
 
 /** Wider than /8 (10.0.0.0/8, fd00::/8 are the widest private blocks). */
 function isTooWideBlock(entry: string): boolean {

@@ -65,8 +65,16 @@ export function defaultDeps(
     insurers: createInsurerRegistry(
       options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
     ),
-    secrets: options.secrets ?? createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
-    keys: { cursor: deriveKey(secret, 'cursor'), downloadLink: deriveKey(secret, 'download-link'), webhookSecrets: deriveKey(secret, 'webhook-secrets'), csrf: deriveKey(secret, 'csrf'), auditChain: deriveKey(secret, 'audit-chain') },
+    secrets:
+      options.secrets ??
+      createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
+    keys: {
+      cursor: deriveKey(secret, 'cursor'),
+      downloadLink: deriveKey(secret, 'download-link'),
+      webhookSecrets: deriveKey(secret, 'webhook-secrets'),
+      csrf: deriveKey(secret, 'csrf'),
+      auditChain: deriveKey(secret, 'audit-chain'),
+    },
     outbox: createAfterCommitSignal({ minIntervalMs: OUTBOX_MIN_INTERVAL_MS }),
     syncChanges: createAfterCommitSignal(),
     syncLinks: createAfterCommitSignal(),
@@ -96,7 +104,9 @@ export function toIso(time: number): string {
   const shifted = (ms - msOfDay) / DAY_MS + 719_468; // days since 0000-03-01
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;

@@ -160,7 +160,9 @@ const REDACT_PATHS = [
  * length of all the text still queued on every write, so under load each line re-read the lines
  * queued before it (4% of a `GET /me`'s instructions).
  */
-export function logDestination(dest: number | string): DestinationStream & { flush(callback?: (err?: Error) => void): void; flushSync(): void } {
+export function logDestination(
+  dest: number | string,
+): DestinationStream & { flush(callback?: (err?: Error) => void): void; flushSync(): void } {
   const sonic = pino.destination({ dest, sync: false, contentMode: 'buffer' });
   // With minLength 0, sonic-boom's own flush(callback) calls back at once, whatever is still
   // queued. It emits 'drain' each time its queue has been written out, so the destination knows

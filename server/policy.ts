@@ -106,7 +106,8 @@ export function loadPolicy(fs: PolicyFileSystem, path: string): LoadedPolicy {
 
 export function parsePolicy(raw: Buffer | string, path: string): LoadedPolicy {
   const base = { path, present: true };
-  if (raw.length > MAX_POLICY_BYTES) return { ...base, policy: {}, problems: [`${path}: larger than ${MAX_POLICY_BYTES} bytes; ignored, defaults apply.`] };
+  if (raw.length > MAX_POLICY_BYTES)
+    return { ...base, policy: {}, problems: [`${path}: larger than ${MAX_POLICY_BYTES} bytes; ignored, defaults apply.`] };
   let text = typeof raw === 'string' ? raw : raw.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // Notepad's UTF-8 BOM
   let json: unknown;
@@ -141,7 +142,11 @@ function pickValid(
   for (const [key, value] of Object.entries(json)) {
     const schema = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!schema) {
-      problems.push(`${path}: unknown setting "${prefix}${key}" ignored (known: ${Object.keys(fields).map((k) => prefix + k).join(', ')}).`);
+      problems.push(
+        `${path}: unknown setting "${prefix}${key}" ignored (known: ${Object.keys(fields)
+          .map((k) => prefix + k)
+          .join(', ')}).`,
+      );
       continue;
     }
     if (prefix === '' && key === 'autoUpdate') {

@@ -67,7 +67,11 @@ function processAlive(pid: number): boolean {
 }
 
 /** The services running now; entries of dead processes are removed, unreadable ones skipped. */
-export function listRunningServices(dir: string, alive: (pid: number) => boolean = processAlive, uid: number | undefined = process.getuid?.()): RunningService[] {
+export function listRunningServices(
+  dir: string,
+  alive: (pid: number) => boolean = processAlive,
+  uid: number | undefined = process.getuid?.(),
+): RunningService[] {
   if (!ownFolder(dir, uid)) return [];
   const services: RunningService[] = [];
   for (const name of readdirSync(dir)) {

@@ -67,7 +67,8 @@ export const getMe = defineEndpoint({
   path: '/me',
   operationId: 'getMe',
   summary: 'Introspect the API key',
-  description: 'Says which cabinet the key belongs to, its scopes, its environment and its rate limit. Needs a valid key and no particular scope.',
+  description:
+    'Says which cabinet the key belongs to, its scopes, its environment and its rate limit. Needs a valid key and no particular scope.',
   tag: 'Keys',
   auth: 'api_key',
   responses: { 200: { description: 'The key as the service sees it.', schema: meResponseSchema } },

@@ -38,7 +38,9 @@ export const dryRunResultSchema = z
       schema_ok: z.boolean(),
       missing_required_fields: z
         .array(z.string())
-        .describe('Every field of the product schema’s `required` list that dicData lacks (absent or undefined), whatever its type, in the schema’s order. Other problems make schema_ok false without a name here; a real enqueue lists them all.'),
+        .describe(
+          'Every field of the product schema’s `required` list that dicData lacks (absent or undefined), whatever its type, in the schema’s order. Other problems make schema_ok false without a name here; a real enqueue lists them all.',
+        ),
       quota: z.object({ remaining: z.int(), limit: z.int() }),
       credentials_configured: z.boolean(),
       would_cost_credits: z.int(),
@@ -67,7 +69,11 @@ export const jobSchema = z
     produit: z.string(),
     devis_id: z.uuid().describe('The quote this job prices.'),
     result: z
-      .object({ tarif_eur: z.number(), suspens: z.string().nullable(), pdf_url: z.string().nullable().describe('Path of GET /devis/{devis_id}/pdf.') })
+      .object({
+        tarif_eur: z.number(),
+        suspens: z.string().nullable(),
+        pdf_url: z.string().nullable().describe('Path of GET /devis/{devis_id}/pdf.'),
+      })
       .nullable()
       .describe('Set when completed (pdf_url) or partial (no PDF).'),
     progress: z.object({ step: z.string(), percent: z.int().min(0).max(100) }),
@@ -75,7 +81,11 @@ export const jobSchema = z
     credits_consumed: z.int().describe('Debited minus refunded.'),
     error: jobErrorSchema.nullable(),
     mfa: z
-      .object({ challenge: z.string().describe('What the portal said, e.g. where the code was sent.'), requested_at: z.iso.datetime(), expires_at: z.iso.datetime() })
+      .object({
+        challenge: z.string().describe('What the portal said, e.g. where the code was sent.'),
+        requested_at: z.iso.datetime(),
+        expires_at: z.iso.datetime(),
+      })
       .nullable()
       .describe('Set while the job waits for a code.'),
     environment: z.enum(['prod', 'test']).describe('The environment of the key that enqueued it.'),
@@ -83,7 +93,9 @@ export const jobSchema = z
     artifacts: z
       .object({ screenshot_url: z.string().nullable(), trace_url: z.string().nullable() })
       .nullable()
-      .describe('After a robot failure: a screenshot and a Playwright trace, kept 7 days; downloading them needs the scope automation:artifacts.'),
+      .describe(
+        'After a robot failure: a screenshot and a Playwright trace, kept 7 days; downloading them needs the scope automation:artifacts.',
+      ),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -137,16 +149,28 @@ const ledgerEntrySchema = z.object({
 export const walletSchema = z
   .object({
     balance: z.int(),
-    synced: z.boolean().describe('true: the cabinet syncs, and this is its one wallet, kept by its hub: the balance the hub last gave, with what this install spent or got back since.'),
-    unconfirmed_credits: z.int().describe('Credits this install spent (net of refunds) that the hub has not acknowledged yet; at most the offline allowance. 0 when the cabinet does not sync.'),
-    ledger: z.array(ledgerEntrySchema).describe('The 50 most recent entries, newest first; with sync on, the other installs’ and the hub’s too.'),
+    synced: z
+      .boolean()
+      .describe(
+        'true: the cabinet syncs, and this is its one wallet, kept by its hub: the balance the hub last gave, with what this install spent or got back since.',
+      ),
+    unconfirmed_credits: z
+      .int()
+      .describe(
+        'Credits this install spent (net of refunds) that the hub has not acknowledged yet; at most the offline allowance. 0 when the cabinet does not sync.',
+      ),
+    ledger: z
+      .array(ledgerEntrySchema)
+      .describe('The 50 most recent entries, newest first; with sync on, the other installs’ and the hub’s too.'),
   })
   .meta({ id: 'Wallet' });
 export type Wallet = z.infer<typeof walletSchema>;
 
 export const automationStatusSchema = z
   .object({
-    robots_enabled: z.boolean().describe('false while either switch below is on: new tarifications are refused (503) and queued jobs wait.'),
+    robots_enabled: z
+      .boolean()
+      .describe('false while either switch below is on: new tarifications are refused (503) and queued jobs wait.'),
     kill_switch: z
       .object({ reason: z.string(), since: z.iso.datetime() })
       .nullable()
@@ -212,7 +236,10 @@ export const enqueueTarification = defineEndpoint({
   body: tarificationRequestBody,
   responses: {
     202: { description: 'Enqueued; poll poll_url.', schema: enqueuedSchema, headers: { Location: 'The job’s poll_url.' } },
-    200: { description: 'dry_run result, or the replay of an earlier enqueue with the same Idempotency-Key.', schema: z.union([dryRunResultSchema, enqueuedSchema]) },
+    200: {
+      description: 'dry_run result, or the replay of an earlier enqueue with the same Idempotency-Key.',
+      schema: z.union([dryRunResultSchema, enqueuedSchema]),
+    },
   },
   errors: [
     'unknown_product',
@@ -278,7 +305,9 @@ export const answerMfa = defineEndpoint({
   auth: 'api_key',
   scope: 'automation:enqueue',
   params: jobParams,
-  body: z.strictObject({ code: z.string().trim().min(1).max(32).describe('The code as received (SMS, e-mail, app).') }).meta({ id: 'MfaAnswer' }),
+  body: z
+    .strictObject({ code: z.string().trim().min(1).max(32).describe('The code as received (SMS, e-mail, app).') })
+    .meta({ id: 'MfaAnswer' }),
   responses: { 200: { description: 'The job, resumed.', schema: jobSchema } },
   errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
 });

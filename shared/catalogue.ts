@@ -1,7 +1,28 @@
 import type { Endpoint } from './endpoint.js';
 import { getMe } from './api-keys.js';
-import { answerMfa, cancelJob, enqueueTarification, getAutomationStatus, getJob, getJobArtifact, getProductSchema, getWallet, listJobs, listProducts } from './automation.js';
-import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from './crm-endpoints.js';
+import {
+  answerMfa,
+  cancelJob,
+  enqueueTarification,
+  getAutomationStatus,
+  getJob,
+  getJobArtifact,
+  getProductSchema,
+  getWallet,
+  listJobs,
+  listProducts,
+} from './automation.js';
+import {
+  createClient,
+  createOpportunity,
+  eraseClient,
+  getClient,
+  getOpportunity,
+  listClients,
+  listOpportunities,
+  updateClient,
+  updateOpportunity,
+} from './crm-endpoints.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';

@@ -67,7 +67,8 @@ export const setUserDisabled = defineEndpoint({
   path: '/users/{id}/disabled',
   operationId: 'consoleSetUserDisabled',
   summary: 'Disable or enable a user',
-  description: 'A disabled user cannot sign in; their sessions and connected apps end at once. The cabinet keeps at least one active administrator.',
+  description:
+    'A disabled user cannot sign in; their sessions and connected apps end at once. The cabinet keeps at least one active administrator.',
   tag: ADMIN_TAG,
   auth: 'console_admin',
   params: userIdParamsSchema,
@@ -82,7 +83,8 @@ export const removeUser = defineEndpoint({
   path: '/users/{id}',
   operationId: 'consoleRemoveUser',
   summary: 'Remove a user',
-  description: 'The account is deleted with its sessions and connected apps; the audit log keeps what they did. The cabinet keeps at least one active administrator.',
+  description:
+    'The account is deleted with its sessions and connected apps; the audit log keeps what they did. The cabinet keeps at least one active administrator.',
   tag: ADMIN_TAG,
   auth: 'console_admin',
   params: userIdParamsSchema,

@@ -20,11 +20,16 @@ export const cabinetUserSchema = z.object({
   email: z.string(),
   role: userRoleSchema,
   created_at: z.iso.datetime(),
-  disabled_at: z.iso.datetime().nullable().describe('When an administrator disabled the account (it cannot sign in); null while it is active.'),
+  disabled_at: z.iso
+    .datetime()
+    .nullable()
+    .describe('When an administrator disabled the account (it cannot sign in); null while it is active.'),
   must_change_password: z.boolean().describe('Its password was reset: the person must choose a new one at their next sign-in.'),
   has_password: z
     .boolean()
-    .describe('false: no password on this computer yet (passwords never sync: an account added on another computer of the cabinet signs in here once an administrator here resets its password).'),
+    .describe(
+      'false: no password on this computer yet (passwords never sync: an account added on another computer of the cabinet signs in here once an administrator here resets its password).',
+    ),
   awaiting_confirmation: z
     .array(z.enum(['admin_role', 'enabling']))
     .describe(
@@ -35,7 +40,10 @@ export type CabinetUser = z.infer<typeof cabinetUserSchema>;
 export const cabinetUserListSchema = z.array(cabinetUserSchema);
 
 const createUserBodySchema = z.object({
-  email: z.email().max(254).transform((e) => e.toLowerCase()),
+  email: z
+    .email()
+    .max(254)
+    .transform((e) => e.toLowerCase()),
   password: passwordSchema,
   role: userRoleSchema,
 });

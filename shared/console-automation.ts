@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { dryRunResultSchema, enqueuedSchema, getProductSchema as getPublicProductSchema, jobSchema, jobStatusSchema, listProducts as listPublicProducts, tarificationRequestBody } from './automation.js';
+import {
+  dryRunResultSchema,
+  enqueuedSchema,
+  getProductSchema as getPublicProductSchema,
+  jobSchema,
+  jobStatusSchema,
+  listProducts as listPublicProducts,
+  tarificationRequestBody,
+} from './automation.js';
 import { consoleTwin, defineEndpoint } from './endpoint.js';
 import { cursorSchema, limitSchema } from './pagination.js';
 import { validationIssueSchema } from './errors.js';
@@ -12,7 +20,9 @@ import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsu
  */
 /** The dry run of part 2.4, plus what the console shows beside it. */
 export const consoleDryRunSchema = dryRunResultSchema.extend({
-  invalid_fields: z.array(validationIssueSchema.extend({ field: z.string() })).describe('Problems other than missing fields, per dicData field.'),
+  invalid_fields: z
+    .array(validationIssueSchema.extend({ field: z.string() }))
+    .describe('Problems other than missing fields, per dicData field.'),
   balance: z.int().describe('Credits in the wallet now.'),
 });
 export type ConsoleDryRun = z.infer<typeof consoleDryRunSchema>;
@@ -20,7 +30,9 @@ export type ConsoleDryRun = z.infer<typeof consoleDryRunSchema>;
 const consoleEnqueuedSchema = enqueuedSchema;
 
 /** A date (a whole UTC day) or an instant. */
-const instantOrDate = z.union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'use a date (2026-01-31) or an ISO 8601 timestamp' });
+const instantOrDate = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
+  error: 'use a date (2026-01-31) or an ISO 8601 timestamp',
+});
 
 const consoleJobsQuery = z.object({
   status: jobStatusSchema.optional(),
@@ -106,7 +118,10 @@ export function waitsForCode(job: Pick<z.infer<typeof jobSchema>, 'status' | 'mf
 const TAG = 'Console: automation';
 
 // The console's paths are in English; the public API keeps the contract's French ones.
-export const listConsoleProducts = defineEndpoint({ ...consoleTwin(listPublicProducts, { operationId: 'consoleListProducts', tag: TAG, auth: 'console' }), path: '/products' });
+export const listConsoleProducts = defineEndpoint({
+  ...consoleTwin(listPublicProducts, { operationId: 'consoleListProducts', tag: TAG, auth: 'console' }),
+  path: '/products',
+});
 export const getConsoleProductSchema = defineEndpoint({
   ...consoleTwin(getPublicProductSchema, { operationId: 'consoleGetProductSchema', tag: TAG, auth: 'console' }),
   path: '/products/{code}/schema',
@@ -125,7 +140,16 @@ export const priceFromConsole = defineEndpoint({
     200: { description: 'dry_run: what is missing or invalid, the cost and the balance.', schema: consoleDryRunSchema },
     202: { description: 'Queued; Location is the job.', schema: consoleEnqueuedSchema, headers: { Location: 'The job’s console URL.' } },
   },
-  errors: ['unknown_product', 'unknown_insurer', 'api_rpa_temporarily_disabled', 'rpa_circuit_open', 'insurer_credentials_missing', 'rpa_quota_exceeded', 'rpa_replay_detected', 'credits_exhausted'],
+  errors: [
+    'unknown_product',
+    'unknown_insurer',
+    'api_rpa_temporarily_disabled',
+    'rpa_circuit_open',
+    'insurer_credentials_missing',
+    'rpa_quota_exceeded',
+    'rpa_replay_detected',
+    'credits_exhausted',
+  ],
 });
 
 export const listConsoleJobs = defineEndpoint({
@@ -163,8 +187,25 @@ export const retryConsoleJob = defineEndpoint({
   tag: TAG,
   auth: 'console',
   params: jobIdParams,
-  responses: { 202: { description: 'The new job is queued; Location is the job.', schema: consoleEnqueuedSchema, headers: { Location: 'The new job’s console URL.' } } },
-  errors: ['not_found', 'job_not_retryable', 'unknown_product', 'unknown_insurer', 'api_rpa_temporarily_disabled', 'rpa_circuit_open', 'insurer_credentials_missing', 'rpa_quota_exceeded', 'rpa_replay_detected', 'credits_exhausted'],
+  responses: {
+    202: {
+      description: 'The new job is queued; Location is the job.',
+      schema: consoleEnqueuedSchema,
+      headers: { Location: 'The new job’s console URL.' },
+    },
+  },
+  errors: [
+    'not_found',
+    'job_not_retryable',
+    'unknown_product',
+    'unknown_insurer',
+    'api_rpa_temporarily_disabled',
+    'rpa_circuit_open',
+    'insurer_credentials_missing',
+    'rpa_quota_exceeded',
+    'rpa_replay_detected',
+    'credits_exhausted',
+  ],
 });
 
 export const cancelConsoleJob = defineEndpoint({
@@ -230,7 +271,8 @@ export const streamJobEvents = defineEndpoint({
   path: '/events',
   operationId: 'consoleStreamJobEvents',
   summary: 'Live feed of the cabinet’s jobs (server-sent events)',
-  description: '`event: job` with a ConsoleJob whenever one changes; on connecting, every unfinished job, then `event: ready` with their ids.',
+  description:
+    '`event: job` with a ConsoleJob whenever one changes; on connecting, every unfinished job, then `event: ready` with their ids.',
   tag: TAG,
   auth: 'console',
   responses: { 200: { description: 'An endless text/event-stream.', contentType: 'text/event-stream' } },

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { jobStatusSchema } from './automation.js';
 import { opportunitySchema } from './crm.js';
-import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from './crm-endpoints.js';
+import {
+  createClient,
+  createOpportunity,
+  eraseClient,
+  getClient,
+  getOpportunity,
+  listClients,
+  listOpportunities,
+  updateClient,
+  updateOpportunity,
+} from './crm-endpoints.js';
 import { devisSchema, getDevis, listDevis, signDevis } from './devis.js';
 import { consoleTwin, defineEndpoint } from './endpoint.js';
 import { idParam } from './pagination.js';
@@ -20,7 +30,10 @@ const twin = { tag: TAG, auth: 'console' } as const;
 
 export const listConsoleClients = defineEndpoint(consoleTwin(listClients, { ...twin, operationId: 'consoleListClients' }));
 // A console's POST is not replayed (no Idempotency-Key): its answer is the creation alone.
-export const createConsoleClient = defineEndpoint({ ...consoleTwin(createClient, { ...twin, operationId: 'consoleCreateClient' }), responses: { 201: createClient.responses[201] } });
+export const createConsoleClient = defineEndpoint({
+  ...consoleTwin(createClient, { ...twin, operationId: 'consoleCreateClient' }),
+  responses: { 201: createClient.responses[201] },
+});
 export const getConsoleClient = defineEndpoint(consoleTwin(getClient, { ...twin, operationId: 'consoleGetClient' }));
 export const updateConsoleClient = defineEndpoint(consoleTwin(updateClient, { ...twin, operationId: 'consoleUpdateClient' }));
 export const eraseConsoleClient = defineEndpoint(consoleTwin(eraseClient, { ...twin, operationId: 'consoleEraseClient' }));
@@ -43,13 +56,17 @@ export const listClientOpportunities = defineEndpoint({
 
 // Opportunities (created from the console: created_via console).
 
-export const listConsoleOpportunities = defineEndpoint(consoleTwin(listOpportunities, { ...twin, operationId: 'consoleListOpportunities' }));
+export const listConsoleOpportunities = defineEndpoint(
+  consoleTwin(listOpportunities, { ...twin, operationId: 'consoleListOpportunities' }),
+);
 export const createConsoleOpportunity = defineEndpoint({
   ...consoleTwin(createOpportunity, { ...twin, operationId: 'consoleCreateOpportunity' }),
   responses: { 201: createOpportunity.responses[201] },
 });
 export const getConsoleOpportunity = defineEndpoint(consoleTwin(getOpportunity, { ...twin, operationId: 'consoleGetOpportunity' }));
-export const updateConsoleOpportunity = defineEndpoint(consoleTwin(updateOpportunity, { ...twin, operationId: 'consoleUpdateOpportunity' }));
+export const updateConsoleOpportunity = defineEndpoint(
+  consoleTwin(updateOpportunity, { ...twin, operationId: 'consoleUpdateOpportunity' }),
+);
 
 // Quotes.
 
@@ -60,7 +77,10 @@ export const consoleDevisSchema = devisSchema
     client_erased: z.boolean().describe('The quote’s client was erased: its id stays, its name is gone.'),
     product_label: z.string().describe('The product’s label (its code when no insurer of this install offers it any more).'),
     insurer_name: z.string().describe('The insurer’s name (its code when this install has no such insurer).'),
-    job: z.object({ job_id: z.uuid(), status: jobStatusSchema, created_at: z.iso.datetime() }).nullable().describe('The job that priced it, if any.'),
+    job: z
+      .object({ job_id: z.uuid(), status: jobStatusSchema, created_at: z.iso.datetime() })
+      .nullable()
+      .describe('The job that priced it, if any.'),
   })
   .meta({ id: 'ConsoleDevis' });
 export type ConsoleDevis = z.infer<typeof consoleDevisSchema>;

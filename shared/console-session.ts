@@ -32,7 +32,8 @@ export const signIn = defineEndpoint({
   path: '/session',
   operationId: 'consoleSignIn',
   summary: 'Sign in to the console',
-  description: 'Sets the HttpOnly session cookie and the CSRF cookie the console copies into X-CSRF-Token. return_to is followed only when it is a path on this origin.',
+  description:
+    'Sets the HttpOnly session cookie and the CSRF cookie the console copies into X-CSRF-Token. return_to is followed only when it is a path on this origin.',
   tag: TAG,
   auth: 'none',
   openOnLan: true,

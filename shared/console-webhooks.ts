@@ -14,7 +14,6 @@ import {
   webhookSchema,
 } from './webhooks.js';
 
-
 /** A subscription as the console lists it: the REST shape plus its latest delivery. */
 const consoleWebhookSchema = webhookSchema.extend({
   last_delivery: deliverySchema.nullable().describe('The newest delivery of this subscription, or null.'),

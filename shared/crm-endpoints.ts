@@ -1,13 +1,23 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
-import { CLIENT_TYPES, clientSchema, createClientBody, createOpportunityBody, opportunitySchema, opportunityStageSchema, updateClientBody, updateOpportunityBody } from './crm.js';
+import {
+  CLIENT_TYPES,
+  clientSchema,
+  createClientBody,
+  createOpportunityBody,
+  opportunitySchema,
+  opportunityStageSchema,
+  updateClientBody,
+  updateOpportunityBody,
+} from './crm.js';
 import { createdAfterSchema, idParam, listQueryBase, pageSchema } from './pagination.js';
 
 /** The CRM's routes: opportunities and clients. Their bodies and answers are in crm.ts. */
 
 export const IDEMPOTENCY_HEADER = {
   'Idempotency-Key': {
-    description: 'A fresh UUID per distinct operation. A retry with the same key and body returns the original result with HTTP 200 and Idempotent-Replayed: true.',
+    description:
+      'A fresh UUID per distinct operation. A retry with the same key and body returns the original result with HTTP 200 and Idempotent-Replayed: true.',
     required: false,
   },
 } as const;
@@ -96,11 +106,18 @@ export const listClients = defineEndpoint({
   tag: 'CRM',
   auth: 'api_key',
   scope: 'crm:read',
-  description: 'q searches the last name, first name, company name and email (case-insensitive, anywhere in the word): q=dupont finds Dupont and Dupont-Aignan.',
+  description:
+    'q searches the last name, first name, company name and email (case-insensitive, anywhere in the word): q=dupont finds Dupont and Dupont-Aignan.',
   query: z.object({
     ...listQueryBase,
     type: z.enum(CLIENT_TYPES).optional(),
-    q: z.string().trim().min(1, 'q must not be empty').max(100).optional().describe('Text to find in the last name, first name, company name or email.'),
+    q: z
+      .string()
+      .trim()
+      .min(1, 'q must not be empty')
+      .max(100)
+      .optional()
+      .describe('Text to find in the last name, first name, company name or email.'),
   }),
   responses: { 200: { description: 'A page.', schema: pageSchema(clientSchema, 'ClientPage') } },
   errors: ['invalid_cursor'],

@@ -124,7 +124,10 @@ type ClientType = (typeof CLIENT_TYPES)[number];
 const addressSchema = z.strictObject({
   line1: z.string().trim().min(1).max(200),
   line2: z.string().trim().max(200).optional(),
-  postcode: z.string().trim().regex(/^[0-9A-Za-z -]{3,10}$/, 'postcode is not valid'),
+  postcode: z
+    .string()
+    .trim()
+    .regex(/^[0-9A-Za-z -]{3,10}$/, 'postcode is not valid'),
   city: z.string().trim().min(1).max(100),
   country: z
     .string()
@@ -137,7 +140,16 @@ const birthDateSchema = z.iso
   .refine((d) => d >= '1900-01-01' && d <= new Date().toISOString().slice(0, 10), 'birth_date must be between 1900 and today');
 
 /** The contact fields of a client: what creation takes besides its type, and what PATCH may change. */
-export const CLIENT_CONTACT_FIELDS = ['last_name', 'first_name', 'company_name', 'siret', 'email', 'phone', 'address', 'birth_date'] as const;
+export const CLIENT_CONTACT_FIELDS = [
+  'last_name',
+  'first_name',
+  'company_name',
+  'siret',
+  'email',
+  'phone',
+  'address',
+  'birth_date',
+] as const;
 export type ClientContactField = (typeof CLIENT_CONTACT_FIELDS)[number];
 
 /** Each contact field's validation, one definition for creation and PATCH. */
@@ -166,7 +178,8 @@ interface ClientTypeFields {
 export function clientTypeProblems(client: ClientTypeFields): { field: ClientContactField; message: string }[] {
   const problems: { field: ClientContactField; message: string }[] = [];
   if (client.type === 'person' && !client.last_name) problems.push({ field: 'last_name', message: 'last_name is required for a person' });
-  if (client.type === 'company' && !client.company_name) problems.push({ field: 'company_name', message: 'company_name is required for a company' });
+  if (client.type === 'company' && !client.company_name)
+    problems.push({ field: 'company_name', message: 'company_name is required for a company' });
   if (client.type === 'company' && client.birth_date) problems.push({ field: 'birth_date', message: 'a company has no birth_date' });
   return problems;
 }
@@ -200,9 +213,7 @@ export const clientSchema = z
     siret: nullableString,
     email: nullableString,
     phone: nullableString,
-    address: z
-      .object({ line1: z.string(), line2: nullableString, postcode: z.string(), city: z.string(), country: z.string() })
-      .nullable(),
+    address: z.object({ line1: z.string(), line2: nullableString, postcode: z.string(), city: z.string(), country: z.string() }).nullable(),
     birth_date: nullableString.describe('YYYY-MM-DD'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

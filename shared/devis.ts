@@ -17,7 +17,10 @@ const MAX_DIC_DATA_BYTES = 32 * 1024;
 
 export const dicDataSchema = z
   .record(z.string(), z.unknown())
-  .refine((data) => new TextEncoder().encode(JSON.stringify(data)).length <= MAX_DIC_DATA_BYTES, `at most ${MAX_DIC_DATA_BYTES / 1024} KiB as JSON`)
+  .refine(
+    (data) => new TextEncoder().encode(JSON.stringify(data)).length <= MAX_DIC_DATA_BYTES,
+    `at most ${MAX_DIC_DATA_BYTES / 1024} KiB as JSON`,
+  )
   .describe('Product data, at most 32 KiB as JSON; the keys a product needs are given by GET /produits-disponibles/{code}/schema.');
 
 export const createDevisBody = z
@@ -81,7 +84,12 @@ export const listDevis = defineEndpoint({
   tag: 'Quotes',
   auth: 'api_key',
   scope: 'devis:read',
-  query: z.object({ ...listQueryBase, status: devisStatusSchema.optional(), client_id: z.uuid().optional(), opportunity_id: z.uuid().optional() }),
+  query: z.object({
+    ...listQueryBase,
+    status: devisStatusSchema.optional(),
+    client_id: z.uuid().optional(),
+    opportunity_id: z.uuid().optional(),
+  }),
   responses: { 200: { description: 'A page.', schema: pageSchema(devisSchema, 'DevisPage') } },
   errors: ['invalid_cursor'],
 });
@@ -134,7 +142,9 @@ export const getDevisPdf = defineEndpoint({
   auth: 'api_key',
   scope: 'devis:read',
   params: devisParams,
-  responses: { 302: { description: 'Redirect to the signed download URL.', headers: { Location: 'The signed URL (path from the host root).' } } },
+  responses: {
+    302: { description: 'Redirect to the signed download URL.', headers: { Location: 'The signed URL (path from the host root).' } },
+  },
   errors: ['not_found', 'pdf_not_available'],
 });
 

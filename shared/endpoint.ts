@@ -90,7 +90,13 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;
 }
 
-const CONSOLE_ERRORS = ['not_signed_in', 'invalid_csrf_token', 'password_change_required', 'misdirected_request', 'origin_not_allowed'] as const satisfies readonly ErrorCode[];
+const CONSOLE_ERRORS = [
+  'not_signed_in',
+  'invalid_csrf_token',
+  'password_change_required',
+  'misdirected_request',
+  'origin_not_allowed',
+] as const satisfies readonly ErrorCode[];
 
 /** Error codes every route of an auth kind can answer, on top of its own. */
 export const COMMON_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {
@@ -117,14 +123,21 @@ export function endpointPath(endpoint: Pick<Endpoint, 'surface' | 'path'>): stri
   return SURFACE_PREFIXES[endpoint.surface ?? 'public'] + endpoint.path;
 }
 
-type PathParams<E extends Endpoint> = E['params'] extends z.ZodType ? { [K in keyof z.input<E['params']>]: string | number } : Record<string, never>;
-type QueryParams<E extends Endpoint> = E['query'] extends z.ZodType ? { [K in keyof z.input<E['query']>]?: string | number | boolean | null | undefined } : Record<string, never>;
+type PathParams<E extends Endpoint> = E['params'] extends z.ZodType
+  ? { [K in keyof z.input<E['params']>]: string | number }
+  : Record<string, never>;
+type QueryParams<E extends Endpoint> = E['query'] extends z.ZodType
+  ? { [K in keyof z.input<E['query']>]?: string | number | boolean | null | undefined }
+  : Record<string, never>;
 
 /**
  * The URL of a call to an endpoint, its path parameters encoded: what the server registers, the
  * console fetches and the tests request are one string built one way.
  */
-export function pathTo<E extends Endpoint>(endpoint: E, ...[params, query]: E['params'] extends z.ZodType ? [PathParams<E>, QueryParams<E>?] : [Record<string, never>?, QueryParams<E>?]): string {
+export function pathTo<E extends Endpoint>(
+  endpoint: E,
+  ...[params, query]: E['params'] extends z.ZodType ? [PathParams<E>, QueryParams<E>?] : [Record<string, never>?, QueryParams<E>?]
+): string {
   const values: Record<string, string | number> = params ?? {};
   const path = endpointPath(endpoint).replace(/\{([^}]+)\}/g, (_match, name: string) => {
     const value = values[name];
@@ -132,7 +145,8 @@ export function pathTo<E extends Endpoint>(endpoint: E, ...[params, query]: E['p
     return encodeURIComponent(String(value));
   });
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text === '' ? path : `${path}?${text}`;
 }
@@ -145,9 +159,24 @@ export function pathTo<E extends Endpoint>(endpoint: E, ...[params, query]: E['p
 export function consoleTwin<const E extends Endpoint, const A extends 'console' | 'console_admin'>(
   endpoint: E,
   twin: { operationId: string; tag: string; auth: A },
-): Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & { surface: 'console'; auth: A; operationId: string; tag: string } {
-  const copy: Endpoint = { ...endpoint, ...twin, surface: 'console', errors: endpoint.errors.filter((code) => !code.startsWith('idempotency_')) };
+): Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & {
+  surface: 'console';
+  auth: A;
+  operationId: string;
+  tag: string;
+} {
+  const copy: Endpoint = {
+    ...endpoint,
+    ...twin,
+    surface: 'console',
+    errors: endpoint.errors.filter((code) => !code.startsWith('idempotency_')),
+  };
   delete copy.scope;
   delete copy.headers;
-  return copy as Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & { surface: 'console'; auth: A; operationId: string; tag: string };
+  return copy as Omit<E, 'scope' | 'headers' | 'surface' | 'auth' | 'operationId' | 'tag'> & {
+    surface: 'console';
+    auth: A;
+    operationId: string;
+    tag: string;
+  };
 }

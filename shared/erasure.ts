@@ -39,11 +39,20 @@ type EventData = Record<string, unknown>;
  * the client is (an `erase` change), and one that comes after the erasure is dropped.
  */
 const EVENT_ERASURE: Record<string, { about: readonly SubjectField[]; erase: (data: EventData) => EventData }> = {
-  'client.updated': { about: ['client_id'], erase: (data) => ({ ...data, ...Object.fromEntries(CLIENT_CONTACT_FIELDS.map((field) => [field, null])) }) },
-  'opportunity.created': { about: ['opportunity_id'], erase: (data) => ({ ...data, contact: { last_name: '', company_name: null, siret: null } }) },
+  'client.updated': {
+    about: ['client_id'],
+    erase: (data) => ({ ...data, ...Object.fromEntries(CLIENT_CONTACT_FIELDS.map((field) => [field, null])) }),
+  },
+  'opportunity.created': {
+    about: ['opportunity_id'],
+    erase: (data) => ({ ...data, contact: { last_name: '', company_name: null, siret: null } }),
+  },
   'devis.failed': { about: ['devis_id', 'job_id', 'client_id'], erase: (data) => ({ ...data, reason: '' }) },
   'job.completed': { about: ['job_id', 'devis_id'], erase: (data) => ({ ...data, suspens: null }) },
-  'job.failed': { about: ['job_id', 'devis_id'], erase: (data) => ({ ...data, error: { ...(isObject(data.error) ? data.error : {}), message: '' } }) },
+  'job.failed': {
+    about: ['job_id', 'devis_id'],
+    erase: (data) => ({ ...data, error: { ...(isObject(data.error) ? data.error : {}), message: '' } }),
+  },
   'job.mfa_required': { about: ['job_id', 'devis_id'], erase: (data) => ({ ...data, challenge: '' }) },
 };
 

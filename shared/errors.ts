@@ -107,7 +107,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   validation_error:
     'A body, query or path parameter is invalid; details lists each problem with its path. Text anywhere in a request, keys included, must not contain a NUL character (U+0000) or an unpaired surrogate (code custom).',
-  invalid_json: 'The body is not valid JSON, is nested more than 64 levels deep, or has a "__proto__" key (or a "constructor" key holding "prototype").',
+  invalid_json:
+    'The body is not valid JSON, is nested more than 64 levels deep, or has a "__proto__" key (or a "constructor" key holding "prototype").',
   bad_request: 'The request could not be read: a malformed URL, header or framing.',
   request_timeout: 'The request took too long to arrive.',
   uri_too_long: 'A path segment is longer than 200 characters.',
@@ -130,8 +131,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   origin_not_allowed: 'A browser request came from an origin that is not configured.',
   not_found: 'No such route, or no such resource in this cabinet.',
   method_not_allowed: 'The path exists but not with this method; the Allow header lists the methods.',
-  payload_too_large: 'The body is larger than the route accepts: 1 MiB of JSON on the local service; on a sync hub, 8 MiB for a push and 20 MiB for a PDF. The message gives the limit.',
-  unsupported_media_type: 'The body is not of the type the route reads: application/json, or application/octet-stream for a PDF sent to a sync hub.',
+  payload_too_large:
+    'The body is larger than the route accepts: 1 MiB of JSON on the local service; on a sync hub, 8 MiB for a push and 20 MiB for a PDF. The message gives the limit.',
+  unsupported_media_type:
+    'The body is not of the type the route reads: application/json, or application/octet-stream for a PDF sent to a sync hub.',
   misdirected_request: 'The Host header does not name this local service.',
   rate_limited: "The key's request rate was exceeded; Retry-After says when to try again.",
   internal_error: 'A bug on our side; the request_id helps us find it.',
@@ -148,27 +151,34 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   // console: account basics (descriptions)
   wrong_current_password: 'The current password given is wrong; nothing was changed. It counts as a failed sign-in for the throttle.',
   account_disabled: 'This account is disabled; an administrator of the cabinet can enable it again.',
-  password_change_required: 'An administrator reset this account’s password: choose a new one (PUT /api/v1/console/account/password) before anything else.',
-  own_account: 'An administrator cannot disable, remove or reset the password of their own account here; change your own password on the My account page.',
+  password_change_required:
+    'An administrator reset this account’s password: choose a new one (PUT /api/v1/console/account/password) before anything else.',
+  own_account:
+    'An administrator cannot disable, remove or reset the password of their own account here; change your own password on the My account page.',
   // console: admin slice (descriptions)
   setup_already_done: 'First-run setup is only possible while the install has no cabinet; sign in instead.',
-  email_taken: 'An account with this email already exists in this cabinet (emails are unique per cabinet; other cabinets are not looked at).',
-  cabinet_choice_required: 'This email and password open accounts in several cabinets; details lists them ({cabinet_id, name}): sign in again with cabinet_id.',
+  email_taken:
+    'An account with this email already exists in this cabinet (emails are unique per cabinet; other cabinets are not looked at).',
+  cabinet_choice_required:
+    'This email and password open accounts in several cabinets; details lists them ({cabinet_id, name}): sign in again with cabinet_id.',
   setup_local_only: 'First-run setup is accepted only from the machine that runs Courtier; open the console there.',
   local_only: 'This is served to the machine that runs Courtier only (over loopback), not on the office LAN listener.',
   lan_sharing_forbidden: 'The IT policy forbids sharing Courtier on the office LAN (allowLanSharing: false).',
-  address_blocked: 'This address failed to sign in too many times and is blocked on the office LAN for a while; an administrator can lift the block.',
+  address_blocked:
+    'This address failed to sign in too many times and is blocked on the office LAN for a while; an administrator can lift the block.',
   lan_address_unavailable: 'An address given for the LAN listener is not one of this machine’s; details list the ones it has.',
   lan_managed_by_policy: 'The IT policy presets the office LAN mode; change it in the policy file.',
   lan_name_outside_ca: 'A name given is outside what the office CA may certify; enable with a new CA (brokers then trust the new one).',
   last_admin: 'The cabinet would have no administrator left; make another user an administrator first.',
   // console: automation slice (descriptions)
-  insurer_login_busy: 'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',
+  insurer_login_busy:
+    'A robot is using this insurer login right now (portals log out a session when the same account logs in twice); test the login once the job has finished.',
   // console: webhooks slice (descriptions)
   credits_exhausted: 'The wallet cannot cover this run; no job was created. Top up, then retry with the same Idempotency-Key.',
   offline_allowance_exhausted:
     'With sync on, this install has used what it may do without the cabinet’s hub acknowledging it: details.allowance_of says which allowance (credits: spent net of refunds; runs: real tarifications enqueued since a pull last brought it the other installs’ jobs), details.used and details.allowance how much. No job was created. Once the install reaches the hub again, retry with the same Idempotency-Key.',
-  credits_on_hub: 'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
+  credits_on_hub:
+    'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_insurer: 'No such insurer, or it does not offer this product.',
   insurer_credentials_missing: 'No portal credentials are configured for this insurer in this cabinet; set them in the console.',
@@ -181,26 +191,37 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   rpa_replay_detected:
     'The same request (compagnie, produit, dicData) came less than 10 minutes ago, under another key or on another computer of the cabinet (a job synced from it, finished or not): details.job_id is that job, poll it; or wait retry_after_seconds, do not loop.',
   // sync (descriptions)
-  invalid_pairing_code: 'The pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one (courtier hub invite).',
+  invalid_pairing_code:
+    'The pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one (courtier hub invite).',
   invalid_device_credential: 'The device credential is not known to this hub; connect the install again with a new pairing code.',
-  device_revoked: 'This device was revoked on the hub; nothing more syncs from or to it. Connect again with a new pairing code if that was a mistake.',
+  device_revoked:
+    'This device was revoked on the hub; nothing more syncs from or to it. Connect again with a new pairing code if that was a mistake.',
   too_many_pairing_attempts: 'Too many wrong pairing codes from this address; Retry-After says when to try again.',
-  cabinet_already_on_hub: 'A cabinet with this id is already on the hub; nothing was paired. Ask the hub’s operator: only they can tell whether it is yours.',
-  pairing_code_joins: 'This code joins a cabinet the hub already has, and not this install’s: use it with `courtier sync join` on a new install. Connecting this cabinet needs a code made for it (--new-cabinet, or --cabinet with its own id to reconnect it).',
-  hub_quota_exceeded: 'The cabinet reached a quota of the hub (details.quota: changes, change_bytes, blobs, blob_bytes or wallet_entries; details.limit); nothing was stored. The hub’s operator can raise it; the changes and credits entries stay queued meanwhile.',
+  cabinet_already_on_hub:
+    'A cabinet with this id is already on the hub; nothing was paired. Ask the hub’s operator: only they can tell whether it is yours.',
+  pairing_code_joins:
+    'This code joins a cabinet the hub already has, and not this install’s: use it with `courtier sync join` on a new install. Connecting this cabinet needs a code made for it (--new-cabinet, or --cabinet with its own id to reconnect it).',
+  hub_quota_exceeded:
+    'The cabinet reached a quota of the hub (details.quota: changes, change_bytes, blobs, blob_bytes or wallet_entries; details.limit); nothing was stored. The hub’s operator can raise it; the changes and credits entries stay queued meanwhile.',
   sync_protocol_unsupported: 'This install speaks a sync protocol newer than the hub’s; update the hub. Its changes stay queued meanwhile.',
   sync_too_many_requests: 'This device has too many requests (or long polls) in progress at the hub; retry after Retry-After.',
-  sync_gap: 'The batch does not start where the hub expects this device’s changes to continue; details.expected_number says where. Send from that number.',
-  device_rewound: 'The hub holds other changes under these numbers: this install was restored from a backup. It numbers its queue from details.expected_number and pulls its own later changes back.',
+  sync_gap:
+    'The batch does not start where the hub expects this device’s changes to continue; details.expected_number says where. Send from that number.',
+  device_rewound:
+    'The hub holds other changes under these numbers: this install was restored from a backup. It numbers its queue from details.expected_number and pulls its own later changes back.',
   cursor_expired:
     'The hub no longer holds the changes after this cursor (details.oldest_seq: pull after it or later); the install reads the cabinet’s current state (GET /state) and pulls from its as_of_seq, keeping what it has not pushed yet.',
-  clock_skew: 'This machine’s clock is more than 5 minutes ahead of the hub’s; details.ahead_seconds says by how much. Set the clock right: the changes stay queued meanwhile.',
-  sync_protocol_too_old: 'This install’s version of Courtier is too old for the cabinet’s other installs; update it. Its changes stay queued meanwhile.',
+  clock_skew:
+    'This machine’s clock is more than 5 minutes ahead of the hub’s; details.ahead_seconds says by how much. Set the clock right: the changes stay queued meanwhile.',
+  sync_protocol_too_old:
+    'This install’s version of Courtier is too old for the cabinet’s other installs; update it. Its changes stay queued meanwhile.',
   invalid_hub_url: 'The hub URL must be https://, or http:// to this machine only (the device credential travels with every request).',
   sync_already_on: 'This cabinet already syncs with a hub; disconnect it first to connect it elsewhere.',
   sync_off: 'This cabinet does not sync with a hub; connect it first.',
-  cabinet_already_here: 'This install already holds that cabinet: it syncs through connect, not join. The pairing code is used up; ask for a new one if needed.',
-  hub_database_unavailable: 'The hub cannot reach its database right now (restarting, or down); nothing was stored. Try again in a moment: installs retry by themselves.',
+  cabinet_already_here:
+    'This install already holds that cabinet: it syncs through connect, not join. The pairing code is used up; ask for a new one if needed.',
+  hub_database_unavailable:
+    'The hub cannot reach its database right now (restarting, or down); nothing was stored. Try again in a moment: installs retry by themselves.',
   hub_unreachable: 'The hub could not be reached (or failed on its side); check its URL and this machine’s network, then try again.',
   blob_hash_mismatch: 'The uploaded bytes do not have the SHA-256 named in the path.',
   wallet_entry_refused:
@@ -230,7 +251,10 @@ export const validationIssueSchema = z
       ),
     expected: z.string().optional().describe('invalid_type: the type expected (string, number, object…).'),
     received: z.string().optional().describe('invalid_type: the type sent; undefined when the field is missing.'),
-    origin: z.string().optional().describe('too_small / too_big: what was measured: number, int, string (its length), array (its items), date.'),
+    origin: z
+      .string()
+      .optional()
+      .describe('too_small / too_big: what was measured: number, int, string (its length), array (its items), date.'),
     minimum: z.number().optional().describe('too_small: the least value, length or count.'),
     maximum: z.number().optional().describe('too_big: the greatest value, length or count.'),
     inclusive: z.boolean().optional().describe('too_small / too_big: whether the limit itself is allowed.'),
@@ -250,7 +274,9 @@ export const errorBodySchema = z
     details: z
       .union([z.array(validationIssueSchema), z.unknown()])
       .optional()
-      .describe('More about the error: for validation_error, one ValidationIssue per problem; for other codes, what their description names.'),
+      .describe(
+        'More about the error: for validation_error, one ValidationIssue per problem; for other codes, what their description names.',
+      ),
     request_id: z.string(),
   })
   .meta({ id: 'Error' });

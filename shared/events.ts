@@ -70,7 +70,10 @@ export const contractSignedPayload = z.object({
 
 /** The client after the change, as GET /clients/{id} answers it, and which of its fields changed. */
 export const clientUpdatedPayload = clientSchema.extend({
-  changed_fields: z.array(z.enum(CLIENT_CONTACT_FIELDS)).min(1).describe('The contact fields whose value changed, in the order of the Client schema.'),
+  changed_fields: z
+    .array(z.enum(CLIENT_CONTACT_FIELDS))
+    .min(1)
+    .describe('The contact fields whose value changed, in the order of the Client schema.'),
 });
 
 /** No personal data: which client was erased, and when. */

@@ -14,7 +14,10 @@ export const lanNameSchema = z
   .trim()
   .toLowerCase()
   .max(253)
-  .regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/, 'must be a DNS name such as courtier.cabinet.lan (letters, digits, hyphens and dots)');
+  .regex(
+    /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/,
+    'must be a DNS name such as courtier.cabinet.lan (letters, digits, hyphens and dots)',
+  );
 
 export const lanAddressSchema = z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address such as 192.168.1.20' });
 
@@ -121,7 +124,8 @@ export const listLanBlocks = defineEndpoint({
   path: '/lan/blocks',
   operationId: 'consoleListLanBlocks',
   summary: 'Addresses blocked on the office LAN after failed sign-ins',
-  description: 'An address that reaches the sign-in limit on the LAN listener (20 failures in 15 minutes) is refused there for an hour, whatever it asks. Loopback is never blocked.',
+  description:
+    'An address that reaches the sign-in limit on the LAN listener (20 failures in 15 minutes) is refused there for an hour, whatever it asks. Loopback is never blocked.',
   tag: TAG,
   auth: 'console_admin',
   responses: { 200: { description: 'The blocks in force, newest first.', schema: z.object({ data: z.array(lanAddressBlockSchema) }) } },

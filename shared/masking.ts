@@ -25,7 +25,11 @@ type FieldOf<T> = Extract<keyof T, string>;
  * Every path into T in the table's syntax: `contact.last_name` (a field), `data[].contact.email`
  * (the field in each item of a list), `dicData.*` (every entry of a record, whatever its keys).
  */
-type PayloadPath<T> = T extends readonly unknown[] ? never : T extends object ? { [K in FieldOf<T>]: FieldPaths<K, NonNullable<T[K]>> }[FieldOf<T>] : never;
+type PayloadPath<T> = T extends readonly unknown[]
+  ? never
+  : T extends object
+    ? { [K in FieldOf<T>]: FieldPaths<K, NonNullable<T[K]>> }[FieldOf<T>]
+    : never;
 type FieldPaths<K extends string, V> = V extends readonly (infer Item)[]
   ? `${K}[]` | `${K}[].${PayloadPath<NonNullable<Item>>}`
   : V extends object
@@ -64,7 +68,9 @@ const CLIENT = {
 
 /** The same rules for each item of a page ({data, next_cursor, has_more, count}). */
 function eachItem<R extends Record<string, Masking>>(rules: R): { readonly [P in FieldOf<R> as `data[].${P}`]: R[P] } {
-  return Object.fromEntries(Object.entries(rules).map(([path, how]) => [`data[].${path}`, how])) as { [P in FieldOf<R> as `data[].${P}`]: R[P] };
+  return Object.fromEntries(Object.entries(rules).map(([path, how]) => [`data[].${path}`, how])) as {
+    [P in FieldOf<R> as `data[].${P}`]: R[P];
+  };
 }
 
 /**
@@ -119,7 +125,10 @@ function parsePath(path: string): Segment[] {
 
 /** Parsed once: the table is constant. */
 const COMPILED: ReadonlyMap<string, readonly CompiledRule[]> = new Map(
-  Object.entries(PERSONAL_DATA).map(([kind, rules]): [string, CompiledRule[]] => [kind, Object.entries(rules).map(([path, how]) => ({ segments: parsePath(path), how }))]),
+  Object.entries(PERSONAL_DATA).map(([kind, rules]): [string, CompiledRule[]] => [
+    kind,
+    Object.entries(rules).map(([path, how]) => ({ segments: parsePath(path), how })),
+  ]),
 );
 
 function maskValue(value: string): string {

@@ -121,7 +121,10 @@ const authorizeQuerySchema = z.object({
   redirect_uri: z.string().optional().describe('May be omitted when the client registered exactly one.'),
   code_challenge: z.string().describe('base64url(SHA-256(code_verifier)).'),
   code_challenge_method: z.literal('S256').describe('S256 (plain is refused).'),
-  scope: z.string().optional().describe(`Space-separated among ${MCP_SCOPES.join(', ')}; all of them when omitted.`),
+  scope: z
+    .string()
+    .optional()
+    .describe(`Space-separated among ${MCP_SCOPES.join(', ')}; all of them when omitted.`),
   state: z.string().optional().describe('Returned unchanged.'),
   resource: z.string().optional().describe('RFC 8707: this server’s MCP URL.'),
 });
@@ -139,7 +142,10 @@ export const authorize = defineEndpoint({
   openOnLan: true,
   query: authorizeQuerySchema,
   validatedBy: 'handler',
-  responses: { 302: { description: 'A redirect (see the description).' }, 400: { description: 'An HTML error page.', contentType: 'text/html' } },
+  responses: {
+    302: { description: 'A redirect (see the description).' },
+    400: { description: 'An HTML error page.', contentType: 'text/html' },
+  },
   errors: [],
 });
 
@@ -212,7 +218,8 @@ export const revokeToken = defineEndpoint({
   path: `${OAUTH_PREFIX}/revoke`,
   operationId: 'revokeToken',
   summary: 'Token revocation',
-  description: 'RFC 7009: 200 whether or not the token was known. Revoking a refresh token revokes its grant and every access token issued under it.',
+  description:
+    'RFC 7009: 200 whether or not the token was known. Revoking a refresh token revokes its grant and every access token issued under it.',
   tag: TAG,
   auth: 'none',
   openOnLan: true,
@@ -236,10 +243,21 @@ export const callMcp = defineEndpoint({
   body: z.record(z.string(), z.unknown()).describe('One JSON-RPC 2.0 message.'),
   validatedBy: 'handler',
   responses: {
-    200: { description: 'The JSON-RPC response; each tool’s result is described by its outputSchema in tools/list.', schema: z.record(z.string(), z.unknown()) },
+    200: {
+      description: 'The JSON-RPC response; each tool’s result is described by its outputSchema in tools/list.',
+      schema: z.record(z.string(), z.unknown()),
+    },
     202: { description: 'A notification (or a response): accepted, no body. Nothing outlives the request, so nothing is done with it.' },
-    400: { description: 'A JSON-RPC batch, a body that is not a JSON-RPC message (-32700), or an MCP-Protocol-Version this server does not speak (-32000); answered as a JSON-RPC error, id null.', schema: jsonRpcErrorSchema },
-    406: { description: 'An Accept header that does not list both application/json and text/event-stream; answered as a JSON-RPC error (-32000), id null.', schema: jsonRpcErrorSchema },
+    400: {
+      description:
+        'A JSON-RPC batch, a body that is not a JSON-RPC message (-32700), or an MCP-Protocol-Version this server does not speak (-32000); answered as a JSON-RPC error, id null.',
+      schema: jsonRpcErrorSchema,
+    },
+    406: {
+      description:
+        'An Accept header that does not list both application/json and text/event-stream; answered as a JSON-RPC error (-32000), id null.',
+      schema: jsonRpcErrorSchema,
+    },
   },
   errors: ['insufficient_scope', 'invalid_json'],
 });

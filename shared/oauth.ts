@@ -2,7 +2,14 @@ import { z } from 'zod';
 import type { Scope } from './scopes.js';
 
 /** The scopes an MCP client may request (part 5.2): the REST scopes but webhooks:manage. */
-export const MCP_SCOPES = ['crm:read', 'crm:write', 'devis:read', 'devis:draft', 'automation:read', 'automation:enqueue'] as const satisfies readonly Scope[];
+export const MCP_SCOPES = [
+  'crm:read',
+  'crm:write',
+  'devis:read',
+  'devis:draft',
+  'automation:read',
+  'automation:enqueue',
+] as const satisfies readonly Scope[];
 export type McpScope = (typeof MCP_SCOPES)[number];
 export const mcpScopeSchema = z.enum(MCP_SCOPES);
 
@@ -15,8 +22,14 @@ export const MCP_SCOPE_WORDING: Record<McpScope, { en: string; fr: string }> = {
   'crm:write': { en: 'Create and change opportunities and clients', fr: 'Créer et modifier des opportunités et des clients' },
   'devis:read': { en: 'Read your quotes and their PDFs', fr: 'Consulter vos devis et leurs PDF' },
   'devis:draft': { en: 'Create draft quotes', fr: 'Créer des brouillons de devis' },
-  'automation:read': { en: 'Read tarification jobs, products and your Robot credits', fr: 'Consulter les tarifications, les produits et vos crédits Robot' },
-  'automation:enqueue': { en: 'Launch tarifications, which spend Robot credits', fr: 'Lancer des tarifications, qui consomment des crédits Robot' },
+  'automation:read': {
+    en: 'Read tarification jobs, products and your Robot credits',
+    fr: 'Consulter les tarifications, les produits et vos crédits Robot',
+  },
+  'automation:enqueue': {
+    en: 'Launch tarifications, which spend Robot credits',
+    fr: 'Lancer des tarifications, qui consomment des crédits Robot',
+  },
 };
 
 export const OAUTH_PREFIX = '/api/v1/mcp/oauth';
@@ -114,7 +127,11 @@ export const consoleSessionSchema = z.object({
     id: z.string(),
     email: z.string(),
     role: z.string(),
-    must_change_password: z.boolean().describe('The password was reset by an administrator: every console route but the change of one’s own password answers 403 password_change_required until it is changed.'),
+    must_change_password: z
+      .boolean()
+      .describe(
+        'The password was reset by an administrator: every console route but the change of one’s own password answers 403 password_change_required until it is changed.',
+      ),
   }),
   cabinet: z.object({ id: z.string(), name: z.string() }),
   expires_at: z.string(),

@@ -125,7 +125,11 @@ const pulledChangeSchema = syncChangeSchema
     seq: z.int().min(1).describe('The cabinet’s sequence on the hub: commit order.'),
     device_id: deviceIdSchema,
     // Any name: a newer install's kind reaches an older one, which keeps it until it is updated.
-    kind: z.string().min(1).max(64).describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version, which an older install keeps aside until it is updated.`),
+    kind: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version, which an older install keeps aside until it is updated.`),
   })
   .meta({ id: 'SyncPulledChange' });
 export type PulledChange = z.infer<typeof pulledChangeSchema>;
@@ -133,7 +137,13 @@ export type PulledChange = z.infer<typeof pulledChangeSchema>;
 const pullQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0).describe('The last seq this install has applied; 0 for everything.'),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
-  wait: z.coerce.number().int().min(0).max(MAX_PULL_WAIT_SECONDS).default(0).describe('Seconds to hold the request open while there is nothing after `after` (long poll).'),
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PULL_WAIT_SECONDS)
+    .default(0)
+    .describe('Seconds to hold the request open while there is nothing after `after` (long poll).'),
   own: z
     .stringbool()
     .default(false)
@@ -143,7 +153,9 @@ const pullQuerySchema = z.object({
     .int()
     .min(0)
     .optional()
-    .describe('The install’s wallet cursor: a long poll also ends when the cabinet’s credits entries pass it (a grant, another install’s debit).'),
+    .describe(
+      'The install’s wallet cursor: a long poll also ends when the cabinet’s credits entries pass it (a grant, another install’s debit).',
+    ),
 });
 
 export const pullResponseSchema = z
@@ -155,8 +167,14 @@ export const pullResponseSchema = z
       .int()
       .min(0)
       .optional()
-      .describe('The highest change number of the calling device that the hub holds. An install whose own numbering is behind it was restored from a backup: the jobs it holds may have run since.'),
-    wallet_seq: z.int().min(0).optional().describe('The cabinet’s newest credits entry: past the install’s wallet cursor, it exchanges its wallet (POST /wallet).'),
+      .describe(
+        'The highest change number of the calling device that the hub holds. An install whose own numbering is behind it was restored from a backup: the jobs it holds may have run since.',
+      ),
+    wallet_seq: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('The cabinet’s newest credits entry: past the install’s wallet cursor, it exchanges its wallet (POST /wallet).'),
     hub_time: isoTime,
   })
   .meta({ id: 'SyncPull' });
@@ -180,7 +198,9 @@ const pairBodySchema = z
     cabinet: z
       .object({ id: z.string().min(1).max(64), name: shownName })
       .optional()
-      .describe('To register this install’s cabinet (a code made with --new-cabinet for this very cabinet id); absent to join the code’s cabinet.'),
+      .describe(
+        'To register this install’s cabinet (a code made with --new-cabinet for this very cabinet id); absent to join the code’s cabinet.',
+      ),
   })
   .meta({ id: 'SyncPair' });
 export type PairBody = z.infer<typeof pairBodySchema>;
@@ -194,15 +214,15 @@ export const pairResponseSchema = z
     reconnected: z
       .boolean()
       .optional()
-      .describe('true: the install brought a cabinet the hub already has, with a code that joins it (a reconnect); it sends only what changed meanwhile.'),
+      .describe(
+        'true: the install brought a cabinet the hub already has, with a code that joins it (a reconnect); it sends only what changed meanwhile.',
+      ),
     hub_time: isoTime,
   })
   .meta({ id: 'SyncPaired' });
 export type PairResponse = z.infer<typeof pairResponseSchema>;
 
-export const leaveResponseSchema = z
-  .object({ device_id: deviceIdSchema, revoked_at: isoTime, hub_time: isoTime })
-  .meta({ id: 'SyncLeft' });
+export const leaveResponseSchema = z.object({ device_id: deviceIdSchema, revoked_at: isoTime, hub_time: isoTime }).meta({ id: 'SyncLeft' });
 export type LeaveResponse = z.infer<typeof leaveResponseSchema>;
 
 const blobParamsSchema = z.object({ sha256: sha256Schema });
@@ -258,7 +278,18 @@ export const pushChanges = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: pushBodySchema,
   responses: { 200: { description: 'Stored.', schema: pushResponseSchema } },
-  errors: ['validation_error', 'sync_gap', 'device_rewound', 'clock_skew', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'payload_too_large', 'hub_quota_exceeded', 'sync_too_many_requests', 'hub_database_unavailable'],
+  errors: [
+    'validation_error',
+    'sync_gap',
+    'device_rewound',
+    'clock_skew',
+    'sync_protocol_too_old',
+    'sync_protocol_unsupported',
+    'payload_too_large',
+    'hub_quota_exceeded',
+    'sync_too_many_requests',
+    'hub_database_unavailable',
+  ],
 });
 
 export const pullChanges = defineEndpoint({
@@ -276,7 +307,14 @@ export const pullChanges = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   query: pullQuerySchema,
   responses: { 200: { description: 'A page of changes.', schema: pullResponseSchema } },
-  errors: ['validation_error', 'cursor_expired', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
+  errors: [
+    'validation_error',
+    'cursor_expired',
+    'sync_protocol_too_old',
+    'sync_protocol_unsupported',
+    'sync_too_many_requests',
+    'hub_database_unavailable',
+  ],
 });
 
 export const leaveHub = defineEndpoint({

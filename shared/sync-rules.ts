@@ -38,7 +38,9 @@ function eventErasureProblem(fields: Record<string, unknown>): string | null {
     return "an erased event's data is not JSON";
   }
   if (typeof data !== 'object' || data === null) return "an erased event's data is not an object";
-  const kept = CLIENT_CONTACT_FIELDS.filter((field) => (data as Record<string, unknown>)[field] !== undefined && (data as Record<string, unknown>)[field] !== null);
+  const kept = CLIENT_CONTACT_FIELDS.filter(
+    (field) => (data as Record<string, unknown>)[field] !== undefined && (data as Record<string, unknown>)[field] !== null,
+  );
   return kept.length > 0 ? `an erased event keeps no personal field, not ${kept.join(', ')}` : null;
 }
 
@@ -49,7 +51,14 @@ function eventErasureProblem(fields: Record<string, unknown>): string | null {
  * that have one) and the timeline of the steps it saw. A job never carries them: an install that
  * pulled a job must never take it for one of its own.
  */
-export const JOB_LOCAL_FIELDS: readonly string[] = ['lease_until', 'mfa_challenge', 'artifacts', 'callback_webhook_id', 'enqueue_number', 'timeline'];
+export const JOB_LOCAL_FIELDS: readonly string[] = [
+  'lease_until',
+  'mfa_challenge',
+  'artifacts',
+  'callback_webhook_id',
+  'enqueue_number',
+  'timeline',
+];
 
 function jobProblem(fields: Record<string, unknown>): string | null {
   if (!JOB_STATUSES.some((status) => status === fields.status)) return `a job carries its status, one of ${JOB_STATUSES.join(', ')}`;
@@ -69,7 +78,8 @@ export const MAX_USER_EMAIL = 254;
 
 /** A user's record id is its email, lower-cased (one record per person and cabinet, whichever install adds them). */
 function userProblem(recordId: string, fields: Record<string, unknown>): string | null {
-  if (recordId !== recordId.toLowerCase() || !recordId.includes('@') || recordId.length > MAX_USER_EMAIL) return "a user's record id is its email, in lower case";
+  if (recordId !== recordId.toLowerCase() || !recordId.includes('@') || recordId.length > MAX_USER_EMAIL)
+    return "a user's record id is its email, in lower case";
   if (fields.email !== undefined && fields.email !== recordId) return "a user's email is its record id";
   const local = USER_LOCAL_FIELDS.filter((field) => field in fields);
   return local.length > 0 ? `a user never carries what each install keeps for itself: ${local.join(', ')}` : null;

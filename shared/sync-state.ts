@@ -10,7 +10,11 @@ import { deviceIdSchema, hlcSchema, isoTime, MAX_BATCH_CHANGES, PROTOCOL_HEADERS
 /** A record's current state on the hub: every change it stored of it, merged field by field by their stamps. */
 const recordStateSchema = z
   .object({
-    kind: z.string().min(1).max(64).describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version.`),
+    kind: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(`One of ${SYNCED_KINDS.join(', ')}, or a kind of a newer version.`),
     record_id: recordIdSchema,
     erased: z.boolean().describe('true: the record was erased; its fields are its tombstone.'),
     fields: z.record(z.string(), z.unknown()).describe('Column name → its latest value.'),
@@ -25,7 +29,12 @@ const stateQuerySchema = z.object({
   after_kind: z.string().max(64).default('').describe('With after_id: the last record of the previous page; empty for the first page.'),
   after_id: z.string().max(254).default(''),
   limit: z.coerce.number().int().min(1).max(MAX_BATCH_CHANGES).default(500),
-  kind: z.string().min(1).max(64).optional().describe('With record_id: this one record only (an install retrying a change it set aside, whose seq the hub may have compacted).'),
+  kind: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('With record_id: this one record only (an install retrying a change it set aside, whose seq the hub may have compacted).'),
   record_id: z.string().min(1).max(254).optional(),
 });
 
@@ -35,7 +44,9 @@ export const stateResponseSchema = z
     as_of_seq: z
       .int()
       .min(0)
-      .describe('Every change up to this seq is merged into this page. Keep the first page’s: once the last page is applied, pull changes after it (a record changed meanwhile comes again, and merges by its stamps).'),
+      .describe(
+        'Every change up to this seq is merged into this page. Keep the first page’s: once the last page is applied, pull changes after it (a record changed meanwhile comes again, and merges by its stamps).',
+      ),
     more: z.boolean().describe('More records follow: ask again with the last record’s kind and id.'),
     hub_time: isoTime,
   })

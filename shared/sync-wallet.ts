@@ -64,7 +64,9 @@ export type HubWalletEntry = z.infer<typeof hubWalletEntrySchema>;
 export const walletExchangeResponseSchema = z
   .object({
     balance: z.int().describe('The cabinet’s balance on the hub, every entry sent included: the authority.'),
-    acknowledged: z.array(z.object({ entry_id: z.uuid(), seq: z.int().min(1) })).describe('Every entry sent, as the hub holds it (stored now or before).'),
+    acknowledged: z
+      .array(z.object({ entry_id: z.uuid(), seq: z.int().min(1) }))
+      .describe('Every entry sent, as the hub holds it (stored now or before).'),
     entries: z.array(hubWalletEntrySchema).describe('The cabinet’s entries after `after`, in seq order, the caller’s own included.'),
     last_seq: z.int().min(0).describe('Pass it as `after` next time.'),
     more: z.boolean().describe('More entries wait: exchange again at once.'),
@@ -87,5 +89,14 @@ export const exchangeWallet = defineEndpoint({
   headers: PROTOCOL_HEADERS,
   body: walletExchangeBodySchema,
   responses: { 200: { description: 'Stored; the cabinet’s balance and entries.', schema: walletExchangeResponseSchema } },
-  errors: ['validation_error', 'wallet_entry_refused', 'payload_too_large', 'hub_quota_exceeded', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'sync_too_many_requests', 'hub_database_unavailable'],
+  errors: [
+    'validation_error',
+    'wallet_entry_refused',
+    'payload_too_large',
+    'hub_quota_exceeded',
+    'sync_protocol_too_old',
+    'sync_protocol_unsupported',
+    'sync_too_many_requests',
+    'hub_database_unavailable',
+  ],
 });

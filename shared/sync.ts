@@ -24,16 +24,28 @@ const syncStatusSchema = z
     last_push_at: isoOrNull,
     last_pull_at: isoOrNull,
     last_error: z.string().nullable().describe('In words, e.g. "hub unreachable since 10:42" or "this device was revoked on the hub".'),
-    last_error_code: z.string().nullable().describe('Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, sync_off (the credential is missing), internal_error, or a hub error code.'),
+    last_error_code: z
+      .string()
+      .nullable()
+      .describe(
+        'Stable: hub_unreachable, device_revoked, clock_skew, sync_protocol_too_old, sync_off (the credential is missing), internal_error, or a hub error code.',
+      ),
     offline_since: z.iso.datetime().nullable().describe('While the hub cannot be reached: since when.'),
-    clock_ahead_seconds: z.int().nullable().describe('How far this machine’s clock is ahead of the hub’s (negative: behind), at the last answer.'),
+    clock_ahead_seconds: z
+      .int()
+      .nullable()
+      .describe('How far this machine’s clock is ahead of the hub’s (negative: behind), at the last answer.'),
     resyncing: z
       .boolean()
-      .describe('This install is pulling the cabinet again from the start: it, or the hub, was restored from a backup. Nothing is lost meanwhile.'),
+      .describe(
+        'This install is pulling the cabinet again from the start: it, or the hub, was restored from a backup. Nothing is lost meanwhile.',
+      ),
     refused_by_hub: z
       .int()
       .min(0)
-      .describe('Changes made here that the hub refused for what they hold (taken out of the queue so that the others go; courtier sync conflicts lists them).'),
+      .describe(
+        'Changes made here that the hub refused for what they hold (taken out of the queue so that the others go; courtier sync conflicts lists them).',
+      ),
     set_aside_changes: z
       .int()
       .min(0)
@@ -111,10 +123,16 @@ export const listSyncConflicts = defineEndpoint({
   path: '/sync/conflicts',
   operationId: 'consoleListSyncConflicts',
   summary: 'Changes from other installs that this one set aside',
-  description: 'Newest first, at most 100: what this install’s rules refused (the change’s fields may hold personal data, hence administrators only).',
+  description:
+    'Newest first, at most 100: what this install’s rules refused (the change’s fields may hold personal data, hence administrators only).',
   tag: SYNC_TAG,
   auth: 'console_admin',
-  responses: { 200: { description: 'The set-aside changes.', schema: z.object({ data: z.array(syncConflictSchema) }).meta({ id: 'SyncConflictList' }) } },
+  responses: {
+    200: {
+      description: 'The set-aside changes.',
+      schema: z.object({ data: z.array(syncConflictSchema) }).meta({ id: 'SyncConflictList' }),
+    },
+  },
   errors: [],
 });
 
@@ -135,7 +153,8 @@ export const retrySyncConflict = defineEndpoint({
   path: '/sync/conflicts/{seq}/retry',
   operationId: 'consoleRetrySyncConflict',
   summary: 'Try a set-aside change again',
-  description: 'Fetches the change whole from the hub and applies it as a pulled change is (a field changed since keeps its later value); it leaves the list once applied.',
+  description:
+    'Fetches the change whole from the hub and applies it as a pulled change is (a field changed since keeps its later value); it leaves the list once applied.',
   tag: SYNC_TAG,
   auth: 'console_admin',
   params: conflictParams,
@@ -202,4 +221,13 @@ export const disconnectSync = defineEndpoint({
   errors: ['sync_off'],
 });
 
-export const CONSOLE_SYNC_ENDPOINTS = [getSyncStatus, connectSync, pauseSync, resumeSync, disconnectSync, listSyncConflicts, retrySyncConflict, discardSyncConflict] as const;
+export const CONSOLE_SYNC_ENDPOINTS = [
+  getSyncStatus,
+  connectSync,
+  pauseSync,
+  resumeSync,
+  disconnectSync,
+  listSyncConflicts,
+  retrySyncConflict,
+  discardSyncConflict,
+] as const;

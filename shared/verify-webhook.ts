@@ -21,10 +21,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 export function signWebhookPayload(secret: string, timestamp: number, rawBody: string | Buffer): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${timestamp}.`)
-    .update(rawBody)
-    .digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
 export function verifyWebhook(

@@ -55,7 +55,9 @@ export const createdWebhookSchema = webhookSchema
   .meta({ id: 'CreatedWebhook' });
 
 /** Secrets are shown once: an idempotent replay of a creation or rotation answers secret: null. */
-const NO_SECRET_IN_REPLAY = z.null().describe('Never kept for replays: the secret was in the first response only. Rotate it if it was lost.');
+const NO_SECRET_IN_REPLAY = z
+  .null()
+  .describe('Never kept for replays: the secret was in the first response only. Rotate it if it was lost.');
 
 export const createdWebhookReplaySchema = createdWebhookSchema.extend({ secret: NO_SECRET_IN_REPLAY }).meta({ id: 'CreatedWebhookReplay' });
 
@@ -80,7 +82,9 @@ export const rotatedSecretSchema = z
   })
   .meta({ id: 'RotatedWebhookSecret' });
 
-export const rotatedSecretReplaySchema = rotatedSecretSchema.extend({ secret: NO_SECRET_IN_REPLAY }).meta({ id: 'RotatedWebhookSecretReplay' });
+export const rotatedSecretReplaySchema = rotatedSecretSchema
+  .extend({ secret: NO_SECRET_IN_REPLAY })
+  .meta({ id: 'RotatedWebhookSecretReplay' });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -125,7 +129,10 @@ export const createWebhook = defineEndpoint({
   body: createWebhookBody,
   responses: {
     201: { description: 'Created; the secret is shown this once.', schema: createdWebhookSchema },
-    200: { description: 'Replay of an earlier request with the same Idempotency-Key: secret is null (shown once, never kept).', schema: createdWebhookReplaySchema },
+    200: {
+      description: 'Replay of an earlier request with the same Idempotency-Key: secret is null (shown once, never kept).',
+      schema: createdWebhookReplaySchema,
+    },
   },
   errors: [...ERRORS_ON_BODY, 'idempotency_conflict', 'idempotency_key_reused'],
   secretsShownOnce: ['secret'],
@@ -205,9 +212,7 @@ export const rotateWebhookSecret = defineEndpoint({
   secretsShownOnce: ['secret'],
 });
 
-export const testDeliverySchema = z
-  .object({ delivery: deliverySchema, succeeded: z.boolean() })
-  .meta({ id: 'WebhookTestResult' });
+export const testDeliverySchema = z.object({ delivery: deliverySchema, succeeded: z.boolean() }).meta({ id: 'WebhookTestResult' });
 
 export const testWebhook = defineEndpoint({
   method: 'POST',

@@ -27,7 +27,8 @@ export function pooled(rounds: readonly Measurement[]): Measurement {
   if (rounds.length === 0) throw new Error('pooled() needs at least one round');
   const seconds = rounds.map((m) => m.requests / m.requestsPerSecond);
   const totalSeconds = seconds.reduce((sum, s) => sum + s, 0);
-  const weighted = (share: (m: Measurement) => number) => rounds.reduce((sum, m, i) => sum + share(m) * (seconds[i] ?? 0), 0) / totalSeconds;
+  const weighted = (share: (m: Measurement) => number) =>
+    rounds.reduce((sum, m, i) => sum + share(m) * (seconds[i] ?? 0), 0) / totalSeconds;
   const sideNames = [...new Set(rounds.flatMap((m) => Object.keys(m.sideCores)))];
   const requests = rounds.reduce((sum, m) => sum + m.requests, 0);
   return {
@@ -65,7 +66,10 @@ export function roundSeconds(totalSeconds: number): number {
  * one side only (`GET /me` ÷ bare read 0.35 then 0.64 in two runs back to back). In turn, a slow
  * spell weighs on both sides alike and the ratio measures the code.
  */
-export async function inPairs<T>(baseline: (round: number) => Promise<T>, subject: (round: number) => Promise<T>): Promise<{ baseline: T[]; subject: T[] }> {
+export async function inPairs<T>(
+  baseline: (round: number) => Promise<T>,
+  subject: (round: number) => Promise<T>,
+): Promise<{ baseline: T[]; subject: T[] }> {
   const baselineRounds: T[] = [];
   const subjectRounds: T[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -117,5 +121,7 @@ export function roundRatiosLine(comparison: Pick<Comparison, 'roundRatios'>): st
   // A round with nothing measured gives NaN or Infinity: as untrustworthy as a swing.
   if (!ratios.every(Number.isFinite)) return `${line} (WARNING: a round measured nothing; run again before recording)`;
   const spread = Math.max(...ratios) / Math.min(...ratios);
-  return spread > PAIRS_DISAGREE ? `${line} (WARNING: the pairs disagree, ${spread.toFixed(2)}×: the machine swung during the run; run again before recording)` : line;
+  return spread > PAIRS_DISAGREE
+    ? `${line} (WARNING: the pairs disagree, ${spread.toFixed(2)}×: the machine swung during the run; run again before recording)`
+    : line;
 }

@@ -57,7 +57,14 @@ function newEnvelope(cabinetId: string, n: number): EventEnvelope {
     tags: n % 3 === 0 ? ['bench'] : [],
     created_via: 'api',
   };
-  return { id: randomUUID(), type: 'opportunity.created', version: 'v1', created_at: new Date().toISOString(), cabinet_id: cabinetId, data };
+  return {
+    id: randomUUID(),
+    type: 'opportunity.created',
+    version: 'v1',
+    created_at: new Date().toISOString(),
+    cabinet_id: cabinetId,
+    data,
+  };
 }
 
 /** The dispatcher's headers for one delivery, signed with the endpoint's secret at the current second. */
@@ -77,12 +84,16 @@ function signedHeaders(secret: string, body: string, event: EventEnvelope): Reco
 /** One POST, its response body read to the end; never rejects. */
 function post(agent: Agent, url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-      res.on('error', (err) => resolve({ error: err.message }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.on('error', (err) => resolve({ error: err.message }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (err) => resolve({ error: err.message }));
     req.end(body);
@@ -105,7 +116,12 @@ function share(endpoints: Endpoint[], count: number): void {
 export function createBareSender(options: { receiverUrl: string; ca: string; subscriptions: number; limits: SenderLimits }): BareSender {
   const { limits } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: limits.concurrency, secureContext: createSecureContext({ ca: options.ca }) });
-  const endpoints: Endpoint[] = Array.from({ length: options.subscriptions }, (_, i) => ({ url: new URL(`${options.receiverUrl}/${i}`), secret: newSecret(), left: 0, busy: 0 }));
+  const endpoints: Endpoint[] = Array.from({ length: options.subscriptions }, (_, i) => ({
+    url: new URL(`${options.receiverUrl}/${i}`),
+    secret: newSecret(),
+    left: 0,
+    busy: 0,
+  }));
   const cabinetId = randomUUID();
   let cursor = 0;
   let sent = 0;

@@ -37,11 +37,16 @@ type Child = ChildProcessByStdio<Writable, Readable, null>;
 
 function spawnChild(target: TargetName, dataDir: string, options: ChildOptions): Child {
   const nodeFlags = [
-    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`] : []),
+    ...(options.cpuProfDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${target}-${Date.now()}.cpuprofile`]
+      : []),
     ...(options.perfMap ? ['--perf-basic-prof'] : []),
   ];
   // stdin is our lifeline to the child: it exits when it closes, even if this process is SIGKILLed.
-  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], { stdio: ['pipe', 'pipe', 'inherit'], ...(options.perfMap ? { cwd: options.perfMap.v8LogDir } : {}) });
+  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    ...(options.perfMap ? { cwd: options.perfMap.v8LogDir } : {}),
+  });
 }
 
 /** Reads the child's stdout one message at a time; rejects if the child exits or stays silent. */

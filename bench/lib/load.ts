@@ -46,12 +46,22 @@ export function startLoad(request: LoadRequest, connections: number, seconds: nu
 
 /** Any answer but a 200 (a 421 for a wrong Host, a 401, a 429 from the limiter) invalidates the figures. */
 export function assertAllOk(result: Result, label: string): void {
-  const problems = { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, resets: result.resets, mismatches: result.mismatches };
+  const problems = {
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    resets: result.resets,
+    mismatches: result.mismatches,
+  };
   const bad = Object.entries(problems).filter(([, n]) => n > 0);
   if (result.requests.total === 0) bad.push(['responses', 0]);
   if (bad.length === 0) return;
-  const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => `${code}×${count}`).join(', ');
-  throw new Error(`${label}: not every response was a 200 (${bad.map(([k, n]) => `${k} ${n}`).join(', ')}; statuses: ${statuses || 'none'})`);
+  const statuses = Object.entries(result.statusCodeStats)
+    .map(([code, { count }]) => `${code}×${count}`)
+    .join(', ');
+  throw new Error(
+    `${label}: not every response was a 200 (${bad.map(([k, n]) => `${k} ${n}`).join(', ')}; statuses: ${statuses || 'none'})`,
+  );
 }
 
 /** One request before loading the server, so that a refusal shows its body rather than a count. */
@@ -102,7 +112,9 @@ export async function measureRun(
   const serverCores = (serverCpuAfter - serverCpuBefore) / wallMicros;
   const loadCores = (loadCpu.user + loadCpu.system) / wallMicros;
   const busyCores = cpuCount() - idleMicros / wallMicros;
-  const sideCores = Object.fromEntries(Object.keys(side).map((name) => [name, ((sideAfter[name] ?? 0) - (sideBefore[name] ?? 0)) / wallMicros]));
+  const sideCores = Object.fromEntries(
+    Object.keys(side).map((name) => [name, ((sideAfter[name] ?? 0) - (sideBefore[name] ?? 0)) / wallMicros]),
+  );
   const sideTotal = Object.values(sideCores).reduce((sum, cores) => sum + cores, 0);
   return {
     // autocannon notices the end of its duration on its next 1 s tick (a 10 s run lasts ~11 s): rate over what actually ran.
@@ -121,5 +133,10 @@ export async function measureRun(
 export async function measure(server: ServerChild, path: string, options: LoadOptions): Promise<Measurement> {
   const url = server.origin + path;
   await assertServes(url, server.headers);
-  return measureRun(server, url, (seconds, latency) => startLoad({ url, headers: server.headers }, options.connections, seconds, latency), options);
+  return measureRun(
+    server,
+    url,
+    (seconds, latency) => startLoad({ url, headers: server.headers }, options.connections, seconds, latency),
+    options,
+  );
 }

@@ -33,13 +33,21 @@ export async function sendPaced(load: PacedLoad): Promise<PacedResult> {
   const send = (i: number) =>
     new Promise<void>((resolve) => {
       const body = load.body?.(i);
-      const outgoing = request(load.url, { method: load.method, agent, headers: body === undefined ? load.headers(i) : { ...load.headers(i), 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1);
-          resolve();
-        });
-      });
+      const outgoing = request(
+        load.url,
+        {
+          method: load.method,
+          agent,
+          headers: body === undefined ? load.headers(i) : { ...load.headers(i), 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1);
+            resolve();
+          });
+        },
+      );
       outgoing.on('error', () => {
         failed += 1;
         resolve();

@@ -58,7 +58,11 @@ export function createProcessTree(sampleEveryMs: number) {
   const excluded = new Set<number>();
   /** Every Chromium process seen as ours (descendants, and crashpad handlers reparented to init after the run started). */
   const seenChromium = new Set<number>();
-  const chromiumBefore = new Set(readProcs().filter(isChromium).map((p) => p.pid));
+  const chromiumBefore = new Set(
+    readProcs()
+      .filter(isChromium)
+      .map((p) => p.pid),
+  );
 
   function descendants(): ProcInfo[] {
     const procs = readProcs().filter((p) => !excluded.has(p.pid));

@@ -24,7 +24,20 @@ export type ChildMessage = ReadyMessage | CpuMessage;
 export const CPU_REQUEST = 'cpu';
 
 /** Targets the child knows; each is a function in bench/targets.ts. */
-const TARGET_NAMES = ['bare', 'bare-sqlite', 'courtier', 'courtier-100k', 'courtier-webhooks', 'bare-webhooks', 'courtier-mcp', 'hub', 'courtier-sync', 'courtier-lan', 'bare-tls', 'sandbox-portal'] as const;
+const TARGET_NAMES = [
+  'bare',
+  'bare-sqlite',
+  'courtier',
+  'courtier-100k',
+  'courtier-webhooks',
+  'bare-webhooks',
+  'courtier-mcp',
+  'hub',
+  'courtier-sync',
+  'courtier-lan',
+  'bare-tls',
+  'sandbox-portal',
+] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function isTargetName(value: string): value is TargetName {

@@ -11,7 +11,17 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
-export const MEASUREMENT_HEADER = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'µs CPU/req', 'autocannon CPU', 'other CPU'] as const;
+export const MEASUREMENT_HEADER = [
+  'target',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'requests',
+  'server CPU',
+  'µs CPU/req',
+  'autocannon CPU',
+  'other CPU',
+] as const;
 
 /** Server CPU per response, in µs: unlike req/s, it does not move when the load generator or another process is the limit. */
 export function cpuPerRequest(m: Measurement): number {

@@ -54,7 +54,12 @@ export function App() {
     setLang(next);
   }
 
-  if (path === '/console/login') return <Titled title={`${t.signIn} · ${t.appName}`}><LoginPage t={t} returnTo={query.get('return_to')} /></Titled>;
+  if (path === '/console/login')
+    return (
+      <Titled title={`${t.signIn} · ${t.appName}`}>
+        <LoginPage t={t} returnTo={query.get('return_to')} />
+      </Titled>
+    );
   if (path === '/console/consent') {
     return (
       <Titled title={`${t.consentPageTitle} · ${t.appName}`}>
@@ -152,7 +157,13 @@ function SignedIn({ lang, path, search, onLangChange }: { lang: Lang; path: stri
         ))}
       >
         {/* Keyed by the location: a page opened again starts afresh, as after a load. */}
-        {isHome ? <HomePage key={path + search} {...props} /> : Page ? <Page key={path + search} {...props} /> : <Alert>{t.notFound}</Alert>}
+        {isHome ? (
+          <HomePage key={path + search} {...props} />
+        ) : Page ? (
+          <Page key={path + search} {...props} />
+        ) : (
+          <Alert>{t.notFound}</Alert>
+        )}
       </Shell>
     </Titled>
   );

@@ -87,7 +87,13 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
         <a className="brand" href={CONSOLE_HOME}>
           {t.appName}
         </a>
-        <button type="button" className="button menu-toggle" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          className="button menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls={menuId}
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           {t.menu}
           {waitingTotal > 0 && <span className="nav-count">{waitingTotal}</span>}
         </button>
@@ -124,18 +130,18 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
           )}
         </nav>
         <main id={MAIN_ID} className="content content-wide" ref={mainRef} tabIndex={-1}>
-        {!reachable && (
-          <p className="alert unreachable" role="alert">
-            {t.serviceUnreachable}
-          </p>
-        )}
-        <DesktopWarnings />
-        {error && <Alert>{error}</Alert>}
-        {overlays}
-        {/* Keyed by recoveries: once the service answers again, the page loads its data afresh. */}
-        <div key={recoveries} className="page">
-          {children}
-        </div>
+          {!reachable && (
+            <p className="alert unreachable" role="alert">
+              {t.serviceUnreachable}
+            </p>
+          )}
+          <DesktopWarnings />
+          {error && <Alert>{error}</Alert>}
+          {overlays}
+          {/* Keyed by recoveries: once the service answers again, the page loads its data afresh. */}
+          <div key={recoveries} className="page">
+            {children}
+          </div>
         </main>
       </div>
     </div>

@@ -33,7 +33,11 @@ type CallSuccess<E extends Endpoint> = {
 export type CallResult<E extends Endpoint> = CallSuccess<E> | ApiFailure;
 
 /** What a part of the request takes: required when its schema requires something, else optional. */
-type Part<K extends string, S> = S extends z.ZodType ? ({} extends z.input<S> ? { [P in K]?: z.input<S> } : { [P in K]: z.input<S> }) : { [P in K]?: never };
+type Part<K extends string, S> = S extends z.ZodType
+  ? {} extends z.input<S>
+    ? { [P in K]?: z.input<S> }
+    : { [P in K]: z.input<S> }
+  : { [P in K]?: never };
 
 /** The path parameters, query and body of a call, typed from the endpoint's schemas (their input side). */
 export type CallInput<E extends Endpoint> = Part<'params', E['params']> & Part<'query', E['query']> & Part<'body', E['body']>;
@@ -71,7 +75,10 @@ const urlOf = pathTo as (endpoint: Endpoint, params?: object, query?: object) =>
  * status it does not declare, or a body that does not match, is reported as unexpected_response.
  * Never throws: a network failure is status 0 with error "network_error".
  */
-export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} extends CallInput<E> ? [CallInput<E>?] : [CallInput<E>]): Promise<CallResult<E>> {
+export async function call<E extends Endpoint>(
+  endpoint: E,
+  ...[input]: {} extends CallInput<E> ? [CallInput<E>?] : [CallInput<E>]
+): Promise<CallResult<E>> {
   const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
   const lang = chooseLang();
   /** The failure as a person reads it: the code and details kept, the message in the console's words. */
@@ -107,10 +114,15 @@ export async function call<E extends Endpoint>(endpoint: E, ...[input]: {} exten
   const requestId = response.headers.get('X-Request-Id') ?? undefined;
   const unexpected = failure(
     response.status,
-    { error: 'unexpected_response', message: `unexpected response ${response.status}`, ...(requestId !== undefined ? { request_id: requestId } : {}) },
+    {
+      error: 'unexpected_response',
+      message: `unexpected response ${response.status}`,
+      ...(requestId !== undefined ? { request_id: requestId } : {}),
+    },
     response.headers,
   );
-  if (!response.ok) return isErrorBody(json) ? failure(response.status, { ...json, server_message: json.message }, response.headers) : unexpected;
+  if (!response.ok)
+    return isErrorBody(json) ? failure(response.status, { ...json, server_message: json.message }, response.headers) : unexpected;
   const declared = (endpoint.responses as Record<number, EndpointResponse | undefined>)[response.status];
   if (!declared) return unexpected;
   let data: unknown;

@@ -114,7 +114,8 @@ const en: Strings = {
   home: 'Home',
   cabinetMenu: 'Cabinet',
   myAccount: 'My account',
-  serviceUnreachable: 'The Courtier service is not answering. This page will come back by itself as soon as it does; nothing you saved is lost.',
+  serviceUnreachable:
+    'The Courtier service is not answering. This page will come back by itself as soon as it does; nothing you saved is lost.',
   waitingCount: (n) => (n === 1 ? '1 waiting for you' : `${n} waiting for you`),
   homeTitle: 'Courtier console',
   signedInAsAt: 'Signed in as',
@@ -134,7 +135,8 @@ const fr: Strings = {
   fillBoth: 'Saisissez votre courriel et votre mot de passe.',
   accountDisabled: 'Votre compte est désactivé. Demandez à un administrateur de votre cabinet de le réactiver.',
   cabinet: 'Cabinet',
-  chooseCabinet: 'Ce courriel et ce mot de passe ouvrent des comptes dans plusieurs cabinets. Choisissez le cabinet auquel vous connecter, puis cliquez sur Se connecter.',
+  chooseCabinet:
+    'Ce courriel et ce mot de passe ouvrent des comptes dans plusieurs cabinets. Choisissez le cabinet auquel vous connecter, puis cliquez sur Se connecter.',
   pickCabinet: 'Choisissez le cabinet auquel vous connecter.',
   consentPageTitle: 'Connecter une application',
   consentTitle: (client) => `${client} souhaite accéder à vos données Courtier`,
@@ -155,7 +157,8 @@ const fr: Strings = {
   home: 'Accueil',
   cabinetMenu: 'Cabinet',
   myAccount: 'Mon compte',
-  serviceUnreachable: 'Le service Courtier ne répond pas. Cette page reviendra d’elle-même dès qu’il répondra ; rien de ce que vous avez enregistré n’est perdu.',
+  serviceUnreachable:
+    'Le service Courtier ne répond pas. Cette page reviendra d’elle-même dès qu’il répondra ; rien de ce que vous avez enregistré n’est perdu.',
   waitingCount: (n) => (n === 1 ? '1 en attente de vous' : `${n} en attente de vous`),
   homeTitle: 'Console Courtier',
   signedInAsAt: 'Connecté en tant que',

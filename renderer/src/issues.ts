@@ -285,9 +285,13 @@ export function datePickerPattern(lang: Lang, browserLocale: string): string {
   const letters = lang === 'fr' ? { day: 'jj', month: 'mm', year: 'aaaa' } : { day: 'dd', month: 'mm', year: 'yyyy' };
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat(browserLocale, { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(new Date(Date.UTC(2006, 0, 2)));
+    parts = new Intl.DateTimeFormat(browserLocale, { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(
+      new Date(Date.UTC(2006, 0, 2)),
+    );
   } catch {
-    parts = new Intl.DateTimeFormat(LOCALE[lang], { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(new Date(Date.UTC(2006, 0, 2)));
+    parts = new Intl.DateTimeFormat(LOCALE[lang], { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(
+      new Date(Date.UTC(2006, 0, 2)),
+    );
   }
   return parts.map((p) => (p.type === 'day' || p.type === 'month' || p.type === 'year' ? letters[p.type] : p.value)).join('');
 }

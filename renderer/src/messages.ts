@@ -36,14 +36,16 @@ const en: Sentences = {
   address_blocked: 'Too many failed sign-ins came from this computer: it is blocked for a while. An administrator can lift the block.',
   lan_address_unavailable: 'One of the network addresses chosen does not belong to this computer. Choose among those listed.',
   lan_managed_by_policy: 'Office network sharing is set by your IT policy: ask your IT department to change it.',
-  lan_name_outside_ca: 'This name is not covered by the office certificate. Turn sharing on again with a new certificate; the office’s computers will then need to trust it.',
+  lan_name_outside_ca:
+    'This name is not covered by the office certificate. Turn sharing on again with a new certificate; the office’s computers will then need to trust it.',
   ip_not_allowed: 'This key cannot be used from this computer’s address.',
   insufficient_scope: 'This access does not allow that action. Ask an administrator for wider rights.',
   origin_not_allowed: 'This page was not opened from Courtier. Open the console from its usual address.',
   invalid_signature: 'This download link has expired (links last 5 minutes). Ask for the document again.',
   invalid_csrf_token: 'This page is too old for your session. Reload it, then try again.',
   consent_forbidden: 'This authorization request was opened by another user. Sign in with that account to answer it.',
-  llm_data_sharing_off: 'Your cabinet does not share clients’ personal data with AI assistants. An administrator can change this in Settings.',
+  llm_data_sharing_off:
+    'Your cabinet does not share clients’ personal data with AI assistants. An administrator can change this in Settings.',
   admin_only: 'Only an administrator of the cabinet can do this.',
   setup_already_done: 'Courtier is already set up. Sign in instead.',
   email_taken: 'A user of this cabinet already has this email address.',
@@ -54,7 +56,8 @@ const en: Sentences = {
   unknown_product: 'This product is not offered. Reload the page and choose another.',
   unknown_insurer: 'This insurer does not offer this product. Choose another insurer.',
   pdf_not_available: 'This quote has no document yet: it has not been priced.',
-  consent_request_not_found: 'This authorization request is unknown, already answered or expired. Start the connection again from the assistant.',
+  consent_request_not_found:
+    'This authorization request is unknown, already answered or expired. Start the connection again from the assistant.',
   method_not_allowed: 'The console asked for something the service does not do. Reload the page; if it happens again, update Courtier.',
   request_timeout: 'The request took too long. Check the connection, then try again.',
   idempotency_conflict: 'The same action is already in progress. Wait a moment, then try again.',
@@ -66,7 +69,8 @@ const en: Sentences = {
   password_change_required: 'Choose a new password before going on: open My account.',
   own_account: 'You cannot do this to your own account; ask another administrator.',
   job_not_awaiting_mfa: 'This pricing is no longer waiting for a code.',
-  job_runs_elsewhere: 'This pricing was started on another computer of the cabinet: only there can it be cancelled or given its code. Its result shows here once it has finished.',
+  job_runs_elsewhere:
+    'This pricing was started on another computer of the cabinet: only there can it be cancelled or given its code. Its result shows here once it has finished.',
   invalid_stage_transition: 'The opportunity cannot move to that stage (won and lost are final).',
   invalid_devis_transition: 'This quote cannot do that in its current state (only a priced quote can be signed).',
   credits_exhausted: 'The wallet does not have enough credits for this pricing. Nothing was charged. Top it up, then try again.',
@@ -82,22 +86,29 @@ const en: Sentences = {
   too_many_login_attempts: 'Too many failed sign-ins. Wait a few minutes, then try again.',
   rpa_quota_exceeded: 'The cabinet has reached its number of pricings for this hour. Try again later.',
   rpa_replay_detected: 'The same pricing was asked for a few minutes ago. Wait for its result rather than asking again.',
-  invalid_pairing_code: 'This pairing code is not valid: it may be mistyped, already used or expired (codes last 15 minutes). Ask for a new one.',
+  invalid_pairing_code:
+    'This pairing code is not valid: it may be mistyped, already used or expired (codes last 15 minutes). Ask for a new one.',
   invalid_device_credential: 'The sync server no longer knows this computer. Connect it again with a new pairing code.',
   device_revoked: 'This computer was removed from the sync. Connect it again with a new pairing code if that was a mistake.',
   too_many_pairing_attempts: 'Too many wrong pairing codes. Wait a few minutes, then try again.',
   cabinet_already_on_hub: 'A cabinet with this identifier is already on the sync server. Ask the server’s administrator.',
-  pairing_code_joins: 'This code is for adding a new computer to another cabinet on the sync server, not for connecting this one. Ask the administrator for a code made for this cabinet.',
-  hub_quota_exceeded: 'The cabinet has reached the sync server’s storage limit. Ask the server’s administrator to raise it; the changes wait meanwhile.',
-  sync_protocol_unsupported: 'The sync server is older than this version of Courtier. Ask its administrator to update it; the changes wait meanwhile.',
+  pairing_code_joins:
+    'This code is for adding a new computer to another cabinet on the sync server, not for connecting this one. Ask the administrator for a code made for this cabinet.',
+  hub_quota_exceeded:
+    'The cabinet has reached the sync server’s storage limit. Ask the server’s administrator to raise it; the changes wait meanwhile.',
+  sync_protocol_unsupported:
+    'The sync server is older than this version of Courtier. Ask its administrator to update it; the changes wait meanwhile.',
   sync_too_many_requests: 'This computer sends too many requests to the sync server at once. Courtier will try again by itself.',
   sync_gap: 'The sync server expected other changes first. Courtier will send them again by itself.',
-  device_rewound: 'This computer was restored from a backup: Courtier fetches again from the sync server what it had made since, and sends what was made after the restore.',
-  cursor_expired: 'This computer had not synced for a long time: Courtier fetches the cabinet’s records as they stand now, then sends what it has not sent yet.',
+  device_rewound:
+    'This computer was restored from a backup: Courtier fetches again from the sync server what it had made since, and sends what was made after the restore.',
+  cursor_expired:
+    'This computer had not synced for a long time: Courtier fetches the cabinet’s records as they stand now, then sends what it has not sent yet.',
   clock_skew: 'This computer’s clock is ahead of the sync server’s. Set the clock right; the changes wait meanwhile.',
   sync_protocol_too_old: 'This version of Courtier is too old for the cabinet’s other computers. Update it; the changes wait meanwhile.',
   blob_hash_mismatch: 'A document arrived damaged at the sync server. Courtier will send it again by itself.',
-  wallet_entry_refused: 'The sync server refused a movement of the cabinet’s wallet made on this computer. It is kept aside here; contact your administrator.',
+  wallet_entry_refused:
+    'The sync server refused a movement of the cabinet’s wallet made on this computer. It is kept aside here; contact your administrator.',
   hub_unreachable: 'The sync server cannot be reached. Check its address and the network, then try again.',
   hub_database_unavailable: 'The sync server is not available right now. Courtier will try again by itself.',
   invalid_hub_url: 'The sync server’s address must start with https://.',
@@ -129,17 +140,21 @@ const fr: Sentences = {
   setup_local_only: 'La première configuration se fait uniquement sur l’ordinateur où tourne Courtier. Ouvrez la console sur celui-ci.',
   local_only: 'Cette action se fait uniquement sur l’ordinateur où tourne Courtier, pas depuis un autre poste du cabinet.',
   lan_sharing_forbidden: 'Votre politique informatique n’autorise pas le partage de Courtier sur le réseau du cabinet.',
-  address_blocked: 'Trop de connexions ont échoué depuis cet ordinateur : il est bloqué pour un moment. Un administrateur peut lever le blocage.',
+  address_blocked:
+    'Trop de connexions ont échoué depuis cet ordinateur : il est bloqué pour un moment. Un administrateur peut lever le blocage.',
   lan_address_unavailable: 'Une des adresses réseau choisies n’appartient pas à cet ordinateur. Choisissez parmi celles proposées.',
-  lan_managed_by_policy: 'Le partage sur le réseau du cabinet est fixé par votre politique informatique : demandez à votre service informatique de le modifier.',
-  lan_name_outside_ca: 'Ce nom n’est pas couvert par le certificat du cabinet. Réactivez le partage avec un nouveau certificat ; les postes du cabinet devront ensuite lui faire confiance.',
+  lan_managed_by_policy:
+    'Le partage sur le réseau du cabinet est fixé par votre politique informatique : demandez à votre service informatique de le modifier.',
+  lan_name_outside_ca:
+    'Ce nom n’est pas couvert par le certificat du cabinet. Réactivez le partage avec un nouveau certificat ; les postes du cabinet devront ensuite lui faire confiance.',
   ip_not_allowed: 'Cette clé ne peut pas être utilisée depuis l’adresse de cet ordinateur.',
   insufficient_scope: 'Cet accès ne permet pas cette action. Demandez des droits plus larges à un administrateur.',
   origin_not_allowed: 'Cette page n’a pas été ouverte depuis Courtier. Ouvrez la console depuis son adresse habituelle.',
   invalid_signature: 'Ce lien de téléchargement a expiré (les liens durent 5 minutes). Redemandez le document.',
   invalid_csrf_token: 'Cette page est trop ancienne pour votre session. Rechargez-la, puis réessayez.',
   consent_forbidden: 'Cette demande d’autorisation a été ouverte par un autre utilisateur. Connectez-vous avec ce compte pour y répondre.',
-  llm_data_sharing_off: 'Votre cabinet ne partage pas les données personnelles des clients avec les assistants IA. Un administrateur peut le changer dans les Réglages.',
+  llm_data_sharing_off:
+    'Votre cabinet ne partage pas les données personnelles des clients avec les assistants IA. Un administrateur peut le changer dans les Réglages.',
   admin_only: 'Seul un administrateur du cabinet peut faire cela.',
   setup_already_done: 'Courtier est déjà configuré. Connectez-vous.',
   email_taken: 'Un utilisateur du cabinet a déjà cette adresse e-mail.',
@@ -150,11 +165,14 @@ const fr: Sentences = {
   unknown_product: 'Ce produit n’est pas proposé. Rechargez la page et choisissez-en un autre.',
   unknown_insurer: 'Cet assureur ne propose pas ce produit. Choisissez un autre assureur.',
   pdf_not_available: 'Ce devis n’a pas encore de document : il n’a pas été tarifé.',
-  consent_request_not_found: 'Cette demande d’autorisation est inconnue, déjà traitée ou expirée. Relancez la connexion depuis l’assistant.',
-  method_not_allowed: 'La console a demandé une action que le service ne connaît pas. Rechargez la page ; si cela se reproduit, mettez Courtier à jour.',
+  consent_request_not_found:
+    'Cette demande d’autorisation est inconnue, déjà traitée ou expirée. Relancez la connexion depuis l’assistant.',
+  method_not_allowed:
+    'La console a demandé une action que le service ne connaît pas. Rechargez la page ; si cela se reproduit, mettez Courtier à jour.',
   request_timeout: 'La demande a pris trop de temps. Vérifiez la connexion, puis réessayez.',
   idempotency_conflict: 'La même action est déjà en cours. Patientez un instant, puis réessayez.',
-  insurer_credentials_missing: 'Aucun identifiant n’est enregistré pour cet assureur. Un administrateur peut l’ajouter sur la page Assureurs.',
+  insurer_credentials_missing:
+    'Aucun identifiant n’est enregistré pour cet assureur. Un administrateur peut l’ajouter sur la page Assureurs.',
   job_not_cancellable: 'Cette tarification est déjà terminée : elle ne peut plus être annulée.',
   job_not_retryable: 'Seule une tarification en échec ou annulée peut être relancée ; celle-ci est en cours ou a son tarif.',
   wrong_current_password: 'Le mot de passe actuel saisi n’est pas le bon. Saisissez-le à nouveau.',
@@ -162,38 +180,54 @@ const fr: Sentences = {
   password_change_required: 'Choisissez un nouveau mot de passe avant de continuer : ouvrez Mon compte.',
   own_account: 'Vous ne pouvez pas faire cela sur votre propre compte ; demandez à un autre administrateur.',
   job_not_awaiting_mfa: 'Cette tarification n’attend plus de code.',
-  job_runs_elsewhere: 'Cette tarification a été lancée depuis un autre poste du cabinet : elle ne peut être annulée ou recevoir son code que là-bas. Son résultat s’affiche ici une fois terminée.',
+  job_runs_elsewhere:
+    'Cette tarification a été lancée depuis un autre poste du cabinet : elle ne peut être annulée ou recevoir son code que là-bas. Son résultat s’affiche ici une fois terminée.',
   invalid_stage_transition: 'L’opportunité ne peut pas passer à cette étape (gagnée et perdue sont définitives).',
   invalid_devis_transition: 'Ce devis ne le permet pas dans son état actuel (seul un devis tarifé peut être signé).',
   credits_exhausted: 'Le portefeuille n’a pas assez de crédits pour cette tarification. Rien n’a été débité. Rechargez-le, puis réessayez.',
   offline_allowance_exhausted:
     'Cet ordinateur a utilisé les crédits ou les tarifications qu’il peut lancer avant que le serveur de synchronisation du cabinet ne confirme les dernières. Rien n’a été débité. Réessayez dans un instant ; si cela dure, vérifiez que le serveur de synchronisation est joignable.',
-  credits_on_hub: 'Ce cabinet partage un seul portefeuille par son serveur de synchronisation : les crédits y sont ajoutés par son opérateur, pas sur cet ordinateur.',
+  credits_on_hub:
+    'Ce cabinet partage un seul portefeuille par son serveur de synchronisation : les crédits y sont ajoutés par son opérateur, pas sur cet ordinateur.',
   payload_too_large: 'Ce qui a été envoyé est trop volumineux. Raccourcissez-le, puis réessayez.',
   uri_too_long: 'Une valeur de l’adresse est trop longue. Raccourcissez-la, puis réessayez.',
   unsupported_media_type: 'La console a envoyé quelque chose que le service n’a pas pu lire. Rechargez la page et réessayez.',
-  misdirected_request: 'La console a été ouverte sous une adresse à laquelle Courtier ne répond pas. Ouvrez-la depuis son adresse habituelle.',
+  misdirected_request:
+    'La console a été ouverte sous une adresse à laquelle Courtier ne répond pas. Ouvrez-la depuis son adresse habituelle.',
   idempotency_key_reused: 'Cette action a déjà été envoyée avec d’autres informations. Rechargez la page et réessayez.',
   rate_limited: 'Trop de demandes en peu de temps. Patientez une minute, puis réessayez.',
   too_many_login_attempts: 'Trop de connexions ont échoué. Patientez quelques minutes, puis réessayez.',
   rpa_quota_exceeded: 'Le cabinet a atteint son nombre de tarifications pour cette heure. Réessayez plus tard.',
   rpa_replay_detected: 'La même tarification a été demandée il y a quelques minutes. Attendez son résultat plutôt que de la redemander.',
-  invalid_pairing_code: 'Ce code d’appairage n’est pas valable : il est peut-être mal saisi, déjà utilisé ou expiré (les codes durent 15 minutes). Demandez-en un nouveau.',
-  invalid_device_credential: 'Le serveur de synchronisation ne connaît plus cet ordinateur. Reconnectez-le avec un nouveau code d’appairage.',
-  device_revoked: 'Cet ordinateur a été retiré de la synchronisation. Reconnectez-le avec un nouveau code d’appairage si c’était une erreur.',
+  invalid_pairing_code:
+    'Ce code d’appairage n’est pas valable : il est peut-être mal saisi, déjà utilisé ou expiré (les codes durent 15 minutes). Demandez-en un nouveau.',
+  invalid_device_credential:
+    'Le serveur de synchronisation ne connaît plus cet ordinateur. Reconnectez-le avec un nouveau code d’appairage.',
+  device_revoked:
+    'Cet ordinateur a été retiré de la synchronisation. Reconnectez-le avec un nouveau code d’appairage si c’était une erreur.',
   too_many_pairing_attempts: 'Trop de codes d’appairage erronés. Patientez quelques minutes, puis réessayez.',
-  cabinet_already_on_hub: 'Un cabinet avec cet identifiant est déjà sur le serveur de synchronisation. Adressez-vous à l’administrateur du serveur.',
-  pairing_code_joins: 'Ce code sert à ajouter un nouvel ordinateur à un autre cabinet du serveur de synchronisation, pas à connecter celui-ci. Demandez à l’administrateur un code fait pour ce cabinet.',
-  hub_quota_exceeded: 'Le cabinet a atteint la limite de stockage du serveur de synchronisation. Demandez à son administrateur de la relever ; les modifications attendent en attendant.',
-  sync_protocol_unsupported: 'Le serveur de synchronisation est plus ancien que cette version de Courtier. Demandez à son administrateur de le mettre à jour ; les modifications attendent en attendant.',
-  sync_too_many_requests: 'Cet ordinateur envoie trop de demandes à la fois au serveur de synchronisation. Courtier réessaiera de lui-même.',
+  cabinet_already_on_hub:
+    'Un cabinet avec cet identifiant est déjà sur le serveur de synchronisation. Adressez-vous à l’administrateur du serveur.',
+  pairing_code_joins:
+    'Ce code sert à ajouter un nouvel ordinateur à un autre cabinet du serveur de synchronisation, pas à connecter celui-ci. Demandez à l’administrateur un code fait pour ce cabinet.',
+  hub_quota_exceeded:
+    'Le cabinet a atteint la limite de stockage du serveur de synchronisation. Demandez à son administrateur de la relever ; les modifications attendent en attendant.',
+  sync_protocol_unsupported:
+    'Le serveur de synchronisation est plus ancien que cette version de Courtier. Demandez à son administrateur de le mettre à jour ; les modifications attendent en attendant.',
+  sync_too_many_requests:
+    'Cet ordinateur envoie trop de demandes à la fois au serveur de synchronisation. Courtier réessaiera de lui-même.',
   sync_gap: 'Le serveur de synchronisation attendait d’abord d’autres modifications. Courtier les renverra de lui-même.',
-  device_rewound: 'Cet ordinateur a été restauré depuis une sauvegarde : Courtier reprend au serveur de synchronisation ce qu’il avait fait depuis, et envoie ce qui a été fait après la restauration.',
-  cursor_expired: 'Cet ordinateur n’avait pas synchronisé depuis longtemps : Courtier reprend les fiches du cabinet telles qu’elles sont aujourd’hui, puis envoie ce qu’il n’a pas encore envoyé.',
-  clock_skew: 'L’horloge de cet ordinateur est en avance sur celle du serveur de synchronisation. Remettez-la à l’heure ; les modifications attendent en attendant.',
-  sync_protocol_too_old: 'Cette version de Courtier est trop ancienne pour les autres postes du cabinet. Mettez-la à jour ; les modifications attendent en attendant.',
+  device_rewound:
+    'Cet ordinateur a été restauré depuis une sauvegarde : Courtier reprend au serveur de synchronisation ce qu’il avait fait depuis, et envoie ce qui a été fait après la restauration.',
+  cursor_expired:
+    'Cet ordinateur n’avait pas synchronisé depuis longtemps : Courtier reprend les fiches du cabinet telles qu’elles sont aujourd’hui, puis envoie ce qu’il n’a pas encore envoyé.',
+  clock_skew:
+    'L’horloge de cet ordinateur est en avance sur celle du serveur de synchronisation. Remettez-la à l’heure ; les modifications attendent en attendant.',
+  sync_protocol_too_old:
+    'Cette version de Courtier est trop ancienne pour les autres postes du cabinet. Mettez-la à jour ; les modifications attendent en attendant.',
   blob_hash_mismatch: 'Un document est arrivé abîmé au serveur de synchronisation. Courtier le renverra de lui-même.',
-  wallet_entry_refused: 'Le serveur de synchronisation a refusé un mouvement du portefeuille du cabinet fait sur cet ordinateur. Il est mis de côté ici ; contactez votre administrateur.',
+  wallet_entry_refused:
+    'Le serveur de synchronisation a refusé un mouvement du portefeuille du cabinet fait sur cet ordinateur. Il est mis de côté ici ; contactez votre administrateur.',
   hub_unreachable: 'Le serveur de synchronisation est injoignable. Vérifiez son adresse et le réseau, puis réessayez.',
   hub_database_unavailable: 'Le serveur de synchronisation n’est pas disponible pour l’instant. Courtier réessaiera de lui-même.',
   invalid_hub_url: 'L’adresse du serveur de synchronisation doit commencer par https://.',
@@ -203,7 +237,8 @@ const fr: Sentences = {
   request_header_fields_too_large: 'La demande était trop volumineuse. Déconnectez-vous puis reconnectez-vous, puis réessayez.',
   internal_error: 'Un problème est survenu dans Courtier. Réessayez ; si cela se reproduit, prévenez votre support.',
   rpa_circuit_open: 'Le site de cet assureur a échoué de nombreuses fois ces derniers temps. Réessayez dans quelques minutes.',
-  api_rpa_temporarily_disabled: 'Les robots de tarification sont arrêtés pour l’instant. Les tarifications en file attendront. Réessayez plus tard.',
+  api_rpa_temporarily_disabled:
+    'Les robots de tarification sont arrêtés pour l’instant. Les tarifications en file attendront. Réessayez plus tard.',
 };
 
 export const ERROR_SENTENCES: Record<Lang, Sentences> = { en, fr };
@@ -215,7 +250,12 @@ const CABINET_PAUSE: Record<Lang, string> = {
 };
 
 /** The codes that say how long to wait (Retry-After): their sentence ends with the wait, in minutes. */
-const WAIT_CODES: ReadonlySet<ConsoleErrorCode> = new Set(['rate_limited', 'too_many_login_attempts', 'too_many_pairing_attempts', 'address_blocked']);
+const WAIT_CODES: ReadonlySet<ConsoleErrorCode> = new Set([
+  'rate_limited',
+  'too_many_login_attempts',
+  'too_many_pairing_attempts',
+  'address_blocked',
+]);
 
 const WAIT: Record<Lang, { generic: RegExp; exact: (minutes: number) => string }> = {
   en: { generic: / Wait (a minute|a few minutes), then try again\.$/, exact: (minutes) => ` Try again in ${minutes} min.` },
@@ -262,15 +302,21 @@ function lowerFirst(text: string): string {
  * message is kept only for a code this console does not know (a newer service): it is better
  * than nothing. A validation_error lists its problems; an unexpected error gives its reference.
  */
-export function errorSentence(error: { error: string; message: string; details?: unknown; request_id?: string }, lang: Lang, retryAfterSeconds?: number): string {
+export function errorSentence(
+  error: { error: string; message: string; details?: unknown; request_id?: string },
+  lang: Lang,
+  retryAfterSeconds?: number,
+): string {
   if (!isErrorCode(error.error)) return error.message;
   const code = error.error;
-  const base = code === 'api_rpa_temporarily_disabled' && scopeOf(error.details) === 'cabinet' ? CABINET_PAUSE[lang] : ERROR_SENTENCES[lang][code];
+  const base =
+    code === 'api_rpa_temporarily_disabled' && scopeOf(error.details) === 'cabinet' ? CABINET_PAUSE[lang] : ERROR_SENTENCES[lang][code];
   if (code === 'validation_error') {
     const lines = issueLines(error.details, lang);
     return lines.length === 0 ? base : `${base} ${lines.join(' ')}`;
   }
-  if ((code === 'internal_error' || code === 'unexpected_response') && error.request_id) return `${base} ${REFERENCE[lang](error.request_id)}`;
+  if ((code === 'internal_error' || code === 'unexpected_response') && error.request_id)
+    return `${base} ${REFERENCE[lang](error.request_id)}`;
   if (WAIT_CODES.has(code)) return withWait(base, lang, retryAfterSeconds);
   return base;
 }

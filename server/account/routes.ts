@@ -29,7 +29,9 @@ export async function accountRoutes(app: FastifyInstance, { deps, throttle }: { 
     return { user: reset.user, temporary_password: reset.temporaryPassword };
   });
 
-  registerEndpoint(app, setUserDisabled, (request) => account.setDisabled(deps, consoleUser(request).cabinetId, request.params.id, request.body.disabled, acting(request)));
+  registerEndpoint(app, setUserDisabled, (request) =>
+    account.setDisabled(deps, consoleUser(request).cabinetId, request.params.id, request.body.disabled, acting(request)),
+  );
 
   registerEndpoint(app, removeUser, (request, reply) => {
     account.remove(deps, consoleUser(request).cabinetId, request.params.id, acting(request));

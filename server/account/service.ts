@@ -22,7 +22,10 @@ export interface Acting {
 
 function refuseSelf(acting: Acting, userId: string, what: string): void {
   if (acting.selfId === userId) {
-    throw new ApiError('own_account', `You cannot ${what} your own account here; another administrator can, and you change your own password on the My account page.`);
+    throw new ApiError(
+      'own_account',
+      `You cannot ${what} your own account here; another administrator can, and you change your own password on the My account page.`,
+    );
   }
 }
 
@@ -44,7 +47,9 @@ export async function changeOwnPassword(
 ): Promise<SignedInUser> {
   const wait = throttle.retryAfter(user.email, input.origin);
   if (wait > 0) {
-    throw new ApiError('too_many_login_attempts', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} min.`, undefined, { 'Retry-After': String(wait) });
+    throw new ApiError('too_many_login_attempts', `Too many wrong passwords; try again in ${Math.ceil(wait / 60)} min.`, undefined, {
+      'Retry-After': String(wait),
+    });
   }
   let ended = 0;
   const outcome = await tenancy.changeOwnPassword(deps, user, input, () => {
@@ -52,19 +57,43 @@ export async function changeOwnPassword(
   });
   if (outcome === 'wrong_current_password') {
     throttle.recordFailure(user.email, input.origin);
-    recordAudit(deps, { cabinetId: user.cabinetId, action: 'user.password_changed', result: 'failure', actor: input.actor, target: user.email, details: { reason: 'wrong_current_password' } });
+    recordAudit(deps, {
+      cabinetId: user.cabinetId,
+      action: 'user.password_changed',
+      result: 'failure',
+      actor: input.actor,
+      target: user.email,
+      details: { reason: 'wrong_current_password' },
+    });
     throw new ApiError('wrong_current_password', 'The current password is wrong; nothing was changed.');
   }
-  recordAudit(deps, { cabinetId: user.cabinetId, action: 'user.password_changed', actor: input.actor, target: user.email, details: { user_id: user.userId, other_sessions_ended: ended } });
+  recordAudit(deps, {
+    cabinetId: user.cabinetId,
+    action: 'user.password_changed',
+    actor: input.actor,
+    target: user.email,
+    details: { user_id: user.userId, other_sessions_ended: ended },
+  });
   return { ...user, mustChangePassword: false };
 }
 
 /** A temporary password for the user (returned once), who must change it at the next sign-in; their sessions and grants end. */
-export async function resetPassword(deps: Deps, cabinetId: string, userId: string, acting: Acting): Promise<{ user: CabinetUser; temporaryPassword: string }> {
+export async function resetPassword(
+  deps: Deps,
+  cabinetId: string,
+  userId: string,
+  acting: Acting,
+): Promise<{ user: CabinetUser; temporaryPassword: string }> {
   refuseSelf(acting, userId, 'reset the password of');
   return tenancy.resetUserPassword(deps, cabinetId, userId, (user) => {
     const ended = endAccess(deps, userId);
-    recordAudit(deps, { cabinetId, action: 'user.password_reset', actor: acting.actor, target: user.email, details: { user_id: userId, ...ended } });
+    recordAudit(deps, {
+      cabinetId,
+      action: 'user.password_reset',
+      actor: acting.actor,
+      target: user.email,
+      details: { user_id: userId, ...ended },
+    });
   });
 }
 
@@ -73,7 +102,13 @@ export function setDisabled(deps: Deps, cabinetId: string, userId: string, disab
   refuseSelf(acting, userId, disabled ? 'disable' : 'enable');
   return tenancy.setUserDisabled(deps, cabinetId, userId, disabled, (user) => {
     const ended = disabled ? endAccess(deps, userId) : {};
-    recordAudit(deps, { cabinetId, action: disabled ? 'user.disabled' : 'user.enabled', actor: acting.actor, target: user.email, details: { user_id: userId, ...ended } });
+    recordAudit(deps, {
+      cabinetId,
+      action: disabled ? 'user.disabled' : 'user.enabled',
+      actor: acting.actor,
+      target: user.email,
+      details: { user_id: userId, ...ended },
+    });
   });
 }
 
@@ -83,7 +118,13 @@ export function remove(deps: Deps, cabinetId: string, userId: string, acting: Ac
   return tenancy.removeCabinetUser(deps, cabinetId, userId, (user) => {
     forgetSessionsOfUser(deps, userId);
     forgetGrantsOfUser(deps, userId);
-    recordAudit(deps, { cabinetId, action: 'user.removed', actor: acting.actor, target: user.email, details: { user_id: userId, role: user.role } });
+    recordAudit(deps, {
+      cabinetId,
+      action: 'user.removed',
+      actor: acting.actor,
+      target: user.email,
+      details: { user_id: userId, role: user.role },
+    });
   });
 }
 
@@ -91,12 +132,22 @@ export function remove(deps: Deps, cabinetId: string, userId: string, acting: Ac
  * `courtier users reset-password`: the account with this email (in `cabinetId` when the email has
  * accounts in several cabinets), reset as an administrator would.
  */
-export async function resetPasswordByEmail(deps: Deps, email: string, cabinetId: string | undefined, actor: AuditActor): Promise<{ user: CabinetUser; temporaryPassword: string }> {
+export async function resetPasswordByEmail(
+  deps: Deps,
+  email: string,
+  cabinetId: string | undefined,
+  actor: AuditActor,
+): Promise<{ user: CabinetUser; temporaryPassword: string }> {
   const accounts = tenancy.accountsOfEmail(deps, email);
   const matching = cabinetId === undefined ? accounts : accounts.filter((a) => a.cabinetId === cabinetId);
   const [account] = matching;
   if (account === undefined) {
-    throw new ApiError('not_found', cabinetId === undefined ? `No account with the email ${email} on this install.` : `No account with the email ${email} in the cabinet ${cabinetId}.`);
+    throw new ApiError(
+      'not_found',
+      cabinetId === undefined
+        ? `No account with the email ${email} on this install.`
+        : `No account with the email ${email} in the cabinet ${cabinetId}.`,
+    );
   }
   if (matching.length > 1) {
     const list = matching.map((a) => `${a.cabinetId} (${a.cabinetName})`).join(', ');

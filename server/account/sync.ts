@@ -25,7 +25,13 @@ function applied(change: PulledUserChange): void {
     action: 'sync.user_changed',
     actor: SYNC_ACTOR,
     target: change.email,
-    details: { user_id: change.userId, ...change.changes, ...ended, device_id: change.context.origin?.deviceId ?? null, seq: change.context.origin?.seq ?? null },
+    details: {
+      user_id: change.userId,
+      ...change.changes,
+      ...ended,
+      device_id: change.context.origin?.deviceId ?? null,
+      seq: change.context.origin?.seq ?? null,
+    },
   });
 }
 

@@ -142,7 +142,12 @@ export function createKeyAuthenticator(deps: Deps): (presented: string, ip: stri
     const row = lookups.findByHash(hash);
     if (!row) throw invalid();
     const entry: KnownKey = {
-      key: Object.freeze({ keyId: row.id, cabinetId: row.cabinetId, environment: row.environment, scopes: Object.freeze(JSON.parse(row.scopes) as Scope[]) }),
+      key: Object.freeze({
+        keyId: row.id,
+        cabinetId: row.cabinetId,
+        environment: row.environment,
+        scopes: Object.freeze(JSON.parse(row.scopes) as Scope[]),
+      }),
       expiresAt: row.expiresAt,
       allows: row.ipAllowlist === null ? null : compileIpAllowlist(JSON.parse(row.ipAllowlist) as string[]),
       lastUsedAt: row.lastUsedAt ?? 0,
@@ -169,7 +174,8 @@ export function createKeyAuthenticator(deps: Deps): (presented: string, ip: stri
       ({ entry, revokedAt } = firstUse(hash));
     }
     const now = deps.clock.now();
-    if (revokedAt !== null) throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(revokedAt)}. Create a new one in the console.`);
+    if (revokedAt !== null)
+      throw new ApiError('api_key_revoked', `This API key was revoked on ${toIso(revokedAt)}. Create a new one in the console.`);
     if (entry.expiresAt !== null && entry.expiresAt <= now) {
       throw new ApiError('api_key_expired', `This API key expired on ${toIso(entry.expiresAt)}. Create a new one in the console.`);
     }

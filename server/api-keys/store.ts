@@ -14,7 +14,10 @@ export function insertKey(orm: Orm, row: ApiKeyRow): void {
  * creation (nothing updates these columns: a key is revoked, never edited), which the check keeps,
  * with its revocation and last use as they are then. Later requests read the revocation only.
  */
-export type KeyIdentityRow = Pick<ApiKeyRow, 'id' | 'cabinetId' | 'environment' | 'scopes' | 'ipAllowlist' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
+export type KeyIdentityRow = Pick<
+  ApiKeyRow,
+  'id' | 'cabinetId' | 'environment' | 'scopes' | 'ipAllowlist' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
+>;
 
 /**
  * The hot path of every request: raw prepared statements on the unique hash index (drizzle's
@@ -24,7 +27,9 @@ export type KeyIdentityRow = Pick<ApiKeyRow, 'id' | 'cabinetId' | 'environment' 
  */
 export function prepareKeyLookups(sqlite: Sqlite.Database) {
   const identity = sqlite
-    .prepare(`SELECT id, cabinet_id, environment, scopes, ip_allowlist, expires_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ?`)
+    .prepare(
+      `SELECT id, cabinet_id, environment, scopes, ip_allowlist, expires_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ?`,
+    )
     .raw(true);
   const revocation = sqlite.prepare(`SELECT revoked_at FROM api_keys WHERE key_hash = ?`).pluck(true);
   return {
@@ -54,7 +59,11 @@ export function listKeys(orm: Orm, cabinetId: string): ApiKeyRow[] {
 }
 
 export function findKey(orm: Orm, cabinetId: string, keyId: string): ApiKeyRow | undefined {
-  return orm.select().from(apiKeys).where(and(eq(apiKeys.cabinetId, cabinetId), eq(apiKeys.id, keyId))).get();
+  return orm
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.cabinetId, cabinetId), eq(apiKeys.id, keyId)))
+    .get();
 }
 
 /** Operator lookup for `courtier keys revoke --key-id`, which is not told the cabinet. */
@@ -72,5 +81,9 @@ export function revokeKey(orm: Orm, cabinetId: string, keyId: string, at: number
 }
 
 export function touchLastUsed(orm: Orm, cabinetId: string, keyId: string, at: number): void {
-  orm.update(apiKeys).set({ lastUsedAt: at }).where(and(eq(apiKeys.cabinetId, cabinetId), eq(apiKeys.id, keyId))).run();
+  orm
+    .update(apiKeys)
+    .set({ lastUsedAt: at })
+    .where(and(eq(apiKeys.cabinetId, cabinetId), eq(apiKeys.id, keyId)))
+    .run();
 }

@@ -24,7 +24,13 @@ export const SYSTEM_ACTOR: AuditActor = { kind: 'system', id: null, label: 'Cour
 export function requestActor(request: FastifyRequest): AuditActor {
   const base = { address: request.ip, listener: listenerOf(request) };
   if (request.consoleUser) return { ...base, kind: 'user', id: request.consoleUser.userId, label: request.consoleUser.email };
-  if (request.mcpAccess) return { ...base, kind: 'oauth_client', id: request.mcpAccess.clientId, label: `${request.mcpAccess.clientName} (${request.mcpAccess.userEmail})` };
+  if (request.mcpAccess)
+    return {
+      ...base,
+      kind: 'oauth_client',
+      id: request.mcpAccess.clientId,
+      label: `${request.mcpAccess.clientName} (${request.mcpAccess.userEmail})`,
+    };
   if (request.apiKey) return { ...base, kind: 'api_key', id: request.apiKey.keyId, label: null };
   return { ...base, kind: 'anonymous', id: null, label: null };
 }
@@ -44,13 +50,29 @@ type AuditDeps = Pick<Deps, 'db' | 'clock' | 'keys'>;
 
 /** A row's seal: HMAC of the previous row's seal and every field of this one, in a fixed order. */
 function sealOf(key: Buffer, previous: string, row: Omit<store.AuditRow, 'chain'>): string {
-  const fields = [row.id, row.cabinetId, row.at, row.action, row.result, row.actorKind, row.actorId, row.actorLabel, row.address, row.listener, row.target, row.details];
+  const fields = [
+    row.id,
+    row.cabinetId,
+    row.at,
+    row.action,
+    row.result,
+    row.actorKind,
+    row.actorId,
+    row.actorLabel,
+    row.address,
+    row.listener,
+    row.target,
+    row.details,
+  ];
   return createHmac('sha256', key).update(previous).update('\n').update(JSON.stringify(fields)).digest('hex');
 }
 
 /** The seal of where the chain starts: moving it to hide rows removed from the start breaks it. */
 function startSealOf(key: Buffer, start: Omit<store.ChainStart, 'seal'>): string {
-  return createHmac('sha256', key).update('start\n').update(JSON.stringify([start.chain, start.purged, start.purgedAt])).digest('hex');
+  return createHmac('sha256', key)
+    .update('start\n')
+    .update(JSON.stringify([start.chain, start.purged, start.purgedAt]))
+    .digest('hex');
 }
 
 /**
@@ -61,7 +83,7 @@ function chainStart(deps: AuditDeps): store.ChainStart {
   const found = store.findChainStart(deps.db.orm);
   if (found) return found;
   let previous = '';
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
     for (const { rowid, chain, ...row } of rows) {
       previous = chain === '' ? sealOf(deps.keys.auditChain, previous, row) : chain;
@@ -122,11 +144,17 @@ export function verifyAudit(deps: AuditDeps): AuditVerification {
   const start = deps.db.immediateTransaction(() => chainStart(deps));
   const { seal, ...unsealed } = start;
   if (seal !== startSealOf(deps.keys.auditChain, unsealed)) {
-    return { ok: false, checked: 0, head: null, broken: { id: 'start', at: toIsoOrNull(start.purgedAt), action: 'retention purge' }, purged: start.purged };
+    return {
+      ok: false,
+      checked: 0,
+      head: null,
+      broken: { id: 'start', at: toIsoOrNull(start.purgedAt), action: 'retention purge' },
+      purged: start.purged,
+    };
   }
   let previous = start.chain;
   let checked = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = store.auditEventsAfter(deps.db.orm, after, 1000);
     for (const { rowid, chain, ...row } of rows) {
       if (chain !== sealOf(deps.keys.auditChain, previous, row)) {
@@ -149,7 +177,14 @@ export interface AuditFilters {
 }
 
 export function listAudit(deps: Pick<Deps, 'db'>, cabinetId: string, filters: AuditFilters): AuditEntry[] {
-  const rows = store.listAuditEvents(deps.db.orm, { cabinetId, action: filters.action, actorId: filters.userId, since: filters.since, until: filters.until, limit: filters.limit });
+  const rows = store.listAuditEvents(deps.db.orm, {
+    cabinetId,
+    action: filters.action,
+    actorId: filters.userId,
+    since: filters.since,
+    until: filters.until,
+    limit: filters.limit,
+  });
   return rows.map((row) => ({
     id: row.id,
     at: toIso(row.at),

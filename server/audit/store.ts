@@ -35,7 +35,8 @@ export function listAuditEvents(orm: Orm, query: AuditQuery): AuditRow[] {
 
 /** The newest row in the order rows were written (rowid), with its chain. */
 export function newestAuditEvent(orm: Orm): { rowid: number; at: number; chain: string } | undefined {
-  return orm.prepared('SELECT rowid, at, chain FROM audit_events ORDER BY rowid DESC LIMIT 1').get() as { rowid: number; at: number; chain: string } | undefined;
+  return orm.prepared('SELECT rowid, at, chain FROM audit_events ORDER BY rowid DESC LIMIT 1').get() as
+    { rowid: number; at: number; chain: string } | undefined;
 }
 
 /** Rows in the order they were written, after a rowid, a page at a time. */
@@ -57,11 +58,24 @@ export function setAuditChain(orm: Orm, rowid: number, chain: string): void {
 export type ChainStart = Omit<typeof auditChainStart.$inferSelect, 'id'>;
 
 export function findChainStart(orm: Orm): ChainStart | undefined {
-  return orm.select({ chain: auditChainStart.chain, purgedAt: auditChainStart.purgedAt, purged: auditChainStart.purged, seal: auditChainStart.seal }).from(auditChainStart).where(eq(auditChainStart.id, 1)).get();
+  return orm
+    .select({
+      chain: auditChainStart.chain,
+      purgedAt: auditChainStart.purgedAt,
+      purged: auditChainStart.purged,
+      seal: auditChainStart.seal,
+    })
+    .from(auditChainStart)
+    .where(eq(auditChainStart.id, 1))
+    .get();
 }
 
 export function saveChainStart(orm: Orm, start: ChainStart): void {
-  orm.insert(auditChainStart).values({ id: 1, ...start }).onConflictDoUpdate({ target: auditChainStart.id, set: start }).run();
+  orm
+    .insert(auditChainStart)
+    .values({ id: 1, ...start })
+    .onConflictDoUpdate({ target: auditChainStart.id, set: start })
+    .run();
 }
 
 /**
@@ -83,7 +97,8 @@ export function firstRetainedAuditRowid(orm: Orm, retentionMs: number, maxGapMs:
 
 /** Removes the rows written before one; returns how many, and the chain of the last one removed. */
 export function deleteAuditPrefix(orm: Orm, beforeRowid: number): { removed: number; lastChain: string } | null {
-  const last = orm.prepared('SELECT chain FROM audit_events WHERE rowid < ? ORDER BY rowid DESC LIMIT 1').get(beforeRowid) as { chain: string } | undefined;
+  const last = orm.prepared('SELECT chain FROM audit_events WHERE rowid < ? ORDER BY rowid DESC LIMIT 1').get(beforeRowid) as
+    { chain: string } | undefined;
   if (!last) return null;
   return { removed: orm.prepared('DELETE FROM audit_events WHERE rowid < ?').run(beforeRowid).changes, lastChain: last.chain };
 }

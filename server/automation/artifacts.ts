@@ -22,7 +22,8 @@ export function jobArtifactFile(deps: Deps, cabinetId: string, jobId: string, na
   const link = name === 'screenshot.png' ? links?.screenshot_url : links?.trace_url;
   const file = join(dir, name);
   const expired = row.finishedAt !== null && row.finishedAt + ARTIFACT_RETENTION_MS <= deps.clock.now();
-  if (!link || expired || !existsSync(file)) throw new ApiError('not_found', `This job has no ${name} (artifacts exist only after a robot failure, for 7 days).`);
+  if (!link || expired || !existsSync(file))
+    throw new ApiError('not_found', `This job has no ${name} (artifacts exist only after a robot failure, for 7 days).`);
   return file;
 }
 

@@ -10,22 +10,38 @@ export function costOf(deps: Pick<Deps, 'config'>, product: ProductDefinition): 
 }
 
 /** The adapter and product for a request, or the 404 that says which of the two is unknown. */
-export function findProduct(deps: Pick<Deps, 'insurers'>, produit: string, compagnie: string): { adapter: InsurerAdapter; product: ProductDefinition } {
+export function findProduct(
+  deps: Pick<Deps, 'insurers'>,
+  produit: string,
+  compagnie: string,
+): { adapter: InsurerAdapter; product: ProductDefinition } {
   const offering = deps.insurers.list().filter((a) => a.products.some((p) => p.code === produit));
   if (offering.length === 0) throw new ApiError('unknown_product', `No product ${produit}. See GET /api/v1/public/produits-disponibles.`);
   const adapter = deps.insurers.get(compagnie);
   const product = adapter?.products.find((p) => p.code === produit);
   if (!adapter || !product) {
-    throw new ApiError('unknown_insurer', `${adapter ? `${adapter.name} does not offer` : `No insurer ${compagnie} offers`} ${produit}; offered by: ${offering.map((a) => a.code).join(', ')}.`);
+    throw new ApiError(
+      'unknown_insurer',
+      `${adapter ? `${adapter.name} does not offer` : `No insurer ${compagnie} offers`} ${produit}; offered by: ${offering.map((a) => a.code).join(', ')}.`,
+    );
   }
   return { adapter, product };
 }
 
 export function listProducts(deps: Pick<Deps, 'insurers' | 'config'>) {
-  const byCode = new Map<string, { code: string; label: string; kind: ProductDefinition['kind']; cost_credits: number; insurers: { code: string; name: string }[] }>();
+  const byCode = new Map<
+    string,
+    { code: string; label: string; kind: ProductDefinition['kind']; cost_credits: number; insurers: { code: string; name: string }[] }
+  >();
   for (const adapter of deps.insurers.list()) {
     for (const product of adapter.products) {
-      const entry = byCode.get(product.code) ?? { code: product.code, label: product.label, kind: product.kind, cost_credits: costOf(deps, product), insurers: [] };
+      const entry = byCode.get(product.code) ?? {
+        code: product.code,
+        label: product.label,
+        kind: product.kind,
+        cost_credits: costOf(deps, product),
+        insurers: [],
+      };
       entry.insurers.push({ code: adapter.code, name: adapter.name });
       byCode.set(product.code, entry);
     }
@@ -35,7 +51,10 @@ export function listProducts(deps: Pick<Deps, 'insurers' | 'config'>) {
 
 /** The product's dicData as JSON Schema, as integrators read it (what a request may send). */
 function jsonSchemaOf(product: ProductDefinition): Record<string, unknown> {
-  const jsonSchema = z.toJSONSchema(product.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const jsonSchema = z.toJSONSchema(product.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete jsonSchema.$schema;
   return jsonSchema;
 }
@@ -45,7 +64,10 @@ const requiredOf = (jsonSchema: Record<string, unknown>): string[] => (jsonSchem
 export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, produit: string, compagnie: string): ProductSchemaDocument {
   const { product } = findProduct(deps, produit, compagnie);
   const jsonSchema = jsonSchemaOf(product);
-  const properties = (jsonSchema.properties ?? {}) as Record<string, { description?: string; title?: string; 'x-enum-labels'?: Record<string, string> }>;
+  const properties = (jsonSchema.properties ?? {}) as Record<
+    string,
+    { description?: string; title?: string; 'x-enum-labels'?: Record<string, string> }
+  >;
   return {
     produit: product.code,
     compagnie,
@@ -55,7 +77,9 @@ export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, p
     json_schema: jsonSchema,
     required: requiredOf(jsonSchema),
     labels: Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, p.title ?? p.description ?? key])),
-    enum_labels: Object.fromEntries(Object.entries(properties).flatMap(([key, p]) => (p['x-enum-labels'] ? [[key, p['x-enum-labels']]] : []))),
+    enum_labels: Object.fromEntries(
+      Object.entries(properties).flatMap(([key, p]) => (p['x-enum-labels'] ? [[key, p['x-enum-labels']]] : [])),
+    ),
     example: product.example,
   };
 }

@@ -122,12 +122,18 @@ export interface ConsoleJobQuery {
 
 /** The quotes of the clients a broker's search names (at most 50 clients, 100 quotes each: a search, not an export). */
 function quotesOfClientsNamed(deps: Deps, cabinetId: string, q: string): string[] {
-  return listClients(deps, cabinetId, { limit: 50, q }).data.flatMap((client) => listDevis(deps, cabinetId, { limit: 100, client_id: client.client_id }).data.map((d) => d.devis_id));
+  return listClients(deps, cabinetId, { limit: 50, q }).data.flatMap((client) =>
+    listDevis(deps, cabinetId, { limit: 100, client_id: client.client_id }).data.map((d) => d.devis_id),
+  );
 }
 
 /** The console's job list: newest first, filtered; the cursor is bound to the filters. */
 export function listConsoleJobs(deps: Deps, cabinetId: string, query: ConsoleJobQuery): Page<ConsoleJob> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'console-jobs', filters: { status: query.status, from: query.from, to: query.to, q: query.q } });
+  const codec = cursorCodec(deps.keys.cursor, {
+    cabinetId,
+    resource: 'console-jobs',
+    filters: { status: query.status, from: query.from, to: query.to, q: query.q },
+  });
   const search = query.q === undefined ? undefined : { text: query.q, devisIds: quotesOfClientsNamed(deps, cabinetId, query.q) };
   const rows = store.listJobs(
     deps.db.orm,
@@ -151,7 +157,9 @@ export function listUnfinishedConsoleJobs(deps: Deps, cabinetId: string, limit =
 export function retryJob(deps: Deps, cabinetId: string, jobId: string): ReturnType<typeof enqueueTarification> {
   const row = findRow(deps, cabinetId, jobId);
   if (!RETRYABLE.includes(row.status)) {
-    throw new ApiError('job_not_retryable', `The job is ${row.status}: only a failed or cancelled job can be priced again.`, { status: row.status });
+    throw new ApiError('job_not_retryable', `The job is ${row.status}: only a failed or cancelled job can be priced again.`, {
+      status: row.status,
+    });
   }
   const clientId = clientOf(deps, row);
   return enqueueTarification(

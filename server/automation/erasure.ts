@@ -14,11 +14,20 @@ import { jobRecords } from './sync.js';
  * running is sent whole, dicData emptied, when it finishes. Inside the erasure's transaction.
  * Returns the ids of the jobs reached.
  */
-export function eraseJobsOfQuotes(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, devisIds: readonly string[]): string[] {
+export function eraseJobsOfQuotes(
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
+  cabinetId: string,
+  devisIds: readonly string[],
+): string[] {
   const erased = ERASED_RECORD_FIELDS.job;
   const rows = store.jobsOfQuotes(deps.db.orm, cabinetId, devisIds);
   for (const row of rows) {
-    const synced = { dicData: erased.dic_data, requestHash: erased.request_hash, resultSuspens: erased.result_suspens, errorMessage: erased.error_message };
+    const synced = {
+      dicData: erased.dic_data,
+      requestHash: erased.request_hash,
+      resultSuspens: erased.result_suspens,
+      errorMessage: erased.error_message,
+    };
     const changed = (Object.keys(synced) as (keyof typeof synced)[]).some((column) => row[column] !== synced[column]);
     if (!changed && row.mfaChallenge === null && row.artifacts === null) continue;
     store.updateJob(deps.db.orm, cabinetId, row.id, [row.status], { ...synced, mfaChallenge: null, artifacts: null });

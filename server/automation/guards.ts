@@ -15,12 +15,19 @@ export type RobotSwitch = NonNullable<AutomationStatus['kill_switch']>;
 export function readKillSwitch(deps: Pick<Deps, 'db' | 'config'>): RobotSwitch | null {
   const stored = guardStore.readSetting(deps.db.orm, KILL_SWITCH);
   if (stored) return JSON.parse(stored) as RobotSwitch;
-  return deps.config.robotsDisabled ? { reason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', since: toIso(0) } : null;
+  return deps.config.robotsDisabled
+    ? { reason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', since: toIso(0) }
+    : null;
 }
 
 export function setKillSwitch(deps: Pick<Deps, 'db' | 'clock' | 'jobQueue'>, reason: string | null): void {
   const now = deps.clock.now();
-  guardStore.writeSetting(deps.db.orm, KILL_SWITCH, reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies RobotSwitch), now);
+  guardStore.writeSetting(
+    deps.db.orm,
+    KILL_SWITCH,
+    reason === null ? null : JSON.stringify({ reason, since: toIso(now) } satisfies RobotSwitch),
+    now,
+  );
   // Switched back on: the jobs that waited are claimable now (the CLI, another process, has no listener).
   if (reason === null) deps.jobQueue.notify();
 }
@@ -47,7 +54,8 @@ export function setRobotPause(
   guardStore.saveRobotPause(deps.db.orm, { cabinetId, reason, pausedBy: pause.by.userId, createdAt: deps.clock.now() });
 }
 
-export type BreakerState = { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };
+export type BreakerState =
+  { state: 'closed' } | { state: 'open'; retryAfterMs: number } | { state: 'half_open'; trialJobId: string | null };
 
 /**
  * Closed; open until a time; then half-open, letting exactly one trial job through. A trial job

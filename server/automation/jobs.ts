@@ -26,7 +26,11 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
     produit: row.produit,
     devis_id: row.devisId,
     result: priced
-      ? { tarif_eur: (row.resultTarifCents ?? 0) / 100, suspens: row.resultSuspens, pdf_url: row.status === 'completed' ? devisPdfPath(row.devisId) : null }
+      ? {
+          tarif_eur: (row.resultTarifCents ?? 0) / 100,
+          suspens: row.resultSuspens,
+          pdf_url: row.status === 'completed' ? devisPdfPath(row.devisId) : null,
+        }
       : null,
     progress: { step: row.progressStep, percent: row.progressPercent },
     poll_url: pollUrl(row.id),
@@ -65,10 +69,23 @@ export function findJob(deps: Deps, cabinetId: string, jobId: string): Job | nul
   return row ? toJob(deps, row) : null;
 }
 
-export function listJobs(deps: Deps, cabinetId: string, query: { limit: number; cursor?: string; status?: Job['status']; created_after?: string }): Page<Job> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'jobs', filters: { status: query.status, created_after: query.created_after } });
+export function listJobs(
+  deps: Deps,
+  cabinetId: string,
+  query: { limit: number; cursor?: string; status?: Job['status']; created_after?: string },
+): Page<Job> {
+  const codec = cursorCodec(deps.keys.cursor, {
+    cabinetId,
+    resource: 'jobs',
+    filters: { status: query.status, created_after: query.created_after },
+  });
   const createdAfter = query.created_after === undefined ? undefined : Date.parse(query.created_after);
-  const rows = store.listJobs(deps.db.orm, cabinetId, { status: query.status, createdAfter, after: codec.after(query.cursor) }, query.limit + 1);
+  const rows = store.listJobs(
+    deps.db.orm,
+    cabinetId,
+    { status: query.status, createdAfter, after: codec.after(query.cursor) },
+    query.limit + 1,
+  );
   return toPage(rows, query.limit, (row) => toJob(deps, row), codec.next);
 }
 

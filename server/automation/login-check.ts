@@ -26,8 +26,10 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   const adapter = deps.insurers.get(code);
   if (!adapter) throw new ApiError('unknown_insurer', `No insurer with code ${code}.`);
   const credentials = readInsurerCredentials(deps, cabinetId, code);
-  if (!credentials) throw new ApiError('insurer_credentials_missing', `No portal credentials for ${adapter.name} in this cabinet: set them first.`);
-  if (!adapter.verifyLogin) return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
+  if (!credentials)
+    throw new ApiError('insurer_credentials_missing', `No portal credentials for ${adapter.name} in this cabinet: set them first.`);
+  if (!adapter.verifyLogin)
+    return { ok: false, code: 'not_supported', message: `The ${adapter.name} robot cannot check a login on its own.` };
   const id = `login-check-${randomUUID()}`;
   holdLogin(deps, cabinetId, code, id, adapter.name);
   const renewal = setInterval(() => {
@@ -56,7 +58,8 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     const check = await adapter.verifyLogin(ctx);
     return remember(deps, cabinetId, code, { ok: true, mfa_required: check.mfa });
   } catch (err) {
-    if (err instanceof RobotError) return remember(deps, cabinetId, code, { ok: false, code: err.code, message: session.redact(err.message) });
+    if (err instanceof RobotError)
+      return remember(deps, cabinetId, code, { ok: false, code: err.code, message: session.redact(err.message) });
     return remember(deps, cabinetId, code, {
       ok: false,
       code: 'robot_crashed',
@@ -78,14 +81,25 @@ function holdLogin(deps: Deps, cabinetId: string, code: string, checkId: string,
   deps.db.immediateTransaction(() => {
     // A login check is a robot on the insurer's portal: not while robots are switched off.
     const off = readKillSwitch(deps);
-    if (off) throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${off.reason}`, { reason: off.reason, scope: 'install' });
+    if (off)
+      throw new ApiError('api_rpa_temporarily_disabled', `Robots are switched off on this install: ${off.reason}`, {
+        reason: off.reason,
+        scope: 'install',
+      });
     const paused = readRobotPause(deps, cabinetId);
     if (paused) {
-      throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused (${paused.reason}): resume them to test the login.`, { reason: paused.reason, scope: 'cabinet' });
+      throw new ApiError(
+        'api_rpa_temporarily_disabled',
+        `Your cabinet's robots are paused (${paused.reason}): resume them to test the login.`,
+        { reason: paused.reason, scope: 'cabinet' },
+      );
     }
     const now = deps.clock.now();
     if (insurerLoginBusy(deps, cabinetId, code) || store.loginCheckRunning(deps.db.orm, cabinetId, code, now)) {
-      throw new ApiError('insurer_login_busy', `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`);
+      throw new ApiError(
+        'insurer_login_busy',
+        `A robot is logged in to ${insurerName} with this account right now; test the login once it has finished.`,
+      );
     }
     store.startLoginCheck(deps.db.orm, { cabinetId, robotCompagnie: code, checkId, leaseUntil: now + LOGIN_HOLD_MS });
   });

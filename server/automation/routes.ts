@@ -23,7 +23,10 @@ import * as jobs from './jobs.js';
 import * as automation from './service.js';
 import type { RobotControl } from './robot-control.js';
 
-export async function automationRoutes(app: FastifyInstance, { deps, robots, runtime }: { deps: Deps; robots: RobotControl; runtime: BrowserRuntime }): Promise<void> {
+export async function automationRoutes(
+  app: FastifyInstance,
+  { deps, robots, runtime }: { deps: Deps; robots: RobotControl; runtime: BrowserRuntime },
+): Promise<void> {
   registerEndpoint(app, listProducts, () => catalogue.listProducts(deps));
   registerEndpoint(app, getProductSchema, (request) => catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie));
 
@@ -37,9 +40,13 @@ export async function automationRoutes(app: FastifyInstance, { deps, robots, run
   registerEndpoint(app, getJob, (request) => jobs.getJob(deps, requestKey(request).cabinetId, request.params.job_id));
   registerEndpoint(app, listJobs, (request) => jobs.listJobs(deps, requestKey(request).cabinetId, request.query));
 
-  registerEndpoint(app, cancelJob, (request) => automation.cancelJobAndRobot(deps, robots, requestKey(request).cabinetId, request.params.job_id));
+  registerEndpoint(app, cancelJob, (request) =>
+    automation.cancelJobAndRobot(deps, robots, requestKey(request).cabinetId, request.params.job_id),
+  );
 
-  registerEndpoint(app, answerMfa, (request) => automation.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code));
+  registerEndpoint(app, answerMfa, (request) =>
+    automation.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code),
+  );
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
     const { job_id, name } = request.params;
@@ -51,5 +58,7 @@ export async function automationRoutes(app: FastifyInstance, { deps, robots, run
   });
 
   registerEndpoint(app, getWallet, (request) => wallet.getWallet(deps, requestKey(request).cabinetId));
-  registerEndpoint(app, getAutomationStatus, (request) => automation.automationStatus(deps, requestKey(request).cabinetId, robots.running()));
+  registerEndpoint(app, getAutomationStatus, (request) =>
+    automation.automationStatus(deps, requestKey(request).cabinetId, robots.running()),
+  );
 }

@@ -1,5 +1,13 @@
 import { hash as digest } from 'node:crypto';
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, pollUrl, type AutomationStatus, type DryRunResult, type Job, type TarificationRequest } from '../../shared/automation.js';
+import {
+  ACTIVE_STATUSES,
+  TERMINAL_STATUSES,
+  pollUrl,
+  type AutomationStatus,
+  type DryRunResult,
+  type Job,
+  type TarificationRequest,
+} from '../../shared/automation.js';
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import { MAX_CLOCK_AHEAD_MS } from '../../shared/sync-protocol.js';
 import { credentialsConfigured } from '../credentials/service.js';
@@ -50,7 +58,14 @@ function quotaOf(deps: Deps, cabinetId: string) {
   const elsewhere = synced ? store.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS) : { count: 0, oldest: null };
   const first = Math.min(oldest ?? Infinity, elsewhere.oldest ?? Infinity);
   const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, othersKnownUntil(deps, cabinetId) ?? 0) : 0;
-  return { limit, remaining: Math.max(0, limit - count - elsewhere.count), resetAt: first === Infinity ? null : first + QUOTA_WINDOW_MS, nextNumber, synced, sinceHeard };
+  return {
+    limit,
+    remaining: Math.max(0, limit - count - elsewhere.count),
+    resetAt: first === Infinity ? null : first + QUOTA_WINDOW_MS,
+    nextNumber,
+    synced,
+    sinceHeard,
+  };
 }
 
 /**
@@ -59,7 +74,11 @@ function quotaOf(deps: Deps, cabinetId: string) {
  */
 function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
   if (environment === 'test') {
-    if (!deps.insurers.get(SANDBOX)) throw new ApiError('unknown_insurer', 'Test keys run on the sandbox insurer, which is switched off on this install (COURTIER_SANDBOX=false).');
+    if (!deps.insurers.get(SANDBOX))
+      throw new ApiError(
+        'unknown_insurer',
+        'Test keys run on the sandbox insurer, which is switched off on this install (COURTIER_SANDBOX=false).',
+      );
     return { robotCompagnie: SANDBOX, ...findProduct(deps, request.produit, SANDBOX) };
   }
   return { robotCompagnie: request.compagnie, ...findProduct(deps, request.produit, request.compagnie) };
@@ -148,26 +167,42 @@ export function enqueueTarification(
     }
     const pause = readRobotPause(deps, cabinetId);
     if (pause) {
-      throw new ApiError('api_rpa_temporarily_disabled', `Your cabinet's robots are paused: ${pause.reason} An administrator can resume them in the console.`, {
-        reason: pause.reason,
-        scope: 'cabinet',
-      });
+      throw new ApiError(
+        'api_rpa_temporarily_disabled',
+        `Your cabinet's robots are paused: ${pause.reason} An administrator can resume them in the console.`,
+        {
+          reason: pause.reason,
+          scope: 'cabinet',
+        },
+      );
     }
 
     const breaker = breakerState(deps, robotCompagnie);
     if (breaker.state === 'open' || (breaker.state === 'half_open' && breaker.trialJobId !== null)) {
       const retryAfter = breaker.state === 'open' ? Math.ceil(breaker.retryAfterMs / 1000) : 60;
-      throw new ApiError('rpa_circuit_open', `Too many technical failures at ${robotCompagnie} lately; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter }, { 'Retry-After': String(retryAfter) });
+      throw new ApiError(
+        'rpa_circuit_open',
+        `Too many technical failures at ${robotCompagnie} lately; retry in ${retryAfter} s.`,
+        { retry_after_seconds: retryAfter },
+        { 'Retry-After': String(retryAfter) },
+      );
     }
 
     if (!hasCredentials(deps, cabinetId, robotCompagnie, environment)) {
-      throw new ApiError('insurer_credentials_missing', `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`);
+      throw new ApiError(
+        'insurer_credentials_missing',
+        `No portal credentials for ${robotCompagnie} in this cabinet. Set them in the console (Insurers) or with courtier insurers set-credentials.`,
+      );
     }
 
     const quota = quotaOf(deps, cabinetId);
     if (quota.remaining === 0) {
       const resetAt = toIso(quota.resetAt ?? deps.clock.now());
-      throw new ApiError('rpa_quota_exceeded', `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`, { reset_at: resetAt, limit: quota.limit });
+      throw new ApiError(
+        'rpa_quota_exceeded',
+        `This cabinet used its ${quota.limit} tarifications of the hour; the next one is possible at ${resetAt}.`,
+        { reset_at: resetAt, limit: quota.limit },
+      );
     }
     const runsAllowance = deps.config.offlineQuotaAllowance;
     if (quota.synced && quota.sinceHeard >= runsAllowance) {
@@ -254,10 +289,14 @@ export function enqueueTarification(
 /** The wallet's refusal in words: too few credits, or an install that must reach its hub before it spends more. */
 function debitRefused(cost: number, refused: DebitRefusal): ApiError {
   if (refused.code === 'credits_exhausted') {
-    return new ApiError('credits_exhausted', `This run costs ${cost} credits and the wallet holds ${refused.balance}. No job was created; top up, then retry with the same Idempotency-Key.`, {
-      required_credits: cost,
-      balance: refused.balance,
-    });
+    return new ApiError(
+      'credits_exhausted',
+      `This run costs ${cost} credits and the wallet holds ${refused.balance}. No job was created; top up, then retry with the same Idempotency-Key.`,
+      {
+        required_credits: cost,
+        balance: refused.balance,
+      },
+    );
   }
   return new ApiError(
     'offline_allowance_exhausted',

@@ -87,7 +87,13 @@ export function loginCheckRunning(orm: Orm, cabinetId: string, robotCompagnie: s
     orm
       .select({ id: insurerLoginChecks.checkId })
       .from(insurerLoginChecks)
-      .where(and(eq(insurerLoginChecks.cabinetId, cabinetId), eq(insurerLoginChecks.robotCompagnie, robotCompagnie), gt(insurerLoginChecks.leaseUntil, now)))
+      .where(
+        and(
+          eq(insurerLoginChecks.cabinetId, cabinetId),
+          eq(insurerLoginChecks.robotCompagnie, robotCompagnie),
+          gt(insurerLoginChecks.leaseUntil, now),
+        ),
+      )
       .get() !== undefined
   );
 }
@@ -97,7 +103,10 @@ export function startLoginCheck(orm: Orm, row: typeof insurerLoginChecks.$inferI
   orm
     .insert(insurerLoginChecks)
     .values(row)
-    .onConflictDoUpdate({ target: [insurerLoginChecks.cabinetId, insurerLoginChecks.robotCompagnie], set: { checkId: row.checkId, leaseUntil: row.leaseUntil } })
+    .onConflictDoUpdate({
+      target: [insurerLoginChecks.cabinetId, insurerLoginChecks.robotCompagnie],
+      set: { checkId: row.checkId, leaseUntil: row.leaseUntil },
+    })
     .run();
 }
 
@@ -124,5 +133,8 @@ export function lastLoginTests(orm: Orm, cabinetId: string): LoginTestRow[] {
 
 /** Forgotten with the credentials they tested. */
 export function forgetLoginTest(orm: Orm, cabinetId: string, compagnie: string): void {
-  orm.delete(insurerLoginTests).where(and(eq(insurerLoginTests.cabinetId, cabinetId), eq(insurerLoginTests.compagnie, compagnie))).run();
+  orm
+    .delete(insurerLoginTests)
+    .where(and(eq(insurerLoginTests.cabinetId, cabinetId), eq(insurerLoginTests.compagnie, compagnie)))
+    .run();
 }

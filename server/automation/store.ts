@@ -66,7 +66,9 @@ const STEP_FIELDS = [
  * same text on every call lets the update's statement be found without building its SQL again.
  */
 const STEP_ASSIGNMENTS = Array.from({ length: 1 << STEP_FIELDS.length }, (_, changed) => {
-  const step = STEP_FIELDS.map(([key, column, placeholder], i) => `'${key}', ${changed & (1 << i) ? placeholder : `"${column}"`}`).join(', ');
+  const step = STEP_FIELDS.map(([key, column, placeholder], i) => `'${key}', ${changed & (1 << i) ? placeholder : `"${column}"`}`).join(
+    ', ',
+  );
   return `"timeline" = json_insert(coalesce("timeline", '[]'), '$[#]', json_object(${step}))`;
 });
 
@@ -90,17 +92,32 @@ export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undef
  * Updates a job only if it is still in one of the expected statuses: the job as updated, undefined
  * when it moved meanwhile. A move of its status or progress is a step of its timeline.
  */
-export function updateJob(orm: Orm, cabinetId: string, id: string, from: readonly JobRow['status'][], changes: Partial<JobRow>): JobRow | undefined {
+export function updateJob(
+  orm: Orm,
+  cabinetId: string,
+  id: string,
+  from: readonly JobRow['status'][],
+  changes: Partial<JobRow>,
+): JobRow | undefined {
   const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
   const clauses = `WHERE cabinet_id = ? AND id = ? AND status ${inStatuses(from)}`;
-  const [moved] = movesTimeline ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id) : JOB.update(orm, changes, clauses, cabinetId, id);
+  const [moved] = movesTimeline
+    ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id)
+    : JOB.update(orm, changes, clauses, cabinetId, id);
   return moved;
 }
 
 export function listJobs(
   orm: Orm,
   cabinetId: string,
-  filters: { status?: JobRow['status']; createdAfter?: number; createdFrom?: number; createdBefore?: number; search?: JobSearch; after?: CursorPosition },
+  filters: {
+    status?: JobRow['status'];
+    createdAfter?: number;
+    createdFrom?: number;
+    createdBefore?: number;
+    search?: JobSearch;
+    after?: CursorPosition;
+  },
   limit: number,
 ): JobRow[] {
   return orm
@@ -162,12 +179,20 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
 
 /** The cabinet's jobs a robot of this install is on (running or waiting for a code), newest first: not another install's, which it only shows. */
 export function listActiveJobsHere(orm: Orm, cabinetId: string, limit: number): JobRow[] {
-  return JOB.all(orm, `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`, cabinetId, limit);
+  return JOB.all(
+    orm,
+    `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`,
+    cabinetId,
+    limit,
+  );
 }
 
 /** The ids of this install's jobs that have not finished (pending or on a robot): a refund may still come for them. */
 export function unfinishedJobIdsHere(orm: Orm, cabinetId: string): string[] {
-  return orm.prepared(`SELECT id FROM jobs WHERE cabinet_id = ? AND status ${IN_UNFINISHED} AND enqueue_number IS NOT NULL`).pluck(true).all(cabinetId) as string[];
+  return orm
+    .prepared(`SELECT id FROM jobs WHERE cabinet_id = ? AND status ${IN_UNFINISHED} AND enqueue_number IS NOT NULL`)
+    .pluck(true)
+    .all(cabinetId) as string[];
 }
 
 /** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */
@@ -176,7 +201,14 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
     orm
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.robotCompagnie, robotCompagnie), inArray(jobs.status, [...statuses]), isNotNull(jobs.enqueueNumber)))
+      .where(
+        and(
+          eq(jobs.cabinetId, cabinetId),
+          eq(jobs.robotCompagnie, robotCompagnie),
+          inArray(jobs.status, [...statuses]),
+          isNotNull(jobs.enqueueNumber),
+        ),
+      )
       .get() !== undefined
   );
 }
@@ -184,7 +216,9 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
 /** Jobs pulled from the cabinet's other installs created in a window (the cabinet's hourly quota), and the oldest one's creation. */
 export function pulledJobsSince(orm: Orm, cabinetId: string, since: number, until: number): { count: number; oldest: number | null } {
   const [count, oldest] = orm
-    .prepared('SELECT count(*), min(created_at) FROM jobs WHERE cabinet_id = ? AND created_at > ? AND created_at <= ? AND enqueue_number IS NULL')
+    .prepared(
+      'SELECT count(*), min(created_at) FROM jobs WHERE cabinet_id = ? AND created_at > ? AND created_at <= ? AND enqueue_number IS NULL',
+    )
     .raw()
     .get(cabinetId, since, until) as [number, number | null];
   return { count, oldest };
@@ -192,7 +226,10 @@ export function pulledJobsSince(orm: Orm, cabinetId: string, since: number, unti
 
 /** How many jobs this install enqueued from a time on, that time included (the offline allowance of the hourly quota). */
 export function ownJobsSince(orm: Orm, cabinetId: string, since: number): number {
-  return orm.prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at >= ? AND enqueue_number IS NOT NULL').pluck(true).get(cabinetId, since) as number;
+  return orm
+    .prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at >= ? AND enqueue_number IS NOT NULL')
+    .pluck(true)
+    .get(cabinetId, since) as number;
 }
 
 /** The cabinet's enqueues on this install since a time (the hourly quota), and the number the next one takes. */
@@ -226,7 +263,13 @@ export function enqueuesSince(orm: Orm, cabinetId: string, since: number): Enque
  * one this install enqueued, or one pulled from another install created no later than
  * `pulledUntil` (its creation time is that install's word).
  */
-export function latestJobWithHash(orm: Orm, cabinetId: string, requestHash: string, since: number, pulledUntil: number): JobRow | undefined {
+export function latestJobWithHash(
+  orm: Orm,
+  cabinetId: string,
+  requestHash: string,
+  since: number,
+  pulledUntil: number,
+): JobRow | undefined {
   return JOB.get(
     orm,
     'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? AND (enqueue_number IS NOT NULL OR created_at <= ?) ORDER BY created_at DESC LIMIT 1',
@@ -263,7 +306,12 @@ export interface HeldBack {
 }
 
 /** The next claimable job (CLAIMABLE) but those held back, leased to this worker in the caller's transaction: one statement. */
-export function claimNextJob(orm: Orm, now: number, leaseMs: number, held: HeldBack = { cabinetIds: [], queuedBefore: 0 }): JobRow | undefined {
+export function claimNextJob(
+  orm: Orm,
+  now: number,
+  leaseMs: number,
+  held: HeldBack = { cabinetIds: [], queuedBefore: 0 },
+): JobRow | undefined {
   const [claimed] = JOB.updateWith(
     orm,
     { status: 'running', leaseUntil: now + leaseMs, updatedAt: now },
@@ -277,7 +325,11 @@ export function claimNextJob(orm: Orm, now: number, leaseMs: number, held: HeldB
 }
 
 export function extendLease(orm: Orm, id: string, until: number): void {
-  orm.update(jobs).set({ leaseUntil: until }).where(and(eq(jobs.id, id), inArray(jobs.status, [...ACTIVE]))).run();
+  orm
+    .update(jobs)
+    .set({ leaseUntil: until })
+    .where(and(eq(jobs.id, id), inArray(jobs.status, [...ACTIVE])))
+    .run();
 }
 
 /** Active jobs whose lease ran out: their worker died. Only this install's own (see CLAIMABLE). */
@@ -291,11 +343,21 @@ export function mfaExpired(orm: Orm, now: number): JobRow[] {
 
 /** Whether this install enqueued the job (pulled jobs have no enqueue number): its robots own it. */
 export function enqueuedHere(orm: Orm, cabinetId: string, id: string): boolean {
-  return orm.select({ n: jobs.enqueueNumber }).from(jobs).where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), isNotNull(jobs.enqueueNumber))).get() !== undefined;
+  return (
+    orm
+      .select({ n: jobs.enqueueNumber })
+      .from(jobs)
+      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), isNotNull(jobs.enqueueNumber)))
+      .get() !== undefined
+  );
 }
 
 export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {
-  orm.update(jobs).set({ artifacts }).where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id))).run();
+  orm
+    .update(jobs)
+    .set({ artifacts })
+    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id)))
+    .run();
 }
 
 /** Jobs that still list artifacts and ended before this time. */
@@ -313,7 +375,13 @@ export function jobMayRun(orm: Orm, jobId: string): boolean {
     orm
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.id, jobId), inArray(jobs.status, ['pending', ...ACTIVE]), notInArray(jobs.cabinetId, orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses))))
+      .where(
+        and(
+          eq(jobs.id, jobId),
+          inArray(jobs.status, ['pending', ...ACTIVE]),
+          notInArray(jobs.cabinetId, orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses)),
+        ),
+      )
       .get() !== undefined
   );
 }

@@ -5,7 +5,18 @@ import { JOB_LOCAL_FIELDS } from '../../shared/sync-rules.js';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import type { Deps } from '../deps.js';
 import { creditsConsumed } from '../wallet/service.js';
-import { anyJsonObject, storedCode, MAX_PORTAL_TEXT, storedBoolean, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import {
+  anyJsonObject,
+  storedCode,
+  MAX_PORTAL_TEXT,
+  storedBoolean,
+  storedCount,
+  storedId,
+  storedJson,
+  storedSha256,
+  storedText,
+  storedTime,
+} from '../sync/stored-values.js';
 import { syncedTable } from '../sync/synced-table.js';
 import { jobs } from './schema.js';
 import * as store from './store.js';

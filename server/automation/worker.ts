@@ -6,7 +6,17 @@ import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch } from './guards.js';
 import { purgeExpiredArtifacts, recordArtifacts } from './artifacts.js';
 import type { RobotControl } from './robot-control.js';
-import { completeJob, expiredMfaJobs, failJob, jobClaimed, markSubmitted, recoverAbandonedJobs, reportProgress, requireMfa, resumeWithCode } from './lifecycle.js';
+import {
+  completeJob,
+  expiredMfaJobs,
+  failJob,
+  jobClaimed,
+  markSubmitted,
+  recoverAbandonedJobs,
+  reportProgress,
+  requireMfa,
+  resumeWithCode,
+} from './lifecycle.js';
 import { SANDBOX } from './service.js';
 import * as store from './store.js';
 
@@ -83,7 +93,12 @@ export function createWorker(
     } else {
       const message = redact((err as Error)?.message ?? String(err));
       options.logger.error({ err: { message, stack: redact((err as Error)?.stack ?? '') }, job_id: row.id }, 'robot crashed');
-      failJob(deps, row, { code: 'robot_crashed', message: `The robot stopped unexpectedly: ${message}`, technical: true, countsForBreaker: true });
+      failJob(deps, row, {
+        code: 'robot_crashed',
+        message: `The robot stopped unexpectedly: ${message}`,
+        technical: true,
+        countsForBreaker: true,
+      });
     }
   }
 
@@ -147,7 +162,8 @@ export function createWorker(
       requestMfa: (challenge) =>
         new Promise<string>((resolve, reject) => {
           if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
-          if (requireMfa(deps, row, challenge) === null) return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
+          if (requireMfa(deps, row, challenge) === null)
+            return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
           entry.mfa = { resolve, reject };
         }),
     };
@@ -155,7 +171,10 @@ export function createWorker(
     // a client that sees the job failed can fetch its artifacts at once.
     let outcome: { kind: 'done'; result: RobotResult } | { kind: 'error'; err: unknown } | { kind: 'aborted' };
     try {
-      outcome = { kind: 'done', result: await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> }) };
+      outcome = {
+        kind: 'done',
+        result: await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> }),
+      };
     } catch (err) {
       outcome = controller.signal.aborted ? { kind: 'aborted' } : { kind: 'error', err };
     } finally {
@@ -163,12 +182,16 @@ export function createWorker(
     }
     const artifacts = await session.finish(outcome.kind === 'done' ? 'succeeded' : outcome.kind === 'error' ? 'failed' : 'abandoned');
     if (artifacts.traceDiscarded) {
-      options.logger.warn({ job_id: row.id, compagnie: row.robotCompagnie }, 'the browser trace held a secret and was not kept: the robot typed it outside withSecrets');
+      options.logger.warn(
+        { job_id: row.id, compagnie: row.robotCompagnie },
+        'the browser trace held a secret and was not kept: the robot typed it outside withSecrets',
+      );
     }
     // Stopped or cancelled: no outcome is written (a stopped job's lease runs out and the next start recovers it).
     const result = outcome.kind === 'done' ? outcome.result : undefined;
     await settle(entry, () => {
-      if (artifacts.screenshot || artifacts.trace) recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+      if (artifacts.screenshot || artifacts.trace)
+        recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
       if (outcome.kind === 'error') fail(row, outcome.err, session.redact);
       else if (result && !completeJob(deps, row, result)) {
         options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');

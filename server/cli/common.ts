@@ -72,7 +72,11 @@ function dataDirSource(flag: string | undefined, env: NodeJS.ProcessEnv): DataDi
   return env.COURTIER_DATA_DIR ? 'COURTIER_DATA_DIR' : 'default';
 }
 
-export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' | 'insurers' | 'stderr'>, body: (deps: Deps, config: Config) => T | Promise<T>): Promise<T> {
+export function withDeps<T>(
+  dataDir: string | undefined,
+  io: Pick<CliIo, 'env' | 'insurers' | 'stderr'>,
+  body: (deps: Deps, config: Config) => T | Promise<T>,
+): Promise<T> {
   const config = loadConfig({ dataDir }, io.env);
   const running = listRunningServices(runningServicesDir(io.env));
   for (const line of dataDirNotice(config.dataDir, dataDirSource(dataDir, io.env), running)) io.stderr(`${line}\n`);
@@ -86,7 +90,10 @@ export function withDeps<T>(dataDir: string | undefined, io: Pick<CliIo, 'env' |
  * A password given with --password-stdin: typed at the prompt without echo when standard input is
  * a terminal, else all of standard input (a pipe or a file) less one trailing newline.
  */
-export async function readStdinPassword(io: Pick<CliIo, 'readStdin' | 'readHiddenLine'>, prompt = 'Password (not shown): '): Promise<string> {
+export async function readStdinPassword(
+  io: Pick<CliIo, 'readStdin' | 'readHiddenLine'>,
+  prompt = 'Password (not shown): ',
+): Promise<string> {
   if (io.readHiddenLine) return io.readHiddenLine(prompt);
   return (await io.readStdin()).replace(/\r?\n$/, '');
 }

@@ -11,9 +11,16 @@ import { parse, print, ReportedFailure, required, withDeps, type CliIo } from '.
 function describe(status: LanStatus): string {
   if (!status.allowed) return 'Office LAN mode is forbidden by the IT policy of this machine.';
   if (!status.enabled) return `Office LAN mode is off${status.managed_by_policy ? ' (set by the IT policy)' : ''}.`;
-  const lines = [`Office LAN mode is on${status.managed_by_policy ? ' (set by the IT policy)' : ''}. Colleagues open:`, ...status.urls.map((url) => `  ${url}/console/`)];
-  if (status.ca_fingerprint_sha256) lines.push(`Office CA fingerprint (SHA-256), to compare on each broker's machine:`, `  ${status.ca_fingerprint_sha256}`);
-  if (status.certificate) lines.push(`Certificate (${status.certificate.source}) for ${[...status.certificate.names, ...status.certificate.addresses].join(', ')}, valid until ${status.certificate.not_after}.`);
+  const lines = [
+    `Office LAN mode is on${status.managed_by_policy ? ' (set by the IT policy)' : ''}. Colleagues open:`,
+    ...status.urls.map((url) => `  ${url}/console/`),
+  ];
+  if (status.ca_fingerprint_sha256)
+    lines.push(`Office CA fingerprint (SHA-256), to compare on each broker's machine:`, `  ${status.ca_fingerprint_sha256}`);
+  if (status.certificate)
+    lines.push(
+      `Certificate (${status.certificate.source}) for ${[...status.certificate.names, ...status.certificate.addresses].join(', ')}, valid until ${status.certificate.not_after}.`,
+    );
   for (const problem of status.problems) lines.push(`Problem: ${problem}`);
   lines.push('The running service applies changes within a few seconds, without a restart.');
   return lines.join('\n');
@@ -44,7 +51,12 @@ export async function runLan(argv: string[], io: CliIo): Promise<void> {
         changeLan(
           deps,
           // Absolute: the service that reads them runs from another directory.
-          { ...parsed.data, certificateFile: v.cert === undefined ? undefined : resolve(v.cert), keyFile: v.key === undefined ? undefined : resolve(v.key), newAuthority: v['new-ca'] },
+          {
+            ...parsed.data,
+            certificateFile: v.cert === undefined ? undefined : resolve(v.cert),
+            keyFile: v.key === undefined ? undefined : resolve(v.key),
+            newAuthority: v['new-ca'],
+          },
           network,
           CLI_ACTOR,
         ),
@@ -98,13 +110,18 @@ export async function runAudit(argv: string[], io: CliIo): Promise<void> {
   const v = parse(rest, { cabinet: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' } });
   const cabinetId = required(v, 'cabinet');
   const since = v.since === undefined ? undefined : Date.parse(v.since);
-  if (since !== undefined && Number.isNaN(since)) throw new UsageError('--since must be an ISO date such as 2026-11-01 or 2026-11-01T08:00:00Z');
-  if (v.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(v.action)) throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}`);
+  if (since !== undefined && Number.isNaN(since))
+    throw new UsageError('--since must be an ISO date such as 2026-11-01 or 2026-11-01T08:00:00Z');
+  if (v.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(v.action))
+    throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}`);
   const limit = v.limit === undefined ? 100 : Number(v.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
-  const entries = await withDeps(v['data-dir'], io, (deps) => listAudit(deps, cabinetId, { since, action: v.action as AuditAction | undefined, limit }));
+  const entries = await withDeps(v['data-dir'], io, (deps) =>
+    listAudit(deps, cabinetId, { since, action: v.action as AuditAction | undefined, limit }),
+  );
   const lines = entries.map(
-    (e) => `${e.at}  ${e.action}${e.result === 'failure' ? ' (failed)' : ''}  ${e.actor.label ?? e.actor.kind}${e.address ? ` from ${e.address}` : ''} [${e.listener}]${e.target ? `  ${e.target}` : ''}`,
+    (e) =>
+      `${e.at}  ${e.action}${e.result === 'failure' ? ' (failed)' : ''}  ${e.actor.label ?? e.actor.kind}${e.address ? ` from ${e.address}` : ''} [${e.listener}]${e.target ? `  ${e.target}` : ''}`,
   );
   print(io, v.json, { data: entries }, lines.length > 0 ? lines.join('\n') : 'No audit entries.');
 }

@@ -91,7 +91,12 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
       const email = required(v, 'email');
       const password = await readPassword(io, v);
       const result = await withDeps(v['data-dir'], io, (deps) => initCabinet(deps, { cabinet, email, password }));
-      print(io, v.json, result, `Cabinet "${cabinet}" created.\n  cabinet_id: ${result.cabinet_id}\n  admin user: ${email} (${result.user_id})`);
+      print(
+        io,
+        v.json,
+        result,
+        `Cabinet "${cabinet}" created.\n  cabinet_id: ${result.cabinet_id}\n  admin user: ${email} (${result.user_id})`,
+      );
       return;
     }
     case 'keys':
@@ -142,7 +147,11 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
         'expires-at': { type: 'string' },
         'ip-allowlist': { type: 'string' },
       });
-      const list = (s: string | undefined) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+      const list = (s: string | undefined) =>
+        s
+          ?.split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
       const input = createApiKeySchema.safeParse({
         name: required(v, 'name'),
         environment: required(v, 'env'),
@@ -157,7 +166,13 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
       const cabinet = required(v, 'cabinet');
       const key = await withDeps(v['data-dir'], io, (deps) => {
         const created = createApiKey(deps, cabinet, input.data);
-        recordAudit(deps, { cabinetId: cabinet, action: 'api_key.created', actor: CLI_ACTOR, target: created.key_id, details: { name: created.name, environment: created.environment, scopes: created.scopes } });
+        recordAudit(deps, {
+          cabinetId: cabinet,
+          action: 'api_key.created',
+          actor: CLI_ACTOR,
+          target: created.key_id,
+          details: { name: created.name, environment: created.environment, scopes: created.scopes },
+        });
         return created;
       });
       print(
@@ -182,7 +197,13 @@ async function runKeys(argv: string[], io: CliIo): Promise<void> {
       if (!z.uuid().safeParse(keyId).success) throw new UsageError('--key-id must be a key id (a UUID), not the key itself');
       const key = await withDeps(v['data-dir'], io, (deps) => {
         const revoked = revokeApiKeyById(deps, keyId);
-        recordAudit(deps, { cabinetId: revoked.cabinet_id, action: 'api_key.revoked', actor: CLI_ACTOR, target: revoked.key_id, details: { name: revoked.name } });
+        recordAudit(deps, {
+          cabinetId: revoked.cabinet_id,
+          action: 'api_key.revoked',
+          actor: CLI_ACTOR,
+          target: revoked.key_id,
+          details: { name: revoked.name },
+        });
         return revoked;
       });
       print(io, v.json, key, `API key ${key.key_id} revoked.`);
@@ -223,7 +244,14 @@ async function runInsurers(argv: string[], io: CliIo): Promise<void> {
     const insurers = await withDeps(v['data-dir'], io, (deps) =>
       deps.insurers.list().map((a) => ({ code: a.code, name: a.name, products: a.products.map((p) => p.code) })),
     );
-    print(io, v.json, { insurers }, insurers.length ? insurers.map((i) => `${i.code}  ${i.name}  [${i.products.join(', ')}]`).join('\n') : 'No insurer robots in this install.');
+    print(
+      io,
+      v.json,
+      { insurers },
+      insurers.length
+        ? insurers.map((i) => `${i.code}  ${i.name}  [${i.products.join(', ')}]`).join('\n')
+        : 'No insurer robots in this install.',
+    );
     return;
   }
   if (sub !== 'set-credentials') throw new UsageError(`unknown insurers command "${sub ?? ''}"; use list or set-credentials`);
@@ -261,8 +289,15 @@ async function runCredits(argv: string[], io: CliIo): Promise<void> {
   const cabinet = required(v, 'cabinet');
   if (sub === 'balance') {
     const wallet = await withDeps(v['data-dir'], io, (deps) => getWallet(deps, cabinet));
-    const shared = wallet.synced ? ` (the cabinet's one wallet, kept by its hub; ${wallet.unconfirmed_credits} spent here not yet acknowledged by it)` : '';
-    print(io, v.json, { cabinet_id: cabinet, balance: wallet.balance, synced: wallet.synced, unconfirmed_credits: wallet.unconfirmed_credits }, `${wallet.balance} credits${shared}`);
+    const shared = wallet.synced
+      ? ` (the cabinet's one wallet, kept by its hub; ${wallet.unconfirmed_credits} spent here not yet acknowledged by it)`
+      : '';
+    print(
+      io,
+      v.json,
+      { cabinet_id: cabinet, balance: wallet.balance, synced: wallet.synced, unconfirmed_credits: wallet.unconfirmed_credits },
+      `${wallet.balance} credits${shared}`,
+    );
     return;
   }
   if (sub !== 'grant') throw new UsageError(`unknown credits command "${sub ?? ''}"; use grant or balance`);
@@ -270,7 +305,12 @@ async function runCredits(argv: string[], io: CliIo): Promise<void> {
   if (!/^\d+$/.test(amount) || Number(amount) <= 0) throw new UsageError('--amount must be a whole number of credits, 1 or more');
   const balance = await withDeps(v['data-dir'], io, (deps) => {
     const after = grantCredits(deps, cabinet, Number(amount), v.note);
-    recordAudit(deps, { cabinetId: cabinet, action: 'credits.granted', actor: CLI_ACTOR, details: { amount: Number(amount), balance: after, ...(v.note ? { note: v.note } : {}) } });
+    recordAudit(deps, {
+      cabinetId: cabinet,
+      action: 'credits.granted',
+      actor: CLI_ACTOR,
+      details: { amount: Number(amount), balance: after, ...(v.note ? { note: v.note } : {}) },
+    });
     return after;
   });
   print(io, v.json, { cabinet_id: cabinet, granted: Number(amount), balance }, `Granted ${amount} credits; balance ${balance}.`);
@@ -298,7 +338,12 @@ async function runRobots(argv: string[], io: CliIo): Promise<void> {
   }
   if (sub === 'status') {
     const killSwitch = await withDeps(v['data-dir'], io, (deps) => readKillSwitch(deps));
-    print(io, v.json, { robots_enabled: killSwitch === null, kill_switch: killSwitch }, killSwitch ? `Robots disabled since ${killSwitch.since}: ${killSwitch.reason}` : 'Robots enabled.');
+    print(
+      io,
+      v.json,
+      { robots_enabled: killSwitch === null, kill_switch: killSwitch },
+      killSwitch ? `Robots disabled since ${killSwitch.since}: ${killSwitch.reason}` : 'Robots enabled.',
+    );
     return;
   }
   throw new UsageError(`unknown robots command "${sub ?? ''}"; use disable, enable or status`);
@@ -319,9 +364,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ? [err.code, 1]
           : err instanceof HubUnreachable
             ? ['hub_unreachable', 1]
-          : err instanceof DatabaseVersionError
-            ? ['database_version', 1]
-            : ['error', 1];
+            : err instanceof DatabaseVersionError
+              ? ['database_version', 1]
+              : ['error', 1];
     const message = (err as Error).message;
     if (json) io.stdout(`${JSON.stringify({ error: code, message })}\n`);
     io.stderr(`courtier: ${message}${exit === 2 ? ' (see courtier --help)' : ''}\n`);

@@ -35,14 +35,19 @@ export function firstRunHint(host: string, port: number): { setupUrl: string | n
     };
   }
   const setupUrl = `${base}/console/`;
-  return { setupUrl, message: `No cabinet yet: open ${setupUrl} on this machine for the first-run setup (it is refused from elsewhere), or create one with ${cli}.` };
+  return {
+    setupUrl,
+    message: `No cabinet yet: open ${setupUrl} on this machine for the first-run setup (it is refused from elsewhere), or create one with ${cli}.`,
+  };
 }
 
 /** Why the port cannot be listened on, in words: the Courtier service that holds it (and its data dir) when one does. */
 function portTakenError(config: Config, env: NodeJS.ProcessEnv): Error {
   const holder = listRunningServices(runningServicesDir(env)).find((service) => new URL(service.url).port === String(config.port));
   const by = holder ? `the Courtier service at ${holder.url} (pid ${holder.pid}, data dir ${holder.data_dir})` : 'another program';
-  return new Error(`port ${config.port} on ${config.host} is taken by ${by}. Stop it (Ctrl-C in its terminal), or choose another port with --port or COURTIER_PORT.`);
+  return new Error(
+    `port ${config.port} on ${config.host} is taken by ${by}. Stop it (Ctrl-C in its terminal), or choose another port with --port or COURTIER_PORT.`,
+  );
 }
 
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
@@ -55,7 +60,8 @@ export async function serve(
   const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
   let listeningPort = config.port;
-  const insurers = options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
+  const insurers =
+    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
   const deps = defaultDeps(db, config, { insurers });
   const app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
   options.beforeListen?.(app);
@@ -70,7 +76,12 @@ export async function serve(
   listeningPort = port;
   const url = `http://${hostWithPort(config.host, port)}`;
   logger.info({ url, dataDir: config.dataDir }, `Courtier listening on ${url} (data dir ${config.dataDir}; Ctrl-C stops it)`);
-  const unregister = registerRunningService(runningServicesDir(env), { pid: process.pid, url, data_dir: config.dataDir, started_at: toIso(deps.clock.now()) });
+  const unregister = registerRunningService(runningServicesDir(env), {
+    pid: process.pid,
+    url,
+    data_dir: config.dataDir,
+    started_at: toIso(deps.clock.now()),
+  });
   if (listCabinets(deps).length === 0) {
     const { setupUrl, message } = firstRunHint(config.host, port);
     logger.warn({ setupUrl }, message);

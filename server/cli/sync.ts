@@ -17,16 +17,21 @@ function describe(status: ReturnType<typeof syncStatus>): string {
     `Last push: ${status.last_push_at ?? 'never'}; last pull: ${status.last_pull_at ?? 'never'}.`,
   ];
   if (status.last_error) lines.push(`Problem: ${status.last_error}.`);
-  if (status.refused_by_hub > 0) lines.push(`${status.refused_by_hub} change(s) made here refused by the hub (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
+  if (status.refused_by_hub > 0)
+    lines.push(`${status.refused_by_hub} change(s) made here refused by the hub (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
   if (status.resyncing) lines.push('Catching up with the hub from the start: this install, or the hub, was restored from a backup.');
-  if (status.set_aside_changes > 0) lines.push(`${status.set_aside_changes} change(s) from other installs set aside (courtier sync conflicts --cabinet ${status.cabinet_id}).`);
+  if (status.set_aside_changes > 0)
+    lines.push(
+      `${status.set_aside_changes} change(s) from other installs set aside (courtier sync conflicts --cabinet ${status.cabinet_id}).`,
+    );
   return lines.join('\n');
 }
 
 function seqOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seq = Number(text);
-  if (!Number.isInteger(seq) || seq < 1) throw new UsageError('--seq must be a set-aside change’s seq, as courtier sync conflicts lists it');
+  if (!Number.isInteger(seq) || seq < 1)
+    throw new UsageError('--seq must be a set-aside change’s seq, as courtier sync conflicts lists it');
   return seq;
 }
 
@@ -41,11 +46,17 @@ async function conflictAction(action: 'discard' | 'retry', rest: string[], io: C
     print(io, v.json, { discarded: seq }, `The change with seq ${seq} is discarded on this install.`);
     return;
   }
-  const result = await withDeps(v['data-dir'], io, (deps) => retrySyncConflicts(deps, cabinetId, seq === undefined ? undefined : [seq], { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR));
+  const result = await withDeps(v['data-dir'], io, (deps) =>
+    retrySyncConflicts(deps, cabinetId, seq === undefined ? undefined : [seq], { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR),
+  );
   const human = [
     `${result.applied.length} change(s) applied${result.applied.length ? ` (seq ${result.applied.join(', ')})` : ''}.`,
-    result.still_set_aside.length ? `${result.still_set_aside.length} still set aside (seq ${result.still_set_aside.join(', ')}): courtier sync conflicts --cabinet ${cabinetId} says why.` : '',
-    result.no_longer_on_hub.length ? `${result.no_longer_on_hub.length} no longer on the hub (seq ${result.no_longer_on_hub.join(', ')}): discard them.` : '',
+    result.still_set_aside.length
+      ? `${result.still_set_aside.length} still set aside (seq ${result.still_set_aside.join(', ')}): courtier sync conflicts --cabinet ${cabinetId} says why.`
+      : '',
+    result.no_longer_on_hub.length
+      ? `${result.no_longer_on_hub.length} no longer on the hub (seq ${result.no_longer_on_hub.join(', ')}): discard them.`
+      : '',
   ].filter(Boolean);
   print(io, v.json, result, human.join('\n'));
 }
@@ -56,7 +67,12 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
   switch (sub) {
     case 'connect': {
       const v = parse(rest, { cabinet: { type: 'string' }, hub: { type: 'string' }, code: { type: 'string' }, name: { type: 'string' } });
-      const input = { cabinetId: required(v, 'cabinet'), hubUrl: required(v, 'hub'), code: required(v, 'code'), deviceName: v.name ?? hostname() };
+      const input = {
+        cabinetId: required(v, 'cabinet'),
+        hubUrl: required(v, 'hub'),
+        code: required(v, 'code'),
+        deviceName: v.name ?? hostname(),
+      };
       const result = await withDeps(v['data-dir'], io, async (deps) => {
         const connected = await connectCabinet(deps, input, { fetch: fetchHub, records }, CLI_ACTOR);
         io.stderr(
@@ -66,22 +82,40 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         );
         await uploadQueue(deps, records, input.cabinetId, fetchHub, (sent, total) => io.stderr(`uploaded ${sent} of ${total} changes\n`));
         // Back on a cabinet the hub holds: what the other installs did meanwhile comes down now.
-        if (connected.reconnected) await downloadAll(deps, records, input.cabinetId, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
+        if (connected.reconnected)
+          await downloadAll(deps, records, input.cabinetId, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
         await exchangeWalletNow(deps, input.cabinetId, fetchHub);
         return connected;
       });
       const done = result.reconnected ? 'it is up to date with the hub' : 'everything it held is on the hub';
-      print(io, v.json, { device_id: result.device_id, cabinet_id: result.cabinet_id, reconnected: result.reconnected }, `Cabinet ${result.cabinet_id} now syncs as device ${result.device_id}; ${done}.`);
+      print(
+        io,
+        v.json,
+        { device_id: result.device_id, cabinet_id: result.cabinet_id, reconnected: result.reconnected },
+        `Cabinet ${result.cabinet_id} now syncs as device ${result.device_id}; ${done}.`,
+      );
       return;
     }
     case 'join': {
-      const v = parse(rest, { hub: { type: 'string' }, code: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean', default: false }, name: { type: 'string' } });
+      const v = parse(rest, {
+        hub: { type: 'string' },
+        code: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean', default: false },
+        name: { type: 'string' },
+      });
       const hubUrl = required(v, 'hub');
       const code = required(v, 'code');
       const email = required(v, 'email');
       const password = await readPassword(io, v);
       const result = await withDeps(v['data-dir'], io, async (deps) => {
-        const joined = await joinCabinet(deps, { hubUrl, code, email, password, deviceName: v.name ?? hostname() }, { fetch: fetchHub }, CLI_ACTOR);
+        const joined = await joinCabinet(
+          deps,
+          { hubUrl, code, email, password, deviceName: v.name ?? hostname() },
+          { fetch: fetchHub },
+          CLI_ACTOR,
+        );
         io.stderr(`joined cabinet ${joined.cabinet_id} as device ${joined.device_id}; downloading\n`);
         await downloadAll(deps, records, joined.cabinet_id, fetchHub, (received) => io.stderr(`downloaded ${received} changes\n`));
         // Queued for the service to send, like any change made here.
@@ -89,7 +123,12 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         await exchangeWalletNow(deps, joined.cabinet_id, fetchHub);
         return joined;
       });
-      print(io, v.json, result, `Cabinet ${result.cabinet_id} is on this install, synced as device ${result.device_id}; sign in as ${email}.`);
+      print(
+        io,
+        v.json,
+        result,
+        `Cabinet ${result.cabinet_id} is on this install, synced as device ${result.device_id}; sign in as ${email}.`,
+      );
       return;
     }
     case 'status': {
@@ -106,12 +145,23 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const cabinetId = required(v, 'cabinet');
       const limit = v.limit === undefined ? 100 : Number(v.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const [conflicts, refused] = await withDeps(v['data-dir'], io, (deps) => [listSyncConflicts(deps, cabinetId, limit), listRefusedByHub(deps, cabinetId, limit)] as const);
+      const [conflicts, refused] = await withDeps(
+        v['data-dir'],
+        io,
+        (deps) => [listSyncConflicts(deps, cabinetId, limit), listRefusedByHub(deps, cabinetId, limit)] as const,
+      );
       const human = [
         conflicts.length
-          ? conflicts.map((c) => `seq ${c.seq}  ${c.kind} ${c.record_id}  ${c.op}  from device ${c.device_id}  ${c.reason}: ${c.message}`).join('\n')
+          ? conflicts
+              .map((c) => `seq ${c.seq}  ${c.kind} ${c.record_id}  ${c.op}  from device ${c.device_id}  ${c.reason}: ${c.message}`)
+              .join('\n')
           : 'No change from other installs was set aside.',
-        ...(refused.length ? ['Changes made here that the hub refused (the other installs do not have them):', ...refused.map((r) => `${r.kind} ${r.record_id}  ${r.op}  ${r.code}: ${r.message}`)] : []),
+        ...(refused.length
+          ? [
+              'Changes made here that the hub refused (the other installs do not have them):',
+              ...refused.map((r) => `${r.kind} ${r.record_id}  ${r.op}  ${r.code}: ${r.message}`),
+            ]
+          : []),
       ];
       print(io, v.json, { conflicts, refused_by_hub: refused }, human.join('\n'));
       return;
@@ -131,7 +181,12 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const hub = left.left_hub
         ? `Device ${left.device_id} left the hub (revoked there).`
         : `The hub could not be told: ask its operator to revoke device ${left.device_id} (courtier hub devices revoke --device ${left.device_id}).`;
-      print(io, v.json, { cabinet_id: cabinetId, state: 'off', ...left }, `Cabinet ${cabinetId} no longer syncs; its records stay on this install. ${hub}`);
+      print(
+        io,
+        v.json,
+        { cabinet_id: cabinetId, state: 'off', ...left },
+        `Cabinet ${cabinetId} no longer syncs; its records stay on this install. ${hub}`,
+      );
       return;
     }
     default:

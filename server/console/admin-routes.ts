@@ -1,5 +1,20 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { createKey, createUser, getConsoleStatus, getConsoleWallet, getSettings, listConnectedApps, listKeys, listUsers, revokeConnectedApp, revokeKey, setRobotPause, updateSettings, updateUser, type ConsoleSettings } from '../../shared/console-admin.js';
+import {
+  createKey,
+  createUser,
+  getConsoleStatus,
+  getConsoleWallet,
+  getSettings,
+  listConnectedApps,
+  listKeys,
+  listUsers,
+  revokeConnectedApp,
+  revokeKey,
+  setRobotPause,
+  updateSettings,
+  updateUser,
+  type ConsoleSettings,
+} from '../../shared/console-admin.js';
 import { getSetupState, runSetup } from '../../shared/console-session.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
@@ -119,7 +134,10 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
     const user = consoleUser(request);
     pauseRobots(deps, user.cabinetId, paused ? { reason, by: user } : null);
     audit(request, paused ? 'robots.paused' : 'robots.resumed', null, paused && reason ? { reason } : {});
-    request.log.info({ robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId }, 'cabinet robots paused or resumed from the console');
+    request.log.info(
+      { robots_paused: paused, cabinet_id: user.cabinetId, by: user.userId },
+      'cabinet robots paused or resumed from the console',
+    );
     return status(request);
   });
 

@@ -1,7 +1,25 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { acknowledgeConsoleMfa, answerConsoleMfa, cancelConsoleJob, getConsoleDevisPdf, getConsoleJob, getConsoleJobArtifact, getConsoleProductSchema, listConsoleJobs, listConsoleProducts, priceFromConsole, retryConsoleJob } from '../../shared/console-automation.js';
-import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../shared/console-insurers.js';
+import {
+  acknowledgeConsoleMfa,
+  answerConsoleMfa,
+  cancelConsoleJob,
+  getConsoleDevisPdf,
+  getConsoleJob,
+  getConsoleJobArtifact,
+  getConsoleProductSchema,
+  listConsoleJobs,
+  listConsoleProducts,
+  priceFromConsole,
+  retryConsoleJob,
+} from '../../shared/console-automation.js';
+import {
+  deleteInsurerCredentials,
+  listInsurers,
+  setInsurerCredentials,
+  testInsurerLogin,
+  type ConsoleInsurer,
+} from '../../shared/console-insurers.js';
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as consoleJobs from '../automation/console-jobs.js';
@@ -20,7 +38,10 @@ import { devisPdfDownload } from './records.js';
 import { registerJobEvents } from './job-events.js';
 
 /** Console API of the automation slice: insurers and credentials, pricing, jobs with live events, MFA answers. */
-export async function automationConsoleRoutes(app: FastifyInstance, { deps, worker, runtime }: { deps: Deps; worker: RobotControl; runtime: BrowserRuntime }): Promise<void> {
+export async function automationConsoleRoutes(
+  app: FastifyInstance,
+  { deps, worker, runtime }: { deps: Deps; worker: RobotControl; runtime: BrowserRuntime },
+): Promise<void> {
   // Insurers and credentials.
 
   registerEndpoint(app, listInsurers, (request) => {
@@ -43,7 +64,13 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     // A test of the previous login says nothing of this one.
     forgetLoginTest(deps, cabinetId, request.params.code);
     request.log.info({ compagnie: request.params.code }, 'insurer credentials set from the console');
-    recordAudit(deps, { cabinetId, action: 'insurer_credentials.set', actor: requestActor(request), target: request.params.code, details: { login: saved.login } });
+    recordAudit(deps, {
+      cabinetId,
+      action: 'insurer_credentials.set',
+      actor: requestActor(request),
+      target: request.params.code,
+      details: { login: saved.login },
+    });
     return saved;
   });
 
@@ -65,7 +92,9 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
 
   registerEndpoint(app, listConsoleProducts, () => catalogue.listProducts(deps));
 
-  registerEndpoint(app, getConsoleProductSchema, (request) => catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie));
+  registerEndpoint(app, getConsoleProductSchema, (request) =>
+    catalogue.productSchemaDocument(deps, request.params.code, request.query.compagnie),
+  );
 
   registerEndpoint(app, priceFromConsole, (request) => {
     const { cabinetId } = consoleUser(request);
@@ -83,7 +112,9 @@ export async function automationConsoleRoutes(app: FastifyInstance, { deps, work
     return consoleJobs.listConsoleJobs(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end'), q });
   });
 
-  registerEndpoint(app, getConsoleJob, (request) => consoleJobs.getConsoleJobDetail(deps, consoleUser(request).cabinetId, request.params.job_id));
+  registerEndpoint(app, getConsoleJob, (request) =>
+    consoleJobs.getConsoleJobDetail(deps, consoleUser(request).cabinetId, request.params.job_id),
+  );
 
   registerEndpoint(app, retryConsoleJob, (request) => {
     const { cabinetId } = consoleUser(request);

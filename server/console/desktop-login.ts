@@ -98,7 +98,8 @@ export const desktopLoginRoutes = fp(
       const token = query.token;
       // Where to land after the sign-in (a notification opens a job): a console path on this origin only.
       const returnTo = query.return_to;
-      const landing = typeof returnTo === 'string' && returnTo.startsWith('/console/') && isSafeReturnTo(returnTo) ? returnTo : CONSOLE_HOME;
+      const landing =
+        typeof returnTo === 'string' && returnTo.startsWith('/console/') && isSafeReturnTo(returnTo) ? returnTo : CONSOLE_HOME;
       const valid =
         typeof token === 'string' &&
         token.length >= 16 &&
@@ -113,7 +114,11 @@ export const desktopLoginRoutes = fp(
       if (!admin) return reply.redirect(LOGIN_PAGE, 302);
       const session = openSession(deps, admin);
       request.log.info({ user_id: admin.userId, cabinet_id: admin.cabinetId }, 'desktop sign-in');
-      recordAudit(deps, { cabinetId: admin.cabinetId, action: 'console.desktop_signed_in', actor: { ...requestActor(request), kind: 'user', id: admin.userId, label: admin.email } });
+      recordAudit(deps, {
+        cabinetId: admin.cabinetId,
+        action: 'console.desktop_signed_in',
+        actor: { ...requestActor(request), kind: 'user', id: admin.userId, label: admin.email },
+      });
       startConsoleSession(deps, request, reply, session.token, session.user);
       return reply.redirect(landing, 302);
     });

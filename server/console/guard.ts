@@ -34,14 +34,21 @@ export function consoleCheck(deps: Deps, options: { role?: 'admin' } = {}): Requ
     const user = findSignedInUser(deps, readCookie(request, SESSION_COOKIE));
     if (!user) throw new ApiError('not_signed_in', 'Sign in to the console first.');
     if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(deps, user.sessionId, CONSOLE_CSRF_PURPOSE, request.headers[CSRF_HEADER])) {
-      throw new ApiError('invalid_csrf_token', 'This request did not come from a console page (missing or wrong X-CSRF-Token); reload the page.');
+      throw new ApiError(
+        'invalid_csrf_token',
+        'This request did not come from a console page (missing or wrong X-CSRF-Token); reload the page.',
+      );
     }
     // After an administrator's reset the temporary password has been seen by two people: nothing
     // else until the person chose their own.
     if (user.mustChangePassword && request.routeOptions.config.endpoint?.operationId !== changeOwnPassword.operationId) {
-      throw new ApiError('password_change_required', 'Your password was reset by an administrator: choose a new one on the My account page first.');
+      throw new ApiError(
+        'password_change_required',
+        'Your password was reset by an administrator: choose a new one on the My account page first.',
+      );
     }
-    if (options.role === 'admin' && user.role !== 'admin') throw new ApiError('admin_only', 'Only an administrator of the cabinet can do this.');
+    if (options.role === 'admin' && user.role !== 'admin')
+      throw new ApiError('admin_only', 'Only an administrator of the cabinet can do this.');
     request.consoleUser = user;
   };
 }
@@ -51,4 +58,3 @@ export function consoleUser(request: FastifyRequest): SignedInUser {
   if (!request.consoleUser) throw new ApiError('not_signed_in', 'Sign in to the console first.');
   return request.consoleUser;
 }
-

@@ -33,7 +33,9 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
   registerEndpoint(app, listConsoleClients, (request) => clients.listClients(deps, cabinet(request), request.query));
   registerEndpoint(app, createConsoleClient, (request) => respond(201, clients.createClient(deps, cabinet(request), request.body)));
   registerEndpoint(app, getConsoleClient, (request) => clients.getClient(deps, cabinet(request), request.params.client_id));
-  registerEndpoint(app, updateConsoleClient, (request) => clients.updateClient(deps, cabinet(request), request.params.client_id, request.body));
+  registerEndpoint(app, updateConsoleClient, (request) =>
+    clients.updateClient(deps, cabinet(request), request.params.client_id, request.body),
+  );
   registerEndpoint(app, eraseConsoleClient, (request, reply) => {
     erasure.eraseClient(deps, cabinet(request), request.params.client_id);
     return reply.code(204).send();
@@ -46,7 +48,9 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
   });
 
   registerEndpoint(app, listConsoleOpportunities, (request) => crm.listOpportunities(deps, cabinet(request), request.query));
-  registerEndpoint(app, createConsoleOpportunity, (request) => respond(201, crm.createOpportunity(deps, cabinet(request), request.body, 'console')));
+  registerEndpoint(app, createConsoleOpportunity, (request) =>
+    respond(201, crm.createOpportunity(deps, cabinet(request), request.body, 'console')),
+  );
   registerEndpoint(app, getConsoleOpportunity, (request) => crm.getOpportunity(deps, cabinet(request), request.params.opportunity_id));
   registerEndpoint(app, updateConsoleOpportunity, (request) =>
     crm.updateOpportunity(deps, cabinet(request), request.params.opportunity_id, request.body),

@@ -14,7 +14,12 @@ import { readDevisDocument } from '../devis/service.js';
 /** The insurer's and the product's names, or their codes when this install no longer has them. */
 function catalogueNames(deps: Pick<Deps, 'insurers'>, compagnie: string, produit: string): { insurer: string; product: string } {
   const adapter = deps.insurers.get(compagnie);
-  const product = adapter?.products.find((p) => p.code === produit) ?? deps.insurers.list().flatMap((a) => a.products).find((p) => p.code === produit);
+  const product =
+    adapter?.products.find((p) => p.code === produit) ??
+    deps.insurers
+      .list()
+      .flatMap((a) => a.products)
+      .find((p) => p.code === produit);
   return { insurer: adapter?.name ?? compagnie, product: product?.label ?? produit };
 }
 
@@ -63,6 +68,10 @@ export function devisPdfDownload(deps: Deps, cabinetId: string, devisId: string)
   const client = devis.client_id === null ? undefined : clientNames(deps, cabinetId, [devis.client_id]).get(devis.client_id);
   const insured = devis.dicData.insured_name;
   const name = client?.short ?? (devis.client_id === null && typeof insured === 'string' ? insured : null);
-  const fileName = devisPdfFileName({ name, productLabel: catalogueNames(deps, devis.compagnie, devis.produit).product, date: localDate(storedAt) });
+  const fileName = devisPdfFileName({
+    name,
+    productLabel: catalogueNames(deps, devis.compagnie, devis.produit).product,
+    date: localDate(storedAt),
+  });
   return { pdf, fileName };
 }

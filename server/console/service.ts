@@ -43,12 +43,20 @@ export interface LoginThrottle {
   limitedAddress(address: string): { key: string; count: number } | null;
 }
 
-export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perIp: 20, perNetwork: 100, windowMs: 15 * 60_000 }): LoginThrottle {
+export function createLoginThrottle(
+  clock: Clock,
+  limits = { perAccount: 5, perIp: 20, perNetwork: 100, windowMs: 15 * 60_000 },
+): LoginThrottle {
   const accountKey = (email: string, origin: AttemptOrigin) => `account:${origin.local ? 'here' : 'network'}:${email.toLowerCase()}`;
   /** The address, and its network when that is another key (an IPv6 /64). */
   const addressKeys = (address: string) => {
     const network = throttleBucket(address);
-    return network === address ? [{ key: address, limit: limits.perIp }] : [{ key: address, limit: limits.perIp }, { key: network, limit: limits.perNetwork }];
+    return network === address
+      ? [{ key: address, limit: limits.perIp }]
+      : [
+          { key: address, limit: limits.perIp },
+          { key: network, limit: limits.perNetwork },
+        ];
   };
   const failures = new Map<string, { start: number; count: number }>();
   const windowStart = (now: number) => now - (now % limits.windowMs);
@@ -64,7 +72,9 @@ export function createLoginThrottle(clock: Clock, limits = { perAccount: 5, perI
   return {
     retryAfter(email, origin) {
       const now = clock.now();
-      const blocked = count(accountKey(email, origin), now) >= limits.perAccount || addressKeys(origin.address).some(({ key, limit }) => count(`ip:${key}`, now) >= limit);
+      const blocked =
+        count(accountKey(email, origin), now) >= limits.perAccount ||
+        addressKeys(origin.address).some(({ key, limit }) => count(`ip:${key}`, now) >= limit);
       return blocked ? Math.ceil((windowStart(now) + limits.windowMs - now) / 1000) : 0;
     },
     recordFailure(email, origin) {
@@ -111,7 +121,11 @@ export async function signIn(
     throw new ApiError('account_disabled', 'This account is disabled: ask an administrator of your cabinet to enable it again.');
   }
   if (check.kind === 'several') {
-    throw new ApiError('cabinet_choice_required', 'This email and password open accounts in several cabinets: choose the cabinet to sign in to.', check.cabinets);
+    throw new ApiError(
+      'cabinet_choice_required',
+      'This email and password open accounts in several cabinets: choose the cabinet to sign in to.',
+      check.cabinets,
+    );
   }
   // Failures are counted per email: a success clears them only when the email has no other
   // account, else a person with an account in one cabinet could keep clearing the count of

@@ -25,7 +25,10 @@ import { consoleUser } from './guard.js';
  * services as the REST routes (server/webhooks/routes.ts), for the signed-in admin's cabinet, with
  * the session cookie and the CSRF header instead of an API key.
  */
-export async function webhookConsoleRoutes(app: FastifyInstance, { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher }): Promise<void> {
+export async function webhookConsoleRoutes(
+  app: FastifyInstance,
+  { deps, dispatcher }: { deps: Deps; dispatcher: Dispatcher },
+): Promise<void> {
   const cabinetOf = (request: FastifyRequest) => consoleUser(request).cabinetId;
 
   registerEndpoint(app, listConsoleWebhooks, (request) => {
@@ -42,19 +45,28 @@ export async function webhookConsoleRoutes(app: FastifyInstance, { deps, dispatc
     auditWebhook(deps, request, cabinetOf(request), 'webhook.created', created.id, created.url);
     return respond(201, created);
   });
-  registerEndpoint(app, updateConsoleWebhook, (request) => webhooks.updateWebhook(deps, cabinetOf(request), request.params.id, request.body));
+  registerEndpoint(app, updateConsoleWebhook, (request) =>
+    webhooks.updateWebhook(deps, cabinetOf(request), request.params.id, request.body),
+  );
   registerEndpoint(app, deleteConsoleWebhook, (request, reply) => {
     webhooks.deleteWebhook(deps, cabinetOf(request), request.params.id);
     auditWebhook(deps, request, cabinetOf(request), 'webhook.deleted', request.params.id);
     return reply.code(204).send();
   });
   registerEndpoint(app, rotateConsoleWebhookSecret, (request) =>
-    webhooks.rotateWebhookSecret(deps, cabinetOf(request), request.params.id, request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS),
+    webhooks.rotateWebhookSecret(
+      deps,
+      cabinetOf(request),
+      request.params.id,
+      request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS,
+    ),
   );
   registerEndpoint(app, testConsoleWebhook, (request) => sendTestDelivery(deps, dispatcher, cabinetOf(request), request.params.id));
   registerEndpoint(app, listConsoleDeliveries, (request) =>
     webhooks.listDeliveries(deps, cabinetOf(request), request.params.id, { limit: CONSOLE_PAGE_SIZE, cursor: request.query.cursor }),
   );
   // replayDelivery wakes the dispatcher (outbox signal): the new delivery is due at once.
-  registerEndpoint(app, replayConsoleDelivery, (request) => respond(202, webhooks.replayDelivery(deps, cabinetOf(request), request.params.id, request.params.delivery_id)));
+  registerEndpoint(app, replayConsoleDelivery, (request) =>
+    respond(202, webhooks.replayDelivery(deps, cabinetOf(request), request.params.id, request.params.delivery_id)),
+  );
 }

@@ -23,7 +23,13 @@ export function setInsurerCredentials(
   if (input.login.trim() === '' || input.password === '') throw new ApiError('validation_error', 'login and password must not be empty.');
   const now = deps.clock.now();
   deps.secrets.set(secretName(cabinetId, compagnie), input.password);
-  store.upsertCredential(deps.db.orm, { cabinetId, compagnie, login: input.login.trim(), extra: JSON.stringify(input.extra ?? {}), updatedAt: now });
+  store.upsertCredential(deps.db.orm, {
+    cabinetId,
+    compagnie,
+    login: input.login.trim(),
+    extra: JSON.stringify(input.extra ?? {}),
+    updatedAt: now,
+  });
   return { compagnie, login: input.login.trim(), updated_at: new Date(now).toISOString() };
 }
 
@@ -57,9 +63,15 @@ export function readInsurerCredentials(deps: Deps, cabinetId: string, compagnie:
 }
 
 /** What the console shows of a cabinet's credentials for an insurer: never the password. */
-export function describeInsurerCredentials(deps: Deps, cabinetId: string, compagnie: string): { configured: boolean; login: string | null; updated_at: string | null } {
+export function describeInsurerCredentials(
+  deps: Deps,
+  cabinetId: string,
+  compagnie: string,
+): { configured: boolean; login: string | null; updated_at: string | null } {
   const row = store.findCredential(deps.db.orm, cabinetId, compagnie);
-  return row ? { configured: true, login: row.login, updated_at: new Date(row.updatedAt).toISOString() } : { configured: false, login: null, updated_at: null };
+  return row
+    ? { configured: true, login: row.login, updated_at: new Date(row.updatedAt).toISOString() }
+    : { configured: false, login: null, updated_at: null };
 }
 
 /** Removes a cabinet's credentials for an insurer (the password from the SecretStore too). False when there were none. */

@@ -11,7 +11,10 @@ export function upsertCredential(orm: Orm, row: CredentialRow): void {
   orm
     .insert(insurerCredentials)
     .values(row)
-    .onConflictDoUpdate({ target: [insurerCredentials.cabinetId, insurerCredentials.compagnie], set: { login: row.login, extra: row.extra, updatedAt: row.updatedAt } })
+    .onConflictDoUpdate({
+      target: [insurerCredentials.cabinetId, insurerCredentials.compagnie],
+      set: { login: row.login, extra: row.extra, updatedAt: row.updatedAt },
+    })
     .run();
 }
 

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { CLIENT_CONTACT_FIELDS, clientTypeProblems, type Client, type ClientContactField, type ClientErasure, type CreateClientInput, type UpdateClientInput } from '../../shared/crm.js';
+import {
+  CLIENT_CONTACT_FIELDS,
+  clientTypeProblems,
+  type Client,
+  type ClientContactField,
+  type ClientErasure,
+  type CreateClientInput,
+  type UpdateClientInput,
+} from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordEvent } from '../events/service.js';
@@ -71,11 +79,20 @@ export function listClients(
   cabinetId: string,
   query: { limit: number; cursor?: string; type?: Client['type']; q?: string; created_after?: string },
 ): Page<Client> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'clients', filters: { type: query.type, q: query.q, created_after: query.created_after } });
+  const codec = cursorCodec(deps.keys.cursor, {
+    cabinetId,
+    resource: 'clients',
+    filters: { type: query.type, q: query.q, created_after: query.created_after },
+  });
   const rows = store.listClients(
     deps.db.orm,
     cabinetId,
-    { type: query.type, text: query.q, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    {
+      type: query.type,
+      text: query.q,
+      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+      after: codec.after(query.cursor),
+    },
     query.limit + 1,
   );
   return toPage(rows, query.limit, toClient, codec.next);
@@ -113,7 +130,6 @@ const COLUMN = {
   birth_date: 'birthDate',
 } as const satisfies Record<ClientContactField, keyof store.ClientChanges>;
 
-
 /** One key order and an explicit line2, so that equal addresses compare and store equal. */
 function normalizedAddress(address: Omit<Address, 'line2'> & { line2?: string | null }): Address {
   return { line1: address.line1, line2: address.line2 ?? null, postcode: address.postcode, city: address.city, country: address.country };
@@ -134,7 +150,8 @@ function contactOf(client: Client): ClientContact {
 
 /** The contact a PATCH leaves: a field given replaces the current one (null clears it), the others stay. */
 function applyPatch(current: ClientContact, patch: UpdateClientInput): ClientContact {
-  const given = <K extends ClientContactField>(field: K, value: ClientContact[K] | undefined): ClientContact[K] => (value === undefined ? current[field] : value);
+  const given = <K extends ClientContactField>(field: K, value: ClientContact[K] | undefined): ClientContact[K] =>
+    value === undefined ? current[field] : value;
   return {
     last_name: given('last_name', patch.last_name),
     first_name: given('first_name', patch.first_name),
@@ -186,7 +203,11 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
  * What an erasure of this client must find elsewhere before it nulls the client (its email and
  * SIRET tie opportunities to it); undefined when the cabinet has no such client or it is erased already.
  */
-export function clientToErase(deps: Pick<Deps, 'db'>, cabinetId: string, id: string): { email: string | null; siret: string | null } | undefined {
+export function clientToErase(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  id: string,
+): { email: string | null; siret: string | null } | undefined {
   const row = store.findClient(deps.db.orm, cabinetId, id);
   return row && { email: row.email, siret: row.siret };
 }

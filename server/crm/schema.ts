@@ -50,5 +50,8 @@ export const clients = sqliteTable(
     /** Set by the erasure, which nulls every personal field: the row stays as a tombstone that quotes and contracts still reference. */
     erasedAt: integer('erased_at'),
   },
-  (t) => [index('clients_page_idx').on(t.cabinetId, t.createdAt, t.id), index('clients_type_page_idx').on(t.cabinetId, t.type, t.createdAt, t.id)],
+  (t) => [
+    index('clients_page_idx').on(t.cabinetId, t.createdAt, t.id),
+    index('clients_type_page_idx').on(t.cabinetId, t.type, t.createdAt, t.id),
+  ],
 );

@@ -1,5 +1,11 @@
 import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
-import { FINAL_STAGES, type CreateOpportunityInput, type Opportunity, type OpportunityStage, type UpdateOpportunityInput } from '../../shared/crm.js';
+import {
+  FINAL_STAGES,
+  type CreateOpportunityInput,
+  type Opportunity,
+  type OpportunityStage,
+  type UpdateOpportunityInput,
+} from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
@@ -78,7 +84,11 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
       stage: opportunity.stage,
       expected_value_eur: opportunity.expected_value_eur,
       source: opportunity.source,
-      contact: { last_name: opportunity.contact.last_name, company_name: opportunity.contact.company_name, siret: opportunity.contact.siret },
+      contact: {
+        last_name: opportunity.contact.last_name,
+        company_name: opportunity.contact.company_name,
+        siret: opportunity.contact.siret,
+      },
       tags: opportunity.tags,
       created_via: opportunity.created_via,
     });
@@ -101,11 +111,19 @@ export function listOpportunities(
   cabinetId: string,
   query: { limit: number; cursor?: string; stage?: OpportunityStage; created_after?: string },
 ): Page<Opportunity> {
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'opportunities', filters: { stage: query.stage, created_after: query.created_after } });
+  const codec = cursorCodec(deps.keys.cursor, {
+    cabinetId,
+    resource: 'opportunities',
+    filters: { stage: query.stage, created_after: query.created_after },
+  });
   const rows = store.listOpportunities(
     deps.db.orm,
     cabinetId,
-    { stage: query.stage, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after), after: codec.after(query.cursor) },
+    {
+      stage: query.stage,
+      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+      after: codec.after(query.cursor),
+    },
     query.limit + 1,
   );
   return toPage(rows, query.limit, toOpportunity, codec.next);
@@ -178,13 +196,22 @@ const CLIENT_OPPORTUNITIES_MAX = 100;
  * The opportunities of a client: an opportunity has a contact, not a client, so it is the client's
  * when one of its quotes names it, or when its contact has the client's email or SIRET.
  */
-export function listOpportunitiesOfClient(deps: Deps, cabinetId: string, client: { email: string | null; siret: string | null }, quotedIds: readonly string[]): Opportunity[] {
+export function listOpportunitiesOfClient(
+  deps: Deps,
+  cabinetId: string,
+  client: { email: string | null; siret: string | null },
+  quotedIds: readonly string[],
+): Opportunity[] {
   const link = { ids: [...new Set(quotedIds)], email: client.email, siret: client.siret };
   return store.opportunitiesOfClient(deps.db.orm, cabinetId, link, CLIENT_OPPORTUNITIES_MAX).map(toOpportunity);
 }
 
 /** The opportunities whose contact has this email or SIRET (a client's, as it is erased). */
-export function opportunityIdsOfContact(deps: Pick<Deps, 'db'>, cabinetId: string, contact: { email: string | null; siret: string | null }): string[] {
+export function opportunityIdsOfContact(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  contact: { email: string | null; siret: string | null },
+): string[] {
   return store.opportunityIdsOfContact(deps.db.orm, cabinetId, contact);
 }
 
@@ -194,7 +221,11 @@ export function opportunityIdsOfContact(deps: Pick<Deps, 'db'>, cabinetId: strin
  * responses kept for Idempotency-Key replays. One already emptied is left as it is. Inside the
  * erasure's transaction. Returns the ids of those the cabinet has.
  */
-export function eraseOpportunityContacts(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, ids: readonly string[]): string[] {
+export function eraseOpportunityContacts(
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
+  cabinetId: string,
+  ids: readonly string[],
+): string[] {
   const erased = ERASED_RECORD_FIELDS.opportunity.contact;
   const rows = store.opportunityContacts(deps.db.orm, cabinetId, [...new Set(ids)]);
   for (const row of rows) {

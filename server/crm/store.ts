@@ -17,11 +17,19 @@ export function insertOpportunity(orm: Orm, row: OpportunityRow): void {
 }
 
 export function findOpportunity(orm: Orm, cabinetId: string, id: string): OpportunityRow | undefined {
-  return orm.select().from(opportunities).where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id))).get();
+  return orm
+    .select()
+    .from(opportunities)
+    .where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id)))
+    .get();
 }
 
 export function updateOpportunity(orm: Orm, cabinetId: string, id: string, changes: Partial<OpportunityRow>): void {
-  orm.update(opportunities).set(changes).where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id))).run();
+  orm
+    .update(opportunities)
+    .set(changes)
+    .where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id)))
+    .run();
 }
 
 export function listOpportunities(
@@ -147,10 +155,20 @@ function containsText(text: string): SQL | undefined {
 }
 
 /** The display names of some of the cabinet's clients (erased ones have none, and are left out). */
-export function clientNames(orm: Orm, cabinetId: string, ids: readonly string[]): Pick<ClientRow, 'id' | 'type' | 'lastName' | 'firstName' | 'companyName'>[] {
+export function clientNames(
+  orm: Orm,
+  cabinetId: string,
+  ids: readonly string[],
+): Pick<ClientRow, 'id' | 'type' | 'lastName' | 'firstName' | 'companyName'>[] {
   if (ids.length === 0) return [];
   return orm
-    .select({ id: clients.id, type: clients.type, lastName: clients.lastName, firstName: clients.firstName, companyName: clients.companyName })
+    .select({
+      id: clients.id,
+      type: clients.type,
+      lastName: clients.lastName,
+      firstName: clients.firstName,
+      companyName: clients.companyName,
+    })
     .from(clients)
     .where(and(eq(clients.cabinetId, cabinetId), inArray(clients.id, [...ids]), isNull(clients.erasedAt)))
     .all();
@@ -160,7 +178,12 @@ export function clientNames(orm: Orm, cabinetId: string, ids: readonly string[])
  * Opportunities tied to a client: those its quotes name, and those whose contact has its email
  * (case-insensitive) or its SIRET. Newest first, at most `limit`.
  */
-export function opportunitiesOfClient(orm: Orm, cabinetId: string, link: { ids: readonly string[]; email: string | null; siret: string | null }, limit: number): OpportunityRow[] {
+export function opportunitiesOfClient(
+  orm: Orm,
+  cabinetId: string,
+  link: { ids: readonly string[]; email: string | null; siret: string | null },
+  limit: number,
+): OpportunityRow[] {
   const ties = [
     link.ids.length > 0 ? inArray(opportunities.id, [...link.ids]) : undefined,
     link.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${link.email.toLowerCase()}` : undefined,

@@ -13,7 +13,10 @@ const clientRow = z.object({
   last_name: contactText,
   first_name: contactText,
   company_name: contactText,
-  siret: z.string().regex(/^\d{14}$/).nullable(),
+  siret: z
+    .string()
+    .regex(/^\d{14}$/)
+    .nullable(),
   email: contactText,
   phone: storedText(40).nullable(),
   address: storedJson(clientSchema.shape.address.unwrap(), 'an address').nullable(),

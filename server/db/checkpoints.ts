@@ -23,7 +23,9 @@ export interface CheckpointOptions {
 
 /** The service's options: a failure is logged (the service goes on, with SQLite's own checkpoints). */
 export function checkpointsLoggedTo(logger: { warn(fields: object, message: string): void }): CheckpointOptions {
-  return { onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again') };
+  return {
+    onFailure: (err) => logger.warn({ err: String(err) }, 'the background checkpoint stopped: SQLite checkpoints in commits again'),
+  };
 }
 
 const DEFAULT_INTERVAL_MS = 200;

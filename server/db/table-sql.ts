@@ -77,8 +77,12 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
   const insertIfAbsent = `${insert} ON CONFLICT DO NOTHING`;
   const keys = columns.map(([key]) => key);
   // Most columns store what JS holds (text, numbers): only the others (booleans, JSON) are mapped.
-  const toDriverOf = columns.map(([, column]) => (column.mapToDriverValue === Column.prototype.mapToDriverValue ? undefined : (value: unknown) => column.mapToDriverValue(value)));
-  const fromDriverOf = columns.map(([, column]) => (column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (value: unknown) => column.mapFromDriverValue(value)));
+  const toDriverOf = columns.map(([, column]) =>
+    column.mapToDriverValue === Column.prototype.mapToDriverValue ? undefined : (value: unknown) => column.mapToDriverValue(value),
+  );
+  const fromDriverOf = columns.map(([, column]) =>
+    column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (value: unknown) => column.mapFromDriverValue(value),
+  );
 
   const toDriver = (row: T['$inferInsert']): unknown[] => {
     const record = row as Record<string, unknown>;
@@ -99,7 +103,11 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
    * statements (a row of `jobs` names 32 columns). Each statement is this table's alone, so it is
    * switched to arrays once.
    */
-  const statementsOn = (orm: Orm) => orm.cacheOf(table, () => ({ reads: new Map<string, Sqlite.Statement>(), updates: new Map<string, Map<string, Map<string, Sqlite.Statement>>>() }));
+  const statementsOn = (orm: Orm) =>
+    orm.cacheOf(table, () => ({
+      reads: new Map<string, Sqlite.Statement>(),
+      updates: new Map<string, Map<string, Map<string, Sqlite.Statement>>>(),
+    }));
   const query = (orm: Orm, clauses: string): Sqlite.Statement =>
     entryOf(statementsOn(orm).reads, clauses, () => orm.$client.prepare(`${select} ${clauses}`).raw(true));
   /** An update's statement by its clauses, then the SQL it adds (`also`), then its columns. */
@@ -124,7 +132,13 @@ export function tableSql<T extends SQLiteTable>(table: T): TableSql<T> {
     updateWith: (orm, changes, also, clauses, ...values) => update(orm, changes, also, clauses, values),
   };
 
-  function update(orm: Orm, changes: Partial<T['$inferInsert']>, also: SqlPart | undefined, clauses: string, values: unknown[]): T['$inferSelect'][] {
+  function update(
+    orm: Orm,
+    changes: Partial<T['$inferInsert']>,
+    also: SqlPart | undefined,
+    clauses: string,
+    values: unknown[],
+  ): T['$inferSelect'][] {
     const set: string[] = [];
     const setValues: unknown[] = [];
     for (const [key, value] of Object.entries(changes as Record<string, unknown>)) {

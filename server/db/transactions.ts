@@ -32,7 +32,8 @@ export function connectionTransactions(sqlite: Sqlite.Database): Transactions {
   const run = sqlite.transaction((work: Work) => work());
   const { immediate } = run;
   let priority: ReturnType<typeof writePriority> | undefined;
-  const within = <T>(begin: (work: Work) => unknown, work: () => T): T => (priority ? priority.during(() => begin(work) as T) : (begin(work) as T));
+  const within = <T>(begin: (work: Work) => unknown, work: () => T): T =>
+    priority ? priority.during(() => begin(work) as T) : (begin(work) as T);
   return {
     transaction: (work) => within(run, work),
     immediateTransaction: (work) => within(immediate, work),

@@ -10,7 +10,9 @@ export async function devisRoutes(app: FastifyInstance, { deps }: { deps: Deps }
   registerEndpoint(app, createDevis, (request) => respond(201, devis.createDevis(deps, requestKey(request).cabinetId, request.body)));
   registerEndpoint(app, listDevis, (request) => devis.listDevis(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getDevis, (request) => devis.getDevis(deps, requestKey(request).cabinetId, request.params.devis_id));
-  registerEndpoint(app, signDevis, (request) => devis.signDevis(deps, requestKey(request).cabinetId, request.params.devis_id, request.body));
+  registerEndpoint(app, signDevis, (request) =>
+    devis.signDevis(deps, requestKey(request).cabinetId, request.params.devis_id, request.body),
+  );
   registerEndpoint(app, getDevisPdf, (request, reply) =>
     reply.redirect(createPdfLink(deps, requestKey(request).cabinetId, request.params.devis_id), 302),
   );

@@ -106,7 +106,12 @@ export function listDevis(
   cabinetId: string,
   query: { limit: number; cursor?: string; status?: DevisStatus; client_id?: string; opportunity_id?: string; created_after?: string },
 ): Page<Devis> {
-  const filters = { status: query.status, client_id: query.client_id, opportunity_id: query.opportunity_id, created_after: query.created_after };
+  const filters = {
+    status: query.status,
+    client_id: query.client_id,
+    opportunity_id: query.opportunity_id,
+    created_after: query.created_after,
+  };
   const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'devis', filters });
   const rows = store.listDevis(
     deps.db.orm,
@@ -148,7 +153,8 @@ export function recordDevisPriced(
     // The quote as updated (RETURNING): every job's completion prices one, without reading it first.
     const row = updateDevisRow(deps, cabinetId, id, changes);
     if (!row) throw notFound(id);
-    if (result.pdf && pdfSha256) store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
+    if (result.pdf && pdfSha256)
+      store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
     return toDevis(row);
   });
 }
@@ -174,7 +180,11 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
       throw new ApiError('invalid_devis_transition', `This quote cannot be signed: ${why}.`, { status: row.status });
     }
     if (row.clientId === null) {
-      throw new ApiError('invalid_devis_transition', 'This quote has no client, so it cannot become a contract: price a draft quote made with POST /devis, or pass client_id to the tarification.', { status: row.status });
+      throw new ApiError(
+        'invalid_devis_transition',
+        'This quote has no client, so it cannot become a contract: price a draft quote made with POST /devis, or pass client_id to the tarification.',
+        { status: row.status },
+      );
     }
     const clientId = row.clientId;
     const now = deps.clock.now();
@@ -247,15 +257,25 @@ export function startDevisPricing(
     const row = store.findDevis(deps.db.orm, cabinetId, input.devisId);
     if (!row) throw unknownReference('devis_id', 'quote', input.devisId);
     if (row.status !== 'draft' && row.status !== 'failed') {
-      throw validationError([{ path: 'body.devis_id', message: `this quote is ${row.status}; only a draft or failed quote can be priced` }]);
+      throw validationError([
+        { path: 'body.devis_id', message: `this quote is ${row.status}; only a draft or failed quote can be priced` },
+      ]);
     }
     if (row.compagnie !== input.compagnie || row.produit !== input.produit) {
-      throw validationError([{ path: 'body.devis_id', message: `this quote is for ${row.compagnie}/${row.produit}, not ${input.compagnie}/${input.produit}` }]);
+      throw validationError([
+        { path: 'body.devis_id', message: `this quote is for ${row.compagnie}/${row.produit}, not ${input.compagnie}/${input.produit}` },
+      ]);
     }
-    updateDevisRow(deps, cabinetId, input.devisId, { status: 'pricing', jobId: input.jobId, dicData: JSON.stringify(input.dicData), updatedAt: now });
+    updateDevisRow(deps, cabinetId, input.devisId, {
+      status: 'pricing',
+      jobId: input.jobId,
+      dicData: JSON.stringify(input.dicData),
+      updatedAt: now,
+    });
     return input.devisId;
   }
-  if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId)) throw unknownReference('client_id', 'client', input.clientId);
+  if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId))
+    throw unknownReference('client_id', 'client', input.clientId);
   const id = timeOrderedUuid(now, deps.randomBytes);
   insertDevisRow(deps, {
     id,
@@ -307,11 +327,18 @@ export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChang
       erased.pdfSha256 = null;
       store.deleteDocument(deps.db.orm, cabinetId, row.id);
     }
-    const changes = Object.fromEntries(Object.entries(erased).filter(([column, value]) => row[column as keyof store.DevisRow] !== value)) as Partial<store.DevisRow>;
+    const changes = Object.fromEntries(
+      Object.entries(erased).filter(([column, value]) => row[column as keyof store.DevisRow] !== value),
+    ) as Partial<store.DevisRow>;
     if (Object.keys(changes).length === 0) continue;
     store.updateDevis(deps.db.orm, cabinetId, row.id, changes);
     devisRecords.capture(deps, cabinetId, row.id, changes);
-    rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({ ...body, dicData: {}, suspens: null, ...(signed ? {} : { pdf_available: false, pdf_url: null }) }));
+    rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({
+      ...body,
+      dicData: {},
+      suspens: null,
+      ...(signed ? {} : { pdf_available: false, pdf_url: null }),
+    }));
   }
   return {
     devisIds: rows.map((row) => row.id),

@@ -89,12 +89,25 @@ export function insertContract(orm: Orm, row: ContractRow): void {
 
 /** Whether the quote has its PDF on this install (one priced elsewhere may lack it). */
 export function hasDocument(orm: Orm, cabinetId: string, devisId: string): boolean {
-  return orm.select({ id: devisDocuments.devisId }).from(devisDocuments).where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId))).get() !== undefined;
+  return (
+    orm
+      .select({ id: devisDocuments.devisId })
+      .from(devisDocuments)
+      .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
+      .get() !== undefined
+  );
 }
 
 /** Whether a PDF with this hash is on this install, under any of the cabinet's quotes. */
 export function hasDocumentBySha(orm: Orm, cabinetId: string, sha256: string): boolean {
-  return orm.select({ id: devisDocuments.devisId }).from(devisDocuments).where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.sha256, sha256))).limit(1).get() !== undefined;
+  return (
+    orm
+      .select({ id: devisDocuments.devisId })
+      .from(devisDocuments)
+      .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.sha256, sha256)))
+      .limit(1)
+      .get() !== undefined
+  );
 }
 
 /** A stored PDF by its content hash (the sync addresses PDFs that way). */

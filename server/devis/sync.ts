@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { DEVIS_STATUSES } from '../../shared/devis.js';
-import { anyJsonObject, storedCode, MAX_PORTAL_TEXT, storedCount, storedId, storedJson, storedSha256, storedText, storedTime } from '../sync/stored-values.js';
+import {
+  anyJsonObject,
+  storedCode,
+  MAX_PORTAL_TEXT,
+  storedCount,
+  storedId,
+  storedJson,
+  storedSha256,
+  storedText,
+  storedTime,
+} from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { contracts, devis } from './schema.js';
 import * as store from './store.js';
@@ -45,7 +55,8 @@ export const devisRecords = {
     if (!devisTable.write(orm, cabinetId, recordId, fields, context)) return false;
     const sha = pdfOf(fields);
     const pdf = sha === undefined ? undefined : (context.blob(sha) ?? store.readDocumentBySha(orm, cabinetId, sha));
-    if (sha !== undefined && pdf !== undefined) store.upsertDocument(orm, { devisId: recordId, cabinetId, pdf, sha256: sha, createdAt: context.now });
+    if (sha !== undefined && pdf !== undefined)
+      store.upsertDocument(orm, { devisId: recordId, cabinetId, pdf, sha256: sha, createdAt: context.now });
     return true;
   },
 } satisfies SyncedRecords & Pick<typeof devisTable, 'capture'>;

@@ -28,7 +28,10 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
   const client = clientToErase(deps, cabinetId, clientId);
   if (!client) return;
   const quotes = eraseQuotesOfClient(deps, cabinetId, clientId);
-  const opportunities = eraseOpportunityContacts(deps, cabinetId, [...quotes.opportunityIds, ...opportunityIdsOfContact(deps, cabinetId, client)]);
+  const opportunities = eraseOpportunityContacts(deps, cabinetId, [
+    ...quotes.opportunityIds,
+    ...opportunityIdsOfContact(deps, cabinetId, client),
+  ]);
   const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
   eraseEventsAbout(deps, cabinetId, { client: [clientId], opportunity: opportunities, devis: quotes.devisIds, job: jobs });
   // Changes from other installs set aside here may carry the same data.

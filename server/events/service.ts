@@ -18,7 +18,14 @@ export function recordEvent<T extends EventWithPayload>(
 ): EventEnvelope {
   const payload = EVENT_PAYLOADS[type].parse(data) as Record<string, unknown>;
   const createdAt = deps.clock.now();
-  const row = { id: timeOrderedUuid(createdAt, deps.randomBytes), cabinetId, type, version: 'v1', createdAt, data: JSON.stringify(payload) };
+  const row = {
+    id: timeOrderedUuid(createdAt, deps.randomBytes),
+    cabinetId,
+    type,
+    version: 'v1',
+    createdAt,
+    data: JSON.stringify(payload),
+  };
   store.insertEvent(deps.db.orm, row);
   // A test delivery concerns one subscription of this install: it is not the cabinet's history.
   if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row, 'create');

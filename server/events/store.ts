@@ -54,10 +54,17 @@ export function setEventData(orm: Orm, seq: number, data: string): void {
 }
 
 /** A cabinet's events of these types whose data names one of these ids under one of these fields (candidates: the caller checks which field each type is about). */
-export function findEventsNaming(orm: Orm, cabinetId: string, types: readonly string[], ids: Readonly<Record<string, readonly string[]>>): EventRow[] {
+export function findEventsNaming(
+  orm: Orm,
+  cabinetId: string,
+  types: readonly string[],
+  ids: Readonly<Record<string, readonly string[]>>,
+): EventRow[] {
   const ties = Object.entries(ids)
     .filter(([, values]) => values.length > 0)
-    .map(([field, values]) => sql`json_extract(${events.data}, ${`$.${field}`}) IN (SELECT value FROM json_each(${JSON.stringify(values)}))`);
+    .map(
+      ([field, values]) => sql`json_extract(${events.data}, ${`$.${field}`}) IN (SELECT value FROM json_each(${JSON.stringify(values)}))`,
+    );
   if (types.length === 0 || ties.length === 0) return [];
   return orm
     .select()

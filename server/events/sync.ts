@@ -16,7 +16,8 @@ const eventRow = z.object({
 function payloadRefusal(type: unknown, data: unknown): Refusal | null {
   if (typeof type !== 'string' || typeof data !== 'string') return null;
   const schema = (EVENT_PAYLOADS as Record<string, z.ZodType | undefined>)[type];
-  if (schema && !schema.safeParse(JSON.parse(data)).success) return { reason: 'invalid_fields', message: `the data of this ${type} event is not what the event carries` };
+  if (schema && !schema.safeParse(JSON.parse(data)).success)
+    return { reason: 'invalid_fields', message: `the data of this ${type} event is not what the event carries` };
   return null;
 }
 
@@ -38,5 +39,6 @@ const eventTable = syncedTable('event', events, {
  */
 export const eventRecords = {
   ...eventTable,
-  skips: (context, cabinetId, change) => (change.op === 'erase' || !('type' in change.fields)) && !store.findEvent(context.deps.db.orm, cabinetId, change.recordId),
+  skips: (context, cabinetId, change) =>
+    (change.op === 'erase' || !('type' in change.fields)) && !store.findEvent(context.deps.db.orm, cabinetId, change.recordId),
 } satisfies SyncedRecords & Pick<typeof eventTable, 'capture'>;

@@ -25,10 +25,19 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
  * SameSite=Lax always; Secure when the request arrived over https; HttpOnly unless the page's
  * script must read it (the CSRF token). Fastify sends one Set-Cookie line per call.
  */
-export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, options: { maxAgeSeconds: number; httpOnly: boolean }): void {
+export function setCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  options: { maxAgeSeconds: number; httpOnly: boolean },
+): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
   const httpOnly = options.httpOnly ? '; HttpOnly' : '';
-  reply.header('Set-Cookie', `${cookieName(request, name)}=${value}; Path=/${httpOnly}; SameSite=Lax; Max-Age=${options.maxAgeSeconds}${secure}`);
+  reply.header(
+    'Set-Cookie',
+    `${cookieName(request, name)}=${value}; Path=/${httpOnly}; SameSite=Lax; Max-Age=${options.maxAgeSeconds}${secure}`,
+  );
 }
 
 export function clearCookie(request: FastifyRequest, reply: FastifyReply, name: string): void {

@@ -23,7 +23,9 @@ function scopeString(scope: CursorScope): string {
 }
 
 function sign(key: Buffer, payload: string, scope: CursorScope): Buffer {
-  return createHmac('sha256', key).update(`${payload}|${scopeString(scope)}`).digest();
+  return createHmac('sha256', key)
+    .update(`${payload}|${scopeString(scope)}`)
+    .digest();
 }
 
 function encodeCursor(key: Buffer, scope: CursorScope, position: CursorPosition): string {
@@ -41,7 +43,8 @@ function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPo
   const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor', INVALID);
   const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  if (!Array.isArray(decoded) || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'string') throw new ApiError('invalid_cursor', INVALID);
+  if (!Array.isArray(decoded) || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'string')
+    throw new ApiError('invalid_cursor', INVALID);
   return { createdAt: decoded[0], id: decoded[1] };
 }
 

@@ -1,7 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
 import type { z } from 'zod';
 import { endpointPath, REPLAYED_SECRET_WARNING, type AuthKind, type Endpoint } from '../../shared/endpoint.js';
-import { idempotencyKeySchema, requestHash, type IdempotentRequest, type OperationResponse, type StoredResponse } from '../idempotency/service.js';
+import {
+  idempotencyKeySchema,
+  requestHash,
+  type IdempotentRequest,
+  type OperationResponse,
+  type StoredResponse,
+} from '../idempotency/service.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from './validation.js';
 
@@ -63,7 +69,9 @@ export type EndpointHandler<E extends Endpoint> = (request: EndpointRequest<E>, 
  * await is registered with `{ asynchronous: true }`.
  */
 export type PostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => ResponseBody<E> | EndpointResult<ResponseBody<E>>;
-export type AsyncPostHandler<E extends Endpoint> = (request: EndpointRequest<E>) => Promise<ResponseBody<E> | EndpointResult<ResponseBody<E>>>;
+export type AsyncPostHandler<E extends Endpoint> = (
+  request: EndpointRequest<E>,
+) => Promise<ResponseBody<E> | EndpointResult<ResponseBody<E>>>;
 
 type IdempotentEndpoint = Endpoint & { method: 'POST'; auth: 'api_key' };
 type OtherEndpoint = Endpoint & ({ method: Exclude<Endpoint['method'], 'POST'> } | { auth: Exclude<AuthKind, 'api_key'> });
@@ -112,8 +120,18 @@ function settle(reply: FastifyReply, result: unknown): unknown {
  * an Idempotency-Key (see the idempotency plugin).
  */
 export function registerEndpoint<E extends IdempotentEndpoint>(app: FastifyInstance, endpoint: E, handler: PostHandler<E>): void;
-export function registerEndpoint<E extends IdempotentEndpoint>(app: FastifyInstance, endpoint: E, handler: AsyncPostHandler<E>, options: { asynchronous: true }): void;
-export function registerEndpoint<E extends OtherEndpoint>(app: FastifyInstance, endpoint: E, handler: EndpointHandler<E>, options?: EndpointOptions): void;
+export function registerEndpoint<E extends IdempotentEndpoint>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: AsyncPostHandler<E>,
+  options: { asynchronous: true },
+): void;
+export function registerEndpoint<E extends OtherEndpoint>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: EndpointHandler<E>,
+  options?: EndpointOptions,
+): void;
 export function registerEndpoint(
   app: FastifyInstance,
   endpoint: Endpoint,
@@ -160,7 +178,12 @@ function idempotentRequest(endpoint: Endpoint, request: FastifyRequest): Idempot
   const key = idempotencyKeySchema.safeParse(header);
   if (!key.success) throw validationError(toValidationIssues(key.error, 'header.Idempotency-Key'));
   return {
-    id: { cabinetId: request.apiKey.cabinetId, caller: `key:${request.apiKey.keyId}`, endpoint: `POST ${endpointUrl(endpoint)}`, key: key.data },
+    id: {
+      cabinetId: request.apiKey.cabinetId,
+      caller: `key:${request.apiKey.keyId}`,
+      endpoint: `POST ${endpointUrl(endpoint)}`,
+      key: key.data,
+    },
     requestHash: requestHash({ params: request.params, body: request.body }),
   };
 }
@@ -175,7 +198,8 @@ function toResponses(endpoint: Endpoint, result: unknown): OperationResponse {
   const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => REPLAYED_HEADERS.includes(name)));
   const response: StoredResponse = { statusCode: answer.status, body: JSON.stringify(answer.body), headers };
   const secrets = endpoint.secretsShownOnce ?? [];
-  if (secrets.length === 0 || typeof answer.body !== 'object' || answer.body === null) return { response, stored: { ...response, headers: kept } };
+  if (secrets.length === 0 || typeof answer.body !== 'object' || answer.body === null)
+    return { response, stored: { ...response, headers: kept } };
   const redacted: Record<string, unknown> = { ...(answer.body as Record<string, unknown>) };
   for (const field of secrets) redacted[field] = null;
   redacted._warning = REPLAYED_SECRET_WARNING;
@@ -192,18 +216,31 @@ function send(reply: FastifyReply, response: StoredResponse, replayed: boolean):
   return reply.send(response.body);
 }
 
-function answerPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => unknown): FastifyReply | Promise<FastifyReply> {
+function answerPost(
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  handle: () => unknown,
+): FastifyReply | Promise<FastifyReply> {
   const idempotent = idempotentRequest(endpoint, request);
   const run = (): OperationResponse => {
     const result = handle();
-    if (result instanceof Promise) throw new Error(`The handler of ${endpoint.operationId} is asynchronous: register it with { asynchronous: true }.`);
+    if (result instanceof Promise)
+      throw new Error(`The handler of ${endpoint.operationId} is asynchronous: register it with { asynchronous: true }.`);
     return toResponses(endpoint, result);
   };
   if (!idempotent) return send(reply, run().response, false);
-  return request.server.idempotency.onceInGroup(idempotent, run).then((outcome) => send(reply, outcome.response, outcome.kind === 'replay'));
+  return request.server.idempotency
+    .onceInGroup(idempotent, run)
+    .then((outcome) => send(reply, outcome.response, outcome.kind === 'replay'));
 }
 
-async function answerAsyncPost(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply, handle: () => Promise<unknown>): Promise<FastifyReply> {
+async function answerAsyncPost(
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  handle: () => Promise<unknown>,
+): Promise<FastifyReply> {
   const idempotent = idempotentRequest(endpoint, request);
   const run = async (): Promise<OperationResponse> => toResponses(endpoint, await handle());
   if (!idempotent) return send(reply, (await run()).response, false);

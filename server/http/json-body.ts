@@ -3,7 +3,8 @@ import { ApiError } from '../errors.js';
 
 const MAX_JSON_DEPTH = 64;
 
-const POISONING_REFUSED = 'The body has a "__proto__" key, or a "constructor" key holding "prototype": Courtier refuses both, at any depth.';
+const POISONING_REFUSED =
+  'The body has a "__proto__" key, or a "constructor" key holding "prototype": Courtier refuses both, at any depth.';
 
 /** JSON.parse defines "__proto__" as a plain own key, so this check pollutes nothing. */
 function isValidJson(text: string): boolean {
@@ -58,7 +59,8 @@ export function useJsonBodies(app: FastifyInstance): void {
     const text = body.toString();
     if (text === '') return done(null, undefined);
     // Deep nesting would overflow the stack of every later JSON walk (hashing, storing): refuse it here.
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return done(new ApiError('invalid_json', `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+      return done(new ApiError('invalid_json', `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`), undefined);
     return parseJson(request, text, (error, value) => {
       // Fastify's parser words every refusal alike; JSON that parses is one refused for its keys.
       if (error && isValidJson(text)) return done(new ApiError('invalid_json', POISONING_REFUSED), undefined);

@@ -47,7 +47,11 @@ function parametersOf(issue: ZodIssue, input: unknown): Omit<ValidationIssue, 'p
       return { code: issue.code, origin: issue.origin, maximum: asNumber(issue.maximum), inclusive: issue.inclusive ?? true };
     case 'invalid_format':
       // A built-in format's pattern is zod's own business; a regex's is the rule the field follows.
-      return { code: issue.code, format: issue.format, ...(issue.format === 'regex' && issue.pattern !== undefined ? { pattern: issue.pattern } : {}) };
+      return {
+        code: issue.code,
+        format: issue.format,
+        ...(issue.format === 'regex' && issue.pattern !== undefined ? { pattern: issue.pattern } : {}),
+      };
     case 'invalid_value':
       return { code: issue.code, values: issue.values.filter(isJsonPrimitive) };
     case 'not_multiple_of':

@@ -47,14 +47,23 @@ export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<
     .from(hubDevices)
     .where(eq(hubDevices.cabinetId, cabinetId))
     .orderBy(asc(hubDevices.createdAt), asc(hubDevices.id));
-  return devices.map((d) => ({ device_id: d.id, name: d.name, last_seen_at: d.lastSeenAt?.toISOString() ?? null, revoked: d.revokedAt !== null }));
+  return devices.map((d) => ({
+    device_id: d.id,
+    name: d.name,
+    last_seen_at: d.lastSeenAt?.toISOString() ?? null,
+    revoked: d.revokedAt !== null,
+  }));
 }
 
 /**
  * Revokes a device: its next request, on any hub process, is refused (the device check reads the
  * row every time). Revoking a revoked device keeps its first revocation time.
  */
-export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId?: string): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
+export async function revokeHubDevice(
+  deps: HubDeps,
+  deviceId: string,
+  cabinetId?: string,
+): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
   // With a cabinet (a device leaving by itself), only that cabinet's device (and() skips undefined).
   const ofCabinet = cabinetId === undefined ? undefined : eq(hubDevices.cabinetId, cabinetId);
   const revoked = await deps.db
@@ -64,8 +73,12 @@ export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId
     .returning({ id: hubDevices.id });
   // Its long polls, on every hub process, end now rather than at their wait's end.
   if (revoked.length > 0) await notifyRevoked(deps.sql, deviceId);
-  const [device] = await deps.db.select().from(hubDevices).where(and(eq(hubDevices.id, deviceId), ofCabinet));
-  if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
+  const [device] = await deps.db
+    .select()
+    .from(hubDevices)
+    .where(and(eq(hubDevices.id, deviceId), ofCabinet));
+  if (!device?.revokedAt)
+    throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
   return {
     device_id: device.id,
     cabinet_id: device.cabinetId,
@@ -80,8 +93,16 @@ export async function revokeHubDevice(deps: HubDeps, deviceId: string, cabinetId
  * Sets the newest protocol a cabinet's devices spoke, which the hub otherwise only raises: after a
  * rollback of the cabinet's installs, so that the older version is served again.
  */
-export async function resetCabinetProtocol(deps: HubDeps, cabinetId: string, protocol: number): Promise<{ cabinet_id: string; highest_protocol: number }> {
-  const [cabinet] = await deps.db.update(hubCabinets).set({ highestProtocol: protocol }).where(eq(hubCabinets.id, cabinetId)).returning({ id: hubCabinets.id });
+export async function resetCabinetProtocol(
+  deps: HubDeps,
+  cabinetId: string,
+  protocol: number,
+): Promise<{ cabinet_id: string; highest_protocol: number }> {
+  const [cabinet] = await deps.db
+    .update(hubCabinets)
+    .set({ highestProtocol: protocol })
+    .where(eq(hubCabinets.id, cabinetId))
+    .returning({ id: hubCabinets.id });
   if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
   return { cabinet_id: cabinet.id, highest_protocol: protocol };
 }

@@ -69,12 +69,30 @@ interface Row {
 const isoOf = (at: Date | string) => new Date(at).toISOString();
 
 function sealOf(previous: string, row: Omit<Row, 'seq' | 'seal'>): string {
-  const fields = [isoOf(row.at), row.action, row.result, row.actor_kind, row.actor_id, row.actor_label, row.cabinet_id, row.address, row.target, canonicalJson(row.details)];
+  const fields = [
+    isoOf(row.at),
+    row.action,
+    row.result,
+    row.actor_kind,
+    row.actor_id,
+    row.actor_label,
+    row.cabinet_id,
+    row.address,
+    row.target,
+    canonicalJson(row.details),
+  ];
   return createHash('sha256').update(previous).update('\n').update(JSON.stringify(fields)).digest('hex');
 }
 
 /** What an audit entry says; the time and the seal are the hub's. */
-type HubAuditRecord = { action: HubAuditAction; result?: 'success' | 'failure'; actor: HubAuditActor; cabinetId?: string | null; target?: string | null; details?: Record<string, unknown> };
+type HubAuditRecord = {
+  action: HubAuditAction;
+  result?: 'success' | 'failure';
+  actor: HubAuditActor;
+  cabinetId?: string | null;
+  target?: string | null;
+  details?: Record<string, unknown>;
+};
 
 export async function recordHubAudit(deps: Pick<HubDeps, 'sql' | 'clock'>, entry: HubAuditRecord): Promise<void> {
   await deps.sql.begin((tx) => recordHubAuditIn(tx, deps.clock.now(), entry));

@@ -10,16 +10,25 @@ import { hubBlobs, hubCabinets, hubErasureLinks } from './schema.js';
  * a device cannot store bytes under another name. Blobs belong to a cabinet: the same PDF in two
  * cabinets is two rows, and a device reads its own cabinet's only.
  */
-export async function storeBlob(deps: HubDeps, cabinetId: string, sha256: string, content: Buffer): Promise<{ sha256: string; size: number }> {
+export async function storeBlob(
+  deps: HubDeps,
+  cabinetId: string,
+  sha256: string,
+  content: Buffer,
+): Promise<{ sha256: string; size: number }> {
   const actual = sha256Hex(content);
   if (actual !== sha256) {
-    throw new ApiError('blob_hash_mismatch', `The body's SHA-256 is ${actual}, not the ${sha256} named in the path; nothing was stored.`, { sha256: actual });
+    throw new ApiError('blob_hash_mismatch', `The body's SHA-256 is ${actual}, not the ${sha256} named in the path; nothing was stored.`, {
+      sha256: actual,
+    });
   }
   const erased = async (tx: Pick<HubDeps['db'], 'select'>) =>
-    (await tx
-      .select({ sha256: hubErasureLinks.recordId })
-      .from(hubErasureLinks)
-      .where(and(eq(hubErasureLinks.cabinetId, cabinetId), eq(hubErasureLinks.kind, 'blob'), eq(hubErasureLinks.recordId, sha256)))).length > 0;
+    (
+      await tx
+        .select({ sha256: hubErasureLinks.recordId })
+        .from(hubErasureLinks)
+        .where(and(eq(hubErasureLinks.cabinetId, cabinetId), eq(hubErasureLinks.kind, 'blob'), eq(hubErasureLinks.recordId, sha256)))
+    ).length > 0;
   await deps.db.transaction(async (tx) => {
     // The cabinet's row first, as a push (whose erasure deletes PDFs) and compaction lock it: PDFs
     // then cabinet here would let the two deadlock. An erasure is then either committed and seen

@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, parseHlc, type PullResponse, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import {
+  MAX_CHANGE_BYTES,
+  MAX_PULL_PAGE_BYTES,
+  parseHlc,
+  type PullResponse,
+  type PushResponse,
+  type SyncChange,
+} from '../../shared/sync-protocol.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../http/validation.js';
@@ -44,7 +51,12 @@ export interface Push {
  * answer; a batch that skips numbers is refused with the number to start from. Once committed, the
  * cabinet's long polls are woken (notifyChanges), before the answer.
  */
-export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, push: Push, log: Pick<FastifyBaseLogger, 'warn'>): Promise<PushResponse> {
+export async function pushChanges(
+  deps: HubDeps,
+  caller: AuthenticatedDevice,
+  push: Push,
+  log: Pick<FastifyBaseLogger, 'warn'>,
+): Promise<PushResponse> {
   assertProtocolServed(push.protocol, caller.highestProtocol);
   assertConsecutive(push.changes);
   assertStorable(push.changes, 'body.changes');
@@ -58,12 +70,17 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     const staging = push.changes.length >= deps.limits.stagedPushChanges && (push.changes.at(-1)?.number ?? 0) > caller.lastNumber;
     if (staging) await stageChanges(tx, push.changes);
     const device = await lockDevice(tx, caller.cabinetId, caller.deviceId);
-    if (!device || device.revoked) throw new ApiError('device_revoked', 'This device was revoked on the hub while it pushed; nothing was stored.');
+    if (!device || device.revoked)
+      throw new ApiError('device_revoked', 'This device was revoked on the hub while it pushed; nothing was stored.');
     const first = push.changes[0]?.number ?? 0;
     if (first > device.lastNumber + 1) {
-      throw new ApiError('sync_gap', `The hub holds this device’s changes up to ${device.lastNumber}; send from ${device.lastNumber + 1}.`, {
-        expected_number: device.lastNumber + 1,
-      });
+      throw new ApiError(
+        'sync_gap',
+        `The hub holds this device’s changes up to ${device.lastNumber}; send from ${device.lastNumber + 1}.`,
+        {
+          expected_number: device.lastNumber + 1,
+        },
+      );
     }
     await assertSameReplay(tx, caller, sized, device.lastNumber);
     const fresh = sized.filter((c) => c.number > device.lastNumber);
@@ -85,7 +102,11 @@ export async function pushChanges(deps: HubDeps, caller: AuthenticatedDevice, pu
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
     if (largest.bytes > MAX_CHANGE_BYTES) throw changeTooLarge(largest.number, largest.bytes);
-    const changesBytes = await countStoredBytes(tx, caller.cabinetId, stored.reduce((sum, change) => sum + change.bytes, 0));
+    const changesBytes = await countStoredBytes(
+      tx,
+      caller.cabinetId,
+      stored.reduce((sum, change) => sum + change.bytes, 0),
+    );
     assertWithinQuota('change_bytes', changesBytes, deps.limits.cabinetChangeBytes);
     // What the new erasures reach further (the client's email and SIRET find opportunities: before scrubBeforeErasures empties them).
     const followsUp = hasFollowUp(erasure.followUp);
@@ -134,7 +155,12 @@ async function insertRestaged(
  * changes under them mean the install was restored from a backup and numbers again from there:
  * skipping them as a replay would lose them, so the install is told where to number from.
  */
-async function assertSameReplay(tx: TransactionSql, caller: AuthenticatedDevice, changes: readonly SizedChange[], lastNumber: number): Promise<void> {
+async function assertSameReplay(
+  tx: TransactionSql,
+  caller: AuthenticatedDevice,
+  changes: readonly SizedChange[],
+  lastNumber: number,
+): Promise<void> {
   const replayed = changes.filter((change) => change.number <= lastNumber);
   const first = replayed[0];
   const last = replayed[replayed.length - 1];
@@ -143,9 +169,13 @@ async function assertSameReplay(tx: TransactionSql, caller: AuthenticatedDevice,
   // A number compaction deleted cannot be compared: a replay comes seconds after its batch, never
   // past the retention, so such a batch is taken for a restored install's (sent again, it merges by stamp).
   if (replayed.every((change) => stored.get(change.number) === change.hlc)) return;
-  throw new ApiError('device_rewound', `The hub holds other changes of this device under numbers up to ${lastNumber}: this install was restored from a backup. Number its queue from ${lastNumber + 1}; nothing was stored.`, {
-    expected_number: lastNumber + 1,
-  });
+  throw new ApiError(
+    'device_rewound',
+    `The hub holds other changes of this device under numbers up to ${lastNumber}: this install was restored from a backup. Number its queue from ${lastNumber + 1}; nothing was stored.`,
+    {
+      expected_number: lastNumber + 1,
+    },
+  );
 }
 
 /** A change with the size of its fields, as the hub stores and counts it. */
@@ -161,7 +191,8 @@ function assertWithinRules(changes: readonly SizedChange[], deviceId: string): v
   const issues = changes.flatMap((change, i) => {
     const broken = changeRuleBroken(change);
     if (broken) return [{ path: `body.changes.${i}`, message: broken }];
-    if (parseHlc(change.hlc).device !== deviceId) return [{ path: `body.changes.${i}.hlc`, message: 'the clock must be stamped with the sending device’s id' }];
+    if (parseHlc(change.hlc).device !== deviceId)
+      return [{ path: `body.changes.${i}.hlc`, message: 'the clock must be stamped with the sending device’s id' }];
     return [];
   });
   if (issues.length > 0) throw validationError(issues.slice(0, 20));
@@ -171,11 +202,15 @@ function assertWithinRules(changes: readonly SizedChange[], deviceId: string): v
 }
 
 function changeTooLarge(number: number, bytes: number): ApiError {
-  return new ApiError('payload_too_large', `Change ${number} has ${bytes} bytes of fields; at most ${MAX_CHANGE_BYTES} are taken. Nothing was stored.`, {
-    number,
-    bytes,
-    limit: MAX_CHANGE_BYTES,
-  });
+  return new ApiError(
+    'payload_too_large',
+    `Change ${number} has ${bytes} bytes of fields; at most ${MAX_CHANGE_BYTES} are taken. Nothing was stored.`,
+    {
+      number,
+      bytes,
+      limit: MAX_CHANGE_BYTES,
+    },
+  );
 }
 
 /**
@@ -186,7 +221,11 @@ function changeTooLarge(number: number, bytes: number): ApiError {
  */
 function recordTooLarge(batch: readonly SizedChange[], record: OversizedRecord, limit: number): ApiError {
   const ofRecord = batch.filter((change) => change.kind === record.kind && change.record_id === record.record_id);
-  const number = ofRecord.reduce<SizedChange | undefined>((largest, change) => (largest === undefined || change.bytes >= largest.bytes ? change : largest), undefined)?.number ?? 0;
+  const number =
+    ofRecord.reduce<SizedChange | undefined>(
+      (largest, change) => (largest === undefined || change.bytes >= largest.bytes ? change : largest),
+      undefined,
+    )?.number ?? 0;
   return new ApiError(
     'payload_too_large',
     `Change ${number} would make the state of ${record.kind} ${record.record_id} ${record.bytes} bytes of fields and stamps; a record holds at most ${limit}. Nothing was stored.`,
@@ -194,12 +233,20 @@ function recordTooLarge(batch: readonly SizedChange[], record: OversizedRecord, 
   );
 }
 
-export function assertWithinQuota(quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes' | 'wallet_entries', used: number, limit: number): void {
+export function assertWithinQuota(
+  quota: 'changes' | 'change_bytes' | 'blobs' | 'blob_bytes' | 'wallet_entries',
+  used: number,
+  limit: number,
+): void {
   if (used <= limit) return;
-  throw new ApiError('hub_quota_exceeded', `This cabinet reached the hub's quota of ${quota.replace('_', ' ')} (${limit}); nothing was stored. The hub's operator can raise it.`, {
-    quota,
-    limit,
-  });
+  throw new ApiError(
+    'hub_quota_exceeded',
+    `This cabinet reached the hub's quota of ${quota.replace('_', ' ')} (${limit}); nothing was stored. The hub's operator can raise it.`,
+    {
+      quota,
+      limit,
+    },
+  );
 }
 
 /** Numbers follow each other by one: a batch with a hole would acknowledge a change never sent. */
@@ -207,7 +254,12 @@ function assertConsecutive(changes: readonly SyncChange[]): void {
   const issues = changes.flatMap((change, i) => {
     const previous = changes[i - 1];
     return previous && change.number !== previous.number + 1
-      ? [{ path: `body.changes.${i}.number`, message: `numbers must be consecutive: ${previous.number + 1} expected after ${previous.number}` }]
+      ? [
+          {
+            path: `body.changes.${i}.number`,
+            message: `numbers must be consecutive: ${previous.number + 1} expected after ${previous.number}`,
+          },
+        ]
       : [];
   });
   if (issues.length > 0) throw validationError(issues);
@@ -231,7 +283,13 @@ export interface Pull {
  * the wait ends, or the client goes away; the caller's own pushes wake it but only move its
  * cursor. The page's last_seq is past the caller's own changes too, so that it never pulls them again.
  */
-export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller: AuthenticatedDevice, pull: Pull, signal: AbortSignal): Promise<string> {
+export async function pullChanges(
+  deps: HubDeps,
+  waiters: ChangeWaiters,
+  caller: AuthenticatedDevice,
+  pull: Pull,
+  signal: AbortSignal,
+): Promise<string> {
   assertProtocolServed(pull.protocol, caller.highestProtocol);
   // Pushes raise the cabinet's protocol in their transaction; a newer install that only pulls so far raises it here.
   if (pull.protocol > caller.highestProtocol) await raiseProtocol(deps.sql, caller.cabinetId, pull.protocol);
@@ -256,7 +314,14 @@ export async function pullChanges(deps: HubDeps, waiters: ChangeWaiters, caller:
   };
   let wentBack: number | undefined;
   let rows = await read();
-  if (wentBack !== undefined) return pullAnswer([], { last_seq: wentBack, more: false, device_last_number: caller.lastNumber, wallet_seq: walletSeq, hub_time: hubTime(deps) });
+  if (wentBack !== undefined)
+    return pullAnswer([], {
+      last_seq: wentBack,
+      more: false,
+      device_last_number: caller.lastNumber,
+      wallet_seq: walletSeq,
+      hub_time: hubTime(deps),
+    });
   // Wall time, not the injected clock: this is how long a socket stays open.
   const deadline = Date.now() + pull.wait * 1000;
   // A cursor behind the caller's own changes only is answered at once, so that it moves on; while

@@ -3,7 +3,15 @@ import { parseOptions, print, required } from '../cli/args.js';
 import { UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import { SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
-import { listHubCabinets, listHubDevices, markRestored, resetCabinetProtocol, revokeHubDevice, type HubCabinetSummary, type HubDeviceSummary } from './admin.js';
+import {
+  listHubCabinets,
+  listHubDevices,
+  markRestored,
+  resetCabinetProtocol,
+  revokeHubDevice,
+  type HubCabinetSummary,
+  type HubDeviceSummary,
+} from './admin.js';
 import { loadHubConfig, retentionOf } from './config.js';
 import { compactAndAudit } from './compaction-runs.js';
 import type { CompactionSummary } from './compaction.js';
@@ -38,7 +46,12 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': {
-      const v = parseOptions(rest, { ...HUB_OPTIONS, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'string' } });
+      const v = parseOptions(rest, {
+        ...HUB_OPTIONS,
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'trust-proxy': { type: 'string' },
+      });
       await serveHub(loadHubConfig({ databaseUrl: v['database-url'], host: v.host, port: v.port, trustProxy: v['trust-proxy'] }, io.env));
       return;
     }
@@ -46,12 +59,19 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
       const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' }, 'new-cabinet': { type: 'string' } });
       const newCabinet = v['new-cabinet'];
       if ((v.cabinet === undefined) === (newCabinet === undefined)) {
-        throw new UsageError('say which cabinet the code is for: --new-cabinet ID to register an install’s cabinet (its id, as courtier sync status or the console shows it), or --cabinet ID to add an install to a cabinet the hub has');
+        throw new UsageError(
+          'say which cabinet the code is for: --new-cabinet ID to register an install’s cabinet (its id, as courtier sync status or the console shows it), or --cabinet ID to add an install to a cabinet the hub has',
+        );
       }
       const target = newCabinet === undefined ? { join: v.cabinet ?? '' } : { register: newCabinet };
       const invite = await withHub(v['database-url'], io, async (deps) => {
         const made = await createInvite(deps, target);
-        await recordHubAudit(deps, { action: 'hub.invite_created', actor: operatorActor(), cabinetId: made.cabinet_id, details: { purpose: made.purpose, expires_at: made.expires_at } });
+        await recordHubAudit(deps, {
+          action: 'hub.invite_created',
+          actor: operatorActor(),
+          cabinetId: made.cabinet_id,
+          details: { purpose: made.purpose, expires_at: made.expires_at },
+        });
         return made;
       });
       const purpose =
@@ -68,19 +88,37 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
         const cabinetId = required(v, 'cabinet');
         const protocol = v.protocol === undefined ? SYNC_PROTOCOL_VERSION : Number(v.protocol);
         // This build's protocol is the hub's: a cabinet never needs one the hub does not speak.
-        if (!Number.isInteger(protocol) || protocol < 1 || protocol > SYNC_PROTOCOL_VERSION) throw new UsageError(`--protocol must be a whole number from 1 to ${SYNC_PROTOCOL_VERSION}`);
+        if (!Number.isInteger(protocol) || protocol < 1 || protocol > SYNC_PROTOCOL_VERSION)
+          throw new UsageError(`--protocol must be a whole number from 1 to ${SYNC_PROTOCOL_VERSION}`);
         const reset = await withHub(v['database-url'], io, async (deps) => {
           const done = await resetCabinetProtocol(deps, cabinetId, protocol);
-          await recordHubAudit(deps, { action: 'hub.protocol_reset', actor: operatorActor(), cabinetId, details: { highest_protocol: protocol } });
+          await recordHubAudit(deps, {
+            action: 'hub.protocol_reset',
+            actor: operatorActor(),
+            cabinetId,
+            details: { highest_protocol: protocol },
+          });
           return done;
         });
-        print(io, v.json, reset, `The cabinet ${printable(reset.cabinet_id)} now serves installs speaking sync protocol ${Math.max(1, reset.highest_protocol - 1)} to ${reset.highest_protocol}.`);
+        print(
+          io,
+          v.json,
+          reset,
+          `The cabinet ${printable(reset.cabinet_id)} now serves installs speaking sync protocol ${Math.max(1, reset.highest_protocol - 1)} to ${reset.highest_protocol}.`,
+        );
         return;
       }
       if (sub !== 'list') throw new UsageError(`unknown hub cabinets command "${sub ?? ''}"; use list or reset-protocol`);
       const v = parseOptions(options, HUB_OPTIONS);
       const cabinets = await withHub(v['database-url'], io, listHubCabinets);
-      print(io, v.json, { cabinets }, cabinets.length ? cabinets.map(describeCabinet).join('\n') : 'No cabinet on this hub yet (courtier hub invite --new-cabinet ID makes a code to register one).');
+      print(
+        io,
+        v.json,
+        { cabinets },
+        cabinets.length
+          ? cabinets.map(describeCabinet).join('\n')
+          : 'No cabinet on this hub yet (courtier hub invite --new-cabinet ID makes a code to register one).',
+      );
       return;
     }
     case 'restored': {
@@ -90,14 +128,24 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
         await recordHubAudit(deps, { action: 'hub.restored', actor: operatorActor(), details: { cabinets: count } });
         return count;
       });
-      print(io, v.json, { cabinets }, `${cabinets} cabinet(s) have a new epoch: each install pulls its cabinet again and sends again what it made since the backup, at its next exchange with the hub.`);
+      print(
+        io,
+        v.json,
+        { cabinets },
+        `${cabinets} cabinet(s) have a new epoch: each install pulls its cabinet again and sends again what it made since the backup, at its next exchange with the hub.`,
+      );
       return;
     }
     case 'compact': {
       const v = parseOptions(rest, { ...HUB_OPTIONS, cabinet: { type: 'string' } });
       const retention = retentionOf(loadHubConfig({ databaseUrl: v['database-url'] }, io.env));
       const compacted = await withHub(v['database-url'], io, (deps) => compactAndAudit(deps, retention, operatorActor(), v.cabinet));
-      print(io, v.json, { cabinets: compacted }, compacted.length ? compacted.map(describeCompaction).join('\n') : 'No cabinet on this hub yet.');
+      print(
+        io,
+        v.json,
+        { cabinets: compacted },
+        compacted.length ? compacted.map(describeCompaction).join('\n') : 'No cabinet on this hub yet.',
+      );
       return;
     }
     case 'devices':
@@ -107,7 +155,9 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
     case 'audit':
       return runHubAudit(rest, io);
     default:
-      throw new UsageError(`unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, credits, compact, audit or restored`);
+      throw new UsageError(
+        `unknown hub command "${command ?? ''}"; use serve, invite, cabinets, devices, credits, compact, audit or restored`,
+      );
   }
 }
 
@@ -125,16 +175,28 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
   const deviceId = required(v, 'device');
   const device = await withHub(v['database-url'], io, async (deps) => {
     const revoked = await revokeHubDevice(deps, deviceId);
-    await recordHubAudit(deps, { action: 'hub.device_revoked', actor: operatorActor(), cabinetId: revoked.cabinet_id, target: deviceId, details: { name: revoked.name } });
+    await recordHubAudit(deps, {
+      action: 'hub.device_revoked',
+      actor: operatorActor(),
+      cabinetId: revoked.cabinet_id,
+      target: deviceId,
+      details: { name: revoked.name },
+    });
     return revoked;
   });
-  print(io, v.json, device, `Device ${device.device_id} (${printable(device.name)}) of ${printable(device.cabinet_id)} revoked at ${device.revoked_at}: its next request is refused.`);
+  print(
+    io,
+    v.json,
+    device,
+    `Device ${device.device_id} (${printable(device.name)}) of ${printable(device.cabinet_id)} revoked at ${device.revoked_at}: its next request is refused.`,
+  );
 }
 
 /** A whole number of credits the operator typed, or why not. */
 function creditsAmount(text: string): number {
   const amount = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(amount >= 1 && amount <= MAX_GRANT_CREDITS)) throw new UsageError(`--amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}`);
+  if (!(amount >= 1 && amount <= MAX_GRANT_CREDITS))
+    throw new UsageError(`--amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}`);
   return amount;
 }
 
@@ -145,22 +207,37 @@ async function runHubCredits(argv: string[], io: CliIo): Promise<void> {
   const cabinetId = required(v, 'cabinet');
   if (sub === 'balance') {
     const wallet = await withHub(v['database-url'], io, (deps) => hubWalletBalance(deps, cabinetId));
-    const lines = wallet.entries.map((e) => `${e.created_at}  ${e.kind}  ${e.amount > 0 ? '+' : ''}${e.amount}${e.job_id ? `  job ${e.job_id}` : ''}${e.device_id ? `  device ${e.device_id}` : ''}${e.note ? `  ${printable(e.note)}` : ''}`);
+    const lines = wallet.entries.map(
+      (e) =>
+        `${e.created_at}  ${e.kind}  ${e.amount > 0 ? '+' : ''}${e.amount}${e.job_id ? `  job ${e.job_id}` : ''}${e.device_id ? `  device ${e.device_id}` : ''}${e.note ? `  ${printable(e.note)}` : ''}`,
+    );
     print(io, v.json, wallet, [`Cabinet ${printable(cabinetId)}: ${wallet.balance} credits.`, ...lines].join('\n'));
     return;
   }
   if (sub !== 'grant') throw new UsageError(`unknown hub credits command "${sub ?? ''}"; use grant or balance`);
   const amount = creditsAmount(required(v, 'amount'));
   const note = v.note ?? null;
-  if (note !== null && (note.length > 200 || printable(note) !== note)) throw new UsageError('--note must be at most 200 characters, without control characters');
+  if (note !== null && (note.length > 200 || printable(note) !== note))
+    throw new UsageError('--note must be at most 200 characters, without control characters');
   const log: WarnLog = { warn: (_details, message) => io.stderr(`${message}\n`) };
   const granted = await withHub(v['database-url'], io, async (deps) => {
     const actor = operatorActor();
     return grantHubCredits(deps, cabinetId, amount, note, log, (tx, done) =>
-      recordHubAuditIn(tx, deps.clock.now(), { action: 'hub.credits_granted', actor, cabinetId, target: done.entry_id, details: { amount, balance: done.balance, ...(note ? { note } : {}) } }),
+      recordHubAuditIn(tx, deps.clock.now(), {
+        action: 'hub.credits_granted',
+        actor,
+        cabinetId,
+        target: done.entry_id,
+        details: { amount, balance: done.balance, ...(note ? { note } : {}) },
+      }),
     );
   });
-  print(io, v.json, granted, `Granted ${amount} credits to ${printable(cabinetId)}; its balance is ${granted.balance}. Its installs show it at their next exchange with the hub (within seconds while online).`);
+  print(
+    io,
+    v.json,
+    granted,
+    `Granted ${amount} credits to ${printable(cabinetId)}; its balance is ${granted.balance}. Its installs show it at their next exchange with the hub (within seconds while online).`,
+  );
 }
 
 async function runHubAudit(argv: string[], io: CliIo): Promise<void> {

@@ -11,11 +11,21 @@ const COMPACTION_ACTOR: HubAuditActor = { kind: 'system', id: null, label: 'hub 
  * operator compacted, and each cabinet a periodic run took something from (an hourly entry per
  * cabinet that lost nothing would drown the log).
  */
-export async function compactAndAudit(deps: Pick<HubDeps, 'sql' | 'clock'>, retention: Retention, actor: HubAuditActor, cabinetId?: string): Promise<CompactionSummary[]> {
+export async function compactAndAudit(
+  deps: Pick<HubDeps, 'sql' | 'clock'>,
+  retention: Retention,
+  actor: HubAuditActor,
+  cabinetId?: string,
+): Promise<CompactionSummary[]> {
   const summaries = await compactHub(deps, retention, cabinetId);
   for (const { cabinet_id: cabinet, ...details } of summaries) {
     if (actor.kind === 'system' && details.changes_deleted + details.blobs_deleted === 0) continue;
-    await recordHubAudit(deps, { action: 'hub.compacted', actor, cabinetId: cabinet, details: { ...details, retain_days: retention.days, retain_changes: retention.changes } });
+    await recordHubAudit(deps, {
+      action: 'hub.compacted',
+      actor,
+      cabinetId: cabinet,
+      details: { ...details, retain_days: retention.days, retain_changes: retention.changes },
+    });
   }
   return summaries;
 }
@@ -25,7 +35,12 @@ export async function compactAndAudit(deps: Pick<HubDeps, 'sql' | 'clock'>, rete
  * processes started together do not all compact at once); a run that fails is logged and the next
  * one tries again. stop() waits for a run in progress.
  */
-export function startCompaction(deps: Pick<HubDeps, 'sql' | 'clock'>, retention: Retention, everyMs: number, log: Pick<FastifyBaseLogger, 'error'>): { stop(): Promise<void> } {
+export function startCompaction(
+  deps: Pick<HubDeps, 'sql' | 'clock'>,
+  retention: Retention,
+  everyMs: number,
+  log: Pick<FastifyBaseLogger, 'error'>,
+): { stop(): Promise<void> } {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;

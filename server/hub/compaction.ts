@@ -65,7 +65,12 @@ async function deleteRange(sql: Sql, cabinetId: string, from: number, to: number
   });
 }
 
-async function deleteRangeLocked(sql: TransactionSql, cabinetId: string, from: number, to: number): Promise<{ count: number; bytes: number }> {
+async function deleteRangeLocked(
+  sql: TransactionSql,
+  cabinetId: string,
+  from: number,
+  to: number,
+): Promise<{ count: number; bytes: number }> {
   const [row] = await sql<{ count: number; bytes: string }[]>`
     WITH gone AS (DELETE FROM hub_changes WHERE cabinet_id = ${cabinetId} AND seq >= ${from} AND seq < ${to} RETURNING bytes),
     counted AS (SELECT count(*)::int AS count, coalesce(sum(bytes), 0)::bigint AS bytes FROM gone)
@@ -105,7 +110,11 @@ async function collectBlobsLocked(sql: TransactionSql, cabinetId: string, before
 }
 
 /** Compacts one cabinet: its changes older than the retention, in batches, then its PDFs no record names. */
-export async function compactCabinet(deps: Pick<HubDeps, 'sql' | 'clock'>, cabinetId: string, retention: Retention): Promise<CompactionSummary> {
+export async function compactCabinet(
+  deps: Pick<HubDeps, 'sql' | 'clock'>,
+  cabinetId: string,
+  retention: Retention,
+): Promise<CompactionSummary> {
   const now = deps.clock.now();
   const { from, cut } = await cutOf(deps.sql, cabinetId, retention, now);
   let changes = { count: 0, bytes: 0 };
@@ -125,8 +134,15 @@ export async function compactCabinet(deps: Pick<HubDeps, 'sql' | 'clock'>, cabin
 }
 
 /** Compacts every cabinet of the hub, or the one named, one after the other. */
-export async function compactHub(deps: Pick<HubDeps, 'sql' | 'clock'>, retention: Retention, cabinetId?: string): Promise<CompactionSummary[]> {
-  const ids = cabinetId === undefined ? (await deps.sql<{ id: string }[]>`SELECT id FROM hub_cabinets ORDER BY id`).map((row) => row.id) : [cabinetId];
+export async function compactHub(
+  deps: Pick<HubDeps, 'sql' | 'clock'>,
+  retention: Retention,
+  cabinetId?: string,
+): Promise<CompactionSummary[]> {
+  const ids =
+    cabinetId === undefined
+      ? (await deps.sql<{ id: string }[]>`SELECT id FROM hub_cabinets ORDER BY id`).map((row) => row.id)
+      : [cabinetId];
   const summaries: CompactionSummary[] = [];
   for (const id of ids) summaries.push(await compactCabinet(deps, id, retention));
   return summaries;

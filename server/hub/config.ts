@@ -20,14 +20,26 @@ const hubConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Per cabinet: changes and their fields' megabytes, PDFs and their megabytes, credits entries (DEFAULT_HUB_LIMITS). */
   cabinetMaxChanges: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChanges),
-  cabinetMaxChangesMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetChangeBytes / MB),
+  cabinetMaxChangesMb: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_HUB_LIMITS.cabinetChangeBytes / MB),
   cabinetMaxBlobs: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobs),
-  cabinetMaxBlobsMb: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
+  cabinetMaxBlobsMb: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_HUB_LIMITS.cabinetBlobBytes / MB),
   cabinetMaxWalletEntries: z.coerce.number().int().min(1).default(DEFAULT_HUB_LIMITS.cabinetWalletEntries),
   /** Retention (compaction.ts): changes of the last days, or the newest of each cabinet, whichever keeps more; PDFs no record names after their grace. */
   retainDays: z.coerce.number().int().min(0).default(DEFAULT_RETENTION.days),
   retainChanges: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.changes),
-  blobGraceHours: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.blobGraceMs / 3600_000),
+  blobGraceHours: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_RETENTION.blobGraceMs / 3600_000),
   /** How often `hub serve` compacts every cabinet; 0: never (`courtier hub compact` only). */
   compactEveryMinutes: z.coerce.number().int().min(0).default(60),
 });

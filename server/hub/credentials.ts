@@ -16,7 +16,7 @@ export function sha256Hex(value: string | Buffer): string {
 
 /** A new pairing code, in groups of four: `K7QM-2XPA-9RTD-HB3W`. */
 export function newPairingCode(randomBytes: (size: number) => Buffer): string {
-  const bytes = randomBytes(CODE_LENGTH * 5 / 8);
+  const bytes = randomBytes((CODE_LENGTH * 5) / 8);
   let bits = 0;
   let value = 0;
   let text = '';
@@ -34,11 +34,7 @@ export function newPairingCode(randomBytes: (size: number) => Buffer): string {
 
 /** What a person may have typed for a code: any case, spaces or dashes, O for 0 and I or L for 1. */
 function normalisePairingCode(typed: string): string {
-  return typed
-    .toUpperCase()
-    .replace(/[\s-]/g, '')
-    .replace(/O/g, '0')
-    .replace(/[IL]/g, '1');
+  return typed.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 }
 
 export function pairingCodeHash(typed: string): string {

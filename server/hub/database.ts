@@ -56,7 +56,10 @@ export function databaseUnavailable(error: Error): ApiError | undefined {
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
-      return new ApiError('hub_database_unavailable', 'The hub cannot reach its database right now; nothing was stored. Try again in a moment.');
+      return new ApiError(
+        'hub_database_unavailable',
+        'The hub cannot reach its database right now; nothing was stored. Try again in a moment.',
+      );
     }
   }
   return undefined;
@@ -106,7 +109,9 @@ async function assertTemporaryTables(sql: Sql): Promise<void> {
   const [row] = await sql<{ allowed: boolean; role: string; database: string }[]>`
     SELECT has_database_privilege(current_database(), 'TEMPORARY') AS allowed, current_user AS role, current_database() AS database`;
   if (row && !row.allowed) {
-    throw new Error(`the role ${row.role} may not create temporary tables in ${row.database}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${row.database} TO ${row.role}`);
+    throw new Error(
+      `the role ${row.role} may not create temporary tables in ${row.database}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${row.database} TO ${row.role}`,
+    );
   }
 }
 
@@ -121,14 +126,19 @@ const BOOKKEEPING = 'drizzle.__drizzle_migrations';
  * that records a migration this build does not know (a newer Courtier's) or that holds tables but
  * no Courtier bookkeeping (someone else's database).
  */
-export async function migrateHub(sql: Sql, migrations: MigrationMeta[] = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() })): Promise<{ applied: number }> {
+export async function migrateHub(
+  sql: Sql,
+  migrations: MigrationMeta[] = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() }),
+): Promise<{ applied: number }> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}::bigint)`;
     const [state] = await tx<{ bookkept: boolean; tables: number }[]>`
       SELECT to_regclass(${BOOKKEEPING}) IS NOT NULL AS bookkept,
              (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public') AS tables`;
     if (!state?.bookkept && (state?.tables ?? 0) > 0) {
-      throw new DatabaseVersionError('This database holds tables but is not a Courtier hub’s; refusing to touch it. Give the hub a database of its own.');
+      throw new DatabaseVersionError(
+        'This database holds tables but is not a Courtier hub’s; refusing to touch it. Give the hub a database of its own.',
+      );
     }
     await tx`CREATE SCHEMA IF NOT EXISTS drizzle`;
     await tx`CREATE TABLE IF NOT EXISTS drizzle.__drizzle_migrations (id serial PRIMARY KEY, hash text NOT NULL, created_at bigint)`;

@@ -36,7 +36,11 @@ export function deviceConcurrency(limits: Pick<HubLimits, 'deviceRequests' | 'de
               ? `${limits.deviceUploads} uploads`
               : null;
       if (full) {
-        return done(new ApiError('sync_too_many_requests', `This device has ${full} in progress on this hub already; retry in a moment.`, undefined, { 'Retry-After': '1' }));
+        return done(
+          new ApiError('sync_too_many_requests', `This device has ${full} in progress on this hub already; retry in a moment.`, undefined, {
+            'Retry-After': '1',
+          }),
+        );
       }
       add(requests, deviceId, 1);
       if (longPoll) add(longPolls, deviceId, 1);

@@ -40,7 +40,10 @@ export function deviceCheck(deps: HubDeps): RequestCheck {
 
 async function authenticateDevice(deps: HubDeps, authorization: string | undefined): Promise<AuthenticatedDevice> {
   if (authorization === undefined || authorization === '') {
-    throw new ApiError('missing_credentials', 'Send the device credential as Authorization: Bearer <device id>.<secret> (received at pairing).');
+    throw new ApiError(
+      'missing_credentials',
+      'Send the device credential as Authorization: Bearer <device id>.<secret> (received at pairing).',
+    );
   }
   const presented = parseDeviceCredential(authorization);
   if (!presented) throw unknownDevice();
@@ -59,12 +62,22 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
     .where(eq(hubDevices.id, presented.deviceId));
   // The secret is compared before revocation is told: a revoked device's id alone learns nothing.
   if (!device || !secretMatches(presented.secret, device.credentialHash)) throw unknownDevice();
-  if (device.revokedAt !== null) throw new ApiError('device_revoked', 'This device was revoked on the hub: nothing syncs from or to it any more. Pair it again with a new code if that was a mistake.');
+  if (device.revokedAt !== null)
+    throw new ApiError(
+      'device_revoked',
+      'This device was revoked on the hub: nothing syncs from or to it any more. Pair it again with a new code if that was a mistake.',
+    );
   const now = deps.clock.now();
   if (device.lastSeenAt === null || now - device.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
     await markSeen(deps, presented.deviceId, now);
   }
-  return { deviceId: presented.deviceId, cabinetId: device.cabinetId, highestProtocol: device.highestProtocol, epoch: device.epoch, lastNumber: device.lastNumber };
+  return {
+    deviceId: presented.deviceId,
+    cabinetId: device.cabinetId,
+    highestProtocol: device.highestProtocol,
+    epoch: device.epoch,
+    lastNumber: device.lastNumber,
+  };
 }
 
 async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<void> {
@@ -73,11 +86,19 @@ async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<v
   await deps.db
     .update(hubDevices)
     .set({ lastSeenAt: seen })
-    .where(and(eq(hubDevices.id, deviceId), or(isNull(hubDevices.lastSeenAt), lte(hubDevices.lastSeenAt, new Date(now - LAST_SEEN_RESOLUTION_MS)))));
+    .where(
+      and(
+        eq(hubDevices.id, deviceId),
+        or(isNull(hubDevices.lastSeenAt), lte(hubDevices.lastSeenAt, new Date(now - LAST_SEEN_RESOLUTION_MS))),
+      ),
+    );
 }
 
 function unknownDevice(): ApiError {
-  return new ApiError('invalid_device_credential', 'This device credential is not known to this hub; pair the install again with a new code.');
+  return new ApiError(
+    'invalid_device_credential',
+    'This device credential is not known to this hub; pair the install again with a new code.',
+  );
 }
 
 /** The authenticated device of a device route (the auth plugin ran its check). */

@@ -1,5 +1,12 @@
 import type { TransactionSql } from 'postgres';
-import { ERASABLE_EVENT_TYPES, ERASED_RECORD_FIELDS, erasedEventData, eventSubjects, parseEventData, type LinkedKind } from '../../shared/erasure.js';
+import {
+  ERASABLE_EVENT_TYPES,
+  ERASED_RECORD_FIELDS,
+  erasedEventData,
+  eventSubjects,
+  parseEventData,
+  type LinkedKind,
+} from '../../shared/erasure.js';
 import type { SyncChange } from '../../shared/sync-protocol.js';
 
 /**
@@ -34,17 +41,25 @@ interface Named {
 function named(change: SyncChange): Named {
   if (change.op !== 'upsert') return { change, named: [] };
   const { fields } = change;
-  if (change.kind === 'devis' && typeof fields.client_id === 'string') return { change, named: [{ kind: 'client', record_id: fields.client_id }] };
-  if (change.kind === 'job' && typeof fields.devis_id === 'string') return { change, named: [{ kind: 'devis', record_id: fields.devis_id }] };
+  if (change.kind === 'devis' && typeof fields.client_id === 'string')
+    return { change, named: [{ kind: 'client', record_id: fields.client_id }] };
+  if (change.kind === 'job' && typeof fields.devis_id === 'string')
+    return { change, named: [{ kind: 'devis', record_id: fields.devis_id }] };
   if (change.kind === 'event' && ERASABLE_EVENT_TYPES.includes(fields.type as string)) {
     const data = parseEventData(fields.data);
-    if (data) return { change, named: eventSubjects(fields.type, data).map((subject) => ({ kind: subject.kind, record_id: subject.id })), data };
+    if (data)
+      return { change, named: eventSubjects(fields.type, data).map((subject) => ({ kind: subject.kind, record_id: subject.id })), data };
   }
   return { change, named: [] };
 }
 
 /** Which of these records an erase change reached (their state says so), and which a client's erasure reached: only those found come back. */
-async function erasureState(tx: TransactionSql, cabinetId: string, keys: ReadonlyMap<string, Key>, links: boolean): Promise<{ erased: Set<string>; linked: Set<string> }> {
+async function erasureState(
+  tx: TransactionSql,
+  cabinetId: string,
+  keys: ReadonlyMap<string, Key>,
+  links: boolean,
+): Promise<{ erased: Set<string>; linked: Set<string> }> {
   const kinds = [...keys.values()].map((key) => key.kind);
   const ids = [...keys.values()].map((key) => key.record_id);
   const rows = links
@@ -65,7 +80,9 @@ async function erasureState(tx: TransactionSql, cabinetId: string, keys: Readonl
 
 /** Whether any client of the cabinet was ever erased: until then, nothing a batch names can have been reached. */
 async function anyClientErased(tx: TransactionSql, cabinetId: string): Promise<boolean> {
-  const [row] = await tx<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'client' AND erased) AS any`;
+  const [row] = await tx<
+    { any: boolean }[]
+  >`SELECT EXISTS (SELECT 1 FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'client' AND erased) AS any`;
   return row?.any ?? false;
 }
 
@@ -102,7 +119,11 @@ const isLinkedKind = (kind: string): kind is LinkedKind => kind in ERASED_RECORD
  * count. Says what to follow once the batch is stored. A change kept as it came is returned as
  * it came, one emptied as a copy: a push that staged its changes stages the copies again.
  */
-export async function withoutErasedData(tx: TransactionSql, cabinetId: string, changes: readonly SyncChange[]): Promise<{ changes: SyncChange[]; followUp: ErasureFollowUp }> {
+export async function withoutErasedData(
+  tx: TransactionSql,
+  cabinetId: string,
+  changes: readonly SyncChange[],
+): Promise<{ changes: SyncChange[]; followUp: ErasureFollowUp }> {
   const keys = new Map<string, Key>();
   for (const change of changes) keys.set(recordKey(change.kind, change.record_id), { kind: change.kind, record_id: change.record_id });
   // What a change names matters once a client of the cabinet was erased: before, the batch is read as it always was.
@@ -138,7 +159,8 @@ export async function withoutErasedData(tx: TransactionSql, cabinetId: string, c
   return { changes: stored, followUp };
 }
 
-export const hasFollowUp = (followUp: ErasureFollowUp) => followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.pdfs.length > 0;
+export const hasFollowUp = (followUp: ErasureFollowUp) =>
+  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.pdfs.length > 0;
 
 /**
  * Once the batch is stored, before the erasures' own scrub (scrubBeforeErasures, which empties the
@@ -153,22 +175,34 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   const devis = [...followUp.devis];
   const opportunities: string[] = [];
   if (clients.length > 0) {
-    devis.push(...ids(await tx<{ id: string }[]>`
+    devis.push(
+      ...ids(
+        await tx<{ id: string }[]>`
       SELECT record_id AS id FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND fields->>'client_id' = ANY(${clients}::text[])`));
+      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND fields->>'client_id' = ANY(${clients}::text[])`,
+      ),
+    );
     opportunities.push(...(await opportunitiesOfContacts(tx, cabinetId, clients)));
   }
   const jobs = [...followUp.jobs];
   if (devis.length > 0) {
-    opportunities.push(...ids(await tx<{ id: string | null }[]>`
+    opportunities.push(
+      ...ids(
+        await tx<{ id: string | null }[]>`
       SELECT fields->>'opportunity_id' AS id FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[]) AND op = 'upsert'
-      UNION SELECT fields->>'opportunity_id' FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[])`));
-    jobs.push(...ids(await tx<{ id: string }[]>`
+      UNION SELECT fields->>'opportunity_id' FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[])`,
+      ),
+    );
+    jobs.push(
+      ...ids(
+        await tx<{ id: string }[]>`
       SELECT record_id AS id FROM hub_changes
       WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND op = 'upsert' AND fields->>'devis_id' = ANY(${devis}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND fields->>'devis_id' = ANY(${devis}::text[])`));
+      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND fields->>'devis_id' = ANY(${devis}::text[])`,
+      ),
+    );
   }
   const reached = await recordLinks(tx, cabinetId, [
     ...devis.map((id) => ({ kind: 'devis', record_id: id })),
@@ -201,7 +235,9 @@ async function opportunitiesOfContacts(tx: TransactionSql, cabinetId: string, cl
       WHERE r.cabinet_id = ${cabinetId} AND r.kind = 'client' AND r.record_id = ANY(${clients}::text[]) AND NOT r.erased AND r.fields ? f.field
     ) v
     ORDER BY v.record_id, v.field, v.stamp COLLATE "C" DESC`;
-  const needles = latest.flatMap((row) => (typeof row.value === 'string' && row.value !== '' ? [`"${row.field}":${JSON.stringify(row.value)}`.toLowerCase()] : []));
+  const needles = latest.flatMap((row) =>
+    typeof row.value === 'string' && row.value !== '' ? [`"${row.field}":${JSON.stringify(row.value)}`.toLowerCase()] : [],
+  );
   if (needles.length === 0) return [];
   const rows = await tx<{ id: string }[]>`
     SELECT record_id AS id FROM (
@@ -334,5 +370,9 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
       WHERE id = ${cabinetId}
     )
     SELECT sha256 FROM gone`;
-  await recordLinks(tx, cabinetId, deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })));
+  await recordLinks(
+    tx,
+    cabinetId,
+    deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })),
+  );
 }

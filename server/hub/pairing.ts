@@ -42,11 +42,18 @@ export async function createInvite(deps: HubDeps, target: InviteTarget): Promise
   const cabinetId = 'join' in target ? target.join : target.register;
   const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
   if ('join' in target && !cabinet) {
-    throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them); to register a new one, use --new-cabinet ${cabinetId}.`);
+    throw new ApiError(
+      'not_found',
+      `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them); to register a new one, use --new-cabinet ${cabinetId}.`,
+    );
   }
   if ('register' in target) {
     if (!CABINET_ID.test(cabinetId)) throw validationError([{ path: 'new-cabinet', message: 'a cabinet id, as the install shows it' }]);
-    if (cabinet) throw new ApiError('cabinet_already_on_hub', `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code made with --cabinet ${cabinetId}.`);
+    if (cabinet)
+      throw new ApiError(
+        'cabinet_already_on_hub',
+        `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code made with --cabinet ${cabinetId}.`,
+      );
   }
   const code = newPairingCode(deps.randomBytes);
   const expiresAt = new Date(now + INVITE_TTL_MS);
@@ -83,7 +90,11 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
   const counted = throttleBucket(attempt.address);
   await countAttempt(deps.db, counted, windowStart, now);
   const outcome = await deps.db.transaction(async (tx): Promise<{ error: ApiError } | { paired: PairResponse }> => {
-    const [invite] = await tx.select().from(hubInvites).where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code))).for('update');
+    const [invite] = await tx
+      .select()
+      .from(hubInvites)
+      .where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code)))
+      .for('update');
     if (!invite || invite.usedAt !== null || invite.expiresAt.getTime() <= now) return { error: invalidCode() };
     const joined =
       invite.registersCabinetId !== null
@@ -98,21 +109,51 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
       .where(and(eq(hubPairingFailures.address, counted), eq(hubPairingFailures.windowStart, windowStart)));
     const secret = newDeviceSecret(deps.randomBytes);
     const deviceId = newDeviceId(deps.randomBytes);
-    await tx.insert(hubDevices).values({ id: deviceId, cabinetId: joined.id, name: attempt.body.device_name, credentialHash: sha256Hex(secret), createdAt: new Date(now) });
+    await tx.insert(hubDevices).values({
+      id: deviceId,
+      cabinetId: joined.id,
+      name: attempt.body.device_name,
+      credentialHash: sha256Hex(secret),
+      createdAt: new Date(now),
+    });
     // The registering install alone may bring its balance to the cabinet's wallet (hub/wallet.ts).
-    if (invite.registersCabinetId !== null) await tx.update(hubCabinets).set({ registeredBy: deviceId }).where(eq(hubCabinets.id, joined.id));
-    await tx.update(hubInvites).set({ usedAt: new Date(now) }).where(eq(hubInvites.codeHash, invite.codeHash));
+    if (invite.registersCabinetId !== null)
+      await tx.update(hubCabinets).set({ registeredBy: deviceId }).where(eq(hubCabinets.id, joined.id));
+    await tx
+      .update(hubInvites)
+      .set({ usedAt: new Date(now) })
+      .where(eq(hubInvites.codeHash, invite.codeHash));
     const reconnected = invite.cabinetId !== null && attempt.body.cabinet !== undefined;
-    return { paired: { device_id: deviceId, device_secret: `${deviceId}.${secret}`, cabinet_id: joined.id, cabinet_name: joined.name, reconnected, hub_time: hubTime(deps) } };
+    return {
+      paired: {
+        device_id: deviceId,
+        device_secret: `${deviceId}.${secret}`,
+        cabinet_id: joined.id,
+        cabinet_name: joined.name,
+        reconnected,
+        hub_time: hubTime(deps),
+      },
+    };
   });
   const actor = { kind: 'anonymous' as const, id: null, label: null, address: attempt.address };
   const named = { device_name: attempt.body.device_name, ...(attempt.body.cabinet ? { cabinet_brought: attempt.body.cabinet.id } : {}) };
   // A refusal after a valid code leaves the code unused: it still works for what it was made for.
   if ('error' in outcome) {
-    await recordHubAudit(deps, { action: 'hub.pairing_refused', result: 'failure', actor, details: { code: outcome.error.code, ...named } });
+    await recordHubAudit(deps, {
+      action: 'hub.pairing_refused',
+      result: 'failure',
+      actor,
+      details: { code: outcome.error.code, ...named },
+    });
     throw outcome.error;
   }
-  await recordHubAudit(deps, { action: 'hub.device_paired', actor, cabinetId: outcome.paired.cabinet_id, target: outcome.paired.device_id, details: named });
+  await recordHubAudit(deps, {
+    action: 'hub.device_paired',
+    actor,
+    cabinetId: outcome.paired.cabinet_id,
+    target: outcome.paired.device_id,
+    details: named,
+  });
   return outcome.paired;
 }
 
@@ -136,11 +177,19 @@ export async function pairingRefusedFrom(deps: HubDeps, address: string): Promis
 
 function tooManyAttempts(windowStart: Date, now: number): ApiError {
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + PAIRING_WINDOW_MS - now) / 1000));
-  return new ApiError('too_many_pairing_attempts', `Too many wrong pairing codes from this address; try again in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+  return new ApiError(
+    'too_many_pairing_attempts',
+    `Too many wrong pairing codes from this address; try again in ${retryAfter} s.`,
+    undefined,
+    { 'Retry-After': String(retryAfter) },
+  );
 }
 
 function invalidCode(): ApiError {
-  return new ApiError('invalid_pairing_code', 'This pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one.');
+  return new ApiError(
+    'invalid_pairing_code',
+    'This pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one.',
+  );
 }
 
 async function countAttempt(db: HubDb, address: string, windowStart: Date, now: number): Promise<void> {
@@ -149,7 +198,10 @@ async function countAttempt(db: HubDb, address: string, windowStart: Date, now: 
   const [row] = await db
     .insert(hubPairingFailures)
     .values({ address, windowStart, count: 1 })
-    .onConflictDoUpdate({ target: [hubPairingFailures.address, hubPairingFailures.windowStart], set: { count: sql`${hubPairingFailures.count} + 1` } })
+    .onConflictDoUpdate({
+      target: [hubPairingFailures.address, hubPairingFailures.windowStart],
+      set: { count: sql`${hubPairingFailures.count} + 1` },
+    })
     .returning({ count: hubPairingFailures.count });
   if ((row?.count ?? 0) <= PAIRING_ATTEMPTS_PER_WINDOW) return;
   throw tooManyAttempts(windowStart, now);
@@ -161,8 +213,19 @@ type Joined = { id: string; name: string } | { error: ApiError };
 /** A code made with --new-cabinet: the install brings that very cabinet, new to the hub. */
 async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number): Promise<Joined> {
   const cabinet = attempt.body.cabinet;
-  if (!cabinet) return { error: validationError([{ path: 'body.cabinet', message: 'this code registers a cabinet: send the install’s cabinet {id, name} (courtier sync connect)' }]) };
-  if (cabinet.id !== cabinetId) return { error: new ApiError('invalid_pairing_code', 'This pairing code was made for another cabinet; ask the hub’s operator for a code made for yours.') };
+  if (!cabinet)
+    return {
+      error: validationError([
+        { path: 'body.cabinet', message: 'this code registers a cabinet: send the install’s cabinet {id, name} (courtier sync connect)' },
+      ]),
+    };
+  if (cabinet.id !== cabinetId)
+    return {
+      error: new ApiError(
+        'invalid_pairing_code',
+        'This pairing code was made for another cabinet; ask the hub’s operator for a code made for yours.',
+      ),
+    };
   const tooOld = protocolRefusal(attempt.protocol, 1);
   if (tooOld) return { error: tooOld };
   const created = await tx
@@ -171,7 +234,12 @@ async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number
     .onConflictDoNothing()
     .returning({ id: hubCabinets.id });
   if (created.length === 0) {
-    return { error: new ApiError('cabinet_already_on_hub', `A cabinet with the id ${cabinet.id} is already on this hub; nothing was paired. Ask the hub’s operator, who alone can tell whether it is yours.`) };
+    return {
+      error: new ApiError(
+        'cabinet_already_on_hub',
+        `A cabinet with the id ${cabinet.id} is already on this hub; nothing was paired. Ask the hub’s operator, who alone can tell whether it is yours.`,
+      ),
+    };
   }
   return { id: cabinet.id, name: cabinet.name };
 }

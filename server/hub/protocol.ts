@@ -20,14 +20,20 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 export function readProtocol(headers: IncomingHttpHeaders, hubProtocol: number): number {
   const text = headerValue(headers, SYNC_PROTOCOL_HEADER)?.trim();
   if (text === undefined || !/^-?\d{1,9}$/.test(text)) {
-    throw validationError([{ path: 'header.X-Courtier-Sync-Protocol', message: 'required: the install’s sync protocol version, a whole number' }]);
+    throw validationError([
+      { path: 'header.X-Courtier-Sync-Protocol', message: 'required: the install’s sync protocol version, a whole number' },
+    ]);
   }
   const protocol = Number(text);
   if (protocol > hubProtocol) {
-    throw new ApiError('sync_protocol_unsupported', `This install speaks sync protocol ${protocol}; this hub speaks up to ${hubProtocol}. Update the hub.`, {
-      protocol,
-      hub_protocol: hubProtocol,
-    });
+    throw new ApiError(
+      'sync_protocol_unsupported',
+      `This install speaks sync protocol ${protocol}; this hub speaks up to ${hubProtocol}. Update the hub.`,
+      {
+        protocol,
+        hub_protocol: hubProtocol,
+      },
+    );
   }
   return protocol;
 }
@@ -38,10 +44,14 @@ export function readProtocol(headers: IncomingHttpHeaders, hubProtocol: number):
  */
 export function protocolRefusal(protocol: number, highest: number): ApiError | null {
   if (protocol >= 1 && protocol >= highest - 1) return null;
-  return new ApiError('sync_protocol_too_old', `This install speaks sync protocol ${protocol}; the cabinet’s other installs speak ${highest}. Update Courtier on this machine.`, {
-    protocol,
-    highest_protocol: highest,
-  });
+  return new ApiError(
+    'sync_protocol_too_old',
+    `This install speaks sync protocol ${protocol}; the cabinet’s other installs speak ${highest}. Update Courtier on this machine.`,
+    {
+      protocol,
+      highest_protocol: highest,
+    },
+  );
 }
 
 export function assertProtocolServed(protocol: number, highest: number): void {
@@ -53,7 +63,8 @@ export function assertProtocolServed(protocol: number, highest: number): void {
 export function readDeviceTime(headers: IncomingHttpHeaders): number | null {
   const text = headerValue(headers, DEVICE_TIME_HEADER)?.trim();
   if (text === undefined || text === '') return null;
-  if (!/^\d{1,15}$/.test(text)) throw validationError([{ path: 'header.X-Courtier-Device-Time', message: 'ms since the epoch, a whole number' }]);
+  if (!/^\d{1,15}$/.test(text))
+    throw validationError([{ path: 'header.X-Courtier-Device-Time', message: 'ms since the epoch, a whole number' }]);
   return Number(text);
 }
 

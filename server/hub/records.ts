@@ -160,9 +160,25 @@ export interface RecordsRead {
  * statement (one snapshot): every change up to that seq is folded into what it reads. A record
  * that holds nothing (every change of it emptied, never erased) is left out: it would apply nothing.
  */
-export async function readRecords(sql: Sql, cabinetId: string, after: { kind: string; recordId: string }, limit: number, maxBytes: number): Promise<RecordsRead> {
+export async function readRecords(
+  sql: Sql,
+  cabinetId: string,
+  after: { kind: string; recordId: string },
+  limit: number,
+  maxBytes: number,
+): Promise<RecordsRead> {
   const rows = await sql<
-    { kind: string | null; record_id: string; erased: boolean; fields: string; stamps: string; last_seq: string; device_id: string; newest: string; listed: number }[]
+    {
+      kind: string | null;
+      record_id: string;
+      erased: boolean;
+      fields: string;
+      stamps: string;
+      last_seq: string;
+      device_id: string;
+      newest: string;
+      listed: number;
+    }[]
   >`
     WITH cabinet AS (SELECT next_seq - 1 AS newest FROM hub_cabinets WHERE id = ${cabinetId}),
     listed AS (
@@ -175,19 +191,54 @@ export async function readRecords(sql: Sql, cabinetId: string, after: { kind: st
     FROM cabinet LEFT JOIN (kept JOIN hub_records r ON r.cabinet_id = ${cabinetId} AND r.kind = kept.kind AND r.record_id = kept.record_id) ON true
     ORDER BY r.kind, r.record_id`;
   const records = rows.flatMap((r) =>
-    r.kind === null ? [] : [{ kind: r.kind, record_id: r.record_id, erased: r.erased, seq: Number(r.last_seq), device_id: r.device_id, fieldsJson: r.fields, stampsJson: r.stamps }],
+    r.kind === null
+      ? []
+      : [
+          {
+            kind: r.kind,
+            record_id: r.record_id,
+            erased: r.erased,
+            seq: Number(r.last_seq),
+            device_id: r.device_id,
+            fieldsJson: r.fields,
+            stampsJson: r.stamps,
+          },
+        ],
   );
   return { rows: records, cut: records.length < (rows[0]?.listed ?? 0), newestSeq: Number(rows[0]?.newest ?? 0) };
 }
 
 /** One record's state, and the cabinet's newest seq, in one statement (as readRecords reads a page). */
 export async function readRecord(sql: Sql, cabinetId: string, only: { kind: string; recordId: string }): Promise<RecordsRead> {
-  const rows = await sql<{ kind: string | null; record_id: string; erased: boolean; fields: string; stamps: string; last_seq: string; device_id: string; newest: string }[]>`
+  const rows = await sql<
+    {
+      kind: string | null;
+      record_id: string;
+      erased: boolean;
+      fields: string;
+      stamps: string;
+      last_seq: string;
+      device_id: string;
+      newest: string;
+    }[]
+  >`
     SELECT r.kind, r.record_id, r.erased, r.fields::text AS fields, r.stamps::text AS stamps, r.last_seq, r.device_id, c.next_seq - 1 AS newest
     FROM hub_cabinets c LEFT JOIN hub_records r ON r.cabinet_id = c.id AND r.kind = ${only.kind} AND r.record_id = ${only.recordId}
     WHERE c.id = ${cabinetId}`;
   const records = rows.flatMap((r) =>
-    r.kind === null ? [] : [{ kind: r.kind, record_id: r.record_id, erased: r.erased, seq: Number(r.last_seq), device_id: r.device_id, fieldsJson: r.fields, stampsJson: r.stamps }],
+    r.kind === null
+      ? []
+      : [
+          {
+            kind: r.kind,
+            record_id: r.record_id,
+            erased: r.erased,
+            seq: Number(r.last_seq),
+            device_id: r.device_id,
+            fieldsJson: r.fields,
+            stampsJson: r.stamps,
+          },
+        ],
   );
   return { rows: records, cut: false, newestSeq: Number(rows[0]?.newest ?? 0) };
 }

@@ -31,6 +31,8 @@ export async function readState(deps: HubDeps, caller: AuthenticatedDevice, read
 
 /** The page's JSON, with each record's fields and stamps spliced in as PostgreSQL's text of them (never parsed by the hub). */
 function stateAnswer(records: readonly StoredRecord[], rest: Omit<StateResponse, 'records'>): string {
-  const items = records.map(({ fieldsJson, stampsJson, ...record }) => `${JSON.stringify(record).slice(0, -1)},"fields":${fieldsJson},"stamps":${stampsJson}}`);
+  const items = records.map(
+    ({ fieldsJson, stampsJson, ...record }) => `${JSON.stringify(record).slice(0, -1)},"fields":${fieldsJson},"stamps":${stampsJson}}`,
+  );
   return `{"records":[${items.join(',')}],${JSON.stringify(rest).slice(1)}`;
 }

@@ -59,7 +59,9 @@ export async function allocateSeqs(
 
 /** Adds what a push stored to the cabinet's bytes (its row is locked since allocateSeqs); returns the new total. */
 export async function countStoredBytes(tx: TransactionSql, cabinetId: string, bytes: number): Promise<number> {
-  const [row] = await tx<{ changes_bytes: string }[]>`UPDATE hub_cabinets SET changes_bytes = changes_bytes + ${bytes} WHERE id = ${cabinetId} RETURNING changes_bytes`;
+  const [row] = await tx<
+    { changes_bytes: string }[]
+  >`UPDATE hub_cabinets SET changes_bytes = changes_bytes + ${bytes} WHERE id = ${cabinetId} RETURNING changes_bytes`;
   return Number(row?.changes_bytes ?? 0);
 }
 
@@ -86,7 +88,9 @@ export async function stageChanges(tx: TransactionSql, changes: readonly SyncCha
 
 /** Stages changes, or stages again those whose fields changed since (an erasure emptied them). */
 export async function restageChanges(tx: TransactionSql, changes: readonly SyncChange[]): Promise<void> {
-  const rows = JSON.stringify(changes.map((c) => ({ number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+  const rows = JSON.stringify(
+    changes.map((c) => ({ number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })),
+  );
   await tx`
     INSERT INTO hub_push_batch (number, kind, record_id, op, hlc, fields, bytes, stamps, stamps_bytes)
     SELECT number, kind, record_id, op, hlc, fields, octet_length(fields::text), stamps, octet_length(stamps::text)
@@ -107,7 +111,9 @@ export async function insertChanges(
   receivedAt: string,
   changes: readonly SyncChange[],
 ): Promise<{ number: number; bytes: number }[]> {
-  const rows = JSON.stringify(changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })));
+  const rows = JSON.stringify(
+    changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })),
+  );
   const stored = await tx<{ number: string; bytes: number }[]>`
     INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
     SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
@@ -124,14 +130,21 @@ export interface StagedRange {
 }
 
 /** insertChanges from the staged rows of the range; all of them, or the push fails. */
-export async function insertStagedChanges(tx: TransactionSql, cabinetId: string, deviceId: string, range: StagedRange, receivedAt: string): Promise<{ number: number; bytes: number }[]> {
+export async function insertStagedChanges(
+  tx: TransactionSql,
+  cabinetId: string,
+  deviceId: string,
+  range: StagedRange,
+  receivedAt: string,
+): Promise<{ number: number; bytes: number }[]> {
   const stored = await tx<{ number: string; bytes: number }[]>`
     INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
     SELECT ${cabinetId}, ${range.firstSeq}::bigint + (number - ${range.from}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
     FROM hub_push_batch WHERE number BETWEEN ${range.from}::bigint AND ${range.to}::bigint
     RETURNING number, bytes`;
   // The table empties at each commit, and a push is one transaction: a row missing or left over is a bug, never stored quietly.
-  if (stored.length !== range.to - range.from + 1) throw new Error(`the push staged ${stored.length} changes of the ${range.to - range.from + 1} it stores`);
+  if (stored.length !== range.to - range.from + 1)
+    throw new Error(`the push staged ${stored.length} changes of the ${range.to - range.from + 1} it stores`);
   return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
 }
 
@@ -154,7 +167,13 @@ export async function scrubBeforeErasures(tx: TransactionSql, cabinetId: string,
 }
 
 /** The stamps the hub holds for a device's numbers in a range: what a replayed batch must match. */
-export async function storedStamps(tx: TransactionSql, cabinetId: string, deviceId: string, from: number, to: number): Promise<Map<number, string>> {
+export async function storedStamps(
+  tx: TransactionSql,
+  cabinetId: string,
+  deviceId: string,
+  from: number,
+  to: number,
+): Promise<Map<number, string>> {
   const rows = await tx<{ number: string; hlc: string }[]>`
     SELECT number, hlc FROM hub_changes WHERE cabinet_id = ${cabinetId} AND device_id = ${deviceId} AND number BETWEEN ${from} AND ${to}`;
   return new Map(rows.map((row) => [Number(row.number), row.hlc]));
@@ -201,9 +220,29 @@ export interface ChangesRead {
  * The sizes are the stored `bytes`, so the fields of changes left out are never read.
  * A device needs its own changes back only when it was restored from a backup (`own`).
  */
-export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: string, after: number, limit: number, maxBytes: number, own = false): Promise<ChangesRead> {
+export async function readChanges(
+  sql: Sql,
+  cabinetId: string,
+  callerDeviceId: string,
+  after: number,
+  limit: number,
+  maxBytes: number,
+  own = false,
+): Promise<ChangesRead> {
   const rows = await sql<
-    { seq: string | null; device_id: string; kind: SyncedKind; record_id: string; op: SyncOp; hlc: string; fields: string; newest: string; retained_from: string; wallet_seq: string | null; listed: number }[]
+    {
+      seq: string | null;
+      device_id: string;
+      kind: SyncedKind;
+      record_id: string;
+      op: SyncOp;
+      hlc: string;
+      fields: string;
+      newest: string;
+      retained_from: string;
+      wallet_seq: string | null;
+      listed: number;
+    }[]
   >`
     WITH newest AS (SELECT next_seq - 1 AS seq, retained_from_seq, wallet_next_seq - 1 AS wallet_seq FROM hub_cabinets WHERE id = ${cabinetId}),
     listed AS (
@@ -216,7 +255,15 @@ export async function readChanges(sql: Sql, cabinetId: string, callerDeviceId: s
     FROM newest LEFT JOIN (kept JOIN hub_changes h ON h.cabinet_id = ${cabinetId} AND h.seq = kept.seq) ON true ORDER BY h.seq`;
   const newestSeq = Number(rows[0]?.newest ?? 0);
   const changes = rows.flatMap((r) =>
-    r.seq === null ? [] : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fieldsJson: r.fields }],
+    r.seq === null
+      ? []
+      : [{ seq: Number(r.seq), device_id: r.device_id, kind: r.kind, record_id: r.record_id, op: r.op, hlc: r.hlc, fieldsJson: r.fields }],
   );
-  return { rows: changes, cut: changes.length < (rows[0]?.listed ?? 0), newestSeq, retainedFromSeq: Number(rows[0]?.retained_from ?? 1), walletSeq: Number(rows[0]?.wallet_seq ?? 0) };
+  return {
+    rows: changes,
+    cut: changes.length < (rows[0]?.listed ?? 0),
+    newestSeq,
+    retainedFromSeq: Number(rows[0]?.retained_from ?? 1),
+    walletSeq: Number(rows[0]?.wallet_seq ?? 0),
+  };
 }

@@ -81,10 +81,14 @@ export function createChangeWaiters(): ChangeWaiters {
  */
 export async function listenForChanges(sql: Sql, waiters: ChangeWaiters): Promise<{ unlisten(): Promise<void> }> {
   let listening = false;
-  const changes = await sql.listen(CHANGES_CHANNEL, (cabinetId) => waiters.wake(cabinetId), () => {
-    if (listening) waiters.wakeAll();
-    listening = true;
-  });
+  const changes = await sql.listen(
+    CHANGES_CHANNEL,
+    (cabinetId) => waiters.wake(cabinetId),
+    () => {
+      if (listening) waiters.wakeAll();
+      listening = true;
+    },
+  );
   // A revocation by any hub process (the operator's command, a device leaving) ends that device's waits here too.
   const devices = await sql.listen(DEVICES_CHANNEL, (deviceId) => waiters.revoke(deviceId));
   return {

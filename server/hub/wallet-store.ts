@@ -51,10 +51,23 @@ interface Row {
   created_at: Date | string;
 }
 
-const stored = (r: Row): StoredWalletEntry => ({ seq: Number(r.seq), entryId: r.entry_id, kind: r.kind, amount: r.amount, jobId: r.job_id, deviceId: r.device_id });
+const stored = (r: Row): StoredWalletEntry => ({
+  seq: Number(r.seq),
+  entryId: r.entry_id,
+  kind: r.kind,
+  amount: r.amount,
+  jobId: r.job_id,
+  deviceId: r.device_id,
+});
 
 /** The entries the cabinet holds under these ids (an entry sent again), and this device's entries of these jobs (a refund's debit, a second debit). */
-export async function relatedEntries(tx: TransactionSql, cabinetId: string, deviceId: string, entryIds: readonly string[], jobIds: readonly string[]): Promise<StoredWalletEntry[]> {
+export async function relatedEntries(
+  tx: TransactionSql,
+  cabinetId: string,
+  deviceId: string,
+  entryIds: readonly string[],
+  jobIds: readonly string[],
+): Promise<StoredWalletEntry[]> {
   const rows = await tx<Row[]>`
     SELECT seq, entry_id, kind, amount, job_id, device_id, note, created_at FROM hub_wallet_entries
     WHERE cabinet_id = ${cabinetId} AND (entry_id = ANY(${entryIds as string[]}::text[]) OR (device_id = ${deviceId} AND job_id = ANY(${jobIds as string[]}::text[])))`;
@@ -63,7 +76,9 @@ export async function relatedEntries(tx: TransactionSql, cabinetId: string, devi
 
 /** Whether the cabinet holds an opening entry. */
 export async function hasOpening(tx: TransactionSql, cabinetId: string): Promise<boolean> {
-  const [row] = await tx<{ found: boolean }[]>`SELECT EXISTS (SELECT 1 FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId} AND kind = 'opening') AS found`;
+  const [row] = await tx<
+    { found: boolean }[]
+  >`SELECT EXISTS (SELECT 1 FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId} AND kind = 'opening') AS found`;
   return row?.found ?? false;
 }
 
@@ -80,14 +95,29 @@ export interface NewWalletEntry {
  * Stores entries with the cabinet's next seqs and moves its balance by their sum, in the caller's
  * transaction (the cabinet's row is locked). Returns each entry's seq, in order, and the new balance.
  */
-export async function appendWalletEntries(tx: TransactionSql, cabinetId: string, entries: readonly NewWalletEntry[], createdAt: string): Promise<{ seqs: number[]; balance: number }> {
+export async function appendWalletEntries(
+  tx: TransactionSql,
+  cabinetId: string,
+  entries: readonly NewWalletEntry[],
+  createdAt: string,
+): Promise<{ seqs: number[]; balance: number }> {
   const total = entries.reduce((sum, entry) => sum + entry.amount, 0);
   const [cabinet] = await tx<{ first_seq: string; wallet_balance: string }[]>`
     UPDATE hub_cabinets SET wallet_next_seq = wallet_next_seq + ${entries.length}, wallet_balance = wallet_balance + ${total}
     WHERE id = ${cabinetId} RETURNING wallet_next_seq - ${entries.length} AS first_seq, wallet_balance`;
   if (!cabinet) throw new Error(`cabinet ${cabinetId} vanished during a wallet exchange`);
   const firstSeq = Number(cabinet.first_seq);
-  const rows = JSON.stringify(entries.map((e, i) => ({ i, entry_id: e.entryId, kind: e.kind, amount: e.amount, job_id: e.jobId, device_id: e.deviceId, note: e.note })));
+  const rows = JSON.stringify(
+    entries.map((e, i) => ({
+      i,
+      entry_id: e.entryId,
+      kind: e.kind,
+      amount: e.amount,
+      job_id: e.jobId,
+      device_id: e.deviceId,
+      note: e.note,
+    })),
+  );
   await tx`
     INSERT INTO hub_wallet_entries (cabinet_id, seq, entry_id, kind, amount, job_id, device_id, note, created_at)
     SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, r.entry_id, r.kind, r.amount, r.job_id, r.device_id, r.note, ${createdAt}::timestamptz
@@ -96,7 +126,12 @@ export async function appendWalletEntries(tx: TransactionSql, cabinetId: string,
 }
 
 /** The cabinet's entries after a seq, in seq order, at most `limit`. */
-export async function walletEntriesAfter(sql: Sql | TransactionSql, cabinetId: string, after: number, limit: number): Promise<HubWalletEntry[]> {
+export async function walletEntriesAfter(
+  sql: Sql | TransactionSql,
+  cabinetId: string,
+  after: number,
+  limit: number,
+): Promise<HubWalletEntry[]> {
   const rows = await sql<Row[]>`
     SELECT seq, entry_id, kind, amount, job_id, device_id, note, created_at FROM hub_wallet_entries
     WHERE cabinet_id = ${cabinetId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`;

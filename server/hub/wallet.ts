@@ -1,5 +1,11 @@
 import type { TransactionSql } from 'postgres';
-import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
+import {
+  MAX_GRANT_CREDITS,
+  type HubWalletEntry,
+  type SentWalletEntry,
+  type WalletExchangeBody,
+  type WalletExchangeResponse,
+} from '../../shared/sync-wallet.js';
 import { timeOrderedUuid } from '../db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
 import { assertWithinQuota } from './changes.js';
@@ -7,7 +13,17 @@ import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';
 import { notifyChanges } from './store.js';
-import { appendWalletEntries, closeOpening, hasOpening, lockWallet, recentWalletEntries, relatedEntries, walletEntriesAfter, type NewWalletEntry, type StoredWalletEntry } from './wallet-store.js';
+import {
+  appendWalletEntries,
+  closeOpening,
+  hasOpening,
+  lockWallet,
+  recentWalletEntries,
+  relatedEntries,
+  walletEntriesAfter,
+  type NewWalletEntry,
+  type StoredWalletEntry,
+} from './wallet-store.js';
 
 /**
  * The cabinet's one wallet, kept by the hub: the installs send their own debits and refunds (and,
@@ -24,7 +40,15 @@ export interface WarnLog {
 const WALLET_PAGE = 500;
 
 /** What an entry sent by a device must not be; the first reason found is given. */
-type Refusal = 'entry_id_taken' | 'debit_not_negative' | 'job_missing' | 'job_already_debited' | 'job_already_refunded' | 'no_matching_debit' | 'refund_amount' | 'opening_refused';
+type Refusal =
+  | 'entry_id_taken'
+  | 'debit_not_negative'
+  | 'job_missing'
+  | 'job_already_debited'
+  | 'job_already_refunded'
+  | 'no_matching_debit'
+  | 'refund_amount'
+  | 'opening_refused';
 
 const REASONS: Record<Refusal, string> = {
   entry_id_taken: 'the cabinet holds another entry under this id',
@@ -53,7 +77,8 @@ function sameEntry(held: StoredWalletEntry, entry: SentWalletEntry, deviceId: st
 }
 
 function refusalOf(entry: SentWalletEntry, deviceId: string, held: Held): Refusal | null {
-  if (entry.kind === 'opening') return entry.job_id === null && entry.amount >= 0 && held.registeredBy === deviceId && !held.opening ? null : 'opening_refused';
+  if (entry.kind === 'opening')
+    return entry.job_id === null && entry.amount >= 0 && held.registeredBy === deviceId && !held.opening ? null : 'opening_refused';
   if (entry.job_id === null) return 'job_missing';
   if (entry.kind === 'debit') {
     if (entry.amount >= 0) return 'debit_not_negative';
@@ -70,7 +95,11 @@ function refusalOf(entry: SentWalletEntry, deviceId: string, held: Held): Refusa
  * checking each new one against what is held and what came before it in the batch. Any refusal
  * refuses the whole exchange: nothing is stored.
  */
-function sortSent(entries: readonly SentWalletEntry[], deviceId: string, held: Held): { fresh: SentWalletEntry[]; again: Map<string, number> } {
+function sortSent(
+  entries: readonly SentWalletEntry[],
+  deviceId: string,
+  held: Held,
+): { fresh: SentWalletEntry[]; again: Map<string, number> } {
   const fresh: SentWalletEntry[] = [];
   const again = new Map<string, number>();
   const refused: { entry_id: string; reason: Refusal; message: string }[] = [];
@@ -92,9 +121,13 @@ function sortSent(entries: readonly SentWalletEntry[], deviceId: string, held: H
     if (entry.kind === 'opening') held.opening = true;
   }
   if (refused.length > 0) {
-    throw new ApiError('wallet_entry_refused', `The hub refused ${refused.length} credits entr${refused.length === 1 ? 'y' : 'ies'} (${refused[0]?.message ?? ''}); nothing was stored.`, {
-      refused: refused.slice(0, 20),
-    });
+    throw new ApiError(
+      'wallet_entry_refused',
+      `The hub refused ${refused.length} credits entr${refused.length === 1 ? 'y' : 'ies'} (${refused[0]?.message ?? ''}); nothing was stored.`,
+      {
+        refused: refused.slice(0, 20),
+      },
+    );
   }
   return { fresh, again };
 }
@@ -115,10 +148,18 @@ export async function exchangeWallet(
   const answer = await deps.sql.begin(async (tx) => {
     const wallet = await lockWallet(tx, caller.cabinetId);
     if (!wallet) throw new Error(`cabinet ${caller.cabinetId} vanished during a wallet exchange`);
-    const related = await relatedEntries(tx, caller.cabinetId, caller.deviceId, request.entries.map((e) => e.entry_id), jobIds);
+    const related = await relatedEntries(
+      tx,
+      caller.cabinetId,
+      caller.deviceId,
+      request.entries.map((e) => e.entry_id),
+      jobIds,
+    );
     const held: Held = {
       byId: new Map(related.map((e) => [e.entryId, e])),
-      byJob: new Map(related.filter((e) => e.deviceId === caller.deviceId && e.jobId !== null).map((e) => [jobKey(e.jobId ?? '', e.kind), e])),
+      byJob: new Map(
+        related.filter((e) => e.deviceId === caller.deviceId && e.jobId !== null).map((e) => [jobKey(e.jobId ?? '', e.kind), e]),
+      ),
       opening: request.entries.some((e) => e.kind === 'opening') && (await hasOpening(tx, caller.cabinetId)),
       registeredBy: wallet.registeredBy,
     };
@@ -129,7 +170,14 @@ export async function exchangeWallet(
     if (fresh.length > 0) {
       // Seqs are handed out one by one from 1 and entries never deleted: the newest seq is the ledger's size.
       assertWithinQuota('wallet_entries', newestSeq + fresh.length, deps.limits.cabinetWalletEntries);
-      const rows: NewWalletEntry[] = fresh.map((e) => ({ entryId: e.entry_id, kind: e.kind, amount: e.amount, jobId: e.job_id, deviceId: caller.deviceId, note: e.note }));
+      const rows: NewWalletEntry[] = fresh.map((e) => ({
+        entryId: e.entry_id,
+        kind: e.kind,
+        amount: e.amount,
+        jobId: e.job_id,
+        deviceId: caller.deviceId,
+        note: e.note,
+      }));
       const stored = await appendWalletEntries(tx, caller.cabinetId, rows, hubTime(deps));
       stored.seqs.forEach((seq, i) => again.set(fresh[i]?.entry_id ?? '', seq));
       balance = stored.balance;
@@ -183,11 +231,18 @@ export async function grantHubCredits(
   log: WarnLog,
   record: (tx: TransactionSql, grant: HubGrant) => Promise<void> = async () => undefined,
 ): Promise<HubGrant> {
-  if (!Number.isInteger(amount) || amount < 1 || amount > MAX_GRANT_CREDITS) throw new ApiError('validation_error', `The amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}.`);
+  if (!Number.isInteger(amount) || amount < 1 || amount > MAX_GRANT_CREDITS)
+    throw new ApiError('validation_error', `The amount must be a whole number of credits from 1 to ${MAX_GRANT_CREDITS}.`);
   const entryId = timeOrderedUuid(deps.clock.now(), deps.randomBytes);
   const granted = await deps.sql.begin(async (tx) => {
-    if (!(await lockWallet(tx, cabinetId))) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
-    const stored = await appendWalletEntries(tx, cabinetId, [{ entryId, kind: 'grant', amount, jobId: null, deviceId: null, note }], hubTime(deps));
+    if (!(await lockWallet(tx, cabinetId)))
+      throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
+    const stored = await appendWalletEntries(
+      tx,
+      cabinetId,
+      [{ entryId, kind: 'grant', amount, jobId: null, deviceId: null, note }],
+      hubTime(deps),
+    );
     const grant = { cabinet_id: cabinetId, granted: amount, balance: stored.balance, seq: stored.seqs[0] ?? 0, entry_id: entryId };
     await record(tx, grant);
     return grant;
@@ -197,7 +252,11 @@ export async function grantHubCredits(
 }
 
 /** The cabinet's balance on the hub and its newest entries (`courtier hub credits balance`). */
-export async function hubWalletBalance(deps: HubDeps, cabinetId: string, limit = 20): Promise<{ cabinet_id: string; balance: number; entries: HubWalletEntry[] }> {
+export async function hubWalletBalance(
+  deps: HubDeps,
+  cabinetId: string,
+  limit = 20,
+): Promise<{ cabinet_id: string; balance: number; entries: HubWalletEntry[] }> {
   const [cabinet] = await deps.sql<{ wallet_balance: string }[]>`SELECT wallet_balance FROM hub_cabinets WHERE id = ${cabinetId}`;
   if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
   return { cabinet_id: cabinetId, balance: Number(cabinet.wallet_balance), entries: await recentWalletEntries(deps.sql, cabinetId, limit) };

@@ -36,7 +36,8 @@ export function rewriteStoredResponses(
   rewrite: (body: Record<string, unknown>) => Record<string, unknown>,
 ): number {
   const rows = store.findResponsesAbout(deps.db.orm, cabinetId, resourceId);
-  for (const { responseBody, ...id } of rows) store.setResponseBody(deps.db.orm, id, JSON.stringify(rewrite(JSON.parse(responseBody) as Record<string, unknown>)));
+  for (const { responseBody, ...id } of rows)
+    store.setResponseBody(deps.db.orm, id, JSON.stringify(rewrite(JSON.parse(responseBody) as Record<string, unknown>)));
   return rows.length;
 }
 
@@ -90,11 +91,17 @@ function replayOf(row: IdempotencyRow): StoredResponse {
 }
 
 function reused(): ApiError {
-  return new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request on this endpoint; use a fresh key.');
+  return new ApiError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was already used with a different request on this endpoint; use a fresh key.',
+  );
 }
 
 function inProgress(): ApiError {
-  return new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry the same request in a moment.');
+  return new ApiError(
+    'idempotency_conflict',
+    'A request with this Idempotency-Key is still in progress; retry the same request in a moment.',
+  );
 }
 
 /**
@@ -120,7 +127,8 @@ export function createIdempotency(
     const row = store.findKey(orm, request.id);
     if (!row) return null;
     const abandoned =
-      row.state === 'in_progress' && (row.owner === instanceId ? !running.has(runningKey(request.id)) : row.lockedAt + CLAIM_LOCK_MS <= now);
+      row.state === 'in_progress' &&
+      (row.owner === instanceId ? !running.has(runningKey(request.id)) : row.lockedAt + CLAIM_LOCK_MS <= now);
     if (row.expiresAt <= now || abandoned) {
       store.deleteKey(orm, request.id);
       return null;
@@ -163,7 +171,8 @@ export function createIdempotency(
       running.add(key);
       const heartbeat = setInterval(() => {
         try {
-          if (!store.renewClaim(orm, request.id, instanceId, deps.clock.now())) warn({ endpoint: request.id.endpoint }, 'an idempotency claim was lost while its request ran');
+          if (!store.renewClaim(orm, request.id, instanceId, deps.clock.now()))
+            warn({ endpoint: request.id.endpoint }, 'an idempotency claim was lost while its request ran');
         } catch (err) {
           // The database was busy (another process held its write lock): the next beat tries again.
           warn({ err, endpoint: request.id.endpoint }, 'renewing an idempotency claim failed');

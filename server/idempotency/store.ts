@@ -34,14 +34,28 @@ function where(id: IdempotencyId) {
 const IDEMPOTENCY = tableSql(idempotencyKeys);
 
 export function findKey(orm: Orm, id: IdempotencyId): IdempotencyRow | undefined {
-  return IDEMPOTENCY.get(orm, 'WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?', id.cabinetId, id.caller, id.endpoint, id.key);
+  return IDEMPOTENCY.get(
+    orm,
+    'WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?',
+    id.cabinetId,
+    id.caller,
+    id.endpoint,
+    id.key,
+  );
 }
 
 export function deleteKey(orm: Orm, id: IdempotencyId): void {
   orm.delete(idempotencyKeys).where(where(id)).run();
 }
 
-export function insertDone(orm: Orm, id: IdempotencyId, requestHash: string, response: StoredResponse, now: number, expiresAt: number): void {
+export function insertDone(
+  orm: Orm,
+  id: IdempotencyId,
+  requestHash: string,
+  response: StoredResponse,
+  now: number,
+  expiresAt: number,
+): void {
   // Written out: each property a literal adds after a spread costs V8 a new hidden class (about 1 µs each).
   const row: IdempotencyRow = {
     cabinetId: id.cabinetId,
@@ -63,7 +77,20 @@ export function insertDone(orm: Orm, id: IdempotencyId, requestHash: string, res
 export function insertClaim(orm: Orm, id: IdempotencyId, requestHash: string, owner: string, now: number, expiresAt: number): void {
   orm
     .insert(idempotencyKeys)
-    .values({ cabinetId: id.cabinetId, caller: id.caller, endpoint: id.endpoint, key: id.key, requestHash, state: 'in_progress', statusCode: null, responseBody: null, responseHeaders: null, owner, lockedAt: now, expiresAt })
+    .values({
+      cabinetId: id.cabinetId,
+      caller: id.caller,
+      endpoint: id.endpoint,
+      key: id.key,
+      requestHash,
+      state: 'in_progress',
+      statusCode: null,
+      responseBody: null,
+      responseHeaders: null,
+      owner,
+      lockedAt: now,
+      expiresAt,
+    })
     .run();
 }
 
@@ -81,7 +108,13 @@ export function renewClaim(orm: Orm, id: IdempotencyId, owner: string, now: numb
 export function completeClaim(orm: Orm, id: IdempotencyId, owner: string, response: StoredResponse): void {
   orm
     .update(idempotencyKeys)
-    .set({ state: 'done', statusCode: response.statusCode, responseBody: response.body, responseHeaders: JSON.stringify(response.headers), owner: null })
+    .set({
+      state: 'done',
+      statusCode: response.statusCode,
+      responseBody: response.body,
+      responseHeaders: JSON.stringify(response.headers),
+      owner: null,
+    })
     .where(and(where(id), eq(idempotencyKeys.state, 'in_progress'), eq(idempotencyKeys.owner, owner)))
     .run();
 }
@@ -101,7 +134,13 @@ export function purgeExpired(orm: Orm, now: number): number {
 /** A cabinet's stored responses whose body is one resource (its JSON has this `id`). */
 export function findResponsesAbout(orm: Orm, cabinetId: string, resourceId: string): (IdempotencyId & { responseBody: string })[] {
   const rows = orm
-    .select({ cabinetId: idempotencyKeys.cabinetId, caller: idempotencyKeys.caller, endpoint: idempotencyKeys.endpoint, key: idempotencyKeys.key, responseBody: idempotencyKeys.responseBody })
+    .select({
+      cabinetId: idempotencyKeys.cabinetId,
+      caller: idempotencyKeys.caller,
+      endpoint: idempotencyKeys.endpoint,
+      key: idempotencyKeys.key,
+      responseBody: idempotencyKeys.responseBody,
+    })
     .from(idempotencyKeys)
     .where(
       and(

@@ -18,14 +18,23 @@ export function blockLanAddress(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, addre
   const current = store.findAddressBlock(deps.db.orm, address);
   if (current && current.blockedUntil > now) return;
   store.saveAddressBlock(deps.db.orm, { address, blockedAt: now, blockedUntil: now + LAN_BLOCK_MS, failures });
-  recordAudit(deps, { cabinetId: null, action: 'lan.address_blocked', actor: { ...SYSTEM_ACTOR, listener: 'lan' }, target: address, details: { failures, until: toIso(now + LAN_BLOCK_MS) } });
+  recordAudit(deps, {
+    cabinetId: null,
+    action: 'lan.address_blocked',
+    actor: { ...SYSTEM_ACTOR, listener: 'lan' },
+    target: address,
+    details: { failures, until: toIso(now + LAN_BLOCK_MS) },
+  });
 }
 
 /** Throws 403 address_blocked while the address is blocked. */
 export function checkLanAddress(deps: Pick<Deps, 'db' | 'clock'>, address: string): void {
   // A block names an address or, when its /64 as a whole kept failing, that network.
   const network = throttleBucket(address);
-  const blockedUntil = Math.max(store.addressBlockedUntil(deps.db.orm, address) ?? 0, network === address ? 0 : (store.addressBlockedUntil(deps.db.orm, network) ?? 0));
+  const blockedUntil = Math.max(
+    store.addressBlockedUntil(deps.db.orm, address) ?? 0,
+    network === address ? 0 : (store.addressBlockedUntil(deps.db.orm, network) ?? 0),
+  );
   const left = blockedUntil - deps.clock.now();
   if (left <= 0) return;
   const minutes = Math.ceil(left / 60_000);

@@ -182,8 +182,21 @@ function permittedNames(names: readonly string[]): string[] {
 function nameConstraints(constraints: AuthorityConstraints): ArrayBuffer {
   const subtrees = [
     ...permittedNames(constraints.names).map((name) => der(0x30, der(0x82, Buffer.from(name, 'ascii')))),
-    ...constraints.addresses.map((address) => der(0x30, der(0x87, Buffer.concat([addressBytes(normalizeAddress(address)), maskBytes(address.includes(':') ? 128 : 32, address.includes(':') ? 16 : 4)])))),
-    ...PRIVATE_RANGES.map(([base, prefix]) => der(0x30, der(0x87, Buffer.concat([addressBytes(base), maskBytes(prefix, base.includes(':') ? 16 : 4)])))),
+    ...constraints.addresses.map((address) =>
+      der(
+        0x30,
+        der(
+          0x87,
+          Buffer.concat([
+            addressBytes(normalizeAddress(address)),
+            maskBytes(address.includes(':') ? 128 : 32, address.includes(':') ? 16 : 4),
+          ]),
+        ),
+      ),
+    ),
+    ...PRIVATE_RANGES.map(([base, prefix]) =>
+      der(0x30, der(0x87, Buffer.concat([addressBytes(base), maskBytes(prefix, base.includes(':') ? 16 : 4)]))),
+    ),
     // Loopback too: the certificate may be used at https://127.0.0.1 on the machine itself.
     der(0x30, der(0x87, Buffer.concat([addressBytes('127.0.0.0'), maskBytes(8, 4)]))),
   ];
@@ -194,7 +207,11 @@ function nameConstraints(constraints: AuthorityConstraints): ArrayBuffer {
 function der(tag: number, content: Buffer): Buffer {
   const length = content.length;
   const header =
-    length < 0x80 ? Buffer.from([tag, length]) : length < 0x100 ? Buffer.from([tag, 0x81, length]) : Buffer.from([tag, 0x82, length >> 8, length & 0xff]);
+    length < 0x80
+      ? Buffer.from([tag, length])
+      : length < 0x100
+        ? Buffer.from([tag, 0x81, length])
+        : Buffer.from([tag, 0x82, length >> 8, length & 0xff]);
   return Buffer.concat([header, content]);
 }
 

@@ -53,14 +53,19 @@ export function createDiscovery(logger: FastifyBaseLogger): Discovery {
           // Joined and sending on this address's interface alone; bound to the wildcard, because a
           // socket bound to a unicast address never receives the multicast queries.
           const options: Partial<ServiceConfig> & { interface: string; bind: string } = { interface: address, bind: '0.0.0.0' };
-          const responder = new Bonjour(options, (err: Error) => logger.warn({ err, address }, 'mDNS advertisement failed (colleagues can still use the URLs the console shows)'));
+          const responder = new Bonjour(options, (err: Error) =>
+            logger.warn({ err, address }, 'mDNS advertisement failed (colleagues can still use the URLs the console shows)'),
+          );
           responder.publish({
             name: `Courtier (${short})`,
             type: SERVICE_TYPE,
             port: advertisement.port,
             host: `${short}.local`,
             disableIPv6: true,
-            txt: { path: '/console/', ...(advertisement.caFingerprint ? { ca_sha256: advertisement.caFingerprint.replaceAll(':', '').toLowerCase() } : {}) },
+            txt: {
+              path: '/console/',
+              ...(advertisement.caFingerprint ? { ca_sha256: advertisement.caFingerprint.replaceAll(':', '').toLowerCase() } : {}),
+            },
           });
           responders.push(responder);
         }

@@ -98,7 +98,10 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
       for (const name of FORWARDING_HEADERS) delete request.headers[name];
       options.handler(request, response);
     };
-    const server = createServer({ key: keyPem, cert: certificatePem, requireHostHeader: false, minVersion: 'TLSv1.2', handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, handler);
+    const server = createServer(
+      { key: keyPem, cert: certificatePem, requireHostHeader: false, minVersion: 'TLSv1.2', handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+      handler,
+    );
     server.keepAliveTimeout = 72_000;
     server.on('clientError', options.onClientError);
     const sockets = new Set<Socket>();
@@ -149,10 +152,19 @@ export function createLanListener(deps: LanDeps, options: LanListenerOptions): L
         failures.push(`${hostWithPort(address, plan.port)} (${listenProblem(err as NodeJS.ErrnoException)})`);
       }
     }
-    allowed = new Set([...served.facts.names, ...served.facts.addresses, ...addresses].map((host) => hostWithPort(host.toLowerCase(), plan.port)));
+    allowed = new Set(
+      [...served.facts.names, ...served.facts.addresses, ...addresses].map((host) => hostWithPort(host.toLowerCase(), plan.port)),
+    );
     const listeningOn = [...open.keys()];
     options.discovery.update(
-      listeningOn.length === 0 ? null : { hostname: options.network.hostname(), addresses: listeningOn, port: plan.port, caFingerprint: served.source === 'generated' ? caFingerprint(deps) : null },
+      listeningOn.length === 0
+        ? null
+        : {
+            hostname: options.network.hostname(),
+            addresses: listeningOn,
+            port: plan.port,
+            caFingerprint: served.source === 'generated' ? caFingerprint(deps) : null,
+          },
     );
     const problems = [
       ...(missing.length > 0 ? [`configured address(es) ${missing.join(', ')} not on this machine`] : []),

@@ -31,7 +31,10 @@ export function machineAddresses(network: MachineNetwork): string[] {
  * or, with none configured, every non-loopback IPv4 address (IPv6 ones change with privacy
  * extensions; an office gives them with --address when it wants them).
  */
-export function listenerAddresses(configured: readonly string[] | null, network: MachineNetwork): { addresses: string[]; missing: string[] } {
+export function listenerAddresses(
+  configured: readonly string[] | null,
+  network: MachineNetwork,
+): { addresses: string[]; missing: string[] } {
   const present = machineAddresses(network);
   if (configured === null) return { addresses: present.filter((a) => !a.includes(':')), missing: [] };
   const wanted = configured.map(normalizeAddress);

@@ -12,7 +12,10 @@ import type { MachineNetwork } from './plan.js';
 import { caCertificate, changeLan as applyLanChange, lanStatus } from './service.js';
 
 /** The CA download (open on the LAN listener) and the console's LAN switch (an admin at the machine itself). */
-export async function lanRoutes(app: FastifyInstance, options: { deps: Deps; listener: LanListener; network: MachineNetwork }): Promise<void> {
+export async function lanRoutes(
+  app: FastifyInstance,
+  options: { deps: Deps; listener: LanListener; network: MachineNetwork },
+): Promise<void> {
   const { deps, listener, network } = options;
 
   registerEndpoint(app, downloadCaCertificate, (_request, reply) => {
@@ -35,7 +38,12 @@ export async function lanRoutes(app: FastifyInstance, options: { deps: Deps; lis
   // Who may widen what the office exposes: only a person at this machine, whatever their role elsewhere.
   const thisMachineOnly: onRequestHookHandler = (request, _reply, done) => {
     if (isFromThisMachine(request)) return done();
-    done(new ApiError('local_only', 'The office LAN mode can be switched only from the machine that runs Courtier (its console over loopback, or `courtier lan`).'));
+    done(
+      new ApiError(
+        'local_only',
+        'The office LAN mode can be switched only from the machine that runs Courtier (its console over loopback, or `courtier lan`).',
+      ),
+    );
   };
 
   registerEndpoint(

@@ -7,7 +7,18 @@ import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js'
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { loadPolicy, type Policy } from '../policy.js';
-import { createAuthority, describeCertificate, fingerprintOf, isPrivateAddress, normalizeAddress, issuedByAuthority, issueServerCertificate, permittedByAuthority, type AuthorityConstraints, type CertificateFacts } from './certificates.js';
+import {
+  createAuthority,
+  describeCertificate,
+  fingerprintOf,
+  isPrivateAddress,
+  normalizeAddress,
+  issuedByAuthority,
+  issueServerCertificate,
+  permittedByAuthority,
+  type AuthorityConstraints,
+  type CertificateFacts,
+} from './certificates.js';
 import { certificateNames, hostWithPort, listenerAddresses, machineAddresses, renewalReason, type MachineNetwork } from './plan.js';
 import * as store from './store.js';
 
@@ -61,11 +72,12 @@ export function lanPlan(deps: LanDeps): LanPlan {
   const { policy, problems } = readPolicy(deps);
   const preset = policy.lan;
   const allowed = policy.allowLanSharing !== false && problems.length === 0;
-  const providedFiles = preset?.certificateFile && preset.keyFile
-    ? { certificateFile: preset.certificateFile, keyFile: preset.keyFile }
-    : row?.providedCertificateFile && row.providedKeyFile
-      ? { certificateFile: row.providedCertificateFile, keyFile: row.providedKeyFile }
-      : null;
+  const providedFiles =
+    preset?.certificateFile && preset.keyFile
+      ? { certificateFile: preset.certificateFile, keyFile: preset.keyFile }
+      : row?.providedCertificateFile && row.providedKeyFile
+        ? { certificateFile: row.providedCertificateFile, keyFile: row.providedKeyFile }
+        : null;
   return {
     enabled: allowed && (preset?.enabled ?? row?.enabled ?? false),
     allowed,
@@ -104,17 +116,25 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
   }
   const presetConflicts = plan.preset ? conflictsWithPreset(plan.preset, change) : [];
   if (presetConflicts.length > 0) {
-    throw new ApiError('lan_managed_by_policy', `The IT policy (${deps.config.policyFile}) presets ${presetConflicts.join(', ')} of the office LAN mode; change ${presetConflicts.length === 1 ? 'it' : 'them'} there.`, {
-      preset: presetConflicts,
-    });
+    throw new ApiError(
+      'lan_managed_by_policy',
+      `The IT policy (${deps.config.policyFile}) presets ${presetConflicts.join(', ')} of the office LAN mode; change ${presetConflicts.length === 1 ? 'it' : 'them'} there.`,
+      {
+        preset: presetConflicts,
+      },
+    );
   }
   if (change.addresses !== undefined) {
     const present = machineAddresses(network);
     const unknown = change.addresses.filter((a) => !present.includes(normalizeAddress(a)));
     if (unknown.length > 0) {
-      throw new ApiError('lan_address_unavailable', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not an address of this machine; it has ${present.join(', ') || 'no LAN address'}.`, {
-        available: present,
-      });
+      throw new ApiError(
+        'lan_address_unavailable',
+        `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not an address of this machine; it has ${present.join(', ') || 'no LAN address'}.`,
+        {
+          available: present,
+        },
+      );
     }
   }
   if (change.port !== undefined && change.port === deps.config.port) {
@@ -178,7 +198,8 @@ function conflictsWithPreset(preset: NonNullable<Policy['lan']>, change: LanChan
   if (preset.port !== undefined && change.port !== undefined && change.port !== preset.port) conflicts.push('port');
   if (preset.addresses !== undefined && change.addresses !== undefined) conflicts.push('addresses');
   if (preset.names !== undefined && change.names !== undefined) conflicts.push('names');
-  if (preset.certificateFile !== undefined && (change.certificateFile !== undefined || change.newAuthority === true)) conflicts.push('the certificate');
+  if (preset.certificateFile !== undefined && (change.certificateFile !== undefined || change.newAuthority === true))
+    conflicts.push('the certificate');
   return conflicts;
 }
 
@@ -188,8 +209,16 @@ function wantedIdentities(network: MachineNetwork, names: readonly string[], add
 }
 
 /** A new office CA constrained to these names and (non-private) addresses; the old one's key is dropped. */
-async function newAuthority(deps: LanDeps, network: MachineNetwork, wanted: readonly string[], replaced: string | null): Promise<{ certificatePem: string; constraints: AuthorityConstraints }> {
-  const constraints = { names: wanted.filter((n) => isIP(n) === 0), addresses: wanted.filter((n) => isIP(n) !== 0 && !isPrivateAddress(n)) };
+async function newAuthority(
+  deps: LanDeps,
+  network: MachineNetwork,
+  wanted: readonly string[],
+  replaced: string | null,
+): Promise<{ certificatePem: string; constraints: AuthorityConstraints }> {
+  const constraints = {
+    names: wanted.filter((n) => isIP(n) === 0),
+    addresses: wanted.filter((n) => isIP(n) !== 0 && !isPrivateAddress(n)),
+  };
   const authority = await createAuthority({ constraints, now: deps.clock.now(), label: `Courtier office CA (${network.hostname()})` });
   deps.secrets.set(CA_KEY_SECRET + fingerprintOf(authority.certificatePem), authority.privateKeyPem);
   if (replaced !== null) deps.secrets.delete(CA_KEY_SECRET + fingerprintOf(replaced));
@@ -199,7 +228,6 @@ async function newAuthority(deps: LanDeps, network: MachineNetwork, wanted: read
 function readConstraints(json: string | null): AuthorityConstraints | null {
   return json === null ? null : (JSON.parse(json) as AuthorityConstraints);
 }
-
 
 /** Reads IT-provided PEM files and checks that the key is the certificate's (TLS refuses otherwise). */
 function readProvidedCertificate(certificateFile: string, keyFile: string): ServedCertificate {
@@ -215,7 +243,10 @@ function readProvidedCertificate(certificateFile: string, keyFile: string): Serv
     createSecureContext({ cert: certificatePem, key: keyPem });
     return { certificatePem, keyPem, facts: describeCertificate(certificatePem), source: 'provided' };
   } catch (err) {
-    throw new ApiError('validation_error', `The provided certificate and key cannot be used together (${(err as Error).message}); give the PEM certificate and its unencrypted PEM key.`);
+    throw new ApiError(
+      'validation_error',
+      `The provided certificate and key cannot be used together (${(err as Error).message}); give the PEM certificate and its unencrypted PEM key.`,
+    );
   }
 }
 
@@ -224,7 +255,11 @@ function readProvidedCertificate(certificateFile: string, keyFile: string): Serv
  * names or addresses changed or it expires within 30 days (the CA stays: brokers trust it once).
  * Null while LAN mode is off or has no CA.
  */
-export async function servedCertificate(deps: LanDeps, network: MachineNetwork, actor: AuditActor = SYSTEM_ACTOR): Promise<ServedCertificate | null> {
+export async function servedCertificate(
+  deps: LanDeps,
+  network: MachineNetwork,
+  actor: AuditActor = SYSTEM_ACTOR,
+): Promise<ServedCertificate | null> {
   const plan = lanPlan(deps);
   if (!plan.enabled) return null;
   if (plan.provided) return readProvidedCertificate(plan.provided.certificateFile, plan.provided.keyFile);
@@ -232,8 +267,21 @@ export async function servedCertificate(deps: LanDeps, network: MachineNetwork, 
   if (!row?.caCertificatePem) {
     // LAN mode preset by the IT policy, never enabled here: the CA is made on this first use.
     const authority = await newAuthority(deps, network, wantedIdentities(network, plan.names, plan.addresses), null);
-    const base = row ?? { enabled: false, port: plan.port, addresses: null, names: '[]', providedCertificateFile: null, providedKeyFile: null, serverCertificatePem: null };
-    store.saveLanSettings(deps.db.orm, { ...base, caCertificatePem: authority.certificatePem, caConstraints: JSON.stringify(authority.constraints), updatedAt: deps.clock.now() });
+    const base = row ?? {
+      enabled: false,
+      port: plan.port,
+      addresses: null,
+      names: '[]',
+      providedCertificateFile: null,
+      providedKeyFile: null,
+      serverCertificatePem: null,
+    };
+    store.saveLanSettings(deps.db.orm, {
+      ...base,
+      caCertificatePem: authority.certificatePem,
+      caConstraints: JSON.stringify(authority.constraints),
+      updatedAt: deps.clock.now(),
+    });
     row = store.readLanSettings(deps.db.orm);
     if (!row?.caCertificatePem) return null;
   }
@@ -247,13 +295,27 @@ export async function servedCertificate(deps: LanDeps, network: MachineNetwork, 
   const currentKey = row.serverCertificatePem ? deps.secrets.get(SERVER_KEY_SECRET + fingerprintOf(row.serverCertificatePem)) : undefined;
   const current = row.serverCertificatePem && currentKey ? describeCertificate(row.serverCertificatePem) : null;
   const now = deps.clock.now();
-  const reason = renewalReason(current && row.serverCertificatePem ? { ...current, issuedByCurrentAuthority: issuedByAuthority(row.serverCertificatePem, row.caCertificatePem) } : null, wanted, now);
+  const reason = renewalReason(
+    current && row.serverCertificatePem
+      ? { ...current, issuedByCurrentAuthority: issuedByAuthority(row.serverCertificatePem, row.caCertificatePem) }
+      : null,
+    wanted,
+    now,
+  );
   if (reason === null && row.serverCertificatePem && currentKey && current) {
     return { certificatePem: row.serverCertificatePem, keyPem: currentKey, facts: current, source: 'generated' };
   }
   const caKey = deps.secrets.get(CA_KEY_SECRET + caFingerprint);
-  if (caKey === undefined) throw new Error('The office CA\'s private key is missing from the secret store; run `courtier lan enable --new-ca` (brokers then trust the new CA).');
-  const issued = await issueServerCertificate({ authority: { certificatePem: row.caCertificatePem, privateKeyPem: caKey }, names: wanted.names, addresses: wanted.addresses, now });
+  if (caKey === undefined)
+    throw new Error(
+      "The office CA's private key is missing from the secret store; run `courtier lan enable --new-ca` (brokers then trust the new CA).",
+    );
+  const issued = await issueServerCertificate({
+    authority: { certificatePem: row.caCertificatePem, privateKeyPem: caKey },
+    names: wanted.names,
+    addresses: wanted.addresses,
+    now,
+  });
   const facts = describeCertificate(issued.certificatePem);
   // The key first, under the certificate's fingerprint: a reader never finds a certificate without its key.
   deps.secrets.set(SERVER_KEY_SECRET + facts.fingerprintSha256, issued.privateKeyPem);
@@ -281,12 +343,16 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
         : 'The IT policy forbids sharing Courtier on the office LAN.',
     );
   }
-  if (missing.length > 0) problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} no longer an address of this machine.`);
+  if (missing.length > 0)
+    problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} no longer an address of this machine.`);
   if (plan.enabled && addresses.length === 0) problems.push('This machine has no LAN address to listen on.');
   const constraints = readConstraints(row?.caConstraints ?? null);
   if (plan.enabled && !plan.provided && constraints !== null) {
     const outside = addresses.filter((address) => !permittedByAuthority(constraints, address));
-    if (outside.length > 0) problems.push(`${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or run \`courtier lan enable --new-ca\`.`);
+    if (outside.length > 0)
+      problems.push(
+        `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or run \`courtier lan enable --new-ca\`.`,
+      );
   }
   let certificate: LanStatus['certificate'] = null;
   try {

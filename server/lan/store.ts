@@ -22,7 +22,8 @@ export type AddressBlockRow = typeof lanAddressBlocks.$inferSelect;
 
 /** Until when an address is blocked (epoch ms), or undefined: read on every LAN request, so a statement prepared once. */
 export function addressBlockedUntil(orm: Orm, address: string): number | undefined {
-  const row = orm.prepared('SELECT blocked_until AS blockedUntil FROM lan_address_blocks WHERE address = ?').get(address) as { blockedUntil: number } | undefined;
+  const row = orm.prepared('SELECT blocked_until AS blockedUntil FROM lan_address_blocks WHERE address = ?').get(address) as
+    { blockedUntil: number } | undefined;
   return row?.blockedUntil;
 }
 

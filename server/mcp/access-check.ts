@@ -39,16 +39,21 @@ export function accessTokenCheck(deps: Deps, authenticate: AccessTokenAuthentica
       reply.header('RateLimit-Reset', String(rate.resetInSeconds));
       if (!rate.allowed) {
         throw new ApiError('rate_limited', `Too many requests with this access token; try again in ${rate.resetInSeconds} s.`, undefined, {
-            'Retry-After': String(rate.resetInSeconds),
+          'Retry-After': String(rate.resetInSeconds),
         });
       }
       return;
     }
     const challenge = `Bearer resource_metadata="${resourceMetadataUrl(deps, request)}", scope="${ALL_SCOPES}"`;
     if (token === undefined) {
-      throw new ApiError('missing_credentials', 'Send an OAuth access token as Authorization: Bearer <token>; the WWW-Authenticate header says where to get one.', undefined, {
-        'WWW-Authenticate': challenge,
-      });
+      throw new ApiError(
+        'missing_credentials',
+        'Send an OAuth access token as Authorization: Bearer <token>; the WWW-Authenticate header says where to get one.',
+        undefined,
+        {
+          'WWW-Authenticate': challenge,
+        },
+      );
     }
     const description = 'The access token is unknown, expired or revoked';
     throw new ApiError('invalid_token', `${description}: refresh it or authorize again.`, undefined, {

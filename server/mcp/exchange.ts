@@ -21,9 +21,7 @@ const TRANSPORT_ERROR = -32000;
  * one request, one rate-limit hit, run any number of tool calls. Content-Type is Fastify's.
  */
 export type McpPost =
-  | { kind: 'refused'; status: 400 | 406; body: JsonRpcError }
-  | { kind: 'accepted' }
-  | { kind: 'request'; message: JSONRPCRequest };
+  { kind: 'refused'; status: 400 | 406; body: JsonRpcError } | { kind: 'accepted' } | { kind: 'request'; message: JSONRPCRequest };
 
 function refused(status: 400 | 406, code: number, message: string): McpPost {
   return { kind: 'refused', status, body: { jsonrpc: '2.0', id: null, error: { code, message } } };
@@ -40,7 +38,11 @@ function isParsedRequest(message: JSONRPCMessage): message is JSONRPCRequest {
 
 export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?: string | string[] }, body: unknown): McpPost {
   if (Array.isArray(body)) {
-    return refused(400, ErrorCode.InvalidRequest, 'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.');
+    return refused(
+      400,
+      ErrorCode.InvalidRequest,
+      'JSON-RPC batches are not supported (MCP 2025-06-18 and later have none): send one message per request.',
+    );
   }
   // A substring check, as the SDK's: Accept is a list, and clients send both with parameters or q-values.
   const accept = headers.accept ?? '';
@@ -56,7 +58,11 @@ export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?:
     const version = headers['mcp-protocol-version'];
     const named = Array.isArray(version) ? version.join(', ') : version;
     if (named !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(named)) {
-      return refused(400, TRANSPORT_ERROR, `Bad Request: Unsupported protocol version: ${named} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      return refused(
+        400,
+        TRANSPORT_ERROR,
+        `Bad Request: Unsupported protocol version: ${named} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
     }
   }
   return isParsedRequest(message) ? { kind: 'request', message } : { kind: 'accepted' };

@@ -19,7 +19,11 @@ export interface McpRouteOptions {
 }
 
 /** The tool a tools/call message wants and the scope the token lacks for it, if any. */
-function missingToolScope(message: object, scopes: readonly McpScope[], catalogue: McpToolCatalogue): { tool: string; scope: McpScope } | null {
+function missingToolScope(
+  message: object,
+  scopes: readonly McpScope[],
+  catalogue: McpToolCatalogue,
+): { tool: string; scope: McpScope } | null {
   const { method, params } = message as { method?: unknown; params?: unknown };
   if (method !== 'tools/call' || typeof params !== 'object' || params === null) return null;
   const name = (params as { name?: unknown }).name;
@@ -57,7 +61,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         'insufficient_scope',
         `This access token lacks the scope ${missing.scope}, which the tool ${missing.tool} requires; authorize again with it.`,
         { required_scope: missing.scope },
-        { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missing.scope}", resource_metadata="${resourceMetadataUrl(deps, request)}"` },
+        {
+          'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missing.scope}", resource_metadata="${resourceMetadataUrl(deps, request)}"`,
+        },
       );
     }
 
@@ -66,7 +72,14 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     if (post.kind === 'accepted') return reply.code(202).send();
 
     let baseUrl: string | undefined;
-    const context = { deps, worker, idempotency: app.idempotency, access, baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)), log: request.log };
+    const context = {
+      deps,
+      worker,
+      idempotency: app.idempotency,
+      access,
+      baseUrl: () => (baseUrl ??= publicBaseUrl(deps.config, request)),
+      log: request.log,
+    };
     const { response: answered, abandon } = transport.exchange(post.message, context);
     // A client that goes away before the answer cancels the handler still running.
     const res = reply.raw;

@@ -1,5 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest, type CallToolResult, type Implementation, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type Implementation,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
@@ -44,7 +52,9 @@ export function createMcpServer(options: { version: string; catalogue: McpToolCa
     if (!ctx) throw new McpError(ErrorCode.InternalError, 'This request has no context any more.');
     return ctx;
   };
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.list(contextFor(extra.requestId).access.scopes) }));
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({
+    tools: catalogue.list(contextFor(extra.requestId).access.scopes),
+  }));
   server.setRequestHandler(toolCallMethod, (request, extra): CallToolResult => {
     // The SDK's wrapper checked the request against CallToolRequestSchema before this runs.
     const { params } = request as unknown as CallToolRequest;
@@ -54,7 +64,11 @@ export function createMcpServer(options: { version: string; catalogue: McpToolCa
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list gives the tools this connection can use.`);
     // The route refuses such calls with 403 before they get here; kept so that the server never relies on it.
     if (tool.scope !== null && !ctx.access.scopes.includes(tool.scope)) {
-      return errorResult(new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, { required_scope: tool.scope }));
+      return errorResult(
+        new ApiError('insufficient_scope', `This connection lacks the scope ${tool.scope}, which ${name} requires.`, {
+          required_scope: tool.scope,
+        }),
+      );
     }
     try {
       return tool.call(ctx, params.arguments);

@@ -84,7 +84,12 @@ function toToolSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema & {
     io,
     unrepresentable: 'any',
     override: ({ jsonSchema }) => {
-      if (jsonSchema.format === 'date-time' || jsonSchema.format === 'date' || jsonSchema.format === 'email' || jsonSchema.format === 'uuid') {
+      if (
+        jsonSchema.format === 'date-time' ||
+        jsonSchema.format === 'date' ||
+        jsonSchema.format === 'email' ||
+        jsonSchema.format === 'uuid'
+      ) {
         delete jsonSchema.pattern;
       }
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;

@@ -1,7 +1,17 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
-import { changesSomeContactField, CLIENT_CONTACT_FIELDS, CLIENT_TYPES, createClientBody, createOpportunityBody, FINAL_STAGES, opportunityStageSchema, updateClientBody, updateOpportunityBody } from '../../shared/crm.js';
+import {
+  changesSomeContactField,
+  CLIENT_CONTACT_FIELDS,
+  CLIENT_TYPES,
+  createClientBody,
+  createOpportunityBody,
+  FINAL_STAGES,
+  opportunityStageSchema,
+  updateClientBody,
+  updateOpportunityBody,
+} from '../../shared/crm.js';
 import { getClient, getOpportunity, listClients, listOpportunities } from '../../shared/crm-endpoints.js';
 import { codeSchema, createDevisBody, devisStatusSchema, getDevis, type Devis } from '../../shared/devis.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
@@ -33,11 +43,15 @@ const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, i
 
 const NO_ARGUMENTS = z.strictObject({});
 
-const opportunityId = getOpportunity.params.shape.opportunity_id.describe('The opportunity id (id or opportunity_id from list_opportunities or create_opportunity).');
+const opportunityId = getOpportunity.params.shape.opportunity_id.describe(
+  'The opportunity id (id or opportunity_id from list_opportunities or create_opportunity).',
+);
 
 const clientId = getClient.params.shape.client_id.describe('The client id (id or client_id from list_clients or create_client).');
 
-const devisId = getDevis.params.shape.devis_id.describe('The quote id (devis_id from create_devis, price_quote via get_job, or get_devis).');
+const devisId = getDevis.params.shape.devis_id.describe(
+  'The quote id (devis_id from create_devis, price_quote via get_job, or get_devis).',
+);
 
 const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
 
@@ -116,7 +130,8 @@ const TOOL_SPECS = [
   defineTool({
     name: 'get_opportunity',
     title: 'Get an opportunity',
-    description: 'Returns one opportunity by its id (from list_opportunities or create_opportunity), with its stage, contact, amounts and tags.',
+    description:
+      'Returns one opportunity by its id (from list_opportunities or create_opportunity), with its stage, contact, amounts and tags.',
     input: z.strictObject({ opportunity_id: opportunityId }),
     annotations: { ...READ, title: 'Get an opportunity' },
     scope: 'crm:read',
@@ -145,7 +160,13 @@ const TOOL_SPECS = [
       `Open stages move freely; ${listed(FINAL_STAGES, 'and')} are final: moving out of them needs reopen: true (else the error invalid_stage_transition). ` +
       `Reaching ${listed(FINAL_STAGES)} notifies the cabinet’s integrations.`,
     input: z.strictObject({ opportunity_id: opportunityId, stage: opportunityStageSchema, reopen: updateOpportunityBody.shape.reopen }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Move an opportunity to a stage' },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+      title: 'Move an opportunity to a stage',
+    },
     scope: 'crm:write',
     returns: 'opportunity',
     run: ({ deps, access }, { opportunity_id, stage, reopen }) =>
@@ -185,8 +206,16 @@ const TOOL_SPECS = [
       `Changes a client (client_id from list_clients) and returns it after the change. Give any of ${listed(CLIENT_CONTACT_FIELDS, 'and')} ` +
       '(at least one), checked as in create_client; the others stay, null clears an optional one, and address is replaced whole. ' +
       'The type never changes: a person keeps a last_name, a company keeps a company_name. An erased client gives the error not_found.',
-    input: z.strictObject({ client_id: clientId, ...updateClientBody.shape }).refine(changesSomeContactField, 'give at least one field to change'),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: 'Change a client’s contact details' },
+    input: z
+      .strictObject({ client_id: clientId, ...updateClientBody.shape })
+      .refine(changesSomeContactField, 'give at least one field to change'),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+      title: 'Change a client’s contact details',
+    },
     scope: 'crm:write',
     returns: 'client',
     run: ({ deps, access }, { client_id, ...patch }) => clients.updateClient(deps, access.cabinetId, client_id, patch),
@@ -200,7 +229,13 @@ const TOOL_SPECS = [
       'Only call it when the user has clearly asked to erase this client, and confirm which client first. ' +
       'Returns {client_id, erased_at}; erasing an erased client returns the same answer again.',
     input: z.strictObject({ client_id: clientId }),
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Erase a client’s personal data' },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+      title: 'Erase a client’s personal data',
+    },
     scope: 'crm:write',
     returns: 'client_erasure',
     run: ({ deps, access }, { client_id }) => erasure.eraseClient(deps, access.cabinetId, client_id),
@@ -242,7 +277,13 @@ const TOOL_SPECS = [
       `{job_id, status: pending}; follow it with get_job until its status is final: ${listed(TERMINAL_STATUSES)} (usually a few seconds to a minute). ` +
       'Pass devis_id to price a draft from create_devis, or client_id to link the new quote to a client.',
     input: tarificationRequestBody.omit({ callback_webhook_id: true }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true, title: 'Price a quote at an insurer' },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+      title: 'Price a quote at an insurer',
+    },
     scope: 'automation:enqueue',
     idempotent: true,
     returns: 'tarification',
@@ -286,7 +327,13 @@ const TOOL_SPECS = [
       'A quote that is not priced yet gives the error pdf_not_available. While the cabinet does not share personal data with assistants, ' +
       'the PDF (which holds the client’s) is not given: the error llm_data_sharing_off says where a person downloads it in the console.',
     input: z.strictObject({ devis_id: devisId }),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Get a download link for a quote’s PDF' },
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+      title: 'Get a download link for a quote’s PDF',
+    },
     scope: 'devis:read',
     returns: 'devis_pdf_link',
     run: (ctx, { devis_id }) => {

@@ -18,9 +18,7 @@ export interface AuthorizeParams {
 
 export type AuthorizeOutcome =
   /** Shown to the person in the browser: the client, its redirect or the request cannot be trusted with a redirect. */
-  | { kind: 'error_page'; title: string; message: string }
-  | { kind: 'redirect'; location: string }
-  | { kind: 'ok'; params: AuthorizeParams };
+  { kind: 'error_page'; title: string; message: string } | { kind: 'redirect'; location: string } | { kind: 'ok'; params: AuthorizeParams };
 
 /** An authorization response URL (RFC 6749 4.1.2), always with iss (RFC 9207). */
 export function authorizationResponse(redirectUri: string, params: Record<string, string | null>, issuer: string): string {
@@ -44,7 +42,12 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * https redirect URI, and an error redirect for a stranger would make Courtier an open redirector
  * (RFC 9700 4.11.2).
  */
-export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>, base: string, user: SignedInUser | null): AuthorizeOutcome {
+export function checkAuthorizeRequest(
+  deps: Deps,
+  query: Record<string, unknown>,
+  base: string,
+  user: SignedInUser | null,
+): AuthorizeOutcome {
   const urls = oauthUrls(base);
   const clientId = single(query, 'client_id');
   const client = typeof clientId === 'string' ? store.findClient(deps.db.orm, clientId) : undefined;
@@ -52,7 +55,8 @@ export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>
     return {
       kind: 'error_page',
       title: 'Unknown application',
-      message: 'The application that sent you here is not registered with this Courtier service. Start the connection again from the assistant.',
+      message:
+        'The application that sent you here is not registered with this Courtier service. Start the connection again from the assistant.',
     };
   }
   const registered = JSON.parse(client.redirectUris) as string[];
@@ -66,12 +70,18 @@ export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>
     };
   }
   const state = single(query, 'state');
-  const consented = () => user !== null && store.hasLiveGrant(deps.db.orm, { cabinetId: user.cabinetId, userId: user.userId, clientId: client.id }, deps.clock.now());
+  const consented = () =>
+    user !== null &&
+    store.hasLiveGrant(deps.db.orm, { cabinetId: user.cabinetId, userId: user.userId, clientId: client.id }, deps.clock.now());
   const fail = (error: string, description: string): AuthorizeOutcome =>
     consented()
       ? {
           kind: 'redirect',
-          location: authorizationResponse(redirectUri, { error, error_description: description, state: typeof state === 'string' ? state : null }, urls.issuer),
+          location: authorizationResponse(
+            redirectUri,
+            { error, error_description: description, state: typeof state === 'string' ? state : null },
+            urls.issuer,
+          ),
         }
       : {
           kind: 'error_page',
@@ -84,7 +94,8 @@ export function checkAuthorizeRequest(deps: Deps, query: Record<string, unknown>
   }
   if (single(query, 'response_type') !== 'code') return fail('unsupported_response_type', 'response_type must be code.');
   const challenge = single(query, 'code_challenge');
-  if (typeof challenge !== 'string') return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (typeof challenge !== 'string')
+    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
   const method = single(query, 'code_challenge_method');
   if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256; the plain method is not accepted.');
   if (!PKCE_VALUE.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier.');

@@ -51,5 +51,8 @@ export function readForm<T extends z.ZodType>(schema: T, form: Record<string, un
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.join('.') || 'request';
-  throw new OAuthError('invalid_request', present[field] === undefined && field !== 'request' ? `${field} is required.` : `${field}: ${issue?.message ?? 'invalid'}`);
+  throw new OAuthError(
+    'invalid_request',
+    present[field] === undefined && field !== 'request' ? `${field} is required.` : `${field}: ${issue?.message ?? 'invalid'}`,
+  );
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AUTHORIZATION_CODE_TTL_SECONDS, CONSENT_REQUEST_TTL_SECONDS, MCP_SCOPE_WORDING, MCP_WRITE_SCOPES, OAUTH_PREFIX, type ConsentRequest } from '../../shared/oauth.js';
+import {
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  CONSENT_REQUEST_TTL_SECONDS,
+  MCP_SCOPE_WORDING,
+  MCP_WRITE_SCOPES,
+  OAUTH_PREFIX,
+  type ConsentRequest,
+} from '../../shared/oauth.js';
 import { csrfToken, csrfTokenMatches, type SignedInUser } from '../console/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -32,7 +39,10 @@ export function createConsentRequest(deps: Deps, params: AuthorizeParams, user: 
 function openConsentRequest(deps: Deps, requestId: string, user: SignedInUser): store.ConsentRequestRow {
   const request = store.findConsentRequest(deps.db.orm, requestId);
   if (!request || request.answeredAt !== null || request.expiresAt <= deps.clock.now()) {
-    throw new ApiError('consent_request_not_found', 'This authorization request is unknown, already answered or expired. Start the connection again from the assistant.');
+    throw new ApiError(
+      'consent_request_not_found',
+      'This authorization request is unknown, already answered or expired. Start the connection again from the assistant.',
+    );
   }
   if (request.userId !== user.userId) {
     throw new ApiError('consent_forbidden', 'This authorization request was opened by another user. Sign in as that user, or start again.');
@@ -76,7 +86,11 @@ export function decideConsent(
       throw new ApiError('consent_request_not_found', 'This authorization request was already answered.');
     }
     if (input.decision === 'deny') {
-      return authorizationResponse(request.redirectUri, { error: 'access_denied', error_description: 'The user refused access.', state: request.state }, input.issuer);
+      return authorizationResponse(
+        request.redirectUri,
+        { error: 'access_denied', error_description: 'The user refused access.', state: request.state },
+        input.issuer,
+      );
     }
     const grantId = randomUUID();
     store.insertGrant(orm, {
@@ -90,7 +104,13 @@ export function decideConsent(
       revokedAt: null,
       lastUsedAt: null,
     });
-    recordAudit(deps, { cabinetId: request.cabinetId, action: 'oauth.grant_given', actor: input.actor, target: request.clientId, details: { grant_id: grantId, scopes: JSON.parse(request.scopes) as unknown } });
+    recordAudit(deps, {
+      cabinetId: request.cabinetId,
+      action: 'oauth.grant_given',
+      actor: input.actor,
+      target: request.clientId,
+      details: { grant_id: grantId, scopes: JSON.parse(request.scopes) as unknown },
+    });
     const code = deps.randomBytes(32).toString('base64url');
     store.insertCode(orm, {
       codeHash: sha256(code),

@@ -39,7 +39,8 @@ export function registerClient(deps: Deps, body: unknown): RegisteredClient {
   }
   if (input.scope !== undefined) {
     const unknown = input.scope.split(' ').filter((s) => s !== '' && !mcpScopeSchema.safeParse(s).success);
-    if (unknown.length > 0) throw new OAuthError('invalid_client_metadata', `Unknown scope: ${unknown.join(', ')}. Known: ${MCP_SCOPES.join(' ')}.`);
+    if (unknown.length > 0)
+      throw new OAuthError('invalid_client_metadata', `Unknown scope: ${unknown.join(', ')}. Known: ${MCP_SCOPES.join(' ')}.`);
   }
   const now = deps.clock.now();
   const row: store.ClientRow = {

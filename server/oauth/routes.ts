@@ -29,7 +29,14 @@ import { exchangeToken as exchange } from './token.js';
 import { requestActor } from '../audit/service.js';
 
 /** Paths a browser-based MCP client on any origin may call (CORS open, no credentials). */
-export const OPEN_CORS_PATHS = [getProtectedResourceMetadata, getMcpResourceMetadata, getAuthorizationServerMetadata, exchangeToken, registerOAuthClient, revokeToken].map(endpointPath);
+export const OPEN_CORS_PATHS = [
+  getProtectedResourceMetadata,
+  getMcpResourceMetadata,
+  getAuthorizationServerMetadata,
+  exchangeToken,
+  registerOAuthClient,
+  revokeToken,
+].map(endpointPath);
 
 const FORM_LIMIT_BYTES = 64 * 1024;
 
@@ -55,10 +62,17 @@ function asRecord(body: unknown): Record<string, unknown> {
  * route's errors as a page; anything else goes on to the service's error handler.
  */
 function oauthErrorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof OAuthError) return reply.code(error.status).headers({ 'Cache-Control': 'no-store', ...error.headers }).send(error.body());
+  if (error instanceof OAuthError)
+    return reply
+      .code(error.status)
+      .headers({ 'Cache-Control': 'no-store', ...error.headers })
+      .send(error.body());
   const operation = request.routeOptions.config.endpoint?.operationId;
   if (error instanceof ApiError && operation !== undefined && BROWSER_ROUTES.has(operation)) {
-    const message = error.code === 'validation_error' ? 'The form was not filled in by the consent page Courtier showed you. Open the page again.' : error.message;
+    const message =
+      error.code === 'validation_error'
+        ? 'The form was not filled in by the consent page Courtier showed you. Open the page again.'
+        : error.message;
     return sendBrowserPage(reply, error.statusCode, 'Authorization not given', message);
   }
   throw error;
@@ -70,8 +84,10 @@ const MUST_CHANGE_FIRST =
 /** The authorization server of part 4.3 (RFC 8414, 7591, 7636, 7009, 9207), on Fastify. */
 export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   // Scoped to this plugin: the rest of the API takes JSON only.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) =>
-    done(null, parseForm(body.toString())),
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
+    (_request, body, done) => done(null, parseForm(body.toString())),
   );
   app.setErrorHandler(oauthErrorHandler);
   const base = (request: FastifyRequest) => publicBaseUrl(deps.config, request);
@@ -114,11 +130,19 @@ export async function oauthRoutes(app: FastifyInstance, { deps }: { deps: Deps }
 
   registerEndpoint(app, decideConsent, (request, reply) => {
     const user = signedIn(request);
-    if (!user) return sendBrowserPage(reply, 401, 'Signed out', 'Your console session ended. Start the connection again from the assistant.');
+    if (!user)
+      return sendBrowserPage(reply, 401, 'Signed out', 'Your console session ended. Start the connection again from the assistant.');
     if (user.mustChangePassword) return sendBrowserPage(reply, 403, 'Authorization not given', MUST_CHANGE_FIRST);
     const { request_id, csrf_token, decision } = request.body;
     const actor = { ...requestActor(request), kind: 'user' as const, id: user.userId, label: user.email };
-    const location = answerConsent(deps, { requestId: request_id, csrfToken: csrf_token, decision, user, issuer: oauthUrls(base(request)).issuer, actor });
+    const location = answerConsent(deps, {
+      requestId: request_id,
+      csrfToken: csrf_token,
+      decision,
+      user,
+      issuer: oauthUrls(base(request)).issuer,
+      actor,
+    });
     return reply.header('Cache-Control', 'no-store').redirect(location, 303);
   });
 

@@ -208,7 +208,14 @@ export function hasLiveGrant(orm: Orm, grant: { cabinetId: string; userId: strin
   const row = orm
     .select({ id: oauthGrants.id })
     .from(oauthGrants)
-    .where(and(eq(oauthGrants.cabinetId, grant.cabinetId), eq(oauthGrants.userId, grant.userId), eq(oauthGrants.clientId, grant.clientId), grantStands(now)))
+    .where(
+      and(
+        eq(oauthGrants.cabinetId, grant.cabinetId),
+        eq(oauthGrants.userId, grant.userId),
+        eq(oauthGrants.clientId, grant.clientId),
+        grantStands(now),
+      ),
+    )
     .limit(1)
     .get();
   return row !== undefined;

@@ -40,7 +40,13 @@ function issueTokenPair(deps: Deps, grant: store.GrantRow, accessScopes: McpScop
     scopes: grant.scopes,
     expiresAt: now + REFRESH_TOKEN_TTL_SECONDS * 1000,
   });
-  return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: accessScopes.join(' ') };
+  return {
+    access_token: access,
+    refresh_token: refresh,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: accessScopes.join(' '),
+  };
 }
 
 function requireClient(deps: Deps, clientId: string): store.ClientRow {
@@ -65,15 +71,18 @@ function exchangeCode(deps: Deps, form: z.infer<typeof authorizationCodeTokenReq
   const outcome = deps.db.immediateTransaction((): TokenResponse | OAuthError => {
     const row = store.findCode(orm, sha256(code));
     const grant = row && store.findGrant(orm, row.grantId);
-    if (!row || !grant || grant.clientId !== client.id) return new OAuthError('invalid_grant', 'The authorization code is not valid for this client.');
+    if (!row || !grant || grant.clientId !== client.id)
+      return new OAuthError('invalid_grant', 'The authorization code is not valid for this client.');
     if (row.usedAt !== null) {
       // A replayed code means it leaked: everything issued from it is revoked (RFC 9700 4.5.3.1 / part 4.3 rule 4).
       store.revokeGrant(orm, grant.id, now);
       return new OAuthError('invalid_grant', 'The authorization code was already used; every token issued from it is now revoked.');
     }
-    if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The authorization code has expired (codes live 5 minutes); authorize again.');
+    if (row.expiresAt <= now)
+      return new OAuthError('invalid_grant', 'The authorization code has expired (codes live 5 minutes); authorize again.');
     if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'This authorization was revoked.');
-    if (redirectUri !== row.redirectUri) return new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request.');
+    if (redirectUri !== row.redirectUri)
+      return new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request.');
     if (!PKCE_VALUE.test(verifier) || createHash('sha256').update(verifier).digest('base64url') !== row.codeChallenge) {
       return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
     }
@@ -95,12 +104,16 @@ function refreshTokens(deps: Deps, form: z.infer<typeof refreshTokenRequest>): T
   const outcome = deps.db.immediateTransaction((): TokenResponse | OAuthError => {
     const token = store.findToken(orm, sha256(presented));
     const grant = token && token.kind === 'refresh' ? store.findGrant(orm, token.grantId) : undefined;
-    if (!token || !grant || grant.clientId !== client.id) return new OAuthError('invalid_grant', 'The refresh token is not valid for this client.');
+    if (!token || !grant || grant.clientId !== client.id)
+      return new OAuthError('invalid_grant', 'The refresh token is not valid for this client.');
     if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'This authorization was revoked; authorize again.');
     if (token.revokedAt !== null) {
       // A rotated refresh token presented again: someone holds a copy. Kill the family.
       store.revokeGrant(orm, grant.id, now);
-      return new OAuthError('invalid_grant', 'The refresh token was already used; every token of this authorization is now revoked. Authorize again.');
+      return new OAuthError(
+        'invalid_grant',
+        'The refresh token was already used; every token of this authorization is now revoked. Authorize again.',
+      );
     }
     if (token.expiresAt <= now) return new OAuthError('invalid_grant', 'The refresh token has expired; authorize again.');
     const granted = parseScopes(grant.scopes);
@@ -108,7 +121,8 @@ function refreshTokens(deps: Deps, form: z.infer<typeof refreshTokenRequest>): T
     if (scopeParam !== undefined) {
       const requested = scopeParam.split(' ').filter(Boolean);
       const beyond = requested.filter((s) => !(granted as string[]).includes(s));
-      if (beyond.length > 0) return new OAuthError('invalid_scope', `Not granted: ${beyond.join(', ')}. A refresh can only keep or narrow the granted scopes.`);
+      if (beyond.length > 0)
+        return new OAuthError('invalid_scope', `Not granted: ${beyond.join(', ')}. A refresh can only keep or narrow the granted scopes.`);
       scopes = granted.filter((s) => requested.includes(s));
     }
     store.revokeToken(orm, token.id, now);

@@ -31,7 +31,10 @@ function renderOperation(method: string, path: string, op: Operation): string {
   const parameters = op.parameters ?? [];
   const params = parameters.length
     ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Description</th></tr></thead><tbody>${parameters
-        .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
+        )
         .join('')}</tbody></table>`
     : '';
   const body = op.requestBody
@@ -59,7 +62,10 @@ export function renderDocsPage(document: OpenApiDocument): string {
   );
   const server = document.servers[0]?.url ?? '';
   const nav = operations
-    .map(({ path, method, op }) => `<li><a href="#${escapeHtml(op.operationId)}"><span class="method ${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a></li>`)
+    .map(
+      ({ path, method, op }) =>
+        `<li><a href="#${escapeHtml(op.operationId)}"><span class="method ${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a></li>`,
+    )
     .join('');
   const scopes = Object.entries(SCOPES)
     .map(([s, d]) => `<tr><td><code>${s}</code></td><td>${escapeHtml(d)}</td></tr>`)

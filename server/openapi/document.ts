@@ -92,7 +92,11 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
 };
 
 /** The security schemes the document names (by default or on an operation): the hub's document has no API keys. */
-function usedSchemes(security: Record<string, string[]>[], paths: OpenApiDocument['paths'], schemes: Record<string, unknown>): Record<string, unknown> {
+function usedSchemes(
+  security: Record<string, string[]>[],
+  paths: OpenApiDocument['paths'],
+  schemes: Record<string, unknown>,
+): Record<string, unknown> {
   const used = new Set(security.flatMap((requirement) => Object.keys(requirement)));
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
@@ -136,8 +140,18 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
       const contentType = response.contentType ?? 'application/json';
       responses[status] = {
         description: response.description,
-        ...(response.headers ? { headers: Object.fromEntries(Object.entries(response.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        ...(response.schema ? { content: { [contentType]: { schema: convert(response.schema, 'output') } } } : response.contentType ? { content: { [contentType]: {} } } : {}),
+        ...(response.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(response.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+              ),
+            }
+          : {}),
+        ...(response.schema
+          ? { content: { [contentType]: { schema: convert(response.schema, 'output') } } }
+          : response.contentType
+            ? { content: { [contentType]: {} } }
+            : {}),
       };
     }
     const byStatus = new Map<number, ErrorCode[]>();
@@ -151,10 +165,16 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
       };
     }
     const rest = restOfPath(endpoint.path);
-    const restParameter = rest === undefined ? [] : [{ name: rest, in: 'path', required: true, description: 'The rest of the path, slashes included.', schema: { type: 'string' } }];
+    const restParameter =
+      rest === undefined
+        ? []
+        : [{ name: rest, in: 'path', required: true, description: 'The rest of the path, slashes included.', schema: { type: 'string' } }];
     const bodyType = endpoint.bodyEncoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
     // Raw bytes have no schema but their media type (OpenAPI 3.1: an empty schema, or contentMediaType).
-    const binaryBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
+    const binaryBody = {
+      required: true,
+      content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    };
     const headerParameters = Object.entries(endpoint.headers ?? {}).map(([name, h]) => ({
       name,
       in: 'header',
@@ -167,7 +187,12 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
       summary: endpoint.summary,
       ...(endpoint.description ? { description: endpoint.description } : {}),
       tags: [endpoint.tag],
-      parameters: [...parametersOf(convert, endpoint.params, 'path'), ...restParameter, ...parametersOf(convert, endpoint.query, 'query'), ...headerParameters],
+      parameters: [
+        ...parametersOf(convert, endpoint.params, 'path'),
+        ...restParameter,
+        ...parametersOf(convert, endpoint.query, 'query'),
+        ...headerParameters,
+      ],
       ...(endpoint.bodyEncoding === 'binary'
         ? { requestBody: binaryBody }
         : endpoint.body
@@ -198,9 +223,14 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], options: Do
           type: 'apiKey',
           in: 'cookie',
           name: 'courtier_session',
-          description: 'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie (on the office LAN listener, over HTTPS, both cookies carry the __Host- prefix).',
+          description:
+            'The console’s session cookie (POST /api/v1/console/session). Anything but a read also needs X-CSRF-Token, the value of the courtier_csrf cookie (on the office LAN listener, over HTTPS, both cookies carry the __Host- prefix).',
         },
-        SyncDevice: { type: 'http', scheme: 'bearer', description: 'A sync device’s credential, received once at pairing (POST /sync/v1/pair).' },
+        SyncDevice: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A sync device’s credential, received once at pairing (POST /sync/v1/pair).',
+        },
         McpOAuth: {
           type: 'oauth2',
           description: 'MCP access tokens, obtained through dynamic registration and the authorization code flow with PKCE S256.',

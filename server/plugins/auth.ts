@@ -60,7 +60,9 @@ export function apiKeyCheck(authenticate: (presented: string, ip: string) => Aut
 
     const scope = request.routeOptions.config.endpoint?.scope;
     if (scope !== undefined && !key.scopes.includes(scope)) {
-      throw new ApiError('insufficient_scope', `This API key lacks the scope ${scope}, which this route requires.`, { required_scope: scope });
+      throw new ApiError('insufficient_scope', `This API key lacks the scope ${scope}, which this route requires.`, {
+        required_scope: scope,
+      });
     }
   };
 }
@@ -78,10 +80,19 @@ export const authPlugin = fp<AuthOptions>(
       const auth = request.routeOptions.config.endpoint?.auth;
       if (auth === undefined || auth === 'none') return done();
       const check = checks[auth];
-      if (!check) return done(new Error(`No check for the auth kind ${auth} in this app (${request.routeOptions.config.endpoint?.operationId ?? request.url}).`));
+      if (!check)
+        return done(
+          new Error(
+            `No check for the auth kind ${auth} in this app (${request.routeOptions.config.endpoint?.operationId ?? request.url}).`,
+          ),
+        );
       try {
         const pending = check(request, reply);
-        if (pending instanceof Promise) pending.then(() => done(), (err: unknown) => done(err as Error));
+        if (pending instanceof Promise)
+          pending.then(
+            () => done(),
+            (err: unknown) => done(err as Error),
+          );
         else done();
       } catch (err) {
         done(err as Error);

@@ -49,7 +49,8 @@ function forRoute(error: ApiError, request: FastifyRequest): ApiError {
   if (error.code === 'payload_too_large' && request.routeOptions.bodyLimit !== undefined) {
     return new ApiError('payload_too_large', `The body is larger than ${describeBytes(request.routeOptions.bodyLimit)}.`);
   }
-  if (error.code === 'unsupported_media_type' && binary) return new ApiError('unsupported_media_type', 'Send the body as application/octet-stream.');
+  if (error.code === 'unsupported_media_type' && binary)
+    return new ApiError('unsupported_media_type', 'Send the body as application/octet-stream.');
   return error;
 }
 
@@ -134,7 +135,11 @@ export const errorsPlugin = fp(
         return sendError(request, reply, recognised);
       }
       request.log.error({ err: error }, 'unhandled error');
-      return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you report it.'));
+      return sendError(
+        request,
+        reply,
+        new ApiError('internal_error', 'Something went wrong on our side. Quote the request_id if you report it.'),
+      );
     });
 
     app.setNotFoundHandler((request, reply) => {

@@ -107,7 +107,10 @@ export const localGuardPlugin = fp<LocalGuardOptions>(
       const allowed = options.lanHosts();
       // A wildcard name (an IT certificate's *.office.lan) covers one label, as TLS matches it.
       const wildcard = host ? `*.${host.hostname.split('.').slice(1).join('.')}:${host.port ?? 443}` : '';
-      if (!host || !(allowed.has(`${host.hostname}:${host.port ?? 443}`) || (host.hostname.split('.').length > 2 && allowed.has(wildcard)))) {
+      if (
+        !host ||
+        !(allowed.has(`${host.hostname}:${host.port ?? 443}`) || (host.hostname.split('.').length > 2 && allowed.has(wildcard)))
+      ) {
         throw new ApiError(
           'misdirected_request',
           `This office listener answers to ${[...allowed].join(', ') || 'no name yet'}; Host "${request.headers.host ?? ''}" is refused.`,

@@ -23,7 +23,12 @@ const FULL_BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/b
  * Windows and macOS, then Debian's headless shell (unless the robots are shown) and Debian's
  * /usr/bin/chromium. Never a downloaded browser.
  */
-export function browserCandidates(options: { configuredPath?: string; platform: NodeJS.Platform; headed: boolean; exists: (path: string) => boolean }): BrowserLaunchTarget[] {
+export function browserCandidates(options: {
+  configuredPath?: string;
+  platform: NodeJS.Platform;
+  headed: boolean;
+  exists: (path: string) => boolean;
+}): BrowserLaunchTarget[] {
   const candidates: BrowserLaunchTarget[] = [];
   if (options.configuredPath) candidates.push({ executablePath: options.configuredPath });
   if (options.platform === 'win32' || options.platform === 'darwin') candidates.push({ channel: 'chrome' }, { channel: 'msedge' });
@@ -36,7 +41,15 @@ export function browserCandidates(options: { configuredPath?: string; platform: 
 }
 
 /** Flags for a headless browser on a machine without outside network. */
-export const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', '--disable-sync'];
+export const BROWSER_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+  '--disable-sync',
+];
 
 export interface BrowserRuntime {
   /**
@@ -64,7 +77,6 @@ export interface BrowserRuntime {
   close(): Promise<void>;
 }
 
-
 function describe(target: BrowserLaunchTarget): string {
   return 'channel' in target ? `the installed ${target.channel === 'chrome' ? 'Chrome' : 'Edge'}` : target.executablePath;
 }
@@ -83,7 +95,12 @@ export function createBrowserRuntime(options: {
   /** The clock parked sessions expire by (the service's). */
   now?: () => number;
 }): BrowserRuntime {
-  const candidates = browserCandidates({ configuredPath: options.configuredPath, platform: options.platform ?? process.platform, headed: options.headed, exists: existsSync });
+  const candidates = browserCandidates({
+    configuredPath: options.configuredPath,
+    platform: options.platform ?? process.platform,
+    headed: options.headed,
+    exists: existsSync,
+  });
   const now = options.now ?? Date.now;
   let launching: Promise<Browser> | undefined;
   let failure: string | undefined;

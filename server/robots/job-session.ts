@@ -132,7 +132,10 @@ export function createJobSession(options: JobSessionOptions): JobBrowserSession 
     }
     let clean = false;
     try {
-      clean = !holdsSecret((await readZipEntries(await readFile(path))).map((e) => e.data), credentialSecrets);
+      clean = !holdsSecret(
+        (await readZipEntries(await readFile(path))).map((e) => e.data),
+        credentialSecrets,
+      );
     } catch {
       clean = false;
     }

@@ -35,7 +35,11 @@ async function collectGarbage(context: BrowserContext, page: Page): Promise<void
  * Successful jobs' contexts, by login, in the order they were parked (oldest first). `close`
  * closes a context for good; `isOpen` says whether the runtime still owns it (not closed meanwhile).
  */
-export function createParkedSessions(options: { now: () => number; close: (context: BrowserContext) => Promise<void>; isOpen: (context: BrowserContext) => boolean }) {
+export function createParkedSessions(options: {
+  now: () => number;
+  close: (context: BrowserContext) => Promise<void>;
+  isOpen: (context: BrowserContext) => boolean;
+}) {
   const { now, close } = options;
   const parked = new Map<string, ParkedSession>();
   const expired = (session: ParkedSession) => now() - session.parkedAt >= SESSION_IDLE_MS;

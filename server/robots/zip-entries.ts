@@ -24,7 +24,8 @@ export async function readZipEntries(zip: Buffer): Promise<{ name: string; data:
   let offset = zip.readUInt32LE(end + 16);
   const entries: { name: string; data: Buffer }[] = [];
   for (let i = 0; i < count; i++) {
-    if (offset + 46 > zip.length || zip.readUInt32LE(offset) !== CENTRAL_DIRECTORY_ENTRY) throw new ZipFormatError('broken central directory');
+    if (offset + 46 > zip.length || zip.readUInt32LE(offset) !== CENTRAL_DIRECTORY_ENTRY)
+      throw new ZipFormatError('broken central directory');
     const flags = zip.readUInt16LE(offset + 8);
     const method = zip.readUInt16LE(offset + 10);
     const compressedSize = zip.readUInt32LE(offset + 20);
@@ -51,7 +52,8 @@ function findEndOfCentralDirectory(zip: Buffer): number {
 
 /** Inflated off the main thread: a trace can be several megabytes. */
 async function entryData(zip: Buffer, localOffset: number, compressedSize: number, method: number, name: string): Promise<Buffer> {
-  if (localOffset + 30 > zip.length || zip.readUInt32LE(localOffset) !== LOCAL_FILE_HEADER) throw new ZipFormatError(`broken local header of ${name}`);
+  if (localOffset + 30 > zip.length || zip.readUInt32LE(localOffset) !== LOCAL_FILE_HEADER)
+    throw new ZipFormatError(`broken local header of ${name}`);
   const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
   const raw = zip.subarray(start, start + compressedSize);
   if (method === STORED) return raw;

@@ -41,7 +41,8 @@ export interface LayoutOptions {
 }
 
 export function layout(options: LayoutOptions): string {
-  const alerts = options.alert === undefined || options.alert === null ? [] : typeof options.alert === 'string' ? [options.alert] : options.alert;
+  const alerts =
+    options.alert === undefined || options.alert === null ? [] : typeof options.alert === 'string' ? [options.alert] : options.alert;
   const alertHtml =
     alerts.length === 0
       ? ''
@@ -89,7 +90,12 @@ function hintHtml(field: FieldCommon): string {
 }
 
 export function textField(
-  field: FieldCommon & { type?: 'text' | 'date' | 'password'; value?: string; autocomplete?: string; inputmode?: 'numeric' | 'decimal' | 'text' },
+  field: FieldCommon & {
+    type?: 'text' | 'date' | 'password';
+    value?: string;
+    autocomplete?: string;
+    inputmode?: 'numeric' | 'decimal' | 'text';
+  },
 ): string {
   const attrs = [
     `id="${escapeHtml(field.id)}"`,
@@ -111,7 +117,11 @@ export interface Choice {
 
 export function selectField(field: FieldCommon & { options: readonly Choice[]; value?: string }): string {
   const options = [`<option value="">— Choisir —</option>`]
-    .concat(field.options.map((o) => `<option value="${escapeHtml(o.value)}"${o.value === field.value ? ' selected' : ''}>${escapeHtml(o.label)}</option>`))
+    .concat(
+      field.options.map(
+        (o) => `<option value="${escapeHtml(o.value)}"${o.value === field.value ? ' selected' : ''}>${escapeHtml(o.label)}</option>`,
+      ),
+    )
     .join('');
   return `<div><label for="${escapeHtml(field.id)}">${escapeHtml(field.label)}</label>${hintHtml(field)}<select id="${escapeHtml(field.id)}" name="${escapeHtml(
     field.name ?? field.id,
@@ -137,6 +147,8 @@ export function form(action: string, content: string, button: string): string {
 /** A definition list whose <dd> are named by their <dt> (aria-labelledby), so robots can read them by role. */
 export function definitionList(entries: readonly { id: string; term: string; value: string }[]): string {
   return `<dl>${entries
-    .map((e) => `<dt id="${escapeHtml(e.id)}">${escapeHtml(e.term)}</dt><dd aria-labelledby="${escapeHtml(e.id)}">${escapeHtml(e.value)}</dd>`)
+    .map(
+      (e) => `<dt id="${escapeHtml(e.id)}">${escapeHtml(e.term)}</dt><dd aria-labelledby="${escapeHtml(e.id)}">${escapeHtml(e.value)}</dd>`,
+    )
     .join('')}</dl>`;
 }

@@ -50,7 +50,12 @@ const DEMO_ACCOUNTS: ReadonlyMap<string, SandboxAccount> = new Map([
 
 export async function sandboxPortalPlugin(app: FastifyInstance, options: SandboxOptions): Promise<void> {
   const base = app.prefix;
-  const portal = createPortal({ base, clock: options.clock, randomBytes: options.randomBytes, accounts: options.accounts ?? DEMO_ACCOUNTS });
+  const portal = createPortal({
+    base,
+    clock: options.clock,
+    randomBytes: options.randomBytes,
+    accounts: options.accounts ?? DEMO_ACCOUNTS,
+  });
   const { html } = portal;
   let requestsInFlakyMode = 0;
 
@@ -61,7 +66,10 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
   });
 
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+    reply.header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Referrer-Policy', 'same-origin');
   });

@@ -4,7 +4,11 @@ import { MFA_CODE_VALIDITY_MS, sameText, type Portal, type Session } from './por
 import { field, type FormBody } from './validation.js';
 
 type LoginReason = 'expiree' | 'essais' | 'code-expire';
-const LOGIN_REASONS: Record<LoginReason, string> = { expiree: MESSAGES.expired, essais: MESSAGES.tooManyTries, 'code-expire': MESSAGES.codeExpired };
+const LOGIN_REASONS: Record<LoginReason, string> = {
+  expiree: MESSAGES.expired,
+  essais: MESSAGES.tooManyTries,
+  'code-expire': MESSAGES.codeExpired,
+};
 
 /**
  * The portal's door, an encapsulated plugin: login, the SMS code step, logout, the sandbox phone,

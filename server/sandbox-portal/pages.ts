@@ -35,8 +35,20 @@ export function loginPage(base: string, alert: string | null, brokerId = ''): st
     alert,
     body: form(
       `${base}/login`,
-      textField({ id: 'broker_id', label: 'Identifiant courtier', value: brokerId, autocomplete: 'username', invalid: alert === MESSAGES.badCredentials }) +
-        textField({ id: 'password', label: 'Mot de passe', type: 'password', autocomplete: 'current-password', invalid: alert === MESSAGES.badCredentials }),
+      textField({
+        id: 'broker_id',
+        label: 'Identifiant courtier',
+        value: brokerId,
+        autocomplete: 'username',
+        invalid: alert === MESSAGES.badCredentials,
+      }) +
+        textField({
+          id: 'password',
+          label: 'Mot de passe',
+          type: 'password',
+          autocomplete: 'current-password',
+          invalid: alert === MESSAGES.badCredentials,
+        }),
       'Se connecter',
     ),
   });
@@ -100,8 +112,20 @@ export function driverStepPage(base: string, raw: Raw, alert: readonly string[] 
       form(
         `${base}/devis/auto/conducteur`,
         textField({ id: 'insured_name', label: 'Nom de l’assuré', value: raw.insured_name, invalid: invalid.has('insured_name') }) +
-          textField({ id: 'birth_date', label: 'Date de naissance du conducteur', type: 'date', value: raw.birth_date, invalid: invalid.has('birth_date') }) +
-          textField({ id: 'licence_date', label: 'Date d’obtention du permis', type: 'date', value: raw.licence_date, invalid: invalid.has('licence_date') }) +
+          textField({
+            id: 'birth_date',
+            label: 'Date de naissance du conducteur',
+            type: 'date',
+            value: raw.birth_date,
+            invalid: invalid.has('birth_date'),
+          }) +
+          textField({
+            id: 'licence_date',
+            label: 'Date d’obtention du permis',
+            type: 'date',
+            value: raw.licence_date,
+            invalid: invalid.has('licence_date'),
+          }) +
           textField({
             id: 'bonus_malus',
             label: 'Coefficient bonus-malus',
@@ -110,7 +134,14 @@ export function driverStepPage(base: string, raw: Raw, alert: readonly string[] 
             hint: 'De 0,50 à 3,50 (1,00 pour un nouveau conducteur).',
             invalid: invalid.has('bonus_malus'),
           }) +
-          textField({ id: 'postcode', label: 'Code postal', value: raw.postcode, inputmode: 'numeric', autocomplete: 'postal-code', invalid: invalid.has('postcode') }),
+          textField({
+            id: 'postcode',
+            label: 'Code postal',
+            value: raw.postcode,
+            inputmode: 'numeric',
+            autocomplete: 'postal-code',
+            invalid: invalid.has('postcode'),
+          }),
         'Continuer',
       ),
   });
@@ -129,7 +160,13 @@ export function vehicleStepPage(base: string, raw: Raw, alert: readonly string[]
         `${base}/devis/auto/vehicule`,
         textField({ id: 'make', label: 'Marque', value: raw.make, invalid: invalid.has('make') }) +
           textField({ id: 'model', label: 'Modèle', value: raw.model, invalid: invalid.has('model') }) +
-          textField({ id: 'registration', label: 'Immatriculation', value: raw.registration, hint: 'Au format AB-123-CD.', invalid: invalid.has('registration') }) +
+          textField({
+            id: 'registration',
+            label: 'Immatriculation',
+            value: raw.registration,
+            hint: 'Au format AB-123-CD.',
+            invalid: invalid.has('registration'),
+          }) +
           textField({
             id: 'first_registration_date',
             label: 'Date de première mise en circulation',
@@ -159,7 +196,13 @@ export function formulaStepPage(base: string, raw: Raw, alert: readonly string[]
       step(3, 3) +
       form(
         `${base}/devis/auto/formule`,
-        radioGroup({ legend: 'Formule', name: 'formula', value: raw.formula, options: FORMULAS.map((f) => ({ value: f, label: FORMULA_LABELS[f] })), invalid: invalid.has('formula') }),
+        radioGroup({
+          legend: 'Formule',
+          name: 'formula',
+          value: raw.formula,
+          options: FORMULAS.map((f) => ({ value: f, label: FORMULA_LABELS[f] })),
+          invalid: invalid.has('formula'),
+        }),
         'Calculer le tarif',
       ),
   });
@@ -185,7 +228,14 @@ export function dwellingStepPage(base: string, raw: Raw, alert: readonly string[
           }) +
           textField({ id: 'surface', label: 'Surface (m²)', value: raw.surface, inputmode: 'numeric', invalid: invalid.has('surface') }) +
           textField({ id: 'rooms', label: 'Nombre de pièces', value: raw.rooms, inputmode: 'numeric', invalid: invalid.has('rooms') }) +
-          textField({ id: 'postcode', label: 'Code postal', value: raw.postcode, inputmode: 'numeric', autocomplete: 'postal-code', invalid: invalid.has('postcode') }),
+          textField({
+            id: 'postcode',
+            label: 'Code postal',
+            value: raw.postcode,
+            inputmode: 'numeric',
+            autocomplete: 'postal-code',
+            invalid: invalid.has('postcode'),
+          }),
         'Continuer',
       ),
   });
@@ -207,7 +257,14 @@ export function occupationStepPage(base: string, raw: Raw, alert: readonly strin
           value: raw.occupant_status,
           options: OCCUPANT_STATUSES.map((s) => ({ value: s, label: OCCUPANT_LABELS[s] })),
           invalid: invalid.has('occupant_status'),
-        }) + textField({ id: 'contents_capital', label: 'Capital mobilier (€)', value: raw.contents_capital, inputmode: 'numeric', invalid: invalid.has('contents_capital') }),
+        }) +
+          textField({
+            id: 'contents_capital',
+            label: 'Capital mobilier (€)',
+            value: raw.contents_capital,
+            inputmode: 'numeric',
+            invalid: invalid.has('contents_capital'),
+          }),
         'Calculer le tarif',
       ),
   });
@@ -250,7 +307,13 @@ export function attestationFormPage(base: string, policyNumber: string, alert: s
     loggedIn: true,
     body: form(
       `${base}/attestation`,
-      textField({ id: 'policy_number', label: 'Numéro de contrat', value: policyNumber, hint: 'Par exemple SBX-123456.', invalid: alert !== null }),
+      textField({
+        id: 'policy_number',
+        label: 'Numéro de contrat',
+        value: policyNumber,
+        hint: 'Par exemple SBX-123456.',
+        invalid: alert !== null,
+      }),
       'Obtenir l’attestation',
     ),
   });

@@ -106,7 +106,14 @@ export function quotePdf(input: QuotePdfInput): Promise<Uint8Array> {
   return document(
     quotePdfTitle(input),
     `${INSURER_NAME} – ${input.productLabel} – formule ${input.formulaLabel} – prime annuelle ${premium} – ${input.insuredName}`,
-    [INSURER_NAME, `devis ${input.productShort}`, `prime annuelle ${plainAmount(input.premiumEur)} EUR`, `formule ${input.formulaLabel}`, `assure ${input.insuredName}`, `reference ${input.reference}`],
+    [
+      INSURER_NAME,
+      `devis ${input.productShort}`,
+      `prime annuelle ${plainAmount(input.premiumEur)} EUR`,
+      `formule ${input.formulaLabel}`,
+      `assure ${input.insuredName}`,
+      `reference ${input.reference}`,
+    ],
     input.createdAtMs,
     [
       { text: INSURER_NAME, size: 20, bold: true },
@@ -126,7 +133,12 @@ export function quotePdf(input: QuotePdfInput): Promise<Uint8Array> {
   );
 }
 
-export function attestationPdf(input: { policyNumber: string; validFrom: string; validTo: string; createdAtMs: number }): Promise<Uint8Array> {
+export function attestationPdf(input: {
+  policyNumber: string;
+  validFrom: string;
+  validTo: string;
+  createdAtMs: number;
+}): Promise<Uint8Array> {
   return document(
     `Attestation d’assurance – ${input.policyNumber}`,
     `${INSURER_NAME} – attestation d’assurance du contrat ${input.policyNumber}`,

@@ -68,7 +68,12 @@ export function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function createPortal(options: { base: string; clock: Portal['clock']; randomBytes: Portal['randomBytes']; accounts: Portal['accounts'] }): Portal {
+export function createPortal(options: {
+  base: string;
+  clock: Portal['clock'];
+  randomBytes: Portal['randomBytes'];
+  accounts: Portal['accounts'];
+}): Portal {
   const { base, clock, randomBytes } = options;
   const cookiePath = base === '' ? '/' : base;
   const sessions = new Map<string, Session>();
@@ -77,7 +82,8 @@ export function createPortal(options: { base: string; clock: Portal['clock']; ra
   const signedIn = new WeakMap<FastifyRequest, Session>();
 
   const redirect = (reply: FastifyReply, path: string) => reply.redirect(`${base}/${path}`, 303);
-  const clearSessionCookie = (reply: FastifyReply) => reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=0`);
+  const clearSessionCookie = (reply: FastifyReply) =>
+    reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=0`);
 
   function currentSession(request: FastifyRequest): { session?: Session; expired: boolean } {
     const id = readCookie(request, SESSION_COOKIE);

@@ -105,7 +105,8 @@ export interface HomePricingInput {
 }
 
 export function homePremium(input: HomePricingInput): number {
-  const base = input.surfaceM2 * DWELLING_RATE_PER_M2[input.dwellingType] + input.rooms * RATE_PER_ROOM_EUR + input.contentsCapitalEur * CONTENTS_RATE;
+  const base =
+    input.surfaceM2 * DWELLING_RATE_PER_M2[input.dwellingType] + input.rooms * RATE_PER_ROOM_EUR + input.contentsCapitalEur * CONTENTS_RATE;
   return roundToCents(base * OCCUPANT_FACTORS[input.occupantStatus] * zoneFactor(input.postcode));
 }
 

@@ -1,8 +1,26 @@
 import type { FastifyInstance } from 'fastify';
-import { driverStepPage, dwellingStepPage, formulaStepPage, notFoundPage, occupationStepPage, resultPage, vehicleStepPage, type QuoteView } from './pages.js';
+import {
+  driverStepPage,
+  dwellingStepPage,
+  formulaStepPage,
+  notFoundPage,
+  occupationStepPage,
+  resultPage,
+  vehicleStepPage,
+  type QuoteView,
+} from './pages.js';
 import { quotePdf } from './pdf.js';
 import type { Portal, Session } from './portal.js';
-import { autoPremium, DWELLING_LABELS, FORMULA_LABELS, formatEuros, formatFrenchDate, homePremium, OCCUPANT_LABELS, USAGE_LABELS } from './pricing.js';
+import {
+  autoPremium,
+  DWELLING_LABELS,
+  FORMULA_LABELS,
+  formatEuros,
+  formatFrenchDate,
+  homePremium,
+  OCCUPANT_LABELS,
+  USAGE_LABELS,
+} from './pricing.js';
 import { checkDriver, checkDwelling, checkFormula, checkOccupation, checkVehicle, type FormBody } from './validation.js';
 
 /** Quotes kept for their results page and PDF; the oldest go first (a long-running demo server). */
@@ -96,7 +114,14 @@ export async function quoteRoutes(app: FastifyInstance, { portal }: { portal: Po
     const checked = checkFormula(request.body);
     if (!checked.ok) return html(reply, 422, formulaStepPage(base, checked.raw, checked.errors, checked.invalid));
     const premiumEur = autoPremium(
-      { driverBirthDate: driver.birthDate, licenceDate: driver.licenceDate, bonusMalus: driver.bonusMalus, postcode: driver.postcode, usage: vehicle.usage, formula: checked.value.formula },
+      {
+        driverBirthDate: driver.birthDate,
+        licenceDate: driver.licenceDate,
+        bonusMalus: driver.bonusMalus,
+        postcode: driver.postcode,
+        usage: vehicle.usage,
+        formula: checked.value.formula,
+      },
       clock.now(),
     );
     const vehicleName = [vehicle.make, vehicle.model].filter(Boolean).join(' ');

@@ -13,7 +13,8 @@ export function field(body: FormBody | undefined, name: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-export type Checked<T> = { ok: true; value: T; raw: Record<string, string> } | { ok: false; errors: string[]; invalid: Set<string>; raw: Record<string, string> };
+export type Checked<T> =
+  { ok: true; value: T; raw: Record<string, string> } | { ok: false; errors: string[]; invalid: Set<string>; raw: Record<string, string> };
 
 class Collector {
   readonly errors: string[] = [];
@@ -73,7 +74,13 @@ function checkInteger(c: Collector, raw: Record<string, string>, name: string, l
   const value = (raw[name] ?? '').replace(/[\s\u00a0\u202f]/g, '');
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < min || n > max) {
-    c.fail(name, `Le champ « ${label} » doit être un nombre entier entre ${min.toLocaleString('fr-FR')} et ${max.toLocaleString('fr-FR')}.`.replace(/\u202f/g, '\u00a0'));
+    c.fail(
+      name,
+      `Le champ « ${label} » doit être un nombre entier entre ${min.toLocaleString('fr-FR')} et ${max.toLocaleString('fr-FR')}.`.replace(
+        /\u202f/g,
+        '\u00a0',
+      ),
+    );
   }
   return n;
 }
@@ -100,10 +107,15 @@ export function checkDriver(body: FormBody | undefined, nowMs: number): Checked<
   const birthDate = checkPastDate(c, raw, 'birth_date', 'Date de naissance du conducteur', nowMs);
   if (!c.invalid.has('birth_date')) {
     const age = fullYearsSince(birthDate, nowMs);
-    if (age < 18 || age > 99) c.fail('birth_date', 'Le champ « Date de naissance du conducteur » doit correspondre à un conducteur de 18 à 99 ans.');
+    if (age < 18 || age > 99)
+      c.fail('birth_date', 'Le champ « Date de naissance du conducteur » doit correspondre à un conducteur de 18 à 99 ans.');
   }
   const licenceDate = checkPastDate(c, raw, 'licence_date', 'Date d’obtention du permis', nowMs);
-  if (!c.invalid.has('licence_date') && !c.invalid.has('birth_date') && fullYearsSince(birthDate, Date.parse(`${licenceDate}T00:00:00Z`)) < 17) {
+  if (
+    !c.invalid.has('licence_date') &&
+    !c.invalid.has('birth_date') &&
+    fullYearsSince(birthDate, Date.parse(`${licenceDate}T00:00:00Z`)) < 17
+  ) {
     c.fail('licence_date', 'Le champ « Date d’obtention du permis » doit être postérieur aux 17 ans du conducteur.');
   }
   const bmText = (raw.bonus_malus ?? '').replace(',', '.');

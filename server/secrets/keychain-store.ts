@@ -16,7 +16,10 @@ export interface KeyringBackend {
 
 /** @napi-rs/keyring, loaded on first use: a missing prebuilt binary is a keychain that does not answer. */
 function napiKeyringBackend(): KeyringBackend {
-  type EntryClass = new (service: string, account: string) => {
+  type EntryClass = new (
+    service: string,
+    account: string,
+  ) => {
     getPassword(): string | null;
     setPassword(password: string): void;
     deletePassword(): boolean;
@@ -146,7 +149,8 @@ function loadMasterKeyFromKeychain(
   const stored = backend.get(service, MASTER_KEY_ACCOUNT);
   if (stored !== null) {
     const key = Buffer.from(stored, 'base64');
-    if (key.length !== MASTER_KEY_BYTES) throw new Error(`The master key in the OS keychain (${service}/${MASTER_KEY_ACCOUNT}) is damaged.`);
+    if (key.length !== MASTER_KEY_BYTES)
+      throw new Error(`The master key in the OS keychain (${service}/${MASTER_KEY_ACCOUNT}) is damaged.`);
     return key;
   }
   const file = join(dataDir, 'secrets', 'master.key');
@@ -185,7 +189,11 @@ export function openDesktopSecretStore(options: {
     try {
       const masterKey = loadMasterKeyFromKeychain(backend, service, options.dataDir, options.env, options.randomBytes);
       const fallback = createEncryptedFileStore(options.dataDir, masterKey);
-      return { store: createKeychainStore({ backend, service, fallback, onFallback: options.onFallback }), kind: 'keychain', warning: null };
+      return {
+        store: createKeychainStore({ backend, service, fallback, onFallback: options.onFallback }),
+        kind: 'keychain',
+        warning: null,
+      };
     } catch (err) {
       probe.available = false;
       probe.reason = err instanceof Error ? err.message : String(err);

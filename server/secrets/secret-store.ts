@@ -36,7 +36,8 @@ export function loadMasterKey(dataDir: string, env: NodeJS.ProcessEnv, randomByt
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== MASTER_KEY_BYTES) throw new Error(`${file} is damaged; restore it from a backup (secrets encrypted with it cannot be read otherwise).`);
+  if (key.length !== MASTER_KEY_BYTES)
+    throw new Error(`${file} is damaged; restore it from a backup (secrets encrypted with it cannot be read otherwise).`);
   return key;
 }
 

@@ -15,7 +15,16 @@ export type ApplicableChange = PulledChange & { stamps?: Readonly<Record<string,
 /** A record's state as the change that applies it: each field with its own stamp, the latest as the change's clock. */
 export function stateChange(record: RecordState): ApplicableChange {
   const hlc = Object.values(record.stamps).reduce((max, stamp) => (stamp > max ? stamp : max), '');
-  return { seq: record.seq, device_id: record.device_id, kind: record.kind, record_id: record.record_id, op: record.erased ? 'erase' : 'upsert', hlc: hlc || '000000000000000-000000-0', fields: record.fields, stamps: record.stamps };
+  return {
+    seq: record.seq,
+    device_id: record.device_id,
+    kind: record.kind,
+    record_id: record.record_id,
+    op: record.erased ? 'erase' : 'upsert',
+    hlc: hlc || '000000000000000-000000-0',
+    fields: record.fields,
+    stamps: record.stamps,
+  };
 }
 
 const stampOf = (change: ApplicableChange, field: string): string => change.stamps?.[field] ?? change.hlc;
@@ -29,10 +38,21 @@ const stampOf = (change: ApplicableChange, field: string): string => change.stam
  * its kind drops (skips: data an erasure removed) is neither applied nor set aside.
  * Runs inside the pull's transaction, and never emits an event or a change of its own.
  */
-export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind, change: ApplicableChange, context: ApplyContext): Refusal | 'applied' | 'skipped' {
+export function applyChange(
+  orm: Orm,
+  cabinetId: string,
+  records: RecordsByKind,
+  change: ApplicableChange,
+  context: ApplyContext,
+): Refusal | 'applied' | 'skipped' {
   // A kind this version does not know (a newer install's) is kept aside, and applied once it is updated.
   const adapter = records.get(change.kind);
-  if (!adapter) return { reason: 'not_understood', message: `this version of Courtier does not know records of kind ${change.kind}: applied once it is updated`, notUnderstood: [] };
+  if (!adapter)
+    return {
+      reason: 'not_understood',
+      message: `this version of Courtier does not know records of kind ${change.kind}: applied once it is updated`,
+      notUnderstood: [],
+    };
   const held = store.findFieldClocks(orm, cabinetId, change.kind, change.record_id);
   // Erased, the record takes no more edits; two erasures (made offline on two installs) merge their tombstones.
   if (held?.erased && change.op !== 'erase') return 'skipped';
@@ -47,12 +67,26 @@ export function applyChange(orm: Orm, cabinetId: string, records: RecordsByKind,
   // make the value lose once this install can store it), and the change is kept for then.
   const unknown = adapter.unknownFields(change.fields);
   const known = Object.keys(change.fields).filter((field) => !unknown.includes(field));
-  const outcome = change.op === 'erase' && !held?.erased ? erase(orm, cabinetId, adapter, change, known, context) : merge(orm, cabinetId, adapter, change, known, held, context);
+  const outcome =
+    change.op === 'erase' && !held?.erased
+      ? erase(orm, cabinetId, adapter, change, known, context)
+      : merge(orm, cabinetId, adapter, change, known, held, context);
   if (unknown.length === 0) return outcome;
-  return { reason: 'not_understood', message: `this version of Courtier does not know the field(s) ${unknown.join(', ')} of a ${change.kind}: the others were applied, these will be once it is updated`, notUnderstood: unknown };
+  return {
+    reason: 'not_understood',
+    message: `this version of Courtier does not know the field(s) ${unknown.join(', ')} of a ${change.kind}: the others were applied, these will be once it is updated`,
+    notUnderstood: unknown,
+  };
 }
 
-function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: ApplicableChange, known: string[], context: ApplyContext): 'applied' {
+function erase(
+  orm: Orm,
+  cabinetId: string,
+  adapter: SyncedRecords,
+  change: ApplicableChange,
+  known: string[],
+  context: ApplyContext,
+): 'applied' {
   adapter.beforeErase?.(context, cabinetId, change.record_id);
   adapter.write(orm, cabinetId, change.record_id, change.fields, context);
   store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(known, change), true);
@@ -60,7 +94,15 @@ function erase(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: Appl
   return 'applied';
 }
 
-function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: ApplicableChange, known: string[], held: store.FieldClocks | undefined, context: ApplyContext): 'applied' | 'skipped' {
+function merge(
+  orm: Orm,
+  cabinetId: string,
+  adapter: SyncedRecords,
+  change: ApplicableChange,
+  known: string[],
+  held: store.FieldClocks | undefined,
+  context: ApplyContext,
+): 'applied' | 'skipped' {
   const winning = known.filter((field) => {
     const clock = held?.clocks[field];
     // No clock: the value was never held here, or was created here (or uploaded at connect) and not
@@ -69,7 +111,8 @@ function merge(orm: Orm, cabinetId: string, adapter: SyncedRecords, change: Appl
   });
   if (winning.length === 0) return 'skipped';
   const fields = Object.fromEntries(winning.map((field) => [field, change.fields[field]]));
-  if (!adapter.write(orm, cabinetId, change.record_id, fields, { ...context, origin: { deviceId: change.device_id, seq: change.seq } })) return 'skipped';
+  if (!adapter.write(orm, cabinetId, change.record_id, fields, { ...context, origin: { deviceId: change.device_id, seq: change.seq } }))
+    return 'skipped';
   store.mergeFieldClocks(orm, cabinetId, change.kind, change.record_id, clocksOf(winning, change), false);
   return 'applied';
 }

@@ -36,14 +36,36 @@ export function recordChange(
   const fields = change.fields();
   if (state.detached) {
     // Disconnected: nothing is queued, but every field (a creation's too) keeps when it changed, for a reconnect.
-    store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])), how === 'erase');
+    store.mergeFieldClocks(
+      orm,
+      cabinetId,
+      change.kind,
+      change.recordId,
+      Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])),
+      how === 'erase',
+    );
     store.advanceDetachedClock(orm, cabinetId, clock);
     return;
   }
   // The row carries the new number and clock: captureState reads them from it next time.
-  store.appendOutbox(orm, { cabinetId, number: state.nextNumber, kind: change.kind, recordId: change.recordId, op, hlc, fields: JSON.stringify(fields) });
+  store.appendOutbox(orm, {
+    cabinetId,
+    number: state.nextNumber,
+    kind: change.kind,
+    recordId: change.recordId,
+    op,
+    hlc,
+    fields: JSON.stringify(fields),
+  });
   if (how !== 'create') {
-    store.mergeFieldClocks(orm, cabinetId, change.kind, change.recordId, Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])), how === 'erase');
+    store.mergeFieldClocks(
+      orm,
+      cabinetId,
+      change.kind,
+      change.recordId,
+      Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])),
+      how === 'erase',
+    );
   }
   deps.syncChanges.notify();
 }

@@ -54,15 +54,27 @@ async function fetchPage(
 ): Promise<FetchedPage> {
   const own = connection.resyncing;
   const walletAfter = options.walletAfter === undefined ? {} : { wallet_after: options.walletAfter };
-  const page = await context.client.pull({ after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}), ...walletAfter }, options.signal);
+  const page = await context.client.pull(
+    { after, limit: PULL_PAGE, wait: options.wait, ...(own ? { own } : {}), ...walletAfter },
+    options.signal,
+  );
   const answeredAt = context.deps.clock.now();
   // A cursor past the cabinet's newest seq: the hub lost changes this install applied (restored from a backup).
   if (page.last_seq < after) throw new HubWentBack();
   // Read after the answer: a number given while the pull was on its way may already be on the hub.
   const nextNumber = store.findConnection(context.deps.db.orm, cabinetId)?.nextNumber;
-  if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber) throw new InstallWentBack(page.device_last_number);
+  if (page.device_last_number !== undefined && nextNumber !== undefined && page.device_last_number >= nextNumber)
+    throw new InstallWentBack(page.device_last_number);
   const changes = own ? page.changes : page.changes.filter((change) => change.device_id !== connection.deviceId);
-  return { after, lastSeq: page.last_seq, more: page.more, changes, staged: await stageBlobs(context, cabinetId, changes), walletSeq: page.wallet_seq, answeredAt };
+  return {
+    after,
+    lastSeq: page.last_seq,
+    more: page.more,
+    changes,
+    staged: await stageBlobs(context, cabinetId, changes),
+    walletSeq: page.wallet_seq,
+    answeredAt,
+  };
 }
 
 /**
@@ -87,7 +99,7 @@ async function pullState(context: PullContext, cabinetId: string, progress: (app
   const deferred: ApplicableChange[] = [];
   let asOf: number | undefined;
   let applied = 0;
-  for (let next = pageAfter('', ''); ; ) {
+  for (let next = pageAfter('', ''); ;) {
     const { page, changes, staged } = await next;
     asOf ??= page.as_of_seq;
     const last = page.records.at(-1);
@@ -117,7 +129,12 @@ async function readStateAgain(context: PullContext, cabinetId: string, details: 
     cabinetId,
     action: 'sync.resynced',
     actor: { kind: 'system', id: null, label: 'sync', address: null, listener: 'internal' },
-    details: { reason: 'cursor_expired', pulled_from: from, hub_oldest_seq: typeof oldest === 'number' ? oldest : null, records_read: applied },
+    details: {
+      reason: 'cursor_expired',
+      pulled_from: from,
+      hub_oldest_seq: typeof oldest === 'number' ? oldest : null,
+      records_read: applied,
+    },
   });
 }
 
@@ -132,9 +149,16 @@ async function resyncingOnRewind<T>(context: PullContext, cabinetId: string, pul
   try {
     return await pull();
   } catch (err) {
-    if (err instanceof HubEpochChanged) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
-    else if (err instanceof HubWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
-    else if (err instanceof InstallWentBack) resyncWithHub(context.deps, context.records, cabinetId, { reason: 'install_restored', renumberFrom: err.hubLastNumber + 1, reupload: false });
+    if (err instanceof HubEpochChanged)
+      resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
+    else if (err instanceof HubWentBack)
+      resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_went_back', reupload: true });
+    else if (err instanceof InstallWentBack)
+      resyncWithHub(context.deps, context.records, cabinetId, {
+        reason: 'install_restored',
+        renumberFrom: err.hubLastNumber + 1,
+        reupload: false,
+      });
     else if (err instanceof HubRefusal && err.code === 'cursor_expired') await readStateAgain(context, cabinetId, err.details);
     else throw err;
     return resynced;
@@ -177,7 +201,8 @@ export async function pullEverything(context: PullContext, cabinetId: string, pr
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
   store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
-  const fromState = start.pullCursor === 0 ? await resyncingOnRewind(context, cabinetId, () => pullState(context, cabinetId, progress), -1) : 0;
+  const fromState =
+    start.pullCursor === 0 ? await resyncingOnRewind(context, cabinetId, () => pullState(context, cabinetId, progress), -1) : 0;
   if (fromState < 0) return pullEverything(context, cabinetId, progress);
   const tail = (applied: number) => progress(fromState + applied);
   const current = store.findConnection(context.deps.db.orm, cabinetId) ?? start;
@@ -186,7 +211,12 @@ export async function pullEverything(context: PullContext, cabinetId: string, pr
   return resynced >= 0 ? fromState + resynced : fromState + (await pullEverything(context, cabinetId, tail));
 }
 
-async function pullPages(context: PullContext, cabinetId: string, start: store.ConnectionRow, progress: (applied: number) => void): Promise<number> {
+async function pullPages(
+  context: PullContext,
+  cabinetId: string,
+  start: store.ConnectionRow,
+  progress: (applied: number) => void,
+): Promise<number> {
   const pageAfter = (after: number) => {
     const next = fetchPage(context, cabinetId, start, after, { wait: 0 });
     // Awaited on the next turn of the loop; a failure meanwhile is not an unhandled rejection.
@@ -194,7 +224,7 @@ async function pullPages(context: PullContext, cabinetId: string, start: store.C
     return next;
   };
   let applied = 0;
-  for (let next = pageAfter(start.pullCursor); ; ) {
+  for (let next = pageAfter(start.pullCursor); ;) {
     const fetched = await next;
     if (fetched.more) next = pageAfter(fetched.lastSeq);
     const count = applyPage(context, cabinetId, fetched);

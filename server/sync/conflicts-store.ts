@@ -11,17 +11,35 @@ export function insertConflict(orm: Orm, row: typeof syncConflicts.$inferInsert)
   orm
     .insert(syncConflicts)
     .values(row)
-    .onConflictDoUpdate({ target: [syncConflicts.cabinetId, syncConflicts.seq], set: { reason: row.reason, message: row.message, notUnderstood: row.notUnderstood, fromState: row.fromState ?? false, setAsideAt: row.setAsideAt } })
+    .onConflictDoUpdate({
+      target: [syncConflicts.cabinetId, syncConflicts.seq],
+      set: {
+        reason: row.reason,
+        message: row.message,
+        notUnderstood: row.notUnderstood,
+        fromState: row.fromState ?? false,
+        setAsideAt: row.setAsideAt,
+      },
+    })
     .run();
 }
 
 export function findConflict(orm: Orm, cabinetId: string, seq: number): ConflictRow | undefined {
-  return orm.select().from(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.seq, seq))).get();
+  return orm
+    .select()
+    .from(syncConflicts)
+    .where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.seq, seq)))
+    .get();
 }
 
 /** Forgets a set-aside change (applied at last, or discarded by a person). */
 export function deleteConflict(orm: Orm, cabinetId: string, seq: number): boolean {
-  return orm.delete(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.seq, seq))).run().changes > 0;
+  return (
+    orm
+      .delete(syncConflicts)
+      .where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.seq, seq)))
+      .run().changes > 0
+  );
 }
 
 /** The changes a newer version sent, oldest first, with what this install lacked to apply them (no field: the kind). */
@@ -44,19 +62,35 @@ export function listConflicts(orm: Orm, cabinetId: string, limit: number): Confl
 export function deleteConflictsNaming(orm: Orm, cabinetId: string, recordId: string): void {
   orm
     .delete(syncConflicts)
-    .where(and(eq(syncConflicts.cabinetId, cabinetId), or(eq(syncConflicts.recordId, recordId), sql`instr(${syncConflicts.fields}, ${recordId}) > 0`)))
+    .where(
+      and(
+        eq(syncConflicts.cabinetId, cabinetId),
+        or(eq(syncConflicts.recordId, recordId), sql`instr(${syncConflicts.fields}, ${recordId}) > 0`),
+      ),
+    )
     .run();
 }
 
 /** Whether a change of this record was set aside (pulled, not applied). */
 export function hasConflictOf(orm: Orm, cabinetId: string, kind: string, recordId: string): boolean {
-  return orm.select({ seq: syncConflicts.seq }).from(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.kind, kind), eq(syncConflicts.recordId, recordId))).limit(1).get() !== undefined;
+  return (
+    orm
+      .select({ seq: syncConflicts.seq })
+      .from(syncConflicts)
+      .where(and(eq(syncConflicts.cabinetId, cabinetId), eq(syncConflicts.kind, kind), eq(syncConflicts.recordId, recordId)))
+      .limit(1)
+      .get() !== undefined
+  );
 }
 
 /** The set-aside changes among these seqs (a page's). */
 export function conflictsOfSeqs(orm: Orm, cabinetId: string, seqs: readonly number[]): ConflictRow[] {
   if (seqs.length === 0) return [];
-  return orm.select().from(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), inArray(syncConflicts.seq, [...seqs]))).all();
+  return orm
+    .select()
+    .from(syncConflicts)
+    .where(and(eq(syncConflicts.cabinetId, cabinetId), inArray(syncConflicts.seq, [...seqs])))
+    .all();
 }
 
 export function countConflicts(orm: Orm, cabinetId: string): number {
@@ -68,7 +102,10 @@ export function countConflicts(orm: Orm, cabinetId: string): number {
  * newer version sent: a hostile device cannot fill the disk through them.
  */
 export function trimConflicts(orm: Orm, cabinetId: string, keep: number, keepNotUnderstood: number): void {
-  for (const [understood, kept] of [[true, keep], [false, keepNotUnderstood]] as const) {
+  for (const [understood, kept] of [
+    [true, keep],
+    [false, keepNotUnderstood],
+  ] as const) {
     const ofReason = understood ? sql`${syncConflicts.reason} <> 'not_understood'` : eq(syncConflicts.reason, 'not_understood');
     const oldestKept = orm
       .select({ seq: syncConflicts.seq })
@@ -78,6 +115,10 @@ export function trimConflicts(orm: Orm, cabinetId: string, keep: number, keepNot
       .limit(1)
       .offset(kept - 1)
       .get();
-    if (oldestKept) orm.delete(syncConflicts).where(and(eq(syncConflicts.cabinetId, cabinetId), ofReason, lt(syncConflicts.seq, oldestKept.seq))).run();
+    if (oldestKept)
+      orm
+        .delete(syncConflicts)
+        .where(and(eq(syncConflicts.cabinetId, cabinetId), ofReason, lt(syncConflicts.seq, oldestKept.seq)))
+        .run();
   }
 }

@@ -23,7 +23,13 @@ export function discardSyncConflict(deps: SyncDeps, cabinetId: string, seq: numb
     const conflict = conflictsStore.findConflict(deps.db.orm, cabinetId, seq);
     if (!conflict) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
     conflictsStore.deleteConflict(deps.db.orm, cabinetId, seq);
-    recordAudit(deps, { cabinetId, action: 'sync.conflict_discarded', actor, target: conflict.recordId, details: { seq, kind: conflict.kind, reason: conflict.reason, device_id: conflict.deviceId } });
+    recordAudit(deps, {
+      cabinetId,
+      action: 'sync.conflict_discarded',
+      actor,
+      target: conflict.recordId,
+      details: { seq, kind: conflict.kind, reason: conflict.reason, device_id: conflict.deviceId },
+    });
   });
 }
 
@@ -40,11 +46,22 @@ export async function retrySyncConflicts(
 ): Promise<SyncConflictRetry> {
   const connection = connectionOrThrow(deps, cabinetId);
   const wanted = seqs ?? conflictsStore.listConflicts(deps.db.orm, cabinetId, Number.MAX_SAFE_INTEGER).map((conflict) => conflict.seq);
-  for (const seq of seqs ?? []) if (!conflictsStore.findConflict(deps.db.orm, cabinetId, seq)) throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
+  for (const seq of seqs ?? [])
+    if (!conflictsStore.findConflict(deps.db.orm, cabinetId, seq))
+      throw new ApiError('not_found', `No change set aside with seq ${seq} in this cabinet.`);
   const outcomes = await retrySetAside({ deps, records: io.records, client: hubClientFor(deps, connection, io.fetch) }, cabinetId, wanted);
   const seqsOf = (outcome: RetryOutcome) => [...outcomes].filter(([, o]) => o === outcome).map(([seq]) => seq);
   const result = { applied: seqsOf('applied'), still_set_aside: seqsOf('set_aside'), no_longer_on_hub: seqsOf('gone') };
-  recordAudit(deps, { cabinetId, action: 'sync.conflicts_retried', actor, details: { applied: result.applied.length, still_set_aside: result.still_set_aside.length, no_longer_on_hub: result.no_longer_on_hub.length } });
+  recordAudit(deps, {
+    cabinetId,
+    action: 'sync.conflicts_retried',
+    actor,
+    details: {
+      applied: result.applied.length,
+      still_set_aside: result.still_set_aside.length,
+      no_longer_on_hub: result.no_longer_on_hub.length,
+    },
+  });
   return result;
 }
 

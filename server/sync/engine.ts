@@ -43,7 +43,12 @@ type Outcome = { kind: 'ok'; busy: boolean } | { kind: 'offline' } | { kind: 're
 function classify(err: unknown): Outcome {
   if (err instanceof HubUnreachable) return { kind: 'offline' };
   if (err instanceof HubRefusal) {
-    const message = err.code === 'device_revoked' ? 'this device was revoked on the hub' : err.code === 'sync_protocol_too_old' ? 'this Courtier is too old for the cabinet’s other installs: update it (changes stay queued)' : err.message;
+    const message =
+      err.code === 'device_revoked'
+        ? 'this device was revoked on the hub'
+        : err.code === 'sync_protocol_too_old'
+          ? 'this Courtier is too old for the cabinet’s other installs: update it (changes stay queued)'
+          : err.message;
     return { kind: 'refused', code: err.code, message, final: FINAL_REFUSALS.has(err.code) };
   }
   // The device credential is missing from the secret store: a person must connect again.
@@ -99,16 +104,24 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
         reported.set(loop, 'ok');
         const state = outcome.busy ? 'syncing' : 'idle';
         if (other !== undefined && other !== 'ok') return;
-        if (row.state !== state || row.lastError !== null || row.offlineSince !== null) store.updateConnection(deps.db.orm, cabinetId, { state, lastError: null, lastErrorCode: null, offlineSince: null });
+        if (row.state !== state || row.lastError !== null || row.offlineSince !== null)
+          store.updateConnection(deps.db.orm, cabinetId, { state, lastError: null, lastErrorCode: null, offlineSince: null });
         return;
       }
       reported.set(loop, outcome.kind);
       if (outcome.kind === 'offline') {
-        if (row.state !== 'offline') store.updateConnection(deps.db.orm, cabinetId, { state: 'offline', offlineSince: row.offlineSince ?? now });
+        if (row.state !== 'offline')
+          store.updateConnection(deps.db.orm, cabinetId, { state: 'offline', offlineSince: row.offlineSince ?? now });
         return;
       }
       if (row.lastErrorCode !== outcome.code) options.logger.warn({ cabinetId, code: outcome.code }, `sync: ${outcome.message}`);
-      store.updateConnection(deps.db.orm, cabinetId, { state: 'error', lastError: outcome.message, lastErrorCode: outcome.code, lastErrorAt: now, offlineSince: null });
+      store.updateConnection(deps.db.orm, cabinetId, {
+        state: 'error',
+        lastError: outcome.message,
+        lastErrorCode: outcome.code,
+        lastErrorAt: now,
+        offlineSince: null,
+      });
     };
     // Made on first use and kept for the runner's life (its device's credential does not change: a
     // new pairing is a new device, so a new runner), rather than a read and a decryption of the
@@ -118,10 +131,15 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       (hubClient ??= hubClientFor(deps, connection, fetch, (hub, local) => {
         const offset = hub - local;
         const row = store.findConnection(deps.db.orm, cabinetId);
-        if (row && (row.hubClockOffset === null || Math.abs(row.hubClockOffset - offset) > 1000)) store.updateConnection(deps.db.orm, cabinetId, { hubClockOffset: offset });
+        if (row && (row.hubClockOffset === null || Math.abs(row.hubClockOffset - offset) > 1000))
+          store.updateConnection(deps.db.orm, cabinetId, { hubClockOffset: offset });
       }));
 
-    const loop = async (name: 'push' | 'pull', step: (hub: HubClient) => Promise<{ again: boolean; busy: boolean }>, idle: (signal: AbortSignal) => Promise<void>) => {
+    const loop = async (
+      name: 'push' | 'pull',
+      step: (hub: HubClient) => Promise<{ again: boolean; busy: boolean }>,
+      idle: (signal: AbortSignal) => Promise<void>,
+    ) => {
       let failures = 0;
       while (!abort.signal.aborted) {
         try {
@@ -135,7 +153,10 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
           report(name, outcome);
           if (outcome.kind === 'refused' && outcome.final) return;
           failures += 1;
-          await sleep(outcome.kind === 'offline' ? backoff(failures) : Math.max(backoff(failures), options.refusedRetryMs ?? 30_000), abort.signal);
+          await sleep(
+            outcome.kind === 'offline' ? backoff(failures) : Math.max(backoff(failures), options.refusedRetryMs ?? 30_000),
+            abort.signal,
+          );
         }
       }
     };
@@ -182,7 +203,11 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
         }
         const walletAfter = walletCursor(deps, cabinetId) ?? undefined;
         // The first pull answers at once: until then, robots hold back the jobs queued before the start (cabinetsAwaitingHub).
-        const { more, walletSeq } = await pullOnce({ ...context, client: hub }, cabinetId, { wait: answered ? (options.pullWaitSeconds ?? 25) : 0, signal: abort.signal, walletAfter });
+        const { more, walletSeq } = await pullOnce({ ...context, client: hub }, cabinetId, {
+          wait: answered ? (options.pullWaitSeconds ?? 25) : 0,
+          signal: abort.signal,
+          walletAfter,
+        });
         answered = true;
         // A grant on the hub, or another install's debit: the balance is fetched at once.
         if (walletSeq !== undefined && walletAfter !== undefined && walletSeq > walletAfter) await exchange(hub);
@@ -199,7 +224,12 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
   };
 
   const scan = () => {
-    const wanted = new Map(store.listConnections(deps.db.orm).filter((c) => !c.paused).map((c) => [runnerKey(c), c]));
+    const wanted = new Map(
+      store
+        .listConnections(deps.db.orm)
+        .filter((c) => !c.paused)
+        .map((c) => [runnerKey(c), c]),
+    );
     for (const [key, runner] of runners) {
       if (wanted.has(key)) continue;
       runners.delete(key);

@@ -2,9 +2,39 @@ import { isIP } from 'node:net';
 import type { z } from 'zod';
 import { errorBodySchema } from '../../shared/errors.js';
 import { pathTo } from '../../shared/endpoint.js';
-import { DEVICE_TIME_HEADER, getBlob, HUB_EPOCH_HEADER, HUB_TIME_HEADER, leaveHub, leaveResponseSchema, MAX_BLOB_BYTES, MAX_CHANGE_BYTES, MAX_PULL_PAGE_BYTES, pairDevice, pairResponseSchema, pullChanges, pullResponseSchema, pushChanges, pushResponseSchema, putBlob, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type LeaveResponse, type PairBody, type PairResponse, type PullResponse, type PushBody, type PushResponse } from '../../shared/sync-protocol.js';
+import {
+  DEVICE_TIME_HEADER,
+  getBlob,
+  HUB_EPOCH_HEADER,
+  HUB_TIME_HEADER,
+  leaveHub,
+  leaveResponseSchema,
+  MAX_BLOB_BYTES,
+  MAX_CHANGE_BYTES,
+  MAX_PULL_PAGE_BYTES,
+  pairDevice,
+  pairResponseSchema,
+  pullChanges,
+  pullResponseSchema,
+  pushChanges,
+  pushResponseSchema,
+  putBlob,
+  SYNC_PROTOCOL_HEADER,
+  SYNC_PROTOCOL_VERSION,
+  type LeaveResponse,
+  type PairBody,
+  type PairResponse,
+  type PullResponse,
+  type PushBody,
+  type PushResponse,
+} from '../../shared/sync-protocol.js';
 import { getState, stateResponseSchema, type StateResponse } from '../../shared/sync-state.js';
-import { exchangeWallet, walletExchangeResponseSchema, type WalletExchangeBody, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
+import {
+  exchangeWallet,
+  walletExchangeResponseSchema,
+  type WalletExchangeBody,
+  type WalletExchangeResponse,
+} from '../../shared/sync-wallet.js';
 
 /** The hub answered with an error body: it refused the request (revoked, clock skew, a gap…). */
 export class HubRefusal extends Error {
@@ -42,7 +72,10 @@ export interface HubClientOptions {
 export interface HubClient {
   pair(body: PairBody): Promise<PairResponse>;
   push(body: PushBody): Promise<PushResponse>;
-  pull(query: { after: number; limit?: number; wait?: number; own?: boolean; wallet_after?: number }, signal?: AbortSignal): Promise<PullResponse>;
+  pull(
+    query: { after: number; limit?: number; wait?: number; own?: boolean; wallet_after?: number },
+    signal?: AbortSignal,
+  ): Promise<PullResponse>;
   /** Sends this device's credits entries; answers the cabinet's balance and its entries after the cursor. */
   exchangeWallet(body: WalletExchangeBody): Promise<WalletExchangeResponse>;
   /** A page of the cabinet's records as they stand, after a record (kind and id; empty for the first page). */
@@ -71,7 +104,9 @@ export function checkHubUrl(text: string): URL | string {
   if (url.protocol !== 'http:') return `the hub URL must start with https:// (not ${url.protocol}//)`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const loopback = LOOPBACK_NAMES.has(url.hostname) || (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
-  return loopback ? url : 'an http:// hub URL is accepted only on this machine (localhost); use https:// for a hub elsewhere, so that the device credential is never sent in clear';
+  return loopback
+    ? url
+    : 'an http:// hub URL is accepted only on this machine (localhost); use https:// for a hub elsewhere, so that the device credential is never sent in clear';
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -84,7 +119,13 @@ const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
 
 /** The answer's body, read up to `limit` bytes: an answer that goes past it is refused, never held. */
 async function readBody(base: string, response: Response, limit: number): Promise<Buffer> {
-  const tooLarge = () => new HubRefusal('hub_answer_too_large', `the hub at ${base} answered more than ${limit} bytes; the answer was not read`, response.status, undefined);
+  const tooLarge = () =>
+    new HubRefusal(
+      'hub_answer_too_large',
+      `the hub at ${base} answered more than ${limit} bytes; the answer was not read`,
+      response.status,
+      undefined,
+    );
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel();
@@ -116,7 +157,11 @@ function parseJson(bytes: Buffer): unknown {
 
 export function createHubClient(options: HubClientOptions): HubClient {
   const base = options.hubUrl.replace(/\/+$/, '');
-  const call = async <S extends z.ZodType>(path: string, init: RequestInit & { timeoutMs?: number }, schema: S | null): Promise<{ body: z.output<S>; raw: Response }> => {
+  const call = async <S extends z.ZodType>(
+    path: string,
+    init: RequestInit & { timeoutMs?: number },
+    schema: S | null,
+  ): Promise<{ body: z.output<S>; raw: Response }> => {
     const headers = new Headers(init.headers);
     headers.set(SYNC_PROTOCOL_HEADER, String(options.protocol ?? SYNC_PROTOCOL_VERSION));
     headers.set(DEVICE_TIME_HEADER, String(options.now()));
@@ -144,7 +189,12 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new HubRefusal('hub_redirected', `the hub at ${base} answered ${path} with a redirect, which is never followed`, response.status, undefined);
+      throw new HubRefusal(
+        'hub_redirected',
+        `the hub at ${base} answered ${path} with a redirect, which is never followed`,
+        response.status,
+        undefined,
+      );
     }
     if (!response.ok) throw await refusal(base, response);
     if (schema === null) return { body: undefined as z.output<S>, raw: response };
@@ -154,18 +204,32 @@ export function createHubClient(options: HubClientOptions): HubClient {
     if (!parsed.success) throw new HubUnreachable(`the hub at ${base} answered ${path} in an unexpected shape (is it a Courtier hub?)`);
     return { body: parsed.data, raw: response };
   };
-  const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const json = (body: unknown): RequestInit => ({
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
 
   return {
     pair: async (body) => (await call(pathTo(pairDevice), json(body), pairResponseSchema)).body,
     push: async (body) => (await call(pathTo(pushChanges), json(body), pushResponseSchema)).body,
     pull: async (query, signal) =>
-      (await call(pathTo(pullChanges, {}, query), { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 }, pullResponseSchema)).body,
+      (
+        await call(
+          pathTo(pullChanges, {}, query),
+          { method: 'GET', signal, timeoutMs: REQUEST_TIMEOUT_MS + (query.wait ?? 0) * 1000 },
+          pullResponseSchema,
+        )
+      ).body,
     exchangeWallet: async (body) => (await call(pathTo(exchangeWallet), json(body), walletExchangeResponseSchema)).body,
     state: async (query) => (await call(pathTo(getState, {}, query), { method: 'GET' }, stateResponseSchema)).body,
     leave: async (timeoutMs) => (await call(pathTo(leaveHub), { method: 'DELETE', timeoutMs }, leaveResponseSchema)).body,
     putBlob: async (sha256, bytes) => {
-      await call(pathTo(putBlob, { sha256 }), { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, null);
+      await call(
+        pathTo(putBlob, { sha256 }),
+        { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } },
+        null,
+      );
     },
     getBlob: async (sha256) => {
       const { raw } = await call(pathTo(getBlob, { sha256 }), { method: 'GET' }, null);
@@ -180,6 +244,7 @@ async function refusal(base: string, response: Response): Promise<Error> {
   }
   const body = await readBody(base, response, MAX_ERROR_ANSWER_BYTES).catch(() => Buffer.alloc(0));
   const parsed = errorBodySchema.safeParse(parseJson(body));
-  if (!parsed.success) return new HubUnreachable(`the hub at ${base} answered ${response.status} without a Courtier error (is the URL a Courtier hub?)`);
+  if (!parsed.success)
+    return new HubUnreachable(`the hub at ${base} answered ${response.status} without a Courtier error (is the URL a Courtier hub?)`);
   return new HubRefusal(parsed.data.error, parsed.data.message, response.status, parsed.data.details);
 }

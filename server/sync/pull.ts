@@ -15,7 +15,15 @@ import * as conflictsStore from './conflicts-store.js';
  * Refusals of a PDF that speak of this device or this moment (busy, revoked, a protocol to update):
  * the page is tried again later. Any other (unknown, too large, a redirect) lasts: the quote syncs without its PDF.
  */
-const TRANSIENT_REFUSALS = new Set(['sync_too_many_requests', 'device_revoked', 'invalid_device_credential', 'missing_credentials', 'sync_protocol_too_old', 'sync_protocol_unsupported', 'hub_database_unavailable']);
+const TRANSIENT_REFUSALS = new Set([
+  'sync_too_many_requests',
+  'device_revoked',
+  'invalid_device_credential',
+  'missing_credentials',
+  'sync_protocol_too_old',
+  'sync_protocol_unsupported',
+  'hub_database_unavailable',
+]);
 
 /** Changes asked for per pull (the hub serves at most 1000). */
 export const PULL_PAGE = 1000;
@@ -38,7 +46,13 @@ export async function stageBlobs(context: PullContext, cabinetId: string, change
   for (const change of changes) {
     const adapter = context.records.get(change.kind);
     for (const sha of adapter?.blobsOf?.(change.fields) ?? []) {
-      if (!storedSha256.safeParse(sha).success || staged.includes(sha) || adapter?.hasBlob?.(orm, cabinetId, sha) || store.hasStagedBlob(orm, cabinetId, sha)) continue;
+      if (
+        !storedSha256.safeParse(sha).success ||
+        staged.includes(sha) ||
+        adapter?.hasBlob?.(orm, cabinetId, sha) ||
+        store.hasStagedBlob(orm, cabinetId, sha)
+      )
+        continue;
       let bytes: Buffer;
       try {
         bytes = await context.client.getBlob(sha);
@@ -58,22 +72,41 @@ export async function stageBlobs(context: PullContext, cabinetId: string, change
 /** What the audit log says of a page: each client erased by another install, and how much was set aside, from which devices. */
 function auditPage(deps: PullContext['deps'], cabinetId: string, erased: PulledChange[], setAside: number, changes: PulledChange[]): void {
   for (const change of erased) {
-    recordAudit(deps, { cabinetId, action: 'sync.erasure_applied', actor: SYNC_ACTOR, target: change.record_id, details: { kind: change.kind, device_id: change.device_id, seq: change.seq } });
+    recordAudit(deps, {
+      cabinetId,
+      action: 'sync.erasure_applied',
+      actor: SYNC_ACTOR,
+      target: change.record_id,
+      details: { kind: change.kind, device_id: change.device_id, seq: change.seq },
+    });
   }
   if (setAside === 0) return;
-  const conflicts = conflictsStore.conflictsOfSeqs(deps.db.orm, cabinetId, changes.map((change) => change.seq));
+  const conflicts = conflictsStore.conflictsOfSeqs(
+    deps.db.orm,
+    cabinetId,
+    changes.map((change) => change.seq),
+  );
   recordAudit(deps, {
     cabinetId,
     action: 'sync.changes_set_aside',
     result: 'failure',
     actor: SYNC_ACTOR,
-    details: { count: conflicts.length, devices: [...new Set(conflicts.map((c) => c.deviceId))], reasons: [...new Set(conflicts.map((c) => c.reason))] },
+    details: {
+      count: conflicts.length,
+      devices: [...new Set(conflicts.map((c) => c.deviceId))],
+      reasons: [...new Set(conflicts.map((c) => c.reason))],
+    },
   });
 }
 
 /** Who applies what the hub brings: the sync of this install, on another install's behalf. */
-export const SYNC_ACTOR: AuditActor = { kind: 'system', id: null, label: 'sync (another install of the cabinet)', address: null, listener: 'internal' };
-
+export const SYNC_ACTOR: AuditActor = {
+  kind: 'system',
+  id: null,
+  label: 'sync (another install of the cabinet)',
+  address: null,
+  listener: 'internal',
+};
 
 /** What applyPage applies, and the cursor it moves from `after` to `lastSeq`. */
 export interface AppliedPage {
@@ -146,7 +179,10 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
           }
         }
         try {
-          settle(change, db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext)));
+          settle(
+            change,
+            db.transaction(() => applyChange(orm, cabinetId, context.records, change, applyContext)),
+          );
           return 'done';
         } catch (err) {
           if (isMachineError(err)) throw err;
@@ -178,7 +214,15 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       // A resync ends once the history is pulled again up to the cabinet's newest change.
       const resyncing = connection.resyncing && page.more !== false;
       const caughtUp = page.more === false ? { caughtUpAt: page.answeredAt ?? now } : {};
-      store.updateConnection(orm, cabinetId, { pullCursor: page.lastSeq, lastPullAt: now, ...caughtUp, clockTime: clock.time, clockCounter: clock.counter, remoteClockTime: remoteTime, resyncing });
+      store.updateConnection(orm, cabinetId, {
+        pullCursor: page.lastSeq,
+        lastPullAt: now,
+        ...caughtUp,
+        clockTime: clock.time,
+        clockCounter: clock.counter,
+        remoteClockTime: remoteTime,
+        resyncing,
+      });
       return page.changes.length;
     });
   let applied: number;
@@ -186,7 +230,8 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
     applied = apply(false);
   } catch (err) {
     // The commit's deferred foreign keys throw from the transaction itself, not from a change.
-    if (isMachineError(err) || !(err instanceof UnguardedFailure || (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY')) throw err;
+    if (isMachineError(err) || !(err instanceof UnguardedFailure || (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY'))
+      throw err;
     applied = apply(true);
   }
   if (page.changes.some((change) => change.kind === 'event')) context.deps.outbox.notify();
@@ -215,8 +260,11 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
   });
   // A record set aside from the hub's state is tried as its state again: the change under its seq holds only that change's fields.
   for (const target of targets) if (target.fromState) outcomes.set(target.seq, 'gone');
-  const wanted = targets.filter((target) => !target.fromState).map((target) => target.seq).sort((x, y) => x - y);
-  for (let next = 0; next < wanted.length; ) {
+  const wanted = targets
+    .filter((target) => !target.fromState)
+    .map((target) => target.seq)
+    .sort((x, y) => x - y);
+  for (let next = 0; next < wanted.length;) {
     const first = wanted[next] as number;
     const page = await context.client.pull({ after: first - 1, limit: PULL_PAGE, wait: 0 }).catch((err: unknown) => {
       // Compacted on the hub: the change's effect is in the records' state, and it is gone.
@@ -249,7 +297,12 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
  * state also holds the record's other fields, which may carry a value this install refuses for its
  * own reason. One still refused stays aside under its seq.
  */
-async function retryFromState(context: PullContext, cabinetId: string, targets: readonly { seq: number; kind: string; recordId: string }[], outcomes: Map<number, RetryOutcome>): Promise<void> {
+async function retryFromState(
+  context: PullContext,
+  cabinetId: string,
+  targets: readonly { seq: number; kind: string; recordId: string }[],
+  outcomes: Map<number, RetryOutcome>,
+): Promise<void> {
   const { db } = context.deps;
   for (const target of targets) {
     if (outcomes.get(target.seq) !== 'gone') continue;
@@ -258,7 +311,11 @@ async function retryFromState(context: PullContext, cabinetId: string, targets: 
     const change = { ...stateChange(record), seq: target.seq };
     const staged = await stageBlobs(context, cabinetId, [change]);
     db.immediateTransaction(() => {
-      const applyContext = { blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha), now: context.deps.clock.now(), deps: context.deps };
+      const applyContext = {
+        blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha),
+        now: context.deps.clock.now(),
+        deps: context.deps,
+      };
       outcomes.set(target.seq, retryOne(context, cabinetId, change, applyContext));
       store.clearStagedBlobs(db.orm, cabinetId, staged);
     });
@@ -266,7 +323,12 @@ async function retryFromState(context: PullContext, cabinetId: string, targets: 
 }
 
 /** One set-aside change applied again, in a savepoint of the caller's transaction. */
-function retryOne(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: string, change: PulledChange, applyContext: ApplyContext): RetryOutcome {
+function retryOne(
+  context: Pick<PullContext, 'deps' | 'records'>,
+  cabinetId: string,
+  change: PulledChange,
+  applyContext: ApplyContext,
+): RetryOutcome {
   const { db } = context.deps;
   let outcome: ReturnType<typeof applyChange>;
   try {
@@ -291,9 +353,15 @@ function retryOne(context: Pick<PullContext, 'deps' | 'records'>, cabinetId: str
 export async function applyNowUnderstood(context: PullContext, cabinetId: string): Promise<number> {
   const understood = conflictsStore.listNotUnderstood(context.deps.db.orm, cabinetId).filter((conflict) => {
     const adapter = context.records.get(conflict.kind);
-    return adapter !== undefined && adapter.unknownFields(Object.fromEntries(conflict.notUnderstood.map((field) => [field, null]))).length === 0;
+    return (
+      adapter !== undefined && adapter.unknownFields(Object.fromEntries(conflict.notUnderstood.map((field) => [field, null]))).length === 0
+    );
   });
   if (understood.length === 0) return 0;
-  const outcomes = await retrySetAside(context, cabinetId, understood.map((conflict) => conflict.seq));
+  const outcomes = await retrySetAside(
+    context,
+    cabinetId,
+    understood.map((conflict) => conflict.seq),
+  );
   return [...outcomes.values()].filter((outcome) => outcome === 'applied').length;
 }

@@ -16,7 +16,14 @@ export interface PushContext {
 }
 
 function toWire(row: store.OutboxRow): SyncChange {
-  return { number: row.number, kind: row.kind as SyncChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> };
+  return {
+    number: row.number,
+    kind: row.kind as SyncChange['kind'],
+    record_id: row.recordId,
+    op: row.op,
+    hlc: row.hlc,
+    fields: JSON.parse(row.fields) as Record<string, unknown>,
+  };
 }
 
 /** A batch stays well under the hub's body limit, whatever the size of its records (at least one change). */
@@ -120,12 +127,15 @@ function refusedChanges(err: HubRefusal, batch: readonly SyncChange[]): number[]
  * pushed again at once); any other refusal is thrown.
  */
 function onRefused(context: PushContext, cabinetId: string, batch: readonly SyncChange[], err: unknown): void {
-  if (err instanceof HubEpochChanged) return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
+  if (err instanceof HubEpochChanged)
+    return resyncWithHub(context.deps, context.records, cabinetId, { reason: 'hub_restored', epoch: err.epoch, reupload: true });
   if (!(err instanceof HubRefusal)) throw err;
   const poisoned = refusedChanges(err, batch);
   if (poisoned.length > 0) {
     const { db, clock } = context.deps;
-    return db.immediateTransaction(() => store.setAsideRefused(db.orm, cabinetId, poisoned, { code: err.code, message: err.message, at: clock.now() }));
+    return db.immediateTransaction(() =>
+      store.setAsideRefused(db.orm, cabinetId, poisoned, { code: err.code, message: err.message, at: clock.now() }),
+    );
   }
   if (err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);
   const expected = Number((err.details as { expected_number?: unknown } | undefined)?.expected_number);

@@ -16,10 +16,15 @@ export function syncedRecords(): RecordsByKind {
   // A client's erasure pulled from another install reaches the records that name the client, as
   // a local one does (server/erasure/service.ts); and a client.updated event made on an install
   // that had not heard of the erasure yet is dropped, never stored nor delivered to a webhook.
-  const clients: SyncedRecords = { ...clientRecords, beforeErase: (context, cabinetId, id) => eraseRecordsNaming(context.deps, cabinetId, id) };
+  const clients: SyncedRecords = {
+    ...clientRecords,
+    beforeErase: (context, cabinetId, id) => eraseRecordsNaming(context.deps, cabinetId, id),
+  };
   const events: SyncedRecords = {
     ...eventRecords,
-    skips: (context, cabinetId, change) => eventRecords.skips(context, cabinetId, change) || (change.op === 'upsert' && updateOfErasedClient(context.deps, cabinetId, change.fields)),
+    skips: (context, cabinetId, change) =>
+      eventRecords.skips(context, cabinetId, change) ||
+      (change.op === 'upsert' && updateOfErasedClient(context.deps, cabinetId, change.fields)),
   };
   const all: SyncedRecords[] = [staffRecords, clients, opportunityRecords, devisRecords, contractRecords, jobRecords, events];
   return new Map<SyncedKind, SyncedRecords>(all.map((records) => [records.kind, records]));

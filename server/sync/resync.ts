@@ -31,7 +31,15 @@ export function queueOwnEdits(deps: Pick<Deps, 'db'>, connection: store.Connecti
     number += 1;
     // The fields take the stamp the others will hold: its device decides a tie with another stamp of
     // the same moment, and this install must decide it as they do.
-    if (stamp !== CREATION_STAMP) store.mergeFieldClocks(orm, connection.cabinetId, kind, recordId, Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])), op === 'erase');
+    if (stamp !== CREATION_STAMP)
+      store.mergeFieldClocks(
+        orm,
+        connection.cabinetId,
+        kind,
+        recordId,
+        Object.fromEntries(Object.keys(fields).map((field) => [field, hlc])),
+        op === 'erase',
+      );
   };
   for (const adapter of records.values()) {
     for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
@@ -40,7 +48,10 @@ export function queueOwnEdits(deps: Pick<Deps, 'db'>, connection: store.Connecti
       const created = unclocked && !held?.erased && Object.keys(fields).some((field) => held?.clocks[field] === undefined);
       if (created) queue(adapter.kind, recordId, 'upsert', CREATION_STAMP, fields);
       if (mine.length === 0) continue;
-      const newest = mine.map(([, stamp]) => stamp).sort().at(-1) as string;
+      const newest = mine
+        .map(([, stamp]) => stamp)
+        .sort()
+        .at(-1) as string;
       if (held?.erased) {
         if (adapter.kind === 'client' || adapter.kind === 'event') queue(adapter.kind, recordId, 'erase', newest, fields);
         continue;
@@ -99,7 +110,12 @@ export function resyncWithHub(
       action: 'sync.resynced',
       actor: { kind: 'system', id: null, label: 'sync', address: null, listener: 'internal' },
       target: connection.deviceId,
-      details: { reason: how.reason, pulled_from: connection.pullCursor, queued_renumbered: renumbered, changes_uploaded_again: reuploaded },
+      details: {
+        reason: how.reason,
+        pulled_from: connection.pullCursor,
+        queued_renumbered: renumbered,
+        changes_uploaded_again: reuploaded,
+      },
     });
   });
   deps.syncChanges.notify();

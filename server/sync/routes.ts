@@ -1,6 +1,15 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { connectSync, disconnectSync, discardSyncConflict, getSyncStatus, listSyncConflicts, pauseSync, resumeSync, retrySyncConflict } from '../../shared/sync.js';
+import {
+  connectSync,
+  disconnectSync,
+  discardSyncConflict,
+  getSyncStatus,
+  listSyncConflicts,
+  pauseSync,
+  resumeSync,
+  retrySyncConflict,
+} from '../../shared/sync.js';
 import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
 import { consoleUser } from '../console/guard.js';
 import type { Deps } from '../deps.js';
@@ -25,14 +34,19 @@ function asApiError(err: unknown): unknown {
 }
 
 /** The console's Sync page: the state for everyone, connect/pause/resume/disconnect for administrators. */
-export async function syncConsoleRoutes(app: FastifyInstance, { deps, records, fetch }: { deps: Deps; records: RecordsByKind; fetch: HubFetch }): Promise<void> {
+export async function syncConsoleRoutes(
+  app: FastifyInstance,
+  { deps, records, fetch }: { deps: Deps; records: RecordsByKind; fetch: HubFetch },
+): Promise<void> {
   const cabinetOf = (request: FastifyRequest) => consoleUser(request).cabinetId;
 
   registerEndpoint(app, getSyncStatus, (request) => syncStatus(deps, cabinetOf(request)));
   registerEndpoint(app, listSyncConflicts, (request) => ({ data: setAsideChanges(deps, cabinetOf(request), 100) }));
   registerEndpoint(app, retrySyncConflict, (request) =>
     retrySyncConflicts(deps, cabinetOf(request), [request.params.seq], { fetch, records }, requestActor(request)).catch((err: unknown) => {
-      throw err instanceof HubUnreachable || err instanceof HubRefusal ? new ApiError('hub_unreachable', `The hub could not serve the change: ${err.message}`) : err;
+      throw err instanceof HubUnreachable || err instanceof HubRefusal
+        ? new ApiError('hub_unreachable', `The hub could not serve the change: ${err.message}`)
+        : err;
     }),
   );
   registerEndpoint(app, discardSyncConflict, (request, reply) => {

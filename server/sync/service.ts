@@ -30,10 +30,23 @@ function hubUrlOrThrow(text: string): string {
 }
 
 /** A client of the cabinet's hub, with the device credential from the secret store. */
-export function hubClientFor(deps: SyncDeps, connection: store.ConnectionRow, fetch: HubFetch, onHubTime?: (hub: number, local: number) => void): HubClient {
+export function hubClientFor(
+  deps: SyncDeps,
+  connection: store.ConnectionRow,
+  fetch: HubFetch,
+  onHubTime?: (hub: number, local: number) => void,
+): HubClient {
   const credential = deps.secrets.get(deviceSecretName(connection.cabinetId));
-  if (credential === undefined) throw new ApiError('sync_off', 'This device’s hub credential is missing from the secret store; disconnect and connect again.');
-  return createHubClient({ hubUrl: connection.hubUrl, credential, fetch, now: () => deps.clock.now(), onHubTime, onHubEpoch: (epoch) => checkHubEpoch(deps, connection.cabinetId, epoch) });
+  if (credential === undefined)
+    throw new ApiError('sync_off', 'This device’s hub credential is missing from the secret store; disconnect and connect again.');
+  return createHubClient({
+    hubUrl: connection.hubUrl,
+    credential,
+    fetch,
+    now: () => deps.clock.now(),
+    onHubTime,
+    onHubEpoch: (epoch) => checkHubEpoch(deps, connection.cabinetId, epoch),
+  });
 }
 
 /** What an epoch looks like: anything else from a hub is ignored. */
@@ -96,7 +109,15 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
     for (const { recordId, fields } of adapter.snapshot(deps.db, connection.cabinetId)) {
       clock = tick(clock, deps.clock.now());
       const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: connection.deviceId });
-      store.appendOutbox(orm, { cabinetId: connection.cabinetId, number, kind: adapter.kind, recordId, op: 'upsert', hlc, fields: JSON.stringify(fields) });
+      store.appendOutbox(orm, {
+        cabinetId: connection.cabinetId,
+        number,
+        kind: adapter.kind,
+        recordId,
+        op: 'upsert',
+        hlc,
+        fields: JSON.stringify(fields),
+      });
       number += 1;
     }
   }
@@ -108,7 +129,12 @@ function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, record
  * The audit entry of a connect (or a join), in its transaction: which hub (its host, never a
  * credential), as which device: a cabinet uploaded to a hub is something its administrators must see.
  */
-function auditConnected(deps: SyncDeps, connection: store.ConnectionRow, actor: AuditActor, details: { records_uploaded: number } | { joined: true } | { reconnected: true; changes_uploaded: number }): void {
+function auditConnected(
+  deps: SyncDeps,
+  connection: store.ConnectionRow,
+  actor: AuditActor,
+  details: { records_uploaded: number } | { joined: true } | { reconnected: true; changes_uploaded: number },
+): void {
   recordAudit(deps, {
     cabinetId: connection.cabinetId,
     action: 'sync.connected',
@@ -131,23 +157,33 @@ export async function connectCabinet(
   const hubUrl = hubUrlOrThrow(input.hubUrl);
   const name = cabinetName(deps, input.cabinetId);
   if (name === undefined) throw new ApiError('not_found', `No cabinet with id ${input.cabinetId} on this install.`);
-  if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
+  if (store.findConnection(deps.db.orm, input.cabinetId))
+    throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
   const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
   const { paired, reconnected } = await pairOwnCabinet(client, { ...input, name });
   deps.secrets.set(deviceSecretName(input.cabinetId), paired.device_secret);
   const connection = newConnection(deps, input.cabinetId, hubUrl, paired, input.deviceName);
   const detached = store.findDetached(deps.db.orm, input.cabinetId);
   // The link's clock starts past every change made here while disconnected.
-  const clock = later({ time: connection.clockTime, counter: connection.clockCounter }, { time: detached?.clockTime ?? 0, counter: detached?.clockCounter ?? 0 });
+  const clock = later(
+    { time: connection.clockTime, counter: connection.clockCounter },
+    { time: detached?.clockTime ?? 0, counter: detached?.clockCounter ?? 0 },
+  );
   connection.clockTime = clock.time;
   connection.clockCounter = clock.counter;
   const queued = deps.db.immediateTransaction(() => {
-    if (store.findConnection(deps.db.orm, input.cabinetId)) throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
+    if (store.findConnection(deps.db.orm, input.cabinetId))
+      throw new ApiError('sync_already_on', `The cabinet ${input.cabinetId} already syncs with a hub.`);
     store.insertConnection(deps.db.orm, connection);
     store.rememberOwnDevice(deps.db.orm, input.cabinetId, paired.device_id);
     store.endDetached(deps.db.orm, input.cabinetId);
     // The install that registers the cabinet brings its balance, once; one that reconnects takes the cabinet's.
-    linkWallet(deps, input.cabinetId, paired.device_id, reconnected ? { bringsBalance: false } : { bringsBalance: true, unfinishedJobIds: unfinishedJobIdsHere(deps, input.cabinetId) });
+    linkWallet(
+      deps,
+      input.cabinetId,
+      paired.device_id,
+      reconnected ? { bringsBalance: false } : { bringsBalance: true, unfinishedJobIds: unfinishedJobIdsHere(deps, input.cabinetId) },
+    );
     if (reconnected) {
       const changes = queueOwnEdits(deps, connection, io.records);
       auditConnected(deps, connection, actor, { reconnected: true, changes_uploaded: changes });
@@ -166,7 +202,10 @@ export async function connectCabinet(
  * joins the cabinet the hub already has under this very id (the way back after a revocation or a
  * hub restored from a backup), reconnected to it. The hub refuses a code that joins another cabinet.
  */
-async function pairOwnCabinet(client: HubClient, input: { cabinetId: string; name: string; code: string; deviceName: string }): Promise<{ paired: PairResponse; reconnected: boolean }> {
+async function pairOwnCabinet(
+  client: HubClient,
+  input: { cabinetId: string; name: string; code: string; deviceName: string },
+): Promise<{ paired: PairResponse; reconnected: boolean }> {
   const paired = await client.pair({ code: input.code, device_name: input.deviceName, cabinet: { id: input.cabinetId, name: input.name } });
   return { paired, reconnected: paired.reconnected === true };
 }
@@ -188,12 +227,16 @@ export async function joinCabinet(
   const client = createHubClient({ hubUrl, fetch: io.fetch, now: () => deps.clock.now() });
   const paired = await client.pair({ code: input.code, device_name: input.deviceName });
   const connection = newConnection(deps, paired.cabinet_id, hubUrl, paired, input.deviceName);
-  const created = await adoptCabinet(deps, { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password }, () => {
-    store.insertConnection(deps.db.orm, connection);
-    store.rememberOwnDevice(deps.db.orm, paired.cabinet_id, paired.device_id);
-    linkWallet(deps, paired.cabinet_id, paired.device_id, { bringsBalance: false });
-    auditConnected(deps, connection, actor, { joined: true });
-  });
+  const created = await adoptCabinet(
+    deps,
+    { cabinetId: paired.cabinet_id, cabinet: paired.cabinet_name, email: input.email, password: input.password },
+    () => {
+      store.insertConnection(deps.db.orm, connection);
+      store.rememberOwnDevice(deps.db.orm, paired.cabinet_id, paired.device_id);
+      linkWallet(deps, paired.cabinet_id, paired.device_id, { bringsBalance: false });
+      auditConnected(deps, connection, actor, { joined: true });
+    },
+  );
   deps.secrets.set(deviceSecretName(paired.cabinet_id), paired.device_secret);
   return { cabinet_id: created.cabinet_id, user_id: created.user_id, device_id: paired.device_id };
 }
@@ -213,7 +256,12 @@ const LEAVE_TIMEOUT_MS = 5000;
  * be told (unreachable, or the credential gone from the secret store) does not stop the
  * disconnect: the answer says so, and the hub's operator can revoke the device.
  */
-export async function disconnectCabinet(deps: SyncDeps, cabinetId: string, io: { fetch: HubFetch }, actor: AuditActor): Promise<{ left_hub: boolean; device_id: string }> {
+export async function disconnectCabinet(
+  deps: SyncDeps,
+  cabinetId: string,
+  io: { fetch: HubFetch },
+  actor: AuditActor,
+): Promise<{ left_hub: boolean; device_id: string }> {
   const connection = connectionOrThrow(deps, cabinetId);
   let leftHub = false;
   try {
@@ -254,7 +302,8 @@ function timeOfDay(ms: number): string {
 
 /** The last error in words a person at a desk understands. */
 function describeError(connection: store.ConnectionRow): string | null {
-  if (connection.state === 'offline' && connection.offlineSince !== null) return `hub unreachable since ${timeOfDay(connection.offlineSince)}`;
+  if (connection.state === 'offline' && connection.offlineSince !== null)
+    return `hub unreachable since ${timeOfDay(connection.offlineSince)}`;
   if (connection.lastErrorCode === 'clock_skew' && connection.hubClockOffset !== null) {
     return `this machine's clock is ${Math.round(-connection.hubClockOffset / 60_000)} minutes ahead of the hub's; set it right (changes stay queued)`;
   }
@@ -330,6 +379,8 @@ export function cabinetsAwaitingHub(deps: Pick<Deps, 'db' | 'clock'>, startedAt:
   const waitingForFirstAnswer = deps.clock.now() - startedAt < FIRST_ANSWER_WAIT_MS;
   return store
     .listConnections(deps.db.orm)
-    .filter((connection) => !connection.paused && (connection.resyncing || (waitingForFirstAnswer && (connection.lastPullAt ?? 0) < startedAt)))
+    .filter(
+      (connection) => !connection.paused && (connection.resyncing || (waitingForFirstAnswer && (connection.lastPullAt ?? 0) < startedAt)),
+    )
     .map((connection) => connection.cabinetId);
 }

@@ -2,7 +2,16 @@ import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../db/open.js';
 import { later, type ClockState } from './hlc.js';
-import { syncConflicts, syncConnections, syncDetached, syncFieldClocks, syncOutbox, syncOwnDevices, syncRefused, syncStagedBlobs } from './schema.js';
+import {
+  syncConflicts,
+  syncConnections,
+  syncDetached,
+  syncFieldClocks,
+  syncOutbox,
+  syncOwnDevices,
+  syncRefused,
+  syncStagedBlobs,
+} from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
@@ -27,7 +36,8 @@ const SQL = {
       next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?, acknowledged_clock_time = max(acknowledged_clock_time, ?)
     WHERE cabinet_id = ?`,
   appendOutbox: 'INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  readOutboxAfter: 'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
+  readOutboxAfter:
+    'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
   deleteOutboxThrough: 'DELETE FROM sync_outbox WHERE cabinet_id = ? AND number <= ?',
   findFieldClocks: 'SELECT clocks, erased FROM sync_field_clocks WHERE cabinet_id = ? AND kind = ? AND record_id = ?',
   // json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure.
@@ -92,13 +102,19 @@ export interface CaptureState {
  * writes one row, not that row and the link's — one page less in every commit of a change.
  */
 export function captureState(orm: Orm, cabinetId: string): CaptureState | undefined {
-  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId, cabinetId) as [string, number, number, number, number | null, string | null, number] | undefined;
+  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId, cabinetId) as
+    [string, number, number, number, number | null, string | null, number] | undefined;
   if (!row) return undefined;
   const [deviceId, nextNumber, time, counter, newest, newestHlc, detached] = row;
   const linked = { time, counter };
   if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked, detached: detached === 1 };
   const queued = parseHlc(newestHlc);
-  return { deviceId, nextNumber: Math.max(nextNumber, newest + 1), clock: later(linked, { time: queued.time, counter: queued.counter }), detached: false };
+  return {
+    deviceId,
+    nextNumber: Math.max(nextNumber, newest + 1),
+    clock: later(linked, { time: queued.time, counter: queued.counter }),
+    detached: false,
+  };
 }
 
 /** A disconnected cabinet's clock moves on with each change made here. */
@@ -115,7 +131,14 @@ export function rememberOwnDevice(orm: Orm, cabinetId: string, deviceId: string)
 }
 
 export function ownDevices(orm: Orm, cabinetId: string): Set<string> {
-  return new Set(orm.select({ id: syncOwnDevices.deviceId }).from(syncOwnDevices).where(eq(syncOwnDevices.cabinetId, cabinetId)).all().map((row) => row.id));
+  return new Set(
+    orm
+      .select({ id: syncOwnDevices.deviceId })
+      .from(syncOwnDevices)
+      .where(eq(syncOwnDevices.cabinetId, cabinetId))
+      .all()
+      .map((row) => row.id),
+  );
 }
 
 /**
@@ -131,7 +154,8 @@ export function detachConnection(orm: Orm, connection: ConnectionRow): void {
     clock = later(clock, { time: stamp.time, counter: stamp.counter });
     const held = findFieldClocks(orm, cabinetId, row.kind, row.recordId);
     const unclocked = Object.keys(JSON.parse(row.fields) as Record<string, unknown>).filter((field) => held?.clocks[field] === undefined);
-    if (unclocked.length > 0) mergeFieldClocks(orm, cabinetId, row.kind, row.recordId, Object.fromEntries(unclocked.map((field) => [field, row.hlc])), false);
+    if (unclocked.length > 0)
+      mergeFieldClocks(orm, cabinetId, row.kind, row.recordId, Object.fromEntries(unclocked.map((field) => [field, row.hlc])), false);
   }
   orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
   orm.delete(syncStagedBlobs).where(eq(syncStagedBlobs.cabinetId, cabinetId)).run();
@@ -140,7 +164,10 @@ export function detachConnection(orm: Orm, connection: ConnectionRow): void {
   orm
     .insert(syncDetached)
     .values({ cabinetId, deviceId: connection.deviceId, clockTime: clock.time, clockCounter: clock.counter })
-    .onConflictDoUpdate({ target: syncDetached.cabinetId, set: { deviceId: connection.deviceId, clockTime: clock.time, clockCounter: clock.counter } })
+    .onConflictDoUpdate({
+      target: syncDetached.cabinetId,
+      set: { deviceId: connection.deviceId, clockTime: clock.time, clockCounter: clock.counter },
+    })
     .run();
 }
 
@@ -157,7 +184,11 @@ export function renumberOutbox(orm: Orm, cabinetId: string, first: number): numb
   const rows = readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER);
   orm.delete(syncOutbox).where(eq(syncOutbox.cabinetId, cabinetId)).run();
   rows.forEach((row, i) => appendOutbox(orm, { ...row, number: first + i }));
-  orm.update(syncConnections).set({ nextNumber: first + rows.length, acknowledgedNumber: first - 1 }).where(eq(syncConnections.cabinetId, cabinetId)).run();
+  orm
+    .update(syncConnections)
+    .set({ nextNumber: first + rows.length, acknowledgedNumber: first - 1 })
+    .where(eq(syncConnections.cabinetId, cabinetId))
+    .run();
   return rows.length;
 }
 
@@ -168,17 +199,35 @@ export type RefusedRow = typeof syncRefused.$inferSelect;
  * sync_refused, and numbers the rest of the queue from the first number again, so that the ones
  * after them go.
  */
-export function setAsideRefused(orm: Orm, cabinetId: string, numbers: readonly number[], refusal: { code: string; message: string; at: number }): void {
+export function setAsideRefused(
+  orm: Orm,
+  cabinetId: string,
+  numbers: readonly number[],
+  refusal: { code: string; message: string; at: number },
+): void {
   const queue = readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER);
   const first = queue[0]?.number;
   if (first === undefined) return;
   for (const row of queue.filter((queued) => numbers.includes(queued.number))) {
     orm
       .insert(syncRefused)
-      .values({ cabinetId, hlc: row.hlc, kind: row.kind, recordId: row.recordId, op: row.op, fields: row.fields, code: refusal.code, message: refusal.message.slice(0, 500), refusedAt: refusal.at })
+      .values({
+        cabinetId,
+        hlc: row.hlc,
+        kind: row.kind,
+        recordId: row.recordId,
+        op: row.op,
+        fields: row.fields,
+        code: refusal.code,
+        message: refusal.message.slice(0, 500),
+        refusedAt: refusal.at,
+      })
       .onConflictDoNothing()
       .run();
-    orm.delete(syncOutbox).where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number))).run();
+    orm
+      .delete(syncOutbox)
+      .where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number)))
+      .run();
   }
   renumberOutbox(orm, cabinetId, first);
 }
@@ -214,7 +263,10 @@ export function forgetThrough(orm: Orm, cabinetId: string, number: number, now: 
   if (!connection) return;
   const last = orm.prepared(SQL.findQueued).get(cabinetId, number) as { hlc: string } | undefined;
   const parsed = last ? parseHlc(last.hlc) : undefined;
-  const clock = later({ time: connection.clockTime, counter: connection.clockCounter }, parsed ? { time: parsed.time, counter: parsed.counter } : { time: 0, counter: 0 });
+  const clock = later(
+    { time: connection.clockTime, counter: connection.clockCounter },
+    parsed ? { time: parsed.time, counter: parsed.counter } : { time: 0, counter: 0 },
+  );
   orm.prepared(SQL.acknowledge).run(number, now, number, clock.time, clock.counter, parsed?.time ?? 0, cabinetId);
   orm.prepared(SQL.deleteOutboxThrough).run(cabinetId, number);
 }
@@ -230,13 +282,24 @@ export function findFieldClocks(orm: Orm, cabinetId: string, kind: string, recor
 }
 
 /** Sets the clock of some fields (json_patch keeps the others'); an erasure is never undone. */
-export function mergeFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string, clocks: Record<string, string>, erased: boolean): void {
+export function mergeFieldClocks(
+  orm: Orm,
+  cabinetId: string,
+  kind: string,
+  recordId: string,
+  clocks: Record<string, string>,
+  erased: boolean,
+): void {
   orm.prepared(SQL.mergeFieldClocks).run(cabinetId, kind, recordId, JSON.stringify(clocks), erased ? 1 : 0);
 }
 
 /** Gives a queued change a new clock, and its fields too where they still hold the old one. */
 export function restampChange(orm: Orm, cabinetId: string, row: OutboxRow, hlc: string): void {
-  orm.update(syncOutbox).set({ hlc }).where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number))).run();
+  orm
+    .update(syncOutbox)
+    .set({ hlc })
+    .where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number)))
+    .run();
   const held = findFieldClocks(orm, cabinetId, row.kind, row.recordId);
   if (!held) return;
   const clocks = Object.fromEntries(Object.entries(held.clocks).map(([field, clock]) => [field, clock === row.hlc ? hlc : clock]));
@@ -252,11 +315,21 @@ export function stageBlob(orm: Orm, cabinetId: string, sha256: string, bytes: Bu
 }
 
 export function readStagedBlob(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
-  return orm.select({ bytes: syncStagedBlobs.bytes }).from(syncStagedBlobs).where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256))).get()?.bytes;
+  return orm
+    .select({ bytes: syncStagedBlobs.bytes })
+    .from(syncStagedBlobs)
+    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256)))
+    .get()?.bytes;
 }
 
 export function hasStagedBlob(orm: Orm, cabinetId: string, sha256: string): boolean {
-  return orm.select({ sha256: syncStagedBlobs.sha256 }).from(syncStagedBlobs).where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256))).get() !== undefined;
+  return (
+    orm
+      .select({ sha256: syncStagedBlobs.sha256 })
+      .from(syncStagedBlobs)
+      .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256)))
+      .get() !== undefined
+  );
 }
 
 /** Deletes the staged PDFs of a page once it is applied. */

@@ -91,7 +91,13 @@ type TableWithId = SQLiteTable & { id: SQLiteColumn; cabinetId: SQLiteColumn };
 
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
-  capture(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, how?: ChangeKind): void;
+  capture(
+    deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
+    cabinetId: string,
+    recordId: string,
+    row: Partial<T['$inferSelect']>,
+    how?: ChangeKind,
+  ): void;
 }
 
 export interface SyncedTableOptions<T extends TableWithId> {
@@ -130,24 +136,37 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
   };
 
   /** The fields this version has columns for: a newer install's extra ones are dropped, as write() does. */
-  const known = (fields: ChangeFields): ChangeFields => Object.fromEntries(Object.entries(fields).filter(([name]) => columnOfName.has(name)));
+  const known = (fields: ChangeFields): ChangeFields =>
+    Object.fromEntries(Object.entries(fields).filter(([name]) => columnOfName.has(name)));
 
   return {
     kind,
     unknownFields: (fields) => Object.keys(fields).filter((name) => !columnOfName.has(name)),
     refusal(orm, cabinetId, change) {
-      if (!storedId.safeParse(change.recordId).success) return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
+      if (!storedId.safeParse(change.recordId).success)
+        return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
       const broken = changeRuleBroken({ kind, op: change.op, record_id: change.recordId, fields: change.fields });
       if (broken) return { reason: 'operation_refused', message: broken };
       const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
-      if (holder && holder.cabinet !== cabinetId) return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };
+      if (holder && holder.cabinet !== cabinetId)
+        return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };
       const fields = known(change.fields);
       // An upsert the hub emptied (the record was erased since): nothing to write, nothing to check.
       if (Object.keys(fields).length === 0 && change.op === 'upsert') return null;
       const schema = change.op === 'erase' ? (options.erasure ?? options.fields) : holder ? editable : options.fields;
       const checked = schema.safeParse(fields);
-      if (!checked.success) return { reason: 'invalid_fields', message: `${kind} ${change.op === 'erase' ? 'erasure' : holder ? 'edit' : 'creation'} refused: ${describeIssues(checked.error)}` };
-      return options.accepts?.(orm, cabinetId, { ...change, held: holder !== undefined, madeHere: () => ownDevices(orm, cabinetId).has(change.deviceId) }) ?? null;
+      if (!checked.success)
+        return {
+          reason: 'invalid_fields',
+          message: `${kind} ${change.op === 'erase' ? 'erasure' : holder ? 'edit' : 'creation'} refused: ${describeIssues(checked.error)}`,
+        };
+      return (
+        options.accepts?.(orm, cabinetId, {
+          ...change,
+          held: holder !== undefined,
+          madeHere: () => ownDevices(orm, cabinetId).has(change.deviceId),
+        }) ?? null
+      );
     },
     capture(deps, cabinetId, recordId, row, how) {
       recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });
@@ -157,9 +176,11 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       // NOT INDEXED: through the cabinet's index, SQLite would read and sort every remaining row of
       // the cabinet for each page (100,000 records: 3 s instead of 0.3 s); the rowid range is the walk.
       const select = db.sqlite
-        .prepare(`SELECT rowid, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" NOT INDEXED WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`)
+        .prepare(
+          `SELECT rowid, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" NOT INDEXED WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`,
+        )
         .raw();
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = select.all(cabinetId, after) as unknown[][];
         for (const row of rows) {
           after = Number(row[0]);
@@ -185,10 +206,16 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       }
       if (names.length === 0) return true;
       if (orm.prepared(`SELECT 1 FROM "${tableName}" WHERE ${where}`).get(cabinetId, recordId) !== undefined) {
-        orm.prepared(`UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`).run(...values, cabinetId, recordId);
+        orm
+          .prepared(`UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`)
+          .run(...values, cabinetId, recordId);
         return true;
       }
-      orm.prepared(`INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`).run(...values, recordId, cabinetId);
+      orm
+        .prepared(
+          `INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`,
+        )
+        .run(...values, recordId, cabinetId);
       return true;
     },
   };

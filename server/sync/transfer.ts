@@ -11,7 +11,13 @@ import * as conflictsStore from './conflicts-store.js';
 import { exchangeWallet } from './wallet-exchange.js';
 
 /** Sends the whole queue now (connect), telling how far it got. Returns how many changes went. */
-export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId: string, fetch: HubFetch, progress: (sent: number, total: number) => void): Promise<number> {
+export async function uploadQueue(
+  deps: Deps,
+  records: RecordsByKind,
+  cabinetId: string,
+  fetch: HubFetch,
+  progress: (sent: number, total: number) => void,
+): Promise<number> {
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) return 0;
   const context = { deps, records, client: hubClientFor(deps, connection, fetch) };
@@ -20,10 +26,18 @@ export async function uploadQueue(deps: Deps, records: RecordsByKind, cabinetId:
 }
 
 /** Applies every change the hub holds for the cabinet (join, restore), telling how far it got. */
-export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId: string, fetch: HubFetch, progress: (received: number) => void): Promise<number> {
+export async function downloadAll(
+  deps: Deps,
+  records: RecordsByKind,
+  cabinetId: string,
+  fetch: HubFetch,
+  progress: (received: number) => void,
+): Promise<number> {
   const connection = store.findConnection(deps.db.orm, cabinetId);
   if (!connection) return 0;
-  return withFewerCheckpoints(deps.db.sqlite, () => pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress));
+  return withFewerCheckpoints(deps.db.sqlite, () =>
+    pullEverything({ deps, records, client: hubClientFor(deps, connection, fetch) }, cabinetId, progress),
+  );
 }
 
 /**
@@ -34,7 +48,13 @@ export async function downloadAll(deps: Deps, records: RecordsByKind, cabinetId:
  */
 export function shareJoinedAdmin(deps: Deps, cabinetId: string, userId: string): boolean {
   const orm = deps.db.orm;
-  return shareAccount(deps, cabinetId, userId, (email) => store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || conflictsStore.hasConflictOf(orm, cabinetId, 'user', email));
+  return shareAccount(
+    deps,
+    cabinetId,
+    userId,
+    (email) =>
+      store.findFieldClocks(orm, cabinetId, 'user', email) !== undefined || conflictsStore.hasConflictOf(orm, cabinetId, 'user', email),
+  );
 }
 
 /** Exchanges the cabinet's wallet with the hub now (connect, join): the install leaves with the cabinet's balance. */

@@ -23,7 +23,11 @@ function refusedIds(err: unknown): string[] {
   if (!(err instanceof HubRefusal) || err.code !== 'wallet_entry_refused') return [];
   const refused = (err.details as { refused?: unknown } | undefined)?.refused;
   if (!Array.isArray(refused)) return [];
-  return refused.flatMap((r: unknown) => (typeof r === 'object' && r !== null && typeof (r as { entry_id?: unknown }).entry_id === 'string' ? [(r as { entry_id: string }).entry_id] : []));
+  return refused.flatMap((r: unknown) =>
+    typeof r === 'object' && r !== null && typeof (r as { entry_id?: unknown }).entry_id === 'string'
+      ? [(r as { entry_id: string }).entry_id]
+      : [],
+  );
 }
 
 /** One exchange; whether another should follow at once (the hub has more, this install may have, or refused entries were set aside). */

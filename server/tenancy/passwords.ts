@@ -29,7 +29,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * A hash in the current format that no password matches (its key is all zeros, not derived):
  * checking a password against it costs what checking a real account does.
  */
-export const UNMATCHABLE_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, Buffer.alloc(16).toString('base64'), Buffer.alloc(KEY_LENGTH).toString('base64')].join('$');
+export const UNMATCHABLE_HASH = [
+  'scrypt',
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  Buffer.alloc(16).toString('base64'),
+  Buffer.alloc(KEY_LENGTH).toString('base64'),
+].join('$');
 
 /** No 0/O, 1/I/L: a temporary password is read aloud or copied from a screen by hand. */
 const TEMPORARY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';

@@ -22,12 +22,17 @@ export async function initCabinet(deps: Deps, input: InitCabinetInput): Promise<
  * Creates, with its first (admin) user, a cabinet that exists elsewhere under this id: the local copy
  * of a synced cabinet (`courtier sync join`). `then` runs in the same transaction, after the inserts.
  */
-export async function adoptCabinet(deps: Deps, input: InitCabinetInput & { cabinetId: string }, then: () => void): Promise<{ cabinet_id: string; user_id: string }> {
+export async function adoptCabinet(
+  deps: Deps,
+  input: InitCabinetInput & { cabinetId: string },
+  then: () => void,
+): Promise<{ cabinet_id: string; user_id: string }> {
   return createCabinetWithAdmin(deps, input, {
     issuePath: undefined,
     cabinetId: input.cabinetId,
     check: (orm) => {
-      if (store.findCabinet(orm, input.cabinetId)) throw new ApiError('cabinet_already_here', `This data dir already holds the cabinet ${input.cabinetId}.`);
+      if (store.findCabinet(orm, input.cabinetId))
+        throw new ApiError('cabinet_already_here', `This data dir already holds the cabinet ${input.cabinetId}.`);
     },
     then,
   });
@@ -62,7 +67,16 @@ async function createCabinetWithAdmin(
   deps.db.immediateTransaction(() => {
     options.check?.(orm);
     store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
-    store.insertUser(orm, { id: userId, cabinetId, email, passwordHash, role: 'admin', createdAt: now, disabledAt: null, mustChangePassword: false });
+    store.insertUser(orm, {
+      id: userId,
+      cabinetId,
+      email,
+      passwordHash,
+      role: 'admin',
+      createdAt: now,
+      disabledAt: null,
+      mustChangePassword: false,
+    });
     options.then?.();
   });
   return { cabinet_id: cabinetId, user_id: userId };
@@ -93,11 +107,17 @@ export function setLlmDataSharing(deps: Pick<Deps, 'db'>, cabinetId: string, ena
 }
 
 /** A person turns the sharing on or off (the console, the CLI): a change is audited, as it decides what leaves the cabinet. */
-export function changeLlmDataSharing(deps: Pick<Deps, 'db' | 'clock' | 'keys'>, cabinetId: string, enabled: boolean, actor: AuditActor): CabinetSettings {
+export function changeLlmDataSharing(
+  deps: Pick<Deps, 'db' | 'clock' | 'keys'>,
+  cabinetId: string,
+  enabled: boolean,
+  actor: AuditActor,
+): CabinetSettings {
   return deps.db.immediateTransaction(() => {
     const before = getCabinetSettings(deps, cabinetId).llm_data_sharing;
     const settings = setLlmDataSharing(deps, cabinetId, enabled);
-    if (before !== enabled) recordAudit(deps, { cabinetId, action: 'settings.llm_data_sharing_changed', actor, details: { llm_data_sharing: enabled } });
+    if (before !== enabled)
+      recordAudit(deps, { cabinetId, action: 'settings.llm_data_sharing_changed', actor, details: { llm_data_sharing: enabled } });
     return settings;
   });
 }
@@ -121,7 +141,14 @@ export function describeUser(deps: Pick<Deps, 'db'>, userId: string): UserIdenti
   const user = store.findUser(deps.db.orm, userId);
   const cabinet = user && store.findCabinet(deps.db.orm, user.cabinetId);
   if (!user || !cabinet || store.disabledInEffect(user) !== null || user.removedAt !== null) return undefined;
-  return { userId: user.id, email: user.email, role: store.roleInEffect(user), cabinetId: cabinet.id, cabinetName: cabinet.name, mustChangePassword: user.mustChangePassword };
+  return {
+    userId: user.id,
+    email: user.email,
+    role: store.roleInEffect(user),
+    cabinetId: cabinet.id,
+    cabinetName: cabinet.name,
+    mustChangePassword: user.mustChangePassword,
+  };
 }
 
 export type PasswordCheck =
@@ -141,17 +168,26 @@ export type PasswordCheck =
  * removed) is checked against that hash too: refused as a wrong password is. With `cabinetId`,
  * only that cabinet's account counts.
  */
-export async function verifyUserPassword(deps: Pick<Deps, 'db'>, email: string, password: string, cabinetId?: string): Promise<PasswordCheck> {
+export async function verifyUserPassword(
+  deps: Pick<Deps, 'db'>,
+  email: string,
+  password: string,
+  cabinetId?: string,
+): Promise<PasswordCheck> {
   const candidates = store.findUsersByEmail(deps.db.orm, email.trim().toLowerCase());
   const hashes = candidates.length > 0 ? candidates.map((u) => u.passwordHash ?? UNMATCHABLE_HASH) : [UNMATCHABLE_HASH];
   const verdicts = await Promise.all(hashes.map((hash) => verifyPassword(password, hash)));
   const matching = candidates.filter((user, i) => verdicts[i] === true && (cabinetId === undefined || user.cabinetId === cabinetId));
-  const identities = matching.map((user) => describeUser(deps, user.id)).filter((identity): identity is UserIdentity => identity !== undefined);
+  const identities = matching
+    .map((user) => describeUser(deps, user.id))
+    .filter((identity): identity is UserIdentity => identity !== undefined);
   const [first] = identities;
   // Said only to whoever knows the password: "disabled" tells a guesser nothing more than "wrong".
   if (first === undefined) return matching.some((user) => store.disabledInEffect(user) !== null) ? { kind: 'disabled' } : { kind: 'none' };
   if (identities.length === 1) return { kind: 'one', identity: first, shared: candidates.length > 1 };
-  const cabinets = identities.map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName })).sort((a, b) => a.name.localeCompare(b.name, 'fr'));
+  const cabinets = identities
+    .map((i) => ({ cabinet_id: i.cabinetId, name: i.cabinetName }))
+    .sort((a, b) => a.name.localeCompare(b.name, 'fr'));
   return { kind: 'several', cabinets };
 }
 

@@ -13,7 +13,8 @@ export const roleInEffect = (row: UserRow): UserRow['role'] => row.heldRole ?? r
 export const disabledInEffect = (row: UserRow): number | null => row.disabledAt ?? row.heldDisabledAt;
 
 /** Whether the account acts as an administrator on this install. */
-export const actsAsAdmin = (row: UserRow): boolean => row.removedAt === null && roleInEffect(row) === 'admin' && disabledInEffect(row) === null;
+export const actsAsAdmin = (row: UserRow): boolean =>
+  row.removedAt === null && roleInEffect(row) === 'admin' && disabledInEffect(row) === null;
 
 export function insertCabinet(orm: Orm, row: CabinetRow): void {
   orm.insert(cabinets).values(row).run();
@@ -91,14 +92,34 @@ export function countActiveAdmins(orm: Orm, cabinetId: string): number {
     orm
       .select({ n: count() })
       .from(users)
-      .where(and(eq(users.cabinetId, cabinetId), eq(users.role, 'admin'), isNull(users.heldRole), isNull(users.disabledAt), isNull(users.heldDisabledAt), isNull(users.removedAt)))
+      .where(
+        and(
+          eq(users.cabinetId, cabinetId),
+          eq(users.role, 'admin'),
+          isNull(users.heldRole),
+          isNull(users.disabledAt),
+          isNull(users.heldDisabledAt),
+          isNull(users.removedAt),
+        ),
+      )
       .get()?.n ?? 0
   );
 }
 
 /** Writes some columns of an account (the staff list's own changes and the ones pulled from other installs). */
-export function updateUser(orm: Orm, cabinetId: string, userId: string, changes: Partial<Omit<UserRow, 'id' | 'cabinetId' | 'email'>>): boolean {
-  return orm.update(users).set(changes).where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId))).run().changes > 0;
+export function updateUser(
+  orm: Orm,
+  cabinetId: string,
+  userId: string,
+  changes: Partial<Omit<UserRow, 'id' | 'cabinetId' | 'email'>>,
+): boolean {
+  return (
+    orm
+      .update(users)
+      .set(changes)
+      .where(and(eq(users.cabinetId, cabinetId), eq(users.id, userId)))
+      .run().changes > 0
+  );
 }
 
 export function setUserPassword(orm: Orm, cabinetId: string, userId: string, passwordHash: string, mustChangePassword: boolean): boolean {

@@ -40,7 +40,11 @@ function toFields(row: store.UserRow): UserFields {
  * account added, or added again), or some of its fields. Every field is clocked, a creation's too,
  * since two installs may add the same person. Inside the change's transaction.
  */
-export function recordUserChange(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, row: store.UserRow, only?: readonly (keyof UserFields)[]): void {
+export function recordUserChange(
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
+  row: store.UserRow,
+  only?: readonly (keyof UserFields)[],
+): void {
   recordChange(deps, row.cabinetId, {
     kind: 'user',
     recordId: row.email,
@@ -68,7 +72,8 @@ export interface UserSyncEffects {
   changed(change: PulledUserChange): void;
 }
 
-const usable = (row: store.UserRow | undefined): boolean => row !== undefined && row.removedAt === null && store.disabledInEffect(row) === null;
+const usable = (row: store.UserRow | undefined): boolean =>
+  row !== undefined && row.removedAt === null && store.disabledInEffect(row) === null;
 
 /** The difference a pulled change made to an account, in the audit log's words. */
 function describe(before: store.UserRow | undefined, after: store.UserRow): Record<string, unknown> {
@@ -78,7 +83,10 @@ function describe(before: store.UserRow | undefined, after: store.UserRow): Reco
   if (before !== undefined && store.roleInEffect(before) !== store.roleInEffect(after)) changes.role_in_effect = store.roleInEffect(after);
   if ((before?.disabledAt ?? null) !== after.disabledAt) changes.disabled = after.disabledAt !== null;
   if ((before?.removedAt ?? null) !== after.removedAt) changes.removed = after.removedAt !== null;
-  const awaiting = [...(after.heldRole !== null && before?.heldRole === null ? ['admin_role'] : []), ...(after.heldDisabledAt !== null && before?.heldDisabledAt === null ? ['enabling'] : [])];
+  const awaiting = [
+    ...(after.heldRole !== null && before?.heldRole === null ? ['admin_role'] : []),
+    ...(after.heldDisabledAt !== null && before?.heldDisabledAt === null ? ['enabling'] : []),
+  ];
   if (awaiting.length > 0) changes.awaiting_confirmation = awaiting;
   return changes;
 }
@@ -96,7 +104,18 @@ function afterPulled(row: store.UserRow, fields: Partial<UserFields>): store.Use
   const disabledAt = fields.disabled_at === undefined ? row.disabledAt : fields.disabled_at;
   const removedAt = fields.removed_at === undefined ? row.removedAt : fields.removed_at;
   const createdAt = fields.created_at ?? row.createdAt;
-  if (removedAt !== null) return { ...row, role, disabledAt, removedAt, createdAt, passwordHash: null, mustChangePassword: false, heldRole: null, heldDisabledAt: null };
+  if (removedAt !== null)
+    return {
+      ...row,
+      role,
+      disabledAt,
+      removedAt,
+      createdAt,
+      passwordHash: null,
+      mustChangePassword: false,
+      heldRole: null,
+      heldDisabledAt: null,
+    };
   const usable = row.passwordHash !== null;
   const roleInEffect = store.roleInEffect(row);
   return {
@@ -148,8 +167,16 @@ export function userRecords(effects: UserSyncEffects): SyncedRecords {
         const issues = checked.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || 'fields'}: ${issue.message}`);
         return { reason: 'invalid_fields', message: `user ${held ? 'edit' : 'creation'} refused: ${issues.join('; ')}` };
       }
-      if (held && store.actsAsAdmin(held) && !store.actsAsAdmin(afterPulled(held, checked.data)) && store.countActiveAdmins(orm, cabinetId) <= 1) {
-        return { reason: 'operation_refused', message: `it would leave the cabinet without an administrator on this computer (${held.email} is the last one): make another user an administrator here, then try again` };
+      if (
+        held &&
+        store.actsAsAdmin(held) &&
+        !store.actsAsAdmin(afterPulled(held, checked.data)) &&
+        store.countActiveAdmins(orm, cabinetId) <= 1
+      ) {
+        return {
+          reason: 'operation_refused',
+          message: `it would leave the cabinet without an administrator on this computer (${held.email} is the last one): make another user an administrator here, then try again`,
+        };
       }
       return null;
     },

@@ -24,7 +24,10 @@ function toCabinetUser(row: store.UserRow): CabinetUser {
     disabled_at: disabledAt === null ? null : toIso(disabledAt),
     must_change_password: row.mustChangePassword,
     has_password: row.passwordHash !== null,
-    awaiting_confirmation: [...(row.heldRole !== null ? (['admin_role'] as const) : []), ...(row.heldDisabledAt !== null ? (['enabling'] as const) : [])],
+    awaiting_confirmation: [
+      ...(row.heldRole !== null ? (['admin_role'] as const) : []),
+      ...(row.heldDisabledAt !== null ? (['enabling'] as const) : []),
+    ],
   };
 }
 
@@ -41,9 +44,17 @@ export function listCabinetUsers(deps: Pick<Deps, 'db'>, cabinetId: string): Cab
  * email_taken); another cabinet's accounts are invisible here, so an admin never learns of them.
  * A removed account of this email comes back, with the new password and role.
  */
-export async function addCabinetUser(deps: Deps, cabinetId: string, input: { email: string; password: string; role: UserRole }): Promise<CabinetUser> {
+export async function addCabinetUser(
+  deps: Deps,
+  cabinetId: string,
+  input: { email: string; password: string; role: UserRole },
+): Promise<CabinetUser> {
   const email = input.email.trim().toLowerCase();
-  const taken = () => new ApiError('email_taken', `An account with the email ${email} already exists in this cabinet: change its role on the Users page instead.`);
+  const taken = () =>
+    new ApiError(
+      'email_taken',
+      `An account with the email ${email} already exists in this cabinet: change its role on the Users page instead.`,
+    );
   const existing = () => store.findUserInCabinetByEmail(deps.db.orm, cabinetId, email);
   if (existing()?.removedAt === null) throw taken();
   const passwordHash = await hashPassword(input.password, deps.randomBytes(16));
@@ -53,7 +64,16 @@ export async function addCabinetUser(deps: Deps, cabinetId: string, input: { ema
     if (!store.findCabinet(orm, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
     const removed = existing();
     if (removed?.removedAt === null) throw taken();
-    const fresh = { passwordHash, role: input.role, createdAt: now, disabledAt: null, mustChangePassword: false, removedAt: null, heldRole: null, heldDisabledAt: null };
+    const fresh = {
+      passwordHash,
+      role: input.role,
+      createdAt: now,
+      disabledAt: null,
+      mustChangePassword: false,
+      removedAt: null,
+      heldRole: null,
+      heldDisabledAt: null,
+    };
     const row: store.UserRow = { id: removed?.id ?? userIdOf(cabinetId, email), cabinetId, email, ...fresh };
     if (removed) store.updateUser(orm, cabinetId, row.id, fresh);
     else store.insertUser(orm, row);
@@ -126,7 +146,8 @@ export async function changeOwnPassword(
   const { orm } = deps.db;
   deps.db.immediateTransaction(() => {
     const now = findOrFail(orm, user.cabinetId, user.userId);
-    if (now.passwordHash !== row.passwordHash) throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
+    if (now.passwordHash !== row.passwordHash)
+      throw new ApiError('wrong_current_password', 'The password was changed meanwhile (in another window?); sign in again.');
     store.setUserPassword(orm, user.cabinetId, user.userId, passwordHash, false);
     then();
   });
@@ -138,7 +159,12 @@ export async function changeOwnPassword(
  * at the next sign-in; `then` runs in the same transaction (ending sessions and grants). This is also
  * how an account added on another install gets its first password on this one.
  */
-export async function resetUserPassword(deps: Deps, cabinetId: string, userId: string, then: (user: CabinetUser) => void): Promise<{ user: CabinetUser; temporaryPassword: string }> {
+export async function resetUserPassword(
+  deps: Deps,
+  cabinetId: string,
+  userId: string,
+  then: (user: CabinetUser) => void,
+): Promise<{ user: CabinetUser; temporaryPassword: string }> {
   findOrFail(deps.db.orm, cabinetId, userId);
   const temporary = temporaryPassword(deps.randomBytes);
   const passwordHash = await hashPassword(temporary, deps.randomBytes(16));
@@ -157,7 +183,13 @@ export async function resetUserPassword(deps: Deps, cabinetId: string, userId: s
  * Disables (or enables) an account; the cabinet keeps an active admin. Enabling one whose enabling
  * on another install waits here confirms it. `then` runs in the transaction.
  */
-export function setUserDisabled(deps: StaffDeps, cabinetId: string, userId: string, disabled: boolean, then: (user: CabinetUser) => void): CabinetUser {
+export function setUserDisabled(
+  deps: StaffDeps,
+  cabinetId: string,
+  userId: string,
+  disabled: boolean,
+  then: (user: CabinetUser) => void,
+): CabinetUser {
   const { orm } = deps.db;
   return deps.db.immediateTransaction(() => {
     const row = findOrFail(orm, cabinetId, userId);

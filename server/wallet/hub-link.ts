@@ -77,16 +77,28 @@ export function unlinkWallet(deps: Pick<Deps, 'db'>, cabinetId: string): void {
   const link = store.findLink(orm, cabinetId);
   if (!link?.linked) return;
   store.keepOwnHere(orm, cabinetId);
-  store.updateLink(orm, cabinetId, { linked: false, hubBalance: store.balance(orm, cabinetId), sinceEntry: store.newestEntryId(orm, cabinetId) });
+  store.updateLink(orm, cabinetId, {
+    linked: false,
+    hubBalance: store.balance(orm, cabinetId),
+    sinceEntry: store.newestEntryId(orm, cabinetId),
+  });
 }
 
 /** What the next exchange sends: the wallet cursor and this install's entries the hub has not acknowledged; null without a link. */
-export function walletToSend(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number): { after: number; entries: SentWalletEntry[] } | null {
+export function walletToSend(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  limit: number,
+): { after: number; entries: SentWalletEntry[] } | null {
   const link = store.findLink(deps.db.orm, cabinetId);
   if (!link?.linked) return null;
-  const entries = store.pendingEntries(deps.db.orm, cabinetId, limit).flatMap((e) =>
-    e.entryId === null || e.kind === 'grant' ? [] : [{ entry_id: e.entryId, kind: e.kind, amount: e.amount, job_id: e.jobId, note: e.note }],
-  );
+  const entries = store
+    .pendingEntries(deps.db.orm, cabinetId, limit)
+    .flatMap((e) =>
+      e.entryId === null || e.kind === 'grant'
+        ? []
+        : [{ entry_id: e.entryId, kind: e.kind, amount: e.amount, job_id: e.jobId, note: e.note }],
+    );
   return { after: link.cursor, entries };
 }
 
@@ -126,7 +138,12 @@ function mirrored(cabinetId: string, entry: HubWalletEntry, ownDevice: string): 
  * to an exchange sent from another cursor (another process's exchange moved it meanwhile) only
  * acknowledges: its entries and cursor are not this install's any more.
  */
-export function applyWalletAnswer(deps: Pick<Deps, 'db' | 'clock'>, cabinetId: string, answer: WalletExchangeResponse, sentAfter: number): { more: boolean } {
+export function applyWalletAnswer(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  cabinetId: string,
+  answer: WalletExchangeResponse,
+  sentAfter: number,
+): { more: boolean } {
   const orm = deps.db.orm;
   return deps.db.immediateTransaction(() => {
     const link = store.findLink(orm, cabinetId);

@@ -20,7 +20,11 @@ export function walletOnHub(deps: Pick<Deps, 'db'>, cabinetId: string): boolean 
  * Appends an entry made on this install: with sync on, it is pending until the hub acknowledges it
  * (an entry of no credits stays here: the hub has nothing to count), and the sync is woken to send it.
  */
-function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>, onHub: boolean): boolean {
+function appendOwn(
+  deps: WalletDeps,
+  row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>,
+  onHub: boolean,
+): boolean {
   const now = deps.clock.now();
   const synced = onHub && row.amount !== 0;
   const appended = store.appendEntry(deps.db.orm, {
@@ -43,11 +47,20 @@ function appendOwn(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'k
 function appendOutside(deps: WalletDeps, row: Pick<store.LedgerRow, 'cabinetId' | 'kind' | 'amount' | 'jobId' | 'note'>): boolean {
   const now = deps.clock.now();
   const note = `${row.note ?? 'refund'} (not counted: the cabinet's wallet never held its debit)`;
-  return store.mirrorEntry(deps.db.orm, { ...row, note, createdAt: now, entryId: timeOrderedUuid(now, deps.randomBytes), hubState: 'outside', hubSeq: null, deviceId: null });
+  return store.mirrorEntry(deps.db.orm, {
+    ...row,
+    note,
+    createdAt: now,
+    entryId: timeOrderedUuid(now, deps.randomBytes),
+    hubState: 'outside',
+    hubSeq: null,
+    deviceId: null,
+  });
 }
 
 export function grantCredits(deps: Deps, cabinetId: string, amount: number, note?: string): number {
-  if (!Number.isInteger(amount) || amount <= 0 || amount > 10_000_000) throw new ApiError('validation_error', 'amount must be a whole number of credits, 1 or more.');
+  if (!Number.isInteger(amount) || amount <= 0 || amount > 10_000_000)
+    throw new ApiError('validation_error', 'amount must be a whole number of credits, 1 or more.');
   if (!cabinetExists(deps, cabinetId)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
   if (walletOnHub(deps, cabinetId)) {
     throw new ApiError(
@@ -62,7 +75,9 @@ export function grantCredits(deps: Deps, cabinetId: string, amount: number, note
 }
 
 /** Why a debit was refused: the wallet cannot cover it, or this install spent its offline allowance. */
-export type DebitRefusal = { code: 'credits_exhausted'; balance: number } | { code: 'offline_allowance_exhausted'; balance: number; unconfirmed: number; allowance: number };
+export type DebitRefusal =
+  | { code: 'credits_exhausted'; balance: number }
+  | { code: 'offline_allowance_exhausted'; balance: number; unconfirmed: number; allowance: number };
 
 /**
  * Debits a job's cost, inside the enqueue transaction. Refused, debiting nothing, when the balance
@@ -70,14 +85,21 @@ export type DebitRefusal = { code: 'credits_exhausted'; balance: number } | { co
  * spending the hub has not acknowledged would pass the offline allowance (docs/SYNC.md, Credits).
  * `onHub`: walletOnHub, when the caller has read it in this transaction.
  */
-export function debitForJob(deps: WalletDeps & Pick<Deps, 'config'>, cabinetId: string, jobId: string, amount: number, onHub = walletOnHub(deps, cabinetId)): DebitRefusal | null {
+export function debitForJob(
+  deps: WalletDeps & Pick<Deps, 'config'>,
+  cabinetId: string,
+  jobId: string,
+  amount: number,
+  onHub = walletOnHub(deps, cabinetId),
+): DebitRefusal | null {
   const balance = store.balance(deps.db.orm, cabinetId);
   if (balance < amount) return { code: 'credits_exhausted', balance };
   if (onHub && amount > 0) {
     const unconfirmed = store.pendingSpend(deps.db.orm, cabinetId);
     const allowance = deps.config.offlineCreditsAllowance;
     // With nothing unconfirmed, one run goes whatever it costs: an allowance below a run's cost must not stop every run.
-    if (unconfirmed > 0 && unconfirmed + amount > allowance) return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
+    if (unconfirmed > 0 && unconfirmed + amount > allowance)
+      return { code: 'offline_allowance_exhausted', balance, unconfirmed, allowance };
   }
   appendOwn(deps, { cabinetId, kind: 'debit', amount: -amount, jobId, note: null }, onHub);
   return null;
@@ -90,7 +112,9 @@ export function refundJob(deps: WalletDeps, cabinetId: string, jobId: string, no
     if (!debit) return false;
     const refund = { cabinetId, kind: 'refund' as const, amount: -debit.amount, jobId, note };
     if (!walletOnHub(deps, cabinetId)) return appendOwn(deps, refund, false);
-    return debit.amount === 0 || debit.hubState === 'pending' || debit.hubState === 'held' ? appendOwn(deps, refund, true) : appendOutside(deps, refund);
+    return debit.amount === 0 || debit.hubState === 'pending' || debit.hubState === 'held'
+      ? appendOwn(deps, refund, true)
+      : appendOutside(deps, refund);
   });
 }
 
@@ -101,7 +125,9 @@ export function refundJob(deps: WalletDeps, cabinetId: string, jobId: string, no
  */
 export function walletConsistent(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
   const link = store.findLink(deps.db.orm, cabinetId);
-  const expected = link ? link.hubBalance + store.countedOnTop(deps.db.orm, cabinetId, link.sinceEntry) : store.ledgerSum(deps.db.orm, cabinetId);
+  const expected = link
+    ? link.hubBalance + store.countedOnTop(deps.db.orm, cabinetId, link.sinceEntry)
+    : store.ledgerSum(deps.db.orm, cabinetId);
   return store.balance(deps.db.orm, cabinetId) === expected;
 }
 
@@ -128,7 +154,11 @@ export function getWallet(deps: Pick<Deps, 'db'>, cabinetId: string): Wallet {
 }
 
 /** What a job was debited and refunded on this install's wallet (zeros for a job another install ran). */
-export function jobCredits(deps: Pick<Deps, 'db'>, cabinetId: string, jobId: string): { debited: number; refunded: number; recorded: boolean } {
+export function jobCredits(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  jobId: string,
+): { debited: number; refunded: number; recorded: boolean } {
   const entries = store.jobEntries(deps.db.orm, cabinetId, jobId);
   const sum = (kind: string) => entries.filter((e) => e.kind === kind).reduce((total, e) => total + Math.abs(e.amount), 0);
   return { debited: sum('debit'), refunded: sum('refund'), recorded: entries.length > 0 };

@@ -18,7 +18,11 @@ export function balance(orm: Orm, cabinetId: string): number {
 }
 
 export function setBalance(orm: Orm, cabinetId: string, value: number): void {
-  orm.prepared('INSERT INTO wallet_balances (cabinet_id, balance) VALUES (?, ?) ON CONFLICT (cabinet_id) DO UPDATE SET balance = excluded.balance').run(cabinetId, value);
+  orm
+    .prepared(
+      'INSERT INTO wallet_balances (cabinet_id, balance) VALUES (?, ?) ON CONFLICT (cabinet_id) DO UPDATE SET balance = excluded.balance',
+    )
+    .run(cabinetId, value);
 }
 
 /**
@@ -28,7 +32,9 @@ export function setBalance(orm: Orm, cabinetId: string, value: number): void {
 export function appendEntry(orm: Orm, row: Omit<LedgerRow, 'id'>): boolean {
   if (!LEDGER.insertIfAbsent(orm, row)) return false;
   orm
-    .prepared('INSERT INTO wallet_balances (cabinet_id, balance) VALUES (?, ?) ON CONFLICT (cabinet_id) DO UPDATE SET balance = balance + excluded.balance')
+    .prepared(
+      'INSERT INTO wallet_balances (cabinet_id, balance) VALUES (?, ?) ON CONFLICT (cabinet_id) DO UPDATE SET balance = balance + excluded.balance',
+    )
     .run(row.cabinetId, row.amount);
   return true;
 }
@@ -40,20 +46,36 @@ export function mirrorEntry(orm: Orm, row: Omit<LedgerRow, 'id'>): boolean {
 
 /** The ledger's own sum, to check the running balance against (tests, audits). */
 export function ledgerSum(orm: Orm, cabinetId: string): number {
-  return Number(orm.select({ total: sum(walletLedger.amount) }).from(walletLedger).where(eq(walletLedger.cabinetId, cabinetId)).get()?.total ?? 0);
+  return Number(
+    orm
+      .select({ total: sum(walletLedger.amount) })
+      .from(walletLedger)
+      .where(eq(walletLedger.cabinetId, cabinetId))
+      .get()?.total ?? 0,
+  );
 }
 
 /** The sum of the entries made here that the balance counts on top of the link's base: pending ones, and those made after an unlink. */
 export function countedOnTop(orm: Orm, cabinetId: string, sinceEntry: number): number {
   return orm
-    .prepared("SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND (hub_state = 'pending' OR (hub_state IS NULL AND id > ?))")
+    .prepared(
+      "SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND (hub_state = 'pending' OR (hub_state IS NULL AND id > ?))",
+    )
     .pluck(true)
     .get(cabinetId, sinceEntry) as number;
 }
 
 /** Credits spent here (net of refunds) that the hub has not acknowledged: the offline allowance's count. */
 export function pendingSpend(orm: Orm, cabinetId: string): number {
-  return 0 - (orm.prepared("SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND hub_state = 'pending' AND kind IN ('debit', 'refund')").pluck(true).get(cabinetId) as number);
+  return (
+    0 -
+    (orm
+      .prepared(
+        "SELECT coalesce(sum(amount), 0) FROM wallet_ledger WHERE cabinet_id = ? AND hub_state = 'pending' AND kind IN ('debit', 'refund')",
+      )
+      .pluck(true)
+      .get(cabinetId) as number)
+  );
 }
 
 /** The entries to send, oldest first but an opening first of all: the hub takes it only in the registering device's first exchange. */
@@ -61,7 +83,12 @@ export function pendingEntries(orm: Orm, cabinetId: string, limit: number): Ledg
   return LEDGER.all(orm, "WHERE cabinet_id = ? AND hub_state = 'pending' ORDER BY kind <> 'opening', id LIMIT ?", cabinetId, limit);
 }
 
-export function setHubState(orm: Orm, cabinetId: string, entryId: string, changes: { hubState: LedgerRow['hubState']; hubSeq?: number }): void {
+export function setHubState(
+  orm: Orm,
+  cabinetId: string,
+  entryId: string,
+  changes: { hubState: LedgerRow['hubState']; hubSeq?: number },
+): void {
   LEDGER.update(orm, changes, 'WHERE cabinet_id = ? AND entry_id = ?', cabinetId, entryId);
 }
 

@@ -85,7 +85,13 @@ export function createAttempt(deps: Deps, io: { send: HttpSender; guard: TargetG
   const { clock } = deps;
   const { send, guard } = io;
 
-  async function post(subscription: store.SubscriptionRow, delivery: store.DeliveryRow, event: EventEnvelope, body: string, secrets: readonly string[]) {
+  async function post(
+    subscription: store.SubscriptionRow,
+    delivery: store.DeliveryRow,
+    event: EventEnvelope,
+    body: string,
+    secrets: readonly string[],
+  ) {
     const url = new URL(subscription.url);
     const address = await guard(url);
     const timestamp = Math.floor(clock.now() / 1000);
@@ -136,7 +142,16 @@ export function createAttempt(deps: Deps, io: { send: HttpSender; guard: TargetG
       }
     }
     const succeeded = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
-    return { delivery, subscription, attemptedAt, durationMs: Math.round(performance.now() - started), httpStatus, error, responseBody, succeeded };
+    return {
+      delivery,
+      subscription,
+      attemptedAt,
+      durationMs: Math.round(performance.now() - started),
+      httpStatus,
+      error,
+      responseBody,
+      succeeded,
+    };
   }
 
   return attempt;

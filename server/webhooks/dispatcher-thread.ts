@@ -41,18 +41,34 @@ export type FromDispatcherThread = { type: 'ready' } | { type: 'log'; line: stri
  * The service's webhook options: the dispatcher on its thread, whose entry is beside this module
  * once compiled (dist/, the desktop app); on the main thread when running from TypeScript sources.
  */
-export function serviceWebhooks(extraCa?: readonly string[]): { thread: string; extraCa?: readonly string[] } | { extraCa?: readonly string[] } {
+export function serviceWebhooks(
+  extraCa?: readonly string[],
+): { thread: string; extraCa?: readonly string[] } | { extraCa?: readonly string[] } {
   const entry = fileURLToPath(new URL('./dispatcher-worker.js', import.meta.url));
   return existsSync(entry) ? { thread: entry, extraCa } : { extraCa };
 }
 
 const RESTART_DELAY_MS = 1000;
-const PINO_LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const PINO_LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 
 /** A log line of the thread (pino's JSON), written to the app's logger at its level. */
 function relayLog(logger: FastifyBaseLogger, line: string): void {
   try {
-    const { level, msg, time: _time, pid: _pid, hostname: _hostname, ...fields } = JSON.parse(line) as Record<string, unknown> & { level: number; msg?: string };
+    const {
+      level,
+      msg,
+      time: _time,
+      pid: _pid,
+      hostname: _hostname,
+      ...fields
+    } = JSON.parse(line) as Record<string, unknown> & { level: number; msg?: string };
     logger[PINO_LEVELS[level] ?? 'info']({ ...fields, thread: 'webhooks' }, msg ?? '');
   } catch {
     logger.info({ thread: 'webhooks' }, line);

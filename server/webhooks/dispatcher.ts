@@ -145,7 +145,14 @@ export function createDispatcher(deps: Deps, options: DispatcherOptions): Dispat
     deps.db.immediateTransaction(() => {
       recordOutcomes(deps, unrecorded.splice(0), outcomeOptions);
       fanOutPending(deps);
-      return slots > 0 ? store.claimDueDeliveries(deps.db, clock.now(), { leaseMs, limit: slots, perSubscription: config.webhookConcurrencyPerEndpoint, busy }) : [];
+      return slots > 0
+        ? store.claimDueDeliveries(deps.db, clock.now(), {
+            leaseMs,
+            limit: slots,
+            perSubscription: config.webhookConcurrencyPerEndpoint,
+            busy,
+          })
+        : [];
     });
 
   function pump(): void {

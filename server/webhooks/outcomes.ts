@@ -23,7 +23,8 @@ export function recordOutcomes(deps: Deps, outcomes: readonly Outcome[], options
     // Each subscription's health is read once per transaction, and kept up to date here as it changes.
     const health = new Map<string, store.SubscriptionRow | undefined>();
     const current = (subscription: store.SubscriptionRow) => {
-      if (!health.has(subscription.id)) health.set(subscription.id, store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id));
+      if (!health.has(subscription.id))
+        health.set(subscription.id, store.findSubscription(deps.db.orm, subscription.cabinetId, subscription.id));
       return health.get(subscription.id);
     };
     const update = (row: store.SubscriptionRow, changes: Partial<store.SubscriptionRow>) => {
@@ -50,7 +51,13 @@ function recordOutcome(
     ? { status: 'succeeded', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
     : exhausted
       ? { status: 'failed', attemptCount, nextAttemptAt: null, leaseUntil: null, updatedAt: now }
-      : { status: 'pending', attemptCount, nextAttemptAt: now + delay + (delay > 0 ? options.jitter(delay) : 0), leaseUntil: null, updatedAt: now };
+      : {
+          status: 'pending',
+          attemptCount,
+          nextAttemptAt: now + delay + (delay > 0 ? options.jitter(delay) : 0),
+          leaseUntil: null,
+          updatedAt: now,
+        };
   const recorded = store.recordAttempt(
     deps.db.orm,
     {

@@ -27,22 +27,28 @@ export async function webhookRoutes(app: FastifyInstance, { deps, dispatcher }: 
   });
   registerEndpoint(app, listWebhooks, (request) => webhooks.listWebhooks(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getWebhook, (request) => webhooks.getWebhook(deps, requestKey(request).cabinetId, request.params.id));
-  registerEndpoint(app, updateWebhook, (request) => webhooks.updateWebhook(deps, requestKey(request).cabinetId, request.params.id, request.body));
+  registerEndpoint(app, updateWebhook, (request) =>
+    webhooks.updateWebhook(deps, requestKey(request).cabinetId, request.params.id, request.body),
+  );
   registerEndpoint(app, deleteWebhook, (request, reply) => {
     webhooks.deleteWebhook(deps, requestKey(request).cabinetId, request.params.id);
     auditWebhook(deps, request, requestKey(request).cabinetId, 'webhook.deleted', request.params.id);
     return reply.code(204).send();
   });
   registerEndpoint(app, rotateWebhookSecret, (request) =>
-    webhooks.rotateWebhookSecret(deps, requestKey(request).cabinetId, request.params.id, request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS),
+    webhooks.rotateWebhookSecret(
+      deps,
+      requestKey(request).cabinetId,
+      request.params.id,
+      request.body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS,
+    ),
   );
-  registerEndpoint(
-    app,
-    testWebhook,
-    (request) => sendTestDelivery(deps, dispatcher, requestKey(request).cabinetId, request.params.id),
-    { asynchronous: true },
+  registerEndpoint(app, testWebhook, (request) => sendTestDelivery(deps, dispatcher, requestKey(request).cabinetId, request.params.id), {
+    asynchronous: true,
+  });
+  registerEndpoint(app, listDeliveries, (request) =>
+    webhooks.listDeliveries(deps, requestKey(request).cabinetId, request.params.id, request.query),
   );
-  registerEndpoint(app, listDeliveries, (request) => webhooks.listDeliveries(deps, requestKey(request).cabinetId, request.params.id, request.query));
   registerEndpoint(app, replayDelivery, (request) =>
     respond(202, webhooks.replayDelivery(deps, requestKey(request).cabinetId, request.params.id, request.params.delivery_id)),
   );

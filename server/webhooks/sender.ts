@@ -46,8 +46,17 @@ function networkError(err: NodeJS.ErrnoException): OutboundResult {
 
 /** The body as sent, or decompressed when the endpoint compressed it (it is kept as an excerpt). */
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
   return decoder ? response.pipe(decoder) : response;
 }
 
@@ -56,7 +65,11 @@ function decoded(response: IncomingMessage): Readable {
  * lead past the target check), no retries of its own, the whole attempt bounded by the timeout,
  * the first KB of the answer kept. got did the same at three times the CPU per delivery.
  */
-export function createHttpSender(options: { timeoutMs: number; extraCa?: readonly string[]; maxSockets?: number }): HttpSender & { close(): void } {
+export function createHttpSender(options: {
+  timeoutMs: number;
+  extraCa?: readonly string[];
+  maxSockets?: number;
+}): HttpSender & { close(): void } {
   // The trust store as one secure context built once: passed as `ca`, the ~140 root certificates
   // would be concatenated into the connection pool's key on every request (a quarter of the CPU).
   const secureContext = createSecureContext({ ca: trustedCertificates(options.extraCa ?? []) });
@@ -97,7 +110,11 @@ export function createHttpSender(options: { timeoutMs: number; extraCa?: readonl
         });
         stream.on('error', (err: NodeJS.ErrnoException) => finish(networkError(err)));
         stream.on('end', () =>
-          finish({ kind: 'response', status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') }),
+          finish({
+            kind: 'response',
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+          }),
         );
       });
       outgoing.end(body);

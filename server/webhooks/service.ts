@@ -49,8 +49,10 @@ function checkWebhookUrl(raw: string): string {
   } catch {
     throw new ApiError('invalid_webhook_url', `"${raw.slice(0, 100)}" is not an absolute URL; use https://…`);
   }
-  if (url.protocol !== 'https:') throw new ApiError('invalid_webhook_url', `Webhook URLs must use https, not ${url.protocol.replace(':', '')}.`);
-  if (url.username || url.password) throw new ApiError('invalid_webhook_url', 'Webhook URLs must not carry credentials; verify the signature instead.');
+  if (url.protocol !== 'https:')
+    throw new ApiError('invalid_webhook_url', `Webhook URLs must use https, not ${url.protocol.replace(':', '')}.`);
+  if (url.username || url.password)
+    throw new ApiError('invalid_webhook_url', 'Webhook URLs must not carry credentials; verify the signature instead.');
   return url.toString();
 }
 
@@ -205,10 +207,25 @@ export function listDeliveries(
     deps.db.orm,
     rows.slice(0, query.limit).map((r) => r.id),
   );
-  return toPage(rows, query.limit, (row) => toDelivery(row, attempts.filter((a) => a.deliveryId === row.id)), codec.next);
+  return toPage(
+    rows,
+    query.limit,
+    (row) =>
+      toDelivery(
+        row,
+        attempts.filter((a) => a.deliveryId === row.id),
+      ),
+    codec.next,
+  );
 }
 
-function newDelivery(deps: Deps, cabinetId: string, subscriptionId: string, event: { id: string; type: string }, extra: Partial<store.DeliveryRow> = {}): store.DeliveryRow {
+function newDelivery(
+  deps: Deps,
+  cabinetId: string,
+  subscriptionId: string,
+  event: { id: string; type: string },
+  extra: Partial<store.DeliveryRow> = {},
+): store.DeliveryRow {
   const now = deps.clock.now();
   return {
     id: randomUUID(),
@@ -262,7 +279,12 @@ export function fanOutEvents(deps: Deps, batch: number): number {
  * The hook for job callbacks (callback_webhook_id): delivers that event to that subscription even
  * if its event list does not cover it. Call it in the transaction that records the event.
  */
-export function enqueueCallbackDelivery(deps: Deps, cabinetId: string, subscriptionId: string, event: { id: string; type: string }): boolean {
+export function enqueueCallbackDelivery(
+  deps: Deps,
+  cabinetId: string,
+  subscriptionId: string,
+  event: { id: string; type: string },
+): boolean {
   if (!store.findSubscription(deps.db.orm, cabinetId, subscriptionId)) return false;
   store.insertDelivery(deps.db.orm, newDelivery(deps, cabinetId, subscriptionId, event));
   deps.outbox.notify();
@@ -277,12 +299,19 @@ export function webhookExists(deps: Deps, cabinetId: string, id: string): boolea
 export function replayDelivery(deps: Deps, cabinetId: string, subscriptionId: string, deliveryId: string): Delivery {
   if (!store.findSubscription(deps.db.orm, cabinetId, subscriptionId)) throw notFound(subscriptionId);
   const original = store.findDelivery(deps.db.orm, cabinetId, deliveryId);
-  if (!original || original.subscriptionId !== subscriptionId) throw new ApiError('not_found', `No delivery with id ${deliveryId} for this webhook.`);
-  const row = newDelivery(deps, cabinetId, subscriptionId, { id: original.eventId, type: original.eventType }, {
-    replayOf: original.id,
-    nextAttemptAt: deps.clock.now(),
-    maxAttempts: original.maxAttempts,
-  });
+  if (!original || original.subscriptionId !== subscriptionId)
+    throw new ApiError('not_found', `No delivery with id ${deliveryId} for this webhook.`);
+  const row = newDelivery(
+    deps,
+    cabinetId,
+    subscriptionId,
+    { id: original.eventId, type: original.eventType },
+    {
+      replayOf: original.id,
+      nextAttemptAt: deps.clock.now(),
+      maxAttempts: original.maxAttempts,
+    },
+  );
   store.insertDelivery(deps.db.orm, row);
   deps.outbox.notify();
   return toDelivery(row, []);
@@ -292,7 +321,10 @@ export function replayDelivery(deps: Deps, cabinetId: string, subscriptionId: st
 export function createTestDelivery(deps: Deps, cabinetId: string, subscriptionId: string): string {
   if (!store.findSubscription(deps.db.orm, cabinetId, subscriptionId)) throw notFound(subscriptionId);
   return deps.db.transaction(() => {
-    const event = recordEvent(deps, cabinetId, 'webhook.test', { message: 'This is a test delivery from Courtier.', webhook_id: subscriptionId });
+    const event = recordEvent(deps, cabinetId, 'webhook.test', {
+      message: 'This is a test delivery from Courtier.',
+      webhook_id: subscriptionId,
+    });
     const row = newDelivery(deps, cabinetId, subscriptionId, event, { maxAttempts: 1, nextAttemptAt: null });
     store.insertDelivery(deps.db.orm, row);
     return row.id;

@@ -68,7 +68,9 @@ export function fanoutPosition(orm: Orm): number {
 }
 
 export function setFanoutPosition(orm: Orm, lastSeq: number): void {
-  orm.prepared('INSERT INTO webhook_fanout (id, last_seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq').run(lastSeq);
+  orm
+    .prepared('INSERT INTO webhook_fanout (id, last_seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq')
+    .run(lastSeq);
 }
 
 /** Inserts a delivery unless the subscription already has one for that event (replays excepted). */
@@ -124,30 +126,29 @@ export function claimDueDeliveries(
   now: number,
   options: { leaseMs: number; limit: number; perSubscription: number; busy: ReadonlyMap<string, number> },
 ): DeliveryRow[] {
-  return db
-    .immediateTransaction(() => {
-      const candidates = DELIVERY.all(
-        db.orm,
-        `WHERE status = 'pending' AND next_attempt_at <= ? AND ${OF_ACTIVE_SUBSCRIPTION} ORDER BY next_attempt_at LIMIT ?`,
-        now,
-        options.limit * 4,
-      );
-      const taken = new Map(options.busy);
-      const chosen: DeliveryRow[] = [];
-      for (const delivery of candidates) {
-        if (chosen.length >= options.limit) break;
-        const count = taken.get(delivery.subscriptionId) ?? 0;
-        if (count >= options.perSubscription) continue;
-        taken.set(delivery.subscriptionId, count + 1);
-        chosen.push(delivery);
-      }
-      if (chosen.length > 0) {
-        db.orm
-          .prepared(`UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id ${IN_JSON_ARRAY}`)
-          .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
-      }
-      return chosen;
-    });
+  return db.immediateTransaction(() => {
+    const candidates = DELIVERY.all(
+      db.orm,
+      `WHERE status = 'pending' AND next_attempt_at <= ? AND ${OF_ACTIVE_SUBSCRIPTION} ORDER BY next_attempt_at LIMIT ?`,
+      now,
+      options.limit * 4,
+    );
+    const taken = new Map(options.busy);
+    const chosen: DeliveryRow[] = [];
+    for (const delivery of candidates) {
+      if (chosen.length >= options.limit) break;
+      const count = taken.get(delivery.subscriptionId) ?? 0;
+      if (count >= options.perSubscription) continue;
+      taken.set(delivery.subscriptionId, count + 1);
+      chosen.push(delivery);
+    }
+    if (chosen.length > 0) {
+      db.orm
+        .prepared(`UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id ${IN_JSON_ARRAY}`)
+        .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
+    }
+    return chosen;
+  });
 }
 
 /** A delivery's own lease, for an attempt made right away (test deliveries). */
@@ -166,7 +167,9 @@ export type DeliveryProgress = Pick<DeliveryRow, 'status' | 'attemptCount' | 'ne
 export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; progress: DeliveryProgress }): boolean {
   const { status, attemptCount, nextAttemptAt, leaseUntil, updatedAt } = delivery.progress;
   const updated = orm
-    .prepared('UPDATE webhook_deliveries SET status = ?, attempt_count = ?, next_attempt_at = ?, lease_until = ?, updated_at = ? WHERE id = ?')
+    .prepared(
+      'UPDATE webhook_deliveries SET status = ?, attempt_count = ?, next_attempt_at = ?, lease_until = ?, updated_at = ? WHERE id = ?',
+    )
     .run(status, attemptCount, nextAttemptAt, leaseUntil, updatedAt, delivery.id);
   if (updated.changes === 0) return false;
   ATTEMPT.insert(orm, attempt);
@@ -175,10 +178,16 @@ export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, deliver
 
 /** When the next pending delivery of an active subscription falls due, to sleep until then. */
 export function nextDueAt(orm: Orm): number | null {
-  const at = orm.prepared(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND ${OF_ACTIVE_SUBSCRIPTION}`).pluck(true).get();
+  const at = orm
+    .prepared(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND ${OF_ACTIVE_SUBSCRIPTION}`)
+    .pluck(true)
+    .get();
   return typeof at === 'number' ? at : null;
 }
 
 export function purgeDeliveriesBefore(orm: Orm, cutoff: number): number {
-  return orm.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), sql`status != 'pending'`)).run().changes;
+  return orm
+    .delete(webhookDeliveries)
+    .where(and(lt(webhookDeliveries.createdAt, cutoff), sql`status != 'pending'`))
+    .run().changes;
 }

@@ -11,7 +11,16 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { audit } from '../helpers/axe.js';
 import { collectProblems, consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
-import { authorizeOverHttp, createUser, launchChromium, openConsent, pkcePair, registerClient, signIn, type TestUser } from '../helpers/oauth.js';
+import {
+  authorizeOverHttp,
+  createUser,
+  launchChromium,
+  openConsent,
+  pkcePair,
+  registerClient,
+  signIn,
+  type TestUser,
+} from '../helpers/oauth.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /**
@@ -167,30 +176,72 @@ async function seed(): Promise<void> {
   grantCredits(server.deps, user.cabinetId, 100);
   setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
   const api = apiClient(server, server.createKey(user.cabinetId, { name: 'Site web' }).key);
-  const dupont = await api.post('/clients', { last_name: 'Dupont', first_name: 'Jean', email: 'jean.dupont@example.fr', phone: '06 12 34 56 78', address: { line1: '12 rue de la République', postcode: '69002', city: 'Lyon' } });
+  const dupont = await api.post('/clients', {
+    last_name: 'Dupont',
+    first_name: 'Jean',
+    email: 'jean.dupont@example.fr',
+    phone: '06 12 34 56 78',
+    address: { line1: '12 rue de la République', postcode: '69002', city: 'Lyon' },
+  });
   expect(dupont.status).toBe(201);
   clientId = String(dupont.body.id);
-  expect((await api.post('/clients', { type: 'company', company_name: 'Garage Martin SARL', siret: '73282932000074', email: 'contact@garage-martin.fr' })).status).toBe(201);
-  for (const [title, stage] of [['Auto Jean Dupont', 'new'], ['Flotte Garage Martin', 'qualified'], ['Habitation Durand', 'won']] as const) {
-    expect((await api.post('/opportunities', { title, product: 'auto', stage, expected_value_eur: 850, contact: { last_name: title.split(' ').at(-1) ?? 'X' } })).status).toBe(201);
+  expect(
+    (
+      await api.post('/clients', {
+        type: 'company',
+        company_name: 'Garage Martin SARL',
+        siret: '73282932000074',
+        email: 'contact@garage-martin.fr',
+      })
+    ).status,
+  ).toBe(201);
+  for (const [title, stage] of [
+    ['Auto Jean Dupont', 'new'],
+    ['Flotte Garage Martin', 'qualified'],
+    ['Habitation Durand', 'won'],
+  ] as const) {
+    expect(
+      (
+        await api.post('/opportunities', {
+          title,
+          product: 'auto',
+          stage,
+          expected_value_eur: 850,
+          contact: { last_name: title.split(' ').at(-1) ?? 'X' },
+        })
+      ).status,
+    ).toBe(201);
   }
   // A webhook to an event nothing here fires: the page shows a subscription, nothing is delivered.
-  expect((await api.post('/webhooks', { url: 'https://hooks.example.com/courtier', events: ['devis.signed'], description: 'CRM' })).status).toBe(201);
+  expect(
+    (await api.post('/webhooks', { url: 'https://hooks.example.com/courtier', events: ['devis.signed'], description: 'CRM' })).status,
+  ).toBe(201);
   // A connected app (an MCP client that was allowed).
   await authorizeOverHttp(server, user);
 
   const admin = await consoleClient(server, user);
-  expect((await admin.request('/api/v1/console/users', { method: 'POST', json: { email: 'broker@cabinet-accessible.fr', password: 'correct horse battery', role: 'broker' } })).status).toBe(201);
+  expect(
+    (
+      await admin.request('/api/v1/console/users', {
+        method: 'POST',
+        json: { email: 'broker@cabinet-accessible.fr', password: 'correct horse battery', role: 'broker' },
+      })
+    ).status,
+  ).toBe(201);
 
   // A quote priced by the sandbox insurer's robot, for Dupont: a job with its steps and a PDF.
-  const priced = await admin.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', client_id: clientId, dicData: SANDBOX_PRODUCTS[0].example } });
+  const priced = await admin.request('/api/v1/console/tarifications', {
+    method: 'POST',
+    json: { compagnie: 'sandbox', produit: 'auto', client_id: clientId, dicData: SANDBOX_PRODUCTS[0].example },
+  });
   expect(priced.status).toBe(202);
   jobId = ((await priced.json()) as { job_id: string }).job_id;
   const deadline = Date.now() + 60_000;
   for (;;) {
     const job = (await (await admin.request(`/api/v1/console/jobs/${jobId}`)).json()) as { status: string };
     if (job.status === 'completed') break;
-    if (['failed', 'cancelled', 'partial'].includes(job.status) || Date.now() > deadline) throw new Error(`the sandbox job ended ${job.status}`);
+    if (['failed', 'cancelled', 'partial'].includes(job.status) || Date.now() > deadline)
+      throw new Error(`the sandbox job ended ${job.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -350,7 +401,11 @@ const VISITS: Visit[] = [
     name: 'OAuth consent',
     path: async () => {
       const client = await registerClient(server, { client_name: 'Claude' });
-      const requestId = await openConsent(server, await signIn(server, user), { clientId: client.client_id, challenge: pkcePair().challenge, scope: 'crm:read crm:write devis:draft' });
+      const requestId = await openConsent(server, await signIn(server, user), {
+        clientId: client.client_id,
+        challenge: pkcePair().challenge,
+        scope: 'crm:read crm:write devis:draft',
+      });
       return `/console/consent?request_id=${requestId}`;
     },
     prepare: async (page) => {

@@ -205,7 +205,10 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     await page.getByRole('button', { name: w.copy, exact: true }).click();
     await page.getByRole('status').filter({ hasText: w.copied }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(temporary);
-    await page.getByRole('row', { name: new RegExp(reset.email) }).getByText(w.mustChange).waitFor();
+    await page
+      .getByRole('row', { name: new RegExp(reset.email) })
+      .getByText(w.mustChange)
+      .waitFor();
     await expectNoSidewaysScroll(page, viewport.width);
     await shot(page, 'users-temporary-password', lang, viewport);
     await page.getByRole('button', { name: w.noted }).click();
@@ -215,7 +218,10 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     const disableDialog = page.getByRole('dialog', { name: w.disableTitle(disabled.email) });
     await disableDialog.waitFor();
     await disableDialog.getByRole('button', { name: w.disable }).click();
-    await page.getByRole('row', { name: new RegExp(disabled.email) }).getByText(w.disabled, { exact: true }).waitFor();
+    await page
+      .getByRole('row', { name: new RegExp(disabled.email) })
+      .getByText(w.disabled, { exact: true })
+      .waitFor();
     await shot(page, 'users-disabled', lang, viewport);
   });
 
@@ -308,7 +314,12 @@ describe.each([
   it('shows the list first, opens the create form on demand, and never scrolls sideways', async () => {
     const page = await signedIn(lang, viewport, ADMIN, '/console/keys');
     await page.getByRole('heading', { name: w.keys, level: 1 }).waitFor();
-    await page.getByRole('region').first().or(page.getByText(lang === 'en' ? 'No key yet.' : 'Aucune clé pour l’instant.')).first().waitFor();
+    await page
+      .getByRole('region')
+      .first()
+      .or(page.getByText(lang === 'en' ? 'No key yet.' : 'Aucune clé pour l’instant.'))
+      .first()
+      .waitFor();
     expect(await page.getByRole('button', { name: w.createKey }).count()).toBe(0);
     expect(await page.getByLabel(w.keyName, { exact: true }).count()).toBe(0);
     await expectNoSidewaysScroll(page, viewport.width);

@@ -114,10 +114,14 @@ describe('the admin console on a fresh install', () => {
     await page.getByRole('heading', { name: 'Courtier console' }).waitFor();
     await page.getByText(`${ADMIN.email}`).first().waitFor();
     const nav = page.getByRole('navigation', { name: 'Console sections' });
-    for (const name of ['API keys', 'Connected apps', 'Wallet & status', 'Users', 'Settings']) await nav.getByRole('link', { name }).waitFor();
+    for (const name of ['API keys', 'Connected apps', 'Wallet & status', 'Users', 'Settings'])
+      await nav.getByRole('link', { name }).waitFor();
     adminPage = page;
 
-    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as { id: string; cabinet_id: string };
+    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
+      id: string;
+      cabinet_id: string;
+    };
     admin = { ...ADMIN, userId: row.id, cabinetId: row.cabinet_id };
 
     // Set up once: the setup page now leads to the sign-in.
@@ -204,7 +208,10 @@ describe('the admin console on a fresh install', () => {
     await page.getByLabel('Password', { exact: true }).fill(BROKER.password);
     await page.getByLabel('Role', { exact: true }).selectOption('broker');
     await page.getByRole('button', { name: 'Create the account' }).click();
-    await page.getByRole('status').filter({ hasText: `Account ${BROKER.email} created.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Account ${BROKER.email} created.` })
+      .waitFor();
     const row = page.getByRole('row', { name: new RegExp(BROKER.email) });
     await row.getByRole('cell', { name: 'Broker', exact: true }).waitFor();
 
@@ -266,7 +273,10 @@ describe('the admin console on a fresh install', () => {
     const page = adminPage;
     await page.goto(`${server.url}/console/wallet`);
     await page.getByTestId('wallet-balance').filter({ hasText: '120 credits' }).waitFor();
-    await page.getByRole('row', { name: /Welcome credits/ }).getByRole('cell', { name: '+120' }).waitFor();
+    await page
+      .getByRole('row', { name: /Welcome credits/ })
+      .getByRole('cell', { name: '+120' })
+      .waitFor();
     await page.getByText('60 of 60 tarifications left this hour').waitFor();
     await page.getByText('Robots are on.').first().waitFor();
 
@@ -320,9 +330,13 @@ describe('the admin console on a fresh install', () => {
     await page.getByLabel('Adresses IP autorisées (facultatif)').waitFor();
     await page.getByLabel('Expire le (facultatif)').waitFor();
     await page.getByRole('button', { name: 'Créer la clé' }).waitFor();
-    await page.getByRole('row', { name: /Website forms/ }).getByText(/^Révoquée le/).waitFor();
+    await page
+      .getByRole('row', { name: /Website forms/ })
+      .getByText(/^Révoquée le/)
+      .waitFor();
     const nav = page.getByRole('navigation', { name: 'Rubriques de la console' });
-    for (const name of ['Applications connectées', 'Crédits et état', 'Utilisateurs', 'Réglages']) await nav.getByRole('link', { name }).waitFor();
+    for (const name of ['Applications connectées', 'Crédits et état', 'Utilisateurs', 'Réglages'])
+      await nav.getByRole('link', { name }).waitFor();
     await saveScreenshot(page, 'admin-keys-fr');
 
     await page.goto(`${server.url}/console/wallet`);

@@ -62,7 +62,8 @@ async function consolePage(user: { email: string; password: string }, path: stri
   pages.push(page);
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {
-    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
+    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text()))
+      problems.push(`console ${msg.type()}: ${msg.text()}`);
   });
   return page;
 }
@@ -98,7 +99,10 @@ describe('the automation pages in real Chromium', () => {
     expect(await sandbox.getByLabel('Password', { exact: true }).inputValue()).toBe('');
     expect(await page.content()).not.toContain('value="demo" type="password"');
     await sandbox.getByRole('button', { name: 'Test login' }).click();
-    await sandbox.getByRole('status').getByText(/^Login OK/).waitFor({ timeout: 30_000 });
+    await sandbox
+      .getByRole('status')
+      .getByText(/^Login OK/)
+      .waitFor({ timeout: 30_000 });
     await saveScreenshot(page, 'automation-insurers');
 
     // Pricing: pick the insurer and the product; the form comes from the schema.
@@ -109,7 +113,9 @@ describe('the automation pages in real Chromium', () => {
     const form = page.getByRole('form', { name: 'Assurance auto' });
     await form.getByLabel('Nom de l’assuré', { exact: true }).waitFor();
     expect(await form.getByLabel('Nom de l’assuré', { exact: true }).getAttribute('aria-required')).toBe('true');
-    expect(await form.getByLabel('Immatriculation (AB-123-CD), à défaut de marque et modèle', { exact: true }).getAttribute('aria-required')).toBeNull();
+    expect(
+      await form.getByLabel('Immatriculation (AB-123-CD), à défaut de marque et modèle', { exact: true }).getAttribute('aria-required'),
+    ).toBeNull();
     expect(await form.getByLabel('Date de naissance du conducteur', { exact: true }).getAttribute('type')).toBe('date');
     expect(await form.getByLabel('Coefficient bonus-malus (0.50 à 3.50)', { exact: true }).getAttribute('type')).toBe('number');
 
@@ -183,7 +189,19 @@ describe('the automation pages in real Chromium', () => {
     const api = await consoleClient(server, user);
     const res = await api.request('/api/v1/console/tarifications', {
       method: 'POST',
-      json: { compagnie: 'sandbox', produit: 'mrh', dicData: { insured_name: 'Paul Durand', dwelling_type: 'appartement', surface_m2: 62, rooms: 3, postcode: '75011', occupant_status: 'locataire', contents_capital_eur: 15000 } },
+      json: {
+        compagnie: 'sandbox',
+        produit: 'mrh',
+        dicData: {
+          insured_name: 'Paul Durand',
+          dwelling_type: 'appartement',
+          surface_m2: 62,
+          rooms: 3,
+          postcode: '75011',
+          occupant_status: 'locataire',
+          contents_capital_eur: 15000,
+        },
+      },
     });
     expect(res.status).toBe(202);
     const jobId = ((await res.json()) as { job_id: string }).job_id;
@@ -194,7 +212,11 @@ describe('the automation pages in real Chromium', () => {
     await promptB.waitFor({ timeout: 30_000 });
     await promptB.getByText(/6 chiffres/).waitFor();
     await promptB.getByRole('link', { name: /Paul Durand · Multirisque habitation/ }).waitFor();
-    await jobs.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getByText('Code needed').waitFor();
+    await jobs
+      .getByRole('row')
+      .filter({ hasText: shortJobReference(jobId) })
+      .getByText('Code needed')
+      .waitFor();
     await saveScreenshot(other, 'automation-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';
@@ -224,7 +246,10 @@ describe('the automation pages in real Chromium', () => {
     await page.getByLabel('Statut', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Assureurs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
-    await page.getByRole('region', { name: /Sandbox Assurances/ }).getByLabel('Identifiant', { exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: /Sandbox Assurances/ })
+      .getByLabel('Identifiant', { exact: true })
+      .waitFor();
     await saveScreenshot(page, 'automation-insurers-fr');
   });
 });

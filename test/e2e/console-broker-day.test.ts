@@ -147,11 +147,17 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
 
   async function openJob(jobId: string): Promise<void> {
     await page.goto(`${server.url}/console/jobs/${jobId}`);
-    await page.getByRole('heading', { level: 1, name: j.jobTitle('Jean Dupont', AUTO.label) }).or(page.getByRole('heading', { level: 1, name: j.jobTitle('Jean Dupont', MRH.label) })).waitFor();
+    await page
+      .getByRole('heading', { level: 1, name: j.jobTitle('Jean Dupont', AUTO.label) })
+      .or(page.getByRole('heading', { level: 1, name: j.jobTitle('Jean Dupont', MRH.label) }))
+      .waitFor();
   }
 
   async function statusOf(jobId: string): Promise<string | null> {
-    return page.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getAttribute('data-status');
+    return page
+      .getByRole('row')
+      .filter({ hasText: shortJobReference(jobId) })
+      .getAttribute('data-status');
   }
 
   it('first run: the setup page creates the cabinet; home says what to do next', async () => {
@@ -166,7 +172,8 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     await page.waitForURL(`${server.url}/console/`);
     await page.getByRole('heading', { name: t.homeTitle, level: 1 }).waitFor();
 
-    cabinetId = (server.deps.db.sqlite.prepare('SELECT cabinet_id FROM users WHERE email = ?').get(email) as { cabinet_id: string }).cabinet_id;
+    cabinetId = (server.deps.db.sqlite.prepare('SELECT cabinet_id FROM users WHERE email = ?').get(email) as { cabinet_id: string })
+      .cabinet_id;
     // The cabinet's id is on the page, to paste into the CLI.
     await page.getByText(cabinetId).waitFor();
     for (const id of ['insurer', 'credits', 'quote']) await expect.poll(() => check(id).getAttribute('data-done')).toBe('false');

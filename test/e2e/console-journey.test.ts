@@ -120,7 +120,10 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByText(ADMIN.email).first().waitFor();
     await screenshot('home');
 
-    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as { id: string; cabinet_id: string };
+    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
+      id: string;
+      cabinet_id: string;
+    };
     admin = { ...ADMIN, userId: row.id, cabinetId: row.cabinet_id };
     lap('set up');
   });
@@ -162,17 +165,26 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await sandbox.getByText('Credentials saved.').waitFor();
     await sandbox.getByText(/Configured: login demo/).waitFor();
     await sandbox.getByRole('button', { name: 'Test login' }).click();
-    await sandbox.getByRole('status').getByText(/^Login OK/).waitFor({ timeout: 30_000 });
+    await sandbox
+      .getByRole('status')
+      .getByText(/^Login OK/)
+      .waitFor({ timeout: 30_000 });
     await screenshot('insurers');
     lap('test login OK');
   });
 
   it('Wallet: a new cabinet has no credits; after a top-up the balance shows', async () => {
     await navigate('Wallet & status', '/console/wallet');
-    await page.getByTestId('wallet-balance').filter({ hasText: /^0 credits$/ }).waitFor();
+    await page
+      .getByTestId('wallet-balance')
+      .filter({ hasText: /^0 credits$/ })
+      .waitFor();
     grantCredits(server.deps, admin.cabinetId, 100, 'Welcome credits');
     await page.reload();
-    await page.getByTestId('wallet-balance').filter({ hasText: /^100 credits$/ }).waitFor();
+    await page
+      .getByTestId('wallet-balance')
+      .filter({ hasText: /^100 credits$/ })
+      .waitFor();
     await screenshot('wallet');
   });
 
@@ -229,9 +241,15 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       // Chromium reports any interrupted download as "canceled": say what the server answers for the same link.
       const href = (await link.getAttribute('href')) ?? '';
       const again = await page.request.get(`${server.url}${href}`);
-      expect.fail(`the download failed (${failure}); GET ${href} answers ${again.status()}: ${(await again.body()).subarray(0, 200).toString()}`);
+      expect.fail(
+        `the download failed (${failure}); GET ${href} answers ${again.status()}: ${(await again.body()).subarray(0, 200).toString()}`,
+      );
     }
-    expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      readFileSync(await download.path())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
     expect(download.suggestedFilename()).toMatch(/^Devis_.+_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf$/);
     lap('quote priced, PDF downloaded');
   });
@@ -265,7 +283,11 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     const prompt = page.getByRole('dialog', { name: 'Verification code needed — Sandbox Assurances' });
     await prompt.waitFor({ timeout: 30_000 });
     await prompt.getByRole('link', { name: / · / }).waitFor();
-    await page.getByRole('row').filter({ hasText: shortJobReference(jobId) }).getByText('Code needed').waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: shortJobReference(jobId) })
+      .getByText('Code needed')
+      .waitFor();
     await screenshot('jobs-mfa-prompt');
 
     const code = (await sandboxPhoneCodes(server))[0] ?? '';
@@ -313,7 +335,10 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     expect(verifyWebhook(replayed!.rawBody, replayed!.headers, [secret])).toMatchObject({ valid: true });
     expect(JSON.parse(replayed!.rawBody).id).toBe(envelope.id);
     await history.getByText('Resent copy', { exact: true }).waitFor();
-    await history.getByText(/HTTP 200 · \d+ ms/).nth(1).waitFor();
+    await history
+      .getByText(/HTTP 200 · \d+ ms/)
+      .nth(1)
+      .waitFor();
     await screenshot('webhooks-replayed');
     lap('webhook tested and replayed');
   });

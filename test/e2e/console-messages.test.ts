@@ -78,7 +78,12 @@ async function scrollWidth(page: Page): Promise<number> {
 /** The text of what the control's aria-describedby names: its hint and its problem. */
 async function description(control: Locator): Promise<string> {
   const ids = (await control.getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(' ').filter(Boolean).map((id) => control.page().locator(`[id="${id}"]`).textContent()));
+  const texts = await Promise.all(
+    ids
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => control.page().locator(`[id="${id}"]`).textContent()),
+  );
   return texts.join(' | ');
 }
 
@@ -162,7 +167,9 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       expect(options).not.toContain('tiers_etendu');
       await formula.selectOption({ label: 'Tiers étendu' });
       expect(await formula.inputValue()).toBe('tiers_etendu');
-      expect(await form.getByLabel('Usage du véhicule', { exact: true }).locator('option').allTextContents()).toEqual(expect.arrayContaining(['Privé', 'Professionnel', 'Mixte']));
+      expect(await form.getByLabel('Usage du véhicule', { exact: true }).locator('option').allTextContents()).toEqual(
+        expect.arrayContaining(['Privé', 'Professionnel', 'Mixte']),
+      );
 
       // The date hint is the picker's order (the browser's language: navigator.language) in the console's
       // letters, never the wire format. (Headless Chromium draws its picker en-US whatever the context's
@@ -185,7 +192,9 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       // A choice the product does not offer (an old form, a hand-edited page): added to the list, then chosen.
       const usage = form.getByLabel('Usage du véhicule', { exact: true });
       await usage.evaluate((select) => {
-        const option = (select as { ownerDocument: { createElement(tag: string): { value: string; textContent: string } } }).ownerDocument.createElement('option');
+        const option = (
+          select as { ownerDocument: { createElement(tag: string): { value: string; textContent: string } } }
+        ).ownerDocument.createElement('option');
         option.value = 'leasing';
         option.textContent = 'leasing';
         (select as unknown as { append(node: unknown): void }).append(option);
@@ -233,7 +242,9 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       const url = page.getByLabel(w.url);
       await url.waitFor();
       // The cursor is in the form that just opened.
-      expect(await url.evaluate((el) => el === (el as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)).toBe(true);
+      expect(await url.evaluate((el) => el === (el as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)).toBe(
+        true,
+      );
       if (viewport.width === 390) expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
       await saveScreenshot(page, `messages-webhooks-form-${lang}-${viewport.name}`);
       await url.fill(HOOK);

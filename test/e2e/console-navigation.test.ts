@@ -57,10 +57,17 @@ beforeAll(async () => {
   grantCredits(server.deps, user.cabinetId, 100);
   setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
   server.createKey(user.cabinetId, { name: 'Formulaire du site — devis auto et habitation' });
-  createWebhook(server.deps, user.cabinetId, { url: 'https://crm.cabinet-navigation.example/hooks/courtier/events', events: ['devis.signed', 'client.erased'], description: 'CRM du cabinet' });
+  createWebhook(server.deps, user.cabinetId, {
+    url: 'https://crm.cabinet-navigation.example/hooks/courtier/events',
+    events: ['devis.signed', 'client.erased'],
+    description: 'CRM du cabinet',
+  });
   // A job priced by the robot, so that Jobs has a card.
   const broker = await consoleClient(server, user);
-  const priced = await broker.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', dicData: SANDBOX_PRODUCTS[0].example } });
+  const priced = await broker.request('/api/v1/console/tarifications', {
+    method: 'POST',
+    json: { compagnie: 'sandbox', produit: 'auto', dicData: SANDBOX_PRODUCTS[0].example },
+  });
   expect(priced.status).toBe(202);
 }, 60_000);
 
@@ -134,7 +141,9 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     await go(page, s.jobsTitle, '/console/jobs');
     await go(page, a.navKeys, '/console/keys');
     await go(page, t.home, '/console');
-    expect(await page.evaluate("window.stayed === true && document.querySelector('header').getAttribute('data-stayed') === 'yes'")).toBe(true);
+    expect(await page.evaluate("window.stayed === true && document.querySelector('header').getAttribute('data-stayed') === 'yes'")).toBe(
+      true,
+    );
     // Back goes back, still without a reload.
     await page.goBack();
     await page.waitForURL(`${server.url}/console/keys`);
@@ -152,7 +161,10 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
 
   it('Jobs, Keys and Webhooks fit the window; the Keys and Webhooks forms open on demand', async () => {
     const page = await consolePage(lang, viewport, '/console/jobs');
-    await page.getByRole('link', { name: j.openDetail('Jean Dupont') }).first().waitFor();
+    await page
+      .getByRole('link', { name: j.openDetail('Jean Dupont') })
+      .first()
+      .waitFor();
     await expectNoSidewaysScroll(page);
     await saveScreenshot(page, `navigation-jobs-${tag}`);
 
@@ -187,7 +199,10 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     await page.context().unroute(`${server.url}/**`);
     // The health check is asked every few seconds: the banner goes and the jobs load.
     await banner.waitFor({ state: 'detached', timeout: 15_000 });
-    await page.getByRole('link', { name: j.openDetail('Jean Dupont') }).first().waitFor();
+    await page
+      .getByRole('link', { name: j.openDetail('Jean Dupont') })
+      .first()
+      .waitFor();
   });
 });
 

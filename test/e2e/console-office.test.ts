@@ -19,7 +19,10 @@ describe('the console’s office pages', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    server = await startTestServer({ network: testNetwork('office-pc', ['127.0.0.2']), config: { policyFile: join(tempDir(), 'policy.json'), lanCheckIntervalMs: 600_000 } });
+    server = await startTestServer({
+      network: testNetwork('office-pc', ['127.0.0.2']),
+      config: { policyFile: join(tempDir(), 'policy.json'), lanCheckIntervalMs: 600_000 },
+    });
     await initCabinet(server.deps, { cabinet: 'Cabinet Roux', ...ADMIN });
     browser = await launchChromium();
   }, 30_000);
@@ -38,8 +41,18 @@ describe('the console’s office pages', () => {
     await page.getByRole('heading', { name: 'Shared on the office network' }).waitFor();
     expect(await page.getByRole('status').filter({ hasText: 'Done' }).textContent()).toBe('Done: applied at once, without a restart.');
     const urls = await page.locator('.office-urls li').allTextContents();
-    expect(urls).toEqual([`https://office-pc:${port}/console/`, `https://office-pc.local:${port}/console/`, `https://courtier.cabinet.lan:${port}/console/`, `https://127.0.0.2:${port}/console/`]);
-    expect(await page.getByRole('img', { name: `QR code of https://office-pc:${port}/console/` }).locator('rect').count()).toBeGreaterThan(100);
+    expect(urls).toEqual([
+      `https://office-pc:${port}/console/`,
+      `https://office-pc.local:${port}/console/`,
+      `https://courtier.cabinet.lan:${port}/console/`,
+      `https://127.0.0.2:${port}/console/`,
+    ]);
+    expect(
+      await page
+        .getByRole('img', { name: `QR code of https://office-pc:${port}/console/` })
+        .locator('rect')
+        .count(),
+    ).toBeGreaterThan(100);
     const ca = caCertificate(server.deps) ?? '';
     const status = await lanRequest({ address: '127.0.0.2', port, name: 'courtier.cabinet.lan', ca }, '/healthz');
     expect(status.status).toBe(200);

@@ -186,7 +186,18 @@ describe('inside the desktop app', () => {
     contexts.push(context);
     // What electron/preload.cts exposes, stood in for: the Electron binary cannot run here.
     await context.addInitScript((text) => {
-      Object.defineProperty(globalThis, 'courtierDesktop', { value: { isDesktop: true, getStatus: async () => ({ version: '0.1.0', secret_store: 'encrypted-file', warnings: [text], managed: [], robots_headed: false }) } });
+      Object.defineProperty(globalThis, 'courtierDesktop', {
+        value: {
+          isDesktop: true,
+          getStatus: async () => ({
+            version: '0.1.0',
+            secret_store: 'encrypted-file',
+            warnings: [text],
+            managed: [],
+            robots_headed: false,
+          }),
+        },
+      });
     }, warning);
     const page = await context.newPage();
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
@@ -259,7 +270,16 @@ describe('the consent page', () => {
     await fillSignIn(page, user, FR);
     await page.waitForURL(`${server.url}/console/`);
 
-    await page.goto(server.url + authorizePath({ clientId: client.client_id, redirectUri: callback.url, challenge, scope: 'crm:read crm:write devis:draft', state: 'state-fr' }));
+    await page.goto(
+      server.url +
+        authorizePath({
+          clientId: client.client_id,
+          redirectUri: callback.url,
+          challenge,
+          scope: 'crm:read crm:write devis:draft',
+          state: 'state-fr',
+        }),
+    );
     await page.waitForURL(/\/console\/consent\?request_id=[\w-]+$/);
     await page.getByRole('heading', { name: 'Assistant souhaite accéder à vos données Courtier' }).waitFor();
     await page.getByText(`Vous serez ensuite renvoyé vers ${new URL(callback.url).host}`).waitFor();
@@ -280,7 +300,11 @@ describe('the consent page', () => {
   it("shows the server's errors in an alert: unknown request, another user's request, no request_id", async () => {
     const other = await createUser(server, 'Cabinet Autre');
     const client = await registerClient(server, { redirect_uris: [callback.url] });
-    const othersRequest = await openConsent(server, await signIn(server, other), { clientId: client.client_id, redirectUri: callback.url, challenge: pkcePair().challenge });
+    const othersRequest = await openConsent(server, await signIn(server, other), {
+      clientId: client.client_id,
+      redirectUri: callback.url,
+      challenge: pkcePair().challenge,
+    });
 
     const page = await open('/console/login');
     await fillSignIn(page, user);

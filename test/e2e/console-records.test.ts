@@ -38,7 +38,10 @@ let jobId = '';
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
   mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({ insurers: [createSandboxAdapter({ portalUrl: () => portal })], config: { tarificationQuotaPerHour: 1000 } });
+  server = await startTestServer({
+    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    config: { tarificationQuotaPerHour: 1000 },
+  });
   portal = `${server.url}/sandbox/insurer`;
   browser = await launchChromium();
 
@@ -46,18 +49,50 @@ beforeAll(async () => {
   grantCredits(server.deps, user.cabinetId, 100);
   setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
   const api = apiClient(server, server.createKey(user.cabinetId).key);
-  const dupont = await api.post('/clients', { last_name: 'Dupont', first_name: 'Jean', email: 'jean.dupont@example.fr', phone: '06 12 34 56 78', address: { line1: '12 rue de la République', postcode: '69002', city: 'Lyon' } });
+  const dupont = await api.post('/clients', {
+    last_name: 'Dupont',
+    first_name: 'Jean',
+    email: 'jean.dupont@example.fr',
+    phone: '06 12 34 56 78',
+    address: { line1: '12 rue de la République', postcode: '69002', city: 'Lyon' },
+  });
   expect(dupont.status).toBe(201);
   dupontId = String(dupont.body.id);
-  expect((await api.post('/clients', { type: 'company', company_name: 'Garage Martin SARL', siret: '73282932000074', email: 'contact@garage-martin.fr' })).status).toBe(201);
+  expect(
+    (
+      await api.post('/clients', {
+        type: 'company',
+        company_name: 'Garage Martin SARL',
+        siret: '73282932000074',
+        email: 'contact@garage-martin.fr',
+      })
+    ).status,
+  ).toBe(201);
   expect((await api.post('/clients', { last_name: 'Durand', first_name: 'Sophie' })).status).toBe(201);
-  for (const [title, stage] of [['Auto Jean Dupont', 'new'], ['Flotte Garage Martin', 'qualified'], ['Habitation Durand', 'won']] as const) {
-    expect((await api.post('/opportunities', { title, product: 'auto', stage, expected_value_eur: 850, contact: { last_name: title.split(' ').at(-1) ?? 'X', email: title.includes('Dupont') ? 'jean.dupont@example.fr' : undefined } })).status).toBe(201);
+  for (const [title, stage] of [
+    ['Auto Jean Dupont', 'new'],
+    ['Flotte Garage Martin', 'qualified'],
+    ['Habitation Durand', 'won'],
+  ] as const) {
+    expect(
+      (
+        await api.post('/opportunities', {
+          title,
+          product: 'auto',
+          stage,
+          expected_value_eur: 850,
+          contact: { last_name: title.split(' ').at(-1) ?? 'X', email: title.includes('Dupont') ? 'jean.dupont@example.fr' : undefined },
+        })
+      ).status,
+    ).toBe(201);
   }
 
   // A quote priced by the sandbox insurer's robot, for Dupont.
   const broker = await consoleClient(server, user);
-  const priced = await broker.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', client_id: dupontId, dicData: SANDBOX_PRODUCTS[0].example } });
+  const priced = await broker.request('/api/v1/console/tarifications', {
+    method: 'POST',
+    json: { compagnie: 'sandbox', produit: 'auto', client_id: dupontId, dicData: SANDBOX_PRODUCTS[0].example },
+  });
   expect(priced.status).toBe(202);
   jobId = ((await priced.json()) as { job_id: string }).job_id;
   const deadline = Date.now() + 60_000;
@@ -65,7 +100,8 @@ beforeAll(async () => {
     const job = (await (await broker.request(`/api/v1/console/jobs/${jobId}`)).json()) as { status: string; devis_id: string };
     devisId = job.devis_id;
     if (job.status === 'completed') break;
-    if (['failed', 'cancelled', 'partial'].includes(job.status) || Date.now() > deadline) throw new Error(`the sandbox job ended ${job.status}`);
+    if (['failed', 'cancelled', 'partial'].includes(job.status) || Date.now() > deadline)
+      throw new Error(`the sandbox job ended ${job.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }, 120_000);
@@ -90,7 +126,8 @@ async function consolePage(path: string, locale = 'en-GB'): Promise<Page> {
   pages.push(page);
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {
-    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
+    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text()))
+      problems.push(`console ${msg.type()}: ${msg.text()}`);
   });
   return page;
 }
@@ -135,7 +172,11 @@ describe('the records pages in real Chromium', () => {
     await saveScreenshot(page, 'records-client-en');
 
     const [download] = await Promise.all([page.waitForEvent('download'), quote.getByRole('link', { name: 'Download PDF' }).click()]);
-    expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      readFileSync(await download.path())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
     expect(download.suggestedFilename()).toBe(`Devis_Dupont_Assurance-auto_${localDate(Date.now())}.pdf`);
 
     await page.getByRole('link', { name: 'Quotes', exact: true }).click();
@@ -245,7 +286,10 @@ describe('the records pages in real Chromium', () => {
         await page.setViewportSize({ width: 1280, height: 800 });
         await page.goto(`${server.url}${path}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
-        await page.getByText(/Dupont/).first().waitFor();
+        await page
+          .getByText(/Dupont/)
+          .first()
+          .waitFor();
         await expectNoSidewaysScroll(page);
         await page.setViewportSize(PHONE);
         await expectNoSidewaysScroll(page);

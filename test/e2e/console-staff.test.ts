@@ -27,11 +27,25 @@ beforeAll(async () => {
   server = await startTestServer();
   const { cabinet_id: cabinetId } = await initCabinet(server.deps, { cabinet: 'Cabinet Martin', ...ADMIN });
   const row = (email: string, changes: Partial<tenancyStore.UserRow>): tenancyStore.UserRow => ({
-    id: userIdOf(cabinetId, email), cabinetId, email, passwordHash: null, role: 'broker', createdAt: Date.now(), disabledAt: null, mustChangePassword: false, removedAt: null, heldRole: null, heldDisabledAt: null, ...changes,
+    id: userIdOf(cabinetId, email),
+    cabinetId,
+    email,
+    passwordHash: null,
+    role: 'broker',
+    createdAt: Date.now(),
+    disabledAt: null,
+    mustChangePassword: false,
+    removedAt: null,
+    heldRole: null,
+    heldDisabledAt: null,
+    ...changes,
   });
   tenancyStore.insertUser(server.deps.db.orm, row('julie@cabinet-martin.fr', {}));
   // A password here (scrypt's format; no one signs in with it in this test), promoted on another computer.
-  tenancyStore.insertUser(server.deps.db.orm, row('paul@cabinet-martin.fr', { passwordHash: 'scrypt$16384$8$1$AA==$AA==', role: 'admin', heldRole: 'broker' }));
+  tenancyStore.insertUser(
+    server.deps.db.orm,
+    row('paul@cabinet-martin.fr', { passwordHash: 'scrypt$16384$8$1$AA==$AA==', role: 'admin', heldRole: 'broker' }),
+  );
   browser = await launchChromium();
 });
 
@@ -59,7 +73,9 @@ describe('the Users page of a synced cabinet', () => {
     const page = await openConsole(browser, server, ADMIN, '/console/users', 'fr-FR');
     const julie = page.getByRole('row', { name: /julie@cabinet-martin\.fr/ });
     await expect.poll(() => julie.textContent()).toContain('Pas encore de mot de passe sur cet ordinateur');
-    expect(await page.getByRole('row', { name: /paul@cabinet-martin\.fr/ }).textContent()).toContain('Nommé administrateur sur un autre ordinateur');
+    expect(await page.getByRole('row', { name: /paul@cabinet-martin\.fr/ }).textContent()).toContain(
+      'Nommé administrateur sur un autre ordinateur',
+    );
     await page.context().close();
   });
 });

@@ -48,7 +48,10 @@ afterAll(async () => {
 /** Another computer of the cabinet, paired on the hub, that sends changes to an opportunity; each send gives the change's seq on the hub. */
 async function otherComputer() {
   const now = () => Date.now();
-  const paired = await createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now }).pair({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Poste de Julie' });
+  const paired = await createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now }).pair({
+    code: await fixture.hub.invite({ join: cabinetId }),
+    device_name: 'Poste de Julie',
+  });
   const client = createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now, credential: paired.device_secret });
   let number = 0;
   return async (recordId: string, fields: Record<string, unknown>): Promise<number> => {
@@ -75,19 +78,39 @@ describe('a set-aside change tried again through a real hub', () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
 
-    const opportunity = createOpportunity(server.deps, cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'Leroy' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const opportunity = createOpportunity(
+      server.deps,
+      cabinetId,
+      { title: 'Flotte', product: 'auto', contact: { last_name: 'Leroy' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     const send = await otherComputer();
     // A stage this version does not have: the sync sets it aside, the rest goes on.
     const refused = await send(opportunity.opportunity_id, { stage: 'on_hold' });
     await expect.poll(conflictSeqs, { timeout: 20_000 }).toEqual([refused]);
     // A change the sync applied; recorded here as set aside, as an older Courtier that did not know its field would have.
     const applicable = await send(opportunity.opportunity_id, { title: 'Flotte 12 véhicules' });
-    await expect.poll(() => getOpportunity(server.deps, cabinetId, opportunity.opportunity_id).title, { timeout: 20_000 }).toBe('Flotte 12 véhicules');
+    await expect
+      .poll(() => getOpportunity(server.deps, cabinetId, opportunity.opportunity_id).title, { timeout: 20_000 })
+      .toBe('Flotte 12 véhicules');
     const asBefore = findConflict(server.deps.db.orm, cabinetId, refused);
     if (!asBefore) throw new Error('the refused change is not set aside');
-    insertConflict(server.deps.db.orm, { ...asBefore, seq: applicable, fields: '{"title":"Flotte 12 véhicules"}', reason: 'not_understood', message: 'title: unknown field', notUnderstood: '["title"]' });
+    insertConflict(server.deps.db.orm, {
+      ...asBefore,
+      seq: applicable,
+      fields: '{"title":"Flotte 12 véhicules"}',
+      reason: 'not_understood',
+      message: 'title: unknown field',
+      notUnderstood: '["title"]',
+    });
     // One the hub never had (a hub restored from an older backup has lost it).
-    insertConflict(server.deps.db.orm, { ...asBefore, seq: applicable + 1000, recordId: 'opp_lost', reason: 'not_applicable', message: 'refused' });
+    insertConflict(server.deps.db.orm, {
+      ...asBefore,
+      seq: applicable + 1000,
+      recordId: 'opp_lost',
+      reason: 'not_applicable',
+      message: 'refused',
+    });
 
     await page.getByTestId('sync-set-aside').filter({ hasText: '3 changes from other computers, refused by this one' }).waitFor();
     await page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_lost' }).waitFor();
@@ -102,7 +125,11 @@ describe('a set-aside change tried again through a real hub', () => {
     /** Presses Try again on the row that says `why`, and waits for the answer about change `seq`. */
     const retry = async (seq: number, why: string) => {
       const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/${seq}/retry`);
-      await list.getByRole('row').filter({ hasText: why }).getByRole('button', { name: /^Try again: / }).click();
+      await list
+        .getByRole('row')
+        .filter({ hasText: why })
+        .getByRole('button', { name: /^Try again: / })
+        .click();
       expect((await answer).status()).toBe(200);
     };
 
@@ -116,7 +143,10 @@ describe('a set-aside change tried again through a real hub', () => {
 
     await retry(applicable, 'It comes from a newer Courtier');
     // Its row gone, what became of it is said above the list.
-    await page.getByTestId('sync-set-aside-feedback').filter({ hasText: `Applied: this change to opportunity ${recordId} is now on this computer.` }).waitFor();
+    await page
+      .getByTestId('sync-set-aside-feedback')
+      .filter({ hasText: `Applied: this change to opportunity ${recordId} is now on this computer.` })
+      .waitFor();
     await page.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers, refused by this one' }).waitFor();
     expect(conflictSeqs()).toEqual([refused, lost]);
     expect(await list.locator('tr').filter({ hasText: 'Flotte 12' }).count()).toBe(0);

@@ -43,7 +43,6 @@ let adminPage: Page;
 const contexts: BrowserContext[] = [];
 let problems: string[] = [];
 
-
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
   server = await startTestServer();
@@ -73,7 +72,8 @@ async function signedIn(user: { email: string; password: string }, path: string,
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text()) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text()))) problems.push(`console: ${msg.text()}`);
+    if (/Content Security Policy|Refused to/i.test(msg.text()) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text())))
+      problems.push(`console: ${msg.text()}`);
   });
   return page;
 }
@@ -174,7 +174,10 @@ describe('the Sync page and the header’s sync status', () => {
     const { status, body } = await connect(page, hubUrl);
     expect(status).toBe(502);
     expect(body.error).toBe('hub_unreachable');
-    await page.getByRole('alert').filter({ hasText: `The hub at ${hubUrl} cannot be reached` }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `The hub at ${hubUrl} cannot be reached` })
+      .waitFor();
     expect(await page.getByLabel('Hub URL').getAttribute('aria-invalid')).toBe('true');
     expect(connectionRows()).toBe(0);
     expect(outboxRows()).toBe(0);
@@ -213,7 +216,15 @@ describe('the Sync page and the header’s sync status', () => {
           connectedAt: now - 3600_000,
         });
         for (const number of [1, 2]) {
-          appendOutbox(server.deps.db.orm, { cabinetId, number, kind: 'client', recordId: `cli_${number}`, op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }), fields: JSON.stringify({ nom: `Client ${number}` }) });
+          appendOutbox(server.deps.db.orm, {
+            cabinetId,
+            number,
+            kind: 'client',
+            recordId: `cli_${number}`,
+            op: 'upsert',
+            hlc: formatHlc({ time: now, counter: 0, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }),
+            fields: JSON.stringify({ nom: `Client ${number}` }),
+          });
         }
       })
       .immediate();
@@ -222,7 +233,10 @@ describe('the Sync page and the header’s sync status', () => {
     // The page finds the link on its next refresh, without a reload.
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
     await page.getByText('The hub cannot be reached. Changes made here wait').waitFor();
-    await page.getByTestId('sync-last-error').filter({ hasText: `Last problem: The hub has not answered since ${timeOfDay(offlineSince)}` }).waitFor();
+    await page
+      .getByTestId('sync-last-error')
+      .filter({ hasText: `Last problem: The hub has not answered since ${timeOfDay(offlineSince)}` })
+      .waitFor();
     await page.getByTestId('sync-pending').filter({ hasText: '2 changes not yet on the hub' }).waitFor();
     await page.getByText(`http://127.0.0.1:${closedPort}`, { exact: true }).waitFor();
     await page.getByText('Poste accueil').waitFor();
@@ -245,7 +259,15 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
 
     // A change captured meanwhile shows on the page's next refresh (every few seconds).
-    appendOutbox(server.deps.db.orm, { cabinetId, number: 3, kind: 'client', recordId: 'cli_3', op: 'upsert', hlc: formatHlc({ time: now, counter: 1, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }), fields: '{}' });
+    appendOutbox(server.deps.db.orm, {
+      cabinetId,
+      number: 3,
+      kind: 'client',
+      recordId: 'cli_3',
+      op: 'upsert',
+      hlc: formatHlc({ time: now, counter: 1, device: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }),
+      fields: '{}',
+    });
     await page.getByTestId('sync-pending').filter({ hasText: '3 changes not yet on the hub' }).waitFor();
     // The engine keeps finding the hub offline and leaves the outage's start alone.
     expect(findConnection(server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
@@ -256,10 +278,16 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByRole('heading', { name: 'Synchronisation', level: 1 }).waitFor();
     await page.getByTestId('sync-state').filter({ hasText: 'Hors ligne' }).waitFor();
     await page.getByTestId('sync-pending').filter({ hasText: '3 modifications pas encore sur le hub' }).waitFor();
-    await page.locator('dl.sync-facts').getByText(/il y a [78] minutes/).waitFor();
+    await page
+      .locator('dl.sync-facts')
+      .getByText(/il y a [78] minutes/)
+      .waitFor();
     await page.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — 3 modifications en attente' }).waitFor();
     // The last problem in French too, from its code, not the server's English words.
-    await page.getByTestId('sync-last-error').filter({ hasText: `Dernier problème : Le hub ne répond plus depuis ${timeOfDay(offlineSince)}` }).waitFor();
+    await page
+      .getByTestId('sync-last-error')
+      .filter({ hasText: `Dernier problème : Le hub ne répond plus depuis ${timeOfDay(offlineSince)}` })
+      .waitFor();
     await page.getByRole('button', { name: 'Mettre en pause' }).waitFor();
     await saveScreenshot(page, 'sync-offline-fr');
   });
@@ -277,7 +305,8 @@ describe('the Sync page and the header’s sync status', () => {
     // Opened by its address, the page reads the status without the administrators' buttons.
     await page.goto(`${server.url}/console/sync`);
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
-    for (const name of ['Pause sync', 'Resume sync', 'Disconnect', 'Connect']) expect(await page.getByRole('button', { name }).count()).toBe(0);
+    for (const name of ['Pause sync', 'Resume sync', 'Disconnect', 'Connect'])
+      expect(await page.getByRole('button', { name }).count()).toBe(0);
   });
 
   it('changes set aside: an administrator gets Try again and Discard on each row; a broker sees the count, without the list or the buttons', async () => {
@@ -302,7 +331,9 @@ describe('the Sync page and the header’s sync status', () => {
   it('Try again with the hub out of reach: said under the row, which stays', async () => {
     const page = adminPage;
     const row = page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' });
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41/retry` && r.request().method() === 'POST');
+    const answer = page.waitForResponse(
+      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41/retry` && r.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Try again: opportunity opp_a' }).click();
     const response = await answer;
     expect(response.status()).toBe(502);
@@ -342,10 +373,15 @@ describe('the Sync page and the header’s sync status', () => {
     expect(conflictRows()).toBe(2);
 
     await page.getByRole('button', { name: 'Discard: opportunity opp_a' }).click();
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41` && r.request().method() === 'DELETE');
+    const answer = page.waitForResponse(
+      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41` && r.request().method() === 'DELETE',
+    );
     await dialog.getByRole('button', { name: 'Discard' }).click();
     expect((await answer).status()).toBe(204);
-    await page.getByRole('status').filter({ hasText: 'Discarded: this computer has forgotten this change to opportunity opp_a.' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Discarded: this computer has forgotten this change to opportunity opp_a.' })
+      .waitFor();
     await page.getByTestId('sync-set-aside').filter({ hasText: '1 change from other computers, refused by this one' }).waitFor();
     expect(await page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' }).count()).toBe(0);
     expect(conflictRows()).toBe(1);
@@ -356,10 +392,15 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByRole('button', { name: 'Discard: opportunity opp_b' }).click();
     await dialog.waitFor();
     server.deps.db.sqlite.prepare('DELETE FROM sync_conflicts WHERE seq = 42').run();
-    const gone = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/42` && r.request().method() === 'DELETE');
+    const gone = page.waitForResponse(
+      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/42` && r.request().method() === 'DELETE',
+    );
     await dialog.getByRole('button', { name: 'Discard' }).click();
     expect((await gone).status()).toBe(404);
-    await page.getByRole('alert').filter({ hasText: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.' })
+      .waitFor();
     await page.getByText('No change is set aside any more.').waitFor();
     await page.getByTestId('sync-set-aside').filter({ hasText: 'None' }).waitFor();
   });
@@ -367,7 +408,10 @@ describe('the Sync page and the header’s sync status', () => {
   it('catching up after a restored backup: said in the state and in the header, in English and French', async () => {
     setResyncing(true);
     const page = adminPage;
-    await page.getByTestId('sync-resyncing').filter({ hasText: 'Catching up with the hub after a restored backup — nothing is lost meanwhile.' }).waitFor();
+    await page
+      .getByTestId('sync-resyncing')
+      .filter({ hasText: 'Catching up with the hub after a restored backup — nothing is lost meanwhile.' })
+      .waitFor();
     // The hub (a closed port) is out of reach too: the header says both.
     const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — catching up after a restored backup' });
     await link.waitFor();
@@ -377,8 +421,14 @@ describe('the Sync page and the header’s sync status', () => {
     expect(found, found.join('\n')).toEqual([]);
 
     const french = await signedIn(ADMIN, '/console/sync', 'fr-FR');
-    await french.getByTestId('sync-resyncing').filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' }).waitFor();
-    await french.getByTestId('sync-indicator').getByRole('link', { name: 'Hors ligne — remise à niveau après une sauvegarde restaurée' }).waitFor();
+    await french
+      .getByTestId('sync-resyncing')
+      .filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' })
+      .waitFor();
+    await french
+      .getByTestId('sync-indicator')
+      .getByRole('link', { name: 'Hors ligne — remise à niveau après une sauvegarde restaurée' })
+      .waitFor();
 
     setResyncing(false);
     await page.getByTestId('sync-resyncing').waitFor({ state: 'detached' });
@@ -394,7 +444,10 @@ describe('the Sync page and the header’s sync status', () => {
     // The header follows the page's answer at once, not at its own next poll.
     await page.getByTestId('sync-indicator').getByRole('link', { name: 'Sync paused — 3 changes waiting' }).waitFor();
     expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(true);
-    expect((server.deps.db.sqlite.prepare('SELECT paused FROM sync_connections WHERE cabinet_id = ?').get(cabinetId) as { paused: number }).paused).toBe(1);
+    expect(
+      (server.deps.db.sqlite.prepare('SELECT paused FROM sync_connections WHERE cabinet_id = ?').get(cabinetId) as { paused: number })
+        .paused,
+    ).toBe(1);
     await saveScreenshot(page, 'sync-paused');
 
     await page.getByRole('button', { name: 'Resume sync' }).click();
@@ -424,7 +477,10 @@ describe('the Sync page and the header’s sync status', () => {
     await dialog.getByRole('button', { name: 'Disconnect' }).click();
     expect((await answer).status()).toBe(200);
     // The hub (a closed port here) could not be told: the notice says whom to ask, and about which device.
-    await page.getByRole('status').filter({ hasText: 'The hub could not be told: ask its operator to revoke the device 4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The hub could not be told: ask its operator to revoke the device 4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.' })
+      .waitFor();
     await page.getByRole('heading', { name: 'Connect to a hub' }).waitFor();
     expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
     expect(connectionRows()).toBe(0);

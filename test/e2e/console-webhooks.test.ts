@@ -67,7 +67,8 @@ async function open(user: { email: string; password: string }, locale = 'en-GB',
 }
 
 function row(name: string): Record<string, unknown> | undefined {
-  return server.deps.db.sqlite.prepare('SELECT * FROM webhook_subscriptions WHERE url = ?').get(name) as Record<string, unknown> | undefined;
+  return server.deps.db.sqlite.prepare('SELECT * FROM webhook_subscriptions WHERE url = ?').get(name) as
+    Record<string, unknown> | undefined;
 }
 
 it('creates a webhook to a real HTTPS receiver, tests it, replays the delivery, pauses, rotates, edits and deletes it', async () => {
@@ -131,7 +132,10 @@ it('creates a webhook to a real HTTPS receiver, tests it, replays the delivery, 
   expect(verifyWebhook(replayed!.rawBody, replayed!.headers, [secret])).toMatchObject({ valid: true });
   expect(JSON.parse(replayed!.rawBody).id).toBe(envelope.id);
   expect(replayed!.headers['service-delivery-id']).not.toBe(test!.headers['service-delivery-id']);
-  await history.getByText(/HTTP 200 · \d+ ms/).nth(1).waitFor();
+  await history
+    .getByText(/HTTP 200 · \d+ ms/)
+    .nth(1)
+    .waitFor();
   expect(await history.getByRole('row').count()).toBe(3); // the header and two deliveries
   await history.getByText('Resent copy', { exact: true }).waitFor();
   await saveScreenshot(page, 'webhooks-replayed');
@@ -214,7 +218,14 @@ it('speaks French: create, secret, test', async () => {
 it('is not offered to a broker, and refused if opened', async () => {
   const email = `broker-${randomUUID()}@example.fr`;
   const password = 'correct horse battery';
-  insertUser(server.deps.db.orm, { id: randomUUID(), cabinetId: admin.cabinetId, email, passwordHash: await hashPassword(password, randomBytes(16)), role: 'broker', createdAt: Date.now() });
+  insertUser(server.deps.db.orm, {
+    id: randomUUID(),
+    cabinetId: admin.cabinetId,
+    email,
+    passwordHash: await hashPassword(password, randomBytes(16)),
+    role: 'broker',
+    createdAt: Date.now(),
+  });
   // The 403 of the list is expected here; Chromium reports any failed fetch as a console error.
   const page = await open({ email, password }, 'en-GB', [/status of 403/]);
   expect(await page.getByRole('alert').textContent()).toContain('Only an administrator');

@@ -64,7 +64,10 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
 
   const courtier = (args: string[], input?: string) => lan.run('office', process.execPath, [CLI, ...args], { env, input });
   const officeUrl = (path: string, host = OFFICE_NAME) => `https://${host}:${LAN_PORT}${path}`;
-  const fromBroker = (request: { url: string; method?: string; headers?: Record<string, string>; body?: string }, broker = 'broker1'): Answer =>
+  const fromBroker = (
+    request: { url: string; method?: string; headers?: Record<string, string>; body?: string },
+    broker = 'broker1',
+  ): Answer =>
     JSON.parse(lan.run(broker, process.execPath, [REQUEST, JSON.stringify(request)], { env: { NODE_EXTRA_CA_CERTS: caFile } })) as Answer;
   const fromOffice = (request: { url: string; method?: string; headers?: Record<string, string>; body?: string }): Answer =>
     JSON.parse(lan.run('office', process.execPath, [REQUEST, JSON.stringify(request)])) as Answer;
@@ -75,14 +78,25 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     scratch = tempDir('courtier-lan-e2e-');
     dataDir = join(scratch, 'data');
     caFile = join(scratch, 'office-ca.pem');
-    env = { COURTIER_DATA_DIR: dataDir, COURTIER_POLICY_FILE: join(scratch, 'policy.json'), COURTIER_LAN_CHECK_INTERVAL_MS: '200', COURTIER_LOG_LEVEL: 'info' };
-    cabinetId = (JSON.parse(courtier(['init', '--cabinet', 'Cabinet Martin', '--email', ADMIN.email, '--password-stdin', '--json'], ADMIN.password)) as { cabinet_id: string }).cabinet_id;
+    env = {
+      COURTIER_DATA_DIR: dataDir,
+      COURTIER_POLICY_FILE: join(scratch, 'policy.json'),
+      COURTIER_LAN_CHECK_INTERVAL_MS: '200',
+      COURTIER_LOG_LEVEL: 'info',
+    };
+    cabinetId = (
+      JSON.parse(
+        courtier(['init', '--cabinet', 'Cabinet Martin', '--email', ADMIN.email, '--password-stdin', '--json'], ADMIN.password),
+      ) as { cabinet_id: string }
+    ).cabinet_id;
     server = lan.spawn('office', process.execPath, [CLI, 'serve', '--port', '8787'], env);
     server.stdout?.on('data', (c: Buffer) => (serverOutput += c.toString()));
     server.stderr?.on('data', (c: Buffer) => (serverOutput += c.toString()));
     await retried(() => expect(serverOutput).toContain('Courtier listening on http://127.0.0.1:8787'), 20_000);
 
-    const status = JSON.parse(courtier(['lan', 'enable', '--name', OFFICE_NAME, '--port', String(LAN_PORT), '--json'])) as { urls: string[] };
+    const status = JSON.parse(courtier(['lan', 'enable', '--name', OFFICE_NAME, '--port', String(LAN_PORT), '--json'])) as {
+      urls: string[];
+    };
     expect(status.urls).toContain(`https://${OFFICE_NAME}:${LAN_PORT}`);
     courtier(['lan', 'ca', '--out', caFile]);
     await retried(() => expect(fromBroker({ url: officeUrl('/healthz') }).status).toBe(200), 10_000);
@@ -95,7 +109,13 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     const wrapper = join(scratch, 'chromium-in-broker1.sh');
     writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${lan.namespace('broker1')} /usr/bin/chromium "$@"\n`);
     chmodSync(wrapper, 0o755);
-    browser = await chromium.launch({ executablePath: wrapper, headless: true, args: BROWSER_ARGS, env: { ...process.env, HOME: home }, timeout: 30_000 });
+    browser = await chromium.launch({
+      executablePath: wrapper,
+      headless: true,
+      args: BROWSER_ARGS,
+      env: { ...process.env, HOME: home },
+      timeout: 30_000,
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -112,7 +132,9 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     const response = await page.goto(officeUrl('/console/'));
     expect(response?.status()).toBe(200);
     await page.getByLabel('Email').waitFor();
-    expect(await page.evaluate('({ secure: window.isSecureContext, subtle: typeof crypto.subtle?.digest, protocol: location.protocol })')).toEqual({ secure: true, subtle: 'function', protocol: 'https:' });
+    expect(
+      await page.evaluate('({ secure: window.isSecureContext, subtle: typeof crypto.subtle?.digest, protocol: location.protocol })'),
+    ).toEqual({ secure: true, subtle: 'function', protocol: 'https:' });
     await page.getByLabel('Email').fill(ADMIN.email);
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -130,12 +152,16 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     await context.close();
 
     // The audit log has the broker's sign-in, from broker1's address, on the LAN listener.
-    const audit = JSON.parse(courtier(['audit', 'list', '--cabinet', cabinetId, '--action', 'console.signed_in', '--json'])) as { data: { address: string; listener: string; actor: { label: string } }[] };
+    const audit = JSON.parse(courtier(['audit', 'list', '--cabinet', cabinetId, '--action', 'console.signed_in', '--json'])) as {
+      data: { address: string; listener: string; actor: { label: string } }[];
+    };
     expect(audit.data[0]).toMatchObject({ address: lan.address('broker1'), listener: 'lan', actor: { label: ADMIN.email } });
   });
 
   it('the official MCP SDK client on a broker’s machine discovers, registers, gets consent through the browser and calls whoami over the LAN URL', async () => {
-    const assistant = lan.spawn('broker1', process.execPath, ['--import', 'tsx', MCP_CLIENT, officeUrl('/mcp')], { NODE_EXTRA_CA_CERTS: caFile });
+    const assistant = lan.spawn('broker1', process.execPath, ['--import', 'tsx', MCP_CLIENT, officeUrl('/mcp')], {
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     let errors = '';
     assistant.stderr?.on('data', (c: Buffer) => (errors += c.toString()));
     const lines = createInterface({ input: assistant.stdout as NodeJS.ReadableStream });
@@ -161,8 +187,13 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
       }
     }
     expect(result, errors).toMatch(/^RESULT /);
-    const whoami = JSON.parse((JSON.parse(result.slice('RESULT '.length)) as { content: { text: string }[] }).content[0]?.text ?? '{}') as Record<string, unknown>;
-    expect(whoami).toMatchObject({ cabinet: { id: cabinetId, name: 'Cabinet Martin' }, client: { client_name: 'Assistant on a broker PC' } });
+    const whoami = JSON.parse(
+      (JSON.parse(result.slice('RESULT '.length)) as { content: { text: string }[] }).content[0]?.text ?? '{}',
+    ) as Record<string, unknown>;
+    expect(whoami).toMatchObject({
+      cabinet: { id: cabinetId, name: 'Cabinet Martin' },
+      client: { client_name: 'Assistant on a broker PC' },
+    });
   }, 60_000);
 
   it('refuses a wrong Host (421), a foreign Origin (403, /mcp too), first-run setup and the desktop sign-in from a broker’s machine', () => {
@@ -170,11 +201,21 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     expect(wrongHost).toMatchObject({ status: 421 });
     expect(JSON.parse(wrongHost.body ?? '{}')).toMatchObject({ error: 'misdirected_request' });
     for (const path of ['/mcp', '/api/v1/console/session']) {
-      const foreign = fromBroker({ url: officeUrl(path), method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+      const foreign = fromBroker({
+        url: officeUrl(path),
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(foreign, path).toMatchObject({ status: 403 });
       expect(JSON.parse(foreign.body ?? '{}')).toMatchObject({ error: 'origin_not_allowed' });
     }
-    const setup = fromBroker({ url: officeUrl('/api/v1/console/setup'), method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cabinet: 'Squat', email: 'x@y.fr', password: 'a long password here' }) });
+    const setup = fromBroker({
+      url: officeUrl('/api/v1/console/setup'),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cabinet: 'Squat', email: 'x@y.fr', password: 'a long password here' }),
+    });
     expect(setup).toMatchObject({ status: 403 });
     expect(fromBroker({ url: officeUrl('/console/desktop-login?token=abc') })).toMatchObject({ status: 403 });
     // The loopback listener is not on the LAN at all.
@@ -182,9 +223,17 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
   });
 
   it('an mDNS browse from a broker’s machine finds the service, its port, console path and CA fingerprint', () => {
-    const found = JSON.parse(lan.run('broker2', process.execPath, [MDNS_BROWSE, '8', 'first'])) as { name: string; port: number; addresses: string[]; txt: Record<string, string> }[];
+    const found = JSON.parse(lan.run('broker2', process.execPath, [MDNS_BROWSE, '8', 'first'])) as {
+      name: string;
+      port: number;
+      addresses: string[];
+      txt: Record<string, string>;
+    }[];
     const status = JSON.parse(courtier(['lan', 'status', '--json'])) as { ca_fingerprint_sha256: string };
-    expect(found[0]).toMatchObject({ port: LAN_PORT, txt: { path: '/console/', ca_sha256: status.ca_fingerprint_sha256.replaceAll(':', '').toLowerCase() } });
+    expect(found[0]).toMatchObject({
+      port: LAN_PORT,
+      txt: { path: '/console/', ca_sha256: status.ca_fingerprint_sha256.replaceAll(':', '').toLowerCase() },
+    });
     expect(found[0]?.name).toMatch(/^Courtier \(/);
     expect(found[0]?.addresses).toContain(lan.address('office'));
   });
@@ -195,14 +244,11 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
     const newAddress = sameSubnet(oldAddress, 11);
     lan.readdress('office', newAddress);
     lan.setNames({ [OFFICE_NAME]: newAddress });
-    await retried(
-      () => {
-        const after = fromBroker({ url: officeUrl('/healthz') }, 'broker2');
-        expect(after.status).toBe(200);
-        expect(after.certificate?.san).toContain(`IP Address:${newAddress}`);
-      },
-      15_000,
-    );
+    await retried(() => {
+      const after = fromBroker({ url: officeUrl('/healthz') }, 'broker2');
+      expect(after.status).toBe(200);
+      expect(after.certificate?.san).toContain(`IP Address:${newAddress}`);
+    }, 15_000);
     const after = fromBroker({ url: officeUrl('/healthz') });
     expect(after.certificate?.fingerprint).not.toBe(before.certificate?.fingerprint);
     expect(fromBroker({ url: `https://${newAddress}:${LAN_PORT}/healthz` })).toMatchObject({ status: 200 });
@@ -211,16 +257,32 @@ describe.skipIf(unavailable !== null)('office LAN across network namespaces', ()
   });
 
   it('an IT-provided certificate is served as it is', async () => {
-    const itAuthority = await createAuthority({ constraints: { names: ['office.lan'], addresses: [] }, now: Date.now(), label: 'Cabinet Martin IT' });
-    const leaf = await issueServerCertificate({ authority: itAuthority, names: [OFFICE_NAME], addresses: [], now: Date.now(), lifetimeDays: 90 });
+    const itAuthority = await createAuthority({
+      constraints: { names: ['office.lan'], addresses: [] },
+      now: Date.now(),
+      label: 'Cabinet Martin IT',
+    });
+    const leaf = await issueServerCertificate({
+      authority: itAuthority,
+      names: [OFFICE_NAME],
+      addresses: [],
+      now: Date.now(),
+      lifetimeDays: 90,
+    });
     const files = { cert: join(scratch, 'it-cert.pem'), key: join(scratch, 'it-key.pem'), ca: join(scratch, 'it-ca.pem') };
     writeFileSync(files.cert, leaf.certificatePem);
     writeFileSync(files.key, leaf.privateKeyPem, { mode: 0o600 });
     writeFileSync(files.ca, itAuthority.certificatePem);
-    const status = JSON.parse(courtier(['lan', 'enable', '--cert', files.cert, '--key', files.key, '--port', String(LAN_PORT), '--json'])) as { certificate: { source: string; fingerprint_sha256: string } };
+    const status = JSON.parse(
+      courtier(['lan', 'enable', '--cert', files.cert, '--key', files.key, '--port', String(LAN_PORT), '--json']),
+    ) as { certificate: { source: string; fingerprint_sha256: string } };
     expect(status.certificate.source).toBe('provided');
     await retried(() => {
-      const answer = JSON.parse(lan.run('broker1', process.execPath, [REQUEST, JSON.stringify({ url: officeUrl('/healthz') })], { env: { NODE_EXTRA_CA_CERTS: files.ca } })) as Answer;
+      const answer = JSON.parse(
+        lan.run('broker1', process.execPath, [REQUEST, JSON.stringify({ url: officeUrl('/healthz') })], {
+          env: { NODE_EXTRA_CA_CERTS: files.ca },
+        }),
+      ) as Answer;
       expect(answer.status).toBe(200);
       expect(answer.certificate?.fingerprint).toBe(status.certificate.fingerprint_sha256);
     }, 10_000);

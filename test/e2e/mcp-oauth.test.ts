@@ -1,12 +1,25 @@
 // @module-tag browser
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, auth as authV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+  UnauthorizedError as UnauthorizedV2,
+  auth as authV2,
+} from '@modelcontextprotocol/client';
 import { auth as authV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, launchChromium, signInAndConsent, startCallbackServer, tokenRequest, type CallbackServer, type TestUser } from '../helpers/oauth.js';
+import {
+  createUser,
+  launchChromium,
+  signInAndConsent,
+  startCallbackServer,
+  tokenRequest,
+  type CallbackServer,
+  type TestUser,
+} from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -29,7 +42,13 @@ class MemoryOAuthProvider {
     return this.redirect;
   }
   get clientMetadata() {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   state(): string {
     return 'opaque-state-value';
@@ -135,7 +154,9 @@ describe('the official SDK 1.x client does the whole flow by itself', () => {
 
     await client.connect(new TransportV1(mcpUrl(), { authProvider: provider }));
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(['whoami', 'list_opportunities', 'create_opportunity', 'price_quote', 'get_devis_pdf_link']));
+    expect(tools).toEqual(
+      expect.arrayContaining(['whoami', 'list_opportunities', 'create_opportunity', 'price_quote', 'get_devis_pdf_link']),
+    );
     const me = whoamiOf(await client.callTool({ name: 'whoami', arguments: {} }));
     expect(me).toMatchObject({ cabinet: { id: user.cabinetId, name: 'Cabinet Dupont' }, client: { client_name: 'SDK 1.x assistant' } });
     await client.close();
@@ -147,7 +168,11 @@ describe('the official SDK 1.x client does the whole flow by itself', () => {
     expect((await postMcp(second?.access_token ?? '')).status).toBe(200);
 
     // The old refresh token now fails, and presenting it revokes the whole family.
-    const stale = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: first?.refresh_token ?? '', client_id: String(provider.clientInfo?.client_id) });
+    const stale = await tokenRequest(server, {
+      grant_type: 'refresh_token',
+      refresh_token: first?.refresh_token ?? '',
+      client_id: String(provider.clientInfo?.client_id),
+    });
     expect(stale.status).toBe(400);
     expect(((await stale.json()) as { error: string }).error).toBe('invalid_grant');
     const dead = await postMcp(second?.access_token ?? '');
@@ -199,7 +224,9 @@ describe('the official SDK 2.x client does the whole flow by itself', () => {
 describe('in the browser', () => {
   it('Deny sends the person back to the client with access_denied', async () => {
     const provider = new MemoryOAuthProvider(callback.url, 'Denied assistant');
-    await expect(new ClientV1({ name: 'x', version: '1' }).connect(new TransportV1(mcpUrl(), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedV1);
+    await expect(
+      new ClientV1({ name: 'x', version: '1' }).connect(new TransportV1(mcpUrl(), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedV1);
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
@@ -215,7 +242,9 @@ describe('in the browser', () => {
 
   it('shows the consent in French, with write scopes flagged, to a French browser', async () => {
     const provider = new MemoryOAuthProvider(callback.url, 'Assistant français');
-    await expect(new ClientV1({ name: 'x', version: '1' }).connect(new TransportV1(mcpUrl(), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedV1);
+    await expect(
+      new ClientV1({ name: 'x', version: '1' }).connect(new TransportV1(mcpUrl(), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedV1);
     const context = await browser.newContext({ locale: 'fr-FR' });
     try {
       const page = await context.newPage();

@@ -28,7 +28,11 @@ afterAll(async () => {
 async function cabinet(credits = 200) {
   const id = await server.createCabinet();
   grantCredits(server.deps, id, credits);
-  return { id, test: apiClient(server, server.createKey(id, { environment: 'test' }).key), prod: apiClient(server, server.createKey(id).key) };
+  return {
+    id,
+    test: apiClient(server, server.createKey(id, { environment: 'test' }).key),
+    prod: apiClient(server, server.createKey(id).key),
+  };
 }
 
 let counter = 0;
@@ -73,14 +77,26 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     const client = await test.post('/clients', { first_name: 'Jeanne', last_name: 'Martin' });
     const body = { compagnie: 'allianz', produit: 'auto', dicData: autoData(), client_id: client.body.id };
     const dry = await test.post('/automation/tarifications', { ...body, dry_run: true });
-    expect(dry.body).toMatchObject({ status: 'dry_run_ok', validation: { schema_ok: true, credentials_configured: true, would_cost_credits: 10 } });
+    expect(dry.body).toMatchObject({
+      status: 'dry_run_ok',
+      validation: { schema_ok: true, credentials_configured: true, would_cost_credits: 10 },
+    });
     const enqueued = await test.post('/automation/tarifications', body);
     expect(enqueued.status).toBe(202);
     const job = await poll(test, String(enqueued.body.job_id), terminal);
-    expect(job).toMatchObject({ status: 'completed', compagnie: 'allianz', ran_on: 'sandbox', environment: 'test', credits_consumed: 10, progress: { percent: 100 } });
+    expect(job).toMatchObject({
+      status: 'completed',
+      compagnie: 'allianz',
+      ran_on: 'sandbox',
+      environment: 'test',
+      credits_consumed: 10,
+      progress: { percent: 100 },
+    });
     expect(job.result?.tarif_eur).toBeGreaterThan(0);
     // Following the 302 to the signed link, as clients must.
-    const pdf = await server.request(job.result?.pdf_url ?? '', { headers: { 'X-API-Key': server.createKey((await test.get('/me')).body.cabinet_id as string, { environment: 'test' }).key } });
+    const pdf = await server.request(job.result?.pdf_url ?? '', {
+      headers: { 'X-API-Key': server.createKey((await test.get('/me')).body.cabinet_id as string, { environment: 'test' }).key },
+    });
     expect(pdf.status).toBe(200);
     const bytes = Buffer.from(await pdf.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
@@ -145,7 +161,10 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     // A changed password is checked by the portal, not waved through by the open session.
     setInsurerCredentials(server.deps, first.id, 'sandbox', { login: 'demo-mfa', password: 'wrong' });
     const changed = await first.prod.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
-    expect(await poll(first.prod, String(changed.body.job_id), terminal)).toMatchObject({ status: 'failed', error: { code: 'invalid_credentials' } });
+    expect(await poll(first.prod, String(changed.body.job_id), terminal)).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid_credentials' },
+    });
   });
 
   it('a wrong password fails the job as a business failure, not refunded', async () => {
@@ -157,7 +176,11 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     expect(job.artifacts?.screenshot_url).toBe(`/api/v1/public/automation/jobs/${job.job_id}/artifacts/screenshot.png`);
     const shot = await server.request(job.artifacts?.screenshot_url ?? '', { headers: { 'X-API-Key': server.createKey(id).key } });
     expect(shot.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await shot.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await shot.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const trace = await server.request(job.artifacts?.trace_url ?? '', { headers: { 'X-API-Key': server.createKey(id).key } });
     expect(trace.status).toBe(200);
   });

@@ -12,7 +12,14 @@ import {
 import type { ServerState } from '../../electron/server-process.js';
 
 const ORIGIN = 'http://127.0.0.1:45678';
-const running: ServerState = { phase: 'running', port: 45678, host: '127.0.0.1', url: ORIGIN, secretStore: 'keychain', secretStoreWarning: null };
+const running: ServerState = {
+  phase: 'running',
+  port: 45678,
+  host: '127.0.0.1',
+  url: ORIGIN,
+  secretStore: 'keychain',
+  secretStoreWarning: null,
+};
 
 describe('the one-time sign-in', () => {
   it('reuses the token handed over at start while the server still accepts it, by the time given', () => {
@@ -41,7 +48,10 @@ describe('opening the console', () => {
 
   it('a window on the console: the home page just comes to the front, another page is loaded there', () => {
     expect(openConsoleStep(`${ORIGIN}/console/webhooks`, ORIGIN, CONSOLE_HOME)).toEqual({ kind: 'show' });
-    expect(openConsoleStep(`${ORIGIN}/console/`, ORIGIN, '/console/jobs?job=j')).toEqual({ kind: 'load', url: `${ORIGIN}/console/jobs?job=j` });
+    expect(openConsoleStep(`${ORIGIN}/console/`, ORIGIN, '/console/jobs?job=j')).toEqual({
+      kind: 'load',
+      url: `${ORIGIN}/console/jobs?job=j`,
+    });
   });
 
   it('a window on anything else (blank, an older server’s port, before the server listens): sign in again', () => {
@@ -66,7 +76,13 @@ describe('the preload’s API', () => {
   });
 
   it('the status: the secret store while running, the keychain fallback before the policy’s problems', () => {
-    const base = { version: '1.2.3', locale: 'en' as const, policyProblems: ['policy.json: unknown field'], managed: ['lanSharing'], robotsHeaded: true };
+    const base = {
+      version: '1.2.3',
+      locale: 'en' as const,
+      policyProblems: ['policy.json: unknown field'],
+      managed: ['lanSharing'],
+      robotsHeaded: true,
+    };
     expect(desktopStatus({ ...base, server: running })).toEqual({
       version: '1.2.3',
       secret_store: 'keychain',
@@ -76,7 +92,13 @@ describe('the preload’s API', () => {
     });
     const fallback = desktopStatus({ ...base, server: { ...running, secretStore: 'encrypted-file' } });
     expect(fallback.secret_store).toBe('encrypted-file');
-    expect(fallback.warnings).toEqual(['OS keychain unavailable: insurer passwords are in the encrypted file of the data folder', 'policy.json: unknown field']);
-    expect(desktopStatus({ ...base, server: { phase: 'starting', attempt: 1 } })).toMatchObject({ secret_store: null, warnings: ['policy.json: unknown field'] });
+    expect(fallback.warnings).toEqual([
+      'OS keychain unavailable: insurer passwords are in the encrypted file of the data folder',
+      'policy.json: unknown field',
+    ]);
+    expect(desktopStatus({ ...base, server: { phase: 'starting', attempt: 1 } })).toMatchObject({
+      secret_store: null,
+      warnings: ['policy.json: unknown field'],
+    });
   });
 });

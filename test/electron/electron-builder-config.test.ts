@@ -15,7 +15,10 @@ function loadConfig(): Record<string, unknown> {
 
 describe('electron-builder.yml', () => {
   it('is valid against the JSON schema electron-builder ships (app-builder-lib/scheme.json)', () => {
-    const schema = JSON.parse(readFileSync(join(root, 'node_modules', 'app-builder-lib', 'scheme.json'), 'utf8')) as Record<string, unknown>;
+    const schema = JSON.parse(readFileSync(join(root, 'node_modules', 'app-builder-lib', 'scheme.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     // Draft-07 is ajv 8's default; the schema uses a few non-standard keywords (strict off).
     const ajv = new Ajv({ allErrors: true, strict: false });
@@ -27,7 +30,10 @@ describe('electron-builder.yml', () => {
   });
 
   it('the validator does catch a wrong config (the test is not vacuous)', () => {
-    const schema = JSON.parse(readFileSync(join(root, 'node_modules', 'app-builder-lib', 'scheme.json'), 'utf8')) as Record<string, unknown>;
+    const schema = JSON.parse(readFileSync(join(root, 'node_modules', 'app-builder-lib', 'scheme.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
     expect(validate({ ...loadConfig(), electronFuses: { runAsNode: 'no' } })).toBe(false);
     expect(validate({ ...loadConfig(), nsis: { oneClik: false } })).toBe(false);
@@ -55,10 +61,18 @@ describe('electron-builder.yml', () => {
     expect(config.win.target.map((t) => t.target)).toEqual(['nsis']);
     expect(config.nsis).toMatchObject({ oneClick: false, perMachine: false, artifactName: '${productName}-Setup-${version}.${ext}' });
     expect(config.mac.target.map((t) => t.target)).toEqual(['dmg', 'zip']);
-    expect(config.mac).toMatchObject({ hardenedRuntime: true, notarize: true, entitlements: 'build/entitlements.mac.plist', entitlementsInherit: 'build/entitlements.mac.inherit.plist' });
-    for (const file of [config.mac.entitlements, config.mac.entitlementsInherit]) expect(readFileSync(join(root, file), 'utf8')).toContain('com.apple.security.cs.allow-jit');
+    expect(config.mac).toMatchObject({
+      hardenedRuntime: true,
+      notarize: true,
+      entitlements: 'build/entitlements.mac.plist',
+      entitlementsInherit: 'build/entitlements.mac.inherit.plist',
+    });
+    for (const file of [config.mac.entitlements, config.mac.entitlementsInherit])
+      expect(readFileSync(join(root, file), 'utf8')).toContain('com.apple.security.cs.allow-jit');
     expect(config.linux.target.map((t) => t.target)).toEqual(['AppImage']);
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/better-sqlite3/**/*', 'node_modules/@napi-rs/keyring-*/**/*']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['**/*.node', 'node_modules/better-sqlite3/**/*', 'node_modules/@napi-rs/keyring-*/**/*']),
+    );
     expect(config.publish.provider).toBe('generic');
     expect(config.files).toEqual(expect.arrayContaining(['dist/electron/**/*', 'dist/renderer/**/*', 'server/db/migrations/**/*']));
   });

@@ -14,7 +14,10 @@ describe('the keychain secret store', () => {
     const ok = memoryKeyring();
     expect(probeKeychain(ok, 'Courtier')).toEqual({ available: true });
     expect(ok.entries.size).toBe(0);
-    expect(probeKeychain(memoryKeyring({ failing: true }), 'Courtier')).toEqual({ available: false, reason: 'Platform secure storage failure: the keychain refused.' });
+    expect(probeKeychain(memoryKeyring({ failing: true }), 'Courtier')).toEqual({
+      available: false,
+      reason: 'Platform secure storage failure: the keychain refused.',
+    });
   });
 
   it('keeps the master key and the insurer passwords in the keychain, not on disk', () => {
@@ -77,7 +80,12 @@ describe('the keychain secret store', () => {
   it('COURTIER_MASTER_KEY still wins', () => {
     const key = randomBytes(32);
     const keyring = memoryKeyring();
-    const opened = openDesktopSecretStore({ dataDir: tempDir(), env: { COURTIER_MASTER_KEY: key.toString('hex') }, randomBytes, backend: keyring });
+    const opened = openDesktopSecretStore({
+      dataDir: tempDir(),
+      env: { COURTIER_MASTER_KEY: key.toString('hex') },
+      randomBytes,
+      backend: keyring,
+    });
     expect(opened.kind).toBe('keychain');
     expect(keyring.entries.has('Courtier/master-key')).toBe(false);
   });

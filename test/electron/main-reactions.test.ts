@@ -1,12 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { idleRestartDue, localeOf, reactToServerState, reactToTrayAction, startupChoices, trayInput } from '../../electron/main-reactions.js';
+import {
+  idleRestartDue,
+  localeOf,
+  reactToServerState,
+  reactToTrayAction,
+  startupChoices,
+  trayInput,
+} from '../../electron/main-reactions.js';
 import type { ActiveJob, ServerStatus } from '../../electron/protocol.js';
 import type { ServerState } from '../../electron/server-process.js';
 import { DEFAULT_USER_SETTINGS, effectiveSettings } from '../../electron/settings.js';
 
-const running: ServerState = { phase: 'running', port: 45678, host: '127.0.0.1', url: 'http://127.0.0.1:45678', secretStore: 'keychain', secretStoreWarning: null };
+const running: ServerState = {
+  phase: 'running',
+  port: 45678,
+  host: '127.0.0.1',
+  url: 'http://127.0.0.1:45678',
+  secretStore: 'keychain',
+  secretStoreWarning: null,
+};
 const view = { lastPort: 0, windowOpen: false, startHidden: false, locale: 'fr' as const };
-const job: ActiveJob = { job_id: 'j', cabinet_id: 'c', status: 'running', compagnie: 'sandbox', produit: 'auto', progress_percent: 10, mfa_challenge: null };
+const job: ActiveJob = {
+  job_id: 'j',
+  cabinet_id: 'c',
+  status: 'running',
+  compagnie: 'sandbox',
+  produit: 'auto',
+  progress_percent: 10,
+  mfa_challenge: null,
+};
 const status = (jobs: ActiveJob[]): ServerStatus => ({ robots_enabled: true, kill_switch_reason: null, jobs });
 
 describe('the start', () => {
@@ -44,10 +66,23 @@ describe('server states', () => {
   });
 
   it('restarting is a warning; given up, the broker is notified in their language; the origin is kept meanwhile', () => {
-    const restarting = reactToServerState({ phase: 'restarting', delayMs: 2000, consecutiveCrashes: 2, lastExitCode: 1, reason: 'crash' }, { ...view, windowOpen: true });
-    expect(restarting).toEqual({ logLevel: 'warn', consoleOrigin: null, saveLastPort: null, warning: null, window: 'none', notification: null });
+    const restarting = reactToServerState(
+      { phase: 'restarting', delayMs: 2000, consecutiveCrashes: 2, lastExitCode: 1, reason: 'crash' },
+      { ...view, windowOpen: true },
+    );
+    expect(restarting).toEqual({
+      logLevel: 'warn',
+      consoleOrigin: null,
+      saveLastPort: null,
+      warning: null,
+      window: 'none',
+      notification: null,
+    });
     const failed: ServerState = { phase: 'failed', consecutiveCrashes: 9, reason: 'the port is taken' };
-    expect(reactToServerState(failed, view)).toMatchObject({ logLevel: 'warn', notification: { title: 'Courtier', body: 'Le service s’est arrêté : the port is taken' } });
+    expect(reactToServerState(failed, view)).toMatchObject({
+      logLevel: 'warn',
+      notification: { title: 'Courtier', body: 'Le service s’est arrêté : the port is taken' },
+    });
     expect(reactToServerState(failed, { ...view, locale: 'en' }).notification?.body).toBe('The service stopped: the port is taken');
     expect(reactToServerState({ phase: 'starting', attempt: 1 }, view).logLevel).toBe('info');
   });
@@ -80,16 +115,29 @@ describe('the tray', () => {
       warnings: ['policy.json: bad field', 'OS keychain unavailable: insurer passwords are in the encrypted file of the data folder'],
       locale: 'en',
     });
-    const before = trayInput({ server: { phase: 'starting', attempt: 1 }, status: null, settings, policyProblems: [], platform: 'darwin', locale: 'fr' });
+    const before = trayInput({
+      server: { phase: 'starting', attempt: 1 },
+      status: null,
+      settings,
+      policyProblems: [],
+      platform: 'darwin',
+      locale: 'fr',
+    });
     expect(before).toMatchObject({ jobs: [], robotsEnabled: null, killSwitchReason: null, startAtLoginSupported: true, warnings: [] });
   });
 
   it('clicks: the console or a job’s page, the kill switch with a reason in the broker’s language', () => {
     const state = { userSettings: DEFAULT_USER_SETTINGS, runningJobs: 0, locale: 'fr' as const };
     expect(reactToTrayAction({ type: 'open-console' }, state)).toEqual([{ type: 'open-console', path: '/console/' }]);
-    expect(reactToTrayAction({ type: 'open-job', jobId: 'a b' }, state)).toEqual([{ type: 'open-console', path: '/console/jobs?job=a%20b' }]);
-    expect(reactToTrayAction({ type: 'pause-robots' }, state)).toEqual([{ type: 'set-robots', enabled: false, reason: 'Suspendu depuis l’application de bureau.' }]);
-    expect(reactToTrayAction({ type: 'resume-robots' }, { ...state, locale: 'en' })).toEqual([{ type: 'set-robots', enabled: true, reason: 'Paused from the desktop app.' }]);
+    expect(reactToTrayAction({ type: 'open-job', jobId: 'a b' }, state)).toEqual([
+      { type: 'open-console', path: '/console/jobs?job=a%20b' },
+    ]);
+    expect(reactToTrayAction({ type: 'pause-robots' }, state)).toEqual([
+      { type: 'set-robots', enabled: false, reason: 'Suspendu depuis l’application de bureau.' },
+    ]);
+    expect(reactToTrayAction({ type: 'resume-robots' }, { ...state, locale: 'en' })).toEqual([
+      { type: 'set-robots', enabled: true, reason: 'Paused from the desktop app.' },
+    ]);
     expect(reactToTrayAction({ type: 'quit' }, state)).toEqual([{ type: 'quit' }]);
     expect(reactToTrayAction({ type: 'restart-server' }, state)).toEqual([{ type: 'restart-server' }, { type: 'refresh-tray' }]);
   });
@@ -102,7 +150,10 @@ describe('the tray', () => {
       { type: 'save-settings', settings: { ...settings, startAtLogin: true } },
       { type: 'refresh-tray' },
     ]);
-    expect(reactToTrayAction({ type: 'toggle-mfa-notifications' }, state)).toEqual([{ type: 'save-settings', settings: { ...settings, mfaNotifications: false } }, { type: 'refresh-tray' }]);
+    expect(reactToTrayAction({ type: 'toggle-mfa-notifications' }, state)).toEqual([
+      { type: 'save-settings', settings: { ...settings, mfaNotifications: false } },
+      { type: 'refresh-tray' },
+    ]);
     expect(reactToTrayAction({ type: 'toggle-robots-headed' }, state)).toEqual([
       { type: 'save-settings', settings: { ...settings, robotsHeaded: true } },
       { type: 'restart-server' },

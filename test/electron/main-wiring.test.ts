@@ -15,7 +15,11 @@ interface Fakes {
   locked: boolean;
   userData: string;
   app: EventEmitter & { quit: ReturnType<typeof vi.fn> };
-  forks: { path: string; options: { env: Record<string, string> }; child: EventEmitter & { postMessage: ReturnType<typeof vi.fn>; kill: ReturnType<typeof vi.fn> } }[];
+  forks: {
+    path: string;
+    options: { env: Record<string, string> };
+    child: EventEmitter & { postMessage: ReturnType<typeof vi.fn>; kill: ReturnType<typeof vi.fn> };
+  }[];
   windows: { options: Record<string, unknown>; loadURL: ReturnType<typeof vi.fn>; url: string }[];
   notifications: (EventEmitter & { options: { title: string; body: string }; show: ReturnType<typeof vi.fn> })[];
 }
@@ -26,7 +30,17 @@ vi.mock('electron-updater', () => ({ default: { autoUpdater: { on: vi.fn(), setF
 vi.mock('electron', async () => {
   const { EventEmitter: Emitter } = await import('node:events');
   // Read lazily: each test imports main.ts afresh with its own fakes.
-  const f = { get windows() { return fakes.current.windows; }, get notifications() { return fakes.current.notifications; }, get forks() { return fakes.current.forks; } };
+  const f = {
+    get windows() {
+      return fakes.current.windows;
+    },
+    get notifications() {
+      return fakes.current.notifications;
+    },
+    get forks() {
+      return fakes.current.forks;
+    },
+  };
   const ses = { setPermissionRequestHandler: vi.fn(), setPermissionCheckHandler: vi.fn(), webRequest: { onHeadersReceived: vi.fn() } };
   class BrowserWindow extends Emitter {
     url = 'about:blank';
@@ -122,7 +136,12 @@ describe('electron/main.ts (electron mocked)', () => {
     expect(f.forks).toHaveLength(1);
     const { path, options, child } = f.forks[0]!;
     expect(path).toMatch(/utility-bootstrap\.cjs$/);
-    expect(options.env).toMatchObject({ COURTIER_HOST: '127.0.0.1', COURTIER_PORT: '0', COURTIER_DATA_DIR: join(f.userData, 'data'), COURTIER_KEYCHAIN_SERVICE: 'Courtier (development)' });
+    expect(options.env).toMatchObject({
+      COURTIER_HOST: '127.0.0.1',
+      COURTIER_PORT: '0',
+      COURTIER_DATA_DIR: join(f.userData, 'data'),
+      COURTIER_KEYCHAIN_SERVICE: 'Courtier (development)',
+    });
     const hash = options.env.COURTIER_DESKTOP_LOGIN_TOKEN_SHA256!;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
 
@@ -138,7 +157,21 @@ describe('electron/main.ts (electron mocked)', () => {
 
     child.emit('message', {
       type: 'status',
-      status: { robots_enabled: true, kill_switch_reason: null, jobs: [{ job_id: 'job-1', cabinet_id: 'c', status: 'mfa_required', compagnie: 'sandbox', produit: 'auto', progress_percent: 30, mfa_challenge: 'SMS' }] },
+      status: {
+        robots_enabled: true,
+        kill_switch_reason: null,
+        jobs: [
+          {
+            job_id: 'job-1',
+            cabinet_id: 'c',
+            status: 'mfa_required',
+            compagnie: 'sandbox',
+            produit: 'auto',
+            progress_percent: 30,
+            mfa_challenge: 'SMS',
+          },
+        ],
+      },
     });
     await flush();
     expect(f.notifications).toHaveLength(1);

@@ -80,7 +80,10 @@ describe('the IT policy file', () => {
   });
 
   it('autoUpdate that is not an object is a problem', () => {
-    expect(parsePolicy('{"autoUpdate": true}', PATH)).toMatchObject({ policy: {}, problems: [`${PATH}: "autoUpdate" ignored (must be an object).`] });
+    expect(parsePolicy('{"autoUpdate": true}', PATH)).toMatchObject({
+      policy: {},
+      problems: [`${PATH}: "autoUpdate" ignored (must be an object).`],
+    });
   });
 });
 
@@ -118,9 +121,19 @@ describe('settings in force', () => {
   });
 
   it('the server environment: loopback on the last port, policy values, and nothing inherited that the desktop controls', () => {
-    const settings = effectiveSettings({ ...DEFAULT_USER_SETTINGS, lastPort: 41000, robotsHeaded: true }, { allowLanSharing: false, sandbox: false, publicBaseUrl: 'https://courtier.lan' });
+    const settings = effectiveSettings(
+      { ...DEFAULT_USER_SETTINGS, lastPort: 41000, robotsHeaded: true },
+      { allowLanSharing: false, sandbox: false, publicBaseUrl: 'https://courtier.lan' },
+    );
     const env = serverEnvironment(
-      { PATH: '/usr/bin', COURTIER_HOST: '0.0.0.0', COURTIER_SANDBOX: 'true', NODE_OPTIONS: '--inspect', COURTIER_LOG_LEVEL: 'debug', COURTIER_POLICY_FILE: '/dev/null' },
+      {
+        PATH: '/usr/bin',
+        COURTIER_HOST: '0.0.0.0',
+        COURTIER_SANDBOX: 'true',
+        NODE_OPTIONS: '--inspect',
+        COURTIER_LOG_LEVEL: 'debug',
+        COURTIER_POLICY_FILE: '/dev/null',
+      },
       settings,
       { dataDir: '/home/b/.config/Courtier/data', loginTokenSha256: 'f'.repeat(64), policyFile: '/etc/courtier/policy.json' },
     );
@@ -143,22 +156,40 @@ describe('settings in force', () => {
     expect(policy).toMatchObject({ policy: { robotsDisabled: true }, problems: [] });
     const settings = effectiveSettings(DEFAULT_USER_SETTINGS, policy.policy);
     expect(settings).toMatchObject({ robotsDisabledByPolicy: true, managed: ['robotsDisabled'] });
-    expect(serverEnvironment({}, settings, { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH }).COURTIER_ROBOTS_DISABLED).toBe('true');
+    expect(
+      serverEnvironment({}, settings, { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH }).COURTIER_ROBOTS_DISABLED,
+    ).toBe('true');
     // Without the policy, a value inherited from the shell's environment never reaches the server.
-    expect(serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH })).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
+    expect(
+      serverEnvironment({ COURTIER_ROBOTS_DISABLED: 'true' }, effectiveSettings(DEFAULT_USER_SETTINGS, {}), {
+        dataDir: '/d',
+        loginTokenSha256: 'a'.repeat(64),
+        policyFile: PATH,
+      }),
+    ).not.toHaveProperty('COURTIER_ROBOTS_DISABLED');
   });
 
   it('the desktop keeps the service on loopback: the office shares it through the LAN mode (HTTPS), whatever an old settings file says', () => {
     const { settings } = parseUserSettings('{"lanSharing": true, "lanPort": 8787, "lastPort": 41000}');
-    const env = serverEnvironment({}, effectiveSettings(settings, { allowLanSharing: true }), { dataDir: '/d', loginTokenSha256: 'a'.repeat(64), policyFile: PATH });
+    const env = serverEnvironment({}, effectiveSettings(settings, { allowLanSharing: true }), {
+      dataDir: '/d',
+      loginTokenSha256: 'a'.repeat(64),
+      policyFile: PATH,
+    });
     expect(env).toMatchObject({ COURTIER_HOST: '127.0.0.1', COURTIER_PORT: '41000' });
   });
 
   it('the policy presets the LAN mode field by field; a bad field is dropped, allowLanSharing: false still holds', () => {
-    const loaded = parsePolicy('{"allowLanSharing": false, "lan": {"enabled": true, "port": 8443, "names": ["courtier.cabinet.lan"], "certificateFile": "/etc/c.pem"}}', PATH);
+    const loaded = parsePolicy(
+      '{"allowLanSharing": false, "lan": {"enabled": true, "port": 8443, "names": ["courtier.cabinet.lan"], "certificateFile": "/etc/c.pem"}}',
+      PATH,
+    );
     expect(loaded.policy).toEqual({ allowLanSharing: false });
     expect(loaded.problems.join(' ')).toMatch(/"lan" ignored \(.*certificateFile and keyFile go together/);
     const preset = parsePolicy('{"lan": {"enabled": true, "addresses": ["10.20.0.5"], "names": ["Courtier.Cabinet.LAN"]}}', PATH);
-    expect(preset).toMatchObject({ policy: { lan: { enabled: true, addresses: ['10.20.0.5'], names: ['courtier.cabinet.lan'] } }, problems: [] });
+    expect(preset).toMatchObject({
+      policy: { lan: { enabled: true, addresses: ['10.20.0.5'], names: ['courtier.cabinet.lan'] } },
+      problems: [],
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createSupervisor, decideRestart, DEFAULT_BACKOFF, type ChildHandle, type Scheduler, type ServerState } from '../../electron/server-process.js';
+import {
+  createSupervisor,
+  decideRestart,
+  DEFAULT_BACKOFF,
+  type ChildHandle,
+  type Scheduler,
+  type ServerState,
+} from '../../electron/server-process.js';
 import type { ParentMessage } from '../../electron/protocol.js';
 
 /** A scheduler whose time moves only when the test says so. */
@@ -96,7 +103,10 @@ describe('decideRestart', () => {
   });
 
   it('gives up after too many crashes in a row', () => {
-    expect(decideRestart(DEFAULT_BACKOFF.maxConsecutiveCrashes, 100)).toEqual({ action: 'give-up', consecutiveCrashes: DEFAULT_BACKOFF.maxConsecutiveCrashes + 1 });
+    expect(decideRestart(DEFAULT_BACKOFF.maxConsecutiveCrashes, 100)).toEqual({
+      action: 'give-up',
+      consecutiveCrashes: DEFAULT_BACKOFF.maxConsecutiveCrashes + 1,
+    });
   });
 
   it('starts counting again after a process that ran long enough', () => {
@@ -122,14 +132,25 @@ describe('the server supervisor', () => {
     last().listen();
     last().emit({ type: 'fatal', message: 'better-sqlite3 segfault' });
     last().exit(1);
-    expect(supervisor.state()).toEqual({ phase: 'restarting', delayMs: 1000, consecutiveCrashes: 1, lastExitCode: 1, reason: 'better-sqlite3 segfault' });
+    expect(supervisor.state()).toEqual({
+      phase: 'restarting',
+      delayMs: 1000,
+      consecutiveCrashes: 1,
+      lastExitCode: 1,
+      reason: 'better-sqlite3 segfault',
+    });
     scheduler.advance(999);
     expect(children).toHaveLength(1);
     scheduler.advance(1);
     expect(children).toHaveLength(2);
     expect(last().env).toEqual({ START: '2' });
     last().exit(3); // crashes again before listening
-    expect(supervisor.state()).toMatchObject({ phase: 'restarting', delayMs: 2000, consecutiveCrashes: 2, reason: 'the server process exited with code 3' });
+    expect(supervisor.state()).toMatchObject({
+      phase: 'restarting',
+      delayMs: 2000,
+      consecutiveCrashes: 2,
+      reason: 'the server process exited with code 3',
+    });
     scheduler.advance(2000);
     expect(children).toHaveLength(3);
     last().listen();
@@ -144,7 +165,11 @@ describe('the server supervisor', () => {
       last().exit(1);
       scheduler.advance(DEFAULT_BACKOFF.maxDelayMs);
     }
-    expect(supervisor.state()).toEqual({ phase: 'failed', consecutiveCrashes: DEFAULT_BACKOFF.maxConsecutiveCrashes + 1, reason: 'the server process exited with code 1' });
+    expect(supervisor.state()).toEqual({
+      phase: 'failed',
+      consecutiveCrashes: DEFAULT_BACKOFF.maxConsecutiveCrashes + 1,
+      reason: 'the server process exited with code 1',
+    });
     expect(children).toHaveLength(DEFAULT_BACKOFF.maxConsecutiveCrashes + 1);
     expect(scheduler.pending()).toEqual([]);
   });
@@ -173,7 +198,12 @@ describe('the server supervisor', () => {
   it('a spawn that throws is a crash too (restarted with backoff)', () => {
     const { supervisor } = setUp({ spawnThrows: true });
     supervisor.start();
-    expect(supervisor.state()).toMatchObject({ phase: 'restarting', delayMs: 1000, lastExitCode: null, reason: 'the server process could not be started: no such file' });
+    expect(supervisor.state()).toMatchObject({
+      phase: 'restarting',
+      delayMs: 1000,
+      lastExitCode: null,
+      reason: 'the server process could not be started: no such file',
+    });
   });
 
   it('stops cleanly on quit: asks the server to stop and does not restart it', async () => {
@@ -244,7 +274,12 @@ describe('the server supervisor', () => {
   it('ignores malformed messages (and tells)', () => {
     const warnings: string[] = [];
     const child = new FakeChild({});
-    const supervisor = createSupervisor({ spawn: () => child, environment: () => ({}), scheduler: fakeScheduler(), onWarning: (w) => warnings.push(w) });
+    const supervisor = createSupervisor({
+      spawn: () => child,
+      environment: () => ({}),
+      scheduler: fakeScheduler(),
+      onWarning: (w) => warnings.push(w),
+    });
     supervisor.start();
     child.emit({ type: 'listening', port: 'eighty' });
     child.emit('hello');

@@ -24,7 +24,13 @@ describe('MFA notifications', () => {
     expect(notifier.update([job('a', 'running')], away)).toEqual([]);
     const first = notifier.update([job('a', 'mfa_required')], away);
     expect(first).toEqual([
-      { kind: 'job', jobId: 'a', title: 'Code requis : sandbox (mrh)', body: 'Code envoyé par SMS au 06 •• •• 12 — cliquez pour saisir le code.', target: '/console/jobs?job=a' },
+      {
+        kind: 'job',
+        jobId: 'a',
+        title: 'Code requis : sandbox (mrh)',
+        body: 'Code envoyé par SMS au 06 •• •• 12 — cliquez pour saisir le code.',
+        target: '/console/jobs?job=a',
+      },
     ]);
     expect(notifier.notified('a')).toBe(true);
     // The broker opened the prompt (awaiting_mfa), a code was asked again, status repeats: no second one.
@@ -36,7 +42,13 @@ describe('MFA notifications', () => {
   it('a job first seen already in awaiting_mfa is notified too', () => {
     const notifier = createMfaNotifier({ enabled: () => true, locale: () => 'en' });
     expect(notifier.update([job('b', 'awaiting_mfa', { mfa_challenge: null })], away)).toEqual([
-      { kind: 'job', jobId: 'b', title: 'Code needed: sandbox (mrh)', body: 'The insurer’s portal asks for a code: click to enter it.', target: '/console/jobs?job=b' },
+      {
+        kind: 'job',
+        jobId: 'b',
+        title: 'Code needed: sandbox (mrh)',
+        body: 'The insurer’s portal asks for a code: click to enter it.',
+        target: '/console/jobs?job=b',
+      },
     ]);
   });
 
@@ -59,13 +71,26 @@ describe('MFA notifications', () => {
     expect(notifier.update([job('d', 'mfa_required')], away)).toEqual([]);
     enabled = true;
     expect(notifier.update([job('d', 'mfa_required')], away)).toEqual([]);
-    expect(notifier.update([job('d', 'mfa_required'), job('e', 'mfa_required')], away).map((n) => n.kind === 'job' && n.jobId)).toEqual(['e']);
+    expect(notifier.update([job('d', 'mfa_required'), job('e', 'mfa_required')], away).map((n) => n.kind === 'job' && n.jobId)).toEqual([
+      'e',
+    ]);
   });
 
   it('many at once make one summary for the jobs page', () => {
     const notifier = createMfaNotifier({ enabled: () => true, maxPerBatch: 2 });
-    const intents = notifier.update([job('1', 'mfa_required'), job('2', 'mfa_required'), job('3', 'awaiting_mfa'), job('4', 'running')], away);
-    expect(intents).toEqual([{ kind: 'summary', jobIds: ['1', '2', '3'], title: '3 tarifications attendent un code', body: expect.any(String), target: '/console/jobs' }]);
+    const intents = notifier.update(
+      [job('1', 'mfa_required'), job('2', 'mfa_required'), job('3', 'awaiting_mfa'), job('4', 'running')],
+      away,
+    );
+    expect(intents).toEqual([
+      {
+        kind: 'summary',
+        jobIds: ['1', '2', '3'],
+        title: '3 tarifications attendent un code',
+        body: expect.any(String),
+        target: '/console/jobs',
+      },
+    ]);
   });
 
   it('forgets jobs that are no longer active', () => {
@@ -113,7 +138,14 @@ describe('single instance', () => {
 
 describe('tray menu', () => {
   const base: TrayInput = {
-    server: { phase: 'running', port: 4000, host: '127.0.0.1', url: 'http://127.0.0.1:4000', secretStore: 'keychain', secretStoreWarning: null },
+    server: {
+      phase: 'running',
+      port: 4000,
+      host: '127.0.0.1',
+      url: 'http://127.0.0.1:4000',
+      secretStore: 'keychain',
+      secretStoreWarning: null,
+    },
     jobs: [],
     robotsEnabled: true,
     killSwitchReason: null,
@@ -128,7 +160,10 @@ describe('tray menu', () => {
   const labels = (input: TrayInput) => buildTrayModel(input).items.map((i) => (i.kind === 'separator' ? '---' : i.label));
 
   it('shows the status, the jobs, open console, pause robots, start at login and quit', () => {
-    const model = buildTrayModel({ ...base, jobs: [job('j1', 'running'), job('j2', 'mfa_required', { compagnie: 'axa', produit: 'auto' })] });
+    const model = buildTrayModel({
+      ...base,
+      jobs: [job('j1', 'running'), job('j2', 'mfa_required', { compagnie: 'axa', produit: 'auto' })],
+    });
     expect(model.items.map((i) => (i.kind === 'separator' ? '---' : i.label))).toEqual([
       'Service: running (http://127.0.0.1:4000)',
       '---',
@@ -146,8 +181,14 @@ describe('tray menu', () => {
       '---',
       'Quit Courtier',
     ]);
-    expect(model.items.find((i) => i.kind === 'action' && i.label.includes('axa'))).toMatchObject({ action: { type: 'open-job', jobId: 'j2' }, enabled: true });
-    expect(model.items.find((i) => i.kind === 'action' && i.label === 'Pause robots')).toMatchObject({ action: { type: 'pause-robots' }, enabled: true });
+    expect(model.items.find((i) => i.kind === 'action' && i.label.includes('axa'))).toMatchObject({
+      action: { type: 'open-job', jobId: 'j2' },
+      enabled: true,
+    });
+    expect(model.items.find((i) => i.kind === 'action' && i.label === 'Pause robots')).toMatchObject({
+      action: { type: 'pause-robots' },
+      enabled: true,
+    });
     expect(model.tooltip).toBe('Courtier — Service: running (http://127.0.0.1:4000) — 1 code needed');
   });
 
@@ -158,7 +199,12 @@ describe('tray menu', () => {
   });
 
   it('robots switched off by the IT policy: said so, and no Resume or Pause offered', () => {
-    const items = buildTrayModel({ ...base, robotsEnabled: false, killSwitchReason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).', robotsDisabledByPolicy: true }).items;
+    const items = buildTrayModel({
+      ...base,
+      robotsEnabled: false,
+      killSwitchReason: 'Robots are disabled by configuration (COURTIER_ROBOTS_DISABLED).',
+      robotsDisabledByPolicy: true,
+    }).items;
     expect(items).toContainEqual({ kind: 'label', label: 'Robots switched off by the IT policy' });
     expect(items.some((i) => i.kind === 'action' && (i.action.type === 'resume-robots' || i.action.type === 'pause-robots'))).toBe(false);
   });
@@ -166,7 +212,13 @@ describe('tray menu', () => {
   it('while the server restarts: why, and console actions disabled; warnings shown', () => {
     const model = buildTrayModel({
       ...base,
-      server: { phase: 'restarting', delayMs: 4000, consecutiveCrashes: 3, lastExitCode: 1, reason: 'the server process exited with code 1' },
+      server: {
+        phase: 'restarting',
+        delayMs: 4000,
+        consecutiveCrashes: 3,
+        lastExitCode: 1,
+        reason: 'the server process exited with code 1',
+      },
       robotsEnabled: null,
       warnings: ['OS keychain unavailable'],
       locale: 'fr',
@@ -213,24 +265,45 @@ describe('tray menu', () => {
 describe('updates', () => {
   const settings = (autoUpdate: { enabled: boolean; channel: 'latest' | 'beta' | 'alpha'; url: string | undefined }) => ({ autoUpdate });
   it('from the policy’s generic feed and channel, only in a packaged app', () => {
-    expect(updateFeed(settings({ enabled: true, channel: 'beta', url: 'https://updates.example/courtier' }), { packaged: true, platform: 'win32' })).toEqual({
+    expect(
+      updateFeed(settings({ enabled: true, channel: 'beta', url: 'https://updates.example/courtier' }), {
+        packaged: true,
+        platform: 'win32',
+      }),
+    ).toEqual({
       enabled: true,
       provider: 'generic',
       url: 'https://updates.example/courtier',
       channel: 'beta',
       allowPrerelease: true,
     });
-    expect(updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: false, platform: 'win32' })).toMatchObject({ enabled: false, reason: expect.stringMatching(/development/) });
-    expect(updateFeed(settings({ enabled: false, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'darwin' })).toMatchObject({ enabled: false, reason: expect.stringMatching(/turned off/) });
-    expect(updateFeed(settings({ enabled: true, channel: 'latest', url: undefined }), { packaged: true, platform: 'darwin' })).toMatchObject({ enabled: false, reason: expect.stringMatching(/no update feed/) });
-    expect(updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'linux', env: {} })).toMatchObject({ enabled: false });
-    expect(updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'linux', env: { APPIMAGE: '/x.AppImage' } })).toMatchObject({ enabled: true, allowPrerelease: false });
+    expect(
+      updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: false, platform: 'win32' }),
+    ).toMatchObject({ enabled: false, reason: expect.stringMatching(/development/) });
+    expect(
+      updateFeed(settings({ enabled: false, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'darwin' }),
+    ).toMatchObject({ enabled: false, reason: expect.stringMatching(/turned off/) });
+    expect(
+      updateFeed(settings({ enabled: true, channel: 'latest', url: undefined }), { packaged: true, platform: 'darwin' }),
+    ).toMatchObject({ enabled: false, reason: expect.stringMatching(/no update feed/) });
+    expect(
+      updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), { packaged: true, platform: 'linux', env: {} }),
+    ).toMatchObject({ enabled: false });
+    expect(
+      updateFeed(settings({ enabled: true, channel: 'latest', url: 'https://u.example' }), {
+        packaged: true,
+        platform: 'linux',
+        env: { APPIMAGE: '/x.AppImage' },
+      }),
+    ).toMatchObject({ enabled: true, allowPrerelease: false });
   });
 });
 
 describe('the updater', () => {
   it('downloads by itself, installs on quit, never downgrades, on the feed’s channel', () => {
-    expect(updaterConfiguration({ enabled: true, provider: 'generic', url: 'https://u.example', channel: 'beta', allowPrerelease: true })).toEqual({
+    expect(
+      updaterConfiguration({ enabled: true, provider: 'generic', url: 'https://u.example', channel: 'beta', allowPrerelease: true }),
+    ).toEqual({
       feed: { provider: 'generic', url: 'https://u.example', channel: 'beta' },
       channel: 'beta',
       allowPrerelease: true,

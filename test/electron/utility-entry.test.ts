@@ -22,7 +22,11 @@ function fakeParentPort() {
 
 const memoryKeyring = (): KeyringBackend => {
   const m = new Map<string, string>();
-  return { get: (s, a) => m.get(`${s}/${a}`) ?? null, set: (s, a, v) => void m.set(`${s}/${a}`, v), delete: (s, a) => m.delete(`${s}/${a}`) };
+  return {
+    get: (s, a) => m.get(`${s}/${a}`) ?? null,
+    set: (s, a, v) => void m.set(`${s}/${a}`, v),
+    delete: (s, a) => m.delete(`${s}/${a}`),
+  };
 };
 
 async function until<T>(read: () => T | undefined, ms = 5000): Promise<T> {
@@ -64,8 +68,17 @@ describe('the server in the utility process', () => {
     expect(running).not.toBeNull();
     const server = running!;
     const listening = parent.received.find((m) => m.type === 'listening');
-    expect(listening).toEqual({ type: 'listening', port: server.port, host: '127.0.0.1', secret_store: 'keychain', secret_store_warning: null });
-    expect(parent.received.find((m) => m.type === 'status')).toEqual({ type: 'status', status: { robots_enabled: true, kill_switch_reason: null, jobs: [] } });
+    expect(listening).toEqual({
+      type: 'listening',
+      port: server.port,
+      host: '127.0.0.1',
+      secret_store: 'keychain',
+      secret_store_warning: null,
+    });
+    expect(parent.received.find((m) => m.type === 'status')).toEqual({
+      type: 'status',
+      status: { robots_enabled: true, kill_switch_reason: null, jobs: [] },
+    });
 
     await initCabinet(server.deps, { cabinet: 'Cabinet Desktop', email: 'admin@desktop.fr', password: 'a long enough password' });
     const origin = `http://127.0.0.1:${server.port}`;
@@ -76,7 +89,9 @@ describe('the server in the utility process', () => {
     const later = randomBytes(32).toString('base64url');
     parent.send({ type: 'allow-login', request_id: 'r1', sha256: createHash('sha256').update(later).digest('hex') });
     expect(parent.received.find((m) => m.type === 'reply')).toEqual({ type: 'reply', request_id: 'r1', ok: true });
-    expect((await fetch(`${origin}/console/desktop-login?token=${later}`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+    expect((await fetch(`${origin}/console/desktop-login?token=${later}`, { redirect: 'manual' })).headers.get('location')).toBe(
+      '/console/',
+    );
 
     // The kill switch from the tray.
     parent.send({ type: 'set-robots', request_id: 'r2', enabled: false, reason: 'Paused from the tray' });
@@ -111,14 +126,49 @@ describe('the server in the utility process', () => {
       statusIntervalMs: 20,
     });
     const deps = running!.deps;
-    const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: 'Cabinet Desktop', email: 'admin@desktop.fr', password: 'a long enough password' });
+    const { cabinet_id: cabinetId } = await initCabinet(deps, {
+      cabinet: 'Cabinet Desktop',
+      email: 'admin@desktop.fr',
+      password: 'a long enough password',
+    });
     const now = Date.now();
-    const waiting = { compagnie: 'sandbox', produit: 'auto', dicData: '{}', requestHash: 'a'.repeat(64), status: 'mfa_required' as const, progressStep: 'waiting for the MFA code', progressPercent: 15, costCredits: 10, mfaRequestedAt: now, mfaExpiresAt: now + 3_600_000 };
+    const waiting = {
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: '{}',
+      requestHash: 'a'.repeat(64),
+      status: 'mfa_required' as const,
+      progressStep: 'waiting for the MFA code',
+      progressPercent: 15,
+      costCredits: 10,
+      mfaRequestedAt: now,
+      mfaExpiresAt: now + 3_600_000,
+    };
     const own = randomUUID();
     insertJob(deps.db.orm, {
-      ...waiting, id: own, cabinetId, devisId: randomUUID(), creditsConsumed: null, resultTarifCents: null, resultSuspens: null, errorCode: null, errorMessage: null, errorTechnical: null,
-      submitted: false, attempts: 1, leaseUntil: now + 3_600_000, mfaChallenge: 'Code envoyé par SMS', callbackWebhookId: null, environment: 'test', robotCompagnie: 'sandbox',
-      artifacts: null, createdAt: now, updatedAt: now, finishedAt: null, enqueueNumber: 1, timeline: null,
+      ...waiting,
+      id: own,
+      cabinetId,
+      devisId: randomUUID(),
+      creditsConsumed: null,
+      resultTarifCents: null,
+      resultSuspens: null,
+      errorCode: null,
+      errorMessage: null,
+      errorTechnical: null,
+      submitted: false,
+      attempts: 1,
+      leaseUntil: now + 3_600_000,
+      mfaChallenge: 'Code envoyé par SMS',
+      callbackWebhookId: null,
+      environment: 'test',
+      robotCompagnie: 'sandbox',
+      artifacts: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+      enqueueNumber: 1,
+      timeline: null,
     });
     // Pulled from another install of the cabinet: that install's robot waits for the code.
     jobRecords.write(
@@ -126,8 +176,23 @@ describe('the server in the utility process', () => {
       cabinetId,
       randomUUID(),
       {
-        compagnie: 'sandbox', produit: 'auto', dic_data: '{}', request_hash: 'b'.repeat(64), devis_id: randomUUID(), status: 'mfa_required', progress_step: 'waiting for the MFA code', progress_percent: 15,
-        cost_credits: 10, submitted: false, attempts: 1, mfa_requested_at: now, mfa_expires_at: now + 3_600_000, environment: 'test', robot_compagnie: 'sandbox', created_at: now + 1, updated_at: now + 1,
+        compagnie: 'sandbox',
+        produit: 'auto',
+        dic_data: '{}',
+        request_hash: 'b'.repeat(64),
+        devis_id: randomUUID(),
+        status: 'mfa_required',
+        progress_step: 'waiting for the MFA code',
+        progress_percent: 15,
+        cost_credits: 10,
+        submitted: false,
+        attempts: 1,
+        mfa_requested_at: now,
+        mfa_expires_at: now + 3_600_000,
+        environment: 'test',
+        robot_compagnie: 'sandbox',
+        created_at: now + 1,
+        updated_at: now + 1,
       },
       { blob: () => undefined, now, deps },
     );
@@ -157,7 +222,12 @@ describe('the server in the utility process', () => {
   it('a bad configuration is reported to the main process and exits 1', async () => {
     const parent = fakeParentPort();
     const exits: number[] = [];
-    const result = await runUtilityServer({ port: parent.port, env: { COURTIER_DATA_DIR: tempDir(), COURTIER_PORT: 'eighty' }, exit: (c) => exits.push(c), insurers: [] });
+    const result = await runUtilityServer({
+      port: parent.port,
+      env: { COURTIER_DATA_DIR: tempDir(), COURTIER_PORT: 'eighty' },
+      exit: (c) => exits.push(c),
+      insurers: [],
+    });
     expect(result).toBeNull();
     expect(exits).toEqual([1]);
     expect(parent.received).toEqual([{ type: 'fatal', message: expect.stringContaining('COURTIER_PORT') }]);

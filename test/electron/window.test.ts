@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decideNavigation, decidePermission, decideWindowOpen, DESKTOP_CSP, isShowingJob, jobPath, mainWindowOptions, withCsp } from '../../electron/window.js';
+import {
+  decideNavigation,
+  decidePermission,
+  decideWindowOpen,
+  DESKTOP_CSP,
+  isShowingJob,
+  jobPath,
+  mainWindowOptions,
+  withCsp,
+} from '../../electron/window.js';
 import { isExternalLinkAllowed } from '../../electron/bridge.js';
 
 const ORIGIN = 'http://127.0.0.1:41234';
@@ -22,7 +31,10 @@ describe('the console window', () => {
   });
 
   it('adds the desktop CSP to the console origin’s responses that carry none, and keeps the server’s', () => {
-    expect(withCsp(`${ORIGIN}/console/`, ORIGIN, { 'content-type': ['text/html'] })).toEqual({ 'content-type': ['text/html'], 'Content-Security-Policy': [DESKTOP_CSP] });
+    expect(withCsp(`${ORIGIN}/console/`, ORIGIN, { 'content-type': ['text/html'] })).toEqual({
+      'content-type': ['text/html'],
+      'Content-Security-Policy': [DESKTOP_CSP],
+    });
     const own = { 'content-security-policy': ["default-src 'self'"] };
     expect(withCsp(`${ORIGIN}/console/`, ORIGIN, own)).toBe(own);
     const other = { 'content-type': ['text/html'] };
@@ -64,7 +76,8 @@ describe('the console window', () => {
   });
 
   it('denies every permission request', () => {
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fullscreen', 'unknown']) expect(decidePermission(p)).toBe(false);
+    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fullscreen', 'unknown'])
+      expect(decidePermission(p)).toBe(false);
   });
 
   it('the preload’s external links: http(s) and mailto only', () => {

@@ -26,7 +26,10 @@ export async function audit(page: Page, name: string): Promise<string[]> {
   const loaded = await page.evaluate(() => 'axe' in globalThis);
   if (!loaded) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(() => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(context: unknown, options: object): Promise<{ violations: unknown[] }> } };
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: { run(context: unknown, options: object): Promise<{ violations: unknown[] }> };
+    };
     return g.axe.run(g.document, { resultTypes: ['violations'] }).then((r) => r.violations);
   });
   const found = violations as AxeViolation[];

@@ -14,9 +14,15 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCourtier(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; entry?: string[] } = {}): Promise<CliResult> {
+export function runCourtier(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; entry?: string[] } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.entry ?? [CLI]), ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.entry ?? [CLI]), ...args], {
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -36,9 +42,16 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
 }
 
 /** Starts `courtier serve` on a free port; resolves once it logs its URL. */
-export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, entry: string[] = [CLI]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function startServeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  entry: string[] = [CLI],
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
     const onData = (c: Buffer) => {
@@ -59,9 +72,15 @@ export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, e
 }
 
 /** Starts `courtier hub serve` (the built CLI) on a free port; resolves once it logs its URL. */
-export function startHubServeProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function startHubServeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hub', 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'hub', 'serve', '--port', '0', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`hub serve did not start:\n${output}`)), 20_000);
     const onData = (c: Buffer) => {

@@ -43,7 +43,13 @@ export function consoleClientFromResponse(server: TestServer, response: Response
 }
 
 /** Signs in through the login page in a fresh browser context; returns the page on `path`. */
-export async function openConsole(browser: Browser, server: TestServer, user: { email: string; password: string }, path = '/console/', locale = 'en-GB'): Promise<Page> {
+export async function openConsole(
+  browser: Browser,
+  server: TestServer,
+  user: { email: string; password: string },
+  path = '/console/',
+  locale = 'en-GB',
+): Promise<Page> {
   const context = await browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -77,7 +83,12 @@ export async function recordProgress(page: Page, label: string): Promise<void> {
       if (value && g.seen[g.seen.length - 1] !== value) g.seen.push(value);
     };
     record();
-    new g.MutationObserver(record).observe(g.document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+    new g.MutationObserver(record).observe(g.document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['aria-valuenow'],
+    });
   }, label);
 }
 
@@ -99,10 +110,16 @@ export async function sandboxPhoneCodes(server: TestServer): Promise<string[]> {
 export async function expectNoSidewaysScroll(page: Page): Promise<void> {
   type El = { tagName: string; className: string; getBoundingClientRect(): { right: number } };
   const widths = await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): Iterable<El> } }).document;
+    const doc = (
+      globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): Iterable<El> };
+      }
+    ).document;
     const client = doc.documentElement.clientWidth;
     // What sticks out, to say which element to fix.
-    const wide = [...doc.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > client + 1).map((el) => `${el.tagName}.${el.className}`);
+    const wide = [...doc.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > client + 1)
+      .map((el) => `${el.tagName}.${el.className}`);
     return { scroll: doc.documentElement.scrollWidth, client, wide: wide.slice(0, 5) };
   });
   expect(widths.scroll, `too wide: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);

@@ -2,7 +2,12 @@
  * Reads until the value is accepted (a change reaching another install, a state the engine
  * reports), or fails with what was awaited and the last value read.
  */
-export async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T> | T,
+  accept: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -43,7 +43,13 @@ export async function startFakeHub(): Promise<FakeHub> {
       if (req.method === 'POST' && url.pathname === '/sync/v1/pair') {
         const pair = JSON.parse(body) as { cabinet?: { id: string; name: string } };
         const deviceId = randomUUID();
-        return json(res, 201, { device_id: deviceId, device_secret: `${deviceId}.secret`, cabinet_id: pair.cabinet?.id ?? 'unknown', cabinet_name: pair.cabinet?.name ?? 'x', hub_time: hubTime });
+        return json(res, 201, {
+          device_id: deviceId,
+          device_secret: `${deviceId}.secret`,
+          cabinet_id: pair.cabinet?.id ?? 'unknown',
+          cabinet_name: pair.cabinet?.name ?? 'x',
+          hub_time: hubTime,
+        });
       }
       if (req.method === 'POST' && url.pathname === '/sync/v1/changes') {
         const push = JSON.parse(body) as { changes: { number: number }[] };
@@ -77,7 +83,8 @@ export async function startFakeHub(): Promise<FakeHub> {
         res.writeHead(200, { 'content-type': 'application/pdf' }).end(answer);
         return;
       }
-      if (req.method === 'DELETE' && url.pathname === '/sync/v1/device') return json(res, 200, { device_id: 'x', revoked_at: hubTime, hub_time: hubTime });
+      if (req.method === 'DELETE' && url.pathname === '/sync/v1/device')
+        return json(res, 200, { device_id: 'x', revoked_at: hubTime, hub_time: hubTime });
       json(res, 404, { error: 'not_found', message: 'No route.', request_id: randomUUID() });
     })();
   });

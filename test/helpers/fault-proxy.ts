@@ -42,10 +42,20 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function forward(target: URL, request: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+function forward(
+  target: URL,
+  request: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, host: target.host },
+      },
       (response) => {
         readBody(response).then((data) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: data }), reject);
       },

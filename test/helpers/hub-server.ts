@@ -20,9 +20,15 @@ export interface ListeningHub {
 }
 
 /** A hub app on a real port over a real PostgreSQL database (see test/helpers/postgres.ts). */
-export async function startListeningHub(databaseUrl: string, options: { clock?: Clock; port?: number; limits?: Partial<HubLimits> } = {}): Promise<ListeningHub> {
+export async function startListeningHub(
+  databaseUrl: string,
+  options: { clock?: Clock; port?: number; limits?: Partial<HubLimits> } = {},
+): Promise<ListeningHub> {
   const database = await openHubDatabase(databaseUrl);
-  const deps = hubDeps(database, 'test', { ...(options.clock ? { clock: options.clock } : {}), ...(options.limits ? { limits: options.limits } : {}) });
+  const deps = hubDeps(database, 'test', {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const app = await buildHubApp(deps, { logger: createLogger({ level: 'warn' }) });
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();

@@ -1,6 +1,14 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { formatHlc, pairDevice, parseHlc, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import {
+  formatHlc,
+  pairDevice,
+  parseHlc,
+  SYNC_PROTOCOL_HEADER,
+  SYNC_PROTOCOL_VERSION,
+  type PairResponse,
+  type SyncChange,
+} from '../../shared/sync-protocol.js';
 import { pathTo } from '../../shared/endpoint.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { connectHub, migrateHub, type HubDatabase } from '../../server/hub/database.js';
@@ -18,7 +26,13 @@ export interface TestHub {
   databaseUrl: string;
   clock: TestClock;
   logs: string[];
-  request(options: { method: 'GET' | 'POST' | 'PUT'; url: string; headers?: Record<string, string>; body?: unknown; payload?: Buffer }): Promise<LightMyRequestResponse>;
+  request(options: {
+    method: 'GET' | 'POST' | 'PUT';
+    url: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    payload?: Buffer;
+  }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -26,12 +40,19 @@ export interface TestHub {
  * A hub app. Without databaseUrl, a fresh database; with one, another hub "process" on the same
  * database (its own connections, its own LISTEN, its own long polls).
  */
-export async function startHub(pg: TestPostgres, options: { databaseUrl?: string; clock?: TestClock; protocol?: number; limits?: Partial<HubLimits> } = {}): Promise<TestHub> {
+export async function startHub(
+  pg: TestPostgres,
+  options: { databaseUrl?: string; clock?: TestClock; protocol?: number; limits?: Partial<HubLimits> } = {},
+): Promise<TestHub> {
   const databaseUrl = options.databaseUrl ?? (await pg.createDatabase());
   const database = connectHub(databaseUrl, { max: 12 });
   await migrateHub(database.sql);
   const clock = options.clock ?? testClock(Date.now());
-  const deps = hubDeps(database, '0.0.0-test', { clock, ...(options.protocol ? { protocol: options.protocol } : {}), ...(options.limits ? { limits: options.limits } : {}) });
+  const deps = hubDeps(database, '0.0.0-test', {
+    clock,
+    ...(options.protocol ? { protocol: options.protocol } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -69,9 +90,17 @@ export interface TestDevice extends PairResponse {
 }
 
 /** Pairs a device: registers the cabinet (first device) or joins it. */
-export async function pairTestDevice(hub: TestHub, cabinet: { id: string; name?: string }, options: { join?: boolean; name?: string; address?: string } = {}): Promise<TestDevice> {
+export async function pairTestDevice(
+  hub: TestHub,
+  cabinet: { id: string; name?: string },
+  options: { join?: boolean; name?: string; address?: string } = {},
+): Promise<TestDevice> {
   const invite = await createInvite(hub.deps, options.join ? { join: cabinet.id } : { register: cabinet.id });
-  const body = { code: invite.code, device_name: options.name ?? 'poste', ...(options.join ? {} : { cabinet: { id: cabinet.id, name: cabinet.name ?? `Cabinet ${cabinet.id}` } }) };
+  const body = {
+    code: invite.code,
+    device_name: options.name ?? 'poste',
+    ...(options.join ? {} : { cabinet: { id: cabinet.id, name: cabinet.name ?? `Cabinet ${cabinet.id}` } }),
+  };
   const res = await hub.app.inject({
     method: 'POST',
     url: pathTo(pairDevice),

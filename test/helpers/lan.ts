@@ -13,17 +13,27 @@ export function testNetwork(hostname: string, addresses: string[]): TestNetwork 
   let current = addresses;
   const entry = (address: string): NetworkInterfaceInfo =>
     address.includes(':')
-      ? { address, netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', mac: '02:00:00:00:00:01', internal: false, cidr: `${address}/64`, scopeid: 0 }
+      ? {
+          address,
+          netmask: 'ffff:ffff:ffff:ffff::',
+          family: 'IPv6',
+          mac: '02:00:00:00:00:01',
+          internal: false,
+          cidr: `${address}/64`,
+          scopeid: 0,
+        }
       : { address, netmask: '255.255.255.0', family: 'IPv4', mac: '02:00:00:00:00:01', internal: false, cidr: `${address}/24` };
   return {
     hostname: () => hostname,
-    interfaces: () => ({ lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' }], eth0: current.map(entry) }),
+    interfaces: () => ({
+      lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' }],
+      eth0: current.map(entry),
+    }),
     setAddresses(addresses) {
       current = addresses;
     },
   };
 }
-
 
 export interface LanResponse {
   status: number;
@@ -60,7 +70,14 @@ export function lanRequest(
         const certificateFingerprint = (res.socket as TLSSocket).getPeerX509Certificate()?.fingerprint256 ?? '';
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), certificateFingerprint }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            certificateFingerprint,
+          }),
+        );
       },
     );
     req.on('error', reject);

@@ -95,7 +95,10 @@ export function createOfficeLan(hosts: Record<string, number>): OfficeLan {
       });
     },
     spawn(host, command, args, env = {}) {
-      return spawn('ip', ['netns', 'exec', namespaceOf(host), command, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      return spawn('ip', ['netns', 'exec', namespaceOf(host), command, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     },
     readdress(host, address) {
       const ns = namespaceOf(host);

@@ -2,7 +2,13 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { consentRequestSchema, registeredClientSchema, tokenResponseSchema, type RegisteredClient, type TokenResponse } from '../../shared/oauth.js';
+import {
+  consentRequestSchema,
+  registeredClientSchema,
+  tokenResponseSchema,
+  type RegisteredClient,
+  type TokenResponse,
+} from '../../shared/oauth.js';
 import { BROWSER_ARGS } from '../../server/robots/browser.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { consoleClient } from './console.js';
@@ -178,7 +184,12 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** What a person does in the browser: sign in on the console's page, then click Allow or Deny. */
-export async function signInAndConsent(page: Page, authorizationUrl: string, user: Pick<TestUser, 'email' | 'password'>, decision: 'Allow' | 'Deny' = 'Allow'): Promise<void> {
+export async function signInAndConsent(
+  page: Page,
+  authorizationUrl: string,
+  user: Pick<TestUser, 'email' | 'password'>,
+  decision: 'Allow' | 'Deny' = 'Allow',
+): Promise<void> {
   await page.goto(authorizationUrl);
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);

@@ -37,7 +37,8 @@ function binDir(): string {
         .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, 'bin', 'pg_ctl')))
         .sort((a, b) => Number(b) - Number(a))
     : [];
-  if (majors[0] === undefined) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `bash scripts/install-postgresql.sh`.');
+  if (majors[0] === undefined)
+    throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `bash scripts/install-postgresql.sh`.');
   return join(root, majors[0], 'bin');
 }
 
@@ -50,7 +51,6 @@ async function exec(command: string, args: string[]): Promise<void> {
   const [file, argv] = asClusterUser(command, args);
   await run(file, argv, { timeout: 60_000 });
 }
-
 
 interface TestPostgresOptions {
   /**
@@ -73,12 +73,29 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
     removeDir();
   };
   try {
-    if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString()));
-    await exec(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', ...(options.durable ? [] : ['--no-sync'])]);
+    if (process.getuid?.() === 0)
+      chownSync(
+        dir,
+        Number(spawnSync('id', ['-u', 'postgres']).stdout.toString()),
+        Number(spawnSync('id', ['-g', 'postgres']).stdout.toString()),
+      );
+    await exec(join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      ...(options.durable ? [] : ['--no-sync']),
+    ]);
     const port = await freePort();
     // Tests: fsync off, only a crash of the machine loses data. synchronous_commit stays on, so that a
     // committed transaction is in the WAL (the OS's cache) and survives stopImmediate(), a crash of PostgreSQL.
-    const durability = options.durable ? ['fsync=on', 'synchronous_commit=on', 'full_page_writes=on'] : ['fsync=off', 'full_page_writes=off'];
+    const durability = options.durable
+      ? ['fsync=on', 'synchronous_commit=on', 'full_page_writes=on']
+      : ['fsync=off', 'full_page_writes=off'];
     const settings = ['listen_addresses=127.0.0.1', ...durability, 'max_connections=200'];
     const serverOptions = ['-p', String(port), '-k', dir, ...settings.flatMap((setting) => ['-c', setting])].join(' ');
     const start = () => exec(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', serverOptions]);

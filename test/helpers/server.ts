@@ -75,7 +75,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const dataDir = options.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, port: 0, ...options.config }, {});
   const db = openDatabase(databaseFile(dataDir), { onStatement: options.onStatement });
-  const deps: Deps = { ...defaultDeps(db, config, { insurers: options.insurers ?? [], env: {} }), ...(options.clock ? { clock: options.clock } : {}) };
+  const deps: Deps = {
+    ...defaultDeps(db, config, { insurers: options.insurers ?? [], env: {} }),
+    ...(options.clock ? { clock: options.clock } : {}),
+  };
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -83,7 +86,13 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
-  const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream }), webhooks: { jitter: () => 0, ...options.webhooks }, sandboxMode: options.sandboxMode, sync: options.sync, network: options.network });
+  const app = await buildApp(deps, {
+    logger: createLogger({ level: 'info', stream }),
+    webhooks: { jitter: () => 0, ...options.webhooks },
+    sandboxMode: options.sandboxMode,
+    sync: options.sync,
+    network: options.network,
+  });
   options.beforeListen?.(app);
   await app.listen({ host: options.listenHost ?? '127.0.0.1', port: 0 });
   const address = app.server.address();

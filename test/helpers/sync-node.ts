@@ -43,7 +43,12 @@ export function useSyncInstalls(): { nodes: SyncNode[]; servers: TestServer[] } 
 
 export const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
-export function openSyncNode(start: number, records: RecordsByKind = syncedRecords(), dir = tempDir('courtier-node-'), insurers: InsurerAdapter[] = []): Omit<SyncNode, 'cabinetId'> {
+export function openSyncNode(
+  start: number,
+  records: RecordsByKind = syncedRecords(),
+  dir = tempDir('courtier-node-'),
+  insurers: InsurerAdapter[] = [],
+): Omit<SyncNode, 'cabinetId'> {
   const clock = testClock(start);
   const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers, env: {} }), clock };
   return { deps, clock, dir, records };
@@ -52,7 +57,8 @@ export function openSyncNode(start: number, records: RecordsByKind = syncedRecor
 /** A copy of the node's data dir as a backup makes it (the database copied whole, the secrets beside it). */
 export function backupSyncNode(node: SyncNode): string {
   const dir = tempDir('courtier-backup-');
-  for (const file of readdirSync(node.dir)) if (!file.startsWith('courtier.sqlite')) cpSync(join(node.dir, file), join(dir, file), { recursive: true });
+  for (const file of readdirSync(node.dir))
+    if (!file.startsWith('courtier.sqlite')) cpSync(join(node.dir, file), join(dir, file), { recursive: true });
   node.deps.db.sqlite.exec(`VACUUM INTO '${databaseFile(dir).replaceAll("'", "''")}'`);
   return dir;
 }
@@ -101,23 +107,59 @@ const PASSWORD = 'correct horse battery';
  * A new cabinet on the hub with two installs: A connected (everything uploaded), B joined with the
  * records of `bVersion` and caught up. The caller closes both (closeSyncNode).
  */
-export async function cabinetOfTwo(hub: ListeningHub, start: number, bVersion: RecordsByKind = syncedRecords(), aStart = start): Promise<[SyncNode, SyncNode]> {
+export async function cabinetOfTwo(
+  hub: ListeningHub,
+  start: number,
+  bVersion: RecordsByKind = syncedRecords(),
+  aStart = start,
+): Promise<[SyncNode, SyncNode]> {
   const first = openSyncNode(aStart);
-  const { cabinet_id: cabinetId } = await initCabinet(first.deps, { cabinet: 'Cabinet à deux postes', email: 'a@c.fr', password: PASSWORD });
+  const { cabinet_id: cabinetId } = await initCabinet(first.deps, {
+    cabinet: 'Cabinet à deux postes',
+    email: 'a@c.fr',
+    password: PASSWORD,
+  });
   const a = { ...first, cabinetId };
-  await connectCabinet(a.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+  await connectCabinet(
+    a.deps,
+    { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' },
+    { fetch: fetchHub, records: a.records },
+    CLI_ACTOR,
+  );
   await pushNode(a);
   const second = openSyncNode(start, bVersion);
-  await joinCabinet(second.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: 'B', email: 'b@c.fr', password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet(
+    second.deps,
+    { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: 'B', email: 'b@c.fr', password: PASSWORD },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   const b = { ...second, cabinetId };
   await pullNode(b);
   return [a, b];
 }
 
 /** Another install joining the cabinet (sync join), caught up. */
-export async function joinNode(hub: ListeningHub, cabinetId: string, start: number, name: string, insurers: InsurerAdapter[] = []): Promise<SyncNode> {
+export async function joinNode(
+  hub: ListeningHub,
+  cabinetId: string,
+  start: number,
+  name: string,
+  insurers: InsurerAdapter[] = [],
+): Promise<SyncNode> {
   const opened = openSyncNode(start, undefined, undefined, insurers);
-  await joinCabinet(opened.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: name, email: `${name.toLowerCase()}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet(
+    opened.deps,
+    {
+      hubUrl: hub.url,
+      code: await hub.invite({ join: cabinetId }),
+      deviceName: name,
+      email: `${name.toLowerCase()}@c.fr`,
+      password: PASSWORD,
+    },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   const node = { ...opened, cabinetId };
   await pullNode(node);
   return node;

@@ -7,7 +7,8 @@ export const TEST_PDF = Buffer.from('%PDF-1.4\n% test insurer quote\n%%EOF\n');
 export type Script = (ctx: RobotContext, input: { produit: string; dicData: Record<string, unknown> }) => Promise<RobotResult>;
 
 /** Prices at the given tarif; pdf null means the portal gave no PDF (a partial result). */
-export const succeed = (tarif = 432.1, pdf: Buffer | null = TEST_PDF): Script =>
+export const succeed =
+  (tarif = 432.1, pdf: Buffer | null = TEST_PDF): Script =>
   async (ctx) => {
     ctx.progress('login', 10);
     ctx.progress('pricing form', 50);
@@ -18,13 +19,15 @@ export const succeed = (tarif = 432.1, pdf: Buffer | null = TEST_PDF): Script =>
       : { tarif_eur: tarif, suspens: 'Relevé d’information', outcome: 'partial' };
   };
 
-export const failWith = (kind: 'technical' | 'business', code = kind === 'technical' ? 'portal_down' : 'risk_declined'): Script =>
+export const failWith =
+  (kind: 'technical' | 'business', code = kind === 'technical' ? 'portal_down' : 'risk_declined'): Script =>
   async () => {
     throw new RobotError(kind, code, kind === 'technical' ? 'The portal answered 503.' : 'The insurer declined the risk.');
   };
 
 /** Asks for a code, then prices with the tarif derived from it, so tests can see the code arrived. */
-export const withMfa = (challenge = 'Code sent by SMS to 06 •• •• •• 42'): Script =>
+export const withMfa =
+  (challenge = 'Code sent by SMS to 06 •• •• •• 42'): Script =>
   async (ctx) => {
     ctx.progress('login', 10);
     const code = await ctx.requestMfa(challenge);
@@ -70,7 +73,10 @@ export function createTestInsurer(code = 'testco', name = 'Test Assurances'): Te
         label: 'Assurance auto',
         kind: 'quote',
         schema: z.object({
-          postcode: z.string().regex(/^\d{5}$/).describe('Code postal'),
+          postcode: z
+            .string()
+            .regex(/^\d{5}$/)
+            .describe('Code postal'),
           birth_date: z.iso.date().describe('Date de naissance du conducteur'),
           formula: z.enum(['tiers', 'tous_risques']).default('tiers').describe('Formule'),
           insured_name: z.string().min(2).optional().describe('Nom de l’assuré'),

@@ -30,12 +30,19 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
 
 function put(device: TestDevice, bytes: Buffer) {
-  return hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: sha256(bytes) }), headers: { ...device.headers, 'content-type': 'application/octet-stream' }, payload: bytes });
+  return hub.request({
+    method: 'PUT',
+    url: pathTo(putBlob, { sha256: sha256(bytes) }),
+    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
+    payload: bytes,
+  });
 }
 
 /** Backends of the test's database waiting for a lock another transaction holds. */
 async function waitingForLocks(): Promise<number> {
-  const [row] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+  const [row] = await hub.deps.sql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
   return row?.n ?? 0;
 }
 
@@ -76,8 +83,22 @@ describe('PDF collection beside uploads and an erasure', () => {
       headers: device.headers,
       body: {
         changes: [
-          { number: 1, kind: 'devis', record_id: 'D', op: 'upsert', hlc: hlc(0), fields: { status: 'priced', client_id: 'C', dic_data: '{}', pdf_sha256: sha256(old) } },
-          { number: 2, kind: 'client', record_id: 'C', op: 'erase', hlc: hlc(1), fields: { type: 'person', erased_at: 1, last_name: null, email: null, siret: null } },
+          {
+            number: 1,
+            kind: 'devis',
+            record_id: 'D',
+            op: 'upsert',
+            hlc: hlc(0),
+            fields: { status: 'priced', client_id: 'C', dic_data: '{}', pdf_sha256: sha256(old) },
+          },
+          {
+            number: 2,
+            kind: 'client',
+            record_id: 'C',
+            op: 'erase',
+            hlc: hlc(1),
+            fields: { type: 'person', erased_at: 1, last_name: null, email: null, siret: null },
+          },
         ],
       },
     });
@@ -96,7 +117,9 @@ describe('PDF collection beside uploads and an erasure', () => {
     expect(collected).toMatchObject({ cabinet_id: cabinet });
     expect(uploaded.map((res) => res.statusCode)).toEqual([200, 200]);
     // The erasure deleted the unsigned quote's PDF; the new ones stay, and the counters say so.
-    const kept = (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinet} ORDER BY sha256`).map((row) => row.sha256);
+    const kept = (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinet} ORDER BY sha256`).map(
+      (row) => row.sha256,
+    );
     expect(kept).toEqual([sha256(pdf('nouveau 1')), sha256(pdf('nouveau 2'))].sort());
     expect(hub.logs.join('')).not.toContain('deadlock');
   });

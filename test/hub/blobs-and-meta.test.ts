@@ -2,7 +2,16 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointPath, HUB_API_PREFIX, pathTo } from '../../shared/endpoint.js';
-import { getBlob, getHubHealth, getHubOpenApiDocument, HUB_TIME_HEADER, MAX_BLOB_BYTES, MAX_PUSH_BYTES, pushChanges, putBlob } from '../../shared/sync-protocol.js';
+import {
+  getBlob,
+  getHubHealth,
+  getHubOpenApiDocument,
+  HUB_TIME_HEADER,
+  MAX_BLOB_BYTES,
+  MAX_PUSH_BYTES,
+  pushChanges,
+  putBlob,
+} from '../../shared/sync-protocol.js';
 import { HUB_ENDPOINTS } from '../../server/hub/routes.js';
 import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -48,7 +57,9 @@ describe('blobs', () => {
     const res = await put(wrongName, pdf);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'blob_hash_mismatch', details: { sha256: sha256(pdf) } });
-    expect((await hub.request({ method: 'GET', url: pathTo(getBlob, { sha256: wrongName }), headers: device.headers })).statusCode).toBe(404);
+    expect((await hub.request({ method: 'GET', url: pathTo(getBlob, { sha256: wrongName }), headers: device.headers })).statusCode).toBe(
+      404,
+    );
   });
 
   it('refuses a body over 20 MiB with 413, another content type with 415, a malformed name with 400', async () => {
@@ -71,11 +82,21 @@ describe('blobs', () => {
   });
 
   it('takes raw bytes on the blob route only, and a push up to its own limit', async () => {
-    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { ...device.headers, ...OCTETS }, payload: Buffer.from('{}') });
+    const res = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: { ...device.headers, ...OCTETS },
+      payload: Buffer.from('{}'),
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json().message).toBe('Send the body as application/json.');
     const huge = Buffer.from(JSON.stringify({ changes: [{ padding: 'x'.repeat(MAX_PUSH_BYTES) }] }));
-    const tooLarge = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { ...device.headers, 'content-type': 'application/json' }, payload: huge });
+    const tooLarge = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: { ...device.headers, 'content-type': 'application/json' },
+      payload: huge,
+    });
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.json().message).toBe('The body is larger than 8 MiB.');
   });

@@ -2,7 +2,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { DEVICE_TIME_HEADER, formatHlc, HUB_TIME_HEADER, MAX_CLOCK_AHEAD_MS, pullChanges, pushChanges, SYNC_PROTOCOL_HEADER, type PulledChange, type SyncChange } from '../../shared/sync-protocol.js';
+import {
+  DEVICE_TIME_HEADER,
+  formatHlc,
+  HUB_TIME_HEADER,
+  MAX_CLOCK_AHEAD_MS,
+  pullChanges,
+  pushChanges,
+  SYNC_PROTOCOL_HEADER,
+  type PulledChange,
+  type SyncChange,
+} from '../../shared/sync-protocol.js';
 import { change, changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -19,10 +29,19 @@ afterAll(async () => {
 });
 
 function push(device: TestDevice, batch: SyncChange[], headers: Record<string, string> = {}) {
-  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { ...device.headers, ...headers }, body: { changes: stampedBy(device, batch) } });
+  return hub.request({
+    method: 'POST',
+    url: pathTo(pushChanges),
+    headers: { ...device.headers, ...headers },
+    body: { changes: stampedBy(device, batch) },
+  });
 }
 
-async function pull(device: TestDevice, query: { after?: number; limit?: number; wait?: number } = {}, headers: Record<string, string> = {}) {
+async function pull(
+  device: TestDevice,
+  query: { after?: number; limit?: number; wait?: number } = {},
+  headers: Record<string, string> = {},
+) {
   return hub.request({ method: 'GET', url: pathTo(pullChanges, {}, query), headers: { ...device.headers, ...headers } });
 }
 
@@ -35,7 +54,9 @@ let cabinets = 0;
 async function newCabinet(devices = 2): Promise<TestDevice[]> {
   const id = `cab-${++cabinets}`;
   const first = await pairTestDevice(hub, { id });
-  const others = await Promise.all(Array.from({ length: devices - 1 }, (_, i) => pairTestDevice(hub, { id }, { join: true, name: `poste ${i + 2}` })));
+  const others = await Promise.all(
+    Array.from({ length: devices - 1 }, (_, i) => pairTestDevice(hub, { id }, { join: true, name: `poste ${i + 2}` })),
+  );
   return [first, ...others];
 }
 
@@ -53,7 +74,9 @@ describe('push', () => {
     const overlap = await push(a!, changes(4, 4, now));
     expect(overlap.json().acknowledged_number).toBe(7);
     expect(await rowCount(a!.cabinet_id)).toBe(7);
-    const numbers = await hub.deps.sql<{ number: string }[]>`SELECT number FROM hub_changes WHERE cabinet_id = ${a!.cabinet_id} ORDER BY seq`;
+    const numbers = await hub.deps.sql<
+      { number: string }[]
+    >`SELECT number FROM hub_changes WHERE cabinet_id = ${a!.cabinet_id} ORDER BY seq`;
     expect(numbers.map((r) => Number(r.number))).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
@@ -83,12 +106,17 @@ describe('push', () => {
     const now = hub.clock.now();
     const byHeader = await push(a!, changes(1, 2, now), { [DEVICE_TIME_HEADER]: String(now + MAX_CLOCK_AHEAD_MS + 90_000) });
     expect(byHeader.statusCode).toBe(409);
-    expect(byHeader.json()).toMatchObject({ error: 'clock_skew', details: { hub_time: new Date(now).toISOString(), ahead_seconds: MAX_CLOCK_AHEAD_MS / 1000 + 90 } });
+    expect(byHeader.json()).toMatchObject({
+      error: 'clock_skew',
+      details: { hub_time: new Date(now).toISOString(), ahead_seconds: MAX_CLOCK_AHEAD_MS / 1000 + 90 },
+    });
     const byHlc = await push(a!, [change(1, now), change(2, now + MAX_CLOCK_AHEAD_MS + 1000)]);
     expect(byHlc.json()).toMatchObject({ error: 'clock_skew', details: { ahead_seconds: MAX_CLOCK_AHEAD_MS / 1000 + 1 } });
     expect(await rowCount(a!.cabinet_id)).toBe(0);
     // At the limit, and behind (an install whose clock is late is fine): stored.
-    const atLimit = await push(a!, [change(1, now + MAX_CLOCK_AHEAD_MS), change(2, now - 3600_000)], { [DEVICE_TIME_HEADER]: String(now + MAX_CLOCK_AHEAD_MS) });
+    const atLimit = await push(a!, [change(1, now + MAX_CLOCK_AHEAD_MS), change(2, now - 3600_000)], {
+      [DEVICE_TIME_HEADER]: String(now + MAX_CLOCK_AHEAD_MS),
+    });
     expect(atLimit.statusCode).toBe(200);
   });
 
@@ -103,7 +131,12 @@ describe('push', () => {
     expect(old.json()).toMatchObject({ error: 'sync_protocol_too_old', details: { protocol: 1, highest_protocol: 3 } });
     expect((await pull(v1!, {}, at(1))).statusCode).toBe(426);
     expect((await push(v2!, changes(2, 1, hub.clock.now()), at(2))).statusCode).toBe(200);
-    const missing = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: { authorization: v2!.headers.authorization! }, body: { changes: changes(3, 1, hub.clock.now()) } });
+    const missing = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: { authorization: v2!.headers.authorization! },
+      body: { changes: changes(3, 1, hub.clock.now()) },
+    });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().details[0].path).toBe('header.X-Courtier-Sync-Protocol');
   });
@@ -123,7 +156,10 @@ describe('push', () => {
       },
       { requiredKeys: [] },
     );
-    const body = fc.oneof(fc.anything(), fc.record({ changes: fc.oneof(fc.constant([]), fc.array(badChange, { minLength: 1, maxLength: 4 })) }));
+    const body = fc.oneof(
+      fc.anything(),
+      fc.record({ changes: fc.oneof(fc.constant([]), fc.array(badChange, { minLength: 1, maxLength: 4 })) }),
+    );
     await fc.assert(
       fc.asyncProperty(body, async (value) => {
         const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a!.headers, body: value });
@@ -140,10 +176,12 @@ describe('push', () => {
 function hasPrototypePoisoningKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasPrototypePoisoningKey);
   if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, inner]) =>
-    key === '__proto__' ||
-    (key === 'constructor' && inner !== null && typeof inner === 'object' && Object.hasOwn(inner, 'prototype')) ||
-    hasPrototypePoisoningKey(inner));
+  return Object.entries(value).some(
+    ([key, inner]) =>
+      key === '__proto__' ||
+      (key === 'constructor' && inner !== null && typeof inner === 'object' && Object.hasOwn(inner, 'prototype')) ||
+      hasPrototypePoisoningKey(inner),
+  );
 }
 
 describe('what is stored', () => {
@@ -156,24 +194,27 @@ describe('what is stored', () => {
     const text = fc.oneof({ weight: 9, arbitrary: anyText }, { weight: 1, arbitrary: unstorable });
     const changeFields = fc.dictionary(text, fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 }), { maxKeys: 4 });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ record_id: text.filter((t) => t.length > 0), fields: changeFields }), { minLength: 1, maxLength: 3 }), async (drawn) => {
-        const before = await rowCount(a!.cabinet_id);
-        const batch = drawn.map((d, i) => change(next + i, hub.clock.now(), d));
-        const res = await push(a!, batch);
-        expect([200, 400]).toContain(res.statusCode);
-        if (res.statusCode === 400) {
-          // Keys that would poison a prototype are refused by every JSON body parser of ours.
-          expect(res.json().error).toBe(hasPrototypePoisoningKey(batch) ? 'invalid_json' : 'validation_error');
-          expect(await rowCount(a!.cabinet_id)).toBe(before);
-          refusedRuns++;
-          return;
-        }
-        next += batch.length;
-        expect(res.json().acknowledged_number).toBe(next - 1);
-        const pulled = (await pull(reader!, { limit: 1000 })).json<{ changes: PulledChange[] }>().changes.slice(-batch.length);
-        // JSON has no -0: what was sent is what JSON.stringify sent.
-        expect(pulled.map((c) => [c.record_id, c.fields])).toEqual(JSON.parse(JSON.stringify(batch.map((c) => [c.record_id, c.fields]))));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ record_id: text.filter((t) => t.length > 0), fields: changeFields }), { minLength: 1, maxLength: 3 }),
+        async (drawn) => {
+          const before = await rowCount(a!.cabinet_id);
+          const batch = drawn.map((d, i) => change(next + i, hub.clock.now(), d));
+          const res = await push(a!, batch);
+          expect([200, 400]).toContain(res.statusCode);
+          if (res.statusCode === 400) {
+            // Keys that would poison a prototype are refused by every JSON body parser of ours.
+            expect(res.json().error).toBe(hasPrototypePoisoningKey(batch) ? 'invalid_json' : 'validation_error');
+            expect(await rowCount(a!.cabinet_id)).toBe(before);
+            refusedRuns++;
+            return;
+          }
+          next += batch.length;
+          expect(res.json().acknowledged_number).toBe(next - 1);
+          const pulled = (await pull(reader!, { limit: 1000 })).json<{ changes: PulledChange[] }>().changes.slice(-batch.length);
+          // JSON has no -0: what was sent is what JSON.stringify sent.
+          expect(pulled.map((c) => [c.record_id, c.fields])).toEqual(JSON.parse(JSON.stringify(batch.map((c) => [c.record_id, c.fields]))));
+        },
+      ),
       { numRuns: 80 },
     );
     // Both paths ran: stored round trips and refusals.
@@ -181,8 +222,14 @@ describe('what is stored', () => {
     expect(refusedRuns).toBeGreaterThan(5);
     const refused = await push(a!, [change(next, hub.clock.now(), { record_id: 'r\u0000', fields: { ok: 'a\ud800', ['k\u0000']: 1 } })]);
     expect(refused.statusCode).toBe(400);
-    expect(refused.json().details.map((d: { path: string }) => d.path)).toEqual(['body.changes.0.record_id', 'body.changes.0.fields.ok', 'body.changes.0.fields.k\u0000']);
-    const poisoning = await push(a!, [change(next, hub.clock.now(), { record_id: 'r', fields: JSON.parse('{"__proto__": {"admin": true}}') })]);
+    expect(refused.json().details.map((d: { path: string }) => d.path)).toEqual([
+      'body.changes.0.record_id',
+      'body.changes.0.fields.ok',
+      'body.changes.0.fields.k\u0000',
+    ]);
+    const poisoning = await push(a!, [
+      change(next, hub.clock.now(), { record_id: 'r', fields: JSON.parse('{"__proto__": {"admin": true}}') }),
+    ]);
     expect(poisoning.statusCode).toBe(400);
     expect(poisoning.json()).toMatchObject({ error: 'invalid_json', message: expect.stringContaining('"__proto__"') });
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
@@ -200,10 +247,26 @@ describe('pull', () => {
     const body = all.json<{ changes: PulledChange[]; last_seq: number; more: boolean }>();
     expect(body.changes.map((c) => c.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(body.changes.map((c) => `${c.device_id === a!.device_id ? 'a' : 'b'}${c.kind}`)).toEqual([
-      'aclient', 'aclient', 'aclient', 'bdevis', 'bdevis', 'bdevis', 'bdevis', 'acontract', 'acontract',
+      'aclient',
+      'aclient',
+      'aclient',
+      'bdevis',
+      'bdevis',
+      'bdevis',
+      'bdevis',
+      'acontract',
+      'acontract',
     ]);
     expect(body).toMatchObject({ last_seq: 9, more: false });
-    expect(body.changes[0]).toEqual({ seq: 1, device_id: a!.device_id, kind: 'client', record_id: 'client-1', op: 'upsert', hlc: formatHlc({ time: now, counter: 0, device: a!.device_id }), fields: { last_name: 'Nom 1' } });
+    expect(body.changes[0]).toEqual({
+      seq: 1,
+      device_id: a!.device_id,
+      kind: 'client',
+      record_id: 'client-1',
+      op: 'upsert',
+      hlc: formatHlc({ time: now, counter: 0, device: a!.device_id }),
+      fields: { last_name: 'Nom 1' },
+    });
 
     const seen: number[] = [];
     let after = 0;
@@ -248,7 +311,10 @@ describe('pull', () => {
     for (let i = 0; i < 500 && hub.app.hubWaiters.count() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(hub.app.hubWaiters.count()).toBe(1);
     await push(a!, changes(1, 2, now, { kind: 'client' })); // seqs 1-2, its own
-    const early = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))]);
+    const early = await Promise.race([
+      waiting.then(() => 'answered'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300)),
+    ]);
     expect(early).toBe('still waiting');
     await push(b!, changes(1, 1, now, { kind: 'devis' })); // seq 3
     const answer = (await waiting).json<{ changes: PulledChange[]; last_seq: number }>();
@@ -271,13 +337,19 @@ describe('erasure', () => {
     const [a, b, reader] = await newCabinet(3);
     const now = hub.clock.now();
     const record = { kind: 'client' as const, record_id: 'client-erased' };
-    await push(a!, [change(1, now, { ...record, fields: { last_name: 'Martin', email: 'martin@example.fr' } }), change(2, now, { record_id: 'client-kept' })]);
+    await push(a!, [
+      change(1, now, { ...record, fields: { last_name: 'Martin', email: 'martin@example.fr' } }),
+      change(2, now, { record_id: 'client-kept' }),
+    ]);
     await push(b!, [change(1, now, { ...record, fields: { phone: '0601020304' } })]);
     // The same id under another kind is another record.
     await push(b!, [change(2, now, { kind: 'devis', record_id: 'client-erased', fields: { premium: 100 } })]);
     await push(a!, [change(3, now, { ...record, op: 'erase', fields: { last_name: null, email: null, erased_at: now } })]);
     // A device that had not heard of the erasure yet edits the record; in the same batch, another record.
-    await push(b!, [change(3, now - 60_000, { ...record, fields: { phone: '0699999999' } }), change(4, now, { record_id: 'client-other', fields: { last_name: 'Autre' } })]);
+    await push(b!, [
+      change(3, now - 60_000, { ...record, fields: { phone: '0699999999' } }),
+      change(4, now, { record_id: 'client-other', fields: { last_name: 'Autre' } }),
+    ]);
     const pulled = (await pull(reader!, { limit: 100 })).json<{ changes: PulledChange[] }>().changes;
     const byRecord = pulled.map((c) => [c.kind, c.record_id, c.op, c.fields]);
     expect(byRecord).toEqual([
@@ -317,7 +389,13 @@ describe('device credentials', () => {
     expect(none.json().error).toBe('missing_credentials');
     expect(none.headers[HUB_TIME_HEADER]).toBe(String(hub.clock.now()));
     const mixed = `Bearer ${a!.device_id}.${b!.device_secret.split('.')[1]}`;
-    for (const authorization of ['Bearer nonsense', `Bearer ${a!.device_id}`, mixed, `Basic ${a!.device_secret}`, `Bearer ${a!.device_secret}x`]) {
+    for (const authorization of [
+      'Bearer nonsense',
+      `Bearer ${a!.device_id}`,
+      mixed,
+      `Basic ${a!.device_secret}`,
+      `Bearer ${a!.device_secret}x`,
+    ]) {
       const res = await hub.request({ method: 'GET', url, headers: { authorization } });
       expect(res.statusCode, authorization).toBe(401);
       expect(res.json().error).toBe('invalid_device_credential');
@@ -326,7 +404,8 @@ describe('device credentials', () => {
 
   it('record when a device was last seen, at most once a minute', async () => {
     const [a] = await newCabinet(1);
-    const seen = async () => (await hub.deps.sql<{ t: Date }[]>`SELECT last_seen_at AS t FROM hub_devices WHERE id = ${a!.device_id}`)[0]!.t;
+    const seen = async () =>
+      (await hub.deps.sql<{ t: Date }[]>`SELECT last_seen_at AS t FROM hub_devices WHERE id = ${a!.device_id}`)[0]!.t;
     await pull(a!);
     const first = Date.parse(String(await seen()));
     expect(first).toBe(hub.clock.now());

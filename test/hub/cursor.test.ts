@@ -21,7 +21,17 @@ async function write(hubs: TestHub[], device: TestDevice, rows: number, seed: nu
   while (next <= rows) {
     const size = Math.min(rows - next + 1, 1 + ((seed * 7 + next) % 7));
     const hub = hubs[turn++ % hubs.length]!;
-    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, changes(next, size, hub.clock.now()).map((c) => ({ ...c, record_id: `r-${seed}-${c.number}` }))) } });
+    const res = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: device.headers,
+      body: {
+        changes: stampedBy(
+          device,
+          changes(next, size, hub.clock.now()).map((c) => ({ ...c, record_id: `r-${seed}-${c.number}` })),
+        ),
+      },
+    });
     expect(res.statusCode, res.body).toBe(200);
     next += size;
   }
@@ -38,7 +48,9 @@ it('a reader polling after its cursor sees every change exactly once while 8 dev
   const two = await startHub(pg, { databaseUrl: one.databaseUrl });
   try {
     const first = await pairTestDevice(one, { id: 'cab-busy' });
-    const others = await Promise.all(Array.from({ length: WRITERS - 1 }, (_, i) => pairTestDevice(two, { id: 'cab-busy' }, { join: true, name: `poste ${i}` })));
+    const others = await Promise.all(
+      Array.from({ length: WRITERS - 1 }, (_, i) => pairTestDevice(two, { id: 'cab-busy' }, { join: true, name: `poste ${i}` })),
+    );
     const writers = [first, ...others];
     // A device of its own: a writer is not sent its own changes back.
     const reader = await pairTestDevice(one, { id: 'cab-busy' }, { join: true, name: 'lecteur' });

@@ -23,7 +23,12 @@ afterAll(() => pg.stop());
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pdf = (who: string) => Buffer.from(`%PDF-1.4\nBT (Assure : ${who}) Tj ET\n%%EOF\n`, 'latin1');
-const PDF = { priced: pdf('Quintavalle, devis auto'), signed: pdf('Quintavalle, devis MRH'), other: pdf('Autre, devis auto'), late: pdf('Quintavalle, devis tardif') };
+const PDF = {
+  priced: pdf('Quintavalle, devis auto'),
+  signed: pdf('Quintavalle, devis MRH'),
+  other: pdf('Autre, devis auto'),
+  late: pdf('Quintavalle, devis tardif'),
+};
 
 /** Numbers each device's changes on, as its install would. */
 const numbers = new Map<string, number>();
@@ -31,27 +36,48 @@ async function push(device: TestDevice, batch: Omit<SyncChange, 'number' | 'hlc'
   const first = numbers.get(device.device_id) ?? 1;
   const stamped = batch.map((c, i) => change(first + i, hub.clock.now(), c));
   numbers.set(device.device_id, first + batch.length);
-  const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, stamped) } });
+  const res = await hub.request({
+    method: 'POST',
+    url: pathTo(pushChanges),
+    headers: device.headers,
+    body: { changes: stampedBy(device, stamped) },
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
 async function put(device: TestDevice, bytes: Buffer): Promise<void> {
-  const res = await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: sha256(bytes) }), headers: { ...device.headers, 'content-type': 'application/octet-stream' }, payload: bytes });
+  const res = await hub.request({
+    method: 'PUT',
+    url: pathTo(putBlob, { sha256: sha256(bytes) }),
+    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
+    payload: bytes,
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
-const upsert = (kind: SyncChange['kind'], record_id: string, fields: Record<string, unknown>) => ({ kind, record_id, op: 'upsert' as const, fields });
-const contact = (last_name: string, email: string | null) => JSON.stringify({ last_name, first_name: null, company_name: null, siret: null, email, phone: null });
-const event = (id: string, type: string, data: Record<string, unknown>) => upsert('event', id, { type, version: 'v1', created_at: 1, data: JSON.stringify(data) });
+const upsert = (kind: SyncChange['kind'], record_id: string, fields: Record<string, unknown>) => ({
+  kind,
+  record_id,
+  op: 'upsert' as const,
+  fields,
+});
+const contact = (last_name: string, email: string | null) =>
+  JSON.stringify({ last_name, first_name: null, company_name: null, siret: null, email, phone: null });
+const event = (id: string, type: string, data: Record<string, unknown>) =>
+  upsert('event', id, { type, version: 'v1', created_at: 1, data: JSON.stringify(data) });
 
 /** Every stored change of a record of the cabinet, oldest first: its fields. */
 async function stored(cabinetId: string, kind: string, recordId: string): Promise<Record<string, unknown>[]> {
-  const rows = await hub.deps.sql<{ fields: Record<string, unknown> }[]>`SELECT fields FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ${recordId} ORDER BY seq`;
+  const rows = await hub.deps.sql<
+    { fields: Record<string, unknown> }[]
+  >`SELECT fields FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ${recordId} ORDER BY seq`;
   return rows.map((row) => row.fields);
 }
 
 async function blobs(cabinetId: string): Promise<string[]> {
-  return (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId} ORDER BY sha256`).map((row) => row.sha256);
+  return (await hub.deps.sql<{ sha256: string }[]>`SELECT sha256 FROM hub_blobs WHERE cabinet_id = ${cabinetId} ORDER BY sha256`).map(
+    (row) => row.sha256,
+  );
 }
 
 const ERASED_CONTACT = contact('', null);
@@ -79,47 +105,132 @@ describe.each([
       upsert('opportunity', 'O-quote', { title: 'MRH', contact: contact('Quintavalle', null) }),
       upsert('opportunity', 'O-other', { title: 'Flotte', contact: contact('Autre', 'autre@exemple.fr') }),
       // The client's quotes, one signed; another client's; a job of each, the first named by a quote of the client's through job_id only.
-      upsert('devis', 'D-priced', { status: 'priced', client_id: 'C', opportunity_id: 'O-quote', dic_data: '{"insured_name":"Quintavalle"}', suspens: 'Permis de Quintavalle', tarif_cents: 61240, pdf_sha256: sha256(PDF.priced), job_id: 'J-other' }),
-      upsert('devis', 'D-signed', { status: 'signed', client_id: 'C', opportunity_id: 'O-quote', dic_data: '{"insured_name":"Quintavalle"}', tarif_cents: 21000, pdf_sha256: sha256(PDF.signed), contract_id: 'K-signed' }),
-      upsert('devis', 'D-other', { status: 'priced', client_id: 'K', opportunity_id: null, dic_data: '{"insured_name":"Autre"}', tarif_cents: 500, pdf_sha256: sha256(PDF.other) }),
-      upsert('job', 'J-priced', { status: 'completed', devis_id: 'D-priced', dic_data: '{"insured_name":"Quintavalle"}', result_suspens: 'Permis de Quintavalle', error_message: null }),
-      upsert('job', 'J-other', { status: 'completed', devis_id: 'D-other', dic_data: '{"insured_name":"Autre"}', result_suspens: null, error_message: null }),
-      event('E-opportunity', 'opportunity.created', { opportunity_id: 'O-email', title: 'Auto', contact: { last_name: 'Quintavalle', company_name: null, siret: null } }),
-      event('E-job', 'job.completed', { job_id: 'J-priced', devis_id: 'D-priced', status: 'completed', tarif_eur: 612.4, suspens: 'Permis de Quintavalle' }),
-      event('E-update', 'client.updated', { id: 'C', client_id: 'C', last_name: 'Quintavalle', email: 'M.Quintavalle@exemple.fr', changed_fields: ['email'] }),
-      event('E-other', 'opportunity.created', { opportunity_id: 'O-other', title: 'Flotte', contact: { last_name: 'Autre', company_name: null, siret: null } }),
+      upsert('devis', 'D-priced', {
+        status: 'priced',
+        client_id: 'C',
+        opportunity_id: 'O-quote',
+        dic_data: '{"insured_name":"Quintavalle"}',
+        suspens: 'Permis de Quintavalle',
+        tarif_cents: 61240,
+        pdf_sha256: sha256(PDF.priced),
+        job_id: 'J-other',
+      }),
+      upsert('devis', 'D-signed', {
+        status: 'signed',
+        client_id: 'C',
+        opportunity_id: 'O-quote',
+        dic_data: '{"insured_name":"Quintavalle"}',
+        tarif_cents: 21000,
+        pdf_sha256: sha256(PDF.signed),
+        contract_id: 'K-signed',
+      }),
+      upsert('devis', 'D-other', {
+        status: 'priced',
+        client_id: 'K',
+        opportunity_id: null,
+        dic_data: '{"insured_name":"Autre"}',
+        tarif_cents: 500,
+        pdf_sha256: sha256(PDF.other),
+      }),
+      upsert('job', 'J-priced', {
+        status: 'completed',
+        devis_id: 'D-priced',
+        dic_data: '{"insured_name":"Quintavalle"}',
+        result_suspens: 'Permis de Quintavalle',
+        error_message: null,
+      }),
+      upsert('job', 'J-other', {
+        status: 'completed',
+        devis_id: 'D-other',
+        dic_data: '{"insured_name":"Autre"}',
+        result_suspens: null,
+        error_message: null,
+      }),
+      event('E-opportunity', 'opportunity.created', {
+        opportunity_id: 'O-email',
+        title: 'Auto',
+        contact: { last_name: 'Quintavalle', company_name: null, siret: null },
+      }),
+      event('E-job', 'job.completed', {
+        job_id: 'J-priced',
+        devis_id: 'D-priced',
+        status: 'completed',
+        tarif_eur: 612.4,
+        suspens: 'Permis de Quintavalle',
+      }),
+      event('E-update', 'client.updated', {
+        id: 'C',
+        client_id: 'C',
+        last_name: 'Quintavalle',
+        email: 'M.Quintavalle@exemple.fr',
+        changed_fields: ['email'],
+      }),
+      event('E-other', 'opportunity.created', {
+        opportunity_id: 'O-other',
+        title: 'Flotte',
+        contact: { last_name: 'Autre', company_name: null, siret: null },
+      }),
     ]);
     // Another cabinet holds records under the same ids and email, and the same PDF.
     await put(y, PDF.priced);
     await push(y, [
-      upsert('devis', 'D-priced', { status: 'priced', client_id: 'C', dic_data: '{"insured_name":"Quintavalle"}', pdf_sha256: sha256(PDF.priced) }),
+      upsert('devis', 'D-priced', {
+        status: 'priced',
+        client_id: 'C',
+        dic_data: '{"insured_name":"Quintavalle"}',
+        pdf_sha256: sha256(PDF.priced),
+      }),
       upsert('opportunity', 'O-email', { title: 'Auto', contact: contact('Quintavalle', 'm.quintavalle@exemple.fr') }),
     ]);
     // A device tries to have the signed quote's PDF deleted: it says the quote is only priced, then erases the client.
     await push(x2, [upsert('devis', 'D-signed', { status: 'priced', contract_id: null, signed_at: null })]);
-    await push(x2, [{ kind: 'client', record_id: 'C', op: 'erase', fields: { type: 'person', last_name: null, email: null, erased_at: hub.clock.now() } }]);
+    await push(x2, [
+      { kind: 'client', record_id: 'C', op: 'erase', fields: { type: 'person', last_name: null, email: null, erased_at: hub.clock.now() } },
+    ]);
   });
   afterAll(() => hub.close());
 
   it('empties the personal fields of every stored change of the quotes, jobs and opportunities that name the client, and only those: never another cabinet’s', async () => {
-    for (const id of ['O-email', 'O-quote']) expect((await stored('cab-x', 'opportunity', id)).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
+    for (const id of ['O-email', 'O-quote'])
+      expect((await stored('cab-x', 'opportunity', id)).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
     expect((await stored('cab-x', 'opportunity', 'O-email'))[0]?.title).toBe('Auto');
-    expect((await stored('cab-x', 'devis', 'D-priced'))[0]).toMatchObject({ dic_data: '{}', suspens: null, pdf_sha256: null, status: 'priced', tarif_cents: 61240, client_id: 'C' });
-    expect((await stored('cab-x', 'devis', 'D-signed')).map((f) => [f.dic_data, f.pdf_sha256])).toEqual([['{}', sha256(PDF.signed)], [undefined, undefined]]);
-    expect(await stored('cab-x', 'job', 'J-priced')).toEqual([{ status: 'completed', devis_id: 'D-priced', dic_data: '{}', result_suspens: null, error_message: null }]);
+    expect((await stored('cab-x', 'devis', 'D-priced'))[0]).toMatchObject({
+      dic_data: '{}',
+      suspens: null,
+      pdf_sha256: null,
+      status: 'priced',
+      tarif_cents: 61240,
+      client_id: 'C',
+    });
+    expect((await stored('cab-x', 'devis', 'D-signed')).map((f) => [f.dic_data, f.pdf_sha256])).toEqual([
+      ['{}', sha256(PDF.signed)],
+      [undefined, undefined],
+    ]);
+    expect(await stored('cab-x', 'job', 'J-priced')).toEqual([
+      { status: 'completed', devis_id: 'D-priced', dic_data: '{}', result_suspens: null, error_message: null },
+    ]);
     // Not the client's: another client's quote, its job (which a quote of the client names through job_id only), another opportunity.
     expect((await stored('cab-x', 'devis', 'D-other'))[0]).toMatchObject({ dic_data: '{"insured_name":"Autre"}' });
     expect((await stored('cab-x', 'job', 'J-other'))[0]).toMatchObject({ dic_data: '{"insured_name":"Autre"}' });
     expect((await stored('cab-x', 'opportunity', 'O-other'))[0]).toMatchObject({ contact: contact('Autre', 'autre@exemple.fr') });
     // Another cabinet's records under the same ids, with the same email and the same PDF.
-    expect((await stored('cab-y', 'devis', 'D-priced'))[0]).toMatchObject({ dic_data: '{"insured_name":"Quintavalle"}', pdf_sha256: sha256(PDF.priced) });
-    expect((await stored('cab-y', 'opportunity', 'O-email'))[0]).toMatchObject({ contact: contact('Quintavalle', 'm.quintavalle@exemple.fr') });
+    expect((await stored('cab-y', 'devis', 'D-priced'))[0]).toMatchObject({
+      dic_data: '{"insured_name":"Quintavalle"}',
+      pdf_sha256: sha256(PDF.priced),
+    });
+    expect((await stored('cab-y', 'opportunity', 'O-email'))[0]).toMatchObject({
+      contact: contact('Quintavalle', 'm.quintavalle@exemple.fr'),
+    });
     expect(await blobs('cab-y')).toEqual([sha256(PDF.priced)]);
   });
 
   it('takes the personal data out of the events about them: a client.updated keeps nothing', async () => {
     const data = async (id: string) => JSON.parse(String((await stored('cab-x', 'event', id))[0]?.data)) as Record<string, unknown>;
-    expect(await data('E-opportunity')).toMatchObject({ opportunity_id: 'O-email', title: 'Auto', contact: { last_name: '', company_name: null, siret: null } });
+    expect(await data('E-opportunity')).toMatchObject({
+      opportunity_id: 'O-email',
+      title: 'Auto',
+      contact: { last_name: '', company_name: null, siret: null },
+    });
     expect(await data('E-job')).toMatchObject({ job_id: 'J-priced', tarif_eur: 612.4, suspens: null });
     expect(await stored('cab-x', 'event', 'E-update')).toEqual([{}]);
     expect((await data('E-other')).contact).toEqual({ last_name: 'Autre', company_name: null, siret: null });
@@ -137,9 +248,21 @@ describe.each([
     await push(x1, [
       upsert('job', 'J-priced', { status: 'completed', dic_data: '{"insured_name":"Quintavalle"}', result_suspens: 'Quintavalle again' }),
       upsert('opportunity', 'O-late', { title: 'Habitation', contact: contact('Quintavalle', null) }),
-      upsert('devis', 'D-late', { status: 'priced', client_id: 'C', opportunity_id: 'O-late', dic_data: '{"insured_name":"Quintavalle"}', pdf_sha256: sha256(PDF.late) }),
+      upsert('devis', 'D-late', {
+        status: 'priced',
+        client_id: 'C',
+        opportunity_id: 'O-late',
+        dic_data: '{"insured_name":"Quintavalle"}',
+        pdf_sha256: sha256(PDF.late),
+      }),
       upsert('job', 'J-late', { status: 'completed', devis_id: 'D-late', dic_data: '{"insured_name":"Quintavalle"}' }),
-      event('E-late-update', 'client.updated', { id: 'C', client_id: 'C', last_name: 'Quintavalle', phone: '+33 6 55 44 33 22', changed_fields: ['phone'] }),
+      event('E-late-update', 'client.updated', {
+        id: 'C',
+        client_id: 'C',
+        last_name: 'Quintavalle',
+        phone: '+33 6 55 44 33 22',
+        changed_fields: ['phone'],
+      }),
       event('E-late-failed', 'devis.failed', { devis_id: 'D-late', job_id: 'J-late', client_id: 'C', reason: 'Quintavalle refusé' }),
     ]);
     expect((await stored('cab-x', 'job', 'J-priced'))[1]).toEqual({ status: 'completed', dic_data: '{}', result_suspens: null });
@@ -147,11 +270,18 @@ describe.each([
     expect((await stored('cab-x', 'devis', 'D-late'))[0]).toMatchObject({ dic_data: '{}', pdf_sha256: null });
     expect((await stored('cab-x', 'job', 'J-late'))[0]).toMatchObject({ dic_data: '{}' });
     expect(await stored('cab-x', 'event', 'E-late-update')).toEqual([{}]);
-    expect(JSON.parse(String((await stored('cab-x', 'event', 'E-late-failed'))[0]?.data))).toMatchObject({ devis_id: 'D-late', reason: '' });
+    expect(JSON.parse(String((await stored('cab-x', 'event', 'E-late-failed'))[0]?.data))).toMatchObject({
+      devis_id: 'D-late',
+      reason: '',
+    });
     expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
-    const [left] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
+    const [left] = await hub.deps.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
     expect(left?.n).toBe(0);
-    const [held] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_records WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
+    const [held] = await hub.deps.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM hub_records WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
     expect(held?.n).toBe(0);
   });
 });

@@ -23,7 +23,12 @@ afterAll(async () => {
 });
 
 function push(hub: TestHub, device: TestDevice, from: number, count: number) {
-  return hub.request({ method: 'POST', url: pathTo(pushChanges), headers: device.headers, body: { changes: stampedBy(device, changes(from, count, hub.clock.now())) } });
+  return hub.request({
+    method: 'POST',
+    url: pathTo(pushChanges),
+    headers: device.headers,
+    body: { changes: stampedBy(device, changes(from, count, hub.clock.now())) },
+  });
 }
 
 function pull(hub: TestHub, device: TestDevice, query: { after?: number; wait?: number }) {
@@ -86,7 +91,9 @@ describe('long poll', () => {
     const address = third.app.server.address();
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const controller = new AbortController();
-    const abandoned = fetch(base + pathTo(pullChanges, {}, { wait: 30 }), { headers: device.headers, signal: controller.signal }).catch((err: unknown) => err);
+    const abandoned = fetch(base + pathTo(pullChanges, {}, { wait: 30 }), { headers: device.headers, signal: controller.signal }).catch(
+      (err: unknown) => err,
+    );
     await waitersOn(third, 1);
     controller.abort();
     await abandoned;

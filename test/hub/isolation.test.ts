@@ -28,8 +28,26 @@ beforeAll(async () => {
   readerOfA = await pairTestDevice(hub, { id: 'cab-a' }, { join: true, name: 'lecteur A' });
   readerOfB = await pairTestDevice(hub, { id: 'cab-b' }, { join: true, name: 'lecteur B' });
   const now = hub.clock.now();
-  expect((await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: b.headers, body: { changes: stampedBy(b, changes(1, 5, now, { record_id: 'secret-of-b' })) } })).statusCode).toBe(200);
-  expect((await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: shaOfB }), headers: { ...b.headers, 'content-type': 'application/octet-stream' }, payload: pdfOfB })).statusCode).toBe(200);
+  expect(
+    (
+      await hub.request({
+        method: 'POST',
+        url: pathTo(pushChanges),
+        headers: b.headers,
+        body: { changes: stampedBy(b, changes(1, 5, now, { record_id: 'secret-of-b' })) },
+      })
+    ).statusCode,
+  ).toBe(200);
+  expect(
+    (
+      await hub.request({
+        method: 'PUT',
+        url: pathTo(putBlob, { sha256: shaOfB }),
+        headers: { ...b.headers, 'content-type': 'application/octet-stream' },
+        payload: pdfOfB,
+      })
+    ).statusCode,
+  ).toBe(200);
 });
 afterAll(async () => {
   await hub.close();
@@ -37,7 +55,9 @@ afterAll(async () => {
 });
 
 async function pulled(device: TestDevice): Promise<PullResponse> {
-  return (await hub.request({ method: 'GET', url: pathTo(pullChanges, {}, { after: 0, limit: 1000 }), headers: device.headers })).json<PullResponse>();
+  return (
+    await hub.request({ method: 'GET', url: pathTo(pullChanges, {}, { after: 0, limit: 1000 }), headers: device.headers })
+  ).json<PullResponse>();
 }
 
 describe('cabinet isolation', () => {
@@ -54,7 +74,12 @@ describe('cabinet isolation', () => {
   });
 
   it('push: a device of A writes into A only, with A’s own seqs and numbers', async () => {
-    const res = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: stampedBy(a, changes(1, 2, hub.clock.now(), { record_id: 'secret-of-b' })) } });
+    const res = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: a.headers,
+      body: { changes: stampedBy(a, changes(1, 2, hub.clock.now(), { record_id: 'secret-of-b' })) },
+    });
     expect(res.json().acknowledged_number).toBe(2);
     expect((await pulled(readerOfA)).changes.map((c) => [c.seq, c.device_id])).toEqual([
       [1, a.device_id],
@@ -62,7 +87,17 @@ describe('cabinet isolation', () => {
     ]);
     expect((await pulled(readerOfB)).changes.map((c) => c.device_id)).toEqual(Array(5).fill(b.device_id));
     // An erasure in A does not reach B's record of the same kind and id.
-    await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: a.headers, body: { changes: stampedBy(a, changes(3, 1, hub.clock.now(), { record_id: 'secret-of-b', op: 'erase', fields: { erased_at: hub.clock.now() } })) } });
+    await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: a.headers,
+      body: {
+        changes: stampedBy(
+          a,
+          changes(3, 1, hub.clock.now(), { record_id: 'secret-of-b', op: 'erase', fields: { erased_at: hub.clock.now() } }),
+        ),
+      },
+    });
     expect((await pulled(readerOfB)).changes.every((c) => Object.keys(c.fields).length > 0)).toBe(true);
   });
 
@@ -71,18 +106,33 @@ describe('cabinet isolation', () => {
     expect(read.statusCode).toBe(404);
     expect(read.json().error).toBe('not_found');
     // A stores the same bytes: its own copy; B's stays B's.
-    const stored = await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: shaOfB }), headers: { ...a.headers, 'content-type': 'application/octet-stream' }, payload: pdfOfB });
+    const stored = await hub.request({
+      method: 'PUT',
+      url: pathTo(putBlob, { sha256: shaOfB }),
+      headers: { ...a.headers, 'content-type': 'application/octet-stream' },
+      payload: pdfOfB,
+    });
     expect(stored.statusCode).toBe(200);
-    const rows = await hub.deps.sql<{ cabinet_id: string }[]>`SELECT cabinet_id FROM hub_blobs WHERE sha256 = ${shaOfB} ORDER BY cabinet_id`;
+    const rows = await hub.deps.sql<
+      { cabinet_id: string }[]
+    >`SELECT cabinet_id FROM hub_blobs WHERE sha256 = ${shaOfB} ORDER BY cabinet_id`;
     expect(rows.map((r) => r.cabinet_id)).toEqual(['cab-a', 'cab-b']);
     const other = Buffer.from('%PDF-1.7 only in A');
     const otherSha = createHash('sha256').update(other).digest('hex');
-    await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: otherSha }), headers: { ...a.headers, 'content-type': 'application/octet-stream' }, payload: other });
+    await hub.request({
+      method: 'PUT',
+      url: pathTo(putBlob, { sha256: otherSha }),
+      headers: { ...a.headers, 'content-type': 'application/octet-stream' },
+      payload: other,
+    });
     expect((await hub.request({ method: 'GET', url: pathTo(getBlob, { sha256: otherSha }), headers: b.headers })).statusCode).toBe(404);
   });
 
   it('credentials: B’s device id with A’s secret is no credential at all', async () => {
-    for (const authorization of [`Bearer ${b.device_id}.${a.device_secret.split('.')[1]}`, `Bearer ${a.device_id}.${b.device_secret.split('.')[1]}`]) {
+    for (const authorization of [
+      `Bearer ${b.device_id}.${a.device_secret.split('.')[1]}`,
+      `Bearer ${a.device_id}.${b.device_secret.split('.')[1]}`,
+    ]) {
       for (const request of [
         { method: 'GET' as const, url: pathTo(pullChanges) },
         { method: 'GET' as const, url: pathTo(getBlob, { sha256: shaOfB }) },

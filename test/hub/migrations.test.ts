@@ -17,7 +17,9 @@ const migrations = readMigrationFiles({ migrationsFolder: hubMigrationsFolder() 
 async function tablesOf(url: string): Promise<string[]> {
   const sql = postgres(url, { max: 1 });
   try {
-    const rows = await sql<{ name: string }[]>`SELECT schemaname || '.' || tablename AS name FROM pg_tables WHERE schemaname IN ('public', 'drizzle') ORDER BY 1`;
+    const rows = await sql<
+      { name: string }[]
+    >`SELECT schemaname || '.' || tablename AS name FROM pg_tables WHERE schemaname IN ('public', 'drizzle') ORDER BY 1`;
     return rows.map((r) => r.name);
   } finally {
     await sql.end();
@@ -62,7 +64,9 @@ describe('hub migrations', () => {
       await hub.sql`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-courtier', 9999999999999)`;
       const before = await tablesOf(url);
       await expect(migrateHub(hub.sql)).rejects.toThrow(DatabaseVersionError);
-      await expect(migrateHub(hub.sql)).rejects.toThrow(`newer version of Courtier (${migrations.length + 1} schema migrations; this version knows ${migrations.length})`);
+      await expect(migrateHub(hub.sql)).rejects.toThrow(
+        `newer version of Courtier (${migrations.length + 1} schema migrations; this version knows ${migrations.length})`,
+      );
       expect(await tablesOf(url)).toEqual(before);
     } finally {
       await hub.close();
@@ -86,9 +90,13 @@ describe('hub migrations', () => {
     const name = new URL(url).pathname.slice(1);
     const admin = postgres(url, { max: 1, onnotice: () => undefined });
     try {
-      await admin.unsafe(`CREATE ROLE hub_without_temp LOGIN; ALTER DATABASE ${name} OWNER TO hub_without_temp; REVOKE TEMPORARY ON DATABASE ${name} FROM PUBLIC, hub_without_temp`);
+      await admin.unsafe(
+        `CREATE ROLE hub_without_temp LOGIN; ALTER DATABASE ${name} OWNER TO hub_without_temp; REVOKE TEMPORARY ON DATABASE ${name} FROM PUBLIC, hub_without_temp`,
+      );
       const asRole = Object.assign(new URL(url), { username: 'hub_without_temp' }).toString();
-      await expect(openHubDatabase(asRole)).rejects.toThrow(`may not create temporary tables in ${name}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${name} TO hub_without_temp`);
+      await expect(openHubDatabase(asRole)).rejects.toThrow(
+        `may not create temporary tables in ${name}, where the hub stages large uploads: GRANT TEMPORARY ON DATABASE ${name} TO hub_without_temp`,
+      );
       await admin.unsafe(`GRANT TEMPORARY ON DATABASE ${name} TO hub_without_temp`);
       const opened = await openHubDatabase(asRole);
       await opened.close();

@@ -53,7 +53,12 @@ async function stored(cabinetId: string): Promise<number> {
 }
 
 async function waitersOn(hub: TestHub, n: number): Promise<void> {
-  await eventually(() => hub.app.hubWaiters.count(), (count) => count === n, `${n} long polls on the hub`, 5000);
+  await eventually(
+    () => hub.app.hubWaiters.count(),
+    (count) => count === n,
+    `${n} long polls on the hub`,
+    5000,
+  );
 }
 
 describe('the wake-up of a push', () => {
@@ -65,7 +70,11 @@ describe('the wake-up of a push', () => {
       expect((await push(one, a, changes(1, 2, one.clock.now()))).statusCode).toBe(200);
       // The same batch again (its answer lost): stored once, notified again.
       expect((await push(two, a, changes(1, 2, one.clock.now()))).json()).toMatchObject({ acknowledged_number: 2 });
-      await eventually(() => heard.length, (n) => n === 2, 'two notifications');
+      await eventually(
+        () => heard.length,
+        (n) => n === 2,
+        'two notifications',
+      );
       expect(heard).toEqual(['cab-heard', 'cab-heard']);
 
       // Rolled back in the transaction: over the quota (after its seqs were allocated), a gap.
@@ -76,7 +85,11 @@ describe('the wake-up of a push', () => {
       expect(await stored('cab-heard')).toBe(2);
       // Notifications arrive in the order they were sent: once the marker's is heard, any of the refused pushes would have been.
       expect((await push(one, marker, changes(1, 1, one.clock.now()))).statusCode).toBe(200);
-      await eventually(() => heard.length, (n) => n >= 3, 'the marker’s notification');
+      await eventually(
+        () => heard.length,
+        (n) => n >= 3,
+        'the marker’s notification',
+      );
       expect(heard).toEqual(['cab-heard', 'cab-heard', 'cab-marker']);
     } finally {
       await listening.unlisten();
@@ -93,9 +106,17 @@ describe('the wake-up of a push', () => {
     const lock = await holdNotifyLock(pg);
     let pushed: Awaited<ReturnType<typeof push>>[] | undefined;
     try {
-      const pushing = Promise.all([push(two, writer, changes(1, 3, two.clock.now())), push(one, elsewhere, changes(1, 2, one.clock.now()))]).then((answers) => (pushed = answers));
+      const pushing = Promise.all([
+        push(two, writer, changes(1, 3, two.clock.now())),
+        push(one, elsewhere, changes(1, 2, one.clock.now())),
+      ]).then((answers) => (pushed = answers));
       // Committed and readable, although no transaction that notifies can commit meanwhile.
-      await eventually(async () => [await stored('cab-held'), await stored('cab-elsewhere')], ([held, other]) => held === 3 && other === 2, 'both pushes committed', 10_000);
+      await eventually(
+        async () => [await stored('cab-held'), await stored('cab-elsewhere')],
+        ([held, other]) => held === 3 && other === 2,
+        'both pushes committed',
+        10_000,
+      );
       // The wake-up waits for the lock: the pushes answer after it, and the long poll is still waiting.
       await sleep(200);
       expect(pushed).toBeUndefined();
@@ -152,7 +173,9 @@ async function holdNotifyLock(cluster: TestPostgres): Promise<{ release(): Promi
           }),
       );
       for (let i = 0; i < 20 && !committed; i++) {
-        const [row] = await admin<{ waiting: boolean }[]>`SELECT count(*) > 0 AS waiting FROM pg_stat_activity WHERE pid = ${pid} AND wait_event = 'SyncRep'`;
+        const [row] = await admin<
+          { waiting: boolean }[]
+        >`SELECT count(*) > 0 AS waiting FROM pg_stat_activity WHERE pid = ${pid} AND wait_event = 'SyncRep'`;
         if (row?.waiting) return { release };
         await sleep(50);
       }

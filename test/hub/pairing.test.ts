@@ -49,10 +49,18 @@ describe('pairing', () => {
     expect(register.code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/);
     expect(register).toMatchObject({ purpose: 'register', cabinet_id: 'cab-dupont' });
     expect(Date.parse(register.expires_at)).toBe(hub.clock.now() + INVITE_TTL_MS);
-    const first = await pairRequest(hub, { code: register.code, device_name: 'Accueil', cabinet: { id: 'cab-dupont', name: 'Cabinet Dupont' } });
+    const first = await pairRequest(hub, {
+      code: register.code,
+      device_name: 'Accueil',
+      cabinet: { id: 'cab-dupont', name: 'Cabinet Dupont' },
+    });
     expect(first.statusCode).toBe(201);
     const paired = first.json();
-    expect(paired).toMatchObject({ cabinet_id: 'cab-dupont', cabinet_name: 'Cabinet Dupont', hub_time: new Date(hub.clock.now()).toISOString() });
+    expect(paired).toMatchObject({
+      cabinet_id: 'cab-dupont',
+      cabinet_name: 'Cabinet Dupont',
+      hub_time: new Date(hub.clock.now()).toISOString(),
+    });
     expect(paired.device_secret.startsWith(`${paired.device_id}.`)).toBe(true);
 
     // Typed by hand: lower case, spaces, O for 0 and I or L for 1 still match.
@@ -65,9 +73,15 @@ describe('pairing', () => {
     expect(second.json().device_id).not.toBe(paired.device_id);
 
     // The credential works; the hub kept only its hash.
-    const pull = await hub.request({ method: 'GET', url: pathTo(pullChanges), headers: { authorization: `Bearer ${second.json().device_secret}`, ...PROTOCOL } });
+    const pull = await hub.request({
+      method: 'GET',
+      url: pathTo(pullChanges),
+      headers: { authorization: `Bearer ${second.json().device_secret}`, ...PROTOCOL },
+    });
     expect(pull.statusCode).toBe(200);
-    const stored = await hub.deps.sql<{ credential_hash: string }[]>`SELECT credential_hash FROM hub_devices WHERE id = ${second.json().device_id}`;
+    const stored = await hub.deps.sql<
+      { credential_hash: string }[]
+    >`SELECT credential_hash FROM hub_devices WHERE id = ${second.json().device_id}`;
     expect(stored[0]!.credential_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(second.json().device_secret.split('.')[1]);
   });
@@ -82,7 +96,9 @@ describe('pairing', () => {
 
   it('lets only one of several simultaneous requests with the same code pair', async () => {
     const { code } = await createInvite(hub.deps, { join: 'cab-dupont' });
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => pairRequest(hub, { code, device_name: `poste ${i}` }, { address: `198.51.100.${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => pairRequest(hub, { code, device_name: `poste ${i}` }, { address: `198.51.100.${i}` })),
+    );
     expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 401, 401, 401, 401, 401]);
   });
 
@@ -107,7 +123,9 @@ describe('pairing', () => {
     expect(noCabinet.statusCode).toBe(400);
     expect(noCabinet.json().details).toEqual([{ path: 'body.cabinet', message: expect.stringContaining('registers a cabinet') }]);
     expect(await failuresOf(hub, address)).toBe(2);
-    expect((await pairRequest(hub, { code, device_name: 'x', cabinet: { id: 'cab-martin', name: 'Cabinet Martin' } }, { address })).statusCode).toBe(201);
+    expect(
+      (await pairRequest(hub, { code, device_name: 'x', cabinet: { id: 'cab-martin', name: 'Cabinet Martin' } }, { address })).statusCode,
+    ).toBe(201);
     expect(await failuresOf(hub, address)).toBe(2);
     expect((await counts(hub)).cabinets).toBe(3);
   });
@@ -128,7 +146,11 @@ describe('pairing', () => {
 
   it('a join code used to connect another cabinet (sync connect sends it) is refused: it would upload that cabinet into the code’s; with the code’s own cabinet, it reconnects', async () => {
     const { code } = await createInvite(hub.deps, { join: 'cab-dupont' });
-    const refused = await pairRequest(hub, { code, device_name: 'x', cabinet: { id: 'cab-other', name: 'Other' } }, { address: '203.0.113.51' });
+    const refused = await pairRequest(
+      hub,
+      { code, device_name: 'x', cabinet: { id: 'cab-other', name: 'Other' } },
+      { address: '203.0.113.51' },
+    );
     expect(refused.statusCode).toBe(409);
     expect(refused.json().error).toBe('pairing_code_joins');
     expect(await failuresOf(hub, '203.0.113.51')).toBe(1);
@@ -141,7 +163,12 @@ describe('pairing', () => {
 
   it('needs the protocol header, refuses a protocol below 1 and one above the hub’s own (it would shut out every other install)', async () => {
     const { code } = await createInvite(hub.deps, { join: 'cab-dupont' });
-    const missing = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ code, device_name: 'x' }) });
+    const missing = await hub.app.inject({
+      method: 'POST',
+      url: pathTo(pairDevice),
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ code, device_name: 'x' }),
+    });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().details[0].path).toBe('header.X-Courtier-Sync-Protocol');
     const zero = await pairRequest(hub, { code, device_name: 'x' }, { headers: { [SYNC_PROTOCOL_HEADER]: '0' } });
@@ -150,7 +177,10 @@ describe('pairing', () => {
     for (const future of [String(SYNC_PROTOCOL_VERSION + 1), '999999999']) {
       const ahead = await pairRequest(hub, { code, device_name: 'x' }, { headers: { [SYNC_PROTOCOL_HEADER]: future } });
       expect(ahead.statusCode).toBe(400);
-      expect(ahead.json()).toMatchObject({ error: 'sync_protocol_unsupported', details: { protocol: Number(future), hub_protocol: SYNC_PROTOCOL_VERSION } });
+      expect(ahead.json()).toMatchObject({
+        error: 'sync_protocol_unsupported',
+        details: { protocol: Number(future), hub_protocol: SYNC_PROTOCOL_VERSION },
+      });
     }
     const [cabinet] = await hub.deps.sql<{ highest_protocol: number }[]>`SELECT highest_protocol FROM hub_cabinets WHERE id = 'cab-dupont'`;
     expect(cabinet?.highest_protocol).toBe(SYNC_PROTOCOL_VERSION);
@@ -169,7 +199,15 @@ describe('pairing', () => {
         expect(JSON.stringify(res.json().details)).toContain('no control characters or direction marks');
       }
     }
-    expect((await pairRequest(hub, { code, device_name: 'Poste d’accueil — étage 2', cabinet: { id: 'cab-names', name: 'Cabinet Dupont & Fils' } })).statusCode).toBe(201);
+    expect(
+      (
+        await pairRequest(hub, {
+          code,
+          device_name: 'Poste d’accueil — étage 2',
+          cabinet: { id: 'cab-names', name: 'Cabinet Dupont & Fils' },
+        })
+      ).statusCode,
+    ).toBe(201);
   });
 
   it('answers malformed bodies with a 400 and writes nothing', async () => {
@@ -177,11 +215,29 @@ describe('pairing', () => {
     const before = await counts(hub);
     const body = fc.oneof(
       fc.anything(),
-      fc.record({ code: fc.oneof(fc.string(), fc.integer(), fc.constant(code)), device_name: fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)) }, { requiredKeys: [] }),
-      fc.record({ code: fc.constant(code), device_name: fc.constant('x'), cabinet: fc.oneof(fc.anything(), fc.record({ id: fc.string({ maxLength: 100 }), name: fc.constant('') })) }),
+      fc.record(
+        {
+          code: fc.oneof(fc.string(), fc.integer(), fc.constant(code)),
+          device_name: fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record({
+        code: fc.constant(code),
+        device_name: fc.constant('x'),
+        cabinet: fc.oneof(fc.anything(), fc.record({ id: fc.string({ maxLength: 100 }), name: fc.constant('') })),
+      }),
       // Text PostgreSQL cannot hold (U+0000, unpaired surrogates) is a 400 too, never a 500.
-      fc.record({ code: fc.constant(code), device_name: fc.string({ unit: 'binary', minLength: 1 }).map((t) => `${t}\u0000`), cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('x') }) }),
-      fc.record({ code: fc.constant(code), device_name: fc.constant('x'), cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('a\udc00') }) }),
+      fc.record({
+        code: fc.constant(code),
+        device_name: fc.string({ unit: 'binary', minLength: 1 }).map((t) => `${t}\u0000`),
+        cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('x') }),
+      }),
+      fc.record({
+        code: fc.constant(code),
+        device_name: fc.constant('x'),
+        cabinet: fc.record({ id: fc.constant('cab-fuzz'), name: fc.constant('a\udc00') }),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(body, async (value) => {
@@ -205,11 +261,16 @@ describe('guessing codes', () => {
       // Valid codes are taken back: an office pairing many machines from one address is never blocked.
       for (let i = 0; i < PAIRING_ATTEMPTS_PER_WINDOW + 2; i++) {
         const { code } = await createInvite(one.deps, { register: `cab-${i}` });
-        expect((await pairRequest(i % 2 ? one : two, { code, device_name: 'x', cabinet: { id: `cab-${i}`, name: 'x' } }, { address: guesser })).statusCode).toBe(201);
+        expect(
+          (await pairRequest(i % 2 ? one : two, { code, device_name: 'x', cabinet: { id: `cab-${i}`, name: 'x' } }, { address: guesser }))
+            .statusCode,
+        ).toBe(201);
       }
       // Wrong codes, at once, through both processes: exactly the limit get a 401, the rest a 429.
       const guesses = await Promise.all(
-        Array.from({ length: 2 * PAIRING_ATTEMPTS_PER_WINDOW }, (_, i) => pairRequest(i % 2 ? one : two, { code: `WRONG-CODE-${i}`, device_name: 'x' }, { address: guesser })),
+        Array.from({ length: 2 * PAIRING_ATTEMPTS_PER_WINDOW }, (_, i) =>
+          pairRequest(i % 2 ? one : two, { code: `WRONG-CODE-${i}`, device_name: 'x' }, { address: guesser }),
+        ),
       );
       const statuses = guesses.map((g) => g.statusCode);
       expect(statuses.filter((s) => s === 401)).toHaveLength(PAIRING_ATTEMPTS_PER_WINDOW);

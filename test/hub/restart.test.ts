@@ -26,7 +26,12 @@ afterAll(async () => {
 });
 
 function push(from: number, count: number) {
-  return two.request({ method: 'POST', url: pathTo(pushChanges), headers: writer.headers, body: { changes: stampedBy(writer, changes(from, count, two.clock.now())) } });
+  return two.request({
+    method: 'POST',
+    url: pathTo(pushChanges),
+    headers: writer.headers,
+    body: { changes: stampedBy(writer, changes(from, count, two.clock.now())) },
+  });
 }
 
 /** A push through process two wakes a long poll on process one (within a few retries while connections come back). */
@@ -50,7 +55,12 @@ it('long polls are woken again after PostgreSQL was down for a while', async () 
   await sleep(1000);
   await pg.start();
   // The pools find their connections gone and reconnect on the next query.
-  for (let i = 0; i < 50 && (await one.request({ method: 'GET', url: pathTo(pullChanges), headers: reader.headers })).statusCode !== 200; i++) await sleep(100);
+  for (
+    let i = 0;
+    i < 50 && (await one.request({ method: 'GET', url: pathTo(pullChanges), headers: reader.headers })).statusCode !== 200;
+    i++
+  )
+    await sleep(100);
   await expectWokenAfterPush(1, 2);
 });
 

@@ -39,11 +39,22 @@ afterAll(async () => {
 type Sent = { entry_id?: string; kind: string; amount: number; job_id?: string | null; note?: string | null };
 
 function entry(sent: Sent) {
-  return { entry_id: sent.entry_id ?? randomUUID(), kind: sent.kind, amount: sent.amount, job_id: sent.job_id ?? null, note: sent.note ?? null };
+  return {
+    entry_id: sent.entry_id ?? randomUUID(),
+    kind: sent.kind,
+    amount: sent.amount,
+    job_id: sent.job_id ?? null,
+    note: sent.note ?? null,
+  };
 }
 
 async function exchange(device: TestDevice, entries: Sent[], after = 0) {
-  return hub.request({ method: 'POST', url: pathTo(exchangeWallet), headers: device.headers, body: { after, entries: entries.map(entry) } });
+  return hub.request({
+    method: 'POST',
+    url: pathTo(exchangeWallet),
+    headers: device.headers,
+    body: { after, entries: entries.map(entry) },
+  });
 }
 
 async function ledger(cabinetId = 'cab-w'): Promise<{ balance: number; entries: number }> {
@@ -57,7 +68,12 @@ describe('the cabinet’s wallet on the hub', () => {
     const opening = { entry_id: randomUUID(), kind: 'opening', amount: 30 };
     const opened = await exchange(first, [opening]);
     expect(opened.statusCode, opened.body).toBe(200);
-    expect(opened.json<WalletExchangeResponse>()).toMatchObject({ balance: 30, acknowledged: [{ entry_id: opening.entry_id, seq: 1 }], last_seq: 1, more: false });
+    expect(opened.json<WalletExchangeResponse>()).toMatchObject({
+      balance: 30,
+      acknowledged: [{ entry_id: opening.entry_id, seq: 1 }],
+      last_seq: 1,
+      more: false,
+    });
     // Sent again (its answer was lost): acknowledged again under the same seq, never doubled.
     const again = await exchange(first, [opening]);
     expect(again.json<WalletExchangeResponse>()).toMatchObject({ balance: 30, acknowledged: [{ entry_id: opening.entry_id, seq: 1 }] });
@@ -97,7 +113,10 @@ describe('the cabinet’s wallet on the hub', () => {
     expect(both.balance).toBe(100);
     expect(both.acknowledged.map((a) => a.seq)).toEqual([3, 4]);
     // Another debit or refund of the same job under a new id is refused, nothing stored.
-    for (const twice of [{ ...debit, entry_id: randomUUID() }, { ...refund, entry_id: randomUUID() }]) {
+    for (const twice of [
+      { ...debit, entry_id: randomUUID() },
+      { ...refund, entry_id: randomUUID() },
+    ]) {
       const res = await exchange(second, [twice], 4);
       expect(res.statusCode).toBe(409);
       expect(res.json().details.refused[0].reason).toMatch(/^job_already_(debited|refunded)$/);
@@ -117,7 +136,10 @@ describe('the cabinet’s wallet on the hub', () => {
     expect(grant.statusCode).toBe(400);
     expect(grant.json().error).toBe('validation_error');
     // Huge amounts: past what a job may cost, or an opening past any grant.
-    for (const huge of [{ kind: 'debit', amount: -1_000_000, job_id: randomUUID() }, { kind: 'opening', amount: 100_000_000 }]) {
+    for (const huge of [
+      { kind: 'debit', amount: -1_000_000, job_id: randomUUID() },
+      { kind: 'opening', amount: 100_000_000 },
+    ]) {
       expect((await exchange(thief, [huge])).json().error).toBe('validation_error');
     }
     const refusals: [Sent, string][] = [
@@ -146,14 +168,20 @@ describe('the cabinet’s wallet on the hub', () => {
     expect(mixed.json()).toMatchObject({ error: 'wallet_entry_refused', details: { refused: [{ reason: 'refund_amount' }] } });
     expect(await ledger()).toEqual(before);
     // The other cabinet's device, with this cabinet's entry id: its own cabinet only.
-    expect((await exchange(other, [{ entry_id: debit.entry_id, kind: 'debit', amount: -1, job_id: job }])).json<WalletExchangeResponse>()).toMatchObject({ balance: -1 });
+    expect(
+      (await exchange(other, [{ entry_id: debit.entry_id, kind: 'debit', amount: -1, job_id: job }])).json<WalletExchangeResponse>(),
+    ).toMatchObject({ balance: -1 });
     expect(await ledger()).toEqual(before);
     expect(await ledger('cab-other')).toEqual({ balance: -1, entries: 1 });
   });
 
   it('ends a waiting pull when a grant commits, with the cabinet’s newest wallet seq', async () => {
     const cursor = (await exchange(second, [])).json<WalletExchangeResponse>().last_seq;
-    const waiting = hub.request({ method: 'GET', url: pathTo(pullChanges, {}, { after: 0, wait: 20, wallet_after: cursor }), headers: second.headers });
+    const waiting = hub.request({
+      method: 'GET',
+      url: pathTo(pullChanges, {}, { after: 0, wait: 20, wallet_after: cursor }),
+      headers: second.headers,
+    });
     await expect.poll(() => hub.app.hubWaiters.count()).toBe(1);
     await grantHubCredits(hub.deps, 'cab-w', 5, null, log);
     const answer = (await waiting).json<PullResponse>();
@@ -167,9 +195,12 @@ describe('what a cabinet’s wallet may hold: a hostile device cannot flood the 
     try {
       const thief_ = await pairTestDevice(limited, { id: 'cab-flood' });
       const neighbour = await pairTestDevice(limited, { id: 'cab-calm' });
-      const send = (device: TestDevice, entries: ReturnType<typeof entry>[]) => limited.request({ method: 'POST', url: pathTo(exchangeWallet), headers: device.headers, body: { after: 0, entries } });
+      const send = (device: TestDevice, entries: ReturnType<typeof entry>[]) =>
+        limited.request({ method: 'POST', url: pathTo(exchangeWallet), headers: device.headers, body: { after: 0, entries } });
       const debits = (n: number) => Array.from({ length: n }, () => entry({ kind: 'debit', amount: -1, job_id: randomUUID() }));
-      const count = async (cabinetId: string) => (await limited.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId}`)[0]?.n;
+      const count = async (cabinetId: string) =>
+        (await limited.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId}`)[0]
+          ?.n;
       const first3 = debits(3);
       expect((await send(thief_, first3)).statusCode).toBe(200);
       await grantHubCredits(limited.deps, 'cab-flood', 10, null, log);
@@ -193,12 +224,22 @@ describe('what a cabinet’s wallet may hold: a hostile device cannot flood the 
   it('bounds one exchange: at most 500 entries, in a body of at most 256 KiB', async () => {
     const before = await ledger();
     const many = Array.from({ length: 501 }, () => entry({ kind: 'debit', amount: -1, job_id: randomUUID() }));
-    const tooMany = await hub.request({ method: 'POST', url: pathTo(exchangeWallet), headers: thief.headers, body: { after: 0, entries: many } });
+    const tooMany = await hub.request({
+      method: 'POST',
+      url: pathTo(exchangeWallet),
+      headers: thief.headers,
+      body: { after: 0, entries: many },
+    });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().error).toBe('validation_error');
     // 500 entries with notes of 200 three-byte characters: over the body's limit, refused before it is parsed.
     const heavy = many.slice(0, 500).map((e) => ({ ...e, note: '€'.repeat(200) }));
-    const tooLarge = await hub.request({ method: 'POST', url: pathTo(exchangeWallet), headers: thief.headers, body: { after: 0, entries: heavy } });
+    const tooLarge = await hub.request({
+      method: 'POST',
+      url: pathTo(exchangeWallet),
+      headers: thief.headers,
+      body: { after: 0, entries: heavy },
+    });
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.json().error).toBe('payload_too_large');
     expect(await ledger()).toEqual(before);
@@ -208,7 +249,20 @@ describe('what a cabinet’s wallet may hold: a hostile device cannot flood the 
 describe('courtier hub credits', () => {
   it('grants and shows the balance, and says what is wrong with bad input, exit code non-zero', async () => {
     const url = hub.databaseUrl;
-    const granted = await runCourtier(['hub', 'credits', 'grant', '--cabinet', 'cab-w', '--amount', '25', '--note', 'mai', '--json', '--database-url', url]);
+    const granted = await runCourtier([
+      'hub',
+      'credits',
+      'grant',
+      '--cabinet',
+      'cab-w',
+      '--amount',
+      '25',
+      '--note',
+      'mai',
+      '--json',
+      '--database-url',
+      url,
+    ]);
     expect(granted.code, granted.stderr).toBe(0);
     const grant = JSON.parse(granted.stdout) as { balance: number; granted: number };
     expect(grant.granted).toBe(25);

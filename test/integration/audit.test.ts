@@ -23,21 +23,56 @@ describe('the audit log', () => {
 
   it('records who did what, from where, with what result — and never a secret', async () => {
     const admin = await consoleClient(server, ADMIN);
-    const user = (await (await admin.request('/api/v1/console/users', { method: 'POST', json: { email: 'broker@cabinet-durand.fr', password: 'a fine long password', role: 'broker' } })).json()) as { user_id: string };
+    const user = (await (
+      await admin.request('/api/v1/console/users', {
+        method: 'POST',
+        json: { email: 'broker@cabinet-durand.fr', password: 'a fine long password', role: 'broker' },
+      })
+    ).json()) as { user_id: string };
     await admin.request(`/api/v1/console/users/${user.user_id}`, { method: 'PATCH', json: { role: 'admin' } });
-    const key = (await (await admin.request('/api/v1/console/keys', { method: 'POST', json: { name: 'CRM sync', environment: 'prod', scopes: ['crm:read'] } })).json()) as { key_id: string; key: string };
+    const key = (await (
+      await admin.request('/api/v1/console/keys', { method: 'POST', json: { name: 'CRM sync', environment: 'prod', scopes: ['crm:read'] } })
+    ).json()) as { key_id: string; key: string };
     await admin.request(`/api/v1/console/keys/${key.key_id}`, { method: 'DELETE' });
-    expect((await admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'agent-42', password: INSURER_PASSWORD } })).status).toBe(200);
+    expect(
+      (
+        await admin.request('/api/v1/console/insurers/testco/credentials', {
+          method: 'PUT',
+          json: { login: 'agent-42', password: INSURER_PASSWORD },
+        })
+      ).status,
+    ).toBe(200);
     await admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: true, reason: 'Portal maintenance' } });
     await admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: false } });
-    const webhook = (await (await admin.request('/api/v1/console/webhooks', { method: 'POST', json: { url: 'https://hooks.example.com/in?token=abc', events: ['*'] } })).json()) as { id: string; secret: string };
+    const webhook = (await (
+      await admin.request('/api/v1/console/webhooks', {
+        method: 'POST',
+        json: { url: 'https://hooks.example.com/in?token=abc', events: ['*'] },
+      })
+    ).json()) as { id: string; secret: string };
     await admin.request(`/api/v1/console/webhooks/${webhook.id}`, { method: 'DELETE' });
-    const failed = await server.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...ADMIN, password: 'not the password' }) });
+    const failed = await server.request('/api/v1/console/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ADMIN, password: 'not the password' }),
+    });
     expect(failed.status).toBe(401);
 
     const page = await admin.request('/api/v1/console/audit?limit=50');
     expect(page.status).toBe(200);
-    const entries = ((await page.json()) as { data: { action: string; result: string; actor: { kind: string; label: string | null }; address: string; listener: string; target: string | null; details: Record<string, unknown> }[] }).data;
+    const entries = (
+      (await page.json()) as {
+        data: {
+          action: string;
+          result: string;
+          actor: { kind: string; label: string | null };
+          address: string;
+          listener: string;
+          target: string | null;
+          details: Record<string, unknown>;
+        }[];
+      }
+    ).data;
     expect(entries.map((e) => e.action)).toEqual([
       'console.sign_in_failed',
       'webhook.deleted',
@@ -51,35 +86,58 @@ describe('the audit log', () => {
       'user.created',
       'console.signed_in',
     ]);
-    for (const entry of entries.slice(1)) expect(entry).toMatchObject({ result: 'success', actor: { kind: 'user', label: ADMIN.email }, address: '127.0.0.1', listener: 'loopback' });
+    for (const entry of entries.slice(1))
+      expect(entry).toMatchObject({
+        result: 'success',
+        actor: { kind: 'user', label: ADMIN.email },
+        address: '127.0.0.1',
+        listener: 'loopback',
+      });
     expect(entries[0]).toMatchObject({ result: 'failure', actor: { kind: 'anonymous' }, target: ADMIN.email });
-    expect(entries.find((e) => e.action === 'webhook.created')).toMatchObject({ target: webhook.id, details: { host: 'hooks.example.com' } });
+    expect(entries.find((e) => e.action === 'webhook.created')).toMatchObject({
+      target: webhook.id,
+      details: { host: 'hooks.example.com' },
+    });
     const all = JSON.stringify(entries);
-    for (const secret of [key.key, webhook.secret, INSURER_PASSWORD, ADMIN.password, 'token=abc', 'not the password']) expect(all).not.toContain(secret);
+    for (const secret of [key.key, webhook.secret, INSURER_PASSWORD, ADMIN.password, 'token=abc', 'not the password'])
+      expect(all).not.toContain(secret);
 
     // Filters: by action, by user, by date.
     const onlyKeys = (await (await admin.request('/api/v1/console/audit?action=api_key.created')).json()) as { data: unknown[] };
     expect(onlyKeys.data).toHaveLength(1);
     const byUser = (await (await admin.request(`/api/v1/console/audit?user_id=${user.user_id}`)).json()) as { data: unknown[] };
     expect(byUser.data).toHaveLength(0);
-    const future = (await (await admin.request(`/api/v1/console/audit?since=${new Date(clock.now() + 1000).toISOString()}`)).json()) as { data: unknown[] };
+    const future = (await (await admin.request(`/api/v1/console/audit?since=${new Date(clock.now() + 1000).toISOString()}`)).json()) as {
+      data: unknown[];
+    };
     expect(future.data).toHaveLength(0);
     expect((await admin.request('/api/v1/console/audit?action=everything')).status).toBe(400);
   });
 
   it('a failed sign-in with an unknown email is install-wide and does not keep what was typed (it may be a password)', async () => {
     const typed = 'Secret-Typed-As-Email@example.fr';
-    await server.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: typed, password: 'whatever it is' }) });
+    await server.request('/api/v1/console/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: typed, password: 'whatever it is' }),
+    });
     const [entry] = listAudit(server.deps, cabinetId, { action: 'console.sign_in_failed', limit: 1 });
     expect(entry).toMatchObject({ cabinet_scoped: false, target: null, details: { account: 'unknown' } });
     expect(JSON.stringify(entry).toLowerCase()).not.toContain(typed.toLowerCase());
   });
 
   it('is for admins of the cabinet only, and one cabinet never sees another’s', async () => {
-    const other = await initCabinet(server.deps, { cabinet: 'Cabinet Voisin', email: 'voisin@cabinet.fr', password: 'correct horse battery' });
+    const other = await initCabinet(server.deps, {
+      cabinet: 'Cabinet Voisin',
+      email: 'voisin@cabinet.fr',
+      password: 'correct horse battery',
+    });
     await consoleClient(server, { email: 'voisin@cabinet.fr', password: 'correct horse battery' });
     const admin = await consoleClient(server, ADMIN);
-    await admin.request('/api/v1/console/users', { method: 'POST', json: { email: 'b@cabinet-durand.fr', password: 'a fine long password', role: 'broker' } });
+    await admin.request('/api/v1/console/users', {
+      method: 'POST',
+      json: { email: 'b@cabinet-durand.fr', password: 'a fine long password', role: 'broker' },
+    });
     const broker = await consoleClient(server, { email: 'b@cabinet-durand.fr', password: 'a fine long password' });
     expect((await broker.request('/api/v1/console/audit')).status).toBe(403);
     const seen = listAudit(server.deps, cabinetId, { limit: 100 });
@@ -88,13 +146,25 @@ describe('the audit log', () => {
   });
 
   it('the CLI: `audit list` reads it, and what the CLI does is recorded as the CLI', async () => {
-    const io = { stdout: (t: string) => void (out += t), stderr: () => undefined, readStdin: () => Promise.resolve(''), env: { COURTIER_DATA_DIR: server.dataDir } };
+    const io = {
+      stdout: (t: string) => void (out += t),
+      stderr: () => undefined,
+      readStdin: () => Promise.resolve(''),
+      env: { COURTIER_DATA_DIR: server.dataDir },
+    };
     let out = '';
     expect(await runCli(['robots', 'disable', '--reason', 'Insurer outage'], io)).toBe(0);
     out = '';
     expect(await runCli(['audit', 'list', '--cabinet', cabinetId, '--json'], io)).toBe(0);
-    const listed = JSON.parse(out) as { data: { action: string; actor: { kind: string }; cabinet_scoped: boolean; details: Record<string, unknown> }[] };
-    expect(listed.data[0]).toMatchObject({ action: 'robots.paused', actor: { kind: 'cli' }, cabinet_scoped: false, details: { reason: 'Insurer outage', install_wide: true } });
+    const listed = JSON.parse(out) as {
+      data: { action: string; actor: { kind: string }; cabinet_scoped: boolean; details: Record<string, unknown> }[];
+    };
+    expect(listed.data[0]).toMatchObject({
+      action: 'robots.paused',
+      actor: { kind: 'cli' },
+      cabinet_scoped: false,
+      details: { reason: 'Insurer outage', install_wide: true },
+    });
     out = '';
     expect(await runCli(['audit', 'list', '--cabinet', cabinetId, '--since', 'yesterday'], io)).toBe(2);
   });

@@ -19,7 +19,17 @@ beforeAll(async () => {
     beforeListen: (app) =>
       registerEndpoint(
         app,
-        defineEndpoint({ method: 'GET', path: '/test-scoped', operationId: 't', summary: 't', tag: 't', auth: 'api_key', scope: 'crm:write', responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } }, errors: [] }),
+        defineEndpoint({
+          method: 'GET',
+          path: '/test-scoped',
+          operationId: 't',
+          summary: 't',
+          tag: 't',
+          auth: 'api_key',
+          scope: 'crm:write',
+          responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } },
+          errors: [],
+        }),
         () => ({ ok: true }),
       ),
   });

@@ -34,7 +34,9 @@ describe("a cabinet's data-sharing switch, read on every MCP tool call and webho
 
   it('answers not_found for a cabinet that is not here', () => {
     const { db } = withCabinet();
-    expect(() => getCabinetSettings({ db }, 'c0a1b2c3-0000-4000-8000-00000000ffff')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => getCabinetSettings({ db }, 'c0a1b2c3-0000-4000-8000-00000000ffff')).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
   });
 
   it('reads anything but 1 as off, as drizzle reads the column: personal data stays masked', () => {

@@ -12,8 +12,16 @@ import { tempDir } from '../helpers/server.js';
 
 /** The built CLI run in a pseudo-terminal (python3's pty): what the screen showed, once `keys` were typed at `expect`. */
 function inTerminal(args: string[], expect: string, keys: string): { screen: string; status: number; typed: boolean } {
-  const spec = { argv: [process.execPath, join(packageRoot(), 'dist', 'server', 'cli.js'), ...args], env: { COURTIER_LOG_LEVEL: 'silent' }, expect, keys };
-  const out = execFileSync('python3', [join(packageRoot(), 'test', 'fixtures', 'in-terminal.py'), JSON.stringify(spec)], { encoding: 'utf8', timeout: 40_000 });
+  const spec = {
+    argv: [process.execPath, join(packageRoot(), 'dist', 'server', 'cli.js'), ...args],
+    env: { COURTIER_LOG_LEVEL: 'silent' },
+    expect,
+    keys,
+  };
+  const out = execFileSync('python3', [join(packageRoot(), 'test', 'fixtures', 'in-terminal.py'), JSON.stringify(spec)], {
+    encoding: 'utf8',
+    timeout: 40_000,
+  });
   return JSON.parse(out) as { screen: string; status: number; typed: boolean };
 }
 
@@ -24,7 +32,11 @@ describe('--password-stdin at a terminal', () => {
   it('prompts on the terminal and never shows what is typed; Backspace erases', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    const run = inTerminal(['init', '--data-dir', dir, '--cabinet', 'Terminal', '--email', 'tty@example.fr', '--password-stdin'], 'Password (not shown): ', 'correct horsf\u007fe battery\r');
+    const run = inTerminal(
+      ['init', '--data-dir', dir, '--cabinet', 'Terminal', '--email', 'tty@example.fr', '--password-stdin'],
+      'Password (not shown): ',
+      'correct horsf\u007fe battery\r',
+    );
     expect(run.typed).toBe(true);
     expect(run.status, run.screen).toBe(0);
     expect(run.screen).toContain('Password (not shown): ');
@@ -39,7 +51,11 @@ describe('--password-stdin at a terminal', () => {
   it('Ctrl-C at the prompt cancels: nothing is created', () => {
     const dir = tempDir();
     dirs.push(dir);
-    const run = inTerminal(['init', '--data-dir', dir, '--cabinet', 'Cancelled', '--email', 'tty@example.fr', '--password-stdin'], 'Password (not shown): ', 'half typed\u0003');
+    const run = inTerminal(
+      ['init', '--data-dir', dir, '--cabinet', 'Cancelled', '--email', 'tty@example.fr', '--password-stdin'],
+      'Password (not shown): ',
+      'half typed\u0003',
+    );
     expect(run.status).toBe(1);
     expect(run.screen).toContain('courtier: cancelled at the password prompt (Ctrl-C)');
     expect(run.screen).not.toContain('half');
@@ -49,7 +65,23 @@ describe('--password-stdin at a terminal', () => {
   it('insurers set-credentials names the login and the insurer in its prompt', () => {
     const dir = tempDir();
     dirs.push(dir);
-    const run = inTerminal(['insurers', 'set-credentials', '--data-dir', dir, '--cabinet', '00000000-0000-4000-8000-000000000000', '--compagnie', 'sandbox', '--login', 'demo', '--password-stdin'], 'Password of demo at sandbox (not shown): ', 'p@ss word\r');
+    const run = inTerminal(
+      [
+        'insurers',
+        'set-credentials',
+        '--data-dir',
+        dir,
+        '--cabinet',
+        '00000000-0000-4000-8000-000000000000',
+        '--compagnie',
+        'sandbox',
+        '--login',
+        'demo',
+        '--password-stdin',
+      ],
+      'Password of demo at sandbox (not shown): ',
+      'p@ss word\r',
+    );
     expect(run.typed).toBe(true);
     expect(run.screen).not.toContain('p@ss');
   });

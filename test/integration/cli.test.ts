@@ -12,7 +12,18 @@ const dataDir = tempDir();
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function initCabinet(name: string, email: string): Promise<string> {
-  const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', name, '--email', email, '--password', 'a long password', '--json']);
+  const res = await runCourtier([
+    'init',
+    '--data-dir',
+    dataDir,
+    '--cabinet',
+    name,
+    '--email',
+    email,
+    '--password',
+    'a long password',
+    '--json',
+  ]);
   expect(res.code, res.stderr).toBe(0);
   return (JSON.parse(res.stdout) as { cabinet_id: string }).cabinet_id;
 }
@@ -24,7 +35,18 @@ function onlyJsonObject(stdout: string): Record<string, unknown> {
 
 describe('courtier CLI', () => {
   it('init prints exactly one JSON object and adds cabinets to an existing data dir', async () => {
-    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Dupont', '--email', 'Admin@Dupont.fr', '--password', 'a long password', '--json']);
+    const res = await runCourtier([
+      'init',
+      '--data-dir',
+      dataDir,
+      '--cabinet',
+      'Dupont',
+      '--email',
+      'Admin@Dupont.fr',
+      '--password',
+      'a long password',
+      '--json',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const first = onlyJsonObject(res.stdout);
     expect(Object.keys(first).sort()).toEqual(['cabinet_id', 'user_id']);
@@ -32,7 +54,10 @@ describe('courtier CLI', () => {
     expect(second).not.toBe(first.cabinet_id);
     const db = new Sqlite(databaseFile(dataDir), { readonly: true });
     expect(db.prepare('SELECT count(*) AS n FROM cabinets').get()).toEqual({ n: 2 });
-    const user = db.prepare('SELECT email, password_hash FROM users WHERE id = ?').get(first.user_id) as { email: string; password_hash: string };
+    const user = db.prepare('SELECT email, password_hash FROM users WHERE id = ?').get(first.user_id) as {
+      email: string;
+      password_hash: string;
+    };
     db.close();
     expect(user.email).toBe('admin@dupont.fr');
     expect(user.password_hash).not.toContain('a long password');
@@ -41,7 +66,9 @@ describe('courtier CLI', () => {
 
   it('init --password-stdin drops one trailing newline', async () => {
     const dir = tempDir();
-    const res = await runCourtier(['init', '--data-dir', dir, '--cabinet', 'C', '--email', 'x@y.fr', '--password-stdin', '--json'], { input: 'stdin password\n' });
+    const res = await runCourtier(['init', '--data-dir', dir, '--cabinet', 'C', '--email', 'x@y.fr', '--password-stdin', '--json'], {
+      input: 'stdin password\n',
+    });
     expect(res.code, res.stderr).toBe(0);
     const db = new Sqlite(databaseFile(dir), { readonly: true });
     const { password_hash } = db.prepare('SELECT password_hash FROM users').get() as { password_hash: string };
@@ -60,9 +87,22 @@ describe('courtier CLI', () => {
   });
 
   it('init refuses an invalid email (exit 1, the data dir and one line, nothing created)', async () => {
-    const res = await runCourtier(['init', '--data-dir', dataDir, '--cabinet', 'Broken', '--email', 'not-an-email', '--password', 'a long password']);
+    const res = await runCourtier([
+      'init',
+      '--data-dir',
+      dataDir,
+      '--cabinet',
+      'Broken',
+      '--email',
+      'not-an-email',
+      '--password',
+      'a long password',
+    ]);
     expect(res.code).toBe(1);
-    expect(res.stderr.trim().split('\n')).toEqual([`courtier: data dir ${dataDir} (from --data-dir)`, expect.stringMatching(/^courtier: .*email/)]);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      `courtier: data dir ${dataDir} (from --data-dir)`,
+      expect.stringMatching(/^courtier: .*email/),
+    ]);
     const db = new Sqlite(databaseFile(dataDir), { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM cabinets WHERE name = 'Broken'").get()).toEqual({ n: 0 });
     db.close();
@@ -72,7 +112,23 @@ describe('courtier CLI', () => {
     const cabinet = await initCabinet('Keys', 'keys@example.fr');
     const env = { COURTIER_DATA_DIR: dataDir };
     const created = await runCourtier(
-      ['keys', 'create', '--cabinet', cabinet, '--name', 'CRM sync', '--env', 'test', '--scopes', 'crm:read,crm:write', '--ip-allowlist', '127.0.0.1,::1/128', '--expires-at', '2099-01-01T00:00:00Z', '--json'],
+      [
+        'keys',
+        'create',
+        '--cabinet',
+        cabinet,
+        '--name',
+        'CRM sync',
+        '--env',
+        'test',
+        '--scopes',
+        'crm:read,crm:write',
+        '--ip-allowlist',
+        '127.0.0.1,::1/128',
+        '--expires-at',
+        '2099-01-01T00:00:00Z',
+        '--json',
+      ],
       { env },
     );
     expect(created.code, created.stderr).toBe(0);
@@ -100,7 +156,22 @@ describe('courtier CLI', () => {
       ['init', '--data-dir', dataDir, '--cabinet', 'X'],
       ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'staging', '--scopes', 'crm:read'],
       ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read,admin'],
-      ['keys', 'create', '--data-dir', dataDir, '--cabinet', 'c', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--ip-allowlist', '999.1.1.1/8'],
+      [
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--cabinet',
+        'c',
+        '--name',
+        'n',
+        '--env',
+        'prod',
+        '--scopes',
+        'crm:read',
+        '--ip-allowlist',
+        '999.1.1.1/8',
+      ],
       ['keys', 'list', '--data-dir', dataDir, '--cabinet', 'c', '--unknown-flag'],
       ['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'svc_prod_abc'],
       ['serve', '--port', 'not-a-port', '--data-dir', dataDir],
@@ -115,7 +186,21 @@ describe('courtier CLI', () => {
   });
 
   it('keys create for an unknown cabinet fails with exit 1', async () => {
-    const res = await runCourtier(['keys', 'create', '--data-dir', dataDir, '--cabinet', '00000000-0000-4000-8000-000000000000', '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--json']);
+    const res = await runCourtier([
+      'keys',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--cabinet',
+      '00000000-0000-4000-8000-000000000000',
+      '--name',
+      'n',
+      '--env',
+      'prod',
+      '--scopes',
+      'crm:read',
+      '--json',
+    ]);
     expect(res.code).toBe(1);
     expect(onlyJsonObject(res.stdout)).toMatchObject({ error: 'not_found' });
   });
@@ -143,7 +228,18 @@ describe('courtier CLI', () => {
       expect(hint?.msg).toContain('courtier init --cabinet NAME --email E --password-stdin');
       expect(fresh.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-      const init = await runCourtier(['init', '--data-dir', dir, '--cabinet', 'Set up', '--email', 'setup@example.fr', '--password', 'a long password', '--json']);
+      const init = await runCourtier([
+        'init',
+        '--data-dir',
+        dir,
+        '--cabinet',
+        'Set up',
+        '--email',
+        'setup@example.fr',
+        '--password',
+        'a long password',
+        '--json',
+      ]);
       expect(init.code, init.stderr).toBe(0);
       const later = await serveLog();
       expect(later.lines.some((line) => line.msg.startsWith('Courtier listening on'))).toBe(true);
@@ -157,7 +253,21 @@ describe('courtier CLI', () => {
     const cabinet = await initCabinet('Live', 'live@example.fr');
     const server = await startServeProcess(['--data-dir', dataDir]);
     try {
-      const created = await runCourtier(['keys', 'create', '--data-dir', dataDir, '--cabinet', cabinet, '--name', 'live', '--env', 'prod', '--scopes', 'crm:read', '--json']);
+      const created = await runCourtier([
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--cabinet',
+        cabinet,
+        '--name',
+        'live',
+        '--env',
+        'prod',
+        '--scopes',
+        'crm:read',
+        '--json',
+      ]);
       const key = createdApiKeySchema.parse(JSON.parse(created.stdout));
       const me = await fetch(`${server.url}/api/v1/public/me`, { headers: { 'X-API-Key': key.key } });
       expect(me.status).toBe(200);
@@ -194,14 +304,24 @@ describe('the data dir of the CLI and of the running service', () => {
     try {
       const serviceCabinet = await initCabinet('Service', 'service@example.fr');
       await withService(dataDir, async (url) => {
-        const init = await runCourtier(['init', '--cabinet', 'Elsewhere', '--email', 'e@example.fr', '--password', 'a long password', '--json'], { env: { COURTIER_DATA_DIR: otherDir } });
+        const init = await runCourtier(
+          ['init', '--cabinet', 'Elsewhere', '--email', 'e@example.fr', '--password', 'a long password', '--json'],
+          { env: { COURTIER_DATA_DIR: otherDir } },
+        );
         expect(init.code, init.stderr).toBe(0);
         const cabinet = (JSON.parse(init.stdout) as { cabinet_id: string }).cabinet_id;
-        const created = await runCourtier(['keys', 'create', '--cabinet', cabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read'], { env: { COURTIER_DATA_DIR: otherDir } });
+        const created = await runCourtier(
+          ['keys', 'create', '--cabinet', cabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read'],
+          { env: { COURTIER_DATA_DIR: otherDir } },
+        );
         expect(created.code, created.stderr).toBe(0);
         const lines = created.stderr.trim().split('\n');
         expect(lines[0]).toBe(`courtier: data dir ${otherDir} (from COURTIER_DATA_DIR)`);
-        expect(lines[1]).toMatch(new RegExp(`^courtier: warning: the Courtier service at ${url} \\(pid \\d+\\) uses another data dir, ${dataDir}: it will not see what this command does\\. Run the command with --data-dir ${dataDir} `));
+        expect(lines[1]).toMatch(
+          new RegExp(
+            `^courtier: warning: the Courtier service at ${url} \\(pid \\d+\\) uses another data dir, ${dataDir}: it will not see what this command does\\. Run the command with --data-dir ${dataDir} `,
+          ),
+        );
         expect(lines).toHaveLength(2);
         const key = /svc_prod_\w+/.exec(created.stdout)?.[0] ?? '';
         const refused = await fetch(`${url}/api/v1/public/me`, { headers: { 'X-API-Key': key } });
@@ -209,16 +329,25 @@ describe('the data dir of the CLI and of the running service', () => {
         expect(((await refused.json()) as { message: string }).message).toContain('which must be the one the service uses');
 
         // The same data dir as the service: the data dir line only, and the key works there.
-        const same = await runCourtier(['keys', 'create', '--cabinet', serviceCabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--json'], { env: { COURTIER_DATA_DIR: dataDir } });
+        const same = await runCourtier(
+          ['keys', 'create', '--cabinet', serviceCabinet, '--name', 'n', '--env', 'prod', '--scopes', 'crm:read', '--json'],
+          { env: { COURTIER_DATA_DIR: dataDir } },
+        );
         expect(same.stderr).toBe(`courtier: data dir ${dataDir} (from COURTIER_DATA_DIR)\n`);
-        const me = await fetch(`${url}/api/v1/public/me`, { headers: { 'X-API-Key': createdApiKeySchema.parse(JSON.parse(same.stdout)).key } });
+        const me = await fetch(`${url}/api/v1/public/me`, {
+          headers: { 'X-API-Key': createdApiKeySchema.parse(JSON.parse(same.stdout)).key },
+        });
         expect(me.status).toBe(200);
 
         // A second serve on the same port is refused with the holder named, and its data dir.
         const port = new URL(url).port;
         const second = await runCourtier(['serve', '--port', port, '--data-dir', serviceDir]);
         expect(second.code).toBe(1);
-        expect(second.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is taken by the Courtier service at ${url} \\(pid \\d+, data dir ${dataDir}\\)\\. Stop it \\(Ctrl-C in its terminal\\)`));
+        expect(second.stderr).toMatch(
+          new RegExp(
+            `port ${port} on 127\\.0\\.0\\.1 is taken by the Courtier service at ${url} \\(pid \\d+, data dir ${dataDir}\\)\\. Stop it \\(Ctrl-C in its terminal\\)`,
+          ),
+        );
       });
       // Once the service has stopped, nothing is running: no warning.
       const after = await runCourtier(['keys', 'list', '--cabinet', serviceCabinet, '--json'], { env: { COURTIER_DATA_DIR: otherDir } });
@@ -248,7 +377,10 @@ describe('the data dir of the CLI and of the running service', () => {
 describe('courtier settings', () => {
   it('turns LLM data sharing on and off', async () => {
     const cabinet = await initCabinet('Settings', 'settings@example.fr');
-    const get = async () => JSON.parse((await runCourtier(['settings', 'get', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout) as { llm_data_sharing: boolean };
+    const get = async () =>
+      JSON.parse((await runCourtier(['settings', 'get', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout) as {
+        llm_data_sharing: boolean;
+      };
     expect(await get()).toEqual({ llm_data_sharing: false });
     const on = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'on']);
     expect(on.code).toBe(0);
@@ -264,15 +396,66 @@ describe('courtier insurers, credits and robots', () => {
   it('sets credentials from standard input only, grants credits, and flips the kill switch', async () => {
     const cabinet = await initCabinet('Robots', 'robots@example.fr');
     const listed = await runCourtier(['insurers', 'list', '--data-dir', dataDir, '--json'], { entry });
-    expect((JSON.parse(listed.stdout) as { insurers: { code: string }[] }).insurers.map((i) => i.code)).toEqual(['crash-before', 'crash-after']);
+    expect((JSON.parse(listed.stdout) as { insurers: { code: string }[] }).insurers.map((i) => i.code)).toEqual([
+      'crash-before',
+      'crash-after',
+    ]);
 
-    const onArgv = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'l', '--password', 'visible'], { entry });
+    const onArgv = await runCourtier(
+      [
+        'insurers',
+        'set-credentials',
+        '--data-dir',
+        dataDir,
+        '--cabinet',
+        cabinet,
+        '--compagnie',
+        'crash-before',
+        '--login',
+        'l',
+        '--password',
+        'visible',
+      ],
+      { entry },
+    );
     expect(onArgv.code).toBe(2);
-    const set = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker-7', '--password-stdin', '--json'], { entry, input: 'p@ss word\n' });
+    const set = await runCourtier(
+      [
+        'insurers',
+        'set-credentials',
+        '--data-dir',
+        dataDir,
+        '--cabinet',
+        cabinet,
+        '--compagnie',
+        'crash-before',
+        '--login',
+        'broker-7',
+        '--password-stdin',
+        '--json',
+      ],
+      { entry, input: 'p@ss word\n' },
+    );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).not.toContain('p@ss');
     expect(JSON.parse(set.stdout)).toMatchObject({ compagnie: 'crash-before', login: 'broker-7' });
-    const unknown = await runCourtier(['insurers', 'set-credentials', '--data-dir', dataDir, '--cabinet', cabinet, '--compagnie', 'nobody', '--login', 'l', '--password-stdin', '--json'], { entry, input: 'x' });
+    const unknown = await runCourtier(
+      [
+        'insurers',
+        'set-credentials',
+        '--data-dir',
+        dataDir,
+        '--cabinet',
+        cabinet,
+        '--compagnie',
+        'nobody',
+        '--login',
+        'l',
+        '--password-stdin',
+        '--json',
+      ],
+      { entry, input: 'x' },
+    );
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'unknown_insurer' });
     // The password is in the encrypted store, nowhere in SQLite.
@@ -282,12 +465,19 @@ describe('courtier insurers, credits and robots', () => {
 
     const granted = await runCourtier(['credits', 'grant', '--data-dir', dataDir, '--cabinet', cabinet, '--amount', '40', '--json']);
     expect(JSON.parse(granted.stdout)).toMatchObject({ granted: 40, balance: 40 });
-    expect(JSON.parse((await runCourtier(['credits', 'balance', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout)).toMatchObject({ balance: 40 });
+    expect(
+      JSON.parse((await runCourtier(['credits', 'balance', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout),
+    ).toMatchObject({ balance: 40 });
     expect((await runCourtier(['credits', 'grant', '--data-dir', dataDir, '--cabinet', cabinet, '--amount', '-3'])).code).toBe(2);
 
     expect((await runCourtier(['robots', 'disable', '--data-dir', dataDir, '--reason', 'portal maintenance'])).code).toBe(0);
-    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({ robots_enabled: false, kill_switch: { reason: 'portal maintenance' } });
+    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({
+      robots_enabled: false,
+      kill_switch: { reason: 'portal maintenance' },
+    });
     expect((await runCourtier(['robots', 'enable', '--data-dir', dataDir])).code).toBe(0);
-    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({ robots_enabled: true });
+    expect(JSON.parse((await runCourtier(['robots', 'status', '--data-dir', dataDir, '--json'])).stdout)).toMatchObject({
+      robots_enabled: true,
+    });
   });
 });

@@ -51,7 +51,11 @@ async function addUser(role: 'broker' | 'admin' = 'broker'): Promise<TestUser> {
 }
 
 function signIn(email: string, password: string): Promise<Response> {
-  return server.request(`${C}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  return server.request(`${C}/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
 }
 
 async function errorOf(response: Response): Promise<string> {
@@ -72,7 +76,8 @@ async function withAccess(user: TestUser): Promise<{ session: ConsoleClient; acc
   expect((await session.request(`${C}/settings`)).status).toBe(200);
   const { tokens, client } = await authorizeOverHttp(server, user);
   expect((await mcpCall(tokens.access_token)).status).toBe(200);
-  const refresh = () => tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+  const refresh = () =>
+    tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
   return { session, accessToken: tokens.access_token, refresh };
 }
 
@@ -102,12 +107,18 @@ describe('changing one’s own password', () => {
     const elsewhere = await consoleClient(server, user);
     const newPassword = 'a brand new passphrase';
 
-    const wrong = await here.request(`${C}/account/password`, { method: 'PUT', json: { current_password: 'not my password', new_password: newPassword } });
+    const wrong = await here.request(`${C}/account/password`, {
+      method: 'PUT',
+      json: { current_password: 'not my password', new_password: newPassword },
+    });
     expect(wrong.status).toBe(403);
     expect(await errorOf(wrong)).toBe('wrong_current_password');
     expect((await signIn(user.email, PASSWORD)).status).toBe(200);
 
-    const changed = await here.request(`${C}/account/password`, { method: 'PUT', json: { current_password: PASSWORD, new_password: newPassword } });
+    const changed = await here.request(`${C}/account/password`, {
+      method: 'PUT',
+      json: { current_password: PASSWORD, new_password: newPassword },
+    });
     expect(changed.status).toBe(200);
     expect(consoleSessionSchema.parse(await changed.json()).user).toMatchObject({ email: user.email, must_change_password: false });
     expect((await here.request(`${C}/settings`)).status).toBe(200);
@@ -117,7 +128,11 @@ describe('changing one’s own password', () => {
 
     const entries = auditOf('user.password_changed');
     expect(entries.map((e) => e.result)).toEqual(['success', 'failure']);
-    expect(entries[0]).toMatchObject({ actor: { kind: 'user', id: user.userId }, target: user.email, details: { other_sessions_ended: 2 } }); // elsewhere, and the sign-in that proved the old password still worked
+    expect(entries[0]).toMatchObject({
+      actor: { kind: 'user', id: user.userId },
+      target: user.email,
+      details: { other_sessions_ended: 2 },
+    }); // elsewhere, and the sign-in that proved the old password still worked
     const all = JSON.stringify(listAudit(server.deps, cabinetId, { limit: 500 }));
     for (const secret of [newPassword, 'not my password', PASSWORD]) expect(all).not.toContain(secret);
   });
@@ -164,10 +179,16 @@ describe('changing one’s own password', () => {
     const user = await addUser();
     const client = await consoleClient(server, user);
     for (let i = 0; i < 5; i++) {
-      const wrong = await client.request(`${C}/account/password`, { method: 'PUT', json: { current_password: `guess ${i}`, new_password: 'a brand new passphrase' } });
+      const wrong = await client.request(`${C}/account/password`, {
+        method: 'PUT',
+        json: { current_password: `guess ${i}`, new_password: 'a brand new passphrase' },
+      });
       expect(wrong.status).toBe(403);
     }
-    const throttled = await client.request(`${C}/account/password`, { method: 'PUT', json: { current_password: PASSWORD, new_password: 'a brand new passphrase' } });
+    const throttled = await client.request(`${C}/account/password`, {
+      method: 'PUT',
+      json: { current_password: PASSWORD, new_password: 'a brand new passphrase' },
+    });
     expect(throttled.status).toBe(429);
     expect(await errorOf(throttled)).toBe('too_many_login_attempts');
     expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -214,14 +235,21 @@ describe('an administrator resets a password', () => {
     expect(posted.status).toBe(403);
     expect(posted.headers.get('location')).toBeNull();
 
-    const chosen = await session.request(`${C}/account/password`, { method: 'PUT', json: { current_password: reset.temporary_password, new_password: 'my own passphrase now' } });
+    const chosen = await session.request(`${C}/account/password`, {
+      method: 'PUT',
+      json: { current_password: reset.temporary_password, new_password: 'my own passphrase now' },
+    });
     expect(chosen.status).toBe(200);
     expect(consoleSessionSchema.parse(await chosen.json()).user.must_change_password).toBe(false);
     expect((await session.request(`${C}/settings`)).status).toBe(200);
     expect((await listUsers()).find((u) => u.user_id === user.userId)?.must_change_password).toBe(false);
 
     const [entry] = auditOf('user.password_reset');
-    expect(entry).toMatchObject({ actor: { kind: 'user', id: adminId }, target: user.email, details: { user_id: user.userId, sessions_ended: 2, grants_revoked: 1 } });
+    expect(entry).toMatchObject({
+      actor: { kind: 'user', id: adminId },
+      target: user.email,
+      details: { user_id: user.userId, sessions_ended: 2, grants_revoked: 1 },
+    });
     expect(JSON.stringify(listAudit(server.deps, cabinetId, { limit: 500 }))).not.toContain(reset.temporary_password);
   });
 
@@ -263,7 +291,10 @@ describe('an administrator disables and enables a user', () => {
 
     const refused = await signIn(user.email, PASSWORD);
     expect(refused.status).toBe(403);
-    expect((await refused.json()) as { error: string; message: string }).toMatchObject({ error: 'account_disabled', message: expect.stringContaining('administrator') });
+    expect((await refused.json()) as { error: string; message: string }).toMatchObject({
+      error: 'account_disabled',
+      message: expect.stringContaining('administrator'),
+    });
     // Without the right password, nothing tells that the account exists or is disabled.
     const guessed = await signIn(user.email, 'a wrong password');
     expect(guessed.status).toBe(401);
@@ -289,7 +320,9 @@ describe('an administrator disables and enables a user', () => {
       const bad = await admin.request(`${C}/users/${broker.userId}/disabled`, { method: 'PUT', json: body });
       expect(bad.status).toBe(400);
     }
-    expect((await admin.request(`${C}/users/00000000-0000-4000-8000-000000000000/disabled`, { method: 'PUT', json: { disabled: true } })).status).toBe(404);
+    expect(
+      (await admin.request(`${C}/users/00000000-0000-4000-8000-000000000000/disabled`, { method: 'PUT', json: { disabled: true } })).status,
+    ).toBe(404);
     expect((await listUsers()).every((u) => u.disabled_at === null)).toBe(true);
     expect((await brokerClient.request(`${C}/settings`)).status).toBe(200);
   });
@@ -332,8 +365,14 @@ describe('an administrator removes a user', () => {
     expect(gone.status).toBe(401);
     expect(await errorOf(gone)).toBe('invalid_credentials');
     expect((await admin.request(`${C}/users/${user.userId}`, { method: 'DELETE' })).status).toBe(404);
-    expect((await admin.request(`${C}/users`, { method: 'POST', json: { email: user.email, password: PASSWORD, role: 'broker' } })).status).toBe(201);
-    expect(auditOf('user.removed')[0]).toMatchObject({ actor: { kind: 'user', id: adminId }, target: user.email, details: { user_id: user.userId, role: 'broker' } });
+    expect(
+      (await admin.request(`${C}/users`, { method: 'POST', json: { email: user.email, password: PASSWORD, role: 'broker' } })).status,
+    ).toBe(201);
+    expect(auditOf('user.removed')[0]).toMatchObject({
+      actor: { kind: 'user', id: adminId },
+      target: user.email,
+      details: { user_id: user.userId, role: 'broker' },
+    });
   });
 
   it('refuses oneself, a broker and a bad id, removing nothing', async () => {
@@ -354,7 +393,15 @@ describe('courtier users reset-password', () => {
     const second = await addUser('admin');
     const access = await withAccess(second);
 
-    const result = await runCourtier(['users', 'reset-password', '--data-dir', server.dataDir, '--email', second.email.toUpperCase(), '--json']);
+    const result = await runCourtier([
+      'users',
+      'reset-password',
+      '--data-dir',
+      server.dataDir,
+      '--email',
+      second.email.toUpperCase(),
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const printed = JSON.parse(result.stdout) as { email: string; temporary_password: string };
@@ -386,7 +433,17 @@ describe('courtier users reset-password', () => {
     expect(ambiguous.stderr).toContain('Cabinet Bis');
     expect((await signIn(ADMIN.email, PASSWORD)).status).toBe(200);
 
-    const chosen = await runCourtier(['users', 'reset-password', '--data-dir', server.dataDir, '--email', ADMIN.email, '--cabinet', elsewhere.cabinet_id, '--json']);
+    const chosen = await runCourtier([
+      'users',
+      'reset-password',
+      '--data-dir',
+      server.dataDir,
+      '--email',
+      ADMIN.email,
+      '--cabinet',
+      elsewhere.cabinet_id,
+      '--json',
+    ]);
     expect(chosen.code, chosen.stderr).toBe(0);
     // The other cabinet's account kept its password.
     expect((await signIn(ADMIN.email, PASSWORD)).status).toBe(200);

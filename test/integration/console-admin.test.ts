@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSessionSchema } from '../../shared/oauth.js';
-import { apiKeyListSchema, cabinetUserListSchema, cabinetUserSchema, connectedAppListSchema, consoleSettingsSchema, createdApiKeySchema, walletSchema, automationStatusSchema } from '../../shared/console-admin.js';
+import {
+  apiKeyListSchema,
+  cabinetUserListSchema,
+  cabinetUserSchema,
+  connectedAppListSchema,
+  consoleSettingsSchema,
+  createdApiKeySchema,
+  walletSchema,
+  automationStatusSchema,
+} from '../../shared/console-admin.js';
 import { setupResponseSchema } from '../../shared/console-session.js';
 import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
@@ -38,9 +47,12 @@ async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
 
-
 function postSetup(body: unknown): Promise<Response> {
-  return server.request(`${C}/setup`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: server.url }, body: JSON.stringify(body) });
+  return server.request(`${C}/setup`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: server.url },
+    body: JSON.stringify(body),
+  });
 }
 
 /** A mutation with the session cookie but a missing or wrong X-CSRF-Token. */
@@ -108,16 +120,25 @@ describe('users', () => {
     const list = cabinetUserListSchema.parse(await (await admin.request(`${C}/users`)).json());
     expect(list.map((u) => [u.email, u.role])).toEqual([[adminUser.email, 'admin']]);
 
-    const created = await admin.request(`${C}/users`, { method: 'POST', json: { email: 'Broker@Dupont.fr', password: PASSWORD, role: 'broker' } });
+    const created = await admin.request(`${C}/users`, {
+      method: 'POST',
+      json: { email: 'Broker@Dupont.fr', password: PASSWORD, role: 'broker' },
+    });
     expect(created.status).toBe(201);
     const user = cabinetUserSchema.parse(await created.json());
     expect(user).toMatchObject({ email: 'broker@dupont.fr', role: 'broker' });
     brokerId = user.user_id;
 
-    const duplicate = await admin.request(`${C}/users`, { method: 'POST', json: { email: 'BROKER@dupont.fr', password: PASSWORD, role: 'admin' } });
+    const duplicate = await admin.request(`${C}/users`, {
+      method: 'POST',
+      json: { email: 'BROKER@dupont.fr', password: PASSWORD, role: 'admin' },
+    });
     expect(duplicate.status).toBe(409);
     expect((await json(duplicate)).error).toBe('email_taken');
-    const badRole = await admin.request(`${C}/users`, { method: 'POST', json: { email: 'x@dupont.fr', password: PASSWORD, role: 'owner' } });
+    const badRole = await admin.request(`${C}/users`, {
+      method: 'POST',
+      json: { email: 'x@dupont.fr', password: PASSWORD, role: 'owner' },
+    });
     expect(badRole.status).toBe(400);
     expect((await json(badRole)).details).toEqual([expect.objectContaining({ path: 'body.role' })]);
 
@@ -145,7 +166,9 @@ describe('users', () => {
     expect((await json(selfDemote)).error).toBe('last_admin');
 
     const created = cabinetUserSchema.parse(
-      await (await admin.request(`${C}/users`, { method: 'POST', json: { email: 'second@dupont.fr', password: PASSWORD, role: 'broker' } })).json(),
+      await (
+        await admin.request(`${C}/users`, { method: 'POST', json: { email: 'second@dupont.fr', password: PASSWORD, role: 'broker' } })
+      ).json(),
     );
     const promoted = await admin.request(`${C}/users/${created.user_id}`, { method: 'PATCH', json: { role: 'admin' } });
     expect(promoted.status).toBe(200);
@@ -157,10 +180,20 @@ describe('users', () => {
     expect((await second.request(`${C}/users`)).status).toBe(403);
 
     await server.createCabinet('Cabinet Autre');
-    const other = server.deps.db.sqlite.prepare("SELECT id FROM users WHERE cabinet_id != ? LIMIT 1").get(adminUser.cabinetId) as { id: string };
+    const other = server.deps.db.sqlite.prepare('SELECT id FROM users WHERE cabinet_id != ? LIMIT 1').get(adminUser.cabinetId) as {
+      id: string;
+    };
     const foreign = await admin.request(`${C}/users/${other.id}`, { method: 'PATCH', json: { role: 'broker' } });
     expect(foreign.status).toBe(404);
-    expect((await server.request(`${C}/users/not-a-uuid`, { method: 'PATCH', headers: { cookie: admin.cookie, 'X-CSRF-Token': admin.csrfToken, 'Content-Type': 'application/json' }, body: '{"role":"admin"}' })).status).toBe(400);
+    expect(
+      (
+        await server.request(`${C}/users/not-a-uuid`, {
+          method: 'PATCH',
+          headers: { cookie: admin.cookie, 'X-CSRF-Token': admin.csrfToken, 'Content-Type': 'application/json' },
+          body: '{"role":"admin"}',
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -199,7 +232,9 @@ describe('the guard on every route', () => {
     expect(listApiKeys(server.deps, adminUser.cabinetId)).toHaveLength(keysBefore);
     expect(listApiKeys(server.deps, adminUser.cabinetId).every((k) => k.revoked_at === null)).toBe(true);
     expect(cabinetUserListSchema.parse(await (await admin.request(`${C}/users`)).json())).toHaveLength(usersBefore);
-    expect(cabinetUserListSchema.parse(await (await admin.request(`${C}/users`)).json()).find((u) => u.user_id === brokerId)?.role).toBe('broker');
+    expect(cabinetUserListSchema.parse(await (await admin.request(`${C}/users`)).json()).find((u) => u.user_id === brokerId)?.role).toBe(
+      'broker',
+    );
     expect(getCabinetSettings(server.deps, adminUser.cabinetId).llm_data_sharing).toBe(false);
     expect(automationStatusSchema.parse(await (await admin.request(`${C}/status`)).json()).robots_enabled).toBe(true);
   });
@@ -209,7 +244,13 @@ describe('API keys', () => {
   it('create (the value once), use it with /me, list with last use, revoke → 401', async () => {
     const response = await admin.request(`${C}/keys`, {
       method: 'POST',
-      json: { name: 'Zapier', environment: 'prod', scopes: ['crm:read', 'devis:read'], ip_allowlist: ['127.0.0.1', '10.0.0.0/8'], expires_at: '2027-01-01T00:00:00Z' },
+      json: {
+        name: 'Zapier',
+        environment: 'prod',
+        scopes: ['crm:read', 'devis:read'],
+        ip_allowlist: ['127.0.0.1', '10.0.0.0/8'],
+        expires_at: '2027-01-01T00:00:00Z',
+      },
     });
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -249,7 +290,10 @@ describe('API keys', () => {
       expect(response.status).toBe(400);
       expect(((await json(response)).details as { path: string }[]).map((d) => d.path)).toContain(path);
     }
-    const past = await admin.request(`${C}/keys`, { method: 'POST', json: { name: 'k', environment: 'prod', scopes: ['crm:read'], expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await admin.request(`${C}/keys`, {
+      method: 'POST',
+      json: { name: 'k', environment: 'prod', scopes: ['crm:read'], expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(400);
   });
 
@@ -268,7 +312,12 @@ describe('API keys', () => {
 describe('settings', () => {
   it('reads the cabinet’s masking, the effective base URL and the data dir; an admin toggles masking', async () => {
     const settings = consoleSettingsSchema.parse(await (await broker.request(`${C}/settings`)).json());
-    expect(settings).toEqual({ llm_data_sharing: false, public_base_url: server.url, public_base_url_source: 'default', data_dir: server.dataDir });
+    expect(settings).toEqual({
+      llm_data_sharing: false,
+      public_base_url: server.url,
+      public_base_url_source: 'default',
+      data_dir: server.dataDir,
+    });
     const patched = await admin.request(`${C}/settings`, { method: 'PATCH', json: { llm_data_sharing: true } });
     expect(patched.status).toBe(200);
     expect(consoleSettingsSchema.parse(await patched.json()).llm_data_sharing).toBe(true);
@@ -283,7 +332,8 @@ describe('settings', () => {
     const configured = await startTestServer({ config: { publicBaseUrl: 'https://courtier.cabinet.lan' } });
     try {
       const cabinetId = await configured.createCabinet();
-      const email = (configured.deps.db.sqlite.prepare('SELECT email FROM users WHERE cabinet_id = ?').get(cabinetId) as { email: string }).email;
+      const email = (configured.deps.db.sqlite.prepare('SELECT email FROM users WHERE cabinet_id = ?').get(cabinetId) as { email: string })
+        .email;
       const client = await consoleClient(configured, { email, password: PASSWORD });
       const settings = consoleSettingsSchema.parse(await (await client.request(`${C}/settings`)).json());
       expect(settings.public_base_url).toBe('https://courtier.cabinet.lan');
@@ -304,7 +354,13 @@ describe('wallet and status', () => {
 
   it('the status has the quota, breakers and both switches; an admin pauses the cabinet’s robots', async () => {
     const status = automationStatusSchema.parse(await (await broker.request(`${C}/status`)).json());
-    expect(status).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null, breakers: [], quota: { limit: 60, remaining: 60 } });
+    expect(status).toMatchObject({
+      robots_enabled: true,
+      kill_switch: null,
+      cabinet_pause: null,
+      breakers: [],
+      quota: { limit: 60, remaining: 60 },
+    });
 
     const off = await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: true, reason: 'Portal maintenance' } });
     expect(off.status).toBe(200);
@@ -318,9 +374,13 @@ describe('wallet and status', () => {
     const publicStatus = await apiClient(server, server.createKey(adminUser.cabinetId).key).get('/automation/status');
     expect(publicStatus.body.robots_enabled).toBe(false);
 
-    const defaultReason = automationStatusSchema.parse(await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: true } })).json());
+    const defaultReason = automationStatusSchema.parse(
+      await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: true } })).json(),
+    );
     expect(defaultReason.cabinet_pause?.reason).toContain(adminUser.email);
-    const on = automationStatusSchema.parse(await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: false } })).json());
+    const on = automationStatusSchema.parse(
+      await (await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: false } })).json(),
+    );
     expect(on).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null });
     expect((await admin.request(`${C}/robots/pause`, { method: 'PUT', json: { paused: 'no' } })).status).toBe(400);
   });
@@ -338,7 +398,12 @@ describe('connected apps', () => {
     const { client, tokens } = await authorizeOverHttp(server, adminUser, 'crm:read devis:read');
     let apps = connectedAppListSchema.parse(await (await admin.request(`${C}/connected-apps`)).json());
     expect(apps).toHaveLength(1);
-    expect(apps[0]).toMatchObject({ client_id: client.client_id, client_name: 'Test assistant', scopes: ['crm:read', 'devis:read'], last_used_at: null });
+    expect(apps[0]).toMatchObject({
+      client_id: client.client_id,
+      client_name: 'Test assistant',
+      scopes: ['crm:read', 'devis:read'],
+      last_used_at: null,
+    });
     // Another user of the cabinet does not see it.
     expect(connectedAppListSchema.parse(await (await broker.request(`${C}/connected-apps`)).json())).toEqual([]);
 
@@ -369,7 +434,11 @@ describe('connected apps', () => {
     const revoked = await admin.request(`${C}/connected-apps/${app?.grant_id}`, { method: 'DELETE' });
     expect(revoked.status).toBe(204);
     expect((await mcp(tokens.access_token)).status).toBe(401);
-    const refresh = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refresh = await tokenRequest(server, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refresh.status).toBe(400);
     expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
     const after = connectedAppListSchema.parse(await (await admin.request(`${C}/connected-apps`)).json());

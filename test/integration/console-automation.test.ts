@@ -27,7 +27,10 @@ let portal = '';
 beforeAll(async () => {
   insurer = createTestInsurer();
   server = await startTestServer({
-    insurers: [insurer, createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } })],
+    insurers: [
+      insurer,
+      createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
+    ],
     config: { tarificationQuotaPerHour: 1000 },
   });
   portal = `${server.url}/sandbox/insurer`;
@@ -63,7 +66,12 @@ async function broker(cab: Cabinet): Promise<ConsoleClient> {
 let n = 0;
 function request(extra: Record<string, unknown> = {}) {
   n += 1;
-  return { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(20000 + n), birth_date: '1984-03-09', formula: 'tiers' }, ...extra };
+  return {
+    compagnie: 'testco',
+    produit: 'auto',
+    dicData: { postcode: String(20000 + n), birth_date: '1984-03-09', formula: 'tiers' },
+    ...extra,
+  };
 }
 
 async function json(response: Response): Promise<unknown> {
@@ -126,7 +134,10 @@ async function openFeed(client: ConsoleClient) {
           raw.push(block);
           const lines = block.split('\n');
           const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-          const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = lines
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (event) events.push({ event, data });
         }
         waiter.wake?.();
@@ -176,14 +187,21 @@ describe('console automation routes: access rules', () => {
     expect(res.status).toBe(200);
     let list = consoleInsurerListSchema.parse(await json(res));
     const testco = list.data.find((i) => i.code === 'testco');
-    expect(testco).toMatchObject({ name: 'Test Assurances', credentials: { configured: false, login: null, updated_at: null }, can_test_login: false });
+    expect(testco).toMatchObject({
+      name: 'Test Assurances',
+      credentials: { configured: false, login: null, updated_at: null },
+      can_test_login: false,
+    });
     expect(testco?.products.map((p) => [p.code, p.kind, p.cost_credits])).toEqual([
       ['auto', 'quote', 10],
       ['attestation', 'routine', 4],
     ]);
     expect(list.data.find((i) => i.code === 'sandbox')).toMatchObject({ name: 'Sandbox Assurances', can_test_login: true });
 
-    res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'agence-7', password: 'Tr3s-secret!' } });
+    res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', {
+      method: 'PUT',
+      json: { login: 'agence-7', password: 'Tr3s-secret!' },
+    });
     expect(res.status).toBe(200);
     const saved = JSON.stringify(await json(res));
     expect(saved).toContain('agence-7');
@@ -197,19 +215,38 @@ describe('console automation routes: access rules', () => {
     expect(server.logs.join('')).not.toContain('Tr3s-secret!');
 
     // Replace, then remove.
-    res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'agence-8', password: 'autre' } });
+    res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', {
+      method: 'PUT',
+      json: { login: 'agence-8', password: 'autre' },
+    });
     expect(res.status).toBe(200);
     res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' });
     expect(res.status).toBe(204);
-    await expectError(await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }), 409, 'insurer_credentials_missing');
-    await expectError(await cab.admin.request('/api/v1/console/insurers/nope/credentials', { method: 'PUT', json: { login: 'a', password: 'b' } }), 404, 'unknown_insurer');
-    await expectError(await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: ' ', password: '' } }), 400, 'validation_error');
+    await expectError(
+      await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }),
+      409,
+      'insurer_credentials_missing',
+    );
+    await expectError(
+      await cab.admin.request('/api/v1/console/insurers/nope/credentials', { method: 'PUT', json: { login: 'a', password: 'b' } }),
+      404,
+      'unknown_insurer',
+    );
+    await expectError(
+      await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: ' ', password: '' } }),
+      400,
+      'validation_error',
+    );
   });
 
   it('credential writes and test logins are for admins; pricing and jobs for every user', async () => {
     const cab = await cabinet();
     const user = await broker(cab);
-    await expectError(await user.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'x', password: 'y' } }), 403, 'admin_only');
+    await expectError(
+      await user.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'x', password: 'y' } }),
+      403,
+      'admin_only',
+    );
     await expectError(await user.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }), 403, 'admin_only');
     await expectError(await user.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' }), 403, 'admin_only');
     expect((await user.request('/api/v1/console/insurers')).status).toBe(200);
@@ -272,12 +309,21 @@ describe('console pricing and jobs', () => {
     expect(dry).toMatchObject({
       status: 'dry_run_ok',
       balance: 25,
-      validation: { schema_ok: false, missing_required_fields: ['birth_date'], credentials_configured: true, would_cost_credits: 10, quota: { limit: 1000, remaining: 1000 } },
+      validation: {
+        schema_ok: false,
+        missing_required_fields: ['birth_date'],
+        credentials_configured: true,
+        would_cost_credits: 10,
+        quota: { limit: 1000, remaining: 1000 },
+      },
     });
     expect(dry.invalid_fields.map((f) => f.field)).toEqual(['postcode']);
     expect(consoleJobPageSchema.parse(await json(await cab.admin.request('/api/v1/console/jobs'))).count).toBe(0);
     // A real enqueue with the same problems is a 400 naming the fields.
-    const bad = await cab.admin.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'testco', produit: 'auto', dicData: { postcode: '6900' } } });
+    const bad = await cab.admin.request('/api/v1/console/tarifications', {
+      method: 'POST',
+      json: { compagnie: 'testco', produit: 'auto', dicData: { postcode: '6900' } },
+    });
     expect(bad.status).toBe(400);
     const body = errorBodySchema.parse(await json(bad));
     expect(JSON.stringify(body.details)).toContain('body.dicData.birth_date');
@@ -306,7 +352,8 @@ describe('console pricing and jobs', () => {
     expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="Devis_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf"$/);
     expect(Buffer.from(await pdf.arrayBuffer()).equals(TEST_PDF)).toBe(true);
 
-    const list = async (query: string) => consoleJobPageSchema.parse(await json(await cab.admin.request(`/api/v1/console/jobs${query}`))).data.map((j) => j.job_id);
+    const list = async (query: string) =>
+      consoleJobPageSchema.parse(await json(await cab.admin.request(`/api/v1/console/jobs${query}`))).data.map((j) => j.job_id);
     expect(await list('')).toEqual([id]);
     expect(await list('?status=completed')).toEqual([id]);
     expect(await list('?status=failed')).toEqual([]);
@@ -326,9 +373,15 @@ describe('console pricing and jobs', () => {
     for (const id of ids) await untilJob(cab.admin, id, (j) => j.status === 'completed');
     const first = consoleJobPageSchema.parse(await json(await cab.admin.request('/api/v1/console/jobs?limit=2')));
     expect(first).toMatchObject({ count: 2, has_more: true });
-    const second = consoleJobPageSchema.parse(await json(await cab.admin.request(`/api/v1/console/jobs?limit=2&cursor=${first.next_cursor}`)));
+    const second = consoleJobPageSchema.parse(
+      await json(await cab.admin.request(`/api/v1/console/jobs?limit=2&cursor=${first.next_cursor}`)),
+    );
     expect([...first.data, ...second.data].map((j) => j.job_id).sort()).toEqual([...ids].sort());
-    await expectError(await cab.admin.request(`/api/v1/console/jobs?limit=2&status=completed&cursor=${first.next_cursor}`), 400, 'invalid_cursor');
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs?limit=2&status=completed&cursor=${first.next_cursor}`),
+      400,
+      'invalid_cursor',
+    );
   });
 });
 
@@ -398,8 +451,16 @@ describe('the live feed (Server-Sent Events)', () => {
     expect(jobSchema.parse(await json(answered)).mfa).toBeNull();
     const done = await feed.job((j) => j.job_id === id && j.status === 'completed');
     expect(done.result?.tarif_eur).toBe(271);
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: '272' } }), 409, 'job_not_awaiting_mfa');
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: ' ' } }), 400, 'validation_error');
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: '272' } }),
+      409,
+      'job_not_awaiting_mfa',
+    );
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: ' ' } }),
+      400,
+      'validation_error',
+    );
     await feed.close();
   });
 
@@ -414,7 +475,11 @@ describe('the live feed (Server-Sent Events)', () => {
     const res = await cab.admin.request(`/api/v1/console/jobs/${id}/cancel`, { method: 'POST' });
     expect(jobSchema.parse(await json(res))).toMatchObject({ status: 'cancelled', credits_consumed: 0 });
     await feed.job((j) => j.job_id === id && j.status === 'cancelled');
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${'0'.repeat(8)}-0000-4000-8000-000000000000/cancel`, { method: 'POST' }), 404, 'not_found');
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs/${'0'.repeat(8)}-0000-4000-8000-000000000000/cancel`, { method: 'POST' }),
+      404,
+      'not_found',
+    );
     await feed.close();
   });
 
@@ -436,25 +501,34 @@ describe('the live feed (Server-Sent Events)', () => {
 describe('test login (the robot’s login step in a real browser)', () => {
   it('409 without credentials; not_supported for a robot without a login check', async () => {
     const cab = await cabinet(0, false);
-    await expectError(await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' }), 409, 'insurer_credentials_missing');
+    await expectError(
+      await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' }),
+      409,
+      'insurer_credentials_missing',
+    );
     setInsurerCredentials(server.deps, cab.user.cabinetId, 'testco', { login: 'x', password: 'y' });
     const res = await cab.admin.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' });
     expect(testLoginResultSchema.parse(await json(res))).toMatchObject({ ok: false, code: 'not_supported' });
   });
 
-  it('on the sandbox portal: demo OK, a wrong password invalid_credentials, demo-mfa OK with a code asked', { tags: ['browser'] }, async () => {
-    const cab = await cabinet(0, false);
-    const test = async () => {
-      const res = await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' });
-      expect(res.status).toBe(200);
-      return testLoginResultSchema.parse(await json(res));
-    };
-    const put = (login: string, password: string) => cab.admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
-    expect((await put('demo', 'demo')).status).toBe(200);
-    expect(await test()).toEqual({ ok: true, mfa_required: false });
-    expect((await put('demo', 'wrong')).status).toBe(200);
-    expect(await test()).toMatchObject({ ok: false, code: 'invalid_credentials' });
-    expect((await put('demo-mfa', 'demo')).status).toBe(200);
-    expect(await test()).toEqual({ ok: true, mfa_required: true });
-  });
+  it(
+    'on the sandbox portal: demo OK, a wrong password invalid_credentials, demo-mfa OK with a code asked',
+    { tags: ['browser'] },
+    async () => {
+      const cab = await cabinet(0, false);
+      const test = async () => {
+        const res = await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' });
+        expect(res.status).toBe(200);
+        return testLoginResultSchema.parse(await json(res));
+      };
+      const put = (login: string, password: string) =>
+        cab.admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
+      expect((await put('demo', 'demo')).status).toBe(200);
+      expect(await test()).toEqual({ ok: true, mfa_required: false });
+      expect((await put('demo', 'wrong')).status).toBe(200);
+      expect(await test()).toMatchObject({ ok: false, code: 'invalid_credentials' });
+      expect((await put('demo-mfa', 'demo')).status).toBe(200);
+      expect(await test()).toEqual({ ok: true, mfa_required: true });
+    },
+  );
 });

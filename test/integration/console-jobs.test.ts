@@ -28,7 +28,10 @@ let portal = '';
 beforeAll(async () => {
   insurer = createTestInsurer();
   server = await startTestServer({
-    insurers: [insurer, createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } })],
+    insurers: [
+      insurer,
+      createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
+    ],
     config: { tarificationQuotaPerHour: 1000 },
   });
   portal = `${server.url}/sandbox/insurer`;
@@ -50,7 +53,12 @@ async function cabinet(credits = 100): Promise<Cabinet> {
 let n = 0;
 function request(extra: Record<string, unknown> = {}, dicData: Record<string, unknown> = {}) {
   n += 1;
-  return { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(30000 + n), birth_date: '1984-03-09', formula: 'tiers', ...dicData }, ...extra };
+  return {
+    compagnie: 'testco',
+    produit: 'auto',
+    dicData: { postcode: String(30000 + n), birth_date: '1984-03-09', formula: 'tiers', ...dicData },
+    ...extra,
+  };
 }
 
 async function body(response: Response): Promise<unknown> {
@@ -99,7 +107,12 @@ describe('jobs name who they are for', () => {
     insurer.queue(succeed(512.3), succeed(320));
     const linked = await until(cab.admin, await enqueue(cab.admin, request({ client_id: client.client_id })), finished);
     const named = await until(cab.admin, await enqueue(cab.admin, request({}, { insured_name: 'Marc Lefèvre' })), finished);
-    expect(linked).toMatchObject({ insured: 'Jeanne Dupont', client_id: client.client_id, product_label: 'Assurance auto', insurer_name: 'Test Assurances' });
+    expect(linked).toMatchObject({
+      insured: 'Jeanne Dupont',
+      client_id: client.client_id,
+      product_label: 'Assurance auto',
+      insurer_name: 'Test Assurances',
+    });
     expect(named).toMatchObject({ insured: 'Marc Lefèvre', client_id: null });
     const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
     expect(list.map((j) => j.insured)).toEqual(['Marc Lefèvre', 'Jeanne Dupont']);
@@ -174,14 +187,33 @@ describe('one job', () => {
       cab.user.cabinetId,
       jobId,
       {
-        compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers', insured_name: 'Léa Blanc' }), request_hash: 'c'.repeat(64),
-        devis_id: randomUUID(), status: 'running', progress_step: 'logging in', progress_percent: 10, cost_credits: 10, submitted: false, attempts: 1, environment: 'prod', robot_compagnie: 'testco',
-        created_at: now, updated_at: now,
+        compagnie: 'testco',
+        produit: 'auto',
+        dic_data: JSON.stringify({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers', insured_name: 'Léa Blanc' }),
+        request_hash: 'c'.repeat(64),
+        devis_id: randomUUID(),
+        status: 'running',
+        progress_step: 'logging in',
+        progress_percent: 10,
+        cost_credits: 10,
+        submitted: false,
+        attempts: 1,
+        environment: 'prod',
+        robot_compagnie: 'testco',
+        created_at: now,
+        updated_at: now,
       },
       { blob: () => undefined, now, deps: server.deps },
     );
     const elsewhere = await detail(cab.admin, jobId);
-    expect(elsewhere).toMatchObject({ elsewhere: true, status: 'running', insured: 'Léa Blanc', steps: [], retryable: false, credits: { cost: 10, debited: 10, refunded: 0 } });
+    expect(elsewhere).toMatchObject({
+      elsewhere: true,
+      status: 'running',
+      insured: 'Léa Blanc',
+      steps: [],
+      retryable: false,
+      credits: { cost: 10, debited: 10, refunded: 0 },
+    });
     expect(own.elsewhere).toBe(false);
     const listed = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs')));
     expect(listed.data.map((job) => [job.job_id, job.elsewhere])).toEqual([
@@ -189,7 +221,11 @@ describe('one job', () => {
       [own.job_id, false],
     ]);
     await expectError(await cab.admin.request(`/api/v1/console/jobs/${jobId}/cancel`, { method: 'POST' }), 409, 'job_runs_elsewhere');
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${jobId}/mfa`, { method: 'POST', json: { code: '123456' } }), 409, 'job_runs_elsewhere');
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs/${jobId}/mfa`, { method: 'POST', json: { code: '123456' } }),
+      409,
+      'job_runs_elsewhere',
+    );
     expect((await detail(cab.admin, jobId)).status).toBe('running');
   });
 
@@ -219,7 +255,11 @@ describe('Retry', () => {
     expect(retried.job_id).not.toBe(failed.job_id);
     expect(creditBalance(server.deps, cab.user.cabinetId)).toBe(before - 10);
 
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }), 429, 'rpa_replay_detected');
+    await expectError(
+      await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }),
+      429,
+      'rpa_replay_detected',
+    );
     const done = await until(cab.admin, retried.job_id, finished);
     expect(done).toMatchObject({ status: 'completed', insured: 'Garage Moreau', client_id: client.client_id, dicData: failed.dicData });
     expect(done.devis_id).not.toBe(failed.devis_id);
@@ -248,8 +288,10 @@ describe('the insurer’s login status', { tags: ['browser'] }, () => {
   it('keeps the last test across reloads, and forgets it when the login changes', async () => {
     const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
     const admin = await consoleClient(server, user);
-    const sandbox = async () => consoleInsurerListSchema.parse(await body(await admin.request('/api/v1/console/insurers'))).data.find((i) => i.code === 'sandbox');
-    const put = (login: string, password: string) => admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
+    const sandbox = async () =>
+      consoleInsurerListSchema.parse(await body(await admin.request('/api/v1/console/insurers'))).data.find((i) => i.code === 'sandbox');
+    const put = (login: string, password: string) =>
+      admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
 
     expect((await put('demo', 'wrong')).status).toBe(200);
     expect((await sandbox())?.last_login_test).toBeNull();

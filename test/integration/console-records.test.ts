@@ -47,7 +47,14 @@ async function cabinet(): Promise<Cabinet> {
 async function broker(cab: Cabinet): Promise<ConsoleClient> {
   const email = `broker-${randomUUID()}@example.fr`;
   const passwordHash = await hashPassword(PASSWORD, server.deps.randomBytes(16));
-  insertUser(server.deps.db.orm, { id: randomUUID(), cabinetId: cab.user.cabinetId, email, passwordHash, role: 'broker', createdAt: Date.now() });
+  insertUser(server.deps.db.orm, {
+    id: randomUUID(),
+    cabinetId: cab.user.cabinetId,
+    email,
+    passwordHash,
+    role: 'broker',
+    createdAt: Date.now(),
+  });
   return consoleClient(server, { email, password: PASSWORD });
 }
 
@@ -83,7 +90,12 @@ async function apiClientCreate(cab: Cabinet, body: Record<string, unknown>): Pro
 async function priceFor(cab: Cabinet, clientId: string): Promise<ConsoleDevis> {
   const res = await cab.console.request(`${C}/tarifications`, {
     method: 'POST',
-    json: { compagnie: 'testco', produit: 'auto', client_id: clientId, dicData: { postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' } },
+    json: {
+      compagnie: 'testco',
+      produit: 'auto',
+      client_id: clientId,
+      dicData: { postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' },
+    },
   });
   expect(res.status).toBe(202);
   const { job_id } = (await json(res)) as { job_id: string };
@@ -102,7 +114,11 @@ function tableCount(table: string, cabinetId: string): number {
 }
 
 function eventCount(type: string, cabinetId: string): number {
-  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM events WHERE cabinet_id = ? AND type = ?').get(cabinetId, type) as { n: number }).n;
+  return (
+    server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM events WHERE cabinet_id = ? AND type = ?').get(cabinetId, type) as {
+      n: number;
+    }
+  ).n;
 }
 
 describe('console records: access', () => {
@@ -110,7 +126,11 @@ describe('console records: access', () => {
     const id = randomUUID();
     for (const line of CONSOLE_RECORDS_ENDPOINTS) {
       const url = pathTo(line as Parameters<typeof pathTo>[0], { client_id: id, opportunity_id: id, devis_id: id } as never);
-      const res = await server.request(url, { method: line.method, headers: { 'Content-Type': 'application/json', Origin: server.url }, body: line.method === 'GET' || line.method === 'DELETE' ? undefined : '{}' });
+      const res = await server.request(url, {
+        method: line.method,
+        headers: { 'Content-Type': 'application/json', Origin: server.url },
+        body: line.method === 'GET' || line.method === 'DELETE' ? undefined : '{}',
+      });
       expect(res.status, `${line.operationId}`).toBe(401);
       expect(errorBodySchema.parse(await json(res)).error).toBe('not_signed_in');
     }
@@ -139,10 +159,18 @@ describe('console records: access', () => {
     expect(opportunitiesOfB.data).toEqual([]);
 
     await expectError(await b.console.request(`${C}/clients/${dupont.client_id}`), 404, 'not_found');
-    await expectError(await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'PATCH', json: { phone: '0600000000' } }), 404, 'not_found');
+    await expectError(
+      await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'PATCH', json: { phone: '0600000000' } }),
+      404,
+      'not_found',
+    );
     await expectError(await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'DELETE' }), 404, 'not_found');
     await expectError(await b.console.request(`${C}/clients/${dupont.client_id}/opportunities`), 404, 'not_found');
-    await expectError(await b.console.request(`${C}/opportunities/${String(opp.body.id)}`, { method: 'PATCH', json: { stage: 'won' } }), 404, 'not_found');
+    await expectError(
+      await b.console.request(`${C}/opportunities/${String(opp.body.id)}`, { method: 'PATCH', json: { stage: 'won' } }),
+      404,
+      'not_found',
+    );
     await expectError(await b.console.request(`${C}/devis/${quote.devis_id}`), 404, 'not_found');
     await expectError(await b.console.request(`${C}/devis/${quote.devis_id}/sign`, { method: 'POST', json: {} }), 404, 'not_found');
     await expectError(await b.console.request(`${C}/devis/${quote.devis_id}/pdf`), 404, 'not_found');
@@ -175,7 +203,11 @@ describe('console records: clients', () => {
     expect(second.data.map((c) => c.client_id)).toEqual([dupont.client_id]);
     expect(second.next_cursor).toBeNull();
     // The cursor is bound to its search.
-    await expectError(await cab.console.request(`${C}/clients?q=martin&cursor=${encodeURIComponent(first.next_cursor ?? '')}`), 400, 'invalid_cursor');
+    await expectError(
+      await cab.console.request(`${C}/clients?q=martin&cursor=${encodeURIComponent(first.next_cursor ?? '')}`),
+      400,
+      'invalid_cursor',
+    );
     await expectError(await cab.console.request(`${C}/clients?q=${encodeURIComponent('   ')}`), 400, 'validation_error');
     // The REST API searches the same way.
     const viaApi = await cab.api.get('/clients?q=dupont');
@@ -184,14 +216,22 @@ describe('console records: clients', () => {
 
   it('creates, edits and erases a client; bad input is a 400 naming the field, with nothing written', async () => {
     const cab = await cabinet();
-    const res = await cab.console.request(`${C}/clients`, { method: 'POST', json: { last_name: 'Dupont', first_name: 'Jeanne', email: 'jeanne@example.fr', phone: '06 12 34 56 78' } });
+    const res = await cab.console.request(`${C}/clients`, {
+      method: 'POST',
+      json: { last_name: 'Dupont', first_name: 'Jeanne', email: 'jeanne@example.fr', phone: '06 12 34 56 78' },
+    });
     expect(res.status).toBe(201);
     const created = clientSchema.parse(await json(res));
     expect(created).toMatchObject({ type: 'person', last_name: 'Dupont', first_name: 'Jeanne' });
 
     const before = tableCount('clients', cab.user.cabinetId);
     const eventsBefore = tableCount('events', cab.user.cabinetId);
-    for (const body of [{ type: 'company', last_name: 'Sans Raison' }, { last_name: 'Dupont', email: 'not-an-email' }, { last_name: 'X', siret: '123' }, { nope: 1 }]) {
+    for (const body of [
+      { type: 'company', last_name: 'Sans Raison' },
+      { last_name: 'Dupont', email: 'not-an-email' },
+      { last_name: 'X', siret: '123' },
+      { nope: 1 },
+    ]) {
       const bad = await cab.console.request(`${C}/clients`, { method: 'POST', json: body });
       await expectError(bad, 400, 'validation_error');
     }
@@ -201,13 +241,31 @@ describe('console records: clients', () => {
     expect(tableCount('clients', cab.user.cabinetId)).toBe(before);
 
     // Edit: the REST API's PATCH rules (null clears; a person keeps a last_name).
-    await expectError(await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: { last_name: null } }), 400, 'validation_error');
-    await expectError(await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: {} }), 400, 'validation_error');
-    await expectError(await cab.console.request(`${C}/clients/not-a-uuid`, { method: 'PATCH', json: { phone: null } }), 400, 'validation_error');
+    await expectError(
+      await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: { last_name: null } }),
+      400,
+      'validation_error',
+    );
+    await expectError(
+      await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: {} }),
+      400,
+      'validation_error',
+    );
+    await expectError(
+      await cab.console.request(`${C}/clients/not-a-uuid`, { method: 'PATCH', json: { phone: null } }),
+      400,
+      'validation_error',
+    );
     expect(tableCount('events', cab.user.cabinetId)).toBe(eventsBefore);
-    const patched = await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: { phone: null, address: { line1: '3 rue de la Paix', postcode: '75002', city: 'Paris' } } });
+    const patched = await cab.console.request(`${C}/clients/${created.client_id}`, {
+      method: 'PATCH',
+      json: { phone: null, address: { line1: '3 rue de la Paix', postcode: '75002', city: 'Paris' } },
+    });
     expect(patched.status).toBe(200);
-    expect(clientSchema.parse(await json(patched))).toMatchObject({ phone: null, address: { line1: '3 rue de la Paix', line2: null, postcode: '75002', city: 'Paris', country: 'FR' } });
+    expect(clientSchema.parse(await json(patched))).toMatchObject({
+      phone: null,
+      address: { line1: '3 rue de la Paix', line2: null, postcode: '75002', city: 'Paris', country: 'FR' },
+    });
     // The same event as a change through the REST API.
     expect(eventCount('client.updated', cab.user.cabinetId)).toBe(1);
 
@@ -216,7 +274,9 @@ describe('console records: clients', () => {
     await expectError(await cab.console.request(`${C}/clients/${created.client_id}`), 404, 'not_found');
     expect((await clientsOf(cab.console)).data).toEqual([]);
     expect((await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'DELETE' })).status).toBe(204);
-    const row = server.deps.db.sqlite.prepare('SELECT last_name, email, erased_at FROM clients WHERE id = ?').get(created.client_id) as Record<string, unknown>;
+    const row = server.deps.db.sqlite
+      .prepare('SELECT last_name, email, erased_at FROM clients WHERE id = ?')
+      .get(created.client_id) as Record<string, unknown>;
     expect(row.last_name).toBeNull();
     expect(row.email).toBeNull();
     expect(row.erased_at).not.toBeNull();
@@ -226,11 +286,18 @@ describe('console records: clients', () => {
 describe('console records: opportunities', () => {
   it('creates one from the console (created_via console), moves it between stages, and keeps won and lost final unless reopened', async () => {
     const cab = await cabinet();
-    const res = await cab.console.request(`${C}/opportunities`, { method: 'POST', json: { title: 'Flotte Garage Martin', product: 'auto', contact: { last_name: 'Martin' }, expected_value_eur: 1200.5 } });
+    const res = await cab.console.request(`${C}/opportunities`, {
+      method: 'POST',
+      json: { title: 'Flotte Garage Martin', product: 'auto', contact: { last_name: 'Martin' }, expected_value_eur: 1200.5 },
+    });
     expect(res.status).toBe(201);
     const opp = opportunitySchema.parse(await json(res));
     expect(opp).toMatchObject({ stage: 'new', created_via: 'console', source: 'console', expected_value_eur: 1200.5 });
-    await expectError(await cab.console.request(`${C}/opportunities`, { method: 'POST', json: { title: 'Sans contact', product: 'auto' } }), 400, 'validation_error');
+    await expectError(
+      await cab.console.request(`${C}/opportunities`, { method: 'POST', json: { title: 'Sans contact', product: 'auto' } }),
+      400,
+      'validation_error',
+    );
     expect(tableCount('opportunities', cab.user.cabinetId)).toBe(1);
 
     const move = (body: Record<string, unknown>) => cab.console.request(`${C}/opportunities/${opp.id}`, { method: 'PATCH', json: body });
@@ -257,14 +324,30 @@ describe('console records: opportunities', () => {
     const cab = await cabinet();
     const dupont = await apiClientCreate(cab, { last_name: 'Dupont', email: 'Jean.Dupont@example.fr' });
     const company = await apiClientCreate(cab, { type: 'company', company_name: 'Dupont SA', siret: '73282932000074' });
-    const byEmail = await cab.api.post('/opportunities', { title: 'Habitation', product: 'mrh', contact: { last_name: 'Dupont', email: 'jean.dupont@EXAMPLE.fr' } });
-    const bySiret = await cab.api.post('/opportunities', { title: 'Flotte', product: 'auto', contact: { last_name: 'Dupont', siret: '732 829 320 00074' } });
+    const byEmail = await cab.api.post('/opportunities', {
+      title: 'Habitation',
+      product: 'mrh',
+      contact: { last_name: 'Dupont', email: 'jean.dupont@EXAMPLE.fr' },
+    });
+    const bySiret = await cab.api.post('/opportunities', {
+      title: 'Flotte',
+      product: 'auto',
+      contact: { last_name: 'Dupont', siret: '732 829 320 00074' },
+    });
     const byQuote = await cab.api.post('/opportunities', { title: 'Sans coordonnées', product: 'auto', contact: { last_name: 'Autre' } });
     await cab.api.post('/opportunities', { title: 'Homonyme', product: 'auto', contact: { last_name: 'Dupont' } });
-    const draft = await cab.api.post('/devis', { client_id: dupont.client_id, compagnie: 'testco', produit: 'auto', opportunity_id: byQuote.body.id });
+    const draft = await cab.api.post('/devis', {
+      client_id: dupont.client_id,
+      compagnie: 'testco',
+      produit: 'auto',
+      opportunity_id: byQuote.body.id,
+    });
     expect(draft.status).toBe(201);
 
-    const of = async (clientId: string) => ((await json(await cab.console.request(`${C}/clients/${clientId}/opportunities`))) as { data: Opportunity[] }).data.map((o) => o.title);
+    const of = async (clientId: string) =>
+      ((await json(await cab.console.request(`${C}/clients/${clientId}/opportunities`))) as { data: Opportunity[] }).data.map(
+        (o) => o.title,
+      );
     expect(await of(dupont.client_id)).toEqual(['Sans coordonnées', 'Habitation']);
     expect(await of(company.client_id)).toEqual(['Flotte']);
     expect(bySiret.status).toBe(201);
@@ -279,7 +362,14 @@ describe('console records: quotes', () => {
     const garage = await apiClientCreate(cab, { type: 'company', company_name: 'Garage Lefèvre & Fils' });
     const draft = await cab.api.post('/devis', { client_id: garage.client_id, compagnie: 'testco', produit: 'auto' });
     const priced = await priceFor(cab, dupont.client_id);
-    expect(priced).toMatchObject({ status: 'priced', client_name: 'Jean Dupont', client_erased: false, product_label: 'Assurance auto', insurer_name: 'Test Assurances', pdf_available: true });
+    expect(priced).toMatchObject({
+      status: 'priced',
+      client_name: 'Jean Dupont',
+      client_erased: false,
+      product_label: 'Assurance auto',
+      insurer_name: 'Test Assurances',
+      pdf_available: true,
+    });
     expect(priced.job).toMatchObject({ status: 'completed' });
 
     const all = await quotesOf(cab.console);
@@ -301,17 +391,27 @@ describe('console records: quotes', () => {
     await expectError(await cab.console.request(`${C}/devis/${String(draft.body.id)}/pdf`), 404, 'pdf_not_available');
 
     // Signing: a draft cannot be signed; the priced one can, once.
-    await expectError(await cab.console.request(`${C}/devis/${String(draft.body.id)}/sign`, { method: 'POST', json: {} }), 409, 'invalid_devis_transition');
+    await expectError(
+      await cab.console.request(`${C}/devis/${String(draft.body.id)}/sign`, { method: 'POST', json: {} }),
+      409,
+      'invalid_devis_transition',
+    );
     const signed = await cab.console.request(`${C}/devis/${priced.devis_id}/sign`, { method: 'POST', json: {} });
     expect(signed.status).toBe(200);
     expect(consoleDevisSchema.parse(await json(signed))).toMatchObject({ status: 'signed', client_name: 'Jean Dupont' });
-    await expectError(await cab.console.request(`${C}/devis/${priced.devis_id}/sign`, { method: 'POST', json: {} }), 409, 'invalid_devis_transition');
+    await expectError(
+      await cab.console.request(`${C}/devis/${priced.devis_id}/sign`, { method: 'POST', json: {} }),
+      409,
+      'invalid_devis_transition',
+    );
     expect(tableCount('contracts', cab.user.cabinetId)).toBe(1);
 
     // An erased client's quote stays, without a name.
     expect((await cab.console.request(`${C}/clients/${dupont.client_id}`, { method: 'DELETE' })).status).toBe(204);
     const after = consoleDevisSchema.parse(await json(await cab.console.request(`${C}/devis/${priced.devis_id}`)));
     expect(after).toMatchObject({ client_id: dupont.client_id, client_name: null, client_erased: true, status: 'signed' });
-    expect((await cab.console.request(`${C}/devis/${priced.devis_id}/pdf`)).headers.get('content-disposition')).toBe(`attachment; filename="Devis_Assurance-auto_${date}.pdf"`);
+    expect((await cab.console.request(`${C}/devis/${priced.devis_id}/pdf`)).headers.get('content-disposition')).toBe(
+      `attachment; filename="Devis_Assurance-auto_${date}.pdf"`,
+    );
   });
 });

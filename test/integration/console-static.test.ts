@@ -97,7 +97,13 @@ describe('the console on the real app', () => {
   });
 
   it('every console path is index.html, with the security headers', async () => {
-    for (const path of ['/console/', '/console/login?return_to=%2Fconsole%2F', '/console/consent?request_id=abc', '/console/keys/deep/path', '/console/index.html']) {
+    for (const path of [
+      '/console/',
+      '/console/login?return_to=%2Fconsole%2F',
+      '/console/consent?request_id=abc',
+      '/console/keys/deep/path',
+      '/console/index.html',
+    ]) {
       const res = await raw(server.url, path);
       expect(res.status, path).toBe(200);
       expectHtmlHeaders(res);

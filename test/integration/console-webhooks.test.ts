@@ -66,7 +66,14 @@ async function deliveries(id: string, c: ConsoleClient = client) {
 async function addBroker(cabinetId: string): Promise<{ email: string; password: string }> {
   const email = `broker-${randomUUID()}@example.fr`;
   const password = 'correct horse battery';
-  insertUser(server.deps.db.orm, { id: randomUUID(), cabinetId, email, passwordHash: await hashPassword(password, randomBytes(16)), role: 'broker', createdAt: Date.now() });
+  insertUser(server.deps.db.orm, {
+    id: randomUUID(),
+    cabinetId,
+    email,
+    passwordHash: await hashPassword(password, randomBytes(16)),
+    role: 'broker',
+    createdAt: Date.now(),
+  });
   return { email, password };
 }
 
@@ -150,7 +157,9 @@ describe('test deliveries, history and replay', () => {
 
     const [listed] = await deliveries(created.id);
     expect(listed).toMatchObject({ id: result.delivery.id, status: 'succeeded' });
-    expect(listed!.attempts).toEqual([expect.objectContaining({ attempted_at: expect.any(String), http_status: 200, duration_ms: expect.any(Number), error: null })]);
+    expect(listed!.attempts).toEqual([
+      expect.objectContaining({ attempted_at: expect.any(String), http_status: 200, duration_ms: expect.any(Number), error: null }),
+    ]);
     expect((await list(client))[0]?.last_delivery?.id).toBe(result.delivery.id);
 
     const replay = await client.request(`${BASE}/${created.id}/deliveries/${result.delivery.id}/replay`, { method: 'POST' });
@@ -194,7 +203,9 @@ describe('test deliveries, history and replay', () => {
     expect(verifyWebhook(delivery!.rawBody, delivery!.headers, [created.secret]).valid).toBe(true);
 
     // No body: the default overlap (24 h).
-    const byDefault = rotatedSecretSchema.parse(await (await client.request(`${BASE}/${created.id}/rotate-secret`, { method: 'POST' })).json());
+    const byDefault = rotatedSecretSchema.parse(
+      await (await client.request(`${BASE}/${created.id}/rotate-secret`, { method: 'POST' })).json(),
+    );
     expect(Date.parse(byDefault.previous_secret_expires_at) - Date.now()).toBeGreaterThan(86_000_000);
     const tooLong = await client.request(`${BASE}/${created.id}/rotate-secret`, { method: 'POST', json: { overlap_seconds: 8 * 86_400 } });
     expect((await json(tooLong)).error).toBe('validation_error');
@@ -270,7 +281,12 @@ describe('who may call', () => {
     // A wrong token is no better than none.
     const wrong = await server.request(BASE, {
       method: 'POST',
-      headers: { cookie: client.cookie, Origin: server.url, 'Content-Type': 'application/json', 'X-CSRF-Token': 'x'.repeat(client.csrfToken.length) },
+      headers: {
+        cookie: client.cookie,
+        Origin: server.url,
+        'Content-Type': 'application/json',
+        'X-CSRF-Token': 'x'.repeat(client.csrfToken.length),
+      },
       body: JSON.stringify({ url: receiver.url, events: ['*'] }),
     });
     expect((await json(wrong)).error).toBe('invalid_csrf_token');

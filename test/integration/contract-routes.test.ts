@@ -42,7 +42,9 @@ function operationsOf(document: Document): Map<string, string> {
 describe('one contract for every route', () => {
   it('registers exactly the routes its OpenAPI documents list, each from its contract line', async () => {
     const documents = await Promise.all(
-      [`${PUBLIC_API_PREFIX}/openapi.json`, `${CONSOLE_API_PREFIX}/openapi.json`].map(async (url) => (await server.request(url)).json() as Promise<Document>),
+      [`${PUBLIC_API_PREFIX}/openapi.json`, `${CONSOLE_API_PREFIX}/openapi.json`].map(
+        async (url) => (await server.request(url)).json() as Promise<Document>,
+      ),
     );
     const documented = new Map<string, string>();
     for (const document of documents) for (const [route, id] of operationsOf(document)) documented.set(route, id);

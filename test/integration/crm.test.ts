@@ -3,8 +3,22 @@ import fc from 'fast-check';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_CONTACT_FIELDS, clientSchema, isValidSiret, opportunitySchema, type Client, type ClientContactField, type Opportunity } from '../../shared/crm.js';
-import { clientErasedPayload, clientUpdatedPayload, eventEnvelopeSchema, opportunityCreatedPayload, opportunityStagePayload } from '../../shared/events.js';
+import {
+  CLIENT_CONTACT_FIELDS,
+  clientSchema,
+  isValidSiret,
+  opportunitySchema,
+  type Client,
+  type ClientContactField,
+  type Opportunity,
+} from '../../shared/crm.js';
+import {
+  clientErasedPayload,
+  clientUpdatedPayload,
+  eventEnvelopeSchema,
+  opportunityCreatedPayload,
+  opportunityStagePayload,
+} from '../../shared/events.js';
 import { databaseFile } from '../../server/db/open.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
@@ -44,8 +58,25 @@ function lastEvents(n: number) {
 describe('opportunities', () => {
   it('creates one record carrying both the event names and the names list readers use', async () => {
     const o = await createOpportunity({ expected_value_eur: 1234.5, tags: ['flotte', 'flotte', 'pro'], source: 'salon' });
-    expect(o).toMatchObject({ id: o.opportunity_id, name: 'Flotte auto', title: 'Flotte auto', amount: 1234.5, expected_value_eur: 1234.5, stage: 'new', tags: ['flotte', 'pro'], source: 'salon', created_via: 'api' });
-    expect(o.contact).toEqual({ last_name: 'Dupont', first_name: null, company_name: 'Dupont SARL', siret: VALID_SIRET, email: 'jd@dupont.fr', phone: null });
+    expect(o).toMatchObject({
+      id: o.opportunity_id,
+      name: 'Flotte auto',
+      title: 'Flotte auto',
+      amount: 1234.5,
+      expected_value_eur: 1234.5,
+      stage: 'new',
+      tags: ['flotte', 'pro'],
+      source: 'salon',
+      created_via: 'api',
+    });
+    expect(o.contact).toEqual({
+      last_name: 'Dupont',
+      first_name: null,
+      company_name: 'Dupont SARL',
+      siret: VALID_SIRET,
+      email: 'jd@dupont.fr',
+      phone: null,
+    });
     expect((await api.get(`/opportunities/${o.id}`)).body).toEqual(o);
   });
 
@@ -68,7 +99,14 @@ describe('opportunities', () => {
 
   it('refuses bad input with one problem per field and writes nothing', async () => {
     const before = listEvents(server.deps, cabinetId).length;
-    const res = await api.post('/opportunities', { title: '', product: 'auto', contact: { siret: '12345678901234' }, expected_value_eur: 10.123, stage: 'done', extra: true });
+    const res = await api.post('/opportunities', {
+      title: '',
+      product: 'auto',
+      contact: { siret: '12345678901234' },
+      expected_value_eur: 10.123,
+      stage: 'done',
+      extra: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_error');
     const paths = (res.body.details as { path: string }[]).map((d) => d.path).sort();
@@ -89,7 +127,11 @@ describe('opportunities', () => {
     expect(won.body.stage).toBe('won');
     const events = lastEvents(2);
     expect(events.map((e) => e.type)).toEqual(['opportunity.stage_changed', 'opportunity.won']);
-    expect(opportunityStagePayload.strict().parse(events[0]?.data)).toMatchObject({ opportunity_id: o.id, previous_stage: 'new', stage: 'won' });
+    expect(opportunityStagePayload.strict().parse(events[0]?.data)).toMatchObject({
+      opportunity_id: o.id,
+      previous_stage: 'new',
+      stage: 'won',
+    });
 
     const refused = await api.patch(`/opportunities/${o.id}`, { stage: 'negotiation' });
     expect(refused.status).toBe(409);
@@ -108,7 +150,11 @@ describe('opportunities', () => {
     const o = await createOpportunity();
     const count = listEvents(server.deps, cabinetId).length;
     tick();
-    const res = await api.patch(`/opportunities/${o.id}`, { title: 'Flotte auto 12 véhicules', expected_value_eur: 9800, contact: { phone: '+33 6 12 34 56 78' } });
+    const res = await api.patch(`/opportunities/${o.id}`, {
+      title: 'Flotte auto 12 véhicules',
+      expected_value_eur: 9800,
+      contact: { phone: '+33 6 12 34 56 78' },
+    });
     expect(res.status).toBe(200);
     const updated = opportunitySchema.parse(res.body);
     expect(updated).toMatchObject({ title: 'Flotte auto 12 véhicules', name: 'Flotte auto 12 véhicules', amount: 9800 });
@@ -124,7 +170,9 @@ describe('opportunities', () => {
     expect((await api.patch('/opportunities/6f1c1a52-8a8e-4c7e-9d44-1b2a3c4d5e6f', { title: 'x' })).body.error).toBe('not_found');
     const bad = await api.get('/opportunities/12');
     expect(bad.status).toBe(400);
-    expect(bad.body.details).toEqual([expect.objectContaining({ path: 'path.opportunity_id', message: expect.any(String), code: expect.any(String) })]);
+    expect(bad.body.details).toEqual([
+      expect.objectContaining({ path: 'path.opportunity_id', message: expect.any(String), code: expect.any(String) }),
+    ]);
   });
 });
 
@@ -145,7 +193,12 @@ describe('lists and cursors', () => {
     for (let i = 0; i < 7; i++) {
       // Two rows share each instant, so that the id breaks ties.
       if (i % 2 === 0) tick();
-      const res = await list.post('/opportunities', { title: `O${i}`, product: 'mrh', contact: { last_name: `N${i}` }, stage: i < 3 ? 'qualified' : 'new' });
+      const res = await list.post('/opportunities', {
+        title: `O${i}`,
+        product: 'mrh',
+        contact: { last_name: `N${i}` },
+        stage: i < 3 ? 'qualified' : 'new',
+      });
       ids.push(String(res.body.id));
     }
   });
@@ -257,7 +310,12 @@ describe('clients', () => {
       address: { line1: '3 rue des Lilas', postcode: '69003', city: 'Lyon' },
     });
     expect(person.status).toBe(201);
-    expect(clientSchema.strict().parse(person.body)).toMatchObject({ type: 'person', last_name: 'Martin', birth_date: '1984-03-09', address: { line1: '3 rue des Lilas', line2: null, postcode: '69003', city: 'Lyon', country: 'FR' } });
+    expect(clientSchema.strict().parse(person.body)).toMatchObject({
+      type: 'person',
+      last_name: 'Martin',
+      birth_date: '1984-03-09',
+      address: { line1: '3 rue des Lilas', line2: null, postcode: '69003', city: 'Lyon', country: 'FR' },
+    });
     tick();
     const company = await api.post('/clients', { type: 'company', company_name: 'Transports Leroy', siret: '732 829 320 00074' });
     expect(company.status).toBe(201);
@@ -282,7 +340,10 @@ describe('clients', () => {
     for (const [body, path] of cases) {
       const res = await api.post('/clients', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect((res.body.details as { path: string }[]).map((d) => d.path), JSON.stringify(body)).toContain(path);
+      expect(
+        (res.body.details as { path: string }[]).map((d) => d.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 
@@ -335,12 +396,22 @@ describe('changing and erasing clients', () => {
   }
 
   it('PATCH changes the fields given, leaves the others, answers the client and emits client.updated with changed_fields', async () => {
-    const created = await newClient({ first_name: 'Luc', email: 'luc.moreau@example.fr', birth_date: '1979-06-01', address: { line1: '1 place Bellecour', postcode: '69002', city: 'Lyon' } });
+    const created = await newClient({
+      first_name: 'Luc',
+      email: 'luc.moreau@example.fr',
+      birth_date: '1979-06-01',
+      address: { line1: '1 place Bellecour', postcode: '69002', city: 'Lyon' },
+    });
     tick();
     const res = await api.patch(`/clients/${created.id}`, { email: 'l.moreau@example.fr', phone: '+33 4 78 00 00 00' });
     expect(res.status).toBe(200);
     const updated = clientSchema.strict().parse(res.body);
-    expect(updated).toEqual({ ...created, email: 'l.moreau@example.fr', phone: '+33 4 78 00 00 00', updated_at: new Date(clock.now()).toISOString() });
+    expect(updated).toEqual({
+      ...created,
+      email: 'l.moreau@example.fr',
+      phone: '+33 4 78 00 00 00',
+      updated_at: new Date(clock.now()).toISOString(),
+    });
     expect((await api.get(`/clients/${created.id}`)).body).toEqual(updated);
     const [event] = lastEvents(1);
     expect(eventEnvelopeSchema.parse(event)).toMatchObject({ type: 'client.updated', version: 'v1', cabinet_id: cabinetId });
@@ -385,7 +456,11 @@ describe('changing and erasing clients', () => {
     const client = await newClient({ email: 'same@example.fr', address: { line1: '2 rue Neuve', postcode: '69001', city: 'Lyon' } });
     const before = eventCount();
     tick();
-    const res = await api.patch(`/clients/${client.id}`, { email: 'same@example.fr', address: { line1: '2 rue Neuve', postcode: '69001', city: 'Lyon', country: 'FR' }, first_name: null });
+    const res = await api.patch(`/clients/${client.id}`, {
+      email: 'same@example.fr',
+      address: { line1: '2 rue Neuve', postcode: '69001', city: 'Lyon', country: 'FR' },
+      first_name: null,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(client);
     expect(eventCount()).toBe(before);
@@ -409,7 +484,10 @@ describe('changing and erasing clients', () => {
       const res = await api.patch(`/clients/${client.id}`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBe('validation_error');
-      expect((res.body.details as { path: string }[]).map((d) => d.path), JSON.stringify(body)).toContain(path);
+      expect(
+        (res.body.details as { path: string }[]).map((d) => d.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     for (const [id, row] of rows) expect(rawRow(id)).toEqual(row);
     expect(eventCount()).toBe(before);
@@ -448,8 +526,17 @@ describe('changing and erasing clients', () => {
       birth_date: [null, '1985-05-05'],
     };
     const fields = (pool: Record<ClientContactField, unknown[]>) =>
-      fc.record(Object.fromEntries(CLIENT_CONTACT_FIELDS.map((f) => [f, fc.constantFrom(...pool[f])])) as Record<ClientContactField, fc.Arbitrary<unknown>>, { requiredKeys: [] });
-    const notContactFields = fc.record({ type: fc.constant('company'), id: fc.uuid(), erased_at: fc.constant(null), colour: fc.constant('red') }, { requiredKeys: [] });
+      fc.record(
+        Object.fromEntries(CLIENT_CONTACT_FIELDS.map((f) => [f, fc.constantFrom(...pool[f])])) as Record<
+          ClientContactField,
+          fc.Arbitrary<unknown>
+        >,
+        { requiredKeys: [] },
+      );
+    const notContactFields = fc.record(
+      { type: fc.constant('company'), id: fc.uuid(), erased_at: fc.constant(null), colour: fc.constant('red') },
+      { requiredKeys: [] },
+    );
     const badPatch = fc
       .tuple(fields(valid), fields(invalid), notContactFields)
       .filter(([, bad, extra]) => Object.keys(bad).length + Object.keys(extra).length > 0)
@@ -476,7 +563,9 @@ describe('changing and erasing clients', () => {
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('not_found');
     }
-    expect((await api.delete('/clients/12')).body.details).toEqual([expect.objectContaining({ path: 'path.client_id', message: expect.any(String), code: expect.any(String) })]);
+    expect((await api.delete('/clients/12')).body.details).toEqual([
+      expect.objectContaining({ path: 'path.client_id', message: expect.any(String), code: expect.any(String) }),
+    ]);
     const client = await newClient();
     const other = apiClient(server, server.createKey(await server.createCabinet('Autre cabinet')).key);
     expect((await other.patch(`/clients/${client.id}`, { first_name: 'X' })).body.error).toBe('not_found');
@@ -506,14 +595,24 @@ describe('changing and erasing clients', () => {
     expect(erased.body).toBeUndefined();
 
     const row = rawRow(created.id);
-    const kept = { id: created.id, cabinet_id: cabinetId, type: 'person', created_at: Date.parse(created.created_at), updated_at: clock.now(), erased_at: clock.now() };
+    const kept = {
+      id: created.id,
+      cabinet_id: cabinetId,
+      type: 'person',
+      created_at: Date.parse(created.created_at),
+      updated_at: clock.now(),
+      erased_at: clock.now(),
+    };
     expect(row).toMatchObject(kept);
     // Every other column is personal, whatever columns a later version adds.
     for (const [column, value] of Object.entries(row ?? {})) if (!(column in kept)) expect(value, column).toBeNull();
 
     const [event] = lastEvents(1);
     expect(event?.type).toBe('client.erased');
-    expect(clientErasedPayload.strict().parse(event?.data)).toEqual({ client_id: created.id, erased_at: new Date(clock.now()).toISOString() });
+    expect(clientErasedPayload.strict().parse(event?.data)).toEqual({
+      client_id: created.id,
+      erased_at: new Date(clock.now()).toISOString(),
+    });
     const updates = listEvents(server.deps, cabinetId).filter((e) => e.type === 'client.updated' && e.data.client_id === created.id);
     expect(updates).toHaveLength(1);
     const scrubbed = clientUpdatedPayload.strict().parse(updates[0]?.data);
@@ -537,19 +636,50 @@ describe('changing and erasing clients', () => {
   it('erasing through the API empties what the client’s quotes and opportunities hold of them, and an unsigned quote’s PDF; a signed quote keeps its PDF', async () => {
     const email = `${unique('efface')}@example.fr`;
     const client = await newClient({ last_name: 'Quintavalle', email });
-    const opportunity = await api.post('/opportunities', { title: 'Auto', product: 'auto', contact: { last_name: 'Quintavalle', email: email.toUpperCase() } });
+    const opportunity = await api.post('/opportunities', {
+      title: 'Auto',
+      product: 'auto',
+      contact: { last_name: 'Quintavalle', email: email.toUpperCase() },
+    });
     const key = randomUUID();
     const quote = (dicData: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      api.post('/devis', { client_id: client.id, compagnie: 'sandbox', produit: 'auto', opportunity_id: opportunity.body.id, dicData }, headers);
+      api.post(
+        '/devis',
+        { client_id: client.id, compagnie: 'sandbox', produit: 'auto', opportunity_id: opportunity.body.id, dicData },
+        headers,
+      );
     const priced = await quote({ insured_name: 'Quintavalle' }, { 'Idempotency-Key': key });
     const signed = await quote({ insured_name: 'Quintavalle' });
-    for (const id of [priced.body.id, signed.body.id]) recordDevisPriced(server.deps, cabinetId, String(id), { tarifEur: 100, suspens: 'Permis de Quintavalle', pdf: Buffer.from('%PDF-1.4 Quintavalle') });
+    for (const id of [priced.body.id, signed.body.id])
+      recordDevisPriced(server.deps, cabinetId, String(id), {
+        tarifEur: 100,
+        suspens: 'Permis de Quintavalle',
+        pdf: Buffer.from('%PDF-1.4 Quintavalle'),
+      });
     expect((await api.post(`/devis/${String(signed.body.id)}/sign`, {})).status).toBe(200);
 
     expect((await api.delete(`/clients/${client.id}`)).status).toBe(204);
-    expect((await api.get(`/opportunities/${String(opportunity.body.id)}`)).body.contact).toEqual({ last_name: '', first_name: null, company_name: null, siret: null, email: null, phone: null });
-    expect((await api.get(`/devis/${String(priced.body.id)}`)).body).toMatchObject({ dicData: {}, suspens: null, pdf_available: false, status: 'priced', tarif_eur: 100 });
-    expect((await api.get(`/devis/${String(signed.body.id)}`)).body).toMatchObject({ dicData: {}, suspens: null, pdf_available: true, status: 'signed' });
+    expect((await api.get(`/opportunities/${String(opportunity.body.id)}`)).body.contact).toEqual({
+      last_name: '',
+      first_name: null,
+      company_name: null,
+      siret: null,
+      email: null,
+      phone: null,
+    });
+    expect((await api.get(`/devis/${String(priced.body.id)}`)).body).toMatchObject({
+      dicData: {},
+      suspens: null,
+      pdf_available: false,
+      status: 'priced',
+      tarif_eur: 100,
+    });
+    expect((await api.get(`/devis/${String(signed.body.id)}`)).body).toMatchObject({
+      dicData: {},
+      suspens: null,
+      pdf_available: true,
+      status: 'signed',
+    });
     expect((await api.get(`/devis/${String(priced.body.id)}/pdf`)).body.error).toBe('pdf_not_available');
     expect((await api.get(`/devis/${String(signed.body.id)}/pdf`)).status).toBe(302);
     // The creation's replay answers the quote as it is now.

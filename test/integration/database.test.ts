@@ -45,7 +45,13 @@ describe('SQLite store', () => {
     expect(tables).toEqual(expect.arrayContaining(['cabinets', 'users', 'api_keys', '__drizzle_migrations']));
     const applied = db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
     expect(applied.n).toBe(readMigrationFiles({ migrationsFolder: migrationsFolder() }).length);
-    expect(() => db.sqlite.prepare(`INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u', 'no-such-cabinet', 'e', 'h', 'admin', 0)`).run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db.sqlite
+        .prepare(
+          `INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('u', 'no-such-cabinet', 'e', 'h', 'admin', 0)`,
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     db.close();
   });
 
@@ -83,12 +89,18 @@ describe('SQLite store', () => {
     `);
     old.close();
     const db = openDatabase(file);
-    expect(db.sqlite.prepare('SELECT id, status, tarif_cents FROM devis').all()).toEqual([{ id: 'd1', status: 'signed', tarif_cents: 1000 }]);
+    expect(db.sqlite.prepare('SELECT id, status, tarif_cents FROM devis').all()).toEqual([
+      { id: 'd1', status: 'signed', tarif_cents: 1000 },
+    ]);
     expect(db.sqlite.prepare('SELECT count(*) AS n FROM devis_documents').get()).toEqual({ n: 1 });
     expect(db.sqlite.prepare('SELECT devis_id FROM contracts').get()).toEqual({ devis_id: 'd1' });
     expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
     // The rebuilt table still enforces its references.
-    expect(() => db.sqlite.prepare(`INSERT INTO devis_documents (devis_id, cabinet_id, pdf, sha256, created_at) VALUES ('nope', 'c1', x'00', 'h', 1)`).run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db.sqlite
+        .prepare(`INSERT INTO devis_documents (devis_id, cabinet_id, pdf, sha256, created_at) VALUES ('nope', 'c1', x'00', 'h', 1)`)
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     db.close();
   });
 
@@ -111,9 +123,14 @@ describe('SQLite store', () => {
     db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(file).includes(Buffer.from('whsec_oldSecretOfThePreviousVersion'))).toBe(false);
     // The install-wide switch stays on, but its reason no longer names a cabinet's admin: every cabinet sees it now.
-    const killSwitch = JSON.parse((db.sqlite.prepare(`SELECT value FROM automation_settings WHERE key = 'robots_disabled'`).get() as { value: string }).value) as { reason: string; since: string };
+    const killSwitch = JSON.parse(
+      (db.sqlite.prepare(`SELECT value FROM automation_settings WHERE key = 'robots_disabled'`).get() as { value: string }).value,
+    ) as { reason: string; since: string };
     expect(killSwitch.reason).not.toContain('a@example.fr');
-    expect(killSwitch).toMatchObject({ reason: expect.stringContaining('courtier robots enable') as string, since: '2026-11-20T10:00:00.000Z' });
+    expect(killSwitch).toMatchObject({
+      reason: expect.stringContaining('courtier robots enable') as string,
+      since: '2026-11-20T10:00:00.000Z',
+    });
     expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
     db.close();
   });
@@ -125,7 +142,13 @@ describe('SQLite store', () => {
        VALUES (?, ?, 'sandbox', 'auto', '{}', 'h', 'd', 'completed', 'done', 100, 10, 0, 0, ?, ?)`,
     );
     old.exec(`INSERT INTO cabinets (id, name, created_at) VALUES ('c1', 'C1', 1), ('c2', 'C2', 1)`);
-    for (const [id, cabinet, createdAt] of [['j3', 'c1', 30], ['j1', 'c1', 10], ['k1', 'c2', 20], ['j2', 'c1', 20]] as const) job.run(id, cabinet, createdAt, createdAt);
+    for (const [id, cabinet, createdAt] of [
+      ['j3', 'c1', 30],
+      ['j1', 'c1', 10],
+      ['k1', 'c2', 20],
+      ['j2', 'c1', 20],
+    ] as const)
+      job.run(id, cabinet, createdAt, createdAt);
     old.close();
     const db = openDatabase(file);
     expect(db.sqlite.prepare('SELECT id, enqueue_number AS n FROM jobs ORDER BY cabinet_id, n').all()).toEqual([
@@ -213,7 +236,11 @@ describe('checkpoints from a worker thread (the service)', () => {
     const before = bytesOf(file);
     writeBulk(db);
     // Nothing on this connection copied the pages: they reach the file through the worker alone.
-    await eventually(() => bytesOf(file), (size) => size > before + 3_000_000, 'the worker to checkpoint the WAL into the database file');
+    await eventually(
+      () => bytesOf(file),
+      (size) => size > before + 3_000_000,
+      'the worker to checkpoint the WAL into the database file',
+    );
     db.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
     const again = openDatabase(file);
@@ -260,7 +287,11 @@ describe('checkpoints from a worker thread (the service)', () => {
     const failures: Error[] = [];
     checkpointInBackground(db.sqlite, join(tempDir(), 'missing', 'courtier.sqlite'), { onFailure: (err) => failures.push(err) });
     expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    await eventually(() => failures.length, (n) => n === 1, 'the worker to fail on a missing file');
+    await eventually(
+      () => failures.length,
+      (n) => n === 1,
+      'the worker to fail on a missing file',
+    );
     expect(failures[0]?.message).toMatch(/unable to open database file|directory does not exist/);
     expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     db.close();

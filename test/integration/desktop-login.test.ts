@@ -43,7 +43,10 @@ describe('GET /console/desktop-login (the desktop shell’s one-time sign-in)', 
     expect(result.cookies.some((c) => c.startsWith('courtier_session=') && c.includes('HttpOnly'))).toBe(true);
     const session = await s.request('/api/v1/console/session', { headers: { Cookie: cookieHeader(result.cookies) } });
     expect(session.status).toBe(200);
-    expect(await session.json()).toMatchObject({ user: { email: first.email, role: 'admin' }, cabinet: { id: first.cabinetId, name: 'Cabinet Premier' } });
+    expect(await session.json()).toMatchObject({
+      user: { email: first.email, role: 'admin' },
+      cabinet: { id: first.cabinetId, name: 'Cabinet Premier' },
+    });
   });
 
   it('is single use', async () => {
@@ -68,7 +71,15 @@ describe('GET /console/desktop-login (the desktop shell’s one-time sign-in)', 
     const token = newToken();
     const { server: s } = await start(token);
     await createUser(s);
-    for (const query of ['', '?token=', `?token=${newToken()}`, `?token=${token.slice(0, -1)}`, '?token=%ZZ', `?token=${'a'.repeat(300)}`, `?token[]=${token}`]) {
+    for (const query of [
+      '',
+      '?token=',
+      `?token=${newToken()}`,
+      `?token=${token.slice(0, -1)}`,
+      '?token=%ZZ',
+      `?token=${'a'.repeat(300)}`,
+      `?token[]=${token}`,
+    ]) {
       expect(await visit(s, query), query).toMatchObject({ status: 302, location: '/console/login', cookies: [] });
     }
     // The right token still works afterwards: failures do not consume it.

@@ -23,7 +23,13 @@ afterAll(() => server.close());
 
 async function draft(extra: Record<string, unknown> = {}) {
   clock.advance(1000);
-  const res = await api.post('/devis', { client_id: clientId, compagnie: 'Sandbox', produit: 'auto', dicData: { postcode: '69003' }, ...extra });
+  const res = await api.post('/devis', {
+    client_id: clientId,
+    compagnie: 'Sandbox',
+    produit: 'auto',
+    dicData: { postcode: '69003' },
+    ...extra,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return devisSchema.strict().parse(res.body);
 }
@@ -32,7 +38,17 @@ describe('quotes (devis)', () => {
   it('creates a draft, without pricing and without event', async () => {
     const before = listEvents(server.deps, cabinetId).length;
     const d = await draft();
-    expect(d).toMatchObject({ status: 'draft', client_id: clientId, compagnie: 'sandbox', produit: 'auto', dicData: { postcode: '69003' }, tarif_eur: null, pdf_available: false, pdf_url: null, opportunity_id: null });
+    expect(d).toMatchObject({
+      status: 'draft',
+      client_id: clientId,
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: { postcode: '69003' },
+      tarif_eur: null,
+      pdf_available: false,
+      pdf_url: null,
+      opportunity_id: null,
+    });
     expect((await api.get(`/devis/${d.id}`)).body).toEqual(d);
     expect(listEvents(server.deps, cabinetId).length).toBe(before);
   });
@@ -59,25 +75,49 @@ describe('quotes (devis)', () => {
   });
 
   it('signs a priced quote: a contract, devis.signed and contract.signed, and the opportunity won, in one go', async () => {
-    const opportunity = await api.post('/opportunities', { title: 'Auto Durand', product: 'auto', contact: { last_name: 'Durand' }, stage: 'quoted' });
+    const opportunity = await api.post('/opportunities', {
+      title: 'Auto Durand',
+      product: 'auto',
+      contact: { last_name: 'Durand' },
+      stage: 'quoted',
+    });
     const d = await draft({ opportunity_id: opportunity.body.id });
     const notYet = await api.post(`/devis/${d.id}/sign`);
     expect(notYet.status).toBe(409);
     expect(notYet.body.error).toBe('invalid_devis_transition');
 
-    recordDevisPriced(server.deps, cabinetId, d.id, { tarifEur: 612.4, suspens: 'Relevé d’information à fournir', pdf: PDF, jobId: 'job_1' });
+    recordDevisPriced(server.deps, cabinetId, d.id, {
+      tarifEur: 612.4,
+      suspens: 'Relevé d’information à fournir',
+      pdf: PDF,
+      jobId: 'job_1',
+    });
     const before = listEvents(server.deps, cabinetId).length;
     clock.advance(1000);
     const signed = await api.post(`/devis/${d.id}/sign`, { signed_at: '2026-11-22T10:00:00+01:00' });
     expect(signed.status).toBe(200);
     const body = devisSchema.strict().parse(signed.body);
-    expect(body).toMatchObject({ status: 'signed', tarif_eur: 612.4, suspens: 'Relevé d’information à fournir', job_id: 'job_1', signed_at: '2026-11-22T09:00:00.000Z' });
+    expect(body).toMatchObject({
+      status: 'signed',
+      tarif_eur: 612.4,
+      suspens: 'Relevé d’information à fournir',
+      job_id: 'job_1',
+      signed_at: '2026-11-22T09:00:00.000Z',
+    });
     expect(body.contract_id).not.toBeNull();
 
     const events = listEvents(server.deps, cabinetId).slice(before);
     expect(events.map((e) => e.type)).toEqual(['devis.signed', 'contract.signed', 'opportunity.stage_changed', 'opportunity.won']);
-    expect(devisSignedPayload.strict().parse(events[0]?.data)).toMatchObject({ devis_id: d.id, tarif_eur: 612.4, contract_id: body.contract_id });
-    expect(contractSignedPayload.strict().parse(events[1]?.data)).toMatchObject({ contract_id: body.contract_id, premium_eur: 612.4, opportunity_id: opportunity.body.id });
+    expect(devisSignedPayload.strict().parse(events[0]?.data)).toMatchObject({
+      devis_id: d.id,
+      tarif_eur: 612.4,
+      contract_id: body.contract_id,
+    });
+    expect(contractSignedPayload.strict().parse(events[1]?.data)).toMatchObject({
+      contract_id: body.contract_id,
+      premium_eur: 612.4,
+      opportunity_id: opportunity.body.id,
+    });
     expect(opportunityStagePayload.parse(events[3]?.data)).toMatchObject({ previous_stage: 'quoted', stage: 'won' });
     expect((await api.get(`/opportunities/${String(opportunity.body.id)}`)).body.stage).toBe('won');
 
@@ -89,7 +129,10 @@ describe('quotes (devis)', () => {
   });
 
   it('a signature with an empty JSON body or no body at all is accepted', async () => {
-    for (const init of [{ body: '', contentType: 'application/json' }, { body: undefined, contentType: undefined }]) {
+    for (const init of [
+      { body: '', contentType: 'application/json' },
+      { body: undefined, contentType: undefined },
+    ]) {
       const d = await draft();
       recordDevisPriced(server.deps, cabinetId, d.id, { tarifEur: 100 });
       const res = await server.request(`/api/v1/public/devis/${d.id}/sign`, {
@@ -117,7 +160,9 @@ describe('quote PDF links', () => {
     const res = await api.get(`/devis/${d.id}/pdf`);
     expect(res.status).toBe(302);
     const location = res.headers.get('location') ?? '';
-    expect(location).toMatch(new RegExp(`^/api/v1/public/files/devis/${d.id}\\.pdf\\?cabinet_id=${cabinetId}&expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(location).toMatch(
+      new RegExp(`^/api/v1/public/files/devis/${d.id}\\.pdf\\?cabinet_id=${cabinetId}&expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
 
     const download = await server.request(location);
     expect(download.status, await download.clone().text()).toBe(200);
@@ -125,9 +170,15 @@ describe('quote PDF links', () => {
     expect(Buffer.from(await download.arrayBuffer())).toEqual(PDF);
 
     // fetch follows the redirect by itself, as the contract asks clients to.
-    const followed = await server.request(`/api/v1/public/devis/${d.id}/pdf`, { headers: { 'X-API-Key': server.createKey(cabinetId).key } });
+    const followed = await server.request(`/api/v1/public/devis/${d.id}/pdf`, {
+      headers: { 'X-API-Key': server.createKey(cabinetId).key },
+    });
     expect(followed.status).toBe(200);
-    expect(Buffer.from(await followed.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await followed.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     const url = new URL(location, server.url);
     const altered: string[] = [];

@@ -27,16 +27,29 @@ beforeAll(async () => {
   const sandbox = createSandboxAdapter({ portalUrl: () => portal });
   server = await startTestServer({ insurers: [sandbox, createTestInsurer()], config: { tarificationQuotaPerHour: 1000 } });
   portal = `${server.url}/sandbox/insurer`;
-  const { cabinet_id, user_id } = await initCabinet(server.deps, { cabinet: 'Cabinet dry run', email: `admin-${randomUUID()}@example.fr`, password: 'correct horse battery' });
+  const { cabinet_id, user_id } = await initCabinet(server.deps, {
+    cabinet: 'Cabinet dry run',
+    email: `admin-${randomUUID()}@example.fr`,
+    password: 'correct horse battery',
+  });
   api = apiClient(server, server.createKey(cabinet_id).key);
-  const token = createAccessTokenForUser(server.deps, { cabinetId: cabinet_id, userId: user_id, clientName: 'Dry run tests', scopes: ['automation:read', 'automation:enqueue'] }).access_token;
+  const token = createAccessTokenForUser(server.deps, {
+    cabinetId: cabinet_id,
+    userId: user_id,
+    clientName: 'Dry run tests',
+    scopes: ['automation:read', 'automation:enqueue'],
+  }).access_token;
   mcp = new Client({ name: 'courtier-tests', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
 
   products = [];
   for (const offered of (await api.get('/produits-disponibles')).body.data as { code: string; insurers: { code: string }[] }[]) {
     for (const insurer of offered.insurers) {
-      products.push(productSchemaDocument.parse((await api.get(`/produits-disponibles/${offered.code}/schema?compagnie=${insurer.code}`)).body));
+      products.push(
+        productSchemaDocument.parse((await api.get(`/produits-disponibles/${offered.code}/schema?compagnie=${insurer.code}`)).body),
+      );
     }
   }
 });
@@ -52,12 +65,16 @@ async function dryRunRest(doc: ProductSchemaDocument, dicData: Record<string, un
 }
 
 async function dryRunMcp(doc: ProductSchemaDocument, dicData: Record<string, unknown>): Promise<DryRunResult> {
-  const result = await mcp.callTool({ name: 'price_quote', arguments: { compagnie: doc.compagnie, produit: doc.produit, dicData, dry_run: true } });
+  const result = await mcp.callTool({
+    name: 'price_quote',
+    arguments: { compagnie: doc.compagnie, produit: doc.produit, dicData, dry_run: true },
+  });
   expect(result.isError, JSON.stringify(result.content)).not.toBe(true);
   return dryRunResultSchema.strict().parse(result.structuredContent);
 }
 
-const without = (example: Record<string, unknown>, dropped: readonly string[]) => Object.fromEntries(Object.entries(example).filter(([key]) => !dropped.includes(key)));
+const without = (example: Record<string, unknown>, dropped: readonly string[]) =>
+  Object.fromEntries(Object.entries(example).filter(([key]) => !dropped.includes(key)));
 
 describe('dry run: missing_required_fields', () => {
   it('covers products whose required fields are choices and texts', () => {
@@ -81,7 +98,9 @@ describe('dry run: missing_required_fields', () => {
       expect((await dryRunRest(doc, doc.example)).validation).toMatchObject({ schema_ok: true, missing_required_fields: [] });
       await fc.assert(
         fc.asyncProperty(fc.subarray(doc.required, { minLength: 1 }), fc.boolean(), async (dropped, viaMcp) => {
-          const answer = viaMcp ? await dryRunMcp(doc, without(doc.example, dropped)) : await dryRunRest(doc, without(doc.example, dropped));
+          const answer = viaMcp
+            ? await dryRunMcp(doc, without(doc.example, dropped))
+            : await dryRunRest(doc, without(doc.example, dropped));
           expect(answer.validation.schema_ok).toBe(false);
           expect(answer.validation.missing_required_fields).toEqual(doc.required.filter((field) => dropped.includes(field)));
         }),

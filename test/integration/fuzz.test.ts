@@ -336,11 +336,18 @@ function stringFor(schema: JsonSchema, name: string): fc.Arbitrary<string> {
   if (name === 'url') {
     return fc.oneof(
       fc.webUrl({ validSchemes: ['https'] }),
-      fc.constantFrom('https://hooks.example.test/courtier', 'http://hooks.example.test/', 'https://127.0.0.1/', 'https://user:pw@a.test/', 'https://[::1]/'),
+      fc.constantFrom(
+        'https://hooks.example.test/courtier',
+        'http://hooks.example.test/',
+        'https://127.0.0.1/',
+        'https://user:pw@a.test/',
+        'https://[::1]/',
+      ),
       fc.string({ maxLength: 40 }),
     );
   }
-  if (name === 'events') return fc.oneof({ arbitrary: fc.constantFrom(...EVENT_TYPES, '*'), weight: 9 }, { arbitrary: fc.string({ maxLength: 20 }), weight: 1 });
+  if (name === 'events')
+    return fc.oneof({ arbitrary: fc.constantFrom(...EVENT_TYPES, '*'), weight: 9 }, { arbitrary: fc.string({ maxLength: 20 }), weight: 1 });
   if (schema.pattern !== undefined) {
     return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= (schema.maxLength ?? Infinity));
   }
@@ -441,9 +448,27 @@ const extraHeader = fc
       { arbitrary: headerName, weight: 6 },
       {
         arbitrary: fc.constantFrom(
-          '__proto__', 'constructor', 'hasOwnProperty', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded',
-          'accept', 'accept-encoding', 'content-encoding', 'cookie', 'idempotency-key', 'x-request-id', 'x-http-method-override',
-          'if-none-match', 'range', 'accept-version', 'mcp-protocol-version', 'x-api-key', 'authorization', 'content-type',
+          '__proto__',
+          'constructor',
+          'hasOwnProperty',
+          'x-forwarded-for',
+          'x-forwarded-host',
+          'x-forwarded-proto',
+          'forwarded',
+          'accept',
+          'accept-encoding',
+          'content-encoding',
+          'cookie',
+          'idempotency-key',
+          'x-request-id',
+          'x-http-method-override',
+          'if-none-match',
+          'range',
+          'accept-version',
+          'mcp-protocol-version',
+          'x-api-key',
+          'authorization',
+          'content-type',
           'origin',
         ),
         weight: 4,
@@ -458,17 +483,68 @@ const pathSegment: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.webSegment(), weight: 4 },
   {
     arbitrary: fc.constantFrom(
-      '..', '.', '', '%', '%zz', '%2', '%2F', '%2f', '%00', '%25', '%2525', '%C3%A9', '%E2%82', '%FF', '%u0041', '%3F', '%23',
-      '+', '*', '@', ':', ';', ';jsessionid=1', '~', '!', '$', "'", '(', ')', ',', '=', '&', '[', ']', '\\', 'é', '😀',
-      '%F0%9F%98%80', 'me', 'ME', 'docs', 'openapi.json', 'pdf', 'sign', '__proto__', 'constructor', 'prototype',
-      'hasOwnProperty', ':id', '{id}', KNOWN_THING_ID, KNOWN_THING_ID.toUpperCase(), '00000000-0000-0000-0000-000000000000',
+      '..',
+      '.',
+      '',
+      '%',
+      '%zz',
+      '%2',
+      '%2F',
+      '%2f',
+      '%00',
+      '%25',
+      '%2525',
+      '%C3%A9',
+      '%E2%82',
+      '%FF',
+      '%u0041',
+      '%3F',
+      '%23',
+      '+',
+      '*',
+      '@',
+      ':',
+      ';',
+      ';jsessionid=1',
+      '~',
+      '!',
+      '$',
+      "'",
+      '(',
+      ')',
+      ',',
+      '=',
+      '&',
+      '[',
+      ']',
+      '\\',
+      'é',
+      '😀',
+      '%F0%9F%98%80',
+      'me',
+      'ME',
+      'docs',
+      'openapi.json',
+      'pdf',
+      'sign',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'hasOwnProperty',
+      ':id',
+      '{id}',
+      KNOWN_THING_ID,
+      KNOWN_THING_ID.toUpperCase(),
+      '00000000-0000-0000-0000-000000000000',
       'ffffffff-ffff-ffff-ffff-ffffffffffff',
     ),
     weight: 4,
   },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }), weight: 2 },
   {
-    arbitrary: fc.uint8Array({ minLength: 1, maxLength: 6 }).map((b) => [...b].map((x) => `%${x.toString(16).padStart(2, '0').toUpperCase()}`).join('')),
+    arbitrary: fc
+      .uint8Array({ minLength: 1, maxLength: 6 })
+      .map((b) => [...b].map((x) => `%${x.toString(16).padStart(2, '0').toUpperCase()}`).join('')),
     weight: 2,
   },
   { arbitrary: fc.integer({ min: 150, max: 4000 }).map((n) => 'a'.repeat(n)), weight: 1 },
@@ -497,7 +573,9 @@ function pathArbitrary(endpoints: readonly Endpoint[]): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: registered, weight: 10 },
     {
-      arbitrary: fc.tuple(registered, fc.constantFrom('/', '//', '/.', '/..', '?', '#', '%20', '.json', '~', ';a=b')).map(([p, s]) => p + s),
+      arbitrary: fc
+        .tuple(registered, fc.constantFrom('/', '//', '/.', '/..', '?', '#', '%20', '.json', '~', ';a=b'))
+        .map(([p, s]) => p + s),
       weight: 2,
     },
     { arbitrary: registered.map((p) => p.toUpperCase()), weight: 1 },
@@ -511,9 +589,33 @@ function pathArbitrary(endpoints: readonly Endpoint[]): fc.Arbitrary<string> {
 const queryKey = fc.oneof(
   {
     arbitrary: fc.constantFrom(
-      '__proto__', '__proto__[polluted]', 'constructor', 'constructor[prototype][polluted]', 'prototype', 'a[]', 'a[0]', 'a[b]',
-      'limit', 'cursor', 'created_after', 'stage', 'status', 'type', 'client_id', 'cabinet_id', 'expires', 'signature', 'expand',
-      'dry_run', 'key', 'api_key', 'token', '', '%zz', '%', '😀',
+      '__proto__',
+      '__proto__[polluted]',
+      'constructor',
+      'constructor[prototype][polluted]',
+      'prototype',
+      'a[]',
+      'a[0]',
+      'a[b]',
+      'limit',
+      'cursor',
+      'created_after',
+      'stage',
+      'status',
+      'type',
+      'client_id',
+      'cabinet_id',
+      'expires',
+      'signature',
+      'expand',
+      'dry_run',
+      'key',
+      'api_key',
+      'token',
+      '',
+      '%zz',
+      '%',
+      '😀',
     ),
     weight: 3,
   },
@@ -522,8 +624,32 @@ const queryKey = fc.oneof(
 const queryValue = fc.oneof(
   {
     arbitrary: fc.constantFrom(
-      '1', '0', '-1', '100', '101', '1e3', '1e400', '0x10', 'NaN', 'Infinity', 'true', 'false', 'null', '', '%zz', '%', '%00',
-      '[]', '{}', '😀', '.', 'a.b', 'a.b.c', '9999999999999999', '2026-02-30T00:00:00Z', KNOWN_THING_ID,
+      '1',
+      '0',
+      '-1',
+      '100',
+      '101',
+      '1e3',
+      '1e400',
+      '0x10',
+      'NaN',
+      'Infinity',
+      'true',
+      'false',
+      'null',
+      '',
+      '%zz',
+      '%',
+      '%00',
+      '[]',
+      '{}',
+      '😀',
+      '.',
+      'a.b',
+      'a.b.c',
+      '9999999999999999',
+      '2026-02-30T00:00:00Z',
+      KNOWN_THING_ID,
     ),
     weight: 3,
   },
@@ -570,8 +696,7 @@ const queryString: fc.Arbitrary<string | null> = fc.oneof(
 );
 
 type Credential =
-  | { kind: 'key'; key: KeyName; mutate: 'none' | 'pad' | 'lower' | 'truncate' | 'suffix' }
-  | { kind: 'literal'; value: string };
+  { kind: 'key'; key: KeyName; mutate: 'none' | 'pad' | 'lower' | 'truncate' | 'suffix' } | { kind: 'literal'; value: string };
 
 type Placement = 'x-api-key' | 'bearer' | 'bearer-lower' | 'bearer-spaces' | 'basic' | 'token-scheme' | 'bare' | 'both';
 
@@ -587,9 +712,21 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
   {
     arbitrary: fc
       .oneof(
-        fc.constantFrom('', ' ', 'null', 'undefined', 'svc_prod_', 'svc_test_', 'Bearer', 'svc_dev_0000000000000000000000000000000000000000'),
+        fc.constantFrom(
+          '',
+          ' ',
+          'null',
+          'undefined',
+          'svc_prod_',
+          'svc_test_',
+          'Bearer',
+          'svc_dev_0000000000000000000000000000000000000000',
+        ),
         fc
-          .tuple(fc.constantFrom('svc_prod_', 'svc_test_', 'svc_live_', ''), fc.string({ unit: fc.constantFrom(...BASE62), minLength: 38, maxLength: 42 }))
+          .tuple(
+            fc.constantFrom('svc_prod_', 'svc_test_', 'svc_live_', ''),
+            fc.string({ unit: fc.constantFrom(...BASE62), minLength: 38, maxLength: 42 }),
+          )
           .map(([p, r]) => p + r),
         fc.string({ unit: headerValueChar, maxLength: 60 }),
         fc.integer({ min: 1000, max: 12_000 }).map((n) => 'k'.repeat(n)),
@@ -600,16 +737,51 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
 );
 const credentialAndPlacement = fc.record({
   credential,
-  placement: fc.constantFrom<Placement>('x-api-key', 'x-api-key', 'bearer', 'bearer', 'bearer-lower', 'bearer-spaces', 'basic', 'token-scheme', 'bare', 'both'),
+  placement: fc.constantFrom<Placement>(
+    'x-api-key',
+    'x-api-key',
+    'bearer',
+    'bearer',
+    'bearer-lower',
+    'bearer-spaces',
+    'basic',
+    'token-scheme',
+    'bare',
+    'both',
+  ),
 });
-const VALID_CREDENTIAL = { credential: { kind: 'key' as const, key: 'full' as const, mutate: 'none' as const }, placement: 'x-api-key' as const };
+const VALID_CREDENTIAL = {
+  credential: { kind: 'key' as const, key: 'full' as const, mutate: 'none' as const },
+  placement: 'x-api-key' as const,
+};
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset=latin1',
-  'application/json; charset=utf-16', 'APPLICATION/JSON', 'application/json;;', 'application/json; foo',
-  'application/merge-patch+json', 'application/vnd.api+json', 'application/jsonx', 'text/json', 'text/plain',
-  'text/plain; charset=utf-8', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=----x',
-  'application/octet-stream', '*/*', '', ' ', ';', ';charset=utf-8', 'application/', '/json', 'json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=UTF-8',
+  'application/json;charset=latin1',
+  'application/json; charset=utf-16',
+  'APPLICATION/JSON',
+  'application/json;;',
+  'application/json; foo',
+  'application/merge-patch+json',
+  'application/vnd.api+json',
+  'application/jsonx',
+  'text/json',
+  'text/plain',
+  'text/plain; charset=utf-8',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=----x',
+  'application/octet-stream',
+  '*/*',
+  '',
+  ' ',
+  ';',
+  ';charset=utf-8',
+  'application/',
+  '/json',
+  'json',
   'application/json, text/plain',
 ];
 const contentType: fc.Arbitrary<string | null> = fc.oneof(
@@ -665,8 +837,25 @@ function bodySpecArbitrary(big: number): fc.Arbitrary<BodySpec> {
     {
       arbitrary: fc
         .constantFrom(
-          '', ' ', '\n', 'null', 'true', '0', '""', '[]', '{}', 'a=1&b=2', '{"name":', '{"name":"x",}', "{'name':'x'}",
-          '\uFEFF{"name":"x"}', '{"name":"\\ud800"}', '{"name":"x"}{"name":"y"}', 'NaN', '1e999', '-',
+          '',
+          ' ',
+          '\n',
+          'null',
+          'true',
+          '0',
+          '""',
+          '[]',
+          '{}',
+          'a=1&b=2',
+          '{"name":',
+          '{"name":"x",}',
+          "{'name':'x'}",
+          '\uFEFF{"name":"x"}',
+          '{"name":"\\ud800"}',
+          '{"name":"x"}{"name":"y"}',
+          'NaN',
+          '1e999',
+          '-',
         )
         .map(text),
       weight: 2,
@@ -714,8 +903,22 @@ const hostArbitrary: fc.Arbitrary<string | null> = fc.oneof(
   { arbitrary: fc.constantFrom('127.0.0.1:{port}', 'localhost:{port}', '[::1]:{port}', 'LOCALHOST', 'localhost', '[::1]'), weight: 3 },
   {
     arbitrary: fc.constantFrom(
-      'evil.example', 'evil.example:{port}', '127.0.0.1:1', '127.0.0.1:99999', '127.0.0.1:', '127.0.0.2', '127.0.0.1.nip.io',
-      '[::1', '::1', '[::ffff:127.0.0.1]', '', ':', ':80', 'localhost:abc', 'localhost.', 'user@localhost',
+      'evil.example',
+      'evil.example:{port}',
+      '127.0.0.1:1',
+      '127.0.0.1:99999',
+      '127.0.0.1:',
+      '127.0.0.2',
+      '127.0.0.1.nip.io',
+      '[::1',
+      '::1',
+      '[::ffff:127.0.0.1]',
+      '',
+      ':',
+      ':80',
+      'localhost:abc',
+      'localhost.',
+      'user@localhost',
       'localhost, evil.example',
     ),
     weight: 2,
@@ -727,8 +930,19 @@ const originArbitrary: fc.Arbitrary<string | null> = fc.oneof(
   { arbitrary: fc.constant(null), weight: 12 },
   {
     arbitrary: fc.constantFrom(
-      ALLOWED_ORIGIN, `${ALLOWED_ORIGIN}/`, 'HTTP://ALLOWED.EXAMPLE', 'http://127.0.0.1', 'http://127.0.0.1:{port}',
-      'http://localhost', 'https://evil.example', 'null', '', 'file://', 'chrome-extension://abc', 'http://[::1', 'not a url',
+      ALLOWED_ORIGIN,
+      `${ALLOWED_ORIGIN}/`,
+      'HTTP://ALLOWED.EXAMPLE',
+      'http://127.0.0.1',
+      'http://127.0.0.1:{port}',
+      'http://localhost',
+      'https://evil.example',
+      'null',
+      '',
+      'file://',
+      'chrome-extension://abc',
+      'http://[::1',
+      'not a url',
     ),
     weight: 3,
   },
@@ -769,7 +983,10 @@ interface FuzzRequest {
   body: BodySpec;
 }
 
-const anyMethod = fc.oneof({ arbitrary: fc.constantFrom(...METHODS), weight: 12 }, { arbitrary: fc.constantFrom(...RARE_METHODS), weight: 1 });
+const anyMethod = fc.oneof(
+  { arbitrary: fc.constantFrom(...METHODS), weight: 12 },
+  { arbitrary: fc.constantFrom(...RARE_METHODS), weight: 1 },
+);
 
 /**
  * 40 % of the requests are anything at all; the others aim at one route with its own method and a
@@ -778,10 +995,15 @@ const anyMethod = fc.oneof({ arbitrary: fc.constantFrom(...METHODS), weight: 12 
  */
 function fuzzRequest(endpoints: readonly Endpoint[], body: fc.Arbitrary<BodySpec>, allowContentLength: boolean): fc.Arbitrary<FuzzRequest> {
   const common = {
-    contentLength: allowContentLength ? sometimes(fc.constantFrom('0', '1', '-1', 'abc', '1.5', ' 2', '', '99999999999', '1048577', '00'), 5) : fc.constant(null),
+    contentLength: allowContentLength
+      ? sometimes(fc.constantFrom('0', '1', '-1', 'abc', '1.5', ' 2', '', '99999999999', '1048577', '00'), 5)
+      : fc.constant(null),
     idempotencyKey,
     secFetch: sometimes(
-      fc.record({ site: fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'CROSS-SITE', ''), mode: fc.constantFrom('navigate', 'cors', 'no-cors', 'same-origin', '') }),
+      fc.record({
+        site: fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'CROSS-SITE', ''),
+        mode: fc.constantFrom('navigate', 'cors', 'no-cors', 'same-origin', ''),
+      }),
       8,
     ),
     preflight: sometimes(fc.constantFrom('GET', 'POST', 'DELETE', 'FOO', ''), 8),
@@ -800,20 +1022,25 @@ function fuzzRequest(endpoints: readonly Endpoint[], body: fc.Arbitrary<BodySpec
   });
   /** One route of the list, its own method most of the time, its parameters, query and body. */
   const route = (validBodyWeight: number) =>
-    fc.constantFrom(...endpoints).chain((e) =>
-      fc.tuple(
-        fc.oneof({ arbitrary: fc.constant<string>(e.method), weight: 9 }, { arbitrary: anyMethod, weight: 1 }),
-        endpointPath(e),
-        endpointQuery(e),
-        endpointBody(e, body, validBodyWeight),
-      ),
-    );
+    fc
+      .constantFrom(...endpoints)
+      .chain((e) =>
+        fc.tuple(
+          fc.oneof({ arbitrary: fc.constant<string>(e.method), weight: 9 }, { arbitrary: anyMethod, weight: 1 }),
+          endpointPath(e),
+          endpointQuery(e),
+          endpointBody(e, body, validBodyWeight),
+        ),
+      );
   const aimed = fc
     .record({
       ...common,
       route: route(6),
       host: fc.oneof({ arbitrary: fc.constant('127.0.0.1'), weight: 9 }, { arbitrary: hostArbitrary, weight: 1 }),
-      credential: fc.oneof({ arbitrary: fc.constant(VALID_CREDENTIAL), weight: 6 }, { arbitrary: sometimes(credentialAndPlacement, 80), weight: 4 }),
+      credential: fc.oneof(
+        { arbitrary: fc.constant(VALID_CREDENTIAL), weight: 6 },
+        { arbitrary: sometimes(credentialAndPlacement, 80), weight: 4 },
+      ),
       contentType: fc.oneof({ arbitrary: fc.constant('application/json'), weight: 7 }, { arbitrary: contentType, weight: 3 }),
       origin: fc.oneof({ arbitrary: fc.constant(null), weight: 9 }, { arbitrary: originArbitrary, weight: 1 }),
     })
@@ -825,23 +1052,21 @@ function fuzzRequest(endpoints: readonly Endpoint[], body: fc.Arbitrary<BodySpec
       credential: fc.oneof({ arbitrary: fc.constant(VALID_CREDENTIAL), weight: 9 }, { arbitrary: credentialAndPlacement, weight: 1 }),
       idempotencyKey,
     })
-    .map(
-      ({ route: [method, path, query, routeBody], credential: cred, idempotencyKey: key }): FuzzRequest => ({
-        method,
-        path,
-        query,
-        body: routeBody,
-        credential: cred,
-        idempotencyKey: key,
-        host: '127.0.0.1',
-        contentType: 'application/json',
-        contentLength: null,
-        origin: null,
-        secFetch: null,
-        preflight: null,
-        extraHeaders: [],
-      }),
-    );
+    .map(({ route: [method, path, query, routeBody], credential: cred, idempotencyKey: key }): FuzzRequest => ({
+      method,
+      path,
+      query,
+      body: routeBody,
+      credential: cred,
+      idempotencyKey: key,
+      host: '127.0.0.1',
+      contentType: 'application/json',
+      contentLength: null,
+      origin: null,
+      secFetch: null,
+      preflight: null,
+      extraHeaders: [],
+    }));
   return fc.oneof({ arbitrary: anything, weight: 4 }, { arbitrary: aimed, weight: 3 }, { arbitrary: clean, weight: 3 });
 }
 
@@ -943,9 +1168,12 @@ function preview(value: string, max = 300): string {
 function describeExchange(method: string, url: string, headers: [string, string][], body: Buffer | null, outcome: Outcome): string {
   const headerLines = headers.map(([k, v]) => `    ${k}: ${preview(v, 120)}`).join('\n');
   return [
-    `  request:  ${method} ${preview(url, 200)}`, headerLines,
-    `    body: ${body === null ? '(none)' : preview(body.toString('utf8'), 200)}`, `  response: ${outcome.status}`,
-    `    content-type: ${String(outcome.headers['content-type'])}`, `    body: ${preview(outcome.body, 500)}`,
+    `  request:  ${method} ${preview(url, 200)}`,
+    headerLines,
+    `    body: ${body === null ? '(none)' : preview(body.toString('utf8'), 200)}`,
+    `  response: ${outcome.status}`,
+    `    content-type: ${String(outcome.headers['content-type'])}`,
+    `    body: ${preview(outcome.body, 500)}`,
   ].join('\n');
 }
 
@@ -969,14 +1197,16 @@ function checkOutcome(method: string, outcome: Outcome, describe: () => string):
   } catch {
     return fail(`a ${outcome.status} whose body is not JSON`);
   }
-  if (!String(outcome.headers['content-type']).startsWith('application/json')) return fail(`a ${outcome.status} that is not application/json`);
+  if (!String(outcome.headers['content-type']).startsWith('application/json'))
+    return fail(`a ${outcome.status} that is not application/json`);
   const result = errorBodySchema.safeParse(parsed);
   if (!result.success) return fail(`a ${outcome.status} whose body is not {error, message, details?, request_id}: ${result.error.message}`);
   const body = result.data;
   const extra = Object.keys(parsed as object).filter((k) => !ERROR_BODY_KEYS.has(k));
   if (extra.length > 0) return fail(`a ${outcome.status} whose error body has extra keys ${extra.join(', ')}`);
   if (!isErrorCode(body.error)) return fail(`a ${outcome.status} with unknown error code ${body.error}`);
-  if (ERROR_STATUS[body.error] !== outcome.status) return fail(`error ${body.error} should be ${ERROR_STATUS[body.error]}, was ${outcome.status}`);
+  if (ERROR_STATUS[body.error] !== outcome.status)
+    return fail(`error ${body.error} should be ${ERROR_STATUS[body.error]}, was ${outcome.status}`);
   if (outcome.headers['x-request-id'] !== body.request_id) return fail('request_id differs from the X-Request-Id header');
   if (body.error === 'method_not_allowed' && !outcome.headers.allow) return fail('a 405 without Allow');
   if (body.error === 'rate_limited' && !outcome.headers['retry-after']) return fail('a 429 without Retry-After');
@@ -1000,7 +1230,12 @@ async function sendInject(app: FastifyInstance, req: FuzzRequest): Promise<void>
   // light-my-request parses the URL with WHATWG rules, where '\' is '/' and '/\' an empty authority
   // (it would throw before the app sees anything): backslashes go encoded here, raw over TCP.
   const url = target(req).replaceAll('\\', '%5C');
-  const response = await app.inject({ method: req.method as 'GET', url, headers: headerObject, ...(body === null ? {} : { payload: body }) });
+  const response = await app.inject({
+    method: req.method as 'GET',
+    url,
+    headers: headerObject,
+    ...(body === null ? {} : { payload: body }),
+  });
   const outcome: Outcome = { status: response.statusCode, headers: response.headers, body: response.body };
   checkOutcome(req.method, outcome, () => describeExchange(req.method, url, headers, body, outcome));
   harvestOutcome(outcome);
@@ -1019,12 +1254,15 @@ function wireHeaderValue(value: string): string {
 function rawRequest(method: string, path: string, headers: [string, string][], body: Buffer | null): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const outgoing: [string, string][] = body === null ? headers : [...headers, ['content-length', String(body.length)]];
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, agent: false, setHost: false, headers: outgoing.flat(), timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, agent: false, setHost: false, headers: outgoing.flat(), timeout: 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within 10 s to ${method} ${path}`)));
     req.on('error', reject);
     req.end(body ?? undefined);
@@ -1037,7 +1275,9 @@ async function sendRaw(req: FuzzRequest): Promise<void> {
   const body = bodyBytes(req.body);
   const path = wireTarget(target(req));
   const outcome = await rawRequest(req.method, path, headers, body).catch((error: unknown) => {
-    throw new Error(`no HTTP answer: ${String(error)}\n${describeExchange(req.method, path, headers, body, { status: 0, headers: {}, body: '' })}`);
+    throw new Error(
+      `no HTTP answer: ${String(error)}\n${describeExchange(req.method, path, headers, body, { status: 0, headers: {}, body: '' })}`,
+    );
   });
   checkOutcome(req.method, outcome, () => describeExchange(req.method, path, headers, body, outcome));
   harvestOutcome(outcome);
@@ -1080,13 +1320,25 @@ describe('fuzz: no 5xx, and every 4xx is {error, message, details?, request_id} 
     'the real app over TCP: request targets inject would normalise (.., //, absolute-form) and Node parsing',
     async () => {
       const absoluteForm = fc
-        .tuple(fc.constantFrom('http://127.0.0.1', 'http://evil.example', 'https://localhost:1', 'http://'), pathArbitrary(PUBLIC_ENDPOINTS))
+        .tuple(
+          fc.constantFrom('http://127.0.0.1', 'http://evil.example', 'https://localhost:1', 'http://'),
+          pathArbitrary(PUBLIC_ENDPOINTS),
+        )
         .map(([a, p]) => a + p);
       const rawPath = fc.oneof(
         { arbitrary: fc.constant(null), weight: 8 },
         { arbitrary: absoluteForm, weight: 1 },
         {
-          arbitrary: fc.constantFrom('*', '/..', '/../api/v1/public/me', `${PUBLIC_API_PREFIX}/../../healthz`, '/./healthz', '//healthz', '/healthz#frag', '/%2e%2e/healthz'),
+          arbitrary: fc.constantFrom(
+            '*',
+            '/..',
+            '/../api/v1/public/me',
+            `${PUBLIC_API_PREFIX}/../../healthz`,
+            '/./healthz',
+            '//healthz',
+            '/healthz#frag',
+            '/%2e%2e/healthz',
+          ),
           weight: 1,
         },
       );
@@ -1113,7 +1365,13 @@ interface Exchange extends Outcome {
   json: unknown;
 }
 
-async function call(app: FastifyInstance, method: string, url: string, headers: Record<string, string> = {}, payload?: string | Buffer): Promise<Exchange> {
+async function call(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  payload?: string | Buffer,
+): Promise<Exchange> {
   const allHeaders = { host: '127.0.0.1', ...headers };
   const response = await app.inject({ method: method as 'GET', url, headers: allHeaders, ...(payload === undefined ? {} : { payload }) });
   const outcome: Outcome = { status: response.statusCode, headers: response.headers, body: response.body };
@@ -1153,7 +1411,14 @@ interface BodyTarget {
 const BODY_TARGETS: BodyTarget[] = [
   { label: `throwaway POST ${FUZZ_PREFIX}/echo`, app: () => bodyApp, url: ECHO_URL, headers: () => ({}) },
   ...(catalogueBodyRoute
-    ? [{ label: `POST ${catalogueBodyRoute.path}`, app: () => server.app, url: PUBLIC_API_PREFIX + catalogueBodyRoute.path, headers: () => ({ 'x-api-key': keys.full }) }]
+    ? [
+        {
+          label: `POST ${catalogueBodyRoute.path}`,
+          app: () => server.app,
+          url: PUBLIC_API_PREFIX + catalogueBodyRoute.path,
+          headers: () => ({ 'x-api-key': keys.full }),
+        },
+      ]
     : []),
 ];
 
@@ -1205,7 +1470,13 @@ describe('explicit mappings', () => {
     });
 
     it('a Content-Length over 1 MiB is 413 before the body is read', async () => {
-      const res = await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE, 'content-length': String(BODY_LIMIT_BYTES + 1) }, '{"name":"x"}');
+      const res = await call(
+        app(),
+        'POST',
+        url,
+        { ...headers(), ...JSON_TYPE, 'content-length': String(BODY_LIMIT_BYTES + 1) },
+        '{"name":"x"}',
+      );
       expectError(res, 'payload_too_large');
     });
 
@@ -1234,12 +1505,20 @@ describe('explicit mappings', () => {
   });
 
   it('a body that breaks the schema is 400 validation_error with one issue per problem', async () => {
-    const res = expectError(await call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":5,"tags":"x"}'), 'validation_error');
-    expect(res.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body.name' }), expect.objectContaining({ path: 'body.tags' })]));
+    const res = expectError(
+      await call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":5,"tags":"x"}'),
+      'validation_error',
+    );
+    expect(res.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'body.name' }), expect.objectContaining({ path: 'body.tags' })]),
+    );
   });
 
   it('a bad query or path parameter is 400 validation_error naming query.* or path.*', async () => {
-    const query = expectError(await call(bodyApp, 'GET', `${THINGS_URL}/${KNOWN_THING_ID}?limit=abc`, { 'x-api-key': keys.full }), 'validation_error');
+    const query = expectError(
+      await call(bodyApp, 'GET', `${THINGS_URL}/${KNOWN_THING_ID}?limit=abc`, { 'x-api-key': keys.full }),
+      'validation_error',
+    );
     expect(query.details).toEqual([expect.objectContaining({ path: 'query.limit' })]);
     const path = expectError(await call(bodyApp, 'GET', `${THINGS_URL}/not-a-uuid`, { 'x-api-key': keys.full }), 'validation_error');
     expect(path.details).toEqual([expect.objectContaining({ path: 'path.id' })]);
@@ -1254,20 +1533,28 @@ describe('explicit mappings', () => {
     expectError(await post({ 'x-api-key': keys.iplocked }), 'ip_not_allowed');
     const scope = expectError(await post({ 'x-api-key': keys.noscope }), 'insufficient_scope');
     expect(scope.details).toEqual({ required_scope: 'crm:write' });
-    expect((await call(bodyApp, 'POST', `${THINGS_URL}?dry_run=true`, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":"x"}')).status).toBe(201);
+    expect(
+      (await call(bodyApp, 'POST', `${THINGS_URL}?dry_run=true`, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":"x"}')).status,
+    ).toBe(201);
   });
 
   it('Host, Origin and Sec-Fetch-Site guards answer 421 and 403 with the error body; an allowed preflight is 204', async () => {
     expectError(await call(server.app, 'GET', '/healthz', { host: 'evil.example' }), 'misdirected_request');
     expectError(await call(server.app, 'GET', '/healthz', { origin: 'https://evil.example' }), 'origin_not_allowed');
-    expectError(await call(server.app, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }), 'origin_not_allowed');
+    expectError(
+      await call(server.app, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),
+      'origin_not_allowed',
+    );
     const preflight = await call(server.app, 'OPTIONS', ME_URL, { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'GET' });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
   });
 
   it('the rate limit answers 429 rate_limited with Retry-After', async () => {
-    const tiny = await buildApp({ ...server.deps, config: { ...server.deps.config, rateLimitPerMinute: 2 } }, { logger: createLogger({ level: 'silent' }), webhooks: WEBHOOKS });
+    const tiny = await buildApp(
+      { ...server.deps, config: { ...server.deps.config, rateLimitPerMinute: 2 } },
+      { logger: createLogger({ level: 'silent' }), webhooks: WEBHOOKS },
+    );
     try {
       await tiny.ready();
       for (let i = 0; i < 2; i += 1) expect((await call(tiny, 'GET', ME_URL, { 'x-api-key': keys.full })).status).toBe(200);
@@ -1316,7 +1603,11 @@ function rawExchange(request: string): Promise<Outcome> {
         }
         body = decoded;
       }
-      resolve({ status: Number(/^HTTP\/\d\.\d (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body: Buffer.from(body, 'latin1').toString('utf8') });
+      resolve({
+        status: Number(/^HTTP\/\d\.\d (\d{3})/.exec(statusLine)?.[1] ?? 0),
+        headers,
+        body: Buffer.from(body, 'latin1').toString('utf8'),
+      });
     });
   });
 }
@@ -1346,7 +1637,9 @@ describe('regressions found by the fuzz', () => {
   });
 
   it('a path parameter over maxParamLength (FST_ERR_MAX_PARAM_LENGTH) is 414 uri_too_long in the error shape', async () => {
-    const url = paramRoute ? PUBLIC_API_PREFIX + paramRoute.path.replace(/\{[^}]+\}/g, 'a'.repeat(201)) : `${THINGS_URL}/${'a'.repeat(201)}`;
+    const url = paramRoute
+      ? PUBLIC_API_PREFIX + paramRoute.path.replace(/\{[^}]+\}/g, 'a'.repeat(201))
+      : `${THINGS_URL}/${'a'.repeat(201)}`;
     expectError(await call(paramRoute ? server.app : bodyApp, 'GET', url, { 'x-api-key': keys.full }), 'uri_too_long');
   });
 
@@ -1362,17 +1655,31 @@ describe('regressions found by the fuzz', () => {
     });
 
     it('for an existing client is 400 invalid_json (JSON.stringify of dicData used to overflow the stack: 500)', async () => {
-      const client = await call(server.app, 'POST', PUBLIC_API_PREFIX + (createClientRoute?.path ?? ''), { ...JSON_TYPE, 'x-api-key': keys.full }, '{"last_name":"Dupont"}');
+      const client = await call(
+        server.app,
+        'POST',
+        PUBLIC_API_PREFIX + (createClientRoute?.path ?? ''),
+        { ...JSON_TYPE, 'x-api-key': keys.full },
+        '{"last_name":"Dupont"}',
+      );
       expect(client.status).toBe(201);
       const clientId = String((client.json as { id?: unknown }).id);
-      expectError(await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20_000)), 'invalid_json');
+      expectError(
+        await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20_000)),
+        'invalid_json',
+      );
       // Ordinary nesting is still accepted.
-      expect((await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20))).status).toBe(201);
+      expect((await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20))).status).toBe(
+        201,
+      );
     });
   });
 
   it('TCP: headers over 16 KiB are 431 request_header_fields_too_large in the error shape', async () => {
-    await expectRawError(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`, 'request_header_fields_too_large');
+    await expectRawError(
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+      'request_header_fields_too_large',
+    );
   });
 
   it('TCP: a request Node cannot parse is 400 bad_request in the error shape', async () => {

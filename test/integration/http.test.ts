@@ -22,7 +22,12 @@ const echo = defineEndpoint({
   params: z.object({ id: z.uuid() }),
   query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }),
   body: z.strictObject({ title: z.string().min(1), contact: z.object({ last_name: z.string().min(1) }) }),
-  responses: { 200: { description: 'The request as read.', schema: z.object({ id: z.uuid(), limit: z.int().nullable(), body: z.record(z.string(), z.unknown()) }) } },
+  responses: {
+    200: {
+      description: 'The request as read.',
+      schema: z.object({ id: z.uuid(), limit: z.int().nullable(), body: z.record(z.string(), z.unknown()) }),
+    },
+  },
   errors: [],
 });
 const ID = '6f1c1a52-8a8e-4c7e-9d44-1b2a3c4d5e6f';
@@ -30,7 +35,8 @@ const ID = '6f1c1a52-8a8e-4c7e-9d44-1b2a3c4d5e6f';
 beforeAll(async () => {
   server = await startTestServer({
     config: { corsOrigins: ['https://crm.example.fr'] },
-    beforeListen: (app) => registerEndpoint(app, echo, (request) => ({ id: request.params.id, limit: request.query.limit ?? null, body: request.body })),
+    beforeListen: (app) =>
+      registerEndpoint(app, echo, (request) => ({ id: request.params.id, limit: request.query.limit ?? null, body: request.body })),
   });
   key = server.createKey(await server.createCabinet()).key;
 });
@@ -88,10 +94,16 @@ describe('errors and bad input', () => {
     // Fastify validates params first and stops at the first failing part.
     expect(body.details).toEqual([expect.objectContaining({ path: 'path.id', message: expect.any(String), code: expect.any(String) })]);
     const res2 = await post(`/api/v1/public/test-echo/${ID}`, JSON.stringify({ contact: {}, extra: 1 }));
-    const paths = (z.array(z.object({ path: z.string() })).parse((await errorOf(res2)).details)).map((d) => d.path).sort();
+    const paths = z
+      .array(z.object({ path: z.string() }))
+      .parse((await errorOf(res2)).details)
+      .map((d) => d.path)
+      .sort();
     expect(paths).toEqual(['body', 'body.contact.last_name', 'body.title']);
     const res3 = await post(`/api/v1/public/test-echo/${ID}?limit=500`, JSON.stringify({ title: 't', contact: { last_name: 'D' } }));
-    expect((await errorOf(res3)).details).toEqual([expect.objectContaining({ path: 'query.limit', message: expect.any(String), code: 'too_big' })]);
+    expect((await errorOf(res3)).details).toEqual([
+      expect.objectContaining({ path: 'query.limit', message: expect.any(String), code: 'too_big' }),
+    ]);
   });
 
   it('passes valid input through, coerced', async () => {
@@ -116,7 +128,9 @@ describe('errors and bad input', () => {
   it('an empty JSON body is no body: 400 validation_error where the route needs one', async () => {
     const res = await post(`/api/v1/public/test-echo/${ID}`, '');
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).details).toEqual([{ path: 'body', message: expect.any(String), code: 'invalid_type', expected: 'object', received: 'undefined' }]);
+    expect((await errorOf(res)).details).toEqual([
+      { path: 'body', message: expect.any(String), code: 'invalid_type', expected: 'object', received: 'undefined' },
+    ]);
   });
 
   it('415 unsupported_media_type for a body that is not JSON', async () => {
@@ -152,7 +166,9 @@ describe('local-server safety', () => {
     const refused = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key, Origin: 'https://evil.example' } });
     expect(refused.status).toBe(403);
     expect((await errorOf(refused)).error).toBe('origin_not_allowed');
-    const subresource = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' } });
+    const subresource = await server.request('/api/v1/public/me', {
+      headers: { 'X-API-Key': key, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' },
+    });
     expect(subresource.status).toBe(403);
 
     const allowed = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key, Origin: 'https://crm.example.fr' } });
@@ -174,7 +190,9 @@ describe('local-server safety', () => {
 describe('logs', () => {
   it('writes one line per request with its id, and never the key, even when sent in the query', async () => {
     const before = server.logs.length;
-    const res = await server.request(`/api/v1/public/me?api_key=${key}`, { headers: { Authorization: `Bearer ${key}`, Cookie: 'session=secret-cookie' } });
+    const res = await server.request(`/api/v1/public/me?api_key=${key}`, {
+      headers: { Authorization: `Bearer ${key}`, Cookie: 'session=secret-cookie' },
+    });
     await res.text();
     await new Promise((r) => setTimeout(r, 20));
     const lines = server.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -96,7 +96,8 @@ function keyRows(key: string): { endpoint: string; state: string; status_code: n
 }
 
 function createdEventsFor(opportunityId: string): number {
-  return listEvents(server.deps, cabinetId).filter((e) => e.type === 'opportunity.created' && e.data.opportunity_id === opportunityId).length;
+  return listEvents(server.deps, cabinetId).filter((e) => e.type === 'opportunity.created' && e.data.opportunity_id === opportunityId)
+    .length;
 }
 
 describe('rule 1: replay and reuse', () => {
@@ -130,7 +131,11 @@ describe('rule 1: replay and reuse', () => {
     const error = expectError(changedTitle, 422, 'idempotency_key_reused');
     expect(error.message).toMatch(/Idempotency-Key/);
     // A change deep inside the body counts too.
-    const changedContact = await post(OPPORTUNITIES, { ...opportunityBody('reuse-a'), contact: { last_name: 'Martin', first_name: 'Paul' } }, key);
+    const changedContact = await post(
+      OPPORTUNITIES,
+      { ...opportunityBody('reuse-a'), contact: { last_name: 'Martin', first_name: 'Paul' } },
+      key,
+    );
     expectError(changedContact, 422, 'idempotency_key_reused');
 
     expect(countOpportunities('reuse-a')).toBe(1);
@@ -258,7 +263,10 @@ describe('rule 3: expiry and failed requests', () => {
     expect(replay.text).toBe(signed.text);
 
     const db = server.deps.db.sqlite;
-    expect(db.prepare('SELECT status, contract_id FROM devis WHERE id = ?').get(devisId)).toEqual({ status: 'signed', contract_id: devis.contract_id });
+    expect(db.prepare('SELECT status, contract_id FROM devis WHERE id = ?').get(devisId)).toEqual({
+      status: 'signed',
+      contract_id: devis.contract_id,
+    });
     expect((db.prepare('SELECT count(*) AS n FROM contracts WHERE devis_id = ?').get(devisId) as { n: number }).n).toBe(1);
     expect(listEvents(server.deps, cabinetId).filter((e) => e.type === 'devis.signed' && e.data.devis_id === devisId)).toHaveLength(1);
   });
@@ -277,7 +285,13 @@ describe('the Idempotency-Key header itself', () => {
       const title = `invalid-key-${what}`;
       const res = await post(OPPORTUNITIES, opportunityBody(title), value);
       const body = expectError(res, 400, 'validation_error');
-      expect(body.details).toEqual([expect.objectContaining({ path: 'header.Idempotency-Key', message: expect.any(String) as string, code: expect.any(String) as string })]);
+      expect(body.details).toEqual([
+        expect.objectContaining({
+          path: 'header.Idempotency-Key',
+          message: expect.any(String) as string,
+          code: expect.any(String) as string,
+        }),
+      ]);
       expect(countOpportunities(title)).toBe(0);
     });
   }
@@ -333,7 +347,11 @@ describe('rule 2: concurrency', () => {
     const keys = Array.from({ length: 8 }, () => randomUUID());
 
     // Nine open connections first, so that the nine requests reach the server in the same turn.
-    await Promise.all(Array.from({ length: keys.length + 1 }, () => server.request(`${PUBLIC_API_PREFIX}/me`, { headers: { 'X-API-Key': apiKey } }).then((r) => r.text())));
+    await Promise.all(
+      Array.from({ length: keys.length + 1 }, () =>
+        server.request(`${PUBLIC_API_PREFIX}/me`, { headers: { 'X-API-Key': apiKey } }).then((r) => r.text()),
+      ),
+    );
     const before = statements.length;
     const [refused, ...created] = await Promise.all([
       post(signPath, { signed_at: '2026-11-22T10:00:00Z' }, refusedKey),
@@ -366,7 +384,14 @@ describe('claims of an awaiting request whose process died', () => {
   }
   /** A claim as another server process would have left it, at a given time. */
   function claimByAnotherProcess(key: string, body: unknown, at: number): void {
-    insertClaim(server.deps.db.orm, { cabinetId, caller: `key:${keyId}`, endpoint: OPPORTUNITIES_ENDPOINT, key }, requestHash(body), 'another-process', at, at + IDEMPOTENCY_TTL_MS);
+    insertClaim(
+      server.deps.db.orm,
+      { cabinetId, caller: `key:${keyId}`, endpoint: OPPORTUNITIES_ENDPOINT, key },
+      requestHash(body),
+      'another-process',
+      at,
+      at + IDEMPOTENCY_TTL_MS,
+    );
   }
 
   it('a claim not renewed for 60 s is taken over', async () => {

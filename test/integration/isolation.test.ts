@@ -35,7 +35,17 @@ import {
 } from '../../shared/automation.js';
 import { PUBLIC_ENDPOINTS } from '../../shared/catalogue.js';
 import { clientSchema, opportunitySchema } from '../../shared/crm.js';
-import { createClient, createOpportunity, eraseClient, getClient, getOpportunity, listClients, listOpportunities, updateClient, updateOpportunity } from '../../shared/crm-endpoints.js';
+import {
+  createClient,
+  createOpportunity,
+  eraseClient,
+  getClient,
+  getOpportunity,
+  listClients,
+  listOpportunities,
+  updateClient,
+  updateOpportunity,
+} from '../../shared/crm-endpoints.js';
 import { createDevis, devisSchema, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
 import { PUBLIC_API_PREFIX, type Endpoint } from '../../shared/endpoint.js';
 import { errorBodySchema } from '../../shared/errors.js';
@@ -316,7 +326,12 @@ let tarifications = 0;
  */
 function tarification(extra: Record<string, unknown> = {}): Record<string, unknown> {
   tarifications += 1;
-  return { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(20000 + tarifications), birth_date: '1984-03-09', formula: 'tiers' }, ...extra };
+  return {
+    compagnie: 'testco',
+    produit: 'auto',
+    dicData: { postcode: String(20000 + tarifications), birth_date: '1984-03-09', formula: 'tiers' },
+    ...extra,
+  };
 }
 
 async function enqueueAs(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
@@ -427,7 +442,9 @@ function expectOwnLogins(): void {
     ['testco', insurer],
     ['otherco', otherInsurer],
   ] as const) {
-    const jobsRun = server.deps.db.sqlite.prepare('SELECT cabinet_id, dic_data FROM jobs WHERE compagnie = ? AND attempts > 0').all(code) as {
+    const jobsRun = server.deps.db.sqlite
+      .prepare('SELECT cabinet_id, dic_data FROM jobs WHERE compagnie = ? AND attempts > 0')
+      .all(code) as {
       cabinet_id: string;
       dic_data: string;
     }[];
@@ -456,9 +473,15 @@ beforeAll(async () => {
   keyB = server.createKey(cabinetB);
 
   const step = () => clock.advance(1000);
-  A.personClient = expectCreated(await call(keyA.key, createClient, { body: { type: 'person', last_name: 'Durand', first_name: 'Alice' } }), clientSchema).id;
+  A.personClient = expectCreated(
+    await call(keyA.key, createClient, { body: { type: 'person', last_name: 'Durand', first_name: 'Alice' } }),
+    clientSchema,
+  ).id;
   step();
-  A.companyClient = expectCreated(await call(keyA.key, createClient, { body: { type: 'company', company_name: 'Durand SARL' } }), clientSchema).id;
+  A.companyClient = expectCreated(
+    await call(keyA.key, createClient, { body: { type: 'company', company_name: 'Durand SARL' } }),
+    clientSchema,
+  ).id;
   step();
   A.qualifiedOpportunity = expectCreated(
     await call(keyA.key, createOpportunity, {
@@ -468,19 +491,29 @@ beforeAll(async () => {
   ).id;
   step();
   A.newOpportunity = expectCreated(
-    await call(keyA.key, createOpportunity, { body: { title: 'A new', product: 'mrh', contact: { last_name: 'Durand' }, expected_value_eur: 900 } }),
+    await call(keyA.key, createOpportunity, {
+      body: { title: 'A new', product: 'mrh', contact: { last_name: 'Durand' }, expected_value_eur: 900 },
+    }),
     opportunitySchema,
   ).id;
   step();
   A.draftDevis = expectCreated(
     await call(keyA.key, createDevis, {
-      body: { client_id: A.personClient, opportunity_id: A.qualifiedOpportunity, compagnie: 'sandbox', produit: 'auto', dicData: { bonus: 0.5 } },
+      body: {
+        client_id: A.personClient,
+        opportunity_id: A.qualifiedOpportunity,
+        compagnie: 'sandbox',
+        produit: 'auto',
+        dicData: { bonus: 0.5 },
+      },
     }),
     devisSchema,
   ).id;
   step();
   A.pricedDevis = expectCreated(
-    await call(keyA.key, createDevis, { body: { client_id: A.personClient, opportunity_id: A.newOpportunity, compagnie: 'sandbox', produit: 'mrh' } }),
+    await call(keyA.key, createDevis, {
+      body: { client_id: A.personClient, opportunity_id: A.newOpportunity, compagnie: 'sandbox', produit: 'mrh' },
+    }),
     devisSchema,
   ).id;
   recordDevisPriced(server.deps, cabinetA, A.pricedDevis, { tarifEur: 512.34, pdf: Buffer.from('%PDF-1.4 test') });
@@ -501,7 +534,9 @@ beforeAll(async () => {
     opportunitySchema,
   ).id;
   B.pricedDevis = expectCreated(
-    await call(keyB.key, createDevis, { body: { client_id: B.client, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' } }),
+    await call(keyB.key, createDevis, {
+      body: { client_id: B.client, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' },
+    }),
     devisSchema,
   ).id;
   recordDevisPriced(server.deps, cabinetB, B.pricedDevis, { tarifEur: 42, pdf: Buffer.from('%PDF-1.4 B') });
@@ -510,7 +545,10 @@ beforeAll(async () => {
   // Webhooks: A subscribes to "*" (and keeps a paused subscription), then creates and moves an
   // opportunity, so that A's subscription has two deliveries; B subscribes to "*" at <path>/b and
   // tests it, so that B has a delivery of its own.
-  const aHook = expectCreated(await call(keyA.key, createWebhook, { body: { url: receiver.url, events: ['*'], description: 'A CRM' } }), createdWebhookSchema);
+  const aHook = expectCreated(
+    await call(keyA.key, createWebhook, { body: { url: receiver.url, events: ['*'], description: 'A CRM' } }),
+    createdWebhookSchema,
+  );
   A.webhook = aHook.id;
   aSecrets[aHook.id] = aHook.secret;
   step();
@@ -523,7 +561,10 @@ beforeAll(async () => {
   const paused = await call(keyA.key, updateWebhook, { params: { id: aPaused.id }, body: { active: false } });
   expect(paused.status, paused.text).toBe(200);
   step();
-  const bHook = expectCreated(await call(keyB.key, createWebhook, { body: { url: `${receiver.url}/b`, events: ['*'], description: 'B CRM' } }), createdWebhookSchema);
+  const bHook = expectCreated(
+    await call(keyB.key, createWebhook, { body: { url: `${receiver.url}/b`, events: ['*'], description: 'B CRM' } }),
+    createdWebhookSchema,
+  );
   B.webhook = bHook.id;
   step();
   A.hookedOpportunity = expectCreated(
@@ -553,7 +594,10 @@ beforeAll(async () => {
   setInsurerCredentials(server.deps, cabinetA, 'testco', LOGINS.A.testco);
   setInsurerCredentials(server.deps, cabinetA, 'otherco', LOGINS.A.otherco);
   setInsurerCredentials(server.deps, cabinetB, 'testco', LOGINS.B.testco);
-  A.pricingDraft = expectCreated(await call(keyA.key, createDevis, { body: { client_id: A.personClient, compagnie: 'testco', produit: 'auto' } }), devisSchema).id;
+  A.pricingDraft = expectCreated(
+    await call(keyA.key, createDevis, { body: { client_id: A.personClient, compagnie: 'testco', produit: 'auto' } }),
+    devisSchema,
+  ).id;
   insurer.queue(succeed(612.4));
   A.job = await enqueueAs(keyA.key, tarification());
   await robots().idle();
@@ -712,7 +756,12 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       const all = await listAs(keyB.key, listClients, { limit: '100' });
       expect(all.data.map((c) => c.id)).toContain(B.client);
       expectOnlyB('clients', all.data);
-      const filters: Record<string, string>[] = [{ type: 'person' }, { type: 'company' }, { created_after: '2000-01-01T00:00:00Z' }, { type: 'company', limit: '1' }];
+      const filters: Record<string, string>[] = [
+        { type: 'person' },
+        { type: 'company' },
+        { created_after: '2000-01-01T00:00:00Z' },
+        { type: 'company', limit: '1' },
+      ];
       for (const query of filters) {
         expectOnlyB('clients', (await listAs(keyB.key, listClients, query)).data);
       }
@@ -767,8 +816,14 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       const fromB = expectCreated(await call(keyB.key, createClient, { body, headers: { 'Idempotency-Key': key } }), clientSchema);
       aExtra.push(fromA.id);
       expect((await call(keyB.key, eraseClient, { params: { client_id: fromB.id } })).status).toBe(204);
-      expect(clientSchema.parse((await call(keyB.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({ id: fromB.id, last_name: null });
-      expect(clientSchema.parse((await call(keyA.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({ id: fromA.id, last_name: 'Mercier' });
+      expect(clientSchema.parse((await call(keyB.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({
+        id: fromB.id,
+        last_name: null,
+      });
+      expect(clientSchema.parse((await call(keyA.key, createClient, { body, headers: { 'Idempotency-Key': key } })).body)).toMatchObject({
+        id: fromA.id,
+        last_name: 'Mercier',
+      });
       expect(row('clients', fromA.id)).toMatchObject({ cabinet_id: cabinetA, last_name: 'Mercier', erased_at: null });
       expect(listEvents(server.deps, cabinetA).filter((e) => e.type === 'client.erased')).toEqual([]);
     },
@@ -781,8 +836,14 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       const totalDevis = count('SELECT count(*) AS n FROM devis');
       const attempts: { body: Record<string, unknown>; path: string }[] = [
         { body: { client_id: A.personClient, compagnie: 'sandbox', produit: 'auto' }, path: 'body.client_id' },
-        { body: { client_id: A.companyClient, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' }, path: 'body.client_id' },
-        { body: { client_id: B.client, opportunity_id: A.qualifiedOpportunity, compagnie: 'sandbox', produit: 'auto' }, path: 'body.opportunity_id' },
+        {
+          body: { client_id: A.companyClient, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' },
+          path: 'body.client_id',
+        },
+        {
+          body: { client_id: B.client, opportunity_id: A.qualifiedOpportunity, compagnie: 'sandbox', produit: 'auto' },
+          path: 'body.opportunity_id',
+        },
       ];
       for (const { body, path } of attempts) {
         const variants: Record<string, string>[] = [{}, { 'Idempotency-Key': randomUUID() }];
@@ -805,7 +866,9 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(crossRefs).toBe(0);
       // B's own references are accepted (the route works).
       const own = expectCreated(
-        await call(keyB.key, createDevis, { body: { client_id: B.client, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' } }),
+        await call(keyB.key, createDevis, {
+          body: { client_id: B.client, opportunity_id: B.opportunity, compagnie: 'sandbox', produit: 'auto' },
+        }),
         devisSchema,
       );
       expect(row('devis', own.id)?.cabinet_id).toBe(cabinetB);
@@ -828,9 +891,19 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
         { status: 'draft', client_id: A.personClient },
       ];
       for (const query of aOnly) {
-        expect(await listAs(keyB.key, listDevis, query), JSON.stringify(query)).toEqual({ data: [], next_cursor: null, has_more: false, count: 0 });
+        expect(await listAs(keyB.key, listDevis, query), JSON.stringify(query)).toEqual({
+          data: [],
+          next_cursor: null,
+          has_more: false,
+          count: 0,
+        });
       }
-      const filters: Record<string, string>[] = [{ status: 'priced' }, { status: 'draft' }, { created_after: '2000-01-01T00:00:00Z' }, { limit: '1' }];
+      const filters: Record<string, string>[] = [
+        { status: 'priced' },
+        { status: 'draft' },
+        { created_after: '2000-01-01T00:00:00Z' },
+        { limit: '1' },
+      ];
       for (const query of filters) {
         expectOnlyB('devis', (await listAs(keyB.key, listDevis, query)).data);
       }
@@ -916,12 +989,17 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expectError(await fetchPath(null, pointedAtA), 403, 'invalid_signature');
       const bWithA = new URL(bLink);
       bWithA.searchParams.set('cabinet_id', cabinetA);
-      expectError(await fetchPath(null, `${bLink.pathname.replace(B.pricedDevis, A.pricedDevis)}${bWithA.search}`), 403, 'invalid_signature');
+      expectError(
+        await fetchPath(null, `${bLink.pathname.replace(B.pricedDevis, A.pricedDevis)}${bWithA.search}`),
+        403,
+        'invalid_signature',
+      );
     },
   },
 
   [createWebhook.operationId]: {
-    title: "one Idempotency-Key used by A then B gives two subscriptions (B never gets A's secret); A's events never reach B's subscriptions",
+    title:
+      "one Idempotency-Key used by A then B gives two subscriptions (B never gets A's secret); A's events never reach B's subscriptions",
     async run() {
       const key = randomUUID();
       const body = { url: `${receiver.url}/shared`, events: ['*'] };
@@ -944,12 +1022,16 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       // Both cabinets now have "*" subscriptions; each cabinet's new event goes to its own only.
       clock.advance(1000);
       const aOpp = expectCreated(
-        await call(keyA.key, createOpportunity, { body: { title: 'A after B subscribed', product: 'auto', contact: { last_name: 'Durand' } } }),
+        await call(keyA.key, createOpportunity, {
+          body: { title: 'A after B subscribed', product: 'auto', contact: { last_name: 'Durand' } },
+        }),
         opportunitySchema,
       ).id;
       aExtra.push(aOpp);
       const bOpp = expectCreated(
-        await call(keyB.key, createOpportunity, { body: { title: 'B after subscribing', product: 'auto', contact: { last_name: 'Bernard' } } }),
+        await call(keyB.key, createOpportunity, {
+          body: { title: 'B after subscribing', product: 'auto', contact: { last_name: 'Bernard' } },
+        }),
         opportunitySchema,
       ).id;
       await drain();
@@ -980,7 +1062,12 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
         expect(r.rawBody).not.toContain(cabinetA);
       }
       const toA = requests.filter((r) => r.subscriptionCabinet === cabinetA);
-      expect(toA.filter((r) => r.envelope.id === aEvent?.id).map((r) => r.subscriptionId).sort()).toEqual([A.webhook, fromA.id].sort());
+      expect(
+        toA
+          .filter((r) => r.envelope.id === aEvent?.id)
+          .map((r) => r.subscriptionId)
+          .sort(),
+      ).toEqual([A.webhook, fromA.id].sort());
     },
   },
 
@@ -1084,7 +1171,8 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
   },
 
   [rotateWebhookSecret.operationId]: {
-    title: "B's rotate-secret of A's subscription is 404 not_found, reveals no secret and leaves A's secret_enc; A's rotation is never replayed to B",
+    title:
+      "B's rotate-secret of A's subscription is 404 not_found, reveals no secret and leaves A's secret_enc; A's rotation is never replayed to B",
     async run() {
       await drain();
       const rowsBefore = aWebhookRows();
@@ -1106,7 +1194,9 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       // A's next delivery is signed with A's own secret, and with it alone.
       const before = receiver.received.length;
       const opp = expectCreated(
-        await call(keyA.key, createOpportunity, { body: { title: 'A after B rotated', product: 'auto', contact: { last_name: 'Durand' } } }),
+        await call(keyA.key, createOpportunity, {
+          body: { title: 'A after B rotated', product: 'auto', contact: { last_name: 'Durand' } },
+        }),
         opportunitySchema,
       ).id;
       aExtra.push(opp);
@@ -1117,12 +1207,18 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(fresh).toHaveLength(1);
       const [delivery] = fresh;
       expect(String(delivery?.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-      expect(verifyWebhook(delivery?.rawBody ?? '', delivery?.headers ?? {}, [aSecrets[A.webhook] ?? ''], { now: clock.now() }).valid).toBe(true);
+      expect(verifyWebhook(delivery?.rawBody ?? '', delivery?.headers ?? {}, [aSecrets[A.webhook] ?? ''], { now: clock.now() }).valid).toBe(
+        true,
+      );
 
       // One Idempotency-Key: A's rotation (and A's new secret) is never replayed to B.
       const key = randomUUID();
       const body = { overlap_seconds: 60 };
-      const mine = await call(keyA.key, rotateWebhookSecret, { params: { id: A.pausedWebhook }, body, headers: { 'Idempotency-Key': key } });
+      const mine = await call(keyA.key, rotateWebhookSecret, {
+        params: { id: A.pausedWebhook },
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
       expect(mine.status, mine.text).toBe(200);
       const rotated = rotatedSecretSchema.parse(mine.body);
       const rowAfterA = row('webhook_subscriptions', A.pausedWebhook);
@@ -1131,7 +1227,11 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(b.headers.get('idempotent-replayed')).toBeNull();
       expect(b.text).not.toContain(rotated.secret);
       expect(row('webhook_subscriptions', A.pausedWebhook)).toEqual(rowAfterA);
-      const replayA = await call(keyA.key, rotateWebhookSecret, { params: { id: A.pausedWebhook }, body, headers: { 'Idempotency-Key': key } });
+      const replayA = await call(keyA.key, rotateWebhookSecret, {
+        params: { id: A.pausedWebhook },
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
       expect(replayA.headers.get('idempotent-replayed')).toBe('true');
       // The replay keeps the rotation's answer but not its secret, which is shown once.
       expect(rotatedSecretReplaySchema.parse(replayA.body)).toMatchObject({ id: A.pausedWebhook, secret: null });
@@ -1165,16 +1265,27 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(result).toMatchObject({ succeeded: true, delivery: { webhook_id: B.webhook, event_type: 'webhook.test' } });
       expect(receiver.received).toHaveLength(receivedBefore + 1);
       const last = receivedRequests().at(-1);
-      expect(last).toMatchObject({ subscriptionId: B.webhook, subscriptionCabinet: cabinetB, envelope: { cabinet_id: cabinetB, data: { webhook_id: B.webhook } } });
+      expect(last).toMatchObject({
+        subscriptionId: B.webhook,
+        subscriptionCabinet: cabinetB,
+        envelope: { cabinet_id: cabinetB, data: { webhook_id: B.webhook } },
+      });
     },
   },
 
   [listDeliveries.operationId]: {
-    title: "B's history of A's subscription is 404 not_found whatever the filters; B's own holds B's only; A's cursors are invalid_cursor for B",
+    title:
+      "B's history of A's subscription is 404 not_found whatever the filters; B's own holds B's only; A's cursors are invalid_cursor for B",
     async run() {
       const mine = await deliveriesAs(keyA.key, A.webhook, { limit: '100' });
       expect(mine.data.map((d) => d.id)).toContain(A.delivery);
-      const queries: Record<string, string>[] = [{}, { limit: '1' }, { status: 'succeeded' }, { event_type: 'opportunity.created' }, { status: 'pending', limit: '100' }];
+      const queries: Record<string, string>[] = [
+        {},
+        { limit: '1' },
+        { status: 'succeeded' },
+        { event_type: 'opportunity.created' },
+        { status: 'pending', limit: '100' },
+      ];
       for (const id of [A.webhook, A.pausedWebhook]) {
         for (const query of queries) {
           const res = await call(keyB.key, listDeliveries, { params: { id }, query });
@@ -1200,14 +1311,22 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       const second = await deliveriesAs(keyA.key, A.webhook, { limit: '1', cursor });
       expect(second.count).toBe(1);
       expect(second.data[0]?.id).not.toBe(first.data[0]?.id);
-      expectError(await call(keyB.key, listDeliveries, { params: { id: B.webhook }, query: { limit: '1', cursor } }), 400, 'invalid_cursor');
+      expectError(
+        await call(keyB.key, listDeliveries, { params: { id: B.webhook }, query: { limit: '1', cursor } }),
+        400,
+        'invalid_cursor',
+      );
       expectError(await call(keyB.key, listDeliveries, { params: { id: B.webhook }, query: { cursor } }), 400, 'invalid_cursor');
       expectError(await call(keyB.key, listDeliveries, { params: { id: A.webhook }, query: { limit: '1', cursor } }), 404, 'not_found');
       // ...and so is a cursor of A's /webhooks list, on B's history and on B's /webhooks list.
       const hooks = await listAs(keyA.key, listWebhooks, { limit: '1' });
       const hooksCursor = hooks.next_cursor ?? '';
       expect(hooksCursor).not.toBe('');
-      expectError(await call(keyB.key, listDeliveries, { params: { id: B.webhook }, query: { cursor: hooksCursor } }), 400, 'invalid_cursor');
+      expectError(
+        await call(keyB.key, listDeliveries, { params: { id: B.webhook }, query: { cursor: hooksCursor } }),
+        400,
+        'invalid_cursor',
+      );
       expectError(await call(keyB.key, listWebhooks, { query: { cursor: hooksCursor } }), 400, 'invalid_cursor');
     },
   },
@@ -1263,7 +1382,8 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
         ['auto', ['testco', 'otherco']],
         ['attestation', ['testco', 'otherco']],
       ]);
-      for (const secret of [cabinetA, cabinetB, LOGINS.A.testco.login, LOGINS.A.otherco.login, LOGINS.B.testco.login]) expect(b.text).not.toContain(secret);
+      for (const secret of [cabinetA, cabinetB, LOGINS.A.testco.login, LOGINS.A.otherco.login, LOGINS.B.testco.login])
+        expect(b.text).not.toContain(secret);
     },
   },
 
@@ -1331,7 +1451,9 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       }
       expect([cabinetRowCounts(cabinetA), cabinetRowCounts(cabinetB)]).toEqual(countsBefore); // no job, ledger entry, quote, event or idempotency claim
       expect(await walletAs(keyB.key)).toEqual(bWalletBefore);
-      expect([row('devis', A.pricingDraft), row('devis', A.draftDevis), row('clients', A.personClient), ...aWebhookRows()]).toEqual(aRowsBefore);
+      expect([row('devis', A.pricingDraft), row('devis', A.draftDevis), row('clients', A.personClient), ...aWebhookRows()]).toEqual(
+        aRowsBefore,
+      );
       expect(row('devis', A.pricingDraft)).toMatchObject({ status: 'draft', job_id: null });
       expect(
         count(
@@ -1348,8 +1470,17 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       const aOwn = ownA(await enqueueAs(keyA.key, tarification({ devis_id: A.pricingDraft, callback_webhook_id: A.webhook })));
       await robots().idle();
       expect(row('jobs', bOwn)).toMatchObject({ cabinet_id: cabinetB, callback_webhook_id: B.webhook, status: 'completed' });
-      expect(row('devis', String(row('jobs', bOwn)?.devis_id))).toMatchObject({ cabinet_id: cabinetB, client_id: B.client, status: 'priced' });
-      expect(row('jobs', aOwn)).toMatchObject({ cabinet_id: cabinetA, devis_id: A.pricingDraft, callback_webhook_id: A.webhook, status: 'completed' });
+      expect(row('devis', String(row('jobs', bOwn)?.devis_id))).toMatchObject({
+        cabinet_id: cabinetB,
+        client_id: B.client,
+        status: 'priced',
+      });
+      expect(row('jobs', aOwn)).toMatchObject({
+        cabinet_id: cabinetA,
+        devis_id: A.pricingDraft,
+        callback_webhook_id: A.webhook,
+        status: 'completed',
+      });
       expect(row('devis', A.pricingDraft)).toMatchObject({ status: 'priced', job_id: aOwn });
 
       // 2. One request and one Idempotency-Key, used by A then B: two jobs, one per cabinet. The
@@ -1367,7 +1498,9 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(row('jobs', fromB)?.cabinet_id).toBe(cabinetB);
       expect(row('jobs', fromB)?.request_hash).toBe(row('jobs', fromA)?.request_hash); // the very same request
       expect(count('SELECT count(*) AS n FROM idempotency_keys WHERE key = ?', key)).toBe(2);
-      expect(ledgerRows(cabinetB).filter((e) => e.job_id !== null && [fromA, fromB].includes(e.job_id))).toMatchObject([{ kind: 'debit', amount: -10, job_id: fromB }]);
+      expect(ledgerRows(cabinetB).filter((e) => e.job_id !== null && [fromA, fromB].includes(e.job_id))).toMatchObject([
+        { kind: 'debit', amount: -10, job_id: fromB },
+      ]);
       for (const [k, own, other] of [
         [keyA.key, fromA, fromB],
         [keyB.key, fromB, fromA],
@@ -1539,8 +1672,14 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       expect(b.headers.get('idempotent-replayed')).toBeNull();
       const replayA = await call(keyA.key, cancelJob, { params: { job_id: pending }, headers: { 'Idempotency-Key': key } });
       expect(replayA.headers.get('idempotent-replayed')).toBe('true');
-      expect(ledgerRows(cabinetA).filter((e) => e.job_id === pending).map((e) => e.kind)).toEqual(['debit', 'refund']);
-      expect(count('SELECT count(*) AS n FROM wallet_ledger WHERE cabinet_id = ? AND job_id IN (?, ?)', cabinetB, running, pending)).toBe(0);
+      expect(
+        ledgerRows(cabinetA)
+          .filter((e) => e.job_id === pending)
+          .map((e) => e.kind),
+      ).toEqual(['debit', 'refund']);
+      expect(count('SELECT count(*) AS n FROM wallet_ledger WHERE cabinet_id = ? AND job_id IN (?, ?)', cabinetB, running, pending)).toBe(
+        0,
+      );
 
       // A's running robot was never aborted by B: it finishes, and A pays for it.
       gate.open();
@@ -1607,17 +1746,34 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       await untilStatus(bJob, 'completed');
       expect(row('jobs', aJob)?.status).toBe('awaiting_mfa');
       const key = randomUUID();
-      const aAnswer = await call(keyA.key, answerMfa, { params: { job_id: aJob }, body: { code: '321' }, headers: { 'Idempotency-Key': key } });
+      const aAnswer = await call(keyA.key, answerMfa, {
+        params: { job_id: aJob },
+        body: { code: '321' },
+        headers: { 'Idempotency-Key': key },
+      });
       expect(aAnswer.status, aAnswer.text).toBe(200);
       // A's answer is never replayed to B.
       const b = await call(keyB.key, answerMfa, { params: { job_id: aJob }, body: { code: '321' }, headers: { 'Idempotency-Key': key } });
       expectError(b, 404, 'not_found');
       expect(b.headers.get('idempotent-replayed')).toBeNull();
       await robots().idle();
-      expect(await jobAs(keyA.key, aJob)).toMatchObject({ status: 'completed', result: { tarif_eur: 321 }, mfa: null, credits_consumed: 10 });
+      expect(await jobAs(keyA.key, aJob)).toMatchObject({
+        status: 'completed',
+        result: { tarif_eur: 321 },
+        mfa: null,
+        credits_consumed: 10,
+      });
       expect(await jobAs(keyB.key, bJob)).toMatchObject({ status: 'completed', result: { tarif_eur: 654 }, mfa: null });
-      expect(listEvents(server.deps, cabinetB).filter((e) => e.type === 'job.mfa_required').map((e) => e.data.job_id)).toEqual([bJob]);
-      expect(listEvents(server.deps, cabinetA).filter((e) => e.type === 'job.mfa_required').map((e) => e.data.job_id)).toEqual([aJob]);
+      expect(
+        listEvents(server.deps, cabinetB)
+          .filter((e) => e.type === 'job.mfa_required')
+          .map((e) => e.data.job_id),
+      ).toEqual([bJob]);
+      expect(
+        listEvents(server.deps, cabinetA)
+          .filter((e) => e.type === 'job.mfa_required')
+          .map((e) => e.data.job_id),
+      ).toEqual([aJob]);
       await drain();
     },
   },
@@ -1634,7 +1790,10 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
       if (!failedRow) throw new Error('A.failedJob is missing');
       recordArtifacts(server.deps, failedRow, { screenshot: true, trace: true });
       const links = (await jobAs(keyA.key, A.failedJob)).artifacts;
-      expect(links).toEqual({ screenshot_url: `${pollUrl(A.failedJob)}/artifacts/screenshot.png`, trace_url: `${pollUrl(A.failedJob)}/artifacts/trace.zip` });
+      expect(links).toEqual({
+        screenshot_url: `${pollUrl(A.failedJob)}/artifacts/screenshot.png`,
+        trace_url: `${pollUrl(A.failedJob)}/artifacts/trace.zip`,
+      });
 
       const nobody = randomUUID();
       for (const [name, bytes] of Object.entries(files)) {
@@ -1697,14 +1856,19 @@ const ISOLATION_CHECKS: Record<string, IsolationCheck> = {
   },
 
   [getAutomationStatus.operationId]: {
-    title: "each cabinet's quota counts its own jobs: A using up its hourly quota leaves B's untouched; the install-wide state is the same for both",
+    title:
+      "each cabinet's quota counts its own jobs: A using up its hourly quota leaves B's untouched; the install-wide state is the same for both",
     async run() {
       await robots().idle();
       const quotaOf = (cabinetId: string) => {
         const { n, oldest } = server.deps.db.sqlite
           .prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM jobs WHERE cabinet_id = ? AND created_at > ?')
           .get(cabinetId, clock.now() - 3600_000) as { n: number; oldest: number | null };
-        return { limit: QUOTA_PER_HOUR, remaining: Math.max(0, QUOTA_PER_HOUR - n), reset_at: oldest === null ? null : new Date(oldest + 3600_000).toISOString() };
+        return {
+          limit: QUOTA_PER_HOUR,
+          remaining: Math.max(0, QUOTA_PER_HOUR - n),
+          reset_at: oldest === null ? null : new Date(oldest + 3600_000).toISOString(),
+        };
       };
       const a = await statusAs(keyA.key);
       const b = await statusAs(keyB.key);
@@ -1805,7 +1969,9 @@ describe('tenant isolation, for every route of the public API', () => {
       ),
     ).toBe(0);
     expect(count('SELECT count(*) AS n FROM contracts WHERE cabinet_id = ?', cabinetB)).toBe(0);
-    expect(count(`SELECT count(*) AS n FROM devis_documents WHERE cabinet_id = ? AND devis_id IN (${placeholders})`, cabinetB, ...ids)).toBe(0);
+    expect(
+      count(`SELECT count(*) AS n FROM devis_documents WHERE cabinet_id = ? AND devis_id IN (${placeholders})`, cabinetB, ...ids),
+    ).toBe(0);
     expect(db.prepare('SELECT cabinet_id FROM devis_documents WHERE devis_id = ?').get(A.pricedDevis)).toEqual({ cabinet_id: cabinetA });
     expect(count(`SELECT count(*) AS n FROM events WHERE cabinet_id = ? AND data LIKE '%' || ? || '%'`, cabinetB, A.pricedDevis)).toBe(0);
   });
@@ -1814,8 +1980,14 @@ describe('tenant isolation, for every route of the public API', () => {
     await drain();
     const deliveries = count('SELECT count(*) AS n FROM webhook_deliveries');
     expect(deliveries).toBeGreaterThan(0);
-    expect(count('SELECT count(*) AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.cabinet_id = s.cabinet_id')).toBe(deliveries);
-    expect(count('SELECT count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.cabinet_id = e.cabinet_id')).toBe(deliveries);
+    expect(
+      count(
+        'SELECT count(*) AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.cabinet_id = s.cabinet_id',
+      ),
+    ).toBe(deliveries);
+    expect(
+      count('SELECT count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.cabinet_id = e.cabinet_id'),
+    ).toBe(deliveries);
     const aEvents = aEventIds();
     const requests = receivedRequests();
     for (const r of requests) {

@@ -48,7 +48,12 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
       enabled: true,
       port,
       addresses: ['127.0.0.2'],
-      urls: [`https://office-pc:${port}`, `https://office-pc.local:${port}`, `https://courtier.cabinet.lan:${port}`, `https://127.0.0.2:${port}`],
+      urls: [
+        `https://office-pc:${port}`,
+        `https://office-pc.local:${port}`,
+        `https://courtier.cabinet.lan:${port}`,
+        `https://127.0.0.2:${port}`,
+      ],
       certificate: { source: 'generated', names: ['office-pc', 'office-pc.local', 'courtier.cabinet.lan'], addresses: ['127.0.0.2'] },
     });
     expect(status.ca_fingerprint_sha256).toBe(fingerprintOfPem(ca));
@@ -73,11 +78,19 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect(readFileSync(databaseFile(server.dataDir)).toString('latin1')).not.toContain('PRIVATE KEY');
     const authority = await createAuthority({ constraints: { names: ['office-pc'], addresses: [] }, now: clock.now(), label: 'test' });
     const forged = await issueServerCertificate({ authority, names: ['www.bank.example'], addresses: [], now: clock.now() });
-    const impostor = createHttpsServer({ key: forged.privateKeyPem, cert: forged.certificatePem }, (_q, r) => r.end('phished')).listen(0, '127.0.0.1');
+    const impostor = createHttpsServer({ key: forged.privateKeyPem, cert: forged.certificatePem }, (_q, r) => r.end('phished')).listen(
+      0,
+      '127.0.0.1',
+    );
     await new Promise((resolve) => impostor.once('listening', resolve));
     const impostorPort = (impostor.address() as { port: number }).port;
     const error = await new Promise<Error>((resolve) => {
-      httpsRequest({ host: '127.0.0.1', port: impostorPort, servername: 'www.bank.example', ca: authority.certificatePem, agent: false }, () => resolve(new Error('accepted'))).on('error', resolve).end();
+      httpsRequest(
+        { host: '127.0.0.1', port: impostorPort, servername: 'www.bank.example', ca: authority.certificatePem, agent: false },
+        () => resolve(new Error('accepted')),
+      )
+        .on('error', resolve)
+        .end();
     });
     impostor.close();
     expect(error.message).toMatch(/permitted subtree violation/);
@@ -92,13 +105,23 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     expect((await lanRequest(target, '/healthz', { headers: { host: 'office-pc:9999' } })).status).toBe(421);
 
     const origin = `https://office-pc:${port}`;
-    const foreign = await lanRequest(target, '/mcp', { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+    const foreign = await lanRequest(target, '/mcp', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(foreign.status).toBe(403);
     expect(JSON.parse(foreign.body)).toMatchObject({ error: 'origin_not_allowed' });
-    const signInForeign = await lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin: 'http://office-pc:8787', 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const signInForeign = await lanRequest(target, '/api/v1/console/session', {
+      method: 'POST',
+      headers: { origin: 'http://office-pc:8787', 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     expect(signInForeign.status).toBe(403);
     // Its own https origin is fine; /mcp still wants a token.
-    expect((await lanRequest(target, '/mcp', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect(
+      (await lanRequest(target, '/mcp', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' })).status,
+    ).toBe(401);
 
     for (const path of ['/api/v1/public/openapi.json', '/api/v1/public/docs', '/sandbox/insurer/']) {
       const response = await lanRequest(target, path);
@@ -118,29 +141,58 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     const { ca } = await enable();
     const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
     const origin = `https://office-pc:${port}`;
-    const failed = await lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ ...ADMIN, password: 'wrong password!' }) });
+    const failed = await lanRequest(target, '/api/v1/console/session', {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ADMIN, password: 'wrong password!' }),
+    });
     expect(failed.status).toBe(401);
-    const signIn = await lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const signIn = await lanRequest(target, '/api/v1/console/session', {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     expect(signIn.status).toBe(200);
     const setCookies = [signIn.headers['set-cookie'] ?? []].flat();
     expect(setCookies).toHaveLength(2);
-    for (const line of setCookies) expect(line).toMatch(/^__Host-courtier_(session|csrf)=[^;]+; Path=\/; (HttpOnly; )?SameSite=Lax; Max-Age=\d+; Secure$/);
+    for (const line of setCookies)
+      expect(line).toMatch(/^__Host-courtier_(session|csrf)=[^;]+; Path=\/; (HttpOnly; )?SameSite=Lax; Max-Age=\d+; Secure$/);
     const cookie = setCookies.map((line) => line.split(';')[0]).join('; ');
     const csrf = /__Host-courtier_csrf=([^;]+)/.exec(cookie)?.[1] ?? '';
 
-    expect(JSON.parse((await lanRequest(target, '/api/v1/console/session', { headers: { cookie } })).body)).toMatchObject({ signed_in: true, user: { email: ADMIN.email } });
+    expect(JSON.parse((await lanRequest(target, '/api/v1/console/session', { headers: { cookie } })).body)).toMatchObject({
+      signed_in: true,
+      user: { email: ADMIN.email },
+    });
     // The same value without the prefix (a cookie planted over plain HTTP) opens nothing there.
     const unprefixed = cookie.replaceAll('__Host-', '');
-    expect(JSON.parse((await lanRequest(target, '/api/v1/console/session', { headers: { cookie: unprefixed } })).body)).toMatchObject({ signed_in: false });
+    expect(JSON.parse((await lanRequest(target, '/api/v1/console/session', { headers: { cookie: unprefixed } })).body)).toMatchObject({
+      signed_in: false,
+    });
 
     // An admin signed in over the LAN still cannot switch LAN mode: that is for the machine itself.
-    const change = await lanRequest(target, '/api/v1/console/lan', { method: 'PUT', headers: { cookie, origin, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    const change = await lanRequest(target, '/api/v1/console/lan', {
+      method: 'PUT',
+      headers: { cookie, origin, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    });
     expect(change.status).toBe(403);
     expect(JSON.parse(change.body)).toMatchObject({ error: 'local_only' });
 
     const audit = listAudit(server.deps, cabinetId, { limit: 10 });
-    expect(audit.find((e) => e.action === 'console.signed_in')).toMatchObject({ actor: { kind: 'user', label: ADMIN.email }, address: '127.0.0.1', listener: 'lan', result: 'success' });
-    expect(audit.find((e) => e.action === 'console.sign_in_failed')).toMatchObject({ actor: { kind: 'anonymous' }, address: '127.0.0.1', listener: 'lan', result: 'failure', target: ADMIN.email });
+    expect(audit.find((e) => e.action === 'console.signed_in')).toMatchObject({
+      actor: { kind: 'user', label: ADMIN.email },
+      address: '127.0.0.1',
+      listener: 'lan',
+      result: 'success',
+    });
+    expect(audit.find((e) => e.action === 'console.sign_in_failed')).toMatchObject({
+      actor: { kind: 'anonymous' },
+      address: '127.0.0.1',
+      listener: 'lan',
+      result: 'failure',
+      target: ADMIN.email,
+    });
     expect(audit.find((e) => e.action === 'lan.enabled')).toMatchObject({ actor: { kind: 'cli' }, cabinet_scoped: false });
     expect(JSON.stringify(audit)).not.toContain(ADMIN.password);
   });
@@ -152,7 +204,11 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
     const origin = `https://office-pc:${port}`;
     const attempt = () =>
-      lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ email: `guess-${Math.random()}@x.fr`, password: 'guessing!!' }) });
+      lanRequest(target, '/api/v1/console/session', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `guess-${Math.random()}@x.fr`, password: 'guessing!!' }),
+      });
     for (let i = 0; i < 19; i++) expect((await attempt()).status).toBe(401);
     expect((await lanRequest(target, '/healthz')).status).toBe(200);
     expect((await attempt()).status).toBe(401);
@@ -183,13 +239,21 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
     const origin = `https://office-pc:${port}`;
     const signIn = (password: string) =>
-      lanRequest(target, '/api/v1/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password }) });
+      lanRequest(target, '/api/v1/console/session', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.email, password }),
+      });
     for (let i = 0; i < 5; i++) expect((await signIn('not the password')).status).toBe(401);
     const locked = await signIn(ADMIN.password);
     expect(locked.status).toBe(429);
     expect(JSON.parse(locked.body)).toMatchObject({ error: 'too_many_login_attempts' });
     // At the machine: the same account, the right password, signed in.
-    const here = await server.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const here = await server.request('/api/v1/console/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     expect(here.status).toBe(200);
   });
 
@@ -203,7 +267,11 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
   });
 
   it('ignores forwarding headers on the LAN listener, even with a trusted proxy configured: a client cannot choose its address there', async () => {
-    const proxied = await startTestServer({ network, clock, config: { policyFile, lanCheckIntervalMs: 600_000, trustProxy: ['127.0.0.1'] } });
+    const proxied = await startTestServer({
+      network,
+      clock,
+      config: { policyFile, lanCheckIntervalMs: 600_000, trustProxy: ['127.0.0.1'] },
+    });
     try {
       await initCabinet(proxied.deps, { cabinet: 'Cabinet Proxy', ...ADMIN });
       await changeLan(proxied.deps, { enabled: true, port }, network, CLI_ACTOR);
@@ -212,15 +280,28 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
       const target = { address: '127.0.0.2', port, name: 'office-pc', ca };
       const spoofed = await lanRequest(target, '/api/v1/console/session', {
         method: 'POST',
-        headers: { origin: `https://office-pc:${port}`, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'http' },
+        headers: {
+          origin: `https://office-pc:${port}`,
+          'content-type': 'application/json',
+          'x-forwarded-for': '203.0.113.9',
+          'x-forwarded-proto': 'http',
+        },
         body: JSON.stringify(ADMIN),
       });
       expect(spoofed.status).toBe(200);
       expect([spoofed.headers['set-cookie'] ?? []].flat().every((line) => line.endsWith('; Secure'))).toBe(true);
-      const [signedIn] = listAudit(proxied.deps, (await proxied.deps.db.sqlite.prepare('SELECT id FROM cabinets').get() as { id: string }).id, { action: 'console.signed_in', limit: 1 });
+      const [signedIn] = listAudit(
+        proxied.deps,
+        ((await proxied.deps.db.sqlite.prepare('SELECT id FROM cabinets').get()) as { id: string }).id,
+        { action: 'console.signed_in', limit: 1 },
+      );
       expect(signedIn).toMatchObject({ address: '127.0.0.1', listener: 'lan' });
       // On loopback, the configured proxy is still believed.
-      const viaProxy = await proxied.request('/api/v1/console/session', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' }, body: JSON.stringify(ADMIN) });
+      const viaProxy = await proxied.request('/api/v1/console/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+        body: JSON.stringify(ADMIN),
+      });
       expect(viaProxy.status).toBe(200);
     } finally {
       await proxied.close();
@@ -232,7 +313,10 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     for (const name of ['office-pc', '127.0.0.2']) {
       const base = `https://${name}:${port}`;
       const target = { address: '127.0.0.2', port, name: name === '127.0.0.2' ? undefined : name, ca };
-      const resource = JSON.parse((await lanRequest(target, '/.well-known/oauth-protected-resource')).body) as { resource: string; authorization_servers: string[] };
+      const resource = JSON.parse((await lanRequest(target, '/.well-known/oauth-protected-resource')).body) as {
+        resource: string;
+        authorization_servers: string[];
+      };
       expect(resource).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] });
       const metadata = JSON.parse((await lanRequest(target, '/.well-known/oauth-authorization-server')).body) as Record<string, string>;
       expect(metadata).toMatchObject({ issuer: base, token_endpoint: `${base}/api/v1/mcp/oauth/token` });
@@ -278,7 +362,13 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
   it('an IT-provided certificate is served as it is, and never regenerated', async () => {
     const dir = tempDir('courtier-it-cert-');
     const authority = await createAuthority({ constraints: { names: ['cabinet.example'], addresses: [] }, now: clock.now(), label: 'IT' });
-    const provided = await issueServerCertificate({ authority, names: ['courtier.cabinet.example'], addresses: ['127.0.0.2'], now: clock.now(), lifetimeDays: 90 });
+    const provided = await issueServerCertificate({
+      authority,
+      names: ['courtier.cabinet.example'],
+      addresses: ['127.0.0.2'],
+      now: clock.now(),
+      lifetimeDays: 90,
+    });
     writeFileSync(join(dir, 'cert.pem'), provided.certificatePem);
     writeFileSync(join(dir, 'key.pem'), provided.privateKeyPem);
     const { status } = await enable({ enabled: true, certificateFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') });
@@ -290,16 +380,30 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     await server.app.lanListener.reconcile();
     expect((await lanRequest(target, '/healthz')).certificateFingerprint).toBe(fingerprintOfPem(provided.certificatePem));
 
-    await expect(changeLan(server.deps, { enabled: true, port, certificateFile: join(dir, 'cert.pem'), keyFile: join(dir, 'cert.pem') }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(
+      changeLan(
+        server.deps,
+        { enabled: true, port, certificateFile: join(dir, 'cert.pem'), keyFile: join(dir, 'cert.pem') },
+        network,
+        CLI_ACTOR,
+      ),
+    ).rejects.toMatchObject({ code: 'validation_error' });
 
     // A wildcard certificate: any one-label name under it is answered, and no URL is made of the wildcard.
     const wildcard = await issueServerCertificate({ authority, names: ['*.cabinet.example'], addresses: [], now: Date.now() });
     writeFileSync(join(dir, 'wildcard.pem'), wildcard.certificatePem);
     writeFileSync(join(dir, 'wildcard-key.pem'), wildcard.privateKeyPem);
-    const { status: wildStatus } = await enable({ enabled: true, certificateFile: join(dir, 'wildcard.pem'), keyFile: join(dir, 'wildcard-key.pem') });
+    const { status: wildStatus } = await enable({
+      enabled: true,
+      certificateFile: join(dir, 'wildcard.pem'),
+      keyFile: join(dir, 'wildcard-key.pem'),
+    });
     expect(wildStatus.urls).toEqual([`https://127.0.0.2:${port}`, `https://127.0.0.4:${port}`]);
     expect((await lanRequest({ ...target, name: 'courtier.cabinet.example' }, '/healthz')).status).toBe(200);
-    expect((await lanRequest({ ...target, name: 'courtier.cabinet.example' }, '/healthz', { headers: { host: `a.b.cabinet.example:${port}` } })).status).toBe(421);
+    expect(
+      (await lanRequest({ ...target, name: 'courtier.cabinet.example' }, '/healthz', { headers: { host: `a.b.cabinet.example:${port}` } }))
+        .status,
+    ).toBe(421);
   });
 
   it('the IT policy: allowLanSharing false refuses and closes it; a preset opens it with no command and cannot be changed here', async () => {
@@ -315,21 +419,38 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     await server.app.lanListener.reconcile();
     const response = await lanRequest({ address: '127.0.0.2', port: presetPort, name: 'courtier.cabinet.lan', ca }, '/healthz');
     expect(response.status).toBe(200);
-    await expect(changeLan(server.deps, { enabled: false }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_managed_by_policy', details: { preset: ['enabled'] } });
+    await expect(changeLan(server.deps, { enabled: false }, network, CLI_ACTOR)).rejects.toMatchObject({
+      code: 'lan_managed_by_policy',
+      details: { preset: ['enabled'] },
+    });
     expect(lanStatus(server.deps, network)).toMatchObject({ enabled: true, managed_by_policy: true, port: presetPort });
 
     // A preset of some fields leaves the others to the office: here only the port is IT's.
     writeFileSync(policyFile, JSON.stringify({ lan: { port: presetPort } }));
-    await expect(changeLan(server.deps, { enabled: true, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject({ enabled: true, port: presetPort, names: ['courtier.home.arpa'] });
-    await expect(changeLan(server.deps, { enabled: true, port: presetPort + 1 }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_managed_by_policy', details: { preset: ['port'] } });
+    await expect(changeLan(server.deps, { enabled: true, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject({
+      enabled: true,
+      port: presetPort,
+      names: ['courtier.home.arpa'],
+    });
+    await expect(changeLan(server.deps, { enabled: true, port: presetPort + 1 }, network, CLI_ACTOR)).rejects.toMatchObject({
+      code: 'lan_managed_by_policy',
+      details: { preset: ['port'] },
+    });
 
     // A policy file that cannot be used whole (a rewrite in progress, a typo) keeps LAN sharing off: it fails closed.
     writeFileSync(policyFile, '{"allowLanSharing": fal');
     await server.app.lanListener.reconcile();
-    await expect(lanRequest({ address: '127.0.0.2', port: presetPort, name: 'courtier.home.arpa', ca }, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
-    expect(lanStatus(server.deps, network).problems.join(' ')).toMatch(/cannot be used as it is, so office LAN sharing stays off until it is fixed: .*not valid JSON/);
+    await expect(lanRequest({ address: '127.0.0.2', port: presetPort, name: 'courtier.home.arpa', ca }, '/healthz')).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    expect(lanStatus(server.deps, network).problems.join(' ')).toMatch(
+      /cannot be used as it is, so office LAN sharing stays off until it is fixed: .*not valid JSON/,
+    );
     await expect(changeLan(server.deps, { enabled: true }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_sharing_forbidden' });
-    writeFileSync(policyFile, JSON.stringify({ lan: { enabled: true, port: presetPort, names: ['courtier.cabinet.lan'], colour: 'blue' } }));
+    writeFileSync(
+      policyFile,
+      JSON.stringify({ lan: { enabled: true, port: presetPort, names: ['courtier.cabinet.lan'], colour: 'blue' } }),
+    );
     expect(lanStatus(server.deps, network)).toMatchObject({ enabled: false, allowed: false });
   });
 
@@ -339,15 +460,24 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
       details: { available: ['127.0.0.2'] },
     });
     await enable();
-    await expect(changeLan(server.deps, { enabled: true, port, names: ['courtier.cabinet-martin.fr'] }, network, CLI_ACTOR)).rejects.toMatchObject({ code: 'lan_name_outside_ca' });
+    await expect(
+      changeLan(server.deps, { enabled: true, port, names: ['courtier.cabinet-martin.fr'] }, network, CLI_ACTOR),
+    ).rejects.toMatchObject({ code: 'lan_name_outside_ca' });
     // A public address the office later gets is left out of the certificate, and the status says why.
     network.setAddresses(['127.0.0.2', '198.51.100.7']);
     expect(lanStatus(server.deps, network).problems.join(' ')).toMatch(/198\.51\.100\.7 is outside what the office CA may certify/);
     network.setAddresses(['127.0.0.2']);
     // A local suffix stays within the CA; a new CA takes any name (brokers trust it again).
-    await expect(changeLan(server.deps, { enabled: true, port, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject({ enabled: true });
+    await expect(changeLan(server.deps, { enabled: true, port, names: ['courtier.home.arpa'] }, network, CLI_ACTOR)).resolves.toMatchObject(
+      { enabled: true },
+    );
     const before = caCertificate(server.deps);
-    const renewed = await changeLan(server.deps, { enabled: true, port, names: ['courtier.cabinet-martin.fr'], newAuthority: true }, network, CLI_ACTOR);
+    const renewed = await changeLan(
+      server.deps,
+      { enabled: true, port, names: ['courtier.cabinet-martin.fr'], newAuthority: true },
+      network,
+      CLI_ACTOR,
+    );
     expect(caCertificate(server.deps)).not.toBe(before);
     expect(renewed.certificate?.names).toContain('courtier.cabinet-martin.fr');
   });
@@ -362,7 +492,9 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     const status = (await on.json()) as { enabled: boolean; ca_fingerprint_sha256: string };
     expect(status.enabled).toBe(true);
     // Applied at once: the listener is up when the answer arrives.
-    expect((await lanRequest({ address: '127.0.0.2', port, name: 'office-pc', ca: caCertificate(server.deps) ?? '' }, '/healthz')).status).toBe(200);
+    expect(
+      (await lanRequest({ address: '127.0.0.2', port, name: 'office-pc', ca: caCertificate(server.deps) ?? '' }, '/healthz')).status,
+    ).toBe(200);
     const bad = await admin.request('/api/v1/console/lan', { method: 'PUT', json: { enabled: true, port: 70000, names: ['not a name'] } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'validation_error' });

@@ -5,7 +5,14 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { dryRunResultSchema, enqueuedSchema, JOB_STATUSES, jobSchema, productListSchema, productSchemaDocument } from '../../shared/automation.js';
+import {
+  dryRunResultSchema,
+  enqueuedSchema,
+  JOB_STATUSES,
+  jobSchema,
+  productListSchema,
+  productSchemaDocument,
+} from '../../shared/automation.js';
 import { clientErasureSchema, clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';
@@ -107,7 +114,9 @@ async function cabinet(name = 'Cabinet MCP'): Promise<Cabinet> {
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'courtier-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -149,7 +158,12 @@ function post(body: unknown, headers: Record<string, string> = {}, raw?: string)
   });
 }
 
-const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 const ALL_SCOPES = MCP_SCOPES.join(' ');
 const metadataUrl = () => `${server.url}/.well-known/oauth-protected-resource/mcp`;
@@ -190,9 +204,15 @@ describe('authentication', () => {
 
   it('names the public base URL the client used in resource_metadata', async () => {
     const port = new URL(server.url).port;
-    const res = await fetch(`http://localhost:${port}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`http://localhost:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`);
+    expect(res.headers.get('www-authenticate')).toContain(
+      `resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 });
 
@@ -211,7 +231,11 @@ describe('HTTP rules', () => {
   it('answers the CORS preflight of an allowed origin', async () => {
     const res = await server.request('/mcp', {
       method: 'OPTIONS',
-      headers: { Origin: CONSOLE_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version' },
+      headers: {
+        Origin: CONSOLE_ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(CONSOLE_ORIGIN);
@@ -249,11 +273,19 @@ describe('HTTP rules', () => {
     for (const accept of ['application/json', 'text/event-stream', '*/*']) {
       const res = await post(toolsCall('whoami'), { ...auth, Accept: accept });
       expect(res.status, accept).toBe(406);
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' },
+      });
     }
     const withParameters = await post(toolsCall('whoami'), { ...auth, Accept: 'application/json;q=0.9, text/event-stream;q=0.8' });
     expect(withParameters.status).toBe(200);
-    for (const message of [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { jsonrpc: '2.0', id: 7, result: {} }]) {
+    for (const message of [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      { jsonrpc: '2.0', id: 7, result: {} },
+    ]) {
       const res = await post(message, auth);
       expect(res.status, JSON.stringify(message)).toBe(202);
       expect(await res.text()).toBe('');
@@ -273,7 +305,12 @@ describe('HTTP rules', () => {
       Array.from({ length: 20 }, (_, i) => {
         const mine = i % 2 === 0;
         const message = i % 4 < 2 ? toolsCall('whoami', {}, 1) : { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-        return post(message, { Authorization: `Bearer ${mine ? alpha.token() : readOnly}` }).then(async (res) => ({ mine, list: 'method' in message && message.method === 'tools/list', status: res.status, body: (await res.json()) as { id: unknown; result: Record<string, unknown> } }));
+        return post(message, { Authorization: `Bearer ${mine ? alpha.token() : readOnly}` }).then(async (res) => ({
+          mine,
+          list: 'method' in message && message.method === 'tools/list',
+          status: res.status,
+          body: (await res.json()) as { id: unknown; result: Record<string, unknown> },
+        }));
       }),
     );
     for (const answer of answers) {
@@ -301,7 +338,8 @@ describe('HTTP rules', () => {
     const body = (await res.json()) as { result: { content: { text: string }[] } };
     expect(JSON.parse(body.result.content[0]?.text ?? '')).toMatchObject({ cabinet: { name: 'Cabinet MCP' } });
     // The log line is written when the response finishes, which may be just after the client has it.
-    const logLine = () => server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === requestId && l.msg === 'request');
+    const logLine = () =>
+      server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === requestId && l.msg === 'request');
     for (let i = 0; i < 100 && !logLine(); i++) await new Promise((r) => setTimeout(r, 5));
     expect(logLine()).toMatchObject({ method: 'POST', url: '/mcp', status: 200 });
     expect(server.logs.join('\n')).not.toContain(token);
@@ -315,16 +353,32 @@ describe('protocol', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'courtier' });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     expect(client.getInstructions()).toContain('dry_run');
-    const raw = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, {
-      Authorization: `Bearer ${token()}`,
-    });
+    const raw = await post(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+      {
+        Authorization: `Bearer ${token()}`,
+      },
+    );
     expect(raw.headers.get('mcp-session-id')).toBeNull();
     expect(((await raw.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
   });
 
   it('a 2026-07-28 client: initialize negotiates down to 2025-11-25; the SDK refuses the 2026-07-28 header', async () => {
     const auth = { Authorization: `Bearer ${(await cabinet()).token()}` };
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'future', version: '2' } } }, auth);
+    const init = await post(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'future', version: '2' } },
+      },
+      auth,
+    );
     expect(init.status).toBe(200);
     expect(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'MCP-Protocol-Version': '2026-07-28' });
@@ -379,7 +433,11 @@ describe('scopes', () => {
     expect(create?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(tools.find((t) => t.name === 'price_quote')?.annotations).toMatchObject({ openWorldHint: true });
     expect(tools.find((t) => t.name === 'cancel_job')?.annotations).toMatchObject({ destructiveHint: true });
-    expect(tools.find((t) => t.name === 'erase_client')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(tools.find((t) => t.name === 'erase_client')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
     expect(tools.find((t) => t.name === 'update_client')?.inputSchema.required).toEqual(['client_id']);
   });
 
@@ -397,7 +455,10 @@ describe('scopes', () => {
     expect(jobOutput.properties.status.enum).toEqual([...JOB_STATUSES]);
     expect(jobOutput.required).toEqual(Object.keys(jobSchema.shape));
     expect(outputOf('cancel_job')).toEqual(outputOf('get_job'));
-    const page = outputOf('list_opportunities') as { required: string[]; $defs: { Opportunity: { properties: { stage: { enum: string[] } } } } };
+    const page = outputOf('list_opportunities') as {
+      required: string[];
+      $defs: { Opportunity: { properties: { stage: { enum: string[] } } } };
+    };
     expect(page.required).toEqual(['data', 'next_cursor', 'has_more', 'count']);
     expect(page.$defs.Opportunity.properties.stage.enum).toEqual([...OPPORTUNITY_STAGES]);
     // A dry run or an enqueued job: an object either way.
@@ -417,7 +478,9 @@ describe('scopes', () => {
     const readOnly = { Authorization: `Bearer ${token(['crm:read'])}` };
     const res = await post(toolsCall('create_opportunity', { title: 'x' }), readOnly);
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="crm:write", resource_metadata="${metadataUrl()}"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="crm:write", resource_metadata="${metadataUrl()}"`,
+    );
     const body = errorBodySchema.parse(await res.json());
     expect(body).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'crm:write' } });
     const batch = await post([toolsCall('whoami', {}, 1), toolsCall('price_quote', {}, 2)], readOnly);
@@ -427,7 +490,10 @@ describe('scopes', () => {
     for (const name of ['update_client', 'erase_client']) {
       const refused = await post(toolsCall(name, { client_id: randomUUID(), first_name: 'X' }), readOnly);
       expect(refused.status, name).toBe(403);
-      expect(errorBodySchema.parse(await refused.json())).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'crm:write' } });
+      expect(errorBodySchema.parse(await refused.json())).toMatchObject({
+        error: 'insufficient_scope',
+        details: { required_scope: 'crm:write' },
+      });
     }
     // What the token may do still works.
     expect((await post(toolsCall('list_clients'), readOnly)).status).toBe(200);
@@ -456,7 +522,12 @@ describe('CRM tools', () => {
     setLlmDataSharing(server.deps, id, true);
     const client = await connect(token());
     const created = opportunitySchema.parse(
-      await ok(client, 'create_opportunity', { title: 'Flotte auto', product: 'auto', contact: { last_name: 'Durand', email: 'durand@example.fr' }, expected_value_eur: 1200.5 }),
+      await ok(client, 'create_opportunity', {
+        title: 'Flotte auto',
+        product: 'auto',
+        contact: { last_name: 'Durand', email: 'durand@example.fr' },
+        expected_value_eur: 1200.5,
+      }),
     );
     expect(created).toMatchObject({ created_via: 'mcp', source: 'mcp', stage: 'new', contact: { last_name: 'Durand' } });
 
@@ -521,10 +592,23 @@ describe('CRM tools', () => {
   it('create_client and list_clients; personal data is masked unless the cabinet shares it with LLMs', async () => {
     const { id, api, token } = await cabinet();
     const client = await connect(token());
-    const person = { last_name: 'Martin', first_name: 'Claire', email: 'claire.martin@example.fr', phone: '06 12 34 56 78', birth_date: '1985-04-02' };
+    const person = {
+      last_name: 'Martin',
+      first_name: 'Claire',
+      email: 'claire.martin@example.fr',
+      phone: '06 12 34 56 78',
+      birth_date: '1985-04-02',
+    };
 
     const masked = clientSchema.parse(await ok(client, 'create_client', person));
-    expect(masked).toMatchObject({ type: 'person', last_name: 'M***', first_name: 'C***', email: 'c***', phone: '0***', birth_date: '1***' });
+    expect(masked).toMatchObject({
+      type: 'person',
+      last_name: 'M***',
+      first_name: 'C***',
+      email: 'c***',
+      phone: '0***',
+      birth_date: '1***',
+    });
     // Stored in clear: REST (an API key, not an assistant) sees the real data.
     const rest = await api.get(`/clients/${masked.id}`);
     expect(rest.body).toMatchObject({ ...person, id: masked.id });
@@ -539,7 +623,9 @@ describe('CRM tools', () => {
     const listedClear = await ok(client, 'list_clients', { type: 'person' });
     expect(listedClear.data).toEqual([rest.body]);
     setLlmDataSharing(server.deps, id, false);
-    expect(((await ok(client, 'list_clients', { limit: 1 })).data as { company_name: string }[])[0]?.company_name).toBe('Boulangerie Martin');
+    expect(((await ok(client, 'list_clients', { limit: 1 })).data as { company_name: string }[])[0]?.company_name).toBe(
+      'Boulangerie Martin',
+    );
     expect(((await ok(client, 'list_clients', { type: 'person' })).data as { last_name: string }[])[0]?.last_name).toBe('M***');
     // Anything stored but 1 reads as off, through the tools too (a privacy switch fails closed).
     for (const stored of [2, 'yes']) {
@@ -556,15 +642,17 @@ describe('client changes and erasure tools', () => {
     const created = await api.post('/clients', { last_name: 'Martin', first_name: 'Claire', email: 'claire.martin@example.fr' });
     const clientId = String(created.body.id);
 
-    const masked = clientSchema.parse(await ok(client, 'update_client', { client_id: clientId, email: 'c.martin@example.fr', phone: '06 98 76 54 32', first_name: null }));
+    const masked = clientSchema.parse(
+      await ok(client, 'update_client', { client_id: clientId, email: 'c.martin@example.fr', phone: '06 98 76 54 32', first_name: null }),
+    );
     expect(masked).toMatchObject({ id: clientId, last_name: 'M***', first_name: null, email: 'c***', phone: '0***' });
     const rest = await api.get(`/clients/${clientId}`);
     expect(rest.body).toMatchObject({ last_name: 'Martin', first_name: null, email: 'c.martin@example.fr', phone: '06 98 76 54 32' });
 
     setLlmDataSharing(server.deps, id, true);
-    expect(await ok(client, 'update_client', { client_id: clientId, address: { line1: '5 rue du Port', postcode: '13002', city: 'Marseille' } })).toEqual(
-      (await api.get(`/clients/${clientId}`)).body,
-    );
+    expect(
+      await ok(client, 'update_client', { client_id: clientId, address: { line1: '5 rue du Port', postcode: '13002', city: 'Marseille' } }),
+    ).toEqual((await api.get(`/clients/${clientId}`)).body);
 
     // Checked as PATCH is: at least one field, the field rules, the type's rules.
     const none = await call(client, 'update_client', { client_id: clientId });
@@ -574,7 +662,10 @@ describe('client changes and erasure tools', () => {
     const noName = await call(client, 'update_client', { client_id: clientId, last_name: null });
     expect(noName).toMatchObject({ isError: true, json: { error: 'validation_error', details: [{ path: 'body.last_name' }] } });
     expect((await api.get(`/clients/${clientId}`)).body.last_name).toBe('Martin');
-    expect(await call(client, 'update_client', { client_id: randomUUID(), first_name: 'X' })).toMatchObject({ isError: true, json: { error: 'not_found' } });
+    expect(await call(client, 'update_client', { client_id: randomUUID(), first_name: 'X' })).toMatchObject({
+      isError: true,
+      json: { error: 'not_found' },
+    });
   });
 
   it('erase_client erases through the same service as DELETE, answers {client_id, erased_at} again when repeated, and the client is gone', async () => {
@@ -589,7 +680,10 @@ describe('client changes and erasure tools', () => {
 
     expect((await api.get(`/clients/${customer.id}`)).status).toBe(404);
     expect((await ok(client, 'list_clients')).data).toEqual([]);
-    expect(await call(client, 'update_client', { client_id: customer.id, first_name: 'X' })).toMatchObject({ isError: true, json: { error: 'not_found' } });
+    expect(await call(client, 'update_client', { client_id: customer.id, first_name: 'X' })).toMatchObject({
+      isError: true,
+      json: { error: 'not_found' },
+    });
     const refused = await call(client, 'create_devis', { client_id: customer.id, compagnie: 'sandbox', produit: 'auto' });
     expect(refused).toMatchObject({ isError: true, json: { error: 'validation_error', details: [{ path: 'body.client_id' }] } });
     expect((await ok(client, 'get_devis', { devis_id: draft.id })).client_id).toBe(customer.id);
@@ -614,19 +708,34 @@ describe('quotes and pricing tools', () => {
     setLlmDataSharing(server.deps, id, true);
     const client = await connect(token());
     const customer = await ok(client, 'create_client', { last_name: 'Petit' });
-    const draft = devisSchema.parse(await ok(client, 'create_devis', { client_id: customer.id, compagnie: 'sandbox', produit: 'auto', dicData: { postcode: '69003' } }));
+    const draft = devisSchema.parse(
+      await ok(client, 'create_devis', { client_id: customer.id, compagnie: 'sandbox', produit: 'auto', dicData: { postcode: '69003' } }),
+    );
     expect(draft).toMatchObject({ status: 'draft', client_id: customer.id, compagnie: 'sandbox', produit: 'auto', pdf_available: false });
     expect((await api.get(`/devis/${draft.id}`)).body).toEqual(draft);
     expect(await ok(client, 'get_devis', { devis_id: draft.id })).toEqual(draft);
-    expect(await call(client, 'get_devis_pdf_link', { devis_id: draft.id })).toMatchObject({ isError: true, json: { error: 'pdf_not_available' } });
+    expect(await call(client, 'get_devis_pdf_link', { devis_id: draft.id })).toMatchObject({
+      isError: true,
+      json: { error: 'pdf_not_available' },
+    });
   });
 
   it('price_quote dry_run checks and spends nothing', async () => {
     const { id, api, token } = await cabinet();
     grantCredits(server.deps, id, 100);
     const client = await connect(token());
-    const dry = await ok(client, 'price_quote', { compagnie: 'sandbox', produit: 'auto', dicData: { insured_name: 'Jean Dupont' }, dry_run: true });
-    expect(dry).toMatchObject({ job_id: null, status: 'dry_run_ok', credits_consumed: 0, validation: { schema_ok: false, credentials_configured: false, would_cost_credits: 10 } });
+    const dry = await ok(client, 'price_quote', {
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: { insured_name: 'Jean Dupont' },
+      dry_run: true,
+    });
+    expect(dry).toMatchObject({
+      job_id: null,
+      status: 'dry_run_ok',
+      credits_consumed: 0,
+      validation: { schema_ok: false, credentials_configured: false, would_cost_credits: 10 },
+    });
     expect((dry.validation as { missing_required_fields: string[] }).missing_required_fields).toContain('driver_birth_date');
     expect(creditBalance(server.deps, id)).toBe(100);
     expect((await api.get('/automation/jobs')).body.count).toBe(0);
@@ -645,7 +754,11 @@ describe('quotes and pricing tools', () => {
     // A test job that holds the only robot slot until cancelled.
     const gate = gated();
     testco.queue(gate.script);
-    const held = await ok(client, 'price_quote', { compagnie: 'testco', produit: 'auto', dicData: { postcode: '75001', birth_date: '1984-03-09' } });
+    const held = await ok(client, 'price_quote', {
+      compagnie: 'testco',
+      produit: 'auto',
+      dicData: { postcode: '75001', birth_date: '1984-03-09' },
+    });
     expect(held).toMatchObject({ status: 'pending', poll_url: `/api/v1/public/automation/jobs/${String(held.job_id)}` });
     await gate.entered;
 
@@ -655,7 +768,13 @@ describe('quotes and pricing tools', () => {
     expect(creditBalance(server.deps, id)).toBe(80);
 
     const sandboxJob = jobSchema.parse(await ok(client, 'get_job', { job_id: enqueued.job_id }));
-    expect(sandboxJob).toMatchObject({ status: 'pending', compagnie: 'sandbox', environment: 'prod', ran_on: 'sandbox', credits_consumed: 10 });
+    expect(sandboxJob).toMatchObject({
+      status: 'pending',
+      compagnie: 'sandbox',
+      environment: 'prod',
+      ran_on: 'sandbox',
+      credits_consumed: 10,
+    });
     expect((await api.get(`/automation/jobs/${sandboxJob.job_id}`)).body).toEqual(sandboxJob);
     expect((await ok(client, 'get_job', { job_id: held.job_id })).status).toBe('running');
 
@@ -680,7 +799,11 @@ describe('quotes and pricing tools', () => {
     setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-7', password: 's3cret!' });
     const client = await connect(token());
     testco.queue(succeed(321.4));
-    const { job_id } = await ok(client, 'price_quote', { compagnie: 'testco', produit: 'auto', dicData: { postcode: '13001', birth_date: '1990-01-01' } });
+    const { job_id } = await ok(client, 'price_quote', {
+      compagnie: 'testco',
+      produit: 'auto',
+      dicData: { postcode: '13001', birth_date: '1990-01-01' },
+    });
     await server.app.robotWorker.idle();
     const job = jobSchema.parse(await ok(client, 'get_job', { job_id }));
     expect(job).toMatchObject({ status: 'completed', result: { tarif_eur: 321.4 } });
@@ -700,8 +823,17 @@ describe('rate limit', () => {
   it('holds an access token’s grant to the API’s per-credential rate, with the RateLimit headers', async () => {
     const limited = await startTestServer({ config: { rateLimitPerMinute: 3 } });
     try {
-      const { cabinet_id, user_id } = await initCabinet(limited.deps, { cabinet: 'Cabinet limité', email: `admin-${randomUUID()}@example.fr`, password: 'correct horse battery' });
-      const token = createAccessTokenForUser(limited.deps, { cabinetId: cabinet_id, userId: user_id, clientName: 'Looping assistant', scopes: MCP_SCOPES }).access_token;
+      const { cabinet_id, user_id } = await initCabinet(limited.deps, {
+        cabinet: 'Cabinet limité',
+        email: `admin-${randomUUID()}@example.fr`,
+        password: 'correct horse battery',
+      });
+      const token = createAccessTokenForUser(limited.deps, {
+        cabinetId: cabinet_id,
+        userId: user_id,
+        clientName: 'Looping assistant',
+        scopes: MCP_SCOPES,
+      }).access_token;
       const whoami = () =>
         limited.request('/mcp', {
           method: 'POST',

@@ -70,7 +70,10 @@ describe('metadata documents', () => {
   it('answers in the name the client used: localhost gets localhost URLs', async () => {
     const port = new URL(server.url).port;
     const response = await server.app.inject({ url: '/.well-known/oauth-protected-resource/mcp', headers: { host: `localhost:${port}` } });
-    expect(response.json()).toMatchObject({ resource: `http://localhost:${port}/mcp`, authorization_servers: [`http://localhost:${port}`] });
+    expect(response.json()).toMatchObject({
+      resource: `http://localhost:${port}/mcp`,
+      authorization_servers: [`http://localhost:${port}`],
+    });
   });
 
   it('uses the configured public base URL when there is one', async () => {
@@ -89,10 +92,19 @@ describe('metadata documents', () => {
     const simple = await server.request('/.well-known/oauth-authorization-server', { headers: { Origin: origin } });
     expect(simple.status).toBe(200);
     expect(simple.headers.get('access-control-allow-origin')).toBe('*');
-    for (const path of ['/api/v1/mcp/oauth/token', '/api/v1/mcp/oauth/register', '/api/v1/mcp/oauth/revoke', '/.well-known/oauth-protected-resource/mcp']) {
+    for (const path of [
+      '/api/v1/mcp/oauth/token',
+      '/api/v1/mcp/oauth/register',
+      '/api/v1/mcp/oauth/revoke',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
       const preflight = await server.request(path, {
         method: 'OPTIONS',
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-protocol-version' },
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type, mcp-protocol-version',
+        },
       });
       expect(preflight.status, path).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
@@ -232,21 +244,30 @@ describe('authorize', () => {
     [{ scope: 'admin' }, 'invalid_scope', /admin/],
     [{ resource: 'https://other.example/mcp' }, 'invalid_target', /mcp/],
     [{ response_type: 'token' }, 'unsupported_response_type', /code/],
-  ])('answers %j with an error page, or with %s, the state and iss to a client the user allowed before', async (extra, error, description) => {
-    const beforeConsent = await server.request(authorizePath({ clientId, challenge, state: 'xyz', extra }), { headers: { cookie }, redirect: 'manual' });
-    expect(beforeConsent.status).toBe(400);
-    expect(beforeConsent.headers.get('location')).toBeNull();
-    expect(await beforeConsent.text()).toMatch(description);
-    const response = await server.request(authorizePath({ clientId: consentedClientId, challenge, state: 'xyz', extra }), { headers: { cookie }, redirect: 'manual' });
-    expect(response.status).toBe(302);
-    const location = new URL(response.headers.get('location') ?? '');
-    expect(location.origin + location.pathname).toBe(REDIRECT);
-    expect(location.searchParams.get('error')).toBe(error);
-    expect(location.searchParams.get('error_description')).toMatch(description);
-    expect(location.searchParams.get('state')).toBe('xyz');
-    expect(location.searchParams.get('iss')).toBe(server.url);
-    expect(location.searchParams.get('code')).toBeNull();
-  });
+  ])(
+    'answers %j with an error page, or with %s, the state and iss to a client the user allowed before',
+    async (extra, error, description) => {
+      const beforeConsent = await server.request(authorizePath({ clientId, challenge, state: 'xyz', extra }), {
+        headers: { cookie },
+        redirect: 'manual',
+      });
+      expect(beforeConsent.status).toBe(400);
+      expect(beforeConsent.headers.get('location')).toBeNull();
+      expect(await beforeConsent.text()).toMatch(description);
+      const response = await server.request(authorizePath({ clientId: consentedClientId, challenge, state: 'xyz', extra }), {
+        headers: { cookie },
+        redirect: 'manual',
+      });
+      expect(response.status).toBe(302);
+      const location = new URL(response.headers.get('location') ?? '');
+      expect(location.origin + location.pathname).toBe(REDIRECT);
+      expect(location.searchParams.get('error')).toBe(error);
+      expect(location.searchParams.get('error_description')).toMatch(description);
+      expect(location.searchParams.get('state')).toBe('xyz');
+      expect(location.searchParams.get('iss')).toBe(server.url);
+      expect(location.searchParams.get('code')).toBeNull();
+    },
+  );
 
   it('accepts this server’s MCP URL as the resource, with or without a trailing slash', async () => {
     for (const resource of [`${server.url}/mcp`, `${server.url}/mcp/`]) {
@@ -269,8 +290,14 @@ describe('console login', () => {
     expect(setCsrf).toMatch(/^courtier_csrf=[\w-]{43}; Path=\/; SameSite=Lax; Max-Age=43200$/);
     const cookie = setSession?.split(';')[0] ?? '';
     const session = await server.request('/api/v1/console/session', { headers: { cookie } });
-    expect(await session.json()).toMatchObject({ signed_in: true, user: { email: user.email, role: 'admin' }, cabinet: { id: user.cabinetId } });
-    expect((await server.request('/api/v1/console/session', { method: 'DELETE', headers: { cookie, Origin: server.url } })).status).toBe(204);
+    expect(await session.json()).toMatchObject({
+      signed_in: true,
+      user: { email: user.email, role: 'admin' },
+      cabinet: { id: user.cabinetId },
+    });
+    expect((await server.request('/api/v1/console/session', { method: 'DELETE', headers: { cookie, Origin: server.url } })).status).toBe(
+      204,
+    );
     const after = await server.request('/api/v1/console/session', { headers: { cookie } });
     // The session probe answers 200 either way: a 401 would be logged by the browser as an error.
     expect(after.status).toBe(200);
@@ -317,11 +344,19 @@ describe('console login', () => {
   it('accepts as return_to only paths that stay on this origin (property)', () => {
     const base = 'http://courtier.invalid';
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.string().map((s) => `/${s}`), fc.string().map((s) => `//${s}`)), (candidate) => {
-        if (!isSafeReturnTo(candidate)) return;
-        expect(new URL(candidate, base).origin).toBe(base);
-        expect(candidate.startsWith('/')).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.webUrl(),
+          fc.string().map((s) => `/${s}`),
+          fc.string().map((s) => `//${s}`),
+        ),
+        (candidate) => {
+          if (!isSafeReturnTo(candidate)) return;
+          expect(new URL(candidate, base).origin).toBe(base);
+          expect(candidate.startsWith('/')).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -350,18 +385,37 @@ describe('console login', () => {
   it('throttles one address after 20 failures across accounts', async () => {
     const ip = '10.1.2.3';
     for (let i = 0; i < 20; i++) {
-      const response = await server.app.inject({ method: 'POST', url: '/api/v1/console/session', remoteAddress: ip, payload: { email: `nobody${i}@example.fr`, password: 'x' } });
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/console/session',
+        remoteAddress: ip,
+        payload: { email: `nobody${i}@example.fr`, password: 'x' },
+      });
       expect(response.statusCode).toBe(401);
     }
-    const blocked = await server.app.inject({ method: 'POST', url: '/api/v1/console/session', remoteAddress: ip, payload: { email: user.email, password: user.password } });
+    const blocked = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/console/session',
+      remoteAddress: ip,
+      payload: { email: user.email, password: user.password },
+    });
     expect(blocked.statusCode).toBe(429);
-    const elsewhere = await server.app.inject({ method: 'POST', url: '/api/v1/console/session', remoteAddress: '10.1.2.4', payload: { email: user.email, password: user.password } });
+    const elsewhere = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/console/session',
+      remoteAddress: '10.1.2.4',
+      payload: { email: user.email, password: user.password },
+    });
     expect(elsewhere.statusCode).toBe(200);
     clock.advance(15 * 60_000);
   });
 
   it('refuses a malformed sign-in body with validation_error', async () => {
-    const response = await server.request('/api/v1/console/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 3 }) });
+    const response = await server.request('/api/v1/console/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 3 }),
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toBe('validation_error');
   });
@@ -410,7 +464,9 @@ describe('consent', () => {
     }
     // Still answerable with the right token.
     const details = await consentDetails(server, cookie, requestId);
-    expect((await postConsent(server, cookie, { request_id: requestId, csrf_token: details.csrf_token, decision: 'allow' })).status).toBe(303);
+    expect((await postConsent(server, cookie, { request_id: requestId, csrf_token: details.csrf_token, decision: 'allow' })).status).toBe(
+      303,
+    );
   });
 
   it('refuses a consent given by another signed-in user, even with a valid token of theirs', async () => {
@@ -440,10 +496,18 @@ describe('consent', () => {
 
   it('Deny redirects with access_denied; Allow with code, state and iss; each with 303, once', async () => {
     const denyId = await openConsent(server, cookie, { clientId, challenge, state: 's1' });
-    const deny = await postConsent(server, cookie, { request_id: denyId, csrf_token: (await consentDetails(server, cookie, denyId)).csrf_token, decision: 'deny' });
+    const deny = await postConsent(server, cookie, {
+      request_id: denyId,
+      csrf_token: (await consentDetails(server, cookie, denyId)).csrf_token,
+      decision: 'deny',
+    });
     expect(deny.status).toBe(303);
     const denied = new URL(deny.headers.get('location') ?? '');
-    expect([denied.searchParams.get('error'), denied.searchParams.get('state'), denied.searchParams.get('iss')]).toEqual(['access_denied', 's1', server.url]);
+    expect([denied.searchParams.get('error'), denied.searchParams.get('state'), denied.searchParams.get('iss')]).toEqual([
+      'access_denied',
+      's1',
+      server.url,
+    ]);
 
     const allowId = await openConsent(server, cookie, { clientId, challenge, state: 's2' });
     const csrf = (await consentDetails(server, cookie, allowId)).csrf_token;
@@ -473,7 +537,9 @@ describe('token endpoint', () => {
     expect(tokens.refresh_token).toMatch(/^svc_mcp_rt_[A-Za-z0-9]{43}$/);
     expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'crm:read devis:read' });
     expect(accessValid(tokens.access_token)).toBe(true);
-    const stored = server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM oauth_tokens WHERE token_hash IN (?, ?)').get(tokens.access_token, tokens.refresh_token) as { n: number };
+    const stored = server.deps.db.sqlite
+      .prepare('SELECT count(*) AS n FROM oauth_tokens WHERE token_hash IN (?, ?)')
+      .get(tokens.access_token, tokens.refresh_token) as { n: number };
     expect(stored.n).toBe(0);
     const dump = JSON.stringify(server.deps.db.sqlite.prepare('SELECT * FROM oauth_tokens').all());
     expect(dump).not.toContain(tokens.access_token.slice(11));
@@ -494,15 +560,33 @@ describe('token endpoint', () => {
     const cookie = await signIn(server, user);
     const { verifier, challenge } = pkcePair();
     const code = await authorizeCode(server, cookie, { clientId: client.client_id, challenge });
-    const ok = await tokenRequest(server, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT });
+    const ok = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+    });
     expect(ok.headers.get('cache-control')).toBe('no-store');
     tokenResponseSchema.parse(await ok.json());
     const cases: [Record<string, string>, number, string][] = [
       [{ grant_type: 'password', client_id: client.client_id }, 400, 'unsupported_grant_type'],
       [{ client_id: client.client_id }, 400, 'invalid_request'],
-      [{ grant_type: 'authorization_code', code: 'x', code_verifier: verifier, client_id: 'nope', redirect_uri: REDIRECT }, 401, 'invalid_client'],
-      [{ grant_type: 'authorization_code', code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT }, 400, 'invalid_request'],
-      [{ grant_type: 'authorization_code', code: 'unknown', code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT }, 400, 'invalid_grant'],
+      [
+        { grant_type: 'authorization_code', code: 'x', code_verifier: verifier, client_id: 'nope', redirect_uri: REDIRECT },
+        401,
+        'invalid_client',
+      ],
+      [
+        { grant_type: 'authorization_code', code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT },
+        400,
+        'invalid_request',
+      ],
+      [
+        { grant_type: 'authorization_code', code: 'unknown', code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT },
+        400,
+        'invalid_grant',
+      ],
     ];
     for (const [form, status, error] of cases) {
       const response = await tokenRequest(server, form);
@@ -524,7 +608,14 @@ describe('token endpoint', () => {
     const { verifier, challenge } = pkcePair();
     const code = await authorizeCode(server, cookie, { clientId: client.client_id, challenge, ...(scope ? { scope } : {}) });
     const exchange = (overrides: Record<string, string> = {}) =>
-      tokenRequest(server, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT, ...overrides });
+      tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        ...overrides,
+      });
     return { client, code, verifier, exchange };
   }
 
@@ -538,8 +629,13 @@ describe('token endpoint', () => {
 
   it('refuses a redirect URI other than the authorization request’s', async () => {
     const { exchange } = await freshCode();
-    expect(((await (await exchange({ redirect_uri: 'http://127.0.0.1:10/callback' })).json()) as { error: string }).error).toBe('invalid_grant');
-    expect(await (await exchange({ redirect_uri: '' })).json()).toMatchObject({ error: 'invalid_request', error_description: 'redirect_uri is required.' });
+    expect(((await (await exchange({ redirect_uri: 'http://127.0.0.1:10/callback' })).json()) as { error: string }).error).toBe(
+      'invalid_grant',
+    );
+    expect(await (await exchange({ redirect_uri: '' })).json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'redirect_uri is required.',
+    });
   });
 
   it('refuses a code presented by another client', async () => {
@@ -563,7 +659,11 @@ describe('token endpoint', () => {
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
     expect(accessValid(first.access_token)).toBe(false);
-    const refresh = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: (await freshCode()).client.client_id });
+    const refresh = await tokenRequest(server, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: (await freshCode()).client.client_id,
+    });
     expect(refresh.status).toBe(400);
   });
 
@@ -603,9 +703,14 @@ describe('refresh and revocation', () => {
     expect(narrowed.scope).toBe('crm:read');
     const escalation = await refresh(client.client_id, narrowed.refresh_token, 'crm:read automation:enqueue');
     expect(escalation.status).toBe(400);
-    expect(await escalation.json()).toMatchObject({ error: 'invalid_scope', error_description: expect.stringMatching(/automation:enqueue/) });
+    expect(await escalation.json()).toMatchObject({
+      error: 'invalid_scope',
+      error_description: expect.stringMatching(/automation:enqueue/),
+    });
     // The grant keeps its original scopes: a later refresh without scope gets them back.
-    expect(tokenResponseSchema.parse(await (await refresh(client.client_id, narrowed.refresh_token)).json()).scope).toBe('crm:read crm:write');
+    expect(tokenResponseSchema.parse(await (await refresh(client.client_id, narrowed.refresh_token)).json()).scope).toBe(
+      'crm:read crm:write',
+    );
   });
 
   it('refuses a refresh token presented by another client', async () => {
@@ -618,7 +723,9 @@ describe('refresh and revocation', () => {
     const { tokens } = await authorizeOverHttp(server, user);
     expect(accessValid(tokens.access_token)).toBe(true);
     const revoked = server.withOtherConnection((db) =>
-      db.prepare('UPDATE oauth_grants SET revoked_at = ? WHERE id = (SELECT grant_id FROM oauth_tokens WHERE token_hash = ?)').run(clock.now(), sha256(tokens.access_token)),
+      db
+        .prepare('UPDATE oauth_grants SET revoked_at = ? WHERE id = (SELECT grant_id FROM oauth_tokens WHERE token_hash = ?)')
+        .run(clock.now(), sha256(tokens.access_token)),
     );
     expect(revoked.changes).toBe(1);
     expect(accessValid(tokens.access_token)).toBe(false);
@@ -661,7 +768,11 @@ describe('refresh and revocation', () => {
     expect(accessValid(second.tokens.access_token)).toBe(false);
     expect((await refresh(second.client.client_id, second.tokens.refresh_token)).status).toBe(400);
 
-    const missing = await server.request('/api/v1/mcp/oauth/revoke', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
+    const missing = await server.request('/api/v1/mcp/oauth/revoke', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(missing.status).toBe(400);
   });
 });

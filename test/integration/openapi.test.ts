@@ -26,7 +26,9 @@ describe('OpenAPI document', () => {
     // Every route the running app registered under the public prefix (HEAD twins aside) is documented.
     const registered = server.app.listRoutes().filter((r) => r.url.startsWith(PUBLIC_API_PREFIX) && r.method !== 'HEAD');
     for (const endpoint of PUBLIC_ENDPOINTS) {
-      expect(doc.paths[endpoint.path]?.[endpoint.method.toLowerCase()]?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(endpoint.operationId);
+      expect(doc.paths[endpoint.path]?.[endpoint.method.toLowerCase()]?.operationId, `${endpoint.method} ${endpoint.path}`).toBe(
+        endpoint.operationId,
+      );
     }
     for (const route of registered) {
       const path = route.url.slice(PUBLIC_API_PREFIX.length).replace(/:(\w+)/g, '{$1}');
@@ -44,10 +46,14 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the MCP endpoint and every OAuth route clients call, at the service root', async () => {
-    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as Document & { paths: Record<string, { servers?: { url: string }[] }> };
+    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as Document & {
+      paths: Record<string, { servers?: { url: string }[] }>;
+    };
     const rootRoutes = server.app
       .listRoutes()
-      .filter((r) => (r.url.startsWith('/api/v1/mcp/oauth/') || r.url.startsWith('/.well-known/') || r.url === '/mcp') && r.method !== 'HEAD')
+      .filter(
+        (r) => (r.url.startsWith('/api/v1/mcp/oauth/') || r.url.startsWith('/.well-known/') || r.url === '/mcp') && r.method !== 'HEAD',
+      )
       // The consent routes serve the console's own page, not clients.
       .filter((r) => !r.url.startsWith('/api/v1/mcp/oauth/consent'));
     expect(rootRoutes.length).toBeGreaterThanOrEqual(8);

@@ -17,11 +17,33 @@ async function cli(args: string[], input?: string) {
 
 describe('a tarification across a crash of the service', () => {
   it('kill -9 mid-job: a job not yet submitted is retried once and completes; a submitted one fails, refunded', async () => {
-    const { cabinet_id: cabinet } = (await cli(['init', '--cabinet', 'Crash', '--email', 'jobs@example.fr', '--password', 'a long password'])) as { cabinet_id: string };
-    const { key } = (await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'automation:enqueue,automation:read'])) as { key: string };
+    const { cabinet_id: cabinet } = (await cli([
+      'init',
+      '--cabinet',
+      'Crash',
+      '--email',
+      'jobs@example.fr',
+      '--password',
+      'a long password',
+    ])) as { cabinet_id: string };
+    const { key } = (await cli([
+      'keys',
+      'create',
+      '--cabinet',
+      cabinet,
+      '--name',
+      'k',
+      '--env',
+      'prod',
+      '--scopes',
+      'automation:enqueue,automation:read',
+    ])) as { key: string };
     await cli(['credits', 'grant', '--cabinet', cabinet, '--amount', '100']);
     for (const compagnie of ['crash-before', 'crash-after']) {
-      await cli(['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', compagnie, '--login', 'broker', '--password-stdin'], 'pw\n');
+      await cli(
+        ['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', compagnie, '--login', 'broker', '--password-stdin'],
+        'pw\n',
+      );
     }
 
     const first = await startServeProcess([], { ...env, COURTIER_TEST_HANG: '1' }, CLI_WITH_TEST_INSURERS);
@@ -30,7 +52,11 @@ describe('a tarification across a crash of the service', () => {
       jobSchema.parse(await (await fetch(`${base}/api/v1/public/automation/jobs/${id}`, { headers })).json());
     const ids: Record<string, string> = {};
     for (const compagnie of ['crash-before', 'crash-after']) {
-      const res = await fetch(`${first.url}/api/v1/public/automation/tarifications`, { method: 'POST', headers, body: JSON.stringify({ compagnie, produit: 'auto', dicData: { ref: compagnie } }) });
+      const res = await fetch(`${first.url}/api/v1/public/automation/tarifications`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ compagnie, produit: 'auto', dicData: { ref: compagnie } }),
+      });
       expect(res.status).toBe(202);
       ids[compagnie] = ((await res.json()) as { job_id: string }).job_id;
     }
@@ -54,8 +80,16 @@ describe('a tarification across a crash of the service', () => {
         const jobs = await Promise.all(Object.values(ids).map((id) => get(second.url, id)));
         return jobs.every((j) => ['completed', 'failed'].includes(j.status));
       });
-      expect(await get(second.url, ids['crash-before'] ?? '')).toMatchObject({ status: 'completed', credits_consumed: 10, result: { tarif_eur: 250 } });
-      expect(await get(second.url, ids['crash-after'] ?? '')).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'worker_crashed', technical: true } });
+      expect(await get(second.url, ids['crash-before'] ?? '')).toMatchObject({
+        status: 'completed',
+        credits_consumed: 10,
+        result: { tarif_eur: 250 },
+      });
+      expect(await get(second.url, ids['crash-after'] ?? '')).toMatchObject({
+        status: 'failed',
+        credits_consumed: 0,
+        error: { code: 'worker_crashed', technical: true },
+      });
       const wallet = walletSchema.parse(await (await fetch(`${second.url}/api/v1/public/wallet`, { headers })).json());
       expect(wallet.balance).toBe(90);
       expect(wallet.ledger.filter((e) => e.kind === 'refund')).toHaveLength(1);

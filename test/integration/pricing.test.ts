@@ -40,7 +40,9 @@ function request(extra: Record<string, unknown> = {}) {
 }
 
 /** A server of its own whose quota is 2 an hour, with one cabinet that has credits and credentials; closed after `test`. */
-async function onQuotaOfTwo(test: (api: ReturnType<typeof apiClient>, quotaServer: TestServer, cabinetId: string) => Promise<void>): Promise<void> {
+async function onQuotaOfTwo(
+  test: (api: ReturnType<typeof apiClient>, quotaServer: TestServer, cabinetId: string) => Promise<void>,
+): Promise<void> {
   const quotaServer = await startTestServer({ clock, insurers: [createTestInsurer()], config: { tarificationQuotaPerHour: 2 } });
   try {
     const id = await quotaServer.createCabinet();
@@ -83,7 +85,13 @@ describe('catalogue', () => {
     expect(res.body).toEqual({
       data: [
         { code: 'auto', label: 'Assurance auto', kind: 'quote', cost_credits: 10, insurers: [{ code: 'testco', name: 'Test Assurances' }] },
-        { code: 'attestation', label: 'Attestation d’assurance', kind: 'routine', cost_credits: 4, insurers: [{ code: 'testco', name: 'Test Assurances' }] },
+        {
+          code: 'attestation',
+          label: 'Attestation d’assurance',
+          kind: 'routine',
+          cost_credits: 4,
+          insurers: [{ code: 'testco', name: 'Test Assurances' }],
+        },
       ],
     });
   });
@@ -92,8 +100,19 @@ describe('catalogue', () => {
     const { api } = await cabinet();
     const res = await api.get('/produits-disponibles/auto/schema?compagnie=testco');
     const doc = productSchemaDocument.strict().parse(res.body);
-    expect(doc).toMatchObject({ produit: 'auto', compagnie: 'testco', kind: 'quote', cost_credits: 10, required: ['postcode', 'birth_date'] });
-    expect(doc.labels).toEqual({ postcode: 'Code postal', birth_date: 'Date de naissance du conducteur', formula: 'Formule', insured_name: 'Nom de l’assuré' });
+    expect(doc).toMatchObject({
+      produit: 'auto',
+      compagnie: 'testco',
+      kind: 'quote',
+      cost_credits: 10,
+      required: ['postcode', 'birth_date'],
+    });
+    expect(doc.labels).toEqual({
+      postcode: 'Code postal',
+      birth_date: 'Date de naissance du conducteur',
+      formula: 'Formule',
+      insured_name: 'Nom de l’assuré',
+    });
     expect(Object.keys(doc.json_schema.properties as object)).toEqual(['postcode', 'birth_date', 'formula', 'insured_name']);
     expect(doc.example).toEqual({ postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' });
     expect((await api.get('/produits-disponibles/moto/schema?compagnie=testco')).body.error).toBe('unknown_product');
@@ -105,12 +124,23 @@ describe('catalogue', () => {
 describe('dry run', () => {
   it('answers exactly part 2.4 and costs and creates nothing', async () => {
     const { id, api } = await cabinet(100, false);
-    const res = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: 'x' }, dry_run: true });
+    const res = await api.post('/automation/tarifications', {
+      compagnie: 'testco',
+      produit: 'auto',
+      dicData: { postcode: 'x' },
+      dry_run: true,
+    });
     expect(res.status).toBe(200);
     expect(dryRunResultSchema.strict().parse(res.body)).toEqual({
       job_id: null,
       status: 'dry_run_ok',
-      validation: { schema_ok: false, missing_required_fields: ['birth_date'], quota: { remaining: 1000, limit: 1000 }, credentials_configured: false, would_cost_credits: 10 },
+      validation: {
+        schema_ok: false,
+        missing_required_fields: ['birth_date'],
+        quota: { remaining: 1000, limit: 1000 },
+        credentials_configured: false,
+        would_cost_credits: 10,
+      },
       credits_consumed: 0,
     });
     const ok = await api.post('/automation/tarifications', { ...request(), dry_run: true });
@@ -119,8 +149,12 @@ describe('dry run', () => {
     expect((await api.get('/automation/jobs')).body.count).toBe(0);
     expect(listEvents(server.deps, id)).toHaveLength(0);
     // Only a malformed request body is a 400 in a dry run.
-    expect((await api.post('/automation/tarifications', { compagnie: 'testco', dicData: {}, dry_run: true })).body.error).toBe('validation_error');
-    expect((await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: [], dry_run: true })).body.error).toBe('validation_error');
+    expect((await api.post('/automation/tarifications', { compagnie: 'testco', dicData: {}, dry_run: true })).body.error).toBe(
+      'validation_error',
+    );
+    expect(
+      (await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: [], dry_run: true })).body.error,
+    ).toBe('validation_error');
   });
 });
 
@@ -129,7 +163,10 @@ describe('enqueue: every error of part 7, in order', () => {
     const { api } = await cabinet();
     const res = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { formula: 'tiers' } });
     expect(res.status).toBe(400);
-    expect((res.body.details as { path: string }[]).map((d) => d.path).sort()).toEqual(['body.dicData.birth_date', 'body.dicData.postcode']);
+    expect((res.body.details as { path: string }[]).map((d) => d.path).sort()).toEqual([
+      'body.dicData.birth_date',
+      'body.dicData.postcode',
+    ]);
   });
 
   it('503 api_rpa_temporarily_disabled while the kill switch is on', async () => {
@@ -161,7 +198,9 @@ describe('enqueue: every error of part 7, in order', () => {
       expect(over.status).toBe(429);
       expect(over.body.error).toBe('rpa_quota_exceeded');
       expect((over.body.details as { reset_at: string }).reset_at).toBe(new Date(clock.now() - 60_000 + 3600_000).toISOString());
-      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 0, limit: 2 } } });
+      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({
+        validation: { quota: { remaining: 0, limit: 2 } },
+      });
       clock.advance(3600_000 - 60_000 + 1);
       await enqueue(q, request());
     });
@@ -189,16 +228,35 @@ describe('enqueue: every error of part 7, in order', () => {
     await onQuotaOfTwo(async (q, quotaServer, id) => {
       await enqueue(q, request());
       const now = clock.now();
-      const pulled = { compagnie: 'testco', produit: 'auto', dic_data: '{}', request_hash: 'elsewhere', devis_id: randomUUID(), status: 'completed', progress_step: 'done' };
+      const pulled = {
+        compagnie: 'testco',
+        produit: 'auto',
+        dic_data: '{}',
+        request_hash: 'elsewhere',
+        devis_id: randomUUID(),
+        status: 'completed',
+        progress_step: 'done',
+      };
       const written = jobRecords.write(
         quotaServer.deps.db.orm,
         id,
         randomUUID(),
-        { ...pulled, progress_percent: 100, cost_credits: 10, submitted: true, attempts: 1, created_at: now, updated_at: now, finished_at: now },
+        {
+          ...pulled,
+          progress_percent: 100,
+          cost_credits: 10,
+          submitted: true,
+          attempts: 1,
+          created_at: now,
+          updated_at: now,
+          finished_at: now,
+        },
         { blob: () => undefined, now, deps: quotaServer.deps },
       );
       expect(written).toBe(true);
-      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({ validation: { quota: { remaining: 1, limit: 2 } } });
+      expect((await q.post('/automation/tarifications', { ...request(), dry_run: true })).body).toMatchObject({
+        validation: { quota: { remaining: 1, limit: 2 } },
+      });
       await enqueue(q, request());
       expect((await q.post('/automation/tarifications', request())).body.error).toBe('rpa_quota_exceeded');
     });
@@ -210,7 +268,11 @@ describe('enqueue: every error of part 7, in order', () => {
     const body = request();
     const elsewhere = await cabinet();
     const first = await enqueue(elsewhere.api, body);
-    const hash = String(server.withOtherConnection((db) => (db.prepare('SELECT request_hash FROM jobs WHERE id = ?').get(first) as { request_hash: string }).request_hash));
+    const hash = String(
+      server.withOtherConnection(
+        (db) => (db.prepare('SELECT request_hash FROM jobs WHERE id = ?').get(first) as { request_hash: string }).request_hash,
+      ),
+    );
     await worker().idle();
     const runsBefore = insurer.runs.length;
 
@@ -218,11 +280,34 @@ describe('enqueue: every error of part 7, in order', () => {
     const jobId = randomUUID();
     const now = clock.now();
     const pulled = {
-      compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify(body.dicData), request_hash: hash, devis_id: randomUUID(), status: 'mfa_required', progress_step: 'waiting for the MFA code',
-      progress_percent: 15, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null, error_code: null, error_message: null, error_technical: null,
-      submitted: false, attempts: 1, mfa_requested_at: now, mfa_expires_at: now + 60_000, environment: 'prod', robot_compagnie: 'testco', created_at: now - 60_000, updated_at: now, finished_at: null,
+      compagnie: 'testco',
+      produit: 'auto',
+      dic_data: JSON.stringify(body.dicData),
+      request_hash: hash,
+      devis_id: randomUUID(),
+      status: 'mfa_required',
+      progress_step: 'waiting for the MFA code',
+      progress_percent: 15,
+      cost_credits: 10,
+      credits_consumed: null,
+      result_tarif_cents: null,
+      result_suspens: null,
+      error_code: null,
+      error_message: null,
+      error_technical: null,
+      submitted: false,
+      attempts: 1,
+      mfa_requested_at: now,
+      mfa_expires_at: now + 60_000,
+      environment: 'prod',
+      robot_compagnie: 'testco',
+      created_at: now - 60_000,
+      updated_at: now,
+      finished_at: null,
     };
-    expect(jobRecords.refusal(server.deps.db.orm, id, { op: 'upsert', recordId: jobId, fields: pulled, deviceId: randomUUID() })).toBeNull();
+    expect(
+      jobRecords.refusal(server.deps.db.orm, id, { op: 'upsert', recordId: jobId, fields: pulled, deviceId: randomUUID() }),
+    ).toBeNull();
     jobRecords.write(server.deps.db.orm, id, jobId, pulled, { blob: () => undefined, now, deps: server.deps });
 
     // Shown as it is there, with the cost that install's wallet was debited; no code prompt here.
@@ -230,7 +315,10 @@ describe('enqueue: every error of part 7, in order', () => {
     const replay = await api.post('/automation/tarifications', body);
     expect(replay.status).toBe(429);
     expect(replay.body).toMatchObject({ error: 'rpa_replay_detected', details: { retry_after_seconds: 540, job_id: jobId } });
-    for (const [path, payload] of [[`/automation/jobs/${jobId}/cancel`, undefined], [`/automation/jobs/${jobId}/mfa`, { code: '123456' }]] as const) {
+    for (const [path, payload] of [
+      [`/automation/jobs/${jobId}/cancel`, undefined],
+      [`/automation/jobs/${jobId}/mfa`, { code: '123456' }],
+    ] as const) {
       const refused = await api.post(path, payload);
       expect(refused.status, path).toBe(409);
       expect(errorBodySchema.parse(refused.body)).toMatchObject({ error: 'job_runs_elsewhere', details: { status: 'mfa_required' } });
@@ -251,7 +339,11 @@ describe('enqueue: every error of part 7, in order', () => {
     const ok = await api.post('/automation/tarifications', body, { 'Idempotency-Key': key });
     expect(ok.status).toBe(202);
     expect(ok.headers.get('location')).toBe(ok.body.poll_url);
-    expect(ok.body).toEqual({ job_id: expect.any(String), status: 'pending', poll_url: `/api/v1/public/automation/jobs/${String(ok.body.job_id)}` });
+    expect(ok.body).toEqual({
+      job_id: expect.any(String),
+      status: 'pending',
+      poll_url: `/api/v1/public/automation/jobs/${String(ok.body.job_id)}`,
+    });
     const replay = await api.post('/automation/tarifications', body, { 'Idempotency-Key': key });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(ok.body);
@@ -301,7 +393,11 @@ describe('running jobs', () => {
     expect(Buffer.from(await pdf.arrayBuffer())).toEqual(TEST_PDF);
     const events = listEvents(server.deps, id).map((e) => e.type);
     expect(events).toEqual(['job.completed', 'devis.generated']);
-    expect(jobCompletedPayload.strict().parse(listEvents(server.deps, id)[0]?.data)).toMatchObject({ job_id: jobId, status: 'completed', credits_consumed: 10 });
+    expect(jobCompletedPayload.strict().parse(listEvents(server.deps, id)[0]?.data)).toMatchObject({
+      job_id: jobId,
+      status: 'completed',
+      credits_consumed: 10,
+    });
     // The signed quote can become a contract.
     expect((await api.post(`/devis/${done.devis_id}/sign`)).status).toBe(200);
   });
@@ -342,8 +438,16 @@ describe('running jobs', () => {
     const business = await enqueue(api);
     const technical = await enqueue(api);
     await worker().idle();
-    expect(await job(api, business)).toMatchObject({ status: 'failed', credits_consumed: 10, error: { code: 'risk_declined', technical: false } });
-    expect(await job(api, technical)).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'portal_down', technical: true } });
+    expect(await job(api, business)).toMatchObject({
+      status: 'failed',
+      credits_consumed: 10,
+      error: { code: 'risk_declined', technical: false },
+    });
+    expect(await job(api, technical)).toMatchObject({
+      status: 'failed',
+      credits_consumed: 0,
+      error: { code: 'portal_down', technical: true },
+    });
     expect((await api.get('/wallet')).body.balance).toBe(90);
     expect(refundJob(server.deps, id, technical, 'again')).toBe(false);
     expect(refundJob(server.deps, id, business, 'business refunded by hand')).toBe(true);
@@ -359,7 +463,9 @@ describe('running jobs', () => {
 
   it('credentials removed after the enqueue, or their password when the robot logs in: insurer_credentials_missing, refunded, not counted by the breaker', async () => {
     const { id, api } = await cabinet(100);
-    const breaker = async () => automationStatusSchema.parse((await api.get('/automation/status')).body).breakers.find((b) => b.compagnie === 'testco')?.consecutive_failures ?? 0;
+    const breaker = async () =>
+      automationStatusSchema.parse((await api.get('/automation/status')).body).breakers.find((b) => b.compagnie === 'testco')
+        ?.consecutive_failures ?? 0;
     const failuresBefore = await breaker();
     const missing = { status: 'failed', credits_consumed: 0, error: { code: 'insurer_credentials_missing', technical: true } };
 

@@ -24,7 +24,10 @@ let app: FastifyInstance;
 let origin: string;
 let browser: Browser;
 // portalUrl is read at each run, once the server listens.
-const adapter: InsurerAdapter = createSandboxAdapter({ portalUrl: () => `${origin}${PREFIX}`, timeouts: { actionMs: 2_000, navigationMs: 5_000, downloadMs: 2_000 } });
+const adapter: InsurerAdapter = createSandboxAdapter({
+  portalUrl: () => `${origin}${PREFIX}`,
+  timeouts: { actionMs: 2_000, navigationMs: 5_000, downloadMs: 2_000 },
+});
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
@@ -36,7 +39,9 @@ beforeAll(async () => {
   app.get('/redesigned/login', async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .send('<!doctype html><html lang="fr"><title>x</title><h1>Espace courtier – Sandbox Assurances</h1><label for="u">Login</label><input id="u"><button>Connexion</button></html>'),
+      .send(
+        '<!doctype html><html lang="fr"><title>x</title><h1>Espace courtier – Sandbox Assurances</h1><label for="u">Login</label><input id="u"><button>Connexion</button></html>',
+      ),
   );
   origin = await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await chromium.launch({
@@ -68,7 +73,16 @@ interface Harness {
 }
 
 /** A RobotContext like the worker's: a page in a fresh browser context (or `page`, as resumed), MFA answered by `onMfa`. */
-function harness(options: { page?: Page; login?: string; password?: string; onMfa?: (challenge: string, attempt: number) => Promise<string>; signal?: AbortSignal; onProgress?: (step: string) => void } = {}): Harness {
+function harness(
+  options: {
+    page?: Page;
+    login?: string;
+    password?: string;
+    onMfa?: (challenge: string, attempt: number) => Promise<string>;
+    signal?: AbortSignal;
+    onProgress?: (step: string) => void;
+  } = {},
+): Harness {
   const progress: [string, number][] = [];
   const challenges: string[] = [];
   let submitted = false;
@@ -153,7 +167,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
   it('prices an auto quote with demo, at the portal’s formula, with its PDF', async () => {
     const h = harness();
     const result = await adapter.run(h.ctx, { produit: 'auto', dicData: AUTO });
-    const expected = autoPremium({ driverBirthDate: '1980-05-14', licenceDate: '2000-06-01', bonusMalus: 0.85, postcode: '69003', usage: 'prive', formula: 'tous_risques' }, clock.now());
+    const expected = autoPremium(
+      {
+        driverBirthDate: '1980-05-14',
+        licenceDate: '2000-06-01',
+        bonusMalus: 0.85,
+        postcode: '69003',
+        usage: 'prive',
+        formula: 'tous_risques',
+      },
+      clock.now(),
+    );
     expect(expected).toBe(705.76);
     expect(result.tarif_eur).toBe(expected);
     expect(result.outcome).toBe('complete');
@@ -171,7 +195,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
   });
 
   it('prices an auto quote by registration alone', async () => {
-    const dicData = { ...AUTO, vehicle_make: undefined, vehicle_model: undefined, registration: 'AB-123-CD', formula: 'tiers', usage: 'mixte' };
+    const dicData = {
+      ...AUTO,
+      vehicle_make: undefined,
+      vehicle_model: undefined,
+      registration: 'AB-123-CD',
+      formula: 'tiers',
+      usage: 'mixte',
+    };
     const result = await adapter.run(harness().ctx, { produit: 'auto', dicData });
     // 380 × 0.85 × 1.15 (mixte) × 1 (tiers) × 1.15 (Rhône) = 427.1675
     expect(result.tarif_eur).toBe(427.17);
@@ -180,7 +211,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
   it('prices a home quote (mrh)', async () => {
     const h = harness();
     const result = await adapter.run(h.ctx, { produit: 'mrh', dicData: MRH });
-    const expected = homePremium({ dwellingType: 'appartement', surfaceM2: 62, rooms: 3, postcode: '75011', occupantStatus: 'locataire', contentsCapitalEur: 15000 });
+    const expected = homePremium({
+      dwellingType: 'appartement',
+      surfaceM2: 62,
+      rooms: 3,
+      postcode: '75011',
+      occupantStatus: 'locataire',
+      contentsCapitalEur: 15000,
+    });
     expect(expected).toBe(235.69);
     expect(result).toMatchObject({ tarif_eur: expected, outcome: 'complete' });
     expect(result.suspens).toBeUndefined();
@@ -205,7 +243,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
 
     const typed: string[][] = [];
     const visited: string[] = [];
-    page?.on('framenavigated', (frame) => void (frame === page?.mainFrame() && visited.push(new URL(frame.url()).pathname.slice(PREFIX.length))));
+    page?.on(
+      'framenavigated',
+      (frame) => void (frame === page?.mainFrame() && visited.push(new URL(frame.url()).pathname.slice(PREFIX.length))),
+    );
     const resumed = harness({ page, login: 'demo-mfa' });
     resumed.ctx.withSecrets = (secrets, work) => (typed.push([...secrets]), work());
     const result = await adapter.run(resumed.ctx, { produit: 'mrh', dicData: MRH });

@@ -26,7 +26,10 @@ beforeEach(() => {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 const decode = (html: string) => html.replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
-const text = (html: string) => decode(html.replace(/<[^>]+>/g, ' ')).replace(/[ \t\n\r]+/g, ' ').trim();
+const text = (html: string) =>
+  decode(html.replace(/<[^>]+>/g, ' '))
+    .replace(/[ \t\n\r]+/g, ' ')
+    .trim();
 
 function alertOf(html: string): string | null {
   const match = /<div role="alert">([\s\S]*?)<\/div>/.exec(html);
@@ -64,7 +67,8 @@ function visitor() {
   }
   async function follow(res: LightMyRequestResponse): Promise<LightMyRequestResponse> {
     let current = res;
-    for (let i = 0; i < 5 && current.statusCode >= 300 && current.statusCode < 400; i++) current = await send('GET', String(current.headers.location));
+    for (let i = 0; i < 5 && current.statusCode >= 300 && current.statusCode < 400; i++)
+      current = await send('GET', String(current.headers.location));
     return current;
   }
   return {
@@ -93,7 +97,13 @@ async function lastCode(): Promise<string> {
   return code;
 }
 
-const DRIVER = { insured_name: 'Jean Dupont', birth_date: '1980-05-14', licence_date: '2000-06-01', bonus_malus: '0,85', postcode: '69003' };
+const DRIVER = {
+  insured_name: 'Jean Dupont',
+  birth_date: '1980-05-14',
+  licence_date: '2000-06-01',
+  bonus_malus: '0,85',
+  postcode: '69003',
+};
 const VEHICLE = { make: 'Peugeot', model: '308', registration: '', first_registration_date: '2021-03-15', usage: 'prive' };
 
 async function autoQuote(v: ReturnType<typeof visitor>, driver = DRIVER, vehicle = VEHICLE, formula = 'tous_risques') {
@@ -152,7 +162,8 @@ describe('login', () => {
     expect(cookie).toMatch(/^sbx_session=[A-Za-z0-9_-]{32}; Path=\/sandbox\/insurer; HttpOnly; SameSite=Lax$/);
     const home = await v.get('accueil');
     expect(h1Of(home.body)).toBe('Accueil');
-    for (const link of ['Nouveau devis auto', 'Nouveau devis habitation', 'Attestation d’assurance']) expect(home.body).toMatch(new RegExp(`<a href="[^"]+">${link}</a>`));
+    for (const link of ['Nouveau devis auto', 'Nouveau devis habitation', 'Attestation d’assurance'])
+      expect(home.body).toMatch(new RegExp(`<a href="[^"]+">${link}</a>`));
     expect(home.body).toContain('<button type="submit">Se déconnecter</button>');
     expect((await v.get('')).headers.location).toBe(`${PREFIX}/accueil`);
     expect((await v.get('login')).headers.location).toBe(`${PREFIX}/accueil`);
@@ -187,8 +198,14 @@ describe('two-step verification', () => {
     const v = visitor();
     const res = await v.post('login', { broker_id: 'demo-mfa', password: 'demo' });
     expect(res.headers.location).toBe(`${PREFIX}/mfa`);
-    const phone = (await app.inject({ url: `${PREFIX}/phone?format=json` })).json<{ messages: { to: string; code: string; sent_at: string }[] }>();
-    expect(phone.messages[0]).toEqual({ to: '+33 6 12 34 56 42', code: expect.stringMatching(/^\d{6}$/), sent_at: new Date(clock.now()).toISOString() });
+    const phone = (await app.inject({ url: `${PREFIX}/phone?format=json` })).json<{
+      messages: { to: string; code: string; sent_at: string }[];
+    }>();
+    expect(phone.messages[0]).toEqual({
+      to: '+33 6 12 34 56 42',
+      code: expect.stringMatching(/^\d{6}$/),
+      sent_at: new Date(clock.now()).toISOString(),
+    });
     // Logged in with MFA pending: the other pages wait for the code.
     expect((await v.get('accueil')).headers.location).toBe(`${PREFIX}/mfa`);
     const mfa = await v.get('mfa');
@@ -270,7 +287,13 @@ describe('auto quote', () => {
     expect(res.body).toContain('value="4"');
     expect(res.body).toContain('value="1980-05-14"');
     expect(res.body).toMatch(/id="bonus_malus"[^>]*aria-invalid="true"/);
-    for (const label of ['Nom de l’assuré', 'Date de naissance du conducteur', 'Date d’obtention du permis', 'Coefficient bonus-malus', 'Code postal']) {
+    for (const label of [
+      'Nom de l’assuré',
+      'Date de naissance du conducteur',
+      'Date d’obtention du permis',
+      'Coefficient bonus-malus',
+      'Code postal',
+    ]) {
       expect(res.body).toMatch(new RegExp(`<label for="[a-z_]+">${label}</label>`));
     }
     const future = await v.post('devis/auto/conducteur', { ...DRIVER, licence_date: '2027-01-01' });
@@ -285,7 +308,9 @@ describe('auto quote', () => {
     await v.submit('devis/auto/conducteur', DRIVER);
     const vehiclePage = await v.get('devis/auto/vehicule');
     expect(vehiclePage.body).toMatch(/<label for="usage">Usage<\/label><select id="usage" name="usage"/);
-    expect(vehiclePage.body).toContain('<option value="prive">privé</option><option value="professionnel">professionnel</option><option value="mixte">mixte</option>');
+    expect(vehiclePage.body).toContain(
+      '<option value="prive">privé</option><option value="professionnel">professionnel</option><option value="mixte">mixte</option>',
+    );
     const neither = await v.post('devis/auto/vehicule', { ...VEHICLE, make: '', model: '' });
     expect(neither.statusCode).toBe(422);
     expect(alertOf(neither.body)).toBe('Renseignez les champs « Marque » et « Modèle », ou le champ « Immatriculation ».');
@@ -296,8 +321,14 @@ describe('auto quote', () => {
     const plateOnly = await v.submit('devis/auto/vehicule', { ...VEHICLE, make: '', model: '', registration: 'ab-123-cd' });
     expect(h1Of(plateOnly.body)).toBe('Devis auto – Formule');
     expect(plateOnly.body).toContain('<fieldset><legend>Formule</legend>');
-    for (const [value, label] of [['tiers', 'Tiers'], ['tiers_etendu', 'Tiers étendu'], ['tous_risques', 'Tous risques']]) {
-      expect(plateOnly.body).toContain(`<input type="radio" id="formula-${value}" name="formula" value="${value}"><label for="formula-${value}">${label}</label>`);
+    for (const [value, label] of [
+      ['tiers', 'Tiers'],
+      ['tiers_etendu', 'Tiers étendu'],
+      ['tous_risques', 'Tous risques'],
+    ]) {
+      expect(plateOnly.body).toContain(
+        `<input type="radio" id="formula-${value}" name="formula" value="${value}"><label for="formula-${value}">${label}</label>`,
+      );
     }
     const noFormula = await v.post('devis/auto/formule', {});
     expect(noFormula.statusCode).toBe(422);
@@ -321,7 +352,12 @@ describe('auto quote', () => {
   it('applies the young-driver, usage and Paris factors', async () => {
     const v = await loggedIn();
     // Licence held 2 years: × 1.6; professionnel × 1.3; tiers étendu × 1.35; Paris × 1.3; bonus-malus 1.
-    const young = await autoQuote(v, { ...DRIVER, licence_date: '2024-12-01', bonus_malus: '1', postcode: '75011' }, { ...VEHICLE, usage: 'professionnel' }, 'tiers_etendu');
+    const young = await autoQuote(
+      v,
+      { ...DRIVER, licence_date: '2024-12-01', bonus_malus: '1', postcode: '75011' },
+      { ...VEHICLE, usage: 'professionnel' },
+      'tiers_etendu',
+    );
     // 380 × 1 × 1.6 × 1.3 × 1.35 × 1.3 = 1387.152
     expect(ddOf(young.body, 'Prime annuelle')).toBe('1\u00a0387,15\u00a0€');
     expect(ddOf(young.body, 'Formule')).toBe('Tiers étendu');
@@ -379,12 +415,16 @@ describe('PDFs', () => {
     expect(pdf.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const doc = await PDFDocument.load(pdf.rawPayload);
     expect(doc.getTitle()).toBe('Devis auto – 705,76\u00a0€ – Jean Dupont');
-    expect(doc.getSubject()).toContain('Sandbox Assurances – Assurance auto – formule Tous risques – prime annuelle 705,76\u00a0€ – Jean Dupont');
+    expect(doc.getSubject()).toContain(
+      'Sandbox Assurances – Assurance auto – formule Tous risques – prime annuelle 705,76\u00a0€ – Jean Dupont',
+    );
     expect(doc.getAuthor()).toBe('Sandbox Assurances');
     // Without a PDF library: the Info dictionary is in clear (no object streams).
     const raw = pdf.rawPayload.toString('latin1');
     expect(raw).toContain(`/Title <${pdfInfoHex('Devis auto – 705,76\u00a0€ – Jean Dupont')}>`);
-    expect(raw).toMatch(/\/Keywords \(Sandbox Assurances; devis auto; prime annuelle 705,76 EUR; formule Tous risques; assure Jean Dupont; reference DEV-[0-9A-F]{8}\)/);
+    expect(raw).toMatch(
+      /\/Keywords \(Sandbox Assurances; devis auto; prime annuelle 705,76 EUR; formule Tous risques; assure Jean Dupont; reference DEV-[0-9A-F]{8}\)/,
+    );
     expect(doc.getKeywords()).toContain('prime annuelle 705,76 EUR');
   });
 
@@ -477,11 +517,27 @@ describe('encapsulation', () => {
   it('checks the session before every signed-in page, GET and POST: no session → login, a code still due → mfa', async () => {
     const signedInPages: ['GET' | 'POST', string][] = [
       ['GET', 'accueil'],
-      ...['devis/auto', 'devis/habitation', 'devis/0123456789abcdef', 'devis/0123456789abcdef/pdf', 'attestation/SBX-123456', 'attestation/SBX-123456/pdf'].map(
-        (path) => ['GET', path] as ['GET', string],
-      ),
-      ...['devis/auto/conducteur', 'devis/auto/vehicule', 'devis/auto/formule', 'devis/habitation/logement', 'devis/habitation/occupation', 'attestation'].flatMap(
-        (path) => [['GET', path], ['POST', path]] as ['GET' | 'POST', string][],
+      ...[
+        'devis/auto',
+        'devis/habitation',
+        'devis/0123456789abcdef',
+        'devis/0123456789abcdef/pdf',
+        'attestation/SBX-123456',
+        'attestation/SBX-123456/pdf',
+      ].map((path) => ['GET', path] as ['GET', string]),
+      ...[
+        'devis/auto/conducteur',
+        'devis/auto/vehicule',
+        'devis/auto/formule',
+        'devis/habitation/logement',
+        'devis/habitation/occupation',
+        'attestation',
+      ].flatMap(
+        (path) =>
+          [
+            ['GET', path],
+            ['POST', path],
+          ] as ['GET' | 'POST', string][],
       ),
     ];
     const awaitingCode = visitor();
@@ -496,7 +552,12 @@ describe('encapsulation', () => {
   });
 
   it('parses urlencoded forms only inside the portal', async () => {
-    const res = await app.inject({ method: 'POST', url: '/outside', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/outside',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1',
+    });
     expect(res.statusCode).toBe(415);
   });
 

@@ -59,7 +59,11 @@ beforeAll(async () => {
   setInsurerCredentials(server.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
   api = apiClient(server, server.createKey(cabinetId).key);
   for (let i = 0; i < 60; i++) {
-    const created = await api.post('/opportunities', { title: `Opportunité ${i}`, product: 'auto', contact: { last_name: `Client ${i}` } }, { 'Idempotency-Key': randomUUID() });
+    const created = await api.post(
+      '/opportunities',
+      { title: `Opportunité ${i}`, product: 'auto', contact: { last_name: `Client ${i}` } },
+      { 'Idempotency-Key': randomUUID() },
+    );
     expect(created.status).toBe(201);
   }
 });
@@ -114,7 +118,10 @@ describe('statements per request on the hot paths', () => {
   it('the outbox fan-out of an install without webhook subscriptions', async () => {
     // Stopped, so that its own fan-out (woken by the creates' signal) does not take the events first.
     await server.app.webhookDispatcher.stop();
-    for (let i = 0; i < 5; i++) expect((await api.post('/opportunities', { title: `Sans abonnement ${i}`, product: 'auto', contact: { last_name: 'Martin' } })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await api.post('/opportunities', { title: `Sans abonnement ${i}`, product: 'auto', contact: { last_name: 'Martin' } })).status,
+      ).toBe(201);
     const trace: Trace = { open: true, statements: [] };
     traces.run(trace, () => fanOutEvents(server.deps, 500));
     expectWithin('fanOutWithoutSubscriptions', trace.statements);
@@ -132,7 +139,12 @@ describe('statements per request on the hot paths', () => {
   });
 
   it('POST /opportunities with a fresh Idempotency-Key', async () => {
-    const create = () => api.post('/opportunities', { title: 'Flotte', product: 'auto', contact: { last_name: 'Martin' } }, { 'Idempotency-Key': randomUUID() });
+    const create = () =>
+      api.post(
+        '/opportunities',
+        { title: 'Flotte', product: 'auto', contact: { last_name: 'Martin' } },
+        { 'Idempotency-Key': randomUUID() },
+      );
     expectWithin('create', await statementsOf(create, 201));
   });
 
@@ -142,7 +154,11 @@ describe('statements per request on the hot paths', () => {
     let n = 0;
     const enqueue = () => {
       n += 1;
-      return api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(10000 + n), birth_date: '1984-03-09' } }, { 'Idempotency-Key': randomUUID() });
+      return api.post(
+        '/automation/tarifications',
+        { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(10000 + n), birth_date: '1984-03-09' } },
+        { 'Idempotency-Key': randomUUID() },
+      );
     };
     expectWithin('enqueue', await statementsOf(enqueue, 202));
   });
@@ -155,11 +171,19 @@ describe('statements per request on the hot paths', () => {
     const trace: Trace = { open: true, statements: [] };
     const jobIds = traces.run(trace, () => {
       server.app.robotWorker.start();
-      return Array.from({ length: jobs }, (_, i) =>
-        enqueueTarification(server.deps, cabinetId, { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(30000 + i), birth_date: '1984-03-09' } }, 'prod').job_id,
+      return Array.from(
+        { length: jobs },
+        (_, i) =>
+          enqueueTarification(
+            server.deps,
+            cabinetId,
+            { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(30000 + i), birth_date: '1984-03-09' } },
+            'prod',
+          ).job_id,
       );
     });
-    while (!jobIds.every((id) => findJob(server.deps, cabinetId, id)?.status === 'partial')) await new Promise((resolve) => setImmediate(resolve));
+    while (!jobIds.every((id) => findJob(server.deps, cabinetId, id)?.status === 'partial'))
+      await new Promise((resolve) => setImmediate(resolve));
     trace.open = false;
     // The transactions, each from its BEGIN to its COMMIT.
     const transactions: string[][] = [];

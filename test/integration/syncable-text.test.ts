@@ -51,7 +51,11 @@ function issuesOf(status: number, body: unknown): ValidationIssue[] {
 
 /** A POST whose JSON text is given as is, escapes included. */
 async function postRaw(path: string, key: string, json: string): Promise<{ status: number; body: unknown }> {
-  const res = await server.request(`/api/v1/public${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: json });
+  const res = await server.request(`/api/v1/public${path}`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body: json,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -110,7 +114,10 @@ describe('the REST API', () => {
     const created = await cab.api.post('/clients', { last_name: 'Dupont', first_name: 'Jeanne' });
     expect(created.status).toBe(201);
     const client = clientSchema.parse(created.body);
-    const res = await cab.api.patch(`/clients/${client.client_id}`, { first_name: 'Je\ud83danne', address: { ...ADDRESS, line2: '\u0000' } });
+    const res = await cab.api.patch(`/clients/${client.client_id}`, {
+      first_name: 'Je\ud83danne',
+      address: { ...ADDRESS, line2: '\u0000' },
+    });
     expect(issuesOf(res.status, res.body).map((i) => i.path)).toEqual(['body.first_name', 'body.address.line2']);
     expect((await cab.api.get(`/clients/${client.client_id}`)).body).toEqual(created.body);
   });
@@ -137,9 +144,17 @@ describe('the REST API', () => {
 
   it('accepts valid unicode: emoji (surrogate pairs), accents, tabs and newlines', async () => {
     const cab = await cabinet();
-    const res = await postRaw('/clients', cab.key, '{"last_name":"Du\\tpont 😀 \\ud83d\\ude00","first_name":"Zoë\\nAnne","address":{"line1":"1 rue\\r\\nB","postcode":"75002","city":"Paris 🏙️"}}');
+    const res = await postRaw(
+      '/clients',
+      cab.key,
+      '{"last_name":"Du\\tpont 😀 \\ud83d\\ude00","first_name":"Zoë\\nAnne","address":{"line1":"1 rue\\r\\nB","postcode":"75002","city":"Paris 🏙️"}}',
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(clientSchema.parse(res.body)).toMatchObject({ last_name: 'Du\tpont 😀 😀', first_name: 'Zoë\nAnne', address: { line1: '1 rue\r\nB', city: 'Paris 🏙️' } });
+    expect(clientSchema.parse(res.body)).toMatchObject({
+      last_name: 'Du\tpont 😀 😀',
+      first_name: 'Zoë\nAnne',
+      address: { line1: '1 rue\r\nB', city: 'Paris 🏙️' },
+    });
   });
 });
 
@@ -151,7 +166,10 @@ describe('the console’s API', () => {
     expect(issuesOf(res.status, await res.json()).map((i) => i.path)).toEqual(['body.company_name']);
     const list = await admin.request('/api/v1/console/clients');
     expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
-    const webhook = await admin.request('/api/v1/console/webhooks', { method: 'POST', json: { url: 'https://hooks.example/in', events: ['client.updated'], description: 'CRM\u0000' } });
+    const webhook = await admin.request('/api/v1/console/webhooks', {
+      method: 'POST',
+      json: { url: 'https://hooks.example/in', events: ['client.updated'], description: 'CRM\u0000' },
+    });
     expect(issuesOf(webhook.status, await webhook.json()).map((i) => i.path)).toEqual(['body.description']);
     expect(((await (await admin.request('/api/v1/console/webhooks')).json()) as { data: unknown[] }).data).toEqual([]);
   });
@@ -160,17 +178,29 @@ describe('the console’s API', () => {
 describe('the MCP tools', () => {
   it('answer a validation_error naming the argument, and create nothing', async () => {
     const cab = await cabinet();
-    const token = createAccessTokenForUser(server.deps, { cabinetId: cab.user.cabinetId, userId: cab.user.userId, clientName: 'Test Assistant', scopes: MCP_SCOPES }).access_token;
+    const token = createAccessTokenForUser(server.deps, {
+      cabinetId: cab.user.cabinetId,
+      userId: cab.user.userId,
+      clientName: 'Test Assistant',
+      scopes: MCP_SCOPES,
+    }).access_token;
     const client = new McpClient({ name: 'courtier-tests', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
-      const result = await client.callTool({ name: 'create_client', arguments: { last_name: 'Dupont', address: { ...ADDRESS, city: 'Pa\ud800ris' } } });
+      const result = await client.callTool({
+        name: 'create_client',
+        arguments: { last_name: 'Dupont', address: { ...ADDRESS, city: 'Pa\ud800ris' } },
+      });
       expect(result.isError).toBe(true);
       const [content] = result.content as { type: string; text: string }[];
       const body = JSON.parse(content?.text ?? 'null') as unknown;
       const error = errorBodySchema.omit({ request_id: true }).parse(body);
       expect(error.error).toBe('validation_error');
-      expect(validationIssueSchema.array().parse(error.details)).toEqual([{ path: 'arguments.address.city', message: VALUE_MESSAGE, code: 'custom' }]);
+      expect(validationIssueSchema.array().parse(error.details)).toEqual([
+        { path: 'arguments.address.city', message: VALUE_MESSAGE, code: 'custom' },
+      ]);
       expect(await clientCount(cab)).toBe(0);
     } finally {
       await client.close();
@@ -200,9 +230,13 @@ function withField(path: readonly string[], value: string): Record<string, unkno
 }
 
 const wellFormed = fc.string({ unit: 'grapheme', maxLength: 8 });
-const loneSurrogate = fc.oneof(fc.integer({ min: 0xd800, max: 0xdbff }), fc.integer({ min: 0xdc00, max: 0xdfff })).map((unit) => String.fromCharCode(unit));
+const loneSurrogate = fc
+  .oneof(fc.integer({ min: 0xd800, max: 0xdbff }), fc.integer({ min: 0xdc00, max: 0xdfff }))
+  .map((unit) => String.fromCharCode(unit));
 /** Any string holding a NUL or a lone surrogate: well-formed text around one bad unit. */
-const unsyncable = fc.tuple(wellFormed, fc.oneof(fc.constant('\u0000'), loneSurrogate), wellFormed).map(([before, bad, after]) => before + bad + after);
+const unsyncable = fc
+  .tuple(wellFormed, fc.oneof(fc.constant('\u0000'), loneSurrogate), wellFormed)
+  .map(([before, bad, after]) => before + bad + after);
 
 describe('properties of the client creation body', () => {
   it('any string with a NUL or a lone surrogate, anywhere in any text field, is refused with that field named', async () => {
@@ -223,14 +257,19 @@ describe('properties of the client creation body', () => {
   it('well-formed text with emoji, tabs and newlines in the free-text fields is stored as sent (trimmed)', async () => {
     const cab = await cabinet();
     const freeText = fc
-      .array(fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }), fc.constantFrom('\t', '\n', '\r\n', '😀', '👩‍👩‍👧', 'é', ' ')), { maxLength: 12 })
+      .array(
+        fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }), fc.constantFrom('\t', '\n', '\r\n', '😀', '👩‍👩‍👧', 'é', ' ')),
+        { maxLength: 12 },
+      )
       .map((parts) => `x${parts.join('')}`);
     await fc.assert(
       fc.asyncProperty(freeText, freeText, freeText, freeText, async (lastName, firstName, line1, city) => {
         const res = await cab.api.post('/clients', { last_name: lastName, first_name: firstName, address: { ...ADDRESS, line1, city } });
         expect(res.status, JSON.stringify(res.body)).toBe(201);
         const client = clientSchema.parse(res.body);
-        expect([client.last_name, client.first_name, client.address?.line1, client.address?.city]).toEqual([lastName, firstName, line1, city].map((t) => t.trim()));
+        expect([client.last_name, client.first_name, client.address?.line1, client.address?.city]).toEqual(
+          [lastName, firstName, line1, city].map((t) => t.trim()),
+        );
       }),
       { numRuns: 60 },
     );

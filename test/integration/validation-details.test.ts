@@ -52,7 +52,9 @@ describe('validation details carry the code and the parameters of each problem',
     expect(res.status).toBe(400);
     const body = errorBodySchema.parse(res.body);
     expect(body.error).toBe('validation_error');
-    expect(body.details).toEqual([{ path: 'query.limit', message: 'limit must be a whole number', code: 'invalid_type', expected: 'number', received: 'string' }]);
+    expect(body.details).toEqual([
+      { path: 'query.limit', message: 'limit must be a whole number', code: 'invalid_type', expected: 'number', received: 'string' },
+    ]);
   });
 
   it('a body: a missing field says so, a bad email says its format', async () => {
@@ -66,19 +68,31 @@ describe('validation details carry the code and the parameters of each problem',
   });
 
   it('the console’s dry run: each dicData problem with its code, limits and allowed values', async () => {
-    const res = await admin.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', dry_run: true, dicData: BAD_AUTO } });
+    const res = await admin.request('/api/v1/console/tarifications', {
+      method: 'POST',
+      json: { compagnie: 'sandbox', produit: 'auto', dry_run: true, dicData: BAD_AUTO },
+    });
     expect(res.status).toBe(200);
     const dry = consoleDryRunSchema.parse(await res.json());
     expect(dry.validation.missing_required_fields).toEqual(['insured_name']);
     const fields = Object.fromEntries(dry.invalid_fields.map((i) => [i.field, i]));
-    expect(fields.bonus_malus).toMatchObject({ path: 'body.dicData.bonus_malus', code: 'too_big', maximum: 3.5, inclusive: true, origin: 'number' });
+    expect(fields.bonus_malus).toMatchObject({
+      path: 'body.dicData.bonus_malus',
+      code: 'too_big',
+      maximum: 3.5,
+      inclusive: true,
+      origin: 'number',
+    });
     expect(fields.usage).toMatchObject({ code: 'invalid_value', values: ['prive', 'professionnel', 'mixte'] });
     expect(fields.postcode).toMatchObject({ code: 'invalid_format', format: 'regex', pattern: expect.stringContaining('\\d{5}') });
     expect(Object.keys(fields).sort()).toEqual(['bonus_malus', 'postcode', 'usage']);
   });
 
   it('a real pricing with the same dicData: a 400 whose details carry the same', async () => {
-    const res = await admin.request('/api/v1/console/tarifications', { method: 'POST', json: { compagnie: 'sandbox', produit: 'auto', dicData: BAD_AUTO } });
+    const res = await admin.request('/api/v1/console/tarifications', {
+      method: 'POST',
+      json: { compagnie: 'sandbox', produit: 'auto', dicData: BAD_AUTO },
+    });
     expect(res.status).toBe(400);
     const issues = byPath(validationIssueSchema.array().parse(errorBodySchema.parse(await res.json()).details));
     expect(issues['body.dicData.insured_name']).toMatchObject({ code: 'invalid_type', received: 'undefined' });
@@ -102,7 +116,9 @@ describe('product choices carry labels', () => {
     expect(doc.labels.driver_birth_date).toBe('Date de naissance du conducteur');
     // Every choice of every sandbox product has a label for each of its values.
     for (const produit of ['auto', 'mrh', 'attestation']) {
-      const product = productSchemaDocument.parse(await (await admin.request(`/api/v1/console/products/${produit}/schema?compagnie=sandbox`)).json());
+      const product = productSchemaDocument.parse(
+        await (await admin.request(`/api/v1/console/products/${produit}/schema?compagnie=sandbox`)).json(),
+      );
       for (const [key, property] of Object.entries(product.json_schema.properties as Record<string, { enum?: string[] }>)) {
         if (!property.enum) continue;
         expect(Object.keys(product.enum_labels[key] ?? {}), `${produit}.${key}`).toEqual(property.enum);
@@ -112,19 +128,41 @@ describe('product choices carry labels', () => {
 });
 
 describe('the OpenAPI documents describe them', () => {
-  it.each(['/api/v1/public/openapi.json', '/api/v1/console/openapi.json'])('%s: Error.details lists ValidationIssue, with code and parameters', async (path) => {
-    const doc = (await (await server.request(path)).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
-    const schemas = doc.components.schemas;
-    const issue = schemas.ValidationIssue;
-    expect(issue).toBeDefined();
-    for (const name of ['path', 'message', 'code', 'expected', 'received', 'origin', 'minimum', 'maximum', 'inclusive', 'format', 'pattern', 'values', 'divisor', 'keys']) {
-      expect(issue!.properties[name], name).toBeDefined();
-    }
-    expect(JSON.stringify(schemas.Error!.properties.details)).toContain('#/components/schemas/ValidationIssue');
-  });
+  it.each(['/api/v1/public/openapi.json', '/api/v1/console/openapi.json'])(
+    '%s: Error.details lists ValidationIssue, with code and parameters',
+    async (path) => {
+      const doc = (await (await server.request(path)).json()) as {
+        components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+      };
+      const schemas = doc.components.schemas;
+      const issue = schemas.ValidationIssue;
+      expect(issue).toBeDefined();
+      for (const name of [
+        'path',
+        'message',
+        'code',
+        'expected',
+        'received',
+        'origin',
+        'minimum',
+        'maximum',
+        'inclusive',
+        'format',
+        'pattern',
+        'values',
+        'divisor',
+        'keys',
+      ]) {
+        expect(issue!.properties[name], name).toBeDefined();
+      }
+      expect(JSON.stringify(schemas.Error!.properties.details)).toContain('#/components/schemas/ValidationIssue');
+    },
+  );
 
   it('ProductSchema documents enum_labels', async () => {
-    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as { components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> } };
+    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+    };
     expect(doc.components.schemas.ProductSchema!.properties.enum_labels!.description).toContain('x-enum-labels');
   });
 });

@@ -28,7 +28,10 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
 };
 
 beforeAll(async () => {
-  const pems = await generate([{ name: 'commonName', value: HOST }], { keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: HOST }] }] });
+  const pems = await generate([{ name: 'commonName', value: HOST }], {
+    keySize: 2048,
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: HOST }] }],
+  });
   ca = pems.cert;
   server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     let body = '';
@@ -48,7 +51,12 @@ afterAll(async () => {
 });
 
 const post = (sender: ReturnType<typeof createHttpSender>, path: string) =>
-  sender({ url: `https://${HOST}:${port}${path}`, address: LOOPBACK, headers: { 'Content-Type': 'application/json' }, body: '{"id":"evt"}' });
+  sender({
+    url: `https://${HOST}:${port}${path}`,
+    address: LOOPBACK,
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"id":"evt"}',
+  });
 
 describe('the webhook sender (node:https, keep-alive)', () => {
   it('posts the body to the vetted address, never asking DNS, and keeps the answer', async () => {
@@ -114,7 +122,9 @@ describe('the webhook sender (node:https, keep-alive)', () => {
     try {
       const result = await post(sender, '/ok');
       expect(result).toMatchObject({ kind: 'error' });
-      expect(result.kind === 'error' && result.error).toMatch(/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE): /);
+      expect(result.kind === 'error' && result.error).toMatch(
+        /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE): /,
+      );
     } finally {
       sender.close();
     }

@@ -111,7 +111,11 @@ describe('while no subscription needs the thread', () => {
     clock.advance(91 * 24 * 3600 * 1000);
     const second = await startTestServer({ clock, dataDir, webhooks: { thread: entry } });
     try {
-      await eventually(() => (second.deps.db.sqlite.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n, (n) => n === 0, 'the old events purged');
+      await eventually(
+        () => (second.deps.db.sqlite.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n,
+        (n) => n === 0,
+        'the old events purged',
+      );
       expect(logged(second, THREAD_STARTED)).toBe(false);
     } finally {
       await second.close();
@@ -127,11 +131,16 @@ describe('when the thread cannot start', () => {
     });
     try {
       const api = apiClient(server, server.createKey(await server.createCabinet()).key);
-      const created = createdWebhookSchema.parse((await api.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] })).body);
+      const created = createdWebhookSchema.parse(
+        (await api.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] })).body,
+      );
       receiver.received.length = 0;
       await createOpportunity(api, 'Repli');
       await eventually(
-        async () => ((await api.get(`/webhooks/${created.id}/deliveries?limit=10`)).body.data as unknown[]).map((d) => deliverySchema.parse(d).status),
+        async () =>
+          ((await api.get(`/webhooks/${created.id}/deliveries?limit=10`)).body.data as unknown[]).map(
+            (d) => deliverySchema.parse(d).status,
+          ),
         (statuses) => statuses.join() === 'succeeded',
         'the delivery, from the main thread',
       );
@@ -162,7 +171,8 @@ describe('the dispatcher lets a writer that goes first take the lock', () => {
       createWebhook(deps, cabinet_id, { url: receiver.url, events: ['devis.signed'] });
       receiver.received.length = 0;
       dispatcher.start();
-      db.sqlite.transaction(() => recordEvent(deps, cabinet_id, 'devis.signed', {
+      db.sqlite.transaction(() =>
+        recordEvent(deps, cabinet_id, 'devis.signed', {
           devis_id: randomUUID(),
           client_id: randomUUID(),
           opportunity_id: null,
@@ -171,7 +181,8 @@ describe('the dispatcher lets a writer that goes first take the lock', () => {
           tarif_eur: 420,
           signed_at: new Date().toISOString(),
           contract_id: randomUUID(),
-        }))();
+        }),
+      )();
       await new Promise((resolve) => setTimeout(resolve, 100));
       // It asked again turn after turn, and neither fanned out nor claimed anything meanwhile.
       expect(asked).toBeGreaterThan(5);

@@ -120,7 +120,10 @@ describe('delivery', () => {
     expect(String(headers['service-signature']).split(',')[0]).toBe(`t=${String(headers['service-timestamp'])}`);
     expect(body).toMatchObject({ type: 'opportunity.created', version: 'v1', cabinet_id: cabinetId });
     expect(body.data.opportunity_id).toBe(opportunityId);
-    expect(verifyWebhook(delivery.rawBody, headers, [created.secret], { now: clock.now() })).toEqual({ valid: true, timestamp: Math.floor(clock.now() / 1000) });
+    expect(verifyWebhook(delivery.rawBody, headers, [created.secret], { now: clock.now() })).toEqual({
+      valid: true,
+      timestamp: Math.floor(clock.now() / 1000),
+    });
     expect(verifyWebhook(delivery.rawBody, headers, ['whsec_wrong'], { now: clock.now() }).valid).toBe(false);
     expect(verifyWebhook(`${delivery.rawBody} `, headers, [created.secret], { now: clock.now() }).valid).toBe(false);
     await drain();
@@ -152,7 +155,14 @@ describe('delivery', () => {
     await drain();
     const updated = eventEnvelopeSchema.parse(JSON.parse(receiver.received[0]?.rawBody ?? '{}'));
     expect(updated.type).toBe('client.updated');
-    expect(updated.data).toMatchObject({ client_id: clientId, last_name: 'G***', first_name: 'I***', email: 'i***', phone: '0***', changed_fields: ['phone'] });
+    expect(updated.data).toMatchObject({
+      client_id: clientId,
+      last_name: 'G***',
+      first_name: 'I***',
+      email: 'i***',
+      phone: '0***',
+      changed_fields: ['phone'],
+    });
 
     expect((await api.call('DELETE', `/clients/${clientId}`)).status).toBe(204);
     await drain();
@@ -167,7 +177,14 @@ describe('delivery', () => {
     await drain();
     const replayed = eventEnvelopeSchema.parse(JSON.parse(receiver.received[2]?.rawBody ?? '{}'));
     expect(replayed.id).toBe(updated.id);
-    expect(replayed.data).toMatchObject({ client_id: clientId, last_name: null, first_name: null, email: null, phone: null, changed_fields: ['phone'] });
+    expect(replayed.data).toMatchObject({
+      client_id: clientId,
+      last_name: null,
+      first_name: null,
+      email: null,
+      phone: null,
+      changed_fields: ['phone'],
+    });
     setLlmDataSharing(server.deps, cabinetId, false);
   });
 
@@ -198,7 +215,7 @@ describe('delivery', () => {
     expect(ids.size).toBe(1);
   });
 
-  it('a subscription deleted while its delivery is in flight takes nothing else with it: the other subscriptions\' outcomes are recorded', async () => {
+  it("a subscription deleted while its delivery is in flight takes nothing else with it: the other subscriptions' outcomes are recorded", async () => {
     const kept = await subscribe(['opportunity.created']);
     const deleted = await subscribe(['opportunity.created']);
     receiver.hang(true);
@@ -274,8 +291,14 @@ describe('rotation, test, replay, history', () => {
     const immediate = await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 0 });
     await createOpportunity();
     await drain();
-    expect(verifyWebhook(receiver.received[2]?.rawBody ?? '', receiver.received[2]?.headers ?? {}, [newSecret], { now: clock.now() }).valid).toBe(false);
-    expect(verifyWebhook(receiver.received[2]?.rawBody ?? '', receiver.received[2]?.headers ?? {}, [String(immediate.body.secret)], { now: clock.now() }).valid).toBe(true);
+    expect(
+      verifyWebhook(receiver.received[2]?.rawBody ?? '', receiver.received[2]?.headers ?? {}, [newSecret], { now: clock.now() }).valid,
+    ).toBe(false);
+    expect(
+      verifyWebhook(receiver.received[2]?.rawBody ?? '', receiver.received[2]?.headers ?? {}, [String(immediate.body.secret)], {
+        now: clock.now(),
+      }).valid,
+    ).toBe(true);
   });
 
   it('test sends webhook.test to that subscription only, whatever its list or state, and returns the outcome', async () => {
@@ -350,7 +373,10 @@ describe('rotation, test, replay, history', () => {
   it('a job callback reaches its subscription even when not subscribed to the type, once', async () => {
     const callback = await subscribe(['opportunity.created']);
     const event = server.deps.db.sqlite.transaction(() => {
-      const e = recordEvent(server.deps, cabinetId, 'webhook.test', { message: 'as a stand-in for job.completed', webhook_id: callback.id });
+      const e = recordEvent(server.deps, cabinetId, 'webhook.test', {
+        message: 'as a stand-in for job.completed',
+        webhook_id: callback.id,
+      });
       expect(enqueueCallbackDelivery(server.deps, cabinetId, callback.id, e)).toBe(true);
       expect(enqueueCallbackDelivery(server.deps, cabinetId, callback.id, e)).toBe(true);
       return e;
@@ -391,7 +417,10 @@ describe('target safety', () => {
             'metadata.example.com': [{ address: '169.254.169.254', family: 4 }],
             'sixlocal.example.com': [{ address: 'fe80::1', family: 6 }],
             'mapped.example.com': [{ address: '::ffff:127.0.0.1', family: 6 }],
-            'mixed.example.com': [{ address: '93.184.216.34', family: 4 }, { address: '192.168.1.10', family: 4 }],
+            'mixed.example.com': [
+              { address: '93.184.216.34', family: 4 },
+              { address: '192.168.1.10', family: 4 },
+            ],
           };
           return table[host] ?? [];
         },

@@ -47,12 +47,18 @@ const actions = () => listAudit(server.deps, cabinetId, { limit: 500 });
 describe('what the audit log records', () => {
   it('the console’s sync connect (with the hub’s host), pause, resume and disconnect, by whom', async () => {
     const admin = await consoleClient(server, ADMIN);
-    const connected = await admin.request('/api/v1/console/sync/connect', { method: 'POST', json: { hub_url: hub.url, code: 'ANY-CODE', device_name: 'Poste audit' } });
+    const connected = await admin.request('/api/v1/console/sync/connect', {
+      method: 'POST',
+      json: { hub_url: hub.url, code: 'ANY-CODE', device_name: 'Poste audit' },
+    });
     expect(connected.status, await connected.clone().text()).toBe(200);
     expect((await admin.request('/api/v1/console/sync/pause', { method: 'POST' })).status).toBe(200);
     expect((await admin.request('/api/v1/console/sync/resume', { method: 'POST' })).status).toBe(200);
     const entry = actions().find((e) => e.action === 'sync.connected');
-    expect(entry).toMatchObject({ actor: { kind: 'user', label: ADMIN.email }, details: { hub: new URL(hub.url).host, device_name: 'Poste audit' } });
+    expect(entry).toMatchObject({
+      actor: { kind: 'user', label: ADMIN.email },
+      details: { hub: new URL(hub.url).host, device_name: 'Poste audit' },
+    });
     expect(JSON.stringify(entry)).not.toContain('secret');
     expect(actions().map((e) => e.action)).toEqual(expect.arrayContaining(['sync.paused', 'sync.resumed']));
   });
@@ -61,23 +67,57 @@ describe('what the audit log records', () => {
     const clientId = randomUUID();
     const remote = randomUUID();
     const hlc = (counter: number) => formatHlc({ time: clock.now(), counter, device: remote });
-    const client = { type: 'person', last_name: 'Durand', first_name: null, company_name: null, siret: null, email: null, phone: null, address: null, birth_date: null, created_at: clock.now(), updated_at: clock.now(), erased_at: null };
+    const client = {
+      type: 'person',
+      last_name: 'Durand',
+      first_name: null,
+      company_name: null,
+      siret: null,
+      email: null,
+      phone: null,
+      address: null,
+      birth_date: null,
+      created_at: clock.now(),
+      updated_at: clock.now(),
+      erased_at: null,
+    };
     hub.pages.push({
       after: 0,
       changes: [
         { seq: 1, device_id: remote, kind: 'client', record_id: clientId, op: 'upsert', hlc: hlc(1), fields: client },
-        { seq: 2, device_id: remote, kind: 'client', record_id: clientId, op: 'erase', hlc: hlc(2), fields: { ...client, last_name: null, erased_at: clock.now() } },
+        {
+          seq: 2,
+          device_id: remote,
+          kind: 'client',
+          record_id: clientId,
+          op: 'erase',
+          hlc: hlc(2),
+          fields: { ...client, last_name: null, erased_at: clock.now() },
+        },
         { seq: 3, device_id: remote, kind: 'contract', record_id: randomUUID(), op: 'erase', hlc: hlc(3), fields: { premium_cents: 1 } },
       ],
       last_seq: 3,
     });
-    await eventually(() => actions(), (entries) => entries.some((e) => e.action === 'sync.changes_set_aside'), 'the page’s audit entries');
-    expect(actions().find((e) => e.action === 'sync.erasure_applied')).toMatchObject({ actor: { kind: 'system' }, target: clientId, details: { device_id: remote } });
-    expect(actions().find((e) => e.action === 'sync.changes_set_aside')).toMatchObject({ result: 'failure', details: { count: 1, devices: [remote], reasons: ['operation_refused'] } });
+    await eventually(
+      () => actions(),
+      (entries) => entries.some((e) => e.action === 'sync.changes_set_aside'),
+      'the page’s audit entries',
+    );
+    expect(actions().find((e) => e.action === 'sync.erasure_applied')).toMatchObject({
+      actor: { kind: 'system' },
+      target: clientId,
+      details: { device_id: remote },
+    });
+    expect(actions().find((e) => e.action === 'sync.changes_set_aside')).toMatchObject({
+      result: 'failure',
+      details: { count: 1, devices: [remote], reasons: ['operation_refused'] },
+    });
     // The console's Sync page lists them for administrators.
     const admin = await consoleClient(server, ADMIN);
     expect(((await (await admin.request('/api/v1/console/sync')).json()) as { set_aside_changes: number }).set_aside_changes).toBe(1);
-    const listed = (await (await admin.request('/api/v1/console/sync/conflicts')).json()) as { data: { seq: number; reason: string; device_id: string }[] };
+    const listed = (await (await admin.request('/api/v1/console/sync/conflicts')).json()) as {
+      data: { seq: number; reason: string; device_id: string }[];
+    };
     expect(listed.data).toEqual([expect.objectContaining({ seq: 3, reason: 'operation_refused', device_id: remote })]);
   });
 
@@ -90,8 +130,22 @@ describe('what the audit log records', () => {
     expect(desktop.headers.get('location')).toBe('/console/');
     // Credits are granted on the install once the cabinet no longer syncs (with sync on, the hub keeps them).
     expect((await admin.request('/api/v1/console/sync', { method: 'DELETE' })).status).toBe(200);
-    expect(actions().find((e) => e.action === 'sync.disconnected')).toMatchObject({ actor: { label: ADMIN.email }, details: { left_hub: true } });
-    const granted = await runCourtier(['credits', 'grant', '--cabinet', cabinetId, '--amount', '25', '--note', 'avoir', '--data-dir', server.dataDir]);
+    expect(actions().find((e) => e.action === 'sync.disconnected')).toMatchObject({
+      actor: { label: ADMIN.email },
+      details: { left_hub: true },
+    });
+    const granted = await runCourtier([
+      'credits',
+      'grant',
+      '--cabinet',
+      cabinetId,
+      '--amount',
+      '25',
+      '--note',
+      'avoir',
+      '--data-dir',
+      server.dataDir,
+    ]);
     expect(granted.code, granted.stderr).toBe(0);
     const byAction = new Map(actions().map((e) => [e.action, e]));
     expect(byAction.get('insurer_credentials.deleted')).toMatchObject({ target: 'testco', actor: { label: ADMIN.email } });
@@ -99,14 +153,16 @@ describe('what the audit log records', () => {
     expect(byAction.get('console.desktop_signed_in')).toMatchObject({ actor: { kind: 'user', label: ADMIN.email }, listener: 'loopback' });
     expect(byAction.get('credits.granted')).toMatchObject({ actor: { kind: 'cli' }, details: { amount: 25, balance: 25, note: 'avoir' } });
   });
-
 });
 
 describe('the chain of seals', () => {
   it('verifies intact, then names the entry that was changed, removed or slipped in', async () => {
     const verify = async () => {
       const result = await runCourtier(['audit', 'verify', '--json', '--data-dir', server.dataDir]);
-      return { code: result.code, body: JSON.parse(result.stdout) as { ok: boolean; checked: number; head: string | null; broken: { id: string } | null } };
+      return {
+        code: result.code,
+        body: JSON.parse(result.stdout) as { ok: boolean; checked: number; head: string | null; broken: { id: string } | null },
+      };
     };
     const intact = await verify();
     expect(intact.code).toBe(0);
@@ -114,10 +170,15 @@ describe('the chain of seals', () => {
     expect(intact.body.checked).toBeGreaterThan(10);
     expect(intact.body.head).toMatch(/^[0-9a-f]{64}$/);
 
-    const rows = server.withOtherConnection((db) => db.prepare('SELECT rowid, id, details FROM audit_events ORDER BY rowid').all() as { rowid: number; id: string; details: string }[]);
+    const rows = server.withOtherConnection(
+      (db) =>
+        db.prepare('SELECT rowid, id, details FROM audit_events ORDER BY rowid').all() as { rowid: number; id: string; details: string }[],
+    );
     const victim = rows[3]!;
     // Changed: a detail rewritten in the database.
-    server.withOtherConnection((db) => db.prepare('UPDATE audit_events SET details = ? WHERE rowid = ?').run('{"reason":"rewritten"}', victim.rowid));
+    server.withOtherConnection((db) =>
+      db.prepare('UPDATE audit_events SET details = ? WHERE rowid = ?').run('{"reason":"rewritten"}', victim.rowid),
+    );
     const changed = await verify();
     expect(changed.code).toBe(1);
     expect(changed.body).toMatchObject({ ok: false, broken: { id: victim.id } });
@@ -126,18 +187,25 @@ describe('the chain of seals', () => {
 
     // Removed: the entry after it is named.
     const removed = rows[5]!;
-    const saved = server.withOtherConnection((db) => db.prepare('SELECT * FROM audit_events WHERE rowid = ?').get(removed.rowid) as Record<string, unknown>);
+    const saved = server.withOtherConnection(
+      (db) => db.prepare('SELECT * FROM audit_events WHERE rowid = ?').get(removed.rowid) as Record<string, unknown>,
+    );
     server.withOtherConnection((db) => db.prepare('DELETE FROM audit_events WHERE rowid = ?').run(removed.rowid));
     expect((await verify()).body).toMatchObject({ ok: false, broken: { id: rows[6]!.id } });
     server.withOtherConnection((db) => {
       const names = Object.keys(saved);
-      db.prepare(`INSERT INTO audit_events (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(removed.rowid, ...Object.values(saved) as never[]);
+      db.prepare(`INSERT INTO audit_events (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(
+        removed.rowid,
+        ...(Object.values(saved) as never[]),
+      );
     });
     // Slipped in: an entry written straight into the table cannot carry a valid seal.
     const forged = randomUUID();
     server.withOtherConnection((db) =>
       db
-        .prepare("INSERT INTO audit_events (id, cabinet_id, at, action, result, actor_kind, listener, details, chain) VALUES (?, ?, ?, 'api_key.revoked', 'success', 'cli', 'cli', '{}', ?)")
+        .prepare(
+          "INSERT INTO audit_events (id, cabinet_id, at, action, result, actor_kind, listener, details, chain) VALUES (?, ?, ?, 'api_key.revoked', 'success', 'cli', 'cli', '{}', ?)",
+        )
         .run(forged, cabinetId, clock.now(), 'f'.repeat(64)),
     );
     expect((await verify()).body).toMatchObject({ ok: false, broken: { id: forged } });
@@ -155,10 +223,16 @@ describe('the chain of seals', () => {
     });
     recordAudit(server.deps, { cabinetId, action: 'robots.paused', actor: SYSTEM_ACTOR, details: { reason: 'test' } });
     expect(verifyAudit(server.deps)).toMatchObject({ ok: true, broken: null });
-    expect(server.withOtherConnection((db) => db.prepare("SELECT count(*) AS n FROM audit_events WHERE chain = ''").get())).toEqual({ n: 0 });
+    expect(server.withOtherConnection((db) => db.prepare("SELECT count(*) AS n FROM audit_events WHERE chain = ''").get())).toEqual({
+      n: 0,
+    });
     // Now a seal blanked in the database is a break, and the next entry does not heal it.
-    const victim = server.withOtherConnection((db) => db.prepare('SELECT rowid, id FROM audit_events ORDER BY rowid LIMIT 1 OFFSET 2').get() as { rowid: number; id: string });
-    const seal = server.withOtherConnection((db) => (db.prepare('SELECT chain FROM audit_events WHERE rowid = ?').get(victim.rowid) as { chain: string }).chain);
+    const victim = server.withOtherConnection(
+      (db) => db.prepare('SELECT rowid, id FROM audit_events ORDER BY rowid LIMIT 1 OFFSET 2').get() as { rowid: number; id: string },
+    );
+    const seal = server.withOtherConnection(
+      (db) => (db.prepare('SELECT chain FROM audit_events WHERE rowid = ?').get(victim.rowid) as { chain: string }).chain,
+    );
     server.withOtherConnection((db) => db.prepare("UPDATE audit_events SET chain = '' WHERE rowid = ?").run(victim.rowid));
     recordAudit(server.deps, { cabinetId, action: 'robots.resumed', actor: SYSTEM_ACTOR });
     expect(verifyAudit(server.deps)).toMatchObject({ ok: false, broken: { id: victim.id } });
@@ -167,7 +241,9 @@ describe('the chain of seals', () => {
   });
 
   it('rows removed from the start, with where the chain starts moved to hide it, are seen', () => {
-    const [first, second] = server.withOtherConnection((db) => db.prepare('SELECT rowid, chain FROM audit_events ORDER BY rowid LIMIT 2').all() as { rowid: number; chain: string }[]);
+    const [first, second] = server.withOtherConnection(
+      (db) => db.prepare('SELECT rowid, chain FROM audit_events ORDER BY rowid LIMIT 2').all() as { rowid: number; chain: string }[],
+    );
     const saved = server.withOtherConnection((db) => ({
       row: db.prepare('SELECT * FROM audit_events WHERE rowid = ?').get(first!.rowid) as Record<string, unknown>,
       start: db.prepare('SELECT * FROM audit_chain_start').get() as Record<string, unknown>,
@@ -179,7 +255,10 @@ describe('the chain of seals', () => {
     expect(verifyAudit(server.deps)).toMatchObject({ ok: false, broken: { id: 'start' } });
     server.withOtherConnection((db) => {
       const names = Object.keys(saved.row);
-      db.prepare(`INSERT INTO audit_events (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(first!.rowid, ...(Object.values(saved.row) as never[]));
+      db.prepare(`INSERT INTO audit_events (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(
+        first!.rowid,
+        ...(Object.values(saved.row) as never[]),
+      );
       db.prepare('UPDATE audit_chain_start SET chain = ?, purged = ?').run(saved.start.chain, saved.start.purged);
     });
     expect(verifyAudit(server.deps)).toMatchObject({ ok: true });

@@ -42,8 +42,14 @@ describe('CWE-307 Improper restriction of excessive authentication attempts (acr
     const email = 'shared-target@example.fr';
     const victim = await cabinetWithAdmin('Cabinet Victime');
     const attacker = await cabinetWithAdmin('Cabinet Attaquant');
-    expect((await victim.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the victim’s secret', role: 'admin' } })).status).toBe(201);
-    expect((await attacker.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the attacker’s own', role: 'admin' } })).status).toBe(201);
+    expect(
+      (await victim.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the victim’s secret', role: 'admin' } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await attacker.admin.request(`${C}/users`, { method: 'POST', json: { email, password: 'the attacker’s own', role: 'admin' } }))
+        .status,
+    ).toBe(201);
     const guess = (n: number) => signIn({ email, password: `guess number ${n}` });
     for (let i = 0; i < 4; i++) expect((await guess(i)).status).toBe(401);
     // The attacker signs in to the account they made, then guesses on.
@@ -60,19 +66,40 @@ describe('CWE-204 Observable response discrepancy (an email that has an account 
     it('an email with an account in another cabinet is added like any new address: no signal that it exists elsewhere', async () => {
       const dupont = await cabinetWithAdmin('Dupont Courtage');
       const martin = await cabinetWithAdmin('Martin Assurances');
-      const first = await dupont.admin.request(`${C}/users`, { method: 'POST', json: { email: SHARED_EMAIL, password: 'password of Dupont', role: 'broker' } });
+      const first = await dupont.admin.request(`${C}/users`, {
+        method: 'POST',
+        json: { email: SHARED_EMAIL, password: 'password of Dupont', role: 'broker' },
+      });
       expect(first.status).toBe(201);
-      const fresh = await martin.admin.request(`${C}/users`, { method: 'POST', json: { email: 'nobody-else@example.fr', password: 'password of Martin', role: 'broker' } });
-      const elsewhere = await martin.admin.request(`${C}/users`, { method: 'POST', json: { email: SHARED_EMAIL.toUpperCase(), password: 'password of Martin', role: 'broker' } });
+      const fresh = await martin.admin.request(`${C}/users`, {
+        method: 'POST',
+        json: { email: 'nobody-else@example.fr', password: 'password of Martin', role: 'broker' },
+      });
+      const elsewhere = await martin.admin.request(`${C}/users`, {
+        method: 'POST',
+        json: { email: SHARED_EMAIL.toUpperCase(), password: 'password of Martin', role: 'broker' },
+      });
       expect(elsewhere.status).toBe(fresh.status);
-      expect(Object.keys(cabinetUserSchema.strict().parse(await elsewhere.json())).sort()).toEqual(Object.keys(cabinetUserSchema.strict().parse(await fresh.json())).sort());
+      expect(Object.keys(cabinetUserSchema.strict().parse(await elsewhere.json())).sort()).toEqual(
+        Object.keys(cabinetUserSchema.strict().parse(await fresh.json())).sort(),
+      );
       expect(usersWithEmail(SHARED_EMAIL)).toBe(2);
     });
 
     it('a duplicate within the same cabinet is 409 email_taken, saying "in this cabinet", and writes nothing', async () => {
       const { admin } = await cabinetWithAdmin('Bernard et Fils');
-      expect((await admin.request(`${C}/users`, { method: 'POST', json: { email: 'paul@bernard.fr', password: 'a long password', role: 'broker' } })).status).toBe(201);
-      const again = await admin.request(`${C}/users`, { method: 'POST', json: { email: 'Paul@Bernard.fr', password: 'another password', role: 'admin' } });
+      expect(
+        (
+          await admin.request(`${C}/users`, {
+            method: 'POST',
+            json: { email: 'paul@bernard.fr', password: 'a long password', role: 'broker' },
+          })
+        ).status,
+      ).toBe(201);
+      const again = await admin.request(`${C}/users`, {
+        method: 'POST',
+        json: { email: 'Paul@Bernard.fr', password: 'another password', role: 'admin' },
+      });
       expect(again.status).toBe(409);
       const body = errorBodySchema.parse(await again.json());
       expect(body.error).toBe('email_taken');
@@ -85,7 +112,9 @@ describe('CWE-204 Observable response discrepancy (an email that has an account 
       await addCabinetUser(server.deps, cabinetId, { email: 'lea@garnier.fr', password: 'a long password', role: 'broker' });
       expect(() =>
         server.deps.db.sqlite
-          .prepare("INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('x', ?, 'lea@garnier.fr', 'h', 'broker', 0)")
+          .prepare(
+            "INSERT INTO users (id, cabinet_id, email, password_hash, role, created_at) VALUES ('x', ?, 'lea@garnier.fr', 'h', 'broker', 0)",
+          )
           .run(cabinetId),
       ).toThrow(/UNIQUE/);
     });

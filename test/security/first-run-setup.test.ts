@@ -25,7 +25,11 @@ function cabinetCount(s: TestServer): number {
   return (s.deps.db.sqlite.prepare('SELECT count(*) AS n FROM cabinets').get() as { n: number }).n;
 }
 
-const jsonPost = (body: string, headers: Record<string, string> = {}) => ({ method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+const jsonPost = (body: string, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body,
+});
 
 describe('CWE-306 Missing authentication for critical function (first-run setup claimed from the network)', () => {
   it('a neighbour on the LAN is told setup is not possible from there, and its POST is refused with 403 setup_local_only', async () => {
@@ -70,7 +74,11 @@ describe('CWE-306 Missing authentication for critical function (first-run setup 
 
   it('a proxy on this machine that the configuration does not list is not this machine either (its X-Forwarded-For is ignored for the address, not for this)', async () => {
     server = await startTestServer();
-    const headers: Record<string, string>[] = [{ 'X-Forwarded-For': '192.168.1.50' }, { Forwarded: 'for=192.168.1.50' }, { 'X-Real-IP': '192.168.1.50' }];
+    const headers: Record<string, string>[] = [
+      { 'X-Forwarded-For': '192.168.1.50' },
+      { Forwarded: 'for=192.168.1.50' },
+      { 'X-Real-IP': '192.168.1.50' },
+    ];
     for (const header of headers) {
       expect(setupStateSchema.parse(await (await server.request(SETUP, { headers: header })).json()).allowed_here).toBe(false);
       const refused = await server.request(SETUP, jsonPost(BODY, { ...header, Origin: server.url }));

@@ -29,7 +29,12 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  server = await startTestServer({ clock, insurers: [createTestInsurer()], config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
+  server = await startTestServer({
+    clock,
+    insurers: [createTestInsurer()],
+    config: { webhookAllowPrivateTargets: true },
+    webhooks: { extraCa: [receiver.ca] },
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -60,7 +65,7 @@ describe('CWE-639 (authorization through a user-controlled key): an Idempotency-
     expect(opportunitySchema.parse(replay.body).id).toBe(opportunitySchema.parse(fromTest.body).id);
   });
 
-  it("a webhook created by one key is not replayed, secret and all, to another key that reuses its Idempotency-Key", async () => {
+  it('a webhook created by one key is not replayed, secret and all, to another key that reuses its Idempotency-Key', async () => {
     const cabinet = await server.createCabinet();
     const first = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
     const second = apiClient(server, server.createKey(cabinet, { scopes: ['webhooks:manage'] }).key);
@@ -89,7 +94,12 @@ describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) t
   async function callTool(token: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
     const res = await server.request('/mcp', {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     });
     expect(res.status).toBe(200);
@@ -101,7 +111,13 @@ describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) t
     grantCredits(server.deps, cabinet, 100);
     setInsurerCredentials(server.deps, cabinet, 'testco', { login: 'broker', password: 'pw' });
     const user = server.deps.db.sqlite.prepare('SELECT id FROM users WHERE cabinet_id = ?').get(cabinet) as { id: string };
-    const token = (clientName: string) => createAccessTokenForUser(server.deps, { cabinetId: cabinet, userId: user.id, clientName, scopes: ['automation:enqueue', 'automation:read'] }).access_token;
+    const token = (clientName: string) =>
+      createAccessTokenForUser(server.deps, {
+        cabinetId: cabinet,
+        userId: user.id,
+        clientName,
+        scopes: ['automation:enqueue', 'automation:read'],
+      }).access_token;
     const first = token('Assistant A');
     const other = token('Assistant B');
     const key = randomUUID();
@@ -111,7 +127,11 @@ describe('CWE-639: an MCP idempotency_key is scoped to the grant (the consent) t
     expect(priced.isError).toBeUndefined();
     const again = await callTool(first, 'price_quote', { ...args, idempotency_key: key });
     expect(again.structuredContent.job_id).toBe(priced.structuredContent.job_id);
-    const reused = await callTool(first, 'price_quote', { ...args, dicData: { ...args.dicData, formula: 'tous_risques' }, idempotency_key: key });
+    const reused = await callTool(first, 'price_quote', {
+      ...args,
+      dicData: { ...args.dicData, formula: 'tous_risques' },
+      idempotency_key: key,
+    });
     expect(reused).toMatchObject({ isError: true });
     expect(errorOf(reused)).toMatchObject({ error: 'idempotency_key_reused' });
     expect(creditBalance(server.deps, cabinet)).toBe(90);
@@ -154,7 +174,9 @@ describe('CWE-312 (cleartext storage of sensitive information): stored responses
     expect(replayed).toMatchObject({ id: created.id, secret: null, _warning: REPLAYED_SECRET_WARNING });
 
     const key2 = randomUUID();
-    const rotated = rotatedSecretSchema.parse((await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 60 }, { 'Idempotency-Key': key2 })).body);
+    const rotated = rotatedSecretSchema.parse(
+      (await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 60 }, { 'Idempotency-Key': key2 })).body,
+    );
     const rotatedAgain = await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 60 }, { 'Idempotency-Key': key2 });
     expect(rotatedAgain.status).toBe(200);
     expect(rotatedSecretReplaySchema.parse(rotatedAgain.body)).toMatchObject({ id: created.id, secret: null });
@@ -178,10 +200,14 @@ describe('CWE-362 (race condition): a request in flight keeps its key, however l
     const first = api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key });
     await receiver.waitFor(before + 1);
 
-    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({ error: 'idempotency_conflict' });
+    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({
+      error: 'idempotency_conflict',
+    });
     // The previous code took a claim over after 60 s, while its request still ran.
     clock.advance(10 * 60_000);
-    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({ error: 'idempotency_conflict' });
+    expect((await api.post(`/webhooks/${hook.id}/test`, undefined, { 'Idempotency-Key': key })).body).toMatchObject({
+      error: 'idempotency_conflict',
+    });
 
     receiver.hang(false);
     const done = await first;
@@ -202,7 +228,10 @@ describe('CWE-362 (race condition): another process’s claim is renewed while i
       const processClock = testClock();
       const processA = createIdempotency({ db, clock: processClock }, 'process-a');
       const processB = createIdempotency({ db, clock: processClock }, 'process-b');
-      const request = { id: { cabinetId: 'cabinet', caller: 'key:k', endpoint: 'POST /api/v1/public/webhooks/:id/test', key: 'k1' }, requestHash: 'h' };
+      const request = {
+        id: { cabinetId: 'cabinet', caller: 'key:k', endpoint: 'POST /api/v1/public/webhooks/:id/test', key: 'k1' },
+        requestHash: 'h',
+      };
       const response = { statusCode: 200, body: '{"succeeded":true}', headers: {} };
       let answer: () => void = () => undefined;
       const running = processA.onceAsync(request, () => new Promise((resolve) => (answer = () => resolve({ response, stored: response }))));
@@ -239,29 +268,69 @@ describe('CWE-362 (race between a commit and its response): a crash between the 
   async function postAndCrash(child: { child: ChildProcess; url: string }, path: string, headers: Record<string, string>, body: unknown) {
     const exited = once(child.child, 'exit');
     await expect(
-      fetch(`${child.url}/api/v1/public${path}`, { method: 'POST', headers: { ...headers, 'X-Test-Crash': 'after-commit' }, body: JSON.stringify(body) }),
+      fetch(`${child.url}/api/v1/public${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'X-Test-Crash': 'after-commit' },
+        body: JSON.stringify(body),
+      }),
     ).rejects.toThrow();
     const [code, signal] = (await exited) as [number | null, string | null];
     expect(signal ?? code).toBe('SIGKILL');
   }
 
   it('kill -9 after the commit of a creation and of an enqueue: the retry replays; one opportunity, one job, one debit', async () => {
-    const { cabinet_id: cabinet } = (await cli(['init', '--cabinet', 'Crash', '--email', 'crash@example.fr', '--password', 'a long password'])) as { cabinet_id: string };
-    const { key } = (await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'crm:write,crm:read,automation:enqueue,automation:read'])) as { key: string };
+    const { cabinet_id: cabinet } = (await cli([
+      'init',
+      '--cabinet',
+      'Crash',
+      '--email',
+      'crash@example.fr',
+      '--password',
+      'a long password',
+    ])) as { cabinet_id: string };
+    const { key } = (await cli([
+      'keys',
+      'create',
+      '--cabinet',
+      cabinet,
+      '--name',
+      'k',
+      '--env',
+      'prod',
+      '--scopes',
+      'crm:write,crm:read,automation:enqueue,automation:read',
+    ])) as { key: string };
     await cli(['credits', 'grant', '--cabinet', cabinet, '--amount', '100']);
-    await cli(['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker', '--password-stdin'], 'pw\n');
+    await cli(
+      ['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker', '--password-stdin'],
+      'pw\n',
+    );
     const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
     const opportunityKey = randomUUID();
     const enqueueKey = randomUUID();
     const tarification = { compagnie: 'crash-before', produit: 'auto', dicData: { ref: 'crash' } };
 
-    await postAndCrash(await startServeProcess([], env, CLI_WITH_TEST_INSURERS), '/opportunities', { ...headers, 'Idempotency-Key': opportunityKey }, opportunity('crash'));
-    await postAndCrash(await startServeProcess([], env, CLI_WITH_TEST_INSURERS), '/automation/tarifications', { ...headers, 'Idempotency-Key': enqueueKey }, tarification);
+    await postAndCrash(
+      await startServeProcess([], env, CLI_WITH_TEST_INSURERS),
+      '/opportunities',
+      { ...headers, 'Idempotency-Key': opportunityKey },
+      opportunity('crash'),
+    );
+    await postAndCrash(
+      await startServeProcess([], env, CLI_WITH_TEST_INSURERS),
+      '/automation/tarifications',
+      { ...headers, 'Idempotency-Key': enqueueKey },
+      tarification,
+    );
 
     const second = await startServeProcess([], env, CLI_WITH_TEST_INSURERS);
     try {
       const post = (path: string, idempotencyKey: string, body: unknown) =>
-        fetch(`${second.url}/api/v1/public${path}`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': idempotencyKey }, body: JSON.stringify(body) });
+        fetch(`${second.url}/api/v1/public${path}`, {
+          method: 'POST',
+          headers: { ...headers, 'Idempotency-Key': idempotencyKey },
+          body: JSON.stringify(body),
+        });
       const retried = await post('/opportunities', opportunityKey, opportunity('crash'));
       expect(retried.status).toBe(200);
       expect(retried.headers.get('idempotent-replayed')).toBe('true');
@@ -273,7 +342,9 @@ describe('CWE-362 (race between a commit and its response): a crash between the 
       expect(retriedJob.status).toBe(200);
       expect(retriedJob.headers.get('idempotent-replayed')).toBe('true');
       const job = enqueuedSchema.parse(await retriedJob.json());
-      const jobs = (await (await fetch(`${second.url}/api/v1/public/automation/jobs`, { headers })).json()) as { data: { job_id: string }[] };
+      const jobs = (await (await fetch(`${second.url}/api/v1/public/automation/jobs`, { headers })).json()) as {
+        data: { job_id: string }[];
+      };
       expect(jobs.data.map((j) => j.job_id)).toEqual([job.job_id]);
       const wallet = walletSchema.parse(await (await fetch(`${second.url}/api/v1/public/wallet`, { headers })).json());
       expect(wallet.ledger.filter((e) => e.kind === 'debit')).toHaveLength(1);

@@ -22,7 +22,12 @@ function postMcp(token: string, body: unknown): Promise<Response> {
   });
 }
 
-const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const whoami = (token: string) => postMcp(token, toolsCall('whoami'));
 
 async function refresh(clientId: string, refreshToken: string) {
@@ -59,7 +64,8 @@ describe('CWE-770 Allocation of resources without limits: the MCP endpoint’s l
     clock.advance(60_000);
     const user = await createUser(server);
     const { tokens } = await authorizeOverHttp(server, user);
-    const create = (id: number) => toolsCall('create_opportunity', { title: `Lead ${id}`, product: 'auto', contact: { last_name: 'Batch' } }, id);
+    const create = (id: number) =>
+      toolsCall('create_opportunity', { title: `Lead ${id}`, product: 'auto', contact: { last_name: 'Batch' } }, id);
 
     for (const batch of [[create(1), create(2), create(3)], [create(4)]]) {
       clock.advance(60_000);

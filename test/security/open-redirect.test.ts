@@ -71,7 +71,10 @@ describe('CWE-601 URL redirection to untrusted site (open redirect) before conse
 
     it.each(BAD_REQUESTS)('%s, signed in without a grant for that client: no redirect either', async (_name, extra, description) => {
       const cookie = await signIn(server, user);
-      const response = await server.request(badPath(attackerClientId, ATTACKER_REDIRECT, extra), { headers: { cookie }, redirect: 'manual' });
+      const response = await server.request(badPath(attackerClientId, ATTACKER_REDIRECT, extra), {
+        headers: { cookie },
+        redirect: 'manual',
+      });
       await expectErrorPage(response, description);
     });
 
@@ -134,7 +137,12 @@ describe('CWE-601 URL redirection to untrusted site (open redirect) before conse
 
   it('Deny on the consent page still goes back to the client with access_denied', async () => {
     const cookie = await signIn(server, user);
-    const requestId = await openConsent(server, cookie, { clientId: attackerClientId, redirectUri: ATTACKER_REDIRECT, challenge, state: 'st-2' });
+    const requestId = await openConsent(server, cookie, {
+      clientId: attackerClientId,
+      redirectUri: ATTACKER_REDIRECT,
+      challenge,
+      state: 'st-2',
+    });
     const details = await consentDetails(server, cookie, requestId);
     const response = await postConsent(server, cookie, { request_id: requestId, csrf_token: details.csrf_token, decision: 'deny' });
     expect(response.status).toBe(303);
@@ -145,18 +153,24 @@ describe('CWE-601 URL redirection to untrusted site (open redirect) before conse
   });
 
   describe('registration and consent', () => {
-    it.each(['http://attacker.example/cb', 'http://192.168.1.20/cb', 'http://127.0.0.2.nip.io/cb', 'myapp://cb', 'com.example.app:/cb', 'javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd'])(
-      'refuses the redirect URI %j (neither https nor loopback http) with invalid_redirect_uri',
-      async (uri) => {
-        const response = await server.request('/api/v1/mcp/oauth/register', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ client_name: 'x', redirect_uris: ['https://fine.example/cb', uri] }),
-        });
-        expect(response.status).toBe(400);
-        expect(((await response.json()) as { error: string }).error).toBe('invalid_redirect_uri');
-      },
-    );
+    it.each([
+      'http://attacker.example/cb',
+      'http://192.168.1.20/cb',
+      'http://127.0.0.2.nip.io/cb',
+      'myapp://cb',
+      'com.example.app:/cb',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'file:///etc/passwd',
+    ])('refuses the redirect URI %j (neither https nor loopback http) with invalid_redirect_uri', async (uri) => {
+      const response = await server.request('/api/v1/mcp/oauth/register', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'x', redirect_uris: ['https://fine.example/cb', uri] }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    });
 
     describe('the consent page shows where the person will be sent', { tags: ['browser'] }, () => {
       let browser: Browser;

@@ -31,8 +31,18 @@ function insurerWithPersonalForm(): TestInsurer {
     driver_birth_date: z.iso.date(),
     vehicle_value_eur: z.number(),
   });
-  const example = { postcode: '69003', registration: 'AA-001-AA', policy_number: 'POL-1', driver_name: 'Exemple', driver_birth_date: '1980-01-01', vehicle_value_eur: 9000 };
-  return { ...createTestInsurer('privco', 'Privé Assurances'), products: [{ code: 'auto', label: 'Assurance auto', kind: 'quote', schema, example }] };
+  const example = {
+    postcode: '69003',
+    registration: 'AA-001-AA',
+    policy_number: 'POL-1',
+    driver_name: 'Exemple',
+    driver_birth_date: '1980-01-01',
+    vehicle_value_eur: 9000,
+  };
+  return {
+    ...createTestInsurer('privco', 'Privé Assurances'),
+    products: [{ code: 'auto', label: 'Assurance auto', kind: 'quote', schema, example }],
+  };
 }
 
 const clock = testClock();
@@ -81,12 +91,29 @@ const personalValues = fc.record({
     phone,
     birth_date: birthDate,
     siret,
-    address: fc.record({ line1: token('Rue'), line2: token('Batiment'), postcode: random.map((r) => `P${r.slice(0, 7)}`), city: token('Ville') }),
+    address: fc.record({
+      line1: token('Rue'),
+      line2: token('Batiment'),
+      postcode: random.map((r) => `P${r.slice(0, 7)}`),
+      city: token('Ville'),
+    }),
   }),
   /** What a PATCH /clients/{id} and the update_client tool change. */
   update: fc.record({ last_name: token('Nouveau'), email: random.map((r) => `maj.${r}@exemple.fr`), phone }),
-  contact: fc.record({ last_name: token('Contact'), first_name: token('Prenom'), email: random.map((r) => `contact.${r}@exemple.fr`), phone, siret }),
-  dicData: fc.record({ postcode: token('CP'), registration: token('Immat'), policy_number: token('Police'), driver_name: token('Conducteur'), driver_birth_date: birthDate }),
+  contact: fc.record({
+    last_name: token('Contact'),
+    first_name: token('Prenom'),
+    email: random.map((r) => `contact.${r}@exemple.fr`),
+    phone,
+    siret,
+  }),
+  dicData: fc.record({
+    postcode: token('CP'),
+    registration: token('Immat'),
+    policy_number: token('Police'),
+    driver_name: token('Conducteur'),
+    driver_birth_date: birthDate,
+  }),
   robot: fc.record({ suspens: token('Suspens'), error: token('Erreur'), challenge: token('Code envoye au ') }),
 });
 type PersonalValues = typeof personalValues extends fc.Arbitrary<infer V> ? V : never;
@@ -115,7 +142,11 @@ async function untilStatus(api: ReturnType<typeof apiClient>, jobId: string, sta
 
 /** Drives REST, the robots (complete, fail, MFA), webhooks and MCP for one cabinet; returns what left the service. */
 async function everythingThatLeaves(values: PersonalValues, sharing: boolean): Promise<Outgoing> {
-  const { cabinet_id: cabinetId, user_id: userId } = await initCabinet(server.deps, { cabinet: 'Cabinet Privé', email: `admin-${randomUUID()}@example.fr`, password: 'correct horse battery' });
+  const { cabinet_id: cabinetId, user_id: userId } = await initCabinet(server.deps, {
+    cabinet: 'Cabinet Privé',
+    email: `admin-${randomUUID()}@example.fr`,
+    password: 'correct horse battery',
+  });
   setLlmDataSharing(server.deps, cabinetId, sharing);
   grantCredits(server.deps, cabinetId, 1000);
   setInsurerCredentials(server.deps, cabinetId, 'privco', { login: 'broker', password: 's3cret!' });
@@ -145,8 +176,18 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
     },
     async (ctx) => ({ tarif_eur: Number(await ctx.requestMfa(values.robot.challenge)), pdf: TEST_PDF, outcome: 'complete' }),
   );
-  const pricedJob = await created('/automation/tarifications', { compagnie: 'privco', produit: 'auto', dicData: dicData(1000), devis_id: draftId });
-  const failedJob = await created('/automation/tarifications', { compagnie: 'privco', produit: 'auto', dicData: dicData(2000), client_id: clientId });
+  const pricedJob = await created('/automation/tarifications', {
+    compagnie: 'privco',
+    produit: 'auto',
+    dicData: dicData(1000),
+    devis_id: draftId,
+  });
+  const failedJob = await created('/automation/tarifications', {
+    compagnie: 'privco',
+    produit: 'auto',
+    dicData: dicData(2000),
+    client_id: clientId,
+  });
   await server.app.robotWorker.idle();
   const mfaJob = await created('/automation/tarifications', { compagnie: 'privco', produit: 'auto', dicData: dicData(3000) });
   await untilStatus(api, mfaJob, 'mfa_required');
@@ -154,7 +195,9 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
   // MCP, as an assistant: every tool that reads or writes what the cabinet holds.
   const token = createAccessTokenForUser(server.deps, { cabinetId, userId, clientName: 'Assistant', scopes: MCP_SCOPES }).access_token;
   const mcp = new McpClient({ name: 'privacy-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   const mcpResults: string[] = [];
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await mcp.callTool({ name, arguments: args });
@@ -187,7 +230,9 @@ async function everythingThatLeaves(values: PersonalValues, sharing: boolean): P
   await server.app.robotWorker.idle();
 
   await server.app.webhookDispatcher.drain();
-  const webhookBodies = receiver.received.map((r) => r.rawBody).filter((body) => eventEnvelopeSchema.parse(JSON.parse(body)).cabinet_id === cabinetId);
+  const webhookBodies = receiver.received
+    .map((r) => r.rawBody)
+    .filter((body) => eventEnvelopeSchema.parse(JSON.parse(body)).cabinet_id === cabinetId);
   // What was sent: every kind of event the flows above emit, so the assertions below are not vacuous.
   const types = new Set(webhookBodies.map((body) => eventEnvelopeSchema.parse(JSON.parse(body)).type));
   expect([...types].sort()).toEqual(
@@ -213,7 +258,10 @@ describe('CWE-359 Exposure of private personal information: personal data is mas
       fc.asyncProperty(personalValues, async (values) => {
         const secrets = leaves(values);
         const off = await everythingThatLeaves(values, false);
-        for (const [where, bodies] of [['webhook body', off.webhookBodies], ['MCP result', off.mcpResults]] as const) {
+        for (const [where, bodies] of [
+          ['webhook body', off.webhookBodies],
+          ['MCP result', off.mcpResults],
+        ] as const) {
           for (const body of bodies) {
             for (const secret of secrets) {
               expect(body, `${where} leaks ${secret}`).not.toContain(secret);
@@ -232,19 +280,29 @@ describe('CWE-359 Exposure of private personal information: personal data is mas
   it('get_devis_pdf_link withholds the bearer link while sharing is off, and says where a person gets the PDF', async () => {
     const values = fc.sample(personalValues, { numRuns: 1, seed: 42 })[0];
     if (!values) throw new Error('no sample');
-    const { cabinet_id: cabinetId, user_id: userId } = await initCabinet(server.deps, { cabinet: 'Cabinet PDF', email: `admin-${randomUUID()}@example.fr`, password: 'correct horse battery' });
+    const { cabinet_id: cabinetId, user_id: userId } = await initCabinet(server.deps, {
+      cabinet: 'Cabinet PDF',
+      email: `admin-${randomUUID()}@example.fr`,
+      password: 'correct horse battery',
+    });
     grantCredits(server.deps, cabinetId, 100);
     setInsurerCredentials(server.deps, cabinetId, 'privco', { login: 'broker', password: 's3cret!' });
     const api = apiClient(server, server.createKey(cabinetId).key);
     insurer.queue(async () => ({ tarif_eur: 100, pdf: TEST_PDF, outcome: 'complete' }));
-    const enqueued = await api.post('/automation/tarifications', { compagnie: 'privco', produit: 'auto', dicData: { ...values.dicData, vehicle_value_eur: 1 } });
+    const enqueued = await api.post('/automation/tarifications', {
+      compagnie: 'privco',
+      produit: 'auto',
+      dicData: { ...values.dicData, vehicle_value_eur: 1 },
+    });
     const jobId = String(enqueued.body.job_id);
     await server.app.robotWorker.idle();
     const devisId = String((await api.get(`/automation/jobs/${jobId}`)).body.devis_id);
 
     const token = createAccessTokenForUser(server.deps, { cabinetId, userId, clientName: 'Assistant', scopes: MCP_SCOPES }).access_token;
     const mcp = new McpClient({ name: 'privacy-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
       const refused = await mcp.callTool({ name: 'get_devis_pdf_link', arguments: { devis_id: devisId } });
       expect(refused.isError).toBe(true);

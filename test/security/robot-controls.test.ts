@@ -97,7 +97,11 @@ describe('CWE-284 (improper access control): the robots’ switches', () => {
     const paused = await a.admin.request('/api/v1/console/robots/pause', { method: 'PUT', json: { paused: true } });
     expect(paused.status).toBe(200);
     const status = automationStatusSchema.parse(await paused.json());
-    expect(status).toMatchObject({ robots_enabled: false, kill_switch: null, cabinet_pause: { reason: expect.stringContaining(a.adminEmail) as string } });
+    expect(status).toMatchObject({
+      robots_enabled: false,
+      kill_switch: null,
+      cabinet_pause: { reason: expect.stringContaining(a.adminEmail) as string },
+    });
 
     const refused = await a.api.post('/automation/tarifications', tarification());
     expect(refused.status).toBe(503);
@@ -126,7 +130,10 @@ describe('CWE-284 (improper access control): the robots’ switches', () => {
       for (const cab of [a, b]) {
         const refused = await cab.api.post('/automation/tarifications', tarification());
         expect(refused.status).toBe(503);
-        expect(refused.body).toMatchObject({ error: 'api_rpa_temporarily_disabled', details: { scope: 'install', reason: 'Insurer portals under maintenance tonight.' } });
+        expect(refused.body).toMatchObject({
+          error: 'api_rpa_temporarily_disabled',
+          details: { scope: 'install', reason: 'Insurer portals under maintenance tonight.' },
+        });
         expect(JSON.stringify(refused.body)).not.toContain(a.adminEmail);
       }
     } finally {
@@ -258,31 +265,35 @@ describe('CWE-362 (race on a shared resource): a login check and a robot never u
   });
 });
 
-describe('CWE-459 (incomplete cleanup): artifacts are deleted 7 days after the job while the service runs, and refused on download from then', { tags: ['browser'] }, () => {
-  it('downloadable for 7 days; refused from the 7th day; deleted within the hour by the sweep of the running service', async () => {
-    const a = await cabinet();
-    const enqueued = await a.api.post('/automation/tarifications', tarification('failing'));
-    await server.app.robotWorker.idle();
-    const failed = await job(a.api, String(enqueued.body.job_id));
-    expect(failed.status).toBe('failed');
-    const url = failed.artifacts?.screenshot_url ?? '';
-    expect(url).not.toBe('');
-    const dir = `${server.dataDir}/artifacts/jobs/${failed.job_id}`;
-    const download = async () => {
-      const res = await a.api.get(url.replace('/api/v1/public', ''));
-      return res.status;
-    };
+describe(
+  'CWE-459 (incomplete cleanup): artifacts are deleted 7 days after the job while the service runs, and refused on download from then',
+  { tags: ['browser'] },
+  () => {
+    it('downloadable for 7 days; refused from the 7th day; deleted within the hour by the sweep of the running service', async () => {
+      const a = await cabinet();
+      const enqueued = await a.api.post('/automation/tarifications', tarification('failing'));
+      await server.app.robotWorker.idle();
+      const failed = await job(a.api, String(enqueued.body.job_id));
+      expect(failed.status).toBe('failed');
+      const url = failed.artifacts?.screenshot_url ?? '';
+      expect(url).not.toBe('');
+      const dir = `${server.dataDir}/artifacts/jobs/${failed.job_id}`;
+      const download = async () => {
+        const res = await a.api.get(url.replace('/api/v1/public', ''));
+        return res.status;
+      };
 
-    clock.advance(ARTIFACT_RETENTION_MS - 1);
-    expect(await download()).toBe(200);
-    clock.advance(1);
-    // Refused at once, whether or not the sweep has run yet.
-    expect(await download()).toBe(404);
+      clock.advance(ARTIFACT_RETENTION_MS - 1);
+      expect(await download()).toBe(200);
+      clock.advance(1);
+      // Refused at once, whether or not the sweep has run yet.
+      expect(await download()).toBe(404);
 
-    // The running service's worker sweeps at most once an hour (its ticks, every second, check): no restart needed.
-    clock.advance(60 * 60 * 1000);
-    server.app.robotWorker.tick();
-    expect(existsSync(dir)).toBe(false);
-    expect((await job(a.api, failed.job_id)).artifacts).toBeNull();
-  });
-});
+      // The running service's worker sweeps at most once an hour (its ticks, every second, check): no restart needed.
+      clock.advance(60 * 60 * 1000);
+      server.app.robotWorker.tick();
+      expect(existsSync(dir)).toBe(false);
+      expect((await job(a.api, failed.job_id)).artifacts).toBeNull();
+    });
+  },
+);

@@ -39,7 +39,8 @@ function canaryForms(secret: string): string[] {
 
 function expectNoCanary(what: string, bytes: Buffer | string): void {
   const haystack = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'utf8');
-  for (const form of canaryForms(CANARY)) expect(haystack.includes(Buffer.from(form, 'utf8')), `${what} holds the password (${form})`).toBe(false);
+  for (const form of canaryForms(CANARY))
+    expect(haystack.includes(Buffer.from(form, 'utf8')), `${what} holds the password (${form})`).toBe(false);
 }
 
 let portal: FastifyInstance;
@@ -81,7 +82,10 @@ beforeAll(async () => {
   });
   portalUrl = `${await portal.listen({ host: '127.0.0.1', port: 0 })}/sandbox/insurer`;
   server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 3_000 } }), careless],
+    insurers: [
+      createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 3_000 } }),
+      careless,
+    ],
     config: { tarificationQuotaPerHour: 1000 },
   });
 }, 30_000);
@@ -141,7 +145,8 @@ async function artifactFiles(jobId: string): Promise<{ name: string; data: Buffe
   for (const name of readdirSync(dir)) {
     const data = readFileSync(join(dir, name));
     files.push({ name, data });
-    if (name.endsWith('.zip')) for (const entry of await readZipEntries(data)) files.push({ name: `${name}:${entry.name}`, data: entry.data });
+    if (name.endsWith('.zip'))
+      for (const entry of await readZipEntries(data)) files.push({ name: `${name}:${entry.name}`, data: entry.data });
   }
   return files;
 }
@@ -182,7 +187,14 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     // same page (the login form after a refusal), the screenshot holds the mask's colour only.
     const box = await passwordFieldAfterRefusal();
     const png = readFileSync(join(server.dataDir, 'artifacts', 'jobs', job.job_id, 'screenshot.png'));
-    expect(await pixelsIn(png, { x: Math.ceil(box.x) + 2, y: Math.ceil(box.y) + 2, width: Math.floor(box.width) - 4, height: Math.floor(box.height) - 4 })).toEqual([MASK_COLOR]);
+    expect(
+      await pixelsIn(png, {
+        x: Math.ceil(box.x) + 2,
+        y: Math.ceil(box.y) + 2,
+        width: Math.floor(box.width) - 4,
+        height: Math.floor(box.height) - 4,
+      }),
+    ).toEqual([MASK_COLOR]);
   });
 
   it('a step after the login fails: the trace shows the steps after the login, and never the password', async () => {
@@ -211,7 +223,8 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     expect(actions.filter((a) => a.method === 'fill').map((a) => a.params?.value)).not.toContain(code);
     // Nowhere in the trace either (actions, network, DOM snapshots, resources), as a value or a form field.
     for (const file of await artifactFiles(job.job_id)) {
-      for (const form of [`"${code}"`, `=${code}`, `'${code}'`]) expect(file.data.includes(Buffer.from(form)), `${file.name} holds the code (${form})`).toBe(false);
+      for (const form of [`"${code}"`, `=${code}`, `'${code}'`])
+        expect(file.data.includes(Buffer.from(form)), `${file.name} holds the code (${form})`).toBe(false);
     }
     await expectJobHoldsNoCanary(id, job);
   });
@@ -255,7 +268,10 @@ async function pixelsIn(png: Buffer, box: { x: number; y: number; width: number;
     return await page.evaluate(
       async ({ data, box }) => {
         // The root tsconfig has no DOM types: the page's globals, typed as far as used here.
-        type Context2d = { drawImage(image: unknown, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        type Context2d = {
+          drawImage(image: unknown, x: number, y: number): void;
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        };
         const g = globalThis as unknown as {
           Image: new () => { src: string; width: number; height: number; decode(): Promise<void> };
           document: { createElement(tag: 'canvas'): { width: number; height: number; getContext(kind: '2d'): Context2d | null } };
@@ -271,7 +287,8 @@ async function pixelsIn(png: Buffer, box: { x: number; y: number; width: number;
         context.drawImage(image, 0, 0);
         const { data: rgba } = context.getImageData(box.x, box.y, box.width, box.height);
         const colours = new Set<string>();
-        for (let i = 0; i < rgba.length; i += 4) colours.add(`#${[rgba[i], rgba[i + 1], rgba[i + 2]].map((c) => (c ?? 0).toString(16).padStart(2, '0')).join('')}`);
+        for (let i = 0; i < rgba.length; i += 4)
+          colours.add(`#${[rgba[i], rgba[i + 1], rgba[i + 2]].map((c) => (c ?? 0).toString(16).padStart(2, '0')).join('')}`);
         return [...colours];
       },
       { data: png.toString('base64'), box },
@@ -298,10 +315,14 @@ describe('CWE-284 (improper access control): artifacts are for cabinet admins an
 
   it('a key with automation:read only is refused (403 insufficient_scope naming automation:artifacts); with automation:artifacts it downloads', async () => {
     for (const url of [job.artifacts?.screenshot_url ?? '', job.artifacts?.trace_url ?? '']) {
-      const readOnly = await server.request(url, { headers: { 'X-API-Key': server.createKey(cabinetId, { scopes: ['automation:read'] }).key } });
+      const readOnly = await server.request(url, {
+        headers: { 'X-API-Key': server.createKey(cabinetId, { scopes: ['automation:read'] }).key },
+      });
       expect(readOnly.status).toBe(403);
       expect(await readOnly.json()).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'automation:artifacts' } });
-      const allowed = await server.request(url, { headers: { 'X-API-Key': server.createKey(cabinetId, { scopes: ['automation:artifacts'] }).key } });
+      const allowed = await server.request(url, {
+        headers: { 'X-API-Key': server.createKey(cabinetId, { scopes: ['automation:artifacts'] }).key },
+      });
       expect(allowed.status).toBe(200);
       expect((await allowed.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }

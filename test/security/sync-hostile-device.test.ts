@@ -38,7 +38,10 @@ async function cli(args: string[], input?: string): Promise<Record<string, unkno
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
-async function api(path: string, init: { method?: string; body?: unknown; as?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  path: string,
+  init: { method?: string; body?: unknown; as?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(serve.url + `/api/v1/public${path}`, {
     method: init.method ?? 'GET',
     headers: { 'X-API-Key': init.as ?? key, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -54,33 +57,122 @@ function change(kind: SyncChange['kind'], recordId: string, fields: Record<strin
 }
 
 async function push(changes: SyncChange[]): Promise<Response> {
-  return fetch(fixture.hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
+  return fetch(fixture.hub.url + pathTo(pushChanges), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' },
+    body: JSON.stringify({ changes }),
+  });
 }
 
 /** A job row as an install sends it (every synced column), for the sandbox's robot. */
 const forgedJob = (overrides: Record<string, unknown>) => ({
-  compagnie: 'sandbox', produit: 'auto', dic_data: JSON.stringify({ insured_name: 'Forgé' }), request_hash: 'a'.repeat(64), devis_id: randomUUID(),
-  status: 'pending', progress_step: 'queued', progress_percent: 0, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
-  error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 0, mfa_requested_at: null, mfa_expires_at: null,
-  environment: 'test', robot_compagnie: 'sandbox', created_at: Date.now(), updated_at: Date.now(), finished_at: null, ...overrides,
+  compagnie: 'sandbox',
+  produit: 'auto',
+  dic_data: JSON.stringify({ insured_name: 'Forgé' }),
+  request_hash: 'a'.repeat(64),
+  devis_id: randomUUID(),
+  status: 'pending',
+  progress_step: 'queued',
+  progress_percent: 0,
+  cost_credits: 10,
+  credits_consumed: null,
+  result_tarif_cents: null,
+  result_suspens: null,
+  error_code: null,
+  error_message: null,
+  error_technical: null,
+  submitted: false,
+  attempts: 0,
+  mfa_requested_at: null,
+  mfa_expires_at: null,
+  environment: 'test',
+  robot_compagnie: 'sandbox',
+  created_at: Date.now(),
+  updated_at: Date.now(),
+  finished_at: null,
+  ...overrides,
 });
 
 const clientRow = (overrides: Record<string, unknown>) => ({
-  type: 'person', last_name: 'Client', first_name: null, company_name: null, siret: null, email: null, phone: null, address: null, birth_date: null,
-  created_at: Date.now(), updated_at: Date.now(), erased_at: null, ...overrides,
+  type: 'person',
+  last_name: 'Client',
+  first_name: null,
+  company_name: null,
+  siret: null,
+  email: null,
+  phone: null,
+  address: null,
+  birth_date: null,
+  created_at: Date.now(),
+  updated_at: Date.now(),
+  erased_at: null,
+  ...overrides,
 });
 
 beforeAll(async () => {
-  cabinet = String((await cli(['init', '--cabinet', 'Cabinet Dupont', '--email', 'admin@dupont.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
-  key = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write,devis:read,automation:read'])).key);
-  enqueueKey = String((await cli(['keys', 'create', '--cabinet', cabinet, '--name', 'robots', '--env', 'test', '--scopes', 'automation:read,automation:enqueue'])).key);
-  const neighbour = String((await cli(['init', '--cabinet', 'Cabinet Voisin', '--email', 'admin@voisin.fr', '--password-stdin'], 'correct horse battery\n')).cabinet_id);
-  neighbourKey = String((await cli(['keys', 'create', '--cabinet', neighbour, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write'])).key);
-  await cli(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A']);
+  cabinet = String(
+    (await cli(['init', '--cabinet', 'Cabinet Dupont', '--email', 'admin@dupont.fr', '--password-stdin'], 'correct horse battery\n'))
+      .cabinet_id,
+  );
+  key = String(
+    (
+      await cli([
+        'keys',
+        'create',
+        '--cabinet',
+        cabinet,
+        '--name',
+        'k',
+        '--env',
+        'prod',
+        '--scopes',
+        'crm:read,crm:write,devis:read,automation:read',
+      ])
+    ).key,
+  );
+  enqueueKey = String(
+    (
+      await cli([
+        'keys',
+        'create',
+        '--cabinet',
+        cabinet,
+        '--name',
+        'robots',
+        '--env',
+        'test',
+        '--scopes',
+        'automation:read,automation:enqueue',
+      ])
+    ).key,
+  );
+  const neighbour = String(
+    (await cli(['init', '--cabinet', 'Cabinet Voisin', '--email', 'admin@voisin.fr', '--password-stdin'], 'correct horse battery\n'))
+      .cabinet_id,
+  );
+  neighbourKey = String(
+    (await cli(['keys', 'create', '--cabinet', neighbour, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write'])).key,
+  );
+  await cli([
+    'sync',
+    'connect',
+    '--cabinet',
+    cabinet,
+    '--hub',
+    fixture.hub.url,
+    '--code',
+    await fixture.hub.invite({ register: cabinet }),
+    '--name',
+    'Poste A',
+  ]);
   serve = await startServeProcess(['--data-dir', dataDir]);
   neighbourClient = String((await api('/clients', { method: 'POST', body: { last_name: 'Voisin' }, as: neighbourKey })).body.id);
   // The laptop that was stolen: a device of the cabinet like any other.
-  const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinet }), device_name: 'Portable' }) });
+  const res = await fetch(fixture.hub.url + pathTo(pairDevice), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...PROTOCOL },
+    body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinet }), device_name: 'Portable' }),
+  });
   thief = (await res.json()) as PairResponse;
 }, 120_000);
 
@@ -93,7 +185,10 @@ describe('a stolen laptop with a valid device credential', () => {
   it('cannot make the installs’ robots run a job, nor freeze a record with an erasure: the hub refuses a job that claims to be theirs; one queued elsewhere is only shown', async () => {
     const queued = forgedJob({ status: 'pending', progress_step: 'queued' });
     // An enqueue number (or a lease) is what an install's robots take a job by: never on the wire.
-    for (const forged of [{ ...queued, enqueue_number: 1 }, { ...queued, status: 'running', lease_until: Date.now() + 60_000 }]) {
+    for (const forged of [
+      { ...queued, enqueue_number: 1 },
+      { ...queued, status: 'running', lease_until: Date.now() + 60_000 },
+    ]) {
       const refused = await push([change('job', randomUUID(), forged)]);
       expect(refused.status).toBe(400);
       number -= 1;
@@ -102,13 +197,19 @@ describe('a stolen laptop with a valid device credential', () => {
     const refusedErasure = await push([freeze]);
     expect(refusedErasure.status).toBe(400);
     number -= 1;
-    const [row] = await fixture.hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE device_id = ${thief.device_id}`;
+    const [row] = await fixture.hub.deps.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM hub_changes WHERE device_id = ${thief.device_id}`;
     expect(row?.n).toBe(0);
 
     // A job queued "elsewhere" travels, as every install's queued jobs do; the install shows it and never runs it.
     const jobId = randomUUID();
     expect((await push([change('job', jobId, queued)])).status).toBe(200);
-    const shown = await eventually(() => api(`/automation/jobs/${jobId}`), (res) => res.status === 200, 'the forged job on the install');
+    const shown = await eventually(
+      () => api(`/automation/jobs/${jobId}`),
+      (res) => res.status === 200,
+      'the forged job on the install',
+    );
     expect(shown.body.status).toBe('pending');
     // The worker ticks every second: three ticks later the job is still queued, never leased, never tried.
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -118,7 +219,11 @@ describe('a stolen laptop with a valid device credential', () => {
     expect(owner.body.error).toBe('job_runs_elsewhere');
     // The wallet did not pay for it. The cabinet's hourly quota counts it, as any install's queued
     // job (it protects the insurer): a stolen laptop can use the quota up until it is revoked.
-    const dryRun = await api('/automation/tarifications', { method: 'POST', as: enqueueKey, body: { compagnie: 'sandbox', produit: 'auto', dicData: {}, dry_run: true } });
+    const dryRun = await api('/automation/tarifications', {
+      method: 'POST',
+      as: enqueueKey,
+      body: { compagnie: 'sandbox', produit: 'auto', dicData: {}, dry_run: true },
+    });
     expect(dryRun.body).toMatchObject({ validation: { quota: { remaining: QUOTA - 1, limit: QUOTA } } });
     expect((await api('/wallet', { as: enqueueKey })).body.ledger).toEqual([]);
   });
@@ -127,14 +232,33 @@ describe('a stolen laptop with a valid device credential', () => {
     const poisoned = [
       change('client', randomUUID(), clientRow({ address: 'not json' })),
       change('event', randomUUID(), { type: 'opportunity.created', version: '1', created_at: Date.now(), data: '{not json' }),
-      change('devis', randomUUID(), { status: 'priced', client_id: null, opportunity_id: null, compagnie: 'sandbox', produit: 'auto', dic_data: '{}', tarif_cents: 1, suspens: null, job_id: null, pdf_sha256: 'zz', contract_id: null, signed_at: null, created_at: Date.now(), updated_at: Date.now() }),
+      change('devis', randomUUID(), {
+        status: 'priced',
+        client_id: null,
+        opportunity_id: null,
+        compagnie: 'sandbox',
+        produit: 'auto',
+        dic_data: '{}',
+        tarif_cents: 1,
+        suspens: null,
+        job_id: null,
+        pdf_sha256: 'zz',
+        contract_id: null,
+        signed_at: null,
+        created_at: Date.now(),
+        updated_at: Date.now(),
+      }),
       change('client', neighbourClient, clientRow({ last_name: 'Écrasé' })),
     ];
     const honest = change('client', randomUUID(), clientRow({ last_name: 'Honnête' }));
     const pushed = await push([...poisoned, honest]);
     expect(pushed.status, await pushed.clone().text()).toBe(200);
 
-    const arrived = await eventually(() => api(`/clients/${honest.record_id}`), (res) => res.status === 200, 'the honest change on the install');
+    const arrived = await eventually(
+      () => api(`/clients/${honest.record_id}`),
+      (res) => res.status === 200,
+      'the honest change on the install',
+    );
     expect(arrived.body.last_name).toBe('Honnête');
     const { conflicts } = (await cli(['sync', 'conflicts', '--cabinet', cabinet])) as { conflicts: SyncConflict[] };
     expect(conflicts.map((c) => [c.record_id, c.reason, c.device_id]).reverse()).toEqual([

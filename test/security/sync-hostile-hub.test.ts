@@ -88,7 +88,12 @@ async function connected(fakeHub: FakeHub, name: string, credits = 0): Promise<{
   const cabinetId = await server.createCabinet(name);
   // Before connecting: the balance the install brings to the cabinet's wallet.
   if (credits > 0) grantCredits(server.deps, cabinetId, credits);
-  await connectCabinet(server.deps, { cabinetId, hubUrl: fakeHub.url, code: 'ANY-CODE', deviceName: 'poste' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+  await connectCabinet(
+    server.deps,
+    { cabinetId, hubUrl: fakeHub.url, code: 'ANY-CODE', deviceName: 'poste' },
+    { fetch: fetchHub, records: syncedRecords() },
+    CLI_ACTOR,
+  );
   return { cabinetId, api: apiClient(server, server.createKey(cabinetId).key) };
 }
 
@@ -116,21 +121,54 @@ describe('a hostile hub’s pages', () => {
       after: 0,
       changes: [
         pulled('devis', devisId, devisRow({ status: 'signed', client_id: clientId, contract_id: contractId, signed_at: NOW })),
-        pulled('contract', contractId, { devis_id: devisId, client_id: clientId, opportunity_id: null, compagnie: 'testco', produit: 'auto', premium_cents: 43210, signed_at: NOW, created_at: NOW }),
+        pulled('contract', contractId, {
+          devis_id: devisId,
+          client_id: clientId,
+          opportunity_id: null,
+          compagnie: 'testco',
+          produit: 'auto',
+          premium_cents: 43210,
+          signed_at: NOW,
+          created_at: NOW,
+        }),
       ],
       last_seq: seq,
     });
-    await eventually(() => server.withOtherConnection((db) => db.prepare('SELECT premium_cents FROM contracts WHERE id = ?').get(contractId)), (row) => row !== undefined, 'the contract applied');
+    await eventually(
+      () => server.withOtherConnection((db) => db.prepare('SELECT premium_cents FROM contracts WHERE id = ?').get(contractId)),
+      (row) => row !== undefined,
+      'the contract applied',
+    );
 
     // Second page: the attacks, and honest changes among them.
     const afterFirst = seq;
     const jobId = randomUUID();
     const queuedElsewhere = randomUUID();
     const queuedJob = {
-      compagnie: 'testco', produit: 'auto', dic_data: JSON.stringify({ postcode: '75001', birth_date: '1980-01-01' }), request_hash: 'a'.repeat(64), devis_id: devisId,
-      status: 'pending', progress_step: 'queued', progress_percent: 0, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
-      error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 0, mfa_requested_at: null, mfa_expires_at: null,
-      environment: 'prod', robot_compagnie: 'testco', created_at: NOW - 60_000, updated_at: NOW, finished_at: null,
+      compagnie: 'testco',
+      produit: 'auto',
+      dic_data: JSON.stringify({ postcode: '75001', birth_date: '1980-01-01' }),
+      request_hash: 'a'.repeat(64),
+      devis_id: devisId,
+      status: 'pending',
+      progress_step: 'queued',
+      progress_percent: 0,
+      cost_credits: 10,
+      credits_consumed: null,
+      result_tarif_cents: null,
+      result_suspens: null,
+      error_code: null,
+      error_message: null,
+      error_technical: null,
+      submitted: false,
+      attempts: 0,
+      mfa_requested_at: null,
+      mfa_expires_at: null,
+      environment: 'prod',
+      robot_compagnie: 'testco',
+      created_at: NOW - 60_000,
+      updated_at: NOW,
+      finished_at: null,
     };
     const badPdf = Buffer.from('%PDF-1.4 what the hub sends instead');
     const namedPdf = Buffer.from('%PDF-1.4 the quote');
@@ -161,20 +199,70 @@ describe('a hostile hub’s pages', () => {
         // A job queued on another install: shown here, run there only.
         pulled('job', queuedElsewhere, queuedJob),
         aside(pulled('contract', contractId, { premium_cents: 1, signed_at: 0 }, 'erase'), 'operation_refused'),
-        aside(pulled('client', randomUUID(), { type: 'person', last_name: 'Adresse', first_name: null, company_name: null, siret: null, email: null, phone: null, address: 'not json', birth_date: null, created_at: NOW, updated_at: NOW, erased_at: null }), 'invalid_fields'),
-        aside(pulled('event', randomUUID(), { type: 'opportunity.created', version: '1', created_at: NOW, data: '{not json' }), 'invalid_fields'),
+        aside(
+          pulled('client', randomUUID(), {
+            type: 'person',
+            last_name: 'Adresse',
+            first_name: null,
+            company_name: null,
+            siret: null,
+            email: null,
+            phone: null,
+            address: 'not json',
+            birth_date: null,
+            created_at: NOW,
+            updated_at: NOW,
+            erased_at: null,
+          }),
+          'invalid_fields',
+        ),
+        aside(
+          pulled('event', randomUUID(), { type: 'opportunity.created', version: '1', created_at: NOW, data: '{not json' }),
+          'invalid_fields',
+        ),
         aside(pulled('devis', randomUUID(), devisRow({ pdf_sha256: '../../etc/passwd' })), 'invalid_fields'),
-        aside(pulled('client', neighbourClient, { type: 'person', last_name: 'Écrasé', first_name: null, company_name: null, siret: null, email: null, phone: null, address: null, birth_date: null, created_at: NOW, updated_at: NOW, erased_at: null }), 'record_clash'),
+        aside(
+          pulled('client', neighbourClient, {
+            type: 'person',
+            last_name: 'Écrasé',
+            first_name: null,
+            company_name: null,
+            siret: null,
+            email: null,
+            phone: null,
+            address: null,
+            birth_date: null,
+            created_at: NOW,
+            updated_at: NOW,
+            erased_at: null,
+          }),
+          'record_clash',
+        ),
         pulled('devis', mismatched, devisRow({ pdf_sha256: sha256(namedPdf) })),
         pulled('devis', viaRedirect, devisRow({ pdf_sha256: sha256(redirected) })),
         pulled('devis', tooLarge, devisRow({ pdf_sha256: sha256(huge) })),
-        pulled('opportunity', honestOpportunity, { title: 'Flotte', product: 'auto', stage: 'new', expected_value_cents: 0, source: 'api', contact: JSON.stringify({ last_name: 'Martin', first_name: null, company_name: null, siret: null, email: null, phone: null }), tags: '[]', created_via: 'api', created_at: NOW, updated_at: NOW }),
+        pulled('opportunity', honestOpportunity, {
+          title: 'Flotte',
+          product: 'auto',
+          stage: 'new',
+          expected_value_cents: 0,
+          source: 'api',
+          contact: JSON.stringify({ last_name: 'Martin', first_name: null, company_name: null, siret: null, email: null, phone: null }),
+          tags: '[]',
+          created_via: 'api',
+          created_at: NOW,
+          updated_at: NOW,
+        }),
       ],
       last_seq: seq,
     });
 
     // The page is applied whole, the refused changes set aside with their reason.
-    await eventually(() => api.get(`/opportunities/${honestOpportunity}`), (res) => res.status === 200, 'the honest opportunity of the page');
+    await eventually(
+      () => api.get(`/opportunities/${honestOpportunity}`),
+      (res) => res.status === 200,
+      'the honest opportunity of the page',
+    );
     const conflicts = listSyncConflicts(server.deps, cabinetId, 100);
     expect(Object.fromEntries(conflicts.map((c) => [c.seq, c.reason]))).toEqual(expectedAside);
     expect(syncStatus(server.deps, cabinetId).set_aside_changes).toBe(Object.keys(expectedAside).length);
@@ -183,14 +271,24 @@ describe('a hostile hub’s pages', () => {
     // queued elsewhere stays queued, and a job enqueued here after them runs, alone.
     expect((await api.get(`/automation/jobs/${jobId}`)).status).toBe(404);
     expect((await api.get(`/automation/jobs/${queuedElsewhere}`)).body).toMatchObject({ status: 'pending', progress: { step: 'queued' } });
-    const enqueued = await api.post('/automation/tarifications', { compagnie: 'testco', produit: 'auto', dicData: { postcode: '69003', birth_date: '1984-03-09' } });
+    const enqueued = await api.post('/automation/tarifications', {
+      compagnie: 'testco',
+      produit: 'auto',
+      dicData: { postcode: '69003', birth_date: '1984-03-09' },
+    });
     expect(enqueued.status).toBe(202);
-    await eventually(() => api.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (res) => res.body.status === 'completed', 'the local job');
+    await eventually(
+      () => api.get(`/automation/jobs/${String(enqueued.body.job_id)}`),
+      (res) => res.body.status === 'completed',
+      'the local job',
+    );
     expect(testco.runs.map((run) => run.dicData.postcode)).toEqual(['69003']);
     expect((await api.get(`/automation/jobs/${queuedElsewhere}`)).body.status).toBe('pending');
 
     // The contract keeps its values; the other cabinet its client; listings work.
-    expect(server.withOtherConnection((db) => db.prepare('SELECT premium_cents, signed_at FROM contracts WHERE id = ?').get(contractId))).toEqual({ premium_cents: 43210, signed_at: NOW });
+    expect(
+      server.withOtherConnection((db) => db.prepare('SELECT premium_cents, signed_at FROM contracts WHERE id = ?').get(contractId)),
+    ).toEqual({ premium_cents: 43210, signed_at: NOW });
     expect((await neighbourApi.get(`/clients/${neighbourClient}`)).body.last_name).toBe('Voisin');
     expect((await api.get('/clients')).status).toBe(200);
 
@@ -202,12 +300,16 @@ describe('a hostile hub’s pages', () => {
     expect(sentinelHits).toBe(0);
 
     // Webhooks still go out: an opportunity created here is delivered.
-    expect((await api.post('/opportunities', { title: 'Après la page', product: 'mrh', contact: { last_name: 'Petit' } })).status).toBe(201);
+    expect((await api.post('/opportunities', { title: 'Après la page', product: 'mrh', contact: { last_name: 'Petit' } })).status).toBe(
+      201,
+    );
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.rawBody).toContain('Après la page');
 
     // The CLI shows the same list.
-    expect(conflicts.find((c) => c.seq === Number(Object.keys(expectedAside)[0]))?.message).toContain('never carries what only the install that enqueued it holds');
+    expect(conflicts.find((c) => c.seq === Number(Object.keys(expectedAside)[0]))?.message).toContain(
+      'never carries what only the install that enqueued it holds',
+    );
   });
 });
 
@@ -221,7 +323,9 @@ describe('a hub that is busy', () => {
       hub.blobs.set(sha256(pdf), (res) => {
         asked += 1;
         if (asked === 1) {
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: 'sync_too_many_requests', message: 'busy', request_id: randomUUID() }));
+          res
+            .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+            .end(JSON.stringify({ error: 'sync_too_many_requests', message: 'busy', request_id: randomUUID() }));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
@@ -229,7 +333,11 @@ describe('a hub that is busy', () => {
       const quote = randomUUID();
       hub.pages.push({ after: 0, changes: [pulled('devis', quote, devisRow({ pdf_sha256: sha256(pdf) }))], last_seq: seq });
       // A link to the PDF (302) once it is on the install; pdf_not_available before.
-      await eventually(() => api.get(`/devis/${quote}/pdf`), (res) => res.status === 302, 'the PDF on the install');
+      await eventually(
+        () => api.get(`/devis/${quote}/pdf`),
+        (res) => res.status === 302,
+        'the PDF on the install',
+      );
       expect(asked).toBeGreaterThanOrEqual(2);
     } finally {
       await hub.close();
@@ -244,7 +352,11 @@ describe('a hostile hub’s answers', () => {
       const { cabinetId, api } = await connected(hub, 'Cabinet Page');
       const fields = { title: 'x'.repeat(1024 * 1024), product: 'auto' };
       hub.pages.push({ after: 0, changes: Array.from({ length: 30 }, () => pulled('opportunity', randomUUID(), fields)), last_seq: seq });
-      await eventually(() => syncStatus(server.deps, cabinetId), (status) => status.last_error_code === 'hub_answer_too_large', 'the refusal of the page');
+      await eventually(
+        () => syncStatus(server.deps, cabinetId),
+        (status) => status.last_error_code === 'hub_answer_too_large',
+        'the refusal of the page',
+      );
       expect(syncStatus(server.deps, cabinetId).last_error).toMatch(/answered more than \d+ bytes/);
       expect((await api.get('/opportunities')).body.data).toEqual([]);
     } finally {

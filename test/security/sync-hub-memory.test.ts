@@ -4,7 +4,17 @@ import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, MAX_CHANGE_BYTES, MAX_PUSH_BYTES, pairDevice, pullChanges, pushChanges, type PairResponse, type PullResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import {
+  formatHlc,
+  MAX_CHANGE_BYTES,
+  MAX_PUSH_BYTES,
+  pairDevice,
+  pullChanges,
+  pushChanges,
+  type PairResponse,
+  type PullResponse,
+  type SyncChange,
+} from '../../shared/sync-protocol.js';
 import { runCourtier, startHubServeProcess, stopChild } from '../helpers/cli.js';
 import { PROTOCOL } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -42,7 +52,11 @@ async function invite(args: string[]): Promise<string> {
 }
 
 async function pairing(body: object): Promise<PairResponse> {
-  const res = await fetch(hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify(body) });
+  const res = await fetch(hub.url + pathTo(pairDevice), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...PROTOCOL },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as PairResponse;
 }
@@ -50,7 +64,11 @@ async function pairing(body: object): Promise<PairResponse> {
 describe.skipIf(process.platform !== 'linux')('the hub’s memory under the largest changes', () => {
   it('stays bounded while a device pushes 120 MiB of changes of 256 KiB and another pulls them all', async () => {
     const cabinetId = randomUUID();
-    const writer = await pairing({ code: await invite(['--new-cabinet', cabinetId]), device_name: 'writer', cabinet: { id: cabinetId, name: 'Mémoire' } });
+    const writer = await pairing({
+      code: await invite(['--new-cabinet', cabinetId]),
+      device_name: 'writer',
+      cabinet: { id: cabinetId, name: 'Mémoire' },
+    });
     const reader = await pairing({ code: await invite(['--cabinet', cabinetId]), device_name: 'reader' });
     const auth = (device: PairResponse) => ({ authorization: `Bearer ${device.device_secret}`, ...PROTOCOL });
     const pid = hub.child.pid ?? 0;
@@ -65,9 +83,20 @@ describe.skipIf(process.platform !== 'linux')('the hub’s memory under the larg
       while (pushedBytes < 120 * 1024 * 1024) {
         const batch: SyncChange[] = Array.from({ length: perBatch }, () => {
           number += 1;
-          return { number, kind: 'client', record_id: randomUUID(), op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: number, device: writer.device_id }), fields };
+          return {
+            number,
+            kind: 'client',
+            record_id: randomUUID(),
+            op: 'upsert',
+            hlc: formatHlc({ time: Date.now(), counter: number, device: writer.device_id }),
+            fields,
+          };
         });
-        const res = await fetch(hub.url + pathTo(pushChanges), { method: 'POST', headers: { ...auth(writer), 'content-type': 'application/json' }, body: JSON.stringify({ changes: batch }) });
+        const res = await fetch(hub.url + pathTo(pushChanges), {
+          method: 'POST',
+          headers: { ...auth(writer), 'content-type': 'application/json' },
+          body: JSON.stringify({ changes: batch }),
+        });
         expect(res.status, await res.clone().text()).toBe(200);
         await res.arrayBuffer();
         pushedBytes += perBatch * MAX_CHANGE_BYTES;

@@ -33,7 +33,9 @@ let pg: TestPostgres;
 let hub: TestHub;
 beforeAll(async () => {
   pg = await startTestPostgres();
-  hub = await startHub(pg, { limits: { cabinetChanges: 40, cabinetChangeBytes: 3 * 1024 * 1024, cabinetBlobs: 2, cabinetBlobBytes: 1024 * 1024 } });
+  hub = await startHub(pg, {
+    limits: { cabinetChanges: 40, cabinetChangeBytes: 3 * 1024 * 1024, cabinetBlobs: 2, cabinetBlobBytes: 1024 * 1024 },
+  });
 });
 afterAll(async () => {
   await hub?.close();
@@ -50,7 +52,10 @@ async function cabinet(n: number, on: TestHub = hub): Promise<TestDevice[]> {
 
 /** A change as the device itself stamps it (its own id in the clock). */
 function by(device: TestDevice, number: number, overrides: Partial<SyncChange> = {}): SyncChange {
-  return change(number, hub.clock.now(), { hlc: formatHlc({ time: hub.clock.now(), counter: number, device: device.device_id }), ...overrides });
+  return change(number, hub.clock.now(), {
+    hlc: formatHlc({ time: hub.clock.now(), counter: number, device: device.device_id }),
+    ...overrides,
+  });
 }
 
 function push(device: TestDevice, batch: SyncChange[], on: TestHub = hub) {
@@ -73,18 +78,62 @@ describe('what a device may push: the protocol’s rules', () => {
     const attempts: [string, SyncChange][] = [
       // An enqueue number is what makes an install's robots take a job for one of theirs.
       ['a job with an enqueue number', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, enqueue_number: 1 } })],
-      ['a job with a lease', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'running', lease_until: hub.clock.now() + 60_000 } })],
-      ['a job with an MFA challenge', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'mfa_required', mfa_challenge: 'Entrez le code' } })],
-      ['a job with a callback, artifacts or a timeline', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, callback_webhook_id: randomUUID(), artifacts: '{}', timeline: '[]' } })],
+      [
+        'a job with a lease',
+        by(thief!, 1, {
+          kind: 'job',
+          record_id: randomUUID(),
+          fields: { ...queued, status: 'running', lease_until: hub.clock.now() + 60_000 },
+        }),
+      ],
+      [
+        'a job with an MFA challenge',
+        by(thief!, 1, {
+          kind: 'job',
+          record_id: randomUUID(),
+          fields: { ...queued, status: 'mfa_required', mfa_challenge: 'Entrez le code' },
+        }),
+      ],
+      [
+        'a job with a callback, artifacts or a timeline',
+        by(thief!, 1, {
+          kind: 'job',
+          record_id: randomUUID(),
+          fields: { ...queued, callback_webhook_id: randomUUID(), artifacts: '{}', timeline: '[]' },
+        }),
+      ],
       ['a job without status', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { compagnie: 'sandbox' } })],
-      ['a job with a status that is none', by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'claimed' } })],
+      [
+        'a job with a status that is none',
+        by(thief!, 1, { kind: 'job', record_id: randomUUID(), fields: { ...queued, status: 'claimed' } }),
+      ],
       ['an erasure of a contract', by(thief!, 1, { kind: 'contract', op: 'erase', record_id: randomUUID(), fields: { premium_cents: 1 } })],
       ['an erasure of a quote', by(thief!, 1, { kind: 'devis', op: 'erase', record_id: randomUUID(), fields: {} })],
-      ['a client tombstone that keeps a name', by(thief!, 1, { op: 'erase', record_id: randomUUID(), fields: { last_name: 'Figé', erased_at: 1 } })],
-      ['a client tombstone with other fields', by(thief!, 1, { op: 'erase', record_id: randomUUID(), fields: { erased_at: 1, stage: 'won' } })],
-      ['an event erasure that keeps contact data', by(thief!, 1, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'client.updated', data: JSON.stringify({ email: 'x@y.fr' }) } })],
-      ['an erasure of another event type', by(thief!, 1, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'contract.signed', data: '{}' } })],
-      ['a clock in another device’s name', by(thief!, 1, { hlc: formatHlc({ time: hub.clock.now(), counter: 0, device: other!.device_id }) })],
+      [
+        'a client tombstone that keeps a name',
+        by(thief!, 1, { op: 'erase', record_id: randomUUID(), fields: { last_name: 'Figé', erased_at: 1 } }),
+      ],
+      [
+        'a client tombstone with other fields',
+        by(thief!, 1, { op: 'erase', record_id: randomUUID(), fields: { erased_at: 1, stage: 'won' } }),
+      ],
+      [
+        'an event erasure that keeps contact data',
+        by(thief!, 1, {
+          kind: 'event',
+          op: 'erase',
+          record_id: randomUUID(),
+          fields: { type: 'client.updated', data: JSON.stringify({ email: 'x@y.fr' }) },
+        }),
+      ],
+      [
+        'an erasure of another event type',
+        by(thief!, 1, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'contract.signed', data: '{}' } }),
+      ],
+      [
+        'a clock in another device’s name',
+        by(thief!, 1, { hlc: formatHlc({ time: hub.clock.now(), counter: 0, device: other!.device_id }) }),
+      ],
     ];
     for (const [what, attempt] of attempts) {
       const res = await push(thief!, [attempt]);
@@ -99,7 +148,12 @@ describe('what a device may push: the protocol’s rules', () => {
       by(thief!, 2, { kind: 'job', record_id: jobId, fields: { ...queued, status: 'running' } }),
       by(thief!, 3, { kind: 'job', record_id: jobId, fields: { ...queued, status: 'completed' } }),
       by(thief!, 4, { op: 'erase', record_id: randomUUID(), fields: { type: 'person', last_name: null, email: null, erased_at: 1 } }),
-      by(thief!, 5, { kind: 'event', op: 'erase', record_id: randomUUID(), fields: { type: 'client.updated', version: '1', created_at: 1, data: JSON.stringify({ client_id: randomUUID(), email: null }) } }),
+      by(thief!, 5, {
+        kind: 'event',
+        op: 'erase',
+        record_id: randomUUID(),
+        fields: { type: 'client.updated', version: '1', created_at: 1, data: JSON.stringify({ client_id: randomUUID(), email: null }) },
+      }),
     ]);
     expect(fine.statusCode, fine.body).toBe(200);
   });
@@ -112,7 +166,12 @@ describe('what a device may push: the protocol’s rules', () => {
     expect(res.json()).toMatchObject({ error: 'payload_too_large', details: { number: 2, limit: MAX_CHANGE_BYTES } });
     expect(await stored(thief!.cabinet_id)).toBe(0);
     // Measured as PostgreSQL writes it out, which is what a pull sends: 45 KB of 1e308 is 2.3 MB there.
-    const swollen = await hub.request({ method: 'POST', url: pathTo(pushChanges), headers: thief!.headers, body: { changes: [by(thief!, 1, { fields: { last_name: Array.from({ length: 7500 }, () => 1e308) } })] } });
+    const swollen = await hub.request({
+      method: 'POST',
+      url: pathTo(pushChanges),
+      headers: thief!.headers,
+      body: { changes: [by(thief!, 1, { fields: { last_name: Array.from({ length: 7500 }, () => 1e308) } })] },
+    });
     expect(swollen.statusCode).toBe(413);
     expect(swollen.json().details.bytes).toBeGreaterThan(2_000_000);
     expect(await stored(thief!.cabinet_id)).toBe(0);
@@ -123,7 +182,8 @@ describe('what a cabinet may store: quotas', () => {
   it('refuses changes past the cabinet’s count or bytes with hub_quota_exceeded, storing nothing of the batch, and other cabinets are untouched', async () => {
     const [thief] = await cabinet(1);
     const [neighbour] = await cabinet(1);
-    const batch = (from: number, count: number, bytes = 10) => Array.from({ length: count }, (_, i) => by(thief!, from + i, { record_id: randomUUID(), fields: { last_name: 'n'.repeat(bytes) } }));
+    const batch = (from: number, count: number, bytes = 10) =>
+      Array.from({ length: count }, (_, i) => by(thief!, from + i, { record_id: randomUUID(), fields: { last_name: 'n'.repeat(bytes) } }));
     expect((await push(thief!, batch(1, 30))).statusCode).toBe(200);
     const over = await push(thief!, batch(31, 11));
     expect(over.statusCode).toBe(409);
@@ -144,13 +204,25 @@ describe('what a cabinet may store: quotas', () => {
       accepted.push(n);
     }
     expect(accepted).toHaveLength(12);
-    expect((await push(neighbour!, batch(1, 1).map((c) => ({ ...c, hlc: formatHlc({ time: hub.clock.now(), counter: 1, device: neighbour!.device_id }) })))).statusCode).toBe(200);
+    expect(
+      (
+        await push(
+          neighbour!,
+          batch(1, 1).map((c) => ({ ...c, hlc: formatHlc({ time: hub.clock.now(), counter: 1, device: neighbour!.device_id }) })),
+        )
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('refuses PDFs past the cabinet’s count or bytes', async () => {
     const [thief] = await cabinet(1);
     const put = (bytes: Buffer) =>
-      hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: sha256Hex(bytes) }), headers: { ...thief!.headers, 'content-type': 'application/octet-stream' }, payload: bytes });
+      hub.request({
+        method: 'PUT',
+        url: pathTo(putBlob, { sha256: sha256Hex(bytes) }),
+        headers: { ...thief!.headers, 'content-type': 'application/octet-stream' },
+        payload: bytes,
+      });
     expect((await put(Buffer.from('%PDF one'))).statusCode).toBe(200);
     expect((await put(Buffer.from('%PDF one'))).statusCode).toBe(200);
     expect((await put(Buffer.from('%PDF two'))).statusCode).toBe(200);
@@ -159,7 +231,12 @@ describe('what a cabinet may store: quotas', () => {
     expect(third.json()).toMatchObject({ error: 'hub_quota_exceeded', details: { quota: 'blobs', limit: 2 } });
     const [other] = await cabinet(1);
     const big = Buffer.alloc(1024 * 1024 + 1, 1);
-    const tooBig = await hub.request({ method: 'PUT', url: pathTo(putBlob, { sha256: sha256Hex(big) }), headers: { ...other!.headers, 'content-type': 'application/octet-stream' }, payload: big });
+    const tooBig = await hub.request({
+      method: 'PUT',
+      url: pathTo(putBlob, { sha256: sha256Hex(big) }),
+      headers: { ...other!.headers, 'content-type': 'application/octet-stream' },
+      payload: big,
+    });
     expect(tooBig.json()).toMatchObject({ error: 'hub_quota_exceeded', details: { quota: 'blob_bytes' } });
     const [row] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_blobs WHERE cabinet_id = ${other!.cabinet_id}`;
     expect(row?.n).toBe(0);
@@ -173,7 +250,13 @@ describe('what a pull answers: a page of bounded size', () => {
       const [writer, reader] = await cabinet(2, big);
       const size = MAX_CHANGE_BYTES - 1000;
       for (let n = 1; n <= 40; n += 8) {
-        const batch = Array.from({ length: 8 }, (_, i) => change(n + i, big.clock.now(), { hlc: formatHlc({ time: big.clock.now(), counter: n + i, device: writer!.device_id }), record_id: randomUUID(), fields: { last_name: 'x'.repeat(size) } }));
+        const batch = Array.from({ length: 8 }, (_, i) =>
+          change(n + i, big.clock.now(), {
+            hlc: formatHlc({ time: big.clock.now(), counter: n + i, device: writer!.device_id }),
+            record_id: randomUUID(),
+            fields: { last_name: 'x'.repeat(size) },
+          }),
+        );
         expect((await push(writer!, batch, big)).statusCode).toBe(200);
       }
       let after = 0;
@@ -245,24 +328,49 @@ describe('pairing, which anyone may call', () => {
     expect(nowhere.statusCode).toBe(413);
     const address = '198.51.100.77';
     for (let i = 0; i < PAIRING_ATTEMPTS_PER_WINDOW; i++) {
-      await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code: `WRONG-${i}`, device_name: 'x' }), remoteAddress: address });
+      await hub.app.inject({
+        method: 'POST',
+        url: pathTo(pairDevice),
+        headers: { 'content-type': 'application/json', ...PROTOCOL },
+        payload: JSON.stringify({ code: `WRONG-${i}`, device_name: 'x' }),
+        remoteAddress: address,
+      });
     }
     // Over the limit: refused even when the body is not JSON at all, so it was never parsed.
-    const refused = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: '{not json', remoteAddress: address });
+    const refused = await hub.app.inject({
+      method: 'POST',
+      url: pathTo(pairDevice),
+      headers: { 'content-type': 'application/json', ...PROTOCOL },
+      payload: '{not json',
+      remoteAddress: address,
+    });
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error).toBe('too_many_pairing_attempts');
   });
 
   it('a protocol above the hub’s is refused and never raises the cabinet’s (which would shut out every install); the operator can reset it', async () => {
     const [device] = await cabinet(1);
-    const ahead = await hub.request({ method: 'GET', url: pathTo(pullChanges), headers: { ...device!.headers, [SYNC_PROTOCOL_HEADER]: '999999999' } });
+    const ahead = await hub.request({
+      method: 'GET',
+      url: pathTo(pullChanges),
+      headers: { ...device!.headers, [SYNC_PROTOCOL_HEADER]: '999999999' },
+    });
     expect(ahead.statusCode).toBe(400);
     expect(ahead.json().error).toBe('sync_protocol_unsupported');
     expect((await pull(device!)).statusCode).toBe(200);
     // A cabinet raised before this rule (or by a newer hub rolled back) is reset by the operator.
     await hub.deps.sql`UPDATE hub_cabinets SET highest_protocol = 999999999 WHERE id = ${device!.cabinet_id}`;
     expect((await pull(device!)).statusCode).toBe(426);
-    const reset = await runCourtier(['hub', 'cabinets', 'reset-protocol', '--cabinet', device!.cabinet_id, '--json', '--database-url', hub.databaseUrl]);
+    const reset = await runCourtier([
+      'hub',
+      'cabinets',
+      'reset-protocol',
+      '--cabinet',
+      device!.cabinet_id,
+      '--json',
+      '--database-url',
+      hub.databaseUrl,
+    ]);
     expect(reset.code, reset.stderr).toBe(0);
     expect(JSON.parse(reset.stdout)).toEqual({ cabinet_id: device!.cabinet_id, highest_protocol: 1 });
     expect((await pull(device!)).statusCode).toBe(200);
@@ -282,7 +390,12 @@ describe('the operator’s codes', () => {
   it('an attacker who knows a victim’s cabinet id cannot register it, even with a code of their own', async () => {
     const victim = randomUUID();
     const theirs = await createInvite(hub.deps, { register: randomUUID() });
-    const squat = await hub.request({ method: 'POST', url: pathTo(pairDevice), headers: PROTOCOL, body: { code: theirs.code, device_name: 'x', cabinet: { id: victim, name: 'Victime' } } });
+    const squat = await hub.request({
+      method: 'POST',
+      url: pathTo(pairDevice),
+      headers: PROTOCOL,
+      body: { code: theirs.code, device_name: 'x', cabinet: { id: victim, name: 'Victime' } },
+    });
     expect(squat.statusCode).toBe(401);
     const [row] = await hub.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_cabinets WHERE id = ${victim}`;
     expect(row?.n).toBe(0);
@@ -295,9 +408,21 @@ describe('the hub’s audit log', () => {
     const invited = await runCourtier(['hub', 'invite', '--new-cabinet', id, '--json', '--database-url', hub.databaseUrl]);
     expect(invited.code, invited.stderr).toBe(0);
     const code = (JSON.parse(invited.stdout) as { code: string }).code;
-    const refused = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code, device_name: 'intrus', cabinet: { id: 'cab-victim', name: 'V' } }), remoteAddress: '203.0.113.9' });
+    const refused = await hub.app.inject({
+      method: 'POST',
+      url: pathTo(pairDevice),
+      headers: { 'content-type': 'application/json', ...PROTOCOL },
+      payload: JSON.stringify({ code, device_name: 'intrus', cabinet: { id: 'cab-victim', name: 'V' } }),
+      remoteAddress: '203.0.113.9',
+    });
     expect(refused.statusCode).toBe(401);
-    const paired = await hub.app.inject({ method: 'POST', url: pathTo(pairDevice), headers: { 'content-type': 'application/json', ...PROTOCOL }, payload: JSON.stringify({ code, device_name: 'Accueil', cabinet: { id, name: 'Audit' } }), remoteAddress: '203.0.113.10' });
+    const paired = await hub.app.inject({
+      method: 'POST',
+      url: pathTo(pairDevice),
+      headers: { 'content-type': 'application/json', ...PROTOCOL },
+      payload: JSON.stringify({ code, device_name: 'Accueil', cabinet: { id, name: 'Audit' } }),
+      remoteAddress: '203.0.113.10',
+    });
     expect(paired.statusCode).toBe(201);
     const device = paired.json<{ device_id: string; device_secret: string }>();
     const second = await pairTestDevice(hub, { id }, { join: true, name: 'Portable' });
@@ -307,20 +432,47 @@ describe('the hub’s audit log', () => {
 
     const listed = await runCourtier(['hub', 'audit', 'list', '--cabinet', id, '--json', '--database-url', hub.databaseUrl]);
     expect(listed.code, listed.stderr + listed.stdout).toBe(0);
-    const entries = (JSON.parse(listed.stdout) as { data: { action: string; result: string; actor: { kind: string; label: string | null }; address: string | null; target: string | null }[] }).data;
-    expect(entries.map((e) => e.action)).toEqual(['hub.device_revoked', 'hub.device_left', 'hub.device_paired', 'hub.device_paired', 'hub.invite_created']);
+    const entries = (
+      JSON.parse(listed.stdout) as {
+        data: {
+          action: string;
+          result: string;
+          actor: { kind: string; label: string | null };
+          address: string | null;
+          target: string | null;
+        }[];
+      }
+    ).data;
+    expect(entries.map((e) => e.action)).toEqual([
+      'hub.device_revoked',
+      'hub.device_left',
+      'hub.device_paired',
+      'hub.device_paired',
+      'hub.invite_created',
+    ]);
     expect(entries.find((e) => e.action === 'hub.device_revoked')).toMatchObject({ actor: { kind: 'operator' }, target: device.device_id });
-    expect(entries.find((e) => e.action === 'hub.device_left')).toMatchObject({ actor: { kind: 'device', label: 'Portable' }, target: second.device_id });
+    expect(entries.find((e) => e.action === 'hub.device_left')).toMatchObject({
+      actor: { kind: 'device', label: 'Portable' },
+      target: second.device_id,
+    });
     expect(entries.at(-2)).toMatchObject({ actor: { kind: 'anonymous' }, address: '203.0.113.10', target: device.device_id });
     const all = await runCourtier(['hub', 'audit', 'list', '--json', '--database-url', hub.databaseUrl]);
-    const refusal = (JSON.parse(all.stdout) as { data: { action: string; address: string; result: string; details: Record<string, unknown> }[] }).data.find((e) => e.address === '203.0.113.9');
-    expect(refusal).toMatchObject({ action: 'hub.pairing_refused', result: 'failure', details: { code: 'invalid_pairing_code', cabinet_brought: 'cab-victim' } });
+    const refusal = (
+      JSON.parse(all.stdout) as { data: { action: string; address: string; result: string; details: Record<string, unknown> }[] }
+    ).data.find((e) => e.address === '203.0.113.9');
+    expect(refusal).toMatchObject({
+      action: 'hub.pairing_refused',
+      result: 'failure',
+      details: { code: 'invalid_pairing_code', cabinet_brought: 'cab-victim' },
+    });
 
     const verify = () => runCourtier(['hub', 'audit', 'verify', '--json', '--database-url', hub.databaseUrl]);
     const intact = await verify();
     expect(intact.code).toBe(0);
     expect(JSON.parse(intact.stdout)).toMatchObject({ ok: true, broken: null });
-    const [row] = await hub.deps.sql<{ seq: string }[]>`SELECT seq FROM hub_audit_events WHERE action = 'hub.device_revoked' ORDER BY seq DESC LIMIT 1`;
+    const [row] = await hub.deps.sql<
+      { seq: string }[]
+    >`SELECT seq FROM hub_audit_events WHERE action = 'hub.device_revoked' ORDER BY seq DESC LIMIT 1`;
     await hub.deps.sql`UPDATE hub_audit_events SET target = 'someone-else' WHERE seq = ${row!.seq}`;
     const broken = await verify();
     expect(broken.code).toBe(1);

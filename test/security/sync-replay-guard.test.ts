@@ -33,15 +33,28 @@ const { nodes } = useSyncInstalls();
 /** An install of the cabinet with an insurer login and credits, connected to the hub, and a stolen laptop paired with it. */
 async function victimAndThief(): Promise<{ victim: SyncNode; thief: PairResponse }> {
   const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Dupont', email: 'a@dupont.fr', password: 'correct horse battery' });
+  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+    cabinet: 'Cabinet Dupont',
+    email: 'a@dupont.fr',
+    password: 'correct horse battery',
+  });
   const victim = { ...opened, cabinetId };
   nodes.push(victim);
   // Before connecting: the balance the install brings to the cabinet's wallet.
   grantCredits(victim.deps, cabinetId, 100);
-  await connectCabinet(victim.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: victim.records }, CLI_ACTOR);
+  await connectCabinet(
+    victim.deps,
+    { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' },
+    { fetch: fetchHub, records: victim.records },
+    CLI_ACTOR,
+  );
   await pushNode(victim);
   setInsurerCredentials(victim.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
-  const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Portable' }) });
+  const res = await fetch(fixture.hub.url + pathTo(pairDevice), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...PROTOCOL },
+    body: JSON.stringify({ code: await fixture.hub.invite({ join: cabinetId }), device_name: 'Portable' }),
+  });
   expect(res.status).toBe(201);
   return { victim, thief: (await res.json()) as PairResponse };
 }
@@ -49,25 +62,56 @@ async function victimAndThief(): Promise<{ victim: SyncNode; thief: PairResponse
 /** The pricing a broker asks for, and its hash as the replay guard computes it. */
 function pricing(postcode: string) {
   const dicData = { postcode, birth_date: '1984-03-09', formula: 'tiers' };
-  const hash = createHash('sha256').update(canonicalJson({ compagnie: 'testco', produit: 'auto', dicData })).digest('hex');
+  const hash = createHash('sha256')
+    .update(canonicalJson({ compagnie: 'testco', produit: 'auto', dicData }))
+    .digest('hex');
   return { request: { compagnie: 'testco', produit: 'auto', dicData }, hash };
 }
 
 /** A running job as an install sends it, for that request, created when the thief says. */
 function forgedRunning(hash: string, createdAt: number): Record<string, unknown> {
   return {
-    compagnie: 'testco', produit: 'auto', dic_data: '{}', request_hash: hash, devis_id: randomUUID(),
-    status: 'running', progress_step: 'logging in', progress_percent: 10, cost_credits: 10, credits_consumed: null, result_tarif_cents: null, result_suspens: null,
-    error_code: null, error_message: null, error_technical: null, submitted: false, attempts: 1, mfa_requested_at: null, mfa_expires_at: null,
-    environment: 'prod', robot_compagnie: 'testco', created_at: createdAt, updated_at: createdAt, finished_at: null,
+    compagnie: 'testco',
+    produit: 'auto',
+    dic_data: '{}',
+    request_hash: hash,
+    devis_id: randomUUID(),
+    status: 'running',
+    progress_step: 'logging in',
+    progress_percent: 10,
+    cost_credits: 10,
+    credits_consumed: null,
+    result_tarif_cents: null,
+    result_suspens: null,
+    error_code: null,
+    error_message: null,
+    error_technical: null,
+    submitted: false,
+    attempts: 1,
+    mfa_requested_at: null,
+    mfa_expires_at: null,
+    environment: 'prod',
+    robot_compagnie: 'testco',
+    created_at: createdAt,
+    updated_at: createdAt,
+    finished_at: null,
   };
 }
 
 async function push(thief: PairResponse, jobs: [string, Record<string, unknown>][]): Promise<void> {
   const changes: SyncChange[] = jobs.map(([id, fields], i) => ({
-    number: i + 1, kind: 'job', record_id: id, op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: i, device: thief.device_id }), fields,
+    number: i + 1,
+    kind: 'job',
+    record_id: id,
+    op: 'upsert',
+    hlc: formatHlc({ time: Date.now(), counter: i, device: thief.device_id }),
+    fields,
   }));
-  const res = await fetch(fixture.hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes }) });
+  const res = await fetch(fixture.hub.url + pathTo(pushChanges), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' },
+    body: JSON.stringify({ changes }),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
@@ -108,7 +152,10 @@ describe('a forged running job from a stolen laptop', () => {
 
     // Nine minutes on, still blocked (the window is the install's own); past ten, the pricing goes.
     victim.clock.advance(9 * MINUTE);
-    expect(refusal(() => enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod')).details).toEqual({ retry_after_seconds: 60, job_id: forged });
+    expect(refusal(() => enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod')).details).toEqual({
+      retry_after_seconds: 60,
+      job_id: forged,
+    });
     victim.clock.advance(MINUTE + 1);
     const priced = enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod');
     expect(priced.job_id).not.toBe(forged);
@@ -117,7 +164,13 @@ describe('a forged running job from a stolen laptop', () => {
     // The robots claim the oldest of the install's own jobs: the forged ones, running on the same insurer login, hold nothing back.
     const claimed = victim.deps.db.immediateTransaction(() => jobStore.claimNextJob(victim.deps.db.orm, victim.clock.now(), MINUTE));
     expect(claimed?.id).toBe(notBlocked.job_id);
-    for (const id of [forged, forgedAhead]) expect(jobStore.findJob(victim.deps.db.orm, victim.cabinetId, id)).toMatchObject({ status: 'running', leaseUntil: null, enqueueNumber: null, attempts: 1 });
+    for (const id of [forged, forgedAhead])
+      expect(jobStore.findJob(victim.deps.db.orm, victim.cabinetId, id)).toMatchObject({
+        status: 'running',
+        leaseUntil: null,
+        enqueueNumber: null,
+        attempts: 1,
+      });
     expect(creditBalance(victim.deps, victim.cabinetId)).toBe(100 - 2 * 10);
     expect(jobStore.enqueuesSince(victim.deps.db.orm, victim.cabinetId, 0).count).toBe(2);
   });

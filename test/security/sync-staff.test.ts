@@ -35,21 +35,39 @@ async function victimAndThief(): Promise<{ a: SyncNode; b: SyncNode; server: Tes
   setSyncPaused(b.deps, b.cabinetId, true, CLI_ACTOR);
   const server = await startTestServer({ dataDir: b.dir, clock: b.clock });
   servers.push(server);
-  const res = await fetch(fixture.hub.url + pathTo(pairDevice), { method: 'POST', headers: { 'content-type': 'application/json', ...PROTOCOL }, body: JSON.stringify({ code: await fixture.hub.invite({ join: a.cabinetId }), device_name: 'Portable volé' }) });
+  const res = await fetch(fixture.hub.url + pathTo(pairDevice), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...PROTOCOL },
+    body: JSON.stringify({ code: await fixture.hub.invite({ join: a.cabinetId }), device_name: 'Portable volé' }),
+  });
   expect(res.status).toBe(201);
   return { a, b, server, thief: (await res.json()) as PairResponse };
 }
 
 let number = 0;
 async function push(thief: PairResponse, changes: { record_id: string; fields: Record<string, unknown> }[]): Promise<Response> {
-  const body = changes.map((change, i) => ({ number: number + i + 1, kind: 'user', op: 'upsert', hlc: formatHlc({ time: Date.now() + 1000, counter: i, device: thief.device_id }), ...change }));
-  const res = await fetch(fixture.hub.url + pathTo(pushChanges), { method: 'POST', headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' }, body: JSON.stringify({ changes: body }) });
+  const body = changes.map((change, i) => ({
+    number: number + i + 1,
+    kind: 'user',
+    op: 'upsert',
+    hlc: formatHlc({ time: Date.now() + 1000, counter: i, device: thief.device_id }),
+    ...change,
+  }));
+  const res = await fetch(fixture.hub.url + pathTo(pushChanges), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${thief.device_secret}`, ...PROTOCOL, 'content-type': 'application/json' },
+    body: JSON.stringify({ changes: body }),
+  });
   if (res.status === 200) number += changes.length;
   return res;
 }
 
 function signIn(server: TestServer, email: string, password: string): Promise<Response> {
-  return server.request('/api/v1/console/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  return server.request('/api/v1/console/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
 }
 
 function userOf(node: SyncNode, email: string) {
@@ -58,7 +76,10 @@ function userOf(node: SyncNode, email: string) {
   return user;
 }
 
-const newAdmin = (email: string, extra: Record<string, unknown> = {}) => ({ record_id: email, fields: { email, role: 'admin', created_at: Date.now(), disabled_at: null, removed_at: null, ...extra } });
+const newAdmin = (email: string, extra: Record<string, unknown> = {}) => ({
+  record_id: email,
+  fields: { email, role: 'admin', created_at: Date.now(), disabled_at: null, removed_at: null, ...extra },
+});
 
 describe('a hostile device and the staff list', () => {
   it('cannot send a password: the hub refuses the batch, and an install sets such a change aside, writing nothing', async () => {
@@ -76,10 +97,25 @@ describe('a hostile device and the staff list', () => {
 
     // What a hub operator could serve instead: set aside, nothing written.
     const connection = syncStore.findConnection(b.deps.db.orm, b.cabinetId);
-    const forged: PulledChange = { seq: 999_999, device_id: thief.device_id, kind: 'user', record_id: 'evil@c.fr', op: 'upsert', hlc: formatHlc({ time: Date.now(), counter: 0, device: thief.device_id }), fields: newAdmin('evil@c.fr', { password_hash: hash }).fields };
-    applyPage({ deps: b.deps, records: b.records }, b.cabinetId, { after: connection?.pullCursor ?? 0, lastSeq: 999_999, changes: [forged] });
+    const forged: PulledChange = {
+      seq: 999_999,
+      device_id: thief.device_id,
+      kind: 'user',
+      record_id: 'evil@c.fr',
+      op: 'upsert',
+      hlc: formatHlc({ time: Date.now(), counter: 0, device: thief.device_id }),
+      fields: newAdmin('evil@c.fr', { password_hash: hash }).fields,
+    };
+    applyPage({ deps: b.deps, records: b.records }, b.cabinetId, {
+      after: connection?.pullCursor ?? 0,
+      lastSeq: 999_999,
+      changes: [forged],
+    });
     expect(listCabinetUsers(b.deps, b.cabinetId).map((u) => u.email)).not.toContain('evil@c.fr');
-    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'evil@c.fr', reason: 'operation_refused' });
+    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({
+      recordId: 'evil@c.fr',
+      reason: 'operation_refused',
+    });
     expect((await signIn(server, 'evil@c.fr', 'the thief’s password')).status).toBe(401);
     expect(listCabinetUsers(a.deps, a.cabinetId).map((u) => u.email)).not.toContain('evil@c.fr');
   });
@@ -90,8 +126,11 @@ describe('a hostile device and the staff list', () => {
     expect((await push(thief, [newAdmin('evil@c.fr')])).status).toBe(200);
     await pullNode(b);
     expect(userOf(b, 'evil@c.fr')).toMatchObject({ role: 'admin', has_password: false });
-    for (const password of ['', PASSWORD, 'the thief’s password']) expect((await signIn(server, 'evil@c.fr', password)).status).toBeGreaterThanOrEqual(400);
-    const [entry] = auditStore.listAuditEvents(b.deps.db.orm, { cabinetId: b.cabinetId, action: 'sync.user_changed', limit: 10 }).filter((e) => e.target === 'evil@c.fr');
+    for (const password of ['', PASSWORD, 'the thief’s password'])
+      expect((await signIn(server, 'evil@c.fr', password)).status).toBeGreaterThanOrEqual(400);
+    const [entry] = auditStore
+      .listAuditEvents(b.deps.db.orm, { cabinetId: b.cabinetId, action: 'sync.user_changed', limit: 10 })
+      .filter((e) => e.target === 'evil@c.fr');
     expect(JSON.parse(entry?.details ?? '{}')).toMatchObject({ created: true, role: 'admin', device_id: thief.device_id });
   });
 
@@ -106,13 +145,23 @@ describe('a hostile device and the staff list', () => {
     await pushNode(b);
     await pullNode(a);
 
-    expect((await push(thief, [{ record_id: 'former@c.fr', fields: { disabled_at: null } }, { record_id: 'broker@c.fr', fields: { role: 'admin' } }])).status).toBe(200);
+    expect(
+      (
+        await push(thief, [
+          { record_id: 'former@c.fr', fields: { disabled_at: null } },
+          { record_id: 'broker@c.fr', fields: { role: 'admin' } },
+        ])
+      ).status,
+    ).toBe(200);
     await pullNode(b);
     expect(userOf(b, 'former@c.fr')).toMatchObject({ disabled_at: expect.any(String), awaiting_confirmation: ['enabling'] });
     expect(await (await signIn(server, 'former@c.fr', 'former@c.fr password')).json()).toMatchObject({ error: 'account_disabled' });
     expect(userOf(b, 'broker@c.fr')).toMatchObject({ role: 'broker', awaiting_confirmation: ['admin_role'] });
     const broker = await signIn(server, 'broker@c.fr', 'broker@c.fr password');
-    const cookie = broker.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const cookie = broker.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
     expect((await server.request('/api/v1/console/users', { headers: { cookie } })).status).toBe(403);
 
     // Disabling applies at once (the broker's session ends), up to the cabinet's last administrator, set aside.
@@ -122,6 +171,9 @@ describe('a hostile device and the staff list', () => {
     expect((await server.request(SIGNED_IN_ONLY, { headers: { cookie } })).status).toBe(401);
     expect(userOf(b, 'b@c.fr').disabled_at).not.toBeNull();
     expect(userOf(b, 'a@c.fr').disabled_at).toBeNull();
-    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({ recordId: 'a@c.fr', reason: 'operation_refused' });
+    expect(conflictsStore.listConflicts(b.deps.db.orm, b.cabinetId, 10)[0]).toMatchObject({
+      recordId: 'a@c.fr',
+      reason: 'operation_refused',
+    });
   });
 });

@@ -41,7 +41,9 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
   describe('COURTIER_TRUST_PROXY', () => {
     it.each(['true', 'TRUE', 'yes', ' true '])('refuses %j at start, explaining why and giving both correct forms', (value) => {
       expect(() => trustProxyFromEnv(value)).toThrow(ConfigError);
-      expect(() => trustProxyFromEnv(value)).toThrow(/COURTIER_TRUST_PROXY: .*every client.*number of proxies.*\(e\.g\. 1\).*addresses \(e\.g\. 127\.0\.0\.1/);
+      expect(() => trustProxyFromEnv(value)).toThrow(
+        /COURTIER_TRUST_PROXY: .*every client.*number of proxies.*\(e\.g\. 1\).*addresses \(e\.g\. 127\.0\.0\.1/,
+      );
       expect(() => loadConfig({ dataDir: '/tmp/unused', trustProxy: true }, {})).toThrow(/COURTIER_TRUST_PROXY/);
     });
 
@@ -54,9 +56,14 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       expect(trustProxyFromEnv(' 10.0.0.0/8, 192.168.1.20 ,::1, fd00::/8')).toEqual(['10.0.0.0/8', '192.168.1.20', '::1', 'fd00::/8']);
     });
 
-    it.each(['-1', '1.5', '10.0.0.0/33', '300.1.1.1', 'proxy.lan', 'loopback', ',', '101', '0.0.0.0/0', '10.0.0.0/7', '::/0', 'fc00::/6'])('refuses %j with a message naming the variable', (value) => {
-      expect(() => trustProxyFromEnv(value)).toThrow(/COURTIER_TRUST_PROXY: .*(not an IP address|no proxy address|whole number|large part of the internet)/);
-    });
+    it.each(['-1', '1.5', '10.0.0.0/33', '300.1.1.1', 'proxy.lan', 'loopback', ',', '101', '0.0.0.0/0', '10.0.0.0/7', '::/0', 'fc00::/6'])(
+      'refuses %j with a message naming the variable',
+      (value) => {
+        expect(() => trustProxyFromEnv(value)).toThrow(
+          /COURTIER_TRUST_PROXY: .*(not an IP address|no proxy address|whole number|large part of the internet)/,
+        );
+      },
+    );
 
     it('`courtier serve` with COURTIER_TRUST_PROXY=true does not start (exit 2, one clear line)', async () => {
       const dataDir = tempDir();
@@ -130,9 +137,13 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       const cabinetId = await server.createCabinet();
       const key = server.createKey(cabinetId, { ip_allowlist: [CLIENT] });
       // The proxy appends the address it saw: what the client sent comes first and is not believed.
-      const through = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `6.6.6.6, ${CLIENT}` } });
+      const through = await server.request('/api/v1/public/me', {
+        headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `6.6.6.6, ${CLIENT}` },
+      });
       expect(through.status).toBe(200);
-      const spoofedFirst = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `${CLIENT}, 6.6.6.6` } });
+      const spoofedFirst = await server.request('/api/v1/public/me', {
+        headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `${CLIENT}, 6.6.6.6` },
+      });
       expect(spoofedFirst.status).toBe(403);
     });
 
@@ -140,8 +151,12 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       const server = await start({ config: { trustProxy: 1 } });
       const cabinetId = await server.createCabinet();
       const key = server.createKey(cabinetId, { ip_allowlist: [CLIENT] });
-      expect((await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `6.6.6.6, ${CLIENT}` } })).status).toBe(200);
-      expect((await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `${CLIENT}, 6.6.6.6` } })).status).toBe(403);
+      expect(
+        (await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `6.6.6.6, ${CLIENT}` } })).status,
+      ).toBe(200);
+      expect(
+        (await server.request('/api/v1/public/me', { headers: { 'X-API-Key': key.key, 'X-Forwarded-For': `${CLIENT}, 6.6.6.6` } })).status,
+      ).toBe(403);
     });
 
     it('the session cookie is Secure when the TLS proxy says X-Forwarded-Proto: https', async () => {
@@ -188,7 +203,10 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       const token = randomBytes(32).toString('base64url');
       const server = await start({ config: { trustProxy: ['127.0.0.1'], desktopLoginTokenSha256: sha256(token) } });
       await createUser(server);
-      const proxied = await server.request(`/console/desktop-login?token=${token}`, { redirect: 'manual', headers: { 'X-Forwarded-For': '192.168.1.50' } });
+      const proxied = await server.request(`/console/desktop-login?token=${token}`, {
+        redirect: 'manual',
+        headers: { 'X-Forwarded-For': '192.168.1.50' },
+      });
       expect(proxied.headers.get('location')).toBe('/console/login');
       const local = await server.request(`/console/desktop-login?token=${token}`, { redirect: 'manual' });
       expect(local.headers.get('location')).toBe('/console/');

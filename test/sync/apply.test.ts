@@ -46,33 +46,36 @@ async function install(device: string, start: number): Promise<Install> {
   const clock = testClock(start);
   const deps: Deps = { ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }), clock };
   opened.push(deps);
-  await adoptCabinet(deps, { cabinetId: CABINET, cabinet: 'Cabinet Partagé', email: `${device}@example.fr`, password: 'correct horse battery' }, () =>
-    store.insertConnection(db.orm, {
-      cabinetId: CABINET,
-      hubUrl: 'https://hub.test',
-      deviceId: device,
-      deviceName: device,
-      paused: false,
-      nextNumber: 1,
-      acknowledgedNumber: 0,
-      pullCursor: 0,
-      clockTime: 0,
-      clockCounter: 0,
-      acknowledgedClockTime: 0,
-      remoteClockTime: 0,
-      hubEpoch: null,
-      resyncing: false,
-      state: 'idle',
-      lastError: null,
-      lastErrorCode: null,
-      lastErrorAt: null,
-      offlineSince: null,
-      hubClockOffset: 0,
-      lastPushAt: null,
-      lastPullAt: null,
-      caughtUpAt: null,
-      connectedAt: start,
-    }),
+  await adoptCabinet(
+    deps,
+    { cabinetId: CABINET, cabinet: 'Cabinet Partagé', email: `${device}@example.fr`, password: 'correct horse battery' },
+    () =>
+      store.insertConnection(db.orm, {
+        cabinetId: CABINET,
+        hubUrl: 'https://hub.test',
+        deviceId: device,
+        deviceName: device,
+        paused: false,
+        nextNumber: 1,
+        acknowledgedNumber: 0,
+        pullCursor: 0,
+        clockTime: 0,
+        clockCounter: 0,
+        acknowledgedClockTime: 0,
+        remoteClockTime: 0,
+        hubEpoch: null,
+        resyncing: false,
+        state: 'idle',
+        lastError: null,
+        lastErrorCode: null,
+        lastErrorAt: null,
+        offlineSince: null,
+        hubClockOffset: 0,
+        lastPushAt: null,
+        lastPullAt: null,
+        caughtUpAt: null,
+        connectedAt: start,
+      }),
   );
   return { deps, clock, device, cursor: 0 };
 }
@@ -85,7 +88,15 @@ function createLog() {
     push(from: Install) {
       const rows = store.readOutboxAfter(from.deps.db.orm, CABINET, 0, 10_000);
       for (const row of rows) {
-        log.push({ seq: log.length + 1, device_id: from.device, kind: row.kind as PulledChange['kind'], record_id: row.recordId, op: row.op, hlc: row.hlc, fields: JSON.parse(row.fields) as Record<string, unknown> });
+        log.push({
+          seq: log.length + 1,
+          device_id: from.device,
+          kind: row.kind as PulledChange['kind'],
+          record_id: row.recordId,
+          op: row.op,
+          hlc: row.hlc,
+          fields: JSON.parse(row.fields) as Record<string, unknown>,
+        });
       }
       store.forgetThrough(from.deps.db.orm, CABINET, rows.at(-1)?.number ?? 0, from.clock.now());
     },
@@ -106,26 +117,41 @@ const contact = { last_name: 'Martin', first_name: 'Léa', email: 'lea.martin@ex
 describe('sync: capture and per-field merge', () => {
   it('queues a creation whole and an edit by its changed columns, numbered per device, in the transaction of the change', async () => {
     const a = await install('device-a', START);
-    const created = createOpportunity(a.deps, CABINET, { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      CABINET,
+      { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] },
+      'api',
+    );
     a.clock.advance(1000);
     updateOpportunity(a.deps, CABINET, created.opportunity_id, { stage: 'qualified' });
     const rows = store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10);
     const changes = rows.filter((row) => row.kind === 'opportunity');
     expect(changes.map((row) => row.number)).toEqual([rows[0]?.number, expect.any(Number)]);
-    expect(Object.keys(JSON.parse(changes[0]?.fields ?? '{}') as object)).toEqual(expect.arrayContaining(['title', 'product', 'stage', 'contact', 'created_at']));
+    expect(Object.keys(JSON.parse(changes[0]?.fields ?? '{}') as object)).toEqual(
+      expect.arrayContaining(['title', 'product', 'stage', 'contact', 'created_at']),
+    );
     expect(JSON.parse(changes[1]?.fields ?? '{}')).toEqual({ stage: 'qualified', updated_at: START + 1000 });
     // The events of those writes are queued too, with their ids.
     const events = rows.filter((row) => row.kind === 'event');
     expect(events).toHaveLength(2);
     expect(rows.map((row) => row.number)).toEqual(rows.map((_, i) => i + 1));
     // A creation writes no field clocks (no other device can know the record yet); an edit, its fields'.
-    expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'opportunity', created.opportunity_id)?.clocks).toEqual({ stage: changes[1]?.hlc, updated_at: changes[1]?.hlc });
+    expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'opportunity', created.opportunity_id)?.clocks).toEqual({
+      stage: changes[1]?.hlc,
+      updated_at: changes[1]?.hlc,
+    });
     expect(store.findFieldClocks(a.deps.db.orm, CABINET, 'event', events[0]?.recordId ?? '')).toBeUndefined();
   });
 
   it('numbers and clocks on from the queue’s newest change, and from the link once the hub acknowledged everything', async () => {
     const a = await install('device-a', START);
-    const first = createOpportunity(a.deps, CABINET, { title: 'Un', product: 'auto', contact, stage: 'new', expected_value_eur: 100, tags: [] }, 'api');
+    const first = createOpportunity(
+      a.deps,
+      CABINET,
+      { title: 'Un', product: 'auto', contact, stage: 'new', expected_value_eur: 100, tags: [] },
+      'api',
+    );
     const queued = store.readOutboxAfter(a.deps.db.orm, CABINET, 0, 10);
     const newest = queued.at(-1)!;
     // The clock set back: the next change still orders after the queued ones.
@@ -144,7 +170,12 @@ describe('sync: capture and per-field merge', () => {
     const a = await install('device-a', START);
     const b = await install('device-b', START);
     const hub = createLog();
-    const created = createOpportunity(a.deps, CABINET, { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      CABINET,
+      { title: 'Flotte auto', product: 'auto', contact, stage: 'new', expected_value_eur: 1200, tags: [] },
+      'api',
+    );
     hub.push(a);
     hub.pull(b);
     a.clock.advance(5000);
@@ -193,7 +224,12 @@ describe('sync: capture and per-field merge', () => {
     const a = await install('device-a', START);
     const b = await install('device-b', START);
     const hub = createLog();
-    const created = createOpportunity(a.deps, CABINET, { title: 'MRH', product: 'mrh', contact, stage: 'new', expected_value_eur: 300, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      CABINET,
+      { title: 'MRH', product: 'mrh', contact, stage: 'new', expected_value_eur: 300, tags: [] },
+      'api',
+    );
     hub.push(a);
     hub.pull(b);
     b.clock.advance(2000);
@@ -227,7 +263,13 @@ describe('sync: capture and per-field merge', () => {
     const a = await install('device-a', START);
     const b = await install('device-b', START);
     const hub = createLog();
-    const client = createClient(a.deps, CABINET, { type: 'person', last_name: 'Durand', first_name: 'Paul', email: 'paul.durand@example.fr', phone: '+33612345678' });
+    const client = createClient(a.deps, CABINET, {
+      type: 'person',
+      last_name: 'Durand',
+      first_name: 'Paul',
+      email: 'paul.durand@example.fr',
+      phone: '+33612345678',
+    });
     hub.push(a);
     hub.pull(b);
     // b edits offline, after a has erased.
@@ -243,7 +285,9 @@ describe('sync: capture and per-field merge', () => {
     hub.push(b);
     hub.pull(a);
     for (const node of [a, b]) {
-      const row = node.deps.db.sqlite.prepare('SELECT last_name, first_name, email, phone, erased_at FROM clients WHERE id = ?').get(client.client_id) as Record<string, unknown>;
+      const row = node.deps.db.sqlite
+        .prepare('SELECT last_name, first_name, email, phone, erased_at FROM clients WHERE id = ?')
+        .get(client.client_id) as Record<string, unknown>;
       expect(row).toEqual({ last_name: null, first_name: null, email: null, phone: null, erased_at: START + 1000 });
       const events = node.deps.db.sqlite.prepare("SELECT data FROM events WHERE type = 'client.updated'").all() as { data: string }[];
       for (const event of events) expect(event.data).not.toMatch(/Durand|Paul|paul\./);
@@ -260,13 +304,24 @@ describe('sync: capture and per-field merge', () => {
 
   it('converges three installs editing the same records in any interleaving', async () => {
     const fields = ['title', 'product', 'source'] as const;
-    const op = fc.record({ node: fc.integer({ min: 0, max: 2 }), field: fc.constantFrom(...fields), value: fc.string({ minLength: 1, maxLength: 12 }).map((s) => s.trim() || 'x'), step: fc.integer({ min: 0, max: 3 }), sync: fc.integer({ min: 0, max: 5 }) });
+    const op = fc.record({
+      node: fc.integer({ min: 0, max: 2 }),
+      field: fc.constantFrom(...fields),
+      value: fc.string({ minLength: 1, maxLength: 12 }).map((s) => s.trim() || 'x'),
+      step: fc.integer({ min: 0, max: 3 }),
+      sync: fc.integer({ min: 0, max: 5 }),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
         const nodes = [await install('device-a', START), await install('device-b', START + 700), await install('device-c', START - 400)];
         const [first] = nodes as [Install, Install, Install];
         const hub = createLog();
-        const created = createOpportunity(first.deps, CABINET, { title: 'Base', product: 'auto', contact, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+        const created = createOpportunity(
+          first.deps,
+          CABINET,
+          { title: 'Base', product: 'auto', contact, stage: 'new', expected_value_eur: 0, tags: [] },
+          'api',
+        );
         hub.push(first);
         for (const node of nodes) hub.pull(node);
         for (const step of ops) {
@@ -292,19 +347,57 @@ describe('sync: capture and per-field merge', () => {
 describe('a page that cannot be applied as it comes', () => {
   const NOW = Date.UTC(2026, 11, 1);
   const devis = (id: string, contractId: string | null) => ({
-    status: contractId ? 'signed' : 'priced', client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c', opportunity_id: null, compagnie: 'sandbox', produit: 'auto', dic_data: '{}',
-    tarif_cents: 1000, suspens: null, job_id: null, pdf_sha256: null, contract_id: contractId, signed_at: contractId ? NOW : null, created_at: NOW, updated_at: NOW,
+    status: contractId ? 'signed' : 'priced',
+    client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c',
+    opportunity_id: null,
+    compagnie: 'sandbox',
+    produit: 'auto',
+    dic_data: '{}',
+    tarif_cents: 1000,
+    suspens: null,
+    job_id: null,
+    pdf_sha256: null,
+    contract_id: contractId,
+    signed_at: contractId ? NOW : null,
+    created_at: NOW,
+    updated_at: NOW,
   });
-  const contract = (devisId: string) => ({ devis_id: devisId, client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c', opportunity_id: null, compagnie: 'sandbox', produit: 'auto', premium_cents: 1000, signed_at: NOW, created_at: NOW });
+  const contract = (devisId: string) => ({
+    devis_id: devisId,
+    client_id: '0d9c9d0a-0d5b-4f7b-9a4a-1d2f3e4a5b6c',
+    opportunity_id: null,
+    compagnie: 'sandbox',
+    produit: 'auto',
+    premium_cents: 1000,
+    signed_at: NOW,
+    created_at: NOW,
+  });
   const opportunity = {
-    title: 'Après', product: 'auto', stage: 'new', expected_value_cents: 0, source: 'api', tags: '[]', created_via: 'api', created_at: NOW, updated_at: NOW,
+    title: 'Après',
+    product: 'auto',
+    stage: 'new',
+    expected_value_cents: 0,
+    source: 'api',
+    tags: '[]',
+    created_via: 'api',
+    created_at: NOW,
+    updated_at: NOW,
     contact: JSON.stringify({ last_name: 'X', first_name: null, company_name: null, siret: null, email: null, phone: null }),
   };
-  const count = (node: Install, table: string) => (node.deps.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = (node: Install, table: string) =>
+    (node.deps.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   let seq = 0;
   const change = (kind: PulledChange['kind'], recordId: string, fields: Record<string, unknown>): PulledChange => {
     seq += 1;
-    return { seq, device_id: 'remote', kind, record_id: recordId, op: 'upsert', hlc: `${String(NOW).padStart(15, '0')}-${String(seq).padStart(6, '0')}-remote`, fields };
+    return {
+      seq,
+      device_id: 'remote',
+      kind,
+      record_id: recordId,
+      op: 'upsert',
+      hlc: `${String(NOW).padStart(15, '0')}-${String(seq).padStart(6, '0')}-remote`,
+      fields,
+    };
   };
 
   it('a contract before its quote is applied once its quote is, and the page goes on', async () => {
@@ -312,7 +405,11 @@ describe('a page that cannot be applied as it comes', () => {
     const quote = '5b0f3f1e-2a8e-4d1c-9b7e-3c2d1e0f9a8b';
     const signed = '6c1a2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b';
     const after = '8e3c4d5e-6f70-4182-8c9d-1e2f3a4b5c6d';
-    const changes = [change('contract', signed, contract(quote)), change('devis', quote, devis(quote, signed)), change('opportunity', after, opportunity)];
+    const changes = [
+      change('contract', signed, contract(quote)),
+      change('devis', quote, devis(quote, signed)),
+      change('opportunity', after, opportunity),
+    ];
     expect(applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes })).toBe(3);
     expect(count(b, 'contracts')).toBe(1);
     expect(count(b, 'opportunities')).toBe(1);
@@ -337,11 +434,29 @@ describe('a page that cannot be applied as it comes', () => {
   it('an erasure of a client forgets the set-aside changes that carry its data', async () => {
     const b = await install('b', NOW);
     const client = '3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d';
-    const row = { type: 'person', last_name: 'Durand', first_name: null, company_name: null, siret: null, email: 'paul@durand.fr', phone: null, address: null, birth_date: null, created_at: NOW, updated_at: NOW, erased_at: null };
+    const row = {
+      type: 'person',
+      last_name: 'Durand',
+      first_name: null,
+      company_name: null,
+      siret: null,
+      email: 'paul@durand.fr',
+      phone: null,
+      address: null,
+      birth_date: null,
+      created_at: NOW,
+      updated_at: NOW,
+      erased_at: null,
+    };
     const page = [
       change('client', client, row),
       // An event about the client that this install refuses (its data is not a client.updated's): set aside, with the client's email in it.
-      change('event', '4b5c6d7e-8f90-4b1c-8d2e-3f4a5b6c7d8e', { type: 'client.updated', version: 'v1', created_at: NOW, data: JSON.stringify({ client_id: client, email: 'paul@durand.fr' }) }),
+      change('event', '4b5c6d7e-8f90-4b1c-8d2e-3f4a5b6c7d8e', {
+        type: 'client.updated',
+        version: 'v1',
+        created_at: NOW,
+        data: JSON.stringify({ client_id: client, email: 'paul@durand.fr' }),
+      }),
     ];
     applyPage({ deps: b.deps, records }, CABINET, { after: 0, lastSeq: seq, changes: page });
     const cursor = seq;

@@ -11,7 +11,17 @@ import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js'
 import * as store from '../../server/sync/store.js';
 import { ApiError } from '../../server/errors.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, joinNode, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
+import {
+  backupSyncNode,
+  cabinetOfTwo,
+  closeSyncNode,
+  fetchHub,
+  joinNode,
+  pullNode,
+  pushNode,
+  restoreSyncNode,
+  type SyncNode,
+} from '../helpers/sync-node.js';
 
 /**
  * Three installs of one cabinet through a real hub, in random interleavings of what a cabinet meets
@@ -22,18 +32,28 @@ import { backupSyncNode, cabinetOfTwo, closeSyncNode, fetchHub, joinNode, pullNo
  */
 const fixture = useListeningHub();
 
-
 const MINUTE = 60_000;
 const node = fc.integer({ min: 0, max: 2 });
 const step = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ do: fc.constant('edit' as const), node, field: fc.constantFrom('title', 'stage', 'source'), value: fc.constantFrom('a', 'b', 'c') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      do: fc.constant('edit' as const),
+      node,
+      field: fc.constantFrom('title', 'stage', 'source'),
+      value: fc.constantFrom('a', 'b', 'c'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ do: fc.constant('create' as const), node }) },
   { weight: 1, arbitrary: fc.record({ do: fc.constant('sign' as const), node }) },
   { weight: 2, arbitrary: fc.record({ do: fc.constant('editClient' as const), node, value: fc.constantFrom('Durand', 'Martin') }) },
   { weight: 1, arbitrary: fc.record({ do: fc.constant('erase' as const), node }) },
   { weight: 4, arbitrary: fc.record({ do: fc.constantFrom('push' as const, 'pull' as const), node }) },
   { weight: 1, arbitrary: fc.record({ do: fc.constant('reconnect' as const), node }) },
-  { weight: 1, arbitrary: fc.record({ do: fc.constant('clock' as const), node, jump: fc.constantFrom(-2 * MINUTE, 3 * MINUTE, 10 * MINUTE) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ do: fc.constant('clock' as const), node, jump: fc.constantFrom(-2 * MINUTE, 3 * MINUTE, 10 * MINUTE) }),
+  },
   { weight: 1, arbitrary: fc.record({ do: fc.constantFrom('backup' as const, 'restore' as const), node }) },
 );
 
@@ -53,7 +73,12 @@ describe('convergence of what a cabinet meets in its first months', () => {
           const client = createClient(a.deps, cabinetId, { type: 'person', last_name: 'Petit', email: 'petit@example.fr' });
           const quote = createDevis(a.deps, cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData: {} });
           recordDevisPriced(a.deps, cabinetId, quote.devis_id, { tarifEur: 300 });
-          const base = createOpportunity(a.deps, cabinetId, { title: 'base', product: 'auto', contact: { last_name: 'B' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+          const base = createOpportunity(
+            a.deps,
+            cabinetId,
+            { title: 'base', product: 'auto', contact: { last_name: 'B' }, stage: 'new', expected_value_eur: 0, tags: [] },
+            'api',
+          );
           await pushNode(a);
           await pullNode(b);
           open.push(await joinNode(fixture.hub, cabinetId, start, 'C'));
@@ -82,23 +107,31 @@ describe('convergence of what a cabinet meets in its first months', () => {
                 break;
               }
               case 'create': {
-                const id = createOpportunity(n.deps, cabinetId, { title: `de ${s.node}`, product: 'auto', contact: { last_name: 'N' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api').opportunity_id;
+                const id = createOpportunity(
+                  n.deps,
+                  cabinetId,
+                  { title: `de ${s.node}`, product: 'auto', contact: { last_name: 'N' }, stage: 'new', expected_value_eur: 0, tags: [] },
+                  'api',
+                ).opportunity_id;
                 created.push({ id, by: s.node, acknowledged: false });
                 opportunities.push(id);
                 break;
               }
               case 'sign': {
-                const held = n.deps.db.sqlite.prepare('SELECT status FROM devis WHERE id = ?').get(quote.devis_id) as { status: string } | undefined;
+                const held = n.deps.db.sqlite.prepare('SELECT status FROM devis WHERE id = ?').get(quote.devis_id) as
+                  { status: string } | undefined;
                 if (held?.status === 'priced') signDevis(n.deps, cabinetId, quote.devis_id, undefined);
                 break;
               }
               case 'editClient': {
-                const row = n.deps.db.sqlite.prepare('SELECT erased_at FROM clients WHERE id = ?').get(client.client_id) as { erased_at: number | null } | undefined;
+                const row = n.deps.db.sqlite.prepare('SELECT erased_at FROM clients WHERE id = ?').get(client.client_id) as
+                  { erased_at: number | null } | undefined;
                 if (row && row.erased_at === null) updateClient(n.deps, cabinetId, client.client_id, { last_name: s.value });
                 break;
               }
               case 'erase': {
-                const row = n.deps.db.sqlite.prepare('SELECT erased_at FROM clients WHERE id = ?').get(client.client_id) as { erased_at: number | null } | undefined;
+                const row = n.deps.db.sqlite.prepare('SELECT erased_at FROM clients WHERE id = ?').get(client.client_id) as
+                  { erased_at: number | null } | undefined;
                 if (row && row.erased_at === null) {
                   eraseClient(n.deps, cabinetId, client.client_id);
                   erased = true;
@@ -109,7 +142,8 @@ describe('convergence of what a cabinet meets in its first months', () => {
                 if (!linked) break;
                 try {
                   await pushNode(n);
-                  if (store.countOutbox(n.deps.db.orm, cabinetId) === 0) for (const c of created) if (c.by === s.node) c.acknowledged = true;
+                  if (store.countOutbox(n.deps.db.orm, cabinetId) === 0)
+                    for (const c of created) if (c.by === s.node) c.acknowledged = true;
                 } catch {
                   // A clock too far ahead: refused, queued.
                 }
@@ -122,7 +156,12 @@ describe('convergence of what a cabinet meets in its first months', () => {
                 await disconnectCabinet(n.deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR);
                 // A backup from before the reconnect holds a credential the hub revoked: not one to restore.
                 backups.delete(s.node);
-                await connectCabinet(n.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinetId }), deviceName: `N${s.node}` }, { fetch: fetchHub, records: n.records }, CLI_ACTOR);
+                await connectCabinet(
+                  n.deps,
+                  { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinetId }), deviceName: `N${s.node}` },
+                  { fetch: fetchHub, records: n.records },
+                  CLI_ACTOR,
+                );
                 break;
               case 'clock':
                 n.clock.advance(s.jump);
@@ -137,7 +176,9 @@ describe('convergence of what a cabinet meets in its first months', () => {
                 const back = restoreSyncNode(n, backup);
                 nodes[s.node] = back;
                 // What was made after the backup and never acknowledged is gone with the disk.
-                const held = new Set((back.deps.db.sqlite.prepare('SELECT id FROM opportunities').all() as { id: string }[]).map((row) => row.id));
+                const held = new Set(
+                  (back.deps.db.sqlite.prepare('SELECT id FROM opportunities').all() as { id: string }[]).map((row) => row.id),
+                );
                 for (let i = created.length - 1; i >= 0; i -= 1) {
                   const c = created[i] as (typeof created)[number];
                   if (c.by === s.node && !c.acknowledged && !held.has(c.id)) created.splice(i, 1);
@@ -161,9 +202,13 @@ describe('convergence of what a cabinet meets in its first months', () => {
             for (const other of rest) expect(other, name).toEqual(first);
           }
           const ids = new Set((table(nodes[0] as SyncNode, 'opportunities') as { id: string }[]).map((row) => row.id));
-          for (const c of created.filter((one) => one.acknowledged)) expect(ids.has(c.id), `opportunity ${c.id} of node ${c.by}`).toBe(true);
+          for (const c of created.filter((one) => one.acknowledged))
+            expect(ids.has(c.id), `opportunity ${c.id} of node ${c.by}`).toBe(true);
           expect((table(nodes[0] as SyncNode, 'contracts') as unknown[]).length).toBeLessThanOrEqual(1);
-          if (erased) expect(table(nodes[0] as SyncNode, 'clients')).toMatchObject([{ id: client.client_id, last_name: null, email: null, erased_at: expect.any(Number) }]);
+          if (erased)
+            expect(table(nodes[0] as SyncNode, 'clients')).toMatchObject([
+              { id: client.client_id, last_name: null, email: null, erased_at: expect.any(Number) },
+            ]);
         } finally {
           for (const n of open) closeSyncNode(n);
         }

@@ -20,7 +20,6 @@ const PASSWORD = 'correct horse battery';
 
 const fixture = useListeningHub();
 
-
 const FIELDS = ['title', 'product', 'source'] as const;
 const step = fc.record({
   node: fc.integer({ min: 0, max: 2 }),
@@ -37,15 +36,46 @@ describe('convergence through a real hub', () => {
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
         const start = Date.now();
         const first = openSyncNode(start);
-        const { cabinet_id: cabinetId } = await initCabinet(first.deps, { cabinet: 'Cabinet Convergence', email: 'a@c.fr', password: PASSWORD });
+        const { cabinet_id: cabinetId } = await initCabinet(first.deps, {
+          cabinet: 'Cabinet Convergence',
+          email: 'a@c.fr',
+          password: PASSWORD,
+        });
         const nodes: SyncNode[] = [{ ...first, cabinetId }];
         try {
-          const opportunities = [0, 1].map((i) => createOpportunity(first.deps, cabinetId, { title: `base ${i}`, product: 'auto', contact: { last_name: 'Base' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api').opportunity_id);
-          await connectCabinet(first.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records }, CLI_ACTOR);
+          const opportunities = [0, 1].map(
+            (i) =>
+              createOpportunity(
+                first.deps,
+                cabinetId,
+                { title: `base ${i}`, product: 'auto', contact: { last_name: 'Base' }, stage: 'new', expected_value_eur: 0, tags: [] },
+                'api',
+              ).opportunity_id,
+          );
+          await connectCabinet(
+            first.deps,
+            { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'A' },
+            { fetch: fetchHub, records },
+            CLI_ACTOR,
+          );
           await pushNode(nodes[0] as SyncNode);
-          for (const [i, skew] of [[1, 150], [2, -90]] as const) {
+          for (const [i, skew] of [
+            [1, 150],
+            [2, -90],
+          ] as const) {
             const other = openSyncNode(start + skew);
-            await joinCabinet(other.deps, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinetId }), deviceName: `N${i}`, email: `n${i}@c.fr`, password: PASSWORD }, { fetch: fetchHub }, CLI_ACTOR);
+            await joinCabinet(
+              other.deps,
+              {
+                hubUrl: fixture.hub.url,
+                code: await fixture.hub.invite({ join: cabinetId }),
+                deviceName: `N${i}`,
+                email: `n${i}@c.fr`,
+                password: PASSWORD,
+              },
+              { fetch: fetchHub },
+              CLI_ACTOR,
+            );
             nodes.push({ ...other, cabinetId });
             await pullNode(nodes[i] as SyncNode);
           }

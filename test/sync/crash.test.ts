@@ -41,7 +41,14 @@ function withDeps<T>(dataDir: string, body: (deps: Deps) => Promise<T> | T): Pro
 
 async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
   const { runCourtier } = await import('../helpers/cli.js');
-  const args = ['hub', 'invite', '--database-url', databaseUrl, '--json', ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register])];
+  const args = [
+    'hub',
+    'invite',
+    '--database-url',
+    databaseUrl,
+    '--json',
+    ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register]),
+  ];
   const result = await runCourtier(args);
   expect(result.code, result.stderr).toBe(0);
   return String((JSON.parse(result.stdout) as { code: string }).code);
@@ -61,7 +68,11 @@ function kill9(child: ChildProcess): Promise<void> {
 }
 
 async function create(url: string, key: string, title: string): Promise<void> {
-  const res = await fetch(`${url}/api/v1/public/opportunities`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ title, product: 'auto', contact: { last_name: 'Crash' } }) });
+  const res = await fetch(`${url}/api/v1/public/opportunities`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ title, product: 'auto', contact: { last_name: 'Crash' } }),
+  });
   expect(res.status).toBe(201);
 }
 
@@ -76,7 +87,8 @@ async function expectNumbersOnce(): Promise<void> {
   const { default: postgres } = await import('postgres');
   const sql = postgres(databaseUrl, { max: 1 });
   try {
-    const rows = await sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
+    const rows =
+      await sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
     for (const row of rows) {
       const numbers = (row.numbers as (string | number)[]).map(Number);
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
@@ -97,12 +109,25 @@ beforeAll(async () => {
   ({ cabinet, keyA } = await withDeps(dirA, async (deps) => {
     const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Crash', email: 'a@crash.fr', password: 'correct horse battery' });
     const registerCode = await hubInvite({ register: cabinet_id });
-    await connectCabinet(deps, { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
-    return { cabinet: cabinet_id, keyA: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key };
+    await connectCabinet(
+      deps,
+      { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' },
+      { fetch: fetchHub, records: syncedRecords() },
+      CLI_ACTOR,
+    );
+    return {
+      cabinet: cabinet_id,
+      keyA: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key,
+    };
   }));
   const joinCode = await hubInvite({ join: cabinet });
   keyB = await withDeps(dirB, async (deps) => {
-    await joinCabinet(deps, { hubUrl: hub.url, code: joinCode, deviceName: 'B', email: 'b@crash.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+    await joinCabinet(
+      deps,
+      { hubUrl: hub.url, code: joinCode, deviceName: 'B', email: 'b@crash.fr', password: 'correct horse battery' },
+      { fetch: fetchHub },
+      CLI_ACTOR,
+    );
     return createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key;
   });
 }, 90_000);
@@ -114,7 +139,11 @@ afterAll(async () => {
 });
 
 describe('kill -9 during a push', () => {
-  for (const point of ['while the request is held, which is then lost', 'while the request is held, which then reaches the hub', 'after the hub committed, before the acknowledgement'] as const) {
+  for (const point of [
+    'while the request is held, which is then lost',
+    'while the request is held, which then reaches the hub',
+    'after the hub committed, before the acknowledgement',
+  ] as const) {
     it(`loses nothing and applies nothing twice when the install dies ${point}`, async () => {
       const a = await serve(dirA);
       const b = await serve(dirB);
@@ -128,8 +157,18 @@ describe('kill -9 during a push', () => {
       await kill9(a.child);
       release(!point.endsWith('lost'));
       const restarted = await serve(dirA);
-      await eventually(() => titles(b.url, keyB), (t) => t.includes(title), 'the change on B', 30_000);
-      await eventually(() => withDeps(dirA, (deps) => syncStatus(deps, cabinet).pending_changes), (n) => n === 0, 'A’s queue emptied', 30_000);
+      await eventually(
+        () => titles(b.url, keyB),
+        (t) => t.includes(title),
+        'the change on B',
+        30_000,
+      );
+      await eventually(
+        () => withDeps(dirA, (deps) => syncStatus(deps, cabinet).pending_changes),
+        (n) => n === 0,
+        'A’s queue emptied',
+        30_000,
+      );
       expect((await titles(b.url, keyB)).filter((t) => t === title)).toHaveLength(1);
       expect(await titles(b.url, keyB)).toEqual(await titles(restarted.url, keyA));
       await expectNumbersOnce();
@@ -150,7 +189,12 @@ describe('kill -9 during a push', () => {
     const port = new URL(hub.url).port;
     hub = await startHubServeProcess(['--database-url', databaseUrl, '--port', port]);
     children.push(hub.child);
-    await eventually(() => titles(b.url, keyB), (t) => t.includes('hub tué') && t.includes('hub absent'), 'both changes on B', 60_000);
+    await eventually(
+      () => titles(b.url, keyB),
+      (t) => t.includes('hub tué') && t.includes('hub absent'),
+      'both changes on B',
+      60_000,
+    );
     expect(await titles(b.url, keyB)).toEqual(await titles(a.url, keyA));
     await expectNumbersOnce();
     await kill9(a.child);

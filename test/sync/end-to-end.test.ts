@@ -51,13 +51,42 @@ beforeAll(async () => {
   expect(before.status).toBe(201);
   heldBeforeConnecting = String(before.body.id);
 
-  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  const connected = await runCourtier([
+    'sync',
+    'connect',
+    '--cabinet',
+    cabinet,
+    '--hub',
+    fixture.hub.url,
+    '--code',
+    await fixture.hub.invite({ register: cabinet }),
+    '--name',
+    'Poste A',
+    '--json',
+    '--data-dir',
+    a.dataDir,
+  ]);
   expect(connected.code, connected.stderr).toBe(0);
   expect(JSON.parse(connected.stdout)).toEqual({ device_id: expect.any(String), cabinet_id: cabinet, reconnected: false });
 
   const dataDirB = tempDir();
   const joined = await runCourtier(
-    ['sync', 'join', '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    [
+      'sync',
+      'join',
+      '--hub',
+      fixture.hub.url,
+      '--code',
+      await fixture.hub.invite({ join: cabinet }),
+      '--email',
+      'assistante@dupont.fr',
+      '--password-stdin',
+      '--name',
+      'Poste B',
+      '--json',
+      '--data-dir',
+      dataDirB,
+    ],
     { input: `${PASSWORD}\n` },
   );
   expect(joined.code, joined.stderr).toBe(0);
@@ -80,23 +109,44 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     expect(JSON.stringify(listed.body)).toContain('Avant la synchro');
     // Connect wrote no field clocks for what it uploaded: B's later edit must still win on A.
     expect((await apiB.patch(`/opportunities/${heldBeforeConnecting}`, { stage: 'won' })).status).toBe(200);
-    await eventually(() => apiA.get(`/opportunities/${heldBeforeConnecting}`), (r) => r.body.stage === 'won', 'B’s edit on A');
+    await eventually(
+      () => apiA.get(`/opportunities/${heldBeforeConnecting}`),
+      (r) => r.body.stage === 'won',
+      'B’s edit on A',
+    );
   });
 
   it('lists on B an opportunity created on A, and brings a stage change on B back to A', async () => {
-    const created = await apiA.post('/opportunities', { title: 'Flotte 12 véhicules', product: 'auto', contact: { last_name: 'Garage Martin' }, expected_value_eur: 4800 });
+    const created = await apiA.post('/opportunities', {
+      title: 'Flotte 12 véhicules',
+      product: 'auto',
+      contact: { last_name: 'Garage Martin' },
+      expected_value_eur: 4800,
+    });
     const id = String(created.body.id);
-    const onB = await eventually(() => apiB.get(`/opportunities/${id}`), (r) => r.status === 200, 'the opportunity on B');
+    const onB = await eventually(
+      () => apiB.get(`/opportunities/${id}`),
+      (r) => r.status === 200,
+      'the opportunity on B',
+    );
     expect(onB.body).toMatchObject({ title: 'Flotte 12 véhicules', expected_value_eur: 4800, stage: 'new' });
 
     expect((await apiB.patch(`/opportunities/${id}`, { stage: 'qualified' })).status).toBe(200);
-    await eventually(() => apiA.get(`/opportunities/${id}`), (r) => r.body.stage === 'qualified', 'the stage on A');
+    await eventually(
+      () => apiA.get(`/opportunities/${id}`),
+      (r) => r.body.stage === 'qualified',
+      'the stage on A',
+    );
   });
 
   it('keeps both edits when A and B change different fields of one record at the same time', async () => {
     const created = await apiA.post('/opportunities', { title: 'MRH', product: 'mrh', contact: { last_name: 'Petit' } });
     const id = String(created.body.id);
-    await eventually(() => apiB.get(`/opportunities/${id}`), (r) => r.status === 200, 'the opportunity on B');
+    await eventually(
+      () => apiB.get(`/opportunities/${id}`),
+      (r) => r.status === 200,
+      'the opportunity on B',
+    );
     setSyncPaused(a.deps, cabinet, true, CLI_ACTOR);
     setSyncPaused(b.deps, cabinet, true, CLI_ACTOR);
     await apiA.patch(`/opportunities/${id}`, { title: 'MRH résidence principale' });
@@ -104,21 +154,41 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     setSyncPaused(a.deps, cabinet, false, CLI_ACTOR);
     setSyncPaused(b.deps, cabinet, false, CLI_ACTOR);
     for (const api of [apiA, apiB]) {
-      await eventually(() => api.get(`/opportunities/${id}`), (r) => r.body.title === 'MRH résidence principale' && r.body.expected_value_eur === 650, 'both edits');
+      await eventually(
+        () => api.get(`/opportunities/${id}`),
+        (r) => r.body.title === 'MRH résidence principale' && r.body.expected_value_eur === 650,
+        'both edits',
+      );
     }
   });
 
   it('erases on B a client erased on A, even after B edited it offline', async () => {
     const created = await apiA.post('/clients', { first_name: 'Paul', last_name: 'Durand', email: 'paul.durand@example.fr' });
     const id = String(created.body.id);
-    await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 200, 'the client on B');
+    await eventually(
+      () => apiB.get(`/clients/${id}`),
+      (r) => r.status === 200,
+      'the client on B',
+    );
     setSyncPaused(b.deps, cabinet, true, CLI_ACTOR);
     expect((await apiA.delete(`/clients/${id}`)).status).toBe(204);
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the erasure on the hub');
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.pending_changes === 0,
+      'the erasure on the hub',
+    );
     expect((await apiB.patch(`/clients/${id}`, { email: 'paul.nouveau@example.fr' })).status).toBe(200);
     setSyncPaused(b.deps, cabinet, false, CLI_ACTOR);
-    await eventually(() => apiB.get(`/clients/${id}`), (r) => r.status === 404, 'the erasure on B');
-    await eventually(() => syncStatus(b.deps, cabinet), (s) => s.pending_changes === 0, 'B’s queue sent');
+    await eventually(
+      () => apiB.get(`/clients/${id}`),
+      (r) => r.status === 404,
+      'the erasure on B',
+    );
+    await eventually(
+      () => syncStatus(b.deps, cabinet),
+      (s) => s.pending_changes === 0,
+      'B’s queue sent',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     expect((await apiA.get(`/clients/${id}`)).status).toBe(404);
     for (const node of [a, b]) {
@@ -137,14 +207,35 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
       compagnie: 'allianz',
       produit: 'auto',
       client_id: client.body.id,
-      dicData: { insured_name: 'Jeanne Martin', driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio', first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques' },
+      dicData: {
+        insured_name: 'Jeanne Martin',
+        driver_birth_date: '1984-03-09',
+        licence_date: '2004-06-01',
+        bonus_malus: 0.85,
+        vehicle_make: 'Renault',
+        vehicle_model: 'Clio',
+        first_registration_date: '2021-02-15',
+        postcode: '69003',
+        usage: 'prive',
+        formula: 'tous_risques',
+      },
     });
     expect(enqueued.status).toBe(202);
-    
-    const job = await eventually(() => test.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(r.body.status)), 'the job', 90_000);
+
+    const job = await eventually(
+      () => test.get(`/automation/jobs/${String(enqueued.body.job_id)}`),
+      (r) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(r.body.status)),
+      'the job',
+      90_000,
+    );
     expect(job.body.status).toBe('completed');
     const devisId = String(job.body.devis_id);
-    const onB = await eventually(() => apiB.get(`/devis/${devisId}`), (r) => r.status === 200 && r.body.status === 'priced', 'the priced quote on B', 30_000);
+    const onB = await eventually(
+      () => apiB.get(`/devis/${devisId}`),
+      (r) => r.status === 200 && r.body.status === 'priced',
+      'the priced quote on B',
+      30_000,
+    );
     expect(onB.body.tarif_eur).toBe(job.body.result && (job.body.result as { tarif_eur: number }).tarif_eur);
     const link = await apiB.get(`/devis/${devisId}/pdf`);
     expect(link.status).toBe(302);
@@ -154,7 +245,11 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     expect(bytes.equals(readDevisPdf(a.deps, cabinet, devisId))).toBe(true);
     // The finished job's history and result came along, with the credits A's wallet paid for it.
-    const jobOnB = await eventually(() => apiB.get(`/automation/jobs/${String(enqueued.body.job_id)}`), (r) => r.body.status === 'completed', 'the job on B');
+    const jobOnB = await eventually(
+      () => apiB.get(`/automation/jobs/${String(enqueued.body.job_id)}`),
+      (r) => r.body.status === 'completed',
+      'the job on B',
+    );
     expect(job.body.credits_consumed).toBeGreaterThan(0);
     expect(jobOnB.body.credits_consumed).toBe(job.body.credits_consumed);
   }, 150_000);
@@ -163,7 +258,11 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     const hookA = await apiA.post('/webhooks', { url: receiverA.url, events: ['opportunity.created'] });
     const hookB = await apiB.post('/webhooks', { url: receiverB.url, events: ['opportunity.created'] });
     expect([hookA.status, hookB.status]).toEqual([201, 201]);
-    const created = await apiA.post('/opportunities', { title: 'Multirisque pro', product: 'rc_pro', contact: { last_name: 'Dupuis', company_name: 'Boulangerie Dupuis' } });
+    const created = await apiA.post('/opportunities', {
+      title: 'Multirisque pro',
+      product: 'rc_pro',
+      contact: { last_name: 'Dupuis', company_name: 'Boulangerie Dupuis' },
+    });
     expect(created.status).toBe(201);
     const id = String(created.body.id);
     const [seenA] = await receiverA.waitFor(1, 20_000);
@@ -181,6 +280,12 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
   it('reports the link in sync status through the CLI', async () => {
     const status = await runCourtier(['sync', 'status', '--cabinet', cabinet, '--json', '--data-dir', b.dataDir]);
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ state: expect.stringMatching(/^(idle|syncing)$/), hub_url: fixture.hub.url, device_id: expect.any(String), pending_changes: expect.any(Number), last_error: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      state: expect.stringMatching(/^(idle|syncing)$/),
+      hub_url: fixture.hub.url,
+      device_id: expect.any(String),
+      pending_changes: expect.any(Number),
+      last_error: null,
+    });
   });
 });

@@ -44,10 +44,15 @@ afterAll(async () => {
 const PERSON = { first_name: 'Maëlys', last_name: 'Quintavalle', email: 'maelys.quintavalle@exemple.fr', phone: '+33 6 71 82 93 04' };
 const TRACES = ['quintavalle', '71 82 93 04', '55 44 33 22'];
 const carries = (text: string) => TRACES.some((trace) => text.toLowerCase().includes(trace));
-const bytesCarry = (bytes: Buffer) => TRACES.some((trace) => bytes.includes(Buffer.from(trace, 'latin1')) || bytes.toString('latin1').toLowerCase().includes(trace));
+const bytesCarry = (bytes: Buffer) =>
+  TRACES.some((trace) => bytes.includes(Buffer.from(trace, 'latin1')) || bytes.toString('latin1').toLowerCase().includes(trace));
 
 /** A PDF as an insurer's portal makes it, naming the insured in clear. */
-const pdf = (what: string) => Buffer.from(`%PDF-1.4\n1 0 obj << /Title (${what}) >> endobj\nBT (Assure : ${PERSON.first_name} ${PERSON.last_name}, ${PERSON.phone}) Tj ET\n%%EOF\n`, 'latin1');
+const pdf = (what: string) =>
+  Buffer.from(
+    `%PDF-1.4\n1 0 obj << /Title (${what}) >> endobj\nBT (Assure : ${PERSON.first_name} ${PERSON.last_name}, ${PERSON.phone}) Tj ET\n%%EOF\n`,
+    'latin1',
+  );
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** An install whose webhooks go to a real HTTPS receiver, every event, data unmasked (the cabinet shares it). */
@@ -64,10 +69,24 @@ function withWebhooks(node: SyncNode, receiver: Receiver): Dispatcher {
 function installTraces(node: SyncNode): { table: string; row: Record<string, unknown> }[] {
   const sqlite = node.deps.db.sqlite;
   const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name);
-  expect(tables).toEqual(expect.arrayContaining(['clients', 'opportunities', 'devis', 'devis_documents', 'jobs', 'events', 'sync_outbox', 'sync_conflicts', 'idempotency_keys']));
+  expect(tables).toEqual(
+    expect.arrayContaining([
+      'clients',
+      'opportunities',
+      'devis',
+      'devis_documents',
+      'jobs',
+      'events',
+      'sync_outbox',
+      'sync_conflicts',
+      'idempotency_keys',
+    ]),
+  );
   return tables.flatMap((table) =>
     (sqlite.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[])
-      .filter((row) => Object.values(row).some((value) => (Buffer.isBuffer(value) ? bytesCarry(value) : typeof value === 'string' && carries(value))))
+      .filter((row) =>
+        Object.values(row).some((value) => (Buffer.isBuffer(value) ? bytesCarry(value) : typeof value === 'string' && carries(value))),
+      )
       .map((row) => ({ table, row })),
   );
 }
@@ -75,17 +94,22 @@ function installTraces(node: SyncNode): { table: string; row: Record<string, unk
 /** Every table of the hub, row by row (its PDFs as bytes). */
 async function hubTraces(): Promise<{ table: string; row: Record<string, unknown> }[]> {
   const sql = fixture.hub.database.sql;
-  const tables = (await sql<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`).map((row) => row.name);
+  const tables = (await sql<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`).map(
+    (row) => row.name,
+  );
   expect(tables).toEqual(expect.arrayContaining(['hub_changes', 'hub_blobs', 'hub_audit_events']));
   const found: { table: string; row: Record<string, unknown> }[] = [];
   for (const table of tables) {
     if (table === 'hub_blobs') {
-      for (const row of await sql<{ cabinet_id: string; sha256: string; content: Buffer }[]>`SELECT cabinet_id, sha256, content FROM hub_blobs`) {
+      for (const row of await sql<
+        { cabinet_id: string; sha256: string; content: Buffer }[]
+      >`SELECT cabinet_id, sha256, content FROM hub_blobs`) {
         if (bytesCarry(row.content)) found.push({ table, row: { cabinet_id: row.cabinet_id, sha256: row.sha256 } });
       }
       continue;
     }
-    for (const row of await sql<{ text: string }[]>`SELECT row_to_json(t)::text AS text FROM ${sql(table)} t`) if (carries(row.text)) found.push({ table, row: { text: row.text } });
+    for (const row of await sql<{ text: string }[]>`SELECT row_to_json(t)::text AS text FROM ${sql(table)} t`)
+      if (carries(row.text)) found.push({ table, row: { text: row.text } });
   }
   return found;
 }
@@ -108,23 +132,77 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
     cabinetId = a.cabinetId;
     const dispatchA = withWebhooks(a, receiverA);
     const dispatchB = withWebhooks(b, receiverB);
-    a.deps = { ...a.deps, insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]) };
+    a.deps = {
+      ...a.deps,
+      insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
+    };
 
     // On A: the client, an opportunity whose contact names them, a quote priced by a job (dicData
     // naming them, an insurer's remark naming them, a PDF), a second quote signed into a contract.
-    const client = createClient(a.deps, cabinetId, { type: 'person', ...PERSON, address: { line1: '12 rue des Lilas', postcode: '69003', city: 'Lyon', country: 'FR' } });
+    const client = createClient(a.deps, cabinetId, {
+      type: 'person',
+      ...PERSON,
+      address: { line1: '12 rue des Lilas', postcode: '69003', city: 'Lyon', country: 'FR' },
+    });
     ids.client = client.client_id;
     updateClient(a.deps, cabinetId, client.client_id, { first_name: 'Maëlys Anne' });
-    const opportunity = createOpportunity(a.deps, cabinetId, { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact: { last_name: PERSON.last_name, first_name: PERSON.first_name, email: PERSON.email, phone: PERSON.phone } }, 'api');
-    const dicData = { insured_name: `${PERSON.first_name} ${PERSON.last_name}`, driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio', first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques' };
-    ids.priced = createDevis(a.deps, cabinetId, { client_id: client.client_id, opportunity_id: opportunity.opportunity_id, compagnie: 'sandbox', produit: 'auto', dicData }).devis_id;
+    const opportunity = createOpportunity(
+      a.deps,
+      cabinetId,
+      {
+        title: 'Auto',
+        product: 'auto',
+        stage: 'new',
+        expected_value_eur: 900,
+        tags: [],
+        contact: { last_name: PERSON.last_name, first_name: PERSON.first_name, email: PERSON.email, phone: PERSON.phone },
+      },
+      'api',
+    );
+    const dicData = {
+      insured_name: `${PERSON.first_name} ${PERSON.last_name}`,
+      driver_birth_date: '1984-03-09',
+      licence_date: '2004-06-01',
+      bonus_malus: 0.85,
+      vehicle_make: 'Renault',
+      vehicle_model: 'Clio',
+      first_registration_date: '2021-02-15',
+      postcode: '69003',
+      usage: 'prive',
+      formula: 'tous_risques',
+    };
+    ids.priced = createDevis(a.deps, cabinetId, {
+      client_id: client.client_id,
+      opportunity_id: opportunity.opportunity_id,
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData,
+    }).devis_id;
     await grantOnHub(fixture.hub, cabinetId, 100);
     await exchangeNode(a);
-    const { job_id: jobId } = enqueueTarification(a.deps, cabinetId, { compagnie: 'sandbox', produit: 'auto', devis_id: ids.priced, dicData }, 'test');
+    const { job_id: jobId } = enqueueTarification(
+      a.deps,
+      cabinetId,
+      { compagnie: 'sandbox', produit: 'auto', devis_id: ids.priced, dicData },
+      'test',
+    );
     const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
     expect(claimed?.id).toBe(jobId);
-    expect(completeJob(a.deps, claimed!, { outcome: 'complete', tarif_eur: 612.4, pdf: pdfs.priced, suspens: `Permis de ${PERSON.first_name} ${PERSON.last_name} à fournir` })).toBe(true);
-    ids.signed = createDevis(a.deps, cabinetId, { client_id: client.client_id, opportunity_id: opportunity.opportunity_id, compagnie: 'sandbox', produit: 'mrh', dicData: { insured_name: `${PERSON.first_name} ${PERSON.last_name}`, phone: PERSON.phone } }).devis_id;
+    expect(
+      completeJob(a.deps, claimed!, {
+        outcome: 'complete',
+        tarif_eur: 612.4,
+        pdf: pdfs.priced,
+        suspens: `Permis de ${PERSON.first_name} ${PERSON.last_name} à fournir`,
+      }),
+    ).toBe(true);
+    ids.signed = createDevis(a.deps, cabinetId, {
+      client_id: client.client_id,
+      opportunity_id: opportunity.opportunity_id,
+      compagnie: 'sandbox',
+      produit: 'mrh',
+      dicData: { insured_name: `${PERSON.first_name} ${PERSON.last_name}`, phone: PERSON.phone },
+    }).devis_id;
     recordDevisPriced(a.deps, cabinetId, ids.signed, { tarifEur: 210, pdf: pdfs.signed });
     ids.contract = signDevis(a.deps, cabinetId, ids.signed, undefined).contract_id ?? '';
 
@@ -132,7 +210,9 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
     await pullNode(b);
     await Promise.all([dispatchA.drain(), dispatchB.drain()]);
     // B holds it all, PDFs included.
-    expect(installTraces(b).map((trace) => trace.table)).toEqual(expect.arrayContaining(['clients', 'opportunities', 'devis', 'devis_documents', 'jobs', 'events']));
+    expect(installTraces(b).map((trace) => trace.table)).toEqual(
+      expect.arrayContaining(['clients', 'opportunities', 'devis', 'devis_documents', 'jobs', 'events']),
+    );
 
     // B, offline, edits the client: its own subscriber is told at once (B has not heard of any erasure).
     b.clock.advance(5_000);
@@ -171,9 +251,14 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
           { id: ids.signed, dic_data: '{}', suspens: null, pdf_sha256: sha256(pdfs.signed) },
         ].sort((x, y) => x.id.localeCompare(y.id)),
       );
-      expect(node.deps.db.sqlite.prepare('SELECT dic_data, request_hash, result_suspens FROM jobs').all()).toEqual([{ dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null }]);
+      expect(node.deps.db.sqlite.prepare('SELECT dic_data, request_hash, result_suspens FROM jobs').all()).toEqual([
+        { dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null },
+      ]);
       // The contract stays, with no personal field: it names the client by id.
-      expect(node.deps.db.sqlite.prepare('SELECT client_id, premium_cents FROM contracts WHERE id = ?').get(ids.contract)).toEqual({ client_id: ids.client, premium_cents: 21000 });
+      expect(node.deps.db.sqlite.prepare('SELECT client_id, premium_cents FROM contracts WHERE id = ?').get(ids.contract)).toEqual({
+        client_id: ids.client,
+        premium_cents: 21000,
+      });
       expect(node.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_outbox').get()).toEqual({ n: 0 });
     }
   });

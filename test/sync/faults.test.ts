@@ -44,10 +44,26 @@ async function linkedPair(options: { clockA?: TestClock } = {}): Promise<Pair> {
   const a = await startTestServer({ sync: FAST_SYNC, ...(options.clockA ? { clock: options.clockA } : {}) });
   open.push(a);
   const cabinet = await a.createCabinet('Cabinet Faults');
-  await connectCabinet(a.deps, { cabinetId: cabinet, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinet }), deviceName: 'A' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+  await connectCabinet(
+    a.deps,
+    { cabinetId: cabinet, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinet }), deviceName: 'A' },
+    { fetch: fetchHub, records: syncedRecords() },
+    CLI_ACTOR,
+  );
   const dataDir = tempDir();
   const db = openDatabase(databaseFile(dataDir));
-  await joinCabinet({ ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) }, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: cabinet }), deviceName: 'B', email: 'b@faults.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet(
+    { ...defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }) },
+    {
+      hubUrl: fixture.hub.url,
+      code: await fixture.hub.invite({ join: cabinet }),
+      deviceName: 'B',
+      email: 'b@faults.fr',
+      password: 'correct horse battery',
+    },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   db.close();
   const b = await startTestServer({ dataDir, sync: FAST_SYNC });
   open.push(b);
@@ -62,7 +78,8 @@ async function createOpportunity(api: ReturnType<typeof apiClient>, title: strin
 
 /** The hub holds each of a device's changes once, numbered 1..n without a hole. */
 async function expectNumbersOnce(cabinet: string): Promise<void> {
-  const rows = await fixture.hub.database.sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
+  const rows = await fixture.hub.database
+    .sql`SELECT device_id, array_agg(number ORDER BY number) AS numbers FROM hub_changes WHERE cabinet_id = ${cabinet} GROUP BY device_id`;
   for (const row of rows) {
     const numbers = (row.numbers as (string | number)[]).map(Number);
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));
@@ -70,38 +87,64 @@ async function expectNumbersOnce(cabinet: string): Promise<void> {
 }
 
 function titlesOf(server: TestServer, cabinet: string): string[] {
-  return (server.deps.db.sqlite.prepare('SELECT title FROM opportunities WHERE cabinet_id = ? ORDER BY title').all(cabinet) as { title: string }[]).map((r) => r.title);
+  return (
+    server.deps.db.sqlite.prepare('SELECT title FROM opportunities WHERE cabinet_id = ? ORDER BY title').all(cabinet) as { title: string }[]
+  ).map((r) => r.title);
 }
 
 describe('sync under faults', () => {
   it('loses nothing and applies nothing twice when pushes or their answers are dropped, duplicated or delayed', async () => {
     const { proxy, a, b, cabinet, apiA } = await linkedPair();
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the first upload');
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.pending_changes === 0,
+      'the first upload',
+    );
     const push = { method: 'POST', path: /\/sync\/v1\/changes/ };
     proxy.inject(push, { kind: 'drop_response' });
     await createOpportunity(apiA, 'réponse perdue');
-    await eventually(() => titlesOf(b, cabinet), (t) => t.includes('réponse perdue'), 'the change whose answer was lost');
+    await eventually(
+      () => titlesOf(b, cabinet),
+      (t) => t.includes('réponse perdue'),
+      'the change whose answer was lost',
+    );
     proxy.inject(push, { kind: 'drop_request' });
     await createOpportunity(apiA, 'requête perdue');
     proxy.inject(push, { kind: 'duplicate' });
     await createOpportunity(apiA, 'requête doublée');
     proxy.inject(push, { kind: 'delay', ms: 1500 });
     await createOpportunity(apiA, 'requête retardée');
-    await eventually(() => titlesOf(b, cabinet).length, (n) => n === titlesOf(a, cabinet).length && n === 4, 'every opportunity on B');
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0 && s.state === 'idle', 'A idle');
+    await eventually(
+      () => titlesOf(b, cabinet).length,
+      (n) => n === titlesOf(a, cabinet).length && n === 4,
+      'every opportunity on B',
+    );
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.pending_changes === 0 && s.state === 'idle',
+      'A idle',
+    );
     expect(titlesOf(b, cabinet)).toEqual(titlesOf(a, cabinet));
     await expectNumbersOnce(cabinet);
     // Pulls lost on the way back are pulled again from the same cursor.
     proxy.inject({ method: 'GET', path: /\/sync\/v1\/changes/ }, { kind: 'drop_response' }, 2);
     await createOpportunity(apiA, 'tirage perdu');
-    await eventually(() => titlesOf(b, cabinet), (t) => t.includes('tirage perdu'), 'after lost pulls');
+    await eventually(
+      () => titlesOf(b, cabinet),
+      (t) => t.includes('tirage perdu'),
+      'after lost pulls',
+    );
   }, 60_000);
 
   it('keeps working while the hub is down, says since when, and sends everything once it is back', async () => {
     const { proxy, a, b, cabinet, apiA } = await linkedPair();
     proxy.setDown(true);
     await createOpportunity(apiA, 'hors ligne 1');
-    const offline = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'offline', 'the offline state');
+    const offline = await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'offline',
+      'the offline state',
+    );
     expect(offline.last_error).toMatch(/^hub unreachable since \d\d:\d\d$/);
     await createOpportunity(apiA, 'hors ligne 2');
     expect(syncStatus(a.deps, cabinet).pending_changes).toBeGreaterThan(0);
@@ -110,8 +153,16 @@ describe('sync under faults', () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect(proxy.seen.length).toBeGreaterThan(seenBefore);
     proxy.setDown(false);
-    await eventually(() => titlesOf(b, cabinet), (t) => t.includes('hors ligne 1') && t.includes('hors ligne 2'), 'the queued changes on B');
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'idle' && s.last_error === null && s.pending_changes === 0, 'A back to idle');
+    await eventually(
+      () => titlesOf(b, cabinet),
+      (t) => t.includes('hors ligne 1') && t.includes('hors ligne 2'),
+      'the queued changes on B',
+    );
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'idle' && s.last_error === null && s.pending_changes === 0,
+      'A back to idle',
+    );
     await expectNumbersOnce(cabinet);
   }, 60_000);
 
@@ -126,7 +177,12 @@ describe('sync under faults', () => {
     await new Promise((r) => setTimeout(r, 300));
     await fixture.pg.restart();
     await writes;
-    await eventually(() => titlesOf(b, cabinet).length, (n) => n === 20, 'all 20 on B', 40_000);
+    await eventually(
+      () => titlesOf(b, cabinet).length,
+      (n) => n === 20,
+      'all 20 on B',
+      40_000,
+    );
     expect(titlesOf(b, cabinet)).toEqual(titlesOf(a, cabinet));
     await expectNumbersOnce(cabinet);
   }, 60_000);
@@ -136,7 +192,11 @@ describe('sync under faults', () => {
     const status = syncStatus(a.deps, cabinet);
     await revokeHubDevice(fixture.hub.deps, String(status.device_id));
     await createOpportunity(apiA, 'après révocation');
-    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
+    const refused = await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'error',
+      'the refusal',
+    );
     expect(refused).toMatchObject({ last_error: 'this device was revoked on the hub', last_error_code: 'device_revoked' });
     expect(refused.pending_changes).toBeGreaterThan(0);
   });
@@ -148,18 +208,30 @@ describe('sync under faults', () => {
     setSyncPaused(a.deps, cabinet, true, CLI_ACTOR);
     await new Promise((r) => setTimeout(r, 600));
     setSyncPaused(a.deps, cabinet, false, CLI_ACTOR);
-    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the refusal');
+    const refused = await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'error',
+      'the refusal',
+    );
     expect(refused).toMatchObject({ last_error_code: 'sync_off', last_error: expect.stringMatching(/credential is missing/) });
     await createOpportunity(apiA, 'toujours en service');
   });
 
   it('tells an install too old for the cabinet to update, and keeps its changes', async () => {
     const { a, cabinet, apiA } = await linkedPair();
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the first upload');
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.pending_changes === 0,
+      'the first upload',
+    );
     // Another install of the cabinet speaks protocol 3: this one (1) is more than one version behind.
     await fixture.hub.database.sql`UPDATE hub_cabinets SET highest_protocol = 3 WHERE id = ${cabinet}`;
     await createOpportunity(apiA, 'version trop ancienne');
-    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error', 'the 426 refusal');
+    const refused = await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'error',
+      'the 426 refusal',
+    );
     expect(refused).toMatchObject({ last_error_code: 'sync_protocol_too_old', last_error: expect.stringMatching(/too old.*update it/) });
     expect(refused.pending_changes).toBeGreaterThan(0);
   });
@@ -167,14 +239,26 @@ describe('sync under faults', () => {
   it('refuses an install whose clock is 10 minutes ahead, keeps its changes, and sends them once the clock is right', async () => {
     const clockA = testClock(Date.now());
     const { b, cabinet, apiA, a } = await linkedPair({ clockA });
-    await eventually(() => syncStatus(a.deps, cabinet), (s) => s.pending_changes === 0, 'the first upload');
+    await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.pending_changes === 0,
+      'the first upload',
+    );
     clockA.set(Date.now() + 10 * 60_000);
     await createOpportunity(apiA, 'horloge en avance');
-    const refused = await eventually(() => syncStatus(a.deps, cabinet), (s) => s.state === 'error' && s.last_error_code === 'clock_skew', 'the clock_skew refusal');
+    const refused = await eventually(
+      () => syncStatus(a.deps, cabinet),
+      (s) => s.state === 'error' && s.last_error_code === 'clock_skew',
+      'the clock_skew refusal',
+    );
     expect(refused.last_error).toMatch(/clock is 10 minutes ahead of the hub's/);
     expect(refused.pending_changes).toBeGreaterThan(0);
     expect(titlesOf(b, cabinet)).not.toContain('horloge en avance');
     clockA.set(Date.now());
-    await eventually(() => titlesOf(b, cabinet), (t) => t.includes('horloge en avance'), 'the change after the clock was set right');
+    await eventually(
+      () => titlesOf(b, cabinet),
+      (t) => t.includes('horloge en avance'),
+      'the change after the clock was set right',
+    );
   }, 60_000);
 });

@@ -40,18 +40,29 @@ async function connectedInstall(name: string, records = RECORDS): Promise<{ deps
   const db = openDatabase(databaseFile(dataDir));
   closing.push(() => db.close());
   const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} });
-  const { cabinet_id: cabinetId } = await initCabinet(deps, { cabinet: `Cabinet ${name}`, email: `${name}@example.fr`, password: 'correct horse battery' });
+  const { cabinet_id: cabinetId } = await initCabinet(deps, {
+    cabinet: `Cabinet ${name}`,
+    email: `${name}@example.fr`,
+    password: 'correct horse battery',
+  });
   for (let i = 1; i < records; i++) createClient(deps, cabinetId, { type: 'person', last_name: `Client ${i}` });
   const proxy = await startFaultProxy(fixture.hub.url);
   closing.push(() => proxy.close());
-  const connected = await connectCabinet(deps, { cabinetId, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: name }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+  const connected = await connectCabinet(
+    deps,
+    { cabinetId, hubUrl: proxy.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: name },
+    { fetch: fetchHub, records: syncedRecords() },
+    CLI_ACTOR,
+  );
   expect(connected.queued).toBe(records);
   return { deps, cabinetId, proxy };
 }
 
 /** The device's changes on the hub: numbered 1..n, each once. */
 async function numbersOnHub(cabinetId: string): Promise<number[]> {
-  const rows = await fixture.hub.database.sql<{ number: string }[]>`SELECT number FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
+  const rows = await fixture.hub.database.sql<
+    { number: string }[]
+  >`SELECT number FROM hub_changes WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
   return rows.map((row) => Number(row.number));
 }
 
@@ -96,9 +107,13 @@ describe('disconnecting', () => {
     const credential = deps.secrets.get(deviceSecretName(cabinetId))!;
     expect(await disconnectCabinet(deps, cabinetId, { fetch: fetchHub }, CLI_ACTOR)).toEqual({ left_hub: true, device_id: deviceId });
     expect(syncStatus(deps, cabinetId).state).toBe('off');
-    const [device] = await fixture.hub.database.sql<{ revoked: boolean }[]>`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
+    const [device] = await fixture.hub.database.sql<
+      { revoked: boolean }[]
+    >`SELECT revoked_at IS NOT NULL AS revoked FROM hub_devices WHERE id = ${deviceId}`;
     expect(device?.revoked).toBe(true);
-    const refused = await fetch(`${fixture.hub.url}${pathTo(pullChanges)}`, { headers: { authorization: `Bearer ${credential}`, [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) } });
+    const refused = await fetch(`${fixture.hub.url}${pathTo(pullChanges)}`, {
+      headers: { authorization: `Bearer ${credential}`, [SYNC_PROTOCOL_HEADER]: String(SYNC_PROTOCOL_VERSION) },
+    });
     expect(refused.status).toBe(401);
   });
 

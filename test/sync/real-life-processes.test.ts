@@ -46,10 +46,16 @@ async function courtier(args: string[], input?: string): Promise<string> {
 }
 
 async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
-  const out = await courtier(['hub', 'invite', '--database-url', databaseUrl, '--json', ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register])]);
+  const out = await courtier([
+    'hub',
+    'invite',
+    '--database-url',
+    databaseUrl,
+    '--json',
+    ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register]),
+  ]);
   return String((JSON.parse(out) as { code: string }).code);
 }
-
 
 /** Ends a process as its service manager would (SIGTERM), and waits for it. */
 function stop(child: ChildProcess | undefined): Promise<void> {
@@ -93,7 +99,11 @@ async function create(name: 'a' | 'b', title: string): Promise<string> {
 }
 
 async function rename(name: 'a' | 'b', id: string, title: string): Promise<void> {
-  const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities/${id}`, { method: 'PATCH', headers: { 'x-api-key': keys[name], 'content-type': 'application/json' }, body: JSON.stringify({ title }) });
+  const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities/${id}`, {
+    method: 'PATCH',
+    headers: { 'x-api-key': keys[name], 'content-type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -109,7 +119,13 @@ async function titles(name: 'a' | 'b'): Promise<string[]> {
  */
 async function bothHold(expected: string[]): Promise<void> {
   const wanted = [...expected].sort();
-  for (const name of ['a', 'b'] as const) await eventually(() => titles(name), (t) => JSON.stringify(t) === JSON.stringify(wanted), `install ${name} holding ${wanted.join(', ')}`, 90_000);
+  for (const name of ['a', 'b'] as const)
+    await eventually(
+      () => titles(name),
+      (t) => JSON.stringify(t) === JSON.stringify(wanted),
+      `install ${name} holding ${wanted.join(', ')}`,
+      90_000,
+    );
 }
 
 beforeAll(async () => {
@@ -124,8 +140,38 @@ beforeAll(async () => {
     return { cabinet: cabinet_id, key: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: [...CRM_SCOPES] }).key };
   }));
   const hubUrl = `http://127.0.0.1:${hubPort}`;
-  await courtier(['sync', 'connect', '--cabinet', cabinet, '--hub', hubUrl, '--code', await hubInvite({ register: cabinet }), '--name', 'Poste A', '--data-dir', dirs.a]);
-  await courtier(['sync', 'join', '--hub', hubUrl, '--code', await hubInvite({ join: cabinet }), '--email', 'b@martin.fr', '--password-stdin', '--name', 'Poste B', '--data-dir', dirs.b], `${PASSWORD}\n`);
+  await courtier([
+    'sync',
+    'connect',
+    '--cabinet',
+    cabinet,
+    '--hub',
+    hubUrl,
+    '--code',
+    await hubInvite({ register: cabinet }),
+    '--name',
+    'Poste A',
+    '--data-dir',
+    dirs.a,
+  ]);
+  await courtier(
+    [
+      'sync',
+      'join',
+      '--hub',
+      hubUrl,
+      '--code',
+      await hubInvite({ join: cabinet }),
+      '--email',
+      'b@martin.fr',
+      '--password-stdin',
+      '--name',
+      'Poste B',
+      '--data-dir',
+      dirs.b,
+    ],
+    `${PASSWORD}\n`,
+  );
   keys.b = await withDeps(dirs.b, (deps) => createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: [...CRM_SCOPES] }).key);
   await startInstall('a');
   await startInstall('b');
@@ -195,7 +241,10 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     // The record the copy lacked is on the hub again, sent back by the install that made it.
     const hubDatabase = postgres(databaseUrl, { max: 1 });
     try {
-      const copies = () => hubDatabase<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = ${cabinet} AND fields->>'title' = 'Après la copie du hub'`;
+      const copies = () =>
+        hubDatabase<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = ${cabinet} AND fields->>'title' = 'Après la copie du hub'`;
       await eventually(copies, (rows) => (rows[0]?.n ?? 0) > 0, 'the lost record back on the hub', 90_000);
     } finally {
       await hubDatabase.end();
@@ -214,7 +263,20 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await rename('b', shared, 'Dossier partagé (B, plus tard)');
 
-    await courtier(['sync', 'connect', '--cabinet', cabinet, '--hub', `http://127.0.0.1:${hubPort}`, '--code', await hubInvite({ join: cabinet }), '--name', 'Poste A', '--data-dir', dirs.a]);
+    await courtier([
+      'sync',
+      'connect',
+      '--cabinet',
+      cabinet,
+      '--hub',
+      `http://127.0.0.1:${hubPort}`,
+      '--code',
+      await hubInvite({ join: cabinet }),
+      '--name',
+      'Poste A',
+      '--data-dir',
+      dirs.a,
+    ]);
     held.splice(held.indexOf('Dossier partagé'), 1, 'Dossier partagé (B, plus tard)', 'Créée hors synchro');
     await bothHold(held);
   }, 300_000);

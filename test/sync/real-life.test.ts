@@ -15,7 +15,17 @@ import { cabinetsAwaitingHub, connectCabinet, disconnectCabinet } from '../../se
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { backupSyncNode, cabinetOfTwo, fetchHub, grantOnHub, pullNode, pushNode, restoreSyncNode, useSyncInstalls, type SyncNode } from '../helpers/sync-node.js';
+import {
+  backupSyncNode,
+  cabinetOfTwo,
+  fetchHub,
+  grantOnHub,
+  pullNode,
+  pushNode,
+  restoreSyncNode,
+  useSyncInstalls,
+  type SyncNode,
+} from '../helpers/sync-node.js';
 
 /**
  * What a cabinet's installs meet in their first months — a clock set right, a reconnect, a restored
@@ -31,7 +41,14 @@ async function twoInstalls(): Promise<[SyncNode, SyncNode]> {
 }
 
 const MINUTE = 60_000;
-const newOpportunity = { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new' as const, expected_value_eur: 0, tags: [] };
+const newOpportunity = {
+  title: 'Flotte',
+  product: 'auto',
+  contact: { last_name: 'G' },
+  stage: 'new' as const,
+  expected_value_eur: 0,
+  tags: [],
+};
 
 describe('a clock set right', () => {
   it('stamps the changes it re-stamps after everything of this device the hub holds: a later edit never orders before an earlier one', async () => {
@@ -54,7 +71,11 @@ describe('a clock set right', () => {
     await pullNode(b);
     expect(getOpportunity(a.deps, a.cabinetId, id).title).toBe('Flotte v2');
     expect(getOpportunity(b.deps, b.cabinetId, id).title).toBe('Flotte v2');
-    const stamps = (await fixture.hub.database.sql<{ hlc: string }[]>`SELECT hlc FROM hub_changes WHERE device_id = ${store.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId ?? ''} ORDER BY number`).map((row) => row.hlc);
+    const stamps = (
+      await fixture.hub.database.sql<
+        { hlc: string }[]
+      >`SELECT hlc FROM hub_changes WHERE device_id = ${store.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId ?? ''} ORDER BY number`
+    ).map((row) => row.hlc);
     expect(stamps).toEqual([...stamps].sort());
   });
 });
@@ -78,7 +99,12 @@ describe('an install that disconnects and connects again', () => {
     const { opportunity_id: offline } = createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Créée hors synchro' }, 'api');
 
     // The operator gives a code that joins the cabinet the hub has: connect takes it as a reconnect.
-    const again = await connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: a.cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+    const again = await connectCabinet(
+      a.deps,
+      { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: a.cabinetId }), deviceName: 'A' },
+      { fetch: fetchHub, records: a.records },
+      CLI_ACTOR,
+    );
     // The dropped edit, the offline edit, the offline creation and its event: nothing else A holds.
     expect(again).toMatchObject({ reconnected: true, queued: 4 });
     await pushNode(a);
@@ -97,9 +123,18 @@ describe('an install that disconnects and connects again', () => {
     const [other] = await twoInstalls();
     await disconnectCabinet(a.deps, a.cabinetId, { fetch: fetchHub }, CLI_ACTOR);
     const code = await fixture.hub.invite({ join: other.cabinetId });
-    await expect(connectCabinet(a.deps, { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code, deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR)).rejects.toMatchObject({ code: 'pairing_code_joins' });
+    await expect(
+      connectCabinet(
+        a.deps,
+        { cabinetId: a.cabinetId, hubUrl: fixture.hub.url, code, deviceName: 'A' },
+        { fetch: fetchHub, records: a.records },
+        CLI_ACTOR,
+      ),
+    ).rejects.toMatchObject({ code: 'pairing_code_joins' });
     expect(store.findConnection(a.deps.db.orm, a.cabinetId)).toBeUndefined();
-    const live = await fixture.hub.database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
+    const live = await fixture.hub.database.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM hub_devices WHERE cabinet_id = ${other.cabinetId} AND revoked_at IS NULL`;
     expect(live[0]?.n).toBe(2);
   });
 });
@@ -111,7 +146,8 @@ function restored(node: SyncNode, backup: string): SyncNode {
   return back;
 }
 
-const titles = (node: SyncNode) => (node.deps.db.sqlite.prepare('SELECT title FROM opportunities ORDER BY title').all() as { title: string }[]).map((row) => row.title);
+const titles = (node: SyncNode) =>
+  (node.deps.db.sqlite.prepare('SELECT title FROM opportunities ORDER BY title').all() as { title: string }[]).map((row) => row.title);
 const rows = (node: SyncNode) => node.deps.db.sqlite.prepare('SELECT * FROM opportunities ORDER BY id').all();
 
 describe('an install restored from a backup', () => {
@@ -142,13 +178,37 @@ describe('an install restored from a backup', () => {
 
   it('learns it at its first pull, before pushing anything, and its robots never start again a job that ran after the backup', async () => {
     const [a] = await twoInstalls();
-    a.deps = { ...a.deps, insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]) };
+    a.deps = {
+      ...a.deps,
+      insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
+    };
     const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Roux', first_name: 'Inès' });
-    const dicData = { insured_name: 'Inès Roux', driver_birth_date: '1990-01-01', licence_date: '2010-01-01', bonus_malus: 1, vehicle_make: 'Peugeot', vehicle_model: '208', first_registration_date: '2020-01-01', postcode: '75011', usage: 'prive', formula: 'tiers' };
-    const devisId = createDevis(a.deps, a.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData }).devis_id;
+    const dicData = {
+      insured_name: 'Inès Roux',
+      driver_birth_date: '1990-01-01',
+      licence_date: '2010-01-01',
+      bonus_malus: 1,
+      vehicle_make: 'Peugeot',
+      vehicle_model: '208',
+      first_registration_date: '2020-01-01',
+      postcode: '75011',
+      usage: 'prive',
+      formula: 'tiers',
+    };
+    const devisId = createDevis(a.deps, a.cabinetId, {
+      client_id: client.client_id,
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData,
+    }).devis_id;
     await grantOnHub(fixture.hub, a.cabinetId, 10);
     await exchangeWalletNow(a.deps, a.cabinetId, fetchHub);
-    const { job_id: jobId } = enqueueTarification(a.deps, a.cabinetId, { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData }, 'test');
+    const { job_id: jobId } = enqueueTarification(
+      a.deps,
+      a.cabinetId,
+      { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData },
+      'test',
+    );
     await pushNode(a);
     const backup = backupSyncNode(a);
     // After the backup, the robot prices the quote at the insurer.
@@ -172,10 +232,16 @@ describe('an install restored from a backup', () => {
 
     // Its first pull: the hub holds later changes of its device. It starts over, and gets the job's run back.
     await pullNode(back);
-    expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)).toMatchObject({ status: ran?.status, finishedAt: ran?.finishedAt, resultTarifCents: 48_000 });
+    expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)).toMatchObject({
+      status: ran?.status,
+      finishedAt: ran?.finishedAt,
+      resultTarifCents: 48_000,
+    });
     expect(held().cabinetIds).toEqual([]);
     expect(jobStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
-    expect(listAudit(back.deps, back.cabinetId, { action: 'sync.resynced', limit: 10 }).map((entry) => entry.details)).toEqual([expect.objectContaining({ reason: 'install_restored' })]);
+    expect(listAudit(back.deps, back.cabinetId, { action: 'sync.resynced', limit: 10 }).map((entry) => entry.details)).toEqual([
+      expect.objectContaining({ reason: 'install_restored' }),
+    ]);
     // Its next change takes a number after the hub's.
     createOpportunity(back.deps, back.cabinetId, { ...newOpportunity, title: 'Après la restauration' }, 'api');
     await pushNode(back);
@@ -191,8 +257,10 @@ describe('a hub restored from a backup', () => {
     await pullNode(b);
     // The hub's backup: its cabinet's changes as they are now.
     const backup = `backup_${a.cabinetId.replaceAll('-', '_')}`;
-    await fixture.hub.database.sql`CREATE TABLE ${fixture.hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
-    const [cabinetRow] = await fixture.hub.database.sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
+    await fixture.hub.database
+      .sql`CREATE TABLE ${fixture.hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+    const [cabinetRow] = await fixture.hub.database
+      .sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
     const devicesRow = await fixture.hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
     a.clock.advance(1000);
     b.clock.advance(1000);
@@ -221,7 +289,9 @@ describe('a hub restored from a backup', () => {
     const all = ['Après, de A', 'Après, de B', 'Avant la sauvegarde du hub'];
     expect(titles(a)).toEqual(all);
     expect(titles(b)).toEqual(all);
-    const onHub = await fixture.hub.database.sql<{ n: number }[]>`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
+    const onHub = await fixture.hub.database.sql<
+      { n: number }[]
+    >`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
     expect(onHub[0]?.n).toBe(3);
     for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
   });
@@ -234,7 +304,8 @@ describe('a change the hub refuses for what it holds', () => {
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 octet' }, 'api');
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'x'.repeat(300 * 1024) }, 'api');
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après les refus' }, 'api');
-    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1) await pushNode(a).catch(() => undefined);
+    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
+      await pushNode(a).catch(() => undefined);
     expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
     await pullNode(b);
     expect(titles(b)).toEqual(['Après les refus']);

@@ -30,8 +30,16 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
 const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 300 };
 const PASSWORD = 'correct horse battery';
 const DIC_DATA = {
-  insured_name: 'Jeanne Martin', driver_birth_date: '1984-03-09', licence_date: '2004-06-01', bonus_malus: 0.85, vehicle_make: 'Renault', vehicle_model: 'Clio',
-  first_registration_date: '2021-02-15', postcode: '69003', usage: 'prive', formula: 'tous_risques',
+  insured_name: 'Jeanne Martin',
+  driver_birth_date: '1984-03-09',
+  licence_date: '2004-06-01',
+  bonus_malus: 0.85,
+  vehicle_make: 'Renault',
+  vehicle_model: 'Clio',
+  first_registration_date: '2021-02-15',
+  postcode: '69003',
+  usage: 'prive',
+  formula: 'tous_risques',
 };
 const PRICING = { compagnie: 'allianz', produit: 'auto', dicData: DIC_DATA };
 
@@ -54,25 +62,65 @@ beforeAll(async () => {
     if (request.method === 'POST' && request.url.startsWith('/sandbox/insurer/login')) insurer.logins += 1;
     if (request.url.startsWith('/sandbox/insurer/devis') && insurer.gate) await insurer.gate;
   });
-  await portal.register(sandboxPortalPlugin, { prefix: '/sandbox/insurer', clock: { now: () => Date.now() }, randomBytes, mode: () => 'normal', latencyMs: () => 0 });
+  await portal.register(sandboxPortalPlugin, {
+    prefix: '/sandbox/insurer',
+    clock: { now: () => Date.now() },
+    randomBytes,
+    mode: () => 'normal',
+    latencyMs: () => 0,
+  });
   const portalUrl = `${await portal.listen({ host: '127.0.0.1', port: 0 })}/sandbox/insurer`;
   // Both installs' robots drive the same portal: a run on B would be a second login there.
   const options = { insurers: [createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { navigationMs: 60_000 } })], sync: FAST_SYNC };
 
   a = await startTestServer(options);
   cabinet = await a.createCabinet('Cabinet Dupont');
-  const connected = await runCourtier(['sync', 'connect', '--cabinet', cabinet, '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ register: cabinet }), '--name', 'Poste A', '--json', '--data-dir', a.dataDir]);
+  const connected = await runCourtier([
+    'sync',
+    'connect',
+    '--cabinet',
+    cabinet,
+    '--hub',
+    fixture.hub.url,
+    '--code',
+    await fixture.hub.invite({ register: cabinet }),
+    '--name',
+    'Poste A',
+    '--json',
+    '--data-dir',
+    a.dataDir,
+  ]);
   expect(connected.code, connected.stderr).toBe(0);
   const dataDirB = tempDir();
   const joined = await runCourtier(
-    ['sync', 'join', '--hub', fixture.hub.url, '--code', await fixture.hub.invite({ join: cabinet }), '--email', 'assistante@dupont.fr', '--password-stdin', '--name', 'Poste B', '--json', '--data-dir', dataDirB],
+    [
+      'sync',
+      'join',
+      '--hub',
+      fixture.hub.url,
+      '--code',
+      await fixture.hub.invite({ join: cabinet }),
+      '--email',
+      'assistante@dupont.fr',
+      '--password-stdin',
+      '--name',
+      'Poste B',
+      '--json',
+      '--data-dir',
+      dataDirB,
+    ],
     { input: `${PASSWORD}\n` },
   );
   expect(joined.code, joined.stderr).toBe(0);
   b = await startTestServer({ ...options, dataDir: dataDirB });
   // The cabinet's one wallet, topped up on the hub: both installs show it once their sync exchanges it.
   await grantOnHub(fixture.hub, cabinet, 100);
-  for (const node of [a, b]) await eventually(() => creditBalance(node.deps, cabinet), (balance) => balance === 100, 'the hub’s grant on each install');
+  for (const node of [a, b])
+    await eventually(
+      () => creditBalance(node.deps, cabinet),
+      (balance) => balance === 100,
+      'the hub’s grant on each install',
+    );
 }, 120_000);
 
 afterAll(async () => {
@@ -97,7 +145,11 @@ describe('the replay guard across the installs of a cabinet', () => {
     const enqueued = await apiA.post('/automation/tarifications', PRICING);
     expect(enqueued.status).toBe(202);
     const jobId = String(enqueued.body.job_id);
-    const queuedOnB = await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.status === 200, 'A’s queued job on B');
+    const queuedOnB = await eventually(
+      () => apiB.get(`/automation/jobs/${jobId}`),
+      (res) => res.status === 200,
+      'A’s queued job on B',
+    );
     expect(queuedOnB.body).toMatchObject({ status: 'pending', credits_consumed: 10 });
     expect(getConsoleJob(b.deps, cabinet, jobId).elsewhere).toBe(true);
     expect(getConsoleJob(a.deps, cabinet, jobId).elsewhere).toBe(false);
@@ -114,16 +166,31 @@ describe('the replay guard across the installs of a cabinet', () => {
 
     // A's robots start: the job runs on A (held at the portal's quote pages), and B sees it running.
     a.app.robotWorker.start();
-    await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.body.status === 'running', 'A’s running job on B', 30_000);
+    await eventually(
+      () => apiB.get(`/automation/jobs/${jobId}`),
+      (res) => res.body.status === 'running',
+      'A’s running job on B',
+      30_000,
+    );
     const askedAgain = await apiB.post('/automation/tarifications', PRICING);
     expect(askedAgain.status).toBe(429);
     expect(askedAgain.body.details).toMatchObject({ job_id: jobId });
 
     // The portal answers: A's job finishes, and B sees it finished, with A's price and credits.
     insurer.open();
-    const done = await eventually(() => apiA.get(`/automation/jobs/${jobId}`), (res) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(res.body.status)), 'A’s job', 90_000);
+    const done = await eventually(
+      () => apiA.get(`/automation/jobs/${jobId}`),
+      (res) => ['completed', 'partial', 'failed', 'cancelled'].includes(String(res.body.status)),
+      'A’s job',
+      90_000,
+    );
     expect(done.body.status).toBe('completed');
-    const doneOnB = await eventually(() => apiB.get(`/automation/jobs/${jobId}`), (res) => res.body.status === 'completed', 'A’s finished job on B', 30_000);
+    const doneOnB = await eventually(
+      () => apiB.get(`/automation/jobs/${jobId}`),
+      (res) => res.body.status === 'completed',
+      'A’s finished job on B',
+      30_000,
+    );
     expect(doneOnB.body.result).toEqual(done.body.result);
     expect(doneOnB.body.credits_consumed).toBe(done.body.credits_consumed);
 
@@ -131,14 +198,24 @@ describe('the replay guard across the installs of a cabinet', () => {
     const listedOnB = await apiB.get('/automation/jobs');
     expect((listedOnB.body.data as { job_id: string }[]).map((job) => job.job_id)).toEqual([jobId]);
     // One wallet: B shows what A's run cost the cabinet, and holds no entry of its own.
-    const wallet = await eventually(() => apiB.get('/wallet'), (res) => res.body.balance === 100 - Number(done.body.credits_consumed), 'A’s debit on B’s wallet');
+    const wallet = await eventually(
+      () => apiB.get('/wallet'),
+      (res) => res.body.balance === 100 - Number(done.body.credits_consumed),
+      'A’s debit on B’s wallet',
+    );
     expect((wallet.body.ledger as { kind: string; job_id: string | null }[]).map((entry) => [entry.kind, entry.job_id])).toEqual([
       ['debit', jobId],
       ['grant', null],
     ]);
-    expect(b.deps.db.sqlite.prepare("SELECT count(*) AS own FROM wallet_ledger WHERE hub_state IS NOT 'mirrored'").get()).toEqual({ own: 0 });
+    expect(b.deps.db.sqlite.prepare("SELECT count(*) AS own FROM wallet_ledger WHERE hub_state IS NOT 'mirrored'").get()).toEqual({
+      own: 0,
+    });
     expect(b.deps.db.sqlite.prepare('SELECT job_id FROM leases_on_b').all()).toEqual([]);
-    expect(b.deps.db.sqlite.prepare('SELECT enqueue_number, lease_until, attempts FROM jobs WHERE id = ?').get(jobId)).toEqual({ enqueue_number: null, lease_until: null, attempts: 1 });
+    expect(b.deps.db.sqlite.prepare('SELECT enqueue_number, lease_until, attempts FROM jobs WHERE id = ?').get(jobId)).toEqual({
+      enqueue_number: null,
+      lease_until: null,
+      attempts: 1,
+    });
     expect(insurer.logins).toBe(1);
   }, 180_000);
 });
@@ -146,7 +223,11 @@ describe('the replay guard across the installs of a cabinet', () => {
 describe('an install connecting with jobs in its queue', () => {
   it('uploads them with the rest: an install joining afterwards sees them queued, and its guard answers with them', async () => {
     const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Martin', email: 'a@martin.fr', password: PASSWORD });
+    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+      cabinet: 'Cabinet Martin',
+      email: 'a@martin.fr',
+      password: PASSWORD,
+    });
     const first = { ...opened, cabinetId };
     const request = { compagnie: 'testco', produit: 'auto', dicData: { postcode: '33000', birth_date: '1984-03-09', formula: 'tiers' } };
     let joined: typeof first | undefined;
@@ -155,10 +236,19 @@ describe('an install connecting with jobs in its queue', () => {
       grantCredits(first.deps, cabinetId, 100);
       // Enqueued before the cabinet syncs, and never run (no robots in this process): the snapshot carries it.
       const queued = enqueueTarification(first.deps, cabinetId, request, 'prod');
-      await connectCabinet(first.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' }, { fetch: fetchHub, records: first.records }, CLI_ACTOR);
+      await connectCabinet(
+        first.deps,
+        { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'Poste A' },
+        { fetch: fetchHub, records: first.records },
+        CLI_ACTOR,
+      );
       await pushNode(first);
       joined = await joinNode(fixture.hub, cabinetId, Date.now(), 'B', [createTestInsurer()]);
-      expect(findJob(joined.deps.db.orm, cabinetId, queued.job_id)).toMatchObject({ status: 'pending', enqueueNumber: null, leaseUntil: null });
+      expect(findJob(joined.deps.db.orm, cabinetId, queued.job_id)).toMatchObject({
+        status: 'pending',
+        enqueueNumber: null,
+        leaseUntil: null,
+      });
       setInsurerCredentials(joined.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
       let refusal: unknown;
       try {

@@ -38,7 +38,8 @@ afterAll(async () => {
 
 /** The cabinet's synced records on an install, table by table, without what is the install's own (an event's outbox position, when a PDF was stored). */
 function records(node: SyncNode): Record<string, unknown[]> {
-  const rows = (table: string, order = 'id') => node.deps.db.sqlite.prepare(`SELECT * FROM ${table} WHERE cabinet_id = ? ORDER BY ${order}`).all(node.cabinetId);
+  const rows = (table: string, order = 'id') =>
+    node.deps.db.sqlite.prepare(`SELECT * FROM ${table} WHERE cabinet_id = ? ORDER BY ${order}`).all(node.cabinetId);
   return {
     clients: rows('clients'),
     opportunities: rows('opportunities'),
@@ -52,7 +53,18 @@ function records(node: SyncNode): Record<string, unknown[]> {
 
 async function join(cabinetId: string, name: string): Promise<SyncNode> {
   const opened = openSyncNode(hubClock.now());
-  await joinCabinet(opened.deps, { hubUrl: hub.url, code: await hub.invite({ join: cabinetId }), deviceName: name, email: `${name.toLowerCase()}@c.fr`, password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+  await joinCabinet(
+    opened.deps,
+    {
+      hubUrl: hub.url,
+      code: await hub.invite({ join: cabinetId }),
+      deviceName: name,
+      email: `${name.toLowerCase()}@c.fr`,
+      password: 'correct horse battery',
+    },
+    { fetch: fetchHub },
+    CLI_ACTOR,
+  );
   const node = { ...opened, cabinetId };
   open.push(node);
   await downloadAll(node.deps, node.records, cabinetId, fetchHub, () => undefined);
@@ -65,14 +77,41 @@ describe('a hub that keeps the state and a bounded tail', () => {
   it('gives a join after compaction the same records as a join before it', async () => {
     const [a, b] = await cabinetOfTwo(hub, START);
     open.push(a, b);
-    const kept = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Martin', first_name: 'Léa', email: 'lea.martin@example.fr' });
+    const kept = createClient(a.deps, a.cabinetId, {
+      type: 'person',
+      last_name: 'Martin',
+      first_name: 'Léa',
+      email: 'lea.martin@example.fr',
+    });
     const erased = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Durand', email: 'paul.durand@example.fr' });
-    const quote = createDevis(a.deps, a.cabinetId, { client_id: kept.client_id, compagnie: 'sandbox', produit: 'auto', dicData: { insured_name: 'Martin' } });
+    const quote = createDevis(a.deps, a.cabinetId, {
+      client_id: kept.client_id,
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: { insured_name: 'Martin' },
+    });
     recordDevisPriced(a.deps, a.cabinetId, quote.devis_id, { tarifEur: 420, pdf: Buffer.from('%PDF-1.4 devis Martin %%EOF') });
-    const unsigned = createDevis(a.deps, a.cabinetId, { client_id: erased.client_id, compagnie: 'sandbox', produit: 'auto', dicData: { insured_name: 'Durand' } });
+    const unsigned = createDevis(a.deps, a.cabinetId, {
+      client_id: erased.client_id,
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: { insured_name: 'Durand' },
+    });
     recordDevisPriced(a.deps, a.cabinetId, unsigned.devis_id, { tarifEur: 300, pdf: Buffer.from('%PDF-1.4 devis Durand %%EOF') });
     signDevis(a.deps, a.cabinetId, quote.devis_id, { signed_at: '2026-11-24T09:00:01.000Z' });
-    const opportunity = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: contact('Durand', 'paul.durand@example.fr'), stage: 'new', expected_value_eur: 100, tags: [] }, 'api');
+    const opportunity = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      {
+        title: 'Flotte',
+        product: 'auto',
+        contact: contact('Durand', 'paul.durand@example.fr'),
+        stage: 'new',
+        expected_value_eur: 100,
+        tags: [],
+      },
+      'api',
+    );
     for (let i = 0; i < 30; i++) {
       a.clock.advance(1000);
       updateClient(a.deps, a.cabinetId, kept.client_id, { first_name: `Léa ${i}` });
@@ -96,7 +135,9 @@ describe('a hub that keeps the state and a bounded tail', () => {
     expect(records(after)).toEqual(records(before));
     expect(JSON.stringify(records(after))).not.toContain('paul.durand');
     // The join's cursor is where the state was read: it pulls on from there.
-    expect(store.findConnection(after.deps.db.orm, after.cabinetId)?.pullCursor).toBe(Number((await hub.deps.sql<{ n: string }[]>`SELECT next_seq - 1 AS n FROM hub_cabinets WHERE id = ${a.cabinetId}`)[0]!.n));
+    expect(store.findConnection(after.deps.db.orm, after.cabinetId)?.pullCursor).toBe(
+      Number((await hub.deps.sql<{ n: string }[]>`SELECT next_seq - 1 AS n FROM hub_cabinets WHERE id = ${a.cabinetId}`)[0]!.n),
+    );
   });
 
   it('answers an install whose cursor is older than the tail with 410; it reads the state and keeps, then pushes, its unpushed changes', async () => {
@@ -119,8 +160,12 @@ describe('a hub that keeps the state and a bounded tail', () => {
     await compactCabinet(hub.deps, a.cabinetId, { days: 1, changes: 2, blobGraceMs: DAY });
 
     await pullNode(b);
-    const resynced = b.deps.db.sqlite.prepare("SELECT details FROM audit_events WHERE cabinet_id = ? AND action = 'sync.resynced'").all(b.cabinetId) as { details: string }[];
-    expect(resynced.map((row) => JSON.parse(row.details))).toEqual([expect.objectContaining({ reason: 'cursor_expired', pulled_from: cursorBefore })]);
+    const resynced = b.deps.db.sqlite
+      .prepare("SELECT details FROM audit_events WHERE cabinet_id = ? AND action = 'sync.resynced'")
+      .all(b.cabinetId) as { details: string }[];
+    expect(resynced.map((row) => JSON.parse(row.details))).toEqual([
+      expect.objectContaining({ reason: 'cursor_expired', pulled_from: cursorBefore }),
+    ]);
     const onB = records(b).clients as { id: string; last_name: string; phone: string | null; first_name: string | null }[];
     expect(onB.filter((row) => row.last_name.startsWith('Nouveau'))).toHaveLength(20);
     // B's later edit of the phone wins over A's earlier one; A's first name comes.
@@ -149,13 +194,18 @@ describe('a record grown past what the hub keeps of one', () => {
       await pushNode(a);
       a.clock.advance(1000);
       const long = (c: string, n: number) => c.repeat(n);
-      updateClient(a.deps, a.cabinetId, grown.client_id, { first_name: long('é', 200), address: { line1: long('r', 200), line2: long('s', 200), postcode: '75001', city: long('P', 100), country: 'FR' } });
+      updateClient(a.deps, a.cabinetId, grown.client_id, {
+        first_name: long('é', 200),
+        address: { line1: long('r', 200), line2: long('s', 200), postcode: '75001', city: long('P', 100), country: 'FR' },
+      });
       const after = createClient(a.deps, a.cabinetId, { type: 'company', last_name: 'Après SARL' });
       // Round after round, as the install's push loop goes: the refused change is set aside, the rest goes.
       for (let round = 0; round < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; round += 1) await pushNode(a);
 
       expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
-      expect(store.listRefused(a.deps.db.orm, a.cabinetId, 10)).toEqual([expect.objectContaining({ kind: 'client', recordId: grown.client_id, code: 'payload_too_large' })]);
+      expect(store.listRefused(a.deps.db.orm, a.cabinetId, 10)).toEqual([
+        expect.objectContaining({ kind: 'client', recordId: grown.client_id, code: 'payload_too_large' }),
+      ]);
       await pullNode(b);
       const onB = records(b).clients as { id: string; first_name: string | null }[];
       expect(onB.find((row) => row.id === after.client_id)).toBeDefined();

@@ -20,7 +20,16 @@ import { useListeningHub } from '../helpers/use-hub.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { joinCabinet } from '../../server/sync/service.js';
 import { downloadAll } from '../../server/sync/transfer.js';
-import { cabinetOfTwo as linkedPair, closeSyncNode, fetchHub, openSyncNode, pullNode, pushNode, syncContext, type SyncNode } from '../helpers/sync-node.js';
+import {
+  cabinetOfTwo as linkedPair,
+  closeSyncNode,
+  fetchHub,
+  openSyncNode,
+  pullNode,
+  pushNode,
+  syncContext,
+  type SyncNode,
+} from '../helpers/sync-node.js';
 
 /**
  * What an install cannot apply is kept aside, never lost: a kind or a field of a newer version is
@@ -69,7 +78,10 @@ const opportunitiesWithPriority = sqliteTable('opportunities', {
 function updatedTo(node: SyncNode): SyncNode['records'] {
   node.deps.db.sqlite.exec('ALTER TABLE opportunities ADD COLUMN priority text');
   const records = new Map(syncedRecords());
-  records.set('opportunity', syncedTable('opportunity', opportunitiesWithPriority, { fields: opportunityRow.extend({ priority: z.string().max(20).nullable() }) }));
+  records.set(
+    'opportunity',
+    syncedTable('opportunity', opportunitiesWithPriority, { fields: opportunityRow.extend({ priority: z.string().max(20).nullable() }) }),
+  );
   return records;
 }
 
@@ -102,7 +114,12 @@ describe('changes an install cannot apply yet', () => {
     const setAside = listSyncConflicts(b.deps, b.cabinetId, 10);
     expect(setAside).toMatchObject([{ kind: 'contract', reason: 'not_understood' }]);
     // The cursor moved on: what follows still arrives.
-    const later = createOpportunity(a.deps, a.cabinetId, { title: 'Après le contrat', product: 'auto', contact: { last_name: 'M' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const later = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Après le contrat', product: 'auto', contact: { last_name: 'M' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
     await pullNode(b);
     expect(getOpportunity(b.deps, b.cabinetId, later.opportunity_id).title).toBe('Après le contrat');
@@ -118,7 +135,12 @@ describe('changes an install cannot apply yet', () => {
 
   it('applies the fields it knows of a newer version’s change, clocks none it cannot store, and the rest once updated', async () => {
     const [a, b] = await cabinetOfTwo(syncedRecords());
-    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
     await pullNode(b);
     const peer = await newerPeer(a.cabinetId);
@@ -143,7 +165,12 @@ describe('changes an install cannot apply yet', () => {
   });
   it('applies them from the record’s state once updated, though the hub compacted the changes meanwhile', async () => {
     const [a, b] = await cabinetOfTwo(syncedRecords());
-    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
     await pullNode(b);
     const peer = await newerPeer(a.cabinetId);
@@ -152,13 +179,23 @@ describe('changes an install cannot apply yet', () => {
     await pullNode(b);
     expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toHaveLength(2);
     // Another change after them, then a compaction that keeps only the newest: theirs are gone.
-    createOpportunity(a.deps, a.cabinetId, { title: 'Autre', product: 'auto', contact: { last_name: 'H' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Autre', product: 'auto', contact: { last_name: 'H' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
-    expect(await compactCabinet(fixture.hub.deps, a.cabinetId, { days: 0, changes: 1, blobGraceMs: 3600_000 })).toMatchObject({ changes_deleted: expect.any(Number) });
+    expect(await compactCabinet(fixture.hub.deps, a.cabinetId, { days: 0, changes: 1, blobGraceMs: 3600_000 })).toMatchObject({
+      changes_deleted: expect.any(Number),
+    });
 
     const updated = { ...b, records: updatedTo(b) };
     expect(await applyNowUnderstood(syncContext(updated), b.cabinetId)).toBe(2);
-    expect(b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({ title: 'Flotte 12 véhicules', priority: 'urgente' });
+    expect(b.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({
+      title: 'Flotte 12 véhicules',
+      priority: 'urgente',
+    });
     expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
   });
 });
@@ -166,7 +203,12 @@ describe('changes an install cannot apply yet', () => {
 describe('a record set aside while an install reads the hub’s state', () => {
   it('is tried again as the record’s state, not as the change under its seq, which holds only that change’s fields', async () => {
     const [a] = await cabinetOfTwo(syncedRecords());
-    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Flotte', product: 'auto', contact: { last_name: 'G' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
     const peer = await newerPeer(a.cabinetId);
     await peer.push(created.opportunity_id, { title: 'Flotte 12 véhicules', priority: 'haute' }, START + 60_000);
@@ -177,16 +219,32 @@ describe('a record set aside while an install reads the hub’s state', () => {
     await pushNode(a);
 
     const opened = openSyncNode(START + 130_000);
-    await joinCabinet(opened.deps, { hubUrl: fixture.hub.url, code: await fixture.hub.invite({ join: a.cabinetId }), deviceName: 'C', email: 'c@c.fr', password: 'correct horse battery' }, { fetch: fetchHub }, CLI_ACTOR);
+    await joinCabinet(
+      opened.deps,
+      {
+        hubUrl: fixture.hub.url,
+        code: await fixture.hub.invite({ join: a.cabinetId }),
+        deviceName: 'C',
+        email: 'c@c.fr',
+        password: 'correct horse battery',
+      },
+      { fetch: fetchHub },
+      CLI_ACTOR,
+    );
     const c = { ...opened, cabinetId: a.cabinetId };
     nodes.push(c);
     await downloadAll(c.deps, c.records, c.cabinetId, fetchHub, () => undefined);
-    expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([expect.objectContaining({ kind: 'opportunity', reason: 'not_understood' })]);
+    expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([
+      expect.objectContaining({ kind: 'opportunity', reason: 'not_understood' }),
+    ]);
     expect(conflictsStore.listConflicts(c.deps.db.orm, c.cabinetId, 10)).toEqual([expect.objectContaining({ fromState: true })]);
 
     const updated = { ...c, records: updatedTo(c) };
     expect(await applyNowUnderstood(syncContext(updated), c.cabinetId)).toBe(1);
-    expect(c.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({ title: 'Flotte 14 véhicules', priority: 'haute' });
+    expect(c.deps.db.sqlite.prepare('SELECT title, priority FROM opportunities WHERE id = ?').get(created.opportunity_id)).toEqual({
+      title: 'Flotte 14 véhicules',
+      priority: 'haute',
+    });
     expect(listSyncConflicts(c.deps, c.cabinetId, 10)).toEqual([]);
   });
 });
@@ -194,7 +252,12 @@ describe('a record set aside while an install reads the hub’s state', () => {
 describe('a person deals with a set-aside change', () => {
   it('lists, tries again and discards through the CLI, and the audit log says who did', async () => {
     const [a, b] = await cabinetOfTwo(syncedRecords());
-    const created = createOpportunity(a.deps, a.cabinetId, { title: 'Habitation', product: 'mrh', contact: { last_name: 'P' }, stage: 'new', expected_value_eur: 0, tags: [] }, 'api');
+    const created = createOpportunity(
+      a.deps,
+      a.cabinetId,
+      { title: 'Habitation', product: 'mrh', contact: { last_name: 'P' }, stage: 'new', expected_value_eur: 0, tags: [] },
+      'api',
+    );
     await pushNode(a);
     await pullNode(b);
     const peer = await newerPeer(a.cabinetId);
@@ -219,7 +282,9 @@ describe('a person deals with a set-aside change', () => {
     const discarded = await runCourtier(['sync', 'conflicts', 'discard', '--cabinet', b.cabinetId, '--seq', seq, '--json', ...dataDir]);
     expect(discarded.code, discarded.stderr).toBe(0);
     expect(listSyncConflicts(b.deps, b.cabinetId, 10)).toEqual([]);
-    const audit = b.deps.db.sqlite.prepare("SELECT action, actor_kind FROM audit_events WHERE action LIKE 'sync.conflict%' ORDER BY rowid").all();
+    const audit = b.deps.db.sqlite
+      .prepare("SELECT action, actor_kind FROM audit_events WHERE action LIKE 'sync.conflict%' ORDER BY rowid")
+      .all();
     expect(audit).toEqual([
       { action: 'sync.conflicts_retried', actor_kind: 'cli' },
       { action: 'sync.conflict_discarded', actor_kind: 'cli' },

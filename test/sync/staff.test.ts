@@ -57,7 +57,11 @@ function userOf(node: SyncNode, email: string): CabinetUser {
 }
 
 function signIn(server: TestServer, email: string, password: string): Promise<Response> {
-  return server.request('/api/v1/console/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  return server.request('/api/v1/console/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
 }
 
 /** An account added on `a`, given a password on `b` by its administrator, and signed in there with a password they chose. */
@@ -69,7 +73,14 @@ async function brokerSignedInOnB(a: SyncNode, b: SyncNode, server: TestServer): 
   expect(reset.status).toBe(200);
   const temporary = ((await reset.json()) as { temporary_password: string }).temporary_password;
   const first = consoleClientFromResponse(server, await signIn(server, 'x@c.fr', temporary));
-  expect((await first.request('/api/v1/console/account/password', { method: 'PUT', json: { current_password: temporary, new_password: 'password on B 1' } })).status).toBe(200);
+  expect(
+    (
+      await first.request('/api/v1/console/account/password', {
+        method: 'PUT',
+        json: { current_password: temporary, new_password: 'password on B 1' },
+      })
+    ).status,
+  ).toBe(200);
   return { admin, broker: await consoleClient(server, { email: 'x@c.fr', password: 'password on B 1' }) };
 }
 
@@ -80,7 +91,12 @@ function syncAudit(node: SyncNode): { target: string | null; details: string }[]
 describe('the staff list across the installs of a cabinet', () => {
   it('one list: each administrator is on the other install, without a password there, and a stranger’s refusal is what they get', async () => {
     const [a, b] = await twoInstalls();
-    for (const node of [a, b]) expect(listCabinetUsers(node.deps, node.cabinetId).map((u) => u.email).sort()).toEqual(['a@c.fr', 'b@c.fr']);
+    for (const node of [a, b])
+      expect(
+        listCabinetUsers(node.deps, node.cabinetId)
+          .map((u) => u.email)
+          .sort(),
+      ).toEqual(['a@c.fr', 'b@c.fr']);
     expect(userOf(a, 'b@c.fr')).toMatchObject({ role: 'admin', has_password: false, disabled_at: null });
     expect(userOf(b, 'a@c.fr')).toMatchObject({ role: 'admin', has_password: false });
     expect(userOf(a, 'a@c.fr').user_id).toBe(userOf(b, 'a@c.fr').user_id);
@@ -89,7 +105,10 @@ describe('the staff list across the installs of a cabinet', () => {
     const noPassword = await signIn(server, 'a@c.fr', PASSWORD);
     const stranger = await signIn(server, 'nobody@c.fr', PASSWORD);
     expect(noPassword.status).toBe(401);
-    expect(await noPassword.json()).toMatchObject({ error: 'invalid_credentials', message: ((await stranger.json()) as { message: string }).message });
+    expect(await noPassword.json()).toMatchObject({
+      error: 'invalid_credentials',
+      message: ((await stranger.json()) as { message: string }).message,
+    });
   });
 
   it('an account added on A signs in on B once B’s administrator gives it a password; disabled on A, its session on B ends and B refuses its sign-in', async () => {
@@ -109,7 +128,11 @@ describe('the staff list across the installs of a cabinet', () => {
     expect(await refused.json()).toMatchObject({ error: 'account_disabled' });
     expect(userOf(b, 'x@c.fr').disabled_at).not.toBeNull();
     const [entry] = syncAudit(b).filter((e) => e.target === 'x@c.fr');
-    expect(JSON.parse(entry?.details ?? '{}')).toMatchObject({ disabled: true, sessions_ended: 2, device_id: syncStore.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId });
+    expect(JSON.parse(entry?.details ?? '{}')).toMatchObject({
+      disabled: true,
+      sessions_ended: 2,
+      device_id: syncStore.findConnection(a.deps.db.orm, a.cabinetId)?.deviceId,
+    });
   });
 
   it('a demotion on A applies on B at once; a promotion waits for an administrator of B, who confirms it by making them one', async () => {
@@ -122,9 +145,15 @@ describe('the staff list across the installs of a cabinet', () => {
     await sync(a, b);
     expect(userOf(b, 'x@c.fr')).toMatchObject({ role: 'broker', awaiting_confirmation: ['admin_role'] });
     expect((await broker.request('/api/v1/console/users')).status).toBe(403);
-    expect(JSON.parse(syncAudit(b).find((e) => e.target === 'x@c.fr')?.details ?? '{}')).toMatchObject({ role: 'admin', awaiting_confirmation: ['admin_role'] });
+    expect(JSON.parse(syncAudit(b).find((e) => e.target === 'x@c.fr')?.details ?? '{}')).toMatchObject({
+      role: 'admin',
+      awaiting_confirmation: ['admin_role'],
+    });
 
-    const confirmed = await admin.request(`/api/v1/console/users/${userOf(b, 'x@c.fr').user_id}`, { method: 'PATCH', json: { role: 'admin' } });
+    const confirmed = await admin.request(`/api/v1/console/users/${userOf(b, 'x@c.fr').user_id}`, {
+      method: 'PATCH',
+      json: { role: 'admin' },
+    });
     expect(confirmed.status).toBe(200);
     expect(await confirmed.json()).toMatchObject({ role: 'admin', awaiting_confirmation: [] });
     expect((await broker.request('/api/v1/console/users')).status).toBe(200);
@@ -201,7 +230,11 @@ describe('the staff list across the installs of a cabinet', () => {
     const c = await joinNode(fixture.hub, a.cabinetId, Date.now(), 'C');
     nodes.push(c);
     expect(shareJoinedAdmin(c.deps, c.cabinetId, userOf(c, 'c@c.fr').user_id)).toBe(false);
-    expect(listCabinetUsers(c.deps, c.cabinetId).map((u) => u.email).sort()).toEqual(['a@c.fr', 'b@c.fr', 'c@c.fr']);
+    expect(
+      listCabinetUsers(c.deps, c.cabinetId)
+        .map((u) => u.email)
+        .sort(),
+    ).toEqual(['a@c.fr', 'b@c.fr', 'c@c.fr']);
     // The cabinet's role wins: c@c.fr is a broker here too (roles are given by the cabinet's administrators).
     expect(userOf(c, 'c@c.fr')).toMatchObject({ role: 'broker', has_password: true, user_id: userOf(a, 'c@c.fr').user_id });
     expect(syncStore.countOutbox(c.deps.db.orm, c.cabinetId)).toBe(0);

@@ -60,12 +60,21 @@ async function setUp(databaseUrl: string, hubUrl: string): Promise<{ cabinet: st
   const hubDatabase = await openHubDatabase(databaseUrl);
   try {
     const deps = defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [createTestInsurer('crash-before')], env: {} });
-    const { cabinet_id: cabinet } = await initCabinet(deps, { cabinet: 'Crash Wallet', email: 'w@example.fr', password: 'a long password' });
+    const { cabinet_id: cabinet } = await initCabinet(deps, {
+      cabinet: 'Crash Wallet',
+      email: 'w@example.fr',
+      password: 'a long password',
+    });
     const { key } = createApiKey(deps, cabinet, { name: 'k', environment: 'prod', scopes: ['automation:enqueue', 'automation:read'] });
     grantCredits(deps, cabinet, 200);
     setInsurerCredentials(deps, cabinet, 'crash-before', { login: 'broker', password: 'pw' });
     const { code } = await createInvite(hubDeps(hubDatabase, 'test'), { register: cabinet });
-    await connectCabinet(deps, { cabinetId: cabinet, hubUrl, code, deviceName: 'Poste' }, { fetch: fetchHub, records: syncedRecords() }, CLI_ACTOR);
+    await connectCabinet(
+      deps,
+      { cabinetId: cabinet, hubUrl, code, deviceName: 'Poste' },
+      { fetch: fetchHub, records: syncedRecords() },
+      CLI_ACTOR,
+    );
     return { cabinet, key };
   } finally {
     db.close();
@@ -90,7 +99,8 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
     proxy = await startFaultProxy(`http://127.0.0.1:${hubPort}`);
     const { cabinet, key } = await setUp(databaseUrl, proxy.url);
     const hubSql = postgres(databaseUrl, { max: 1 });
-    const onHub = async (entryIds: string[]) => (await hubSql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE entry_id = ANY(${entryIds})`)[0]?.n;
+    const onHub = async (entryIds: string[]) =>
+      (await hubSql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE entry_id = ANY(${entryIds})`)[0]?.n;
     const pendingHere = () => {
       const db = openDatabase(databaseFile(dataDir));
       try {
@@ -105,12 +115,17 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
     const enqueue = (url: string, crash = false) => {
       ref += 1;
       const body = JSON.stringify({ compagnie: 'crash-before', produit: 'auto', dicData: { ref: `r${ref}` } });
-      return fetch(`${url}/api/v1/public/automation/tarifications`, { method: 'POST', headers: { ...headers, ...(crash ? { 'X-Test-Crash': 'after-commit' } : {}) }, body }).then(
+      return fetch(`${url}/api/v1/public/automation/tarifications`, {
+        method: 'POST',
+        headers: { ...headers, ...(crash ? { 'X-Test-Crash': 'after-commit' } : {}) },
+        body,
+      }).then(
         (res) => res.status,
         () => 'killed' as const,
       );
     };
-    const wallet = (url: string) => fetch(`${url}/api/v1/public/wallet`, { headers }).then(async (res) => walletSchema.parse(await res.json()));
+    const wallet = (url: string) =>
+      fetch(`${url}/api/v1/public/wallet`, { headers }).then(async (res) => walletSchema.parse(await res.json()));
     /** Started again, the install first exchanges what a kill left pending (or its opening): the next fault is for the next exchange. */
     const restart = async () => {
       const exchanges = () => (proxy?.seen ?? []).filter((line) => line.endsWith('/sync/v1/wallet')).length;
@@ -118,7 +133,12 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
       install = await startServeProcess([], env, CLI_WITH_TEST_INSURERS);
       const url = install.url;
       // Every entry acknowledged, the opening included (it counts in no unconfirmed credits).
-      await eventually(async () => exchanges() > before && (await wallet(url)).unconfirmed_credits === 0 && pendingHere().length === 0, (done) => done, 'the pending entries sent', 20_000);
+      await eventually(
+        async () => exchanges() > before && (await wallet(url)).unconfirmed_credits === 0 && pendingHere().length === 0,
+        (done) => done,
+        'the pending entries sent',
+        20_000,
+      );
       return url;
     };
     /** The next wallet exchange's request (the hub never sees it) or answer (the hub stored it) is held, and the install killed meanwhile. */
@@ -131,7 +151,10 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
           resolve();
         };
         // A held request is dropped once the install is dead; a held answer goes to a closed socket.
-        const fault = held === 'hold_request' ? { kind: held, held: (go: (forward?: boolean) => void) => hold(() => go(false)) } : { kind: held, held: hold };
+        const fault =
+          held === 'hold_request'
+            ? { kind: held, held: (go: (forward?: boolean) => void) => hold(() => go(false)) }
+            : { kind: held, held: hold };
         proxy?.inject({ method: 'POST', path: /\/wallet$/ }, fault);
       });
       expect(await enqueue(url)).toBe(202);
@@ -153,18 +176,41 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
 
     const url = await restart();
     type Listed = { job_id: string; status: JobStatus; credits_consumed: number };
-    const jobs = () => fetch(`${url}/api/v1/public/automation/jobs?limit=50`, { headers }).then(async (res) => ((await res.json()) as { data: Listed[] }).data);
-    const finished = await eventually(jobs, (all) => all.length === JOBS && all.every((j) => TERMINAL_STATUSES.includes(j.status)), 'every job finished', 30_000);
+    const jobs = () =>
+      fetch(`${url}/api/v1/public/automation/jobs?limit=50`, { headers }).then(
+        async (res) => ((await res.json()) as { data: Listed[] }).data,
+      );
+    const finished = await eventually(
+      jobs,
+      (all) => all.length === JOBS && all.every((j) => TERMINAL_STATUSES.includes(j.status)),
+      'every job finished',
+      30_000,
+    );
     const spent = finished.reduce((total, job) => total + job.credits_consumed, 0);
-    await eventually(() => wallet(url), (w) => w.unconfirmed_credits === 0 && w.balance === 200 - spent, 'the install settled with the hub', 20_000);
+    await eventually(
+      () => wallet(url),
+      (w) => w.unconfirmed_credits === 0 && w.balance === 200 - spent,
+      'the install settled with the hub',
+      20_000,
+    );
 
     try {
       const entries = await hubSql<{ job_id: string; kind: string; n: number }[]>`
         SELECT job_id, kind, count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinet} AND job_id IS NOT NULL GROUP BY job_id, kind`;
-      expect(entries.filter((e) => e.kind === 'debit').map((e) => e.job_id).sort()).toEqual(finished.map((j) => j.job_id).sort());
+      expect(
+        entries
+          .filter((e) => e.kind === 'debit')
+          .map((e) => e.job_id)
+          .sort(),
+      ).toEqual(finished.map((j) => j.job_id).sort());
       expect(entries.every((e) => e.n === 1)).toBe(true);
       const refunded = finished.filter((j) => j.credits_consumed === 0).map((j) => j.job_id);
-      expect(entries.filter((e) => e.kind === 'refund').map((e) => e.job_id).sort()).toEqual(refunded.sort());
+      expect(
+        entries
+          .filter((e) => e.kind === 'refund')
+          .map((e) => e.job_id)
+          .sort(),
+      ).toEqual(refunded.sort());
       expect(spent).toBe(COST * (JOBS - refunded.length));
     } finally {
       await hubSql.end();

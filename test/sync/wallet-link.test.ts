@@ -29,7 +29,11 @@ afterAll(() => {
 /** An install with a cabinet of its own, the test insurer's login and `credits` granted locally; not linked. */
 async function installWithCredits(credits: number): Promise<SyncNode> {
   const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Lien', email: 'a@l.fr', password: 'correct horse battery' });
+  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+    cabinet: 'Cabinet Lien',
+    email: 'a@l.fr',
+    password: 'correct horse battery',
+  });
   const node = { ...opened, cabinetId };
   setInsurerCredentials(node.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
   grantCredits(node.deps, cabinetId, credits);
@@ -40,7 +44,11 @@ async function installWithCredits(credits: number): Promise<SyncNode> {
 let postcode = 20_000;
 function enqueue(node: SyncNode): string {
   postcode += 1;
-  const request = { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' } };
+  const request = {
+    compagnie: 'testco',
+    produit: 'auto',
+    dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' },
+  };
   return enqueueTarification(node.deps, node.cabinetId, request, 'prod').job_id;
 }
 
@@ -50,18 +58,28 @@ function cancel(node: SyncNode, jobId: string): void {
 
 async function connect(node: SyncNode, target: { register: string } | { join: string }): Promise<void> {
   const code = await fixture.hub.invite(target);
-  await connectCabinet(node.deps, { cabinetId: node.cabinetId, hubUrl: fixture.hub.url, code, deviceName: 'A' }, { fetch: fetchHub, records: node.records }, CLI_ACTOR);
+  await connectCabinet(
+    node.deps,
+    { cabinetId: node.cabinetId, hubUrl: fixture.hub.url, code, deviceName: 'A' },
+    { fetch: fetchHub, records: node.records },
+    CLI_ACTOR,
+  );
   await pushNode(node);
   await exchangeNode(node);
 }
 
 async function hubLedger(cabinetId: string): Promise<{ balance: number; entries: [string, number][] }> {
-  const [row] = await fixture.hub.database.sql<{ balance: string }[]>`SELECT wallet_balance AS balance FROM hub_cabinets WHERE id = ${cabinetId}`;
-  const entries = await fixture.hub.database.sql<{ kind: string; amount: number }[]>`SELECT kind, amount FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
+  const [row] = await fixture.hub.database.sql<
+    { balance: string }[]
+  >`SELECT wallet_balance AS balance FROM hub_cabinets WHERE id = ${cabinetId}`;
+  const entries = await fixture.hub.database.sql<
+    { kind: string; amount: number }[]
+  >`SELECT kind, amount FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId} ORDER BY seq`;
   return { balance: Number(row?.balance), entries: entries.map((e) => [e.kind, e.amount]) };
 }
 
-const states = (node: SyncNode, jobId: string) => node.deps.db.sqlite.prepare('SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ? ORDER BY id').all(jobId);
+const states = (node: SyncNode, jobId: string) =>
+  node.deps.db.sqlite.prepare('SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ? ORDER BY id').all(jobId);
 
 describe('jobs debited before the cabinet’s wallet was the hub’s', () => {
   it('registering: the debits of unfinished jobs go with the opening, so that a refund after connecting reaches the cabinet; a finished job’s stays behind', async () => {
@@ -73,13 +91,26 @@ describe('jobs debited before the cabinet’s wallet was the hub’s', () => {
 
     await connect(node, { register: node.cabinetId });
     // The opening is raised by the unfinished job's debit, which the hub holds as this device's: the balance is the same.
-    expect(await hubLedger(node.cabinetId)).toEqual({ balance: 100 - COST, entries: [['opening', 100], ['debit', -COST]] });
+    expect(await hubLedger(node.cabinetId)).toEqual({
+      balance: 100 - COST,
+      entries: [
+        ['opening', 100],
+        ['debit', -COST],
+      ],
+    });
     expect(creditBalance(node.deps, node.cabinetId)).toBe(100 - COST);
 
     // It fails after the connect: its refund is the cabinet's.
     cancel(node, queued);
     await exchangeNode(node);
-    expect(await hubLedger(node.cabinetId)).toEqual({ balance: 100, entries: [['opening', 100], ['debit', -COST], ['refund', COST]] });
+    expect(await hubLedger(node.cabinetId)).toEqual({
+      balance: 100,
+      entries: [
+        ['opening', 100],
+        ['debit', -COST],
+        ['refund', COST],
+      ],
+    });
     expect(states(node, queued)).toEqual([
       { kind: 'debit', hub_state: 'held' },
       { kind: 'refund', hub_state: 'held' },
@@ -120,8 +151,18 @@ describe('jobs debited before the cabinet’s wallet was the hub’s', () => {
     cancel(node, linked);
     cancel(node, offline);
     await exchangeNode(node);
-    for (const jobId of [linked, offline]) expect(states(node, jobId)).toEqual([{ kind: 'debit', hub_state: null }, { kind: 'refund', hub_state: 'outside' }]);
-    expect(await hubLedger(node.cabinetId)).toEqual({ balance: 100 - COST, entries: [['opening', 100], ['debit', -COST]] });
+    for (const jobId of [linked, offline])
+      expect(states(node, jobId)).toEqual([
+        { kind: 'debit', hub_state: null },
+        { kind: 'refund', hub_state: 'outside' },
+      ]);
+    expect(await hubLedger(node.cabinetId)).toEqual({
+      balance: 100 - COST,
+      entries: [
+        ['opening', 100],
+        ['debit', -COST],
+      ],
+    });
     expect(creditBalance(node.deps, node.cabinetId)).toBe(100 - COST);
     expect(walletConsistent(node.deps, node.cabinetId)).toBe(true);
     // The job shows its credits given back, once: a second refund is refused by the ledger.

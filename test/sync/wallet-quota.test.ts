@@ -32,11 +32,18 @@ afterAll(async () => {
 let postcode = 30_000;
 function enqueue(on: SyncNode): void {
   postcode += 1;
-  enqueueTarification(on.deps, on.cabinetId, { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' } }, 'prod');
+  enqueueTarification(
+    on.deps,
+    on.cabinetId,
+    { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' } },
+    'prod',
+  );
 }
 
 async function hubEntries(cabinetId: string): Promise<number> {
-  const [row] = await (hub as ListeningHub).database.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId}`;
+  const [row] = await (hub as ListeningHub).database.sql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM hub_wallet_entries WHERE cabinet_id = ${cabinetId}`;
   return row?.n ?? -1;
 }
 
@@ -46,11 +53,20 @@ describe('a cabinet over the hub’s quota of credits entries', () => {
     const databaseUrl = await pg.createDatabase();
     hub = await startListeningHub(databaseUrl, { limits: { cabinetWalletEntries: 3 } });
     const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Quota', email: 'a@q.fr', password: 'correct horse battery' });
+    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+      cabinet: 'Cabinet Quota',
+      email: 'a@q.fr',
+      password: 'correct horse battery',
+    });
     const install = (node = { ...opened, cabinetId });
     setInsurerCredentials(install.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
     grantCredits(install.deps, cabinetId, 100);
-    await connectCabinet(install.deps, { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: install.records }, CLI_ACTOR);
+    await connectCabinet(
+      install.deps,
+      { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' },
+      { fetch: fetchHub, records: install.records },
+      CLI_ACTOR,
+    );
     await pushNode(install);
     enqueue(install);
     enqueue(install);
@@ -59,22 +75,48 @@ describe('a cabinet over the hub’s quota of credits entries', () => {
     expect(await hubEntries(cabinetId)).toBe(3);
     enqueue(install);
 
-    const engine = createSyncEngine(install.deps, { logger: createLogger({ level: 'silent' }), records: install.records, pullWaitSeconds: 1, pushIntervalMs: 200, refusedRetryMs: 200, maxBackoffMs: 200 });
+    const engine = createSyncEngine(install.deps, {
+      logger: createLogger({ level: 'silent' }),
+      records: install.records,
+      pullWaitSeconds: 1,
+      pushIntervalMs: 200,
+      refusedRetryMs: 200,
+      maxBackoffMs: 200,
+    });
     engine.start();
     try {
-      const status = await eventually(() => syncStatus(install.deps, cabinetId), (s) => s.last_error_code === 'hub_quota_exceeded', 'the refusal shown', 10_000);
+      const status = await eventually(
+        () => syncStatus(install.deps, cabinetId),
+        (s) => s.last_error_code === 'hub_quota_exceeded',
+        'the refusal shown',
+        10_000,
+      );
       expect(status.last_error).toMatch(/quota of wallet entries \(3\)/);
       expect(getWallet(install.deps, cabinetId)).toMatchObject({ balance: 70, unconfirmed_credits: 10 });
-      expect(install.deps.db.sqlite.prepare("SELECT hub_state FROM wallet_ledger WHERE kind = 'debit' ORDER BY id").pluck().all()).toEqual(['held', 'held', 'pending']);
+      expect(install.deps.db.sqlite.prepare("SELECT hub_state FROM wallet_ledger WHERE kind = 'debit' ORDER BY id").pluck().all()).toEqual([
+        'held',
+        'held',
+        'pending',
+      ]);
       expect(await hubEntries(cabinetId)).toBe(3);
 
       // The operator raises COURTIER_HUB_CABINET_MAX_WALLET_ENTRIES and restarts the hub: the debit goes.
       const port = Number(new URL(hub.url).port);
       await hub.close();
       hub = await startListeningHub(databaseUrl, { port, limits: { cabinetWalletEntries: 10 } });
-      await eventually(() => getWallet(install.deps, cabinetId).unconfirmed_credits, (pending) => pending === 0, 'the debit acknowledged', 15_000);
+      await eventually(
+        () => getWallet(install.deps, cabinetId).unconfirmed_credits,
+        (pending) => pending === 0,
+        'the debit acknowledged',
+        15_000,
+      );
       expect(await hubEntries(cabinetId)).toBe(4);
-      await eventually(() => syncStatus(install.deps, cabinetId).last_error_code, (code) => code === null, 'the refusal cleared', 10_000);
+      await eventually(
+        () => syncStatus(install.deps, cabinetId).last_error_code,
+        (code) => code === null,
+        'the refusal cleared',
+        10_000,
+      );
     } finally {
       await engine.stop();
     }

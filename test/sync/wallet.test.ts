@@ -16,7 +16,19 @@ import { deviceSecretName } from '../../server/sync/service.js';
 import { runCourtier } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { backupSyncNode, closeSyncNode, exchangeNode, fetchHub, grantOnHub, joinNode, openSyncNode, pullNode, pushNode, restoreSyncNode, type SyncNode } from '../helpers/sync-node.js';
+import {
+  backupSyncNode,
+  closeSyncNode,
+  exchangeNode,
+  fetchHub,
+  grantOnHub,
+  joinNode,
+  openSyncNode,
+  pullNode,
+  pushNode,
+  restoreSyncNode,
+  type SyncNode,
+} from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import * as syncStore from '../../server/sync/store.js';
 
@@ -46,10 +58,19 @@ function withInsurer(node: SyncNode): SyncNode {
 /** A registers its cabinet bringing `opening` credits, B joins; both have exchanged their wallet. */
 async function cabinetOfTwo(opening: number): Promise<[SyncNode, SyncNode]> {
   const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, { cabinet: 'Cabinet Wallet', email: 'a@w.fr', password: 'correct horse battery' });
+  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+    cabinet: 'Cabinet Wallet',
+    email: 'a@w.fr',
+    password: 'correct horse battery',
+  });
   const a = withInsurer({ ...opened, cabinetId });
   if (opening > 0) grantCredits(a.deps, cabinetId, opening);
-  await connectCabinet(a.deps, { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'A' }, { fetch: fetchHub, records: a.records }, CLI_ACTOR);
+  await connectCabinet(
+    a.deps,
+    { cabinetId, hubUrl: fixture.hub.url, code: await fixture.hub.invite({ register: cabinetId }), deviceName: 'A' },
+    { fetch: fetchHub, records: a.records },
+    CLI_ACTOR,
+  );
   await pushNode(a);
   await exchangeNode(a);
   const b = withInsurer(await joinNode(fixture.hub, cabinetId, Date.now(), 'B', [createTestInsurer()]));
@@ -69,7 +90,12 @@ let postcode = 10_000;
 function enqueue(node: SyncNode): { job_id: string } | ApiError {
   postcode += 1;
   try {
-    return enqueueTarification(node.deps, node.cabinetId, { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' } }, 'prod');
+    return enqueueTarification(
+      node.deps,
+      node.cabinetId,
+      { compagnie: 'testco', produit: 'auto', dicData: { postcode: String(postcode), birth_date: '1984-03-09', formula: 'tiers' } },
+      'prod',
+    );
   } catch (err) {
     if (err instanceof ApiError) return err;
     throw err;
@@ -89,17 +115,34 @@ describe('one wallet per cabinet', () => {
     const [a, b] = await cabinetOfTwo(40);
     expect(await hubBalance(a.cabinetId)).toEqual({ balance: 40, debits: 0 });
     expect([creditBalance(a.deps, a.cabinetId), creditBalance(b.deps, b.cabinetId)]).toEqual([40, 40]);
-    expect(getWallet(b.deps, b.cabinetId)).toMatchObject({ balance: 40, synced: true, unconfirmed_credits: 0, ledger: [{ kind: 'opening', amount: 40 }] });
+    expect(getWallet(b.deps, b.cabinetId)).toMatchObject({
+      balance: 40,
+      synced: true,
+      unconfirmed_credits: 0,
+      ledger: [{ kind: 'opening', amount: 40 }],
+    });
 
     // The installs' own sync engines, long-polling the hub: the grant wakes them, no timer involved.
     const logger = createLogger({ level: 'silent' });
-    const engines: SyncEngine[] = [a, b].map((node) => createSyncEngine(node.deps, { logger, records: node.records, pullWaitSeconds: 25, pushIntervalMs: 60_000, scanIntervalMs: 60_000 }));
+    const engines: SyncEngine[] = [a, b].map((node) =>
+      createSyncEngine(node.deps, { logger, records: node.records, pullWaitSeconds: 25, pushIntervalMs: 60_000, scanIntervalMs: 60_000 }),
+    );
     try {
       for (const engine of engines) engine.start();
       // Both long polls wait at the hub before the grant.
-      await eventually(() => fixture.hub.app.hubWaiters.count(), (count) => count === 2, 'both installs waiting on the hub');
+      await eventually(
+        () => fixture.hub.app.hubWaiters.count(),
+        (count) => count === 2,
+        'both installs waiting on the hub',
+      );
       expect(await grantOnHub(fixture.hub, a.cabinetId, 100)).toBe(140);
-      for (const node of [a, b]) await eventually(() => creditBalance(node.deps, node.cabinetId), (balance) => balance === 140, 'the grant on each install', 10_000);
+      for (const node of [a, b])
+        await eventually(
+          () => creditBalance(node.deps, node.cabinetId),
+          (balance) => balance === 140,
+          'the grant on each install',
+          10_000,
+        );
     } finally {
       await Promise.all(engines.map((engine) => engine.stop()));
     }
@@ -142,13 +185,24 @@ describe('one wallet per cabinet', () => {
 
   it('an install that cannot reach the hub stops at its offline allowance, and goes on once it hears from it again', async () => {
     const [a] = await cabinetOfTwo(100);
-    const offline = { deps: a.deps, client: createHubClient({ hubUrl: 'http://127.0.0.1:9', credential: a.deps.secrets.get(deviceSecretName(a.cabinetId)), fetch: fetchHub, now: () => a.clock.now() }) };
+    const offline = {
+      deps: a.deps,
+      client: createHubClient({
+        hubUrl: 'http://127.0.0.1:9',
+        credential: a.deps.secrets.get(deviceSecretName(a.cabinetId)),
+        fetch: fetchHub,
+        now: () => a.clock.now(),
+      }),
+    };
     expect(codeOf(enqueue(a))).toBe('enqueued');
     expect(codeOf(enqueue(a))).toBe('enqueued');
     await expect(exchangeWallet(offline, a.cabinetId)).rejects.toThrow(/cannot be reached/);
     const refused = enqueue(a);
     expect(refused).toBeInstanceOf(ApiError);
-    expect(refused).toMatchObject({ code: 'offline_allowance_exhausted', details: { allowance_of: 'credits', used: 2 * COST, allowance: ALLOWANCE } });
+    expect(refused).toMatchObject({
+      code: 'offline_allowance_exhausted',
+      details: { allowance_of: 'credits', used: 2 * COST, allowance: ALLOWANCE },
+    });
     expect(getWallet(a.deps, a.cabinetId)).toMatchObject({ balance: 100 - 2 * COST, unconfirmed_credits: 2 * COST });
     // Back online: the hub acknowledges the two runs, and the allowance is whole again.
     await exchangeNode(a);
@@ -172,7 +226,12 @@ describe('one wallet per cabinet', () => {
       return res;
     };
     const connection = syncStore.findConnection(a.deps.db.orm, a.cabinetId);
-    const client = createHubClient({ hubUrl: fixture.hub.url, credential: a.deps.secrets.get(deviceSecretName(a.cabinetId)), fetch: lossy, now: () => a.clock.now() });
+    const client = createHubClient({
+      hubUrl: fixture.hub.url,
+      credential: a.deps.secrets.get(deviceSecretName(a.cabinetId)),
+      fetch: lossy,
+      now: () => a.clock.now(),
+    });
     expect(connection).toBeDefined();
     await expect(exchangeWallet({ deps: a.deps, client }, a.cabinetId)).rejects.toThrow(/cannot be reached/);
     cancelJobAndRobot(a.deps, { abort: () => undefined }, a.cabinetId, queued.job_id);
@@ -185,14 +244,16 @@ describe('one wallet per cabinet', () => {
     applyWalletAnswer(a.deps, a.cabinetId, answer, 0);
     await exchangeNode(a);
     await exchangeNode(b);
-    const kinds = await fixture.hub.database.sql<{ kind: string }[]>`SELECT kind FROM hub_wallet_entries WHERE cabinet_id = ${a.cabinetId} AND job_id = ${queued.job_id} ORDER BY seq`;
+    const kinds = await fixture.hub.database.sql<
+      { kind: string }[]
+    >`SELECT kind FROM hub_wallet_entries WHERE cabinet_id = ${a.cabinetId} AND job_id = ${queued.job_id} ORDER BY seq`;
     expect(kinds.map((k) => k.kind)).toEqual(['debit', 'refund']);
     expect(await hubBalance(a.cabinetId)).toEqual({ balance: 100, debits: 1 });
     for (const node of [a, b]) {
       expect(creditBalance(node.deps, node.cabinetId)).toBe(100);
       expect(walletConsistent(node.deps, node.cabinetId)).toBe(true);
     }
-    expect(a.deps.db.sqlite.prepare("SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ? ORDER BY id").all(queued.job_id)).toEqual([
+    expect(a.deps.db.sqlite.prepare('SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ? ORDER BY id').all(queued.job_id)).toEqual([
       { kind: 'debit', hub_state: 'held' },
       { kind: 'refund', hub_state: 'held' },
     ]);
@@ -211,7 +272,11 @@ describe('one wallet per cabinet', () => {
     await exchangeNode(restored);
     expect(creditBalance(restored.deps, restored.cabinetId)).toBe(100 - COST);
     // Its own debit made after the backup is its own again.
-    expect(restored.deps.db.sqlite.prepare("SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ?").all((queued as { job_id: string }).job_id)).toEqual([{ kind: 'debit', hub_state: 'held' }]);
+    expect(
+      restored.deps.db.sqlite
+        .prepare('SELECT kind, hub_state FROM wallet_ledger WHERE job_id = ?')
+        .all((queued as { job_id: string }).job_id),
+    ).toEqual([{ kind: 'debit', hub_state: 'held' }]);
     const laptop = withInsurer(await joinNode(fixture.hub, a.cabinetId, Date.now(), 'Portable', [createTestInsurer()]));
     await exchangeNode(laptop);
     expect(creditBalance(laptop.deps, laptop.cabinetId)).toBe(100 - COST);
@@ -219,7 +284,8 @@ describe('one wallet per cabinet', () => {
 
   it('counts the hourly quota over the cabinet’s installs, and an install offline at most its allowance of runs beyond it', async () => {
     const [a, b] = await cabinetOfTwo(1000);
-    for (const node of [a, b]) node.deps = { ...node.deps, config: { ...node.deps.config, tarificationQuotaPerHour: 5, offlineCreditsAllowance: 1000 } };
+    for (const node of [a, b])
+      node.deps = { ...node.deps, config: { ...node.deps.config, tarificationQuotaPerHour: 5, offlineCreditsAllowance: 1000 } };
     expect([enqueue(a), enqueue(a), enqueue(a)].map(codeOf)).toEqual(['enqueued', 'enqueued', 'enqueued']);
     await pushNode(a);
     await exchangeNode(a);
@@ -243,7 +309,8 @@ describe('one wallet per cabinet', () => {
 
   it('counts the runs’ allowance from the last pull that brought the other installs’ jobs, not from the last wallet exchange', async () => {
     const [c, d] = await cabinetOfTwo(1000);
-    for (const node of [c, d]) node.deps = { ...node.deps, config: { ...node.deps.config, tarificationQuotaPerHour: 5, offlineCreditsAllowance: 1000 } };
+    for (const node of [c, d])
+      node.deps = { ...node.deps, config: { ...node.deps.config, tarificationQuotaPerHour: 5, offlineCreditsAllowance: 1000 } };
     c.deps = { ...c.deps, config: { ...c.deps.config, offlineQuotaAllowance: 10 } };
     await pullNode(d);
     // C uses the cabinet's hour, and D does not hear of it: its pushes and wallet exchanges go through, its pulls do not.
@@ -285,7 +352,10 @@ describe('one wallet per cabinet', () => {
     expect(() => grantCredits(a.deps, a.cabinetId, 10)).toThrow(expect.objectContaining({ code: 'credits_on_hub' }));
     const cli = await runCourtier(['credits', 'grant', '--cabinet', a.cabinetId, '--amount', '10', '--json', '--data-dir', a.dir]);
     expect(cli.code).not.toBe(0);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ error: 'credits_on_hub', message: expect.stringContaining('courtier hub credits grant') });
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      error: 'credits_on_hub',
+      message: expect.stringContaining('courtier hub credits grant'),
+    });
     const shown = await runCourtier(['credits', 'balance', '--cabinet', a.cabinetId, '--json', '--data-dir', a.dir]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ balance: 100, synced: true });
 

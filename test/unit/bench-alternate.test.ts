@@ -55,7 +55,16 @@ describe('compareAlternating', () => {
     };
     const comparison = await compareAlternating(side('bare', 1_000), side('subject', 500), load);
     // The asked-for warm-up before each side's first round, a 1 s settle before the others.
-    expect(calls).toEqual(['bare:3s:3s', 'subject:3s:3s', 'subject:3s:1s', 'bare:3s:1s', 'bare:3s:1s', 'subject:3s:1s', 'subject:3s:1s', 'bare:3s:1s']);
+    expect(calls).toEqual([
+      'bare:3s:3s',
+      'subject:3s:3s',
+      'subject:3s:1s',
+      'bare:3s:1s',
+      'bare:3s:1s',
+      'subject:3s:1s',
+      'subject:3s:1s',
+      'bare:3s:1s',
+    ]);
     expect(comparison.roundRatios).toHaveLength(4);
     // Each side ran in slots 1,4,5,8 or 2,3,6,7 of a steady slowdown: the pooled ratio stays near the true 0.5.
     expect(comparison.ratio).toBeGreaterThan(0.45);

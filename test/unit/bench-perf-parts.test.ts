@@ -49,7 +49,9 @@ describe("perf script's samples, by part of the request path", () => {
   });
 
   it('skips what is not a sample, and refuses a recording without samples or requests', () => {
-    expect(parse('perf: warning\n\tdeadbeef frame\n\n19149 250000\n\tabc sym\n')).toEqual([{ tid: 19149, periodNs: 250_000, part: UNATTRIBUTED }]);
+    expect(parse('perf: warning\n\tdeadbeef frame\n\n19149 250000\n\tabc sym\n')).toEqual([
+      { tid: 19149, periodNs: 250_000, part: UNATTRIBUTED },
+    ]);
     expect(() => microsPerRequestByPart(parse(SCRIPT), 0)).toThrow(/no request/);
     expect(() => microsPerRequestByPart([], 10)).toThrow(/no sample/);
   });

@@ -13,11 +13,15 @@ describe('which browser the robots start', () => {
   });
 
   it('never takes the headless shell for robots shown on screen', () => {
-    expect(browserCandidates({ platform: 'linux', headed: true, exists: exists(DEBIAN) })).toEqual([{ executablePath: '/usr/bin/chromium' }]);
+    expect(browserCandidates({ platform: 'linux', headed: true, exists: exists(DEBIAN) })).toEqual([
+      { executablePath: '/usr/bin/chromium' },
+    ]);
   });
 
   it('takes the full Chromium alone when the headless shell is not installed', () => {
-    expect(browserCandidates({ platform: 'linux', headed: false, exists: exists(new Set(['/usr/bin/chromium'])) })).toEqual([{ executablePath: '/usr/bin/chromium' }]);
+    expect(browserCandidates({ platform: 'linux', headed: false, exists: exists(new Set(['/usr/bin/chromium'])) })).toEqual([
+      { executablePath: '/usr/bin/chromium' },
+    ]);
   });
 
   it('puts COURTIER_BROWSER_PATH first, then Chrome and Edge on Windows and macOS', () => {
@@ -26,7 +30,9 @@ describe('which browser the robots start', () => {
       { channel: 'chrome' },
       { channel: 'msedge' },
     ]);
-    expect(browserCandidates({ configuredPath: '/opt/chrome', platform: 'linux', headed: false, exists: exists(DEBIAN) })[0]).toEqual({ executablePath: '/opt/chrome' });
+    expect(browserCandidates({ configuredPath: '/opt/chrome', platform: 'linux', headed: false, exists: exists(DEBIAN) })[0]).toEqual({
+      executablePath: '/opt/chrome',
+    });
   });
 
   it('has no candidate on a Linux machine without any browser', () => {

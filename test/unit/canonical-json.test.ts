@@ -50,7 +50,9 @@ describe('canonicalJson', () => {
   });
 
   it('sorts keys by UTF-16 code units (integer-like keys too), leaves undefined members out, and writes them as null in arrays', () => {
-    expect(canonicalJson({ b: 1, a: [undefined, { d: undefined, c: 'é"\n' }], 10: true, 9: null })).toBe('{"10":true,"9":null,"a":[null,{"c":"é\\"\\n"}],"b":1}');
+    expect(canonicalJson({ b: 1, a: [undefined, { d: undefined, c: 'é"\n' }], 10: true, 9: null })).toBe(
+      '{"10":true,"9":null,"a":[null,{"c":"é\\"\\n"}],"b":1}',
+    );
     expect(canonicalJson({})).toBe('{}');
     expect(canonicalJson([])).toBe('[]');
     expect(canonicalJson({ x: undefined })).toBe('{}');

@@ -18,7 +18,9 @@ describe('commit group', () => {
     const statements: string[] = [];
     const db = new Sqlite(file, { verbose: (sql) => statements.push(String(sql)) });
     db.pragma('journal_mode = WAL');
-    db.exec('CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE t (n INTEGER, parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)');
+    db.exec(
+      'CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE t (n INTEGER, parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
     db.pragma('foreign_keys = ON');
     const other = new Sqlite(file, { readonly: true });
     opened.push(db, other);
@@ -28,7 +30,7 @@ describe('commit group', () => {
       return n;
     };
     /** What another connection sees committed. */
-    const committed = () => (other.prepare('SELECT n FROM t ORDER BY n').pluck().all() as number[]);
+    const committed = () => other.prepare('SELECT n FROM t ORDER BY n').pluck().all() as number[];
     const commits = () => statements.filter((sql) => /^COMMIT\b/.test(sql)).length;
     const transactions = connectionTransactions(db);
     return { db, transactions, group: createCommitGroup(db, transactions, options), insert, committed, commits, statements };
@@ -132,7 +134,11 @@ describe('commit group', () => {
 
   it('when the COMMIT fails (a deferred foreign key), every member is refused and nothing is written', async () => {
     const { db, group, insert, committed } = setUp();
-    const members = [group.run(insert(1)), group.run(() => db.prepare('INSERT INTO t (n, parent) VALUES (2, 999)').run()), group.run(insert(3))];
+    const members = [
+      group.run(insert(1)),
+      group.run(() => db.prepare('INSERT INTO t (n, parent) VALUES (2, 999)').run()),
+      group.run(insert(3)),
+    ];
     const outcomes = await Promise.allSettled(members);
     for (const outcome of outcomes) {
       expect(outcome.status).toBe('rejected');

@@ -10,10 +10,15 @@ import { ERROR_SENTENCES, errorSentence, type ConsoleErrorCode } from '../../ren
 /** The console's wording of errors and validation problems (renderer/src/messages.ts, issues.ts): pure, both languages. */
 
 const LANGS: readonly Lang[] = ['en', 'fr'];
-const CODES: readonly ConsoleErrorCode[] = [...(Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]), 'network_error', 'unexpected_response'];
+const CODES: readonly ConsoleErrorCode[] = [
+  ...(Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]),
+  'network_error',
+  'unexpected_response',
+];
 
 /** Words of the API a broker should not have to read. */
-const JARGON = /idempotency|csrf|\bhttp\b|\bscope\b|request_id|retry-after|\bjson\b|\bmcp\b|endpoint|header|cursor|payload|\bzod\b|dicData|\b[a-z]+_[a-z_]+\b/i;
+const JARGON =
+  /idempotency|csrf|\bhttp\b|\bscope\b|request_id|retry-after|\bjson\b|\bmcp\b|endpoint|header|cursor|payload|\bzod\b|dicData|\b[a-z]+_[a-z_]+\b/i;
 
 /** The problems a real zod schema finds in a value, as the service sends them. */
 function issuesOf(schema: z.ZodType, value: unknown, part = 'body'): ValidationIssue[] {
@@ -59,16 +64,28 @@ describe('every error code has a sentence for a person, in French and in English
   });
 
   it('says how long to wait when the service said it (Retry-After), and who paused the robots', () => {
-    expect(errorSentence({ error: 'too_many_login_attempts', message: 'x' }, 'en', 600)).toBe('Too many failed sign-ins. Try again in 10 min.');
-    expect(errorSentence({ error: 'too_many_login_attempts', message: 'x' }, 'fr', 61)).toBe('Trop de connexions ont échoué. Réessayez dans 2 min.');
+    expect(errorSentence({ error: 'too_many_login_attempts', message: 'x' }, 'en', 600)).toBe(
+      'Too many failed sign-ins. Try again in 10 min.',
+    );
+    expect(errorSentence({ error: 'too_many_login_attempts', message: 'x' }, 'fr', 61)).toBe(
+      'Trop de connexions ont échoué. Réessayez dans 2 min.',
+    );
     expect(errorSentence({ error: 'rate_limited', message: 'x' }, 'en', 5)).toBe('Too many requests in a short time. Try again in 1 min.');
-    expect(errorSentence({ error: 'api_rpa_temporarily_disabled', message: 'x', details: { scope: 'cabinet' } }, 'fr')).toContain('Un administrateur peut les relancer');
-    expect(errorSentence({ error: 'api_rpa_temporarily_disabled', message: 'x', details: { scope: 'install' } }, 'en')).toBe(ERROR_SENTENCES.en.api_rpa_temporarily_disabled);
+    expect(errorSentence({ error: 'api_rpa_temporarily_disabled', message: 'x', details: { scope: 'cabinet' } }, 'fr')).toContain(
+      'Un administrateur peut les relancer',
+    );
+    expect(errorSentence({ error: 'api_rpa_temporarily_disabled', message: 'x', details: { scope: 'install' } }, 'en')).toBe(
+      ERROR_SENTENCES.en.api_rpa_temporarily_disabled,
+    );
   });
 
   it('gives the reference of an unexpected failure', () => {
-    expect(errorSentence({ error: 'internal_error', message: 'x', request_id: 'req-42' }, 'en')).toBe(`${ERROR_SENTENCES.en.internal_error} Reference: req-42.`);
-    expect(errorSentence({ error: 'internal_error', message: 'x', request_id: 'req-42' }, 'fr')).toBe(`${ERROR_SENTENCES.fr.internal_error} Référence : req-42.`);
+    expect(errorSentence({ error: 'internal_error', message: 'x', request_id: 'req-42' }, 'en')).toBe(
+      `${ERROR_SENTENCES.en.internal_error} Reference: req-42.`,
+    );
+    expect(errorSentence({ error: 'internal_error', message: 'x', request_id: 'req-42' }, 'fr')).toBe(
+      `${ERROR_SENTENCES.fr.internal_error} Référence : req-42.`,
+    );
   });
 });
 
@@ -143,7 +160,9 @@ describe('describeIssue: each kind of zod problem, worded for the field', () => 
     expect(refined.code).toBe('custom');
     expect(describeIssue(refined, 'fr')).toBe('Cette valeur n’est pas acceptée.');
     // A check the service words itself carries no code.
-    expect(describeIssue({ path: 'body.client_id', message: 'no client with id 1 in this cabinet' }, 'en')).toBe('This value is not accepted.');
+    expect(describeIssue({ path: 'body.client_id', message: 'no client with id 1 in this cabinet' }, 'en')).toBe(
+      'This value is not accepted.',
+    );
   });
 
   it('never gives zod’s text or an empty sentence, whatever the issue', () => {
@@ -154,8 +173,28 @@ describe('describeIssue: each kind of zod problem, worded for the field', () => 
     const issue = fc.record(
       {
         path: text(),
-        message: fc.constantFrom('Too big: expected number to be <=3.5', 'Invalid option: expected one of "a"|"b"', 'Invalid email address', 'Invalid input: expected string, received undefined', 'Too small: expected string to have >=2 characters', 'Invalid input'),
-        code: fc.constantFrom('invalid_type', 'too_small', 'too_big', 'invalid_format', 'invalid_value', 'not_multiple_of', 'unrecognized_keys', 'invalid_union', 'invalid_key', 'invalid_element', 'custom', 'something_new'),
+        message: fc.constantFrom(
+          'Too big: expected number to be <=3.5',
+          'Invalid option: expected one of "a"|"b"',
+          'Invalid email address',
+          'Invalid input: expected string, received undefined',
+          'Too small: expected string to have >=2 characters',
+          'Invalid input',
+        ),
+        code: fc.constantFrom(
+          'invalid_type',
+          'too_small',
+          'too_big',
+          'invalid_format',
+          'invalid_value',
+          'not_multiple_of',
+          'unrecognized_keys',
+          'invalid_union',
+          'invalid_key',
+          'invalid_element',
+          'custom',
+          'something_new',
+        ),
         expected: fc.constantFrom('string', 'number', 'int', 'boolean', 'object', 'array', 'date', 'nan'),
         received: fc.constantFrom('undefined', 'string', 'number', 'null'),
         origin: fc.constantFrom('number', 'int', 'string', 'array', 'set', 'date', 'bigint', 'file'),

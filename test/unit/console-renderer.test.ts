@@ -29,7 +29,15 @@ describe('afterSignIn: only a path on this origin is followed', () => {
   });
 
   it('goes home instead of anywhere else', () => {
-    for (const unsafe of ['//evil.example/', '/\\evil.example', '/\t/evil.example', 'https://evil.example/', 'javascript:alert(1)', 'console/', '']) {
+    for (const unsafe of [
+      '//evil.example/',
+      '/\\evil.example',
+      '/\t/evil.example',
+      'https://evil.example/',
+      'javascript:alert(1)',
+      'console/',
+      '',
+    ]) {
       expect(afterSignIn(unsafe), unsafe).toBe('/console/');
     }
   });

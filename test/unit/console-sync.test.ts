@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusFeed } from '../../renderer/src/pages/sync/feed.js';
-import { absoluteTime, connectProblem, indicatorOf, indicatorTitle, problemOf, recordOf, relativeTime, retryOutcome } from '../../renderer/src/pages/sync/format.js';
+import {
+  absoluteTime,
+  connectProblem,
+  indicatorOf,
+  indicatorTitle,
+  problemOf,
+  recordOf,
+  relativeTime,
+  retryOutcome,
+} from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
 import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
 
@@ -78,25 +87,50 @@ describe('indicatorOf: the header’s few words', () => {
     expect(indicatorOf(status({ pending_changes: 3 }), en)).toEqual({ tone: 'busy', text: 'Syncing…' });
     expect(indicatorOf(status({ state: 'syncing', pending_changes: 40 }), en)).toEqual({ tone: 'busy', text: 'Syncing…' });
     expect(indicatorOf(status({ state: 'offline' }), en)).toEqual({ tone: 'warning', text: 'Offline' });
-    expect(indicatorOf(status({ state: 'offline', pending_changes: 1 }), en)).toEqual({ tone: 'warning', text: 'Offline — 1 change waiting' });
-    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), en)).toEqual({ tone: 'warning', text: 'Offline — 2 changes waiting' });
-    expect(indicatorOf(status({ state: 'error', last_error: 'this device was revoked on the hub' }), en)).toEqual({ tone: 'danger', text: 'Sync problem' });
-    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), fr)).toEqual({ tone: 'warning', text: 'Hors ligne — 2 modifications en attente' });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 1 }), en)).toEqual({
+      tone: 'warning',
+      text: 'Offline — 1 change waiting',
+    });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), en)).toEqual({
+      tone: 'warning',
+      text: 'Offline — 2 changes waiting',
+    });
+    expect(indicatorOf(status({ state: 'error', last_error: 'this device was revoked on the hub' }), en)).toEqual({
+      tone: 'danger',
+      text: 'Sync problem',
+    });
+    expect(indicatorOf(status({ state: 'offline', pending_changes: 2 }), fr)).toEqual({
+      tone: 'warning',
+      text: 'Hors ligne — 2 modifications en attente',
+    });
     expect(indicatorOf(status({ state: 'error' }), fr)?.text).toBe('Problème de synchronisation');
   });
 
   it('says a pause before the state it keeps', () => {
     expect(indicatorOf(status({ paused: true }), en)).toEqual({ tone: 'warning', text: 'Sync paused' });
-    expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({ tone: 'warning', text: 'Sync paused — 5 changes waiting' });
-    expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe('Synchronisation en pause — 1 modification en attente');
+    expect(indicatorOf(status({ paused: true, state: 'offline', pending_changes: 5 }), en)).toEqual({
+      tone: 'warning',
+      text: 'Sync paused — 5 changes waiting',
+    });
+    expect(indicatorOf(status({ paused: true, pending_changes: 1 }), fr)?.text).toBe(
+      'Synchronisation en pause — 1 modification en attente',
+    );
   });
 
   it('says a catch-up after a restored backup, offline too, but not over a pause or a refusal', () => {
     expect(indicatorOf(status({ resyncing: true }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
-    expect(indicatorOf(status({ resyncing: true, state: 'syncing', pending_changes: 4 }), en)).toEqual({ tone: 'busy', text: 'Catching up after a restored backup' });
-    expect(indicatorOf(status({ resyncing: true, state: 'offline', pending_changes: 2 }), en)).toEqual({ tone: 'warning', text: 'Offline — catching up after a restored backup' });
+    expect(indicatorOf(status({ resyncing: true, state: 'syncing', pending_changes: 4 }), en)).toEqual({
+      tone: 'busy',
+      text: 'Catching up after a restored backup',
+    });
+    expect(indicatorOf(status({ resyncing: true, state: 'offline', pending_changes: 2 }), en)).toEqual({
+      tone: 'warning',
+      text: 'Offline — catching up after a restored backup',
+    });
     expect(indicatorOf(status({ resyncing: true }), fr)?.text).toBe('Remise à niveau après une sauvegarde restaurée');
-    expect(indicatorOf(status({ resyncing: true, state: 'offline' }), fr)?.text).toBe('Hors ligne — remise à niveau après une sauvegarde restaurée');
+    expect(indicatorOf(status({ resyncing: true, state: 'offline' }), fr)?.text).toBe(
+      'Hors ligne — remise à niveau après une sauvegarde restaurée',
+    );
     expect(indicatorOf(status({ resyncing: true, paused: true }), en)?.text).toBe('Sync paused');
     expect(indicatorOf(status({ resyncing: true, state: 'error' }), en)?.text).toBe('Sync problem');
   });
@@ -105,7 +139,9 @@ describe('indicatorOf: the header’s few words', () => {
 describe('indicatorTitle: the header’s tooltip', () => {
   it('is its name alone, or followed by the catch-up and the last problem', () => {
     expect(indicatorTitle(status(), en, 'en')).toBe('Sync status');
-    expect(indicatorTitle(status({ resyncing: true }), en, 'en')).toBe('Sync status — Catching up with the hub after a restored backup — nothing is lost meanwhile.');
+    expect(indicatorTitle(status({ resyncing: true }), en, 'en')).toBe(
+      'Sync status — Catching up with the hub after a restored backup — nothing is lost meanwhile.',
+    );
     const revoked = status({ state: 'error', resyncing: true, last_error: 'revoked', last_error_code: 'device_revoked' });
     expect(indicatorTitle(revoked, fr, 'fr')).toBe(
       'État de la synchronisation — Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps. Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
@@ -115,15 +151,23 @@ describe('indicatorTitle: the header’s tooltip', () => {
 
 describe('problemOf: the last problem in the page’s language', () => {
   const offlineSince = '2026-11-22T10:42:00.000Z';
-  const time = (lang: 'en' | 'fr') => new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeStyle: 'short' }).format(new Date(offlineSince));
+  const time = (lang: 'en' | 'fr') =>
+    new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeStyle: 'short' }).format(new Date(offlineSince));
 
   it('says nothing without a problem', () => {
     expect(problemOf(status(), en, 'en')).toBeNull();
   });
 
   it('words the engine’s problems from their codes and figures, in English and French', () => {
-    const offline = status({ state: 'offline', last_error: 'hub unreachable since 10:42', last_error_code: 'hub_unreachable', offline_since: offlineSince });
-    expect(problemOf(offline, en, 'en')).toBe(`The hub has not answered since ${time('en')}; changes wait here and are sent as soon as it answers.`);
+    const offline = status({
+      state: 'offline',
+      last_error: 'hub unreachable since 10:42',
+      last_error_code: 'hub_unreachable',
+      offline_since: offlineSince,
+    });
+    expect(problemOf(offline, en, 'en')).toBe(
+      `The hub has not answered since ${time('en')}; changes wait here and are sent as soon as it answers.`,
+    );
     expect(problemOf(offline, fr, 'fr')).toContain(`Le hub ne répond plus depuis ${time('fr')}`);
     const ahead = status({ state: 'error', last_error: 'clock ahead', last_error_code: 'clock_skew', clock_ahead_seconds: 7 * 60 + 10 });
     expect(problemOf(ahead, en, 'en')).toContain('clock is 7 minutes ahead');
@@ -145,7 +189,11 @@ describe('connectProblem: a failed connect, beside its field', () => {
 
   it('in English: the server’s own words, capitalised, by the field they are about', () => {
     expect(connectProblem(badUrl, en)).toEqual({ field: 'hub_url', text: badUrl.message, detail: null });
-    expect(connectProblem(unreachable, en)).toEqual({ field: 'hub_url', text: 'The hub at http://127.0.0.1:9 cannot be reached (fetch failed).', detail: null });
+    expect(connectProblem(unreachable, en)).toEqual({
+      field: 'hub_url',
+      text: 'The hub at http://127.0.0.1:9 cannot be reached (fetch failed).',
+      detail: null,
+    });
     expect(connectProblem({ error: 'invalid_pairing_code', message: 'The pairing code is unknown.' }, en).field).toBe('code');
     expect(connectProblem({ error: 'too_many_pairing_attempts', message: 'Too many.' }, en).field).toBe('code');
     expect(connectProblem({ error: 'sync_already_on', message: 'Already.' }, en)).toEqual({ field: null, text: 'Already.', detail: null });
@@ -156,11 +204,19 @@ describe('connectProblem: a failed connect, beside its field', () => {
     expect(problem.field).toBe('hub_url');
     expect(problem.text).toMatch(/^Cette URL de hub est refusée/);
     expect(problem.detail).toBe(`Détail : ${badUrl.message}`);
-    expect(connectProblem({ error: 'something_new', message: 'As the server says.' }, fr)).toEqual({ field: null, text: 'As the server says.', detail: null });
+    expect(connectProblem({ error: 'something_new', message: 'As the server says.' }, fr)).toEqual({
+      field: null,
+      text: 'As the server says.',
+      detail: null,
+    });
   });
 
   it('a validation error names its field through its details', () => {
-    const error = { error: 'validation_error', message: 'The request is invalid: body.code: Too big.', details: [{ path: 'body.code', message: 'Too big' }] };
+    const error = {
+      error: 'validation_error',
+      message: 'The request is invalid: body.code: Too big.',
+      details: [{ path: 'body.code', message: 'Too big' }],
+    };
     expect(connectProblem(error, en).field).toBe('code');
     expect(connectProblem({ ...error, details: [{ path: 'body', message: 'Invalid' }] }, en).field).toBeNull();
     expect(connectProblem({ ...error, details: 'not a list' }, en).field).toBeNull();
@@ -226,15 +282,25 @@ describe('set-aside changes: their record and what became of one tried again', (
   });
 
   it('applied: the change is on this computer now', () => {
-    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], en)).toBe('Applied: this change to opportunity opp_1 is now on this computer.');
-    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], fr)).toBe('Appliquée : cette modification de la fiche opportunité opp_1 est maintenant sur cet ordinateur.');
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], en)).toBe(
+      'Applied: this change to opportunity opp_1 is now on this computer.',
+    );
+    expect(retryOutcome({ ...none, applied: [42] }, conflict, [], fr)).toBe(
+      'Appliquée : cette modification de la fiche opportunité opp_1 est maintenant sur cet ordinateur.',
+    );
   });
 
   it('still set aside: with its reason as the list read afterwards gives it, else as it was', () => {
     const after = [{ ...conflict, reason: 'not_understood' as const }];
-    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, after, en)).toBe('Still set aside: it comes from a newer Courtier: it will apply once this computer is updated.');
-    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, null, en)).toBe('Still set aside: a value this computer does not accept.');
-    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, [], fr)).toBe('Toujours mise de côté : une valeur que cet ordinateur n’accepte pas.');
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, after, en)).toBe(
+      'Still set aside: it comes from a newer Courtier: it will apply once this computer is updated.',
+    );
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, null, en)).toBe(
+      'Still set aside: a value this computer does not accept.',
+    );
+    expect(retryOutcome({ ...none, still_set_aside: [42] }, conflict, [], fr)).toBe(
+      'Toujours mise de côté : une valeur que cet ordinateur n’accepte pas.',
+    );
   });
 
   it('gone from the hub: discard it; in none of the lists: no longer set aside', () => {

@@ -19,8 +19,12 @@ describe('describeAttempt: what went wrong, for a person', () => {
     expect(describeAttempt('fr', URL_, failed('network_error: getaddrinfo ENOTFOUND example.invalid'))).toBe(
       'L’adresse example.invalid n’existe pas : aucun serveur ne porte ce nom. Vérifiez l’URL.',
     );
-    expect(describeAttempt('en', URL_, failed('network_error: example.invalid did not resolve'))).toContain('The address example.invalid does not exist');
-    expect(describeAttempt('fr', URL_, failed('network_error: getaddrinfo EAI_AGAIN example.invalid'))).toContain('n’a pas pu être recherché');
+    expect(describeAttempt('en', URL_, failed('network_error: example.invalid did not resolve'))).toContain(
+      'The address example.invalid does not exist',
+    );
+    expect(describeAttempt('fr', URL_, failed('network_error: getaddrinfo EAI_AGAIN example.invalid'))).toContain(
+      'n’a pas pu être recherché',
+    );
   });
 
   it('refused, cut, unreachable, too slow', () => {
@@ -28,27 +32,43 @@ describe('describeAttempt: what went wrong, for a person', () => {
       'hooks.example.com refused the connection: nothing is listening at this address. Check the URL and that the receiving server is running.',
     );
     expect(describeAttempt('fr', HOOK, failed('ECONNREFUSED: connect ECONNREFUSED 203.0.113.7:443'))).toContain('a refusé la connexion');
-    expect(describeAttempt('en', HOOK, failed('ECONNRESET: socket hang up'))).toBe('The connection to hooks.example.com was cut before it answered.');
+    expect(describeAttempt('en', HOOK, failed('ECONNRESET: socket hang up'))).toBe(
+      'The connection to hooks.example.com was cut before it answered.',
+    );
     expect(describeAttempt('en', HOOK, failed('EHOSTUNREACH: connect EHOSTUNREACH 203.0.113.7:443'))).toContain('cannot be reached');
     expect(describeAttempt('en', HOOK, failed('timeout'))).toBe('hooks.example.com did not answer in time.');
     expect(describeAttempt('fr', HOOK, failed('timeout'))).toBe('hooks.example.com n’a pas répondu à temps.');
   });
 
   it('certificate problems', () => {
-    expect(describeAttempt('en', HOOK, failed('CERT_HAS_EXPIRED: certificate has expired'))).toBe('The security certificate of hooks.example.com has expired: its owner must renew it.');
+    expect(describeAttempt('en', HOOK, failed('CERT_HAS_EXPIRED: certificate has expired'))).toBe(
+      'The security certificate of hooks.example.com has expired: its owner must renew it.',
+    );
     expect(describeAttempt('fr', HOOK, failed('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate'))).toBe(
       'Le certificat de sécurité de hooks.example.com ne vient pas d’une autorité de confiance.',
     );
-    expect(describeAttempt('en', HOOK, failed('UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate'))).toContain('not from a trusted authority');
-    expect(describeAttempt('en', HOOK, failed("ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames"))).toContain('made for another name');
-    expect(describeAttempt('en', HOOK, failed('EPROTO: write EPROTO wrong version number'))).toBe('No secure (https) connection could be set up with hooks.example.com.');
+    expect(describeAttempt('en', HOOK, failed('UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate'))).toContain(
+      'not from a trusted authority',
+    );
+    expect(
+      describeAttempt('en', HOOK, failed("ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames")),
+    ).toContain('made for another name');
+    expect(describeAttempt('en', HOOK, failed('EPROTO: write EPROTO wrong version number'))).toBe(
+      'No secure (https) connection could be set up with hooks.example.com.',
+    );
   });
 
   it('a private address, a purged event, anything else', () => {
-    expect(describeAttempt('en', HOOK, failed('blocked_target: hooks.example.com resolves to 10.0.0.5, a private, loopback or link-local address'))).toContain(
-      'inside a private network',
+    expect(
+      describeAttempt(
+        'en',
+        HOOK,
+        failed('blocked_target: hooks.example.com resolves to 10.0.0.5, a private, loopback or link-local address'),
+      ),
+    ).toContain('inside a private network');
+    expect(describeAttempt('fr', HOOK, failed('event_purged: the event is older than the retention period'))).toContain(
+      'durée de conservation',
     );
-    expect(describeAttempt('fr', HOOK, failed('event_purged: the event is older than the retention period'))).toContain('durée de conservation');
     const other = describeAttempt('en', HOOK, failed('ERR_SOMETHING_NEW: what'));
     expect(other).toBe('The connection to hooks.example.com failed before it answered.');
   });
@@ -66,7 +86,12 @@ describe('describeAttempt: what went wrong, for a person', () => {
   });
 
   it('never shows the raw error text', () => {
-    for (const raw of ['network_error: getaddrinfo ENOTFOUND example.invalid', 'ECONNREFUSED: connect ECONNREFUSED 1.2.3.4:443', 'timeout', 'CERT_HAS_EXPIRED: certificate has expired']) {
+    for (const raw of [
+      'network_error: getaddrinfo ENOTFOUND example.invalid',
+      'ECONNREFUSED: connect ECONNREFUSED 1.2.3.4:443',
+      'timeout',
+      'CERT_HAS_EXPIRED: certificate has expired',
+    ]) {
       for (const lang of ['en', 'fr'] as const) {
         const sentence = describeAttempt(lang, URL_, failed(raw));
         expect(sentence).not.toContain(raw);
@@ -77,7 +102,13 @@ describe('describeAttempt: what went wrong, for a person', () => {
 });
 
 describe('subscriptionHealth: a failing subscription is not Active', () => {
-  const attempt = (http_status: number | null, error: string | null) => ({ attempted_at: '2026-01-01T00:00:00.000Z', http_status, duration_ms: 5, error, response_body: null });
+  const attempt = (http_status: number | null, error: string | null) => ({
+    attempted_at: '2026-01-01T00:00:00.000Z',
+    http_status,
+    duration_ms: 5,
+    error,
+    response_body: null,
+  });
   const delivery = (status: 'pending' | 'succeeded' | 'failed', attempts: ReturnType<typeof attempt>[]) =>
     ({ status, attempts }) as unknown as NonNullable<ConsoleWebhook['last_delivery']>;
   const base = { active: true, disabled_reason: null, failing_since: null, last_delivery: null };
@@ -86,13 +117,20 @@ describe('subscriptionHealth: a failing subscription is not Active', () => {
     expect(subscriptionHealth(base)).toBe('active');
     expect(subscriptionHealth({ ...base, last_delivery: delivery('succeeded', [attempt(200, null)]) })).toBe('active');
     // A test delivery that failed (failing_since is not set by tests).
-    expect(subscriptionHealth({ ...base, last_delivery: delivery('failed', [attempt(null, 'network_error: getaddrinfo ENOTFOUND example.invalid')]) })).toBe('failing');
+    expect(
+      subscriptionHealth({
+        ...base,
+        last_delivery: delivery('failed', [attempt(null, 'network_error: getaddrinfo ENOTFOUND example.invalid')]),
+      }),
+    ).toBe('failing');
     // A delivery still retrying after a 500.
     expect(subscriptionHealth({ ...base, last_delivery: delivery('pending', [attempt(500, null)]) })).toBe('failing');
     expect(subscriptionHealth({ ...base, failing_since: '2026-01-01T00:00:00.000Z' })).toBe('failing');
     // A new event not yet attempted: the previous state is what failing_since says.
     expect(subscriptionHealth({ ...base, last_delivery: delivery('pending', []) })).toBe('active');
     expect(subscriptionHealth({ ...base, active: false })).toBe('paused');
-    expect(subscriptionHealth({ ...base, active: false, disabled_reason: 'Deactivated…', failing_since: '2026-01-01T00:00:00.000Z' })).toBe('deactivated');
+    expect(subscriptionHealth({ ...base, active: false, disabled_reason: 'Deactivated…', failing_since: '2026-01-01T00:00:00.000Z' })).toBe(
+      'deactivated',
+    );
   });
 });

@@ -4,12 +4,18 @@ import { devisPdfFileName } from '../../server/devis/file-name.js';
 describe('devisPdfFileName', () => {
   it('names the client, the product and the day', () => {
     expect(devisPdfFileName({ name: 'Dupont', productLabel: 'Auto', date: '2026-11-23' })).toBe('Devis_Dupont_Auto_2026-11-23.pdf');
-    expect(devisPdfFileName({ name: 'Dupont', productLabel: 'Assurance auto', date: '2026-11-23' })).toBe('Devis_Dupont_Assurance-auto_2026-11-23.pdf');
+    expect(devisPdfFileName({ name: 'Dupont', productLabel: 'Assurance auto', date: '2026-11-23' })).toBe(
+      'Devis_Dupont_Assurance-auto_2026-11-23.pdf',
+    );
   });
 
   it('drops accents and turns anything else into dashes: ASCII letters, digits, dashes and underscores only', () => {
-    expect(devisPdfFileName({ name: 'Lefèvre-Œuvray', productLabel: 'Attestation d’assurance', date: '2026-01-05' })).toBe('Devis_Lefevre-OEuvray_Attestation-d-assurance_2026-01-05.pdf');
-    expect(devisPdfFileName({ name: 'Straße & Søn', productLabel: 'Multirisque habitation', date: '2026-01-05' })).toBe('Devis_Strasse-Son_Multirisque-habitation_2026-01-05.pdf');
+    expect(devisPdfFileName({ name: 'Lefèvre-Œuvray', productLabel: 'Attestation d’assurance', date: '2026-01-05' })).toBe(
+      'Devis_Lefevre-OEuvray_Attestation-d-assurance_2026-01-05.pdf',
+    );
+    expect(devisPdfFileName({ name: 'Straße & Søn', productLabel: 'Multirisque habitation', date: '2026-01-05' })).toBe(
+      'Devis_Strasse-Son_Multirisque-habitation_2026-01-05.pdf',
+    );
   });
 
   it('lets no path character, quote or control character through', () => {

@@ -73,8 +73,17 @@ describe('rate limiter', () => {
 
 describe('configuration', () => {
   it('reads COURTIER_* variables, lets flags win, and defaults to loopback', () => {
-    const config = loadConfig({ port: '9000' }, { COURTIER_PORT: '8000', COURTIER_DATA_DIR: '/tmp/x', COURTIER_CORS_ORIGINS: 'https://a.fr, https://b.fr' });
-    expect(config).toMatchObject({ host: '127.0.0.1', port: 9000, dataDir: '/tmp/x', corsOrigins: ['https://a.fr', 'https://b.fr'], rateLimitPerMinute: 600 });
+    const config = loadConfig(
+      { port: '9000' },
+      { COURTIER_PORT: '8000', COURTIER_DATA_DIR: '/tmp/x', COURTIER_CORS_ORIGINS: 'https://a.fr, https://b.fr' },
+    );
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 9000,
+      dataDir: '/tmp/x',
+      corsOrigins: ['https://a.fr', 'https://b.fr'],
+      rateLimitPerMinute: 600,
+    });
   });
 
   it('names the variable of a bad setting', () => {

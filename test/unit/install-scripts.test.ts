@@ -17,7 +17,13 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 function machine(tools: Record<string, string>): string {
   const bin = mkdtempSync(join(tmpdir(), 'courtier-apt-'));
   dirs.push(bin);
-  for (const name of ['bash', 'cat', 'true']) symlinkSync(spawnSync('bash', ['-c', `command -v ${name}`]).stdout.toString().trim(), join(bin, name));
+  for (const name of ['bash', 'cat', 'true'])
+    symlinkSync(
+      spawnSync('bash', ['-c', `command -v ${name}`])
+        .stdout.toString()
+        .trim(),
+      join(bin, name),
+    );
   for (const [name, body] of Object.entries(tools)) {
     writeFileSync(join(bin, name), `#!${join(bin, 'bash')}\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
@@ -26,10 +32,14 @@ function machine(tools: Record<string, string>): string {
 }
 
 function install(bin: string) {
-  const run = spawnSync(join(bin, 'bash'), ['-c', `set -euo pipefail; . ${LIB}; apt_install "needed by the hub's tests" postgresql; echo installed`], {
-    env: { PATH: bin },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const run = spawnSync(
+    join(bin, 'bash'),
+    ['-c', `set -euo pipefail; . ${LIB}; apt_install "needed by the hub's tests" postgresql; echo installed`],
+    {
+      env: { PATH: bin },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
@@ -40,7 +50,9 @@ describe('apt_install', () => {
   it('without apt-get: says so and what to do', () => {
     const result = install(machine({ id: asRoot }));
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe("Cannot install postgresql (needed by the hub's tests): this machine has no apt-get. Install them with your system's package manager, then run the command again.\n");
+    expect(result.stderr).toBe(
+      "Cannot install postgresql (needed by the hub's tests): this machine has no apt-get. Install them with your system's package manager, then run the command again.\n",
+    );
   });
 
   it('not root and no sudo: names the command to run as root', () => {
@@ -53,7 +65,9 @@ describe('apt_install', () => {
   it('sudo that wants a password, without a terminal: fails at once and says so', () => {
     const result = install(machine({ id: asUser, 'apt-get': 'exit 0', sudo: '[ "$1" = -n ] && exit 1; exec "$@"' }));
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('sudo asks for a password and there is no terminal to type it in. Run: sudo apt-get install postgresql');
+    expect(result.stderr).toContain(
+      'sudo asks for a password and there is no terminal to type it in. Run: sudo apt-get install postgresql',
+    );
   });
 
   it('a mirror out of reach: says the package lists could not be read', () => {
@@ -66,9 +80,15 @@ describe('apt_install', () => {
     const log = join(mkdtempSync(join(tmpdir(), 'courtier-apt-log-')), 'calls');
     dirs.push(join(log, '..'));
     const aptGet = `echo "apt-get $*" >> ${log}`;
-    expect(install(machine({ id: asUser, 'apt-get': aptGet, sudo: '[ "$1" = -n ] && exit 0; echo sudo >> ' + log + '; exec "$@"' })).stdout).toContain('installed');
-    expect(install(machine({ id: asRoot, 'apt-get': aptGet })).stdout).toContain("Installing Debian's postgresql (needed by the hub's tests)…\ninstalled");
+    expect(
+      install(machine({ id: asUser, 'apt-get': aptGet, sudo: '[ "$1" = -n ] && exit 0; echo sudo >> ' + log + '; exec "$@"' })).stdout,
+    ).toContain('installed');
+    expect(install(machine({ id: asRoot, 'apt-get': aptGet })).stdout).toContain(
+      "Installing Debian's postgresql (needed by the hub's tests)…\ninstalled",
+    );
     const calls = spawnSync('cat', [log]).stdout.toString();
-    expect(calls).toBe('sudo\napt-get update -qq\nsudo\napt-get install -y -qq postgresql\napt-get update -qq\napt-get install -y -qq postgresql\n');
+    expect(calls).toBe(
+      'sudo\napt-get update -qq\nsudo\napt-get install -y -qq postgresql\napt-get update -qq\napt-get install -y -qq postgresql\n',
+    );
   });
 });

@@ -36,7 +36,14 @@ async function appLoggingWith(logger: pino.Logger, caller: Record<string, string
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply, caller);
     // The same fields through pino's generic path.
-    const fields = { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: request.ip };
+    const fields = {
+      reqId: request.id,
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
     logger.info({ ...fields, ...caller }, 'request');
     done();
   });
@@ -110,7 +117,9 @@ describe('request.log', () => {
     const counting = (parent: FastifyBaseLogger): FastifyBaseLogger =>
       new Proxy(parent, {
         get: (target, name, receiver) =>
-          name === 'child' ? (...args: Parameters<FastifyBaseLogger['child']>) => (children++, target.child(...args)) : (Reflect.get(target, name, receiver) as unknown),
+          name === 'child'
+            ? (...args: Parameters<FastifyBaseLogger['child']>) => (children++, target.child(...args))
+            : (Reflect.get(target, name, receiver) as unknown),
       });
     app = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
@@ -167,7 +176,9 @@ describe('the default destination (standard output, asynchronous)', () => {
   const expectedMessage = (i: number) => `ligne ${i} — é✓ 𝄞 "${'x'.repeat(i % 300)}"`;
 
   async function linesOfChild(how: 'return' | 'exit'): Promise<{ i: number; msg: string }[]> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'log-lines.ts'), how, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'log-lines.ts'), how, '2000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     const code = await new Promise<number | null>((resolve, reject) => {
@@ -175,14 +186,21 @@ describe('the default destination (standard output, asynchronous)', () => {
       child.on('close', resolve);
     });
     expect(code).toBe(0);
-    return Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number; msg: string });
   }
 
-  it.each(['return', 'exit'] as const)('writes every line whole and in order, multi-byte characters included, when the process ends by %s', async (how) => {
-    const lines = await linesOfChild(how);
-    expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
-    expect(lines.every((line) => line.msg === expectedMessage(line.i))).toBe(true);
-  });
+  it.each(['return', 'exit'] as const)(
+    'writes every line whole and in order, multi-byte characters included, when the process ends by %s',
+    async (how) => {
+      const lines = await linesOfChild(how);
+      expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
+      expect(lines.every((line) => line.msg === expectedMessage(line.i))).toBe(true);
+    },
+  );
 
   it('writes to a file as well', async () => {
     await inTempDir(async (dir) => {
@@ -196,7 +214,10 @@ describe('the default destination (standard output, asynchronous)', () => {
       // still be in flight, so a slow thread pool could land that line after the others.)
       const flushed = await new Promise<Error | undefined>((resolve) => destination.flush(resolve));
       expect(flushed).toBeUndefined();
-      const read = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+      const read = readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { i: number; msg: string });
       expect(read.map((line) => line.msg)).toEqual(Array.from({ length: 500 }, (_, i) => expectedMessage(i)));
       closeSync(fd);
     });
@@ -205,7 +226,11 @@ describe('the default destination (standard output, asynchronous)', () => {
   it("calls back from flush with a write's error, and at once from the flushes after it", async () => {
     // In a child process: see the fixture for why it cannot end as processes usually do.
     await inTempDir(async (dir) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'log-flush-error.ts'), join(dir, 'read-only.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(packageRoot(), 'test', 'fixtures', 'log-flush-error.ts'), join(dir, 'read-only.log')],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
       const chunks: Buffer[] = [];
       child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
       const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {

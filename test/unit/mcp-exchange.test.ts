@@ -1,4 +1,10 @@
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExchangeTransport, readMcpPost } from '../../server/mcp/exchange.js';
@@ -8,7 +14,8 @@ const HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-v
 const id = fc.oneof(fc.integer(), fc.string());
 const method = fc.constantFrom('tools/call', 'tools/list', 'notifications/initialized', 'ping');
 const params = fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined });
-const withoutUndefined = (message: Record<string, unknown>) => Object.fromEntries(Object.entries(message).filter(([, value]) => value !== undefined));
+const withoutUndefined = (message: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(message).filter(([, value]) => value !== undefined));
 
 /** The four kinds of valid messages. */
 const validMessage = fc.oneof(
@@ -23,7 +30,9 @@ const messageLike = validMessage.chain((message) =>
   fc.oneof(
     fc.constant(message),
     fc.constantFrom(...Object.keys(message)).map((gone) => Object.fromEntries(Object.entries(message).filter(([key]) => key !== gone))),
-    fc.tuple(fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'stray'), fc.oneof(id, method, fc.jsonValue())).map(([key, value]) => ({ ...message, [key]: value })),
+    fc
+      .tuple(fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'stray'), fc.oneof(id, method, fc.jsonValue()))
+      .map(([key, value]) => ({ ...message, [key]: value })),
   ),
 );
 

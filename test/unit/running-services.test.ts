@@ -13,7 +13,12 @@ function scratch(): string {
   return dir;
 }
 
-const service = (pid: number, dataDir: string, url = 'http://127.0.0.1:8787'): RunningService => ({ pid, url, data_dir: dataDir, started_at: '2026-12-02T09:00:00.000Z' });
+const service = (pid: number, dataDir: string, url = 'http://127.0.0.1:8787'): RunningService => ({
+  pid,
+  url,
+  data_dir: dataDir,
+  started_at: '2026-12-02T09:00:00.000Z',
+});
 const uid = process.getuid?.();
 
 describe('the running services folder', () => {
@@ -32,7 +37,7 @@ describe('the running services folder', () => {
     expect(listRunningServices(dir)).toEqual([]);
   });
 
-  it("removes the entry of a process that died without unregistering (kill -9), and skips what it cannot read", () => {
+  it('removes the entry of a process that died without unregistering (kill -9), and skips what it cannot read', () => {
     const dir = join(scratch(), 'services');
     registerRunningService(dir, service(424242, '/srv/dead'));
     registerRunningService(dir, service(process.pid, '/srv/alive'));
@@ -82,7 +87,10 @@ describe('what a command says of its data dir', () => {
   });
 
   it('warns of each running service on another data dir, with what to type', () => {
-    const lines = dataDirNotice('/home/a/.local/share/courtier', 'default', [service(4242, "/tmp/Cabinet d'essai"), service(4343, '/srv/b', 'http://127.0.0.1:9000')]);
+    const lines = dataDirNotice('/home/a/.local/share/courtier', 'default', [
+      service(4242, "/tmp/Cabinet d'essai"),
+      service(4343, '/srv/b', 'http://127.0.0.1:9000'),
+    ]);
     expect(lines.slice(1)).toEqual([
       "courtier: warning: the Courtier service at http://127.0.0.1:8787 (pid 4242) uses another data dir, /tmp/Cabinet d'essai: it will not see what this command does. Run the command with --data-dir '/tmp/Cabinet d'\\''essai' (or the same COURTIER_DATA_DIR as the service).",
       'courtier: warning: the Courtier service at http://127.0.0.1:9000 (pid 4343) uses another data dir, /srv/b: it will not see what this command does. Run the command with --data-dir /srv/b (or the same COURTIER_DATA_DIR as the service).',

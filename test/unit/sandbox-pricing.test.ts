@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { parseEuros } from '../../server/robots/insurers/sandbox/page-driver.js';
-import { autoPremium, formatEuros, fullYearsSince, homePremium, isYoungDriver, roundToCents, zoneFactor } from '../../server/sandbox-portal/pricing.js';
+import {
+  autoPremium,
+  formatEuros,
+  fullYearsSince,
+  homePremium,
+  isYoungDriver,
+  roundToCents,
+  zoneFactor,
+} from '../../server/sandbox-portal/pricing.js';
 import { isValidIsoDate } from '../../server/sandbox-portal/validation.js';
 
 const ON = Date.UTC(2026, 10, 22, 9); // 2026-11-22
-const DRIVER = { driverBirthDate: '1980-05-14', licenceDate: '2000-06-01', bonusMalus: 1, postcode: '45000', usage: 'prive', formula: 'tiers' } as const;
+const DRIVER = {
+  driverBirthDate: '1980-05-14',
+  licenceDate: '2000-06-01',
+  bonusMalus: 1,
+  postcode: '45000',
+  usage: 'prive',
+  formula: 'tiers',
+} as const;
 
 describe('sandbox tariff', () => {
   it('auto: 380 × bonus-malus × young × usage × formula × zone', () => {
@@ -27,7 +42,14 @@ describe('sandbox tariff', () => {
   });
 
   it('home: (m² × rate + rooms × 9 + capital × 0.45 %) × occupant × zone', () => {
-    const flat = { dwellingType: 'appartement', surfaceM2: 62, rooms: 3, postcode: '75011', occupantStatus: 'locataire', contentsCapitalEur: 15000 } as const;
+    const flat = {
+      dwellingType: 'appartement',
+      surfaceM2: 62,
+      rooms: 3,
+      postcode: '75011',
+      occupantStatus: 'locataire',
+      contentsCapitalEur: 15000,
+    } as const;
     expect(homePremium(flat)).toBe(235.69);
     expect(homePremium({ ...flat, postcode: '45000' })).toBe(181.3);
     expect(homePremium({ ...flat, postcode: '45000', occupantStatus: 'proprietaire' })).toBe(226.63); // 226.625 half-up

@@ -49,7 +49,12 @@ describe('unsyncableTextIssues', () => {
   });
 
   it('names at most 20 places, and skips raw bytes', () => {
-    expect(unsyncableTextIssues(Array.from({ length: 50 }, () => '\u0000'), 'body')).toHaveLength(20);
+    expect(
+      unsyncableTextIssues(
+        Array.from({ length: 50 }, () => '\u0000'),
+        'body',
+      ),
+    ).toHaveLength(20);
     expect(unsyncableTextIssues(Buffer.from([0, 0xed, 0xa0, 0x80]), 'body')).toEqual([]);
   });
 });

@@ -17,7 +17,9 @@ const body = '{"id":"e1","type":"job.completed"}';
 
 describe('verifyWebhook', () => {
   const secret = 'whsec_abc';
-  const header = (t: number, ...secrets: string[]) => ({ 'Service-Signature': [`t=${t}`, ...secrets.map((s) => `v1=${signWebhookPayload(s, t, body)}`)].join(',') });
+  const header = (t: number, ...secrets: string[]) => ({
+    'Service-Signature': [`t=${t}`, ...secrets.map((s) => `v1=${signWebhookPayload(s, t, body)}`)].join(','),
+  });
 
   it('accepts a valid signature, from a plain object or a Headers instance', () => {
     expect(verifyWebhook(body, header(T, secret), [secret], { now: NOW })).toEqual({ valid: true, timestamp: T });
@@ -30,13 +32,19 @@ describe('verifyWebhook', () => {
   });
 
   it('refuses a timestamp more than 300 s away, a changed body, a wrong secret, a malformed header', () => {
-    expect(verifyWebhook(body, header(T - 301, secret), [secret], { now: NOW })).toEqual({ valid: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyWebhook(body, header(T - 301, secret), [secret], { now: NOW })).toEqual({
+      valid: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
     expect(verifyWebhook(body, header(T + 301, secret), [secret], { now: NOW }).valid).toBe(false);
     expect(verifyWebhook(body, header(T - 300, secret), [secret], { now: NOW }).valid).toBe(true);
     expect(verifyWebhook(`${body} `, header(T, secret), [secret], { now: NOW })).toEqual({ valid: false, reason: 'no_matching_signature' });
     expect(verifyWebhook(body, header(T, secret), ['whsec_other'], { now: NOW }).valid).toBe(false);
     expect(verifyWebhook(body, {}, [secret], { now: NOW })).toEqual({ valid: false, reason: 'missing_signature' });
-    expect(verifyWebhook(body, { 'service-signature': 'v1=abc' }, [secret], { now: NOW })).toEqual({ valid: false, reason: 'malformed_signature' });
+    expect(verifyWebhook(body, { 'service-signature': 'v1=abc' }, [secret], { now: NOW })).toEqual({
+      valid: false,
+      reason: 'malformed_signature',
+    });
   });
 
   it('never accepts a signature made over another body (property)', () => {
@@ -82,17 +90,32 @@ describe('personal-data masking', () => {
     expect(maskPersonalData('client', company)).toMatchObject({ company_name: 'ACME', siret: '73282932000074', email: 'j***' });
     const page = { data: [person, company], next_cursor: 'abc', has_more: true, count: 2 };
     expect(maskPersonalData('client_page', page)).toMatchObject({
-      data: [{ last_name: 'D***', siret: '7***' }, { company_name: 'ACME', siret: '73282932000074' }],
+      data: [
+        { last_name: 'D***', siret: '7***' },
+        { company_name: 'ACME', siret: '73282932000074' },
+      ],
       next_cursor: 'abc',
       count: 2,
     });
-    const created = { opportunity_id: 'o1', title: 'Auto', expected_value_eur: 1200, contact: { last_name: 'Dupont', company_name: null, siret: '73282932000074' } };
-    expect(maskPersonalData('opportunity.created', created)).toEqual({ ...created, contact: { last_name: 'D***', company_name: null, siret: '7***' } });
+    const created = {
+      opportunity_id: 'o1',
+      title: 'Auto',
+      expected_value_eur: 1200,
+      contact: { last_name: 'Dupont', company_name: null, siret: '73282932000074' },
+    };
+    expect(maskPersonalData('opportunity.created', created)).toEqual({
+      ...created,
+      contact: { last_name: 'D***', company_name: null, siret: '7***' },
+    });
   });
 
   it('masks client.updated as the client resource, keeping changed_fields; client.erased carries nothing to mask', () => {
     const updated = { ...person, client_id: 'c1', changed_fields: ['last_name', 'email'] };
-    expect(maskPersonalData('client.updated', updated)).toEqual({ ...maskPersonalData('client', person), client_id: 'c1', changed_fields: ['last_name', 'email'] });
+    expect(maskPersonalData('client.updated', updated)).toEqual({
+      ...maskPersonalData('client', person),
+      client_id: 'c1',
+      changed_fields: ['last_name', 'email'],
+    });
     const erased = { client_id: 'c1', erased_at: '2026-11-22T12:00:00.000Z' };
     expect(maskPersonalData('client.erased', erased)).toEqual(erased);
   });
@@ -102,15 +125,34 @@ describe('personal-data masking', () => {
       devis_id: 'd1',
       tarif_eur: 432.1,
       suspens: 'Relevé d’information de M. Dupont',
-      dicData: { registration: 'AB-123-CD', policy_number: 'POL-42', postcode: '69003', driver: { name: 'Jean' }, vehicle_value_eur: 12000, garaged: true },
+      dicData: {
+        registration: 'AB-123-CD',
+        policy_number: 'POL-42',
+        postcode: '69003',
+        driver: { name: 'Jean' },
+        vehicle_value_eur: 12000,
+        garaged: true,
+      },
     };
     expect(maskPersonalData('devis', devis)).toEqual({
       devis_id: 'd1',
       tarif_eur: 432.1,
       suspens: '***',
-      dicData: { registration: 'A***', policy_number: 'P***', postcode: '6***', driver: { name: 'J***' }, vehicle_value_eur: 12000, garaged: true },
+      dicData: {
+        registration: 'A***',
+        policy_number: 'P***',
+        postcode: '6***',
+        driver: { name: 'J***' },
+        vehicle_value_eur: 12000,
+        garaged: true,
+      },
     });
-    const job = { job_id: 'j1', result: null, error: { code: 'risk_declined', message: 'Refused for Jean Dupont', technical: false }, mfa: { challenge: 'SMS sent to 06 12 34 56 78' } };
+    const job = {
+      job_id: 'j1',
+      result: null,
+      error: { code: 'risk_declined', message: 'Refused for Jean Dupont', technical: false },
+      mfa: { challenge: 'SMS sent to 06 12 34 56 78' },
+    };
     expect(maskPersonalData('job', job)).toEqual({ ...job, error: { ...job.error, message: '***' }, mfa: { challenge: '***' } });
     expect(maskPersonalData('job.mfa_required', { job_id: 'j1', challenge: 'SMS to 06 12' })).toEqual({ job_id: 'j1', challenge: '***' });
     expect(maskPersonalData('devis.failed', { devis_id: 'd1', reason: 'Declined: Dupont' })).toEqual({ devis_id: 'd1', reason: '***' });
@@ -132,7 +174,8 @@ describe('personal-data masking', () => {
 });
 
 describe('webhook target guard', () => {
-  const resolve = async (host: string) => (host === 'public.example.com' ? [{ address: '93.184.216.34', family: 4 as const }] : [{ address: '10.0.0.1', family: 4 as const }]);
+  const resolve = async (host: string) =>
+    host === 'public.example.com' ? [{ address: '93.184.216.34', family: 4 as const }] : [{ address: '10.0.0.1', family: 4 as const }];
   const guard = createTargetGuard({ resolve, allowPrivate: false });
 
   it('lets public addresses through and refuses every private, loopback, link-local or metadata one', async () => {
@@ -206,6 +249,9 @@ describe('small pieces', () => {
       return false;
     };
     const text = fc.oneof(fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',') }), fc.json({ maxDepth: 6 }));
-    fc.assert(fc.property(text, fc.integer({ min: 0, max: 6 }), (json, limit) => jsonDepthExceeds(json, limit) === charByChar(json, limit)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 6 }), (json, limit) => jsonDepthExceeds(json, limit) === charByChar(json, limit)),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -4,7 +4,16 @@ import { useEffect, useId, useRef, useState } from 'react';
  * A modal confirmation (the native dialog: focus is trapped, Escape cancels). The confirm button
  * says what it does; nothing happens until it is pressed.
  */
-function ConfirmDialog(props: { title: string; text: string; confirmLabel: string; cancelLabel: string; busy?: boolean; tone?: 'danger' | 'primary'; onConfirm: () => void; onCancel: () => void }) {
+function ConfirmDialog(props: {
+  title: string;
+  text: string;
+  confirmLabel: string;
+  cancelLabel: string;
+  busy?: boolean;
+  tone?: 'danger' | 'primary';
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const textId = useId();
@@ -20,7 +29,13 @@ function ConfirmDialog(props: { title: string; text: string; confirmLabel: strin
         <button type="button" className="button" onClick={props.onCancel} autoFocus>
           {props.cancelLabel}
         </button>
-        <button type="button" className={props.tone === 'primary' ? 'button button-primary' : 'button button-danger'} onClick={props.onConfirm} disabled={props.busy} aria-busy={props.busy}>
+        <button
+          type="button"
+          className={props.tone === 'primary' ? 'button button-primary' : 'button button-danger'}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+          aria-busy={props.busy}
+        >
           {props.confirmLabel}
         </button>
       </div>
@@ -42,7 +57,10 @@ export interface Confirmation<T> {
  * Something done to one item only once the user confirms it: `act` runs, the dialog closes, then
  * `settle` handles the outcome (a notice, an error, a reload).
  */
-export function useConfirmation<T, R>(act: (item: T) => Promise<R>, settle: (item: T, outcome: R) => Promise<void> | void): Confirmation<T> {
+export function useConfirmation<T, R>(
+  act: (item: T) => Promise<R>,
+  settle: (item: T, outcome: R) => Promise<void> | void,
+): Confirmation<T> {
   const [pending, setPending] = useState<T | null>(null);
   const [busy, setBusy] = useState(false);
   async function confirm(item: T) {

@@ -18,7 +18,14 @@ export interface Column {
  * A table of items, one row each: `row` gives the cells of an item (its header cell, data, an action).
  * With `empty`, no items show that line instead of an empty table.
  */
-export function DataTable<T>(props: { label: string; columns: readonly Column[]; items: readonly T[]; rowKey: (item: T) => Key; row: (item: T) => ReactNode; empty?: ReactNode }) {
+export function DataTable<T>(props: {
+  label: string;
+  columns: readonly Column[];
+  items: readonly T[];
+  rowKey: (item: T) => Key;
+  row: (item: T) => ReactNode;
+  empty?: ReactNode;
+}) {
   const { label, columns, items, rowKey, row, empty } = props;
   if (items.length === 0 && empty !== undefined) return <p className="muted">{empty}</p>;
   return (

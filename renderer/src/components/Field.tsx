@@ -17,7 +17,19 @@ function describedBy(id: string, hint: ReactNode, error: ReactNode): string | un
 }
 
 /** A labelled form field: the label, the control given as children, then the hint and the problem, if any (read with the control). */
-export function Field({ id, label, hint, error, children }: { id: string; label: ReactNode; hint?: ReactNode; error?: ReactNode; children: ReactNode }) {
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -64,7 +76,13 @@ export function TextField({ id, label, hint, error, onValue, ...input }: TextFie
 }
 
 /** A labelled `<select>` over a fixed set of values. */
-export function SelectField<V extends string>(props: { id: string; label: ReactNode; value: V; options: readonly { value: V; label: ReactNode }[]; onValue: (value: V) => void }) {
+export function SelectField<V extends string>(props: {
+  id: string;
+  label: ReactNode;
+  value: V;
+  options: readonly { value: V; label: ReactNode }[];
+  onValue: (value: V) => void;
+}) {
   const { id, label, value, options, onValue } = props;
   return (
     <Field id={id} label={label}>

@@ -50,7 +50,13 @@ async function readBoard(h: HomeStrings, isAdmin: boolean): Promise<Board> {
   }
   if (wallet.ok) {
     const balance = wallet.data.balance;
-    checks.push({ id: 'credits', done: balance > 0, title: h.creditsTitle, detail: balance > 0 ? h.creditsDone(balance) : h.creditsMissing, link: { href: '/console/wallet', label: h.openWallet } });
+    checks.push({
+      id: 'credits',
+      done: balance > 0,
+      title: h.creditsTitle,
+      detail: balance > 0 ? h.creditsDone(balance) : h.creditsMissing,
+      link: { href: '/console/wallet', label: h.openWallet },
+    });
   }
   if (priced.ok) {
     const first = priced.data.data[0];
@@ -151,7 +157,12 @@ export function HomePage({ lang, t, session }: PageProps) {
             </p>
             <ul className="home-checklist">
               {checks.map((check) => (
-                <li key={check.id} className={check.done ? 'home-check home-check-done' : 'home-check'} data-check={check.id} data-done={check.done}>
+                <li
+                  key={check.id}
+                  className={check.done ? 'home-check home-check-done' : 'home-check'}
+                  data-check={check.id}
+                  data-done={check.done}
+                >
                   <span className="home-check-mark" aria-hidden="true">
                     {check.done ? '✓' : '○'}
                   </span>

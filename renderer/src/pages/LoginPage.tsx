@@ -43,7 +43,12 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
     setBusy(true);
     setError(null);
     const result = await call(signIn, {
-      body: { email, password, ...(cabinetId !== '' ? { cabinet_id: cabinetId } : {}), ...(returnTo !== null ? { return_to: returnTo } : {}) },
+      body: {
+        email,
+        password,
+        ...(cabinetId !== '' ? { cabinet_id: cabinetId } : {}),
+        ...(returnTo !== null ? { return_to: returnTo } : {}),
+      },
     });
     if (result.ok) {
       // Only ever a path on this origin, whatever the server (or a tampered link) said.
@@ -98,7 +103,13 @@ export function LoginPage({ t, returnTo }: { t: Strings; returnTo: string | null
               </p>
               {cabinets.map((cabinet) => (
                 <label key={cabinet.cabinet_id} className="choice">
-                  <input type="radio" name="cabinet_id" value={cabinet.cabinet_id} checked={cabinetId === cabinet.cabinet_id} onChange={() => setCabinetId(cabinet.cabinet_id)} />
+                  <input
+                    type="radio"
+                    name="cabinet_id"
+                    value={cabinet.cabinet_id}
+                    checked={cabinetId === cabinet.cabinet_id}
+                    onChange={() => setCabinetId(cabinet.cabinet_id)}
+                  />
                   {cabinet.name}
                 </label>
               ))}

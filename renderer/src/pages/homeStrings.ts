@@ -74,7 +74,8 @@ const en: HomeStrings = {
   webhooksTitle: 'Webhooks healthy',
   webhooksNone: 'No webhook endpoint: nothing to watch (integrations can subscribe later).',
   webhooksDone: (n) => (n === 1 ? 'The webhook endpoint receives its events.' : `All ${n} webhook endpoints receive their events.`),
-  webhooksFailing: (n) => (n === 1 ? 'One webhook endpoint is failing: its last delivery did not go through.' : `${n} webhook endpoints are failing.`),
+  webhooksFailing: (n) =>
+    n === 1 ? 'One webhook endpoint is failing: its last delivery did not go through.' : `${n} webhook endpoints are failing.`,
   openWebhooks: 'See the webhooks',
   assistantTitle: 'An AI assistant connected',
   assistantDone: (names) => `Connected: ${names}.`,
@@ -115,8 +116,10 @@ const fr: HomeStrings = {
   openPricing: 'Tarifer un devis',
   webhooksTitle: 'Webhooks en bonne santé',
   webhooksNone: 'Aucun point de réception de webhooks : rien à surveiller (les intégrations pourront s’abonner plus tard).',
-  webhooksDone: (n) => (n === 1 ? 'Le point de réception reçoit ses événements.' : `Les ${n} points de réception reçoivent leurs événements.`),
-  webhooksFailing: (n) => (n === 1 ? 'Un point de réception est en échec : sa dernière livraison n’est pas passée.' : `${n} points de réception sont en échec.`),
+  webhooksDone: (n) =>
+    n === 1 ? 'Le point de réception reçoit ses événements.' : `Les ${n} points de réception reçoivent leurs événements.`,
+  webhooksFailing: (n) =>
+    n === 1 ? 'Un point de réception est en échec : sa dernière livraison n’est pas passée.' : `${n} points de réception sont en échec.`,
   openWebhooks: 'Voir les webhooks',
   assistantTitle: 'Un assistant IA connecté',
   assistantDone: (names) => `Connecté : ${names}.`,

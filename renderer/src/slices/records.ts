@@ -11,7 +11,12 @@ const { en, fr } = RECORDS_STRINGS;
 export const recordsSlice: ConsoleSlice = {
   pages: [
     { path: '/console/clients', label: { en: en.navClients, fr: fr.navClients }, daily: true, component: ClientsPage },
-    { path: '/console/opportunities', label: { en: en.navOpportunities, fr: fr.navOpportunities }, daily: true, component: OpportunitiesPage },
+    {
+      path: '/console/opportunities',
+      label: { en: en.navOpportunities, fr: fr.navOpportunities },
+      daily: true,
+      component: OpportunitiesPage,
+    },
     { path: '/console/quotes', label: { en: en.navQuotes, fr: fr.navQuotes }, daily: true, component: QuotesPage },
   ],
 };

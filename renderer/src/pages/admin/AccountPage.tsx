@@ -78,9 +78,31 @@ export function AccountPage({ lang, session }: PageProps) {
         <h2 id="change-password-title">{s.changePassword}</h2>
         {done && <Notice>{s.passwordChanged}</Notice>}
         <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-          <TextField id="current-password" label={s.currentPassword} type="password" autoComplete="current-password" value={current} onValue={setCurrent} />
-          <TextField id="new-password" label={s.newPassword} hint={s.passwordHint} type="password" autoComplete="new-password" value={next} onValue={setNext} />
-          <TextField id="confirm-password" label={s.confirmNewPassword} type="password" autoComplete="new-password" value={confirm} onValue={setConfirm} />
+          <TextField
+            id="current-password"
+            label={s.currentPassword}
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onValue={setCurrent}
+          />
+          <TextField
+            id="new-password"
+            label={s.newPassword}
+            hint={s.passwordHint}
+            type="password"
+            autoComplete="new-password"
+            value={next}
+            onValue={setNext}
+          />
+          <TextField
+            id="confirm-password"
+            label={s.confirmNewPassword}
+            type="password"
+            autoComplete="new-password"
+            value={confirm}
+            onValue={setConfirm}
+          />
           {error !== null && <Alert>{error}</Alert>}
           <div>
             <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>

@@ -42,7 +42,12 @@ export function AppsPage({ lang, t }: PageProps) {
                   <article className="card" aria-labelledby={`app-${app.grant_id}`}>
                     <div className="admin-card-head">
                       <h2 id={`app-${app.grant_id}`}>{app.client_name}</h2>
-                      <button type="button" className="button button-small" aria-label={`${s.revoke} ${app.client_name}`} onClick={() => revocation.ask(app)}>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-label={`${s.revoke} ${app.client_name}`}
+                        onClick={() => revocation.ask(app)}
+                      >
                         {s.revoke}
                       </button>
                     </div>

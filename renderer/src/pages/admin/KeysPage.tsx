@@ -54,7 +54,9 @@ export function KeysPage({ lang, t }: PageProps) {
   const working = busy || revocation.busy;
 
   function toggleScope(scope: Scope, on: boolean) {
-    setScopes((current) => (on ? SCOPE_NAMES.filter((name) => name === scope || current.includes(name)) : current.filter((name) => name !== scope)));
+    setScopes((current) =>
+      on ? SCOPE_NAMES.filter((name) => name === scope || current.includes(name)) : current.filter((name) => name !== scope),
+    );
   }
 
   async function create(event: FormEvent<HTMLFormElement>) {
@@ -67,7 +69,13 @@ export function KeysPage({ lang, t }: PageProps) {
     setFormError(null);
     setNotice(null);
     const result = await call(createKey, {
-      body: { name: name.trim(), environment, scopes, ...(ips.length > 0 ? { ip_allowlist: ips } : {}), ...(expiry !== '' ? { expires_at: endOfDay(expiry) } : {}) },
+      body: {
+        name: name.trim(),
+        environment,
+        scopes,
+        ...(ips.length > 0 ? { ip_allowlist: ips } : {}),
+        ...(expiry !== '' ? { expires_at: endOfDay(expiry) } : {}),
+      },
     });
     setBusy(false);
     if (!result.ok) return setFormError(errorMessage(result, lang));
@@ -113,7 +121,16 @@ export function KeysPage({ lang, t }: PageProps) {
           <form className="form" onSubmit={(event) => void create(event)} noValidate>
             <div className="admin-grid">
               {/* Opened by "New key": the person goes straight to the first field. */}
-              <TextField id="key-name" label={s.keyName} hint={s.keyNameHint} type="text" maxLength={100} value={name} onValue={setName} autoFocus />
+              <TextField
+                id="key-name"
+                label={s.keyName}
+                hint={s.keyNameHint}
+                type="text"
+                maxLength={100}
+                value={name}
+                onValue={setName}
+                autoFocus
+              />
               <SelectField
                 id="key-environment"
                 label={s.environment}
@@ -152,9 +169,24 @@ export function KeysPage({ lang, t }: PageProps) {
             </fieldset>
             <div className="admin-grid">
               <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint}>
-                <textarea id="key-ips" rows={3} value={ipList} onChange={(e) => setIpList(e.target.value)} aria-describedby={hintId('key-ips')} spellCheck={false} />
+                <textarea
+                  id="key-ips"
+                  rows={3}
+                  value={ipList}
+                  onChange={(e) => setIpList(e.target.value)}
+                  aria-describedby={hintId('key-ips')}
+                  spellCheck={false}
+                />
               </Field>
-              <TextField id="key-expiry" label={s.expiry} hint={s.expiryHint} type="date" min={tomorrow()} value={expiry} onValue={setExpiry} />
+              <TextField
+                id="key-expiry"
+                label={s.expiry}
+                hint={s.expiryHint}
+                type="date"
+                min={tomorrow()}
+                value={expiry}
+                onValue={setExpiry}
+              />
             </div>
             {formError !== null && <Alert>{formError}</Alert>}
             <div>
@@ -210,7 +242,12 @@ export function KeysPage({ lang, t }: PageProps) {
                     <td>{key.revoked_at !== null ? s.revokedOn(formatDateTime(key.revoked_at, lang)) : expired ? s.expired : s.active}</td>
                     <td>
                       {key.revoked_at === null && (
-                        <button type="button" className="button button-small" aria-label={`${s.revoke} ${key.name}`} onClick={() => revocation.ask(key)}>
+                        <button
+                          type="button"
+                          className="button button-small"
+                          aria-label={`${s.revoke} ${key.name}`}
+                          onClick={() => revocation.ask(key)}
+                        >
                           {s.revoke}
                         </button>
                       )}

@@ -43,7 +43,13 @@ export function SettingsPage({ lang, t }: PageProps) {
         <h2 id="privacy-title">{s.privacy}</h2>
         <form className="form" onSubmit={(event) => void save(event)}>
           <div className="admin-check">
-            <input id="llm-sharing" type="checkbox" checked={sharing} onChange={(e) => setSharing(e.target.checked)} aria-describedby="llm-sharing-off llm-sharing-on" />
+            <input
+              id="llm-sharing"
+              type="checkbox"
+              checked={sharing}
+              onChange={(e) => setSharing(e.target.checked)}
+              aria-describedby="llm-sharing-off llm-sharing-on"
+            />
             <label htmlFor="llm-sharing">{s.llmSharing}</label>
           </div>
           <p id="llm-sharing-off">{s.llmSharingOff}</p>
@@ -72,7 +78,15 @@ export function SettingsPage({ lang, t }: PageProps) {
             readOnly
             value={data.public_base_url}
           />
-          <TextField id="data-dir" label={s.dataDir} hint={s.dataDirHint} type="text" className="admin-mono" readOnly value={data.data_dir} />
+          <TextField
+            id="data-dir"
+            label={s.dataDir}
+            hint={s.dataDirHint}
+            type="text"
+            className="admin-mono"
+            readOnly
+            value={data.data_dir}
+          />
         </div>
       </section>
     </div>

@@ -89,10 +89,47 @@ export function SetupPage({ lang, t }: { lang: Lang; t: Strings }) {
       <h1 id="setup-title">{s.setupTitle}</h1>
       <p className="muted">{s.setupIntro}</p>
       <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <TextField id="setup-cabinet" label={s.cabinetName} type="text" autoComplete="organization" value={cabinet} onValue={setCabinet} maxLength={200} autoFocus error={fieldErrors.cabinet} />
-        <TextField id="setup-email" label={s.adminEmail} type="email" autoComplete="username" autoCapitalize="none" spellCheck={false} value={email} onValue={setEmail} error={fieldErrors.email} />
-        <TextField id="setup-password" label={s.password} hint={s.passwordHint} type="password" autoComplete="new-password" value={password} onValue={setPassword} error={fieldErrors.password} />
-        <TextField id="setup-confirm" label={s.confirmPassword} type="password" autoComplete="new-password" value={confirm} onValue={setConfirm} error={fieldErrors.confirm} />
+        <TextField
+          id="setup-cabinet"
+          label={s.cabinetName}
+          type="text"
+          autoComplete="organization"
+          value={cabinet}
+          onValue={setCabinet}
+          maxLength={200}
+          autoFocus
+          error={fieldErrors.cabinet}
+        />
+        <TextField
+          id="setup-email"
+          label={s.adminEmail}
+          type="email"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          value={email}
+          onValue={setEmail}
+          error={fieldErrors.email}
+        />
+        <TextField
+          id="setup-password"
+          label={s.password}
+          hint={s.passwordHint}
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onValue={setPassword}
+          error={fieldErrors.password}
+        />
+        <TextField
+          id="setup-confirm"
+          label={s.confirmPassword}
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onValue={setConfirm}
+          error={fieldErrors.confirm}
+        />
         {error !== null && <Alert>{error}</Alert>}
         <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
           {s.createCabinet}

@@ -157,7 +157,11 @@ export function UsersPage({ lang, t, session }: PageProps) {
                         </th>
                         <td>{roleName(user.role)}</td>
                         <td>
-                          <span className={user.disabled_at !== null || !user.has_password ? 'admin-status admin-status-off' : 'admin-status'}>{statusOf(user, s)}</span>
+                          <span
+                            className={user.disabled_at !== null || !user.has_password ? 'admin-status admin-status-off' : 'admin-status'}
+                          >
+                            {statusOf(user, s)}
+                          </span>
                           {notesOf(user, s).map((note) => (
                             <p key={note} className="muted small">
                               {note}
@@ -180,19 +184,43 @@ export function UsersPage({ lang, t, session }: PageProps) {
                             {/* One's own account is changed on My account; the server refuses these too (409 own_account). */}
                             {!self && (
                               <>
-                                <button type="button" className="button button-small" disabled={working} aria-label={`${s.resetPassword}: ${user.email}`} onClick={() => resetting.ask(user)}>
+                                <button
+                                  type="button"
+                                  className="button button-small"
+                                  disabled={working}
+                                  aria-label={`${s.resetPassword}: ${user.email}`}
+                                  onClick={() => resetting.ask(user)}
+                                >
                                   {s.resetPassword}
                                 </button>
                                 {user.disabled_at === null ? (
-                                  <button type="button" className="button button-small" disabled={working || lastAdmin} aria-label={`${s.disable}: ${user.email}`} onClick={() => disabling.ask(user)}>
+                                  <button
+                                    type="button"
+                                    className="button button-small"
+                                    disabled={working || lastAdmin}
+                                    aria-label={`${s.disable}: ${user.email}`}
+                                    onClick={() => disabling.ask(user)}
+                                  >
                                     {s.disable}
                                   </button>
                                 ) : (
-                                  <button type="button" className="button button-small" disabled={working} aria-label={`${s.enable}: ${user.email}`} onClick={() => void enable(user)}>
+                                  <button
+                                    type="button"
+                                    className="button button-small"
+                                    disabled={working}
+                                    aria-label={`${s.enable}: ${user.email}`}
+                                    onClick={() => void enable(user)}
+                                  >
                                     {s.enable}
                                   </button>
                                 )}
-                                <button type="button" className="button button-small button-danger-quiet" disabled={working || lastAdmin} aria-label={`${s.remove}: ${user.email}`} onClick={() => removing.ask(user)}>
+                                <button
+                                  type="button"
+                                  className="button button-small button-danger-quiet"
+                                  disabled={working || lastAdmin}
+                                  aria-label={`${s.remove}: ${user.email}`}
+                                  onClick={() => removing.ask(user)}
+                                >
                                   {s.remove}
                                 </button>
                               </>
@@ -218,8 +246,25 @@ export function UsersPage({ lang, t, session }: PageProps) {
         <h2 id="add-user-title">{s.addUser}</h2>
         <form className="form" onSubmit={(event) => void create(event)} noValidate>
           <div className="admin-grid admin-grid-3">
-            <TextField id="user-email" label={s.email} type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} value={email} onValue={setEmail} />
-            <TextField id="user-password" label={s.password} hint={s.passwordHint} type="password" autoComplete="new-password" value={password} onValue={setPassword} />
+            <TextField
+              id="user-email"
+              label={s.email}
+              type="email"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              value={email}
+              onValue={setEmail}
+            />
+            <TextField
+              id="user-password"
+              label={s.password}
+              hint={s.passwordHint}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onValue={setPassword}
+            />
             <SelectField
               id="user-role"
               label={s.role}
@@ -240,9 +285,30 @@ export function UsersPage({ lang, t, session }: PageProps) {
         </form>
       </section>
 
-      <ConfirmStep confirmation={resetting} title={(user) => s.resetTitle(user.email)} text={s.resetText} confirmLabel={s.resetPassword} cancelLabel={s.cancel} busy={working} />
-      <ConfirmStep confirmation={disabling} title={(user) => s.disableTitle(user.email)} text={s.disableText} confirmLabel={s.disable} cancelLabel={s.cancel} busy={working} />
-      <ConfirmStep confirmation={removing} title={(user) => s.removeTitle(user.email)} text={s.removeText} confirmLabel={s.remove} cancelLabel={s.cancel} busy={working} />
+      <ConfirmStep
+        confirmation={resetting}
+        title={(user) => s.resetTitle(user.email)}
+        text={s.resetText}
+        confirmLabel={s.resetPassword}
+        cancelLabel={s.cancel}
+        busy={working}
+      />
+      <ConfirmStep
+        confirmation={disabling}
+        title={(user) => s.disableTitle(user.email)}
+        text={s.disableText}
+        confirmLabel={s.disable}
+        cancelLabel={s.cancel}
+        busy={working}
+      />
+      <ConfirmStep
+        confirmation={removing}
+        title={(user) => s.removeTitle(user.email)}
+        text={s.removeText}
+        confirmLabel={s.remove}
+        cancelLabel={s.cancel}
+        busy={working}
+      />
     </div>
   );
 }

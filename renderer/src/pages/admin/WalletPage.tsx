@@ -74,7 +74,10 @@ export function WalletPage({ lang, t, session }: PageProps) {
           <ResourceView resource={status} t={t}>
             {(robots) => (
               <>
-                <p className={robots.robots_enabled ? 'admin-state admin-state-ok' : 'admin-state admin-state-off'} data-testid="robots-state">
+                <p
+                  className={robots.robots_enabled ? 'admin-state admin-state-ok' : 'admin-state admin-state-off'}
+                  data-testid="robots-state"
+                >
                   {robots.kill_switch ? s.robotsOffInstall : robots.cabinet_pause ? s.robotsPaused : s.robotsOn}
                 </p>
                 {robots.kill_switch && <p>{s.offSince(formatDateTime(robots.kill_switch.since, lang), robots.kill_switch.reason)}</p>}
@@ -102,14 +105,21 @@ export function WalletPage({ lang, t, session }: PageProps) {
 
                 <h3 className="admin-subtitle">{s.quota}</h3>
                 <p>{s.quotaLeft(robots.quota.remaining, robots.quota.limit)}</p>
-                {robots.quota.reset_at !== null && <p className="muted small">{s.quotaReset(formatDateTime(robots.quota.reset_at, lang))}</p>}
+                {robots.quota.reset_at !== null && (
+                  <p className="muted small">{s.quotaReset(formatDateTime(robots.quota.reset_at, lang))}</p>
+                )}
                 <p className="muted small">{s.workers(robots.workers.running, robots.workers.concurrency)}</p>
 
                 <h3 className="admin-subtitle">{s.breakers}</h3>
                 <DataTable
                   label={s.breakers}
                   empty={s.noBreakers}
-                  columns={[{ header: s.insurer }, { header: s.state }, { header: s.failures, className: 'admin-number' }, { header: s.openUntil }]}
+                  columns={[
+                    { header: s.insurer },
+                    { header: s.state },
+                    { header: s.failures, className: 'admin-number' },
+                    { header: s.openUntil },
+                  ]}
                   items={robots.breakers}
                   rowKey={(b) => b.compagnie}
                   row={(b) => (

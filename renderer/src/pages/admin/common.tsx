@@ -26,7 +26,10 @@ export function errorMessage(result: ApiFailure, lang: Lang): string {
 type Answer<E extends Endpoint> = Extract<CallResult<E>, { ok: true }>['data'];
 
 /** GETs a console resource (an endpoint without parameters) on mount; `reload` fetches it again (after a change). */
-export function useResource<E extends Endpoint & { method: 'GET'; params?: undefined; query?: undefined }>(endpoint: E, lang: Lang): [Resource<Answer<E>>, () => Promise<void>] {
+export function useResource<E extends Endpoint & { method: 'GET'; params?: undefined; query?: undefined }>(
+  endpoint: E,
+  lang: Lang,
+): [Resource<Answer<E>>, () => Promise<void>] {
   const [state, setState] = useState<Resource<Answer<E>>>({ kind: 'loading' });
   const reload = useCallback(async () => {
     const result = await (call as (endpoint: Endpoint) => Promise<CallResult<E>>)(endpoint);
@@ -52,7 +55,16 @@ export function Notice({ children }: { children: ReactNode }) {
  * button; where the browser refuses the clipboard (an insecure origin on the LAN) the value is
  * selected for a manual copy.
  */
-export function ShownOnce(props: { id: string; title: string; label: string; warning: string; value: string; doneLabel: string; lang: Lang; onDone: () => void }) {
+export function ShownOnce(props: {
+  id: string;
+  title: string;
+  label: string;
+  warning: string;
+  value: string;
+  doneLabel: string;
+  lang: Lang;
+  onDone: () => void;
+}) {
   const { id, title, label, warning, value, doneLabel, lang, onDone } = props;
   const s = ADMIN_STRINGS[lang];
   const field = useRef<HTMLInputElement>(null);
@@ -74,7 +86,16 @@ export function ShownOnce(props: { id: string; title: string; label: string; war
       </p>
       <Field id={id} label={label}>
         <div className="admin-inline">
-          <input id={id} ref={field} type="text" className="admin-mono" readOnly value={value} aria-describedby={`${id}-warning`} onFocus={(e) => e.target.select()} />
+          <input
+            id={id}
+            ref={field}
+            type="text"
+            className="admin-mono"
+            readOnly
+            value={value}
+            aria-describedby={`${id}-warning`}
+            onFocus={(e) => e.target.select()}
+          />
           <button type="button" className="button button-primary" onClick={() => void copy()}>
             {s.copy}
           </button>

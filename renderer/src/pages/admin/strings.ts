@@ -68,7 +68,8 @@ const en = {
   newMissing: 'Enter a new password.',
   sameAsCurrent: 'Choose a password different from the current one.',
   savePassword: 'Change the password',
-  passwordChangeRequired: 'An administrator reset your password. Choose your own now: the temporary password has been seen by someone else, and the console opens nothing else until it is changed.',
+  passwordChangeRequired:
+    'An administrator reset your password. Choose your own now: the temporary password has been seen by someone else, and the console opens nothing else until it is changed.',
   passwordChanged: 'Your password was changed. Your other sessions (other browsers, other computers) were signed out.',
   wrongCurrentPassword: 'The current password is wrong; nothing was changed.',
   // Users: status and actions on an account
@@ -76,7 +77,8 @@ const en = {
   statusDisabled: 'Disabled',
   statusMustChange: 'Must change password',
   statusNoPassword: 'No password on this computer yet',
-  noPasswordHint: 'Added on another computer of the cabinet. Passwords stay on each computer: reset the password to give this person one here.',
+  noPasswordHint:
+    'Added on another computer of the cabinet. Passwords stay on each computer: reset the password to give this person one here.',
   awaitingAdmin: 'Made an administrator on another computer: it applies here once you confirm with “Make administrator”.',
   awaitingEnabling: 'Enabled again on another computer: it applies here once you confirm with “Enable”.',
   resetPassword: 'Reset password',
@@ -87,13 +89,16 @@ const en = {
   resetText:
     'Courtier makes a temporary password and shows it to you once. The person is signed out everywhere at once and their connected apps are disconnected; at their next sign-in they must choose a new password.',
   disableTitle: (email: string) => `Disable ${email}?`,
-  disableText: 'The person can no longer sign in. They are signed out everywhere at once and their connected apps are disconnected. You can enable the account again later.',
+  disableText:
+    'The person can no longer sign in. They are signed out everywhere at once and their connected apps are disconnected. You can enable the account again later.',
   removeTitle: (email: string) => `Remove ${email}?`,
-  removeText: 'The account is deleted: the person is signed out everywhere at once and their connected apps are disconnected. The audit log keeps what they did. This cannot be undone.',
+  removeText:
+    'The account is deleted: the person is signed out everywhere at once and their connected apps are disconnected. The audit log keeps what they did. This cannot be undone.',
   temporaryTitle: (email: string) => `Temporary password for ${email}`,
   temporaryLabel: 'Temporary password',
   temporaryDone: 'Done, I noted it',
-  temporaryHandOver: 'Hand it over in person, not by email or chat. It is shown only this once; at their next sign-in they will choose their own.',
+  temporaryHandOver:
+    'Hand it over in person, not by email or chat. It is shown only this once; at their next sign-in they will choose their own.',
   userEnabled: (email: string) => `${email} can sign in again.`,
   userDisabled: (email: string) => `${email} is disabled and was signed out everywhere.`,
   userRemoved: (email: string) => `${email} was removed.`,
@@ -167,7 +172,8 @@ const en = {
   kinds: { grant: 'Top-up', debit: 'Tarification', refund: 'Refund', opening: 'Opening balance' } satisfies Record<LedgerKind, string>,
   robots: 'Robots',
   robotsOn: 'Robots are on.',
-  robotsOffInstall: 'Robots are switched off for the whole install by its operator: new tarifications are refused (503) and queued jobs wait.',
+  robotsOffInstall:
+    'Robots are switched off for the whole install by its operator: new tarifications are refused (503) and queued jobs wait.',
   robotsPaused: 'Your cabinet’s robots are paused: new tarifications are refused (503) and queued jobs wait until they are resumed.',
   offSince: (date: string, reason: string) => `Since ${date}: ${reason}`,
   pauseScope:
@@ -199,7 +205,8 @@ const en = {
   service: 'Service',
   publicBaseUrl: 'Public base URL',
   publicBaseUrlConfigured: 'Set by COURTIER_PUBLIC_BASE_URL.',
-  publicBaseUrlDefault: 'Default: the address this console was reached at. Set COURTIER_PUBLIC_BASE_URL to change it (for a LAN name or a reverse proxy).',
+  publicBaseUrlDefault:
+    'Default: the address this console was reached at. Set COURTIER_PUBLIC_BASE_URL to change it (for a LAN name or a reverse proxy).',
   dataDir: 'Data directory',
   dataDirHint: 'Where the database and the secrets live. Back it up; change it with COURTIER_DATA_DIR.',
 };
@@ -271,7 +278,8 @@ const fr: AdminStrings = {
   statusDisabled: 'Désactivé',
   statusMustChange: 'Doit changer son mot de passe',
   statusNoPassword: 'Pas encore de mot de passe sur cet ordinateur',
-  noPasswordHint: 'Ajouté sur un autre ordinateur du cabinet. Les mots de passe restent sur chaque ordinateur : réinitialisez le mot de passe pour lui en donner un ici.',
+  noPasswordHint:
+    'Ajouté sur un autre ordinateur du cabinet. Les mots de passe restent sur chaque ordinateur : réinitialisez le mot de passe pour lui en donner un ici.',
   awaitingAdmin: 'Nommé administrateur sur un autre ordinateur : cela s’applique ici une fois confirmé avec « Nommer administrateur ».',
   awaitingEnabling: 'Réactivé sur un autre ordinateur : cela s’applique ici une fois confirmé avec « Réactiver ».',
   resetPassword: 'Réinitialiser le mot de passe',
@@ -282,17 +290,21 @@ const fr: AdminStrings = {
   resetText:
     'Courtier crée un mot de passe provisoire et vous l’affiche une seule fois. La personne est aussitôt déconnectée partout et ses applications connectées sont déconnectées ; à sa prochaine connexion, elle devra choisir un nouveau mot de passe.',
   disableTitle: (email) => `Désactiver ${email} ?`,
-  disableText: 'La personne ne peut plus se connecter. Elle est aussitôt déconnectée partout et ses applications connectées sont déconnectées. Vous pourrez réactiver le compte plus tard.',
+  disableText:
+    'La personne ne peut plus se connecter. Elle est aussitôt déconnectée partout et ses applications connectées sont déconnectées. Vous pourrez réactiver le compte plus tard.',
   removeTitle: (email) => `Supprimer ${email} ?`,
-  removeText: 'Le compte est supprimé : la personne est aussitôt déconnectée partout et ses applications connectées sont déconnectées. Le journal d’audit garde ce qu’elle a fait. C’est définitif.',
+  removeText:
+    'Le compte est supprimé : la personne est aussitôt déconnectée partout et ses applications connectées sont déconnectées. Le journal d’audit garde ce qu’elle a fait. C’est définitif.',
   temporaryTitle: (email) => `Mot de passe provisoire de ${email}`,
   temporaryLabel: 'Mot de passe provisoire',
   temporaryDone: 'C’est fait, je l’ai noté',
-  temporaryHandOver: 'Remettez-le en main propre, pas par courriel ni messagerie. Il n’est affiché que cette fois ; à sa prochaine connexion, la personne choisira le sien.',
+  temporaryHandOver:
+    'Remettez-le en main propre, pas par courriel ni messagerie. Il n’est affiché que cette fois ; à sa prochaine connexion, la personne choisira le sien.',
   userEnabled: (email) => `${email} peut de nouveau se connecter.`,
   userDisabled: (email) => `${email} est désactivé et a été déconnecté partout.`,
   userRemoved: (email) => `${email} a été supprimé.`,
-  ownAccount: 'Vous ne pouvez pas faire cela sur votre propre compte ; un autre administrateur le peut. Changez votre mot de passe dans Mon compte.',
+  ownAccount:
+    'Vous ne pouvez pas faire cela sur votre propre compte ; un autre administrateur le peut. Changez votre mot de passe dans Mon compte.',
   lastActiveAdmin: 'C’est le dernier administrateur actif du cabinet : nommez d’abord un autre administrateur.',
   newKeyButton: 'Nouvelle clé',
   keysTitle: 'Clés d’API',
@@ -344,8 +356,10 @@ const fr: AdminStrings = {
     'webhooks:manage': 'Créer, modifier, tester et supprimer des abonnements webhook.',
   },
   appsTitle: 'Applications connectées',
-  appsIntro: 'Les applications (assistants IA) que vous avez autorisées à utiliser Courtier en votre nom. En révoquer une l’arrête aussitôt.',
-  noApps: 'Aucune application n’est connectée à votre compte. Quand un assistant se connecte à Courtier avec votre accord, il apparaît ici.',
+  appsIntro:
+    'Les applications (assistants IA) que vous avez autorisées à utiliser Courtier en votre nom. En révoquer une l’arrête aussitôt.',
+  noApps:
+    'Aucune application n’est connectée à votre compte. Quand un assistant se connecte à Courtier avec votre accord, il apparaît ici.',
   application: 'Application',
   authorizedOn: 'Autorisée le',
   canDo: 'Autorisée à',
@@ -369,7 +383,8 @@ const fr: AdminStrings = {
   robotsOn: 'Les robots sont en marche.',
   robotsOffInstall:
     'Les robots sont arrêtés pour toute l’installation par son exploitant : les nouvelles tarifications sont refusées (503) et les travaux en file attendent.',
-  robotsPaused: 'Les robots de votre cabinet sont en pause : les nouvelles tarifications sont refusées (503) et les travaux en file attendent leur reprise.',
+  robotsPaused:
+    'Les robots de votre cabinet sont en pause : les nouvelles tarifications sont refusées (503) et les travaux en file attendent leur reprise.',
   offSince: (date, reason) => `Depuis le ${date} : ${reason}`,
   pauseScope:
     'La pause ne concerne que votre cabinet ; les travaux déjà lancés se terminent. Seul l’exploitant de cette installation peut arrêter les robots de tous les cabinets (courtier robots disable, ou le menu de l’application de bureau).',
@@ -394,12 +409,14 @@ const fr: AdminStrings = {
   llmSharing: 'Partager les données personnelles avec les assistants IA et les webhooks',
   llmSharingOff:
     'Tant que ce réglage est désactivé (recommandé), Courtier masque les données personnelles avant qu’elles ne quittent le service : dans les webhooks et dans ce que lisent les assistants IA via MCP, les noms, courriels, téléphones, dates de naissance, adresses et données produit des devis ne gardent que leur première lettre (Dupont devient D***) ; les textes qui peuvent nommer un client (suspens des assureurs, messages d’erreur, demandes de code MFA) sont masqués, et les assistants ne reçoivent pas de lien vers le PDF d’un devis. Les raisons sociales, montants et identifiants restent lisibles.',
-  llmSharingOn: 'Ne l’activez que si les assistants et les destinataires de webhooks que vous utilisez sont autorisés à traiter les données personnelles de vos clients.',
+  llmSharingOn:
+    'Ne l’activez que si les assistants et les destinataires de webhooks que vous utilisez sont autorisés à traiter les données personnelles de vos clients.',
   save: 'Enregistrer',
   service: 'Service',
   publicBaseUrl: 'URL publique',
   publicBaseUrlConfigured: 'Définie par COURTIER_PUBLIC_BASE_URL.',
-  publicBaseUrlDefault: 'Par défaut : l’adresse par laquelle vous avez ouvert cette console. Définissez COURTIER_PUBLIC_BASE_URL pour la changer (nom sur le réseau local, proxy inverse).',
+  publicBaseUrlDefault:
+    'Par défaut : l’adresse par laquelle vous avez ouvert cette console. Définissez COURTIER_PUBLIC_BASE_URL pour la changer (nom sur le réseau local, proxy inverse).',
   dataDir: 'Dossier des données',
   dataDirHint: 'Là où se trouvent la base de données et les secrets. Sauvegardez-le ; changez-le avec COURTIER_DATA_DIR.',
 };

@@ -16,7 +16,8 @@ export interface ChosenClient {
   name: string;
 }
 
-type Search = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; q: string; clients: Client[] } | { kind: 'error'; message: string };
+type Search =
+  { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; q: string; clients: Client[] } | { kind: 'error'; message: string };
 
 /** The client named in the page's address (?client=<id>), as the client's page links to Pricing. */
 export function useClientFromAddress(lang: Lang): [ChosenClient | null, (client: ChosenClient | null) => void] {
@@ -40,7 +41,17 @@ export function useClientFromAddress(lang: Lang): [ChosenClient | null, (client:
  * Who the quote is for: a search of the cabinet's clients by name or email, one click to choose.
  * Optional — a quote priced without a client is still priced, but cannot be signed.
  */
-export function ClientPicker({ lang, s, chosen, onChoose }: { lang: Lang; s: AutomationStrings; chosen: ChosenClient | null; onChoose: (client: ChosenClient | null) => void }) {
+export function ClientPicker({
+  lang,
+  s,
+  chosen,
+  onChoose,
+}: {
+  lang: Lang;
+  s: AutomationStrings;
+  chosen: ChosenClient | null;
+  onChoose: (client: ChosenClient | null) => void;
+}) {
   const inputId = useId();
   const hintId = useId();
   const [typed, setTyped] = useState('');
@@ -80,7 +91,14 @@ export function ClientPicker({ lang, s, chosen, onChoose }: { lang: Lang; s: Aut
   return (
     <div className="field automation-client">
       <label htmlFor={inputId}>{s.client}</label>
-      <input id={inputId} type="search" autoComplete="off" value={typed} aria-describedby={hintId} onChange={(e) => setTyped(e.target.value)} />
+      <input
+        id={inputId}
+        type="search"
+        autoComplete="off"
+        value={typed}
+        aria-describedby={hintId}
+        onChange={(e) => setTyped(e.target.value)}
+      />
       <span id={hintId} className="muted small">
         {s.clientHint}
       </span>

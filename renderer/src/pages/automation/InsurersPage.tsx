@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin, type ConsoleInsurer } from '../../../../shared/console-insurers.js';
+import {
+  deleteInsurerCredentials,
+  listInsurers,
+  setInsurerCredentials,
+  testInsurerLogin,
+  type ConsoleInsurer,
+} from '../../../../shared/console-insurers.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
@@ -39,7 +45,19 @@ export function InsurersPage({ lang, t, session }: PageProps) {
   );
 }
 
-function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: ConsoleInsurer; s: AutomationStrings; lang: PageProps['lang']; isAdmin: boolean; onChanged: () => Promise<void> }) {
+function InsurerCard({
+  insurer,
+  s,
+  lang,
+  isAdmin,
+  onChanged,
+}: {
+  insurer: ConsoleInsurer;
+  s: AutomationStrings;
+  lang: PageProps['lang'];
+  isAdmin: boolean;
+  onChanged: () => Promise<void>;
+}) {
   const headingId = useId();
   const loginId = useId();
   const passwordId = useId();
@@ -141,7 +159,15 @@ function InsurerCard({ insurer, s, lang, isAdmin, onChanged }: { insurer: Consol
           </div>
           <div className="field">
             <label htmlFor={passwordId}>{s.password}</label>
-            <input id={passwordId} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={hintId} required />
+            <input
+              id={passwordId}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              aria-describedby={hintId}
+              required
+            />
             <span id={hintId} className="muted small">
               {s.passwordHint(configured)}
             </span>

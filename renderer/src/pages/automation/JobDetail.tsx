@@ -116,7 +116,8 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
         <dd>{formatDateTime(lang, job.created_at)}</dd>
         <dt>{s.progress}</dt>
         <dd>
-          <progress max={100} value={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} /> {`${job.progress.percent} % · ${j.step(job.progress.step)}`}
+          <progress max={100} value={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} />{' '}
+          {`${job.progress.percent} % · ${j.step(job.progress.step)}`}
         </dd>
         <dt>{s.creditsCol}</dt>
         <dd>
@@ -212,7 +213,8 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
           <ol className="automation-timeline">
             {job.steps.map((step, i) => (
               <li key={i}>
-                <time dateTime={step.at}>{formatClock(lang, step.at)}</time> <span className={`automation-status-${step.status}`}>{s.statuses[step.status]}</span>
+                <time dateTime={step.at}>{formatClock(lang, step.at)}</time>{' '}
+                <span className={`automation-status-${step.status}`}>{s.statuses[step.status]}</span>
                 {' · '}
                 {`${j.step(step.step)} (${step.percent} %)`}
               </li>

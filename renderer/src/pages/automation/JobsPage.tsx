@@ -175,14 +175,25 @@ function JobList({ lang, t }: PageProps) {
       <form className="automation-filters" onSubmit={(e) => e.preventDefault()} aria-label={s.filters}>
         <div className="field automation-search">
           <label htmlFor={searchId}>{j.search}</label>
-          <input id={searchId} type="search" value={typed} onChange={(e) => setTyped(e.target.value)} aria-describedby={`${searchId}-hint`} autoComplete="off" />
+          <input
+            id={searchId}
+            type="search"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            aria-describedby={`${searchId}-hint`}
+            autoComplete="off"
+          />
           <span id={`${searchId}-hint`} className="muted small">
             {j.searchHint}
           </span>
         </div>
         <div className="field">
           <label htmlFor={statusId}>{s.filterStatus}</label>
-          <select id={statusId} value={filters.status} onChange={(e) => setFilters({ ...filters, status: e.target.value as JobStatus | '' })}>
+          <select
+            id={statusId}
+            value={filters.status}
+            onChange={(e) => setFilters({ ...filters, status: e.target.value as JobStatus | '' })}
+          >
             <option value="">{s.allStatuses}</option>
             {FILTER_STATUSES.map((status) => (
               <option key={status} value={status}>
@@ -193,11 +204,23 @@ function JobList({ lang, t }: PageProps) {
         </div>
         <div className="field">
           <label htmlFor={fromId}>{s.from}</label>
-          <input id={fromId} type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => setFilters({ ...filters, from: e.target.value })} />
+          <input
+            id={fromId}
+            type="date"
+            value={filters.from}
+            max={filters.to || undefined}
+            onChange={(e) => setFilters({ ...filters, from: e.target.value })}
+          />
         </div>
         <div className="field">
           <label htmlFor={toId}>{s.to}</label>
-          <input id={toId} type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => setFilters({ ...filters, to: e.target.value })} />
+          <input
+            id={toId}
+            type="date"
+            value={filters.to}
+            min={filters.from || undefined}
+            onChange={(e) => setFilters({ ...filters, to: e.target.value })}
+          />
         </div>
         <button
           type="button"
@@ -284,7 +307,12 @@ function JobRow({
   const who = insuredOf(job, j);
   const failed = job.status === 'failed';
   return (
-    <tr ref={rowRef} className={highlighted ? 'automation-highlight' : undefined} aria-current={highlighted ? 'true' : undefined} data-status={job.status}>
+    <tr
+      ref={rowRef}
+      className={highlighted ? 'automation-highlight' : undefined}
+      aria-current={highlighted ? 'true' : undefined}
+      data-status={job.status}
+    >
       <th scope="row" data-label={j.insured}>
         <a href={jobPath(job.job_id)} className="automation-job-link" aria-label={j.openDetail(who)}>
           {who}
@@ -307,7 +335,12 @@ function JobRow({
         )}
       </td>
       <td className="automation-progress-cell" data-label={s.progress}>
-        <progress max={100} value={job.progress.percent} aria-valuenow={job.progress.percent} aria-label={s.progressOf(shortJobReference(job.job_id))} />
+        <progress
+          max={100}
+          value={job.progress.percent}
+          aria-valuenow={job.progress.percent}
+          aria-label={s.progressOf(shortJobReference(job.job_id))}
+        />
         <span className="small">{`${job.progress.percent} % · ${j.step(job.progress.step)}`}</span>
       </td>
       <td data-label={s.creditsCol}>{creditsText(job, j)}</td>

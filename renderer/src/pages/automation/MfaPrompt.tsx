@@ -52,7 +52,10 @@ export function useWaitingCount(): number {
 function notify(job: ConsoleJob, j: JobStrings): void {
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted' || document.hasFocus()) return;
   try {
-    const notification = new Notification(j.notificationTitle(insuredOf(job, j)), { body: j.notificationBody(job.insurer_name), tag: job.job_id });
+    const notification = new Notification(j.notificationTitle(insuredOf(job, j)), {
+      body: j.notificationBody(job.insurer_name),
+      tag: job.job_id,
+    });
     notification.onclick = () => window.focus();
   } catch {
     // Some browsers only notify from a service worker: the title's count and the prompt remain.
@@ -87,10 +90,22 @@ export function MfaPrompts({ lang }: PageProps) {
   return (
     <div className="automation-mfa-stack">
       {prompts.map((job) => (
-        <MfaPrompt key={job.job_id} job={job} s={s} j={j} lang={lang} takeFocus={job.job_id === focusJob} onAnswered={() => forget(job.job_id)} />
+        <MfaPrompt
+          key={job.job_id}
+          job={job}
+          s={s}
+          j={j}
+          lang={lang}
+          takeFocus={job.job_id === focusJob}
+          onAnswered={() => forget(job.job_id)}
+        />
       ))}
       {permission === 'default' && (
-        <button type="button" className="button automation-notify" onClick={() => void Notification.requestPermission().then(setPermission)}>
+        <button
+          type="button"
+          className="button automation-notify"
+          onClick={() => void Notification.requestPermission().then(setPermission)}
+        >
           {j.enableNotifications}
         </button>
       )}
@@ -98,7 +113,14 @@ export function MfaPrompts({ lang }: PageProps) {
   );
 }
 
-function MfaPrompt(props: { job: ConsoleJob; s: AutomationStrings; j: JobStrings; lang: PageProps['lang']; takeFocus: boolean; onAnswered: () => void }) {
+function MfaPrompt(props: {
+  job: ConsoleJob;
+  s: AutomationStrings;
+  j: JobStrings;
+  lang: PageProps['lang'];
+  takeFocus: boolean;
+  onAnswered: () => void;
+}) {
   const { job, s, j, lang, takeFocus, onAnswered } = props;
   const titleId = useId();
   const descriptionId = useId();

@@ -92,7 +92,15 @@ export function Field({ field, value, issues, s, lang, onChange }: FieldProps) {
       input = <input {...common} type="datetime-local" value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />;
       break;
     default:
-      input = <input {...common} type="text" maxLength={field.maxLength} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />;
+      input = (
+        <input
+          {...common}
+          type="text"
+          maxLength={field.maxLength}
+          value={String(value)}
+          onChange={(e) => onChange(field.key, e.target.value)}
+        />
+      );
   }
   return (
     <div className="field">
@@ -116,7 +124,17 @@ function FieldError({ id, issues }: { id: string; issues: string[] }) {
   );
 }
 
-export function DryRunResult({ result, fields, s, lang }: { result: ConsoleDryRun | null; fields: readonly FieldSpec[]; s: AutomationStrings; lang: Lang }) {
+export function DryRunResult({
+  result,
+  fields,
+  s,
+  lang,
+}: {
+  result: ConsoleDryRun | null;
+  fields: readonly FieldSpec[];
+  s: AutomationStrings;
+  lang: Lang;
+}) {
   if (!result) return <div role="status" aria-live="polite" />;
   const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
   const v = result.validation;

@@ -1,6 +1,11 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import type { ProductList, ProductSchemaDocument } from '../../../../shared/automation.js';
-import { getConsoleProductSchema, listConsoleProducts, priceFromConsole, type ConsoleDryRun } from '../../../../shared/console-automation.js';
+import {
+  getConsoleProductSchema,
+  listConsoleProducts,
+  priceFromConsole,
+  type ConsoleDryRun,
+} from '../../../../shared/console-automation.js';
 import type { ValidationIssue } from '../../../../shared/errors.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -15,7 +20,6 @@ type Product = ProductList['data'][number];
 
 /** A field the server found missing reads like any other missing field. */
 const MISSING: ValidationIssue = { path: '', message: 'required', code: 'invalid_type', received: 'undefined' };
-
 
 /** The field of the products' schemas that names the insured: a chosen client's name fills it when empty. */
 const INSURED_NAME_FIELD = 'insured_name';

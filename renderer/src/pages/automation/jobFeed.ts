@@ -1,5 +1,12 @@
 import { useEffect, useState } from 'react';
-import { consoleJobSchema, JOB_EVENT, READY_EVENT, readyEventSchema, streamJobEvents, type ConsoleJob } from '../../../../shared/console-automation.js';
+import {
+  consoleJobSchema,
+  JOB_EVENT,
+  READY_EVENT,
+  readyEventSchema,
+  streamJobEvents,
+  type ConsoleJob,
+} from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 
 /**

@@ -98,7 +98,8 @@ const ERRORS_FR: Record<string, string> = {
   policy_not_found: 'L’assureur n’a pas de contrat sous ce numéro',
   unknown_product: 'L’assureur ne propose plus ce produit',
   insurer_unavailable: 'Le site de l’assureur ne répondait pas ; les crédits ont été remboursés, réessayez plus tard',
-  layout_changed: 'Le site de l’assureur a changé et le robot ne s’y retrouve plus ; les crédits ont été remboursés et nous sommes prévenus',
+  layout_changed:
+    'Le site de l’assureur a changé et le robot ne s’y retrouve plus ; les crédits ont été remboursés et nous sommes prévenus',
   session_expired: 'L’assureur a fermé la session pendant le devis ; les crédits ont été remboursés, réessayez',
   browser_error: 'Le navigateur du robot s’est arrêté pendant le devis ; les crédits ont été remboursés, réessayez',
   browser_unavailable: 'Le navigateur du robot n’a pas pu démarrer sur cet ordinateur ; les crédits ont été remboursés',
@@ -148,7 +149,8 @@ const en: JobStrings = {
   openClient: 'Open the client',
   retry: 'Retry',
   retryTitle: 'Price this quote again?',
-  retryBody: (who, product, cost) => `A new job prices ${product} for ${who} again with the same data. It costs ${cost} credits, refunded if the insurer’s website fails.`,
+  retryBody: (who, product, cost) =>
+    `A new job prices ${product} for ${who} again with the same data. It costs ${cost} credits, refunded if the insurer’s website fails.`,
   retryConfirm: 'Price again',
   retried: 'A new job was started.',
   cancelTitle: 'Cancel this job?',

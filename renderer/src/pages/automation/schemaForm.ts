@@ -69,7 +69,9 @@ export function fieldsOf(doc: ProductSchemaDocument): FieldSpec[] {
     const initial = schema.default === undefined ? fallback : kind === 'boolean' ? schema.default === true : String(schema.default);
     return {
       key,
-      label: doc.labels[key] ?? (typeof schema.title === 'string' ? schema.title : typeof schema.description === 'string' ? schema.description : key),
+      label:
+        doc.labels[key] ??
+        (typeof schema.title === 'string' ? schema.title : typeof schema.description === 'string' ? schema.description : key),
       required: required.has(key),
       kind,
       options,

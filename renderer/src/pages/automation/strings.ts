@@ -101,14 +101,16 @@ const en: AutomationStrings = {
   insurersTitle: 'Insurers',
   pricingTitle: 'Pricing',
   jobsTitle: 'Jobs',
-  insurersIntro: 'The insurers this install prices with, their products, and the portal credentials of your cabinet. Passwords are stored encrypted and never shown again.',
+  insurersIntro:
+    'The insurers this install prices with, their products, and the portal credentials of your cabinet. Passwords are stored encrypted and never shown again.',
   insurer: 'Insurer',
   products: 'Products',
   credentials: 'Portal credentials',
   notConfigured: 'Not configured',
   login: 'Login',
   password: 'Password',
-  passwordHint: (replacing) => (replacing ? 'The stored password is never shown; type it again to replace it.' : 'Stored encrypted; never shown again.'),
+  passwordHint: (replacing) =>
+    replacing ? 'The stored password is never shown; type it again to replace it.' : 'Stored encrypted; never shown again.',
   saveCredentials: 'Save credentials',
   replaceCredentials: 'Replace credentials',
   removeCredentials: 'Remove credentials',
@@ -116,12 +118,16 @@ const en: AutomationStrings = {
   credentialsRemoved: 'Credentials removed.',
   testLogin: 'Test login',
   testingLogin: 'Logging in to the portal…',
-  loginOk: (mfa) => (mfa ? 'Login OK: the portal accepted the password and asks for a code at each login.' : 'Login OK: the portal accepted these credentials.'),
+  loginOk: (mfa) =>
+    mfa
+      ? 'Login OK: the portal accepted the password and asks for a code at each login.'
+      : 'Login OK: the portal accepted these credentials.',
   adminOnlyCredentials: 'Only an administrator of the cabinet can set credentials or test a login.',
   kindQuote: 'quote',
   kindRoutine: 'routine',
   credits: (n) => `${n} credit${n === 1 ? '' : 's'}`,
-  pricingIntro: 'Choose an insurer and a product; the form below comes from the product’s schema. Check it first (free), then price it: the robot runs in the background and the job shows live on the Jobs page.',
+  pricingIntro:
+    'Choose an insurer and a product; the form below comes from the product’s schema. Check it first (free), then price it: the robot runs in the background and the job shows live on the Jobs page.',
   product: 'Product',
   choose: 'Choose…',
   loadingForm: 'Loading the form…',
@@ -138,7 +144,8 @@ const en: AutomationStrings = {
   cost: 'Cost',
   quotaLeft: (remaining, limit) => `${remaining} of ${limit} left this hour`,
   balance: 'Wallet',
-  credentialsReady: (ok) => (ok ? 'Portal credentials configured' : 'No portal credentials for this insurer: set them on the Insurers page'),
+  credentialsReady: (ok) =>
+    ok ? 'Portal credentials configured' : 'No portal credentials for this insurer: set them on the Insurers page',
   missingFields: 'Missing fields:',
   invalidFields: 'Invalid fields:',
   readyToPrice: 'Ready to price.',
@@ -197,14 +204,18 @@ const fr: AutomationStrings = {
   insurersTitle: 'Assureurs',
   pricingTitle: 'Tarification',
   jobsTitle: 'Tâches',
-  insurersIntro: 'Les assureurs avec lesquels cette installation tarifie, leurs produits, et les identifiants de portail de votre cabinet. Les mots de passe sont chiffrés et ne sont plus jamais affichés.',
+  insurersIntro:
+    'Les assureurs avec lesquels cette installation tarifie, leurs produits, et les identifiants de portail de votre cabinet. Les mots de passe sont chiffrés et ne sont plus jamais affichés.',
   insurer: 'Assureur',
   products: 'Produits',
   credentials: 'Identifiants du portail',
   notConfigured: 'Non configurés',
   login: 'Identifiant',
   password: 'Mot de passe',
-  passwordHint: (replacing) => (replacing ? 'Le mot de passe enregistré n’est jamais affiché ; saisissez-le à nouveau pour le remplacer.' : 'Chiffré ; jamais réaffiché.'),
+  passwordHint: (replacing) =>
+    replacing
+      ? 'Le mot de passe enregistré n’est jamais affiché ; saisissez-le à nouveau pour le remplacer.'
+      : 'Chiffré ; jamais réaffiché.',
   saveCredentials: 'Enregistrer les identifiants',
   replaceCredentials: 'Remplacer les identifiants',
   removeCredentials: 'Supprimer les identifiants',
@@ -212,12 +223,16 @@ const fr: AutomationStrings = {
   credentialsRemoved: 'Identifiants supprimés.',
   testLogin: 'Tester la connexion',
   testingLogin: 'Connexion au portail…',
-  loginOk: (mfa) => (mfa ? 'Connexion réussie : le portail accepte le mot de passe et demande un code à chaque connexion.' : 'Connexion réussie : le portail accepte ces identifiants.'),
+  loginOk: (mfa) =>
+    mfa
+      ? 'Connexion réussie : le portail accepte le mot de passe et demande un code à chaque connexion.'
+      : 'Connexion réussie : le portail accepte ces identifiants.',
   adminOnlyCredentials: 'Seul un administrateur du cabinet peut saisir des identifiants ou tester une connexion.',
   kindQuote: 'devis',
   kindRoutine: 'routine',
   credits: (n) => `${n} crédit${n > 1 ? 's' : ''}`,
-  pricingIntro: 'Choisissez un assureur et un produit ; le formulaire ci-dessous vient du schéma du produit. Vérifiez-le d’abord (gratuit), puis tarifez : le robot travaille en arrière-plan et la tâche s’affiche en direct dans Tâches.',
+  pricingIntro:
+    'Choisissez un assureur et un produit ; le formulaire ci-dessous vient du schéma du produit. Vérifiez-le d’abord (gratuit), puis tarifez : le robot travaille en arrière-plan et la tâche s’affiche en direct dans Tâches.',
   product: 'Produit',
   choose: 'Choisir…',
   loadingForm: 'Chargement du formulaire…',
@@ -234,7 +249,8 @@ const fr: AutomationStrings = {
   cost: 'Coût',
   quotaLeft: (remaining, limit) => `${remaining} sur ${limit} restantes cette heure-ci`,
   balance: 'Portefeuille',
-  credentialsReady: (ok) => (ok ? 'Identifiants du portail configurés' : 'Aucun identifiant pour cet assureur : saisissez-les dans Assureurs'),
+  credentialsReady: (ok) =>
+    ok ? 'Identifiants du portail configurés' : 'Aucun identifiant pour cet assureur : saisissez-les dans Assureurs',
   missingFields: 'Champs manquants :',
   invalidFields: 'Champs invalides :',
   readyToPrice: 'Prêt à tarifer.',
@@ -306,4 +322,3 @@ export function formatTime(lang: Lang, iso: string): string {
 export function formatEuros(lang: Lang, amount: number): string {
   return amount.toLocaleString(locale(lang), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
-

@@ -73,7 +73,10 @@ export function AuditPage({ lang }: PageProps) {
     setApplied(filters);
   }
 
-  const userOptions = [{ value: '', label: s.allUsers }, ...(users.kind === 'ready' ? users.data.map((u) => ({ value: u.user_id, label: u.email })) : [])];
+  const userOptions = [
+    { value: '', label: s.allUsers },
+    ...(users.kind === 'ready' ? users.data.map((u) => ({ value: u.user_id, label: u.email })) : []),
+  ];
   return (
     <div className="admin-page">
       <h1>{s.auditTitle}</h1>
@@ -88,9 +91,27 @@ export function AuditPage({ lang }: PageProps) {
               options={[{ value: '' as const, label: s.allActions }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: s.actions[a] }))]}
               onValue={(action) => setFilters({ ...filters, action })}
             />
-            <SelectField id="audit-user" label={s.filterUser} value={filters.userId} options={userOptions} onValue={(userId) => setFilters({ ...filters, userId })} />
-            <TextField id="audit-since" label={s.filterSince} type="date" value={filters.since} onValue={(since) => setFilters({ ...filters, since })} />
-            <TextField id="audit-until" label={s.filterUntil} type="date" value={filters.until} onValue={(until) => setFilters({ ...filters, until })} />
+            <SelectField
+              id="audit-user"
+              label={s.filterUser}
+              value={filters.userId}
+              options={userOptions}
+              onValue={(userId) => setFilters({ ...filters, userId })}
+            />
+            <TextField
+              id="audit-since"
+              label={s.filterSince}
+              type="date"
+              value={filters.since}
+              onValue={(since) => setFilters({ ...filters, since })}
+            />
+            <TextField
+              id="audit-until"
+              label={s.filterUntil}
+              type="date"
+              value={filters.until}
+              onValue={(until) => setFilters({ ...filters, until })}
+            />
           </div>
           <div>
             <button type="submit" className="button button-primary" disabled={busy}>

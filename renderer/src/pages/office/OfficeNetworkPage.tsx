@@ -51,7 +51,10 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
     if (busy) return;
     setBusy(true);
     setNotice(null);
-    const extra = names.split(',').map((n) => n.trim()).filter(Boolean);
+    const extra = names
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
     const result = await call(changeLan, { body: { enabled, port: Number(port), names: extra } });
     setBusy(false);
     if (!result.ok) return setError(errorMessage(result, lang));
@@ -111,7 +114,10 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
         {lan.certificate && (
           <p className="muted small">
             {lan.certificate.source === 'provided' ? `${s.providedCertificate} ` : ''}
-            {s.certificate([...lan.certificate.names, ...lan.certificate.addresses].join(', '), formatDateTime(lan.certificate.not_after, lang))}
+            {s.certificate(
+              [...lan.certificate.names, ...lan.certificate.addresses].join(', '),
+              formatDateTime(lan.certificate.not_after, lang),
+            )}
           </p>
         )}
         {lan.problems.length > 0 && (
@@ -131,7 +137,16 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
             </div>
             <div className="admin-grid admin-grid-3">
               <TextField id="lan-port" label={s.port} type="number" min={1} max={65535} value={port} onValue={setPort} />
-              <TextField id="lan-names" label={s.names} hint={s.namesHint} type="text" autoCapitalize="none" spellCheck={false} value={names} onValue={setNames} />
+              <TextField
+                id="lan-names"
+                label={s.names}
+                hint={s.namesHint}
+                type="text"
+                autoCapitalize="none"
+                spellCheck={false}
+                value={names}
+                onValue={setNames}
+              />
             </div>
             {notice !== null && <Notice>{notice}</Notice>}
             {error !== null && <Alert>{error}</Alert>}
@@ -165,7 +180,13 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
                   <td>{block.failures}</td>
                   <td>{formatDateTime(block.blocked_until, lang)}</td>
                   <td>
-                    <button type="button" className="button button-small" disabled={busy} aria-label={`${s.lift}: ${block.address}`} onClick={() => void lift(block.address)}>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      disabled={busy}
+                      aria-label={`${s.lift}: ${block.address}`}
+                      onClick={() => void lift(block.address)}
+                    >
                       {s.lift}
                     </button>
                   </td>

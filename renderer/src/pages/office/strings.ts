@@ -6,7 +6,8 @@ const en = {
   navNetwork: 'Office network',
   navAudit: 'Audit log',
   networkTitle: 'Office network',
-  networkIntro: 'Share Courtier with your colleagues’ computers over the office network, encrypted (HTTPS) with this office’s own certificate authority.',
+  networkIntro:
+    'Share Courtier with your colleagues’ computers over the office network, encrypted (HTTPS) with this office’s own certificate authority.',
   stateOn: 'Shared on the office network',
   stateOff: 'Not shared: only this computer uses Courtier',
   forbidden: 'Your IT policy does not allow sharing Courtier on the office network.',
@@ -15,7 +16,8 @@ const en = {
   urlsHint: 'By name first: it keeps working when this computer’s address changes. The QR code opens the first one.',
   qrLabel: (url: string) => `QR code of ${url}`,
   trustTitle: 'Trusting this office on a colleague’s computer (once)',
-  trustSteps: 'Download the office certificate from {ca}, check that its SHA-256 fingerprint is the one below, then add it to the computer’s trusted authorities (the README gives the steps for Windows, macOS, Linux and MCP clients).',
+  trustSteps:
+    'Download the office certificate from {ca}, check that its SHA-256 fingerprint is the one below, then add it to the computer’s trusted authorities (the README gives the steps for Windows, macOS, Linux and MCP clients).',
   fingerprint: 'Office certificate authority, SHA-256 fingerprint',
   providedCertificate: 'Certificate provided by your IT (not generated here).',
   certificate: (names: string, until: string) => `Certificate for ${names}, valid until ${until}; renewed by itself.`,
@@ -105,7 +107,8 @@ const fr: OfficeStrings = {
   navNetwork: 'Réseau du cabinet',
   navAudit: 'Journal d’audit',
   networkTitle: 'Réseau du cabinet',
-  networkIntro: 'Partagez Courtier avec les ordinateurs de vos collègues sur le réseau du cabinet, chiffré (HTTPS) par l’autorité de certification propre au cabinet.',
+  networkIntro:
+    'Partagez Courtier avec les ordinateurs de vos collègues sur le réseau du cabinet, chiffré (HTTPS) par l’autorité de certification propre au cabinet.',
   stateOn: 'Partagé sur le réseau du cabinet',
   stateOff: 'Non partagé : seul cet ordinateur utilise Courtier',
   forbidden: 'La stratégie informatique ne permet pas de partager Courtier sur le réseau du cabinet.',
@@ -114,7 +117,8 @@ const fr: OfficeStrings = {
   urlsHint: 'Par le nom d’abord : il reste valable si l’adresse de cet ordinateur change. Le QR code ouvre la première.',
   qrLabel: (url: string) => `QR code de ${url}`,
   trustTitle: 'Faire confiance au cabinet sur l’ordinateur d’un collègue (une fois)',
-  trustSteps: 'Téléchargez le certificat du cabinet depuis {ca}, vérifiez que son empreinte SHA-256 est celle ci-dessous, puis ajoutez-le aux autorités de confiance de l’ordinateur (le README donne les étapes pour Windows, macOS, Linux et les clients MCP).',
+  trustSteps:
+    'Téléchargez le certificat du cabinet depuis {ca}, vérifiez que son empreinte SHA-256 est celle ci-dessous, puis ajoutez-le aux autorités de confiance de l’ordinateur (le README donne les étapes pour Windows, macOS, Linux et les clients MCP).',
   fingerprint: 'Autorité de certification du cabinet, empreinte SHA-256',
   providedCertificate: 'Certificat fourni par votre informatique (non généré ici).',
   certificate: (names: string, until: string) => `Certificat pour ${names}, valable jusqu’au ${until} ; renouvelé automatiquement.`,
@@ -136,7 +140,8 @@ const fr: OfficeStrings = {
   lift: 'Débloquer',
   lifted: (address: string) => `${address} peut de nouveau se connecter.`,
   auditTitle: 'Journal d’audit',
-  auditIntro: 'Qui a fait quoi dans votre cabinet, depuis quel ordinateur, avec quel résultat. Conservé un an ; il ne contient jamais de mot de passe ni de clé.',
+  auditIntro:
+    'Qui a fait quoi dans votre cabinet, depuis quel ordinateur, avec quel résultat. Conservé un an ; il ne contient jamais de mot de passe ni de clé.',
   filterAction: 'Action',
   filterUser: 'Utilisateur',
   filterSince: 'Du',

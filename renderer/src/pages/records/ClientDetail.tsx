@@ -104,12 +104,22 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
           {s.priceForClient}
         </a>
       </p>
-      {quotes.quotes?.length === 0 ? <p className="muted">{s.noClientQuotes}</p> : <QuoteList lang={lang} t={t} quotes={quotes} showClient={false} />}
+      {quotes.quotes?.length === 0 ? (
+        <p className="muted">{s.noClientQuotes}</p>
+      ) : (
+        <QuoteList lang={lang} t={t} quotes={quotes} showClient={false} />
+      )}
       <h2>{s.clientJobs}</h2>
       <ClientJobs quotes={quotes.quotes} s={s} lang={lang} />
       <h2>{s.clientOpportunities}</h2>
       <ClientOpportunities clientId={clientId} s={s} lang={lang} t={t} />
-      <ConfirmStep confirmation={erasing} title={() => s.eraseTitle(name)} text={s.eraseText} confirmLabel={s.eraseConfirm} cancelLabel={s.cancel} />
+      <ConfirmStep
+        confirmation={erasing}
+        title={() => s.eraseTitle(name)}
+        text={s.eraseText}
+        confirmLabel={s.eraseConfirm}
+        cancelLabel={s.cancel}
+      />
     </section>
   );
 }
@@ -124,7 +134,10 @@ function ContactDetails({ client, s, lang }: { client: Client; s: RecordsStrings
     [s.email, client.email],
     [s.phone, client.phone],
     [s.birthDate, client.birth_date && formatDate(lang, client.birth_date)],
-    [s.address, address && [address.line1, address.line2, `${address.postcode} ${address.city}`, address.country].filter((part) => part).join(', ')],
+    [
+      s.address,
+      address && [address.line1, address.line2, `${address.postcode} ${address.city}`, address.country].filter((part) => part).join(', '),
+    ],
   ];
   return (
     <dl className="records-details">
@@ -160,12 +173,23 @@ function ClientJobs({ quotes, s, lang }: { quotes: ReturnType<typeof useQuotes>[
   );
 }
 
-function ClientOpportunities({ clientId, s, lang, t }: { clientId: string; s: RecordsStrings; lang: PageProps['lang']; t: PageProps['t'] }) {
+function ClientOpportunities({
+  clientId,
+  s,
+  lang,
+  t,
+}: {
+  clientId: string;
+  s: RecordsStrings;
+  lang: PageProps['lang'];
+  t: PageProps['t'];
+}) {
   const [opportunities, setOpportunities] = useState<Loaded<Opportunity[]>>({ kind: 'loading' });
   useEffect(() => {
     let cancelled = false;
     void call(listClientOpportunities, { params: { client_id: clientId } }).then((result) => {
-      if (!cancelled) setOpportunities(result.ok ? { kind: 'ready', data: result.data.data } : { kind: 'error', message: result.error.message });
+      if (!cancelled)
+        setOpportunities(result.ok ? { kind: 'ready', data: result.data.data } : { kind: 'error', message: result.error.message });
     });
     return () => {
       cancelled = true;

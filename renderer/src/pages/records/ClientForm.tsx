@@ -38,7 +38,13 @@ function valuesOf(client: Client | undefined): Values {
 /** The address as the API takes it, or null when every address field is empty. */
 function addressOf(v: Values): NonNullable<CreateBody['address']> | null {
   if (ADDRESS_FIELDS.every((field) => v[field].trim() === '')) return null;
-  return { line1: v.line1, postcode: v.postcode, city: v.city, ...(v.line2.trim() ? { line2: v.line2 } : {}), ...(v.country.trim() ? { country: v.country.trim().toUpperCase() } : {}) };
+  return {
+    line1: v.line1,
+    postcode: v.postcode,
+    city: v.city,
+    ...(v.line2.trim() ? { line2: v.line2 } : {}),
+    ...(v.country.trim() ? { country: v.country.trim().toUpperCase() } : {}),
+  };
 }
 
 /** A creation's body: the type and the fields filled in. */
@@ -68,7 +74,17 @@ const FIELDS_OF: Record<ClientType, readonly TextField[]> = {
  * Creates a client (a person or a company), or edits one (its type stays). The server checks
  * everything (the REST API's rules); its answer names the fields to fix.
  */
-export function ClientForm({ s, client, onDone, onCancel }: { s: RecordsStrings; client?: Client; onDone: (client: Client | null) => void; onCancel: () => void }) {
+export function ClientForm({
+  s,
+  client,
+  onDone,
+  onCancel,
+}: {
+  s: RecordsStrings;
+  client?: Client;
+  onDone: (client: Client | null) => void;
+  onCancel: () => void;
+}) {
   const id = useId();
   const [type, setType] = useState<ClientType>(client?.type ?? 'person');
   const initial = valuesOf(client);
@@ -108,7 +124,8 @@ export function ClientForm({ s, client, onDone, onCancel }: { s: RecordsStrings;
 
   const field = (name: TextField, required = false) => {
     const fieldId = `${id}-${name}`;
-    const problem = error?.fields[name] ?? (ADDRESS_FIELDS.includes(name as (typeof ADDRESS_FIELDS)[number]) ? error?.fields.address : undefined);
+    const problem =
+      error?.fields[name] ?? (ADDRESS_FIELDS.includes(name as (typeof ADDRESS_FIELDS)[number]) ? error?.fields.address : undefined);
     return (
       <div className="field" key={name}>
         <label htmlFor={fieldId}>

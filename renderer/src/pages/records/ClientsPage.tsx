@@ -43,13 +43,24 @@ function ClientList({ lang, t }: PageProps) {
       {creating && (
         <div className="card records-panel">
           <h2>{s.newClient}</h2>
-          <ClientForm s={s} onCancel={() => setCreating(false)} onDone={(client) => (client ? go(clientPath(client.client_id)) : setCreating(false))} />
+          <ClientForm
+            s={s}
+            onCancel={() => setCreating(false)}
+            onDone={(client) => (client ? go(clientPath(client.client_id)) : setCreating(false))}
+          />
         </div>
       )}
       <form className="records-search" role="search" onSubmit={(e) => e.preventDefault()}>
         <div className="field">
           <label htmlFor={searchId}>{s.search}</label>
-          <input id={searchId} type="search" value={search} maxLength={100} aria-describedby={`${searchId}-hint`} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            id={searchId}
+            type="search"
+            value={search}
+            maxLength={100}
+            aria-describedby={`${searchId}-hint`}
+            onChange={(e) => setSearch(e.target.value)}
+          />
           <span id={`${searchId}-hint`} className="muted small">
             {s.searchHint}
           </span>
@@ -68,7 +79,9 @@ function ClientList({ lang, t }: PageProps) {
                 </a>
                 <span className="badge records-type">{client.type === 'person' ? s.person : s.company}</span>
               </div>
-              <p className="records-card-line muted">{[client.email, client.phone, client.address?.city].filter((part) => part).join(' · ') || '—'}</p>
+              <p className="records-card-line muted">
+                {[client.email, client.phone, client.address?.city].filter((part) => part).join(' · ') || '—'}
+              </p>
               <p className="records-card-line muted small">{s.created(formatDate(lang, client.created_at))}</p>
             </li>
           ))}

@@ -43,7 +43,10 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
   const [notice, setNotice] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
 
-  const column = useCallback((stage: OpportunityStage, cursor?: string) => call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, cursor } }), []);
+  const column = useCallback(
+    (stage: OpportunityStage, cursor?: string) => call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, cursor } }),
+    [],
+  );
 
   useEffect(() => {
     let cancelled = false;
@@ -54,7 +57,10 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
       const loaded = Object.fromEntries(
         OPPORTUNITY_STAGES.map((stage, i) => {
           const result = results[i];
-          return [stage, result?.ok ? { opportunities: result.data.data, nextCursor: result.data.next_cursor } : { opportunities: [], nextCursor: null }];
+          return [
+            stage,
+            result?.ok ? { opportunities: result.data.data, nextCursor: result.data.next_cursor } : { opportunities: [], nextCursor: null },
+          ];
         }),
       ) as Board;
       setBoard(loaded);
@@ -69,11 +75,20 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
     if (!cursor) return;
     const result = await column(stage, cursor);
     if (!result.ok) return setError(result.error.message);
-    setBoard((current) => current && { ...current, [stage]: { opportunities: [...current[stage].opportunities, ...result.data.data], nextCursor: result.data.next_cursor } });
+    setBoard(
+      (current) =>
+        current && {
+          ...current,
+          [stage]: { opportunities: [...current[stage].opportunities, ...result.data.data], nextCursor: result.data.next_cursor },
+        },
+    );
   }
 
   async function move({ opportunity, to }: Move, reopen: boolean) {
-    const result = await call(updateConsoleOpportunity, { params: { opportunity_id: opportunity.id }, body: reopen ? { stage: to, reopen: true } : { stage: to } });
+    const result = await call(updateConsoleOpportunity, {
+      params: { opportunity_id: opportunity.id },
+      body: reopen ? { stage: to, reopen: true } : { stage: to },
+    });
     if (!result.ok) {
       setNotice(null);
       return setError(result.error.message);
@@ -126,12 +141,19 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
           {OPPORTUNITY_STAGES.map((stage) => (
             <section key={stage} className={`records-column records-column-${stage}`} aria-labelledby={`stage-${stage}`}>
               <h2 id={`stage-${stage}`}>
-                {s.stages[stage]} <span className="muted small">{`(${board[stage].opportunities.length}${board[stage].nextCursor ? '+' : ''})`}</span>
+                {s.stages[stage]}{' '}
+                <span className="muted small">{`(${board[stage].opportunities.length}${board[stage].nextCursor ? '+' : ''})`}</span>
               </h2>
               {board[stage].opportunities.length === 0 && <p className="muted small">{s.noOpportunities}</p>}
               <ul className="records-cards">
                 {board[stage].opportunities.map((opportunity) => (
-                  <OpportunityCard key={opportunity.id} opportunity={opportunity} s={s} lang={lang} onChoose={(to) => choose(opportunity, to)} />
+                  <OpportunityCard
+                    key={opportunity.id}
+                    opportunity={opportunity}
+                    s={s}
+                    lang={lang}
+                    onChoose={(to) => choose(opportunity, to)}
+                  />
                 ))}
               </ul>
               {board[stage].nextCursor && (
@@ -154,7 +176,17 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
   );
 }
 
-function OpportunityCard({ opportunity, s, lang, onChoose }: { opportunity: Opportunity; s: RecordsStrings; lang: PageProps['lang']; onChoose: (to: OpportunityStage) => void }) {
+function OpportunityCard({
+  opportunity,
+  s,
+  lang,
+  onChoose,
+}: {
+  opportunity: Opportunity;
+  s: RecordsStrings;
+  lang: PageProps['lang'];
+  onChoose: (to: OpportunityStage) => void;
+}) {
   const selectId = useId();
   const contact = opportunity.contact;
   const who = contact.company_name ?? [contact.first_name, contact.last_name].filter((part) => part).join(' ');
@@ -170,7 +202,12 @@ function OpportunityCard({ opportunity, s, lang, onChoose }: { opportunity: Oppo
         <label htmlFor={selectId} className="small">
           {s.stage}
         </label>
-        <select id={selectId} aria-label={s.stageOf(opportunity.title)} value={opportunity.stage} onChange={(e) => onChoose(e.target.value as OpportunityStage)}>
+        <select
+          id={selectId}
+          aria-label={s.stageOf(opportunity.title)}
+          value={opportunity.stage}
+          onChange={(e) => onChoose(e.target.value as OpportunityStage)}
+        >
           {OPPORTUNITY_STAGES.map((stage) => (
             <option key={stage} value={stage}>
               {s.stages[stage]}
@@ -183,7 +220,15 @@ function OpportunityCard({ opportunity, s, lang, onChoose }: { opportunity: Oppo
 }
 
 /** A new opportunity: a title, a product, a contact's last name, optionally its email and a value. */
-function OpportunityForm({ s, onCancel, onCreated }: { s: RecordsStrings; onCancel: () => void; onCreated: (opportunity: Opportunity) => void }) {
+function OpportunityForm({
+  s,
+  onCancel,
+  onCreated,
+}: {
+  s: RecordsStrings;
+  onCancel: () => void;
+  onCreated: (opportunity: Opportunity) => void;
+}) {
   const id = useId();
   const [values, setValues] = useState({ title: '', product: '', last_name: '', email: '', value: '' });
   const [error, setError] = useState<FormError | null>(null);

@@ -21,7 +21,10 @@ function clientLabel(quote: ConsoleDevis, s: RecordsStrings): string {
 /** The cabinet's quotes (or one client's), newest first, a page at a time. */
 export function useQuotes(filter: { status?: DevisStatus; clientId?: string }) {
   const { status, clientId } = filter;
-  const page = useCallback((cursor?: string) => call(listConsoleDevis, { query: { limit: PAGE_SIZE, status, client_id: clientId, cursor } }), [status, clientId]);
+  const page = useCallback(
+    (cursor?: string) => call(listConsoleDevis, { query: { limit: PAGE_SIZE, status, client_id: clientId, cursor } }),
+    [status, clientId],
+  );
   const { items, setItems, error, setError, hasMore, loadMore } = usePagedList(page);
 
   function replace(quote: ConsoleDevis) {
@@ -35,7 +38,17 @@ export function useQuotes(filter: { status?: DevisStatus; clientId?: string }) {
  * Quotes as cards (they fit a phone): the client, the product and insurer, status and premium,
  * signed or not, the PDF, the job that priced it, and "mark as signed" for a priced one.
  */
-export function QuoteList({ lang, t, quotes, showClient }: { lang: Lang; t: Strings; quotes: ReturnType<typeof useQuotes>; showClient: boolean }) {
+export function QuoteList({
+  lang,
+  t,
+  quotes,
+  showClient,
+}: {
+  lang: Lang;
+  t: Strings;
+  quotes: ReturnType<typeof useQuotes>;
+  showClient: boolean;
+}) {
   const s = RECORDS_STRINGS[lang];
   const [notice, setNotice] = useState<string | null>(null);
   const signing = useConfirmation(
@@ -76,7 +89,19 @@ export function QuoteList({ lang, t, quotes, showClient }: { lang: Lang; t: Stri
   );
 }
 
-function QuoteCard({ quote, lang, s, showClient, onSign }: { quote: ConsoleDevis; lang: Lang; s: RecordsStrings; showClient: boolean; onSign: () => void }) {
+function QuoteCard({
+  quote,
+  lang,
+  s,
+  showClient,
+  onSign,
+}: {
+  quote: ConsoleDevis;
+  lang: Lang;
+  s: RecordsStrings;
+  showClient: boolean;
+  onSign: () => void;
+}) {
   const name = clientLabel(quote, s);
   return (
     <li className="records-card" aria-label={`${name} · ${quote.product_label}`} data-status={quote.status}>
@@ -100,7 +125,9 @@ function QuoteCard({ quote, lang, s, showClient, onSign }: { quote: ConsoleDevis
         <strong>{quote.tarif_eur === null ? s.notPriced : formatEuros(lang, quote.tarif_eur)}</strong>
         {quote.suspens && <span className="muted small">{` · ${quote.suspens}`}</span>}
       </p>
-      <p className="records-card-line">{quote.signed_at ? <strong>{s.signedOn(formatDate(lang, quote.signed_at))}</strong> : <span className="muted">{s.notSigned}</span>}</p>
+      <p className="records-card-line">
+        {quote.signed_at ? <strong>{s.signedOn(formatDate(lang, quote.signed_at))}</strong> : <span className="muted">{s.notSigned}</span>}
+      </p>
       <p className="records-card-actions">
         {quote.pdf_available ? (
           <a href={pathTo(getConsoleDevisPdf, { devis_id: quote.devis_id })} download>

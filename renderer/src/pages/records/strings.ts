@@ -322,4 +322,3 @@ export function formatEuros(lang: Lang, eur: number): string {
 export function formatDate(lang: Lang, iso: string): string {
   return new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium' }).format(new Date(iso));
 }
-

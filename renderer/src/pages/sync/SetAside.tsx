@@ -51,7 +51,13 @@ function FeedbackLine({ feedback }: { feedback: Feedback }) {
   useEffect(() => ref.current?.focus(), [feedback.id]);
   const error = feedback.tone === 'error';
   return (
-    <p ref={ref} tabIndex={-1} className={error ? 'alert' : 'sync-notice'} role={error ? 'alert' : 'status'} data-testid="sync-set-aside-feedback">
+    <p
+      ref={ref}
+      tabIndex={-1}
+      className={error ? 'alert' : 'sync-notice'}
+      role={error ? 'alert' : 'status'}
+      data-testid="sync-set-aside-feedback"
+    >
       {feedback.text}
     </p>
   );
@@ -86,10 +92,23 @@ function ConflictRow({ conflict, s, lang, feedback, retrying, working, onRetry, 
         <td className="sync-mono small">{conflict.device_id}</td>
         <td>
           <div className="sync-row-actions">
-            <button type="button" className="button button-small" disabled={working} aria-busy={retrying} aria-label={s.retryLabel(record)} onClick={onRetry}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={working}
+              aria-busy={retrying}
+              aria-label={s.retryLabel(record)}
+              onClick={onRetry}
+            >
               {retrying ? s.retrying : s.retry}
             </button>
-            <button type="button" className="button button-small button-danger-quiet" disabled={working} aria-label={s.discardLabel(record)} onClick={onDiscard}>
+            <button
+              type="button"
+              className="button button-small button-danger-quiet"
+              disabled={working}
+              aria-label={s.discardLabel(record)}
+              onClick={onDiscard}
+            >
               {s.discard}
             </button>
           </div>
@@ -182,7 +201,13 @@ export function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count
           </table>
         </div>
       )}
-      <ConfirmStep confirmation={discarding} title={() => s.discardTitle} text={(conflict) => s.discardText(recordOf(conflict, s))} confirmLabel={s.discard} cancelLabel={s.cancel} />
+      <ConfirmStep
+        confirmation={discarding}
+        title={() => s.discardTitle}
+        text={(conflict) => s.discardText(recordOf(conflict, s))}
+        confirmLabel={s.discard}
+        cancelLabel={s.cancel}
+      />
     </section>
   );
 }

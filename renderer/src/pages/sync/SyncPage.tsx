@@ -84,7 +84,17 @@ function ProblemText({ problem }: { problem: Problem }) {
   );
 }
 
-function ConnectForm({ s, cabinetId, onConnected, onStart }: { s: SyncStrings; cabinetId: string; onConnected: (status: SyncStatus) => void; onStart: () => void }) {
+function ConnectForm({
+  s,
+  cabinetId,
+  onConnected,
+  onStart,
+}: {
+  s: SyncStrings;
+  cabinetId: string;
+  onConnected: (status: SyncStatus) => void;
+  onStart: () => void;
+}) {
   const [hubUrl, setHubUrl] = useState('');
   const [code, setCode] = useState('');
   const [deviceName, setDeviceName] = useState('');
@@ -152,7 +162,16 @@ function ConnectForm({ s, cabinetId, onConnected, onStart }: { s: SyncStrings; c
           {...about('code')}
         />
         {beside('code')}
-        <TextField id="sync-device_name" label={s.deviceName} hint={s.deviceNameHint} type="text" maxLength={200} value={deviceName} onValue={setDeviceName} {...about('device_name')} />
+        <TextField
+          id="sync-device_name"
+          label={s.deviceName}
+          hint={s.deviceNameHint}
+          type="text"
+          maxLength={200}
+          value={deviceName}
+          onValue={setDeviceName}
+          {...about('device_name')}
+        />
         {beside('device_name')}
         {problem !== null && problem.field === null && <ProblemText problem={problem} />}
         <div>
@@ -176,7 +195,13 @@ function When({ iso, now, lang, never }: { iso: string | null; now: number; lang
   );
 }
 
-function LinkedStatus(props: { status: SyncStatus; s: SyncStrings; lang: Lang; isAdmin: boolean; onNotice: (text: string | null) => void }) {
+function LinkedStatus(props: {
+  status: SyncStatus;
+  s: SyncStrings;
+  lang: Lang;
+  isAdmin: boolean;
+  onNotice: (text: string | null) => void;
+}) {
   const { status, s, lang, isAdmin, onNotice } = props;
   const problem = problemOf(status, s, lang);
   const [busy, setBusy] = useState(false);

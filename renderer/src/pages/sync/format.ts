@@ -45,7 +45,8 @@ export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: Indicat
   const waiting = status.pending_changes > 0 ? ` — ${s.waiting(status.pending_changes)}` : '';
   if (status.state === 'off') return null;
   if (status.paused) return { tone: 'warning', text: s.paused + waiting };
-  if (status.resyncing && status.state !== 'error') return status.state === 'offline' ? { tone: 'warning', text: s.offlineResyncing } : { tone: 'busy', text: s.resyncing };
+  if (status.resyncing && status.state !== 'error')
+    return status.state === 'offline' ? { tone: 'warning', text: s.offlineResyncing } : { tone: 'busy', text: s.resyncing };
   switch (status.state) {
     case 'idle':
       return status.pending_changes > 0 ? { tone: 'busy', text: s.syncing } : { tone: 'ok', text: s.synced };
@@ -69,7 +70,8 @@ function timeOfDay(iso: string, lang: Lang): string {
  */
 export function problemOf(status: SyncStatus, s: SyncStrings, lang: Lang): string | null {
   if (status.last_error === null) return null;
-  if (status.last_error_code === 'hub_unreachable' && status.offline_since !== null) return s.problems.offlineSince(timeOfDay(status.offline_since, lang));
+  if (status.last_error_code === 'hub_unreachable' && status.offline_since !== null)
+    return s.problems.offlineSince(timeOfDay(status.offline_since, lang));
   if (status.last_error_code === 'clock_skew' && status.clock_ahead_seconds !== null && status.clock_ahead_seconds > 0) {
     return s.problems.clockAhead(Math.round(status.clock_ahead_seconds / 60));
   }
@@ -78,7 +80,9 @@ export function problemOf(status: SyncStatus, s: SyncStrings, lang: Lang): strin
 
 /** The indicator's tooltip: its name, then the catch-up after a restored backup and the last problem, when there are. */
 export function indicatorTitle(status: SyncStatus, s: SyncStrings, lang: Lang): string {
-  const said = [status.resyncing && status.state !== 'off' ? s.resyncingSentence : null, problemOf(status, s, lang)].filter((text) => text !== null);
+  const said = [status.resyncing && status.state !== 'off' ? s.resyncingSentence : null, problemOf(status, s, lang)].filter(
+    (text) => text !== null,
+  );
   return said.length === 0 ? s.indicatorLabel : `${s.indicatorLabel} — ${said.join(' ')}`;
 }
 
@@ -116,7 +120,10 @@ function fieldOfDetails(details: unknown): ConnectField | null {
  * language when it has them for the code, and the server's own words (which say exactly what was
  * wrong: the URL's scheme, the network error) as the text or, after a translation, as its detail.
  */
-export function connectProblem(error: { error: string; message: string; details?: unknown; server_message?: string }, s: SyncStrings): { field: ConnectField | null; text: string; detail: string | null } {
+export function connectProblem(
+  error: { error: string; message: string; details?: unknown; server_message?: string },
+  s: SyncStrings,
+): { field: ConnectField | null; text: string; detail: string | null } {
   const field = FIELD_OF_CODE[error.error] ?? (error.error === 'validation_error' ? fieldOfDetails(error.details) : null);
   // The server's words (call() puts the console's sentence in message): they name the URL, the network error.
   const message = capitalised((error.server_message ?? error.message).trim());
@@ -140,7 +147,12 @@ export function recordOf(conflict: Pick<SyncConflict, 'kind' | 'record_id'>, s: 
  * reason as the list read after the retry gives it, since the retry may have changed it), or gone
  * from the hub.
  */
-export function retryOutcome(result: SyncConflictRetry, conflict: SyncConflict, after: readonly SyncConflict[] | null, s: SyncStrings): string {
+export function retryOutcome(
+  result: SyncConflictRetry,
+  conflict: SyncConflict,
+  after: readonly SyncConflict[] | null,
+  s: SyncStrings,
+): string {
   const { seq } = conflict;
   if (result.applied.includes(seq)) return s.outcomes.applied(recordOf(conflict, s));
   if (result.no_longer_on_hub.includes(seq)) return s.outcomes.noLongerOnHub;

@@ -14,7 +14,8 @@ const en = {
     'Sync keeps this cabinet’s records — clients, opportunities, quotes with their PDFs, contracts, finished jobs and events — the same on every install connected to your hub; API keys, webhooks, insurer passwords, the wallet, sessions and connected apps stay on this install.',
   // Connect form
   connectTitle: 'Connect to a hub',
-  connectIntro: 'This cabinet does not sync yet. Give the hub’s operator this cabinet’s identifier: they make a pairing code for it, and give it to you with the hub’s address.',
+  connectIntro:
+    'This cabinet does not sync yet. Give the hub’s operator this cabinet’s identifier: they make a pairing code for it, and give it to you with the hub’s address.',
   cabinetId: 'This cabinet’s identifier',
   hubUrl: 'Hub URL',
   hubUrlHint: 'https://…, as the hub’s operator gave it (http:// only for a hub on this computer).',
@@ -50,7 +51,8 @@ const en = {
   setAside: 'Set aside',
   setAsideCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} from other computers, refused by this one`),
   setAsideTitle: 'Changes set aside',
-  setAsideIntro: 'Another computer of the cabinet sent these changes, and this one refused them: they break its rules (a value it would not accept, an action only this computer may take). The rest synced.',
+  setAsideIntro:
+    'Another computer of the cabinet sent these changes, and this one refused them: they break its rules (a value it would not accept, an action only this computer may take). The rest synced.',
   setAsideColumns: { when: 'When', what: 'Record', why: 'Why', from: 'From computer', actions: 'What to do' },
   recordKinds: {
     client: 'client',
@@ -91,7 +93,8 @@ const en = {
   /** The engine's problems by code, said in the page's language (the server's own words otherwise). */
   problems: {
     offlineSince: (time: string) => `The hub has not answered since ${time}; changes wait here and are sent as soon as it answers.`,
-    clockAhead: (minutes: number) => `This computer’s clock is ${minutes} minute${minutes === 1 ? '' : 's'} ahead of the hub’s: set it right (changes wait meanwhile).`,
+    clockAhead: (minutes: number) =>
+      `This computer’s clock is ${minutes} minute${minutes === 1 ? '' : 's'} ahead of the hub’s: set it right (changes wait meanwhile).`,
     byCode: {
       device_revoked: 'This computer was revoked on the hub: ask the hub’s operator for a new code, disconnect, then connect again.',
       sync_protocol_too_old: 'This Courtier is too old for the cabinet’s other installs: update it (changes wait meanwhile).',
@@ -135,12 +138,14 @@ const fr: SyncStrings = {
   intro:
     'La synchronisation garde identiques les dossiers de ce cabinet — clients, opportunités, devis avec leurs PDF, contrats, tarifications terminées et événements — sur toutes les installations reliées à votre hub ; les clés d’API, les webhooks, les mots de passe des assureurs, les crédits, les sessions et les applications connectées restent sur cette installation.',
   connectTitle: 'Se connecter à un hub',
-  connectIntro: 'Ce cabinet ne se synchronise pas encore. Donnez à l’exploitant du hub l’identifiant de ce cabinet : il crée un code d’appairage pour lui, et vous le donne avec l’adresse du hub.',
+  connectIntro:
+    'Ce cabinet ne se synchronise pas encore. Donnez à l’exploitant du hub l’identifiant de ce cabinet : il crée un code d’appairage pour lui, et vous le donne avec l’adresse du hub.',
   cabinetId: 'Identifiant de ce cabinet',
   hubUrl: 'URL du hub',
   hubUrlHint: 'https://…, telle que l’exploitant du hub l’a donnée (http:// seulement pour un hub sur cet ordinateur).',
   code: 'Code d’appairage',
-  codeHint: 'Créé par l’exploitant du hub pour ce cabinet (courtier hub invite --new-cabinet) ; il ne sert qu’une fois, dans les 15 minutes.',
+  codeHint:
+    'Créé par l’exploitant du hub pour ce cabinet (courtier hub invite --new-cabinet) ; il ne sert qu’une fois, dans les 15 minutes.',
   deviceName: 'Nom de cet ordinateur (facultatif)',
   deviceNameHint: 'Le nom sous lequel le hub affiche cette installation. Vide : le nom de l’ordinateur.',
   connect: 'Se connecter',
@@ -158,7 +163,8 @@ const fr: SyncStrings = {
     error: 'Le hub refuse de se synchroniser avec cette installation. Le dernier problème ci-dessous dit pourquoi et que faire.',
   },
   pausedBadge: 'En pause',
-  pausedSentence: 'La synchronisation est en pause : les modifications faites ici attendent sa reprise, et rien n’est reçu du hub entre-temps.',
+  pausedSentence:
+    'La synchronisation est en pause : les modifications faites ici attendent sa reprise, et rien n’est reçu du hub entre-temps.',
   resyncingBadge: 'Remise à niveau',
   resyncingSentence: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.',
   hub: 'Hub',
@@ -168,9 +174,11 @@ const fr: SyncStrings = {
   lastPush: 'Dernier envoi',
   lastPull: 'Dernière réception',
   setAside: 'Mis de côté',
-  setAsideCount: (n) => (n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} d’autres ordinateurs, refusée${n > 1 ? 's' : ''} par celui-ci`),
+  setAsideCount: (n) =>
+    n === 0 ? 'Aucune' : `${n} modification${n > 1 ? 's' : ''} d’autres ordinateurs, refusée${n > 1 ? 's' : ''} par celui-ci`,
   setAsideTitle: 'Modifications mises de côté',
-  setAsideIntro: 'Un autre ordinateur du cabinet a envoyé ces modifications, et celui-ci les a refusées : elles enfreignent ses règles (une valeur qu’il n’accepterait pas, une action que lui seul peut faire). Le reste s’est synchronisé.',
+  setAsideIntro:
+    'Un autre ordinateur du cabinet a envoyé ces modifications, et celui-ci les a refusées : elles enfreignent ses règles (une valeur qu’il n’accepterait pas, une action que lui seul peut faire). Le reste s’est synchronisé.',
   setAsideColumns: { when: 'Quand', what: 'Fiche', why: 'Pourquoi', from: 'Depuis l’ordinateur', actions: 'Que faire' },
   recordKinds: {
     client: 'client',
@@ -208,10 +216,13 @@ const fr: SyncStrings = {
   lastProblem: 'Dernier problème :',
   problems: {
     offlineSince: (time) => `Le hub ne répond plus depuis ${time} ; les modifications attendent ici et partiront dès qu’il répondra.`,
-    clockAhead: (minutes) => `L’horloge de cet ordinateur avance de ${minutes} minute${minutes > 1 ? 's' : ''} sur celle du hub : remettez-la à l’heure (les modifications attendent entre-temps).`,
+    clockAhead: (minutes) =>
+      `L’horloge de cet ordinateur avance de ${minutes} minute${minutes > 1 ? 's' : ''} sur celle du hub : remettez-la à l’heure (les modifications attendent entre-temps).`,
     byCode: {
-      device_revoked: 'Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
-      sync_protocol_too_old: 'Ce Courtier est trop ancien pour les autres installations du cabinet : mettez-le à jour (les modifications attendent entre-temps).',
+      device_revoked:
+        'Cet ordinateur a été révoqué sur le hub : demandez un nouveau code à l’exploitant du hub, déconnectez, puis reconnectez.',
+      sync_protocol_too_old:
+        'Ce Courtier est trop ancien pour les autres installations du cabinet : mettez-le à jour (les modifications attendent entre-temps).',
       sync_off: 'Le secret de cet ordinateur pour le hub manque dans son coffre : déconnectez, puis reconnectez.',
     },
   },
@@ -238,9 +249,11 @@ const fr: SyncStrings = {
   resyncing: 'Remise à niveau après une sauvegarde restaurée',
   offlineResyncing: 'Hors ligne — remise à niveau après une sauvegarde restaurée',
   errors: {
-    invalid_hub_url: 'Cette URL de hub est refusée : elle doit commencer par https://, ou par http:// vers cet ordinateur seulement (le secret de l’appareil accompagne chaque échange).',
+    invalid_hub_url:
+      'Cette URL de hub est refusée : elle doit commencer par https://, ou par http:// vers cet ordinateur seulement (le secret de l’appareil accompagne chaque échange).',
     hub_unreachable: 'Le hub ne répond pas : vérifiez son URL et le réseau de cet ordinateur, puis réessayez.',
-    invalid_pairing_code: 'Ce code d’appairage est inconnu, déjà utilisé ou expiré (il vit 15 minutes) : demandez-en un nouveau à l’exploitant du hub.',
+    invalid_pairing_code:
+      'Ce code d’appairage est inconnu, déjà utilisé ou expiré (il vit 15 minutes) : demandez-en un nouveau à l’exploitant du hub.',
     too_many_pairing_attempts: 'Trop de codes erronés depuis cette adresse : attendez un peu avant de réessayer.',
     cabinet_already_on_hub: 'Ce cabinet est déjà inscrit sur ce hub : rejoignez-le (courtier sync join) avec un code créé avec --cabinet.',
     sync_already_on: 'Ce cabinet se synchronise déjà avec un hub : déconnectez-le d’abord.',

@@ -12,7 +12,16 @@ interface ConfirmDialogProps {
 }
 
 /** A modal <dialog> (focus trapped, Escape cancels) asking to confirm an action. */
-export function ConfirmDialog({ title, confirmLabel, cancelLabel, danger = false, busy, onConfirm, onCancel, children }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  cancelLabel,
+  danger = false,
+  busy,
+  onConfirm,
+  onCancel,
+  children,
+}: ConfirmDialogProps) {
   const id = useId();
   const ref = useRef<HTMLDialogElement>(null);
 

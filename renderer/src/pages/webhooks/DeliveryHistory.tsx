@@ -101,7 +101,12 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
           {s.history}
           <span className="wh-sr-only"> — {webhookUrl}</span>
         </h3>
-        <button type="button" className="button wh-button-small" onClick={() => void load()} aria-label={`${s.refresh} — ${s.historyOf(webhookUrl)}`}>
+        <button
+          type="button"
+          className="button wh-button-small"
+          onClick={() => void load()}
+          aria-label={`${s.refresh} — ${s.historyOf(webhookUrl)}`}
+        >
           {s.refresh}
         </button>
       </div>
@@ -164,7 +169,13 @@ export function DeliveryHistory({ s, lang, webhookId, webhookUrl, refreshKey, on
                     )}
                   </td>
                   <td>
-                    <button type="button" className="button wh-button-small" onClick={() => void replay(delivery)} disabled={busy} aria-label={s.replayLabel(delivery.event_type, created)}>
+                    <button
+                      type="button"
+                      className="button wh-button-small"
+                      onClick={() => void replay(delivery)}
+                      disabled={busy}
+                      aria-label={s.replayLabel(delivery.event_type, created)}
+                    >
                       {s.replay}
                     </button>
                   </td>

@@ -33,7 +33,14 @@ export function EventPicker({ s, idPrefix, value, onChange, problem }: EventPick
         </p>
       )}
       <div className="wh-check wh-check-all">
-        <input id={`${idPrefix}-all`} data-field="events" type="checkbox" checked={all} onChange={(e) => onChange(e.target.checked ? ['*'] : [])} aria-describedby={`${idPrefix}-all-hint`} />
+        <input
+          id={`${idPrefix}-all`}
+          data-field="events"
+          type="checkbox"
+          checked={all}
+          onChange={(e) => onChange(e.target.checked ? ['*'] : [])}
+          aria-describedby={`${idPrefix}-all-hint`}
+        />
         <label htmlFor={`${idPrefix}-all`}>{s.allEvents}</label>
         <span id={`${idPrefix}-all-hint`} className="muted small">
           {s.allEventsHint}
@@ -44,7 +51,14 @@ export function EventPicker({ s, idPrefix, value, onChange, problem }: EventPick
           const id = `${idPrefix}-${type.replace('.', '-')}`;
           return (
             <li key={type} className="wh-check">
-              <input id={id} type="checkbox" checked={all || value.includes(type)} disabled={all} onChange={(e) => toggle(type, e.target.checked)} aria-describedby={`${id}-hint`} />
+              <input
+                id={id}
+                type="checkbox"
+                checked={all || value.includes(type)}
+                disabled={all}
+                onChange={(e) => toggle(type, e.target.checked)}
+                aria-describedby={`${id}-hint`}
+              />
               <label htmlFor={id} className="wh-code">
                 {type}
               </label>

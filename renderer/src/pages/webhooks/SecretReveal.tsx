@@ -2,7 +2,19 @@ import { useId, useRef, useState } from 'react';
 import type { WebhookStrings } from './strings.js';
 
 /** A secret shown this once: read-only, Copy, the warning, and a button to put it away. */
-export function SecretReveal({ s, label, secret, note, onDone }: { s: WebhookStrings; label: string; secret: string; note?: string; onDone: () => void }) {
+export function SecretReveal({
+  s,
+  label,
+  secret,
+  note,
+  onDone,
+}: {
+  s: WebhookStrings;
+  label: string;
+  secret: string;
+  note?: string;
+  onDone: () => void;
+}) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -25,9 +37,7 @@ export function SecretReveal({ s, label, secret, note, onDone }: { s: WebhookStr
         {s.secretWarning}
       </p>
       <div className="field">
-        <label htmlFor={`${id}-input`}>
-          {label}
-        </label>
+        <label htmlFor={`${id}-input`}>{label}</label>
         <div className="wh-secret-row">
           <input
             ref={input}

@@ -149,24 +149,33 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
               <span className="muted">{s.noDeliveryYet}</span>
             ) : (
               <>
-                <span className="wh-code">{last.event_type}</span> · <span className={`badge wh-badge-${last.status}`}>{s.deliveryStatus[last.status]}</span> ·{' '}
+                <span className="wh-code">{last.event_type}</span> ·{' '}
+                <span className={`badge wh-badge-${last.status}`}>{s.deliveryStatus[last.status]}</span> ·{' '}
                 {formatTime(lang, last.created_at)}
               </>
             )}
           </dd>
         </div>
       </dl>
-      {status === 'deactivated' && webhook.failing_since !== null && <p className="wh-warning">{s.deactivatedBecause(formatTime(lang, webhook.failing_since))}</p>}
+      {status === 'deactivated' && webhook.failing_since !== null && (
+        <p className="wh-warning">{s.deactivatedBecause(formatTime(lang, webhook.failing_since))}</p>
+      )}
       {status === 'failing' && failureText !== null && <p className="wh-failure">{s.lastFailed(failureText)}</p>}
-      {webhook.failing_since !== null && webhook.active && <p className="small muted">{s.failingSince(formatTime(lang, webhook.failing_since))}</p>}
-      {webhook.secret_rotation_ends_at !== null && <p className="small muted">{s.rotationEndsAt(formatTime(lang, webhook.secret_rotation_ends_at))}</p>}
+      {webhook.failing_since !== null && webhook.active && (
+        <p className="small muted">{s.failingSince(formatTime(lang, webhook.failing_since))}</p>
+      )}
+      {webhook.secret_rotation_ends_at !== null && (
+        <p className="small muted">{s.rotationEndsAt(formatTime(lang, webhook.secret_rotation_ends_at))}</p>
+      )}
 
       {error !== null && <Alert>{error}</Alert>}
       <p className="small wh-notice" role="status">
         {notice}
       </p>
 
-      {rotated && <SecretReveal s={s} label={s.newSecretLabel} secret={rotated.secret} note={rotated.note} onDone={() => setRotated(null)} />}
+      {rotated && (
+        <SecretReveal s={s} label={s.newSecretLabel} secret={rotated.secret} note={rotated.note} onDone={() => setRotated(null)} />
+      )}
 
       {editing ? (
         <section className="wh-edit" aria-labelledby={`${id}-edit`}>
@@ -183,7 +192,13 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
         </section>
       ) : (
         <div className="wh-actions" role="group" aria-label={s.subscriptionActions}>
-          <button type="button" className="button button-primary" onClick={() => void sendTest()} disabled={busy !== null} aria-busy={busy === 'test'}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => void sendTest()}
+            disabled={busy !== null}
+            aria-busy={busy === 'test'}
+          >
             {busy === 'test' ? s.sending : s.sendTest}
           </button>
           <button type="button" className="button" onClick={() => setEditing(true)} disabled={busy !== null}>
@@ -198,23 +213,53 @@ export function SubscriptionCard({ s, lang, webhook, onChanged, onDeleted }: Sub
           <button type="button" className="button wh-button-danger" onClick={() => setDialog('delete')} disabled={busy !== null}>
             {s.delete}
           </button>
-          <button type="button" className="button" aria-expanded={historyOpen} aria-controls={`${id}-history`} onClick={() => setHistoryOpen(!historyOpen)}>
+          <button
+            type="button"
+            className="button"
+            aria-expanded={historyOpen}
+            aria-controls={`${id}-history`}
+            onClick={() => setHistoryOpen(!historyOpen)}
+          >
             {historyOpen ? s.hideHistory : s.showHistory}
           </button>
         </div>
       )}
 
       <div id={`${id}-history`}>
-        {historyOpen && <DeliveryHistory s={s} lang={lang} webhookId={webhook.id} webhookUrl={webhook.url} refreshKey={historyKey} onChanged={onChanged} />}
+        {historyOpen && (
+          <DeliveryHistory
+            s={s}
+            lang={lang}
+            webhookId={webhook.id}
+            webhookUrl={webhook.url}
+            refreshKey={historyKey}
+            onChanged={onChanged}
+          />
+        )}
       </div>
 
       {dialog === 'delete' && (
-        <ConfirmDialog title={s.deleteTitle} confirmLabel={s.confirmDelete} cancelLabel={s.cancel} danger busy={busy === 'dialog'} onConfirm={() => void remove()} onCancel={() => setDialog(null)}>
+        <ConfirmDialog
+          title={s.deleteTitle}
+          confirmLabel={s.confirmDelete}
+          cancelLabel={s.cancel}
+          danger
+          busy={busy === 'dialog'}
+          onConfirm={() => void remove()}
+          onCancel={() => setDialog(null)}
+        >
           <p>{s.deleteText(webhook.url)}</p>
         </ConfirmDialog>
       )}
       {dialog === 'rotate' && (
-        <ConfirmDialog title={s.rotateTitle} confirmLabel={s.confirmRotate} cancelLabel={s.cancel} busy={busy === 'dialog'} onConfirm={() => void rotate()} onCancel={() => setDialog(null)}>
+        <ConfirmDialog
+          title={s.rotateTitle}
+          confirmLabel={s.confirmRotate}
+          cancelLabel={s.cancel}
+          busy={busy === 'dialog'}
+          onConfirm={() => void rotate()}
+          onCancel={() => setDialog(null)}
+        >
           <p>{s.rotateText}</p>
           <div className="field">
             <label htmlFor={`${id}-overlap`}>{s.overlapLabel}</label>

@@ -37,7 +37,12 @@ interface WebhookFormProps {
 const FIELDS: readonly FieldName[] = ['url', 'description', 'events'];
 
 function isIssue(value: unknown): value is ValidationIssue {
-  return typeof value === 'object' && value !== null && typeof (value as ValidationIssue).path === 'string' && typeof (value as ValidationIssue).message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ValidationIssue).path === 'string' &&
+    typeof (value as ValidationIssue).message === 'string'
+  );
 }
 
 /** The service's refusal placed on the field it concerns: the URL, the events, or each field a validation_error names. */
@@ -55,7 +60,17 @@ function problemsOf(s: WebhookStrings, lang: Lang, error: ApiError): Problems {
 }
 
 /** URL, description and events: the create form and the edit form. */
-export function WebhookForm({ s, lang, initial, submitLabel, busyLabel, onSubmit, onCancel, resetOnSuccess = false, focusFirst = false }: WebhookFormProps) {
+export function WebhookForm({
+  s,
+  lang,
+  initial,
+  submitLabel,
+  busyLabel,
+  onSubmit,
+  onCancel,
+  resetOnSuccess = false,
+  focusFirst = false,
+}: WebhookFormProps) {
   const id = useId();
   const [value, setValue] = useState<WebhookFormValue>(initial);
   const [problems, setProblems] = useState<Problems>({});
@@ -89,7 +104,8 @@ export function WebhookForm({ s, lang, initial, submitLabel, busyLabel, onSubmit
   }
 
   /** The hint and, when there is one, the field's problem: what a screen reader reads with the control. */
-  const describedBy = (field: FieldName) => [`${id}-${field}-hint`, ...(problems[field] !== undefined ? [`${id}-${field}-error`] : [])].join(' ');
+  const describedBy = (field: FieldName) =>
+    [`${id}-${field}-hint`, ...(problems[field] !== undefined ? [`${id}-${field}-error`] : [])].join(' ');
   const problemOf = (field: FieldName) =>
     problems[field] !== undefined && (
       <span id={`${id}-${field}-error`} className="wh-field-error">

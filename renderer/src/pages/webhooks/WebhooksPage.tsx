@@ -76,7 +76,13 @@ export function WebhooksPage({ lang, t }: PageProps) {
       <div className="wh-page-head">
         <h1>{s.title}</h1>
         {!creating && (
-          <button type="button" className="button button-primary" aria-controls="wh-new" aria-expanded={false} onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            className="button button-primary"
+            aria-controls="wh-new"
+            aria-expanded={false}
+            onClick={() => setCreating(true)}
+          >
             {s.newWebhook}
           </button>
         )}
@@ -106,7 +112,17 @@ export function WebhooksPage({ lang, t }: PageProps) {
                 />
               </section>
             ) : (
-              <WebhookForm s={s} lang={lang} initial={EMPTY_FORM} submitLabel={s.create} busyLabel={s.creating} onSubmit={create} onCancel={() => setCreating(false)} resetOnSuccess focusFirst />
+              <WebhookForm
+                s={s}
+                lang={lang}
+                initial={EMPTY_FORM}
+                submitLabel={s.create}
+                busyLabel={s.creating}
+                onSubmit={create}
+                onCancel={() => setCreating(false)}
+                resetOnSuccess
+                focusFirst
+              />
             )}
           </section>
         )}
@@ -119,7 +135,9 @@ export function WebhooksPage({ lang, t }: PageProps) {
         ) : webhooks.length === 0 ? (
           <p className="muted">{s.none}</p>
         ) : (
-          webhooks.map((webhook) => <SubscriptionCard key={webhook.id} s={s} lang={lang} webhook={webhook} onChanged={reload} onDeleted={onDeleted} />)
+          webhooks.map((webhook) => (
+            <SubscriptionCard key={webhook.id} s={s} lang={lang} webhook={webhook} onChanged={reload} onDeleted={onDeleted} />
+          ))
         )}
         {nextCursor !== null && (
           <button type="button" className="button" onClick={() => void more()}>

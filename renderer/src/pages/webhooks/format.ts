@@ -40,7 +40,9 @@ export function lastFailure(webhook: Pick<ConsoleWebhook, 'last_delivery'>): Att
  * current run of failures has begun (failing_since) or the newest delivery's last attempt failed
  * — a test delivery included, which failing_since leaves out.
  */
-export function subscriptionHealth(webhook: Pick<ConsoleWebhook, 'active' | 'disabled_reason' | 'failing_since' | 'last_delivery'>): Health {
+export function subscriptionHealth(
+  webhook: Pick<ConsoleWebhook, 'active' | 'disabled_reason' | 'failing_since' | 'last_delivery'>,
+): Health {
   if (!webhook.active) return webhook.disabled_reason !== null ? 'deactivated' : 'paused';
   if (webhook.failing_since !== null || lastFailure(webhook) !== null) return 'failing';
   return 'active';
@@ -71,7 +73,8 @@ interface AttemptWords {
 const en: AttemptWords = {
   noSuchName: (host) => `The address ${host} does not exist: no server has this name. Check the URL.`,
   lookupFailed: (host) => `The name ${host} could not be looked up just now (no network, or the name servers did not answer).`,
-  refused: (host) => `${host} refused the connection: nothing is listening at this address. Check the URL and that the receiving server is running.`,
+  refused: (host) =>
+    `${host} refused the connection: nothing is listening at this address. Check the URL and that the receiving server is running.`,
   cut: (host) => `The connection to ${host} was cut before it answered.`,
   unreachable: (host) => `${host} cannot be reached from this computer’s network.`,
   timeout: (host) => `${host} did not answer in time.`,
@@ -92,8 +95,10 @@ const en: AttemptWords = {
 
 const fr: AttemptWords = {
   noSuchName: (host) => `L’adresse ${host} n’existe pas : aucun serveur ne porte ce nom. Vérifiez l’URL.`,
-  lookupFailed: (host) => `Le nom ${host} n’a pas pu être recherché à l’instant (pas de réseau, ou les serveurs de noms n’ont pas répondu).`,
-  refused: (host) => `${host} a refusé la connexion : rien n’écoute à cette adresse. Vérifiez l’URL et que le serveur destinataire est lancé.`,
+  lookupFailed: (host) =>
+    `Le nom ${host} n’a pas pu être recherché à l’instant (pas de réseau, ou les serveurs de noms n’ont pas répondu).`,
+  refused: (host) =>
+    `${host} a refusé la connexion : rien n’écoute à cette adresse. Vérifiez l’URL et que le serveur destinataire est lancé.`,
   cut: (host) => `La connexion à ${host} a été coupée avant sa réponse.`,
   unreachable: (host) => `${host} est injoignable depuis le réseau de cet ordinateur.`,
   timeout: (host) => `${host} n’a pas répondu à temps.`,
@@ -103,7 +108,8 @@ const fr: AttemptWords = {
   tlsFailed: (host) => `Aucune connexion sécurisée (https) n’a pu être établie avec ${host}.`,
   blocked: (host) => `${host} mène à une adresse d’un réseau privé, où Courtier n’envoie pas (pour protéger votre réseau).`,
   purged: 'L’événement a dépassé sa durée de conservation et a été supprimé : il ne peut plus être envoyé.',
-  redirect: (host, status) => `${host} a répondu par une redirection (${status}) ; les envois ne suivent pas les redirections : indiquez l’adresse finale.`,
+  redirect: (host, status) =>
+    `${host} a répondu par une redirection (${status}) ; les envois ne suivent pas les redirections : indiquez l’adresse finale.`,
   denied: (host, status) => `${host} a refusé l’envoi (${status}) : vérifiez les réglages d’accès du destinataire.`,
   notFound: (host, status) => `${host} a répondu que cette adresse n’existe pas (${status}) : vérifiez le chemin de l’URL.`,
   busy: (host, status) => `${host} est occupé et demande d’attendre (${status}) ; Courtier réessaie plus tard.`,
@@ -114,7 +120,15 @@ const fr: AttemptWords = {
 
 const ATTEMPT_WORDS: Record<Lang, AttemptWords> = { en, fr };
 
-const CERT_UNTRUSTED = ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED', 'CERT_REVOKED'];
+const CERT_UNTRUSTED = [
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+];
 
 function hostOf(url: string): string {
   try {
@@ -135,7 +149,9 @@ function statusSentence(w: AttemptWords, host: string, status: number): string {
 
 /** The code of a network error as the service records it: "ECONNREFUSED: …", "network_error: getaddrinfo ENOTFOUND host", "timeout". */
 function networkCode(error: string): string {
-  const errno = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ESOCKETTIMEDOUT)\b/.exec(error)?.[1];
+  const errno = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ESOCKETTIMEDOUT)\b/.exec(
+    error,
+  )?.[1];
   if (errno) return errno;
   if (/did not resolve/.test(error)) return 'ENOTFOUND';
   if (/socket hang up/i.test(error)) return 'ECONNRESET';

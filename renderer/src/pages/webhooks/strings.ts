@@ -140,7 +140,8 @@ const en: WebhookStrings = {
   deactivated: 'Deactivated',
   failing: 'Failing',
   lastFailed: (sentence) => `Last delivery failed: ${sentence}`,
-  deactivatedBecause: (since) => `Deactivated by Courtier: every delivery failed since ${since} (5 days). Fix the receiving server, then resume it.`,
+  deactivatedBecause: (since) =>
+    `Deactivated by Courtier: every delivery failed since ${since} (5 days). Fix the receiving server, then resume it.`,
   everyEvent: 'All events',
   lastDelivery: 'Last delivery',
   noDeliveryYet: 'None yet',
@@ -163,10 +164,17 @@ const en: WebhookStrings = {
   confirmDelete: 'Delete the webhook',
   deleted: (url) => `Webhook ${url} deleted.`,
   rotateTitle: 'Rotate the signing secret',
-  rotateText: 'A new secret signs every delivery from now on. Update your endpoint with it; during the overlap the previous secret signs too.',
+  rotateText:
+    'A new secret signs every delivery from now on. Update your endpoint with it; during the overlap the previous secret signs too.',
   overlapLabel: 'Previous secret keeps signing for',
   overlapChoice: (seconds) =>
-    seconds === 0 ? 'No overlap (stops now)' : seconds === 3600 ? '1 hour' : seconds === 86_400 ? '24 hours' : `${Math.round(seconds / 86_400)} days`,
+    seconds === 0
+      ? 'No overlap (stops now)'
+      : seconds === 3600
+        ? '1 hour'
+        : seconds === 86_400
+          ? '24 hours'
+          : `${Math.round(seconds / 86_400)} days`,
   confirmRotate: 'Rotate the secret',
   testSucceeded: (status, ms) => `Test delivered: HTTP ${status ?? '—'} in ${ms} ms.`,
   testFailed: (detail) => `Test failed. ${detail}`,
@@ -238,7 +246,8 @@ const fr: WebhookStrings = {
   copyFailed: 'Le presse-papiers n’est pas disponible : le secret est sélectionné, copiez-le avec Ctrl+C.',
   secretStored: 'Je l’ai conservé',
   createdFor: (url) => `Webhook créé pour ${url}.`,
-  rotationUntil: (when) => `Jusqu’au ${when}, les envois portent deux signatures : celle du nouveau secret d’abord, puis celle de l’ancien.`,
+  rotationUntil: (when) =>
+    `Jusqu’au ${when}, les envois portent deux signatures : celle du nouveau secret d’abord, puis celle de l’ancien.`,
   rotatedNoOverlap: 'L’ancien secret ne signe plus.',
   subscriptions: 'Abonnements',
   none: 'Aucun webhook pour l’instant. Utilisez « Nouveau webhook » pour en créer un.',
@@ -249,7 +258,8 @@ const fr: WebhookStrings = {
   deactivated: 'Désactivé',
   failing: 'En échec',
   lastFailed: (sentence) => `Dernier envoi en échec : ${sentence}`,
-  deactivatedBecause: (since) => `Désactivé par Courtier : tous les envois échouent depuis le ${since} (5 jours). Corrigez le serveur destinataire, puis reprenez-le.`,
+  deactivatedBecause: (since) =>
+    `Désactivé par Courtier : tous les envois échouent depuis le ${since} (5 jours). Corrigez le serveur destinataire, puis reprenez-le.`,
   everyEvent: 'Tous les événements',
   lastDelivery: 'Dernier envoi',
   noDeliveryYet: 'Aucun pour l’instant',
@@ -272,10 +282,17 @@ const fr: WebhookStrings = {
   confirmDelete: 'Supprimer le webhook',
   deleted: (url) => `Webhook ${url} supprimé.`,
   rotateTitle: 'Changer le secret de signature',
-  rotateText: 'Un nouveau secret signe chaque envoi à partir de maintenant. Mettez-le à jour sur votre serveur ; pendant le chevauchement, l’ancien signe aussi.',
+  rotateText:
+    'Un nouveau secret signe chaque envoi à partir de maintenant. Mettez-le à jour sur votre serveur ; pendant le chevauchement, l’ancien signe aussi.',
   overlapLabel: 'L’ancien secret signe encore pendant',
   overlapChoice: (seconds) =>
-    seconds === 0 ? 'Aucun chevauchement (s’arrête maintenant)' : seconds === 3600 ? '1 heure' : seconds === 86_400 ? '24 heures' : `${Math.round(seconds / 86_400)} jours`,
+    seconds === 0
+      ? 'Aucun chevauchement (s’arrête maintenant)'
+      : seconds === 3600
+        ? '1 heure'
+        : seconds === 86_400
+          ? '24 heures'
+          : `${Math.round(seconds / 86_400)} jours`,
   confirmRotate: 'Changer le secret',
   testSucceeded: (status, ms) => `Test reçu : HTTP ${status ?? '—'} en ${ms} ms.`,
   testFailed: (detail) => `Échec du test. ${detail}`,

@@ -62,7 +62,12 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       : { tarif_eur: quote.premiumEur, ...(suspens ? { suspens } : {}), outcome: 'partial' };
   }
 
-  async function priceAuto(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
+  async function priceAuto(
+    ctx: RobotContext,
+    portal: PortalSession,
+    dicData: Record<string, unknown>,
+    opened: boolean,
+  ): Promise<RobotResult> {
     const data = parse(autoSchema, dicData);
     const form = new AutoQuoteForm(portal);
     ctx.progress('opening the auto quote', 25);
@@ -81,7 +86,12 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     return readResult(ctx, portal);
   }
 
-  async function priceHome(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
+  async function priceHome(
+    ctx: RobotContext,
+    portal: PortalSession,
+    dicData: Record<string, unknown>,
+    opened: boolean,
+  ): Promise<RobotResult> {
     const data = parse(homeSchema, dicData);
     const form = new HomeQuoteForm(portal);
     ctx.progress('opening the home quote', 25);
@@ -97,7 +107,12 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     return readResult(ctx, portal);
   }
 
-  async function attestation(ctx: RobotContext, portal: PortalSession, dicData: Record<string, unknown>, opened: boolean): Promise<RobotResult> {
+  async function attestation(
+    ctx: RobotContext,
+    portal: PortalSession,
+    dicData: Record<string, unknown>,
+    opened: boolean,
+  ): Promise<RobotResult> {
     const data = parse(attestationSchema, dicData);
     const page = new AttestationPage(portal);
     ctx.progress('opening the attestation form', 30);
@@ -145,7 +160,8 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       try {
         const login = new LoginPage(portal);
         // A check's page is always fresh (never resumed): the portal must show its login form.
-        if ((await login.open()) === 'home') throw new RobotError('technical', 'layout_changed', 'The sandbox portal showed its home page instead of the login form.');
+        if ((await login.open()) === 'home')
+          throw new RobotError('technical', 'layout_changed', 'The sandbox portal showed its home page instead of the login form.');
         // Stops at the code page if there is one: the password was accepted, and no code is asked for.
         return { mfa: (await login.logIn(ctx.credentials())) === 'mfa' };
       } catch (err) {
@@ -158,7 +174,9 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     const page: Page = await ctx.openPage();
     page.setDefaultTimeout(timeouts.actionMs);
     page.setDefaultNavigationTimeout(timeouts.navigationMs);
-    return new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts, (secrets, work) => ctx.withSecrets(secrets, work));
+    return new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts, (secrets, work) =>
+      ctx.withSecrets(secrets, work),
+    );
   }
 }
 

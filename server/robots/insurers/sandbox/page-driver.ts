@@ -95,11 +95,19 @@ export class PortalSession {
     if (this.signal.aborted) return cancelled();
     if (kind === 'action') {
       return isTimeout(err)
-        ? new RobotError('technical', 'layout_changed', `The sandbox portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`)
+        ? new RobotError(
+            'technical',
+            'layout_changed',
+            `The sandbox portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`,
+          )
         : new RobotError('technical', 'browser_error', `${what}: ${firstLine(err)}`);
     }
     return isTimeout(err)
-      ? new RobotError('technical', 'insurer_unavailable', `The sandbox portal did not answer within ${this.timeouts.navigationMs} ms (${what}).`)
+      ? new RobotError(
+          'technical',
+          'insurer_unavailable',
+          `The sandbox portal did not answer within ${this.timeouts.navigationMs} ms (${what}).`,
+        )
       : new RobotError('technical', 'insurer_unavailable', `The sandbox portal could not be reached (${what}): ${firstLine(err)}`);
   }
 
@@ -159,12 +167,17 @@ export class PortalSession {
 
   /** The current page's <h1> and alert; the outage page is an error right away. */
   async landing(): Promise<Landing> {
-    const heading = normalise(await this.act('the page heading (h1)', (o) => this.page.getByRole('heading', { level: 1 }).first().innerText(o)));
+    const heading = normalise(
+      await this.act('the page heading (h1)', (o) => this.page.getByRole('heading', { level: 1 }).first().innerText(o)),
+    );
     if (heading === HEADINGS.unavailable) {
       throw new RobotError('technical', 'insurer_unavailable', 'The sandbox portal says: Service momentanément indisponible.');
     }
     const alerts = this.page.getByRole('alert');
-    const alert = (await this.act('the alert', () => alerts.count())) > 0 ? normalise(await this.act('the alert', (o) => alerts.first().innerText(o))) : null;
+    const alert =
+      (await this.act('the alert', () => alerts.count())) > 0
+        ? normalise(await this.act('the alert', (o) => alerts.first().innerText(o)))
+        : null;
     return { heading, alert };
   }
 
@@ -195,7 +208,10 @@ export function normalise(text: string): string {
 
 /** "1 387,15 €" (any spaces) → 1387.15; null when the text is not an amount. */
 export function parseEuros(text: string): number | null {
-  const compact = text.replace(/[\s\u00a0\u202f]/g, '').replace(/€$/, '').replace(/EUR$/i, '');
+  const compact = text
+    .replace(/[\s\u00a0\u202f]/g, '')
+    .replace(/€$/, '')
+    .replace(/EUR$/i, '');
   if (!/^\d+(,\d{1,2})?$/.test(compact)) return null;
   return Number(compact.replace(',', '.'));
 }

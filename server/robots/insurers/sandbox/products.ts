@@ -22,7 +22,10 @@ function labelledEnum<const Labels extends Record<string, string>>(labels: Label
   const values = Object.keys(labels) as [Extract<keyof Labels, string>, ...Extract<keyof Labels, string>[]];
   return z.enum(values).meta({ description, 'x-enum-labels': labels });
 }
-const postcode = z.string().regex(/^\d{5}$/, 'five digits').describe('Code postal');
+const postcode = z
+  .string()
+  .regex(/^\d{5}$/, 'five digits')
+  .describe('Code postal');
 
 export const autoSchema = z
   .object({

@@ -18,7 +18,10 @@ export class AttestationPage {
 
   async request(policyNumber: string): Promise<void> {
     await this.portal.fill('Numéro de contrat', policyNumber);
-    const landing = await this.portal.navigate('the button "Obtenir l’attestation"', this.portal.page.getByRole('button', { name: 'Obtenir l’attestation', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Obtenir l’attestation"',
+      this.portal.page.getByRole('button', { name: 'Obtenir l’attestation', exact: true }),
+    );
     if (landing.heading === HEADINGS.attestationForm && landing.alert?.includes('Contrat introuvable')) {
       throw new RobotError('business', 'policy_not_found', `The sandbox portal has no contract ${policyNumber}: ${landing.alert}`);
     }

@@ -2,7 +2,11 @@ import { HEADINGS, type PortalSession } from '../page-driver.js';
 import type { AutoQuoteData } from '../products.js';
 import { HomePage } from './home-page.js';
 
-const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = { tiers: 'Tiers', tiers_etendu: 'Tiers étendu', tous_risques: 'Tous risques' };
+const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = {
+  tiers: 'Tiers',
+  tiers_etendu: 'Tiers étendu',
+  tous_risques: 'Tous risques',
+};
 
 /** The auto quote's three steps: Conducteur, Véhicule, Formule. */
 export class AutoQuoteForm {
@@ -23,7 +27,10 @@ export class AutoQuoteForm {
     await this.portal.fill('Date d’obtention du permis', data.licence_date);
     await this.portal.fill('Coefficient bonus-malus', data.bonus_malus.toFixed(2));
     await this.portal.fill('Code postal', data.postcode);
-    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Continuer"',
+      this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
+    );
     this.portal.expectAfterSubmit(landing, HEADINGS.autoVehicle, HEADINGS.autoDriver, 'filling in the driver');
   }
 
@@ -33,7 +40,10 @@ export class AutoQuoteForm {
     await this.portal.fill('Immatriculation', data.registration ?? '');
     await this.portal.fill('Date de première mise en circulation', data.first_registration_date);
     await this.portal.select('Usage', data.usage);
-    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Continuer"',
+      this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
+    );
     this.portal.expectAfterSubmit(landing, HEADINGS.autoFormula, HEADINGS.autoVehicle, 'filling in the vehicle');
   }
 
@@ -43,7 +53,10 @@ export class AutoQuoteForm {
 
   /** Clicks "Calculer le tarif": the pricing happens at the insurer. Call markSubmitted() before. */
   async calculate(): Promise<void> {
-    const landing = await this.portal.navigate('the button "Calculer le tarif"', this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Calculer le tarif"',
+      this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }),
+    );
     this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.autoFormula, 'pricing the auto quote');
   }
 }

@@ -21,7 +21,10 @@ export class HomeQuoteForm {
     await this.portal.fill('Surface (m²)', String(data.surface_m2));
     await this.portal.fill('Nombre de pièces', String(data.rooms));
     await this.portal.fill('Code postal', data.postcode);
-    const landing = await this.portal.navigate('the button "Continuer"', this.portal.page.getByRole('button', { name: 'Continuer', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Continuer"',
+      this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
+    );
     this.portal.expectAfterSubmit(landing, HEADINGS.homeOccupation, HEADINGS.homeDwelling, 'filling in the dwelling');
   }
 
@@ -32,7 +35,10 @@ export class HomeQuoteForm {
 
   /** Clicks "Calculer le tarif": the pricing happens at the insurer. Call markSubmitted() before. */
   async calculate(): Promise<void> {
-    const landing = await this.portal.navigate('the button "Calculer le tarif"', this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }));
+    const landing = await this.portal.navigate(
+      'the button "Calculer le tarif"',
+      this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }),
+    );
     this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.homeOccupation, 'pricing the home quote');
   }
 }

@@ -9,7 +9,9 @@ export class MfaPage {
 
   /** What the portal says about the code (role="status"): "Un code à 6 chiffres a été envoyé au 06 •• •• •• 42." */
   async instructions(): Promise<string> {
-    return normalise(await this.portal.act('the MFA instructions (status)', (o) => this.portal.page.getByRole('status').first().innerText(o)));
+    return normalise(
+      await this.portal.act('the MFA instructions (status)', (o) => this.portal.page.getByRole('status').first().innerText(o)),
+    );
   }
 
   /**

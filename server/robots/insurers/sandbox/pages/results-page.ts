@@ -33,7 +33,8 @@ export class ResultsPage {
     const list = await this.definitions();
     const value = (term: string): string => {
       const found = list.get(term);
-      if (found === undefined) throw new RobotError('technical', 'layout_changed', `The sandbox portal changed: the result has no "${term}".`);
+      if (found === undefined)
+        throw new RobotError('technical', 'layout_changed', `The sandbox portal changed: the result has no "${term}".`);
       return found;
     };
     const premiumText = value('Prime annuelle');
