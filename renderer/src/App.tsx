@@ -103,7 +103,6 @@ type SessionState = { kind: 'loading' } | { kind: 'error'; message: string } | {
 function SignedIn({ lang, path, search, onLangChange }: { lang: Lang; path: string; search: string; onLangChange: (lang: Lang) => void }) {
   const t = STRINGS[lang];
   const [state, setState] = useState<SessionState>({ kind: 'loading' });
-  const attention = useAttention();
 
   useEffect(() => {
     let cancelled = false;
@@ -127,26 +126,55 @@ function SignedIn({ lang, path, search, onLangChange }: { lang: Lang; path: stri
     };
   }, []);
 
-  const page = pageFor(path);
-  const isHome = path === '/console';
-  const baseTitle = isHome ? t.homeTitle : page ? `${page.label[lang]} · ${t.appName}` : t.appName;
-  const title = attention.total > 0 ? `(${attention.total}) ${baseTitle}` : baseTitle;
-
   if (state.kind !== 'ready') {
     return (
-      <Titled title={title}>
+      <Titled title={pageTitle(lang, path)}>
         <Layout t={t}>{state.kind === 'loading' ? <Loading t={t} /> : <Alert>{state.message}</Alert>}</Layout>
       </Titled>
     );
   }
-  const props = { lang, t, session: state.session };
+  return <SessionPages lang={lang} path={path} search={search} onLangChange={onLangChange} session={state.session} />;
+}
+
+/** The tab's title of a page, before what waits for a person is counted in it. */
+function pageTitle(lang: Lang, path: string): string {
+  const t = STRINGS[lang];
+  const page = pageFor(path);
+  if (path === '/console') return t.homeTitle;
+  return page ? `${page.label[lang]} · ${t.appName}` : t.appName;
+}
+
+/**
+ * The pages of a signed-in user. Only here do the slices' live feeds open (through useAttention):
+ * opened signed out, they would be refused on every visit to the login page.
+ */
+function SessionPages({
+  lang,
+  path,
+  search,
+  onLangChange,
+  session,
+}: {
+  lang: Lang;
+  path: string;
+  search: string;
+  onLangChange: (lang: Lang) => void;
+  session: ConsoleSession;
+}) {
+  const t = STRINGS[lang];
+  const attention = useAttention();
+  const page = pageFor(path);
+  const isHome = path === '/console';
+  const baseTitle = pageTitle(lang, path);
+  const title = attention.total > 0 ? `(${attention.total}) ${baseTitle}` : baseTitle;
+  const props = { lang, t, session };
   const Page = page?.component;
   return (
     <Titled title={title}>
       <Shell
         lang={lang}
         t={t}
-        session={state.session}
+        session={session}
         pages={PAGES}
         headerItems={HEADER_ITEMS}
         currentPage={isHome ? '/console' : page?.path}

@@ -6,6 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../server/console/service.js';
 import { packageRoot } from '../../server/paths.js';
+import { streamJobEvents } from '../../shared/console-automation.js';
+import { pathTo } from '../../shared/endpoint.js';
 import { MCP_SCOPE_WORDING, MCP_SCOPES, MCP_WRITE_SCOPES } from '../../shared/oauth.js';
 import {
   authorizePath,
@@ -67,6 +69,13 @@ afterEach(async () => {
 
 /** A fresh browser (no cookies) in a locale, on a path of the server. en-US is Chromium's default. */
 async function open(path: string, locale = 'en-US'): Promise<Page> {
+  const page = await blankPage(locale);
+  await page.goto(server.url + path);
+  return page;
+}
+
+/** A fresh browser's page before it loads anything, to watch its requests from the first. */
+async function blankPage(locale = 'en-US'): Promise<Page> {
   const context = await browser.newContext({ locale });
   contexts.push(context);
   const page = await context.newPage();
@@ -75,7 +84,6 @@ async function open(path: string, locale = 'en-US'): Promise<Page> {
   page.on('console', (msg) => {
     if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
   });
-  await page.goto(server.url + path);
   return page;
 }
 
@@ -158,11 +166,25 @@ describe('the login page', () => {
 
 describe('the home page', () => {
   it('signed out goes to the login page; sign in, home, sign out, and the session is gone', async () => {
-    const page = await open('/console/');
+    const page = await blankPage();
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) refused.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
+    const feeds: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === pathTo(streamJobEvents)) feeds.push(page.url());
+    });
+    await page.goto(`${server.url}/console/`);
     await page.waitForURL(`${server.url}/console/login`);
+    await page.getByLabel('Email').waitFor();
+    // Signed out, the console opens no live feed: it would be refused, and the browser would log the 401.
+    expect(feeds, 'no live feed opened before signing in').toEqual([]);
     await fillSignIn(page, user);
     await page.waitForURL(`${server.url}/console/`);
     await expect.poll(() => page.title()).toBe('Courtier console');
+    await expect.poll(() => feeds.length, 'the live feed opens once signed in').toBeGreaterThan(0);
+    expect(refused, 'no request refused on the way in').toEqual([]);
     await page.getByText(`Signed in as ${user.email} — ${CABINET}`).waitFor();
     const session = (await page.context().cookies(server.url)).find((c) => c.name === SESSION_COOKIE);
     expect(session?.httpOnly).toBe(true);
