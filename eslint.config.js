@@ -18,10 +18,10 @@ const root = import.meta.dirname;
  *
  * The one exception is what drizzle needs: a schema.ts may import another module's schema.ts.
  * - server/db/schema.ts gathers every module's tables (`export * from '../<module>/schema.js'`) for
- *   drizzle-kit (drizzle.config.ts points at that file) and for the typed handle of server/db/open.ts;
+ *   drizzle-kit (drizzle.config.ts points at that file) and for the typed handle that
+ *   server/platform/db/open.ts makes, the one other file that imports it;
  * - a table's foreign key names the table it references (`.references(() => cabinets.id)`), so a
  *   module's schema.ts imports the tables of server/tenancy/schema.ts.
- * No other file may, server/db/open.ts included (it reads the tables through ./schema.js).
  * Minimatch globs: `!(name)` is any name but that one.
  */
 const modules = readdirSync(`${root}/server`, { withFileTypes: true })
@@ -34,7 +34,16 @@ const moduleZones = modules.flatMap((module) => [
     message: `server/${module}/store.ts (and its store-*.ts parts) is the ${module} module's own: go through its service.`,
   },
   {
-    target: ['server/*.*', `server/!(${module})/**/!(schema).*`],
+    target:
+      module === 'db'
+        ? [
+            'server/*.*',
+            'server/!(db|platform)/**/!(schema).*',
+            'server/platform/*.*',
+            'server/platform/!(db)/**',
+            'server/platform/db/!(open).*',
+          ]
+        : ['server/*.*', `server/!(${module})/**/!(schema).*`],
     from: [`server/${module}/schema.ts`],
     message: `server/${module}/schema.ts is the ${module} module's own: only another schema.ts (drizzle) may import it.`,
   },
@@ -43,6 +52,38 @@ const moduleZones = modules.flatMap((module) => [
 const electronPackage = {
   paths: [{ name: 'electron', message: 'Only the desktop shell (electron/) imports Electron.' }],
   patterns: [{ group: ['electron/*'], message: 'Only the desktop shell (electron/) imports Electron.' }],
+};
+
+/**
+ * The platform layer (server/platform/: the database engine, the HTTP plumbing, logging) is where a
+ * trick that reaches under a library or the language may live, with a line that says why; the
+ * domain modules, the contract and the console use plain code. The transaction rule below holds
+ * everywhere but the two files that build the transactions.
+ */
+const PLATFORM_ONLY = 'lives in the platform layer (server/platform/), with a line that says why';
+const platformImports = {
+  paths: [
+    ...electronPackage.paths,
+    { name: 'node:async_hooks', message: `async_hooks ${PLATFORM_ONLY}.` },
+    { name: 'async_hooks', message: `async_hooks ${PLATFORM_ONLY}.` },
+  ],
+  patterns: electronPackage.patterns,
+};
+const platformSyntax = [
+  {
+    selector: "NewExpression[callee.name='Function'], CallExpression[callee.name='Function']",
+    message: `Code made at run time (new Function) ${PLATFORM_ONLY}.`,
+  },
+  {
+    selector: "MemberExpression[object.name='pino'][property.name='symbols']",
+    message: `Reading pino's internals (pino.symbols) ${PLATFORM_ONLY}.`,
+  },
+];
+const transactionSyntax = {
+  selector:
+    "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
+  message:
+    'Run it with db.transaction(work) or db.immediateTransaction(work) (server/platform/db/transactions.ts): built once per connection.',
 };
 
 export default defineConfig(
@@ -137,24 +178,21 @@ export default defineConfig(
   },
   {
     files: ['server/**', 'shared/**', 'renderer/**'],
+    ignores: ['server/platform/**'],
+    rules: {
+      'no-restricted-imports': ['error', platformImports],
+      'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax],
+    },
+  },
+  {
+    files: ['server/platform/**'],
     rules: { 'no-restricted-imports': ['error', electronPackage] },
   },
   {
-    // A transaction runs through the connection's functions built once (server/db/transactions.ts):
-    // better-sqlite3's transaction(fn) builds four wrappers per call, 13% of a create's instructions.
-    files: ['server/**'],
-    ignores: ['server/db/transactions.ts', 'server/db/open.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
-          message:
-            'Run it with db.transaction(work) or db.immediateTransaction(work) (server/db/transactions.ts): built once per connection.',
-        },
-      ],
-    },
+    // better-sqlite3's transaction(fn) builds its wrappers on every call: transactions are built once per connection.
+    files: ['server/platform/**'],
+    ignores: ['server/platform/db/transactions.ts', 'server/platform/db/open.ts'],
+    rules: { 'no-restricted-syntax': ['error', transactionSyntax] },
   },
   {
     // Config files that no tsconfig holds: linted without types.

@@ -59,12 +59,12 @@ import {
 } from '../shared/sync-protocol.js';
 import { loadConfig } from '../server/config.js';
 import { createOpportunity } from '../server/crm/service.js';
-import { databaseFile, openDatabase } from '../server/db/open.js';
+import { databaseFile, openDatabase } from '../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../server/deps.js';
 import { connectHub } from '../server/hub/database.js';
 import { hubDeps } from '../server/hub/deps.js';
 import { createInvite, type InviteTarget } from '../server/hub/pairing.js';
-import { createLogger, logDestination } from '../server/logging.js';
+import { createLogger, logDestination } from '../server/platform/logging.js';
 import { createSyncEngine, type SyncEngine } from '../server/sync/engine.js';
 import { PULL_PAGE } from '../server/sync/pull.js';
 import { PUSH_BATCH } from '../server/sync/push.js';

@@ -42,9 +42,9 @@ import { auditRoutes } from './audit/routes.js';
 import { purgeExpiredAudit } from './audit/service.js';
 import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
-import { fastifyTrustProxy } from './http/client-address.js';
-import { useJsonBodies } from './http/json-body.js';
-import { deferredRequestLogger, requestLogger } from './logging.js';
+import { fastifyTrustProxy } from './platform/http/client-address.js';
+import { useJsonBodies } from './platform/http/json-body.js';
+import { deferredRequestLogger, requestLogger } from './platform/logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
 import { apiKeyCheck, authPlugin } from './plugins/auth.js';
@@ -54,7 +54,7 @@ import { idempotencyPlugin } from './plugins/idempotency.js';
 import { localGuardPlugin } from './plugins/local-guard.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { zodValidationPlugin } from './plugins/zod-validation.js';
-import { holdNextTickShape } from './http/tick-shape.js';
+import { holdNextTickShape } from './platform/http/tick-shape.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 

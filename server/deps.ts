@@ -1,9 +1,9 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
-import { createAfterCommitSignal, type AfterCommitSignal } from './after-commit-signal.js';
+import { createAfterCommitSignal, type AfterCommitSignal } from './platform/after-commit-signal.js';
 import { createJobQueueSignal, createJobSignal, type JobQueueSignal, type JobSignal } from './automation/job-signal.js';
 import type { Config } from './config.js';
-import type { Database } from './db/open.js';
-import { pooledRandomBytes } from './random-pool.js';
+import type { Database } from './platform/db/open.js';
+import { pooledRandomBytes } from './platform/random-pool.js';
 import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
 import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';

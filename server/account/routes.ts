@@ -3,9 +3,9 @@ import { changeOwnPassword, removeUser, resetUserPassword, setUserDisabled } fro
 import { requestActor } from '../audit/service.js';
 import { consoleUser } from '../console/guard.js';
 import { describeSession, type LoginThrottle } from '../console/service.js';
-import { isFromThisMachine } from '../http/client-address.js';
+import { isFromThisMachine } from '../platform/http/client-address.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import * as account from './service.js';
 
 /** Console API of account basics: one's own password; an administrator's reset, disable, enable, removal. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getMe, type MeResponse } from '../../shared/api-keys.js';
 import { ApiError } from '../errors.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import type { AuthenticatedKey } from './service.js';
 
 /** The authenticated key of a request on an api_key route (the auth plugin guarantees it). */

@@ -11,7 +11,7 @@ import {
 import type { Scope } from '../../shared/scopes.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { cabinetExists } from '../tenancy/service.js';
 import { compileIpAllowlist } from './ip-allowlist.js';
 import * as store from './store.js';

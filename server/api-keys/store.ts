@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3';
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { apiKeys } from './schema.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listAuditEntries } from '../../shared/audit.js';
 import { consoleUser } from '../console/guard.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import { listAudit } from './service.js';
 
 /** The console's audit page: the signed-in admin's cabinet, and the install-wide entries. */

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuditAction, AuditEntry } from '../../shared/audit.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
-import { listenerOf } from '../http/listener.js';
+import { listenerOf } from '../platform/http/listener.js';
 import * as store from './store.js';
 
 const AUDIT_RETENTION_MS = 366 * 86_400_000;

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { auditChainStart, auditEvents } from './schema.js';
 
 export type AuditRow = typeof auditEvents.$inferSelect;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ProductSchemaDocument } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { toValidationIssues } from '../http/validation.js';
+import { toValidationIssues } from '../platform/http/validation.js';
 import type { InsurerAdapter, ProductDefinition } from '../robots/adapter.js';
 
 export function costOf(deps: Pick<Deps, 'config'>, product: ProductDefinition): number {

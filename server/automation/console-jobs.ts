@@ -6,7 +6,7 @@ import { getClient, listClients } from '../crm/clients.js';
 import { toIso, type Deps } from '../deps.js';
 import { getDevis, listDevis } from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { cursorCodec, toPage } from '../http/cursor.js';
+import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { jobCredits } from '../wallet/service.js';
 import { findProduct } from './catalogue.js';
 import { toJob } from './jobs.js';

@@ -1,4 +1,4 @@
-import { createAfterCommitSignal, type AfterCommitSignal } from '../after-commit-signal.js';
+import { createAfterCommitSignal, type AfterCommitSignal } from '../platform/after-commit-signal.js';
 
 /**
  * The automation module's in-process signals. Both may be notified inside a transaction: listeners

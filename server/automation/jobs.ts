@@ -3,7 +3,7 @@ import type { Page } from '../../shared/pagination.js';
 import { toIso, type Deps } from '../deps.js';
 import { devisPdfPath } from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { cursorCodec, toPage } from '../http/cursor.js';
+import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { creditsConsumed } from '../wallet/service.js';
 import * as store from './store.js';
 

@@ -1,5 +1,5 @@
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
-import { atomically } from '../db/atomically.js';
+import { atomically } from '../platform/db/atomically.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';

@@ -14,7 +14,7 @@ import {
 } from '../../shared/automation.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import * as wallet from '../wallet/service.js';
 import * as catalogue from './catalogue.js';

@@ -11,13 +11,13 @@ import {
 import type { ConsoleDryRun } from '../../shared/console-automation.js';
 import { MAX_CLOCK_AHEAD_MS } from '../../shared/sync-protocol.js';
 import { credentialsConfigured } from '../credentials/service.js';
-import { atomically } from '../db/atomically.js';
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { atomically } from '../platform/db/atomically.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordDevisFailed, startDevisPricing } from '../devis/service.js';
 import { ApiError } from '../errors.js';
-import { validationError } from '../http/validation.js';
-import { canonicalJson } from '../http/canonical-json.js';
+import { validationError } from '../platform/http/validation.js';
+import { canonicalJson } from '../platform/http/canonical-json.js';
 import { creditBalance, debitForJob, refundJob, walletOnHub, type DebitRefusal } from '../wallet/service.js';
 import { othersKnownUntil } from '../sync/service.js';
 import { webhookExists } from '../webhooks/service.js';

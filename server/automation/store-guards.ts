@@ -1,6 +1,6 @@
 import { and, eq, gt } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, robotPauses } from './schema.js';
 
 /**

@@ -1,9 +1,9 @@
 import { and, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
-import { before } from '../db/keyset.js';
-import type { Orm } from '../db/open.js';
-import { tableSql, type SqlPart } from '../db/table-sql.js';
-import type { CursorPosition } from '../http/cursor.js';
+import { before } from '../platform/db/keyset.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql, type SqlPart } from '../platform/db/table-sql.js';
+import type { CursorPosition } from '../platform/http/cursor.js';
 import { jobs, robotPauses } from './schema.js';
 
 export type JobRow = typeof jobs.$inferSelect;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { InsurerAdapter } from '../robots/adapter.js';
 import type { MachineNetwork } from '../lan/plan.js';
 import { loadConfig, type Config } from '../config.js';
-import { databaseFile, openDatabase } from '../db/open.js';
+import { databaseFile, openDatabase } from '../platform/db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { canonicalDataDir, listRunningServices, runningServicesDir, type RunningService } from '../running-services.js';

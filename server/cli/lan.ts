@@ -4,7 +4,7 @@ import { lanChangeSchema, type LanStatus } from '../../shared/lan.js';
 import { CLI_ACTOR, listAudit, verifyAudit } from '../audit/service.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit.js';
 import { UsageError } from '../errors.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { caCertificate, changeLan, lanStatus, systemNetwork } from '../lan/service.js';
 import { parse, print, ReportedFailure, required, withDeps, type CliIo } from './common.js';
 

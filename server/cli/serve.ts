@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost, type Config } from '../config.js';
-import { databaseFile, openDatabase } from '../db/open.js';
-import { checkpointsLoggedTo } from '../db/checkpoints.js';
+import { databaseFile, openDatabase } from '../platform/db/open.js';
+import { checkpointsLoggedTo } from '../platform/db/checkpoints.js';
 import { buildApp } from '../app.js';
 import { defaultDeps, toIso } from '../deps.js';
 import type { InsurerAdapter } from '../robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
-import { createLogger } from '../logging.js';
+import { createLogger } from '../platform/logging.js';
 import { listCabinets } from '../tenancy/service.js';
 import { hostWithPort } from '../lan/plan.js';
 import { listRunningServices, registerRunningService, runningServicesDir } from '../running-services.js';

@@ -31,7 +31,7 @@ import * as credentials from '../credentials/service.js';
 import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { consoleUser } from './guard.js';
 import { devisPdfDownload } from './records.js';

@@ -5,10 +5,10 @@ import { CONSOLE_HOME, desktopSignIn } from '../../shared/console-pages.js';
 import { isSafeReturnTo } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, requestActor } from '../audit/service.js';
-import { isFromThisMachine } from '../http/client-address.js';
+import { isFromThisMachine } from '../platform/http/client-address.js';
 import { listCabinets, describeUser, setupNeeded, type UserIdentity } from '../tenancy/service.js';
 import { listCabinetUsers } from '../tenancy/users.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import { startConsoleSession } from './routes.js';
 import { openSession } from './service.js';
 

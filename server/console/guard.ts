@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { changeOwnPassword } from '../../shared/console-account.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { readCookie } from '../http/cookies.js';
+import { readCookie } from '../platform/http/cookies.js';
 import type { RequestCheck } from '../plugins/auth.js';
 import { csrfTokenMatches, findSignedInUser, SESSION_COOKIE, type SignedInUser } from './service.js';
 

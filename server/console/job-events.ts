@@ -3,8 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { JOB_EVENT, READY_EVENT, streamJobEvents } from '../../shared/console-automation.js';
 import { findConsoleJob, listUnfinishedConsoleJobs } from '../automation/console-jobs.js';
 import type { Deps, JobChange } from '../deps.js';
-import { readCookie } from '../http/cookies.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { readCookie } from '../platform/http/cookies.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import { consoleUser } from './guard.js';
 import { findSignedInUser, SESSION_COOKIE } from './service.js';
 

@@ -19,7 +19,7 @@ import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import * as devis from '../devis/service.js';
 import * as erasure from '../erasure/service.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { consoleUser } from './guard.js';
 import { describeDevis, describeOneDevis } from './records.js';
 

@@ -7,11 +7,11 @@ import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { cabinetIdsOfEmail } from '../tenancy/service.js';
-import { isLanRequest } from '../http/listener.js';
+import { isLanRequest } from '../platform/http/listener.js';
 import { blockLanAddress } from '../lan/blocks.js';
-import { isFromThisMachine } from '../http/client-address.js';
-import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { isFromThisMachine } from '../platform/http/client-address.js';
+import { clearCookie, readCookie, setCookie } from '../platform/http/cookies.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import { CONSOLE_CSRF_PURPOSE, CSRF_COOKIE } from './guard.js';
 import {
   csrfToken,

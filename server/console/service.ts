@@ -3,7 +3,7 @@ import type { ConsoleSession } from '../../shared/oauth.js';
 import type { Clock, Deps } from '../deps.js';
 import { toIso } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { throttleBucket } from '../http/client-address.js';
+import { throttleBucket } from '../platform/http/client-address.js';
 import { describeUser, verifyUserPassword, type UserIdentity } from '../tenancy/service.js';
 import * as store from './store.js';
 

@@ -3,7 +3,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CONSOLE_HOME, getConsoleAsset, openConsolePage, openConsoleWithoutSlash, openRoot } from '../../shared/console-pages.js';
 import { ApiError } from '../errors.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 
 export interface ConsoleRoutesOptions {
   /** The Vite build of renderer/: index.html and assets/ (dist/renderer). */

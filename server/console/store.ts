@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { consoleSessions } from './schema.js';
 
 export type SessionRow = typeof consoleSessions.$inferSelect;

@@ -13,7 +13,7 @@ import {
 } from '../../shared/console-webhooks.js';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/webhooks.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import type { Dispatcher } from '../webhooks/dispatcher.js';
 import { auditWebhook } from '../webhooks/audit.js';
 import * as webhooks from '../webhooks/service.js';

@@ -1,5 +1,5 @@
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { insurerCredentials } from './schema.js';
 
 export type CredentialRow = typeof insurerCredentials.$inferSelect;

@@ -11,8 +11,8 @@ import {
 import type { Page } from '../../shared/pagination.js';
 import { toIso, type Deps } from '../deps.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../http/cursor.js';
-import { validationError } from '../http/validation.js';
+import { cursorCodec, toPage } from '../platform/http/cursor.js';
+import { validationError } from '../platform/http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { clearClientCopies, NO_CONTACT } from './erasure.js';
 import { notFound } from './service.js';

@@ -12,7 +12,7 @@ import {
 } from '../../shared/crm-endpoints.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import * as clients from './clients.js';
 import * as crm from './service.js';
 import * as erasure from '../erasure/service.js';

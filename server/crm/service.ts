@@ -7,11 +7,11 @@ import {
   type UpdateOpportunityInput,
 } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../http/cursor.js';
+import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 import { opportunityRecords } from './sync.js';

@@ -1,9 +1,9 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { before, BEFORE_POSITION } from '../db/keyset.js';
-import type { Orm } from '../db/open.js';
-import type { CursorPosition } from '../http/cursor.js';
-import { tableSql } from '../db/table-sql.js';
+import { before, BEFORE_POSITION } from '../platform/db/keyset.js';
+import type { Orm } from '../platform/db/open.js';
+import type { CursorPosition } from '../platform/http/cursor.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { clients, opportunities } from './schema.js';
 
 export type OpportunityRow = typeof opportunities.$inferSelect;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../shared/devis.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import * as devis from './service.js';
 import { createPdfLink, readPdfFromLink } from './pdf-link.js';
 

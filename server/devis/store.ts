@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, isNotNull } from 'drizzle-orm';
-import { before } from '../db/keyset.js';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
-import type { CursorPosition } from '../http/cursor.js';
+import { before } from '../platform/db/keyset.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
+import type { CursorPosition } from '../platform/http/cursor.js';
 import { contracts, devis, devisDocuments } from './schema.js';
 
 export type DevisRow = typeof devis.$inferSelect;

@@ -1,4 +1,4 @@
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
 import { ERASABLE_EVENT_TYPES, erasedEventData, eventSubjects } from '../../shared/erasure.js';
 import { toIso, type Deps } from '../deps.js';

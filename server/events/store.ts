@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { events } from './schema.js';
 
 export type EventRow = typeof events.$inferSelect;

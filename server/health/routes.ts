@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { getHealth } from '../../shared/meta.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 
 /** Liveness for supervisors and the desktop shell; outside the public API, no auth. */
 export async function healthRoutes(app: FastifyInstance, options: { version: string }): Promise<void> {

@@ -3,10 +3,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import { HUB_EPOCH_HEADER, HUB_TIME_HEADER } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
-import { fastifyTrustProxy } from '../http/client-address.js';
-import { useJsonBodies } from '../http/json-body.js';
+import { fastifyTrustProxy } from '../platform/http/client-address.js';
+import { useJsonBodies } from '../platform/http/json-body.js';
 import type { TrustProxy } from '../config.js';
-import { deferredRequestLogger, requestLogger } from '../logging.js';
+import { deferredRequestLogger, requestLogger } from '../platform/logging.js';
 import { authPlugin } from '../plugins/auth.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plugins/errors.js';
 import { zodValidationPlugin } from '../plugins/zod-validation.js';
@@ -16,7 +16,7 @@ import { deviceConcurrency } from './device-limits.js';
 import { deviceCheck } from './devices.js';
 import { hubRoutes } from './routes.js';
 import { createChangeWaiters, listenForChanges, type ChangeWaiters } from './waiters.js';
-import { holdNextTickShape } from '../http/tick-shape.js';
+import { holdNextTickShape } from '../platform/http/tick-shape.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { canonicalJson } from '../http/canonical-json.js';
+import { canonicalJson } from '../platform/http/canonical-json.js';
 import type { TransactionSql } from 'postgres';
 import type { HubDeps } from './deps.js';
 

@@ -9,7 +9,7 @@ import {
 } from '../../shared/sync-protocol.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import { ApiError } from '../errors.js';
-import { validationError } from '../http/validation.js';
+import { validationError } from '../platform/http/validation.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';

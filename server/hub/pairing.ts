@@ -1,11 +1,11 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { PairBody, PairResponse } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
-import { validationError } from '../http/validation.js';
+import { validationError } from '../platform/http/validation.js';
 import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256Hex } from './credentials.js';
 import { recordHubAudit } from './audit.js';
 import { hubTime, type HubDeps } from './deps.js';
-import { throttleBucket } from '../http/client-address.js';
+import { throttleBucket } from '../platform/http/client-address.js';
 import type { HubDb } from './database.js';
 import { protocolRefusal } from './protocol.js';
 import { assertStorable } from './storable.js';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEVICE_TIME_HEADER, MAX_CLOCK_AHEAD_MS, SYNC_PROTOCOL_HEADER } from '../../shared/sync-protocol.js';
 import { ApiError } from '../errors.js';
-import { validationError } from '../http/validation.js';
+import { validationError } from '../platform/http/validation.js';
 
 /**
  * The version and clock rules every hub route applies to what an install says about itself.

@@ -14,7 +14,7 @@ import {
   putBlob,
 } from '../../shared/sync-protocol.js';
 import { getState } from '../../shared/sync-state.js';
-import { BINARY_TYPE, registerEndpoint, respond } from '../http/endpoint.js';
+import { BINARY_TYPE, registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { revokeHubDevice } from './admin.js';
 import { recordHubAudit } from './audit.js';

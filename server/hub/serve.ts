@@ -1,4 +1,4 @@
-import { createLogger } from '../logging.js';
+import { createLogger } from '../platform/logging.js';
 import { packageVersion } from '../paths.js';
 import { buildHubApp } from './app.js';
 import { startCompaction } from './compaction-runs.js';

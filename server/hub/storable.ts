@@ -1,5 +1,5 @@
-import { unsyncableTextIssues } from '../http/syncable-text.js';
-import { validationError } from '../http/validation.js';
+import { unsyncableTextIssues } from '../platform/http/syncable-text.js';
+import { validationError } from '../platform/http/validation.js';
 
 /**
  * Throws a validation_error naming every place (up to 20) that PostgreSQL could not store: JSON can

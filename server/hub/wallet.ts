@@ -6,7 +6,7 @@ import {
   type WalletExchangeBody,
   type WalletExchangeResponse,
 } from '../../shared/sync-wallet.js';
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
 import { assertWithinQuota } from './changes.js';
 import { hubTime, type HubDeps } from './deps.js';

@@ -2,7 +2,7 @@ import { hash as digest } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { canonicalJson } from '../http/canonical-json.js';
+import { canonicalJson } from '../platform/http/canonical-json.js';
 import * as store from './store.js';
 import type { IdempotencyId, IdempotencyRow, StoredResponse } from './store.js';
 

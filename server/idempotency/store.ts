@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { idempotencyKeys } from './schema.js';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;

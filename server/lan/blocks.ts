@@ -1,4 +1,4 @@
-import { throttleBucket } from '../http/client-address.js';
+import { throttleBucket } from '../platform/http/client-address.js';
 import type { LanAddressBlock } from '../../shared/lan.js';
 import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js';
 import { toIso, type Deps } from '../deps.js';

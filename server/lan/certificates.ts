@@ -1,7 +1,7 @@
 import { createHash, webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
-import { addressBytes, normalizeIPv6 } from '../http/client-address.js';
+import { addressBytes, normalizeIPv6 } from '../platform/http/client-address.js';
 
 /**
  * The office's own certificate authority and the server certificates it signs. EC P-256 keys,

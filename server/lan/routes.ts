@@ -5,8 +5,8 @@ import { liftLanBlock as liftBlock, listLanBlocks as listBlocks } from './blocks
 import { requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { isFromThisMachine } from '../http/client-address.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { isFromThisMachine } from '../platform/http/client-address.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import type { LanListener } from './listener.js';
 import type { MachineNetwork } from './plan.js';
 import { caCertificate, changeLan as applyLanChange, lanStatus } from './service.js';

@@ -1,5 +1,5 @@
 import { desc, eq, gt } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { lanAddressBlocks, lanSettings } from './schema.js';
 
 export type LanSettingsRow = typeof lanSettings.$inferSelect;

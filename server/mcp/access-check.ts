@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { MCP_PATH, MCP_SCOPES } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { publicBaseUrl } from '../http/base-url.js';
+import { publicBaseUrl } from '../platform/http/base-url.js';
 import type { AccessTokenAuthenticator, McpAccess } from '../oauth/access.js';
 import type { RequestCheck } from '../plugins/auth.js';
 import type { RateLimiter } from '../plugins/rate-limit.js';

@@ -6,8 +6,8 @@ import type { McpScope } from '../../shared/oauth.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { unsyncableTextIssues } from '../http/syncable-text.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { unsyncableTextIssues } from '../platform/http/syncable-text.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { idempotencyKeySchema, requestHash, type Idempotency } from '../idempotency/service.js';
 import type { McpAccess } from '../oauth/access.js';
 import { getCabinetSettings } from '../tenancy/service.js';
@@ -205,7 +205,7 @@ export function defineTool<S extends z.ZodType, K extends ToolPayloadKind>(spec:
     call(ctx, args) {
       const given = args ?? {};
       const parsed = input.safeParse(given);
-      // The REST routes' rule: nothing the sync cannot carry is stored (server/http/syncable-text.ts).
+      // The REST routes' rule: nothing the sync cannot carry is stored (server/platform/http/syncable-text.ts).
       const textIssues = unsyncableTextIssues(given, 'arguments');
       if (!parsed.success || textIssues.length > 0) {
         const schemaIssues = parsed.success ? [] : toValidationIssues(parsed.error, 'arguments', given);

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { escapeHtml } from '../http/html.js';
+import { escapeHtml } from '../platform/http/html.js';
 
 /** Pages a person sees in the browser during authorization; never framed, never cached. */
 const BROWSER_PAGE_HEADERS = {

@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { oauthClients, oauthCodes, oauthConsentRequests, oauthGrants, oauthTokens } from './schema.js';
 
 export type ClientRow = typeof oauthClients.$inferSelect;

@@ -1,5 +1,5 @@
 import { SCOPES } from '../../shared/scopes.js';
-import { escapeHtml } from '../http/html.js';
+import { escapeHtml } from '../platform/http/html.js';
 import type { OpenApiDocument } from './document.js';
 
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);

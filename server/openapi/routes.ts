@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CONSOLE_API_PREFIX, PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { CONSOLE_DOCUMENT_ENDPOINTS, PUBLIC_DOCUMENT_ENDPOINTS } from '../../shared/catalogue.js';
 import { getApiDocs, getConsoleOpenApiDocument, getOpenApiDocument } from '../../shared/meta.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import { buildOpenApiDocument } from './document.js';
 import { renderDocsPage } from './docs-page.js';
 

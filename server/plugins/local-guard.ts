@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { isLanRequest } from '../http/listener.js';
+import { isLanRequest } from '../platform/http/listener.js';
 
 export interface LocalGuardOptions {
   /** The server is bound to a loopback address: only loopback Host names are answered. */

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import { unsyncableTextIssues } from '../http/syncable-text.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { unsyncableTextIssues } from '../platform/http/syncable-text.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 

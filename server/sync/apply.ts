@@ -1,6 +1,6 @@
 import type { PulledChange } from '../../shared/sync-protocol.js';
 import type { RecordState } from '../../shared/sync-state.js';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import * as store from './store.js';
 import type { ApplyContext, Refusal, SyncedRecords } from './synced-table.js';
 

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { syncConflicts } from './schema.js';
 
 /** Pulled changes this install set aside (it could not apply them), until applied at last or discarded. */

@@ -14,7 +14,7 @@ import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
 import { consoleUser } from '../console/guard.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { registerEndpoint } from '../http/endpoint.js';
+import { registerEndpoint } from '../platform/http/endpoint.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
 import { connectCabinet, disconnectCabinet, setSyncPaused, syncStatus } from './service.js';

@@ -3,7 +3,7 @@ import type { SyncStatus } from '../../shared/sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';
 import { unfinishedJobIdsHere } from '../automation/sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';

@@ -1,4 +1,4 @@
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import type { ApplicableChange } from './apply.js';
 import type { Refusal } from './synced-table.js';
 import * as conflictsStore from './conflicts-store.js';

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
 import { parseHlc } from '../../shared/sync-protocol.js';
-import type { Orm } from '../db/open.js';
+import type { Orm } from '../platform/db/open.js';
 import { later, type ClockState } from './hlc.js';
 import {
   syncConflicts,

@@ -5,7 +5,7 @@ import type { SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
 import type { SyncConflict } from '../../shared/sync.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
-import type { Orm, Database } from '../db/open.js';
+import type { Orm, Database } from '../platform/db/open.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 import { storedId } from './stored-values.js';
 import { ownDevices } from './store.js';

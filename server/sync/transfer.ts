@@ -1,4 +1,4 @@
-import { withFewerCheckpoints } from '../db/checkpoints.js';
+import { withFewerCheckpoints } from '../platform/db/checkpoints.js';
 import type { Deps } from '../deps.js';
 import { shareAccount } from '../tenancy/users.js';
 import type { RecordsByKind } from './apply.js';

@@ -4,7 +4,7 @@ import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.j
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { toValidationIssues, validationError } from '../http/validation.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
 import * as store from './store.js';
 import { userIdOf } from './sync.js';

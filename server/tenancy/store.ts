@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { cabinets, users } from './schema.js';
 
 export type CabinetRow = typeof cabinets.$inferSelect;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { changeRuleBroken, MAX_USER_EMAIL } from '../../shared/sync-rules.js';
 import { USER_ROLES } from '../../shared/tenancy.js';
-import { nameBasedUuid } from '../db/name-based-id.js';
+import { nameBasedUuid } from '../platform/db/name-based-id.js';
 import type { Deps } from '../deps.js';
 import { recordChange } from '../sync/capture.js';
 import { storedTime } from '../sync/stored-values.js';

@@ -1,7 +1,7 @@
 import type { CabinetUser, UserRole } from '../../shared/console-admin.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { validationError } from '../http/validation.js';
+import { validationError } from '../platform/http/validation.js';
 import { hashPassword, temporaryPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';
 import * as store from './store.js';
 import { recordUserChange, userIdOf } from './sync.js';

@@ -1,5 +1,5 @@
 import { MAX_GRANT_CREDITS, type HubWalletEntry, type SentWalletEntry, type WalletExchangeResponse } from '../../shared/sync-wallet.js';
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import * as store from './store.js';
 

@@ -1,5 +1,5 @@
 import type { Wallet } from '../../shared/automation.js';
-import { timeOrderedUuid } from '../db/time-ordered-id.js';
+import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { cabinetExists } from '../tenancy/service.js';

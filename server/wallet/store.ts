@@ -1,6 +1,6 @@
 import { desc, eq, sum } from 'drizzle-orm';
-import type { Orm } from '../db/open.js';
-import { tableSql } from '../db/table-sql.js';
+import type { Orm } from '../platform/db/open.js';
+import { tableSql } from '../platform/db/table-sql.js';
 import { walletHubLinks, walletLedger } from './schema.js';
 
 export type LedgerRow = typeof walletLedger.$inferSelect;

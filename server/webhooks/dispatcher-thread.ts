@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
-import type { WritePriority } from '../db/write-priority.js';
+import type { WritePriority } from '../platform/db/write-priority.js';
 import type { Deps } from '../deps.js';
 import { createDispatcher, fanOutPending, purgeDaily, type Dispatcher } from './dispatcher.js';
 import * as store from './store.js';

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { createAfterCommitSignal } from '../after-commit-signal.js';
+import { createAfterCommitSignal } from '../platform/after-commit-signal.js';
 import { createJobSignal } from '../automation/job-signal.js';
-import { openDatabase } from '../db/open.js';
-import { yieldsTo } from '../db/write-priority.js';
+import { openDatabase } from '../platform/db/open.js';
+import { yieldsTo } from '../platform/db/write-priority.js';
 import type { Deps } from '../deps.js';
 import { createInsurerRegistry } from '../robots/adapter.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } from './dispatcher-thread.js';
-import { holdNextTickShape } from '../http/tick-shape.js';
+import { holdNextTickShape } from '../platform/http/tick-shape.js';
 
 /**
  * The webhook dispatcher's thread (see dispatcher-thread.ts): its own connection to the service's

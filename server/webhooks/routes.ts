@@ -13,7 +13,7 @@ import {
 } from '../../shared/webhooks.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint, respond } from '../http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import type { Dispatcher } from './dispatcher.js';
 import { auditWebhook } from './audit.js';
 import * as webhooks from './service.js';

@@ -12,11 +12,11 @@ import {
   type Webhook,
 } from '../../shared/webhooks.js';
 import { randomBase62 } from '../api-keys/service.js';
-import { atomically } from '../db/atomically.js';
+import { atomically } from '../platform/db/atomically.js';
 import { toIso, toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newestOutboxSeq, readOutbox, recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../http/cursor.js';
+import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { encryptSecret } from '../secrets/cipher.js';
 import * as store from './store.js';
 

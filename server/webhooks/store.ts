@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { before } from '../db/keyset.js';
-import type { Database, Orm } from '../db/open.js';
-import { IN_JSON_ARRAY, tableSql } from '../db/table-sql.js';
-import type { CursorPosition } from '../http/cursor.js';
+import { before } from '../platform/db/keyset.js';
+import type { Database, Orm } from '../platform/db/open.js';
+import { IN_JSON_ARRAY, tableSql } from '../platform/db/table-sql.js';
+import type { CursorPosition } from '../platform/http/cursor.js';
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from './schema.js';
 
 export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;

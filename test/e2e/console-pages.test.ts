@@ -183,7 +183,7 @@ describe('the home page', () => {
     await fillSignIn(page, user);
     await page.waitForURL(`${server.url}/console/`);
     await expect.poll(() => page.title()).toBe('Courtier console');
-    await expect.poll(() => feeds.length, 'the live feed opens once signed in').toBeGreaterThan(0);
+    await expect.poll(() => feeds.length, { message: 'the live feed opens once signed in' }).toBeGreaterThan(0);
     expect(refused, 'no request refused on the way in').toEqual([]);
     await page.getByText(`Signed in as ${user.email} — ${CABINET}`).waitFor();
     const session = (await page.context().cookies(server.url)).find((c) => c.name === SESSION_COOKIE);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { openHubDatabase, type HubDatabase } from '../../server/hub/database.js';
 import { hubDeps, type HubDeps, type HubLimits } from '../../server/hub/deps.js';

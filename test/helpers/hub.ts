@@ -14,7 +14,7 @@ import { buildHubApp } from '../../server/hub/app.js';
 import { connectHub, migrateHub, type HubDatabase } from '../../server/hub/database.js';
 import { hubDeps, type HubDeps, type HubLimits } from '../../server/hub/deps.js';
 import { createInvite } from '../../server/hub/pairing.js';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import type { TestPostgres } from './postgres.js';
 import { testClock, type TestClock } from './server.js';
 

@@ -10,9 +10,9 @@ import { SCOPE_NAMES } from '../../shared/scopes.js';
 import { createApiKey } from '../../server/api-keys/service.js';
 import { buildApp, type BuildAppOptions } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 

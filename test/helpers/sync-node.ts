@@ -2,7 +2,7 @@ import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { loadConfig } from '../../server/config.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import type { RecordsByKind } from '../../server/sync/apply.js';

@@ -4,7 +4,7 @@ import { meResponseSchema } from '../../shared/api-keys.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { defineEndpoint } from '../../shared/endpoint.js';
 import { listApiKeys, revokeApiKey } from '../../server/api-keys/service.js';
-import { registerEndpoint } from '../../server/http/endpoint.js';
+import { registerEndpoint } from '../../server/platform/http/endpoint.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseFile, openDatabase, type Database } from '../../server/db/open.js';
+import { databaseFile, openDatabase, type Database } from '../../server/platform/db/open.js';
 import { insertCabinet } from '../../server/tenancy/store.js';
 import { getCabinetSettings, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { tempDir } from '../helpers/server.js';

@@ -5,7 +5,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputCancelled, readHiddenLine, type TerminalInput } from '../../server/cli/hidden-input.js';
-import { databaseFile } from '../../server/db/open.js';
+import { databaseFile } from '../../server/platform/db/open.js';
 import { packageRoot } from '../../server/paths.js';
 import { verifyPassword } from '../../server/tenancy/passwords.js';
 import { tempDir } from '../helpers/server.js';

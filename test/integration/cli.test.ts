@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiKeySummarySchema, createdApiKeySchema, meResponseSchema } from '../../shared/api-keys.js';
-import { databaseFile } from '../../server/db/open.js';
+import { databaseFile } from '../../server/platform/db/open.js';
 import { verifyPassword } from '../../server/tenancy/passwords.js';
 import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';

@@ -19,7 +19,7 @@ import {
   opportunityCreatedPayload,
   opportunityStagePayload,
 } from '../../shared/events.js';
-import { databaseFile } from '../../server/db/open.js';
+import { databaseFile } from '../../server/platform/db/open.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { apiClient } from '../helpers/api.js';

@@ -32,8 +32,8 @@ import { revokeApiKey } from '../../server/api-keys/service.js';
 import { BODY_LIMIT_BYTES, buildApp, type BuildAppOptions } from '../../server/app.js';
 import type { Deps } from '../../server/deps.js';
 import { ApiError } from '../../server/errors.js';
-import { registerEndpoint, respond } from '../../server/http/endpoint.js';
-import { createLogger } from '../../server/logging.js';
+import { registerEndpoint, respond } from '../../server/platform/http/endpoint.js';
+import { createLogger } from '../../server/platform/logging.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineEndpoint } from '../../shared/endpoint.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { healthSchema } from '../../shared/meta.js';
-import { registerEndpoint } from '../../server/http/endpoint.js';
+import { registerEndpoint } from '../../server/platform/http/endpoint.js';
 import { packageVersion } from '../../server/paths.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

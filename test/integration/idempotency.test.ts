@@ -21,7 +21,7 @@ import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { IDEMPOTENCY_TTL_MS } from '../../server/idempotency/service.js';
 import { insertClaim } from '../../server/idempotency/store.js';
-import { canonicalJson } from '../../server/http/canonical-json.js';
+import { canonicalJson } from '../../server/platform/http/canonical-json.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();

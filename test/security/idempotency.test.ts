@@ -17,7 +17,7 @@ import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpe
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { createIdempotency } from '../../server/idempotency/service.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';

@@ -8,7 +8,7 @@ import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
-import { canonicalJson } from '../../server/http/canonical-json.js';
+import { canonicalJson } from '../../server/platform/http/canonical-json.js';
 import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';

@@ -7,7 +7,7 @@ import { createOpportunity, getOpportunity, updateOpportunity } from '../../serv
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { eraseClient } from '../../server/erasure/service.js';
 import { createDevis, getDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { applyPage } from '../../server/sync/pull.js';
 import { syncedRecords } from '../../server/sync/records.js';

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/api-keys/service.js';
 import { loadConfig } from '../../server/config.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, joinCabinet, syncStatus } from '../../server/sync/service.js';

@@ -8,7 +8,7 @@ import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity } from '../../server/crm/service.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import { createInsurerRegistry } from '../../server/robots/adapter.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { setLlmDataSharing } from '../../server/tenancy/service.js';

@@ -4,7 +4,7 @@ import { revokeHubDevice } from '../../server/hub/admin.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { loadConfig } from '../../server/config.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
 import { apiClient } from '../helpers/api.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';

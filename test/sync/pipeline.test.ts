@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createClient } from '../../server/crm/clients.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { HubUnreachable } from '../../server/sync/hub-client.js';
 import { syncedRecords } from '../../server/sync/records.js';

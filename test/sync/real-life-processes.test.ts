@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/api-keys/service.js';
 import { loadConfig } from '../../server/config.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { runCourtier, startHubServeProcess, startServeProcess } from '../helpers/cli.js';

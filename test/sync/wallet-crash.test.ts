@@ -9,7 +9,7 @@ import { createApiKey } from '../../server/api-keys/service.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { loadConfig } from '../../server/config.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { databaseFile, openDatabase } from '../../server/db/open.js';
+import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
 import { createInvite } from '../../server/hub/pairing.js';
 import { syncedRecords } from '../../server/sync/records.js';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { enqueueTarification } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import { createSyncEngine } from '../../server/sync/engine.js';
 import { connectCabinet, syncStatus } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';

@@ -4,7 +4,7 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 import { cancelJobAndRobot, enqueueTarification } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
-import { createLogger } from '../../server/logging.js';
+import { createLogger } from '../../server/platform/logging.js';
 import { createSyncEngine, type SyncEngine } from '../../server/sync/engine.js';
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { exchangeWallet } from '../../server/sync/wallet-exchange.js';

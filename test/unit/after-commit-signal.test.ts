@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAfterCommitSignal, type SignalTimer } from '../../server/after-commit-signal.js';
+import { createAfterCommitSignal, type SignalTimer } from '../../server/platform/after-commit-signal.js';
 
 /** A timer the test moves: `after` runs when `advance` passes its time. */
 function manualTimer(): SignalTimer & { advance(ms: number): void; pending(): number } {

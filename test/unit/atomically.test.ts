@@ -1,11 +1,11 @@
 import Sqlite from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { atomically } from '../../server/db/atomically.js';
-import { connectionTransactions } from '../../server/db/transactions.js';
+import { atomically } from '../../server/platform/db/atomically.js';
+import { connectionTransactions } from '../../server/platform/db/transactions.js';
 import { tempDir } from '../helpers/server.js';
 
-/** server/db/atomically.ts on a real SQLite file. */
+/** server/platform/db/atomically.ts on a real SQLite file. */
 describe('atomically', () => {
   const opened: Sqlite.Database[] = [];
   afterEach(() => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../server/http/canonical-json.js';
+import { canonicalJson } from '../../server/platform/http/canonical-json.js';
 
 /**
- * The text idempotency and the job queue hash (server/http/canonical-json.ts). It must never change
+ * The text idempotency and the job queue hash (server/platform/http/canonical-json.ts). It must never change
  * for a value: a stored request hash that no longer matches would turn a replay into 422
  * idempotency_key_reused. The reference is the text as first specified: members sorted by key,
  * each written by JSON.stringify, joined.

@@ -1,12 +1,12 @@
 import Sqlite from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCommitGroup, type CommitGroupOptions } from '../../server/db/commit-group.js';
-import { connectionTransactions } from '../../server/db/transactions.js';
-import { yieldsTo } from '../../server/db/write-priority.js';
+import { createCommitGroup, type CommitGroupOptions } from '../../server/platform/db/commit-group.js';
+import { connectionTransactions } from '../../server/platform/db/transactions.js';
+import { yieldsTo } from '../../server/platform/db/write-priority.js';
 import { tempDir } from '../helpers/server.js';
 
-/** Group commit (server/db/commit-group.ts) on a real SQLite file, watched from a second connection. */
+/** Group commit (server/platform/db/commit-group.ts) on a real SQLite file, watched from a second connection. */
 describe('commit group', () => {
   const opened: Sqlite.Database[] = [];
   afterEach(() => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_STATUS, type ValidationIssue } from '../../shared/errors.js';
-import { toValidationIssues } from '../../server/http/validation.js';
+import { toValidationIssues } from '../../server/platform/http/validation.js';
 import type { Lang } from '../../renderer/src/i18n.js';
 import { datePickerPattern, describeIssue, fieldNameOf } from '../../renderer/src/issues.js';
 import { ERROR_SENTENCES, errorSentence, type ConsoleErrorCode } from '../../renderer/src/messages.js';

@@ -4,7 +4,7 @@ import { compileIpAllowlist } from '../../server/api-keys/ip-allowlist.js';
 import { randomBase62 } from '../../server/api-keys/service.js';
 import { firstRunHint } from '../../server/cli/serve.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
-import { redactUrl } from '../../server/logging.js';
+import { redactUrl } from '../../server/platform/logging.js';
 import { defaultDataDir } from '../../server/paths.js';
 import { parseHostHeader } from '../../server/plugins/local-guard.js';
 import { createRateLimiter } from '../../server/plugins/rate-limit.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, deferredRequestLogger, logDestination, redactUrl, requestLogger } from '../../server/logging.js';
+import { createLogger, deferredRequestLogger, logDestination, redactUrl, requestLogger } from '../../server/platform/logging.js';
 import { packageRoot } from '../../server/paths.js';
 
 /** A logger made as the service makes it, its lines kept. */

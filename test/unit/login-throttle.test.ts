@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLoginThrottle } from '../../server/console/service.js';
-import { throttleBucket } from '../../server/http/client-address.js';
+import { throttleBucket } from '../../server/platform/http/client-address.js';
 import { testClock } from '../helpers/server.js';
 
 describe('throttle buckets', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pooledRandomBytes } from '../../server/random-pool.js';
+import { pooledRandomBytes } from '../../server/platform/random-pool.js';
 
-/** deps.randomBytes (server/random-pool.ts): ids, salts and tokens come from it. */
+/** deps.randomBytes (server/platform/random-pool.ts): ids, salts and tokens come from it. */
 describe('pooled random bytes', () => {
   it('hand out each pooled byte once: ids taken across many refills never repeat', () => {
     const take = pooledRandomBytes(64);

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { unsyncableTextIssues } from '../../server/http/syncable-text.js';
+import { unsyncableTextIssues } from '../../server/platform/http/syncable-text.js';
 
 /**
- * The rule the API's door applies (server/http/syncable-text.ts): a string, value or key, is
+ * The rule the API's door applies (server/platform/http/syncable-text.ts): a string, value or key, is
  * refused when it holds U+0000 or a surrogate without its pair, as the hub refuses it.
  */
 

@@ -9,7 +9,7 @@ const moduleUrl = pathToFileURL(join(packageRoot(), 'dist', 'server', 'http', 't
 /**
  * In a process of its own, with V8's natives syntax: after holdNextTickShape(), the entry it holds
  * has the hidden class (map) of the entries nextTick makes later, with or without arguments, so
- * holding it keeps those maps alive (server/http/tick-shape.ts says why that matters).
+ * holding it keeps those maps alive (server/platform/http/tick-shape.ts says why that matters).
  */
 const script = `
 const { holdNextTickShape } = await import(${JSON.stringify(moduleUrl)});

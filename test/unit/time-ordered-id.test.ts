@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { timeOrderedUuid } from '../../server/db/time-ordered-id.js';
+import { timeOrderedUuid } from '../../server/platform/db/time-ordered-id.js';
 
-/** The ids of opportunities and events (server/db/time-ordered-id.ts): UUIDs of version 7. */
+/** The ids of opportunities and events (server/platform/db/time-ordered-id.ts): UUIDs of version 7. */
 describe('time-ordered UUIDs', () => {
   const NOW = Date.parse('2026-11-25T10:00:00.000Z');
 

@@ -1,11 +1,11 @@
 import Sqlite from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectionTransactions } from '../../server/db/transactions.js';
-import { yieldsTo } from '../../server/db/write-priority.js';
+import { connectionTransactions } from '../../server/platform/db/transactions.js';
+import { yieldsTo } from '../../server/platform/db/write-priority.js';
 import { tempDir } from '../helpers/server.js';
 
-/** server/db/transactions.ts on a real SQLite file: better-sqlite3's semantics, built once, and the write priority. */
+/** server/platform/db/transactions.ts on a real SQLite file: better-sqlite3's semantics, built once, and the write priority. */
 describe("a connection's transactions", () => {
   let sqlite: Sqlite.Database | undefined;
   afterEach(() => sqlite?.close());

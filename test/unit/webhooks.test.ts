@@ -6,7 +6,7 @@ import type { Devis } from '../../shared/devis.js';
 import { EVENT_TYPES } from '../../shared/events.js';
 import { maskPersonalData, PERSONAL_DATA, type PayloadKind, type PersonalData } from '../../shared/masking.js';
 import { signWebhookPayload, verifyWebhook } from '../../shared/verify-webhook.js';
-import { jsonDepthExceeds } from '../../server/http/json-body.js';
+import { jsonDepthExceeds } from '../../server/platform/http/json-body.js';
 import { decryptSecret, encryptSecret } from '../../server/secrets/cipher.js';
 import { createTargetGuard, BlockedTargetError } from '../../server/webhooks/target.js';
 import { subscribesTo } from '../../server/webhooks/service.js';

@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '../../shared/errors.js';
-import { UNSYNCABLE_TEXT } from '../../shared/sync-rules.js';
+import type { ValidationIssue } from '../../../shared/errors.js';
+import { UNSYNCABLE_TEXT } from '../../../shared/sync-rules.js';
 
 /** An install that stored such text would hold a change no hub takes (see UNSYNCABLE_TEXT). */
 

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import type { TrustProxy } from '../config.js';
-import { isLoopbackHost } from '../config.js';
+import type { TrustProxy } from '../../config.js';
+import { isLoopbackHost } from '../../config.js';
 import { isLanRequest } from './listener.js';
 
 /** What Fastify's `trustProxy` takes. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Page } from '../../shared/pagination.js';
-import { ApiError } from '../errors.js';
+import type { Page } from '../../../shared/pagination.js';
+import { ApiError } from '../../errors.js';
 
 /** Where a page ended: the (created_at, id) of its last item. */
 export interface CursorPosition {

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify';
 import type { z } from 'zod';
-import { endpointPath, REPLAYED_SECRET_WARNING, type AuthKind, type Endpoint } from '../../shared/endpoint.js';
+import { endpointPath, REPLAYED_SECRET_WARNING, type AuthKind, type Endpoint } from '../../../shared/endpoint.js';
 import {
   idempotencyKeySchema,
   requestHash,
   type IdempotentRequest,
   type OperationResponse,
   type StoredResponse,
-} from '../idempotency/service.js';
-import { ApiError } from '../errors.js';
+} from '../../idempotency/service.js';
+import { ApiError } from '../../errors.js';
 import { toValidationIssues, validationError } from './validation.js';
 
 declare module 'fastify' {

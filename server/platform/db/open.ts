@@ -3,11 +3,11 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DatabaseVersionError } from '../errors.js';
-import { packageRoot } from '../paths.js';
+import { DatabaseVersionError } from '../../errors.js';
+import { packageRoot } from '../../paths.js';
 import { checkpointInBackground, type CheckpointOptions } from './checkpoints.js';
 import { createCommitGroup, type CommitGroup } from './commit-group.js';
-import * as schema from './schema.js';
+import * as schema from '../../db/schema.js';
 import { connectionTransactions, type Transactions } from './transactions.js';
 
 /**

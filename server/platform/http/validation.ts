@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { ValidationIssue } from '../../shared/errors.js';
-import { ApiError } from '../errors.js';
+import type { ValidationIssue } from '../../../shared/errors.js';
+import { ApiError } from '../../errors.js';
 
 type ZodIssue = z.core.$ZodIssue;
 

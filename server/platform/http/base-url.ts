@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import { isLoopbackHost } from '../config.js';
-import { parseHostHeader } from '../plugins/local-guard.js';
+import type { Config } from '../../config.js';
+import { isLoopbackHost } from '../../config.js';
+import { parseHostHeader } from '../../plugins/local-guard.js';
 import { isLanRequest } from './listener.js';
 
 /**
