@@ -33,7 +33,7 @@ import { CONSOLE_SESSION_ENDPOINTS } from './console-session.js';
 import { CONSOLE_WEBHOOK_ENDPOINTS } from './console-webhooks.js';
 import { getApiDocs, getConsoleOpenApiDocument, getHealth, getOpenApiDocument } from './meta.js';
 import { MCP_AND_OAUTH_ENDPOINTS } from './oauth-endpoints.js';
-import { CONSOLE_SYNC_ENDPOINTS } from './sync.js';
+import { CONSOLE_SYNC_ENDPOINTS } from './console-sync.js';
 import { CONSOLE_LAN_ENDPOINTS } from './lan.js';
 import { listAuditEntries } from './audit.js';
 import {

@@ -1,4 +1,4 @@
-import type { SyncConflict, SyncConflictRetry } from '../../shared/sync.js';
+import type { SyncConflict, SyncConflictRetry } from '../../shared/console-sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import { toIso, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { formatHlc, parseHlc, type PairResponse } from '../../shared/sync-protocol.js';
-import type { SyncStatus } from '../../shared/sync.js';
+import type { SyncStatus } from '../../shared/console-sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import { toIsoOrNull, type Deps } from '../deps.js';
 import { ApiError } from '../errors.js';

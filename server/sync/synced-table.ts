@@ -2,7 +2,7 @@ import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
-import type { SyncConflict } from '../../shared/sync.js';
+import type { SyncConflict } from '../../shared/console-sync.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../platform/db/open.js';

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
-import type { SyncConflict } from '../../shared/sync.js';
+import type { SyncConflict } from '../../shared/console-sync.js';
 import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';

@@ -11,7 +11,7 @@ import {
   retryOutcome,
 } from '../../renderer/src/pages/sync/format.js';
 import { SYNC_STRINGS } from '../../renderer/src/pages/sync/strings.js';
-import type { SyncConflict, SyncStatus } from '../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../shared/console-sync.js';
 
 /** The Sync page's and the header indicator's pure rules (renderer/src/pages/sync, no DOM). */
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { discardSyncConflict, listSyncConflicts, retrySyncConflict, type SyncConflict } from '../../../../shared/sync.js';
+import { discardSyncConflict, listSyncConflicts, retrySyncConflict, type SyncConflict } from '../../../../shared/console-sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang } from '../../i18n.js';

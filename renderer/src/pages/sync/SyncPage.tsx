@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { connectSync, disconnectSync, pauseSync, resumeSync, type SyncStatus } from '../../../../shared/sync.js';
+import { connectSync, disconnectSync, pauseSync, resumeSync, type SyncStatus } from '../../../../shared/console-sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { TextField, hintId } from '../../components/Field.js';

@@ -1,4 +1,4 @@
-import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/sync.js';
+import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/console-sync.js';
 import type { Lang } from '../../i18n.js';
 import type { SyncStrings } from './strings.js';
 

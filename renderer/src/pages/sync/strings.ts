@@ -1,5 +1,5 @@
 import type { SyncedKind } from '../../../../shared/sync-protocol.js';
-import type { SyncConflict, SyncStatus } from '../../../../shared/sync.js';
+import type { SyncConflict, SyncStatus } from '../../../../shared/console-sync.js';
 import type { Lang } from '../../i18n.js';
 
 type SyncState = SyncStatus['state'];

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { getSyncStatus, type SyncStatus } from '../../../../shared/sync.js';
+import { getSyncStatus, type SyncStatus } from '../../../../shared/console-sync.js';
 import { call, type ApiFailure } from '../../api.js';
 import { createStatusFeed } from './feed.js';
 

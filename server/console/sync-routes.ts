@@ -9,16 +9,16 @@ import {
   pauseSync,
   resumeSync,
   retrySyncConflict,
-} from '../../shared/sync.js';
+} from '../../shared/console-sync.js';
 import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
-import { consoleUser } from '../console/guard.js';
+import { consoleUser } from './guard.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { registerEndpoint } from '../platform/http/endpoint.js';
-import type { RecordsByKind } from './apply.js';
-import { HubRefusal, HubUnreachable, type HubFetch } from './hub-client.js';
-import { connectCabinet, disconnectCabinet, setSyncPaused, syncStatus } from './service.js';
-import { discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts } from './conflicts.js';
+import type { RecordsByKind } from '../sync/apply.js';
+import { HubRefusal, HubUnreachable, type HubFetch } from '../sync/hub-client.js';
+import { connectCabinet, disconnectCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
+import { discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts } from '../sync/conflicts.js';
 import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { changeOwnPassword, removeUser, resetUserPassword, setUserDisabled } from '../../shared/console-account.js';
 import { requestActor } from '../audit/service.js';
-import { consoleUser } from '../console/guard.js';
-import { describeSession, type LoginThrottle } from '../console/service.js';
+import { consoleUser } from './guard.js';
+import { describeSession, type LoginThrottle } from './service.js';
 import { isFromThisMachine } from '../platform/http/client-address.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint } from '../platform/http/endpoint.js';
-import * as account from './service.js';
+import * as account from '../account/service.js';
 
 /** Console API of account basics: one's own password; an administrator's reset, disable, enable, removal. */
 export async function accountRoutes(app: FastifyInstance, { deps, throttle }: { deps: Deps; throttle: LoginThrottle }): Promise<void> {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { listAuditEntries } from '../../shared/audit.js';
-import { consoleUser } from '../console/guard.js';
+import { consoleUser } from './guard.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint } from '../platform/http/endpoint.js';
-import { listAudit } from './service.js';
+import { listAudit } from '../audit/service.js';
 
 /** The console's audit page: the signed-in admin's cabinet, and the install-wide entries. */
 export async function auditRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {

@@ -1,15 +1,15 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { changeLan, downloadCaCertificate, getLanStatus, liftLanBlock, listLanBlocks } from '../../shared/lan.js';
-import { consoleUser } from '../console/guard.js';
-import { liftLanBlock as liftBlock, listLanBlocks as listBlocks } from './blocks.js';
+import { consoleUser } from './guard.js';
+import { liftLanBlock as liftBlock, listLanBlocks as listBlocks } from '../lan/blocks.js';
 import { requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { isFromThisMachine } from '../platform/http/client-address.js';
 import { registerEndpoint } from '../platform/http/endpoint.js';
-import type { LanListener } from './listener.js';
-import type { MachineNetwork } from './plan.js';
-import { caCertificate, changeLan as applyLanChange, lanStatus } from './service.js';
+import type { LanListener } from '../lan/listener.js';
+import type { MachineNetwork } from '../lan/plan.js';
+import { caCertificate, changeLan as applyLanChange, lanStatus } from '../lan/service.js';
 
 /** The CA download (open on the LAN listener) and the console's LAN switch (an admin at the machine itself). */
 export async function lanRoutes(
