@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../server/app.js';
 import { readKillSwitch, setKillSwitch } from '../server/automation/guards.js';
 import { listJobsOnRobotsHere } from '../server/automation/jobs.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/config.js';
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
-import { databaseFile, openDatabase } from '../server/platform/db/open.js';
-import { checkpointsLoggedTo } from '../server/platform/db/checkpoints.js';
-import { defaultDeps, toIso, type Deps } from '../server/deps.js';
+import type { Deps } from '../server/deps.js';
 import { createLogger } from '../server/platform/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
-import { builtInInsurers, localPortalUrl } from '../server/robots/insurers/index.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
-import { hostWithPort } from '../server/lan/plan.js';
-import { registerRunningService, runningServicesDir } from '../server/running-services.js';
-import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
+import { startService, type RunningService } from '../server/start-service.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
 
 /**
@@ -110,30 +104,16 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   });
   if (secrets.warning) logger.warn(secrets.warning);
 
-  const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
-  let listeningPort = config.port;
-  const insurers =
-    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
-  const deps = defaultDeps(db, config, { insurers, secrets: secrets.store, env });
-  let app: FastifyInstance;
+  let service: RunningService;
   try {
-    app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
-    await app.listen({ host: config.host, port: config.port });
+    service = await startService(config, { logger, env, insurers: options.insurers, secrets: secrets.store });
   } catch (err) {
-    db.close();
     parent.postMessage({ type: 'fatal', message: `the server could not start: ${(err as Error).message}` });
     logger.flush(() => options.exit(1));
     return null;
   }
-  const address = app.server.address();
-  listeningPort = typeof address === 'object' && address ? address.port : config.port;
+  const { app, deps, port: listeningPort } = service;
   logger.info({ port: listeningPort, dataDir: config.dataDir, secretStore: secrets.kind }, 'Courtier desktop server listening');
-  const unregister = registerRunningService(runningServicesDir(env), {
-    pid: process.pid,
-    url: `http://${hostWithPort(config.host, listeningPort)}`,
-    data_dir: config.dataDir,
-    started_at: toIso(deps.clock.now()),
-  });
   parent.postMessage({
     type: 'listening',
     port: listeningPort,
@@ -163,13 +143,7 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
     stopping ??= (async () => {
       clearInterval(statusTimer);
       logger.info('stopping: finishing in-flight requests');
-      try {
-        await app.close();
-      } catch (err) {
-        logger.error({ err }, 'error while stopping');
-      }
-      unregister();
-      db.close();
+      await service.close();
       logger.info('stopped');
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
       options.exit(0);

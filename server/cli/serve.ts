@@ -1,16 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost, type Config } from '../config.js';
-import { databaseFile, openDatabase } from '../platform/db/open.js';
-import { checkpointsLoggedTo } from '../platform/db/checkpoints.js';
-import { buildApp } from '../app.js';
-import { defaultDeps, toIso } from '../deps.js';
 import type { InsurerAdapter } from '../robots/adapter.js';
-import { builtInInsurers, localPortalUrl } from '../robots/insurers/index.js';
 import { createLogger } from '../platform/logging.js';
 import { listCabinets } from '../tenancy/service.js';
-import { hostWithPort } from '../lan/plan.js';
-import { listRunningServices, registerRunningService, runningServicesDir } from '../running-services.js';
-import { serviceWebhooks } from '../webhooks/dispatcher-thread.js';
+import { listRunningServices, runningServicesDir } from '../running-services.js';
+import { startService, type RunningService } from '../start-service.js';
 
 /** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
 function loopbackUrl(host: string, port: number): string | null {
@@ -57,31 +51,14 @@ export async function serve(
 ): Promise<void> {
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.logLevel });
-  const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
-  // The sandbox adapter reaches this very service; with --port 0 the port is known after listen.
-  let listeningPort = config.port;
-  const insurers =
-    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
-  const deps = defaultDeps(db, config, { insurers });
-  const app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
-  options.beforeListen?.(app);
+  let service: RunningService;
   try {
-    await app.listen({ host: config.host, port: config.port });
+    service = await startService(config, { logger, env, insurers: options.insurers, beforeListen: options.beforeListen });
   } catch (err) {
-    db.close();
     throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTakenError(config, env) : err;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  listeningPort = port;
-  const url = `http://${hostWithPort(config.host, port)}`;
+  const { url, port, deps } = service;
   logger.info({ url, dataDir: config.dataDir }, `Courtier listening on ${url} (data dir ${config.dataDir}; Ctrl-C stops it)`);
-  const unregister = registerRunningService(runningServicesDir(env), {
-    pid: process.pid,
-    url,
-    data_dir: config.dataDir,
-    started_at: toIso(deps.clock.now()),
-  });
   if (listCabinets(deps).length === 0) {
     const { setupUrl, message } = firstRunHint(config.host, port);
     logger.warn({ setupUrl }, message);
@@ -93,15 +70,10 @@ export async function serve(
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: finishing in-flight requests');
-      app
-        .close()
-        .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
-        .finally(() => {
-          unregister();
-          db.close();
-          logger.info('stopped');
-          logger.flush(() => resolve());
-        });
+      void service.close().finally(() => {
+        logger.info('stopped');
+        logger.flush(() => resolve());
+      });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

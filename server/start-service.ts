@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './app.js';
+import { defaultDeps, toIso, type Deps } from './deps.js';
+import { hostWithPort } from './lan/plan.js';
+import { checkpointsLoggedTo } from './platform/db/checkpoints.js';
+import { databaseFile, openDatabase } from './platform/db/open.js';
+import type { InsurerAdapter } from './robots/adapter.js';
+import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
+import { registerRunningService, runningServicesDir } from './running-services.js';
+import type { SecretStore } from './secrets/secret-store.js';
+import { serviceWebhooks } from './webhooks/dispatcher-thread.js';
+
+/** A service listening on its port, and how to stop it. */
+export interface RunningService {
+  app: FastifyInstance;
+  deps: Deps;
+  port: number;
+  url: string;
+  /** Lets in-flight requests finish, then closes the database and forgets the running service. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  /** The insurers the robots price with; the built-in ones by default. */
+  insurers?: readonly InsurerAdapter[];
+  /** Where secrets are kept; the data dir's file store by default (the desktop app gives the OS keychain). */
+  secrets?: SecretStore;
+  /** Called with the app before it listens (tests add routes). */
+  beforeListen?: (app: FastifyInstance) => void;
+}
+
+/**
+ * Opens the data dir's database, builds the app and listens: what `courtier serve` and the desktop
+ * app's server both run. A service that cannot listen closes its database and throws the listen's
+ * error, for the caller to word.
+ */
+export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
+  const { logger, env } = options;
+  const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
+  // The sandbox adapter reaches this very service; with port 0 the port is known after listen.
+  let listeningPort = config.port;
+  const insurers =
+    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
+  const deps = defaultDeps(db, config, { insurers, env, ...(options.secrets ? { secrets: options.secrets } : {}) });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
+    options.beforeListen?.(app);
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const address = app.server.address();
+  listeningPort = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${hostWithPort(config.host, listeningPort)}`;
+  const unregister = registerRunningService(runningServicesDir(env), {
+    pid: process.pid,
+    url,
+    data_dir: config.dataDir,
+    started_at: toIso(deps.clock.now()),
+  });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      try {
+        await app.close();
+      } catch (err) {
+        logger.error({ err }, 'error while stopping');
+      }
+      unregister();
+      db.close();
+    })());
+  return { app, deps, port: listeningPort, url, close };
+}
