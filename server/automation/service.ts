@@ -36,7 +36,6 @@ import type { RobotControl } from './robot-control.js';
 
 const REPLAY_WINDOW_MS = 10 * 60 * 1000;
 const QUOTA_WINDOW_MS = 60 * 60 * 1000;
-export const SANDBOX = 'sandbox';
 export type Environment = store.JobRow['environment'];
 
 function requestHash(request: { compagnie: string; produit: string; dicData: Record<string, unknown> }): string {
@@ -69,24 +68,28 @@ function quotaOf(deps: Deps, cabinetId: string) {
 }
 
 /**
- * The insurer whose robot runs a request: a test key's jobs always run on the sandbox insurer,
- * whatever compagnie says (so that integrators can try everything without touching a real portal).
+ * The insurer whose robot runs a request: a test key's jobs always run on the install's demo
+ * insurer, whatever compagnie says (so that integrators can try everything without touching a real portal).
  */
 function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
   if (environment === 'test') {
-    if (!deps.insurers.get(SANDBOX))
+    const demo = deps.insurers.forTestKeys();
+    if (!demo)
       throw new ApiError(
         'unknown_insurer',
-        'Test keys run on the sandbox insurer, which is switched off on this install (COURTIER_SANDBOX=false).',
+        'Test keys run on the demo insurer, which this install does not offer (COURTIER_SANDBOX=false turns it off).',
       );
-    return { robotCompagnie: SANDBOX, ...findProduct(deps, request.produit, SANDBOX) };
+    return { robotCompagnie: demo.code, ...findProduct(deps, request.produit, demo.code) };
   }
   return { robotCompagnie: request.compagnie, ...findProduct(deps, request.produit, request.compagnie) };
 }
 
-/** A test key may use the sandbox's demo account without configuring it. */
+/** A test key may use the demo insurer's public account without configuring it. */
 function hasCredentials(deps: Deps, cabinetId: string, robotCompagnie: string, environment: Environment): boolean {
-  return (environment === 'test' && robotCompagnie === SANDBOX) || credentialsConfigured(deps, cabinetId, robotCompagnie);
+  return (
+    (environment === 'test' && deps.insurers.get(robotCompagnie)?.testKeys !== undefined) ||
+    credentialsConfigured(deps, cabinetId, robotCompagnie)
+  );
 }
 
 /** Part 2.4: what a real enqueue would meet, without creating or costing anything. */

@@ -17,7 +17,6 @@ import {
   requireMfa,
   resumeWithCode,
 } from './lifecycle.js';
-import { SANDBOX } from './service.js';
 import * as store from './store.js';
 
 /** The pool: the service's RobotControl, and its own life (started and stopped by the app). */
@@ -34,7 +33,7 @@ export interface Worker extends RobotControl {
 
 interface Running {
   row: store.JobRow;
-  /** Who its robot logs in as, read in the claim's transaction (none: the sandbox's demo account, or removed). */
+  /** Who its robot logs in as, read in the claim's transaction (none: the demo insurer's account, or removed). */
   login: InsurerLogin | undefined;
   controller: AbortController;
   mfa?: { resolve: (code: string) => void; reject: (err: Error) => void };
@@ -44,19 +43,17 @@ interface Running {
 const TICK_MS = 1000;
 /** How often the artifacts of finished jobs are checked against their 7-day retention. */
 const ARTIFACT_SWEEP_MS = 60 * 60 * 1000;
-/** The sandbox portal's demo account, which test keys use when the cabinet set none. */
-const SANDBOX_DEMO_CREDENTIALS = { login: 'demo', password: 'demo', extra: {} };
 const CREDENTIALS_REMOVED = 'The portal credentials were removed after the job was enqueued.';
 
 /**
  * Who a job's robot logs in as, for resuming its browser session (a key of this process's memory):
  * the insurer login (cabinet and insurer, which the claim runs one job at a time), its login name
- * and extra fields, and when its credentials were set (the sandbox's demo account when none are),
+ * and extra fields, and when its credentials were set (the demo insurer's account when none are),
  * so that credentials set again never resume the old ones' session. The password is not read for
  * it: a resumed session needs none.
  */
-function loginKey(row: store.JobRow, configured: InsurerLogin | undefined): string {
-  const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [SANDBOX_DEMO_CREDENTIALS.login];
+function loginKey(row: store.JobRow, configured: InsurerLogin | undefined, demo: InsurerCredentials | undefined): string {
+  const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [demo?.login];
   return JSON.stringify([row.cabinetId, row.robotCompagnie, ...who]);
 }
 
@@ -127,7 +124,7 @@ export function createWorker(
     const { row, controller } = entry;
     const adapter = deps.insurers.get(row.robotCompagnie);
     const configured = entry.login;
-    const demo = !configured && row.environment === 'test' && row.robotCompagnie === SANDBOX;
+    const demo = !configured && row.environment === 'test' ? adapter?.testKeys?.demoCredentials : undefined;
     if (!adapter || (!configured && !demo)) {
       await settle(entry, () =>
         failJob(deps, row, {
@@ -139,11 +136,14 @@ export function createWorker(
       );
       return;
     }
-    const session = options.runtime.session(row.id, { secrets: [], login: loginKey(row, configured) });
+    const session = options.runtime.session(row.id, { secrets: [], login: loginKey(row, configured, demo) });
     /** Read when the robot logs in; from then on, its session keeps the password out of traces and messages. */
     const credentials = (): InsurerCredentials => {
-      // The sandbox's demo password is printed in the README: no secret to keep out of its traces.
-      if (!configured) return SANDBOX_DEMO_CREDENTIALS;
+      // A demo insurer's public account: no secret to keep out of its traces.
+      if (!configured) {
+        if (demo) return demo;
+        throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
+      }
       const password = readInsurerPassword(deps, row.cabinetId, row.robotCompagnie);
       if (password === undefined) throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
       session.knowSecrets([password]);

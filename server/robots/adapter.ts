@@ -96,6 +96,12 @@ export interface InsurerAdapter {
    * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.requestMfa is never called.
    */
   verifyLogin?(ctx: RobotContext): Promise<LoginCheck>;
+  /**
+   * Optional: this insurer is a demo one that test keys price with, whatever compagnie they name
+   * (integrators try everything without a real portal), logging in with this public demo account
+   * when the cabinet set none. An install offers one such insurer at most.
+   */
+  testKeys?: { demoCredentials: InsurerCredentials };
 }
 
 /** What a login check found. */
@@ -108,9 +114,13 @@ interface LoginCheck {
 export interface InsurerRegistry {
   list(): readonly InsurerAdapter[];
   get(code: string): InsurerAdapter | undefined;
+  /** The insurer test keys price with (testKeys), if this install offers one. */
+  forTestKeys(): (InsurerAdapter & Required<Pick<InsurerAdapter, 'testKeys'>>) | undefined;
 }
 
 export function createInsurerRegistry(adapters: readonly InsurerAdapter[]): InsurerRegistry {
   const byCode = new Map(adapters.map((a) => [a.code, a]));
-  return { list: () => adapters, get: (code) => byCode.get(code) };
+  const demos = adapters.filter((a): a is InsurerAdapter & Required<Pick<InsurerAdapter, 'testKeys'>> => a.testKeys !== undefined);
+  if (demos.length > 1) throw new Error(`Only one insurer may price for test keys; ${demos.map((a) => a.code).join(' and ')} both do.`);
+  return { list: () => adapters, get: (code) => byCode.get(code), forTestKeys: () => demos[0] };
 }

@@ -127,6 +127,8 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
 
   return {
     code: 'sandbox',
+    // Its portal's demo account is printed in the README: no secret.
+    testKeys: { demoCredentials: { login: 'demo', password: 'demo', extra: {} } },
     name: 'Sandbox Assurances',
     products: SANDBOX_PRODUCTS,
     async run(ctx, input) {
