@@ -3,7 +3,7 @@ import type { AuditActor } from '../audit/service.js';
 import { recordAudit } from '../audit/service.js';
 import { endSessionsOfUser, forgetSessionsOfUser, type AttemptOrigin, type LoginThrottle, type SignedInUser } from '../console/service.js';
 import type { Deps } from '../deps.js';
-import { ApiError, UsageError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { forgetGrantsOfUser, revokeGrantsOfUser } from '../oauth/connected-apps.js';
 import * as tenancy from '../tenancy/users.js';
 
@@ -151,7 +151,9 @@ export async function resetPasswordByEmail(
   }
   if (matching.length > 1) {
     const list = matching.map((a) => `${a.cabinetId} (${a.cabinetName})`).join(', ');
-    throw new UsageError(`the email ${email} has accounts in several cabinets: say which with --cabinet, one of ${list}`);
+    throw new ApiError('validation_error', `The email ${email} has accounts in several cabinets: say which, one of ${list}.`, {
+      cabinets: matching.map((a) => a.cabinetId),
+    });
   }
   return resetPassword(deps, account.cabinetId, account.userId, { actor });
 }

@@ -135,7 +135,7 @@ export function createKeyAuthenticator(deps: Deps): (presented: string, ip: stri
   const invalid = (): ApiError =>
     new ApiError(
       'invalid_api_key',
-      'This service does not know this API key. Check that it was copied whole, and that it was created for this service: `courtier keys create` writes to its data dir (--data-dir or COURTIER_DATA_DIR), which must be the one the service uses.',
+      'This service does not know this API key. Check that it was copied whole, and that it was created for this service: a key made for another install, or in another data folder, is unknown here.',
     );
 
   const firstUse = (hash: string): { entry: KnownKey; revokedAt: number | null } => {

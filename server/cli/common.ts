@@ -5,11 +5,26 @@ import type { MachineNetwork } from '../lan/plan.js';
 import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../platform/db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import { canonicalDataDir, listRunningServices, runningServicesDir, type RunningService } from '../running-services.js';
 import { parseOptions, required } from './args.js';
 
 export { print, required } from './args.js';
+
+/**
+ * Runs a service's work and adds, to an error of one of the given codes, what to type on the
+ * command line: services speak of the product (the console calls them too), the CLI of its flags.
+ */
+export async function withFlagHints<T>(work: () => Promise<T>, hints: Partial<Record<ErrorCode, string>>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const hint = err instanceof ApiError ? hints[err.code] : undefined;
+    if (!(err instanceof ApiError) || hint === undefined) throw err;
+    throw new ApiError(err.code, `${err.message} ${hint}`, err.details, err.headers);
+  }
+}
 
 export interface CliIo {
   stdout: (text: string) => void;

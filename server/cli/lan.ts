@@ -6,7 +6,7 @@ import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit.js';
 import { UsageError } from '../errors.js';
 import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { caCertificate, changeLan, lanStatus, systemNetwork } from '../lan/service.js';
-import { parse, print, ReportedFailure, required, withDeps, type CliIo } from './common.js';
+import { parse, print, ReportedFailure, required, withDeps, withFlagHints, type CliIo } from './common.js';
 
 function describe(status: LanStatus): string {
   if (!status.allowed) return 'Office LAN mode is forbidden by the IT policy of this machine.';
@@ -47,19 +47,23 @@ export async function runLan(argv: string[], io: CliIo): Promise<void> {
         names: v.name,
       });
       if (!parsed.success) throw validationError(toValidationIssues(parsed.error, undefined));
-      const status = await withDeps(v['data-dir'], io, (deps) =>
-        changeLan(
-          deps,
-          // Absolute: the service that reads them runs from another directory.
-          {
-            ...parsed.data,
-            certificateFile: v.cert === undefined ? undefined : resolve(v.cert),
-            keyFile: v.key === undefined ? undefined : resolve(v.key),
-            newAuthority: v['new-ca'],
-          },
-          network,
-          CLI_ACTOR,
-        ),
+      const status = await withFlagHints(
+        () =>
+          withDeps(v['data-dir'], io, (deps) =>
+            changeLan(
+              deps,
+              // Absolute: the service that reads them runs from another directory.
+              {
+                ...parsed.data,
+                certificateFile: v.cert === undefined ? undefined : resolve(v.cert),
+                keyFile: v.key === undefined ? undefined : resolve(v.key),
+                newAuthority: v['new-ca'],
+              },
+              network,
+              CLI_ACTOR,
+            ),
+          ),
+        { lan_name_outside_ca: 'Run it again with --new-ca to make one.' },
       );
       print(io, v.json, status, describe(status));
       return;

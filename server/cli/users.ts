@@ -1,6 +1,6 @@
 import { resetPasswordByEmail } from '../account/service.js';
 import { CLI_ACTOR } from '../audit/service.js';
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import { parse, print, required, withDeps, type CliIo } from './common.js';
 
 /**
@@ -13,7 +13,14 @@ export async function runUsers(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'reset-password') throw new UsageError(`unknown users command "${sub ?? ''}"; use reset-password`);
   const v = parse(rest, { email: { type: 'string' }, cabinet: { type: 'string' } });
   const email = required(v, 'email').trim().toLowerCase();
-  const reset = await withDeps(v['data-dir'], io, (deps) => resetPasswordByEmail(deps, email, v.cabinet, CLI_ACTOR));
+  const reset = await withDeps(v['data-dir'], io, (deps) => resetPasswordByEmail(deps, email, v.cabinet, CLI_ACTOR)).catch(
+    (err: unknown) => {
+      // An email with accounts in several cabinets: which one is the command line's to say.
+      if (err instanceof ApiError && v.cabinet === undefined && err.code === 'validation_error')
+        throw new UsageError(`${err.message} Name it with --cabinet.`);
+      throw err;
+    },
+  );
   print(
     io,
     v.json,

@@ -92,7 +92,7 @@ export function lanPlan(deps: LanDeps): LanPlan {
 }
 
 export interface LanChangeOptions extends LanChange {
-  /** IT-provided PEM files (the CLI's --cert and --key). */
+  /** IT-provided PEM files, by path. */
   certificateFile?: string;
   keyFile?: string;
   /** Replace the office CA (a name outside the old one's constraints); brokers trust the new one again. */
@@ -141,7 +141,7 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
     throw new ApiError('validation_error', `Port ${change.port} is the loopback listener's; choose another for the LAN (8443 by default).`);
   }
   if ((change.certificateFile === undefined) !== (change.keyFile === undefined)) {
-    throw new ApiError('validation_error', 'Give both the certificate (--cert) and its key (--key), or neither.');
+    throw new ApiError('validation_error', 'Give both the certificate file and its key file, or neither.');
   }
   if (change.certificateFile !== undefined && change.keyFile !== undefined) readProvidedCertificate(change.certificateFile, change.keyFile);
 
@@ -158,7 +158,7 @@ export async function changeLan(deps: LanDeps, change: LanChangeOptions, network
       if (outside.length > 0) {
         throw new ApiError(
           'lan_name_outside_ca',
-          `The office CA was made for ${[...constraints.names, ...constraints.addresses].join(', ')}, local names (.local, .lan, .home.arpa, .internal) and private addresses; ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside it. Enable with --new-ca to make a new CA (brokers then trust the new one).`,
+          `The office CA was made for ${[...constraints.names, ...constraints.addresses].join(', ')}, local names (.local, .lan, .home.arpa, .internal) and private addresses; ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside it: they need a new office CA (brokers then trust the new one).`,
           { outside },
         );
       }
@@ -308,7 +308,7 @@ export async function servedCertificate(
   const caKey = deps.secrets.get(CA_KEY_SECRET + caFingerprint);
   if (caKey === undefined)
     throw new Error(
-      "The office CA's private key is missing from the secret store; run `courtier lan enable --new-ca` (brokers then trust the new CA).",
+      "The office CA's private key is missing from the secret store: the LAN needs a new office CA (brokers then trust the new one).",
     );
   const issued = await issueServerCertificate({
     authority: { certificatePem: row.caCertificatePem, privateKeyPem: caKey },
@@ -351,7 +351,7 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
     const outside = addresses.filter((address) => !permittedByAuthority(constraints, address));
     if (outside.length > 0)
       problems.push(
-        `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or run \`courtier lan enable --new-ca\`.`,
+        `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or make a new office CA.`,
       );
   }
   let certificate: LanStatus['certificate'] = null;

@@ -326,7 +326,7 @@ describe('the data dir of the CLI and of the running service', () => {
         const key = /svc_prod_\w+/.exec(created.stdout)?.[0] ?? '';
         const refused = await fetch(`${url}/api/v1/public/me`, { headers: { 'X-API-Key': key } });
         expect(refused.status).toBe(401);
-        expect(((await refused.json()) as { message: string }).message).toContain('which must be the one the service uses');
+        expect(((await refused.json()) as { message: string }).message).toContain('in another data folder, is unknown here');
 
         // The same data dir as the service: the data dir line only, and the key works there.
         const same = await runCourtier(

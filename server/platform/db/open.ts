@@ -131,9 +131,7 @@ export function applyMigrations(sqlite: Sqlite.Database, migrations: MigrationMe
     const appId = sqlite.pragma('application_id', { simple: true }) as number;
     const hasTables = (sqlite.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get() as { n: number }).n > 0;
     if (appId !== APPLICATION_ID && (appId !== 0 || (hasTables && !tableExists(sqlite, MIGRATIONS_TABLE)))) {
-      throw new DatabaseVersionError(
-        'This file is not a Courtier database; refusing to touch it. Point --data-dir at a Courtier data folder.',
-      );
+      throw new DatabaseVersionError('This file is not a Courtier database; refusing to touch it. Choose a Courtier data folder.');
     }
     sqlite.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
     const applied = sqlite.prepare(`SELECT hash, created_at FROM ${MIGRATIONS_TABLE} ORDER BY created_at`).all() as {
@@ -145,7 +143,7 @@ export function applyMigrations(sqlite: Sqlite.Database, migrations: MigrationMe
     if (unknown.length > 0) {
       throw new DatabaseVersionError(
         `This database was written by a newer version of Courtier (${applied.length} schema migrations; this version knows ${migrations.length}). ` +
-          'Upgrade Courtier, or use another --data-dir. Nothing was changed.',
+          'Upgrade Courtier, or use another data folder. Nothing was changed.',
       );
     }
     const done = new Set(applied.map((a) => a.hash));
