@@ -23,7 +23,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * A string as JSON. Most of a request line's strings need no escape, and JSON.stringify of a
- * short string costs about 1,200 instructions on Node 20, a test of this pattern a fraction.
+ * short string costs many times what a test of this pattern does.
  */
 function jsonString(value: string): string {
   return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
@@ -36,9 +36,9 @@ export type RequestLogger = (request: FastifyRequest, reply: FastifyReply, calle
  * hook, with who called (the API key, the hub's device): the line `logger.info({ reqId, method,
  * url, status, ms, ip, ...caller }, 'request')` writes, written by hand to the logger's stream.
  * pino's generic path looks each field up among its serializers and redaction paths and escapes
- * it character by character: about 8,000 instructions more a line (5% of a `GET /me`). The fields are ours (a redacted URL, never a header or a body), so redaction has
- * nothing to do here. For loggers made by createLogger (no mixin, hooks or formatters); the
- * logging tests compare its line with pino's.
+ * it character by character, a visible share of a `GET /me`. The fields are ours (a redacted URL,
+ * never a header or a body), so redaction has nothing to do here. For loggers made by createLogger
+ * (no mixin, hooks or formatters); the logging tests compare its line with pino's.
  */
 export function requestLogger(logger: Logger): RequestLogger {
   // What pino keeps of a logger to write a line (pino.symbols): its stream, its clock, its bindings as JSON.
@@ -60,8 +60,8 @@ export function requestLogger(logger: Logger): RequestLogger {
 
 /**
  * request.log, made the first time something logs through it. Most requests log nothing but
- * their request line (requestLogger), and Fastify otherwise makes a pino child for every request:
- * about 5,000 instructions, 3% of a `GET /me`.
+ * their request line (requestLogger), and Fastify otherwise makes a pino child for every request,
+ * which most of them never use.
  */
 class DeferredRequestLogger implements FastifyBaseLogger {
   #logger: FastifyBaseLogger | undefined;
@@ -157,8 +157,8 @@ const REDACT_PATHS = [
  * that lines written while a write is in flight go out together in one system call, and a quiet
  * service still shows each line at once; pino flushes it on exit and stops it on EPIPE. In
  * buffer mode, each line handed over as bytes: in its text mode sonic-boom measures the UTF-8
- * length of all the text still queued on every write, so under load each line re-read the lines
- * queued before it (4% of a `GET /me`'s instructions).
+ * length of all the text still queued on every write, so under load each line would re-read the
+ * lines queued before it.
  */
 export function logDestination(
   dest: number | string,

@@ -2,7 +2,7 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 
 /**
  * `randomBytes` served from a pool that the CSPRNG refills a few KiB at a time, as Node's own
- * `randomUUID` does: a call into OpenSSL costs about 4 µs, whatever its size, and every event and
+ * `randomUUID` does: a call into OpenSSL costs the same whatever its size, and every event and
  * record id takes 16 bytes (two or three per finished job). Each byte is handed out once and zeroed
  * in the pool as it leaves; a request larger than the pool goes to `randomBytes` directly.
  */

@@ -4,9 +4,9 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * SQLite's automatic checkpoint copies the WAL into the database file, and syncs it, inside the
- * commit that crosses 1,000 WAL pages: 10–14 ms on the event loop, the whole of a create's p99
- * under load. The service instead checkpoints from a worker thread holding its own connection
- * to the same file, with `wal_checkpoint(PASSIVE)`, which never blocks a writer, and turns the
+ * commit that crosses 1,000 WAL pages: a stall of the event loop that makes up a create's whole p99
+ * under load. The service instead checkpoints from a worker thread holding its own connection to
+ * the same file, with `wal_checkpoint(PASSIVE)`, which never blocks a writer, and turns the
  * automatic checkpoint off on its own connection. Short-lived CLI connections keep SQLite's default.
  */
 export interface BackgroundCheckpoints {
@@ -94,9 +94,8 @@ const BULK_AUTOCHECKPOINT_PAGES = 16_384;
 /**
  * Runs a long series of write transactions (a join's download of the whole cabinet) with SQLite's
  * automatic checkpoint every 64 MiB of WAL rather than every 4 MiB: each checkpoint copies again
- * the index pages that every transaction touches, a fifth of the time of a join of 100,000
- * records. A connection whose checkpoints run in the background (automatic checkpoint off) is
- * left as it is.
+ * the index pages that every transaction touches, a large share of a join's time. A connection
+ * whose checkpoints run in the background (automatic checkpoint off) is left as it is.
  */
 export async function withFewerCheckpoints<T>(sqlite: Sqlite.Database, work: () => Promise<T>): Promise<T> {
   const pages = Number(sqlite.pragma('wal_autocheckpoint', { simple: true }));

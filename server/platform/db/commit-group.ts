@@ -3,11 +3,11 @@ import type { Transactions } from './transactions.js';
 
 /**
  * Group commit. A commit writes every page it dirtied to the WAL, two write() calls each: a create
- * through the API dirties 12 pages, and its commit was a quarter of its CPU. Creates that arrive
- * together touch mostly the same pages (the tables' last pages, the time-ordered indexes, the
- * sequence), so the API's idempotent writes of one turn of the event loop share one transaction:
- * what each wrote is undone alone when it throws (the first by rolling back the transaction, which
- * holds nothing else yet, each other one by a savepoint of its own), and every
+ * through the API dirties many pages, and its commit is a large share of its CPU. Creates that
+ * arrive together touch mostly the same pages (the tables' last pages, the time-ordered indexes,
+ * the sequence), so the API's idempotent writes of one turn of the event loop share one
+ * transaction: what each wrote is undone alone when it throws (the first by rolling back the
+ * transaction, which holds nothing else yet, each other one by a savepoint of its own), and every
  * caller hears its result once the shared COMMIT has succeeded, never before. A response still
  * leaves only after what it describes is durable, as with a transaction per request. The robot
  * worker writes through the same group (one per connection, `Database.commitGroup`): a finished

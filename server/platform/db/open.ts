@@ -94,14 +94,15 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     // The statement journal of savepoints in memory. The API's group commit (commit-group.ts)
     // nests a savepoint per request in a transaction that touches more than 16 pages, past which
     // SQLite spills that journal to a temporary file: an open() and a write() per page on every
-    // commit, 8% of a create's CPU. Nothing here sorts or vacuums large temporary data.
+    // commit, a visible share of a create's CPU. Nothing here sorts or vacuums large temporary
+    // data.
     sqlite.pragma('temp_store = MEMORY');
     // What a migration drops (stored responses of the previous version, with their secrets) is
     // overwritten in the file, freed pages included.
     sqlite.pragma('secure_delete = ON');
     applyMigrations(sqlite, readMigrationFiles({ migrationsFolder: migrationsFolder() }));
-    // Afterwards, deleted rows are overwritten wherever that costs no extra I/O (ON would make every
-    // write of the API a third slower): what a purge frees whole may linger in free pages.
+    // Afterwards, deleted rows are overwritten wherever that costs no extra I/O (ON would slow
+    // every write of the API): what a purge frees whole may linger in free pages.
     sqlite.pragma('secure_delete = FAST');
   } catch (err) {
     sqlite.close();

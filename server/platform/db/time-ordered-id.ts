@@ -2,9 +2,8 @@
  * A UUID of version 7 (RFC 9562): the creation time in Unix milliseconds (48 bits), then 74 random
  * bits. The ids of rows created one after another sort next to each other, so a row's insert into
  * its id's unique index lands on the index's last page instead of a random one: the creates that
- * commit together (db/commit-group.ts) then dirty that one page between them, not one page each.
- * With the opportunity's and its event's ids time-ordered, creates sent ten at a time write 3.3
- * pages each to the WAL instead of 5.3. The time it shows is the row's created_at, already public.
+ * commit together (db/commit-group.ts) then dirty that one page between them, not one page each,
+ * and write fewer pages each to the WAL. The time it shows is the row's created_at, already public.
  */
 export function timeOrderedUuid(nowMs: number, randomBytes: (size: number) => Buffer): string {
   const bytes = randomBytes(16);

@@ -3,11 +3,11 @@ import { writePriority, type WritePriority } from './write-priority.js';
 
 /**
  * The one way the service runs a transaction on a connection. better-sqlite3's `transaction(fn)`
- * builds four wrapper functions and defines five properties on each through
- * `Object.defineProperties`: 15,000 instructions, more than the INSERT of a row. Built on every
- * call, as `sqlite.transaction(() => …)()` does, they were 13% of a create's instructions (seven per
- * create). These take the work as an argument of transaction functions built once per connection;
- * the BEGIN, COMMIT, ROLLBACK and savepoint logic is better-sqlite3's own, unchanged.
+ * builds wrapper functions and defines properties on each through `Object.defineProperties`, which
+ * costs more than the INSERT of a row. Built on every call, as `sqlite.transaction(() => …)()`
+ * does, they are a large share of a create's work. These take the work as an argument of
+ * transaction functions built once per connection; the BEGIN, COMMIT, ROLLBACK and savepoint logic
+ * is better-sqlite3's own, unchanged.
  */
 export interface Transactions {
   /**

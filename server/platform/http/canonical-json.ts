@@ -1,8 +1,8 @@
 /**
  * JSON with sorted keys, so that the same value hashes the same whatever its key order: the text
  * JSON.stringify would write for a copy whose keys were sorted (by UTF-16 code units), undefined
- * members left out. Written with loops and string appends: built with Object.entries, filter,
- * sort, map and join, it was 5% of an idempotent create's instructions.
+ * members left out. Written with loops and string appends: Object.entries, filter, sort, map and
+ * join would build arrays at every level, a visible share of an idempotent create's work.
  */
 export function canonicalJson(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';

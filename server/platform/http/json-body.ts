@@ -35,7 +35,7 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 /**
  * Where the string whose content starts at `from` ends: its next quote not escaped by an odd run of
  * backslashes, or -1. Found with indexOf rather than char by char: most of a body is in strings,
- * and a sync push of 1.4 MB was checked in 11 ms one char at a time.
+ * and checking a large sync push one char at a time holds the event loop.
  */
 function closingQuote(text: string, from: number): number {
   for (let quote = text.indexOf('"', from); quote !== -1; quote = text.indexOf('"', quote + 1)) {

@@ -12,9 +12,9 @@ const HELD_ENTRY = Symbol.for('courtier.nextTickEntry');
  * (a GC while no entry is alive: seen in the service during its first password hash), the next
  * entry gets new ones, and V8 marks the sites megamorphic for good. From then on every nextTick
  * defines its four properties through V8's runtime, and Node's own http and stream code calls
- * nextTick about ten times per request.
- * Counted with callgrind on `GET /me`: 11% of the main thread's instructions went there (with
- * the entry held, none). An entry that stays alive keeps its maps, and the sites stay monomorphic.
+ * nextTick many times per request. Under callgrind, a large share of a `GET /me`'s main-thread
+ * instructions goes there (with the entry held, none). An entry that stays alive keeps its maps,
+ * and the sites stay monomorphic.
  *
  * The entry is caught through an async hook enabled only for one nextTick call.
  */
