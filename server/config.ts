@@ -86,9 +86,9 @@ const configSchema = z.object({
   webhookAllowPrivateTargets: booleanFromString.default(false),
   webhookTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /**
-   * Deliveries in flight, overall and per subscription. A subscription taking 200 events/s needs
-   * 16 at once when each round trip waits its turn on a busy dispatcher (BENCHMARKS.md, issue 17);
-   * one slow endpoint still holds at most a quarter of the slots.
+   * Deliveries in flight, overall and per subscription. A busy subscription needs many at once when
+   * each round trip waits its turn on a busy dispatcher (BENCHMARKS.md, webhooks); one slow
+   * endpoint still holds at most a quarter of the slots.
    */
   webhookConcurrency: z.coerce.number().int().min(1).max(500).default(64),
   webhookConcurrencyPerEndpoint: z.coerce.number().int().min(1).max(100).default(16),

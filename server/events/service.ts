@@ -122,8 +122,7 @@ function toEnvelope(row: Omit<store.EventRow, 'seq'>): EventEnvelope {
 
 /**
  * With its outbox position. Added by Object.assign, which follows a cached transition: a literal
- * that adds `seq` after a spread of the envelope made V8 build a new hidden class for every event
- * (1 µs against 0.05, measured).
+ * that adds `seq` after a spread of the envelope makes V8 build a new hidden class for every event.
  */
 function toSequencedEnvelope(row: store.EventRow): EventEnvelope & { seq: number } {
   return Object.assign(toEnvelope(row), { seq: row.seq });

@@ -43,9 +43,10 @@ function bodyOf(deps: Deps, event: EventEnvelope): string {
 }
 
 /**
- * What the attempts started in one synchronous pass of a pump share: an event goes to ten
- * subscriptions, and each used to read it, its cabinet's switch and its own secrets again.
- * Nothing outlives the pass, so a rotated secret or a switch turned off applies from the next one.
+ * What the attempts started in one synchronous pass of a pump share: an event may go to many
+ * subscriptions, each of which would otherwise read it, its cabinet's switch and its own secrets
+ * again. Nothing outlives the pass, so a rotated secret or a switch turned off applies from the
+ * next one.
  */
 export function passReads(deps: Deps) {
   const subscriptions = new Map<string, store.SubscriptionRow | undefined>();

@@ -9,10 +9,10 @@ import { createDispatcher, fanOutPending, purgeDaily, type Dispatcher } from './
 import * as store from './store.js';
 
 /**
- * The webhook dispatcher on a thread of its own (issue 17): signing, sending and recording
- * deliveries took the one event loop that also answers the API, so a steady flow of events made
- * both wait. The thread runs the same dispatcher on its own connection to the same SQLite file:
- * the outbox, the leases and what a kill -9 leaves behind are unchanged. This side forwards the
+ * The webhook dispatcher on a thread of its own: signing, sending and recording deliveries on the
+ * one event loop that also answers the API would make both wait under a steady flow of events. The
+ * thread runs the same dispatcher on its own connection to the same SQLite file: the outbox, the
+ * leases and what a kill -9 leaves behind are as on the main thread. This side forwards the
  * outbox's signal, relays drain/attemptNow/stop, and writes the thread's log lines to the app's log.
  */
 
@@ -86,11 +86,11 @@ type Request = { type: 'drain' } | { type: 'stop' } | { type: 'attemptNow'; cabi
 
 /**
  * Runs the dispatcher on a worker thread, started once there is something to deliver: an install
- * without any webhook subscription does not pay the thread's memory (~25 MB). Until then, new
- * events are marked fanned out here (a subscription made later must not receive older events) and
- * history is purged here. Should the thread not start at all (its file cannot be loaded where the
- * app is packaged), the dispatcher runs on the main thread, as before, with a warning; a thread
- * that dies later is started again after a second.
+ * without any webhook subscription does not pay the thread's memory (BENCHMARKS.md, Idle memory).
+ * Until then, new events are marked fanned out here (a subscription made later must not receive
+ * older events) and history is purged here. Should the thread not start at all (its file cannot be
+ * loaded where the app is packaged), the dispatcher runs on the main thread, with a warning; a
+ * thread that dies later is started again after a second.
  */
 export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcherOptions): Dispatcher {
   const { logger } = options;

@@ -63,15 +63,15 @@ function decoded(response: IncomingMessage): Readable {
 /**
  * One POST per delivery on node:https with a keep-alive agent: no redirects (a redirect could
  * lead past the target check), no retries of its own, the whole attempt bounded by the timeout,
- * the first KB of the answer kept. got did the same at three times the CPU per delivery.
+ * the first KB of the answer kept. got would do the same at several times the CPU per delivery.
  */
 export function createHttpSender(options: {
   timeoutMs: number;
   extraCa?: readonly string[];
   maxSockets?: number;
 }): HttpSender & { close(): void } {
-  // The trust store as one secure context built once: passed as `ca`, the ~140 root certificates
-  // would be concatenated into the connection pool's key on every request (a quarter of the CPU).
+  // The trust store as one secure context built once: passed as `ca`, the root certificates would
+  // be concatenated into the connection pool's key on every request (a large share of the CPU).
   const secureContext = createSecureContext({ ca: trustedCertificates(options.extraCa ?? []) });
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64, secureContext });
   const send: HttpSender = (request) =>
