@@ -29,8 +29,8 @@ function refused(status: 400 | 406, code: number, message: string): McpPost {
 
 /**
  * A message JSONRPCMessageSchema accepted that is a request. The union's four kinds are strict
- * objects and only a request has both a method and an id: parsing again (isJSONRPCRequest, about
- * 7,000 instructions) would tell nothing more.
+ * objects and only a request has both a method and an id: parsing again (isJSONRPCRequest) would
+ * tell nothing more.
  */
 function isParsedRequest(message: JSONRPCMessage): message is JSONRPCRequest {
   return 'method' in message && 'id' in message;
@@ -70,12 +70,12 @@ export function readMcpPost(headers: { accept?: string; 'mcp-protocol-version'?:
 
 /**
  * The SDK Transport between the one SDK server of the route and its POSTs: each request is one
- * exchange, its one JSON response the answer. Building and connecting a server per request cost
- * a sixth of the route's CPU (BENCHMARKS.md). Two clients may both send id 1, so each request goes
- * to the server under an id of this transport's, the answer comes back under the client's, and the
- * handlers find the request's own context (its access token) by that id. What a handler sends
- * besides its response (a progress notification) is dropped, as the SDK's transport does in JSON
- * mode: there is no stream to carry it.
+ * exchange, its one JSON response the answer. Building and connecting a server per request would
+ * cost a large share of the route's CPU (BENCHMARKS.md, mcp). Two clients may both send id 1, so
+ * each request goes to the server under an id of this transport's, the answer comes back under the
+ * client's, and the handlers find the request's own context (its access token) by that id. What a
+ * handler sends besides its response (a progress notification) is dropped, as the SDK's transport
+ * does in JSON mode: there is no stream to carry it.
  */
 export class ExchangeTransport<Context> implements Transport {
   onmessage?: Transport['onmessage'];
@@ -88,7 +88,7 @@ export class ExchangeTransport<Context> implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     // The SDK's own messages, told apart by their members: parsing a tool's result again against the
-    // response schema (isJSONRPCResultResponse) cost about 20,000 instructions a call, 5% of one.
+    // response schema (isJSONRPCResultResponse) would be a visible share of a call.
     if (!('result' in message) && !('error' in message)) return;
     const id = Number(message.id);
     const exchange = this.#exchanges.get(id);
@@ -111,7 +111,7 @@ export class ExchangeTransport<Context> implements Transport {
   /**
    * Hands one request to the connected server. `response` resolves with its answer under the
    * client's id, or with null once `abandon()` was called (the client went away), which also
-   * cancels the handler, as closing a server of its own did.
+   * cancels the handler.
    */
   exchange(request: JSONRPCRequest, context: Context): { response: Promise<JSONRPCMessage | null>; abandon: () => void } {
     if (!this.onmessage) throw new Error('Connect the server to the transport before the first exchange.');

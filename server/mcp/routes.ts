@@ -36,8 +36,8 @@ function missingToolScope(
  * access_token check of access-check.ts). One SDK server answers every request, through a
  * transport of ours where each request is one exchange with one JSON response (exchange.ts): the
  * SDK's own Streamable HTTP transport would convert every request to web Request/Response objects
- * and back, about half the route's cost, and a server per request cost a sixth (BENCHMARKS.md).
- * Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable HTTP allows
+ * and back, a large share of the route's cost, as a server per request would be (BENCHMARKS.md,
+ * mcp). Only POST: no SSE stream (GET) and no sessions (DELETE), which MCP's Streamable HTTP allows
  * with a 405; the errors plugin answers those with 405 and Allow: POST.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {

@@ -27,9 +27,9 @@ const MCP_INSTRUCTIONS =
 /**
  * The schema the tools/call handler is registered with. The SDK parses a request with it, then its
  * tools/call wrapper parses the same request with the full CallToolRequestSchema before the handler
- * runs. Registered with CallToolRequestSchema itself, a malformed call failed the first parse, and
- * the client got InternalError (-32603) instead of the wrapper's InvalidParams (-32602); and every
- * call paid two full parses (this one takes half the time of a full one, in a loop on Node 20).
+ * runs. Registered with CallToolRequestSchema itself, a malformed call would fail the first parse,
+ * and the client would get InternalError (-32603) instead of the wrapper's InvalidParams (-32602);
+ * and every call would pay two full parses (this one is cheaper than a full one).
  */
 const toolCallMethod = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
