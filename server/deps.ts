@@ -92,10 +92,9 @@ const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /**
  * What `new Date(ms).toISOString()` writes, by arithmetic: V8's toISOString formats through a
- * printf-like stream, about 1 µs (7,000 instructions) here, and a create writes three dates, a
- * queued job four. Days become a civil date by Howard Hinnant's `civil_from_days`. Times
- * outside the four-digit years, and invalid ones, are left to Date (which throws a RangeError for
- * the latter).
+ * printf-like stream, and a create writes three dates, a queued job four. Days become a civil date
+ * by Howard Hinnant's `civil_from_days`. Times outside the four-digit years, and invalid ones, are
+ * left to Date (which throws a RangeError for the latter).
  */
 export function toIso(time: number): string {
   if (!(time >= FIRST_FOUR_DIGIT_MS && time <= LAST_FOUR_DIGIT_MS)) return new Date(time).toISOString();

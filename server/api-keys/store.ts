@@ -22,7 +22,7 @@ export type KeyIdentityRow = Pick<
 /**
  * The hot path of every request: raw prepared statements on the unique hash index (drizzle's
  * query wrapper costs more than the lookup itself at this rate). The driver builds a row through
- * V8's API one value at a time, strings copied from UTF-8 (the eight columns cost two thirds of
+ * V8's API one value at a time, strings copied from UTF-8 (reading every column would cost most of
  * the lookup), so a known key's request reads its one changing column only.
  */
 export function prepareKeyLookups(sqlite: Sqlite.Database) {

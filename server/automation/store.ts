@@ -285,8 +285,8 @@ export function latestJobWithHash(
  * install has no enqueue number: its robots are that install's, never this one's): of a cabinet whose robots are not paused, on
  * an insurer login (cabinet + insurer) that no job and no login check is using. The running jobs'
  * logins are one list for the whole walk; the pause and the check are looked up per job, by their
- * keys: as two lists more, each with its Bloom filter, they made a claim a fifth dearer (and looked
- * up by key too, the running jobs made a walk past thousands of blocked jobs eight times dearer).
+ * keys: as two lists more, each with its Bloom filter, they would make every claim dearer (and
+ * looked up by key too, the running jobs would make a walk past many blocked jobs far dearer).
  */
 const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending' AND enqueue_number IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM robot_pauses WHERE robot_pauses.cabinet_id = pending.cabinet_id)

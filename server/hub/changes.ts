@@ -360,8 +360,8 @@ export async function pullChanges(
 
 /**
  * The pull's JSON, with each change's fields spliced in as PostgreSQL's text of them: a page of up
- * to 4 MiB is not parsed into objects only to be written out again (half the hub's work on a pull,
- * and most of what it held in memory).
+ * to 4 MiB is not parsed into objects only to be written out again (a large share of the hub's work
+ * on a pull, and most of what it would hold in memory).
  */
 function pullAnswer(changes: readonly StoredChange[], rest: Omit<PullResponse, 'changes'>): string {
   const items = changes.map(({ fieldsJson, ...change }) => `${JSON.stringify(change).slice(0, -1)},"fields":${fieldsJson}}`);

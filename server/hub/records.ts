@@ -33,14 +33,14 @@ export async function foldIntoRecords(
   staged?: { deviceId: string; range: StagedRange },
 ): Promise<OversizedRecord | undefined> {
   // No join between the batch's rows and their records' rows: with the statistics of rows just
-  // inserted, PostgreSQL plans such a join as a nested loop over both (0.3 s for a batch of 1000).
+  // inserted, PostgreSQL plans such a join as a nested loop over both, slow even for one batch.
   // Each record's prior state and changes are one set instead, flagged by window functions. The
   // prior states are looked up one record at a time (LIMIT 1 keeps the lookup a lookup): planned as
-  // a join, PostgreSQL hashed every record of the cabinet at every push once it had statistics.
+  // a join, PostgreSQL would hash every record of the cabinet at every push once it had statistics.
   // A record the batch creates with its one change of it is inserted whole first (ON CONFLICT DO
   // NOTHING finds the ones the hub already holds), and only the others go through the per-field
-  // merge: an upload is mostly such records, and the merge's sorts and aggregates were most of
-  // what the fold cost there, under the cabinet's lock.
+  // merge: an upload is mostly such records, and the merge's sorts and aggregates would be most of
+  // what the fold costs there, under the cabinet's lock.
   const [oversized] = await tx<OversizedRecord[]>`
     WITH stored AS (${
       staged

@@ -11,9 +11,9 @@ export type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrom
 
 /**
  * Chromium's headless shell, as Debian packages it (chromium-headless-shell): the browser engine
- * without the browser's own window. A robot's job costs it about a third less CPU than the full
- * Chromium in headless mode, which still draws its tab strip, toolbar and loading animations off
- * screen (measured in BENCHMARKS.md). It cannot show a window: headed robots never use it.
+ * without the browser's own window. A robot's job costs it less CPU than the full Chromium in
+ * headless mode, which still draws its tab strip, toolbar and loading animations off screen
+ * (BENCHMARKS.md, robots). It cannot show a window: headed robots never use it.
  */
 const HEADLESS_SHELLS = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'];
 const FULL_BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -113,7 +113,8 @@ export function createBrowserRuntime(options: {
   const parked = createParkedSessions({ now, close: closeContext, isOpen: (context) => contexts.has(context) });
 
   async function launch(): Promise<Browser> {
-    // Loaded with the first robot: playwright-core is ~90 MB of an idle service's memory otherwise.
+    // Loaded with the first robot: playwright-core would otherwise be a large share of an idle
+    // service's memory (BENCHMARKS.md, Idle memory).
     const { chromium } = await import('playwright-core');
     const errors: string[] = [];
     for (const target of candidates) {

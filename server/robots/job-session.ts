@@ -107,8 +107,8 @@ export function createJobSession(options: JobSessionOptions): JobBrowserSession 
     if (!context || tracing || (await fieldsHoldSecret(context, secrets))) return;
     // Every job is traced and most succeed, so the trace keeps what a failure needs at the
     // cost of little: the actions with their timing and errors, the network and the console.
-    // DOM snapshots of every action (a third of the service's CPU per job, 10% of Chromium's)
-    // and screencast frames are off; the failure screenshot shows the page as it ended.
+    // DOM snapshots of every action (a large share of the service's CPU per job, and some of
+    // Chromium's) and screencast frames are off; the failure screenshot shows the page as it ended.
     await context.tracing.start({ screenshots: false, snapshots: false });
     tracing = true;
   }

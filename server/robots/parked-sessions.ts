@@ -3,10 +3,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 /**
  * How long a successful job's browser context stays open, still logged in to the portal, for the
  * same login's next job: a broker pricing several quotes in a row logs in (and types an MFA code)
- * once, and each further job skips a new browser context and the login (a third of its CPU).
+ * once, and each further job skips a new browser context and the login (a large share of its CPU).
  */
 export const SESSION_IDLE_MS = 2 * 60_000;
-/** Parked sessions at most (each keeps a renderer process, ~45 MB): the oldest is closed first. */
+/** Parked sessions at most (each keeps a renderer process and its memory): the oldest is closed first. */
 const MAX_PARKED_SESSIONS = 4;
 
 /** A successful job's context, kept logged in for its login's next job. */
@@ -18,8 +18,8 @@ interface ParkedSession {
 
 /**
  * A full garbage collection in the page's renderer. Chromium leaves each page's garbage to grow
- * the renderer's heap (~12 MB per job on the sandbox portal, as measured): a context resumed job
- * after job would otherwise hold twice a fresh one's memory after 4 jobs. A failure only costs memory.
+ * the renderer's heap: a context resumed job after job would otherwise hold far more than a fresh
+ * one's memory after a few jobs. A failure only costs memory.
  */
 async function collectGarbage(context: BrowserContext, page: Page): Promise<void> {
   try {

@@ -98,8 +98,9 @@ function newConnection(deps: SyncDeps, cabinetId: string, hubUrl: string, paired
  * Queues every record the cabinet holds, one change each, in the transaction that turns sync on: a
  * change made meanwhile is captured after them, never lost between the snapshot and the link.
  *
- * They write no field clocks (half the snapshot's time), as a creation does not (capture.ts): no
- * other device knows these records before it pulls them from this very upload.
+ * They write no field clocks (that would be a large share of the snapshot's time), as a creation
+ * does not (capture.ts): no other device knows these records before it pulls them from this very
+ * upload.
  */
 function queueEverything(deps: SyncDeps, connection: store.ConnectionRow, records: RecordsByKind): number {
   const orm = deps.db.orm;
