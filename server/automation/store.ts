@@ -12,7 +12,7 @@ const ACTIVE = ACTIVE_STATUSES;
 
 /**
  * `IN (...)` of job statuses written into the SQL: the planner sees them (jobs_queue_idx), and a
- * constant list costs SQLite about an eighth of a list bound as JSON (`IN (SELECT value FROM
+ * constant list costs SQLite far less than a list bound as JSON (`IN (SELECT value FROM
  * json_each(?))` builds a table and a Bloom filter on every run). Only the contract's statuses are
  * ever written.
  */
