@@ -1,5 +1,5 @@
 /**
- * Issues 3 and 17: the opportunities list and create on a cabinet holding 100,000 opportunities,
+ * The opportunities list and create on a cabinet holding 100,000 opportunities,
  * each against a baseline doing the same essential work bare (bench/targets.ts, bare-sqlite: bare
  * Fastify on the same database file, one prepared statement, no auth, validation or idempotency).
  *
@@ -91,7 +91,7 @@ async function measureLists(server: ServerChild, bare: ServerChild, ctx: BenchCo
 /**
  * The creates, after the lists (they add rows at the head of the list). The service goes first and
  * is stopped before the baseline runs, so that its outbox readers do not work on the baseline's
- * events. (The "other CPU" of both create runs, a third of a core, is the kernel writing the WAL.)
+ * events. (The "other CPU" of both create runs is the kernel writing the WAL.)
  */
 async function measureAll(server: ServerChild, bare: ServerChild, ctx: BenchContext): Promise<Figures> {
   const lists = await measureLists(server, bare, ctx);

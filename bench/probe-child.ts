@@ -1,9 +1,9 @@
 /**
  * A latency probe in a process of its own: GET one URL at a fixed overall rate until stdin closes,
  * then print one JSON line (ProbeReport) and exit. The webhooks benchmark probes `GET /me` with it
- * while the dispatcher drains its backlog: run in the benchmark's own process, the probe shared an
- * event loop with the HTTPS receiver, whose TLS work delayed it (p99 36.5 ms in one run), and the
- * figure was then the receiver's as much as the server's.
+ * while the dispatcher drains its backlog: run in the benchmark's own process, the probe would
+ * share an event loop with the HTTPS receiver, whose TLS work delays it, and the figure would be
+ * the receiver's as much as the server's.
  */
 import autocannon, { type Result } from 'autocannon';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

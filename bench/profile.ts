@@ -7,7 +7,7 @@
  * sample is put down to a part of the request path (bench/lib/perf-parts.ts). Unlike callgrind,
  * V8's optimising compiler runs as usual; unlike --cpu-prof, the kernel and the other threads
  * count. Needs perf (Debian's linux-perf) and permission to attach to a process (root here).
- * perf's call graphs slow the server 1.5 to 3 times on the EPYC VM: read the shares.
+ * perf's call graphs slow the server several times over: read the shares.
  */
 import type { Result } from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';

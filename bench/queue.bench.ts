@@ -1,5 +1,5 @@
 /**
- * Issue 5: what the durable tarification queue itself costs, with a robot that does nothing.
+ * What the durable tarification queue itself costs, with a robot that does nothing.
  *
  * In-process: the real app (buildApp, real SQLite file, real worker, the webhook dispatcher on its
  * thread as `courtier serve` runs it) with one no-op insurer whose run() answers at once. Each enqueue is what the enqueue route does once its request is parsed:
@@ -12,7 +12,7 @@
  * (b) throughput: 5,000 jobs enqueued in chunks of 100 per turn (the worker drains while jobs
  *     arrive), timed from the first enqueue until every job is terminal. Before it, 1,000 jobs go
  *     through the same way untimed: the service runs for hours, and the first thousands of jobs
- *     after a start cost 10-15% more each (the phase run first was the dearer, whichever it was).
+ *     after a start cost more each (the phase run first was the dearer, whichever it was).
  * (c) enqueue only, the worker stopped; then drain only, the worker started and timed alone.
  *
  * At most one job runs per insurer login (cabinet + insurer), so the jobs are spread over as many
@@ -23,7 +23,7 @@
  * Baseline, same run: the queue's essential work done bare on its own SQLite file: each enqueue
  * inserts a job row in its own transaction, and as many loops as the worker has slots each claim
  * the oldest pending row (UPDATE … RETURNING, one transaction), run nothing, and mark it done (a
- * second transaction). Goals (issue 17): >= 1,500 jobs/s enqueue + drain, pickup p99 < 10 ms.
+ * second transaction). Goals: >= 1,500 jobs/s enqueue + drain, pickup p99 < 10 ms.
  */
 import { randomUUID } from 'node:crypto';
 import { devNull, loadavg } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Issue 6: a real robot (playwright-core driving Chromium) pricing on the sandbox insurer portal
+ * A real robot (playwright-core driving Chromium) pricing on the sandbox insurer portal
  * that the service itself serves, end to end through the HTTP API with test keys (jobs run on the
  * sandbox with the demo account).
  *
@@ -41,7 +41,7 @@ import { formatTable, goalLine } from './lib/report.js';
 
 const PARALLEL = 4;
 const WARM_SEQUENTIAL = 3;
-/** Issue 17's goals: a warm job one at a time, the peak PSS of 4 in parallel, and CPU per warm job (service + browser). */
+/** The goals: a warm job one at a time, the peak PSS of 4 in parallel, and CPU per warm job (service + browser). */
 const GOAL_SECONDS = 2;
 const GOAL_PSS_MB = 800;
 const GOAL_CPU_SECONDS_PER_JOB = 1.5;

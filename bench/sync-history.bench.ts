@@ -1,5 +1,5 @@
 /**
- * Issue: the hub keeps each record's state and a bounded tail of changes. `join` of a cabinet with
+ * The hub keeps each record's state and a bounded tail of changes. `join` of a cabinet with
  * 100,000 records and 1,000,000 changes of history against the join of the same records with no
  * history: goal <= 2x. A throwaway PostgreSQL with its durable defaults, the hub in a server child
  * as `courtier hub serve` runs it, the installs in this process (joinCabinet + downloadAll, as
@@ -8,9 +8,9 @@
  * The cabinet without history is uploaded by an install (connect, 100,000 opportunities of ~1.3 KB);
  * the cabinet with history is the same records copied in SQL, followed by 900,000 edits of one or
  * two fields each (generate_series), received 60 days ago, folded into its records' state by the
- * hub's own fold (seeding 900,000 edits through HTTP would take most of an hour on 2 cores). The
- * joins alternate, two of each; then the cabinet with history is compacted with the default
- * retention and joined once more (for information).
+ * hub's own fold (seeding 900,000 edits through HTTP would take far longer than the run). The joins
+ * alternate, two of each; then the cabinet with history is compacted with the default retention and
+ * joined once more (for information).
  */
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';

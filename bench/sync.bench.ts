@@ -1,5 +1,5 @@
 /**
- * Issue: sync with a hub on PostgreSQL. A throwaway PostgreSQL cluster (test/helpers/postgres.ts),
+ * Sync with a hub on PostgreSQL. A throwaway PostgreSQL cluster (test/helpers/postgres.ts),
  * the hub in a server child as `courtier hub serve` runs it, the installs in this process (their
  * services called directly, as the CLI calls them) or, for the HTTP rate, in a server child. Each
  * measure has its baseline in the same run:

@@ -64,10 +64,10 @@ export interface StartedTarget {
 }
 
 /**
- * High enough that the limiter never refuses: /me runs above 16,700 req/s here, which would reach
- * configSchema's maximum (1,000,000 a minute) within a minute of a long run. Set after loadConfig,
- * which would refuse it; the limiter does the same work whatever the limit. A 429 would fail the
- * run anyway, since every response must be a 200.
+ * High enough that the limiter never refuses: /me runs fast enough here to reach configSchema's
+ * maximum (1,000,000 a minute) within a minute of a long run. Set after loadConfig, which would
+ * refuse it; the limiter does the same work whatever the limit. A 429 would fail the run anyway,
+ * since every response must be a 200.
  */
 const RATE_LIMIT_PER_MINUTE = 100_000_000;
 

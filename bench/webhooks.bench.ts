@@ -1,11 +1,12 @@
 /**
- * Issue 4: webhook delivery, against a baseline doing the same essential work bare, in one run.
+ * Webhook delivery, against a baseline doing the same essential work bare, in one run.
  * An HTTPS receiver in this process answers 200 to every POST; WEBHOOK_SUBSCRIPTIONS paths on it
  * (<url>/0 … /9) stand for the subscriptions. The servers run in child processes, one at a time.
  *
  *  1. baseline (bare-webhooks child, bench/lib/bare-sender.ts): 100,000 opportunity.created
  *     bodies, each serialised and signed as the dispatcher does it and POSTed with node:https over
- *     one keep-alive agent, at the service's default limits (32 in flight, 8 per endpoint);
+ *     one keep-alive agent, at the service's default limits (webhookConcurrency in flight,
+ *     webhookConcurrencyPerEndpoint per endpoint, read from loadConfig);
  *  2. dispatcher (courtier-webhooks child: the real app, 10 subscriptions to ["*"]): 10,000
  *     events recorded through the service before it listens, so the dispatcher (started at
  *     listen) has 100,000 deliveries to drain. Both rates are taken at the receiver, from the
@@ -14,8 +15,8 @@
  *  3. while that backlog drains: GET /me at 100 req/s on 2 connections, p99 < 20 ms (the API
  *     stays responsive while the dispatcher works); through autocannon's overallRate, so each
  *     second's 100 leave at once, back to back: harsher than a steady 100/s. The probe runs in a
- *     process of its own (probe-child.ts): in this one, the receiver's TLS work delayed its event
- *     loop as much as the p99 it measured;
+ *     process of its own (probe-child.ts): in this one, the receiver's TLS work would delay its
+ *     event loop by as much as the p99 it measures;
  *  4. once drained: POST /opportunities at a steady 200/s for 10 s (one every 5 ms: an open loop,
  *     lib/paced.ts; autocannon's overallRate would send each second's 200 at once), each delivery
  *     timed from its event's created_at (its commit) to its receipt, p50 and p99; a delivery still

@@ -62,9 +62,9 @@ export function roundSeconds(totalSeconds: number): number {
 
 /**
  * Runs the two sides in turn, in pairs ordered AB, BA, AB, BA, and returns each side's rounds in
- * order: this VM's speed swings by half within a minute, and one long run of each put a swing on
- * one side only (`GET /me` ÷ bare read 0.35 then 0.64 in two runs back to back). In turn, a slow
- * spell weighs on both sides alike and the ratio measures the code.
+ * order: this VM's speed swings widely within a minute, and one long run of each can put a swing on
+ * one side only (the same ratio, `GET /me` ÷ bare read, came out far apart in two runs back to
+ * back). In turn, a slow spell weighs on both sides alike and the ratio measures the code.
  */
 export async function inPairs<T>(
   baseline: (round: number) => Promise<T>,

@@ -117,7 +117,8 @@ export async function measureRun(
   );
   const sideTotal = Object.values(sideCores).reduce((sum, cores) => sum + cores, 0);
   return {
-    // autocannon notices the end of its duration on its next 1 s tick (a 10 s run lasts ~11 s): rate over what actually ran.
+    // autocannon notices the end of its duration on its next 1 s tick (a run lasts up to a second
+    // longer than asked): rate over what actually ran.
     requestsPerSecond: result.requests.total / result.duration,
     requests: result.requests.total,
     p50Ms: latency.percentile(50),

@@ -102,7 +102,7 @@ export function createProcessTree(sampleEveryMs: number) {
     /**
      * Samples memory every `sampleEveryMs`. Reading /proc for every process runs in this process,
      * which is also the service's: its own CPU is kept apart (`cpuSeconds`), so that the service's
-     * figure is the service's alone (it was most of it: 0.5–1 s per job).
+     * figure is the service's alone (reading /proc would otherwise be most of it).
      */
     startSampler(): { stop(): MemorySample; cpuSeconds(): number } {
       let ownMicros = 0;
