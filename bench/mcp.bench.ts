@@ -67,7 +67,7 @@ async function measureWhoami(server: ServerChild, options: LoadOptions): Promise
 
 export const benchmark: Benchmark = {
   name: 'mcp',
-  description: `tools/call whoami through POST ${MCP_PATH} (token lookup, a stateless SDK server and transport per request) vs GET ${ME_PATH}, same server`,
+  description: `tools/call whoami through POST ${MCP_PATH} (token lookup, the route's one SDK server through its own transport) vs GET ${ME_PATH}, same server`,
   async run(ctx) {
     const server = await startServerChild('courtier-mcp', ctx.tempDir('courtier-mcp'), ctx.child);
     let comparison: Comparison;
