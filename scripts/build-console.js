@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the console (Vite, into dist/renderer/) unless it was built from exactly the current
-// inputs: `npm start` runs the build every time, and Vite takes most of its 20 s.
+// inputs: `npm start` runs the build every time, and Vite takes most of its time.
 //
 // The inputs are everything the bundle is made of: renderer/ (pages, index.html, the Vite config),
 // shared/ (the contract it imports) and package-lock.json (the versions of React, Vite…). Their

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium for the robots and the browser tests, when it is missing: the full
 # browser (the console's browser tests, robots shown on screen) and its headless shell (the
-# robots' browser when they run unseen: about a third less CPU per job).
+# robots' browser when they run unseen: less CPU per job).
 # Courtier never downloads a browser of its own; on Windows and macOS it uses Chrome or Edge.
 set -euo pipefail
 missing=()
