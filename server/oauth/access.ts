@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_PREFIX, type McpScope } from '../../shared/oauth.js';
 import type { Deps } from '../deps.js';
+import { describeUser } from '../tenancy/service.js';
 import { parseScopes, sha256 } from './common.js';
 import * as store from './store.js';
 
@@ -44,14 +45,17 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
   const firstUse = (hash: string, now: number): McpAccess | null => {
     const record = lookups.findLive(hash);
     if (!record || record.expiresAt <= now) return null;
+    // The person and the cabinet as their module says: an account disabled or removed since opens nothing.
+    const identity = describeUser(deps, record.userId);
+    if (!identity || identity.cabinetId !== record.cabinetId) return null;
     const access: McpAccess = Object.freeze({
       grantId: record.grantId,
       clientId: record.clientId,
       clientName: record.clientName ?? 'An unnamed application',
       userId: record.userId,
-      userEmail: record.userEmail,
+      userEmail: identity.email,
       cabinetId: record.cabinetId,
-      cabinetName: record.cabinetName,
+      cabinetName: identity.cabinetName,
       scopes: Object.freeze(parseScopes(record.scopes)),
       expiresAt: record.expiresAt,
     });

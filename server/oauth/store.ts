@@ -102,35 +102,26 @@ export interface AccessTokenRecord {
   clientId: string;
   clientName: string | null;
   userId: string;
-  userEmail: string;
   cabinetId: string;
-  cabinetName: string;
   grantId: string;
   grantLastUsedAt: number | null;
 }
 
 /**
  * The lookups of an MCP request's access token, over the unique hash index: the token's record
- * (what never changes after its issue: nothing updates a token's scopes or expiry, its grant's
- * client, user and cabinet, or their names), read on its first use, and whether it is still live
- * (neither it nor its grant revoked nor deleted), read on every request. Expiry is checked by the
- * caller, against its clock.
+ * (what never changes after its issue: nothing updates a token's scopes or expiry, or its grant's
+ * client, user and cabinet), read on its first use, and whether it is still live (neither it nor
+ * its grant revoked nor deleted), read on every request. Expiry is checked by the caller, against its clock.
  */
 export function prepareAccessTokenLookups(sqlite: Sqlite.Database) {
-  const record = sqlite.prepare(
+  const record = sqlite.prepare<[string], AccessTokenRecord>(
     `SELECT t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
-            g.user_id AS userId, u.email AS userEmail, g.cabinet_id AS cabinetId, cab.name AS cabinetName,
-            g.id AS grantId, g.last_used_at AS grantLastUsedAt
+            g.user_id AS userId, g.cabinet_id AS cabinetId, g.id AS grantId, g.last_used_at AS grantLastUsedAt
      FROM oauth_tokens t
      JOIN oauth_grants g ON g.id = t.grant_id
      JOIN oauth_clients c ON c.id = g.client_id
-     JOIN users u ON u.id = g.user_id
-     JOIN cabinets cab ON cab.id = g.cabinet_id
      WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
   );
-  // Read as an array and mapped by position: better-sqlite3 builds a named row key by key through
-  // V8's slow property path, dearer than filling an array.
-  record.raw(true);
   // One small integer: the driver builds no row and copies no string.
   const live = sqlite
     .prepare(
@@ -139,22 +130,7 @@ export function prepareAccessTokenLookups(sqlite: Sqlite.Database) {
     )
     .pluck(true);
   return {
-    findLive(tokenHash: string): AccessTokenRecord | undefined {
-      const r = record.get(tokenHash) as unknown[] | undefined;
-      if (!r) return undefined;
-      return {
-        scopes: r[0] as string,
-        expiresAt: r[1] as number,
-        clientId: r[2] as string,
-        clientName: r[3] as string | null,
-        userId: r[4] as string,
-        userEmail: r[5] as string,
-        cabinetId: r[6] as string,
-        cabinetName: r[7] as string,
-        grantId: r[8] as string,
-        grantLastUsedAt: r[9] as number | null,
-      };
-    },
+    findLive: (tokenHash: string): AccessTokenRecord | undefined => record.get(tokenHash),
     isLive(tokenHash: string): boolean {
       return live.get(tokenHash) !== undefined;
     },
