@@ -26,27 +26,14 @@ export type KeyIdentityRow = Pick<
  * the lookup), so a known key's request reads its one changing column only.
  */
 export function prepareKeyLookups(sqlite: Sqlite.Database) {
-  const identity = sqlite
-    .prepare(
-      `SELECT id, cabinet_id, environment, scopes, ip_allowlist, expires_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ?`,
-    )
-    .raw(true);
+  const identity = sqlite.prepare<[string], KeyIdentityRow>(
+    `SELECT id, cabinet_id AS cabinetId, environment, scopes, ip_allowlist AS ipAllowlist, expires_at AS expiresAt,
+       revoked_at AS revokedAt, last_used_at AS lastUsedAt FROM api_keys WHERE key_hash = ?`,
+  );
   const revocation = sqlite.prepare(`SELECT revoked_at FROM api_keys WHERE key_hash = ?`).pluck(true);
   return {
-    findByHash(hash: string): KeyIdentityRow | undefined {
-      const r = identity.get(hash) as unknown[] | undefined;
-      if (!r) return undefined;
-      return {
-        id: r[0] as string,
-        cabinetId: r[1] as string,
-        environment: r[2] as ApiKeyRow['environment'],
-        scopes: r[3] as string,
-        ipAllowlist: r[4] as string | null,
-        expiresAt: r[5] as number | null,
-        revokedAt: r[6] as number | null,
-        lastUsedAt: r[7] as number | null,
-      };
-    },
+    /** Read on a key's first use only (the caller keeps what never changes). */
+    findByHash: (hash: string): KeyIdentityRow | undefined => identity.get(hash),
     /** When the key was revoked: null if it is not, undefined if no key has this hash (any more). */
     revokedAtByHash(hash: string): number | null | undefined {
       return revocation.get(hash) as number | null | undefined;
