@@ -77,8 +77,7 @@ export async function revokeHubDevice(
     .select()
     .from(hubDevices)
     .where(and(eq(hubDevices.id, deviceId), ofCabinet));
-  if (!device?.revokedAt)
-    throw new ApiError('not_found', `No device ${deviceId} on this hub (courtier hub devices list --cabinet ID shows them).`);
+  if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub.`);
   return {
     device_id: device.id,
     cabinet_id: device.cabinetId,

@@ -19,7 +19,7 @@ import { openHubDatabase } from './database.js';
 import { hubDeps, type HubDeps } from './deps.js';
 import { createInvite } from './pairing.js';
 import { listHubAudit, operatorActor, recordHubAudit, recordHubAuditIn, verifyHubAudit } from './audit.js';
-import { ReportedFailure } from '../cli/common.js';
+import { ReportedFailure, withFlagHints } from '../cli/common.js';
 import { serveHub } from './serve.js';
 import { MAX_GRANT_CREDITS } from '../../shared/sync-wallet.js';
 import { grantHubCredits, hubWalletBalance, type WarnLog } from './wallet.js';
@@ -64,8 +64,12 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
         );
       }
       const target = newCabinet === undefined ? { join: v.cabinet ?? '' } : { register: newCabinet };
+      const id = newCabinet ?? v.cabinet;
       const invite = await withHub(v['database-url'], io, async (deps) => {
-        const made = await createInvite(deps, target);
+        const made = await withFlagHints(() => createInvite(deps, target), {
+          not_found: `courtier hub cabinets list shows the cabinets; to register a new one, use --new-cabinet ${id}.`,
+          cabinet_already_on_hub: `Make its code with --cabinet ${id}.`,
+        });
         await recordHubAudit(deps, {
           action: 'hub.invite_created',
           actor: operatorActor(),
@@ -174,7 +178,9 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
   const v = parseOptions(rest, { ...HUB_OPTIONS, device: { type: 'string' } });
   const deviceId = required(v, 'device');
   const device = await withHub(v['database-url'], io, async (deps) => {
-    const revoked = await revokeHubDevice(deps, deviceId);
+    const revoked = await withFlagHints(() => revokeHubDevice(deps, deviceId), {
+      not_found: 'courtier hub devices list --cabinet ID shows the devices of a cabinet.',
+    });
     await recordHubAudit(deps, {
       action: 'hub.device_revoked',
       actor: operatorActor(),

@@ -42,17 +42,14 @@ export async function createInvite(deps: HubDeps, target: InviteTarget): Promise
   const cabinetId = 'join' in target ? target.join : target.register;
   const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
   if ('join' in target && !cabinet) {
-    throw new ApiError(
-      'not_found',
-      `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them); to register a new one, use --new-cabinet ${cabinetId}.`,
-    );
+    throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub: a code that registers it is needed first.`);
   }
   if ('register' in target) {
     if (!CABINET_ID.test(cabinetId)) throw validationError([{ path: 'new-cabinet', message: 'a cabinet id, as the install shows it' }]);
     if (cabinet)
       throw new ApiError(
         'cabinet_already_on_hub',
-        `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code made with --cabinet ${cabinetId}.`,
+        `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code that joins it.`,
       );
   }
   const code = newPairingCode(deps.randomBytes);
@@ -254,7 +251,7 @@ async function join(tx: Tx, cabinetId: string, attempt: Attempt): Promise<Joined
     return {
       error: new ApiError(
         'pairing_code_joins',
-        'This code joins another cabinet the hub has: use it with courtier sync join on a new install. Connecting this install’s own cabinet needs a code made for it (courtier hub invite --new-cabinet, or --cabinet with its id to reconnect it).',
+        'This code joins another cabinet the hub has: it is for a new install joining that cabinet. Connecting this install’s own cabinet needs a code the hub’s operator makes for it (one that registers it, or that reconnects it).',
       ),
     };
   }
