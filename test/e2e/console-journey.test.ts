@@ -12,6 +12,7 @@ import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
 import { apiClient } from '../helpers/api.js';
+import { postMcp } from '../helpers/mcp.js';
 import { collectProblems, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -88,14 +89,6 @@ async function navigate(name: string, path: string, heading = name): Promise<voi
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
   await page.waitForURL(`${server.url}${path}`);
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-}
-
-function mcpCall(token: string): Promise<Response> {
-  return server.request('/mcp', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
 }
 
 const started = Date.now();
@@ -345,7 +338,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
 
   it('Connected apps: a real OAuth grant is listed, revoked from the page, and its token then gets 401 on /mcp', async () => {
     const { tokens } = await authorizeOverHttp(server, admin, 'crm:read devis:read');
-    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    expect((await postMcp(server, tokens.access_token)).status).toBe(200);
 
     await navigate('Connected apps', '/console/apps');
     const card = page.getByRole('article', { name: 'Test assistant' });
@@ -359,7 +352,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByRole('status').filter({ hasText: 'Access for “Test assistant” was revoked.' }).waitFor();
     await page.getByText('No application is connected to your account.').waitFor();
     await screenshot('apps-revoked');
-    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    expect((await postMcp(server, tokens.access_token)).status).toBe(401);
     lap('connected app revoked');
   });
 });

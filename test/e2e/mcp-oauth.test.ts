@@ -20,6 +20,7 @@ import {
   type CallbackServer,
   type TestUser,
 } from '../helpers/oauth.js';
+import { postMcp } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -130,14 +131,6 @@ function whoamiOf(result: unknown): Record<string, unknown> {
   return JSON.parse(content[0]?.text ?? '{}') as Record<string, unknown>;
 }
 
-async function postMcp(token: string): Promise<Response> {
-  return fetch(mcpUrl(), {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-}
-
 describe('the official SDK 1.x client does the whole flow by itself', () => {
   it('401 → discovery → registration → browser login and consent → tokens → tools → refresh → rotation kills the family → revoke', async () => {
     const provider = new MemoryOAuthProvider(callback.url, 'SDK 1.x assistant');
@@ -165,7 +158,7 @@ describe('the official SDK 1.x client does the whole flow by itself', () => {
     expect(await authV1(provider as never, { serverUrl: mcpUrl() })).toBe('AUTHORIZED');
     const second = provider.saved;
     expect(second?.refresh_token).not.toBe(first?.refresh_token);
-    expect((await postMcp(second?.access_token ?? '')).status).toBe(200);
+    expect((await postMcp(server, second?.access_token ?? '')).status).toBe(200);
 
     // The old refresh token now fails, and presenting it revokes the whole family.
     const stale = await tokenRequest(server, {
@@ -175,7 +168,7 @@ describe('the official SDK 1.x client does the whole flow by itself', () => {
     });
     expect(stale.status).toBe(400);
     expect(((await stale.json()) as { error: string }).error).toBe('invalid_grant');
-    const dead = await postMcp(second?.access_token ?? '');
+    const dead = await postMcp(server, second?.access_token ?? '');
     expect(dead.status).toBe(401);
     expect(dead.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
 
@@ -209,7 +202,7 @@ describe('the official SDK 2.x client does the whole flow by itself', () => {
     expect(await authV2(provider as never, { serverUrl: mcpUrl() })).toBe('AUTHORIZED');
     const second = provider.saved;
     expect(second?.refresh_token).not.toBe(first?.refresh_token);
-    expect((await postMcp(second?.access_token ?? '')).status).toBe(200);
+    expect((await postMcp(server, second?.access_token ?? '')).status).toBe(200);
 
     const revoke = await server.request('/api/v1/mcp/oauth/revoke', {
       method: 'POST',
@@ -217,7 +210,7 @@ describe('the official SDK 2.x client does the whole flow by itself', () => {
       body: new URLSearchParams({ token: second?.refresh_token ?? '' }).toString(),
     });
     expect(revoke.status).toBe(200);
-    expect((await postMcp(second?.access_token ?? '')).status).toBe(401);
+    expect((await postMcp(server, second?.access_token ?? '')).status).toBe(401);
   });
 });
 

@@ -5,6 +5,7 @@ import { errorBodySchema } from '../../shared/errors.js';
 import { defineEndpoint } from '../../shared/endpoint.js';
 import { listApiKeys, revokeApiKey } from '../../server/api-keys/service.js';
 import { registerEndpoint } from '../../server/platform/http/endpoint.js';
+import { expectError } from '../helpers/api.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();
@@ -42,14 +43,6 @@ async function me(headers: Record<string, string>) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
 
-async function expectError(headers: Record<string, string>, status: number, code: string) {
-  const res = await me(headers);
-  expect(res.status).toBe(status);
-  expect(errorBodySchema.parse(res.body).error).toBe(code);
-  expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
-  return res;
-}
-
 describe('GET /me and API key authentication', () => {
   it('answers the contract object with X-API-Key and with Bearer', async () => {
     const key = server.createKey(cabinetId, { scopes: ['crm:read'], environment: 'test' });
@@ -70,23 +63,23 @@ describe('GET /me and API key authentication', () => {
   });
 
   it('401 missing_credentials without a key or with another scheme', async () => {
-    await expectError({}, 401, 'missing_credentials');
-    await expectError({ Authorization: 'Basic dXNlcjpwYXNz' }, 401, 'missing_credentials');
+    expectError(await me({}), 401, 'missing_credentials');
+    expectError(await me({ Authorization: 'Basic dXNlcjpwYXNz' }), 401, 'missing_credentials');
   });
 
   it('401 invalid_api_key for an unknown or mangled key', async () => {
     const key = server.createKey(cabinetId);
     // Its last character changed (a key that ends in x gets a y: one in 62 does).
-    await expectError({ 'X-API-Key': `${key.key.slice(0, -1)}${key.key.endsWith('x') ? 'y' : 'x'}` }, 401, 'invalid_api_key');
-    await expectError({ 'X-API-Key': 'svc_prod_short' }, 401, 'invalid_api_key');
-    await expectError({ Authorization: 'Bearer nonsense' }, 401, 'invalid_api_key');
+    expectError(await me({ 'X-API-Key': `${key.key.slice(0, -1)}${key.key.endsWith('x') ? 'y' : 'x'}` }), 401, 'invalid_api_key');
+    expectError(await me({ 'X-API-Key': 'svc_prod_short' }), 401, 'invalid_api_key');
+    expectError(await me({ Authorization: 'Bearer nonsense' }), 401, 'invalid_api_key');
   });
 
   it('401 api_key_revoked once revoked', async () => {
     const key = server.createKey(cabinetId);
     revokeApiKey(server.deps, cabinetId, key.key_id);
-    const res = await expectError({ 'X-API-Key': key.key }, 401, 'api_key_revoked');
-    expect(res.body.message).toMatch(/revoked/);
+    const error = expectError(await me({ 'X-API-Key': key.key }), 401, 'api_key_revoked');
+    expect(error.message).toMatch(/revoked/);
   });
 
   // The check keeps what never changes in a key's row after its first use; its revocation and
@@ -99,9 +92,9 @@ describe('GET /me and API key authentication', () => {
       db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(clock.now(), revoked.key_id);
       db.prepare('DELETE FROM api_keys WHERE id = ?').run(deleted.key_id);
     });
-    await expectError({ 'X-API-Key': revoked.key }, 401, 'api_key_revoked');
-    await expectError({ 'X-API-Key': deleted.key }, 401, 'invalid_api_key');
-    await expectError({ 'X-API-Key': deleted.key }, 401, 'invalid_api_key');
+    expectError(await me({ 'X-API-Key': revoked.key }), 401, 'api_key_revoked');
+    expectError(await me({ 'X-API-Key': deleted.key }), 401, 'invalid_api_key');
+    expectError(await me({ 'X-API-Key': deleted.key }), 401, 'invalid_api_key');
   });
 
   it('writes last_used_at at most once a minute per key', async () => {
@@ -123,13 +116,13 @@ describe('GET /me and API key authentication', () => {
     const key = server.createKey(cabinetId, { expires_at: new Date(clock.now() + 60_000).toISOString() });
     expect((await me({ 'X-API-Key': key.key })).status).toBe(200);
     clock.advance(61_000);
-    await expectError({ 'X-API-Key': key.key }, 401, 'api_key_expired');
+    expectError(await me({ 'X-API-Key': key.key }), 401, 'api_key_expired');
   });
 
   it('403 ip_not_allowed outside the allowlist; IPv4 and IPv6 CIDRs both accepted', async () => {
     const outside = server.createKey(cabinetId, { ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'] });
-    await expectError({ 'X-API-Key': outside.key }, 403, 'ip_not_allowed');
-    await expectError({ 'X-API-Key': outside.key }, 403, 'ip_not_allowed');
+    expectError(await me({ 'X-API-Key': outside.key }), 403, 'ip_not_allowed');
+    expectError(await me({ 'X-API-Key': outside.key }), 403, 'ip_not_allowed');
     const inside = server.createKey(cabinetId, { ip_allowlist: ['127.0.0.0/8', '::1/128'] });
     expect((await me({ 'X-API-Key': inside.key })).status).toBe(200);
   });
@@ -166,7 +159,8 @@ describe('rate limit per key', () => {
       expect(res.headers.get('ratelimit-reset')).toBe('50');
     }
     expect(seen).toEqual([4, 3, 2, 1, 0]);
-    const refused = await expectError(headers, 429, 'rate_limited');
+    const refused = await me(headers);
+    expectError(refused, 429, 'rate_limited');
     expect(refused.headers.get('retry-after')).toBe('50');
     // Another key has its own budget.
     expect((await me({ 'X-API-Key': server.createKey(cabinetId).key })).status).toBe(200);

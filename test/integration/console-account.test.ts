@@ -7,8 +7,10 @@ import { setDisabled, remove } from '../../server/account/service.js';
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
 import { ApiError } from '../../server/errors.js';
 import { initCabinet } from '../../server/tenancy/service.js';
+import { errorCodeOf } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { postMcp } from '../helpers/mcp.js';
 import { authorizeOverHttp, openConsent, pkcePair, postConsent, registerClient, tokenRequest, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -58,24 +60,12 @@ function signIn(email: string, password: string): Promise<Response> {
   });
 }
 
-async function errorOf(response: Response): Promise<string> {
-  return ((await response.json()) as { error: string }).error;
-}
-
-function mcpCall(token: string): Promise<Response> {
-  return server.request('/mcp', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-}
-
 /** A user signed in to the console and connected to an assistant through OAuth, both proven to work. */
 async function withAccess(user: TestUser): Promise<{ session: ConsoleClient; accessToken: string; refresh: () => Promise<Response> }> {
   const session = await consoleClient(server, user);
   expect((await session.request(`${C}/settings`)).status).toBe(200);
   const { tokens, client } = await authorizeOverHttp(server, user);
-  expect((await mcpCall(tokens.access_token)).status).toBe(200);
+  expect((await postMcp(server, tokens.access_token)).status).toBe(200);
   const refresh = () =>
     tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
   return { session, accessToken: tokens.access_token, refresh };
@@ -85,8 +75,8 @@ async function withAccess(user: TestUser): Promise<{ session: ConsoleClient; acc
 async function expectAccessEnded(access: Awaited<ReturnType<typeof withAccess>>): Promise<void> {
   const console = await access.session.request(`${C}/settings`);
   expect(console.status).toBe(401);
-  expect(await errorOf(console)).toBe('not_signed_in');
-  const mcp = await mcpCall(access.accessToken);
+  expect(await errorCodeOf(console)).toBe('not_signed_in');
+  const mcp = await postMcp(server, access.accessToken);
   expect(mcp.status).toBe(401);
   expect(mcp.headers.get('www-authenticate')).toContain('invalid_token');
   expect((await access.refresh()).status).toBe(400);
@@ -112,7 +102,7 @@ describe('changing one’s own password', () => {
       json: { current_password: 'not my password', new_password: newPassword },
     });
     expect(wrong.status).toBe(403);
-    expect(await errorOf(wrong)).toBe('wrong_current_password');
+    expect(await errorCodeOf(wrong)).toBe('wrong_current_password');
     expect((await signIn(user.email, PASSWORD)).status).toBe(200);
 
     const changed = await here.request(`${C}/account/password`, {
@@ -171,7 +161,7 @@ describe('changing one’s own password', () => {
       body: JSON.stringify({ current_password: PASSWORD, new_password: 'a brand new passphrase' }),
     });
     expect(forged.status).toBe(403);
-    expect(await errorOf(forged)).toBe('invalid_csrf_token');
+    expect(await errorCodeOf(forged)).toBe('invalid_csrf_token');
     expect((await signIn(user.email, PASSWORD)).status).toBe(200);
   });
 
@@ -190,7 +180,7 @@ describe('changing one’s own password', () => {
       json: { current_password: PASSWORD, new_password: 'a brand new passphrase' },
     });
     expect(throttled.status).toBe(429);
-    expect(await errorOf(throttled)).toBe('too_many_login_attempts');
+    expect(await errorCodeOf(throttled)).toBe('too_many_login_attempts');
     expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await signIn(user.email, PASSWORD)).status).toBe(429);
     clock.advance(15 * 60_000);
@@ -223,14 +213,14 @@ describe('an administrator resets a password', () => {
     for (const path of ['/settings', '/connected-apps', '/wallet']) {
       const refused = await session.request(`${C}${path}`);
       expect(refused.status).toBe(403);
-      expect(await errorOf(refused)).toBe('password_change_required');
+      expect(await errorCodeOf(refused)).toBe('password_change_required');
     }
     // Nor can the temporary password let an assistant in: the consent is refused, read or posted.
     const client = await registerClient(server);
     const requestId = await openConsent(server, session.cookie, { clientId: client.client_id, challenge: pkcePair().challenge });
     const consent = await server.request(`/api/v1/mcp/oauth/consent/${requestId}`, { headers: { cookie: session.cookie } });
     expect(consent.status).toBe(403);
-    expect(await errorOf(consent)).toBe('password_change_required');
+    expect(await errorCodeOf(consent)).toBe('password_change_required');
     const posted = await postConsent(server, session.cookie, { request_id: requestId, csrf_token: 'x'.repeat(43), decision: 'allow' });
     expect(posted.status).toBe(403);
     expect(posted.headers.get('location')).toBeNull();
@@ -258,10 +248,10 @@ describe('an administrator resets a password', () => {
     const brokerClient = await consoleClient(server, broker);
     const asBroker = await brokerClient.request(`${C}/users/${adminId}/password-reset`, { method: 'POST' });
     expect(asBroker.status).toBe(403);
-    expect(await errorOf(asBroker)).toBe('admin_only');
+    expect(await errorCodeOf(asBroker)).toBe('admin_only');
     const self = await admin.request(`${C}/users/${adminId}/password-reset`, { method: 'POST' });
     expect(self.status).toBe(409);
-    expect(await errorOf(self)).toBe('own_account');
+    expect(await errorCodeOf(self)).toBe('own_account');
     expect((await admin.request(`${C}/users/not-a-uuid/password-reset`, { method: 'POST' })).status).toBe(400);
     expect((await admin.request(`${C}/users/00000000-0000-4000-8000-000000000000/password-reset`, { method: 'POST' })).status).toBe(404);
     // Nothing was written: both still sign in with their own passwords, nobody must change one.
@@ -298,7 +288,7 @@ describe('an administrator disables and enables a user', () => {
     // Without the right password, nothing tells that the account exists or is disabled.
     const guessed = await signIn(user.email, 'a wrong password');
     expect(guessed.status).toBe(401);
-    expect(await errorOf(guessed)).toBe('invalid_credentials');
+    expect(await errorCodeOf(guessed)).toBe('invalid_credentials');
 
     const enabled = await admin.request(`${C}/users/${user.userId}/disabled`, { method: 'PUT', json: { disabled: false } });
     expect(enabled.status).toBe(200);
@@ -313,7 +303,7 @@ describe('an administrator disables and enables a user', () => {
     const brokerClient = await consoleClient(server, broker);
     const self = await admin.request(`${C}/users/${adminId}/disabled`, { method: 'PUT', json: { disabled: true } });
     expect(self.status).toBe(409);
-    expect(await errorOf(self)).toBe('own_account');
+    expect(await errorCodeOf(self)).toBe('own_account');
     const asBroker = await brokerClient.request(`${C}/users/${adminId}/disabled`, { method: 'PUT', json: { disabled: true } });
     expect(asBroker.status).toBe(403);
     for (const body of [{ disabled: 'yes' }, {}, null]) {
@@ -334,7 +324,7 @@ describe('an administrator disables and enables a user', () => {
     // The second admin is now the only active one: demoting themselves would leave none.
     const demoted = await secondClient.request(`${C}/users/${second.userId}`, { method: 'PATCH', json: { role: 'broker' } });
     expect(demoted.status).toBe(409);
-    expect(await errorOf(demoted)).toBe('last_admin');
+    expect(await errorCodeOf(demoted)).toBe('last_admin');
     // The routes never let an admin act on their own account; the rule holds below them too.
     const codeOf = (act: () => unknown) => {
       try {
@@ -363,7 +353,7 @@ describe('an administrator removes a user', () => {
     await expectAccessEnded(access);
     const gone = await signIn(user.email, PASSWORD);
     expect(gone.status).toBe(401);
-    expect(await errorOf(gone)).toBe('invalid_credentials');
+    expect(await errorCodeOf(gone)).toBe('invalid_credentials');
     expect((await admin.request(`${C}/users/${user.userId}`, { method: 'DELETE' })).status).toBe(404);
     expect(
       (await admin.request(`${C}/users`, { method: 'POST', json: { email: user.email, password: PASSWORD, role: 'broker' } })).status,
@@ -381,7 +371,7 @@ describe('an administrator removes a user', () => {
     const before = (await listUsers()).length;
     const self = await admin.request(`${C}/users/${adminId}`, { method: 'DELETE' });
     expect(self.status).toBe(409);
-    expect(await errorOf(self)).toBe('own_account');
+    expect(await errorCodeOf(self)).toBe('own_account');
     expect((await brokerClient.request(`${C}/users/${adminId}`, { method: 'DELETE' })).status).toBe(403);
     expect((await admin.request(`${C}/users/not-a-uuid`, { method: 'DELETE' })).status).toBe(400);
     expect((await listUsers()).length).toBe(before);

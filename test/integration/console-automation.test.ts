@@ -9,6 +9,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { expectErrorResponse } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { createUser, PASSWORD, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -76,11 +77,6 @@ function request(extra: Record<string, unknown> = {}) {
 
 async function json(response: Response): Promise<unknown> {
   return response.json() as Promise<unknown>;
-}
-
-async function expectError(response: Response, status: number, code: string): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(errorBodySchema.parse(await json(response)).error).toBe(code);
 }
 
 async function enqueue(client: ConsoleClient, body = request()): Promise<string> {
@@ -222,17 +218,17 @@ describe('console automation routes: access rules', () => {
     expect(res.status).toBe(200);
     res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' });
     expect(res.status).toBe(204);
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }),
       409,
       'insurer_credentials_missing',
     );
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request('/api/v1/console/insurers/nope/credentials', { method: 'PUT', json: { login: 'a', password: 'b' } }),
       404,
       'unknown_insurer',
     );
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: ' ', password: '' } }),
       400,
       'validation_error',
@@ -242,13 +238,13 @@ describe('console automation routes: access rules', () => {
   it('credential writes and test logins are for admins; pricing and jobs for every user', async () => {
     const cab = await cabinet();
     const user = await broker(cab);
-    await expectError(
+    await expectErrorResponse(
       await user.request('/api/v1/console/insurers/testco/credentials', { method: 'PUT', json: { login: 'x', password: 'y' } }),
       403,
       'admin_only',
     );
-    await expectError(await user.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }), 403, 'admin_only');
-    await expectError(await user.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' }), 403, 'admin_only');
+    await expectErrorResponse(await user.request('/api/v1/console/insurers/testco/credentials', { method: 'DELETE' }), 403, 'admin_only');
+    await expectErrorResponse(await user.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' }), 403, 'admin_only');
     expect((await user.request('/api/v1/console/insurers')).status).toBe(200);
     const dry = await user.request('/api/v1/console/tarifications', { method: 'POST', json: request({ dry_run: true }) });
     expect(dry.status).toBe(200);
@@ -260,20 +256,20 @@ describe('console automation routes: access rules', () => {
   it('needs the session cookie (an API key is not enough) and the CSRF header on writes', async () => {
     const cab = await cabinet();
     const key = server.createKey(cab.user.cabinetId).key;
-    await expectError(await server.request('/api/v1/console/insurers', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
-    await expectError(await server.request('/api/v1/console/events', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
+    await expectErrorResponse(await server.request('/api/v1/console/insurers', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
+    await expectErrorResponse(await server.request('/api/v1/console/events', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
     const forged = await server.request('/api/v1/console/insurers/testco/credentials', {
       method: 'PUT',
       headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: server.url, 'X-CSRF-Token': 'forged' },
       body: JSON.stringify({ login: 'x', password: 'y' }),
     });
-    await expectError(forged, 403, 'invalid_csrf_token');
+    await expectErrorResponse(forged, 403, 'invalid_csrf_token');
     const noCsrf = await server.request('/api/v1/console/tarifications', {
       method: 'POST',
       headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: server.url },
       body: JSON.stringify(request()),
     });
-    await expectError(noCsrf, 403, 'invalid_csrf_token');
+    await expectErrorResponse(noCsrf, 403, 'invalid_csrf_token');
   });
 
   it('keeps cabinets apart: jobs, artifacts, PDFs, answers and the live feed', async () => {
@@ -283,11 +279,15 @@ describe('console automation routes: access rules', () => {
     await feedB.ready();
     const id = await enqueue(a.admin);
     const done = await untilJob(a.admin, id, (j) => j.status === 'completed');
-    await expectError(await b.admin.request(`/api/v1/console/jobs/${id}`), 404, 'not_found');
-    await expectError(await b.admin.request(`/api/v1/console/jobs/${id}/cancel`, { method: 'POST' }), 404, 'not_found');
-    await expectError(await b.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: '1' } }), 404, 'not_found');
-    await expectError(await b.admin.request(`/api/v1/console/devis/${done.devis_id}/pdf`), 404, 'not_found');
-    await expectError(await b.admin.request(`/api/v1/console/jobs/${id}/artifacts/screenshot.png`), 404, 'not_found');
+    await expectErrorResponse(await b.admin.request(`/api/v1/console/jobs/${id}`), 404, 'not_found');
+    await expectErrorResponse(await b.admin.request(`/api/v1/console/jobs/${id}/cancel`, { method: 'POST' }), 404, 'not_found');
+    await expectErrorResponse(
+      await b.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: '1' } }),
+      404,
+      'not_found',
+    );
+    await expectErrorResponse(await b.admin.request(`/api/v1/console/devis/${done.devis_id}/pdf`), 404, 'not_found');
+    await expectErrorResponse(await b.admin.request(`/api/v1/console/jobs/${id}/artifacts/screenshot.png`), 404, 'not_found');
     const listB = consoleJobPageSchema.parse(await json(await b.admin.request('/api/v1/console/jobs')));
     expect(listB.data).toEqual([]);
     // B's feed said nothing about A's job.
@@ -334,7 +334,7 @@ describe('console pricing and jobs', () => {
     const res = await cab.admin.request('/api/v1/console/products/auto/schema?compagnie=testco');
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({ produit: 'auto', compagnie: 'testco', cost_credits: 10, required: ['postcode', 'birth_date'] });
-    await expectError(await cab.admin.request('/api/v1/console/products/auto/schema?compagnie=nope'), 404, 'unknown_insurer');
+    await expectErrorResponse(await cab.admin.request('/api/v1/console/products/auto/schema?compagnie=nope'), 404, 'unknown_insurer');
     const products = (await json(await cab.admin.request('/api/v1/console/products'))) as { data: { code: string }[] };
     expect(products.data.map((p) => p.code)).toEqual(expect.arrayContaining(['auto', 'mrh', 'attestation']));
   });
@@ -363,8 +363,8 @@ describe('console pricing and jobs', () => {
     expect(await list(`?from=${tomorrow}`)).toEqual([]);
     expect(await list(`?to=${encodeURIComponent(job.created_at)}`)).toEqual([]);
     expect(await list(`?from=${encodeURIComponent(job.created_at)}`)).toEqual([id]);
-    await expectError(await cab.admin.request('/api/v1/console/jobs?from=yesterday'), 400, 'validation_error');
-    await expectError(await cab.admin.request('/api/v1/console/jobs?status=done'), 400, 'validation_error');
+    await expectErrorResponse(await cab.admin.request('/api/v1/console/jobs?from=yesterday'), 400, 'validation_error');
+    await expectErrorResponse(await cab.admin.request('/api/v1/console/jobs?status=done'), 400, 'validation_error');
   });
 
   it('paginates with a cursor bound to the filters', async () => {
@@ -377,7 +377,7 @@ describe('console pricing and jobs', () => {
       await json(await cab.admin.request(`/api/v1/console/jobs?limit=2&cursor=${first.next_cursor}`)),
     );
     expect([...first.data, ...second.data].map((j) => j.job_id).sort()).toEqual([...ids].sort());
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs?limit=2&status=completed&cursor=${first.next_cursor}`),
       400,
       'invalid_cursor',
@@ -451,12 +451,12 @@ describe('the live feed (Server-Sent Events)', () => {
     expect(jobSchema.parse(await json(answered)).mfa).toBeNull();
     const done = await feed.job((j) => j.job_id === id && j.status === 'completed');
     expect(done.result?.tarif_eur).toBe(271);
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: '272' } }),
       409,
       'job_not_awaiting_mfa',
     );
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${id}/mfa`, { method: 'POST', json: { code: ' ' } }),
       400,
       'validation_error',
@@ -475,7 +475,7 @@ describe('the live feed (Server-Sent Events)', () => {
     const res = await cab.admin.request(`/api/v1/console/jobs/${id}/cancel`, { method: 'POST' });
     expect(jobSchema.parse(await json(res))).toMatchObject({ status: 'cancelled', credits_consumed: 0 });
     await feed.job((j) => j.job_id === id && j.status === 'cancelled');
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${'0'.repeat(8)}-0000-4000-8000-000000000000/cancel`, { method: 'POST' }),
       404,
       'not_found',
@@ -493,7 +493,7 @@ describe('the live feed (Server-Sent Events)', () => {
     const out = await cab.admin.request('/api/v1/console/session', { method: 'DELETE' });
     expect(out.status).toBe(204);
     // The next connection is refused at once.
-    await expectError(await cab.admin.request('/api/v1/console/events'), 401, 'not_signed_in');
+    await expectErrorResponse(await cab.admin.request('/api/v1/console/events'), 401, 'not_signed_in');
     await feed.close();
   });
 });
@@ -501,7 +501,7 @@ describe('the live feed (Server-Sent Events)', () => {
 describe('test login (the robot’s login step in a real browser)', () => {
   it('409 without credentials; not_supported for a robot without a login check', async () => {
     const cab = await cabinet(0, false);
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request('/api/v1/console/insurers/sandbox/test-login', { method: 'POST' }),
       409,
       'insurer_credentials_missing',

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueuedSchema, shortJobReference } from '../../shared/automation.js';
 import { consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
 import { consoleInsurerListSchema } from '../../shared/console-insurers.js';
-import { errorBodySchema } from '../../shared/errors.js';
 import { jobRecords } from '../../server/automation/sync.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
+import { expectErrorResponse } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { createUser, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -63,11 +63,6 @@ function request(extra: Record<string, unknown> = {}, dicData: Record<string, un
 
 async function body(response: Response): Promise<unknown> {
   return response.json() as Promise<unknown>;
-}
-
-async function expectError(response: Response, status: number, code: string): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(errorBodySchema.parse(await body(response)).error).toBe(code);
 }
 
 async function enqueue(client: ConsoleClient, json = request()): Promise<string> {
@@ -138,8 +133,8 @@ describe('jobs name who they are for', () => {
 
   it('refuses an empty or overlong search with a clear 400', async () => {
     const cab = await cabinet(0);
-    await expectError(await cab.admin.request('/api/v1/console/jobs?q='), 400, 'validation_error');
-    await expectError(await cab.admin.request(`/api/v1/console/jobs?q=${'a'.repeat(101)}`), 400, 'validation_error');
+    await expectErrorResponse(await cab.admin.request('/api/v1/console/jobs?q='), 400, 'validation_error');
+    await expectErrorResponse(await cab.admin.request(`/api/v1/console/jobs?q=${'a'.repeat(101)}`), 400, 'validation_error');
   });
 });
 
@@ -220,8 +215,12 @@ describe('one job', () => {
       [jobId, true],
       [own.job_id, false],
     ]);
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${jobId}/cancel`, { method: 'POST' }), 409, 'job_runs_elsewhere');
-    await expectError(
+    await expectErrorResponse(
+      await cab.admin.request(`/api/v1/console/jobs/${jobId}/cancel`, { method: 'POST' }),
+      409,
+      'job_runs_elsewhere',
+    );
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${jobId}/mfa`, { method: 'POST', json: { code: '123456' } }),
       409,
       'job_runs_elsewhere',
@@ -234,8 +233,8 @@ describe('one job', () => {
     const theirs = await cabinet(0);
     insurer.queue(succeed());
     const id = await enqueue(mine.admin);
-    await expectError(await theirs.admin.request(`/api/v1/console/jobs/${id}`), 404, 'not_found');
-    await expectError(await theirs.admin.request(`/api/v1/console/jobs/${id}/retry`, { method: 'POST' }), 404, 'not_found');
+    await expectErrorResponse(await theirs.admin.request(`/api/v1/console/jobs/${id}`), 404, 'not_found');
+    await expectErrorResponse(await theirs.admin.request(`/api/v1/console/jobs/${id}/retry`, { method: 'POST' }), 404, 'not_found');
   });
 });
 
@@ -255,7 +254,7 @@ describe('Retry', () => {
     expect(retried.job_id).not.toBe(failed.job_id);
     expect(creditBalance(server.deps, cab.user.cabinetId)).toBe(before - 10);
 
-    await expectError(
+    await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }),
       429,
       'rpa_replay_detected',
@@ -269,16 +268,28 @@ describe('Retry', () => {
     const cab = await cabinet();
     insurer.queue(succeed());
     const done = await until(cab.admin, await enqueue(cab.admin), finished);
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${done.job_id}/retry`, { method: 'POST' }), 409, 'job_not_retryable');
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${randomUUID()}/retry`, { method: 'POST' }), 404, 'not_found');
-    await expectError(await cab.admin.request('/api/v1/console/jobs/not-a-uuid/retry', { method: 'POST' }), 400, 'validation_error');
+    await expectErrorResponse(
+      await cab.admin.request(`/api/v1/console/jobs/${done.job_id}/retry`, { method: 'POST' }),
+      409,
+      'job_not_retryable',
+    );
+    await expectErrorResponse(await cab.admin.request(`/api/v1/console/jobs/${randomUUID()}/retry`, { method: 'POST' }), 404, 'not_found');
+    await expectErrorResponse(
+      await cab.admin.request('/api/v1/console/jobs/not-a-uuid/retry', { method: 'POST' }),
+      400,
+      'validation_error',
+    );
   });
 
   it('with an empty wallet: 402 and no job', async () => {
     const cab = await cabinet(10);
     insurer.queue(failWith('business'));
     const failed = await until(cab.admin, await enqueue(cab.admin), finished);
-    await expectError(await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }), 402, 'credits_exhausted');
+    await expectErrorResponse(
+      await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }),
+      402,
+      'credits_exhausted',
+    );
     const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
     expect(list).toHaveLength(1);
   });

@@ -8,7 +8,7 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, expectErrorResponse } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { createUser, PASSWORD, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -60,11 +60,6 @@ async function broker(cab: Cabinet): Promise<ConsoleClient> {
 
 async function json(response: Response): Promise<unknown> {
   return response.json() as Promise<unknown>;
-}
-
-async function expectError(response: Response, status: number, code: string): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(errorBodySchema.parse(await json(response)).error).toBe(code);
 }
 
 async function clientsOf(client: ConsoleClient, query = ''): Promise<{ data: Client[]; next_cursor: string | null }> {
@@ -140,7 +135,7 @@ describe('console records: access', () => {
       headers: { cookie: cab.console.cookie, 'Content-Type': 'application/json', Origin: server.url },
       body: JSON.stringify({ last_name: 'Sans Jeton' }),
     });
-    await expectError(noCsrf, 403, 'invalid_csrf_token');
+    await expectErrorResponse(noCsrf, 403, 'invalid_csrf_token');
     expect(tableCount('clients', cab.user.cabinetId)).toBe(0);
   });
 
@@ -158,22 +153,22 @@ describe('console records: access', () => {
     const opportunitiesOfB = (await json(await b.console.request(`${C}/opportunities`))) as { data: unknown[] };
     expect(opportunitiesOfB.data).toEqual([]);
 
-    await expectError(await b.console.request(`${C}/clients/${dupont.client_id}`), 404, 'not_found');
-    await expectError(
+    await expectErrorResponse(await b.console.request(`${C}/clients/${dupont.client_id}`), 404, 'not_found');
+    await expectErrorResponse(
       await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'PATCH', json: { phone: '0600000000' } }),
       404,
       'not_found',
     );
-    await expectError(await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'DELETE' }), 404, 'not_found');
-    await expectError(await b.console.request(`${C}/clients/${dupont.client_id}/opportunities`), 404, 'not_found');
-    await expectError(
+    await expectErrorResponse(await b.console.request(`${C}/clients/${dupont.client_id}`, { method: 'DELETE' }), 404, 'not_found');
+    await expectErrorResponse(await b.console.request(`${C}/clients/${dupont.client_id}/opportunities`), 404, 'not_found');
+    await expectErrorResponse(
       await b.console.request(`${C}/opportunities/${String(opp.body.id)}`, { method: 'PATCH', json: { stage: 'won' } }),
       404,
       'not_found',
     );
-    await expectError(await b.console.request(`${C}/devis/${quote.devis_id}`), 404, 'not_found');
-    await expectError(await b.console.request(`${C}/devis/${quote.devis_id}/sign`, { method: 'POST', json: {} }), 404, 'not_found');
-    await expectError(await b.console.request(`${C}/devis/${quote.devis_id}/pdf`), 404, 'not_found');
+    await expectErrorResponse(await b.console.request(`${C}/devis/${quote.devis_id}`), 404, 'not_found');
+    await expectErrorResponse(await b.console.request(`${C}/devis/${quote.devis_id}/sign`, { method: 'POST', json: {} }), 404, 'not_found');
+    await expectErrorResponse(await b.console.request(`${C}/devis/${quote.devis_id}/pdf`), 404, 'not_found');
     // Nothing of A's changed.
     expect(clientSchema.parse(await json(await brokerA.request(`${C}/clients/${dupont.client_id}`)))).toEqual(dupont);
   });
@@ -203,12 +198,12 @@ describe('console records: clients', () => {
     expect(second.data.map((c) => c.client_id)).toEqual([dupont.client_id]);
     expect(second.next_cursor).toBeNull();
     // The cursor is bound to its search.
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/clients?q=martin&cursor=${encodeURIComponent(first.next_cursor ?? '')}`),
       400,
       'invalid_cursor',
     );
-    await expectError(await cab.console.request(`${C}/clients?q=${encodeURIComponent('   ')}`), 400, 'validation_error');
+    await expectErrorResponse(await cab.console.request(`${C}/clients?q=${encodeURIComponent('   ')}`), 400, 'validation_error');
     // The REST API searches the same way.
     const viaApi = await cab.api.get('/clients?q=dupont');
     expect((viaApi.body.data as Client[]).map((c) => c.client_id)).toEqual([martin.client_id, dupontAignan.client_id, dupont.client_id]);
@@ -233,7 +228,7 @@ describe('console records: clients', () => {
       { nope: 1 },
     ]) {
       const bad = await cab.console.request(`${C}/clients`, { method: 'POST', json: body });
-      await expectError(bad, 400, 'validation_error');
+      await expectErrorResponse(bad, 400, 'validation_error');
     }
     const bad = await cab.console.request(`${C}/clients`, { method: 'POST', json: { type: 'company' } });
     expect(bad.status).toBe(400);
@@ -241,17 +236,17 @@ describe('console records: clients', () => {
     expect(tableCount('clients', cab.user.cabinetId)).toBe(before);
 
     // Edit: the REST API's PATCH rules (null clears; a person keeps a last_name).
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: { last_name: null } }),
       400,
       'validation_error',
     );
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'PATCH', json: {} }),
       400,
       'validation_error',
     );
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/clients/not-a-uuid`, { method: 'PATCH', json: { phone: null } }),
       400,
       'validation_error',
@@ -271,7 +266,7 @@ describe('console records: clients', () => {
 
     // Erase: 204, then gone for every reader; erasing again is 204 too.
     expect((await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'DELETE' })).status).toBe(204);
-    await expectError(await cab.console.request(`${C}/clients/${created.client_id}`), 404, 'not_found');
+    await expectErrorResponse(await cab.console.request(`${C}/clients/${created.client_id}`), 404, 'not_found');
     expect((await clientsOf(cab.console)).data).toEqual([]);
     expect((await cab.console.request(`${C}/clients/${created.client_id}`, { method: 'DELETE' })).status).toBe(204);
     const row = server.deps.db.sqlite
@@ -293,7 +288,7 @@ describe('console records: opportunities', () => {
     expect(res.status).toBe(201);
     const opp = opportunitySchema.parse(await json(res));
     expect(opp).toMatchObject({ stage: 'new', created_via: 'console', source: 'console', expected_value_eur: 1200.5 });
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/opportunities`, { method: 'POST', json: { title: 'Sans contact', product: 'auto' } }),
       400,
       'validation_error',
@@ -306,8 +301,8 @@ describe('console records: opportunities', () => {
       expect(moved.status).toBe(200);
       expect(opportunitySchema.parse(await json(moved)).stage).toBe(stage);
     }
-    await expectError(await move({ stage: 'quoted' }), 409, 'invalid_stage_transition');
-    await expectError(await move({ stage: 'archived' }), 400, 'validation_error');
+    await expectErrorResponse(await move({ stage: 'quoted' }), 409, 'invalid_stage_transition');
+    await expectErrorResponse(await move({ stage: 'archived' }), 400, 'validation_error');
     expect(opportunitySchema.parse(await json(await cab.console.request(`${C}/opportunities/${opp.id}`))).stage).toBe('won');
     const reopened = await move({ stage: 'quoted', reopen: true });
     expect(reopened.status).toBe(200);
@@ -379,7 +374,7 @@ describe('console records: quotes', () => {
     ]);
     expect((await quotesOf(cab.console, '?status=draft')).map((q) => q.devis_id)).toEqual([String(draft.body.id)]);
     expect((await quotesOf(cab.console, `?client_id=${dupont.client_id}`)).map((q) => q.devis_id)).toEqual([priced.devis_id]);
-    await expectError(await cab.console.request(`${C}/devis?status=sent`), 400, 'validation_error');
+    await expectErrorResponse(await cab.console.request(`${C}/devis?status=sent`), 400, 'validation_error');
 
     // The PDF is named after the client's last name, the product and the day it was priced.
     const pdf = await cab.console.request(`${C}/devis/${priced.devis_id}/pdf`);
@@ -388,10 +383,10 @@ describe('console records: quotes', () => {
     const day = new Date(Date.parse(priced.updated_at));
     const date = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
     expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="Devis_Dupont_Assurance-auto_${date}.pdf"`);
-    await expectError(await cab.console.request(`${C}/devis/${String(draft.body.id)}/pdf`), 404, 'pdf_not_available');
+    await expectErrorResponse(await cab.console.request(`${C}/devis/${String(draft.body.id)}/pdf`), 404, 'pdf_not_available');
 
     // Signing: a draft cannot be signed; the priced one can, once.
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/devis/${String(draft.body.id)}/sign`, { method: 'POST', json: {} }),
       409,
       'invalid_devis_transition',
@@ -399,7 +394,7 @@ describe('console records: quotes', () => {
     const signed = await cab.console.request(`${C}/devis/${priced.devis_id}/sign`, { method: 'POST', json: {} });
     expect(signed.status).toBe(200);
     expect(consoleDevisSchema.parse(await json(signed))).toMatchObject({ status: 'signed', client_name: 'Jean Dupont' });
-    await expectError(
+    await expectErrorResponse(
       await cab.console.request(`${C}/devis/${priced.devis_id}/sign`, { method: 'POST', json: {} }),
       409,
       'invalid_devis_transition',

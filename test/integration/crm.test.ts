@@ -22,7 +22,7 @@ import {
 import { databaseFile } from '../../server/platform/db/open.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, createOpportunity } from '../helpers/api.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();
@@ -44,11 +44,10 @@ function tick(): void {
   clock.advance(1000);
 }
 
-async function createOpportunity(body: Record<string, unknown> = {}): Promise<Opportunity> {
+/** A fleet lead of Dupont SARL, a second after the last record. */
+async function createFleetOpportunity(fields: Record<string, unknown> = {}): Promise<Opportunity> {
   tick();
-  const res = await api.post('/opportunities', { title: 'Flotte auto', product: 'auto', contact, ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return opportunitySchema.strict().parse(res.body);
+  return createOpportunity(api, { title: 'Flotte auto', contact, ...fields });
 }
 
 function lastEvents(n: number) {
@@ -57,7 +56,7 @@ function lastEvents(n: number) {
 
 describe('opportunities', () => {
   it('creates one record carrying both the event names and the names list readers use', async () => {
-    const o = await createOpportunity({ expected_value_eur: 1234.5, tags: ['flotte', 'flotte', 'pro'], source: 'salon' });
+    const o = await createFleetOpportunity({ expected_value_eur: 1234.5, tags: ['flotte', 'flotte', 'pro'], source: 'salon' });
     expect(o).toMatchObject({
       id: o.opportunity_id,
       name: 'Flotte auto',
@@ -81,7 +80,7 @@ describe('opportunities', () => {
   });
 
   it('writes opportunity.created in the outbox with exactly the payload of part 2.2', async () => {
-    const o = await createOpportunity();
+    const o = await createFleetOpportunity();
     const [event] = lastEvents(1);
     const envelope = eventEnvelopeSchema.parse(event);
     expect(envelope).toMatchObject({ type: 'opportunity.created', version: 'v1', cabinet_id: cabinetId });
@@ -115,7 +114,7 @@ describe('opportunities', () => {
   });
 
   it('moves through open stages freely, and won/lost emit their events in addition to stage_changed', async () => {
-    const o = await createOpportunity();
+    const o = await createFleetOpportunity();
     tick();
     const qualified = await api.patch(`/opportunities/${o.id}`, { stage: 'qualified' });
     expect(qualified.status).toBe(200);
@@ -147,7 +146,7 @@ describe('opportunities', () => {
   });
 
   it('changes other fields without stage events, merging the contact', async () => {
-    const o = await createOpportunity();
+    const o = await createFleetOpportunity();
     const count = listEvents(server.deps, cabinetId).length;
     tick();
     const res = await api.patch(`/opportunities/${o.id}`, {

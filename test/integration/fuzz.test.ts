@@ -34,6 +34,7 @@ import type { Deps } from '../../server/deps.js';
 import { ApiError } from '../../server/errors.js';
 import { registerEndpoint, respond } from '../../server/platform/http/endpoint.js';
 import { createLogger } from '../../server/platform/logging.js';
+import { expectError, type ReadAnswer } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
@@ -1361,8 +1362,10 @@ describe('fuzz: no 5xx, and every 4xx is {error, message, details?, request_id} 
 // Example-based cases for the specific mappings
 // ---------------------------------------------------------------------------------------------
 
-interface Exchange extends Outcome {
-  json: unknown;
+/** An answer of app.inject, already checked against the invariant: its raw text and its JSON body. */
+interface Exchange extends ReadAnswer {
+  headers: Outcome['headers'];
+  text: string;
 }
 
 async function call(
@@ -1383,13 +1386,7 @@ async function call(
   } catch {
     // HTML, PDF or empty: json stays null.
   }
-  return { ...outcome, json };
-}
-
-function expectError(exchange: Exchange, code: ErrorCode): Record<string, unknown> {
-  expect(exchange.status).toBe(ERROR_STATUS[code]);
-  expect(exchange.json).toMatchObject({ error: code });
-  return exchange.json as Record<string, unknown>;
+  return { status: outcome.status, headers: outcome.headers, text: outcome.body, body: json };
 }
 
 const ECHO_URL = `${PUBLIC_API_PREFIX}${FUZZ_PREFIX}/echo`;
@@ -1426,7 +1423,7 @@ describe('explicit mappings', () => {
   it('a valid body passes (the throwaway route works)', async () => {
     const ok = await call(bodyApp, 'POST', ECHO_URL, { 'content-type': 'application/json; charset=utf-8' }, '{"name":"Dupont"}');
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ length: 6 });
+    expect(ok.body).toEqual({ length: 6 });
   });
 
   describe.each(BODY_TARGETS)('body mappings on $label', ({ app, url, headers }) => {
@@ -1439,11 +1436,15 @@ describe('explicit mappings', () => {
       ['whitespace only', '  '],
       ['unbalanced nesting', '['.repeat(10_000)],
     ])('malformed JSON (%s) is 400 invalid_json', async (_label, body) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 'invalid_json');
+      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 400, 'invalid_json');
     });
 
     it('a body shorter than its Content-Length is 400 invalid_json, not a hang or a 500', async () => {
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE, 'content-length': '50' }, '{"name":"x"}'), 'invalid_json');
+      expectError(
+        await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE, 'content-length': '50' }, '{"name":"x"}'),
+        400,
+        'invalid_json',
+      );
     });
 
     it.each([
@@ -1455,18 +1456,18 @@ describe('explicit mappings', () => {
       ['garbage', 'garbage'],
       ['empty', ''],
     ])('a %s body is 415 unsupported_media_type', async (_label, type) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), 'content-type': type }, '{"name":"x"}'), 'unsupported_media_type');
+      expectError(await call(app(), 'POST', url, { ...headers(), 'content-type': type }, '{"name":"x"}'), 415, 'unsupported_media_type');
     });
 
     it('a body of 1 MiB + 1 byte is 413 payload_too_large; exactly 1 MiB is parsed', async () => {
       const over = Buffer.from(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES + 1 - 11)}"}`);
       expect(over.length).toBe(BODY_LIMIT_BYTES + 1);
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, over), 'payload_too_large');
+      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, over), 413, 'payload_too_large');
 
       const atLimit = Buffer.from(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES - 11)}"}`);
       expect(atLimit.length).toBe(BODY_LIMIT_BYTES);
       // Parsed, then refused by the schema: a 400, not a 413.
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, atLimit), 'validation_error');
+      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, atLimit), 400, 'validation_error');
     });
 
     it('a Content-Length over 1 MiB is 413 before the body is read', async () => {
@@ -1477,7 +1478,7 @@ describe('explicit mappings', () => {
         { ...headers(), ...JSON_TYPE, 'content-length': String(BODY_LIMIT_BYTES + 1) },
         '{"name":"x"}',
       );
-      expectError(res, 'payload_too_large');
+      expectError(res, 413, 'payload_too_large');
     });
 
     it.each([
@@ -1488,25 +1489,26 @@ describe('explicit mappings', () => {
       ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}}}'],
       ['constructor.prototype nested in arrays', '[[{"constructor":{"prototype":{"polluted":true}}}]]'],
     ])('prototype poisoning (%s) is 400 invalid_json, and pollutes nothing', async (_label, body) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 'invalid_json');
+      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 400, 'invalid_json');
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
   });
 
   it('an empty body with Content-Type: application/json counts as no body: the schema decides (400 validation_error)', async () => {
-    const res = expectError(await call(bodyApp, 'POST', ECHO_URL, { ...JSON_TYPE, 'content-length': '0' }), 'validation_error');
+    const res = expectError(await call(bodyApp, 'POST', ECHO_URL, { ...JSON_TYPE, 'content-length': '0' }), 400, 'validation_error');
     expect(res.details).toEqual([expect.objectContaining({ path: 'body' })]);
   });
 
   it('POST on /api/v1/public/me (GET only) is 405 with Allow: GET, whatever the body', async () => {
     const res = await call(server.app, 'POST', ME_URL, { 'content-type': 'text/plain', 'x-api-key': keys.full }, 'hello');
-    expectError(res, 'method_not_allowed');
+    expectError(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toBe('GET');
   });
 
   it('a body that breaks the schema is 400 validation_error with one issue per problem', async () => {
     const res = expectError(
       await call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":5,"tags":"x"}'),
+      400,
       'validation_error',
     );
     expect(res.details).toEqual(
@@ -1517,21 +1519,22 @@ describe('explicit mappings', () => {
   it('a bad query or path parameter is 400 validation_error naming query.* or path.*', async () => {
     const query = expectError(
       await call(bodyApp, 'GET', `${THINGS_URL}/${KNOWN_THING_ID}?limit=abc`, { 'x-api-key': keys.full }),
+      400,
       'validation_error',
     );
     expect(query.details).toEqual([expect.objectContaining({ path: 'query.limit' })]);
-    const path = expectError(await call(bodyApp, 'GET', `${THINGS_URL}/not-a-uuid`, { 'x-api-key': keys.full }), 'validation_error');
+    const path = expectError(await call(bodyApp, 'GET', `${THINGS_URL}/not-a-uuid`, { 'x-api-key': keys.full }), 400, 'validation_error');
     expect(path.details).toEqual([expect.objectContaining({ path: 'path.id' })]);
   });
 
   it('credentials: missing, malformed, unknown, revoked, IP-locked, lacking the scope', async () => {
     const post = (headers: Record<string, string>) => call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, ...headers }, '{"name":"x"}');
-    expectError(await post({}), 'missing_credentials');
-    expectError(await post({ authorization: `Basic ${keys.full}` }), 'missing_credentials');
-    expectError(await post({ 'x-api-key': `${keys.full}x` }), 'invalid_api_key');
-    expectError(await post({ authorization: `Bearer ${keys.revoked}` }), 'api_key_revoked');
-    expectError(await post({ 'x-api-key': keys.iplocked }), 'ip_not_allowed');
-    const scope = expectError(await post({ 'x-api-key': keys.noscope }), 'insufficient_scope');
+    expectError(await post({}), 401, 'missing_credentials');
+    expectError(await post({ authorization: `Basic ${keys.full}` }), 401, 'missing_credentials');
+    expectError(await post({ 'x-api-key': `${keys.full}x` }), 401, 'invalid_api_key');
+    expectError(await post({ authorization: `Bearer ${keys.revoked}` }), 401, 'api_key_revoked');
+    expectError(await post({ 'x-api-key': keys.iplocked }), 403, 'ip_not_allowed');
+    const scope = expectError(await post({ 'x-api-key': keys.noscope }), 403, 'insufficient_scope');
     expect(scope.details).toEqual({ required_scope: 'crm:write' });
     expect(
       (await call(bodyApp, 'POST', `${THINGS_URL}?dry_run=true`, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":"x"}')).status,
@@ -1539,10 +1542,11 @@ describe('explicit mappings', () => {
   });
 
   it('Host, Origin and Sec-Fetch-Site guards answer 421 and 403 with the error body; an allowed preflight is 204', async () => {
-    expectError(await call(server.app, 'GET', '/healthz', { host: 'evil.example' }), 'misdirected_request');
-    expectError(await call(server.app, 'GET', '/healthz', { origin: 'https://evil.example' }), 'origin_not_allowed');
+    expectError(await call(server.app, 'GET', '/healthz', { host: 'evil.example' }), 421, 'misdirected_request');
+    expectError(await call(server.app, 'GET', '/healthz', { origin: 'https://evil.example' }), 403, 'origin_not_allowed');
     expectError(
       await call(server.app, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),
+      403,
       'origin_not_allowed',
     );
     const preflight = await call(server.app, 'OPTIONS', ME_URL, { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'GET' });
@@ -1559,7 +1563,7 @@ describe('explicit mappings', () => {
       await tiny.ready();
       for (let i = 0; i < 2; i += 1) expect((await call(tiny, 'GET', ME_URL, { 'x-api-key': keys.full })).status).toBe(200);
       const limited = await call(tiny, 'GET', ME_URL, { 'x-api-key': keys.full });
-      expectError(limited, 'rate_limited');
+      expectError(limited, 429, 'rate_limited');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await tiny.close();
@@ -1628,19 +1632,19 @@ const paramRoute = PUBLIC_ENDPOINTS.find((e) => e.method === 'GET' && /\{[^}]+\}
 
 describe('regressions found by the fuzz', () => {
   it('QUERY without Content-Type (Fastify’s FST_ERR_ROUTE_MISSING_CONTENT_TYPE) is 400 bad_request, not a 500', async () => {
-    expectError(await call(server.app, 'QUERY', ME_URL), 'bad_request');
+    expectError(await call(server.app, 'QUERY', ME_URL), 400, 'bad_request');
   });
 
   it('a path with an invalid percent-encoding (FST_ERR_BAD_URL) is 400 bad_request in the error shape', async () => {
-    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%zz`), 'bad_request');
-    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%80%00`), 'bad_request');
+    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%zz`), 400, 'bad_request');
+    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%80%00`), 400, 'bad_request');
   });
 
   it('a path parameter over maxParamLength (FST_ERR_MAX_PARAM_LENGTH) is 414 uri_too_long in the error shape', async () => {
     const url = paramRoute
       ? PUBLIC_API_PREFIX + paramRoute.path.replace(/\{[^}]+\}/g, 'a'.repeat(201))
       : `${THINGS_URL}/${'a'.repeat(201)}`;
-    expectError(await call(paramRoute ? server.app : bodyApp, 'GET', url, { 'x-api-key': keys.full }), 'uri_too_long');
+    expectError(await call(paramRoute ? server.app : bodyApp, 'GET', url, { 'x-api-key': keys.full }), 414, 'uri_too_long');
   });
 
   describe.skipIf(!createDevisRoute || !createClientRoute)('deeply nested JSON in a free-form field (POST /devis dicData)', () => {
@@ -1651,7 +1655,7 @@ describe('regressions found by the fuzz', () => {
 
     it('with an Idempotency-Key is 400 invalid_json (canonicalJson used to overflow the stack: 500)', async () => {
       const headers = { ...JSON_TYPE, 'x-api-key': keys.full, 'idempotency-key': 'deep-1' };
-      expectError(await call(server.app, 'POST', devisUrl, headers, devisBody(ABSENT_ID, 20_000)), 'invalid_json');
+      expectError(await call(server.app, 'POST', devisUrl, headers, devisBody(ABSENT_ID, 20_000)), 400, 'invalid_json');
     });
 
     it('for an existing client is 400 invalid_json (JSON.stringify of dicData used to overflow the stack: 500)', async () => {
@@ -1663,9 +1667,10 @@ describe('regressions found by the fuzz', () => {
         '{"last_name":"Dupont"}',
       );
       expect(client.status).toBe(201);
-      const clientId = String((client.json as { id?: unknown }).id);
+      const clientId = String((client.body as { id?: unknown }).id);
       expectError(
         await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20_000)),
+        400,
         'invalid_json',
       );
       // Ordinary nesting is still accepted.

@@ -16,12 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientSchema, createOpportunityBody, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
-import { errorBodySchema } from '../../shared/errors.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { IDEMPOTENCY_TTL_MS } from '../../server/idempotency/service.js';
 import { insertClaim } from '../../server/idempotency/store.js';
 import { canonicalJson } from '../../server/platform/http/canonical-json.js';
+import { expectError } from '../helpers/api.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
 const clock = testClock();
@@ -60,14 +60,6 @@ async function post(path: string, body: unknown, idempotencyKey?: string): Promi
   const res = await server.request(path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-}
-
-function expectError(res: Result, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  const body = errorBodySchema.parse(res.body);
-  expect(body.error).toBe(code);
-  expect(body.request_id).toBe(res.headers.get('x-request-id'));
-  return body;
 }
 
 /** A distinct title per test, so that row counts in SQLite are per test. */

@@ -75,6 +75,7 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { recordDevisPriced } from '../../server/devis/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { expectError } from '../helpers/api.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, failWith, gated, succeed, withMfa, type Script, type TestInsurer } from '../helpers/test-insurer.js';
@@ -179,13 +180,6 @@ async function fetchPath(key: string | null, path: string, options: CallOptions 
 
 function call(key: string | null, endpoint: Endpoint, options: CallOptions = {}): Promise<Result> {
   return fetchPath(key, pathOf(endpoint, options.params, options.query), { method: endpoint.method, ...options });
-}
-
-function expectError(res: Result, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  const body = errorBodySchema.parse(res.body);
-  expect(body.error).toBe(code);
-  return body;
 }
 
 function expectCreated<T>(res: Result, schema: { parse(v: unknown): T }): T {

@@ -25,6 +25,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { initCabinet, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
+import { toolsCall } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, gated, succeed, type TestInsurer } from '../helpers/test-insurer.js';
 
@@ -157,13 +158,6 @@ function post(body: unknown, headers: Record<string, string> = {}, raw?: string)
     body: raw ?? JSON.stringify(body),
   });
 }
-
-const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
 
 const ALL_SCOPES = MCP_SCOPES.join(' ');
 const metadataUrl = () => `${server.url}/.well-known/oauth-protected-resource/mcp`;

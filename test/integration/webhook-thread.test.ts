@@ -13,7 +13,7 @@ import { packageRoot } from '../../server/paths.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { createDispatcher } from '../../server/webhooks/dispatcher.js';
 import { createWebhook } from '../../server/webhooks/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, createOpportunity } from '../helpers/api.js';
 import { eventually } from '../helpers/eventually.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, testClock, type TestServer } from '../helpers/server.js';
@@ -36,12 +36,6 @@ afterAll(() => receiver?.close());
 
 const logged = (server: TestServer, text: string) => server.logs.some((line) => line.includes(text));
 
-async function createOpportunity(api: ReturnType<typeof apiClient>, lastName: string): Promise<string> {
-  const res = await api.post('/opportunities', { title: 'Auto', product: 'auto', contact: { last_name: lastName } });
-  expect(res.status).toBe(201);
-  return String(res.body.id);
-}
-
 describe('the webhook dispatcher on its own thread', () => {
   let server: TestServer;
   let api: ReturnType<typeof apiClient>;
@@ -53,12 +47,12 @@ describe('the webhook dispatcher on its own thread', () => {
   afterAll(() => server?.close());
 
   it('is not started while the install has no subscription, and events of that time never reach a later one', async () => {
-    await createOpportunity(api, 'Avant');
+    await createOpportunity(api, { contact: { last_name: 'Avant' } });
     await server.app.webhookDispatcher.drain();
     expect(logged(server, THREAD_STARTED)).toBe(false);
 
     const created = createdWebhookSchema.parse((await api.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] })).body);
-    const id = await createOpportunity(api, 'Après');
+    const { id } = await createOpportunity(api, { contact: { last_name: 'Après' } });
     const [received] = await receiver.waitFor(1);
     expect(logged(server, THREAD_STARTED)).toBe(true);
     const body = JSON.parse(received?.rawBody ?? '{}') as { data: { opportunity_id: string } };
@@ -97,7 +91,7 @@ describe('while no subscription needs the thread', () => {
     const clock = testClock();
     const dataDir = tempDir();
     const first = await startTestServer({ clock, dataDir, webhooks: { thread: entry } });
-    await createOpportunity(apiClient(first, first.createKey(await first.createCabinet()).key), 'Ancien');
+    await createOpportunity(apiClient(first, first.createKey(await first.createCabinet()).key), { contact: { last_name: 'Ancien' } });
     await first.close();
     const events = () => {
       const db = openDatabase(databaseFile(dataDir));
@@ -135,7 +129,7 @@ describe('when the thread cannot start', () => {
         (await api.post('/webhooks', { url: receiver.url, events: ['opportunity.created'] })).body,
       );
       receiver.received.length = 0;
-      await createOpportunity(api, 'Repli');
+      await createOpportunity(api, { contact: { last_name: 'Repli' } });
       await eventually(
         async () =>
           ((await api.get(`/webhooks/${created.id}/deliveries?limit=10`)).body.data as unknown[]).map(

@@ -5,7 +5,7 @@ import { createdWebhookSchema, deliverySchema, webhookSchema, type Delivery } fr
 import { recordEvent } from '../../server/events/service.js';
 import { setLlmDataSharing } from '../../server/tenancy/service.js';
 import { enqueueCallbackDelivery } from '../../server/webhooks/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, createOpportunity } from '../helpers/api.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -37,10 +37,10 @@ async function subscribe(events: string[] = ['*']) {
   return createdWebhookSchema.strict().parse(res.body);
 }
 
-async function createOpportunity(lastName = 'Dupont') {
+/** An opportunity created a second after the last one; returns its id. */
+async function nextOpportunity(lastName = 'Dupont'): Promise<string> {
   clock.advance(1000);
-  const res = await api.post('/opportunities', { title: 'Auto', product: 'auto', contact: { last_name: lastName, email: 'jd@dupont.fr' } });
-  return String(res.body.id);
+  return (await createOpportunity(api, { contact: { last_name: lastName, email: 'jd@dupont.fr' } })).id;
 }
 
 async function deliveries(webhookId: string): Promise<Delivery[]> {
@@ -67,9 +67,9 @@ describe('subscriptions', () => {
 
   it('starts the first subscription of an install after the newest event: what came before never reaches it', async () => {
     // While the install has no subscription, nothing is fanned out (no write after each commit).
-    const before = await createOpportunity('Avant');
+    const before = await nextOpportunity('Avant');
     const created = await subscribe(['opportunity.created']);
-    const after = await createOpportunity('Après');
+    const after = await nextOpportunity('Après');
     await drain();
     const sent = receiver.received.map((r) => (JSON.parse(r.rawBody) as { data: { opportunity_id: string } }).data.opportunity_id);
     expect(sent).toEqual([after]);
@@ -104,7 +104,7 @@ describe('subscriptions', () => {
 describe('delivery', () => {
   it('delivers right after the commit, signed per part 6.3, with the headers of part 6.2', async () => {
     const created = await subscribe(['opportunity.created']);
-    const opportunityId = await createOpportunity();
+    const opportunityId = await nextOpportunity();
     // No drain here: the dispatcher wakes on the commit by itself.
     const [delivery] = await receiver.waitFor(1);
     expect(delivery).toBeDefined();
@@ -134,12 +134,12 @@ describe('delivery', () => {
 
   it('masks personal data unless the cabinet enabled LLM data sharing', async () => {
     await subscribe(['opportunity.created']);
-    await createOpportunity('Dupont');
+    await nextOpportunity('Dupont');
     await drain();
     const masked = JSON.parse(receiver.received[0]?.rawBody ?? '{}') as { data: { contact: Record<string, unknown>; title: string } };
     expect(masked.data.contact).toEqual({ last_name: 'D***', company_name: null, siret: null });
     setLlmDataSharing(server.deps, cabinetId, true);
-    await createOpportunity('Dupont');
+    await nextOpportunity('Dupont');
     await drain();
     const clear = JSON.parse(receiver.received[1]?.rawBody ?? '{}') as { data: { contact: Record<string, unknown> } };
     expect(clear.data.contact.last_name).toBe('Dupont');
@@ -191,7 +191,7 @@ describe('delivery', () => {
   it('follows the retry schedule 0 s, 30 s, 5 min, 30 min, 2 h, 12 h, then fails', async () => {
     const created = await subscribe(['opportunity.created']);
     receiver.respondWith(500, 500, 500, 500, 500, 500);
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     const start = clock.now();
     const schedule = [30, 300, 1800, 7200, 43200];
@@ -219,7 +219,7 @@ describe('delivery', () => {
     const kept = await subscribe(['opportunity.created']);
     const deleted = await subscribe(['opportunity.created']);
     receiver.hang(true);
-    await createOpportunity();
+    await nextOpportunity();
     const sending = drain();
     await receiver.waitFor(2);
     expect((await api.call('DELETE', `/webhooks/${deleted.id}`)).status).toBe(204);
@@ -232,7 +232,7 @@ describe('delivery', () => {
   it('a receiver answering 500 then 200 gets the event twice at most, with the same envelope id', async () => {
     const created = await subscribe(['opportunity.created']);
     receiver.respondWith(500);
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     clock.advance(30_000);
     await drain();
@@ -248,7 +248,7 @@ describe('delivery', () => {
   it('"*" covers every event but webhook.test; an explicit list only its events', async () => {
     const all = await subscribe(['*']);
     const onlyWon = await subscribe(['opportunity.won']);
-    const id = await createOpportunity();
+    const id = await nextOpportunity();
     await api.patch(`/opportunities/${id}`, { stage: 'won' });
     await api.post(`/webhooks/${onlyWon.id}/test`);
     await drain();
@@ -269,7 +269,7 @@ describe('rotation, test, replay, history', () => {
     expect(rotated.body.previous_secret_expires_at).toBe(new Date(clock.now() + 3600_000).toISOString());
     expect((await api.get(`/webhooks/${created.id}`)).body.secret_rotation_ends_at).toBe(rotated.body.previous_secret_expires_at);
 
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     const during = receiver.received[0];
     const signature = String(during?.headers['service-signature']);
@@ -281,7 +281,7 @@ describe('rotation, test, replay, history', () => {
     expect(verifyWebhook(during?.rawBody ?? '', during?.headers ?? {}, [created.secret], { now: clock.now() }).valid).toBe(true);
 
     clock.advance(3600_000);
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     const after = receiver.received[1];
     expect(String(after?.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -289,7 +289,7 @@ describe('rotation, test, replay, history', () => {
     expect(verifyWebhook(after?.rawBody ?? '', after?.headers ?? {}, [newSecret], { now: clock.now() }).valid).toBe(true);
 
     const immediate = await api.post(`/webhooks/${created.id}/rotate-secret`, { overlap_seconds: 0 });
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     expect(
       verifyWebhook(receiver.received[2]?.rawBody ?? '', receiver.received[2]?.headers ?? {}, [newSecret], { now: clock.now() }).valid,
@@ -321,7 +321,7 @@ describe('rotation, test, replay, history', () => {
 
   it('replay sends the same event id again as a new delivery', async () => {
     const created = await subscribe(['opportunity.created']);
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     const [original] = await deliveries(created.id);
     const replay = await api.post(`/webhooks/${created.id}/deliveries/${original?.id ?? ''}/replay`);
@@ -338,7 +338,7 @@ describe('rotation, test, replay, history', () => {
   it('history filters by status and event type, paginated', async () => {
     const created = await subscribe(['*']);
     receiver.respondWith(500);
-    const id = await createOpportunity();
+    const id = await nextOpportunity();
     await api.patch(`/opportunities/${id}`, { stage: 'qualified' });
     await drain();
     const failedOnes = await api.get(`/webhooks/${created.id}/deliveries?status=pending`);
@@ -355,11 +355,11 @@ describe('rotation, test, replay, history', () => {
   it('a subscription failing for 5 days is deactivated, and says why', async () => {
     const created = await subscribe(['opportunity.created']);
     receiver.respondWith(...Array<number>(20).fill(500));
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     expect((await api.get(`/webhooks/${created.id}`)).body.failing_since).not.toBeNull();
     clock.advance(5 * 24 * 3600_000);
-    await createOpportunity();
+    await nextOpportunity();
     await drain();
     const state = webhookSchema.parse((await api.get(`/webhooks/${created.id}`)).body);
     expect(state.active).toBe(false);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenResponseSchema } from '../../shared/oauth.js';
 import { apiClient } from '../helpers/api.js';
+import { postMcp, toolsCall } from '../helpers/mcp.js';
 import { authorizeOverHttp, createUser, tokenRequest } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 
@@ -14,21 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function postMcp(token: string, body: unknown): Promise<Response> {
-  return server.request('/mcp', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify(body),
-  });
-}
-
-const toolsCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-const whoami = (token: string) => postMcp(token, toolsCall('whoami'));
+const whoami = (token: string) => postMcp(server, token, toolsCall('whoami'));
 
 async function refresh(clientId: string, refreshToken: string) {
   const response = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
@@ -69,7 +56,7 @@ describe('CWE-770 Allocation of resources without limits: the MCP endpoint’s l
 
     for (const batch of [[create(1), create(2), create(3)], [create(4)]]) {
       clock.advance(60_000);
-      const refused = await postMcp(tokens.access_token, batch);
+      const refused = await postMcp(server, tokens.access_token, batch);
       expect(refused.status).toBe(400);
       expect(refused.headers.get('content-type')).toContain('application/json');
       const body = (await refused.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
@@ -82,7 +69,7 @@ describe('CWE-770 Allocation of resources without limits: the MCP endpoint’s l
     const api = apiClient(server, server.createKey(user.cabinetId).key);
     expect((await api.get('/opportunities')).body.count).toBe(0);
     // One message per request still works.
-    expect((await postMcp(tokens.access_token, create(5))).status).toBe(200);
+    expect((await postMcp(server, tokens.access_token, create(5))).status).toBe(200);
     expect((await api.get('/opportunities')).body.count).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type TrustProxy } from '../../server/config.js';
+import { errorCodeOf } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
 import { createUser, PASSWORD } from '../helpers/oauth.js';
 import { lanClient, lanPeerAddress } from '../helpers/peer.js';
@@ -23,10 +24,6 @@ async function start(options: StartOptions): Promise<TestServer> {
 
 function trustProxyFromEnv(value: string) {
   return loadConfig({ dataDir: '/tmp/unused' }, { COURTIER_TRUST_PROXY: value }).trustProxy;
-}
-
-async function errorOf(response: Response): Promise<string> {
-  return ((await response.json()) as { error: string }).error;
 }
 
 function signInFrom(server: TestServer, email: string, headers: Record<string, string>): Promise<Response> {
@@ -88,7 +85,7 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       const elsewhere = server.createKey(cabinetId, { ip_allowlist: [CLIENT] });
       const spoofed = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': elsewhere.key, 'X-Forwarded-For': CLIENT } });
       expect(spoofed.status).toBe(403);
-      expect(await errorOf(spoofed)).toBe('ip_not_allowed');
+      expect(await errorCodeOf(spoofed)).toBe('ip_not_allowed');
       const here = server.createKey(cabinetId, { ip_allowlist: ['127.0.0.1'] });
       const real = await server.request('/api/v1/public/me', { headers: { 'X-API-Key': here.key, 'X-Forwarded-For': CLIENT } });
       expect(real.status).toBe(200);
@@ -102,7 +99,7 @@ describe('CWE-348 Use of less trusted source (X-Forwarded-For, X-Forwarded-Proto
       }
       const blocked = await signInFrom(server, 'someone-else@example.fr', { 'X-Forwarded-For': '198.51.100.1' });
       expect(blocked.status).toBe(429);
-      expect(await errorOf(blocked)).toBe('too_many_login_attempts');
+      expect(await errorCodeOf(blocked)).toBe('too_many_login_attempts');
     });
 
     it('OAuth registration throttle: counts the real address', async () => {

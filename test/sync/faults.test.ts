@@ -6,7 +6,7 @@ import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused, syncStatu
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, createOpportunity } from '../helpers/api.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
@@ -70,11 +70,8 @@ async function linkedPair(options: { clockA?: TestClock } = {}): Promise<Pair> {
   return { proxy, a, b, cabinet, apiA: apiClient(a, a.createKey(cabinet).key), apiB: apiClient(b, b.createKey(cabinet).key) };
 }
 
-async function createOpportunity(api: ReturnType<typeof apiClient>, title: string): Promise<string> {
-  const created = await api.post('/opportunities', { title, product: 'auto', contact: { last_name: 'Faute' } });
-  expect(created.status).toBe(201);
-  return String(created.body.id);
-}
+/** The contact of every opportunity these tests create (each has its own title). */
+const FAUTE = { last_name: 'Faute' };
 
 /** The hub holds each of a device's changes once, numbered 1..n without a hole. */
 async function expectNumbersOnce(cabinet: string): Promise<void> {
@@ -102,18 +99,18 @@ describe('sync under faults', () => {
     );
     const push = { method: 'POST', path: /\/sync\/v1\/changes/ };
     proxy.inject(push, { kind: 'drop_response' });
-    await createOpportunity(apiA, 'réponse perdue');
+    await createOpportunity(apiA, { title: 'réponse perdue', contact: FAUTE });
     await eventually(
       () => titlesOf(b, cabinet),
       (t) => t.includes('réponse perdue'),
       'the change whose answer was lost',
     );
     proxy.inject(push, { kind: 'drop_request' });
-    await createOpportunity(apiA, 'requête perdue');
+    await createOpportunity(apiA, { title: 'requête perdue', contact: FAUTE });
     proxy.inject(push, { kind: 'duplicate' });
-    await createOpportunity(apiA, 'requête doublée');
+    await createOpportunity(apiA, { title: 'requête doublée', contact: FAUTE });
     proxy.inject(push, { kind: 'delay', ms: 1500 });
-    await createOpportunity(apiA, 'requête retardée');
+    await createOpportunity(apiA, { title: 'requête retardée', contact: FAUTE });
     await eventually(
       () => titlesOf(b, cabinet).length,
       (n) => n === titlesOf(a, cabinet).length && n === 4,
@@ -128,7 +125,7 @@ describe('sync under faults', () => {
     await expectNumbersOnce(cabinet);
     // Pulls lost on the way back are pulled again from the same cursor.
     proxy.inject({ method: 'GET', path: /\/sync\/v1\/changes/ }, { kind: 'drop_response' }, 2);
-    await createOpportunity(apiA, 'tirage perdu');
+    await createOpportunity(apiA, { title: 'tirage perdu', contact: FAUTE });
     await eventually(
       () => titlesOf(b, cabinet),
       (t) => t.includes('tirage perdu'),
@@ -139,14 +136,14 @@ describe('sync under faults', () => {
   it('keeps working while the hub is down, says since when, and sends everything once it is back', async () => {
     const { proxy, a, b, cabinet, apiA } = await linkedPair();
     proxy.setDown(true);
-    await createOpportunity(apiA, 'hors ligne 1');
+    await createOpportunity(apiA, { title: 'hors ligne 1', contact: FAUTE });
     const offline = await eventually(
       () => syncStatus(a.deps, cabinet),
       (s) => s.state === 'offline',
       'the offline state',
     );
     expect(offline.last_error).toMatch(/^hub unreachable since \d\d:\d\d$/);
-    await createOpportunity(apiA, 'hors ligne 2');
+    await createOpportunity(apiA, { title: 'hors ligne 2', contact: FAUTE });
     expect(syncStatus(a.deps, cabinet).pending_changes).toBeGreaterThan(0);
     // Retried on a timer, with no new write to wake it.
     const seenBefore = proxy.seen.length;
@@ -170,7 +167,7 @@ describe('sync under faults', () => {
     const { a, b, cabinet, apiA } = await linkedPair();
     const writes = (async () => {
       for (let i = 0; i < 20; i += 1) {
-        await createOpportunity(apiA, `pendant le redémarrage ${String(i).padStart(2, '0')}`);
+        await createOpportunity(apiA, { title: `pendant le redémarrage ${String(i).padStart(2, '0')}`, contact: FAUTE });
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
@@ -191,7 +188,7 @@ describe('sync under faults', () => {
     const { a, cabinet, apiA } = await linkedPair();
     const status = syncStatus(a.deps, cabinet);
     await revokeHubDevice(fixture.hub.deps, String(status.device_id));
-    await createOpportunity(apiA, 'après révocation');
+    await createOpportunity(apiA, { title: 'après révocation', contact: FAUTE });
     const refused = await eventually(
       () => syncStatus(a.deps, cabinet),
       (s) => s.state === 'error',
@@ -214,7 +211,7 @@ describe('sync under faults', () => {
       'the refusal',
     );
     expect(refused).toMatchObject({ last_error_code: 'sync_off', last_error: expect.stringMatching(/credential is missing/) });
-    await createOpportunity(apiA, 'toujours en service');
+    await createOpportunity(apiA, { title: 'toujours en service', contact: FAUTE });
   });
 
   it('tells an install too old for the cabinet to update, and keeps its changes', async () => {
@@ -226,7 +223,7 @@ describe('sync under faults', () => {
     );
     // Another install of the cabinet speaks protocol 3: this one (1) is more than one version behind.
     await fixture.hub.database.sql`UPDATE hub_cabinets SET highest_protocol = 3 WHERE id = ${cabinet}`;
-    await createOpportunity(apiA, 'version trop ancienne');
+    await createOpportunity(apiA, { title: 'version trop ancienne', contact: FAUTE });
     const refused = await eventually(
       () => syncStatus(a.deps, cabinet),
       (s) => s.state === 'error',
@@ -245,7 +242,7 @@ describe('sync under faults', () => {
       'the first upload',
     );
     clockA.set(Date.now() + 10 * 60_000);
-    await createOpportunity(apiA, 'horloge en avance');
+    await createOpportunity(apiA, { title: 'horloge en avance', contact: FAUTE });
     const refused = await eventually(
       () => syncStatus(a.deps, cabinet),
       (s) => s.state === 'error' && s.last_error_code === 'clock_skew',
