@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../server/paths.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { consoleClient, saveScreenshot, type ConsoleClient } from '../helpers/console.js';
+import { collectProblems, consoleClient, saveScreenshot, signedIn, type ConsoleClient, type ConsoleTabs } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -100,7 +100,10 @@ let browser: Browser;
 let server: TestServer;
 let admin: ConsoleClient;
 const contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const problems: string[] = [];
+/** The tabs the tests open, the clipboard allowed (the temporary password is copied from the page). */
+const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text) };
+const CLIPBOARD = ['clipboard-read', 'clipboard-write'];
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
@@ -117,7 +120,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 afterEach(() => {
   expect(problems).toEqual([]);
@@ -126,13 +129,10 @@ afterEach(() => {
 async function newPage(lang: Lang, viewport: Viewport): Promise<Page> {
   const context = await browser.newContext({ locale: WORDS[lang].locale, viewport });
   contexts.push(context);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  await context.grantPermissions(CLIPBOARD, { origin: server.url });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
+  collectProblems(page, problems, tabs.expected);
   return page;
 }
 
@@ -143,13 +143,6 @@ async function fillLogin(page: Page, lang: Lang, user: { email: string; password
   await page.getByLabel(w.email).fill(user.email);
   await page.getByLabel(w.password).fill(user.password);
   await page.getByRole('button', { name: w.signIn }).click();
-}
-
-async function signedIn(lang: Lang, viewport: Viewport, user: { email: string; password: string }, path: string): Promise<Page> {
-  const page = await newPage(lang, viewport);
-  await fillLogin(page, lang, user, path);
-  await page.waitForURL(`${server.url}${path}`);
-  return page;
 }
 
 async function addBroker(name: string): Promise<{ email: string; password: string }> {
@@ -176,6 +169,7 @@ const JOURNEYS: [Lang, Viewport][] = [
 
 describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
   const w = WORDS[lang];
+  const tab = { locale: w.locale, viewport, permissions: CLIPBOARD };
   const tag = `${lang}${viewport.width}`;
   let temporary = '';
   let reset: { email: string; password: string };
@@ -187,7 +181,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
   });
 
   it('an admin resets a broker’s password (shown once, to hand over) and disables another, each confirmed', async () => {
-    const page = await signedIn(lang, viewport, ADMIN, '/console/users');
+    const page = await signedIn(browser, server, tabs, ADMIN, '/console/users', tab);
     await page.getByRole('row', { name: new RegExp(reset.email) }).waitFor();
     await expectNoSidewaysScroll(page, viewport.width);
     await shot(page, 'users', lang, viewport);
@@ -272,7 +266,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
   });
 
   it('a person changes their own password from My account (linked from their email in the header)', async () => {
-    const page = await signedIn(lang, viewport, reset, '/console/');
+    const page = await signedIn(browser, server, tabs, reset, '/console/', tab);
     // On a phone the header's items are folded behind Menu (looked at once the page is drawn).
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     const menu = page.getByRole('button', { name: 'Menu' });
@@ -310,9 +304,10 @@ describe.each([
   ['fr', PHONE],
 ] as [Lang, Viewport][])('the Keys page in %s at %o', (lang, viewport) => {
   const w = WORDS[lang];
+  const tab = { locale: w.locale, viewport, permissions: CLIPBOARD };
 
   it('shows the list first, opens the create form on demand, and never scrolls sideways', async () => {
-    const page = await signedIn(lang, viewport, ADMIN, '/console/keys');
+    const page = await signedIn(browser, server, tabs, ADMIN, '/console/keys', tab);
     await page.getByRole('heading', { name: w.keys, level: 1 }).waitFor();
     await page
       .getByRole('region')

@@ -10,7 +10,8 @@ import { automationStatusSchema } from '../../shared/console-admin.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { SCOPES } from '../../shared/scopes.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { postMcp } from '../helpers/mcp.js';
+import { consoleClient, saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
 import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -33,7 +34,9 @@ let admin: TestUser;
 /** The admin's tab from first-run setup on, as the person keeps it open. */
 let adminPage: Page;
 const contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const problems: string[] = [];
+/** The signed-in tabs, watched like every other page. */
+const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000 };
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
@@ -48,7 +51,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 afterEach(() => {
   // No script error, no CSP violation, no unexpected console error on any page of the test.
@@ -68,21 +71,6 @@ async function newPage(locale = 'en-GB'): Promise<Page> {
   const context = await browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
   contexts.push(context);
   return watch(await context.newPage());
-}
-
-/** Signs in through the login page (helpers/console.ts), watched like every other page. */
-async function signedIn(user: { email: string; password: string }, path: string, locale = 'en-GB'): Promise<Page> {
-  const page = await openConsole(browser, server, user, path, locale);
-  contexts.push(page.context());
-  return watch(page);
-}
-
-function mcpCall(token: string): Promise<Response> {
-  return server.request('/mcp', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
 }
 
 describe('the admin console on a fresh install', () => {
@@ -224,7 +212,7 @@ describe('the admin console on a fresh install', () => {
   });
 
   it('a broker: admin pages are not in the navigation, and forced they answer 403', async () => {
-    const page = await signedIn(BROKER, '/console/');
+    const page = await signedIn(browser, server, tabs, BROKER, '/console/');
     const nav = page.getByRole('navigation', { name: 'Console sections' });
     await nav.getByRole('link', { name: 'Connected apps' }).waitFor();
     await nav.getByRole('link', { name: 'Wallet & status' }).waitFor();
@@ -298,7 +286,7 @@ describe('the admin console on a fresh install', () => {
 
   it('Connected apps: a real grant is listed with its scopes, and revoking it kills its token on /mcp', async () => {
     const { tokens } = await authorizeOverHttp(server, admin, 'crm:read devis:read');
-    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    expect((await postMcp(server, tokens.access_token)).status).toBe(200);
 
     const page = adminPage;
     await page.goto(`${server.url}/console/apps`);
@@ -314,11 +302,11 @@ describe('the admin console on a fresh install', () => {
     await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Access for “Test assistant” was revoked.' }).waitFor();
     await page.getByText('No application is connected to your account.').waitFor();
-    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    expect((await postMcp(server, tokens.access_token)).status).toBe(401);
   });
 
   it('in French: the browser’s language chooses, with French scope descriptions, and the switch goes to English', async () => {
-    const page = await signedIn(ADMIN, '/console/keys', 'fr-FR');
+    const page = await signedIn(browser, server, tabs, ADMIN, '/console/keys', { locale: 'fr-FR' });
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
     await page.getByRole('heading', { name: 'Clés d’API', level: 1 }).waitFor();
     await expect.poll(() => page.title()).toBe('Clés d’API · Courtier');

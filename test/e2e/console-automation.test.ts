@@ -1,7 +1,7 @@
 // @module-tag browser
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
@@ -9,7 +9,15 @@ import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { consoleClient, openConsole, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import {
+  consoleClient,
+  progressSeen,
+  recordProgress,
+  sandboxPhoneCodes,
+  saveScreenshot,
+  signedIn,
+  type ConsoleTabs,
+} from '../helpers/console.js';
 import { createUser, launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -25,8 +33,9 @@ let browser: Browser;
 let server: TestServer;
 let portal = '';
 let mode: SandboxMode = 'normal';
-let problems: string[] = [];
-const pages: Page[] = [];
+/** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
+const tabs: ConsoleTabs = { contexts: [], problems: [] };
+const problems = tabs.problems;
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
@@ -47,26 +56,15 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
   mode = 'normal';
 });
 
 afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
+  await Promise.all(tabs.contexts.splice(0).map((c) => c.close()));
   // No script error, no console error, no CSP violation on any page of the test.
   expect(problems).toEqual([]);
 });
-
-async function consolePage(user: { email: string; password: string }, path: string, locale = 'en-GB'): Promise<Page> {
-  const page = await openConsole(browser, server, user, path, locale);
-  pages.push(page);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text()))
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  return page;
-}
 
 const AUTO = {
   'Nom de l’assuré': 'Jeanne Martin',
@@ -86,7 +84,7 @@ describe('the automation pages in real Chromium', () => {
     grantCredits(server.deps, user.cabinetId, 100);
 
     // Insurers: set the sandbox's demo account, then test the login.
-    const page = await consolePage(user, '/console/insurers');
+    const page = await signedIn(browser, server, tabs, user, '/console/insurers');
     await page.getByRole('heading', { level: 1, name: 'Insurers' }).waitFor();
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByText('Not configured').waitFor();
@@ -182,8 +180,8 @@ describe('the automation pages in real Chromium', () => {
     const user = await createUser(server, 'Cabinet MFA');
     grantCredits(server.deps, user.cabinetId, 100);
     setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo-mfa', password: 'demo' });
-    const jobs = await consolePage(user, '/console/jobs');
-    const other = await consolePage(user, '/console/insurers');
+    const jobs = await signedIn(browser, server, tabs, user, '/console/jobs');
+    const other = await signedIn(browser, server, tabs, user, '/console/insurers');
     await jobs.getByRole('status').getByText('Live updates on').waitFor();
 
     const api = await consoleClient(server, user);
@@ -235,7 +233,7 @@ describe('the automation pages in real Chromium', () => {
 
   it('speaks French: the three pages, labels included', async () => {
     const user = await createUser(server, 'Cabinet Français');
-    const page = await consolePage(user, '/console/pricing', 'fr-FR');
+    const page = await signedIn(browser, server, tabs, user, '/console/pricing', { locale: 'fr-FR' });
     await page.getByRole('heading', { level: 1, name: 'Tarification' }).waitFor();
     await page.getByLabel('Assureur', { exact: true }).selectOption('sandbox');
     await page.getByLabel('Produit', { exact: true }).selectOption('mrh');

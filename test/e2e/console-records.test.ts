@@ -1,7 +1,7 @@
 // @module-tag browser
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
@@ -10,7 +10,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
+import { consoleClient, expectNoSidewaysScroll, saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
 import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -26,8 +26,9 @@ const PHONE = { width: 390, height: 844 };
 let browser: Browser;
 let server: TestServer;
 let portal = '';
-let problems: string[] = [];
-const pages: Page[] = [];
+/** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
+const tabs: ConsoleTabs = { contexts: [], problems: [] };
+const problems = tabs.problems;
 
 /** One cabinet with records from the API and a quote priced by the sandbox robot, shared by the tests. */
 let user: TestUser;
@@ -112,25 +113,14 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 
 afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
+  await Promise.all(tabs.contexts.splice(0).map((c) => c.close()));
   // No script error, no console error, no CSP violation on any page of the test.
   expect(problems).toEqual([]);
 });
-
-async function consolePage(path: string, locale = 'en-GB'): Promise<Page> {
-  const page = await openConsole(browser, server, user, path, locale);
-  pages.push(page);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text()))
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  return page;
-}
 
 function localDate(iso: number): string {
   const d = new Date(iso);
@@ -139,7 +129,7 @@ function localDate(iso: number): string {
 
 describe('the records pages in real Chromium', () => {
   it('English, wide: the API’s and the robot’s records show; search finds Dupont; the client’s page has its quote, PDF and job; the quotes page names client and product', async () => {
-    const page = await consolePage('/console/clients');
+    const page = await signedIn(browser, server, tabs, user, '/console/clients');
     await page.getByRole('heading', { level: 1, name: 'Clients' }).waitFor();
     const list = page.getByRole('list', { name: 'Clients' });
     await list.getByRole('link', { name: 'Jean Dupont' }).waitFor();
@@ -192,7 +182,7 @@ describe('the records pages in real Chromium', () => {
   });
 
   it('French, phone: create a client, edit it, erase it (the dialog says what stays); no sideways scroll', async () => {
-    const page = await consolePage('/console/clients', 'fr-FR');
+    const page = await signedIn(browser, server, tabs, user, '/console/clients', { locale: 'fr-FR' });
     await page.setViewportSize(PHONE);
     await page.getByRole('heading', { level: 1, name: 'Clients' }).waitFor();
     await expectNoSidewaysScroll(page);
@@ -239,7 +229,7 @@ describe('the records pages in real Chromium', () => {
   });
 
   it('English wide and French phone: move an opportunity between stages; a won one is reopened only after confirming', async () => {
-    const page = await consolePage('/console/opportunities');
+    const page = await signedIn(browser, server, tabs, user, '/console/opportunities');
     await page.getByRole('heading', { level: 1, name: 'Opportunities' }).waitFor();
     const column = (stage: string) => page.getByRole('region', { name: new RegExp(`^${stage} \\(`) });
     await column('New').getByRole('listitem', { name: 'Auto Jean Dupont' }).waitFor();
@@ -262,7 +252,7 @@ describe('the records pages in real Chromium', () => {
     await column('Won').getByRole('listitem', { name: 'Habitation Durand' }).waitFor();
     expect(await page.getByLabel('Stage of Habitation Durand').inputValue()).toBe('won');
 
-    const french = await consolePage('/console/opportunities', 'fr-FR');
+    const french = await signedIn(browser, server, tabs, user, '/console/opportunities', { locale: 'fr-FR' });
     await french.setViewportSize(PHONE);
     await french.getByRole('heading', { level: 1, name: 'Opportunités' }).waitFor();
     await expectNoSidewaysScroll(french);
@@ -281,7 +271,7 @@ describe('the records pages in real Chromium', () => {
 
   it('every records page fits 390 px in both languages, and the wide pages in French', async () => {
     for (const locale of ['en-GB', 'fr-FR']) {
-      const page = await consolePage('/console/clients', locale);
+      const page = await signedIn(browser, server, tabs, user, '/console/clients', { locale });
       for (const path of ['/console/clients', `/console/clients/${dupontId}`, '/console/opportunities', '/console/quotes']) {
         await page.setViewportSize({ width: 1280, height: 800 });
         await page.goto(`${server.url}${path}`);

@@ -11,7 +11,7 @@ import { insertConflict } from '../../server/sync/conflicts-store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { addCabinetUser } from '../../server/tenancy/users.js';
 import { audit } from '../helpers/axe.js';
-import { openConsole, saveScreenshot } from '../helpers/console.js';
+import { saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { freePort } from '../helpers/free-port.js';
@@ -41,7 +41,9 @@ let closedPort: number;
 /** The admin's tab, kept open from test to test as the person would. */
 let adminPage: Page;
 const contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const problems: string[] = [];
+/** The tabs the tests open, watched for script errors, unexpected console errors and CSP refusals. */
+const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000 };
 
 beforeAll(async () => {
   if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
@@ -59,24 +61,12 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  problems = [];
+  problems.length = 0;
 });
 afterEach(() => {
   // No script error, no CSP violation, no unexpected console error on any page of the test.
   expect(problems).toEqual([]);
 });
-
-async function signedIn(user: { email: string; password: string }, path: string, locale = 'en-GB'): Promise<Page> {
-  const page = await openConsole(browser, server, user, path, locale);
-  contexts.push(page.context());
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text()) || (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text())))
-      problems.push(`console: ${msg.text()}`);
-  });
-  return page;
-}
 
 function connectionRows(): number {
   return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_connections').get() as { n: number }).n;
@@ -131,7 +121,7 @@ const offlineSince = Date.now() - 12 * 60_000;
 
 describe('the Sync page and the header’s sync status', () => {
   it('off: the page says what syncs and shows the connect form; Sync is in the navigation; the header shows nothing', async () => {
-    adminPage = await signedIn(ADMIN, '/console/sync');
+    adminPage = await signedIn(browser, server, tabs, ADMIN, '/console/sync');
     const page = adminPage;
     await page.getByRole('heading', { name: 'Sync', level: 1 }).waitFor();
     await expect.poll(() => page.title()).toBe('Sync · Courtier');
@@ -274,7 +264,7 @@ describe('the Sync page and the header’s sync status', () => {
   });
 
   it('in French: the page and the header', async () => {
-    const page = await signedIn(ADMIN, '/console/sync', 'fr-FR');
+    const page = await signedIn(browser, server, tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
     await page.getByRole('heading', { name: 'Synchronisation', level: 1 }).waitFor();
     await page.getByTestId('sync-state').filter({ hasText: 'Hors ligne' }).waitFor();
     await page.getByTestId('sync-pending').filter({ hasText: '3 modifications pas encore sur le hub' }).waitFor();
@@ -293,7 +283,7 @@ describe('the Sync page and the header’s sync status', () => {
   });
 
   it('a broker: no Sync in the navigation and no controls, but the header says how the sync is doing', async () => {
-    const page = await signedIn(BROKER, '/console/');
+    const page = await signedIn(browser, server, tabs, BROKER, '/console/');
     const nav = page.getByRole('navigation', { name: 'Console sections' });
     await nav.getByRole('link', { name: 'Wallet & status' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Sync', exact: true }).count()).toBe(0);
@@ -322,7 +312,7 @@ describe('the Sync page and the header’s sync status', () => {
     }
     await saveScreenshot(page, 'sync-set-aside');
 
-    const broker = await signedIn(BROKER, '/console/sync');
+    const broker = await signedIn(browser, server, tabs, BROKER, '/console/sync');
     await broker.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers' }).waitFor();
     expect(await broker.getByTestId('sync-set-aside-list').count()).toBe(0);
     expect(await broker.getByRole('button', { name: /Try again|Discard/ }).count()).toBe(0);
@@ -420,7 +410,7 @@ describe('the Sync page and the header’s sync status', () => {
     const found = await audit(page, 'catching up');
     expect(found, found.join('\n')).toEqual([]);
 
-    const french = await signedIn(ADMIN, '/console/sync', 'fr-FR');
+    const french = await signedIn(browser, server, tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
     await french
       .getByTestId('sync-resyncing')
       .filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' })

@@ -1,5 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { addCabinetUser } from '../../server/tenancy/users.js';
 import type { TestServer } from './server.js';
 
 /** A console session over HTTP, as the console's script holds it: the cookies and the CSRF header. */
@@ -18,6 +20,17 @@ export async function consoleClient(server: TestServer, user: { email: string; p
   });
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
   return consoleClientFromResponse(server, response);
+}
+
+/** A new user of the cabinet with that role, signed in to the console over HTTP; `email` is theirs. */
+export async function signInNewUser(
+  server: TestServer,
+  cabinetId: string,
+  role: 'admin' | 'broker',
+): Promise<{ client: ConsoleClient; email: string }> {
+  const user = { email: `${role}-${randomUUID()}@example.fr`, password: 'correct horse battery' };
+  await addCabinetUser(server.deps, cabinetId, { ...user, role });
+  return { client: await consoleClient(server, user), email: user.email };
 }
 
 /** A console client from a response that set the session cookies (sign-in, first-run setup). */
@@ -50,14 +63,64 @@ export async function openConsole(
   path = '/console/',
   locale = 'en-GB',
 ): Promise<Page> {
-  const context = await browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({ locale, viewport: DESKTOP });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  await signInOnLoginPage(page, server, user, path, locale);
+  return page;
+}
+
+const DESKTOP = { width: 1280, height: 800 };
+
+/** Fills and sends the login page (its words in the locale's language), then waits for `path`. */
+async function signInOnLoginPage(
+  page: Page,
+  server: TestServer,
+  user: { email: string; password: string },
+  path: string,
+  locale: string,
+): Promise<void> {
   await page.goto(`${server.url}/console/login?return_to=${encodeURIComponent(path)}`);
   await page.getByLabel(locale.startsWith('fr') ? 'Courriel' : 'Email').fill(user.email);
   await page.getByLabel(locale.startsWith('fr') ? 'Mot de passe' : 'Password').fill(user.password);
   await page.getByRole('button', { name: locale.startsWith('fr') ? 'Se connecter' : 'Sign in' }).click();
   await page.waitForURL(`${server.url}${path}`);
+}
+
+/** How a test file keeps the console tabs it opens. */
+export interface ConsoleTabs {
+  /** Every tab's browser context, for the file to close. */
+  contexts: BrowserContext[];
+  /** Every script error, console error and CSP refusal of the tabs (the file's afterEach expects none). */
+  problems: string[];
+  /** Console lines that are expected answers rather than problems (a 401 or 403 the browser logs as a failed load). */
+  expected?: (text: string) => boolean;
+  /** How long a step of a tab may wait (15 s unless told). */
+  timeout?: number;
+}
+
+/**
+ * A console tab signed in through the login page and landed on `path`, kept as `tabs` says: its
+ * context in tabs.contexts, and from the login page on its problems in tabs.problems
+ * (collectProblems). A viewport other than 1280×800, and permissions such as the clipboard's, when
+ * the test needs them.
+ */
+export async function signedIn(
+  browser: Browser,
+  server: TestServer,
+  tabs: ConsoleTabs,
+  user: { email: string; password: string },
+  path: string,
+  options: { locale?: string; viewport?: { width: number; height: number }; permissions?: string[] } = {},
+): Promise<Page> {
+  const locale = options.locale ?? 'en-GB';
+  const context = await browser.newContext({ locale, viewport: options.viewport ?? DESKTOP });
+  tabs.contexts.push(context);
+  if (options.permissions) await context.grantPermissions(options.permissions, { origin: server.url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(tabs.timeout ?? 15_000);
+  collectProblems(page, tabs.problems, tabs.expected);
+  await signInOnLoginPage(page, server, user, path, locale);
   return page;
 }
 

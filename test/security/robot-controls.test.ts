@@ -3,17 +3,15 @@
  * never used twice at once. Real HTTP, a real SQLite file, the real worker; the test insurer for
  * robots (real Chromium only where artifacts need a page).
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACT_RETENTION_MS, automationStatusSchema, jobSchema, type Job } from '../../shared/automation.js';
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
-import { addCabinetUser } from '../../server/tenancy/users.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { signInNewUser } from '../helpers/console.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, gated } from '../helpers/test-insurer.js';
 
@@ -53,18 +51,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function signedIn(cabinetId: string, role: 'admin' | 'broker'): Promise<{ client: ConsoleClient; email: string }> {
-  const user = { email: `${role}-${randomUUID()}@example.fr`, password: 'correct horse battery' };
-  await addCabinetUser(server.deps, cabinetId, { ...user, role });
-  return { client: await consoleClient(server, user), email: user.email };
-}
-
 async function cabinet() {
   const id = await server.createCabinet();
   grantCredits(server.deps, id, 1000);
   setInsurerCredentials(server.deps, id, 'testco', { login: `broker-${id}`, password: 'pw' });
   setInsurerCredentials(server.deps, id, 'failing', { login: `broker-${id}`, password: 'pw' });
-  const admin = await signedIn(id, 'admin');
+  const admin = await signInNewUser(server, id, 'admin');
   return { id, api: apiClient(server, server.createKey(id).key), admin: admin.client, adminEmail: admin.email };
 }
 

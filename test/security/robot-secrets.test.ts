@@ -4,7 +4,7 @@
  * artifacts are for cabinet admins and keys with the automation:artifacts scope only.
  * Real Chromium, the real worker and browser runtime, the sandbox portal as the insurer.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -19,10 +19,9 @@ import { MASK_COLOR } from '../../server/robots/job-session.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
-import { addCabinetUser } from '../../server/tenancy/users.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, type ConsoleClient } from '../helpers/console.js';
+import { signInNewUser, type ConsoleClient } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -114,13 +113,6 @@ function autoData(birthDate: string) {
     usage: 'prive',
     formula: 'tous_risques',
   };
-}
-
-/** A new user of the cabinet, signed in to the console. */
-async function signedIn(cabinetId: string, role: 'admin' | 'broker'): Promise<ConsoleClient> {
-  const user = { email: `${role}-${randomUUID()}@example.fr`, password: 'correct horse battery' };
-  await addCabinetUser(server.deps, cabinetId, { ...user, role });
-  return consoleClient(server, user);
 }
 
 async function runToEnd(api: ReturnType<typeof apiClient>, body: unknown, onMfa?: (job: Job) => Promise<void>): Promise<Job> {
@@ -309,8 +301,8 @@ describe('CWE-284 (improper access control): artifacts are for cabinet admins an
     cabinetId = cabinet.id;
     job = await runToEnd(cabinet.api, { compagnie: 'sandbox', produit: 'auto', dicData: autoData('1984-03-10') });
     expect(job.artifacts?.screenshot_url).toBeTruthy();
-    admin = await signedIn(cabinetId, 'admin');
-    broker = await signedIn(cabinetId, 'broker');
+    admin = (await signInNewUser(server, cabinetId, 'admin')).client;
+    broker = (await signInNewUser(server, cabinetId, 'broker')).client;
   });
 
   it('a key with automation:read only is refused (403 insufficient_scope naming automation:artifacts); with automation:artifacts it downloads', async () => {
