@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { packageRoot } from '../../server/paths.js';
 
 /** The built CLI (npm test builds first), run as a user would run it. */
@@ -31,6 +32,21 @@ export function runCourtier(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** A pairing code from `courtier hub invite` on the hub's database: to register a new cabinet, or to join one. */
+export async function hubInvite(databaseUrl: string, target: { register: string } | { join: string }): Promise<string> {
+  const args = [
+    'hub',
+    'invite',
+    '--database-url',
+    databaseUrl,
+    '--json',
+    ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register]),
+  ];
+  const result = await runCourtier(args);
+  expect(result.code, `courtier ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return String((JSON.parse(result.stdout) as { code: string }).code);
 }
 
 /** Stops a child with SIGTERM and waits for it to exit; a child never started is nothing to stop. */

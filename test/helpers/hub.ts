@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import {
   formatHlc,
   pairDevice,
   parseHlc,
+  putBlob,
   SYNC_PROTOCOL_HEADER,
   SYNC_PROTOCOL_VERSION,
   type PairResponse,
@@ -136,4 +139,23 @@ export function stampedBy(device: { device_id: string }, batch: SyncChange[]): S
 
 export function changes(from: number, count: number, clockMs: number, overrides: Partial<SyncChange> = {}): SyncChange[] {
   return Array.from({ length: count }, (_, i) => change(from + i, clockMs, overrides));
+}
+
+/** The hex SHA-256 of the bytes: a blob's address on the hub (computed here, not by the code under test). */
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** The device uploads the bytes as a blob at their address; the hub's answer, whatever it is. */
+export function uploadBlob(hub: TestHub, device: TestDevice, bytes: Buffer): Promise<LightMyRequestResponse> {
+  return hub.request({
+    method: 'PUT',
+    url: pathTo(putBlob, { sha256: sha256(bytes) }),
+    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
+    payload: bytes,
+  });
+}
+
+/** The device uploads the bytes as a blob, and the hub stores them (200). */
+export async function storeBlob(hub: TestHub, device: TestDevice, bytes: Buffer): Promise<void> {
+  const res = await uploadBlob(hub, device, bytes);
+  expect(res.statusCode, res.body).toBe(200);
 }

@@ -1,11 +1,10 @@
 // @module-tag postgres
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pushChanges, putBlob } from '../../shared/sync-protocol.js';
+import { formatHlc, pushChanges } from '../../shared/sync-protocol.js';
 import { compactCabinet } from '../../server/hub/compaction.js';
 import { eventually } from '../helpers/eventually.js';
-import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { pairTestDevice, sha256, startHub, uploadBlob, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -26,17 +25,7 @@ afterAll(async () => {
 });
 
 const HOUR = 3600_000;
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
-
-function put(device: TestDevice, bytes: Buffer) {
-  return hub.request({
-    method: 'PUT',
-    url: pathTo(putBlob, { sha256: sha256(bytes) }),
-    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
-    payload: bytes,
-  });
-}
 
 /** Backends of the test's database waiting for a lock another transaction holds. */
 async function waitingForLocks(): Promise<number> {
@@ -56,7 +45,7 @@ describe('PDF collection beside uploads and an erasure', () => {
     const other = await pairTestDevice(hub, { id: cabinet }, { join: true, name: 'portable' });
     // A PDF uploaded long ago that only the push below names: collection takes it for unnamed.
     const old = pdf('Quintavalle, devis auto');
-    expect((await put(device, old)).statusCode).toBe(200);
+    expect((await uploadBlob(hub, device, old)).statusCode).toBe(200);
     hub.clock.advance(2 * HOUR);
 
     // Holds a row the push's erasure writes once it holds the cabinet's row, before it deletes the PDF.
@@ -104,7 +93,7 @@ describe('PDF collection beside uploads and an erasure', () => {
     });
     await eventually(waitingForLocks, (n) => n === 1, 'the push waiting for the held row');
     const collection = compactCabinet(hub.deps, cabinet, { days: 30, changes: 100_000, blobGraceMs: HOUR });
-    const uploads = [put(other, pdf('nouveau 1')), put(other, pdf('nouveau 2'))];
+    const uploads = [uploadBlob(hub, other, pdf('nouveau 1')), uploadBlob(hub, other, pdf('nouveau 2'))];
     try {
       await eventually(waitingForLocks, (n) => n === 4, 'the collection and both uploads waiting');
     } finally {

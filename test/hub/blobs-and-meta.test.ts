@@ -1,5 +1,4 @@
 // @module-tag postgres
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointPath, HUB_API_PREFIX, pathTo } from '../../shared/endpoint.js';
 import {
@@ -13,7 +12,7 @@ import {
   putBlob,
 } from '../../shared/sync-protocol.js';
 import { HUB_ENDPOINTS } from '../../server/hub/routes.js';
-import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { pairTestDevice, sha256, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 let pg: TestPostgres;
@@ -29,7 +28,6 @@ afterAll(async () => {
   await pg.stop();
 });
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const OCTETS = { 'content-type': 'application/octet-stream' };
 
 function put(name: string, payload: Buffer, headers: Record<string, string> = OCTETS) {

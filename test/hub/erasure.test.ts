@@ -1,9 +1,8 @@
 // @module-tag postgres
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { pushChanges, putBlob, type SyncChange } from '../../shared/sync-protocol.js';
-import { change, pairTestDevice, startHub, stampedBy, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { pushChanges, type SyncChange } from '../../shared/sync-protocol.js';
+import { change, pairTestDevice, sha256, stampedBy, startHub, storeBlob, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -21,7 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => pg.stop());
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pdf = (who: string) => Buffer.from(`%PDF-1.4\nBT (Assure : ${who}) Tj ET\n%%EOF\n`, 'latin1');
 const PDF = {
   priced: pdf('Quintavalle, devis auto'),
@@ -41,16 +39,6 @@ async function push(device: TestDevice, batch: Omit<SyncChange, 'number' | 'hlc'
     url: pathTo(pushChanges),
     headers: device.headers,
     body: { changes: stampedBy(device, stamped) },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-}
-
-async function put(device: TestDevice, bytes: Buffer): Promise<void> {
-  const res = await hub.request({
-    method: 'PUT',
-    url: pathTo(putBlob, { sha256: sha256(bytes) }),
-    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
-    payload: bytes,
   });
   expect(res.statusCode, res.body).toBe(200);
 }
@@ -96,7 +84,7 @@ describe.each([
     x1 = await pairTestDevice(hub, { id: 'cab-x' });
     x2 = await pairTestDevice(hub, { id: 'cab-x' }, { join: true, name: 'portable' });
     y = await pairTestDevice(hub, { id: 'cab-y' });
-    for (const bytes of [PDF.priced, PDF.signed, PDF.other]) await put(x1, bytes);
+    for (const bytes of [PDF.priced, PDF.signed, PDF.other]) await storeBlob(hub, x1, bytes);
     await push(x1, [
       upsert('client', 'C', { type: 'person', last_name: 'Quintavalle', email: 'M.Quintavalle@exemple.fr', siret: null }),
       upsert('client', 'K', { type: 'person', last_name: 'Autre', email: 'autre@exemple.fr', siret: null }),
@@ -172,7 +160,7 @@ describe.each([
       }),
     ]);
     // Another cabinet holds records under the same ids and email, and the same PDF.
-    await put(y, PDF.priced);
+    await storeBlob(hub, y, PDF.priced);
     await push(y, [
       upsert('devis', 'D-priced', {
         status: 'priced',
@@ -239,12 +227,12 @@ describe.each([
   it('deletes the unsigned quote’s PDF for good, and keeps the signed one’s, even said unsigned since', async () => {
     expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
     // An install that had not heard of the erasure uploads it again: answered, not stored.
-    await put(x1, PDF.priced);
+    await storeBlob(hub, x1, PDF.priced);
     expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
   });
 
   it('empties what comes later about the client: a late job, a new quote of the client and its opportunity, their PDF and events', async () => {
-    await put(x1, PDF.late);
+    await storeBlob(hub, x1, PDF.late);
     await push(x1, [
       upsert('job', 'J-priced', { status: 'completed', dic_data: '{"insured_name":"Quintavalle"}', result_suspens: 'Quintavalle again' }),
       upsert('opportunity', 'O-late', { title: 'Habitation', contact: contact('Quintavalle', null) }),

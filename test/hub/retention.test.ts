@@ -1,23 +1,14 @@
 // @module-tag postgres
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import {
-  formatHlc,
-  MAX_PULL_PAGE_BYTES,
-  MAX_RECORD_BYTES,
-  pullChanges,
-  pushChanges,
-  putBlob,
-  type SyncChange,
-} from '../../shared/sync-protocol.js';
+import { formatHlc, MAX_PULL_PAGE_BYTES, MAX_RECORD_BYTES, pullChanges, pushChanges, type SyncChange } from '../../shared/sync-protocol.js';
 import { getState, type StateResponse } from '../../shared/sync-state.js';
 import { compactCabinet, type Retention } from '../../server/hub/compaction.js';
 import { startCompaction } from '../../server/hub/compaction-runs.js';
 import { hubMigrationsFolder } from '../../server/hub/database.js';
-import { pairTestDevice, startHub, type TestDevice, type TestHub } from '../helpers/hub.js';
+import { pairTestDevice, sha256, startHub, storeBlob, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -329,18 +320,7 @@ describe('compaction', () => {
   });
 });
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
-
-async function put(device: TestDevice, bytes: Buffer): Promise<void> {
-  const res = await hub.request({
-    method: 'PUT',
-    url: pathTo(putBlob, { sha256: sha256(bytes) }),
-    headers: { ...device.headers, 'content-type': 'application/octet-stream' },
-    payload: bytes,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-}
 
 describe('PDFs no record names', () => {
   it('are collected once past their grace period; a PDF a record’s state or a change still held names stays, and so does one just uploaded', async () => {
@@ -353,7 +333,7 @@ describe('PDFs no record names', () => {
       Buffer,
       Buffer,
     ];
-    for (const bytes of [first, current, orphan, tailOnly]) await put(x, bytes);
+    for (const bytes of [first, current, orphan, tailOnly]) await storeBlob(hub, x, bytes);
     let edits = 0;
     const devis = (record: string, bytes: Buffer) => ({
       kind: 'devis' as const,
@@ -366,7 +346,7 @@ describe('PDFs no record names', () => {
     hub.clock.advance(2 * HOUR);
     // A change in the tail names tailOnly; the state of D2 names another PDF since.
     await push(x, [devis('D2', tailOnly), devis('D2', current)]);
-    await put(x, fresh);
+    await storeBlob(hub, x, fresh);
     const [countsBefore] = await hub.deps.sql<
       { blobs_count: string; blobs_bytes: string }[]
     >`SELECT blobs_count, blobs_bytes FROM hub_cabinets WHERE id = ${id}`;
@@ -385,7 +365,7 @@ describe('PDFs no record names', () => {
 
     // A PUT of a PDF the hub holds starts its grace period again: the change naming it is on its way.
     hub.clock.advance(2 * HOUR);
-    await put(x, fresh);
+    await storeBlob(hub, x, fresh);
     expect(await compact(id, { days: 0, changes: 100, blobGraceMs: HOUR })).toMatchObject({ blobs_deleted: 0 });
   });
 });
@@ -402,7 +382,7 @@ describe('erasure and the state', () => {
       email: 'm.quintavalle@exemple.fr',
       phone: null,
     });
-    await put(x, pdf('Quintavalle, devis auto'));
+    await storeBlob(hub, x, pdf('Quintavalle, devis auto'));
     await push(x, [
       { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'm.quintavalle@exemple.fr', siret: null } },
       { kind: 'opportunity', record_id: 'O', fields: { title: 'Auto', contact } },
@@ -457,7 +437,7 @@ describe('the quota counters', () => {
     const { id, devices } = await newCabinet();
     const x = devices[0]!;
     const quotePdf = pdf('Quintavalle, devis auto, '.repeat(50));
-    await put(x, quotePdf);
+    await storeBlob(hub, x, quotePdf);
     await push(x, [
       { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null, notes: 'n'.repeat(5000) } },
       {
@@ -535,7 +515,7 @@ describe('a signed quote, once compaction deleted the changes that said so', () 
     const { id, devices } = await newCabinet(2);
     const [x, hostile] = devices as [TestDevice, TestDevice];
     const signedPdf = pdf('Quintavalle, contrat MRH');
-    await put(x, signedPdf);
+    await storeBlob(hub, x, signedPdf);
     await push(x, [
       { record_id: 'C', fields: { type: 'person', last_name: 'Quintavalle', email: 'q@exemple.fr', siret: null } },
       {

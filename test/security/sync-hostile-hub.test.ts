@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHlc, type PulledChange, type SyncedKind } from '../../shared/sync-protocol.js';
@@ -7,11 +7,13 @@ import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, syncStatus } from '../../server/sync/service.js';
 import { listSyncConflicts } from '../../server/sync/conflicts.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { sha256 } from '../helpers/hub.js';
 import { apiClient } from '../helpers/api.js';
 import { eventually } from '../helpers/eventually.js';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fetchHub } from '../helpers/sync-node.js';
 import { createTestInsurer, type TestInsurer } from '../helpers/test-insurer.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
@@ -22,7 +24,6 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
  * no PDF that does not match its hash, follows no redirect and reads no answer without a limit.
  */
 
-const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 const FAST_SYNC = { scanIntervalMs: 100, pullWaitSeconds: 1, pushIntervalMs: 200, refusedRetryMs: 200, maxBackoffMs: 500 };
 const REMOTE = randomUUID();
 const NOW = Date.now();
@@ -81,8 +82,6 @@ const devisRow = (overrides: Record<string, unknown> = {}) => ({
   updated_at: NOW,
   ...overrides,
 });
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function connected(fakeHub: FakeHub, name: string, credits = 0): Promise<{ cabinetId: string; api: ReturnType<typeof apiClient> }> {
   const cabinetId = await server.createCabinet(name);

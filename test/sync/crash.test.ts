@@ -8,11 +8,12 @@ import { defaultDeps, type Deps } from '../../server/deps.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet, joinCabinet, syncStatus } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { startHubServeProcess, startServeProcess } from '../helpers/cli.js';
+import { hubInvite, startHubServeProcess, startServeProcess } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { fetchHub } from '../helpers/sync-node.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
@@ -20,7 +21,6 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
  * are real `courtier` processes; a proxy between the install and the hub holds the push where the
  * test wants the crash. After a restart, nothing is lost and nothing is applied twice.
  */
-const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 const PUSH = { method: 'POST', path: /\/sync\/v1\/changes/ };
 
 let pg: TestPostgres;
@@ -37,21 +37,6 @@ const children: ChildProcess[] = [];
 function withDeps<T>(dataDir: string, body: (deps: Deps) => Promise<T> | T): Promise<T> {
   const db = openDatabase(databaseFile(dataDir));
   return Promise.resolve(body(defaultDeps(db, loadConfig({ dataDir }, {}), { insurers: [], env: {} }))).finally(() => db.close());
-}
-
-async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
-  const { runCourtier } = await import('../helpers/cli.js');
-  const args = [
-    'hub',
-    'invite',
-    '--database-url',
-    databaseUrl,
-    '--json',
-    ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register]),
-  ];
-  const result = await runCourtier(args);
-  expect(result.code, result.stderr).toBe(0);
-  return String((JSON.parse(result.stdout) as { code: string }).code);
 }
 
 async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
@@ -108,7 +93,7 @@ beforeAll(async () => {
   dirB = tempDir();
   ({ cabinet, keyA } = await withDeps(dirA, async (deps) => {
     const { cabinet_id } = await initCabinet(deps, { cabinet: 'Cabinet Crash', email: 'a@crash.fr', password: 'correct horse battery' });
-    const registerCode = await hubInvite({ register: cabinet_id });
+    const registerCode = await hubInvite(databaseUrl, { register: cabinet_id });
     await connectCabinet(
       deps,
       { cabinetId: cabinet_id, hubUrl: proxy.url, code: registerCode, deviceName: 'A' },
@@ -120,7 +105,7 @@ beforeAll(async () => {
       keyA: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: ['crm:read', 'crm:write'] }).key,
     };
   }));
-  const joinCode = await hubInvite({ join: cabinet });
+  const joinCode = await hubInvite(databaseUrl, { join: cabinet });
   keyB = await withDeps(dirB, async (deps) => {
     await joinCabinet(
       deps,

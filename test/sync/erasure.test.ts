@@ -1,5 +1,4 @@
 // @module-tag postgres
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob } from '../../server/automation/lifecycle.js';
@@ -14,6 +13,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { setLlmDataSharing } from '../../server/tenancy/service.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
 import { createWebhook } from '../../server/webhooks/service.js';
+import { sha256 } from '../helpers/hub.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { cabinetOfTwo, closeSyncNode, exchangeNode, grantOnHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
@@ -53,7 +53,6 @@ const pdf = (what: string) =>
     `%PDF-1.4\n1 0 obj << /Title (${what}) >> endobj\nBT (Assure : ${PERSON.first_name} ${PERSON.last_name}, ${PERSON.phone}) Tj ET\n%%EOF\n`,
     'latin1',
   );
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** An install whose webhooks go to a real HTTPS receiver, every event, data unmasked (the cabinet shares it). */
 function withWebhooks(node: SyncNode, receiver: Receiver): Dispatcher {

@@ -11,6 +11,7 @@ import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, testClock, type TestClock, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { fetchHub } from '../helpers/sync-node.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
@@ -19,7 +20,6 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
  * each, nothing is lost and nothing is applied twice.
  */
 const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 2, pushIntervalMs: 300, maxBackoffMs: 800, refusedRetryMs: 500 };
-const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
 const fixture = useListeningHub();
 const open: { close(): Promise<unknown> }[] = [];

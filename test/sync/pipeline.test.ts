@@ -14,6 +14,7 @@ import { initCabinet } from '../../server/tenancy/service.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { tempDir } from '../helpers/server.js';
+import { fetchHub } from '../helpers/sync-node.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
@@ -23,7 +24,6 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
  * An install as the CLI opens one (no sync engine), linked to the hub through a proxy that delays
  * or loses pushes. Disconnecting, last: the device leaves the hub, or says it could not.
  */
-const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 const PUSH = { method: 'POST', path: /\/sync\/v1\/changes/ };
 const RECORDS = 2_500; // three batches of at most 1,000
 

@@ -8,7 +8,7 @@ import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { runCourtier, startHubServeProcess, startServeProcess } from '../helpers/cli.js';
+import { hubInvite, runCourtier, startHubServeProcess, startServeProcess, stopChild } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
@@ -45,27 +45,6 @@ async function courtier(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-async function hubInvite(target: { register: string } | { join: string }): Promise<string> {
-  const out = await courtier([
-    'hub',
-    'invite',
-    '--database-url',
-    databaseUrl,
-    '--json',
-    ...('join' in target ? ['--cabinet', target.join] : ['--new-cabinet', target.register]),
-  ]);
-  return String((JSON.parse(out) as { code: string }).code);
-}
-
-/** Ends a process as its service manager would (SIGTERM), and waits for it. */
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 async function startHub(): Promise<void> {
   // The same port every time: the installs know the hub by its URL.
   hub = await startHubServeProcess(['--database-url', databaseUrl, '--port', String(hubPort)]);
@@ -78,7 +57,7 @@ async function startInstall(name: 'a' | 'b'): Promise<string> {
 }
 
 async function stopInstall(name: 'a' | 'b'): Promise<void> {
-  await stop(installs[name]?.child);
+  await stopChild(installs[name]?.child);
   installs[name] = undefined;
 }
 
@@ -148,7 +127,7 @@ beforeAll(async () => {
     '--hub',
     hubUrl,
     '--code',
-    await hubInvite({ register: cabinet }),
+    await hubInvite(databaseUrl, { register: cabinet }),
     '--name',
     'Poste A',
     '--data-dir',
@@ -161,7 +140,7 @@ beforeAll(async () => {
       '--hub',
       hubUrl,
       '--code',
-      await hubInvite({ join: cabinet }),
+      await hubInvite(databaseUrl, { join: cabinet }),
       '--email',
       'b@martin.fr',
       '--password-stdin',
@@ -178,7 +157,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([stopInstall('a'), stopInstall('b'), stop(hub?.child)]);
+  await Promise.all([stopInstall('a'), stopInstall('b'), stopChild(hub?.child)]);
   await pg?.stop();
   for (const dir of Object.values(dirs)) if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -216,7 +195,7 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     await bothHold(held);
 
     // The operator's nightly copy of the hub's database.
-    await stop(hub?.child);
+    await stopChild(hub?.child);
     const admin = postgres(pg.url, { max: 1 });
     const copy = `hub_copy_${Date.now()}`;
     try {
@@ -230,7 +209,7 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     await bothHold(held);
 
     // The hub's disk fails; its database comes back from the copy, which lacks the last record.
-    await stop(hub?.child);
+    await stopChild(hub?.child);
     databaseUrl = Object.assign(new URL(databaseUrl), { pathname: `/${copy}` }).toString();
     await courtier(['hub', 'restored', '--database-url', databaseUrl]);
     await startHub();
@@ -271,7 +250,7 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
       '--hub',
       `http://127.0.0.1:${hubPort}`,
       '--code',
-      await hubInvite({ join: cabinet }),
+      await hubInvite(databaseUrl, { join: cabinet }),
       '--name',
       'Poste A',
       '--data-dir',
