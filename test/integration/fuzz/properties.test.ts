@@ -1,14 +1,16 @@
 /**
  * Property-based fuzzing of the HTTP surface: no request, however malformed, may be answered with a
  * 5xx, and every 4xx must carry the one error body shape {error, message, details?, request_id}
- * whose `error` is a code of ERROR_STATUS answered with that code's status.
+ * whose `error` is a code of ERROR_STATUS answered with that code's status (checkOutcome, in
+ * test/helpers/fuzz.ts with the apps). The example-based cases are beside this file: json-body,
+ * plugins, and regressions (what these properties found).
  *
  * Three properties:
  *  - the real app (startTestServer) driven through app.inject, the whole Fastify pipeline: every
  *    route of PUBLIC_ENDPOINTS (bodies, queries and path parameters generated from the route's own
  *    zod schemas, then mutated), /healthz, random and odd paths, headers, content types, bodies;
  *  - a second app built with buildApp on the same deps plus throwaway routes (a body route without
- *    auth, a path-parameter route with a scope), which the example-based cases below also use;
+ *    auth, a path-parameter route with a scope), which the example-based cases also use;
  *  - the real app over real TCP (node:http), for request targets that inject would normalise
  *    (`..`, `//`, absolute-form, `*`) and for Node's own parsing.
  * Identifiers returned by 2xx answers are kept in a pool and reused in later paths and bodies, so
@@ -18,24 +20,32 @@
  * FUZZ_RUNS scales the number of runs (default 500 per inject property, a third of it over TCP);
  * FUZZ_SEED and FUZZ_PATH replay a failure from the seed and path fast-check prints.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { z } from 'zod';
-import { PUBLIC_ENDPOINTS } from '../../shared/catalogue.js';
-import { PUBLIC_API_PREFIX, defineEndpoint, type Endpoint } from '../../shared/endpoint.js';
-import { ERROR_STATUS, errorBodySchema, type ErrorCode } from '../../shared/errors.js';
-import { EVENT_TYPES } from '../../shared/events.js';
-import { revokeApiKey } from '../../server/api-keys/service.js';
-import { BODY_LIMIT_BYTES, buildApp, type BuildAppOptions } from '../../server/app.js';
-import type { Deps } from '../../server/deps.js';
-import { ApiError } from '../../server/errors.js';
-import { registerEndpoint, respond } from '../../server/platform/http/endpoint.js';
-import { createLogger } from '../../server/platform/logging.js';
-import { expectError, type ReadAnswer } from '../helpers/api.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { PUBLIC_ENDPOINTS } from '../../../shared/catalogue.js';
+import { PUBLIC_API_PREFIX, type Endpoint } from '../../../shared/endpoint.js';
+import { EVENT_TYPES } from '../../../shared/events.js';
+import { BODY_LIMIT_BYTES } from '../../../server/app.js';
+import {
+  ABSENT_ID,
+  ALLOWED_ORIGIN,
+  bodyApp,
+  checkOutcome,
+  describeExchange,
+  FUZZ_ENDPOINTS,
+  keys,
+  KNOWN_THING_ID,
+  port,
+  server,
+  useFuzzApps,
+  type KeyName,
+  type Outcome,
+} from '../../helpers/fuzz.js';
+
+useFuzzApps();
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 /** FUZZ_SEED replays the seed a failure printed (with FUZZ_PATH for its shrunk counterexample). */
@@ -47,178 +57,12 @@ const REPLAY: fc.Parameters<unknown> = {
 const PROPERTY_TIMEOUT_MS = Math.max(20_000, RUNS * 20);
 
 // ---------------------------------------------------------------------------------------------
-// Throwaway routes for the second app
-// ---------------------------------------------------------------------------------------------
-
-const FUZZ_PREFIX = '/fuzz';
-const KNOWN_THING_ID = '0b0e8f6e-3c55-4f43-9d0a-6a4c1f8d2b11';
-
-const thingSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  tags: z.array(z.string().max(20)).max(10).optional(),
-  amount: z.number().finite().min(0).optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
-});
-
-const echo = defineEndpoint({
-  method: 'POST',
-  path: `${FUZZ_PREFIX}/echo`,
-  operationId: 'fuzzEcho',
-  summary: 'Throwaway body route without auth',
-  tag: 'Fuzz',
-  auth: 'none',
-  body: z.object({ name: z.string().max(100) }),
-  responses: { 200: { description: 'ok', schema: z.object({ length: z.int() }) } },
-  errors: [],
-});
-
-const createThing = defineEndpoint({
-  method: 'POST',
-  path: `${FUZZ_PREFIX}/things`,
-  operationId: 'fuzzCreateThing',
-  summary: 'Throwaway body route with a scope',
-  tag: 'Fuzz',
-  auth: 'api_key',
-  scope: 'crm:write',
-  query: z.object({ dry_run: z.enum(['true', 'false']).optional() }),
-  body: thingSchema,
-  responses: { 201: { description: 'created', schema: z.object({ name: z.string(), dry_run: z.boolean(), tag_count: z.int() }) } },
-  errors: [],
-});
-
-const getThing = defineEndpoint({
-  method: 'GET',
-  path: `${FUZZ_PREFIX}/things/{id}`,
-  operationId: 'fuzzGetThing',
-  summary: 'Throwaway route with a path parameter and a query',
-  tag: 'Fuzz',
-  auth: 'api_key',
-  scope: 'crm:read',
-  params: z.object({ id: z.uuid() }),
-  query: z.object({
-    limit: z.coerce.number().int().min(1).max(100).optional(),
-    expand: z.union([z.string().max(20), z.array(z.string().max(20)).max(3)]).optional(),
-  }),
-  responses: { 200: { description: 'ok', schema: z.object({ id: z.string(), limit: z.int() }) } },
-  errors: ['not_found'],
-});
-
-const patchThing = defineEndpoint({
-  method: 'PATCH',
-  path: `${FUZZ_PREFIX}/things/{id}`,
-  operationId: 'fuzzPatchThing',
-  summary: 'Throwaway route with a path parameter and a body',
-  tag: 'Fuzz',
-  auth: 'api_key',
-  scope: 'crm:write',
-  params: z.object({ id: z.uuid() }),
-  body: thingSchema.partial(),
-  responses: { 200: { description: 'ok', schema: z.object({ id: z.string(), fields: z.int() }) } },
-  errors: ['not_found'],
-});
-
-const deleteThing = defineEndpoint({
-  method: 'DELETE',
-  path: `${FUZZ_PREFIX}/things/{id}`,
-  operationId: 'fuzzDeleteThing',
-  summary: 'Throwaway DELETE with a path parameter',
-  tag: 'Fuzz',
-  auth: 'api_key',
-  scope: 'crm:write',
-  params: z.object({ id: z.uuid() }),
-  responses: { 204: { description: 'gone' } },
-  errors: ['not_found'],
-});
-
-const FUZZ_ENDPOINTS: readonly Endpoint[] = [echo, createThing, getThing, patchThing, deleteThing];
-
-function notFoundThing(id: string): ApiError {
-  return new ApiError('not_found', `No thing with id ${id}.`);
-}
-
-/**
- * Webhooks never leave the process: every host resolves to a documentation address (public, so the
- * target guard lets it through) and the sender answers itself, now and then with a failure so that
- * retries are exercised too.
- */
-let sent = 0;
-const WEBHOOKS: NonNullable<BuildAppOptions['webhooks']> = {
-  resolve: async () => [{ address: '203.0.113.10', family: 4 }],
-  send: async () => {
-    sent += 1;
-    if (sent % 5 === 0) return { kind: 'error', error: 'connect ECONNREFUSED (stub)' };
-    return { kind: 'response', status: sent % 3 === 0 ? 500 : 200, body: 'ok' };
-  },
-  jitter: () => 0,
-};
-
-/** buildApp returns before ready(), so routes can still be added. Shares the test server's deps (same SQLite). */
-async function buildAppWithBodyRoutes(deps: Deps): Promise<FastifyInstance> {
-  const app = await buildApp(deps, { logger: createLogger({ level: 'silent' }), webhooks: WEBHOOKS });
-  registerEndpoint(app, echo, (request) => ({ length: request.body.name.length }));
-  registerEndpoint(app, createThing, (request) =>
-    respond(201, { name: request.body.name, dry_run: request.query.dry_run === 'true', tag_count: request.body.tags?.length ?? 0 }),
-  );
-  registerEndpoint(app, getThing, (request) => {
-    if (request.params.id !== KNOWN_THING_ID) throw notFoundThing(request.params.id);
-    return { id: request.params.id, limit: request.query.limit ?? 10 };
-  });
-  registerEndpoint(app, patchThing, (request) => {
-    if (request.params.id !== KNOWN_THING_ID) throw notFoundThing(request.params.id);
-    return { id: request.params.id, fields: Object.keys(request.body).length };
-  });
-  registerEndpoint(app, deleteThing, (request, reply) => {
-    if (request.params.id !== KNOWN_THING_ID) throw notFoundThing(request.params.id);
-    return reply.code(204).send();
-  });
-  await app.ready();
-  return app;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fixture
-// ---------------------------------------------------------------------------------------------
-
-const ALLOWED_ORIGIN = 'http://allowed.example';
-
-type KeyName = 'full' | 'noscope' | 'revoked' | 'iplocked';
-
-let server: TestServer;
-let bodyApp: FastifyInstance;
-let port = 0;
-const keys: Record<KeyName, string> = { full: '', noscope: '', revoked: '', iplocked: '' };
-
-beforeAll(async () => {
-  server = await startTestServer({
-    // The limiter itself has its own example below; a high limit keeps the valid key useful in every run.
-    config: { rateLimitPerMinute: 1_000_000, corsOrigins: [ALLOWED_ORIGIN] },
-    webhooks: WEBHOOKS,
-  });
-  port = Number(new URL(server.url).port);
-  const cabinetId = await server.createCabinet('Cabinet Fuzz');
-  keys.full = server.createKey(cabinetId).key;
-  keys.noscope = server.createKey(cabinetId, { name: 'no useful scope', scopes: ['webhooks:manage'] }).key;
-  const revoked = server.createKey(cabinetId, { name: 'revoked' });
-  revokeApiKey(server.deps, cabinetId, revoked.key_id);
-  keys.revoked = revoked.key;
-  keys.iplocked = server.createKey(cabinetId, { name: 'ip locked', ip_allowlist: ['10.20.30.40'] }).key;
-  bodyApp = await buildAppWithBodyRoutes(server.deps);
-});
-
-afterAll(async () => {
-  await bodyApp?.close();
-  await server?.close();
-});
-
-// ---------------------------------------------------------------------------------------------
 // The identifier pool: UUIDs seen in 2xx answers, by field name (client_id, devis_id, ...).
 // Generated values refer to it with markers resolved when the request is sent.
 // ---------------------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const pool = new Map<string, string[]>();
-/** A well-formed UUID that names nothing, for when the pool is still empty. */
-const ABSENT_ID = '7d1c2a9e-5b4f-4e8a-9c3d-2f6b8a1e0c47';
 
 function harvest(value: unknown, depth = 0): void {
   if (depth > 4 || value === null || typeof value !== 'object') return;
@@ -1156,63 +1000,6 @@ function target(req: FuzzRequest): string {
   return resolveMarkers(url, false);
 }
 
-interface Outcome {
-  status: number;
-  headers: IncomingHttpHeaders | Record<string, string | string[] | number | undefined>;
-  body: string;
-}
-
-function preview(value: string, max = 300): string {
-  return value.length <= max ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, max))}… (${value.length} chars)`;
-}
-
-function describeExchange(method: string, url: string, headers: [string, string][], body: Buffer | null, outcome: Outcome): string {
-  const headerLines = headers.map(([k, v]) => `    ${k}: ${preview(v, 120)}`).join('\n');
-  return [
-    `  request:  ${method} ${preview(url, 200)}`,
-    headerLines,
-    `    body: ${body === null ? '(none)' : preview(body.toString('utf8'), 200)}`,
-    `  response: ${outcome.status}`,
-    `    content-type: ${String(outcome.headers['content-type'])}`,
-    `    body: ${preview(outcome.body, 500)}`,
-  ].join('\n');
-}
-
-const ERROR_BODY_KEYS = new Set(['error', 'message', 'details', 'request_id']);
-
-function isErrorCode(value: string): value is ErrorCode {
-  return Object.hasOwn(ERROR_STATUS, value);
-}
-
-/** The invariant: never 5xx; every 4xx (but HEAD's, which have no body) is a well-formed error body. */
-function checkOutcome(method: string, outcome: Outcome, describe: () => string): void {
-  const fail = (why: string): never => {
-    throw new Error(`${why}\n${describe()}`);
-  };
-  if (outcome.status >= 500) return fail(`answered ${outcome.status}`);
-  if (outcome.status < 400 || method === 'HEAD') return;
-
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(outcome.body);
-  } catch {
-    return fail(`a ${outcome.status} whose body is not JSON`);
-  }
-  if (!String(outcome.headers['content-type']).startsWith('application/json'))
-    return fail(`a ${outcome.status} that is not application/json`);
-  const result = errorBodySchema.safeParse(parsed);
-  if (!result.success) return fail(`a ${outcome.status} whose body is not {error, message, details?, request_id}: ${result.error.message}`);
-  const body = result.data;
-  const extra = Object.keys(parsed as object).filter((k) => !ERROR_BODY_KEYS.has(k));
-  if (extra.length > 0) return fail(`a ${outcome.status} whose error body has extra keys ${extra.join(', ')}`);
-  if (!isErrorCode(body.error)) return fail(`a ${outcome.status} with unknown error code ${body.error}`);
-  if (ERROR_STATUS[body.error] !== outcome.status)
-    return fail(`error ${body.error} should be ${ERROR_STATUS[body.error]}, was ${outcome.status}`);
-  if (outcome.headers['x-request-id'] !== body.request_id) return fail('request_id differs from the X-Request-Id header');
-  if (body.error === 'method_not_allowed' && !outcome.headers.allow) return fail('a 405 without Allow');
-  if (body.error === 'rate_limited' && !outcome.headers['retry-after']) return fail('a 429 without Retry-After');
-}
-
 function harvestOutcome(outcome: Outcome): void {
   if (outcome.status < 200 || outcome.status >= 300 || !String(outcome.headers['content-type']).includes('json')) return;
   try {
@@ -1356,343 +1143,4 @@ describe('fuzz: no 5xx, and every 4xx is {error, message, details?, request_id} 
     },
     PROPERTY_TIMEOUT_MS,
   );
-});
-
-// ---------------------------------------------------------------------------------------------
-// Example-based cases for the specific mappings
-// ---------------------------------------------------------------------------------------------
-
-/** An answer of app.inject, already checked against the invariant: its raw text and its JSON body. */
-interface Exchange extends ReadAnswer {
-  headers: Outcome['headers'];
-  text: string;
-}
-
-async function call(
-  app: FastifyInstance,
-  method: string,
-  url: string,
-  headers: Record<string, string> = {},
-  payload?: string | Buffer,
-): Promise<Exchange> {
-  const allHeaders = { host: '127.0.0.1', ...headers };
-  const response = await app.inject({ method: method as 'GET', url, headers: allHeaders, ...(payload === undefined ? {} : { payload }) });
-  const outcome: Outcome = { status: response.statusCode, headers: response.headers, body: response.body };
-  const body = payload === undefined ? null : Buffer.from(payload);
-  checkOutcome(method, outcome, () => describeExchange(method, url, Object.entries(allHeaders), body, outcome));
-  let json: unknown = null;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    // HTML, PDF or empty: json stays null.
-  }
-  return { status: outcome.status, headers: outcome.headers, text: outcome.body, body: json };
-}
-
-const ECHO_URL = `${PUBLIC_API_PREFIX}${FUZZ_PREFIX}/echo`;
-const THINGS_URL = `${PUBLIC_API_PREFIX}${FUZZ_PREFIX}/things`;
-const ME_URL = `${PUBLIC_API_PREFIX}/me`;
-const JSON_TYPE = { 'content-type': 'application/json' };
-
-/** The catalogue as it stands: a real POST route with a body and no path parameter, if there is one yet. */
-const catalogueBodyRoute = PUBLIC_ENDPOINTS.find((e) => e.method === 'POST' && e.body !== undefined && !e.path.includes('{'));
-const byOperation = (id: string) => PUBLIC_ENDPOINTS.find((e) => e.operationId === id);
-
-interface BodyTarget {
-  label: string;
-  app: () => FastifyInstance;
-  url: string;
-  headers: () => Record<string, string>;
-}
-/** Body mappings are checked on the throwaway route (no auth) and on a real catalogue route (with a key). */
-const BODY_TARGETS: BodyTarget[] = [
-  { label: `throwaway POST ${FUZZ_PREFIX}/echo`, app: () => bodyApp, url: ECHO_URL, headers: () => ({}) },
-  ...(catalogueBodyRoute
-    ? [
-        {
-          label: `POST ${catalogueBodyRoute.path}`,
-          app: () => server.app,
-          url: PUBLIC_API_PREFIX + catalogueBodyRoute.path,
-          headers: () => ({ 'x-api-key': keys.full }),
-        },
-      ]
-    : []),
-];
-
-describe('explicit mappings', () => {
-  it('a valid body passes (the throwaway route works)', async () => {
-    const ok = await call(bodyApp, 'POST', ECHO_URL, { 'content-type': 'application/json; charset=utf-8' }, '{"name":"Dupont"}');
-    expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ length: 6 });
-  });
-
-  describe.each(BODY_TARGETS)('body mappings on $label', ({ app, url, headers }) => {
-    it.each([
-      ['truncated', '{"name":'],
-      ['trailing comma', '{"name":"x",}'],
-      ['single quotes', "{'name':'x'}"],
-      ['two documents', '{"name":"x"}{"name":"y"}'],
-      ['bare word', 'nope'],
-      ['whitespace only', '  '],
-      ['unbalanced nesting', '['.repeat(10_000)],
-    ])('malformed JSON (%s) is 400 invalid_json', async (_label, body) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 400, 'invalid_json');
-    });
-
-    it('a body shorter than its Content-Length is 400 invalid_json, not a hang or a 500', async () => {
-      expectError(
-        await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE, 'content-length': '50' }, '{"name":"x"}'),
-        400,
-        'invalid_json',
-      );
-    });
-
-    it.each([
-      ['text/plain', 'text/plain'],
-      ['text/plain with charset', 'text/plain; charset=utf-8'],
-      ['form', 'application/x-www-form-urlencoded'],
-      ['multipart', 'multipart/form-data; boundary=x'],
-      ['octet-stream', 'application/octet-stream'],
-      ['garbage', 'garbage'],
-      ['empty', ''],
-    ])('a %s body is 415 unsupported_media_type', async (_label, type) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), 'content-type': type }, '{"name":"x"}'), 415, 'unsupported_media_type');
-    });
-
-    it('a body of 1 MiB + 1 byte is 413 payload_too_large; exactly 1 MiB is parsed', async () => {
-      const over = Buffer.from(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES + 1 - 11)}"}`);
-      expect(over.length).toBe(BODY_LIMIT_BYTES + 1);
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, over), 413, 'payload_too_large');
-
-      const atLimit = Buffer.from(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES - 11)}"}`);
-      expect(atLimit.length).toBe(BODY_LIMIT_BYTES);
-      // Parsed, then refused by the schema: a 400, not a 413.
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, atLimit), 400, 'validation_error');
-    });
-
-    it('a Content-Length over 1 MiB is 413 before the body is read', async () => {
-      const res = await call(
-        app(),
-        'POST',
-        url,
-        { ...headers(), ...JSON_TYPE, 'content-length': String(BODY_LIMIT_BYTES + 1) },
-        '{"name":"x"}',
-      );
-      expectError(res, 413, 'payload_too_large');
-    });
-
-    it.each([
-      ['__proto__ at the top', '{"__proto__":{"polluted":true}}'],
-      ['__proto__ next to valid fields', '{"name":"x","__proto__":{"polluted":true}}'],
-      ['__proto__ nested', '{"name":"x","meta":{"a":[{"__proto__":{"polluted":true}}]}}'],
-      ['__proto__ escaped', '{"\\u005f_proto__":{"polluted":true}}'],
-      ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}}}'],
-      ['constructor.prototype nested in arrays', '[[{"constructor":{"prototype":{"polluted":true}}}]]'],
-    ])('prototype poisoning (%s) is 400 invalid_json, and pollutes nothing', async (_label, body) => {
-      expectError(await call(app(), 'POST', url, { ...headers(), ...JSON_TYPE }, body), 400, 'invalid_json');
-      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    });
-  });
-
-  it('an empty body with Content-Type: application/json counts as no body: the schema decides (400 validation_error)', async () => {
-    const res = expectError(await call(bodyApp, 'POST', ECHO_URL, { ...JSON_TYPE, 'content-length': '0' }), 400, 'validation_error');
-    expect(res.details).toEqual([expect.objectContaining({ path: 'body' })]);
-  });
-
-  it('POST on /api/v1/public/me (GET only) is 405 with Allow: GET, whatever the body', async () => {
-    const res = await call(server.app, 'POST', ME_URL, { 'content-type': 'text/plain', 'x-api-key': keys.full }, 'hello');
-    expectError(res, 405, 'method_not_allowed');
-    expect(res.headers.allow).toBe('GET');
-  });
-
-  it('a body that breaks the schema is 400 validation_error with one issue per problem', async () => {
-    const res = expectError(
-      await call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":5,"tags":"x"}'),
-      400,
-      'validation_error',
-    );
-    expect(res.details).toEqual(
-      expect.arrayContaining([expect.objectContaining({ path: 'body.name' }), expect.objectContaining({ path: 'body.tags' })]),
-    );
-  });
-
-  it('a bad query or path parameter is 400 validation_error naming query.* or path.*', async () => {
-    const query = expectError(
-      await call(bodyApp, 'GET', `${THINGS_URL}/${KNOWN_THING_ID}?limit=abc`, { 'x-api-key': keys.full }),
-      400,
-      'validation_error',
-    );
-    expect(query.details).toEqual([expect.objectContaining({ path: 'query.limit' })]);
-    const path = expectError(await call(bodyApp, 'GET', `${THINGS_URL}/not-a-uuid`, { 'x-api-key': keys.full }), 400, 'validation_error');
-    expect(path.details).toEqual([expect.objectContaining({ path: 'path.id' })]);
-  });
-
-  it('credentials: missing, malformed, unknown, revoked, IP-locked, lacking the scope', async () => {
-    const post = (headers: Record<string, string>) => call(bodyApp, 'POST', THINGS_URL, { ...JSON_TYPE, ...headers }, '{"name":"x"}');
-    expectError(await post({}), 401, 'missing_credentials');
-    expectError(await post({ authorization: `Basic ${keys.full}` }), 401, 'missing_credentials');
-    expectError(await post({ 'x-api-key': `${keys.full}x` }), 401, 'invalid_api_key');
-    expectError(await post({ authorization: `Bearer ${keys.revoked}` }), 401, 'api_key_revoked');
-    expectError(await post({ 'x-api-key': keys.iplocked }), 403, 'ip_not_allowed');
-    const scope = expectError(await post({ 'x-api-key': keys.noscope }), 403, 'insufficient_scope');
-    expect(scope.details).toEqual({ required_scope: 'crm:write' });
-    expect(
-      (await call(bodyApp, 'POST', `${THINGS_URL}?dry_run=true`, { ...JSON_TYPE, 'x-api-key': keys.full }, '{"name":"x"}')).status,
-    ).toBe(201);
-  });
-
-  it('Host, Origin and Sec-Fetch-Site guards answer 421 and 403 with the error body; an allowed preflight is 204', async () => {
-    expectError(await call(server.app, 'GET', '/healthz', { host: 'evil.example' }), 421, 'misdirected_request');
-    expectError(await call(server.app, 'GET', '/healthz', { origin: 'https://evil.example' }), 403, 'origin_not_allowed');
-    expectError(
-      await call(server.app, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),
-      403,
-      'origin_not_allowed',
-    );
-    const preflight = await call(server.app, 'OPTIONS', ME_URL, { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'GET' });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
-  });
-
-  it('the rate limit answers 429 rate_limited with Retry-After', async () => {
-    const tiny = await buildApp(
-      { ...server.deps, config: { ...server.deps.config, rateLimitPerMinute: 2 } },
-      { logger: createLogger({ level: 'silent' }), webhooks: WEBHOOKS },
-    );
-    try {
-      await tiny.ready();
-      for (let i = 0; i < 2; i += 1) expect((await call(tiny, 'GET', ME_URL, { 'x-api-key': keys.full })).status).toBe(200);
-      const limited = await call(tiny, 'GET', ME_URL, { 'x-api-key': keys.full });
-      expectError(limited, 429, 'rate_limited');
-      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    } finally {
-      await tiny.close();
-    }
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// Regressions: minimal reproductions of counterexamples these properties found (all were a 5xx or
-// a body outside the error shape), with the answer each should get.
-// ---------------------------------------------------------------------------------------------
-
-/** Writes raw bytes on a fresh connection and parses whatever comes back (until the server closes). */
-function rawExchange(request: string): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(request));
-    const chunks: Buffer[] = [];
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const raw = Buffer.concat(chunks).toString('latin1');
-      const split = raw.indexOf('\r\n\r\n');
-      const head = split < 0 ? raw : raw.slice(0, split);
-      let body = split < 0 ? '' : raw.slice(split + 4);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      if (headers['transfer-encoding']?.toLowerCase() === 'chunked') {
-        let decoded = '';
-        let rest = body;
-        for (;;) {
-          const eol = rest.indexOf('\r\n');
-          const size = eol < 0 ? 0 : parseInt(rest.slice(0, eol), 16);
-          if (!(size > 0)) break;
-          decoded += rest.slice(eol + 2, eol + 2 + size);
-          rest = rest.slice(eol + 2 + size + 2);
-        }
-        body = decoded;
-      }
-      resolve({
-        status: Number(/^HTTP\/\d\.\d (\d{3})/.exec(statusLine)?.[1] ?? 0),
-        headers,
-        body: Buffer.from(body, 'latin1').toString('utf8'),
-      });
-    });
-  });
-}
-
-async function expectRawError(request: string, code: ErrorCode): Promise<void> {
-  const outcome = await rawExchange(request);
-  checkOutcome(request.slice(0, request.indexOf(' ')), outcome, () =>
-    [`  request (raw): ${preview(request, 300)}`, `  response: ${outcome.status}`, `    body: ${preview(outcome.body, 500)}`].join('\n'),
-  );
-  expect(outcome.status).toBe(ERROR_STATUS[code]);
-  expect(JSON.parse(outcome.body)).toMatchObject({ error: code });
-}
-
-const createClientRoute = byOperation('createClient');
-const createDevisRoute = byOperation('createDevis');
-/** A GET route of the catalogue with a path parameter, else the throwaway one. */
-const paramRoute = PUBLIC_ENDPOINTS.find((e) => e.method === 'GET' && /\{[^}]+\}/.test(e.path));
-
-describe('regressions found by the fuzz', () => {
-  it('QUERY without Content-Type (Fastify’s FST_ERR_ROUTE_MISSING_CONTENT_TYPE) is 400 bad_request, not a 500', async () => {
-    expectError(await call(server.app, 'QUERY', ME_URL), 400, 'bad_request');
-  });
-
-  it('a path with an invalid percent-encoding (FST_ERR_BAD_URL) is 400 bad_request in the error shape', async () => {
-    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%zz`), 400, 'bad_request');
-    expectError(await call(server.app, 'GET', `${PUBLIC_API_PREFIX}/%80%00`), 400, 'bad_request');
-  });
-
-  it('a path parameter over maxParamLength (FST_ERR_MAX_PARAM_LENGTH) is 414 uri_too_long in the error shape', async () => {
-    const url = paramRoute
-      ? PUBLIC_API_PREFIX + paramRoute.path.replace(/\{[^}]+\}/g, 'a'.repeat(201))
-      : `${THINGS_URL}/${'a'.repeat(201)}`;
-    expectError(await call(paramRoute ? server.app : bodyApp, 'GET', url, { 'x-api-key': keys.full }), 414, 'uri_too_long');
-  });
-
-  describe.skipIf(!createDevisRoute || !createClientRoute)('deeply nested JSON in a free-form field (POST /devis dicData)', () => {
-    const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
-    const devisBody = (clientId: string, depth: number) =>
-      `{"client_id":"${clientId}","compagnie":"sandbox","produit":"auto","dicData":{"x":${nested(depth)}}}`;
-    const devisUrl = PUBLIC_API_PREFIX + (createDevisRoute?.path ?? '');
-
-    it('with an Idempotency-Key is 400 invalid_json (canonicalJson used to overflow the stack: 500)', async () => {
-      const headers = { ...JSON_TYPE, 'x-api-key': keys.full, 'idempotency-key': 'deep-1' };
-      expectError(await call(server.app, 'POST', devisUrl, headers, devisBody(ABSENT_ID, 20_000)), 400, 'invalid_json');
-    });
-
-    it('for an existing client is 400 invalid_json (JSON.stringify of dicData used to overflow the stack: 500)', async () => {
-      const client = await call(
-        server.app,
-        'POST',
-        PUBLIC_API_PREFIX + (createClientRoute?.path ?? ''),
-        { ...JSON_TYPE, 'x-api-key': keys.full },
-        '{"last_name":"Dupont"}',
-      );
-      expect(client.status).toBe(201);
-      const clientId = String((client.body as { id?: unknown }).id);
-      expectError(
-        await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20_000)),
-        400,
-        'invalid_json',
-      );
-      // Ordinary nesting is still accepted.
-      expect((await call(server.app, 'POST', devisUrl, { ...JSON_TYPE, 'x-api-key': keys.full }, devisBody(clientId, 20))).status).toBe(
-        201,
-      );
-    });
-  });
-
-  it('TCP: headers over 16 KiB are 431 request_header_fields_too_large in the error shape', async () => {
-    await expectRawError(
-      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
-      'request_header_fields_too_large',
-    );
-  });
-
-  it('TCP: a request Node cannot parse is 400 bad_request in the error shape', async () => {
-    await expectRawError('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\nConnection: close\r\n\r\n', 'bad_request');
-    await expectRawError('GARBAGE\r\n\r\n', 'bad_request');
-  });
-
-  it('TCP: HTTP/1.1 without Host reaches the local guard (421 misdirected_request), not Node’s bare 400', async () => {
-    await expectRawError('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n', 'misdirected_request');
-  });
 });
