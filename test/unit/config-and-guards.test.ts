@@ -1,3 +1,8 @@
+/**
+ * Small pure parts of the service, one describe each: its configuration (loadConfig, the default data
+ * dir, serve's first-run hint) and the guards of the HTTP API (an API key's IP allowlist and random
+ * material, the Host header's parsing, the rate limiter, the redaction of secrets in logged URLs).
+ */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileIpAllowlist } from '../../server/api-keys/ip-allowlist.js';
