@@ -238,16 +238,20 @@ describe('the automation pages in real Chromium', () => {
     await page.getByLabel('Assureur', { exact: true }).selectOption('sandbox');
     await page.getByLabel('Produit', { exact: true }).selectOption('mrh');
     await page.getByRole('button', { name: 'Vérifier (simulation)' }).waitFor();
+    expect(await page.getAttribute('html', 'lang'), 'the console says it speaks French').toBe('fr');
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the pricing page is titled in French').toBe('Tarification');
     await saveScreenshot(page, 'automation-pricing-fr');
     await page.getByRole('link', { name: 'Tâches' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tâches' }).waitFor();
     await page.getByLabel('Statut', { exact: true }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the jobs page is titled in French').toBe('Tâches');
     await page.getByRole('link', { name: 'Assureurs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
     await page
       .getByRole('region', { name: /Sandbox Assurances/ })
       .getByLabel('Identifiant', { exact: true })
       .waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the insurers page is titled in French').toBe('Assureurs');
     await saveScreenshot(page, 'automation-insurers-fr');
   });
 });

@@ -162,6 +162,8 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       .getByRole('status')
       .getByText(/^Login OK/)
       .waitFor({ timeout: 30_000 });
+    expect(await sandbox.getByText(/Configured: login demo/).count(), 'the sandbox shows the saved login').toBe(1);
+    expect(await sandbox.getByRole('status').textContent(), 'the test login with the saved credentials succeeded').toContain('Login OK');
     await screenshot('insurers');
     lap('test login OK');
   });
@@ -172,12 +174,14 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       .getByTestId('wallet-balance')
       .filter({ hasText: /^0 credits$/ })
       .waitFor();
+    expect(await page.getByTestId('wallet-balance').textContent(), 'a new cabinet’s balance').toBe('0 credits');
     grantCredits(server.deps, admin.cabinetId, 100, 'Welcome credits');
     await page.reload();
     await page
       .getByTestId('wallet-balance')
       .filter({ hasText: /^100 credits$/ })
       .waitFor();
+    expect(await page.getByTestId('wallet-balance').textContent(), 'the balance after a top-up of 100 credits').toBe('100 credits');
     await screenshot('wallet');
   });
 

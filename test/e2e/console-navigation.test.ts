@@ -195,6 +195,7 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     await go(page, s.jobsTitle, '/console/jobs');
     const banner = page.getByRole('alert').filter({ hasText: t.serviceUnreachable });
     await banner.waitFor();
+    expect(await banner.count(), 'one banner says the service cannot be reached, in place of the page').toBe(1);
     await saveScreenshot(page, `navigation-unreachable-${tag}`);
     await page.context().unroute(`${server.url}/**`);
     // The health check is asked every few seconds: the banner goes and the jobs load.
@@ -203,6 +204,8 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
       .getByRole('link', { name: j.openDetail('Jean Dupont') })
       .first()
       .waitFor();
+    expect(await banner.count(), 'the banner is gone once the service answers again').toBe(0);
+    expect(await page.getByRole('link', { name: j.openDetail('Jean Dupont') }).count(), 'the jobs are listed again').toBeGreaterThan(0);
   });
 });
 

@@ -279,6 +279,10 @@ describe('the Sync page and the header’s sync status', () => {
       .filter({ hasText: `Dernier problème : Le hub ne répond plus depuis ${timeOfDay(offlineSince)}` })
       .waitFor();
     await page.getByRole('button', { name: 'Mettre en pause' }).waitFor();
+    expect(await page.getByTestId('sync-state').textContent(), 'the state of the link, in French').toContain('Hors ligne');
+    expect(await page.getByTestId('sync-last-error').textContent(), 'the last problem, worded in French from its code').toContain(
+      `Le hub ne répond plus depuis ${timeOfDay(offlineSince)}`,
+    );
     await saveScreenshot(page, 'sync-offline-fr');
   });
 
