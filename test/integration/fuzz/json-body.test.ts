@@ -1,5 +1,5 @@
 /**
- * The JSON body parser (server/http/json-body.ts) as the fuzz found it must answer: malformed JSON,
+ * The JSON body parser (server/platform/http/json-body.ts) as the fuzz found it must answer: malformed JSON,
  * other media types, sizes around the 1 MiB limit and prototype poisoning, on a throwaway route
  * without auth and on a real catalogue route. The apps are test/helpers/fuzz.ts's.
  */
