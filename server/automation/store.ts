@@ -25,7 +25,7 @@ const IN_UNFINISHED = inStatuses(['pending', ...ACTIVE]);
 
 /**
  * What every enqueue, claim and finish runs is prepared once (table-sql.ts): built by drizzle on
- * every call, these statements cost the queue more than its work (see BENCHMARKS.md).
+ * every call, these statements cost the queue more than its work.
  */
 const JOB = tableSql(jobs);
 

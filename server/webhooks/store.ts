@@ -12,7 +12,7 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 /**
  * What the dispatcher runs for every delivery (the fan-out's inserts, the claim, the attempt's
  * reads and writes) is prepared once (table-sql.ts): built by drizzle on every call, these
- * statements would take more CPU than the HTTPS requests themselves (see BENCHMARKS.md).
+ * statements would take more CPU than the HTTPS requests themselves.
  */
 const SUBSCRIPTION = tableSql(webhookSubscriptions);
 const DELIVERY = tableSql(webhookDeliveries);

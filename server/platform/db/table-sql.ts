@@ -13,8 +13,7 @@ export const IN_JSON_ARRAY = 'IN (SELECT value FROM json_each(?))';
  * A table's statements for the API's hot paths, derived once from its drizzle definition: each is
  * prepared once per connection and kept on it (`orm.prepared`, `orm.cacheOf`), and rows are read as
  * arrays and mapped by position. drizzle builds its SQL, prepares it and maps each row through generic
- * checks on every call, which costs more than the query itself on a list page or a create (see
- * BENCHMARKS.md).
+ * checks on every call, which costs more than the query itself on a list page or a create.
  */
 export interface TableSql<T extends SQLiteTable> {
   /** Inserts a whole row: a missing value is NULL, not the column's default. */
