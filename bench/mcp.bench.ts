@@ -54,7 +54,7 @@ function assertAllOk(result: Result, label: string): void {
   }
 }
 
-async function measureWhoami(server: ServerChild, options: LoadOptions): Promise<Measurement> {
+export async function measureWhoami(server: ServerChild, options: LoadOptions): Promise<Measurement> {
   await assertWhoamiAnswers(server);
   return measureRun(
     server,

@@ -31,6 +31,8 @@ export interface ChildOptions {
    * functions, and V8 then also writes a log file per isolate in its working directory: `v8LogDir`.
    */
   perfMap?: { v8LogDir: string };
+  /** The server child script of another build (a variant's dist/bench/server-child.js); this build's by default. */
+  script?: string;
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, null>;
@@ -43,7 +45,7 @@ function spawnChild(target: TargetName, dataDir: string, options: ChildOptions):
     ...(options.perfMap ? ['--perf-basic-prof'] : []),
   ];
   // stdin is our lifeline to the child: it exits when it closes, even if this process is SIGKILLed.
-  return spawn(process.execPath, [...nodeFlags, CHILD_SCRIPT, target, dataDir], {
+  return spawn(process.execPath, [...nodeFlags, options.script ?? CHILD_SCRIPT, target, dataDir], {
     stdio: ['pipe', 'pipe', 'inherit'],
     ...(options.perfMap ? { cwd: options.perfMap.v8LogDir } : {}),
   });
