@@ -24,7 +24,7 @@ const REQUEST_PATH_PARTS: readonly (readonly [part: string, pattern: string])[] 
   ['the rate limit', '/server/plugins/rate-limit'],
   ['the auth hook', '/server/plugins/auth'],
   ['the local guard', '/server/plugins/local-guard'],
-  ['the request line', '/server/logging'],
+  ['the request line', '/server/platform/logging'],
   ["the log's writes (sonic-boom)", 'sonic-boom'],
   ['the request id (randomUUID)', 'getBufferedUUID'],
   ['the MCP SDK', '@modelcontextprotocol'],

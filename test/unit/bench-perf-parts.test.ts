@@ -19,6 +19,10 @@ const SCRIPT = [
   '',
   ' 9150     250000 ',
   '\t          200000 v8::internal::Scavenger::ScavengeObject',
+  '',
+  '19149     250000 ',
+  '\t    7f2b8c1a2d00 JS:*logRequest file:///work/main/dist/server/platform/logging.js:60:5',
+  '\t    7f2b8c1a2d10 JS:*onResponse /work/main/node_modules/fastify/lib/hooks.js:10:5',
 ].join('\n');
 
 function parse(text: string) {
@@ -35,6 +39,7 @@ describe("perf script's samples, by part of the request path", () => {
       // reply.js matches "fastify/lib/reply" and "fastify/lib/": the first entry wins.
       { tid: 19149, periodNs: 500_000, part: "Fastify's reply" },
       { tid: 9150, periodNs: 250_000, part: 'GC' },
+      { tid: 19149, periodNs: 250_000, part: 'the request line' },
     ]);
   });
 
@@ -44,6 +49,7 @@ describe("perf script's samples, by part of the request path", () => {
       [UNATTRIBUTED]: 25,
       'API keys (the check, the /me handler)': 25,
       "Fastify's reply": 50,
+      'the request line': 25,
       [OTHER_THREADS]: 25,
     });
   });
