@@ -60,24 +60,29 @@ const electronPackage = {
  * domain modules, the contract and the console use plain code. The transaction rule below holds
  * everywhere but the two files that build the transactions.
  */
-const PLATFORM_ONLY = 'lives in the platform layer (server/platform/), with a line that says why';
+const PLATFORM_ONLY = "is allowed only in the server's platform layer (server/platform/), with a line that says why";
 const platformImports = {
   paths: [
     ...electronPackage.paths,
     { name: 'node:async_hooks', message: `async_hooks ${PLATFORM_ONLY}.` },
     { name: 'async_hooks', message: `async_hooks ${PLATFORM_ONLY}.` },
+    { name: 'pino', importNames: ['symbols'], message: `Reading pino's internals (pino.symbols) ${PLATFORM_ONLY}.` },
   ],
   patterns: electronPackage.patterns,
 };
 const platformSyntax = [
   {
-    selector: "NewExpression[callee.name='Function'], CallExpression[callee.name='Function']",
+    // Function(...) as well as globalThis.Function(...).
+    selector:
+      "NewExpression[callee.name='Function'], CallExpression[callee.name='Function'], NewExpression[callee.property.name='Function'], CallExpression[callee.property.name='Function']",
     message: `Code made at run time (new Function) ${PLATFORM_ONLY}.`,
   },
   {
-    selector: "MemberExpression[object.name='pino'][property.name='symbols']",
+    selector:
+      "MemberExpression[property.name='symbols'][object.name='pino'], MemberExpression[property.name='symbols'][object.property.name='pino']",
     message: `Reading pino's internals (pino.symbols) ${PLATFORM_ONLY}.`,
   },
+  { selector: 'ImportExpression[source.value=/^(node:)?async_hooks$/]', message: `async_hooks ${PLATFORM_ONLY}.` },
 ];
 const transactionSyntax = {
   selector:

@@ -10,7 +10,7 @@ import { createLogger } from '../server/platform/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
-import { startService, type RunningService } from '../server/start-service.js';
+import { startService, type StartedService } from '../server/start-service.js';
 import { parentMessageSchema, type ActiveJob, type ChildMessage, type ServerStatus } from './protocol.js';
 
 /**
@@ -104,7 +104,7 @@ export async function runUtilityServer(options: UtilityServerOptions): Promise<U
   });
   if (secrets.warning) logger.warn(secrets.warning);
 
-  let service: RunningService;
+  let service: StartedService;
   try {
     service = await startService(config, { logger, env, insurers: options.insurers, secrets: secrets.store });
   } catch (err) {

@@ -13,7 +13,7 @@ import type { SecretStore } from './secrets/secret-store.js';
 import { serviceWebhooks } from './webhooks/dispatcher-thread.js';
 
 /** A service listening on its port, and how to stop it. */
-export interface RunningService {
+export interface StartedService {
   app: FastifyInstance;
   deps: Deps;
   port: number;
@@ -38,20 +38,23 @@ export interface ServiceOptions {
  * app's server both run. A service that cannot listen closes its database and throws the listen's
  * error, for the caller to word.
  */
-export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
+export async function startService(config: Config, options: ServiceOptions): Promise<StartedService> {
   const { logger, env } = options;
   const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   // The sandbox adapter reaches this very service; with port 0 the port is known after listen.
   let listeningPort = config.port;
   const insurers =
     options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
-  const deps = defaultDeps(db, config, { insurers, env, ...(options.secrets ? { secrets: options.secrets } : {}) });
-  let app: FastifyInstance;
+  let deps: Deps;
+  let app: FastifyInstance | undefined;
   try {
+    deps = defaultDeps(db, config, { insurers, env, ...(options.secrets ? { secrets: options.secrets } : {}) });
     app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
     options.beforeListen?.(app);
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
+    // What started with the app (its threads, the robots, the sync) stops before the database closes.
+    await app?.close().catch(() => undefined);
     db.close();
     throw err;
   }

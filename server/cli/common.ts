@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../platform/db/open.js';
 import { defaultDeps, type Deps } from '../deps.js';
 import { ApiError, UsageError } from '../errors.js';
+import { HubRefusal } from '../sync/hub-client.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { canonicalDataDir, listRunningServices, runningServicesDir, type RunningService } from '../running-services.js';
 import { parseOptions, required } from './args.js';
@@ -20,9 +21,16 @@ export async function withFlagHints<T>(work: () => Promise<T>, hints: Partial<Re
   try {
     return await work();
   } catch (err) {
-    const hint = err instanceof ApiError ? hints[err.code] : undefined;
-    if (!(err instanceof ApiError) || hint === undefined) throw err;
-    throw new ApiError(err.code, `${err.message} ${hint}`, err.details, err.headers);
+    if (err instanceof ApiError) {
+      const hint = hints[err.code];
+      if (hint !== undefined) throw new ApiError(err.code, `${err.message} ${hint}`, err.details, err.headers);
+    }
+    // The hub's refusals, as the install heard them.
+    if (err instanceof HubRefusal) {
+      const hint = hints[err.code as ErrorCode];
+      if (hint !== undefined) throw new HubRefusal(err.code, `${err.message} ${hint}`, err.status, err.details);
+    }
+    throw err;
   }
 }
 

@@ -367,7 +367,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             : err instanceof DatabaseVersionError
               ? ['database_version', 1]
               : ['error', 1];
-    const message = (err as Error).message;
+    // The database refused: the folder is the command line's to choose.
+    const message = `${(err as Error).message}${err instanceof DatabaseVersionError ? ' (--data-dir or COURTIER_DATA_DIR chooses the data folder)' : ''}`;
     if (json) io.stdout(`${JSON.stringify({ error: code, message })}\n`);
     io.stderr(`courtier: ${message}${exit === 2 ? ' (see courtier --help)' : ''}\n`);
     return exit;

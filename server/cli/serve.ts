@@ -4,7 +4,7 @@ import type { InsurerAdapter } from '../robots/adapter.js';
 import { createLogger } from '../platform/logging.js';
 import { listCabinets } from '../tenancy/service.js';
 import { listRunningServices, runningServicesDir } from '../running-services.js';
-import { startService, type RunningService } from '../start-service.js';
+import { startService, type StartedService } from '../start-service.js';
 
 /** The URL a person at this machine reaches the service at over loopback, or null when it listens on no loopback address. */
 function loopbackUrl(host: string, port: number): string | null {
@@ -51,7 +51,7 @@ export async function serve(
 ): Promise<void> {
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.logLevel });
-  let service: RunningService;
+  let service: StartedService;
   try {
     service = await startService(config, { logger, env, insurers: options.insurers, beforeListen: options.beforeListen });
   } catch (err) {

@@ -5,7 +5,7 @@ import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStat
 import { discardSyncConflict, listRefusedByHub, listSyncConflicts, retrySyncConflicts } from '../sync/conflicts.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, exchangeWalletNow, shareJoinedAdmin, uploadQueue } from '../sync/transfer.js';
-import { parse, print, readPassword, required, withDeps, type CliIo } from './common.js';
+import { parse, print, readPassword, required, withDeps, withFlagHints, type CliIo } from './common.js';
 
 const fetchHub = (url: string, init: RequestInit) => globalThis.fetch(url, init);
 
@@ -74,7 +74,9 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         deviceName: v.name ?? hostname(),
       };
       const result = await withDeps(v['data-dir'], io, async (deps) => {
-        const connected = await connectCabinet(deps, input, { fetch: fetchHub, records }, CLI_ACTOR);
+        const connected = await withFlagHints(() => connectCabinet(deps, input, { fetch: fetchHub, records }, CLI_ACTOR), {
+          pairing_code_joins: 'On a new install, `courtier sync join` takes it.',
+        });
         io.stderr(
           connected.reconnected
             ? `reconnected to the hub's cabinet as device ${connected.device_id}; uploading ${connected.queued} changes made here meanwhile\n`

@@ -1,6 +1,8 @@
 import { resetPasswordByEmail } from '../account/service.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { ApiError, UsageError } from '../errors.js';
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 import { parse, print, required, withDeps, type CliIo } from './common.js';
 
 /**
@@ -16,7 +18,7 @@ export async function runUsers(argv: string[], io: CliIo): Promise<void> {
   const reset = await withDeps(v['data-dir'], io, (deps) => resetPasswordByEmail(deps, email, v.cabinet, CLI_ACTOR)).catch(
     (err: unknown) => {
       // An email with accounts in several cabinets: which one is the command line's to say.
-      if (err instanceof ApiError && v.cabinet === undefined && err.code === 'validation_error')
+      if (err instanceof ApiError && v.cabinet === undefined && isObject(err.details) && 'cabinets' in err.details)
         throw new UsageError(`${err.message} Name it with --cabinet.`);
       throw err;
     },

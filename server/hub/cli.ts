@@ -67,7 +67,7 @@ export async function runHub(argv: string[], io: CliIo): Promise<void> {
       const id = newCabinet ?? v.cabinet;
       const invite = await withHub(v['database-url'], io, async (deps) => {
         const made = await withFlagHints(() => createInvite(deps, target), {
-          not_found: `courtier hub cabinets list shows the cabinets; to register a new one, use --new-cabinet ${id}.`,
+          not_found: `To register it, use --new-cabinet ${id}; \`courtier hub cabinets list\` shows the cabinets.`,
           cabinet_already_on_hub: `Make its code with --cabinet ${id}.`,
         });
         await recordHubAudit(deps, {
@@ -179,7 +179,7 @@ async function runDevices(argv: string[], io: CliIo): Promise<void> {
   const deviceId = required(v, 'device');
   const device = await withHub(v['database-url'], io, async (deps) => {
     const revoked = await withFlagHints(() => revokeHubDevice(deps, deviceId), {
-      not_found: 'courtier hub devices list --cabinet ID shows the devices of a cabinet.',
+      not_found: '`courtier hub devices list --cabinet ID` shows the devices of a cabinet.',
     });
     await recordHubAudit(deps, {
       action: 'hub.device_revoked',

@@ -49,7 +49,7 @@ export async function createInvite(deps: HubDeps, target: InviteTarget): Promise
     if (cabinet)
       throw new ApiError(
         'cabinet_already_on_hub',
-        `The cabinet ${cabinetId} is already on this hub: a new install of it joins with a code that joins it.`,
+        `The cabinet ${cabinetId} is already on this hub: a new install of it needs a code that adds an install to it.`,
       );
   }
   const code = newPairingCode(deps.randomBytes);

@@ -308,7 +308,7 @@ export async function servedCertificate(
   const caKey = deps.secrets.get(CA_KEY_SECRET + caFingerprint);
   if (caKey === undefined)
     throw new Error(
-      "The office CA's private key is missing from the secret store: the LAN needs a new office CA (brokers then trust the new one).",
+      "The office CA's private key is missing from the secret store: the LAN needs a new office CA, made on this machine by `courtier lan enable --new-ca` (brokers then trust the new one).",
     );
   const issued = await issueServerCertificate({
     authority: { certificatePem: row.caCertificatePem, privateKeyPem: caKey },
@@ -351,7 +351,7 @@ export function lanStatus(deps: LanDeps, network: MachineNetwork): LanStatus {
     const outside = addresses.filter((address) => !permittedByAuthority(constraints, address));
     if (outside.length > 0)
       problems.push(
-        `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or make a new office CA.`,
+        `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside what the office CA may certify: reach the service by name, or make a new office CA on this machine (\`courtier lan enable --new-ca\`).`,
       );
   }
   let certificate: LanStatus['certificate'] = null;

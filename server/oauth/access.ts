@@ -45,7 +45,7 @@ export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthentic
   const firstUse = (hash: string, now: number): McpAccess | null => {
     const record = lookups.findLive(hash);
     if (!record || record.expiresAt <= now) return null;
-    // The person and the cabinet as their module says: an account disabled or removed since opens nothing.
+    // The person and the cabinet as their module says. Later requests rely on the grant: disabling or removing an account revokes its grants.
     const identity = describeUser(deps, record.userId);
     if (!identity || identity.cabinetId !== record.cabinetId) return null;
     const access: McpAccess = Object.freeze({
