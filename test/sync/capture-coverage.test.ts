@@ -1,7 +1,7 @@
 // @module-tag postgres
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueTarification } from '../../server/automation/service.js';
-import { completeJob, failJob, markSubmitted, reportProgress } from '../../server/automation/lifecycle.js';
+import { completeJob, failJob, jobClaimed, markSubmitted, reportProgress, requireMfa } from '../../server/automation/lifecycle.js';
 import * as jobStore from '../../server/automation/store.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity, updateOpportunity, winOpportunityIfOpen } from '../../server/crm/service.js';
@@ -42,6 +42,14 @@ const AUTO = {
 };
 const pdf = (what: string) => Buffer.from(`%PDF-1.4\n1 0 obj << /Title (${what}) >> endobj\n%%EOF\n`, 'latin1');
 
+/** What the robot worker does when it takes the next job: the lease, then the job marked running. */
+function claim(node: SyncNode): jobStore.JobRow {
+  const row = jobStore.claimNextJob(node.deps.db.orm, node.clock.now(), 60_000);
+  if (!row) throw new Error('no job to claim');
+  jobClaimed(node.deps, row);
+  return row;
+}
+
 /** Every synced record of the cabinet on an install, by kind and id, as the sync reads it (its local columns left out). */
 function syncedState(node: SyncNode): Map<string, unknown> {
   const state = new Map<string, unknown>();
@@ -51,116 +59,162 @@ function syncedState(node: SyncNode): Map<string, unknown> {
   return state;
 }
 
+/**
+ * A job's progress within a status: it travels with the job's next status (server/automation/sync.ts),
+ * not at each step, so that a robot's steps do not each make a change for the hub.
+ */
+const JOB_PROGRESS = ['progress_step', 'progress_percent', 'submitted', 'updated_at'];
+
+/** What differs between two installs' synced records (less the fields `deferred` leaves out): a write one of them did not queue. */
+function differences(a: SyncNode, b: SyncNode, deferred: readonly string[] = []): { record: string; onA: unknown; onB: unknown }[] {
+  const onA = syncedState(a);
+  const onB = syncedState(b);
+  const compared = (fields: unknown) =>
+    JSON.stringify(
+      fields === undefined ? fields : Object.fromEntries(Object.entries(fields as object).filter(([name]) => !deferred.includes(name))),
+    );
+  return [...new Set([...onA.keys(), ...onB.keys()])]
+    .filter((key) => compared(onA.get(key)) !== compared(onB.get(key)))
+    .map((key) => ({ record: key, onA: onA.get(key), onB: onB.get(key) }));
+}
+
 describe('sync: every write to a synced table is captured', () => {
-  it('the staff list, clients, opportunities, quotes, contracts, jobs and events an install writes are rebuilt whole on another', async () => {
+  it('after each write of the staff list, clients, opportunities, quotes, contracts, jobs and events, another install holds the same', async () => {
     const [a, b] = await cabinetOfTwo(fixture.hub, Date.now());
     nodes.push(a, b);
     const cabinetId = a.cabinetId;
-    // B's administrator joins the staff list once B has downloaded the cabinet, as `sync join` does.
-    expect(shareJoinedAdmin(b.deps, cabinetId, userIdOf(cabinetId, 'b@c.fr'))).toBe(true);
     a.deps = {
       ...a.deps,
       insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
     };
-    const step = () => a.clock.advance(1_000);
+    const kinds = new Set<string>();
+    /**
+     * After one write on A (a second apart on its clock): what A queued goes through the hub to B,
+     * and B then holds what A holds. Compared after each write, not only at the end: a write whose
+     * effect a later one overwrites (a job's claim before its MFA prompt) is caught too.
+     */
+    const then = async <T>(what: string, write: () => T | Promise<T>, deferred: readonly string[] = []): Promise<T> => {
+      a.clock.advance(1_000);
+      const result = await write();
+      await pushNode(a);
+      await pullNode(b);
+      for (const key of syncedState(a).keys()) kinds.add(key.split(' ')[0] ?? '');
+      expect(differences(a, b, deferred), `after ${what}: a write on A that was not queued for the hub leaves B different`).toEqual([]);
+      return result;
+    };
+
+    // B's administrator joins the staff list once B has downloaded the cabinet, as `sync join` does.
+    expect(shareJoinedAdmin(b.deps, cabinetId, userIdOf(cabinetId, 'b@c.fr'))).toBe(true);
+    await pushNode(b);
+    await pullNode(a);
+    expect(differences(a, b)).toEqual([]);
 
     // The staff list: added, its role changed, disabled; another added then removed.
-    const broker = await addCabinetUser(a.deps, cabinetId, { email: 'c@c.fr', password: PASSWORD, role: 'broker' });
-    step();
-    changeUserRole(a.deps, cabinetId, broker.user_id, 'admin');
-    step();
-    setUserDisabled(a.deps, cabinetId, broker.user_id, true, () => undefined);
-    const leaving = await addCabinetUser(a.deps, cabinetId, { email: 'd@c.fr', password: PASSWORD, role: 'broker' });
-    step();
-    removeCabinetUser(a.deps, cabinetId, leaving.user_id, () => undefined);
+    const broker = await then('adding a user', () =>
+      addCabinetUser(a.deps, cabinetId, { email: 'c@c.fr', password: PASSWORD, role: 'broker' }),
+    );
+    await then('changing a role', () => changeUserRole(a.deps, cabinetId, broker.user_id, 'admin'));
+    await then('disabling a user', () => setUserDisabled(a.deps, cabinetId, broker.user_id, true, () => undefined));
+    const leaving = await then('adding another user', () =>
+      addCabinetUser(a.deps, cabinetId, { email: 'd@c.fr', password: PASSWORD, role: 'broker' }),
+    );
+    await then('removing a user', () => removeCabinetUser(a.deps, cabinetId, leaving.user_id, () => undefined));
 
     // Clients and opportunities, created, edited, one won.
-    const client = createClient(a.deps, cabinetId, { type: 'person', last_name: 'Martin', first_name: 'Léa', email: 'lea@exemple.fr' });
-    step();
-    updateClient(a.deps, cabinetId, client.client_id, { phone: '+33 6 12 34 56 78' });
-    const contact = { last_name: 'Martin', first_name: 'Léa' };
-    const opportunity = createOpportunity(
-      a.deps,
-      cabinetId,
-      { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact },
-      'api',
+    const client = await then('creating a client', () =>
+      createClient(a.deps, cabinetId, { type: 'person', last_name: 'Martin', first_name: 'Léa', email: 'lea@exemple.fr' }),
     );
-    step();
-    updateOpportunity(a.deps, cabinetId, opportunity.opportunity_id, { stage: 'qualified', tags: ['flotte'] });
-    step();
-    winOpportunityIfOpen(a.deps, cabinetId, opportunity.opportunity_id);
+    await then('editing a client', () => updateClient(a.deps, cabinetId, client.client_id, { phone: '+33 6 12 34 56 78' }));
+    const contact = { last_name: 'Martin', first_name: 'Léa' };
+    const opportunity = await then('creating an opportunity', () =>
+      createOpportunity(
+        a.deps,
+        cabinetId,
+        { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact },
+        'api',
+      ),
+    );
+    await then('editing an opportunity', () =>
+      updateOpportunity(a.deps, cabinetId, opportunity.opportunity_id, { stage: 'qualified', tags: ['flotte'] }),
+    );
+    await then('winning an opportunity', () => winOpportunityIfOpen(a.deps, cabinetId, opportunity.opportunity_id));
 
     // A quote priced by a job that went through its steps; another whose job failed; a third signed into a contract.
     await grantOnHub(fixture.hub, cabinetId, 100);
     await exchangeNode(a);
-    const devisIds = ['auto', 'auto', 'mrh'].map(
-      (produit) =>
+    const devisIds: string[] = [];
+    for (const produit of ['auto', 'auto', 'mrh']) {
+      const devis = await then(`creating a ${produit} quote`, () =>
         createDevis(a.deps, cabinetId, {
           client_id: client.client_id,
           opportunity_id: opportunity.opportunity_id,
           compagnie: 'sandbox',
           produit,
           dicData: produit === 'auto' ? AUTO : { insured_name: 'Léa Martin' },
-        }).devis_id,
-    );
-    for (const [i, devisId] of devisIds.slice(0, 2).entries()) {
-      step();
-      const { job_id: jobId } = enqueueTarification(
-        a.deps,
-        cabinetId,
-        { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData: { ...AUTO, postcode: `6900${i + 3}` } },
-        'test',
+        }),
       );
-      const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
-      expect(claimed?.id).toBe(jobId);
-      reportProgress(a.deps, claimed!, 'login', 20);
-      markSubmitted(a.deps, claimed!);
-      step();
-      if (i === 0) expect(completeJob(a.deps, claimed!, { outcome: 'complete', tarif_eur: 612.4, pdf: pdf('Devis auto') })).toBe(true);
-      else {
-        expect(failJob(a.deps, claimed!, { code: 'insurer_refused', message: 'Refus', technical: false, countsForBreaker: true })).toBe(
-          true,
+      devisIds.push(devis.devis_id);
+    }
+    for (const [i, devisId] of devisIds.slice(0, 2).entries()) {
+      const { job_id: jobId } = await then('enqueueing a job', () =>
+        enqueueTarification(
+          a.deps,
+          cabinetId,
+          { compagnie: 'sandbox', produit: 'auto', devis_id: devisId, dicData: { ...AUTO, postcode: `6900${i + 3}` } },
+          'test',
+        ),
+      );
+      const claimed = await then('claiming a job', () => claim(a));
+      expect(claimed.id).toBe(jobId);
+      await then('reporting progress', () => reportProgress(a.deps, claimed, 'login', 20), JOB_PROGRESS);
+      await then('submitting to the insurer', () => markSubmitted(a.deps, claimed), JOB_PROGRESS);
+      if (i === 0)
+        await then('completing a job', () =>
+          expect(completeJob(a.deps, claimed, { outcome: 'complete', tarif_eur: 612.4, pdf: pdf('Devis auto') })).toBe(true),
         );
-        recordDevisFailed(a.deps, cabinetId, devisId);
+      else {
+        await then('failing a job', () =>
+          expect(failJob(a.deps, claimed, { code: 'insurer_refused', message: 'Refus', technical: false, countsForBreaker: true })).toBe(
+            true,
+          ),
+        );
+        await then('marking its quote failed', () => recordDevisFailed(a.deps, cabinetId, devisId));
       }
     }
-    step();
-    recordDevisPriced(a.deps, cabinetId, devisIds[2]!, { tarifEur: 210, pdf: pdf('Devis MRH') });
-    step();
-    expect(signDevis(a.deps, cabinetId, devisIds[2]!, undefined).contract_id).toEqual(expect.any(String));
+    // A job waiting for the broker's code.
+    await then('enqueueing a job', () =>
+      enqueueTarification(a.deps, cabinetId, { compagnie: 'sandbox', produit: 'auto', dicData: { ...AUTO, postcode: '69010' } }, 'test'),
+    );
+    const waiting = await then('claiming a job', () => claim(a));
+    await then('asking for a code', () => expect(requireMfa(a.deps, waiting, 'Code reçu par SMS')).toEqual(expect.any(Number)));
+    await then('pricing a quote', () => recordDevisPriced(a.deps, cabinetId, devisIds[2]!, { tarifEur: 210, pdf: pdf('Devis MRH') }));
+    await then('signing a quote', () =>
+      expect(signDevis(a.deps, cabinetId, devisIds[2]!, undefined).contract_id).toEqual(expect.any(String)),
+    );
 
     // A second client with an opportunity naming them, erased: the erasure reaches every copy.
-    const erased = createClient(a.deps, cabinetId, { type: 'person', last_name: 'Durand', first_name: 'Paul' });
-    createOpportunity(
-      a.deps,
-      cabinetId,
-      {
-        title: 'MRH',
-        product: 'mrh',
-        stage: 'new',
-        expected_value_eur: 300,
-        tags: [],
-        contact: { last_name: 'Durand', first_name: 'Paul' },
-      },
-      'api',
+    const erased = await then('creating a client', () =>
+      createClient(a.deps, cabinetId, { type: 'person', last_name: 'Durand', first_name: 'Paul' }),
     );
-    step();
-    eraseClient(a.deps, cabinetId, erased.client_id);
+    await then('creating an opportunity', () =>
+      createOpportunity(
+        a.deps,
+        cabinetId,
+        {
+          title: 'MRH',
+          product: 'mrh',
+          stage: 'new',
+          expected_value_eur: 300,
+          tags: [],
+          contact: { last_name: 'Durand', first_name: 'Paul' },
+        },
+        'api',
+      ),
+    );
+    await then('erasing a client', () => eraseClient(a.deps, cabinetId, erased.client_id));
 
-    // What A queued goes through the hub to B; what B holds that A lacks (its own account) comes back.
-    await pushNode(a);
-    await pullNode(b);
-    await pushNode(b);
-    await pullNode(a);
-
-    const onA = syncedState(a);
-    const onB = syncedState(b);
     // The scenario wrote every synced kind.
-    expect(new Set([...onA.keys()].map((key) => key.split(' ')[0]))).toEqual(new Set(a.records.keys()));
+    expect(kinds).toEqual(new Set(a.records.keys()));
     expect(listCabinetUsers(a.deps, cabinetId).map((user) => user.email)).toEqual(expect.arrayContaining(['c@c.fr']));
-    const differences = [...new Set([...onA.keys(), ...onB.keys()])]
-      .filter((key) => JSON.stringify(onA.get(key)) !== JSON.stringify(onB.get(key)))
-      .map((key) => ({ record: key, onA: onA.get(key), onB: onB.get(key) }));
-    expect(differences, 'a write on A that was not queued for the hub leaves B different').toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
