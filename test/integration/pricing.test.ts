@@ -610,3 +610,36 @@ describe('running jobs', () => {
     expect(bad.body.details).toEqual([{ path: 'body.callback_webhook_id', message: expect.any(String) }]);
   });
 });
+
+describe('test keys', () => {
+  it('price on the demo insurer the install offers, whatever its code, logging in with its demo account when none is set', async () => {
+    const demo: TestInsurer = { ...createTestInsurer('demo-assur', 'Démo Assurances') };
+    const withDemo = { ...demo, testKeys: { demoCredentials: { login: 'demo-login', password: 'demo-password', extra: {} } } };
+    const demoServer = await startTestServer({ clock, insurers: [insurer, withDemo], config: { tarificationQuotaPerHour: 1000 } });
+    try {
+      const id = await demoServer.createCabinet();
+      grantCredits(demoServer.deps, id, 10);
+      const api = apiClient(demoServer, demoServer.createKey(id, { environment: 'test' }).key);
+      // compagnie names the real insurer; a test key's job runs on the demo one.
+      const jobId = await enqueue(api, request());
+      const done = await untilStatus(api, jobId, 'completed');
+      expect(done.status).toBe('completed');
+      expect(demo.runs.map((run) => run.login)).toEqual(['demo-login']);
+      expect(insurer.runs.some((run) => run.login === 'demo-login')).toBe(false);
+    } finally {
+      await demoServer.close();
+    }
+  });
+
+  it('are refused with a clear message on an install without a demo insurer', async () => {
+    const id = await server.createCabinet();
+    grantCredits(server.deps, id, 10);
+    const api = apiClient(server, server.createKey(id, { environment: 'test' }).key);
+    const refused = await api.post('/automation/tarifications', request());
+    expect(refused.status).toBe(404);
+    expect(errorBodySchema.parse(refused.body)).toMatchObject({
+      error: 'unknown_insurer',
+      message: 'Test keys run on the demo insurer, which this install does not offer (COURTIER_SANDBOX=false turns it off).',
+    });
+  });
+});
