@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../server/paths.js';
 
-const moduleUrl = pathToFileURL(join(packageRoot(), 'dist', 'server', 'http', 'tick-shape.js')).href;
+const moduleUrl = pathToFileURL(join(packageRoot(), 'dist', 'server', 'platform', 'http', 'tick-shape.js')).href;
 
 /**
  * In a process of its own, with V8's natives syntax: after holdNextTickShape(), the entry it holds
