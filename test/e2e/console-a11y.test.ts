@@ -1,27 +1,18 @@
 // @module-tag browser
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { audit } from '../helpers/axe.js';
-import { collectProblems, consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
-import {
-  authorizeOverHttp,
-  createUser,
-  launchChromium,
-  openConsent,
-  pkcePair,
-  registerClient,
-  signIn,
-  type TestUser,
-} from '../helpers/oauth.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
+import { authorizeOverHttp, createUser, openConsent, pkcePair, registerClient, signIn, type TestUser } from '../helpers/oauth.js';
+import { tempDir } from '../helpers/server.js';
 
 /**
  * An accessibility pass with axe-core over every page of the built console in real Chromium,
@@ -31,7 +22,6 @@ import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
  * and its dialogs, is audited by console-sync.test.ts.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -79,51 +69,22 @@ const WORDS = {
 /** The browser logs a refused sign-in (401) or form (400) as a failed load: the answers the test provokes. */
 const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of 40[01]/;
 
-let browser: Browser;
-let server: TestServer;
 /** No IT policy file: the machine's own, if any, stays out of the test. */
 const policyDir = tempDir();
-const problems: string[] = [];
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => `${server.url}/sandbox/insurer` })],
+afterAll(() => rmSync(policyDir, { recursive: true, force: true }));
+/** Every page visited, watched for script errors, console errors and CSP violations, kept open to the end. */
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     config: { tarificationQuotaPerHour: 1000, policyFile: join(policyDir, 'policy.json'), lanCheckIntervalMs: 600_000 },
-  });
-  browser = await launchChromium();
+  },
+  expected: (text) => EXPECTED_NETWORK_ERROR.test(text),
+  closeTabs: 'afterAll',
 });
-
-afterAll(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
-  await browser?.close();
-  await server?.close();
-  rmSync(policyDir, { recursive: true, force: true });
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-
-afterEach(() => {
-  // No script error, no console error, no CSP violation on any page visited.
-  expect(problems).toEqual([]);
-});
-
-/** Records the page's script errors, console errors and CSP violations. */
-function watch(page: Page): Page {
-  pages.push(page);
-  page.setDefaultTimeout(15_000);
-  collectProblems(page, problems, (text) => EXPECTED_NETWORK_ERROR.test(text));
-  return page;
-}
 
 /** A fresh browser with no session, in a language and a window size. */
-async function signedOutPage(lang: Lang, viewport: Viewport): Promise<Page> {
-  const context = await browser.newContext({ locale: WORDS[lang].locale, viewport });
-  return watch(await context.newPage());
+function signedOutPage(lang: Lang, viewport: Viewport): Promise<Page> {
+  return ui.newPage({ locale: WORDS[lang].locale, viewport });
 }
 
 /** The page's heading is drawn and nothing says "Loading…" any more. */
@@ -142,7 +103,7 @@ describe.each([
     const w = WORDS[lang];
     const page = await signedOutPage(lang, viewport);
     const found: string[] = [];
-    await page.goto(`${server.url}/console/setup`);
+    await page.goto(`${ui.server.url}/console/setup`);
     await page.locator('#setup-title').waitFor();
     await settled(page, lang);
     found.push(...(await audit(page, 'setup')));
@@ -151,13 +112,13 @@ describe.each([
     await page.getByRole('alert').waitFor();
     found.push(...(await audit(page, 'setup, sent empty')));
 
-    await page.goto(`${server.url}/console/login`);
+    await page.goto(`${ui.server.url}/console/login`);
     await page.locator('#login-title').waitFor();
     found.push(...(await audit(page, 'login')));
     await saveScreenshot(page, `a11y-login-${lang}-${viewport.width}`);
     await page.getByLabel(w.email).fill('nobody@example.fr');
     await page.getByLabel(w.password).fill('not a password');
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/session` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/session` && r.request().method() === 'POST');
     await page.getByRole('button', { name: w.signIn }).click();
     expect((await answer).status()).toBe(401);
     await page.getByRole('alert').waitFor();
@@ -172,10 +133,10 @@ let clientId = '';
 let jobId = '';
 
 async function seed(): Promise<void> {
-  user = await createUser(server, 'Cabinet Accessible & Associés');
-  grantCredits(server.deps, user.cabinetId, 100);
-  setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
-  const api = apiClient(server, server.createKey(user.cabinetId, { name: 'Site web' }).key);
+  user = await createUser(ui.server, 'Cabinet Accessible & Associés');
+  grantCredits(ui.server.deps, user.cabinetId, 100);
+  setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+  const api = apiClient(ui.server, ui.server.createKey(user.cabinetId, { name: 'Site web' }).key);
   const dupont = await api.post('/clients', {
     last_name: 'Dupont',
     first_name: 'Jean',
@@ -217,9 +178,9 @@ async function seed(): Promise<void> {
     (await api.post('/webhooks', { url: 'https://hooks.example.com/courtier', events: ['devis.signed'], description: 'CRM' })).status,
   ).toBe(201);
   // A connected app (an MCP client that was allowed).
-  await authorizeOverHttp(server, user);
+  await authorizeOverHttp(ui.server, user);
 
-  const admin = await consoleClient(server, user);
+  const admin = await consoleClient(ui.server, user);
   expect(
     (
       await admin.request('/api/v1/console/users', {
@@ -400,8 +361,8 @@ const VISITS: Visit[] = [
   {
     name: 'OAuth consent',
     path: async () => {
-      const client = await registerClient(server, { client_name: 'Claude' });
-      const requestId = await openConsent(server, await signIn(server, user), {
+      const client = await registerClient(ui.server, { client_name: 'Claude' });
+      const requestId = await openConsent(ui.server, await signIn(ui.server, user), {
         clientId: client.client_id,
         challenge: pkcePair().challenge,
         scope: 'crm:read crm:write devis:draft',
@@ -426,12 +387,12 @@ describe('signed in', () => {
     let page: Page;
 
     beforeAll(async () => {
-      page = watch(await openConsole(browser, server, user, '/console/', WORDS[lang].locale));
+      page = ui.watch(await openConsole(ui.browser, ui.server, user, '/console/', WORDS[lang].locale));
       await page.setViewportSize(viewport);
     });
 
     it.each(VISITS.map((v) => [v.name, v] as const))('%s has no serious or critical violation', async (name, visit) => {
-      await page.goto(server.url + (await visit.path()));
+      await page.goto(ui.server.url + (await visit.path()));
       await settled(page, lang);
       await visit.prepare?.(page, lang, viewport);
       const found = await audit(page, name);

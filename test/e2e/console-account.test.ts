@@ -1,13 +1,9 @@
 // @module-tag browser
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../server/paths.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { collectProblems, consoleClient, saveScreenshot, signedIn, type ConsoleClient, type ConsoleTabs } from '../helpers/console.js';
-import { launchChromium } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { consoleClient, saveScreenshot, signedIn, type ConsoleClient } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
 
 /**
  * Account basics in real Chromium against the built console: an admin resets a broker's password
@@ -17,7 +13,6 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * every page is saved as a screenshot, and any page or console error fails the test.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PASSWORD = 'correct horse battery';
 const ADMIN = { email: 'admin@cabinet-perrin.fr', password: PASSWORD };
 /** The browser logs every 401/403 answer as a failed resource; those are expected answers here. */
@@ -96,50 +91,24 @@ const WORDS = {
   },
 } as const;
 
-let browser: Browser;
-let server: TestServer;
 let admin: ConsoleClient;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
 /** The tabs the tests open, the clipboard allowed (the temporary password is copied from the page). */
-const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text) };
+const ui = useConsoleBrowser({ expected: (text) => EXPECTED_NETWORK_ERROR.test(text), closeTabs: 'afterAll' });
 const CLIPBOARD = ['clipboard-read', 'clipboard-write'];
 
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  server = await startTestServer();
-  await initCabinet(server.deps, { cabinet: 'Cabinet Perrin', ...ADMIN });
-  admin = await consoleClient(server, ADMIN);
-  browser = await launchChromium();
+  await initCabinet(ui.server.deps, { cabinet: 'Cabinet Perrin', ...ADMIN });
+  admin = await consoleClient(ui.server, ADMIN);
 });
 
-afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-afterEach(() => {
-  expect(problems).toEqual([]);
-});
-
-async function newPage(lang: Lang, viewport: Viewport): Promise<Page> {
-  const context = await browser.newContext({ locale: WORDS[lang].locale, viewport });
-  contexts.push(context);
-  await context.grantPermissions(CLIPBOARD, { origin: server.url });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  collectProblems(page, problems, tabs.expected);
-  return page;
+function newPage(lang: Lang, viewport: Viewport): Promise<Page> {
+  return ui.newPage({ locale: WORDS[lang].locale, viewport, permissions: CLIPBOARD });
 }
 
 /** Fills the login page; the caller waits for where it leads. */
 async function fillLogin(page: Page, lang: Lang, user: { email: string; password: string }, returnTo = '/console/'): Promise<void> {
   const w = WORDS[lang];
-  await page.goto(`${server.url}/console/login?return_to=${encodeURIComponent(returnTo)}`);
+  await page.goto(`${ui.server.url}/console/login?return_to=${encodeURIComponent(returnTo)}`);
   await page.getByLabel(w.email).fill(user.email);
   await page.getByLabel(w.password).fill(user.password);
   await page.getByRole('button', { name: w.signIn }).click();
@@ -181,7 +150,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
   });
 
   it('an admin resets a broker’s password (shown once, to hand over) and disables another, each confirmed', async () => {
-    const page = await signedIn(browser, server, tabs, ADMIN, '/console/users', tab);
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/users', tab);
     await page.getByRole('row', { name: new RegExp(reset.email) }).waitFor();
     await expectNoSidewaysScroll(page, viewport.width);
     await shot(page, 'users', lang, viewport);
@@ -230,7 +199,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
   it('the broker signs in with the temporary password and must choose a new one before anything else', async () => {
     const page = await newPage(lang, viewport);
     await fillLogin(page, lang, { email: reset.email, password: temporary });
-    await page.waitForURL(`${server.url}/console/account`);
+    await page.waitForURL(`${ui.server.url}/console/account`);
     await page.getByRole('alert').filter({ hasText: w.resetWarning }).waitFor();
     await page.getByRole('main').getByText(reset.email, { exact: true }).first().waitFor();
     await page.getByText('Cabinet Perrin').waitFor();
@@ -238,8 +207,8 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     await shot(page, 'account-must-change', lang, viewport);
 
     // Anywhere else, the console sends them back here.
-    await page.goto(`${server.url}/console/wallet`);
-    await page.waitForURL(`${server.url}/console/account`);
+    await page.goto(`${ui.server.url}/console/wallet`);
+    await page.waitForURL(`${ui.server.url}/console/account`);
 
     // Said before sending: too short, then two different passwords.
     await page.getByLabel(w.current, { exact: true }).fill(temporary);
@@ -252,27 +221,27 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     await page.getByRole('button', { name: w.change }).click();
     await page.getByRole('alert').filter({ hasText: w.differ }).waitFor();
     await page.getByLabel(w.confirm, { exact: true }).fill('my very own passphrase');
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/account/password`);
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/account/password`);
     await page.getByRole('button', { name: w.change }).click();
     expect((await answer).status()).toBe(200);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     reset = { email: reset.email, password: 'my very own passphrase' };
 
     // Free to go anywhere now: the wallet page stays.
-    await page.goto(`${server.url}/console/wallet`);
+    await page.goto(`${ui.server.url}/console/wallet`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/wallet');
     await shot(page, 'after-change', lang, viewport);
   });
 
   it('a person changes their own password from My account (linked from their email in the header)', async () => {
-    const page = await signedIn(browser, server, tabs, reset, '/console/', tab);
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, reset, '/console/', tab);
     // On a phone the header's items are folded behind Menu (looked at once the page is drawn).
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     const menu = page.getByRole('button', { name: 'Menu' });
     if (await menu.isVisible()) await menu.click();
     await page.getByRole('link', { name: reset.email }).click();
-    await page.waitForURL(`${server.url}/console/account`);
+    await page.waitForURL(`${ui.server.url}/console/account`);
     await page.getByRole('heading', { name: w.myAccount, level: 1 }).waitFor();
 
     await page.getByLabel(w.current, { exact: true }).fill('not my password');
@@ -293,7 +262,7 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
     await fillLogin(fresh, lang, reset);
     await fresh.getByRole('alert').waitFor();
     await fillLogin(fresh, lang, { email: reset.email, password: 'a second passphrase' });
-    await fresh.waitForURL(`${server.url}/console/`);
+    await fresh.waitForURL(`${ui.server.url}/console/`);
   });
 });
 
@@ -307,7 +276,7 @@ describe.each([
   const tab = { locale: w.locale, viewport, permissions: CLIPBOARD };
 
   it('shows the list first, opens the create form on demand, and never scrolls sideways', async () => {
-    const page = await signedIn(browser, server, tabs, ADMIN, '/console/keys', tab);
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/keys', tab);
     await page.getByRole('heading', { name: w.keys, level: 1 }).waitFor();
     await page
       .getByRole('region')

@@ -1,19 +1,16 @@
 // @module-tag browser
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../server/paths.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { automationStatusSchema } from '../../shared/console-admin.js';
 import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { SCOPES } from '../../shared/scopes.js';
 import { apiClient } from '../helpers/api.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
 import { postMcp } from '../helpers/mcp.js';
-import { consoleClient, saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
-import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { consoleClient, saveScreenshot, signedIn } from '../helpers/console.js';
+import { authorizeOverHttp, type TestUser } from '../helpers/oauth.js';
 
 /**
  * The admin slice as a new user meets it, in real Chromium against the real app on a fresh install:
@@ -21,63 +18,23 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * apps, and the pages in French. Each page is saved as a screenshot (test-artifacts/screenshots/).
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PASSWORD = 'correct horse battery';
 const ADMIN = { email: 'admin@cabinet-durand.fr', password: PASSWORD };
 const BROKER = { email: 'broker@cabinet-durand.fr', password: PASSWORD };
 /** The browser logs every 401/403 answer as a failed resource; those are expected answers here. */
 const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of 40[13]/;
 
-let browser: Browser;
-let server: TestServer;
 let admin: TestUser;
 /** The admin's tab from first-run setup on, as the person keeps it open. */
 let adminPage: Page;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
-/** The signed-in tabs, watched like every other page. */
-const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000 };
-
-beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  server = await startTestServer();
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-afterEach(() => {
-  // No script error, no CSP violation, no unexpected console error on any page of the test.
-  expect(problems).toEqual([]);
-});
-
-function watch(page: Page): Page {
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !EXPECTED_NETWORK_ERROR.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return page;
-}
-
-async function newPage(locale = 'en-GB'): Promise<Page> {
-  const context = await browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  return watch(await context.newPage());
-}
+/** The tabs, watched for script errors, unexpected console errors and CSP refusals, kept open to the end. */
+const ui = useConsoleBrowser({ expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000, closeTabs: 'afterAll' });
 
 describe('the admin console on a fresh install', () => {
   it('first run: /console/ opens the setup page, which creates the cabinet and signs the admin in', async () => {
-    const page = await newPage();
-    await page.goto(`${server.url}/console/`);
-    await page.waitForURL(`${server.url}/console/setup`);
+    const page = await ui.newPage();
+    await page.goto(`${ui.server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/setup`);
     await page.getByRole('heading', { name: 'Set up Courtier' }).waitFor();
     await expect.poll(() => page.title()).toBe('Set up Courtier · Courtier');
 
@@ -95,10 +52,10 @@ describe('the admin console on a fresh install', () => {
     await page.getByLabel('Confirm the password').fill(ADMIN.password);
     await saveScreenshot(page, 'admin-setup');
 
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/setup` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/setup` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Create the cabinet' }).click();
     expect((await answer).status()).toBe(201);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     await page.getByRole('heading', { name: 'Courtier console' }).waitFor();
     await page.getByText(`${ADMIN.email}`).first().waitFor();
     const nav = page.getByRole('navigation', { name: 'Console sections' });
@@ -106,23 +63,23 @@ describe('the admin console on a fresh install', () => {
       await nav.getByRole('link', { name }).waitFor();
     adminPage = page;
 
-    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
+    const row = ui.server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
       id: string;
       cabinet_id: string;
     };
     admin = { ...ADMIN, userId: row.id, cabinetId: row.cabinet_id };
 
     // Set up once: the setup page now leads to the sign-in.
-    const later = await newPage();
-    await later.goto(`${server.url}/console/setup`);
-    await later.waitForURL(`${server.url}/console/login`);
+    const later = await ui.newPage();
+    await later.goto(`${ui.server.url}/console/setup`);
+    await later.waitForURL(`${ui.server.url}/console/login`);
   });
 
   it('API keys: create with two scopes, the value shown once and copied, used with /me, revoked → 401', async () => {
     const page = adminPage;
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.server.url });
     await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'API keys' }).click();
-    await page.waitForURL(`${server.url}/console/keys`);
+    await page.waitForURL(`${ui.server.url}/console/keys`);
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     await page.getByText('No key yet.').waitFor();
     // The list first: the form opens on demand.
@@ -141,7 +98,7 @@ describe('the admin console on a fresh install', () => {
     await page.getByRole('checkbox', { name: 'crm:read' }).check();
     await page.getByRole('checkbox', { name: 'devis:read' }).check();
     await page.getByLabel('IP allowlist (optional)').fill('127.0.0.1\n10.0.0.0/8');
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/keys` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/keys` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Create the key' }).click();
     expect((await answer).status()).toBe(201);
 
@@ -157,7 +114,7 @@ describe('the admin console on a fresh install', () => {
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await saveScreenshot(page, 'admin-keys-created');
 
-    const me = await apiClient(server, key).get('/me');
+    const me = await apiClient(ui.server, key).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['crm:read', 'devis:read']);
 
@@ -178,19 +135,19 @@ describe('the admin console on a fresh install', () => {
     // Cancel first: nothing happens.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect((await apiClient(server, key).get('/me')).status).toBe(200);
+    expect((await apiClient(ui.server, key).get('/me')).status).toBe(200);
     await page.getByRole('button', { name: 'Revoke Website forms' }).click();
     await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'The key “Website forms” was revoked.' }).waitFor();
     await row.getByText(/^Revoked/).waitFor();
-    const after = await apiClient(server, key).get('/me');
+    const after = await apiClient(ui.server, key).get('/me');
     expect(after.status).toBe(401);
     expect(after.body.error).toBe('api_key_revoked');
   });
 
   it('Users: the admin creates a broker account', async () => {
     const page = adminPage;
-    await page.goto(`${server.url}/console/users`);
+    await page.goto(`${ui.server.url}/console/users`);
     await page.getByRole('row', { name: new RegExp(ADMIN.email) }).waitFor();
     await page.getByLabel('Email', { exact: true }).fill(BROKER.email);
     await page.getByLabel('Password', { exact: true }).fill(BROKER.password);
@@ -212,7 +169,7 @@ describe('the admin console on a fresh install', () => {
   });
 
   it('a broker: admin pages are not in the navigation, and forced they answer 403', async () => {
-    const page = await signedIn(browser, server, tabs, BROKER, '/console/');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, BROKER, '/console/');
     const nav = page.getByRole('navigation', { name: 'Console sections' });
     await nav.getByRole('link', { name: 'Connected apps' }).waitFor();
     await nav.getByRole('link', { name: 'Wallet & status' }).waitFor();
@@ -222,15 +179,15 @@ describe('the admin console on a fresh install', () => {
       ['/console/keys', '/api/v1/console/keys'],
       ['/console/users', '/api/v1/console/users'],
     ] as const) {
-      const answer = page.waitForResponse((r) => r.url() === `${server.url}${api}`);
-      await page.goto(`${server.url}${path}`);
+      const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}${api}`);
+      await page.goto(`${ui.server.url}${path}`);
       expect((await answer).status()).toBe(403);
       await page.getByRole('alert').filter({ hasText: 'Only an administrator of the cabinet can open this page.' }).first().waitFor();
     }
     await saveScreenshot(page, 'admin-broker-forbidden');
 
     // The wallet page reads fine, without the robots' pause.
-    await page.goto(`${server.url}/console/wallet`);
+    await page.goto(`${ui.server.url}/console/wallet`);
     await page.getByRole('heading', { name: 'Robot credits' }).waitFor();
     await page.getByTestId('robots-state').waitFor();
     expect(await page.getByRole('button', { name: /our robots/ }).count()).toBe(0);
@@ -238,28 +195,28 @@ describe('the admin console on a fresh install', () => {
 
   it('Settings: the admin turns LLM data sharing on; the base URL and data dir are read-only', async () => {
     const page = adminPage;
-    await page.goto(`${server.url}/console/settings`);
+    await page.goto(`${ui.server.url}/console/settings`);
     const toggle = page.getByRole('checkbox', { name: 'Share personal data with AI assistants and webhooks' });
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(false);
     await page.getByText('Dupont becomes D***').waitFor();
-    await expect(page.getByLabel('Public base URL').inputValue()).resolves.toBe(server.url);
-    await expect(page.getByLabel('Data directory').inputValue()).resolves.toBe(server.dataDir);
+    await expect(page.getByLabel('Public base URL').inputValue()).resolves.toBe(ui.server.url);
+    await expect(page.getByLabel('Data directory').inputValue()).resolves.toBe(ui.server.dataDir);
     expect(await page.getByLabel('Data directory').getAttribute('readonly')).not.toBeNull();
 
     await toggle.check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    expect(getCabinetSettings(server.deps, admin.cabinetId).llm_data_sharing).toBe(true);
+    expect(getCabinetSettings(ui.server.deps, admin.cabinetId).llm_data_sharing).toBe(true);
     await page.reload();
     await page.getByRole('checkbox', { name: 'Share personal data with AI assistants and webhooks', checked: true }).waitFor();
     await saveScreenshot(page, 'admin-settings');
   });
 
   it('Wallet & status: the balance after a top-up; the admin pauses the cabinet’s robots and resumes them', async () => {
-    grantCredits(server.deps, admin.cabinetId, 120, 'Welcome credits');
+    grantCredits(ui.server.deps, admin.cabinetId, 120, 'Welcome credits');
     const page = adminPage;
-    await page.goto(`${server.url}/console/wallet`);
+    await page.goto(`${ui.server.url}/console/wallet`);
     await page.getByTestId('wallet-balance').filter({ hasText: '120 credits' }).waitFor();
     await page
       .getByRole('row', { name: /Welcome credits/ })
@@ -268,7 +225,7 @@ describe('the admin console on a fresh install', () => {
     await page.getByText('60 of 60 tarifications left this hour').waitFor();
     await page.getByText('Robots are on.').first().waitFor();
 
-    const client = await consoleClient(server, ADMIN);
+    const client = await consoleClient(ui.server, ADMIN);
     await page.getByLabel('Reason (optional)').fill('Insurer portal maintenance');
     await page.getByText('Pausing affects your cabinet only').waitFor();
     await page.getByRole('button', { name: 'Pause our robots' }).click();
@@ -285,11 +242,11 @@ describe('the admin console on a fresh install', () => {
   });
 
   it('Connected apps: a real grant is listed with its scopes, and revoking it kills its token on /mcp', async () => {
-    const { tokens } = await authorizeOverHttp(server, admin, 'crm:read devis:read');
-    expect((await postMcp(server, tokens.access_token)).status).toBe(200);
+    const { tokens } = await authorizeOverHttp(ui.server, admin, 'crm:read devis:read');
+    expect((await postMcp(ui.server, tokens.access_token)).status).toBe(200);
 
     const page = adminPage;
-    await page.goto(`${server.url}/console/apps`);
+    await page.goto(`${ui.server.url}/console/apps`);
     const card = page.getByRole('article', { name: 'Test assistant' });
     await card.waitFor();
     await card.getByText(MCP_SCOPE_WORDING['crm:read'].en).waitFor();
@@ -302,11 +259,11 @@ describe('the admin console on a fresh install', () => {
     await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Access for “Test assistant” was revoked.' }).waitFor();
     await page.getByText('No application is connected to your account.').waitFor();
-    expect((await postMcp(server, tokens.access_token)).status).toBe(401);
+    expect((await postMcp(ui.server, tokens.access_token)).status).toBe(401);
   });
 
   it('in French: the browser’s language chooses, with French scope descriptions, and the switch goes to English', async () => {
-    const page = await signedIn(browser, server, tabs, ADMIN, '/console/keys', { locale: 'fr-FR' });
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/keys', { locale: 'fr-FR' });
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
     await page.getByRole('heading', { name: 'Clés d’API', level: 1 }).waitFor();
     await expect.poll(() => page.title()).toBe('Clés d’API · Courtier');
@@ -327,7 +284,7 @@ describe('the admin console on a fresh install', () => {
       await nav.getByRole('link', { name }).waitFor();
     await saveScreenshot(page, 'admin-keys-fr');
 
-    await page.goto(`${server.url}/console/wallet`);
+    await page.goto(`${ui.server.url}/console/wallet`);
     await page.getByRole('heading', { name: 'Crédits Robot' }).waitFor();
     await page.getByTestId('wallet-balance').filter({ hasText: '120 crédits' }).waitFor();
     await page.getByRole('button', { name: 'Mettre nos robots en pause' }).waitFor();

@@ -1,25 +1,14 @@
 // @module-tag browser
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import {
-  consoleClient,
-  progressSeen,
-  recordProgress,
-  sandboxPhoneCodes,
-  saveScreenshot,
-  signedIn,
-  type ConsoleTabs,
-} from '../helpers/console.js';
-import { createUser, launchChromium } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot, signedIn } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { createUser } from '../helpers/oauth.js';
 
 /**
  * The automation pages of the built console in real Chromium, against the real app and the
@@ -28,42 +17,19 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * consoles of the cabinet at once.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
-let browser: Browser;
-let server: TestServer;
-let portal = '';
 let mode: SandboxMode = 'normal';
 /** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
-const tabs: ConsoleTabs = { contexts: [], problems: [] };
-const problems = tabs.problems;
-
-beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     sandboxMode: () => mode,
     // In slow mode each portal page waits this long: enough to see the progress bar move.
     config: { sandboxLatencyMs: 120, tarificationQuotaPerHour: 1000 },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 beforeEach(() => {
-  problems.length = 0;
   mode = 'normal';
-});
-
-afterEach(async () => {
-  await Promise.all(tabs.contexts.splice(0).map((c) => c.close()));
-  // No script error, no console error, no CSP violation on any page of the test.
-  expect(problems).toEqual([]);
 });
 
 const AUTO = {
@@ -80,11 +46,11 @@ const AUTO = {
 describe('the automation pages in real Chromium', () => {
   it('sandbox credentials → test login → a quote priced from the generated form → live progress → the PDF', async () => {
     const started = Date.now();
-    const user = await createUser(server, 'Cabinet Tarif & Associés');
-    grantCredits(server.deps, user.cabinetId, 100);
+    const user = await createUser(ui.server, 'Cabinet Tarif & Associés');
+    grantCredits(ui.server.deps, user.cabinetId, 100);
 
     // Insurers: set the sandbox's demo account, then test the login.
-    const page = await signedIn(browser, server, tabs, user, '/console/insurers');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/insurers');
     await page.getByRole('heading', { level: 1, name: 'Insurers' }).waitFor();
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByText('Not configured').waitFor();
@@ -177,14 +143,14 @@ describe('the automation pages in real Chromium', () => {
 
   it('an MFA job: the prompt shows in two consoles of the cabinet, is answered in one, goes in both; the job completes', async () => {
     const started = Date.now();
-    const user = await createUser(server, 'Cabinet MFA');
-    grantCredits(server.deps, user.cabinetId, 100);
-    setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo-mfa', password: 'demo' });
-    const jobs = await signedIn(browser, server, tabs, user, '/console/jobs');
-    const other = await signedIn(browser, server, tabs, user, '/console/insurers');
+    const user = await createUser(ui.server, 'Cabinet MFA');
+    grantCredits(ui.server.deps, user.cabinetId, 100);
+    setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo-mfa', password: 'demo' });
+    const jobs = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/jobs');
+    const other = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/insurers');
     await jobs.getByRole('status').getByText('Live updates on').waitFor();
 
-    const api = await consoleClient(server, user);
+    const api = await consoleClient(ui.server, user);
     const res = await api.request('/api/v1/console/tarifications', {
       method: 'POST',
       json: {
@@ -217,7 +183,7 @@ describe('the automation pages in real Chromium', () => {
       .waitFor();
     await saveScreenshot(other, 'automation-mfa-prompt');
 
-    const code = (await sandboxPhoneCodes(server))[0] ?? '';
+    const code = (await sandboxPhoneCodes(ui.server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
     await promptA.getByLabel('Code', { exact: true }).fill(code);
     await promptA.getByRole('button', { name: 'Send the code' }).click();
@@ -232,8 +198,8 @@ describe('the automation pages in real Chromium', () => {
   });
 
   it('speaks French: the three pages, labels included', async () => {
-    const user = await createUser(server, 'Cabinet Français');
-    const page = await signedIn(browser, server, tabs, user, '/console/pricing', { locale: 'fr-FR' });
+    const user = await createUser(ui.server, 'Cabinet Français');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/pricing', { locale: 'fr-FR' });
     await page.getByRole('heading', { level: 1, name: 'Tarification' }).waitFor();
     await page.getByLabel('Assureur', { exact: true }).selectOption('sandbox');
     await page.getByLabel('Produit', { exact: true }).selectOption('mrh');

@@ -1,9 +1,7 @@
 // @module-tag browser
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../server/paths.js';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
@@ -13,10 +11,10 @@ import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
 import { apiClient } from '../helpers/api.js';
 import { postMcp } from '../helpers/mcp.js';
-import { collectProblems, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
-import { authorizeOverHttp, launchChromium, type TestUser } from '../helpers/oauth.js';
+import { progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { authorizeOverHttp, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * The console's story as a new user lives it, in one browser tab against one fresh install of the
@@ -27,55 +25,37 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * Each page visited is saved as test-artifacts/screenshots/journey-<nn>-<page>.png.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const ADMIN = { email: 'claire@cabinet-lefebvre.fr', password: 'correct horse battery' };
 /** Before the cabinet exists and before sign-in, the console's own probes answer 401: expected, not a problem. */
 const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of 401/;
 
-let browser: Browser;
-let context: BrowserContext;
 /** The one tab the person keeps open through the whole story. */
 let page: Page;
-let server: TestServer;
 let receiver: Receiver;
 let admin: TestUser;
-let portal = '';
 let mode: SandboxMode = 'normal';
-const problems: string[] = [];
 let shot = 0;
 
+afterAll(() => receiver?.close());
+/** The tab, watched for script errors, CSP violations and unexpected console errors, kept open to the end. */
+const ui = useConsoleBrowser({
+  server: async () => {
+    receiver = await startReceiver();
+    return {
+      insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+      sandboxMode: () => mode,
+      // Small, but in slow mode enough for the progress bar to show steps between 0 and 100.
+      config: { sandboxLatencyMs: 60, tarificationQuotaPerHour: 1000, webhookAllowPrivateTargets: true },
+      webhooks: { extraCa: [receiver.ca] },
+    };
+  },
+  expected: (text) => EXPECTED_NETWORK_ERROR.test(text),
+  timeout: 10_000,
+  closeTabs: 'afterAll',
+});
+
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  receiver = await startReceiver();
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
-    sandboxMode: () => mode,
-    // Small, but in slow mode enough for the progress bar to show steps between 0 and 100.
-    config: { sandboxLatencyMs: 60, tarificationQuotaPerHour: 1000, webhookAllowPrivateTargets: true },
-    webhooks: { extraCa: [receiver.ca] },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-  browser = await launchChromium();
-  context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  collectProblems(page, problems, (text) => EXPECTED_NETWORK_ERROR.test(text));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await server?.close();
-  await receiver?.close();
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-afterEach(() => {
-  // No script error, no CSP violation, no unexpected console error on any page of the story.
-  expect(problems).toEqual([]);
+  page = await ui.newPage();
 });
 
 /** journey-<nn>-<name>, numbered in the order the pages were seen. */
@@ -87,7 +67,7 @@ function screenshot(name: string): Promise<void> {
 /** Goes to a section from the navigation, as the person would. */
 async function navigate(name: string, path: string, heading = name): Promise<void> {
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
-  await page.waitForURL(`${server.url}${path}`);
+  await page.waitForURL(`${ui.server.url}${path}`);
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
@@ -96,8 +76,8 @@ const lap = (step: string) => console.info(`[journey] ${step} at ${Date.now() - 
 
 describe('a new user’s journey through the console, in one tab on a fresh install', () => {
   it('first run: /console/ opens the setup page, which creates the cabinet and signs the admin in', async () => {
-    await page.goto(`${server.url}/console/`);
-    await page.waitForURL(`${server.url}/console/setup`);
+    await page.goto(`${ui.server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/setup`);
     await page.getByRole('heading', { name: 'Set up Courtier' }).waitFor();
     await page.getByLabel('Cabinet name').fill('Cabinet Lefebvre');
     await page.getByLabel('Administrator email').fill(ADMIN.email);
@@ -105,15 +85,15 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByLabel('Confirm the password').fill(ADMIN.password);
     await screenshot('setup');
 
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/setup` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/setup` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Create the cabinet' }).click();
     expect((await answer).status()).toBe(201);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     await page.getByRole('heading', { name: 'Courtier console' }).waitFor();
     await page.getByText(ADMIN.email).first().waitFor();
     await screenshot('home');
 
-    const row = server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
+    const row = ui.server.deps.db.sqlite.prepare('SELECT id, cabinet_id FROM users WHERE email = ?').get(ADMIN.email) as {
       id: string;
       cabinet_id: string;
     };
@@ -129,7 +109,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByLabel('Environment').selectOption('prod');
     await page.getByRole('checkbox', { name: 'crm:read' }).check();
     await page.getByRole('checkbox', { name: 'devis:read' }).check();
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/keys` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/keys` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Create the key' }).click();
     expect((await answer).status()).toBe(201);
 
@@ -139,7 +119,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByText('This key will not be shown again').waitFor();
     await screenshot('keys');
 
-    const me = await apiClient(server, key).get('/me');
+    const me = await apiClient(ui.server, key).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.scopes).toEqual(['crm:read', 'devis:read']);
     await page.getByRole('button', { name: 'Done, I stored it' }).click();
@@ -175,7 +155,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       .filter({ hasText: /^0 credits$/ })
       .waitFor();
     expect(await page.getByTestId('wallet-balance').textContent(), 'a new cabinet’s balance').toBe('0 credits');
-    grantCredits(server.deps, admin.cabinetId, 100, 'Welcome credits');
+    grantCredits(ui.server.deps, admin.cabinetId, 100, 'Welcome credits');
     await page.reload();
     await page
       .getByTestId('wallet-balance')
@@ -237,7 +217,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     if (failure) {
       // Chromium reports any interrupted download as "canceled": say what the server answers for the same link.
       const href = (await link.getAttribute('href')) ?? '';
-      const again = await page.request.get(`${server.url}${href}`);
+      const again = await page.request.get(`${ui.server.url}${href}`);
       expect.fail(
         `the download failed (${failure}); GET ${href} answers ${again.status()}: ${(await again.body()).subarray(0, 200).toString()}`,
       );
@@ -287,7 +267,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
       .waitFor();
     await screenshot('jobs-mfa-prompt');
 
-    const code = (await sandboxPhoneCodes(server))[0] ?? '';
+    const code = (await sandboxPhoneCodes(ui.server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
     await prompt.getByLabel('Code', { exact: true }).fill(code);
     await prompt.getByRole('button', { name: 'Send the code' }).click();
@@ -341,8 +321,8 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
   });
 
   it('Connected apps: a real OAuth grant is listed, revoked from the page, and its token then gets 401 on /mcp', async () => {
-    const { tokens } = await authorizeOverHttp(server, admin, 'crm:read devis:read');
-    expect((await postMcp(server, tokens.access_token)).status).toBe(200);
+    const { tokens } = await authorizeOverHttp(ui.server, admin, 'crm:read devis:read');
+    expect((await postMcp(ui.server, tokens.access_token)).status).toBe(200);
 
     await navigate('Connected apps', '/console/apps');
     const card = page.getByRole('article', { name: 'Test assistant' });
@@ -356,7 +336,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByRole('status').filter({ hasText: 'Access for “Test assistant” was revoked.' }).waitFor();
     await page.getByText('No application is connected to your account.').waitFor();
     await screenshot('apps-revoked');
-    expect((await postMcp(server, tokens.access_token)).status).toBe(401);
+    expect((await postMcp(ui.server, tokens.access_token)).status).toBe(401);
     lap('connected app revoked');
   });
 });

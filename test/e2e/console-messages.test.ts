@@ -1,14 +1,11 @@
 // @module-tag browser
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../server/paths.js';
+import type { Locator, Page } from 'playwright-core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
-import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { createUser, type TestUser } from '../helpers/oauth.js';
 
 /**
  * Messages written for people, in real Chromium against the built console, in French and in
@@ -18,55 +15,35 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * Webhooks page opens its form on demand and fits a phone without sideways scrolling.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const HOOK = 'https://example.invalid/hook';
 
-let browser: Browser;
-let server: TestServer;
 let admin: TestUser;
-let problems: string[] = [];
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => `${server.url}/sandbox/insurer` })],
+/** The tabs of a test, closed after it: its script errors and console errors fail it. */
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     // DNS answers as the system's does for a name that does not exist, without asking the network.
     webhooks: {
       resolve: async (hostname) => {
         throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
       },
     },
-  });
-  admin = await createUser(server, 'Cabinet Martin & Fils');
-  grantCredits(server.deps, admin.cabinetId, 100);
-  browser = await launchChromium();
+  },
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+
+beforeAll(async () => {
+  admin = await createUser(ui.server, 'Cabinet Martin & Fils');
+  grantCredits(ui.server.deps, admin.cabinetId, 100);
 });
-beforeEach(() => {
-  problems = [];
-});
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
-  server.deps.db.sqlite.prepare('DELETE FROM webhook_subscriptions').run();
-  expect(problems).toEqual([]);
+afterEach(() => {
+  ui.server.deps.db.sqlite.prepare('DELETE FROM webhook_subscriptions').run();
 });
 
 /** Signed in on the page at the viewport, watched for script errors and console errors from its (re)load on. */
 async function open(path: string, locale: string, viewport: { width: number; height: number }, allowed: RegExp[] = []): Promise<Page> {
-  const page = await openConsole(browser, server, admin, path, locale);
-  pages.push(page);
+  const page = await openConsole(ui.browser, ui.server, admin, path, locale);
   await page.setViewportSize(viewport);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if ((msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) && !allowed.some((re) => re.test(msg.text()))) {
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-    }
-  });
+  ui.watch(page, (text) => allowed.some((re) => re.test(text)));
   await page.reload();
   return page;
 }
@@ -218,7 +195,7 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       expect(await description(bonus)).toBe(w.over);
       expect(await description(usage)).toBe(w.choice);
       expect(await page.locator('main').textContent()).not.toMatch(RAW);
-      expect(server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+      expect(ui.server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 0 });
       await saveScreenshot(page, `messages-pricing-refused-${lang}-${viewport.name}`);
 
       // Fixing a field clears its message; emptying a required one says it is required.

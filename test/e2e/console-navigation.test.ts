@@ -1,8 +1,6 @@
 // @module-tag browser
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { ADMIN_STRINGS } from '../../renderer/src/pages/admin/strings.js';
 import { AUTOMATION_STRINGS } from '../../renderer/src/pages/automation/strings.js';
@@ -10,15 +8,14 @@ import { JOB_STRINGS } from '../../renderer/src/pages/automation/jobStrings.js';
 import { WEBHOOK_STRINGS } from '../../renderer/src/pages/webhooks/strings.js';
 import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { createWebhook } from '../../server/webhooks/service.js';
-import { collectProblems, consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
-import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { createUser, type TestUser } from '../helpers/oauth.js';
 
 /**
  * The console as an app, in real Chromium, in French and English at 1280×800 and 390×844: menu
@@ -28,42 +25,35 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * a job asks first.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const DESK = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** While the service is cut off, Chromium logs each refused request: expected in that test only. */
 const REFUSED = /net::ERR_CONNECTION_REFUSED|Failed to load resource/;
 
-let browser: Browser;
-let server: TestServer;
 let user: TestUser;
-let portal = '';
 let mode: SandboxMode = 'normal';
-const problems: string[] = [];
 let allowRefused = false;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     sandboxMode: () => mode,
     config: { sandboxLatencyMs: 1000, tarificationQuotaPerHour: 1000 },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-  browser = await launchChromium();
-  user = await createUser(server, 'Cabinet Navigation');
-  grantCredits(server.deps, user.cabinetId, 100);
-  setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
-  server.createKey(user.cabinetId, { name: 'Formulaire du site — devis auto et habitation' });
-  createWebhook(server.deps, user.cabinetId, {
+  },
+  expected: (text) => allowRefused && REFUSED.test(text),
+});
+
+beforeAll(async () => {
+  user = await createUser(ui.server, 'Cabinet Navigation');
+  grantCredits(ui.server.deps, user.cabinetId, 100);
+  setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+  ui.server.createKey(user.cabinetId, { name: 'Formulaire du site — devis auto et habitation' });
+  createWebhook(ui.server.deps, user.cabinetId, {
     url: 'https://crm.cabinet-navigation.example/hooks/courtier/events',
     events: ['devis.signed', 'client.erased'],
     description: 'CRM du cabinet',
   });
   // A job priced by the robot, so that Jobs has a card.
-  const broker = await consoleClient(server, user);
+  const broker = await consoleClient(ui.server, user);
   const priced = await broker.request('/api/v1/console/tarifications', {
     method: 'POST',
     json: { compagnie: 'sandbox', produit: 'auto', dicData: SANDBOX_PRODUCTS[0].example },
@@ -71,26 +61,14 @@ beforeAll(async () => {
   expect(priced.status).toBe(202);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 beforeEach(() => {
-  problems.length = 0;
   allowRefused = false;
 });
 
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
-  expect(problems).toEqual([]);
-});
-
 async function consolePage(lang: Lang, viewport: { width: number; height: number }, path = '/console/'): Promise<Page> {
-  const page = await openConsole(browser, server, user, path, lang === 'fr' ? 'fr-FR' : 'en-GB');
-  pages.push(page);
+  const page = await openConsole(ui.browser, ui.server, user, path, lang === 'fr' ? 'fr-FR' : 'en-GB');
   await page.setViewportSize(viewport);
-  collectProblems(page, problems, (text) => allowRefused && REFUSED.test(text));
+  ui.watch(page);
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   return page;
 }
@@ -114,7 +92,7 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
   async function go(page: Page, label: string, path: string): Promise<void> {
     if (phone) await page.getByRole('button', { name: t.menu }).click();
     await page.getByRole('navigation', { name: t.navigation }).getByRole('link', { name: label, exact: true }).click();
-    await page.waitForURL(`${server.url}${path}`);
+    await page.waitForURL(`${ui.server.url}${path}`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
   }
 
@@ -146,11 +124,11 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
     );
     // Back goes back, still without a reload.
     await page.goBack();
-    await page.waitForURL(`${server.url}/console/keys`);
+    await page.waitForURL(`${ui.server.url}/console/keys`);
     expect(await page.evaluate('window.stayed === true')).toBe(true);
 
     // The first Tab reaches the skip link; Enter takes the focus to the page's content.
-    await page.goto(`${server.url}/console/jobs`);
+    await page.goto(`${ui.server.url}/console/jobs`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     await page.keyboard.press('Tab');
     const skip = page.getByRole('link', { name: t.skipToContent });
@@ -191,13 +169,13 @@ describe.each(COMBOS)('the console as an app, in $lang at $viewport.width px', (
   it('the service unreachable: said in place, then the page comes back by itself', async () => {
     const page = await consolePage(lang, viewport, '/console/wallet');
     allowRefused = true;
-    await page.context().route(`${server.url}/**`, (route) => route.abort('connectionrefused'));
+    await page.context().route(`${ui.server.url}/**`, (route) => route.abort('connectionrefused'));
     await go(page, s.jobsTitle, '/console/jobs');
     const banner = page.getByRole('alert').filter({ hasText: t.serviceUnreachable });
     await banner.waitFor();
     expect(await banner.count(), 'one banner says the service cannot be reached, in place of the page').toBe(1);
     await saveScreenshot(page, `navigation-unreachable-${tag}`);
-    await page.context().unroute(`${server.url}/**`);
+    await page.context().unroute(`${ui.server.url}/**`);
     // The health check is asked every few seconds: the banner goes and the jobs load.
     await banner.waitFor({ state: 'detached', timeout: 15_000 });
     await page
@@ -215,7 +193,7 @@ describe('Cancel', () => {
     const s = AUTOMATION_STRINGS.en;
     mode = 'slow';
     try {
-      const broker = await consoleClient(server, user);
+      const broker = await consoleClient(ui.server, user);
       const priced = await broker.request('/api/v1/console/tarifications', {
         method: 'POST',
         json: { compagnie: 'sandbox', produit: 'mrh', dicData: { ...SANDBOX_PRODUCTS[1].example, insured_name: 'Lucie Bernard' } },

@@ -1,18 +1,14 @@
 // @module-tag browser
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../server/console/service.js';
-import { packageRoot } from '../../server/paths.js';
 import { streamJobEvents } from '../../shared/console-automation.js';
 import { pathTo } from '../../shared/endpoint.js';
 import { MCP_SCOPE_WORDING, MCP_SCOPES, MCP_WRITE_SCOPES } from '../../shared/oauth.js';
 import {
   authorizePath,
   createUser,
-  launchChromium,
   openConsent,
   pkcePair,
   registerClient,
@@ -22,7 +18,7 @@ import {
   type CallbackServer,
   type TestUser,
 } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
 
 /**
  * The built console (dist/renderer) in real Chromium, served by the real app on a real port, with
@@ -30,61 +26,34 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * loopback "client" on another port, over http: what the CSP's form-action must allow.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const CABINET = 'Cabinet Dupont & Associés';
 const WRONG_PASSWORD = 'The email or the password is wrong.';
 
 const EN = { email: 'Email', password: 'Password', button: 'Sign in' };
 const FR = { email: 'Courriel', password: 'Mot de passe', button: 'Se connecter' };
 
-let browser: Browser;
-let server: TestServer;
 let callback: CallbackServer;
 let user: TestUser;
-const contexts: BrowserContext[] = [];
+/** The tabs of a test, closed after it; console errors are answers here (a refused sign-in), only CSP refusals are problems. */
+const ui = useConsoleBrowser({ expected: (text) => !/Content Security Policy|Refused to/i.test(text), timeout: 10_000 });
 
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  server = await startTestServer();
   callback = await startCallbackServer();
-  user = await createUser(server, CABINET);
-  browser = await launchChromium();
+  user = await createUser(ui.server, CABINET);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await callback?.close();
-  await server?.close();
-});
-
-let problems: string[] = [];
-beforeEach(() => {
-  problems = [];
-});
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  // No script error and no CSP violation on any page of the test.
-  expect(problems).toEqual([]);
-});
+afterAll(() => callback?.close());
 
 /** A fresh browser (no cookies) in a locale, on a path of the server. en-US is Chromium's default. */
 async function open(path: string, locale = 'en-US'): Promise<Page> {
   const page = await blankPage(locale);
-  await page.goto(server.url + path);
+  await page.goto(ui.server.url + path);
   return page;
 }
 
 /** A fresh browser's page before it loads anything, to watch its requests from the first. */
-async function blankPage(locale = 'en-US'): Promise<Page> {
-  const context = await browser.newContext({ locale });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return page;
+function blankPage(locale = 'en-US'): Promise<Page> {
+  // Chromium's own window size.
+  return ui.newPage({ locale, viewport: { width: 1280, height: 720 } });
 }
 
 async function fillSignIn(page: Page, who: Pick<TestUser, 'email' | 'password'>, labels = EN) {
@@ -95,7 +64,7 @@ async function fillSignIn(page: Page, who: Pick<TestUser, 'email' | 'password'>,
 
 /** The answer to the page's sign-in POST, to check its status. */
 function signInAnswer(page: Page) {
-  return page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/session` && r.request().method() === 'POST');
+  return page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/session` && r.request().method() === 'POST');
 }
 
 describe('the login page', () => {
@@ -129,7 +98,7 @@ describe('the login page', () => {
     await page.getByRole('alert').filter({ hasText: 'L’e-mail ou le mot de passe est incorrect.' }).waitFor();
 
     await fillSignIn(page, user, FR);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     await page.getByText(`Connecté en tant que ${user.email} — ${CABINET}`).waitFor();
     await page.getByRole('button', { name: 'Se déconnecter' }).waitFor();
   });
@@ -143,9 +112,9 @@ describe('the login page', () => {
   });
 
   it('after 5 failed sign-ins for an account, the 429 message is shown in the alert', async () => {
-    const throttled = await createUser(server, 'Cabinet Bloqué');
+    const throttled = await createUser(ui.server, 'Cabinet Bloqué');
     for (let i = 0; i < 5; i++) {
-      const response = await server.request('/api/v1/console/session', {
+      const response = await ui.server.request('/api/v1/console/session', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ email: throttled.email, password: `wrong ${i}` }),
@@ -175,27 +144,29 @@ describe('the home page', () => {
     page.on('request', (r) => {
       if (new URL(r.url()).pathname === pathTo(streamJobEvents)) feeds.push(page.url());
     });
-    await page.goto(`${server.url}/console/`);
-    await page.waitForURL(`${server.url}/console/login`);
+    await page.goto(`${ui.server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/login`);
     await page.getByLabel('Email').waitFor();
     // Signed out, the console opens no live feed: it would be refused, and the browser would log the 401.
     expect(feeds, 'no live feed opened before signing in').toEqual([]);
     await fillSignIn(page, user);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     await expect.poll(() => page.title()).toBe('Courtier console');
     await expect.poll(() => feeds.length, { message: 'the live feed opens once signed in' }).toBeGreaterThan(0);
     expect(refused, 'no request refused on the way in').toEqual([]);
     await page.getByText(`Signed in as ${user.email} — ${CABINET}`).waitFor();
-    const session = (await page.context().cookies(server.url)).find((c) => c.name === SESSION_COOKIE);
+    const session = (await page.context().cookies(ui.server.url)).find((c) => c.name === SESSION_COOKIE);
     expect(session?.httpOnly).toBe(true);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${server.url}/console/login`);
+    await page.waitForURL(`${ui.server.url}/console/login`);
     await page.getByLabel('Email').waitFor();
     // The session probe answers 200 either way (a 401 would be logged by the browser as an error).
-    expect(await (await page.request.get(`${server.url}/api/v1/console/session`)).json()).toEqual({ signed_in: false });
+    expect(await (await page.request.get(`${ui.server.url}/api/v1/console/session`)).json()).toEqual({ signed_in: false });
     // Revoked on the server, not only forgotten by the browser.
-    const replayed = await server.request('/api/v1/console/session', { headers: { cookie: `${SESSION_COOKIE}=${session?.value ?? ''}` } });
+    const replayed = await ui.server.request('/api/v1/console/session', {
+      headers: { cookie: `${SESSION_COOKIE}=${session?.value ?? ''}` },
+    });
     expect(replayed.status).toBe(200);
     expect(await replayed.json()).toEqual({ signed_in: false });
   });
@@ -204,8 +175,8 @@ describe('the home page', () => {
 describe('inside the desktop app', () => {
   it('shows the shell’s warnings (keychain fallback) in a banner; nothing in a plain browser', async () => {
     const warning = 'No OS keychain answered: insurer passwords are kept in the encrypted file store of the data folder.';
-    const context = await browser.newContext({ locale: 'en-US' });
-    contexts.push(context);
+    const context = await ui.browser.newContext({ locale: 'en-US' });
+    ui.tabs.contexts.push(context);
     // What electron/preload.cts exposes, stood in for: the Electron binary cannot run here.
     await context.addInitScript((text) => {
       Object.defineProperty(globalThis, 'courtierDesktop', {
@@ -222,15 +193,15 @@ describe('inside the desktop app', () => {
       });
     }, warning);
     const page = await context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    await page.goto(`${server.url}/console/login`);
+    page.on('pageerror', (err) => ui.problems.push(`pageerror: ${err.message}`));
+    await page.goto(`${ui.server.url}/console/login`);
     await fillSignIn(page, user);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
     await page.getByRole('status').filter({ hasText: warning }).waitFor();
 
     const plain = await open('/console/login');
     await fillSignIn(plain, user);
-    await plain.waitForURL(`${server.url}/console/`);
+    await plain.waitForURL(`${ui.server.url}/console/`);
     await plain.getByText(`Signed in as ${user.email}`).waitFor();
     expect(await plain.getByText(warning).count()).toBe(0);
   });
@@ -238,9 +209,9 @@ describe('inside the desktop app', () => {
 
 describe('the consent page', () => {
   it('a signed-out link goes through login and back; Allow reaches the client with a code, without a Referer', async () => {
-    const client = await registerClient(server, { client_name: 'Claude', redirect_uris: [callback.url] });
+    const client = await registerClient(ui.server, { client_name: 'Claude', redirect_uris: [callback.url] });
     const { verifier, challenge } = pkcePair();
-    const requestId = await openConsent(server, await signIn(server, user), {
+    const requestId = await openConsent(ui.server, await signIn(ui.server, user), {
       clientId: client.client_id,
       redirectUri: callback.url,
       challenge,
@@ -250,9 +221,9 @@ describe('the consent page', () => {
     const consentPath = `/console/consent?request_id=${requestId}`;
 
     const page = await open(consentPath);
-    await page.waitForURL(`${server.url}/console/login?return_to=${encodeURIComponent(consentPath)}`);
+    await page.waitForURL(`${ui.server.url}/console/login?return_to=${encodeURIComponent(consentPath)}`);
     await fillSignIn(page, user);
-    await page.waitForURL(server.url + consentPath);
+    await page.waitForURL(ui.server.url + consentPath);
 
     await page.getByRole('heading', { name: 'Claude wants to access your Courtier data' }).waitFor();
     await page.getByText(`It will return you to ${new URL(callback.url).host}`).waitFor();
@@ -275,7 +246,7 @@ describe('the consent page', () => {
     // The client learns nothing of the console's URLs.
     expect(callback.referers.slice(before)).toEqual([undefined]);
     // A real code: it buys tokens with the PKCE verifier.
-    const tokens = await tokenRequest(server, {
+    const tokens = await tokenRequest(ui.server, {
       grant_type: 'authorization_code',
       code: code ?? '',
       code_verifier: verifier,
@@ -286,14 +257,14 @@ describe('the consent page', () => {
   });
 
   it('in French: authorize in the browser, then Refuser reaches the client with access_denied', async () => {
-    const client = await registerClient(server, { client_name: 'Assistant', redirect_uris: [callback.url] });
+    const client = await registerClient(ui.server, { client_name: 'Assistant', redirect_uris: [callback.url] });
     const { challenge } = pkcePair();
     const page = await open('/console/login', 'fr-FR');
     await fillSignIn(page, user, FR);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
 
     await page.goto(
-      server.url +
+      ui.server.url +
         authorizePath({
           clientId: client.client_id,
           redirectUri: callback.url,
@@ -320,9 +291,9 @@ describe('the consent page', () => {
   });
 
   it("shows the server's errors in an alert: unknown request, another user's request, no request_id", async () => {
-    const other = await createUser(server, 'Cabinet Autre');
-    const client = await registerClient(server, { redirect_uris: [callback.url] });
-    const othersRequest = await openConsent(server, await signIn(server, other), {
+    const other = await createUser(ui.server, 'Cabinet Autre');
+    const client = await registerClient(ui.server, { redirect_uris: [callback.url] });
+    const othersRequest = await openConsent(ui.server, await signIn(ui.server, other), {
       clientId: client.client_id,
       redirectUri: callback.url,
       challenge: pkcePair().challenge,
@@ -330,19 +301,19 @@ describe('the consent page', () => {
 
     const page = await open('/console/login');
     await fillSignIn(page, user);
-    await page.waitForURL(`${server.url}/console/`);
+    await page.waitForURL(`${ui.server.url}/console/`);
 
     const unknown = page.waitForResponse((r) => r.url().includes('/api/v1/mcp/oauth/consent/'));
-    await page.goto(`${server.url}/console/consent?request_id=${randomUUID()}`);
+    await page.goto(`${ui.server.url}/console/consent?request_id=${randomUUID()}`);
     expect((await unknown).status()).toBe(404);
     await page.getByRole('alert').filter({ hasText: 'This authorization request is unknown, already answered or expired.' }).waitFor();
 
     const forbidden = page.waitForResponse((r) => r.url().includes('/api/v1/mcp/oauth/consent/'));
-    await page.goto(`${server.url}/console/consent?request_id=${othersRequest}`);
+    await page.goto(`${ui.server.url}/console/consent?request_id=${othersRequest}`);
     expect((await forbidden).status()).toBe(403);
     await page.getByRole('alert').filter({ hasText: 'This authorization request was opened by another user.' }).waitFor();
 
-    await page.goto(`${server.url}/console/consent`);
+    await page.goto(`${ui.server.url}/console/consent`);
     await page.getByRole('alert').filter({ hasText: 'it has no request_id' }).waitFor();
     expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0);
   });

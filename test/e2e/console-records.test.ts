@@ -1,18 +1,15 @@
 // @module-tag browser
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { packageRoot } from '../../server/paths.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { consoleClient, expectNoSidewaysScroll, saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
-import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { consoleClient, expectNoSidewaysScroll, saveScreenshot, signedIn } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { createUser, type TestUser } from '../helpers/oauth.js';
 
 /**
  * The records pages of the built console in real Chromium, English and French, 1280×800 and
@@ -21,14 +18,15 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * erase a client; move an opportunity between stages (reopening asks first); no sideways scroll.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PHONE = { width: 390, height: 844 };
-let browser: Browser;
-let server: TestServer;
-let portal = '';
 /** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
-const tabs: ConsoleTabs = { contexts: [], problems: [] };
-const problems = tabs.problems;
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    config: { tarificationQuotaPerHour: 1000 },
+  },
+});
+const problems = ui.problems;
 
 /** One cabinet with records from the API and a quote priced by the sandbox robot, shared by the tests. */
 let user: TestUser;
@@ -37,19 +35,10 @@ let devisId = '';
 let jobId = '';
 
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  mkdirSync('test-artifacts/screenshots', { recursive: true });
-  server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
-    config: { tarificationQuotaPerHour: 1000 },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-  browser = await launchChromium();
-
-  user = await createUser(server, 'Cabinet Registres');
-  grantCredits(server.deps, user.cabinetId, 100);
-  setInsurerCredentials(server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
-  const api = apiClient(server, server.createKey(user.cabinetId).key);
+  user = await createUser(ui.server, 'Cabinet Registres');
+  grantCredits(ui.server.deps, user.cabinetId, 100);
+  setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+  const api = apiClient(ui.server, ui.server.createKey(user.cabinetId).key);
   const dupont = await api.post('/clients', {
     last_name: 'Dupont',
     first_name: 'Jean',
@@ -89,7 +78,7 @@ beforeAll(async () => {
   }
 
   // A quote priced by the sandbox insurer's robot, for Dupont.
-  const broker = await consoleClient(server, user);
+  const broker = await consoleClient(ui.server, user);
   const priced = await broker.request('/api/v1/console/tarifications', {
     method: 'POST',
     json: { compagnie: 'sandbox', produit: 'auto', client_id: dupontId, dicData: SANDBOX_PRODUCTS[0].example },
@@ -107,21 +96,6 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-
-afterEach(async () => {
-  await Promise.all(tabs.contexts.splice(0).map((c) => c.close()));
-  // No script error, no console error, no CSP violation on any page of the test.
-  expect(problems).toEqual([]);
-});
-
 function localDate(iso: number): string {
   const d = new Date(iso);
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -129,7 +103,7 @@ function localDate(iso: number): string {
 
 describe('the records pages in real Chromium', () => {
   it('English, wide: the API’s and the robot’s records show; search finds Dupont; the client’s page has its quote, PDF and job; the quotes page names client and product', async () => {
-    const page = await signedIn(browser, server, tabs, user, '/console/clients');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/clients');
     await page.getByRole('heading', { level: 1, name: 'Clients' }).waitFor();
     const list = page.getByRole('list', { name: 'Clients' });
     await list.getByRole('link', { name: 'Jean Dupont' }).waitFor();
@@ -146,7 +120,7 @@ describe('the records pages in real Chromium', () => {
     await saveScreenshot(page, 'records-clients-en');
 
     await list.getByRole('link', { name: 'Jean Dupont' }).click();
-    await page.waitForURL(`${server.url}/console/clients/${dupontId}`);
+    await page.waitForURL(`${ui.server.url}/console/clients/${dupontId}`);
     await page.getByRole('heading', { level: 1, name: 'Jean Dupont' }).waitFor();
     await page.getByText('jean.dupont@example.fr').waitFor();
     await page.getByText('12 rue de la République, 69002 Lyon, FR').waitFor();
@@ -182,7 +156,7 @@ describe('the records pages in real Chromium', () => {
   });
 
   it('French, phone: create a client, edit it, erase it (the dialog says what stays); no sideways scroll', async () => {
-    const page = await signedIn(browser, server, tabs, user, '/console/clients', { locale: 'fr-FR' });
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/clients', { locale: 'fr-FR' });
     await page.setViewportSize(PHONE);
     await page.getByRole('heading', { level: 1, name: 'Clients' }).waitFor();
     await expectNoSidewaysScroll(page);
@@ -223,13 +197,13 @@ describe('the records pages in real Chromium', () => {
     await expectNoSidewaysScroll(page);
     await saveScreenshot(page, 'records-erase-fr-phone');
     await dialog.getByRole('button', { name: 'Effacer définitivement' }).click();
-    await page.waitForURL(`${server.url}/console/clients`);
+    await page.waitForURL(`${ui.server.url}/console/clients`);
     await page.getByRole('link', { name: 'Jean Dupont' }).waitFor();
     expect(await page.getByText('Chloé Lefèvre').count()).toBe(0);
   });
 
   it('English wide and French phone: move an opportunity between stages; a won one is reopened only after confirming', async () => {
-    const page = await signedIn(browser, server, tabs, user, '/console/opportunities');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/opportunities');
     await page.getByRole('heading', { level: 1, name: 'Opportunities' }).waitFor();
     const column = (stage: string) => page.getByRole('region', { name: new RegExp(`^${stage} \\(`) });
     await column('New').getByRole('listitem', { name: 'Auto Jean Dupont' }).waitFor();
@@ -252,7 +226,7 @@ describe('the records pages in real Chromium', () => {
     await column('Won').getByRole('listitem', { name: 'Habitation Durand' }).waitFor();
     expect(await page.getByLabel('Stage of Habitation Durand').inputValue()).toBe('won');
 
-    const french = await signedIn(browser, server, tabs, user, '/console/opportunities', { locale: 'fr-FR' });
+    const french = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/opportunities', { locale: 'fr-FR' });
     await french.setViewportSize(PHONE);
     await french.getByRole('heading', { level: 1, name: 'Opportunités' }).waitFor();
     await expectNoSidewaysScroll(french);
@@ -271,10 +245,10 @@ describe('the records pages in real Chromium', () => {
 
   it('every records page fits 390 px in both languages, and the wide pages in French', async () => {
     for (const locale of ['en-GB', 'fr-FR']) {
-      const page = await signedIn(browser, server, tabs, user, '/console/clients', { locale });
+      const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/clients', { locale });
       for (const path of ['/console/clients', `/console/clients/${dupontId}`, '/console/opportunities', '/console/quotes']) {
         await page.setViewportSize({ width: 1280, height: 800 });
-        await page.goto(`${server.url}${path}`);
+        await page.goto(`${ui.server.url}${path}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page
           .getByText(/Dupont/)

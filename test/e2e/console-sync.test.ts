@@ -1,19 +1,15 @@
 // @module-tag browser
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatHlc } from '../../shared/sync-protocol.js';
-import { packageRoot } from '../../server/paths.js';
 import { deviceSecretName } from '../../server/sync/service.js';
 import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
 import { insertConflict } from '../../server/sync/conflicts-store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { addCabinetUser } from '../../server/tenancy/users.js';
 import { audit } from '../helpers/axe.js';
-import { saveScreenshot, signedIn, type ConsoleTabs } from '../helpers/console.js';
-import { launchChromium } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { saveScreenshot, signedIn } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
 import { freePort } from '../helpers/free-port.js';
 
 /**
@@ -26,73 +22,51 @@ import { freePort } from '../helpers/free-port.js';
  * again through a real hub, in console-sync-hub.test.ts.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PASSWORD = 'correct horse battery';
 const ADMIN = { email: 'admin@cabinet-moreau.fr', password: PASSWORD };
 const BROKER = { email: 'broker@cabinet-moreau.fr', password: PASSWORD };
 /** The refusals the tests provoke (400 invalid_hub_url, 404 not_found, 502 hub_unreachable) are logged by the browser as failed loads. */
 const EXPECTED_NETWORK_ERROR = /Failed to load resource: the server responded with a status of (400|404|502)/;
 
-let browser: Browser;
-let server: TestServer;
 let cabinetId: string;
 /** A loopback port nothing listens on: a hub that does not answer. */
 let closedPort: number;
 /** The admin's tab, kept open from test to test as the person would. */
 let adminPage: Page;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
 /** The tabs the tests open, watched for script errors, unexpected console errors and CSP refusals. */
-const tabs: ConsoleTabs = { contexts, problems, expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000 };
+const ui = useConsoleBrowser({ expected: (text) => EXPECTED_NETWORK_ERROR.test(text), timeout: 10_000, closeTabs: 'afterAll' });
 
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  server = await startTestServer();
-  ({ cabinet_id: cabinetId } = await initCabinet(server.deps, { cabinet: 'Cabinet Moreau', ...ADMIN }));
-  await addCabinetUser(server.deps, cabinetId, { ...BROKER, role: 'broker' });
+  ({ cabinet_id: cabinetId } = await initCabinet(ui.server.deps, { cabinet: 'Cabinet Moreau', ...ADMIN }));
+  await addCabinetUser(ui.server.deps, cabinetId, { ...BROKER, role: 'broker' });
   closedPort = await freePort();
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(() => {
-  problems.length = 0;
-});
-afterEach(() => {
-  // No script error, no CSP violation, no unexpected console error on any page of the test.
-  expect(problems).toEqual([]);
 });
 
 function connectionRows(): number {
-  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_connections').get() as { n: number }).n;
+  return (ui.server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_connections').get() as { n: number }).n;
 }
 
 function outboxRows(): number {
-  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_outbox').get() as { n: number }).n;
+  return (ui.server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_outbox').get() as { n: number }).n;
 }
 
 /** Connects from the form and returns the API's answer. */
 async function connect(page: Page, hubUrl: string, code = 'K7QF-2M9X'): Promise<{ status: number; body: { error?: string } }> {
   await page.getByLabel('Hub URL').fill(hubUrl);
   await page.getByLabel('Pairing code').fill(code);
-  const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync/connect` && r.request().method() === 'POST');
+  const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/sync/connect` && r.request().method() === 'POST');
   await page.getByRole('button', { name: 'Connect' }).click();
   const response = await answer;
   return { status: response.status(), body: (await response.json()) as { error?: string } };
 }
 
 function conflictRows(): number {
-  return (server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_conflicts').get() as { n: number }).n;
+  return (ui.server.deps.db.sqlite.prepare('SELECT count(*) AS n FROM sync_conflicts').get() as { n: number }).n;
 }
 
 /** A change from another computer of the cabinet, set aside as the engine sets one aside. */
 function setAside(seq: number, recordId: string, setAsideAt: number): void {
-  insertConflict(server.deps.db.orm, {
+  insertConflict(ui.server.deps.db.orm, {
     cabinetId,
     seq,
     deviceId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
@@ -109,7 +83,7 @@ function setAside(seq: number, recordId: string, setAsideAt: number): void {
 }
 
 function setResyncing(resyncing: boolean): void {
-  server.deps.db.sqlite.prepare('UPDATE sync_connections SET resyncing = ? WHERE cabinet_id = ?').run(resyncing ? 1 : 0, cabinetId);
+  ui.server.deps.db.sqlite.prepare('UPDATE sync_connections SET resyncing = ? WHERE cabinet_id = ?').run(resyncing ? 1 : 0, cabinetId);
 }
 
 function timeOfDay(ms: number): string {
@@ -121,7 +95,7 @@ const offlineSince = Date.now() - 12 * 60_000;
 
 describe('the Sync page and the header’s sync status', () => {
   it('off: the page says what syncs and shows the connect form; Sync is in the navigation; the header shows nothing', async () => {
-    adminPage = await signedIn(browser, server, tabs, ADMIN, '/console/sync');
+    adminPage = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/sync');
     const page = adminPage;
     await page.getByRole('heading', { name: 'Sync', level: 1 }).waitFor();
     await expect.poll(() => page.title()).toBe('Sync · Courtier');
@@ -154,7 +128,7 @@ describe('the Sync page and the header’s sync status', () => {
     expect(await page.getByLabel('Hub URL').getAttribute('aria-describedby')).toContain((await alert.getAttribute('id')) ?? 'no id');
     expect(await page.getByLabel('Pairing code').getAttribute('aria-invalid')).toBeNull();
     expect(connectionRows()).toBe(0);
-    expect(server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
+    expect(ui.server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
     await saveScreenshot(page, 'sync-invalid-url');
   });
 
@@ -176,10 +150,10 @@ describe('the Sync page and the header’s sync status', () => {
 
   it('linked and offline: the page shows the state, the last problem, the changes waiting and the exchanges; the header says offline', async () => {
     const now = Date.now();
-    server.deps.secrets.set(deviceSecretName(cabinetId), '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.secret-of-the-device');
-    server.deps.db.sqlite
+    ui.server.deps.secrets.set(deviceSecretName(cabinetId), '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.secret-of-the-device');
+    ui.server.deps.db.sqlite
       .transaction(() => {
-        insertConnection(server.deps.db.orm, {
+        insertConnection(ui.server.deps.db.orm, {
           cabinetId,
           hubUrl: `http://127.0.0.1:${closedPort}`,
           deviceId: '4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
@@ -206,7 +180,7 @@ describe('the Sync page and the header’s sync status', () => {
           connectedAt: now - 3600_000,
         });
         for (const number of [1, 2]) {
-          appendOutbox(server.deps.db.orm, {
+          appendOutbox(ui.server.deps.db.orm, {
             cabinetId,
             number,
             kind: 'client',
@@ -240,16 +214,16 @@ describe('the Sync page and the header’s sync status', () => {
     const indicator = page.getByTestId('sync-indicator');
     await indicator.getByRole('link', { name: 'Offline — 2 changes waiting' }).waitFor();
     await saveScreenshot(page, 'sync-offline');
-    await page.goto(`${server.url}/console/wallet`);
+    await page.goto(`${ui.server.url}/console/wallet`);
     const link = page.getByTestId('sync-indicator').getByRole('link', { name: 'Offline — 2 changes waiting' });
     await link.waitFor();
     expect(await link.getAttribute('title')).toContain(`The hub has not answered since ${timeOfDay(offlineSince)}`);
     await link.click();
-    await page.waitForURL(`${server.url}/console/sync`);
+    await page.waitForURL(`${ui.server.url}/console/sync`);
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
 
     // A change captured meanwhile shows on the page's next refresh (every few seconds).
-    appendOutbox(server.deps.db.orm, {
+    appendOutbox(ui.server.deps.db.orm, {
       cabinetId,
       number: 3,
       kind: 'client',
@@ -260,11 +234,11 @@ describe('the Sync page and the header’s sync status', () => {
     });
     await page.getByTestId('sync-pending').filter({ hasText: '3 changes not yet on the hub' }).waitFor();
     // The engine keeps finding the hub offline and leaves the outage's start alone.
-    expect(findConnection(server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
+    expect(findConnection(ui.server.deps.db.orm, cabinetId)).toMatchObject({ state: 'offline', offlineSince });
   });
 
   it('in French: the page and the header', async () => {
-    const page = await signedIn(browser, server, tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
     await page.getByRole('heading', { name: 'Synchronisation', level: 1 }).waitFor();
     await page.getByTestId('sync-state').filter({ hasText: 'Hors ligne' }).waitFor();
     await page.getByTestId('sync-pending').filter({ hasText: '3 modifications pas encore sur le hub' }).waitFor();
@@ -287,7 +261,7 @@ describe('the Sync page and the header’s sync status', () => {
   });
 
   it('a broker: no Sync in the navigation and no controls, but the header says how the sync is doing', async () => {
-    const page = await signedIn(browser, server, tabs, BROKER, '/console/');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, BROKER, '/console/');
     const nav = page.getByRole('navigation', { name: 'Console sections' });
     await nav.getByRole('link', { name: 'Wallet & status' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Sync', exact: true }).count()).toBe(0);
@@ -297,7 +271,7 @@ describe('the Sync page and the header’s sync status', () => {
     await saveScreenshot(page, 'sync-broker-header');
 
     // Opened by its address, the page reads the status without the administrators' buttons.
-    await page.goto(`${server.url}/console/sync`);
+    await page.goto(`${ui.server.url}/console/sync`);
     await page.getByTestId('sync-state').filter({ hasText: 'Offline' }).waitFor();
     for (const name of ['Pause sync', 'Resume sync', 'Disconnect', 'Connect'])
       expect(await page.getByRole('button', { name }).count()).toBe(0);
@@ -316,7 +290,7 @@ describe('the Sync page and the header’s sync status', () => {
     }
     await saveScreenshot(page, 'sync-set-aside');
 
-    const broker = await signedIn(browser, server, tabs, BROKER, '/console/sync');
+    const broker = await signedIn(ui.browser, ui.server, ui.tabs, BROKER, '/console/sync');
     await broker.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers' }).waitFor();
     expect(await broker.getByTestId('sync-set-aside-list').count()).toBe(0);
     expect(await broker.getByRole('button', { name: /Try again|Discard/ }).count()).toBe(0);
@@ -326,7 +300,7 @@ describe('the Sync page and the header’s sync status', () => {
     const page = adminPage;
     const row = page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' });
     const answer = page.waitForResponse(
-      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41/retry` && r.request().method() === 'POST',
+      (r) => r.url() === `${ui.server.url}/api/v1/console/sync/conflicts/41/retry` && r.request().method() === 'POST',
     );
     await page.getByRole('button', { name: 'Try again: opportunity opp_a' }).click();
     const response = await answer;
@@ -368,7 +342,7 @@ describe('the Sync page and the header’s sync status', () => {
 
     await page.getByRole('button', { name: 'Discard: opportunity opp_a' }).click();
     const answer = page.waitForResponse(
-      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/41` && r.request().method() === 'DELETE',
+      (r) => r.url() === `${ui.server.url}/api/v1/console/sync/conflicts/41` && r.request().method() === 'DELETE',
     );
     await dialog.getByRole('button', { name: 'Discard' }).click();
     expect((await answer).status()).toBe(204);
@@ -379,15 +353,15 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByTestId('sync-set-aside').filter({ hasText: '1 change from other computers, refused by this one' }).waitFor();
     expect(await page.getByTestId('sync-set-aside-list').getByRole('row').filter({ hasText: 'opp_a' }).count()).toBe(0);
     expect(conflictRows()).toBe(1);
-    const recorded = server.deps.db.sqlite.prepare("SELECT actor_kind FROM audit_events WHERE action = 'sync.conflict_discarded'").all();
+    const recorded = ui.server.deps.db.sqlite.prepare("SELECT actor_kind FROM audit_events WHERE action = 'sync.conflict_discarded'").all();
     expect(recorded).toEqual([{ actor_kind: 'user' }]);
 
     // Discarded from elsewhere while the dialog is open: the console's words for not_found, and the list empties.
     await page.getByRole('button', { name: 'Discard: opportunity opp_b' }).click();
     await dialog.waitFor();
-    server.deps.db.sqlite.prepare('DELETE FROM sync_conflicts WHERE seq = 42').run();
+    ui.server.deps.db.sqlite.prepare('DELETE FROM sync_conflicts WHERE seq = 42').run();
     const gone = page.waitForResponse(
-      (r) => r.url() === `${server.url}/api/v1/console/sync/conflicts/42` && r.request().method() === 'DELETE',
+      (r) => r.url() === `${ui.server.url}/api/v1/console/sync/conflicts/42` && r.request().method() === 'DELETE',
     );
     await dialog.getByRole('button', { name: 'Discard' }).click();
     expect((await gone).status()).toBe(404);
@@ -414,7 +388,7 @@ describe('the Sync page and the header’s sync status', () => {
     const found = await audit(page, 'catching up');
     expect(found, found.join('\n')).toEqual([]);
 
-    const french = await signedIn(browser, server, tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
+    const french = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
     await french
       .getByTestId('sync-resyncing')
       .filter({ hasText: 'Remise à niveau avec le hub après la restauration d’une sauvegarde — rien n’est perdu entre-temps.' })
@@ -437,9 +411,9 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByText('Sync is paused: changes made here wait until you resume it').waitFor();
     // The header follows the page's answer at once, not at its own next poll.
     await page.getByTestId('sync-indicator').getByRole('link', { name: 'Sync paused — 3 changes waiting' }).waitFor();
-    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(true);
+    expect(findConnection(ui.server.deps.db.orm, cabinetId)?.paused).toBe(true);
     expect(
-      (server.deps.db.sqlite.prepare('SELECT paused FROM sync_connections WHERE cabinet_id = ?').get(cabinetId) as { paused: number })
+      (ui.server.deps.db.sqlite.prepare('SELECT paused FROM sync_connections WHERE cabinet_id = ?').get(cabinetId) as { paused: number })
         .paused,
     ).toBe(1);
     await saveScreenshot(page, 'sync-paused');
@@ -447,10 +421,10 @@ describe('the Sync page and the header’s sync status', () => {
     await page.getByRole('button', { name: 'Resume sync' }).click();
     await page.getByRole('status').filter({ hasText: 'Sync has resumed.' }).waitFor();
     await page.getByTestId('sync-paused').waitFor({ state: 'detached' });
-    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(false);
+    expect(findConnection(ui.server.deps.db.orm, cabinetId)?.paused).toBe(false);
     await page.getByRole('button', { name: 'Pause sync' }).click();
     await page.getByTestId('sync-paused').waitFor();
-    expect(findConnection(server.deps.db.orm, cabinetId)?.paused).toBe(true);
+    expect(findConnection(ui.server.deps.db.orm, cabinetId)?.paused).toBe(true);
   });
 
   it('Disconnect: asked first (records stay, the computer leaves the hub), then back to the form and the row gone; a hub out of reach is said', async () => {
@@ -467,7 +441,7 @@ describe('the Sync page and the header’s sync status', () => {
     expect(connectionRows()).toBe(1);
 
     await page.getByRole('button', { name: 'Disconnect' }).click();
-    const answer = page.waitForResponse((r) => r.url() === `${server.url}/api/v1/console/sync` && r.request().method() === 'DELETE');
+    const answer = page.waitForResponse((r) => r.url() === `${ui.server.url}/api/v1/console/sync` && r.request().method() === 'DELETE');
     await dialog.getByRole('button', { name: 'Disconnect' }).click();
     expect((await answer).status()).toBe(200);
     // The hub (a closed port here) could not be told: the notice says whom to ask, and about which device.
@@ -479,7 +453,7 @@ describe('the Sync page and the header’s sync status', () => {
     expect(await page.getByTestId('sync-indicator').innerText()).toBe('');
     expect(connectionRows()).toBe(0);
     expect(outboxRows()).toBe(0);
-    expect(server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
+    expect(ui.server.deps.secrets.get(deviceSecretName(cabinetId))).toBeUndefined();
     await saveScreenshot(page, 'sync-disconnected');
   });
 });

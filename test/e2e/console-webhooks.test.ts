@@ -1,73 +1,54 @@
 // @module-tag browser
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { eventEnvelopeSchema } from '../../shared/events.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
-import { packageRoot } from '../../server/paths.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
-import { createUser, launchChromium, type TestUser } from '../helpers/oauth.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { createUser, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * The webhooks page of the built console in real Chromium, against the real app delivering to a
  * real HTTPS receiver: create (secret once), test, history, replay, pause, rotate, edit, delete.
  */
 
-const BUILT = join(packageRoot(), 'dist', 'renderer');
 const PATH = '/console/webhooks';
 
-let browser: Browser;
-let server: TestServer;
 let receiver: Receiver;
 let admin: TestUser;
-let problems: string[] = [];
-const pages: Page[] = [];
+afterAll(() => receiver?.close());
+/** The tabs of a test, closed after it: its script errors, console errors and CSP violations fail it. */
+const ui = useConsoleBrowser({
+  server: async () => {
+    receiver = await startReceiver();
+    return { config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } };
+  },
+  timeout: 5_000,
+});
 
 beforeAll(async () => {
-  if (!existsSync(join(BUILT, 'index.html'))) throw new Error(`${BUILT}/index.html is missing: run npm run build first`);
-  receiver = await startReceiver();
-  server = await startTestServer({ config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
-  admin = await createUser(server, 'Cabinet Dupont & Associés');
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await receiver?.close();
+  admin = await createUser(ui.server, 'Cabinet Dupont & Associés');
 });
 beforeEach(() => {
-  problems = [];
   receiver.received.length = 0;
 });
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.context().close()));
-  server.deps.db.sqlite.prepare('DELETE FROM webhook_subscriptions').run();
-  expect(problems).toEqual([]);
+afterEach(() => {
+  ui.server.deps.db.sqlite.prepare('DELETE FROM webhook_subscriptions').run();
 });
 
 /** Signed in on the page, watched for script errors, console errors and CSP violations from its (re)load on. */
 async function open(user: { email: string; password: string }, locale = 'en-GB', allowed: RegExp[] = []): Promise<Page> {
-  const page = await openConsole(browser, server, user, PATH, locale);
-  pages.push(page);
-  page.setDefaultTimeout(5_000);
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if ((msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) && !allowed.some((re) => re.test(msg.text()))) {
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-    }
-  });
+  const page = ui.watch(await openConsole(ui.browser, ui.server, user, PATH, locale), (text) => allowed.some((re) => re.test(text)));
   await page.reload();
   return page;
 }
 
 function row(name: string): Record<string, unknown> | undefined {
-  return server.deps.db.sqlite.prepare('SELECT * FROM webhook_subscriptions WHERE url = ?').get(name) as
+  return ui.server.deps.db.sqlite.prepare('SELECT * FROM webhook_subscriptions WHERE url = ?').get(name) as
     Record<string, unknown> | undefined;
 }
 
@@ -98,7 +79,7 @@ it('creates a webhook to a real HTTPS receiver, tests it, replays the delivery, 
   expect(secret).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
   expect(await secretField.getAttribute('readonly')).not.toBeNull();
   await page.getByText('it will not be shown again').waitFor();
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.server.url });
   await page.getByRole('button', { name: 'Copy' }).click();
   await page.getByText('Copied to the clipboard.').waitFor();
   expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
@@ -218,7 +199,7 @@ it('speaks French: create, secret, test', async () => {
 it('is not offered to a broker, and refused if opened', async () => {
   const email = `broker-${randomUUID()}@example.fr`;
   const password = 'correct horse battery';
-  insertUser(server.deps.db.orm, {
+  insertUser(ui.server.deps.db.orm, {
     id: randomUUID(),
     cabinetId: admin.cabinetId,
     email,
