@@ -79,3 +79,8 @@ export async function createOpportunity(api: ApiClient, fields: Record<string, u
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return opportunitySchema.strict().parse(res.body);
 }
+
+/** A response's JSON body, to parse with its schema or compare. */
+export async function json(response: Response): Promise<unknown> {
+  return response.json() as Promise<unknown>;
+}

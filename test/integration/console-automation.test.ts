@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobSchema, type Job } from '../../shared/automation.js';
 import { consoleDryRunSchema, consoleJobPageSchema, readyEventSchema } from '../../shared/console-automation.js';
 import { consoleInsurerListSchema, testLoginResultSchema } from '../../shared/console-insurers.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
-import { grantCredits } from '../../server/wallet/service.js';
-import { expectErrorResponse } from '../helpers/api.js';
+import { expectErrorResponse, json } from '../helpers/api.js';
+import { useAutomationServer, type AutomationCabinet } from '../helpers/automation-server.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
-import { createUser, PASSWORD, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, gated, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
+import { PASSWORD } from '../helpers/oauth.js';
+import { gated, TEST_PDF, withMfa } from '../helpers/test-insurer.js';
 
 /**
  * The console's automation routes over real HTTP: session cookie + CSRF, admin-only credential
@@ -21,62 +19,22 @@ import { createTestInsurer, gated, TEST_PDF, withMfa, type TestInsurer } from '.
  * (Server-Sent Events) read with fetch and a stream reader.
  */
 
-let server: TestServer;
-let insurer: TestInsurer;
-let portal = '';
-
-beforeAll(async () => {
-  insurer = createTestInsurer();
-  server = await startTestServer({
-    insurers: [
-      insurer,
-      createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
-    ],
-    config: { tarificationQuotaPerHour: 1000 },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-});
-afterAll(() => server?.close());
-
-interface Cabinet {
-  admin: ConsoleClient;
-  user: TestUser;
-}
-
-async function cabinet(credits = 100, credentials = true): Promise<Cabinet> {
-  const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
-  if (credits > 0) grantCredits(server.deps, user.cabinetId, credits);
-  if (credentials) setInsurerCredentials(server.deps, user.cabinetId, 'testco', { login: 'broker-42', password: 's3cret!' });
-  return { admin: await consoleClient(server, user), user };
-}
+const app = useAutomationServer();
+const { insurer, cabinet, request } = app;
+type Cabinet = AutomationCabinet;
 
 /** A broker (not admin) of the same cabinet. */
 async function broker(cab: Cabinet): Promise<ConsoleClient> {
   const email = `broker-${randomUUID()}@example.fr`;
-  insertUser(server.deps.db.orm, {
+  insertUser(app.server.deps.db.orm, {
     id: randomUUID(),
     cabinetId: cab.user.cabinetId,
     email,
-    passwordHash: await hashPassword(PASSWORD, server.deps.randomBytes(16)),
+    passwordHash: await hashPassword(PASSWORD, app.server.deps.randomBytes(16)),
     role: 'broker',
     createdAt: Date.now(),
   });
-  return consoleClient(server, { email, password: PASSWORD });
-}
-
-let n = 0;
-function request(extra: Record<string, unknown> = {}) {
-  n += 1;
-  return {
-    compagnie: 'testco',
-    produit: 'auto',
-    dicData: { postcode: String(20000 + n), birth_date: '1984-03-09', formula: 'tiers' },
-    ...extra,
-  };
-}
-
-async function json(response: Response): Promise<unknown> {
-  return response.json() as Promise<unknown>;
+  return consoleClient(app.server, { email, password: PASSWORD });
 }
 
 async function enqueue(client: ConsoleClient, body = request()): Promise<string> {
@@ -208,7 +166,7 @@ describe('console automation routes: access rules', () => {
     expect(text).not.toContain('Tr3s-secret!');
     list = consoleInsurerListSchema.parse(JSON.parse(text));
     expect(list.data.find((i) => i.code === 'testco')?.credentials).toMatchObject({ configured: true, login: 'agence-7' });
-    expect(server.logs.join('')).not.toContain('Tr3s-secret!');
+    expect(app.server.logs.join('')).not.toContain('Tr3s-secret!');
 
     // Replace, then remove.
     res = await cab.admin.request('/api/v1/console/insurers/testco/credentials', {
@@ -255,18 +213,22 @@ describe('console automation routes: access rules', () => {
 
   it('needs the session cookie (an API key is not enough) and the CSRF header on writes', async () => {
     const cab = await cabinet();
-    const key = server.createKey(cab.user.cabinetId).key;
-    await expectErrorResponse(await server.request('/api/v1/console/insurers', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
-    await expectErrorResponse(await server.request('/api/v1/console/events', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
-    const forged = await server.request('/api/v1/console/insurers/testco/credentials', {
+    const key = app.server.createKey(cab.user.cabinetId).key;
+    await expectErrorResponse(
+      await app.server.request('/api/v1/console/insurers', { headers: { 'X-API-Key': key } }),
+      401,
+      'not_signed_in',
+    );
+    await expectErrorResponse(await app.server.request('/api/v1/console/events', { headers: { 'X-API-Key': key } }), 401, 'not_signed_in');
+    const forged = await app.server.request('/api/v1/console/insurers/testco/credentials', {
       method: 'PUT',
-      headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: server.url, 'X-CSRF-Token': 'forged' },
+      headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: app.server.url, 'X-CSRF-Token': 'forged' },
       body: JSON.stringify({ login: 'x', password: 'y' }),
     });
     await expectErrorResponse(forged, 403, 'invalid_csrf_token');
-    const noCsrf = await server.request('/api/v1/console/tarifications', {
+    const noCsrf = await app.server.request('/api/v1/console/tarifications', {
       method: 'POST',
-      headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: server.url },
+      headers: { cookie: cab.admin.cookie, 'Content-Type': 'application/json', Origin: app.server.url },
       body: JSON.stringify(request()),
     });
     await expectErrorResponse(noCsrf, 403, 'invalid_csrf_token');
@@ -417,13 +379,13 @@ describe('the live feed (Server-Sent Events)', () => {
     const percents = seen.map((j) => j.progress.percent);
     expect([...percents].sort((x, y) => x - y)).toEqual(percents);
 
-    const before = server.logs.length;
+    const before = app.server.logs.length;
     await feed.close();
     // The server noticed the disconnect: the request's log line is written, with its status.
     const deadline = Date.now() + 5_000;
     let line: { url?: string; status?: number } | undefined;
     while (!line && Date.now() < deadline) {
-      line = server.logs
+      line = app.server.logs
         .slice(before)
         .map((l) => JSON.parse(l) as { msg: string; url?: string; status?: number })
         .find((l) => l.msg === 'request' && l.url === '/api/v1/console/events');
@@ -506,7 +468,7 @@ describe('test login (the robot’s login step in a real browser)', () => {
       409,
       'insurer_credentials_missing',
     );
-    setInsurerCredentials(server.deps, cab.user.cabinetId, 'testco', { login: 'x', password: 'y' });
+    setInsurerCredentials(app.server.deps, cab.user.cabinetId, 'testco', { login: 'x', password: 'y' });
     const res = await cab.admin.request('/api/v1/console/insurers/testco/test-login', { method: 'POST' });
     expect(testLoginResultSchema.parse(await json(res))).toMatchObject({ ok: false, code: 'not_supported' });
   });

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueuedSchema, shortJobReference } from '../../shared/automation.js';
 import { consoleJobDetailSchema, consoleJobPageSchema, type ConsoleJobDetail } from '../../shared/console-automation.js';
 import { consoleInsurerListSchema } from '../../shared/console-insurers.js';
 import { jobRecords } from '../../server/automation/sync.js';
-import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createClient } from '../../server/crm/clients.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { creditBalance, grantCredits } from '../../server/wallet/service.js';
-import { expectErrorResponse } from '../helpers/api.js';
+import { creditBalance } from '../../server/wallet/service.js';
+import { expectErrorResponse, json } from '../helpers/api.js';
+import { useAutomationServer } from '../helpers/automation-server.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
-import { createUser, type TestUser } from '../helpers/oauth.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, failWith, succeed, type TestInsurer } from '../helpers/test-insurer.js';
+import { createUser } from '../helpers/oauth.js';
+import { failWith, succeed } from '../helpers/test-insurer.js';
 
 /**
  * The console's jobs as a broker needs them, over real HTTP: who each job is for (the linked client
@@ -21,60 +19,19 @@ import { createTestInsurer, failWith, succeed, type TestInsurer } from '../helpe
  * login test kept across reloads.
  */
 
-let server: TestServer;
-let insurer: TestInsurer;
-let portal = '';
+const app = useAutomationServer();
+const { insurer, cabinet, request } = app;
 
-beforeAll(async () => {
-  insurer = createTestInsurer();
-  server = await startTestServer({
-    insurers: [
-      insurer,
-      createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
-    ],
-    config: { tarificationQuotaPerHour: 1000 },
-  });
-  portal = `${server.url}/sandbox/insurer`;
-});
-afterAll(() => server?.close());
-
-interface Cabinet {
-  admin: ConsoleClient;
-  user: TestUser;
-}
-
-async function cabinet(credits = 100): Promise<Cabinet> {
-  const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
-  if (credits > 0) grantCredits(server.deps, user.cabinetId, credits);
-  setInsurerCredentials(server.deps, user.cabinetId, 'testco', { login: 'broker-42', password: 's3cret!' });
-  return { admin: await consoleClient(server, user), user };
-}
-
-let n = 0;
-function request(extra: Record<string, unknown> = {}, dicData: Record<string, unknown> = {}) {
-  n += 1;
-  return {
-    compagnie: 'testco',
-    produit: 'auto',
-    dicData: { postcode: String(30000 + n), birth_date: '1984-03-09', formula: 'tiers', ...dicData },
-    ...extra,
-  };
-}
-
-async function body(response: Response): Promise<unknown> {
-  return response.json() as Promise<unknown>;
-}
-
-async function enqueue(client: ConsoleClient, json = request()): Promise<string> {
-  const res = await client.request('/api/v1/console/tarifications', { method: 'POST', json });
+async function enqueue(client: ConsoleClient, body = request()): Promise<string> {
+  const res = await client.request('/api/v1/console/tarifications', { method: 'POST', json: body });
   expect(res.status).toBe(202);
-  return enqueuedSchema.parse(await body(res)).job_id;
+  return enqueuedSchema.parse(await json(res)).job_id;
 }
 
 async function detail(client: ConsoleClient, id: string): Promise<ConsoleJobDetail> {
   const res = await client.request(`/api/v1/console/jobs/${id}`);
   expect(res.status).toBe(200);
-  return consoleJobDetailSchema.parse(await body(res));
+  return consoleJobDetailSchema.parse(await json(res));
 }
 
 async function until(client: ConsoleClient, id: string, done: (job: ConsoleJobDetail) => boolean): Promise<ConsoleJobDetail> {
@@ -92,13 +49,13 @@ const finished = (job: ConsoleJobDetail) => ['completed', 'partial', 'failed', '
 async function search(client: ConsoleClient, q: string) {
   const res = await client.request(`/api/v1/console/jobs?q=${encodeURIComponent(q)}`);
   expect(res.status).toBe(200);
-  return consoleJobPageSchema.parse(await body(res)).data;
+  return consoleJobPageSchema.parse(await json(res)).data;
 }
 
 describe('jobs name who they are for', () => {
   it('the linked client’s name, else the insured of dicData; the product’s label and the insurer’s name', async () => {
     const cab = await cabinet();
-    const client = createClient(server.deps, cab.user.cabinetId, { type: 'person', first_name: 'Jeanne', last_name: 'Dupont' });
+    const client = createClient(app.server.deps, cab.user.cabinetId, { type: 'person', first_name: 'Jeanne', last_name: 'Dupont' });
     insurer.queue(succeed(512.3), succeed(320));
     const linked = await until(cab.admin, await enqueue(cab.admin, request({ client_id: client.client_id })), finished);
     const named = await until(cab.admin, await enqueue(cab.admin, request({}, { insured_name: 'Marc Lefèvre' })), finished);
@@ -109,7 +66,7 @@ describe('jobs name who they are for', () => {
       insurer_name: 'Test Assurances',
     });
     expect(named).toMatchObject({ insured: 'Marc Lefèvre', client_id: null });
-    const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
+    const list = consoleJobPageSchema.parse(await json(await cab.admin.request('/api/v1/console/jobs'))).data;
     expect(list.map((j) => j.insured)).toEqual(['Marc Lefèvre', 'Jeanne Dupont']);
     // The client's name finds the job whose data names nobody.
     expect((await search(cab.admin, 'jeanne')).map((j) => j.job_id)).toEqual([linked.job_id]);
@@ -178,7 +135,7 @@ describe('one job', () => {
     const jobId = randomUUID();
     const now = Date.now();
     jobRecords.write(
-      server.deps.db.orm,
+      app.server.deps.db.orm,
       cab.user.cabinetId,
       jobId,
       {
@@ -198,7 +155,7 @@ describe('one job', () => {
         created_at: now,
         updated_at: now,
       },
-      { blob: () => undefined, now, deps: server.deps },
+      { blob: () => undefined, now, deps: app.server.deps },
     );
     const elsewhere = await detail(cab.admin, jobId);
     expect(elsewhere).toMatchObject({
@@ -210,7 +167,7 @@ describe('one job', () => {
       credits: { cost: 10, debited: 10, refunded: 0 },
     });
     expect(own.elsewhere).toBe(false);
-    const listed = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs')));
+    const listed = consoleJobPageSchema.parse(await json(await cab.admin.request('/api/v1/console/jobs')));
     expect(listed.data.map((job) => [job.job_id, job.elsewhere])).toEqual([
       [jobId, true],
       [own.job_id, false],
@@ -241,18 +198,18 @@ describe('one job', () => {
 describe('Retry', () => {
   it('prices a failed job again: a new job with the same data and client, charged again; a second Retry meanwhile is a replay', async () => {
     const cab = await cabinet();
-    const client = createClient(server.deps, cab.user.cabinetId, { type: 'company', company_name: 'Garage Moreau' });
+    const client = createClient(app.server.deps, cab.user.cabinetId, { type: 'company', company_name: 'Garage Moreau' });
     insurer.queue(failWith('business'));
     const failed = await until(cab.admin, await enqueue(cab.admin, request({ client_id: client.client_id })), finished);
-    const before = creditBalance(server.deps, cab.user.cabinetId);
+    const before = creditBalance(app.server.deps, cab.user.cabinetId);
 
     insurer.queue(succeed(777));
     const res = await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' });
     expect(res.status).toBe(202);
-    const retried = enqueuedSchema.parse(await body(res));
+    const retried = enqueuedSchema.parse(await json(res));
     expect(res.headers.get('location')).toBe(`/api/v1/console/jobs/${retried.job_id}`);
     expect(retried.job_id).not.toBe(failed.job_id);
-    expect(creditBalance(server.deps, cab.user.cabinetId)).toBe(before - 10);
+    expect(creditBalance(app.server.deps, cab.user.cabinetId)).toBe(before - 10);
 
     await expectErrorResponse(
       await cab.admin.request(`/api/v1/console/jobs/${failed.job_id}/retry`, { method: 'POST' }),
@@ -290,17 +247,17 @@ describe('Retry', () => {
       402,
       'credits_exhausted',
     );
-    const list = consoleJobPageSchema.parse(await body(await cab.admin.request('/api/v1/console/jobs'))).data;
+    const list = consoleJobPageSchema.parse(await json(await cab.admin.request('/api/v1/console/jobs'))).data;
     expect(list).toHaveLength(1);
   });
 });
 
 describe('the insurer’s login status', { tags: ['browser'] }, () => {
   it('keeps the last test across reloads, and forgets it when the login changes', async () => {
-    const user = await createUser(server, `Cabinet ${randomUUID().slice(0, 6)}`);
-    const admin = await consoleClient(server, user);
+    const user = await createUser(app.server, `Cabinet ${randomUUID().slice(0, 6)}`);
+    const admin = await consoleClient(app.server, user);
     const sandbox = async () =>
-      consoleInsurerListSchema.parse(await body(await admin.request('/api/v1/console/insurers'))).data.find((i) => i.code === 'sandbox');
+      consoleInsurerListSchema.parse(await json(await admin.request('/api/v1/console/insurers'))).data.find((i) => i.code === 'sandbox');
     const put = (login: string, password: string) =>
       admin.request('/api/v1/console/insurers/sandbox/credentials', { method: 'PUT', json: { login, password } });
 

@@ -8,7 +8,7 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { apiClient, expectErrorResponse } from '../helpers/api.js';
+import { apiClient, expectErrorResponse, json } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { createUser, PASSWORD, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -56,10 +56,6 @@ async function broker(cab: Cabinet): Promise<ConsoleClient> {
     createdAt: Date.now(),
   });
   return consoleClient(server, { email, password: PASSWORD });
-}
-
-async function json(response: Response): Promise<unknown> {
-  return response.json() as Promise<unknown>;
 }
 
 async function clientsOf(client: ConsoleClient, query = ''): Promise<{ data: Client[]; next_cursor: string | null }> {
