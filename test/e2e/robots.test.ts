@@ -8,6 +8,7 @@ import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 
 let server: TestServer;
 let mode: SandboxMode = 'normal';
@@ -38,19 +39,7 @@ async function cabinet(credits = 200) {
 let counter = 0;
 function autoData(overrides: Record<string, unknown> = {}) {
   counter += 1;
-  return {
-    insured_name: 'Jeanne Martin',
-    driver_birth_date: '1984-03-09',
-    licence_date: '2004-06-01',
-    bonus_malus: 0.85,
-    vehicle_make: 'Renault',
-    vehicle_model: 'Clio',
-    first_registration_date: '2021-02-15',
-    postcode: String(69000 + (counter % 9)),
-    usage: 'prive',
-    formula: 'tous_risques',
-    ...overrides,
-  };
+  return { ...AUTO_DIC_DATA, postcode: String(69000 + (counter % 9)), ...overrides };
 }
 
 async function poll(api: ReturnType<typeof apiClient>, id: string, until: (job: Job) => boolean, timeoutMs = 60_000): Promise<Job> {

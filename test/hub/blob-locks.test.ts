@@ -6,6 +6,7 @@ import { compactCabinet } from '../../server/hub/compaction.js';
 import { eventually } from '../helpers/eventually.js';
 import { pairTestDevice, sha256, startHub, uploadBlob, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { pdf } from '../helpers/insurance-data.js';
 
 /**
  * PDF collection, PDF uploads and a push whose erasure deletes a PDF all lock the cabinet's row
@@ -25,7 +26,6 @@ afterAll(async () => {
 });
 
 const HOUR = 3600_000;
-const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
 
 /** Backends of the test's database waiting for a lock another transaction holds. */
 async function waitingForLocks(): Promise<number> {

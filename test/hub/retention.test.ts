@@ -10,6 +10,7 @@ import { startCompaction } from '../../server/hub/compaction-runs.js';
 import { hubMigrationsFolder } from '../../server/hub/database.js';
 import { pairTestDevice, sha256, startHub, storeBlob, type TestDevice, type TestHub } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { pdf } from '../helpers/insurance-data.js';
 
 /**
  * The hub keeps each record's state and a bounded tail of changes: the state is the fold of every
@@ -319,8 +320,6 @@ describe('compaction', () => {
     expect(res.json()).toMatchObject({ error: 'device_rewound', details: { expected_number: 3 } });
   });
 });
-
-const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
 
 describe('PDFs no record names', () => {
   it('are collected once past their grace period; a PDF a record’s state or a change still held names stays, and so does one just uploaded', async () => {

@@ -24,6 +24,7 @@ import { apiClient } from '../helpers/api.js';
 import { signInNewUser, type ConsoleClient } from '../helpers/console.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 
 /** A password unlike anything else on the pages, whose plain, URL-encoded and JSON-escaped forms all differ. */
 const CANARY = 'Kanari+7f "quote" & <tag> 100% été/secret';
@@ -101,18 +102,7 @@ async function cabinetWith(login: string, compagnie = 'sandbox') {
 }
 
 function autoData(birthDate: string) {
-  return {
-    insured_name: 'Jeanne Martin',
-    driver_birth_date: birthDate,
-    licence_date: '2004-06-01',
-    bonus_malus: 0.85,
-    vehicle_make: 'Renault',
-    vehicle_model: 'Clio',
-    first_registration_date: '2021-02-15',
-    postcode: '69003',
-    usage: 'prive',
-    formula: 'tous_risques',
-  };
+  return { ...AUTO_DIC_DATA, driver_birth_date: birthDate };
 }
 
 async function runToEnd(api: ReturnType<typeof apiClient>, body: unknown, onMfa?: (job: Job) => Promise<void>): Promise<Job> {

@@ -14,6 +14,7 @@ import { userIdOf } from '../../server/tenancy/sync.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers, removeCabinetUser, setUserDisabled } from '../../server/tenancy/users.js';
 import { cabinetOfTwo, closeSyncNode, exchangeNode, grantOnHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
 import { useListeningHub } from '../helpers/use-hub.js';
+import { AUTO_DIC_DATA, pdf } from '../helpers/insurance-data.js';
 
 /**
  * Every write to a synced table is captured: what one install queued for the hub rebuilds, on
@@ -28,19 +29,7 @@ afterAll(() => {
 });
 
 const PASSWORD = 'correct horse battery';
-const AUTO = {
-  insured_name: 'Léa Martin',
-  driver_birth_date: '1984-03-09',
-  licence_date: '2004-06-01',
-  bonus_malus: 0.85,
-  vehicle_make: 'Renault',
-  vehicle_model: 'Clio',
-  first_registration_date: '2021-02-15',
-  postcode: '69003',
-  usage: 'prive',
-  formula: 'tous_risques',
-};
-const pdf = (what: string) => Buffer.from(`%PDF-1.4\n1 0 obj << /Title (${what}) >> endobj\n%%EOF\n`, 'latin1');
+const AUTO = { ...AUTO_DIC_DATA, insured_name: 'Léa Martin' };
 
 /** What the robot worker does when it takes the next job: the lease, then the job marked running. */
 function claim(node: SyncNode): jobStore.JobRow {

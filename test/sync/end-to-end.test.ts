@@ -6,6 +6,7 @@ import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -207,18 +208,7 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
       compagnie: 'allianz',
       produit: 'auto',
       client_id: client.body.id,
-      dicData: {
-        insured_name: 'Jeanne Martin',
-        driver_birth_date: '1984-03-09',
-        licence_date: '2004-06-01',
-        bonus_malus: 0.85,
-        vehicle_make: 'Renault',
-        vehicle_model: 'Clio',
-        first_registration_date: '2021-02-15',
-        postcode: '69003',
-        usage: 'prive',
-        formula: 'tous_risques',
-      },
+      dicData: AUTO_DIC_DATA,
     });
     expect(enqueued.status).toBe(202);
 

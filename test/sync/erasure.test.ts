@@ -17,6 +17,7 @@ import { sha256 } from '../helpers/hub.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { cabinetOfTwo, closeSyncNode, exchangeNode, grantOnHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 
 /**
  * The right to erasure leaves no copies: once a client's erasure has synced, neither the hub nor
@@ -158,18 +159,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
       },
       'api',
     );
-    const dicData = {
-      insured_name: `${PERSON.first_name} ${PERSON.last_name}`,
-      driver_birth_date: '1984-03-09',
-      licence_date: '2004-06-01',
-      bonus_malus: 0.85,
-      vehicle_make: 'Renault',
-      vehicle_model: 'Clio',
-      first_registration_date: '2021-02-15',
-      postcode: '69003',
-      usage: 'prive',
-      formula: 'tous_risques',
-    };
+    const dicData = { ...AUTO_DIC_DATA, insured_name: `${PERSON.first_name} ${PERSON.last_name}` };
     ids.priced = createDevis(a.deps, cabinetId, {
       client_id: client.client_id,
       opportunity_id: opportunity.opportunity_id,

@@ -17,6 +17,7 @@ import { apiClient } from '../helpers/api.js';
 import { runCourtier } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { closeSyncNode, fetchHub, grantOnHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
@@ -29,19 +30,7 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
  */
 const FAST_SYNC = { scanIntervalMs: 200, pullWaitSeconds: 5, pushIntervalMs: 300 };
 const PASSWORD = 'correct horse battery';
-const DIC_DATA = {
-  insured_name: 'Jeanne Martin',
-  driver_birth_date: '1984-03-09',
-  licence_date: '2004-06-01',
-  bonus_malus: 0.85,
-  vehicle_make: 'Renault',
-  vehicle_model: 'Clio',
-  first_registration_date: '2021-02-15',
-  postcode: '69003',
-  usage: 'prive',
-  formula: 'tous_risques',
-};
-const PRICING = { compagnie: 'allianz', produit: 'auto', dicData: DIC_DATA };
+const PRICING = { compagnie: 'allianz', produit: 'auto', dicData: AUTO_DIC_DATA };
 
 const fixture = useListeningHub();
 let portal: FastifyInstance;
