@@ -115,3 +115,18 @@ export function startHubServeProcess(
     });
   });
 }
+
+/** `courtier init`'s arguments: a new cabinet and its admin, the password on the command line. */
+export function initArgs(cabinet: string, email: string): string[] {
+  return ['init', '--cabinet', cabinet, '--email', email, '--password', 'a long password'];
+}
+
+/** `courtier keys create`'s arguments: a key of the cabinet with those scopes (comma-separated), a production key named k unless told. */
+export function keyArgs(cabinet: string, scopes: string, { name = 'k', env = 'prod' } = {}): string[] {
+  return ['keys', 'create', '--cabinet', cabinet, '--name', name, '--env', env, '--scopes', scopes];
+}
+
+/** `courtier sync connect`'s arguments: the cabinet registered on the hub with an invitation code, from the computer "Poste A". */
+export function syncConnectArgs(cabinet: string, hubUrl: string, code: string): string[] {
+  return ['sync', 'connect', '--cabinet', cabinet, '--hub', hubUrl, '--code', code, '--name', 'Poste A'];
+}

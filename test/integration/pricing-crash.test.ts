@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jobSchema, walletSchema, type Job } from '../../shared/automation.js';
-import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
+import { CLI_WITH_TEST_INSURERS, initArgs, keyArgs, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 
 const dataDir = tempDir();
@@ -17,27 +17,8 @@ async function cli(args: string[], input?: string) {
 
 describe('a tarification across a crash of the service', () => {
   it('kill -9 mid-job: a job not yet submitted is retried once and completes; a submitted one fails, refunded', async () => {
-    const { cabinet_id: cabinet } = (await cli([
-      'init',
-      '--cabinet',
-      'Crash',
-      '--email',
-      'jobs@example.fr',
-      '--password',
-      'a long password',
-    ])) as { cabinet_id: string };
-    const { key } = (await cli([
-      'keys',
-      'create',
-      '--cabinet',
-      cabinet,
-      '--name',
-      'k',
-      '--env',
-      'prod',
-      '--scopes',
-      'automation:enqueue,automation:read',
-    ])) as { key: string };
+    const { cabinet_id: cabinet } = (await cli(initArgs('Crash', 'jobs@example.fr'))) as { cabinet_id: string };
+    const { key } = (await cli(keyArgs(cabinet, 'automation:enqueue,automation:read'))) as { key: string };
     await cli(['credits', 'grant', '--cabinet', cabinet, '--amount', '100']);
     for (const compagnie of ['crash-before', 'crash-after']) {
       await cli(

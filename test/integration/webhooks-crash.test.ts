@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCourtier, startServeProcess } from '../helpers/cli.js';
+import { initArgs, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
     COURTIER_WEBHOOK_TIMEOUT_MS: '1000',
     COURTIER_WEBHOOK_RETRY_DELAYS: '0,1,1,1,1,1',
   };
-  const init = await runCourtier(['init', '--cabinet', 'Crash', '--email', 'crash@example.fr', '--password', 'a long password', '--json'], {
+  const init = await runCourtier([...initArgs('Crash', 'crash@example.fr'), '--json'], {
     env,
   });
   const cabinet = (JSON.parse(init.stdout) as { cabinet_id: string }).cabinet_id;

@@ -13,7 +13,7 @@ import { opportunitySchema } from '../../shared/crm.js';
 import { REPLAYED_SECRET_WARNING } from '../../shared/endpoint.js';
 import { createdWebhookReplaySchema, createdWebhookSchema, rotatedSecretReplaySchema, rotatedSecretSchema } from '../../shared/webhooks.js';
 import { apiClient } from '../helpers/api.js';
-import { CLI_WITH_TEST_INSURERS, runCourtier, startServeProcess } from '../helpers/cli.js';
+import { CLI_WITH_TEST_INSURERS, initArgs, keyArgs, runCourtier, startServeProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
@@ -279,27 +279,8 @@ describe('CWE-362 (race between a commit and its response): a crash between the 
   }
 
   it('kill -9 after the commit of a creation and of an enqueue: the retry replays; one opportunity, one job, one debit', async () => {
-    const { cabinet_id: cabinet } = (await cli([
-      'init',
-      '--cabinet',
-      'Crash',
-      '--email',
-      'crash@example.fr',
-      '--password',
-      'a long password',
-    ])) as { cabinet_id: string };
-    const { key } = (await cli([
-      'keys',
-      'create',
-      '--cabinet',
-      cabinet,
-      '--name',
-      'k',
-      '--env',
-      'prod',
-      '--scopes',
-      'crm:write,crm:read,automation:enqueue,automation:read',
-    ])) as { key: string };
+    const { cabinet_id: cabinet } = (await cli(initArgs('Crash', 'crash@example.fr'))) as { cabinet_id: string };
+    const { key } = (await cli(keyArgs(cabinet, 'crm:write,crm:read,automation:enqueue,automation:read'))) as { key: string };
     await cli(['credits', 'grant', '--cabinet', cabinet, '--amount', '100']);
     await cli(
       ['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', 'crash-before', '--login', 'broker', '--password-stdin'],

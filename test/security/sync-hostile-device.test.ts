@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
 import type { SyncConflict } from '../../shared/console-sync.js';
-import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
+import { keyArgs, runCourtier, startServeProcess, stopChild, syncConnectArgs } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { PROTOCOL } from '../helpers/hub.js';
@@ -114,57 +114,14 @@ beforeAll(async () => {
     (await cli(['init', '--cabinet', 'Cabinet Dupont', '--email', 'admin@dupont.fr', '--password-stdin'], 'correct horse battery\n'))
       .cabinet_id,
   );
-  key = String(
-    (
-      await cli([
-        'keys',
-        'create',
-        '--cabinet',
-        cabinet,
-        '--name',
-        'k',
-        '--env',
-        'prod',
-        '--scopes',
-        'crm:read,crm:write,devis:read,automation:read',
-      ])
-    ).key,
-  );
-  enqueueKey = String(
-    (
-      await cli([
-        'keys',
-        'create',
-        '--cabinet',
-        cabinet,
-        '--name',
-        'robots',
-        '--env',
-        'test',
-        '--scopes',
-        'automation:read,automation:enqueue',
-      ])
-    ).key,
-  );
+  key = String((await cli(keyArgs(cabinet, 'crm:read,crm:write,devis:read,automation:read'))).key);
+  enqueueKey = String((await cli(keyArgs(cabinet, 'automation:read,automation:enqueue', { name: 'robots', env: 'test' }))).key);
   const neighbour = String(
     (await cli(['init', '--cabinet', 'Cabinet Voisin', '--email', 'admin@voisin.fr', '--password-stdin'], 'correct horse battery\n'))
       .cabinet_id,
   );
-  neighbourKey = String(
-    (await cli(['keys', 'create', '--cabinet', neighbour, '--name', 'k', '--env', 'prod', '--scopes', 'crm:read,crm:write'])).key,
-  );
-  await cli([
-    'sync',
-    'connect',
-    '--cabinet',
-    cabinet,
-    '--hub',
-    fixture.hub.url,
-    '--code',
-    await fixture.hub.invite({ register: cabinet }),
-    '--name',
-    'Poste A',
-  ]);
+  neighbourKey = String((await cli(keyArgs(neighbour, 'crm:read,crm:write'))).key);
+  await cli(syncConnectArgs(cabinet, fixture.hub.url, await fixture.hub.invite({ register: cabinet })));
   serve = await startServeProcess(['--data-dir', dataDir]);
   neighbourClient = String((await api('/clients', { method: 'POST', body: { last_name: 'Voisin' }, as: neighbourKey })).body.id);
   // The laptop that was stolen: a device of the cabinet like any other.

@@ -5,12 +5,12 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
-import { runCourtier } from '../helpers/cli.js';
-import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
+import { runCourtier, syncConnectArgs } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 
 /**
@@ -53,16 +53,7 @@ beforeAll(async () => {
   heldBeforeConnecting = String(before.body.id);
 
   const connected = await runCourtier([
-    'sync',
-    'connect',
-    '--cabinet',
-    cabinet,
-    '--hub',
-    fixture.hub.url,
-    '--code',
-    await fixture.hub.invite({ register: cabinet }),
-    '--name',
-    'Poste A',
+    ...syncConnectArgs(cabinet, fixture.hub.url, await fixture.hub.invite({ register: cabinet })),
     '--json',
     '--data-dir',
     a.dataDir,

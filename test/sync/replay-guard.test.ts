@@ -14,13 +14,13 @@ import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { runCourtier } from '../helpers/cli.js';
+import { runCourtier, syncConnectArgs } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
-import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { closeSyncNode, fetchHub, grantOnHub, joinNode, openSyncNode, pushNode } from '../helpers/sync-node.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 
 /**
  * Two installs of one cabinet through a hub on a real PostgreSQL, with real robots and the sandbox
@@ -65,16 +65,7 @@ beforeAll(async () => {
   a = await startTestServer(options);
   cabinet = await a.createCabinet('Cabinet Dupont');
   const connected = await runCourtier([
-    'sync',
-    'connect',
-    '--cabinet',
-    cabinet,
-    '--hub',
-    fixture.hub.url,
-    '--code',
-    await fixture.hub.invite({ register: cabinet }),
-    '--name',
-    'Poste A',
+    ...syncConnectArgs(cabinet, fixture.hub.url, await fixture.hub.invite({ register: cabinet })),
     '--json',
     '--data-dir',
     a.dataDir,
