@@ -8,6 +8,7 @@ import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
 
 /**
@@ -31,17 +32,6 @@ const ui = useConsoleBrowser({
 beforeEach(() => {
   mode = 'normal';
 });
-
-const AUTO = {
-  'Nom de l’assuré': 'Jeanne Martin',
-  'Date de naissance du conducteur': '1984-03-09',
-  'Date d’obtention du permis': '2004-06-01',
-  'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
-  'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
-  'Modèle du véhicule': 'Clio',
-  'Date de première mise en circulation': '2021-02-15',
-  'Code postal': '69003',
-};
 
 describe('the automation pages in real Chromium', () => {
   it('sandbox credentials → test login → a quote priced from the generated form → live progress → the PDF', async () => {
@@ -89,7 +79,7 @@ describe('the automation pages in real Chromium', () => {
     await check.getByText(/Missing fields:.*Nom de l’assuré/).waitFor();
     expect(await form.getByLabel('Code postal', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
-    for (const [label, value] of Object.entries(AUTO)) await form.getByLabel(label, { exact: true }).fill(value);
+    for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
     await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
     await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
     await form.getByRole('button', { name: 'Check (dry run)' }).click();

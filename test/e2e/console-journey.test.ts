@@ -13,6 +13,7 @@ import { apiClient } from '../helpers/api.js';
 import { postMcp } from '../helpers/mcp.js';
 import { progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { authorizeOverHttp, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -170,17 +171,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
     await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
     await page.getByLabel('Product', { exact: true }).selectOption('auto');
     const form = page.getByRole('form', { name: 'Assurance auto' });
-    const fields = {
-      'Nom de l’assuré': 'Jeanne Martin',
-      'Date de naissance du conducteur': '1984-03-09',
-      'Date d’obtention du permis': '2004-06-01',
-      'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
-      'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
-      'Modèle du véhicule': 'Clio',
-      'Date de première mise en circulation': '2021-02-15',
-      'Code postal': '69003',
-    };
-    for (const [label, value] of Object.entries(fields)) await form.getByLabel(label, { exact: true }).fill(value);
+    for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
     await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
     await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
     await form.getByRole('button', { name: 'Check (dry run)' }).click();

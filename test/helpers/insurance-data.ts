@@ -18,3 +18,15 @@ export const AUTO_DIC_DATA = {
 
 /** A small PDF whose body is `text`: a quote's document, as stored and synced. */
 export const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`, 'latin1');
+
+/** The same answers typed into the sandbox's auto form in the console, by the label of each field. */
+export const AUTO_FORM_FIELDS = {
+  'Nom de l’assuré': 'Jeanne Martin',
+  'Date de naissance du conducteur': '1984-03-09',
+  'Date d’obtention du permis': '2004-06-01',
+  'Coefficient bonus-malus (0.50 à 3.50)': '0.85',
+  'Marque du véhicule (avec le modèle, ou bien l’immatriculation)': 'Renault',
+  'Modèle du véhicule': 'Clio',
+  'Date de première mise en circulation': '2021-02-15',
+  'Code postal': '69003',
+};
