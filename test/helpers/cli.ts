@@ -126,7 +126,12 @@ export function keyArgs(cabinet: string, scopes: string, { name = 'k', env = 'pr
   return ['keys', 'create', '--cabinet', cabinet, '--name', name, '--env', env, '--scopes', scopes];
 }
 
-/** `courtier sync connect`'s arguments: the cabinet registered on the hub with an invitation code, from the computer "Poste A". */
+/** `courtier sync connect`'s arguments: the cabinet connected to the hub with an invitation code, from the computer "Poste A". */
 export function syncConnectArgs(cabinet: string, hubUrl: string, code: string): string[] {
   return ['sync', 'connect', '--cabinet', cabinet, '--hub', hubUrl, '--code', code, '--name', 'Poste A'];
+}
+
+/** `courtier sync join`'s arguments: a second computer, "Poste B", joins the cabinet on the hub as `email` (the password on stdin). */
+export function syncJoinArgs(hubUrl: string, code: string, email: string): string[] {
+  return ['sync', 'join', '--hub', hubUrl, '--code', code, '--email', email, '--password-stdin', '--name', 'Poste B'];
 }

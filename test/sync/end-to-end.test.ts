@@ -5,7 +5,7 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { setSyncPaused, syncStatus } from '../../server/sync/service.js';
 import { apiClient } from '../helpers/api.js';
-import { runCourtier, syncConnectArgs } from '../helpers/cli.js';
+import { runCourtier, syncConnectArgs, syncJoinArgs } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -64,17 +64,7 @@ beforeAll(async () => {
   const dataDirB = tempDir();
   const joined = await runCourtier(
     [
-      'sync',
-      'join',
-      '--hub',
-      fixture.hub.url,
-      '--code',
-      await fixture.hub.invite({ join: cabinet }),
-      '--email',
-      'assistante@dupont.fr',
-      '--password-stdin',
-      '--name',
-      'Poste B',
+      ...syncJoinArgs(fixture.hub.url, await fixture.hub.invite({ join: cabinet }), 'assistante@dupont.fr'),
       '--json',
       '--data-dir',
       dataDirB,

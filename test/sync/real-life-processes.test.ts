@@ -8,7 +8,15 @@ import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { hubInvite, runCourtier, startHubServeProcess, startServeProcess, stopChild } from '../helpers/cli.js';
+import {
+  hubInvite,
+  runCourtier,
+  startHubServeProcess,
+  startServeProcess,
+  stopChild,
+  syncConnectArgs,
+  syncJoinArgs,
+} from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
@@ -119,36 +127,9 @@ beforeAll(async () => {
     return { cabinet: cabinet_id, key: createApiKey(deps, cabinet_id, { name: 'a', environment: 'prod', scopes: [...CRM_SCOPES] }).key };
   }));
   const hubUrl = `http://127.0.0.1:${hubPort}`;
-  await courtier([
-    'sync',
-    'connect',
-    '--cabinet',
-    cabinet,
-    '--hub',
-    hubUrl,
-    '--code',
-    await hubInvite(databaseUrl, { register: cabinet }),
-    '--name',
-    'Poste A',
-    '--data-dir',
-    dirs.a,
-  ]);
+  await courtier([...syncConnectArgs(cabinet, hubUrl, await hubInvite(databaseUrl, { register: cabinet })), '--data-dir', dirs.a]);
   await courtier(
-    [
-      'sync',
-      'join',
-      '--hub',
-      hubUrl,
-      '--code',
-      await hubInvite(databaseUrl, { join: cabinet }),
-      '--email',
-      'b@martin.fr',
-      '--password-stdin',
-      '--name',
-      'Poste B',
-      '--data-dir',
-      dirs.b,
-    ],
+    [...syncJoinArgs(hubUrl, await hubInvite(databaseUrl, { join: cabinet }), 'b@martin.fr'), '--data-dir', dirs.b],
     `${PASSWORD}\n`,
   );
   keys.b = await withDeps(dirs.b, (deps) => createApiKey(deps, cabinet, { name: 'b', environment: 'prod', scopes: [...CRM_SCOPES] }).key);
@@ -243,16 +224,7 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     await rename('b', shared, 'Dossier partagé (B, plus tard)');
 
     await courtier([
-      'sync',
-      'connect',
-      '--cabinet',
-      cabinet,
-      '--hub',
-      `http://127.0.0.1:${hubPort}`,
-      '--code',
-      await hubInvite(databaseUrl, { join: cabinet }),
-      '--name',
-      'Poste A',
+      ...syncConnectArgs(cabinet, `http://127.0.0.1:${hubPort}`, await hubInvite(databaseUrl, { join: cabinet })),
       '--data-dir',
       dirs.a,
     ]);

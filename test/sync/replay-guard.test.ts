@@ -14,7 +14,7 @@ import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
-import { runCourtier, syncConnectArgs } from '../helpers/cli.js';
+import { runCourtier, syncConnectArgs, syncJoinArgs } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -74,17 +74,7 @@ beforeAll(async () => {
   const dataDirB = tempDir();
   const joined = await runCourtier(
     [
-      'sync',
-      'join',
-      '--hub',
-      fixture.hub.url,
-      '--code',
-      await fixture.hub.invite({ join: cabinet }),
-      '--email',
-      'assistante@dupont.fr',
-      '--password-stdin',
-      '--name',
-      'Poste B',
+      ...syncJoinArgs(fixture.hub.url, await fixture.hub.invite({ join: cabinet }), 'assistante@dupont.fr'),
       '--json',
       '--data-dir',
       dataDirB,
