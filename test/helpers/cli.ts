@@ -135,3 +135,15 @@ export function syncConnectArgs(cabinet: string, hubUrl: string, code: string): 
 export function syncJoinArgs(hubUrl: string, code: string, email: string): string[] {
   return ['sync', 'join', '--hub', hubUrl, '--code', code, '--email', email, '--password-stdin', '--name', 'Poste B'];
 }
+
+/**
+ * `courtier` with the test insurers, run with `env`, its `--json` answer parsed; a run that does
+ * not exit 0 fails the test with its stderr.
+ */
+export function jsonCli(env: Record<string, string>): (args: string[], input?: string) => Promise<Record<string, unknown>> {
+  return async (args, input) => {
+    const res = await runCourtier([...args, '--json'], { env, entry: CLI_WITH_TEST_INSURERS, ...(input === undefined ? {} : { input }) });
+    expect(res.code, res.stderr).toBe(0);
+    return JSON.parse(res.stdout) as Record<string, unknown>;
+  };
+}

@@ -2,18 +2,14 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jobSchema, walletSchema, type Job } from '../../shared/automation.js';
-import { CLI_WITH_TEST_INSURERS, initArgs, keyArgs, runCourtier, startServeProcess } from '../helpers/cli.js';
+import { CLI_WITH_TEST_INSURERS, initArgs, jsonCli, keyArgs, startServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 
 const dataDir = tempDir();
 const env = { COURTIER_DATA_DIR: dataDir, COURTIER_JOB_LEASE_SECONDS: '2' };
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function cli(args: string[], input?: string) {
-  const res = await runCourtier([...args, '--json'], { env, entry: CLI_WITH_TEST_INSURERS, ...(input === undefined ? {} : { input }) });
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout) as Record<string, unknown>;
-}
+const cli = jsonCli(env);
 
 describe('a tarification across a crash of the service', () => {
   it('kill -9 mid-job: a job not yet submitted is retried once and completes; a submitted one fails, refunded', async () => {

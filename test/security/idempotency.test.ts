@@ -13,7 +13,7 @@ import { opportunitySchema } from '../../shared/crm.js';
 import { REPLAYED_SECRET_WARNING } from '../../shared/endpoint.js';
 import { createdWebhookReplaySchema, createdWebhookSchema, rotatedSecretReplaySchema, rotatedSecretSchema } from '../../shared/webhooks.js';
 import { apiClient } from '../helpers/api.js';
-import { CLI_WITH_TEST_INSURERS, initArgs, keyArgs, runCourtier, startServeProcess } from '../helpers/cli.js';
+import { CLI_WITH_TEST_INSURERS, initArgs, jsonCli, keyArgs, startServeProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
@@ -258,11 +258,7 @@ describe('CWE-362 (race between a commit and its response): a crash between the 
   const env = { COURTIER_DATA_DIR: dataDir };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  async function cli(args: string[], input?: string) {
-    const res = await runCourtier([...args, '--json'], { env, entry: CLI_WITH_TEST_INSURERS, ...(input === undefined ? {} : { input }) });
-    expect(res.code, res.stderr).toBe(0);
-    return JSON.parse(res.stdout) as Record<string, unknown>;
-  }
+  const cli = jsonCli(env);
 
   /** POSTs with the crash header: the server dies (kill -9) after its handler, before answering. */
   async function postAndCrash(child: { child: ChildProcess; url: string }, path: string, headers: Record<string, string>, body: unknown) {
