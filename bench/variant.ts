@@ -1,5 +1,5 @@
 /**
- * npm run bench:variant -- --variant DIR [--line me|create|mcp]... [--duration S] [--warmup S] [--connections N]
+ * npm run bench:variant -- --variant DIR [--line me|create|list|mcp]... [--duration S] [--warmup S] [--connections N]
  *
  * The same line of a benchmark served by this build and by a variant build (DIR: another checkout,
  * built, with its node_modules): the two servers in turn, in alternating pairs, on the same machine
@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getMe } from '../shared/api-keys.js';
+import { listOpportunities } from '../shared/crm-endpoints.js';
 import { pathTo } from '../shared/endpoint.js';
 import { compareAlternating, roundRatiosLine, type Round } from './lib/alternate.js';
 import { startServerChild, type ServerChild } from './lib/child.js';
@@ -20,7 +21,9 @@ import { measure, type LoadOptions } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { busyMachineWarning, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { createTempDir } from './lib/temp.js';
-import type { TargetName } from './lib/protocol.js';
+import { SEEDED_OPPORTUNITIES, type TargetName } from './lib/protocol.js';
+
+const LIST_PATH = `${pathTo(listOpportunities)}?limit=50`;
 
 /** What moves a line enough to keep the code that moves it (the project's rule for tricks). */
 const SIGNIFICANT = 0.03;
@@ -34,6 +37,11 @@ interface Line {
 const LINES: Record<string, Line> = {
   me: { target: 'courtier', description: `GET ${pathTo(getMe)}`, round: (server) => (options) => measure(server, pathTo(getMe), options) },
   create: { target: 'courtier', description: 'POST /opportunities', round: (server) => (options) => measureCreate(server, options) },
+  list: {
+    target: 'courtier-100k',
+    description: `GET ${LIST_PATH} (the first page of 50, out of ${SEEDED_OPPORTUNITIES.toLocaleString('en')} opportunities)`,
+    round: (server) => (options) => measure(server, LIST_PATH, options),
+  },
   mcp: {
     target: 'courtier-mcp',
     description: 'tools/call whoami through POST /mcp',

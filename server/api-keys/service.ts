@@ -9,7 +9,8 @@ import {
   type CreatedApiKey,
 } from '../../shared/api-keys.js';
 import type { Scope } from '../../shared/scopes.js';
-import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso, toIsoOrNull } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { cabinetExists } from '../tenancy/service.js';

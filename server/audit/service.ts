@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuditAction, AuditEntry } from '../../shared/audit.js';
-import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso, toIsoOrNull } from '../platform/iso-time.js';
 import { listenerOf } from '../platform/http/listener.js';
 import * as store from './store.js';
 

@@ -3,7 +3,8 @@ import type { ConsoleJob, ConsoleJobDetail } from '../../shared/console-automati
 import type { Page } from '../../shared/pagination.js';
 import type { Client } from '../../shared/crm.js';
 import { getClient, listClients } from '../crm/clients.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { getDevis, listDevis } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';

@@ -1,6 +1,6 @@
 import type { AutomationStatus } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
-import { toIso } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import * as guardStore from './store-guards.js';
 import * as store from './store.js';
 

@@ -1,6 +1,7 @@
 import { ACTIVE_STATUSES, pollUrl, type Job } from '../../shared/automation.js';
 import type { Page } from '../../shared/pagination.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { devisPdfPath } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';

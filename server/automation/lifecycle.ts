@@ -1,6 +1,7 @@
 import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { atomically } from '../platform/db/atomically.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';
 import type { RobotResult } from '../robots/adapter.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LastLoginTest, TestLoginResult } from '../../shared/console-insurers.js';
 import { readInsurerCredentials } from '../credentials/service.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '../robots/adapter.js';
 import type { BrowserRuntime } from '../robots/browser.js';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ConsoleSession } from '../../shared/oauth.js';
 import type { Clock, Deps } from '../deps.js';
-import { toIso } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { throttleBucket } from '../platform/http/client-address.js';
 import { describeUser, verifyUserPassword, type UserIdentity } from '../tenancy/service.js';

@@ -9,7 +9,8 @@ import {
   type UpdateClientInput,
 } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';

@@ -8,7 +8,8 @@ import {
 } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';

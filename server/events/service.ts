@@ -1,7 +1,8 @@
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { EVENT_PAYLOADS, type EventEnvelope, type EventPayload, type EventWithPayload } from '../../shared/events.js';
 import { ERASABLE_EVENT_TYPES, erasedEventData, eventSubjects } from '../../shared/erasure.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import * as store from './store.js';
 import { eventRecords } from './sync.js';
 

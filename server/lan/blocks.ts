@@ -1,7 +1,8 @@
 import { throttleBucket } from '../platform/http/client-address.js';
 import type { LanAddressBlock } from '../../shared/lan.js';
 import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import * as store from './store.js';
 

@@ -4,7 +4,8 @@ import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { createSecureContext } from 'node:tls';
 import { DEFAULT_LAN_PORT, type LanChange, type LanStatus } from '../../shared/lan.js';
 import { recordAudit, SYSTEM_ACTOR, type AuditActor } from '../audit/service.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { loadPolicy, type Policy } from '../policy.js';
 import {

@@ -1,5 +1,6 @@
 import type { ConnectedApp } from '../../shared/console-admin.js';
-import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso, toIsoOrNull } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { parseScopes } from './common.js';
 import * as store from './store.js';

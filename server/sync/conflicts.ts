@@ -1,6 +1,7 @@
 import type { SyncConflict, SyncConflictRetry } from '../../shared/console-sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';

@@ -1,7 +1,8 @@
 import { formatHlc, parseHlc, type PairResponse } from '../../shared/sync-protocol.js';
 import type { SyncStatus } from '../../shared/console-sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
-import { toIsoOrNull, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIsoOrNull } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues, validationError } from '../platform/http/validation.js';
 import { adoptCabinet, cabinetName } from '../tenancy/service.js';

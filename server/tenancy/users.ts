@@ -1,5 +1,6 @@
 import type { CabinetUser, UserRole } from '../../shared/console-admin.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { hashPassword, temporaryPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.js';

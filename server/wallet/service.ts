@@ -1,6 +1,7 @@
 import type { Wallet } from '../../shared/automation.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { cabinetExists } from '../tenancy/service.js';
 import * as store from './store.js';

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { toIso, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso } from '../platform/iso-time.js';
 import type { Outcome } from './attempt.js';
 import * as store from './store.js';
 

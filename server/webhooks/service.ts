@@ -13,7 +13,8 @@ import {
 } from '../../shared/webhooks.js';
 import { randomBase62 } from '../api-keys/service.js';
 import { atomically } from '../platform/db/atomically.js';
-import { toIso, toIsoOrNull, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { toIso, toIsoOrNull } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { newestOutboxSeq, readOutbox, recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toIso } from '../../server/deps.js';
+import { toIso } from '../../server/platform/iso-time.js';
 
 /** server/deps.ts toIso: every date the API writes. It must write exactly what Date#toISOString writes. */
 describe('toIso', () => {
