@@ -1,9 +1,9 @@
 import { resetPasswordByEmail } from '../account/service.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { ApiError, UsageError } from '../errors.js';
+import { parse, print, required, withDeps, type CliIo } from './common.js';
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
-import { parse, print, required, withDeps, type CliIo } from './common.js';
 
 /**
  * `courtier users reset-password --email E [--cabinet ID]`: for an administrator locked out of the
