@@ -1,19 +1,21 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { before, BEFORE_POSITION } from '../platform/db/keyset.js';
+import { before, beforePlaceholders } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { clients, opportunities } from './schema.js';
 
 export type OpportunityRow = typeof opportunities.$inferSelect;
 export type ClientRow = typeof clients.$inferSelect;
 
-/** The list and the create are the API's hot paths: their SQL is prepared once (table-sql.ts). */
-const OPPORTUNITY = tableSql(opportunities);
+const P = sql.placeholder;
+
+/** The list and the create are the API's hot paths: their statements are prepared once (prepared-query.ts). */
+const INSERT_OPPORTUNITY = preparedQuery((orm) => orm.insert(opportunities).values(placeholdersFor(opportunities)));
 
 export function insertOpportunity(orm: Orm, row: OpportunityRow): void {
-  OPPORTUNITY.insert(orm, row);
+  INSERT_OPPORTUNITY(orm).run(row);
 }
 
 export function findOpportunity(orm: Orm, cabinetId: string, id: string): OpportunityRow | undefined {
@@ -32,27 +34,38 @@ export function updateOpportunity(orm: Orm, cabinetId: string, id: string, chang
     .run();
 }
 
+/** A page of opportunities, newest first; each set of filters is its own statement. */
+const OPPORTUNITY_PAGE = preparedQuery((orm, byStage: boolean, byCreatedAfter: boolean, afterPosition: boolean) =>
+  orm
+    .select()
+    .from(opportunities)
+    .where(
+      and(
+        eq(opportunities.cabinetId, P('cabinetId')),
+        byStage ? eq(opportunities.stage, P('stage')) : undefined,
+        byCreatedAfter ? gt(opportunities.createdAt, P('createdAfter')) : undefined,
+        afterPosition ? beforePlaceholders(opportunities.createdAt, opportunities.id) : undefined,
+      ),
+    )
+    .orderBy(desc(opportunities.createdAt), desc(opportunities.id))
+    .limit(P('limit')),
+);
+
 export function listOpportunities(
   orm: Orm,
   cabinetId: string,
   filters: { stage?: OpportunityRow['stage']; createdAfter?: number; after?: CursorPosition },
   limit: number,
 ): OpportunityRow[] {
-  const conditions = ['cabinet_id = ?'];
-  const values: (string | number)[] = [cabinetId];
-  if (filters.stage) {
-    conditions.push('stage = ?');
-    values.push(filters.stage);
-  }
-  if (filters.createdAfter !== undefined) {
-    conditions.push('created_at > ?');
-    values.push(filters.createdAfter);
-  }
-  if (filters.after) {
-    conditions.push(BEFORE_POSITION);
-    values.push(filters.after.createdAt, filters.after.id);
-  }
-  return OPPORTUNITY.all(orm, `WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`, ...values, limit);
+  const { stage, createdAfter, after } = filters;
+  return OPPORTUNITY_PAGE(orm, stage !== undefined, createdAfter !== undefined, after !== undefined).all({
+    cabinetId,
+    stage,
+    createdAfter,
+    afterCreatedAt: after?.createdAt,
+    afterId: after?.id,
+    limit,
+  });
 }
 
 export function insertClient(orm: Orm, row: ClientRow): void {

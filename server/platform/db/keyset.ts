@@ -11,5 +11,10 @@ export function before(createdAt: AnySQLiteColumn, id: AnySQLiteColumn, position
   return position ? sql`(${createdAt}, ${id}) < (${position.createdAt}, ${position.id})` : undefined;
 }
 
-/** The same condition in raw SQL, for statements prepared once: bind the position's created_at, then its id. */
-export const BEFORE_POSITION = '(created_at, id) < (?, ?)';
+/**
+ * The same condition for a query prepared once (prepared-query.ts): the position is given as the
+ * placeholders `afterCreatedAt` and `afterId`.
+ */
+export function beforePlaceholders(createdAt: AnySQLiteColumn, id: AnySQLiteColumn): SQL {
+  return sql`(${createdAt}, ${id}) < (${sql.placeholder('afterCreatedAt')}, ${sql.placeholder('afterId')})`;
+}
