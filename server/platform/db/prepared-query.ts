@@ -35,23 +35,28 @@ function decoderOf(field: unknown): Decode | undefined | false {
 }
 
 /**
- * Makes a row's object from the array the driver read: one object literal with the keys in column
- * order, written once per query, its decoders chosen once. drizzle's own mapping looks up each
- * field's kind and walks its path on every row; a loop assigning the keys one by one sends each
- * through V8's generic store. Keys are written as JSON string literals.
+ * Makes a row's object from the array the driver read, with each field's decoder chosen once:
+ * drizzle's own mapping looks up each field's kind and walks its path on every row.
  */
 function rowReader(fields: { path: string[]; field: unknown }[]): ((values: unknown[]) => unknown) | undefined {
+  const keys: string[] = [];
   const decoders: (Decode | undefined)[] = [];
-  const entries: string[] = [];
-  for (const [i, { path, field }] of fields.entries()) {
+  for (const { path, field } of fields) {
     const decoder = decoderOf(field);
     // A join's nested result (`{ job: …, cabinet: … }`) keeps drizzle's mapping.
     if (path.length !== 1 || decoder === false) return undefined;
+    keys.push(path[0]!);
     decoders.push(decoder);
-    const value = decoder ? `decoders[${i}](values[${i}])` : `values[${i}]`;
-    entries.push(`${JSON.stringify(path[0])}: values[${i}] === null ? null : ${value}`);
   }
-  return new Function('decoders', `return (values) => ({ ${entries.join(', ')} });`)(decoders) as (values: unknown[]) => unknown;
+  return (values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      const decode = decoders[i];
+      row[keys[i]!] = value === null ? null : decode ? decode(value) : value;
+    }
+    return row;
+  };
 }
 
 /**
