@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { consoleClient, saveScreenshot, signedIn, type ConsoleClient } from '../helpers/console.js';
-import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { showFolded, useConsoleBrowser } from '../helpers/console-browser.js';
 
 /**
  * Account basics in real Chromium against the built console: an admin resets a broker's password
@@ -236,11 +236,9 @@ describe.each(JOURNEYS)('account basics in %s at %o', (lang, viewport) => {
 
   it('a person changes their own password from My account (linked from their email in the header)', async () => {
     const page = await signedIn(ui.browser, ui.server, ui.tabs, reset, '/console/', tab);
-    // On a phone the header's items are folded behind Menu (looked at once the page is drawn).
-    await page.getByRole('heading', { level: 1 }).first().waitFor();
-    const menu = page.getByRole('button', { name: 'Menu' });
-    if (await menu.isVisible()) await menu.click();
-    await page.getByRole('link', { name: reset.email }).click();
+    const ownEmail = page.getByRole('link', { name: reset.email });
+    await showFolded(page, 'Menu', ownEmail);
+    await ownEmail.click();
     await page.waitForURL(`${ui.server.url}/console/account`);
     await page.getByRole('heading', { name: w.myAccount, level: 1 }).waitFor();
 

@@ -16,6 +16,7 @@ import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { collectProblems, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import { showFolded } from '../helpers/console-browser.js';
 import { launchChromium } from '../helpers/oauth.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -101,16 +102,14 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     return saveScreenshot(page, `broker-day-${lang}-${viewport.width}-${String(shot).padStart(2, '0')}-${name}`);
   }
 
-  /** On a phone the menu is folded behind the Menu button: open it when it is there. */
-  async function openMenu(): Promise<void> {
-    await page.getByRole('heading', { level: 1 }).first().waitFor();
-    const menu = page.getByRole('button', { name: t.menu });
-    if (await menu.isVisible()) await menu.click();
+  /** Shows what a phone folds behind the Menu button, and gives it back. */
+  async function inMenu(target: Locator): Promise<Locator> {
+    await showFolded(page, t.menu, target);
+    return target;
   }
 
   async function navigate(label: string, path: string): Promise<void> {
-    await openMenu();
-    await page.getByRole('navigation', { name: t.navigation }).getByRole('link', { name: label, exact: true }).click();
+    await (await inMenu(page.getByRole('navigation', { name: t.navigation }).getByRole('link', { name: label, exact: true }))).click();
     await page.waitForURL(`${server.url}${path}`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
   }
@@ -287,8 +286,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     const codeField = prompt.getByLabel(s.code, { exact: true });
     await expect.poll(() => codeField.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await expect.poll(() => page.title()).toMatch(/\(1\)/);
-    await openMenu();
-    await page.getByRole('navigation', { name: t.navigation }).getByLabel(t.waitingCount(1)).waitFor();
+    await inMenu(page.getByRole('navigation', { name: t.navigation }).getByLabel(t.waitingCount(1)));
     if (viewport.width < 600) await page.getByRole('button', { name: t.menu }).click();
     await screenshot('mfa-prompt');
 
@@ -304,8 +302,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
   });
 
   it('the password changed from My account, then used to sign in again; home shows the day done', async () => {
-    await openMenu();
-    await page.getByRole('link', { name: email }).click();
+    await (await inMenu(page.getByRole('link', { name: email }))).click();
     await page.waitForURL(`${server.url}/console/account`);
     await page.getByLabel(admin.currentPassword, { exact: true }).fill(PASSWORD);
     await page.getByLabel(admin.newPassword, { exact: true }).fill(NEW_PASSWORD);
@@ -314,8 +311,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     await page.getByText(admin.passwordChanged).waitFor();
     await screenshot('password-changed');
 
-    await openMenu();
-    await page.getByRole('button', { name: t.signOut }).click();
+    await (await inMenu(page.getByRole('button', { name: t.signOut }))).click();
     await page.waitForURL(/\/console\/login/);
     await page.getByLabel(t.email, { exact: true }).fill(email);
     await page.getByLabel(t.password, { exact: true }).fill(NEW_PASSWORD);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { packageRoot } from '../../server/paths.js';
 import { collectProblems, type ConsoleTabs } from './console.js';
@@ -91,4 +91,24 @@ export function useConsoleBrowser(options: ConsoleBrowserOptions = {}): ConsoleB
     },
   };
   return fixture;
+}
+
+/**
+ * Shows `target`, which a phone's layout folds behind the header's Menu button: opens the menu, and
+ * opens it again when a new page drawn meanwhile (the console's first route, a session refresh)
+ * folded it back. On a desktop the target is already there.
+ */
+export async function showFolded(page: Page, menuName: string, target: Locator): Promise<void> {
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  const menu = page.getByRole('button', { name: menuName });
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (await target.isVisible()) return;
+    if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+    const shown = await target.waitFor({ state: 'visible', timeout: 3000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) return;
+  }
+  await target.waitFor({ state: 'visible' });
 }
