@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   dryRunResultSchema,
+  enqueueTarification,
   enqueuedSchema,
   getProductSchema as getPublicProductSchema,
   jobSchema,
@@ -8,7 +9,7 @@ import {
   listProducts as listPublicProducts,
   tarificationRequestBody,
 } from './automation.js';
-import { consoleTwin, defineEndpoint } from './endpoint.js';
+import { consoleErrorsOf, consoleTwin, defineEndpoint } from './endpoint.js';
 import { cursorSchema, limitSchema } from './pagination.js';
 import { validationIssueSchema } from './errors.js';
 import { deleteInsurerCredentials, listInsurers, setInsurerCredentials, testInsurerLogin } from './console-insurers.js';
@@ -140,16 +141,8 @@ export const priceFromConsole = defineEndpoint({
     200: { description: 'dry_run: what is missing or invalid, the cost and the balance.', schema: consoleDryRunSchema },
     202: { description: 'Queued; Location is the job.', schema: consoleEnqueuedSchema, headers: { Location: 'The job’s console URL.' } },
   },
-  errors: [
-    'unknown_product',
-    'unknown_insurer',
-    'api_rpa_temporarily_disabled',
-    'rpa_circuit_open',
-    'insurer_credentials_missing',
-    'rpa_quota_exceeded',
-    'rpa_replay_detected',
-    'credits_exhausted',
-  ],
+  // The public enqueue's refusals: the console prices through the same guards.
+  errors: consoleErrorsOf(enqueueTarification),
 });
 
 export const listConsoleJobs = defineEndpoint({

@@ -151,6 +151,11 @@ export function pathTo<E extends Endpoint>(
   return text === '' ? path : `${path}?${text}`;
 }
 
+/** A public endpoint's errors as the console meets them: it sends no Idempotency-Key, so none of its refusals. */
+export function consoleErrorsOf(endpoint: Endpoint): ErrorCode[] {
+  return endpoint.errors.filter((code) => !code.startsWith('idempotency_'));
+}
+
 /**
  * A public endpoint offered to the console as well: the same path below the console's prefix, the
  * same schemas and answers, a console session instead of an API key (so no scope and no
@@ -169,7 +174,7 @@ export function consoleTwin<const E extends Endpoint, const A extends 'console' 
     ...endpoint,
     ...twin,
     surface: 'console',
-    errors: endpoint.errors.filter((code) => !code.startsWith('idempotency_')),
+    errors: consoleErrorsOf(endpoint),
   };
   delete copy.scope;
   delete copy.headers;
