@@ -41,7 +41,6 @@ import { createLogger, logDestination } from '../server/platform/logging.js';
 import type { InsurerAdapter } from '../server/robots/adapter.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
-import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
 import type { Benchmark } from './benchmark.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { formatTable, goalLine } from './lib/report.js';
@@ -153,7 +152,7 @@ export const benchmark: Benchmark = {
     const deps = defaultDeps(db, config, { insurers: [noop], env: {} });
     const logger = createLogger({ level: config.logLevel, stream: logDestination(devNull) });
     // The service's webhook dispatcher: on its own thread (no subscription here: it only moves its outbox position).
-    const app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
+    const app = await buildApp(deps, { logger });
     try {
       await app.ready(); // onReady starts the worker (the browser is never launched: the no-op robot opens no page)
       const worker = app.robotWorker;

@@ -29,8 +29,8 @@ import { createAccessTokenAuthenticator } from './oauth/access.js';
 import { accessTokenCheck } from './mcp/access-check.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { devisRoutes } from './devis/routes.js';
-import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks/dispatcher.js';
-import { createThreadedDispatcher } from './webhooks/dispatcher-thread.js';
+import type { Dispatcher } from './webhooks/dispatcher.js';
+import { createThreadedDispatcher, serviceWebhooks, type WebhookOptions } from './webhooks/dispatcher-thread.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { createLanListener, type LanListener } from './lan/listener.js';
 import type { MachineNetwork } from './lan/plan.js';
@@ -68,11 +68,8 @@ declare module 'fastify' {
 
 export interface BuildAppOptions {
   logger: Logger;
-  /**
-   * Outbound webhook HTTP, DNS and jitter, replaced in tests; or `thread`: the dispatcher on a
-   * worker thread of its own (the service; see dispatcher-thread.ts), given the compiled entry.
-   */
-  webhooks?: Omit<DispatcherOptions, 'logger'> | { thread: string; extraCa?: readonly string[] };
+  /** The webhook dispatcher's thread entry, extra CAs and, in tests, its clock and DNS (dispatcher-thread.ts); the service's by default. */
+  webhooks?: WebhookOptions;
   /** The background sync with a hub (tests pass a fetch through a fault proxy, shorter waits). */
   sync?: Omit<SyncEngineOptions, 'logger' | 'records'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
@@ -188,11 +185,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(lanRoutes, { deps, listener: lanListener, network });
   await app.register(auditRoutes, { deps });
 
-  const webhooks = options.webhooks ?? {};
-  const dispatcher =
-    'thread' in webhooks
-      ? createThreadedDispatcher(deps, { logger: app.log, entry: webhooks.thread, extraCa: webhooks.extraCa })
-      : createDispatcher(deps, { logger: app.log, ...webhooks });
+  const dispatcher = createThreadedDispatcher(deps, { logger: app.log, ...(options.webhooks ?? serviceWebhooks()) });
   app.decorate('webhookDispatcher', dispatcher);
   await app.register(webhookRoutes, { deps, dispatcher });
   await app.register(webhookConsoleRoutes, { deps, dispatcher });

@@ -11,7 +11,6 @@ import type { InsurerAdapter } from './robots/adapter.js';
 import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
 import { registerRunningService, runningServicesDir } from './running-services.js';
 import type { SecretStore } from './secrets/secret-store.js';
-import { serviceWebhooks } from './webhooks/dispatcher-thread.js';
 
 /** A service listening on its port, and how to stop it. */
 export interface StartedService {
@@ -50,7 +49,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   let app: FastifyInstance | undefined;
   try {
     deps = defaultDeps(db, config, { insurers, env, ...(options.secrets ? { secrets: options.secrets } : {}) });
-    app = await buildApp(deps, { logger, webhooks: serviceWebhooks() });
+    app = await buildApp(deps, { logger });
     options.beforeListen?.(app);
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {

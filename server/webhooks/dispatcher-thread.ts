@@ -1,12 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { WritePriority } from '../platform/db/write-priority.js';
 import type { Deps } from '../deps.js';
-import { createDispatcher, fanOutPending, purgeDaily, type Dispatcher } from './dispatcher.js';
+import { packageRoot } from '../paths.js';
+import { createDispatcher, fanOutPending, purgeDaily, type Dispatcher, type DispatcherOptions } from './dispatcher.js';
 import * as store from './store.js';
+import type { ResolvedAddress } from './target.js';
 
 /**
  * The webhook dispatcher on a thread of its own: signing, sending and recording deliveries on the
@@ -16,8 +19,38 @@ import * as store from './store.js';
  * outbox's signal, relays drain/attemptNow/stop, and writes the thread's log lines to the app's log.
  */
 
+/**
+ * Time, randomness and DNS as a test gives them to the dispatcher: plain data, so that they reach
+ * its thread. The service gives none: the real clock, up to 10 % of random extra delay on a retry,
+ * the system's DNS.
+ */
+export interface DispatcherInputs {
+  /** The time, as a SharedClock holds it (server/platform/shared-clock.ts). */
+  clock?: SharedArrayBuffer;
+  /** Names resolved from this table only (`*`: any name it does not list); a name it lacks does not exist. */
+  hosts?: Record<string, ResolvedAddress[]>;
+  /** Retries at exactly their delay. */
+  noJitter?: boolean;
+}
+
+/** DNS and jitter made from the inputs, on whichever thread the dispatcher runs. */
+export function dispatcherOptionsFrom(inputs: DispatcherInputs = {}): Pick<DispatcherOptions, 'resolve' | 'jitter'> {
+  const { hosts, noJitter } = inputs;
+  return {
+    ...(hosts && {
+      resolve: async (hostname: string) => {
+        const addresses = hosts[hostname] ?? hosts['*'];
+        if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return addresses;
+      },
+    }),
+    ...(noJitter && { jitter: () => 0 }),
+  };
+}
+
 /** What the thread starts from: plain data, copied to it. */
 export interface DispatcherThreadData {
+  inputs?: DispatcherInputs;
   file: string;
   config: Config;
   keys: Deps['keys'];
@@ -37,15 +70,25 @@ export type ToDispatcherThread =
 
 export type FromDispatcherThread = { type: 'ready' } | { type: 'log'; line: string } | { type: 'done'; id: number; error?: string };
 
+/** The app's webhook options: the dispatcher's thread entry, extra trusted CAs, and a test's inputs. */
+export interface WebhookOptions {
+  entry: string;
+  extraCa?: readonly string[];
+  inputs?: DispatcherInputs;
+}
+
 /**
- * The service's webhook options: the dispatcher on its thread, whose entry is beside this module
- * once compiled (dist/, the desktop app); on the main thread when running from TypeScript sources.
+ * The compiled thread entry, beside this module in dist/ and the desktop app; from the TypeScript
+ * sources (the tests), the one the build wrote, since a thread runs plain JavaScript.
  */
-export function serviceWebhooks(
-  extraCa?: readonly string[],
-): { thread: string; extraCa?: readonly string[] } | { extraCa?: readonly string[] } {
-  const entry = fileURLToPath(new URL('./dispatcher-worker.js', import.meta.url));
-  return existsSync(entry) ? { thread: entry, extraCa } : { extraCa };
+export function dispatcherEntry(): string {
+  const beside = fileURLToPath(new URL('./dispatcher-worker.js', import.meta.url));
+  return existsSync(beside) ? beside : join(packageRoot(), 'dist', 'server', 'webhooks', 'dispatcher-worker.js');
+}
+
+/** The service's webhook options. */
+export function serviceWebhooks(extraCa?: readonly string[]): WebhookOptions {
+  return { entry: dispatcherEntry(), extraCa };
 }
 
 const RESTART_DELAY_MS = 1000;
@@ -75,11 +118,8 @@ function relayLog(logger: FastifyBaseLogger, line: string): void {
   }
 }
 
-export interface ThreadedDispatcherOptions {
+export interface ThreadedDispatcherOptions extends WebhookOptions {
   logger: FastifyBaseLogger;
-  /** The compiled thread entry (see serviceWebhooks). */
-  entry: string;
-  extraCa?: readonly string[];
 }
 
 type Request = { type: 'drain' } | { type: 'stop' } | { type: 'attemptNow'; cabinetId: string; deliveryId: string };
@@ -107,6 +147,7 @@ export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcher
   function spawn(): void {
     apiWrites ??= deps.db.prioritizeWrites();
     const data: DispatcherThreadData = {
+      inputs: options.inputs,
       file: deps.db.sqlite.name,
       config: deps.config,
       keys: deps.keys,
@@ -140,7 +181,7 @@ export function createThreadedDispatcher(deps: Deps, options: ThreadedDispatcher
   /** The thread could not start: the main thread delivers, and what was asked of the thread is asked of it. */
   function fallBack(): void {
     logger.warn('the webhook dispatcher thread could not start; deliveries run on the main thread');
-    const dispatcher = createDispatcher(deps, { logger, extraCa: options.extraCa });
+    const dispatcher = createDispatcher(deps, { logger, extraCa: options.extraCa, ...dispatcherOptionsFrom(options.inputs) });
     fallback = dispatcher;
     dispatcher.start();
     for (const [id, { request }] of [...pending]) {

@@ -9,13 +9,19 @@ import type { Deps } from '../deps.js';
 import { createInsurerRegistry } from '../robots/adapter.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createDispatcher } from './dispatcher.js';
-import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } from './dispatcher-thread.js';
+import {
+  dispatcherOptionsFrom,
+  type DispatcherThreadData,
+  type FromDispatcherThread,
+  type ToDispatcherThread,
+} from './dispatcher-thread.js';
+import { readSharedClock } from '../platform/shared-clock.js';
 import { holdNextTickShape } from '../platform/http/tick-shape.js';
 
 /**
  * The webhook dispatcher's thread (see dispatcher-thread.ts): its own connection to the service's
- * SQLite file, the service's config and keys, the real clock, and the same dispatcher as on the
- * main thread. It needs no insurer password, and none is reachable from here.
+ * SQLite file, the service's config and keys, the real clock (or a test's), and the same dispatcher
+ * as on the main thread. It needs no insurer password, and none is reachable from here.
  */
 
 // The thread is its own V8 isolate, with its own nextTick and its own HTTPS requests.
@@ -45,7 +51,7 @@ db.sqlite.pragma('busy_timeout = 0');
 const deps: Deps = {
   db,
   config: data.config,
-  clock: { now: () => Date.now() },
+  clock: data.inputs?.clock ? readSharedClock(data.inputs.clock) : { now: () => Date.now() },
   randomBytes,
   keys: {
     cursor: asBuffer(data.keys.cursor),
@@ -63,7 +69,12 @@ const deps: Deps = {
   secrets: noSecrets,
 };
 const logger = pino({ level: data.logLevel }, { write: (line: string) => post({ type: 'log', line }) });
-const dispatcher = createDispatcher(deps, { logger, extraCa: data.extraCa, yieldTo: yieldsTo(data.apiWrites) });
+const dispatcher = createDispatcher(deps, {
+  logger,
+  extraCa: data.extraCa,
+  yieldTo: yieldsTo(data.apiWrites),
+  ...dispatcherOptionsFrom(data.inputs),
+});
 
 async function answer(id: number, work: () => Promise<void>): Promise<void> {
   try {

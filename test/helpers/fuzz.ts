@@ -17,11 +17,12 @@ import { z } from 'zod';
 import { PUBLIC_API_PREFIX, defineEndpoint, type Endpoint } from '../../shared/endpoint.js';
 import { ERROR_STATUS, errorBodySchema, type ErrorCode } from '../../shared/errors.js';
 import { revokeApiKey } from '../../server/api-keys/service.js';
-import { buildApp, type BuildAppOptions } from '../../server/app.js';
+import { buildApp } from '../../server/app.js';
 import type { Deps } from '../../server/deps.js';
 import { ApiError } from '../../server/errors.js';
 import { registerEndpoint, respond } from '../../server/platform/http/endpoint.js';
 import { createLogger } from '../../server/platform/logging.js';
+import { dispatcherEntry, type DispatcherInputs, type WebhookOptions } from '../../server/webhooks/dispatcher-thread.js';
 import type { ReadAnswer } from './api.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -116,20 +117,11 @@ function notFoundThing(id: string): ApiError {
 }
 
 /**
- * Webhooks never leave the process: every host resolves to a documentation address (public, so the
- * target guard lets it through) and the sender answers itself, now and then with a failure so that
- * retries are exercised too.
+ * Webhooks never leave the process: every name resolves to a loopback address, which the target
+ * guard refuses (private targets are not allowed here), so that a delivery ends at once as blocked.
  */
-let sent = 0;
-export const WEBHOOKS: NonNullable<BuildAppOptions['webhooks']> = {
-  resolve: async () => [{ address: '203.0.113.10', family: 4 }],
-  send: async () => {
-    sent += 1;
-    if (sent % 5 === 0) return { kind: 'error', error: 'connect ECONNREFUSED (stub)' };
-    return { kind: 'response', status: sent % 3 === 0 ? 500 : 200, body: 'ok' };
-  },
-  jitter: () => 0,
-};
+const FUZZ_HOSTS: NonNullable<DispatcherInputs['hosts']> = { '*': [{ address: '127.0.0.1', family: 4 }] };
+export const WEBHOOKS: WebhookOptions = { entry: dispatcherEntry(), inputs: { hosts: FUZZ_HOSTS, noJitter: true } };
 
 /** buildApp returns before ready(), so routes can still be added. Shares the test server's deps (same SQLite). */
 async function buildAppWithBodyRoutes(deps: Deps): Promise<FastifyInstance> {
@@ -175,7 +167,7 @@ export function useFuzzApps(): void {
     server = await startTestServer({
       // The limiter itself has its own example below; a high limit keeps the valid key useful in every run.
       config: { rateLimitPerMinute: 1_000_000, corsOrigins: [ALLOWED_ORIGIN] },
-      webhooks: WEBHOOKS,
+      webhooks: { hosts: FUZZ_HOSTS },
     });
     port = Number(new URL(server.url).port);
     const cabinetId = await server.createCabinet('Cabinet Fuzz');

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -13,18 +13,20 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
 import { createLogger } from '../../server/platform/logging.js';
+import { createSharedClock, type SharedClock } from '../../server/platform/shared-clock.js';
+import { dispatcherEntry, type DispatcherInputs } from '../../server/webhooks/dispatcher-thread.js';
 import type { InsurerAdapter } from '../../server/robots/adapter.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 
 /** A clock tests move by hand. */
-export interface TestClock extends Clock {
-  set(ms: number): void;
+/** A clock the test moves, read by the webhook dispatcher's thread too. */
+export interface TestClock extends SharedClock {
   advance(ms: number): void;
 }
 
 export function testClock(start = Date.UTC(2026, 10, 22, 9, 0, 0)): TestClock {
-  let now = start;
-  return { now: () => now, set: (ms) => void (now = ms), advance: (ms) => void (now += ms) };
+  const clock = createSharedClock(start);
+  return { ...clock, advance: (ms) => clock.set(clock.now() + ms) };
 }
 
 export function tempDir(prefix = 'courtier-test-'): string {
@@ -51,12 +53,13 @@ export interface TestServer {
 
 export interface StartOptions {
   config?: Partial<Config>;
-  clock?: Clock;
+  /** A testClock is the webhook dispatcher's too. */
+  clock?: Clock | TestClock;
   dataDir?: string;
   /** Called before listen, e.g. to add a throwaway route that exercises a plugin. */
   beforeListen?: (app: FastifyInstance) => void;
-  /** Dispatcher overrides: the receiver's CA, a DNS stub, jitter. */
-  webhooks?: BuildAppOptions['webhooks'];
+  /** The webhook dispatcher's: the receiver's CA, a DNS table (the dispatcher runs on its thread, from dist/). */
+  webhooks?: { extraCa?: readonly string[]; entry?: string; hosts?: DispatcherInputs['hosts'] };
   /** Insurer robots (a test adapter). */
   insurers?: InsurerAdapter[];
   sandboxMode?: BuildAppOptions['sandboxMode'];
@@ -86,9 +89,21 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       cb();
     },
   });
+  const entry = options.webhooks?.entry ?? dispatcherEntry();
+  // Without its compiled thread, the dispatcher would fall back to the main thread and the tests would not test the service's path.
+  if (!options.webhooks?.entry && !existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first (npm test does).`);
   const app = await buildApp(deps, {
     logger: createLogger({ level: 'info', stream }),
-    webhooks: { jitter: () => 0, ...options.webhooks },
+    webhooks: {
+      entry,
+      extraCa: options.webhooks?.extraCa,
+      // Retries at their exact delay, on the test's clock when it has one.
+      inputs: {
+        noJitter: true,
+        hosts: options.webhooks?.hosts,
+        clock: options.clock && 'buffer' in options.clock ? options.clock.buffer : undefined,
+      },
+    },
     sandboxMode: options.sandboxMode,
     sync: options.sync,
     network: options.network,

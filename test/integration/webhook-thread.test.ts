@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
@@ -24,12 +23,10 @@ import { startTestServer, tempDir, testClock, type TestServer } from '../helpers
  * on the main thread (webhooks.test.ts); here, what crossing the thread must keep.
  */
 
-const entry = join(packageRoot(), 'dist', 'server', 'webhooks', 'dispatcher-worker.js');
 const THREAD_STARTED = 'webhook deliveries run on a thread of their own';
 let receiver: Receiver;
 
 beforeAll(async () => {
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first (npm test does).`);
   receiver = await startReceiver();
 });
 afterAll(() => receiver?.close());
@@ -41,7 +38,7 @@ describe('the webhook dispatcher on its own thread', () => {
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    server = await startTestServer({ config: { webhookAllowPrivateTargets: true }, webhooks: { thread: entry, extraCa: [receiver.ca] } });
+    server = await startTestServer({ config: { webhookAllowPrivateTargets: true }, webhooks: { extraCa: [receiver.ca] } });
     api = apiClient(server, server.createKey(await server.createCabinet()).key);
   });
   afterAll(() => server?.close());
@@ -90,7 +87,7 @@ describe('while no subscription needs the thread', () => {
   it('history past its 90 days is purged from the main thread at start', async () => {
     const clock = testClock();
     const dataDir = tempDir();
-    const first = await startTestServer({ clock, dataDir, webhooks: { thread: entry } });
+    const first = await startTestServer({ clock, dataDir });
     await createOpportunity(apiClient(first, first.createKey(await first.createCabinet()).key), { contact: { last_name: 'Ancien' } });
     await first.close();
     const events = () => {
@@ -103,7 +100,7 @@ describe('while no subscription needs the thread', () => {
     };
     expect(events()).toBeGreaterThan(0);
     clock.advance(91 * 24 * 3600 * 1000);
-    const second = await startTestServer({ clock, dataDir, webhooks: { thread: entry } });
+    const second = await startTestServer({ clock, dataDir });
     try {
       await eventually(
         () => (second.deps.db.sqlite.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n,
@@ -121,7 +118,7 @@ describe('when the thread cannot start', () => {
   it('delivers from the main thread, with a warning', async () => {
     const server = await startTestServer({
       config: { webhookAllowPrivateTargets: true },
-      webhooks: { thread: join(packageRoot(), 'dist', 'no-such-entry.js'), extraCa: [receiver.ca] },
+      webhooks: { entry: join(packageRoot(), 'dist', 'no-such-entry.js'), extraCa: [receiver.ca] },
     });
     try {
       const api = apiClient(server, server.createKey(await server.createCabinet()).key);

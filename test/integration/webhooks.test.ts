@@ -411,18 +411,15 @@ describe('target safety', () => {
       clock,
       webhooks: {
         extraCa: [receiver.ca],
-        resolve: async (host) => {
-          const table: Record<string, { address: string; family: 4 | 6 }[]> = {
-            'internal.example.com': [{ address: '10.1.2.3', family: 4 }],
-            'metadata.example.com': [{ address: '169.254.169.254', family: 4 }],
-            'sixlocal.example.com': [{ address: 'fe80::1', family: 6 }],
-            'mapped.example.com': [{ address: '::ffff:127.0.0.1', family: 6 }],
-            'mixed.example.com': [
-              { address: '93.184.216.34', family: 4 },
-              { address: '192.168.1.10', family: 4 },
-            ],
-          };
-          return table[host] ?? [];
+        hosts: {
+          'internal.example.com': [{ address: '10.1.2.3', family: 4 }],
+          'metadata.example.com': [{ address: '169.254.169.254', family: 4 }],
+          'sixlocal.example.com': [{ address: 'fe80::1', family: 6 }],
+          'mapped.example.com': [{ address: '::ffff:127.0.0.1', family: 6 }],
+          'mixed.example.com': [
+            { address: '93.184.216.34', family: 4 },
+            { address: '192.168.1.10', family: 4 },
+          ],
         },
       },
     });
