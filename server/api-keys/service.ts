@@ -130,7 +130,7 @@ const KNOWN_KEYS_MAX = 1024;
  * key's row (its id, cabinet, environment, scopes, allowlist and expiry) is read on its first use.
  */
 export function createKeyAuthenticator(deps: Deps): (presented: string, ip: string) => AuthenticatedKey {
-  const lookups = store.prepareKeyLookups(deps.db.sqlite);
+  const lookups = store.prepareKeyLookups(deps.db.orm);
   // By the key's SHA-256, never the key itself: no secret outlives its request in this process.
   const known = new Map<string, KnownKey>();
   const invalid = (): ApiError =>

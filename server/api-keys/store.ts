@@ -1,6 +1,6 @@
-import type Sqlite from 'better-sqlite3';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { apiKeys } from './schema.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -19,24 +19,43 @@ export type KeyIdentityRow = Pick<
   'id' | 'cabinetId' | 'environment' | 'scopes' | 'ipAllowlist' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
 >;
 
+const KEY_IDENTITY = preparedQuery((orm) =>
+  orm
+    .select({
+      id: apiKeys.id,
+      cabinetId: apiKeys.cabinetId,
+      environment: apiKeys.environment,
+      scopes: apiKeys.scopes,
+      ipAllowlist: apiKeys.ipAllowlist,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
+);
+
+const KEY_REVOCATION = preparedQuery((orm) =>
+  orm
+    .select({ revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
+);
+
 /**
- * The hot path of every request: raw prepared statements on the unique hash index (drizzle's
- * query wrapper costs more than the lookup itself at this rate). The driver builds a row through
- * V8's API one value at a time, strings copied from UTF-8 (reading every column would cost most of
- * the lookup), so a known key's request reads its one changing column only.
+ * The hot path of every request: statements prepared once (prepared-query.ts) on the unique hash
+ * index. The driver copies each string it reads (reading every column would cost most of the
+ * lookup), so a known key's request reads its one changing column only.
  */
-export function prepareKeyLookups(sqlite: Sqlite.Database) {
-  const identity = sqlite.prepare<[string], KeyIdentityRow>(
-    `SELECT id, cabinet_id AS cabinetId, environment, scopes, ip_allowlist AS ipAllowlist, expires_at AS expiresAt,
-       revoked_at AS revokedAt, last_used_at AS lastUsedAt FROM api_keys WHERE key_hash = ?`,
-  );
-  const revocation = sqlite.prepare(`SELECT revoked_at FROM api_keys WHERE key_hash = ?`).pluck(true);
+export function prepareKeyLookups(orm: Orm) {
+  const identity = KEY_IDENTITY(orm);
+  const revocation = KEY_REVOCATION(orm);
   return {
     /** Read on a key's first use only (the caller keeps what never changes). */
-    findByHash: (hash: string): KeyIdentityRow | undefined => identity.get(hash),
+    findByHash: (keyHash: string): KeyIdentityRow | undefined => identity.get({ keyHash }),
     /** When the key was revoked: null if it is not, undefined if no key has this hash (any more). */
-    revokedAtByHash(hash: string): number | null | undefined {
-      return revocation.get(hash) as number | null | undefined;
+    revokedAtByHash(keyHash: string): number | null | undefined {
+      return revocation.get({ keyHash })?.revokedAt;
     },
   };
 }

@@ -1,8 +1,14 @@
-import { and, desc, eq, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNull, lt, max, min, or, sql, type SQL } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { auditChainStart, auditEvents } from './schema.js';
 
 export type AuditRow = typeof auditEvents.$inferSelect;
+
+const P = sql.placeholder;
+
+/** The order rows were written in, which the chain follows: SQLite's implicit rowid, which the schema does not declare. */
+const ROWID = sql<number>`rowid`.mapWith(Number);
 
 export function insertAuditEvent(orm: Orm, row: AuditRow): void {
   orm.insert(auditEvents).values(row).run();
@@ -28,31 +34,42 @@ export function listAuditEvents(orm: Orm, query: AuditQuery): AuditRow[] {
     .select()
     .from(auditEvents)
     .where(and(...conditions))
-    .orderBy(desc(auditEvents.at), desc(sql`rowid`))
+    .orderBy(desc(auditEvents.at), desc(ROWID))
     .limit(query.limit)
     .all();
 }
 
+/** Read on every audit write, for the chain: prepared once (prepared-query.ts), as are the retention's statements below. */
+const NEWEST = preparedQuery((orm) =>
+  orm.select({ rowid: ROWID, at: auditEvents.at, chain: auditEvents.chain }).from(auditEvents).orderBy(desc(ROWID)).limit(1),
+);
+
 /** The newest row in the order rows were written (rowid), with its chain. */
 export function newestAuditEvent(orm: Orm): { rowid: number; at: number; chain: string } | undefined {
-  return orm.prepared('SELECT rowid, at, chain FROM audit_events ORDER BY rowid DESC LIMIT 1').get() as
-    { rowid: number; at: number; chain: string } | undefined;
+  return NEWEST(orm).get();
 }
 
 /** Rows in the order they were written, after a rowid, a page at a time. */
 export function auditEventsAfter(orm: Orm, rowid: number, limit: number): (AuditRow & { rowid: number })[] {
   return orm
-    .select({ rowid: sql<number>`rowid`, row: auditEvents })
+    .select({ rowid: ROWID, row: auditEvents })
     .from(auditEvents)
-    .where(sql`rowid > ${rowid}`)
-    .orderBy(sql`rowid`)
+    .where(gt(ROWID, rowid))
+    .orderBy(asc(ROWID))
     .limit(limit)
     .all()
     .map(({ rowid: id, row }) => ({ ...row, rowid: id }));
 }
 
+const SET_CHAIN = preparedQuery((orm) =>
+  orm
+    .update(auditEvents)
+    .set({ chain: sql`${P('chain')}` })
+    .where(eq(ROWID, P('rowid'))),
+);
+
 export function setAuditChain(orm: Orm, rowid: number, chain: string): void {
-  orm.prepared('UPDATE audit_events SET chain = ? WHERE rowid = ?').run(chain, rowid);
+  SET_CHAIN(orm).run({ rowid, chain });
 }
 
 export type ChainStart = Omit<typeof auditChainStart.$inferSelect, 'id'>;
@@ -79,26 +96,58 @@ export function saveChainStart(orm: Orm, start: ChainStart): void {
 }
 
 /**
+ * Each row's age, counted back from the newest row: the sum of the gaps between the rows written
+ * after it, each gap counted at most `maxGapMs` and never below zero.
+ */
+const FIRST_RETAINED = preparedQuery((orm) => {
+  const gaps = orm.$with('gaps').as(
+    orm
+      .select({
+        rowid: ROWID.as('rowid'),
+        gap: sql<number | null>`${auditEvents.at} - lag(${auditEvents.at}) OVER (ORDER BY ${ROWID})`.as('gap'),
+      })
+      .from(auditEvents),
+  );
+  const ages = orm.$with('ages').as(
+    orm
+      .select({
+        rowid: gaps.rowid,
+        t: sql<number>`sum(min(max(coalesce(${gaps.gap}, 0), 0), ${P('maxGapMs')})) OVER (ORDER BY ${gaps.rowid})`.as('t'),
+      })
+      .from(gaps),
+  );
+  return orm
+    .with(gaps, ages)
+    .select({ rowid: min(ages.rowid).mapWith(Number) })
+    .from(ages)
+    .where(gte(ages.t, sql`(${orm.select({ t: max(ages.t) }).from(ages)}) - ${P('retentionMs')}`));
+});
+
+/**
  * The first row the retention keeps: rows whose age, counted from the newest row, passes the
  * retention are removed, where a row's age adds up the gaps between the rows written after it,
  * each gap counted at most `maxGapMs` and never below zero. A clock set years ahead then writes a
  * row whose gap counts a few days, not years; an install idle for months keeps its rows longer.
  */
 export function firstRetainedAuditRowid(orm: Orm, retentionMs: number, maxGapMs: number): number | null {
-  const row = orm
-    .prepared(
-      `WITH gaps AS (SELECT rowid, at - lag(at) OVER (ORDER BY rowid) AS gap FROM audit_events),
-       ages AS (SELECT rowid, sum(min(max(coalesce(gap, 0), 0), ?)) OVER (ORDER BY rowid) AS t FROM gaps)
-       SELECT min(rowid) AS rowid FROM ages WHERE t >= (SELECT max(t) FROM ages) - ?`,
-    )
-    .get(maxGapMs, retentionMs) as { rowid: number | null };
-  return row.rowid;
+  return FIRST_RETAINED(orm).get({ maxGapMs, retentionMs })?.rowid ?? null;
 }
+
+/** The chain of the last row written before a rowid. */
+const CHAIN_BEFORE = preparedQuery((orm) =>
+  orm
+    .select({ chain: auditEvents.chain })
+    .from(auditEvents)
+    .where(lt(ROWID, P('beforeRowid')))
+    .orderBy(desc(ROWID))
+    .limit(1),
+);
+
+const DELETE_BEFORE = preparedQuery((orm) => orm.delete(auditEvents).where(lt(ROWID, P('beforeRowid'))));
 
 /** Removes the rows written before one; returns how many, and the chain of the last one removed. */
 export function deleteAuditPrefix(orm: Orm, beforeRowid: number): { removed: number; lastChain: string } | null {
-  const last = orm.prepared('SELECT chain FROM audit_events WHERE rowid < ? ORDER BY rowid DESC LIMIT 1').get(beforeRowid) as
-    { chain: string } | undefined;
+  const last = CHAIN_BEFORE(orm).get({ beforeRowid });
   if (!last) return null;
-  return { removed: orm.prepared('DELETE FROM audit_events WHERE rowid < ?').run(beforeRowid).changes, lastChain: last.chain };
+  return { removed: DELETE_BEFORE(orm).run({ beforeRowid }).changes, lastChain: last.chain };
 }

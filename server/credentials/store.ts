@@ -1,11 +1,19 @@
+import { and, eq, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { insurerCredentials } from './schema.js';
 
 export type CredentialRow = typeof insurerCredentials.$inferSelect;
 
-/** Read by every enqueue (are credentials set?) and every job: prepared once (table-sql.ts). */
-const CREDENTIAL = tableSql(insurerCredentials);
+const P = sql.placeholder;
+
+/** Read by every enqueue (are credentials set?) and every job: prepared once (prepared-query.ts). */
+const CREDENTIAL = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(insurerCredentials)
+    .where(and(eq(insurerCredentials.cabinetId, P('cabinetId')), eq(insurerCredentials.compagnie, P('compagnie')))),
+);
 
 export function upsertCredential(orm: Orm, row: CredentialRow): void {
   orm
@@ -19,5 +27,5 @@ export function upsertCredential(orm: Orm, row: CredentialRow): void {
 }
 
 export function findCredential(orm: Orm, cabinetId: string, compagnie: string): CredentialRow | undefined {
-  return CREDENTIAL.get(orm, 'WHERE cabinet_id = ? AND compagnie = ?', cabinetId, compagnie);
+  return CREDENTIAL(orm).get({ cabinetId, compagnie });
 }

@@ -1,27 +1,52 @@
-import { and, desc, eq, gt, isNotNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
 import { contracts, devis, devisDocuments } from './schema.js';
 
 export type DevisRow = typeof devis.$inferSelect;
 export type ContractRow = typeof contracts.$inferSelect;
 
-/** Every tarification creates or reprices a quote and prices it when it ends: prepared once (table-sql.ts). */
-const DEVIS = tableSql(devis);
+const P = sql.placeholder;
+
+/** Every tarification creates or reprices a quote and prices it when it ends: these statements are prepared once (prepared-query.ts). */
+const INSERT_DEVIS = preparedQuery((orm) => orm.insert(devis).values(placeholdersFor(devis)));
+
+const DEVIS = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(devis)
+    .where(and(eq(devis.cabinetId, P('cabinetId')), eq(devis.id, P('id')))),
+);
+
+/**
+ * One form per set of columns (`columns`, their names joined by commas), each set to the
+ * placeholder named after it, which drizzle encodes as the column does; the quote is named by
+ * `rowCabinetId` and `rowId`, names no column has.
+ */
+const UPDATE_DEVIS = preparedQuery((orm, columns: string) =>
+  orm
+    .update(devis)
+    .set(Object.fromEntries(columns.split(',').map((key) => [key, P(key)])) as SQLiteUpdateSetSource<typeof devis>)
+    .where(and(eq(devis.cabinetId, P('rowCabinetId')), eq(devis.id, P('rowId'))))
+    .returning(),
+);
 
 export function insertDevis(orm: Orm, row: DevisRow): void {
-  DEVIS.insert(orm, row);
+  INSERT_DEVIS(orm).run(row);
 }
 
 export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | undefined {
-  return DEVIS.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
+  return DEVIS(orm).get({ cabinetId, id });
 }
 
-/** The quote as updated, or undefined when the cabinet has no such quote. */
+/** The quote as updated, or undefined when the cabinet has no such quote. A column whose value is undefined is left alone. */
 export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): DevisRow | undefined {
-  return DEVIS.update(orm, changes, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id)[0];
+  const columns = Object.keys(changes).filter((key) => changes[key as keyof DevisRow] !== undefined);
+  if (columns.length === 0) throw new Error('An update of a quote needs at least one column to set.');
+  return UPDATE_DEVIS(orm, columns.sort().join(',')).all({ ...changes, rowCabinetId: cabinetId, rowId: id })[0];
 }
 
 export function listDevis(

@@ -1,5 +1,6 @@
-import { desc, eq, gt } from 'drizzle-orm';
+import { desc, eq, gt, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { lanAddressBlocks, lanSettings } from './schema.js';
 
 export type LanSettingsRow = typeof lanSettings.$inferSelect;
@@ -20,11 +21,17 @@ export function saveLanSettings(orm: Orm, row: Omit<LanSettingsRow, 'id'>): void
 
 export type AddressBlockRow = typeof lanAddressBlocks.$inferSelect;
 
-/** Until when an address is blocked (epoch ms), or undefined: read on every LAN request, so a statement prepared once. */
+/** Read on every LAN request: prepared once (prepared-query.ts). */
+const BLOCKED_UNTIL = preparedQuery((orm) =>
+  orm
+    .select({ blockedUntil: lanAddressBlocks.blockedUntil })
+    .from(lanAddressBlocks)
+    .where(eq(lanAddressBlocks.address, sql.placeholder('address'))),
+);
+
+/** Until when an address is blocked (epoch ms), or undefined. */
 export function addressBlockedUntil(orm: Orm, address: string): number | undefined {
-  const row = orm.prepared('SELECT blocked_until AS blockedUntil FROM lan_address_blocks WHERE address = ?').get(address) as
-    { blockedUntil: number } | undefined;
-  return row?.blockedUntil;
+  return BLOCKED_UNTIL(orm).get({ address })?.blockedUntil;
 }
 
 export function findAddressBlock(orm: Orm, address: string): AddressBlockRow | undefined {

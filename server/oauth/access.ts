@@ -34,8 +34,8 @@ const KNOWN_TOKENS_MAX = 10_000;
  * read on its first use.
  */
 export function createAccessTokenAuthenticator(deps: Deps): AccessTokenAuthenticator {
-  const lookups = store.prepareAccessTokenLookups(deps.db.sqlite);
-  const touchGrant = store.prepareTouchGrant(deps.db.sqlite);
+  const lookups = store.prepareAccessTokenLookups(deps.db.orm);
+  const touchGrant = store.prepareTouchGrant(deps.db.orm);
   // Each token's access (which never changes, see prepareAccessTokenLookups), by the token's
   // SHA-256, never the token itself: no secret outlives its request in this process.
   const known = new Map<string, McpAccess>();

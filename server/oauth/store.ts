@@ -1,6 +1,6 @@
-import type Sqlite from 'better-sqlite3';
-import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { oauthClients, oauthCodes, oauthConsentRequests, oauthGrants, oauthTokens } from './schema.js';
 
 export type ClientRow = typeof oauthClients.$inferSelect;
@@ -8,6 +8,8 @@ export type ConsentRequestRow = typeof oauthConsentRequests.$inferSelect;
 export type GrantRow = typeof oauthGrants.$inferSelect;
 export type CodeRow = typeof oauthCodes.$inferSelect;
 export type TokenRow = typeof oauthTokens.$inferSelect;
+
+const P = sql.placeholder;
 
 export function insertClient(orm: Orm, row: ClientRow): void {
   orm.insert(oauthClients).values(row).run();
@@ -107,40 +109,71 @@ export interface AccessTokenRecord {
   grantLastUsedAt: number | null;
 }
 
-/**
- * The lookups of an MCP request's access token, over the unique hash index: the token's record
- * (what never changes after its issue: nothing updates a token's scopes or expiry, or its grant's
- * client, user and cabinet), read on its first use, and whether it is still live (neither it nor
- * its grant revoked nor deleted), read on every request. Expiry is checked by the caller, against its clock.
- */
-export function prepareAccessTokenLookups(sqlite: Sqlite.Database) {
-  const record = sqlite.prepare<[string], AccessTokenRecord>(
-    `SELECT t.scopes AS scopes, t.expires_at AS expiresAt, g.client_id AS clientId, c.name AS clientName,
-            g.user_id AS userId, g.cabinet_id AS cabinetId, g.id AS grantId, g.last_used_at AS grantLastUsedAt
-     FROM oauth_tokens t
-     JOIN oauth_grants g ON g.id = t.grant_id
-     JOIN oauth_clients c ON c.id = g.client_id
-     WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
+/** An access token, by its hash, neither it nor its grant revoked. */
+const liveAccessToken = () =>
+  and(
+    eq(oauthTokens.tokenHash, P('tokenHash')),
+    eq(oauthTokens.kind, 'access'),
+    isNull(oauthTokens.revokedAt),
+    isNull(oauthGrants.revokedAt),
   );
-  // One small integer: the driver builds no row and copies no string.
-  const live = sqlite
-    .prepare(
-      `SELECT 1 FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-       WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
-    )
-    .pluck(true);
+
+const ACCESS_TOKEN_RECORD = preparedQuery((orm) =>
+  orm
+    .select({
+      scopes: oauthTokens.scopes,
+      expiresAt: oauthTokens.expiresAt,
+      clientId: oauthGrants.clientId,
+      clientName: oauthClients.name,
+      userId: oauthGrants.userId,
+      cabinetId: oauthGrants.cabinetId,
+      grantId: oauthGrants.id,
+      grantLastUsedAt: oauthGrants.lastUsedAt,
+    })
+    .from(oauthTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+    .where(liveAccessToken()),
+);
+
+// One small integer: the driver copies no string.
+const ACCESS_TOKEN_LIVE = preparedQuery((orm) =>
+  orm
+    .select({ live: sql<number>`1` })
+    .from(oauthTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+    .where(liveAccessToken()),
+);
+
+/**
+ * The lookups of an MCP request's access token, over the unique hash index, prepared once
+ * (prepared-query.ts): the token's record (what never changes after its issue: nothing updates a
+ * token's scopes or expiry, or its grant's client, user and cabinet), read on its first use, and
+ * whether it is still live (neither it nor its grant revoked nor deleted), read on every request.
+ * Expiry is checked by the caller, against its clock.
+ */
+export function prepareAccessTokenLookups(orm: Orm) {
+  const record = ACCESS_TOKEN_RECORD(orm);
+  const live = ACCESS_TOKEN_LIVE(orm);
   return {
-    findLive: (tokenHash: string): AccessTokenRecord | undefined => record.get(tokenHash),
+    findLive: (tokenHash: string): AccessTokenRecord | undefined => record.get({ tokenHash }),
     isLive(tokenHash: string): boolean {
-      return live.get(tokenHash) !== undefined;
+      return live.get({ tokenHash }) !== undefined;
     },
   };
 }
 
+const TOUCH_GRANT = preparedQuery((orm) =>
+  orm
+    .update(oauthGrants)
+    .set({ lastUsedAt: sql`${P('at')}` })
+    .where(and(eq(oauthGrants.id, P('grantId')), or(isNull(oauthGrants.lastUsedAt), lt(oauthGrants.lastUsedAt, P('at'))))),
+);
+
 /** Records a use of a grant's access token (the caller writes at most once a minute per grant). */
-export function prepareTouchGrant(sqlite: Sqlite.Database): (grantId: string, at: number) => void {
-  const statement = sqlite.prepare('UPDATE oauth_grants SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-  return (grantId, at) => void statement.run(at, grantId, at);
+export function prepareTouchGrant(orm: Orm): (grantId: string, at: number) => void {
+  const touch = TOUCH_GRANT(orm);
+  return (grantId, at) => void touch.run({ grantId, at });
 }
 
 export interface ConnectedAppRow {

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { cabinets, users } from './schema.js';
 
 export type CabinetRow = typeof cabinets.$inferSelect;
@@ -25,21 +25,29 @@ export function insertUser(orm: Orm, row: typeof users.$inferInsert): void {
   orm.insert(users).values(row).run();
 }
 
-/** The whole row, for the modules that check a cabinet exists or show its name: prepared once (table-sql.ts). */
-const CABINET = tableSql(cabinets);
+/** The whole row, for the modules that check a cabinet exists or show its name: prepared once (prepared-query.ts). */
+const CABINET = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(cabinets)
+    .where(eq(cabinets.id, sql.placeholder('cabinetId'))),
+);
 
 export function findCabinet(orm: Orm, cabinetId: string): CabinetRow | undefined {
-  return CABINET.get(orm, 'WHERE id = ?', cabinetId);
+  return CABINET(orm).get({ cabinetId });
 }
 
-/**
- * The cabinet's data-sharing switch, undefined when there is no such cabinet. Read on every MCP
- * tool call and every webhook delivery: one column of one prepared statement, not the row.
- */
+/** Read on every MCP tool call and every webhook delivery: one column, not the row. */
+const LLM_DATA_SHARING = preparedQuery((orm) =>
+  orm
+    .select({ llmDataSharing: cabinets.llmDataSharing })
+    .from(cabinets)
+    .where(eq(cabinets.id, sql.placeholder('cabinetId'))),
+);
+
+/** The cabinet's data-sharing switch, undefined when there is no such cabinet; the column reads on only when it holds 1. */
 export function findLlmDataSharing(orm: Orm, cabinetId: string): boolean | undefined {
-  const value = orm.prepared('SELECT llm_data_sharing FROM cabinets WHERE id = ?').pluck(true).get(cabinetId) as number | undefined;
-  // As drizzle reads the column (1 is on): a privacy switch reads off on anything else.
-  return value === undefined ? undefined : value === 1;
+  return LLM_DATA_SHARING(orm).get({ cabinetId })?.llmDataSharing;
 }
 
 export function listCabinets(orm: Orm): CabinetRow[] {
