@@ -2,7 +2,7 @@ import type { AutomationStatus } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import * as guardStore from './store-guards.js';
-import * as store from './store.js';
+import * as store from './store-queue.js';
 
 const BREAKER_THRESHOLD = 5;
 const BREAKER_OPEN_MS = 10 * 60 * 1000;

@@ -11,6 +11,7 @@ import { recordInsurerOutcome } from './guards.js';
 import { jobChanged } from './jobs.js';
 import { recordJobFinished, recordJobMoved } from './sync.js';
 import * as store from './store.js';
+import * as queueStore from './store-queue.js';
 import { MAX_PORTAL_TEXT } from '../sync/stored-values.js';
 
 /**
@@ -198,7 +199,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
 export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: number } {
   let retried = 0;
   let failed = 0;
-  for (const row of store.expiredJobs(deps.db.orm, deps.clock.now())) {
+  for (const row of queueStore.expiredJobs(deps.db.orm, deps.clock.now())) {
     if (!row.submitted && row.attempts < 2) {
       const moved = atomically(deps.db, () => {
         const requeued = store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, {
@@ -236,7 +237,7 @@ export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: num
 
 /** Jobs whose MFA code did not come in time. */
 export function expiredMfaJobs(deps: Deps): store.JobRow[] {
-  return store.mfaExpired(deps.db.orm, deps.clock.now());
+  return queueStore.mfaExpired(deps.db.orm, deps.clock.now());
 }
 
 /** The worker leased a pending job: it is running now. In the claim's transaction. */

@@ -28,6 +28,7 @@ import { getJob, jobChanged, toJob } from './jobs.js';
 import { recordJobFinished, recordJobMoved } from './sync.js';
 import { finished } from './lifecycle.js';
 import * as store from './store.js';
+import * as quotaStore from './store-quota.js';
 import type { RobotControl } from './robot-control.js';
 
 /**
@@ -53,11 +54,13 @@ function quotaOf(deps: Deps, cabinetId: string) {
   const limit = deps.config.tarificationQuotaPerHour;
   const now = deps.clock.now();
   const since = now - QUOTA_WINDOW_MS;
-  const { count, oldest, nextNumber } = store.enqueuesSince(deps.db.orm, cabinetId, since);
+  const { count, oldest, nextNumber } = quotaStore.enqueuesSince(deps.db.orm, cabinetId, since);
   const synced = walletOnHub(deps, cabinetId);
-  const elsewhere = synced ? store.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS) : { count: 0, oldest: null };
+  const elsewhere = synced
+    ? quotaStore.pulledJobsSince(deps.db.orm, cabinetId, since, now + MAX_CLOCK_AHEAD_MS)
+    : { count: 0, oldest: null };
   const first = Math.min(oldest ?? Infinity, elsewhere.oldest ?? Infinity);
-  const sinceHeard = synced ? store.ownJobsSince(deps.db.orm, cabinetId, othersKnownUntil(deps, cabinetId) ?? 0) : 0;
+  const sinceHeard = synced ? quotaStore.ownJobsSince(deps.db.orm, cabinetId, othersKnownUntil(deps, cabinetId) ?? 0) : 0;
   return {
     limit,
     remaining: Math.max(0, limit - count - elsewhere.count),
@@ -136,7 +139,7 @@ export function dryRunWithDetails(deps: Deps, cabinetId: string, request: Tarifi
  */
 function previousRequest(deps: Deps, cabinetId: string, hash: string): store.JobRow | undefined {
   const now = deps.clock.now();
-  return store.latestJobWithHash(deps.db.orm, cabinetId, hash, now - REPLAY_WINDOW_MS, now + MAX_CLOCK_AHEAD_MS);
+  return quotaStore.latestJobWithHash(deps.db.orm, cabinetId, hash, now - REPLAY_WINDOW_MS, now + MAX_CLOCK_AHEAD_MS);
 }
 
 /**

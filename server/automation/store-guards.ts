@@ -1,56 +1,91 @@
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { automationSettings, insurerBreakers, insurerLoginChecks, insurerLoginTests, robotPauses } from './schema.js';
 
 /**
- * The rows that hold robots back, beside the jobs' (store.ts): the insurers' circuit breakers, the
- * install-wide switch (a setting), the cabinets' pauses, and the console's login checks with their
- * last results. guards.ts and login-check.ts read and write them; the claim's query reads the
- * pauses and the checks in SQL.
+ * The rows that hold robots back, beside the jobs' (store.ts and its parts): the insurers' circuit
+ * breakers, the install-wide switch (a setting), the cabinets' pauses, and the console's login
+ * checks with their last results. guards.ts and login-check.ts read and write them; the claim's
+ * query (store-queue.ts) reads the pauses and the checks in SQL.
  */
 
 export type BreakerRow = typeof insurerBreakers.$inferSelect;
 export type RobotPauseRow = typeof robotPauses.$inferSelect;
 export type LoginTestRow = typeof insurerLoginTests.$inferSelect;
 
-/** Read by every enqueue (the breaker, the pause): prepared once (table-sql.ts). */
-const BREAKER = tableSql(insurerBreakers);
-const ROBOT_PAUSE = tableSql(robotPauses);
+const P = sql.placeholder;
+
+/** Read and written by every enqueue and every job's end (the breaker, the pause, the setting): prepared once (prepared-query.ts). */
+const FIND_BREAKER = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(insurerBreakers)
+    .where(eq(insurerBreakers.compagnie, P('compagnie'))),
+);
 
 export function findBreaker(orm: Orm, compagnie: string): BreakerRow | undefined {
-  return BREAKER.get(orm, 'WHERE compagnie = ?', compagnie);
+  return FIND_BREAKER(orm).get({ compagnie });
 }
 
-export function saveBreaker(orm: Orm, row: BreakerRow): void {
-  orm
-    .prepared(
-      'INSERT INTO insurer_breakers (compagnie, consecutive_failures, open_until, trial_job_id) VALUES (?, ?, ?, ?) ' +
-        'ON CONFLICT (compagnie) DO UPDATE SET consecutive_failures = excluded.consecutive_failures, open_until = excluded.open_until, trial_job_id = excluded.trial_job_id',
-    )
-    .run(row.compagnie, row.consecutiveFailures, row.openUntil, row.trialJobId);
+/** The value the upsert's row would have inserted, in its DO UPDATE. */
+function excluded(column: AnySQLiteColumn): SQL {
+  return sql`excluded.${sql.identifier(column.name)}`;
 }
+
+const SAVE_BREAKER = preparedQuery((orm) =>
+  orm
+    .insert(insurerBreakers)
+    .values(placeholdersFor(insurerBreakers))
+    .onConflictDoUpdate({
+      target: insurerBreakers.compagnie,
+      set: {
+        consecutiveFailures: excluded(insurerBreakers.consecutiveFailures),
+        openUntil: excluded(insurerBreakers.openUntil),
+        trialJobId: excluded(insurerBreakers.trialJobId),
+      },
+    }),
+);
+
+export function saveBreaker(orm: Orm, row: BreakerRow): void {
+  SAVE_BREAKER(orm).run(row);
+}
+
+const CLOSED = { consecutiveFailures: 0, openUntil: null, trialJobId: null };
+
+const CLOSE_BREAKER = preparedQuery((orm) =>
+  orm
+    .insert(insurerBreakers)
+    .values({ compagnie: P('compagnie'), ...CLOSED })
+    .onConflictDoUpdate({
+      target: insurerBreakers.compagnie,
+      set: CLOSED,
+      setWhere: or(ne(insurerBreakers.consecutiveFailures, 0), isNotNull(insurerBreakers.openUntil), isNotNull(insurerBreakers.trialJobId)),
+    }),
+);
 
 /**
  * Closes an insurer's breaker, in one statement that writes nothing when it is closed already:
  * every successful job closes it, in its transaction.
  */
 export function closeBreaker(orm: Orm, compagnie: string): void {
-  orm
-    .prepared(
-      'INSERT INTO insurer_breakers (compagnie, consecutive_failures, open_until, trial_job_id) VALUES (?, 0, NULL, NULL) ' +
-        'ON CONFLICT (compagnie) DO UPDATE SET consecutive_failures = 0, open_until = NULL, trial_job_id = NULL ' +
-        'WHERE consecutive_failures <> 0 OR open_until IS NOT NULL OR trial_job_id IS NOT NULL',
-    )
-    .run(compagnie);
+  CLOSE_BREAKER(orm).run({ compagnie });
 }
 
 export function listBreakers(orm: Orm): BreakerRow[] {
   return orm.select().from(insurerBreakers).all();
 }
 
+const READ_SETTING = preparedQuery((orm) =>
+  orm
+    .select({ value: automationSettings.value })
+    .from(automationSettings)
+    .where(eq(automationSettings.key, P('key'))),
+);
+
 export function readSetting(orm: Orm, key: string): string | undefined {
-  return orm.prepared('SELECT value FROM automation_settings WHERE key = ?').pluck(true).get(key) as string | undefined;
+  return READ_SETTING(orm).get({ key })?.value;
 }
 
 export function writeSetting(orm: Orm, key: string, value: string | null, now: number): void {
@@ -65,8 +100,15 @@ export function writeSetting(orm: Orm, key: string, value: string | null, now: n
     .run();
 }
 
+const FIND_ROBOT_PAUSE = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(robotPauses)
+    .where(eq(robotPauses.cabinetId, P('cabinetId'))),
+);
+
 export function findRobotPause(orm: Orm, cabinetId: string): RobotPauseRow | undefined {
-  return ROBOT_PAUSE.get(orm, 'WHERE cabinet_id = ?', cabinetId);
+  return FIND_ROBOT_PAUSE(orm).get({ cabinetId });
 }
 
 export function saveRobotPause(orm: Orm, row: RobotPauseRow): void {

@@ -1,42 +1,31 @@
-import { and, desc, eq, gt, gte, inArray, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql, type SqlPart } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { jobs, robotPauses } from './schema.js';
+import { jobs } from './schema.js';
+
+/**
+ * The job's record: its row, its timeline, its reads and writes, and the console's lists. The
+ * worker's claim and leases are in store-queue.ts, the enqueue's hourly counts and replay guard in
+ * store-quota.ts.
+ */
 
 export type JobRow = typeof jobs.$inferSelect;
 
-const ACTIVE = ACTIVE_STATUSES;
+const P = sql.placeholder;
 
 /**
- * `IN (...)` of job statuses written into the SQL: the planner sees them (jobs_queue_idx), and a
- * constant list costs SQLite far less than a list bound as JSON (`IN (SELECT value FROM
+ * `column IN (...)` of job statuses written into the SQL: the planner sees them (jobs_queue_idx),
+ * and a constant list costs SQLite far less than a list bound as JSON (`IN (SELECT value FROM
  * json_each(?))` builds a table and a Bloom filter on every run). Only the contract's statuses are
  * ever written.
  */
-function inStatuses(statuses: readonly JobRow['status'][]): string {
+export function inStatuses(column: AnySQLiteColumn, statuses: readonly JobRow['status'][]): SQL {
   for (const status of statuses) if (!(JOB_STATUSES as readonly string[]).includes(status)) throw new Error(`Not a job status: ${status}`);
-  return `IN (${statuses.map((status) => `'${status}'`).join(', ')})`;
-}
-const IN_ACTIVE = inStatuses(ACTIVE);
-const IN_UNFINISHED = inStatuses(['pending', ...ACTIVE]);
-
-/**
- * What every enqueue, claim and finish runs is prepared once (table-sql.ts): built by drizzle on
- * every call, these statements cost the queue more than its work.
- */
-const JOB = tableSql(jobs);
-
-/** A new job's timeline: its first step. */
-export function firstTimeline(first: JobStep): string {
-  return JSON.stringify([first]);
-}
-
-/** A new job, its timeline made by firstTimeline: the caller's literal carries every key (ARCHITECTURE, "Per-request cost"). */
-export function insertJob(orm: Orm, row: JobRow): void {
-  JOB.insert(orm, row);
+  return sql`${column} IN (${sql.raw(statuses.map((status) => `'${status}'`).join(', '))})`;
 }
 
 /** One step of a job's timeline (jobs.timeline). */
@@ -47,46 +36,77 @@ export interface JobStep {
   at: number;
 }
 
+/** A new job's timeline: its first step. */
+export function firstTimeline(first: JobStep): string {
+  return JSON.stringify([first]);
+}
+
 /** The timeline of a job on this install, oldest first (none for a job pulled from another install). */
 export function jobTimeline(row: JobRow): JobStep[] {
   return row.timeline === null ? [] : (JSON.parse(row.timeline) as JobStep[]);
 }
 
-/** A timeline step's fields: the key in the JSON, the job's column, and how its new value is bound. */
-const STEP_FIELDS = [
-  ['status', 'status', '?'],
-  ['step', 'progress_step', '?'],
-  // better-sqlite3 binds every number as a REAL, which JSON would write as 100.0.
-  ['percent', 'progress_percent', 'CAST(? AS INTEGER)'],
-  ['at', 'updated_at', 'CAST(? AS INTEGER)'],
-] as const;
+/** The value of each field of a timeline step: a new value, or the job's column where the field does not change. */
+type StepValues = { [K in keyof JobStep]: SQL | Placeholder | AnySQLiteColumn };
 
 /**
- * The assignment for each set of changed fields (bit i: STEP_FIELDS[i] changes), made once: the
- * same text on every call lets the update's statement be found without building its SQL again.
+ * The new timeline that appends the job's state after an UPDATE's changes, in that UPDATE: the
+ * columns it names are read as the UPDATE found them. The numbers are cast because better-sqlite3
+ * binds every number as a REAL, which JSON would write as 100.0.
  */
-const STEP_ASSIGNMENTS = Array.from({ length: 1 << STEP_FIELDS.length }, (_, changed) => {
-  const step = STEP_FIELDS.map(([key, column, placeholder], i) => `'${key}', ${changed & (1 << i) ? placeholder : `"${column}"`}`).join(
-    ', ',
-  );
-  return `"timeline" = json_insert(coalesce("timeline", '[]'), '$[#]', json_object(${step}))`;
-});
-
-/**
- * The assignment that appends the job's state after `changes` to its timeline, in the UPDATE that
- * makes them: each field is the new value when it changes, else its column, which that UPDATE
- * leaves as it was.
- */
-function appendStep(changes: Partial<JobRow>): SqlPart {
-  const given = [changes.status, changes.progressStep, changes.progressPercent, changes.updatedAt];
-  const values = given.filter((value) => value !== undefined);
-  const changed = given.reduce<number>((mask, value, i) => (value === undefined ? mask : mask | (1 << i)), 0);
-  return { sql: STEP_ASSIGNMENTS[changed] ?? '', values };
+export function appendStep(step: StepValues): SQL {
+  const { status, step: progress, percent, at } = step;
+  return sql`json_insert(coalesce(${jobs.timeline}, '[]'), '$[#]', json_object('status', ${status}, 'step', ${progress}, 'percent', CAST(${percent} AS INTEGER), 'at', CAST(${at} AS INTEGER)))`;
 }
+
+/** What every enqueue, claim and finish runs is prepared once (prepared-query.ts): built on every call, it cost the queue more than its work. */
+const INSERT_JOB = preparedQuery((orm) => orm.insert(jobs).values(placeholdersFor(jobs)));
+
+/** A new job, its timeline made by firstTimeline: the caller's literal carries every key (ARCHITECTURE, "Per-request cost"). */
+export function insertJob(orm: Orm, row: JobRow): void {
+  INSERT_JOB(orm).run(row);
+}
+
+const FIND_JOB = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, P('cabinetId')), eq(jobs.id, P('id')))),
+);
 
 export function findJob(orm: Orm, cabinetId: string, id: string): JobRow | undefined {
-  return JOB.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
+  return FIND_JOB(orm).get({ cabinetId, id });
 }
+
+const JOB_COLUMNS = Object.keys(getTableColumns(jobs)) as (keyof JobRow)[];
+
+/**
+ * An update of a job from some statuses, one form per set of statuses and of columns (each given as
+ * a comma-separated list): each column set takes the placeholder of its name, and a move of the
+ * status or the progress appends a step to the timeline.
+ */
+const UPDATE_JOB = preparedQuery((orm, from: string, columns: string) => {
+  const set = columns.split(',');
+  const changes = (key: keyof JobRow) => set.includes(key);
+  const moves = changes('status') || changes('progressStep') || changes('progressPercent');
+  const timeline = appendStep({
+    status: changes('status') ? P('status') : jobs.status,
+    step: changes('progressStep') ? P('progressStep') : jobs.progressStep,
+    percent: changes('progressPercent') ? P('progressPercent') : jobs.progressPercent,
+    at: changes('updatedAt') ? P('updatedAt') : jobs.updatedAt,
+  });
+  return orm
+    .update(jobs)
+    .set({ ...Object.fromEntries(set.map((key) => [key, P(key)])), ...(moves ? { timeline } : {}) })
+    .where(
+      and(
+        eq(jobs.cabinetId, P('jobCabinetId')),
+        eq(jobs.id, P('jobId')),
+        inStatuses(jobs.status, (from === '' ? [] : from.split(',')) as JobRow['status'][]),
+      ),
+    )
+    .returning();
+});
 
 /**
  * Updates a job only if it is still in one of the expected statuses: the job as updated, undefined
@@ -99,12 +119,28 @@ export function updateJob(
   from: readonly JobRow['status'][],
   changes: Partial<JobRow>,
 ): JobRow | undefined {
-  const movesTimeline = changes.status !== undefined || changes.progressStep !== undefined || changes.progressPercent !== undefined;
-  const clauses = `WHERE cabinet_id = ? AND id = ? AND status ${inStatuses(from)}`;
-  const [moved] = movesTimeline
-    ? JOB.updateWith(orm, changes, appendStep(changes), clauses, cabinetId, id)
-    : JOB.update(orm, changes, clauses, cabinetId, id);
-  return moved;
+  const columns = JOB_COLUMNS.filter((key) => changes[key] !== undefined);
+  if (columns.length === 0) throw new Error('An update of a job needs at least one column to set.');
+  return UPDATE_JOB(orm, from.join(','), columns.join(',')).get({ ...changes, jobCabinetId: cabinetId, jobId: id });
+}
+
+export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {
+  orm
+    .update(jobs)
+    .set({ artifacts })
+    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id)))
+    .run();
+}
+
+/** Whether this install enqueued the job (pulled jobs have no enqueue number): its robots own it. */
+export function enqueuedHere(orm: Orm, cabinetId: string, id: string): boolean {
+  return (
+    orm
+      .select({ n: jobs.enqueueNumber })
+      .from(jobs)
+      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), isNotNull(jobs.enqueueNumber)))
+      .get() !== undefined
+  );
 }
 
 export function listJobs(
@@ -177,22 +213,34 @@ export function listJobsInStatuses(orm: Orm, cabinetId: string, statuses: readon
     .all();
 }
 
+const ACTIVE_HERE = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, P('cabinetId')), inStatuses(jobs.status, ACTIVE_STATUSES), isNotNull(jobs.enqueueNumber)))
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(P('limit')),
+);
+
 /** The cabinet's jobs a robot of this install is on (running or waiting for a code), newest first: not another install's, which it only shows. */
 export function listActiveJobsHere(orm: Orm, cabinetId: string, limit: number): JobRow[] {
-  return JOB.all(
-    orm,
-    `WHERE cabinet_id = ? AND status ${IN_ACTIVE} AND enqueue_number IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?`,
-    cabinetId,
-    limit,
-  );
+  return ACTIVE_HERE(orm).all({ cabinetId, limit });
 }
+
+const UNFINISHED_HERE = preparedQuery((orm) =>
+  orm
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(eq(jobs.cabinetId, P('cabinetId')), inStatuses(jobs.status, ['pending', ...ACTIVE_STATUSES]), isNotNull(jobs.enqueueNumber)),
+    ),
+);
 
 /** The ids of this install's jobs that have not finished (pending or on a robot): a refund may still come for them. */
 export function unfinishedJobIdsHere(orm: Orm, cabinetId: string): string[] {
-  return orm
-    .prepared(`SELECT id FROM jobs WHERE cabinet_id = ? AND status ${IN_UNFINISHED} AND enqueue_number IS NOT NULL`)
-    .pluck(true)
-    .all(cabinetId) as string[];
+  return UNFINISHED_HERE(orm)
+    .all({ cabinetId })
+    .map((job) => job.id);
 }
 
 /** Whether a job of the cabinet in these statuses uses this insurer robot on this install. */
@@ -213,153 +261,6 @@ export function hasJobOnRobot(orm: Orm, cabinetId: string, robotCompagnie: strin
   );
 }
 
-/** Jobs pulled from the cabinet's other installs created in a window (the cabinet's hourly quota), and the oldest one's creation. */
-export function pulledJobsSince(orm: Orm, cabinetId: string, since: number, until: number): { count: number; oldest: number | null } {
-  const [count, oldest] = orm
-    .prepared(
-      'SELECT count(*), min(created_at) FROM jobs WHERE cabinet_id = ? AND created_at > ? AND created_at <= ? AND enqueue_number IS NULL',
-    )
-    .raw()
-    .get(cabinetId, since, until) as [number, number | null];
-  return { count, oldest };
-}
-
-/** How many jobs this install enqueued from a time on, that time included (the offline allowance of the hourly quota). */
-export function ownJobsSince(orm: Orm, cabinetId: string, since: number): number {
-  return orm
-    .prepared('SELECT count(*) FROM jobs WHERE cabinet_id = ? AND created_at >= ? AND enqueue_number IS NOT NULL')
-    .pluck(true)
-    .get(cabinetId, since) as number;
-}
-
-/** The cabinet's enqueues on this install since a time (the hourly quota), and the number the next one takes. */
-export interface EnqueuesSince {
-  count: number;
-  /** When the oldest of them was created; null when there is none. */
-  oldest: number | null;
-  nextNumber: number;
-}
-
-/**
- * Two index lookups, whatever the hour holds: the newest enqueue number of the cabinet, and the
- * first job of the hour that this install enqueued (pulled jobs have no number). Numbers follow
- * creation, so the hour's enqueues are the numbers from that first one to the newest.
- */
-export function enqueuesSince(orm: Orm, cabinetId: string, since: number): EnqueuesSince {
-  const [newest, first, oldest] = orm
-    .prepared(
-      'SELECT (SELECT max(enqueue_number) FROM jobs WHERE cabinet_id = @cabinetId), first.enqueue_number, first.created_at ' +
-        'FROM (SELECT 1) LEFT JOIN (SELECT enqueue_number, created_at FROM jobs ' +
-        'WHERE cabinet_id = @cabinetId AND created_at > @since AND enqueue_number IS NOT NULL ORDER BY created_at, enqueue_number LIMIT 1) AS first',
-    )
-    .raw()
-    .get({ cabinetId, since }) as [number | null, number | null, number | null];
-  const nextNumber = (newest ?? 0) + 1;
-  return { count: first === null ? 0 : nextNumber - first, oldest, nextNumber };
-}
-
-/**
- * The newest job of the cabinet with this request hash created after `since` (jobs_replay_idx):
- * one this install enqueued, or one pulled from another install created no later than
- * `pulledUntil` (its creation time is that install's word).
- */
-export function latestJobWithHash(
-  orm: Orm,
-  cabinetId: string,
-  requestHash: string,
-  since: number,
-  pulledUntil: number,
-): JobRow | undefined {
-  return JOB.get(
-    orm,
-    'WHERE cabinet_id = ? AND request_hash = ? AND created_at > ? AND (enqueue_number IS NOT NULL OR created_at <= ?) ORDER BY created_at DESC LIMIT 1',
-    cabinetId,
-    requestHash,
-    since,
-    pulledUntil,
-  );
-}
-
-/**
- * The pending jobs this install enqueued that may start now, oldest first (a job pulled from another
- * install has no enqueue number: its robots are that install's, never this one's): of a cabinet whose robots are not paused, on
- * an insurer login (cabinet + insurer) that no job and no login check is using. The running jobs'
- * logins are one list for the whole walk; the pause and the check are looked up per job, by their
- * keys: as two lists more, each with its Bloom filter, they would make every claim dearer (and
- * looked up by key too, the running jobs would make a walk past many blocked jobs far dearer).
- */
-const CLAIMABLE = `SELECT id FROM jobs AS pending WHERE status = 'pending' AND enqueue_number IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM robot_pauses WHERE robot_pauses.cabinet_id = pending.cabinet_id)
-       AND (cabinet_id, robot_compagnie) NOT IN (SELECT cabinet_id, robot_compagnie FROM jobs WHERE status ${IN_ACTIVE} AND enqueue_number IS NOT NULL)
-       AND NOT EXISTS (SELECT 1 FROM insurer_login_checks AS checks
-                       WHERE checks.cabinet_id = pending.cabinet_id AND checks.robot_compagnie = pending.robot_compagnie AND checks.lease_until > ?)
-       AND NOT (created_at < ? AND cabinet_id IN (SELECT value FROM json_each(?)))
-     ORDER BY created_at LIMIT 1`;
-const CLAIM_WHERE = `WHERE id = (${CLAIMABLE}) AND status = 'pending'`;
-/** What a claim sets besides its columns: its step (the status and the time change) and one more attempt. */
-const CLAIM_ALSO = `${appendStep({ status: 'running', updatedAt: 0 }).sql}, "attempts" = "attempts" + 1`;
-
-/** Jobs queued before a time in some cabinets, which wait (see CLAIMABLE's last condition). */
-export interface HeldBack {
-  cabinetIds: readonly string[];
-  queuedBefore: number;
-}
-
-/** The next claimable job (CLAIMABLE) but those held back, leased to this worker in the caller's transaction: one statement. */
-export function claimNextJob(
-  orm: Orm,
-  now: number,
-  leaseMs: number,
-  held: HeldBack = { cabinetIds: [], queuedBefore: 0 },
-): JobRow | undefined {
-  const [claimed] = JOB.updateWith(
-    orm,
-    { status: 'running', leaseUntil: now + leaseMs, updatedAt: now },
-    { sql: CLAIM_ALSO, values: ['running', now] },
-    CLAIM_WHERE,
-    now,
-    held.queuedBefore,
-    JSON.stringify(held.cabinetIds),
-  );
-  return claimed;
-}
-
-export function extendLease(orm: Orm, id: string, until: number): void {
-  orm
-    .update(jobs)
-    .set({ leaseUntil: until })
-    .where(and(eq(jobs.id, id), inArray(jobs.status, [...ACTIVE])))
-    .run();
-}
-
-/** Active jobs whose lease ran out: their worker died. Only this install's own (see CLAIMABLE). */
-export function expiredJobs(orm: Orm, now: number): JobRow[] {
-  return JOB.all(orm, `WHERE status ${IN_ACTIVE} AND lease_until < ? AND enqueue_number IS NOT NULL`, now);
-}
-
-export function mfaExpired(orm: Orm, now: number): JobRow[] {
-  return JOB.all(orm, `WHERE status IN ('mfa_required', 'awaiting_mfa') AND mfa_expires_at <= ? AND enqueue_number IS NOT NULL`, now);
-}
-
-/** Whether this install enqueued the job (pulled jobs have no enqueue number): its robots own it. */
-export function enqueuedHere(orm: Orm, cabinetId: string, id: string): boolean {
-  return (
-    orm
-      .select({ n: jobs.enqueueNumber })
-      .from(jobs)
-      .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id), isNotNull(jobs.enqueueNumber)))
-      .get() !== undefined
-  );
-}
-
-export function setArtifacts(orm: Orm, cabinetId: string, id: string, artifacts: string | null): void {
-  orm
-    .update(jobs)
-    .set({ artifacts })
-    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.id, id)))
-    .run();
-}
-
 /** Jobs that still list artifacts and ended before this time. */
 export function jobsWithArtifactsEndedBefore(orm: Orm, before: number): JobRow[] {
   return orm
@@ -367,23 +268,6 @@ export function jobsWithArtifactsEndedBefore(orm: Orm, before: number): JobRow[]
     .from(jobs)
     .where(and(isNotNull(jobs.artifacts), lt(jobs.finishedAt, before)))
     .all();
-}
-
-/** Whether a job is pending or active in a cabinet whose robots are not paused: it may still run. */
-export function jobMayRun(orm: Orm, jobId: string): boolean {
-  return (
-    orm
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(
-        and(
-          eq(jobs.id, jobId),
-          inArray(jobs.status, ['pending', ...ACTIVE]),
-          notInArray(jobs.cabinetId, orm.select({ cabinetId: robotPauses.cabinetId }).from(robotPauses)),
-        ),
-      )
-      .get() !== undefined
-  );
 }
 
 /** The cabinet's jobs that priced these quotes. */

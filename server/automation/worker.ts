@@ -17,7 +17,8 @@ import {
   requireMfa,
   resumeWithCode,
 } from './lifecycle.js';
-import * as store from './store.js';
+import type * as store from './store.js';
+import * as queueStore from './store-queue.js';
 
 /** The pool: the service's RobotControl, and its own life (started and stopped by the app). */
 export interface Worker extends RobotControl {
@@ -69,7 +70,7 @@ export function createWorker(
     logger: FastifyBaseLogger;
     runtime: BrowserRuntime;
     /** Jobs that must not start yet, asked at each claim (the sync's: cabinetsAwaitingHub). */
-    heldBack?: () => store.HeldBack;
+    heldBack?: () => queueStore.HeldBack;
   },
 ): Worker {
   const leaseMs = deps.config.jobLeaseSeconds * 1000;
@@ -149,7 +150,10 @@ export function createWorker(
       session.knowSecrets([password]);
       return { login: configured.login, password, extra: configured.extra };
     };
-    const heartbeat = setInterval(() => store.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs), Math.max(500, leaseMs / 3));
+    const heartbeat = setInterval(
+      () => queueStore.extendLease(deps.db.orm, row.id, deps.clock.now() + leaseMs),
+      Math.max(500, leaseMs / 3),
+    );
     heartbeat.unref();
     const ctx: RobotContext = {
       jobId: row.id,
@@ -208,7 +212,7 @@ export function createWorker(
     if (readKillSwitch(deps)) return;
     const held = runningJobs.size < deps.config.workerConcurrency ? options.heldBack?.() : undefined;
     while (runningJobs.size < deps.config.workerConcurrency) {
-      const row = store.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs, held);
+      const row = queueStore.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs, held);
       if (!row) return;
       jobClaimed(deps, row);
       const login = insurerLogin(deps, row.cabinetId, row.robotCompagnie);
@@ -280,7 +284,7 @@ export function createWorker(
     }
     // This process's own robots are alive whatever the clock did: renew their leases before
     // looking for abandoned jobs, so that only a dead worker's jobs are recovered.
-    for (const entry of runningJobs.values()) store.extendLease(deps.db.orm, entry.row.id, deps.clock.now() + leaseMs);
+    for (const entry of runningJobs.values()) queueStore.extendLease(deps.db.orm, entry.row.id, deps.clock.now() + leaseMs);
     recoverAbandonedJobs(deps);
     sweepArtifacts();
     options.runtime.closeIdleSessions().catch((err: unknown) => options.logger.warn({ err }, 'closing idle browser sessions failed'));

@@ -6,6 +6,8 @@ import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange 
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';
+import * as queueStore from '../../server/automation/store-queue.js';
+import * as quotaStore from '../../server/automation/store-quota.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
 import { canonicalJson } from '../../server/platform/http/canonical-json.js';
@@ -162,7 +164,7 @@ describe('a forged running job from a stolen laptop', () => {
 
     // The forged jobs were never the install's: no lease, no attempt, no debit, no place in its hour's quota.
     // The robots claim the oldest of the install's own jobs: the forged ones, running on the same insurer login, hold nothing back.
-    const claimed = victim.deps.db.immediateTransaction(() => jobStore.claimNextJob(victim.deps.db.orm, victim.clock.now(), MINUTE));
+    const claimed = victim.deps.db.immediateTransaction(() => queueStore.claimNextJob(victim.deps.db.orm, victim.clock.now(), MINUTE));
     expect(claimed?.id).toBe(notBlocked.job_id);
     for (const id of [forged, forgedAhead])
       expect(jobStore.findJob(victim.deps.db.orm, victim.cabinetId, id)).toMatchObject({
@@ -172,7 +174,7 @@ describe('a forged running job from a stolen laptop', () => {
         attempts: 1,
       });
     expect(creditBalance(victim.deps, victim.cabinetId)).toBe(100 - 2 * 10);
-    expect(jobStore.enqueuesSince(victim.deps.db.orm, victim.cabinetId, 0).count).toBe(2);
+    expect(quotaStore.enqueuesSince(victim.deps.db.orm, victim.cabinetId, 0).count).toBe(2);
   });
 
   it('a creation time up to the hub’s clock tolerance ahead is believed (an honest clock a little fast): it blocks 15 minutes at most', async () => {

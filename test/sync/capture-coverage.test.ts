@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob, failJob, jobClaimed, markSubmitted, reportProgress, requireMfa } from '../../server/automation/lifecycle.js';
-import * as jobStore from '../../server/automation/store.js';
+import type * as jobStore from '../../server/automation/store.js';
+import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity, updateOpportunity, winOpportunityIfOpen } from '../../server/crm/service.js';
 import { createDevis, recordDevisFailed, recordDevisPriced, signDevis } from '../../server/devis/service.js';
@@ -33,7 +34,7 @@ const AUTO = { ...AUTO_DIC_DATA, insured_name: 'Léa Martin' };
 
 /** What the robot worker does when it takes the next job: the lease, then the job marked running. */
 function claim(node: SyncNode): jobStore.JobRow {
-  const row = jobStore.claimNextJob(node.deps.db.orm, node.clock.now(), 60_000);
+  const row = queueStore.claimNextJob(node.deps.db.orm, node.clock.now(), 60_000);
   if (!row) throw new Error('no job to claim');
   jobClaimed(node.deps, row);
   return row;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob } from '../../server/automation/lifecycle.js';
-import * as jobStore from '../../server/automation/store.js';
+import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity } from '../../server/crm/service.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
@@ -175,7 +175,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
       { compagnie: 'sandbox', produit: 'auto', devis_id: ids.priced, dicData },
       'test',
     );
-    const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
+    const claimed = queueStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
     expect(claimed?.id).toBe(jobId);
     expect(
       completeJob(a.deps, claimed!, {

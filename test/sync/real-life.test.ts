@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { completeJob } from '../../server/automation/lifecycle.js';
 import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';
+import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { createDevis } from '../../server/devis/service.js';
@@ -212,7 +213,7 @@ describe('an install restored from a backup', () => {
     await pushNode(a);
     const backup = backupSyncNode(a);
     // After the backup, the robot prices the quote at the insurer.
-    const claimed = jobStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
+    const claimed = queueStore.claimNextJob(a.deps.db.orm, a.clock.now(), 60_000);
     expect(claimed?.id).toBe(jobId);
     expect(completeJob(a.deps, claimed!, { outcome: 'complete', tarif_eur: 480 })).toBe(true);
     const ran = jobStore.findJob(a.deps.db.orm, a.cabinetId, jobId);
@@ -226,7 +227,7 @@ describe('an install restored from a backup', () => {
     expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)?.status).toBe('pending');
     const held = () => ({ cabinetIds: cabinetsAwaitingHub(back.deps, startedAt), queuedBefore: startedAt });
     expect(held().cabinetIds).toEqual([back.cabinetId]);
-    expect(jobStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
     // Had the hub not answered for long, they would have gone ahead.
     expect(cabinetsAwaitingHub(back.deps, startedAt - 31_000)).toEqual([]);
 
@@ -238,7 +239,7 @@ describe('an install restored from a backup', () => {
       resultTarifCents: 48_000,
     });
     expect(held().cabinetIds).toEqual([]);
-    expect(jobStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
     expect(listAudit(back.deps, back.cabinetId, { action: 'sync.resynced', limit: 10 }).map((entry) => entry.details)).toEqual([
       expect.objectContaining({ reason: 'install_restored' }),
     ]);
