@@ -191,9 +191,9 @@ describe('statements per request on the hot paths', () => {
       if (/^BEGIN\b/.test(sql)) transactions.push([]);
       transactions.at(-1)?.push(sql);
     }
-    const finishing = transactions.filter((statements) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'partial'/.test(sql)));
+    const finishing = transactions.filter((statements) => statements.some((sql) => /^update "jobs" set "status" = 'partial'/i.test(sql)));
     // The claim is one UPDATE of the oldest claimable job, whether or not there is one.
-    const claiming = (statements: string[]) => statements.some((sql) => /^UPDATE "jobs" SET "status" = 'running'/.test(sql));
+    const claiming = (statements: string[]) => statements.some((sql) => /^update "jobs" set "status" = 'running'/i.test(sql));
     expect(finishing).toHaveLength(jobs);
     // One job at a time on the cabinet's login: each finish claims the next job in its transaction (the
     // last one finds none). Only two claims had a transaction of their own: the start's tick, before
