@@ -3,7 +3,7 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
+import { placeholdersFor, preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
 import { jobs } from './schema.js';
 
@@ -97,7 +97,7 @@ const UPDATE_JOB = preparedQuery((orm, from: string, columns: string) => {
   });
   return orm
     .update(jobs)
-    .set({ ...Object.fromEntries(set.map((key) => [key, P(key)])), ...(moves ? { timeline } : {}) })
+    .set({ ...setPlaceholders(jobs, set), ...(moves ? { timeline } : {}) })
     .where(
       and(
         eq(jobs.cabinetId, P('jobCabinetId')),

@@ -1,8 +1,7 @@
 import { and, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
-import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
+import { placeholdersFor, preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
 import { contracts, devis, devisDocuments } from './schema.js';
 
@@ -29,7 +28,7 @@ const DEVIS = preparedQuery((orm) =>
 const UPDATE_DEVIS = preparedQuery((orm, columns: string) =>
   orm
     .update(devis)
-    .set(Object.fromEntries(columns.split(',').map((key) => [key, P(key)])) as SQLiteUpdateSetSource<typeof devis>)
+    .set(setPlaceholders(devis, columns.split(',')))
     .where(and(eq(devis.cabinetId, P('rowCabinetId')), eq(devis.id, P('rowId'))))
     .returning(),
 );

@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3';
 import { Column, getTableColumns, is, Param, Placeholder, sql, SQL } from 'drizzle-orm';
-import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { AnySQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { Orm } from './open.js';
 
 /**
@@ -131,6 +131,17 @@ export function placeholdersFor<T extends SQLiteTable>(table: T): Record<keyof T
     keyof T['$inferInsert'],
     Placeholder
   >;
+}
+
+/**
+ * The `.set()` of an update prepared once: each column named set to the placeholder of its name,
+ * which the column's encoder (JSON, booleans) turns into what SQLite stores, null staying NULL.
+ */
+export function setPlaceholders<T extends SQLiteTable>(table: T, keys: readonly string[]): SQLiteUpdateSetSource<T> {
+  const columns = getTableColumns(table);
+  const unknown = keys.filter((key) => !(key in columns));
+  if (unknown.length > 0) throw new Error(`${unknown.join(', ')}: no such column to set.`);
+  return Object.fromEntries(keys.map((key) => [key, sql.placeholder(key)])) as SQLiteUpdateSetSource<T>;
 }
 
 /** `column IN` a list bound as one JSON array: one statement whatever the list's length, where `IN (?, ?, …)` prepares one per length. */
