@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
 import { syncConflicts } from './schema.js';
 
@@ -106,7 +106,7 @@ export function trimConflicts(orm: Orm, cabinetId: string, keep: number, keepNot
     [true, keep],
     [false, keepNotUnderstood],
   ] as const) {
-    const ofReason = understood ? sql`${syncConflicts.reason} <> 'not_understood'` : eq(syncConflicts.reason, 'not_understood');
+    const ofReason = understood ? ne(syncConflicts.reason, 'not_understood') : eq(syncConflicts.reason, 'not_understood');
     const oldestKept = orm
       .select({ seq: syncConflicts.seq })
       .from(syncConflicts)

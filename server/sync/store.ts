@@ -1,6 +1,8 @@
-import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../platform/db/open.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { later, type ClockState } from './hlc.js';
 import {
   syncConflicts,
@@ -16,68 +18,135 @@ import {
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
 
-/**
- * The queries of the hot paths — each captured change (read the link and the queue's newest
- * change, append), each push (read the queue, forget what the hub acknowledged) and each applied
- * change (field clocks) — are raw statements prepared once per connection (`orm.prepared`); the
- * rest goes through drizzle.
+const P = sql.placeholder;
+
+/** The value a row to insert proposed for a column, in an upsert's DO UPDATE. */
+const excluded = (column: AnySQLiteColumn) => sql`excluded.${sql.identifier(column.name)}`;
+
+/*
+ * The queries of the hot paths (each captured change: the link and the queue's newest change, the
+ * append; each push: the queue, the acknowledgement; each applied change: the field clocks) are
+ * prepared once per connection (prepared-query.ts); the rest is built on each call.
  */
-const SQL = {
-  findConnection: `SELECT cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, acknowledged_clock_time, remote_clock_time, hub_epoch, resyncing, state,
-      last_error, last_error_code, last_error_at, offline_since, hub_clock_offset, last_push_at, last_pull_at, caught_up_at, connected_at
-    FROM sync_connections WHERE cabinet_id = ?`,
-  // The link and the newest queued change, or the clock of a disconnected cabinet, in one read: what a capture needs (see captureState).
-  captureState: `SELECT c.device_id, c.next_number, c.clock_time, c.clock_counter, t.number, t.hlc, 0
-    FROM sync_connections c LEFT JOIN (SELECT number, hlc FROM sync_outbox WHERE cabinet_id = ? ORDER BY number DESC LIMIT 1) t
-    WHERE c.cabinet_id = ?
-    UNION ALL SELECT device_id, 0, clock_time, clock_counter, NULL, NULL, 1 FROM sync_detached WHERE cabinet_id = ?`,
-  findQueued: 'SELECT hlc FROM sync_outbox WHERE cabinet_id = ? AND number = ?',
-  acknowledge: `UPDATE sync_connections SET acknowledged_number = max(acknowledged_number, ?), last_push_at = ?,
-      next_number = max(next_number, ? + 1), clock_time = ?, clock_counter = ?, acknowledged_clock_time = max(acknowledged_clock_time, ?)
-    WHERE cabinet_id = ?`,
-  appendOutbox: 'INSERT INTO sync_outbox (cabinet_id, number, kind, record_id, op, hlc, fields) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  readOutboxAfter:
-    'SELECT cabinet_id AS cabinetId, number, kind, record_id AS recordId, op, hlc, fields FROM sync_outbox WHERE cabinet_id = ? AND number > ? ORDER BY number LIMIT ?',
-  deleteOutboxThrough: 'DELETE FROM sync_outbox WHERE cabinet_id = ? AND number <= ?',
-  findFieldClocks: 'SELECT clocks, erased FROM sync_field_clocks WHERE cabinet_id = ? AND kind = ? AND record_id = ?',
-  // json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure.
-  mergeFieldClocks: `INSERT INTO sync_field_clocks (cabinet_id, kind, record_id, clocks, erased) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (cabinet_id, kind, record_id) DO UPDATE SET clocks = json_patch(clocks, excluded.clocks), erased = max(erased, excluded.erased)`,
-} as const;
+
+const FIND_CONNECTION = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(syncConnections)
+    .where(eq(syncConnections.cabinetId, P('cabinetId'))),
+);
+
+/**
+ * The link and the queue's newest change, or a disconnected cabinet's clock, in one read: what a
+ * capture needs (captureState). The newest change is at most one row, joined without a condition
+ * so that the link comes with or without it.
+ */
+const CAPTURE_STATE = preparedQuery((orm) => {
+  const newest = orm
+    .select({ number: syncOutbox.number, hlc: syncOutbox.hlc })
+    .from(syncOutbox)
+    .where(eq(syncOutbox.cabinetId, P('cabinetId')))
+    .orderBy(desc(syncOutbox.number))
+    .limit(1)
+    .as('newest');
+  return orm
+    .select({
+      deviceId: syncConnections.deviceId,
+      nextNumber: syncConnections.nextNumber,
+      clockTime: syncConnections.clockTime,
+      clockCounter: syncConnections.clockCounter,
+      newest: newest.number,
+      newestHlc: newest.hlc,
+      detached: sql<boolean>`0`.mapWith(Boolean),
+    })
+    .from(syncConnections)
+    .leftJoin(newest, undefined)
+    .where(eq(syncConnections.cabinetId, P('cabinetId')))
+    .unionAll(
+      orm
+        .select({
+          deviceId: syncDetached.deviceId,
+          nextNumber: sql<number>`0`,
+          clockTime: syncDetached.clockTime,
+          clockCounter: syncDetached.clockCounter,
+          newest: sql<number | null>`NULL`,
+          newestHlc: sql<string | null>`NULL`,
+          detached: sql<boolean>`1`.mapWith(Boolean),
+        })
+        .from(syncDetached)
+        .where(eq(syncDetached.cabinetId, P('cabinetId'))),
+    );
+});
+
+const FIND_QUEUED = preparedQuery((orm) =>
+  orm
+    .select({ hlc: syncOutbox.hlc })
+    .from(syncOutbox)
+    .where(and(eq(syncOutbox.cabinetId, P('cabinetId')), eq(syncOutbox.number, P('number')))),
+);
+
+/**
+ * Numbers and clocks only move forward: an acknowledgement that arrives late undoes nothing. The
+ * plain values are `sql` fragments because `.set()`'s types take no placeholder.
+ */
+const ACKNOWLEDGE = preparedQuery((orm) =>
+  orm
+    .update(syncConnections)
+    .set({
+      acknowledgedNumber: sql`max(${syncConnections.acknowledgedNumber}, ${P('number')})`,
+      lastPushAt: sql`${P('now')}`,
+      nextNumber: sql`max(${syncConnections.nextNumber}, ${P('number')} + 1)`,
+      clockTime: sql`${P('clockTime')}`,
+      clockCounter: sql`${P('clockCounter')}`,
+      acknowledgedClockTime: sql`max(${syncConnections.acknowledgedClockTime}, ${P('acknowledgedClockTime')})`,
+    })
+    .where(eq(syncConnections.cabinetId, P('cabinetId'))),
+);
+
+const APPEND_OUTBOX = preparedQuery((orm) => orm.insert(syncOutbox).values(placeholdersFor(syncOutbox)));
+
+const OUTBOX_AFTER = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(syncOutbox)
+    .where(and(eq(syncOutbox.cabinetId, P('cabinetId')), gt(syncOutbox.number, P('number'))))
+    .orderBy(syncOutbox.number)
+    .limit(P('limit')),
+);
+
+const DELETE_OUTBOX_THROUGH = preparedQuery((orm) =>
+  orm.delete(syncOutbox).where(and(eq(syncOutbox.cabinetId, P('cabinetId')), lte(syncOutbox.number, P('number')))),
+);
+
+const FIND_FIELD_CLOCKS = preparedQuery((orm) =>
+  orm
+    .select({ clocks: syncFieldClocks.clocks, erased: syncFieldClocks.erased })
+    .from(syncFieldClocks)
+    .where(
+      and(eq(syncFieldClocks.cabinetId, P('cabinetId')), eq(syncFieldClocks.kind, P('kind')), eq(syncFieldClocks.recordId, P('recordId'))),
+    ),
+);
+
+/** json_patch keeps the clocks of the fields the change does not name; max() never undoes an erasure. */
+const MERGE_FIELD_CLOCKS = preparedQuery((orm) =>
+  orm
+    .insert(syncFieldClocks)
+    .values(placeholdersFor(syncFieldClocks))
+    .onConflictDoUpdate({
+      target: [syncFieldClocks.cabinetId, syncFieldClocks.kind, syncFieldClocks.recordId],
+      set: {
+        clocks: sql`json_patch(${syncFieldClocks.clocks}, ${excluded(syncFieldClocks.clocks)})`,
+        erased: sql`max(${syncFieldClocks.erased}, ${excluded(syncFieldClocks.erased)})`,
+      },
+    }),
+);
 
 export function insertConnection(orm: Orm, row: ConnectionRow): void {
   orm.insert(syncConnections).values(row).run();
 }
 
 export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | undefined {
-  const r = orm.prepared(SQL.findConnection).get(cabinetId) as Record<string, unknown> | undefined;
-  if (!r) return undefined;
-  return {
-    cabinetId: r.cabinet_id as string,
-    hubUrl: r.hub_url as string,
-    deviceId: r.device_id as string,
-    deviceName: r.device_name as string,
-    paused: r.paused === 1,
-    nextNumber: r.next_number as number,
-    acknowledgedNumber: r.acknowledged_number as number,
-    pullCursor: r.pull_cursor as number,
-    clockTime: r.clock_time as number,
-    clockCounter: r.clock_counter as number,
-    acknowledgedClockTime: r.acknowledged_clock_time as number,
-    remoteClockTime: r.remote_clock_time as number,
-    hubEpoch: r.hub_epoch as string | null,
-    resyncing: r.resyncing === 1,
-    state: r.state as ConnectionRow['state'],
-    lastError: r.last_error as string | null,
-    lastErrorCode: r.last_error_code as string | null,
-    lastErrorAt: r.last_error_at as number | null,
-    offlineSince: r.offline_since as number | null,
-    hubClockOffset: r.hub_clock_offset as number | null,
-    lastPushAt: r.last_push_at as number | null,
-    lastPullAt: r.last_pull_at as number | null,
-    caughtUpAt: r.caught_up_at as number | null,
-    connectedAt: r.connected_at as number,
-  };
+  return FIND_CONNECTION(orm).get({ cabinetId });
 }
 
 export function listConnections(orm: Orm): ConnectionRow[] {
@@ -102,12 +171,11 @@ export interface CaptureState {
  * writes one row, not that row and the link's — one page less in every commit of a change.
  */
 export function captureState(orm: Orm, cabinetId: string): CaptureState | undefined {
-  const row = orm.prepared(SQL.captureState).raw().get(cabinetId, cabinetId, cabinetId) as
-    [string, number, number, number, number | null, string | null, number] | undefined;
+  const row = CAPTURE_STATE(orm).get({ cabinetId });
   if (!row) return undefined;
-  const [deviceId, nextNumber, time, counter, newest, newestHlc, detached] = row;
+  const { deviceId, nextNumber, clockTime: time, clockCounter: counter, newest, newestHlc, detached } = row;
   const linked = { time, counter };
-  if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked, detached: detached === 1 };
+  if (newest === null || newestHlc === null) return { deviceId, nextNumber, clock: linked, detached };
   const queued = parseHlc(newestHlc);
   return {
     deviceId,
@@ -241,12 +309,12 @@ export function countRefused(orm: Orm, cabinetId: string): number {
 }
 
 export function appendOutbox(orm: Orm, row: OutboxRow): void {
-  orm.prepared(SQL.appendOutbox).run(row.cabinetId, row.number, row.kind, row.recordId, row.op, row.hlc, row.fields);
+  APPEND_OUTBOX(orm).run(row);
 }
 
 /** The queued changes numbered after `number`, oldest first. */
 export function readOutboxAfter(orm: Orm, cabinetId: string, number: number, limit: number): OutboxRow[] {
-  return orm.prepared(SQL.readOutboxAfter).all(cabinetId, number, limit) as OutboxRow[];
+  return OUTBOX_AFTER(orm).all({ cabinetId, number, limit });
 }
 
 export function countOutbox(orm: Orm, cabinetId: string): number {
@@ -261,14 +329,21 @@ export function countOutbox(orm: Orm, cabinetId: string): number {
 export function forgetThrough(orm: Orm, cabinetId: string, number: number, now: number): void {
   const connection = findConnection(orm, cabinetId);
   if (!connection) return;
-  const last = orm.prepared(SQL.findQueued).get(cabinetId, number) as { hlc: string } | undefined;
+  const last = FIND_QUEUED(orm).get({ cabinetId, number });
   const parsed = last ? parseHlc(last.hlc) : undefined;
   const clock = later(
     { time: connection.clockTime, counter: connection.clockCounter },
     parsed ? { time: parsed.time, counter: parsed.counter } : { time: 0, counter: 0 },
   );
-  orm.prepared(SQL.acknowledge).run(number, now, number, clock.time, clock.counter, parsed?.time ?? 0, cabinetId);
-  orm.prepared(SQL.deleteOutboxThrough).run(cabinetId, number);
+  ACKNOWLEDGE(orm).run({
+    cabinetId,
+    number,
+    now,
+    clockTime: clock.time,
+    clockCounter: clock.counter,
+    acknowledgedClockTime: parsed?.time ?? 0,
+  });
+  DELETE_OUTBOX_THROUGH(orm).run({ cabinetId, number });
 }
 
 export interface FieldClocks {
@@ -277,8 +352,8 @@ export interface FieldClocks {
 }
 
 export function findFieldClocks(orm: Orm, cabinetId: string, kind: string, recordId: string): FieldClocks | undefined {
-  const row = orm.prepared(SQL.findFieldClocks).get(cabinetId, kind, recordId) as { clocks: string; erased: number } | undefined;
-  return row ? { clocks: JSON.parse(row.clocks) as Record<string, string>, erased: row.erased === 1 } : undefined;
+  const row = FIND_FIELD_CLOCKS(orm).get({ cabinetId, kind, recordId });
+  return row ? { clocks: JSON.parse(row.clocks) as Record<string, string>, erased: row.erased } : undefined;
 }
 
 /** Sets the clock of some fields (json_patch keeps the others'); an erasure is never undone. */
@@ -290,7 +365,7 @@ export function mergeFieldClocks(
   clocks: Record<string, string>,
   erased: boolean,
 ): void {
-  orm.prepared(SQL.mergeFieldClocks).run(cabinetId, kind, recordId, JSON.stringify(clocks), erased ? 1 : 0);
+  MERGE_FIELD_CLOCKS(orm).run({ cabinetId, kind, recordId, clocks: JSON.stringify(clocks), erased });
 }
 
 /** Gives a queued change a new clock, and its fields too where they still hold the old one. */

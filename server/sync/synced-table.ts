@@ -1,4 +1,4 @@
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, sql, type Placeholder } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
@@ -6,6 +6,7 @@ import type { SyncConflict } from '../../shared/console-sync.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../platform/db/open.js';
+import { preparedQuery, type PlaceholderValues } from '../platform/db/prepared-query.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 import { storedId } from './stored-values.js';
 import { ownDevices } from './store.js';
@@ -89,6 +90,16 @@ export interface SyncedRecords {
 
 type TableWithId = SQLiteTable & { id: SQLiteColumn; cabinetId: SQLiteColumn };
 
+const P = sql.placeholder;
+
+/** The rows a snapshot reads at a time. */
+const SNAPSHOT_PAGE = 1000;
+
+/** Each property as the placeholder of its name: drizzle binds the value given through the column's encoder. */
+function placeholders(keys: readonly string[]): Record<string, Placeholder> {
+  return Object.fromEntries(keys.map((key) => [key, P(key)]));
+}
+
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
   /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
   capture(
@@ -123,10 +134,39 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
   const local = new Set<string>(['cabinetId', 'id', ...(options.local ?? []).map(String)]);
   const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(([key]) => !local.has(key));
   const columnOfName = new Map(columns.map(([, column]) => [column.name, column]));
-  const names = columns.map(([, column]) => column.name);
-  const tableName = getTableName(table);
-  const where = `"${table.cabinetId.name}" = ? AND "${table.id.name}" = ?`;
-  const holderOf = `SELECT "${table.cabinetId.name}" AS cabinet FROM "${tableName}" WHERE "${table.id.name}" = ?`;
+  const ofRecord = and(eq(table.cabinetId, P('cabinetId')), eq(table.id, P('id')));
+  // The table's statements, prepared once per connection; a write's, once per set of columns it names.
+  const HOLDER = preparedQuery((orm) =>
+    orm
+      .select({ cabinet: table.cabinetId })
+      .from(table)
+      .where(eq(table.id, P('id'))),
+  );
+  const HELD = preparedQuery((orm) =>
+    orm
+      .select({ held: sql`1` })
+      .from(table)
+      .where(ofRecord),
+  );
+  const UPDATE = preparedQuery((orm, ...keys: string[]) => orm.update(table).set(placeholders(keys)).where(ofRecord));
+  const INSERT = preparedQuery((orm, ...keys: string[]) =>
+    orm.insert(table).values(placeholders([...keys, 'id', 'cabinetId']) as T['$inferInsert']),
+  );
+  // By pages of rowid: the caller writes between two reads, which an open iterator forbids.
+  // NOT INDEXED: through the cabinet's index, SQLite would read and sort every remaining row of
+  // the cabinet for each page; the rowid range is the walk. The fields are read as SQLite stores them.
+  const PAGE = preparedQuery((orm) =>
+    orm
+      .select({
+        rowid: sql<number>`rowid`,
+        id: sql<string>`${table.id}`,
+        ...Object.fromEntries(columns.map(([, column]) => [column.name, sql`${column}`])),
+      })
+      .from(sql`${table} NOT INDEXED`)
+      .where(and(eq(table.cabinetId, P('cabinetId')), gt(sql`rowid`, P('after'))))
+      .orderBy(sql`rowid`)
+      .limit(SNAPSHOT_PAGE),
+  );
   const editable = options.fields.partial();
 
   const toFields = (row: Record<string, unknown>): ChangeFields => {
@@ -147,7 +187,7 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
         return { reason: 'invalid_fields', message: `record_id ${JSON.stringify(change.recordId.slice(0, 80))} is not a record id` };
       const broken = changeRuleBroken({ kind, op: change.op, record_id: change.recordId, fields: change.fields });
       if (broken) return { reason: 'operation_refused', message: broken };
-      const holder = orm.prepared(holderOf).get(change.recordId) as { cabinet: string } | undefined;
+      const holder = HOLDER(orm).get({ id: change.recordId });
       if (holder && holder.cabinet !== cabinetId)
         return { reason: 'record_clash', message: `another cabinet of this install holds a ${kind} with this id` };
       const fields = known(change.fields);
@@ -172,50 +212,29 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });
     },
     *snapshot(db, cabinetId) {
-      // By pages of rowid: the caller writes between two reads, which an open iterator forbids.
-      // NOT INDEXED: through the cabinet's index, SQLite would read and sort every remaining row of
-      // the cabinet for each page; the rowid range is the walk.
-      const select = db.sqlite
-        .prepare(
-          `SELECT rowid, id, ${names.map((n) => `"${n}"`).join(', ')} FROM "${tableName}" NOT INDEXED WHERE cabinet_id = ? AND rowid > ? ORDER BY rowid LIMIT 1000`,
-        )
-        .raw();
       for (let after = 0; ;) {
-        const rows = select.all(cabinetId, after) as unknown[][];
-        for (const row of rows) {
-          after = Number(row[0]);
-          const fields: ChangeFields = {};
-          names.forEach((name, i) => {
-            fields[name] = row[i + 2];
-          });
-          yield { recordId: String(row[1]), fields };
+        const rows = PAGE(db.orm).all({ cabinetId, after });
+        for (const { rowid, id, ...fields } of rows) {
+          after = rowid;
+          yield { recordId: String(id), fields };
         }
-        if (rows.length < 1000) return;
+        if (rows.length < SNAPSHOT_PAGE) return;
       }
     },
     write(orm, cabinetId, recordId, fields) {
-      const names: string[] = [];
-      const values: unknown[] = [];
-      for (const [name, value] of Object.entries(fields)) {
-        const column = columnOfName.get(name);
-        // A field this version does not know (written by a newer install) has no column here.
-        if (column === undefined) continue;
-        names.push(`"${name}"`);
-        // As drizzle binds a value (a boolean column stores 0 or 1); null stays null.
-        values.push(value === null || value === undefined ? null : column.mapToDriverValue(value));
+      const keys: string[] = [];
+      const values: PlaceholderValues = { cabinetId, id: recordId };
+      // In the table's order, so that fields sent in another order use the same statement; a field
+      // this version does not know (written by a newer install) has no column here.
+      for (const [key, column] of columns) {
+        if (!Object.hasOwn(fields, column.name)) continue;
+        keys.push(key);
+        // Bound through the column's encoder (a boolean column stores 0 or 1); null stays null.
+        values[key] = fields[column.name];
       }
-      if (names.length === 0) return true;
-      if (orm.prepared(`SELECT 1 FROM "${tableName}" WHERE ${where}`).get(cabinetId, recordId) !== undefined) {
-        orm
-          .prepared(`UPDATE "${tableName}" SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`)
-          .run(...values, cabinetId, recordId);
-        return true;
-      }
-      orm
-        .prepared(
-          `INSERT INTO "${tableName}" (${names.join(', ')}, "${table.id.name}", "${table.cabinetId.name}") VALUES (${names.map(() => '?').join(', ')}, ?, ?)`,
-        )
-        .run(...values, recordId, cabinetId);
+      if (keys.length === 0) return true;
+      if (HELD(orm).get(values) !== undefined) UPDATE(orm, ...keys).run(values);
+      else INSERT(orm, ...keys).run(values);
       return true;
     },
   };
