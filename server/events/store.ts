@@ -1,15 +1,17 @@
 import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { events } from './schema.js';
 
 export type EventRow = typeof events.$inferSelect;
 
-/** Every create writes an event: its insert is prepared once (table-sql.ts); a NULL seq is the next one. */
-const EVENT = tableSql(events);
+const P = sql.placeholder;
+
+/** Every create writes an event: its insert is prepared once (prepared-query.ts); a NULL seq is the next one. */
+const INSERT_EVENT = preparedQuery((orm) => orm.insert(events).values(placeholdersFor(events)));
 
 export function insertEvent(orm: Orm, row: Omit<EventRow, 'seq'>): void {
-  EVENT.insert(orm, row);
+  INSERT_EVENT(orm).run(row);
 }
 
 export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number, limit: number): EventRow[] {
@@ -23,17 +25,35 @@ export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number,
 }
 
 /** The webhook fan-out reads the outbox, and every delivery attempt its event: prepared once as well. */
+const OUTBOX = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(events)
+    .where(gt(events.seq, P('afterSeq')))
+    .orderBy(asc(events.seq))
+    .limit(P('limit')),
+);
+
 export function readOutbox(orm: Orm, afterSeq: number, limit: number): EventRow[] {
-  return EVENT.all(orm, 'WHERE seq > ? ORDER BY seq LIMIT ?', afterSeq, limit);
+  return OUTBOX(orm).all({ afterSeq, limit });
 }
+
+const NEWEST_SEQ = preparedQuery((orm) => orm.select({ seq: sql<number | null>`max(${events.seq})` }).from(events));
 
 /** The newest event's position in the outbox; 0 when there is none. */
 export function newestSeq(orm: Orm): number {
-  return (orm.prepared('SELECT max(seq) FROM events').pluck(true).get() as number | null) ?? 0;
+  return NEWEST_SEQ(orm).get()?.seq ?? 0;
 }
 
+const EVENT = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(events)
+    .where(and(eq(events.cabinetId, P('cabinetId')), eq(events.id, P('id')))),
+);
+
 export function findEvent(orm: Orm, cabinetId: string, id: string): EventRow | undefined {
-  return EVENT.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
+  return EVENT(orm).get({ cabinetId, id });
 }
 
 export function deleteEventsBefore(orm: Orm, cutoff: number): number {

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
-import { tableSql } from '../platform/db/table-sql.js';
+import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { idempotencyKeys } from './schema.js';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
@@ -30,18 +30,27 @@ function where(id: IdempotencyId) {
   );
 }
 
-/** Looked up and written by every create with a key: prepared once (table-sql.ts). */
-const IDEMPOTENCY = tableSql(idempotencyKeys);
+const P = sql.placeholder;
+
+/** Looked up and written by every create with a key: prepared once (prepared-query.ts). */
+const KEY = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.cabinetId, P('cabinetId')),
+        eq(idempotencyKeys.caller, P('caller')),
+        eq(idempotencyKeys.endpoint, P('endpoint')),
+        eq(idempotencyKeys.key, P('key')),
+      ),
+    ),
+);
+
+const INSERT_KEY = preparedQuery((orm) => orm.insert(idempotencyKeys).values(placeholdersFor(idempotencyKeys)));
 
 export function findKey(orm: Orm, id: IdempotencyId): IdempotencyRow | undefined {
-  return IDEMPOTENCY.get(
-    orm,
-    'WHERE cabinet_id = ? AND caller = ? AND endpoint = ? AND key = ?',
-    id.cabinetId,
-    id.caller,
-    id.endpoint,
-    id.key,
-  );
+  return KEY(orm).get({ cabinetId: id.cabinetId, caller: id.caller, endpoint: id.endpoint, key: id.key });
 }
 
 export function deleteKey(orm: Orm, id: IdempotencyId): void {
@@ -71,7 +80,7 @@ export function insertDone(
     lockedAt: now,
     expiresAt,
   };
-  IDEMPOTENCY.insert(orm, row);
+  INSERT_KEY(orm).run(row);
 }
 
 export function insertClaim(orm: Orm, id: IdempotencyId, requestHash: string, owner: string, now: number, expiresAt: number): void {

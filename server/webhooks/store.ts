@@ -1,30 +1,43 @@
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Database, Orm } from '../platform/db/open.js';
-import { IN_JSON_ARRAY, tableSql } from '../platform/db/table-sql.js';
+import { inJsonArray, placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from './schema.js';
+import { webhookAttempts, webhookDeliveries, webhookFanout, webhookSubscriptions } from './schema.js';
 
 export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
 /**
- * What the dispatcher runs for every delivery (the fan-out's inserts, the claim, the attempt's
- * reads and writes) is prepared once (table-sql.ts): built by drizzle on every call, these
- * statements would take more CPU than the HTTPS requests themselves.
+ * Placeholders of the queries prepared once (prepared-query.ts): what the dispatcher runs for every
+ * delivery (the fan-out's inserts, the claim, the attempt's reads and writes), built by drizzle on
+ * every call, would take more CPU than the HTTPS requests themselves. `.set()`'s types take no
+ * placeholder: there it is wrapped in an `sql` fragment.
  */
-const SUBSCRIPTION = tableSql(webhookSubscriptions);
-const DELIVERY = tableSql(webhookDeliveries);
-const ATTEMPT = tableSql(webhookAttempts);
-const OF_ACTIVE_SUBSCRIPTION = 'subscription_id IN (SELECT id FROM webhook_subscriptions WHERE active = 1)';
+const P = sql.placeholder;
+
+/** A delivery whose subscription is active. */
+function ofActiveSubscription(orm: Orm) {
+  return inArray(
+    webhookDeliveries.subscriptionId,
+    orm.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.active, true)),
+  );
+}
 
 export function insertSubscription(orm: Orm, row: SubscriptionRow): void {
   orm.insert(webhookSubscriptions).values(row).run();
 }
 
+const SUBSCRIPTION = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.cabinetId, P('cabinetId')), eq(webhookSubscriptions.id, P('id')))),
+);
+
 export function findSubscription(orm: Orm, cabinetId: string, id: string): SubscriptionRow | undefined {
-  return SUBSCRIPTION.get(orm, 'WHERE cabinet_id = ? AND id = ?', cabinetId, id);
+  return SUBSCRIPTION(orm).get({ cabinetId, id });
 }
 
 export function updateSubscription(orm: Orm, cabinetId: string, id: string, changes: Partial<SubscriptionRow>): void {
@@ -54,28 +67,56 @@ export function listSubscriptions(orm: Orm, cabinetId: string, after: CursorPosi
     .all();
 }
 
+const ANY_SUBSCRIPTION = preparedQuery((orm) =>
+  orm
+    .select({ one: sql<number>`1` })
+    .from(webhookSubscriptions)
+    .limit(1),
+);
+
 /** Whether this install has any webhook subscription at all (active or not). */
 export function anySubscription(orm: Orm): boolean {
-  return orm.prepared('SELECT 1 FROM webhook_subscriptions LIMIT 1').get() !== undefined;
+  return ANY_SUBSCRIPTION(orm).get() !== undefined;
 }
+
+const ACTIVE_SUBSCRIPTIONS = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.cabinetId, P('cabinetId')), eq(webhookSubscriptions.active, true))),
+);
 
 export function activeSubscriptions(orm: Orm, cabinetId: string): SubscriptionRow[] {
-  return SUBSCRIPTION.all(orm, 'WHERE cabinet_id = ? AND active = 1', cabinetId);
+  return ACTIVE_SUBSCRIPTIONS(orm).all({ cabinetId });
 }
+
+/** The fan-out's position is a single row, id 1. */
+const FANOUT_POSITION = preparedQuery((orm) =>
+  orm.select({ lastSeq: webhookFanout.lastSeq }).from(webhookFanout).where(eq(webhookFanout.id, 1)),
+);
 
 export function fanoutPosition(orm: Orm): number {
-  return (orm.prepared('SELECT last_seq FROM webhook_fanout WHERE id = 1').pluck(true).get() as number | undefined) ?? 0;
+  return FANOUT_POSITION(orm).get()?.lastSeq ?? 0;
 }
 
-export function setFanoutPosition(orm: Orm, lastSeq: number): void {
+const SET_FANOUT_POSITION = preparedQuery((orm) =>
   orm
-    .prepared('INSERT INTO webhook_fanout (id, last_seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq')
-    .run(lastSeq);
+    .insert(webhookFanout)
+    .values({ id: 1, lastSeq: P('lastSeq') })
+    .onConflictDoUpdate({ target: webhookFanout.id, set: { lastSeq: sql`${P('lastSeq')}` } }),
+);
+
+export function setFanoutPosition(orm: Orm, lastSeq: number): void {
+  SET_FANOUT_POSITION(orm).run({ lastSeq });
 }
+
+const INSERT_DELIVERY = preparedQuery((orm) =>
+  orm.insert(webhookDeliveries).values(placeholdersFor(webhookDeliveries)).onConflictDoNothing(),
+);
 
 /** Inserts a delivery unless the subscription already has one for that event (replays excepted). */
 export function insertDelivery(orm: Orm, row: DeliveryRow): boolean {
-  return DELIVERY.insertIfAbsent(orm, row);
+  return INSERT_DELIVERY(orm).run(row).changes > 0;
 }
 
 export function findDelivery(orm: Orm, cabinetId: string, id: string): DeliveryRow | undefined {
@@ -115,6 +156,22 @@ export function attemptsOf(orm: Orm, deliveryIds: string[]): AttemptRow[] {
   return orm.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.id)).all();
 }
 
+const DUE_DELIVERIES = preparedQuery((orm) =>
+  orm
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, P('now')), ofActiveSubscription(orm)))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(P('limit')),
+);
+
+const LEASE_DELIVERIES = preparedQuery((orm) =>
+  orm
+    .update(webhookDeliveries)
+    .set({ leaseUntil: sql`${P('until')}`, nextAttemptAt: sql`${P('until')}` })
+    .where(inJsonArray(webhookDeliveries.id, P('ids'))),
+);
+
 /**
  * Leases due deliveries of active subscriptions, at most perSubscription in flight for each
  * (counting those already busy). A lease pushes next_attempt_at to its end, like a visibility
@@ -127,12 +184,7 @@ export function claimDueDeliveries(
   options: { leaseMs: number; limit: number; perSubscription: number; busy: ReadonlyMap<string, number> },
 ): DeliveryRow[] {
   return db.immediateTransaction(() => {
-    const candidates = DELIVERY.all(
-      db.orm,
-      `WHERE status = 'pending' AND next_attempt_at <= ? AND ${OF_ACTIVE_SUBSCRIPTION} ORDER BY next_attempt_at LIMIT ?`,
-      now,
-      options.limit * 4,
-    );
+    const candidates = DUE_DELIVERIES(db.orm).all({ now, limit: options.limit * 4 });
     const taken = new Map(options.busy);
     const chosen: DeliveryRow[] = [];
     for (const delivery of candidates) {
@@ -143,9 +195,7 @@ export function claimDueDeliveries(
       chosen.push(delivery);
     }
     if (chosen.length > 0) {
-      db.orm
-        .prepared(`UPDATE webhook_deliveries SET lease_until = ?, next_attempt_at = ? WHERE id ${IN_JSON_ARRAY}`)
-        .run(now + options.leaseMs, now + options.leaseMs, JSON.stringify(chosen.map((d) => d.id)));
+      LEASE_DELIVERIES(db.orm).run({ until: now + options.leaseMs, ids: JSON.stringify(chosen.map((d) => d.id)) });
     }
     return chosen;
   });
@@ -159,6 +209,21 @@ export function leaseDelivery(orm: Orm, id: string, until: number): void {
 /** A delivery's state after an attempt: done, failed for good, or pending until its next try. */
 export type DeliveryProgress = Pick<DeliveryRow, 'status' | 'attemptCount' | 'nextAttemptAt' | 'leaseUntil' | 'updatedAt'>;
 
+const SET_PROGRESS = preparedQuery((orm) =>
+  orm
+    .update(webhookDeliveries)
+    .set({
+      status: sql`${P('status')}`,
+      attemptCount: sql`${P('attemptCount')}`,
+      nextAttemptAt: sql`${P('nextAttemptAt')}`,
+      leaseUntil: sql`${P('leaseUntil')}`,
+      updatedAt: sql`${P('updatedAt')}`,
+    })
+    .where(eq(webhookDeliveries.id, P('id'))),
+);
+
+const INSERT_ATTEMPT = preparedQuery((orm) => orm.insert(webhookAttempts).values(placeholdersFor(webhookAttempts)));
+
 /**
  * Records an attempt and its delivery's new state; false, writing nothing, when the delivery is
  * gone (its subscription was deleted during the attempt), so that the other outcomes recorded in
@@ -166,28 +231,27 @@ export type DeliveryProgress = Pick<DeliveryRow, 'status' | 'attemptCount' | 'ne
  */
 export function recordAttempt(orm: Orm, attempt: Omit<AttemptRow, 'id'>, delivery: { id: string; progress: DeliveryProgress }): boolean {
   const { status, attemptCount, nextAttemptAt, leaseUntil, updatedAt } = delivery.progress;
-  const updated = orm
-    .prepared(
-      'UPDATE webhook_deliveries SET status = ?, attempt_count = ?, next_attempt_at = ?, lease_until = ?, updated_at = ? WHERE id = ?',
-    )
-    .run(status, attemptCount, nextAttemptAt, leaseUntil, updatedAt, delivery.id);
+  const updated = SET_PROGRESS(orm).run({ status, attemptCount, nextAttemptAt, leaseUntil, updatedAt, id: delivery.id });
   if (updated.changes === 0) return false;
-  ATTEMPT.insert(orm, attempt);
+  INSERT_ATTEMPT(orm).run(attempt);
   return true;
 }
 
+const NEXT_DUE_AT = preparedQuery((orm) =>
+  orm
+    .select({ at: sql<number | null>`min(${webhookDeliveries.nextAttemptAt})` })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), ofActiveSubscription(orm))),
+);
+
 /** When the next pending delivery of an active subscription falls due, to sleep until then. */
 export function nextDueAt(orm: Orm): number | null {
-  const at = orm
-    .prepared(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND ${OF_ACTIVE_SUBSCRIPTION}`)
-    .pluck(true)
-    .get();
-  return typeof at === 'number' ? at : null;
+  return NEXT_DUE_AT(orm).get()?.at ?? null;
 }
 
 export function purgeDeliveriesBefore(orm: Orm, cutoff: number): number {
   return orm
     .delete(webhookDeliveries)
-    .where(and(lt(webhookDeliveries.createdAt, cutoff), sql`status != 'pending'`))
+    .where(and(lt(webhookDeliveries.createdAt, cutoff), ne(webhookDeliveries.status, 'pending')))
     .run().changes;
 }
