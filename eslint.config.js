@@ -84,6 +84,18 @@ const platformSyntax = [
   },
   { selector: 'ImportExpression[source.value=/^(node:)?async_hooks$/]', message: `async_hooks ${PLATFORM_ONLY}.` },
 ];
+/**
+ * A store writes its queries with drizzle's builder, a hot one prepared once through preparedQuery
+ * (server/platform/db/prepared-query.ts): SQL text prepared on the connection stays in the platform
+ * layer. The hub, on PostgreSQL, writes its SQL with postgres.js.
+ */
+const RAW_SQL = `A statement prepared from SQL text ${PLATFORM_ONLY}: write the query with drizzle's builder (preparedQuery for a hot path).`;
+const rawSqlSyntax = [
+  { selector: "CallExpression[callee.property.name='prepare'][arguments.length>0]", message: RAW_SQL },
+  { selector: "CallExpression[callee.property.name='prepared']", message: RAW_SQL },
+  { selector: "MemberExpression[property.name='$client']", message: RAW_SQL },
+  { selector: "CallExpression[callee.property.name='exec'][callee.object.property.name='sqlite']", message: RAW_SQL },
+];
 const transactionSyntax = {
   selector:
     "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
@@ -184,6 +196,13 @@ export default defineConfig(
   {
     files: ['server/**', 'shared/**', 'renderer/**'],
     ignores: ['server/platform/**'],
+    rules: {
+      'no-restricted-imports': ['error', platformImports],
+      'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax, ...rawSqlSyntax],
+    },
+  },
+  {
+    files: ['server/hub/**'],
     rules: {
       'no-restricted-imports': ['error', platformImports],
       'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax],

@@ -11,15 +11,12 @@ import * as schema from '../../db/schema.js';
 import { connectionTransactions, type Transactions } from './transactions.js';
 
 /**
- * drizzle's handle, with the better-sqlite3 connection under it (`$client`) and that connection's
- * statements prepared once by SQL text (`prepared`): for the hot paths (the sync's capture, push
- * and apply), where drizzle building and preparing a query on every call costs more than the query.
- * `cacheOf(owner, create)` is what one owner keeps on this connection (a table's statements,
- * table-sql.ts), made by `create` on first use: statements belong to their connection.
+ * drizzle's handle, with the better-sqlite3 connection under it (`$client`), and what an owner keeps
+ * on this connection (`cacheOf(owner, create)`, made by `create` on first use): the statements a
+ * query prepared once holds (prepared-query.ts) belong to their connection.
  */
 export type Orm = BetterSQLite3Database<typeof schema> & {
   $client: Sqlite.Database;
-  prepared(sql: string): Sqlite.Statement;
   cacheOf<T>(owner: object, create: () => T): T;
 };
 
@@ -28,18 +25,6 @@ function cachesByOwner(): <T>(owner: object, create: () => T) => T {
   return <T>(owner: object, create: () => T): T => {
     if (!byOwner.has(owner)) byOwner.set(owner, create());
     return byOwner.get(owner) as T;
-  };
-}
-
-function preparedOnce(sqlite: Sqlite.Database): (sql: string) => Sqlite.Statement {
-  const bySql = new Map<string, Sqlite.Statement>();
-  return (sql) => {
-    let statement = bySql.get(sql);
-    if (!statement) {
-      statement = sqlite.prepare(sql);
-      bySql.set(sql, statement);
-    }
-    return statement;
   };
 }
 
@@ -108,7 +93,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     sqlite.close();
     throw err;
   }
-  const orm = Object.assign(drizzle(sqlite, { schema }), { prepared: preparedOnce(sqlite), cacheOf: cachesByOwner() });
+  const orm = Object.assign(drizzle(sqlite, { schema }), { cacheOf: cachesByOwner() });
   const checkpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file, options.backgroundCheckpoints) : undefined;
   const transactions = connectionTransactions(sqlite);
   return {
