@@ -17,8 +17,8 @@ type Fault =
 
 export interface FaultProxy {
   url: string;
-  /** Applies the fault to the next `times` requests whose method and path match. */
-  inject(match: { method?: string; path?: RegExp }, fault: Fault, times?: number): void;
+  /** Applies the fault to the next `times` requests whose method, path and body (when given) match. */
+  inject(match: { method?: string; path?: RegExp; body?: (text: string) => boolean }, fault: Fault, times?: number): void;
   /** Every request seen, in arrival order: method and path. */
   seen: string[];
   /** The hub is "down": every request fails at once until this is turned off. */
@@ -29,6 +29,7 @@ export interface FaultProxy {
 interface Rule {
   method?: string;
   path?: RegExp;
+  body?: (text: string) => boolean;
   fault: Fault;
   left: number;
 }
@@ -72,8 +73,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const seen: string[] = [];
   let down = false;
 
-  const take = (request: IncomingMessage): Fault | null => {
-    const rule = rules.find((r) => r.left > 0 && (!r.method || r.method === request.method) && (!r.path || r.path.test(request.url ?? '')));
+  const take = (request: IncomingMessage, body: Buffer): Fault | null => {
+    const rule = rules.find(
+      (r) =>
+        r.left > 0 &&
+        (!r.method || r.method === request.method) &&
+        (!r.path || r.path.test(request.url ?? '')) &&
+        (!r.body || r.body(body.toString('utf8'))),
+    );
     if (!rule) return null;
     rule.left -= 1;
     return rule.fault;
@@ -83,7 +90,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     seen.push(`${request.method ?? ''} ${request.url ?? ''}`);
     const body = await readBody(request);
     if (down) return void response.socket?.destroy();
-    const fault = take(request);
+    const fault = take(request, body);
     if (fault?.kind === 'drop_request') return void response.socket?.destroy();
     if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
     if (fault?.kind === 'hold_request') {

@@ -141,7 +141,9 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
       );
       return url;
     };
-    /** The next wallet exchange's request (the hub never sees it) or answer (the hub stored it) is held, and the install killed meanwhile. */
+    const carriesDebit = (text: string) =>
+      (JSON.parse(text) as { entries?: { kind: string }[] }).entries?.some((e) => e.kind === 'debit') === true;
+    /** The next wallet exchange that sends a debit: its request (the hub never sees it) or answer (the hub stored it) is held, and the install killed meanwhile. */
     const killDuring = async (held: 'hold_request' | 'hold_response') => {
       const url = await restart();
       let release: (() => void) | undefined;
@@ -155,7 +157,8 @@ describe('the cabinet’s wallet across kill -9 of an install', () => {
           held === 'hold_request'
             ? { kind: held, held: (go: (forward?: boolean) => void) => hold(() => go(false)) }
             : { kind: held, held: hold };
-        proxy?.inject({ method: 'POST', path: /\/wallet$/ }, fault);
+        // The exchange that carries the debit, not an empty one the pull loop may send first.
+        proxy?.inject({ method: 'POST', path: /\/wallet$/, body: carriesDebit }, fault);
       });
       expect(await enqueue(url)).toBe(202);
       await reached;
