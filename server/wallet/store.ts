@@ -19,8 +19,11 @@ const P = sql.placeholder;
  * statement that binds a value there again on every call.
  */
 const PENDING = sql`${walletLedger.hubState} = 'pending'`;
-/** This install's own entries (made here): what its jobs were debited and refunded. */
-const OWN = sql`(${walletLedger.hubState} IS NULL OR ${walletLedger.hubState} <> 'mirrored')`;
+/**
+ * This install's own entries (made here): what its jobs were debited and refunded. Written as the
+ * partial index on a job's own entries says it, so that SQLite reads a job's entries through it.
+ */
+const OWN = sql`${walletLedger.hubState} IS NOT 'mirrored'`;
 
 const BALANCE = preparedQuery((orm) =>
   orm

@@ -12,7 +12,7 @@ export type PlaceholderValues = Record<string, unknown>;
 /** What drizzle's prepared query holds and this module runs itself (its `stmt`, `query`, `fields`). */
 interface DrizzlePrepared {
   stmt: Sqlite.Statement;
-  query: { params: unknown[] };
+  query: { sql: string; params: unknown[] };
   fields?: { path: string[]; field: unknown }[];
   customResultMapper?: unknown;
   run(values?: PlaceholderValues): Sqlite.RunResult;
@@ -59,6 +59,44 @@ function rowReader(fields: { path: string[]; field: unknown }[]): ((values: unkn
   };
 }
 
+/** A constant as an SQL literal; undefined for a value that stays bound (a blob). */
+function literalOf(value: unknown): string | undefined {
+  if (value === null) return 'NULL';
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
+  return undefined;
+}
+
+/**
+ * The query's SQL with its constants written in (the values of the builder's code, not of a
+ * placeholder: a prepared query's constants never change), and the parameters left to bind.
+ * SQLite plans a bound value as unknown: a partial index whose condition names a status, or a
+ * subquery's `LIMIT 1`, then goes unused or costs a plan on every run.
+ */
+function withConstantsWritten(text: string, params: unknown[]): { sql: string; params: unknown[] } {
+  const bound: unknown[] = [];
+  let out = '';
+  let next = 0;
+  let quote: string | undefined;
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+    } else if (char === '?') {
+      const param = params[next++];
+      const literal = is(param, Placeholder) || is(param, Param) ? undefined : literalOf(param);
+      if (literal !== undefined) {
+        out += literal;
+        continue;
+      }
+      bound.push(param);
+    }
+    out += char;
+  }
+  return { sql: out, params: bound };
+}
+
 /**
  * The driver's values for the query's parameters. A column's encoder (booleans, JSON) turns a value
  * given for a placeholder into what SQLite stores, but never a missing one or null, which stay NULL
@@ -79,15 +117,17 @@ function binder(params: unknown[]): (values: PlaceholderValues) => unknown[] {
   return (values) => binds.map((bind) => bind(values));
 }
 
-/** Runs drizzle's prepared query on its statement with this module's binding and row reading. */
-function runFast<Q>(query: Q): Q {
+/** Runs drizzle's prepared query on a statement of its SQL with the constants written in, with this module's binding and row reading. */
+function runFast<Q>(client: Sqlite.Database, query: Q): Q {
   const prepared = query as unknown as DrizzlePrepared;
-  const bind = binder(prepared.query.params);
-  const { stmt } = prepared;
+  const written = withConstantsWritten(prepared.query.sql, prepared.query.params);
+  const stmt = client.prepare(written.sql);
+  prepared.stmt = stmt;
+  const bind = binder(written.params);
   prepared.run = (values = {}) => stmt.run(...bind(values));
   const read = prepared.fields && !prepared.customResultMapper ? rowReader(prepared.fields) : undefined;
   if (read) {
-    // The statement is this query's alone: rows come as arrays from now on.
+    // The statement is this query's alone: rows come as arrays.
     stmt.raw(true);
     prepared.get = (values = {}) => {
       const row = stmt.get(...bind(values)) as unknown[] | undefined;
@@ -118,7 +158,7 @@ export function preparedQuery<Shape extends (string | number | boolean)[], Q>(
     const key = shape.join('\u0000');
     let query = forms.get(key);
     if (query === undefined) {
-      query = runFast(build(orm, ...shape).prepare());
+      query = runFast(orm.$client, build(orm, ...shape).prepare());
       forms.set(key, query);
     }
     return query;
