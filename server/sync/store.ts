@@ -149,8 +149,11 @@ export function findConnection(orm: Orm, cabinetId: string): ConnectionRow | und
   return FIND_CONNECTION(orm).get({ cabinetId });
 }
 
+/** Read at every claim of the robot worker (the cabinets that hold their jobs back). */
+const CONNECTIONS = preparedQuery((orm) => orm.select().from(syncConnections));
+
 export function listConnections(orm: Orm): ConnectionRow[] {
-  return orm.select().from(syncConnections).all();
+  return CONNECTIONS(orm).all();
 }
 
 export function updateConnection(orm: Orm, cabinetId: string, changes: Partial<Omit<ConnectionRow, 'cabinetId'>>): void {
