@@ -21,6 +21,7 @@ import * as catalogue from './catalogue.js';
 import * as artifacts from './artifacts.js';
 import * as jobs from './jobs.js';
 import * as automation from './service.js';
+import * as jobControls from './job-controls.js';
 import type { RobotControl } from './robot-control.js';
 
 export async function automationRoutes(
@@ -41,11 +42,11 @@ export async function automationRoutes(
   registerEndpoint(app, listJobs, (request) => jobs.listJobs(deps, requestKey(request).cabinetId, request.query));
 
   registerEndpoint(app, cancelJob, (request) =>
-    automation.cancelJobAndRobot(deps, robots, requestKey(request).cabinetId, request.params.job_id),
+    jobControls.cancelJobAndRobot(deps, robots, requestKey(request).cabinetId, request.params.job_id),
   );
 
   registerEndpoint(app, answerMfa, (request) =>
-    automation.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code),
+    jobControls.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code),
   );
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {

@@ -26,6 +26,7 @@ import * as consoleJobs from '../automation/console-jobs.js';
 import { testInsurerLogin as checkInsurerLogin, forgetLoginTest, lastLoginTests } from '../automation/login-check.js';
 import * as artifacts from '../automation/artifacts.js';
 import * as automation from '../automation/service.js';
+import * as jobControls from '../automation/job-controls.js';
 import type { RobotControl } from '../automation/robot-control.js';
 import * as credentials from '../credentials/service.js';
 import { recordAudit, requestActor } from '../audit/service.js';
@@ -125,20 +126,20 @@ export async function automationConsoleRoutes(
 
   registerEndpoint(app, cancelConsoleJob, (request) => {
     const { cabinetId } = consoleUser(request);
-    const job = automation.cancelJobAndRobot(deps, worker, cabinetId, request.params.job_id);
+    const job = jobControls.cancelJobAndRobot(deps, worker, cabinetId, request.params.job_id);
     return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
   });
 
   registerEndpoint(app, answerConsoleMfa, (request) => {
     const { cabinetId } = consoleUser(request);
-    const job = automation.giveMfaCode(deps, worker, cabinetId, request.params.job_id, request.body.code);
+    const job = jobControls.giveMfaCode(deps, worker, cabinetId, request.params.job_id, request.body.code);
     request.log.info({ job_id: job.job_id }, 'MFA code given from the console');
     return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
   });
 
   registerEndpoint(app, acknowledgeConsoleMfa, (request) => {
     const { cabinetId } = consoleUser(request);
-    const job = automation.acknowledgeMfaPrompt(deps, cabinetId, request.params.job_id);
+    const job = jobControls.acknowledgeMfaPrompt(deps, cabinetId, request.params.job_id);
     return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
   });
 

@@ -18,6 +18,7 @@ import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
+import * as jobControls from '../automation/job-controls.js';
 import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import * as devis from '../devis/service.js';
@@ -316,7 +317,7 @@ const TOOL_SPECS = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
     scope: 'automation:enqueue',
     returns: 'job',
-    run: ({ deps, worker, access }, { job_id }) => automation.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
+    run: ({ deps, worker, access }, { job_id }) => jobControls.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
   }),
   defineTool({
     name: 'get_devis_pdf_link',

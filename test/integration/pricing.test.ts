@@ -4,7 +4,7 @@ import { automationStatusSchema, dryRunResultSchema, jobSchema, productSchemaDoc
 import { errorBodySchema } from '../../shared/errors.js';
 import { jobCompletedPayload, jobFailedPayload, jobMfaRequiredPayload } from '../../shared/events.js';
 import { setKillSwitch } from '../../server/automation/guards.js';
-import { acknowledgeMfaPrompt } from '../../server/automation/service.js';
+import { acknowledgeMfaPrompt } from '../../server/automation/job-controls.js';
 import { jobRecords } from '../../server/automation/sync.js';
 import { deleteInsurerCredentials, setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';

@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_GRANT_CREDITS } from '../../shared/sync-wallet.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
-import { cancelJobAndRobot, enqueueTarification } from '../../server/automation/service.js';
+import { cancelJobAndRobot } from '../../server/automation/job-controls.js';
+import { enqueueTarification } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';

@@ -1,7 +1,8 @@
 // @module-tag postgres
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/service.js';
-import { cancelJobAndRobot, enqueueTarification } from '../../server/automation/service.js';
+import { cancelJobAndRobot } from '../../server/automation/job-controls.js';
+import { enqueueTarification } from '../../server/automation/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
 import { createLogger } from '../../server/platform/logging.js';

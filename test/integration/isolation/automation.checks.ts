@@ -33,7 +33,7 @@ import { listClients } from '../../../shared/crm-endpoints.js';
 import { getDevis } from '../../../shared/devis.js';
 import { errorBodySchema } from '../../../shared/errors.js';
 import { recordArtifacts } from '../../../server/automation/artifacts.js';
-import { acknowledgeMfaPrompt } from '../../../server/automation/service.js';
+import { acknowledgeMfaPrompt } from '../../../server/automation/job-controls.js';
 import { findJob } from '../../../server/automation/store.js';
 import { setInsurerCredentials } from '../../../server/credentials/service.js';
 import { listEvents } from '../../../server/events/service.js';
