@@ -96,6 +96,34 @@ const rawSqlSyntax = [
   { selector: "MemberExpression[property.name='$client']", message: RAW_SQL },
   { selector: "CallExpression[callee.property.name='exec'][callee.object.property.name='sqlite']", message: RAW_SQL },
 ];
+/**
+ * A synced table is written through its declaration (syncedTable in the module's sync.ts), whose
+ * insert, update and erase queue the change for the cabinet's other installs: a write beside it
+ * would leave them different. Jobs travel at each status: their store's updates are queued by
+ * server/automation/sync.ts, the only caller of capture(). The staff list is keyed by email and
+ * queued by server/tenancy/users.ts.
+ */
+const SYNCED_WRITE =
+  "A write of a synced table goes through its declaration's insert, update or erase (server/sync/synced-table.ts), which queues it for the other installs.";
+const syncedWriteSyntax = [
+  {
+    selector: "CallExpression[callee.property.name='insert'][arguments.0.name=/^(clients|opportunities|devis|contracts|events|jobs)$/]",
+    message: SYNCED_WRITE,
+  },
+  {
+    selector: "CallExpression[callee.property.name='update'][arguments.0.name=/^(clients|opportunities|devis|contracts|events)$/]",
+    message: SYNCED_WRITE,
+  },
+];
+const jobUpdateSyntax = {
+  selector: "CallExpression[callee.property.name='update'][arguments.0.name='jobs']",
+  message: "A job's row is updated by its store (server/automation/store.ts), whose moves server/automation/sync.ts queues.",
+};
+const captureSyntax = {
+  selector: "CallExpression[callee.property.name='capture']",
+  message:
+    "A synced table's writes queue themselves (insert, update, erase); only a job's moves are queued by hand, in server/automation/sync.ts.",
+};
 const transactionSyntax = {
   selector:
     "MemberExpression[property.name='transaction'][object.name='sqlite'], MemberExpression[property.name='transaction'][object.property.name='sqlite']",
@@ -198,7 +226,27 @@ export default defineConfig(
     ignores: ['server/platform/**'],
     rules: {
       'no-restricted-imports': ['error', platformImports],
-      'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax, ...rawSqlSyntax],
+      'no-restricted-syntax': [
+        'error',
+        transactionSyntax,
+        ...platformSyntax,
+        ...rawSqlSyntax,
+        ...syncedWriteSyntax,
+        jobUpdateSyntax,
+        captureSyntax,
+      ],
+    },
+  },
+  {
+    files: ['server/automation/store.ts', 'server/automation/store-queue.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax, ...rawSqlSyntax, ...syncedWriteSyntax, captureSyntax],
+    },
+  },
+  {
+    files: ['server/automation/sync.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax, ...rawSqlSyntax, ...syncedWriteSyntax, jobUpdateSyntax],
     },
   },
   {

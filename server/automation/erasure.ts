@@ -2,7 +2,7 @@ import { TERMINAL_STATUSES } from '../../shared/automation.js';
 import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
 import type { Deps } from '../deps.js';
 import * as store from './store.js';
-import { jobRecords } from './sync.js';
+import { recordJobErased } from './sync.js';
 
 /**
  * A client's erasure reaches the jobs that priced its quotes (by the job's own devis_id): each
@@ -32,8 +32,8 @@ export function eraseJobsOfQuotes(
     if (!changed && row.mfaChallenge === null && row.artifacts === null) continue;
     store.updateJob(deps.db.orm, cabinetId, row.id, [row.status], { ...synced, mfaChallenge: null, artifacts: null });
     if (changed && row.enqueueNumber !== null && TERMINAL_STATUSES.includes(row.status)) {
-      // A job travels with its status, always: the other installs take only finished jobs.
-      jobRecords.capture(deps, cabinetId, row.id, { ...synced, status: row.status });
+      // The other installs take only finished jobs' erasures: an unfinished one travels with its next status.
+      recordJobErased(deps, row, synced);
     }
   }
   return rows.map((row) => row.id);

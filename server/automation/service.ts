@@ -17,7 +17,7 @@ import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';
 import { jobChanged } from './jobs.js';
-import { recordJobMoved } from './sync.js';
+import { jobRecords } from './sync.js';
 import * as store from './store.js';
 import * as quotaStore from './store-quota.js';
 
@@ -272,9 +272,8 @@ export function enqueueTarification(
       enqueueNumber: quota.nextNumber,
       timeline: store.firstTimeline(queued),
     };
-    store.insertJob(deps.db.orm, row);
     // The cabinet's other installs see it queued: their replay guard answers with it.
-    recordJobMoved(deps, row, 'create');
+    jobRecords.insert(deps, row);
     if (breaker.state === 'half_open') markTrial(deps, robotCompagnie, jobId);
     return { job_id: jobId, status: 'pending' as const, poll_url: pollUrl(jobId) };
   });

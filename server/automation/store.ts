@@ -3,7 +3,7 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { placeholdersFor, preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
+import { preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
 import { jobs } from './schema.js';
 
@@ -59,14 +59,7 @@ export function appendStep(step: StepValues): SQL {
   return sql`json_insert(coalesce(${jobs.timeline}, '[]'), '$[#]', json_object('status', ${status}, 'step', ${progress}, 'percent', CAST(${percent} AS INTEGER), 'at', CAST(${at} AS INTEGER)))`;
 }
 
-/** What every enqueue, claim and finish runs is prepared once (prepared-query.ts): built on every call, it cost the queue more than its work. */
-const INSERT_JOB = preparedQuery((orm) => orm.insert(jobs).values(placeholdersFor(jobs)));
-
-/** A new job, its timeline made by firstTimeline: the caller's literal carries every key (ARCHITECTURE, "Per-request cost"). */
-export function insertJob(orm: Orm, row: JobRow): void {
-  INSERT_JOB(orm).run(row);
-}
-
+/** What every claim and finish runs is prepared once (prepared-query.ts): built on every call, it cost the queue more than its work. */
 const FIND_JOB = preparedQuery((orm) =>
   orm
     .select()

@@ -77,12 +77,12 @@ export const jobRecords = syncedTable('job', jobs, {
 });
 
 /**
- * A job enqueued here took a status other than a final one (its enqueue, a claim, an MFA wait, a
+ * A job enqueued here took a status other than a final one (a claim, an MFA wait, a
  * code given, a retry after a crash): queued for the hub as the row its write returned. Inside
  * that write's transaction. The final ones go through recordJobFinished.
  */
-export function recordJobMoved(deps: Deps, row: store.JobRow, how?: 'create'): void {
-  jobRecords.capture(deps, row.cabinetId, row.id, row, how);
+export function recordJobMoved(deps: Deps, row: store.JobRow): void {
+  jobRecords.capture(deps, row.cabinetId, row.id, row);
 }
 
 /**
@@ -95,6 +95,11 @@ export function recordJobFinished(deps: Deps, row: store.JobRow, consumed = cred
   // A failure or a cancel writes them here, after its refund.
   if (row.creditsConsumed !== consumed) store.updateJob(deps.db.orm, row.cabinetId, row.id, [row.status], { creditsConsumed: consumed });
   jobRecords.capture(deps, row.cabinetId, row.id, { ...row, creditsConsumed: consumed });
+}
+
+/** A finished job's data taken out by an erasure (its synced columns as erased), queued with its status, which a job always travels with. */
+export function recordJobErased(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>, row: store.JobRow, erased: Partial<store.JobRow>): void {
+  jobRecords.capture(deps, row.cabinetId, row.id, { ...erased, status: row.status });
 }
 
 /** This install's jobs that have not finished, for the cabinet's link to a hub: a refund may still come for their debits. */

@@ -59,8 +59,7 @@ export function createClient(deps: Deps, cabinetId: string, input: CreateClientI
     erasedAt: null,
   };
   deps.db.transaction(() => {
-    store.insertClient(deps.db.orm, row);
-    clientRecords.capture(deps, cabinetId, row.id, row, 'create');
+    clientRecords.insert(deps, row);
   });
   return toClient(row);
 }
@@ -192,8 +191,7 @@ export function updateClient(deps: Deps, cabinetId: string, id: string, patch: U
     if (changed.length === 0) return current;
     const changes: store.ClientChanges = { updatedAt: deps.clock.now() };
     for (const field of changed) changes[COLUMN[field]] = columnValue(after, field);
-    store.updateClient(deps.db.orm, cabinetId, id, changes);
-    clientRecords.capture(deps, cabinetId, id, changes);
+    clientRecords.update(deps, cabinetId, id, changes);
     const updated = toClient({ ...row, ...changes });
     recordEvent(deps, cabinetId, 'client.updated', { ...updated, changed_fields: changed });
     return updated;
@@ -232,10 +230,8 @@ export function eraseClientRecord(deps: Deps, cabinetId: string, id: string): Cl
     if (!found) throw notFound('client', id);
     if (found.erasedAt !== null) return { client_id: id, erased_at: toIso(found.erasedAt) };
     const now = deps.clock.now();
-    store.eraseClient(deps.db.orm, cabinetId, id, now);
     // The tombstone travels whole: an install that never had the client can still hold it.
-    const tombstone = store.findClientRecord(deps.db.orm, cabinetId, id);
-    if (tombstone) clientRecords.capture(deps, cabinetId, id, tombstone, 'erase');
+    clientRecords.erase(deps, cabinetId, id, store.clientErasure(now));
     // Copies of the personal data this service keeps elsewhere go too: earlier events, and
     // creations stored for Idempotency-Key replays (a replay answers the erased client).
     clearClientCopies(deps, cabinetId, id);

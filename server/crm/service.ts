@@ -77,8 +77,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
   };
   const opportunity = toOpportunity(row);
   deps.db.transaction(() => {
-    store.insertOpportunity(deps.db.orm, row);
-    opportunityRecords.capture(deps, cabinetId, row.id, row, 'create');
+    opportunityRecords.insert(deps, row);
     recordEvent(deps, cabinetId, 'opportunity.created', {
       opportunity_id: opportunity.opportunity_id,
       title: opportunity.title,
@@ -171,8 +170,7 @@ export function updateOpportunity(deps: Deps, cabinetId: string, id: string, pat
     if (patch.source !== undefined) changes.source = patch.source;
     if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
     if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
-    store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
-    opportunityRecords.capture(deps, cabinetId, id, changes);
+    opportunityRecords.update(deps, cabinetId, id, changes);
     const updated = toOpportunity({ ...row, ...changes });
     if (updated.stage !== previous.stage) recordStageEvents(deps, cabinetId, previous, updated);
     return updated;
@@ -185,8 +183,7 @@ export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string):
   if (!row || FINAL_STAGES.includes(row.stage)) return;
   const previous = toOpportunity(row);
   const changes = { stage: 'won' as const, updatedAt: deps.clock.now() };
-  store.updateOpportunity(deps.db.orm, cabinetId, id, changes);
-  opportunityRecords.capture(deps, cabinetId, id, changes);
+  opportunityRecords.update(deps, cabinetId, id, changes);
   recordStageEvents(deps, cabinetId, previous, toOpportunity({ ...row, ...changes }));
 }
 
@@ -231,8 +228,7 @@ export function eraseOpportunityContacts(
   const rows = store.opportunityContacts(deps.db.orm, cabinetId, [...new Set(ids)]);
   for (const row of rows) {
     if (row.contact === erased) continue;
-    store.updateOpportunity(deps.db.orm, cabinetId, row.id, { contact: erased });
-    opportunityRecords.capture(deps, cabinetId, row.id, { contact: erased });
+    opportunityRecords.update(deps, cabinetId, row.id, { contact: erased });
     rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({ ...body, contact: JSON.parse(erased) as Contact }));
   }
   return rows.map((row) => row.id);

@@ -3,7 +3,7 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { before, beforePlaceholders } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { clients, opportunities } from './schema.js';
 
 export type OpportunityRow = typeof opportunities.$inferSelect;
@@ -11,27 +11,12 @@ export type ClientRow = typeof clients.$inferSelect;
 
 const P = sql.placeholder;
 
-/** The list and the create are the API's hot paths: their statements are prepared once (prepared-query.ts). */
-const INSERT_OPPORTUNITY = preparedQuery((orm) => orm.insert(opportunities).values(placeholdersFor(opportunities)));
-
-export function insertOpportunity(orm: Orm, row: OpportunityRow): void {
-  INSERT_OPPORTUNITY(orm).run(row);
-}
-
 export function findOpportunity(orm: Orm, cabinetId: string, id: string): OpportunityRow | undefined {
   return orm
     .select()
     .from(opportunities)
     .where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id)))
     .get();
-}
-
-export function updateOpportunity(orm: Orm, cabinetId: string, id: string, changes: Partial<OpportunityRow>): void {
-  orm
-    .update(opportunities)
-    .set(changes)
-    .where(and(eq(opportunities.cabinetId, cabinetId), eq(opportunities.id, id)))
-    .run();
 }
 
 /** A page of opportunities, newest first; each set of filters is its own statement. */
@@ -68,25 +53,12 @@ export function listOpportunities(
   });
 }
 
-export function insertClient(orm: Orm, row: ClientRow): void {
-  orm.insert(clients).values(row).run();
-}
-
 /** A client that has not been erased: an erased one is, for every reader, no longer there. */
 export function findClient(orm: Orm, cabinetId: string, id: string): ClientRow | undefined {
   return orm
     .select()
     .from(clients)
     .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
-    .get();
-}
-
-/** The row as it is, erased or not (an erasure's tombstone travels to the other installs). */
-export function findClientRecord(orm: Orm, cabinetId: string, id: string): ClientRow | undefined {
-  return orm
-    .select()
-    .from(clients)
-    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id)))
     .get();
 }
 
@@ -116,21 +88,9 @@ const ERASED: { [K in PersonalColumn]: null } = {
 
 export type ClientChanges = Partial<Pick<ClientRow, PersonalColumn | 'updatedAt'>>;
 
-export function updateClient(orm: Orm, cabinetId: string, id: string, changes: ClientChanges): void {
-  orm
-    .update(clients)
-    .set(changes)
-    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
-    .run();
-}
-
-/** Nulls every personal column and marks the row erased; a row already erased is left as it is. */
-export function eraseClient(orm: Orm, cabinetId: string, id: string, at: number): void {
-  orm
-    .update(clients)
-    .set({ ...ERASED, updatedAt: at, erasedAt: at })
-    .where(and(eq(clients.cabinetId, cabinetId), eq(clients.id, id), isNull(clients.erasedAt)))
-    .run();
+/** What an erasure writes: every personal column nulled, the row marked erased. */
+export function clientErasure(at: number): ClientChanges & { erasedAt: number } {
+  return { ...ERASED, updatedAt: at, erasedAt: at };
 }
 
 export function listClients(

@@ -1,3 +1,4 @@
+import { isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { CLIENT_TYPES, clientSchema, CREATED_VIA, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { storedJson, storedText, storedTime } from '../sync/stored-values.js';
@@ -42,7 +43,12 @@ const clientTombstone = z.strictObject({
   erased_at: storedTime,
 });
 
-const clientTable = syncedTable('client', clients, { fields: clientRow, erasure: clientTombstone });
+/** An erased client is no longer edited here: what a later edit would write, the erasure took away. */
+const clientTable = syncedTable('client', clients, {
+  fields: clientRow,
+  erasure: clientTombstone,
+  editableWhile: isNull(clients.erasedAt),
+});
 
 /**
  * Clients sync whole; an erasure pulled from another install also clears the client's data from

@@ -55,19 +55,6 @@ function unknownReference(field: string, kind: string, id: string): ApiError {
 }
 
 /** A draft quote: no pricing, no event. Its client (and opportunity, if given) must be the cabinet's. */
-/** A quote's writes go with their sync capture, in the caller's transaction. */
-function insertDevisRow(deps: Deps, row: store.DevisRow): void {
-  store.insertDevis(deps.db.orm, row);
-  devisRecords.capture(deps, row.cabinetId, row.id, row, 'create');
-}
-
-/** The quote as updated; undefined (nothing written or captured) when the cabinet has no such quote. */
-function updateDevisRow(deps: Deps, cabinetId: string, id: string, changes: Partial<store.DevisRow>): store.DevisRow | undefined {
-  const row = store.updateDevis(deps.db.orm, cabinetId, id, changes);
-  if (row) devisRecords.capture(deps, cabinetId, id, changes);
-  return row;
-}
-
 export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInput): Devis {
   if (!clientExists(deps, cabinetId, input.client_id)) throw unknownReference('client_id', 'client', input.client_id);
   if (input.opportunity_id !== undefined && !opportunityExists(deps, cabinetId, input.opportunity_id)) {
@@ -92,7 +79,7 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
     createdAt: now,
     updatedAt: now,
   };
-  deps.db.transaction(() => insertDevisRow(deps, row));
+  deps.db.transaction(() => devisRecords.insert(deps, row));
   return toDevis(row);
 }
 
@@ -152,7 +139,7 @@ export function recordDevisPriced(
       updatedAt: now,
     };
     // The quote as updated (RETURNING): every job's completion prices one, without reading it first.
-    const row = updateDevisRow(deps, cabinetId, id, changes);
+    const row = devisRecords.update(deps, cabinetId, id, changes);
     if (!row) throw notFound(id);
     if (result.pdf && pdfSha256)
       store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
@@ -202,12 +189,9 @@ export function signDevis(deps: Deps, cabinetId: string, id: string, input: { si
       signedAt,
       createdAt: now,
     };
-    store.insertContract(deps.db.orm, contract);
-    // Captured as an edit, with its fields' clocks: two installs that sign one quote offline create
-    // the same contract, and the later signing must win on both, field by field.
-    contractRecords.capture(deps, cabinetId, contract.id, contract, 'update');
+    contractRecords.insert(deps, contract);
     const changes: Partial<store.DevisRow> = { status: 'signed', signedAt, contractId: contract.id, updatedAt: now };
-    updateDevisRow(deps, cabinetId, id, changes);
+    devisRecords.update(deps, cabinetId, id, changes);
     const signed = toDevis({ ...row, ...changes });
     const common = {
       devis_id: id,
@@ -267,7 +251,7 @@ export function startDevisPricing(
         { path: 'body.devis_id', message: `this quote is for ${row.compagnie}/${row.produit}, not ${input.compagnie}/${input.produit}` },
       ]);
     }
-    updateDevisRow(deps, cabinetId, input.devisId, {
+    devisRecords.update(deps, cabinetId, input.devisId, {
       status: 'pricing',
       jobId: input.jobId,
       dicData: JSON.stringify(input.dicData),
@@ -278,7 +262,7 @@ export function startDevisPricing(
   if (input.clientId !== undefined && !clientExists(deps, cabinetId, input.clientId))
     throw unknownReference('client_id', 'client', input.clientId);
   const id = timeOrderedUuid(now, deps.randomBytes);
-  insertDevisRow(deps, {
+  devisRecords.insert(deps, {
     id,
     cabinetId,
     status: 'pricing',
@@ -301,7 +285,7 @@ export function startDevisPricing(
 
 /** Pricing did not happen (failed or cancelled job). */
 export function recordDevisFailed(deps: Deps, cabinetId: string, id: string): Devis {
-  const row = updateDevisRow(deps, cabinetId, id, { status: 'failed', updatedAt: deps.clock.now() });
+  const row = devisRecords.update(deps, cabinetId, id, { status: 'failed', updatedAt: deps.clock.now() });
   if (!row) throw notFound(id);
   return toDevis(row);
 }
@@ -332,8 +316,7 @@ export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChang
       Object.entries(erased).filter(([column, value]) => row[column as keyof store.DevisRow] !== value),
     ) as Partial<store.DevisRow>;
     if (Object.keys(changes).length === 0) continue;
-    store.updateDevis(deps.db.orm, cabinetId, row.id, changes);
-    devisRecords.capture(deps, cabinetId, row.id, changes);
+    devisRecords.update(deps, cabinetId, row.id, changes);
     rewriteStoredResponses(deps, cabinetId, row.id, (body) => ({
       ...body,
       dicData: {},

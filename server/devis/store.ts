@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
-import { placeholdersFor, preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
 import { contracts, devis, devisDocuments } from './schema.js';
 
@@ -10,9 +10,7 @@ export type ContractRow = typeof contracts.$inferSelect;
 
 const P = sql.placeholder;
 
-/** Every tarification creates or reprices a quote and prices it when it ends: these statements are prepared once (prepared-query.ts). */
-const INSERT_DEVIS = preparedQuery((orm) => orm.insert(devis).values(placeholdersFor(devis)));
-
+/** Every tarification reads the quote it prices: prepared once (prepared-query.ts). */
 const DEVIS = preparedQuery((orm) =>
   orm
     .select()
@@ -20,32 +18,8 @@ const DEVIS = preparedQuery((orm) =>
     .where(and(eq(devis.cabinetId, P('cabinetId')), eq(devis.id, P('id')))),
 );
 
-/**
- * One form per set of columns (`columns`, their names joined by commas), each set to the
- * placeholder named after it, which drizzle encodes as the column does; the quote is named by
- * `rowCabinetId` and `rowId`, names no column has.
- */
-const UPDATE_DEVIS = preparedQuery((orm, columns: string) =>
-  orm
-    .update(devis)
-    .set(setPlaceholders(devis, columns.split(',')))
-    .where(and(eq(devis.cabinetId, P('rowCabinetId')), eq(devis.id, P('rowId'))))
-    .returning(),
-);
-
-export function insertDevis(orm: Orm, row: DevisRow): void {
-  INSERT_DEVIS(orm).run(row);
-}
-
 export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | undefined {
   return DEVIS(orm).get({ cabinetId, id });
-}
-
-/** The quote as updated, or undefined when the cabinet has no such quote. A column whose value is undefined is left alone. */
-export function updateDevis(orm: Orm, cabinetId: string, id: string, changes: Partial<DevisRow>): DevisRow | undefined {
-  const columns = Object.keys(changes).filter((key) => changes[key as keyof DevisRow] !== undefined);
-  if (columns.length === 0) throw new Error('An update of a quote needs at least one column to set.');
-  return UPDATE_DEVIS(orm, columns.sort().join(',')).all({ ...changes, rowCabinetId: cabinetId, rowId: id })[0];
 }
 
 export function listDevis(
@@ -105,10 +79,6 @@ export function readDocument(orm: Orm, cabinetId: string, devisId: string): Buff
     .from(devisDocuments)
     .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
     .get()?.pdf;
-}
-
-export function insertContract(orm: Orm, row: ContractRow): void {
-  orm.insert(contracts).values(row).run();
 }
 
 /** Whether the quote has its PDF on this install (one priced elsewhere may lack it). */

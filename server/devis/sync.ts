@@ -72,4 +72,8 @@ const contractRow = z.object({
   created_at: storedTime,
 });
 
-export const contractRecords = syncedTable('contract', contracts, { fields: contractRow });
+/**
+ * A contract's id is its quote's (two installs that sign one quote offline make the same contract):
+ * its creation travels as an edit, with its fields' clocks, so that the later signing wins on both.
+ */
+export const contractRecords = syncedTable('contract', contracts, { fields: contractRow, createdAs: 'update' });

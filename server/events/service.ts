@@ -27,9 +27,7 @@ export function recordEvent<T extends EventWithPayload>(
     createdAt,
     data: JSON.stringify(payload),
   };
-  store.insertEvent(deps.db.orm, row);
-  // A test delivery concerns one subscription of this install: it is not the cabinet's history.
-  if (type !== 'webhook.test') eventRecords.capture(deps, cabinetId, row.id, row, 'create');
+  eventRecords.insert(deps, row);
   deps.outbox.notify();
   // The payload as checked, not a parse of the JSON just made from it.
   return envelope(row, payload);
@@ -52,9 +50,8 @@ export function rewriteEvents<T extends EventWithPayload>(
   for (const row of rows) {
     const rewritten = EVENT_PAYLOADS[type].parse(rewrite(JSON.parse(row.data) as EventPayload<T>));
     const data = JSON.stringify(rewritten);
-    store.setEventData(deps.db.orm, row.seq, data);
     // An erasure for the hub and the other installs: it replaces every earlier copy of the event.
-    eventRecords.capture(deps, cabinetId, row.id, { ...row, data }, 'erase');
+    eventRecords.erase(deps, cabinetId, row.id, { data });
   }
   return rows.length;
 }
@@ -90,8 +87,7 @@ export function eraseEventsAbout(deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'
     if (!eventSubjects(row.type, data).some((subject) => reached.has(`${subject.kind}:${subject.id}`))) continue;
     const erased = JSON.stringify(EVENT_PAYLOADS[row.type as EventWithPayload].parse(erasedEventData(row.type, data)));
     if (erased === row.data) continue;
-    store.setEventData(deps.db.orm, row.seq, erased);
-    eventRecords.capture(deps, cabinetId, row.id, { data: erased });
+    eventRecords.update(deps, cabinetId, row.id, { data: erased });
     rewritten += 1;
   }
   return rewritten;

@@ -1,18 +1,11 @@
 import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Orm } from '../platform/db/open.js';
-import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
+import { preparedQuery } from '../platform/db/prepared-query.js';
 import { events } from './schema.js';
 
 export type EventRow = typeof events.$inferSelect;
 
 const P = sql.placeholder;
-
-/** Every create writes an event: its insert is prepared once (prepared-query.ts); a NULL seq is the next one. */
-const INSERT_EVENT = preparedQuery((orm) => orm.insert(events).values(placeholdersFor(events)));
-
-export function insertEvent(orm: Orm, row: Omit<EventRow, 'seq'>): void {
-  INSERT_EVENT(orm).run(row);
-}
 
 export function listCabinetEvents(orm: Orm, cabinetId: string, afterSeq: number, limit: number): EventRow[] {
   return orm
@@ -67,10 +60,6 @@ export function findEventsAbout(orm: Orm, cabinetId: string, type: string, field
     .from(events)
     .where(and(eq(events.cabinetId, cabinetId), eq(events.type, type), sql`json_extract(${events.data}, ${`$.${field}`}) = ${id}`))
     .all();
-}
-
-export function setEventData(orm: Orm, seq: number, data: string): void {
-  orm.update(events).set({ data }).where(eq(events.seq, seq)).run();
 }
 
 /** A cabinet's events of these types whose data names one of these ids under one of these fields (candidates: the caller checks which field each type is about). */

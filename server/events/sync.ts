@@ -30,6 +30,8 @@ const eventTable = syncedTable('event', events, {
   local: ['seq'],
   fields: eventRow,
   accepts: (_orm, _cabinetId, change) => payloadRefusal(change.fields.type, change.fields.data),
+  // A test delivery concerns one subscription of this install: it is not the cabinet's history.
+  staysHere: (row) => row.type === 'webhook.test',
 });
 
 /**

@@ -29,11 +29,13 @@ export function recordChange(
   const orm = deps.db.orm;
   const state = store.captureState(orm, cabinetId);
   if (!state) return;
+  const fields = change.fields();
+  // A write of local columns only (a lease, a file on this install) is nobody else's.
+  if (Object.keys(fields).length === 0) return;
   const clock = tick(state.clock, deps.clock.now());
   const hlc = formatHlc({ time: clock.time, counter: clock.counter, device: state.deviceId });
   const how = change.how ?? 'update';
   const op = how === 'erase' ? 'erase' : 'upsert';
-  const fields = change.fields();
   if (state.detached) {
     // Disconnected: nothing is queued, but every field (a creation's too) keeps when it changed, for a reconnect.
     store.mergeFieldClocks(

@@ -1,4 +1,4 @@
-import type { SyncedKind } from '../../shared/sync-protocol.js';
+import { SYNCED_KINDS, type SyncedKind } from '../../shared/sync-protocol.js';
 import { staffRecords } from '../account/sync.js';
 import { jobRecords } from '../automation/sync.js';
 import { clientRecords, opportunityRecords } from '../crm/sync.js';
@@ -9,8 +9,8 @@ import type { RecordsByKind } from './apply.js';
 import type { SyncedRecords } from './synced-table.js';
 
 /**
- * Every synced kind, in the order a first upload sends them (the staff list first, a quote after its
- * client, a contract after its quote, events last), each as its module reads and writes it.
+ * Every synced kind as its module declares it, in the protocol's order (SYNCED_KINDS: the order a
+ * first upload sends them). A kind of the protocol without its declaration here does not compile.
  */
 export function syncedRecords(): RecordsByKind {
   // A client's erasure pulled from another install reaches the records that name the client, as
@@ -26,6 +26,19 @@ export function syncedRecords(): RecordsByKind {
       eventRecords.skips(context, cabinetId, change) ||
       (change.op === 'upsert' && updateOfErasedClient(context.deps, cabinetId, change.fields)),
   };
-  const all: SyncedRecords[] = [staffRecords, clients, opportunityRecords, devisRecords, contractRecords, jobRecords, events];
-  return new Map<SyncedKind, SyncedRecords>(all.map((records) => [records.kind, records]));
+  const byKind: { [K in SyncedKind]: SyncedRecords } = {
+    user: staffRecords,
+    client: clients,
+    opportunity: opportunityRecords,
+    devis: devisRecords,
+    contract: contractRecords,
+    job: jobRecords,
+    event: events,
+  };
+  return new Map(
+    SYNCED_KINDS.map((kind) => {
+      if (byKind[kind].kind !== kind) throw new Error(`The records under ${kind} declare the kind ${byKind[kind].kind}.`);
+      return [kind, byKind[kind]];
+    }),
+  );
 }

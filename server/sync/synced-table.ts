@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, gt, sql, type Placeholder } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
@@ -6,7 +6,7 @@ import type { SyncConflict } from '../../shared/console-sync.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import type { Deps } from '../deps.js';
 import type { Orm, Database } from '../platform/db/open.js';
-import { preparedQuery, type PlaceholderValues } from '../platform/db/prepared-query.js';
+import { placeholdersFor, preparedQuery, setPlaceholders, type PlaceholderValues } from '../platform/db/prepared-query.js';
 import { recordChange, type ChangeFields, type ChangeKind } from './capture.js';
 import { storedId } from './stored-values.js';
 import { ownDevices } from './store.js';
@@ -100,15 +100,29 @@ function placeholders(keys: readonly string[]): Record<string, Placeholder> {
   return Object.fromEntries(keys.map((key) => [key, P(key)]));
 }
 
+type CaptureDeps = Pick<Deps, 'db' | 'clock' | 'syncChanges'>;
+
+/**
+ * A synced table's writes on this install: each writes the row and queues what it changed for the
+ * hub, in the caller's transaction, so that no write of a synced column can forget the other
+ * installs. Pulled changes go through SyncedRecords.write, which queues nothing.
+ */
 export interface SyncedTable<T extends TableWithId> extends SyncedRecords {
-  /** Queues a change of some columns of a record (all of them on creation); inside the change's transaction. */
-  capture(
-    deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
-    cabinetId: string,
-    recordId: string,
-    row: Partial<T['$inferSelect']>,
-    how?: ChangeKind,
-  ): void;
+  /** A new record, queued whole (unless it stays here: SyncedTableOptions.staysHere). */
+  insert(deps: CaptureDeps, row: T['$inferInsert']): void;
+  /**
+   * Sets some columns of a record (an undefined value leaves its column alone) and queues those
+   * that sync. The record as written; undefined, with nothing written, when the cabinet has no
+   * such record or it can no longer be edited (SyncedTableOptions.editableWhile).
+   */
+  update(deps: CaptureDeps, cabinetId: string, recordId: string, changes: Partial<T['$inferSelect']>): T['$inferSelect'] | undefined;
+  /** An erasure: sets the columns as update() does, then queues the whole record as its tombstone. */
+  erase(deps: CaptureDeps, cabinetId: string, recordId: string, changes: Partial<T['$inferSelect']>): T['$inferSelect'] | undefined;
+  /**
+   * Queues a change of some columns of a record written by the caller's own statement; only for a
+   * kind whose changes travel at moments of its own choosing (a job, at each status).
+   */
+  capture(deps: CaptureDeps, cabinetId: string, recordId: string, row: Partial<T['$inferSelect']>, how?: ChangeKind): void;
 }
 
 export interface SyncedTableOptions<T extends TableWithId> {
@@ -124,6 +138,16 @@ export interface SyncedTableOptions<T extends TableWithId> {
    * back after it was restored from a backup).
    */
   accepts?: (orm: Orm, cabinetId: string, change: PulledRecordChange & { held: boolean; madeHere: () => boolean }) => Refusal | null;
+  /** A condition on the row while it may be edited here (a client until its erasure): update() and erase() leave others alone. */
+  editableWhile?: SQL;
+  /** A record that concerns this install only (a webhook's test event): insert() does not queue it. */
+  staysHere?: (row: T['$inferInsert']) => boolean;
+  /**
+   * How a creation is queued: as a creation, without field clocks (a record whose id only this
+   * install can make), or as an edit, with them (an id two installs can both make: a quote's
+   * contract, signed on two installs offline, where the later signing must win field by field).
+   */
+  createdAs?: 'create' | 'update';
 }
 
 /**
@@ -168,12 +192,29 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
       .limit(SNAPSHOT_PAGE),
   );
   const editable = options.fields.partial();
+  const INSERT_LOCAL = preparedQuery((orm) => orm.insert(table).values(placeholdersFor(table) as T['$inferInsert']));
+  const UPDATE_LOCAL = preparedQuery((orm, ...keys: string[]) =>
+    orm.update(table).set(setPlaceholders(table, keys)).where(and(ofRecord, options.editableWhile)).returning(),
+  );
+  const allColumns = Object.keys(getTableColumns(table));
+
+  /** The record as an update of these columns leaves it; columns named in the table's order, so that one statement serves each set. */
+  const updateRow = (orm: Orm, cabinetId: string, recordId: string, changes: Record<string, unknown>): T['$inferSelect'] | undefined => {
+    const keys = allColumns.filter((key) => changes[key] !== undefined && key !== 'id' && key !== 'cabinetId');
+    if (keys.length === 0) throw new Error(`An update of a ${kind} needs at least one column to set.`);
+    const rows = UPDATE_LOCAL(orm, ...keys).all({ ...changes, cabinetId, id: recordId }) as T['$inferSelect'][];
+    return rows[0];
+  };
 
   const toFields = (row: Record<string, unknown>): ChangeFields => {
     const fields: ChangeFields = {};
     for (const [key, column] of columns) if (key in row && row[key] !== undefined) fields[column.name] = row[key];
     return fields;
   };
+
+  /** Queues the synced columns among these (none: nothing is queued); made only when the cabinet syncs. */
+  const queue = (deps: CaptureDeps, cabinetId: string, recordId: string, row: Record<string, unknown>, how?: ChangeKind) =>
+    recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row) });
 
   /** The fields this version has columns for: a newer install's extra ones are dropped, as write() does. */
   const known = (fields: ChangeFields): ChangeFields =>
@@ -208,8 +249,24 @@ export function syncedTable<T extends TableWithId>(kind: SyncedKind, table: T, o
         }) ?? null
       );
     },
+    insert(deps, row) {
+      INSERT_LOCAL(deps.db.orm).run(row);
+      if (options.staysHere?.(row)) return;
+      const record = row as Record<string, unknown>;
+      queue(deps, String(record.cabinetId), String(record.id), record, options.createdAs ?? 'create');
+    },
+    update(deps, cabinetId, recordId, changes) {
+      const row = updateRow(deps.db.orm, cabinetId, recordId, changes);
+      if (row) queue(deps, cabinetId, recordId, changes);
+      return row;
+    },
+    erase(deps, cabinetId, recordId, changes) {
+      const row = updateRow(deps.db.orm, cabinetId, recordId, changes);
+      if (row) queue(deps, cabinetId, recordId, row, 'erase');
+      return row;
+    },
     capture(deps, cabinetId, recordId, row, how) {
-      recordChange(deps, cabinetId, { kind, recordId, how, fields: () => toFields(row as Record<string, unknown>) });
+      queue(deps, cabinetId, recordId, row, how);
     },
     *snapshot(db, cabinetId) {
       for (let after = 0; ;) {

@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runUtilityServer, type ParentPortLike, type UtilityServer } from '../../electron/utility-entry.js';
 import type { ChildMessage, ParentMessage } from '../../electron/protocol.js';
-import { insertJob } from '../../server/automation/store.js';
 import { jobRecords } from '../../server/automation/sync.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import type { KeyringBackend } from '../../server/secrets/keychain-store.js';
@@ -145,7 +144,7 @@ describe('the server in the utility process', () => {
       mfaExpiresAt: now + 3_600_000,
     };
     const own = randomUUID();
-    insertJob(deps.db.orm, {
+    jobRecords.insert(deps, {
       ...waiting,
       id: own,
       cabinetId,
