@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/service.js';
 import { HubRefusal } from './hub-client.js';
 import { applyPage, PULL_PAGE, stageBlobs, type PullContext } from './pull.js';
 import { HubEpochChanged, resyncWithHub } from './resync.js';
+import * as stagedBlobs from './staged-blobs.js';
 import * as store from './store.js';
 
 /**
@@ -179,7 +180,7 @@ export async function pullOnce(
 ): Promise<{ applied: number; more: boolean; walletSeq?: number }> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return { applied: 0, more: false };
-  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
+  stagedBlobs.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
   return resyncingOnRewind(
     context,
     cabinetId,
@@ -200,7 +201,7 @@ export async function pullOnce(
 export async function pullEverything(context: PullContext, cabinetId: string, progress: (applied: number) => void): Promise<number> {
   const start = store.findConnection(context.deps.db.orm, cabinetId);
   if (!start) return 0;
-  store.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
+  stagedBlobs.clearStaleStagedBlobs(context.deps.db.orm, cabinetId, context.deps.clock.now() - STAGED_BLOBS_KEPT_MS);
   const fromState =
     start.pullCursor === 0 ? await resyncingOnRewind(context, cabinetId, () => pullState(context, cabinetId, progress), -1) : 0;
   if (fromState < 0) return pullEverything(context, cabinetId, progress);

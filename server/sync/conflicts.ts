@@ -7,7 +7,7 @@ import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
 import { retrySetAside, type RetryOutcome } from './pull.js';
 import { connectionOrThrow, hubClientFor, type SyncDeps } from './service.js';
-import * as store from './store.js';
+import * as refused from './store-refused.js';
 import * as conflictsStore from './conflicts-store.js';
 
 /** What a person sees and does of the changes set aside: pulled ones this install refused, and its own the hub refused. */
@@ -68,7 +68,7 @@ export async function retrySyncConflicts(
 
 /** The changes made here that the hub refused, newest first. */
 export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number) {
-  return store.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
+  return refused.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
     kind: row.kind,
     record_id: row.recordId,
     op: row.op,

@@ -8,6 +8,7 @@ import { storedSha256 } from './stored-values.js';
 import { receive } from './hlc.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import { setAsideChange, trimSetAside } from './set-aside.js';
+import * as stagedBlobs from './staged-blobs.js';
 import * as store from './store.js';
 import * as conflictsStore from './conflicts-store.js';
 
@@ -50,7 +51,7 @@ export async function stageBlobs(context: PullContext, cabinetId: string, change
         !storedSha256.safeParse(sha).success ||
         staged.includes(sha) ||
         adapter?.hasBlob?.(orm, cabinetId, sha) ||
-        store.hasStagedBlob(orm, cabinetId, sha)
+        stagedBlobs.hasStagedBlob(orm, cabinetId, sha)
       )
         continue;
       let bytes: Buffer;
@@ -62,7 +63,7 @@ export async function stageBlobs(context: PullContext, cabinetId: string, change
         throw err;
       }
       if (createHash('sha256').update(bytes).digest('hex') !== sha) continue;
-      store.stageBlob(orm, cabinetId, sha, bytes, context.deps.clock.now());
+      stagedBlobs.stageBlob(orm, cabinetId, sha, bytes, context.deps.clock.now());
       staged.push(sha);
     }
   }
@@ -158,7 +159,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       if (!connection || connection.pullCursor !== page.after) return 0;
       if (!guarded) db.sqlite.pragma('defer_foreign_keys = ON');
       const now = context.deps.clock.now();
-      const applyContext = { blob: (sha: string) => store.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
+      const applyContext = { blob: (sha: string) => stagedBlobs.readStagedBlob(orm, cabinetId, sha), now, deps: context.deps };
       let setAsideHere = 0;
       const setAside = (change: ApplicableChange, refusal: Refusal) => {
         setAsideHere += 1;
@@ -210,7 +211,7 @@ export function applyPage(context: Pick<PullContext, 'deps' | 'records'>, cabine
       for (const change of retry) attempt(change, true);
       if (setAsideHere > 0) trimSetAside(orm, cabinetId);
       auditPage(context.deps, cabinetId, erased, setAsideHere, page.changes);
-      store.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
+      stagedBlobs.clearStagedBlobs(orm, cabinetId, page.staged ?? []);
       // A resync ends once the history is pulled again up to the cabinet's newest change.
       const resyncing = connection.resyncing && page.more !== false;
       const caughtUp = page.more === false ? { caughtUpAt: page.answeredAt ?? now } : {};
@@ -277,9 +278,9 @@ export async function retrySetAside(context: PullContext, cabinetId: string, seq
     const staged = await stageBlobs(context, cabinetId, found);
     db.immediateTransaction(() => {
       const now = context.deps.clock.now();
-      const applyContext = { blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha), now, deps: context.deps };
+      const applyContext = { blob: (sha: string) => stagedBlobs.readStagedBlob(db.orm, cabinetId, sha), now, deps: context.deps };
       for (const change of found) outcomes.set(change.seq, retryOne(context, cabinetId, change, applyContext));
-      store.clearStagedBlobs(db.orm, cabinetId, staged);
+      stagedBlobs.clearStagedBlobs(db.orm, cabinetId, staged);
     });
     if (found.some((change) => change.kind === 'event')) context.deps.outbox.notify();
     for (; next < wanted.length && (wanted[next] as number) <= Math.max(covered, first); next += 1) {
@@ -312,12 +313,12 @@ async function retryFromState(
     const staged = await stageBlobs(context, cabinetId, [change]);
     db.immediateTransaction(() => {
       const applyContext = {
-        blob: (sha: string) => store.readStagedBlob(db.orm, cabinetId, sha),
+        blob: (sha: string) => stagedBlobs.readStagedBlob(db.orm, cabinetId, sha),
         now: context.deps.clock.now(),
         deps: context.deps,
       };
       outcomes.set(target.seq, retryOne(context, cabinetId, change, applyContext));
-      store.clearStagedBlobs(db.orm, cabinetId, staged);
+      stagedBlobs.clearStagedBlobs(db.orm, cabinetId, staged);
     });
   }
 }

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, type HubClient } from './hub-client.js';
 import { HubEpochChanged, resyncWithHub } from './resync.js';
+import * as refused from './store-refused.js';
 import * as store from './store.js';
 
 /** Changes sent per push at most (the hub takes 1 to 1000, within MAX_PUSH_BYTES). */
@@ -134,7 +135,7 @@ function onRefused(context: PushContext, cabinetId: string, batch: readonly Sync
   if (poisoned.length > 0) {
     const { db, clock } = context.deps;
     return db.immediateTransaction(() =>
-      store.setAsideRefused(db.orm, cabinetId, poisoned, { code: err.code, message: err.message, at: clock.now() }),
+      refused.setAsideRefused(db.orm, cabinetId, poisoned, { code: err.code, message: err.message, at: clock.now() }),
     );
   }
   if (err.code === 'clock_skew') restampIfClockRight(context, cabinetId, err);

@@ -12,6 +12,7 @@ import type { RecordsByKind } from './apply.js';
 import { later, tick, type ClockState } from './hlc.js';
 import { checkHubUrl, createHubClient, HubRefusal, type HubClient, type HubFetch } from './hub-client.js';
 import { HubEpochChanged, queueOwnEdits } from './resync.js';
+import * as refused from './store-refused.js';
 import * as store from './store.js';
 import * as conflictsStore from './conflicts-store.js';
 import { linkWallet, unlinkWallet } from '../wallet/hub-link.js';
@@ -349,7 +350,7 @@ export function syncStatus(deps: Pick<Deps, 'db'>, cabinetId: string): SyncStatu
     offline_since: connection.state === 'offline' ? toIsoOrNull(connection.offlineSince) : null,
     clock_ahead_seconds: connection.hubClockOffset === null ? null : Math.round(-connection.hubClockOffset / 1000),
     resyncing: connection.resyncing,
-    refused_by_hub: store.countRefused(deps.db.orm, cabinetId),
+    refused_by_hub: refused.countRefused(deps.db.orm, cabinetId),
     set_aside_changes: conflictsStore.countConflicts(deps.db.orm, cabinetId),
   };
 }

@@ -1,19 +1,10 @@
-import { and, count, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { parseHlc } from '../../shared/sync-protocol.js';
 import type { Orm } from '../platform/db/open.js';
 import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { later, type ClockState } from './hlc.js';
-import {
-  syncConflicts,
-  syncConnections,
-  syncDetached,
-  syncFieldClocks,
-  syncOutbox,
-  syncOwnDevices,
-  syncRefused,
-  syncStagedBlobs,
-} from './schema.js';
+import { syncConflicts, syncConnections, syncDetached, syncFieldClocks, syncOutbox, syncOwnDevices, syncStagedBlobs } from './schema.js';
 
 export type ConnectionRow = typeof syncConnections.$inferSelect;
 export type OutboxRow = typeof syncOutbox.$inferSelect;
@@ -263,54 +254,6 @@ export function renumberOutbox(orm: Orm, cabinetId: string, first: number): numb
   return rows.length;
 }
 
-export type RefusedRow = typeof syncRefused.$inferSelect;
-
-/**
- * Takes queued changes the hub refused for what they hold out of the queue, keeps them whole in
- * sync_refused, and numbers the rest of the queue from the first number again, so that the ones
- * after them go.
- */
-export function setAsideRefused(
-  orm: Orm,
-  cabinetId: string,
-  numbers: readonly number[],
-  refusal: { code: string; message: string; at: number },
-): void {
-  const queue = readOutboxAfter(orm, cabinetId, 0, Number.MAX_SAFE_INTEGER);
-  const first = queue[0]?.number;
-  if (first === undefined) return;
-  for (const row of queue.filter((queued) => numbers.includes(queued.number))) {
-    orm
-      .insert(syncRefused)
-      .values({
-        cabinetId,
-        hlc: row.hlc,
-        kind: row.kind,
-        recordId: row.recordId,
-        op: row.op,
-        fields: row.fields,
-        code: refusal.code,
-        message: refusal.message.slice(0, 500),
-        refusedAt: refusal.at,
-      })
-      .onConflictDoNothing()
-      .run();
-    orm
-      .delete(syncOutbox)
-      .where(and(eq(syncOutbox.cabinetId, cabinetId), eq(syncOutbox.number, row.number)))
-      .run();
-  }
-  renumberOutbox(orm, cabinetId, first);
-}
-
-export function listRefused(orm: Orm, cabinetId: string, limit: number): RefusedRow[] {
-  return orm.select().from(syncRefused).where(eq(syncRefused.cabinetId, cabinetId)).orderBy(desc(syncRefused.refusedAt)).limit(limit).all();
-}
-
-export function countRefused(orm: Orm, cabinetId: string): number {
-  return orm.select({ n: count() }).from(syncRefused).where(eq(syncRefused.cabinetId, cabinetId)).get()?.n ?? 0;
-}
-
 export function appendOutbox(orm: Orm, row: OutboxRow): void {
   APPEND_OUTBOX(orm).run(row);
 }
@@ -385,44 +328,5 @@ export function restampChange(orm: Orm, cabinetId: string, row: OutboxRow, hlc: 
     .update(syncFieldClocks)
     .set({ clocks: JSON.stringify(clocks) })
     .where(and(eq(syncFieldClocks.cabinetId, cabinetId), eq(syncFieldClocks.kind, row.kind), eq(syncFieldClocks.recordId, row.recordId)))
-    .run();
-}
-
-export function stageBlob(orm: Orm, cabinetId: string, sha256: string, bytes: Buffer, now: number): void {
-  orm.insert(syncStagedBlobs).values({ cabinetId, sha256, bytes, stagedAt: now }).onConflictDoNothing().run();
-}
-
-export function readStagedBlob(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
-  return orm
-    .select({ bytes: syncStagedBlobs.bytes })
-    .from(syncStagedBlobs)
-    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256)))
-    .get()?.bytes;
-}
-
-export function hasStagedBlob(orm: Orm, cabinetId: string, sha256: string): boolean {
-  return (
-    orm
-      .select({ sha256: syncStagedBlobs.sha256 })
-      .from(syncStagedBlobs)
-      .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), eq(syncStagedBlobs.sha256, sha256)))
-      .get() !== undefined
-  );
-}
-
-/** Deletes the staged PDFs of a page once it is applied. */
-export function clearStagedBlobs(orm: Orm, cabinetId: string, sha256s: readonly string[]): void {
-  if (sha256s.length === 0) return;
-  orm
-    .delete(syncStagedBlobs)
-    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), inArray(syncStagedBlobs.sha256, [...sha256s])))
-    .run();
-}
-
-/** Deletes what a crash left staged: PDFs older than any pull still applying them (the service's and a CLI's may run at once). */
-export function clearStaleStagedBlobs(orm: Orm, cabinetId: string, before: number): void {
-  orm
-    .delete(syncStagedBlobs)
-    .where(and(eq(syncStagedBlobs.cabinetId, cabinetId), lt(syncStagedBlobs.stagedAt, before)))
     .run();
 }

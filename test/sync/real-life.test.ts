@@ -11,6 +11,7 @@ import { createInsurerRegistry } from '../../server/robots/adapter.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
 import { exchangeWalletNow } from '../../server/sync/transfer.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
+import * as refusedStore from '../../server/sync/store-refused.js';
 import * as store from '../../server/sync/store.js';
 import { cabinetsAwaitingHub, connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
 import { CLI_ACTOR, listAudit } from '../../server/audit/service.js';
@@ -310,7 +311,7 @@ describe('a change the hub refuses for what it holds', () => {
     expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
     await pullNode(b);
     expect(titles(b)).toEqual(['Après les refus']);
-    const refused = store.listRefused(a.deps.db.orm, a.cabinetId, 10);
+    const refused = refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10);
     // The oversized opportunity's creation event carries the title too.
     expect(refused.map((row) => [row.kind, row.code]).sort()).toEqual([
       ['event', 'payload_too_large'],

@@ -8,6 +8,7 @@ import { compactCabinet } from '../../server/hub/compaction.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { joinCabinet } from '../../server/sync/service.js';
 import { downloadAll } from '../../server/sync/transfer.js';
+import * as refusedStore from '../../server/sync/store-refused.js';
 import * as store from '../../server/sync/store.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -203,7 +204,7 @@ describe('a record grown past what the hub keeps of one', () => {
       for (let round = 0; round < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; round += 1) await pushNode(a);
 
       expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
-      expect(store.listRefused(a.deps.db.orm, a.cabinetId, 10)).toEqual([
+      expect(refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10)).toEqual([
         expect.objectContaining({ kind: 'client', recordId: grown.client_id, code: 'payload_too_large' }),
       ]);
       await pullNode(b);
