@@ -5,7 +5,7 @@ import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
-import { retrySetAside, type RetryOutcome } from './pull.js';
+import { retrySetAside, type RetryOutcome } from './retry-set-aside.js';
 import { connectionOrThrow, hubClientFor, type SyncDeps } from './service.js';
 import * as refused from './store-refused.js';
 import * as conflictsStore from './conflicts-store.js';

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import { HubRefusal, HubUnreachable, type HubClient, type HubFetch } from './hub-client.js';
 import { pullOnce } from './catch-up.js';
-import { applyNowUnderstood } from './pull.js';
+import { applyNowUnderstood } from './retry-set-aside.js';
 import { pushQueued } from './push.js';
 import { hubClientFor } from './service.js';
 import * as store from './store.js';

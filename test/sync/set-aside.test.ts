@@ -7,7 +7,7 @@ import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { opportunityRow } from '../../server/crm/sync.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
-import { applyNowUnderstood } from '../../server/sync/pull.js';
+import { applyNowUnderstood } from '../../server/sync/retry-set-aside.js';
 import { createHubClient } from '../../server/sync/hub-client.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { listSyncConflicts } from '../../server/sync/conflicts.js';
