@@ -9,7 +9,7 @@ import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createSyncEngine, type SyncEngineOptions } from './sync/engine.js';
-import { cabinetsAwaitingHub } from './sync/service.js';
+import { cabinetsAwaitingHub } from './sync/status.js';
 import { syncedRecords } from './sync/records.js';
 import { syncConsoleRoutes } from './console/sync-routes.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { canonicalJson } from '../platform/http/canonical-json.js';
 import { creditBalance, debitForJob, walletOnHub, type DebitRefusal } from '../wallet/service.js';
-import { othersKnownUntil } from '../sync/service.js';
+import { othersKnownUntil } from '../sync/status.js';
 import { webhookExists } from '../webhooks/service.js';
 import { checkDicData, costOf, findProduct } from './catalogue.js';
 import { breakerState, listBreakerStates, markTrial, readKillSwitch, readRobotPause } from './guards.js';

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
-import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused, syncStatus } from '../sync/service.js';
+import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused } from '../sync/service.js';
+import { syncStatus } from '../sync/status.js';
 import { discardSyncConflict, listRefusedByHub, listSyncConflicts, retrySyncConflicts } from '../sync/conflicts.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, exchangeWalletNow, shareJoinedAdmin, uploadQueue } from '../sync/transfer.js';

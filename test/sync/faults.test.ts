@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { revokeHubDevice } from '../../server/hub/admin.js';
 import { syncedRecords } from '../../server/sync/records.js';
-import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused, syncStatus } from '../../server/sync/service.js';
+import { connectCabinet, deviceSecretName, joinCabinet, setSyncPaused } from '../../server/sync/service.js';
+import { syncStatus } from '../../server/sync/status.js';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps } from '../../server/deps.js';
