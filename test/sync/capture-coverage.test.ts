@@ -1,4 +1,5 @@
 // @module-tag postgres
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob, failJob, jobClaimed, markSubmitted, reportProgress, requireMfa } from '../../server/automation/lifecycle.js';
@@ -10,7 +11,9 @@ import { createDevis, recordDevisFailed, recordDevisPriced, signDevis } from '..
 import { eraseClient } from '../../server/erasure/service.js';
 import { createInsurerRegistry } from '../../server/robots/adapter.js';
 import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { countOutbox } from '../../server/sync/store.js';
 import { shareJoinedAdmin } from '../../server/sync/transfer.js';
+import { recordEvent } from '../../server/events/service.js';
 import { userIdOf } from '../../server/tenancy/sync.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers, removeCabinetUser, setUserDisabled } from '../../server/tenancy/users.js';
 import { cabinetOfTwo, closeSyncNode, exchangeNode, grantOnHub, pullNode, pushNode, type SyncNode } from '../helpers/sync-node.js';
@@ -207,4 +210,17 @@ describe('sync: every write to a synced table is captured', () => {
     expect(kinds).toEqual(new Set(a.records.keys()));
     expect(listCabinetUsers(a.deps, cabinetId).map((user) => user.email)).toEqual(expect.arrayContaining(['c@c.fr']));
   }, 120_000);
+
+  it('queues nothing for a write that changes nothing synced: a webhook test event, an edit of an erased client', async () => {
+    const [a] = await cabinetOfTwo(fixture.hub, Date.now());
+    nodes.push(a);
+    const queued = () => countOutbox(a.deps.db.orm, a.cabinetId);
+    const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Martin', email: 'lea@exemple.fr' });
+    eraseClient(a.deps, a.cabinetId, client.client_id);
+    const before = queued();
+    recordEvent(a.deps, a.cabinetId, 'webhook.test', { message: 'ping', webhook_id: randomUUID() });
+    expect(queued(), 'a test delivery concerns one subscription of this install').toBe(before);
+    expect(() => updateClient(a.deps, a.cabinetId, client.client_id, { phone: '+33 6 12 34 56 78' })).toThrow(/client/);
+    expect(queued(), 'an erased client is no longer edited, here nor elsewhere').toBe(before);
+  });
 });
