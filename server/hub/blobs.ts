@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { ApiError } from '../errors.js';
 import { sha256Hex } from './credentials.js';
 import type { HubDeps } from './deps.js';
-import { assertWithinQuota } from './changes.js';
+import { assertWithinQuota } from './quota.js';
 import { hubBlobs, hubCabinets, hubErasureLinks } from './schema.js';
 
 /**

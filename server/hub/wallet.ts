@@ -8,7 +8,7 @@ import {
 } from '../../shared/sync-wallet.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { ApiError } from '../errors.js';
-import { assertWithinQuota } from './changes.js';
+import { assertWithinQuota } from './quota.js';
 import { hubTime, type HubDeps } from './deps.js';
 import type { AuthenticatedDevice } from './devices.js';
 import { assertProtocolServed } from './protocol.js';
