@@ -5,7 +5,8 @@ import { CLI_ACTOR, listAudit, verifyAudit } from '../audit/service.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit.js';
 import { UsageError } from '../errors.js';
 import { toValidationIssues, validationError } from '../platform/http/validation.js';
-import { caCertificate, changeLan, lanStatus, systemNetwork } from '../lan/service.js';
+import { caCertificate } from '../lan/office-ca.js';
+import { changeLan, lanStatus, systemNetwork } from '../lan/service.js';
 import { parse, print, ReportedFailure, required, withDeps, withFlagHints, type CliIo } from './common.js';
 
 function describe(status: LanStatus): string {

@@ -9,7 +9,8 @@ import { isFromThisMachine } from '../platform/http/client-address.js';
 import { registerEndpoint } from '../platform/http/endpoint.js';
 import type { LanListener } from '../lan/listener.js';
 import type { MachineNetwork } from '../lan/plan.js';
-import { caCertificate, changeLan as applyLanChange, lanStatus } from '../lan/service.js';
+import { caCertificate } from '../lan/office-ca.js';
+import { changeLan as applyLanChange, lanStatus } from '../lan/service.js';
 
 /** The CA download (open on the LAN listener) and the console's LAN switch (an admin at the machine itself). */
 export async function lanRoutes(

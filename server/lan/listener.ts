@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { hostWithPort, listenerAddresses, type MachineNetwork } from './plan.js';
 import type { Discovery } from './discovery.js';
-import { caFingerprint, lanPlan, servedCertificate, type LanDeps } from './service.js';
+import { caFingerprint, servedCertificate } from './office-ca.js';
+import { lanPlan, type LanDeps } from './settings.js';
 
 /**
  * The office LAN listener: HTTPS only, on the LAN addresses, next to the loopback HTTP listener

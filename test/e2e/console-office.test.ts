@@ -2,7 +2,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initCabinet } from '../../server/tenancy/service.js';
-import { caCertificate } from '../../server/lan/service.js';
+import { caCertificate } from '../../server/lan/office-ca.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
 import { freePort } from '../helpers/free-port.js';
 import { lanRequest, testNetwork } from '../helpers/lan.js';
