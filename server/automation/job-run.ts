@@ -1,0 +1,155 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { readInsurerPassword, type InsurerLogin } from '../credentials/service.js';
+import type { Deps } from '../deps.js';
+import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '../robots/adapter.js';
+import type { BrowserRuntime } from '../robots/browser.js';
+import { recordArtifacts } from './artifacts.js';
+import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';
+import type * as store from './store.js';
+import * as queueStore from './store-queue.js';
+
+/** A claimed job whose robot this process runs, from its claim until its slot is freed. */
+export interface Running {
+  row: store.JobRow;
+  /** Who its robot logs in as, read in the claim's transaction (none: the demo insurer's account, or removed). */
+  login: InsurerLogin | undefined;
+  controller: AbortController;
+  mfa?: { resolve: (code: string) => void; reject: (err: Error) => void };
+  done: Promise<void>;
+}
+
+const CREDENTIALS_REMOVED = 'The portal credentials were removed after the job was enqueued.';
+
+/**
+ * Who a job's robot logs in as, for resuming its browser session (a key of this process's memory):
+ * the insurer login (cabinet and insurer, which the claim runs one job at a time), its login name
+ * and extra fields, and when its credentials were set (the demo insurer's account when none are),
+ * so that credentials set again never resume the old ones' session. The password is not read for
+ * it: a resumed session needs none.
+ */
+function loginKey(row: store.JobRow, configured: InsurerLogin | undefined, demo: InsurerCredentials | undefined): string {
+  const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [demo?.login];
+  return JSON.stringify([row.cabinetId, row.robotCompagnie, ...who]);
+}
+
+/** What a run needs of the pool that claimed its job. */
+export interface RunOptions {
+  logger: FastifyBaseLogger;
+  runtime: BrowserRuntime;
+  leaseMs: number;
+  /** Writes the run's outcome in the commit group, and frees its slot there (written or not: the run is over). */
+  settle: (entry: Running, write: () => void) => Promise<void>;
+}
+
+/**
+ * Writes a failed run as its job's outcome; `redact` takes the session's secrets out of what is
+ * stored and logged (a portal may echo them in an error).
+ */
+export function failRun(
+  deps: Deps,
+  logger: FastifyBaseLogger,
+  row: store.JobRow,
+  err: unknown,
+  redact: (text: string) => string = (text) => text,
+): void {
+  if (err instanceof RobotError) {
+    // Neither a missing browser, a broker who did not type the code nor removed credentials says anything about the insurer.
+    const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(err.code);
+    failJob(deps, row, { code: err.code, message: redact(err.message), technical: err.kind === 'technical', countsForBreaker });
+  } else {
+    const message = redact((err as Error)?.message ?? String(err));
+    logger.error({ err: { message, stack: redact((err as Error)?.stack ?? '') }, job_id: row.id }, 'robot crashed');
+    failJob(deps, row, {
+      code: 'robot_crashed',
+      message: `The robot stopped unexpectedly: ${message}`,
+      technical: true,
+      countsForBreaker: true,
+    });
+  }
+}
+
+/**
+ * Runs a claimed job's robot: its browser session, the credentials read when it logs in, the lease's
+ * heartbeat, its MFA prompt, then its artifacts and outcome, written through `settle`.
+ */
+export async function runJob(deps: Deps, entry: Running, options: RunOptions): Promise<void> {
+  const { row, controller } = entry;
+  const adapter = deps.insurers.get(row.robotCompagnie);
+  const configured = entry.login;
+  const demo = !configured && row.environment === 'test' ? adapter?.testKeys?.demoCredentials : undefined;
+  if (!adapter || (!configured && !demo)) {
+    await options.settle(entry, () =>
+      failJob(deps, row, {
+        code: adapter ? 'insurer_credentials_missing' : 'insurer_unavailable',
+        message: adapter ? CREDENTIALS_REMOVED : `No robot for ${row.robotCompagnie} in this install.`,
+        technical: true,
+        countsForBreaker: false,
+      }),
+    );
+    return;
+  }
+  const session = options.runtime.session(row.id, { secrets: [], login: loginKey(row, configured, demo) });
+  /** Read when the robot logs in; from then on, its session keeps the password out of traces and messages. */
+  const credentials = (): InsurerCredentials => {
+    // A demo insurer's public account: no secret to keep out of its traces.
+    if (!configured) {
+      if (demo) return demo;
+      throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
+    }
+    const password = readInsurerPassword(deps, row.cabinetId, row.robotCompagnie);
+    if (password === undefined) throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
+    session.knowSecrets([password]);
+    return { login: configured.login, password, extra: configured.extra };
+  };
+  const heartbeat = setInterval(
+    () => queueStore.extendLease(deps.db.orm, row.id, deps.clock.now() + options.leaseMs),
+    Math.max(500, options.leaseMs / 3),
+  );
+  heartbeat.unref();
+  const ctx: RobotContext = {
+    jobId: row.id,
+    openPage: () => session.openPage(),
+    withSecrets: (secrets, work) => session.withSecrets(secrets, work),
+    credentials,
+    signal: controller.signal,
+    progress: (step, percent) => reportProgress(deps, row, step, percent),
+    markSubmitted: () => markSubmitted(deps, row),
+    requestMfa: (challenge) =>
+      new Promise<string>((resolve, reject) => {
+        if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
+        if (requireMfa(deps, row, challenge) === null)
+          return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
+        entry.mfa = { resolve, reject };
+      }),
+  };
+  // Settle the browser first (screenshot and trace after a failure), then write the outcome:
+  // a client that sees the job failed can fetch its artifacts at once.
+  let outcome: { kind: 'done'; result: RobotResult } | { kind: 'error'; err: unknown } | { kind: 'aborted' };
+  try {
+    outcome = {
+      kind: 'done',
+      result: await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> }),
+    };
+  } catch (err) {
+    outcome = controller.signal.aborted ? { kind: 'aborted' } : { kind: 'error', err };
+  } finally {
+    clearInterval(heartbeat);
+  }
+  const artifacts = await session.finish(outcome.kind === 'done' ? 'succeeded' : outcome.kind === 'error' ? 'failed' : 'abandoned');
+  if (artifacts.traceDiscarded) {
+    options.logger.warn(
+      { job_id: row.id, compagnie: row.robotCompagnie },
+      'the browser trace held a secret and was not kept: the robot typed it outside withSecrets',
+    );
+  }
+  // Stopped or cancelled: no outcome is written (a stopped job's lease runs out and the next start recovers it).
+  const result = outcome.kind === 'done' ? outcome.result : undefined;
+  await options.settle(entry, () => {
+    if (artifacts.screenshot || artifacts.trace)
+      recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+    if (outcome.kind === 'error') failRun(deps, options.logger, row, outcome.err, session.redact);
+    else if (result && !completeJob(deps, row, result)) {
+      options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
+    }
+  });
+}
