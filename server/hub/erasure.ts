@@ -22,14 +22,17 @@ import type { SyncChange } from '../../shared/sync-protocol.js';
  * overwrite those fields on every install. It never reaches a record's other fields, another
  * cabinet, the PDF of a signed quote, nor a job through anything but the job's own devis_id (which
  * only the install that ran the job writes).
+ *
+ * A pushed batch is read here (what it keeps, what it brings to follow); erasure-follow-up.ts
+ * scrubs what the hub already holds once the batch is stored.
  */
 
 /** A record as `kind\0id`. */
-function recordKey(kind: string, recordId: string): string {
+export function recordKey(kind: string, recordId: string): string {
   return `${kind}\u0000${recordId}`;
 }
 
-type Key = { kind: string; record_id: string };
+export type Key = { kind: string; record_id: string };
 
 /** A change, and what it names besides itself as far as erasure goes: a quote's client, a job's quote, an event's subjects (its data parsed once). */
 interface Named {
@@ -103,7 +106,7 @@ function erasedFields(kind: LinkedKind, fields: Record<string, unknown>): Record
 }
 
 /** An event's change once what it is about was erased: a client.updated says nothing more ({}), any other keeps its data without the personal part. */
-function erasedEvent(fields: Record<string, unknown>, data: Record<string, unknown>): Record<string, unknown> {
+export function erasedEvent(fields: Record<string, unknown>, data: Record<string, unknown>): Record<string, unknown> {
   if (fields.type === 'client.updated') return {};
   return { ...fields, data: JSON.stringify(erasedEventData(fields.type, data)) };
 }
@@ -161,218 +164,3 @@ export async function withoutErasedData(
 
 export const hasFollowUp = (followUp: ErasureFollowUp) =>
   followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.pdfs.length > 0;
-
-/**
- * Once the batch is stored, before the erasures' own scrub (scrubBeforeErasures, which empties the
- * client's email and SIRET that find its opportunities): what the new erasures and the newly
- * reached records reach further is recorded in hub_erasure_links, every change the hub holds of a
- * newly reached record loses its personal fields, the events about them their personal data, and
- * the unsigned quotes among them their PDF.
- */
-export async function followErasures(tx: TransactionSql, cabinetId: string, followUp: ErasureFollowUp): Promise<void> {
-  const ids = (rows: { id: string | null }[]) => rows.flatMap((row) => (row.id === null ? [] : [row.id]));
-  const { clients } = followUp;
-  const devis = [...followUp.devis];
-  const opportunities: string[] = [];
-  if (clients.length > 0) {
-    devis.push(
-      ...ids(
-        await tx<{ id: string }[]>`
-      SELECT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND fields->>'client_id' = ANY(${clients}::text[])`,
-      ),
-    );
-    opportunities.push(...(await opportunitiesOfContacts(tx, cabinetId, clients)));
-  }
-  const jobs = [...followUp.jobs];
-  if (devis.length > 0) {
-    opportunities.push(
-      ...ids(
-        await tx<{ id: string | null }[]>`
-      SELECT fields->>'opportunity_id' AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[]) AND op = 'upsert'
-      UNION SELECT fields->>'opportunity_id' FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${devis}::text[])`,
-      ),
-    );
-    jobs.push(
-      ...ids(
-        await tx<{ id: string }[]>`
-      SELECT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND op = 'upsert' AND fields->>'devis_id' = ANY(${devis}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'job' AND fields->>'devis_id' = ANY(${devis}::text[])`,
-      ),
-    );
-  }
-  const reached = await recordLinks(tx, cabinetId, [
-    ...devis.map((id) => ({ kind: 'devis', record_id: id })),
-    ...opportunities.map((id) => ({ kind: 'opportunity', record_id: id })),
-    ...jobs.map((id) => ({ kind: 'job', record_id: id })),
-  ]);
-  for (const kind of ['opportunity', 'devis', 'job'] as const) {
-    const of = reached.filter((key) => key.kind === kind).map((key) => key.record_id);
-    if (of.length > 0) await scrubRecords(tx, cabinetId, kind, of);
-  }
-  await scrubEvents(tx, cabinetId, [...clients.map((id) => ({ kind: 'client', record_id: id })), ...reached]);
-  const newlyReachedDevis = reached.filter((key) => key.kind === 'devis').map((key) => key.record_id);
-  await erasePdfs(tx, cabinetId, [...new Set([...newlyReachedDevis, ...followUp.pdfs])]);
-}
-
-/**
- * The opportunities whose contact has an erased client's email or SIRET, each its latest value
- * (by clock) on the hub, as the installs hold it. The contact is JSON text, as the installs
- * write it (JSON.stringify): matched as `"email":"…"` within it, case aside for the email.
- */
-async function opportunitiesOfContacts(tx: TransactionSql, cabinetId: string, clients: readonly string[]): Promise<string[]> {
-  const latest = await tx<{ field: string; value: string }[]>`
-    SELECT DISTINCT ON (v.record_id, v.field) v.field, v.value FROM (
-      SELECT h.record_id, f.field, h.fields->>f.field AS value, h.hlc AS stamp
-      FROM hub_changes h, (VALUES ('email'), ('siret')) AS f(field)
-      WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'client' AND h.record_id = ANY(${clients}::text[]) AND h.op = 'upsert' AND h.fields ? f.field
-      UNION ALL
-      SELECT r.record_id, f.field, r.fields->>f.field, r.stamps->>f.field
-      FROM hub_records r, (VALUES ('email'), ('siret')) AS f(field)
-      WHERE r.cabinet_id = ${cabinetId} AND r.kind = 'client' AND r.record_id = ANY(${clients}::text[]) AND NOT r.erased AND r.fields ? f.field
-    ) v
-    ORDER BY v.record_id, v.field, v.stamp COLLATE "C" DESC`;
-  const needles = latest.flatMap((row) =>
-    typeof row.value === 'string' && row.value !== '' ? [`"${row.field}":${JSON.stringify(row.value)}`.toLowerCase()] : [],
-  );
-  if (needles.length === 0) return [];
-  const rows = await tx<{ id: string }[]>`
-    SELECT record_id AS id FROM (
-      SELECT record_id, fields FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity' AND op = 'upsert' AND fields ? 'contact'
-      UNION ALL SELECT record_id, fields FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity' AND fields ? 'contact'
-    ) h
-    WHERE EXISTS (SELECT 1 FROM unnest(${needles}::text[]) AS n(needle) WHERE strpos(lower(h.fields->>'contact'), n.needle) > 0)
-    GROUP BY record_id`;
-  return rows.map((row) => row.id);
-}
-
-/** Records them as reached; returns those that were not already. */
-async function recordLinks(tx: TransactionSql, cabinetId: string, keys: readonly Key[]): Promise<Key[]> {
-  if (keys.length === 0) return [];
-  return tx<Key[]>`
-    INSERT INTO hub_erasure_links (cabinet_id, kind, record_id)
-    SELECT DISTINCT ${cabinetId}, r.kind, r.record_id FROM jsonb_to_recordset(${JSON.stringify(keys)}::text::jsonb) AS r(kind text, record_id text)
-    ON CONFLICT DO NOTHING
-    RETURNING kind, record_id`;
-}
-
-/**
- * Every change the hub holds of these records, and their state, lose their personal fields (those
- * they carry). A change keeps the size it was counted at (quotas count what was sent, and compaction
- * takes off what it counted); a state says its new size (state pages are cut by it).
- */
-async function scrubRecords(tx: TransactionSql, cabinetId: string, kind: LinkedKind, recordIds: readonly string[]): Promise<void> {
-  const replacement = JSON.stringify(ERASED_RECORD_FIELDS[kind]);
-  const personal = Object.keys(ERASED_RECORD_FIELDS[kind]);
-  // The value a field's stamp names is emptied, the stamp stays: the state is still the fold of the changes.
-  await tx`
-    UPDATE hub_records s SET fields = x.fields, bytes = octet_length(x.fields::text) + octet_length(s.stamps::text)
-    FROM (
-      SELECT record_id, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
-      FROM hub_records c
-      WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ANY(${recordIds}::text[]) AND fields ?| ${personal}::text[]
-    ) x
-    WHERE s.cabinet_id = ${cabinetId} AND s.kind = ${kind} AND s.record_id = x.record_id AND s.fields IS DISTINCT FROM x.fields`;
-  await tx`
-    UPDATE hub_changes h SET fields = x.fields
-    FROM (
-      SELECT seq, fields || (SELECT jsonb_object_agg(r.key, r.value) FROM jsonb_each(${replacement}::text::jsonb) AS r WHERE c.fields ? r.key) AS fields
-      FROM hub_changes c
-      WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND record_id = ANY(${recordIds}::text[]) AND op = 'upsert'
-        AND fields ?| ${personal}::text[]
-    ) x
-    WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq AND h.fields IS DISTINCT FROM x.fields`;
-}
-
-/**
- * The events the hub holds about these records (an erased client, reached records), in their
- * changes and their state: found by their ids in the data's text, then checked on the parsed data.
- * A client.updated keeps nothing; any other keeps its data without the personal part.
- */
-async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: readonly Key[]): Promise<void> {
-  if (subjects.length === 0) return;
-  const wanted = new Set(subjects.map((subject) => recordKey(subject.kind, subject.record_id)));
-  const ids = [...new Set(subjects.map((subject) => subject.record_id))];
-  const candidates = await tx<{ seq: string | null; record_id: string; fields: Record<string, unknown> }[]>`
-    SELECT seq, record_id, fields FROM hub_changes h
-    WHERE cabinet_id = ${cabinetId} AND kind = 'event' AND op = 'upsert' AND fields->>'type' = ANY(${ERASABLE_EVENT_TYPES}::text[])
-      AND EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS s(id) WHERE strpos(h.fields->>'data', s.id) > 0)
-    UNION ALL
-    SELECT NULL, record_id, fields FROM hub_records h
-    WHERE cabinet_id = ${cabinetId} AND kind = 'event' AND NOT erased AND fields->>'type' = ANY(${ERASABLE_EVENT_TYPES}::text[])
-      AND EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS s(id) WHERE strpos(h.fields->>'data', s.id) > 0)`;
-  const rewritten = candidates.flatMap((row) => {
-    const data = parseEventData(row.fields.data);
-    if (!data || !eventSubjects(row.fields.type, data).some((subject) => wanted.has(recordKey(subject.kind, subject.id)))) return [];
-    return [{ seq: row.seq === null ? null : Number(row.seq), record_id: row.record_id, fields: erasedEvent(row.fields, data) }];
-  });
-  if (rewritten.length === 0) return;
-  const changes = JSON.stringify(rewritten.filter((row) => row.seq !== null));
-  const states = JSON.stringify(rewritten.filter((row) => row.seq === null));
-  await tx`
-    UPDATE hub_changes h SET fields = r.fields
-    FROM jsonb_to_recordset(${changes}::text::jsonb) AS r(seq bigint, fields jsonb)
-    WHERE h.cabinet_id = ${cabinetId} AND h.seq = r.seq`;
-  // A client.updated that keeps nothing keeps no stamp either: no change of it carries a field any more.
-  await tx`
-    UPDATE hub_records h SET fields = r.fields, stamps = CASE WHEN r.fields = '{}'::jsonb THEN '{}'::jsonb ELSE h.stamps END,
-      bytes = octet_length(r.fields::text) + CASE WHEN r.fields = '{}'::jsonb THEN 2 ELSE octet_length(h.stamps::text) END
-    FROM jsonb_to_recordset(${states}::text::jsonb) AS r(record_id text, fields jsonb)
-    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'event' AND h.record_id = r.record_id`;
-}
-
-/**
- * The PDFs of the unsigned quotes among these: gone from their changes, their state and hub_blobs
- * (unless another quote's change or state names the same bytes, or a signed quote named them), and
- * recorded so that no device stores them again. A quote is signed once any change of it the hub
- * holds says so, its state was ever signed (hub_records.signed, kept after compaction), or a
- * contract names it: a device cannot unsign a quote to have its PDF deleted.
- */
-async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
-  if (devis.length === 0) return;
-  const unsigned = await tx<{ id: string }[]>`
-    SELECT d.id FROM unnest(${devis}::text[]) AS d(id)
-    WHERE NOT EXISTS (
-      SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.op = 'upsert'
-        AND (h.fields->>'status' = 'signed' OR h.fields->>'contract_id' IS NOT NULL OR h.fields->>'signed_at' IS NOT NULL))
-    AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = d.id AND h.signed)
-    AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)
-    AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
-  if (unsigned.length === 0) return;
-  const unsignedIds = unsigned.map((row) => row.id);
-  const inState = await tx<{ sha256: string }[]>`
-    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text) + octet_length(h.stamps::text)
-    FROM (SELECT record_id, fields->>'pdf_sha256' AS sha256 FROM hub_records
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
-    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = x.record_id
-    RETURNING x.sha256`;
-  const named = await tx<{ sha256: string }[]>`
-    UPDATE hub_changes h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)
-    FROM (SELECT seq, fields->>'pdf_sha256' AS sha256 FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND op = 'upsert' AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
-    WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq
-    RETURNING x.sha256`;
-  const shas = [...new Set([...inState, ...named].map((row) => row.sha256))];
-  if (shas.length === 0) return;
-  // Uncounted at once: compaction never sees them, and an erased PDF is never stored again.
-  const deleted = await tx<{ sha256: string }[]>`
-    WITH gone AS (
-      DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
-        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
-        AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND (h.fields->>'pdf_sha256' = b.sha256 OR h.signed_pdf = b.sha256))
-      RETURNING b.sha256, b.size
-    ),
-    uncounted AS (
-      UPDATE hub_cabinets SET blobs_count = blobs_count - (SELECT count(*) FROM gone), blobs_bytes = blobs_bytes - (SELECT coalesce(sum(size), 0) FROM gone)
-      WHERE id = ${cabinetId}
-    )
-    SELECT sha256 FROM gone`;
-  await recordLinks(
-    tx,
-    cabinetId,
-    deleted.map((row) => ({ kind: 'blob', record_id: row.sha256 })),
-  );
-}

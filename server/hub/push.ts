@@ -8,7 +8,8 @@ import type { AuthenticatedDevice } from './devices.js';
 import { assertClockNotAhead, assertProtocolServed } from './protocol.js';
 import { assertWithinQuota } from './quota.js';
 import { assertStorable } from './storable.js';
-import { followErasures, hasFollowUp, withoutErasedData } from './erasure.js';
+import { hasFollowUp, withoutErasedData } from './erasure.js';
+import { followErasures } from './erasure-follow-up.js';
 import { foldIntoRecords, type OversizedRecord } from './records.js';
 import {
   allocateSeqs,
