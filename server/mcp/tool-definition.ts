@@ -16,7 +16,8 @@ import { getCabinetSettings } from '../tenancy/service.js';
  * How an MCP tool is declared and called: its arguments validated by the same zod schemas as REST,
  * its result masked by the cabinet's setting (shared/masking.ts) and checked against its output
  * schema (shared/mcp.ts, the REST responses'), and, for tools that act, an optional
- * idempotency_key. The tools themselves are in tools.ts.
+ * idempotency_key. The tools themselves are in tools.ts and its families (crm-tools.ts,
+ * devis-tools.ts, pricing-tools.ts).
  */
 
 /** What a tool call runs with: the service, and who calls, from the access token. */
@@ -47,6 +48,16 @@ export interface ToolSpec<S extends z.ZodType, K extends ToolPayloadKind> {
   /** It acts (creates, spends credits): it takes an optional idempotency_key, so that a retried call acts once. */
   idempotent?: true;
   run: (ctx: ToolContext, args: z.output<S>) => ToolPayloads[K];
+}
+
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+export const NO_ARGUMENTS = z.strictObject({});
+
+/** 'a, b or c': the values of an enum for a description, read from the contract rather than copied into the text. */
+export function listed(values: readonly string[], last: 'or' | 'and' = 'or'): string {
+  return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} ${last} ${values.at(-1)}`;
 }
 
 /** One tool of the catalogue: its tools/list entry, its scope, and call(), which validates and runs. */

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
+import { codeSchema } from '../../shared/devis.js';
+import * as catalogue from '../automation/catalogue.js';
+import * as jobs from '../automation/jobs.js';
+import * as automation from '../automation/service.js';
+import * as jobControls from '../automation/job-controls.js';
+import { defineTool, listed, NO_ARGUMENTS, READ } from './tool-definition.js';
+
+const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
+
+/** The products the robots price, and the data each needs. */
+export const PRODUCT_TOOLS = [
+  defineTool({
+    name: 'list_products',
+    title: 'List insurance products',
+    description:
+      'Returns the products that can be priced by the robots ({data: [{code, label, kind, cost_credits, insurers: [{code, name}]}]}): ' +
+      'kind quote prices a contract, kind routine fetches a document. cost_credits is what one real run spends. ' +
+      'Use it first to find the produit and compagnie codes that get_product_schema and price_quote need.',
+    input: NO_ARGUMENTS,
+    annotations: { ...READ, title: 'List insurance products' },
+    scope: 'automation:read',
+    returns: 'product_list',
+    run: ({ deps }) => catalogue.listProducts(deps),
+  }),
+  defineTool({
+    name: 'get_product_schema',
+    title: 'Get the data a product needs',
+    description:
+      'Returns what dicData a product needs at an insurer: json_schema (JSON Schema of dicData), required (field names), ' +
+      'labels (each field in words, in French) and example (a dicData that passes). produit and compagnie are codes from list_products. ' +
+      'Use it before price_quote or create_devis to build a valid dicData; ask the user for any required field you do not know.',
+    input: z.strictObject({
+      produit: codeSchema.describe('Product code, from list_products (e.g. auto).'),
+      compagnie: codeSchema.describe('Insurer code, from the product’s insurers in list_products (e.g. sandbox).'),
+    }),
+    annotations: { ...READ, title: 'Get the data a product needs' },
+    scope: 'automation:read',
+    returns: 'product_schema',
+    run: ({ deps }, { produit, compagnie }) => catalogue.productSchemaDocument(deps, produit, compagnie),
+  }),
+];
+
+/** A pricing job: started, read, cancelled. */
+export const JOB_TOOLS = [
+  defineTool({
+    name: 'price_quote',
+    title: 'Price a quote at an insurer',
+    description:
+      'Prices a product at an insurer with a robot on the insurer’s portal. compagnie and produit are codes from list_products; ' +
+      'dicData must follow get_product_schema. With dry_run: true it only checks the request (missing fields, quota, credentials, cost) ' +
+      'and spends nothing: do that first. Without dry_run it starts a job that spends Robot credits (cost_credits of the product) and returns ' +
+      `{job_id, status: pending}; follow it with get_job until its status is final: ${listed(TERMINAL_STATUSES)} (usually a few seconds to a minute). ` +
+      'Pass devis_id to price a draft from create_devis, or client_id to link the new quote to a client.',
+    input: tarificationRequestBody.omit({ callback_webhook_id: true }),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+      title: 'Price a quote at an insurer',
+    },
+    scope: 'automation:enqueue',
+    idempotent: true,
+    returns: 'tarification',
+    run: ({ deps, access }, request) => {
+      if (request.dry_run === true) return automation.dryRunTarification(deps, access.cabinetId, request, 'prod');
+      return automation.enqueueTarification(deps, access.cabinetId, request, 'prod');
+    },
+  }),
+  defineTool({
+    name: 'get_job',
+    title: 'Get a pricing job',
+    description:
+      `Returns a pricing job started by price_quote (job_id): status (${listed(jobStatusSchema.options)}), ` +
+      'progress {step, percent}, result {tarif_eur, suspens} once priced, error {code, message} on failure, credits_consumed, and devis_id, the quote it prices ' +
+      '(read it with get_devis). While mfa_required, the insurer sent a code to the broker: ask the user to enter it in the Courtier console.',
+    input: z.strictObject({ job_id: jobId }),
+    annotations: { ...READ, title: 'Get a pricing job' },
+    scope: 'automation:read',
+    returns: 'job',
+    run: ({ deps, access }, { job_id }) => jobs.getJob(deps, access.cabinetId, job_id),
+  }),
+  defineTool({
+    name: 'cancel_job',
+    title: 'Cancel a pricing job',
+    description:
+      'Cancels a pricing job (job_id from price_quote) that has not finished: a running robot is stopped and the credits are refunded. ' +
+      'Returns the job, now cancelled; a job already cancelled is returned as is; a finished job gives the error job_not_cancellable, ' +
+      'and one started on another computer of the cabinet job_runs_elsewhere (only that computer cancels it).',
+    input: z.strictObject({ job_id: jobId }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false, title: 'Cancel a pricing job' },
+    scope: 'automation:enqueue',
+    returns: 'job',
+    run: ({ deps, worker, access }, { job_id }) => jobControls.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
+  }),
+];
