@@ -44,7 +44,7 @@ import type { Deps } from './deps.js';
 import { healthRoutes } from './health/routes.js';
 import { fastifyTrustProxy } from './platform/http/client-address.js';
 import { useJsonBodies } from './platform/http/json-body.js';
-import { deferredRequestLogger, requestLogger } from './platform/logging.js';
+import { requestLogger } from './platform/logging.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { packageRoot, packageVersion } from './paths.js';
 import { apiKeyCheck, authPlugin } from './plugins/auth.js';
@@ -93,7 +93,6 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     // One line per request, written by our onResponse hook (with the key id and a redacted URL).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
-    childLoggerFactory: deferredRequestLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // Only the configured proxies may tell the client's address and protocol (COURTIER_TRUST_PROXY).
     trustProxy: fastifyTrustProxy(config.trustProxy),

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { fastifyTrustProxy } from '../platform/http/client-address.js';
 import { useJsonBodies } from '../platform/http/json-body.js';
 import type { TrustProxy } from '../config.js';
-import { deferredRequestLogger, requestLogger } from '../platform/logging.js';
+import { requestLogger } from '../platform/logging.js';
 import { authPlugin } from '../plugins/auth.js';
 import { clientErrorHandler, errorsPlugin, sendError, toApiError } from '../plugins/errors.js';
 import { zodValidationPlugin } from '../plugins/zod-validation.js';
@@ -45,7 +45,6 @@ export async function buildHubApp(deps: HubDeps, options: HubAppOptions): Promis
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
-    childLoggerFactory: deferredRequestLogger,
     // Every route a stranger may call (pairing, an unknown path that Fastify still reads) takes a few
     // KiB; a device's push and PDFs have their own limits, and their callers are authenticated before
     // any body is read.

@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn, type Logger } from 'pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 const SENSITIVE_QUERY = /^(key|api_key|apikey|token|access_token|refresh_token|code|code_verifier|password|secret|signature|sig)$/i;
 
@@ -18,108 +18,25 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
-/** What JSON must escape in a string, and surrogates (JSON.stringify writes a lone one escaped). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * A string as JSON. Most of a request line's strings need no escape, and JSON.stringify of a
- * short string costs many times what a test of this pattern does.
- */
-function jsonString(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
-}
-
 export type RequestLogger = (request: FastifyRequest, reply: FastifyReply, caller: Record<string, string> | undefined) => void;
 
 /**
  * The one line an app (the agent's, the hub's) writes per answered request, from its onResponse
- * hook, with who called (the API key, the hub's device): the line `logger.info({ reqId, method,
- * url, status, ms, ip, ...caller }, 'request')` writes, written by hand to the logger's stream.
- * pino's generic path looks each field up among its serializers and redaction paths and escapes
- * it character by character, a visible share of a `GET /me`. The fields are ours (a redacted URL,
- * never a header or a body), so redaction has nothing to do here. For loggers made by createLogger
- * (no mixin, hooks or formatters); the logging tests compare its line with pino's.
+ * hook, with who called (the API key, the hub's device): its URL redacted, never a header or a body.
  */
 export function requestLogger(logger: Logger): RequestLogger {
-  // What pino keeps of a logger to write a line (pino.symbols): its stream, its clock, its bindings as JSON.
-  const kept = logger as unknown as Record<symbol, unknown>;
-  const stream = kept[pino.symbols.streamSym] as DestinationStream;
-  const time = kept[pino.symbols.timeSym] as () => string;
-  const start = `{"level":${logger.levels.values.info}`;
-  const bindings = kept[pino.symbols.chindingsSym] as string;
   return (request, reply, caller) => {
-    if (!logger.isLevelEnabled('info')) return;
-    let line = `${start}${time()}${bindings},"reqId":${jsonString(request.id)},"method":${jsonString(request.method)},"url":${jsonString(redactUrl(request.url))},"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime * 10) / 10}`;
-    // The socket's address is gone when the client left before the answer: pino leaves the field out.
-    const ip = request.ip as string | undefined;
-    if (ip !== undefined) line += `,"ip":${jsonString(ip)}`;
-    if (caller !== undefined) for (const name in caller) line += `,${jsonString(name)}:${jsonString(caller[name] as string)}`;
-    stream.write(`${line},"msg":"request"}\n`);
+    const fields = {
+      reqId: request.id,
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      // Gone when the client left before the answer: pino leaves an undefined field out.
+      ip: request.ip as string | undefined,
+    };
+    logger.info(caller === undefined ? fields : { ...fields, ...caller }, 'request');
   };
-}
-
-/**
- * request.log, made the first time something logs through it. Most requests log nothing but
- * their request line (requestLogger), and Fastify otherwise makes a pino child for every request,
- * which most of them never use.
- */
-class DeferredRequestLogger implements FastifyBaseLogger {
-  #logger: FastifyBaseLogger | undefined;
-
-  constructor(
-    private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Bindings,
-    private readonly options: ChildLoggerOptions,
-  ) {}
-
-  private get logger(): FastifyBaseLogger {
-    return (this.#logger ??= this.parent.child(this.bindings, this.options));
-  }
-
-  get level(): string {
-    return this.logger.level;
-  }
-
-  set level(level: string) {
-    this.logger.level = level;
-  }
-
-  fatal(...args: Parameters<LogFn>): void {
-    this.logger.fatal(...args);
-  }
-
-  error(...args: Parameters<LogFn>): void {
-    this.logger.error(...args);
-  }
-
-  warn(...args: Parameters<LogFn>): void {
-    this.logger.warn(...args);
-  }
-
-  info(...args: Parameters<LogFn>): void {
-    this.logger.info(...args);
-  }
-
-  debug(...args: Parameters<LogFn>): void {
-    this.logger.debug(...args);
-  }
-
-  trace(...args: Parameters<LogFn>): void {
-    this.logger.trace(...args);
-  }
-
-  silent(...args: Parameters<LogFn>): void {
-    this.logger.silent(...args);
-  }
-
-  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.logger.child(bindings, options);
-  }
-}
-
-/** An app's childLoggerFactory (the agent's, the hub's): request.log made when first used. */
-export function deferredRequestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  return new DeferredRequestLogger(parent, bindings, options);
 }
 
 function decodeURIComponentSafe(value: string): string {
