@@ -47,16 +47,15 @@ import { startTestPostgres } from '../test/helpers/postgres.js';
 import { OPPORTUNITY_STAGES } from '../shared/crm.js';
 import { pathTo } from '../shared/endpoint.js';
 import {
-  formatHlc,
-  pairDevice,
   pullChanges,
   pushChanges,
   SYNC_PROTOCOL_HEADER,
   SYNC_PROTOCOL_VERSION,
-  type PairResponse,
   type PullResponse,
   type SyncChange,
 } from '../shared/sync-protocol.js';
+import { pairDevice, type PairResponse } from '../shared/sync-pairing.js';
+import { formatHlc } from '../shared/hlc.js';
 import { loadConfig } from '../server/config.js';
 import { createOpportunity } from '../server/crm/service.js';
 import { databaseFile, openDatabase } from '../server/platform/db/open.js';

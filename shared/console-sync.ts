@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
-import { PAIRING_REFUSALS, SYNC_OPS } from './sync-protocol.js';
+import { SYNC_OPS } from './sync-protocol.js';
+import { PAIRING_REFUSALS } from './sync-pairing.js';
 
 /**
  * A cabinet's sync, as `courtier sync status` and the console show it. `state`: off (no hub),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
-import { deviceIdSchema, hlcSchema, isoTime, MAX_BATCH_CHANGES, PROTOCOL_HEADERS, recordIdSchema, SYNCED_KINDS } from './sync-protocol.js';
+import { deviceIdSchema, isoTime, MAX_BATCH_CHANGES, PROTOCOL_HEADERS, recordIdSchema, SYNCED_KINDS } from './sync-protocol.js';
+import { hlcSchema } from './hlc.js';
 
 /**
  * The cabinet's records as they stand on the hub (docs/SYNC.md, State and retention): what a join

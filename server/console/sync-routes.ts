@@ -10,7 +10,7 @@ import {
   resumeSync,
   retrySyncConflict,
 } from '../../shared/console-sync.js';
-import { PAIRING_REFUSALS } from '../../shared/sync-protocol.js';
+import { PAIRING_REFUSALS } from '../../shared/sync-pairing.js';
 import { consoleUser } from './guard.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';

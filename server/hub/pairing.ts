@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { PairBody, PairResponse } from '../../shared/sync-protocol.js';
+import type { PairBody, PairResponse } from '../../shared/sync-pairing.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256Hex } from './credentials.js';

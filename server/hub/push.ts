@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { MAX_CHANGE_BYTES, parseHlc, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { MAX_CHANGE_BYTES, type PushResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { parseHlc } from '../../shared/hlc.js';
 import { changeRuleBroken } from '../../shared/sync-rules.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';

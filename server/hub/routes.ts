@@ -5,14 +5,13 @@ import {
   getBlob,
   getHubHealth,
   getHubOpenApiDocument,
-  leaveHub,
   MAX_BLOB_BYTES,
   MAX_PUSH_BYTES,
-  pairDevice,
   pullChanges,
   pushChanges,
   putBlob,
 } from '../../shared/sync-protocol.js';
+import { leaveHub, pairDevice } from '../../shared/sync-pairing.js';
 import { getState } from '../../shared/sync-state.js';
 import { BINARY_TYPE, registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { buildOpenApiDocument } from '../openapi/document.js';

@@ -1,4 +1,5 @@
-import { formatHlc, type SyncedKind } from '../../shared/sync-protocol.js';
+import type { SyncedKind } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import type { Deps } from '../deps.js';
 import { tick } from './hlc.js';
 import * as store from './store.js';

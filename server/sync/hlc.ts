@@ -1,4 +1,4 @@
-import type { Hlc } from '../../shared/sync-protocol.js';
+import type { Hlc } from '../../shared/hlc.js';
 
 /** The clock's state between two changes: the largest time seen and its counter. */
 export interface ClockState {

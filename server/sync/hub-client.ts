@@ -7,13 +7,9 @@ import {
   getBlob,
   HUB_EPOCH_HEADER,
   HUB_TIME_HEADER,
-  leaveHub,
-  leaveResponseSchema,
   MAX_BLOB_BYTES,
   MAX_CHANGE_BYTES,
   MAX_PULL_PAGE_BYTES,
-  pairDevice,
-  pairResponseSchema,
   pullChanges,
   pullResponseSchema,
   pushChanges,
@@ -21,13 +17,19 @@ import {
   putBlob,
   SYNC_PROTOCOL_HEADER,
   SYNC_PROTOCOL_VERSION,
-  type LeaveResponse,
-  type PairBody,
-  type PairResponse,
   type PullResponse,
   type PushBody,
   type PushResponse,
 } from '../../shared/sync-protocol.js';
+import {
+  leaveHub,
+  leaveResponseSchema,
+  pairDevice,
+  pairResponseSchema,
+  type LeaveResponse,
+  type PairBody,
+  type PairResponse,
+} from '../../shared/sync-pairing.js';
 import { getState, stateResponseSchema, type StateResponse } from '../../shared/sync-state.js';
 import {
   exchangeWallet,

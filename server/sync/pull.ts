@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { parseHlc, type PulledChange } from '../../shared/sync-protocol.js';
+import type { PulledChange } from '../../shared/sync-protocol.js';
+import { parseHlc } from '../../shared/hlc.js';
 import type { Deps } from '../deps.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import { applyChange, type ApplicableChange, type RecordsByKind } from './apply.js';

@@ -1,4 +1,5 @@
-import { formatHlc, MAX_CLOCK_AHEAD_MS, MAX_PUSH_BYTES, type SyncChange } from '../../shared/sync-protocol.js';
+import { MAX_CLOCK_AHEAD_MS, MAX_PUSH_BYTES, type SyncChange } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { tick, type ClockState } from './hlc.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';

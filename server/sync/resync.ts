@@ -1,4 +1,4 @@
-import { formatHlc, parseHlc } from '../../shared/sync-protocol.js';
+import { formatHlc, parseHlc } from '../../shared/hlc.js';
 import { recordAudit } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import type { RecordsByKind } from './apply.js';

@@ -1,4 +1,5 @@
-import { formatHlc, type PairResponse } from '../../shared/sync-protocol.js';
+import type { PairResponse } from '../../shared/sync-pairing.js';
+import { formatHlc } from '../../shared/hlc.js';
 import type { SyncStatus } from '../../shared/console-sync.js';
 import { initCabinetSchema } from '../../shared/tenancy.js';
 import type { Deps } from '../deps.js';

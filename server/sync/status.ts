@@ -1,4 +1,4 @@
-import { parseHlc } from '../../shared/sync-protocol.js';
+import { parseHlc } from '../../shared/hlc.js';
 import type { SyncStatus } from '../../shared/console-sync.js';
 import type { Deps } from '../deps.js';
 import { toIsoOrNull } from '../platform/iso-time.js';

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { parseHlc } from '../../shared/sync-protocol.js';
+import { parseHlc } from '../../shared/hlc.js';
 import type { Orm } from '../platform/db/open.js';
 import { placeholdersFor, preparedQuery } from '../platform/db/prepared-query.js';
 import { later, type ClockState } from './hlc.js';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatHlc } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createHubClient } from '../../server/sync/hub-client.js';

@@ -1,7 +1,7 @@
 // @module-tag browser
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatHlc } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { deviceSecretName } from '../../server/sync/service.js';
 import { appendOutbox, findConnection, insertConnection } from '../../server/sync/store.js';
 import { insertConflict } from '../../server/sync/conflicts-store.js';

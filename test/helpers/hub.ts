@@ -2,16 +2,9 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import {
-  formatHlc,
-  pairDevice,
-  parseHlc,
-  putBlob,
-  SYNC_PROTOCOL_HEADER,
-  SYNC_PROTOCOL_VERSION,
-  type PairResponse,
-  type SyncChange,
-} from '../../shared/sync-protocol.js';
+import { putBlob, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION, type SyncChange } from '../../shared/sync-protocol.js';
+import { pairDevice, type PairResponse } from '../../shared/sync-pairing.js';
+import { formatHlc, parseHlc } from '../../shared/hlc.js';
 import { pathTo } from '../../shared/endpoint.js';
 import { buildHubApp } from '../../server/hub/app.js';
 import { connectHub, migrateHub, type HubDatabase } from '../../server/hub/database.js';

@@ -1,7 +1,8 @@
 // @module-tag postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pushChanges } from '../../shared/sync-protocol.js';
+import { pushChanges } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { compactCabinet } from '../../server/hub/compaction.js';
 import { eventually } from '../helpers/eventually.js';
 import { pairTestDevice, sha256, startHub, uploadBlob, type TestHub } from '../helpers/hub.js';

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import {
   DEVICE_TIME_HEADER,
-  formatHlc,
   HUB_TIME_HEADER,
   MAX_CLOCK_AHEAD_MS,
   pullChanges,
@@ -13,6 +12,7 @@ import {
   type PulledChange,
   type SyncChange,
 } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { change, changes, pairTestDevice, startHub, type TestDevice, type TestHub, stampedBy } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 

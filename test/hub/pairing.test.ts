@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { pairDevice, pullChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
+import { pullChanges, SYNC_PROTOCOL_HEADER, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
+import { pairDevice } from '../../shared/sync-pairing.js';
 import { ApiError } from '../../server/errors.js';
 import { createInvite, INVITE_TTL_MS, PAIRING_ATTEMPTS_PER_WINDOW, PAIRING_WINDOW_MS } from '../../server/hub/pairing.js';
 import { PROTOCOL, startHub, type TestHub } from '../helpers/hub.js';

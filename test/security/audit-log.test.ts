@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatHlc } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { listAudit, purgeExpiredAudit, recordAudit, SYSTEM_ACTOR, verifyAudit } from '../../server/audit/service.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';

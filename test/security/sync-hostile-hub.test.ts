@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatHlc, type PulledChange, type SyncedKind } from '../../shared/sync-protocol.js';
+import type { PulledChange, SyncedKind } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { syncedRecords } from '../../server/sync/records.js';
 import { connectCabinet } from '../../server/sync/service.js';

@@ -5,16 +5,15 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import {
-  formatHlc,
   MAX_CHANGE_BYTES,
   MAX_PUSH_BYTES,
-  pairDevice,
   pullChanges,
   pushChanges,
-  type PairResponse,
   type PullResponse,
   type SyncChange,
 } from '../../shared/sync-protocol.js';
+import { pairDevice, type PairResponse } from '../../shared/sync-pairing.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { runCourtier, startHubServeProcess, stopChild } from '../helpers/cli.js';
 import { PROTOCOL } from '../helpers/hub.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';

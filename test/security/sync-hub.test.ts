@@ -4,10 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
 import {
-  formatHlc,
   MAX_CHANGE_BYTES,
   MAX_PULL_PAGE_BYTES,
-  pairDevice,
   pullChanges,
   pushChanges,
   putBlob,
@@ -15,6 +13,8 @@ import {
   type PullResponse,
   type SyncChange,
 } from '../../shared/sync-protocol.js';
+import { pairDevice } from '../../shared/sync-pairing.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { revokeHubDevice } from '../../server/hub/admin.js';
 import { sha256Hex } from '../../server/hub/credentials.js';
 import { createInvite, PAIRING_ATTEMPTS_PER_WINDOW } from '../../server/hub/pairing.js';

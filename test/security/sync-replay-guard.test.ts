@@ -2,7 +2,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pairDevice, pushChanges, type PairResponse, type SyncChange } from '../../shared/sync-protocol.js';
+import { pushChanges, type SyncChange } from '../../shared/sync-protocol.js';
+import { pairDevice, type PairResponse } from '../../shared/sync-pairing.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';

@@ -1,7 +1,9 @@
 // @module-tag postgres
 import { describe, expect, it } from 'vitest';
 import { pathTo } from '../../shared/endpoint.js';
-import { formatHlc, pairDevice, pushChanges, type PairResponse, type PulledChange } from '../../shared/sync-protocol.js';
+import { pushChanges, type PulledChange } from '../../shared/sync-protocol.js';
+import { pairDevice, type PairResponse } from '../../shared/sync-pairing.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { setDisabled } from '../../server/account/service.js';
 import { CLI_ACTOR } from '../../server/audit/service.js';
 import * as auditStore from '../../server/audit/store.js';

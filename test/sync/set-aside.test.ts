@@ -2,7 +2,7 @@
 import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatHlc } from '../../shared/sync-protocol.js';
+import { formatHlc } from '../../shared/hlc.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { opportunityRow } from '../../server/crm/sync.js';
