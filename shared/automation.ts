@@ -11,7 +11,6 @@ export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 
 /** A robot is on the job: it holds a lease and its insurer login. */
 export const ACTIVE_STATUSES = ['running', 'mfa_required', 'awaiting_mfa'] as const satisfies readonly JobStatus[];
 /** An opening is the balance an install brought to its cabinet's one wallet when it connected it to a hub. */
-export const LEDGER_KINDS = ['grant', 'debit', 'refund', 'opening'] as const;
 export const PRODUCT_KINDS = ['quote', 'routine'] as const;
 export type ProductKind = (typeof PRODUCT_KINDS)[number];
 
@@ -136,35 +135,6 @@ export const productListSchema = z
   })
   .meta({ id: 'ProductList' });
 export type ProductList = z.infer<typeof productListSchema>;
-
-const ledgerEntrySchema = z.object({
-  id: z.int(),
-  kind: z.enum(LEDGER_KINDS),
-  amount: z.int().describe('Credits; positive for grants, refunds and openings, negative for debits.'),
-  job_id: z.uuid().nullable(),
-  note: z.string().nullable(),
-  created_at: z.iso.datetime(),
-});
-
-export const walletSchema = z
-  .object({
-    balance: z.int(),
-    synced: z
-      .boolean()
-      .describe(
-        'true: the cabinet syncs, and this is its one wallet, kept by its hub: the balance the hub last gave, with what this install spent or got back since.',
-      ),
-    unconfirmed_credits: z
-      .int()
-      .describe(
-        'Credits this install spent (net of refunds) that the hub has not acknowledged yet; at most the offline allowance. 0 when the cabinet does not sync.',
-      ),
-    ledger: z
-      .array(ledgerEntrySchema)
-      .describe('The 50 most recent entries, newest first; with sync on, the other installs’ and the hub’s too.'),
-  })
-  .meta({ id: 'Wallet' });
-export type Wallet = z.infer<typeof walletSchema>;
 
 export const automationStatusSchema = z
   .object({
@@ -310,18 +280,6 @@ export const answerMfa = defineEndpoint({
     .meta({ id: 'MfaAnswer' }),
   responses: { 200: { description: 'The job, resumed.', schema: jobSchema } },
   errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
-});
-
-export const getWallet = defineEndpoint({
-  method: 'GET',
-  path: '/wallet',
-  operationId: 'getWallet',
-  summary: 'Robot credits: balance and recent ledger',
-  tag: 'Pricing',
-  auth: 'api_key',
-  scope: 'automation:read',
-  responses: { 200: { description: 'The wallet.', schema: walletSchema } },
-  errors: [],
 });
 
 export const getAutomationStatus = defineEndpoint({

@@ -8,10 +8,10 @@ import {
   getJob,
   getJobArtifact,
   getProductSchema,
-  getWallet,
   listJobs,
   listProducts,
 } from './automation.js';
+import { getWallet } from './wallet.js';
 import {
   createClient,
   createOpportunity,

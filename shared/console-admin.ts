@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeySummarySchema, createApiKeySchema, createdApiKeySchema } from './api-keys.js';
-import { automationStatusSchema, walletSchema } from './automation.js';
+import { automationStatusSchema } from './automation.js';
+import { walletSchema } from './wallet.js';
 import { defineEndpoint } from './endpoint.js';
 import { mcpScopeSchema } from './oauth.js';
 import { passwordSchema, USER_ROLES } from './tenancy.js';

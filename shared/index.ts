@@ -12,3 +12,4 @@ export * from './devis.js';
 export * from './webhooks.js';
 export * from './masking.js';
 export * from './automation.js';
+export * from './wallet.js';

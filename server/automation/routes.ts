@@ -8,10 +8,10 @@ import {
   getAutomationStatus,
   getJob,
   getProductSchema,
-  getWallet,
   listJobs,
   listProducts,
 } from '../../shared/automation.js';
+import { getWallet } from '../../shared/wallet.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';

@@ -3,12 +3,12 @@ import {
   driverStepPage,
   dwellingStepPage,
   formulaStepPage,
-  notFoundPage,
   occupationStepPage,
   resultPage,
   vehicleStepPage,
   type QuoteView,
-} from './pages.js';
+} from './quote-pages.js';
+import { notFoundPage } from './pages.js';
 import { quotePdf } from './pdf.js';
 import type { Portal, Session } from './portal.js';
 import {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { LEDGER_KINDS } from '../../shared/automation.js';
+import { LEDGER_KINDS } from '../../shared/wallet.js';
 import { cabinets } from '../tenancy/schema.js';
 
 /**

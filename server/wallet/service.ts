@@ -1,4 +1,4 @@
-import type { Wallet } from '../../shared/automation.js';
+import type { Wallet } from '../../shared/wallet.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobSchema, walletSchema, type Job } from '../../shared/automation.js';
+import { jobSchema, type Job } from '../../shared/automation.js';
+import { walletSchema } from '../../shared/wallet.js';
 import { CLI_WITH_TEST_INSURERS, initArgs, jsonCli, keyArgs, startServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
 

@@ -17,18 +17,16 @@ import {
   getJob,
   getJobArtifact,
   getProductSchema,
-  getWallet,
   jobSchema,
   listJobs,
   listProducts,
   productListSchema,
   pollUrl,
   productSchemaDocument,
-  walletSchema,
   type AutomationStatus,
   type Job,
-  type Wallet,
 } from '../../../shared/automation.js';
+import { getWallet, walletSchema, type Wallet } from '../../../shared/wallet.js';
 import { listClients } from '../../../shared/crm-endpoints.js';
 import { getDevis } from '../../../shared/devis.js';
 import { errorBodySchema } from '../../../shared/errors.js';

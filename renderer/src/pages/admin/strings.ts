@@ -1,4 +1,5 @@
-import type { AutomationStatus, Wallet } from '../../../../shared/automation.js';
+import type { AutomationStatus } from '../../../../shared/automation.js';
+import type { Wallet } from '../../../../shared/wallet.js';
 import { SCOPES, type Scope } from '../../../../shared/scopes.js';
 import type { Lang } from '../../i18n.js';
 
