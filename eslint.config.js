@@ -133,7 +133,17 @@ const transactionSyntax = {
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'build/', 'release/', 'coverage/', 'data/', 'test-artifacts/', '**/test-artifacts/', 'server/db/migrations/'],
+    ignores: [
+      'dist/',
+      '**/dist/',
+      'build/',
+      'release/',
+      'coverage/',
+      'data/',
+      'test-artifacts/',
+      '**/test-artifacts/',
+      'server/db/migrations/',
+    ],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -215,7 +225,28 @@ export default defineConfig(
               from: ['server', 'renderer', 'electron'],
               message: 'shared/ is the contract: it imports nothing from the server, the console or the shell.',
             },
+            {
+              target: ['insurers', 'packages'],
+              from: ['server', 'shared', 'renderer', 'electron', 'bench', 'test'],
+              message: 'An insurer adapter, and the adapter kit, reach Courtier through @courtier/adapter-kit only (docs/ADAPTERS.md).',
+            },
             ...moduleZones,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // An adapter gets zod, Playwright's types and everything else of Courtier from the kit: one zod
+    // for its schemas and Courtier's, one RobotError class.
+    files: ['insurers/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'zod', message: 'Import z from @courtier/adapter-kit.' },
+            { name: 'playwright-core', message: 'Import the Page and Locator types from @courtier/adapter-kit.' },
           ],
         },
       ],

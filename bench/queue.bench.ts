@@ -38,7 +38,7 @@ import { setInsurerCredentials } from '../server/credentials/service.js';
 import { databaseFile, openDatabase } from '../server/platform/db/open.js';
 import { defaultDeps } from '../server/deps.js';
 import { createLogger, logDestination } from '../server/platform/logging.js';
-import type { InsurerAdapter } from '../server/robots/adapter.js';
+import type { Insurer } from '../server/insurers/registry.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
@@ -140,9 +140,10 @@ export const benchmark: Benchmark = {
     const db = openDatabase(databaseFile(dataDir), { backgroundCheckpoints: {} });
 
     const pickedUpAt = new Map<string, number>();
-    const noop: InsurerAdapter = {
+    const noop: Insurer = {
       code: NOOP,
       name: 'No-op Assurances',
+      version: '1.0.0',
       products: [{ code: 'auto', label: 'Auto', kind: 'quote', schema: z.object({ n: z.number().int() }), example: { n: 1 } }],
       async run(robot) {
         pickedUpAt.set(robot.jobId, performance.now());

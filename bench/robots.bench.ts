@@ -28,7 +28,7 @@ import { databaseFile, openDatabase } from '../server/platform/db/open.js';
 import { defaultDeps } from '../server/deps.js';
 import { createLogger } from '../server/platform/logging.js';
 import { browserCandidates } from '../server/robots/browser.js';
-import { createSandboxAdapter } from '../server/robots/insurers/sandbox/index.js';
+import { loadBuiltInInsurer } from '../server/insurers/service.js';
 import { initCabinet } from '../server/tenancy/service.js';
 import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
@@ -36,7 +36,6 @@ import { median } from './lib/latency.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { startServerChild } from './lib/child.js';
 import { createProcessTree } from './lib/process-tree.js';
-import { SANDBOX_PORTAL_PREFIX } from './lib/protocol.js';
 import { formatTable, goalLine } from './lib/report.js';
 
 const PARALLEL = 4;
@@ -115,10 +114,10 @@ export const benchmark: Benchmark = {
     );
     const db = openDatabase(databaseFile(dataDir));
     let portal = '';
-    const deps = defaultDeps(db, config, { insurers: [createSandboxAdapter({ portalUrl: () => portal })], env: {} });
+    const deps = defaultDeps(db, config, { insurers: [await loadBuiltInInsurer('sandbox', () => portal)], env: {} });
 
     const portalChild = await startServerChild('sandbox-portal', ctx.tempDir('robots-portal'));
-    portal = `${portalChild.origin}${SANDBOX_PORTAL_PREFIX}`;
+    portal = portalChild.origin;
     tree.exclude(portalChild.pid);
     const app = await buildApp(deps, {
       logger: createLogger({ level: 'info', stream: new Writable({ write: (_chunk, _enc, cb) => cb() }) }),

@@ -7,7 +7,7 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../server/
 import type { DesktopLoginTokens } from '../server/console/desktop-login.js';
 import type { Deps } from '../server/deps.js';
 import { createLogger } from '../server/platform/logging.js';
-import type { InsurerAdapter } from '../server/robots/adapter.js';
+import type { Insurer } from '../server/insurers/registry.js';
 import { openDesktopSecretStore, type KeyringBackend } from '../server/secrets/keychain-store.js';
 import { listCabinets } from '../server/tenancy/service.js';
 import { startService, type StartedService } from '../server/start-service.js';
@@ -33,7 +33,7 @@ export interface UtilityServerOptions {
   exit: (code: number) => void;
   /** The OS keychain (tests give an in-memory one). */
   keyring?: KeyringBackend;
-  insurers?: readonly InsurerAdapter[];
+  insurers?: readonly Insurer[];
   statusIntervalMs?: number;
 }
 

@@ -4,8 +4,7 @@ import { createJobQueueSignal, createJobSignal, type JobQueueSignal, type JobSig
 import type { Config } from './config.js';
 import type { Database } from './platform/db/open.js';
 import { pooledRandomBytes } from './platform/random-pool.js';
-import { createInsurerRegistry, type InsurerAdapter, type InsurerRegistry } from './robots/adapter.js';
-import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
+import { createInsurerRegistry, type Insurer, type InsurerRegistry } from './insurers/registry.js';
 import { createEncryptedFileStore, loadMasterKey, type SecretStore } from './secrets/secret-store.js';
 import { deriveKey, loadServerSecret } from './secrets/server-secret.js';
 
@@ -54,7 +53,8 @@ const OUTBOX_MIN_INTERVAL_MS = 10;
 export function defaultDeps(
   db: Database,
   config: Config,
-  options: { insurers?: readonly InsurerAdapter[]; secrets?: SecretStore; env?: NodeJS.ProcessEnv } = {},
+  /** insurers: loaded from their packages by the caller (loadInsurers); none by default. */
+  options: { insurers?: readonly Insurer[] | InsurerRegistry; secrets?: SecretStore; env?: NodeJS.ProcessEnv } = {},
 ): Deps {
   const secret = loadServerSecret(config.dataDir, nodeRandomBytes);
   return {
@@ -62,9 +62,7 @@ export function defaultDeps(
     config,
     clock: systemClock,
     randomBytes: pooledRandomBytes(),
-    insurers: createInsurerRegistry(
-      options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, config.port) : undefined }),
-    ),
+    insurers: isRegistry(options.insurers) ? options.insurers : createInsurerRegistry(options.insurers ?? []),
     secrets:
       options.secrets ??
       createEncryptedFileStore(config.dataDir, loadMasterKey(config.dataDir, options.env ?? process.env, nodeRandomBytes)),
@@ -81,4 +79,8 @@ export function defaultDeps(
     jobSignal: createJobSignal(),
     jobQueue: createJobQueueSignal(),
   };
+}
+
+function isRegistry(insurers: readonly Insurer[] | InsurerRegistry | undefined): insurers is InsurerRegistry {
+  return insurers !== undefined && !Array.isArray(insurers);
 }

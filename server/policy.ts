@@ -37,6 +37,14 @@ const policyFields = {
   robotsDisabled: z.boolean(),
   /** The hosted sync service this office uses. */
   hostedSyncUrl: httpsUrl,
+  /**
+   * Insurer adapters installed on this machine: requireSigned refuses any that is not signed by one
+   * of trustedKeys (ed25519 public keys in PEM). Built-in insurers are part of the application.
+   */
+  adapters: z.strictObject({
+    requireSigned: z.boolean(),
+    trustedKeys: z.array(z.string().min(1).max(1000)).max(32).default([]),
+  }),
   /** Automatic updates: on or off, the channel, and the generic (static HTTPS) feed they come from. */
   autoUpdate: z.strictObject({
     enabled: z.boolean().optional(),
@@ -58,6 +66,7 @@ const policySchema = z.strictObject({
   sandbox: policyFields.sandbox.optional(),
   robotsDisabled: policyFields.robotsDisabled.optional(),
   hostedSyncUrl: policyFields.hostedSyncUrl.optional(),
+  adapters: policyFields.adapters.optional(),
   autoUpdate: policyFields.autoUpdate.optional(),
 });
 export type Policy = z.infer<typeof policySchema>;
@@ -128,6 +137,8 @@ export function parsePolicy(raw: Buffer | string, path: string): LoadedPolicy {
   } else if ('autoUpdate' in (json as object) && !('autoUpdate' in policy)) {
     problems.push(`${path}: "autoUpdate" ignored (must be an object).`);
   }
+  // An "adapters" setting that does not parse still requires signed adapters: a typo never lets unsigned code in.
+  if ('adapters' in (json as object) && !('adapters' in policy)) policy.adapters = { requireSigned: true, trustedKeys: [] };
   return { ...base, policy: policySchema.parse(policy), problems };
 }
 

@@ -7,8 +7,8 @@ import { toIso } from './platform/iso-time.js';
 import { hostWithPort } from './lan/plan.js';
 import { checkpointsLoggedTo } from './platform/db/checkpoints.js';
 import { databaseFile, openDatabase } from './platform/db/open.js';
-import type { InsurerAdapter } from './robots/adapter.js';
-import { builtInInsurers, localPortalUrl } from './robots/insurers/index.js';
+import type { Insurer, InsurerRegistry } from './insurers/registry.js';
+import { createLoadedRegistry, localServiceUrl, watchInstalledInsurers } from './insurers/service.js';
 import { registerRunningService, runningServicesDir } from './running-services.js';
 import type { SecretStore } from './secrets/secret-store.js';
 
@@ -25,8 +25,8 @@ export interface StartedService {
 export interface ServiceOptions {
   logger: Logger;
   env: NodeJS.ProcessEnv;
-  /** The insurers the robots price with; the built-in ones by default. */
-  insurers?: readonly InsurerAdapter[];
+  /** The insurers the robots price with; by default the built-in and installed packages, reloaded when an install changes. */
+  insurers?: readonly Insurer[];
   /** Where secrets are kept; the data dir's file store by default (the desktop app gives the OS keychain). */
   secrets?: SecretStore;
   /** Called with the app before it listens (tests add routes). */
@@ -43,17 +43,28 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const db = openDatabase(databaseFile(config.dataDir), { backgroundCheckpoints: checkpointsLoggedTo(logger) });
   // The sandbox adapter reaches this very service; with port 0 the port is known after listen.
   let listeningPort = config.port;
-  const insurers =
-    options.insurers ?? builtInInsurers({ portalUrl: config.sandbox ? () => localPortalUrl(config.host, listeningPort) : undefined });
+  const loadOptions = { serviceUrl: config.sandbox ? () => localServiceUrl(config.host, listeningPort) : undefined };
   let deps: Deps;
   let app: FastifyInstance | undefined;
+  let stopWatching = () => {};
   try {
+    let insurers: readonly Insurer[] | InsurerRegistry | undefined = options.insurers;
+    if (!insurers) {
+      const registry = await createLoadedRegistry(config, loadOptions);
+      for (const problem of registry.problems()) logger.warn({ problem }, 'an insurer adapter was not loaded');
+      stopWatching = watchInstalledInsurers(config, loadOptions, registry, (event) => {
+        if ('error' in event) logger.error({ err: event.error }, 'the insurer adapters could not be reloaded');
+        else logger.info({ insurers: event.insurers, problems: event.problems }, 'insurer adapters reloaded');
+      });
+      insurers = registry;
+    }
     deps = defaultDeps(db, config, { insurers, env, ...(options.secrets ? { secrets: options.secrets } : {}) });
     app = await buildApp(deps, { logger });
     options.beforeListen?.(app);
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     // What started with the app (its threads, the robots, the sync) stops before the database closes.
+    stopWatching();
     await app?.close().catch(() => undefined);
     db.close();
     throw err;
@@ -70,6 +81,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      stopWatching();
       try {
         await app.close();
       } catch (err) {

@@ -40,6 +40,8 @@ export const AUDIT_ACTIONS = [
   'sync.conflicts_retried',
   'sync.resynced',
   'sync.user_changed',
+  'insurer_adapter.installed',
+  'insurer_adapter.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

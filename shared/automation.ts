@@ -10,9 +10,8 @@ export type JobStatus = z.infer<typeof jobStatusSchema>;
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 'failed', 'cancelled'];
 /** A robot is on the job: it holds a lease and its insurer login. */
 export const ACTIVE_STATUSES = ['running', 'mfa_required', 'awaiting_mfa'] as const satisfies readonly JobStatus[];
-/** An opening is the balance an install brought to its cabinet's one wallet when it connected it to a hub. */
+/** What a product does: a quote is priced, a routine acts on a policy (the adapter kit's ProductKind). */
 export const PRODUCT_KINDS = ['quote', 'routine'] as const;
-export type ProductKind = (typeof PRODUCT_KINDS)[number];
 
 /** Part 2.3. */
 export const tarificationRequestBody = z

@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import type { ProductSchemaDocument } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues } from '../platform/http/validation.js';
-import type { InsurerAdapter, ProductDefinition } from '../robots/adapter.js';
+import { productJsonSchema, type ProductDefinition } from '@courtier/adapter-kit';
+import type { Insurer } from '../insurers/registry.js';
 
 export function costOf(deps: Pick<Deps, 'config'>, product: ProductDefinition): number {
   return product.kind === 'quote' ? deps.config.creditsPerQuote : deps.config.creditsPerRoutine;
@@ -14,7 +14,7 @@ export function findProduct(
   deps: Pick<Deps, 'insurers'>,
   produit: string,
   compagnie: string,
-): { adapter: InsurerAdapter; product: ProductDefinition } {
+): { adapter: Insurer; product: ProductDefinition } {
   const offering = deps.insurers.list().filter((a) => a.products.some((p) => p.code === produit));
   if (offering.length === 0) throw new ApiError('unknown_product', `No product ${produit}. See GET /api/v1/public/produits-disponibles.`);
   const adapter = deps.insurers.get(compagnie);
@@ -49,21 +49,11 @@ export function listProducts(deps: Pick<Deps, 'insurers' | 'config'>) {
   return { data: [...byCode.values()] };
 }
 
-/** The product's dicData as JSON Schema, as integrators read it (what a request may send). */
-function jsonSchemaOf(product: ProductDefinition): Record<string, unknown> {
-  const jsonSchema = z.toJSONSchema(product.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete jsonSchema.$schema;
-  return jsonSchema;
-}
-
 const requiredOf = (jsonSchema: Record<string, unknown>): string[] => (jsonSchema.required ?? []) as string[];
 
 export function productSchemaDocument(deps: Pick<Deps, 'insurers' | 'config'>, produit: string, compagnie: string): ProductSchemaDocument {
   const { product } = findProduct(deps, produit, compagnie);
-  const jsonSchema = jsonSchemaOf(product);
+  const jsonSchema = productJsonSchema(product.schema);
   const properties = (jsonSchema.properties ?? {}) as Record<
     string,
     { description?: string; title?: string; 'x-enum-labels'?: Record<string, string> }
@@ -93,6 +83,6 @@ export function checkDicData(product: ProductDefinition, dicData: Record<string,
   const result = product.schema.safeParse(dicData);
   if (result.success) return { ok: true as const, data: result.data as Record<string, unknown>, missing: [] as string[], issues: [] };
   const issues = toValidationIssues(result.error, 'body.dicData', dicData);
-  const missing = requiredOf(jsonSchemaOf(product)).filter((field) => dicData[field] === undefined);
+  const missing = requiredOf(productJsonSchema(product.schema)).filter((field) => dicData[field] === undefined);
   return { ok: false as const, data: undefined, missing, issues };
 }

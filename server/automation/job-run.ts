@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerPassword, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '../robots/adapter.js';
+import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { recordArtifacts } from './artifacts.js';
 import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';
-import type { RobotResult } from '../robots/adapter.js';
+import type { RobotResult } from '@courtier/adapter-kit';
 import { creditsConsumed, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery } from '../webhooks/service.js';
 import { recordInsurerOutcome } from './guards.js';

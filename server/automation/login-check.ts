@@ -4,7 +4,7 @@ import { readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
-import { RobotError, type RobotContext } from '../robots/adapter.js';
+import { RobotError, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch, readRobotPause } from './guards.js';
 import { insurerLoginBusy } from './jobs.js';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { insurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { RobotError } from '../robots/adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { readKillSwitch } from './guards.js';
 import { purgeExpiredArtifacts } from './artifacts.js';

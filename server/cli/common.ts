@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import type { InsurerAdapter } from '../robots/adapter.js';
+import type { Insurer } from '../insurers/registry.js';
+import { createLoadedRegistry, localServiceUrl } from '../insurers/service.js';
 import type { MachineNetwork } from '../lan/plan.js';
 import { loadConfig, type Config } from '../config.js';
 import { databaseFile, openDatabase } from '../platform/db/open.js';
@@ -42,7 +43,7 @@ export interface CliIo {
   readHiddenLine?: (prompt: string) => Promise<string>;
   env: NodeJS.ProcessEnv;
   /** The insurers (robots) of this install; the built-in ones unless a test gives others. */
-  insurers?: readonly InsurerAdapter[];
+  insurers?: readonly Insurer[];
   /** The machine's host name and addresses for `lan` (tests give their own). */
   network?: MachineNetwork;
   /** `serve` only: called with the app before it listens (crash tests add a hook there). */
@@ -105,7 +106,12 @@ export function withDeps<T>(
   for (const line of dataDirNotice(config.dataDir, dataDirSource(dataDir, io.env), running)) io.stderr(`${line}\n`);
   const db = openDatabase(databaseFile(config.dataDir));
   return Promise.resolve()
-    .then(() => body(defaultDeps(db, config, { insurers: io.insurers, env: io.env }), config))
+    .then(async () => {
+      const insurers =
+        io.insurers ??
+        (await createLoadedRegistry(config, { serviceUrl: config.sandbox ? () => localServiceUrl(config.host, config.port) : undefined }));
+      return body(defaultDeps(db, config, { insurers, env: io.env }), config);
+    })
     .finally(() => db.close());
 }
 

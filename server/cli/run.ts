@@ -1,5 +1,4 @@
 import { readKillSwitch, setKillSwitch } from '../automation/guards.js';
-import { setInsurerCredentials } from '../credentials/service.js';
 import { getWallet, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
@@ -7,11 +6,13 @@ import { packageVersion } from '../paths.js';
 import { getCabinetSettings, initCabinet, changeLlmDataSharing } from '../tenancy/service.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
-import { parse, print, readPassword, readStdinPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
+import { parse, print, readPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
 import { runSync } from './sync.js';
 import { runAudit, runLan } from './lan.js';
 import { runUsers } from './users.js';
 import { runKeys } from './keys.js';
+import { runInsurers } from './insurers.js';
+import { AdapterRefused } from '../insurers/service.js';
 import { CLI_ACTOR, recordAudit } from '../audit/service.js';
 import { HubRefusal, HubUnreachable } from '../sync/hub-client.js';
 
@@ -30,6 +31,14 @@ Commands:
   settings get --cabinet ID [--json]
   settings set --cabinet ID --llm-data-sharing on|off [--json]
   insurers list [--json]
+        The insurers this install prices with: built in or installed, version, adapter API, signer.
+  insurers install PATH_OR_TARBALL [--json]
+  insurers remove CODE [--json]
+  insurers reload [--json]
+        Install an insurer adapter package (a folder or an npm-pack .tgz), remove one, or make the
+        running service read them again (it does by itself after install and remove).
+  insurers sign PATH --key KEY_FILE [--json]
+        Sign an adapter package with an ed25519 private key (PEM, as openssl genpkey -algorithm ed25519 writes it).
   insurers set-credentials --cabinet ID --compagnie CODE --login L --password-stdin [--extra k=v,...] [--json]
   credits grant --cabinet ID --amount N [--note TEXT] [--json]
   credits balance --cabinet ID [--json]
@@ -151,52 +160,6 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
   );
 }
 
-async function runInsurers(argv: string[], io: CliIo): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') {
-    const v = parse(rest, {});
-    const insurers = await withDeps(v['data-dir'], io, (deps) =>
-      deps.insurers.list().map((a) => ({ code: a.code, name: a.name, products: a.products.map((p) => p.code) })),
-    );
-    print(
-      io,
-      v.json,
-      { insurers },
-      insurers.length
-        ? insurers.map((i) => `${i.code}  ${i.name}  [${i.products.join(', ')}]`).join('\n')
-        : 'No insurer robots in this install.',
-    );
-    return;
-  }
-  if (sub !== 'set-credentials') throw new UsageError(`unknown insurers command "${sub ?? ''}"; use list or set-credentials`);
-  const v = parse(rest, {
-    cabinet: { type: 'string' },
-    compagnie: { type: 'string' },
-    login: { type: 'string' },
-    'password-stdin': { type: 'boolean', default: false },
-    extra: { type: 'string' },
-  });
-  const cabinet = required(v, 'cabinet');
-  const compagnie = required(v, 'compagnie');
-  const login = required(v, 'login');
-  // Passwords never on the command line, where the process list would show them.
-  if (v['password-stdin'] !== true) throw new UsageError('give the password on standard input with --password-stdin');
-  const password = await readStdinPassword(io, `Password of ${login} at ${compagnie} (not shown): `);
-  if (password === '') throw new UsageError('the password read from standard input is empty');
-  const extra: Record<string, string> = {};
-  for (const pair of v.extra?.split(',').filter(Boolean) ?? []) {
-    const [key, ...value] = pair.split('=');
-    if (!key || value.length === 0) throw new UsageError('--extra takes key=value pairs separated by commas');
-    extra[key.trim()] = value.join('=').trim();
-  }
-  const result = await withDeps(v['data-dir'], io, (deps) => {
-    const saved = setInsurerCredentials(deps, cabinet, compagnie, { login, password, extra });
-    recordAudit(deps, { cabinetId: cabinet, action: 'insurer_credentials.set', actor: CLI_ACTOR, target: compagnie, details: { login } });
-    return saved;
-  });
-  print(io, v.json, result, `Credentials for ${compagnie} saved (login ${result.login}); the password is stored encrypted.`);
-}
-
 async function runCredits(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
   const v = parse(rest, { cabinet: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } });
@@ -274,7 +237,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const [code, exit] =
       err instanceof UsageError || err instanceof ConfigError
         ? ['usage', 2]
-        : err instanceof ApiError || err instanceof HubRefusal
+        : err instanceof ApiError || err instanceof HubRefusal || err instanceof AdapterRefused
           ? [err.code, 1]
           : err instanceof HubUnreachable
             ? ['hub_unreachable', 1]

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost, type Config } from '../config.js';
-import type { InsurerAdapter } from '../robots/adapter.js';
+import type { Insurer } from '../insurers/registry.js';
 import { createLogger } from '../platform/logging.js';
 import { listCabinets } from '../tenancy/service.js';
 import { listRunningServices, runningServicesDir } from '../running-services.js';
@@ -47,7 +47,7 @@ function portTakenError(config: Config, env: NodeJS.ProcessEnv): Error {
 /** `courtier serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
 export async function serve(
   config: Config,
-  options: { insurers?: readonly InsurerAdapter[]; beforeListen?: (app: FastifyInstance) => void; env?: NodeJS.ProcessEnv } = {},
+  options: { insurers?: readonly Insurer[]; beforeListen?: (app: FastifyInstance) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<void> {
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.logLevel });

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { InsurerCredentials } from '../robots/adapter.js';
+import type { InsurerCredentials } from '@courtier/adapter-kit';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { insurerCredentials } from './schema.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { ARTIFACT_RETENTION_MS } from '../../shared/automation.js';
-import { RobotError } from './adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
 import { createJobSession, type JobBrowserSession } from './job-session.js';
 import { createParkedSessions } from './parked-sessions.js';
 

@@ -6,7 +6,7 @@ import { createJobSignal } from '../automation/job-signal.js';
 import { openDatabase } from '../platform/db/open.js';
 import { yieldsTo } from '../platform/db/write-priority.js';
 import type { Deps } from '../deps.js';
-import { createInsurerRegistry } from '../robots/adapter.js';
+import { createInsurerRegistry } from '../insurers/registry.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createDispatcher } from './dispatcher.js';
 import {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
+import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { audit } from '../helpers/axe.js';
@@ -75,7 +75,7 @@ afterAll(() => rmSync(policyDir, { recursive: true, force: true }));
 /** Every page visited, watched for script errors, console errors and CSP violations, kept open to the end. */
 const ui = useConsoleBrowser({
   server: {
-    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     config: { tarificationQuotaPerHour: 1000, policyFile: join(policyDir, 'policy.json'), lanCheckIntervalMs: 600_000 },
   },
   expected: (text) => EXPECTED_NETWORK_ERROR.test(text),

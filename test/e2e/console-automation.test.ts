@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot, signedIn } from '../helpers/console.js';
@@ -22,7 +22,7 @@ let mode: SandboxMode = 'normal';
 /** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
 const ui = useConsoleBrowser({
   server: {
-    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     sandboxMode: () => mode,
     // In slow mode each portal page waits this long: enough to see the progress bar move.
     config: { sandboxLatencyMs: 120, tarificationQuotaPerHour: 1000 },

@@ -11,8 +11,8 @@ import { HOME_STRINGS } from '../../renderer/src/pages/homeStrings.js';
 import { RECORDS_STRINGS } from '../../renderer/src/pages/records/strings.js';
 import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
 import { packageRoot } from '../../server/paths.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
+import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { collectProblems, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
@@ -75,7 +75,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
 
   beforeAll(async () => {
     server = await startTestServer({
-      insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+      insurers: [sandboxInsurer({ portalUrl: () => portal })],
       sandboxMode: () => mode,
       config: { tarificationQuotaPerHour: 1000 },
     });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { shortJobReference } from '../../shared/automation.js';
@@ -43,7 +43,7 @@ const ui = useConsoleBrowser({
   server: async () => {
     receiver = await startReceiver();
     return {
-      insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+      insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
       sandboxMode: () => mode,
       // Small, but in slow mode enough for the progress bar to show steps between 0 and 100.
       config: { sandboxLatencyMs: 60, tarificationQuotaPerHour: 1000, webhookAllowPrivateTargets: true },

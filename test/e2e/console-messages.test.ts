@@ -1,7 +1,7 @@
 // @module-tag browser
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { openConsole, saveScreenshot } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
@@ -21,7 +21,7 @@ let admin: TestUser;
 /** The tabs of a test, closed after it: its script errors and console errors fail it. */
 const ui = useConsoleBrowser({
   server: {
-    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     // An empty DNS table: every name answers as the system's DNS does for a name that does not exist, without asking the network.
     webhooks: { hosts: {} },
   },

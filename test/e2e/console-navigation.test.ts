@@ -8,8 +8,8 @@ import { JOB_STRINGS } from '../../renderer/src/pages/automation/jobStrings.js';
 import { WEBHOOK_STRINGS } from '../../renderer/src/pages/webhooks/strings.js';
 import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
+import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { createWebhook } from '../../server/webhooks/service.js';
@@ -35,7 +35,7 @@ let mode: SandboxMode = 'normal';
 let allowRefused = false;
 const ui = useConsoleBrowser({
   server: {
-    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     sandboxMode: () => mode,
     config: { sandboxLatencyMs: 1000, tarificationQuotaPerHour: 1000 },
   },

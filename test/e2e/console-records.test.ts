@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
-import { SANDBOX_PRODUCTS } from '../../server/robots/insurers/sandbox/products.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
+import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, expectNoSidewaysScroll, saveScreenshot, signedIn } from '../helpers/console.js';
@@ -22,7 +22,7 @@ const PHONE = { width: 390, height: 844 };
 /** The tabs of a test, closed after it; any script error, console error or CSP refusal on them fails it. */
 const ui = useConsoleBrowser({
   server: {
-    insurers: [createSandboxAdapter({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
     config: { tarificationQuotaPerHour: 1000 },
   },
 });

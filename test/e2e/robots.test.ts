@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema, productSchemaDocument, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
@@ -16,7 +16,7 @@ let portal = '';
 
 beforeAll(async () => {
   server = await startTestServer({
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    insurers: [sandboxInsurer({ portalUrl: () => portal })],
     sandboxMode: () => mode,
     config: { sandboxLatencyMs: 400, tarificationQuotaPerHour: 1000 },
   });

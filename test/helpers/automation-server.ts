@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from './sandbox-insurer.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, type ConsoleClient } from './console.js';
 import { createUser, type TestUser } from './oauth.js';
@@ -42,7 +42,7 @@ export function useAutomationServer(): AutomationServer {
     server = await startTestServer({
       insurers: [
         insurer,
-        createSandboxAdapter({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
+        sandboxInsurer({ portalUrl: () => portal, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 5_000 } }),
       ],
       config: { tarificationQuotaPerHour: 1000 },
     });

@@ -15,7 +15,7 @@ import { defaultDeps, type Clock, type Deps } from '../../server/deps.js';
 import { createLogger } from '../../server/platform/logging.js';
 import { createSharedClock, type SharedClock } from '../../server/platform/shared-clock.js';
 import { dispatcherEntry, type DispatcherInputs } from '../../server/webhooks/dispatcher-thread.js';
-import type { InsurerAdapter } from '../../server/robots/adapter.js';
+import type { Insurer } from '../../server/insurers/registry.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 
 /** A clock tests move by hand. */
@@ -61,7 +61,7 @@ export interface StartOptions {
   /** The webhook dispatcher's: the receiver's CA, a DNS table (the dispatcher runs on its thread, from dist/). */
   webhooks?: { extraCa?: readonly string[]; entry?: string; hosts?: DispatcherInputs['hosts'] };
   /** Insurer robots (a test adapter). */
-  insurers?: InsurerAdapter[];
+  insurers?: Insurer[];
   sandboxMode?: BuildAppOptions['sandboxMode'];
   /** The background sync's options (a fault proxy's fetch, short waits). */
   sync?: BuildAppOptions['sync'];

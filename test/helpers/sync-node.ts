@@ -4,7 +4,7 @@ import { afterEach } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
-import type { InsurerAdapter } from '../../server/robots/adapter.js';
+import type { Insurer } from '../../server/insurers/registry.js';
 import type { RecordsByKind } from '../../server/sync/apply.js';
 import { pullOnce } from '../../server/sync/catch-up.js';
 import { pushQueued } from '../../server/sync/push.js';
@@ -47,7 +47,7 @@ export function openSyncNode(
   start: number,
   records: RecordsByKind = syncedRecords(),
   dir = tempDir('courtier-node-'),
-  insurers: InsurerAdapter[] = [],
+  insurers: Insurer[] = [],
 ): Omit<SyncNode, 'cabinetId'> {
   const clock = testClock(start);
   const deps: Deps = { ...defaultDeps(openDatabase(databaseFile(dir)), loadConfig({ dataDir: dir }, {}), { insurers, env: {} }), clock };
@@ -145,7 +145,7 @@ export async function joinNode(
   cabinetId: string,
   start: number,
   name: string,
-  insurers: InsurerAdapter[] = [],
+  insurers: Insurer[] = [],
 ): Promise<SyncNode> {
   const opened = openSyncNode(start, undefined, undefined, insurers);
   await joinCabinet(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../server/robots/adapter.js';
+import { RobotError, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import type { Insurer } from '../../server/insurers/registry.js';
 
 export const TEST_PDF = Buffer.from('%PDF-1.4\n% test insurer quote\n%%EOF\n');
 
@@ -54,7 +55,7 @@ export function gated(submitBefore = false): { script: Script; open: () => void;
   return { script, open: () => open(), entered };
 }
 
-export interface TestInsurer extends InsurerAdapter {
+export interface TestInsurer extends Insurer {
   /** Scripts for the next runs, in order; runs without one succeed. */
   queue(...scripts: Script[]): void;
   runs: { produit: string; dicData: Record<string, unknown>; login: string; signal: AbortSignal }[];
@@ -67,6 +68,7 @@ export function createTestInsurer(code = 'testco', name = 'Test Assurances'): Te
   return {
     code,
     name,
+    version: '1.0.0',
     products: [
       {
         code: 'auto',

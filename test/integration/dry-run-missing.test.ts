@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dryRunResultSchema, productSchemaDocument, type DryRunResult, type ProductSchemaDocument } from '../../shared/automation.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -24,7 +24,7 @@ let products: ProductSchemaDocument[];
 
 beforeAll(async () => {
   let portal = '';
-  const sandbox = createSandboxAdapter({ portalUrl: () => portal });
+  const sandbox = sandboxInsurer({ portalUrl: () => portal });
   server = await startTestServer({ insurers: [sandbox, createTestInsurer()], config: { tarificationQuotaPerHour: 1000 } });
   portal = `${server.url}/sandbox/insurer`;
   const { cabinet_id, user_id } = await initCabinet(server.deps, {

@@ -21,7 +21,7 @@ import { pageSchema } from '../../shared/pagination.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { initCabinet, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
@@ -77,7 +77,7 @@ let testco: TestInsurer;
 beforeAll(async () => {
   testco = createTestInsurer();
   let portal = '';
-  const sandbox = createSandboxAdapter({ portalUrl: () => portal });
+  const sandbox = sandboxInsurer({ portalUrl: () => portal });
   server = await startTestServer({
     insurers: [sandbox, testco],
     // One robot at a time: a gated test job holds the slot, so a sandbox job stays pending (no browser starts).

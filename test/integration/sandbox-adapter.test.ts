@@ -6,10 +6,11 @@ import { PDFDocument } from 'pdf-lib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../server/robots/adapter.js';
+import { RobotError, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import type { Insurer } from '../../server/insurers/registry.js';
 import { BROWSER_ARGS, browserCandidates } from '../../server/robots/browser.js';
-import { builtInInsurers } from '../../server/robots/insurers/index.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { loadInsurers } from '../../server/insurers/service.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
 import { autoPremium, homePremium } from '../../server/sandbox-portal/pricing.js';
 import { testClock } from '../helpers/server.js';
@@ -24,7 +25,7 @@ let app: FastifyInstance;
 let origin: string;
 let browser: Browser;
 // portalUrl is read at each run, once the server listens.
-const adapter: InsurerAdapter = createSandboxAdapter({
+const adapter: Insurer = sandboxInsurer({
   portalUrl: () => `${origin}${PREFIX}`,
   timeouts: { actionMs: 2_000, navigationMs: 5_000, downloadMs: 2_000 },
 });
@@ -139,9 +140,10 @@ async function robotError(run: Promise<RobotResult>): Promise<RobotError> {
 }
 
 describe('the sandbox adapter', () => {
-  it('is registered by builtInInsurers only when the portal URL is known', () => {
-    expect(builtInInsurers()).toEqual([]);
-    const [sandbox] = builtInInsurers({ portalUrl: () => 'http://127.0.0.1:1/sandbox/insurer' });
+  it('is loaded from its package only when the service serves its portal', async () => {
+    const config = { dataDir: '/nonexistent', policyFile: '/nonexistent' };
+    expect((await loadInsurers(config, { serviceUrl: undefined })).insurers).toEqual([]);
+    const [sandbox] = (await loadInsurers(config, { serviceUrl: () => 'http://127.0.0.1:1' })).insurers;
     expect(sandbox?.code).toBe('sandbox');
     expect(sandbox?.name).toBe('Sandbox Assurances');
     expect(sandbox?.products.map((p) => [p.code, p.kind])).toEqual([
@@ -306,13 +308,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     const closed = Fastify();
     const url = await closed.listen({ host: '127.0.0.1', port: 0 });
     await closed.close();
-    const offline = createSandboxAdapter({ portalUrl: () => `${url}${PREFIX}`, timeouts: { navigationMs: 3_000 } });
+    const offline = sandboxInsurer({ portalUrl: () => `${url}${PREFIX}`, timeouts: { navigationMs: 3_000 } });
     const err = await robotError(offline.run(harness().ctx, { produit: 'auto', dicData: AUTO }));
     expect([err.kind, err.code]).toEqual(['technical', 'insurer_unavailable']);
   });
 
   it('reports a redesigned page as technical layout_changed', async () => {
-    const redesigned = createSandboxAdapter({ portalUrl: () => `${origin}/redesigned`, timeouts: { actionMs: 500 } });
+    const redesigned = sandboxInsurer({ portalUrl: () => `${origin}/redesigned`, timeouts: { actionMs: 500 } });
     const err = await robotError(redesigned.run(harness().ctx, { produit: 'auto', dicData: AUTO }));
     expect([err.kind, err.code]).toEqual(['technical', 'layout_changed']);
     expect(err.message).toContain('Identifiant courtier');
@@ -328,7 +330,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
   });
 
   it('returns a partial result when the PDF cannot be downloaded', async () => {
-    const quick = createSandboxAdapter({ portalUrl: () => `${origin}${PREFIX}`, timeouts: { downloadMs: 1_000 } });
+    const quick = sandboxInsurer({ portalUrl: () => `${origin}${PREFIX}`, timeouts: { downloadMs: 1_000 } });
     const h = harness({ onProgress: (step) => void (step === 'downloading the PDF' && (mode = 'down')) });
     const result = await quick.run(h.ctx, { produit: 'auto', dicData: AUTO });
     expect(result).toEqual({ tarif_eur: 705.76, suspens: 'Relevé d’information', outcome: 'partial' });

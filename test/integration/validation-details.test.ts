@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productSchemaDocument } from '../../shared/automation.js';
 import { consoleDryRunSchema } from '../../shared/console-automation.js';
 import { errorBodySchema, validationIssueSchema, type ValidationIssue } from '../../shared/errors.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
@@ -20,7 +20,7 @@ let admin: ConsoleClient;
 let cabinetId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ insurers: [createSandboxAdapter({ portalUrl: () => `${server.url}/sandbox/insurer` })] });
+  server = await startTestServer({ insurers: [sandboxInsurer({ portalUrl: () => `${server.url}/sandbox/insurer` })] });
   const user = await createUser(server, 'Cabinet Messages');
   cabinetId = user.cabinetId;
   grantCredits(server.deps, cabinetId, 100);

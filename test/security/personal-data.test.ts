@@ -10,7 +10,7 @@ import { eventEnvelopeSchema } from '../../shared/events.js';
 import { MCP_SCOPES } from '../../shared/oauth.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
-import { RobotError } from '../../server/robots/adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
 import { initCabinet, setLlmDataSharing } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';

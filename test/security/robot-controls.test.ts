@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACT_RETENTION_MS, automationStatusSchema, jobSchema, type Job } from '../../shared/automation.js';
 import { setKillSwitch } from '../../server/automation/guards.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
+import type { Insurer } from '../../server/insurers/registry.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { signInNewUser } from '../helpers/console.js';
@@ -21,7 +22,7 @@ let openLoginCheck: () => void = () => undefined;
 let loginCheckEntered: Promise<void> = Promise.resolve();
 
 /** The test insurer, whose login check waits on a gate the test opens. */
-const checkedInsurer: InsurerAdapter = {
+const checkedInsurer: Insurer = {
   ...insurer,
   async verifyLogin() {
     let signalEntered: () => void = () => undefined;
@@ -34,9 +35,10 @@ const checkedInsurer: InsurerAdapter = {
 };
 
 /** A robot that opens a page and fails: its run leaves a screenshot and a trace. */
-const failing: InsurerAdapter = {
+const failing: Insurer = {
   code: 'failing',
   name: 'Failing Assurances',
+  version: '1.0.0',
   products: insurer.products,
   async run(ctx) {
     const page = await ctx.openPage();

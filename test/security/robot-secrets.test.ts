@@ -14,9 +14,10 @@ import { z } from 'zod';
 import { jobSchema, type Job } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
-import { RobotError, type InsurerAdapter } from '../../server/robots/adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
+import type { Insurer } from '../../server/insurers/registry.js';
 import { MASK_COLOR } from '../../server/robots/job-session.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
@@ -51,9 +52,10 @@ let server: TestServer;
  * A robot that types the portal password where no robot should, outside withSecrets, into a plain
  * text field, then fails: the service itself must keep it out of every artifact.
  */
-const careless: InsurerAdapter = {
+const careless: Insurer = {
   code: 'careless',
   name: 'Careless Assurances',
+  version: '1.0.0',
   products: [{ code: 'auto', label: 'Auto', kind: 'quote', schema: z.object({ ref: z.string() }), example: { ref: 'x' } }],
   async run(ctx) {
     const page = await ctx.openPage();
@@ -83,7 +85,7 @@ beforeAll(async () => {
   portalUrl = `${await portal.listen({ host: '127.0.0.1', port: 0 })}/sandbox/insurer`;
   server = await startTestServer({
     insurers: [
-      createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 3_000 } }),
+      sandboxInsurer({ portalUrl: () => portalUrl, timeouts: { actionMs: 3_000, navigationMs: 8_000, downloadMs: 3_000 } }),
       careless,
     ],
     config: { tarificationQuotaPerHour: 1000 },

@@ -9,8 +9,8 @@ import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity, updateOpportunity, winOpportunityIfOpen } from '../../server/crm/service.js';
 import { createDevis, recordDevisFailed, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
-import { createInsurerRegistry } from '../../server/robots/adapter.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { createInsurerRegistry } from '../../server/insurers/registry.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { countOutbox } from '../../server/sync/store.js';
 import { shareJoinedAdmin } from '../../server/sync/transfer.js';
 import { recordEvent } from '../../server/events/service.js';
@@ -78,7 +78,7 @@ describe('sync: every write to a synced table is captured', () => {
     const cabinetId = a.cabinetId;
     a.deps = {
       ...a.deps,
-      insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
+      insurers: createInsurerRegistry([sandboxInsurer({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
     };
     const kinds = new Set<string>();
     /**

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDevisPdf } from '../../server/devis/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { setSyncPaused } from '../../server/sync/service.js';
 import { syncStatus } from '../../server/sync/status.js';
 import { apiClient } from '../helpers/api.js';
@@ -34,7 +34,7 @@ let heldBeforeConnecting = '';
 
 function syncOptions(receiver: Receiver) {
   return {
-    insurers: [createSandboxAdapter({ portalUrl: () => portal })],
+    insurers: [sandboxInsurer({ portalUrl: () => portal })],
     config: { webhookAllowPrivateTargets: true, sandboxLatencyMs: 50 },
     webhooks: { extraCa: [receiver.ca] },
     sync: FAST_SYNC,

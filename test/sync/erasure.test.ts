@@ -8,8 +8,8 @@ import { createOpportunity } from '../../server/crm/service.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
 import { createLogger } from '../../server/platform/logging.js';
-import { createInsurerRegistry } from '../../server/robots/adapter.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { createInsurerRegistry } from '../../server/insurers/registry.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { setLlmDataSharing } from '../../server/tenancy/service.js';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.js';
 import { createWebhook } from '../../server/webhooks/service.js';
@@ -134,7 +134,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
     const dispatchB = withWebhooks(b, receiverB);
     a.deps = {
       ...a.deps,
-      insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
+      insurers: createInsurerRegistry([sandboxInsurer({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
     };
 
     // On A: the client, an opportunity whose contact names them, a quote priced by a job (dicData

@@ -7,8 +7,8 @@ import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { createDevis } from '../../server/devis/service.js';
-import { createInsurerRegistry } from '../../server/robots/adapter.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { createInsurerRegistry } from '../../server/insurers/registry.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { exchangeWalletNow } from '../../server/sync/transfer.js';
 import type { HubRefusal } from '../../server/sync/hub-client.js';
 import * as refusedStore from '../../server/sync/store-refused.js';
@@ -183,7 +183,7 @@ describe('an install restored from a backup', () => {
     const [a] = await twoInstalls();
     a.deps = {
       ...a.deps,
-      insurers: createInsurerRegistry([createSandboxAdapter({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
+      insurers: createInsurerRegistry([sandboxInsurer({ portalUrl: () => 'http://127.0.0.1:9/sandbox/insurer' })]),
     };
     const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Roux', first_name: 'Inès' });
     const dicData = {

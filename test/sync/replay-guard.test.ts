@@ -8,7 +8,7 @@ import { enqueueTarification } from '../../server/automation/service.js';
 import { findJob } from '../../server/automation/store.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
-import { createSandboxAdapter } from '../../server/robots/insurers/sandbox/index.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
 import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
@@ -60,7 +60,7 @@ beforeAll(async () => {
   });
   const portalUrl = `${await portal.listen({ host: '127.0.0.1', port: 0 })}/sandbox/insurer`;
   // Both installs' robots drive the same portal: a run on B would be a second login there.
-  const options = { insurers: [createSandboxAdapter({ portalUrl: () => portalUrl, timeouts: { navigationMs: 60_000 } })], sync: FAST_SYNC };
+  const options = { insurers: [sandboxInsurer({ portalUrl: () => portalUrl, timeouts: { navigationMs: 60_000 } })], sync: FAST_SYNC };
 
   a = await startTestServer(options);
   cabinet = await a.createCabinet('Cabinet Dupont');

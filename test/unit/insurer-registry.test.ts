@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createInsurerRegistry, type InsurerAdapter } from '../../server/robots/adapter.js';
+import { createInsurerRegistry, type Insurer } from '../../server/insurers/registry.js';
 
 /** The insurers of an install: by code, and the one demo insurer test keys price with. */
-const insurer = (code: string, demo: boolean): InsurerAdapter => ({
+const insurer = (code: string, demo: boolean): Insurer => ({
   code,
   name: code,
+  version: '1.0.0',
   products: [{ code: 'auto', label: 'Auto', kind: 'quote', schema: z.object({}), example: {} }],
   run: () => Promise.reject(new Error('not run here')),
   ...(demo ? { testKeys: { demoCredentials: { login: 'demo', password: 'demo', extra: {} } } } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEuros } from '../../server/robots/insurers/sandbox/page-driver.js';
+import { parseEuros } from '../../insurers/sandbox/src/page-driver.js';
 import {
   autoPremium,
   formatEuros,

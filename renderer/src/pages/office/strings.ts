@@ -98,6 +98,8 @@ const en = {
     'sync.conflicts_retried': 'Set-aside changes tried again',
     'sync.resynced': 'Sync started over with the hub (a backup was restored)',
     'sync.user_changed': 'User account changed on another computer',
+    'insurer_adapter.installed': 'Insurer adapter installed on this computer',
+    'insurer_adapter.removed': 'Insurer adapter removed from this computer',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -200,6 +202,8 @@ const fr: OfficeStrings = {
     'sync.conflicts_retried': 'Modifications mises de côté réessayées',
     'sync.resynced': 'Synchronisation reprise depuis le début (une sauvegarde a été restaurée)',
     'sync.user_changed': 'Compte utilisateur modifié sur un autre ordinateur',
+    'insurer_adapter.installed': 'Connecteur d’assureur installé sur cet ordinateur',
+    'insurer_adapter.removed': 'Connecteur d’assureur retiré de cet ordinateur',
   },
 };
 

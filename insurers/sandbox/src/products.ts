@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import type { ProductDefinition } from '../../adapter.js';
+import { z } from '@courtier/adapter-kit';
+import type { ProductDefinition } from '@courtier/adapter-kit';
 
 /**
  * The sandbox insurer's products. Integrators see each schema as JSON Schema through

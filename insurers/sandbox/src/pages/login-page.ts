@@ -1,4 +1,4 @@
-import { RobotError, type InsurerCredentials } from '../../../adapter.js';
+import { RobotError, type InsurerCredentials } from '@courtier/adapter-kit';
 import { HEADINGS, type PortalSession } from '../page-driver.js';
 
 /** The portal's login page: "Identifiant courtier", "Mot de passe", "Se connecter". */

@@ -1,4 +1,4 @@
-import { RobotError } from '../../../adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
 import { HEADINGS, normalise, type Landing, type PortalSession } from '../page-driver.js';
 
 export type MfaOutcome = { ok: true } | { ok: false; message: string };

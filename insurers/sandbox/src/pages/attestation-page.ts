@@ -1,4 +1,4 @@
-import { RobotError } from '../../../adapter.js';
+import { RobotError } from '@courtier/adapter-kit';
 import { HEADINGS, type PortalSession } from '../page-driver.js';
 import { downloadPdf } from './download.js';
 import { HomePage } from './home-page.js';

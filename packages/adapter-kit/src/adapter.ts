@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
-import type { ProductKind } from '../../shared/automation.js';
+
+/** What a product does: a quote is priced (and paid in credits as one), a routine acts on a policy. */
+export type ProductKind = 'quote' | 'routine';
 
 /** One product an insurer's portal can price (kind quote) or act on (kind routine). */
 export interface ProductDefinition {
@@ -84,9 +86,13 @@ export class RobotError extends Error {
   }
 }
 
+/**
+ * What an adapter's code provides: its products and its robot. Its code, name, version and what it
+ * may reach come from its package's manifest (the `courtier` field of its package.json), which
+ * Courtier reads before it loads any code.
+ */
 export interface InsurerAdapter {
-  code: string;
-  name: string;
+  /** The manifest lists the same products (code, label, kind, JSON Schema, example): the loader checks it. */
   products: readonly ProductDefinition[];
   run(ctx: RobotContext, input: { produit: string; dicData: Record<string, unknown> }): Promise<RobotResult>;
   /**
@@ -96,31 +102,28 @@ export interface InsurerAdapter {
    * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.requestMfa is never called.
    */
   verifyLogin?(ctx: RobotContext): Promise<LoginCheck>;
-  /**
-   * Optional: this insurer is a demo one that test keys price with, whatever compagnie they name
-   * (integrators try everything without a real portal), logging in with this public demo account
-   * when the cabinet set none. An install offers one such insurer at most.
-   */
-  testKeys?: { demoCredentials: InsurerCredentials };
 }
 
 /** What a login check found. */
-interface LoginCheck {
+export interface LoginCheck {
   /** The portal asks for a code (SMS, app) after the password. */
   mfa: boolean;
 }
 
-/** The insurers this install can price with, by code. */
-export interface InsurerRegistry {
-  list(): readonly InsurerAdapter[];
-  get(code: string): InsurerAdapter | undefined;
-  /** The insurer test keys price with (testKeys), if this install offers one. */
-  forTestKeys(): (InsurerAdapter & Required<Pick<InsurerAdapter, 'testKeys'>>) | undefined;
+/** What Courtier gives an adapter's factory when it loads the package. */
+export interface InsurerHost {
+  /**
+   * The base URL of the demo portal Courtier serves for this insurer (no trailing slash), read at
+   * each run: the port is known once the service listens. Only for a package whose manifest has a
+   * `sandbox` section; it throws for any other.
+   */
+  sandboxUrl(): string;
 }
 
-export function createInsurerRegistry(adapters: readonly InsurerAdapter[]): InsurerRegistry {
-  const byCode = new Map(adapters.map((a) => [a.code, a]));
-  const demos = adapters.filter((a): a is InsurerAdapter & Required<Pick<InsurerAdapter, 'testKeys'>> => a.testKeys !== undefined);
-  if (demos.length > 1) throw new Error(`Only one insurer may price for test keys; ${demos.map((a) => a.code).join(' and ')} both do.`);
-  return { list: () => adapters, get: (code) => byCode.get(code), forTestKeys: () => demos[0] };
+/** The default export of an adapter package's entry module. */
+export type InsurerFactory = (host: InsurerHost) => InsurerAdapter;
+
+/** Declares an adapter package's entry: `export default defineInsurer((host) => ({ products, run }))`. */
+export function defineInsurer(factory: InsurerFactory): InsurerFactory {
+  return factory;
 }

@@ -1,5 +1,5 @@
-import type { Locator, Page } from 'playwright-core';
-import { RobotError } from '../../adapter.js';
+import type { Locator, Page } from '@courtier/adapter-kit';
+import { RobotError } from '@courtier/adapter-kit';
 
 /**
  * The sandbox robot's page driver (the portal it drives is server/sandbox-portal): what every page

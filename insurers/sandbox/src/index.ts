@@ -1,6 +1,12 @@
-import type { Page } from 'playwright-core';
-import type { z } from 'zod';
-import { RobotError, type InsurerAdapter, type RobotContext, type RobotResult } from '../../adapter.js';
+import {
+  defineInsurer,
+  RobotError,
+  type InsurerAdapter,
+  type Page,
+  type RobotContext,
+  type RobotResult,
+  type z,
+} from '@courtier/adapter-kit';
 import { AttestationPage } from './pages/attestation-page.js';
 import { AutoQuoteForm } from './pages/auto-quote-form.js';
 import { HomeQuoteForm } from './pages/home-quote-form.js';
@@ -23,8 +29,8 @@ const FIRST_PAGES = { auto: AutoQuoteForm.firstPage, mrh: HomeQuoteForm.firstPag
 const MAX_MFA_ATTEMPTS = 3;
 
 /**
- * The robot of "Sandbox Assurances", the insurer portal served by this service under
- * /sandbox/insurer/ (server/sandbox-portal). It is the worked example of server/robots/insurers/README.md.
+ * The robot of "Sandbox Assurances", the demo insurer portal Courtier serves under /sandbox/insurer/
+ * while its sandbox is on. It is the worked example of docs/ADAPTERS.md.
  */
 export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAdapter {
   const timeouts: SandboxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -126,10 +132,6 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
   }
 
   return {
-    code: 'sandbox',
-    // Its portal's demo account is printed in the README: no secret.
-    testKeys: { demoCredentials: { login: 'demo', password: 'demo', extra: {} } },
-    name: 'Sandbox Assurances',
     products: SANDBOX_PRODUCTS,
     async run(ctx, input) {
       const product = SANDBOX_PRODUCTS.find((p) => p.code === input.produit);
@@ -195,3 +197,6 @@ function parse<S extends z.ZodType>(schema: S, dicData: Record<string, unknown>)
   const problems = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'dicData'}: ${i.message}`).join('; ');
   throw new RobotError('business', 'data_refused', `The data does not fit Sandbox Assurances: ${problems}`);
 }
+
+/** The package's entry: Courtier's loader calls it with the URL it serves the portal at. */
+export default defineInsurer((host) => createSandboxAdapter({ portalUrl: () => host.sandboxUrl() }));

@@ -1,0 +1,30 @@
+/**
+ * The adapter API: the one module an insurer adapter imports from Courtier. Adapters use this zod
+ * (re-exported) for their product schemas, so that Courtier reads them with its own.
+ */
+export { z } from 'zod';
+export type { Locator, Page } from 'playwright-core';
+export {
+  defineInsurer,
+  RobotError,
+  type InsurerAdapter,
+  type InsurerCredentials,
+  type InsurerFactory,
+  type InsurerHost,
+  type LoginCheck,
+  type ProductDefinition,
+  type ProductKind,
+  type RobotContext,
+  type RobotResult,
+} from './adapter.js';
+export {
+  ADAPTER_API_VERSION,
+  ADAPTER_KEYWORD,
+  adapterPackageSchema,
+  HUMAN_STEP_KINDS,
+  insurerCodeSchema,
+  insurerManifestSchema,
+  productJsonSchema,
+  type AdapterPackage,
+  type InsurerManifest,
+} from './manifest.js';

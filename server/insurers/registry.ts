@@ -1,0 +1,72 @@
+import type { InsurerAdapter, InsurerCredentials } from '@courtier/adapter-kit';
+
+/** Where an insurer's package came from. */
+export type InsurerSource = 'built-in' | 'installed';
+
+/** Who vouched for an installed package's code. */
+export interface AdapterSigner {
+  /** `ed25519:` and the first 16 bytes of the SHA-256 of the public key (SPKI DER), in hex. */
+  fingerprint: string;
+  /** Whether the IT policy's trustedKeys holds that key. */
+  trusted: boolean;
+}
+
+/** An insurer this install prices with: its adapter's code, and what its manifest says. */
+export interface Insurer extends InsurerAdapter {
+  /** The `compagnie` of API requests. */
+  code: string;
+  name: string;
+  /** The adapter package's version; every job records it. */
+  version: string;
+  /**
+   * A demo insurer that test keys price with, whatever compagnie they name (integrators try
+   * everything without a real portal), logging in with its public demo account when the cabinet set
+   * none. An install offers one such insurer at most.
+   */
+  testKeys?: { demoCredentials: InsurerCredentials };
+  /**
+   * What the robot's browser may load: URLs whose origin is listed, or that start with one of the
+   * prefixes (a sandbox portal's path on this service). Absent for an insurer given in code (tests).
+   */
+  reach?: { origins: readonly string[]; prefixes: () => readonly string[] };
+  /** Absent for an insurer given in code (tests). */
+  origin?: { source: InsurerSource; apiRange: string; dir: string; signer: AdapterSigner | null };
+}
+
+/** The insurers this install can price with, by code; a reload replaces them all at once. */
+export interface InsurerRegistry {
+  list(): readonly Insurer[];
+  get(code: string): Insurer | undefined;
+  /** The insurer test keys price with (testKeys), if this install offers one. */
+  forTestKeys(): (Insurer & Required<Pick<Insurer, 'testKeys'>>) | undefined;
+  /** What the last load refused, one line each (a package that did not load). */
+  problems(): readonly string[];
+  /** Replaces the insurers (a package installed, removed or updated). A job already running keeps its adapter. */
+  replace(insurers: readonly Insurer[], problems?: readonly string[]): void;
+}
+
+interface Contents {
+  list: readonly Insurer[];
+  byCode: Map<string, Insurer>;
+  demo: (Insurer & Required<Pick<Insurer, 'testKeys'>>) | undefined;
+  problems: readonly string[];
+}
+
+function contentsOf(insurers: readonly Insurer[], problems: readonly string[]): Contents {
+  const demos = insurers.filter((a): a is Insurer & Required<Pick<Insurer, 'testKeys'>> => a.testKeys !== undefined);
+  if (demos.length > 1) throw new Error(`Only one insurer may price for test keys; ${demos.map((a) => a.code).join(' and ')} both do.`);
+  return { list: insurers, byCode: new Map(insurers.map((a) => [a.code, a])), demo: demos[0], problems };
+}
+
+export function createInsurerRegistry(insurers: readonly Insurer[], problems: readonly string[] = []): InsurerRegistry {
+  let contents = contentsOf(insurers, problems);
+  return {
+    list: () => contents.list,
+    get: (code) => contents.byCode.get(code),
+    forTestKeys: () => contents.demo,
+    problems: () => contents.problems,
+    replace(next, nextProblems = []) {
+      contents = contentsOf(next, nextProblems);
+    },
+  };
+}
