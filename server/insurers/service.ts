@@ -199,10 +199,17 @@ export async function installInsurer(config: Pick<Config, 'dataDir' | 'policyFil
     linkAdapterKit(config.dataDir);
     const folder = placePackage(config.dataDir, staging, code, pkg.version);
     const dir = installedPackageDir(config.dataDir, code, folder);
-    const insurer = await loadAdapterPackage(dir, pkg, { source: 'installed', serviceUrl: undefined, signer });
-    if (!insurer) throw new AdapterRefused('adapter_invalid', `${pkg.name}@${pkg.version} did not load.`);
     const index = readInstalledIndex(config.dataDir);
     const previous = index.packages[code];
+    let insurer: Insurer | null;
+    try {
+      insurer = await loadAdapterPackage(dir, pkg, { source: 'installed', serviceUrl: undefined, signer });
+    } catch (err) {
+      // A package whose code does not load leaves nothing behind (unless it is the one installed already).
+      prunePackages(config.dataDir, code, previous);
+      throw err;
+    }
+    if (!insurer) throw new AdapterRefused('adapter_invalid', `${pkg.name}@${pkg.version} did not load.`);
     writeInstalledIndex(config.dataDir, { ...index, packages: { ...index.packages, [code]: folder } });
     if (previous !== folder) prunePackages(config.dataDir, code, folder);
     return listInsurers(createInsurerRegistry([insurer])).insurers[0]!;

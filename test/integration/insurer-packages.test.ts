@@ -116,6 +116,8 @@ describe('courtier insurers: packages', () => {
     ]);
     expect(mismatch.json).toMatchObject({ error: 'adapter_code_mismatch' });
     expect(mismatch.json.message).toMatch(/the label of product auto differs between its manifest and its code/);
+    expect(existsSync(join(dataDir, 'insurers', 'packages', 'liar'))).toBe(false);
+    expect(readdirSync(join(dataDir, 'insurers', 'packages'))).toEqual([]);
 
     const invalid = await courtier([
       'insurers',
