@@ -23,9 +23,21 @@ const lastLoginTestSchema = z.object({
 });
 export type LastLoginTest = z.infer<typeof lastLoginTestSchema>;
 
+const adapterSignerSchema = z
+  .object({
+    by: z.string().describe('The key that signed the package: `ed25519:` and its fingerprint.'),
+    trusted: z.boolean().describe('Whether the IT policy’s trustedKeys holds that key.'),
+  })
+  .describe('Who signed the adapter package.');
+
 const consoleInsurerSchema = z.object({
   code: z.string(),
   name: z.string(),
+  version: z.string().describe('The version of the adapter package that prices for this insurer; every job records it.'),
+  source: z.enum(['built-in', 'installed']).describe('built-in: shipped with Courtier; installed: added with `courtier insurers install`.'),
+  signed: adapterSignerSchema
+    .nullable()
+    .describe('Who signed the package; null when unsigned (a built-in insurer is vouched for by the application’s own signature).'),
   products: z.array(z.object({ code: z.string(), label: z.string(), kind: z.enum(PRODUCT_KINDS), cost_credits: z.int() })),
   /** Never the password. */
   credentials: insurerCredentialsStateSchema,
@@ -35,7 +47,12 @@ const consoleInsurerSchema = z.object({
 });
 export type ConsoleInsurer = z.infer<typeof consoleInsurerSchema>;
 
-export const consoleInsurerListSchema = z.object({ data: z.array(consoleInsurerSchema) });
+export const consoleInsurerListSchema = z.object({
+  data: z.array(consoleInsurerSchema),
+  problems: z
+    .array(z.string())
+    .describe('The insurer packages that did not load, one sentence each, for administrators; always empty for a broker.'),
+});
 
 const insurerCodeParams = z.object({ code: codeSchema });
 

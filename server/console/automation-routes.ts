@@ -19,6 +19,7 @@ import {
   setInsurerCredentials,
   testInsurerLogin,
   type ConsoleInsurer,
+  type LastLoginTest,
 } from '../../shared/console-insurers.js';
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
@@ -32,6 +33,8 @@ import * as credentials from '../credentials/service.js';
 import { recordAudit, requestActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import type { Insurer } from '../insurers/registry.js';
+import { listInsurers as listInsurerPackages, type InsurerListing } from '../insurers/service.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { consoleUser } from './guard.js';
@@ -46,17 +49,16 @@ export async function automationConsoleRoutes(
   // Insurers and credentials.
 
   registerEndpoint(app, listInsurers, (request) => {
-    const { cabinetId } = consoleUser(request);
+    const { cabinetId, role } = consoleUser(request);
     const tests = lastLoginTests(deps, cabinetId);
-    const data: ConsoleInsurer[] = deps.insurers.list().map((adapter) => ({
-      code: adapter.code,
-      name: adapter.name,
-      products: adapter.products.map((p) => ({ code: p.code, label: p.label, kind: p.kind, cost_credits: catalogue.costOf(deps, p) })),
-      credentials: credentials.describeInsurerCredentials(deps, cabinetId, adapter.code),
-      can_test_login: typeof adapter.verifyLogin === 'function',
-      last_login_test: tests.get(adapter.code) ?? null,
-    }));
-    return { data };
+    // Version, source and signer as `courtier insurers list` gives them, so the two never disagree.
+    const listing = listInsurerPackages(deps.insurers);
+    const data = listing.insurers.flatMap((entry) => {
+      const adapter = deps.insurers.get(entry.code);
+      return adapter ? [consoleInsurer(deps, cabinetId, entry, adapter, tests.get(entry.code) ?? null)] : [];
+    });
+    // Package names and paths on the service's computer are for whoever installs adapters.
+    return { data, problems: role === 'admin' ? listing.problems : [] };
   });
 
   registerEndpoint(app, setInsurerCredentials, (request) => {
@@ -165,6 +167,28 @@ export async function automationConsoleRoutes(
   });
 
   registerJobEvents(app, deps);
+}
+
+/** One insurer on the Insurers page: its listing, then what this cabinet has set up for it. */
+function consoleInsurer(
+  deps: Deps,
+  cabinetId: string,
+  entry: InsurerListing,
+  adapter: Insurer,
+  lastTest: LastLoginTest | null,
+): ConsoleInsurer {
+  const { code, name, version, source, signed } = entry;
+  return {
+    code,
+    name,
+    version,
+    source,
+    signed,
+    products: adapter.products.map((p) => ({ code: p.code, label: p.label, kind: p.kind, cost_credits: catalogue.costOf(deps, p) })),
+    credentials: credentials.describeInsurerCredentials(deps, cabinetId, code),
+    can_test_login: typeof adapter.verifyLogin === 'function',
+    last_login_test: lastTest,
+  };
 }
 
 /** A filter bound in epoch ms: a date means the start of that UTC day (from) or the end of it (to). */

@@ -11,7 +11,7 @@ import { expectErrorResponse, json } from '../helpers/api.js';
 import { useAutomationServer, type AutomationCabinet } from '../helpers/automation-server.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { PASSWORD } from '../helpers/oauth.js';
-import { gated, TEST_PDF, withMfa } from '../helpers/test-insurer.js';
+import { createTestInsurer, gated, TEST_PDF, withMfa } from '../helpers/test-insurer.js';
 
 /**
  * The console's automation routes over real HTTP: session cookie + CSRF, admin-only credential
@@ -191,6 +191,50 @@ describe('console automation routes: access rules', () => {
       400,
       'validation_error',
     );
+  });
+
+  it('says which adapter package prices for each insurer and who signed it; the packages that did not load, to admins', async () => {
+    const cab = await cabinet();
+    const list = async (client: ConsoleClient) => {
+      const res = await client.request('/api/v1/console/insurers');
+      expect(res.status).toBe(200);
+      return consoleInsurerListSchema.parse(await json(res));
+    };
+    const before = await list(cab.admin);
+    expect(before.data.find((i) => i.code === 'sandbox')).toMatchObject({ version: '1.0.0', source: 'built-in', signed: null });
+    // The scripted insurer is given in code: no package, so it reads as part of the application.
+    expect(before.data.find((i) => i.code === 'testco')).toMatchObject({ version: '1.0.0', source: 'built-in', signed: null });
+    expect(before.problems).toEqual([]);
+
+    // What a reload after `courtier insurers install` leaves: testco installed and signed, acme
+    // installed unsigned, one package refused.
+    const registry = app.server.deps.insurers;
+    const loaded = registry.list();
+    const origin = { source: 'installed' as const, apiRange: '^1.0.0', dir: '/packages/x' };
+    const fingerprint = 'ed25519:ab12cd34ef56ab12cd34ef56ab12cd34';
+    const refused = "courtier-insurer-broken@1.0.0 is not signed, and this machine's IT policy accepts signed adapters only.";
+    registry.replace(
+      [
+        { ...insurer, version: '2.1.0', origin: { ...origin, signer: { fingerprint, trusted: true } } },
+        { ...createTestInsurer('acme', 'Acme Assurances'), version: '0.3.0', origin: { ...origin, signer: null } },
+        ...loaded.filter((i) => i.code === 'sandbox'),
+      ],
+      [refused],
+    );
+    try {
+      const after = await list(cab.admin);
+      expect(after.data.map((i) => [i.code, i.version, i.source, i.signed])).toEqual([
+        ['testco', '2.1.0', 'installed', { by: fingerprint, trusted: true }],
+        ['acme', '0.3.0', 'installed', null],
+        ['sandbox', '1.0.0', 'built-in', null],
+      ]);
+      expect(after.data[0]?.products.map((p) => p.code)).toEqual(['auto', 'attestation']);
+      expect(after.problems).toEqual([refused]);
+      // A broker prices with the insurers; installing packages is not their business.
+      expect((await list(await broker(cab))).problems).toEqual([]);
+    } finally {
+      registry.replace(loaded);
+    }
   });
 
   it('credential writes and test logins are for admins; pricing and jobs for every user', async () => {
