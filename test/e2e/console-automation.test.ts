@@ -10,6 +10,7 @@ import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScr
 import { useConsoleBrowser } from '../helpers/console-browser.js';
 import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
+import { createTestInsurer } from '../helpers/test-insurer.js';
 
 /**
  * The automation pages of the built console in real Chromium, against the real app and the
@@ -44,6 +45,8 @@ describe('the automation pages in real Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Insurers' }).waitFor();
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByText('Not configured').waitFor();
+    // Which robot prices: its adapter package's version, shipped with Courtier.
+    await sandbox.getByText('version 1.0.0 · built in', { exact: true }).waitFor();
     await sandbox.getByLabel('Login', { exact: true }).fill('demo');
     await sandbox.getByLabel('Password', { exact: true }).fill('demo');
     await sandbox.getByRole('button', { name: 'Save credentials' }).click();
@@ -187,6 +190,45 @@ describe('the automation pages in real Chromium', () => {
     console.info(`[timing] MFA job answered from the prompt and completed in ${Date.now() - started} ms`);
   });
 
+  it('an installed adapter says who signed it; an administrator sees the packages that did not load', async () => {
+    const user = await createUser(ui.server, 'Cabinet Paquets');
+    const registry = ui.server.deps.insurers;
+    const loaded = registry.list();
+    const origin = { source: 'installed' as const, apiRange: '^1.0.0', dir: '/packages/x' };
+    const fingerprint = 'ed25519:ab12cd34ef56ab12cd34ef56ab12cd34';
+    const refused = "courtier-insurer-broken@1.0.0 is not signed, and this machine's IT policy accepts signed adapters only.";
+    // What a reload after `courtier insurers install` leaves: two installed packages, one refused.
+    registry.replace(
+      [
+        ...loaded,
+        {
+          ...createTestInsurer('acme', 'Acme Assurances'),
+          version: '2.1.0',
+          origin: { ...origin, signer: { fingerprint, trusted: true } },
+        },
+        { ...createTestInsurer('zeta', 'Zeta Mutuelle'), version: '0.3.0', origin: { ...origin, signer: null } },
+      ],
+      [refused],
+    );
+    try {
+      const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/insurers');
+      await page.getByRole('heading', { level: 1, name: 'Insurers' }).waitFor();
+      await page
+        .getByRole('region', { name: /Acme Assurances/ })
+        .getByText(`version 2.1.0 · installed · signed by ${fingerprint} (trusted key)`, { exact: true })
+        .waitFor();
+      await page
+        .getByRole('region', { name: /Zeta Mutuelle/ })
+        .getByText('version 0.3.0 · installed · not signed', { exact: true })
+        .waitFor();
+      const notice = page.getByRole('status').filter({ hasText: 'These insurer packages were not loaded:' });
+      expect(await notice.getByRole('listitem').allTextContents()).toEqual([refused]);
+      await saveScreenshot(page, 'automation-insurers-packages');
+    } finally {
+      registry.replace(loaded);
+    }
+  });
+
   it('speaks French: the three pages, labels included', async () => {
     const user = await createUser(ui.server, 'Cabinet Français');
     const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/pricing', { locale: 'fr-FR' });
@@ -203,10 +245,9 @@ describe('the automation pages in real Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the jobs page is titled in French').toBe('Tâches');
     await page.getByRole('link', { name: 'Assureurs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
-    await page
-      .getByRole('region', { name: /Sandbox Assurances/ })
-      .getByLabel('Identifiant', { exact: true })
-      .waitFor();
+    const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
+    await sandbox.getByLabel('Identifiant', { exact: true }).waitFor();
+    await sandbox.getByText('version 1.0.0 · intégré', { exact: true }).waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the insurers page is titled in French').toBe('Assureurs');
     await saveScreenshot(page, 'automation-insurers-fr');
   });

@@ -18,13 +18,15 @@ type Status = { kind: 'ok' | 'error'; text: string } | null;
 export function InsurersPage({ lang, t, session }: PageProps) {
   const s = AUTOMATION_STRINGS[lang];
   const [insurers, setInsurers] = useState<ConsoleInsurer[] | null>(null);
+  const [problems, setProblems] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const isAdmin = session.user.role === 'admin';
 
   const load = useCallback(async () => {
     const result = await call(listInsurers);
-    if (result.ok) setInsurers(result.data.data);
-    else setError(result.error.message);
+    if (!result.ok) return setError(result.error.message);
+    setInsurers(result.data.data);
+    setProblems(result.data.problems);
   }, []);
 
   useEffect(() => {
@@ -37,11 +39,45 @@ export function InsurersPage({ lang, t, session }: PageProps) {
       <p className="muted">{s.insurersIntro}</p>
       {!isAdmin && <p className="muted small">{s.adminOnlyCredentials}</p>}
       {error && <Alert>{error}</Alert>}
+      {isAdmin && problems.length > 0 && <PackageProblems problems={problems} s={s} />}
       {insurers === null && !error && <Loading t={t} />}
       {insurers?.map((insurer) => (
         <InsurerCard key={insurer.code} insurer={insurer} s={s} lang={lang} isAdmin={isAdmin} onChanged={load} />
       ))}
     </section>
+  );
+}
+
+/** The packages that did not load (administrators only): the other insurers work without them. */
+function PackageProblems({ problems, s }: { problems: string[]; s: AutomationStrings }) {
+  return (
+    <div className="automation-problems" role="status">
+      <p>{s.packagesNotLoaded}</p>
+      <ul>
+        {problems.map((problem) => (
+          <li key={problem}>{problem}</li>
+        ))}
+      </ul>
+      <p className="small">{s.packagesNotLoadedHint}</p>
+    </div>
+  );
+}
+
+/** Under the insurer's name: which adapter package prices for it, where it comes from, who signed it. */
+function AdapterOrigin({ insurer, s }: { insurer: ConsoleInsurer; s: AutomationStrings }) {
+  const { signed, source } = insurer;
+  // A built-in insurer is vouched for by the application's own signature: "not signed" would mislead.
+  const signature = signed ? (signed.trusted ? 'trusted' : 'untrusted') : source === 'built-in' ? null : 'unsigned';
+  return (
+    <p className="muted small automation-origin" data-source={source} data-signature={signature ?? undefined}>
+      {`${s.adapterVersion(insurer.version)} · ${source === 'built-in' ? s.builtIn : s.installed}`}
+      {signature !== null && (
+        <>
+          {' · '}
+          <span className={`automation-signature-${signature}`}>{signed ? s.signedBy(signed.by, signed.trusted) : s.notSigned}</span>
+        </>
+      )}
+    </p>
   );
 }
 
@@ -121,6 +157,7 @@ function InsurerCard({
       <h2 id={headingId}>
         {insurer.name} <span className="muted small automation-code">{insurer.code}</span>
       </h2>
+      <AdapterOrigin insurer={insurer} s={s} />
       <table className="automation-table">
         <caption className="automation-sr-only">{`${s.products} — ${insurer.name}`}</caption>
         <thead>

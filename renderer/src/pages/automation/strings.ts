@@ -27,6 +27,15 @@ export interface AutomationStrings {
   kindQuote: string;
   kindRoutine: string;
   credits: (n: number) => string;
+  /** Under an insurer's name: its adapter package, e.g. "version 1.0.0 · built in". */
+  adapterVersion: (version: string) => string;
+  builtIn: string;
+  installed: string;
+  signedBy: (key: string, trusted: boolean) => string;
+  notSigned: string;
+  /** Administrators only: the packages left out at load, each with the reason. */
+  packagesNotLoaded: string;
+  packagesNotLoadedHint: string;
   // Pricing
   pricingIntro: string;
   product: string;
@@ -126,6 +135,14 @@ const en: AutomationStrings = {
   kindQuote: 'quote',
   kindRoutine: 'routine',
   credits: (n) => `${n} credit${n === 1 ? '' : 's'}`,
+  adapterVersion: (version) => `version ${version}`,
+  builtIn: 'built in',
+  installed: 'installed',
+  signedBy: (key, trusted) => `signed by ${key} (${trusted ? 'trusted key' : 'a key the IT policy does not trust'})`,
+  notSigned: 'not signed',
+  packagesNotLoaded: 'These insurer packages were not loaded:',
+  packagesNotLoadedHint:
+    'Their insurers cannot price until the package is fixed. On the computer running Courtier, the command “courtier insurers list” says the same, and “courtier insurers install” puts a corrected package in place.',
   pricingIntro:
     'Choose an insurer and a product; the form below comes from the product’s schema. Check it first (free), then price it: the robot runs in the background and the job shows live on the Jobs page.',
   product: 'Product',
@@ -231,6 +248,15 @@ const fr: AutomationStrings = {
   kindQuote: 'devis',
   kindRoutine: 'routine',
   credits: (n) => `${n} crédit${n > 1 ? 's' : ''}`,
+  adapterVersion: (version) => `version ${version}`,
+  builtIn: 'intégré',
+  installed: 'installé',
+  signedBy: (key, trusted) =>
+    `signé par ${key} (${trusted ? 'clé de confiance' : 'clé à laquelle la politique informatique ne fait pas confiance'})`,
+  notSigned: 'non signé',
+  packagesNotLoaded: 'Ces paquets d’assureurs n’ont pas été chargés :',
+  packagesNotLoadedHint:
+    'Leurs assureurs ne peuvent pas tarifer tant que le paquet n’est pas corrigé. Sur l’ordinateur où tourne Courtier, la commande « courtier insurers list » dit la même chose, et « courtier insurers install » installe un paquet corrigé.',
   pricingIntro:
     'Choisissez un assureur et un produit ; le formulaire ci-dessous vient du schéma du produit. Vérifiez-le d’abord (gratuit), puis tarifez : le robot travaille en arrière-plan et la tâche s’affiche en direct dans Tâches.',
   product: 'Produit',
