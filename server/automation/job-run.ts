@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { readInsurerPassword, type InsurerLogin } from '../credentials/service.js';
+import { readInsurerSecrets, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
@@ -96,10 +96,10 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
       if (demo) return demo;
       throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
     }
-    const password = readInsurerPassword(deps, row.cabinetId, row.robotCompagnie);
-    if (password === undefined) throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
-    session.knowSecrets([password]);
-    return { login: configured.login, password, extra: configured.extra };
+    const secrets = readInsurerSecrets(deps, row.cabinetId, row.robotCompagnie);
+    if (secrets === undefined) throw new RobotError('technical', 'insurer_credentials_missing', CREDENTIALS_REMOVED);
+    session.knowSecrets([secrets.password, ...Object.values(secrets.extra)]);
+    return { login: configured.login, password: secrets.password, extra: { ...configured.extra, ...secrets.extra } };
   };
   const heartbeat = setInterval(
     () => queueStore.extendLease(deps.db.orm, row.id, deps.clock.now() + options.leaseMs),

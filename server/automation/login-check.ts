@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LastLoginTest, TestLoginResult } from '../../shared/console-insurers.js';
-import { readInsurerCredentials } from '../credentials/service.js';
+import { credentialSecrets, readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
@@ -42,7 +42,7 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   }, LOGIN_HOLD_MS / 3);
   renewal.unref();
   // No login key: a check always logs in afresh (a resumed session would not test the password).
-  const session = runtime.session(id, { secrets: [credentials.password] });
+  const session = runtime.session(id, { secrets: credentialSecrets(deps, code, credentials) });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
   const ctx: RobotContext = {

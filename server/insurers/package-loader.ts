@@ -150,6 +150,7 @@ export function insurerFromPackage(
     code: pkg.courtier.code,
     name: pkg.courtier.name,
     version: pkg.version,
+    credentialFields: pkg.courtier.credentials,
     ...(sandbox ? { testKeys: { demoCredentials: { ...sandbox.demoCredentials, extra: {} } } } : {}),
     reach: { origins, prefixes: () => (sandbox ? [`${options.sandboxUrl()}/`] : []) },
     origin: { source: options.source, apiRange: pkg.engines['courtier-adapter-api'], dir: options.dir, signer: options.signer },

@@ -1,4 +1,4 @@
-import type { InsurerAdapter, InsurerCredentials } from '@courtier/adapter-kit';
+import type { InsurerAdapter, InsurerCredentials, InsurerManifest } from '@courtier/adapter-kit';
 
 /** Where an insurer's package came from. */
 export type InsurerSource = 'built-in' | 'installed';
@@ -24,6 +24,11 @@ export interface Insurer extends InsurerAdapter {
    * none. An install offers one such insurer at most.
    */
   testKeys?: { demoCredentials: InsurerCredentials };
+  /**
+   * The credential fields its manifest declares: the extra ones a cabinet may set, and which of
+   * them are secrets. Absent for an insurer given in code (tests): any extra field, none secret.
+   */
+  credentialFields?: InsurerManifest['credentials'];
   /**
    * What the robot's browser may load: URLs whose origin is listed, or that start with one of the
    * prefixes (a sandbox portal's path on this service). Absent for an insurer given in code (tests).

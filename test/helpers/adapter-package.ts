@@ -30,7 +30,10 @@ export function writeAdapterPackage(dir: string, adapter: FixtureAdapter): strin
     credentials: {
       login: 'Identifiant',
       password: 'Mot de passe',
-      extra: [{ name: 'broker_code', label: 'Code courtier', secret: false }],
+      extra: [
+        { name: 'broker_code', label: 'Code courtier', secret: false },
+        { name: 'pin', label: 'Code PIN', secret: true },
+      ],
     },
     humanSteps: ['otp_sms'],
     origins: ['https://extranet.example.fr'],
@@ -56,6 +59,9 @@ export default defineInsurer(() => ({
   products: [{ code: 'auto', label: 'Assurance auto', kind: 'quote', schema, example: ${JSON.stringify(example)} }],
   async run(ctx, input) {
     ctx.progress('pricing', 50);
+    // The robot logs in with every credential field its manifest declares, the secret PIN included.
+    const { extra } = ctx.credentials();
+    if (!extra.broker_code || !extra.pin) throw new RobotError('business', 'invalid_credentials', 'The broker code or the PIN is missing.');
     if (input.dicData.ref === 'refused') throw new RobotError('business', 'risk_declined', 'The insurer declined the risk.');
     ctx.markSubmitted();
     return { tarif_eur: ${tarif}, outcome: 'partial' };
