@@ -117,7 +117,7 @@ const configSchema = z.object({
   robotsHeaded: booleanFromString.default(false),
   /** Serve the sandbox insurer portal under /sandbox/insurer/ and price with it. */
   sandbox: booleanFromString.default(true),
-  sandboxMode: z.enum(['normal', 'slow', 'flaky', 'down']).default('normal'),
+  sandboxMode: z.enum(['normal', 'slow', 'flaky', 'down', 'changed']).default('normal'),
   /** The sandbox portal's think time per page in slow mode. */
   sandboxLatencyMs: z.coerce.number().int().min(0).max(60_000).default(1500),
   /** Dynamic OAuth client registrations accepted per client address per hour. */

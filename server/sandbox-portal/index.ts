@@ -31,12 +31,16 @@ import { quoteRoutes } from './quote-routes.js';
  * This is the insurer's side; the robot that drives it is server/robots/insurers/sandbox/.
  */
 
-export type SandboxMode = 'normal' | 'slow' | 'flaky' | 'down';
+export type SandboxMode = 'normal' | 'slow' | 'flaky' | 'down' | 'changed';
 
 export interface SandboxOptions {
   clock: { now(): number };
   randomBytes: (size: number) => Buffer;
-  /** Read on every request: 'down' answers 503 everywhere, 'flaky' every third request, 'slow' waits latencyMs(). */
+  /**
+   * Read on every request: 'down' answers 503 everywhere, 'flaky' every third request, 'slow' waits
+   * latencyMs(), 'changed' shows the portal's redesign (the quote wizards' labels renamed, fields
+   * moved, a step added), which robots written for the old pages must report as portal_changed.
+   */
   mode: () => SandboxMode;
   latencyMs: () => number;
   /** The broker accounts, by login; demo/demo and demo-mfa/demo when not given. */
@@ -55,6 +59,7 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
     clock: options.clock,
     randomBytes: options.randomBytes,
     accounts: options.accounts ?? DEMO_ACCOUNTS,
+    redesigned: () => options.mode() === 'changed',
   });
   const { html } = portal;
   let requestsInFlakyMode = 0;

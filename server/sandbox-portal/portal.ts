@@ -41,6 +41,8 @@ export interface Portal {
   clock: { now(): number };
   randomBytes: (size: number) => Buffer;
   accounts: ReadonlyMap<string, SandboxAccount>;
+  /** The portal shows its redesign (mode 'changed'). */
+  redesigned(): boolean;
   /** The SMS codes sent, newest first (the sandbox phone shows them). */
   messages: SmsView[];
   html(reply: FastifyReply, status: number, html: string): FastifyReply;
@@ -73,6 +75,7 @@ export function createPortal(options: {
   clock: Portal['clock'];
   randomBytes: Portal['randomBytes'];
   accounts: Portal['accounts'];
+  redesigned: Portal['redesigned'];
 }): Portal {
   const { base, clock, randomBytes } = options;
   const cookiePath = base === '' ? '/' : base;
@@ -101,6 +104,7 @@ export function createPortal(options: {
     clock,
     randomBytes,
     accounts: options.accounts,
+    redesigned: options.redesigned,
     messages,
     html: (reply, status, html) => reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(html),
     redirect,

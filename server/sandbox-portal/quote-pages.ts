@@ -16,20 +16,39 @@ function step(n: number, of: number): string {
   return `<p>Étape ${n} sur ${of}</p>`;
 }
 
-export function driverStepPage(base: string, raw: Raw, alert: readonly string[] | null = null, invalid: Invalid = none): string {
+/**
+ * The driver's step. The redesign (mode 'changed') renames the page and the birth date's label,
+ * moves the postcode first, and comes after a new first step (needsStepPage).
+ */
+export function driverStepPage(
+  base: string,
+  raw: Raw,
+  alert: readonly string[] | null = null,
+  invalid: Invalid = none,
+  redesigned = false,
+): string {
+  const postcode = textField({
+    id: 'postcode',
+    label: 'Code postal',
+    value: raw.postcode,
+    inputmode: 'numeric',
+    autocomplete: 'postal-code',
+    invalid: invalid.has('postcode'),
+  });
   return layout({
     base,
-    heading: AUTO_HEADINGS.driver,
+    heading: redesigned ? 'Devis auto – Conducteur principal' : AUTO_HEADINGS.driver,
     alert,
     loggedIn: true,
     body:
-      step(1, 3) +
+      (redesigned ? step(2, 4) : step(1, 3)) +
       form(
         `${base}/devis/auto/conducteur`,
-        textField({ id: 'insured_name', label: 'Nom de l’assuré', value: raw.insured_name, invalid: invalid.has('insured_name') }) +
+        (redesigned ? postcode : '') +
+          textField({ id: 'insured_name', label: 'Nom de l’assuré', value: raw.insured_name, invalid: invalid.has('insured_name') }) +
           textField({
             id: 'birth_date',
-            label: 'Date de naissance du conducteur',
+            label: redesigned ? 'Date de naissance' : 'Date de naissance du conducteur',
             type: 'date',
             value: raw.birth_date,
             invalid: invalid.has('birth_date'),
@@ -49,16 +68,23 @@ export function driverStepPage(base: string, raw: Raw, alert: readonly string[] 
             hint: 'De 0,50 à 3,50 (1,00 pour un nouveau conducteur).',
             invalid: invalid.has('bonus_malus'),
           }) +
-          textField({
-            id: 'postcode',
-            label: 'Code postal',
-            value: raw.postcode,
-            inputmode: 'numeric',
-            autocomplete: 'postal-code',
-            invalid: invalid.has('postcode'),
-          }),
+          (redesigned ? '' : postcode),
         'Continuer',
       ),
+  });
+}
+
+/** The step the redesign adds before the driver's: what the client needs, one button. */
+export function needsStepPage(base: string): string {
+  return layout({
+    base,
+    heading: 'Devis auto – Vos besoins',
+    alert: null,
+    loggedIn: true,
+    body:
+      step(1, 4) +
+      '<p>Votre client souhaite assurer un véhicule terrestre à moteur. Les étapes suivantes décrivent le conducteur et le véhicule.</p>' +
+      form(`${base}/devis/auto/besoins`, '', 'Commencer le devis'),
   });
 }
 
@@ -123,10 +149,16 @@ export function formulaStepPage(base: string, raw: Raw, alert: readonly string[]
   });
 }
 
-export function dwellingStepPage(base: string, raw: Raw, alert: readonly string[] | null = null, invalid: Invalid = none): string {
+export function dwellingStepPage(
+  base: string,
+  raw: Raw,
+  alert: readonly string[] | null = null,
+  invalid: Invalid = none,
+  redesigned = false,
+): string {
   return layout({
     base,
-    heading: HOME_QUOTE_HEADINGS.dwelling,
+    heading: redesigned ? 'Devis habitation – Votre logement' : HOME_QUOTE_HEADINGS.dwelling,
     alert,
     loggedIn: true,
     body:

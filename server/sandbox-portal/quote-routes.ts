@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import {
   driverStepPage,
+  needsStepPage,
   dwellingStepPage,
   formulaStepPage,
   occupationStepPage,
@@ -66,18 +67,22 @@ export async function quoteRoutes(app: FastifyInstance, { portal }: { portal: Po
   app.get('/devis/auto', async (request, reply) => {
     const session = portal.sessionOf(request);
     session.auto = {};
-    return redirect(reply, 'devis/auto/conducteur');
+    return redirect(reply, portal.redesigned() ? 'devis/auto/besoins' : 'devis/auto/conducteur');
   });
+
+  // The redesign's added first step.
+  app.get('/devis/auto/besoins', async (_request, reply) => html(reply, 200, needsStepPage(base)));
+  app.post('/devis/auto/besoins', async (_request, reply) => redirect(reply, 'devis/auto/conducteur'));
 
   app.get('/devis/auto/conducteur', async (request, reply) => {
     const session = portal.sessionOf(request);
-    return html(reply, 200, driverStepPage(base, session.auto.driverRaw ?? {}));
+    return html(reply, 200, driverStepPage(base, session.auto.driverRaw ?? {}, null, undefined, portal.redesigned()));
   });
 
   app.post<FormRoute>('/devis/auto/conducteur', async (request, reply) => {
     const session = portal.sessionOf(request);
     const checked = checkDriver(request.body, clock.now());
-    if (!checked.ok) return html(reply, 422, driverStepPage(base, checked.raw, checked.errors, checked.invalid));
+    if (!checked.ok) return html(reply, 422, driverStepPage(base, checked.raw, checked.errors, checked.invalid, portal.redesigned()));
     session.auto.driver = checked.value;
     session.auto.driverRaw = checked.raw;
     return redirect(reply, 'devis/auto/vehicule');
@@ -153,13 +158,13 @@ export async function quoteRoutes(app: FastifyInstance, { portal }: { portal: Po
 
   app.get('/devis/habitation/logement', async (request, reply) => {
     const session = portal.sessionOf(request);
-    return html(reply, 200, dwellingStepPage(base, session.home.dwellingRaw ?? {}));
+    return html(reply, 200, dwellingStepPage(base, session.home.dwellingRaw ?? {}, null, undefined, portal.redesigned()));
   });
 
   app.post<FormRoute>('/devis/habitation/logement', async (request, reply) => {
     const session = portal.sessionOf(request);
     const checked = checkDwelling(request.body);
-    if (!checked.ok) return html(reply, 422, dwellingStepPage(base, checked.raw, checked.errors, checked.invalid));
+    if (!checked.ok) return html(reply, 422, dwellingStepPage(base, checked.raw, checked.errors, checked.invalid, portal.redesigned()));
     session.home.dwelling = checked.value;
     session.home.dwellingRaw = checked.raw;
     return redirect(reply, 'devis/habitation/occupation');

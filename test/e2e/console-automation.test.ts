@@ -46,7 +46,7 @@ describe('the automation pages in real Chromium', () => {
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByText('Not configured').waitFor();
     // Which robot prices: its adapter package's version, shipped with Courtier.
-    await sandbox.getByText('version 1.0.0 · built in', { exact: true }).waitFor();
+    await sandbox.getByText('version 1.1.0 · built in', { exact: true }).waitFor();
     await sandbox.getByLabel('Login', { exact: true }).fill('demo');
     await sandbox.getByLabel('Password', { exact: true }).fill('demo');
     await sandbox.getByRole('button', { name: 'Save credentials' }).click();
@@ -247,7 +247,7 @@ describe('the automation pages in real Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByLabel('Identifiant', { exact: true }).waitFor();
-    await sandbox.getByText('version 1.0.0 · intégré', { exact: true }).waitFor();
+    await sandbox.getByText('version 1.1.0 · intégré', { exact: true }).waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the insurers page is titled in French').toBe('Assureurs');
     await saveScreenshot(page, 'automation-insurers-fr');
   });

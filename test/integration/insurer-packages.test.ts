@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTER_API_VERSION } from '@courtier/adapter-kit';
@@ -52,14 +52,14 @@ describe('courtier insurers: packages', () => {
     const before = await list();
     expect(before.adapter_api).toBe(ADAPTER_API_VERSION);
     expect(before.insurers).toEqual([
-      expect.objectContaining({ code: 'sandbox', version: '1.0.0', api_version: '^1.0.0', source: 'built-in', signed: null }),
+      expect.objectContaining({ code: 'sandbox', version: '1.1.0', api_version: '^1.1.0', source: 'built-in', signed: null }),
     ]);
 
     const installed = await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme'), { code: 'acme', version: '2.1.0' })]);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.json).toMatchObject({ code: 'acme', version: '2.1.0', source: 'installed', signed: null });
     expect((await list()).insurers.map((i) => `${i.code}@${i.version}:${i.source}`)).toEqual([
-      'sandbox@1.0.0:built-in',
+      'sandbox@1.1.0:built-in',
       'acme@2.1.0:installed',
     ]);
 
@@ -67,7 +67,7 @@ describe('courtier insurers: packages', () => {
     expect(
       (await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme3'), { code: 'acme', version: '3.0.0' })])).code,
     ).toBe(0);
-    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual(['sandbox@1.0.0', 'acme@3.0.0']);
+    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual(['sandbox@1.1.0', 'acme@3.0.0']);
     expect(readdirSync(join(dataDir, 'insurers', 'packages', 'acme'))).toEqual([expect.stringMatching(/^3\.0\.0-[0-9a-f]{12}$/)]);
 
     const removed = await courtier(['insurers', 'remove', 'acme']);
@@ -206,22 +206,20 @@ describe('courtier insurers: packages', () => {
       await expect.poll(() => insurersOf('auto'), { timeout: 5_000 }).toEqual(['sandbox', 'live']);
 
       // It prices: the cabinet's credentials for it, a job through the REST API, run by its code.
-      const credentials = await runCourtier(
-        [
-          'insurers',
-          'set-credentials',
-          '--cabinet',
-          cabinet,
-          '--compagnie',
-          'live',
-          '--login',
-          'l',
-          '--password-stdin',
-          '--data-dir',
-          dataDir,
-        ],
-        { env: env(), input: 'p\n' },
-      );
+      const setCredentials = (extra: string) =>
+        runCourtier(
+          [
+            ...['insurers', 'set-credentials', '--cabinet', cabinet, '--compagnie', 'live', '--login', 'l', '--password-stdin'],
+            ...['--extra', extra, '--data-dir', dataDir, '--json'],
+          ],
+          { env: env(), input: 'p\n' },
+        );
+      const unknownField = await setCredentials('broker_code=B42,agency=7');
+      expect(JSON.parse(unknownField.stdout)).toMatchObject({
+        error: 'validation_error',
+        message: 'live Assurances has no credential field agency; its extra fields are broker_code (Code courtier), pin (Code PIN).',
+      });
+      const credentials = await setCredentials('broker_code=B42,pin=PIN-7319-secret');
       expect(credentials.code, credentials.stderr).toBe(0);
       const enqueued = await fetch(`${serve.url}/api/v1/public/automation/tarifications`, {
         method: 'POST',
@@ -237,6 +235,10 @@ describe('courtier insurers: packages', () => {
         };
       await expect.poll(async () => (await job()).status, { timeout: 10_000 }).toBe('partial');
       expect((await job()).result?.tarif_eur).toBe(654.3);
+      // The secret field is kept like the password: not in the database.
+      for (const file of readdirSync(dataDir).filter((f) => f.startsWith('courtier.sqlite'))) {
+        expect(readFileSync(join(dataDir, file)).includes('PIN-7319-secret'), file).toBe(false);
+      }
 
       // The IT policy now requires signatures: a reload drops the unsigned package.
       requireSigned([]);

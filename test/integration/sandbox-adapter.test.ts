@@ -313,11 +313,37 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     expect([err.kind, err.code]).toEqual(['technical', 'insurer_unavailable']);
   });
 
-  it('reports a redesigned page as technical layout_changed', async () => {
-    const redesigned = sandboxInsurer({ portalUrl: () => `${origin}/redesigned`, timeouts: { actionMs: 500 } });
+  it('reports a redesigned page as technical portal_changed, naming the step and what is missing, before typing anything', async () => {
+    const redesigned = sandboxInsurer({ portalUrl: () => `${origin}/redesigned`, timeouts: { actionMs: 2_000 } });
     const err = await robotError(redesigned.run(harness().ctx, { produit: 'auto', dicData: AUTO }));
-    expect([err.kind, err.code]).toEqual(['technical', 'layout_changed']);
-    expect(err.message).toContain('Identifiant courtier');
+    expect([err.kind, err.code]).toEqual(['technical', 'portal_changed']);
+    expect(err.message).toMatch(/^The insurer's portal changed at the step "login": textbox "Identifiant courtier"/);
+    expect(err.details).toMatchObject({
+      step: 'login',
+      missing: expect.arrayContaining(['textbox "Identifiant courtier"', 'textbox "Mot de passe"']) as unknown,
+      found: { path: '/redesigned/login' },
+    });
+  });
+
+  it('on the portal’s redesign (mode changed), fails the auto quote at its driver step and the home quote at its dwelling step, as portal_changed', async () => {
+    mode = 'changed';
+    const h = harness();
+    const auto = await robotError(adapter.run(h.ctx, { produit: 'auto', dicData: AUTO }));
+    expect([auto.kind, auto.code]).toEqual(['technical', 'portal_changed']);
+    expect(auto.details).toMatchObject({
+      step: 'driver',
+      found: {
+        path: '/sandbox/insurer/devis/auto/besoins',
+        landmarks: expect.arrayContaining(['heading "Devis auto – Vos besoins"']) as unknown,
+      },
+    });
+    expect((auto.details as { missing: string[] }).missing).toEqual(
+      expect.arrayContaining(['heading "Devis auto – Conducteur"', 'textbox "Date de naissance du conducteur"']),
+    );
+    expect(h.submitted()).toBe(false);
+    const home = await robotError(adapter.run(harness().ctx, { produit: 'mrh', dicData: product('mrh').example }));
+    expect([home.code, (home.details as { step: string }).step]).toEqual(['portal_changed', 'dwelling']);
+    expect(home.message).toBe('The insurer\'s portal changed at the step "dwelling": heading "Devis habitation – Logement" not found.');
   });
 
   it('passes the portal’s validation message on as business data_refused', async () => {

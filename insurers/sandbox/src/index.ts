@@ -23,7 +23,7 @@ export interface SandboxAdapterOptions {
 }
 
 /** Each product's first page behind the login. */
-const FIRST_PAGES = { auto: AutoQuoteForm.firstPage, mrh: HomeQuoteForm.firstPage, attestation: AttestationPage.firstPage } as const;
+const FIRST_PATHS = { auto: AutoQuoteForm.firstPath, mrh: HomeQuoteForm.firstPath, attestation: AttestationPage.firstPath } as const;
 
 /** The portal allows 3 codes per login; the robot never asks a person more often than that. */
 const MAX_MFA_ATTEMPTS = 3;
@@ -142,8 +142,8 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
       try {
         // A page resumed from the login's previous job is still logged in: its form opens at once,
         // with no password and no code. Otherwise the portal shows its login form.
-        const first = FIRST_PAGES[product.code];
-        const opened = (await new LoginPage(portal).openSignedIn(first.path, first.heading)) === 'open';
+        const first = FIRST_PATHS[product.code];
+        const opened = (await new LoginPage(portal).openSignedIn(first)) === 'open';
         if (!opened) await logIn(ctx, portal);
         portal.throwIfAborted();
         switch (product.code) {

@@ -1,5 +1,4 @@
-import type { Locator, Page } from '@courtier/adapter-kit';
-import { RobotError } from '@courtier/adapter-kit';
+import { expectPage, RobotError, type Locator, type Page, type PageExpectation } from '@courtier/adapter-kit';
 
 /**
  * The sandbox robot's page driver (the portal it drives is server/sandbox-portal): what every page
@@ -193,11 +192,19 @@ export class PortalSession {
     );
   }
 
-  /** On a form step: the next page, or the portal's refusal of the data (business). */
-  expectAfterSubmit(landing: Landing, expected: string, stayedOn: string, during: string): void {
-    if (landing.heading === expected) return;
+  /** Checks that the page is the one this step expects: portal_changed, naming the step, otherwise. */
+  expect(expected: PageExpectation): Promise<void> {
+    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, signal: this.signal });
+  }
+
+  /**
+   * After a form step's submission: the portal's refusal of the data (business), an expired
+   * session, or else the next step's page, checked.
+   */
+  async expectAfterSubmit(landing: Landing, next: PageExpectation, stayedOn: string, during: string): Promise<void> {
     if (landing.heading === stayedOn && landing.alert) throw new RobotError('business', 'data_refused', landing.alert);
-    throw this.unexpected(landing, during);
+    if (landing.heading === HEADINGS.login && landing.alert?.includes('session a expiré')) throw this.unexpected(landing, during);
+    await this.expect(next);
   }
 }
 

@@ -81,6 +81,8 @@ export class RobotError extends Error {
     readonly kind: 'technical' | 'business',
     readonly code: string,
     message: string,
+    /** What a person or a program needs beyond the message (portal_changed: the step, what was expected and found). */
+    readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }

@@ -17,6 +17,7 @@ export {
   type RobotContext,
   type RobotResult,
 } from './adapter.js';
+export { expectPage, type PageExpectation, type PageLandmark, type PortalChangedDetails } from './page-check.js';
 export {
   ADAPTER_API_VERSION,
   ADAPTER_KEYWORD,

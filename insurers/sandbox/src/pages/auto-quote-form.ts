@@ -1,4 +1,5 @@
 import { HEADINGS, type PortalSession } from '../page-driver.js';
+import { PAGES } from './expectations.js';
 import type { AutoQuoteData } from '../products.js';
 import { HomePage } from './home-page.js';
 
@@ -11,17 +12,17 @@ const FORMULA_LABELS: Record<AutoQuoteData['formula'], string> = {
 /** The auto quote's three steps: Conducteur, Véhicule, Formule. */
 export class AutoQuoteForm {
   /** Its first page, behind the login: a session still logged in opens it directly. */
-  static readonly firstPage = { path: '/devis/auto', heading: HEADINGS.autoDriver };
+  static readonly firstPath = '/devis/auto';
 
   constructor(private readonly portal: PortalSession) {}
 
   /** From the portal's home page. */
   async open(): Promise<void> {
-    const landing = await new HomePage(this.portal).follow('Nouveau devis auto');
-    if (landing.heading !== AutoQuoteForm.firstPage.heading) throw this.portal.unexpected(landing, 'opening the auto quote');
+    await new HomePage(this.portal).follow('Nouveau devis auto');
   }
 
   async fillDriver(data: AutoQuoteData): Promise<void> {
+    await this.portal.expect(PAGES.autoDriver);
     await this.portal.fill('Nom de l’assuré', data.insured_name);
     await this.portal.fill('Date de naissance du conducteur', data.driver_birth_date);
     await this.portal.fill('Date d’obtention du permis', data.licence_date);
@@ -31,7 +32,7 @@ export class AutoQuoteForm {
       'the button "Continuer"',
       this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
     );
-    this.portal.expectAfterSubmit(landing, HEADINGS.autoVehicle, HEADINGS.autoDriver, 'filling in the driver');
+    await this.portal.expectAfterSubmit(landing, PAGES.autoVehicle, HEADINGS.autoDriver, 'filling in the driver');
   }
 
   async fillVehicle(data: AutoQuoteData): Promise<void> {
@@ -44,7 +45,7 @@ export class AutoQuoteForm {
       'the button "Continuer"',
       this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
     );
-    this.portal.expectAfterSubmit(landing, HEADINGS.autoFormula, HEADINGS.autoVehicle, 'filling in the vehicle');
+    await this.portal.expectAfterSubmit(landing, PAGES.autoFormula, HEADINGS.autoVehicle, 'filling in the vehicle');
   }
 
   async chooseFormula(formula: AutoQuoteData['formula']): Promise<void> {
@@ -57,6 +58,6 @@ export class AutoQuoteForm {
       'the button "Calculer le tarif"',
       this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }),
     );
-    this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.autoFormula, 'pricing the auto quote');
+    await this.portal.expectAfterSubmit(landing, PAGES.result, HEADINGS.autoFormula, 'pricing the auto quote');
   }
 }

@@ -1,21 +1,22 @@
 import { HEADINGS, type PortalSession } from '../page-driver.js';
+import { PAGES } from './expectations.js';
 import type { HomeQuoteData } from '../products.js';
 import { HomePage } from './home-page.js';
 
 /** The home (MRH) quote's two steps: Logement, Occupation. */
 export class HomeQuoteForm {
   /** Its first page, behind the login: a session still logged in opens it directly. */
-  static readonly firstPage = { path: '/devis/habitation', heading: HEADINGS.homeDwelling };
+  static readonly firstPath = '/devis/habitation';
 
   constructor(private readonly portal: PortalSession) {}
 
   /** From the portal's home page. */
   async open(): Promise<void> {
-    const landing = await new HomePage(this.portal).follow('Nouveau devis habitation');
-    if (landing.heading !== HomeQuoteForm.firstPage.heading) throw this.portal.unexpected(landing, 'opening the home quote');
+    await new HomePage(this.portal).follow('Nouveau devis habitation');
   }
 
   async fillDwelling(data: HomeQuoteData): Promise<void> {
+    await this.portal.expect(PAGES.homeDwelling);
     await this.portal.fill('Nom de l’assuré', data.insured_name);
     await this.portal.select('Type de logement', data.dwelling_type);
     await this.portal.fill('Surface (m²)', String(data.surface_m2));
@@ -25,7 +26,7 @@ export class HomeQuoteForm {
       'the button "Continuer"',
       this.portal.page.getByRole('button', { name: 'Continuer', exact: true }),
     );
-    this.portal.expectAfterSubmit(landing, HEADINGS.homeOccupation, HEADINGS.homeDwelling, 'filling in the dwelling');
+    await this.portal.expectAfterSubmit(landing, PAGES.homeOccupation, HEADINGS.homeDwelling, 'filling in the dwelling');
   }
 
   async fillOccupation(data: HomeQuoteData): Promise<void> {
@@ -39,6 +40,6 @@ export class HomeQuoteForm {
       'the button "Calculer le tarif"',
       this.portal.page.getByRole('button', { name: 'Calculer le tarif', exact: true }),
     );
-    this.portal.expectAfterSubmit(landing, HEADINGS.result, HEADINGS.homeOccupation, 'pricing the home quote');
+    await this.portal.expectAfterSubmit(landing, PAGES.result, HEADINGS.homeOccupation, 'pricing the home quote');
   }
 }
