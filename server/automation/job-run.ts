@@ -3,6 +3,7 @@ import { readInsurerSecrets, type InsurerLogin } from '../credentials/service.js
 import type { Deps } from '../deps.js';
 import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
+import { outsideReachNote } from '../robots/reach.js';
 import { recordArtifacts } from './artifacts.js';
 import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';
 import type * as store from './store.js';
@@ -24,12 +25,29 @@ const CREDENTIALS_REMOVED = 'The portal credentials were removed after the job w
  * Who a job's robot logs in as, for resuming its browser session (a key of this process's memory):
  * the insurer login (cabinet and insurer, which the claim runs one job at a time), its login name
  * and extra fields, and when its credentials were set (the demo insurer's account when none are),
- * so that credentials set again never resume the old ones' session. The password is not read for
- * it: a resumed session needs none.
+ * so that credentials set again never resume the old ones' session. The adapter's version is in it
+ * too: an updated adapter starts from a page of its own making, under its own manifest's reach. The
+ * password is not read for it: a resumed session needs none.
  */
-function loginKey(row: store.JobRow, configured: InsurerLogin | undefined, demo: InsurerCredentials | undefined): string {
+function loginKey(row: store.JobRow, version: string, configured: InsurerLogin | undefined, demo: InsurerCredentials | undefined): string {
   const who = configured ? [configured.login, configured.extra, configured.updatedAt] : [demo?.login];
-  return JSON.stringify([row.cabinetId, row.robotCompagnie, ...who]);
+  return JSON.stringify([row.cabinetId, row.robotCompagnie, version, ...who]);
+}
+
+/**
+ * Logs an origin outside the insurer's reach that a robot's browser asked for, by its origin only (a
+ * path or a query string may hold a client's personal data).
+ */
+export function logOutsideReach(logger: FastifyBaseLogger, who: Record<string, string>, origin: string, stopped: boolean): void {
+  if (stopped) {
+    logger.warn({ ...who, origin, blocked: true }, "the robot's browser asked for an origin its adapter does not declare: blocked");
+  } else {
+    logger.warn(
+      { ...who, origin, blocked: false },
+      "a redirect took the robot's browser to an origin its adapter does not declare: the browser follows a redirect " +
+        'without filtering it, so that request went out; what its page asks for next is blocked',
+    );
+  }
 }
 
 /** What a run needs of the pool that claimed its job. */
@@ -43,7 +61,8 @@ export interface RunOptions {
 
 /**
  * Writes a failed run as its job's outcome; `redact` takes the session's secrets out of what is
- * stored and logged (a portal may echo them in an error).
+ * stored and logged (a portal may echo them in an error); `note` ends the stored message (what the
+ * browser was refused).
  */
 export function failRun(
   deps: Deps,
@@ -51,17 +70,19 @@ export function failRun(
   row: store.JobRow,
   err: unknown,
   redact: (text: string) => string = (text) => text,
+  note?: string,
 ): void {
+  const withNote = (message: string) => (note ? `${message} ${note}` : message);
   if (err instanceof RobotError) {
     // Neither a missing browser, a broker who did not type the code nor removed credentials says anything about the insurer.
     const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(err.code);
-    failJob(deps, row, { code: err.code, message: redact(err.message), technical: err.kind === 'technical', countsForBreaker });
+    failJob(deps, row, { code: err.code, message: withNote(redact(err.message)), technical: err.kind === 'technical', countsForBreaker });
   } else {
     const message = redact((err as Error)?.message ?? String(err));
     logger.error({ err: { message, stack: redact((err as Error)?.stack ?? '') }, job_id: row.id }, 'robot crashed');
     failJob(deps, row, {
       code: 'robot_crashed',
-      message: `The robot stopped unexpectedly: ${message}`,
+      message: withNote(`The robot stopped unexpectedly: ${message}`),
       technical: true,
       countsForBreaker: true,
     });
@@ -88,7 +109,13 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
     );
     return;
   }
-  const session = options.runtime.session(row.id, { secrets: [], login: loginKey(row, configured, demo) });
+  const session = options.runtime.session(row.id, {
+    secrets: [],
+    login: loginKey(row, adapter.version, configured, demo),
+    ...(adapter.reach ? { reach: adapter.reach } : {}),
+    onOutsideReach: (origin, stopped) =>
+      logOutsideReach(options.logger, { job_id: row.id, compagnie: row.robotCompagnie }, origin, stopped),
+  });
   /** Read when the robot logs in; from then on, its session keeps the password out of traces and messages. */
   const credentials = (): InsurerCredentials => {
     // A demo insurer's public account: no secret to keep out of its traces.
@@ -147,8 +174,10 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
   await options.settle(entry, () => {
     if (artifacts.screenshot || artifacts.trace)
       recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
-    if (outcome.kind === 'error') failRun(deps, options.logger, row, outcome.err, session.redact);
-    else if (result && !completeJob(deps, row, result)) {
+    if (outcome.kind === 'error') {
+      const outside = session.outsideReach();
+      failRun(deps, options.logger, row, outcome.err, session.redact, outside.size > 0 ? outsideReachNote(outside) : undefined);
+    } else if (result && !completeJob(deps, row, result)) {
       options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
     }
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { LastLoginTest, TestLoginResult } from '../../shared/console-insurers.js';
 import { credentialSecrets, readInsurerCredentials } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
@@ -6,6 +7,8 @@ import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { RobotError, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
+import { outsideReachNote } from '../robots/reach.js';
+import { logOutsideReach } from './job-run.js';
 import { readKillSwitch, readRobotPause } from './guards.js';
 import { insurerLoginBusy } from './jobs.js';
 import * as store from './store-guards.js';
@@ -20,10 +23,17 @@ const LOGIN_HOLD_MS = 30_000;
 
 /**
  * Runs an insurer robot's login step with the cabinet's credentials, in its own browser context
- * like a job's, and says what the portal answered. Refused while a robot uses that login (portals
- * log out a session when the same account logs in twice).
+ * like a job's (filtered by the insurer's reach like a job's), and says what the portal answered.
+ * Refused while a robot uses that login (portals log out a session when the same account logs in
+ * twice).
  */
-export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabinetId: string, code: string): Promise<TestLoginResult> {
+export async function testInsurerLogin(
+  deps: Deps,
+  runtime: BrowserRuntime,
+  logger: FastifyBaseLogger,
+  cabinetId: string,
+  code: string,
+): Promise<TestLoginResult> {
   const adapter = deps.insurers.get(code);
   if (!adapter) throw new ApiError('unknown_insurer', `No insurer with code ${code}.`);
   const credentials = readInsurerCredentials(deps, cabinetId, code);
@@ -42,7 +52,11 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
   }, LOGIN_HOLD_MS / 3);
   renewal.unref();
   // No login key: a check always logs in afresh (a resumed session would not test the password).
-  const session = runtime.session(id, { secrets: credentialSecrets(deps, code, credentials) });
+  const session = runtime.session(id, {
+    secrets: credentialSecrets(deps, code, credentials),
+    ...(adapter.reach ? { reach: adapter.reach } : {}),
+    onOutsideReach: (origin, stopped) => logOutsideReach(logger, { login_check_id: id, compagnie: code }, origin, stopped),
+  });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), LOGIN_CHECK_TIMEOUT_MS);
   const ctx: RobotContext = {
@@ -59,12 +73,14 @@ export async function testInsurerLogin(deps: Deps, runtime: BrowserRuntime, cabi
     const check = await adapter.verifyLogin(ctx);
     return remember(deps, cabinetId, code, { ok: true, mfa_required: check.mfa });
   } catch (err) {
+    const outside = session.outsideReach();
+    const withNote = (message: string) => (outside.size > 0 ? `${message} ${outsideReachNote(outside)}` : message);
     if (err instanceof RobotError)
-      return remember(deps, cabinetId, code, { ok: false, code: err.code, message: session.redact(err.message) });
+      return remember(deps, cabinetId, code, { ok: false, code: err.code, message: withNote(session.redact(err.message)) });
     return remember(deps, cabinetId, code, {
       ok: false,
       code: 'robot_crashed',
-      message: session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`),
+      message: withNote(session.redact(`The robot stopped unexpectedly: ${String((err as Error)?.message ?? err).split('\n')[0]}`)),
     });
   } finally {
     clearTimeout(timer);

@@ -88,7 +88,7 @@ export async function automationConsoleRoutes(
   });
 
   registerEndpoint(app, testInsurerLogin, (request) =>
-    checkInsurerLogin(deps, runtime, consoleUser(request).cabinetId, request.params.code),
+    checkInsurerLogin(deps, runtime, request.log, consoleUser(request).cabinetId, request.params.code),
   );
 
   // Products and pricing.

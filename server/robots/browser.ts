@@ -5,6 +5,7 @@ import { ARTIFACT_RETENTION_MS } from '../../shared/automation.js';
 import { RobotError } from '@courtier/adapter-kit';
 import { createJobSession, type JobBrowserSession } from './job-session.js';
 import { createParkedSessions } from './parked-sessions.js';
+import type { Reach } from './reach.js';
 
 /** How to start a browser: a file to execute, or a Playwright channel (an installed Chrome or Edge). */
 export type BrowserLaunchTarget = { executablePath: string } | { channel: 'chrome' | 'msedge' };
@@ -56,10 +57,19 @@ export interface BrowserRuntime {
    * `secrets`: what the robot may type that must never be recorded (the portal password); a saved
    * trace is checked for them, and for those given later to knowSecrets. `login`: who the robot
    * logs in as (an opaque key that changes with the credentials); a success parks the context
-   * under it, and the next session with the same key resumes it. Without it, the context is the
-   * job's alone.
+   * under it, and the next session with the same key and reach resumes it. Without it, the context
+   * is the job's alone. `reach`: what the context may load (others are aborted, and `onOutsideReach`
+   * is told once per origin); without it, anything.
    */
-  session(jobId: string, options: { secrets: readonly string[]; login?: string }): JobBrowserSession;
+  session(
+    jobId: string,
+    options: {
+      secrets: readonly string[];
+      login?: string;
+      reach?: Reach;
+      onOutsideReach?: (origin: string, stopped: boolean) => void;
+    },
+  ): JobBrowserSession;
   /** Closes the parked sessions idle for SESSION_IDLE_MS or more, by the injected clock; returns how many. */
   closeIdleSessions(): Promise<number>;
   /** Whether any browser is there to try (no launch): false means robots cannot run here. */
@@ -155,8 +165,9 @@ export function createBrowserRuntime(options: {
     session: (jobId, sessionOptions) =>
       createJobSession({
         ...sessionOptions,
-        newContext: async () => {
-          const context = await (await browser()).newContext({ acceptDownloads: true, locale: 'fr-FR', timezoneId: 'Europe/Paris' });
+        newContext: async ({ serviceWorkers }) => {
+          const shared = await browser();
+          const context = await shared.newContext({ acceptDownloads: true, locale: 'fr-FR', timezoneId: 'Europe/Paris', serviceWorkers });
           contexts.add(context);
           return context;
         },

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import type { createParkedSessions } from './parked-sessions.js';
+import { allowListOf, guardContext, type AllowList, type ContextGuard, type Reach } from './reach.js';
 import { holdsSecret, redactSecrets } from './secret-forms.js';
 import { readZipEntries } from './zip-entries.js';
 
@@ -75,6 +76,8 @@ export interface JobBrowserSession {
    * from now on treated as those given to `session()`.
    */
   knowSecrets(secrets: readonly string[]): void;
+  /** The origins outside its insurer's reach this job's browser asked for, each with how many requests. */
+  outsideReach(): ReadonlyMap<string, number>;
 }
 
 /** What one job's session needs of the runtime that owns the browser. */
@@ -82,8 +85,12 @@ interface JobSessionOptions {
   /** See BrowserRuntime.session. */
   secrets: readonly string[];
   login?: string;
-  /** A new context of the shared browser, registered with the runtime. */
-  newContext(): Promise<BrowserContext>;
+  /** What the job's browser may load; without it, anything (an insurer given in code by a test). */
+  reach?: Reach;
+  /** Told once per origin outside the reach the job's browser asked for; see ContextGuard for `stopped`. */
+  onOutsideReach?: (origin: string, stopped: boolean) => void;
+  /** A new context of the shared browser, registered with the runtime; service workers blocked when asked. */
+  newContext(options: { serviceWorkers: 'allow' | 'block' }): Promise<BrowserContext>;
   closeContext(context: BrowserContext): Promise<void>;
   parked: ReturnType<typeof createParkedSessions>;
   /** Where a failure's screenshot and trace go. */
@@ -102,6 +109,39 @@ export function createJobSession(options: JobSessionOptions): JobBrowserSession 
   // short, such as 6 digits, which any trace's numbers may contain) are only kept out of it.
   const credentialSecrets = new Set(options.secrets.filter((s) => s !== ''));
   const secrets = new Set(credentialSecrets);
+  const outside = new Map<string, number>();
+  const report = (origin: string, stopped: boolean) => {
+    const count = outside.get(origin) ?? 0;
+    outside.set(origin, count + 1);
+    if (count === 0) options.onOutsideReach?.(origin, stopped);
+  };
+  let guard: ContextGuard | undefined;
+  /** Read when the first page is asked for, not before: a sandbox portal's prefix needs the service's port. */
+  let allowList: AllowList | undefined;
+
+  /** Where a success is parked: the login, and the reach its context is filtered by. */
+  function parkingKey(): string | undefined {
+    if (options.login === undefined) return undefined;
+    return JSON.stringify([options.login, allowList?.key ?? null]);
+  }
+
+  /**
+   * A new context, its filter installed before any page: service workers are blocked with it, since
+   * the requests a service worker answers never reach the filter.
+   */
+  async function freshContext(): Promise<BrowserContext> {
+    const created = await newContext({ serviceWorkers: allowList ? 'block' : 'allow' });
+    if (allowList) {
+      guard = { allowList, report };
+      try {
+        await guardContext(created, guard);
+      } catch (err) {
+        await closeContext(created);
+        throw err;
+      }
+    }
+    return created;
+  }
 
   async function startTracing(): Promise<void> {
     if (!context || tracing || (await fieldsHoldSecret(context, secrets))) return;
@@ -153,16 +193,21 @@ export function createJobSession(options: JobSessionOptions): JobBrowserSession 
         secrets.add(value);
       }
     },
+    outsideReach: () => outside,
     async openPage() {
-      const resumed = context || options.login === undefined ? undefined : parked.resume(options.login);
+      if (!context && options.reach) allowList = allowListOf(options.reach);
+      const key = parkingKey();
+      const resumed = context || key === undefined ? undefined : parked.resume(key);
       if (resumed) {
         context = resumed.context;
         lastPage = resumed.page;
+        guard = resumed.guard;
+        if (guard) guard.report = report;
         await startTracing();
         return lastPage;
       }
       if (!context) {
-        context = await newContext();
+        context = await freshContext();
         await startTracing();
       }
       lastPage = await context.newPage();
@@ -212,7 +257,10 @@ export function createJobSession(options: JobSessionOptions): JobBrowserSession 
           keep = stopped && end === 'succeeded';
         }
       } finally {
-        if (keep && options.login !== undefined) await parked.park(options.login, context, lastPage);
+        // While parked, the context's requests are still filtered, but no job is told of them.
+        if (guard) guard.report = undefined;
+        const key = parkingKey();
+        if (keep && key !== undefined) await parked.park(key, context, lastPage, guard);
         else await closeContext(context);
       }
       return artifacts;

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
+import type { ContextGuard } from './reach.js';
 
 /**
  * How long a successful job's browser context stays open, still logged in to the portal, for the
@@ -13,6 +14,8 @@ const MAX_PARKED_SESSIONS = 4;
 interface ParkedSession {
   context: BrowserContext;
   page: Page;
+  /** The filter installed on the context when it was made, which it keeps for the next job. */
+  guard: ContextGuard | undefined;
   parkedAt: number;
 }
 
@@ -56,7 +59,7 @@ export function createParkedSessions(options: {
     },
 
     /** Keeps a successful job's context for its login's next job: its one page, no trace running. */
-    async park(login: string, context: BrowserContext, page: Page | undefined): Promise<void> {
+    async park(login: string, context: BrowserContext, page: Page | undefined, guard: ContextGuard | undefined): Promise<void> {
       for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
       if (!page || page.isClosed()) return close(context);
       await collectGarbage(context, page);
@@ -65,7 +68,7 @@ export function createParkedSessions(options: {
       const previous = parked.get(login);
       parked.delete(login);
       if (previous) void close(previous.context);
-      parked.set(login, { context, page, parkedAt: now() });
+      parked.set(login, { context, page, guard, parkedAt: now() });
       for (const [key, oldest] of parked) {
         if (parked.size <= MAX_PARKED_SESSIONS) break;
         parked.delete(key);

@@ -93,6 +93,8 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     expect(bytes.toString('latin1')).toContain(premium);
     const devis = await test.get(`/devis/${job.devis_id}`);
     expect(devis.body).toMatchObject({ status: 'priced', client_id: client.body.id, pdf_available: true });
+    // Its browser only loads its portal's path on this service (its manifest's sandbox reach), and needs nothing else.
+    expect(server.logs.filter((line) => line.includes(job.job_id) && line.includes('does not declare'))).toEqual([]);
   });
 
   it('an MFA account: the code is read from the sandbox phone and posted, and the job completes', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserRuntime, type BrowserRuntime } from '../../server/robots/browser.js';
 import { SESSION_IDLE_MS } from '../../server/robots/parked-sessions.js';
+import type { Reach } from '../../server/robots/reach.js';
 import { tempDir, testClock } from '../helpers/server.js';
 
 const clock = testClock();
@@ -20,8 +21,8 @@ afterAll(async () => {
 });
 
 /** One job's run: opens its page, marks it (as a portal's cookie would), ends as told; returns the page it was given. */
-async function job(login: string | undefined, end: 'succeeded' | 'failed' | 'abandoned', mark = `job ${++jobs}`) {
-  const session = runtime.session(`job-${jobs}`, { secrets: [], ...(login === undefined ? {} : { login }) });
+async function job(login: string | undefined, end: 'succeeded' | 'failed' | 'abandoned', mark = `job ${++jobs}`, reach?: Reach) {
+  const session = runtime.session(`job-${jobs}`, { secrets: [], ...(login === undefined ? {} : { login }), ...(reach ? { reach } : {}) });
   const page = await session.openPage();
   const before = await page.title();
   await page.setContent(`<title>${mark}</title><h1>${mark}</h1>`);
@@ -74,6 +75,17 @@ describe('browser sessions resumed by login', () => {
     await expect.poll(() => parked[0]?.page.isClosed()).toBe(true);
     expect(parked.slice(1).map((p) => p.page.isClosed())).toEqual([false, false, false, false]);
     expect((await job('e5', 'succeeded')).before).toBe('e5 parked');
+  });
+
+  it('a parked context is resumed only under the reach its filter was made with', async () => {
+    const extranet = { origins: ['https://extranet.example.fr'], prefixes: () => [] };
+    const moved = { origins: ['https://extranet.example.com'], prefixes: () => [] };
+    const parked = await job('login-g', 'succeeded', 'g parked', extranet);
+    const again = await job('login-g', 'succeeded', 'g again', { origins: ['https://extranet.example.fr/'], prefixes: () => [] });
+    expect(again.page).toBe(parked.page);
+    expect(again.before).toBe('g parked');
+    expect((await job('login-g', 'succeeded', 'g moved', moved)).before).toBe('');
+    expect((await job('login-g', 'succeeded')).before).toBe('');
   });
 
   it('closing the runtime closes the parked sessions', async () => {
