@@ -88,6 +88,15 @@ export const jobSchema = z
       .describe('Set while the job waits for a code.'),
     environment: z.enum(['prod', 'test']).describe('The environment of the key that enqueued it.'),
     ran_on: z.string().describe('The insurer whose robot runs the job: sandbox for a test key, whatever compagnie says.'),
+    adapter: z
+      .object({
+        code: z.string().describe('The insurer’s code (ran_on).'),
+        version: z.string().describe('The version of its adapter package, e.g. 1.4.2.'),
+      })
+      .nullable()
+      .describe(
+        'The insurer adapter whose robot took the job, as it was when the robot started: a quote is traced to the code that priced it, even after the adapter was updated. null until a robot has taken the job.',
+      ),
     artifacts: z
       .object({ screenshot_url: z.string().nullable(), trace_url: z.string().nullable() })
       .nullable()

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerSecrets, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import type { Insurer } from '../insurers/registry.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
 import { recordArtifacts } from './artifacts.js';
@@ -12,6 +13,11 @@ import * as queueStore from './store-queue.js';
 /** A claimed job whose robot this process runs, from its claim until its slot is freed. */
 export interface Running {
   row: store.JobRow;
+  /**
+   * Its robot's adapter, taken from the registry in the claim that recorded its version: a reload
+   * of the insurers after the claim leaves a claimed job its adapter (none: not in this install).
+   */
+  adapter: Insurer | undefined;
   /** Who its robot logs in as, read in the claim's transaction (none: the demo insurer's account, or removed). */
   login: InsurerLogin | undefined;
   controller: AbortController;
@@ -94,8 +100,7 @@ export function failRun(
  * heartbeat, its MFA prompt, then its artifacts and outcome, written through `settle`.
  */
 export async function runJob(deps: Deps, entry: Running, options: RunOptions): Promise<void> {
-  const { row, controller } = entry;
-  const adapter = deps.insurers.get(row.robotCompagnie);
+  const { row, controller, adapter } = entry;
   const configured = entry.login;
   const demo = !configured && row.environment === 'test' ? adapter?.testKeys?.demoCredentials : undefined;
   if (!adapter || (!configured && !demo)) {

@@ -45,6 +45,7 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
         : null,
     environment: row.environment,
     ran_on: row.robotCompagnie,
+    adapter: row.adapterVersion === null ? null : { code: row.robotCompagnie, version: row.adapterVersion },
     artifacts: artifactLinks(row),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),

@@ -42,6 +42,12 @@ export const jobs = sqliteTable(
     environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull().default('prod'),
     /** The insurer whose robot runs the job (sandbox for test keys, else compagnie). */
     robotCompagnie: text('robot_compagnie').notNull().default(''),
+    /**
+     * The version of the adapter package whose robot took the job (its code is robotCompagnie),
+     * written by the claim: a reload of the insurers may change it between the enqueue and the run.
+     * Null until a robot has taken the job.
+     */
+    adapterVersion: text('adapter_version'),
     /** JSON {screenshot, trace}: file names saved beside the job after a failure. */
     artifacts: text('artifacts'),
     createdAt: integer('created_at').notNull(),

@@ -265,6 +265,7 @@ export function enqueueTarification(
       callbackWebhookId: request.callback_webhook_id ?? null,
       environment,
       robotCompagnie,
+      adapterVersion: null,
       artifacts: null,
       createdAt: now,
       updatedAt: now,

@@ -57,7 +57,11 @@ function claimable(orm: Orm) {
     .limit(1);
 }
 
-/** The claim: the next claimable job running, leased, one attempt more, and its step on its timeline. */
+/**
+ * The claim: the next claimable job running, leased, one attempt more, its step on its timeline, and
+ * the version of the adapter its robot runs, read from the versions bound as a JSON object by code
+ * (which job is claimed is known only inside the statement, and a second UPDATE would cost every job one).
+ */
 const CLAIM = preparedQuery((orm) =>
   orm
     .update(jobs)
@@ -68,6 +72,7 @@ const CLAIM = preparedQuery((orm) =>
       updatedAt: sql`${P('now')}`,
       timeline: appendStep({ status: sql`'running'`, step: jobs.progressStep, percent: jobs.progressPercent, at: P('now') }),
       attempts: sql`${jobs.attempts} + 1`,
+      adapterVersion: sql`${P('adapterVersions')} ->> ${jobs.robotCompagnie}`,
     })
     .where(and(eq(jobs.id, claimable(orm)), inStatuses(jobs.status, ['pending'])))
     .returning(),
@@ -79,18 +84,23 @@ export interface HeldBack {
   queuedBefore: number;
 }
 
+/** What a claim is told besides the time and the lease. */
+interface ClaimOptions {
+  /** Jobs that must wait (none by default). */
+  held?: HeldBack;
+  /** The version of each insurer's adapter (by code) that the claimed job's robot will run; a code missing records none. */
+  adapterVersions?: Readonly<Record<string, string>>;
+}
+
 /** The next claimable job but those held back, leased to this worker in the caller's transaction: one statement. */
-export function claimNextJob(
-  orm: Orm,
-  now: number,
-  leaseMs: number,
-  held: HeldBack = { cabinetIds: [], queuedBefore: 0 },
-): JobRow | undefined {
+export function claimNextJob(orm: Orm, now: number, leaseMs: number, options: ClaimOptions = {}): JobRow | undefined {
+  const held = options.held ?? { cabinetIds: [], queuedBefore: 0 };
   return CLAIM(orm).get({
     now,
     leaseUntil: now + leaseMs,
     queuedBefore: held.queuedBefore,
     heldCabinetIds: JSON.stringify(held.cabinetIds),
+    adapterVersions: JSON.stringify(options.adapterVersions ?? {}),
   });
 }
 

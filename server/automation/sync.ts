@@ -46,6 +46,8 @@ const jobRow = z.object({
   environment: z.enum(API_KEY_ENVIRONMENTS),
   // Empty on a job enqueued before the column existed.
   robot_compagnie: storedCode.or(z.literal('')),
+  // An adapter package's version (its manifest's, at most 64 characters); absent from a job of an install older than the column.
+  adapter_version: z.string().min(1).max(64).nullish(),
   created_at: storedTime,
   updated_at: storedTime,
   finished_at: storedTime.nullable(),

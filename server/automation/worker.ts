@@ -80,13 +80,17 @@ export function createWorker(
   function claimForFreeSlots(into: Running[]): void {
     // Switched off install-wide: nothing starts (a cabinet's own pause is honoured by the claim's query).
     if (readKillSwitch(deps)) return;
-    const held = runningJobs.size < deps.config.workerConcurrency ? options.heldBack?.() : undefined;
+    if (runningJobs.size >= deps.config.workerConcurrency) return;
+    const held = options.heldBack?.();
+    // The registry as this turn sees it: the claim records the version of the very adapter the job gets.
+    const adapterVersions = Object.fromEntries(deps.insurers.list().map((insurer) => [insurer.code, insurer.version]));
     while (runningJobs.size < deps.config.workerConcurrency) {
-      const row = queueStore.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs, held);
+      const row = queueStore.claimNextJob(deps.db.orm, deps.clock.now(), leaseMs, { held, adapterVersions });
       if (!row) return;
       jobClaimed(deps, row);
       const login = insurerLogin(deps, row.cabinetId, row.robotCompagnie);
-      const entry: Running = { row, login, controller: new AbortController(), done: Promise.resolve() };
+      const adapter = deps.insurers.get(row.robotCompagnie);
+      const entry: Running = { row, adapter, login, controller: new AbortController(), done: Promise.resolve() };
       runningJobs.set(row.id, entry);
       into.push(entry);
     }

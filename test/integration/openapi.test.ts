@@ -65,6 +65,17 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents the adapter a job ran with, null until a robot took it', async () => {
+    const doc = (await (await server.request('/api/v1/public/openapi.json')).json()) as Document;
+    const job = doc.components.schemas.Job as {
+      required: string[];
+      properties: Record<string, { description?: string; anyOf?: unknown[] }>;
+    };
+    expect(job.required).toContain('adapter');
+    expect(job.properties.adapter?.description).toMatch(/adapter.*null until a robot has taken the job/s);
+    expect(job.properties.adapter?.anyOf).toEqual([expect.objectContaining({ required: ['code', 'version'] }), { type: 'null' }]);
+  });
+
   it('has a human docs page', async () => {
     const res = await server.request('/api/v1/public/docs');
     expect(res.status).toBe(200);

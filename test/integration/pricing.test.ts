@@ -611,6 +611,55 @@ describe('running jobs', () => {
   });
 });
 
+describe('the adapter a job ran with', () => {
+  it('is recorded when a robot takes the job: none while it waits; a reload of the insurers before its run records the version that ran', async () => {
+    /** A release of the test insurer's adapter, noting the jobs its robot ran. */
+    const ranWith = new Map<string, string>();
+    const release = (version: string): TestInsurer => {
+      const adapter = createTestInsurer();
+      return {
+        ...adapter,
+        version,
+        run: (ctx, input) => {
+          ranWith.set(ctx.jobId, version);
+          return adapter.run(ctx, input);
+        },
+      };
+    };
+    const first = release('2.4.1');
+    const reloaded = await startTestServer({ clock, insurers: [first], config: { tarificationQuotaPerHour: 1000 } });
+    try {
+      const id = await reloaded.createCabinet();
+      grantCredits(reloaded.deps, id, 100);
+      setInsurerCredentials(reloaded.deps, id, 'testco', { login: 'broker-42', password: 's3cret!' });
+      const api = apiClient(reloaded, reloaded.createKey(id).key);
+      const gate = gated();
+      first.queue(gate.script);
+      const running = await enqueue(api);
+      await gate.entered;
+      // The login is busy: this job waits, and no robot has taken it.
+      const waiting = await enqueue(api);
+      expect(await job(api, running)).toMatchObject({ status: 'running', adapter: { code: 'testco', version: '2.4.1' } });
+      expect(await job(api, waiting)).toMatchObject({ status: 'pending', adapter: null });
+
+      // A new release of the adapter is loaded while one job runs and the other waits.
+      reloaded.deps.insurers.replace([release('2.5.0')]);
+      gate.open();
+      await reloaded.app.robotWorker.idle();
+      expect(Object.fromEntries(ranWith)).toEqual({ [running]: '2.4.1', [waiting]: '2.5.0' });
+      expect(await job(api, running)).toMatchObject({ status: 'completed', adapter: { code: 'testco', version: '2.4.1' } });
+      expect(await job(api, waiting)).toMatchObject({ status: 'completed', adapter: { code: 'testco', version: '2.5.0' } });
+      const listed = (await api.get('/automation/jobs')).body.data as Job[];
+      expect(listed.map((j) => [j.job_id, j.adapter?.version])).toEqual([
+        [waiting, '2.5.0'],
+        [running, '2.4.1'],
+      ]);
+    } finally {
+      await reloaded.close();
+    }
+  });
+});
+
 describe('test keys', () => {
   it('price on the demo insurer the install offers, whatever its code, logging in with its demo account when none is set', async () => {
     const demo: TestInsurer = { ...createTestInsurer('demo-assur', 'Démo Assurances') };
@@ -624,6 +673,7 @@ describe('test keys', () => {
       const jobId = await enqueue(api, request());
       const done = await untilStatus(api, jobId, 'completed');
       expect(done.status).toBe('completed');
+      expect(done.adapter).toEqual({ code: 'demo-assur', version: '1.0.0' });
       expect(demo.runs.map((run) => run.login)).toEqual(['demo-login']);
       expect(insurer.runs.some((run) => run.login === 'demo-login')).toBe(false);
     } finally {

@@ -35,10 +35,12 @@ afterAll(() => {
 const PASSWORD = 'correct horse battery';
 const AUTO = { ...AUTO_DIC_DATA, insured_name: 'Léa Martin' };
 
-/** What the robot worker does when it takes the next job: the lease, then the job marked running. */
+/** What the robot worker does when it takes the next job: the lease and the version of its adapter, then the job marked running. */
 function claim(node: SyncNode): jobStore.JobRow {
-  const row = queueStore.claimNextJob(node.deps.db.orm, node.clock.now(), 60_000);
+  const adapterVersions = Object.fromEntries(node.deps.insurers.list().map((insurer) => [insurer.code, insurer.version]));
+  const row = queueStore.claimNextJob(node.deps.db.orm, node.clock.now(), 60_000, { adapterVersions });
   if (!row) throw new Error('no job to claim');
+  expect(row.adapterVersion).toBe(node.deps.insurers.get(row.robotCompagnie)?.version);
   jobClaimed(node.deps, row);
   return row;
 }

@@ -229,7 +229,7 @@ describe('an install restored from a backup', () => {
     expect(jobStore.findJob(back.deps.db.orm, back.cabinetId, jobId)?.status).toBe('pending');
     const held = () => ({ cabinetIds: cabinetsAwaitingHub(back.deps, startedAt), queuedBefore: startedAt });
     expect(held().cabinetIds).toEqual([back.cabinetId]);
-    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, { held: held() })).toBeUndefined();
     // Had the hub not answered for long, they would have gone ahead.
     expect(cabinetsAwaitingHub(back.deps, startedAt - 31_000)).toEqual([]);
 
@@ -241,7 +241,7 @@ describe('an install restored from a backup', () => {
       resultTarifCents: 48_000,
     });
     expect(held().cabinetIds).toEqual([]);
-    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, held())).toBeUndefined();
+    expect(queueStore.claimNextJob(back.deps.db.orm, back.clock.now(), 60_000, { held: held() })).toBeUndefined();
     expect(listAudit(back.deps, back.cabinetId, { action: 'sync.resynced', limit: 10 }).map((entry) => entry.details)).toEqual([
       expect.objectContaining({ reason: 'install_restored' }),
     ]);

@@ -1,0 +1,1 @@
+ALTER TABLE `jobs` ADD `adapter_version` text;
