@@ -240,6 +240,11 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     expect(await inputs.getByText('tous_risques').count()).toBe(0);
     expect(await page.getByRole('region', { name: j.timeline }).getByRole('listitem').count()).toBeGreaterThan(3);
     await page.getByText(j.creditsLine({ cost: 10, debited: 10, refunded: 0 }, false)).waitFor();
+    // The robot that priced it: its adapter's code and version.
+    const robot = page.getByRole('term').filter({ hasText: new RegExp(`^${j.robot}$`) });
+    expect(await robot.locator('xpath=following-sibling::dd[1]').textContent()).toBe(
+      `sandbox ${server.deps.insurers.get('sandbox')!.version}`,
+    );
     await screenshot('job-detail');
   });
 

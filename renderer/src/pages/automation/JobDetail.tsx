@@ -112,6 +112,12 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
       <dl className="automation-facts">
         <dt>{j.insurer}</dt>
         <dd>{job.insurer_name}</dd>
+        {job.adapter && (
+          <>
+            <dt>{j.robot}</dt>
+            <dd>{`${job.adapter.code} ${job.adapter.version}`}</dd>
+          </>
+        )}
         <dt>{s.created}</dt>
         <dd>{formatDateTime(lang, job.created_at)}</dd>
         <dt>{s.progress}</dt>

@@ -35,6 +35,8 @@ export interface JobStrings {
   keepRunning: string;
   artifactsTitle: string;
   insurer: string;
+  /** The term before the code and version of the adapter whose robot took the job. */
+  robot: string;
   enableNotifications: string;
   notificationsOn: string;
   notificationTitle: (who: string) => string;
@@ -159,6 +161,7 @@ const en: JobStrings = {
   keepRunning: 'Keep it running',
   artifactsTitle: 'What the robot saw (administrators)',
   insurer: 'Insurer',
+  robot: 'Robot',
   enableNotifications: 'Alert me when a code is needed',
   notificationsOn: 'Alerts on: this browser tells you when an insurer asks for a code.',
   notificationTitle: (who) => `Code needed — ${who}`,
@@ -211,6 +214,7 @@ const fr: JobStrings = {
   keepRunning: 'La laisser continuer',
   artifactsTitle: 'Ce que le robot a vu (administrateurs)',
   insurer: 'Assureur',
+  robot: 'Robot',
   enableNotifications: 'M’alerter quand un code est demandé',
   notificationsOn: 'Alertes activées : ce navigateur vous prévient quand un assureur demande un code.',
   notificationTitle: (who) => `Code demandé — ${who}`,
