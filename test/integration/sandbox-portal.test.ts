@@ -500,6 +500,26 @@ describe('modes', () => {
     for (let i = 0; i < 3; i++) expect((await app.inject({ url: `${PREFIX}/phone` })).statusCode).toBe(200);
   });
 
+  it('changed: the redesign adds a first step to the auto quote and renames its driver page, and a broker can still price through it', async () => {
+    const v = await loggedIn();
+    mode = 'changed';
+    const needs = await v.go('devis/auto');
+    expect(h1Of(needs.body)).toBe('Devis auto – Vos besoins');
+    expect(needs.body).toContain('Étape 1 sur 4');
+    const driverPage = await v.submit('devis/auto/besoins', {});
+    expect(h1Of(driverPage.body)).toBe('Devis auto – Conducteur principal');
+    expect(driverPage.body).toContain('>Date de naissance<');
+    expect(driverPage.body).not.toContain('Date de naissance du conducteur');
+    // The postcode moved first.
+    expect(driverPage.body.indexOf('id="postcode"')).toBeLessThan(driverPage.body.indexOf('id="insured_name"'));
+    expect(h1Of((await v.submit('devis/auto/conducteur', DRIVER)).body)).toBe('Devis auto – Véhicule');
+    expect(h1Of((await v.submit('devis/auto/vehicule', VEHICLE)).body)).toBe('Devis auto – Formule');
+    expect(h1Of((await v.submit('devis/auto/formule', { formula: 'tous_risques' })).body)).toBe('Votre tarif');
+    expect(h1Of((await v.go('devis/habitation')).body)).toBe('Devis habitation – Votre logement');
+    mode = 'normal';
+    expect(h1Of((await v.go('devis/auto')).body)).toBe('Devis auto – Conducteur');
+  });
+
   it('slow: every page waits for the latency', async () => {
     const v = await loggedIn();
     mode = 'slow';
