@@ -96,6 +96,25 @@ function dataDirSource(flag: string | undefined, env: NodeJS.ProcessEnv): DataDi
   return env.COURTIER_DATA_DIR ? 'COURTIER_DATA_DIR' : 'default';
 }
 
+/**
+ * Like withDeps, with the insurers loaded for a service at `serviceUrl` (the running one, whose
+ * sandbox portal a demo insurer's robot reaches), or none of the demo ones when it is not running.
+ */
+export async function withInsurerDeps<T>(
+  config: Config,
+  io: Pick<CliIo, 'env' | 'insurers'>,
+  serviceUrl: string | undefined,
+  body: (deps: Deps) => Promise<T>,
+): Promise<T> {
+  const db = openDatabase(databaseFile(config.dataDir));
+  try {
+    const insurers = io.insurers ?? (await createLoadedRegistry(config, { serviceUrl: serviceUrl ? () => serviceUrl : undefined }));
+    return await body(defaultDeps(db, config, { insurers, env: io.env }));
+  } finally {
+    db.close();
+  }
+}
+
 export function withDeps<T>(
   dataDir: string | undefined,
   io: Pick<CliIo, 'env' | 'insurers' | 'stderr'>,

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CLI_ACTOR, recordAudit } from '../audit/service.js';
 import { loadConfig } from '../config.js';
 import { setInsurerCredentials } from '../credentials/service.js';
@@ -15,9 +15,23 @@ import {
 import { readAdapterPackage } from '../insurers/package-loader.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
-import { parse, print, readStdinPassword, required, withDeps, type CliIo } from './common.js';
+import { RobotError } from '@courtier/adapter-kit';
+import { tryInsurer } from '../automation/try-run.js';
+import { createBrowserRuntime } from '../robots/browser.js';
+import { canonicalDataDir, listRunningServices, runningServicesDir } from '../running-services.js';
+import {
+  parse,
+  print,
+  readStdinPassword,
+  ReportedFailure,
+  required,
+  withDeps,
+  withFlagHints,
+  withInsurerDeps,
+  type CliIo,
+} from './common.js';
 
-const SUBCOMMANDS = 'list, install, remove, reload, sign or set-credentials';
+const SUBCOMMANDS = 'list, install, remove, reload, sign, try or set-credentials';
 
 /** `insurers install PATH --json`: the path comes first, the options after it. */
 function positional(rest: string[], what: string): [string, string[]] {
@@ -109,6 +123,10 @@ export async function runInsurers(argv: string[], io: CliIo): Promise<void> {
       );
       return;
     }
+    case 'try': {
+      const [code, options] = positional(rest, 'insurer code');
+      return tryRobot(code, options, io);
+    }
     case 'set-credentials':
       return setCredentials(rest, io);
     default:
@@ -143,4 +161,96 @@ async function setCredentials(rest: string[], io: CliIo): Promise<void> {
     return saved;
   });
   print(io, v.json, result, `Credentials for ${compagnie} saved (login ${result.login}); the password is stored encrypted.`);
+}
+
+/** One line at a time from standard input when it is not a terminal (a script answering codes). */
+function codeReader(io: CliIo): (challenge: string) => Promise<string> {
+  let lines: Promise<string[]> | undefined;
+  return async (challenge) => {
+    io.stderr(`The portal asks for a code: ${challenge}\n`);
+    if (io.readHiddenLine) return (await io.readHiddenLine('Code: ')).trim();
+    lines ??= io.readStdin().then((text) => text.split(/\r?\n/).filter((line) => line.trim() !== ''));
+    const next = (await lines).shift();
+    if (next === undefined) throw new RobotError('technical', 'mfa_timeout', 'No code on standard input.');
+    return next.trim();
+  };
+}
+
+/**
+ * `insurers try CODE --product P --data FILE`: runs the robot once against its portal, progress on
+ * standard error, and keeps its trace. A demo insurer's portal is served by the running service of
+ * this data dir, which must be started.
+ */
+async function tryRobot(code: string, options: string[], io: CliIo): Promise<void> {
+  const v = parse(options, {
+    product: { type: 'string' },
+    data: { type: 'string' },
+    cabinet: { type: 'string' },
+    headed: { type: 'boolean', default: false },
+  });
+  const produit = required(v, 'product');
+  let dicData: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(required(v, 'data'), 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('it must hold a JSON object (the dicData)');
+    dicData = parsed as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--data: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const config = loadConfig({ dataDir: v['data-dir'] }, io.env);
+  const service = listRunningServices(runningServicesDir(io.env)).find(
+    (s) => canonicalDataDir(s.data_dir) === canonicalDataDir(config.dataDir),
+  );
+  const outcome = await withInsurerDeps(config, io, service?.url, async (deps) => {
+    const runtime = createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: v.headed === true });
+    try {
+      return await withFlagHints(
+        () =>
+          tryInsurer(
+            deps,
+            runtime,
+            { code, produit, dicData, cabinetId: v.cabinet },
+            {
+              progress: (step, percent) => io.stderr(`${String(percent).padStart(3)} %  ${step}\n`),
+              askCode: codeReader(io),
+              outsideReach: (origin) => io.stderr(`blocked: ${origin} (not among the adapter's origins)\n`),
+            },
+          ),
+        {
+          insurer_credentials_missing: 'Give --cabinet ID, whose credentials were set with courtier insurers set-credentials.',
+          // A demo insurer is loaded only with the portal the running service serves.
+          ...(service
+            ? {}
+            : {
+                unknown_insurer: 'A demo insurer needs the Courtier service running on this data dir (courtier serve).',
+                unknown_product: 'A demo insurer needs the Courtier service running on this data dir (courtier serve).',
+              }),
+        },
+      );
+    } finally {
+      await runtime.close();
+    }
+  });
+  const { result, artifacts } = outcome;
+  const pdf = result.ok && result.value.pdf ? join(artifacts.dir, 'quote.pdf') : null;
+  if (pdf && result.ok && result.value.pdf) writeFileSync(pdf, result.value.pdf);
+  const summary = {
+    ok: result.ok,
+    ...(result.ok
+      ? { tarif_eur: result.value.tarif_eur, outcome: result.value.outcome, suspens: result.value.suspens ?? null, pdf }
+      : { error: { code: result.code, message: result.message, technical: result.technical } }),
+    trace: artifacts.trace,
+    screenshot: artifacts.screenshot,
+  };
+  const where = `Trace: ${artifacts.trace ?? 'none'} (open it with npx playwright show-trace)`;
+  print(
+    io,
+    v.json,
+    summary,
+    result.ok
+      ? `${result.value.outcome === 'complete' ? 'Priced' : 'Priced without a PDF'}: ${result.value.tarif_eur} €${pdf ? `, PDF ${pdf}` : ''}.\n${where}`
+      : `Failed: ${result.code} (${result.technical ? 'technical' : 'business'}): ${result.message}\n${where}`,
+  );
+  if (!result.ok) throw new ReportedFailure();
 }

@@ -37,6 +37,10 @@ Commands:
   insurers reload [--json]
         Install an insurer adapter package (a folder or an npm-pack .tgz), remove one, or make the
         running service read them again (it does by itself after install and remove).
+  insurers try CODE --product P --data FILE [--cabinet ID] [--headed] [--json]
+        Run an insurer's robot once against its portal (no job, no credits): progress, the result,
+        its PDF and a trace to open with npx playwright show-trace. Codes the portal asks for are
+        typed at the terminal, or read line by line from standard input.
   insurers sign PATH --key KEY_FILE [--json]
         Sign an adapter package with an ed25519 private key (PEM, as openssl genpkey -algorithm ed25519 writes it).
   insurers set-credentials --cabinet ID --compagnie CODE --login L --password-stdin [--extra k=v,...] [--json]

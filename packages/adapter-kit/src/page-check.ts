@@ -58,7 +58,7 @@ const maskNumbers = (text: string) => text.replace(/\d{3,}/g, (digits) => '#'.re
  * The landmarks of an ARIA snapshot (Playwright's YAML: `- heading "Accueil" [level=1]`), each
  * once, in order.
  */
-export function snapshotLandmarks(snapshot: string): PageLandmark[] {
+function snapshotLandmarks(snapshot: string): PageLandmark[] {
   const seen = new Set<string>();
   const landmarks: PageLandmark[] = [];
   for (const line of snapshot.split('\n')) {
