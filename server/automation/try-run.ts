@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
-import { credentialSecrets, readInsurerCredentials } from '../credentials/service.js';
+import { credentialSecrets, readInsurerCredentials, secretExtraFields } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { BrowserRuntime } from '../robots/browser.js';
@@ -20,6 +21,10 @@ export interface TryOutcome {
   result: { ok: true; value: RobotResult } | { ok: false; code: string; message: string; technical: boolean };
   /** The trace and screenshot of the run, kept whatever its outcome (secrets kept out as for a job). */
   artifacts: { dir: string; trace: string | null; screenshot: string | null };
+  /** The version of the adapter that ran. */
+  adapterVersion: string;
+  /** What a recording of the run must scrub: the credentials used, which extra fields are secrets, the codes typed. */
+  secrets: { credentials: InsurerCredentials; secretExtras: string[]; codes: string[] };
 }
 
 /**
@@ -32,6 +37,8 @@ export async function tryInsurer(
   runtime: BrowserRuntime,
   input: { code: string; produit: string; dicData: Record<string, unknown>; cabinetId: string | undefined },
   console: TryConsole,
+  /** Called with the run's first page before the robot uses it (a recording starts there). */
+  onFirstPage?: (page: Page) => Promise<void>,
 ): Promise<TryOutcome> {
   const { adapter, product } = findProduct(deps, input.produit, input.code);
   const checked = checkDicData(product, input.dicData);
@@ -46,15 +53,26 @@ export async function tryInsurer(
     onOutsideReach: (origin) => console.outsideReach(origin),
   });
   const controller = new AbortController();
+  let firstPage: Promise<void> | undefined;
+  const openPage = async () => {
+    const page = await session.openPage();
+    await (firstPage ??= onFirstPage?.(page) ?? Promise.resolve());
+    return page;
+  };
+  const codes: string[] = [];
   const ctx: RobotContext = {
     jobId: id,
     credentials: () => credentials,
     signal: controller.signal,
-    openPage: () => session.openPage(),
+    openPage,
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: (step, percent) => console.progress(step, percent),
     markSubmitted: () => undefined,
-    requestMfa: (challenge) => console.askCode(challenge),
+    requestMfa: async (challenge) => {
+      const code = await console.askCode(challenge);
+      codes.push(code);
+      return code;
+    },
   };
   let result: TryOutcome['result'];
   try {
@@ -72,7 +90,12 @@ export async function tryInsurer(
   }
   // A try keeps its trace and screenshot whatever the outcome, as a failed job does.
   const saved = await session.finish('failed');
-  return { result, artifacts: { dir: runtime.artifactsDir(id), trace: saved.trace, screenshot: saved.screenshot } };
+  return {
+    result,
+    adapterVersion: adapter.version,
+    artifacts: { dir: runtime.artifactsDir(id), trace: saved.trace, screenshot: saved.screenshot },
+    secrets: { credentials, secretExtras: secretExtraFields(deps, input.code), codes },
+  };
 }
 
 function credentialsFor(deps: Deps, cabinetId: string | undefined, code: string, demo: InsurerCredentials | undefined): InsurerCredentials {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CLI_ACTOR, recordAudit } from '../audit/service.js';
 import { loadConfig } from '../config.js';
@@ -8,11 +8,14 @@ import {
   AdapterRefused,
   installInsurer,
   listInsurers,
+  packageDirOf,
   removeInsurer,
   requestInsurerReload,
   type InsurerListing,
 } from '../insurers/service.js';
 import { readAdapterPackage } from '../insurers/package-loader.js';
+import { recordingSecrets, startRecording, type Cassette } from '../insurers/cassette.js';
+import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
 import { RobotError } from '@courtier/adapter-kit';
@@ -31,7 +34,7 @@ import {
   type CliIo,
 } from './common.js';
 
-const SUBCOMMANDS = 'list, install, remove, reload, sign, try or set-credentials';
+const SUBCOMMANDS = 'list, install, remove, reload, sign, try, record, test or set-credentials';
 
 /** `insurers install PATH --json`: the path comes first, the options after it. */
 function positional(rest: string[], what: string): [string, string[]] {
@@ -125,7 +128,15 @@ export async function runInsurers(argv: string[], io: CliIo): Promise<void> {
     }
     case 'try': {
       const [code, options] = positional(rest, 'insurer code');
-      return tryRobot(code, options, io);
+      return tryRobot(code, options, io, false);
+    }
+    case 'record': {
+      const [code, options] = positional(rest, 'insurer code');
+      return tryRobot(code, options, io, true);
+    }
+    case 'test': {
+      const [target, options] = positional(rest, 'package folder or insurer code');
+      return testCassettes(target, options, io);
     }
     case 'set-credentials':
       return setCredentials(rest, io);
@@ -181,13 +192,15 @@ function codeReader(io: CliIo): (challenge: string) => Promise<string> {
  * standard error, and keeps its trace. A demo insurer's portal is served by the running service of
  * this data dir, which must be started.
  */
-async function tryRobot(code: string, options: string[], io: CliIo): Promise<void> {
+async function tryRobot(code: string, options: string[], io: CliIo, record: boolean): Promise<void> {
   const v = parse(options, {
     product: { type: 'string' },
     data: { type: 'string' },
     cabinet: { type: 'string' },
     headed: { type: 'boolean', default: false },
+    ...(record ? { out: { type: 'string' } } : {}),
   });
+  const out = record ? resolve(required(v, 'out')) : undefined;
   const produit = required(v, 'product');
   let dicData: Record<string, unknown>;
   try {
@@ -202,7 +215,9 @@ async function tryRobot(code: string, options: string[], io: CliIo): Promise<voi
   const service = listRunningServices(runningServicesDir(io.env)).find(
     (s) => canonicalDataDir(s.data_dir) === canonicalDataDir(config.dataDir),
   );
+  let recording: Awaited<ReturnType<typeof startRecording>> | undefined;
   const outcome = await withInsurerDeps(config, io, service?.url, async (deps) => {
+    const reach = deps.insurers.get(code)?.reach ?? { origins: [], prefixes: () => [] };
     const runtime = createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: v.headed === true });
     try {
       return await withFlagHints(
@@ -216,6 +231,7 @@ async function tryRobot(code: string, options: string[], io: CliIo): Promise<voi
               askCode: codeReader(io),
               outsideReach: (origin) => io.stderr(`blocked: ${origin} (not among the adapter's origins)\n`),
             },
+            record ? async (page) => void (recording = await startRecording(page, reach)) : undefined,
           ),
         {
           insurer_credentials_missing: 'Give --cabinet ID, whose credentials were set with courtier insurers set-credentials.',
@@ -242,8 +258,33 @@ async function tryRobot(code: string, options: string[], io: CliIo): Promise<voi
       : { error: { code: result.code, message: result.message, technical: result.technical } }),
     trace: artifacts.trace,
     screenshot: artifacts.screenshot,
+    ...(out ? { cassette: result.ok ? join(out, `${produit}.json`) : null } : {}),
   };
   const where = `Trace: ${artifacts.trace ?? 'none'} (open it with npx playwright show-trace)`;
+  if (out && result.ok && recording) {
+    const { credentials, secretExtras, codes } = outcome.secrets;
+    const cassette: Cassette = {
+      format: 1,
+      insurer: code,
+      adapter_version: outcome.adapterVersion,
+      produit,
+      recorded_at: new Date().toISOString(),
+      origin: recording.origin() ?? '',
+      dicData,
+      codes: codes.length,
+      exchanges: await recording.exchanges(recordingSecrets(credentials, secretExtras, codes)),
+      result: {
+        tarif_eur: result.value.tarif_eur,
+        outcome: result.value.outcome,
+        suspens: result.value.suspens ?? null,
+        pdf: Boolean(result.value.pdf),
+      },
+    };
+    mkdirSync(out, { recursive: true });
+    const file = join(out, `${produit}.json`);
+    writeFileSync(file, `${JSON.stringify(cassette, null, 2)}\n`);
+    io.stderr(`Cassette: ${file} (${cassette.exchanges.length} exchanges; secrets and codes replaced by placeholders)\n`);
+  }
   print(
     io,
     v.json,
@@ -253,4 +294,29 @@ async function tryRobot(code: string, options: string[], io: CliIo): Promise<voi
       : `Failed: ${result.code} (${result.technical ? 'technical' : 'business'}): ${result.message}\n${where}`,
   );
   if (!result.ok) throw new ReportedFailure();
+}
+
+/** `insurers test PATH_OR_CODE`: replays the package's cassettes offline; exit 1 when one fails. */
+async function testCassettes(target: string, options: string[], io: CliIo): Promise<void> {
+  const v = parse(options, {});
+  const config = loadConfig({ dataDir: v['data-dir'] }, io.env);
+  const dir = existsSync(target) ? resolve(target) : packageDirOf(config, target);
+  if (!dir) throw new UsageError(`${target}: no such package folder, nor an insurer built in or installed with that code`);
+  if (cassetteFiles(dir).length === 0)
+    throw new UsageError(`${dir} has no cassettes (cassettes/*.json): make one with courtier insurers record`);
+  const runtime = createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: false });
+  let outcomes: CassetteOutcome[];
+  try {
+    outcomes = await replayPackage(dir, runtime);
+  } finally {
+    await runtime.close();
+  }
+  const passed = outcomes.every((o) => o.ok);
+  print(
+    io,
+    v.json,
+    { package: dir, passed, cassettes: outcomes },
+    outcomes.map((o) => (o.ok ? `✓ ${o.cassette} (${o.produit})` : `✗ ${o.cassette}: ${o.problems.join('; ')}`)).join('\n'),
+  );
+  if (!passed) throw new ReportedFailure();
 }

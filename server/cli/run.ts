@@ -41,6 +41,11 @@ Commands:
         Run an insurer's robot once against its portal (no job, no credits): progress, the result,
         its PDF and a trace to open with npx playwright show-trace. Codes the portal asks for are
         typed at the terminal, or read line by line from standard input.
+  insurers record CODE --product P --data FILE --out DIR [--cabinet ID] [--json]
+        As try, and saves the run as a cassette (DIR/<product>.json): the portal's answers in order,
+        secrets and codes replaced by placeholders.
+  insurers test PATH_OR_CODE [--json]
+        Replays a package's cassettes (cassettes/*.json) offline in a browser and checks each result.
   insurers sign PATH --key KEY_FILE [--json]
         Sign an adapter package with an ed25519 private key (PEM, as openssl genpkey -algorithm ed25519 writes it).
   insurers set-credentials --cabinet ID --compagnie CODE --login L --password-stdin [--extra k=v,...] [--json]

@@ -14,7 +14,7 @@ function extraSecretName(cabinetId: string, compagnie: string, field: string): s
 }
 
 /** The names of the insurer's extra credential fields that are secrets (its manifest says which). */
-function secretExtraFields(deps: Pick<Deps, 'insurers'>, compagnie: string): string[] {
+export function secretExtraFields(deps: Pick<Deps, 'insurers'>, compagnie: string): string[] {
   return (deps.insurers.get(compagnie)?.credentialFields?.extra ?? []).filter((f) => f.secret).map((f) => f.name);
 }
 

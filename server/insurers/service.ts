@@ -249,3 +249,11 @@ export async function loadBuiltInInsurer(code: string, serviceUrl: () => string)
   }
   throw new Error(`No built-in insurer ${code}.`);
 }
+
+/** The folder of the package of an insurer built in or installed here, by its code. */
+export function packageDirOf(config: Pick<Config, 'dataDir'>, code: string): string | undefined {
+  const builtIn = builtInDirs().find((dir) => readAdapterPackage(dir).courtier.code === code);
+  if (builtIn) return builtIn;
+  const folder = readInstalledIndex(config.dataDir).packages[code];
+  return folder === undefined ? undefined : installedPackageDir(config.dataDir, code, folder);
+}

@@ -1,0 +1,96 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RobotError, type RobotContext } from '@courtier/adapter-kit';
+import type { BrowserRuntime } from '../robots/browser.js';
+import { cassetteSchema, compareResult, REPLAY_CREDENTIALS, startReplay, type Cassette } from './cassette.js';
+import { loadAdapterPackage, readAdapterPackage } from './package-loader.js';
+import type { Insurer } from './registry.js';
+
+/** One cassette's replay: passed, or what went wrong. */
+export interface CassetteOutcome {
+  cassette: string;
+  produit: string | null;
+  ok: boolean;
+  problems: string[];
+}
+
+/** The cassettes of a package: its cassettes/ folder's .json files, by name. */
+export function cassetteFiles(packageDir: string): string[] {
+  const dir = join(packageDir, 'cassettes');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+function readCassette(file: string): Cassette {
+  return cassetteSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+/**
+ * Replays every cassette of the package in `packageDir` offline: the robot runs in a real browser,
+ * every request is answered from the cassette (none leaves the machine), and the result must be
+ * the recorded one. The package's code is loaded again for each cassette, with the cassette's origin
+ * as a sandbox insurer's portal.
+ */
+export async function replayPackage(packageDir: string, runtime: BrowserRuntime): Promise<CassetteOutcome[]> {
+  const pkg = readAdapterPackage(packageDir);
+  const outcomes: CassetteOutcome[] = [];
+  for (const file of cassetteFiles(packageDir)) {
+    const name = file.slice(packageDir.length + 1);
+    let cassette: Cassette;
+    try {
+      cassette = readCassette(file);
+    } catch (err) {
+      outcomes.push({ cassette: name, produit: null, ok: false, problems: [`not a cassette: ${(err as Error).message.split('\n')[0]}`] });
+      continue;
+    }
+    const insurer = await loadAdapterPackage(packageDir, pkg, { source: 'built-in', serviceUrl: () => cassette.origin, signer: null });
+    if (!insurer) throw new Error(`${pkg.name} did not load.`);
+    outcomes.push({ cassette: name, produit: cassette.produit, ...(await replayOne(insurer, cassette, runtime, name)) });
+  }
+  return outcomes;
+}
+
+async function replayOne(
+  insurer: Insurer,
+  cassette: Cassette,
+  runtime: BrowserRuntime,
+  name: string,
+): Promise<{ ok: boolean; problems: string[] }> {
+  const problems: string[] = [];
+  if (cassette.insurer !== insurer.code) problems.push(`recorded with ${cassette.insurer}, not ${insurer.code}`);
+  const session = runtime.session(`replay-${name.replace(/[^A-Za-z0-9-]/g, '-')}`, { secrets: [] });
+  let replay: ReturnType<typeof startReplay> | undefined;
+  const controller = new AbortController();
+  const ctx: RobotContext = {
+    jobId: `replay-${name}`,
+    credentials: () => REPLAY_CREDENTIALS,
+    signal: controller.signal,
+    openPage: async () => {
+      const page = await session.openPage();
+      await (replay ??= startReplay(page, cassette));
+      return page;
+    },
+    withSecrets: (secrets, work) => session.withSecrets(secrets, work),
+    progress: () => undefined,
+    markSubmitted: () => undefined,
+    // The portal's answer to the code is in the cassette: any code does.
+    requestMfa: () => Promise.resolve('000000'),
+  };
+  try {
+    const result = await insurer.run(ctx, { produit: cassette.produit, dicData: cassette.dicData });
+    problems.push(...compareResult(cassette, result));
+  } catch (err) {
+    problems.push(
+      err instanceof RobotError ? `${err.code}: ${err.message}` : `the robot crashed: ${String((err as Error)?.message ?? err)}`,
+    );
+  } finally {
+    await session.finish('abandoned');
+  }
+  const unexpected = replay ? (await replay).unexpected : [];
+  if (unexpected.length > 0)
+    problems.push(`requests the cassette does not hold: ${unexpected.slice(0, 5).join(', ')}${unexpected.length > 5 ? '…' : ''}`);
+  return { ok: problems.length === 0, problems };
+}

@@ -1,0 +1,93 @@
+// @module-tag browser
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../server/paths.js';
+import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
+import { tempDir } from '../helpers/server.js';
+import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
+
+const dataDir = tempDir();
+// Copies of the sandbox package live inside the repository, where their import of the kit resolves.
+const copies = join(packageRoot(), 'test-artifacts', `cassettes-${process.pid}`);
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(copies, { recursive: true, force: true });
+});
+
+interface Tested {
+  passed: boolean;
+  cassettes: { cassette: string; produit: string; ok: boolean; problems: string[] }[];
+}
+
+async function test(target: string): Promise<{ code: number | null; tested: Tested }> {
+  const run = await runCourtier(['insurers', 'test', target, '--data-dir', dataDir, '--json']);
+  return { code: run.code, tested: JSON.parse(run.stdout || '{}') as Tested };
+}
+
+/** A copy of the built-in sandbox package, its cassettes changed by `change`. */
+function sandboxCopy(name: string, change: (cassette: Record<string, unknown>) => void): string {
+  const dir = join(copies, name);
+  mkdirSync(dir, { recursive: true });
+  for (const part of ['package.json', 'dist', 'cassettes'])
+    cpSync(join(packageRoot(), 'insurers', 'sandbox', part), join(dir, part), { recursive: true });
+  const file = join(dir, 'cassettes', 'auto.json');
+  const cassette = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  change(cassette);
+  writeFileSync(file, JSON.stringify(cassette));
+  return dir;
+}
+
+describe('cassettes: courtier insurers record and test', () => {
+  it('replays the sandbox insurer’s cassettes offline: no portal runs, every product priced as recorded', async () => {
+    const { code, tested } = await test('sandbox');
+    expect(code).toBe(0);
+    expect(tested.cassettes.map((c) => [c.cassette, c.ok])).toEqual([
+      ['cassettes/auto.json', true],
+      ['cassettes/mrh.json', true],
+    ]);
+  });
+
+  it('fails a replay whose portal answers a premium other than the recorded result, and one that asks for what the cassette lacks', async () => {
+    const premium = sandboxCopy('premium', (cassette) => {
+      const exchanges = cassette.exchanges as { path: string; body: { text: string } }[];
+      const result = exchanges.find((e) => /\/devis\/[0-9a-f]{16}$/.test(e.path))!;
+      result.body.text = result.body.text.replace('705,76', '805,76');
+    });
+    const changed = await test(premium);
+    expect(changed.code).toBe(1);
+    expect(changed.tested.cassettes[0]).toMatchObject({ ok: false, problems: ['premium 805.76 € instead of 705.76 €'] });
+
+    const missing = sandboxCopy('missing', (cassette) => {
+      cassette.exchanges = (cassette.exchanges as { path: string }[]).filter((e) => !e.path.endsWith('/pdf'));
+    });
+    const lacking = await test(missing);
+    expect(lacking.code).toBe(1);
+    expect(lacking.tested.cassettes[0]?.problems.join(' ')).toMatch(
+      /requests the cassette does not hold: GET http:\/\/127\.0\.0\.1:\d+\/sandbox\/insurer\/devis\/[0-9a-f]+\/pdf/,
+    );
+  });
+
+  it('records a cassette against the running portal, without secrets, which then replays offline', async () => {
+    const data = join(dataDir, 'mrh.json');
+    writeFileSync(data, JSON.stringify(SANDBOX_PRODUCTS.find((p) => p.code === 'mrh')!.example));
+    const recorded = sandboxCopy('recorded', () => undefined);
+    rmSync(join(recorded, 'cassettes'), { recursive: true });
+    const serve = await startServeProcess(['--data-dir', dataDir], { COURTIER_SANDBOX: '1' });
+    try {
+      const run = await runCourtier([
+        ...['insurers', 'record', 'sandbox', '--product', 'mrh', '--data', data],
+        ...['--out', join(recorded, 'cassettes'), '--data-dir', dataDir, '--json'],
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/Cassette: .*mrh\.json \(\d+ exchanges; secrets and codes replaced by placeholders\)/);
+    } finally {
+      await stopChild(serve.child);
+    }
+    const cassette = readFileSync(join(recorded, 'cassettes', 'mrh.json'), 'utf8');
+    expect(cassette).not.toMatch(/password=|"demo"/);
+    const { code, tested } = await test(recorded);
+    expect(code).toBe(0);
+    expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/mrh.json', ok: true })]);
+  });
+});
