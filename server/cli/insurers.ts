@@ -8,7 +8,7 @@ import {
   AdapterRefused,
   installInsurer,
   listInsurers,
-  packageDirOf,
+  withPackageToTest,
   removeInsurer,
   requestInsurerReload,
   type InsurerListing,
@@ -300,17 +300,20 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
 async function testCassettes(target: string, options: string[], io: CliIo): Promise<void> {
   const v = parse(options, {});
   const config = loadConfig({ dataDir: v['data-dir'] }, io.env);
-  const dir = existsSync(target) ? resolve(target) : packageDirOf(config, target);
-  if (!dir) throw new UsageError(`${target}: no such package folder, nor an insurer built in or installed with that code`);
-  if (cassetteFiles(dir).length === 0)
-    throw new UsageError(`${dir} has no cassettes (cassettes/*.json): make one with courtier insurers record`);
   const runtime = createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: false });
-  let outcomes: CassetteOutcome[];
+  let tested: { dir: string; outcomes: CassetteOutcome[] } | undefined;
   try {
-    outcomes = await replayPackage(dir, runtime);
+    tested = await withPackageToTest(config, target, async (dir, reported) => {
+      if (cassetteFiles(dir).length === 0) {
+        throw new UsageError(`${reported} has no cassettes (cassettes/*.json): make one with courtier insurers record`);
+      }
+      return { dir: reported, outcomes: await replayPackage(dir, runtime) };
+    });
   } finally {
     await runtime.close();
   }
+  if (!tested) throw new UsageError(`${target}: no such package folder or tarball, nor an insurer built in or installed with that code`);
+  const { dir, outcomes } = tested;
   const passed = outcomes.every((o) => o.ok);
   print(
     io,

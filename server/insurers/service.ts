@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, watch } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ADAPTER_API_VERSION } from '@courtier/adapter-kit';
 import type { Config } from '../config.js';
 import { packageRoot } from '../paths.js';
@@ -256,4 +256,34 @@ export function packageDirOf(config: Pick<Config, 'dataDir'>, code: string): str
   if (builtIn) return builtIn;
   const folder = readInstalledIndex(config.dataDir).packages[code];
   return folder === undefined ? undefined : installedPackageDir(config.dataDir, code, folder);
+}
+
+/**
+ * Runs `work` on a package to test: an insurer built in or installed here (by code or folder), or
+ * any other package folder, copied as an install would copy it into the data dir, where its import
+ * of the adapter kit finds this Courtier's.
+ */
+export async function withPackageToTest<T>(
+  config: Pick<Config, 'dataDir'>,
+  target: string,
+  work: (dir: string, reported: string) => Promise<T>,
+): Promise<T | undefined> {
+  const known = existsSync(target) ? undefined : packageDirOf(config, target);
+  if (known) return work(known, known);
+  if (!existsSync(target)) return undefined;
+  const dir = resolve(target);
+  if (builtInDirs().includes(dir)) return work(dir, dir);
+  let staging: string;
+  try {
+    staging = stagePackage(config.dataDir, dir, statSync(dir).isFile());
+  } catch (err) {
+    if (err instanceof PackageFilesError) throw new AdapterRefused('adapter_invalid', `${target}: ${err.message}`);
+    throw err;
+  }
+  try {
+    linkAdapterKit(config.dataDir);
+    return await work(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
