@@ -56,6 +56,10 @@ const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
   message: z.string(),
   technical: z.boolean().describe('true for technical failures (refunded), false for business refusals.'),
+  details: z
+    .object({ step: z.string().describe('The robot step whose page was not the one its adapter expects.') })
+    .nullable()
+    .describe('For portal_changed: the robot step whose page changed; null otherwise.'),
 });
 
 /** Part 2.5, plus error, mfa and timestamps. */

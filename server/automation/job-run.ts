@@ -82,7 +82,14 @@ export function failRun(
   if (err instanceof RobotError) {
     // Neither a missing browser, a broker who did not type the code nor removed credentials says anything about the insurer.
     const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(err.code);
-    failJob(deps, row, { code: err.code, message: withNote(redact(err.message)), technical: err.kind === 'technical', countsForBreaker });
+    const step = err.details?.step;
+    failJob(deps, row, {
+      code: err.code,
+      message: withNote(redact(err.message)),
+      technical: err.kind === 'technical',
+      countsForBreaker,
+      ...(typeof step === 'string' ? { step: redact(step) } : {}),
+    });
   } else {
     const message = redact((err as Error)?.message ?? String(err));
     logger.error({ err: { message, stack: redact((err as Error)?.stack ?? '') }, job_id: row.id }, 'robot crashed');

@@ -38,7 +38,15 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
     // Written when it finished (and synced with it); while it runs, from this install's wallet, or
     // for a job another install enqueued, its cost (that install's wallet was debited it).
     credits_consumed: row.creditsConsumed ?? (row.enqueueNumber === null ? row.costCredits : creditsConsumed(deps, row.cabinetId, row.id)),
-    error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? '', technical: row.errorTechnical === true },
+    error:
+      row.errorCode === null
+        ? null
+        : {
+            code: row.errorCode,
+            message: row.errorMessage ?? '',
+            technical: row.errorTechnical === true,
+            details: row.errorStep === null ? null : { step: row.errorStep },
+          },
     mfa:
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
         ? { challenge: row.mfaChallenge, requested_at: toIso(row.mfaRequestedAt), expires_at: toIso(row.mfaExpiresAt) }

@@ -151,6 +151,8 @@ export interface JobFailure {
   technical: boolean;
   /** Whether it counts against the insurer's circuit breaker (not for a timeout of the broker's code). */
   countsForBreaker: boolean;
+  /** The robot step the failure names (portal_changed: the step whose page changed). */
+  step?: string;
 }
 
 /** failed, with job.failed and devis.failed; refunded when technical, exactly once. */
@@ -162,6 +164,7 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
       errorCode: failure.code,
       errorMessage: failure.message.slice(0, 1000),
       errorTechnical: failure.technical,
+      errorStep: failure.step?.slice(0, 200) ?? null,
       ...finished(now),
     });
     if (!moved) return false;

@@ -30,6 +30,8 @@ export const jobs = sqliteTable(
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
     errorTechnical: integer('error_technical', { mode: 'boolean' }),
+    /** For portal_changed: the robot step whose page was not the one its adapter expects. */
+    errorStep: text('error_step'),
     /** The robot said it submitted the pricing: after a crash, fail rather than retry. */
     submitted: integer('submitted', { mode: 'boolean' }).notNull(),
     attempts: integer('attempts').notNull(),

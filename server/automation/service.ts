@@ -256,6 +256,7 @@ export function enqueueTarification(
       errorCode: null,
       errorMessage: null,
       errorTechnical: null,
+      errorStep: null,
       submitted: false,
       attempts: 0,
       leaseUntil: null,

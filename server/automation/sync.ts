@@ -39,6 +39,8 @@ const jobRow = z.object({
   error_code: storedText(100).nullable(),
   error_message: storedText(MAX_PORTAL_TEXT).nullable(),
   error_technical: storedBoolean.nullable(),
+  // A robot step's name (portal_changed); absent from a job of an install older than the column.
+  error_step: storedText(200).nullish(),
   submitted: storedBoolean,
   attempts: storedCount,
   mfa_requested_at: storedTime.nullable(),

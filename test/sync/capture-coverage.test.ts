@@ -169,9 +169,15 @@ describe('sync: every write to a synced table is captured', () => {
         );
       else {
         await then('failing a job', () =>
-          expect(failJob(a.deps, claimed, { code: 'insurer_refused', message: 'Refus', technical: false, countsForBreaker: true })).toBe(
-            true,
-          ),
+          expect(
+            failJob(a.deps, claimed, {
+              code: 'portal_changed',
+              message: 'The insurer\'s portal changed at the step "driver".',
+              technical: true,
+              countsForBreaker: true,
+              step: 'driver',
+            }),
+          ).toBe(true),
         );
         await then('marking its quote failed', () => recordDevisFailed(a.deps, cabinetId, devisId));
       }
