@@ -102,10 +102,19 @@ export const jobSchema = z
         'The insurer adapter whose robot took the job, as it was when the robot started: a quote is traced to the code that priced it, even after the adapter was updated. null until a robot has taken the job.',
       ),
     artifacts: z
-      .object({ screenshot_url: z.string().nullable(), trace_url: z.string().nullable() })
+      .object({
+        screenshot_url: z.string().nullable(),
+        trace_url: z.string().nullable(),
+        portal_changes_url: z
+          .string()
+          .nullable()
+          .describe(
+            'After a portal_changed failure: what the robot step expected of the page and what it found (JSON: step, expected, found, missing).',
+          ),
+      })
       .nullable()
       .describe(
-        'After a robot failure: a screenshot and a Playwright trace, kept 7 days; downloading them needs the scope automation:artifacts.',
+        'After a robot failure: a screenshot and a Playwright trace (and, when the portal changed, what the step expected and found), kept 7 days; downloading them needs the scope automation:artifacts.',
       ),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -239,6 +248,10 @@ export const enqueueTarification = defineEndpoint({
 
 const jobParams = idParam('job_id');
 
+/** The files a failed robot run may leave beside its job. */
+export const jobArtifactNameSchema = z.enum(['screenshot.png', 'trace.zip', 'portal-changed.json']);
+export type JobArtifactName = z.infer<typeof jobArtifactNameSchema>;
+
 export const getJob = defineEndpoint({
   method: 'GET',
   path: '/automation/jobs/{job_id}',
@@ -310,20 +323,22 @@ export const getJobArtifact = defineEndpoint({
   method: 'GET',
   path: '/automation/jobs/{job_id}/artifacts/{name}',
   operationId: 'getJobArtifact',
-  summary: 'The screenshot or Playwright trace of a failed robot run',
+  summary: 'The screenshot, Playwright trace or portal changes of a failed robot run',
   description:
-    'name is screenshot.png or trace.zip (open the trace with npx playwright show-trace). Kept 7 days after the job ended, then deleted. ' +
+    'name is screenshot.png, trace.zip (open the trace with npx playwright show-trace) or portal-changed.json (after a portal_changed failure: ' +
+    'the step, the page address and landmarks it expected, those it found, and what is missing; no value typed and no text of the page). ' +
+    'Kept 7 days after the job ended, then deleted. ' +
     'Needs the scope automation:artifacts (automation:read is not enough): they show the portal pages with the client’s data. ' +
     'The portal password is never in them: the trace is paused while a robot types a secret, and the screenshot masks password fields.',
   tag: 'Pricing',
   auth: 'api_key',
   scope: 'automation:artifacts',
-  params: z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }), name: z.enum(['screenshot.png', 'trace.zip']) }),
+  params: z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }), name: jobArtifactNameSchema }),
   responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
   errors: ['not_found'],
 });
 
-/** How long a failed run's screenshot and trace are kept after its job ended. */
+/** How long a failed run's screenshot, trace and portal changes are kept after its job ended. */
 export const ARTIFACT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /**

@@ -4,6 +4,7 @@ import {
   enqueueTarification,
   enqueuedSchema,
   getProductSchema as getPublicProductSchema,
+  jobArtifactNameSchema,
   jobSchema,
   jobStatusSchema,
   listProducts as listPublicProducts,
@@ -96,7 +97,7 @@ export const consoleJobPageSchema = z.object({
 });
 
 const jobIdParams = z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }) });
-const artifactParams = jobIdParams.extend({ name: z.enum(['screenshot.png', 'trace.zip']) });
+const artifactParams = jobIdParams.extend({ name: jobArtifactNameSchema });
 const devisIdParams = z.object({ devis_id: z.uuid({ error: 'devis_id must be a UUID' }) });
 const mfaCodeBody = z.strictObject({ code: z.string().trim().min(1, 'type the code').max(32) });
 
@@ -237,7 +238,7 @@ export const getConsoleJobArtifact = defineEndpoint({
   surface: 'console',
   path: '/jobs/{job_id}/artifacts/{name}',
   operationId: 'consoleGetJobArtifact',
-  summary: 'A failed job’s screenshot or trace (admins: they show the client’s data)',
+  summary: 'A failed job’s screenshot, trace or portal changes (admins: they show the client’s data)',
   tag: TAG,
   auth: 'console_admin',
   params: artifactParams,

@@ -5,7 +5,7 @@ import { RobotError, type InsurerCredentials, type RobotContext, type RobotResul
 import type { Insurer } from '../insurers/registry.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
-import { recordArtifacts } from './artifacts.js';
+import { recordArtifacts, savePortalChanges } from './artifacts.js';
 import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';
 import type * as store from './store.js';
 import * as queueStore from './store-queue.js';
@@ -54,6 +54,11 @@ export function logOutsideReach(logger: FastifyBaseLogger, who: Record<string, s
         'without filtering it, so that request went out; what its page asks for next is blocked',
     );
   }
+}
+
+/** The details of a portal_changed failure (what the step expected and found), if the run failed so. */
+function portalChangesOf(err: unknown): Readonly<Record<string, unknown>> | undefined {
+  return err instanceof RobotError && err.code === 'portal_changed' && typeof err.details?.step === 'string' ? err.details : undefined;
 }
 
 /** What a run needs of the pool that claimed its job. */
@@ -183,9 +188,11 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
   }
   // Stopped or cancelled: no outcome is written (a stopped job's lease runs out and the next start recovers it).
   const result = outcome.kind === 'done' ? outcome.result : undefined;
+  const changes = outcome.kind === 'error' ? portalChangesOf(outcome.err) : undefined;
+  const portalChanges = changes !== undefined && savePortalChanges(options.runtime.artifactsDir(row.id), changes, session.redact);
   await options.settle(entry, () => {
-    if (artifacts.screenshot || artifacts.trace)
-      recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null });
+    if (artifacts.screenshot || artifacts.trace || portalChanges)
+      recordArtifacts(deps, row, { screenshot: artifacts.screenshot !== null, trace: artifacts.trace !== null, portalChanges });
     if (outcome.kind === 'error') {
       const outside = session.outsideReach();
       failRun(deps, options.logger, row, outcome.err, session.redact, outside.size > 0 ? outsideReachNote(outside) : undefined);

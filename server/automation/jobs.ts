@@ -62,9 +62,13 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
 
 function artifactLinks(row: store.JobRow): Job['artifacts'] {
   if (row.artifacts === null) return null;
-  const saved = JSON.parse(row.artifacts) as { screenshot: boolean; trace: boolean };
+  const saved = JSON.parse(row.artifacts) as { screenshot: boolean; trace: boolean; portalChanges?: boolean };
   const base = `${pollUrl(row.id)}/artifacts`;
-  return { screenshot_url: saved.screenshot ? `${base}/screenshot.png` : null, trace_url: saved.trace ? `${base}/trace.zip` : null };
+  return {
+    screenshot_url: saved.screenshot ? `${base}/screenshot.png` : null,
+    trace_url: saved.trace ? `${base}/trace.zip` : null,
+    portal_changes_url: saved.portalChanges === true ? `${base}/portal-changed.json` : null,
+  };
 }
 
 export function getJob(deps: Deps, cabinetId: string, jobId: string): Job {

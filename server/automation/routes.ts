@@ -53,7 +53,7 @@ export async function automationRoutes(
     const { job_id, name } = request.params;
     const file = artifacts.jobArtifactFile(deps, requestKey(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply
-      .type(name.endsWith('.png') ? 'image/png' : 'application/zip')
+      .type(artifacts.artifactContentType(name))
       .header('Content-Disposition', `attachment; filename="${job_id}-${name}"`)
       .send(createReadStream(file));
   });

@@ -150,7 +150,7 @@ export async function automationConsoleRoutes(
     const { job_id, name } = request.params;
     const file = artifacts.jobArtifactFile(deps, consoleUser(request).cabinetId, job_id, name, runtime.artifactsDir(job_id));
     return reply
-      .type(name.endsWith('.png') ? 'image/png' : 'application/zip')
+      .type(artifacts.artifactContentType(name))
       .header('Content-Disposition', `${name.endsWith('.png') ? 'inline' : 'attachment'}; filename="${job_id}-${name}"`)
       .send(createReadStream(file));
   });

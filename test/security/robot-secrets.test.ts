@@ -217,7 +217,7 @@ describe('CWE-532 / CWE-312 (a secret in a log or an artifact): the portal passw
     const { id, api } = await cabinetWith('careless-broker', 'careless');
     const job = await runToEnd(api, { compagnie: 'careless', produit: 'auto', dicData: { ref: 'a' } });
     expect(job).toMatchObject({ status: 'failed', error: { code: 'layout_changed' } });
-    expect(job.artifacts).toEqual({ screenshot_url: expect.any(String), trace_url: null });
+    expect(job.artifacts).toEqual({ screenshot_url: expect.any(String), trace_url: null, portal_changes_url: null });
     expect(server.logs.join('')).toContain('the browser trace held a secret and was not kept');
     await expectJobHoldsNoCanary(id, job);
     // The field's box is painted over in the screenshot (Playwright's mask), not showing its text.

@@ -591,20 +591,26 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
   },
 
   [getJobArtifact.operationId]: {
-    title: "B's GET of the screenshot or trace of A's failed job is 404 not_found, like an unknown job's, and serves none of A's bytes",
+    title:
+      "B's GET of the screenshot, trace or portal changes of A's failed job is 404 not_found, like an unknown job's, and serves none of A's bytes",
     async run() {
       // What a failed robot run leaves beside A's job (written here, as the robot runtime would).
-      const files = { 'screenshot.png': Buffer.from('\x89PNG A-only screenshot'), 'trace.zip': Buffer.from('PK A-only trace') };
+      const files = {
+        'screenshot.png': Buffer.from('\x89PNG A-only screenshot'),
+        'trace.zip': Buffer.from('PK A-only trace'),
+        'portal-changed.json': Buffer.from('{"step":"A-only step"}'),
+      };
       const dir = join(server.dataDir, 'artifacts', 'jobs', A.failedJob);
       mkdirSync(dir, { recursive: true });
       for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
       const failedRow = findJob(server.deps.db.orm, cabinetA, A.failedJob);
       if (!failedRow) throw new Error('A.failedJob is missing');
-      recordArtifacts(server.deps, failedRow, { screenshot: true, trace: true });
+      recordArtifacts(server.deps, failedRow, { screenshot: true, trace: true, portalChanges: true });
       const links = (await jobAs(keyA.key, A.failedJob)).artifacts;
       expect(links).toEqual({
         screenshot_url: `${pollUrl(A.failedJob)}/artifacts/screenshot.png`,
         trace_url: `${pollUrl(A.failedJob)}/artifacts/trace.zip`,
+        portal_changes_url: `${pollUrl(A.failedJob)}/artifacts/portal-changed.json`,
       });
 
       const nobody = randomUUID();
