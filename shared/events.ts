@@ -14,6 +14,10 @@ const EVENT_CATALOGUE = {
   'job.completed': { scope: 'automation:read', firesWhen: 'a tarification job completes' },
   'job.failed': { scope: 'automation:read', firesWhen: 'a tarification job fails' },
   'job.mfa_required': { scope: 'automation:read', firesWhen: 'a job is paused awaiting multi-factor authentication' },
+  'insurer.portal_changed': {
+    scope: 'automation:read',
+    firesWhen: "a robot finds that a page of an insurer's portal is not the one its adapter expects (its job fails as portal_changed)",
+  },
   'contract.signed': { scope: 'crm:read', firesWhen: 'a signed quote becomes a contract' },
   // Additions to part 6.4: a client's changes and its erasure.
   'client.updated': { scope: 'crm:read', firesWhen: "a client's contact details change (PATCH /clients/{id}, the update_client tool)" },
@@ -106,6 +110,14 @@ export const jobFailedPayload = z.object({
 
 export const jobMfaRequiredPayload = z.object({ ...jobRef, challenge: z.string(), expires_at: z.iso.datetime() });
 
+/** No personal data: which insurer's portal changed, at which robot step, and the job that found it. */
+const insurerPortalChangedPayload = z.object({
+  compagnie: z.string().describe('The insurer whose robot ran the job (the job’s ran_on).'),
+  produit: z.string(),
+  step: z.string().describe('The robot step whose page was not the one its adapter expects.'),
+  job_id: z.uuid(),
+});
+
 const devisGeneratedPayload = z.object({
   devis_id: z.uuid(),
   job_id: z.uuid(),
@@ -142,6 +154,7 @@ export const EVENT_PAYLOADS = {
   'job.completed': jobCompletedPayload,
   'job.failed': jobFailedPayload,
   'job.mfa_required': jobMfaRequiredPayload,
+  'insurer.portal_changed': insurerPortalChangedPayload,
   'devis.generated': devisGeneratedPayload,
   'devis.failed': devisFailedPayload,
 } satisfies Record<EventType, z.ZodType>;

@@ -92,6 +92,7 @@ export const PERSONAL_DATA = {
   'job.completed': { suspens: 'whole' },
   'job.failed': { 'error.message': 'whole' },
   'job.mfa_required': { challenge: 'whole' },
+  'insurer.portal_changed': {},
   'contract.signed': {},
   'client.updated': CLIENT,
   'client.erased': {},

@@ -155,7 +155,7 @@ export interface JobFailure {
   step?: string;
 }
 
-/** failed, with job.failed and devis.failed; refunded when technical, exactly once. */
+/** failed, with job.failed and devis.failed (and insurer.portal_changed when the portal changed); refunded when technical, exactly once. */
 export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boolean {
   return atomically(deps.db, () => {
     const now = deps.clock.now();
@@ -182,6 +182,14 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
       refunded,
       credits_consumed: creditsConsumed(deps, row.cabinetId, row.id),
     });
+    // Administrators learn that the adapter needs updating, whatever the job was for.
+    if (failure.code === 'portal_changed' && failure.step !== undefined)
+      recordEvent(deps, row.cabinetId, 'insurer.portal_changed', {
+        compagnie: row.robotCompagnie,
+        produit: row.produit,
+        step: failure.step.slice(0, 200),
+        job_id: row.id,
+      });
     recordEvent(deps, row.cabinetId, 'devis.failed', {
       devis_id: row.devisId,
       job_id: row.id,
