@@ -44,6 +44,16 @@ const consoleInsurerSchema = z.object({
   /** Whether the robot can check a login alone ("Test login"). */
   can_test_login: z.boolean(),
   last_login_test: lastLoginTestSchema.nullable().describe('The last "Test login" of the saved login; forgotten when the login changes.'),
+  portal_changed: z
+    .object({
+      at: z.iso.datetime().describe('When the job that found it ended.'),
+      step: z.string().describe('The robot step whose page was not the one its adapter expects.'),
+      job_id: z.uuid(),
+    })
+    .nullable()
+    .describe(
+      'The cabinet’s latest job on this insurer that failed because its portal changed (portal_changed), until a later job of the cabinet on it is priced; null otherwise. Its robot fails until its adapter is updated.',
+    ),
 });
 export type ConsoleInsurer = z.infer<typeof consoleInsurerSchema>;
 

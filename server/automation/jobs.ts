@@ -112,3 +112,23 @@ export function listJobsOnRobotsHere(deps: Deps, cabinetId: string, limit: numbe
 export function insurerLoginBusy(deps: Deps, cabinetId: string, robotCompagnie: string): boolean {
   return store.hasJobOnRobot(deps.db.orm, cabinetId, robotCompagnie, ACTIVE_STATUSES);
 }
+
+/** An insurer's portal that changed under its robot: when the job that found it ended, at which step. */
+interface PortalChange {
+  at: string;
+  step: string;
+  job_id: string;
+}
+
+/**
+ * Per insurer robot, the cabinet's latest job that failed because the portal changed, unless a
+ * later job of the cabinet on that insurer was priced: then the portal works again.
+ */
+export function insurerPortalChanges(deps: Pick<Deps, 'db'>, cabinetId: string): Map<string, PortalChange> {
+  const changes = new Map<string, PortalChange>();
+  for (const latest of store.latestPortalChanges(deps.db.orm, cabinetId)) {
+    if (store.pricedSince(deps.db.orm, cabinetId, latest.robotCompagnie, latest.at)) continue;
+    changes.set(latest.robotCompagnie, { at: toIso(latest.at), step: latest.step ?? '', job_id: latest.jobId });
+  }
+  return changes;
+}

@@ -272,3 +272,41 @@ export function jobsOfQuotes(orm: Orm, cabinetId: string, devisIds: readonly str
     .where(and(eq(jobs.cabinetId, cabinetId), inArray(jobs.devisId, [...devisIds])))
     .all();
 }
+
+/** Per insurer robot, the cabinet's latest job that failed as portal_changed: when it ended, its step and its id. */
+export function latestPortalChanges(
+  orm: Orm,
+  cabinetId: string,
+): { robotCompagnie: string; at: number; step: string | null; jobId: string }[] {
+  // SQLite takes the bare columns (step, id) from the row holding the max.
+  return orm
+    .select({
+      robotCompagnie: jobs.robotCompagnie,
+      at: sql<number>`max(${jobs.finishedAt})`,
+      step: jobs.errorStep,
+      jobId: jobs.id,
+    })
+    .from(jobs)
+    .where(and(eq(jobs.cabinetId, cabinetId), eq(jobs.status, 'failed'), eq(jobs.errorCode, 'portal_changed'), isNotNull(jobs.finishedAt)))
+    .groupBy(jobs.robotCompagnie)
+    .all();
+}
+
+/** Whether a job of the cabinet on this insurer robot was priced (completed or partial) after this time. */
+export function pricedSince(orm: Orm, cabinetId: string, robotCompagnie: string, after: number): boolean {
+  return (
+    orm
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.cabinetId, cabinetId),
+          inStatuses(jobs.status, ['completed', 'partial']),
+          eq(jobs.robotCompagnie, robotCompagnie),
+          gt(jobs.finishedAt, after),
+        ),
+      )
+      .limit(1)
+      .get() !== undefined
+  );
+}

@@ -24,6 +24,7 @@ import {
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as consoleJobs from '../automation/console-jobs.js';
+import * as jobs from '../automation/jobs.js';
 import { testInsurerLogin as checkInsurerLogin, forgetLoginTest, lastLoginTests } from '../automation/login-check.js';
 import * as artifacts from '../automation/artifacts.js';
 import * as automation from '../automation/service.js';
@@ -51,11 +52,19 @@ export async function automationConsoleRoutes(
   registerEndpoint(app, listInsurers, (request) => {
     const { cabinetId, role } = consoleUser(request);
     const tests = lastLoginTests(deps, cabinetId);
+    const portalChanges = jobs.insurerPortalChanges(deps, cabinetId);
     // Version, source and signer as `courtier insurers list` gives them, so the two never disagree.
     const listing = listInsurerPackages(deps.insurers);
     const data = listing.insurers.flatMap((entry) => {
       const adapter = deps.insurers.get(entry.code);
-      return adapter ? [consoleInsurer(deps, cabinetId, entry, adapter, tests.get(entry.code) ?? null)] : [];
+      return adapter
+        ? [
+            consoleInsurer(deps, cabinetId, entry, adapter, {
+              lastTest: tests.get(entry.code) ?? null,
+              portalChanged: portalChanges.get(entry.code) ?? null,
+            }),
+          ]
+        : [];
     });
     // Package names and paths on the service's computer are for whoever installs adapters.
     return { data, problems: role === 'admin' ? listing.problems : [] };
@@ -175,7 +184,7 @@ function consoleInsurer(
   cabinetId: string,
   entry: InsurerListing,
   adapter: Insurer,
-  lastTest: LastLoginTest | null,
+  { lastTest, portalChanged }: { lastTest: LastLoginTest | null; portalChanged: ConsoleInsurer['portal_changed'] },
 ): ConsoleInsurer {
   const { code, name, version, source, signed } = entry;
   return {
@@ -188,6 +197,7 @@ function consoleInsurer(
     credentials: credentials.describeInsurerCredentials(deps, cabinetId, code),
     can_test_login: typeof adapter.verifyLogin === 'function',
     last_login_test: lastTest,
+    portal_changed: portalChanged,
   };
 }
 

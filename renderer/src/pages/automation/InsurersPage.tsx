@@ -158,6 +158,11 @@ function InsurerCard({
         {insurer.name} <span className="muted small automation-code">{insurer.code}</span>
       </h2>
       <AdapterOrigin insurer={insurer} s={s} />
+      {insurer.portal_changed && (
+        <p className="alert automation-portal-changed" role="status" data-portal-changed-step={insurer.portal_changed.step}>
+          {s.portalChanged(insurer.portal_changed.step, formatDateTime(lang, insurer.portal_changed.at))}
+        </p>
+      )}
       <table className="automation-table">
         <caption className="automation-sr-only">{`${s.products} — ${insurer.name}`}</caption>
         <thead>

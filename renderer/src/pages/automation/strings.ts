@@ -33,6 +33,8 @@ export interface AutomationStrings {
   installed: string;
   signedBy: (key: string, trusted: boolean) => string;
   notSigned: string;
+  /** On an insurer whose portal changed under its robot: the step, and when the job that found it ended. */
+  portalChanged: (step: string, when: string) => string;
   /** Administrators only: the packages left out at load, each with the reason. */
   packagesNotLoaded: string;
   packagesNotLoadedHint: string;
@@ -140,6 +142,7 @@ const en: AutomationStrings = {
   installed: 'installed',
   signedBy: (key, trusted) => `signed by ${key} (${trusted ? 'trusted key' : 'a key the IT policy does not trust'})`,
   notSigned: 'not signed',
+  portalChanged: (step, when) => `The insurer’s portal changed (step ${step}, on ${when}): its robot fails until its adapter is updated.`,
   packagesNotLoaded: 'These insurer packages were not loaded:',
   packagesNotLoadedHint:
     'Their insurers cannot price until the package is fixed. On the computer running Courtier, the command “courtier insurers list” says the same, and “courtier insurers install” puts a corrected package in place.',
@@ -254,6 +257,8 @@ const fr: AutomationStrings = {
   signedBy: (key, trusted) =>
     `signé par ${key} (${trusted ? 'clé de confiance' : 'clé à laquelle la politique informatique ne fait pas confiance'})`,
   notSigned: 'non signé',
+  portalChanged: (step, when) =>
+    `Le portail de l’assureur a changé (étape ${step}, le ${when}) : son robot échoue tant que son connecteur n’est pas mis à jour.`,
   packagesNotLoaded: 'Ces paquets d’assureurs n’ont pas été chargés :',
   packagesNotLoadedHint:
     'Leurs assureurs ne peuvent pas tarifer tant que le paquet n’est pas corrigé. Sur l’ordinateur où tourne Courtier, la commande « courtier insurers list » dit la même chose, et « courtier insurers install » installe un paquet corrigé.',
