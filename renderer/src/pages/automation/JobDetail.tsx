@@ -181,6 +181,14 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
                   </a>
                 </>
               )}
+              {job.artifacts.portal_changes_url && (
+                <>
+                  {' · '}
+                  <a href={pathTo(getConsoleJobArtifact, { job_id: job.job_id, name: 'portal-changed.json' })} download>
+                    {s.portalChanges}
+                  </a>
+                </>
+              )}
             </p>
           )}
         </section>

@@ -93,6 +93,8 @@ export interface AutomationStrings {
   downloadPdf: string;
   screenshot: string;
   trace: string;
+  /** The link to what a step expected of the portal's page and what it found (portal_changed). */
+  portalChanges: string;
   cancel: string;
   cancelJob: (id: string) => string;
   loadMore: string;
@@ -197,6 +199,7 @@ const en: AutomationStrings = {
   downloadPdf: 'Download PDF',
   screenshot: 'Screenshot',
   trace: 'Trace',
+  portalChanges: 'What the step expected and found',
   cancel: 'Cancel',
   cancelJob: (who) => `Cancel the quote for ${who}`,
   loadMore: 'Load more',
@@ -313,6 +316,7 @@ const fr: AutomationStrings = {
   downloadPdf: 'Télécharger le PDF',
   screenshot: 'Capture d’écran',
   trace: 'Trace',
+  portalChanges: 'Ce que l’étape attendait et ce qu’elle a trouvé',
   cancel: 'Annuler',
   cancelJob: (who) => `Annuler le devis de ${who}`,
   loadMore: 'Afficher plus',
