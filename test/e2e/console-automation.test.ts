@@ -1,14 +1,15 @@
 // @module-tag browser
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { shortJobReference } from '../../shared/automation.js';
+import { jobSchema, shortJobReference } from '../../shared/automation.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
-import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
+import { apiClient } from '../helpers/api.js';
+import { AUTO_DIC_DATA, AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
 import { createTestInsurer } from '../helpers/test-insurer.js';
 
@@ -227,6 +228,32 @@ describe('the automation pages in real Chromium', () => {
     } finally {
       registry.replace(loaded);
     }
+  });
+
+  it('warns on an insurer whose portal changed under its robot, in English and French', async () => {
+    const user = await createUser(ui.server, 'Cabinet Portail');
+    grantCredits(ui.server.deps, user.cabinetId, 100);
+    setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+    const api = apiClient(ui.server, ui.server.createKey(user.cabinetId).key);
+    mode = 'changed';
+    const enqueued = await api.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: AUTO_DIC_DATA });
+    expect(enqueued.status, JSON.stringify(enqueued.body)).toBe(202);
+    await ui.server.app.robotWorker.idle();
+    const job = jobSchema.parse((await api.get(`/automation/jobs/${String(enqueued.body.job_id)}`)).body);
+    expect(job.error?.code).toBe('portal_changed');
+
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/insurers');
+    const warning = page.getByRole('region', { name: /Sandbox Assurances/ }).getByText(/^The insurer’s portal changed \(step driver, on /);
+    await warning.waitFor();
+    expect(await warning.textContent()).toMatch(/: its robot fails until its adapter is updated\.$/);
+    const french = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/insurers', { locale: 'fr-FR' });
+    await french
+      .getByRole('region', { name: /Sandbox Assurances/ })
+      .getByText(
+        /^Le portail de l’assureur a changé \(étape driver, le .+\) : son robot échoue tant que son connecteur n’est pas mis à jour\.$/,
+      )
+      .waitFor();
+    await saveScreenshot(french, 'automation-insurers-portal-changed-fr');
   });
 
   it('speaks French: the three pages, labels included', async () => {
