@@ -18,7 +18,8 @@ import { recordingSecrets, startRecording, type Cassette } from '../insurers/cas
 import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
-import { RobotError } from '@courtier/adapter-kit';
+import { insurerCodeSchema, RobotError } from '@courtier/adapter-kit';
+import { scaffoldAdapter } from '../insurers/scaffold.js';
 import { tryInsurer } from '../automation/try-run.js';
 import { createBrowserRuntime } from '../robots/browser.js';
 import { canonicalDataDir, listRunningServices, runningServicesDir } from '../running-services.js';
@@ -34,7 +35,7 @@ import {
   type CliIo,
 } from './common.js';
 
-const SUBCOMMANDS = 'list, install, remove, reload, sign, try, record, test or set-credentials';
+const SUBCOMMANDS = 'list, new, install, remove, reload, sign, try, record, test or set-credentials';
 
 /** `insurers install PATH --json`: the path comes first, the options after it. */
 function positional(rest: string[], what: string): [string, string[]] {
@@ -61,6 +62,26 @@ export async function runInsurers(argv: string[], io: CliIo): Promise<void> {
       const lines = listing.insurers.length ? listing.insurers.map(describe) : ['No insurer robots in this install.'];
       const problems = listing.problems.map((p) => `not loaded: ${p}`);
       print(io, v.json, listing, [`Adapter API ${listing.adapter_api}`, ...lines, ...problems].join('\n'));
+      return;
+    }
+    case 'new': {
+      const [code, options] = positional(rest, 'insurer code');
+      const v = parse(options, { dir: { type: 'string' } });
+      const checked = insurerCodeSchema.safeParse(code);
+      if (!checked.success) throw new UsageError(`the insurer code "${code}": ${checked.error.issues[0]?.message ?? 'invalid'}`);
+      const dir = resolve(v.dir ?? code);
+      let files: string[];
+      try {
+        files = scaffoldAdapter(dir, code);
+      } catch (err) {
+        throw new UsageError(`--dir: ${(err as Error).message}`);
+      }
+      print(
+        io,
+        v.json,
+        { dir, files },
+        `A new adapter package for ${code} in ${dir}:\n${files.map((f) => `  ${f}`).join('\n')}\nIt passes its test at once: courtier insurers test ${dir}\nNext steps: its README.md.`,
+      );
       return;
     }
     case 'install': {

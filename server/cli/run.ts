@@ -32,6 +32,9 @@ Commands:
   settings set --cabinet ID --llm-data-sharing on|off [--json]
   insurers list [--json]
         The insurers this install prices with: built in or installed, version, adapter API, signer.
+  insurers new CODE [--dir DIR] [--json]
+        A new adapter package (manifest, a product, page objects, a recorded session) that passes
+        courtier insurers test at once.
   insurers install PATH_OR_TARBALL [--json]
   insurers remove CODE [--json]
   insurers reload [--json]

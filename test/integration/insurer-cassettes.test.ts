@@ -90,4 +90,31 @@ describe('cassettes: courtier insurers record and test', () => {
     expect(code).toBe(0);
     expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/mrh.json', ok: true })]);
   });
+
+  it('makes a new adapter package that passes its own test at once, installs, and is refused over a folder in use', async () => {
+    const dir = join(dataDir, 'new-acme');
+    const made = await runCourtier(['insurers', 'new', 'acme', '--dir', dir, '--data-dir', dataDir, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    expect((JSON.parse(made.stdout) as { files: string[] }).files).toEqual([
+      'package.json',
+      'index.js',
+      'pages.js',
+      'example.json',
+      'cassettes/auto.json',
+      'README.md',
+    ]);
+    const { code, tested } = await test(dir);
+    expect(code).toBe(0);
+    expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/auto.json', produit: 'auto', ok: true })]);
+    const installed = await runCourtier(['insurers', 'install', dir, '--data-dir', dataDir, '--json']);
+    expect(JSON.parse(installed.stdout)).toMatchObject({ code: 'acme', version: '0.1.0', source: 'installed' });
+    // Installed, it is tested by its code.
+    expect((await test('acme')).code).toBe(0);
+
+    const again = await runCourtier(['insurers', 'new', 'acme', '--dir', dir, '--data-dir', dataDir, '--json']);
+    expect(again.code).toBe(2);
+    expect(JSON.parse(again.stdout)).toMatchObject({ error: 'usage', message: expect.stringMatching(/is not empty/) as unknown });
+    const badCode = await runCourtier(['insurers', 'new', 'Acme!', '--dir', join(dataDir, 'bad'), '--data-dir', dataDir, '--json']);
+    expect(badCode.code).toBe(2);
+  });
 });
