@@ -251,7 +251,7 @@ export async function loadBuiltInInsurer(code: string, serviceUrl: () => string)
 }
 
 /** The folder of the package of an insurer built in or installed here, by its code. */
-export function packageDirOf(config: Pick<Config, 'dataDir'>, code: string): string | undefined {
+function packageDirOf(config: Pick<Config, 'dataDir'>, code: string): string | undefined {
   const builtIn = builtInDirs().find((dir) => readAdapterPackage(dir).courtier.code === code);
   if (builtIn) return builtIn;
   const folder = readInstalledIndex(config.dataDir).packages[code];
