@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerSecrets, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import { humanSteps, RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { Insurer } from '../insurers/registry.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
@@ -158,13 +158,16 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
     signal: controller.signal,
     progress: (step, percent) => reportProgress(deps, row, step, percent),
     markSubmitted: () => markSubmitted(deps, row),
-    requestMfa: (challenge) =>
-      new Promise<string>((resolve, reject) => {
-        if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
-        if (requireMfa(deps, row, challenge) === null)
-          return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
-        entry.mfa = { resolve, reject };
-      }),
+    ...humanSteps(
+      adapter.humanSteps,
+      (step) =>
+        new Promise<string>((resolve, reject) => {
+          if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
+          if (requireMfa(deps, row, step.prompt) === null)
+            return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
+          entry.mfa = { resolve, reject };
+        }),
+    ),
   };
   // Settle the browser first (screenshot and trace after a failure), then write the outcome:
   // a client that sees the job failed can fetch its artifacts at once.

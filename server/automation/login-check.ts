@@ -5,7 +5,7 @@ import { credentialSecrets, readInsurerCredentials } from '../credentials/servic
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
-import { RobotError, type RobotContext } from '@courtier/adapter-kit';
+import { humanSteps, RobotError, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
 import { logOutsideReach } from './job-run.js';
@@ -67,7 +67,9 @@ export async function testInsurerLogin(
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: () => undefined,
     markSubmitted: () => undefined,
-    requestMfa: () => Promise.reject(new RobotError('technical', 'mfa_not_available', 'A login check does not ask for codes.')),
+    ...humanSteps(adapter.humanSteps, () =>
+      Promise.reject(new RobotError('technical', 'mfa_not_available', 'A login check does not ask a person anything.')),
+    ),
   };
   try {
     const check = await adapter.verifyLogin(ctx);

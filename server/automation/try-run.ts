@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import {
+  humanSteps,
+  RobotError,
+  type HumanStep,
+  type InsurerCredentials,
+  type RobotContext,
+  type RobotResult,
+} from '@courtier/adapter-kit';
 import { credentialSecrets, readInsurerCredentials, secretExtraFields } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -14,6 +21,14 @@ export interface TryConsole {
   askCode(challenge: string): Promise<string>;
   /** A request the adapter's manifest does not allow was blocked. */
   outsideReach(origin: string): void;
+}
+
+/** What the terminal says for a step: the prompt, then what to type (a terminal shows no captcha image). */
+function terminalPrompt(step: HumanStep): string {
+  if (step.kind === 'app_approval') return `${step.prompt} (press Enter once approved in the insurer's app)`;
+  if (step.kind === 'captcha') return `${step.prompt} (the captcha image is not shown here; type its text)`;
+  if (step.kind === 'question' && step.choices) return `${step.prompt} (${step.choices.map((c) => `${c.value}: ${c.label}`).join(', ')})`;
+  return step.prompt;
 }
 
 export interface TryOutcome {
@@ -68,11 +83,12 @@ export async function tryInsurer(
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: (step, percent) => console.progress(step, percent),
     markSubmitted: () => undefined,
-    requestMfa: async (challenge) => {
-      const code = await console.askCode(challenge);
-      codes.push(code);
-      return code;
-    },
+    ...humanSteps(adapter.humanSteps, async (step) => {
+      // What the person typed is a secret of the run: a recording replaces it by a placeholder.
+      const answer = await console.askCode(terminalPrompt(step));
+      codes.push(answer);
+      return answer;
+    }),
   };
   let result: TryOutcome['result'];
   try {

@@ -151,6 +151,7 @@ export function insurerFromPackage(
     name: pkg.courtier.name,
     version: pkg.version,
     credentialFields: pkg.courtier.credentials,
+    humanSteps: pkg.courtier.humanSteps,
     ...(sandbox ? { testKeys: { demoCredentials: { ...sandbox.demoCredentials, extra: {} } } } : {}),
     reach: { origins, prefixes: () => (sandbox ? [`${options.sandboxUrl()}/`] : []) },
     origin: { source: options.source, apiRange: pkg.engines['courtier-adapter-api'], dir: options.dir, signer: options.signer },

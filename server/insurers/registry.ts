@@ -1,4 +1,4 @@
-import type { InsurerAdapter, InsurerCredentials, InsurerManifest } from '@courtier/adapter-kit';
+import type { HumanStepKind, InsurerAdapter, InsurerCredentials, InsurerManifest } from '@courtier/adapter-kit';
 
 /** Where an insurer's package came from. */
 export type InsurerSource = 'built-in' | 'installed';
@@ -29,6 +29,8 @@ export interface Insurer extends InsurerAdapter {
    * them are secrets. Absent for an insurer given in code (tests): any extra field, none secret.
    */
   credentialFields?: InsurerManifest['credentials'];
+  /** What its robot may ask a person for. Absent for an insurer given in code (tests): anything. */
+  humanSteps?: readonly HumanStepKind[];
   /**
    * What the robot's browser may load: URLs whose origin is listed, or that start with one of the
    * prefixes (a sandbox portal's path on this service). Absent for an insurer given in code (tests).

@@ -6,7 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RobotError, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import { humanSteps, RobotError, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { Insurer } from '../../server/insurers/registry.js';
 import { BROWSER_ARGS, browserCandidates } from '../../server/robots/browser.js';
 import { loadInsurers } from '../../server/insurers/service.js';
@@ -101,11 +101,11 @@ function harness(
       progress.push([step, percent]);
       options.onProgress?.(step);
     },
-    async requestMfa(challenge) {
-      challenges.push(challenge);
+    ...humanSteps(undefined, async (step) => {
+      challenges.push(step.prompt);
       if (!options.onMfa) throw new Error('no MFA expected');
-      return options.onMfa(challenge, challenges.length);
-    },
+      return options.onMfa(step.prompt, challenges.length);
+    }),
     markSubmitted() {
       submitted = true;
     },

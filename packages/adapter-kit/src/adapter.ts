@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
+import type { HumanAnswer, HumanStep } from './human-step.js';
 
 /** What a product does: a quote is priced (and paid in credits as one), a routine acts on a policy. */
 export type ProductKind = 'quote' | 'routine';
@@ -41,9 +42,15 @@ export interface RobotContext {
   /** Live progress, shown in GET /automation/jobs/{id} and the console. */
   progress(step: string, percent: number): void;
   /**
-   * Asks a person for the code the portal sent; resolves with what they typed. Rejects with a
-   * RobotError mfa_timeout when nobody answers within 5 minutes, or when the job is cancelled.
+   * Asks a person for help mid-run and resolves with their answer: a one-time code (otp), true once
+   * they say they approved in the insurer's app (app_approval), the text of a captcha, or the answer
+   * to a question (one of the choices' values when it offers choices). Rejects with a RobotError
+   * human_step_undeclared (technical) when the manifest's humanSteps does not declare the step's kind
+   * (an otp's kind is otp_<channel>), human_step_invalid when it cannot be shown (empty prompt, an
+   * image over 200 KB), mfa_timeout when nobody answers within 5 minutes, or cancelled.
    */
+  askHuman<S extends HumanStep>(step: S): Promise<HumanAnswer<S>>;
+  /** Asks a person for the code the portal sent by SMS: `askHuman({kind: 'otp', channel: 'sms', prompt: challenge})`. */
   requestMfa(challenge: string): Promise<string>;
   /**
    * Says the pricing was submitted to the insurer: from here, a crash fails the job instead of
@@ -101,7 +108,7 @@ export interface InsurerAdapter {
    * Optional: only the robot's login step, to check stored credentials (the console's "Test
    * login"). Resolves when the portal accepted them — mfa true when it now asks for a code, which
    * is not typed: the password is what is checked. Throws a RobotError otherwise
-   * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.requestMfa is never called.
+   * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.askHuman is never called.
    */
   verifyLogin?(ctx: RobotContext): Promise<LoginCheck>;
 }

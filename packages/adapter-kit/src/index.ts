@@ -17,6 +17,16 @@ export {
   type RobotContext,
   type RobotResult,
 } from './adapter.js';
+export {
+  HUMAN_STEP_IMAGE_MAX_BYTES,
+  humanStepKind,
+  humanSteps,
+  type AskPerson,
+  type HumanAnswer,
+  type HumanChoice,
+  type HumanStep,
+  type HumanStepKind,
+} from './human-step.js';
 export { expectPage, type PageExpectation, type PageLandmark, type PortalChangedDetails } from './page-check.js';
 export {
   ADAPTER_API_VERSION,
