@@ -8,6 +8,9 @@ export const JOB_STATUSES = ['pending', 'running', 'mfa_required', 'awaiting_mfa
 export const jobStatusSchema = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'partial', 'failed', 'cancelled'];
+/** What a waiting job asks a person for (the adapter kit's HumanStep kinds). */
+export const MFA_KINDS = ['otp', 'app_approval', 'captcha', 'question'] as const;
+export type MfaKind = (typeof MFA_KINDS)[number];
 /** A robot is on the job: it holds a lease and its insurer login. */
 export const ACTIVE_STATUSES = ['running', 'mfa_required', 'awaiting_mfa'] as const satisfies readonly JobStatus[];
 /** What a product does: a quote is priced, a routine acts on a policy (the adapter kit's ProductKind). */
@@ -84,12 +87,26 @@ export const jobSchema = z
     error: jobErrorSchema.nullable(),
     mfa: z
       .object({
-        challenge: z.string().describe('What the portal said, e.g. where the code was sent.'),
+        kind: z
+          .enum(MFA_KINDS)
+          .describe(
+            'What the person is asked for: otp (a one-time code: answer {code}), app_approval (approve in the insurer’s app, then answer {approved: true}), captcha (type the text of the image at image_url: {code}), question (answer {answer}: one of the choices’ values when there are choices).',
+          ),
+        challenge: z.string().describe('What to show the person: what the portal said, e.g. where the code was sent, or its question.'),
+        channel: z
+          .enum(['sms', 'email', 'app'])
+          .nullable()
+          .describe('otp: where the code was sent (app: an authenticator app); null otherwise.'),
+        choices: z
+          .array(z.object({ value: z.string(), label: z.string() }))
+          .nullable()
+          .describe('question: the answers to pick from (send the value); null for free text and the other kinds.'),
+        image_url: z.string().nullable().describe('captcha: path of GET /automation/jobs/{job_id}/mfa/image; null otherwise.'),
         requested_at: z.iso.datetime(),
         expires_at: z.iso.datetime(),
       })
       .nullable()
-      .describe('Set while the job waits for a code.'),
+      .describe('Set while the job waits for a person (a code, an approval, a captcha, an answer).'),
     environment: z.enum(['prod', 'test']).describe('The environment of the key that enqueued it.'),
     ran_on: z.string().describe('The insurer whose robot runs the job: sandbox for a test key, whatever compagnie says.'),
     adapter: z
@@ -291,20 +308,54 @@ export const cancelJob = defineEndpoint({
   errors: ['not_found', 'job_not_cancellable', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
 });
 
+/** What a person answers a job waiting for them, by the kind of its mfa. */
+export const mfaAnswerSchema = z
+  .union([
+    z.strictObject({
+      code: z.string().trim().min(1, 'type the code').max(64).describe('otp: the code as received; captcha: the text of the image.'),
+    }),
+    z.strictObject({ approved: z.literal(true).describe('app_approval: the person approved it in the insurer’s app.') }),
+    z.strictObject({ answer: z.string().trim().min(1, 'type an answer').max(500).describe('question: the text, or the chosen value.') }),
+  ])
+  .meta({ id: 'MfaAnswer' });
+export type MfaAnswer = z.infer<typeof mfaAnswerSchema>;
+
 export const answerMfa = defineEndpoint({
   method: 'POST',
   path: '/automation/jobs/{job_id}/mfa',
   operationId: 'answerJobMfa',
-  summary: 'Give the code the insurer sent, so that the robot goes on',
+  summary: 'Answer the person’s step (a code, an approval, a captcha, a question), so that the robot goes on',
+  description:
+    'The body follows the job’s mfa.kind: {code} for otp and captcha, {approved: true} for app_approval, {answer} for question. ' +
+    'Another shape, or an answer that is not one of the choices, is refused (400 mfa_answer_mismatch) and the job keeps waiting.',
   tag: 'Pricing',
   auth: 'api_key',
   scope: 'automation:enqueue',
   params: jobParams,
-  body: z
-    .strictObject({ code: z.string().trim().min(1).max(32).describe('The code as received (SMS, e-mail, app).') })
-    .meta({ id: 'MfaAnswer' }),
+  body: mfaAnswerSchema,
   responses: { 200: { description: 'The job, resumed.', schema: jobSchema } },
-  errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere', 'idempotency_conflict', 'idempotency_key_reused'],
+  errors: [
+    'not_found',
+    'job_not_awaiting_mfa',
+    'mfa_answer_mismatch',
+    'job_runs_elsewhere',
+    'idempotency_conflict',
+    'idempotency_key_reused',
+  ],
+});
+
+export const getMfaImage = defineEndpoint({
+  method: 'GET',
+  path: '/automation/jobs/{job_id}/mfa/image',
+  operationId: 'getJobMfaImage',
+  summary: 'The captcha image a waiting job shows the person',
+  description: 'Only while the job waits for a captcha’s text (mfa.kind captcha); 404 otherwise.',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  params: jobParams,
+  responses: { 200: { description: 'The image (PNG or JPEG).', contentType: 'application/octet-stream' } },
+  errors: ['not_found'],
 });
 
 export const getAutomationStatus = defineEndpoint({

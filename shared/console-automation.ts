@@ -7,6 +7,7 @@ import {
   jobArtifactNameSchema,
   jobSchema,
   jobStatusSchema,
+  mfaAnswerSchema,
   listProducts as listPublicProducts,
   tarificationRequestBody,
 } from './automation.js';
@@ -99,7 +100,6 @@ export const consoleJobPageSchema = z.object({
 const jobIdParams = z.object({ job_id: z.uuid({ error: 'job_id must be a UUID' }) });
 const artifactParams = jobIdParams.extend({ name: jobArtifactNameSchema });
 const devisIdParams = z.object({ devis_id: z.uuid({ error: 'devis_id must be a UUID' }) });
-const mfaCodeBody = z.strictObject({ code: z.string().trim().min(1, 'type the code').max(32) });
 
 /**
  * The live feed (GET /events, text/event-stream): `event: job` with a Job whenever one of the
@@ -217,10 +217,19 @@ export const answerConsoleMfa = defineEndpoint({
   method: 'POST',
   path: '/jobs/{job_id}/mfa',
   operationId: 'consoleAnswerMfa',
-  summary: 'Give the code the insurer sent',
-  body: mfaCodeBody,
+  summary: 'Answer the person’s step: a code, an approval, a captcha’s text, a question',
+  body: mfaAnswerSchema,
   responses: { 200: { description: 'The job.', schema: consoleJobSchema } },
-  errors: ['not_found', 'job_not_awaiting_mfa', 'job_runs_elsewhere'],
+  errors: ['not_found', 'job_not_awaiting_mfa', 'mfa_answer_mismatch', 'job_runs_elsewhere'],
+});
+
+export const getConsoleMfaImage = defineEndpoint({
+  ...getConsoleJob,
+  path: '/jobs/{job_id}/mfa/image',
+  operationId: 'consoleGetMfaImage',
+  summary: 'The captcha image a waiting job shows',
+  responses: { 200: { description: 'The image (PNG or JPEG).', contentType: 'application/octet-stream' } },
+  errors: ['not_found'],
 });
 
 export const acknowledgeConsoleMfa = defineEndpoint({
@@ -287,6 +296,7 @@ export const CONSOLE_AUTOMATION_ENDPOINTS = [
   cancelConsoleJob,
   answerConsoleMfa,
   acknowledgeConsoleMfa,
+  getConsoleMfaImage,
   getConsoleJobArtifact,
   getConsoleDevisPdf,
   streamJobEvents,

@@ -58,6 +58,7 @@ export const ERROR_STATUS = {
   job_not_cancellable: 409,
   job_not_retryable: 409,
   job_not_awaiting_mfa: 409,
+  mfa_answer_mismatch: 400,
   job_runs_elsewhere: 409,
   invalid_stage_transition: 409,
   invalid_devis_transition: 409,
@@ -185,6 +186,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   job_not_cancellable: 'The job has already finished.',
   job_not_retryable: 'Only a failed or cancelled job can be priced again; this one is still running or has a price.',
   job_not_awaiting_mfa: 'The job is not waiting for a code.',
+  mfa_answer_mismatch:
+    'The answer does not fit what the job asks (mfa.kind): {code} for otp and captcha, {approved: true} for app_approval, {answer} for question, one of the choices’ values when it has choices.',
   job_runs_elsewhere:
     'The job was enqueued on another computer of the cabinet (this one synced it): that computer’s robots run it, and only there can it be cancelled or given a code. Poll it here to follow it.',
   rpa_quota_exceeded: 'The cabinet reached its hourly tarification quota; wait until reset_at.',

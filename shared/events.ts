@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLIENT_CONTACT_FIELDS, clientErasureSchema, clientSchema } from './crm.js';
 import type { Scope } from './scopes.js';
+import { MFA_KINDS } from './automation.js';
 
 /** Part 6.4: every event type, the scope it relates to (informational), and when it fires. */
 const EVENT_CATALOGUE = {
@@ -108,7 +109,7 @@ export const jobFailedPayload = z.object({
   credits_consumed: z.int(),
 });
 
-export const jobMfaRequiredPayload = z.object({ ...jobRef, challenge: z.string(), expires_at: z.iso.datetime() });
+export const jobMfaRequiredPayload = z.object({ ...jobRef, kind: z.enum(MFA_KINDS), challenge: z.string(), expires_at: z.iso.datetime() });
 
 /** No personal data: which insurer's portal changed, at which robot step, and the job that found it. */
 const insurerPortalChangedPayload = z.object({

@@ -54,6 +54,7 @@ function eventErasureProblem(fields: Record<string, unknown>): string | null {
 export const JOB_LOCAL_FIELDS: readonly string[] = [
   'lease_until',
   'mfa_challenge',
+  'mfa_step',
   'artifacts',
   'callback_webhook_id',
   'enqueue_number',

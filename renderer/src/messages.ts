@@ -69,6 +69,7 @@ const en: Sentences = {
   password_change_required: 'Choose a new password before going on: open My account.',
   own_account: 'You cannot do this to your own account; ask another administrator.',
   job_not_awaiting_mfa: 'This pricing is no longer waiting for a code.',
+  mfa_answer_mismatch: 'This answer does not fit what the insurer asks; look at the prompt again.',
   job_runs_elsewhere:
     'This pricing was started on another computer of the cabinet: only there can it be cancelled or given its code. Its result shows here once it has finished.',
   invalid_stage_transition: 'The opportunity cannot move to that stage (won and lost are final).',
@@ -180,6 +181,7 @@ const fr: Sentences = {
   password_change_required: 'Choisissez un nouveau mot de passe avant de continuer : ouvrez Mon compte.',
   own_account: 'Vous ne pouvez pas faire cela sur votre propre compte ; demandez à un autre administrateur.',
   job_not_awaiting_mfa: 'Cette tarification n’attend plus de code.',
+  mfa_answer_mismatch: 'Cette réponse ne correspond pas à ce que demande l’assureur ; relisez la demande.',
   job_runs_elsewhere:
     'Cette tarification a été lancée depuis un autre poste du cabinet : elle ne peut être annulée ou recevoir son code que là-bas. Son résultat s’affiche ici une fois terminée.',
   invalid_stage_transition: 'L’opportunité ne peut pas passer à cette étape (gagnée et perdue sont définitives).',

@@ -30,7 +30,7 @@ export function eraseJobsOfQuotes(
     };
     const changed = (Object.keys(synced) as (keyof typeof synced)[]).some((column) => row[column] !== synced[column]);
     if (!changed && row.mfaChallenge === null && row.artifacts === null) continue;
-    store.updateJob(deps.db.orm, cabinetId, row.id, [row.status], { ...synced, mfaChallenge: null, artifacts: null });
+    store.updateJob(deps.db.orm, cabinetId, row.id, [row.status], { ...synced, mfaChallenge: null, mfaStep: null, artifacts: null });
     if (changed && row.enqueueNumber !== null && TERMINAL_STATUSES.includes(row.status)) {
       // The other installs take only finished jobs' erasures: an unfinished one travels with its next status.
       recordJobErased(deps, row, synced);

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type Job, type MfaAnswer } from '../../shared/automation.js';
 import type { Deps } from '../deps.js';
 import { recordDevisFailed } from '../devis/service.js';
 import { ApiError } from '../errors.js';
@@ -6,6 +6,7 @@ import { atomically } from '../platform/db/atomically.js';
 import { refundJob } from '../wallet/service.js';
 import { getJob, jobChanged, toJob } from './jobs.js';
 import { finished } from './lifecycle.js';
+import { answerForStep } from './mfa-step.js';
 import type { RobotControl } from './robot-control.js';
 import * as store from './store.js';
 import { recordJobFinished, recordJobMoved } from './sync.js';
@@ -44,14 +45,45 @@ export function cancelJobAndRobot(deps: Deps, robots: Pick<RobotControl, 'abort'
   return job;
 }
 
-/** Hands a person's code to the robot waiting for it; 409 when the job is not waiting for one. */
-export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>, cabinetId: string, jobId: string, code: string): Job {
-  refuseJobOfAnotherInstall(store.findJob(deps.db.orm, cabinetId, jobId), 'its code is given');
+/**
+ * Hands a person's answer to the robot waiting for it; 409 when the job is not waiting for one, 400
+ * when the answer does not fit the step (the job keeps waiting).
+ */
+export function giveMfaCode(deps: Deps, robots: Pick<RobotControl, 'answerMfa'>, cabinetId: string, jobId: string, answer: MfaAnswer): Job {
+  const row = store.findJob(deps.db.orm, cabinetId, jobId);
+  refuseJobOfAnotherInstall(row, 'its code is given');
   const job = getJob(deps, cabinetId, jobId);
-  if (!robots.answerMfa(cabinetId, job.job_id, code)) {
+  const waiting = row !== undefined && job.mfa !== null;
+  const text = waiting ? answerForStep(row.mfaStep, answer) : null;
+  if (waiting && text === null) {
+    throw new ApiError('mfa_answer_mismatch', `The job asks for ${describeStep(job.mfa)}; the answer does not fit it.`, {
+      kind: job.mfa?.kind,
+    });
+  }
+  if (text === null || !robots.answerMfa(cabinetId, job.job_id, text)) {
     throw new ApiError('job_not_awaiting_mfa', `The job is ${job.status}, not waiting for a code.`, { status: job.status });
   }
   return getJob(deps, cabinetId, job.job_id);
+}
+
+/** A waiting job's captcha image, served while its robot waits for its text; 404 otherwise. */
+export function mfaImage(
+  deps: Deps,
+  robots: Pick<RobotControl, 'mfaImage'>,
+  cabinetId: string,
+  jobId: string,
+): { mime: string; data: Buffer } {
+  const job = getJob(deps, cabinetId, jobId);
+  const image = job.mfa?.kind === 'captcha' ? robots.mfaImage(cabinetId, job.job_id) : undefined;
+  if (!image) throw new ApiError('not_found', 'The job is not waiting for a captcha here.');
+  return image;
+}
+
+function describeStep(mfa: Job['mfa']): string {
+  if (mfa?.kind === 'app_approval') return 'an approval in the insurer’s app ({approved: true})';
+  if (mfa?.kind === 'question')
+    return mfa.choices ? `one of ${mfa.choices.map((c) => c.value).join(', ')} ({answer})` : 'an answer ({answer})';
+  return mfa?.kind === 'captcha' ? 'the captcha’s text ({code})' : 'a code ({code})';
 }
 
 /** pending or active → cancelled, refunded. The caller aborts a running robot (cancelJobAndRobot). */

@@ -1,7 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { readInsurerSecrets, type InsurerLogin } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { humanSteps, RobotError, type InsurerCredentials, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import {
+  humanSteps,
+  RobotError,
+  type HumanStep,
+  type InsurerCredentials,
+  type RobotContext,
+  type RobotResult,
+} from '@courtier/adapter-kit';
 import type { Insurer } from '../insurers/registry.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
@@ -21,7 +28,7 @@ export interface Running {
   /** Who its robot logs in as, read in the claim's transaction (none: the demo insurer's account, or removed). */
   login: InsurerLogin | undefined;
   controller: AbortController;
-  mfa?: { resolve: (code: string) => void; reject: (err: Error) => void };
+  mfa?: { resolve: (code: string) => void; reject: (err: Error) => void; step: HumanStep };
   done: Promise<void>;
 }
 
@@ -163,9 +170,9 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
       (step) =>
         new Promise<string>((resolve, reject) => {
           if (controller.signal.aborted) return reject(new RobotError('technical', 'cancelled', 'The job was cancelled.'));
-          if (requireMfa(deps, row, step.prompt) === null)
+          if (requireMfa(deps, row, step) === null)
             return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
-          entry.mfa = { resolve, reject };
+          entry.mfa = { resolve, reject, step };
         }),
     ),
   };

@@ -1,3 +1,4 @@
+import { mfaStepView } from './mfa-step.js';
 import { ACTIVE_STATUSES, pollUrl, type Job } from '../../shared/automation.js';
 import type { Page } from '../../shared/pagination.js';
 import type { Deps } from '../deps.js';
@@ -49,7 +50,12 @@ export function toJob(deps: Pick<Deps, 'db'>, row: store.JobRow): Job {
           },
     mfa:
       row.mfaChallenge !== null && row.mfaRequestedAt !== null && row.mfaExpiresAt !== null
-        ? { challenge: row.mfaChallenge, requested_at: toIso(row.mfaRequestedAt), expires_at: toIso(row.mfaExpiresAt) }
+        ? {
+            ...mfaStepView(row.mfaStep, `${pollUrl(row.id)}/mfa/image`),
+            challenge: row.mfaChallenge,
+            requested_at: toIso(row.mfaRequestedAt),
+            expires_at: toIso(row.mfaExpiresAt),
+          }
         : null,
     environment: row.environment,
     ran_on: row.robotCompagnie,

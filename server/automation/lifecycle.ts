@@ -4,7 +4,8 @@ import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';
-import type { RobotResult } from '@courtier/adapter-kit';
+import type { HumanStep, RobotResult } from '@courtier/adapter-kit';
+import { storedMfaStep } from './mfa-step.js';
 import { creditsConsumed, refundJob } from '../wallet/service.js';
 import { enqueueCallbackDelivery } from '../webhooks/service.js';
 import { recordInsurerOutcome } from './guards.js';
@@ -25,7 +26,7 @@ const ACTIVE = ACTIVE_STATUSES;
 
 /** What every terminal move clears: the lease, any MFA wait; and when it finished. */
 export function finished(now: number): Partial<store.JobRow> {
-  return { leaseUntil: null, mfaChallenge: null, mfaRequestedAt: null, mfaExpiresAt: null, updatedAt: now, finishedAt: now };
+  return { leaseUntil: null, mfaChallenge: null, mfaStep: null, mfaRequestedAt: null, mfaExpiresAt: null, updatedAt: now, finishedAt: now };
 }
 
 function notifyCallback(deps: Deps, row: store.JobRow, event: { id: string; type: string }): void {
@@ -46,14 +47,16 @@ export function markSubmitted(deps: Deps, row: store.JobRow): void {
   store.updateJob(deps.db.orm, row.cabinetId, row.id, ACTIVE, { submitted: true, updatedAt: deps.clock.now() });
 }
 
-/** running → mfa_required, with job.mfa_required; returns when the code is due. */
-export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): number | null {
+/** running → mfa_required, with job.mfa_required; returns when the answer is due. */
+export function requireMfa(deps: Deps, row: store.JobRow, step: HumanStep): number | null {
   const now = deps.clock.now();
   const expiresAt = now + MFA_TIMEOUT_MS;
+  const challenge = step.prompt;
   return atomically(deps.db, () => {
     const moved = store.updateJob(deps.db.orm, row.cabinetId, row.id, ['running'], {
       status: 'mfa_required',
       mfaChallenge: challenge.slice(0, 500),
+      mfaStep: storedMfaStep(step),
       mfaRequestedAt: now,
       mfaExpiresAt: expiresAt,
       progressStep: 'waiting for the MFA code',
@@ -67,6 +70,7 @@ export function requireMfa(deps: Deps, row: store.JobRow, challenge: string): nu
       compagnie: row.compagnie,
       produit: row.produit,
       devis_id: row.devisId,
+      kind: step.kind,
       challenge: challenge.slice(0, 500),
       expires_at: toIso(expiresAt),
     });
@@ -80,6 +84,7 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
     const moved = store.updateJob(deps.db.orm, cabinetId, jobId, ['mfa_required', 'awaiting_mfa'], {
       status: 'running',
       mfaChallenge: null,
+      mfaStep: null,
       mfaRequestedAt: null,
       mfaExpiresAt: null,
       progressStep: 'MFA code received',
@@ -219,6 +224,7 @@ export function recoverAbandonedJobs(deps: Deps): { retried: number; failed: num
           progressStep: 'queued again after an interruption',
           progressPercent: 0,
           mfaChallenge: null,
+          mfaStep: null,
           mfaRequestedAt: null,
           mfaExpiresAt: null,
           updatedAt: deps.clock.now(),

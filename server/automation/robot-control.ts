@@ -8,6 +8,8 @@ export interface RobotControl {
   abort(jobId: string): void;
   /** Gives a waiting robot its code. False if this job is not waiting for one in this process. */
   answerMfa(cabinetId: string, jobId: string, code: string): boolean;
+  /** The captcha image a robot of this process waits on a person to read, if this job's does. */
+  mfaImage(cabinetId: string, jobId: string): { mime: string; data: Buffer } | undefined;
   /** How many robots run now, in this process. */
   running(): number;
 }

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import {
   answerMfa,
   getJobArtifact,
+  getMfaImage,
   cancelJob,
   enqueueTarification,
   getAutomationStatus,
@@ -46,7 +47,7 @@ export async function automationRoutes(
   );
 
   registerEndpoint(app, answerMfa, (request) =>
-    jobControls.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body.code),
+    jobControls.giveMfaCode(deps, robots, requestKey(request).cabinetId, request.params.job_id, request.body),
   );
 
   registerEndpoint(app, getJobArtifact, (request, reply) => {
@@ -56,6 +57,11 @@ export async function automationRoutes(
       .type(artifacts.artifactContentType(name))
       .header('Content-Disposition', `attachment; filename="${job_id}-${name}"`)
       .send(createReadStream(file));
+  });
+
+  registerEndpoint(app, getMfaImage, (request, reply) => {
+    const image = jobControls.mfaImage(deps, robots, requestKey(request).cabinetId, request.params.job_id);
+    return reply.type(image.mime).header('Cache-Control', 'no-store').send(image.data);
   });
 
   registerEndpoint(app, getWallet, (request) => wallet.getWallet(deps, requestKey(request).cabinetId));

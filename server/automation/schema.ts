@@ -39,6 +39,8 @@ export const jobs = sqliteTable(
     mfaChallenge: text('mfa_challenge'),
     mfaRequestedAt: integer('mfa_requested_at'),
     mfaExpiresAt: integer('mfa_expires_at'),
+    /** What the person is asked for while the job waits (JSON: kind, channel, choices, the image's type; never the image). */
+    mfaStep: text('mfa_step'),
     callbackWebhookId: text('callback_webhook_id'),
     /** The key's environment: a test key's jobs always run on the sandbox insurer. */
     environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull().default('prod'),

@@ -261,6 +261,7 @@ export function enqueueTarification(
       attempts: 0,
       leaseUntil: null,
       mfaChallenge: null,
+      mfaStep: null,
       mfaRequestedAt: null,
       mfaExpiresAt: null,
       callbackWebhookId: request.callback_webhook_id ?? null,

@@ -222,6 +222,11 @@ export function createWorker(
       resolve(code);
       return true;
     },
+    mfaImage(cabinetId, jobId) {
+      const entry = runningJobs.get(jobId);
+      const step = entry?.row.cabinetId === cabinetId ? entry.mfa?.step : undefined;
+      return step?.kind === 'captcha' ? { mime: step.image.mime, data: Buffer.from(step.image.base64, 'base64') } : undefined;
+    },
     abort(jobId) {
       const entry = runningJobs.get(jobId);
       if (!entry) return;

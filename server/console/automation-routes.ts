@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   acknowledgeConsoleMfa,
   answerConsoleMfa,
+  getConsoleMfaImage,
   cancelConsoleJob,
   getConsoleDevisPdf,
   getConsoleJob,
@@ -143,9 +144,14 @@ export async function automationConsoleRoutes(
 
   registerEndpoint(app, answerConsoleMfa, (request) => {
     const { cabinetId } = consoleUser(request);
-    const job = jobControls.giveMfaCode(deps, worker, cabinetId, request.params.job_id, request.body.code);
+    const job = jobControls.giveMfaCode(deps, worker, cabinetId, request.params.job_id, request.body);
     request.log.info({ job_id: job.job_id }, 'MFA code given from the console');
     return consoleJobs.getConsoleJob(deps, cabinetId, job.job_id);
+  });
+
+  registerEndpoint(app, getConsoleMfaImage, (request, reply) => {
+    const image = jobControls.mfaImage(deps, worker, consoleUser(request).cabinetId, request.params.job_id);
+    return reply.type(image.mime).header('Cache-Control', 'no-store').send(image.data);
   });
 
   registerEndpoint(app, acknowledgeConsoleMfa, (request) => {

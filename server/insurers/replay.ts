@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RobotError, type RobotContext } from '@courtier/adapter-kit';
+import { humanSteps, RobotError, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { cassetteSchema, compareResult, REPLAY_CREDENTIALS, startReplay, type Cassette } from './cassette.js';
 import { loadAdapterPackage, readAdapterPackage } from './package-loader.js';
@@ -76,8 +76,10 @@ async function replayOne(
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: () => undefined,
     markSubmitted: () => undefined,
-    // The portal's answer to the code is in the cassette: any code does.
-    requestMfa: () => Promise.resolve('000000'),
+    // The portal's answer is in the cassette: any code, the first choice, an approval do.
+    ...humanSteps(insurer.humanSteps, (step) =>
+      Promise.resolve(step.kind === 'question' && step.choices?.[0] ? step.choices[0].value : '000000'),
+    ),
   };
   try {
     const result = await insurer.run(ctx, { produit: cassette.produit, dicData: cassette.dicData });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RobotError, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import { RobotError, type HumanStep, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { Insurer } from '../../server/insurers/registry.js';
 
 export const TEST_PDF = Buffer.from('%PDF-1.4\n% test insurer quote\n%%EOF\n');
@@ -34,6 +34,15 @@ export const withMfa =
     const code = await ctx.requestMfa(challenge);
     ctx.progress('pricing form', 60);
     return { tarif_eur: Number(code), pdf: TEST_PDF, outcome: 'complete' };
+  };
+
+/** Asks a person for `step`, then prices at 100 with what they answered as the pending conditions (an approval: "true"). */
+export const withHumanStep =
+  (step: HumanStep): Script =>
+  async (ctx) => {
+    ctx.progress('login', 10);
+    const answer = await ctx.askHuman(step);
+    return { tarif_eur: 100, suspens: `answer: ${String(answer)}`, pdf: TEST_PDF, outcome: 'complete' };
   };
 
 /** A gate the test opens: the robot waits on it (honouring cancellation) before succeeding. */

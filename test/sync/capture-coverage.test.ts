@@ -187,7 +187,9 @@ describe('sync: every write to a synced table is captured', () => {
       enqueueTarification(a.deps, cabinetId, { compagnie: 'sandbox', produit: 'auto', dicData: { ...AUTO, postcode: '69010' } }, 'test'),
     );
     const waiting = await then('claiming a job', () => claim(a));
-    await then('asking for a code', () => expect(requireMfa(a.deps, waiting, 'Code reçu par SMS')).toEqual(expect.any(Number)));
+    await then('asking for a code', () =>
+      expect(requireMfa(a.deps, waiting, { kind: 'otp', channel: 'sms', prompt: 'Code reçu par SMS' })).toEqual(expect.any(Number)),
+    );
     await then('pricing a quote', () => recordDevisPriced(a.deps, cabinetId, devisIds[2]!, { tarifEur: 210, pdf: pdf('Devis MRH') }));
     await then('signing a quote', () =>
       expect(signDevis(a.deps, cabinetId, devisIds[2]!, undefined).contract_id).toEqual(expect.any(String)),

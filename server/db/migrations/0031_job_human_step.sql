@@ -1,0 +1,1 @@
+ALTER TABLE `jobs` ADD `mfa_step` text;
