@@ -179,7 +179,7 @@ describe('the automation pages in real Chromium', () => {
 
     const code = (await sandboxPhoneCodes(ui.server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
-    await promptA.getByLabel('Code', { exact: true }).fill(code);
+    await promptA.getByLabel('Code received by SMS', { exact: true }).fill(code);
     await promptA.getByRole('button', { name: 'Send the code' }).click();
     await promptA.waitFor({ state: 'detached' });
     await promptB.waitFor({ state: 'detached' });

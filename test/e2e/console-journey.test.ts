@@ -260,7 +260,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
 
     const code = (await sandboxPhoneCodes(ui.server))[0] ?? '';
     expect(code).toMatch(/^\d{6}$/);
-    await prompt.getByLabel('Code', { exact: true }).fill(code);
+    await prompt.getByLabel('Code received by SMS', { exact: true }).fill(code);
     await prompt.getByRole('button', { name: 'Send the code' }).click();
     await prompt.waitFor({ state: 'detached' });
     const progress = page.getByRole('progressbar', { name: `Progress of job ${shortJobReference(jobId)}` });

@@ -1,5 +1,13 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { acknowledgeConsoleMfa, answerConsoleMfa, waitsForCode, type ConsoleJob } from '../../../../shared/console-automation.js';
+import type { MfaAnswer } from '../../../../shared/automation.js';
+import {
+  acknowledgeConsoleMfa,
+  answerConsoleMfa,
+  getConsoleMfaImage,
+  waitsForCode,
+  type ConsoleJob,
+} from '../../../../shared/console-automation.js';
+import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
 import type { PageProps } from '../../slices/types.js';
 import { subscribeToJobs } from './jobFeed.js';
@@ -136,22 +144,30 @@ function MfaPrompt(props: {
     if (takeFocus) input.current?.focus();
   }, [takeFocus]);
 
+  const kind = job.mfa?.kind ?? 'otp';
+  const choices = job.mfa?.choices ?? null;
+  const codeLabel = kind === 'captcha' ? s.captchaText : job.mfa?.channel ? s.codeFrom[job.mfa.channel] : s.code;
+
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (code.trim() === '') return setError(s.code);
+    const text = code.trim();
+    if (kind !== 'app_approval' && text === '') return setError(kind === 'question' ? s.answer : codeLabel);
+    const body: MfaAnswer = kind === 'app_approval' ? { approved: true } : kind === 'question' ? { answer: text } : { code: text };
     setBusy(true);
     setError(null);
-    const result = await call(answerConsoleMfa, { params: { job_id: job.job_id }, body: { code: code.trim() } });
+    const result = await call(answerConsoleMfa, { params: { job_id: job.job_id }, body });
     setBusy(false);
     if (result.ok) return onAnswered();
     setError(result.error.message);
   }
 
+  const invalid = { 'aria-invalid': error ? true : undefined, 'aria-describedby': error ? errorId : undefined } as const;
+
   return (
     <section className="card automation-mfa" role="dialog" aria-modal="false" aria-labelledby={titleId} aria-describedby={descriptionId}>
-      <h2 id={titleId}>{`${s.mfaTitle} — ${job.insurer_name}`}</h2>
+      <h2 id={titleId}>{`${kind === 'otp' ? s.mfaTitle : s.stepTitle[kind]} — ${job.insurer_name}`}</h2>
       <div id={descriptionId}>
-        <p>{s.mfaIntro(job.insurer_name)}</p>
+        <p>{kind === 'otp' ? s.mfaIntro(job.insurer_name) : s.stepIntro[kind](job.insurer_name)}</p>
         <dl className="automation-facts">
           <dt>{s.mfaJob}</dt>
           <dd>
@@ -162,23 +178,44 @@ function MfaPrompt(props: {
         </dl>
         {job.mfa && <p className="muted small">{s.mfaExpires(formatTime(lang, job.mfa.expires_at))}</p>}
       </div>
+      {kind === 'captcha' && (
+        <img className="automation-captcha" src={pathTo(getConsoleMfaImage, { job_id: job.job_id })} alt={s.captchaImage} />
+      )}
       <form onSubmit={(e) => void submit(e)} className="automation-mfa-form">
-        <div className="field">
-          <label htmlFor={codeId}>{s.code}</label>
-          <input
-            id={codeId}
-            ref={input}
-            type="text"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? errorId : undefined}
-          />
-        </div>
+        {(kind === 'otp' || kind === 'captcha' || (kind === 'question' && !choices)) && (
+          <div className="field">
+            <label htmlFor={codeId}>{kind === 'question' ? s.answer : codeLabel}</label>
+            <input
+              id={codeId}
+              ref={input}
+              type="text"
+              {...(kind === 'otp' ? { inputMode: 'numeric', autoComplete: 'one-time-code' } : { autoComplete: 'off' })}
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              {...invalid}
+            />
+          </div>
+        )}
+        {kind === 'question' && choices && (
+          <fieldset className="field" {...invalid}>
+            <legend>{s.answer}</legend>
+            {choices.map((choice, index) => (
+              <label key={choice.value} className="automation-choice">
+                <input
+                  type="radio"
+                  name={codeId}
+                  value={choice.value}
+                  checked={code === choice.value}
+                  onChange={() => setCode(choice.value)}
+                  {...(index === 0 ? { ref: input } : {})}
+                />{' '}
+                {choice.label}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <button type="submit" className="button button-primary" disabled={busy}>
-          {busy ? s.sendingCode : s.sendCode}
+          {busy ? s.sendingCode : kind === 'app_approval' ? s.approvedIt : kind === 'question' ? s.sendAnswer : s.sendCode}
         </button>
       </form>
       {error && (

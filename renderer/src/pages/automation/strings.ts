@@ -108,6 +108,15 @@ export interface AutomationStrings {
   code: string;
   sendCode: string;
   sendingCode: string;
+  /** A prompt's title and first line by what it asks (a code's title is mfaTitle). */
+  stepTitle: Record<'app_approval' | 'captcha' | 'question', string>;
+  stepIntro: Record<'app_approval' | 'captcha' | 'question', (insurer: string) => string>;
+  codeFrom: Record<'sms' | 'email' | 'app', string>;
+  approvedIt: string;
+  captchaImage: string;
+  captchaText: string;
+  answer: string;
+  sendAnswer: string;
 }
 
 const en: AutomationStrings = {
@@ -221,6 +230,18 @@ const en: AutomationStrings = {
   code: 'Code',
   sendCode: 'Send the code',
   sendingCode: 'Sending…',
+  stepTitle: { app_approval: 'Approval needed', captcha: 'Captcha to read', question: 'The portal asks a question' },
+  stepIntro: {
+    app_approval: (insurer) => `Approve the request in the ${insurer} app, then say so here.`,
+    captcha: (insurer) => `The ${insurer} portal shows a captcha: type the text of the image.`,
+    question: (insurer) => `The ${insurer} portal asks something the quote’s data does not answer.`,
+  },
+  codeFrom: { sms: 'Code received by SMS', email: 'Code received by e-mail', app: 'Code shown in the authenticator app' },
+  approvedIt: 'I approved it in the insurer’s app',
+  captchaImage: 'The captcha image',
+  captchaText: 'Text of the image',
+  answer: 'Your answer',
+  sendAnswer: 'Send the answer',
 };
 
 const fr: AutomationStrings = {
@@ -338,6 +359,18 @@ const fr: AutomationStrings = {
   code: 'Code',
   sendCode: 'Envoyer le code',
   sendingCode: 'Envoi…',
+  stepTitle: { app_approval: 'Validation demandée', captcha: 'Captcha à lire', question: 'Le portail pose une question' },
+  stepIntro: {
+    app_approval: (insurer) => `Validez la demande dans l’application ${insurer}, puis indiquez-le ici.`,
+    captcha: (insurer) => `Le portail ${insurer} affiche un captcha : saisissez le texte de l’image.`,
+    question: (insurer) => `Le portail ${insurer} demande une information que les données du devis ne donnent pas.`,
+  },
+  codeFrom: { sms: 'Code reçu par SMS', email: 'Code reçu par e-mail', app: 'Code affiché dans l’application d’authentification' },
+  approvedIt: 'Je l’ai validé dans l’application de l’assureur',
+  captchaImage: 'L’image du captcha',
+  captchaText: 'Texte de l’image',
+  answer: 'Votre réponse',
+  sendAnswer: 'Envoyer la réponse',
 };
 
 export const AUTOMATION_STRINGS: Record<Lang, AutomationStrings> = { en, fr };
