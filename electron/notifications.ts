@@ -41,22 +41,42 @@ export interface NotifierOptions {
   locale?: () => 'fr' | 'en';
 }
 
-const TEXT = {
+type Kind = NonNullable<ActiveJob['mfa_kind']>;
+
+/** Per language and kind of step: what is needed (the title) and what a click leads to (the body's end). */
+const WORDS: Record<'fr' | 'en', Record<Kind, { needed: string; click: string }>> = {
   fr: {
-    title: (j: ActiveJob) => `Code requis : ${j.compagnie} (${j.produit})`,
-    body: (j: ActiveJob) =>
-      j.mfa_challenge
-        ? `${j.mfa_challenge} — cliquez pour saisir le code.`
-        : 'Le portail de l’assureur demande un code : cliquez pour le saisir.',
-    summaryTitle: (n: number) => `${n} tarifications attendent un code`,
-    summaryBody: 'Cliquez pour ouvrir les tâches et saisir les codes.',
+    otp: { needed: 'Code requis', click: 'cliquez pour saisir le code' },
+    app_approval: { needed: 'Validation requise', click: 'validez dans l’application de l’assureur, puis cliquez pour le confirmer' },
+    captcha: { needed: 'Captcha à lire', click: 'cliquez pour lire l’image et saisir son texte' },
+    question: { needed: 'Question du portail', click: 'cliquez pour répondre' },
   },
   en: {
-    title: (j: ActiveJob) => `Code needed: ${j.compagnie} (${j.produit})`,
-    body: (j: ActiveJob) =>
-      j.mfa_challenge ? `${j.mfa_challenge} — click to enter the code.` : 'The insurer’s portal asks for a code: click to enter it.',
-    summaryTitle: (n: number) => `${n} tarifications wait for a code`,
-    summaryBody: 'Click to open the jobs and enter the codes.',
+    otp: { needed: 'Code needed', click: 'click to enter the code' },
+    app_approval: { needed: 'Approval needed', click: 'approve in the insurer’s app, then click to confirm' },
+    captcha: { needed: 'Captcha to read', click: 'click to read the image and type its text' },
+    question: { needed: 'Question from the portal', click: 'click to answer' },
+  },
+};
+
+const TEXT = {
+  fr: {
+    title: (j: ActiveJob) => `${WORDS.fr[j.mfa_kind ?? 'otp'].needed} : ${j.compagnie} (${j.produit})`,
+    body: (j: ActiveJob) => {
+      const click = WORDS.fr[j.mfa_kind ?? 'otp'].click;
+      return j.mfa_challenge ? `${j.mfa_challenge} — ${click}.` : `Le portail de l’assureur attend une personne : ${click}.`;
+    },
+    summaryTitle: (n: number) => `${n} tarifications attendent une personne`,
+    summaryBody: 'Cliquez pour ouvrir les tâches et répondre.',
+  },
+  en: {
+    title: (j: ActiveJob) => `${WORDS.en[j.mfa_kind ?? 'otp'].needed}: ${j.compagnie} (${j.produit})`,
+    body: (j: ActiveJob) => {
+      const click = WORDS.en[j.mfa_kind ?? 'otp'].click;
+      return j.mfa_challenge ? `${j.mfa_challenge} — ${click}.` : `The insurer’s portal waits for a person: ${click}.`;
+    },
+    summaryTitle: (n: number) => `${n} tarifications wait for a person`,
+    summaryBody: 'Click to open the jobs and answer.',
   },
 } as const;
 

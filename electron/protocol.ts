@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES } from '../shared/automation.js';
+import { JOB_STATUSES, MFA_KINDS } from '../shared/automation.js';
 
 /**
  * Messages between the Electron main process and the server's utility process (its parentPort).
@@ -14,6 +14,8 @@ const activeJobSchema = z.object({
   produit: z.string(),
   progress_percent: z.number(),
   mfa_challenge: z.string().nullable(),
+  /** What the job waits for a person to do, while it waits. */
+  mfa_kind: z.enum(MFA_KINDS).nullable(),
 });
 export type ActiveJob = z.infer<typeof activeJobSchema>;
 

@@ -70,6 +70,7 @@ function collectStatus(deps: Deps): ServerStatus {
         produit: job.produit,
         progress_percent: job.progress.percent,
         mfa_challenge: job.mfa?.challenge ?? null,
+        mfa_kind: job.mfa?.kind ?? null,
       });
     }
   }

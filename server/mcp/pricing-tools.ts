@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { cancelJob, jobStatusSchema, tarificationRequestBody, TERMINAL_STATUSES } from '../../shared/automation.js';
+import {
+  cancelJob,
+  jobStatusSchema,
+  mfaAnswerSchema,
+  tarificationRequestBody,
+  TERMINAL_STATUSES,
+  type MfaAnswer,
+} from '../../shared/automation.js';
+import { ApiError } from '../errors.js';
 import { codeSchema } from '../../shared/devis.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as jobs from '../automation/jobs.js';
@@ -8,6 +16,14 @@ import * as jobControls from '../automation/job-controls.js';
 import { defineTool, listed, NO_ARGUMENTS, READ } from './tool-definition.js';
 
 const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
+
+/** The one answer a tool call gives, as the REST body; none or several is an answer that fits no step. */
+function oneAnswer(given: { code?: string | undefined; approved?: true | undefined; answer?: string | undefined }): MfaAnswer {
+  const parsed = mfaAnswerSchema.safeParse(Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)));
+  if (!parsed.success)
+    throw new ApiError('mfa_answer_mismatch', 'Give exactly one of code, approved or answer, as the job’s mfa.kind asks.');
+  return parsed.data;
+}
 
 /** The products the robots price, and the data each needs. */
 export const PRODUCT_TOOLS = [
@@ -75,12 +91,40 @@ export const JOB_TOOLS = [
     description:
       `Returns a pricing job started by price_quote (job_id): status (${listed(jobStatusSchema.options)}), ` +
       'progress {step, percent}, result {tarif_eur, suspens} once priced, error {code, message} on failure, credits_consumed, and devis_id, the quote it prices ' +
-      '(read it with get_devis). While mfa_required, the insurer sent a code to the broker: ask the user to enter it in the Courtier console.',
+      '(read it with get_devis). While mfa_required or awaiting_mfa, the robot waits for a person: mfa.kind says for what — otp (a code sent by mfa.channel: sms, email or app), ' +
+      'app_approval (the user approves in the insurer’s app), captcha (an image the user reads in the Courtier console), question (mfa.challenge asks, mfa.choices lists the answers): ' +
+      'ask the user, then answer with answer_job_step.',
     input: z.strictObject({ job_id: jobId }),
     annotations: { ...READ, title: 'Get a pricing job' },
     scope: 'automation:read',
     returns: 'job',
     run: ({ deps, access }, { job_id }) => jobs.getJob(deps, access.cabinetId, job_id),
+  }),
+  defineTool({
+    name: 'answer_job_step',
+    title: 'Answer what a pricing job asks a person',
+    description:
+      'Gives a job waiting for a person (get_job: mfa set) what the user answered, and the robot goes on: code for mfa.kind otp (the code the user received) ' +
+      'or captcha (the text the user read in the Courtier console), approved: true for app_approval once the user says they approved it in the insurer’s app, ' +
+      'answer for question (one of mfa.choices’ values when it has choices, else the user’s text). Never invent an answer: ask the user. Returns the job; ' +
+      'an answer that does not fit gives mfa_answer_mismatch (the job keeps waiting), a job no longer waiting job_not_awaiting_mfa.',
+    input: z.strictObject({
+      job_id: jobId,
+      code: z.string().optional().describe('otp: the code; captcha: the image’s text.'),
+      approved: z.literal(true).optional().describe('app_approval: true once the user approved in the insurer’s app.'),
+      answer: z.string().optional().describe('question: the chosen value, or the text.'),
+    }),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+      title: 'Answer a pricing job’s step',
+    },
+    scope: 'automation:enqueue',
+    returns: 'job',
+    run: ({ deps, worker, access }, { job_id, ...given }) =>
+      jobControls.giveMfaCode(deps, worker, access.cabinetId, job_id, oneAnswer(given)),
   }),
   defineTool({
     name: 'cancel_job',

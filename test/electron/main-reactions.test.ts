@@ -28,6 +28,7 @@ const job: ActiveJob = {
   produit: 'auto',
   progress_percent: 10,
   mfa_challenge: null,
+  mfa_kind: null,
 };
 const status = (jobs: ActiveJob[]): ServerStatus => ({ robots_enabled: true, kill_switch_reason: null, jobs });
 

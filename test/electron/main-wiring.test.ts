@@ -169,6 +169,7 @@ describe('electron/main.ts (electron mocked)', () => {
             produit: 'auto',
             progress_percent: 30,
             mfa_challenge: 'SMS',
+            mfa_kind: 'otp',
           },
         ],
       },

@@ -14,6 +14,7 @@ const job = (id: string, status: ActiveJob['status'], extra: Partial<ActiveJob> 
   produit: 'mrh',
   progress_percent: 40,
   mfa_challenge: status === 'running' ? null : 'Code envoyé par SMS au 06 •• •• 12',
+  mfa_kind: status === 'running' ? null : 'otp',
   ...extra,
 });
 const away = { focused: false, url: null };
@@ -46,9 +47,32 @@ describe('MFA notifications', () => {
         kind: 'job',
         jobId: 'b',
         title: 'Code needed: sandbox (mrh)',
-        body: 'The insurer’s portal asks for a code: click to enter it.',
+        body: 'The insurer’s portal waits for a person: click to enter the code.',
         target: '/console/jobs?job=b',
       },
+    ]);
+  });
+
+  it('says what each kind of step needs, in French and in English', () => {
+    const steps = [
+      job('p', 'mfa_required', { mfa_kind: 'app_approval', mfa_challenge: 'Validez dans l’app' }),
+      job('q', 'mfa_required', { mfa_kind: 'question', mfa_challenge: 'Garage ?' }),
+      job('r', 'mfa_required', { mfa_kind: 'captcha', mfa_challenge: 'Recopiez le texte' }),
+    ];
+    const fr = createMfaNotifier({ enabled: () => true }).update(steps, away);
+    expect(fr.map((n) => [n.title, n.body])).toEqual([
+      [
+        'Validation requise : sandbox (mrh)',
+        'Validez dans l’app — validez dans l’application de l’assureur, puis cliquez pour le confirmer.',
+      ],
+      ['Question du portail : sandbox (mrh)', 'Garage ? — cliquez pour répondre.'],
+      ['Captcha à lire : sandbox (mrh)', 'Recopiez le texte — cliquez pour lire l’image et saisir son texte.'],
+    ]);
+    const en = createMfaNotifier({ enabled: () => true, locale: () => 'en' }).update(steps, away);
+    expect(en.map((n) => n.title)).toEqual([
+      'Approval needed: sandbox (mrh)',
+      'Question from the portal: sandbox (mrh)',
+      'Captcha to read: sandbox (mrh)',
     ]);
   });
 
@@ -86,7 +110,7 @@ describe('MFA notifications', () => {
       {
         kind: 'summary',
         jobIds: ['1', '2', '3'],
-        title: '3 tarifications attendent un code',
+        title: '3 tarifications attendent une personne',
         body: expect.any(String),
         target: '/console/jobs',
       },

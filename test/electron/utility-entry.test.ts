@@ -199,7 +199,7 @@ describe('the server in the utility process', () => {
       const last = parent.received.filter((m) => m.type === 'status').at(-1);
       return last?.type === 'status' && last.status.jobs.length > 0 ? last.status : undefined;
     });
-    expect(reported.jobs.map((job) => [job.job_id, job.mfa_challenge])).toEqual([[own, 'Code envoyé par SMS']]);
+    expect(reported.jobs.map((job) => [job.job_id, job.mfa_challenge, job.mfa_kind])).toEqual([[own, 'Code envoyé par SMS', 'otp']]);
   });
 
   it('uses a free port when the last one is taken', async () => {

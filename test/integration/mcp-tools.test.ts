@@ -27,7 +27,7 @@ import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { toolsCall } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, gated, succeed, type TestInsurer } from '../helpers/test-insurer.js';
+import { createTestInsurer, gated, succeed, withHumanStep, type TestInsurer } from '../helpers/test-insurer.js';
 
 const CONSOLE_ORIGIN = 'http://console.example';
 const ALL_TOOLS = [
@@ -46,6 +46,7 @@ const ALL_TOOLS = [
   'get_devis',
   'price_quote',
   'get_job',
+  'answer_job_step',
   'cancel_job',
   'get_devis_pdf_link',
 ];
@@ -67,6 +68,7 @@ const RESULT_SCHEMAS: Record<string, z.ZodType> = {
   get_devis: devisSchema,
   price_quote: z.union([dryRunResultSchema, enqueuedSchema]),
   get_job: jobSchema,
+  answer_job_step: jobSchema,
   cancel_job: jobSchema,
   get_devis_pdf_link: devisPdfLinkSchema,
 };
@@ -783,6 +785,50 @@ describe('quotes and pricing tools', () => {
     expect((await ok(client, 'cancel_job', { job_id: held.job_id })).status).toBe('cancelled');
     expect((await call(client, 'get_job', { job_id: randomUUID() })).json.error).toBe('not_found');
     await server.app.robotWorker.idle();
+  });
+
+  it('answer_job_step answers each kind of step a job waits for; an answer that does not fit leaves the job waiting', async () => {
+    const { id, token } = await cabinet();
+    grantCredits(server.deps, id, 100);
+    setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-9', password: 's3cret!' });
+    // The robot puts the answer in the pending conditions, which only a cabinet that shares personal data shows.
+    setLlmDataSharing(server.deps, id, true);
+    const client = await connect(token());
+    const choices = [
+      { value: 'garage', label: 'Garage' },
+      { value: 'street', label: 'Rue' },
+    ];
+    const cases = [
+      {
+        step: { kind: 'otp', channel: 'app', prompt: 'Authenticator code' },
+        wrong: { approved: true },
+        right: { code: '123456' },
+        got: '123456',
+      },
+      { step: { kind: 'app_approval', prompt: 'Approve in the app' }, wrong: { code: '1' }, right: { approved: true }, got: 'true' },
+      { step: { kind: 'question', prompt: 'Parking?', choices }, wrong: { answer: 'roof' }, right: { answer: 'street' }, got: 'street' },
+    ] as const;
+    for (const [index, { step, wrong, right, got }] of cases.entries()) {
+      testco.queue(withHumanStep(step));
+      const { job_id } = await ok(client, 'price_quote', {
+        compagnie: 'testco',
+        produit: 'auto',
+        dicData: { postcode: String(64000 + index), birth_date: '1984-03-09' },
+      });
+      server.app.robotWorker.tick();
+      let waiting = jobSchema.parse(await ok(client, 'get_job', { job_id }));
+      for (let i = 0; i < 500 && waiting.status !== 'mfa_required'; i++) {
+        await new Promise((r) => setImmediate(r));
+        waiting = jobSchema.parse(await ok(client, 'get_job', { job_id }));
+      }
+      expect(waiting.mfa?.kind).toBe(step.kind);
+      expect((await call(client, 'answer_job_step', { job_id, ...wrong })).json.error).toBe('mfa_answer_mismatch');
+      expect((await call(client, 'answer_job_step', { job_id })).json.error).toBe('mfa_answer_mismatch');
+      expect(jobSchema.parse(await ok(client, 'get_job', { job_id }))).toEqual(waiting);
+      expect((await ok(client, 'answer_job_step', { job_id, ...right })).status).toBe('running');
+      await server.app.robotWorker.idle();
+      expect(await ok(client, 'get_job', { job_id })).toMatchObject({ status: 'completed', result: { suspens: `answer: ${got}` } });
+    }
   });
 
   it('get_devis_pdf_link gives an absolute signed URL that downloads the priced quote’s PDF (the cabinet shares personal data)', async () => {
