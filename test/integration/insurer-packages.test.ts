@@ -244,7 +244,8 @@ describe('courtier insurers: packages', () => {
       requireSigned([]);
       expect((await courtier(['insurers', 'reload'])).json).toEqual({ reload_requested: true });
       await expect.poll(() => insurersOf('auto'), { timeout: 5_000 }).toEqual(['sandbox']);
-      expect(serve.output()).toMatch(/courtier-insurer-live@1\.0\.0 is not signed/);
+      // The log line travels through a pipe: it may come a moment after the service answers.
+      await expect.poll(() => serve.output(), { timeout: 5_000 }).toMatch(/courtier-insurer-live@1\.0\.0 is not signed/);
 
       rmSync(policyFile);
       expect((await courtier(['insurers', 'reload'])).code).toBe(0);
