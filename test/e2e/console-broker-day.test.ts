@@ -288,7 +288,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     const jobId = await priceForDupont(MRH);
     const prompt = page.getByRole('dialog', { name: `${s.mfaTitle} — Sandbox Assurances` });
     await prompt.waitFor({ timeout: 30_000 });
-    const codeField = prompt.getByLabel(s.code, { exact: true });
+    const codeField = prompt.getByLabel(s.codeFrom.sms, { exact: true });
     await expect.poll(() => codeField.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await expect.poll(() => page.title()).toMatch(/\(1\)/);
     await inMenu(page.getByRole('navigation', { name: t.navigation }).getByLabel(t.waitingCount(1)));
