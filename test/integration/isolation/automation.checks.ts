@@ -16,6 +16,7 @@ import {
   getAutomationStatus,
   getJob,
   getJobArtifact,
+  getMfaImage,
   getProductSchema,
   jobSchema,
   listJobs,
@@ -632,6 +633,21 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
       // B's own job (which has no artifacts) is a 404 of its own; A cannot reach B's job either.
       expectError(await call(keyB.key, getJobArtifact, { params: { job_id: B.job, name: 'screenshot.png' } }), 404, 'not_found');
       expectError(await call(keyA.key, getJobArtifact, { params: { job_id: B.job, name: 'screenshot.png' } }), 404, 'not_found');
+    },
+  },
+
+  [getMfaImage.operationId]: {
+    title: "B's GET of the captcha image of A's job is 404 not_found, like an unknown job's; A cannot reach B's either",
+    async run() {
+      const nobody = randomUUID();
+      const unknown = await call(keyB.key, getMfaImage, { params: { job_id: nobody } });
+      expectError(unknown, 404, 'not_found');
+      for (const job of [A.failedJob, A.job]) {
+        const res = await call(keyB.key, getMfaImage, { params: { job_id: job } });
+        expectError(res, 404, 'not_found');
+        expect(errorShape(res, job)).toEqual(errorShape(unknown, nobody));
+      }
+      expectError(await call(keyA.key, getMfaImage, { params: { job_id: B.job } }), 404, 'not_found');
     },
   },
 
