@@ -8,10 +8,9 @@ import {
   getJob,
   getJobArtifact,
   getMfaImage,
-  getProductSchema,
   listJobs,
-  listProducts,
 } from './automation.js';
+import { getProductSchema, listProducts } from './products.js';
 import { getWallet } from './wallet.js';
 import {
   createClient,

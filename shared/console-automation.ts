@@ -3,14 +3,13 @@ import {
   dryRunResultSchema,
   enqueueTarification,
   enqueuedSchema,
-  getProductSchema as getPublicProductSchema,
   jobArtifactNameSchema,
   jobSchema,
   jobStatusSchema,
   mfaAnswerSchema,
-  listProducts as listPublicProducts,
   tarificationRequestBody,
 } from './automation.js';
+import { getProductSchema as getPublicProductSchema, listProducts as listPublicProducts } from './products.js';
 import { consoleErrorsOf, consoleTwin, defineEndpoint } from './endpoint.js';
 import { cursorSchema, limitSchema } from './pagination.js';
 import { validationIssueSchema } from './errors.js';

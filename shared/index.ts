@@ -12,4 +12,5 @@ export * from './devis.js';
 export * from './webhooks.js';
 export * from './masking.js';
 export * from './automation.js';
+export * from './products.js';
 export * from './wallet.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { enqueueTarification, getJob, getProductSchema, listProducts } from './automation.js';
+import { enqueueTarification, getJob } from './automation.js';
+import { getProductSchema, listProducts } from './products.js';
 import { clientErasureSchema } from './crm.js';
 import { getClient, getOpportunity, listClients, listOpportunities } from './crm-endpoints.js';
 import { getDevis } from './devis.js';

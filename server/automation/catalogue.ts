@@ -1,4 +1,4 @@
-import type { ProductSchemaDocument } from '../../shared/automation.js';
+import type { ProductSchemaDocument } from '../../shared/products.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { toValidationIssues } from '../platform/http/validation.js';

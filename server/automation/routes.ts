@@ -8,10 +8,9 @@ import {
   enqueueTarification,
   getAutomationStatus,
   getJob,
-  getProductSchema,
   listJobs,
-  listProducts,
 } from '../../shared/automation.js';
+import { getProductSchema, listProducts } from '../../shared/products.js';
 import { getWallet } from '../../shared/wallet.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';

@@ -57,7 +57,7 @@ export interface BrowserRuntime {
    * `secrets`: what the robot may type that must never be recorded (the portal password); a saved
    * trace is checked for them, and for those given later to knowSecrets. `login`: who the robot
    * logs in as (an opaque key that changes with the credentials); a success parks the context
-   * under it, and the next session with the same key and reach resumes it. Without it, the context
+   * under it, and the next job's browser context with the same key and reach resumes it. Without it, the context
    * is the job's alone. `reach`: what the context may load (others are aborted, and `onOutsideReach`
    * is told once per origin); without it, anything.
    */

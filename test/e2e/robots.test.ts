@@ -1,7 +1,8 @@
 // @module-tag browser
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobSchema, productSchemaDocument, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
+import { jobSchema, TERMINAL_STATUSES, type Job } from '../../shared/automation.js';
+import { productSchemaDocument } from '../../shared/products.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portal/index.js';

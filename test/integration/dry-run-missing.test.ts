@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dryRunResultSchema, productSchemaDocument, type DryRunResult, type ProductSchemaDocument } from '../../shared/automation.js';
+import { dryRunResultSchema, type DryRunResult } from '../../shared/automation.js';
+import { productSchemaDocument, type ProductSchemaDocument } from '../../shared/products.js';
 import { createAccessTokenForUser } from '../../server/oauth/token.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { initCabinet } from '../../server/tenancy/service.js';

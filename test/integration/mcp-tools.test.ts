@@ -5,14 +5,8 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  dryRunResultSchema,
-  enqueuedSchema,
-  JOB_STATUSES,
-  jobSchema,
-  productListSchema,
-  productSchemaDocument,
-} from '../../shared/automation.js';
+import { dryRunResultSchema, enqueuedSchema, JOB_STATUSES, jobSchema } from '../../shared/automation.js';
+import { productListSchema, productSchemaDocument } from '../../shared/products.js';
 import { clientErasureSchema, clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { automationStatusSchema, dryRunResultSchema, jobSchema, productSchemaDocument, type Job } from '../../shared/automation.js';
+import { automationStatusSchema, dryRunResultSchema, jobSchema, type Job } from '../../shared/automation.js';
+import { productSchemaDocument } from '../../shared/products.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { jobCompletedPayload, jobFailedPayload, jobMfaRequiredPayload } from '../../shared/events.js';
 import { setKillSwitch } from '../../server/automation/guards.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productSchemaDocument } from '../../shared/automation.js';
+import { productSchemaDocument } from '../../shared/products.js';
 import { consoleDryRunSchema } from '../../shared/console-automation.js';
 import { errorBodySchema, validationIssueSchema, type ValidationIssue } from '../../shared/errors.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';

@@ -17,16 +17,13 @@ import {
   getJob,
   getJobArtifact,
   getMfaImage,
-  getProductSchema,
   jobSchema,
   listJobs,
-  listProducts,
-  productListSchema,
   pollUrl,
-  productSchemaDocument,
   type AutomationStatus,
   type Job,
 } from '../../../shared/automation.js';
+import { getProductSchema, listProducts, productListSchema, productSchemaDocument } from '../../../shared/products.js';
 import { getWallet, walletSchema, type Wallet } from '../../../shared/wallet.js';
 import { listClients } from '../../../shared/crm-endpoints.js';
 import { getDevis } from '../../../shared/devis.js';

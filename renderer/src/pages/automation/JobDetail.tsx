@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { shortJobReference, type ProductSchemaDocument } from '../../../../shared/automation.js';
+import { shortJobReference } from '../../../../shared/automation.js';
+import { type ProductSchemaDocument } from '../../../../shared/products.js';
 import {
   cancelConsoleJob,
   getConsoleDevisPdf,

@@ -1,5 +1,5 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import type { ProductList, ProductSchemaDocument } from '../../../../shared/automation.js';
+import type { ProductList, ProductSchemaDocument } from '../../../../shared/products.js';
 import {
   getConsoleProductSchema,
   listConsoleProducts,

@@ -1,4 +1,4 @@
-import type { ProductSchemaDocument } from '../../../../shared/automation.js';
+import type { ProductSchemaDocument } from '../../../../shared/products.js';
 import type { ValidationIssue } from '../../../../shared/errors.js';
 
 /**
