@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { shortJobReference } from '../../../../shared/automation.js';
-import { type ProductSchemaDocument } from '../../../../shared/products.js';
+import type { ProductSchemaDocument } from '../../../../shared/products.js';
 import {
   cancelConsoleJob,
   getConsoleDevisPdf,
