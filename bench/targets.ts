@@ -32,7 +32,7 @@ import { hubDeps } from '../server/hub/deps.js';
 import { createInvite } from '../server/hub/pairing.js';
 import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
-import { sandboxPortalPlugin } from '../server/sandbox-portal/index.js';
+import { sandboxPortalPlugin } from '../server/sandbox-portals/sandbox/index.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
 import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';

@@ -13,7 +13,7 @@ import { cabinetsAwaitingHub } from './sync/status.js';
 import { syncedRecords } from './sync/records.js';
 import { syncConsoleRoutes } from './console/sync-routes.js';
 import { createBrowserRuntime, type BrowserRuntime } from './robots/browser.js';
-import { sandboxPortalPlugin, type SandboxMode } from './sandbox-portal/index.js';
+import { sandboxPortalsPlugin, type SandboxMode } from './sandbox-portals/index.js';
 import { crmRoutes } from './crm/routes.js';
 import { consoleSessionRoutes } from './console/routes.js';
 import { consoleRoutes } from './console/static.js';
@@ -74,7 +74,7 @@ export interface BuildAppOptions {
   sync?: Omit<SyncEngineOptions, 'logger' | 'records'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
   browser?: BrowserRuntime;
-  /** The sandbox portal's behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
+  /** The demo portals' behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
   sandboxMode?: () => SandboxMode;
   /** The machine's host name and addresses, as the office LAN mode sees them (tests give their own). */
   network?: MachineNetwork;
@@ -158,9 +158,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(idempotencyPlugin, { deps });
 
   if (config.sandbox) {
-    // The sandbox insurer: a real extranet-like web app the robots (and demos, and tests) use.
-    await app.register(sandboxPortalPlugin, {
-      prefix: '/sandbox/insurer',
+    // The demo insurers: real web apps of several styles that the robots (and demos, and tests) use.
+    await app.register(sandboxPortalsPlugin, {
       clock: deps.clock,
       randomBytes: deps.randomBytes,
       mode: options.sandboxMode ?? (() => config.sandboxMode),

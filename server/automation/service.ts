@@ -63,16 +63,17 @@ function quotaOf(deps: Deps, cabinetId: string) {
 }
 
 /**
- * The insurer whose robot runs a request: a test key's jobs always run on the install's demo
- * insurer, whatever compagnie says (so that integrators can try everything without touching a real portal).
+ * The insurer whose robot runs a request: a test key's jobs always run on one of the install's demo
+ * insurers — the one compagnie names, else one offering the product — so that integrators can try
+ * everything without touching a real portal.
  */
 function robotFor(deps: Deps, request: { compagnie: string; produit: string }, environment: Environment) {
   if (environment === 'test') {
-    const demo = deps.insurers.forTestKeys();
+    const demo = deps.insurers.forTestKey(request);
     if (!demo)
       throw new ApiError(
         'unknown_insurer',
-        'Test keys run on the demo insurer, which this install does not offer (COURTIER_SANDBOX=false turns it off).',
+        'Test keys run on the demo insurers, which this install does not offer (COURTIER_SANDBOX=false turns them off).',
       );
     return { robotCompagnie: demo.code, ...findProduct(deps, request.produit, demo.code) };
   }

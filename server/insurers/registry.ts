@@ -19,9 +19,8 @@ export interface Insurer extends InsurerAdapter {
   /** The adapter package's version; every job records it. */
   version: string;
   /**
-   * A demo insurer that test keys price with, whatever compagnie they name (integrators try
-   * everything without a real portal), logging in with its public demo account when the cabinet set
-   * none. An install offers one such insurer at most.
+   * A demo insurer, which test keys price with (integrators try everything without a real portal),
+   * logging in with its public demo account when the cabinet set none.
    */
   testKeys?: { demoCredentials: InsurerCredentials };
   /**
@@ -44,25 +43,38 @@ export interface Insurer extends InsurerAdapter {
 export interface InsurerRegistry {
   list(): readonly Insurer[];
   get(code: string): Insurer | undefined;
-  /** The insurer test keys price with (testKeys), if this install offers one. */
-  forTestKeys(): (Insurer & Required<Pick<Insurer, 'testKeys'>>) | undefined;
+  /**
+   * The demo insurer a test key's request runs on: the one compagnie names; for any other compagnie,
+   * the first demo insurer (by code) that offers the product, else the first at all. Undefined when
+   * this install offers no demo insurer.
+   */
+  forTestKey(request: { compagnie: string; produit: string }): DemoInsurer | undefined;
   /** What the last load refused, one line each (a package that did not load). */
   problems(): readonly string[];
   /** Replaces the insurers (a package installed, removed or updated). A job already running keeps its adapter. */
   replace(insurers: readonly Insurer[], problems?: readonly string[]): void;
 }
 
+type DemoInsurer = Insurer & Required<Pick<Insurer, 'testKeys'>>;
+
 interface Contents {
   list: readonly Insurer[];
   byCode: Map<string, Insurer>;
-  demo: (Insurer & Required<Pick<Insurer, 'testKeys'>>) | undefined;
+  demos: readonly DemoInsurer[];
   problems: readonly string[];
 }
 
 function contentsOf(insurers: readonly Insurer[], problems: readonly string[]): Contents {
-  const demos = insurers.filter((a): a is Insurer & Required<Pick<Insurer, 'testKeys'>> => a.testKeys !== undefined);
-  if (demos.length > 1) throw new Error(`Only one insurer may price for test keys; ${demos.map((a) => a.code).join(' and ')} both do.`);
-  return { list: insurers, byCode: new Map(insurers.map((a) => [a.code, a])), demo: demos[0], problems };
+  const demos = insurers
+    .filter((a): a is DemoInsurer => a.testKeys !== undefined)
+    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  return { list: insurers, byCode: new Map(insurers.map((a) => [a.code, a])), demos, problems };
+}
+
+function demoFor(demos: readonly DemoInsurer[], request: { compagnie: string; produit: string }): DemoInsurer | undefined {
+  return (
+    demos.find((a) => a.code === request.compagnie) ?? demos.find((a) => a.products.some((p) => p.code === request.produit)) ?? demos[0]
+  );
 }
 
 export function createInsurerRegistry(insurers: readonly Insurer[], problems: readonly string[] = []): InsurerRegistry {
@@ -70,7 +82,7 @@ export function createInsurerRegistry(insurers: readonly Insurer[], problems: re
   return {
     list: () => contents.list,
     get: (code) => contents.byCode.get(code),
-    forTestKeys: () => contents.demo,
+    forTestKey: (request) => demoFor(contents.demos, request),
     problems: () => contents.problems,
     replace(next, nextProblems = []) {
       contents = contentsOf(next, nextProblems);

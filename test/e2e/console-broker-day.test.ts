@@ -13,7 +13,7 @@ import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
 import { packageRoot } from '../../server/paths.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
-import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { collectProblems, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { showFolded } from '../helpers/console-browser.js';

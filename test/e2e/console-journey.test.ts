@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
-import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { shortJobReference } from '../../shared/automation.js';
 import { eventEnvelopeSchema } from '../../shared/events.js';

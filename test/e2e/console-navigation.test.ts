@@ -10,7 +10,7 @@ import { STRINGS, type Lang } from '../../renderer/src/i18n.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
-import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { createWebhook } from '../../server/webhooks/service.js';
 import { consoleClient, expectNoSidewaysScroll, openConsole, saveScreenshot } from '../helpers/console.js';

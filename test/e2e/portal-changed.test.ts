@@ -4,7 +4,7 @@ import { automationStatusSchema, jobSchema, TERMINAL_STATUSES, type Job } from '
 import { consoleInsurerListSchema } from '../../shared/console-insurers.js';
 import { eventEnvelopeSchema } from '../../shared/events.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { signInNewUser } from '../helpers/console.js';

@@ -5,7 +5,7 @@ import { jobSchema, TERMINAL_STATUSES, type Job } from '../../shared/automation.
 import { productSchemaDocument } from '../../shared/products.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
-import type { SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -688,7 +688,7 @@ describe('test keys', () => {
     expect(refused.status).toBe(404);
     expect(errorBodySchema.parse(refused.body)).toMatchObject({
       error: 'unknown_insurer',
-      message: 'Test keys run on the demo insurer, which this install does not offer (COURTIER_SANDBOX=false turns it off).',
+      message: 'Test keys run on the demo insurers, which this install does not offer (COURTIER_SANDBOX=false turns them off).',
     });
   });
 });

@@ -11,8 +11,9 @@ import type { Insurer } from '../../server/insurers/registry.js';
 import { BROWSER_ARGS, browserCandidates } from '../../server/robots/browser.js';
 import { loadInsurers } from '../../server/insurers/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
-import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
-import { autoPremium, homePremium } from '../../server/sandbox-portal/pricing.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portals/sandbox/index.js';
+import { autoPremium, homePremium } from '../../server/sandbox-portals/sandbox/pricing.js';
 import { testClock } from '../helpers/server.js';
 
 // The browser the robots use here: Debian's headless shell when it is installed (browser.ts).

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxPortalPlugin, type SandboxMode } from '../../server/sandbox-portal/index.js';
+import type { SandboxMode } from '../../server/sandbox-portals/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portals/sandbox/index.js';
 import { testClock } from '../helpers/server.js';
 
 const PREFIX = '/sandbox/insurer';

@@ -19,7 +19,7 @@ import type { Insurer } from '../../server/insurers/registry.js';
 import { MASK_COLOR } from '../../server/robots/job-session.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { readZipEntries } from '../../server/robots/zip-entries.js';
-import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portals/sandbox/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { signInNewUser, type ConsoleClient } from '../helpers/console.js';

@@ -9,7 +9,7 @@ import { findJob } from '../../server/automation/store.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { ApiError } from '../../server/errors.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
-import { sandboxPortalPlugin } from '../../server/sandbox-portal/index.js';
+import { sandboxPortalPlugin } from '../../server/sandbox-portals/sandbox/index.js';
 import { connectCabinet } from '../../server/sync/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';

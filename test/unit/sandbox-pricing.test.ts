@@ -8,8 +8,8 @@ import {
   isYoungDriver,
   roundToCents,
   zoneFactor,
-} from '../../server/sandbox-portal/pricing.js';
-import { isValidIsoDate } from '../../server/sandbox-portal/validation.js';
+} from '../../server/sandbox-portals/sandbox/pricing.js';
+import { isValidIsoDate } from '../../server/sandbox-portals/sandbox/validation.js';
 
 const ON = Date.UTC(2026, 10, 22, 9); // 2026-11-22
 const DRIVER = {

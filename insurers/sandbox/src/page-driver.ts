@@ -1,7 +1,7 @@
 import { expectPage, RobotError, type Locator, type Page, type PageExpectation } from '@courtier/adapter-kit';
 
 /**
- * The sandbox robot's page driver (the portal it drives is server/sandbox-portal): what every page
+ * The sandbox robot's page driver (the portal it drives is server/sandbox-portals/sandbox): what every page
  * object shares, the browser page, the timeouts, the abort signal, and the translation of browser
  * failures into RobotErrors:
  *
@@ -13,7 +13,7 @@ import { expectPage, RobotError, type Locator, type Page, type PageExpectation }
  * - the job cancelled (ctx.signal) → technical `cancelled`.
  *
  * The portal's texts below are copied from what the portal shows, not imported from
- * server/sandbox-portal: an adapter treats its portal as a foreign web site.
+ * server/sandbox-portals/sandbox: an adapter treats its portal as a foreign web site.
  */
 
 export interface SandboxTimeouts {

@@ -50,6 +50,13 @@ export interface RobotContext {
    * image over 200 KB), mfa_timeout when nobody answers within 5 minutes, or cancelled.
    */
   askHuman<S extends HumanStep>(step: S): Promise<HumanAnswer<S>>;
+  /**
+   * False when nobody is there to answer (a job an integration enqueued, on a cabinet that asked
+   * robots not to wait for a person then): askHuman then throws RobotError human_required
+   * (technical, refunded) at once. Check it before what makes the portal send a code or push an
+   * approval, so that no SMS reaches a phone nobody watches.
+   */
+  humanPresent: boolean;
   /** Asks a person for the code the portal sent by SMS: `askHuman({kind: 'otp', channel: 'sms', prompt: challenge})`. */
   requestMfa(challenge: string): Promise<string>;
   /**
@@ -69,10 +76,46 @@ export interface RobotContext {
   withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;
 }
 
+/** One guarantee of an offer, as the portal states it. */
+export interface OfferGuarantee {
+  /** The insurer's code for it (or a code the adapter makes from its label). */
+  code: string;
+  libelle: string;
+  incluse: boolean;
+  /** Its limit in euros, when the portal states one. */
+  plafond_eur?: number | null;
+}
+
+/** One formula a portal offers for the risk (third party, comprehensive…), with its price and terms. */
+export interface RobotOffer {
+  /** The insurer's code for the formula. */
+  formule: string;
+  libelle: string;
+  prime_annuelle_eur: number;
+  prime_mensuelle_eur?: number | null;
+  franchise_eur?: number | null;
+  garanties: readonly OfferGuarantee[];
+}
+
+/** A document of the quote besides its main PDF: general conditions, the information document (IPID)… */
+export interface RobotDocument {
+  /** What it is: conditions (general or special conditions), information (the product information document), other. */
+  kind: 'conditions' | 'information' | 'other';
+  /** Its title as the portal gives it. */
+  label: string;
+  pdf: Buffer;
+}
+
 export interface RobotResult {
+  /** The premium of the formula the quote is for (the dicData's, or the portal's default). */
   tarif_eur: number;
   suspens?: string;
+  /** The quote's PDF. */
   pdf?: Buffer;
+  /** Every formula the portal offered, when it shows several (the quote's is among them). */
+  offres?: readonly RobotOffer[];
+  /** The other PDFs the portal gives with the quote; at most 5, of 10 MB each. */
+  documents?: readonly RobotDocument[];
   /** complete: priced with a PDF; partial: priced, but no PDF could be had. */
   outcome: 'complete' | 'partial';
 }

@@ -50,16 +50,30 @@ function stepProblem(step: HumanStep): string | null {
 export type AskPerson = (step: HumanStep) => Promise<string>;
 
 /**
- * A robot context's askHuman and requestMfa over the host's way of asking a person. `declared` is
- * the manifest's humanSteps (undefined: an insurer given in code, which may ask anything): a step
- * the manifest does not declare, or one that cannot be shown, fails the run before anyone is asked.
+ * A robot context's askHuman, requestMfa and humanPresent over the host's way of asking a person.
+ * `declared` is the manifest's humanSteps (undefined: an insurer given in code, which may ask
+ * anything): a step the manifest does not declare, or one that cannot be shown, fails the run before
+ * anyone is asked; so does any step when `present` is false (nobody there to answer).
  */
 export function humanSteps(
   declared: readonly HumanStepKind[] | undefined,
   ask: AskPerson,
-): { askHuman: <S extends HumanStep>(step: S) => Promise<HumanAnswer<S>>; requestMfa: (challenge: string) => Promise<string> } {
+  present = true,
+): {
+  askHuman: <S extends HumanStep>(step: S) => Promise<HumanAnswer<S>>;
+  requestMfa: (challenge: string) => Promise<string>;
+  humanPresent: boolean;
+} {
   const askHuman = async <S extends HumanStep>(step: S): Promise<HumanAnswer<S>> => {
     const kind = humanStepKind(step);
+    if (!present) {
+      throw new RobotError(
+        'technical',
+        'human_required',
+        `The portal asks a person for ${kind}, and nobody is there to answer: the cabinet's settings stop such jobs instead of waiting.`,
+        { kind },
+      );
+    }
     if (declared && !declared.includes(kind)) {
       throw new RobotError(
         'technical',
@@ -76,5 +90,5 @@ export function humanSteps(
     const answer = await ask(step);
     return (step.kind === 'app_approval' ? true : answer) as HumanAnswer<S>;
   };
-  return { askHuman, requestMfa: (challenge) => askHuman({ kind: 'otp', channel: 'sms', prompt: challenge }) };
+  return { askHuman, requestMfa: (challenge) => askHuman({ kind: 'otp', channel: 'sms', prompt: challenge }), humanPresent: present };
 }

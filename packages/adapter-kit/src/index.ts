@@ -12,9 +12,12 @@ export {
   type InsurerFactory,
   type InsurerHost,
   type LoginCheck,
+  type OfferGuarantee,
   type ProductDefinition,
   type ProductKind,
   type RobotContext,
+  type RobotDocument,
+  type RobotOffer,
   type RobotResult,
 } from './adapter.js';
 export {

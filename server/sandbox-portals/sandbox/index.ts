@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
+import { applyOutageModes, type SandboxPortalOptions } from '../modes.js';
 import { attestationRoutes } from './attestation-routes.js';
 import { loginRoutes } from './login-routes.js';
 import { notFoundPage, unavailablePage } from './pages.js';
@@ -28,21 +28,10 @@ import { quoteRoutes } from './quote-routes.js';
  * Every piece of state lives in this plugin instance: two registrations share nothing. portal.ts
  * holds the sessions and what pages share (the session check, a preHandler hook); login-routes.ts,
  * quote-routes.ts and attestation-routes.ts are the pages, each an encapsulated sub-plugin.
- * This is the insurer's side; the robot that drives it is server/robots/insurers/sandbox/.
+ * This is the insurer's side; the robot that drives it is the package insurers/sandbox/.
  */
 
-export type SandboxMode = 'normal' | 'slow' | 'flaky' | 'down' | 'changed';
-
-export interface SandboxOptions {
-  clock: { now(): number };
-  randomBytes: (size: number) => Buffer;
-  /**
-   * Read on every request: 'down' answers 503 everywhere, 'flaky' every third request, 'slow' waits
-   * latencyMs(), 'changed' shows the portal's redesign (the quote wizards' labels renamed, fields
-   * moved, a step added), which robots written for the old pages must report as portal_changed.
-   */
-  mode: () => SandboxMode;
-  latencyMs: () => number;
+export interface SandboxOptions extends SandboxPortalOptions {
   /** The broker accounts, by login; demo/demo and demo-mfa/demo when not given. */
   accounts?: ReadonlyMap<string, SandboxAccount>;
 }
@@ -62,7 +51,6 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
     redesigned: () => options.mode() === 'changed',
   });
   const { html } = portal;
-  let requestsInFlakyMode = 0;
 
   // Forms post application/x-www-form-urlencoded: parsed here only (this context is encapsulated,
   // so the rest of the service keeps its JSON-only parsers).
@@ -80,15 +68,9 @@ export async function sandboxPortalPlugin(app: FastifyInstance, options: Sandbox
   });
 
   // Outages. The phone is the tester's device, not the portal: modes leave it alone.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === `${base}/phone`) return;
-    const mode = options.mode();
-    if (mode === 'down') return html(reply.header('Retry-After', '60'), 503, unavailablePage(base));
-    if (mode === 'flaky') {
-      requestsInFlakyMode += 1;
-      if (requestsInFlakyMode % 3 === 0) return html(reply.header('Retry-After', '5'), 503, unavailablePage(base));
-    }
-    if (mode === 'slow') await sleep(Math.max(0, options.latencyMs()));
+  applyOutageModes(app, options, {
+    exempt: (url) => url === `${base}/phone`,
+    unavailable: (reply) => html(reply, 503, unavailablePage(base)),
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {

@@ -5,7 +5,7 @@
  * on the server, as on the real extranets the robots face.
  */
 
-import { escapeHtml } from '../platform/http/html.js';
+import { escapeHtml } from '../../platform/http/html.js';
 
 export { escapeHtml };
 

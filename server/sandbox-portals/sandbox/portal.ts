@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { readCookie } from '../platform/http/cookies.js';
+import { readCookie } from '../../platform/http/cookies.js';
 import type { SmsView } from './pages.js';
 import type { DriverStep, DwellingStep, VehicleStep } from './validation.js';
 

@@ -1,0 +1,19 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { SandboxPortalOptions } from './modes.js';
+import { sandboxPortalPlugin } from './sandbox/index.js';
+
+export type { SandboxMode, SandboxPortalOptions } from './modes.js';
+
+/**
+ * The demo insurers' portals the service serves while its sandbox is on: stand-ins for insurers'
+ * web sites, each of another style, each mounted at the path its insurer's package declares
+ * (`courtier.sandbox.path`; a test checks that they agree). Each is an encapsulated plugin holding
+ * all its state: nothing is shared between portals, nor with the rest of the service.
+ */
+export const SANDBOX_PORTALS: readonly { code: string; prefix: string; plugin: FastifyPluginAsync<SandboxPortalOptions> }[] = [
+  { code: 'sandbox', prefix: '/sandbox/insurer', plugin: sandboxPortalPlugin },
+];
+
+export async function sandboxPortalsPlugin(app: FastifyInstance, options: SandboxPortalOptions): Promise<void> {
+  for (const portal of SANDBOX_PORTALS) await app.register(portal.plugin, { ...options, prefix: portal.prefix });
+}
