@@ -24,6 +24,7 @@ import {
   updateOpportunity,
 } from './crm-endpoints.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
+import { downloadDevisDocument, getDevisDocument } from './devis-documents.js';
 import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
@@ -66,6 +67,8 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   signDevis,
   getDevisPdf,
   downloadDevisPdf,
+  getDevisDocument,
+  downloadDevisDocument,
   createWebhook,
   listWebhooks,
   getWebhook,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_HEADER } from './crm-endpoints.js';
+import { devisDocumentSchema, offreSchema } from './devis-documents.js';
 import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 
@@ -48,6 +49,13 @@ export const devisSchema = z
     suspens: z.string().nullable().describe("The insurer's pending conditions, if any."),
     pdf_available: z.boolean(),
     pdf_url: z.string().nullable().describe('Path of GET /devis/{devis_id}/pdf when a PDF exists.'),
+    offres: z
+      .array(offreSchema)
+      .nullable()
+      .describe('Every formula the insurer offered, when its portal shows several (tarif_eur is the chosen one’s); null otherwise.'),
+    documents: z
+      .array(devisDocumentSchema)
+      .describe('The other documents the insurer gave with the quote (general conditions, information document); often none.'),
     job_id: z.string().nullable().describe('The tarification job that priced it, if any.'),
     contract_id: z.uuid().nullable().describe('The contract created when the quote was signed.'),
     signed_at: z.iso.datetime().nullable(),

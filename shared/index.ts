@@ -9,6 +9,7 @@ export * from './events.js';
 export * from './crm.js';
 export * from './crm-endpoints.js';
 export * from './devis.js';
+export * from './devis-documents.js';
 export * from './webhooks.js';
 export * from './masking.js';
 export * from './automation.js';

@@ -12,10 +12,12 @@ import {
 import type { Insurer } from '../insurers/registry.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
+import type { PricedExtras } from '../devis/service.js';
 import { recordArtifacts, savePortalChanges } from './artifacts.js';
 import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';
 import type * as store from './store.js';
 import * as queueStore from './store-queue.js';
+import { resultExtras } from './robot-result.js';
 
 /** A claimed job whose robot this process runs, from its claim until its slot is freed. */
 export interface Running {
@@ -178,12 +180,10 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
   };
   // Settle the browser first (screenshot and trace after a failure), then write the outcome:
   // a client that sees the job failed can fetch its artifacts at once.
-  let outcome: { kind: 'done'; result: RobotResult } | { kind: 'error'; err: unknown } | { kind: 'aborted' };
+  let outcome: { kind: 'done'; result: RobotResult; extras: PricedExtras } | { kind: 'error'; err: unknown } | { kind: 'aborted' };
   try {
-    outcome = {
-      kind: 'done',
-      result: await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> }),
-    };
+    const result = await adapter.run(ctx, { produit: row.produit, dicData: JSON.parse(row.dicData) as Record<string, unknown> });
+    outcome = { kind: 'done', result, extras: resultExtras(result) };
   } catch (err) {
     outcome = controller.signal.aborted ? { kind: 'aborted' } : { kind: 'error', err };
   } finally {
@@ -197,7 +197,7 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
     );
   }
   // Stopped or cancelled: no outcome is written (a stopped job's lease runs out and the next start recovers it).
-  const result = outcome.kind === 'done' ? outcome.result : undefined;
+  const done = outcome.kind === 'done' ? outcome : undefined;
   const changes = outcome.kind === 'error' ? portalChangesOf(outcome.err) : undefined;
   const portalChanges = changes !== undefined && savePortalChanges(options.runtime.artifactsDir(row.id), changes, session.redact);
   await options.settle(entry, () => {
@@ -206,7 +206,7 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
     if (outcome.kind === 'error') {
       const outside = session.outsideReach();
       failRun(deps, options.logger, row, outcome.err, session.redact, outside.size > 0 ? outsideReachNote(outside) : undefined);
-    } else if (result && !completeJob(deps, row, result)) {
+    } else if (done && !completeJob(deps, row, done.result, done.extras)) {
       options.logger.info({ job_id: row.id }, 'robot finished after its job left the running state; result ignored');
     }
   });

@@ -2,7 +2,7 @@ import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import { atomically } from '../platform/db/atomically.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
-import { recordDevisFailed, recordDevisPriced } from '../devis/service.js';
+import { recordDevisFailed, recordDevisPriced, type PricedExtras } from '../devis/service.js';
 import { recordEvent } from '../events/service.js';
 import type { HumanStep, RobotResult } from '@courtier/adapter-kit';
 import { storedMfaStep } from './mfa-step.js';
@@ -98,7 +98,7 @@ export function resumeWithCode(deps: Deps, cabinetId: string, jobId: string): bo
 }
 
 /** completed (with PDF) or partial (without): the quote is priced; job.completed and devis.generated. */
-export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult): boolean {
+export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult, extras: PricedExtras = {}): boolean {
   const status = result.outcome === 'complete' && result.pdf ? 'completed' : 'partial';
   // What the portal said, as long as it is, up to what the other installs of the cabinet take.
   const suspens = result.suspens?.slice(0, MAX_PORTAL_TEXT) ?? null;
@@ -122,6 +122,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult):
       suspens,
       pdf: status === 'completed' ? result.pdf : null,
       jobId: row.id,
+      ...extras,
     });
     recordInsurerOutcome(deps, row.robotCompagnie, false);
     const event = recordEvent(deps, row.cabinetId, 'job.completed', {

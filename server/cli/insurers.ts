@@ -14,7 +14,7 @@ import {
   type InsurerListing,
 } from '../insurers/service.js';
 import { readAdapterPackage } from '../insurers/package-loader.js';
-import { recordingSecrets, startRecording, type Cassette } from '../insurers/cassette.js';
+import { recordingSecrets, resultShape, startRecording, type Cassette } from '../insurers/cassette.js';
 import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
@@ -299,6 +299,7 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
         outcome: result.value.outcome,
         suspens: result.value.suspens ?? null,
         pdf: Boolean(result.value.pdf),
+        ...resultShape(result.value),
       },
     };
     mkdirSync(out, { recursive: true });

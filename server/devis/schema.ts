@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, blob } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, blob, primaryKey } from 'drizzle-orm/sqlite-core';
 import { DEVIS_STATUSES } from '../../shared/devis.js';
 import { cabinets } from '../tenancy/schema.js';
 
@@ -21,6 +21,10 @@ export const devis = sqliteTable(
     jobId: text('job_id'),
     /** SHA-256 of the stored PDF; null while the quote has none. */
     pdfSha256: text('pdf_sha256'),
+    /** Every formula the insurer offered (JSON, shared/devis-documents.ts's Offre[]); null when it showed one. */
+    offres: text('offres'),
+    /** The quote's other documents (JSON: [{kind, label, sha256}]), their files in devis_attachments; null for none. */
+    documents: text('documents'),
     contractId: text('contract_id'),
     signedAt: integer('signed_at'),
     createdAt: integer('created_at').notNull(),
@@ -47,6 +51,23 @@ export const devisDocuments = sqliteTable(
   },
   // The sync addresses PDFs by content hash.
   (t) => [index('devis_documents_sha_idx').on(t.cabinetId, t.sha256)],
+);
+
+/** The files of a quote's other documents (conditions, information document), by position from 1. */
+export const devisAttachments = sqliteTable(
+  'devis_attachments',
+  {
+    devisId: text('devis_id')
+      .notNull()
+      .references(() => devis.id),
+    position: integer('position').notNull(),
+    cabinetId: text('cabinet_id').notNull(),
+    pdf: blob('pdf', { mode: 'buffer' }).notNull(),
+    sha256: text('sha256').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  // The sync addresses files by content hash, as it does quote PDFs.
+  (t) => [primaryKey({ columns: [t.devisId, t.position] }), index('devis_attachments_sha_idx').on(t.cabinetId, t.sha256)],
 );
 
 /** A signed quote becomes a contract. */

@@ -15,7 +15,10 @@ import { validationError } from '../platform/http/validation.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
+import { apiDocuments, extrasToStore, offresOf, type PricedExtras } from './documents.js';
 import * as store from './store.js';
+
+export type { PricedExtras } from './documents.js';
 import { contractRecords, devisRecords } from './sync.js';
 
 const euros = (cents: number) => cents / 100;
@@ -38,6 +41,8 @@ function toDevis(row: store.DevisRow): Devis {
     suspens: row.suspens,
     pdf_available: row.pdfSha256 !== null,
     pdf_url: row.pdfSha256 === null ? null : devisPdfPath(row.id),
+    offres: offresOf(row),
+    documents: apiDocuments(row),
     job_id: row.jobId,
     contract_id: row.contractId,
     signed_at: toIsoOrNull(row.signedAt),
@@ -74,6 +79,8 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
     suspens: null,
     jobId: null,
     pdfSha256: null,
+    offres: null,
+    documents: null,
     contractId: null,
     signedAt: null,
     createdAt: now,
@@ -117,18 +124,20 @@ export function listDevis(
 }
 
 /**
- * Records a successful pricing on the quote: premium, pending conditions and the PDF, committed
- * together. Called by the pricing engine inside its own transaction (which also emits the events).
+ * Records a successful pricing on the quote: premium, pending conditions, the PDF, the formulas
+ * offered and the other documents, committed together. Called by the pricing engine inside its own
+ * transaction (which also emits the events).
  */
 export function recordDevisPriced(
   deps: Deps,
   cabinetId: string,
   id: string,
-  result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null },
+  result: { tarifEur: number; suspens?: string | null; pdf?: Buffer | null; jobId?: string | null } & PricedExtras,
 ): Devis {
   return atomically(deps.db, () => {
     const now = deps.clock.now();
     const pdfSha256 = result.pdf ? createHash('sha256').update(result.pdf).digest('hex') : undefined;
+    const extras = extrasToStore(result);
     // Undefined leaves a column as it is: a pricing without a PDF keeps the quote's previous one.
     const changes: Partial<store.DevisRow> = {
       status: 'priced',
@@ -136,6 +145,8 @@ export function recordDevisPriced(
       suspens: result.suspens ?? null,
       jobId: result.jobId ?? undefined,
       pdfSha256,
+      offres: extras.offres,
+      documents: extras.documents,
       updatedAt: now,
     };
     // The quote as updated (RETURNING): every job's completion prices one, without reading it first.
@@ -143,6 +154,8 @@ export function recordDevisPriced(
     if (!row) throw notFound(id);
     if (result.pdf && pdfSha256)
       store.upsertDocument(deps.db.orm, { devisId: id, cabinetId, pdf: result.pdf, sha256: pdfSha256, createdAt: now });
+    // A quote is priced once by its job: there are previous files to replace only when files come.
+    if (extras.files.length > 0) store.replaceAttachments(deps.db.orm, cabinetId, id, extras.files, now);
     return toDevis(row);
   });
 }
@@ -310,7 +323,9 @@ export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChang
     const erased: Partial<store.DevisRow> = { dicData: ERASED_RECORD_FIELDS.devis.dic_data, suspens: ERASED_RECORD_FIELDS.devis.suspens };
     if (!signed) {
       erased.pdfSha256 = null;
+      erased.documents = null;
       store.deleteDocument(deps.db.orm, cabinetId, row.id);
+      store.deleteAttachments(deps.db.orm, cabinetId, row.id);
     }
     const changes = Object.fromEntries(
       Object.entries(erased).filter(([column, value]) => row[column as keyof store.DevisRow] !== value),
@@ -321,7 +336,7 @@ export function eraseQuotesOfClient(deps: Pick<Deps, 'db' | 'clock' | 'syncChang
       ...body,
       dicData: {},
       suspens: null,
-      ...(signed ? {} : { pdf_available: false, pdf_url: null }),
+      ...(signed ? {} : { pdf_available: false, pdf_url: null, documents: [] }),
     }));
   }
   return {

@@ -3,7 +3,7 @@ import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import { preparedQuery } from '../platform/db/prepared-query.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { contracts, devis, devisDocuments } from './schema.js';
+import { contracts, devis, devisAttachments, devisDocuments } from './schema.js';
 
 export type DevisRow = typeof devis.$inferSelect;
 export type ContractRow = typeof contracts.$inferSelect;
@@ -92,18 +92,6 @@ export function hasDocument(orm: Orm, cabinetId: string, devisId: string): boole
   );
 }
 
-/** Whether a PDF with this hash is on this install, under any of the cabinet's quotes. */
-export function hasDocumentBySha(orm: Orm, cabinetId: string, sha256: string): boolean {
-  return (
-    orm
-      .select({ id: devisDocuments.devisId })
-      .from(devisDocuments)
-      .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.sha256, sha256)))
-      .limit(1)
-      .get() !== undefined
-  );
-}
-
 /** A stored PDF by its content hash (the sync addresses PDFs that way). */
 export function readDocumentBySha(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
   return orm
@@ -129,5 +117,46 @@ export function deleteDocument(orm: Orm, cabinetId: string, devisId: string): vo
   orm
     .delete(devisDocuments)
     .where(and(eq(devisDocuments.cabinetId, cabinetId), eq(devisDocuments.devisId, devisId)))
+    .run();
+}
+
+/** Replaces a quote's other documents' files (a new pricing brings its own). */
+export function replaceAttachments(
+  orm: Orm,
+  cabinetId: string,
+  devisId: string,
+  files: readonly { position: number; pdf: Buffer; sha256: string }[],
+  createdAt: number,
+): void {
+  deleteAttachments(orm, cabinetId, devisId);
+  for (const file of files)
+    orm
+      .insert(devisAttachments)
+      .values({ devisId, cabinetId, createdAt, ...file })
+      .run();
+}
+
+export function readAttachment(orm: Orm, cabinetId: string, devisId: string, position: number): Buffer | undefined {
+  return orm
+    .select({ pdf: devisAttachments.pdf })
+    .from(devisAttachments)
+    .where(and(eq(devisAttachments.cabinetId, cabinetId), eq(devisAttachments.devisId, devisId), eq(devisAttachments.position, position)))
+    .get()?.pdf;
+}
+
+/** A stored document's file by its content hash, under any of the cabinet's quotes (sync). */
+export function readAttachmentBySha(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
+  return orm
+    .select({ pdf: devisAttachments.pdf })
+    .from(devisAttachments)
+    .where(and(eq(devisAttachments.cabinetId, cabinetId), eq(devisAttachments.sha256, sha256)))
+    .limit(1)
+    .get()?.pdf;
+}
+
+export function deleteAttachments(orm: Orm, cabinetId: string, devisId: string): void {
+  orm
+    .delete(devisAttachments)
+    .where(and(eq(devisAttachments.cabinetId, cabinetId), eq(devisAttachments.devisId, devisId)))
     .run();
 }

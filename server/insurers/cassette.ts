@@ -38,6 +38,10 @@ export const cassetteSchema = z.strictObject({
     outcome: z.enum(['complete', 'partial']),
     suspens: z.string().nullable(),
     pdf: z.boolean(),
+    /** The formulas offered, by code and annual premium; absent when the portal showed none. */
+    offres: z.array(z.strictObject({ formule: z.string(), prime_annuelle_eur: z.number() })).optional(),
+    /** The kinds of the other documents, in order; absent when there were none. */
+    documents: z.array(z.string()).optional(),
   }),
 });
 export type Cassette = z.infer<typeof cassetteSchema>;
@@ -195,8 +199,19 @@ export async function startReplay(page: Page, cassette: Cassette): Promise<Repla
 }
 
 /** How the replayed run differs from the recorded one; empty when it gave the same. */
+/** What a cassette keeps of a result's offers and documents: enough to see a mapping or a parser drift. */
+export function resultShape(result: RobotResult): Pick<Cassette['result'], 'offres' | 'documents'> {
+  return {
+    ...(result.offres?.length
+      ? { offres: result.offres.map((o) => ({ formule: o.formule, prime_annuelle_eur: o.prime_annuelle_eur })) }
+      : {}),
+    ...(result.documents?.length ? { documents: result.documents.map((d) => d.kind) } : {}),
+  };
+}
+
 export function compareResult(cassette: Cassette, result: RobotResult): string[] {
   const expected = cassette.result;
+  const shape = resultShape(result);
   const differences: string[] = [];
   if (result.tarif_eur !== expected.tarif_eur) differences.push(`premium ${result.tarif_eur} € instead of ${expected.tarif_eur} €`);
   if (result.outcome !== expected.outcome) differences.push(`outcome ${result.outcome} instead of ${expected.outcome}`);
@@ -204,5 +219,11 @@ export function compareResult(cassette: Cassette, result: RobotResult): string[]
     differences.push(`suspens ${JSON.stringify(result.suspens ?? null)} instead of ${JSON.stringify(expected.suspens)}`);
   if (Boolean(result.pdf) !== expected.pdf) differences.push(expected.pdf ? 'no PDF' : 'a PDF the recording did not have');
   if (result.pdf && result.pdf.subarray(0, 5).toString() !== '%PDF-') differences.push('a PDF that is not one');
+  if (JSON.stringify(shape.offres ?? []) !== JSON.stringify(expected.offres ?? []))
+    differences.push(`offers ${JSON.stringify(shape.offres ?? [])} instead of ${JSON.stringify(expected.offres ?? [])}`);
+  if (JSON.stringify(shape.documents ?? []) !== JSON.stringify(expected.documents ?? []))
+    differences.push(`documents ${JSON.stringify(shape.documents ?? [])} instead of ${JSON.stringify(expected.documents ?? [])}`);
+  for (const doc of result.documents ?? [])
+    if (doc.pdf.subarray(0, 5).toString() !== '%PDF-') differences.push(`a document (${doc.label}) that is not a PDF`);
   return differences;
 }

@@ -353,7 +353,11 @@ async function createWorld(): Promise<void> {
     }),
     devisSchema,
   ).id;
-  recordDevisPriced(server.deps, cabinetA, A.pricedDevis, { tarifEur: 512.34, pdf: Buffer.from('%PDF-1.4 test') });
+  recordDevisPriced(server.deps, cabinetA, A.pricedDevis, {
+    tarifEur: 512.34,
+    pdf: Buffer.from('%PDF-1.4 test'),
+    documents: [{ kind: 'conditions', label: 'Conditions générales', pdf: Buffer.from('%PDF-1.4 conditions A') }],
+  });
   step();
   A.signedDevis = expectCreated(
     await call(keyA.key, createDevis, { body: { client_id: A.companyClient, compagnie: 'sandbox', produit: 'rc-pro' } }),
@@ -376,7 +380,11 @@ async function createWorld(): Promise<void> {
     }),
     devisSchema,
   ).id;
-  recordDevisPriced(server.deps, cabinetB, B.pricedDevis, { tarifEur: 42, pdf: Buffer.from('%PDF-1.4 B') });
+  recordDevisPriced(server.deps, cabinetB, B.pricedDevis, {
+    tarifEur: 42,
+    pdf: Buffer.from('%PDF-1.4 B'),
+    documents: [{ kind: 'conditions', label: 'Conditions générales', pdf: Buffer.from('%PDF-1.4 conditions B') }],
+  });
   step();
 
   // Webhooks: A subscribes to "*" (and keeps a paused subscription), then creates and moves an

@@ -1,6 +1,6 @@
 // @module-tag postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDevisPdf } from '../../server/devis/service.js';
+import { readDevisPdf, recordDevisPriced } from '../../server/devis/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { setSyncPaused } from '../../server/sync/service.js';
@@ -225,6 +225,38 @@ describe('sync end to end: two installs, one hub, real PostgreSQL', () => {
     expect(job.body.credits_consumed).toBeGreaterThan(0);
     expect(jobOnB.body.credits_consumed).toBe(job.body.credits_consumed);
   }, 150_000);
+
+  it('serves on B the other documents and the offers of a quote priced on A', async () => {
+    const client = await apiA.post('/clients', { first_name: 'Paul', last_name: 'Durand' });
+    const draft = await apiA.post('/devis', { client_id: client.body.id, compagnie: 'horizon', produit: 'voiture' });
+    const devisId = String(draft.body.id);
+    const conditions = Buffer.from('%PDF-1.4\n% conditions generales horizon\n%%EOF\n');
+    const offre = {
+      formule: 'tiers',
+      libelle: 'Tiers',
+      prime_annuelle_eur: 300,
+      prime_mensuelle_eur: 25,
+      franchise_eur: null,
+      garanties: [],
+    };
+    recordDevisPriced(a.deps, cabinet, devisId, {
+      tarifEur: 300,
+      pdf: Buffer.from('%PDF-1.4\n% devis\n%%EOF\n'),
+      offres: [offre],
+      documents: [{ kind: 'conditions', label: 'Conditions générales', pdf: conditions }],
+    });
+    const onB = await eventually(
+      () => apiB.get(`/devis/${devisId}`),
+      (r) => r.status === 200 && r.body.status === 'priced',
+      'the priced quote on B',
+      30_000,
+    );
+    expect(onB.body).toMatchObject({ offres: [offre], documents: [{ position: 1, kind: 'conditions', label: 'Conditions générales' }] });
+    const link = await apiB.get(`/devis/${devisId}/documents/1`);
+    expect(link.status).toBe(302);
+    const file = await b.request(String(link.headers.get('location')));
+    expect(Buffer.from(await file.arrayBuffer()).equals(conditions)).toBe(true);
+  }, 60_000);
 
   it('delivers an event made on A to a webhook subscribed on B, with the id A’s own subscriber saw, once each', async () => {
     const hookA = await apiA.post('/webhooks', { url: receiverA.url, events: ['opportunity.created'] });

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createDevis, devisSchema, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from '../../../shared/devis.js';
+import { downloadDevisDocument, getDevisDocument } from '../../../shared/devis-documents.js';
 import { expectError } from '../../helpers/api.js';
 import {
   A,
@@ -190,6 +191,43 @@ export const DEVIS_CHECKS: Record<string, IsolationCheck> = {
       bWithA.searchParams.set('cabinet_id', cabinetA);
       expectError(
         await fetchPath(null, `${bLink.pathname.replace(B.pricedDevis, A.pricedDevis)}${bWithA.search}`),
+        403,
+        'invalid_signature',
+      );
+    },
+  },
+
+  [getDevisDocument.operationId]: {
+    title: "B's GET /devis/{A's id}/documents/1 is 404 not_found, with no redirect",
+    async run() {
+      const mine = await call(keyA.key, getDevisDocument, { params: { devis_id: A.pricedDevis, position: '1' } });
+      expect(mine.status).toBe(302);
+      for (const id of [A.pricedDevis, A.signedDevis, A.draftDevis]) {
+        const res = await call(keyB.key, getDevisDocument, { params: { devis_id: id, position: '1' } });
+        expectError(res, 404, 'not_found');
+        expect(res.headers.get('location')).toBeNull();
+      }
+    },
+  },
+
+  [downloadDevisDocument.operationId]: {
+    title: "A's signed document link with cabinet_id changed to B's is 403 invalid_signature; B's link cannot reach A's document",
+    async run() {
+      const redirect = await call(keyA.key, getDevisDocument, { params: { devis_id: A.pricedDevis, position: '1' } });
+      const link = new URL(redirect.headers.get('location') ?? '', server.url);
+      const ok = await server.request(link.pathname + link.search);
+      expect(Buffer.from(await ok.arrayBuffer()).toString()).toBe('%PDF-1.4 conditions A');
+      const asB = new URL(link);
+      asB.searchParams.set('cabinet_id', cabinetB);
+      for (const key of [null, keyB.key]) {
+        const res = await fetchPath(key, asB.pathname + asB.search);
+        expectError(res, 403, 'invalid_signature');
+        expect(res.text).not.toContain('%PDF');
+      }
+      const bRedirect = await call(keyB.key, getDevisDocument, { params: { devis_id: B.pricedDevis, position: '1' } });
+      const bLink = new URL(bRedirect.headers.get('location') ?? '', server.url);
+      expectError(
+        await fetchPath(null, `${bLink.pathname.replace(B.pricedDevis, A.pricedDevis)}${bLink.search}`),
         403,
         'invalid_signature',
       );
