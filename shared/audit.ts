@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'insurer_credentials.deleted',
   'console.desktop_signed_in',
   'settings.llm_data_sharing_changed',
+  'settings.unattended_human_steps_changed',
   'credits.granted',
   'sync.connected',
   'sync.disconnected',

@@ -4,7 +4,7 @@ import { automationStatusSchema } from './automation.js';
 import { walletSchema } from './wallet.js';
 import { defineEndpoint } from './endpoint.js';
 import { mcpScopeSchema } from './oauth.js';
-import { passwordSchema, USER_ROLES } from './tenancy.js';
+import { passwordSchema, UNATTENDED_HUMAN_STEPS, USER_ROLES } from './tenancy.js';
 
 /**
  * The contract of the console's admin slice (/api/v1/console/…): first-run setup, users, API keys,
@@ -63,6 +63,11 @@ const keyIdParamsSchema = z.object({ key_id: z.uuid({ error: 'key_id must be a U
 
 export const consoleSettingsSchema = z.object({
   llm_data_sharing: z.boolean().describe('Off: personal data in webhook payloads and MCP results is masked.'),
+  unattended_human_steps: z
+    .enum(UNATTENDED_HUMAN_STEPS)
+    .describe(
+      'A job an integration enqueued (an API key) whose insurer portal needs a person (a code, an approval, a captcha): wait for one, as any job does (up to 5 minutes), or stop before the portal sends a code (failed human_required, refunded).',
+    ),
   public_base_url: z.string().describe('The URL clients use to reach this service.'),
   public_base_url_source: z
     .enum(['configured', 'default'])
@@ -71,7 +76,9 @@ export const consoleSettingsSchema = z.object({
 });
 export type ConsoleSettings = z.infer<typeof consoleSettingsSchema>;
 
-const updateSettingsBodySchema = z.object({ llm_data_sharing: z.boolean() });
+const updateSettingsBodySchema = z
+  .object({ llm_data_sharing: z.boolean().optional(), unattended_human_steps: z.enum(UNATTENDED_HUMAN_STEPS).optional() })
+  .refine((body) => body.llm_data_sharing !== undefined || body.unattended_human_steps !== undefined, 'give at least one setting');
 
 // ---- Wallet and status ----
 

@@ -59,6 +59,7 @@ export const JOB_LOCAL_FIELDS: readonly string[] = [
   'callback_webhook_id',
   'enqueue_number',
   'timeline',
+  'by_integration',
 ];
 
 function jobProblem(fields: Record<string, unknown>): string | null {

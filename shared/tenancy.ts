@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** What a job enqueued by an integration does when its portal needs a person: wait for one, or stop before asking. */
+export const UNATTENDED_HUMAN_STEPS = ['wait', 'stop'] as const;
+export type UnattendedHumanSteps = (typeof UNATTENDED_HUMAN_STEPS)[number];
+
 export const USER_ROLES = ['admin', 'broker'] as const;
 
 export const passwordSchema = z.string().min(10, 'use at least 10 characters').max(256).describe('At least 10 characters.');

@@ -10,6 +10,7 @@ import {
   type RobotResult,
 } from '@courtier/adapter-kit';
 import type { Insurer } from '../insurers/registry.js';
+import { stopsUnattendedHumanSteps } from '../tenancy/service.js';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { outsideReachNote } from '../robots/reach.js';
 import type { PricedExtras } from '../devis/service.js';
@@ -17,6 +18,7 @@ import { recordArtifacts, savePortalChanges } from './artifacts.js';
 import { completeJob, failJob, markSubmitted, reportProgress, requireMfa } from './lifecycle.js';
 import type * as store from './store.js';
 import * as queueStore from './store-queue.js';
+import * as guardsStore from './store-guards.js';
 import { resultExtras } from './robot-result.js';
 
 /** A claimed job whose robot this process runs, from its claim until its slot is freed. */
@@ -95,7 +97,9 @@ export function failRun(
   const withNote = (message: string) => (note ? `${message} ${note}` : message);
   if (err instanceof RobotError) {
     // Neither a missing browser, a broker who did not type the code nor removed credentials says anything about the insurer.
-    const countsForBreaker = !['mfa_timeout', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(err.code);
+    const countsForBreaker = !['mfa_timeout', 'human_required', 'browser_unavailable', 'cancelled', 'insurer_credentials_missing'].includes(
+      err.code,
+    );
     const step = err.details?.step;
     failJob(deps, row, {
       code: err.code,
@@ -116,6 +120,14 @@ export function failRun(
   }
 }
 
+function humanRequired(why: string): RobotError {
+  return new RobotError(
+    'technical',
+    'human_required',
+    `The job stopped before the insurer's portal asked a person, as the cabinet's settings say for an integration's jobs (${why}). Price it from the console, or answer its steps with the setting on "wait".`,
+  );
+}
+
 /**
  * Runs a claimed job's robot: its browser session, the credentials read when it logs in, the lease's
  * heartbeat, its MFA prompt, then its artifacts and outcome, written through `settle`.
@@ -132,6 +144,18 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
         technical: true,
         countsForBreaker: false,
       }),
+    );
+    return;
+  }
+  // Nobody to answer the portal: a login known to ask a person (its last test said so) stops before
+  // the robot opens it, so that no code is sent to a phone nobody watches; any other stops at its ask.
+  const nobodyThere = row.byIntegration && stopsUnattendedHumanSteps(deps, row.cabinetId);
+  if (
+    nobodyThere &&
+    guardsStore.lastLoginTests(deps.db.orm, row.cabinetId).some((t) => t.compagnie === row.robotCompagnie && t.mfaRequired)
+  ) {
+    await options.settle(entry, () =>
+      failRun(deps, options.logger, row, humanRequired('the last login test said the portal asks for a code')),
     );
     return;
   }
@@ -176,6 +200,7 @@ export async function runJob(deps: Deps, entry: Running, options: RunOptions): P
             return reject(new RobotError('technical', 'cancelled', 'The job left the running state.'));
           entry.mfa = { resolve, reject, step };
         }),
+      !nobodyThere,
     ),
   };
   // Settle the browser first (screenshot and trace after a failure), then write the outcome:

@@ -34,7 +34,7 @@ export async function automationRoutes(
   registerEndpoint(app, enqueueTarification, (request) => {
     const { cabinetId, environment } = requestKey(request);
     if (request.body.dry_run === true) return automation.dryRunTarification(deps, cabinetId, request.body, environment);
-    const enqueued = automation.enqueueTarification(deps, cabinetId, request.body, environment);
+    const enqueued = automation.enqueueTarification(deps, cabinetId, request.body, environment, { enqueuedBy: 'integration' });
     return respond(202, enqueued, { Location: enqueued.poll_url });
   });
 

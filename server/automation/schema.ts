@@ -41,6 +41,8 @@ export const jobs = sqliteTable(
     mfaExpiresAt: integer('mfa_expires_at'),
     /** What the person is asked for while the job waits (JSON: kind, channel, choices, the image's type; never the image). */
     mfaStep: text('mfa_step'),
+    /** Enqueued by an integration (an API key): nobody may be there to answer its portal (the cabinet's unattended setting). */
+    byIntegration: integer('by_integration', { mode: 'boolean' }).notNull().default(false),
     callbackWebhookId: text('callback_webhook_id'),
     /** The key's environment: a test key's jobs always run on the sandbox insurer. */
     environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull().default('prod'),

@@ -145,7 +145,8 @@ export function enqueueTarification(
   cabinetId: string,
   request: TarificationRequest,
   environment: Environment,
-  options: { retryOf?: string } = {},
+  /** enqueuedBy integration: an API key's request, which nobody may be there to follow (the cabinet's unattended setting). */
+  options: { retryOf?: string; enqueuedBy?: 'integration' | 'person' } = {},
 ): { job_id: string; status: 'pending'; poll_url: string } {
   const { product, robotCompagnie } = robotFor(deps, request, environment);
   const check = checkDicData(product, request.dicData);
@@ -258,6 +259,7 @@ export function enqueueTarification(
       errorMessage: null,
       errorTechnical: null,
       errorStep: null,
+      byIntegration: options.enqueuedBy === 'integration',
       submitted: false,
       attempts: 0,
       leaseUntil: null,

@@ -28,7 +28,14 @@ import { publicBaseUrl } from '../platform/http/base-url.js';
 import { isFromThisMachine } from '../platform/http/client-address.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { listConnectedApps as connectedAppsOf, revokeConnectedApp as disconnectApp } from '../oauth/connected-apps.js';
-import { describeUser, getCabinetSettings, changeLlmDataSharing, setupFirstCabinet, setupNeeded } from '../tenancy/service.js';
+import {
+  describeUser,
+  getCabinetSettings,
+  changeLlmDataSharing,
+  changeUnattendedHumanSteps,
+  setupFirstCabinet,
+  setupNeeded,
+} from '../tenancy/service.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers } from '../tenancy/users.js';
 import { getWallet } from '../wallet/service.js';
 import { consoleUser } from './guard.js';
@@ -117,7 +124,10 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   registerEndpoint(app, getSettings, (request) => settings(request));
   registerEndpoint(app, updateSettings, (request) => {
-    changeLlmDataSharing(deps, cabinetOf(request), request.body.llm_data_sharing, requestActor(request));
+    const { llm_data_sharing, unattended_human_steps } = request.body;
+    if (llm_data_sharing !== undefined) changeLlmDataSharing(deps, cabinetOf(request), llm_data_sharing, requestActor(request));
+    if (unattended_human_steps !== undefined)
+      changeUnattendedHumanSteps(deps, cabinetOf(request), unattended_human_steps, requestActor(request));
     return settings(request);
   });
 

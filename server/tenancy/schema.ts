@@ -1,11 +1,16 @@
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { USER_ROLES } from '../../shared/tenancy.js';
+import { UNATTENDED_HUMAN_STEPS, USER_ROLES } from '../../shared/tenancy.js';
 
 export const cabinets = sqliteTable('cabinets', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   /** Off by default: personal data in webhook payloads and MCP results is masked. */
   llmDataSharing: integer('llm_data_sharing', { mode: 'boolean' }).notNull().default(false),
+  /**
+   * A job an integration enqueued (an API key, at any hour) whose portal needs a person: wait for
+   * one as any job does, or stop before the portal sends a code (this install's robots).
+   */
+  unattendedHumanSteps: text('unattended_human_steps', { enum: UNATTENDED_HUMAN_STEPS }).notNull().default('wait'),
   createdAt: integer('created_at').notNull(),
 });
 

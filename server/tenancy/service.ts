@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CabinetChoices } from '../../shared/oauth.js';
-import { initCabinetSchema, type InitCabinetInput } from '../../shared/tenancy.js';
+import { initCabinetSchema, type InitCabinetInput, type UnattendedHumanSteps } from '../../shared/tenancy.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -66,7 +66,7 @@ async function createCabinetWithAdmin(
   const { orm } = deps.db;
   deps.db.immediateTransaction(() => {
     options.check?.(orm);
-    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, createdAt: now });
+    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, unattendedHumanSteps: 'wait', createdAt: now });
     store.insertUser(orm, {
       id: userId,
       cabinetId,
@@ -92,18 +92,45 @@ export function listCabinets(deps: Deps): { cabinet_id: string; name: string; cr
 
 export interface CabinetSettings {
   llm_data_sharing: boolean;
+  unattended_human_steps: UnattendedHumanSteps;
 }
 
 export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetSettings {
   const llmDataSharing = store.findLlmDataSharing(deps.db.orm, cabinetId);
   if (llmDataSharing === undefined) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-  return { llm_data_sharing: llmDataSharing };
+  return { llm_data_sharing: llmDataSharing, unattended_human_steps: store.findUnattendedHumanSteps(deps.db.orm, cabinetId) ?? 'wait' };
+}
+
+/** Whether this cabinet's robots stop an integration's job before its portal asks a person (read at enqueue). */
+export function stopsUnattendedHumanSteps(deps: Pick<Deps, 'db'>, cabinetId: string): boolean {
+  return store.findUnattendedHumanSteps(deps.db.orm, cabinetId) === 'stop';
+}
+
+/** An admin decides what an integration's job does when nobody is there to answer its portal: audited. */
+export function changeUnattendedHumanSteps(
+  deps: Pick<Deps, 'db' | 'clock' | 'keys'>,
+  cabinetId: string,
+  value: UnattendedHumanSteps,
+  actor: AuditActor,
+): CabinetSettings {
+  return deps.db.immediateTransaction(() => {
+    const before = getCabinetSettings(deps, cabinetId).unattended_human_steps;
+    if (!store.setUnattendedHumanSteps(deps.db.orm, cabinetId, value)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+    if (before !== value)
+      recordAudit(deps, {
+        cabinetId,
+        action: 'settings.unattended_human_steps_changed',
+        actor,
+        details: { unattended_human_steps: value },
+      });
+    return getCabinetSettings(deps, cabinetId);
+  });
 }
 
 /** While off (the default), personal data in webhook payloads and MCP results is masked. */
 export function setLlmDataSharing(deps: Pick<Deps, 'db'>, cabinetId: string, enabled: boolean): CabinetSettings {
   if (!store.setLlmDataSharing(deps.db.orm, cabinetId, enabled)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-  return { llm_data_sharing: enabled };
+  return getCabinetSettings(deps, cabinetId);
 }
 
 /** A person turns the sharing on or off (the console, the CLI): a change is audited, as it decides what leaves the cabinet. */

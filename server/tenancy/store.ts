@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import type { UnattendedHumanSteps } from '../../shared/tenancy.js';
 import type { Orm } from '../platform/db/open.js';
 import { preparedQuery } from '../platform/db/prepared-query.js';
 import { cabinets, users } from './schema.js';
@@ -65,6 +66,14 @@ export function findUserInCabinetByEmail(orm: Orm, cabinetId: string, email: str
     .from(users)
     .where(and(eq(users.cabinetId, cabinetId), eq(users.email, email)))
     .get();
+}
+
+export function findUnattendedHumanSteps(orm: Orm, cabinetId: string): UnattendedHumanSteps | undefined {
+  return orm.select({ value: cabinets.unattendedHumanSteps }).from(cabinets).where(eq(cabinets.id, cabinetId)).get()?.value;
+}
+
+export function setUnattendedHumanSteps(orm: Orm, cabinetId: string, value: UnattendedHumanSteps): boolean {
+  return orm.update(cabinets).set({ unattendedHumanSteps: value }).where(eq(cabinets.id, cabinetId)).run().changes > 0;
 }
 
 export function setLlmDataSharing(orm: Orm, cabinetId: string, enabled: boolean): boolean {

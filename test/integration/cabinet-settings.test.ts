@@ -18,18 +18,18 @@ function withCabinet(): { db: Database; cabinetId: string } {
   const db = openDatabase(databaseFile(dir));
   opened.push({ dir, db });
   const cabinetId = 'c0a1b2c3-0000-4000-8000-000000000001';
-  insertCabinet(db.orm, { id: cabinetId, name: 'Cabinet', llmDataSharing: false, createdAt: 0 });
+  insertCabinet(db.orm, { id: cabinetId, name: 'Cabinet', llmDataSharing: false, unattendedHumanSteps: 'wait', createdAt: 0 });
   return { db, cabinetId };
 }
 
 describe("a cabinet's data-sharing switch, read on every MCP tool call and webhook delivery", () => {
   it('reads off by default, then as set', () => {
     const { db, cabinetId } = withCabinet();
-    expect(getCabinetSettings({ db }, cabinetId)).toEqual({ llm_data_sharing: false });
+    expect(getCabinetSettings({ db }, cabinetId)).toMatchObject({ llm_data_sharing: false });
     setLlmDataSharing({ db }, cabinetId, true);
-    expect(getCabinetSettings({ db }, cabinetId)).toEqual({ llm_data_sharing: true });
+    expect(getCabinetSettings({ db }, cabinetId)).toMatchObject({ llm_data_sharing: true });
     setLlmDataSharing({ db }, cabinetId, false);
-    expect(getCabinetSettings({ db }, cabinetId)).toEqual({ llm_data_sharing: false });
+    expect(getCabinetSettings({ db }, cabinetId)).toMatchObject({ llm_data_sharing: false });
   });
 
   it('answers not_found for a cabinet that is not here', () => {
@@ -43,7 +43,7 @@ describe("a cabinet's data-sharing switch, read on every MCP tool call and webho
     const { db, cabinetId } = withCabinet();
     for (const stored of [2, -1, 0.5, 'yes']) {
       db.sqlite.prepare('UPDATE cabinets SET llm_data_sharing = ? WHERE id = ?').run(stored, cabinetId);
-      expect(getCabinetSettings({ db }, cabinetId)).toEqual({ llm_data_sharing: false });
+      expect(getCabinetSettings({ db }, cabinetId)).toMatchObject({ llm_data_sharing: false });
     }
   });
 });

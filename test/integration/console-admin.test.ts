@@ -314,6 +314,7 @@ describe('settings', () => {
     const settings = consoleSettingsSchema.parse(await (await broker.request(`${C}/settings`)).json());
     expect(settings).toEqual({
       llm_data_sharing: false,
+      unattended_human_steps: 'wait',
       public_base_url: server.url,
       public_base_url_source: 'default',
       data_dir: server.dataDir,
@@ -326,6 +327,16 @@ describe('settings', () => {
     expect(bad.status).toBe(400);
     expect((await admin.request(`${C}/settings`, { method: 'PATCH', json: { llm_data_sharing: false } })).status).toBe(200);
     expect(getCabinetSettings(server.deps, adminUser.cabinetId).llm_data_sharing).toBe(false);
+    // What an integration's job does with nobody there: each setting alone, anything else refused, the change audited.
+    const stop = await admin.request(`${C}/settings`, { method: 'PATCH', json: { unattended_human_steps: 'stop' } });
+    expect(consoleSettingsSchema.parse(await stop.json())).toMatchObject({ unattended_human_steps: 'stop', llm_data_sharing: false });
+    expect((await admin.request(`${C}/settings`, { method: 'PATCH', json: { unattended_human_steps: 'never' } })).status).toBe(400);
+    expect((await admin.request(`${C}/settings`, { method: 'PATCH', json: {} })).status).toBe(400);
+    expect((await broker.request(`${C}/settings`, { method: 'PATCH', json: { unattended_human_steps: 'wait' } })).status).toBe(403);
+    const audited = server.deps.db.sqlite
+      .prepare("SELECT count(*) AS n FROM audit_events WHERE cabinet_id = ? AND action = 'settings.unattended_human_steps_changed'")
+      .get(adminUser.cabinetId) as { n: number };
+    expect(audited.n).toBe(1);
   });
 
   it('says when the public base URL is configured', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { getSettings, updateSettings } from '../../../../shared/console-admin.js';
+import { UNATTENDED_HUMAN_STEPS, type UnattendedHumanSteps } from '../../../../shared/tenancy.js';
 import { call } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -7,17 +8,20 @@ import type { PageProps } from '../../slices/types.js';
 import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS } from './strings.js';
 
-/** /console/settings (admins): LLM data sharing with what masking does; the base URL and data dir, read-only. */
+/** /console/settings (admins): LLM data sharing with what masking does, what integrations' jobs do with nobody there; the base URL and data dir, read-only. */
 export function SettingsPage({ lang, t }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const [settings, reload] = useResource(getSettings, lang);
   const [sharing, setSharing] = useState(false);
+  const [unattended, setUnattended] = useState<UnattendedHumanSteps>('wait');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
-    if (settings.kind === 'ready') setSharing(settings.data.llm_data_sharing);
+    if (settings.kind !== 'ready') return;
+    setSharing(settings.data.llm_data_sharing);
+    setUnattended(settings.data.unattended_human_steps);
   }, [settings]);
 
   async function save(event: FormEvent<HTMLFormElement>) {
@@ -25,7 +29,7 @@ export function SettingsPage({ lang, t }: PageProps) {
     if (busy) return;
     setBusy(true);
     setNotice(null);
-    const result = await call(updateSettings, { body: { llm_data_sharing: sharing } });
+    const result = await call(updateSettings, { body: { llm_data_sharing: sharing, unattended_human_steps: unattended } });
     setBusy(false);
     if (!result.ok) return setError(errorMessage(result, lang));
     setError(null);
@@ -56,6 +60,25 @@ export function SettingsPage({ lang, t }: PageProps) {
           <p id="llm-sharing-on" className="admin-warning">
             {s.llmSharingOn}
           </p>
+          <fieldset className="admin-choices" aria-describedby="unattended-hint">
+            <legend>
+              <strong>{s.unattendedTitle}</strong> — {s.unattendedLabel}
+            </legend>
+            {UNATTENDED_HUMAN_STEPS.map((value) => (
+              <div className="admin-check" key={value}>
+                <input
+                  id={`unattended-${value}`}
+                  type="radio"
+                  name="unattended"
+                  value={value}
+                  checked={unattended === value}
+                  onChange={() => setUnattended(value)}
+                />
+                <label htmlFor={`unattended-${value}`}>{value === 'wait' ? s.unattendedWait : s.unattendedStop}</label>
+              </div>
+            ))}
+            <p id="unattended-hint">{s.unattendedHint}</p>
+          </fieldset>
           {notice !== null && <Notice>{notice}</Notice>}
           {error !== null && <Alert>{error}</Alert>}
           <div>

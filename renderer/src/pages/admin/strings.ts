@@ -197,6 +197,12 @@ const en = {
   breakerStates: { closed: 'Working', open: 'Paused', half_open: 'Trying again' } satisfies Record<BreakerState, string>,
   // Settings
   settingsTitle: 'Settings',
+  unattendedTitle: 'Jobs nobody follows',
+  unattendedLabel: 'When a job enqueued by an integration (an API key) reaches a portal that needs a person',
+  unattendedWait: 'Wait for someone to answer in the console (up to 5 minutes)',
+  unattendedStop: 'Stop before the insurer sends a code: the job fails, refunded, and can be priced from the console',
+  unattendedHint:
+    'For integrations that run at night or without anyone at a desk. A login whose last test asked for a code is not even opened.',
   privacy: 'Personal data and AI',
   llmSharing: 'Share personal data with AI assistants and webhooks',
   llmSharingOff:
@@ -406,6 +412,12 @@ const fr: AdminStrings = {
   openUntil: 'En pause jusqu’à',
   breakerStates: { closed: 'Fonctionne', open: 'En pause', half_open: 'Nouvel essai' },
   settingsTitle: 'Réglages',
+  unattendedTitle: 'Tâches que personne ne suit',
+  unattendedLabel: 'Quand une tâche lancée par une intégration (une clé d’API) arrive sur un portail qui demande une personne',
+  unattendedWait: 'Attendre qu’une personne réponde dans la console (jusqu’à 5 minutes)',
+  unattendedStop: 'S’arrêter avant que l’assureur n’envoie un code : la tâche échoue, remboursée, et peut être relancée depuis la console',
+  unattendedHint:
+    'Pour les intégrations qui tournent la nuit ou sans personne au bureau. Un identifiant dont le dernier test a demandé un code n’est même pas ouvert.',
   privacy: 'Données personnelles et IA',
   llmSharing: 'Partager les données personnelles avec les assistants IA et les webhooks',
   llmSharingOff:
