@@ -32,7 +32,7 @@ import { hubDeps } from '../server/hub/deps.js';
 import { createInvite } from '../server/hub/pairing.js';
 import { packageVersion } from '../server/paths.js';
 import { syncedRecords } from '../server/sync/records.js';
-import { sandboxPortalPlugin } from '../server/sandbox-portals/sandbox/index.js';
+import { sandboxPortalsPlugin } from '../server/sandbox-portals/index.js';
 import { connectCabinet } from '../server/sync/service.js';
 import { uploadQueue } from '../server/sync/transfer.js';
 import { serviceWebhooks } from '../server/webhooks/dispatcher-thread.js';
@@ -47,7 +47,6 @@ import {
   LAN_KEY_FILE_ENV,
   LAN_PORT_ENV,
   SYNC_HUB_URL_ENV,
-  SANDBOX_PORTAL_PREFIX,
   SEEDED_OPPORTUNITIES,
   WEBHOOK_BACKLOG_EVENTS,
   WEBHOOK_RECEIVER_CA_ENV,
@@ -435,10 +434,10 @@ async function startBareTls(): Promise<StartedTarget> {
  * The sandbox insurer's portal alone: the robots benchmark's outside world, in a process of its own
  * so that what its pages cost (sessions, forms, PDFs) is not counted as the service's. No think time.
  */
+/** Every demo insurer's portal, each at the path its package declares, as the service serves them. */
 async function startSandboxPortal(): Promise<StartedTarget> {
   const app = Fastify({ logger: false });
-  await app.register(sandboxPortalPlugin, {
-    prefix: SANDBOX_PORTAL_PREFIX,
+  await app.register(sandboxPortalsPlugin, {
     clock: { now: () => Date.now() },
     randomBytes,
     mode: () => 'normal',

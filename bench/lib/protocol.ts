@@ -66,8 +66,6 @@ export const LAN_BENCH_ADDRESS = '127.0.0.2';
 export const WEBHOOK_SUBSCRIPTIONS = 10;
 /** opportunity.created events the courtier-webhooks target records before it listens: the dispatcher's backlog. */
 export const WEBHOOK_BACKLOG_EVENTS = 10_000;
-/** Where the sandbox-portal target serves the portal, as the service does. */
-export const SANDBOX_PORTAL_PREFIX = '/sandbox/insurer';
 /** Opportunities the courtier-100k target seeds. */
 export const SEEDED_OPPORTUNITIES = 100_000;
 
