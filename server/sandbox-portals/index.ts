@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { SandboxPortalOptions } from './modes.js';
 import { sandboxPortalPlugin } from './sandbox/index.js';
+import { traditionPortalPlugin } from './tradition/index.js';
 
 export type { SandboxMode, SandboxPortalOptions } from './modes.js';
 
@@ -12,6 +13,7 @@ export type { SandboxMode, SandboxPortalOptions } from './modes.js';
  */
 export const SANDBOX_PORTALS: readonly { code: string; prefix: string; plugin: FastifyPluginAsync<SandboxPortalOptions> }[] = [
   { code: 'sandbox', prefix: '/sandbox/insurer', plugin: sandboxPortalPlugin },
+  { code: 'tradition', prefix: '/sandbox/tradition', plugin: traditionPortalPlugin },
 ];
 
 export async function sandboxPortalsPlugin(app: FastifyInstance, options: SandboxPortalOptions): Promise<void> {

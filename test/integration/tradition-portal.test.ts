@@ -150,7 +150,7 @@ describe('Mutuelle Tradition portal', () => {
   it('checks every step on the server, naming the fields, and keeps what was typed', async () => {
     const v = await loggedIn();
     let res = await v.go('devis/nouveau/automobile');
-    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 1/3 : Souscripteur');
+    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 1/3 — Souscripteur');
     expect(textOf(res.body)).toMatch(/Devis n°T\d{8}/);
     const path = /action="([^"]+)"/.exec(res.body)?.[1] ?? '';
     res = await v.submit(path, { NOM_SOUSC: 'Jean Martin', DT_NAISS: '1985-03-02', DT_PERMIS: '15/06/2004', CRM: '4', CP_RISQUE: '330' });
@@ -163,7 +163,7 @@ describe('Mutuelle Tradition portal', () => {
     // A stale page's form (its view state was used) is refused.
     const stale = viewStateOf(res.body);
     res = await v.submit(path, AUTOMOBILE[0]!);
-    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 2/3 : Véhicule');
+    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 2/3 — Véhicule');
     res = await v.submit(path, AUTOMOBILE[1]!, stale);
     expect(h1Of(res.body)).toBe('Session invalide — veuillez recommencer');
     res = await v.submit(path, { GARANTIE: 'TR' }, '');
@@ -177,7 +177,7 @@ describe('Mutuelle Tradition portal', () => {
     const no = /Devis n°(T\d{8})/.exec(textOf(res.body))?.[1];
     res = await v.submit(path, HABITATION[0]!);
     clock.advance(2 * 60_000 + 59_000);
-    expect(h1Of((await v.go(path)).body)).toBe('Devis Habitation — Étape 2/2 : Biens'); // still alive, seen again
+    expect(h1Of((await v.go(path)).body)).toBe('Devis Habitation — Étape 2/2 — Biens'); // still alive, seen again
     clock.advance(3 * 60_000 + 1_000);
     res = await v.submit(path, HABITATION[1]!);
     expect(h1Of(res.body)).toBe('Mutuelle Tradition - Extranet Partenaires');
@@ -186,7 +186,7 @@ describe('Mutuelle Tradition portal', () => {
     const home = await v.go('accueil');
     expect(textOf(home.body)).toContain(`Reprendre le devis n°${no}`);
     res = await v.go(path);
-    expect(h1Of(res.body)).toBe('Devis Habitation — Étape 2/2 : Biens');
+    expect(h1Of(res.body)).toBe('Devis Habitation — Étape 2/2 — Biens');
     res = await v.submit(path, HABITATION[1]!);
     expect(h1Of(res.body)).toBe('Votre devis');
     expect(textOf((await v.go('accueil')).body)).not.toContain(`Reprendre le devis n°${no}`);
@@ -206,15 +206,15 @@ describe('Mutuelle Tradition portal', () => {
     mode = 'changed';
     const v = await loggedIn();
     let res = await v.go('devis/nouveau/automobile');
-    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 1/4 : Informations préalables');
+    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 1/4 — Informations préalables');
     const path = /action="([^"]+)"/.exec(res.body)?.[1] ?? '';
     res = await v.submit(path, { DEJA_CLIENT: 'N' });
-    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 2/4 : Souscripteur');
+    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 2/4 — Souscripteur');
     expect(res.body).toContain('Nom et prénom du souscripteur');
     expect(res.body).not.toContain('CP_RISQUE');
     const { CP_RISQUE: _moved, ...first } = AUTOMOBILE[0]!;
     res = await v.submit(path, first);
-    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 3/4 : Véhicule');
+    expect(h1Of(res.body)).toBe('Devis Automobile — Étape 3/4 — Véhicule');
     expect(res.body).toContain('id="CP_RISQUE"');
   });
 

@@ -7,7 +7,7 @@ import { crc32, deflateSync } from 'node:zlib';
  */
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // 32 signs: a byte's low 5 bits pick one, unbiased
-export const CAPTCHA_LENGTH = 5;
+const CAPTCHA_LENGTH = 5;
 
 /** Each sign's 7 rows of 5 pixels, most significant bit on the left, as 14 hex digits. */
 const FONT: Readonly<Record<string, string>> = {
@@ -66,7 +66,7 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** A grayscale 8-bit PNG of `pixels` (one byte a pixel, rows top to bottom). */
-export function encodePng(width: number, height: number, pixels: Uint8Array): Buffer {
+function encodePng(width: number, height: number, pixels: Uint8Array): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);

@@ -88,8 +88,9 @@ export function homePage(base: string, displayName: string, openDraft: string | 
   });
 }
 
-export function stepHeading(product: ProductDef, steps: readonly StepDef[], index: number): string {
-  return `${product.label} — Étape ${index + 1}/${steps.length} : ${steps[index]?.title ?? ''}`;
+function stepHeading(product: ProductDef, steps: readonly StepDef[], index: number): string {
+  // No ": " in a heading: an ARIA snapshot would quote the line, and page checks read them unquoted.
+  return `${product.label} — Étape ${index + 1}/${steps.length} — ${steps[index]?.title ?? ''}`;
 }
 
 export function stepPage(

@@ -71,7 +71,7 @@ export const ACTIVITIES: Readonly<Record<string, { label: string; factor: number
   '8621Z': { label: 'Activité des médecins généralistes', factor: 3 },
 };
 
-export function zoneFactor(postcode: string): number {
+function zoneFactor(postcode: string): number {
   const departement = postcode.slice(0, 2);
   if (['75', '92', '93', '94'].includes(departement)) return 1.25;
   if (['13', '69'].includes(departement)) return 1.1;

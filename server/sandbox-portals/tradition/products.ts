@@ -22,7 +22,7 @@ import { fullYearsSince } from '../sandbox/pricing.js';
 
 export type ProductCode = 'automobile' | 'habitation' | 'rc_pro';
 
-export interface Choice {
+interface Choice {
   value: string;
   label: string;
 }
@@ -59,7 +59,7 @@ export interface ProductDef {
 const choices = (labels: Readonly<Record<string, string>>): Choice[] => Object.entries(labels).map(([value, label]) => ({ value, label }));
 
 /** "14/05/1980" → "1980-05-14"; null when it is not a real date. */
-export function isoFromFrench(text: string): string | null {
+function isoFromFrench(text: string): string | null {
   const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text);
   if (!match) return null;
   const [, d, m, y] = match;

@@ -6,7 +6,7 @@ import { captchaText } from './captcha.js';
 import type { Priced, ProductCode } from './products.js';
 
 /** Idle time after which the portal forgets who is logged in, mid-wizard too. */
-export const SESSION_IDLE_MS = 3 * 60_000;
+const SESSION_IDLE_MS = 3 * 60_000;
 const COOKIE = 'trd_sid';
 const MAX_SESSIONS = 1_000;
 const MAX_DRAFTS = 2_000;
