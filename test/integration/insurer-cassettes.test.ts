@@ -1,7 +1,8 @@
 // @module-tag browser
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readAdapterPackage } from '../../server/insurers/package-loader.js';
 import { packageRoot } from '../../server/paths.js';
 import { runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
@@ -39,13 +40,16 @@ function sandboxCopy(name: string, change: (cassette: Record<string, unknown>) =
 }
 
 describe('cassettes: courtier insurers record and test', () => {
-  it('replays the sandbox insurer’s cassettes offline: no portal runs, every product priced as recorded', async () => {
-    const { code, tested } = await test('sandbox');
-    expect(code).toBe(0);
-    expect(tested.cassettes.map((c) => [c.cassette, c.ok])).toEqual([
-      ['cassettes/auto.json', true],
-      ['cassettes/mrh.json', true],
-    ]);
+  it('replays every built-in insurer’s cassettes offline, one per quote product: no portal runs, every product priced as recorded', async () => {
+    const root = join(packageRoot(), 'insurers');
+    const builtIn = readdirSync(root).filter((name) => existsSync(join(root, name, 'cassettes')));
+    expect(builtIn).toEqual(expect.arrayContaining(['sandbox', 'tradition']));
+    for (const name of builtIn) {
+      const quotes = readAdapterPackage(join(root, name)).courtier.products.filter((p) => p.kind === 'quote');
+      const { code, tested } = await test(name);
+      expect(code, `${name}: ${JSON.stringify(tested)}`).toBe(0);
+      expect(tested.cassettes.map((c) => [c.cassette, c.ok])).toEqual(quotes.map((p) => [`cassettes/${p.code}.json`, true]));
+    }
   });
 
   it('fails a replay whose portal answers a premium other than the recorded result, and one that asks for what the cassette lacks', async () => {

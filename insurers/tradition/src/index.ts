@@ -42,7 +42,8 @@ export function createTraditionAdapter(options: TraditionAdapterOptions): Insure
   /** Into the extranet's frameset: a page still logged in from the login's last job goes straight there. */
   async function enter(ctx: RobotContext, driver: TraditionDriver): Promise<void> {
     ctx.progress('opening the extranet', 5);
-    const landing = await driver.open('/cadre');
+    // The portal's root sends a logged-in browser to the frameset, anyone else to the login form.
+    const landing = await driver.open('/');
     if (landing.where === 'top') {
       if (landing.heading !== TEXTS.login) throw driver.unexpected(landing, 'opening the extranet');
       ctx.progress('logging in', 10);
