@@ -243,4 +243,40 @@ describe('Mutuelle Tradition portal', () => {
     });
     expect(big.statusCode).toBe(413);
   });
+
+  it('keeps a bounded number of sessions, drafts and login forms, forgetting the oldest', async () => {
+    const small = Fastify();
+    await small.register(traditionPortalPlugin, {
+      prefix: PREFIX,
+      clock,
+      randomBytes,
+      mode: () => 'normal',
+      latencyMs: () => 0,
+      limits: { sessions: 2, drafts: 2, loginForms: 2 },
+    });
+    try {
+      const login = async () => {
+        const v = traditionVisitor(small, PREFIX);
+        await v.go('login');
+        await v.submit('login', { CODE_PART: 'demo', MDP: 'demo' });
+        return v;
+      };
+      const first = await login();
+      const drafts = [];
+      for (let i = 0; i < 3; i++) drafts.push(/action="([^"]+)"/.exec((await first.go('devis/nouveau/rc_pro')).body)?.[1] ?? '');
+      expect((await first.go(drafts[0]!)).statusCode).toBe(404);
+      expect((await first.go(drafts[2]!)).statusCode).toBe(200);
+      await login();
+      await login();
+      expect(h1Of((await first.go('accueil')).body)).toBe('Mutuelle Tradition - Extranet Partenaires');
+      // A login form handed out before two others is no longer accepted.
+      const old = traditionVisitor(small, PREFIX);
+      await old.go('login');
+      const stale = viewStateOf(old.page);
+      for (let i = 0; i < 2; i++) await traditionVisitor(small, PREFIX).go('login');
+      expect((await old.submit('login', { CODE_PART: 'demo', MDP: 'demo' }, stale)).statusCode).toBe(400);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -4,7 +4,7 @@ import { loginRoutes } from './login-routes.js';
 import { messagePage, TEXTS } from './pages.js';
 import { createTraditionPortal } from './portal.js';
 import { quoteRoutes } from './quote-routes.js';
-import type { TraditionAccount } from './state.js';
+import type { TraditionAccount, TraditionLimits } from './state.js';
 
 /**
  * Mutuelle Tradition, a demo insurer with a legacy extranet: server-rendered pages in frames, a
@@ -30,6 +30,8 @@ export interface TraditionOptions extends SandboxPortalOptions {
   /** When the quote PDF is ready: after this many refreshes of the quote page (2), or this long after pricing (30 s). */
   pdfAfterRefreshes?: number;
   pdfAfterMs?: number;
+  /** Sessions, drafts, login forms and captchas kept at most (1000, 2000, 1000, 50). */
+  limits?: Partial<TraditionLimits>;
 }
 
 const DEMO_ACCOUNTS: ReadonlyMap<string, TraditionAccount> = new Map([
@@ -46,6 +48,7 @@ export async function traditionPortalPlugin(app: FastifyInstance, options: Tradi
     accounts: options.accounts ?? DEMO_ACCOUNTS,
     redesigned: () => options.mode() === 'changed',
     pdf: { afterRefreshes: options.pdfAfterRefreshes ?? 2, afterMs: options.pdfAfterMs ?? 30_000 },
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   const { html } = portal;
 

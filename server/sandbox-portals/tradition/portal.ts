@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createState, type PortalState, type Session, type TraditionAccount } from './state.js';
+import { createState, type PortalState, type Session, type TraditionAccount, type TraditionLimits } from './state.js';
 
 /** What every page group of the portal shares: its state, its answers and the session check. */
 export interface TraditionPortal {
@@ -11,6 +11,7 @@ export interface TraditionPortal {
   redesigned(): boolean;
   /** The quote's PDF is ready after this many refreshes of its page, or this long after pricing. */
   pdf: { afterRefreshes: number; afterMs: number };
+  limits?: Partial<TraditionLimits>;
   html(reply: FastifyReply, status: number, html: string): FastifyReply;
   redirect(reply: FastifyReply, path: string): FastifyReply;
   /** The preHandler of signed-in pages: anyone else goes to the login (or to the captcha). */

@@ -8,10 +8,14 @@ import type { Priced, ProductCode } from './products.js';
 /** Idle time after which the portal forgets who is logged in, mid-wizard too. */
 const SESSION_IDLE_MS = 3 * 60_000;
 const COOKIE = 'trd_sid';
-const MAX_SESSIONS = 1_000;
-const MAX_DRAFTS = 2_000;
-const MAX_LOGIN_FORMS = 1_000;
-const MAX_CAPTCHAS_SHOWN = 50;
+/** How much the portal keeps at most; the oldest go first (a long-running demo server). */
+export interface TraditionLimits {
+  sessions: number;
+  drafts: number;
+  loginForms: number;
+  captchasShown: number;
+}
+const DEFAULT_LIMITS: TraditionLimits = { sessions: 1_000, drafts: 2_000, loginForms: 1_000, captchasShown: 50 };
 export const CAPTCHA_TRIES = 3;
 
 export interface TraditionAccount {
@@ -59,8 +63,14 @@ function cap<K, V>(map: Map<K, V>, max: number): void {
  * the login forms it handed out, the captchas it showed (for the tester's phone), and the one-use
  * view states that every form carries (an HMAC over what the form is for and a counter).
  */
-export function createState(options: { base: string; clock: { now(): number }; randomBytes: (size: number) => Buffer }) {
+export function createState(options: {
+  base: string;
+  clock: { now(): number };
+  randomBytes: (size: number) => Buffer;
+  limits?: Partial<TraditionLimits>;
+}) {
   const { clock, randomBytes } = options;
+  const limits: TraditionLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const cookiePath = options.base === '' ? '/' : options.base;
   const secret = randomBytes(32);
   const sessions = new Map<string, Session>();
@@ -96,7 +106,7 @@ export function createState(options: { base: string; clock: { now(): number }; r
     loginViewState(): string {
       const token = sign('login');
       loginForms.set(token, clock.now());
-      cap(loginForms, MAX_LOGIN_FORMS);
+      cap(loginForms, limits.loginForms);
       return token;
     },
     consumeLoginViewState(given: unknown): boolean {
@@ -114,7 +124,7 @@ export function createState(options: { base: string; clock: { now(): number }; r
         captcha: null,
       };
       sessions.set(session.id, session);
-      cap(sessions, MAX_SESSIONS);
+      cap(sessions, limits.sessions);
       reply.header('Set-Cookie', `${COOKIE}=${session.id}; Path=${cookiePath}; HttpOnly; SameSite=Lax`);
       return session;
     },
@@ -127,7 +137,7 @@ export function createState(options: { base: string; clock: { now(): number }; r
       const text = captchaText(randomBytes);
       session.captcha = { id: randomBytes(8).toString('hex'), text, triesLeft, viewState: null };
       captchasShown.unshift({ text, shownAtMs: clock.now() });
-      captchasShown.length = Math.min(captchasShown.length, MAX_CAPTCHAS_SHOWN);
+      captchasShown.length = Math.min(captchasShown.length, limits.captchasShown);
     },
     captchaViewState(session: Session): string {
       const token = sign(`captcha:${session.captcha?.id ?? ''}`);
@@ -144,7 +154,7 @@ export function createState(options: { base: string; clock: { now(): number }; r
       const no = `T${String(randomBytes(4).readUInt32BE(0) % 100_000_000).padStart(8, '0')}`;
       const draft: Draft = { no, owner, product, redesign, stepIndex: 0, values: {}, viewState: null, counter: 0, priced: null };
       drafts.set(no, draft);
-      cap(drafts, MAX_DRAFTS);
+      cap(drafts, limits.drafts);
       return draft;
     },
     ownDraft(owner: string, no: string): Draft | undefined {
