@@ -102,8 +102,9 @@ export async function startRecording(
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
     raw.push({ request, origin: url.origin, path: url.pathname + url.search });
   });
-  // Routed requests are fetched here, so that a download's body (which the browser keeps to itself) is known.
-  const routedBodies = new Map<string, Buffer>();
+  // Routed requests are fetched here, so that a download's body (which the browser keeps to itself)
+  // is known; by request, as a URL may be asked many times (a redirect's next request is not routed).
+  const routedBodies = new WeakMap<Request, Buffer>();
   const answered = async (request: Request) => {
     const entry = raw.find((e) => e.request === request);
     if (!entry) return;
@@ -117,7 +118,7 @@ export async function startRecording(
       }
       // A redirect has no body to read.
       const body =
-        routedBodies.get(`${request.method()} ${request.url()}`) ??
+        routedBodies.get(request) ??
         (response.status() >= 300 && response.status() < 400 ? Buffer.alloc(0) : await response.body().catch(() => Buffer.alloc(0)));
       const text = TEXT_TYPES.test(headers['content-type'] ?? '');
       return {
@@ -132,7 +133,7 @@ export async function startRecording(
   await context.route('**/*', async (route: Route, request: Request) => {
     if (!isAllowed(request.url(), allowed)) return route.fallback();
     const response = await route.fetch({ maxRedirects: 0 });
-    routedBodies.set(`${request.method()} ${request.url()}`, await response.body());
+    routedBodies.set(request, await response.body());
     await route.fulfill({ response });
   });
   context.on('requestfinished', (request) => void answered(request));
