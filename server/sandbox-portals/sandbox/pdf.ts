@@ -1,9 +1,9 @@
-import { PDFDict, PDFDocument, PDFName, PDFString, StandardFonts, rgb, type PDFFont } from 'pdf-lib';
+import { frenchDateTime, minimalPdf, plainAmount, type PdfLine } from '../pdf.js';
 import { formatEuros } from './pricing.js';
 
 /**
- * The sandbox's PDFs, drawn with pdf-lib's standard Helvetica (WinAnsi: French accents and € are
- * fine; other characters are replaced by "?").
+ * The sandbox's PDFs, written by the demo portals' minimal PDF writer (../pdf.ts): standard
+ * Helvetica, WinAnsi (French accents and € are fine; other characters are replaced by "?").
  *
  * Finding the premium from a test: the page text is in a compressed content stream, but the
  * document information carries it. The documents are saved with `useObjectStreams: false`, so the
@@ -32,69 +32,14 @@ export interface QuotePdfInput {
   pieces?: string;
 }
 
-function encodable(font: PDFFont, text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFC')) {
-    try {
-      font.encodeText(ch);
-      out += ch;
-    } catch {
-      out += '?';
-    }
-  }
-  return out;
-}
-
-function frenchDateTime(ms: number): string {
-  return new Date(ms).toLocaleString('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'long', timeStyle: 'short' }).replace(/\u202f/g, ' ');
-}
-
-/** Printable ASCII only, without the characters a PDF literal string would need escaped. */
-function asciiText(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/€/g, 'EUR')
-    .replace(/[–—]/g, '-')
-    .replace(/[’‘]/g, "'")
-    .replace(/[^\x20-\x7e]/gu, '?')
-    .replace(/[()\\]/g, '');
-}
-
-/** "1387,15": the premium as tests search it in the bytes. */
-function plainAmount(amount: number): string {
-  return amount.toFixed(2).replace('.', ',');
-}
-
-async function document(
+function document(
   title: string,
   subject: string,
   keywords: readonly string[],
   createdAtMs: number,
-  lines: readonly { text: string; size?: number; bold?: boolean }[],
+  lines: readonly PdfLine[],
 ): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  const regular = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-  pdf.setTitle(title);
-  pdf.setSubject(subject);
-  pdf.setAuthor(INSURER_NAME);
-  pdf.setCreator(`${INSURER_NAME} (sandbox Courtier)`);
-  pdf.setProducer('pdf-lib');
-  pdf.setLanguage('fr-FR');
-  pdf.setCreationDate(new Date(createdAtMs));
-  pdf.setModificationDate(new Date(createdAtMs));
-  // setKeywords would write UTF-16 hex; a literal ASCII string keeps the amount greppable.
-  pdf.context.lookup(pdf.context.trailerInfo.Info, PDFDict).set(PDFName.of('Keywords'), PDFString.of(keywords.map(asciiText).join('; ')));
-  const page = pdf.addPage([595.28, 841.89]); // A4
-  let y = 790;
-  for (const line of lines) {
-    const size = line.size ?? 11;
-    const font = line.bold ? bold : regular;
-    page.drawText(encodable(font, line.text), { x: 56, y, size, font, color: rgb(0.1, 0.1, 0.1) });
-    y -= size + 9;
-  }
-  return pdf.save({ useObjectStreams: false });
+  return minimalPdf({ insurerName: INSURER_NAME, title, subject, keywords, createdAtMs, lines });
 }
 
 function quotePdfTitle(input: Pick<QuotePdfInput, 'productShort' | 'premiumEur' | 'insuredName'>): string {
