@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { SandboxPortalOptions } from './modes.js';
+import { horizonPortalPlugin } from './horizon/index.js';
 import { sandboxPortalPlugin } from './sandbox/index.js';
 import { traditionPortalPlugin } from './tradition/index.js';
 
@@ -13,6 +14,7 @@ export type { SandboxMode, SandboxPortalOptions } from './modes.js';
  */
 export const SANDBOX_PORTALS: readonly { code: string; prefix: string; plugin: FastifyPluginAsync<SandboxPortalOptions> }[] = [
   { code: 'sandbox', prefix: '/sandbox/insurer', plugin: sandboxPortalPlugin },
+  { code: 'horizon', prefix: '/sandbox/horizon', plugin: horizonPortalPlugin },
   { code: 'tradition', prefix: '/sandbox/tradition', plugin: traditionPortalPlugin },
 ];
 

@@ -48,10 +48,11 @@ const requireSigned = (trustedKeys: string[]) =>
   writeFileSync(policyFile, JSON.stringify({ adapters: { requireSigned: true, trustedKeys } }));
 
 describe('courtier insurers: packages', () => {
-  it('lists the built-in sandbox, installs a package from a folder, and removes it', async () => {
+  it('lists the built-in insurers, installs a package from a folder, and removes it', async () => {
     const before = await list();
     expect(before.adapter_api).toBe(ADAPTER_API_VERSION);
     expect(before.insurers).toEqual([
+      expect.objectContaining({ code: 'horizon', version: '1.0.0', api_version: '^1.3.0', source: 'built-in', signed: null }),
       expect.objectContaining({ code: 'sandbox', version: '1.1.0', api_version: '^1.1.0', source: 'built-in', signed: null }),
       expect.objectContaining({ code: 'tradition', version: '1.0.0', api_version: '^1.3.0', source: 'built-in', signed: null }),
     ]);
@@ -60,6 +61,7 @@ describe('courtier insurers: packages', () => {
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.json).toMatchObject({ code: 'acme', version: '2.1.0', source: 'installed', signed: null });
     expect((await list()).insurers.map((i) => `${i.code}@${i.version}:${i.source}`)).toEqual([
+      'horizon@1.0.0:built-in',
       'sandbox@1.1.0:built-in',
       'tradition@1.0.0:built-in',
       'acme@2.1.0:installed',
@@ -69,12 +71,12 @@ describe('courtier insurers: packages', () => {
     expect(
       (await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme3'), { code: 'acme', version: '3.0.0' })])).code,
     ).toBe(0);
-    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual(['sandbox@1.1.0', 'tradition@1.0.0', 'acme@3.0.0']);
+    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual(['horizon@1.0.0', 'sandbox@1.1.0', 'tradition@1.0.0', 'acme@3.0.0']);
     expect(readdirSync(join(dataDir, 'insurers', 'packages', 'acme'))).toEqual([expect.stringMatching(/^3\.0\.0-[0-9a-f]{12}$/)]);
 
     const removed = await courtier(['insurers', 'remove', 'acme']);
     expect(removed.json).toEqual({ removed: 'acme' });
-    expect((await list()).insurers.map((i) => i.code)).toEqual(['sandbox', 'tradition']);
+    expect((await list()).insurers.map((i) => i.code)).toEqual(['horizon', 'sandbox', 'tradition']);
     expect(existsSync(join(dataDir, 'insurers', 'packages', 'acme'))).toBe(false);
     const again = await courtier(['insurers', 'remove', 'acme']);
     expect(again.code).toBe(1);
@@ -104,7 +106,7 @@ describe('courtier insurers: packages', () => {
       `courtier-insurer-future@1.0.0 targets adapter API ^2.0.0; this Courtier provides adapter API ${ADAPTER_API_VERSION}. Install a version of the adapter made for it.`,
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect((await list()).insurers.map((i) => i.code)).toEqual(['sandbox', 'tradition']);
+    expect((await list()).insurers.map((i) => i.code)).toEqual(['horizon', 'sandbox', 'tradition']);
   });
 
   it('refuses a manifest that does not describe its code, an invalid manifest, and a built-in code', async () => {
@@ -132,7 +134,7 @@ describe('courtier insurers: packages', () => {
     const builtIn = await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'sb'), { code: 'sandbox' })]);
     expect(builtIn.json).toMatchObject({ error: 'adapter_invalid' });
     expect(builtIn.json.message).toMatch(/built into Courtier/);
-    expect((await list()).insurers.map((i) => i.code)).toEqual(['sandbox', 'tradition']);
+    expect((await list()).insurers.map((i) => i.code)).toEqual(['horizon', 'sandbox', 'tradition']);
   });
 
   it('signs a package; with requireSigned, refuses unsigned, tampered and untrusted packages, and says who signed', async () => {
@@ -172,7 +174,7 @@ describe('courtier insurers: packages', () => {
     const [folder] = readdirSync(join(dataDir, 'insurers', 'packages', 'signed'));
     appendFileSync(join(dataDir, 'insurers', 'packages', 'signed', folder!, 'dist', 'index.js'), '\n// changed on disk\n');
     const after = await list();
-    expect(after.insurers.map((i) => i.code)).toEqual(['sandbox', 'tradition']);
+    expect(after.insurers.map((i) => i.code)).toEqual(['horizon', 'sandbox', 'tradition']);
     expect(after.problems).toEqual([
       expect.stringMatching(/courtier-insurer-signed@1\.0\.0: the package's files differ from what was signed/),
     ]);

@@ -144,7 +144,7 @@ describe('the sandbox adapter', () => {
   it('is loaded from its package only when the service serves its portal', async () => {
     const config = { dataDir: '/nonexistent', policyFile: '/nonexistent' };
     expect((await loadInsurers(config, { serviceUrl: undefined })).insurers).toEqual([]);
-    const [sandbox] = (await loadInsurers(config, { serviceUrl: () => 'http://127.0.0.1:1' })).insurers;
+    const sandbox = (await loadInsurers(config, { serviceUrl: () => 'http://127.0.0.1:1' })).insurers.find((i) => i.code === 'sandbox');
     expect(sandbox?.code).toBe('sandbox');
     expect(sandbox?.name).toBe('Sandbox Assurances');
     expect(sandbox?.products.map((p) => [p.code, p.kind])).toEqual([
