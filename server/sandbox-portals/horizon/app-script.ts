@@ -239,7 +239,8 @@ export const APP_SCRIPT = String.raw`'use strict';
     show('Votre devis ' + quote.reference, [el('p', { text: 'Chargement des documents…' })]);
     api('GET', '/api/quotes/' + quote.id + '/documents').then(function (r) {
       var links = (r.data.documents || []).map(function (d) {
-        return el('li', {}, [el('a', { href: d.url, download: '', text: 'Télécharger : ' + d.label })]);
+        // A plain link: the API answers it as an attachment, which the browser downloads in place.
+        return el('li', {}, [el('a', { href: d.url, text: 'Télécharger : ' + d.label })]);
       });
       show('Votre devis ' + quote.reference, [el('p', { text: 'Formule choisie : ' + quote.chosen }), el('ul', { class: 'documents' }, links)]);
     });
