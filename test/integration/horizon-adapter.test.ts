@@ -17,6 +17,7 @@ const CHROMIUM = target && 'executablePath' in target ? target.executablePath : 
 const PREFIX = '/sandbox/horizon';
 const clock = testClock(); // 2026-11-22T09:00:00Z
 let mode: SandboxMode = 'normal';
+let latency = 0;
 let app: FastifyInstance;
 let origin: string;
 let browser: Browser;
@@ -28,7 +29,7 @@ const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   app = Fastify();
-  await app.register(horizonPortalPlugin, { prefix: PREFIX, clock, randomBytes, mode: () => mode, latencyMs: () => 0 });
+  await app.register(horizonPortalPlugin, { prefix: PREFIX, clock, randomBytes, mode: () => mode, latencyMs: () => latency });
   origin = await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: BROWSER_ARGS });
 });
@@ -38,6 +39,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   mode = 'normal';
+  latency = 0;
 });
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));
@@ -147,7 +149,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the Horizon robot against its single-pag
     expect(h.asked[1]?.prompt).toMatch(/pas encore validée/);
   });
 
-  it('gives up after 3 answers without an approval; never pushes one when nobody is there', async () => {
+  it('gives up after 3 answers without an approval, or once the request expired; never pushes one when nobody is there', async () => {
     const refused = await robotError(
       adapter.run(harness({ login: 'demo-app', onApproval: async () => undefined }).ctx, {
         produit: 'voiture',
@@ -155,6 +157,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the Horizon robot against its single-pag
       }),
     );
     expect(refused).toMatchObject({ kind: 'business', code: 'approval_refused' });
+
+    // The person answers after the request expired (2 minutes on the portal's clock).
+    const late = harness({ login: 'demo-app', onApproval: async () => clock.advance(2 * 60_000 + 1) });
+    const expired = await robotError(adapter.run(late.ctx, { produit: 'voiture', dicData: example('voiture') }));
+    expect(expired).toMatchObject({ kind: 'technical', code: 'mfa_timeout' });
+    expect(late.asked).toHaveLength(1);
 
     const before = (await pendingApprovals()).length;
     const absent = harness({ login: 'demo-app', present: false });
@@ -172,7 +180,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the Horizon robot against its single-pag
     expect(home).toMatchObject({ code: 'portal_changed', details: { step: 'property' } });
   });
 
-  it('reports the portal’s refusal of the data, a wrong password, and an outage', async () => {
+  it('reports the portal’s refusal of the data, a wrong password and an outage; waits out a slow portal', async () => {
     const young = await robotError(
       adapter.run(harness().ctx, {
         produit: 'voiture',
@@ -184,6 +192,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the Horizon robot against its single-pag
 
     const wrong = await robotError(adapter.run(harness({ password: 'nope' }).ctx, { produit: 'voiture', dicData: example('voiture') }));
     expect(wrong).toMatchObject({ kind: 'business', code: 'invalid_credentials' });
+
+    // Slow: every request of the app waits; the robot waits on the answers, not on a clock.
+    mode = 'slow';
+    latency = 150;
+    expect((await adapter.run(harness().ctx, { produit: 'logement', dicData: example('logement') })).tarif_eur).toBe(205);
 
     mode = 'down';
     const down = await robotError(adapter.run(harness().ctx, { produit: 'voiture', dicData: example('voiture') }));
