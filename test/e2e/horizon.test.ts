@@ -69,6 +69,25 @@ describe('Horizon Direct through the REST API (real Chromium, its single-page po
     });
     expect(pdf.status).toBe(200);
     expect(Buffer.from(await pdf.arrayBuffer()).toString('latin1')).toContain('prime annuelle 640,12 EUR');
+    // The quote keeps every formula offered and the other documents, each behind its signed link.
+    const devis = (await test.get(`/devis/${job.devis_id}`)).body as {
+      offres: { formule: string; prime_annuelle_eur: number }[];
+      documents: { kind: string; url: string }[];
+    };
+    expect(devis.offres.map((o) => [o.formule, o.prime_annuelle_eur])).toEqual([
+      ['tiers', 304.82],
+      ['tiers_plus', 426.75],
+      ['tous_risques', 640.12],
+    ]);
+    expect(devis.documents.map((d) => d.kind)).toEqual(['conditions', 'information']);
+    const link = await test.get(devis.documents[0]!.url.replace('/api/v1/public', ''));
+    expect(link.status).toBe(302);
+    const conditions = await server.request(String(link.headers.get('location')));
+    expect(
+      Buffer.from(await conditions.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // A warm job: the browser and the portal's session are already there.
     const started = performance.now();

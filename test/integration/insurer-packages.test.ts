@@ -71,7 +71,12 @@ describe('courtier insurers: packages', () => {
     expect(
       (await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme3'), { code: 'acme', version: '3.0.0' })])).code,
     ).toBe(0);
-    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual(['horizon@1.0.0', 'sandbox@1.1.0', 'tradition@1.0.0', 'acme@3.0.0']);
+    expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual([
+      'horizon@1.0.0',
+      'sandbox@1.1.0',
+      'tradition@1.0.0',
+      'acme@3.0.0',
+    ]);
     expect(readdirSync(join(dataDir, 'insurers', 'packages', 'acme'))).toEqual([expect.stringMatching(/^3\.0\.0-[0-9a-f]{12}$/)]);
 
     const removed = await courtier(['insurers', 'remove', 'acme']);
