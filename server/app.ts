@@ -233,7 +233,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
     if (auditPurge) clearInterval(auditPurge);
     await lanListener.stop();
   });
-  app.addHook('onClose', async () => {
+  // Before the server stops listening: running robots still reach the demo portals this app serves,
+  // and the browser's open pages (kept sessions of the portals) no longer hold connections it waits for.
+  app.addHook('preClose', async () => {
     await worker.stop();
     if (!options.browser) await runtime.close();
   });
