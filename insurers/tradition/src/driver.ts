@@ -196,8 +196,7 @@ export class TraditionDriver {
 
   /** Checks that the window, or the main frame, shows the page this step expects: portal_changed otherwise. */
   expect(expected: PageExpectation, where: 'top' | 'frame'): Promise<void> {
-    // expectPage reads only the URL and the ARIA snapshot of <body>, which a Frame has as a Page does.
-    const target = where === 'top' ? this.page : (this.mainFrame() as unknown as Page);
+    const target = where === 'top' ? this.page : this.mainFrame();
     return expectPage(target, expected, { timeoutMs: this.timeouts.actionMs, signal: this.signal });
   }
 }

@@ -3,7 +3,7 @@
  * (re-exported) for their product schemas, so that Courtier reads them with its own.
  */
 export { z } from 'zod';
-export type { Locator, Page } from 'playwright-core';
+export type { Frame, Locator, Page } from 'playwright-core';
 export {
   defineInsurer,
   RobotError,

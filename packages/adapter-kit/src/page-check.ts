@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { RobotError } from './adapter.js';
 
 /** An element a person would see on a page: its ARIA role and accessible name. */
@@ -62,7 +62,10 @@ function snapshotLandmarks(snapshot: string): PageLandmark[] {
   const seen = new Set<string>();
   const landmarks: PageLandmark[] = [];
   for (const line of snapshot.split('\n')) {
-    const match = /^\s*- ([a-z]+) "((?:[^"\\]|\\.)*)"/.exec(line);
+    // YAML quotes the whole entry when its name holds ": " (- 'heading "Devis : auto" [level=1]').
+    const quoted = /^(\s*- )'(.*)'\s*$/.exec(line);
+    const entry = quoted ? `${quoted[1]!}${quoted[2]!.replace(/''/g, "'")}` : line;
+    const match = /^\s*- ([a-z]+) "((?:[^"\\]|\\.)*)"/.exec(entry);
     if (!match || !LANDMARK_ROLES.has(match[1]!)) continue;
     const landmark = { role: match[1]!, name: match[2]!.replace(/\\(.)/g, '$1') };
     const key = describeLandmark(landmark);
@@ -87,7 +90,7 @@ function pathOf(url: string): string {
  * step and what is missing, with PortalChangedDetails; `cancelled` when the signal aborts first.
  */
 export async function expectPage(
-  page: Page,
+  page: Page | Frame,
   expected: PageExpectation,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<void> {
