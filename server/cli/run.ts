@@ -3,7 +3,13 @@ import { getWallet, grantCredits } from '../wallet/service.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { getCabinetSettings, initCabinet, changeLlmDataSharing } from '../tenancy/service.js';
+import {
+  changeLlmDataSharing,
+  changeUnattendedHumanSteps,
+  getCabinetSettings,
+  initCabinet,
+  type CabinetSettings,
+} from '../tenancy/service.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 import { parse, print, readPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
@@ -29,7 +35,7 @@ Commands:
   keys list --cabinet ID [--json]
   keys revoke --key-id ID [--json]
   settings get --cabinet ID [--json]
-  settings set --cabinet ID --llm-data-sharing on|off [--json]
+  settings set --cabinet ID [--llm-data-sharing on|off] [--unattended-human-steps wait|stop] [--json]
   insurers list [--json]
         The insurers this install prices with: built in or installed, version, adapter API, signer.
   insurers new CODE [--dir DIR] [--json]
@@ -151,25 +157,38 @@ async function runCommand(argv: string[], io: CliIo): Promise<void> {
 
 async function runSettings(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
-  const v = parse(rest, { cabinet: { type: 'string' }, 'llm-data-sharing': { type: 'string' } });
+  const v = parse(rest, {
+    cabinet: { type: 'string' },
+    'llm-data-sharing': { type: 'string' },
+    'unattended-human-steps': { type: 'string' },
+  });
   const cabinet = required(v, 'cabinet');
+  const describe = (settings: CabinetSettings) =>
+    `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}\nunattended_human_steps: ${settings.unattended_human_steps}`;
   if (sub === 'get') {
     const settings = await withDeps(v['data-dir'], io, (deps) => getCabinetSettings(deps, cabinet));
-    print(io, v.json, settings, `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}`);
+    print(io, v.json, settings, describe(settings));
     return;
   }
   if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
-  const value = required(v, 'llm-data-sharing');
-  if (value !== 'on' && value !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
-  const settings = await withDeps(v['data-dir'], io, (deps) => changeLlmDataSharing(deps, cabinet, value === 'on', CLI_ACTOR));
-  print(
-    io,
-    v.json,
-    settings,
-    settings.llm_data_sharing
-      ? 'LLM data sharing is on: webhook payloads and MCP results carry personal data in clear.'
-      : 'LLM data sharing is off: personal data in webhook payloads and MCP results is masked.',
-  );
+  const sharing = v['llm-data-sharing'];
+  const unattended = v['unattended-human-steps'];
+  if (sharing === undefined && unattended === undefined) throw new UsageError('give --llm-data-sharing or --unattended-human-steps');
+  if (sharing !== undefined && sharing !== 'on' && sharing !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
+  if (unattended !== undefined && unattended !== 'wait' && unattended !== 'stop')
+    throw new UsageError('--unattended-human-steps takes wait or stop');
+  const settings = await withDeps(v['data-dir'], io, (deps) => {
+    if (sharing !== undefined) changeLlmDataSharing(deps, cabinet, sharing === 'on', CLI_ACTOR);
+    return unattended === undefined ? getCabinetSettings(deps, cabinet) : changeUnattendedHumanSteps(deps, cabinet, unattended, CLI_ACTOR);
+  });
+  const sharingLine = settings.llm_data_sharing
+    ? 'LLM data sharing is on: webhook payloads and MCP results carry personal data in clear.'
+    : 'LLM data sharing is off: personal data in webhook payloads and MCP results is masked.';
+  const unattendedLine =
+    settings.unattended_human_steps === 'stop'
+      ? "An integration's job stops before its insurer's portal asks a person (human_required, refunded)."
+      : "An integration's job waits for a person when its insurer's portal asks for one.";
+  print(io, v.json, settings, `${sharingLine}\n${unattendedLine}`);
 }
 
 async function runCredits(argv: string[], io: CliIo): Promise<void> {

@@ -375,19 +375,27 @@ describe('the data dir of the CLI and of the running service', () => {
 });
 
 describe('courtier settings', () => {
-  it('turns LLM data sharing on and off', async () => {
+  it('turns LLM data sharing on and off, and says what integrations’ jobs do with nobody there', async () => {
     const cabinet = await initCabinet('Settings', 'settings@example.fr');
     const get = async () =>
       JSON.parse((await runCourtier(['settings', 'get', '--data-dir', dataDir, '--cabinet', cabinet, '--json'])).stdout) as {
         llm_data_sharing: boolean;
+        unattended_human_steps: string;
       };
-    expect(await get()).toEqual({ llm_data_sharing: false });
+    expect(await get()).toEqual({ llm_data_sharing: false, unattended_human_steps: 'wait' });
     const on = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'on']);
     expect(on.code).toBe(0);
     expect(on.stdout).toMatch(/in clear/);
-    expect(await get()).toEqual({ llm_data_sharing: true });
+    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'wait' });
+    const stop = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--unattended-human-steps', 'stop']);
+    expect(stop.stdout).toMatch(/stops before its insurer's portal asks a person/);
+    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'stop' });
     const bad = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'maybe']);
     expect(bad.code).toBe(2);
+    expect(
+      (await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--unattended-human-steps', 'never'])).code,
+    ).toBe(2);
+    expect((await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet])).code).toBe(2);
   });
 });
 
