@@ -140,6 +140,7 @@ describe('the server in the utility process', () => {
       progressStep: 'waiting for the MFA code',
       progressPercent: 15,
       costCredits: 10,
+      byIntegration: false,
       mfaRequestedAt: now,
       mfaExpiresAt: now + 3_600_000,
     };
