@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_API_PREFIX, PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { SANDBOX_PORTALS } from '../../server/sandbox-portals/index.js';
 
 let server: TestServer;
 
@@ -51,9 +52,9 @@ describe('one contract for every route', () => {
 
     const registered = new Map<string, string | undefined>();
     for (const route of server.app.listRoutes()) {
-      // HEAD twins of GET routes are Fastify's; the sandbox insurer's portal stands in for an
-      // outside website (an insurer's extranet), which is not Courtier's API.
-      if (route.method === 'HEAD' || route.url.startsWith('/sandbox/insurer')) continue;
+      // HEAD twins of GET routes are Fastify's; the demo insurers' portals stand in for
+      // outside websites (insurers' extranets), which are not Courtier's API.
+      if (route.method === 'HEAD' || SANDBOX_PORTALS.some((portal) => route.url.startsWith(portal.prefix))) continue;
       registered.set(`${route.method} ${route.url}`, route.operationId);
     }
 
