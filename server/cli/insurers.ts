@@ -14,11 +14,11 @@ import {
   type InsurerListing,
 } from '../insurers/service.js';
 import { readAdapterPackage } from '../insurers/package-loader.js';
-import { recordingSecrets, resultShape, startRecording, type Cassette } from '../insurers/cassette.js';
+import { personalData, recordingSecrets, resultShape, startRecording, type Cassette } from '../insurers/cassette.js';
 import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
-import { insurerCodeSchema, RobotError } from '@courtier/adapter-kit';
+import { insurerCodeSchema, productJsonSchema, RobotError } from '@courtier/adapter-kit';
 import { scaffoldAdapter } from '../insurers/scaffold.js';
 import { tryInsurer } from '../automation/try-run.js';
 import { createBrowserRuntime } from '../robots/browser.js';
@@ -237,8 +237,11 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
     (s) => canonicalDataDir(s.data_dir) === canonicalDataDir(config.dataDir),
   );
   let recording: Awaited<ReturnType<typeof startRecording>> | undefined;
+  let productSchema: Record<string, unknown> = {};
   const outcome = await withInsurerDeps(config, io, service?.url, async (deps) => {
     const reach = deps.insurers.get(code)?.reach ?? { origins: [], prefixes: () => [] };
+    const product = deps.insurers.get(code)?.products.find((p) => p.code === produit);
+    if (product) productSchema = productJsonSchema(product.schema);
     const runtime = createBrowserRuntime({ dataDir: config.dataDir, configuredPath: config.browserPath, headed: v.headed === true });
     try {
       return await withFlagHints(
@@ -284,6 +287,9 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
   const where = `Trace: ${artifacts.trace ?? 'none'} (open it with npx playwright show-trace)`;
   if (out && result.ok && recording) {
     const { credentials, secretExtras, codes } = outcome.secrets;
+    // The client's name or address never lands in a file meant for a repository.
+    const personal = personalData(productSchema, dicData);
+    const scrubbed = new Map([...personal.replacements, ...recordingSecrets(credentials, secretExtras, codes)]);
     const cassette: Cassette = {
       format: 1,
       insurer: code,
@@ -291,9 +297,9 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
       produit,
       recorded_at: new Date().toISOString(),
       origin: recording.origin() ?? '',
-      dicData,
+      dicData: personal.dicData,
       codes: codes.length,
-      exchanges: await recording.exchanges(recordingSecrets(credentials, secretExtras, codes)),
+      exchanges: await recording.exchanges(scrubbed),
       result: {
         tarif_eur: result.value.tarif_eur,
         outcome: result.value.outcome,
@@ -305,7 +311,7 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
     mkdirSync(out, { recursive: true });
     const file = join(out, `${produit}.json`);
     writeFileSync(file, `${JSON.stringify(cassette, null, 2)}\n`);
-    io.stderr(`Cassette: ${file} (${cassette.exchanges.length} exchanges; secrets and codes replaced by placeholders)\n`);
+    io.stderr(`Cassette: ${file} (${cassette.exchanges.length} exchanges; secrets, codes and personal data replaced)\n`);
   }
   print(
     io,

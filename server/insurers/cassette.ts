@@ -84,6 +84,30 @@ export function recordingSecrets(
 }
 
 /**
+ * The free-text values of a recording's dicData (names, addresses: a string field with no enum,
+ * pattern or format in the product's JSON Schema), each replaced by as many x, in the dicData the
+ * cassette keeps and, as secrets are, wherever the exchanges echo them. Same length: the replay's
+ * dicData still passes the product's schema. Codes, dates and amounts are kept (replays need them).
+ */
+export function personalData(
+  productSchema: Record<string, unknown>,
+  dicData: Record<string, unknown>,
+): { dicData: Record<string, unknown>; replacements: Map<string, string> } {
+  const properties = (productSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const replacements = new Map<string, string>();
+  const kept: Record<string, unknown> = { ...dicData };
+  for (const [key, value] of Object.entries(dicData)) {
+    const field = properties[key];
+    const freeText = field?.type === 'string' && !field.enum && !field.pattern && !field.format && !field.const;
+    if (!freeText || typeof value !== 'string' || value.trim().length < 3) continue;
+    const replacement = 'x'.repeat(value.length);
+    replacements.set(value, replacement);
+    kept[key] = replacement;
+  }
+  return { dicData: kept, replacements };
+}
+
+/**
  * Records every exchange of the page's context within the insurer's reach, in order, as they are
  * answered (redirects one by one: the browser follows them). Call `exchanges(secrets)` at the end.
  */

@@ -84,12 +84,19 @@ describe('cassettes: courtier insurers record and test', () => {
         ...['--out', join(recorded, 'cassettes'), '--data-dir', dataDir, '--json'],
       ]);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/Cassette: .*mrh\.json \(\d+ exchanges; secrets and codes replaced by placeholders\)/);
+      expect(run.stderr).toMatch(/Cassette: .*mrh\.json \(\d+ exchanges; secrets, codes and personal data replaced\)/);
     } finally {
       await stopChild(serve.child);
     }
     const cassette = readFileSync(join(recorded, 'cassettes', 'mrh.json'), 'utf8');
     expect(cassette).not.toMatch(/password=|"demo"/);
+    // The insured's name is personal data: neither in the dicData kept nor in the pages recorded.
+    expect(cassette).not.toContain('Marie Curie');
+    expect(cassette).not.toContain('Marie+Curie');
+    expect((JSON.parse(cassette) as { dicData: Record<string, unknown> }).dicData).toMatchObject({
+      insured_name: 'xxxxxxxxxxx',
+      postcode: '75011',
+    });
     const { code, tested } = await test(recorded);
     expect(code).toBe(0);
     expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/mrh.json', ok: true })]);
