@@ -144,4 +144,20 @@ describe('Horizon Direct through the REST API (real Chromium, its single-page po
     }
     expect((await prod.get('/wallet')).body).toMatchObject({ balance: 200 });
   });
+  it('waits out a slow portal; on a flaky one the job ends without hanging, charged only when priced', async () => {
+    const { test } = await cabinet();
+    mode = 'slow';
+    try {
+      const slow = await price(test, 'logement', await example(test, 'logement'));
+      expect(slow.status).toBe('completed');
+      mode = 'flaky';
+      const flaky = await price(test, 'voiture', await example(test, 'voiture'));
+      expect(['completed', 'failed']).toContain(flaky.status);
+      if (flaky.status === 'failed') expect(flaky).toMatchObject({ credits_consumed: 0, error: { technical: true } });
+      else expect(flaky.credits_consumed).toBeGreaterThan(0);
+    } finally {
+      mode = 'normal';
+      server.deps.db.sqlite.prepare(`DELETE FROM insurer_breakers WHERE compagnie = 'horizon'`).run();
+    }
+  });
 });

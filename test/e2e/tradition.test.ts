@@ -17,7 +17,7 @@ beforeAll(async () => {
   server = await startTestServer({
     insurers: [traditionInsurer({ portalUrl: () => portal, pdf: { intervalMs: 0 } })],
     sandboxMode: () => mode,
-    config: { sandboxLatencyMs: 0, tarificationQuotaPerHour: 1000 },
+    config: { sandboxLatencyMs: 50, tarificationQuotaPerHour: 1000 },
   });
   portal = `${server.url}/sandbox/tradition`;
 }, 30_000);
@@ -103,6 +103,22 @@ describe('Mutuelle Tradition through the REST API (real Chromium)', () => {
       mode = 'down';
       const down = await price(test, 'habitation', { ...example('habitation'), nom_souscripteur: 'Paul Durand' });
       expect(down).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'insurer_unavailable', technical: true } });
+    } finally {
+      mode = 'normal';
+      server.deps.db.sqlite.prepare(`DELETE FROM insurer_breakers WHERE compagnie = 'tradition'`).run();
+    }
+  });
+  it('waits out a slow portal; on a flaky one the job ends without hanging, charged only when priced', async () => {
+    const { test } = await cabinet();
+    mode = 'slow';
+    try {
+      const slow = await price(test, 'rc_pro', example('rc_pro'));
+      expect(slow.status).toBe('completed');
+      mode = 'flaky';
+      const flaky = await price(test, 'habitation', example('habitation'));
+      expect(['completed', 'failed']).toContain(flaky.status);
+      if (flaky.status === 'failed') expect(flaky).toMatchObject({ credits_consumed: 0, error: { technical: true } });
+      else expect(flaky.credits_consumed).toBeGreaterThan(0);
     } finally {
       mode = 'normal';
       server.deps.db.sqlite.prepare(`DELETE FROM insurer_breakers WHERE compagnie = 'tradition'`).run();
