@@ -14,7 +14,7 @@ import {
   type InsurerListing,
 } from '../insurers/service.js';
 import { readAdapterPackage } from '../insurers/package-loader.js';
-import { personalData, recordingSecrets, resultShape, startRecording, type Cassette } from '../insurers/cassette.js';
+import { cassetteResult, personalData, recordingSecrets, startRecording, type Cassette } from '../insurers/cassette.js';
 import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
@@ -300,13 +300,7 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
       dicData: personal.dicData,
       codes: codes.length,
       exchanges: await recording.exchanges(scrubbed),
-      result: {
-        tarif_eur: result.value.tarif_eur,
-        outcome: result.value.outcome,
-        suspens: result.value.suspens ?? null,
-        pdf: Boolean(result.value.pdf),
-        ...resultShape(result.value),
-      },
+      result: cassetteResult(result.value),
     };
     mkdirSync(out, { recursive: true });
     const file = join(out, `${produit}.json`);

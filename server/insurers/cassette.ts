@@ -225,12 +225,23 @@ export async function startReplay(page: Page, cassette: Cassette): Promise<Repla
 
 /** How the replayed run differs from the recorded one; empty when it gave the same. */
 /** What a cassette keeps of a result's offers and documents: enough to see a mapping or a parser drift. */
-export function resultShape(result: RobotResult): Pick<Cassette['result'], 'offres' | 'documents'> {
+function resultShape(result: RobotResult): Pick<Cassette['result'], 'offres' | 'documents'> {
   return {
     ...(result.offres?.length
       ? { offres: result.offres.map((o) => ({ formule: o.formule, prime_annuelle_eur: o.prime_annuelle_eur })) }
       : {}),
     ...(result.documents?.length ? { documents: result.documents.map((d) => d.kind) } : {}),
+  };
+}
+
+/** What a cassette keeps of the run's result, to compare its replays with. */
+export function cassetteResult(result: RobotResult): Cassette['result'] {
+  return {
+    tarif_eur: result.tarif_eur,
+    outcome: result.outcome,
+    suspens: result.suspens ?? null,
+    pdf: Boolean(result.pdf),
+    ...resultShape(result),
   };
 }
 
