@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
 
 /** The caps that keep a quote's offers and documents within what a record and sync carry. */
-export const MAX_OFFRES = 12;
-export const MAX_GARANTIES = 40;
+const MAX_OFFRES = 12;
+const MAX_GARANTIES = 40;
 export const MAX_DEVIS_DOCUMENTS = 5;
 export const MAX_DEVIS_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
@@ -30,6 +30,27 @@ export const offreSchema = z
   })
   .meta({ id: 'Offre' });
 export type Offre = z.infer<typeof offreSchema>;
+
+/** An amount a robot may leave out: absent reads as null. */
+const optionalEuros = euros.nullish().transform((value) => value ?? null);
+
+/** The offers as a robot returns them (adapter API RobotOffer): the same bounds, optional amounts made null. */
+export const robotOffresSchema = z
+  .array(
+    offreSchema.extend({
+      prime_mensuelle_eur: optionalEuros,
+      franchise_eur: optionalEuros,
+      garanties: z.array(garantieSchema.extend({ plafond_eur: optionalEuros })).max(MAX_GARANTIES),
+    }),
+  )
+  .max(MAX_OFFRES);
+
+/** A signed download link's query: loose on purpose, whatever is wrong with it is one 403 invalid_signature. */
+export const signedLinkQuery = z.object({
+  cabinet_id: z.string().max(100).optional(),
+  expires: z.string().max(20).optional().describe('Unix seconds after which the link is refused.'),
+  signature: z.string().max(200).optional().describe('HMAC-SHA256 over the path and expires, hex.'),
+});
 
 export const DEVIS_DOCUMENT_KINDS = ['conditions', 'information', 'other'] as const;
 
@@ -77,11 +98,7 @@ export const downloadDevisDocument = defineEndpoint({
   openOnLan: true,
   // Loose on purpose: whatever is wrong with a signed link is one 403 invalid_signature.
   params: z.object({ devis_id: z.string().max(100), position: z.string().max(10) }),
-  query: z.object({
-    cabinet_id: z.string().max(100).optional(),
-    expires: z.string().max(20).optional().describe('Unix seconds after which the link is refused.'),
-    signature: z.string().max(200).optional().describe('HMAC-SHA256 over the path and expires, hex.'),
-  }),
+  query: signedLinkQuery,
   responses: { 200: { description: 'The PDF.', contentType: 'application/pdf' } },
   errors: ['invalid_signature', 'not_found'],
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_HEADER } from './crm-endpoints.js';
-import { devisDocumentSchema, offreSchema } from './devis-documents.js';
+import { devisDocumentSchema, offreSchema, signedLinkQuery } from './devis-documents.js';
 import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 
@@ -167,11 +167,7 @@ export const downloadDevisPdf = defineEndpoint({
   openOnLan: true,
   // Loose on purpose: whatever is wrong with a signed link (altered id, expiry or signature) is one 403 invalid_signature.
   params: z.object({ devis_id: z.string().max(100) }),
-  query: z.object({
-    cabinet_id: z.string().max(100).optional(),
-    expires: z.string().max(20).optional().describe('Unix seconds after which the link is refused.'),
-    signature: z.string().max(200).optional().describe('HMAC-SHA256 over the path and expires, hex.'),
-  }),
+  query: signedLinkQuery,
   responses: { 200: { description: 'The PDF.', contentType: 'application/pdf' } },
   errors: ['invalid_signature', 'not_found'],
 });
