@@ -5,6 +5,7 @@ import {
   RobotError,
   type HumanStep,
   type InsurerCredentials,
+  type PageCheck,
   type RobotContext,
   type RobotResult,
 } from '@courtier/adapter-kit';
@@ -21,6 +22,8 @@ export interface TryConsole {
   askCode(challenge: string): Promise<string>;
   /** A request the adapter's manifest does not allow was blocked. */
   outsideReach(origin: string): void;
+  /** A step found the page it expects (a recording keeps its snapshot). */
+  pageChecked(check: PageCheck): void;
 }
 
 /** What the terminal says for a step: the prompt, then what to type (a terminal shows no captcha image). */
@@ -83,6 +86,7 @@ export async function tryInsurer(
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: (step, percent) => console.progress(step, percent),
     markSubmitted: () => undefined,
+    pageChecked: (check) => console.pageChecked(check),
     ...humanSteps(adapter.humanSteps, async (step) => {
       // What the person typed is a secret of the run: a recording replaces it by a placeholder.
       const answer = await console.askCode(terminalPrompt(step));

@@ -14,11 +14,11 @@ import {
   type InsurerListing,
 } from '../insurers/service.js';
 import { readAdapterPackage } from '../insurers/package-loader.js';
-import { cassetteResult, personalData, recordingSecrets, startRecording, type Cassette } from '../insurers/cassette.js';
+import { cassetteResult, personalData, recordedSteps, recordingSecrets, startRecording, type Cassette } from '../insurers/cassette.js';
 import { cassetteFiles, replayPackage, type CassetteOutcome } from '../insurers/replay.js';
 import { signPackage } from '../insurers/signature.js';
 import { toIso } from '../platform/iso-time.js';
-import { insurerCodeSchema, productJsonSchema, RobotError } from '@courtier/adapter-kit';
+import { insurerCodeSchema, productJsonSchema, RobotError, type PageCheck } from '@courtier/adapter-kit';
 import { scaffoldAdapter } from '../insurers/scaffold.js';
 import { tryInsurer } from '../automation/try-run.js';
 import { createBrowserRuntime } from '../robots/browser.js';
@@ -237,6 +237,7 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
     (s) => canonicalDataDir(s.data_dir) === canonicalDataDir(config.dataDir),
   );
   let recording: Awaited<ReturnType<typeof startRecording>> | undefined;
+  const checks: PageCheck[] = [];
   let productSchema: Record<string, unknown> = {};
   const outcome = await withInsurerDeps(config, io, service?.url, async (deps) => {
     const reach = deps.insurers.get(code)?.reach ?? { origins: [], prefixes: () => [] };
@@ -254,6 +255,10 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
               progress: (step, percent) => io.stderr(`${String(percent).padStart(3)} %  ${step}\n`),
               askCode: codeReader(io),
               outsideReach: (origin) => io.stderr(`blocked: ${origin} (not among the adapter's origins)\n`),
+              pageChecked: (check) => {
+                checks.push(check);
+                io.stderr(`       page "${check.step}" as expected (${check.landmarks.length} landmarks)\n`);
+              },
             },
             record ? async (page) => void (recording = await startRecording(page, reach)) : undefined,
           ),
@@ -300,12 +305,17 @@ async function tryRobot(code: string, options: string[], io: CliIo, record: bool
       dicData: personal.dicData,
       codes: codes.length,
       exchanges: await recording.exchanges(scrubbed),
+      steps: recordedSteps(checks, scrubbed),
       result: cassetteResult(result.value),
     };
     mkdirSync(out, { recursive: true });
     const file = join(out, `${produit}.json`);
     writeFileSync(file, `${JSON.stringify(cassette, null, 2)}\n`);
-    io.stderr(`Cassette: ${file} (${cassette.exchanges.length} exchanges; secrets, codes and personal data replaced)\n`);
+    io.stderr(
+      `Cassette: ${file} (${cassette.exchanges.length} exchanges, ${checks.length} steps; secrets, codes and personal data replaced)\n`,
+    );
+    if (checks.length === 0)
+      io.stderr('No step checked its page: give the robot context to expectPage ({ ctx }) to keep each step in the cassette.\n');
   }
   print(
     io,

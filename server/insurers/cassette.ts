@@ -1,14 +1,13 @@
 import type { Page, Request, Route } from 'playwright-core';
 import { z } from 'zod';
-import type { InsurerCredentials, RobotResult } from '@courtier/adapter-kit';
+import type { InsurerCredentials, PageCheck, RobotResult } from '@courtier/adapter-kit';
 import { redirectNavigation } from '../platform/navigation-redirect.js';
 import { allowListOf, isAllowed, type Reach } from '../robots/reach.js';
 
 /**
  * A cassette: one run of an insurer's robot against its portal, saved to be replayed offline. The
- * portal's answers in the order they came, and what the run gave. Secrets and the codes typed are
- * replaced by placeholders; the dicData is kept as given (record with a made-up client: the cassette
- * goes into the adapter's repository).
+ * portal's answers in the order they came, the page each step found, and what the run gave. Secrets,
+ * the codes typed and the dicData's free text (names, addresses) are replaced by placeholders.
  */
 const exchangeSchema = z.strictObject({
   method: z.string(),
@@ -20,6 +19,16 @@ const exchangeSchema = z.strictObject({
   body: z.strictObject({ encoding: z.enum(['utf8', 'base64']), text: z.string() }),
 });
 type Exchange = z.infer<typeof exchangeSchema>;
+
+/** A step's page as the robot found it: the fingerprint its replays must find again, and the whole snapshot to read. */
+const stepSchema = z.strictObject({
+  step: z.string(),
+  path: z.string(),
+  /** The page's landmarks (`heading "Connexion"`), in order. */
+  landmarks: z.array(z.string()),
+  /** Playwright's ARIA snapshot of the page (YAML). */
+  snapshot: z.string(),
+});
 
 export const cassetteSchema = z.strictObject({
   format: z.literal(1),
@@ -33,6 +42,8 @@ export const cassetteSchema = z.strictObject({
   /** How many codes the robot asked for. */
   codes: z.int().min(0),
   exchanges: z.array(exchangeSchema),
+  /** Each step the robot checked its page at, in order; absent from a cassette written by hand. */
+  steps: z.array(stepSchema).optional(),
   result: z.strictObject({
     tarif_eur: z.number(),
     outcome: z.enum(['complete', 'partial']),
@@ -105,6 +116,41 @@ export function personalData(
     kept[key] = replacement;
   }
   return { dicData: kept, replacements };
+}
+
+/** The steps of a recording as a cassette keeps them: secrets and personal data replaced, as in the exchanges. */
+export function recordedSteps(checks: readonly PageCheck[], secrets: ReadonlyMap<string, string>): NonNullable<Cassette['steps']> {
+  return checks.map((check) => ({
+    step: check.step,
+    path: scrub(check.path, secrets),
+    landmarks: check.landmarks.map((landmark) => scrub(landmark, secrets)),
+    snapshot: scrub(check.snapshot, secrets),
+  }));
+}
+
+/**
+ * How a replay's steps differ from the recorded ones: another sequence of steps, or a step whose
+ * page shows other landmarks (the robot's page objects or the portal's code drifted from the
+ * recording). Empty when the cassette has no steps.
+ */
+export function compareSteps(cassette: Cassette, checks: readonly PageCheck[]): string[] {
+  const recorded = cassette.steps;
+  if (!recorded) return [];
+  const names = (steps: readonly { step: string }[]) => steps.map((s) => s.step).join(' → ');
+  if (names(checks) !== names(recorded)) return [`steps ${names(checks) || '(none)'} instead of ${names(recorded)}`];
+  const differences: string[] = [];
+  recorded.forEach((step, index) => {
+    const found = new Set(checks[index]!.landmarks);
+    const expected = new Set(step.landmarks);
+    const missing = step.landmarks.filter((l) => !found.has(l));
+    const added = checks[index]!.landmarks.filter((l) => !expected.has(l));
+    if (missing.length + added.length === 0) return;
+    const list = (items: string[]) => `${items.slice(0, 3).join(', ')}${items.length > 3 ? '…' : ''}`;
+    differences.push(
+      `step "${step.step}": ${[missing.length ? `no ${list(missing)}` : '', added.length ? `${list(added)} not recorded` : ''].filter(Boolean).join('; ')}`,
+    );
+  });
+  return differences;
 }
 
 /**

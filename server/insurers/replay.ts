@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { humanSteps, RobotError, type RobotContext } from '@courtier/adapter-kit';
+import { humanSteps, RobotError, type PageCheck, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
-import { cassetteSchema, compareResult, REPLAY_CREDENTIALS, startReplay, type Cassette } from './cassette.js';
+import { cassetteSchema, compareResult, compareSteps, REPLAY_CREDENTIALS, startReplay, type Cassette } from './cassette.js';
 import { loadAdapterPackage, readAdapterPackage } from './package-loader.js';
 import type { Insurer } from './registry.js';
 
@@ -30,8 +30,8 @@ function readCassette(file: string): Cassette {
 
 /**
  * Replays every cassette of the package in `packageDir` offline: the robot runs in a real browser,
- * every request is answered from the cassette (none leaves the machine), and the result must be
- * the recorded one. The package's code is loaded again for each cassette, with the cassette's origin
+ * every request is answered from the cassette (none leaves the machine), the result must be the
+ * recorded one, and each step must find the page (its landmarks) the recording found. The package's code is loaded again for each cassette, with the cassette's origin
  * as a sandbox insurer's portal.
  */
 export async function replayPackage(packageDir: string, runtime: BrowserRuntime): Promise<CassetteOutcome[]> {
@@ -64,6 +64,7 @@ async function replayOne(
   const session = runtime.session(`replay-${name.replace(/[^A-Za-z0-9-]/g, '-')}`, { secrets: [] });
   let replay: ReturnType<typeof startReplay> | undefined;
   const controller = new AbortController();
+  const checks: PageCheck[] = [];
   const ctx: RobotContext = {
     jobId: `replay-${name}`,
     credentials: () => REPLAY_CREDENTIALS,
@@ -76,6 +77,7 @@ async function replayOne(
     withSecrets: (secrets, work) => session.withSecrets(secrets, work),
     progress: () => undefined,
     markSubmitted: () => undefined,
+    pageChecked: (check) => checks.push(check),
     // The portal's answer is in the cassette: any code, the first choice, an approval do.
     ...humanSteps(insurer.humanSteps, (step) =>
       Promise.resolve(step.kind === 'question' && step.choices?.[0] ? step.choices[0].value : '000000'),
@@ -83,7 +85,7 @@ async function replayOne(
   };
   try {
     const result = await insurer.run(ctx, { produit: cassette.produit, dicData: cassette.dicData });
-    problems.push(...compareResult(cassette, result));
+    problems.push(...compareResult(cassette, result), ...compareSteps(cassette, checks));
   } catch (err) {
     problems.push(
       err instanceof RobotError ? `${err.code}: ${err.message}` : `the robot crashed: ${String((err as Error)?.message ?? err)}`,

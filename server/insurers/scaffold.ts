@@ -99,7 +99,7 @@ export class LoginPage {
   /** @param {string} portal */
   async logIn(portal) {
     await this.page.goto(\`\${portal}/login\`);
-    await expectPage(this.page, LoginPage.expected, { signal: this.ctx.signal });
+    await expectPage(this.page, LoginPage.expected, { ctx: this.ctx });
     const { login, password } = this.ctx.credentials();
     await this.page.getByLabel('Identifiant', { exact: true }).fill(login);
     // The password is typed and submitted with the trace paused: no artifact ever holds it.
@@ -125,7 +125,7 @@ export class QuoteForm {
 
   /** @param {{ insured_name: string, postcode: string }} data */
   async price(data) {
-    await expectPage(this.page, QuoteForm.expected, { signal: this.ctx.signal });
+    await expectPage(this.page, QuoteForm.expected, { ctx: this.ctx });
     await this.page.getByLabel('Nom de l’assuré', { exact: true }).fill(data.insured_name);
     await this.page.getByLabel('Code postal', { exact: true }).fill(data.postcode);
     // From the click on, the insurer may have priced: a crash must not price twice.
@@ -145,7 +145,7 @@ export class ResultPage {
 
   /** The annual premium, "412,50 €" read as 412.5. */
   async premium() {
-    await expectPage(this.page, ResultPage.expected, { signal: this.ctx.signal });
+    await expectPage(this.page, ResultPage.expected, { ctx: this.ctx });
     const text = await this.page.getByTestId('prime').innerText();
     return Number(text.replace(/[^\\d,]/g, '').replace(',', '.'));
   }

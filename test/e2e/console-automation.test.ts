@@ -8,6 +8,7 @@ import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { consoleClient, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { builtInPackage } from '../helpers/adapter-package.js';
 import { apiClient } from '../helpers/api.js';
 import { AUTO_DIC_DATA, AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
@@ -47,7 +48,7 @@ describe('the automation pages in real Chromium', () => {
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByText('Not configured').waitFor();
     // Which robot prices: its adapter package's version, shipped with Courtier.
-    await sandbox.getByText('version 1.1.0 · built in', { exact: true }).waitFor();
+    await sandbox.getByText(`version ${builtInPackage('sandbox').version} · built in`, { exact: true }).waitFor();
     await sandbox.getByLabel('Login', { exact: true }).fill('demo');
     await sandbox.getByLabel('Password', { exact: true }).fill('demo');
     await sandbox.getByRole('button', { name: 'Save credentials' }).click();
@@ -274,7 +275,7 @@ describe('the automation pages in real Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Assureurs' }).waitFor();
     const sandbox = page.getByRole('region', { name: /Sandbox Assurances/ });
     await sandbox.getByLabel('Identifiant', { exact: true }).waitFor();
-    await sandbox.getByText('version 1.1.0 · intégré', { exact: true }).waitFor();
+    await sandbox.getByText(`version ${builtInPackage('sandbox').version} · intégré`, { exact: true }).waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent(), 'the insurers page is titled in French').toBe('Assureurs');
     await saveScreenshot(page, 'automation-insurers-fr');
   });

@@ -1,6 +1,15 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { productJsonSchema, z } from '@courtier/adapter-kit';
+
+/** A built-in insurer's version and adapter API range, as its package.json under insurers/ says. */
+export function builtInPackage(code: string): { version: string; apiRange: string } {
+  const pkg = JSON.parse(readFileSync(resolve('insurers', code, 'package.json'), 'utf8')) as {
+    version: string;
+    engines: Record<string, string>;
+  };
+  return { version: pkg.version, apiRange: pkg.engines['courtier-adapter-api']! };
+}
 
 /** The product of the fixture adapters: what their code declares, and so what their manifest must say. */
 const schema = z.object({ ref: z.string().min(1).describe('Référence du dossier') });

@@ -8,6 +8,7 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
 import { insertUser } from '../../server/tenancy/store.js';
 import { expectErrorResponse, json } from '../helpers/api.js';
+import { builtInPackage } from '../helpers/adapter-package.js';
 import { useAutomationServer, type AutomationCabinet } from '../helpers/automation-server.js';
 import { consoleClient, type ConsoleClient } from '../helpers/console.js';
 import { PASSWORD } from '../helpers/oauth.js';
@@ -201,7 +202,11 @@ describe('console automation routes: access rules', () => {
       return consoleInsurerListSchema.parse(await json(res));
     };
     const before = await list(cab.admin);
-    expect(before.data.find((i) => i.code === 'sandbox')).toMatchObject({ version: '1.1.0', source: 'built-in', signed: null });
+    expect(before.data.find((i) => i.code === 'sandbox')).toMatchObject({
+      version: builtInPackage('sandbox').version,
+      source: 'built-in',
+      signed: null,
+    });
     // The scripted insurer is given in code: no package, so it reads as part of the application.
     expect(before.data.find((i) => i.code === 'testco')).toMatchObject({ version: '1.0.0', source: 'built-in', signed: null });
     expect(before.problems).toEqual([]);
@@ -226,7 +231,7 @@ describe('console automation routes: access rules', () => {
       expect(after.data.map((i) => [i.code, i.version, i.source, i.signed])).toEqual([
         ['testco', '2.1.0', 'installed', { by: fingerprint, trusted: true }],
         ['acme', '0.3.0', 'installed', null],
-        ['sandbox', '1.1.0', 'built-in', null],
+        ['sandbox', builtInPackage('sandbox').version, 'built-in', null],
       ]);
       expect(after.data[0]?.products.map((p) => p.code)).toEqual(['auto', 'attestation']);
       expect(after.problems).toEqual([refused]);

@@ -72,6 +72,31 @@ describe('cassettes: courtier insurers record and test', () => {
     );
   });
 
+  it('fails a replay whose step finds a page other than the recorded one, naming the step and what differs', async () => {
+    // The portal's answer drifted from the recording: a help link appeared on the login page (the
+    // robot still gets through), and the recording's vehicle step showed a field that is gone.
+    const drifted = sandboxCopy('drifted', (cassette) => {
+      const exchanges = cassette.exchanges as { method: string; path: string; body: { text: string } }[];
+      const login = exchanges.find((e) => e.method === 'GET' && e.path.endsWith('/login') && e.body.text.includes('<form'))!;
+      login.body.text = login.body.text.replace('</form>', '</form><p><a href="/aide">Aide en ligne</a></p>');
+      const steps = cassette.steps as { step: string; landmarks: string[] }[];
+      steps.find((s) => s.step === 'vehicle')!.landmarks.push('textbox "Numéro de série"');
+    });
+    const replayed = await test(drifted);
+    expect(replayed.code).toBe(1);
+    expect(replayed.tested.cassettes[0]).toMatchObject({
+      ok: false,
+      problems: ['step "login": link "Aide en ligne" not recorded', 'step "vehicle": no textbox "Numéro de série"'],
+    });
+
+    const reordered = sandboxCopy('reordered', (cassette) => {
+      (cassette.steps as unknown[]).reverse();
+    });
+    expect((await test(reordered)).tested.cassettes[0]?.problems).toEqual([
+      'steps login → driver → vehicle → formula → result instead of result → formula → vehicle → driver → login',
+    ]);
+  });
+
   it('records a cassette against the running portal, without secrets, which then replays offline', async () => {
     const data = join(dataDir, 'mrh.json');
     writeFileSync(data, JSON.stringify(SANDBOX_PRODUCTS.find((p) => p.code === 'mrh')!.example));
@@ -84,7 +109,8 @@ describe('cassettes: courtier insurers record and test', () => {
         ...['--out', join(recorded, 'cassettes'), '--data-dir', dataDir, '--json'],
       ]);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/Cassette: .*mrh\.json \(\d+ exchanges; secrets, codes and personal data replaced\)/);
+      expect(run.stderr).toMatch(/Cassette: .*mrh\.json \(\d+ exchanges, 4 steps; secrets, codes and personal data replaced\)/);
+      expect(run.stderr).toContain('page "login" as expected');
     } finally {
       await stopChild(serve.child);
     }
@@ -93,10 +119,20 @@ describe('cassettes: courtier insurers record and test', () => {
     // The insured's name is personal data: neither in the dicData kept nor in the pages recorded.
     expect(cassette).not.toContain('Marie Curie');
     expect(cassette).not.toContain('Marie+Curie');
-    expect((JSON.parse(cassette) as { dicData: Record<string, unknown> }).dicData).toMatchObject({
-      insured_name: 'xxxxxxxxxxx',
-      postcode: '75011',
-    });
+    const parsed = JSON.parse(cassette) as {
+      dicData: Record<string, unknown>;
+      steps: { step: string; path: string; landmarks: string[]; snapshot: string }[];
+    };
+    expect(parsed.dicData).toMatchObject({ insured_name: 'xxxxxxxxxxx', postcode: '75011' });
+    // Each step's page, as the robot found it: its landmarks, and its whole accessibility snapshot.
+    expect(parsed.steps.map((s) => [s.step, s.path])).toEqual([
+      ['login', '/sandbox/insurer/login'],
+      ['dwelling', '/sandbox/insurer/devis/habitation/logement'],
+      ['occupation', '/sandbox/insurer/devis/habitation/occupation'],
+      ['result', expect.stringMatching(/^\/sandbox\/insurer\/devis\/[0-9a-f]{16}$/)],
+    ]);
+    expect(parsed.steps[0]?.landmarks).toContain('textbox "Mot de passe"');
+    expect(parsed.steps[3]?.snapshot).toMatch(/- heading "Votre tarif" \[level=1\]/);
     const { code, tested } = await test(recorded);
     expect(code).toBe(0);
     expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/mrh.json', ok: true })]);

@@ -6,7 +6,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTER_API_VERSION } from '@courtier/adapter-kit';
 import { initArgs, keyArgs, runCourtier, startServeProcess, stopChild } from '../helpers/cli.js';
 import { tempDir } from '../helpers/server.js';
-import { writeAdapterPackage } from '../helpers/adapter-package.js';
+import { builtInPackage, writeAdapterPackage } from '../helpers/adapter-package.js';
 
 const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -47,23 +47,45 @@ function keyPair(): { privateFile: string; publicPem: string } {
 const requireSigned = (trustedKeys: string[]) =>
   writeFileSync(policyFile, JSON.stringify({ adapters: { requireSigned: true, trustedKeys } }));
 
+const horizon = builtInPackage('horizon');
+const sandbox = builtInPackage('sandbox');
+const tradition = builtInPackage('tradition');
+
 describe('courtier insurers: packages', () => {
   it('lists the built-in insurers, installs a package from a folder, and removes it', async () => {
     const before = await list();
     expect(before.adapter_api).toBe(ADAPTER_API_VERSION);
     expect(before.insurers).toEqual([
-      expect.objectContaining({ code: 'horizon', version: '1.0.0', api_version: '^1.3.0', source: 'built-in', signed: null }),
-      expect.objectContaining({ code: 'sandbox', version: '1.1.0', api_version: '^1.1.0', source: 'built-in', signed: null }),
-      expect.objectContaining({ code: 'tradition', version: '1.0.0', api_version: '^1.3.0', source: 'built-in', signed: null }),
+      expect.objectContaining({
+        code: 'horizon',
+        version: horizon.version,
+        api_version: horizon.apiRange,
+        source: 'built-in',
+        signed: null,
+      }),
+      expect.objectContaining({
+        code: 'sandbox',
+        version: sandbox.version,
+        api_version: sandbox.apiRange,
+        source: 'built-in',
+        signed: null,
+      }),
+      expect.objectContaining({
+        code: 'tradition',
+        version: tradition.version,
+        api_version: tradition.apiRange,
+        source: 'built-in',
+        signed: null,
+      }),
     ]);
 
     const installed = await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme'), { code: 'acme', version: '2.1.0' })]);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.json).toMatchObject({ code: 'acme', version: '2.1.0', source: 'installed', signed: null });
     expect((await list()).insurers.map((i) => `${i.code}@${i.version}:${i.source}`)).toEqual([
-      'horizon@1.0.0:built-in',
-      'sandbox@1.1.0:built-in',
-      'tradition@1.0.0:built-in',
+      `horizon@${horizon.version}:built-in`,
+      `sandbox@${sandbox.version}:built-in`,
+      `tradition@${tradition.version}:built-in`,
       'acme@2.1.0:installed',
     ]);
 
@@ -72,9 +94,9 @@ describe('courtier insurers: packages', () => {
       (await courtier(['insurers', 'install', writeAdapterPackage(join(work, 'acme3'), { code: 'acme', version: '3.0.0' })])).code,
     ).toBe(0);
     expect((await list()).insurers.map((i) => `${i.code}@${i.version}`)).toEqual([
-      'horizon@1.0.0',
-      'sandbox@1.1.0',
-      'tradition@1.0.0',
+      `horizon@${horizon.version}`,
+      `sandbox@${sandbox.version}`,
+      `tradition@${tradition.version}`,
       'acme@3.0.0',
     ]);
     expect(readdirSync(join(dataDir, 'insurers', 'packages', 'acme'))).toEqual([expect.stringMatching(/^3\.0\.0-[0-9a-f]{12}$/)]);

@@ -1,6 +1,6 @@
 // @module-tag browser
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPage, RobotError, type Page } from '@courtier/adapter-kit';
+import { expectPage, RobotError, type Page, type PageCheck } from '@courtier/adapter-kit';
 import { createBrowserRuntime, type BrowserRuntime } from '../../server/robots/browser.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -52,5 +52,30 @@ describe('expectPage', () => {
     );
     expect(changed).toBeInstanceOf(RobotError);
     expect(changed).toMatchObject({ code: 'portal_changed', details: { step: 'quote' } });
+  });
+
+  it("tells the robot's context of the page each step found, and stops at once when its job is cancelled", async () => {
+    await page.setContent(`<h1>Connexion</h1><label>Identifiant <input value="jdupont"></label><p>Bienvenue</p>`);
+    const checks: PageCheck[] = [];
+    const controller = new AbortController();
+    const ctx = { signal: controller.signal, pageChecked: (check: PageCheck) => checks.push(check) };
+    await expectPage(page, { step: 'login', landmarks: [{ role: 'heading', name: 'Connexion' }] }, { timeoutMs: 2000, ctx });
+    expect(checks).toEqual([
+      {
+        step: 'login',
+        path: expect.any(String) as string,
+        landmarks: ['heading "Connexion"', 'textbox "Identifiant"'],
+        snapshot: expect.stringContaining('- heading "Connexion" [level=1]') as string,
+      },
+    ]);
+    expect(checks[0]?.snapshot).toContain('Bienvenue');
+
+    // A failed check tells nothing; a cancelled job stops the wait with `cancelled`.
+    controller.abort();
+    const cancelled = await expectPage(page, expectation([{ role: 'heading', name: 'Ailleurs' }]), { timeoutMs: 2000, ctx }).catch(
+      (err: unknown) => err,
+    );
+    expect(cancelled).toMatchObject({ code: 'cancelled' });
+    expect(checks).toHaveLength(1);
   });
 });

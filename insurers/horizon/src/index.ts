@@ -84,9 +84,7 @@ export function createHorizonAdapter(options: HorizonAdapterOptions): InsurerAda
     const page: Page = await ctx.openPage();
     page.setDefaultTimeout(timeouts.actionMs);
     page.setDefaultNavigationTimeout(timeouts.navigationMs);
-    return new SpaSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts, (secrets, work) =>
-      ctx.withSecrets(secrets, work),
-    );
+    return new SpaSession(page, options.portalUrl().replace(/\/+$/, ''), ctx, timeouts);
   }
 
   return {

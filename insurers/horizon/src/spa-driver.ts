@@ -1,4 +1,4 @@
-import { expectPage, RobotError, type Page, type PageExpectation } from '@courtier/adapter-kit';
+import { expectPage, RobotError, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
 
 /**
  * The Horizon robot's driver for a single-page app: the portal loads once, then draws each screen
@@ -56,11 +56,19 @@ export class SpaSession {
   constructor(
     readonly page: Page,
     readonly baseUrl: string,
-    readonly signal: AbortSignal,
+    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
+    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
     readonly timeouts: HorizonTimeouts,
-    readonly withSecrets: <T>(secrets: readonly string[], work: () => Promise<T>) => Promise<T>,
   ) {
     this.basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  }
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.ctx.withSecrets(secrets, work);
   }
 
   throwIfAborted(): void {
@@ -187,7 +195,7 @@ export class SpaSession {
 
   /** Checks that the screen is the one this step expects: portal_changed, naming the step, otherwise. */
   expect(expected: PageExpectation): Promise<void> {
-    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, signal: this.signal });
+    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
   }
 }
 

@@ -178,9 +178,7 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
     const page: Page = await ctx.openPage();
     page.setDefaultTimeout(timeouts.actionMs);
     page.setDefaultNavigationTimeout(timeouts.navigationMs);
-    return new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts, (secrets, work) =>
-      ctx.withSecrets(secrets, work),
-    );
+    return new PortalSession(page, options.portalUrl().replace(/\/+$/, ''), ctx, timeouts);
   }
 }
 

@@ -1,4 +1,4 @@
-import { expectPage, RobotError, type Locator, type Page, type PageExpectation } from '@courtier/adapter-kit';
+import { expectPage, RobotError, type Locator, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
 
 /**
  * The sandbox robot's page driver (the portal it drives is server/sandbox-portals/sandbox): what every page
@@ -60,11 +60,18 @@ export class PortalSession {
   constructor(
     readonly page: Page,
     readonly baseUrl: string,
-    readonly signal: AbortSignal,
+    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
+    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
     readonly timeouts: SandboxTimeouts,
-    /** The robot context's withSecrets: every secret is typed inside it. */
-    readonly withSecrets: <T>(secrets: readonly string[], work: () => Promise<T>) => Promise<T>,
   ) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.ctx.withSecrets(secrets, work);
+  }
 
   throwIfAborted(): void {
     if (this.signal.aborted) throw cancelled();
@@ -194,7 +201,7 @@ export class PortalSession {
 
   /** Checks that the page is the one this step expects: portal_changed, naming the step, otherwise. */
   expect(expected: PageExpectation): Promise<void> {
-    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, signal: this.signal });
+    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
   }
 
   /**

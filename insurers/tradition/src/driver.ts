@@ -1,4 +1,4 @@
-import { expectPage, RobotError, type Locator, type Page, type PageExpectation } from '@courtier/adapter-kit';
+import { expectPage, RobotError, type Locator, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
 
 /**
  * The Mutuelle Tradition robot's page driver (its portal is server/sandbox-portals/tradition): the
@@ -65,10 +65,18 @@ export class TraditionDriver {
   constructor(
     readonly page: Page,
     readonly baseUrl: string,
-    readonly signal: AbortSignal,
+    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
+    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
     readonly timeouts: TraditionTimeouts,
-    readonly withSecrets: <T>(secrets: readonly string[], work: () => Promise<T>) => Promise<T>,
   ) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.ctx.withSecrets(secrets, work);
+  }
 
   throwIfAborted(): void {
     if (this.signal.aborted) throw cancelled();
@@ -197,6 +205,6 @@ export class TraditionDriver {
   /** Checks that the window, or the main frame, shows the page this step expects: portal_changed otherwise. */
   expect(expected: PageExpectation, where: 'top' | 'frame'): Promise<void> {
     const target = where === 'top' ? this.page : this.mainFrame();
-    return expectPage(target, expected, { timeoutMs: this.timeouts.actionMs, signal: this.signal });
+    return expectPage(target, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
   }
 }

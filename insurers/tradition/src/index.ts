@@ -34,9 +34,7 @@ export function createTraditionAdapter(options: TraditionAdapterOptions): Insure
     const page = await ctx.openPage();
     page.setDefaultTimeout(timeouts.actionMs);
     page.setDefaultNavigationTimeout(timeouts.navigationMs);
-    return new TraditionDriver(page, options.portalUrl().replace(/\/+$/, ''), ctx.signal, timeouts, (secrets, work) =>
-      ctx.withSecrets(secrets, work),
-    );
+    return new TraditionDriver(page, options.portalUrl().replace(/\/+$/, ''), ctx, timeouts);
   }
 
   /** Into the extranet's frameset: a page still logged in from the login's last job goes straight there. */

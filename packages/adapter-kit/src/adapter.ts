@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
 import type { HumanAnswer, HumanStep } from './human-step.js';
+import type { PageCheck } from './page-check.js';
 
 /** What a product does: a quote is priced (and paid in credits as one), a routine acts on a policy. */
 export type ProductKind = 'quote' | 'routine';
@@ -74,6 +75,12 @@ export interface RobotContext {
    * is discarded, and the failure screenshot masks password fields.)
    */
   withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T>;
+  /**
+   * Told of each step whose page expectPage (given this context) found as expected. Set when the
+   * run is recorded (the cassette keeps each step's snapshot) or replayed (the replay compares them);
+   * absent in a job.
+   */
+  pageChecked?(check: PageCheck): void;
 }
 
 /** One guarantee of an offer, as the portal states it. */

@@ -30,7 +30,7 @@ export {
   type HumanStep,
   type HumanStepKind,
 } from './human-step.js';
-export { expectPage, type PageExpectation, type PageLandmark, type PortalChangedDetails } from './page-check.js';
+export { expectPage, type PageCheck, type PageExpectation, type PageLandmark, type PortalChangedDetails } from './page-check.js';
 export {
   ADAPTER_API_VERSION,
   ADAPTER_KEYWORD,

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * `engines["courtier-adapter-api"]`; Courtier refuses a package whose range this version does not
  * satisfy. A major version breaks adapters (a member removed or changed); a minor one adds.
  */
-export const ADAPTER_API_VERSION = '1.3.0';
+export const ADAPTER_API_VERSION = '1.4.0';
 
 /** The npm keyword that marks a package as a Courtier insurer adapter. */
 export const ADAPTER_KEYWORD = 'courtier-insurer';

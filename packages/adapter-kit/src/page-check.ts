@@ -1,5 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
-import { RobotError } from './adapter.js';
+import { RobotError, type RobotContext } from './adapter.js';
 
 /** An element a person would see on a page: its ARIA role and accessible name. */
 export interface PageLandmark {
@@ -28,6 +28,18 @@ export type PortalChangedDetails = {
   found: { path: string; landmarks: string[] };
   missing: string[];
 };
+
+/**
+ * A step's page as expectPage found it, told to the context's pageChecked: its landmarks are the
+ * step's fingerprint, its snapshot (Playwright's ARIA snapshot, as YAML) what a recording saves.
+ */
+export interface PageCheck {
+  step: string;
+  /** The URL's path (no query string). */
+  path: string;
+  landmarks: string[];
+  snapshot: string;
+}
 
 /** The roles whose names identify a page; text, values and list items (where data shows) are left out. */
 const LANDMARK_ROLES = new Set([
@@ -88,14 +100,18 @@ function pathOf(url: string): string {
  * Checks that the page is the one the step expects, waiting up to `timeoutMs` for it to render
  * (a single-page app draws after the load). Throws RobotError technical `portal_changed`, naming the
  * step and what is missing, with PortalChangedDetails; `cancelled` when the signal aborts first.
+ * Give it the robot's context (`ctx`): its signal cancels the wait, and a recording is told of the
+ * page found (ctx.pageChecked), so that the cassette keeps a snapshot of each step.
  */
 export async function expectPage(
   page: Page | Frame,
   expected: PageExpectation,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; ctx?: Pick<RobotContext, 'signal' | 'pageChecked'> } = {},
 ): Promise<void> {
-  const { timeoutMs = 3_000, signal } = options;
+  const { timeoutMs = 3_000, ctx } = options;
+  const signal = options.signal ?? ctx?.signal;
   const deadline = Date.now() + timeoutMs;
+  let snapshot = '';
   let found: PageLandmark[] = [];
   let missing: PageLandmark[] = [];
   let pathMatches = false;
@@ -103,13 +119,17 @@ export async function expectPage(
     if (signal?.aborted) throw new RobotError('technical', 'cancelled', 'The job was cancelled.');
     pathMatches = !expected.path || expected.path.test(pathOf(page.url()));
     try {
-      found = snapshotLandmarks(await page.locator('body').ariaSnapshot({ timeout: Math.max(500, deadline - Date.now()) }));
+      snapshot = await page.locator('body').ariaSnapshot({ timeout: Math.max(500, deadline - Date.now()) });
     } catch {
-      found = [];
+      snapshot = '';
     }
+    found = snapshotLandmarks(snapshot);
     const present = new Set(found.map(describeLandmark));
     missing = expected.landmarks.filter((landmark) => !present.has(describeLandmark(landmark)));
-    if (pathMatches && missing.length === 0) return;
+    if (pathMatches && missing.length === 0) {
+      ctx?.pageChecked?.({ step: expected.step, path: pathOf(page.url()), landmarks: found.map(describeLandmark), snapshot });
+      return;
+    }
     if (Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
