@@ -55,7 +55,7 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   }
   await scrubEvents(tx, cabinetId, [...clients.map((id) => ({ kind: 'client', record_id: id })), ...reached]);
   const newlyReachedDevis = reached.filter((key) => key.kind === 'devis').map((key) => key.record_id);
-  await erasePdfs(tx, cabinetId, [...new Set([...newlyReachedDevis, ...followUp.pdfs])]);
+  await eraseQuoteFiles(tx, cabinetId, [...new Set([...newlyReachedDevis, ...followUp.files])]);
 }
 
 /**
@@ -164,14 +164,39 @@ async function scrubEvents(tx: TransactionSql, cabinetId: string, subjects: read
     WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'event' AND h.record_id = r.record_id`;
 }
 
+/** The blobs a quote's fields name: its PDF and its other documents (a documents field that does not parse names none). */
+function blobsNamed(fields: Record<string, unknown>): string[] {
+  const named = typeof fields.pdf_sha256 === 'string' ? [fields.pdf_sha256] : [];
+  if (typeof fields.documents !== 'string') return named;
+  try {
+    const documents: unknown = JSON.parse(fields.documents);
+    if (Array.isArray(documents))
+      for (const doc of documents)
+        if (typeof (doc as { sha256?: unknown })?.sha256 === 'string') named.push((doc as { sha256: string }).sha256);
+  } catch {
+    // A device's malformed list names no blob; the field is emptied all the same.
+  }
+  return named;
+}
+
+/** A quote's fields without its files: the keys it has, set to null. */
+function withoutFiles(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...fields,
+    ...('pdf_sha256' in fields ? { pdf_sha256: null } : {}),
+    ...('documents' in fields ? { documents: null } : {}),
+  };
+}
+
 /**
- * The PDFs of the unsigned quotes among these: gone from their changes, their state and hub_blobs
- * (unless another quote's change or state names the same bytes, or a signed quote named them), and
- * recorded so that no device stores them again. A quote is signed once any change of it the hub
- * holds says so, its state was ever signed (hub_records.signed, kept after compaction), or a
- * contract names it: a device cannot unsign a quote to have its PDF deleted.
+ * The files of the unsigned quotes among these (their PDF and their other documents): gone from
+ * their changes, their state and hub_blobs (unless another quote's change or state names the same
+ * bytes, or a signed quote named them), and recorded so that no device stores them again. A quote
+ * is signed once any change of it the hub holds says so, its state was ever signed
+ * (hub_records.signed, kept after compaction), or a contract names it: a device cannot unsign a
+ * quote to have its files deleted.
  */
-async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
+async function eraseQuoteFiles(tx: TransactionSql, cabinetId: string, devis: readonly string[]): Promise<void> {
   if (devis.length === 0) return;
   const unsigned = await tx<{ id: string }[]>`
     SELECT d.id FROM unnest(${devis}::text[]) AS d(id)
@@ -183,26 +208,33 @@ async function erasePdfs(tx: TransactionSql, cabinetId: string, devis: readonly 
     AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'contract' AND h.fields->>'devis_id' = d.id)`;
   if (unsigned.length === 0) return;
   const unsignedIds = unsigned.map((row) => row.id);
-  const inState = await tx<{ sha256: string }[]>`
-    UPDATE hub_records h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb), bytes = octet_length(jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)::text) + octet_length(h.stamps::text)
-    FROM (SELECT record_id, fields->>'pdf_sha256' AS sha256 FROM hub_records
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
-    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = x.record_id
-    RETURNING x.sha256`;
-  const named = await tx<{ sha256: string }[]>`
-    UPDATE hub_changes h SET fields = jsonb_set(h.fields, '{pdf_sha256}', 'null'::jsonb)
-    FROM (SELECT seq, fields->>'pdf_sha256' AS sha256 FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND op = 'upsert' AND jsonb_typeof(fields->'pdf_sha256') = 'string') x
-    WHERE h.cabinet_id = ${cabinetId} AND h.seq = x.seq
-    RETURNING x.sha256`;
-  const shas = [...new Set([...inState, ...named].map((row) => row.sha256))];
+  const naming = tx`(jsonb_typeof(fields->'pdf_sha256') = 'string' OR jsonb_typeof(fields->'documents') = 'string')`;
+  const states = await tx<{ record_id: string; fields: Record<string, unknown> }[]>`
+    SELECT record_id, fields FROM hub_records
+    WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND ${naming}`;
+  const changes = await tx<{ seq: string; fields: Record<string, unknown> }[]>`
+    SELECT seq, fields FROM hub_changes
+    WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND record_id = ANY(${unsignedIds}::text[]) AND op = 'upsert' AND ${naming}`;
+  const shas = [...new Set([...states, ...changes].flatMap((row) => blobsNamed(row.fields)))];
+  const clearedStates = JSON.stringify(states.map((row) => ({ record_id: row.record_id, fields: withoutFiles(row.fields) })));
+  const clearedChanges = JSON.stringify(changes.map((row) => ({ seq: Number(row.seq), fields: withoutFiles(row.fields) })));
+  await tx`
+    UPDATE hub_records h SET fields = r.fields, bytes = octet_length(r.fields::text) + octet_length(h.stamps::text)
+    FROM jsonb_to_recordset(${clearedStates}::text::jsonb) AS r(record_id text, fields jsonb)
+    WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.record_id = r.record_id`;
+  await tx`
+    UPDATE hub_changes h SET fields = r.fields
+    FROM jsonb_to_recordset(${clearedChanges}::text::jsonb) AS r(seq bigint, fields jsonb)
+    WHERE h.cabinet_id = ${cabinetId} AND h.seq = r.seq`;
   if (shas.length === 0) return;
-  // Uncounted at once: compaction never sees them, and an erased PDF is never stored again.
+  // Uncounted at once: compaction never sees them, and an erased file is never stored again.
   const deleted = await tx<{ sha256: string }[]>`
     WITH gone AS (
       DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.sha256 = ANY(${shas}::text[])
-        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND h.fields->>'pdf_sha256' = b.sha256)
-        AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis' AND (h.fields->>'pdf_sha256' = b.sha256 OR h.signed_pdf = b.sha256))
+        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis'
+          AND (h.fields->>'pdf_sha256' = b.sha256 OR strpos(h.fields->>'documents', b.sha256) > 0))
+        AND NOT EXISTS (SELECT 1 FROM hub_records h WHERE h.cabinet_id = ${cabinetId} AND h.kind = 'devis'
+          AND (h.fields->>'pdf_sha256' = b.sha256 OR strpos(h.fields->>'documents', b.sha256) > 0 OR h.signed_pdf = b.sha256))
       RETURNING b.sha256, b.size
     ),
     uncounted AS (

@@ -20,7 +20,7 @@ import type { SyncChange } from '../../shared/sync-protocol.js';
  * widen the reach only by first making records name the client (a quote's client_id, its
  * opportunity_id, an opportunity's email), edits it could make anyway and which would already
  * overwrite those fields on every install. It never reaches a record's other fields, another
- * cabinet, the PDF of a signed quote, nor a job through anything but the job's own devis_id (which
+ * cabinet, the PDF or documents of a signed quote, nor a job through anything but the job's own devis_id (which
  * only the install that ran the job writes).
  *
  * A pushed batch is read here (what it keeps, what it brings to follow); erasure-follow-up.ts
@@ -96,8 +96,8 @@ export interface ErasureFollowUp {
   /** Quotes and jobs this batch made name an erased client or a reached quote. */
   devis: string[];
   jobs: string[];
-  /** Reached quotes whose changes in this batch name a PDF (a pricing that came after the erasure). */
-  pdfs: string[];
+  /** Reached quotes whose changes in this batch name a PDF or other documents (a pricing that came after the erasure). */
+  files: string[];
 }
 
 function erasedFields(kind: LinkedKind, fields: Record<string, unknown>): Record<string, unknown> {
@@ -136,7 +136,7 @@ export async function withoutErasedData(
   const state = await erasureState(tx, cabinetId, keys, reaching);
   const erased = state.erased;
   const linked = state.linked;
-  const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], pdfs: [] };
+  const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], files: [] };
   const link = (kind: 'devis' | 'job', id: string) => {
     const key = recordKey(kind, id);
     if (linked.has(key)) return;
@@ -156,11 +156,12 @@ export async function withoutErasedData(
     if (!isLinkedKind(change.kind)) return change;
     if (change.kind !== 'opportunity' && subjects.some(reached)) link(change.kind, change.record_id);
     if (!linked.has(key)) return change;
-    if (change.kind === 'devis' && typeof change.fields.pdf_sha256 === 'string') followUp.pdfs.push(change.record_id);
+    if (change.kind === 'devis' && (typeof change.fields.pdf_sha256 === 'string' || typeof change.fields.documents === 'string'))
+      followUp.files.push(change.record_id);
     return { ...change, fields: erasedFields(change.kind, change.fields) };
   });
   return { changes: stored, followUp };
 }
 
 export const hasFollowUp = (followUp: ErasureFollowUp) =>
-  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.pdfs.length > 0;
+  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.files.length > 0;

@@ -8,7 +8,7 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 /**
  * What a client's erasure reaches on the hub, pushed by a device with a valid credential: the
  * personal fields of the records that name the client, wherever the hub holds them, now and when
- * they come later; the PDF of an unsigned quote of the client, for good. Nothing of another
+ * they come later; the PDF and documents of an unsigned quote of the client, for good. Nothing of another
  * cabinet, nothing else of the cabinet: other clients' records, a record's other fields, a signed
  * quote's PDF, a job its install did not tie to the client.
  */
@@ -26,7 +26,14 @@ const PDF = {
   signed: pdf('Quintavalle, devis MRH'),
   other: pdf('Autre, devis auto'),
   late: pdf('Quintavalle, devis tardif'),
+  /** The other documents of a quote: its information document, its conditions. */
+  pricedIpid: pdf('Quintavalle, IPID auto'),
+  signedConditions: pdf('Quintavalle, conditions MRH'),
+  lateIpid: pdf('Quintavalle, IPID tardif'),
 };
+/** A quote's documents field, as an install syncs it. */
+const documents = (...files: { kind: string; bytes: Buffer }[]) =>
+  JSON.stringify(files.map((file) => ({ kind: file.kind, label: `Document ${file.kind}`, sha256: sha256(file.bytes) })));
 
 /** Numbers each device's changes on, as its install would. */
 const numbers = new Map<string, number>();
@@ -84,7 +91,7 @@ describe.each([
     x1 = await pairTestDevice(hub, { id: 'cab-x' });
     x2 = await pairTestDevice(hub, { id: 'cab-x' }, { join: true, name: 'portable' });
     y = await pairTestDevice(hub, { id: 'cab-y' });
-    for (const bytes of [PDF.priced, PDF.signed, PDF.other]) await storeBlob(hub, x1, bytes);
+    for (const bytes of [PDF.priced, PDF.signed, PDF.other, PDF.pricedIpid, PDF.signedConditions]) await storeBlob(hub, x1, bytes);
     await push(x1, [
       upsert('client', 'C', { type: 'person', last_name: 'Quintavalle', email: 'M.Quintavalle@exemple.fr', siret: null }),
       upsert('client', 'K', { type: 'person', last_name: 'Autre', email: 'autre@exemple.fr', siret: null }),
@@ -101,6 +108,7 @@ describe.each([
         suspens: 'Permis de Quintavalle',
         tarif_cents: 61240,
         pdf_sha256: sha256(PDF.priced),
+        documents: documents({ kind: 'information', bytes: PDF.pricedIpid }),
         job_id: 'J-other',
       }),
       upsert('devis', 'D-signed', {
@@ -110,6 +118,7 @@ describe.each([
         dic_data: '{"insured_name":"Quintavalle"}',
         tarif_cents: 21000,
         pdf_sha256: sha256(PDF.signed),
+        documents: documents({ kind: 'conditions', bytes: PDF.signedConditions }),
         contract_id: 'K-signed',
       }),
       upsert('devis', 'D-other', {
@@ -186,13 +195,14 @@ describe.each([
       dic_data: '{}',
       suspens: null,
       pdf_sha256: null,
+      documents: null,
       status: 'priced',
       tarif_cents: 61240,
       client_id: 'C',
     });
-    expect((await stored('cab-x', 'devis', 'D-signed')).map((f) => [f.dic_data, f.pdf_sha256])).toEqual([
-      ['{}', sha256(PDF.signed)],
-      [undefined, undefined],
+    expect((await stored('cab-x', 'devis', 'D-signed')).map((f) => [f.dic_data, f.pdf_sha256, f.documents])).toEqual([
+      ['{}', sha256(PDF.signed), documents({ kind: 'conditions', bytes: PDF.signedConditions })],
+      [undefined, undefined, undefined],
     ]);
     expect(await stored('cab-x', 'job', 'J-priced')).toEqual([
       { status: 'completed', devis_id: 'D-priced', dic_data: '{}', result_suspens: null, error_message: null },
@@ -224,15 +234,23 @@ describe.each([
     expect((await data('E-other')).contact).toEqual({ last_name: 'Autre', company_name: null, siret: null });
   });
 
-  it('deletes the unsigned quote’s PDF for good, and keeps the signed one’s, even said unsigned since', async () => {
-    expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
-    // An install that had not heard of the erasure uploads it again: answered, not stored.
+  const kept = () => [sha256(PDF.signed), sha256(PDF.signedConditions), sha256(PDF.other)].sort();
+
+  it('deletes the unsigned quote’s PDF and documents for good, and keeps the signed one’s, even said unsigned since', async () => {
+    expect(await blobs('cab-x')).toEqual(kept());
+    // An install that had not heard of the erasure uploads them again: answered, not stored.
     await storeBlob(hub, x1, PDF.priced);
-    expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
+    await storeBlob(hub, x1, PDF.pricedIpid);
+    expect(await blobs('cab-x')).toEqual(kept());
+    const [state] = await hub.deps.sql<
+      { fields: Record<string, unknown> }[]
+    >`SELECT fields FROM hub_records WHERE cabinet_id = 'cab-x' AND kind = 'devis' AND record_id = 'D-priced'`;
+    expect(state?.fields).toMatchObject({ pdf_sha256: null, documents: null });
   });
 
   it('empties what comes later about the client: a late job, a new quote of the client and its opportunity, their PDF and events', async () => {
     await storeBlob(hub, x1, PDF.late);
+    await storeBlob(hub, x1, PDF.lateIpid);
     await push(x1, [
       upsert('job', 'J-priced', { status: 'completed', dic_data: '{"insured_name":"Quintavalle"}', result_suspens: 'Quintavalle again' }),
       upsert('opportunity', 'O-late', { title: 'Habitation', contact: contact('Quintavalle', null) }),
@@ -242,6 +260,7 @@ describe.each([
         opportunity_id: 'O-late',
         dic_data: '{"insured_name":"Quintavalle"}',
         pdf_sha256: sha256(PDF.late),
+        documents: documents({ kind: 'information', bytes: PDF.lateIpid }),
       }),
       upsert('job', 'J-late', { status: 'completed', devis_id: 'D-late', dic_data: '{"insured_name":"Quintavalle"}' }),
       event('E-late-update', 'client.updated', {
@@ -255,14 +274,14 @@ describe.each([
     ]);
     expect((await stored('cab-x', 'job', 'J-priced'))[1]).toEqual({ status: 'completed', dic_data: '{}', result_suspens: null });
     expect((await stored('cab-x', 'opportunity', 'O-late')).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
-    expect((await stored('cab-x', 'devis', 'D-late'))[0]).toMatchObject({ dic_data: '{}', pdf_sha256: null });
+    expect((await stored('cab-x', 'devis', 'D-late'))[0]).toMatchObject({ dic_data: '{}', pdf_sha256: null, documents: null });
     expect((await stored('cab-x', 'job', 'J-late'))[0]).toMatchObject({ dic_data: '{}' });
     expect(await stored('cab-x', 'event', 'E-late-update')).toEqual([{}]);
     expect(JSON.parse(String((await stored('cab-x', 'event', 'E-late-failed'))[0]?.data))).toMatchObject({
       devis_id: 'D-late',
       reason: '',
     });
-    expect(await blobs('cab-x')).toEqual([sha256(PDF.signed), sha256(PDF.other)].sort());
+    expect(await blobs('cab-x')).toEqual(kept());
     const [left] = await hub.deps.sql<
       { n: number }[]
     >`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = 'cab-x' AND fields::text ILIKE '%quintavalle%'`;
