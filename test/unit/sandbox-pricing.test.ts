@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEuros } from '../../insurers/sandbox/src/page-driver.js';
+import { parseEuros } from '@courtier/adapter-kit';
 import {
   autoPremium,
   formatEuros,

@@ -1,9 +1,10 @@
 import {
+  cancelled,
   defineInsurer,
-  RobotError,
   type InsurerAdapter,
   type Page,
   type RobotContext,
+  RobotError,
   type RobotResult,
   type z,
 } from '@courtier/adapter-kit';
@@ -11,7 +12,7 @@ import { OffersPage } from './pages/offers.js';
 import { QuoteWizard } from './pages/quote-wizard.js';
 import { SignIn } from './pages/sign-in.js';
 import { carSchema, homeSchema, HORIZON_PRODUCTS } from './products.js';
-import { cancelled, DEFAULT_TIMEOUTS, SpaSession, type HorizonTimeouts } from './spa-driver.js';
+import { DEFAULT_TIMEOUTS, SpaSession, type HorizonTimeouts } from './spa-driver.js';
 
 export interface HorizonAdapterOptions {
   /** The portal's base URL, prefix included: e.g. http://127.0.0.1:8787/sandbox/horizon. Read at each run. */

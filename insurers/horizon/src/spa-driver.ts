@@ -1,4 +1,4 @@
-import { expectPage, RobotError, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
+import { cancelled, firstLine, PortalDriver, RobotError, type DriverContext, type Page } from '@courtier/adapter-kit';
 
 /**
  * The Horizon robot's driver for a single-page app: the portal loads once, then draws each screen
@@ -36,76 +36,13 @@ export interface ApiAnswer {
   body: unknown;
 }
 
-export function cancelled(): RobotError {
-  return new RobotError('technical', 'cancelled', 'The job was cancelled.');
-}
-
-function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0] ?? '';
-}
-
-/** Playwright's TimeoutError, known by its name (the kit exports no class of Playwright's). */
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && err.name === 'TimeoutError';
-}
-
-export class SpaSession {
+export class SpaSession extends PortalDriver<HorizonTimeouts> {
   /** The portal's path prefix (/sandbox/horizon), which its API calls start with. */
   readonly basePath: string;
 
-  constructor(
-    readonly page: Page,
-    readonly baseUrl: string,
-    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
-    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
-    readonly timeouts: HorizonTimeouts,
-  ) {
+  constructor(page: Page, baseUrl: string, ctx: DriverContext, timeouts: HorizonTimeouts) {
+    super(page, ctx, { baseUrl, name: 'The Horizon portal', timeouts });
     this.basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  }
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
-    return this.ctx.withSecrets(secrets, work);
-  }
-
-  throwIfAborted(): void {
-    if (this.signal.aborted) throw cancelled();
-  }
-
-  /** Races a promise Playwright cannot abort (a person's answer) against the job's signal. */
-  async abortable<T>(work: Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    let onAbort = () => undefined as void;
-    const aborted = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(cancelled());
-      this.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([work, aborted]);
-    } finally {
-      this.signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  /** One UI action; `what` names its target in errors. */
-  async act<T>(what: string, action: (options: { timeout: number }) => Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    try {
-      return await action({ timeout: this.timeouts.actionMs });
-    } catch (err) {
-      if (err instanceof RobotError) throw err;
-      if (this.signal.aborted) throw cancelled();
-      throw isTimeout(err)
-        ? new RobotError(
-            'technical',
-            'layout_changed',
-            `The Horizon portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`,
-          )
-        : new RobotError('technical', 'browser_error', `${what}: ${firstLine(err)}`);
-    }
   }
 
   fill(label: string, value: string): Promise<void> {
@@ -122,19 +59,7 @@ export class SpaSession {
 
   /** Loads the app at one of its addresses and returns the heading of the first screen it draws. */
   async open(path: string): Promise<string> {
-    this.throwIfAborted();
-    try {
-      const response = await this.page.goto(`${this.baseUrl}${path}`, {
-        waitUntil: 'domcontentloaded',
-        timeout: this.timeouts.navigationMs,
-      });
-      if (response && response.status() >= 500)
-        throw new RobotError('technical', 'insurer_unavailable', `The Horizon portal answered ${response.status()} on ${path}.`);
-    } catch (err) {
-      if (err instanceof RobotError) throw err;
-      if (this.signal.aborted) throw cancelled();
-      throw new RobotError('technical', 'insurer_unavailable', `The Horizon portal could not be loaded (${path}): ${firstLine(err)}`);
-    }
+    await this.goto(path);
     return this.heading();
   }
 
@@ -191,11 +116,6 @@ export class SpaSession {
     if (answer.status >= 500)
       throw new RobotError('technical', 'insurer_unavailable', `The Horizon portal answered ${answer.status} to ${what}.`);
     return answer;
-  }
-
-  /** Checks that the screen is the one this step expects: portal_changed, naming the step, otherwise. */
-  expect(expected: PageExpectation): Promise<void> {
-    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
   }
 }
 

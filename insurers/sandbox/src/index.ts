@@ -1,9 +1,10 @@
 import {
+  cancelled,
   defineInsurer,
-  RobotError,
   type InsurerAdapter,
   type Page,
   type RobotContext,
+  RobotError,
   type RobotResult,
   type z,
 } from '@courtier/adapter-kit';
@@ -13,7 +14,7 @@ import { HomeQuoteForm } from './pages/home-quote-form.js';
 import { LoginPage } from './pages/login-page.js';
 import { MfaPage } from './pages/mfa-page.js';
 import { ResultsPage, type QuoteResult } from './pages/results-page.js';
-import { cancelled, DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
+import { DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
 
 export interface SandboxAdapterOptions {

@@ -1,9 +1,17 @@
-import { expectPage, RobotError, type Locator, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
+import {
+  type DriverContext,
+  type Locator,
+  normaliseSpaces,
+  type Page,
+  type PageExpectation,
+  PortalDriver,
+  RobotError,
+} from '@courtier/adapter-kit';
 
 /**
  * The sandbox robot's page driver (the portal it drives is server/sandbox-portals/sandbox): what every page
- * object shares, the browser page, the timeouts, the abort signal, and the translation of browser
- * failures into RobotErrors:
+ * object shares, on the kit's PortalDriver (the page, the timeouts, the job's signal, and browser
+ * failures translated into RobotErrors):
  *
  * - a navigation that times out, cannot connect, or lands on a 5xx / "Service momentanément
  *   indisponible" page → technical `insurer_unavailable` (the portal is down: refunded, counts
@@ -48,83 +56,9 @@ export interface Landing {
   alert: string | null;
 }
 
-export function cancelled(): RobotError {
-  return new RobotError('technical', 'cancelled', 'The job was cancelled.');
-}
-
-function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0] ?? '';
-}
-
-export class PortalSession {
-  constructor(
-    readonly page: Page,
-    readonly baseUrl: string,
-    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
-    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
-    readonly timeouts: SandboxTimeouts,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
-    return this.ctx.withSecrets(secrets, work);
-  }
-
-  throwIfAborted(): void {
-    if (this.signal.aborted) throw cancelled();
-  }
-
-  /** Races a promise that Playwright cannot abort itself (ctx.requestMfa) against the signal. */
-  async abortable<T>(work: Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(cancelled());
-      this.signal.addEventListener('abort', onAbort, { once: true });
-      work.then(
-        (value) => {
-          this.signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (err: unknown) => {
-          this.signal.removeEventListener('abort', onAbort);
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    });
-  }
-
-  private translate(err: unknown, kind: 'action' | 'navigation', what: string): RobotError {
-    if (err instanceof RobotError) return err;
-    if (this.signal.aborted) return cancelled();
-    if (kind === 'action') {
-      return isTimeout(err)
-        ? new RobotError(
-            'technical',
-            'layout_changed',
-            `The sandbox portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`,
-          )
-        : new RobotError('technical', 'browser_error', `${what}: ${firstLine(err)}`);
-    }
-    return isTimeout(err)
-      ? new RobotError(
-          'technical',
-          'insurer_unavailable',
-          `The sandbox portal did not answer within ${this.timeouts.navigationMs} ms (${what}).`,
-        )
-      : new RobotError('technical', 'insurer_unavailable', `The sandbox portal could not be reached (${what}): ${firstLine(err)}`);
-  }
-
-  /** One UI action on an element found by role or label; `what` names it in errors. */
-  async act<T>(what: string, action: (options: { timeout: number; signal: AbortSignal }) => Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    try {
-      return await action({ timeout: this.timeouts.actionMs, signal: this.signal });
-    } catch (err) {
-      throw this.translate(err, 'action', what);
-    }
+export class PortalSession extends PortalDriver<SandboxTimeouts> {
+  constructor(page: Page, baseUrl: string, ctx: DriverContext, timeouts: SandboxTimeouts) {
+    super(page, ctx, { baseUrl, name: 'The sandbox portal', timeouts });
   }
 
   fill(label: string, value: string): Promise<void> {
@@ -141,16 +75,7 @@ export class PortalSession {
 
   /** Goes to a portal path (relative to the portal URL) and says where it landed. */
   async open(path: string): Promise<Landing> {
-    this.throwIfAborted();
-    const url = `${this.baseUrl}${path}`;
-    try {
-      const response = await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.timeouts.navigationMs });
-      if (response && response.status() >= 500) {
-        throw new RobotError('technical', 'insurer_unavailable', `The sandbox portal answered ${response.status()} on ${path}.`);
-      }
-    } catch (err) {
-      throw this.translate(err, 'navigation', `loading ${path}`);
-    }
+    await this.goto(path);
     return this.landing();
   }
 
@@ -166,14 +91,14 @@ export class PortalSession {
     try {
       await loaded;
     } catch (err) {
-      throw this.translate(err, 'navigation', `after ${what}`);
+      throw this.navigationError(err, `after ${what}`);
     }
     return this.landing();
   }
 
   /** The current page's <h1> and alert; the outage page is an error right away. */
   async landing(): Promise<Landing> {
-    const heading = normalise(
+    const heading = normaliseSpaces(
       await this.act('the page heading (h1)', (o) => this.page.getByRole('heading', { level: 1 }).first().innerText(o)),
     );
     if (heading === HEADINGS.unavailable) {
@@ -182,7 +107,7 @@ export class PortalSession {
     const alerts = this.page.getByRole('alert');
     const alert =
       (await this.act('the alert', () => alerts.count())) > 0
-        ? normalise(await this.act('the alert', (o) => alerts.first().innerText(o)))
+        ? normaliseSpaces(await this.act('the alert', (o) => alerts.first().innerText(o)))
         : null;
     return { heading, alert };
   }
@@ -199,11 +124,6 @@ export class PortalSession {
     );
   }
 
-  /** Checks that the page is the one this step expects: portal_changed, naming the step, otherwise. */
-  expect(expected: PageExpectation): Promise<void> {
-    return expectPage(this.page, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
-  }
-
   /**
    * After a form step's submission: the portal's refusal of the data (business), an expired
    * session, or else the next step's page, checked.
@@ -211,29 +131,6 @@ export class PortalSession {
   async expectAfterSubmit(landing: Landing, next: PageExpectation, stayedOn: string, during: string): Promise<void> {
     if (landing.heading === stayedOn && landing.alert) throw new RobotError('business', 'data_refused', landing.alert);
     if (landing.heading === HEADINGS.login && landing.alert?.includes('session a expiré')) throw this.unexpected(landing, during);
-    await this.expect(next);
+    await this.expectPage(next);
   }
-}
-
-/** Collapses whitespace (no-break spaces included) to single spaces. */
-export function normalise(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** "1 387,15 €" (any spaces) → 1387.15; null when the text is not an amount. */
-export function parseEuros(text: string): number | null {
-  const compact = text
-    .replace(/[\s\u00a0\u202f]/g, '')
-    .replace(/€$/, '')
-    .replace(/EUR$/i, '');
-  if (!/^\d+(,\d{1,2})?$/.test(compact)) return null;
-  return Number(compact.replace(',', '.'));
-}
-
-/**
- * Playwright's TimeoutError, known by its name: importing playwright-core's classes here would
- * load it with the service rather than with the first robot.
- */
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && err.name === 'TimeoutError';
 }

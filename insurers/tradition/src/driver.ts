@@ -1,4 +1,12 @@
-import { expectPage, RobotError, type Locator, type Page, type PageExpectation, type RobotContext } from '@courtier/adapter-kit';
+import {
+  normaliseSpaces,
+  PortalDriver,
+  RobotError,
+  type DriverContext,
+  type Locator,
+  type Page,
+  type PageExpectation,
+} from '@courtier/adapter-kit';
 
 /**
  * The Mutuelle Tradition robot's page driver (its portal is server/sandbox-portals/tradition): the
@@ -43,85 +51,9 @@ export interface Landing {
 
 const MAIN_FRAME = 'principal';
 
-export function cancelled(): RobotError {
-  return new RobotError('technical', 'cancelled', 'The job was cancelled.');
-}
-
-const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0] ?? '';
-/** Playwright's TimeoutError by its name: importing playwright-core here would load it with the service. */
-const isTimeout = (err: unknown) => err instanceof Error && err.name === 'TimeoutError';
-
-export function normalise(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** "1 234,50 €" → 1234.5; null when it is not an amount. */
-export function parseEuros(text: string): number | null {
-  const compact = text.replace(/[\s\u00a0\u202f]/g, '').replace(/€$/, '');
-  return /^\d+(,\d{1,2})?$/.test(compact) ? Number(compact.replace(',', '.')) : null;
-}
-
-export class TraditionDriver {
-  constructor(
-    readonly page: Page,
-    readonly baseUrl: string,
-    /** The robot's context: its signal, its withSecrets (every secret is typed inside it), a recording's pageChecked. */
-    readonly ctx: Pick<RobotContext, 'signal' | 'withSecrets' | 'pageChecked'>,
-    readonly timeouts: TraditionTimeouts,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  withSecrets<T>(secrets: readonly string[], work: () => Promise<T>): Promise<T> {
-    return this.ctx.withSecrets(secrets, work);
-  }
-
-  throwIfAborted(): void {
-    if (this.signal.aborted) throw cancelled();
-  }
-
-  /** Races a promise Playwright cannot abort (a person's answer) against the job's signal. */
-  async abortable<T>(work: Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(cancelled());
-      this.signal.addEventListener('abort', onAbort, { once: true });
-      work.then(
-        (value) => {
-          this.signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (err: unknown) => {
-          this.signal.removeEventListener('abort', onAbort);
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    });
-  }
-
-  private translate(err: unknown, kind: 'action' | 'navigation', what: string): RobotError {
-    if (err instanceof RobotError) return err;
-    if (this.signal.aborted) return cancelled();
-    if (kind === 'action')
-      return isTimeout(err)
-        ? new RobotError(
-            'technical',
-            'layout_changed',
-            `The Tradition portal changed: ${what} was not found within ${this.timeouts.actionMs} ms.`,
-          )
-        : new RobotError('technical', 'browser_error', `${what}: ${firstLine(err)}`);
-    return new RobotError('technical', 'insurer_unavailable', `The Tradition portal did not answer (${what}): ${firstLine(err)}`);
-  }
-
-  async act<T>(what: string, action: (options: { timeout: number }) => Promise<T>): Promise<T> {
-    this.throwIfAborted();
-    try {
-      return await action({ timeout: this.timeouts.actionMs });
-    } catch (err) {
-      throw this.translate(err, 'action', what);
-    }
+export class TraditionDriver extends PortalDriver<TraditionTimeouts> {
+  constructor(page: Page, baseUrl: string, ctx: DriverContext, timeouts: TraditionTimeouts) {
+    super(page, ctx, { baseUrl, name: 'The Tradition portal', timeouts });
   }
 
   /** The extranet's main frame, once the frameset shows. */
@@ -145,14 +77,7 @@ export class TraditionDriver {
 
   /** Loads a portal path in the whole window (the frameset and its frames included). */
   async open(path: string): Promise<Landing> {
-    this.throwIfAborted();
-    try {
-      const response = await this.page.goto(`${this.baseUrl}${path}`, { waitUntil: 'load', timeout: this.timeouts.navigationMs });
-      if (response && response.status() >= 500)
-        throw new RobotError('technical', 'insurer_unavailable', `The Tradition portal answered ${response.status()} on ${path}.`);
-    } catch (err) {
-      throw this.translate(err, 'navigation', `loading ${path}`);
-    }
+    await this.goto(path, 'load');
     return this.landing();
   }
 
@@ -167,7 +92,7 @@ export class TraditionDriver {
       await navigated;
       await frame.waitForLoadState('load', { timeout: this.timeouts.navigationMs });
     } catch (err) {
-      throw this.translate(err, 'navigation', `after ${what}`);
+      throw this.navigationError(err, `after ${what}`);
     }
     return this.landing();
   }
@@ -176,7 +101,7 @@ export class TraditionDriver {
   async landing(): Promise<Landing> {
     const framed = this.page.frame({ name: MAIN_FRAME }) !== null;
     const scope: Scope = framed ? this.mainFrame() : this.page;
-    const heading = normalise(
+    const heading = normaliseSpaces(
       await this.act('the page heading (h1)', (o) => scope.getByRole('heading', { level: 1 }).first().innerText(o)),
     );
     if (heading === TEXTS.unavailable)
@@ -184,7 +109,7 @@ export class TraditionDriver {
     const alerts = scope.getByRole('alert');
     const alert =
       (await this.act('the alert', () => alerts.count())) > 0
-        ? normalise(await this.act('the alert', (o) => alerts.first().innerText(o)))
+        ? normaliseSpaces(await this.act('the alert', (o) => alerts.first().innerText(o)))
         : null;
     return { where: framed ? 'frame' : 'top', heading, alert };
   }
@@ -204,7 +129,6 @@ export class TraditionDriver {
 
   /** Checks that the window, or the main frame, shows the page this step expects: portal_changed otherwise. */
   expect(expected: PageExpectation, where: 'top' | 'frame'): Promise<void> {
-    const target = where === 'top' ? this.page : this.mainFrame();
-    return expectPage(target, expected, { timeoutMs: this.timeouts.actionMs, ctx: this.ctx });
+    return this.expectPage(expected, where === 'top' ? this.page : this.mainFrame());
   }
 }

@@ -1,5 +1,13 @@
-import { defineInsurer, RobotError, type InsurerAdapter, type RobotContext, type RobotResult, type z } from '@courtier/adapter-kit';
-import { cancelled, DEFAULT_TIMEOUTS, TEXTS, TraditionDriver, type Landing, type TraditionTimeouts } from './driver.js';
+import {
+  cancelled,
+  defineInsurer,
+  type InsurerAdapter,
+  type RobotContext,
+  RobotError,
+  type RobotResult,
+  type z,
+} from '@courtier/adapter-kit';
+import { DEFAULT_TIMEOUTS, TEXTS, TraditionDriver, type Landing, type TraditionTimeouts } from './driver.js';
 import { PAGES } from './pages/expectations.js';
 import { LoginPage } from './pages/login.js';
 import { QuotePage } from './pages/quote.js';

@@ -32,6 +32,16 @@ export {
 } from './human-step.js';
 export { expectPage, type PageCheck, type PageExpectation, type PageLandmark, type PortalChangedDetails } from './page-check.js';
 export {
+  cancelled,
+  firstLine,
+  isTimeout,
+  normaliseSpaces,
+  parseEuros,
+  PortalDriver,
+  type DriverContext,
+  type PortalTimeouts,
+} from './portal-driver.js';
+export {
   ADAPTER_API_VERSION,
   ADAPTER_KEYWORD,
   adapterPackageSchema,

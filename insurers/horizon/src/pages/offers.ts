@@ -46,7 +46,7 @@ export class OffersPage {
   /** The formulas the last step's answer priced, once the app shows them. */
   async read(answer: ApiAnswer): Promise<PricedQuote> {
     const quote = parsed(offersAnswer, answer, PAGES.offers.step, '/api/quotes/{id}/steps');
-    await this.spa.expect(PAGES.offers);
+    await this.spa.expectPage(PAGES.offers);
     return { id: quote.id, reference: quote.reference, offres: quote.offers };
   }
 
@@ -67,7 +67,7 @@ export class OffersPage {
       PAGES.documents.step,
       '/api/quotes/{id}/documents',
     );
-    await this.spa.expect(PAGES.documents);
+    await this.spa.expectPage(PAGES.documents);
     return documents.documents;
   }
 

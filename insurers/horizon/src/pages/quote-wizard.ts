@@ -38,7 +38,7 @@ export class QuoteWizard {
   constructor(private readonly spa: SpaSession) {}
 
   async open(product: 'voiture' | 'logement'): Promise<void> {
-    await this.spa.expect(PAGES.home);
+    await this.spa.expectPage(PAGES.home);
     const name = product === 'voiture' ? 'Nouveau devis auto' : 'Nouveau devis habitation';
     const created = await this.spa.call('the new quote', { method: 'POST', path: /^\/quotes$/ }, () =>
       this.spa.act(`the button "${name}"`, (o) => this.spa.page.getByRole('button', { name, exact: true }).click(o)),
@@ -101,7 +101,7 @@ export class QuoteWizard {
 
   /** Checks the step's screen, fills it; the caller then sends it with `send`. */
   async fill(step: { page: PageExpectation; entries: Entry[] }): Promise<void> {
-    await this.spa.expect(step.page);
+    await this.spa.expectPage(step.page);
     for (const entry of step.entries) {
       if (entry.kind === 'text') await this.spa.fill(entry.label, entry.value);
       else if (entry.kind === 'select') await this.spa.select(entry.label, entry.value);

@@ -18,13 +18,13 @@ export class SignIn {
     if (heading === HEADINGS.home) return 'home';
     if (heading === HEADINGS.approval) return 'approval';
     if (heading === HEADINGS.login) return 'login';
-    await this.spa.expect(PAGES.login);
+    await this.spa.expectPage(PAGES.login);
     return 'login';
   }
 
   /** Types the credentials: 'home', or 'approval' when the account waits for an approval in the app. */
   async logIn(credentials: InsurerCredentials): Promise<'home' | 'approval'> {
-    await this.spa.expect(PAGES.login);
+    await this.spa.expectPage(PAGES.login);
     const answer = await this.spa.withSecrets([credentials.password], async () => {
       await this.spa.fill('Identifiant', credentials.login);
       await this.spa.fill('Mot de passe', credentials.password);
@@ -45,7 +45,7 @@ export class SignIn {
    * pending, at most 3 times.
    */
   async approve(ctx: RobotContext): Promise<void> {
-    await this.spa.expect(PAGES.approval);
+    await this.spa.expectPage(PAGES.approval);
     if (!ctx.humanPresent)
       throw new RobotError(
         'technical',
@@ -66,7 +66,7 @@ export class SignIn {
     for (let ask = 1; ask <= MAX_APPROVAL_ASKS; ask++) {
       await this.spa.abortable(ctx.askHuman({ kind: 'app_approval', prompt }));
       const status = await this.portalApproval();
-      if (status === 'approved') return this.spa.expect(PAGES.home);
+      if (status === 'approved') return this.spa.expectPage(PAGES.home);
       if (status === 'expired')
         throw new RobotError('technical', 'mfa_timeout', 'The approval request expired in the Horizon app before it was approved.');
       prompt = `La connexion n’est pas encore validée dans l’application Horizon (essai ${ask} sur ${MAX_APPROVAL_ASKS}). Approuvez la demande sur le téléphone, puis confirmez.`;

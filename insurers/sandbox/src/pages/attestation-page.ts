@@ -17,7 +17,7 @@ export class AttestationPage {
   }
 
   async request(policyNumber: string): Promise<void> {
-    await this.portal.expect(PAGES.attestationForm);
+    await this.portal.expectPage(PAGES.attestationForm);
     await this.portal.fill('Numéro de contrat', policyNumber);
     const landing = await this.portal.navigate(
       'the button "Obtenir l’attestation"',

@@ -22,7 +22,7 @@ export class AutoQuoteForm {
   }
 
   async fillDriver(data: AutoQuoteData): Promise<void> {
-    await this.portal.expect(PAGES.autoDriver);
+    await this.portal.expectPage(PAGES.autoDriver);
     await this.portal.fill('Nom de l’assuré', data.insured_name);
     await this.portal.fill('Date de naissance du conducteur', data.driver_birth_date);
     await this.portal.fill('Date d’obtention du permis', data.licence_date);

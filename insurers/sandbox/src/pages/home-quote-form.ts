@@ -16,7 +16,7 @@ export class HomeQuoteForm {
   }
 
   async fillDwelling(data: HomeQuoteData): Promise<void> {
-    await this.portal.expect(PAGES.homeDwelling);
+    await this.portal.expectPage(PAGES.homeDwelling);
     await this.portal.fill('Nom de l’assuré', data.insured_name);
     await this.portal.select('Type de logement', data.dwelling_type);
     await this.portal.fill('Surface (m²)', String(data.surface_m2));

@@ -28,7 +28,7 @@ export class LoginPage {
 
   /** Logs in from the login form; says whether the portal now asks for an SMS code. */
   async logIn(credentials: InsurerCredentials): Promise<'home' | 'mfa'> {
-    await this.portal.expect(PAGES.login);
+    await this.portal.expectPage(PAGES.login);
     await this.portal.fill('Identifiant courtier', credentials.login);
     // The password is typed and submitted untraced.
     const landing = await this.portal.withSecrets([credentials.password], async () => {

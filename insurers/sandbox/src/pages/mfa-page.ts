@@ -1,5 +1,5 @@
-import { RobotError } from '@courtier/adapter-kit';
-import { HEADINGS, normalise, type Landing, type PortalSession } from '../page-driver.js';
+import { normaliseSpaces, RobotError } from '@courtier/adapter-kit';
+import { HEADINGS, type Landing, type PortalSession } from '../page-driver.js';
 import { PAGES } from './expectations.js';
 
 export type MfaOutcome = { ok: true } | { ok: false; message: string };
@@ -10,8 +10,8 @@ export class MfaPage {
 
   /** What the portal says about the code (role="status"): "Un code à 6 chiffres a été envoyé au 06 •• •• •• 42." */
   async instructions(): Promise<string> {
-    await this.portal.expect(PAGES.mfa);
-    return normalise(
+    await this.portal.expectPage(PAGES.mfa);
+    return normaliseSpaces(
       await this.portal.act('the MFA instructions (status)', (o) => this.portal.page.getByRole('status').first().innerText(o)),
     );
   }

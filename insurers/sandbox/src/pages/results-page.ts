@@ -1,5 +1,5 @@
-import { RobotError } from '@courtier/adapter-kit';
-import { normalise, parseEuros, type PortalSession } from '../page-driver.js';
+import { normaliseSpaces, parseEuros, RobotError } from '@courtier/adapter-kit';
+import type { PortalSession } from '../page-driver.js';
 import { downloadPdf } from './download.js';
 
 export interface QuoteResult {
@@ -26,7 +26,7 @@ export class ResultsPage {
     if (terms.length !== values.length) {
       throw new RobotError('technical', 'layout_changed', `The result list has ${terms.length} terms for ${values.length} values.`);
     }
-    return new Map(terms.map((term, i) => [normalise(term), normalise(values[i] ?? '')]));
+    return new Map(terms.map((term, i) => [normaliseSpaces(term), normaliseSpaces(values[i] ?? '')]));
   }
 
   async read(): Promise<QuoteResult> {

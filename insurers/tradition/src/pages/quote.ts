@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RobotError } from '@courtier/adapter-kit';
-import { normalise, parseEuros, type TraditionDriver } from '../driver.js';
+import { normaliseSpaces, parseEuros, RobotError } from '@courtier/adapter-kit';
+import type { TraditionDriver } from '../driver.js';
 import { PAGES } from './expectations.js';
 
 const PDF_LINK = 'Télécharger le devis (PDF)';
@@ -21,7 +21,7 @@ export class QuotePage {
       .mainFrame()
       .getByRole('row', { name: /^Prime annuelle TTC/ })
       .getByRole('cell');
-    const text = normalise(await driver.act('the premium (Prime annuelle TTC)', (o) => cell.innerText(o)));
+    const text = normaliseSpaces(await driver.act('the premium (Prime annuelle TTC)', (o) => cell.innerText(o)));
     const premium = parseEuros(text);
     if (premium === null) throw new RobotError('technical', 'layout_changed', `The premium "${text}" is not an amount in euros.`);
     return premium;
