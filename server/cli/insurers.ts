@@ -351,7 +351,12 @@ async function testCassettes(target: string, options: string[], io: CliIo): Prom
     io,
     v.json,
     { package: dir, passed, cassettes: outcomes },
-    outcomes.map((o) => (o.ok ? `✓ ${o.cassette} (${o.produit})` : `✗ ${o.cassette}: ${o.problems.join('; ')}`)).join('\n'),
+    outcomes
+      .map((o) => {
+        const what = o.line ? `${o.cassette} with the common ${o.line} risk` : o.cassette;
+        return o.ok ? `✓ ${what} (${o.produit})` : `✗ ${what}: ${o.problems.join('; ')}`;
+      })
+      .join('\n'),
   );
   if (!passed) throw new ReportedFailure();
 }

@@ -135,6 +135,7 @@ export async function loadAdapterPackage(dir: string, pkg: AdapterPackage, optio
     );
   }
   checkProducts(label, pkg, adapter);
+  checkLines(label, pkg, adapter);
   return insurerFromPackage(pkg, adapter, { source: options.source, dir, signer: options.signer, sandboxUrl });
 }
 
@@ -180,5 +181,24 @@ function checkProducts(label: string, pkg: AdapterPackage, adapter: InsurerAdapt
     if (!isDeepStrictEqual(manifest.schema, productJsonSchema(product.schema))) throw differs('dicData JSON Schema');
     if (!isDeepStrictEqual(manifest.example, product.example)) throw differs('example');
     if (!product.schema.safeParse(product.example).success) throw differs('example (it does not pass the schema)');
+  }
+}
+
+/** The lines the code maps are the manifest's, each to one of its quote products. */
+function checkLines(label: string, pkg: AdapterPackage, adapter: InsurerAdapter): void {
+  const declared = pkg.courtier.lines;
+  const mapped = Object.fromEntries(Object.entries(adapter.risks ?? {}).map(([line, mapping]) => [line, mapping?.produit]));
+  if (!isDeepStrictEqual(declared, mapped)) {
+    throw new AdapterRefused(
+      'adapter_code_mismatch',
+      `${label}: its manifest prices the lines ${JSON.stringify(declared)}, its code ${JSON.stringify(mapped)}.`,
+    );
+  }
+  for (const [line, produit] of Object.entries(declared)) {
+    if (!adapter.products.some((p) => p.code === produit && p.kind === 'quote'))
+      throw new AdapterRefused(
+        'adapter_code_mismatch',
+        `${label}: the line ${line} is priced by ${produit}, which is not one of its quote products.`,
+      );
   }
 }

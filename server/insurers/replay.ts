@@ -1,15 +1,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { humanSteps, RobotError, type PageCheck, type RobotContext } from '@courtier/adapter-kit';
+import { humanSteps, RISK_EXAMPLES, RobotError, type PageCheck, type RiskLine, type RobotContext } from '@courtier/adapter-kit';
 import type { BrowserRuntime } from '../robots/browser.js';
 import { cassetteSchema, compareResult, compareSteps, REPLAY_CREDENTIALS, startReplay, type Cassette } from './cassette.js';
 import { loadAdapterPackage, readAdapterPackage } from './package-loader.js';
 import type { Insurer } from './registry.js';
+import { mapRisk, placeholderAnswers } from './risk-mapping.js';
 
 /** One cassette's replay: passed, or what went wrong. */
 export interface CassetteOutcome {
   cassette: string;
   produit: string | null;
+  /** Set when the cassette was replayed with the common risk of this line, as the adapter maps it. */
+  line?: RiskLine;
   ok: boolean;
   problems: string[];
 }
@@ -31,8 +34,10 @@ function readCassette(file: string): Cassette {
 /**
  * Replays every cassette of the package in `packageDir` offline: the robot runs in a real browser,
  * every request is answered from the cassette (none leaves the machine), the result must be the
- * recorded one, and each step must find the page (its landmarks) the recording found. The package's code is loaded again for each cassette, with the cassette's origin
- * as a sandbox insurer's portal.
+ * recorded one, and each step must find the page (its landmarks) the recording found. The package's
+ * code is loaded again for each cassette, with the cassette's origin as a sandbox insurer's portal.
+ * Then, for each line the package prices from the common risk, its product's cassette is replayed
+ * with the line's example risk as the adapter maps it: the portal's form takes every mapped value.
  */
 export async function replayPackage(packageDir: string, runtime: BrowserRuntime): Promise<CassetteOutcome[]> {
   const pkg = readAdapterPackage(packageDir);
@@ -49,6 +54,27 @@ export async function replayPackage(packageDir: string, runtime: BrowserRuntime)
     const insurer = await loadAdapterPackage(packageDir, pkg, { source: 'built-in', serviceUrl: () => cassette.origin, signer: null });
     if (!insurer) throw new Error(`${pkg.name} did not load.`);
     outcomes.push({ cassette: name, produit: cassette.produit, ...(await replayOne(insurer, cassette, runtime, name)) });
+  }
+  for (const [line, produit] of Object.entries(pkg.courtier.lines) as [RiskLine, string][]) {
+    const file = cassetteFiles(packageDir).find((f) => f.endsWith(`/${produit}.json`));
+    const name = file ? file.slice(packageDir.length + 1) : `cassettes/${produit}.json`;
+    if (!file) {
+      outcomes.push({ cassette: name, produit, line, ok: false, problems: [`no cassette of ${produit} to replay the line ${line} on`] });
+      continue;
+    }
+    const cassette = readCassette(file);
+    const insurer = await loadAdapterPackage(packageDir, pkg, { source: 'built-in', serviceUrl: () => cassette.origin, signer: null });
+    if (!insurer) throw new Error(`${pkg.name} did not load.`);
+    const risk = RISK_EXAMPLES[line];
+    const asked = mapRisk(insurer, line, risk, {});
+    const mapped =
+      !asked.ok && asked.reason === 'answers_missing' ? mapRisk(insurer, line, risk, placeholderAnswers(asked.questions)) : asked;
+    if (!mapped.ok) {
+      outcomes.push({ cassette: name, produit, line, ok: false, problems: [`the common ${line} risk: ${mapped.message}`] });
+      continue;
+    }
+    const replayed = await replayOne(insurer, { ...cassette, dicData: mapped.dicData }, runtime, `${name}-${line}`);
+    outcomes.push({ cassette: name, produit, line, ...replayed });
   }
   return outcomes;
 }

@@ -18,7 +18,7 @@ afterAll(() => {
 
 interface Tested {
   passed: boolean;
-  cassettes: { cassette: string; produit: string; ok: boolean; problems: string[] }[];
+  cassettes: { cassette: string; produit: string; line?: string; ok: boolean; problems: string[] }[];
 }
 
 async function test(target: string): Promise<{ code: number | null; tested: Tested }> {
@@ -48,7 +48,13 @@ describe('cassettes: courtier insurers record and test', () => {
       const quotes = readAdapterPackage(join(root, name)).courtier.products.filter((p) => p.kind === 'quote');
       const { code, tested } = await test(name);
       expect(code, `${name}: ${JSON.stringify(tested)}`).toBe(0);
-      expect(tested.cassettes.map((c) => [c.cassette, c.ok])).toEqual(quotes.map((p) => [`cassettes/${p.code}.json`, true]).sort());
+      const recorded = tested.cassettes.filter((c) => c.line === undefined);
+      expect(recorded.map((c) => [c.cassette, c.ok])).toEqual(quotes.map((p) => [`cassettes/${p.code}.json`, true]).sort());
+      // Each line priced from the common risk: its product's cassette, replayed with the line's example as the adapter maps it.
+      const lines = Object.entries(readAdapterPackage(join(root, name)).courtier.lines);
+      expect(tested.cassettes.filter((c) => c.line !== undefined).map((c) => [c.line, c.cassette, c.ok])).toEqual(
+        lines.map(([line, produit]) => [line, `cassettes/${produit}.json`, true]),
+      );
     }
   });
 
@@ -101,7 +107,7 @@ describe('cassettes: courtier insurers record and test', () => {
     const data = join(dataDir, 'mrh.json');
     writeFileSync(data, JSON.stringify(SANDBOX_PRODUCTS.find((p) => p.code === 'mrh')!.example));
     const recorded = sandboxCopy('recorded', () => undefined);
-    rmSync(join(recorded, 'cassettes'), { recursive: true });
+    rmSync(join(recorded, 'cassettes', 'mrh.json'));
     const serve = await startServeProcess(['--data-dir', dataDir], { COURTIER_SANDBOX: '1' });
     try {
       const run = await runCourtier([
@@ -135,7 +141,10 @@ describe('cassettes: courtier insurers record and test', () => {
     expect(parsed.steps[3]?.snapshot).toMatch(/- heading "Votre tarif" \[level=1\]/);
     const { code, tested } = await test(recorded);
     expect(code).toBe(0);
-    expect(tested.cassettes).toEqual([expect.objectContaining({ cassette: 'cassettes/mrh.json', ok: true })]);
+    expect(tested.cassettes.filter((c) => c.cassette === 'cassettes/mrh.json')).toEqual([
+      expect.objectContaining({ ok: true }),
+      expect.objectContaining({ line: 'mrh', ok: true }),
+    ]);
   });
 
   it('makes a new adapter package that passes its own test at once, installs, and is refused over a folder in use', async () => {

@@ -150,6 +150,15 @@ describe('courtier insurers: packages', () => {
     expect(existsSync(join(dataDir, 'insurers', 'packages', 'liar'))).toBe(false);
     expect(readdirSync(join(dataDir, 'insurers', 'packages'))).toEqual([]);
 
+    // A manifest that says the package prices the car line, whose code maps no common risk.
+    const lines = await courtier([
+      'insurers',
+      'install',
+      writeAdapterPackage(join(work, 'lines'), { code: 'lines', manifest: (m) => (m.lines = { auto: 'auto' }) }),
+    ]);
+    expect(lines.json).toMatchObject({ error: 'adapter_code_mismatch' });
+    expect(lines.json.message).toMatch(/its manifest prices the lines \{"auto":"auto"\}, its code \{\}/);
+
     const invalid = await courtier([
       'insurers',
       'install',

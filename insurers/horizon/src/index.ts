@@ -13,6 +13,7 @@ import { QuoteWizard } from './pages/quote-wizard.js';
 import { SignIn } from './pages/sign-in.js';
 import { carSchema, homeSchema, HORIZON_PRODUCTS } from './products.js';
 import { DEFAULT_TIMEOUTS, SpaSession, type HorizonTimeouts } from './spa-driver.js';
+import { HORIZON_RISKS } from './risks.js';
 
 export interface HorizonAdapterOptions {
   /** The portal's base URL, prefix included: e.g. http://127.0.0.1:8787/sandbox/horizon. Read at each run. */
@@ -90,6 +91,7 @@ export function createHorizonAdapter(options: HorizonAdapterOptions): InsurerAda
 
   return {
     products: HORIZON_PRODUCTS,
+    risks: HORIZON_RISKS,
     async run(ctx, input) {
       const product = HORIZON_PRODUCTS.find((p) => p.code === input.produit);
       if (!product) throw new RobotError('business', 'unknown_product', `Horizon Direct has no product ${input.produit}.`);

@@ -16,6 +16,7 @@ import { MfaPage } from './pages/mfa-page.js';
 import { ResultsPage, type QuoteResult } from './pages/results-page.js';
 import { DEFAULT_TIMEOUTS, PortalSession, type SandboxTimeouts } from './page-driver.js';
 import { attestationSchema, autoSchema, homeSchema, SANDBOX_PRODUCTS } from './products.js';
+import { SANDBOX_RISKS } from './risks.js';
 
 export interface SandboxAdapterOptions {
   /** The portal's base URL, prefix included: e.g. http://127.0.0.1:8787/sandbox/insurer. Read at each run. */
@@ -134,6 +135,7 @@ export function createSandboxAdapter(options: SandboxAdapterOptions): InsurerAda
 
   return {
     products: SANDBOX_PRODUCTS,
+    risks: SANDBOX_RISKS,
     async run(ctx, input) {
       const product = SANDBOX_PRODUCTS.find((p) => p.code === input.produit);
       if (!product) throw new RobotError('business', 'unknown_product', `Sandbox Assurances has no product ${input.produit}.`);

@@ -13,6 +13,7 @@ import { LoginPage } from './pages/login.js';
 import { QuotePage } from './pages/quote.js';
 import { MENU_LINKS, WIZARDS, type WizardStep } from './pages/wizard.js';
 import { TRADITION_PRODUCTS, type TraditionProductCode } from './products.js';
+import { TRADITION_RISKS } from './risks.js';
 
 export interface TraditionAdapterOptions {
   /** The portal's base URL, prefix included (http://127.0.0.1:8787/sandbox/tradition). Read at each run. */
@@ -137,6 +138,7 @@ export function createTraditionAdapter(options: TraditionAdapterOptions): Insure
 
   return {
     products: TRADITION_PRODUCTS,
+    risks: TRADITION_RISKS,
     async run(ctx, input) {
       const product = TRADITION_PRODUCTS.find((p) => p.code === input.produit);
       if (!product) throw new RobotError('business', 'unknown_product', `Mutuelle Tradition has no product ${input.produit}.`);

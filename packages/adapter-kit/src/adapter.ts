@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { z } from 'zod';
 import type { HumanAnswer, HumanStep } from './human-step.js';
 import type { PageCheck } from './page-check.js';
+import type { RiskMappings } from './risks.js';
 
 /** What a product does: a quote is priced (and paid in credits as one), a routine acts on a policy. */
 export type ProductKind = 'quote' | 'routine';
@@ -161,6 +162,12 @@ export interface InsurerAdapter {
    * (invalid_credentials, insurer_unavailable, layout_changed…). ctx.askHuman is never called.
    */
   verifyLogin?(ctx: RobotContext): Promise<LoginCheck>;
+  /**
+   * Optional: the lines of business this insurer prices from the common risk model (a comparison
+   * asks every insurer that maps the line), each with the product it prices and how the risk
+   * becomes that product's dicData. The manifest's `lines` names the same products.
+   */
+  risks?: RiskMappings;
 }
 
 /** What a login check found. */

@@ -42,6 +42,21 @@ export {
   type PortalTimeouts,
 } from './portal-driver.js';
 export {
+  autoRiskSchema,
+  homeRiskSchema,
+  LINE_GUARANTEES,
+  RISK_EXAMPLES,
+  RISK_LINES,
+  type AutoRisk,
+  type ExtraQuestion,
+  type HomeRisk,
+  type LineGuarantee,
+  type RiskLine,
+  type RiskMapping,
+  type RiskMappings,
+  type RiskOf,
+} from './risks.js';
+export {
   ADAPTER_API_VERSION,
   ADAPTER_KEYWORD,
   adapterPackageSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RISK_LINES, type RiskLine } from './risks.js';
 
 /**
  * The version of the adapter API this kit is. A package names the range it works with in
@@ -59,6 +60,8 @@ export const insurerManifestSchema = z.strictObject({
     password: label,
     extra: z.array(extraCredentialSchema).max(8).default([]),
   }),
+  /** The lines of business priced from the common risk model, each with the product that prices it (the code's `risks` maps the same). */
+  lines: z.partialRecord(z.enum(Object.keys(RISK_LINES) as [RiskLine, ...RiskLine[]]), z.string()).default({}),
   /** What the robot may ask a person for; asking for anything else fails the job. */
   humanSteps: z.array(z.enum(HUMAN_STEP_KINDS)).max(HUMAN_STEP_KINDS.length).default([]),
   /** The web origins the robot's browser may load; any other request is blocked and logged. */
