@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { createKeyAuthenticator } from './api-keys/service.js';
 import { isLoopbackHost } from './config.js';
 import { automationRoutes } from './automation/routes.js';
+import { comparaisonRoutes } from './comparaisons/routes.js';
 import { createWorker, type Worker } from './automation/worker.js';
 import { createSyncEngine, type SyncEngineOptions } from './sync/engine.js';
 import { cabinetsAwaitingHub } from './sync/status.js';
@@ -206,6 +207,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   });
   app.decorate('robotWorker', worker);
   await app.register(automationRoutes, { deps, robots: worker, runtime });
+  await app.register(comparaisonRoutes, { deps });
   await app.register(automationConsoleRoutes, { deps, worker, runtime });
   await app.register(recordsConsoleRoutes, { deps });
   await app.register(mcpRoutes, { deps, worker });

@@ -11,6 +11,7 @@ import {
   listJobs,
 } from './automation.js';
 import { getProductSchema, listProducts } from './products.js';
+import { getRiskSchema } from './comparaisons.js';
 import { getWallet } from './wallet.js';
 import {
   createClient,
@@ -80,6 +81,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   replayDelivery,
   listProducts,
   getProductSchema,
+  getRiskSchema,
   enqueueTarification,
   getJob,
   listJobs,

@@ -48,6 +48,7 @@ export const ERROR_STATUS = {
   // console: webhooks slice (statuses)
   not_found: 404,
   unknown_product: 404,
+  unknown_line: 404,
   unknown_insurer: 404,
   pdf_not_available: 404,
   consent_request_not_found: 404,
@@ -181,6 +182,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   credits_on_hub:
     'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
+  unknown_line: 'No such line of business: the lines are auto (car) and mrh (home).',
   unknown_insurer: 'No such insurer, or it does not offer this product.',
   insurer_credentials_missing: 'No portal credentials are configured for this insurer in this cabinet; set them in the console.',
   job_not_cancellable: 'The job has already finished.',

@@ -14,4 +14,5 @@ export * from './webhooks.js';
 export * from './masking.js';
 export * from './automation.js';
 export * from './products.js';
+export * from './comparaisons.js';
 export * from './wallet.js';

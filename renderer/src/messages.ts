@@ -54,6 +54,7 @@ const en: Sentences = {
   insurer_login_busy: 'A robot is using this insurer login right now. Test it again once the pricing in progress has finished.',
   not_found: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.',
   unknown_product: 'This product is not offered. Reload the page and choose another.',
+  unknown_line: 'This line of business is not offered: choose car or home.',
   unknown_insurer: 'This insurer does not offer this product. Choose another insurer.',
   pdf_not_available: 'This quote has no document yet: it has not been priced.',
   consent_request_not_found:
@@ -164,6 +165,7 @@ const fr: Sentences = {
   insurer_login_busy: 'Un robot utilise cet identifiant en ce moment. Testez-le de nouveau une fois la tarification en cours terminée.',
   not_found: 'Cet élément n’existe plus (il a peut-être été supprimé entre-temps). Rechargez la page.',
   unknown_product: 'Ce produit n’est pas proposé. Rechargez la page et choisissez-en un autre.',
+  unknown_line: 'Cette branche n’est pas proposée : choisissez auto ou habitation.',
   unknown_insurer: 'Cet assureur ne propose pas ce produit. Choisissez un autre assureur.',
   pdf_not_available: 'Ce devis n’a pas encore de document : il n’a pas été tarifé.',
   consent_request_not_found:

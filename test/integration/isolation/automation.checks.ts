@@ -24,6 +24,7 @@ import {
   type Job,
 } from '../../../shared/automation.js';
 import { getProductSchema, listProducts, productListSchema, productSchemaDocument } from '../../../shared/products.js';
+import { getRiskSchema, riskSchemaDocument } from '../../../shared/comparaisons.js';
 import { getWallet, walletSchema, type Wallet } from '../../../shared/wallet.js';
 import { listClients } from '../../../shared/crm-endpoints.js';
 import { getDevis } from '../../../shared/devis.js';
@@ -222,6 +223,24 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
         expectError(b, 404, error);
         expect(errorShape(b)).toEqual(errorShape(a));
       }
+    },
+  },
+
+  [getRiskSchema.operationId]: {
+    title: 'a line’s common risk model is the same for A and B; an unknown line is refused alike',
+    async run() {
+      for (const ligne of ['auto', 'mrh'] as const) {
+        const a = await call(keyA.key, getRiskSchema, { params: { ligne } });
+        const b = await call(keyB.key, getRiskSchema, { params: { ligne } });
+        expect(a.status, a.text).toBe(200);
+        expect(b.text).toBe(a.text);
+        expect(riskSchemaDocument.strict().parse(b.body)).toMatchObject({ ligne });
+        for (const secret of [cabinetA, cabinetB, LOGINS.A.otherco.login]) expect(b.text).not.toContain(secret);
+      }
+      const a = await call(keyA.key, getRiskSchema, { params: { ligne: 'moto' } });
+      const b = await call(keyB.key, getRiskSchema, { params: { ligne: 'moto' } });
+      expectError(b, 404, 'unknown_line');
+      expect(errorShape(b)).toEqual(errorShape(a));
     },
   },
 
