@@ -75,8 +75,8 @@ export interface BuildAppOptions {
   sync?: Omit<SyncEngineOptions, 'logger' | 'records'>;
   /** The robots' browser, shared by several apps in tests; by default one is made (and closed) here. */
   browser?: BrowserRuntime;
-  /** The demo portals' behaviour, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE. */
-  sandboxMode?: () => SandboxMode;
+  /** The demo portals' behaviour, each by its insurer's code, switchable while running (tests, demos); else COURTIER_SANDBOX_MODE for all. */
+  sandboxMode?: (insurer: string) => SandboxMode;
   /** The machine's host name and addresses, as the office LAN mode sees them (tests give their own). */
   network?: MachineNetwork;
 }

@@ -55,7 +55,7 @@ export const enqueuedSchema = z
   .object({ job_id: z.uuid(), status: z.literal('pending'), poll_url: z.string().describe('Path of GET /automation/jobs/{job_id}.') })
   .meta({ id: 'TarificationEnqueued' });
 
-const jobErrorSchema = z.object({
+export const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
   message: z.string(),
   technical: z.boolean().describe('true for technical failures (refunded), false for business refusals.'),

@@ -11,7 +11,7 @@ import {
   listJobs,
 } from './automation.js';
 import { getProductSchema, listProducts } from './products.js';
-import { getRiskSchema } from './comparaisons.js';
+import { createComparison, getComparison, getRiskSchema, listComparisons } from './comparaisons.js';
 import { getWallet } from './wallet.js';
 import {
   createClient,
@@ -82,6 +82,9 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listProducts,
   getProductSchema,
   getRiskSchema,
+  createComparison,
+  getComparison,
+  listComparisons,
   enqueueTarification,
   getJob,
   listJobs,

@@ -49,6 +49,10 @@ export const ERROR_STATUS = {
   not_found: 404,
   unknown_product: 404,
   unknown_line: 404,
+  line_not_priced: 422,
+  risk_not_accepted: 422,
+  answers_missing: 422,
+  no_insurer_available: 422,
   unknown_insurer: 404,
   pdf_not_available: 404,
   consent_request_not_found: 404,
@@ -183,6 +187,14 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_line: 'No such line of business: the lines are auto (car) and mrh (home).',
+  line_not_priced:
+    'An insurer asked for does not price this line from the common risk: see compagnies in GET /automation/risques/{ligne}/schema.',
+  risk_not_accepted:
+    'An insurer asked for declines this risk, or a value is outside its limits (details.compagnie, the message says which).',
+  answers_missing:
+    'Insurers ask questions of their own that the risk does not answer: details.questions lists them by insurer; answer them in reponses.',
+  no_insurer_available:
+    'No insurer can price this risk for this key: none prices the line with the cabinet’s credentials set, or all declined it (details.ecartees).',
   unknown_insurer: 'No such insurer, or it does not offer this product.',
   insurer_credentials_missing: 'No portal credentials are configured for this insurer in this cabinet; set them in the console.',
   job_not_cancellable: 'The job has already finished.',

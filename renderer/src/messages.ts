@@ -55,6 +55,10 @@ const en: Sentences = {
   not_found: 'This item no longer exists (it may have been deleted meanwhile). Reload the page.',
   unknown_product: 'This product is not offered. Reload the page and choose another.',
   unknown_line: 'This line of business is not offered: choose car or home.',
+  line_not_priced: 'This insurer does not price this line of business.',
+  risk_not_accepted: 'This insurer does not accept this risk.',
+  answers_missing: 'Some insurers ask questions of their own: answer them to compare.',
+  no_insurer_available: 'No insurer can price this risk: set an insurer’s login first, or change the risk.',
   unknown_insurer: 'This insurer does not offer this product. Choose another insurer.',
   pdf_not_available: 'This quote has no document yet: it has not been priced.',
   consent_request_not_found:
@@ -166,6 +170,10 @@ const fr: Sentences = {
   not_found: 'Cet élément n’existe plus (il a peut-être été supprimé entre-temps). Rechargez la page.',
   unknown_product: 'Ce produit n’est pas proposé. Rechargez la page et choisissez-en un autre.',
   unknown_line: 'Cette branche n’est pas proposée : choisissez auto ou habitation.',
+  line_not_priced: 'Cette compagnie ne tarife pas cette branche.',
+  risk_not_accepted: 'Cette compagnie n’accepte pas ce risque.',
+  answers_missing: 'Des compagnies posent leurs propres questions : répondez-y pour comparer.',
+  no_insurer_available: 'Aucune compagnie ne peut tarifer ce risque : configurez d’abord l’accès d’une compagnie, ou modifiez le risque.',
   unknown_insurer: 'Cet assureur ne propose pas ce produit. Choisissez un autre assureur.',
   pdf_not_available: 'Ce devis n’a pas encore de document : il n’a pas été tarifé.',
   consent_request_not_found:

@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { getRiskSchema } from '../../shared/comparaisons.js';
+import { createComparison, getComparison, getRiskSchema, listComparisons } from '../../shared/comparaisons.js';
+import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
-import { registerEndpoint } from '../platform/http/endpoint.js';
+import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import * as comparaisons from './service.js';
 
 export async function comparaisonRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   registerEndpoint(app, getRiskSchema, (request) => comparaisons.riskSchemaDocument(deps, request.params.ligne));
+
+  registerEndpoint(app, createComparison, (request) => {
+    const { cabinetId, environment } = requestKey(request);
+    if (request.body.dry_run === true) return comparaisons.dryRunComparison(deps, cabinetId, request.body, environment);
+    const created = comparaisons.createComparison(deps, cabinetId, request.body, environment);
+    return respond(202, created, { Location: created.poll_url });
+  });
+
+  registerEndpoint(app, getComparison, (request) =>
+    comparaisons.getComparison(deps, requestKey(request).cabinetId, request.params.comparaison_id),
+  );
+  registerEndpoint(app, listComparisons, (request) => comparaisons.listComparisons(deps, requestKey(request).cabinetId, request.query));
 }

@@ -9,6 +9,7 @@ export * from '../webhooks/schema.js';
 export * from '../credentials/schema.js';
 export * from '../wallet/schema.js';
 export * from '../automation/schema.js';
+export * from '../comparaisons/schema.js';
 export * from '../console/schema.js';
 export * from '../oauth/schema.js';
 export * from '../sync/schema.js';

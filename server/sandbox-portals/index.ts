@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { SandboxPortalOptions } from './modes.js';
+import type { SandboxMode, SandboxPortalOptions } from './modes.js';
 import { horizonPortalPlugin } from './horizon/index.js';
 import { sandboxPortalPlugin } from './sandbox/index.js';
 import { traditionPortalPlugin } from './tradition/index.js';
@@ -18,6 +18,11 @@ export const SANDBOX_PORTALS: readonly { code: string; prefix: string; plugin: F
   { code: 'tradition', prefix: '/sandbox/tradition', plugin: traditionPortalPlugin },
 ];
 
-export async function sandboxPortalsPlugin(app: FastifyInstance, options: SandboxPortalOptions): Promise<void> {
-  for (const portal of SANDBOX_PORTALS) await app.register(portal.plugin, { ...options, prefix: portal.prefix });
+/** Mounts every demo portal; `mode` is asked with each portal's insurer code (a test may take one portal down). */
+export async function sandboxPortalsPlugin(
+  app: FastifyInstance,
+  options: Omit<SandboxPortalOptions, 'mode'> & { mode: (insurer: string) => SandboxMode },
+): Promise<void> {
+  for (const portal of SANDBOX_PORTALS)
+    await app.register(portal.plugin, { ...options, mode: () => options.mode(portal.code), prefix: portal.prefix });
 }

@@ -32,7 +32,7 @@ import { grantCredits } from '../../server/wallet/service.js';
 import { expectError } from './api.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { startTestServer, testClock, type TestServer } from './server.js';
-import { createTestInsurer, failWith, succeed, type TestInsurer } from './test-insurer.js';
+import { createTestInsurer, failWith, succeed, type TestInsurer, TEST_AUTO_LINE } from './test-insurer.js';
 
 export const clock = testClock();
 export let server: TestServer;
@@ -296,8 +296,9 @@ export async function enqueueAs(key: string, body: Record<string, unknown>, head
 
 async function createWorld(): Promise<void> {
   receiver = await startReceiver();
-  insurer = createTestInsurer('testco', 'Test Assurances');
-  otherInsurer = createTestInsurer('otherco', 'Other Assurances');
+  // Both price the car line from the common risk: a comparison asks them.
+  insurer = Object.assign(createTestInsurer('testco', 'Test Assurances'), { risks: TEST_AUTO_LINE });
+  otherInsurer = Object.assign(createTestInsurer('otherco', 'Other Assurances'), { risks: TEST_AUTO_LINE });
   server = await startTestServer({
     clock,
     config: { webhookAllowPrivateTargets: true, tarificationQuotaPerHour: QUOTA_PER_HOUR },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RobotError, type HumanStep, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
+import { RobotError, type HumanStep, type RiskMappings, type RobotContext, type RobotResult } from '@courtier/adapter-kit';
 import type { Insurer } from '../../server/insurers/registry.js';
 
 export const TEST_PDF = Buffer.from('%PDF-1.4\n% test insurer quote\n%%EOF\n');
@@ -69,6 +69,20 @@ export interface TestInsurer extends Insurer {
   queue(...scripts: Script[]): void;
   runs: { produit: string; dicData: Record<string, unknown>; login: string; signal: AbortSignal }[];
 }
+
+/** The test insurers' car line: the common risk made into their product auto's dicData. */
+export const TEST_AUTO_LINE: RiskMappings = {
+  auto: {
+    produit: 'auto',
+    questions: () => [],
+    dicData: (risk) => ({
+      postcode: risk.usage.code_postal,
+      birth_date: risk.conducteur.date_naissance,
+      formula: risk.couverture === 'etendue' ? 'tous_risques' : 'tiers',
+      insured_name: `${risk.conducteur.prenom} ${risk.conducteur.nom}`,
+    }),
+  },
+};
 
 /** An insurer adapter written for the tests: product auto (quote) and attestation (routine). */
 export function createTestInsurer(code = 'testco', name = 'Test Assurances'): TestInsurer {

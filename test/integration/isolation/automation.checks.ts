@@ -24,7 +24,17 @@ import {
   type Job,
 } from '../../../shared/automation.js';
 import { getProductSchema, listProducts, productListSchema, productSchemaDocument } from '../../../shared/products.js';
-import { getRiskSchema, riskSchemaDocument } from '../../../shared/comparaisons.js';
+import {
+  comparisonDryRunSchema,
+  comparisonEnqueuedSchema,
+  comparisonSchema,
+  createComparison,
+  getComparison,
+  getRiskSchema,
+  listComparisons,
+  riskSchemaDocument,
+} from '../../../shared/comparaisons.js';
+import { RISK_EXAMPLES } from '@courtier/adapter-kit';
 import { getWallet, walletSchema, type Wallet } from '../../../shared/wallet.js';
 import { listClients } from '../../../shared/crm-endpoints.js';
 import { getDevis } from '../../../shared/devis.js';
@@ -241,6 +251,93 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
       const b = await call(keyB.key, getRiskSchema, { params: { ligne: 'moto' } });
       expectError(b, 404, 'unknown_line');
       expect(errorShape(b)).toEqual(errorShape(a));
+    },
+  },
+
+  [createComparison.operationId]: {
+    title: "a comparison asks only the insurers the cabinet has logins for; B's naming A's client is 400 and enqueues or debits nothing",
+    async run() {
+      await robots().idle();
+      await drain();
+      const risque = { ...RISK_EXAMPLES.auto, usage: { ...RISK_EXAMPLES.auto.usage, code_postal: '13001' } };
+      // A has logins for both test insurers, B for testco only: B's comparison leaves otherco out.
+      const dryA = comparisonDryRunSchema
+        .strict()
+        .parse((await call(keyA.key, createComparison, { body: { ligne: 'auto', risque, dry_run: true } })).body);
+      const dryB = comparisonDryRunSchema
+        .strict()
+        .parse((await call(keyB.key, createComparison, { body: { ligne: 'auto', risque, dry_run: true } })).body);
+      expect(dryA.compagnies.map((c) => [c.compagnie, c.would_run])).toEqual([
+        ['testco', true],
+        ['otherco', true],
+      ]);
+      expect(dryB.compagnies.map((c) => [c.compagnie, c.would_run, c.raison])).toEqual([
+        ['testco', true, null],
+        ['otherco', false, 'insurer_credentials_missing'],
+      ]);
+      const countsBefore = [cabinetRowCounts(cabinetA), cabinetRowCounts(cabinetB)];
+      const walletBefore = await walletAs(keyB.key);
+      const refused = await call(keyB.key, createComparison, { body: { ligne: 'auto', risque, client_id: A.personClient } });
+      expectError(refused, 400, 'validation_error');
+      expect(refused.text).not.toContain(cabinetA);
+      expect([cabinetRowCounts(cabinetA), cabinetRowCounts(cabinetB)]).toEqual(countsBefore);
+      expect((await walletAs(keyB.key)).balance).toBe(walletBefore.balance);
+      // B's own comparison: one job, on B's login, in B's cabinet.
+      const created = await call(keyB.key, createComparison, { body: { ligne: 'auto', risque } });
+      expect(created.status, created.text).toBe(202);
+      const enqueued = comparisonEnqueuedSchema.strict().parse(created.body);
+      expect(enqueued.jobs.map((j) => j.compagnie)).toEqual(['testco']);
+      expect(row('jobs', enqueued.jobs[0]!.job_id)?.cabinet_id).toBe(cabinetB);
+      await robots().idle();
+      await drain();
+    },
+  },
+
+  [getComparison.operationId]: {
+    title: "A's comparison is 404 for B, like an id that does not exist",
+    async run() {
+      await robots().idle();
+      const created = await call(keyA.key, createComparison, {
+        // testco only: the otherco check counts that robot's runs.
+        body: {
+          ligne: 'auto',
+          compagnies: ['testco'],
+          risque: { ...RISK_EXAMPLES.auto, usage: { ...RISK_EXAMPLES.auto.usage, code_postal: '13002' } },
+        },
+      });
+      expect(created.status, created.text).toBe(202);
+      const id = comparisonEnqueuedSchema.parse(created.body).comparaison_id;
+      aExtra.push(id);
+      await robots().idle();
+      await drain();
+      expect(
+        comparisonSchema.strict().parse((await call(keyA.key, getComparison, { params: { comparaison_id: id } })).body).comparaison_id,
+      ).toBe(id);
+      await expectNotFoundForB(getComparison, 'comparaison_id', [id]);
+      expectError(await call(keyB.key, getComparison, { params: { comparaison_id: randomUUID() } }), 404, 'not_found');
+    },
+  },
+
+  [listComparisons.operationId]: {
+    title: "B's list holds B's comparisons only, also filtered by A's client",
+    async run() {
+      const idsOf = async (key: string) => {
+        const listed = await call(key, listComparisons);
+        expect(listed.status, listed.text).toBe(200);
+        return (listed.body as { data: { comparaison_id: string }[] }).data.map((c) => c.comparaison_id);
+      };
+      if ((await idsOf(keyA.key)).length === 0) {
+        await robots().idle();
+        const risque = { ...RISK_EXAMPLES.auto, usage: { ...RISK_EXAMPLES.auto.usage, code_postal: '13003' } };
+        expect((await call(keyA.key, createComparison, { body: { ligne: 'auto', compagnies: ['testco'], risque } })).status).toBe(202);
+        await robots().idle();
+        await drain();
+      }
+      const ofA = await idsOf(keyA.key);
+      expect(ofA.length).toBeGreaterThan(0);
+      expect((await idsOf(keyB.key)).filter((id) => ofA.includes(id))).toEqual([]);
+      const byClient = await call(keyB.key, listComparisons, { query: { client_id: A.personClient } });
+      expect((byClient.body as { data: unknown[] }).data).toEqual([]);
     },
   },
 

@@ -1,0 +1,32 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
+import { RISK_LINE_CODES } from '../../shared/comparaisons.js';
+import { cabinets } from '../tenancy/schema.js';
+
+/**
+ * A comparison: one risk priced at several insurers at once. Its jobs are the automation module's
+ * (read through its service); this row keeps what ties them together and the insurers left out.
+ */
+export const comparaisons = sqliteTable(
+  'comparaisons',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    ligne: text('ligne', { enum: RISK_LINE_CODES }).notNull(),
+    clientId: text('client_id'),
+    /** The risk as validated, JSON. */
+    risque: text('risque').notNull(),
+    /** JSON [{compagnie, produit, job_id}], in the order the insurers were asked. */
+    jobs: text('jobs').notNull(),
+    /** JSON [{compagnie, raison, message}]: the insurers left out. */
+    ecartees: text('ecartees').notNull(),
+    environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('comparaisons_cabinet_created').on(t.cabinetId, t.createdAt, t.id),
+    index('comparaisons_cabinet_client').on(t.cabinetId, t.clientId, t.createdAt),
+  ],
+);
