@@ -20,6 +20,10 @@ const EVENT_CATALOGUE = {
     firesWhen: "a robot finds that a page of an insurer's portal is not the one its adapter expects (its job fails as portal_changed)",
   },
   'contract.signed': { scope: 'crm:read', firesWhen: 'a signed quote becomes a contract' },
+  'comparaison.completed': {
+    scope: 'automation:read',
+    firesWhen: 'every insurer of a comparison has answered (its status is completed, partial or failed)',
+  },
   // Additions to part 6.4: a client's changes and its erasure.
   'client.updated': { scope: 'crm:read', firesWhen: "a client's contact details change (PATCH /clients/{id}, the update_client tool)" },
   'client.erased': { scope: 'crm:read', firesWhen: "a client's personal data is erased (DELETE /clients/{id}, the erase_client tool)" },
@@ -119,6 +123,17 @@ const insurerPortalChangedPayload = z.object({
   job_id: z.uuid(),
 });
 
+/** No personal data: the comparison, and per insurer its job's outcome and price. */
+const comparisonCompletedPayload = z.object({
+  comparaison_id: z.uuid(),
+  ligne: z.enum(['auto', 'mrh']),
+  client_id: z.uuid().nullable(),
+  status: z.enum(['completed', 'partial', 'failed']),
+  resultats: z.array(
+    z.object({ compagnie: z.string(), job_id: z.uuid(), status: z.string(), tarif_eur: z.number().nullable(), devis_id: z.uuid() }),
+  ),
+});
+
 const devisGeneratedPayload = z.object({
   devis_id: z.uuid(),
   job_id: z.uuid(),
@@ -158,6 +173,7 @@ export const EVENT_PAYLOADS = {
   'insurer.portal_changed': insurerPortalChangedPayload,
   'devis.generated': devisGeneratedPayload,
   'devis.failed': devisFailedPayload,
+  'comparaison.completed': comparisonCompletedPayload,
 } satisfies Record<EventType, z.ZodType>;
 
 export type EventWithPayload = keyof typeof EVENT_PAYLOADS;

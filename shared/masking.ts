@@ -94,6 +94,7 @@ export const PERSONAL_DATA = {
   'job.mfa_required': { challenge: 'whole' },
   'insurer.portal_changed': {},
   'contract.signed': {},
+  'comparaison.completed': {},
   'client.updated': CLIENT,
   'client.erased': {},
   'webhook.test': {},

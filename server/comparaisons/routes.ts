@@ -6,6 +6,23 @@ import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import * as comparaisons from './service.js';
 
 export async function comparaisonRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  // A comparison completes when its last job ends: told by the jobs' signal, and checked at start for one a stop interrupted.
+  const unlisten = deps.jobSignal.listen((changes) => {
+    try {
+      comparaisons.settleComparisons(
+        deps,
+        comparaisons.comparisonsOfJobs(
+          deps,
+          changes.map((c) => c.jobId),
+        ),
+      );
+    } catch (err) {
+      app.log.error({ err }, 'A comparison could not be settled; it will be at the next start.');
+    }
+  });
+  app.addHook('onReady', async () => comparaisons.settleComparisons(deps, comparaisons.openComparisons(deps)));
+  app.addHook('onClose', async () => void unlisten());
+
   registerEndpoint(app, getRiskSchema, (request) => comparaisons.riskSchemaDocument(deps, request.params.ligne));
 
   registerEndpoint(app, createComparison, (request) => {

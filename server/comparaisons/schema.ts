@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import { RISK_LINE_CODES } from '../../shared/comparaisons.js';
 import { cabinets } from '../tenancy/schema.js';
@@ -24,9 +24,24 @@ export const comparaisons = sqliteTable(
     ecartees: text('ecartees').notNull(),
     environment: text('environment', { enum: API_KEY_ENVIRONMENTS }).notNull(),
     createdAt: integer('created_at').notNull(),
+    /** When its last job ended and comparaison.completed was recorded; null until then. */
+    completedAt: integer('completed_at'),
   },
   (t) => [
     index('comparaisons_cabinet_created').on(t.cabinetId, t.createdAt, t.id),
     index('comparaisons_cabinet_client').on(t.cabinetId, t.clientId, t.createdAt),
   ],
+);
+
+/** Which comparison a job belongs to: a job's end looks its comparison up here. */
+export const comparaisonJobs = sqliteTable(
+  'comparaison_jobs',
+  {
+    jobId: text('job_id').notNull(),
+    comparaisonId: text('comparaison_id')
+      .notNull()
+      .references(() => comparaisons.id),
+    cabinetId: text('cabinet_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId] }), index('comparaison_jobs_comparaison').on(t.comparaisonId)],
 );

@@ -16,6 +16,7 @@ import { credentialsConfigured } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
 import { getDevis } from '../devis/service.js';
 import { ApiError } from '../errors.js';
+import { recordEvent } from '../events/service.js';
 import type { Insurer } from '../insurers/registry.js';
 import { mapRisk } from '../insurers/risk-mapping.js';
 import { atomically } from '../platform/db/atomically.js';
@@ -203,17 +204,22 @@ export function createComparison(deps: Deps, cabinetId: string, request: Compari
       );
       return { compagnie: insurer.code, produit, job_id: enqueued.job_id };
     });
-    store.insertComparison(deps.db.orm, {
-      id,
-      cabinetId,
-      ligne: request.ligne,
-      clientId: request.client_id ?? null,
-      risque: JSON.stringify(request.risque),
-      jobs: JSON.stringify(jobs),
-      ecartees: JSON.stringify(planned.ecartees),
-      environment,
-      createdAt: now,
-    });
+    store.insertComparison(
+      deps.db.orm,
+      {
+        id,
+        cabinetId,
+        ligne: request.ligne,
+        clientId: request.client_id ?? null,
+        risque: JSON.stringify(request.risque),
+        jobs: JSON.stringify(jobs),
+        ecartees: JSON.stringify(planned.ecartees),
+        environment,
+        createdAt: now,
+        completedAt: null,
+      },
+      jobs.map((job) => job.job_id),
+    );
     const consumed = jobs.reduce((sum, job) => sum + getJob(deps, cabinetId, job.job_id).credits_consumed, 0);
     return {
       comparaison_id: id,
@@ -292,4 +298,41 @@ export function listComparisons(
     query.limit + 1,
   );
   return toPage(rows, query.limit, (row) => toComparison(deps, row), codec.next);
+}
+
+/**
+ * Records comparaison.completed for each of these comparisons whose every job has ended, once (the
+ * row's completed_at says it was): called when jobs change, and at start for any a stop left open.
+ */
+export function settleComparisons(deps: Deps, rows: readonly store.ComparisonRow[]): void {
+  for (const row of rows) {
+    const comparison = toComparison(deps, row);
+    if (comparison.status === 'pending' || comparison.status === 'running') continue;
+    const status = comparison.status;
+    atomically(deps.db, () => {
+      if (!store.markCompleted(deps.db.orm, row.id, deps.clock.now())) return;
+      recordEvent(deps, row.cabinetId, 'comparaison.completed', {
+        comparaison_id: row.id,
+        ligne: row.ligne,
+        client_id: row.clientId,
+        status,
+        resultats: comparison.resultats.map((r) => ({
+          compagnie: r.compagnie,
+          job_id: r.job_id,
+          status: r.status,
+          tarif_eur: r.tarif_eur,
+          devis_id: r.devis_id,
+        })),
+      });
+    });
+  }
+}
+
+/** The open comparisons these changed jobs belong to. */
+export function comparisonsOfJobs(deps: Deps, jobIds: readonly string[]): store.ComparisonRow[] {
+  return store.openComparisonsOfJobs(deps.db.orm, jobIds);
+}
+
+export function openComparisons(deps: Deps): store.ComparisonRow[] {
+  return store.openComparisons(deps.db.orm);
 }

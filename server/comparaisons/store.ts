@@ -1,13 +1,51 @@
-import { and, desc, eq, gt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { comparaisons } from './schema.js';
+import { comparaisonJobs, comparaisons } from './schema.js';
 
 export type ComparisonRow = typeof comparaisons.$inferSelect;
 
-export function insertComparison(orm: Orm, row: ComparisonRow): void {
+/** The comparison and which job is whose. */
+export function insertComparison(orm: Orm, row: ComparisonRow, jobIds: readonly string[]): void {
   orm.insert(comparaisons).values(row).run();
+  orm
+    .insert(comparaisonJobs)
+    .values(jobIds.map((jobId) => ({ jobId, comparaisonId: row.id, cabinetId: row.cabinetId })))
+    .run();
+}
+
+/** The comparisons not yet completed that these jobs belong to. */
+export function openComparisonsOfJobs(orm: Orm, jobIds: readonly string[]): ComparisonRow[] {
+  if (jobIds.length === 0) return [];
+  const ids = orm
+    .selectDistinct({ id: comparaisonJobs.comparaisonId })
+    .from(comparaisonJobs)
+    .where(inArray(comparaisonJobs.jobId, [...jobIds]))
+    .all()
+    .map((row) => row.id);
+  if (ids.length === 0) return [];
+  return orm
+    .select()
+    .from(comparaisons)
+    .where(and(inArray(comparaisons.id, ids), isNull(comparaisons.completedAt)))
+    .all();
+}
+
+/** Every comparison not yet completed (after a restart, those whose last job ended meanwhile). */
+export function openComparisons(orm: Orm): ComparisonRow[] {
+  return orm.select().from(comparaisons).where(isNull(comparaisons.completedAt)).all();
+}
+
+/** Marks it completed, once: false when it already was. */
+export function markCompleted(orm: Orm, id: string, at: number): boolean {
+  return (
+    orm
+      .update(comparaisons)
+      .set({ completedAt: at })
+      .where(and(eq(comparaisons.id, id), isNull(comparaisons.completedAt)))
+      .run().changes > 0
+  );
 }
 
 export function findComparison(orm: Orm, cabinetId: string, id: string): ComparisonRow | undefined {

@@ -5,6 +5,7 @@ import { comparisonDryRunSchema, comparisonEnqueuedSchema, comparisonSchema, typ
 import { errorBodySchema } from '../../shared/errors.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import type { SandboxMode } from '../../server/sandbox-portals/index.js';
+import { listEvents } from '../../server/events/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { horizonInsurer } from '../helpers/horizon-insurer.js';
@@ -92,7 +93,7 @@ describe('comparing insurers for one client (REST, real Chromium, the three demo
   });
 
   it('prices a car at the three insurers at once: offers side by side, guarantees under the line’s codes, quotes attached to the client', async () => {
-    const { test } = await cabinet();
+    const { test, id } = await cabinet();
     const client = await test.post('/clients', { last_name: 'Martin', first_name: 'Léa', email: 'lea.martin@example.fr' });
     expect(client.status).toBe(201);
     const res = await test.post(
@@ -137,6 +138,17 @@ describe('comparing insurers for one client (REST, real Chromium, the three demo
     expect(done.credits_consumed).toBe(30);
     for (const resultat of done.resultats)
       expect((await test.get(`/devis/${resultat.devis_id}`)).body).toMatchObject({ client_id: client.body.id });
+
+    // Once every insurer answered, comparaison.completed, once, with no personal data.
+    const completedEvents = async () => listEvents(server.deps, id).filter((e) => e.type === 'comparaison.completed');
+    await expect.poll(async () => (await completedEvents()).length).toBe(1);
+    expect((await completedEvents())[0]?.data).toMatchObject({
+      comparaison_id: enqueued.comparaison_id,
+      status: 'completed',
+      client_id: client.body.id,
+      resultats: done.resultats.map((r) => ({ compagnie: r.compagnie, job_id: r.job_id, tarif_eur: r.tarif_eur })),
+    });
+    expect(JSON.stringify((await completedEvents())[0]?.data)).not.toContain('Martin');
 
     const listed = await test.get(`/automation/comparaisons?client_id=${String(client.body.id)}`);
     expect((listed.body.data as Comparison[]).map((c) => c.comparaison_id)).toEqual([enqueued.comparaison_id]);

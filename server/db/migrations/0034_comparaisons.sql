@@ -1,3 +1,11 @@
+CREATE TABLE `comparaison_jobs` (
+	`job_id` text PRIMARY KEY NOT NULL,
+	`comparaison_id` text NOT NULL,
+	`cabinet_id` text NOT NULL,
+	FOREIGN KEY (`comparaison_id`) REFERENCES `comparaisons`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `comparaison_jobs_comparaison` ON `comparaison_jobs` (`comparaison_id`);--> statement-breakpoint
 CREATE TABLE `comparaisons` (
 	`id` text PRIMARY KEY NOT NULL,
 	`cabinet_id` text NOT NULL,
@@ -8,6 +16,7 @@ CREATE TABLE `comparaisons` (
 	`ecartees` text NOT NULL,
 	`environment` text NOT NULL,
 	`created_at` integer NOT NULL,
+	`completed_at` integer,
 	FOREIGN KEY (`cabinet_id`) REFERENCES `cabinets`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
