@@ -67,7 +67,7 @@ const comparisonFields = {
   dry_run: z.boolean().optional().describe('true: what would run, what it would cost and which answers are missing; nothing is enqueued.'),
 };
 
-const comparisonRequestBody = z
+export const comparisonRequestBody = z
   .discriminatedUnion('ligne', [
     z.strictObject({ ligne: z.literal('auto'), risque: autoRiskSchema, ...comparisonFields }),
     z.strictObject({ ligne: z.literal('mrh'), risque: homeRiskSchema, ...comparisonFields }),

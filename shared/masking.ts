@@ -110,6 +110,9 @@ export const PERSONAL_DATA = {
   devis_pdf_link: {},
   tarification: {},
   job: { 'result.suspens': 'whole', 'error.message': 'whole', 'mfa.challenge': 'whole' },
+  risk_schema: {},
+  comparison_started: {},
+  comparison: { 'resultats[].error.message': 'whole' },
 } as const satisfies { readonly [K in PayloadKind]: PersonalData<Payloads[K]> };
 
 type Segment = { field: string; each: boolean } | { field: null; each: false };

@@ -4,6 +4,7 @@ import { getProductSchema, listProducts } from './products.js';
 import { clientErasureSchema } from './crm.js';
 import { getClient, getOpportunity, listClients, listOpportunities } from './crm-endpoints.js';
 import { getDevis } from './devis.js';
+import { createComparison, getComparison, getRiskSchema } from './comparaisons.js';
 import { mcpScopeSchema } from './oauth.js';
 
 /**
@@ -44,6 +45,10 @@ export const TOOL_RESULTS = {
   // A dry run's validation, or the enqueued job: POST /automation/tarifications's 200.
   tarification: enqueueTarification.responses[200].schema,
   job: getJob.responses[200].schema,
+  risk_schema: getRiskSchema.responses[200].schema,
+  // A dry run's answer, or the comparison enqueued: POST /automation/comparaisons's 200 or 202.
+  comparison_started: z.union([createComparison.responses[200].schema, createComparison.responses[202].schema]),
+  comparison: getComparison.responses[200].schema,
 } as const satisfies Record<string, z.ZodType<object>>;
 
 /** The resources MCP tools return, by the kind each tool declares. */

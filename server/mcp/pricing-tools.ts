@@ -14,6 +14,9 @@ import * as jobs from '../automation/jobs.js';
 import * as automation from '../automation/service.js';
 import * as jobControls from '../automation/job-controls.js';
 import { defineTool, listed, NO_ARGUMENTS, READ } from './tool-definition.js';
+import { comparisonRequestBody, createComparison as createComparisonEndpoint } from '../../shared/comparaisons.js';
+import * as comparaisons from '../comparaisons/service.js';
+import { toValidationIssues, validationError } from '../platform/http/validation.js';
 
 const jobId = cancelJob.params.shape.job_id.describe('The job id returned by price_quote.');
 
@@ -138,5 +141,74 @@ export const JOB_TOOLS = [
     scope: 'automation:enqueue',
     returns: 'job',
     run: ({ deps, worker, access }, { job_id }) => jobControls.cancelJobAndRobot(deps, worker, access.cabinetId, job_id),
+  }),
+];
+
+const comparisonId = z.uuid().describe('The comparaison_id compare_quotes returned.');
+const comparisonFields = createComparisonEndpoint.body.options[0].shape;
+
+/** One risk priced at several insurers, and its offers. */
+export const COMPARISON_TOOLS = [
+  defineTool({
+    name: 'get_risk_schema',
+    title: 'Get the common risk model of a line',
+    description:
+      'Returns the common risk model of a line of business (ligne: auto for a car, mrh for a home): json_schema (the risk, in groups, ' +
+      'each field labelled in French in title and in English in x-title-en), example (a risk that passes), garanties (the guarantee codes offers use) ' +
+      'and compagnies (the insurers that price the line from it). Use it before compare_quotes; ask the user for what you do not know.',
+    input: z.strictObject({ ligne: z.enum(['auto', 'mrh']).describe('auto (car) or mrh (home).') }),
+    annotations: { ...READ, title: 'Get the common risk model of a line' },
+    scope: 'automation:read',
+    returns: 'risk_schema',
+    run: ({ deps }, { ligne }) => comparaisons.riskSchemaDocument(deps, ligne),
+  }),
+  defineTool({
+    name: 'compare_quotes',
+    title: 'Compare insurers for one risk',
+    description:
+      'Prices one risk (a car or a home, in the common model of get_risk_schema) at several insurers at once, a robot each. ' +
+      'By default every insurer that prices the line and has a login in the cabinet; compagnies names some. With dry_run: true it spends nothing ' +
+      'and says, per insurer, whether it would run, its cost and the questions of its own still open (missing_answers): ask the user, then pass ' +
+      'the answers in reponses ({compagnie: {question code: value}}). Without dry_run it starts one job per insurer, spending each one’s credits, ' +
+      'and returns {comparaison_id, jobs, ecartees (insurers left out, and why)}; follow it with get_comparison until its status is final ' +
+      '(completed, partial or failed). Pass client_id to attach each quote to a client.',
+    input: z.strictObject({
+      ligne: comparisonFields.ligne.describe('auto (car) or mrh (home).'),
+      risque: z.record(z.string(), z.unknown()).describe('The risk, following get_risk_schema’s json_schema for the line.'),
+      client_id: comparisonFields.client_id,
+      compagnies: comparisonFields.compagnies,
+      reponses: comparisonFields.reponses,
+      dry_run: comparisonFields.dry_run,
+    }),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+      title: 'Compare insurers for one risk',
+    },
+    scope: 'automation:enqueue',
+    idempotent: true,
+    returns: 'comparison_started',
+    run: ({ deps, access }, args) => {
+      // The risk is checked against its line's model here, with each field's path, as the REST route does.
+      const parsed = comparisonRequestBody.safeParse(args);
+      if (!parsed.success) throw validationError(toValidationIssues(parsed.error, 'arguments', args));
+      if (parsed.data.dry_run === true) return comparaisons.dryRunComparison(deps, access.cabinetId, parsed.data, 'prod');
+      return comparaisons.createComparison(deps, access.cabinetId, parsed.data, 'prod');
+    },
+  }),
+  defineTool({
+    name: 'get_comparison',
+    title: 'Get a comparison',
+    description:
+      'Returns a comparison started by compare_quotes: status (pending, running, completed, partial — some insurers gave no price — or failed) and, ' +
+      'per insurer, its job status, tarif_eur, offres (each formula with its annual premium, deductible and guarantees under the line’s codes), ' +
+      'devis_id (read it with get_devis) and the error when it failed. A job waiting for a person shows in get_job (job_id).',
+    input: z.strictObject({ comparaison_id: comparisonId }),
+    annotations: { ...READ, title: 'Get a comparison' },
+    scope: 'automation:read',
+    returns: 'comparison',
+    run: ({ deps, access }, { comparaison_id }) => comparaisons.getComparison(deps, access.cabinetId, comparaison_id),
   }),
 ];

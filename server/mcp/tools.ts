@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SCOPES, type McpScope } from '../../shared/oauth.js';
 import { CRM_TOOLS } from './crm-tools.js';
 import { DEVIS_PDF_LINK_TOOL, DEVIS_TOOLS } from './devis-tools.js';
-import { JOB_TOOLS, PRODUCT_TOOLS } from './pricing-tools.js';
+import { COMPARISON_TOOLS, JOB_TOOLS, PRODUCT_TOOLS } from './pricing-tools.js';
 import { defineTool, NO_ARGUMENTS, READ, toInputSchema, toOutputSchema, type McpTool } from './tool-definition.js';
 
 /** Who the connection acts for, whatever its scopes. */
@@ -27,7 +27,7 @@ const WHOAMI = defineTool({
 });
 
 /** The tools of the MCP endpoint, in the order tools/list shows them. */
-const TOOL_SPECS = [WHOAMI, ...PRODUCT_TOOLS, ...CRM_TOOLS, ...DEVIS_TOOLS, ...JOB_TOOLS, DEVIS_PDF_LINK_TOOL];
+const TOOL_SPECS = [WHOAMI, ...PRODUCT_TOOLS, ...CRM_TOOLS, ...DEVIS_TOOLS, ...JOB_TOOLS, ...COMPARISON_TOOLS, DEVIS_PDF_LINK_TOOL];
 
 /** The tools, built once per app: descriptors and their input and output JSON Schemas are computed here, not per request. */
 export interface McpToolCatalogue {

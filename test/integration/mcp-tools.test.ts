@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { dryRunResultSchema, enqueuedSchema, JOB_STATUSES, jobSchema } from '../../shared/automation.js';
 import { productListSchema, productSchemaDocument } from '../../shared/products.js';
+import { comparisonDryRunSchema, comparisonEnqueuedSchema, comparisonSchema, riskSchemaDocument } from '../../shared/comparaisons.js';
+import { RISK_EXAMPLES } from '@courtier/adapter-kit';
 import { clientErasureSchema, clientSchema, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
 import { devisSchema } from '../../shared/devis.js';
 import { errorBodySchema } from '../../shared/errors.js';
@@ -21,7 +23,7 @@ import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { toolsCall } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, gated, succeed, withHumanStep, type TestInsurer } from '../helpers/test-insurer.js';
+import { createTestInsurer, gated, succeed, TEST_AUTO_LINE, withHumanStep, type TestInsurer } from '../helpers/test-insurer.js';
 
 const CONSOLE_ORIGIN = 'http://console.example';
 const ALL_TOOLS = [
@@ -42,6 +44,9 @@ const ALL_TOOLS = [
   'get_job',
   'answer_job_step',
   'cancel_job',
+  'get_risk_schema',
+  'compare_quotes',
+  'get_comparison',
   'get_devis_pdf_link',
 ];
 
@@ -64,6 +69,9 @@ const RESULT_SCHEMAS: Record<string, z.ZodType> = {
   get_job: jobSchema,
   answer_job_step: jobSchema,
   cancel_job: jobSchema,
+  get_risk_schema: riskSchemaDocument,
+  compare_quotes: z.union([comparisonDryRunSchema, comparisonEnqueuedSchema]),
+  get_comparison: comparisonSchema,
   get_devis_pdf_link: devisPdfLinkSchema,
 };
 
@@ -71,7 +79,8 @@ let server: TestServer;
 let testco: TestInsurer;
 
 beforeAll(async () => {
-  testco = createTestInsurer();
+  // It prices the car line from the common risk too: compare_quotes can name it.
+  testco = Object.assign(createTestInsurer(), { risks: TEST_AUTO_LINE });
   let portal = '';
   const sandbox = sandboxInsurer({ portalUrl: () => portal });
   server = await startTestServer({
@@ -779,6 +788,42 @@ describe('quotes and pricing tools', () => {
     expect((await ok(client, 'cancel_job', { job_id: held.job_id })).status).toBe('cancelled');
     expect((await call(client, 'get_job', { job_id: randomUUID() })).json.error).toBe('not_found');
     await server.app.robotWorker.idle();
+  });
+
+  it('compare_quotes prices one risk at the insurers asked, get_comparison follows it; a risk off the model is a validation error naming the field', async () => {
+    const { id, token } = await cabinet();
+    grantCredits(server.deps, id, 100);
+    setInsurerCredentials(server.deps, id, 'testco', { login: 'broker-7', password: 's3cret!' });
+    const client = await connect(token());
+    const model = riskSchemaDocument.parse(await ok(client, 'get_risk_schema', { ligne: 'auto' }));
+    expect(model.compagnies.map((c) => c.compagnie)).toEqual(['sandbox', 'testco']);
+
+    // A dry run: testco would run; the sandbox, with no login in this cabinet, is left out.
+    const dry = comparisonDryRunSchema.parse(await ok(client, 'compare_quotes', { ligne: 'auto', risque: model.example, dry_run: true }));
+    expect(dry.compagnies.map((c) => [c.compagnie, c.would_run, c.raison])).toEqual([
+      ['testco', true, null],
+      ['sandbox', false, 'insurer_credentials_missing'],
+    ]);
+    const bad = await call(client, 'compare_quotes', { ligne: 'auto', risque: { ...RISK_EXAMPLES.auto, conducteur: { nom: 'Martin' } } });
+    expect(bad).toMatchObject({ isError: true, json: { error: 'validation_error' } });
+    expect(JSON.stringify(bad.json)).toContain('arguments.risque.conducteur.date_naissance');
+    expect(creditBalance(server.deps, id)).toBe(100);
+
+    const started = comparisonEnqueuedSchema.parse(
+      await ok(client, 'compare_quotes', { ligne: 'auto', risque: model.example, compagnies: ['testco'], idempotency_key: 'cmp-1' }),
+    );
+    expect(started.jobs.map((j) => j.compagnie)).toEqual(['testco']);
+    await server.app.robotWorker.idle();
+    await expect
+      .poll(async () => comparisonSchema.parse(await ok(client, 'get_comparison', { comparaison_id: started.comparaison_id })).status)
+      .toBe('completed');
+    const done = comparisonSchema.parse(await ok(client, 'get_comparison', { comparaison_id: started.comparaison_id }));
+    expect(done.resultats[0]).toMatchObject({
+      compagnie: 'testco',
+      tarif_eur: 432.1,
+      offres: [{ formule: 'tarif', prime_annuelle_eur: 432.1 }],
+    });
+    expect(creditBalance(server.deps, id)).toBe(90);
   });
 
   it('answer_job_step answers each kind of step a job waits for; an answer that does not fit leaves the job waiting', async () => {
