@@ -175,6 +175,29 @@ describe('comparing insurers for one client (REST, real Chromium, the three demo
     }
   }, 120_000);
 
+  it('a code asked by one insurer does not hold up the others: they finish while it waits for the person', async () => {
+    const { id, prod } = await cabinet();
+    setInsurerCredentials(server.deps, id, 'sandbox', { login: 'demo-mfa', password: 'demo' });
+    setInsurerCredentials(server.deps, id, 'horizon', { login: 'demo', password: 'demo' });
+    setInsurerCredentials(server.deps, id, 'tradition', { login: 'demo', password: 'demo' });
+    const res = await prod.post('/automation/comparaisons', { ligne: 'auto', risque: RISK_EXAMPLES.auto });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const comparisonId = String(res.body.comparaison_id);
+    const read = async () => comparisonSchema.parse((await prod.get(`/automation/comparaisons/${comparisonId}`)).body);
+    // Horizon and Tradition price while the sandbox waits for its SMS code.
+    await expect
+      .poll(async () => (await read()).resultats.map((r) => r.status), { timeout: 90_000, interval: 100 })
+      .toEqual(['mfa_required', 'completed', 'completed']);
+    expect((await read()).status).toBe('running');
+    const phone = await server.request('/sandbox/insurer/phone?format=json');
+    const code = ((await phone.json()) as { messages: { code: string }[] }).messages[0]?.code;
+    const sandboxJob = (await read()).resultats[0]!.job_id;
+    expect((await prod.post(`/automation/jobs/${sandboxJob}/mfa`, { code })).status).toBe(200);
+    const done = await settled(prod, comparisonId);
+    expect(done.status).toBe('completed');
+    expect(done.resultats.every((r) => r.tarif_eur !== null)).toBe(true);
+  }, 120_000);
+
   it('refuses bad input with a stable code, enqueuing and debiting nothing', async () => {
     const { test, prod, id } = await cabinet();
     const post = (api: typeof test, body: Record<string, unknown>) => api.post('/automation/comparaisons', body);
