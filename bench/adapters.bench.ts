@@ -13,23 +13,12 @@
  * and a cassette's replay against the live job it stands for.
  */
 import { loadavg } from 'node:os';
-import { Writable } from 'node:stream';
-import { createApiKey } from '../server/api-keys/service.js';
-import { buildApp } from '../server/app.js';
-import { loadConfig } from '../server/config.js';
-import { defaultDeps } from '../server/deps.js';
-import { loadInsurers } from '../server/insurers/service.js';
 import type { Insurer } from '../server/insurers/registry.js';
 import { cassetteFiles, replayPackage } from '../server/insurers/replay.js';
-import { databaseFile, openDatabase } from '../server/platform/db/open.js';
-import { createLogger } from '../server/platform/logging.js';
 import { createBrowserRuntime } from '../server/robots/browser.js';
-import { initCabinet } from '../server/tenancy/service.js';
-import { grantCredits } from '../server/wallet/service.js';
 import type { Benchmark } from './benchmark.js';
-import { startServerChild } from './lib/child.js';
+import { startDemoService } from './lib/demo-service.js';
 import { median } from './lib/latency.js';
-import { createProcessTree } from './lib/process-tree.js';
 import { formatTable, goalLine } from './lib/report.js';
 
 const WARM = 3;
@@ -62,71 +51,12 @@ export const benchmark: Benchmark = {
         .map((l) => l.toFixed(2))
         .join(' / ')}`,
     );
-    const tree = createProcessTree(100);
-    const dataDir = ctx.tempDir('adapters');
-    const config = loadConfig(
-      {
-        dataDir,
-        host: '127.0.0.1',
-        port: 0,
-        sandbox: true,
-        sandboxMode: 'normal',
-        sandboxLatencyMs: 0,
-        workerConcurrency: 4,
-        tarificationQuotaPerHour: 10_000,
-      },
-      {},
-    );
-    const portalChild = await startServerChild('sandbox-portal', ctx.tempDir('adapters-portal'));
-    tree.exclude(portalChild.pid);
-    const { insurers } = await loadInsurers(config, { serviceUrl: () => portalChild.origin });
-    const demos = insurers.filter(
-      (i): i is Insurer & Required<Pick<Insurer, 'origin'>> => i.testKeys !== undefined && i.origin !== undefined,
-    );
-    const db = openDatabase(databaseFile(dataDir));
-    const deps = defaultDeps(db, config, { insurers: demos, env: {} });
-    const app = await buildApp(deps, { logger: createLogger({ level: 'info', stream: new Writable({ write: (_c, _e, cb) => cb() }) }) });
+    const service = await startDemoService(ctx, 'adapters', { workerConcurrency: 4 });
+    const { demos, api, measured } = service;
     try {
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const address = app.server.address();
-      if (typeof address !== 'object' || address === null) throw new Error('the app does not listen on a TCP port');
-      const origin = `http://127.0.0.1:${address.port}`;
+      // Cabinet i prices on insurer i only: its sessions stay its own.
       const keys = new Map<string, string>();
-      for (const insurer of demos) {
-        const { cabinet_id } = await initCabinet(deps, {
-          cabinet: `Cabinet ${insurer.code}`,
-          email: `${insurer.code}@example.fr`,
-          password: 'correct horse battery staple',
-        });
-        grantCredits(deps, cabinet_id, 10_000);
-        keys.set(
-          insurer.code,
-          createApiKey(deps, cabinet_id, { name: 'bench', environment: 'test', scopes: ['automation:read', 'automation:enqueue'] }).key,
-        );
-      }
-
-      const api = async (key: string, method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${origin}/api/v1/public${path}`, {
-          method,
-          headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-      };
-      /** Resolves at the job's next change (the service's job signal), or after the deadline. */
-      const nextChange = (jobId: string) => {
-        let stop = () => undefined as void;
-        const changed = new Promise<void>((resolve) => {
-          const timer = setTimeout(() => stop(), JOB_DEADLINE_MS);
-          const unlisten = deps.jobSignal.listen((changes) => (changes.some((c) => c.jobId === jobId) ? stop() : undefined));
-          stop = () => {
-            clearTimeout(timer);
-            unlisten();
-            resolve();
-          };
-        });
-        return { changed, stop };
-      };
+      for (const insurer of demos) keys.set(insurer.code, await service.keyOf(insurer.code));
       const runJob = async (insurer: Insurer): Promise<number> => {
         const product = insurer.products.find((p) => p.kind === 'quote') ?? insurer.products[0]!;
         const key = keys.get(insurer.code)!;
@@ -140,7 +70,7 @@ export const benchmark: Benchmark = {
           throw new Error(`${insurer.code}: enqueue answered ${enqueued.status}: ${JSON.stringify(enqueued.json)}`);
         const jobId = String(enqueued.json.job_id);
         for (;;) {
-          const next = nextChange(jobId);
+          const next = service.nextChange([jobId], JOB_DEADLINE_MS);
           const { json } = await api(key, 'GET', `/automation/jobs/${jobId}`);
           if (TERMINAL.has(String(json.status))) {
             next.stop();
@@ -151,17 +81,6 @@ export const benchmark: Benchmark = {
           if (performance.now() - started > JOB_DEADLINE_MS) throw new Error(`${insurer.code}: the job is stuck in ${String(json.status)}`);
           await next.changed;
         }
-      };
-      /** CPU of the service and of Chromium over `work`, and the peak memory meanwhile. */
-      const measured = async <T>(work: () => Promise<T>) => {
-        const sampler = tree.startSampler();
-        const cpuBefore = process.cpuUsage();
-        const childrenBefore = tree.childrenCpuSeconds();
-        const value = await work();
-        const cpu = process.cpuUsage(cpuBefore);
-        const peak = sampler.stop();
-        const cpuS = (cpu.user + cpu.system) / 1e6 - sampler.cpuSeconds() + (tree.childrenCpuSeconds() - childrenBefore);
-        return { value, cpuS, peak };
       };
 
       const rows: string[][] = [];
@@ -240,9 +159,7 @@ export const benchmark: Benchmark = {
         summary: `${demos.length} insurers: warm ${[...alone].map(([code, s]) => `${code} ${s.toFixed(2)} s`).join(', ')}; at once ${ratio.toFixed(2)}×, ${together.peak.pssMb.toFixed(0)} MB PSS: ${goalMet ? 'met' : 'MISSED'}`,
       };
     } finally {
-      await app.close();
-      db.close();
-      await portalChild.stop();
+      await service.close();
     }
   },
 };

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   'sync.user_changed',
   'insurer_adapter.installed',
   'insurer_adapter.removed',
+  'conseil.created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -11,7 +11,15 @@ import {
   listJobs,
 } from './automation.js';
 import { getProductSchema, listProducts } from './products.js';
-import { createComparison, getComparison, getRiskSchema, listComparisons } from './comparaisons.js';
+import {
+  createComparison,
+  createConseil,
+  getComparison,
+  getConseilPdf,
+  getRiskSchema,
+  listComparisons,
+  listConseils,
+} from './comparaisons.js';
 import { getWallet } from './wallet.js';
 import {
   createClient,
@@ -85,6 +93,9 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   createComparison,
   getComparison,
   listComparisons,
+  createConseil,
+  getConseilPdf,
+  listConseils,
   enqueueTarification,
   getJob,
   listJobs,

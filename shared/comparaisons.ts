@@ -216,3 +216,76 @@ export const listComparisons = defineEndpoint({
   responses: { 200: { description: 'A page.', schema: pageSchema(comparisonSchema, 'ComparisonPage') } },
   errors: ['invalid_cursor'],
 });
+
+const conseilRequestBody = z
+  .strictObject({
+    compagnie: codeSchema.describe('The insurer recommended: one of the comparison’s that priced.'),
+    formule: z
+      .string()
+      .trim()
+      .min(1)
+      .max(60)
+      .optional()
+      .describe('The formula recommended, one of that insurer’s offres; default: the one its quote was priced for.'),
+    motif: z.string().trim().min(1).max(2000).describe('Why this offer: the reason given to the client, in French.'),
+    besoins: z.string().trim().min(1).max(4000).describe('The client’s needs and demands as they expressed them, in French.'),
+  })
+  .meta({ id: 'ConseilRequest' });
+
+export const conseilSchema = z
+  .object({
+    conseil_id: z.uuid(),
+    comparaison_id: z.uuid(),
+    client_id: z.uuid(),
+    compagnie: z.string(),
+    formule: z.string(),
+    pdf_url: z.string().describe('Path of GET /automation/conseils/{conseil_id}/pdf.'),
+    pdf_sha256: z.string().describe('SHA-256 of the PDF, as kept: the document handed to the client can be checked against it.'),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Conseil' });
+export type Conseil = z.infer<typeof conseilSchema>;
+
+export const createConseil = defineEndpoint({
+  method: 'POST',
+  path: '/automation/comparaisons/{comparaison_id}/conseil',
+  operationId: 'createConseil',
+  summary: 'The advice document of a comparison (the duty to advise)',
+  description:
+    'Makes the PDF, in French, a broker gives the client: the cabinet, the client, their needs, every offer compared (and the insurers that could not price, named), ' +
+    'the offer recommended and why, the date, and the evidence (each quote’s reference, the adapter version that priced it and when, a hash of the risk). ' +
+    'Kept with its hash; its creation is in the audit log.',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:enqueue',
+  params: idParam('comparaison_id'),
+  body: conseilRequestBody,
+  responses: { 201: { description: 'The document.', schema: conseilSchema } },
+  errors: ['not_found', 'comparison_not_finished', 'client_required', 'offer_not_priced', 'idempotency_conflict'],
+});
+
+export const getConseilPdf = defineEndpoint({
+  method: 'GET',
+  path: '/automation/conseils/{conseil_id}/pdf',
+  operationId: 'getConseilPdf',
+  summary: 'The PDF of an advice document',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  params: idParam('conseil_id'),
+  responses: { 200: { description: 'The PDF, as kept.', contentType: 'application/pdf' } },
+  errors: ['not_found'],
+});
+
+export const listConseils = defineEndpoint({
+  method: 'GET',
+  path: '/automation/conseils',
+  operationId: 'listConseils',
+  summary: 'Advice documents, newest first',
+  tag: 'Pricing',
+  auth: 'api_key',
+  scope: 'automation:read',
+  query: z.object({ ...listQueryBase, client_id: z.uuid().optional().describe('Only this client’s documents.') }),
+  responses: { 200: { description: 'A page.', schema: pageSchema(conseilSchema, 'ConseilPage') } },
+  errors: ['invalid_cursor'],
+});

@@ -53,6 +53,9 @@ export const ERROR_STATUS = {
   risk_not_accepted: 422,
   answers_missing: 422,
   no_insurer_available: 422,
+  comparison_not_finished: 409,
+  client_required: 422,
+  offer_not_priced: 422,
   unknown_insurer: 404,
   pdf_not_available: 404,
   consent_request_not_found: 404,
@@ -187,6 +190,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'This cabinet syncs through a hub, which keeps its one wallet: credits are granted there (courtier hub credits grant), not on an install.',
   unknown_product: 'No such product; see GET /produits-disponibles.',
   unknown_line: 'No such line of business: the lines are auto (car) and mrh (home).',
+  comparison_not_finished:
+    'Some insurers of the comparison are still pricing: advise once every one has answered (its status is completed, partial or failed).',
+  client_required: 'The comparison is not for a client: an advice document names the client. Compare again with client_id.',
+  offer_not_priced:
+    'The offer recommended is not one the comparison priced: name an insurer of resultats with a price, and one of its offres’ formule.',
   line_not_priced:
     'An insurer asked for does not price this line from the common risk: see compagnies in GET /automation/risques/{ligne}/schema.',
   risk_not_accepted:

@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { createComparison, getComparison, getRiskSchema, listComparisons } from '../../shared/comparaisons.js';
+import {
+  createComparison,
+  createConseil,
+  getComparison,
+  getConseilPdf,
+  getRiskSchema,
+  listComparisons,
+  listConseils,
+} from '../../shared/comparaisons.js';
+import { requestActor } from '../audit/service.js';
+import * as conseils from './conseil.js';
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
@@ -36,4 +46,29 @@ export async function comparaisonRoutes(app: FastifyInstance, { deps }: { deps: 
     comparaisons.getComparison(deps, requestKey(request).cabinetId, request.params.comparaison_id),
   );
   registerEndpoint(app, listComparisons, (request) => comparaisons.listComparisons(deps, requestKey(request).cabinetId, request.query));
+
+  registerEndpoint(
+    app,
+    createConseil,
+    async (request) =>
+      respond(
+        201,
+        await conseils.createConseil(
+          deps,
+          requestKey(request).cabinetId,
+          request.params.comparaison_id,
+          request.body,
+          requestActor(request),
+        ),
+      ),
+    { asynchronous: true },
+  );
+  registerEndpoint(app, getConseilPdf, (request, reply) => {
+    const { conseil_id } = request.params;
+    return reply
+      .type('application/pdf')
+      .header('Content-Disposition', `attachment; filename="conseil-${conseil_id}.pdf"`)
+      .send(conseils.conseilPdf(deps, requestKey(request).cabinetId, conseil_id));
+  });
+  registerEndpoint(app, listConseils, (request) => conseils.listConseils(deps, requestKey(request).cabinetId, request.query));
 }

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey, blob } from 'drizzle-orm/sqlite-core';
 import { API_KEY_ENVIRONMENTS } from '../../shared/api-keys.js';
 import { RISK_LINE_CODES } from '../../shared/comparaisons.js';
 import { cabinets } from '../tenancy/schema.js';
@@ -44,4 +44,30 @@ export const comparaisonJobs = sqliteTable(
     cabinetId: text('cabinet_id').notNull(),
   },
   (t) => [primaryKey({ columns: [t.jobId] }), index('comparaison_jobs_comparaison').on(t.comparaisonId)],
+);
+
+/**
+ * An advice document (the duty to advise): what a broker recommended from a comparison, and why,
+ * as the PDF handed to the client. Kept whole: its text is evidence of the advice given.
+ */
+export const conseils = sqliteTable(
+  'conseils',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    comparaisonId: text('comparaison_id')
+      .notNull()
+      .references(() => comparaisons.id),
+    clientId: text('client_id').notNull(),
+    compagnie: text('compagnie').notNull(),
+    formule: text('formule').notNull(),
+    motif: text('motif').notNull(),
+    besoins: text('besoins').notNull(),
+    pdf: blob('pdf', { mode: 'buffer' }).notNull(),
+    pdfSha256: text('pdf_sha256').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('conseils_cabinet_client').on(t.cabinetId, t.clientId, t.createdAt)],
 );

@@ -2,9 +2,10 @@ import { and, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
-import { comparaisonJobs, comparaisons } from './schema.js';
+import { comparaisonJobs, comparaisons, conseils } from './schema.js';
 
 export type ComparisonRow = typeof comparaisons.$inferSelect;
+export type ConseilRow = typeof conseils.$inferSelect;
 
 /** The comparison and which job is whose. */
 export function insertComparison(orm: Orm, row: ComparisonRow, jobIds: readonly string[]): void {
@@ -74,6 +75,40 @@ export function listComparisons(
       ),
     )
     .orderBy(desc(comparaisons.createdAt), desc(comparaisons.id))
+    .limit(limit)
+    .all();
+}
+
+export function insertConseil(orm: Orm, row: ConseilRow): void {
+  orm.insert(conseils).values(row).run();
+}
+
+export function findConseil(orm: Orm, cabinetId: string, id: string): ConseilRow | undefined {
+  return orm
+    .select()
+    .from(conseils)
+    .where(and(eq(conseils.cabinetId, cabinetId), eq(conseils.id, id)))
+    .get();
+}
+
+export function listConseils(
+  orm: Orm,
+  cabinetId: string,
+  filters: { clientId?: string; createdAfter?: number; after?: CursorPosition },
+  limit: number,
+): ConseilRow[] {
+  return orm
+    .select()
+    .from(conseils)
+    .where(
+      and(
+        eq(conseils.cabinetId, cabinetId),
+        filters.clientId ? eq(conseils.clientId, filters.clientId) : undefined,
+        filters.createdAfter !== undefined ? gt(conseils.createdAt, filters.createdAfter) : undefined,
+        before(conseils.createdAt, conseils.id, filters.after),
+      ),
+    )
+    .orderBy(desc(conseils.createdAt), desc(conseils.id))
     .limit(limit)
     .all();
 }

@@ -145,7 +145,7 @@ export function expectCreated<T>(res: Result, schema: { parse(v: unknown): T }):
 // Direct database checks
 // ---------------------------------------------------------------------------------------------
 
-type Table = 'opportunities' | 'clients' | 'devis' | 'contracts' | 'webhook_subscriptions' | 'webhook_deliveries' | 'jobs';
+type Table = 'opportunities' | 'clients' | 'devis' | 'contracts' | 'webhook_subscriptions' | 'webhook_deliveries' | 'jobs' | 'conseils';
 
 export function row(table: Table, id: string): Record<string, unknown> | undefined {
   return server.deps.db.sqlite.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown> | undefined;

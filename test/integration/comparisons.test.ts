@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RISK_EXAMPLES, RobotError } from '@courtier/adapter-kit';
-import { comparisonEnqueuedSchema, comparisonSchema, type Comparison } from '../../shared/comparaisons.js';
+import { comparisonEnqueuedSchema, comparisonSchema, conseilSchema, type Comparison } from '../../shared/comparaisons.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
+import { pdfText } from '../helpers/pdf-text.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { createTestInsurer, TEST_AUTO_LINE, type Script } from '../helpers/test-insurer.js';
+import { createTestInsurer, gated, TEST_AUTO_LINE, type Script } from '../helpers/test-insurer.js';
 
 /**
  * A comparison's end, with scripted insurers (no browser): comparaison.completed once every job
@@ -18,11 +20,11 @@ afterAll(async () => {
   for (const server of servers) await server.close().catch(() => undefined);
 });
 
-async function start(scripts: Script[] = []) {
+async function start(scripts: Script[] = [], dir = dataDir) {
   const testco = Object.assign(createTestInsurer('testco', 'Test Assurances'), { risks: TEST_AUTO_LINE });
   const otherco = Object.assign(createTestInsurer('otherco', 'Other Assurances'), { risks: TEST_AUTO_LINE });
   otherco.queue(...scripts);
-  const server = await startTestServer({ dataDir, insurers: [testco, otherco], config: { tarificationQuotaPerHour: 1000 } });
+  const server = await startTestServer({ dataDir: dir, insurers: [testco, otherco], config: { tarificationQuotaPerHour: 1000 } });
   servers.push(server);
   return server;
 }
@@ -71,5 +73,77 @@ describe('a comparison’s end', () => {
     const again = await start();
     expect(completed(again, cabinetId)).toHaveLength(1);
     expect(completed(again, cabinetId)[0]?.data).toMatchObject({ comparaison_id: id, status: 'partial' });
+  });
+});
+
+describe('the advice document', () => {
+  it('states the client, their needs, every offer (a failed insurer named), the choice and its reason, with the evidence; kept, listed and audited', async () => {
+    const refused: Script = () => Promise.reject(new RobotError('business', 'risk_declined', 'Risque refusé par la compagnie.'));
+    // Other Assurances holds the first comparison until the test lets it go, then refuses the second's risk.
+    const gate = gated();
+    const server = await start([gate.script, refused], tempDir());
+    const cabinetId = await server.createCabinet('Cabinet Dupré');
+    grantCredits(server.deps, cabinetId, 100);
+    for (const code of ['testco', 'otherco']) setInsurerCredentials(server.deps, cabinetId, code, { login: 'broker', password: 'secret' });
+    const api = apiClient(server, server.createKey(cabinetId).key);
+    const client = await api.post('/clients', { last_name: 'Quintavalle', first_name: 'Marie' });
+    expect(client.status).toBe(201);
+    const clientId = String(client.body.id);
+
+    // Without a client, and before every insurer answered: refused, nothing kept.
+    const anonymous = comparisonEnqueuedSchema.parse(
+      (await api.post('/automation/comparaisons', { ligne: 'auto', risque: RISK_EXAMPLES.auto })).body,
+    );
+    const advice = {
+      compagnie: 'testco',
+      motif: 'Le meilleur prix pour une couverture tous risques.',
+      besoins: 'Une voiture neuve à assurer tous risques, trajet travail.',
+    };
+    await gate.entered;
+    const early = await api.post(`/automation/comparaisons/${anonymous.comparaison_id}/conseil`, advice);
+    expect(early.status).toBe(409);
+    expect(early.body.error).toBe('comparison_not_finished');
+    gate.open();
+    await settled(api, anonymous.comparaison_id);
+    expect((await api.post(`/automation/comparaisons/${anonymous.comparaison_id}/conseil`, advice)).body.error).toBe('client_required');
+    const risque = { ...RISK_EXAMPLES.auto, usage: { ...RISK_EXAMPLES.auto.usage, code_postal: '75011' } };
+    const res = await api.post('/automation/comparaisons', { ligne: 'auto', risque, client_id: clientId });
+    const id = comparisonEnqueuedSchema.parse(res.body).comparaison_id;
+    const done = await settled(api, id);
+    expect(done.status).toBe('partial');
+    // An insurer that gave no price, or a formula it did not offer, cannot be recommended.
+    expect((await api.post(`/automation/comparaisons/${id}/conseil`, { ...advice, compagnie: 'otherco' })).body.error).toBe(
+      'offer_not_priced',
+    );
+    expect((await api.post(`/automation/comparaisons/${id}/conseil`, { ...advice, formule: 'premium' })).body.error).toBe(
+      'offer_not_priced',
+    );
+
+    const created = await api.post(`/automation/comparaisons/${id}/conseil`, advice);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const conseil = conseilSchema.parse(created.body);
+    expect(conseil).toMatchObject({ comparaison_id: id, client_id: clientId, compagnie: 'testco', formule: 'tarif' });
+    const pdf = await server.request(conseil.pdf_url, { headers: { 'X-API-Key': server.createKey(cabinetId).key } });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(conseil.pdf_sha256);
+    const text = pdfText(bytes);
+    expect(text).toContain('Document de conseil — assurance automobile');
+    expect(text).toContain('Cabinet : Cabinet Dupré.');
+    expect(text).toContain('Client : Marie Quintavalle.');
+    expect(text).toContain(advice.besoins);
+    expect(text).toContain('Test Assurances — Tarif du devis : 432,10 € par an.');
+    expect(text).toMatch(/Other Assurances : pas de tarif \(Risque refusé par la compagnie\.\)/);
+    expect(text).toContain(`Motif : ${advice.motif}`);
+    expect(text).toMatch(/Test Assurances : devis [0-9a-f-]{36}, tarifé par l’adaptateur/);
+    expect(text).toMatch(/Empreinte SHA-256 des données du risque :\s[0-9a-f]{64}\./);
+
+    const listed = await api.get(`/automation/conseils?client_id=${clientId}`);
+    expect((listed.body.data as { conseil_id: string }[]).map((c) => c.conseil_id)).toEqual([conseil.conseil_id]);
+    const audit = server.withOtherConnection((db) =>
+      db.prepare("SELECT target, action FROM audit_events WHERE action = 'conseil.created'").all(),
+    );
+    expect(audit).toEqual([{ target: conseil.conseil_id, action: 'conseil.created' }]);
   });
 });

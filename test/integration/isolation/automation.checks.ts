@@ -28,10 +28,14 @@ import {
   comparisonDryRunSchema,
   comparisonEnqueuedSchema,
   comparisonSchema,
+  conseilSchema,
   createComparison,
+  createConseil,
   getComparison,
+  getConseilPdf,
   getRiskSchema,
   listComparisons,
+  listConseils,
   riskSchemaDocument,
 } from '../../../shared/comparaisons.js';
 import { RISK_EXAMPLES } from '@courtier/adapter-kit';
@@ -338,6 +342,53 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
       expect((await idsOf(keyB.key)).filter((id) => ofA.includes(id))).toEqual([]);
       const byClient = await call(keyB.key, listComparisons, { query: { client_id: A.personClient } });
       expect((byClient.body as { data: unknown[] }).data).toEqual([]);
+    },
+  },
+
+  [createConseil.operationId]: {
+    title: "B's advice document on A's comparison is 404 not_found and keeps nothing; A's own is A's",
+    async run() {
+      await robots().idle();
+      const risque = { ...RISK_EXAMPLES.auto, usage: { ...RISK_EXAMPLES.auto.usage, code_postal: '13004' } };
+      const created = await call(keyA.key, createComparison, {
+        body: { ligne: 'auto', compagnies: ['testco'], risque, client_id: A.personClient },
+      });
+      expect(created.status, created.text).toBe(202);
+      const comparaison_id = comparisonEnqueuedSchema.parse(created.body).comparaison_id;
+      await robots().idle();
+      await drain();
+      const advice = { compagnie: 'testco', motif: 'Le meilleur prix.', besoins: 'Assurer la voiture.' };
+      const before = count('SELECT count(*) AS n FROM conseils');
+      const refused = await call(keyB.key, createConseil, { params: { comparaison_id }, body: advice });
+      expectError(refused, 404, 'not_found');
+      expect(refused.text).not.toContain(cabinetA);
+      expect(count('SELECT count(*) AS n FROM conseils')).toBe(before);
+      const mine = await call(keyA.key, createConseil, { params: { comparaison_id }, body: advice });
+      expect(mine.status, mine.text).toBe(201);
+      const conseil = conseilSchema.strict().parse(mine.body);
+      aExtra.push(conseil.conseil_id);
+      expect(row('conseils', conseil.conseil_id)?.cabinet_id).toBe(cabinetA);
+    },
+  },
+
+  [getConseilPdf.operationId]: {
+    title: "A's advice PDF is 404 for B, like an id that does not exist, and none of its bytes are served",
+    async run() {
+      const listed = await call(keyA.key, listConseils);
+      const ids = (listed.body as { data: { conseil_id: string }[] }).data.map((c) => c.conseil_id);
+      if (ids.length === 0) return expect.fail('the createConseil check makes A an advice document first');
+      await expectNotFoundForB(getConseilPdf, 'conseil_id', ids);
+      expectError(await call(keyB.key, getConseilPdf, { params: { conseil_id: randomUUID() } }), 404, 'not_found');
+    },
+  },
+
+  [listConseils.operationId]: {
+    title: "B's list of advice documents holds B's only, also filtered by A's client",
+    async run() {
+      const ofB = await call(keyB.key, listConseils);
+      expect(ofB.status, ofB.text).toBe(200);
+      expect((ofB.body as { data: unknown[] }).data).toEqual([]);
+      expect(((await call(keyB.key, listConseils, { query: { client_id: A.personClient } })).body as { data: unknown[] }).data).toEqual([]);
     },
   },
 
