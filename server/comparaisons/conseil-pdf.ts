@@ -1,4 +1,5 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { encodableText } from '../platform/pdf-text.js';
 
 /** One paragraph of the advice document: a heading, or text wrapped to the page. */
 export interface AdviceBlock {
@@ -10,20 +11,6 @@ const PAGE: [number, number] = [595.28, 841.89]; // A4
 const MARGIN = 56;
 const SIZE = 10.5;
 const HEADING_SIZE = 13;
-
-/** The characters Helvetica (WinAnsi) has; any other becomes "?" rather than failing the document. */
-function encodable(font: PDFFont, text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFC')) {
-    try {
-      font.encodeText(ch);
-      out += ch;
-    } catch {
-      out += '?';
-    }
-  }
-  return out;
-}
 
 /** The text's lines, at most `width` points wide each, broken between words. */
 function wrap(font: PDFFont, size: number, text: string, width: number): string[] {
@@ -66,7 +53,7 @@ export async function advicePdf(input: {
     const font = block.heading ? bold : regular;
     const size = block.heading ? HEADING_SIZE : SIZE;
     if (block.heading) y -= 6;
-    for (const line of wrap(font, size, encodable(font, block.text), width)) {
+    for (const line of wrap(font, size, encodableText(font, block.text), width)) {
       if (y < MARGIN + size) {
         page = pdf.addPage(PAGE);
         y = PAGE[1] - MARGIN;

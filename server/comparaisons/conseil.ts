@@ -12,7 +12,7 @@ import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { atomically } from '../platform/db/atomically.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
-import { cursorCodec, toPage } from '../platform/http/cursor.js';
+import { clientListPage, type ClientListQuery } from '../platform/http/cursor.js';
 import { toIso } from '../platform/iso-time.js';
 import { cabinetName } from '../tenancy/service.js';
 import { advicePdf, type AdviceBlock } from './conseil-pdf.js';
@@ -179,25 +179,12 @@ export function conseilPdf(deps: Deps, cabinetId: string, id: string): Buffer {
   return row.pdf;
 }
 
-export function listConseils(
-  deps: Deps,
-  cabinetId: string,
-  query: { limit: number; cursor?: string; client_id?: string; created_after?: string },
-): Page<Conseil> {
-  const codec = cursorCodec(deps.keys.cursor, {
-    cabinetId,
-    resource: 'conseils',
-    filters: { client_id: query.client_id, created_after: query.created_after },
-  });
-  const rows = store.listConseils(
-    deps.db.orm,
-    cabinetId,
-    {
-      clientId: query.client_id,
-      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-      after: codec.after(query.cursor),
-    },
-    query.limit + 1,
+export function listConseils(deps: Deps, cabinetId: string, query: ClientListQuery): Page<Conseil> {
+  return clientListPage(
+    deps.keys.cursor,
+    { cabinetId, resource: 'conseils' },
+    query,
+    (filters, limit) => store.listConseils(deps.db.orm, cabinetId, filters, limit),
+    toConseil,
   );
-  return toPage(rows, query.limit, toConseil, codec.next);
 }

@@ -21,7 +21,7 @@ import type { Insurer } from '../insurers/registry.js';
 import { mapRisk } from '../insurers/risk-mapping.js';
 import { atomically } from '../platform/db/atomically.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
-import { cursorCodec, toPage } from '../platform/http/cursor.js';
+import { clientListPage, type ClientListQuery } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';
 import { toIso } from '../platform/iso-time.js';
 import { comparisonOffers, comparisonStatus } from './results.js';
@@ -277,27 +277,14 @@ export function getComparison(deps: Deps, cabinetId: string, id: string): Compar
   return toComparison(deps, row);
 }
 
-export function listComparisons(
-  deps: Deps,
-  cabinetId: string,
-  query: { limit: number; cursor?: string; client_id?: string; created_after?: string },
-): Page<Comparison> {
-  const codec = cursorCodec(deps.keys.cursor, {
-    cabinetId,
-    resource: 'comparaisons',
-    filters: { client_id: query.client_id, created_after: query.created_after },
-  });
-  const rows = store.listComparisons(
-    deps.db.orm,
-    cabinetId,
-    {
-      clientId: query.client_id,
-      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-      after: codec.after(query.cursor),
-    },
-    query.limit + 1,
+export function listComparisons(deps: Deps, cabinetId: string, query: ClientListQuery): Page<Comparison> {
+  return clientListPage(
+    deps.keys.cursor,
+    { cabinetId, resource: 'comparaisons' },
+    query,
+    (filters, limit) => store.listComparisons(deps.db.orm, cabinetId, filters, limit),
+    (row) => toComparison(deps, row),
   );
-  return toPage(rows, query.limit, (row) => toComparison(deps, row), codec.next);
 }
 
 /**

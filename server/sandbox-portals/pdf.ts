@@ -1,4 +1,5 @@
-import { PDFDict, PDFDocument, PDFName, PDFString, StandardFonts, rgb, type PDFFont } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFString, StandardFonts, rgb } from 'pdf-lib';
+import { encodableText } from '../platform/pdf-text.js';
 
 /**
  * The demo portals' PDFs: one A4 page of lines drawn with pdf-lib's standard Helvetica (WinAnsi:
@@ -25,19 +26,6 @@ export interface PdfInput {
   keywords: readonly string[];
   createdAtMs: number;
   lines: readonly PdfLine[];
-}
-
-function encodable(font: PDFFont, text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFC')) {
-    try {
-      font.encodeText(ch);
-      out += ch;
-    } catch {
-      out += '?';
-    }
-  }
-  return out;
 }
 
 export function frenchDateTime(ms: number): string {
@@ -82,7 +70,7 @@ export async function minimalPdf(input: PdfInput): Promise<Uint8Array> {
   for (const line of input.lines) {
     const size = line.size ?? 11;
     const font = line.bold ? bold : regular;
-    page.drawText(encodable(font, line.text), { x: 56, y, size, font, color: rgb(0.1, 0.1, 0.1) });
+    page.drawText(encodableText(font, line.text), { x: 56, y, size, font, color: rgb(0.1, 0.1, 0.1) });
     y -= size + 9;
   }
   return pdf.save({ useObjectStreams: false });

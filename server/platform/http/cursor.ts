@@ -75,3 +75,34 @@ export function cursorCodec(key: Buffer, scope: CursorScope) {
     next: (position: CursorPosition) => encodeCursor(key, scope, position),
   };
 }
+
+/** A client's list query: a page size, a cursor, and the filters a client may add (client_id…). */
+export interface ClientListQuery {
+  limit: number;
+  cursor?: string;
+  client_id?: string;
+  created_after?: string;
+}
+
+/**
+ * One page of a cabinet's records filtered by client: the cursor bound to the resource and its
+ * filters, `read` asked for limit + 1 rows after it (newest first).
+ */
+export function clientListPage<Row extends CursorPosition, Item>(
+  key: Buffer,
+  scope: { cabinetId: string; resource: string },
+  query: ClientListQuery,
+  read: (filters: { clientId?: string; createdAfter?: number; after?: CursorPosition }, limit: number) => Row[],
+  toItem: (row: Row) => Item,
+): Page<Item> {
+  const codec = cursorCodec(key, { ...scope, filters: { client_id: query.client_id, created_after: query.created_after } });
+  const rows = read(
+    {
+      clientId: query.client_id,
+      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+      after: codec.after(query.cursor),
+    },
+    query.limit + 1,
+  );
+  return toPage(rows, query.limit, toItem, codec.next);
+}
