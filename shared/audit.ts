@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'console.desktop_signed_in',
   'settings.llm_data_sharing_changed',
   'settings.unattended_human_steps_changed',
+  'settings.identity_changed',
   'credits.granted',
   'sync.connected',
   'sync.disconnected',

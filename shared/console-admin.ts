@@ -4,7 +4,7 @@ import { automationStatusSchema } from './automation.js';
 import { walletSchema } from './wallet.js';
 import { defineEndpoint } from './endpoint.js';
 import { mcpScopeSchema } from './oauth.js';
-import { passwordSchema, UNATTENDED_HUMAN_STEPS, USER_ROLES } from './tenancy.js';
+import { cabinetAddressSchema, oriasSchema, passwordSchema, UNATTENDED_HUMAN_STEPS, USER_ROLES } from './tenancy.js';
 
 /**
  * The contract of the console's admin slice (/api/v1/console/…): first-run setup, users, API keys,
@@ -68,6 +68,11 @@ export const consoleSettingsSchema = z.object({
     .describe(
       'A job an integration enqueued (an API key) whose insurer portal needs a person (a code, an approval, a captcha): wait for one, as any job does (up to 5 minutes), or stop before the portal sends a code (failed human_required, refunded).',
     ),
+  orias: z
+    .string()
+    .nullable()
+    .describe('The cabinet’s ORIAS registration number (8 digits), printed on its advice documents; null until set.'),
+  address: z.string().nullable().describe('The cabinet’s postal address, printed on its advice documents; null until set.'),
   public_base_url: z.string().describe('The URL clients use to reach this service.'),
   public_base_url_source: z
     .enum(['configured', 'default'])
@@ -77,8 +82,13 @@ export const consoleSettingsSchema = z.object({
 export type ConsoleSettings = z.infer<typeof consoleSettingsSchema>;
 
 const updateSettingsBodySchema = z
-  .object({ llm_data_sharing: z.boolean().optional(), unattended_human_steps: z.enum(UNATTENDED_HUMAN_STEPS).optional() })
-  .refine((body) => body.llm_data_sharing !== undefined || body.unattended_human_steps !== undefined, 'give at least one setting');
+  .object({
+    llm_data_sharing: z.boolean().optional(),
+    unattended_human_steps: z.enum(UNATTENDED_HUMAN_STEPS).optional(),
+    orias: oriasSchema.nullable().optional().describe('null clears it.'),
+    address: cabinetAddressSchema.nullable().optional().describe('null clears it.'),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), 'give at least one setting');
 
 // ---- Wallet and status ----
 

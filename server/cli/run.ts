@@ -5,11 +5,13 @@ import { ApiError, DatabaseVersionError, UsageError } from '../errors.js';
 import { packageVersion } from '../paths.js';
 import {
   changeLlmDataSharing,
+  changeCabinetIdentity,
   changeUnattendedHumanSteps,
   getCabinetSettings,
   initCabinet,
   type CabinetSettings,
 } from '../tenancy/service.js';
+import { cabinetAddressSchema, oriasSchema } from '../../shared/tenancy.js';
 import { HUB_USAGE } from '../hub/usage.js';
 import { serve } from './serve.js';
 import { parse, print, readPassword, ReportedFailure, required, withDeps, type CliIo } from './common.js';
@@ -161,10 +163,13 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
     cabinet: { type: 'string' },
     'llm-data-sharing': { type: 'string' },
     'unattended-human-steps': { type: 'string' },
+    orias: { type: 'string' },
+    address: { type: 'string' },
   });
   const cabinet = required(v, 'cabinet');
   const describe = (settings: CabinetSettings) =>
-    `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}\nunattended_human_steps: ${settings.unattended_human_steps}`;
+    `llm_data_sharing: ${settings.llm_data_sharing ? 'on' : 'off'}\nunattended_human_steps: ${settings.unattended_human_steps}\n` +
+    `orias: ${settings.orias ?? '(not set)'}\naddress: ${settings.address ?? '(not set)'}`;
   if (sub === 'get') {
     const settings = await withDeps(v['data-dir'], io, (deps) => getCabinetSettings(deps, cabinet));
     print(io, v.json, settings, describe(settings));
@@ -173,12 +178,22 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
   if (sub !== 'set') throw new UsageError(`unknown settings command "${sub ?? ''}"; use get or set`);
   const sharing = v['llm-data-sharing'];
   const unattended = v['unattended-human-steps'];
-  if (sharing === undefined && unattended === undefined) throw new UsageError('give --llm-data-sharing or --unattended-human-steps');
+  const identity = {
+    ...(v.orias === undefined ? {} : { orias: v.orias === '' ? null : v.orias }),
+    ...(v.address === undefined ? {} : { address: v.address === '' ? null : v.address }),
+  };
+  if (sharing === undefined && unattended === undefined && Object.keys(identity).length === 0)
+    throw new UsageError('give --llm-data-sharing, --unattended-human-steps, --orias or --address');
+  if (identity.orias && !oriasSchema.safeParse(identity.orias).success)
+    throw new UsageError('--orias takes the 8 digits of the ORIAS registration ("" clears it)');
+  if (identity.address && !cabinetAddressSchema.safeParse(identity.address).success)
+    throw new UsageError('--address takes the postal address, 5 to 300 characters ("" clears it)');
   if (sharing !== undefined && sharing !== 'on' && sharing !== 'off') throw new UsageError('--llm-data-sharing takes on or off');
   if (unattended !== undefined && unattended !== 'wait' && unattended !== 'stop')
     throw new UsageError('--unattended-human-steps takes wait or stop');
   const settings = await withDeps(v['data-dir'], io, (deps) => {
     if (sharing !== undefined) changeLlmDataSharing(deps, cabinet, sharing === 'on', CLI_ACTOR);
+    if (Object.keys(identity).length > 0) changeCabinetIdentity(deps, cabinet, identity, CLI_ACTOR);
     return unattended === undefined ? getCabinetSettings(deps, cabinet) : changeUnattendedHumanSteps(deps, cabinet, unattended, CLI_ACTOR);
   });
   const sharingLine = settings.llm_data_sharing
@@ -188,7 +203,8 @@ async function runSettings(argv: string[], io: CliIo): Promise<void> {
     settings.unattended_human_steps === 'stop'
       ? "An integration's job stops before its insurer's portal asks a person (human_required, refunded)."
       : "An integration's job waits for a person when its insurer's portal asks for one.";
-  print(io, v.json, settings, `${sharingLine}\n${unattendedLine}`);
+  const identityLine = `ORIAS ${settings.orias ?? '(not set)'}; address ${settings.address ?? '(not set)'}: printed on advice documents.`;
+  print(io, v.json, settings, `${sharingLine}\n${unattendedLine}\n${identityLine}`);
 }
 
 async function runCredits(argv: string[], io: CliIo): Promise<void> {

@@ -14,7 +14,7 @@ import { atomically } from '../platform/db/atomically.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { clientListPage, type ClientListQuery } from '../platform/http/cursor.js';
 import { toIso } from '../platform/iso-time.js';
-import { cabinetName } from '../tenancy/service.js';
+import { cabinetName, getCabinetSettings } from '../tenancy/service.js';
 import { advicePdf, type AdviceBlock } from './conseil-pdf.js';
 import { getComparison } from './service.js';
 import * as store from './store.js';
@@ -120,6 +120,7 @@ export async function createConseil(
   const names = new Map(comparison.resultats.map((r) => [r.compagnie, deps.insurers.get(r.compagnie)?.name ?? r.compagnie]));
   const now = deps.clock.now();
   const cabinet = cabinetName(deps, cabinetId) ?? '';
+  const { orias, address } = getCabinetSettings(deps, cabinetId);
   const line = comparison.ligne;
   const evidence = comparison.resultats.map((r) => {
     const job = getJob(deps, cabinetId, r.job_id);
@@ -130,7 +131,12 @@ export async function createConseil(
   });
   const blocks: AdviceBlock[] = [
     { text: `Document de conseil — ${LINE_NAMES[line]}`, heading: true },
-    { text: `Cabinet : ${cabinet}. Établi le ${frenchDate(now)}.` },
+    { text: `Cabinet : ${cabinet}${address ? `, ${address}` : ''}. Établi le ${frenchDate(now)}.` },
+    {
+      text: orias
+        ? `Courtier en assurance immatriculé à l’ORIAS sous le n° ${orias} (www.orias.fr).`
+        : 'Numéro ORIAS : à renseigner dans les réglages du cabinet.',
+    },
     { text: `Client : ${clientName(client)}.` },
     { text: 'Besoins et exigences exprimés', heading: true },
     { text: request.besoins },

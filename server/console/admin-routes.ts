@@ -32,6 +32,7 @@ import {
   describeUser,
   getCabinetSettings,
   changeLlmDataSharing,
+  changeCabinetIdentity,
   changeUnattendedHumanSteps,
   setupFirstCabinet,
   setupNeeded,
@@ -124,10 +125,17 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   registerEndpoint(app, getSettings, (request) => settings(request));
   registerEndpoint(app, updateSettings, (request) => {
-    const { llm_data_sharing, unattended_human_steps } = request.body;
+    const { llm_data_sharing, unattended_human_steps, orias, address } = request.body;
     if (llm_data_sharing !== undefined) changeLlmDataSharing(deps, cabinetOf(request), llm_data_sharing, requestActor(request));
     if (unattended_human_steps !== undefined)
       changeUnattendedHumanSteps(deps, cabinetOf(request), unattended_human_steps, requestActor(request));
+    if (orias !== undefined || address !== undefined)
+      changeCabinetIdentity(
+        deps,
+        cabinetOf(request),
+        { ...(orias !== undefined ? { orias } : {}), ...(address !== undefined ? { address } : {}) },
+        requestActor(request),
+      );
     return settings(request);
   });
 

@@ -11,6 +11,9 @@ export const cabinets = sqliteTable('cabinets', {
    * one as any job does, or stop before the portal sends a code (this install's robots).
    */
   unattendedHumanSteps: text('unattended_human_steps', { enum: UNATTENDED_HUMAN_STEPS }).notNull().default('wait'),
+  /** Its ORIAS registration number and postal address, printed on the documents it gives clients (advice). */
+  orias: text('orias'),
+  address: text('address'),
   createdAt: integer('created_at').notNull(),
 });
 

@@ -66,7 +66,15 @@ async function createCabinetWithAdmin(
   const { orm } = deps.db;
   deps.db.immediateTransaction(() => {
     options.check?.(orm);
-    store.insertCabinet(orm, { id: cabinetId, name: cabinet, llmDataSharing: false, unattendedHumanSteps: 'wait', createdAt: now });
+    store.insertCabinet(orm, {
+      id: cabinetId,
+      name: cabinet,
+      llmDataSharing: false,
+      unattendedHumanSteps: 'wait',
+      orias: null,
+      address: null,
+      createdAt: now,
+    });
     store.insertUser(orm, {
       id: userId,
       cabinetId,
@@ -93,12 +101,21 @@ export function listCabinets(deps: Deps): { cabinet_id: string; name: string; cr
 export interface CabinetSettings {
   llm_data_sharing: boolean;
   unattended_human_steps: UnattendedHumanSteps;
+  /** Its ORIAS number and postal address, on the documents it gives clients; null until set. */
+  orias: string | null;
+  address: string | null;
 }
 
 export function getCabinetSettings(deps: Pick<Deps, 'db'>, cabinetId: string): CabinetSettings {
   const llmDataSharing = store.findLlmDataSharing(deps.db.orm, cabinetId);
   if (llmDataSharing === undefined) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
-  return { llm_data_sharing: llmDataSharing, unattended_human_steps: store.findUnattendedHumanSteps(deps.db.orm, cabinetId) ?? 'wait' };
+  const identity = store.findIdentity(deps.db.orm, cabinetId);
+  return {
+    llm_data_sharing: llmDataSharing,
+    unattended_human_steps: store.findUnattendedHumanSteps(deps.db.orm, cabinetId) ?? 'wait',
+    orias: identity?.orias ?? null,
+    address: identity?.address ?? null,
+  };
 }
 
 /** Whether this cabinet's robots stop an integration's job before its portal asks a person (read at enqueue). */
@@ -124,6 +141,23 @@ export function changeUnattendedHumanSteps(
         details: { unattended_human_steps: value },
       });
     return getCabinetSettings(deps, cabinetId);
+  });
+}
+
+/** An admin sets the cabinet's ORIAS number and address (null clears one), which its advice documents print: audited. */
+export function changeCabinetIdentity(
+  deps: Pick<Deps, 'db' | 'clock' | 'keys'>,
+  cabinetId: string,
+  identity: { orias?: string | null; address?: string | null },
+  actor: AuditActor,
+): CabinetSettings {
+  return deps.db.immediateTransaction(() => {
+    const before = getCabinetSettings(deps, cabinetId);
+    if (!store.setIdentity(deps.db.orm, cabinetId, identity)) throw new ApiError('not_found', `No cabinet with id ${cabinetId}.`);
+    const after = getCabinetSettings(deps, cabinetId);
+    if (before.orias !== after.orias || before.address !== after.address)
+      recordAudit(deps, { cabinetId, action: 'settings.identity_changed', actor, details: { orias: after.orias, address: after.address } });
+    return after;
   });
 }
 

@@ -142,3 +142,11 @@ export function updateUser(
 export function setUserPassword(orm: Orm, cabinetId: string, userId: string, passwordHash: string, mustChangePassword: boolean): boolean {
   return updateUser(orm, cabinetId, userId, { passwordHash, mustChangePassword });
 }
+
+export function findIdentity(orm: Orm, cabinetId: string): { orias: string | null; address: string | null } | undefined {
+  return orm.select({ orias: cabinets.orias, address: cabinets.address }).from(cabinets).where(eq(cabinets.id, cabinetId)).get();
+}
+
+export function setIdentity(orm: Orm, cabinetId: string, identity: { orias?: string | null; address?: string | null }): boolean {
+  return orm.update(cabinets).set(identity).where(eq(cabinets.id, cabinetId)).run().changes > 0;
+}

@@ -18,7 +18,15 @@ function withCabinet(): { db: Database; cabinetId: string } {
   const db = openDatabase(databaseFile(dir));
   opened.push({ dir, db });
   const cabinetId = 'c0a1b2c3-0000-4000-8000-000000000001';
-  insertCabinet(db.orm, { id: cabinetId, name: 'Cabinet', llmDataSharing: false, unattendedHumanSteps: 'wait', createdAt: 0 });
+  insertCabinet(db.orm, {
+    id: cabinetId,
+    name: 'Cabinet',
+    llmDataSharing: false,
+    unattendedHumanSteps: 'wait',
+    orias: null,
+    address: null,
+    createdAt: 0,
+  });
   return { db, cabinetId };
 }
 

@@ -382,14 +382,25 @@ describe('courtier settings', () => {
         llm_data_sharing: boolean;
         unattended_human_steps: string;
       };
-    expect(await get()).toEqual({ llm_data_sharing: false, unattended_human_steps: 'wait' });
+    const unset = { orias: null, address: null };
+    expect(await get()).toEqual({ llm_data_sharing: false, unattended_human_steps: 'wait', ...unset });
     const on = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'on']);
     expect(on.code).toBe(0);
     expect(on.stdout).toMatch(/in clear/);
-    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'wait' });
+    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'wait', ...unset });
     const stop = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--unattended-human-steps', 'stop']);
     expect(stop.stdout).toMatch(/stops before its insurer's portal asks a person/);
-    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'stop' });
+    expect(await get()).toEqual({ llm_data_sharing: true, unattended_human_steps: 'stop', ...unset });
+    // The cabinet as its advice documents print it; "" clears a value.
+    const identity = await runCourtier([
+      ...['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet],
+      ...['--orias', '07012345', '--address', '3 rue de la Paix, 75002 Paris'],
+    ]);
+    expect(identity.stdout).toMatch(/ORIAS 07012345; address 3 rue de la Paix, 75002 Paris: printed on advice documents/);
+    expect(await get()).toMatchObject({ orias: '07012345', address: '3 rue de la Paix, 75002 Paris' });
+    expect((await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--orias', '123'])).code).toBe(2);
+    await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--orias', '']);
+    expect(await get()).toMatchObject({ orias: null, address: '3 rue de la Paix, 75002 Paris' });
     const bad = await runCourtier(['settings', 'set', '--data-dir', dataDir, '--cabinet', cabinet, '--llm-data-sharing', 'maybe']);
     expect(bad.code).toBe(2);
     expect(

@@ -4,6 +4,8 @@ import { RISK_EXAMPLES, RobotError } from '@courtier/adapter-kit';
 import { comparisonEnqueuedSchema, comparisonSchema, conseilSchema, type Comparison } from '../../shared/comparaisons.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { changeCabinetIdentity } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { pdfText } from '../helpers/pdf-text.js';
@@ -83,6 +85,7 @@ describe('the advice document', () => {
     const gate = gated();
     const server = await start([gate.script, refused], tempDir());
     const cabinetId = await server.createCabinet('Cabinet Dupré');
+    changeCabinetIdentity(server.deps, cabinetId, { orias: '12345678', address: '3 rue de la Paix, 75002 Paris' }, CLI_ACTOR);
     grantCredits(server.deps, cabinetId, 100);
     for (const code of ['testco', 'otherco']) setInsurerCredentials(server.deps, cabinetId, code, { login: 'broker', password: 'secret' });
     const api = apiClient(server, server.createKey(cabinetId).key);
@@ -130,7 +133,8 @@ describe('the advice document', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(conseil.pdf_sha256);
     const text = pdfText(bytes);
     expect(text).toContain('Document de conseil — assurance automobile');
-    expect(text).toContain('Cabinet : Cabinet Dupré.');
+    expect(text).toContain('Cabinet : Cabinet Dupré, 3 rue de la Paix, 75002 Paris.');
+    expect(text).toContain('immatriculé à l’ORIAS sous le n° 12345678');
     expect(text).toContain('Client : Marie Quintavalle.');
     expect(text).toContain(advice.besoins);
     expect(text).toContain('Test Assurances — Tarif du devis : 432,10 € par an.');

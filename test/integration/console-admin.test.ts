@@ -10,6 +10,7 @@ import {
   walletSchema,
   automationStatusSchema,
 } from '../../shared/console-admin.js';
+import { errorBodySchema } from '../../shared/errors.js';
 import { setupResponseSchema } from '../../shared/console-session.js';
 import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
@@ -315,6 +316,8 @@ describe('settings', () => {
     expect(settings).toEqual({
       llm_data_sharing: false,
       unattended_human_steps: 'wait',
+      orias: null,
+      address: null,
       public_base_url: server.url,
       public_base_url_source: 'default',
       data_dir: server.dataDir,
@@ -337,6 +340,28 @@ describe('settings', () => {
       .prepare("SELECT count(*) AS n FROM audit_events WHERE cabinet_id = ? AND action = 'settings.unattended_human_steps_changed'")
       .get(adminUser.cabinetId) as { n: number };
     expect(audited.n).toBe(1);
+  });
+
+  it('an admin sets the ORIAS number and address its advice documents print: checked, clearable, audited', async () => {
+    const set = await admin.request(`${C}/settings`, {
+      method: 'PATCH',
+      json: { orias: ' 07012345 ', address: '3 rue de la Paix, 75002 Paris' },
+    });
+    expect(set.status).toBe(200);
+    expect(consoleSettingsSchema.parse(await set.json())).toMatchObject({ orias: '07012345', address: '3 rue de la Paix, 75002 Paris' });
+    for (const json of [{ orias: '1234' }, { orias: 'ORIAS123' }, { address: 'x' }]) {
+      const refused = await admin.request(`${C}/settings`, { method: 'PATCH', json });
+      expect(refused.status).toBe(400);
+      expect(errorBodySchema.parse(await refused.json()).error).toBe('validation_error');
+    }
+    expect(getCabinetSettings(server.deps, adminUser.cabinetId)).toMatchObject({ orias: '07012345' });
+    expect((await broker.request(`${C}/settings`, { method: 'PATCH', json: { orias: '11111111' } })).status).toBe(403);
+    const cleared = await admin.request(`${C}/settings`, { method: 'PATCH', json: { orias: null } });
+    expect(consoleSettingsSchema.parse(await cleared.json())).toMatchObject({ orias: null, address: '3 rue de la Paix, 75002 Paris' });
+    const audited = server.deps.db.sqlite
+      .prepare("SELECT count(*) AS n FROM audit_events WHERE cabinet_id = ? AND action = 'settings.identity_changed'")
+      .get(adminUser.cabinetId) as { n: number };
+    expect(audited.n).toBe(2);
   });
 
   it('says when the public base URL is configured', async () => {

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { getSettings, updateSettings } from '../../../../shared/console-admin.js';
-import { UNATTENDED_HUMAN_STEPS, type UnattendedHumanSteps } from '../../../../shared/tenancy.js';
+import { cabinetAddressSchema, oriasSchema, UNATTENDED_HUMAN_STEPS, type UnattendedHumanSteps } from '../../../../shared/tenancy.js';
 import { call } from '../../api.js';
 import { TextField } from '../../components/Field.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -17,12 +17,39 @@ export function SettingsPage({ lang, t }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [orias, setOrias] = useState('');
+  const [address, setAddress] = useState('');
+  const [identityErrors, setIdentityErrors] = useState<{ orias?: string; address?: string }>({});
+  const [identityNotice, setIdentityNotice] = useState<string | null>(null);
+  const [identityError, setIdentityError] = useState<string | null>(null);
 
   useEffect(() => {
     if (settings.kind !== 'ready') return;
     setSharing(settings.data.llm_data_sharing);
     setUnattended(settings.data.unattended_human_steps);
+    setOrias(settings.data.orias ?? '');
+    setAddress(settings.data.address ?? '');
   }, [settings]);
+
+  async function saveIdentity(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    // Checked here with the contract's own rules, so that each message stands beside its field.
+    const errors = {
+      ...(orias.trim() && !oriasSchema.safeParse(orias).success ? { orias: s.oriasInvalid } : {}),
+      ...(address.trim() && !cabinetAddressSchema.safeParse(address).success ? { address: s.addressInvalid } : {}),
+    };
+    setIdentityErrors(errors);
+    setIdentityNotice(null);
+    if (Object.keys(errors).length > 0) return;
+    setBusy(true);
+    const result = await call(updateSettings, { body: { orias: orias.trim() || null, address: address.trim() || null } });
+    setBusy(false);
+    if (!result.ok) return setIdentityError(errorMessage(result, lang));
+    setIdentityError(null);
+    setIdentityNotice(s.saved);
+    await reload();
+  }
 
   async function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -81,6 +108,40 @@ export function SettingsPage({ lang, t }: PageProps) {
           </fieldset>
           {notice !== null && <Notice>{notice}</Notice>}
           {error !== null && <Alert>{error}</Alert>}
+          <div>
+            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+              {s.save}
+            </button>
+          </div>
+        </form>
+      </section>
+
+      <section className="card" aria-labelledby="identity-title">
+        <h2 id="identity-title">{s.identity}</h2>
+        <p>{s.identityHint}</p>
+        <form className="form" onSubmit={(event) => void saveIdentity(event)} noValidate>
+          <TextField
+            id="orias"
+            label={s.orias}
+            hint={s.oriasHint}
+            type="text"
+            inputMode="numeric"
+            autoComplete="off"
+            value={orias}
+            onValue={setOrias}
+            error={identityErrors.orias}
+          />
+          <TextField
+            id="address"
+            label={s.address}
+            type="text"
+            autoComplete="street-address"
+            value={address}
+            onValue={setAddress}
+            error={identityErrors.address}
+          />
+          {identityNotice !== null && <Notice>{identityNotice}</Notice>}
+          {identityError !== null && <Alert>{identityError}</Alert>}
           <div>
             <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
               {s.save}

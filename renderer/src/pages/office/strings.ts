@@ -101,6 +101,8 @@ const en = {
     'sync.user_changed': 'User account changed on another computer',
     'insurer_adapter.installed': 'Insurer adapter installed on this computer',
     'insurer_adapter.removed': 'Insurer adapter removed from this computer',
+    'conseil.created': 'Advice document made for a client',
+    'settings.identity_changed': 'Cabinet’s ORIAS number or address changed',
   } satisfies Record<AuditAction, string>,
 };
 
@@ -206,6 +208,8 @@ const fr: OfficeStrings = {
     'sync.user_changed': 'Compte utilisateur modifié sur un autre ordinateur',
     'insurer_adapter.installed': 'Connecteur d’assureur installé sur cet ordinateur',
     'insurer_adapter.removed': 'Connecteur d’assureur retiré de cet ordinateur',
+    'conseil.created': 'Document de conseil établi pour un client',
+    'settings.identity_changed': 'Numéro ORIAS ou adresse du cabinet modifié',
   },
 };
 
