@@ -205,11 +205,28 @@ describe('the admin console on a fresh install', () => {
     expect(await page.getByLabel('Data directory').getAttribute('readonly')).not.toBeNull();
 
     await toggle.check();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const privacy = page.getByRole('region', { name: 'Personal data and AI' });
+    await privacy.getByRole('button', { name: 'Save' }).click();
+    await privacy.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect(getCabinetSettings(ui.server.deps, admin.cabinetId).llm_data_sharing).toBe(true);
     await page.reload();
     await page.getByRole('checkbox', { name: 'Share personal data with AI assistants and webhooks', checked: true }).waitFor();
+
+    // The cabinet as its advice documents print it: a wrong ORIAS number is said beside its field, and nothing is saved.
+    const identity = page.getByRole('region', { name: 'The cabinet on its documents' });
+    await identity.getByLabel('ORIAS number').fill('1234');
+    await identity.getByLabel('Postal address').fill('3 rue de la Paix, 75002 Paris');
+    await identity.getByRole('button', { name: 'Save' }).click();
+    await identity.getByText('Type the 8 digits of the ORIAS number, or leave it empty.').waitFor();
+    expect(await identity.getByLabel('ORIAS number').getAttribute('aria-invalid')).toBe('true');
+    expect(getCabinetSettings(ui.server.deps, admin.cabinetId).orias).toBeNull();
+    await identity.getByLabel('ORIAS number').fill('07012345');
+    await identity.getByRole('button', { name: 'Save' }).click();
+    await identity.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect(getCabinetSettings(ui.server.deps, admin.cabinetId)).toMatchObject({
+      orias: '07012345',
+      address: '3 rue de la Paix, 75002 Paris',
+    });
     await saveScreenshot(page, 'admin-settings');
   });
 
