@@ -72,13 +72,16 @@ function starterCassette(code: string, origin: string): Cassette {
 }
 
 const PAGES_JS = `// @ts-check
-import { expectPage } from '@courtier/adapter-kit';
+import { parseEuros } from '@courtier/adapter-kit';
 
 /**
  * One page object per portal page: what the step expects of the page (checked before anything is
  * typed: a redesign fails as portal_changed, naming the step), and what the robot does there, by
- * role and label as a person finds it.
+ * role and label as a person finds it. Each acts through the kit's PortalDriver: an element not
+ * found becomes layout_changed, a portal that does not answer insurer_unavailable.
  */
+
+/** @typedef {import('@courtier/adapter-kit').PortalDriver} PortalDriver */
 
 /** @param {string} role @param {string} name */
 const landmark = (role, name) => ({ role, name });
@@ -90,22 +93,24 @@ export class LoginPage {
     landmarks: [landmark('heading', 'Connexion'), landmark('textbox', 'Identifiant'), landmark('textbox', 'Mot de passe'), landmark('button', 'Se connecter')],
   };
 
-  /** @param {import('@courtier/adapter-kit').Page} page @param {import('@courtier/adapter-kit').RobotContext} ctx */
-  constructor(page, ctx) {
-    this.page = page;
-    this.ctx = ctx;
+  /** @param {PortalDriver} portal */
+  constructor(portal) {
+    this.portal = portal;
   }
 
-  /** @param {string} portal */
-  async logIn(portal) {
-    await this.page.goto(\`\${portal}/login\`);
-    await expectPage(this.page, LoginPage.expected, { ctx: this.ctx });
-    const { login, password } = this.ctx.credentials();
-    await this.page.getByLabel('Identifiant', { exact: true }).fill(login);
+  /** @param {{ login: string, password: string }} credentials */
+  async logIn({ login, password }) {
+    const { portal } = this;
+    await portal.goto('/login');
+    await portal.expectPage(LoginPage.expected);
+    await portal.act('the field "Identifiant"', (o) => portal.page.getByLabel('Identifiant', { exact: true }).fill(login, o));
     // The password is typed and submitted with the trace paused: no artifact ever holds it.
-    await this.ctx.withSecrets([password], async () => {
-      await this.page.getByLabel('Mot de passe', { exact: true }).fill(password);
-      await Promise.all([this.page.waitForURL(/\\/devis$/), this.page.getByRole('button', { name: 'Se connecter', exact: true }).click()]);
+    await portal.withSecrets([password], async () => {
+      await portal.act('the field "Mot de passe"', (o) => portal.page.getByLabel('Mot de passe', { exact: true }).fill(password, o));
+      await Promise.all([
+        portal.page.waitForURL(/\\/devis$/, { timeout: portal.timeouts.navigationMs }),
+        portal.act('the button "Se connecter"', (o) => portal.page.getByRole('button', { name: 'Se connecter', exact: true }).click(o)),
+      ]);
     });
   }
 }
@@ -117,44 +122,47 @@ export class QuoteForm {
     landmarks: [landmark('heading', 'Devis auto'), landmark('textbox', 'Nom de l’assuré'), landmark('textbox', 'Code postal'), landmark('button', 'Calculer')],
   };
 
-  /** @param {import('@courtier/adapter-kit').Page} page @param {import('@courtier/adapter-kit').RobotContext} ctx */
-  constructor(page, ctx) {
-    this.page = page;
+  /** @param {PortalDriver} portal @param {import('@courtier/adapter-kit').RobotContext} ctx */
+  constructor(portal, ctx) {
+    this.portal = portal;
     this.ctx = ctx;
   }
 
   /** @param {{ insured_name: string, postcode: string }} data */
   async price(data) {
-    await expectPage(this.page, QuoteForm.expected, { ctx: this.ctx });
-    await this.page.getByLabel('Nom de l’assuré', { exact: true }).fill(data.insured_name);
-    await this.page.getByLabel('Code postal', { exact: true }).fill(data.postcode);
+    const { portal } = this;
+    await portal.expectPage(QuoteForm.expected);
+    await portal.act('the field "Nom de l’assuré"', (o) => portal.page.getByLabel('Nom de l’assuré', { exact: true }).fill(data.insured_name, o));
+    await portal.act('the field "Code postal"', (o) => portal.page.getByLabel('Code postal', { exact: true }).fill(data.postcode, o));
     // From the click on, the insurer may have priced: a crash must not price twice.
     this.ctx.markSubmitted();
-    await Promise.all([this.page.waitForURL(/\\/resultat$/), this.page.getByRole('button', { name: 'Calculer', exact: true }).click()]);
+    await Promise.all([
+      portal.page.waitForURL(/\\/resultat$/, { timeout: portal.timeouts.navigationMs }),
+      portal.act('the button "Calculer"', (o) => portal.page.getByRole('button', { name: 'Calculer', exact: true }).click(o)),
+    ]);
   }
 }
 
 export class ResultPage {
   static expected = { step: 'result', path: /\\/resultat$/, landmarks: [landmark('heading', 'Votre tarif')] };
 
-  /** @param {import('@courtier/adapter-kit').Page} page @param {import('@courtier/adapter-kit').RobotContext} ctx */
-  constructor(page, ctx) {
-    this.page = page;
-    this.ctx = ctx;
+  /** @param {PortalDriver} portal */
+  constructor(portal) {
+    this.portal = portal;
   }
 
-  /** The annual premium, "412,50 €" read as 412.5. */
+  /** The annual premium, "412,50 €" read as 412.5 (null when it is not an amount). */
   async premium() {
-    await expectPage(this.page, ResultPage.expected, { ctx: this.ctx });
-    const text = await this.page.getByTestId('prime').innerText();
-    return Number(text.replace(/[^\\d,]/g, '').replace(',', '.'));
+    const { portal } = this;
+    await portal.expectPage(ResultPage.expected);
+    return parseEuros(await portal.act('the premium', (o) => portal.page.getByTestId('prime').innerText(o)));
   }
 }
 `;
 
 function indexJs(portal: string): string {
   return `// @ts-check
-import { defineInsurer, RobotError, z } from '@courtier/adapter-kit';
+import { defineInsurer, PortalDriver, RobotError, z } from '@courtier/adapter-kit';
 import { LoginPage, QuoteForm, ResultPage } from './pages.js';
 
 /** The portal this robot drives: replace it with the insurer's extranet, and list its origin in package.json. */
@@ -178,14 +186,18 @@ export default defineInsurer(() => ({
   async run(ctx, input) {
     const parsed = auto.safeParse(input.dicData);
     if (!parsed.success) throw new RobotError('business', 'data_refused', parsed.error.issues.map((i) => i.message).join('; '));
-    const page = await ctx.openPage();
+    const portal = new PortalDriver(await ctx.openPage(), ctx, {
+      baseUrl: PORTAL,
+      name: 'The portal',
+      timeouts: { actionMs: 5_000, navigationMs: 15_000 },
+    });
     ctx.progress('logging in', 10);
-    await new LoginPage(page, ctx).logIn(PORTAL);
+    await new LoginPage(portal).logIn(ctx.credentials());
     ctx.progress('pricing', 50);
-    await new QuoteForm(page, ctx).price(parsed.data);
+    await new QuoteForm(portal, ctx).price(parsed.data);
     ctx.progress('reading the result', 90);
-    const premium = await new ResultPage(page, ctx).premium();
-    if (!Number.isFinite(premium)) throw new RobotError('technical', 'layout_changed', 'The premium could not be read.');
+    const premium = await new ResultPage(portal).premium();
+    if (premium === null) throw new RobotError('technical', 'layout_changed', 'The premium could not be read.');
     return { tarif_eur: premium, outcome: 'partial' };
   },
 }));
