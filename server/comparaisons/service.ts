@@ -323,3 +323,12 @@ export function comparisonsOfJobs(deps: Deps, jobIds: readonly string[]): store.
 export function openComparisons(deps: Deps): store.ComparisonRow[] {
   return store.openComparisons(deps.db.orm);
 }
+
+/**
+ * A client's erasure: the risks of the comparisons made for them, or that priced their quotes, are
+ * emptied. Their advice documents stay, as a signed quote's PDF does: the record of the advice
+ * given, which a broker must keep.
+ */
+export function eraseComparisonRisks(deps: Pick<Deps, 'db'>, cabinetId: string, clientId: string, jobIds: readonly string[]): void {
+  store.emptyRisksOf(deps.db.orm, cabinetId, clientId, jobIds);
+}

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
@@ -111,4 +111,22 @@ export function listConseils(
     .orderBy(desc(conseils.createdAt), desc(conseils.id))
     .limit(limit)
     .all();
+}
+
+/** Empties the risk (its driver's or policyholder's name, birth date…) of the comparisons for this client or of these jobs. */
+export function emptyRisksOf(orm: Orm, cabinetId: string, clientId: string, jobIds: readonly string[]): number {
+  const ofJobs = orm
+    .select({ id: comparaisonJobs.comparaisonId })
+    .from(comparaisonJobs)
+    .where(inArray(comparaisonJobs.jobId, [...jobIds]));
+  return orm
+    .update(comparaisons)
+    .set({ risque: '{}' })
+    .where(
+      and(
+        eq(comparaisons.cabinetId, cabinetId),
+        jobIds.length > 0 ? or(eq(comparaisons.clientId, clientId), inArray(comparaisons.id, ofJobs)) : eq(comparaisons.clientId, clientId),
+      ),
+    )
+    .run().changes;
 }

@@ -1,6 +1,7 @@
 import type { ClientErasure } from '../../shared/crm.js';
 import { parseEventData } from '../../shared/erasure.js';
 import { eraseJobsOfQuotes } from '../automation/erasure.js';
+import { eraseComparisonRisks } from '../comparaisons/service.js';
 import { clientErased, clientToErase, eraseClientRecord } from '../crm/clients.js';
 import { eraseOpportunityContacts, opportunityIdsOfContact } from '../crm/service.js';
 import type { Deps } from '../deps.js';
@@ -33,6 +34,7 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
     ...opportunityIdsOfContact(deps, cabinetId, client),
   ]);
   const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
+  eraseComparisonRisks(deps, cabinetId, clientId, jobs);
   eraseEventsAbout(deps, cabinetId, { client: [clientId], opportunity: opportunities, devis: quotes.devisIds, job: jobs });
   // Changes from other installs set aside here may carry the same data.
   for (const id of [...opportunities, ...quotes.devisIds, ...jobs]) forgetSetAsideAbout(deps, cabinetId, id);

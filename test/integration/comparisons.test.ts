@@ -149,5 +149,12 @@ describe('the advice document', () => {
       db.prepare("SELECT target, action FROM audit_events WHERE action = 'conseil.created'").all(),
     );
     expect(audit).toEqual([{ target: conseil.conseil_id, action: 'conseil.created' }]);
+
+    // The client's erasure empties the risks compared for them (names, birth dates); the advice document stays, the record of the advice given.
+    expect((await api.delete(`/clients/${clientId}`)).status).toBe(204);
+    const risks = server.withOtherConnection((db) => db.prepare('SELECT id, risque FROM comparaisons WHERE client_id = ?').all(clientId));
+    expect(risks).toEqual([{ id, risque: '{}' }]);
+    expect(comparisonSchema.parse((await api.get(`/automation/comparaisons/${id}`)).body).status).toBe('partial');
+    expect((await server.request(conseil.pdf_url, { headers: { 'X-API-Key': server.createKey(cabinetId).key } })).status).toBe(200);
   });
 });
