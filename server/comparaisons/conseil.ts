@@ -14,19 +14,16 @@ import { atomically } from '../platform/db/atomically.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { clientListPage, type ClientListQuery } from '../platform/http/cursor.js';
 import { toIso } from '../platform/iso-time.js';
+import { frenchDateTime } from '../platform/pdf-text.js';
 import { cabinetName, getCabinetSettings } from '../tenancy/service.js';
 import { advicePdf, type AdviceBlock } from './conseil-pdf.js';
-import { getComparison } from './service.js';
+import { getComparison, LINE_LABELS } from './service.js';
 import * as store from './store.js';
-
-const LINE_NAMES: Record<RiskLine, string> = { auto: 'assurance automobile', mrh: 'multirisque habitation' };
 
 const euros = (amount: number | null) =>
   amount === null
     ? '—'
     : `${amount.toLocaleString('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u202f/g, ' ')} €`;
-const frenchDate = (ms: number) =>
-  new Date(ms).toLocaleString('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'long', timeStyle: 'short' }).replace(/\u202f/g, ' ');
 
 function clientName(client: Client): string {
   if (client.type === 'company') return client.company_name ?? '';
@@ -126,12 +123,12 @@ export async function createConseil(
     const job = getJob(deps, cabinetId, r.job_id);
     const adapter = job.adapter ? `${job.adapter.code} ${job.adapter.version}` : 'aucun robot';
     return {
-      text: `${names.get(r.compagnie)} : devis ${r.devis_id}, tarifé par l’adaptateur ${adapter} le ${frenchDate(Date.parse(job.updated_at))}.`,
+      text: `${names.get(r.compagnie)} : devis ${r.devis_id}, tarifé par l’adaptateur ${adapter} le ${frenchDateTime(Date.parse(job.updated_at))}.`,
     };
   });
   const blocks: AdviceBlock[] = [
-    { text: `Document de conseil — ${LINE_NAMES[line]}`, heading: true },
-    { text: `Cabinet : ${cabinet}${address ? `, ${address}` : ''}. Établi le ${frenchDate(now)}.` },
+    { text: `Document de conseil — ${LINE_LABELS[line].fr.toLowerCase()}`, heading: true },
+    { text: `Cabinet : ${cabinet}${address ? `, ${address}` : ''}. Établi le ${frenchDateTime(now)}.` },
     {
       text: orias
         ? `Courtier en assurance immatriculé à l’ORIAS sous le n° ${orias} (www.orias.fr).`

@@ -27,7 +27,7 @@ import { toIso } from '../platform/iso-time.js';
 import { comparisonOffers, comparisonStatus } from './results.js';
 import * as store from './store.js';
 
-const LINE_LABELS: Record<RiskLine, { fr: string; en: string }> = {
+export const LINE_LABELS: Record<RiskLine, { fr: string; en: string }> = {
   auto: { fr: 'Assurance automobile', en: 'Car insurance' },
   mrh: { fr: 'Multirisque habitation', en: 'Home insurance' },
 };

@@ -269,7 +269,6 @@ export async function startReplay(page: Page, cassette: Cassette): Promise<Repla
   return problems;
 }
 
-/** How the replayed run differs from the recorded one; empty when it gave the same. */
 /** What a cassette keeps of a result's offers and documents: enough to see a mapping or a parser drift. */
 function resultShape(result: RobotResult): Pick<Cassette['result'], 'offres' | 'documents'> {
   return {
@@ -291,6 +290,7 @@ export function cassetteResult(result: RobotResult): Cassette['result'] {
   };
 }
 
+/** How the replayed run differs from the recorded one; empty when it gave the same. */
 export function compareResult(cassette: Cassette, result: RobotResult): string[] {
   const expected = cassette.result;
   const shape = resultShape(result);

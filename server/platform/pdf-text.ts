@@ -16,3 +16,8 @@ export function encodableText(font: PDFFont, text: string): string {
   }
   return out;
 }
+
+/** A date and time as a French document prints it ("3 décembre 2026 à 22:14"), in Paris time. */
+export function frenchDateTime(ms: number): string {
+  return new Date(ms).toLocaleString('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'long', timeStyle: 'short' }).replace(/\u202f/g, ' ');
+}

@@ -28,10 +28,6 @@ export interface PdfInput {
   lines: readonly PdfLine[];
 }
 
-export function frenchDateTime(ms: number): string {
-  return new Date(ms).toLocaleString('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'long', timeStyle: 'short' }).replace(/\u202f/g, ' ');
-}
-
 /** Printable ASCII only, without the characters a PDF literal string would need escaped. */
 function asciiText(text: string): string {
   return text

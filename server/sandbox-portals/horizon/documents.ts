@@ -1,5 +1,6 @@
 import { formatEuros } from '../sandbox/pricing.js';
-import { frenchDateTime, minimalPdf, plainAmount, type PdfLine } from '../pdf.js';
+import { frenchDateTime } from '../../platform/pdf-text.js';
+import { minimalPdf, plainAmount, type PdfLine } from '../pdf.js';
 import type { Quote } from './state.js';
 import { PRODUCT_LABELS } from './wizard.js';
 

@@ -1,4 +1,5 @@
-import { frenchDateTime, minimalPdf, plainAmount, type PdfLine } from '../pdf.js';
+import { frenchDateTime } from '../../platform/pdf-text.js';
+import { minimalPdf, plainAmount, type PdfLine } from '../pdf.js';
 import { formatEuros } from './pricing.js';
 
 /**

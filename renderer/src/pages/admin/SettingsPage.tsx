@@ -106,13 +106,7 @@ export function SettingsPage({ lang, t }: PageProps) {
             ))}
             <p id="unattended-hint">{s.unattendedHint}</p>
           </fieldset>
-          {notice !== null && <Notice>{notice}</Notice>}
-          {error !== null && <Alert>{error}</Alert>}
-          <div>
-            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
-              {s.save}
-            </button>
-          </div>
+          <SaveRow busy={busy} notice={notice} error={error} label={s.save} />
         </form>
       </section>
 
@@ -140,13 +134,7 @@ export function SettingsPage({ lang, t }: PageProps) {
             onValue={setAddress}
             error={identityErrors.address}
           />
-          {identityNotice !== null && <Notice>{identityNotice}</Notice>}
-          {identityError !== null && <Alert>{identityError}</Alert>}
-          <div>
-            <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
-              {s.save}
-            </button>
-          </div>
+          <SaveRow busy={busy} notice={identityNotice} error={identityError} label={s.save} />
         </form>
       </section>
 
@@ -174,5 +162,20 @@ export function SettingsPage({ lang, t }: PageProps) {
         </div>
       </section>
     </div>
+  );
+}
+
+/** The end of a settings form: what its last save said, then its Save button. */
+function SaveRow({ busy, notice, error, label }: { busy: boolean; notice: string | null; error: string | null; label: string }) {
+  return (
+    <>
+      {notice !== null && <Notice>{notice}</Notice>}
+      {error !== null && <Alert>{error}</Alert>}
+      <div>
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {label}
+        </button>
+      </div>
+    </>
   );
 }
