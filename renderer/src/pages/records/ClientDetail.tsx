@@ -10,14 +10,17 @@ import type { PageProps } from '../../slices/types.js';
 import { ClientForm } from './ClientForm.js';
 import { clientName, Notice } from './common.js';
 import { jobPath } from '../automation/jobView.js';
+import { ClientComparisons } from '../compare/ClientComparisons.js';
+import { COMPARE_STRINGS } from '../compare/strings.js';
 import { QuoteList, useQuotes } from './QuoteList.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 
 type Loaded<T> = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; data: T };
 
-/** /console/clients/<id>: the client's contact details (edit, erase), quotes, jobs and opportunities. */
+/** /console/clients/<id>: the client's contact details (edit, erase), quotes, comparisons and advice documents, jobs and opportunities. */
 export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: string }) {
   const s = RECORDS_STRINGS[lang];
+  const c = COMPARE_STRINGS[lang];
   const [client, setClient] = useState<Loaded<Client>>({ kind: 'loading' });
   const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -109,6 +112,8 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
       ) : (
         <QuoteList lang={lang} t={t} quotes={quotes} showClient={false} />
       )}
+      <h2>{c.clientComparisons}</h2>
+      <ClientComparisons clientId={clientId} lang={lang} t={t} />
       <h2>{s.clientJobs}</h2>
       <ClientJobs quotes={quotes.quotes} s={s} lang={lang} />
       <h2>{s.clientOpportunities}</h2>
