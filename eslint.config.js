@@ -107,11 +107,14 @@ const SYNCED_WRITE =
   "A write of a synced table goes through its declaration's insert, update or erase (server/sync/synced-table.ts), which queues it for the other installs.";
 const syncedWriteSyntax = [
   {
-    selector: "CallExpression[callee.property.name='insert'][arguments.0.name=/^(clients|opportunities|devis|contracts|events|jobs)$/]",
+    selector:
+      "CallExpression[callee.property.name='insert'][arguments.0.name=/^(clients|opportunities|devis|contracts|events|jobs|comparaisons|conseils)$/]",
     message: SYNCED_WRITE,
   },
   {
-    selector: "CallExpression[callee.property.name='update'][arguments.0.name=/^(clients|opportunities|devis|contracts|events)$/]",
+    // conseils is left out: its one update sets the PDF, a column that stays on each install.
+    selector:
+      "CallExpression[callee.property.name='update'][arguments.0.name=/^(clients|opportunities|devis|contracts|events|comparaisons)$/]",
     message: SYNCED_WRITE,
   },
 ];

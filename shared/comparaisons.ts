@@ -83,7 +83,7 @@ const questionSchema = z.object({
 });
 
 /** Why an insurer was left out of a comparison that asked every insurer. */
-const leftOutSchema = z.object({
+export const leftOutSchema = z.object({
   compagnie: z.string(),
   raison: z
     .enum(['risk_declined', 'risk_not_accepted', 'insurer_credentials_missing', 'mapping_failed'])

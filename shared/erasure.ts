@@ -23,6 +23,8 @@ export const ERASED_RECORD_FIELDS = {
   devis: { dic_data: '{}', suspens: null },
   // A job's request_hash is the SHA-256 of its insurer, product and dicData: a fingerprint of the data.
   job: { dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null, error_message: null },
+  // A comparison's risk: the driver's or policyholder's name, birth date, address. Its advice documents are kept (the duty to advise).
+  comparaison: { risque: '{}' },
 } as const satisfies Record<string, Record<string, string | null>>;
 
 export type LinkedKind = keyof typeof ERASED_RECORD_FIELDS;

@@ -52,10 +52,10 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
  * What syncs: the cabinet's records and its staff list (`user`: emails, roles, disabled and removed,
  * never a password); the wallet has its own exchange (below). API keys, webhooks, credentials, passwords and sessions stay on their install.
  * In the order a first upload sends them: the staff list first, a quote after its client, a contract
- * after its quote, events last. A new kind needs no new protocol version: an older install keeps
+ * after its quote, a comparison after its jobs and an advice document after its comparison, events last. A new kind needs no new protocol version: an older install keeps
  * its changes aside until it is updated.
  */
-export const SYNCED_KINDS = ['user', 'client', 'opportunity', 'devis', 'contract', 'job', 'event'] as const;
+export const SYNCED_KINDS = ['user', 'client', 'opportunity', 'devis', 'contract', 'job', 'comparaison', 'conseil', 'event'] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 /** What a change does to its record. */
 export const SYNC_OPS = ['upsert', 'erase'] as const;

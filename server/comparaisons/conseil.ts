@@ -19,6 +19,7 @@ import { cabinetName, getCabinetSettings } from '../tenancy/service.js';
 import { advicePdf, type AdviceBlock } from './conseil-pdf.js';
 import { getComparison, LINE_LABELS } from './service.js';
 import * as store from './store.js';
+import { conseilRecords } from './sync.js';
 
 const euros = (amount: number | null) =>
   amount === null
@@ -164,7 +165,7 @@ export async function createConseil(
     createdAt: now,
   };
   atomically(deps.db, () => {
-    store.insertConseil(deps.db.orm, conseil);
+    conseilRecords.insert(deps, conseil);
     recordAudit(deps, {
       cabinetId,
       action: 'conseil.created',
@@ -179,6 +180,11 @@ export async function createConseil(
 export function conseilPdf(deps: Deps, cabinetId: string, id: string): Buffer {
   const row = store.findConseil(deps.db.orm, cabinetId, id);
   if (!row) throw new ApiError('not_found', `No advice document with id ${id} in this cabinet.`);
+  if (row.pdf === null)
+    throw new ApiError(
+      'pdf_not_available',
+      'This advice document was made on another computer of the cabinet and its PDF has not arrived yet.',
+    );
   return row.pdf;
 }
 

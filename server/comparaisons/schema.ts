@@ -18,7 +18,7 @@ export const comparaisons = sqliteTable(
     clientId: text('client_id'),
     /** The risk as validated, JSON. */
     risque: text('risque').notNull(),
-    /** JSON [{compagnie, produit, job_id}], in the order the insurers were asked. */
+    /** JSON [{compagnie, produit, job_id, devis_id}], in the order the insurers were asked. */
     jobs: text('jobs').notNull(),
     /** JSON [{compagnie, raison, message}]: the insurers left out. */
     ecartees: text('ecartees').notNull(),
@@ -26,6 +26,11 @@ export const comparaisons = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** When its last job ended and comparaison.completed was recorded; null until then. */
     completedAt: integer('completed_at'),
+    /**
+     * Started on this install, whose robots run its jobs: only here is its end recorded (a
+     * comparison pulled from another install of the cabinet ends there, and its event comes with it).
+     */
+    madeHere: integer('made_here', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     index('comparaisons_cabinet_created').on(t.cabinetId, t.createdAt, t.id),
@@ -65,7 +70,8 @@ export const conseils = sqliteTable(
     formule: text('formule').notNull(),
     motif: text('motif').notNull(),
     besoins: text('besoins').notNull(),
-    pdf: blob('pdf', { mode: 'buffer' }).notNull(),
+    /** Null on an install that pulled the document before its PDF arrived (the hub sends it with the record). */
+    pdf: blob('pdf', { mode: 'buffer' }),
     pdfSha256: text('pdf_sha256').notNull(),
     createdAt: integer('created_at').notNull(),
   },

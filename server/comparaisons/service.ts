@@ -10,7 +10,7 @@ import {
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import type { Page } from '../../shared/pagination.js';
 import { costOf } from '../automation/catalogue.js';
-import { getJob } from '../automation/jobs.js';
+import { findJob, getJob } from '../automation/jobs.js';
 import { enqueueTarification } from '../automation/service.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
@@ -26,6 +26,7 @@ import { validationError } from '../platform/http/validation.js';
 import { toIso } from '../platform/iso-time.js';
 import { comparisonOffers, comparisonStatus } from './results.js';
 import * as store from './store.js';
+import { comparisonJobsSchema, comparisonRecords } from './sync.js';
 
 export const LINE_LABELS: Record<RiskLine, { fr: string; en: string }> = {
   auto: { fr: 'Assurance automobile', en: 'Car insurance' },
@@ -202,29 +203,32 @@ export function createComparison(deps: Deps, cabinetId: string, request: Compari
         environment,
         { enqueuedBy: 'integration' },
       );
-      return { compagnie: insurer.code, produit, job_id: enqueued.job_id };
+      return { compagnie: insurer.code, produit, job_id: enqueued.job_id, devis_id: getJob(deps, cabinetId, enqueued.job_id).devis_id };
     });
-    store.insertComparison(
+    comparisonRecords.insert(deps, {
+      id,
+      cabinetId,
+      ligne: request.ligne,
+      clientId: request.client_id ?? null,
+      risque: JSON.stringify(request.risque),
+      jobs: JSON.stringify(jobs),
+      ecartees: JSON.stringify(planned.ecartees),
+      environment,
+      createdAt: now,
+      completedAt: null,
+      madeHere: true,
+    });
+    store.insertComparisonJobs(
       deps.db.orm,
-      {
-        id,
-        cabinetId,
-        ligne: request.ligne,
-        clientId: request.client_id ?? null,
-        risque: JSON.stringify(request.risque),
-        jobs: JSON.stringify(jobs),
-        ecartees: JSON.stringify(planned.ecartees),
-        environment,
-        createdAt: now,
-        completedAt: null,
-      },
+      id,
+      cabinetId,
       jobs.map((job) => job.job_id),
     );
     const consumed = jobs.reduce((sum, job) => sum + getJob(deps, cabinetId, job.job_id).credits_consumed, 0);
     return {
       comparaison_id: id,
       status: 'pending' as const,
-      jobs,
+      jobs: jobs.map(({ devis_id: _devis, ...job }) => job),
       ecartees: planned.ecartees,
       poll_url: pollUrl(id),
       credits_consumed: consumed,
@@ -232,10 +236,16 @@ export function createComparison(deps: Deps, cabinetId: string, request: Compari
   });
 }
 
+/** An insurer's entry before its job reaches this install (another install of the cabinet runs it): waiting, as far as this install knows. */
+function notHereYet(entry: { compagnie: string; produit: string; job_id: string; devis_id: string }) {
+  return { ...entry, status: 'pending' as const, tarif_eur: null, offres: [], pdf_url: null, error: null, credits: 0 };
+}
+
 function toComparison(deps: Deps, row: store.ComparisonRow): Comparison {
-  const entries = JSON.parse(row.jobs) as { compagnie: string; produit: string; job_id: string }[];
-  const resultats = entries.map(({ compagnie, produit, job_id }) => {
-    const job = getJob(deps, row.cabinetId, job_id);
+  const entries = comparisonJobsSchema.parse(JSON.parse(row.jobs));
+  const resultats = entries.flatMap(({ compagnie, produit, job_id, devis_id }) => {
+    const job = findJob(deps, row.cabinetId, job_id);
+    if (!job) return devis_id === undefined ? [] : [notHereYet({ compagnie, produit, job_id, devis_id })];
     const tarif = job.result?.tarif_eur ?? null;
     const offres =
       tarif === null
@@ -245,18 +255,20 @@ function toComparison(deps: Deps, row: store.ComparisonRow): Comparison {
             tarif,
             deps.insurers.get(compagnie)?.risks?.[row.ligne]?.guarantees,
           );
-    return {
-      compagnie,
-      produit,
-      job_id,
-      status: job.status,
-      devis_id: job.devis_id,
-      tarif_eur: tarif,
-      offres,
-      pdf_url: job.result?.pdf_url ?? null,
-      error: job.error,
-      credits: job.credits_consumed,
-    };
+    return [
+      {
+        compagnie,
+        produit,
+        job_id,
+        status: job.status,
+        devis_id: job.devis_id,
+        tarif_eur: tarif,
+        offres,
+        pdf_url: job.result?.pdf_url ?? null,
+        error: job.error,
+        credits: job.credits_consumed,
+      },
+    ];
   });
   return {
     comparaison_id: row.id,
@@ -297,7 +309,9 @@ export function settleComparisons(deps: Deps, rows: readonly store.ComparisonRow
     if (comparison.status === 'pending' || comparison.status === 'running') continue;
     const status = comparison.status;
     atomically(deps.db, () => {
-      if (!store.markCompleted(deps.db.orm, row.id, deps.clock.now())) return;
+      // Once: the row read again inside the transaction says whether another call got here first.
+      if (store.findComparison(deps.db.orm, row.cabinetId, row.id)?.completedAt !== null) return;
+      comparisonRecords.update(deps, row.cabinetId, row.id, { completedAt: deps.clock.now() });
       recordEvent(deps, row.cabinetId, 'comparaison.completed', {
         comparaison_id: row.id,
         ligne: row.ligne,
@@ -329,6 +343,12 @@ export function openComparisons(deps: Deps): store.ComparisonRow[] {
  * emptied. Their advice documents stay, as a signed quote's PDF does: the record of the advice
  * given, which a broker must keep.
  */
-export function eraseComparisonRisks(deps: Pick<Deps, 'db'>, cabinetId: string, clientId: string, jobIds: readonly string[]): void {
-  store.emptyRisksOf(deps.db.orm, cabinetId, clientId, jobIds);
+export function eraseComparisonRisks(
+  deps: Pick<Deps, 'db' | 'clock' | 'syncChanges'>,
+  cabinetId: string,
+  clientId: string,
+  jobIds: readonly string[],
+): void {
+  for (const id of store.comparisonsWithRiskOf(deps.db.orm, cabinetId, clientId, jobIds))
+    comparisonRecords.update(deps, cabinetId, id, { risque: store.EMPTIED_RISK });
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, ne, or } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
@@ -6,17 +6,18 @@ import { comparaisonJobs, comparaisons, conseils } from './schema.js';
 
 export type ComparisonRow = typeof comparaisons.$inferSelect;
 export type ConseilRow = typeof conseils.$inferSelect;
+/** A comparison's risk once its client was erased. */
+export const EMPTIED_RISK = '{}';
 
-/** The comparison and which job is whose. */
-export function insertComparison(orm: Orm, row: ComparisonRow, jobIds: readonly string[]): void {
-  orm.insert(comparaisons).values(row).run();
+/** Which job is whose: a job's end finds its comparison here. */
+export function insertComparisonJobs(orm: Orm, comparaisonId: string, cabinetId: string, jobIds: readonly string[]): void {
   orm
     .insert(comparaisonJobs)
-    .values(jobIds.map((jobId) => ({ jobId, comparaisonId: row.id, cabinetId: row.cabinetId })))
+    .values(jobIds.map((jobId) => ({ jobId, comparaisonId, cabinetId })))
     .run();
 }
 
-/** The comparisons not yet completed that these jobs belong to. */
+/** The comparisons started here and not yet completed that these jobs belong to. */
 export function openComparisonsOfJobs(orm: Orm, jobIds: readonly string[]): ComparisonRow[] {
   if (jobIds.length === 0) return [];
   const ids = orm
@@ -29,24 +30,17 @@ export function openComparisonsOfJobs(orm: Orm, jobIds: readonly string[]): Comp
   return orm
     .select()
     .from(comparaisons)
-    .where(and(inArray(comparaisons.id, ids), isNull(comparaisons.completedAt)))
+    .where(and(inArray(comparaisons.id, ids), isNull(comparaisons.completedAt), eq(comparaisons.madeHere, true)))
     .all();
 }
 
-/** Every comparison not yet completed (after a restart, those whose last job ended meanwhile). */
+/** Every comparison started here and not yet completed (after a restart, those whose last job ended meanwhile). */
 export function openComparisons(orm: Orm): ComparisonRow[] {
-  return orm.select().from(comparaisons).where(isNull(comparaisons.completedAt)).all();
-}
-
-/** Marks it completed, once: false when it already was. */
-export function markCompleted(orm: Orm, id: string, at: number): boolean {
-  return (
-    orm
-      .update(comparaisons)
-      .set({ completedAt: at })
-      .where(and(eq(comparaisons.id, id), isNull(comparaisons.completedAt)))
-      .run().changes > 0
-  );
+  return orm
+    .select()
+    .from(comparaisons)
+    .where(and(isNull(comparaisons.completedAt), eq(comparaisons.madeHere, true)))
+    .all();
 }
 
 export function findComparison(orm: Orm, cabinetId: string, id: string): ComparisonRow | undefined {
@@ -79,8 +73,24 @@ export function listComparisons(
     .all();
 }
 
-export function insertConseil(orm: Orm, row: ConseilRow): void {
-  orm.insert(conseils).values(row).run();
+/** The PDF of one of the cabinet's advice documents, by its SHA-256: what the sync uploads. */
+export function conseilPdfBySha(orm: Orm, cabinetId: string, sha256: string): Buffer | undefined {
+  return (
+    orm
+      .select({ pdf: conseils.pdf })
+      .from(conseils)
+      .where(and(eq(conseils.cabinetId, cabinetId), eq(conseils.pdfSha256, sha256)))
+      .get()?.pdf ?? undefined
+  );
+}
+
+/** A pulled document's PDF, once it arrived (the column stays on each install: the record names it by hash). */
+export function setConseilPdf(orm: Orm, cabinetId: string, id: string, pdf: Buffer): void {
+  orm
+    .update(conseils)
+    .set({ pdf })
+    .where(and(eq(conseils.cabinetId, cabinetId), eq(conseils.id, id)))
+    .run();
 }
 
 export function findConseil(orm: Orm, cabinetId: string, id: string): ConseilRow | undefined {
@@ -113,20 +123,22 @@ export function listConseils(
     .all();
 }
 
-/** Empties the risk (its driver's or policyholder's name, birth date…) of the comparisons for this client or of these jobs. */
-export function emptyRisksOf(orm: Orm, cabinetId: string, clientId: string, jobIds: readonly string[]): number {
+/** The comparisons for this client or of these jobs whose risk still holds their data. */
+export function comparisonsWithRiskOf(orm: Orm, cabinetId: string, clientId: string, jobIds: readonly string[]): string[] {
   const ofJobs = orm
     .select({ id: comparaisonJobs.comparaisonId })
     .from(comparaisonJobs)
     .where(inArray(comparaisonJobs.jobId, [...jobIds]));
   return orm
-    .update(comparaisons)
-    .set({ risque: '{}' })
+    .select({ id: comparaisons.id })
+    .from(comparaisons)
     .where(
       and(
         eq(comparaisons.cabinetId, cabinetId),
+        ne(comparaisons.risque, EMPTIED_RISK),
         jobIds.length > 0 ? or(eq(comparaisons.clientId, clientId), inArray(comparaisons.id, ofJobs)) : eq(comparaisons.clientId, clientId),
       ),
     )
-    .run().changes;
+    .all()
+    .map((row) => row.id);
 }

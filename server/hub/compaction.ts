@@ -24,9 +24,14 @@ export const DEFAULT_RETENTION: Retention = { days: 30, changes: 100_000, blobGr
 /** Changes deleted per transaction: each holds the cabinet's row lock (pushes wait) only for its own commit. */
 const COMPACTION_BATCH = 10_000;
 
-/** Where a record names a PDF (devis/sync.ts, blobsOf): a quote's pdf_sha256. A contract's proof is its quote's PDF. */
-const BLOB_KIND = 'devis';
+/**
+ * Where a record names a PDF (each kind's blobsOf): a quote's and an advice document's pdf_sha256,
+ * and a quote's other documents (its documents field, a JSON list holding each one's SHA-256). A
+ * contract's proof is its quote's PDF.
+ */
+const BLOB_KINDS = ['devis', 'conseil'];
 const BLOB_FIELD = 'pdf_sha256';
+const DOCUMENTS_FIELD = 'documents';
 
 export interface CompactionSummary {
   cabinet_id: string;
@@ -98,8 +103,10 @@ async function collectBlobsLocked(sql: TransactionSql, cabinetId: string, before
   const [row] = await sql<{ count: number; bytes: string }[]>`
     WITH gone AS (
       DELETE FROM hub_blobs b WHERE b.cabinet_id = ${cabinetId} AND b.created_at < ${new Date(before).toISOString()}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND r.kind = ${BLOB_KIND} AND (r.fields->>${BLOB_FIELD} = b.sha256 OR r.signed_pdf = b.sha256))
-        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = ${BLOB_KIND} AND h.fields->>${BLOB_FIELD} = b.sha256)
+        AND NOT EXISTS (SELECT 1 FROM hub_records r WHERE r.cabinet_id = ${cabinetId} AND r.kind = ANY(${BLOB_KINDS}::text[])
+          AND (r.fields->>${BLOB_FIELD} = b.sha256 OR r.signed_pdf = b.sha256 OR strpos(r.fields->>${DOCUMENTS_FIELD}, b.sha256) > 0))
+        AND NOT EXISTS (SELECT 1 FROM hub_changes h WHERE h.cabinet_id = ${cabinetId} AND h.kind = ANY(${BLOB_KINDS}::text[])
+          AND (h.fields->>${BLOB_FIELD} = b.sha256 OR strpos(h.fields->>${DOCUMENTS_FIELD}, b.sha256) > 0))
       RETURNING size
     ),
     counted AS (SELECT count(*)::int AS count, coalesce(sum(size), 0)::bigint AS bytes FROM gone)

@@ -6,7 +6,7 @@ import { erasedEvent, recordKey, type ErasureFollowUp, type Key } from './erasur
  * Once the batch is stored, before the erasures' own scrub (scrubBeforeErasures, which empties the
  * client's email and SIRET that find its opportunities): what the new erasures and the newly
  * reached records reach further is recorded in hub_erasure_links, every change the hub holds of a
- * newly reached record loses its personal fields, the events about them their personal data, and
+ * newly reached record (an opportunity, a quote, a job, a comparison) loses its personal fields, the events about them their personal data, and
  * the unsigned quotes among them their PDF.
  */
 export async function followErasures(tx: TransactionSql, cabinetId: string, followUp: ErasureFollowUp): Promise<void> {
@@ -14,7 +14,16 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   const { clients } = followUp;
   const devis = [...followUp.devis];
   const opportunities: string[] = [];
+  const comparisons = [...followUp.comparisons];
   if (clients.length > 0) {
+    comparisons.push(
+      ...ids(
+        await tx<{ id: string }[]>`
+      SELECT record_id AS id FROM hub_changes
+      WHERE cabinet_id = ${cabinetId} AND kind = 'comparaison' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
+      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'comparaison' AND fields->>'client_id' = ANY(${clients}::text[])`,
+      ),
+    );
     devis.push(
       ...ids(
         await tx<{ id: string }[]>`
@@ -48,8 +57,9 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
     ...devis.map((id) => ({ kind: 'devis', record_id: id })),
     ...opportunities.map((id) => ({ kind: 'opportunity', record_id: id })),
     ...jobs.map((id) => ({ kind: 'job', record_id: id })),
+    ...comparisons.map((id) => ({ kind: 'comparaison', record_id: id })),
   ]);
-  for (const kind of ['opportunity', 'devis', 'job'] as const) {
+  for (const kind of ['opportunity', 'devis', 'job', 'comparaison'] as const) {
     const of = reached.filter((key) => key.kind === kind).map((key) => key.record_id);
     if (of.length > 0) await scrubRecords(tx, cabinetId, kind, of);
   }

@@ -44,7 +44,7 @@ interface Named {
 function named(change: SyncChange): Named {
   if (change.op !== 'upsert') return { change, named: [] };
   const { fields } = change;
-  if (change.kind === 'devis' && typeof fields.client_id === 'string')
+  if ((change.kind === 'devis' || change.kind === 'comparaison') && typeof fields.client_id === 'string')
     return { change, named: [{ kind: 'client', record_id: fields.client_id }] };
   if (change.kind === 'job' && typeof fields.devis_id === 'string')
     return { change, named: [{ kind: 'devis', record_id: fields.devis_id }] };
@@ -93,9 +93,10 @@ async function anyClientErased(tx: TransactionSql, cabinetId: string): Promise<b
 export interface ErasureFollowUp {
   /** Clients erased by this batch for the first time. */
   clients: string[];
-  /** Quotes and jobs this batch made name an erased client or a reached quote. */
+  /** Quotes, jobs and comparisons this batch made name an erased client or a reached quote. */
   devis: string[];
   jobs: string[];
+  comparisons: string[];
   /** Reached quotes whose changes in this batch name a PDF or other documents (a pricing that came after the erasure). */
   files: string[];
 }
@@ -136,12 +137,12 @@ export async function withoutErasedData(
   const state = await erasureState(tx, cabinetId, keys, reaching);
   const erased = state.erased;
   const linked = state.linked;
-  const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], files: [] };
-  const link = (kind: 'devis' | 'job', id: string) => {
+  const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], comparisons: [], files: [] };
+  const link = (kind: 'devis' | 'job' | 'comparaison', id: string) => {
     const key = recordKey(kind, id);
     if (linked.has(key)) return;
     linked.add(key);
-    (kind === 'devis' ? followUp.devis : followUp.jobs).push(id);
+    ({ devis: followUp.devis, job: followUp.jobs, comparaison: followUp.comparisons })[kind].push(id);
   };
   const reached = (subject: Key) => (subject.kind === 'client' ? erased : linked).has(recordKey(subject.kind, subject.record_id));
   const stored = batch.map(({ change, named: subjects, data }): SyncChange => {
@@ -164,4 +165,4 @@ export async function withoutErasedData(
 }
 
 export const hasFollowUp = (followUp: ErasureFollowUp) =>
-  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.files.length > 0;
+  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.comparisons.length + followUp.files.length > 0;

@@ -1,6 +1,7 @@
 import { SYNCED_KINDS, type SyncedKind } from '../../shared/sync-protocol.js';
 import { staffRecords } from '../account/sync.js';
 import { jobRecords } from '../automation/sync.js';
+import { comparisonRecords, conseilRecords } from '../comparaisons/sync.js';
 import { clientRecords, opportunityRecords } from '../crm/sync.js';
 import { contractRecords, devisRecords } from '../devis/sync.js';
 import { eraseRecordsNaming, updateOfErasedClient } from '../erasure/service.js';
@@ -33,6 +34,8 @@ export function syncedRecords(): RecordsByKind {
     devis: devisRecords,
     contract: contractRecords,
     job: jobRecords,
+    comparaison: comparisonRecords,
+    conseil: conseilRecords,
     event: events,
   };
   return new Map(

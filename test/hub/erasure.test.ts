@@ -30,6 +30,8 @@ const PDF = {
   pricedIpid: pdf('Quintavalle, IPID auto'),
   signedConditions: pdf('Quintavalle, conditions MRH'),
   lateIpid: pdf('Quintavalle, IPID tardif'),
+  /** An advice document given to the client: kept, as the duty to advise requires. */
+  advice: pdf('Quintavalle, document de conseil'),
 };
 /** A quote's documents field, as an install syncs it. */
 const documents = (...files: { kind: string; bytes: Buffer }[]) =>
@@ -91,7 +93,8 @@ describe.each([
     x1 = await pairTestDevice(hub, { id: 'cab-x' });
     x2 = await pairTestDevice(hub, { id: 'cab-x' }, { join: true, name: 'portable' });
     y = await pairTestDevice(hub, { id: 'cab-y' });
-    for (const bytes of [PDF.priced, PDF.signed, PDF.other, PDF.pricedIpid, PDF.signedConditions]) await storeBlob(hub, x1, bytes);
+    for (const bytes of [PDF.priced, PDF.signed, PDF.other, PDF.pricedIpid, PDF.signedConditions, PDF.advice])
+      await storeBlob(hub, x1, bytes);
     await push(x1, [
       upsert('client', 'C', { type: 'person', last_name: 'Quintavalle', email: 'M.Quintavalle@exemple.fr', siret: null }),
       upsert('client', 'K', { type: 'person', last_name: 'Autre', email: 'autre@exemple.fr', siret: null }),
@@ -143,6 +146,15 @@ describe.each([
         result_suspens: null,
         error_message: null,
       }),
+      // A comparison for the client, and its advice document; another client's comparison.
+      upsert('comparaison', 'CMP', {
+        ligne: 'auto',
+        client_id: 'C',
+        risque: '{"conducteur":{"nom":"Quintavalle","date_naissance":"1985-02-10"}}',
+        jobs: '[]',
+      }),
+      upsert('comparaison', 'CMP-other', { ligne: 'auto', client_id: 'K', risque: '{"conducteur":{"nom":"Autre"}}', jobs: '[]' }),
+      upsert('conseil', 'ADV', { comparaison_id: 'CMP', client_id: 'C', formule: 'tiers', pdf_sha256: sha256(PDF.advice) }),
       event('E-opportunity', 'opportunity.created', {
         opportunity_id: 'O-email',
         title: 'Auto',
@@ -187,7 +199,7 @@ describe.each([
   });
   afterAll(() => hub.close());
 
-  it('empties the personal fields of every stored change of the quotes, jobs and opportunities that name the client, and only those: never another cabinet’s', async () => {
+  it('empties the personal fields of every stored change of the quotes, jobs, opportunities and comparisons that name the client, and only those: never another cabinet’s', async () => {
     for (const id of ['O-email', 'O-quote'])
       expect((await stored('cab-x', 'opportunity', id)).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
     expect((await stored('cab-x', 'opportunity', 'O-email'))[0]?.title).toBe('Auto');
@@ -207,6 +219,8 @@ describe.each([
     expect(await stored('cab-x', 'job', 'J-priced')).toEqual([
       { status: 'completed', devis_id: 'D-priced', dic_data: '{}', result_suspens: null, error_message: null },
     ]);
+    expect(await stored('cab-x', 'comparaison', 'CMP')).toEqual([{ ligne: 'auto', client_id: 'C', risque: '{}', jobs: '[]' }]);
+    expect((await stored('cab-x', 'comparaison', 'CMP-other'))[0]).toMatchObject({ risque: '{"conducteur":{"nom":"Autre"}}' });
     // Not the client's: another client's quote, its job (which a quote of the client names through job_id only), another opportunity.
     expect((await stored('cab-x', 'devis', 'D-other'))[0]).toMatchObject({ dic_data: '{"insured_name":"Autre"}' });
     expect((await stored('cab-x', 'job', 'J-other'))[0]).toMatchObject({ dic_data: '{"insured_name":"Autre"}' });
@@ -234,9 +248,9 @@ describe.each([
     expect((await data('E-other')).contact).toEqual({ last_name: 'Autre', company_name: null, siret: null });
   });
 
-  const kept = () => [sha256(PDF.signed), sha256(PDF.signedConditions), sha256(PDF.other)].sort();
+  const kept = () => [sha256(PDF.signed), sha256(PDF.signedConditions), sha256(PDF.other), sha256(PDF.advice)].sort();
 
-  it('deletes the unsigned quote’s PDF and documents for good, and keeps the signed one’s, even said unsigned since', async () => {
+  it('deletes the unsigned quote’s PDF and documents for good, and keeps the signed one’s (even said unsigned since) and the advice document', async () => {
     expect(await blobs('cab-x')).toEqual(kept());
     // An install that had not heard of the erasure uploads them again: answered, not stored.
     await storeBlob(hub, x1, PDF.priced);
@@ -248,7 +262,7 @@ describe.each([
     expect(state?.fields).toMatchObject({ pdf_sha256: null, documents: null });
   });
 
-  it('empties what comes later about the client: a late job, a new quote of the client and its opportunity, their PDF and events', async () => {
+  it('empties what comes later about the client: a late job, a new quote of the client and its opportunity, a comparison, their PDF and events', async () => {
     await storeBlob(hub, x1, PDF.late);
     await storeBlob(hub, x1, PDF.lateIpid);
     await push(x1, [
@@ -263,6 +277,7 @@ describe.each([
         documents: documents({ kind: 'information', bytes: PDF.lateIpid }),
       }),
       upsert('job', 'J-late', { status: 'completed', devis_id: 'D-late', dic_data: '{"insured_name":"Quintavalle"}' }),
+      upsert('comparaison', 'CMP-late', { ligne: 'mrh', client_id: 'C', risque: '{"souscripteur":{"nom":"Quintavalle"}}', jobs: '[]' }),
       event('E-late-update', 'client.updated', {
         id: 'C',
         client_id: 'C',
@@ -276,6 +291,7 @@ describe.each([
     expect((await stored('cab-x', 'opportunity', 'O-late')).map((f) => f.contact)).toEqual([ERASED_CONTACT]);
     expect((await stored('cab-x', 'devis', 'D-late'))[0]).toMatchObject({ dic_data: '{}', pdf_sha256: null, documents: null });
     expect((await stored('cab-x', 'job', 'J-late'))[0]).toMatchObject({ dic_data: '{}' });
+    expect((await stored('cab-x', 'comparaison', 'CMP-late'))[0]).toMatchObject({ risque: '{}', ligne: 'mrh' });
     expect(await stored('cab-x', 'event', 'E-late-update')).toEqual([{}]);
     expect(JSON.parse(String((await stored('cab-x', 'event', 'E-late-failed'))[0]?.data))).toMatchObject({
       devis_id: 'D-late',

@@ -368,6 +368,23 @@ describe('PDFs no record names', () => {
     await storeBlob(hub, x, fresh);
     expect(await compact(id, { days: 0, changes: 100, blobGraceMs: HOUR })).toMatchObject({ blobs_deleted: 0 });
   });
+
+  it('keeps the PDFs a quote’s other documents and an advice document name, as long as the records name them', async () => {
+    const { id, devices } = await newCabinet();
+    const x = devices[0]!;
+    const [conditions, advice] = ['conditions générales', 'document de conseil'].map(pdf) as [Buffer, Buffer];
+    for (const bytes of [conditions, advice]) await storeBlob(hub, x, bytes);
+    const documents = JSON.stringify([{ kind: 'conditions', title: 'CG', sha256: sha256(conditions), size: conditions.length }]);
+    await push(x, [
+      { kind: 'devis', record_id: 'D1', fields: { status: 'priced', documents }, stamp: [1, 0] },
+      { kind: 'conseil', record_id: 'K1', fields: { pdf_sha256: sha256(advice), formule: 'confort' }, stamp: [2, 0] },
+      { kind: 'client', record_id: 'C1', fields: { last_name: 'Martin' }, stamp: [3, 0] },
+    ]);
+    hub.clock.advance(2 * HOUR);
+    // The changes are compacted away; the records' state still names both PDFs.
+    expect(await compact(id, { days: 0, changes: 1, blobGraceMs: HOUR })).toMatchObject({ changes_deleted: 2, blobs_deleted: 0 });
+    expect(await blobsOf(id)).toEqual([conditions, advice].map(sha256).sort());
+  });
 });
 
 describe('erasure and the state', () => {

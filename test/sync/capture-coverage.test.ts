@@ -5,6 +5,10 @@ import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob, failJob, jobClaimed, markSubmitted, reportProgress, requireMfa } from '../../server/automation/lifecycle.js';
 import type * as jobStore from '../../server/automation/store.js';
 import * as queueStore from '../../server/automation/store-queue.js';
+import { RISK_EXAMPLES } from '@courtier/adapter-kit';
+import { CLI_ACTOR } from '../../server/audit/service.js';
+import { createConseil } from '../../server/comparaisons/conseil.js';
+import { comparisonsOfJobs, createComparison, getComparison, settleComparisons } from '../../server/comparaisons/service.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
 import { createOpportunity, updateOpportunity, winOpportunityIfOpen } from '../../server/crm/service.js';
 import { createDevis, recordDevisFailed, recordDevisPriced, signDevis } from '../../server/devis/service.js';
@@ -74,7 +78,7 @@ function differences(a: SyncNode, b: SyncNode, deferred: readonly string[] = [])
 }
 
 describe('sync: every write to a synced table is captured', () => {
-  it('after each write of the staff list, clients, opportunities, quotes, contracts, jobs and events, another install holds the same', async () => {
+  it('after each write of the staff list, clients, opportunities, quotes, contracts, jobs, comparisons, advice documents and events, another install holds the same', async () => {
     const [a, b] = await cabinetOfTwo(fixture.hub, Date.now());
     nodes.push(a, b);
     const cabinetId = a.cabinetId;
@@ -182,6 +186,31 @@ describe('sync: every write to a synced table is captured', () => {
         await then('marking its quote failed', () => recordDevisFailed(a.deps, cabinetId, devisId));
       }
     }
+    // A comparison at the sandbox for the client, completed, and the advice document made from it.
+    const comparison = await then('starting a comparison', () =>
+      createComparison(
+        a.deps,
+        cabinetId,
+        { ligne: 'auto', risque: RISK_EXAMPLES.auto, client_id: client.client_id, compagnies: ['sandbox'] },
+        'test',
+      ),
+    );
+    const compared = await then('claiming a job', () => claim(a));
+    await then('completing a job', () =>
+      expect(completeJob(a.deps, compared, { outcome: 'complete', tarif_eur: 598.1, pdf: pdf('Devis auto comparé') })).toBe(true),
+    );
+    await then('recording the comparison’s end', () => settleComparisons(a.deps, comparisonsOfJobs(a.deps, [compared.id])));
+    expect(getComparison(a.deps, cabinetId, comparison.comparaison_id).status).toBe('completed');
+    await then('making an advice document', () =>
+      createConseil(
+        a.deps,
+        cabinetId,
+        comparison.comparaison_id,
+        { compagnie: 'sandbox', besoins: 'Une voiture pour le travail.', motif: 'Le tarif.' },
+        CLI_ACTOR,
+      ),
+    );
+
     // A job waiting for the broker's code.
     await then('enqueueing a job', () =>
       enqueueTarification(a.deps, cabinetId, { compagnie: 'sandbox', produit: 'auto', dicData: { ...AUTO, postcode: '69010' } }, 'test'),
@@ -212,6 +241,19 @@ describe('sync: every write to a synced table is captured', () => {
           contact: { last_name: 'Durand', first_name: 'Paul' },
         },
         'api',
+      ),
+    );
+    await then('starting a comparison', () =>
+      createComparison(
+        a.deps,
+        cabinetId,
+        {
+          ligne: 'mrh',
+          risque: { ...RISK_EXAMPLES.mrh, souscripteur: { nom: 'Durand', prenom: 'Paul' } },
+          client_id: erased.client_id,
+          compagnies: ['sandbox'],
+        },
+        'test',
       ),
     );
     await then('erasing a client', () => eraseClient(a.deps, cabinetId, erased.client_id));
