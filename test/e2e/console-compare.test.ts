@@ -176,7 +176,9 @@ describe('the Compare page in real Chromium, on the three demo portals', () => {
       .getByRole('list', { name: 'Comparisons' })
       .getByRole('link', { name: /^Car · / })
       .waitFor();
-    await page.getByRole('list', { name: 'Advice documents' }).getByRole('link', { name: 'Download (PDF)' }).waitFor();
+    const advices = page.getByRole('list', { name: 'Advice documents' });
+    await advices.getByRole('link', { name: 'Download (PDF)' }).waitFor();
+    await advices.getByText(/^(Horizon Direct|Sandbox Assurances|Mutuelle Tradition), /).waitFor();
 
     // At phone width the columns stack, nothing scrolls sideways.
     await page
@@ -197,6 +199,11 @@ describe('the Compare page in real Chromium, on the three demo portals', () => {
       await page.getByRole('heading', { level: 1, name: 'Comparer' }).waitFor();
       const form = await fillCar(page, FR);
       await form.getByLabel('Puissance fiscale (CV)', { exact: true }).fill('5');
+      // The form at phone width: nothing scrolls sideways, and it passes axe in French.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expectNoSidewaysScroll(page);
+      expect(await audit(page, 'formulaire de comparaison (fr, téléphone)')).toEqual([]);
+      await page.setViewportSize({ width: 1280, height: 800 });
       await form.getByRole('button', { name: 'Comparer les assureurs' }).click();
       await page.waitForURL(/\/console\/compare\/[0-9a-f-]{36}$/);
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { Comparison, Conseil } from '../../../../shared/comparaisons.js';
 import { getConsoleConseilPdf, listConsoleComparisons, listConsoleConseils } from '../../../../shared/console-comparaisons.js';
+import { listInsurers } from '../../../../shared/console-insurers.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
@@ -8,7 +9,10 @@ import type { PageProps } from '../../slices/types.js';
 import { formatDateTime } from '../automation/strings.js';
 import { COMPARE_STRINGS, comparisonPath } from './strings.js';
 
-type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; comparisons: Comparison[]; advices: Conseil[] };
+type Loaded =
+  | { kind: 'loading' }
+  | { kind: 'error'; message: string }
+  | { kind: 'ready'; comparisons: Comparison[]; advices: Conseil[]; names: ReadonlyMap<string, string> };
 
 /** On a client's page: their comparisons (each linked to its page) and the advice documents made for them. */
 export function ClientComparisons({ clientId, lang, t }: Pick<PageProps, 'lang' | 't'> & { clientId: string }) {
@@ -19,11 +23,14 @@ export function ClientComparisons({ clientId, lang, t }: Pick<PageProps, 'lang' 
     void Promise.all([
       call(listConsoleComparisons, { query: { client_id: clientId, limit: 50 } }),
       call(listConsoleConseils, { query: { client_id: clientId, limit: 50 } }),
-    ]).then(([comparisons, advices]) => {
+      call(listInsurers),
+    ]).then(([comparisons, advices, insurers]) => {
       if (cancelled) return;
       if (!comparisons.ok) return setState({ kind: 'error', message: comparisons.error.message });
       if (!advices.ok) return setState({ kind: 'error', message: advices.error.message });
-      setState({ kind: 'ready', comparisons: comparisons.data.data, advices: advices.data.data });
+      // An insurer this install no longer has keeps its code.
+      const names = new Map(insurers.ok ? insurers.data.data.map((i) => [i.code, i.name]) : []);
+      setState({ kind: 'ready', comparisons: comparisons.data.data, advices: advices.data.data, names });
     });
     return () => {
       cancelled = true;
@@ -60,7 +67,7 @@ export function ClientComparisons({ clientId, lang, t }: Pick<PageProps, 'lang' 
           <ul className="records-simple-list" aria-label={s.advices}>
             {state.advices.map((a) => (
               <li key={a.conseil_id}>
-                {`${a.compagnie}, ${a.formule} · ${formatDateTime(lang, a.created_at)} `}
+                {`${s.adviceOf(state.names.get(a.compagnie) ?? a.compagnie, a.formule, formatDateTime(lang, a.created_at))} `}
                 <a href={pathTo(getConsoleConseilPdf, { conseil_id: a.conseil_id })} download>
                   {s.downloadAdvice}
                 </a>
