@@ -43,9 +43,10 @@ const conseilRow = z.object({
 const conseilTable = syncedTable('conseil', conseils, {
   local: ['pdf'],
   fields: conseilRow,
-  // The record of the advice given: what was handed to the client is never rewritten, here or elsewhere.
+  // The record of the advice given: what was handed to the client is never rewritten by another
+  // install (an install restored from a backup gets its own creation back, which it may hold).
   accepts: (_orm, _cabinetId, change) =>
-    change.held ? { reason: 'operation_refused', message: 'an advice document is never edited once made' } : null,
+    change.held && !change.madeHere() ? { reason: 'operation_refused', message: 'an advice document is never edited once made' } : null,
 });
 
 /**

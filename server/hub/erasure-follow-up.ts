@@ -16,22 +16,8 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   const opportunities: string[] = [];
   const comparisons = [...followUp.comparisons];
   if (clients.length > 0) {
-    comparisons.push(
-      ...ids(
-        await tx<{ id: string }[]>`
-      SELECT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'comparaison' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'comparaison' AND fields->>'client_id' = ANY(${clients}::text[])`,
-      ),
-    );
-    devis.push(
-      ...ids(
-        await tx<{ id: string }[]>`
-      SELECT record_id AS id FROM hub_changes
-      WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
-      UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = 'devis' AND fields->>'client_id' = ANY(${clients}::text[])`,
-      ),
-    );
+    comparisons.push(...(await recordsOfClients(tx, cabinetId, 'comparaison', clients)));
+    devis.push(...(await recordsOfClients(tx, cabinetId, 'devis', clients)));
     opportunities.push(...(await opportunitiesOfContacts(tx, cabinetId, clients)));
   }
   const jobs = [...followUp.jobs];
@@ -66,6 +52,20 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   await scrubEvents(tx, cabinetId, [...clients.map((id) => ({ kind: 'client', record_id: id })), ...reached]);
   const newlyReachedDevis = reached.filter((key) => key.kind === 'devis').map((key) => key.record_id);
   await eraseQuoteFiles(tx, cabinetId, [...new Set([...newlyReachedDevis, ...followUp.files])]);
+}
+
+/** The records of a kind whose client_id is one of these clients, in any change or state the hub holds. */
+async function recordsOfClients(
+  tx: TransactionSql,
+  cabinetId: string,
+  kind: 'devis' | 'comparaison',
+  clients: readonly string[],
+): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    SELECT record_id AS id FROM hub_changes
+    WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND op = 'upsert' AND fields->>'client_id' = ANY(${clients}::text[])
+    UNION SELECT record_id FROM hub_records WHERE cabinet_id = ${cabinetId} AND kind = ${kind} AND fields->>'client_id' = ANY(${clients}::text[])`;
+  return rows.map((row) => row.id);
 }
 
 /**
