@@ -145,7 +145,10 @@ describe('the Compare page in real Chromium, on the three demo portals', () => {
 
     // The filter sets apart the offers without a guarantee the client wants.
     const filter = page.getByRole('group', { name: 'Guarantees the client wants' });
-    await filter.getByLabel('Own damage, any accident', { exact: true }).check();
+    // By keyboard: the filter's box ticked with Space, the recommendation opened with Enter.
+    await filter.getByLabel('Own damage, any accident', { exact: true }).focus();
+    await page.keyboard.press('Space');
+    expect(await filter.getByLabel('Own damage, any accident', { exact: true }).isChecked()).toBe(true);
     expect(await page.getByText(/^Lacks: Own damage, any accident$/).count()).toBeGreaterThan(0);
     await filter.getByLabel('Own damage, any accident', { exact: true }).uncheck();
     expect(await audit(page, 'comparison (en)')).toEqual([]);
@@ -153,7 +156,8 @@ describe('the Compare page in real Chromium, on the three demo portals', () => {
 
     // Recommend the cheapest offer: the advice PDF names the client, the premiums, the choice and the reason.
     const cheapest = page.getByRole('article').filter({ has: page.getByText('Cheapest', { exact: true }) });
-    await cheapest.getByRole('button', { name: 'Recommend this offer' }).click();
+    await cheapest.getByRole('button', { name: 'Recommend this offer' }).focus();
+    await page.keyboard.press('Enter');
     const recommend = page.getByRole('form', { name: /^Recommend / });
     await expect.poll(() => recommend.getByRole('heading').evaluate((h) => h === h.ownerDocument.activeElement)).toBe(true);
     await recommend.getByRole('button', { name: 'Make the advice document' }).click();
