@@ -7,14 +7,12 @@ import {
   type ComparisonRequest,
   type RiskSchemaDocument,
 } from '../../shared/comparaisons.js';
-import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import type { Page } from '../../shared/pagination.js';
 import { costOf } from '../automation/catalogue.js';
-import { findJob, getJob } from '../automation/jobs.js';
+import { getJob } from '../automation/jobs.js';
 import { enqueueTarification } from '../automation/service.js';
 import { credentialsConfigured } from '../credentials/service.js';
 import type { Deps } from '../deps.js';
-import { getDevis } from '../devis/service.js';
 import { ApiError } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import type { Insurer } from '../insurers/registry.js';
@@ -23,10 +21,9 @@ import { atomically } from '../platform/db/atomically.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { clientListPage, type ClientListQuery } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';
-import { toIso } from '../platform/iso-time.js';
-import { comparisonOffers, comparisonStatus } from './results.js';
+import { pollUrl, toComparison } from './results.js';
 import * as store from './store.js';
-import { comparisonJobsSchema, comparisonRecords } from './sync.js';
+import { comparisonRecords } from './sync.js';
 
 export const LINE_LABELS: Record<RiskLine, { fr: string; en: string }> = {
   auto: { fr: 'Assurance automobile', en: 'Car insurance' },
@@ -174,8 +171,6 @@ export function dryRunComparison(deps: Deps, cabinetId: string, request: Compari
   };
 }
 
-const pollUrl = (id: string) => `${PUBLIC_API_PREFIX}/automation/comparaisons/${id}`;
-
 /**
  * Enqueues one tarification per insurer, all or none: the insurers' open questions and an empty
  * choice are refused first, then every job goes through enqueueTarification's guards inside one
@@ -234,53 +229,6 @@ export function createComparison(deps: Deps, cabinetId: string, request: Compari
       credits_consumed: consumed,
     };
   });
-}
-
-/** An insurer's entry before its job reaches this install (another install of the cabinet runs it): waiting, as far as this install knows. */
-function notHereYet(entry: { compagnie: string; produit: string; job_id: string; devis_id: string }) {
-  return { ...entry, status: 'pending' as const, tarif_eur: null, offres: [], pdf_url: null, error: null, credits: 0 };
-}
-
-function toComparison(deps: Deps, row: store.ComparisonRow): Comparison {
-  const entries = comparisonJobsSchema.parse(JSON.parse(row.jobs));
-  const resultats = entries.flatMap(({ compagnie, produit, job_id, devis_id }) => {
-    const job = findJob(deps, row.cabinetId, job_id);
-    if (!job) return devis_id === undefined ? [] : [notHereYet({ compagnie, produit, job_id, devis_id })];
-    const tarif = job.result?.tarif_eur ?? null;
-    const offres =
-      tarif === null
-        ? []
-        : comparisonOffers(
-            getDevis(deps, row.cabinetId, job.devis_id).offres ?? [],
-            tarif,
-            deps.insurers.get(compagnie)?.risks?.[row.ligne]?.guarantees,
-          );
-    return [
-      {
-        compagnie,
-        produit,
-        job_id,
-        status: job.status,
-        devis_id: job.devis_id,
-        tarif_eur: tarif,
-        offres,
-        pdf_url: job.result?.pdf_url ?? null,
-        error: job.error,
-        credits: job.credits_consumed,
-      },
-    ];
-  });
-  return {
-    comparaison_id: row.id,
-    ligne: row.ligne,
-    client_id: row.clientId,
-    status: comparisonStatus(resultats.map((r) => r.status)),
-    resultats: resultats.map(({ credits: _credits, ...resultat }) => resultat),
-    ecartees: JSON.parse(row.ecartees) as LeftOut[],
-    poll_url: pollUrl(row.id),
-    credits_consumed: resultats.reduce((sum, r) => sum + r.credits, 0),
-    created_at: toIso(row.createdAt),
-  };
 }
 
 export function getComparison(deps: Deps, cabinetId: string, id: string): Comparison {
