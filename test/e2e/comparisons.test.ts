@@ -2,12 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RISK_EXAMPLES, type AutoRisk } from '@courtier/adapter-kit';
 import { comparisonDryRunSchema, comparisonEnqueuedSchema, comparisonSchema, type Comparison } from '../../shared/comparaisons.js';
-import { errorBodySchema } from '../../shared/errors.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import type { SandboxMode } from '../../server/sandbox-portals/index.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, expectError } from '../helpers/api.js';
 import { horizonInsurer } from '../helpers/horizon-insurer.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -201,37 +200,30 @@ describe('comparing insurers for one client (REST, real Chromium, the three demo
   it('refuses bad input with a stable code, enqueuing and debiting nothing', async () => {
     const { test, prod, id } = await cabinet();
     const post = (api: typeof test, body: Record<string, unknown>) => api.post('/automation/comparaisons', body);
-    const expectError = async (answer: Promise<Awaited<ReturnType<typeof post>>>, status: number, code: string) => {
-      const res = await answer;
-      expect(res.status, JSON.stringify(res.body)).toBe(status);
-      const body = errorBodySchema.parse(res.body) as { error: string; message: string; details?: unknown } & Record<string, unknown>;
-      expect(body.error).toBe(code);
-      return body;
-    };
-    await expectError(post(test, { ligne: 'moto', risque: {} }), 400, 'validation_error');
+    expectError(await post(test, { ligne: 'moto', risque: {} }), 400, 'validation_error');
     // Every missing field of the risk is named.
-    const missing = await expectError(
-      post(test, { ligne: 'auto', risque: { ...RISK_EXAMPLES.auto, conducteur: { nom: 'Martin' } } }),
+    const missing = expectError(
+      await post(test, { ligne: 'auto', risque: { ...RISK_EXAMPLES.auto, conducteur: { nom: 'Martin' } } }),
       400,
       'validation_error',
     );
     expect(JSON.stringify(missing.details)).toContain('body.risque.conducteur.date_naissance');
     expect(JSON.stringify(missing.details)).toContain('body.risque.conducteur.crm');
-    await expectError(post(test, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['nobody'] }), 404, 'unknown_insurer');
+    expectError(await post(test, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['nobody'] }), 404, 'unknown_insurer');
     // A live key: an insurer that does not price the line, and one whose login the cabinet did not set.
-    await expectError(post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['testco'] }), 422, 'line_not_priced');
-    await expectError(
-      post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['horizon'] }),
+    expectError(await post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['testco'] }), 422, 'line_not_priced');
+    expectError(
+      await post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto, compagnies: ['horizon'] }),
       409,
       'insurer_credentials_missing',
     );
-    await expectError(post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto }), 422, 'no_insurer_available');
+    expectError(await post(prod, { ligne: 'auto', risque: RISK_EXAMPLES.auto }), 422, 'no_insurer_available');
     // Open questions, and an answer of the wrong kind.
     const bare = { ...RISK_EXAMPLES.auto, vehicule: { marque: 'Renault', modele: 'Clio', date_mise_circulation: '2022-04-01' } };
-    const open = await expectError(post(test, { ligne: 'auto', risque: bare }), 422, 'answers_missing');
+    const open = expectError(await post(test, { ligne: 'auto', risque: bare }), 422, 'answers_missing');
     expect(open).toMatchObject({ error: 'answers_missing', details: { questions: { tradition: [{ code: 'puissance_fiscale' }] } } });
-    const wrong = await expectError(
-      post(test, { ligne: 'auto', risque: bare, reponses: { tradition: { puissance_fiscale: 'beaucoup' } } }),
+    const wrong = expectError(
+      await post(test, { ligne: 'auto', risque: bare, reponses: { tradition: { puissance_fiscale: 'beaucoup' } } }),
       400,
       'validation_error',
     );
@@ -239,7 +231,7 @@ describe('comparing insurers for one client (REST, real Chromium, the three demo
     // A home the named insurer declines.
     const landlord = { ...RISK_EXAMPLES.mrh, occupation: 'proprietaire_non_occupant' };
     expect(
-      (await expectError(post(test, { ligne: 'mrh', risque: landlord, compagnies: ['sandbox'] }), 422, 'risk_not_accepted')).message,
+      expectError(await post(test, { ligne: 'mrh', risque: landlord, compagnies: ['sandbox'] }), 422, 'risk_not_accepted').message,
     ).toBe('Sandbox Assurances n’assure pas les propriétaires non occupants.');
     expect(await jobCount(test)).toBe(0);
     expect(await balance(test)).toBe(300);

@@ -17,10 +17,10 @@ import {
   listConsoleComparisons,
   listConsoleConseils,
 } from '../../shared/console-comparaisons.js';
-import { errorBodySchema } from '../../shared/errors.js';
 import { createClient } from '../../server/crm/clients.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
+import { expectErrorResponse } from '../helpers/api.js';
 import { signInNewUser, type ConsoleClient } from '../helpers/console.js';
 import { pdfText } from '../helpers/pdf-text.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -116,9 +116,7 @@ describe('the console’s comparisons', () => {
       pathTo(getConsoleComparison, { comparaison_id: id }),
       pathTo(getConsoleConseilPdf, { conseil_id: conseil.conseil_id }),
     ]) {
-      const res404 = await other.request(path);
-      expect(res404.status).toBe(404);
-      expect(errorBodySchema.parse(await res404.json()).error).toBe('not_found');
+      await expectErrorResponse(await other.request(path), 404, 'not_found');
     }
     const otherConseil = await post(other, pathTo(createConsoleConseil, { comparaison_id: id }), {
       compagnie: 'testco',
@@ -132,22 +130,18 @@ describe('the console’s comparisons', () => {
   it('refuses bad input with a stable code and the fields named, enqueuing and debiting nothing', async () => {
     const before = { jobs: jobs(), balance: creditBalance(server.deps, cabinetId) };
     const missing = await post(broker, pathTo(createConsoleComparison), { ligne: 'auto', risque: { couverture: 'etendue' } });
-    expect(missing.status).toBe(400);
-    const body = errorBodySchema.parse(await missing.json());
-    expect(body.error).toBe('validation_error');
+    const body = await expectErrorResponse(missing, 400, 'validation_error');
     const paths = (body.details as { path: string }[]).map((d) => d.path);
     expect(paths).toEqual(expect.arrayContaining(['body.risque.conducteur', 'body.risque.vehicule', 'body.risque.usage']));
     const line = await post(broker, pathTo(createConsoleComparison), { ligne: 'moto', risque: {} });
     expect(line.status).toBe(400);
-    const unknownLine = await broker.request('/api/v1/console/risks/moto/schema');
-    expect(errorBodySchema.parse(await unknownLine.json()).error).toBe('unknown_line');
+    await expectErrorResponse(await broker.request('/api/v1/console/risks/moto/schema'), 404, 'unknown_line');
     const uncovered = await post(broker, pathTo(createConsoleComparison), {
       ligne: 'auto',
       risque: RISK_EXAMPLES.auto,
       compagnies: ['otherco'],
     });
-    expect(uncovered.status).toBe(409);
-    expect(errorBodySchema.parse(await uncovered.json()).error).toBe('insurer_credentials_missing');
+    await expectErrorResponse(uncovered, 409, 'insurer_credentials_missing');
     // Without the CSRF header, and signed out.
     const noCsrf = await server.request(pathTo(createConsoleComparison), {
       method: 'POST',
