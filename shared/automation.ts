@@ -58,7 +58,11 @@ export const enqueuedSchema = z
 export const jobErrorSchema = z.object({
   code: z.string().describe('e.g. insurer_unavailable, risk_declined, mfa_timeout, worker_crashed, browser_unavailable.'),
   message: z.string(),
-  technical: z.boolean().describe('true for technical failures (refunded), false for business refusals.'),
+  technical: z
+    .boolean()
+    .describe(
+      'true for technical failures (refunded), false for business refusals (not refunded, but for invalid_credentials: the portal refused the login, nothing was priced).',
+    ),
   details: z
     .object({ step: z.string().describe('The robot step whose page was not the one its adapter expects.') })
     .nullable()

@@ -150,10 +150,17 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult, 
   });
 }
 
+/**
+ * Business refusals that come before any pricing: the portal refused the cabinet's login, so the
+ * insurer priced nothing and the run is given back. The breaker counts them as business refusals
+ * still (a wrong password says nothing about the insurer's portal).
+ */
+const REFUNDED_REFUSALS: ReadonlySet<string> = new Set(['invalid_credentials']);
+
 export interface JobFailure {
   code: string;
   message: string;
-  /** Technical failures are refunded; business refusals are not. */
+  /** Technical failures are refunded; business refusals are not, but for a refused login (REFUNDED_REFUSALS). */
   technical: boolean;
   /** Whether it counts against the insurer's circuit breaker (not for a timeout of the broker's code). */
   countsForBreaker: boolean;
@@ -161,7 +168,7 @@ export interface JobFailure {
   step?: string;
 }
 
-/** failed, with job.failed and devis.failed (and insurer.portal_changed when the portal changed); refunded when technical, exactly once. */
+/** failed, with job.failed and devis.failed (and insurer.portal_changed when the portal changed); refunded when technical or a refused login, exactly once. */
 export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boolean {
   return atomically(deps.db, () => {
     const now = deps.clock.now();
@@ -175,7 +182,8 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
     });
     if (!moved) return false;
     jobChanged(deps, row.cabinetId, row.id);
-    const refunded = failure.technical && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
+    const refunded =
+      (failure.technical || REFUNDED_REFUSALS.has(failure.code)) && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
     recordJobFinished(deps, moved);
     const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
     if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);

@@ -6,7 +6,7 @@ import { productSchemaDocument } from '../../shared/products.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import type { SandboxMode } from '../../server/sandbox-portals/index.js';
-import { grantCredits } from '../../server/wallet/service.js';
+import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
@@ -159,12 +159,13 @@ describe('browser robots on the sandbox insurer (real Chromium)', () => {
     });
   });
 
-  it('a wrong password fails the job as a business failure, not refunded', async () => {
+  it('a wrong password fails the job as a business failure, refunded: the insurer priced nothing', async () => {
     const { id, prod } = await cabinet();
     setInsurerCredentials(server.deps, id, 'sandbox', { login: 'demo', password: 'wrong' });
     const enqueued = await prod.post('/automation/tarifications', { compagnie: 'sandbox', produit: 'auto', dicData: autoData() });
     const job = await poll(prod, String(enqueued.body.job_id), terminal);
-    expect(job).toMatchObject({ status: 'failed', credits_consumed: 10, error: { code: 'invalid_credentials', technical: false } });
+    expect(job).toMatchObject({ status: 'failed', credits_consumed: 0, error: { code: 'invalid_credentials', technical: false } });
+    expect(creditBalance(server.deps, id)).toBe(200);
     expect(job.artifacts?.screenshot_url).toBe(`/api/v1/public/automation/jobs/${job.job_id}/artifacts/screenshot.png`);
     const shot = await server.request(job.artifacts?.screenshot_url ?? '', { headers: { 'X-API-Key': server.createKey(id).key } });
     expect(shot.headers.get('content-type')).toBe('image/png');

@@ -462,6 +462,33 @@ describe('running jobs', () => {
     expect(listEvents(server.deps, id).filter((e) => e.type === 'devis.failed')).toHaveLength(2);
   });
 
+  it('a login the portal refuses is refunded (nothing was priced), once, and counted by the breaker as a business refusal', async () => {
+    const { id, api } = await cabinet(100);
+    const breaker = async () =>
+      automationStatusSchema.parse((await api.get('/automation/status')).body).breakers.find((b) => b.compagnie === 'testco')
+        ?.consecutive_failures ?? 0;
+    // A technical failure first: one failure in a row.
+    insurer.queue(failWith('technical'));
+    await enqueue(api);
+    await worker().idle();
+    expect(await breaker()).toBeGreaterThan(0);
+    insurer.queue(failWith('business', 'invalid_credentials'));
+    const refused = await enqueue(api);
+    await worker().idle();
+    expect(await job(api, refused)).toMatchObject({
+      status: 'failed',
+      credits_consumed: 0,
+      error: { code: 'invalid_credentials', technical: false },
+    });
+    expect((await api.get('/wallet')).body.balance).toBe(100);
+    expect(refundJob(server.deps, id, refused, 'again')).toBe(false);
+    expect(walletConsistent(server.deps, id)).toBe(true);
+    const failed = listEvents(server.deps, id).filter((e) => e.type === 'job.failed');
+    expect(failed.map((e) => jobFailedPayload.parse(e.data).refunded)).toEqual([true, true]);
+    // Counted as every business refusal: the portal answered, so the failures in a row start again.
+    expect(await breaker()).toBe(0);
+  });
+
   it('credentials removed after the enqueue, or their password when the robot logs in: insurer_credentials_missing, refunded, not counted by the breaker', async () => {
     const { id, api } = await cabinet(100);
     const breaker = async () =>

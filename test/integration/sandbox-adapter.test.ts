@@ -284,7 +284,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the sandbox robot against the portal, in
     expect(h.submitted()).toBe(false);
   });
 
-  it('reports a wrong password as business invalid_credentials (not refunded)', async () => {
+  it('reports a wrong password as business invalid_credentials (Courtier refunds it; the breaker does not count it)', async () => {
     const h = harness({ password: 'wrong' });
     const err = await robotError(adapter.run(h.ctx, { produit: 'auto', dicData: AUTO }));
     expect([err.kind, err.code]).toEqual(['business', 'invalid_credentials']);

@@ -77,7 +77,7 @@ const STEPS_FR: Record<string, string> = {
 
 const ERRORS_EN: Record<string, string> = {
   data_refused: 'The insurer refused the data',
-  invalid_credentials: 'The insurer refused the cabinet’s login or password; update them on the Insurers page',
+  invalid_credentials: 'The insurer refused the cabinet’s login or password; the credits were refunded. Update them on the Insurers page',
   mfa_rejected: 'The insurer refused the verification code three times',
   mfa_timeout: 'Nobody typed the verification code in time',
   policy_not_found: 'The insurer has no contract with this number',
@@ -94,7 +94,7 @@ const ERRORS_EN: Record<string, string> = {
 
 const ERRORS_FR: Record<string, string> = {
   data_refused: 'L’assureur a refusé les données',
-  invalid_credentials: 'L’assureur a refusé l’identifiant ou le mot de passe du cabinet ; mettez-les à jour dans Assureurs',
+  invalid_credentials: 'L’assureur a refusé l’identifiant ou le mot de passe du cabinet ; les crédits ont été remboursés. Mettez-les à jour dans Assureurs',
   mfa_rejected: 'L’assureur a refusé le code de vérification trois fois',
   mfa_timeout: 'Personne n’a saisi le code de vérification à temps',
   policy_not_found: 'L’assureur n’a pas de contrat sous ce numéro',
