@@ -94,7 +94,8 @@ const ERRORS_EN: Record<string, string> = {
 
 const ERRORS_FR: Record<string, string> = {
   data_refused: 'L’assureur a refusé les données',
-  invalid_credentials: 'L’assureur a refusé l’identifiant ou le mot de passe du cabinet ; les crédits ont été remboursés. Mettez-les à jour dans Assureurs',
+  invalid_credentials:
+    'L’assureur a refusé l’identifiant ou le mot de passe du cabinet ; les crédits ont été remboursés. Mettez-les à jour dans Assureurs',
   mfa_rejected: 'L’assureur a refusé le code de vérification trois fois',
   mfa_timeout: 'Personne n’a saisi le code de vérification à temps',
   policy_not_found: 'L’assureur n’a pas de contrat sous ce numéro',
