@@ -237,6 +237,26 @@ export const getConsoleWallet = defineEndpoint({
   errors: [],
 });
 
+const creditGrantBodySchema = z.strictObject({
+  amount: z.int().min(1).max(10_000_000).describe('Whole credits to add.'),
+  note: z.string().trim().min(1).max(200).describe('Why (an invoice, a purchase…): kept in the ledger and the audit log.'),
+});
+
+export const grantConsoleCredits = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/wallet/grants',
+  operationId: 'consoleGrantCredits',
+  summary: 'Add credits to the cabinet’s wallet',
+  description:
+    'Administrators, for a cabinet that does not sync (the CLI’s credits grant, from the console). A cabinet that syncs has one wallet, on its hub, where its operator grants: 409 credits_on_hub.',
+  tag: ADMIN_TAG,
+  auth: 'console_admin',
+  body: creditGrantBodySchema,
+  responses: { 201: { description: 'Granted.', schema: z.object({ granted: z.int(), balance: z.int() }) } },
+  errors: ['credits_on_hub'],
+});
+
 export const getConsoleStatus = defineEndpoint({
   method: 'GET',
   surface: 'console',
@@ -298,6 +318,7 @@ export const CONSOLE_ADMIN_ENDPOINTS = [
   getSettings,
   updateSettings,
   getConsoleWallet,
+  grantConsoleCredits,
   getConsoleStatus,
   setRobotPause,
   listConnectedApps,

@@ -214,7 +214,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'The job was enqueued on another computer of the cabinet (this one synced it): that computer’s robots run it, and only there can it be cancelled or given a code. Poll it here to follow it.',
   rpa_quota_exceeded: 'The cabinet reached its hourly tarification quota; wait until reset_at.',
   rpa_replay_detected:
-    'The same request (compagnie, produit, dicData) came less than 10 minutes ago, under another key or on another computer of the cabinet (a job synced from it, finished or not): details.job_id is that job, poll it; or wait retry_after_seconds, do not loop.',
+    'The same request (compagnie, produit, dicData) came less than 10 minutes ago, under another key or on another computer of the cabinet (a job synced from it, finished or not): details.job_id is that job and details.job_status its status then, poll it; or wait retry_after_seconds, do not loop.',
   // sync (descriptions)
   invalid_pairing_code:
     'The pairing code is unknown, already used or expired (codes live 15 minutes); ask the hub’s operator for a new one (courtier hub invite).',

@@ -1,3 +1,4 @@
+import { TERMINAL_STATUSES } from '../../shared/automation.js';
 import type { ErrorCode, ValidationIssue } from '../../shared/errors.js';
 import type { Lang } from './i18n.js';
 import { describeIssue, fieldNameOf } from './issues.js';
@@ -82,7 +83,8 @@ const en: Sentences = {
     'This pricing was started on another computer of the cabinet: only there can it be cancelled or given its code. Its result shows here once it has finished.',
   invalid_stage_transition: 'The opportunity cannot move to that stage (won and lost are final).',
   invalid_devis_transition: 'This quote cannot do that in its current state (only a priced quote can be signed).',
-  credits_exhausted: 'The wallet does not have enough credits for this pricing. Nothing was charged. Top it up, then try again.',
+  credits_exhausted:
+    'The wallet does not have enough credits for this pricing. Nothing was charged. An administrator adds credits on the Wallet page; then try again.',
   offline_allowance_exhausted:
     'This computer has used the credits or the pricings it may start before the cabinet’s sync server confirms its last ones. Nothing was charged. Try again in a moment; if this lasts, check that the sync server can be reached.',
   credits_on_hub: 'This cabinet shares one wallet through its sync server: credits are added there by its operator, not on this computer.',
@@ -202,7 +204,8 @@ const fr: Sentences = {
     'Cette tarification a été lancée depuis un autre poste du cabinet : elle ne peut être annulée ou recevoir son code que là-bas. Son résultat s’affiche ici une fois terminée.',
   invalid_stage_transition: 'L’opportunité ne peut pas passer à cette étape (gagnée et perdue sont définitives).',
   invalid_devis_transition: 'Ce devis ne le permet pas dans son état actuel (seul un devis tarifé peut être signé).',
-  credits_exhausted: 'Le portefeuille n’a pas assez de crédits pour cette tarification. Rien n’a été débité. Rechargez-le, puis réessayez.',
+  credits_exhausted:
+    'Le portefeuille n’a pas assez de crédits pour cette tarification. Rien n’a été débité. Un administrateur ajoute des crédits sur la page Crédits et état ; puis réessayez.',
   offline_allowance_exhausted:
     'Cet ordinateur a utilisé les crédits ou les tarifications qu’il peut lancer avant que le serveur de synchronisation du cabinet ne confirme les dernières. Rien n’a été débité. Réessayez dans un instant ; si cela dure, vérifiez que le serveur de synchronisation est joignable.',
   credits_on_hub:
@@ -263,8 +266,14 @@ export const ERROR_SENTENCES: Record<Lang, Sentences> = { en, fr };
 
 /** A cabinet's own pause reads differently from the operator's switch: the cabinet's admins can lift it. */
 const CABINET_PAUSE: Record<Lang, string> = {
-  en: 'Your cabinet’s pricing robots are paused. An administrator can resume them on the Insurers page. Queued pricings will wait.',
-  fr: 'Les robots de tarification du cabinet sont en pause. Un administrateur peut les relancer sur la page Assureurs. Les tarifications en file attendront.',
+  en: 'Your cabinet’s pricing robots are paused. An administrator can resume them on the Wallet & status page. Queued pricings will wait.',
+  fr: 'Les robots de tarification du cabinet sont en pause. Un administrateur peut les relancer sur la page Crédits et état. Les tarifications en file attendront.',
+};
+
+/** The same pricing asked again after the first one ended: its result is there to read, nothing to wait for. */
+const REPLAY_FINISHED: Record<Lang, string> = {
+  en: 'The same pricing was done a few minutes ago: open it to read its result rather than asking again.',
+  fr: 'La même tarification a été faite il y a quelques minutes : ouvrez-la pour lire son résultat plutôt que de la redemander.',
 };
 
 /** The codes that say how long to wait (Retry-After): their sentence ends with the wait, in minutes. */
@@ -328,7 +337,11 @@ export function errorSentence(
   if (!isErrorCode(error.error)) return error.message;
   const code = error.error;
   const base =
-    code === 'api_rpa_temporarily_disabled' && scopeOf(error.details) === 'cabinet' ? CABINET_PAUSE[lang] : ERROR_SENTENCES[lang][code];
+    code === 'api_rpa_temporarily_disabled' && scopeOf(error.details) === 'cabinet'
+      ? CABINET_PAUSE[lang]
+      : code === 'rpa_replay_detected' && replayFinished(error.details)
+        ? REPLAY_FINISHED[lang]
+        : ERROR_SENTENCES[lang][code];
   if (code === 'validation_error') {
     const lines = issueLines(error.details, lang);
     return lines.length === 0 ? base : `${base} ${lines.join(' ')}`;
@@ -337,6 +350,11 @@ export function errorSentence(
     return `${base} ${REFERENCE[lang](error.request_id)}`;
   if (WAIT_CODES.has(code)) return withWait(base, lang, retryAfterSeconds);
   return base;
+}
+
+function replayFinished(details: unknown): boolean {
+  const status = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).job_status : undefined;
+  return typeof status === 'string' && (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
 function scopeOf(details: unknown): unknown {

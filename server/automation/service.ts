@@ -222,7 +222,7 @@ export function enqueueTarification(
       throw new ApiError(
         'rpa_replay_detected',
         `The same request was enqueued ${ago} s ago${where} as job ${previous.id}; poll that job, or wait ${retryAfter} s.`,
-        { retry_after_seconds: retryAfter, job_id: previous.id },
+        { retry_after_seconds: retryAfter, job_id: previous.id, job_status: previous.status },
         { 'Retry-After': String(retryAfter) },
       );
     }

@@ -11,6 +11,7 @@ import {
   revokeConnectedApp,
   revokeKey,
   setRobotPause,
+  grantConsoleCredits,
   updateSettings,
   updateUser,
   type ConsoleSettings,
@@ -26,6 +27,7 @@ import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { publicBaseUrl } from '../platform/http/base-url.js';
 import { isFromThisMachine } from '../platform/http/client-address.js';
+import { atomically } from '../platform/db/atomically.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { listConnectedApps as connectedAppsOf, revokeConnectedApp as disconnectApp } from '../oauth/connected-apps.js';
 import {
@@ -38,7 +40,7 @@ import {
   setupNeeded,
 } from '../tenancy/service.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers } from '../tenancy/users.js';
-import { getWallet } from '../wallet/service.js';
+import { getWallet, grantCredits } from '../wallet/service.js';
 import { consoleUser } from './guard.js';
 import { startConsoleSession } from './routes.js';
 import { describeSession, openSession } from './service.js';
@@ -144,6 +146,16 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
   const status = (request: FastifyRequest) => automationStatus(deps, cabinetOf(request), request.server.robotWorker?.running() ?? 0);
 
   registerEndpoint(app, getConsoleWallet, (request) => getWallet(deps, cabinetOf(request)));
+  registerEndpoint(app, grantConsoleCredits, (request) => {
+    const cabinetId = cabinetOf(request);
+    const { amount, note } = request.body;
+    const balance = atomically(deps.db, () => {
+      const after = grantCredits(deps, cabinetId, amount, note);
+      recordAudit(deps, { cabinetId, action: 'credits.granted', actor: requestActor(request), details: { amount, balance: after, note } });
+      return after;
+    });
+    return respond(201, { granted: amount, balance });
+  });
   registerEndpoint(app, getConsoleStatus, (request) => status(request));
 
   // This cabinet only: the install-wide kill switch is the operator's, never a cabinet admin's.

@@ -15,7 +15,8 @@ import { setupResponseSchema } from '../../shared/console-session.js';
 import { getCabinetSettings } from '../../server/tenancy/service.js';
 import { grantCredits } from '../../server/wallet/service.js';
 import { listApiKeys } from '../../server/api-keys/service.js';
-import { apiClient } from '../helpers/api.js';
+import { apiClient, expectErrorResponse } from '../helpers/api.js';
+import { listAudit } from '../../server/audit/service.js';
 import { consoleClient, consoleClientFromResponse, type ConsoleClient } from '../helpers/console.js';
 import { authorizeOverHttp, tokenRequest, type TestUser } from '../helpers/oauth.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
@@ -386,6 +387,30 @@ describe('wallet and status', () => {
     const wallet = walletSchema.parse(await (await broker.request(`${C}/wallet`)).json());
     expect(wallet.balance).toBe(250);
     expect(wallet.ledger[0]).toMatchObject({ kind: 'grant', amount: 250, note: 'welcome credits' });
+  });
+
+  it('an admin adds credits (audited, with the reason); a broker, a bad amount or no reason adds nothing', async () => {
+    const before = walletSchema.parse(await (await broker.request(`${C}/wallet`)).json()).balance;
+    const grant = (as: typeof admin, json: unknown) => as.request(`${C}/wallet/grants`, { method: 'POST', json });
+    await expectErrorResponse(await grant(broker, { amount: 10, note: 'x' }), 403, 'admin_only');
+    for (const bad of [
+      { amount: 0, note: 'x' },
+      { amount: 2.5, note: 'x' },
+      { amount: 10 },
+      { amount: 10, note: '  ' },
+      { amount: 10, note: 'x', extra: 1 },
+    ])
+      await expectErrorResponse(await grant(admin, bad), 400, 'validation_error');
+    expect(walletSchema.parse(await (await broker.request(`${C}/wallet`)).json()).balance).toBe(before);
+    const res = await grant(admin, { amount: 40, note: 'Facture 2026-118' });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ granted: 40, balance: before + 40 });
+    const wallet = walletSchema.parse(await (await broker.request(`${C}/wallet`)).json());
+    expect(wallet.ledger[0]).toMatchObject({ kind: 'grant', amount: 40, note: 'Facture 2026-118' });
+    expect(listAudit(server.deps, adminUser.cabinetId, { action: 'credits.granted', limit: 5 })[0]).toMatchObject({
+      actor: { kind: 'user', label: adminUser.email },
+      details: { amount: 40, balance: before + 40, note: 'Facture 2026-118' },
+    });
   });
 
   it('the status has the quota, breakers and both switches; an admin pauses the cabinet’s robots', async () => {

@@ -6,14 +6,15 @@ import { TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
+import { CreditGrant } from './CreditGrant.js';
 import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
-/** /console/wallet (every user reads; admins pause their cabinet's robots): credits and ledger, quota, breakers, robot switches. */
+/** /console/wallet (every user reads; admins add credits and pause their cabinet's robots): credits and ledger, quota, breakers, robot switches. */
 export function WalletPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const isAdmin = session.user.role === 'admin';
-  const [wallet] = useResource(getConsoleWallet, lang);
+  const [wallet, reloadWallet] = useResource(getConsoleWallet, lang);
   const [status, reloadStatus] = useResource(getConsoleStatus, lang);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -64,6 +65,11 @@ export function WalletPage({ lang, t, session }: PageProps) {
                     </>
                   )}
                 />
+                {isAdmin ? (
+                  <CreditGrant lang={lang} synced={data.synced} onGranted={reloadWallet} />
+                ) : (
+                  <p className="muted small">{s.grantAdminsOnly}</p>
+                )}
               </>
             )}
           </ResourceView>

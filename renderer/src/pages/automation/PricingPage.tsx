@@ -11,6 +11,7 @@ import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
+import { ActionError, type ShownError } from './ActionError.js';
 import { DryRunResult, Field, wordIssues } from './PricingFields.js';
 import { ClientPicker, useClientFromAddress, type ChosenClient } from './ClientPicker.js';
 import { fieldsOf, initialValues, issuesByField, toDicData, type FormValues } from './schemaForm.js';
@@ -39,6 +40,8 @@ export function PricingPage({ lang, t }: PageProps) {
   const [values, setValues] = useState<FormValues>({});
   const [loadingForm, setLoadingForm] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** A refusal of the check or the pricing, shown beside the buttons. */
+  const [refusal, setRefusal] = useState<ShownError | null>(null);
   const [dryRun, setDryRun] = useState<ConsoleDryRun | null>(null);
   const [fieldIssues, setFieldIssues] = useState<Record<string, ValidationIssue[]>>({});
   const [busy, setBusy] = useState<'check' | 'price' | null>(null);
@@ -113,14 +116,18 @@ export function PricingPage({ lang, t }: PageProps) {
     };
   }
 
+  function refused(failure: { error: { error: string; message: string; details?: unknown } }) {
+    setRefusal({ message: failure.error.message, code: failure.error.error, details: failure.error.details });
+  }
+
   async function check() {
     setBusy('check');
-    setError(null);
+    setRefusal(null);
     const result = await call(priceFromConsole, { body: body(true) });
     setBusy(null);
-    if (!result.ok) return setError(result.error.message);
+    if (!result.ok) return refused(result);
     // A dry run answers 200; a 202 would mean the server queued a job it was not asked for.
-    if (result.status !== 200) return setError(t.unexpectedError(result.status));
+    if (result.status !== 200) return setRefusal({ message: t.unexpectedError(result.status) });
     setDryRun(result.data);
     const issues: Record<string, ValidationIssue[]> = {};
     for (const key of result.data.validation.missing_required_fields) issues[key] = [MISSING];
@@ -131,16 +138,16 @@ export function PricingPage({ lang, t }: PageProps) {
   async function price(event: FormEvent) {
     event.preventDefault();
     setBusy('price');
-    setError(null);
+    setRefusal(null);
     const result = await call(priceFromConsole, { body: body(false) });
     if (result.ok && result.status === 202) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
     setBusy(null);
-    if (result.ok) return setError(t.unexpectedError(result.status));
-    if (result.error.error !== 'validation_error') return setError(result.error.message);
-    // Each problem of a dicData field is shown next to it; only the others go to the alert.
+    if (result.ok) return setRefusal({ message: t.unexpectedError(result.status) });
+    if (result.error.error !== 'validation_error') return refused(result);
+    // Each problem of a dicData field is shown next to it; only the others go beside the buttons.
     const { '': others = [], ...byField } = issuesByField(result.error.details);
     setFieldIssues(byField);
-    setError(others.length > 0 ? result.error.message : s.fixFields);
+    setRefusal({ message: others.length > 0 ? result.error.message : s.fixFields });
   }
 
   return (
@@ -199,6 +206,7 @@ export function PricingPage({ lang, t }: PageProps) {
             ))}
           </div>
           <DryRunResult result={dryRun} fields={fields} s={s} lang={lang} />
+          <ActionError error={refusal} lang={lang} />
           <div className="automation-actions">
             <button type="button" className="button" disabled={busy !== null} onClick={() => void check()}>
               {busy === 'check' ? s.checking : s.check}

@@ -63,6 +63,9 @@ export interface AutomationStrings {
   invalidFields: string;
   readyToPrice: string;
   noCredentialsLink: string;
+  /** Beside a refusal that names them: the page where credits are added, the earlier pricing. */
+  walletLink: string;
+  earlierPricingLink: string;
   /** The client a quote is for (optional): found by name, linked so that it shows on the client's page. */
   client: string;
   clientHint: string;
@@ -181,6 +184,8 @@ const en: AutomationStrings = {
   invalidFields: 'Invalid fields:',
   readyToPrice: 'Ready to price.',
   noCredentialsLink: 'Insurers page',
+  walletLink: 'Wallet & status page',
+  earlierPricingLink: 'Open that pricing',
   client: 'Client (optional)',
   clientHint: 'Type a name or an email: the quote is then linked to that client, shown on their page, and can be signed.',
   clientSearching: 'Searching…',
@@ -310,6 +315,8 @@ const fr: AutomationStrings = {
   invalidFields: 'Champs invalides :',
   readyToPrice: 'Prêt à tarifer.',
   noCredentialsLink: 'Assureurs',
+  walletLink: 'Page Crédits et état',
+  earlierPricingLink: 'Ouvrir cette tarification',
   client: 'Client (facultatif)',
   clientHint: 'Tapez un nom ou un e-mail : le devis est alors rattaché à ce client, affiché sur sa fiche, et pourra être signé.',
   clientSearching: 'Recherche…',

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import { RISK_LINE_CODES, type comparisonRequestBody, type RiskSchemaDocument } from '../../../../shared/comparaisons.js';
 import { createConsoleComparison, getConsoleRiskSchema, type ConsoleComparisonDryRun } from '../../../../shared/console-comparaisons.js';
@@ -8,6 +8,7 @@ import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go, useLocation } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
+import { ActionError, type ShownError } from '../automation/ActionError.js';
 import { ClientPicker, useClientFromAddress, type ChosenClient } from '../automation/ClientPicker.js';
 import { Field, wordIssues } from '../automation/PricingFields.js';
 import type { FormValues } from '../automation/schemaForm.js';
@@ -51,10 +52,11 @@ function CompareForm({ lang, t }: PageProps) {
   const [issues, setIssues] = useState<Record<string, ValidationIssue[]>>({});
   const [dryRun, setDryRun] = useState<ConsoleComparisonDryRun | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** A refusal of the check, the comparison or the client's creation, shown beside the buttons. */
+  const [refusal, setRefusal] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState<'check' | 'start' | 'client' | null>(null);
   const [client, setClient] = useClientFromAddress(lang);
-  const errorRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -74,10 +76,6 @@ function CompareForm({ lang, t }: PageProps) {
   }, [line]);
 
   const groups = useMemo(() => (doc ? riskGroups(doc, lang, s.coverGroup) : []), [doc, lang, s.coverGroup]);
-  // The refusal is read where the broker is: beside the buttons, with the focus on it.
-  useEffect(() => {
-    if (error) errorRef.current?.focus();
-  }, [error]);
 
   function changed() {
     setDryRun(null);
@@ -130,19 +128,19 @@ function CompareForm({ lang, t }: PageProps) {
     if (failure.error.error === 'validation_error') {
       const { '': others = [], ...byField } = riskIssuesByField(failure.error.details, groups);
       setIssues(byField);
-      return setError(others.length > 0 ? failure.error.message : s.fixFields);
+      return setRefusal({ message: others.length > 0 ? failure.error.message : s.fixFields });
     }
     if (failure.error.error === 'answers_missing') addQuestions(questionsOfRefusal(failure.error.details));
-    setError(failure.error.message);
+    setRefusal({ message: failure.error.message, code: failure.error.error, details: failure.error.details });
   }
 
   async function check() {
     setBusy('check');
-    setError(null);
+    setRefusal(null);
     const result = await call(createConsoleComparison, { body: body(true) });
     setBusy(null);
     if (!result.ok) return refused(result);
-    if (result.status !== 200) return setError(t.unexpectedError(result.status));
+    if (result.status !== 200) return setRefusal({ message: t.unexpectedError(result.status) });
     setIssues({});
     setDryRun(result.data);
     addQuestions(Object.fromEntries(result.data.compagnies.map((c) => [c.compagnie, c.missing_answers])));
@@ -151,22 +149,22 @@ function CompareForm({ lang, t }: PageProps) {
   async function start(event: FormEvent) {
     event.preventDefault();
     setBusy('start');
-    setError(null);
+    setRefusal(null);
     const result = await call(createConsoleComparison, { body: body(false) });
     if (result.ok && result.status === 202) return go(comparisonPath(result.data.comparaison_id));
     setBusy(null);
-    if (result.ok) return setError(t.unexpectedError(result.status));
+    if (result.ok) return setRefusal({ message: t.unexpectedError(result.status) });
     refused(result);
   }
 
   async function createClientFromForm(person: { last: string; first: string }) {
     setBusy('client');
-    setError(null);
+    setRefusal(null);
     const result = await call(createConsoleClient, {
       body: { type: 'person', last_name: person.last, ...(person.first !== '' ? { first_name: person.first } : {}) },
     });
     setBusy(null);
-    if (!result.ok) return setError(result.error.message);
+    if (!result.ok) return setRefusal({ message: result.error.message });
     const name = [person.first, person.last].filter((x) => x !== '').join(' ');
     setClient({ client_id: result.data.client_id, name });
     setNotice(s.clientCreated(name));
@@ -257,11 +255,7 @@ function CompareForm({ lang, t }: PageProps) {
             </fieldset>
           ))}
           <CompareDryRun result={dryRun} names={doc.compagnies} s={s} />
-          {error && (
-            <div ref={errorRef} tabIndex={-1}>
-              <Alert>{error}</Alert>
-            </div>
-          )}
+          <ActionError error={refusal} lang={lang} />
           <div className="automation-actions">
             <button type="button" className="button" disabled={busy !== null || chosen.size === 0} onClick={() => void check()}>
               {busy === 'check' ? s.checking : s.check}

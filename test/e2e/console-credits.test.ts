@@ -1,0 +1,115 @@
+// @module-tag browser
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { listAudit } from '../../server/audit/service.js';
+import { addCabinetUser } from '../../server/tenancy/users.js';
+import { setInsurerCredentials } from '../../server/credentials/service.js';
+import { creditBalance } from '../../server/wallet/service.js';
+import { audit } from '../helpers/axe.js';
+import { saveScreenshot, signedIn } from '../helpers/console.js';
+import { useConsoleBrowser } from '../helpers/console-browser.js';
+import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
+import { createUser } from '../helpers/oauth.js';
+import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
+
+/**
+ * Credits without a terminal, and refusals where the eye is, in real Chromium: a new cabinet prices
+ * with an empty wallet, reads the refusal beside the button (focused, linked to the Wallet page),
+ * adds credits there (confirmed, audited), prices, and asking the same pricing again names the
+ * finished one and links to it.
+ */
+const ui = useConsoleBrowser({
+  server: {
+    insurers: [sandboxInsurer({ portalUrl: () => `${ui.server.url}/sandbox/insurer` })],
+    config: { sandboxLatencyMs: 0, tarificationQuotaPerHour: 1000 },
+  },
+  // The refusals the test provokes: no credits (402) and the same pricing again (429).
+  expected: (text) => /the server responded with a status of (402|429)/.test(text),
+});
+
+async function fillAutoForm(page: Page) {
+  await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
+  await page.getByLabel('Product', { exact: true }).selectOption('auto');
+  const form = page.getByRole('form', { name: 'Assurance auto' });
+  for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
+  await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
+  await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
+  return form;
+}
+
+const focusedText = (page: Page) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '',
+  );
+
+describe('credits and refusals in the console', () => {
+  it('an empty wallet is refused beside the button; credits added on the Wallet page; the same pricing again links to the first', async () => {
+    const user = await createUser(ui.server, 'Cabinet Nouveau');
+    setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/pricing');
+    let form = await fillAutoForm(page);
+
+    // No credits: the refusal is beside the button, focused, and links to where credits are added.
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    const refusal = form.getByRole('alert');
+    await refusal.getByText(/does not have enough credits.*An administrator adds credits on the Wallet page/).waitFor();
+    await expect.poll(() => focusedText(page)).toContain('does not have enough credits');
+    expect(await audit(page, 'pricing refused (en)')).toEqual([]);
+    await refusal.getByRole('link', { name: 'Wallet & status page' }).click();
+
+    // Add credits: amount and reason, confirmed; the balance and the ledger show them, the audit log too.
+    await page.getByRole('heading', { level: 1, name: 'Wallet & status' }).waitFor();
+    const grant = page.getByRole('form', { name: 'Add credits' });
+    await grant.getByLabel('Credits to add').fill('0');
+    await grant.getByRole('button', { name: 'Add the credits' }).click();
+    await grant.getByText('Type a whole number of credits, 1 or more.').waitFor();
+    await grant.getByLabel('Credits to add').fill('50');
+    await grant.getByLabel('Reason').fill('Facture 2026-118');
+    await grant.getByRole('button', { name: 'Add the credits' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add 50 credits to the wallet?' });
+    await dialog.getByRole('button', { name: 'Add the credits' }).click();
+    await page.getByText('50 credits added; the balance is 50.').waitFor();
+    await page.getByTestId('wallet-balance').getByText('50 credits').waitFor();
+    await page.getByRole('cell', { name: 'Facture 2026-118' }).waitFor();
+    expect(creditBalance(ui.server.deps, user.cabinetId)).toBe(50);
+    expect(listAudit(ui.server.deps, user.cabinetId, { action: 'credits.granted', limit: 5 })[0]).toMatchObject({
+      actor: { kind: 'user', label: user.email },
+      details: { amount: 50, balance: 50, note: 'Facture 2026-118' },
+    });
+    expect(await audit(page, 'wallet with the grant form (en)')).toEqual([]);
+    await saveScreenshot(page, 'wallet-grant');
+
+    // Price, then ask the same pricing again once it is done: the refusal names the finished one and links to it.
+    await page.getByRole('link', { name: 'Pricing' }).click();
+    form = await fillAutoForm(page);
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    await page.waitForURL(/\/console\/jobs\?job=/);
+    const jobId = new URL(page.url()).searchParams.get('job') ?? '';
+    await expect
+      .poll(() => ui.server.deps.db.sqlite.prepare('SELECT status FROM jobs WHERE id = ?').pluck().get(jobId), { timeout: 60_000 })
+      .toBe('completed');
+    await page.getByRole('link', { name: 'Pricing' }).click();
+    form = await fillAutoForm(page);
+    await form.getByRole('button', { name: 'Price', exact: true }).click();
+    const again = form.getByRole('alert');
+    await again.getByText(/was done a few minutes ago: open it to read its result/).waitFor();
+    await again.getByRole('link', { name: 'Open that pricing' }).click();
+    await page.waitForURL(new RegExp(`/console/jobs/${jobId}$`));
+  }, 120_000);
+
+  it('in French, a broker reads who adds credits; an administrator’s form passes axe', async () => {
+    const admin = await createUser(ui.server, 'Cabinet Courtiers');
+    const broker = { email: `broker-${admin.userId}@example.fr`, password: 'correct horse battery' };
+    await addCabinetUser(ui.server.deps, admin.cabinetId, { ...broker, role: 'broker' });
+    const brokerPage = await signedIn(ui.browser, ui.server, ui.tabs, broker, '/console/wallet', { locale: 'fr-FR' });
+    await brokerPage.getByText('Un administrateur du cabinet ajoute des crédits ici.').waitFor();
+    expect(await brokerPage.getByRole('form', { name: 'Ajouter des crédits' }).count()).toBe(0);
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, admin, '/console/wallet', {
+      locale: 'fr-FR',
+      viewport: { width: 390, height: 844 },
+    });
+    await page.getByRole('form', { name: 'Ajouter des crédits' }).waitFor();
+    expect(await audit(page, 'portefeuille (fr, téléphone)')).toEqual([]);
+  });
+});
