@@ -105,6 +105,20 @@ export const signConsoleDevis = defineEndpoint({
   responses: { 200: { description: 'The signed quote.', schema: consoleDevisSchema } },
 });
 
+export const attachConsoleDevisClient = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/devis/{devis_id}/client',
+  operationId: 'consoleAttachDevisClient',
+  summary: 'Give a quote priced without a client its client (once), so that it can be signed',
+  tag: TAG,
+  auth: 'console',
+  params: idParam('devis_id'),
+  body: z.strictObject({ client_id: z.uuid().describe('A client of the cabinet, not erased.') }),
+  responses: { 200: { description: 'The quote, with its client.', schema: consoleDevisSchema } },
+  errors: ['not_found', 'invalid_devis_transition'],
+});
+
 export const CONSOLE_RECORDS_ENDPOINTS = [
   listConsoleClients,
   createConsoleClient,
@@ -119,4 +133,5 @@ export const CONSOLE_RECORDS_ENDPOINTS = [
   listConsoleDevis,
   getConsoleDevis,
   signConsoleDevis,
+  attachConsoleDevisClient,
 ] as const;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  attachConsoleDevisClient,
   createConsoleClient,
   createConsoleOpportunity,
   eraseConsoleClient,
@@ -17,6 +18,7 @@ import {
 import * as clients from '../crm/clients.js';
 import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
+import { attachClient } from '../devis/attach-client.js';
 import * as devis from '../devis/service.js';
 import * as erasure from '../erasure/service.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
@@ -64,6 +66,12 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
   registerEndpoint(app, getConsoleDevis, (request) => {
     const cabinetId = cabinet(request);
     return describeOneDevis(deps, cabinetId, devis.getDevis(deps, cabinetId, request.params.devis_id));
+  });
+  registerEndpoint(app, attachConsoleDevisClient, (request) => {
+    const cabinetId = cabinet(request);
+    const attached = attachClient(deps, cabinetId, request.params.devis_id, request.body.client_id);
+    request.log.info({ devis_id: attached.devis_id }, 'client attached to a quote from the console');
+    return describeOneDevis(deps, cabinetId, attached);
   });
   registerEndpoint(app, signConsoleDevis, (request) => {
     const cabinetId = cabinet(request);

@@ -27,7 +27,7 @@ export function devisPdfPath(devisId: string): string {
   return `${PUBLIC_API_PREFIX}/devis/${devisId}/pdf`;
 }
 
-function toDevis(row: store.DevisRow): Devis {
+export function toDevis(row: store.DevisRow): Devis {
   return {
     id: row.id,
     devis_id: row.id,

@@ -120,8 +120,8 @@ describe('the automation pages in real Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'Download PDF' }).click()]);
     const file = await download.path();
     expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
-    // Named after the insured (dicData's insured_name when the quote has no client), the product and the day.
-    expect(download.suggestedFilename()).toMatch(/^Devis_Jeanne-Martin_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf$/);
+    // Priced with no client chosen, the quote is the insured's, made a client: named after their last name, the product and the day.
+    expect(download.suggestedFilename()).toMatch(/^Devis_Martin_Assurance-auto_\d{4}-\d{2}-\d{2}\.pdf$/);
 
     // Filters: by status, then a date range that excludes today.
     await page.getByLabel('Status', { exact: true }).selectOption('failed');

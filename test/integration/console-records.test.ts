@@ -78,14 +78,14 @@ async function apiClientCreate(cab: Cabinet, body: Record<string, unknown>): Pro
 }
 
 /** Prices a quote for the client through the test insurer's robot, and waits for the job to end. */
-async function priceFor(cab: Cabinet, clientId: string): Promise<ConsoleDevis> {
+async function priceFor(cab: Cabinet, clientId: string | undefined, postcode = '69003'): Promise<ConsoleDevis> {
   const res = await cab.console.request(`${C}/tarifications`, {
     method: 'POST',
     json: {
       compagnie: 'testco',
       produit: 'auto',
-      client_id: clientId,
-      dicData: { postcode: '69003', birth_date: '1984-03-09', formula: 'tiers' },
+      ...(clientId === undefined ? {} : { client_id: clientId }),
+      dicData: { postcode, birth_date: '1984-03-09', formula: 'tiers' },
     },
   });
   expect(res.status).toBe(202);
@@ -404,5 +404,28 @@ describe('console records: quotes', () => {
     expect((await cab.console.request(`${C}/devis/${priced.devis_id}/pdf`)).headers.get('content-disposition')).toBe(
       `attachment; filename="Devis_Assurance-auto_${date}.pdf"`,
     );
+  });
+
+  it('attaches a client to a quote priced without one, once, so that it can be signed; never an erased client or another cabinet’s', async () => {
+    const cab = await cabinet();
+    const other = await cabinet();
+    const bare = await priceFor(cab, undefined, '69004');
+    expect(bare).toMatchObject({ status: 'priced', client_id: null, client_name: null });
+    const attach = (as: Cabinet, devisId: string, clientId: string) =>
+      as.console.request(`${C}/devis/${devisId}/client`, { method: 'POST', json: { client_id: clientId } });
+    const gone = await apiClientCreate(cab, { last_name: 'Parti' });
+    expect((await cab.console.request(`${C}/clients/${gone.client_id}`, { method: 'DELETE' })).status).toBe(204);
+    const theirs = await apiClientCreate(other, { last_name: 'Ailleurs' });
+    for (const refused of [gone.client_id, theirs.client_id, randomUUID()])
+      await expectErrorResponse(await attach(cab, bare.devis_id, refused), 400, 'validation_error');
+    const bernard = await apiClientCreate(cab, { last_name: 'Bernard', first_name: 'Léon' });
+    await expectErrorResponse(await attach(other, bare.devis_id, theirs.client_id), 404, 'not_found');
+    const attached = await attach(cab, bare.devis_id, bernard.client_id);
+    expect(attached.status).toBe(200);
+    expect(consoleDevisSchema.parse(await json(attached))).toMatchObject({ client_id: bernard.client_id, client_name: 'Léon Bernard' });
+    // A quote's client never changes; the quote can be signed now.
+    await expectErrorResponse(await attach(cab, bare.devis_id, bernard.client_id), 409, 'invalid_devis_transition');
+    expect((await cab.console.request(`${C}/devis/${bare.devis_id}/sign`, { method: 'POST', json: {} })).status).toBe(200);
+    expect((await quotesOf(cab.console, `?client_id=${bernard.client_id}`)).map((q) => q.devis_id)).toEqual([bare.devis_id]);
   });
 });

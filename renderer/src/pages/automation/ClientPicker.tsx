@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { Client } from '../../../../shared/crm.js';
-import { getConsoleClient, listConsoleClients } from '../../../../shared/console-records.js';
+import { createConsoleClient, getConsoleClient, listConsoleClients } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
 import type { Lang } from '../../i18n.js';
 import { clientName } from '../records/common.js';
@@ -18,6 +18,25 @@ export interface ChosenClient {
 
 type Search =
   { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; q: string; clients: Client[] } | { kind: 'error'; message: string };
+
+/** A person's name as typed ("Jeanne Martin") as a new client's: the last word the last name, the rest the first name. */
+function personOf(name: string): { type: 'person'; last_name: string; first_name?: string } {
+  const words = name.trim().split(/\s+/);
+  const last = words.pop() ?? '';
+  return { type: 'person', last_name: last, ...(words.length > 0 ? { first_name: words.join(' ') } : {}) };
+}
+
+/** The cabinet's one client of exactly this name, else a new client of that name; null when neither could be had. */
+export async function findOrCreateClient(name: string, lang: Lang): Promise<ChosenClient | null> {
+  const names = RECORDS_STRINGS[lang];
+  // The search matches one field at a time: by the last name, then the whole name compared.
+  const search = await call(listConsoleClients, { query: { q: personOf(name).last_name, limit: 100 } });
+  const same = search.ok ? search.data.data.filter((c) => clientName(c, names).toLocaleLowerCase() === name.toLocaleLowerCase()) : [];
+  const only = same.length === 1 ? same[0] : undefined;
+  if (only) return { client_id: only.client_id, name: clientName(only, names) };
+  const created = await call(createConsoleClient, { body: personOf(name) });
+  return created.ok ? { client_id: created.data.client_id, name: clientName(created.data, names) } : null;
+}
 
 /** The client named in the page's address (?client=<id>), as the client's page links to Pricing. */
 export function useClientFromAddress(lang: Lang): [ChosenClient | null, (client: ChosenClient | null) => void] {
@@ -38,8 +57,8 @@ export function useClientFromAddress(lang: Lang): [ChosenClient | null, (client:
 }
 
 /**
- * Who the quote is for: a search of the cabinet's clients by name or email, one click to choose.
- * Optional — a quote priced without a client is still priced, but cannot be signed.
+ * Who the quote is for: a search of the cabinet's clients by name or email, one click to choose, or
+ * the person typed created as a client when the cabinet has no one of that name.
  */
 export function ClientPicker({
   lang,
@@ -56,6 +75,16 @@ export function ClientPicker({
   const hintId = useId();
   const [typed, setTyped] = useState('');
   const [search, setSearch] = useState<Search>({ kind: 'idle' });
+  const [creating, setCreating] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+
+  /** A person named as typed ("Jeanne Martin": first name Jeanne, last name Martin), made a client of the cabinet and chosen. */
+  async function createFromTyped() {
+    setCreating({ busy: true, error: null });
+    const result = await call(createConsoleClient, { body: personOf(typed) });
+    if (!result.ok) return setCreating({ busy: false, error: result.error.message });
+    setCreating({ busy: false, error: null });
+    onChoose({ client_id: result.data.client_id, name: clientName(result.data, RECORDS_STRINGS[lang]) });
+  }
 
   useEffect(() => {
     const q = typed.trim();
@@ -106,7 +135,17 @@ export function ClientPicker({
         {search.kind === 'searching' && <span className="muted small">{s.clientSearching}</span>}
         {search.kind === 'error' && <span className="automation-field-error">{search.message}</span>}
         {search.kind === 'done' && search.clients.length === 0 && <span className="muted small">{s.clientNoMatch(search.q)}</span>}
+        {creating.error !== null && <span className="automation-field-error">{creating.error}</span>}
       </div>
+      {search.kind === 'done' &&
+        !search.q.includes('@') &&
+        !search.clients.some((c) => clientName(c, names).toLocaleLowerCase() === search.q.toLocaleLowerCase()) && (
+          <p>
+            <button type="button" className="button" disabled={creating.busy} onClick={() => void createFromTyped()}>
+              {s.clientCreate(search.q)}
+            </button>
+          </p>
+        )}
       {search.kind === 'done' && search.clients.length > 0 && (
         <ul className="automation-client-matches" aria-label={s.client}>
           {search.clients.map((client) => {

@@ -13,7 +13,7 @@ import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { ActionError, type ShownError } from './ActionError.js';
 import { DryRunResult, Field, wordIssues } from './PricingFields.js';
-import { ClientPicker, useClientFromAddress, type ChosenClient } from './ClientPicker.js';
+import { ClientPicker, findOrCreateClient, useClientFromAddress, type ChosenClient } from './ClientPicker.js';
 import { fieldsOf, initialValues, issuesByField, toDicData, type FormValues } from './schemaForm.js';
 import { AUTOMATION_STRINGS } from './strings.js';
 
@@ -106,14 +106,27 @@ export function PricingPage({ lang, t }: PageProps) {
     });
   }
 
-  function body(dryRunFlag: boolean) {
+  function body(dryRunFlag: boolean, clientId = client?.client_id) {
     return {
       compagnie,
       produit,
       dicData: toDicData(fields, values),
-      ...(client ? { client_id: client.client_id } : {}),
+      ...(clientId ? { client_id: clientId } : {}),
       ...(dryRunFlag ? { dry_run: true } : {}),
     };
+  }
+
+  /**
+   * The client the quote is for: the one chosen, else the cabinet's client named as the insured (or
+   * a new one of that name), so that every quote priced here can be signed. Null when neither is known.
+   */
+  async function clientForQuote(): Promise<ChosenClient | null> {
+    if (client) return client;
+    const insured = typeof values[INSURED_NAME_FIELD] === 'string' ? values[INSURED_NAME_FIELD].trim() : '';
+    if (insured === '') return null;
+    const found = await findOrCreateClient(insured, lang);
+    if (found) setClient(found);
+    return found;
   }
 
   function refused(failure: { error: { error: string; message: string; details?: unknown } }) {
@@ -139,7 +152,12 @@ export function PricingPage({ lang, t }: PageProps) {
     event.preventDefault();
     setBusy('price');
     setRefusal(null);
-    const result = await call(priceFromConsole, { body: body(false) });
+    const forQuote = await clientForQuote();
+    if (!forQuote) {
+      setBusy(null);
+      return setRefusal({ message: s.clientRequired });
+    }
+    const result = await call(priceFromConsole, { body: body(false, forQuote.client_id) });
     if (result.ok && result.status === 202) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
     setBusy(null);
     if (result.ok) return setRefusal({ message: t.unexpectedError(result.status) });

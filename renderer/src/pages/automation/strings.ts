@@ -73,6 +73,10 @@ export interface AutomationStrings {
   clientNoMatch: (q: string) => string;
   clientChosen: (name: string) => string;
   clientChange: string;
+  /** Makes the person typed a client of the cabinet, and chooses them. */
+  clientCreate: (name: string) => string;
+  /** Price was pressed with no client chosen. */
+  clientRequired: string;
   /** A choice in the list of matching clients. */
   clientOption: (name: string, email: string | null) => string;
   // Jobs
@@ -186,12 +190,15 @@ const en: AutomationStrings = {
   noCredentialsLink: 'Insurers page',
   walletLink: 'Wallet & status page',
   earlierPricingLink: 'Open that pricing',
-  client: 'Client (optional)',
-  clientHint: 'Type a name or an email: the quote is then linked to that client, shown on their page, and can be signed.',
+  client: 'Client',
+  clientHint:
+    'Type a name or an email: the quote is linked to that client, shown on their page, and can be signed. Someone new becomes a client here.',
   clientSearching: 'Searching…',
-  clientNoMatch: (q) => `No client matches “${q}”. Create one on the Clients page, or price without a client.`,
+  clientNoMatch: (q) => `No client matches “${q}”.`,
   clientChosen: (name) => `For ${name}`,
   clientChange: 'Change client',
+  clientCreate: (name) => `Create the client “${name}”`,
+  clientRequired: 'Choose the client this quote is for, or create them: a quote without a client cannot be signed.',
   clientOption: (name, email) => (email ? `${name} · ${email}` : name),
   jobsIntro: 'Tarification jobs of your cabinet, newest first. They update live.',
   filters: 'Filters',
@@ -317,12 +324,15 @@ const fr: AutomationStrings = {
   noCredentialsLink: 'Assureurs',
   walletLink: 'Page Crédits et état',
   earlierPricingLink: 'Ouvrir cette tarification',
-  client: 'Client (facultatif)',
-  clientHint: 'Tapez un nom ou un e-mail : le devis est alors rattaché à ce client, affiché sur sa fiche, et pourra être signé.',
+  client: 'Client',
+  clientHint:
+    'Tapez un nom ou un e-mail : le devis est rattaché à ce client, affiché sur sa fiche, et pourra être signé. Une nouvelle personne devient cliente ici.',
   clientSearching: 'Recherche…',
-  clientNoMatch: (q) => `Aucun client ne correspond à « ${q} ». Créez-le dans Clients, ou tarifez sans client.`,
+  clientNoMatch: (q) => `Aucun client ne correspond à « ${q} ».`,
   clientChosen: (name) => `Pour ${name}`,
   clientChange: 'Changer de client',
+  clientCreate: (name) => `Créer le client « ${name} »`,
+  clientRequired: 'Choisissez le client de ce devis, ou créez-le : un devis sans client ne peut pas être signé.',
   clientOption: (name, email) => (email ? `${name} · ${email}` : name),
   jobsIntro: 'Les tâches de tarification de votre cabinet, les plus récentes d’abord. Elles se mettent à jour en direct.',
   filters: 'Filtres',

@@ -1,14 +1,16 @@
 import { useCallback, useState } from 'react';
 import { shortJobReference } from '../../../../shared/automation.js';
 import { getConsoleDevisPdf } from '../../../../shared/console-automation.js';
-import { listConsoleDevis, signConsoleDevis, type ConsoleDevis } from '../../../../shared/console-records.js';
+import { attachConsoleDevisClient, listConsoleDevis, signConsoleDevis, type ConsoleDevis } from '../../../../shared/console-records.js';
 import type { DevisStatus } from '../../../../shared/devis.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang, Strings } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
+import { ClientPicker, type ChosenClient } from '../automation/ClientPicker.js';
 import { jobPath } from '../automation/jobView.js';
+import { AUTOMATION_STRINGS } from '../automation/strings.js';
 import { clientPath, Notice, usePagedList } from './common.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 
@@ -36,7 +38,8 @@ export function useQuotes(filter: { status?: DevisStatus; clientId?: string }) {
 
 /**
  * Quotes as cards (they fit a phone): the client, the product and insurer, status and premium,
- * signed or not, the PDF, the job that priced it, and "mark as signed" for a priced one.
+ * signed or not, the PDF, the job that priced it, "mark as signed" for a priced one, and "attach to
+ * a client" for one priced without.
  */
 export function QuoteList({
   lang,
@@ -68,7 +71,15 @@ export function QuoteList({
       {notice && <Notice>{notice}</Notice>}
       <ul className="records-cards">
         {quotes.quotes.map((quote) => (
-          <QuoteCard key={quote.devis_id} quote={quote} lang={lang} s={s} showClient={showClient} onSign={() => signing.ask(quote)} />
+          <QuoteCard
+            key={quote.devis_id}
+            quote={quote}
+            lang={lang}
+            s={s}
+            showClient={showClient}
+            onSign={() => signing.ask(quote)}
+            onAttached={(attached) => (quotes.replace(attached), setNotice(s.attachedNotice(attached.client_name ?? '')))}
+          />
         ))}
       </ul>
       {quotes.hasMore && (
@@ -95,14 +106,27 @@ function QuoteCard({
   s,
   showClient,
   onSign,
+  onAttached,
 }: {
   quote: ConsoleDevis;
   lang: Lang;
   s: RecordsStrings;
   showClient: boolean;
   onSign: () => void;
+  onAttached: (quote: ConsoleDevis) => void;
 }) {
   const name = clientLabel(quote, s);
+  const [attaching, setAttaching] = useState(false);
+  const [attachError, setAttachError] = useState<string | null>(null);
+  const canAttach = quote.client_id === null && quote.status !== 'signed';
+
+  async function attach(client: ChosenClient | null) {
+    if (!client) return;
+    const result = await call(attachConsoleDevisClient, { params: { devis_id: quote.devis_id }, body: { client_id: client.client_id } });
+    if (!result.ok) return setAttachError(result.error.message);
+    setAttaching(false);
+    onAttached(result.data);
+  }
   return (
     <li className="records-card" aria-label={`${name} · ${quote.product_label}`} data-status={quote.status}>
       <div className="records-card-head">
@@ -148,7 +172,21 @@ function QuoteCard({
             {s.sign}
           </button>
         )}
+        {canAttach && !attaching && (
+          <button type="button" className="button records-small-button" onClick={() => setAttaching(true)}>
+            {s.attachClient}
+          </button>
+        )}
       </p>
+      {canAttach && attaching && (
+        <div className="records-attach">
+          <ClientPicker lang={lang} s={AUTOMATION_STRINGS[lang]} chosen={null} onChoose={(client) => void attach(client)} />
+          {attachError !== null && <Alert>{attachError}</Alert>}
+          <button type="button" className="button records-small-button" onClick={() => setAttaching(false)}>
+            {s.cancel}
+          </button>
+        </div>
+      )}
     </li>
   );
 }

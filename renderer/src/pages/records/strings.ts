@@ -99,6 +99,8 @@ export interface RecordsStrings {
   signText: string;
   signConfirm: string;
   signedNotice: string;
+  attachClient: string;
+  attachedNotice: (name: string) => string;
   quoteStatuses: Record<DevisStatus, string>;
   jobStatuses: Record<JobStatus, string>;
 }
@@ -194,6 +196,8 @@ const en: RecordsStrings = {
   signText: 'The quote becomes a contract, and its opportunity, if any is still open, is won. This cannot be undone.',
   signConfirm: 'Mark as signed',
   signedNotice: 'The quote is signed.',
+  attachClient: 'Attach to a client…',
+  attachedNotice: (name) => `The quote is now ${name}’s: it can be signed.`,
   quoteStatuses: { draft: 'Draft', pricing: 'Pricing', priced: 'Priced', failed: 'Failed', signed: 'Signed' },
   jobStatuses: {
     pending: 'Waiting',
@@ -298,6 +302,8 @@ const fr: RecordsStrings = {
   signText: 'Le devis devient un contrat, et son opportunité, si elle est encore ouverte, est gagnée. C’est définitif.',
   signConfirm: 'Marquer comme signé',
   signedNotice: 'Le devis est signé.',
+  attachClient: 'Rattacher à un client…',
+  attachedNotice: (name) => `Le devis est maintenant celui de ${name} : il peut être signé.`,
   quoteStatuses: { draft: 'Brouillon', pricing: 'En tarification', priced: 'Tarifé', failed: 'Échec', signed: 'Signé' },
   jobStatuses: {
     pending: 'En attente',

@@ -4,19 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../server/audit/service.js';
 import { addCabinetUser } from '../../server/tenancy/users.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
-import { creditBalance } from '../../server/wallet/service.js';
+import { creditBalance, grantCredits } from '../../server/wallet/service.js';
+import { apiClient } from '../helpers/api.js';
 import { audit } from '../helpers/axe.js';
 import { saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
-import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
+import { AUTO_DIC_DATA, AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 
 /**
- * Credits without a terminal, and refusals where the eye is, in real Chromium: a new cabinet prices
- * with an empty wallet, reads the refusal beside the button (focused, linked to the Wallet page),
- * adds credits there (confirmed, audited), prices, and asking the same pricing again names the
- * finished one and links to it.
+ * A new cabinet's first quotes in real Chromium: it prices with an empty wallet and reads the
+ * refusal beside the button (focused, linked to the Wallet page), adds credits there (confirmed,
+ * audited), prices (the insured becomes a client, once), and asking the same pricing again names
+ * the finished one and links to it; a quote priced through the API without a client is attached to
+ * one from the Quotes page, then signed.
  */
 const ui = useConsoleBrowser({
   server: {
@@ -43,7 +45,7 @@ const focusedText = (page: Page) =>
       (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '',
   );
 
-describe('credits and refusals in the console', () => {
+describe('a new cabinet’s first quotes in the console', () => {
   it('an empty wallet is refused beside the button; credits added on the Wallet page; the same pricing again links to the first', async () => {
     const user = await createUser(ui.server, 'Cabinet Nouveau');
     setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
@@ -96,7 +98,44 @@ describe('credits and refusals in the console', () => {
     await again.getByText(/was done a few minutes ago: open it to read its result/).waitFor();
     await again.getByRole('link', { name: 'Open that pricing' }).click();
     await page.waitForURL(new RegExp(`/console/jobs/${jobId}$`));
+    // Both times the quote was for the insured, made a client once.
+    const clients = ui.server.deps.db.sqlite
+      .prepare("SELECT id FROM clients WHERE cabinet_id = ? AND last_name = 'Martin' AND first_name = 'Jeanne'")
+      .pluck()
+      .all(user.cabinetId);
+    expect(clients).toHaveLength(1);
+    expect(ui.server.deps.db.sqlite.prepare('SELECT client_id FROM devis WHERE job_id = ?').pluck().get(jobId)).toBe(clients[0]);
   }, 120_000);
+
+  it('a quote priced without a client is attached to one from the Quotes page, then signed', async () => {
+    const user = await createUser(ui.server, 'Cabinet Rattachement');
+    grantCredits(ui.server.deps, user.cabinetId, 100);
+    setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
+    const api = apiClient(ui.server, ui.server.createKey(user.cabinetId).key);
+    const enqueued = await api.post('/automation/tarifications', {
+      compagnie: 'sandbox',
+      produit: 'auto',
+      dicData: { ...AUTO_DIC_DATA, insured_name: 'Léon Bernard' },
+    });
+    expect(enqueued.status).toBe(202);
+    await expect
+      .poll(async () => (await api.get(`/automation/jobs/${String(enqueued.body.job_id)}`)).body.status, { timeout: 60_000 })
+      .toBe('completed');
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/quotes');
+    const card = page.getByRole('listitem', { name: /^No client · / });
+    await card.getByRole('button', { name: 'Attach to a client…' }).click();
+    await card.getByLabel('Client', { exact: true }).fill('Léon Bernard');
+    await card.getByRole('button', { name: 'Create the client “Léon Bernard”' }).click();
+    await page.getByText('The quote is now Léon Bernard’s: it can be signed.').waitFor();
+    const attached = page.getByRole('listitem', { name: /^Léon Bernard · / });
+    await attached.getByRole('button', { name: 'Mark as signed…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Mark the quote of Léon Bernard as signed?' })
+      .getByRole('button', { name: 'Mark as signed' })
+      .click();
+    await page.getByText('The quote is signed.').waitFor();
+    expect(await audit(page, 'quotes after attaching (en)')).toEqual([]);
+  });
 
   it('in French, a broker reads who adds credits; an administrator’s form passes axe', async () => {
     const admin = await createUser(ui.server, 'Cabinet Courtiers');
