@@ -1,12 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import type { ApiKeyEnvironment, ApiKeySummary, CreatedApiKey } from '../../../../shared/api-keys.js';
 import { createKey, listKeys, revokeKey } from '../../../../shared/console-admin.js';
+import { validationIssueSchema } from '../../../../shared/errors.js';
 import { SCOPE_NAMES, type Scope } from '../../../../shared/scopes.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { Field, SelectField, TextField, hintId } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
+import type { Lang } from '../../i18n.js';
+import { describeIssue } from '../../issues.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { Notice, ShownOnce, errorMessage, useResource } from './common.js';
@@ -23,6 +26,25 @@ function tomorrow(): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+type KeyField = 'name' | 'scopes' | 'ips' | 'expiry';
+const FIELD_OF: Record<string, KeyField> = { name: 'name', scopes: 'scopes', ip_allowlist: 'ips', expires_at: 'expiry' };
+
+/** The problems a validation_error names, by field of the form, in words; an address of the allow-list is named with its problem. */
+function keyFieldErrors(details: unknown, ips: readonly string[], lang: Lang): Partial<Record<KeyField, string>> {
+  const out: Partial<Record<KeyField, string>> = {};
+  const issues = validationIssueSchema.array().safeParse(details);
+  if (!issues.success) return out;
+  for (const issue of issues.data) {
+    const [, name, index] = issue.path.split('.');
+    const field = name === undefined ? undefined : FIELD_OF[name];
+    if (field === undefined || out[field] !== undefined) continue;
+    const words = describeIssue(issue, lang);
+    const ip = field === 'ips' && index !== undefined ? ips[Number(index)] : undefined;
+    out[field] = ip === undefined ? words : `${ip}${lang === 'fr' ? ' : ' : ': '}${words}`;
+  }
+  return out;
+}
+
 /**
  * /console/keys (admins): the list with last use first, revoke; the create form opens on demand
  * ("New key"), and the new key's value is shown once.
@@ -36,6 +58,7 @@ export function KeysPage({ lang, t }: PageProps) {
   const [ipList, setIpList] = useState('');
   const [expiry, setExpiry] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Partial<Record<KeyField, string>>>({});
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [formOpen, setFormOpen] = useState(false);
@@ -62,8 +85,12 @@ export function KeysPage({ lang, t }: PageProps) {
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (working) return;
-    if (name.trim() === '') return setFormError(s.keyNameMissing);
-    if (scopes.length === 0) return setFormError(s.scopeMissing);
+    const missing: Partial<Record<KeyField, string>> = {
+      ...(name.trim() === '' ? { name: s.keyNameMissing } : {}),
+      ...(scopes.length === 0 ? { scopes: s.scopeMissing } : {}),
+    };
+    setFieldErrors(missing);
+    if (Object.keys(missing).length > 0) return setFormError(s.fieldsMarked);
     const ips = ipList.split(/[\s,]+/).filter((ip) => ip !== '');
     setBusy(true);
     setFormError(null);
@@ -78,7 +105,11 @@ export function KeysPage({ lang, t }: PageProps) {
       },
     });
     setBusy(false);
-    if (!result.ok) return setFormError(errorMessage(result, lang));
+    if (!result.ok) {
+      const byField = result.error.error === 'validation_error' ? keyFieldErrors(result.error.details, ips, lang) : {};
+      setFieldErrors(byField);
+      return setFormError(Object.keys(byField).length > 0 ? s.fieldsMarked : errorMessage(result, lang));
+    }
     setCreated(result.data);
     setFormOpen(false);
     setName('');
@@ -129,6 +160,7 @@ export function KeysPage({ lang, t }: PageProps) {
                 maxLength={100}
                 value={name}
                 onValue={setName}
+                error={fieldErrors.name ?? null}
                 autoFocus
               />
               <SelectField
@@ -142,11 +174,16 @@ export function KeysPage({ lang, t }: PageProps) {
                 onValue={setEnvironment}
               />
             </div>
-            <fieldset className="admin-fieldset" aria-describedby="scopes-hint">
+            <fieldset className="admin-fieldset" aria-describedby={fieldErrors.scopes ? 'scopes-hint scopes-error' : 'scopes-hint'}>
               <legend>{s.scopes}</legend>
               <p id="scopes-hint" className="muted small">
                 {s.scopesHint}
               </p>
+              {fieldErrors.scopes && (
+                <p id="scopes-error" className="field-error">
+                  {fieldErrors.scopes}
+                </p>
+              )}
               <ul className="admin-checklist">
                 {SCOPE_NAMES.map((scope) => (
                   <li key={scope}>
@@ -168,13 +205,14 @@ export function KeysPage({ lang, t }: PageProps) {
               </ul>
             </fieldset>
             <div className="admin-grid">
-              <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint}>
+              <Field id="key-ips" label={s.ipAllowlist} hint={s.ipAllowlistHint} error={fieldErrors.ips}>
                 <textarea
                   id="key-ips"
                   rows={3}
                   value={ipList}
                   onChange={(e) => setIpList(e.target.value)}
-                  aria-describedby={hintId('key-ips')}
+                  aria-describedby={fieldErrors.ips ? `${hintId('key-ips')} key-ips-error` : hintId('key-ips')}
+                  aria-invalid={fieldErrors.ips ? true : undefined}
                   spellCheck={false}
                 />
               </Field>
@@ -186,6 +224,7 @@ export function KeysPage({ lang, t }: PageProps) {
                 min={tomorrow()}
                 value={expiry}
                 onValue={setExpiry}
+                error={fieldErrors.expiry ?? null}
               />
             </div>
             {formError !== null && <Alert>{formError}</Alert>}

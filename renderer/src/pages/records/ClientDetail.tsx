@@ -72,6 +72,7 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
         {editing ? (
           <ClientForm
             s={s}
+            lang={lang}
             client={data}
             onCancel={() => setEditing(false)}
             onDone={(updated) => {

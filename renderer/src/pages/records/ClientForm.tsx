@@ -5,6 +5,7 @@ import { createConsoleClient, updateConsoleClient } from '../../../../shared/con
 import { call } from '../../api.js';
 import { Alert } from '../../Layout.js';
 import { formError, type FormError } from './common.js';
+import type { Lang } from '../../i18n.js';
 import type { RecordsStrings } from './strings.js';
 
 type ClientType = Client['type'];
@@ -76,11 +77,13 @@ const FIELDS_OF: Record<ClientType, readonly TextField[]> = {
  */
 export function ClientForm({
   s,
+  lang,
   client,
   onDone,
   onCancel,
 }: {
   s: RecordsStrings;
+  lang: Lang;
   client?: Client;
   onDone: (client: Client | null) => void;
   onCancel: () => void;
@@ -115,11 +118,11 @@ export function ClientForm({
       if (Object.keys(body).length === 0) return onDone(null);
       const result = await call(updateConsoleClient, { params: { client_id: client.client_id }, body });
       setBusy(false);
-      return result.ok ? onDone(result.data) : setError(formError(result));
+      return result.ok ? onDone(result.data) : setError(formError(result, lang));
     }
     const result = await call(createConsoleClient, { body: creationBody(type, values) });
     setBusy(false);
-    return result.ok ? onDone(result.data) : setError(formError(result));
+    return result.ok ? onDone(result.data) : setError(formError(result, lang));
   }
 
   const field = (name: TextField, required = false) => {

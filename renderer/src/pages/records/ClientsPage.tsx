@@ -45,6 +45,7 @@ function ClientList({ lang, t }: PageProps) {
           <h2>{s.newClient}</h2>
           <ClientForm
             s={s}
+            lang={lang}
             onCancel={() => setCreating(false)}
             onDone={(client) => (client ? go(clientPath(client.client_id)) : setCreating(false))}
           />

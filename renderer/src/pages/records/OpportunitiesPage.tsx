@@ -7,6 +7,7 @@ import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { formError, Notice, type FormError } from './common.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
+import type { Lang } from '../../i18n.js';
 
 const PAGE_SIZE = 100;
 
@@ -124,6 +125,7 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
         <div className="card records-panel">
           <h2>{s.newOpportunity}</h2>
           <OpportunityForm
+            lang={lang}
             s={s}
             onCancel={() => setCreating(false)}
             onCreated={(opportunity) => {
@@ -222,10 +224,12 @@ function OpportunityCard({
 /** A new opportunity: a title, a product, a contact's last name, optionally its email and a value. */
 function OpportunityForm({
   s,
+  lang,
   onCancel,
   onCreated,
 }: {
   s: RecordsStrings;
+  lang: Lang;
   onCancel: () => void;
   onCreated: (opportunity: Opportunity) => void;
 }) {
@@ -247,15 +251,21 @@ function OpportunityForm({
       },
     });
     setBusy(false);
-    if (!result.ok) return setError(formError(result));
+    if (!result.ok) return setError(formError(result, lang));
     onCreated(result.data);
   }
 
   const fields: { name: keyof typeof values; label: string; type: string; problem: string | undefined; required: boolean }[] = [
     { name: 'title', label: s.title, type: 'text', problem: error?.fields.title, required: true },
     { name: 'product', label: s.product, type: 'text', problem: error?.fields.product, required: true },
-    { name: 'last_name', label: s.contactLastName, type: 'text', problem: error?.fields.contact, required: true },
-    { name: 'email', label: s.email, type: 'email', problem: undefined, required: false },
+    {
+      name: 'last_name',
+      label: s.contactLastName,
+      type: 'text',
+      problem: error?.fields.last_name ?? error?.fields.contact,
+      required: true,
+    },
+    { name: 'email', label: s.email, type: 'email', problem: error?.fields.email, required: false },
     { name: 'value', label: s.expectedValue, type: 'text', problem: error?.fields.expected_value_eur, required: false },
   ];
   return (

@@ -2,7 +2,8 @@ import { useEffect, useState, type ReactNode } from 'react';
 import type { Client } from '../../../../shared/crm.js';
 import { validationIssueSchema } from '../../../../shared/errors.js';
 import type { ApiFailure } from '../../api.js';
-
+import type { Lang } from '../../i18n.js';
+import { describeIssue } from '../../issues.js';
 import type { RecordsStrings } from './strings.js';
 
 type PageAnswer<T> = { ok: true; data: { data: T[]; next_cursor: string | null } } | ApiFailure;
@@ -58,20 +59,28 @@ export function clientName(client: Pick<Client, 'type' | 'last_name' | 'first_na
   return [client.first_name, client.last_name].filter((part) => part).join(' ') || s.unnamed;
 }
 
-/** A failed call's message, and the body fields its validation details name ("body.last_name" → "last_name"). */
+/** A failed call's message, and the problem of each form field its validation details name, in words. */
 export interface FormError {
   message: string;
   fields: Record<string, string>;
 }
 
-export function formError(failure: ApiFailure): FormError {
+/**
+ * The form field a problem is about: the body field ("body.last_name" → last_name), or, inside an
+ * object the form shows as fields of its own (an address, an opportunity's contact), the inner one
+ * ("body.address.postcode" → postcode).
+ */
+function formFieldOf(path: string): string {
+  const parts = path.replace(/^body\./, '').split('.');
+  return (parts[0] === 'address' || parts[0] === 'contact') && parts[1] !== undefined ? parts[1] : (parts[0] ?? '');
+}
+
+/** The failure as a form shows it: each field's problem worded from its code in the console's language, never the validator's text. */
+export function formError(failure: ApiFailure, lang: Lang): FormError {
   const fields: Record<string, string> = {};
   const details = validationIssueSchema.array().safeParse(failure.error.details);
   if (failure.error.error === 'validation_error' && details.success) {
-    for (const issue of details.data) {
-      const field = issue.path.replace(/^body\./, '').split('.')[0] ?? '';
-      fields[field] ??= issue.message;
-    }
+    for (const issue of details.data) fields[formFieldOf(issue.path)] ??= describeIssue(issue, lang);
   }
   return { message: failure.error.message, fields };
 }
