@@ -184,6 +184,8 @@ describe('the automation pages in real Chromium', () => {
     await promptA.getByRole('button', { name: 'Send the code' }).click();
     await promptA.waitFor({ state: 'detached' });
     await promptB.waitFor({ state: 'detached' });
+    // Where the prompt was, the console says the code went.
+    await jobs.getByRole('status').getByText('Sent to Sandbox Assurances: its robot goes on.').waitFor();
 
     const progress = jobs.getByRole('progressbar', { name: `Progress of job ${shortJobReference(jobId)}` });
     await expect.poll(() => progress.getAttribute('aria-valuenow'), { timeout: 60_000, interval: 100 }).toBe('100');

@@ -222,6 +222,7 @@ describe('the Compare page in real Chromium, on the three demo portals', () => {
       const code = (await sandboxPhoneCodes(ui.server))[0] ?? '';
       await prompt.getByLabel('Code reçu par SMS', { exact: true }).fill(code);
       await prompt.getByRole('button', { name: 'Envoyer le code' }).click();
+      await page.getByText('Transmis à Sandbox Assurances : son robot continue.').waitFor();
       await page.getByText('Terminée, certains assureurs sans tarif', { exact: true }).waitFor({ timeout: 90_000 });
       expect(await sandbox.getByRole('article').count()).toBeGreaterThan(0);
       // Tradition's credits came back: two insurers priced.

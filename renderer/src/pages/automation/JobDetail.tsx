@@ -135,7 +135,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
             <dt>{s.result}</dt>
             <dd>
               <strong>{s.premium(formatEuros(lang, job.result.tarif_eur))}</strong>
-              {job.result.suspens && <span className="muted">{` · ${job.result.suspens}`}</span>}
+              {job.result.suspens && <span className="muted">{` · ${s.stillNeeded(job.result.suspens)}`}</span>}
               {job.result.pdf_url && (
                 <>
                   {' · '}

@@ -68,7 +68,7 @@ export function JobRow({
         {job.result && (
           <p className="automation-result">
             <strong>{s.premium(formatEuros(lang, job.result.tarif_eur))}</strong>
-            {job.result.suspens && <span className="muted small">{` · ${job.result.suspens}`}</span>}
+            {job.result.suspens && <span className="muted small">{` · ${s.stillNeeded(job.result.suspens)}`}</span>}
             {job.result.pdf_url && (
               <>
                 <br />

@@ -70,6 +70,8 @@ function notify(job: ConsoleJob, j: JobStrings): void {
   }
 }
 
+const TAKEN_SHOWN_MS = 8000;
+
 /**
  * Shown at the top of every signed-in page, in the flow (it pushes the page down, never covers its
  * buttons): one prompt per job that waits for an MFA code. A new prompt takes the keyboard focus.
@@ -81,6 +83,13 @@ export function MfaPrompts({ lang }: PageProps) {
   const seen = useRef(new Set<string>());
   const [focusJob, setFocusJob] = useState<string | null>(null);
   const [permission, setPermission] = useState(typeof Notification === 'undefined' ? 'denied' : Notification.permission);
+  /** Said for a few seconds once a code is taken, where the prompt was: the robot goes on. */
+  const [taken, setTaken] = useState<string | null>(null);
+  useEffect(() => {
+    if (taken === null) return;
+    const timer = window.setTimeout(() => setTaken(null), TAKEN_SHOWN_MS);
+    return () => window.clearTimeout(timer);
+  }, [taken]);
 
   useEffect(() => {
     for (const job of waiting.values()) {
@@ -93,7 +102,7 @@ export function MfaPrompts({ lang }: PageProps) {
     }
   }, [waiting, j]);
 
-  if (waiting.size === 0) return null;
+  if (waiting.size === 0 && taken === null) return null;
   const prompts = [...waiting.values()].sort((a, b) => (a.mfa?.requested_at ?? '').localeCompare(b.mfa?.requested_at ?? ''));
   return (
     <div className="automation-mfa-stack">
@@ -105,9 +114,17 @@ export function MfaPrompts({ lang }: PageProps) {
           j={j}
           lang={lang}
           takeFocus={job.job_id === focusJob}
-          onAnswered={() => forget(job.job_id)}
+          onAnswered={() => {
+            forget(job.job_id);
+            setTaken(s.codeTaken(job.insurer_name));
+          }}
         />
       ))}
+      {taken !== null && (
+        <p className="automation-ok" role="status">
+          {taken}
+        </p>
+      )}
       {permission === 'default' && (
         <button
           type="button"

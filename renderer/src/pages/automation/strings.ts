@@ -97,6 +97,8 @@ export interface AutomationStrings {
   creditsCol: string;
   result: string;
   premium: (eur: string) => string;
+  /** Before what the insurer still needs to issue the contract (its suspens). */
+  stillNeeded: (what: string) => string;
   downloadPdf: string;
   screenshot: string;
   trace: string;
@@ -115,6 +117,8 @@ export interface AutomationStrings {
   code: string;
   sendCode: string;
   sendingCode: string;
+  /** Once the code is taken: the prompt goes, this stays a few seconds. */
+  codeTaken: (insurer: string) => string;
   /** A prompt's title and first line by what it asks (a code's title is mfaTitle). */
   stepTitle: Record<'app_approval' | 'captcha' | 'question', string>;
   stepIntro: Record<'app_approval' | 'captcha' | 'question', (insurer: string) => string>;
@@ -216,7 +220,8 @@ const en: AutomationStrings = {
   progressOf: (id) => `Progress of job ${id}`,
   creditsCol: 'Credits',
   result: 'Result',
-  premium: (eur) => `${eur} €`,
+  premium: (eur) => `${eur} € / year`,
+  stillNeeded: (what) => `The insurer still needs: ${what}`,
   downloadPdf: 'Download PDF',
   screenshot: 'Screenshot',
   trace: 'Trace',
@@ -241,6 +246,7 @@ const en: AutomationStrings = {
   mfaExpires: (time) => `Answer before ${time}.`,
   code: 'Code',
   sendCode: 'Send the code',
+  codeTaken: (insurer) => `Sent to ${insurer}: its robot goes on.`,
   sendingCode: 'Sending…',
   stepTitle: { app_approval: 'Approval needed', captcha: 'Captcha to read', question: 'The portal asks a question' },
   stepIntro: {
@@ -350,7 +356,8 @@ const fr: AutomationStrings = {
   progressOf: (id) => `Avancement de la tâche ${id}`,
   creditsCol: 'Crédits',
   result: 'Résultat',
-  premium: (eur) => `${eur} €`,
+  premium: (eur) => `${eur} € / an`,
+  stillNeeded: (what) => `L’assureur attend encore : ${what}`,
   downloadPdf: 'Télécharger le PDF',
   screenshot: 'Capture d’écran',
   trace: 'Trace',
@@ -375,6 +382,7 @@ const fr: AutomationStrings = {
   mfaExpires: (time) => `Répondez avant ${time}.`,
   code: 'Code',
   sendCode: 'Envoyer le code',
+  codeTaken: (insurer) => `Transmis à ${insurer} : son robot continue.`,
   sendingCode: 'Envoi…',
   stepTitle: { app_approval: 'Validation demandée', captcha: 'Captcha à lire', question: 'Le portail pose une question' },
   stepIntro: {
