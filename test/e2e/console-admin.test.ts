@@ -92,7 +92,11 @@ describe('the admin console on a fresh install', () => {
     }
 
     await page.getByRole('button', { name: 'Create the key' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Give the key a name.' }).waitFor();
+    // Each problem beside its field; the sentence under the form says so.
+    await page.getByRole('alert').filter({ hasText: 'Some fields need attention: each says what is wrong.' }).waitFor();
+    await page.getByText('Give the key a name.').waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.getByText('Choose at least one scope.').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Website forms');
     await page.getByLabel('Environment').selectOption('prod');
     await page.getByRole('checkbox', { name: 'crm:read' }).check();
@@ -246,7 +250,15 @@ describe('the admin console on a fresh install', () => {
     await page.getByLabel('Reason (optional)').fill('Insurer portal maintenance');
     await page.getByText('Pausing affects your cabinet only').waitFor();
     await page.getByRole('button', { name: 'Pause our robots' }).click();
+    // Asked first; then a banner above every page says so, with the way back.
+    await page.getByRole('dialog', { name: 'Pause your cabinet’s robots?' }).getByRole('button', { name: 'Pause our robots' }).click();
     await page.getByTestId('robots-state').filter({ hasText: 'Your cabinet’s robots are paused' }).waitFor();
+    await page.getByRole('link', { name: 'Clients', exact: true }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Your cabinet’s robots are paused: pricings wait.' })
+      .getByRole('link', { name: 'Wallet & status' })
+      .click();
     await page.getByText('Insurer portal maintenance').waitFor();
     const off = automationStatusSchema.parse(await (await client.request('/api/v1/console/status')).json());
     expect(off).toMatchObject({ robots_enabled: false, kill_switch: null, cabinet_pause: { reason: 'Insurer portal maintenance' } });
@@ -254,6 +266,7 @@ describe('the admin console on a fresh install', () => {
 
     await page.getByRole('button', { name: 'Resume our robots' }).click();
     await page.getByTestId('robots-state').filter({ hasText: 'Robots are on.' }).waitFor();
+    await page.getByText('Your cabinet’s robots are paused: pricings wait.').waitFor({ state: 'detached' });
     const on = automationStatusSchema.parse(await (await client.request('/api/v1/console/status')).json());
     expect(on).toMatchObject({ robots_enabled: true, kill_switch: null, cabinet_pause: null });
   });

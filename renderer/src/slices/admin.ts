@@ -1,6 +1,7 @@
 import { AccountPage, PasswordChangeGate } from '../pages/admin/AccountPage.js';
 import { AppsPage } from '../pages/admin/AppsPage.js';
 import { KeysPage } from '../pages/admin/KeysPage.js';
+import { RobotsPausedBanner } from '../pages/admin/RobotsPaused.js';
 import { SettingsPage } from '../pages/admin/SettingsPage.js';
 import { SetupPage } from '../pages/admin/SetupPage.js';
 import { ADMIN_STRINGS } from '../pages/admin/strings.js';
@@ -21,6 +22,6 @@ export const adminSlice: ConsoleSlice = {
     { path: '/console/settings', label: { en: en.navSettings, fr: fr.navSettings }, adminOnly: true, component: SettingsPage },
     { path: '/console/account', label: { en: en.navAccount, fr: fr.navAccount }, component: AccountPage },
   ],
-  overlays: [PasswordChangeGate],
+  overlays: [PasswordChangeGate, RobotsPausedBanner],
   publicPages: [{ path: '/console/setup', title: { en: en.setupTitle, fr: fr.setupTitle }, component: SetupPage }],
 };

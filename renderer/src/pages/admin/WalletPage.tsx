@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { getConsoleStatus, getConsoleWallet, setRobotPause } from '../../../../shared/console-admin.js';
 import { call } from '../../api.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { CreditGrant } from './CreditGrant.js';
+import { announceRobotPause } from './RobotsPaused.js';
 import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
 
@@ -21,9 +23,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  async function setPaused(event: FormEvent<HTMLFormElement>, paused: boolean) {
-    event.preventDefault();
-    if (busy) return;
+  async function applyPause(paused: boolean) {
     setBusy(true);
     setNotice(null);
     const body = paused && reason.trim() !== '' ? { paused, reason: reason.trim() } : { paused };
@@ -33,7 +33,20 @@ export function WalletPage({ lang, t, session }: PageProps) {
     setError(null);
     setReason('');
     setNotice(result.data.cabinet_pause === null ? s.resumed : s.paused);
+    announceRobotPause();
     await reloadStatus();
+  }
+  // Pausing stops the cabinet's pricing: asked first. Resuming is not.
+  const pausing = useConfirmation(
+    async () => applyPause(true),
+    () => undefined,
+  );
+
+  function setPaused(event: FormEvent<HTMLFormElement>, paused: boolean) {
+    event.preventDefault();
+    if (busy) return;
+    if (paused) pausing.ask(true);
+    else void applyPause(false);
   }
 
   return (
@@ -91,7 +104,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                 {notice !== null && <Notice>{notice}</Notice>}
                 {error !== null && <Alert>{error}</Alert>}
                 {isAdmin && (
-                  <form className="form" onSubmit={(event) => void setPaused(event, robots.cabinet_pause === null)}>
+                  <form className="form" onSubmit={(event) => setPaused(event, robots.cabinet_pause === null)}>
                     {robots.cabinet_pause === null && (
                       <TextField id="pause-reason" label={s.reason} type="text" maxLength={500} value={reason} onValue={setReason} />
                     )}
@@ -142,6 +155,13 @@ export function WalletPage({ lang, t, session }: PageProps) {
           </ResourceView>
         </section>
       </div>
+      <ConfirmStep
+        confirmation={pausing}
+        title={() => s.pauseConfirmTitle}
+        text={s.pauseConfirmText}
+        confirmLabel={s.pause}
+        cancelLabel={s.cancel}
+      />
     </div>
   );
 }
