@@ -82,6 +82,7 @@ const WORDS = {
     noSuchName: 'L’adresse example.invalid n’existe pas',
     testFailed: 'Échec du test.',
     failing: 'En échec',
+    homeFailing: 'Un point de réception est en échec : sa dernière livraison n’est pas passée.',
     active: 'Actif',
     showHistory: 'Afficher l’historique des envois',
     failed: 'Échoué',
@@ -107,6 +108,7 @@ const WORDS = {
     noSuchName: 'The address example.invalid does not exist',
     testFailed: 'Test failed.',
     failing: 'Failing',
+    homeFailing: 'One webhook endpoint is failing: its last delivery did not go through.',
     active: 'Active',
     showHistory: 'Show delivery history',
     failed: 'Failed',
@@ -246,6 +248,9 @@ describe.each(['fr', 'en'] as const)('in %s', (lang) => {
       await page.reload();
       await card.getByText(w.failing, { exact: true }).waitFor();
       await card.getByText(w.noSuchName).waitFor();
+      // Home reads it by the same rule.
+      await page.goto(`${ui.server.url}/console`);
+      await page.getByText(w.homeFailing).waitFor();
     });
   });
 });

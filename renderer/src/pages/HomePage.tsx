@@ -4,6 +4,7 @@ import { listConsoleJobs } from '../../../shared/console-automation.js';
 import { listInsurers } from '../../../shared/console-insurers.js';
 import { listConsoleWebhooks } from '../../../shared/console-webhooks.js';
 import { call } from '../api.js';
+import { subscriptionHealth } from './webhooks/format.js';
 import type { PageProps } from '../slices/types.js';
 import { HOME_STRINGS, type HomeStrings } from './homeStrings.js';
 
@@ -17,11 +18,6 @@ interface Check {
 }
 
 type Board = { kind: 'loading' } | { kind: 'ready'; checks: Check[]; mcpUrl: string | null };
-
-/** Whether a webhook endpoint's last delivery failed (no delivery yet is not a failure). */
-function failing(webhook: { enabled?: boolean; last_delivery: { status: string } | null }): boolean {
-  return webhook.last_delivery !== null && webhook.last_delivery.status === 'failed';
-}
 
 /**
  * Reads what the checklist needs, each line from the contract's own routes; a line whose route this
@@ -70,7 +66,8 @@ async function readBoard(h: HomeStrings, isAdmin: boolean): Promise<Board> {
   }
   if (webhooks?.ok) {
     const list = webhooks.data.data;
-    const bad = list.filter(failing);
+    // The Webhooks page's own rule: a failing or deactivated endpoint is not healthy (a paused one is a person's choice).
+    const bad = list.filter((webhook) => ['failing', 'deactivated'].includes(subscriptionHealth(webhook)));
     checks.push({
       id: 'webhooks',
       done: bad.length === 0,
