@@ -7,6 +7,7 @@ import { recordEvent } from '../events/service.js';
 import type { HumanStep, RobotResult } from '@courtier/adapter-kit';
 import { storedMfaStep } from './mfa-step.js';
 import { creditsConsumed, refundJob } from '../wallet/service.js';
+import { recordLoginFromJob } from './login-outcome.js';
 import { enqueueCallbackDelivery } from '../webhooks/service.js';
 import { recordInsurerOutcome } from './guards.js';
 import { jobChanged } from './jobs.js';
@@ -125,6 +126,7 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult, 
       ...extras,
     });
     recordInsurerOutcome(deps, row.robotCompagnie, false);
+    recordLoginFromJob(deps, moved, { ok: true });
     const event = recordEvent(deps, row.cabinetId, 'job.completed', {
       job_id: row.id,
       compagnie: row.compagnie,
@@ -151,16 +153,16 @@ export function completeJob(deps: Deps, row: store.JobRow, result: RobotResult, 
 }
 
 /**
- * Business refusals that come before any pricing: the portal refused the cabinet's login, so the
- * insurer priced nothing and the run is given back. The breaker counts them as business refusals
- * still (a wrong password says nothing about the insurer's portal).
+ * The portal refused the cabinet's login: a business refusal that comes before any pricing, so the
+ * insurer priced nothing and the run is given back, and the login's state says it. The breaker
+ * counts it as a business refusal still (a wrong password says nothing about the insurer's portal).
  */
-const REFUNDED_REFUSALS: ReadonlySet<string> = new Set(['invalid_credentials']);
+const LOGIN_REFUSALS: ReadonlySet<string> = new Set(['invalid_credentials']);
 
 export interface JobFailure {
   code: string;
   message: string;
-  /** Technical failures are refunded; business refusals are not, but for a refused login (REFUNDED_REFUSALS). */
+  /** Technical failures are refunded; business refusals are not, but for a refused login (LOGIN_REFUSALS). */
   technical: boolean;
   /** Whether it counts against the insurer's circuit breaker (not for a timeout of the broker's code). */
   countsForBreaker: boolean;
@@ -183,10 +185,12 @@ export function failJob(deps: Deps, row: store.JobRow, failure: JobFailure): boo
     if (!moved) return false;
     jobChanged(deps, row.cabinetId, row.id);
     const refunded =
-      (failure.technical || REFUNDED_REFUSALS.has(failure.code)) && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
+      (failure.technical || LOGIN_REFUSALS.has(failure.code)) && refundJob(deps, row.cabinetId, row.id, `refund: ${failure.code}`);
     recordJobFinished(deps, moved);
     const devis = recordDevisFailed(deps, row.cabinetId, row.devisId);
     if (failure.countsForBreaker) recordInsurerOutcome(deps, row.robotCompagnie, failure.technical);
+    if (LOGIN_REFUSALS.has(failure.code))
+      recordLoginFromJob(deps, moved, { ok: false, code: failure.code, message: failure.message.slice(0, 1000) });
     const event = recordEvent(deps, row.cabinetId, 'job.failed', {
       job_id: row.id,
       compagnie: row.compagnie,

@@ -10,6 +10,7 @@ import { jobRecords } from '../../server/automation/sync.js';
 import { deleteInsurerCredentials, setInsurerCredentials } from '../../server/credentials/service.js';
 import { listEvents } from '../../server/events/service.js';
 import { grantCredits, refundJob, walletConsistent } from '../../server/wallet/service.js';
+import { lastLoginTests } from '../../server/automation/login-check.js';
 import { apiClient } from '../helpers/api.js';
 import { startTestServer, testClock, type TestServer } from '../helpers/server.js';
 import { createTestInsurer, failWith, gated, succeed, TEST_PDF, withMfa, type TestInsurer } from '../helpers/test-insurer.js';
@@ -213,7 +214,7 @@ describe('enqueue: every error of part 7, in order', () => {
     const again = await replay.api.post('/automation/tarifications', body, { 'Idempotency-Key': randomUUID() });
     expect(again.status).toBe(429);
     expect(again.body.error).toBe('rpa_replay_detected');
-    expect(again.body.details).toEqual({ retry_after_seconds: 480, job_id: first });
+    expect(again.body.details).toEqual({ retry_after_seconds: 480, job_id: first, job_status: expect.any(String) });
     expect(again.headers.get('retry-after')).toBe('480');
     clock.advance(480_000);
     await enqueue(replay.api, body, { 'Idempotency-Key': randomUUID() });
@@ -467,7 +468,12 @@ describe('running jobs', () => {
     const breaker = async () =>
       automationStatusSchema.parse((await api.get('/automation/status')).body).breakers.find((b) => b.compagnie === 'testco')
         ?.consecutive_failures ?? 0;
-    // A technical failure first: one failure in a row.
+    // A pricing: the cabinet's login works, and the Insurers page's login state says so.
+    insurer.queue(succeed(300));
+    await enqueue(api);
+    await worker().idle();
+    expect(lastLoginTests(server.deps, id).get('testco')).toMatchObject({ ok: true, code: null });
+    // A technical failure: one failure in a row.
     insurer.queue(failWith('technical'));
     await enqueue(api);
     await worker().idle();
@@ -480,8 +486,9 @@ describe('running jobs', () => {
       credits_consumed: 0,
       error: { code: 'invalid_credentials', technical: false },
     });
-    expect((await api.get('/wallet')).body.balance).toBe(100);
+    expect((await api.get('/wallet')).body.balance).toBe(90);
     expect(refundJob(server.deps, id, refused, 'again')).toBe(false);
+    expect(lastLoginTests(server.deps, id).get('testco')).toMatchObject({ ok: false, code: 'invalid_credentials' });
     expect(walletConsistent(server.deps, id)).toBe(true);
     const failed = listEvents(server.deps, id).filter((e) => e.type === 'job.failed');
     expect(failed.map((e) => jobFailedPayload.parse(e.data).refunded)).toEqual([true, true]);

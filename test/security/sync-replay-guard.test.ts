@@ -148,7 +148,7 @@ describe('a forged running job from a stolen laptop', () => {
     // Within the window the guard answers with the forged job, as it would with one of its own.
     const replay = refusal(() => enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod'));
     expect(replay.code).toBe('rpa_replay_detected');
-    expect(replay.details).toEqual({ retry_after_seconds: 600, job_id: forged });
+    expect(replay.details).toEqual({ retry_after_seconds: 600, job_id: forged, job_status: 'running' });
     expect(replay.message).toContain('on another computer of the cabinet');
     // The one dated a year ahead is not believed: that pricing goes at once.
     const notBlocked = enqueueTarification(victim.deps, victim.cabinetId, farAhead.request, 'prod');
@@ -159,6 +159,7 @@ describe('a forged running job from a stolen laptop', () => {
     expect(refusal(() => enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod')).details).toEqual({
       retry_after_seconds: 60,
       job_id: forged,
+      job_status: 'running',
     });
     victim.clock.advance(MINUTE + 1);
     const priced = enqueueTarification(victim.deps, victim.cabinetId, blocked.request, 'prod');
@@ -186,7 +187,7 @@ describe('a forged running job from a stolen laptop', () => {
     await push(thief, [[forged, forgedRunning(ahead.hash, victim.clock.now() + 5 * MINUTE)]]);
     await pullNode(victim);
     const replay = refusal(() => enqueueTarification(victim.deps, victim.cabinetId, ahead.request, 'prod'));
-    expect(replay.details).toEqual({ retry_after_seconds: 15 * 60, job_id: forged });
+    expect(replay.details).toEqual({ retry_after_seconds: 15 * 60, job_id: forged, job_status: 'running' });
     victim.clock.advance(15 * MINUTE + 1);
     expect(enqueueTarification(victim.deps, victim.cabinetId, ahead.request, 'prod').status).toBe('pending');
   });

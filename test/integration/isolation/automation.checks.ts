@@ -487,7 +487,11 @@ export const AUTOMATION_CHECKS: Record<string, IsolationCheck> = {
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
         expect(enqueuedSchema.parse(replay.body).job_id).toBe(own);
         const again = await call(k, enqueueTarification, { body, headers: { 'Idempotency-Key': randomUUID() } });
-        expect(expectError(again, 429, 'rpa_replay_detected').details).toEqual({ retry_after_seconds: 600, job_id: own });
+        expect(expectError(again, 429, 'rpa_replay_detected').details).toEqual({
+          retry_after_seconds: 600,
+          job_id: own,
+          job_status: expect.any(String),
+        });
         expect(again.text).not.toContain(other);
       }
       await robots().idle();
