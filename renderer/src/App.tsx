@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { getSession, getSetupState } from '../../shared/console-session.js';
+import { CONSOLE_ACCOUNT_PAGE } from '../../shared/console-account.js';
 import { CONSOLE_HOME } from '../../shared/console-pages.js';
 import type { ConsoleSession } from '../../shared/oauth.js';
 import { call, loginUrl } from './api.js';
@@ -148,19 +149,43 @@ function pageTitle(lang: Lang, path: string): string {
  * The pages of a signed-in user. Only here do the slices' live feeds open (through useAttention):
  * opened signed out, they would be refused on every visit to the login page.
  */
-function SessionPages({
-  lang,
-  path,
-  search,
-  onLangChange,
-  session,
-}: {
-  lang: Lang;
-  path: string;
-  search: string;
-  onLangChange: (lang: Lang) => void;
-  session: ConsoleSession;
-}) {
+type SessionPagesProps = { lang: Lang; path: string; search: string; onLangChange: (lang: Lang) => void; session: ConsoleSession };
+
+function SessionPages(props: SessionPagesProps) {
+  // Until a reset password is changed, the service refuses every other console route: only My
+  // account shows, and no page, feed or header item asks for what would be refused.
+  return props.session.user.must_change_password ? <PasswordChangeOnly {...props} /> : <AllPages {...props} />;
+}
+
+const ACCOUNT_PAGE = PAGES.find((p) => p.path === CONSOLE_ACCOUNT_PAGE);
+
+function PasswordChangeOnly({ lang, path, onLangChange, session }: SessionPagesProps) {
+  const t = STRINGS[lang];
+  const props = { lang, t, session };
+  const Account = ACCOUNT_PAGE?.component;
+  useEffect(() => {
+    if (path !== CONSOLE_ACCOUNT_PAGE) go(CONSOLE_ACCOUNT_PAGE, { replace: true });
+  }, [path]);
+  return (
+    <Titled title={pageTitle(lang, CONSOLE_ACCOUNT_PAGE)}>
+      <Shell
+        lang={lang}
+        t={t}
+        session={session}
+        pages={ACCOUNT_PAGE ? [ACCOUNT_PAGE] : []}
+        headerItems={[]}
+        currentPage={CONSOLE_ACCOUNT_PAGE}
+        attention={new Map()}
+        onLangChange={onLangChange}
+        overlays={null}
+      >
+        {Account ? <Account {...props} /> : null}
+      </Shell>
+    </Titled>
+  );
+}
+
+function AllPages({ lang, path, search, onLangChange, session }: SessionPagesProps) {
   const t = STRINGS[lang];
   const attention = useAttention();
   const page = pageFor(path);
