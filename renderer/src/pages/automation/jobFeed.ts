@@ -8,6 +8,7 @@ import {
   type ConsoleJob,
 } from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
+import { checkReachable } from '../../reachability.js';
 
 /**
  * The page's one connection to the live feed (streamJobEvents, Server-Sent Events),
@@ -45,6 +46,7 @@ function open(): void {
   });
   source.addEventListener('error', () => {
     setLive(false);
+    checkReachable();
   });
 }
 
