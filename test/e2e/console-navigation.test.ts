@@ -214,6 +214,13 @@ describe('Cancel', () => {
       await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('cancelled');
       await row.getByText(j.refundedShort(10)).waitFor();
       await saveScreenshot(page, 'navigation-cancelled-en-1280');
+      // Its quote reads Cancelled, not Failed.
+      await page.goto(`${ui.server.url}/console/quotes`);
+      await page
+        .getByRole('listitem')
+        .filter({ hasText: shortJobReference(jobId) })
+        .getByText('Cancelled', { exact: true })
+        .waitFor();
     } finally {
       mode = 'normal';
     }

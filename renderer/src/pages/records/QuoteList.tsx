@@ -138,7 +138,9 @@ function QuoteCard({
           ) : (
             <span className="records-card-title muted">{name}</span>
           ))}
-        <span className={`badge records-status records-status-${quote.status}`}>{s.quoteStatuses[quote.status]}</span>
+        <span className={`badge records-status records-status-${quote.status}`}>
+          {quote.status === 'failed' && quote.job?.status === 'cancelled' ? s.quoteCancelled : s.quoteStatuses[quote.status]}
+        </span>
       </div>
       <p className="records-card-line">
         <strong>{quote.product_label}</strong>

@@ -102,6 +102,8 @@ export interface RecordsStrings {
   attachClient: string;
   attachedNotice: (name: string) => string;
   quoteStatuses: Record<DevisStatus, string>;
+  /** A quote whose pricing was cancelled on request: failed to the API, not a failure to a person. */
+  quoteCancelled: string;
   jobStatuses: Record<JobStatus, string>;
 }
 
@@ -199,6 +201,7 @@ const en: RecordsStrings = {
   attachClient: 'Attach to a client…',
   attachedNotice: (name) => `The quote is now ${name}’s: it can be signed.`,
   quoteStatuses: { draft: 'Draft', pricing: 'Pricing', priced: 'Priced', failed: 'Failed', signed: 'Signed' },
+  quoteCancelled: 'Cancelled',
   jobStatuses: {
     pending: 'Waiting',
     running: 'Running',
@@ -305,6 +308,7 @@ const fr: RecordsStrings = {
   attachClient: 'Rattacher à un client…',
   attachedNotice: (name) => `Le devis est maintenant celui de ${name} : il peut être signé.`,
   quoteStatuses: { draft: 'Brouillon', pricing: 'En tarification', priced: 'Tarifé', failed: 'Échec', signed: 'Signé' },
+  quoteCancelled: 'Annulé',
   jobStatuses: {
     pending: 'En attente',
     running: 'En cours',
