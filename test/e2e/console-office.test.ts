@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { caCertificate } from '../../server/lan/office-ca.js';
-import { openConsole, saveScreenshot } from '../helpers/console.js';
+import { consoleClient, openConsole, saveScreenshot } from '../helpers/console.js';
 import { freePort } from '../helpers/free-port.js';
 import { lanRequest, testNetwork } from '../helpers/lan.js';
 import { launchChromium } from '../helpers/oauth.js';
@@ -62,12 +62,20 @@ describe('the console’s office pages', () => {
     await page.context().close();
   });
 
-  it('the audit log page lists what happened, filtered by action', async () => {
+  it('the audit log page lists what happened, filtered by action; a key is named', async () => {
+    const admin = await consoleClient(server, ADMIN);
+    const key = await admin.request('/api/v1/console/keys', {
+      method: 'POST',
+      json: { name: 'Formulaire du site', environment: 'test', scopes: ['crm:read'] },
+    });
+    expect(key.status).toBe(201);
     const page = await openConsole(browser, server, ADMIN, '/console/audit');
     const table = page.getByRole('region', { name: 'Audit log' });
     await table.locator('tbody tr').first().waitFor();
     const actions = await table.locator('tbody th').allTextContents();
     expect(actions).toEqual(expect.arrayContaining(['Office network sharing on · whole install', 'Signed in']));
+    // A key is named, its id beside the name.
+    await table.getByRole('row').filter({ hasText: 'Formulaire du site' }).first().waitFor();
     await page.getByLabel('Action').selectOption('lan.enabled');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);

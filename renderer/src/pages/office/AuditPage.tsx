@@ -139,7 +139,9 @@ export function AuditPage({ lang }: PageProps) {
                 </th>
                 <td>{entry.actor.label ?? (entry.actor.kind === 'anonymous' ? '—' : entry.actor.kind)}</td>
                 <td>{whereFrom(entry, s)}</td>
-                <td className="admin-mono">{entry.target ?? ''}</td>
+                <td>
+                  <TargetCell entry={entry} />
+                </td>
               </>
             )}
           />
@@ -151,5 +153,21 @@ export function AuditPage({ lang }: PageProps) {
         )}
       </section>
     </div>
+  );
+}
+
+/**
+ * What an entry is about, as a person knows it: a key by its name, a webhook by its host, beside
+ * the id (kept for whoever matches it with the API); any other target by its id.
+ */
+function TargetCell({ entry }: { entry: Pick<AuditEntry, 'target' | 'details'> }) {
+  if (entry.target === null) return null;
+  const details = entry.details;
+  const named = typeof details.name === 'string' ? details.name : typeof details.host === 'string' ? details.host : null;
+  if (named === null) return <span className="admin-mono">{entry.target}</span>;
+  return (
+    <>
+      {named} <span className="admin-mono muted small">{entry.target}</span>
+    </>
   );
 }
