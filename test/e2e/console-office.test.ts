@@ -35,6 +35,11 @@ describe('the console’s office pages', () => {
     const page = await openConsole(browser, server, ADMIN, '/console/office-network');
     await page.getByRole('heading', { name: 'Not shared: only this computer uses Courtier' }).waitFor();
     await page.getByLabel('Share Courtier on the office network').check();
+    // Plain HTTP's port is refused beside the field, in words.
+    await page.getByLabel('Port').fill('80');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Port 80 is plain HTTP’s: a browser would not speak HTTPS there. Choose another, such as 8443.').waitFor();
+    expect(await page.getByLabel('Port').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Port').fill(String(port));
     await page.getByLabel('Extra names (optional)').fill('courtier.cabinet.lan');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -59,6 +64,20 @@ describe('the console’s office pages', () => {
     const fingerprint = await page.locator('.office-fingerprint').textContent();
     expect(fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     await saveScreenshot(page, 'office-network');
+
+    // Turning it off is asked first; keeping it changes nothing.
+    await page.getByLabel('Share Courtier on the office network').uncheck();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop sharing Courtier on the office network?' });
+    await dialog.getByRole('button', { name: 'Keep sharing' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await lanRequest({ address: '127.0.0.2', port, name: 'courtier.cabinet.lan', ca }, '/healthz')).status).toBe(200);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await dialog.getByRole('button', { name: 'Stop sharing' }).click();
+    await page.getByRole('heading', { name: 'Not shared: only this computer uses Courtier' }).waitFor();
+    await page.getByLabel('Share Courtier on the office network').check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('heading', { name: 'Shared on the office network' }).waitFor();
     await page.context().close();
   });
 
@@ -78,7 +97,8 @@ describe('the console’s office pages', () => {
     await table.getByRole('row').filter({ hasText: 'Formulaire du site' }).first().waitFor();
     await page.getByLabel('Action').selectOption('lan.enabled');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);
+    // Turned on twice by the test above (off and on again in between).
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(2);
     expect(await table.locator('tbody tr td').nth(1).textContent()).toBe(ADMIN.email);
     await saveScreenshot(page, 'audit-log');
     await page.context().close();

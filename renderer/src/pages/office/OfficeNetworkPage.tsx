@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { encode } from 'uqr';
 import { changeLan, getLanStatus, liftLanBlock, listLanBlocks } from '../../../../shared/lan.js';
 import { call } from '../../api.js';
+import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
@@ -10,6 +11,9 @@ import type { PageProps } from '../../slices/types.js';
 import { Notice, errorMessage, useResource } from '../admin/common.js';
 import { formatDateTime } from '../admin/strings.js';
 import { OFFICE_STRINGS } from './strings.js';
+
+/** Plain HTTP's port: a browser sent there would not speak HTTPS. */
+const HTTP_PORT = 80;
 
 /** A QR code drawn from its modules (no markup injected): phones and tablets open the URL from it. */
 function QrCode({ text, label }: { text: string; label: string }) {
@@ -38,6 +42,7 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [portError, setPortError] = useState<string | null>(null);
 
   useEffect(() => {
     if (status.kind !== 'ready') return;
@@ -46,9 +51,23 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
     setNames(status.data.names.join(', '));
   }, [status]);
 
-  async function apply(event: FormEvent<HTMLFormElement>) {
+  function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
+    const n = Number(port);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) return setPortError(s.portInvalid);
+    if (n === HTTP_PORT) return setPortError(s.portHttp);
+    setPortError(null);
+    // Turning sharing off cuts every colleague's console and assistant: asked first.
+    if (!enabled && status.kind === 'ready' && status.data.enabled) return turningOff.ask(true);
+    void send();
+  }
+  const turningOff = useConfirmation(
+    () => send(),
+    () => undefined,
+  );
+
+  async function send() {
     setBusy(true);
     setNotice(null);
     const extra = names
@@ -130,13 +149,13 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
       <section className="card" aria-labelledby="lan-switch-title">
         <h2 id="lan-switch-title">{s.switchTitle}</h2>
         {lan.changeable_here && lan.allowed && !lan.managed_by_policy ? (
-          <form className="form" onSubmit={(event) => void apply(event)}>
+          <form className="form" onSubmit={apply} noValidate>
             <div className="admin-check">
               <input id="lan-enabled" type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
               <label htmlFor="lan-enabled">{s.enabled}</label>
             </div>
             <div className="admin-grid admin-grid-3">
-              <TextField id="lan-port" label={s.port} type="number" min={1} max={65535} value={port} onValue={setPort} />
+              <TextField id="lan-port" label={s.port} type="number" min={1} max={65535} value={port} onValue={setPort} error={portError} />
               <TextField
                 id="lan-names"
                 label={s.names}
@@ -159,6 +178,13 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
         ) : (
           <p className="muted">{s.onlyHere}</p>
         )}
+        <ConfirmStep
+          confirmation={turningOff}
+          title={() => s.turnOffTitle}
+          text={s.turnOffText}
+          confirmLabel={s.turnOff}
+          cancelLabel={s.keepOn}
+        />
       </section>
 
       <section className="card" aria-labelledby="lan-blocks-title">
