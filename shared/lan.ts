@@ -21,7 +21,12 @@ export const lanNameSchema = z
 
 export const lanAddressSchema = z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address such as 192.168.1.20' });
 
-export const lanPortSchema = z.number().int().min(1).max(65535);
+export const lanPortSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(65535)
+  .refine((port) => port !== 80, 'port 80 is plain HTTP’s: browsers would not speak HTTPS there; use another, such as 8443');
 
 const lanStatusSchema = z.object({
   enabled: z.boolean(),

@@ -499,5 +499,9 @@ describe('office LAN mode: the HTTPS listener beside loopback', () => {
     const bad = await admin.request('/api/v1/console/lan', { method: 'PUT', json: { enabled: true, port: 70000, names: ['not a name'] } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'validation_error' });
+    // Plain HTTP's port is no port for the office's HTTPS.
+    const http = await admin.request('/api/v1/console/lan', { method: 'PUT', json: { enabled: true, port: 80, names: [] } });
+    expect(http.status).toBe(400);
+    expect(await http.json()).toMatchObject({ error: 'validation_error', details: [{ path: 'body.port' }] });
   });
 });
