@@ -176,7 +176,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
       response = await options.fetch(base + path, { ...init, headers, signal, redirect: 'manual' });
     } catch (err) {
       if (init.signal?.aborted) throw err;
-      throw new HubUnreachable(`the hub at ${base} cannot be reached (${(err as Error).message})`);
+      throw new HubUnreachable(`the hub at ${base} cannot be reached: ${networkReason(err)}`);
     }
     const hubTime = Number(response.headers.get(HUB_TIME_HEADER));
     if (Number.isFinite(hubTime) && hubTime > 0) options.onHubTime?.(hubTime, options.now());
@@ -249,4 +249,32 @@ async function refusal(base: string, response: Response): Promise<Error> {
   if (!parsed.success)
     return new HubUnreachable(`the hub at ${base} answered ${response.status} without a Courtier error (is the URL a Courtier hub?)`);
   return new HubRefusal(parsed.data.error, parsed.data.message, response.status, parsed.data.details);
+}
+
+/** Node's network error codes as a person reads them; fetch itself only says "fetch failed", its cause says why. */
+const NETWORK_REASONS: Record<string, string> = {
+  ENOTFOUND: 'no computer has this name',
+  EAI_AGAIN: 'the name could not be looked up (no DNS answer)',
+  ECONNREFUSED: 'nothing answers on that port (the hub may be stopped)',
+  ECONNRESET: 'the connection was cut',
+  EHOSTUNREACH: 'that address cannot be reached from this network',
+  ENETUNREACH: 'this computer has no network route there',
+  ETIMEDOUT: 'no answer in time',
+  UND_ERR_CONNECT_TIMEOUT: 'no answer in time',
+  UND_ERR_SOCKET: 'the connection was cut',
+  CERT_HAS_EXPIRED: 'its HTTPS certificate has expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its HTTPS certificate is for another name',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its HTTPS certificate is not trusted by this computer',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its HTTPS certificate is not trusted by this computer',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its HTTPS certificate is not trusted by this computer',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its HTTPS certificate is not trusted by this computer',
+};
+
+/** Why a request got no answer, from the error's cause (its code when Node gives one), never just "fetch failed". */
+export function networkReason(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && NETWORK_REASONS[code] !== undefined) return `${NETWORK_REASONS[code]} (${code})`;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return typeof code === 'string' ? `${message} (${code})` : message;
 }

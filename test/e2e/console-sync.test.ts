@@ -140,8 +140,9 @@ describe('the Sync page and the header’s sync status', () => {
     expect(body.error).toBe('hub_unreachable');
     await page
       .getByRole('alert')
-      .filter({ hasText: `The hub at ${hubUrl} cannot be reached` })
+      .filter({ hasText: `The hub at ${hubUrl} cannot be reached: nothing answers on that port (the hub may be stopped) (ECONNREFUSED)` })
       .waitFor();
+    expect(await page.getByRole('alert').filter({ hasText: 'fetch failed' }).count(), 'why, not "fetch failed"').toBe(0);
     expect(await page.getByLabel('Hub URL').getAttribute('aria-invalid')).toBe('true');
     expect(connectionRows()).toBe(0);
     expect(outboxRows()).toBe(0);
