@@ -7,9 +7,9 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { creditBalance, grantCredits } from '../../server/wallet/service.js';
 import { apiClient } from '../helpers/api.js';
 import { audit } from '../helpers/axe.js';
-import { saveScreenshot, signedIn } from '../helpers/console.js';
+import { fillSandboxAutoPricing, saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
-import { AUTO_DIC_DATA, AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
+import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 import { createUser } from '../helpers/oauth.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 
@@ -29,16 +29,6 @@ const ui = useConsoleBrowser({
   expected: (text) => /the server responded with a status of (402|429)/.test(text),
 });
 
-async function fillAutoForm(page: Page) {
-  await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
-  await page.getByLabel('Product', { exact: true }).selectOption('auto');
-  const form = page.getByRole('form', { name: 'Assurance auto' });
-  for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
-  await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
-  await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
-  return form;
-}
-
 const focusedText = (page: Page) =>
   page.evaluate(
     () =>
@@ -50,7 +40,7 @@ describe('a new cabinet’s first quotes in the console', () => {
     const user = await createUser(ui.server, 'Cabinet Nouveau');
     setInsurerCredentials(ui.server.deps, user.cabinetId, 'sandbox', { login: 'demo', password: 'demo' });
     const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/pricing');
-    let form = await fillAutoForm(page);
+    let form = await fillSandboxAutoPricing(page);
 
     // No credits: the refusal is beside the button, focused, and links to where credits are added.
     await form.getByRole('button', { name: 'Price', exact: true }).click();
@@ -84,7 +74,7 @@ describe('a new cabinet’s first quotes in the console', () => {
 
     // Price, then ask the same pricing again once it is done: the refusal names the finished one and links to it.
     await page.getByRole('link', { name: 'Pricing' }).click();
-    form = await fillAutoForm(page);
+    form = await fillSandboxAutoPricing(page);
     await form.getByRole('button', { name: 'Price', exact: true }).click();
     await page.waitForURL(/\/console\/jobs\?job=/);
     const jobId = new URL(page.url()).searchParams.get('job') ?? '';
@@ -92,7 +82,7 @@ describe('a new cabinet’s first quotes in the console', () => {
       .poll(() => ui.server.deps.db.sqlite.prepare('SELECT status FROM jobs WHERE id = ?').pluck().get(jobId), { timeout: 60_000 })
       .toBe('completed');
     await page.getByRole('link', { name: 'Pricing' }).click();
-    form = await fillAutoForm(page);
+    form = await fillSandboxAutoPricing(page);
     await form.getByRole('button', { name: 'Price', exact: true }).click();
     const again = form.getByRole('alert');
     await again.getByText(/was done a few minutes ago: open it to read its result/).waitFor();

@@ -11,9 +11,8 @@ import { MCP_SCOPE_WORDING } from '../../shared/oauth.js';
 import { verifyWebhook } from '../../shared/verify-webhook.js';
 import { apiClient } from '../helpers/api.js';
 import { postMcp } from '../helpers/mcp.js';
-import { progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
+import { fillSandboxAutoPricing, progressSeen, recordProgress, sandboxPhoneCodes, saveScreenshot } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
-import { AUTO_FORM_FIELDS } from '../helpers/insurance-data.js';
 import { authorizeOverHttp, type TestUser } from '../helpers/oauth.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -168,12 +167,7 @@ describe('a new user’s journey through the console, in one tab on a fresh inst
 
   it('Pricing → Jobs: a quote from the generated form, checked, priced, followed live to 100 %, its PDF downloaded', async () => {
     await navigate('Pricing', '/console/pricing');
-    await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
-    await page.getByLabel('Product', { exact: true }).selectOption('auto');
-    const form = page.getByRole('form', { name: 'Assurance auto' });
-    for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
-    await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
-    await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
+    const form = await fillSandboxAutoPricing(page);
     await form.getByRole('button', { name: 'Check (dry run)' }).click();
     const check = form.getByRole('status', { name: 'Check result' });
     await check.getByText('Ready to price.').waitFor();

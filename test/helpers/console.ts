@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { addCabinetUser } from '../../server/tenancy/users.js';
+import { AUTO_FORM_FIELDS } from './insurance-data.js';
 import type { TestServer } from './server.js';
 
 /** A console session over HTTP, as the console's script holds it: the cookies and the CSRF header. */
@@ -199,4 +200,15 @@ export function collectProblems(page: Page, problems: string[], expected: (text:
     if (expected(text)) return;
     if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(text)) problems.push(`console ${msg.type()}: ${text}`);
   });
+}
+
+/** The Pricing page set to the sandbox's car product, its form filled with the test data; the form. */
+export async function fillSandboxAutoPricing(page: Page): Promise<Locator> {
+  await page.getByLabel('Insurer', { exact: true }).selectOption('sandbox');
+  await page.getByLabel('Product', { exact: true }).selectOption('auto');
+  const form = page.getByRole('form', { name: 'Assurance auto' });
+  for (const [label, value] of Object.entries(AUTO_FORM_FIELDS)) await form.getByLabel(label, { exact: true }).fill(value);
+  await form.getByLabel('Usage du véhicule', { exact: true }).selectOption('prive');
+  await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
+  return form;
 }
