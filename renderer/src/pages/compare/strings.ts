@@ -6,7 +6,6 @@ export interface CompareStrings {
   intro: string;
   line: string;
   lines: Record<'auto' | 'mrh', string>;
-  client: string;
   createClient: (name: string) => string;
   creatingClient: string;
   clientCreated: (name: string) => string;
@@ -14,7 +13,6 @@ export interface CompareStrings {
   insurersHint: string;
   coverGroup: string;
   requiredNote: string;
-  loadingForm: string;
   /** Above an insurer's own questions: the insurer named. */
   asks: (insurer: string) => string;
   questionsIntro: string;
@@ -51,8 +49,6 @@ export interface CompareStrings {
   openJob: string;
   filterTitle: string;
   filterHint: string;
-  offersMatching: (shown: number, all: number) => string;
-  formula: string;
   yearly: (eur: string) => string;
   monthly: (eur: string) => string;
   deductible: (eur: string) => string;
@@ -90,7 +86,6 @@ const en: CompareStrings = {
     'Describe the client’s car or home once: every insurer that prices it is asked at the same time, and their offers line up below. Then recommend one, and the advice document is ready to send.',
   line: 'Line of business',
   lines: { auto: 'Car', mrh: 'Home' },
-  client: 'Client',
   createClient: (name) => `Create the client ${name}`,
   creatingClient: 'Creating…',
   clientCreated: (name) => `${name} is now a client of the cabinet.`,
@@ -98,7 +93,6 @@ const en: CompareStrings = {
   insurersHint: 'Each priced insurer costs its product’s credits; one that cannot price gives them back.',
   coverGroup: 'Cover',
   requiredNote: 'Fields marked * are required.',
-  loadingForm: 'Loading the form…',
   asks: (insurer) => `${insurer} also asks`,
   questionsIntro: 'Questions of the insurers’ own, which the form above does not answer. Each is asked once.',
   check: 'Check (dry run)',
@@ -145,8 +139,6 @@ const en: CompareStrings = {
   openJob: 'What its robot did',
   filterTitle: 'Guarantees the client wants',
   filterHint: 'Offers without every guarantee ticked are set apart; the marks go to offers that have them all.',
-  offersMatching: (shown, all) => `${shown} of ${all} offers have every guarantee ticked.`,
-  formula: 'Formula',
   yearly: (eur) => `${eur} € / year`,
   monthly: (eur) => `or ${eur} € / month`,
   deductible: (eur) => `Deductible ${eur} €`,
@@ -183,7 +175,6 @@ const fr: CompareStrings = {
     'Décrivez une seule fois la voiture ou le logement du client : tous les assureurs qui le tarifent sont interrogés en même temps, et leurs offres s’alignent ci-dessous. Recommandez-en une : le document de conseil est prêt à envoyer.',
   line: 'Branche',
   lines: { auto: 'Automobile', mrh: 'Habitation' },
-  client: 'Client',
   createClient: (name) => `Créer le client ${name}`,
   creatingClient: 'Création…',
   clientCreated: (name) => `${name} est maintenant client du cabinet.`,
@@ -191,7 +182,6 @@ const fr: CompareStrings = {
   insurersHint: 'Chaque assureur tarifé coûte les crédits de son produit ; celui qui ne peut pas tarifer les rend.',
   coverGroup: 'Couverture',
   requiredNote: 'Les champs marqués * sont obligatoires.',
-  loadingForm: 'Chargement du formulaire…',
   asks: (insurer) => `${insurer} demande aussi`,
   questionsIntro: 'Les questions propres aux assureurs, auxquelles le formulaire ci-dessus ne répond pas. Chacune n’est posée qu’une fois.',
   check: 'Vérifier (simulation)',
@@ -239,8 +229,6 @@ const fr: CompareStrings = {
   openJob: 'Ce qu’a fait son robot',
   filterTitle: 'Garanties voulues par le client',
   filterHint: 'Les offres sans toutes les garanties cochées sont mises à part ; les repères vont aux offres qui les ont toutes.',
-  offersMatching: (shown, all) => `${shown} offres sur ${all} ont toutes les garanties cochées.`,
-  formula: 'Formule',
   yearly: (eur) => `${eur} € / an`,
   monthly: (eur) => `ou ${eur} € / mois`,
   deductible: (eur) => `Franchise ${eur} €`,
