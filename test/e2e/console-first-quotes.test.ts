@@ -47,6 +47,8 @@ describe('a new cabinet’s first quotes in the console', () => {
     const refusal = form.getByRole('alert');
     await refusal.getByText(/does not have enough credits.*An administrator adds credits on the Wallet page/).waitFor();
     await expect.poll(() => focusedText(page)).toContain('does not have enough credits');
+    // A pricing that cannot go makes nobody a client.
+    expect(ui.server.deps.db.sqlite.prepare('SELECT count(*) FROM clients WHERE cabinet_id = ?').pluck().get(user.cabinetId)).toBe(0);
     expect(await audit(page, 'pricing refused (en)')).toEqual([]);
     await refusal.getByRole('link', { name: 'Wallet & status page' }).click();
 

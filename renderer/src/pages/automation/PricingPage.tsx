@@ -141,23 +141,51 @@ export function PricingPage({ lang, t }: PageProps) {
     if (!result.ok) return refused(result);
     // A dry run answers 200; a 202 would mean the server queued a job it was not asked for.
     if (result.status !== 200) return setRefusal({ message: t.unexpectedError(result.status) });
-    setDryRun(result.data);
+    showCheck(result.data);
+  }
+
+  function showCheck(checked: ConsoleDryRun) {
+    setDryRun(checked);
     const issues: Record<string, ValidationIssue[]> = {};
-    for (const key of result.data.validation.missing_required_fields) issues[key] = [MISSING];
-    for (const issue of result.data.invalid_fields) (issues[issue.field] ??= []).push(issue);
+    for (const key of checked.validation.missing_required_fields) issues[key] = [MISSING];
+    for (const issue of checked.invalid_fields) (issues[issue.field] ??= []).push(issue);
     setFieldIssues(issues);
+  }
+
+  /**
+   * Before a client is made for a pricing without one: 'refused' when the form's data is (shown
+   * beside its fields), 'cannot go' when the pricing cannot (no login, credits or quota: its own
+   * refusal says so, and nobody is made a client for nothing), else 'go'.
+   */
+  async function checkBeforeClient(): Promise<'refused' | 'cannot go' | 'go'> {
+    const checked = await call(priceFromConsole, { body: body(true) });
+    if (!checked.ok || checked.status !== 200) return 'go';
+    const v = checked.data.validation;
+    if (!v.schema_ok) {
+      showCheck(checked.data);
+      setRefusal({ message: s.fixFields });
+      return 'refused';
+    }
+    return v.credentials_configured && v.quota.remaining > 0 && checked.data.balance >= v.would_cost_credits ? 'go' : 'cannot go';
   }
 
   async function price(event: FormEvent) {
     event.preventDefault();
     setBusy('price');
     setRefusal(null);
-    const forQuote = await clientForQuote();
+    let forQuote = client;
     if (!forQuote) {
-      setBusy(null);
-      return setRefusal({ message: s.clientRequired });
+      const before = await checkBeforeClient();
+      if (before === 'refused') return setBusy(null);
+      if (before === 'go') {
+        forQuote = await clientForQuote();
+        if (!forQuote) {
+          setBusy(null);
+          return setRefusal({ message: s.clientRequired });
+        }
+      }
     }
-    const result = await call(priceFromConsole, { body: body(false, forQuote.client_id) });
+    const result = await call(priceFromConsole, { body: body(false, forQuote?.client_id) });
     if (result.ok && result.status === 202) return go(`/console/jobs?job=${encodeURIComponent(result.data.job_id)}`);
     setBusy(null);
     if (result.ok) return setRefusal({ message: t.unexpectedError(result.status) });
