@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiKeySummarySchema, createApiKeySchema, createdApiKeySchema } from './api-keys.js';
 import { automationStatusSchema } from './automation.js';
-import { walletSchema } from './wallet.js';
+import { ledgerEntrySchema, walletSchema } from './wallet.js';
 import { defineEndpoint } from './endpoint.js';
 import { mcpScopeSchema } from './oauth.js';
 import { cabinetAddressSchema, oriasSchema, passwordSchema, UNATTENDED_HUMAN_STEPS, USER_ROLES } from './tenancy.js';
@@ -92,7 +92,27 @@ const updateSettingsBodySchema = z
 
 // ---- Wallet and status ----
 
-export { automationStatusSchema, walletSchema };
+export { automationStatusSchema };
+
+/** A ledger line as a person reads it: the pricing behind a debit or a refund, by its names. */
+const consoleLedgerEntrySchema = ledgerEntrySchema.extend({
+  pricing: z
+    .object({
+      job_id: z.uuid(),
+      devis_id: z.uuid(),
+      client_id: z.uuid().nullable().describe('null for a quote without a client.'),
+      client_name: z.string().nullable().describe('null without a client, or once the client was erased.'),
+      product_label: z.string(),
+      insurer_name: z.string(),
+    })
+    .nullable()
+    .describe('The pricing a debit or a refund is for; null for other entries, and for a job this install does not hold yet.'),
+});
+
+export const consoleWalletSchema = walletSchema
+  .extend({ ledger: z.array(consoleLedgerEntrySchema).describe(walletSchema.shape.ledger.description ?? '') })
+  .meta({ id: 'ConsoleWallet' });
+export type ConsoleWallet = z.infer<typeof consoleWalletSchema>;
 
 /**
  * The cabinet's own pause of its robots. The install-wide switch is not the console's: it stays
@@ -233,7 +253,7 @@ export const getConsoleWallet = defineEndpoint({
   summary: 'The cabinet’s credits',
   tag: TAG,
   auth: 'console',
-  responses: { 200: { description: 'The wallet.', schema: walletSchema } },
+  responses: { 200: { description: 'The wallet, each pricing named.', schema: consoleWalletSchema } },
   errors: [],
 });
 

@@ -4,7 +4,7 @@ import { defineEndpoint } from './endpoint.js';
 /** Robot credits: a cabinet's wallet, its balance and its ledger of grants, debits and refunds. */
 export const LEDGER_KINDS = ['grant', 'debit', 'refund', 'opening'] as const;
 
-const ledgerEntrySchema = z.object({
+export const ledgerEntrySchema = z.object({
   id: z.int(),
   kind: z.enum(LEDGER_KINDS),
   amount: z.int().describe('Credits; positive for grants, refunds and openings, negative for debits.'),

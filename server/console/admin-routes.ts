@@ -40,8 +40,9 @@ import {
   setupNeeded,
 } from '../tenancy/service.js';
 import { addCabinetUser, changeUserRole, listCabinetUsers } from '../tenancy/users.js';
-import { getWallet, grantCredits } from '../wallet/service.js';
+import { grantCredits } from '../wallet/service.js';
 import { consoleUser } from './guard.js';
+import { describeWallet } from './records.js';
 import { startConsoleSession } from './routes.js';
 import { describeSession, openSession } from './service.js';
 
@@ -145,7 +146,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, { deps }: { deps:
 
   const status = (request: FastifyRequest) => automationStatus(deps, cabinetOf(request), request.server.robotWorker?.running() ?? 0);
 
-  registerEndpoint(app, getConsoleWallet, (request) => getWallet(deps, cabinetOf(request)));
+  registerEndpoint(app, getConsoleWallet, (request) => describeWallet(deps, cabinetOf(request)));
   registerEndpoint(app, grantConsoleCredits, (request) => {
     const cabinetId = cabinetOf(request);
     const { amount, note } = request.body;

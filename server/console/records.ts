@@ -1,10 +1,12 @@
+import type { ConsoleWallet } from '../../shared/console-admin.js';
 import type { ConsoleDevis } from '../../shared/console-records.js';
 import type { Devis } from '../../shared/devis.js';
 import { findJob } from '../automation/jobs.js';
 import { clientNames } from '../crm/clients.js';
 import type { Deps } from '../deps.js';
 import { devisPdfFileName } from '../devis/file-name.js';
-import { readDevisDocument } from '../devis/service.js';
+import { findDevis, readDevisDocument } from '../devis/service.js';
+import { getWallet } from '../wallet/service.js';
 
 /**
  * What the console shows of the records beyond the REST API's answers: the names behind a quote's
@@ -74,4 +76,28 @@ export function devisPdfDownload(deps: Deps, cabinetId: string, devisId: string)
     date: localDate(storedAt),
   });
   return { pdf, fileName };
+}
+
+/** The wallet with each debit and refund named by its pricing: the client, the product, the insurer. */
+export function describeWallet(deps: Deps, cabinetId: string): ConsoleWallet {
+  const wallet = getWallet(deps, cabinetId);
+  return {
+    ...wallet,
+    ledger: wallet.ledger.map((entry) => ({ ...entry, pricing: entry.job_id === null ? null : pricingOf(deps, cabinetId, entry.job_id) })),
+  };
+}
+
+function pricingOf(deps: Deps, cabinetId: string, jobId: string): ConsoleWallet['ledger'][number]['pricing'] {
+  const job = findJob(deps, cabinetId, jobId);
+  const quote = job && findDevis(deps, cabinetId, job.devis_id);
+  if (!job || !quote) return null;
+  const described = describeOneDevis(deps, cabinetId, quote);
+  return {
+    job_id: job.job_id,
+    devis_id: quote.devis_id,
+    client_id: quote.client_id,
+    client_name: described.client_name,
+    product_label: described.product_label,
+    insurer_name: described.insurer_name,
+  };
 }

@@ -90,10 +90,15 @@ export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInp
   return toDevis(row);
 }
 
-export function getDevis(deps: Deps, cabinetId: string, id: string): Devis {
+export function findDevis(deps: Pick<Deps, 'db'>, cabinetId: string, id: string): Devis | null {
   const row = store.findDevis(deps.db.orm, cabinetId, id);
-  if (!row) throw notFound(id);
-  return toDevis(row);
+  return row ? toDevis(row) : null;
+}
+
+export function getDevis(deps: Deps, cabinetId: string, id: string): Devis {
+  const quote = findDevis(deps, cabinetId, id);
+  if (!quote) throw notFound(id);
+  return quote;
 }
 
 export function listDevis(

@@ -97,6 +97,16 @@ describe('a new cabinet’s first quotes in the console', () => {
       .all(user.cabinetId);
     expect(clients).toHaveLength(1);
     expect(ui.server.deps.db.sqlite.prepare('SELECT client_id FROM devis WHERE job_id = ?').pluck().get(jobId)).toBe(clients[0]);
+
+    // The wallet names the pricing it paid for, the client and the product each a link, and fits a phone.
+    await page.getByRole('link', { name: 'Wallet & status' }).click();
+    const debit = page.getByRole('row', { name: /Pricing Jeanne Martin · .+ at .+ -10/ });
+    await debit.getByRole('link', { name: 'Jeanne Martin' }).waitFor();
+    expect(await debit.getByRole('link', { name: 'Jeanne Martin' }).getAttribute('href')).toBe(`/console/clients/${String(clients[0])}`);
+    expect(await debit.getByRole('link', { name: / at / }).getAttribute('href')).toBe(`/console/jobs/${jobId}`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect((await page.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(390);
+    expect(await audit(page, 'wallet ledger at phone width (en)')).toEqual([]);
   }, 120_000);
 
   it('a quote priced without a client is attached to one from the Quotes page, then signed', async () => {

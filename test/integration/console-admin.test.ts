@@ -7,7 +7,7 @@ import {
   connectedAppListSchema,
   consoleSettingsSchema,
   createdApiKeySchema,
-  walletSchema,
+  consoleWalletSchema as walletSchema,
   automationStatusSchema,
 } from '../../shared/console-admin.js';
 import { errorBodySchema } from '../../shared/errors.js';

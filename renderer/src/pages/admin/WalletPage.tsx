@@ -8,6 +8,7 @@ import { ResourceView } from '../../components/Resource.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { CreditGrant } from './CreditGrant.js';
+import { Ledger } from './Ledger.js';
 import { announceRobotPause } from './RobotsPaused.js';
 import { Notice, errorMessage, useResource } from './common.js';
 import { ADMIN_STRINGS, formatDateTime } from './strings.js';
@@ -63,21 +64,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                   <strong data-testid="wallet-balance">{s.creditsUnit(data.balance)}</strong>
                 </p>
                 <h3 className="admin-subtitle">{s.ledger}</h3>
-                <DataTable
-                  label={s.ledger}
-                  empty={s.noLedger}
-                  columns={[{ header: s.date }, { header: s.kind }, { header: s.amount, className: 'admin-number' }, { header: s.note }]}
-                  items={data.ledger}
-                  rowKey={(entry) => entry.id}
-                  row={(entry) => (
-                    <>
-                      <td>{formatDateTime(entry.created_at, lang)}</td>
-                      <td>{s.kinds[entry.kind]}</td>
-                      <td className="admin-number">{entry.amount > 0 ? `+${entry.amount}` : entry.amount}</td>
-                      <td>{entry.note ?? (entry.job_id !== null ? <span className="admin-mono small">{entry.job_id}</span> : '')}</td>
-                    </>
-                  )}
-                />
+                <Ledger entries={data.ledger} lang={lang} />
                 {isAdmin ? (
                   <CreditGrant lang={lang} synced={data.synced} onGranted={reloadWallet} />
                 ) : (
