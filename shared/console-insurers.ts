@@ -41,6 +41,12 @@ const consoleInsurerSchema = z.object({
   products: z.array(z.object({ code: z.string(), label: z.string(), kind: z.enum(PRODUCT_KINDS), cost_credits: z.int() })),
   /** Never the password. */
   credentials: insurerCredentialsStateSchema,
+  demo_login: z
+    .object({ login: z.string(), password: z.string() })
+    .nullable()
+    .describe(
+      'A demo insurer’s public account (its portal is served by Courtier itself, and the README prints it); null for a real insurer.',
+    ),
   /** Whether the robot can check a login alone ("Test login"). */
   can_test_login: z.boolean(),
   last_login_test: lastLoginTestSchema.nullable().describe('The last "Test login" of the saved login; forgotten when the login changes.'),

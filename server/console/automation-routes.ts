@@ -201,6 +201,9 @@ function consoleInsurer(
     signed,
     products: adapter.products.map((p) => ({ code: p.code, label: p.label, kind: p.kind, cost_credits: catalogue.costOf(deps, p) })),
     credentials: credentials.describeInsurerCredentials(deps, cabinetId, code),
+    demo_login: adapter.testKeys
+      ? { login: adapter.testKeys.demoCredentials.login, password: adapter.testKeys.demoCredentials.password }
+      : null,
     can_test_login: typeof adapter.verifyLogin === 'function',
     last_login_test: lastTest,
     portal_changed: portalChanged,

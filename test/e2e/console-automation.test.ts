@@ -49,8 +49,10 @@ describe('the automation pages in real Chromium', () => {
     await sandbox.getByText('Not configured').waitFor();
     // Which robot prices: its adapter package's version, shipped with Courtier.
     await sandbox.getByText(`version ${builtInPackage('sandbox').version} · built in`, { exact: true }).waitFor();
-    await sandbox.getByLabel('Login', { exact: true }).fill('demo');
-    await sandbox.getByLabel('Password', { exact: true }).fill('demo');
+    // A demo insurer names its public account, and fills it in.
+    await sandbox.getByText('A demo insurer: its portal accepts the login “demo” with the password “demo”.').waitFor();
+    await sandbox.getByRole('button', { name: 'Fill in the demo login' }).click();
+    expect(await sandbox.getByLabel('Login', { exact: true }).inputValue()).toBe('demo');
     await sandbox.getByRole('button', { name: 'Save credentials' }).click();
     await sandbox.getByText('Credentials saved.').waitFor();
     await sandbox.getByText(/Configured: login demo/).waitFor();

@@ -192,6 +192,26 @@ function InsurerCard({
         </span>
       </p>
       {state === 'refused' && test && !testStatus && <p className="alert">{j.jobError(test.code ?? '', test.message ?? '')}</p>}
+      {insurer.demo_login && (
+        <p className="muted small automation-demo-login">
+          {s.demoLogin(insurer.demo_login.login, insurer.demo_login.password)}
+          {isAdmin && (
+            <>
+              {' '}
+              <button
+                type="button"
+                className="button"
+                onClick={() => {
+                  setLogin(insurer.demo_login?.login ?? '');
+                  setPassword(insurer.demo_login?.password ?? '');
+                }}
+              >
+                {s.useDemoLogin}
+              </button>
+            </>
+          )}
+        </p>
+      )}
 
       {isAdmin && (
         <form className="automation-credentials" onSubmit={(e) => void save(e)} aria-label={`${s.credentials} — ${insurer.name}`}>

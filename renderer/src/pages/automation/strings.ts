@@ -15,6 +15,8 @@ export interface AutomationStrings {
   login: string;
   password: string;
   passwordHint: (replacing: boolean) => string;
+  demoLogin: (login: string, password: string) => string;
+  useDemoLogin: string;
   saveCredentials: string;
   replaceCredentials: string;
   removeCredentials: string;
@@ -144,6 +146,8 @@ const en: AutomationStrings = {
   password: 'Password',
   passwordHint: (replacing) =>
     replacing ? 'The stored password is never shown; type it again to replace it.' : 'Stored encrypted; never shown again.',
+  demoLogin: (login, password) => `A demo insurer: its portal accepts the login “${login}” with the password “${password}”.`,
+  useDemoLogin: 'Fill in the demo login',
   saveCredentials: 'Save credentials',
   replaceCredentials: 'Replace credentials',
   removeCredentials: 'Remove credentials',
@@ -278,6 +282,9 @@ const fr: AutomationStrings = {
     replacing
       ? 'Le mot de passe enregistré n’est jamais affiché ; saisissez-le à nouveau pour le remplacer.'
       : 'Chiffré ; jamais réaffiché.',
+  demoLogin: (login, password) =>
+    `Un assureur de démonstration : son portail accepte l’identifiant « ${login} » avec le mot de passe « ${password} ».`,
+  useDemoLogin: 'Remplir avec le compte de démonstration',
   saveCredentials: 'Enregistrer les identifiants',
   replaceCredentials: 'Remplacer les identifiants',
   removeCredentials: 'Supprimer les identifiants',
