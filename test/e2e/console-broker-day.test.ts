@@ -176,7 +176,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
     // The cabinet's id is on the page, to paste into the CLI.
     await page.getByText(cabinetId).waitFor();
     for (const id of ['insurer', 'credits', 'quote']) await expect.poll(() => check(id).getAttribute('data-done')).toBe('false');
-    await check('insurer').getByText(h.insurerMissing).waitFor();
+    await check('insurer').getByText(h.insurerMissing(true)).waitFor();
     // No webhook is not a problem: four things left.
     await page.getByText(h.remaining(4)).waitFor();
     await screenshot('home-first');
@@ -202,7 +202,7 @@ describe.each(RUNS)('a broker’s day, in $lang at $viewport.width px', ({ lang,
   });
 
   it('credits: none, then a top-up shows on the checklist', async () => {
-    await check('credits').getByText(h.creditsMissing).waitFor();
+    await check('credits').getByText(h.creditsMissing('admin')).waitFor();
     grantCredits(server.deps, cabinetId, 100, 'Welcome credits');
     await page.reload();
     await expect.poll(() => check('credits').getAttribute('data-done')).toBe('true');

@@ -40,7 +40,7 @@ async function readBoard(h: HomeStrings, isAdmin: boolean): Promise<Board> {
       id: 'insurer',
       done: tested,
       title: h.insurerTitle,
-      detail: tested ? h.insurerDone : configured ? h.insurerUntested : h.insurerMissing,
+      detail: tested ? h.insurerDone : configured ? h.insurerUntested(isAdmin) : h.insurerMissing(isAdmin),
       link: { href: '/console/insurers', label: h.openInsurers },
     });
   }
@@ -50,7 +50,7 @@ async function readBoard(h: HomeStrings, isAdmin: boolean): Promise<Board> {
       id: 'credits',
       done: balance > 0,
       title: h.creditsTitle,
-      detail: balance > 0 ? h.creditsDone(balance) : h.creditsMissing,
+      detail: balance > 0 ? h.creditsDone(balance) : h.creditsMissing(wallet.data.synced ? 'hub' : isAdmin ? 'admin' : 'broker'),
       link: { href: '/console/wallet', label: h.openWallet },
     });
   }

@@ -16,12 +16,12 @@ export interface HomeStrings {
   toDo: string;
   insurerTitle: string;
   insurerDone: string;
-  insurerUntested: string;
-  insurerMissing: string;
+  insurerUntested: (isAdmin: boolean) => string;
+  insurerMissing: (isAdmin: boolean) => string;
   openInsurers: string;
   creditsTitle: string;
   creditsDone: (balance: number) => string;
-  creditsMissing: string;
+  creditsMissing: (who: 'admin' | 'broker' | 'hub') => string;
   openWallet: string;
   quoteTitle: string;
   quoteDone: (who: string, product: string) => string;
@@ -55,15 +55,25 @@ const en: HomeStrings = {
   remaining: (n) => (n === 1 ? 'One thing left to do.' : `${n} things left to do.`),
   done: 'done',
   toDo: 'to do',
-  insurerTitle: 'An insurer login tested',
+  insurerTitle: 'An insurer login that works',
   insurerDone: 'The robot signed in to an insurer’s portal with the cabinet’s login.',
-  insurerUntested: 'A login is saved but not tested yet: test it before the first quote.',
-  insurerMissing: 'Save the cabinet’s login for an insurer’s portal, then test it.',
+  insurerUntested: (isAdmin) =>
+    isAdmin
+      ? 'A login is saved but not tried yet: test it on Insurers, or price a first quote.'
+      : 'A login is saved but not tried yet: the first quote priced tries it.',
+  insurerMissing: (isAdmin) =>
+    isAdmin
+      ? 'Save the cabinet’s login for an insurer’s portal, then test it.'
+      : 'An administrator of the cabinet saves its login for an insurer’s portal.',
   openInsurers: 'Go to Insurers',
   creditsTitle: 'Credits in the wallet',
   creditsDone: (balance) => `${balance} credits left; each quote’s cost shows before it is priced.`,
-  creditsMissing:
-    'The wallet is empty, so quotes cannot be priced. An administrator adds credits on the computer that runs Courtier: courtier credits grant --cabinet <cabinet id> --amount 100.',
+  creditsMissing: (who) =>
+    ({
+      admin: 'The wallet is empty, so quotes cannot be priced: add credits on the Wallet & status page.',
+      broker: 'The wallet is empty, so quotes cannot be priced: an administrator adds credits on the Wallet & status page.',
+      hub: 'The cabinet’s wallet is empty, so quotes cannot be priced: its sync server’s operator adds credits.',
+    })[who],
   openWallet: 'See the wallet',
   quoteTitle: 'A first quote priced',
   quoteDone: (who, product) => `Latest priced: ${product} for ${who}.`,
@@ -98,15 +108,26 @@ const fr: HomeStrings = {
   remaining: (n) => (n === 1 ? 'Il reste une chose à faire.' : `Il reste ${n} choses à faire.`),
   done: 'fait',
   toDo: 'à faire',
-  insurerTitle: 'Une connexion assureur testée',
+  insurerTitle: 'Une connexion assureur qui fonctionne',
   insurerDone: 'Le robot s’est connecté au portail d’un assureur avec l’identifiant du cabinet.',
-  insurerUntested: 'Un identifiant est enregistré mais pas encore testé : testez-le avant le premier devis.',
-  insurerMissing: 'Enregistrez l’identifiant du cabinet sur le portail d’un assureur, puis testez-le.',
+  insurerUntested: (isAdmin) =>
+    isAdmin
+      ? 'Un identifiant est enregistré mais pas encore essayé : testez-le dans Assureurs, ou tarifez un premier devis.'
+      : 'Un identifiant est enregistré mais pas encore essayé : le premier devis tarifé l’essaiera.',
+  insurerMissing: (isAdmin) =>
+    isAdmin
+      ? 'Enregistrez l’identifiant du cabinet sur le portail d’un assureur, puis testez-le.'
+      : 'Un administrateur du cabinet enregistre son identifiant sur le portail d’un assureur.',
   openInsurers: 'Aller dans Assureurs',
   creditsTitle: 'Des crédits dans le portefeuille',
   creditsDone: (balance) => `Il reste ${balance} crédits ; le coût de chaque devis s’affiche avant de le tarifer.`,
-  creditsMissing:
-    'Le portefeuille est vide : aucun devis ne peut être tarifé. Un administrateur ajoute des crédits sur l’ordinateur qui fait tourner Courtier : courtier credits grant --cabinet <identifiant du cabinet> --amount 100.',
+  creditsMissing: (who) =>
+    ({
+      admin: 'Le portefeuille est vide : aucun devis ne peut être tarifé. Ajoutez des crédits sur la page Crédits et état.',
+      broker:
+        'Le portefeuille est vide : aucun devis ne peut être tarifé. Un administrateur ajoute des crédits sur la page Crédits et état.',
+      hub: 'Le portefeuille du cabinet est vide : aucun devis ne peut être tarifé. L’opérateur de son serveur de synchronisation ajoute des crédits.',
+    })[who],
   openWallet: 'Voir le portefeuille',
   quoteTitle: 'Un premier devis tarifé',
   quoteDone: (who, product) => `Dernier tarifé : ${product} pour ${who}.`,
