@@ -15,12 +15,13 @@ import { adminSlice } from './slices/admin.js';
 import { officeSlice } from './slices/office.js';
 import { automationSlice } from './slices/automation.js';
 import { recordsSlice } from './slices/records.js';
+import { searchSlice } from './slices/search.js';
 import { syncSlice } from './slices/sync.js';
 import type { ConsolePage, PublicPage } from './slices/types.js';
 import { webhooksSlice } from './slices/webhooks.js';
 
 // Daily work first (pricing, jobs), then administration.
-const SLICES = [automationSlice, recordsSlice, adminSlice, webhooksSlice, syncSlice, officeSlice];
+const SLICES = [searchSlice, automationSlice, recordsSlice, adminSlice, webhooksSlice, syncSlice, officeSlice];
 const PAGES: readonly ConsolePage[] = SLICES.flatMap((s) => s.pages);
 const PUBLIC_PAGES: readonly PublicPage[] = SLICES.flatMap((s) => s.publicPages ?? []);
 const OVERLAYS = SLICES.flatMap((s) => s.overlays ?? []);

@@ -39,7 +39,7 @@ export function Shell({ lang, t, session, pages, headerItems, currentPage, atten
   const [error, setError] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   const { reachable, recoveries } = useServiceReachable();
-  const visible = pages.filter((p) => !p.adminOnly || session.user.role === 'admin');
+  const visible = pages.filter((p) => p.inMenu !== false && (!p.adminOnly || session.user.role === 'admin'));
   const daily = visible.filter((p) => p.daily === true);
   const cabinet = visible.filter((p) => p.daily !== true);
   const mainRef = useRef<HTMLElement | null>(null);

@@ -15,6 +15,7 @@ import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
+import * as searchStore from './store-search.js';
 import { opportunityRecords } from './sync.js';
 
 type CreatedVia = Opportunity['created_via'];
@@ -127,6 +128,11 @@ export function listOpportunities(
     query.limit + 1,
   );
   return toPage(rows, query.limit, toOpportunity, codec.next);
+}
+
+/** Opportunities whose title or contact holds the text, newest first (the console's search). */
+export function searchOpportunities(deps: Deps, cabinetId: string, text: string, limit: number): Opportunity[] {
+  return searchStore.searchOpportunities(deps.db.orm, cabinetId, text, limit).map(toOpportunity);
 }
 
 /** Open stages move freely among themselves and to won or lost; won and lost are final unless reopened. */

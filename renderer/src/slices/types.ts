@@ -18,6 +18,8 @@ export interface ConsolePage {
   adminOnly?: boolean;
   /** A page of a broker's day (pricing, jobs, records): in the menu's first row; the others go under "Cabinet". */
   daily?: boolean;
+  /** false: reached from elsewhere (the header's search), not listed in the menu. */
+  inMenu?: false;
   component: ComponentType<PageProps>;
 }
 
