@@ -1,4 +1,5 @@
 // @module-tag browser
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity } from '../../server/crm/service.js';
@@ -38,7 +39,7 @@ async function seedCabinet(name: string) {
   return { user, garnier };
 }
 
-const scrollWidth = async (page: import('playwright-core').Page) => (await page.evaluate('document.documentElement.scrollWidth')) as number;
+const scrollWidth = async (page: Page) => (await page.evaluate('document.documentElement.scrollWidth')) as number;
 
 describe('the header’s search', () => {
   it('in English on a desktop: from any page, results by kind, each a link to its record', async () => {
