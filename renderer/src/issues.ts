@@ -144,7 +144,7 @@ function formatNumber(lang: Lang, n: number): string {
 }
 
 function formatDate(lang: Lang, ms: number): string {
-  return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(ms));
+  return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(ms));
 }
 
 /** A value offered to choose, as the person reads it: its label, else itself. */

@@ -53,9 +53,9 @@ export function AppsPage({ lang, t }: PageProps) {
                     </div>
                     <dl className="admin-facts">
                       <dt>{s.authorizedOn}</dt>
-                      <dd>{formatDateTime(app.created_at, lang)}</dd>
+                      <dd>{formatDateTime(lang, app.created_at)}</dd>
                       <dt>{s.lastUsed}</dt>
-                      <dd>{app.last_used_at === null ? s.never : formatDateTime(app.last_used_at, lang)}</dd>
+                      <dd>{app.last_used_at === null ? s.never : formatDateTime(lang, app.last_used_at)}</dd>
                       <dt>{s.clientId}</dt>
                       <dd className="admin-mono small">{app.client_id}</dd>
                     </dl>

@@ -276,9 +276,9 @@ export function KeysPage({ lang, t }: PageProps) {
                         ))}
                       </ul>
                     </td>
-                    <td>{key.last_used_at === null ? s.never : formatDateTime(key.last_used_at, lang)}</td>
-                    <td>{key.expires_at === null ? s.never : formatDateTime(key.expires_at, lang)}</td>
-                    <td>{key.revoked_at !== null ? s.revokedOn(formatDateTime(key.revoked_at, lang)) : expired ? s.expired : s.active}</td>
+                    <td>{key.last_used_at === null ? s.never : formatDateTime(lang, key.last_used_at)}</td>
+                    <td>{key.expires_at === null ? s.never : formatDateTime(lang, key.expires_at)}</td>
+                    <td>{key.revoked_at !== null ? s.revokedOn(formatDateTime(lang, key.revoked_at)) : expired ? s.expired : s.active}</td>
                     <td>
                       {key.revoked_at === null && (
                         <button

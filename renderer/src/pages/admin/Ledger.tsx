@@ -45,7 +45,7 @@ export function Ledger({ entries, lang }: { entries: ConsoleWallet['ledger']; la
       rowKey={(entry) => entry.id}
       row={(entry) => (
         <>
-          <td className="ledger-date">{formatDateTime(entry.created_at, lang)}</td>
+          <td className="ledger-date">{formatDateTime(lang, entry.created_at)}</td>
           <td>
             <Movement entry={entry} lang={lang} />
           </td>

@@ -168,7 +168,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
                             </p>
                           ))}
                         </td>
-                        <td>{formatDateTime(user.created_at, lang)}</td>
+                        <td>{formatDateTime(lang, user.created_at)}</td>
                         <td>
                           <div className="admin-row-actions">
                             <button

@@ -86,8 +86,8 @@ export function WalletPage({ lang, t, session }: PageProps) {
                 >
                   {robots.kill_switch ? s.robotsOffInstall : robots.cabinet_pause ? s.robotsPaused : s.robotsOn}
                 </p>
-                {robots.kill_switch && <p>{s.offSince(formatDateTime(robots.kill_switch.since, lang), robots.kill_switch.reason)}</p>}
-                {robots.cabinet_pause && <p>{s.offSince(formatDateTime(robots.cabinet_pause.since, lang), robots.cabinet_pause.reason)}</p>}
+                {robots.kill_switch && <p>{s.offSince(formatDateTime(lang, robots.kill_switch.since), robots.kill_switch.reason)}</p>}
+                {robots.cabinet_pause && <p>{s.offSince(formatDateTime(lang, robots.cabinet_pause.since), robots.cabinet_pause.reason)}</p>}
                 {notice !== null && <Notice>{notice}</Notice>}
                 {error !== null && <Alert>{error}</Alert>}
                 {isAdmin && (
@@ -112,7 +112,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                 <h3 className="admin-subtitle">{s.quota}</h3>
                 <p>{s.quotaLeft(robots.quota.remaining, robots.quota.limit)}</p>
                 {robots.quota.reset_at !== null && (
-                  <p className="muted small">{s.quotaReset(formatDateTime(robots.quota.reset_at, lang))}</p>
+                  <p className="muted small">{s.quotaReset(formatDateTime(lang, robots.quota.reset_at))}</p>
                 )}
                 <p className="muted small">{s.workers(robots.workers.running, robots.workers.concurrency)}</p>
 
@@ -133,7 +133,7 @@ export function WalletPage({ lang, t, session }: PageProps) {
                       <th scope="row">{b.compagnie}</th>
                       <td>{s.breakerStates[b.state]}</td>
                       <td className="admin-number">{b.consecutive_failures}</td>
-                      <td>{b.open_until === null ? '—' : formatDateTime(b.open_until, lang)}</td>
+                      <td>{b.open_until === null ? '—' : formatDateTime(lang, b.open_until)}</td>
                     </>
                   )}
                 />

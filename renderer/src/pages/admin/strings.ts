@@ -489,6 +489,4 @@ const fr: AdminStrings = {
 export const ADMIN_STRINGS: Record<Lang, AdminStrings> = { en, fr };
 
 /** A date and time in the console's language. */
-export function formatDateTime(iso: string, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-}
+export { formatDateTime } from '../../format.js';

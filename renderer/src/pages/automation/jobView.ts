@@ -1,6 +1,5 @@
 import { ACTIVE_STATUSES, type JobStatus } from '../../../../shared/automation.js';
 import type { ConsoleJob } from '../../../../shared/console-automation.js';
-import type { Lang } from '../../i18n.js';
 import type { JobStrings } from './jobStrings.js';
 
 /** What the jobs list and a job's page both say of a job. */
@@ -31,7 +30,4 @@ export function creditsText(job: Pick<ConsoleJob, 'credits' | 'status'>, j: JobS
   return job.status === 'failed' ? `${debited} · ${j.notRefundedShort}` : String(debited);
 }
 
-/** A step's time, to the second. */
-export function formatClock(lang: Lang, iso: string): string {
-  return new Date(iso).toLocaleTimeString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeStyle: 'medium' });
-}
+export { formatClock } from '../../format.js';

@@ -224,7 +224,7 @@ const en: AutomationStrings = {
   progressOf: (id) => `Progress of job ${id}`,
   creditsCol: 'Credits',
   result: 'Result',
-  premium: (eur) => `${eur} € / year`,
+  premium: (eur) => `${eur} / year`,
   stillNeeded: (what) => `The insurer still needs: ${what}`,
   downloadPdf: 'Download PDF',
   screenshot: 'Screenshot',
@@ -363,7 +363,7 @@ const fr: AutomationStrings = {
   progressOf: (id) => `Avancement de la tâche ${id}`,
   creditsCol: 'Crédits',
   result: 'Résultat',
-  premium: (eur) => `${eur} € / an`,
+  premium: (eur) => `${eur} / an`,
   stillNeeded: (what) => `L’assureur attend encore : ${what}`,
   downloadPdf: 'Télécharger le PDF',
   screenshot: 'Capture d’écran',
@@ -407,18 +407,4 @@ const fr: AutomationStrings = {
 
 export const AUTOMATION_STRINGS: Record<Lang, AutomationStrings> = { en, fr };
 
-function locale(lang: Lang): string {
-  return lang === 'fr' ? 'fr-FR' : 'en-GB';
-}
-
-export function formatDateTime(lang: Lang, iso: string): string {
-  return new Date(iso).toLocaleString(locale(lang), { dateStyle: 'short', timeStyle: 'medium' });
-}
-
-export function formatTime(lang: Lang, iso: string): string {
-  return new Date(iso).toLocaleTimeString(locale(lang), { timeStyle: 'short' });
-}
-
-export function formatEuros(lang: Lang, amount: number): string {
-  return amount.toLocaleString(locale(lang), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-}
+export { formatDateTime, formatEuros, formatTime } from '../../format.js';

@@ -131,7 +131,7 @@ export function AuditPage({ lang }: PageProps) {
             empty={s.noEntries}
             row={(entry) => (
               <>
-                <td>{formatDateTime(entry.at, lang)}</td>
+                <td>{formatDateTime(lang, entry.at)}</td>
                 <th scope="row">
                   {s.actions[entry.action]}
                   {entry.result === 'failure' && <span className="audit-failed"> ({s.failed})</span>}

@@ -135,7 +135,7 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
             {lan.certificate.source === 'provided' ? `${s.providedCertificate} ` : ''}
             {s.certificate(
               [...lan.certificate.names, ...lan.certificate.addresses].join(', '),
-              formatDateTime(lan.certificate.not_after, lang),
+              formatDateTime(lang, lan.certificate.not_after),
             )}
           </p>
         )}
@@ -204,7 +204,7 @@ export function OfficeNetworkPage({ lang, t }: PageProps) {
                     {block.address}
                   </th>
                   <td>{block.failures}</td>
-                  <td>{formatDateTime(block.blocked_until, lang)}</td>
+                  <td>{formatDateTime(lang, block.blocked_until)}</td>
                   <td>
                     <button
                       type="button"

@@ -323,12 +323,4 @@ const fr: RecordsStrings = {
 
 export const RECORDS_STRINGS: Record<Lang, RecordsStrings> = { en, fr };
 
-const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-
-export function formatEuros(lang: Lang, eur: number): string {
-  return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency: 'EUR' }).format(eur);
-}
-
-export function formatDate(lang: Lang, iso: string): string {
-  return new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium' }).format(new Date(iso));
-}
+export { formatDate, formatEuros } from '../../format.js';

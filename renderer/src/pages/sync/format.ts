@@ -1,4 +1,5 @@
 import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/console-sync.js';
+import { formatDateTimeSeconds, formatTime } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 import type { SyncStrings } from './strings.js';
 
@@ -8,7 +9,7 @@ const locale = (lang: Lang) => (lang === 'fr' ? 'fr-FR' : 'en-GB');
 
 /** A date and time to the second, in the page's language. */
 export function absoluteTime(iso: string, lang: Lang): string {
-  return new Intl.DateTimeFormat(locale(lang), { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+  return formatDateTimeSeconds(lang, iso);
 }
 
 const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
@@ -61,7 +62,7 @@ export function indicatorOf(status: SyncStatus, s: SyncStrings): { tone: Indicat
 
 /** The time of day, to the minute, in the page's language. */
 function timeOfDay(iso: string, lang: Lang): string {
-  return new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short' }).format(new Date(iso));
+  return formatTime(lang, iso);
 }
 
 /**

@@ -3,17 +3,8 @@ import type { Delivery } from '../../../../shared/webhooks.js';
 import type { Lang } from '../../i18n.js';
 import type { WebhookStrings } from './strings.js';
 
-const formats = new Map<Lang, Intl.DateTimeFormat>();
-
 /** A date and time in the page's language, to the second (deliveries are seconds apart). */
-export function formatTime(lang: Lang, iso: string): string {
-  let format = formats.get(lang);
-  if (!format) {
-    format = new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'short', timeStyle: 'medium' });
-    formats.set(lang, format);
-  }
-  return format.format(new Date(iso));
-}
+export { formatDateTimeSeconds as formatTime } from '../../format.js';
 
 /** The error in the page's words when it has some of its own, else the console's sentence for the code (api.ts). */
 export function errorText(s: WebhookStrings, error: { error: string; message: string }): string {

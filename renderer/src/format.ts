@@ -1,0 +1,37 @@
+import type { Lang } from './i18n.js';
+
+/**
+ * Dates, times and amounts, one way per language on every page: French as France writes them
+ * ("4 déc. 2026, 09:26", "1 234,56 €"), English as Britain does ("4 Dec 2026, 09:26", "€1,234.56").
+ */
+
+const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
+
+/** Built once per language and style: Intl formatters are costly to make, cheap to use. */
+function formatter(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat(LOCALES[lang], options);
+}
+
+const DATE: Intl.DateTimeFormatOptions = { dateStyle: 'medium' };
+const DATE_TIME: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
+const DATE_TIME_SECONDS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'medium' };
+const TIME: Intl.DateTimeFormatOptions = { timeStyle: 'short' };
+const TIME_SECONDS: Intl.DateTimeFormatOptions = { timeStyle: 'medium' };
+
+const at = (iso: string) => new Date(iso);
+
+/** A day: "4 Dec 2026", "4 déc. 2026". */
+export const formatDate = (lang: Lang, iso: string): string => formatter(lang, DATE).format(at(iso));
+/** A day and its time to the minute. */
+export const formatDateTime = (lang: Lang, iso: string): string => formatter(lang, DATE_TIME).format(at(iso));
+/** A day and its time to the second (deliveries and sync rounds are seconds apart). */
+export const formatDateTimeSeconds = (lang: Lang, iso: string): string => formatter(lang, DATE_TIME_SECONDS).format(at(iso));
+/** The time of day, to the minute. */
+export const formatTime = (lang: Lang, iso: string): string => formatter(lang, TIME).format(at(iso));
+/** The time of day, to the second (a job's steps). */
+export const formatClock = (lang: Lang, iso: string): string => formatter(lang, TIME_SECONDS).format(at(iso));
+
+/** An amount in euros, with its sign where the language puts it. */
+export function formatEuros(lang: Lang, eur: number): string {
+  return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency: 'EUR' }).format(eur);
+}
