@@ -212,3 +212,24 @@ export async function fillSandboxAutoPricing(page: Page): Promise<Locator> {
   await form.getByLabel('Formule', { exact: true }).selectOption('tous_risques');
   return form;
 }
+
+/**
+ * The controls of the page smaller than 24×24 px (WCAG 2.2, 2.5.8), each as tag, text and size; a
+ * link inside a sentence is exempt, as the rule says. Read as a string: the root tsconfig has no DOM types.
+ */
+export async function smallTargets(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const controls = document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])');
+    const small = [];
+    for (const el of controls) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (getComputedStyle(el).visibility === 'hidden') continue;
+      if (box.width >= 24 && box.height >= 24) continue;
+      const inSentence = getComputedStyle(el).display === 'inline' && (el.parentElement?.textContent ?? '').trim().length > (el.textContent ?? '').trim().length;
+      if (inSentence) continue;
+      small.push(el.tagName.toLowerCase() + (el.getAttribute('type') ? '[' + el.getAttribute('type') + ']' : '') + ' "' + ((el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)) + '" ' + Math.round(box.width) + '×' + Math.round(box.height));
+    }
+    return small;
+  })()`)) as string[];
+}

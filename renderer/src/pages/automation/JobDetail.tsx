@@ -88,7 +88,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
     return (
       <section className="automation">
         <p>
-          <a href="/console/jobs">{`← ${j.backToJobs}`}</a>
+          <a className="back-link" href="/console/jobs">{`← ${j.backToJobs}`}</a>
         </p>
         <Alert>{loaded.message}</Alert>
       </section>
@@ -102,7 +102,7 @@ export function JobDetail({ lang, t, session, jobId }: PageProps & { jobId: stri
   return (
     <section className="automation automation-job-detail" aria-labelledby="job-title">
       <p>
-        <a href="/console/jobs">{`← ${j.backToJobs}`}</a>
+        <a className="back-link" href="/console/jobs">{`← ${j.backToJobs}`}</a>
       </p>
       <div className="automation-heading">
         <h1 id="job-title">{j.jobTitle(who, job.product_label)}</h1>

@@ -84,7 +84,7 @@ export function ComparisonView({ lang, t, comparisonId }: PageProps & { comparis
   if (state.kind === 'loading') return <Loading t={t} />;
   const back = (
     <p>
-      <a href="/console/compare">{`← ${s.allComparisons}`}</a>
+      <a className="back-link" href="/console/compare">{`← ${s.allComparisons}`}</a>
     </p>
   );
   if (state.kind === 'error')

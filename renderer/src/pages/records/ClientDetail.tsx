@@ -44,7 +44,7 @@ export function ClientDetail({ lang, t, clientId }: PageProps & { clientId: stri
 
   const back = (
     <p>
-      <a href="/console/clients">{`← ${s.allClients}`}</a>
+      <a className="back-link" href="/console/clients">{`← ${s.allClients}`}</a>
     </p>
   );
   if (client.kind === 'loading') return <Loading t={t} />;
