@@ -44,7 +44,6 @@ const insurerLineSchema = jobCountsSchema.extend({
     .describe('Median time of its priced jobs, from the robot’s start to the finish; null when none priced.'),
   p90_seconds: z.number().nullable().describe('90th percentile (nearest rank) of the same durations.'),
 });
-export type DashboardInsurer = z.infer<typeof insurerLineSchema>;
 
 const dayLineSchema = jobCountsSchema.extend({ date: z.iso.date().describe('The UTC day.') });
 export type DashboardDay = z.infer<typeof dayLineSchema>;
@@ -56,7 +55,6 @@ const failureReasonSchema = z.object({
   last_job_id: z.uuid().describe('The latest job that failed so.'),
   last_at: z.iso.datetime(),
 });
-export type DashboardFailure = z.infer<typeof failureReasonSchema>;
 
 export const jobsDashboardSchema = z
   .object({

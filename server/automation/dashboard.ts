@@ -35,7 +35,7 @@ function withRate(counts: Counts): JobCounts {
 const seconds = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms / 1000);
 
 /** The period: its first UTC day's start, and the end of today (UTC), in epoch ms. */
-export function dashboardPeriod(now: number, days: DashboardPeriod): { from: number; to: number } {
+function dashboardPeriod(now: number, days: DashboardPeriod): { from: number; to: number } {
   const to = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
   return { from: to - days * DAY_MS, to };
 }
