@@ -38,7 +38,7 @@ export interface DashboardCell {
 export function dashboardCells(orm: Orm, cabinetId: string, from: number, to: number): DashboardCell[] {
   return orm.all<DashboardCell>(sql`
     SELECT ${jobs.compagnie} AS compagnie,
-      CAST((${jobs.createdAt} - CAST(${from} AS INTEGER)) / ${DAY_MS} AS INTEGER) AS day,
+      CAST((${jobs.createdAt} - CAST(${from} AS INTEGER)) / ${sql.raw(String(DAY_MS))} AS INTEGER) AS day,
       count(*) AS jobs,
       sum(${SUCCEEDED}) AS succeeded,
       sum(${jobs.status} = 'failed') AS failed,

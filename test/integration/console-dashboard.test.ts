@@ -23,9 +23,16 @@ const otherco = createTestInsurer('otherco', 'Autre Assurances');
 let server: TestServer;
 let user: TestUser;
 let n = 0;
+/** The statements the server runs while a test records them (the dashboard's budget). */
+let recorded: string[] | null = null;
 
 beforeAll(async () => {
-  server = await startTestServer({ insurers: [testco, otherco], clock, config: { tarificationQuotaPerHour: 1000 } });
+  server = await startTestServer({
+    insurers: [testco, otherco],
+    clock,
+    config: { tarificationQuotaPerHour: 1000 },
+    onStatement: (statement) => recorded?.push(statement),
+  });
   user = await createUser(server, 'Cabinet Tableau');
   grantCredits(server.deps, user.cabinetId, 1000);
   for (const code of ['testco', 'otherco'])
@@ -65,6 +72,9 @@ async function dashboard(client: ConsoleClient, days = 7): Promise<JobsDashboard
   expect(res.status).toBe(200);
   return jobsDashboardSchema.strict().parse(await json(res));
 }
+
+/** Measured on 2026-12-04: the session, its user and cabinet, then the four queries (counts, credits, durations, failures). */
+const DASHBOARD_STATEMENTS = 7;
 
 const zeros = { jobs: 0, succeeded: 0, failed: 0, cancelled: 0, open: 0, success_rate: null, credits: 0 };
 
@@ -225,6 +235,22 @@ describe('the jobs dashboard', () => {
     const res = await admin.request('/api/v1/console/automation/dashboard');
     expect(res.status).toBe(200);
     expect(jobsDashboardSchema.parse(await json(res)).days).toBe(7);
+  });
+
+  it('runs a fixed number of statements, however many jobs: the session, three aggregates, the wallet’s credits', async () => {
+    const admin = await consoleClient(server, user);
+    await dashboard(admin, 90);
+    recorded = [];
+    const board = await dashboard(admin, 90);
+    const statements = recorded;
+    recorded = null;
+    expect(board.totals.jobs).toBe(9);
+    const shown = statements.map((sql, i) => `${i + 1}. ${sql.replace(/\s+/g, ' ').slice(0, 140)}`).join('\n');
+    expect(
+      statements.filter((sql) => /group by/i.test(sql)),
+      shown,
+    ).toHaveLength(4);
+    expect(statements.length, shown).toBe(DASHBOARD_STATEMENTS);
   });
 
   it('is for signed-in people only', async () => {
