@@ -5,7 +5,7 @@ import { defineEndpoint } from './endpoint.js';
  * The console's jobs dashboard: over the last 7, 30 or 90 days, per insurer and per day, how many
  * jobs ran, how many priced, how long a priced run took, the credits they cost, and why the others
  * failed. Days are whole UTC days (the cabinet has no time zone of its own); the period ends with
- * today and a job counts on the day it was created.
+ * today and a job counts on the day it was created. Test keys' jobs (run on a demo insurer) are left out.
  */
 
 export const DASHBOARD_PERIODS = [7, 30, 90] as const;

@@ -11,9 +11,13 @@ import { jobs } from './schema.js';
 
 const DAY_MS = 86_400_000;
 
-/** Created in [from, to), epoch ms; the bounds are cast since better-sqlite3 binds numbers as REAL. */
+/**
+ * Real pricings created in [from, to), epoch ms: a test key's jobs run on a demo insurer whatever
+ * insurer they name, so they would blur that insurer's figures. The bounds are cast since
+ * better-sqlite3 binds numbers as REAL.
+ */
 function inPeriod(cabinetId: string, from: number, to: number): SQL {
-  return sql`${jobs.cabinetId} = ${cabinetId} AND ${jobs.createdAt} >= CAST(${from} AS INTEGER) AND ${jobs.createdAt} < CAST(${to} AS INTEGER)`;
+  return sql`${jobs.cabinetId} = ${cabinetId} AND ${jobs.createdAt} >= CAST(${from} AS INTEGER) AND ${jobs.createdAt} < CAST(${to} AS INTEGER) AND ${jobs.environment} = 'prod'`;
 }
 
 const SUCCEEDED = inStatuses(jobs.status, ['completed', 'partial']);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsDashboardSchema, type JobsDashboard } from '../../shared/console-dashboard.js';
 import { enqueueTarification } from '../../server/automation/service.js';
@@ -71,6 +72,17 @@ async function dashboard(client: ConsoleClient, days = 7): Promise<JobsDashboard
   const res = await client.request(`/api/v1/console/automation/dashboard?days=${days}`);
   expect(res.status).toBe(200);
   return jobsDashboardSchema.strict().parse(await json(res));
+}
+
+/** A copy of the cabinet's latest job priced by testco under a new id, with `changes` to its columns. */
+function copyJob(changes: Record<string, unknown>): void {
+  const db = server.deps.db.sqlite;
+  const source = db
+    .prepare("SELECT * FROM jobs WHERE cabinet_id = ? AND compagnie = 'testco' AND status = 'completed' ORDER BY created_at DESC LIMIT 1")
+    .get(user.cabinetId) as Record<string, unknown>;
+  const row = { ...source, ...changes, id: randomUUID() };
+  const columns = Object.keys(row);
+  db.prepare(`INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`).run(row);
 }
 
 /** Measured on 2026-12-04: the session, its user and cabinet, then the four queries (counts, credits, durations, failures). */
@@ -255,5 +267,20 @@ describe('the jobs dashboard', () => {
 
   it('is for signed-in people only', async () => {
     await expectErrorResponse(await server.request('/api/v1/console/automation/dashboard'), 401, 'not_signed_in');
+  });
+  it('counts a job another computer of the cabinet ran with the credits it wrote, from its creation, and leaves out test keys’ jobs', async () => {
+    const admin = await consoleClient(server, user);
+    const before = await dashboard(admin, 90);
+    const created = Date.parse('2026-11-21T10:00:00.000Z');
+    // As sync writes a pulled job: no enqueue number here, no steps, the credits its install consumed.
+    copyJob({ enqueue_number: null, timeline: null, credits_consumed: 4, created_at: created, finished_at: created + 12_000 });
+    // A test key's job names testco but ran on a demo insurer: not testco's figures.
+    copyJob({ enqueue_number: null, environment: 'test', created_at: created });
+    const after = await dashboard(admin, 90);
+    expect(after.totals.jobs).toBe(before.totals.jobs + 1);
+    expect(after.totals.credits).toBe(before.totals.credits + 4);
+    expect(after.per_day.find((d) => d.date === '2026-11-21')).toMatchObject({ jobs: 1, succeeded: 1, credits: 4 });
+    // testco's priced runs: 5, 10, 20 and 40 s before, now 12 s too (from its creation, having no steps here).
+    expect(after.insurers.find((i) => i.compagnie === 'testco')).toMatchObject({ median_seconds: 12, p90_seconds: 40 });
   });
 });

@@ -58,12 +58,16 @@ export function DashboardPage({ lang, t }: PageProps) {
       window.clearTimeout(timer);
       timer = window.setTimeout(() => void load(daysRef.current), REFRESH_DELAY_MS);
     };
+    let connected = false;
     const unsubscribe = subscribeToJobs({
       job: (job) => {
         if (TERMINAL_STATUSES.includes(job.status)) later();
       },
-      // After a reconnection, jobs may have ended unseen.
-      ready: later,
+      // After a reconnection jobs may have ended unseen; the first connection comes with the first load.
+      ready: () => {
+        if (connected) later();
+        connected = true;
+      },
     });
     return () => {
       window.clearTimeout(timer);
@@ -189,6 +193,7 @@ function InsurerTable({ board, lang, d }: Part) {
 function DayBars({ days, lang, d }: { days: DashboardDay[]; lang: Lang; d: DashboardStrings }) {
   const highest = Math.max(1, ...days.map((day) => day.jobs));
   const pct = (n: number) => `${(n / highest) * 100}%`;
+  const [first, last] = [days[0], days.at(-1)];
   return (
     <section className="automation-card">
       <h2 id="dashboard-days">{d.perDay}</h2>
@@ -201,6 +206,12 @@ function DayBars({ days, lang, d }: { days: DashboardDay[]; lang: Lang; d: Dashb
           </div>
         ))}
       </div>
+      {first && last && (
+        <p className="muted small dashboard-axis" aria-hidden="true">
+          <span>{formatDay(lang, first.date)}</span>
+          <span>{formatDay(lang, last.date)}</span>
+        </p>
+      )}
       <p className="muted small dashboard-legend" aria-hidden="true">
         <span className="dashboard-key dashboard-bar-succeeded" /> {d.legendSucceeded}{' '}
         <span className="dashboard-key dashboard-bar-failed" /> {d.legendFailed} <span className="dashboard-key dashboard-bar-other" />{' '}
