@@ -37,6 +37,7 @@ import { downloadDevisDocument, getDevisDocument } from './devis-documents.js';
 import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
 import { CONSOLE_ADMIN_ENDPOINTS } from './console-admin.js';
 import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
+import { getJobsDashboard } from './console-dashboard.js';
 import { CONSOLE_COMPARISON_ENDPOINTS } from './console-comparaisons.js';
 import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
 import { CONSOLE_RECORDS_ENDPOINTS } from './console-records.js';
@@ -120,6 +121,7 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_ADMIN_ENDPOINTS,
   ...CONSOLE_ACCOUNT_ENDPOINTS,
   ...CONSOLE_AUTOMATION_ENDPOINTS,
+  getJobsDashboard,
   ...CONSOLE_COMPARISON_ENDPOINTS,
   ...CONSOLE_RECORDS_ENDPOINTS,
   ...CONSOLE_SEARCH_ENDPOINTS,

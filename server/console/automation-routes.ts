@@ -22,9 +22,11 @@ import {
   type ConsoleInsurer,
   type LastLoginTest,
 } from '../../shared/console-insurers.js';
+import { getJobsDashboard } from '../../shared/console-dashboard.js';
 import { pathTo } from '../../shared/endpoint.js';
 import * as catalogue from '../automation/catalogue.js';
 import * as consoleJobs from '../automation/console-jobs.js';
+import { jobsDashboard } from '../automation/dashboard.js';
 import * as jobs from '../automation/jobs.js';
 import { testInsurerLogin as checkInsurerLogin, forgetLoginTest, lastLoginTests } from '../automation/login-check.js';
 import * as artifacts from '../automation/artifacts.js';
@@ -124,6 +126,8 @@ export async function automationConsoleRoutes(
     const { status, from, to, q, cursor, limit } = request.query;
     return consoleJobs.listConsoleJobs(deps, cabinetId, { status, cursor, limit, from: instant(from, 'start'), to: instant(to, 'end'), q });
   });
+
+  registerEndpoint(app, getJobsDashboard, (request) => jobsDashboard(deps, consoleUser(request).cabinetId, request.query.days));
 
   registerEndpoint(app, getConsoleJob, (request) =>
     consoleJobs.getConsoleJobDetail(deps, consoleUser(request).cabinetId, request.params.job_id),

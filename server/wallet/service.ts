@@ -164,3 +164,9 @@ export function jobCredits(
   const sum = (kind: string) => entries.filter((e) => e.kind === kind).reduce((total, e) => total + Math.abs(e.amount), 0);
   return { debited: sum('debit'), refunded: sum('refund'), recorded: entries.length > 0 };
 }
+
+/** Debited minus refunded of each of these jobs that this install's wallet recorded, in one query (the jobs dashboard). */
+export function creditsConsumedByJob(deps: Pick<Deps, 'db'>, cabinetId: string, jobIds: readonly string[]): Map<string, number> {
+  if (jobIds.length === 0) return new Map();
+  return new Map(store.jobsConsumed(deps.db.orm, cabinetId, jobIds).flatMap((r) => (r.jobId === null ? [] : [[r.jobId, r.consumed]])));
+}

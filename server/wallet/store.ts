@@ -249,6 +249,19 @@ export function jobEntries(orm: Orm, cabinetId: string, jobId: string): LedgerRo
   return JOB_ENTRIES(orm).all({ cabinetId, jobId });
 }
 
+const JOBS_CONSUMED = preparedQuery((orm) =>
+  orm
+    .select({ jobId: walletLedger.jobId, consumed: sql`0 - sum(${walletLedger.amount})`.mapWith(Number) })
+    .from(walletLedger)
+    .where(and(eq(walletLedger.cabinetId, P('cabinetId')), inJsonArray(walletLedger.jobId, P('jobIds')), OWN))
+    .groupBy(walletLedger.jobId),
+);
+
+/** Debited minus refunded per job, for this install's own jobs among `jobIds` (the others have no row). */
+export function jobsConsumed(orm: Orm, cabinetId: string, jobIds: readonly string[]): { jobId: string | null; consumed: number }[] {
+  return JOBS_CONSUMED(orm).all({ cabinetId, jobIds: JSON.stringify(jobIds) });
+}
+
 const LINK = preparedQuery((orm) =>
   orm
     .select()

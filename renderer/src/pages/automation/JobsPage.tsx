@@ -5,6 +5,7 @@ import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
+import { DASHBOARD_STRINGS } from './dashboardStrings.js';
 import { JobDetail } from './JobDetail.js';
 import { JobRow } from './JobRow.js';
 import { subscribeToJobs, useFeedLive } from './jobFeed.js';
@@ -23,6 +24,7 @@ const PAGE_SIZE = 50;
 /** One word for a job that waits for a code: the filter offers it once. */
 const FILTER_STATUSES = JOB_STATUSES.filter((s) => s !== 'awaiting_mfa');
 const SEARCH_DELAY_MS = 300;
+const DASHBOARD_PATH = '/console/dashboard';
 
 /** A local calendar date (the date input's value) as the instant it starts, optionally a day later. */
 function localDayStart(date: string, plusDays = 0): string {
@@ -170,6 +172,7 @@ function JobList({ lang, t }: PageProps) {
         <span className={live ? 'badge automation-badge-ok' : 'badge badge-warning'} role="status">
           {live ? s.live : s.reconnecting}
         </span>
+        <a href={DASHBOARD_PATH}>{DASHBOARD_STRINGS[lang].title}</a>
       </div>
       <p className="muted">{s.jobsIntro}</p>
       <form className="automation-filters" onSubmit={(e) => e.preventDefault()} aria-label={s.filters}>

@@ -111,6 +111,11 @@ const ERRORS_FR: Record<string, string> = {
   robot_crashed: 'Le robot s’est arrêté de façon inattendue ; les crédits ont été remboursés',
 };
 
+/** A failure's reason in words, without the robot's message (the dashboard counts failures of one code); null for a code the console has no words for. */
+export function errorReason(lang: Lang, code: string): string | null {
+  return (lang === 'fr' ? ERRORS_FR : ERRORS_EN)[code] ?? null;
+}
+
 /** Codes whose own message is the insurer's words, worth showing after ours. */
 const INSURER_WORDS = new Set(['data_refused', 'policy_not_found']);
 
