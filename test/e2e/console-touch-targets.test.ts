@@ -28,6 +28,7 @@ const PAGES = [
   '/console/pricing',
   '/console/compare',
   '/console/jobs',
+  '/console/dashboard',
   '/console/clients',
   '/console/opportunities',
   '/console/quotes',

@@ -8,18 +8,11 @@ import {
   type JobsDashboard,
 } from '../../../../shared/console-dashboard.js';
 import { call } from '../../api.js';
+import { formatDateTime } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import {
-  DASHBOARD_STRINGS,
-  formatCount,
-  formatDay,
-  formatRate,
-  formatSeconds,
-  formatWhen,
-  type DashboardStrings,
-} from './dashboardStrings.js';
+import { DASHBOARD_STRINGS, formatCount, formatDay, formatRate, formatSeconds, type DashboardStrings } from './dashboardStrings.js';
 import { subscribeToJobs } from './jobFeed.js';
 import { errorReason } from './jobStrings.js';
 import { jobPath } from './jobView.js';
@@ -280,7 +273,7 @@ function Failures({ board, names, lang, d }: Part & { names: Map<string, string>
                   <td>{formatCount(lang, failure.count)}</td>
                   <td>{failure.insurers.map((code) => names.get(code) ?? code).join(', ')}</td>
                   <td>
-                    <a href={jobPath(failure.last_job_id)}>{d.openLastJob(formatWhen(lang, failure.last_at))}</a>
+                    <a href={jobPath(failure.last_job_id)}>{d.openLastJob(formatDateTime(lang, failure.last_at))}</a>
                   </td>
                 </tr>
               ))}

@@ -147,10 +147,3 @@ export function formatCount(lang: Lang, n: number): string {
 export function formatDay(lang: Lang, date: string): string {
   return new Intl.DateTimeFormat(LOCALES[lang], { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 }
-
-/** An instant as "20 Nov, 09:30" / "20 nov., 09:30", in the browser's time zone. */
-export function formatWhen(lang: Lang, iso: string): string {
-  return new Intl.DateTimeFormat(LOCALES[lang], { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(
-    new Date(iso),
-  );
-}
