@@ -7,7 +7,6 @@ import type { Lang } from './i18n.js';
 
 const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
 
-/** Built once per language and style: Intl formatters are costly to make, cheap to use. */
 function formatter(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat(LOCALES[lang], options);
 }
@@ -18,18 +17,22 @@ const DATE_TIME_SECONDS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', tim
 const TIME: Intl.DateTimeFormatOptions = { timeStyle: 'short' };
 const TIME_SECONDS: Intl.DateTimeFormatOptions = { timeStyle: 'medium' };
 
-const at = (iso: string) => new Date(iso);
+/** Intl throws on an invalid date, which would blank the whole page: a dash says "no date" instead. */
+function format(lang: Lang, options: Intl.DateTimeFormatOptions, iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '—' : formatter(lang, options).format(date);
+}
 
 /** A day: "4 Dec 2026", "4 déc. 2026". */
-export const formatDate = (lang: Lang, iso: string): string => formatter(lang, DATE).format(at(iso));
+export const formatDate = (lang: Lang, iso: string): string => format(lang, DATE, iso);
 /** A day and its time to the minute. */
-export const formatDateTime = (lang: Lang, iso: string): string => formatter(lang, DATE_TIME).format(at(iso));
+export const formatDateTime = (lang: Lang, iso: string): string => format(lang, DATE_TIME, iso);
 /** A day and its time to the second (deliveries and sync rounds are seconds apart). */
-export const formatDateTimeSeconds = (lang: Lang, iso: string): string => formatter(lang, DATE_TIME_SECONDS).format(at(iso));
+export const formatDateTimeSeconds = (lang: Lang, iso: string): string => format(lang, DATE_TIME_SECONDS, iso);
 /** The time of day, to the minute. */
-export const formatTime = (lang: Lang, iso: string): string => formatter(lang, TIME).format(at(iso));
+export const formatTime = (lang: Lang, iso: string): string => format(lang, TIME, iso);
 /** The time of day, to the second (a job's steps). */
-export const formatClock = (lang: Lang, iso: string): string => formatter(lang, TIME_SECONDS).format(at(iso));
+export const formatClock = (lang: Lang, iso: string): string => format(lang, TIME_SECONDS, iso);
 
 /** An amount in euros, with its sign where the language puts it. */
 export function formatEuros(lang: Lang, eur: number): string {

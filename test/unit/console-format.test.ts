@@ -17,6 +17,11 @@ describe('the console’s dates and amounts', () => {
     expect(formatClock('en', iso)).toMatch(/^\d{2}:\d{2}:31$/);
   });
 
+  it('no date is a dash, not an error that blanks the page', () => {
+    expect(formatDateTime('en', '')).toBe('—');
+    expect(formatDate('fr', 'not a date')).toBe('—');
+  });
+
   it('amounts: the euro sign after the number in French, before it in English', () => {
     expect(nbsp(formatEuros('fr', 1234.5))).toBe('1 234,50 €');
     expect(formatEuros('en', 1234.5)).toBe('€1,234.50');

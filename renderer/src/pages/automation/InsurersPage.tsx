@@ -145,12 +145,14 @@ function InsurerCard({
 
   const test = insurer.last_login_test;
   const state = !configured ? 'missing' : test === null ? 'untested' : test.ok ? 'works' : 'refused';
-  const stateText = {
-    missing: s.notConfigured,
-    untested: j.loginUntested(insurer.credentials.login ?? ''),
-    works: j.loginWorks(insurer.credentials.login ?? '', formatDateTime(lang, test?.tested_at ?? '')),
-    refused: j.loginRefused(formatDateTime(lang, test?.tested_at ?? '')),
-  }[state];
+  const stateText =
+    test === null || !configured
+      ? configured
+        ? j.loginUntested(insurer.credentials.login ?? '')
+        : s.notConfigured
+      : test.ok
+        ? j.loginWorks(insurer.credentials.login ?? '', formatDateTime(lang, test.tested_at))
+        : j.loginRefused(formatDateTime(lang, test.tested_at));
 
   return (
     <section className="card automation-card" aria-labelledby={headingId}>
