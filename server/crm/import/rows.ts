@@ -31,16 +31,22 @@ function cellsOf(row: SheetRow, columns: readonly ImportColumn[]): Cells {
 }
 
 /** The address when the row has a street, a postcode or a city; a country alone is no address. */
-function addressOf(cells: Cells): Record<string, string | undefined> | undefined {
+function addressOf(cells: Cells): Partial<Record<string, string>> | undefined {
   if (cells.address_line1 === undefined && cells.postcode === undefined && cells.city === undefined) return undefined;
   const country = cells.country === undefined ? undefined : countryOf(cells.country);
-  return {
+  const address = {
     line1: cells.address_line1,
     line2: cells.address_line2,
     postcode: cells.postcode === undefined ? undefined : postcodeOf(cells.postcode, country),
     city: cells.city,
     country,
   };
+  // A key given as undefined would reach the client's stored address: only what the row gives.
+  return definedOnly(address);
+}
+
+function definedOnly<T extends Record<string, unknown>>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function typeFor(cells: Cells, defaultType: ImportBody['default_type']): string | undefined {
@@ -62,7 +68,7 @@ function bodyOf(cells: Cells, defaultType: ImportBody['default_type']): Record<s
     address: addressOf(cells),
     birth_date: cells.birth_date === undefined ? undefined : dateOf(cells.birth_date),
   };
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  return definedOnly(body);
 }
 
 const ADDRESS_FIELDS: Record<string, ImportField> = {
