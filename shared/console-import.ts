@@ -33,7 +33,7 @@ export const IMPORT_FIELDS = [
   'birth_date',
 ] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
-export const importColumnSchema = z.enum([...IMPORT_FIELDS, 'ignore']);
+const importColumnSchema = z.enum([...IMPORT_FIELDS, 'ignore']);
 export type ImportColumn = z.infer<typeof importColumnSchema>;
 
 /** auto: a company when the row has a company name or a SIRET, else a person. */

@@ -4,7 +4,7 @@
  * the header line among ';' (French Excel), ',' and tab.
  */
 
-export const CSV_SEPARATORS = [';', ',', '\t'] as const;
+const CSV_SEPARATORS = [';', ',', '\t'] as const;
 export type CsvSeparator = (typeof CSV_SEPARATORS)[number];
 
 /** The separator the header line uses most, outside quotes; ';' when it has none (a one-column file). */

@@ -11,7 +11,7 @@ const LOCAL_HEADER = 0x04034b50;
 /** An entry that inflates to more than this is refused: a small file must not become a huge one (a zip bomb). */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
-export class ZipError extends Error {}
+class ZipError extends Error {}
 
 interface Entry {
   method: number;

@@ -14,9 +14,12 @@ type Problem = Refused['problems'][number];
 
 const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
 const formatCount = (lang: Lang, n: number) => new Intl.NumberFormat(LOCALES[lang]).format(n);
+/** A date of birth (YYYY-MM-DD) as the language writes it, that very day whatever the browser's time zone. */
+const birthDate = (lang: Lang, date: string) =>
+  new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 
 /** A column as the broker knows it: its header, or its place when it has none. */
-export function columnName(header: string, index: number, s: ImportStrings): string {
+function columnName(header: string, index: number, s: ImportStrings): string {
   return header || s.noHeader(index + 1);
 }
 
@@ -91,7 +94,7 @@ export function PreviewTable({ s, lang, preview }: { s: ImportStrings; lang: Lan
             <td>{nameOf(client)}</td>
             <td>{[client.email, client.phone, client.siret].filter((part) => part).join(' · ') || '—'}</td>
             <td>{client.address ? `${client.address.postcode} ${client.address.city}` : '—'}</td>
-            <td>{client.birth_date ?? '—'}</td>
+            <td>{client.birth_date ? birthDate(lang, client.birth_date) : '—'}</td>
           </>
         )}
       />
