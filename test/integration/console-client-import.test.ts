@@ -235,6 +235,30 @@ describe('client import: files that cannot be imported, and nothing half-importe
     expect((await ok(await post(cab.broker, false, file('Nom;Email\nUn;un@exemple.fr\n')))).created).toBe(1);
   });
 
+  it('imported clients are queued for the cabinet’s other installs as one created by hand is; a failed import queues nothing', async () => {
+    const cab = await cabinet();
+    // The cabinet syncs (paused: no hub is called), so that its changes are queued.
+    server.deps.db.sqlite
+      .prepare(
+        `INSERT INTO sync_connections (cabinet_id, hub_url, device_id, device_name, paused, next_number, acknowledged_number, pull_cursor, clock_time, clock_counter, state, connected_at)
+         VALUES (?, 'https://hub.invalid', ?, 'Poste test', 1, 1, 0, 0, 0, 0, 'idle', 0)`,
+      )
+      .run(cab.id, randomUUID());
+    const queued = () => count("SELECT count(*) AS n FROM sync_outbox WHERE cabinet_id = ? AND kind = 'client' AND op = 'upsert'", cab.id);
+    const db = server.deps.db.sqlite;
+    db.exec(
+      "CREATE TRIGGER fail_sync_import BEFORE INSERT ON clients WHEN NEW.last_name = 'Panne' BEGIN SELECT RAISE(ABORT, 'disk gone'); END",
+    );
+    try {
+      expect((await post(cab.broker, false, file('Nom;Email\nUn;un@exemple.fr\nPanne;panne@exemple.fr\n'))).status).toBe(500);
+    } finally {
+      db.exec('DROP TRIGGER fail_sync_import');
+    }
+    expect(queued()).toBe(0);
+    expect((await ok(await post(cab.broker, false, file(CSV)))).created).toBe(3);
+    expect(queued()).toBe(3);
+  });
+
   it('each cabinet imports into itself: another cabinet’s clients are neither seen as already there nor touched', async () => {
     const a = await cabinet();
     const b = await cabinet();
