@@ -70,7 +70,7 @@ describe('importing clients in real Chromium', () => {
     await columns.waitFor();
     // The focus goes to what the file gave, so that a screen reader reads on from there.
     await expect.poll(() => columns.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement)).toBe(true);
-    await page.getByText('Read as CSV (utf-8): 500 rows.', { exact: false }).waitFor();
+    await page.getByText('Read as CSV (utf-8, semicolons): 500 rows.', { exact: false }).waitFor();
     expect(await page.getByLabel('Client field for the column Nom').inputValue()).toBe('last_name');
     expect(await page.getByLabel('Client field for the column Courriel').inputValue()).toBe('email');
     expect(await page.getByLabel('Client field for the column Date de naissance').inputValue()).toBe('birth_date');

@@ -100,6 +100,17 @@ describe('reading an Excel workbook', () => {
     });
   });
 
+  it('reads rich text (runs, an empty run, phonetic guides) and entities in shared strings', () => {
+    const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+    const file = readImportFile(
+      zip({
+        'xl/worksheets/sheet1.xml': `<worksheet xmlns="${ns}"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2" t="s"><v>1</v></c><c r="C2" t="inlineStr"><is><t>&#201;lise &amp; fils</t></is></c></row></sheetData></worksheet>`,
+        'xl/sharedStrings.xml': `<sst xmlns="${ns}"><si><t>Nom</t></si><si><r><rPr><b/></rPr><t/></r><r><t xml:space="preserve">Du</t></r><r><t>pont</t></r><rPh sb="0" eb="1"><t>デュポン</t></rPh></si></sst>`,
+      }),
+    );
+    expect(file.rows).toEqual([{ row: 2, cells: ['Dupont', '', 'Élise & fils'] }]);
+  });
+
   it('refuses a zip that is not a workbook, and an older Excel file (.xls)', () => {
     expect(refusal(zip({ 'readme.txt': 'hello' }))).toEqual({ code: 'import_file_unreadable', details: { reason: 'zip_not_xlsx' } });
     expect(refusal(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]))).toMatchObject({ details: { reason: 'xls' } });

@@ -20,7 +20,8 @@ function unescapeXml(text: string): string {
 /** The text of the <t> elements inside some XML (a shared string's runs), phonetic guides left out. */
 function textOf(xml: string): string {
   const withoutPhonetics = xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '');
-  return [...withoutPhonetics.matchAll(/<t\b[^>]*>([\s\S]*?)<\/t>/g)].map((m) => unescapeXml(m[1] ?? '')).join('');
+  // An empty <t/> is no opening tag: it must not reach over to the next run's </t>.
+  return [...withoutPhonetics.matchAll(/<t(?:\s[^>]*)?(?<!\/)>([\s\S]*?)<\/t>/g)].map((m) => unescapeXml(m[1] ?? '')).join('');
 }
 
 function sharedStrings(xml: string | undefined): string[] {

@@ -191,7 +191,11 @@ function PreviewSteps(props: {
   const { s, lang, preview, columns, busy } = props;
   const id = useId();
   const { counts } = preview;
-  const format = preview.file.format === 'xlsx' ? 'Excel (.xlsx)' : `CSV (${preview.file.encoding ?? ''})`;
+  const { encoding, separator } = preview.file;
+  const format =
+    preview.file.format === 'xlsx'
+      ? 'Excel (.xlsx)'
+      : `CSV (${[encoding, separator && s.separators[separator]].filter((part) => part).join(', ')})`;
   return (
     <>
       <div className="card records-panel">

@@ -11,6 +11,7 @@ export interface ImportStrings {
   fileHint: string;
   reading: string;
   readAs: (format: string, rows: number) => string;
+  separators: Record<';' | ',' | '\t', string>;
   columnsStep: string;
   columnsIntro: string;
   columnsTable: string;
@@ -97,6 +98,7 @@ const en: ImportStrings = {
   fileHint: 'At most 5 MB and 10,000 rows; the first row names the columns. CSV separated by semicolons, commas or tabs.',
   reading: 'Reading the file…',
   readAs: (format, rows) => `Read as ${format}: ${enCount(rows)} ${rows === 1 ? 'row' : 'rows'}.`,
+  separators: { ';': 'semicolons', ',': 'commas', '\t': 'tabs' },
   columnsStep: '2. The columns',
   columnsIntro: 'What each column holds, guessed from its name. Change what is wrong; a column you do not need can be ignored.',
   columnsTable: 'Columns of the file',
@@ -153,6 +155,7 @@ const fr: ImportStrings = {
     '5 Mo et 10 000 lignes au plus ; la première ligne nomme les colonnes. CSV séparé par des points-virgules, des virgules ou des tabulations.',
   reading: 'Lecture du fichier…',
   readAs: (format, rows) => `Lu comme ${format} : ${frCount(rows)} ${rows > 1 ? 'lignes' : 'ligne'}.`,
+  separators: { ';': 'points-virgules', ',': 'virgules', '\t': 'tabulations' },
   columnsStep: '2. Les colonnes',
   columnsIntro: 'Ce que contient chaque colonne, deviné d’après son nom. Corrigez ce qui est faux ; une colonne inutile peut être ignorée.',
   columnsTable: 'Colonnes du fichier',
