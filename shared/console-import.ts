@@ -46,7 +46,12 @@ export const IMPORT_BODY_LIMIT = 2 * MAX_BASE64;
 
 const importBody = z
   .strictObject({
-    file_name: z.string().trim().min(1).max(255).describe('The file’s name, for its kind when its bytes do not say (.csv, .txt, .xlsx).'),
+    file_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .describe('The file’s name as the broker picked it; its kind is told from its bytes, not from the name.'),
     content_base64: z
       .string()
       .max(2 * MAX_BASE64)
