@@ -22,6 +22,7 @@ import { desktopLoginRoutes } from './console/desktop-login.js';
 import { adminConsoleRoutes } from './console/admin-routes.js';
 import { automationConsoleRoutes } from './console/automation-routes.js';
 import { comparisonConsoleRoutes } from './console/comparison-routes.js';
+import { importConsoleRoutes } from './console/import-routes.js';
 import { recordsConsoleRoutes } from './console/records-routes.js';
 import { searchConsoleRoutes } from './console/search-routes.js';
 import { webhookConsoleRoutes } from './console/webhook-routes.js';
@@ -214,6 +215,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions): Promise<Fa
   await app.register(comparisonConsoleRoutes, { deps });
   await app.register(recordsConsoleRoutes, { deps });
   await app.register(searchConsoleRoutes, { deps });
+  await app.register(importConsoleRoutes, { deps });
   await app.register(mcpRoutes, { deps, worker });
   app.addHook('onReady', async () => {
     if (!runtime.hasCandidates()) {

@@ -45,6 +45,7 @@ export const AUDIT_ACTIONS = [
   'insurer_adapter.installed',
   'insurer_adapter.removed',
   'conseil.created',
+  'clients.imported',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -40,6 +40,7 @@ import { CONSOLE_AUTOMATION_ENDPOINTS } from './console-automation.js';
 import { getJobsDashboard } from './console-dashboard.js';
 import { CONSOLE_COMPARISON_ENDPOINTS } from './console-comparaisons.js';
 import { CONSOLE_PAGE_ENDPOINTS } from './console-pages.js';
+import { CONSOLE_IMPORT_ENDPOINTS } from './console-import.js';
 import { CONSOLE_RECORDS_ENDPOINTS } from './console-records.js';
 import { CONSOLE_SEARCH_ENDPOINTS } from './console-search.js';
 import { CONSOLE_SESSION_ENDPOINTS } from './console-session.js';
@@ -125,6 +126,7 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_COMPARISON_ENDPOINTS,
   ...CONSOLE_RECORDS_ENDPOINTS,
   ...CONSOLE_SEARCH_ENDPOINTS,
+  ...CONSOLE_IMPORT_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
   ...CONSOLE_SYNC_ENDPOINTS,
   ...CONSOLE_LAN_ENDPOINTS,

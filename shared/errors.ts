@@ -11,6 +11,9 @@ export const ERROR_STATUS = {
   invalid_cursor: 400,
   invalid_webhook_url: 400,
   unknown_event_type: 400,
+  import_file_unreadable: 400,
+  import_file_empty: 400,
+  import_file_too_large: 413,
   missing_credentials: 401,
   invalid_api_key: 401,
   api_key_revoked: 401,
@@ -116,6 +119,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   validation_error:
     'A body, query or path parameter is invalid; details lists each problem with its path. Text anywhere in a request, keys included, must not contain a NUL character (U+0000) or an unpaired surrogate (code custom).',
+  import_file_unreadable:
+    'The file to import is neither a CSV file (UTF-8, UTF-16 or Windows-1252 text) nor an Excel workbook (.xlsx); details.reason says what it looks like (xls: an older Excel file).',
+  import_file_empty: 'The file to import has no row of data below its header row.',
+  import_file_too_large: 'The file to import is larger than details.max_bytes, or has more rows than details.max_rows: split it.',
   invalid_json:
     'The body is not valid JSON, is nested more than 64 levels deep, or has a "__proto__" key (or a "constructor" key holding "prototype").',
   bad_request: 'The request could not be read: a malformed URL, header or framing.',

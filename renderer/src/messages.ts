@@ -89,6 +89,10 @@ const en: Sentences = {
     'This computer has used the credits or the pricings it may start before the cabinet’s sync server confirms its last ones. Nothing was charged. Try again in a moment; if this lasts, check that the sync server can be reached.',
   credits_on_hub: 'This cabinet shares one wallet through its sync server: credits are added there by its operator, not on this computer.',
   payload_too_large: 'What was sent is too large. Shorten it, then try again.',
+  import_file_unreadable:
+    'This file cannot be read: choose a CSV file or an Excel workbook (.xlsx). From an older Excel file (.xls), save it as .xlsx or CSV first.',
+  import_file_empty: 'This file has no client: below its first row (the names of the columns), every row is empty.',
+  import_file_too_large: 'This file is too large: at most 5 MB and 10,000 rows. Split it into several files and import each.',
   uri_too_long: 'A value in the address is too long. Shorten it, then try again.',
   unsupported_media_type: 'The console sent something the service could not read. Reload the page and try again.',
   misdirected_request: 'The console was opened under an address Courtier does not answer to. Open it from its usual address.',
@@ -211,6 +215,11 @@ const fr: Sentences = {
   credits_on_hub:
     'Ce cabinet partage un seul portefeuille par son serveur de synchronisation : les crédits y sont ajoutés par son opérateur, pas sur cet ordinateur.',
   payload_too_large: 'Ce qui a été envoyé est trop volumineux. Raccourcissez-le, puis réessayez.',
+  import_file_unreadable:
+    'Ce fichier ne peut pas être lu : choisissez un fichier CSV ou un classeur Excel (.xlsx). Un ancien fichier Excel (.xls) doit d’abord être enregistré en .xlsx ou en CSV.',
+  import_file_empty: 'Ce fichier ne contient aucun client : sous sa première ligne (les noms des colonnes), toutes les lignes sont vides.',
+  import_file_too_large:
+    'Ce fichier est trop volumineux : 5 Mo et 10 000 lignes au plus. Découpez-le en plusieurs fichiers et importez-les un par un.',
   uri_too_long: 'Une valeur de l’adresse est trop longue. Raccourcissez-la, puis réessayez.',
   unsupported_media_type: 'La console a envoyé quelque chose que le service n’a pas pu lire. Rechargez la page et réessayez.',
   misdirected_request:

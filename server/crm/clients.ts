@@ -10,6 +10,7 @@ import {
 } from '../../shared/crm.js';
 import type { Page } from '../../shared/pagination.js';
 import type { Deps } from '../deps.js';
+import { atomically } from '../platform/db/atomically.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';
@@ -40,9 +41,8 @@ function toClient(row: store.ClientRow): Client {
   };
 }
 
-export function createClient(deps: Deps, cabinetId: string, input: CreateClientInput): Client {
-  const now = deps.clock.now();
-  const row: store.ClientRow = {
+function newClientRow(cabinetId: string, input: CreateClientInput, now: number): store.ClientRow {
+  return {
     id: randomUUID(),
     cabinetId,
     type: input.type,
@@ -58,10 +58,27 @@ export function createClient(deps: Deps, cabinetId: string, input: CreateClientI
     updatedAt: now,
     erasedAt: null,
   };
+}
+
+export function createClient(deps: Deps, cabinetId: string, input: CreateClientInput): Client {
+  const row = newClientRow(cabinetId, input, deps.clock.now());
   deps.db.transaction(() => {
     clientRecords.insert(deps, row);
   });
   return toClient(row);
+}
+
+/**
+ * Creates many clients all or nothing (an import): inside the caller's transaction when one is
+ * open, else in one of its own; each is captured for the sync as a single creation is.
+ */
+export function createClients(deps: Deps, cabinetId: string, inputs: readonly CreateClientInput[]): Client[] {
+  const now = deps.clock.now();
+  const rows = inputs.map((input) => newClientRow(cabinetId, input, now));
+  atomically(deps.db, () => {
+    for (const row of rows) clientRecords.insert(deps, row);
+  });
+  return rows.map(toClient);
 }
 
 export function getClient(deps: Deps, cabinetId: string, id: string): Client {

@@ -196,3 +196,22 @@ export function opportunityContacts(orm: Orm, cabinetId: string, ids: readonly s
     .where(and(eq(opportunities.cabinetId, cabinetId), inArray(opportunities.id, [...ids])))
     .all();
 }
+
+/** What tells one client from another for an import: the email, SIRET and identity of every client of the cabinet not erased. */
+export function clientIdentities(
+  orm: Orm,
+  cabinetId: string,
+): Pick<ClientRow, 'type' | 'email' | 'siret' | 'lastName' | 'firstName' | 'birthDate'>[] {
+  return orm
+    .select({
+      type: clients.type,
+      email: clients.email,
+      siret: clients.siret,
+      lastName: clients.lastName,
+      firstName: clients.firstName,
+      birthDate: clients.birthDate,
+    })
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), isNull(clients.erasedAt)))
+    .all();
+}

@@ -278,6 +278,16 @@ const VISITS: Visit[] = [
     },
   },
   {
+    name: 'clients import, a file previewed',
+    path: () => '/console/clients/import',
+    prepare: async (page) => {
+      // A new client, one refused (its email), and Dupont, already there.
+      const csv = 'Nom;Prénom;Courriel\nMartin;Léa;lea@exemple.fr\nPetit;Paul;pas-un-courriel\nDupont;Jean;x@exemple.fr\n';
+      await page.locator('input[type="file"]').setInputFiles({ name: 'clients.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.locator('.import-counts').waitFor();
+    },
+  },
+  {
     name: 'a client',
     path: () => `/console/clients/${clientId}`,
     prepare: async (page) => {

@@ -108,6 +108,7 @@ const en = {
     'insurer_adapter.installed': 'Insurer adapter installed on this computer',
     'insurer_adapter.removed': 'Insurer adapter removed from this computer',
     'conseil.created': 'Advice document made for a client',
+    'clients.imported': 'Clients imported from a file',
     'settings.identity_changed': 'Cabinet’s ORIAS number or address changed',
   } satisfies Record<AuditAction, string>,
 };
@@ -222,6 +223,7 @@ const fr: OfficeStrings = {
     'insurer_adapter.installed': 'Connecteur d’assureur installé sur cet ordinateur',
     'insurer_adapter.removed': 'Connecteur d’assureur retiré de cet ordinateur',
     'conseil.created': 'Document de conseil établi pour un client',
+    'clients.imported': 'Clients importés d’un fichier',
     'settings.identity_changed': 'Numéro ORIAS ou adresse du cabinet modifié',
   },
 };

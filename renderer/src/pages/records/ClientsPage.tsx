@@ -6,6 +6,8 @@ import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { ClientDetail } from './ClientDetail.js';
 import { ClientForm } from './ClientForm.js';
+import { ImportClientsPage } from './ImportClientsPage.js';
+import { IMPORT_STRINGS } from './importStrings.js';
 import { clientName, clientPath, idInPath, usePagedList } from './common.js';
 import { formatDate, RECORDS_STRINGS } from './strings.js';
 
@@ -14,6 +16,8 @@ const PAGE_SIZE = 50;
 /** /console/clients: the list with search and "new client"; /console/clients/<id>: one client. */
 export function ClientsPage(props: PageProps) {
   const clientId = idInPath('clients');
+  // A client's id is a UUID: "import" is never one.
+  if (clientId === 'import') return <ImportClientsPage {...props} />;
   return clientId === null ? <ClientList {...props} /> : <ClientDetail {...props} clientId={clientId} />;
 }
 
@@ -33,11 +37,16 @@ function ClientList({ lang, t }: PageProps) {
     <section className="records">
       <div className="records-heading">
         <h1>{s.clientsTitle}</h1>
-        {!creating && (
-          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-            {s.newClient}
-          </button>
-        )}
+        <div className="records-heading-actions">
+          <a className="button" href="/console/clients/import">
+            {IMPORT_STRINGS[lang].importClients}
+          </a>
+          {!creating && (
+            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+              {s.newClient}
+            </button>
+          )}
+        </div>
       </div>
       <p className="muted">{s.clientsIntro}</p>
       {creating && (
