@@ -30,6 +30,7 @@ const PAGES = [
   '/console/jobs',
   '/console/dashboard',
   '/console/clients',
+  '/console/clients/import',
   '/console/opportunities',
   '/console/quotes',
   '/console/insurers',

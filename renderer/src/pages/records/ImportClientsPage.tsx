@@ -99,7 +99,7 @@ export function ImportClientsPage({ lang }: PageProps) {
   return (
     <section className="records import">
       <p>
-        <a href="/console/clients">{`← ${records.allClients}`}</a>
+        <a className="back-link" href="/console/clients">{`← ${records.allClients}`}</a>
       </p>
       <h1>{s.title}</h1>
       <p className="muted">{s.intro}</p>
