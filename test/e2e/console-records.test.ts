@@ -109,14 +109,20 @@ describe('the records pages in real Chromium', () => {
     await list.getByRole('link', { name: 'Jean Dupont' }).waitFor();
     await list.getByRole('link', { name: 'Garage Martin SARL' }).waitFor();
     await list.getByRole('link', { name: 'Sophie Durand' }).waitFor();
-    await page.getByLabel('Search').fill('Dupont');
+    await page.getByLabel('Search', { exact: true }).fill('Dupont');
     await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
     await list.getByRole('link', { name: 'Jean Dupont' }).waitFor();
-    await page.getByLabel('Search').fill('zzz');
+    await page.getByLabel('Search', { exact: true }).fill('zzz');
     await page.getByText('No client matches “zzz”.').waitFor();
-    await page.getByLabel('Search').fill('garage-martin');
+    await page.getByLabel('Search', { exact: true }).fill('garage-martin');
     await list.getByRole('link', { name: 'Garage Martin SARL' }).waitFor();
-    await page.getByLabel('Search').fill('dupont');
+    // Companies only, then everyone again.
+    await page.getByLabel('Search', { exact: true }).fill('');
+    await page.getByLabel('Type', { exact: true }).selectOption('company');
+    await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+    await list.getByRole('link', { name: 'Garage Martin SARL' }).waitFor();
+    await page.getByLabel('Type', { exact: true }).selectOption('');
+    await page.getByLabel('Search', { exact: true }).fill('dupont');
     await saveScreenshot(page, 'records-clients-en');
 
     await list.getByRole('link', { name: 'Jean Dupont' }).click();

@@ -1,5 +1,6 @@
 import { useCallback, useId, useState } from 'react';
 import { listConsoleClients } from '../../../../shared/console-records.js';
+import { CLIENT_TYPES, type Client } from '../../../../shared/crm.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
@@ -24,11 +25,16 @@ export function ClientsPage(props: PageProps) {
 function ClientList({ lang, t }: PageProps) {
   const s = RECORDS_STRINGS[lang];
   const searchId = useId();
+  const typeId = useId();
   const [search, setSearch] = useState('');
+  const [type, setType] = useState<Client['type'] | ''>('');
   const [creating, setCreating] = useState(false);
   const q = search.trim();
 
-  const page = useCallback((cursor?: string) => call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, cursor } }), [q]);
+  const page = useCallback(
+    (cursor?: string) => call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, type: type || undefined, cursor } }),
+    [q, type],
+  );
 
   // Every keystroke asks again; an answer to an older search is dropped.
   const { items: clients, error, hasMore, loadMore } = usePagedList(page);
@@ -74,6 +80,14 @@ function ClientList({ lang, t }: PageProps) {
           <span id={`${searchId}-hint`} className="muted small">
             {s.searchHint}
           </span>
+        </div>
+        <div className="field">
+          <label htmlFor={typeId}>{s.filterType}</label>
+          <select id={typeId} value={type} onChange={(e) => setType(CLIENT_TYPES.find((v) => v === e.target.value) ?? '')}>
+            <option value="">{s.allTypes}</option>
+            <option value="person">{s.person}</option>
+            <option value="company">{s.company}</option>
+          </select>
         </div>
       </form>
       {error && <Alert>{error}</Alert>}

@@ -83,6 +83,8 @@ export interface RecordsStrings {
   quotesIntro: string;
   filterStatus: string;
   allStatuses: string;
+  filterType: string;
+  allTypes: string;
   noQuotes: string;
   noClient: string;
   erasedClient: string;
@@ -182,6 +184,8 @@ const en: RecordsStrings = {
   quotesIntro: 'The cabinet’s quotes, newest first, with their PDF once priced.',
   filterStatus: 'Status',
   allStatuses: 'All statuses',
+  filterType: 'Type',
+  allTypes: 'People and companies',
   noQuotes: 'No quotes match.',
   noClient: 'No client',
   erasedClient: 'Erased client',
@@ -289,6 +293,8 @@ const fr: RecordsStrings = {
   quotesIntro: 'Les devis du cabinet, du plus récent au plus ancien, avec leur PDF une fois tarifés.',
   filterStatus: 'Statut',
   allStatuses: 'Tous les statuts',
+  filterType: 'Type',
+  allTypes: 'Personnes et sociétés',
   noQuotes: 'Aucun devis ne correspond.',
   noClient: 'Sans client',
   erasedClient: 'Client effacé',
