@@ -23,7 +23,7 @@ interface SearchStrings {
 const en: SearchStrings = {
   search: 'Search',
   searchLabel: 'Search the cabinet',
-  placeholder: 'A name, an email, a reference',
+  placeholder: 'Client, quote, reference…',
   go: 'Search',
   title: 'Search',
   intro: 'Clients, opportunities, quotes and pricings of the cabinet, by a name, a company, an email or a reference.',
@@ -42,7 +42,7 @@ const en: SearchStrings = {
 const fr: SearchStrings = {
   search: 'Rechercher',
   searchLabel: 'Rechercher dans le cabinet',
-  placeholder: 'Un nom, un e-mail, une référence',
+  placeholder: 'Client, devis, référence…',
   go: 'Rechercher',
   title: 'Recherche',
   intro: 'Clients, opportunités, devis et tarifications du cabinet, par un nom, une société, un e-mail ou une référence.',
