@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
 import {
+  CLIENT_SORTS,
   CLIENT_TYPES,
   clientSchema,
   createClientBody,
@@ -118,6 +119,12 @@ export const listClients = defineEndpoint({
       .max(100)
       .optional()
       .describe('Text to find in the last name, first name, company name or email.'),
+    sort: z
+      .enum(CLIENT_SORTS)
+      .default('-created_at')
+      .describe(
+        '-created_at: newest first (the default); name: by name from A to Z, a company by its name and a person by last then first name, in French order (accents and case count only between equal names). A cursor is for the order it was made in.',
+      ),
   }),
   responses: { 200: { description: 'A page.', schema: pageSchema(clientSchema, 'ClientPage') } },
   errors: ['invalid_cursor'],

@@ -119,6 +119,8 @@ export const opportunitySchema = z
 export type Opportunity = z.infer<typeof opportunitySchema>;
 
 export const CLIENT_TYPES = ['person', 'company'] as const;
+export const CLIENT_SORTS = ['-created_at', 'name'] as const;
+export type ClientSort = (typeof CLIENT_SORTS)[number];
 type ClientType = (typeof CLIENT_TYPES)[number];
 
 const addressSchema = z.strictObject({

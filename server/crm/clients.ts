@@ -4,6 +4,7 @@ import {
   clientTypeProblems,
   type Client,
   type ClientContactField,
+  type ClientSort,
   type ClientErasure,
   type CreateClientInput,
   type UpdateClientInput,
@@ -13,7 +14,7 @@ import type { Deps } from '../deps.js';
 import { atomically } from '../platform/db/atomically.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../platform/http/cursor.js';
+import { cursorCodec, nameCursorCodec, toPage } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { clearClientCopies, NO_CONTACT } from './erasure.js';
@@ -91,28 +92,82 @@ export function clientExists(deps: Deps, cabinetId: string, id: string): boolean
   return store.findClient(deps.db.orm, cabinetId, id) !== undefined;
 }
 
-export function listClients(
-  deps: Deps,
-  cabinetId: string,
-  query: { limit: number; cursor?: string; type?: Client['type']; q?: string; created_after?: string },
-): Page<Client> {
-  const codec = cursorCodec(deps.keys.cursor, {
+interface ClientListQuery {
+  limit: number;
+  cursor?: string;
+  type?: Client['type'];
+  q?: string;
+  created_after?: string;
+  sort?: ClientSort;
+}
+
+export function listClients(deps: Deps, cabinetId: string, query: ClientListQuery): Page<Client> {
+  const scope = {
     cabinetId,
     resource: 'clients',
-    filters: { type: query.type, q: query.q, created_after: query.created_after },
-  });
-  const rows = store.listClients(
-    deps.db.orm,
-    cabinetId,
-    {
-      type: query.type,
-      text: query.q,
-      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-      after: codec.after(query.cursor),
-    },
-    query.limit + 1,
-  );
+    filters: { type: query.type, q: query.q, created_after: query.created_after, sort: query.sort === 'name' ? 'name' : undefined },
+  };
+  const filters = {
+    type: query.type,
+    text: query.q,
+    createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+  };
+  if (query.sort === 'name') return clientsByName(deps, cabinetId, filters, query, nameCursorCodec(deps.keys.cursor, scope));
+  const codec = cursorCodec(deps.keys.cursor, scope);
+  const rows = store.listClients(deps.db.orm, cabinetId, { ...filters, after: codec.after(query.cursor) }, query.limit + 1);
   return toPage(rows, query.limit, toClient, codec.next);
+}
+
+/** French order: accents and case second (Émile between Dupont and Fabre), digits by value. */
+const byName = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+
+/** The name a list sorted by name orders by: a company's name, a person's last then first name. */
+function sortName(row: Pick<store.ClientRow, 'type' | 'lastName' | 'firstName' | 'companyName'>): string {
+  if (row.type === 'company' && row.companyName) return row.companyName;
+  return [row.lastName, row.firstName].filter((part) => part).join(' ') || (row.companyName ?? '');
+}
+
+/**
+ * A page of clients by name. SQLite's own ordering knows neither accents nor French, so the names
+ * the filters keep are sorted here (a cabinet's clients fit in memory), and the page after the
+ * cursor's (name, id) is read by id.
+ */
+function clientsByName(
+  deps: Deps,
+  cabinetId: string,
+  filters: store.ClientFilters,
+  query: ClientListQuery,
+  codec: ReturnType<typeof nameCursorCodec>,
+): Page<Client> {
+  const compare = (a: { name: string; id: string }, b: { name: string; id: string }) =>
+    byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const after = codec.after(query.cursor);
+  const sorted = store
+    .clientNamesMatching(deps.db.orm, cabinetId, filters)
+    .map((row) => ({ name: sortName(row), id: row.id }))
+    .filter((entry) => after === undefined || compare(entry, after) > 0)
+    .sort(compare);
+  const page = sorted.slice(0, query.limit);
+  const rows = new Map(
+    store
+      .clientsByIds(
+        deps.db.orm,
+        cabinetId,
+        page.map((entry) => entry.id),
+      )
+      .map((row) => [row.id, row]),
+  );
+  const last = page.at(-1);
+  const hasMore = sorted.length > query.limit;
+  return {
+    data: page.flatMap((entry) => {
+      const row = rows.get(entry.id);
+      return row ? [toClient(row)] : [];
+    }),
+    next_cursor: hasMore && last ? codec.next(last) : null,
+    has_more: hasMore,
+    count: page.length,
+  };
 }
 
 /** How a client is named to a person: a company by its name, a person by first and last name. */

@@ -93,27 +93,59 @@ export function clientErasure(at: number): ClientChanges & { erasedAt: number } 
   return { ...ERASED, updatedAt: at, erasedAt: at };
 }
 
-export function listClients(
-  orm: Orm,
-  cabinetId: string,
-  filters: { type?: ClientRow['type']; text?: string; createdAfter?: number; after?: CursorPosition },
-  limit: number,
-): ClientRow[] {
+export interface ClientFilters {
+  type?: ClientRow['type'];
+  text?: string;
+  createdAfter?: number;
+}
+
+/** The cabinet's clients a list's filters keep; never an erased one: for every reader, it is no longer there. */
+function matching(cabinetId: string, filters: ClientFilters): SQL | undefined {
+  return and(
+    eq(clients.cabinetId, cabinetId),
+    isNull(clients.erasedAt),
+    filters.type ? eq(clients.type, filters.type) : undefined,
+    filters.text !== undefined ? containsText(filters.text) : undefined,
+    filters.createdAfter !== undefined ? gt(clients.createdAt, filters.createdAfter) : undefined,
+  );
+}
+
+export function listClients(orm: Orm, cabinetId: string, filters: ClientFilters & { after?: CursorPosition }, limit: number): ClientRow[] {
   return orm
     .select()
     .from(clients)
-    .where(
-      and(
-        eq(clients.cabinetId, cabinetId),
-        isNull(clients.erasedAt),
-        filters.type ? eq(clients.type, filters.type) : undefined,
-        filters.text !== undefined ? containsText(filters.text) : undefined,
-        filters.createdAfter !== undefined ? gt(clients.createdAt, filters.createdAfter) : undefined,
-        before(clients.createdAt, clients.id, filters.after),
-      ),
-    )
+    .where(and(matching(cabinetId, filters), before(clients.createdAt, clients.id, filters.after)))
     .orderBy(desc(clients.createdAt), desc(clients.id))
     .limit(limit)
+    .all();
+}
+
+/** The names of every client the filters keep, for a list sorted by name (sorted by the caller, as its language sorts). */
+export function clientNamesMatching(
+  orm: Orm,
+  cabinetId: string,
+  filters: ClientFilters,
+): Pick<ClientRow, 'id' | 'type' | 'lastName' | 'firstName' | 'companyName'>[] {
+  return orm
+    .select({
+      id: clients.id,
+      type: clients.type,
+      lastName: clients.lastName,
+      firstName: clients.firstName,
+      companyName: clients.companyName,
+    })
+    .from(clients)
+    .where(matching(cabinetId, filters))
+    .all();
+}
+
+/** Some of the cabinet's clients, by id (in no order). */
+export function clientsByIds(orm: Orm, cabinetId: string, ids: readonly string[]): ClientRow[] {
+  if (ids.length === 0) return [];
+  return orm
+    .select()
+    .from(clients)
+    .where(and(eq(clients.cabinetId, cabinetId), inArray(clients.id, [...ids])))
     .all();
 }
 

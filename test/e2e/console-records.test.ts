@@ -122,6 +122,12 @@ describe('the records pages in real Chromium', () => {
     await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
     await list.getByRole('link', { name: 'Garage Martin SARL' }).waitFor();
     await page.getByLabel('Type', { exact: true }).selectOption('');
+    // By name: the company by its name, the people by last name.
+    await page.getByLabel('Order', { exact: true }).selectOption('name');
+    await expect
+      .poll(async () => (await list.getByRole('link').allTextContents()).join(' | '))
+      .toBe('Jean Dupont | Sophie Durand | Garage Martin SARL');
+    await page.getByLabel('Order', { exact: true }).selectOption('-created_at');
     await page.getByLabel('Search', { exact: true }).fill('dupont');
     await saveScreenshot(page, 'records-clients-en');
 

@@ -28,14 +28,15 @@ function sign(key: Buffer, payload: string, scope: CursorScope): Buffer {
     .digest();
 }
 
-function encodeCursor(key: Buffer, scope: CursorScope, position: CursorPosition): string {
-  const payload = Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+function encodeTuple(key: Buffer, scope: CursorScope, tuple: readonly unknown[]): string {
+  const payload = Buffer.from(JSON.stringify(tuple)).toString('base64url');
   return `${payload}.${sign(key, payload, scope).toString('base64url')}`;
 }
 
 const INVALID = 'This cursor is not valid here: it was altered, or made for other filters or another list. Start again without cursor.';
 
-function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPosition {
+/** The signed tuple of a cursor, read back by `read` (null: not a tuple of this list). */
+function decodeTuple<P>(key: Buffer, scope: CursorScope, cursor: string, read: (tuple: unknown[]) => P | null): P {
   const [payload, mac, extra] = cursor.split('.');
   if (!payload || !mac || extra !== undefined) throw new ApiError('invalid_cursor', INVALID);
   // Compare the canonical text, not decoded bytes: base64url's spare bits would let altered cursors through.
@@ -43,9 +44,34 @@ function decodeCursor(key: Buffer, scope: CursorScope, cursor: string): CursorPo
   const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor', INVALID);
   const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  if (!Array.isArray(decoded) || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'string')
-    throw new ApiError('invalid_cursor', INVALID);
-  return { createdAt: decoded[0], id: decoded[1] };
+  const position = Array.isArray(decoded) ? read(decoded) : null;
+  if (position === null) throw new ApiError('invalid_cursor', INVALID);
+  return position;
+}
+
+const encodeCursor = (key: Buffer, scope: CursorScope, position: CursorPosition) =>
+  encodeTuple(key, scope, [position.createdAt, position.id]);
+
+const decodeCursor = (key: Buffer, scope: CursorScope, cursor: string): CursorPosition =>
+  decodeTuple(key, scope, cursor, ([createdAt, id]) =>
+    typeof createdAt === 'number' && typeof id === 'string' ? { createdAt, id } : null,
+  );
+
+/** Where a page sorted by name ended: the name and id of its last item. */
+export interface NamePosition {
+  name: string;
+  id: string;
+}
+
+/** The decode/encode pair of a list sorted by name. */
+export function nameCursorCodec(key: Buffer, scope: CursorScope) {
+  return {
+    after: (cursor: string | undefined): NamePosition | undefined =>
+      cursor === undefined
+        ? undefined
+        : decodeTuple(key, scope, cursor, ([name, id]) => (typeof name === 'string' && typeof id === 'string' ? { name, id } : null)),
+    next: (position: NamePosition) => encodeTuple(key, scope, [position.name, position.id]),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { useCallback, useId, useState } from 'react';
 import { listConsoleClients } from '../../../../shared/console-records.js';
-import { CLIENT_TYPES, type Client } from '../../../../shared/crm.js';
+import { CLIENT_SORTS, CLIENT_TYPES, type Client, type ClientSort } from '../../../../shared/crm.js';
 import { call } from '../../api.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
@@ -28,12 +28,15 @@ function ClientList({ lang, t }: PageProps) {
   const typeId = useId();
   const [search, setSearch] = useState('');
   const [type, setType] = useState<Client['type'] | ''>('');
+  const sortId = useId();
+  const [sort, setSort] = useState<ClientSort>('-created_at');
   const [creating, setCreating] = useState(false);
   const q = search.trim();
 
   const page = useCallback(
-    (cursor?: string) => call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, type: type || undefined, cursor } }),
-    [q, type],
+    (cursor?: string) =>
+      call(listConsoleClients, { query: { limit: PAGE_SIZE, q: q || undefined, type: type || undefined, sort, cursor } }),
+    [q, type, sort],
   );
 
   // Every keystroke asks again; an answer to an older search is dropped.
@@ -87,6 +90,13 @@ function ClientList({ lang, t }: PageProps) {
             <option value="">{s.allTypes}</option>
             <option value="person">{s.person}</option>
             <option value="company">{s.company}</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={sortId}>{s.sortBy}</label>
+          <select id={sortId} value={sort} onChange={(e) => setSort(CLIENT_SORTS.find((v) => v === e.target.value) ?? '-created_at')}>
+            <option value="-created_at">{s.sortNewest}</option>
+            <option value="name">{s.sortName}</option>
           </select>
         </div>
       </form>

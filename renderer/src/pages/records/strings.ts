@@ -85,6 +85,9 @@ export interface RecordsStrings {
   allStatuses: string;
   filterType: string;
   allTypes: string;
+  sortBy: string;
+  sortNewest: string;
+  sortName: string;
   noQuotes: string;
   noClient: string;
   erasedClient: string;
@@ -186,6 +189,9 @@ const en: RecordsStrings = {
   allStatuses: 'All statuses',
   filterType: 'Type',
   allTypes: 'People and companies',
+  sortBy: 'Order',
+  sortNewest: 'Newest first',
+  sortName: 'By name, A to Z',
   noQuotes: 'No quotes match.',
   noClient: 'No client',
   erasedClient: 'Erased client',
@@ -295,6 +301,9 @@ const fr: RecordsStrings = {
   allStatuses: 'Tous les statuts',
   filterType: 'Type',
   allTypes: 'Personnes et sociétés',
+  sortBy: 'Ordre',
+  sortNewest: 'Les plus récents d’abord',
+  sortName: 'Par nom, de A à Z',
   noQuotes: 'Aucun devis ne correspond.',
   noClient: 'Sans client',
   erasedClient: 'Client effacé',
