@@ -1,4 +1,5 @@
-import type { ConsoleDevis } from '../../shared/console-records.js';
+import type { ConsoleDevis, ConsoleOpportunity } from '../../shared/console-records.js';
+import type { Opportunity } from '../../shared/crm.js';
 import type { Devis } from '../../shared/devis.js';
 import { findJob } from '../automation/jobs.js';
 import { clientNames } from '../crm/clients.js';
@@ -74,4 +75,20 @@ export function devisPdfDownload(deps: Deps, cabinetId: string, devisId: string)
     date: localDate(storedAt),
   });
   return { pdf, fileName };
+}
+
+/** Opportunities with their client's name (none without a client, or once it was erased): one query for the lot. */
+export function describeOpportunities(deps: Deps, cabinetId: string, opportunities: readonly Opportunity[]): ConsoleOpportunity[] {
+  const names = clientNames(
+    deps,
+    cabinetId,
+    opportunities.flatMap((o) => (o.client_id === null ? [] : [o.client_id])),
+  );
+  return opportunities.map((o) => ({ ...o, client_name: (o.client_id === null ? undefined : names.get(o.client_id))?.name ?? null }));
+}
+
+export function describeOpportunity(deps: Deps, cabinetId: string, opportunity: Opportunity): ConsoleOpportunity {
+  const client =
+    opportunity.client_id === null ? undefined : clientNames(deps, cabinetId, [opportunity.client_id]).get(opportunity.client_id);
+  return { ...opportunity, client_name: client?.name ?? null };
 }

@@ -148,21 +148,21 @@ export function clientNames(
 }
 
 /**
- * Opportunities tied to a client: those its quotes name, and those whose contact has its email
- * (case-insensitive) or its SIRET. Newest first, at most `limit`.
+ * Opportunities tied to a client: those for the client (client_id), those its quotes name, and
+ * those whose contact has its email (case-insensitive) or its SIRET. Newest first, at most `limit`.
  */
 export function opportunitiesOfClient(
   orm: Orm,
   cabinetId: string,
-  link: { ids: readonly string[]; email: string | null; siret: string | null },
+  link: { clientId: string; ids: readonly string[]; email: string | null; siret: string | null },
   limit: number,
 ): OpportunityRow[] {
   const ties = [
+    eq(opportunities.clientId, link.clientId),
     link.ids.length > 0 ? inArray(opportunities.id, [...link.ids]) : undefined,
     link.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${link.email.toLowerCase()}` : undefined,
     link.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${link.siret}` : undefined,
   ].filter((tie) => tie !== undefined);
-  if (ties.length === 0) return [];
   return orm
     .select()
     .from(opportunities)
@@ -172,13 +172,17 @@ export function opportunitiesOfClient(
     .all();
 }
 
-/** The ids of the opportunities whose contact has this email (case-insensitive) or this SIRET: every one, for an erasure. */
-export function opportunityIdsOfContact(orm: Orm, cabinetId: string, contact: { email: string | null; siret: string | null }): string[] {
+/** The ids of the opportunities for this client, or whose contact has its email (case-insensitive) or SIRET: every one, for an erasure. */
+export function opportunityIdsOfContact(
+  orm: Orm,
+  cabinetId: string,
+  contact: { id: string; email: string | null; siret: string | null },
+): string[] {
   const ties = [
+    eq(opportunities.clientId, contact.id),
     contact.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${contact.email.toLowerCase()}` : undefined,
     contact.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${contact.siret}` : undefined,
   ].filter((tie) => tie !== undefined);
-  if (ties.length === 0) return [];
   return orm
     .select({ id: opportunities.id })
     .from(opportunities)

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { FINAL_STAGES, OPPORTUNITY_STAGES, type Opportunity, type OpportunityStage } from '../../../../shared/crm.js';
+import { FINAL_STAGES, OPPORTUNITY_STAGES, type OpportunityStage } from '../../../../shared/crm.js';
+import type { ConsoleOpportunity as Opportunity } from '../../../../shared/console-records.js';
 import { createConsoleOpportunity, listConsoleOpportunities, updateConsoleOpportunity } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
