@@ -232,7 +232,23 @@ describe('the opportunities pipeline in real Chromium', () => {
     await saveScreenshot(page, 'pipeline-client-en');
   });
 
-  it('axe finds nothing serious on the board, the opportunity’s page and its edit form, at both widths, in both languages', async () => {
+  it('a new opportunity is made for a client chosen among the cabinet’s clients; its card names the client', async () => {
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/opportunities');
+    await page.getByRole('button', { name: 'New opportunity' }).click();
+    const form = page.getByRole('form', { name: 'New opportunity' });
+    await form.getByLabel('Client (optional)', { exact: true }).fill('Dupont');
+    await form.getByRole('button', { name: 'Jean Dupont · jean.dupont@example.fr' }).click();
+    await form.getByText('For Jean Dupont').waitFor();
+    expect(await form.getByLabel(/^Contact/).inputValue()).toBe('Jean Dupont');
+    await form.getByLabel('Title', { exact: true }).fill('Santé Dupont');
+    await form.getByLabel('Product', { exact: true }).fill('sante');
+    await form.getByRole('button', { name: 'New opportunity' }).click();
+    await card(page, 'New', 'Santé Dupont').getByText('Jean Dupont · sante').waitFor();
+    const listed = (await api.get('/opportunities?limit=1')).body.data as { title: string; client_id: string }[];
+    expect(listed[0]).toMatchObject({ title: 'Santé Dupont', client_id: ids.dupont });
+  });
+
+  it('axe finds nothing serious on the board and its new opportunity form, the opportunity’s page and its edit form, at both widths, in both languages', async () => {
     const found: string[] = [];
     for (const [locale, edit] of [
       ['en-GB', 'Edit'],
@@ -246,6 +262,10 @@ describe('the opportunities pipeline in real Chromium', () => {
         await page.getByRole('listitem', { name: 'Flotte Martin', exact: true }).waitFor();
         await expectNoSidewaysScroll(page);
         found.push(...(await audit(page, `board ${name}`)));
+        await page.getByRole('button', { name: locale === 'en-GB' ? 'New opportunity' : 'Nouvelle opportunité' }).click();
+        await page.getByRole('form', { name: locale === 'en-GB' ? 'New opportunity' : 'Nouvelle opportunité' }).waitFor();
+        await expectNoSidewaysScroll(page);
+        found.push(...(await audit(page, `board, new opportunity ${name}`)));
         await page.goto(`${ui.server.url}/console/opportunities/${ids['Habitation Durand']}`);
         await page.getByRole('heading', { level: 1, name: 'Habitation Durand' }).waitFor();
         await page.locator('.pipeline-notes, .records-panel p.muted').first().waitFor();

@@ -12,6 +12,8 @@ import { PIPELINE_STRINGS } from './pipeline-strings.js';
 import { PipelineBoard, type Board } from './PipelineBoard.js';
 import { RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 import type { Lang } from '../../i18n.js';
+import { ClientPicker, type ChosenClient } from '../automation/ClientPicker.js';
+import { AUTOMATION_STRINGS } from '../automation/strings.js';
 
 const PAGE_SIZE = 100;
 
@@ -206,7 +208,9 @@ function OpportunityForm({
   onCreated: (opportunity: Opportunity) => void;
 }) {
   const id = useId();
+  const p = PIPELINE_STRINGS[lang];
   const [values, setValues] = useState({ title: '', product: '', last_name: '', email: '', value: '' });
+  const [client, setClient] = useState<ChosenClient | null>(null);
   const [error, setError] = useState<FormError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -220,6 +224,7 @@ function OpportunityForm({
         product: values.product,
         contact: { last_name: values.last_name, ...(values.email.trim() ? { email: values.email.trim() } : {}) },
         ...(values.value.trim() && Number.isFinite(value) ? { expected_value_eur: value } : {}),
+        ...(client ? { client_id: client.client_id } : {}),
       },
     });
     setBusy(false);
@@ -242,6 +247,17 @@ function OpportunityForm({
   ];
   return (
     <form className="records-form" onSubmit={(e) => void submit(e)} aria-label={s.newOpportunity} noValidate>
+      <ClientPicker
+        lang={lang}
+        s={{ ...AUTOMATION_STRINGS[lang], client: p.clientOptional, clientHint: p.clientHint }}
+        chosen={client}
+        onChoose={(chosen) => {
+          setClient(chosen);
+          // The contact is the client's, until the broker names someone else.
+          if (chosen && values.last_name.trim() === '') setValues({ ...values, last_name: chosen.name });
+        }}
+      />
+      {error?.fields.client_id && <span className="records-field-error small">{error.fields.client_id}</span>}
       <div className="records-fields">
         {fields.map((field) => (
           <div className="field" key={field.name}>

@@ -23,6 +23,7 @@ export interface PipelineStrings {
   saving: string;
   saved: string;
   client: string;
+  clientOptional: string;
   clientHint: string;
   openClient: (name: string) => string;
   clientErased: string;
@@ -66,6 +67,7 @@ const en: PipelineStrings = {
   saving: 'Saving…',
   saved: 'Changes saved.',
   client: 'Client',
+  clientOptional: 'Client (optional)',
   clientHint: 'Search the cabinet’s clients by name or email, or create the client.',
   openClient: (name) => `${name} (client’s page)`,
   clientErased: 'Erased client',
@@ -109,6 +111,7 @@ const fr: PipelineStrings = {
   saving: 'Enregistrement…',
   saved: 'Modifications enregistrées.',
   client: 'Client',
+  clientOptional: 'Client (facultatif)',
   clientHint: 'Cherchez parmi les clients du cabinet par nom ou courriel, ou créez le client.',
   openClient: (name) => `${name} (fiche client)`,
   clientErased: 'Client effacé',
