@@ -54,7 +54,8 @@ function Pipeline({ lang, t }: PageProps) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  const [focusId, setFocusId] = useState<string | null>(null);
+  // A new object for each request, so that asking again for the same card focuses it again.
+  const [focusRequest, setFocusRequest] = useState<{ id: string } | null>(null);
 
   const column = useCallback(
     (stage: OpportunityStage, cursor?: string) => call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, cursor } }),
@@ -102,7 +103,6 @@ function Pipeline({ lang, t }: PageProps) {
       params: { opportunity_id: opportunity.id },
       body: reopen ? { stage: to, reopen: true } : { stage: to },
     });
-    setFocusId(opportunity.id);
     if (!result.ok) {
       setNotice(null);
       return setError(p.refused(opportunity.title, result.error.message));
@@ -112,29 +112,29 @@ function Pipeline({ lang, t }: PageProps) {
     setNotice(s.moved(result.data.title, s.stages[result.data.stage]));
   }
 
+  // Once the dialog is closed (settled after it), the focus goes back to the card's Move button.
   const reopening = useConfirmation(
     (m: Move) => move(m, true),
-    () => undefined,
+    (m) => setFocusRequest({ id: m.opportunity.id }),
   );
   const finishing = useConfirmation(
     (m: Move) => move(m, false),
-    () => undefined,
+    (m) => setFocusRequest({ id: m.opportunity.id }),
   );
   /** A dialog closed without moving gives the focus back to the card's Move button. */
   const refocusOnCancel = <T extends Move>(confirmation: Confirmation<T>): Confirmation<T> => ({
     ...confirmation,
     cancel: () => {
-      if (confirmation.pending) setFocusId(confirmation.pending.opportunity.id);
+      if (confirmation.pending) setFocusRequest({ id: confirmation.pending.opportunity.id });
       confirmation.cancel();
     },
   });
 
   function choose(opportunity: Opportunity, to: OpportunityStage) {
     if (to === opportunity.stage) return;
-    setFocusId(null);
     if (FINAL_STAGES.includes(opportunity.stage)) return reopening.ask({ opportunity, to });
     if (FINAL_STAGES.includes(to)) return finishing.ask({ opportunity, to });
-    void move({ opportunity, to }, false);
+    void move({ opportunity, to }, false).then(() => setFocusRequest({ id: opportunity.id }));
   }
 
   return (
@@ -171,7 +171,7 @@ function Pipeline({ lang, t }: PageProps) {
           s={s}
           p={p}
           board={board}
-          focusId={focusId}
+          focusRequest={focusRequest}
           onMove={choose}
           onLoadMore={(stage) => void loadMore(stage)}
         />

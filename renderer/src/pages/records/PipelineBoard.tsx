@@ -27,8 +27,8 @@ interface BoardProps {
   s: RecordsStrings;
   p: PipelineStrings;
   board: Board;
-  /** The card whose Move button takes the focus after a move or a dialog (its card moved to another column). */
-  focusId: string | null;
+  /** The card whose Move button takes the focus after a move or a dialog (its card may have moved to another column). */
+  focusRequest: { id: string } | null;
   onMove: (opportunity: Opportunity, to: OpportunityStage) => void;
   onLoadMore: (stage: OpportunityStage) => void;
 }
@@ -39,7 +39,7 @@ interface BoardProps {
  * (Space or Enter picks it up, the arrows choose the column, Space or Enter drops, Escape cancels,
  * each step read out), or with its stage select. The page decides what a drop does (onMove).
  */
-export function PipelineBoard({ lang, s, p, board, focusId, onMove, onLoadMore }: BoardProps) {
+export function PipelineBoard({ lang, s, p, board, focusRequest, onMove, onLoadMore }: BoardProps) {
   const helpId = useId();
   const [moving, setMoving] = useState<Moving | null>(null);
   const [announcement, setAnnouncement] = useState('');
@@ -47,8 +47,8 @@ export function PipelineBoard({ lang, s, p, board, focusId, onMove, onLoadMore }
   const handles = useRef(new Map<string, HTMLButtonElement>());
 
   useEffect(() => {
-    if (focusId !== null) handles.current.get(focusId)?.focus();
-  }, [focusId, board]);
+    if (focusRequest !== null) handles.current.get(focusRequest.id)?.focus();
+  }, [focusRequest]);
 
   /** The column under a point of the viewport, if any. */
   function stageAt(x: number, y: number): OpportunityStage | null {
@@ -186,7 +186,7 @@ export function PipelineBoard({ lang, s, p, board, focusId, onMove, onLoadMore }
                           }
                           aria-label={p.moveHandle(opportunity.title)}
                           aria-describedby={helpId}
-                          aria-pressed={mine?.by === 'keyboard'}
+                          aria-pressed={mine?.by === 'keyboard' ? true : undefined}
                           onKeyDown={(e) => onHandleKey(e, opportunity)}
                           onBlur={() => onHandleBlur(opportunity)}
                         >
