@@ -87,6 +87,7 @@ describe('the opportunities pipeline in real Chromium', () => {
     await saveScreenshot(page, 'pipeline-board-en');
 
     await drag(page, card(page, 'New', 'Auto Dupont'), column(page, 'Quoted'));
+    await page.locator('.pipeline-live').getByText('Auto Dupont is over Quoted.').waitFor();
     await page.getByRole('status').getByText('Auto Dupont moved to Quoted.').waitFor();
     await card(page, 'Quoted', 'Auto Dupont').waitFor();
     expect(await card(page, 'New', 'Auto Dupont').count()).toBe(0);

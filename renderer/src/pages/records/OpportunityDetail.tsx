@@ -201,6 +201,8 @@ function OpportunityEditForm(props: {
   const [client, setClient] = useState<ChosenClient | null>(
     opportunity.client_id && opportunity.client_name ? { client_id: opportunity.client_id, name: opportunity.client_name } : null,
   );
+  // An erased client has no name to show: the opportunity keeps it unless the broker picks another.
+  const [clientTouched, setClientTouched] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -227,7 +229,7 @@ function OpportunityEditForm(props: {
           }
         : {}),
       ...(Object.keys(contact).length > 0 ? { contact } : {}),
-      ...((client?.client_id ?? null) !== opportunity.client_id ? { client_id: client?.client_id ?? null } : {}),
+      ...(clientTouched && (client?.client_id ?? null) !== opportunity.client_id ? { client_id: client?.client_id ?? null } : {}),
     };
     if (Object.keys(body).length === 0) return props.onCancel();
     setBusy(true);
@@ -254,7 +256,7 @@ function OpportunityEditForm(props: {
         lang={lang}
         s={{ ...AUTOMATION_STRINGS[lang], client: p.client, clientHint: p.clientHint }}
         chosen={client}
-        onChoose={setClient}
+        onChoose={(chosen) => (setClient(chosen), setClientTouched(true))}
       />
       {error?.fields.client_id && <span className="records-field-error small">{error.fields.client_id}</span>}
       <div className="records-fields">

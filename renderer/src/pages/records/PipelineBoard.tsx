@@ -67,6 +67,7 @@ export function PipelineBoard({ lang, s, p, board, focusRequest, onMove, onLoadM
     event.preventDefault();
     const start = { x: event.clientX, y: event.clientY };
     let dragging = false;
+    let lastOver: OpportunityStage = opportunity.stage;
     const move = (e: PointerEvent) => {
       const dx = e.clientX - start.x;
       const dy = e.clientY - start.y;
@@ -74,6 +75,9 @@ export function PipelineBoard({ lang, s, p, board, focusRequest, onMove, onLoadM
       dragging = true;
       const over = stageAt(e.clientX, e.clientY) ?? opportunity.stage;
       setMoving({ id: opportunity.id, from: opportunity.stage, over, by: 'pointer', dx, dy });
+      // A screen reader hears each column the card enters, as with the keyboard.
+      if (over !== lastOver) setAnnouncement(p.over(opportunity.title, s.stages[over]));
+      lastOver = over;
     };
     const end = (e: PointerEvent, dropped: boolean) => {
       window.removeEventListener('pointermove', move);
