@@ -218,12 +218,12 @@ export function listOpportunitiesOfClient(
 }
 
 /** The opportunities for this client (client_id), or whose contact has its email or SIRET: those its erasure reaches. */
-export function opportunityIdsOfContact(
+export function opportunityIdsTiedToClient(
   deps: Pick<Deps, 'db'>,
   cabinetId: string,
   client: { id: string; email: string | null; siret: string | null },
 ): string[] {
-  return store.opportunityIdsOfContact(deps.db.orm, cabinetId, client);
+  return store.opportunityIdsTiedToClient(deps.db.orm, cabinetId, client);
 }
 
 /**

@@ -173,15 +173,15 @@ export function opportunitiesOfClient(
 }
 
 /** The ids of the opportunities for this client, or whose contact has its email (case-insensitive) or SIRET: every one, for an erasure. */
-export function opportunityIdsOfContact(
+export function opportunityIdsTiedToClient(
   orm: Orm,
   cabinetId: string,
-  contact: { id: string; email: string | null; siret: string | null },
+  client: { id: string; email: string | null; siret: string | null },
 ): string[] {
   const ties = [
-    eq(opportunities.clientId, contact.id),
-    contact.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${contact.email.toLowerCase()}` : undefined,
-    contact.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${contact.siret}` : undefined,
+    eq(opportunities.clientId, client.id),
+    client.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${client.email.toLowerCase()}` : undefined,
+    client.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${client.siret}` : undefined,
   ].filter((tie) => tie !== undefined);
   return orm
     .select({ id: opportunities.id })

@@ -4,7 +4,7 @@ import { eraseJobsOfQuotes } from '../automation/erasure.js';
 import { eraseComparisonRisks } from '../comparaisons/service.js';
 import { clientErased, clientToErase, eraseClientRecord } from '../crm/clients.js';
 import { eraseNotesOf } from '../crm/notes.js';
-import { eraseOpportunityContacts, opportunityIdsOfContact } from '../crm/service.js';
+import { eraseOpportunityContacts, opportunityIdsTiedToClient } from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import { eraseQuotesOfClient } from '../devis/service.js';
 import { eraseEventsAbout } from '../events/service.js';
@@ -33,7 +33,7 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
   const quotes = eraseQuotesOfClient(deps, cabinetId, clientId);
   const opportunities = eraseOpportunityContacts(deps, cabinetId, [
     ...quotes.opportunityIds,
-    ...opportunityIdsOfContact(deps, cabinetId, client),
+    ...opportunityIdsTiedToClient(deps, cabinetId, client),
   ]);
   const notes = eraseNotesOf(deps, cabinetId, opportunities);
   const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
