@@ -32,6 +32,7 @@ import {
   updateClient,
   updateOpportunity,
 } from './crm-endpoints.js';
+import { addOpportunityNote, CONSOLE_NOTE_ENDPOINTS, listOpportunityNotes } from './opportunity-notes.js';
 import { createDevis, downloadDevisPdf, getDevis, getDevisPdf, listDevis, signDevis } from './devis.js';
 import { downloadDevisDocument, getDevisDocument } from './devis-documents.js';
 import { CONSOLE_ACCOUNT_ENDPOINTS } from './console-account.js';
@@ -69,6 +70,8 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listOpportunities,
   getOpportunity,
   updateOpportunity,
+  listOpportunityNotes,
+  addOpportunityNote,
   createClient,
   listClients,
   getClient,
@@ -127,6 +130,7 @@ export const CONSOLE_DOCUMENT_ENDPOINTS: readonly Endpoint[] = [
   ...CONSOLE_RECORDS_ENDPOINTS,
   ...CONSOLE_SEARCH_ENDPOINTS,
   ...CONSOLE_IMPORT_ENDPOINTS,
+  ...CONSOLE_NOTE_ENDPOINTS,
   ...CONSOLE_WEBHOOK_ENDPOINTS,
   ...CONSOLE_SYNC_ENDPOINTS,
   ...CONSOLE_LAN_ENDPOINTS,

@@ -14,7 +14,7 @@ import {
 } from './crm-endpoints.js';
 import { devisSchema, getDevis, listDevis, signDevis } from './devis.js';
 import { consoleTwin, defineEndpoint } from './endpoint.js';
-import { idParam } from './pagination.js';
+import { idParam, pageSchema } from './pagination.js';
 
 /**
  * The cabinet's records in the console: clients, opportunities and quotes, whoever created them
@@ -45,7 +45,7 @@ export const listClientOpportunities = defineEndpoint({
   operationId: 'consoleListClientOpportunities',
   summary: 'The opportunities of a client',
   description:
-    'An opportunity has a contact, not a client: it is the client’s when one of the client’s quotes names it (opportunity_id), ' +
+    'An opportunity is the client’s when its client_id is the client, when one of the client’s quotes names it (opportunity_id), ' +
     'or when its contact has the client’s email (case-insensitive) or SIRET. Newest first, at most 100.',
   tag: TAG,
   auth: 'console',
@@ -54,19 +54,34 @@ export const listClientOpportunities = defineEndpoint({
   errors: ['not_found'],
 });
 
-// Opportunities (created from the console: created_via console).
+// Opportunities (created from the console: created_via console), with their client's name.
 
-export const listConsoleOpportunities = defineEndpoint(
-  consoleTwin(listOpportunities, { ...twin, operationId: 'consoleListOpportunities' }),
-);
+/** An opportunity as a person reads it: the REST API's Opportunity, with its client's name. */
+export const consoleOpportunitySchema = opportunitySchema
+  .extend({
+    client_name: z.string().nullable().describe('The client’s name; null without a client, or once the client was erased.'),
+  })
+  .meta({ id: 'ConsoleOpportunity' });
+export type ConsoleOpportunity = z.infer<typeof consoleOpportunitySchema>;
+
+const oneOpportunity = (description: string) => ({ description, schema: consoleOpportunitySchema });
+
+export const listConsoleOpportunities = defineEndpoint({
+  ...consoleTwin(listOpportunities, { ...twin, operationId: 'consoleListOpportunities' }),
+  responses: { 200: { description: 'A page, newest first.', schema: pageSchema(consoleOpportunitySchema, 'ConsoleOpportunityPage') } },
+});
 export const createConsoleOpportunity = defineEndpoint({
   ...consoleTwin(createOpportunity, { ...twin, operationId: 'consoleCreateOpportunity' }),
-  responses: { 201: createOpportunity.responses[201] },
+  responses: { 201: oneOpportunity('Created.') },
 });
-export const getConsoleOpportunity = defineEndpoint(consoleTwin(getOpportunity, { ...twin, operationId: 'consoleGetOpportunity' }));
-export const updateConsoleOpportunity = defineEndpoint(
-  consoleTwin(updateOpportunity, { ...twin, operationId: 'consoleUpdateOpportunity' }),
-);
+export const getConsoleOpportunity = defineEndpoint({
+  ...consoleTwin(getOpportunity, { ...twin, operationId: 'consoleGetOpportunity' }),
+  responses: { 200: oneOpportunity('The opportunity.') },
+});
+export const updateConsoleOpportunity = defineEndpoint({
+  ...consoleTwin(updateOpportunity, { ...twin, operationId: 'consoleUpdateOpportunity' }),
+  responses: { 200: oneOpportunity('The opportunity after the change.') },
+});
 
 // Quotes.
 

@@ -52,6 +52,10 @@ const opportunityContactInput = z.strictObject({
   phone: phoneSchema.optional(),
 });
 
+const clientIdInput = z
+  .uuid()
+  .describe('A client of the cabinet, not erased (GET /clients); otherwise 400 validation_error at body.client_id, nothing written.');
+
 const tagsSchema = z
   .array(z.string().trim().min(1).max(50))
   .max(50)
@@ -66,6 +70,7 @@ export const createOpportunityBody = z
     expected_value_eur: eurosSchema.default(0),
     source: z.string().trim().min(1).max(100).optional().describe('Where the lead came from; defaults to the channel (api).'),
     tags: tagsSchema.default([]),
+    client_id: clientIdInput.optional(),
   })
   .meta({ id: 'CreateOpportunity' });
 export type CreateOpportunityInput = z.output<typeof createOpportunityBody>;
@@ -80,6 +85,10 @@ export const updateOpportunityBody = z
     expected_value_eur: eurosSchema.optional(),
     source: z.string().trim().min(1).max(100).optional(),
     tags: tagsSchema.optional(),
+    client_id: clientIdInput
+      .nullable()
+      .optional()
+      .describe('A client of the cabinet, not erased; null detaches the opportunity from its client.'),
   })
   .refine((b) => Object.keys(b).some((k) => k !== 'reopen'), 'give at least one field to change')
   .meta({ id: 'UpdateOpportunity' });
@@ -107,6 +116,7 @@ export const opportunitySchema = z
       phone: nullableString,
     }),
     tags: z.array(z.string()),
+    client_id: z.uuid().nullable().describe('The client the opportunity is for, if one was chosen; it stays once that client is erased.'),
     created_via: z.enum(CREATED_VIA),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

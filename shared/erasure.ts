@@ -8,9 +8,10 @@ import { CLIENT_CONTACT_FIELDS } from './crm.js';
  * (pending conditions, an error message, an MFA challenge), which may name the client.
  *
  * What a record links to a client: a quote whose client_id is the client; the jobs that priced
- * those quotes (their own devis_id, which only the install that ran the job writes); the opportunities those quotes name
- * (opportunity_id) or whose contact has the client's email or SIRET (as the console lists a
- * client's opportunities). A signed quote keeps its PDF, the contract's proof (README, "Right to
+ * those quotes (their own devis_id, which only the install that ran the job writes); the opportunities
+ * whose client_id is the client, that those quotes name (opportunity_id) or whose contact has the
+ * client's email or SIRET (as the console lists a client's opportunities); the notes of those
+ * opportunities (their opportunity_id). A record keeps its client_id: the erased client's tombstone. A signed quote keeps its PDF, the contract's proof (README, "Right to
  * erasure"); every other quote of the client loses it.
  */
 
@@ -20,6 +21,8 @@ const ERASED_OPPORTUNITY_CONTACT = { last_name: '', first_name: null, company_na
 /** The synced fields of each linked kind that hold personal data, and what erasure leaves in them. */
 export const ERASED_RECORD_FIELDS = {
   opportunity: { contact: JSON.stringify(ERASED_OPPORTUNITY_CONTACT) },
+  // A broker's note on the client's opportunity: what the client said. Who wrote it stays.
+  opportunity_note: { body: '' },
   devis: { dic_data: '{}', suspens: null },
   // A job's request_hash is the SHA-256 of its insurer, product and dicData: a fingerprint of the data.
   job: { dic_data: '{}', request_hash: '0'.repeat(64), result_suspens: null, error_message: null },
@@ -46,7 +49,7 @@ const EVENT_ERASURE: Record<string, { about: readonly SubjectField[]; erase: (da
     erase: (data) => ({ ...data, ...Object.fromEntries(CLIENT_CONTACT_FIELDS.map((field) => [field, null])) }),
   },
   'opportunity.created': {
-    about: ['opportunity_id'],
+    about: ['opportunity_id', 'client_id'],
     erase: (data) => ({ ...data, contact: { last_name: '', company_name: null, siret: null } }),
   },
   'devis.failed': { about: ['devis_id', 'job_id', 'client_id'], erase: (data) => ({ ...data, reason: '' }) },

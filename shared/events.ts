@@ -43,6 +43,7 @@ export const opportunityCreatedPayload = z.object({
   source: z.string(),
   contact: z.object({ last_name: z.string(), company_name: z.string().nullable(), siret: z.string().nullable() }),
   tags: z.array(z.string()),
+  client_id: z.uuid().nullable(),
   created_via: z.string(),
 });
 

@@ -55,7 +55,18 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
  * after its quote, a comparison after its jobs and an advice document after its comparison, events last. A new kind needs no new protocol version: an older install keeps
  * its changes aside until it is updated.
  */
-export const SYNCED_KINDS = ['user', 'client', 'opportunity', 'devis', 'contract', 'job', 'comparaison', 'conseil', 'event'] as const;
+export const SYNCED_KINDS = [
+  'user',
+  'client',
+  'opportunity',
+  'opportunity_note',
+  'devis',
+  'contract',
+  'job',
+  'comparaison',
+  'conseil',
+  'event',
+] as const;
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 /** What a change does to its record. */
 export const SYNC_OPS = ['upsert', 'erase'] as const;

@@ -55,6 +55,7 @@ function newEnvelope(cabinetId: string, n: number): EventEnvelope {
     source: 'api',
     contact: { last_name: `Client ${n}`, company_name: null, siret: null },
     tags: n % 3 === 0 ? ['bench'] : [],
+    client_id: null,
     created_via: 'api',
   };
   return {

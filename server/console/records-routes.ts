@@ -15,7 +15,10 @@ import {
   updateConsoleClient,
   updateConsoleOpportunity,
 } from '../../shared/console-records.js';
+import type { Opportunity } from '../../shared/crm.js';
+import { addConsoleOpportunityNote, listConsoleOpportunityNotes } from '../../shared/opportunity-notes.js';
 import * as clients from '../crm/clients.js';
+import * as notes from '../crm/notes.js';
 import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import { attachClient } from '../devis/attach-client.js';
@@ -23,7 +26,7 @@ import * as devis from '../devis/service.js';
 import * as erasure from '../erasure/service.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
 import { consoleUser } from './guard.js';
-import { describeDevis, describeOneDevis } from './records.js';
+import { describeDevis, describeOneDevis, describeOpportunities, describeOpportunity } from './records.js';
 
 /**
  * The console's records: clients, opportunities and quotes, through the CRM's and the quotes'
@@ -49,14 +52,32 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
     return { data: crm.listOpportunitiesOfClient(deps, cabinetId, client, quoted) };
   });
 
-  registerEndpoint(app, listConsoleOpportunities, (request) => crm.listOpportunities(deps, cabinet(request), request.query));
-  registerEndpoint(app, createConsoleOpportunity, (request) =>
-    respond(201, crm.createOpportunity(deps, cabinet(request), request.body, 'console')),
-  );
-  registerEndpoint(app, getConsoleOpportunity, (request) => crm.getOpportunity(deps, cabinet(request), request.params.opportunity_id));
-  registerEndpoint(app, updateConsoleOpportunity, (request) =>
-    crm.updateOpportunity(deps, cabinet(request), request.params.opportunity_id, request.body),
-  );
+  const described = (cabinetId: string, opportunity: Opportunity) => describeOpportunity(deps, cabinetId, opportunity);
+  registerEndpoint(app, listConsoleOpportunities, (request) => {
+    const cabinetId = cabinet(request);
+    const page = crm.listOpportunities(deps, cabinetId, request.query);
+    return { ...page, data: describeOpportunities(deps, cabinetId, page.data) };
+  });
+  registerEndpoint(app, createConsoleOpportunity, (request) => {
+    const cabinetId = cabinet(request);
+    return respond(201, described(cabinetId, crm.createOpportunity(deps, cabinetId, request.body, 'console')));
+  });
+  registerEndpoint(app, getConsoleOpportunity, (request) => {
+    const cabinetId = cabinet(request);
+    return described(cabinetId, crm.getOpportunity(deps, cabinetId, request.params.opportunity_id));
+  });
+  registerEndpoint(app, updateConsoleOpportunity, (request) => {
+    const cabinetId = cabinet(request);
+    return described(cabinetId, crm.updateOpportunity(deps, cabinetId, request.params.opportunity_id, request.body));
+  });
+  registerEndpoint(app, listConsoleOpportunityNotes, (request) => notes.listNotes(deps, cabinet(request), request.params.opportunity_id));
+  registerEndpoint(app, addConsoleOpportunityNote, (request) => {
+    const user = consoleUser(request);
+    return respond(
+      201,
+      notes.addNote(deps, user.cabinetId, request.params.opportunity_id, { author: user.email, body: request.body.body }),
+    );
+  });
 
   registerEndpoint(app, listConsoleDevis, (request) => {
     const cabinetId = cabinet(request);

@@ -1,5 +1,6 @@
 import type { ConsoleWallet } from '../../shared/console-admin.js';
-import type { ConsoleDevis } from '../../shared/console-records.js';
+import type { ConsoleDevis, ConsoleOpportunity } from '../../shared/console-records.js';
+import type { Opportunity } from '../../shared/crm.js';
 import type { Devis } from '../../shared/devis.js';
 import { findJob } from '../automation/jobs.js';
 import { clientNames } from '../crm/clients.js';
@@ -100,4 +101,20 @@ function pricingOf(deps: Deps, cabinetId: string, jobId: string): ConsoleWallet[
     product_label: described.product_label,
     insurer_name: described.insurer_name,
   };
+}
+
+/** Opportunities with their client's name (none without a client, or once it was erased): one query for the lot. */
+export function describeOpportunities(deps: Deps, cabinetId: string, opportunities: readonly Opportunity[]): ConsoleOpportunity[] {
+  const names = clientNames(
+    deps,
+    cabinetId,
+    opportunities.flatMap((o) => (o.client_id === null ? [] : [o.client_id])),
+  );
+  return opportunities.map((o) => ({ ...o, client_name: (o.client_id === null ? undefined : names.get(o.client_id))?.name ?? null }));
+}
+
+export function describeOpportunity(deps: Deps, cabinetId: string, opportunity: Opportunity): ConsoleOpportunity {
+  const client =
+    opportunity.client_id === null ? undefined : clientNames(deps, cabinetId, [opportunity.client_id]).get(opportunity.client_id);
+  return { ...opportunity, client_name: client?.name ?? null };
 }

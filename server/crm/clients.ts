@@ -278,9 +278,9 @@ export function clientToErase(
   deps: Pick<Deps, 'db'>,
   cabinetId: string,
   id: string,
-): { email: string | null; siret: string | null } | undefined {
+): { id: string; email: string | null; siret: string | null } | undefined {
   const row = store.findClient(deps.db.orm, cabinetId, id);
-  return row && { email: row.email, siret: row.siret };
+  return row && { id: row.id, email: row.email, siret: row.siret };
 }
 
 /** Whether the cabinet has this client, erased. */

@@ -13,7 +13,9 @@ import {
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
+import { addOpportunityNote, listOpportunityNotes } from '../../shared/opportunity-notes.js';
 import * as clients from './clients.js';
+import * as notes from './notes.js';
 import * as crm from './service.js';
 import * as erasure from '../erasure/service.js';
 
@@ -27,6 +29,19 @@ export async function crmRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   );
   registerEndpoint(app, updateOpportunity, (request) =>
     crm.updateOpportunity(deps, requestKey(request).cabinetId, request.params.opportunity_id, request.body),
+  );
+
+  registerEndpoint(app, listOpportunityNotes, (request) =>
+    notes.listNotes(deps, requestKey(request).cabinetId, request.params.opportunity_id),
+  );
+  registerEndpoint(app, addOpportunityNote, (request) =>
+    respond(
+      201,
+      notes.addNote(deps, requestKey(request).cabinetId, request.params.opportunity_id, {
+        author: request.body.author ?? 'API',
+        body: request.body.body,
+      }),
+    ),
   );
 
   registerEndpoint(app, createClient, (request) => respond(201, clients.createClient(deps, requestKey(request).cabinetId, request.body)));

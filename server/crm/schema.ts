@@ -18,6 +18,8 @@ export const opportunities = sqliteTable(
     contact: text('contact').notNull(),
     /** JSON array of strings. */
     tags: text('tags').notNull(),
+    /** The cabinet's client it is for, if one was chosen; kept once that client is erased (a tombstone, as a quote's). */
+    clientId: text('client_id'),
     createdVia: text('created_via', { enum: CREATED_VIA }).notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -25,7 +27,24 @@ export const opportunities = sqliteTable(
   (t) => [
     index('opportunities_page_idx').on(t.cabinetId, t.createdAt, t.id),
     index('opportunities_stage_page_idx').on(t.cabinetId, t.stage, t.createdAt, t.id),
+    index('opportunities_client_idx').on(t.cabinetId, t.clientId),
   ],
+);
+
+/** A broker's notes on an opportunity: written once; only a client's erasure empties their body. */
+export const opportunityNotes = sqliteTable(
+  'opportunity_notes',
+  {
+    id: text('id').primaryKey(),
+    cabinetId: text('cabinet_id')
+      .notNull()
+      .references(() => cabinets.id),
+    opportunityId: text('opportunity_id').notNull(),
+    author: text('author').notNull(),
+    body: text('body').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('opportunity_notes_opportunity_idx').on(t.cabinetId, t.opportunityId, t.createdAt)],
 );
 
 export const clients = sqliteTable(

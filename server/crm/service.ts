@@ -11,6 +11,7 @@ import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
+import { validationError } from '../platform/http/validation.js';
 import { recordEvent } from '../events/service.js';
 import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
@@ -38,6 +39,7 @@ function toOpportunity(row: store.OpportunityRow): Opportunity {
     source: row.source,
     contact: JSON.parse(row.contact) as Contact,
     tags: JSON.parse(row.tags) as string[],
+    client_id: row.clientId,
     created_via: row.createdVia,
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
@@ -59,8 +61,15 @@ export function notFound(kind: string, id: string): ApiError {
   return new ApiError('not_found', `No ${kind} with id ${id} in this cabinet.`);
 }
 
+/** An opportunity's client must be one of the cabinet's, not erased: another cabinet's is as unknown as no client. */
+function checkClient(deps: Deps, cabinetId: string, clientId: string | null | undefined): void {
+  if (clientId === null || clientId === undefined || store.findClient(deps.db.orm, cabinetId, clientId)) return;
+  throw validationError([{ path: 'body.client_id', message: `no client with id ${clientId} in this cabinet (or it was erased)` }]);
+}
+
 /** Writes the opportunity and its opportunity.created event in one transaction. */
 export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOpportunityInput, via: CreatedVia): Opportunity {
+  checkClient(deps, cabinetId, input.client_id);
   const now = deps.clock.now();
   const row: store.OpportunityRow = {
     id: timeOrderedUuid(now, deps.randomBytes),
@@ -72,6 +81,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
     source: input.source ?? via,
     contact: JSON.stringify(toContact(input.contact)),
     tags: JSON.stringify(input.tags),
+    clientId: input.client_id ?? null,
     createdVia: via,
     createdAt: now,
     updatedAt: now,
@@ -91,6 +101,7 @@ export function createOpportunity(deps: Deps, cabinetId: string, input: CreateOp
         siret: opportunity.contact.siret,
       },
       tags: opportunity.tags,
+      client_id: opportunity.client_id,
       created_via: opportunity.created_via,
     });
   });
@@ -168,6 +179,7 @@ export function updateOpportunity(deps: Deps, cabinetId: string, id: string, pat
     if (!row) throw notFound('opportunity', id);
     const previous = toOpportunity(row);
     if (patch.stage !== undefined) checkStageMove(previous.stage, patch.stage, patch.reopen === true);
+    checkClient(deps, cabinetId, patch.client_id);
     const changes: Partial<store.OpportunityRow> = { updatedAt: deps.clock.now() };
     if (patch.title !== undefined) changes.title = patch.title;
     if (patch.product !== undefined) changes.product = patch.product;
@@ -175,6 +187,7 @@ export function updateOpportunity(deps: Deps, cabinetId: string, id: string, pat
     if (patch.expected_value_eur !== undefined) changes.expectedValueCents = cents(patch.expected_value_eur);
     if (patch.source !== undefined) changes.source = patch.source;
     if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+    if (patch.client_id !== undefined) changes.clientId = patch.client_id;
     if (patch.contact !== undefined) changes.contact = JSON.stringify(toContact({ ...previous.contact, ...patch.contact }));
     opportunityRecords.update(deps, cabinetId, id, changes);
     const updated = toOpportunity({ ...row, ...changes });
@@ -197,26 +210,26 @@ export function winOpportunityIfOpen(deps: Deps, cabinetId: string, id: string):
 const CLIENT_OPPORTUNITIES_MAX = 100;
 
 /**
- * The opportunities of a client: an opportunity has a contact, not a client, so it is the client's
- * when one of its quotes names it, or when its contact has the client's email or SIRET.
+ * The opportunities of a client: those whose client_id is the client, those one of its quotes
+ * names, and those whose contact has the client's email or SIRET (made before a client was chosen).
  */
 export function listOpportunitiesOfClient(
   deps: Deps,
   cabinetId: string,
-  client: { email: string | null; siret: string | null },
+  client: { client_id: string; email: string | null; siret: string | null },
   quotedIds: readonly string[],
 ): Opportunity[] {
-  const link = { ids: [...new Set(quotedIds)], email: client.email, siret: client.siret };
+  const link = { clientId: client.client_id, ids: [...new Set(quotedIds)], email: client.email, siret: client.siret };
   return store.opportunitiesOfClient(deps.db.orm, cabinetId, link, CLIENT_OPPORTUNITIES_MAX).map(toOpportunity);
 }
 
-/** The opportunities whose contact has this email or SIRET (a client's, as it is erased). */
-export function opportunityIdsOfContact(
+/** The opportunities for this client (client_id), or whose contact has its email or SIRET: those its erasure reaches. */
+export function opportunityIdsTiedToClient(
   deps: Pick<Deps, 'db'>,
   cabinetId: string,
-  contact: { email: string | null; siret: string | null },
+  client: { id: string; email: string | null; siret: string | null },
 ): string[] {
-  return store.opportunityIdsOfContact(deps.db.orm, cabinetId, contact);
+  return store.opportunityIdsTiedToClient(deps.db.orm, cabinetId, client);
 }
 
 /**

@@ -180,21 +180,21 @@ export function clientNames(
 }
 
 /**
- * Opportunities tied to a client: those its quotes name, and those whose contact has its email
- * (case-insensitive) or its SIRET. Newest first, at most `limit`.
+ * Opportunities tied to a client: those for the client (client_id), those its quotes name, and
+ * those whose contact has its email (case-insensitive) or its SIRET. Newest first, at most `limit`.
  */
 export function opportunitiesOfClient(
   orm: Orm,
   cabinetId: string,
-  link: { ids: readonly string[]; email: string | null; siret: string | null },
+  link: { clientId: string; ids: readonly string[]; email: string | null; siret: string | null },
   limit: number,
 ): OpportunityRow[] {
   const ties = [
+    eq(opportunities.clientId, link.clientId),
     link.ids.length > 0 ? inArray(opportunities.id, [...link.ids]) : undefined,
     link.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${link.email.toLowerCase()}` : undefined,
     link.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${link.siret}` : undefined,
   ].filter((tie) => tie !== undefined);
-  if (ties.length === 0) return [];
   return orm
     .select()
     .from(opportunities)
@@ -204,13 +204,17 @@ export function opportunitiesOfClient(
     .all();
 }
 
-/** The ids of the opportunities whose contact has this email (case-insensitive) or this SIRET: every one, for an erasure. */
-export function opportunityIdsOfContact(orm: Orm, cabinetId: string, contact: { email: string | null; siret: string | null }): string[] {
+/** The ids of the opportunities for this client, or whose contact has its email (case-insensitive) or SIRET: every one, for an erasure. */
+export function opportunityIdsTiedToClient(
+  orm: Orm,
+  cabinetId: string,
+  client: { id: string; email: string | null; siret: string | null },
+): string[] {
   const ties = [
-    contact.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${contact.email.toLowerCase()}` : undefined,
-    contact.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${contact.siret}` : undefined,
+    eq(opportunities.clientId, client.id),
+    client.email !== null ? sql`lower(json_extract(${opportunities.contact}, '$.email')) = ${client.email.toLowerCase()}` : undefined,
+    client.siret !== null ? sql`json_extract(${opportunities.contact}, '$.siret') = ${client.siret}` : undefined,
   ].filter((tie) => tie !== undefined);
-  if (ties.length === 0) return [];
   return orm
     .select({ id: opportunities.id })
     .from(opportunities)

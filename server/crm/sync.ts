@@ -1,10 +1,10 @@
 import { isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { CLIENT_TYPES, clientSchema, CREATED_VIA, OPPORTUNITY_STAGES, opportunitySchema } from '../../shared/crm.js';
-import { storedJson, storedText, storedTime } from '../sync/stored-values.js';
+import { storedId, storedJson, storedText, storedTime } from '../sync/stored-values.js';
 import { syncedTable, type SyncedRecords } from '../sync/synced-table.js';
 import { clearClientCopies } from './erasure.js';
-import { clients, opportunities } from './schema.js';
+import { clients, opportunities, opportunityNotes } from './schema.js';
 
 const contactText = storedText(254).nullable();
 
@@ -67,9 +67,22 @@ export const opportunityRow = z.object({
   source: storedText(100),
   contact: storedJson(opportunitySchema.shape.contact, 'a contact'),
   tags: storedJson(opportunitySchema.shape.tags, 'a list of tags'),
+  // Optional: an install of an earlier version creates opportunities without it.
+  client_id: storedId.nullable().optional(),
   created_via: z.enum(CREATED_VIA),
   created_at: storedTime,
   updated_at: storedTime,
 });
 
 export const opportunityRecords = syncedTable('opportunity', opportunities, { fields: opportunityRow });
+
+const noteRow = z.object({
+  opportunity_id: storedId,
+  author: storedText(200),
+  // Empty once the opportunity's client was erased.
+  body: storedText(5000),
+  created_at: storedTime,
+});
+
+/** Notes travel once, whole; the only later change is a client's erasure emptying their body. */
+export const opportunityNoteRecords = syncedTable('opportunity_note', opportunityNotes, { fields: noteRow });

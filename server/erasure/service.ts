@@ -3,7 +3,8 @@ import { parseEventData } from '../../shared/erasure.js';
 import { eraseJobsOfQuotes } from '../automation/erasure.js';
 import { eraseComparisonRisks } from '../comparaisons/service.js';
 import { clientErased, clientToErase, eraseClientRecord } from '../crm/clients.js';
-import { eraseOpportunityContacts, opportunityIdsOfContact } from '../crm/service.js';
+import { eraseNotesOf } from '../crm/notes.js';
+import { eraseOpportunityContacts, opportunityIdsTiedToClient } from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import { eraseQuotesOfClient } from '../devis/service.js';
 import { eraseEventsAbout } from '../events/service.js';
@@ -11,8 +12,9 @@ import { forgetSetAsideAbout } from '../sync/conflicts.js';
 
 /**
  * The right to erasure across modules. A client's personal data is in its own row (crm), and
- * copied into the records that name it: its quotes and their jobs, the opportunities they name or
- * whose contact has its email or SIRET, and the events about all of these. Each module takes the
+ * copied into the records that name it: its quotes and their jobs, the opportunities for it, that
+ * they name or whose contact has its email or SIRET, those opportunities' notes, and the events
+ * about all of these. Each module takes the
  * personal data out of its own records (shared/erasure.ts says which fields), through its service.
  */
 
@@ -31,13 +33,14 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
   const quotes = eraseQuotesOfClient(deps, cabinetId, clientId);
   const opportunities = eraseOpportunityContacts(deps, cabinetId, [
     ...quotes.opportunityIds,
-    ...opportunityIdsOfContact(deps, cabinetId, client),
+    ...opportunityIdsTiedToClient(deps, cabinetId, client),
   ]);
+  const notes = eraseNotesOf(deps, cabinetId, opportunities);
   const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
   eraseComparisonRisks(deps, cabinetId, clientId, jobs);
   eraseEventsAbout(deps, cabinetId, { client: [clientId], opportunity: opportunities, devis: quotes.devisIds, job: jobs });
   // Changes from other installs set aside here may carry the same data.
-  for (const id of [...opportunities, ...quotes.devisIds, ...jobs]) forgetSetAsideAbout(deps, cabinetId, id);
+  for (const id of [...opportunities, ...notes, ...quotes.devisIds, ...jobs]) forgetSetAsideAbout(deps, cabinetId, id);
 }
 
 /** Erases a client and the personal data that the records naming it hold, in one transaction (the API, the console, MCP). */

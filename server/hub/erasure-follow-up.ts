@@ -13,11 +13,12 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   const ids = (rows: { id: string | null }[]) => rows.flatMap((row) => (row.id === null ? [] : [row.id]));
   const { clients } = followUp;
   const devis = [...followUp.devis];
-  const opportunities: string[] = [];
+  const opportunities = [...followUp.opportunities];
   const comparisons = [...followUp.comparisons];
   if (clients.length > 0) {
     comparisons.push(...(await recordsOfClients(tx, cabinetId, 'comparaison', clients)));
     devis.push(...(await recordsOfClients(tx, cabinetId, 'devis', clients)));
+    opportunities.push(...(await recordsOfClients(tx, cabinetId, 'opportunity', clients)));
     opportunities.push(...(await opportunitiesOfContacts(tx, cabinetId, clients)));
   }
   const jobs = [...followUp.jobs];
@@ -39,13 +40,15 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
       ),
     );
   }
+  const notes = [...followUp.notes, ...(await notesOf(tx, cabinetId, opportunities))];
   const reached = await recordLinks(tx, cabinetId, [
     ...devis.map((id) => ({ kind: 'devis', record_id: id })),
     ...opportunities.map((id) => ({ kind: 'opportunity', record_id: id })),
+    ...notes.map((id) => ({ kind: 'opportunity_note', record_id: id })),
     ...jobs.map((id) => ({ kind: 'job', record_id: id })),
     ...comparisons.map((id) => ({ kind: 'comparaison', record_id: id })),
   ]);
-  for (const kind of ['opportunity', 'devis', 'job', 'comparaison'] as const) {
+  for (const kind of ['opportunity', 'opportunity_note', 'devis', 'job', 'comparaison'] as const) {
     const of = reached.filter((key) => key.kind === kind).map((key) => key.record_id);
     if (of.length > 0) await scrubRecords(tx, cabinetId, kind, of);
   }
@@ -54,11 +57,22 @@ export async function followErasures(tx: TransactionSql, cabinetId: string, foll
   await eraseQuoteFiles(tx, cabinetId, [...new Set([...newlyReachedDevis, ...followUp.files])]);
 }
 
+/** The notes of these opportunities, in any change or state the hub holds. */
+async function notesOf(tx: TransactionSql, cabinetId: string, opportunities: readonly string[]): Promise<string[]> {
+  if (opportunities.length === 0) return [];
+  const rows = await tx<{ id: string }[]>`
+    SELECT record_id AS id FROM hub_changes
+    WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity_note' AND op = 'upsert' AND fields->>'opportunity_id' = ANY(${opportunities}::text[])
+    UNION SELECT record_id FROM hub_records
+    WHERE cabinet_id = ${cabinetId} AND kind = 'opportunity_note' AND fields->>'opportunity_id' = ANY(${opportunities}::text[])`;
+  return rows.map((row) => row.id);
+}
+
 /** The records of a kind whose client_id is one of these clients, in any change or state the hub holds. */
 async function recordsOfClients(
   tx: TransactionSql,
   cabinetId: string,
-  kind: 'devis' | 'comparaison',
+  kind: 'devis' | 'comparaison' | 'opportunity',
   clients: readonly string[],
 ): Promise<string[]> {
   const rows = await tx<{ id: string }[]>`

@@ -34,7 +34,10 @@ export function recordKey(kind: string, recordId: string): string {
 
 export type Key = { kind: string; record_id: string };
 
-/** A change, and what it names besides itself as far as erasure goes: a quote's client, a job's quote, an event's subjects (its data parsed once). */
+/**
+ * A change, and what it names besides itself as far as erasure goes: the client of a quote, a
+ * comparison or an opportunity, a job's quote, a note's opportunity, an event's subjects (its data parsed once).
+ */
 interface Named {
   change: SyncChange;
   named: Key[];
@@ -44,8 +47,10 @@ interface Named {
 function named(change: SyncChange): Named {
   if (change.op !== 'upsert') return { change, named: [] };
   const { fields } = change;
-  if ((change.kind === 'devis' || change.kind === 'comparaison') && typeof fields.client_id === 'string')
+  if ((change.kind === 'devis' || change.kind === 'comparaison' || change.kind === 'opportunity') && typeof fields.client_id === 'string')
     return { change, named: [{ kind: 'client', record_id: fields.client_id }] };
+  if (change.kind === 'opportunity_note' && typeof fields.opportunity_id === 'string')
+    return { change, named: [{ kind: 'opportunity', record_id: fields.opportunity_id }] };
   if (change.kind === 'job' && typeof fields.devis_id === 'string')
     return { change, named: [{ kind: 'devis', record_id: fields.devis_id }] };
   if (change.kind === 'event' && ERASABLE_EVENT_TYPES.includes(fields.type as string)) {
@@ -93,7 +98,9 @@ async function anyClientErased(tx: TransactionSql, cabinetId: string): Promise<b
 export interface ErasureFollowUp {
   /** Clients erased by this batch for the first time. */
   clients: string[];
-  /** Quotes, jobs and comparisons this batch made name an erased client or a reached quote. */
+  /** Records this batch made name an erased client, a reached quote or a reached opportunity. */
+  opportunities: string[];
+  notes: string[];
   devis: string[];
   jobs: string[];
   comparisons: string[];
@@ -137,12 +144,19 @@ export async function withoutErasedData(
   const state = await erasureState(tx, cabinetId, keys, reaching);
   const erased = state.erased;
   const linked = state.linked;
-  const followUp: ErasureFollowUp = { clients: [], devis: [], jobs: [], comparisons: [], files: [] };
-  const link = (kind: 'devis' | 'job' | 'comparaison', id: string) => {
+  const followUp: ErasureFollowUp = { clients: [], opportunities: [], notes: [], devis: [], jobs: [], comparisons: [], files: [] };
+  const followed: Record<LinkedKind, string[]> = {
+    opportunity: followUp.opportunities,
+    opportunity_note: followUp.notes,
+    devis: followUp.devis,
+    job: followUp.jobs,
+    comparaison: followUp.comparisons,
+  };
+  const link = (kind: LinkedKind, id: string) => {
     const key = recordKey(kind, id);
     if (linked.has(key)) return;
     linked.add(key);
-    ({ devis: followUp.devis, job: followUp.jobs, comparaison: followUp.comparisons })[kind].push(id);
+    followed[kind].push(id);
   };
   const reached = (subject: Key) => (subject.kind === 'client' ? erased : linked).has(recordKey(subject.kind, subject.record_id));
   const stored = batch.map(({ change, named: subjects, data }): SyncChange => {
@@ -155,7 +169,7 @@ export async function withoutErasedData(
     if (erased.has(key)) return { ...change, fields: {} };
     if (change.kind === 'event') return data && subjects.some(reached) ? { ...change, fields: erasedEvent(change.fields, data) } : change;
     if (!isLinkedKind(change.kind)) return change;
-    if (change.kind !== 'opportunity' && subjects.some(reached)) link(change.kind, change.record_id);
+    if (subjects.some(reached)) link(change.kind, change.record_id);
     if (!linked.has(key)) return change;
     if (change.kind === 'devis' && (typeof change.fields.pdf_sha256 === 'string' || typeof change.fields.documents === 'string'))
       followUp.files.push(change.record_id);
@@ -164,5 +178,4 @@ export async function withoutErasedData(
   return { changes: stored, followUp };
 }
 
-export const hasFollowUp = (followUp: ErasureFollowUp) =>
-  followUp.clients.length + followUp.devis.length + followUp.jobs.length + followUp.comparisons.length + followUp.files.length > 0;
+export const hasFollowUp = (followUp: ErasureFollowUp) => Object.values(followUp).some((ids: string[]) => ids.length > 0);

@@ -2,7 +2,7 @@ import { SYNCED_KINDS, type SyncedKind } from '../../shared/sync-protocol.js';
 import { staffRecords } from '../account/sync.js';
 import { jobRecords } from '../automation/sync.js';
 import { comparisonRecords, conseilRecords } from '../comparaisons/sync.js';
-import { clientRecords, opportunityRecords } from '../crm/sync.js';
+import { clientRecords, opportunityNoteRecords, opportunityRecords } from '../crm/sync.js';
 import { contractRecords, devisRecords } from '../devis/sync.js';
 import { eraseRecordsNaming, updateOfErasedClient } from '../erasure/service.js';
 import { eventRecords } from '../events/sync.js';
@@ -31,6 +31,7 @@ export function syncedRecords(): RecordsByKind {
     user: staffRecords,
     client: clients,
     opportunity: opportunityRecords,
+    opportunity_note: opportunityNoteRecords,
     devis: devisRecords,
     contract: contractRecords,
     job: jobRecords,

@@ -130,6 +130,7 @@ describe.each([
 /** One cabinet with data on every page, made once (after the setup pages were seen). */
 let user: TestUser;
 let clientId = '';
+let opportunityId = '';
 let jobId = '';
 
 async function seed(): Promise<void> {
@@ -161,18 +162,18 @@ async function seed(): Promise<void> {
     ['Flotte Garage Martin', 'qualified'],
     ['Habitation Durand', 'won'],
   ] as const) {
-    expect(
-      (
-        await api.post('/opportunities', {
-          title,
-          product: 'auto',
-          stage,
-          expected_value_eur: 850,
-          contact: { last_name: title.split(' ').at(-1) ?? 'X' },
-        })
-      ).status,
-    ).toBe(201);
+    const created = await api.post('/opportunities', {
+      title,
+      product: 'auto',
+      stage,
+      expected_value_eur: 850,
+      contact: { last_name: title.split(' ').at(-1) ?? 'X' },
+      ...(title === 'Auto Jean Dupont' ? { client_id: clientId } : {}),
+    });
+    expect(created.status).toBe(201);
+    if (title === 'Auto Jean Dupont') opportunityId = String(created.body.id);
   }
+  expect((await api.post(`/opportunities/${opportunityId}/notes`, { body: 'Rappeler lundi.', author: 'Léa' })).status).toBe(201);
   // A webhook to an event nothing here fires: the page shows a subscription, nothing is delivered.
   expect(
     (await api.post('/webhooks', { url: 'https://hooks.example.com/courtier', events: ['devis.signed'], description: 'CRM' })).status,
@@ -300,6 +301,14 @@ const VISITS: Visit[] = [
     path: () => '/console/opportunities',
     prepare: async (page) => {
       await page.getByText('Flotte Garage Martin').first().waitFor();
+    },
+  },
+  {
+    name: 'an opportunity',
+    path: () => `/console/opportunities/${opportunityId}`,
+    prepare: async (page) => {
+      await page.getByRole('heading', { level: 1, name: 'Auto Jean Dupont' }).waitFor();
+      await page.getByText('Rappeler lundi.').waitFor();
     },
   },
   {

@@ -157,6 +157,7 @@ export function count(sql: string, ...args: unknown[]): number {
 
 const TENANT_TABLES = [
   'opportunities',
+  'opportunity_notes',
   'clients',
   'devis',
   'contracts',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientSchema, opportunitySchema, type Client, type Opportunity } from '../../shared/crm.js';
 import { CONSOLE_RECORDS_ENDPOINTS, consoleDevisSchema, type ConsoleDevis } from '../../shared/console-records.js';
 import { pathTo } from '../../shared/endpoint.js';
+import { CONSOLE_NOTE_ENDPOINTS } from '../../shared/opportunity-notes.js';
 import { errorBodySchema } from '../../shared/errors.js';
 import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { hashPassword } from '../../server/tenancy/passwords.js';
@@ -115,7 +116,7 @@ function eventCount(type: string, cabinetId: string): number {
 describe('console records: access', () => {
   it('every line needs a session (401 not_signed_in), and a write its CSRF token', async () => {
     const id = randomUUID();
-    for (const line of CONSOLE_RECORDS_ENDPOINTS) {
+    for (const line of [...CONSOLE_RECORDS_ENDPOINTS, ...CONSOLE_NOTE_ENDPOINTS]) {
       const url = pathTo(line as Parameters<typeof pathTo>[0], { client_id: id, opportunity_id: id, devis_id: id } as never);
       const res = await server.request(url, {
         method: line.method,

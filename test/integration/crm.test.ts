@@ -92,6 +92,7 @@ describe('opportunities', () => {
       source: 'api',
       contact: { last_name: 'Dupont', company_name: 'Dupont SARL', siret: VALID_SIRET },
       tags: [],
+      client_id: null,
       created_via: 'api',
     });
   });

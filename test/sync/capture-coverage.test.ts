@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../../server/audit/service.js';
 import { createConseil } from '../../server/comparaisons/conseil.js';
 import { comparisonsOfJobs, createComparison, getComparison, settleComparisons } from '../../server/comparaisons/service.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
+import { addNote } from '../../server/crm/notes.js';
 import { createOpportunity, updateOpportunity, winOpportunityIfOpen } from '../../server/crm/service.js';
 import { createDevis, recordDevisFailed, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
@@ -78,7 +79,7 @@ function differences(a: SyncNode, b: SyncNode, deferred: readonly string[] = [])
 }
 
 describe('sync: every write to a synced table is captured', () => {
-  it('after each write of the staff list, clients, opportunities, quotes, contracts, jobs, comparisons, advice documents and events, another install holds the same', async () => {
+  it('after each write of the staff list, clients, opportunities and their notes, quotes, contracts, jobs, comparisons, advice documents and events, another install holds the same', async () => {
     const [a, b] = await cabinetOfTwo(fixture.hub, Date.now());
     nodes.push(a, b);
     const cabinetId = a.cabinetId;
@@ -129,13 +130,17 @@ describe('sync: every write to a synced table is captured', () => {
       createOpportunity(
         a.deps,
         cabinetId,
-        { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact },
+        { title: 'Auto', product: 'auto', stage: 'new', expected_value_eur: 900, tags: [], contact, client_id: client.client_id },
         'api',
       ),
     );
     await then('editing an opportunity', () =>
       updateOpportunity(a.deps, cabinetId, opportunity.opportunity_id, { stage: 'qualified', tags: ['flotte'] }),
     );
+    await then('adding a note', () =>
+      addNote(a.deps, cabinetId, opportunity.opportunity_id, { author: 'c@c.fr', body: 'Rappeler lundi.' }),
+    );
+    await then('detaching a client', () => updateOpportunity(a.deps, cabinetId, opportunity.opportunity_id, { client_id: null }));
     await then('winning an opportunity', () => winOpportunityIfOpen(a.deps, cabinetId, opportunity.opportunity_id));
 
     // A quote priced by a job that went through its steps; another whose job failed; a third signed into a contract.
@@ -228,7 +233,7 @@ describe('sync: every write to a synced table is captured', () => {
     const erased = await then('creating a client', () =>
       createClient(a.deps, cabinetId, { type: 'person', last_name: 'Durand', first_name: 'Paul' }),
     );
-    await then('creating an opportunity', () =>
+    const erasedOpportunity = await then('creating an opportunity', () =>
       createOpportunity(
         a.deps,
         cabinetId,
@@ -239,9 +244,13 @@ describe('sync: every write to a synced table is captured', () => {
           expected_value_eur: 300,
           tags: [],
           contact: { last_name: 'Durand', first_name: 'Paul' },
+          client_id: erased.client_id,
         },
         'api',
       ),
+    );
+    await then('adding a note', () =>
+      addNote(a.deps, cabinetId, erasedOpportunity.opportunity_id, { author: 'c@c.fr', body: 'Paul Durand déménage.' }),
     );
     await then('starting a comparison', () =>
       createComparison(

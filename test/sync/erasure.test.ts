@@ -4,6 +4,7 @@ import { enqueueTarification } from '../../server/automation/service.js';
 import { completeJob } from '../../server/automation/lifecycle.js';
 import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient, updateClient } from '../../server/crm/clients.js';
+import { addNote } from '../../server/crm/notes.js';
 import { createOpportunity } from '../../server/crm/service.js';
 import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
@@ -21,7 +22,7 @@ import { AUTO_DIC_DATA } from '../helpers/insurance-data.js';
 
 /**
  * The right to erasure leaves no copies: once a client's erasure has synced, neither the hub nor
- * any install holds the person's data anywhere — in the client, the opportunity, the quotes, the
+ * any install holds the person's data anywhere — in the client, the opportunities and their notes, the quotes, the
  * job, the events, the PDFs — but the signed quote's PDF (the contract's proof, README "Right to
  * erasure"); and no webhook carries it afterwards, even when an install that had not heard of the
  * erasure pushes an edit of the client made meanwhile.
@@ -159,6 +160,22 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
       },
       'api',
     );
+    // An opportunity made for the client (client_id), its contact naming no one, with a note that names them.
+    const chosen = createOpportunity(
+      a.deps,
+      cabinetId,
+      {
+        title: 'MRH',
+        product: 'mrh',
+        stage: 'new',
+        expected_value_eur: 300,
+        tags: [],
+        contact: { last_name: 'Prospect' },
+        client_id: client.client_id,
+      },
+      'console',
+    );
+    addNote(a.deps, cabinetId, chosen.opportunity_id, { author: 'a@c.fr', body: `${PERSON.last_name} rappelle au ${PERSON.phone}` });
     const dicData = { ...AUTO_DIC_DATA, insured_name: `${PERSON.first_name} ${PERSON.last_name}` };
     ids.priced = createDevis(a.deps, cabinetId, {
       client_id: client.client_id,
@@ -206,6 +223,7 @@ describe('a client’s erasure, synced to two installs, one of which edited the 
     // B, offline, edits the client: its own subscriber is told at once (B has not heard of any erasure).
     b.clock.advance(5_000);
     updateClient(b.deps, cabinetId, client.client_id, { phone: '+33 6 55 44 33 22' });
+    addNote(b.deps, cabinetId, chosen.opportunity_id, { author: 'b@c.fr', body: `Nouveau numéro de ${PERSON.last_name} : 06 55 44 33 22` });
     await dispatchB.drain();
 
     // Meanwhile A erases the client; from then on, A's subscriber must never get the data.

@@ -16,6 +16,7 @@ import {
   updateClient,
   updateOpportunity,
 } from '../../../shared/crm-endpoints.js';
+import { addOpportunityNote, listOpportunityNotes } from '../../../shared/opportunity-notes.js';
 import { listEvents } from '../../../server/events/service.js';
 import { expectError } from '../../helpers/api.js';
 import {
@@ -127,6 +128,33 @@ export const CRM_CHECKS: Record<string, IsolationCheck> = {
       // The same PATCH by A does apply (the route works; only the cabinet differs).
       const mine = await call(keyA.key, updateOpportunity, { params: { opportunity_id: A.newOpportunity }, body: { tags: ['a-only'] } });
       expect(mine.status, mine.text).toBe(200);
+    },
+  },
+
+  [listOpportunityNotes.operationId]: {
+    title: "B's GET of the notes of A's opportunity is 404 not_found",
+    async run() {
+      await expectNotFoundForB(listOpportunityNotes, 'opportunity_id', [A.qualifiedOpportunity, A.newOpportunity]);
+    },
+  },
+
+  [addOpportunityNote.operationId]: {
+    title: "B's note on A's opportunity is 404 not_found and writes nothing; B's opportunity with A's client is 400",
+    async run() {
+      const before = [cabinetRowCounts(cabinetA), cabinetRowCounts(cabinetB)];
+      const res = await call(keyB.key, addOpportunityNote, {
+        params: { opportunity_id: A.qualifiedOpportunity },
+        body: { body: 'Intrus' },
+      });
+      expectError(res, 404, 'not_found');
+      const withAsClient = await call(keyB.key, createOpportunity, {
+        body: { title: 'Vol', product: 'auto', contact: { last_name: 'X' }, client_id: A.personClient },
+      });
+      expectError(withAsClient, 400, 'validation_error');
+      expect([cabinetRowCounts(cabinetA), cabinetRowCounts(cabinetB)]).toEqual(before);
+      // The same note by A is written (the route works; only the cabinet differs).
+      const mine = await call(keyA.key, addOpportunityNote, { params: { opportunity_id: A.newOpportunity }, body: { body: 'À moi' } });
+      expect(mine.status, mine.text).toBe(201);
     },
   },
 

@@ -8,7 +8,7 @@ import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
 import type { PageProps } from '../../slices/types.js';
 import { ClientForm } from './ClientForm.js';
-import { clientName, Notice } from './common.js';
+import { clientName, Notice, opportunityPath } from './common.js';
 import { jobPath } from '../automation/jobView.js';
 import { ClientComparisons } from '../compare/ClientComparisons.js';
 import { COMPARE_STRINGS } from '../compare/strings.js';
@@ -210,7 +210,7 @@ function ClientOpportunities({
       <ul className="records-simple-list">
         {opportunities.data.map((opportunity) => (
           <li key={opportunity.id}>
-            <a href="/console/opportunities">{opportunity.title}</a>
+            <a href={opportunityPath(opportunity.id)}>{opportunity.title}</a>
             <span className="muted">{` · ${opportunity.product} · ${formatEuros(lang, opportunity.expected_value_eur)} · `}</span>
             <span className={`badge records-stage records-stage-${opportunity.stage}`}>{s.stages[opportunity.stage]}</span>
           </li>

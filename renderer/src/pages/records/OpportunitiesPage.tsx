@@ -1,18 +1,21 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { FINAL_STAGES, OPPORTUNITY_STAGES, type Opportunity, type OpportunityStage } from '../../../../shared/crm.js';
+import { FINAL_STAGES, OPPORTUNITY_STAGES, type OpportunityStage } from '../../../../shared/crm.js';
+import type { ConsoleOpportunity as Opportunity } from '../../../../shared/console-records.js';
 import { createConsoleOpportunity, listConsoleOpportunities, updateConsoleOpportunity } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
-import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
+import { ConfirmStep, useConfirmation, type Confirmation } from '../../components/ConfirmDialog.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { formError, Notice, type FormError } from './common.js';
-import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
+import { formError, idInPath, Notice, type FormError } from './common.js';
+import { OpportunityDetail } from './OpportunityDetail.js';
+import { PIPELINE_STRINGS } from './pipeline-strings.js';
+import { PipelineBoard, type Board } from './PipelineBoard.js';
+import { RECORDS_STRINGS, type RecordsStrings } from './strings.js';
 import type { Lang } from '../../i18n.js';
+import { ClientPicker, type ChosenClient } from '../automation/ClientPicker.js';
+import { AUTOMATION_STRINGS } from '../automation/strings.js';
 
 const PAGE_SIZE = 100;
-
-type Column = { opportunities: Opportunity[]; nextCursor: string | null };
-type Board = Record<OpportunityStage, Column>;
 
 interface Move {
   opportunity: Opportunity;
@@ -33,16 +36,26 @@ function placed(board: Board, opportunity: Opportunity): Board {
   return next;
 }
 
+/** /console/opportunities: the pipeline board; /console/opportunities/<id>: one opportunity's page. */
+export function OpportunitiesPage(props: PageProps) {
+  const opportunityId = idInPath('opportunities');
+  return opportunityId === null ? <Pipeline {...props} /> : <OpportunityDetail {...props} opportunityId={opportunityId} />;
+}
+
 /**
- * /console/opportunities: one column per stage (a list grouped by stage on a phone), a stage select
- * on each card. Won and lost are final: leaving them asks to reopen first.
+ * One column per stage, a card per opportunity, moved by drag and drop (mouse, touch, keyboard) or
+ * its stage select. Won and lost are final: moving into one asks first, leaving one asks to reopen.
+ * A refused move leaves the card where it was and says why above the board.
  */
-export function OpportunitiesPage({ lang, t }: PageProps) {
+function Pipeline({ lang, t }: PageProps) {
   const s = RECORDS_STRINGS[lang];
+  const p = PIPELINE_STRINGS[lang];
   const [board, setBoard] = useState<Board | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  // A new object for each request, so that asking again for the same card focuses it again.
+  const [focusRequest, setFocusRequest] = useState<{ id: string } | null>(null);
 
   const column = useCallback(
     (stage: OpportunityStage, cursor?: string) => call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, cursor } }),
@@ -92,22 +105,36 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
     });
     if (!result.ok) {
       setNotice(null);
-      return setError(result.error.message);
+      return setError(p.refused(opportunity.title, result.error.message));
     }
     setError(null);
     setBoard((current) => current && placed(current, result.data));
     setNotice(s.moved(result.data.title, s.stages[result.data.stage]));
   }
 
+  // Once the dialog is closed (settled after it), the focus goes back to the card's Move button.
   const reopening = useConfirmation(
     (m: Move) => move(m, true),
-    () => undefined,
+    (m) => setFocusRequest({ id: m.opportunity.id }),
   );
+  const finishing = useConfirmation(
+    (m: Move) => move(m, false),
+    (m) => setFocusRequest({ id: m.opportunity.id }),
+  );
+  /** A dialog closed without moving gives the focus back to the card's Move button. */
+  const refocusOnCancel = <T extends Move>(confirmation: Confirmation<T>): Confirmation<T> => ({
+    ...confirmation,
+    cancel: () => {
+      if (confirmation.pending) setFocusRequest({ id: confirmation.pending.opportunity.id });
+      confirmation.cancel();
+    },
+  });
 
   function choose(opportunity: Opportunity, to: OpportunityStage) {
     if (to === opportunity.stage) return;
     if (FINAL_STAGES.includes(opportunity.stage)) return reopening.ask({ opportunity, to });
-    void move({ opportunity, to }, false);
+    if (FINAL_STAGES.includes(to)) return finishing.ask({ opportunity, to });
+    void move({ opportunity, to }, false).then(() => setFocusRequest({ id: opportunity.id }));
   }
 
   return (
@@ -139,85 +166,32 @@ export function OpportunitiesPage({ lang, t }: PageProps) {
       {error && <Alert>{error}</Alert>}
       {board === null && !error && <Loading t={t} />}
       {board && (
-        <div className="records-board">
-          {OPPORTUNITY_STAGES.map((stage) => (
-            <section key={stage} className={`records-column records-column-${stage}`} aria-labelledby={`stage-${stage}`}>
-              <h2 id={`stage-${stage}`}>
-                {s.stages[stage]}{' '}
-                <span className="muted small">{`(${board[stage].opportunities.length}${board[stage].nextCursor ? '+' : ''})`}</span>
-              </h2>
-              {board[stage].opportunities.length === 0 && <p className="muted small">{s.noOpportunities}</p>}
-              <ul className="records-cards">
-                {board[stage].opportunities.map((opportunity) => (
-                  <OpportunityCard
-                    key={opportunity.id}
-                    opportunity={opportunity}
-                    s={s}
-                    lang={lang}
-                    onChoose={(to) => choose(opportunity, to)}
-                  />
-                ))}
-              </ul>
-              {board[stage].nextCursor && (
-                <button type="button" className="button records-small-button" onClick={() => void loadMore(stage)}>
-                  {s.loadMore}
-                </button>
-              )}
-            </section>
-          ))}
-        </div>
+        <PipelineBoard
+          lang={lang}
+          s={s}
+          p={p}
+          board={board}
+          focusRequest={focusRequest}
+          onMove={choose}
+          onLoadMore={(stage) => void loadMore(stage)}
+        />
       )}
       <ConfirmStep
-        confirmation={reopening}
+        confirmation={refocusOnCancel(reopening)}
         title={(m) => s.reopenTitle(m.opportunity.title)}
-        text={reopening.pending ? s.reopenText(s.stages[reopening.pending.opportunity.stage], s.stages[reopening.pending.to]) : ''}
+        text={(m) => s.reopenText(s.stages[m.opportunity.stage], s.stages[m.to])}
         confirmLabel={s.reopenConfirm}
         cancelLabel={s.cancel}
       />
+      <ConfirmStep
+        confirmation={refocusOnCancel(finishing)}
+        title={(m) => p.finalTitle(m.opportunity.title, s.stages[m.to])}
+        text={(m) => p.finalText(s.stages[m.to])}
+        confirmLabel={finishing.pending ? p.finalConfirm(s.stages[finishing.pending.to]) : ''}
+        cancelLabel={s.cancel}
+        tone="primary"
+      />
     </section>
-  );
-}
-
-function OpportunityCard({
-  opportunity,
-  s,
-  lang,
-  onChoose,
-}: {
-  opportunity: Opportunity;
-  s: RecordsStrings;
-  lang: PageProps['lang'];
-  onChoose: (to: OpportunityStage) => void;
-}) {
-  const selectId = useId();
-  const contact = opportunity.contact;
-  const who = contact.company_name ?? [contact.first_name, contact.last_name].filter((part) => part).join(' ');
-  return (
-    <li className="records-card" aria-label={opportunity.title}>
-      <p className="records-card-title">{opportunity.title}</p>
-      <p className="records-card-line muted small">{`${who} · ${opportunity.product}`}</p>
-      <p className="records-card-line small">
-        <strong>{formatEuros(lang, opportunity.expected_value_eur)}</strong>
-        <span className="muted">{` · ${formatDate(lang, opportunity.created_at)}`}</span>
-      </p>
-      <div className="field records-stage-field">
-        <label htmlFor={selectId} className="small">
-          {s.stage}
-        </label>
-        <select
-          id={selectId}
-          aria-label={s.stageOf(opportunity.title)}
-          value={opportunity.stage}
-          onChange={(e) => onChoose(e.target.value as OpportunityStage)}
-        >
-          {OPPORTUNITY_STAGES.map((stage) => (
-            <option key={stage} value={stage}>
-              {s.stages[stage]}
-            </option>
-          ))}
-        </select>
-      </div>
-    </li>
   );
 }
 
@@ -234,7 +208,9 @@ function OpportunityForm({
   onCreated: (opportunity: Opportunity) => void;
 }) {
   const id = useId();
+  const p = PIPELINE_STRINGS[lang];
   const [values, setValues] = useState({ title: '', product: '', last_name: '', email: '', value: '' });
+  const [client, setClient] = useState<ChosenClient | null>(null);
   const [error, setError] = useState<FormError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -248,6 +224,7 @@ function OpportunityForm({
         product: values.product,
         contact: { last_name: values.last_name, ...(values.email.trim() ? { email: values.email.trim() } : {}) },
         ...(values.value.trim() && Number.isFinite(value) ? { expected_value_eur: value } : {}),
+        ...(client ? { client_id: client.client_id } : {}),
       },
     });
     setBusy(false);
@@ -270,6 +247,17 @@ function OpportunityForm({
   ];
   return (
     <form className="records-form" onSubmit={(e) => void submit(e)} aria-label={s.newOpportunity} noValidate>
+      <ClientPicker
+        lang={lang}
+        s={{ ...AUTOMATION_STRINGS[lang], client: p.clientOptional, clientHint: p.clientHint }}
+        chosen={client}
+        onChoose={(chosen) => {
+          setClient(chosen);
+          // The contact is the client's, until the broker names someone else.
+          if (chosen && values.last_name.trim() === '') setValues({ ...values, last_name: chosen.name });
+        }}
+      />
+      {error?.fields.client_id && <span className="records-field-error small">{error.fields.client_id}</span>}
       <div className="records-fields">
         {fields.map((field) => (
           <div className="field" key={field.name}>

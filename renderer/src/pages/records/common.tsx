@@ -47,6 +47,11 @@ export function clientPath(clientId: string): string {
   return `/console/clients/${encodeURIComponent(clientId)}`;
 }
 
+/** The console path of an opportunity's page. */
+export function opportunityPath(opportunityId: string): string {
+  return `/console/opportunities/${encodeURIComponent(opportunityId)}`;
+}
+
 /** The id after `/console/<area>/` in the address bar, if any (the shell serves every /console/* path). */
 export function idInPath(area: string): string | null {
   const rest = window.location.pathname.replace(/\/+$/, '').slice(`/console/${area}/`.length);

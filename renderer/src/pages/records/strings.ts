@@ -166,7 +166,8 @@ const en: RecordsStrings = {
   clientJobsIntro: 'The pricing jobs behind these quotes.',
   noClientJobs: 'No pricing job for this client yet.',
   clientOpportunities: 'Opportunities',
-  clientOpportunitiesIntro: 'Opportunities one of the client’s quotes is for, or whose contact has the client’s email or SIRET.',
+  clientOpportunitiesIntro:
+    'Opportunities made for the client, those one of the client’s quotes is for, and those whose contact has the client’s email or SIRET.',
   noClientOpportunities: 'No opportunity is linked to this client.',
   opportunitiesTitle: 'Opportunities',
   opportunitiesIntro: 'The cabinet’s opportunities by stage. Won and lost are final: moving one back reopens it.',
@@ -278,7 +279,8 @@ const fr: RecordsStrings = {
   clientJobsIntro: 'Les tâches de tarification derrière ces devis.',
   noClientJobs: 'Aucune tâche de tarification pour ce client.',
   clientOpportunities: 'Opportunités',
-  clientOpportunitiesIntro: 'Les opportunités visées par un devis du client, ou dont le contact a le courriel ou le SIRET du client.',
+  clientOpportunitiesIntro:
+    'Les opportunités ouvertes pour le client, celles visées par un de ses devis, et celles dont le contact a son courriel ou son SIRET.',
   noClientOpportunities: 'Aucune opportunité liée à ce client.',
   opportunitiesTitle: 'Opportunités',
   opportunitiesIntro: 'Les opportunités du cabinet par étape. Gagnée et perdue sont définitives : en sortir rouvre l’opportunité.',

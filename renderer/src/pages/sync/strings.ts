@@ -57,6 +57,7 @@ const en = {
   recordKinds: {
     client: 'client',
     opportunity: 'opportunity',
+    opportunity_note: 'note on an opportunity',
     devis: 'quote',
     contract: 'contract',
     job: 'pricing',
@@ -190,6 +191,7 @@ const fr: SyncStrings = {
     job: 'tarification',
     comparaison: 'comparaison',
     conseil: 'document de conseil',
+    opportunity_note: 'note sur une opportunité',
     event: 'événement',
     user: 'compte utilisateur',
   },
