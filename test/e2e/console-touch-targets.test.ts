@@ -59,7 +59,7 @@ describe('touch targets', () => {
       email: 'marie@dupont.fr',
     });
     createDevis(deps, user.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData: {} });
-    createOpportunity(
+    const opportunity = createOpportunity(
       deps,
       user.cabinetId,
       { title: 'Habitation Dupont', product: 'mrh', contact: { last_name: 'Dupont' }, stage: 'new', expected_value_eur: 300, tags: [] },
@@ -75,7 +75,7 @@ describe('touch targets', () => {
     const found: string[] = [];
     for (const locale of ['fr-FR', 'en-GB']) {
       const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/', { locale, viewport: { width: 390, height: 844 } });
-      for (const path of [...PAGES, `/console/clients/${client.client_id}`]) {
+      for (const path of [...PAGES, `/console/clients/${client.client_id}`, `/console/opportunities/${opportunity.opportunity_id}`]) {
         await page.goto(`${ui.server.url}${path}`);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');

@@ -53,7 +53,7 @@ export function OpportunityDetail({ lang, t, opportunityId }: PageProps & { oppo
     return (
       <section className="records">
         <p>
-          <a href="/console/opportunities">{p.backToBoard}</a>
+          <a className="back-link" href="/console/opportunities">{`← ${p.backToBoard}`}</a>
         </p>
         <Alert>{loaded.message}</Alert>
       </section>
@@ -70,7 +70,7 @@ export function OpportunityDetail({ lang, t, opportunityId }: PageProps & { oppo
   return (
     <section className="records">
       <p>
-        <a href="/console/opportunities">{p.backToBoard}</a>
+        <a className="back-link" href="/console/opportunities">{`← ${p.backToBoard}`}</a>
       </p>
       <div className="records-heading">
         <h1>{opportunity.title}</h1>
