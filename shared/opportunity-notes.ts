@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_HEADER } from './crm-endpoints.js';
 import { consoleTwin, defineEndpoint } from './endpoint.js';
 import { idParam } from './pagination.js';
 
@@ -57,10 +58,14 @@ export const addOpportunityNote = defineEndpoint({
   tag: 'CRM',
   auth: 'api_key',
   scope: 'crm:write',
+  headers: IDEMPOTENCY_HEADER,
   params,
   body: addOpportunityNoteBody,
-  responses: { 201: { description: 'The note.', schema: opportunityNoteSchema } },
-  errors: ['not_found'],
+  responses: {
+    201: { description: 'The note.', schema: opportunityNoteSchema },
+    200: { description: 'Replay of an earlier request with the same Idempotency-Key.', schema: opportunityNoteSchema },
+  },
+  errors: ['not_found', 'idempotency_conflict', 'idempotency_key_reused'],
 });
 
 const twin = { tag: 'Console: records', auth: 'console' } as const;
@@ -74,6 +79,7 @@ export const addConsoleOpportunityNote = defineEndpoint({
   ...consoleTwin(addOpportunityNote, { ...twin, operationId: 'consoleAddOpportunityNote' }),
   description: 'Written in the name of the signed-in person (their email). A note is never edited: add another one to correct it.',
   body: z.strictObject({ body: noteBody }).meta({ id: 'ConsoleAddOpportunityNote' }),
+  responses: { 201: addOpportunityNote.responses[201] },
 });
 
 export const CONSOLE_NOTE_ENDPOINTS = [listConsoleOpportunityNotes, addConsoleOpportunityNote] as const;

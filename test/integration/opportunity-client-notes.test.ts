@@ -117,7 +117,13 @@ describe('an opportunity’s notes', () => {
     clock.advance(1000);
     expect((await cab.api.post(`/opportunities/${opportunity.id}/notes`, { body: 'Devis envoyé.', author: 'Assistant' })).status).toBe(201);
     clock.advance(1000);
-    expect((await cab.api.post(`/opportunities/${opportunity.id}/notes`, { body: 'Signature prévue.' })).body.author).toBe('API');
+    // A retried POST with its Idempotency-Key adds nothing: it answers the first note again.
+    const retry = { 'Idempotency-Key': randomUUID() };
+    const once = await cab.api.post(`/opportunities/${opportunity.id}/notes`, { body: 'Signature prévue.' }, retry);
+    expect(once.status).toBe(201);
+    expect(once.body.author).toBe('API');
+    const again = await cab.api.post(`/opportunities/${opportunity.id}/notes`, { body: 'Signature prévue.' }, retry);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.note_id]).toEqual([200, 'true', once.body.note_id]);
     const listed = (await json(await cab.console.request(path))) as { data: unknown[] };
     expect(listed.data.map((n) => opportunityNoteSchema.parse(n).body)).toEqual(['Signature prévue.', 'Devis envoyé.', 'Rappeler lundi.']);
     expect((await cab.api.get(`/opportunities/${opportunity.id}/notes`)).body.data).toEqual(listed.data);
