@@ -352,6 +352,13 @@ const VISITS: Visit[] = [
   },
   { name: 'wallet', path: () => '/console/wallet' },
   {
+    name: 'search results',
+    path: () => '/console/search?q=dupont',
+    prepare: async (page) => {
+      await page.getByRole('link', { name: /^Jean Dupont/ }).first().waitFor();
+    },
+  },
+  {
     name: 'users',
     path: () => '/console/users',
     prepare: async (page) => {
