@@ -17,9 +17,9 @@ import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { apiDocuments, extrasToStore, offresOf, type PricedExtras } from './documents.js';
 import * as store from './store.js';
+import { contractRecords, devisRecords } from './sync.js';
 
 export type { PricedExtras } from './documents.js';
-import { contractRecords, devisRecords } from './sync.js';
 
 const euros = (cents: number) => cents / 100;
 
@@ -55,9 +55,8 @@ export function notFound(id: string): ApiError {
   return new ApiError('not_found', `No quote (devis) with id ${id} in this cabinet.`);
 }
 
-function unknownReference(field: string, kind: string, id: string): ApiError {
-  return validationError([{ path: `body.${field}`, message: `no ${kind} with id ${id} in this cabinet` }]);
-}
+const unknownReference = (field: string, kind: string, id: string): ApiError =>
+  validationError([{ path: `body.${field}`, message: `no ${kind} with id ${id} in this cabinet` }]);
 
 /** A draft quote: no pricing, no event. Its client (and opportunity, if given) must be the cabinet's. */
 export function createDevis(deps: Deps, cabinetId: string, input: CreateDevisInput): Devis {
