@@ -14,7 +14,7 @@ import type { Deps } from '../deps.js';
 import { atomically } from '../platform/db/atomically.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, nameCursorCodec, toPage } from '../platform/http/cursor.js';
+import { cursorCodec, sortCursorCodec, sortedPage, toPage } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { clearClientCopies, NO_CONTACT } from './erasure.js';
@@ -112,7 +112,7 @@ export function listClients(deps: Deps, cabinetId: string, query: ClientListQuer
     text: query.q,
     createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
   };
-  if (query.sort === 'name') return clientsByName(deps, cabinetId, filters, query, nameCursorCodec(deps.keys.cursor, scope));
+  if (query.sort === 'name') return clientsByName(deps, cabinetId, filters, query, sortCursorCodec(deps.keys.cursor, scope));
   const codec = cursorCodec(deps.keys.cursor, scope);
   const rows = store.listClients(deps.db.orm, cabinetId, { ...filters, after: codec.after(query.cursor) }, query.limit + 1);
   return toPage(rows, query.limit, toClient, codec.next);
@@ -127,47 +127,22 @@ function sortName(row: Pick<store.ClientRow, 'type' | 'lastName' | 'firstName' |
   return [row.lastName, row.firstName].filter((part) => part).join(' ') || (row.companyName ?? '');
 }
 
-/**
- * A page of clients by name. SQLite's own ordering knows neither accents nor French, so the names
- * the filters keep are sorted here (a cabinet's clients fit in memory), and the page after the
- * cursor's (name, id) is read by id.
- */
+/** A page of clients by name, in French order. */
 function clientsByName(
   deps: Deps,
   cabinetId: string,
   filters: store.ClientFilters,
   query: ClientListQuery,
-  codec: ReturnType<typeof nameCursorCodec>,
+  codec: ReturnType<typeof sortCursorCodec>,
 ): Page<Client> {
-  const compare = (a: { name: string; id: string }, b: { name: string; id: string }) =>
-    byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const after = codec.after(query.cursor);
-  const sorted = store
-    .clientNamesMatching(deps.db.orm, cabinetId, filters)
-    .map((row) => ({ name: sortName(row), id: row.id }))
-    .filter((entry) => after === undefined || compare(entry, after) > 0)
-    .sort(compare);
-  const page = sorted.slice(0, query.limit);
-  const rows = new Map(
-    store
-      .clientsByIds(
-        deps.db.orm,
-        cabinetId,
-        page.map((entry) => entry.id),
-      )
-      .map((row) => [row.id, row]),
+  const entries = store.clientNamesMatching(deps.db.orm, cabinetId, filters).map((row) => ({ key: sortName(row), id: row.id }));
+  return sortedPage(
+    entries,
+    (a, b) => byName.compare(String(a), String(b)),
+    codec,
+    query,
+    (ids) => new Map(store.clientsByIds(deps.db.orm, cabinetId, ids).map((row) => [row.id, toClient(row)])),
   );
-  const last = page.at(-1);
-  const hasMore = sorted.length > query.limit;
-  return {
-    data: page.flatMap((entry) => {
-      const row = rows.get(entry.id);
-      return row ? [toClient(row)] : [];
-    }),
-    next_cursor: hasMore && last ? codec.next(last) : null,
-    has_more: hasMore,
-    count: page.length,
-  };
 }
 
 /** How a client is named to a person: a company by its name, a person by first and last name. */

@@ -57,20 +57,52 @@ const decodeCursor = (key: Buffer, scope: CursorScope, cursor: string): CursorPo
     typeof createdAt === 'number' && typeof id === 'string' ? { createdAt, id } : null,
   );
 
-/** Where a page sorted by name ended: the name and id of its last item. */
-export interface NamePosition {
-  name: string;
+/** Where a page in an order of its own ended: its last item's sort key and id. */
+export interface SortPosition {
+  key: string | number;
   id: string;
 }
 
-/** The decode/encode pair of a list sorted by name. */
-export function nameCursorCodec(key: Buffer, scope: CursorScope) {
+/** The decode/encode pair of a list sorted by another key than its creation. */
+export function sortCursorCodec(key: Buffer, scope: CursorScope) {
   return {
-    after: (cursor: string | undefined): NamePosition | undefined =>
+    after: (cursor: string | undefined): SortPosition | undefined =>
       cursor === undefined
         ? undefined
-        : decodeTuple(key, scope, cursor, ([name, id]) => (typeof name === 'string' && typeof id === 'string' ? { name, id } : null)),
-    next: (position: NamePosition) => encodeTuple(key, scope, [position.name, position.id]),
+        : decodeTuple(key, scope, cursor, ([sortKey, id]) =>
+            (typeof sortKey === 'string' || typeof sortKey === 'number') && typeof id === 'string' ? { key: sortKey, id } : null,
+          ),
+    next: (position: SortPosition) => encodeTuple(key, scope, [position.key, position.id]),
+  };
+}
+
+/**
+ * A page of a list in an order SQLite cannot give (French names, accents aside): every entry's key
+ * is sorted here (a cabinet's records fit in memory), and the page after the cursor's position is
+ * read by id.
+ */
+export function sortedPage<Item>(
+  entries: readonly SortPosition[],
+  compareKeys: (a: SortPosition['key'], b: SortPosition['key']) => number,
+  codec: ReturnType<typeof sortCursorCodec>,
+  query: { limit: number; cursor?: string },
+  read: (ids: string[]) => Map<string, Item>,
+): Page<Item> {
+  const compare = (a: SortPosition, b: SortPosition) => compareKeys(a.key, b.key) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const after = codec.after(query.cursor);
+  const rest = entries.filter((entry) => after === undefined || compare(entry, after) > 0).sort(compare);
+  const page = rest.slice(0, query.limit);
+  const items = read(page.map((entry) => entry.id));
+  const last = page.at(-1);
+  const hasMore = rest.length > query.limit;
+  return {
+    data: page.flatMap((entry) => {
+      const item = items.get(entry.id);
+      return item === undefined ? [] : [item];
+    }),
+    next_cursor: hasMore && last ? codec.next(last) : null,
+    has_more: hasMore,
+    count: page.length,
   };
 }
 
