@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
 import {
   CLIENT_SORTS,
+  OPPORTUNITY_SORTS,
   CLIENT_TYPES,
   clientSchema,
   createClientBody,
@@ -48,7 +49,17 @@ export const listOpportunities = defineEndpoint({
   tag: 'CRM',
   auth: 'api_key',
   scope: 'crm:read',
-  query: z.object({ ...listQueryBase, stage: opportunityStageSchema.optional(), created_after: createdAfterSchema.optional() }),
+  query: z.object({
+    ...listQueryBase,
+    stage: opportunityStageSchema.optional(),
+    created_after: createdAfterSchema.optional(),
+    sort: z
+      .enum(OPPORTUNITY_SORTS)
+      .default('-created_at')
+      .describe(
+        '-created_at: newest first (the default); -expected_value_eur: the largest expected value first. A cursor is for the order it was made in.',
+      ),
+  }),
   responses: { 200: { description: 'A page.', schema: pageSchema(opportunitySchema, 'OpportunityPage') } },
   errors: ['invalid_cursor'],
 });

@@ -41,6 +41,8 @@ export const OPPORTUNITY_STAGES = ['new', 'qualified', 'quoted', 'negotiation', 
 export const opportunityStageSchema = z.enum(OPPORTUNITY_STAGES);
 export type OpportunityStage = z.infer<typeof opportunityStageSchema>;
 export const FINAL_STAGES: readonly OpportunityStage[] = ['won', 'lost'];
+export const OPPORTUNITY_SORTS = ['-created_at', '-expected_value_eur'] as const;
+export type OpportunitySort = (typeof OPPORTUNITY_SORTS)[number];
 export const CREATED_VIA = ['api', 'mcp', 'console'] as const;
 
 const opportunityContactInput = z.strictObject({

@@ -3,6 +3,7 @@ import {
   FINAL_STAGES,
   type CreateOpportunityInput,
   type Opportunity,
+  type OpportunitySort,
   type OpportunityStage,
   type UpdateOpportunityInput,
 } from '../../shared/crm.js';
@@ -13,7 +14,7 @@ import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../platform/http/cursor.js';
+import { cursorCodec, sortCursorCodec, sortedPage, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 import * as searchStore from './store-search.js';
@@ -121,23 +122,29 @@ export function opportunityExists(deps: Deps, cabinetId: string, id: string): bo
 export function listOpportunities(
   deps: Deps,
   cabinetId: string,
-  query: { limit: number; cursor?: string; stage?: OpportunityStage; created_after?: string },
+  query: { limit: number; cursor?: string; stage?: OpportunityStage; created_after?: string; sort?: OpportunitySort },
 ): Page<Opportunity> {
-  const codec = cursorCodec(deps.keys.cursor, {
+  const byValue = query.sort === '-expected_value_eur';
+  const scope = {
     cabinetId,
     resource: 'opportunities',
-    filters: { stage: query.stage, created_after: query.created_after },
-  });
-  const rows = store.listOpportunities(
-    deps.db.orm,
-    cabinetId,
-    {
-      stage: query.stage,
-      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-      after: codec.after(query.cursor),
-    },
-    query.limit + 1,
-  );
+    filters: { stage: query.stage, created_after: query.created_after, sort: byValue ? query.sort : undefined },
+  };
+  const filters = { stage: query.stage, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after) };
+  if (byValue) {
+    const entries = store
+      .opportunityValuesMatching(deps.db.orm, cabinetId, filters)
+      .map((row) => ({ key: -row.expectedValueCents, id: row.id }));
+    return sortedPage(
+      entries,
+      (a, b) => Number(a) - Number(b),
+      sortCursorCodec(deps.keys.cursor, scope),
+      query,
+      (ids) => new Map(store.opportunitiesByIds(deps.db.orm, cabinetId, ids).map((row) => [row.id, toOpportunity(row)])),
+    );
+  }
+  const codec = cursorCodec(deps.keys.cursor, scope);
+  const rows = store.listOpportunities(deps.db.orm, cabinetId, { ...filters, after: codec.after(query.cursor) }, query.limit + 1);
   return toPage(rows, query.limit, toOpportunity, codec.next);
 }
 

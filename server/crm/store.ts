@@ -53,6 +53,35 @@ export function listOpportunities(
   });
 }
 
+/** The expected value of every opportunity the filters keep, for a list sorted by value. */
+export function opportunityValuesMatching(
+  orm: Orm,
+  cabinetId: string,
+  filters: { stage?: OpportunityRow['stage']; createdAfter?: number },
+): Pick<OpportunityRow, 'id' | 'expectedValueCents'>[] {
+  return orm
+    .select({ id: opportunities.id, expectedValueCents: opportunities.expectedValueCents })
+    .from(opportunities)
+    .where(
+      and(
+        eq(opportunities.cabinetId, cabinetId),
+        filters.stage ? eq(opportunities.stage, filters.stage) : undefined,
+        filters.createdAfter !== undefined ? gt(opportunities.createdAt, filters.createdAfter) : undefined,
+      ),
+    )
+    .all();
+}
+
+/** Some of the cabinet's opportunities, by id (in no order). */
+export function opportunitiesByIds(orm: Orm, cabinetId: string, ids: readonly string[]): OpportunityRow[] {
+  if (ids.length === 0) return [];
+  return orm
+    .select()
+    .from(opportunities)
+    .where(and(eq(opportunities.cabinetId, cabinetId), inArray(opportunities.id, [...ids])))
+    .all();
+}
+
 /** A client that has not been erased: an erased one is, for every reader, no longer there. */
 export function findClient(orm: Orm, cabinetId: string, id: string): ClientRow | undefined {
   return orm

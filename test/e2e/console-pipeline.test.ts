@@ -249,6 +249,27 @@ describe('the opportunities pipeline in real Chromium', () => {
     expect(listed[0]).toMatchObject({ title: 'Santé Dupont', client_id: ids.dupont });
   });
 
+  it('orders each stage’s cards by the largest value first, then by the newest again', async () => {
+    // Three quoted leads, made one after the other: 100, then 900, then 500.
+    for (const [title, value] of [
+      ['Devis Aubert', 100],
+      ['Devis Brun', 900],
+      ['Devis Caron', 500],
+    ] as const) {
+      await post('/opportunities', { title, product: 'auto', stage: 'quoted', expected_value_eur: value, contact: { last_name: 'X' } });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const page = await signedIn(ui.browser, ui.server, ui.tabs, user, '/console/opportunities');
+    const titles = async () => (await column(page, 'Quoted').getByRole('listitem').all()).map((item) => item.getAttribute('aria-label'));
+    // Only this test's cards: others may have been moved to Quoted before it.
+    const order = async () => (await Promise.all(await titles())).filter((title) => title?.startsWith('Devis ')).join(' | ');
+    await expect.poll(order).toBe('Devis Caron | Devis Brun | Devis Aubert');
+    await page.getByLabel('Cards in each stage', { exact: true }).selectOption('-expected_value_eur');
+    await expect.poll(order).toBe('Devis Brun | Devis Caron | Devis Aubert');
+    await page.getByLabel('Cards in each stage', { exact: true }).selectOption('-created_at');
+    await expect.poll(order).toBe('Devis Caron | Devis Brun | Devis Aubert');
+  });
+
   it('axe finds nothing serious on the board and its new opportunity form, the opportunity’s page and its edit form, at both widths, in both languages', async () => {
     const found: string[] = [];
     for (const [locale, edit] of [

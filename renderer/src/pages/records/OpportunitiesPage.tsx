@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
-import { FINAL_STAGES, OPPORTUNITY_STAGES, type OpportunityStage } from '../../../../shared/crm.js';
+import {
+  FINAL_STAGES,
+  OPPORTUNITY_SORTS,
+  OPPORTUNITY_STAGES,
+  type OpportunitySort,
+  type OpportunityStage,
+} from '../../../../shared/crm.js';
 import type { ConsoleOpportunity as Opportunity } from '../../../../shared/console-records.js';
 import { createConsoleOpportunity, listConsoleOpportunities, updateConsoleOpportunity } from '../../../../shared/console-records.js';
 import { call } from '../../api.js';
@@ -22,16 +28,18 @@ interface Move {
   to: OpportunityStage;
 }
 
-function newestFirst(a: Opportunity, b: Opportunity): number {
-  return b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id);
-}
+/** The cards' order in a column, as the service sorts them: newest, or largest value, first. */
+const ORDERS: Record<OpportunitySort, (a: Opportunity, b: Opportunity) => number> = {
+  '-created_at': (a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id),
+  '-expected_value_eur': (a, b) => b.expected_value_eur - a.expected_value_eur || a.id.localeCompare(b.id),
+};
 
-/** The board with the opportunity taken out of every column and put in its stage's. */
-function placed(board: Board, opportunity: Opportunity): Board {
+/** The board with the opportunity taken out of every column and put in its stage's, in the board's order. */
+function placed(board: Board, opportunity: Opportunity, order: OpportunitySort): Board {
   const next = { ...board };
   for (const stage of OPPORTUNITY_STAGES) {
     const others = board[stage].opportunities.filter((o) => o.id !== opportunity.id);
-    next[stage] = { ...board[stage], opportunities: stage === opportunity.stage ? [...others, opportunity].sort(newestFirst) : others };
+    next[stage] = { ...board[stage], opportunities: stage === opportunity.stage ? [...others, opportunity].sort(ORDERS[order]) : others };
   }
   return next;
 }
@@ -54,12 +62,15 @@ function Pipeline({ lang, t }: PageProps) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const orderId = useId();
+  const [order, setOrder] = useState<OpportunitySort>('-created_at');
   // A new object for each request, so that asking again for the same card focuses it again.
   const [focusRequest, setFocusRequest] = useState<{ id: string } | null>(null);
 
   const column = useCallback(
-    (stage: OpportunityStage, cursor?: string) => call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, cursor } }),
-    [],
+    (stage: OpportunityStage, cursor?: string) =>
+      call(listConsoleOpportunities, { query: { stage, limit: PAGE_SIZE, sort: order, cursor } }),
+    [order],
   );
 
   useEffect(() => {
@@ -108,7 +119,7 @@ function Pipeline({ lang, t }: PageProps) {
       return setError(p.refused(opportunity.title, result.error.message));
     }
     setError(null);
-    setBoard((current) => current && placed(current, result.data));
+    setBoard((current) => current && placed(current, result.data, order));
     setNotice(s.moved(result.data.title, s.stages[result.data.stage]));
   }
 
@@ -148,6 +159,19 @@ function Pipeline({ lang, t }: PageProps) {
         )}
       </div>
       <p className="muted">{s.opportunitiesIntro}</p>
+      <form className="records-search" onSubmit={(e) => e.preventDefault()}>
+        <div className="field">
+          <label htmlFor={orderId}>{p.order}</label>
+          <select
+            id={orderId}
+            value={order}
+            onChange={(e) => setOrder(OPPORTUNITY_SORTS.find((v) => v === e.target.value) ?? '-created_at')}
+          >
+            <option value="-created_at">{p.orderNewest}</option>
+            <option value="-expected_value_eur">{p.orderValue}</option>
+          </select>
+        </div>
+      </form>
       {creating && (
         <div className="card records-panel">
           <h2>{s.newOpportunity}</h2>
@@ -157,7 +181,7 @@ function Pipeline({ lang, t }: PageProps) {
             onCancel={() => setCreating(false)}
             onCreated={(opportunity) => {
               setCreating(false);
-              setBoard((current) => current && placed(current, opportunity));
+              setBoard((current) => current && placed(current, opportunity, order));
             }}
           />
         </div>

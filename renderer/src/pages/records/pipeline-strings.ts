@@ -17,6 +17,9 @@ export interface PipelineStrings {
   noClient: string;
   // The opportunity's page
   backToBoard: string;
+  order: string;
+  orderNewest: string;
+  orderValue: string;
   details: string;
   edit: string;
   save: string;
@@ -61,6 +64,9 @@ const en: PipelineStrings = {
   finalConfirm: (stage) => `Mark as ${stage}`,
   noClient: 'No client',
   backToBoard: 'All opportunities',
+  order: 'Cards in each stage',
+  orderNewest: 'Newest first',
+  orderValue: 'Largest value first',
   details: 'Details',
   edit: 'Edit',
   save: 'Save',
@@ -105,6 +111,9 @@ const fr: PipelineStrings = {
   finalConfirm: (stage) => `Passer en ${stage}`,
   noClient: 'Aucun client',
   backToBoard: 'Toutes les opportunités',
+  order: 'Cartes de chaque étape',
+  orderNewest: 'Les plus récentes d’abord',
+  orderValue: 'Les plus gros montants d’abord',
   details: 'Détails',
   edit: 'Modifier',
   save: 'Enregistrer',

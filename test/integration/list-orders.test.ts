@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../server/crm/clients.js';
+import { createOpportunity } from '../../server/crm/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
 import { apiClient, expectError } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * GET /clients?sort=name: A to Z in French order (accents and case aside), a company by its name
- * and a person by last then first name; pages follow each other through the cursor, which belongs
- * to its order; filters apply; an erased client is never listed.
+ * Lists in an order of their own. GET /clients?sort=name: A to Z in French order (accents and case
+ * aside), a company by its name and a person by last then first name; an erased client is never
+ * listed. GET /opportunities?sort=-expected_value_eur: the largest first. In both, pages follow each
+ * other through the cursor, which belongs to its order, and filters apply.
  */
 let server: TestServer;
 let api: ReturnType<typeof apiClient>;
@@ -28,6 +30,18 @@ beforeAll(async () => {
   person('Éluard', 'Paul');
   person('Dupont', 'Anne');
   person('Fabre');
+  const lead = (title: string, expected_value_eur: number, stage: 'new' | 'won' = 'new') =>
+    createOpportunity(
+      server.deps,
+      cabinetId,
+      { title, product: 'auto', contact: { last_name: 'X' }, stage, expected_value_eur, tags: [] },
+      'api',
+    );
+  lead('Petit', 300);
+  lead('Flotte', 4200);
+  lead('Moyen A', 850);
+  lead('Moyen B', 850);
+  lead('Gagné', 9000, 'won');
   createClient(server.deps, cabinetId, { type: 'company', last_name: 'Roux', company_name: 'Garage Martin' });
   eraseClient(server.deps, cabinetId, person('Abadie', 'Erased').client_id);
   // Another cabinet's client sorts first by name, and is never seen here.
@@ -75,5 +89,37 @@ describe('clients sorted by name', () => {
     expect(names((await api.get('/clients?sort=name&type=company')).body)).toEqual(['Garage Martin']);
     expect(names((await api.get('/clients?sort=name&q=dupont')).body)).toEqual(['Dupont Anne', 'dupont Jean']);
     expectError(await api.get('/clients?sort=last_name'), 400, 'validation_error');
+  });
+});
+
+describe('opportunities by expected value', () => {
+  const titles = (body: Record<string, unknown>) => (body.data as { title: string }[]).map((o) => o.title);
+
+  it('lists the largest first, pages of two following each other, ties kept in one order', async () => {
+    const all = titles((await api.get('/opportunities?sort=-expected_value_eur')).body);
+    expect(all.slice(0, 2)).toEqual(['Gagné', 'Flotte']);
+    expect(all.slice(2, 4).sort()).toEqual(['Moyen A', 'Moyen B']);
+    expect(all[4]).toBe('Petit');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const res = await api.get(`/opportunities?sort=-expected_value_eur&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      seen.push(...titles(res.body));
+      cursor = res.body.next_cursor as string | null;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(all);
+  });
+
+  it('keeps its filters, and its cursor is its own', async () => {
+    const open = titles((await api.get('/opportunities?sort=-expected_value_eur&stage=new')).body);
+    expect([open[0], open.length, open.includes('Gagné')]).toEqual(['Flotte', 4, false]);
+    const byValue = await api.get('/opportunities?sort=-expected_value_eur&limit=1');
+    expectError(
+      await api.get(`/opportunities?limit=1&cursor=${encodeURIComponent(String(byValue.body.next_cursor))}`),
+      400,
+      'invalid_cursor',
+    );
+    expectError(await api.get('/opportunities?sort=title'), 400, 'validation_error');
   });
 });
