@@ -355,7 +355,10 @@ const VISITS: Visit[] = [
     name: 'search results',
     path: () => '/console/search?q=dupont',
     prepare: async (page) => {
-      await page.getByRole('link', { name: /^Jean Dupont/ }).first().waitFor();
+      await page
+        .getByRole('link', { name: /^Jean Dupont/ })
+        .first()
+        .waitFor();
     },
   },
   {
