@@ -15,6 +15,7 @@ import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 /**
  * Every control of the console's pages is at least 24×24 px on a phone, in French (the longer
  * words) and English, with records on each page; a link inside a sentence is exempt (WCAG 2.5.8).
+ * On the way, no English page writes a colon with French spacing ("Created :").
  */
 const ui = useConsoleBrowser({
   server: {
@@ -80,6 +81,11 @@ describe('touch targets', () => {
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');
         for (const small of await smallTargets(page)) found.push(`${locale} ${path}: ${small}`);
+        // French typography (a space before a colon) never leaks into English.
+        if (locale === 'en-GB') {
+          const text = await page.locator('body').innerText();
+          for (const match of text.matchAll(/\S+ [:;!?](?=\s|$)/g)) found.push(`${path}: French spacing in English: "${match[0]}"`);
+        }
       }
     }
     expect(found).toEqual([]);
