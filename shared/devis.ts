@@ -5,6 +5,8 @@ import { defineEndpoint } from './endpoint.js';
 import { idParam, listQueryBase, pageSchema } from './pagination.js';
 
 export const DEVIS_STATUSES = ['draft', 'pricing', 'priced', 'failed', 'signed'] as const;
+export const DEVIS_SORTS = ['-created_at', 'tarif_eur'] as const;
+export type DevisSort = (typeof DEVIS_SORTS)[number];
 export const devisStatusSchema = z.enum(DEVIS_STATUSES);
 export type DevisStatus = z.infer<typeof devisStatusSchema>;
 
@@ -97,6 +99,12 @@ export const listDevis = defineEndpoint({
     status: devisStatusSchema.optional(),
     client_id: z.uuid().optional(),
     opportunity_id: z.uuid().optional(),
+    sort: z
+      .enum(DEVIS_SORTS)
+      .default('-created_at')
+      .describe(
+        '-created_at: newest first (the default); tarif_eur: the lowest premium first, quotes without one last. A cursor is for the order it was made in.',
+      ),
   }),
   responses: { 200: { description: 'A page.', schema: pageSchema(devisSchema, 'DevisPage') } },
   errors: ['invalid_cursor'],

@@ -22,6 +22,7 @@ import * as notes from '../crm/notes.js';
 import * as crm from '../crm/service.js';
 import type { Deps } from '../deps.js';
 import { attachClient } from '../devis/attach-client.js';
+import { listDevis as listQuotes } from '../devis/list.js';
 import * as devis from '../devis/service.js';
 import * as erasure from '../erasure/service.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
@@ -81,7 +82,7 @@ export async function recordsConsoleRoutes(app: FastifyInstance, { deps }: { dep
 
   registerEndpoint(app, listConsoleDevis, (request) => {
     const cabinetId = cabinet(request);
-    const page = devis.listDevis(deps, cabinetId, request.query);
+    const page = listQuotes(deps, cabinetId, request.query);
     return { ...page, data: describeDevis(deps, cabinetId, page.data) };
   });
   registerEndpoint(app, getConsoleDevis, (request) => {

@@ -3,7 +3,7 @@ import { listConsoleJobs } from '../automation/console-jobs.js';
 import { listClients } from '../crm/clients.js';
 import { searchOpportunities } from '../crm/service.js';
 import type { Deps } from '../deps.js';
-import { listDevis } from '../devis/service.js';
+import { listDevis } from '../devis/list.js';
 import { describeDevis } from './records.js';
 
 /** The first `SEARCH_GROUP_SIZE` of a list, and whether it had more. */

@@ -4,12 +4,13 @@ import { downloadDevisDocument, getDevisDocument } from '../../shared/devis-docu
 import { requestKey } from '../api-keys/routes.js';
 import type { Deps } from '../deps.js';
 import { registerEndpoint, respond } from '../platform/http/endpoint.js';
+import { listDevis as listQuotes } from './list.js';
 import * as devis from './service.js';
 import { createDocumentLink, createPdfLink, readPdfFromLink } from './pdf-link.js';
 
 export async function devisRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   registerEndpoint(app, createDevis, (request) => respond(201, devis.createDevis(deps, requestKey(request).cabinetId, request.body)));
-  registerEndpoint(app, listDevis, (request) => devis.listDevis(deps, requestKey(request).cabinetId, request.query));
+  registerEndpoint(app, listDevis, (request) => listQuotes(deps, requestKey(request).cabinetId, request.query));
   registerEndpoint(app, getDevis, (request) => devis.getDevis(deps, requestKey(request).cabinetId, request.params.devis_id));
   registerEndpoint(app, signDevis, (request) =>
     devis.signDevis(deps, requestKey(request).cabinetId, request.params.devis_id, request.body),

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PUBLIC_API_PREFIX } from '../../shared/endpoint.js';
 import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
-import type { CreateDevisInput, Devis, DevisStatus } from '../../shared/devis.js';
-import type { Page } from '../../shared/pagination.js';
+import type { CreateDevisInput, Devis } from '../../shared/devis.js';
 import { opportunityExists, winOpportunityIfOpen } from '../crm/service.js';
 import { clientExists } from '../crm/clients.js';
 import { atomically } from '../platform/db/atomically.js';
@@ -13,7 +12,6 @@ import { toIso, toIsoOrNull } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, toPage } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { apiDocuments, extrasToStore, offresOf, type PricedExtras } from './documents.js';
 import * as store from './store.js';
@@ -98,33 +96,6 @@ export function getDevis(deps: Deps, cabinetId: string, id: string): Devis {
   const quote = findDevis(deps, cabinetId, id);
   if (!quote) throw notFound(id);
   return quote;
-}
-
-export function listDevis(
-  deps: Deps,
-  cabinetId: string,
-  query: { limit: number; cursor?: string; status?: DevisStatus; client_id?: string; opportunity_id?: string; created_after?: string },
-): Page<Devis> {
-  const filters = {
-    status: query.status,
-    client_id: query.client_id,
-    opportunity_id: query.opportunity_id,
-    created_after: query.created_after,
-  };
-  const codec = cursorCodec(deps.keys.cursor, { cabinetId, resource: 'devis', filters });
-  const rows = store.listDevis(
-    deps.db.orm,
-    cabinetId,
-    {
-      status: query.status,
-      clientId: query.client_id,
-      opportunityId: query.opportunity_id,
-      createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
-      after: codec.after(query.cursor),
-    },
-    query.limit + 1,
-  );
-  return toPage(rows, query.limit, toDevis, codec.next);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import { preparedQuery } from '../platform/db/prepared-query.js';
@@ -22,27 +22,45 @@ export function findDevis(orm: Orm, cabinetId: string, id: string): DevisRow | u
   return DEVIS(orm).get({ cabinetId, id });
 }
 
-export function listDevis(
-  orm: Orm,
-  cabinetId: string,
-  filters: { status?: DevisRow['status']; clientId?: string; opportunityId?: string; createdAfter?: number; after?: CursorPosition },
-  limit: number,
-): DevisRow[] {
+interface DevisFilters {
+  status?: DevisRow['status'];
+  clientId?: string;
+  opportunityId?: string;
+  createdAfter?: number;
+}
+
+function matching(cabinetId: string, filters: DevisFilters): SQL | undefined {
+  return and(
+    eq(devis.cabinetId, cabinetId),
+    filters.status ? eq(devis.status, filters.status) : undefined,
+    filters.clientId ? eq(devis.clientId, filters.clientId) : undefined,
+    filters.opportunityId ? eq(devis.opportunityId, filters.opportunityId) : undefined,
+    filters.createdAfter !== undefined ? gt(devis.createdAt, filters.createdAfter) : undefined,
+  );
+}
+
+export function listDevis(orm: Orm, cabinetId: string, filters: DevisFilters & { after?: CursorPosition }, limit: number): DevisRow[] {
   return orm
     .select()
     .from(devis)
-    .where(
-      and(
-        eq(devis.cabinetId, cabinetId),
-        filters.status ? eq(devis.status, filters.status) : undefined,
-        filters.clientId ? eq(devis.clientId, filters.clientId) : undefined,
-        filters.opportunityId ? eq(devis.opportunityId, filters.opportunityId) : undefined,
-        filters.createdAfter !== undefined ? gt(devis.createdAt, filters.createdAfter) : undefined,
-        before(devis.createdAt, devis.id, filters.after),
-      ),
-    )
+    .where(and(matching(cabinetId, filters), before(devis.createdAt, devis.id, filters.after)))
     .orderBy(desc(devis.createdAt), desc(devis.id))
     .limit(limit)
+    .all();
+}
+
+/** The premium of every quote the filters keep, for a list sorted by premium. */
+export function devisPremiumsMatching(orm: Orm, cabinetId: string, filters: DevisFilters): Pick<DevisRow, 'id' | 'tarifCents'>[] {
+  return orm.select({ id: devis.id, tarifCents: devis.tarifCents }).from(devis).where(matching(cabinetId, filters)).all();
+}
+
+/** Some of the cabinet's quotes, by id (in no order). */
+export function devisByIds(orm: Orm, cabinetId: string, ids: readonly string[]): DevisRow[] {
+  if (ids.length === 0) return [];
+  return orm
+    .select()
+    .from(devis)
+    .where(and(eq(devis.cabinetId, cabinetId), inArray(devis.id, [...ids])))
     .all();
 }
 

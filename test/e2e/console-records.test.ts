@@ -6,6 +6,7 @@ import { setInsurerCredentials } from '../../server/credentials/service.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { SANDBOX_PRODUCTS } from '../../insurers/sandbox/src/products.js';
 import { grantCredits } from '../../server/wallet/service.js';
+import { createDevis } from '../../server/devis/service.js';
 import { apiClient } from '../helpers/api.js';
 import { consoleClient, expectNoSidewaysScroll, saveScreenshot, signedIn } from '../helpers/console.js';
 import { useConsoleBrowser } from '../helpers/console-browser.js';
@@ -164,6 +165,13 @@ describe('the records pages in real Chromium', () => {
     await page.getByLabel('Status', { exact: true }).selectOption('priced');
     await row.waitFor();
     await saveScreenshot(page, 'records-quotes-en');
+    // A draft, newer, comes first; by premium the priced quote does, the draft (no premium) last.
+    createDevis(ui.server.deps, user.cabinetId, { client_id: dupontId, compagnie: 'sandbox', produit: 'mrh', dicData: {} });
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    const statuses = () => page.locator('li[data-status]').evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
+    await expect.poll(statuses).toEqual(['draft', 'priced']);
+    await page.getByLabel('Order', { exact: true }).selectOption('tarif_eur');
+    await expect.poll(statuses).toEqual(['priced', 'draft']);
     expect(devisId).not.toBe('');
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../server/crm/clients.js';
 import { createOpportunity } from '../../server/crm/service.js';
+import { createDevis, recordDevisPriced } from '../../server/devis/service.js';
 import { eraseClient } from '../../server/erasure/service.js';
 import { apiClient, expectError } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -8,7 +9,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /**
  * Lists in an order of their own. GET /clients?sort=name: A to Z in French order (accents and case
  * aside), a company by its name and a person by last then first name; an erased client is never
- * listed. GET /opportunities?sort=-expected_value_eur: the largest first. In both, pages follow each
+ * listed. GET /opportunities?sort=-expected_value_eur: the largest first. GET /devis?sort=tarif_eur: the
+ * lowest premium first, quotes without one last. In each, pages follow each
  * other through the cursor, which belongs to its order, and filters apply.
  */
 let server: TestServer;
@@ -29,7 +31,11 @@ beforeAll(async () => {
   person('dupont', 'Jean');
   person('Éluard', 'Paul');
   person('Dupont', 'Anne');
-  person('Fabre');
+  const fabre = person('Fabre');
+  for (const premium of [980, null, 412.5, 650]) {
+    const quote = createDevis(server.deps, cabinetId, { client_id: fabre.client_id, compagnie: 'testco', produit: 'auto', dicData: {} });
+    if (premium !== null) recordDevisPriced(server.deps, cabinetId, quote.devis_id, { tarifEur: premium });
+  }
   const lead = (title: string, expected_value_eur: number, stage: 'new' | 'won' = 'new') =>
     createOpportunity(
       server.deps,
@@ -121,5 +127,24 @@ describe('opportunities by expected value', () => {
       'invalid_cursor',
     );
     expectError(await api.get('/opportunities?sort=title'), 400, 'validation_error');
+  });
+});
+
+describe('quotes by premium', () => {
+  it('lists the lowest premium first and the quotes without one last, page after page', async () => {
+    const res = await api.get('/devis?sort=tarif_eur&limit=100');
+    expect(res.status).toBe(200);
+    const premiums = (res.body.data as { tarif_eur: number | null }[]).map((q) => q.tarif_eur);
+    expect(premiums).toEqual([412.5, 650, 980, null]);
+    const seen: (number | null)[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const next = await api.get(`/devis?sort=tarif_eur&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      seen.push(...(next.body.data as { tarif_eur: number | null }[]).map((q) => q.tarif_eur));
+      cursor = next.body.next_cursor as string | null;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(premiums);
+    expectError(await api.get('/devis?sort=premium'), 400, 'validation_error');
   });
 });

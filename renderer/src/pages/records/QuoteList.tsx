@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { shortJobReference } from '../../../../shared/automation.js';
 import { getConsoleDevisPdf } from '../../../../shared/console-automation.js';
 import { attachConsoleDevisClient, listConsoleDevis, signConsoleDevis, type ConsoleDevis } from '../../../../shared/console-records.js';
-import type { DevisStatus } from '../../../../shared/devis.js';
+import type { DevisSort, DevisStatus } from '../../../../shared/devis.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
@@ -20,12 +20,12 @@ function clientLabel(quote: ConsoleDevis, s: RecordsStrings): string {
   return quote.client_name ?? (quote.client_erased ? s.erasedClient : s.noClient);
 }
 
-/** The cabinet's quotes (or one client's), newest first, a page at a time. */
-export function useQuotes(filter: { status?: DevisStatus; clientId?: string }) {
-  const { status, clientId } = filter;
+/** The cabinet's quotes (or one client's), newest or cheapest first, a page at a time. */
+export function useQuotes(filter: { status?: DevisStatus; clientId?: string; sort?: DevisSort }) {
+  const { status, clientId, sort } = filter;
   const page = useCallback(
-    (cursor?: string) => call(listConsoleDevis, { query: { limit: PAGE_SIZE, status, client_id: clientId, cursor } }),
-    [status, clientId],
+    (cursor?: string) => call(listConsoleDevis, { query: { limit: PAGE_SIZE, status, client_id: clientId, sort, cursor } }),
+    [status, clientId, sort],
   );
   const { items, setItems, error, setError, hasMore, loadMore } = usePagedList(page);
 

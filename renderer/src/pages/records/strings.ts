@@ -88,6 +88,7 @@ export interface RecordsStrings {
   sortBy: string;
   sortNewest: string;
   sortName: string;
+  sortPremium: string;
   noQuotes: string;
   noClient: string;
   erasedClient: string;
@@ -193,6 +194,7 @@ const en: RecordsStrings = {
   sortBy: 'Order',
   sortNewest: 'Newest first',
   sortName: 'By name, A to Z',
+  sortPremium: 'Lowest premium first',
   noQuotes: 'No quotes match.',
   noClient: 'No client',
   erasedClient: 'Erased client',
@@ -306,6 +308,7 @@ const fr: RecordsStrings = {
   sortBy: 'Ordre',
   sortNewest: 'Les plus récents d’abord',
   sortName: 'Par nom, de A à Z',
+  sortPremium: 'Prime la plus basse d’abord',
   noQuotes: 'Aucun devis ne correspond.',
   noClient: 'Sans client',
   erasedClient: 'Client effacé',
