@@ -201,7 +201,11 @@ describe('the opportunities pipeline in real Chromium', () => {
     await form.getByLabel('Client', { exact: true }).fill('Durand');
     await form.getByRole('button', { name: 'Sophie Durand', exact: true }).click();
     await form.getByLabel(/^Product/).fill('mrh');
-    await form.getByLabel(/^Expected value/).fill('1200');
+    // Not an amount: said beside the field, nothing sent.
+    await form.getByLabel(/^Expected value/).fill('douze cents');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Type an amount in euros, such as 1200 or 1200.50.').first().waitFor();
+    await form.getByLabel(/^Expected value/).fill('1 200');
     await form.getByLabel(/^Tags/).fill('salon, rappel');
     await saveScreenshot(page, 'pipeline-detail-edit-en');
     await form.getByRole('button', { name: 'Save' }).click();

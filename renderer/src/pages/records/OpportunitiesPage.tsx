@@ -14,6 +14,7 @@ import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { formError, idInPath, Notice, type FormError } from './common.js';
 import { OpportunityDetail } from './OpportunityDetail.js';
+import { OpportunityFields, typedEuros, type OpportunityField } from './OpportunityFields.js';
 import { PIPELINE_STRINGS } from './pipeline-strings.js';
 import { PipelineBoard, type Board } from './PipelineBoard.js';
 import { RECORDS_STRINGS, type RecordsStrings } from './strings.js';
@@ -241,13 +242,15 @@ function OpportunityForm({
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
-    const value = Number(values.value.replace(',', '.'));
+    const value = typedEuros(values.value);
+    if (values.value.trim() !== '' && value === null)
+      return setError({ message: p.valueInvalid, fields: { expected_value_eur: p.valueInvalid } });
     const result = await call(createConsoleOpportunity, {
       body: {
         title: values.title,
         product: values.product,
         contact: { last_name: values.last_name, ...(values.email.trim() ? { email: values.email.trim() } : {}) },
-        ...(values.value.trim() && Number.isFinite(value) ? { expected_value_eur: value } : {}),
+        ...(value !== null ? { expected_value_eur: value } : {}),
         ...(client ? { client_id: client.client_id } : {}),
       },
     });
@@ -256,7 +259,7 @@ function OpportunityForm({
     onCreated(result.data);
   }
 
-  const fields: { name: keyof typeof values; label: string; type: string; problem: string | undefined; required: boolean }[] = [
+  const fields: OpportunityField<keyof typeof values>[] = [
     { name: 'title', label: s.title, type: 'text', problem: error?.fields.title, required: true },
     { name: 'product', label: s.product, type: 'text', problem: error?.fields.product, required: true },
     {
@@ -282,26 +285,13 @@ function OpportunityForm({
         }}
       />
       {error?.fields.client_id && <span className="records-field-error small">{error.fields.client_id}</span>}
-      <div className="records-fields">
-        {fields.map((field) => (
-          <div className="field" key={field.name}>
-            <label htmlFor={`${id}-${field.name}`}>
-              {field.label}
-              {!field.required && <span className="muted small">{` (${s.optional})`}</span>}
-            </label>
-            <input
-              id={`${id}-${field.name}`}
-              type={field.type}
-              inputMode={field.name === 'value' ? 'decimal' : undefined}
-              value={values[field.name]}
-              required={field.required}
-              aria-invalid={field.problem ? 'true' : undefined}
-              onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}
-            />
-            {field.problem && <span className="records-field-error small">{field.problem}</span>}
-          </div>
-        ))}
-      </div>
+      <OpportunityFields
+        id={id}
+        fields={fields}
+        values={values}
+        optional={s.optional}
+        onChange={(name, value) => setValues({ ...values, [name]: value })}
+      />
       {error && <Alert>{error.message}</Alert>}
       <div className="actions">
         <button type="button" className="button" onClick={onCancel} disabled={busy}>

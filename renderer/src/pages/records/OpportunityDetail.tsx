@@ -10,6 +10,7 @@ import type { PageProps } from '../../slices/types.js';
 import { ClientPicker, type ChosenClient } from '../automation/ClientPicker.js';
 import { AUTOMATION_STRINGS } from '../automation/strings.js';
 import { clientPath, formError, Notice, type FormError } from './common.js';
+import { OpportunityFields, typedEuros, type OpportunityField } from './OpportunityFields.js';
 import { PIPELINE_STRINGS, type PipelineStrings } from './pipeline-strings.js';
 import { whoOf } from './PipelineBoard.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
@@ -214,12 +215,13 @@ function OpportunityEditForm(props: {
         .filter((f) => changed(f) && values[f].trim() !== '')
         .map((f) => [f, values[f].trim()]),
     );
-    const value = Number(values.value.replace(',', '.').replace(/\s/g, ''));
+    const value = typedEuros(values.value);
+    if (changed('value') && value === null) return setError({ message: p.valueInvalid, fields: { expected_value_eur: p.valueInvalid } });
     const body = {
       ...(changed('title') ? { title: values.title } : {}),
       ...(changed('product') ? { product: values.product } : {}),
       ...(changed('source') ? { source: values.source } : {}),
-      ...(changed('value') ? { expected_value_eur: Number.isFinite(value) ? value : -1 } : {}),
+      ...(changed('value') && value !== null ? { expected_value_eur: value } : {}),
       ...(changed('tags')
         ? {
             tags: values.tags
@@ -239,7 +241,7 @@ function OpportunityEditForm(props: {
     props.onSaved(result.data);
   }
 
-  const fields: { name: keyof EditValues; label: string; problem?: string; type?: string; hint?: string; required?: boolean }[] = [
+  const fields: OpportunityField<keyof EditValues>[] = [
     { name: 'title', label: s.title, problem: error?.fields.title, required: true },
     { name: 'product', label: s.product, problem: error?.fields.product, required: true },
     { name: 'value', label: s.expectedValue, problem: error?.fields.expected_value_eur },
@@ -259,32 +261,13 @@ function OpportunityEditForm(props: {
         onChoose={(chosen) => (setClient(chosen), setClientTouched(true))}
       />
       {error?.fields.client_id && <span className="records-field-error small">{error.fields.client_id}</span>}
-      <div className="records-fields">
-        {fields.map((field) => (
-          <div className="field" key={field.name}>
-            <label htmlFor={`${id}-${field.name}`}>
-              {field.label}
-              {!field.required && <span className="muted small">{` (${s.optional})`}</span>}
-            </label>
-            <input
-              id={`${id}-${field.name}`}
-              type={field.type ?? 'text'}
-              inputMode={field.name === 'value' ? 'decimal' : undefined}
-              value={values[field.name]}
-              required={field.required}
-              aria-invalid={field.problem ? 'true' : undefined}
-              aria-describedby={field.hint ? `${id}-${field.name}-hint` : undefined}
-              onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}
-            />
-            {field.hint && (
-              <span id={`${id}-${field.name}-hint`} className="muted small">
-                {field.hint}
-              </span>
-            )}
-            {field.problem && <span className="records-field-error small">{field.problem}</span>}
-          </div>
-        ))}
-      </div>
+      <OpportunityFields
+        id={id}
+        fields={fields}
+        values={values}
+        optional={s.optional}
+        onChange={(name, value) => setValues({ ...values, [name]: value })}
+      />
       {error && <Alert>{error.message}</Alert>}
       <div className="actions">
         <button type="button" className="button" onClick={props.onCancel} disabled={busy}>

@@ -18,6 +18,7 @@ export interface PipelineStrings {
   // The opportunity's page
   backToBoard: string;
   order: string;
+  valueInvalid: string;
   orderNewest: string;
   orderValue: string;
   details: string;
@@ -65,6 +66,7 @@ const en: PipelineStrings = {
   noClient: 'No client',
   backToBoard: 'All opportunities',
   order: 'Cards in each stage',
+  valueInvalid: 'Type an amount in euros, such as 1200 or 1200.50.',
   orderNewest: 'Newest first',
   orderValue: 'Largest value first',
   details: 'Details',
@@ -112,6 +114,7 @@ const fr: PipelineStrings = {
   noClient: 'Aucun client',
   backToBoard: 'Toutes les opportunités',
   order: 'Cartes de chaque étape',
+  valueInvalid: 'Saisissez un montant en euros, par exemple 1200 ou 1200,50.',
   orderNewest: 'Les plus récentes d’abord',
   orderValue: 'Les plus gros montants d’abord',
   details: 'Détails',
