@@ -1,12 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { removeUser, resetUserPassword, setUserDisabled, type PasswordReset } from '../../../../shared/console-account.js';
 import { createUser, listUsers, updateUser, type CabinetUser, type UserRole } from '../../../../shared/console-admin.js';
+import { validationIssueSchema } from '../../../../shared/errors.js';
 import { call, type ApiFailure } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { SelectField, TextField } from '../../components/Field.js';
 import { ResourceView } from '../../components/Resource.js';
 import { CONSOLE_HOME } from '../../../../shared/console-pages.js';
+import type { Lang } from '../../i18n.js';
+import { describeIssue } from '../../issues.js';
 import { go } from '../../navigation.js';
 import { Alert } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
@@ -33,6 +36,20 @@ function notesOf(user: CabinetUser, s: AdminStrings): string[] {
  * account a role change, a password reset (the temporary password shown once), disable or enable,
  * and removal, each destructive one confirmed in a dialog that says what happens.
  */
+type UserField = 'email' | 'password';
+
+/** The problems a validation_error names, by field of the add-user form, in words. */
+function userFieldErrors(details: unknown, lang: Lang): Partial<Record<UserField, string>> {
+  const out: Partial<Record<UserField, string>> = {};
+  const issues = validationIssueSchema.array().safeParse(details);
+  if (!issues.success) return out;
+  for (const issue of issues.data) {
+    const field = issue.path.split('.')[1];
+    if ((field === 'email' || field === 'password') && out[field] === undefined) out[field] = describeIssue(issue, lang);
+  }
+  return out;
+}
+
 export function UsersPage({ lang, t, session }: PageProps) {
   const s = ADMIN_STRINGS[lang];
   const [users, reload] = useResource(listUsers, lang);
@@ -40,6 +57,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<UserRole>('broker');
   const [formError, setFormError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Partial<Record<UserField, string>>>({});
   const [listError, setListError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -85,14 +103,22 @@ export function UsersPage({ lang, t, session }: PageProps) {
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (working) return;
-    if (email.trim() === '' || password === '') return setFormError(s.userFillAll);
-    if (password.length < 10) return setFormError(s.passwordTooShort);
+    const missing: Partial<Record<UserField, string>> = {
+      ...(email.trim() === '' ? { email: s.userEmailMissing } : {}),
+      ...(password.length < 10 ? { password: password === '' ? s.userPasswordMissing : s.passwordTooShort } : {}),
+    };
+    setFieldErrors(missing);
+    if (Object.keys(missing).length > 0) return setFormError(s.fieldsMarked);
     setBusy(true);
     setFormError(null);
     setNotice(null);
     const result = await call(createUser, { body: { email: email.trim(), password, role } });
     setBusy(false);
-    if (!result.ok) return setFormError(errorMessage(result, lang));
+    if (!result.ok) {
+      const byField = userFieldErrors(result.error.details, lang);
+      setFieldErrors(byField);
+      return setFormError(Object.keys(byField).length > 0 ? s.fieldsMarked : errorMessage(result, lang));
+    }
     setNotice(s.userCreated(result.data.email));
     setEmail('');
     setPassword('');
@@ -255,6 +281,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
               spellCheck={false}
               value={email}
               onValue={setEmail}
+              error={fieldErrors.email ?? null}
             />
             <TextField
               id="user-password"
@@ -264,6 +291,7 @@ export function UsersPage({ lang, t, session }: PageProps) {
               autoComplete="new-password"
               value={password}
               onValue={setPassword}
+              error={fieldErrors.password ?? null}
             />
             <SelectField
               id="user-role"
