@@ -64,6 +64,7 @@ const opportunitiesWithPriority = sqliteTable('opportunities', {
   cabinetId: text('cabinet_id').notNull(),
   title: text('title').notNull(),
   product: text('product').notNull(),
+  clientId: text('client_id'),
   stage: text('stage').notNull(),
   expectedValueCents: integer('expected_value_cents').notNull(),
   source: text('source').notNull(),
