@@ -1,14 +1,11 @@
-import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { ERASED_RECORD_FIELDS } from '../../shared/erasure.js';
 import { OPPORTUNITY_NOTES_MAX, type OpportunityNote } from '../../shared/opportunity-notes.js';
 import type { Deps } from '../deps.js';
 import { timeOrderedUuid } from '../platform/db/time-ordered-id.js';
 import { toIso } from '../platform/iso-time.js';
-import { opportunityNotes } from './schema.js';
 import { notFound, opportunityExists } from './service.js';
 import { opportunityNoteRecords } from './sync.js';
-
-type NoteRow = typeof opportunityNotes.$inferSelect;
+import { noteIdsNotReading, notesOf, type NoteRow } from './store-notes.js';
 
 function toNote(row: NoteRow): OpportunityNote {
   return { note_id: row.id, opportunity_id: row.opportunityId, author: row.author, body: row.body, created_at: toIso(row.createdAt) };
@@ -28,14 +25,7 @@ export function addNote(deps: Deps, cabinetId: string, opportunityId: string, no
 /** The notes of one of the cabinet's opportunities, newest first. */
 export function listNotes(deps: Deps, cabinetId: string, opportunityId: string): { data: OpportunityNote[] } {
   if (!opportunityExists(deps, cabinetId, opportunityId)) throw notFound('opportunity', opportunityId);
-  const rows = deps.db.orm
-    .select()
-    .from(opportunityNotes)
-    .where(and(eq(opportunityNotes.cabinetId, cabinetId), eq(opportunityNotes.opportunityId, opportunityId)))
-    .orderBy(desc(opportunityNotes.createdAt), desc(opportunityNotes.id))
-    .limit(OPPORTUNITY_NOTES_MAX)
-    .all();
-  return { data: rows.map(toNote) };
+  return { data: notesOf(deps.db.orm, cabinetId, opportunityId, OPPORTUNITY_NOTES_MAX).map(toNote) };
 }
 
 /**
@@ -50,17 +40,7 @@ export function eraseNotesOf(
 ): string[] {
   if (opportunityIds.length === 0) return [];
   const erased = ERASED_RECORD_FIELDS.opportunity_note.body;
-  const rows = deps.db.orm
-    .select({ id: opportunityNotes.id })
-    .from(opportunityNotes)
-    .where(
-      and(
-        eq(opportunityNotes.cabinetId, cabinetId),
-        inArray(opportunityNotes.opportunityId, [...new Set(opportunityIds)]),
-        ne(opportunityNotes.body, erased),
-      ),
-    )
-    .all();
-  for (const row of rows) opportunityNoteRecords.update(deps, cabinetId, row.id, { body: erased });
-  return rows.map((row) => row.id);
+  const ids = noteIdsNotReading(deps.db.orm, cabinetId, opportunityIds, erased);
+  for (const id of ids) opportunityNoteRecords.update(deps, cabinetId, id, { body: erased });
+  return ids;
 }
