@@ -1,7 +1,6 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { getConsoleOpportunity, updateConsoleOpportunity, type ConsoleOpportunity } from '../../../../shared/console-records.js';
 import { FINAL_STAGES, OPPORTUNITY_STAGES, type OpportunityStage } from '../../../../shared/crm.js';
-import { addConsoleOpportunityNote, listConsoleOpportunityNotes, type OpportunityNote } from '../../../../shared/opportunity-notes.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang } from '../../i18n.js';
@@ -11,6 +10,7 @@ import { ClientPicker, type ChosenClient } from '../automation/ClientPicker.js';
 import { AUTOMATION_STRINGS } from '../automation/strings.js';
 import { clientPath, formError, Notice, type FormError } from './common.js';
 import { OpportunityFields, typedEuros, type OpportunityField } from './OpportunityFields.js';
+import { OpportunityNotes } from './OpportunityNotes.js';
 import { PIPELINE_STRINGS, type PipelineStrings } from './pipeline-strings.js';
 import { whoOf } from './PipelineBoard.js';
 import { formatDate, formatEuros, RECORDS_STRINGS, type RecordsStrings } from './strings.js';
@@ -278,75 +278,5 @@ function OpportunityEditForm(props: {
         </button>
       </div>
     </form>
-  );
-}
-
-/** The notes, newest first, and a box to add one (written in the signed-in person's name). */
-function OpportunityNotes({ lang, p, opportunityId, t }: { lang: Lang; p: PipelineStrings; opportunityId: string; t: PageProps['t'] }) {
-  const id = useId();
-  const [notes, setNotes] = useState<OpportunityNote[] | null>(null);
-  const [text, setText] = useState('');
-  const [error, setError] = useState<FormError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let cancelled = false;
-    void call(listConsoleOpportunityNotes, { params: { opportunity_id: opportunityId } }).then((result) => {
-      if (cancelled) return;
-      if (result.ok) setNotes(result.data.data);
-      else setError({ message: result.error.message, fields: {} });
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [opportunityId]);
-
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    const result = await call(addConsoleOpportunityNote, { params: { opportunity_id: opportunityId }, body: { body: text } });
-    setBusy(false);
-    if (!result.ok) return setError(formError(result, lang));
-    setError(null);
-    setText('');
-    setNotes((current) => [result.data, ...(current ?? [])]);
-  }
-
-  return (
-    <section className="card records-panel" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{p.notes}</h2>
-      <form className="records-form" onSubmit={(e) => void add(e)} noValidate>
-        <div className="field">
-          <label htmlFor={`${id}-note`}>{p.newNote}</label>
-          <textarea
-            id={`${id}-note`}
-            rows={3}
-            maxLength={5000}
-            value={text}
-            aria-invalid={error?.fields.body ? 'true' : undefined}
-            onChange={(e) => setText(e.target.value)}
-          />
-          {error?.fields.body && <span className="records-field-error small">{error.fields.body}</span>}
-        </div>
-        {error && !error.fields.body && <Alert>{error.message}</Alert>}
-        <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
-            {busy ? p.adding : p.addNote}
-          </button>
-        </div>
-      </form>
-      {notes === null && !error && <Loading t={t} />}
-      {notes?.length === 0 && <p className="muted">{p.noNotes}</p>}
-      {notes && notes.length > 0 && (
-        <ul className="pipeline-notes" aria-label={p.notes}>
-          {notes.map((note) => (
-            <li key={note.note_id} className="pipeline-note">
-              <p className="muted small">{p.noteBy(note.author, formatDate(lang, note.created_at))}</p>
-              <p className="pipeline-note-body">{note.body || <span className="muted">{p.noteErased}</span>}</p>
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
   );
 }
