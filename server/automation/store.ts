@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ACTIVE_STATUSES, JOB_STATUSES } from '../../shared/automation.js';
+import { likeEscaped } from '../platform/db/like.js';
 import { before } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import { preparedQuery, setPlaceholders } from '../platform/db/prepared-query.js';
@@ -172,11 +173,6 @@ export function listJobs(
 export interface JobSearch {
   text: string;
   devisIds: readonly string[];
-}
-
-/** LIKE's wildcards in what a person typed are plain characters. */
-function likeEscaped(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { holdsText } from '../platform/db/like.js';
 import type { Orm } from '../platform/db/open.js';
 import type { OpportunityRow } from './store.js';
 import { opportunities } from './schema.js';
@@ -8,8 +9,7 @@ import { opportunities } from './schema.js';
  * ignores ASCII case; % and _ typed by the user match themselves), newest first.
  */
 export function searchOpportunities(orm: Orm, cabinetId: string, text: string, limit: number): OpportunityRow[] {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const contactField = (field: string) => sql`json_extract(${opportunities.contact}, ${`$.${field}`}) LIKE ${pattern} ESCAPE '\\'`;
+  const contactField = (field: string) => holdsText(sql`json_extract(${opportunities.contact}, ${`$.${field}`})`, text);
   return orm
     .select()
     .from(opportunities)
@@ -17,7 +17,7 @@ export function searchOpportunities(orm: Orm, cabinetId: string, text: string, l
       and(
         eq(opportunities.cabinetId, cabinetId),
         or(
-          sql`${opportunities.title} LIKE ${pattern} ESCAPE '\\'`,
+          holdsText(opportunities.title, text),
           contactField('last_name'),
           contactField('first_name'),
           contactField('company_name'),

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { holdsText } from '../platform/db/like.js';
 import { before, beforePlaceholders } from '../platform/db/keyset.js';
 import type { Orm } from '../platform/db/open.js';
 import type { CursorPosition } from '../platform/http/cursor.js';
@@ -183,9 +183,7 @@ export function clientsByIds(orm: Orm, cabinetId: string, ids: readonly string[]
  * user are escaped, so they match themselves.
  */
 function containsText(text: string): SQL | undefined {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const like = (column: AnySQLiteColumn) => sql`${column} LIKE ${pattern} ESCAPE '\\'`;
-  return or(like(clients.lastName), like(clients.firstName), like(clients.companyName), like(clients.email));
+  return or(...[clients.lastName, clients.firstName, clients.companyName, clients.email].map((column) => holdsText(column, text)));
 }
 
 /** The display names of some of the cabinet's clients (erased ones have none, and are left out). */
