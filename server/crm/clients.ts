@@ -14,7 +14,7 @@ import type { Deps } from '../deps.js';
 import { atomically } from '../platform/db/atomically.js';
 import { toIso } from '../platform/iso-time.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, sortCursorCodec, sortedPage, toPage } from '../platform/http/cursor.js';
+import { listPage, type OwnOrder } from '../platform/http/cursor.js';
 import { validationError } from '../platform/http/validation.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import { clearClientCopies, NO_CONTACT } from './erasure.js';
@@ -102,47 +102,34 @@ interface ClientListQuery {
 }
 
 export function listClients(deps: Deps, cabinetId: string, query: ClientListQuery): Page<Client> {
-  const scope = {
-    cabinetId,
-    resource: 'clients',
-    filters: { type: query.type, q: query.q, created_after: query.created_after, sort: query.sort === 'name' ? 'name' : undefined },
-  };
   const filters = {
     type: query.type,
     text: query.q,
     createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
   };
-  if (query.sort === 'name') return clientsByName(deps, cabinetId, filters, query, sortCursorCodec(deps.keys.cursor, scope));
-  const codec = cursorCodec(deps.keys.cursor, scope);
-  const rows = store.listClients(deps.db.orm, cabinetId, { ...filters, after: codec.after(query.cursor) }, query.limit + 1);
-  return toPage(rows, query.limit, toClient, codec.next);
+  const orm = deps.db.orm;
+  const byName: OwnOrder<Client> = {
+    name: 'name',
+    keys: () => store.clientNamesMatching(orm, cabinetId, filters).map((row) => ({ key: sortName(row), id: row.id })),
+    compare: (a, b) => FRENCH.compare(String(a), String(b)),
+    read: (ids) => new Map(store.clientsByIds(orm, cabinetId, ids).map((row) => [row.id, toClient(row)])),
+  };
+  return listPage(
+    deps.keys.cursor,
+    { cabinetId, resource: 'clients', filters: { type: query.type, q: query.q, created_after: query.created_after } },
+    query,
+    { read: (after, limit) => store.listClients(orm, cabinetId, { ...filters, after }, limit), toItem: toClient },
+    query.sort === 'name' ? byName : undefined,
+  );
 }
 
 /** French order: accents and case second (Émile between Dupont and Fabre), digits by value. */
-const byName = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
+const FRENCH = new Intl.Collator('fr', { sensitivity: 'base', numeric: true });
 
 /** The name a list sorted by name orders by: a company's name, a person's last then first name. */
 function sortName(row: Pick<store.ClientRow, 'type' | 'lastName' | 'firstName' | 'companyName'>): string {
   if (row.type === 'company' && row.companyName) return row.companyName;
   return [row.lastName, row.firstName].filter((part) => part).join(' ') || (row.companyName ?? '');
-}
-
-/** A page of clients by name, in French order. */
-function clientsByName(
-  deps: Deps,
-  cabinetId: string,
-  filters: store.ClientFilters,
-  query: ClientListQuery,
-  codec: ReturnType<typeof sortCursorCodec>,
-): Page<Client> {
-  const entries = store.clientNamesMatching(deps.db.orm, cabinetId, filters).map((row) => ({ key: sortName(row), id: row.id }));
-  return sortedPage(
-    entries,
-    (a, b) => byName.compare(String(a), String(b)),
-    codec,
-    query,
-    (ids) => new Map(store.clientsByIds(deps.db.orm, cabinetId, ids).map((row) => [row.id, toClient(row)])),
-  );
 }
 
 /** How a client is named to a person: a company by its name, a person by first and last name. */

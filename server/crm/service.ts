@@ -14,7 +14,7 @@ import { toIso } from '../platform/iso-time.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
 import { recordEvent } from '../events/service.js';
-import { cursorCodec, sortCursorCodec, sortedPage, toPage } from '../platform/http/cursor.js';
+import { listPage, type OwnOrder } from '../platform/http/cursor.js';
 import { rewriteStoredResponses } from '../idempotency/service.js';
 import * as store from './store.js';
 import * as searchStore from './store-search.js';
@@ -124,28 +124,21 @@ export function listOpportunities(
   cabinetId: string,
   query: { limit: number; cursor?: string; stage?: OpportunityStage; created_after?: string; sort?: OpportunitySort },
 ): Page<Opportunity> {
-  const byValue = query.sort === '-expected_value_eur';
-  const scope = {
-    cabinetId,
-    resource: 'opportunities',
-    filters: { stage: query.stage, created_after: query.created_after, sort: byValue ? query.sort : undefined },
-  };
   const filters = { stage: query.stage, createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after) };
-  if (byValue) {
-    const entries = store
-      .opportunityValuesMatching(deps.db.orm, cabinetId, filters)
-      .map((row) => ({ key: -row.expectedValueCents, id: row.id }));
-    return sortedPage(
-      entries,
-      (a, b) => Number(a) - Number(b),
-      sortCursorCodec(deps.keys.cursor, scope),
-      query,
-      (ids) => new Map(store.opportunitiesByIds(deps.db.orm, cabinetId, ids).map((row) => [row.id, toOpportunity(row)])),
-    );
-  }
-  const codec = cursorCodec(deps.keys.cursor, scope);
-  const rows = store.listOpportunities(deps.db.orm, cabinetId, { ...filters, after: codec.after(query.cursor) }, query.limit + 1);
-  return toPage(rows, query.limit, toOpportunity, codec.next);
+  const orm = deps.db.orm;
+  const byValue: OwnOrder<Opportunity> = {
+    name: '-expected_value_eur',
+    keys: () => store.opportunityValuesMatching(orm, cabinetId, filters).map((row) => ({ key: -row.expectedValueCents, id: row.id })),
+    compare: (a, b) => Number(a) - Number(b),
+    read: (ids) => new Map(store.opportunitiesByIds(orm, cabinetId, ids).map((row) => [row.id, toOpportunity(row)])),
+  };
+  return listPage(
+    deps.keys.cursor,
+    { cabinetId, resource: 'opportunities', filters: { stage: query.stage, created_after: query.created_after } },
+    query,
+    { read: (after, limit) => store.listOpportunities(orm, cabinetId, { ...filters, after }, limit), toItem: toOpportunity },
+    query.sort === '-expected_value_eur' ? byValue : undefined,
+  );
 }
 
 /** Opportunities whose title or contact holds the text, newest first (the console's search). */

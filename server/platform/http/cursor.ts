@@ -58,13 +58,13 @@ const decodeCursor = (key: Buffer, scope: CursorScope, cursor: string): CursorPo
   );
 
 /** Where a page in an order of its own ended: its last item's sort key and id. */
-export interface SortPosition {
+interface SortPosition {
   key: string | number;
   id: string;
 }
 
 /** The decode/encode pair of a list sorted by another key than its creation. */
-export function sortCursorCodec(key: Buffer, scope: CursorScope) {
+function sortCursorCodec(key: Buffer, scope: CursorScope) {
   return {
     after: (cursor: string | undefined): SortPosition | undefined =>
       cursor === undefined
@@ -77,22 +77,30 @@ export function sortCursorCodec(key: Buffer, scope: CursorScope) {
 }
 
 /**
- * A page of a list in an order SQLite cannot give (French names, accents aside): every entry's key
- * is sorted here (a cabinet's records fit in memory), and the page after the cursor's position is
- * read by id.
+ * A list in an order SQLite cannot give (French names, accents aside): the sort key of every record
+ * the filters keep, how two keys compare, and the items of some ids. The keys are sorted here (a
+ * cabinet's records fit in memory) and the page after the cursor's position is read by id.
  */
-export function sortedPage<Item>(
-  entries: readonly SortPosition[],
-  compareKeys: (a: SortPosition['key'], b: SortPosition['key']) => number,
+export interface OwnOrder<Item> {
+  name: string;
+  keys: () => readonly SortPosition[];
+  compare: (a: SortPosition['key'], b: SortPosition['key']) => number;
+  read: (ids: string[]) => Map<string, Item>;
+}
+
+function sortedPage<Item>(
+  order: OwnOrder<Item>,
   codec: ReturnType<typeof sortCursorCodec>,
   query: { limit: number; cursor?: string },
-  read: (ids: string[]) => Map<string, Item>,
 ): Page<Item> {
-  const compare = (a: SortPosition, b: SortPosition) => compareKeys(a.key, b.key) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const compare = (a: SortPosition, b: SortPosition) => order.compare(a.key, b.key) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const after = codec.after(query.cursor);
-  const rest = entries.filter((entry) => after === undefined || compare(entry, after) > 0).sort(compare);
+  const rest = order
+    .keys()
+    .filter((entry) => after === undefined || compare(entry, after) > 0)
+    .sort(compare);
   const page = rest.slice(0, query.limit);
-  const items = read(page.map((entry) => entry.id));
+  const items = order.read(page.map((entry) => entry.id));
   const last = page.at(-1);
   const hasMore = rest.length > query.limit;
   return {
@@ -104,6 +112,23 @@ export function sortedPage<Item>(
     has_more: hasMore,
     count: page.length,
   };
+}
+
+/**
+ * One page of a cabinet's list: newest first, `limit + 1` rows read after the cursor's
+ * `(created_at, id)`, or in `order` when one is asked. The cursor is signed for the list, its filters
+ * and its order, so that a cursor of one order is refused by the other.
+ */
+export function listPage<Row extends CursorPosition, Item>(
+  key: Buffer,
+  scope: CursorScope,
+  query: { limit: number; cursor?: string },
+  newest: { read: (after: CursorPosition | undefined, limit: number) => Row[]; toItem: (row: Row) => Item },
+  order?: OwnOrder<Item>,
+): Page<Item> {
+  if (order) return sortedPage(order, sortCursorCodec(key, { ...scope, filters: { ...scope.filters, sort: order.name } }), query);
+  const codec = cursorCodec(key, scope);
+  return toPage(newest.read(codec.after(query.cursor), query.limit + 1), query.limit, newest.toItem, codec.next);
 }
 
 /**
