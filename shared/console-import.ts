@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_TYPES, clientSchema } from './crm.js';
+import { CLIENT_CONTACT_FIELDS, CLIENT_TYPES, clientSchema, type ClientAddressPart, type ClientContactField } from './crm.js';
 import { defineEndpoint } from './endpoint.js';
 import { validationIssueSchema } from './errors.js';
 
@@ -16,23 +16,23 @@ export const IMPORT_MAX_ROWS = 10_000;
 export const IMPORT_PREVIEW_ROWS = 10;
 export const IMPORT_LISTED_MAX = 500;
 
-/** What a column of the file can fill: a client's fields, the address spread out, and its type. */
-export const IMPORT_FIELDS = [
+/** The column of the file for each part of a client's address (the other columns bear the client's field names). */
+export const ADDRESS_IMPORT_FIELDS = {
+  line1: 'address_line1',
+  line2: 'address_line2',
+  postcode: 'postcode',
+  city: 'city',
+  country: 'country',
+} as const satisfies Record<ClientAddressPart, string>;
+
+export type ImportField =
+  'type' | Exclude<ClientContactField, 'address'> | (typeof ADDRESS_IMPORT_FIELDS)[keyof typeof ADDRESS_IMPORT_FIELDS];
+
+/** What a column of the file can fill: its type, then a client's contact fields, the address spread out. */
+export const IMPORT_FIELDS: readonly [ImportField, ...ImportField[]] = [
   'type',
-  'last_name',
-  'first_name',
-  'company_name',
-  'siret',
-  'email',
-  'phone',
-  'address_line1',
-  'address_line2',
-  'postcode',
-  'city',
-  'country',
-  'birth_date',
-] as const;
-export type ImportField = (typeof IMPORT_FIELDS)[number];
+  ...CLIENT_CONTACT_FIELDS.flatMap((field): ImportField[] => (field === 'address' ? Object.values(ADDRESS_IMPORT_FIELDS) : [field])),
+];
 const importColumnSchema = z.enum([...IMPORT_FIELDS, 'ignore']);
 export type ImportColumn = z.infer<typeof importColumnSchema>;
 

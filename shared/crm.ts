@@ -148,6 +148,7 @@ const addressSchema = z.strictObject({
     .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code such as FR')
     .default('FR'),
 });
+export type ClientAddressPart = keyof z.input<typeof addressSchema>;
 
 const birthDateSchema = z.iso
   .date('birth_date must be a date as YYYY-MM-DD')

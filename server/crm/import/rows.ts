@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ImportBody, ImportColumn, ImportField } from '../../../shared/console-import.js';
+import { ADDRESS_IMPORT_FIELDS, type ImportBody, type ImportColumn, type ImportField } from '../../../shared/console-import.js';
 import { CLIENT_CONTACT_FIELDS, createClientBody, type CreateClientInput } from '../../../shared/crm.js';
 import type { ValidationIssue } from '../../../shared/errors.js';
 import { toValidationIssues } from '../../platform/http/validation.js';
@@ -71,18 +71,10 @@ function bodyOf(cells: Cells, defaultType: ImportBody['default_type']): Record<s
   return definedOnly(body);
 }
 
-const ADDRESS_FIELDS: Record<string, ImportField> = {
-  line1: 'address_line1',
-  line2: 'address_line2',
-  postcode: 'postcode',
-  city: 'city',
-  country: 'country',
-};
-
 /** The field of the file a problem's path names: body.address.city → city. */
 function fieldOf(path: string): ImportField {
   const [first, second] = path.split('.');
-  if (first === 'address') return ADDRESS_FIELDS[second ?? ''] ?? 'address_line1';
+  if (first === 'address') return Object.entries(ADDRESS_IMPORT_FIELDS).find(([part]) => part === second)?.[1] ?? 'address_line1';
   return first === 'type' || CLIENT_CONTACT_FIELDS.some((field) => field === first) ? (first as ImportField) : 'last_name';
 }
 
