@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { ACTIVE_STATUSES } from '../../shared/automation.js';
 import type { Orm } from '../platform/db/open.js';
 import { inStatuses } from './store.js';
 import { jobs } from './schema.js';
@@ -21,7 +22,7 @@ function inPeriod(cabinetId: string, from: number, to: number): SQL {
 }
 
 const SUCCEEDED = inStatuses(jobs.status, ['completed', 'partial']);
-const OPEN = inStatuses(jobs.status, ['pending', 'running', 'mfa_required', 'awaiting_mfa']);
+const OPEN = inStatuses(jobs.status, ['pending', ...ACTIVE_STATUSES]);
 
 /** One insurer's jobs of one day. */
 export interface DashboardCell {
