@@ -5,7 +5,8 @@ import type { Lang } from './i18n.js';
  * ("4 déc. 2026, 09:26", "1 234,56 €"), English as Britain does ("4 Dec 2026, 09:26", "€1,234.56").
  */
 
-const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
+/** The locale each language of the console writes in. */
+export const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
 
 function formatter(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat(LOCALES[lang], options);
@@ -37,4 +38,14 @@ export const formatClock = (lang: Lang, iso: string): string => format(lang, TIM
 /** An amount in euros, with its sign where the language puts it. */
 export function formatEuros(lang: Lang, eur: number): string {
   return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency: 'EUR' }).format(eur);
+}
+
+/** A calendar day (2026-12-04) written as `formatDate` writes dates: that very day, whatever the browser's time zone. */
+export function formatDay(lang: Lang, day: string): string {
+  return formatter(lang, { ...DATE, timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+}
+
+/** A number grouped as the language groups thousands (12 345 / 12,345). */
+export function formatNumber(lang: Lang, n: number, maximumFractionDigits = 6): string {
+  return new Intl.NumberFormat(LOCALES[lang], { maximumFractionDigits }).format(n);
 }

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../../shared/errors.js';
+import { formatDay, formatNumber, LOCALES } from './format.js';
 import type { Lang } from './i18n.js';
 
 /**
@@ -137,15 +138,8 @@ const fr: Words = {
 
 const WORDS: Record<Lang, Words> = { en, fr };
 
-const LOCALE: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-
-function formatNumber(lang: Lang, n: number): string {
-  return new Intl.NumberFormat(LOCALE[lang], { maximumFractionDigits: 6 }).format(n);
-}
-
-function formatDate(lang: Lang, ms: number): string {
-  return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(ms));
-}
+/** A date limit of the schema (epoch ms of a UTC day) written as the console writes days. */
+const formatLimitDate = (lang: Lang, ms: number): string => formatDay(lang, new Date(ms).toISOString().slice(0, 10));
 
 /** A value offered to choose, as the person reads it: its label, else itself. */
 function valueWord(value: string | number | boolean | null, w: Words, lang: Lang, labels?: Readonly<Record<string, string>>): string {
@@ -187,7 +181,7 @@ function tooSmall(issue: Issue, w: Words, lang: Lang): string {
     case 'set':
       return min <= 1 ? w.chooseAtLeastOne : w.chooseAtLeast(n);
     case 'date':
-      return w.onOrAfter(formatDate(lang, min));
+      return w.onOrAfter(formatLimitDate(lang, min));
     default:
       return inclusive ? w.atLeast(n) : w.moreThan(n);
   }
@@ -205,7 +199,7 @@ function tooBig(issue: Issue, w: Words, lang: Lang): string {
     case 'set':
       return w.chooseAtMost(n);
     case 'date':
-      return w.onOrBefore(formatDate(lang, max));
+      return w.onOrBefore(formatLimitDate(lang, max));
     default:
       return inclusive ? w.atMost(n) : w.lessThan(n);
   }
@@ -289,7 +283,7 @@ export function datePickerPattern(lang: Lang, browserLocale: string): string {
       new Date(Date.UTC(2006, 0, 2)),
     );
   } catch {
-    parts = new Intl.DateTimeFormat(LOCALE[lang], { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(
+    parts = new Intl.DateTimeFormat(LOCALES[lang], { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(
       new Date(Date.UTC(2006, 0, 2)),
     );
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDay, formatRate, formatSeconds } from '../../renderer/src/pages/automation/dashboardStrings.js';
+import { formatNumber as formatCount } from '../../renderer/src/format.js';
+import { formatChartDay as formatDay, formatRate, formatSeconds } from '../../renderer/src/pages/automation/dashboardStrings.js';
 
 /** The dashboard's figures as each language writes them; Intl's narrow and plain no-break spaces are read as spaces. */
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');

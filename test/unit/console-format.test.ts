@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatDate, formatDateTime, formatDateTimeSeconds, formatEuros, formatTime } from '../../renderer/src/format.js';
+import {
+  formatClock,
+  formatDate,
+  formatDateTime,
+  formatDateTimeSeconds,
+  formatDay,
+  formatEuros,
+  formatNumber,
+  formatTime,
+} from '../../renderer/src/format.js';
 
 /** One way per language for every page: French as France writes, English as Britain does. */
 describe('the console’s dates and amounts', () => {
@@ -15,6 +24,13 @@ describe('the console’s dates and amounts', () => {
     expect(formatDateTimeSeconds('en', iso)).toMatch(/^4 Dec 2026, \d{2}:\d{2}:31$/);
     expect(formatTime('fr', iso)).toMatch(/^\d{2}:\d{2}$/);
     expect(formatClock('en', iso)).toMatch(/^\d{2}:\d{2}:31$/);
+  });
+
+  it('a calendar day is that very day, written as dates are; numbers grouped per language', () => {
+    expect(formatDay('en', '1984-03-09')).toBe('9 Mar 1984');
+    expect(formatDay('fr', '1984-03-09')).toBe('9 mars 1984');
+    expect(nbsp(formatNumber('fr', 12345.5))).toBe('12 345,5');
+    expect(formatNumber('en', 12345.5)).toBe('12,345.5');
   });
 
   it('no date is a dash, not an error that blanks the page', () => {

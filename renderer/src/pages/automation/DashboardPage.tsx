@@ -8,11 +8,11 @@ import {
   type JobsDashboard,
 } from '../../../../shared/console-dashboard.js';
 import { call } from '../../api.js';
-import { formatDateTime } from '../../format.js';
+import { formatDateTime, formatNumber } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
-import { DASHBOARD_STRINGS, formatCount, formatDay, formatRate, formatSeconds, type DashboardStrings } from './dashboardStrings.js';
+import { DASHBOARD_STRINGS, formatChartDay, formatRate, formatSeconds, type DashboardStrings } from './dashboardStrings.js';
 import { subscribeToJobs } from './jobFeed.js';
 import { errorReason } from './jobStrings.js';
 import { jobPath } from './jobView.js';
@@ -118,10 +118,10 @@ type Part = { board: JobsDashboard; lang: Lang; d: DashboardStrings };
 function Summary({ board, lang, d }: Part) {
   const { totals } = board;
   const items: [string, string][] = [
-    [d.jobs, formatCount(lang, totals.jobs)],
+    [d.jobs, formatNumber(lang, totals.jobs)],
     [d.successRate, formatRate(lang, totals.success_rate)],
     [d.median, formatSeconds(lang, totals.median_seconds)],
-    [d.credits, formatCount(lang, totals.credits)],
+    [d.credits, formatNumber(lang, totals.credits)],
   ];
   return (
     <section className="automation-card">
@@ -139,13 +139,15 @@ function Summary({ board, lang, d }: Part) {
 }
 
 function InsurerTable({ board, lang, d }: Part) {
-  const n = (value: number) => formatCount(lang, value);
+  const n = (value: number) => formatNumber(lang, value);
   return (
     <section className="automation-card">
       <h2 id="dashboard-insurers">{d.perInsurer}</h2>
       <div className="dashboard-scroll" tabIndex={0} role="region" aria-labelledby="dashboard-insurers">
         <table className="automation-table dashboard-table">
-          <caption className="automation-sr-only">{d.perInsurerCaption(formatDay(lang, board.from), formatDay(lang, board.to))}</caption>
+          <caption className="automation-sr-only">
+            {d.perInsurerCaption(formatChartDay(lang, board.from), formatChartDay(lang, board.to))}
+          </caption>
           <thead>
             <tr>
               <th scope="col">{d.insurer}</th>
@@ -192,7 +194,11 @@ function DayBars({ days, lang, d }: { days: DashboardDay[]; lang: Lang; d: Dashb
       <h2 id="dashboard-days">{d.perDay}</h2>
       <div className="dashboard-bars" aria-hidden="true">
         {days.map((day) => (
-          <div key={day.date} className="dashboard-bar" title={d.barLabel(formatDay(lang, day.date), day.jobs, day.succeeded, day.failed)}>
+          <div
+            key={day.date}
+            className="dashboard-bar"
+            title={d.barLabel(formatChartDay(lang, day.date), day.jobs, day.succeeded, day.failed)}
+          >
             <span className="dashboard-bar-other" style={{ height: pct(day.jobs - day.succeeded - day.failed) }} />
             <span className="dashboard-bar-failed" style={{ height: pct(day.failed) }} />
             <span className="dashboard-bar-succeeded" style={{ height: pct(day.succeeded) }} />
@@ -201,8 +207,8 @@ function DayBars({ days, lang, d }: { days: DashboardDay[]; lang: Lang; d: Dashb
       </div>
       {first && last && (
         <p className="muted small dashboard-axis" aria-hidden="true">
-          <span>{formatDay(lang, first.date)}</span>
-          <span>{formatDay(lang, last.date)}</span>
+          <span>{formatChartDay(lang, first.date)}</span>
+          <span>{formatChartDay(lang, last.date)}</span>
         </p>
       )}
       <p className="muted small dashboard-legend" aria-hidden="true">
@@ -230,14 +236,14 @@ function DayBars({ days, lang, d }: { days: DashboardDay[]; lang: Lang; d: Dashb
             <tbody>
               {days.map((day) => (
                 <tr key={day.date}>
-                  <th scope="row">{formatDay(lang, day.date)}</th>
-                  <td>{formatCount(lang, day.jobs)}</td>
-                  <td>{formatCount(lang, day.succeeded)}</td>
-                  <td>{formatCount(lang, day.failed)}</td>
-                  <td>{formatCount(lang, day.cancelled)}</td>
-                  <td>{formatCount(lang, day.open)}</td>
+                  <th scope="row">{formatChartDay(lang, day.date)}</th>
+                  <td>{formatNumber(lang, day.jobs)}</td>
+                  <td>{formatNumber(lang, day.succeeded)}</td>
+                  <td>{formatNumber(lang, day.failed)}</td>
+                  <td>{formatNumber(lang, day.cancelled)}</td>
+                  <td>{formatNumber(lang, day.open)}</td>
                   <td>{formatRate(lang, day.success_rate)}</td>
-                  <td>{formatCount(lang, day.credits)}</td>
+                  <td>{formatNumber(lang, day.credits)}</td>
                 </tr>
               ))}
             </tbody>
@@ -270,7 +276,7 @@ function Failures({ board, names, lang, d }: Part & { names: Map<string, string>
               {board.failures.map((failure) => (
                 <tr key={failure.code}>
                   <th scope="row">{errorReason(lang, failure.code) ?? d.otherReason(failure.code)}</th>
-                  <td>{formatCount(lang, failure.count)}</td>
+                  <td>{formatNumber(lang, failure.count)}</td>
                   <td>{failure.insurers.map((code) => names.get(code) ?? code).join(', ')}</td>
                   <td>
                     <a href={jobPath(failure.last_job_id)}>{d.openLastJob(formatDateTime(lang, failure.last_at))}</a>

@@ -12,6 +12,7 @@ import {
 } from '../../../../shared/console-automation.js';
 import { pathTo } from '../../../../shared/endpoint.js';
 import { call } from '../../api.js';
+import { formatDay, formatNumber } from '../../format.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import { Alert, Loading } from '../../Layout.js';
 import { go } from '../../navigation.js';
@@ -27,11 +28,11 @@ type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind:
 function shownValue(value: unknown, lang: PageProps['lang'], enumLabels: Record<string, string> | undefined): string {
   if (typeof value === 'string') {
     if (enumLabels?.[value] !== undefined) return enumLabels[value];
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return new Date(`${value}T12:00:00`).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB');
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return formatDay(lang, value);
     return value;
   }
   if (typeof value === 'boolean') return value ? (lang === 'fr' ? 'Oui' : 'Yes') : lang === 'fr' ? 'Non' : 'No';
-  if (typeof value === 'number') return value.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB');
+  if (typeof value === 'number') return formatNumber(lang, value);
   return JSON.stringify(value);
 }
 

@@ -1,3 +1,4 @@
+import { LOCALES } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 
 /** The jobs dashboard's words, in both languages, and its numbers and dates formatted per language. */
@@ -125,8 +126,6 @@ const fr: DashboardStrings = {
 
 export const DASHBOARD_STRINGS: Record<Lang, DashboardStrings> = { en, fr };
 
-const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-
 /** A duration in seconds, one decimal at most: "1 234,5 s" in French, "1,234.5 s" in English. */
 export function formatSeconds(lang: Lang, seconds: number | null): string {
   if (seconds === null) return DASHBOARD_STRINGS[lang].none;
@@ -139,11 +138,7 @@ export function formatRate(lang: Lang, rate: number | null): string {
   return new Intl.NumberFormat(LOCALES[lang], { style: 'percent', maximumFractionDigits: 0 }).format(rate);
 }
 
-export function formatCount(lang: Lang, n: number): string {
-  return new Intl.NumberFormat(LOCALES[lang]).format(n);
-}
-
 /** A UTC day (2026-11-20) as "20 Nov" / "20 nov.". */
-export function formatDay(lang: Lang, date: string): string {
+export function formatChartDay(lang: Lang, date: string): string {
   return new Intl.DateTimeFormat(LOCALES[lang], { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { IMPORT_FIELDS, type importClients, type ImportColumn, type previewClientImport } from '../../../../shared/console-import.js';
 import { DataTable } from '../../components/DataTable.js';
+import { formatDay, formatNumber } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 import { describeIssue, type IssueContext } from '../../issues.js';
 import type { ImportStrings } from './importStrings.js';
@@ -11,12 +12,6 @@ export type Preview = z.output<NonNullable<(typeof previewClientImport.responses
 export type Imported = z.output<NonNullable<(typeof importClients.responses)[200]['schema']>>;
 type Refused = Preview['refused'][number];
 type Problem = Refused['problems'][number];
-
-const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-const formatCount = (lang: Lang, n: number) => new Intl.NumberFormat(LOCALES[lang]).format(n);
-/** A date of birth (YYYY-MM-DD) as the language writes it, that very day whatever the browser's time zone. */
-const birthDate = (lang: Lang, date: string) =>
-  new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 
 /** A column as the broker knows it: its header, or its place when it has none. */
 function columnName(header: string, index: number, s: ImportStrings): string {
@@ -94,7 +89,7 @@ export function PreviewTable({ s, lang, preview }: { s: ImportStrings; lang: Lan
             <td>{nameOf(client)}</td>
             <td>{[client.email, client.phone, client.siret].filter((part) => part).join(' · ') || '—'}</td>
             <td>{client.address ? `${client.address.postcode} ${client.address.city}` : '—'}</td>
-            <td>{client.birth_date ? birthDate(lang, client.birth_date) : '—'}</td>
+            <td>{client.birth_date ? formatDay(lang, client.birth_date) : '—'}</td>
           </>
         )}
       />
@@ -119,7 +114,7 @@ export function RefusedTable({ s, lang, refused, total }: { s: ImportStrings; la
   const lines = refused.flatMap((item) => item.problems.map((problem, index) => ({ row: item.row, problem, index })));
   return (
     <section className="import-refused" aria-labelledby="import-refused-title">
-      <h3 id="import-refused-title">{`${s.refusedTitle} (${formatCount(lang, total)})`}</h3>
+      <h3 id="import-refused-title">{`${s.refusedTitle} (${formatNumber(lang, total)})`}</h3>
       <p className="muted">{s.refusedIntro}</p>
       {refused.length < total && <p className="muted small">{s.listedOnly(refused.length, total)}</p>}
       <DataTable
@@ -143,7 +138,7 @@ export function AlreadyThere({ s, lang, items, total }: { s: ImportStrings; lang
   if (total === 0) return null;
   return (
     <details className="import-already">
-      <summary>{`${s.alreadyTitle} (${formatCount(lang, total)})`}</summary>
+      <summary>{`${s.alreadyTitle} (${formatNumber(lang, total)})`}</summary>
       <ul>
         {items.map((item) => (
           <li key={item.row}>

@@ -1,3 +1,4 @@
+import { formatNumber } from '../../format.js';
 import type { ImportField } from '../../../../shared/console-import.js';
 import type { Lang } from '../../i18n.js';
 
@@ -53,8 +54,8 @@ export interface ImportStrings {
 }
 
 /** A count as each language writes it (10,000 / 10 000). */
-const enCount = (n: number) => new Intl.NumberFormat('en-GB').format(n);
-const frCount = (n: number) => new Intl.NumberFormat('fr-FR').format(n);
+const enCount = (n: number) => formatNumber('en', n);
+const frCount = (n: number) => formatNumber('fr', n);
 
 const FIELDS_EN: Record<ImportField, string> = {
   type: 'Type of client',

@@ -1,11 +1,9 @@
 import type { SyncConflict, SyncConflictRetry, SyncStatus } from '../../../../shared/console-sync.js';
-import { formatDateTimeSeconds, formatTime } from '../../format.js';
+import { formatDateTimeSeconds, formatTime, LOCALES } from '../../format.js';
 import type { Lang } from '../../i18n.js';
 import type { SyncStrings } from './strings.js';
 
 /** The Sync page's and the indicator's pure rules (no DOM): times, the indicator's words, connect errors, set-aside changes. */
-
-const locale = (lang: Lang) => (lang === 'fr' ? 'fr-FR' : 'en-GB');
 
 /** A date and time to the second, in the page's language. */
 export function absoluteTime(iso: string, lang: Lang): string {
@@ -25,7 +23,7 @@ const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
  * two minutes have passed).
  */
 export function relativeTime(iso: string, now: number, lang: Lang): string {
-  const format = new Intl.RelativeTimeFormat(locale(lang), { numeric: 'auto' });
+  const format = new Intl.RelativeTimeFormat(LOCALES[lang], { numeric: 'auto' });
   const seconds = (Date.parse(iso) - now) / 1000;
   const size = Math.abs(seconds);
   if (size < 10) return format.format(0, 'second');
