@@ -1,7 +1,5 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import { ApiError } from '../errors.js';
 import type { HubDeps } from './deps.js';
-import { hubCabinets, hubDevices } from './schema.js';
 import { notifyRevoked } from './store.js';
 
 /** What the hub's operator asks from the command line (`courtier hub cabinets|devices …`). */
@@ -40,20 +38,20 @@ export interface HubDeviceSummary {
 }
 
 export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<HubDeviceSummary[]> {
-  const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
+  const [cabinet] = await deps.sql`SELECT id FROM hub_cabinets WHERE id = ${cabinetId}`;
   if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
-  const devices = await deps.db
-    .select({ id: hubDevices.id, name: hubDevices.name, lastSeenAt: hubDevices.lastSeenAt, revokedAt: hubDevices.revokedAt })
-    .from(hubDevices)
-    .where(eq(hubDevices.cabinetId, cabinetId))
-    .orderBy(asc(hubDevices.createdAt), asc(hubDevices.id));
+  const devices = await deps.sql<{ id: string; name: string; last_seen_at: string | null; revoked_at: string | null }[]>`
+    SELECT id, name, last_seen_at, revoked_at FROM hub_devices WHERE cabinet_id = ${cabinetId} ORDER BY created_at, id`;
   return devices.map((d) => ({
     device_id: d.id,
     name: d.name,
-    last_seen_at: d.lastSeenAt?.toISOString() ?? null,
-    revoked: d.revokedAt !== null,
+    last_seen_at: isoOrNull(d.last_seen_at),
+    revoked: d.revoked_at !== null,
   }));
 }
+
+/** A timestamptz as the hub's client reads it (text), in the bodies' ISO form. */
+const isoOrNull = (at: string | null) => (at === null ? null : new Date(at).toISOString());
 
 /**
  * Revokes a device: its next request, on any hub process, is refused (the device check reads the
@@ -64,27 +62,26 @@ export async function revokeHubDevice(
   deviceId: string,
   cabinetId?: string,
 ): Promise<HubDeviceSummary & { cabinet_id: string; revoked_at: string }> {
-  // With a cabinet (a device leaving by itself), only that cabinet's device (and() skips undefined).
-  const ofCabinet = cabinetId === undefined ? undefined : eq(hubDevices.cabinetId, cabinetId);
-  const revoked = await deps.db
-    .update(hubDevices)
-    .set({ revokedAt: new Date(deps.clock.now()) })
-    .where(and(eq(hubDevices.id, deviceId), ofCabinet, isNull(hubDevices.revokedAt)))
-    .returning({ id: hubDevices.id });
+  // With a cabinet (a device leaving by itself), only that cabinet's device.
+  const ofCabinet = cabinetId === undefined ? deps.sql`` : deps.sql`AND cabinet_id = ${cabinetId}`;
+  const revoked = await deps.sql`
+    UPDATE hub_devices SET revoked_at = ${new Date(deps.clock.now()).toISOString()}::timestamptz
+    WHERE id = ${deviceId} ${ofCabinet} AND revoked_at IS NULL
+    RETURNING id`;
   // Its long polls, on every hub process, end now rather than at their wait's end.
   if (revoked.length > 0) await notifyRevoked(deps.sql, deviceId);
-  const [device] = await deps.db
-    .select()
-    .from(hubDevices)
-    .where(and(eq(hubDevices.id, deviceId), ofCabinet));
-  if (!device?.revokedAt) throw new ApiError('not_found', `No device ${deviceId} on this hub.`);
+  const [device] = await deps.sql<
+    { id: string; cabinet_id: string; name: string; last_seen_at: string | null; revoked_at: string | null }[]
+  >`
+    SELECT id, cabinet_id, name, last_seen_at, revoked_at FROM hub_devices WHERE id = ${deviceId} ${ofCabinet}`;
+  if (!device?.revoked_at) throw new ApiError('not_found', `No device ${deviceId} on this hub.`);
   return {
     device_id: device.id,
-    cabinet_id: device.cabinetId,
+    cabinet_id: device.cabinet_id,
     name: device.name,
-    last_seen_at: device.lastSeenAt?.toISOString() ?? null,
+    last_seen_at: isoOrNull(device.last_seen_at),
     revoked: true,
-    revoked_at: device.revokedAt.toISOString(),
+    revoked_at: new Date(device.revoked_at).toISOString(),
   };
 }
 
@@ -97,11 +94,8 @@ export async function resetCabinetProtocol(
   cabinetId: string,
   protocol: number,
 ): Promise<{ cabinet_id: string; highest_protocol: number }> {
-  const [cabinet] = await deps.db
-    .update(hubCabinets)
-    .set({ highestProtocol: protocol })
-    .where(eq(hubCabinets.id, cabinetId))
-    .returning({ id: hubCabinets.id });
+  const [cabinet] = await deps.sql<{ id: string }[]>`
+    UPDATE hub_cabinets SET highest_protocol = ${protocol}::int WHERE id = ${cabinetId} RETURNING id`;
   if (!cabinet) throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub (courtier hub cabinets list shows them).`);
   return { cabinet_id: cabinet.id, highest_protocol: protocol };
 }

@@ -1,10 +1,8 @@
-import { and, eq, isNull, lte, or } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { RequestCheck } from '../plugins/auth.js';
 import { parseDeviceCredential, secretMatches } from './credentials.js';
 import type { HubDeps } from './deps.js';
-import { hubCabinets, hubDevices } from './schema.js';
 
 /** Who called a hub route: set by the device check before the handler runs. */
 export interface AuthenticatedDevice {
@@ -47,51 +45,45 @@ async function authenticateDevice(deps: HubDeps, authorization: string | undefin
   }
   const presented = parseDeviceCredential(authorization);
   if (!presented) throw unknownDevice();
-  const [device] = await deps.db
-    .select({
-      cabinetId: hubDevices.cabinetId,
-      credentialHash: hubDevices.credentialHash,
-      revokedAt: hubDevices.revokedAt,
-      lastSeenAt: hubDevices.lastSeenAt,
-      highestProtocol: hubCabinets.highestProtocol,
-      epoch: hubCabinets.epoch,
-      lastNumber: hubDevices.lastNumber,
-    })
-    .from(hubDevices)
-    .innerJoin(hubCabinets, eq(hubCabinets.id, hubDevices.cabinetId))
-    .where(eq(hubDevices.id, presented.deviceId));
+  const [device] = await deps.sql<
+    {
+      cabinet_id: string;
+      credential_hash: string;
+      revoked_at: string | null;
+      last_seen_at: string | null;
+      highest_protocol: number;
+      epoch: string;
+      last_number: string;
+    }[]
+  >`
+    SELECT d.cabinet_id, d.credential_hash, d.revoked_at, d.last_seen_at, c.highest_protocol, c.epoch, d.last_number
+    FROM hub_devices d JOIN hub_cabinets c ON c.id = d.cabinet_id
+    WHERE d.id = ${presented.deviceId}`;
   // The secret is compared before revocation is told: a revoked device's id alone learns nothing.
-  if (!device || !secretMatches(presented.secret, device.credentialHash)) throw unknownDevice();
-  if (device.revokedAt !== null)
+  if (!device || !secretMatches(presented.secret, device.credential_hash)) throw unknownDevice();
+  if (device.revoked_at !== null)
     throw new ApiError(
       'device_revoked',
       'This device was revoked on the hub: nothing syncs from or to it any more. Pair it again with a new code if that was a mistake.',
     );
   const now = deps.clock.now();
-  if (device.lastSeenAt === null || now - device.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+  if (device.last_seen_at === null || now - new Date(device.last_seen_at).getTime() >= LAST_SEEN_RESOLUTION_MS) {
     await markSeen(deps, presented.deviceId, now);
   }
   return {
     deviceId: presented.deviceId,
-    cabinetId: device.cabinetId,
-    highestProtocol: device.highestProtocol,
+    cabinetId: device.cabinet_id,
+    highestProtocol: device.highest_protocol,
     epoch: device.epoch,
-    lastNumber: device.lastNumber,
+    lastNumber: Number(device.last_number),
   };
 }
 
 async function markSeen(deps: HubDeps, deviceId: string, now: number): Promise<void> {
-  const seen = new Date(now);
   // Conditional, so that two processes seeing the same device in the same minute write once.
-  await deps.db
-    .update(hubDevices)
-    .set({ lastSeenAt: seen })
-    .where(
-      and(
-        eq(hubDevices.id, deviceId),
-        or(isNull(hubDevices.lastSeenAt), lte(hubDevices.lastSeenAt, new Date(now - LAST_SEEN_RESOLUTION_MS))),
-      ),
-    );
+  await deps.sql`
+    UPDATE hub_devices SET last_seen_at = ${new Date(now).toISOString()}::timestamptz
+    WHERE id = ${deviceId} AND (last_seen_at IS NULL OR last_seen_at <= ${new Date(now - LAST_SEEN_RESOLUTION_MS).toISOString()}::timestamptz)`;
 }
 
 function unknownDevice(): ApiError {

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Sql, TransactionSql } from 'postgres';
 import type { PairBody, PairResponse } from '../../shared/sync-pairing.js';
 import { ApiError } from '../errors.js';
 import { validationError } from '../platform/http/validation.js';
@@ -6,10 +6,8 @@ import { newDeviceId, newDeviceSecret, newPairingCode, pairingCodeHash, sha256He
 import { recordHubAudit } from './audit.js';
 import { hubTime, type HubDeps } from './deps.js';
 import { throttleBucket } from '../platform/http/client-address.js';
-import type { HubDb } from './database.js';
 import { protocolRefusal } from './protocol.js';
 import { assertStorable } from './storable.js';
-import { hubCabinets, hubDevices, hubInvites, hubPairingFailures } from './schema.js';
 
 /** A pairing code lives this long, and is used once. */
 export const INVITE_TTL_MS = 15 * 60_000;
@@ -40,7 +38,7 @@ const CABINET_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export async function createInvite(deps: HubDeps, target: InviteTarget): Promise<Invite> {
   const now = deps.clock.now();
   const cabinetId = 'join' in target ? target.join : target.register;
-  const [cabinet] = await deps.db.select({ id: hubCabinets.id }).from(hubCabinets).where(eq(hubCabinets.id, cabinetId));
+  const [cabinet] = await deps.sql`SELECT id FROM hub_cabinets WHERE id = ${cabinetId}`;
   if ('join' in target && !cabinet) {
     throw new ApiError('not_found', `No cabinet ${cabinetId} on this hub: a code that registers it is needed first.`);
   }
@@ -55,14 +53,11 @@ export async function createInvite(deps: HubDeps, target: InviteTarget): Promise
   const code = newPairingCode(deps.randomBytes);
   const expiresAt = new Date(now + INVITE_TTL_MS);
   // Codes long dead are of no use to anyone: cleared as new ones are made.
-  await deps.db.delete(hubInvites).where(lt(hubInvites.expiresAt, new Date(now - 24 * 3600_000)));
-  await deps.db.insert(hubInvites).values({
-    codeHash: pairingCodeHash(code),
-    cabinetId: 'join' in target ? cabinetId : null,
-    registersCabinetId: 'register' in target ? cabinetId : null,
-    expiresAt,
-    createdAt: new Date(now),
-  });
+  await deps.sql`DELETE FROM hub_invites WHERE expires_at < ${new Date(now - 24 * 3600_000).toISOString()}::timestamptz`;
+  await deps.sql`
+    INSERT INTO hub_invites (code_hash, cabinet_id, registers_cabinet_id, expires_at, created_at)
+    VALUES (${pairingCodeHash(code)}, ${'join' in target ? cabinetId : null}, ${'register' in target ? cabinetId : null},
+            ${expiresAt.toISOString()}::timestamptz, ${new Date(now).toISOString()}::timestamptz)`;
   return { code, purpose: 'join' in target ? 'join' : 'register', cabinet_id: cabinetId, expires_at: expiresAt.toISOString() };
 }
 
@@ -85,42 +80,33 @@ export async function pair(deps: HubDeps, attempt: Attempt): Promise<PairRespons
   const windowStart = currentWindow(now);
   // Counted per address, an IPv6 one per /64: a client may take any address of its network.
   const counted = throttleBucket(attempt.address);
-  await countAttempt(deps.db, counted, windowStart, now);
-  const outcome = await deps.db.transaction(async (tx): Promise<{ error: ApiError } | { paired: PairResponse }> => {
-    const [invite] = await tx
-      .select()
-      .from(hubInvites)
-      .where(eq(hubInvites.codeHash, pairingCodeHash(attempt.body.code)))
-      .for('update');
-    if (!invite || invite.usedAt !== null || invite.expiresAt.getTime() <= now) return { error: invalidCode() };
+  await countAttempt(deps.sql, counted, windowStart, now);
+  const outcome = await deps.sql.begin(async (tx): Promise<{ error: ApiError } | { paired: PairResponse }> => {
+    const [invite] = await tx<
+      { code_hash: string; cabinet_id: string | null; registers_cabinet_id: string | null; expires_at: string; used_at: string | null }[]
+    >`
+      SELECT code_hash, cabinet_id, registers_cabinet_id, expires_at, used_at FROM hub_invites
+      WHERE code_hash = ${pairingCodeHash(attempt.body.code)} FOR UPDATE`;
+    if (!invite || invite.used_at !== null || new Date(invite.expires_at).getTime() <= now) return { error: invalidCode() };
     const joined =
-      invite.registersCabinetId !== null
-        ? await register(tx, invite.registersCabinetId, attempt, now)
-        : invite.cabinetId !== null
-          ? await join(tx, invite.cabinetId, attempt)
+      invite.registers_cabinet_id !== null
+        ? await register(tx, invite.registers_cabinet_id, attempt, now)
+        : invite.cabinet_id !== null
+          ? await join(tx, invite.cabinet_id, attempt)
           : { error: invalidCode() };
     if ('error' in joined) return { error: joined.error };
-    await tx
-      .update(hubPairingFailures)
-      .set({ count: sql`${hubPairingFailures.count} - 1` })
-      .where(and(eq(hubPairingFailures.address, counted), eq(hubPairingFailures.windowStart, windowStart)));
+    await tx`
+      UPDATE hub_pairing_failures SET count = count - 1
+      WHERE address = ${counted} AND window_start = ${windowStart.toISOString()}::timestamptz`;
     const secret = newDeviceSecret(deps.randomBytes);
     const deviceId = newDeviceId(deps.randomBytes);
-    await tx.insert(hubDevices).values({
-      id: deviceId,
-      cabinetId: joined.id,
-      name: attempt.body.device_name,
-      credentialHash: sha256Hex(secret),
-      createdAt: new Date(now),
-    });
+    await tx`
+      INSERT INTO hub_devices (id, cabinet_id, name, credential_hash, created_at)
+      VALUES (${deviceId}, ${joined.id}, ${attempt.body.device_name}, ${sha256Hex(secret)}, ${new Date(now).toISOString()}::timestamptz)`;
     // The registering install alone may bring its balance to the cabinet's wallet (hub/wallet.ts).
-    if (invite.registersCabinetId !== null)
-      await tx.update(hubCabinets).set({ registeredBy: deviceId }).where(eq(hubCabinets.id, joined.id));
-    await tx
-      .update(hubInvites)
-      .set({ usedAt: new Date(now) })
-      .where(eq(hubInvites.codeHash, invite.codeHash));
-    const reconnected = invite.cabinetId !== null && attempt.body.cabinet !== undefined;
+    if (invite.registers_cabinet_id !== null) await tx`UPDATE hub_cabinets SET registered_by = ${deviceId} WHERE id = ${joined.id}`;
+    await tx`UPDATE hub_invites SET used_at = ${new Date(now).toISOString()}::timestamptz WHERE code_hash = ${invite.code_hash}`;
+    const reconnected = invite.cabinet_id !== null && attempt.body.cabinet !== undefined;
     return {
       paired: {
         device_id: deviceId,
@@ -165,10 +151,8 @@ function currentWindow(now: number): Date {
 export async function pairingRefusedFrom(deps: HubDeps, address: string): Promise<ApiError | null> {
   const now = deps.clock.now();
   const windowStart = currentWindow(now);
-  const [row] = await deps.db
-    .select({ count: hubPairingFailures.count })
-    .from(hubPairingFailures)
-    .where(and(eq(hubPairingFailures.address, throttleBucket(address)), eq(hubPairingFailures.windowStart, windowStart)));
+  const [row] = await deps.sql<{ count: number }[]>`
+    SELECT count FROM hub_pairing_failures WHERE address = ${throttleBucket(address)} AND window_start = ${windowStart.toISOString()}::timestamptz`;
   return (row?.count ?? 0) >= PAIRING_ATTEMPTS_PER_WINDOW ? tooManyAttempts(windowStart, now) : null;
 }
 
@@ -189,26 +173,22 @@ function invalidCode(): ApiError {
   );
 }
 
-async function countAttempt(db: HubDb, address: string, windowStart: Date, now: number): Promise<void> {
+async function countAttempt(sql: Sql, address: string, windowStart: Date, now: number): Promise<void> {
+  const start = windowStart.toISOString();
   // Windows that have ended count for nothing: the table holds the current window only.
-  await db.delete(hubPairingFailures).where(lt(hubPairingFailures.windowStart, windowStart));
-  const [row] = await db
-    .insert(hubPairingFailures)
-    .values({ address, windowStart, count: 1 })
-    .onConflictDoUpdate({
-      target: [hubPairingFailures.address, hubPairingFailures.windowStart],
-      set: { count: sql`${hubPairingFailures.count} + 1` },
-    })
-    .returning({ count: hubPairingFailures.count });
+  await sql`DELETE FROM hub_pairing_failures WHERE window_start < ${start}::timestamptz`;
+  const [row] = await sql<{ count: number }[]>`
+    INSERT INTO hub_pairing_failures (address, window_start, count) VALUES (${address}, ${start}::timestamptz, 1)
+    ON CONFLICT (address, window_start) DO UPDATE SET count = hub_pairing_failures.count + 1
+    RETURNING count`;
   if ((row?.count ?? 0) <= PAIRING_ATTEMPTS_PER_WINDOW) return;
   throw tooManyAttempts(windowStart, now);
 }
 
-type Tx = Parameters<Parameters<HubDb['transaction']>[0]>[0];
 type Joined = { id: string; name: string } | { error: ApiError };
 
 /** A code made with --new-cabinet: the install brings that very cabinet, new to the hub. */
-async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number): Promise<Joined> {
+async function register(tx: TransactionSql, cabinetId: string, attempt: Attempt, now: number): Promise<Joined> {
   const cabinet = attempt.body.cabinet;
   if (!cabinet)
     return {
@@ -225,11 +205,11 @@ async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number
     };
   const tooOld = protocolRefusal(attempt.protocol, 1);
   if (tooOld) return { error: tooOld };
-  const created = await tx
-    .insert(hubCabinets)
-    .values({ id: cabinet.id, name: cabinet.name, highestProtocol: attempt.protocol, createdAt: new Date(now) })
-    .onConflictDoNothing()
-    .returning({ id: hubCabinets.id });
+  const created = await tx`
+    INSERT INTO hub_cabinets (id, name, highest_protocol, created_at)
+    VALUES (${cabinet.id}, ${cabinet.name}, ${attempt.protocol}, ${new Date(now).toISOString()}::timestamptz)
+    ON CONFLICT DO NOTHING
+    RETURNING id`;
   if (created.length === 0) {
     return {
       error: new ApiError(
@@ -245,7 +225,7 @@ async function register(tx: Tx, cabinetId: string, attempt: Attempt, now: number
  * A code made with --cabinet: a new install joins that cabinet (courtier sync join, which sends no
  * cabinet), or an install that holds that very cabinet connects again (sync connect, bringing it).
  */
-async function join(tx: Tx, cabinetId: string, attempt: Attempt): Promise<Joined> {
+async function join(tx: TransactionSql, cabinetId: string, attempt: Attempt): Promise<Joined> {
   // An install that brings another cabinet of its own would upload it into the code's cabinet.
   if (attempt.body.cabinet && attempt.body.cabinet.id !== cabinetId) {
     return {
@@ -255,12 +235,10 @@ async function join(tx: Tx, cabinetId: string, attempt: Attempt): Promise<Joined
       ),
     };
   }
-  const [cabinet] = await tx
-    .update(hubCabinets)
-    .set({ highestProtocol: sql`GREATEST(${hubCabinets.highestProtocol}, ${attempt.protocol})` })
-    .where(eq(hubCabinets.id, cabinetId))
-    .returning({ id: hubCabinets.id, name: hubCabinets.name, highestProtocol: hubCabinets.highestProtocol });
+  const [cabinet] = await tx<{ id: string; name: string; highest_protocol: number }[]>`
+    UPDATE hub_cabinets SET highest_protocol = GREATEST(highest_protocol, ${attempt.protocol}::int) WHERE id = ${cabinetId}
+    RETURNING id, name, highest_protocol`;
   if (!cabinet) return { error: invalidCode() };
-  const tooOld = protocolRefusal(attempt.protocol, cabinet.highestProtocol);
-  return tooOld ? { error: tooOld } : cabinet;
+  const tooOld = protocolRefusal(attempt.protocol, cabinet.highest_protocol);
+  return tooOld ? { error: tooOld } : { id: cabinet.id, name: cabinet.name };
 }
