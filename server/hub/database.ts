@@ -1,17 +1,12 @@
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
-import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { join } from 'node:path';
 import postgres, { type Sql } from 'postgres';
 import { ApiError, DatabaseVersionError } from '../errors.js';
 import { packageRoot } from '../paths.js';
-import * as schema from './schema.js';
-
-export type HubDb = PostgresJsDatabase<typeof schema>;
 
 export interface HubDatabase {
-  /** The driver, for what drizzle does not say: LISTEN, the migrations' advisory lock. */
+  /** The driver: every query of the hub is one of its tagged templates, and LISTEN and the migrations' advisory lock too. */
   sql: Sql;
-  db: HubDb;
   /** Closes every connection, waiting up to a few seconds for running queries. */
   close(): Promise<void>;
 }
@@ -52,7 +47,7 @@ const UNAVAILABLE_CODES = new Set([
  * nothing was stored, and the installs try again by themselves.
  */
 export function databaseUnavailable(error: Error): ApiError | undefined {
-  // drizzle wraps the driver's error (DrizzleQueryError): the code is on a cause.
+  // postgres.js puts its code on the error itself; an error wrapped on its way up (new Error(…, { cause })) has it on a cause.
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
@@ -64,6 +59,16 @@ export function databaseUnavailable(error: Error): ApiError | undefined {
   }
   return undefined;
 }
+
+/**
+ * Times (timestamp, timestamptz, date, time, their arrays) and numeric arrays are read as
+ * PostgreSQL writes them out and sent as given: the queries send ISO strings cast in SQL
+ * (`::timestamptz`) and read a time with `new Date(text)`. json and jsonb parameters are sent as
+ * given: the queries send JSON text and cast it in SQL. The pool's connections share these.
+ */
+const TEXT_TYPES = [1082, 1083, 1114, 1115, 1182, 1184, 1185, 1231];
+const JSON_TYPES = [114, 3802];
+const asGiven = (value: unknown) => value;
 
 /**
  * Connects to the hub's PostgreSQL (no query yet: postgres.js connects on first use). `max` is the
@@ -78,8 +83,12 @@ export function connectHub(url: string, options: { max?: number } = {}): HubData
     idle_timeout: 60,
     connect_timeout: 10,
   });
-  const db = drizzle(sql, { schema });
-  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+  for (const oid of TEXT_TYPES) {
+    sql.options.parsers[oid] = asGiven;
+    sql.options.serializers[oid] = asGiven;
+  }
+  for (const oid of JSON_TYPES) sql.options.serializers[oid] = asGiven;
+  return { sql, close: () => sql.end({ timeout: 5 }) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
 import { MAX_RECORD_BYTES, SYNC_PROTOCOL_VERSION } from '../../shared/sync-protocol.js';
 import type { Clock } from '../deps.js';
-import type { HubDatabase, HubDb } from './database.js';
+import type { HubDatabase } from './database.js';
 
 /**
  * What the hub's services need from outside. Not the agent's Deps: the hub has no data dir, no
@@ -10,7 +10,6 @@ import type { HubDatabase, HubDb } from './database.js';
  */
 export interface HubDeps {
   sql: Sql;
-  db: HubDb;
   clock: Clock;
   randomBytes: (size: number) => Buffer;
   /** This build's version, for /healthz and the OpenAPI document. */
@@ -63,13 +62,12 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
 };
 
 export function hubDeps(
-  database: Pick<HubDatabase, 'sql' | 'db'>,
+  database: Pick<HubDatabase, 'sql'>,
   version: string,
   overrides: Partial<Pick<HubDeps, 'clock' | 'randomBytes' | 'protocol'>> & { limits?: Partial<HubLimits> } = {},
 ): HubDeps {
   return {
     sql: database.sql,
-    db: database.db,
     clock: overrides.clock ?? { now: () => Date.now() },
     randomBytes: overrides.randomBytes ?? nodeRandomBytes,
     version,

@@ -5,8 +5,8 @@ import type { PulledChange, SyncChange, SyncedKind, SyncOp } from '../../shared/
  * The queries of a push and a pull, in SQL through the driver: the hot path, where one statement
  * per batch matters more than a query builder. Every query names the cabinet.
  *
- * Parameters that PostgreSQL should read as jsonb are sent as text and cast in SQL, so the
- * driver's own json serializer (which drizzle replaces on the shared client) never sees them.
+ * Parameters that PostgreSQL should read as jsonb are sent as text and cast in SQL, so no json
+ * serializer of the driver ever sees them (connectHub's client sends json parameters as given).
  */
 
 /** The NOTIFY channel of pushes; its payload is the cabinet id. */
