@@ -70,6 +70,16 @@ const platformImports = {
   ],
   patterns: electronPackage.patterns,
 };
+/**
+ * The hub writes every query as a postgres.js tagged template: drizzle declares its tables
+ * (server/hub/schema.ts, for drizzle-kit) and reads its migrations' files (drizzle-orm/migrator),
+ * and builds none of its queries.
+ */
+const HUB_SQL = "The hub's queries are postgres.js tagged templates (deps.sql); drizzle only declares its tables, in server/hub/schema.ts.";
+const hubImports = {
+  paths: [...platformImports.paths, { name: 'drizzle-orm', message: HUB_SQL }],
+  patterns: [...platformImports.patterns, { group: ['drizzle-orm/*', '!drizzle-orm/migrator'], message: HUB_SQL }],
+};
 const platformSyntax = [
   {
     // Function(...) as well as globalThis.Function(...).
@@ -87,7 +97,7 @@ const platformSyntax = [
 /**
  * A store writes its queries with drizzle's builder, a hot one prepared once through preparedQuery
  * (server/platform/db/prepared-query.ts): SQL text prepared on the connection stays in the platform
- * layer. The hub, on PostgreSQL, writes its SQL with postgres.js.
+ * layer. The hub, on PostgreSQL, writes every query as a postgres.js tagged template (hubImports).
  */
 const RAW_SQL = `A statement prepared from SQL text ${PLATFORM_ONLY}: write the query with drizzle's builder (preparedQuery for a hot path).`;
 const rawSqlSyntax = [
@@ -286,9 +296,13 @@ export default defineConfig(
   {
     files: ['server/hub/**'],
     rules: {
-      'no-restricted-imports': ['error', platformImports],
+      'no-restricted-imports': ['error', hubImports],
       'no-restricted-syntax': ['error', transactionSyntax, ...platformSyntax],
     },
+  },
+  {
+    files: ['server/hub/schema.ts'],
+    rules: { 'no-restricted-imports': ['error', platformImports] },
   },
   {
     files: ['server/platform/**'],
