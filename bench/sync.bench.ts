@@ -12,8 +12,9 @@
  *  3. an opportunity created on A visible on B, 50 creates/s for 10 s, both installs' sync engines
  *     running (B long-polls): p50 <= 300 ms, p99 <= 1 s; baseline a bare round trip through the
  *     hub (one device pushes one change, another's long poll wakes with it);
- *  4. POST /opportunities with sync on (cabinet connected, engine running) vs off: goal >= 0.8x; each
- *     server alone on CPU 0, the load, the hub and PostgreSQL on the others (a hub runs elsewhere);
+ *  4. POST /opportunities with sync on (cabinet connected, engine running) vs off: goal >= 0.8x; both
+ *     servers running, loaded in turn (bench/lib/alternate.ts), each alone on CPU 0, the load, the hub
+ *     and PostgreSQL on the others (a hub runs elsewhere);
  *  5. 8 devices of one cabinet pushing batches at once through the hub: goal >= 5,000 rows/s;
  *     baseline 8 concurrent bare bulk inserts of the same rows;
  *  6. 8 devices of 8 different cabinets, each pushing one change at a time, all at once: goal >= 3x
@@ -39,7 +40,7 @@ import type { CpuReader, Measurement } from './lib/load.js';
 import { cpuCount, machineIdleMicros } from './lib/machine.js';
 import { postgresCpuReader, postgresPids } from './lib/processes.js';
 import { pinToCpus } from './lib/affinity.js';
-import { inPairs, pairRatios, roundRatiosLine } from './lib/alternate.js';
+import { compareAlternating, inPairs, pairRatios, roundRatiosLine, type Comparison } from './lib/alternate.js';
 import { HUB_DATABASE_URL_ENV, SYNC_HUB_URL_ENV } from './lib/protocol.js';
 import { BUSY_MACHINE_CORES, cpuPerRequest, formatTable, MEASUREMENT_HEADER, measurementRow } from './lib/report.js';
 import { percentile } from './lib/latency.js';
@@ -617,41 +618,74 @@ async function latencyPhase(env: Env, a: Install, b: Install, cabinetId: string,
  * others. A hub runs on another machine: on a shared 2-core machine its work (and PostgreSQL's)
  * would take the server's core and be charged to sync. False when the CPUs cannot be pinned.
  */
-function isolateServer(env: Env, serverPid: number): boolean {
+function isolateServers(env: Env, serverPids: readonly number[]): boolean {
   const n = cpuCount();
-  return n >= 2 && pinToCpus([serverPid], '0') && pinToCpus([process.pid, env.hubPid, ...postgresPids(env.pgPort)], `1-${n - 1}`);
+  return n >= 2 && pinToCpus(serverPids, '0') && pinToCpus([process.pid, env.hubPid, ...postgresPids(env.pgPort)], `1-${n - 1}`);
 }
 
 function releaseCpus(env: Env): void {
   pinToCpus([process.pid, env.hubPid, ...postgresPids(env.pgPort)], `0-${cpuCount() - 1}`);
 }
 
-async function postPhase(env: Env, results: Results): Promise<void> {
-  const side = { hub: env.readers.hub, postgres: env.readers.postgres };
-  const sideReaders = Object.fromEntries(Object.entries(side).filter((entry): entry is [string, CpuReader] => entry[1] !== undefined));
-  let isolated = true;
-  const measureTarget = async (target: 'courtier' | 'courtier-sync'): Promise<Measurement> => {
-    const server = await startServerChild(target, env.ctx.tempDir(target), env.ctx.child);
-    isolated = isolateServer(env, server.pid) && isolated;
-    try {
-      return await measureCreate(server, env.ctx.load, sideReaders);
-    } finally {
-      releaseCpus(env);
-      await server.stop();
-    }
-  };
-  const off = await measureTarget('courtier');
-  process.env[SYNC_HUB_URL_ENV] = env.hubUrl;
-  let on: Measurement;
-  try {
-    on = await measureTarget('courtier-sync');
-  } finally {
-    delete process.env[SYNC_HUB_URL_ENV];
-  }
-  // What reached the hub from the syncing server (an opportunity and its event per create, warm-up included).
+/** The changes of the syncing server (device `bench`) the hub holds. */
+async function benchChangesOnHub(env: Env): Promise<number> {
   const [onHub] = await env.hubSql<
     { n: string }[]
   >`SELECT count(*) AS n FROM hub_changes h JOIN hub_devices d ON d.id = h.device_id WHERE d.name = 'bench'`;
+  return Number(onHub?.n ?? 0);
+}
+
+/**
+ * Waits until the syncing server has pushed what its round created (the hub's count holds still
+ * for longer than the engine gathers changes), so that its pushes never run during the other side's round.
+ */
+async function untilPushed(env: Env): Promise<void> {
+  let last = await benchChangesOnHub(env);
+  for (let waited = 0; waited < 60_000; waited += 300) {
+    await sleep(300);
+    const now = await benchChangesOnHub(env);
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error('the syncing server was still pushing a minute after its round');
+}
+
+/**
+ * 4. The same creates on a server with sync off and one with sync on, both alive, in rounds in turn
+ * (compareAlternating): this VM's speed swings within a minute, and one run of each side after the
+ * other measured the swing more than the sync. Each server alone on CPU 0 while it is loaded.
+ */
+async function postPhase(env: Env, results: Results): Promise<void> {
+  const side = { hub: env.readers.hub, postgres: env.readers.postgres };
+  const sideReaders = Object.fromEntries(Object.entries(side).filter((entry): entry is [string, CpuReader] => entry[1] !== undefined));
+  const offServer = await startServerChild('courtier', env.ctx.tempDir('courtier'), env.ctx.child);
+  let onServer: ServerChild | undefined;
+  let comparison: Comparison;
+  let isolated: boolean;
+  try {
+    process.env[SYNC_HUB_URL_ENV] = env.hubUrl;
+    try {
+      onServer = await startServerChild('courtier-sync', env.ctx.tempDir('courtier-sync'), env.ctx.child);
+    } finally {
+      delete process.env[SYNC_HUB_URL_ENV];
+    }
+    const syncing = onServer;
+    isolated = isolateServers(env, [offServer.pid, syncing.pid]);
+    comparison = await compareAlternating(
+      (options) => measureCreate(offServer, options, sideReaders),
+      async (options) => {
+        const measured = await measureCreate(syncing, options, sideReaders);
+        await untilPushed(env);
+        return measured;
+      },
+      env.ctx.load,
+    );
+  } finally {
+    releaseCpus(env);
+    await onServer?.stop();
+    await offServer.stop();
+  }
+  const { baseline: off, subject: on, ratio } = comparison;
   const header = [...MEASUREMENT_HEADER.slice(0, -1), 'hub CPU', 'PostgreSQL CPU', 'other CPU'];
   const row = (name: string, m: Measurement) => [
     ...measurementRow(name, m).slice(0, -1),
@@ -661,15 +695,15 @@ async function postPhase(env: Env, results: Results): Promise<void> {
   ];
   console.log(formatTable(header, [row('4. POST /opportunities, sync off', off), row('   POST /opportunities, sync on', on)]));
   console.log(
-    `   the syncing server pushed ${int.format(Number(onHub?.n ?? 0))} changes to the hub (an opportunity and its event per create, warm-up included)`,
+    `   the syncing server pushed ${int.format(await benchChangesOnHub(env))} changes to the hub (an opportunity and its event per create, warm-ups included)`,
   );
+  console.log(`   ${roundRatiosLine(comparison)}; ${comparison.schedule}`);
   console.log(
     isolated
-      ? `   each server child alone on CPU 0; the load generator (this process), the hub and PostgreSQL on the other CPUs, as when the hub runs elsewhere`
+      ? `   each server child alone on CPU 0 while it is loaded; the load generator (this process), the hub and PostgreSQL on the other CPUs, as when the hub runs elsewhere`
       : '   the CPUs could not be pinned (taskset): every process shared every CPU, so the hub’s and PostgreSQL’s work is charged to the syncing server',
   );
   noteOther(results, off.otherCores, on.otherCores);
-  const ratio = on.requestsPerSecond / off.requestsPerSecond;
   const met = ratio >= GOAL_POST_RATIO;
   results.lines.push(
     `4. POST /opportunities sync on / off: ${ratio.toFixed(2)} (${int.format(on.requestsPerSecond)} vs ${int.format(off.requestsPerSecond)} created/s; µs server CPU per create ${cpuPerRequest(on).toFixed(0)} vs ${cpuPerRequest(off).toFixed(0)}; goal >= ${GOAL_POST_RATIO}) ${verdict(met)}`,
