@@ -94,16 +94,17 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
   const startRunner = (connection: store.ConnectionRow) => {
     const cabinetId = connection.cabinetId;
     const abort = new AbortController();
-    const reported = new Map<'push' | 'pull', Outcome['kind']>();
-    const report = (loop: 'push' | 'pull', outcome: Outcome) => {
+    // The wallet's exchange reports apart: its refusal is shown without holding back the records.
+    const reported = new Map<'push' | 'pull' | 'wallet', Outcome['kind']>();
+    const report = (loop: 'push' | 'pull' | 'wallet', outcome: Outcome) => {
       const row = store.findConnection(deps.db.orm, cabinetId);
       if (!row || abort.signal.aborted) return;
       const now = deps.clock.now();
       if (outcome.kind === 'ok') {
-        const other = reported.get(loop === 'push' ? 'pull' : 'push');
+        const othersFailing = [...reported].some(([name, kind]) => name !== loop && kind !== 'ok');
         reported.set(loop, 'ok');
         const state = outcome.busy ? 'syncing' : 'idle';
-        if (other !== undefined && other !== 'ok') return;
+        if (othersFailing) return;
         if (row.state !== state || row.lastError !== null || row.offlineSince !== null)
           store.updateConnection(deps.db.orm, cabinetId, { state, lastError: null, lastErrorCode: null, offlineSince: null });
         return;
@@ -166,10 +167,31 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
     let answered = false;
     // The push loop's and the pull loop's wallet exchanges, one after the other.
     let walletTurn: Promise<unknown> = Promise.resolve();
-    const exchange = (hub: HubClient): Promise<number> => {
+    // Set while a refused exchange waits to be tried again (timed as every wait of the engine).
+    let walletResting = false;
+    /**
+     * Whether the exchange went through. One the hub refuses (the cabinet at its quota of entries)
+     * is shown and tried again after the refusal's wait, while the records go on being pushed and
+     * pulled; an unreachable hub or a revoked device stops the loop that asked, as any call does.
+     */
+    const exchange = async (hub: HubClient): Promise<boolean> => {
+      if (walletResting) return false;
       const next = walletTurn.then(() => exchangeWallet({ deps, client: hub }, cabinetId));
       walletTurn = next.catch(() => undefined);
-      return next;
+      try {
+        await next;
+      } catch (err) {
+        const outcome = classify(err);
+        if (outcome.kind !== 'refused' || outcome.final) throw err;
+        walletResting = true;
+        void sleep(options.refusedRetryMs ?? 30_000, abort.signal).then(() => {
+          walletResting = false;
+        });
+        report('wallet', outcome);
+        return false;
+      }
+      if (reported.get('wallet') === 'refused') report('wallet', { kind: 'ok', busy: false });
+      return true;
     };
     // At start, and until an exchange succeeds: the balance the hub gives may have moved meanwhile.
     let walletDue = true;
@@ -178,10 +200,7 @@ export function createSyncEngine(deps: Deps, options: SyncEngineOptions): SyncEn
       async (hub) => {
         const sent = await pushQueued({ ...context, client: hub }, cabinetId);
         // After the push, so the hub holds a debited job before its debit; the debit's arrival ends this install's long poll, whose answer moves the hourly quota's count.
-        if (walletDue || sent > 0 || walletHasPending(deps, cabinetId)) {
-          await exchange(hub);
-          walletDue = false;
-        }
+        if ((walletDue || sent > 0 || walletHasPending(deps, cabinetId)) && (await exchange(hub))) walletDue = false;
         // Under a steady stream of changes, one push per moment rather than one per change (each
         // push costs this process more than a capture); a change after a quiet spell goes at once.
         if (sent > 0) await sleep(options.pushGatherMs ?? 50, abort.signal);

@@ -9,6 +9,7 @@ import { connectCabinet } from '../../server/sync/service.js';
 import { syncStatus } from '../../server/sync/status.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import { getWallet, grantCredits } from '../../server/wallet/service.js';
+import { createOpportunity } from '../../server/crm/service.js';
 import { eventually } from '../helpers/eventually.js';
 import { startListeningHub, type ListeningHub } from '../helpers/hub-server.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -22,10 +23,10 @@ import { createTestInsurer } from '../helpers/test-insurer.js';
  */
 let pg: TestPostgres | undefined;
 let hub: ListeningHub | undefined;
-let node: SyncNode | undefined;
+const nodes: SyncNode[] = [];
 
 afterAll(async () => {
-  if (node) closeSyncNode(node);
+  for (const node of nodes) closeSyncNode(node);
   await hub?.close();
   await pg?.stop();
 });
@@ -48,43 +49,61 @@ async function hubEntries(cabinetId: string): Promise<number> {
   return row?.n ?? -1;
 }
 
+async function hubChangesOf(cabinetId: string, kind: string): Promise<number> {
+  const [row] = await (hub as ListeningHub).database.sql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM hub_changes WHERE cabinet_id = ${cabinetId} AND kind = ${kind}`;
+  return row?.n ?? -1;
+}
+
+/**
+ * An install of a cabinet whose hub holds the quota of 3 wallet entries (the opening and two
+ * debits), with a third debit pending here, and its engine started.
+ */
+async function installAtQuota(name: string, refusedRetryMs: number) {
+  if (!pg) pg = await startTestPostgres();
+  const databaseUrl = await pg.createDatabase();
+  await hub?.close();
+  hub = await startListeningHub(databaseUrl, { limits: { cabinetWalletEntries: 3 } });
+  const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
+  const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
+    cabinet: name,
+    email: 'a@q.fr',
+    password: 'correct horse battery',
+  });
+  const install = { ...opened, cabinetId };
+  nodes.push(install);
+  setInsurerCredentials(install.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
+  grantCredits(install.deps, cabinetId, 100);
+  await connectCabinet(
+    install.deps,
+    { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' },
+    { fetch: fetchHub, records: install.records },
+    CLI_ACTOR,
+  );
+  await pushNode(install);
+  enqueue(install);
+  enqueue(install);
+  // The opening and two debits: the cabinet's quota.
+  await exchangeNode(install);
+  expect(await hubEntries(cabinetId)).toBe(3);
+  enqueue(install);
+
+  const engine = createSyncEngine(install.deps, {
+    logger: createLogger({ level: 'silent' }),
+    records: install.records,
+    pullWaitSeconds: 1,
+    pushIntervalMs: 200,
+    refusedRetryMs,
+    maxBackoffMs: 200,
+  });
+  engine.start();
+  return { install, cabinetId, databaseUrl, engine };
+}
+
 describe('a cabinet over the hub’s quota of credits entries', () => {
   it('keeps the install’s entries pending and shows hub_quota_exceeded; they go once the operator raises the quota', async () => {
-    pg = await startTestPostgres();
-    const databaseUrl = await pg.createDatabase();
-    hub = await startListeningHub(databaseUrl, { limits: { cabinetWalletEntries: 3 } });
-    const opened = openSyncNode(Date.now(), undefined, undefined, [createTestInsurer()]);
-    const { cabinet_id: cabinetId } = await initCabinet(opened.deps, {
-      cabinet: 'Cabinet Quota',
-      email: 'a@q.fr',
-      password: 'correct horse battery',
-    });
-    const install = (node = { ...opened, cabinetId });
-    setInsurerCredentials(install.deps, cabinetId, 'testco', { login: 'broker', password: 'secret' });
-    grantCredits(install.deps, cabinetId, 100);
-    await connectCabinet(
-      install.deps,
-      { cabinetId, hubUrl: hub.url, code: await hub.invite({ register: cabinetId }), deviceName: 'A' },
-      { fetch: fetchHub, records: install.records },
-      CLI_ACTOR,
-    );
-    await pushNode(install);
-    enqueue(install);
-    enqueue(install);
-    // The opening and two debits: the cabinet's quota.
-    await exchangeNode(install);
-    expect(await hubEntries(cabinetId)).toBe(3);
-    enqueue(install);
-
-    const engine = createSyncEngine(install.deps, {
-      logger: createLogger({ level: 'silent' }),
-      records: install.records,
-      pullWaitSeconds: 1,
-      pushIntervalMs: 200,
-      refusedRetryMs: 200,
-      maxBackoffMs: 200,
-    });
-    engine.start();
+    const { install, cabinetId, databaseUrl, engine } = await installAtQuota('Cabinet Quota', 200);
     try {
       const status = await eventually(
         () => syncStatus(install.deps, cabinetId),
@@ -102,8 +121,8 @@ describe('a cabinet over the hub’s quota of credits entries', () => {
       expect(await hubEntries(cabinetId)).toBe(3);
 
       // The operator raises COURTIER_HUB_CABINET_MAX_WALLET_ENTRIES and restarts the hub: the debit goes.
-      const port = Number(new URL(hub.url).port);
-      await hub.close();
+      const port = Number(new URL((hub as ListeningHub).url).port);
+      await hub?.close();
       hub = await startListeningHub(databaseUrl, { port, limits: { cabinetWalletEntries: 10 } });
       await eventually(
         () => getWallet(install.deps, cabinetId).unconfirmed_credits,
@@ -118,6 +137,36 @@ describe('a cabinet over the hub’s quota of credits entries', () => {
         'the refusal cleared',
         10_000,
       );
+    } finally {
+      await engine.stop();
+    }
+  }, 60_000);
+
+  it('goes on pushing and pulling records while the wallet waits to be tried again, with the refusal still shown', async () => {
+    // A wait far longer than the test: a record that arrives did not wait for the wallet.
+    const { install, cabinetId, engine } = await installAtQuota('Cabinet Quota Records', 120_000);
+    try {
+      await eventually(
+        () => syncStatus(install.deps, cabinetId).last_error_code,
+        (code) => code === 'hub_quota_exceeded',
+        'the refusal shown',
+        10_000,
+      );
+      const before = await hubChangesOf(cabinetId, 'opportunity');
+      createOpportunity(
+        install.deps,
+        cabinetId,
+        { title: 'Flotte', product: 'auto', contact: { last_name: 'Martin' }, stage: 'new', expected_value_eur: 900, tags: [] },
+        'api',
+      );
+      await eventually(
+        () => hubChangesOf(cabinetId, 'opportunity'),
+        (n) => n === before + 1,
+        'the opportunity pushed while the wallet waits',
+        10_000,
+      );
+      expect(syncStatus(install.deps, cabinetId).last_error_code).toBe('hub_quota_exceeded');
+      expect(getWallet(install.deps, cabinetId)).toMatchObject({ unconfirmed_credits: 10 });
     } finally {
       await engine.stop();
     }
