@@ -614,8 +614,8 @@ async function latencyPhase(env: Env, a: Install, b: Install, cabinetId: string,
 }
 
 /**
- * The install's server alone on CPU 0; this process (the load), the hub and PostgreSQL on the
- * others. A hub runs on another machine: on a shared 2-core machine its work (and PostgreSQL's)
+ * The install's servers on CPU 0 (one of them loaded at a time); this process (the load), the hub
+ * and PostgreSQL on the others. A hub runs on another machine: on a shared 2-core machine its work (and PostgreSQL's)
  * would take the server's core and be charged to sync. False when the CPUs cannot be pinned.
  */
 function isolateServers(env: Env, serverPids: readonly number[]): boolean {
