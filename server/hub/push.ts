@@ -14,7 +14,6 @@ import { followErasures } from './erasure-follow-up.js';
 import { foldIntoRecords, type OversizedRecord } from './records.js';
 import {
   allocateSeqs,
-  countStoredBytes,
   insertChanges,
   insertStagedChanges,
   lockDevice,
@@ -26,6 +25,7 @@ import {
   storedStamps,
   type SizedChange,
   type StagedRange,
+  type StoredBatch,
 } from './store.js';
 import type { TransactionSql } from 'postgres';
 
@@ -87,17 +87,12 @@ export async function pushChanges(
     const erasure = await withoutErasedData(tx, caller.cabinetId, fresh);
     const range = { firstSeq, from: device.lastNumber + 1, to: device.lastNumber + fresh.length };
     const receivedAt = new Date(now).toISOString();
-    const stored = staging
+    const { stored, changesBytes } = staging
       ? await insertRestaged(tx, caller, range, receivedAt, { fresh, stored: erasure.changes })
       : await insertChanges(tx, caller.cabinetId, caller.deviceId, firstSeq, receivedAt, erasure.changes);
     // Sizes as PostgreSQL writes the fields out, which is what a pull sends: JSON's 1e308 is 309 digits there.
     const largest = stored.reduce((max, change) => (change.bytes > max.bytes ? change : max), { number: 0, bytes: 0 });
     if (largest.bytes > MAX_CHANGE_BYTES) throw changeTooLarge(largest.number, largest.bytes);
-    const changesBytes = await countStoredBytes(
-      tx,
-      caller.cabinetId,
-      stored.reduce((sum, change) => sum + change.bytes, 0),
-    );
     assertWithinQuota('change_bytes', changesBytes, deps.limits.cabinetChangeBytes);
     // What the new erasures reach further (the client's email and SIRET find opportunities: before scrubBeforeErasures empties them).
     const followsUp = hasFollowUp(erasure.followUp);
@@ -107,7 +102,11 @@ export async function pushChanges(
     // From the changes as stored, once every scrub is done: the state is what they make. Without a
     // scrub, the staged rows are what was stored, with the sizes and stamps already worked out.
     const staged = !staging || followsUp || erases ? undefined : { deviceId: caller.deviceId, range };
-    const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes, staged);
+    const contracts = fresh.some((c) => c.kind === 'contract');
+    const oversized = await foldIntoRecords(tx, caller.cabinetId, firstSeq, firstSeq + fresh.length - 1, deps.limits.recordBytes, {
+      staged,
+      contracts,
+    });
     if (oversized) throw recordTooLarge(fresh, oversized, deps.limits.recordBytes);
     const last = fresh[fresh.length - 1]?.number ?? device.lastNumber;
     await setLastNumber(tx, caller.cabinetId, caller.deviceId, last);
@@ -135,7 +134,7 @@ async function insertRestaged(
   range: StagedRange,
   receivedAt: string,
   changes: { fresh: readonly SyncChange[]; stored: readonly SyncChange[] },
-): Promise<{ number: number; bytes: number }[]> {
+): Promise<StoredBatch> {
   const emptied = changes.stored.filter((change, i) => change !== changes.fresh[i]);
   if (emptied.length > 0) await restageChanges(tx, emptied);
   return insertStagedChanges(tx, caller.cabinetId, caller.deviceId, range, receivedAt);

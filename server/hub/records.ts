@@ -19,7 +19,9 @@ import type { StagedRange } from './store.js';
  * or compaction must never take a signed quote's PDF for an unsigned one's.
  *
  * With `staged`, the batch is read from the push's staged rows (store.ts stageChanges), stored as
- * they are (no erasure scrubbed them), with the sizes and stamps worked out before the lock.
+ * they are (no erasure scrubbed them), with the sizes and stamps worked out before the lock. With
+ * `contracts: false` (the caller knows the batch holds no contract), the quotes contracts name are
+ * not looked for.
  *
  * Returns the largest record the batch grew past `maxBytes`, if any: the push is then refused (a
  * state page must hold any record whole); a record already past it may still shrink.
@@ -30,8 +32,9 @@ export async function foldIntoRecords(
   fromSeq: number,
   toSeq: number,
   maxBytes: number,
-  staged?: { deviceId: string; range: StagedRange },
+  options: { staged?: { deviceId: string; range: StagedRange }; contracts?: boolean } = {},
 ): Promise<OversizedRecord | undefined> {
+  const { staged, contracts = true } = options;
   // No join between the batch's rows and their records' rows: with the statistics of rows just
   // inserted, PostgreSQL plans such a join as a nested loop over both, slow even for one batch.
   // Each record's prior state and changes are one set instead, flagged by window functions. The
@@ -115,7 +118,7 @@ export async function foldIntoRecords(
       AND u.bytes > coalesce((SELECT p.bytes FROM hub_records p WHERE p.cabinet_id = ${cabinetId} AND p.kind = u.kind AND p.record_id = u.record_id), 0)
     ORDER BY bytes DESC LIMIT 1`;
   if (oversized) return oversized;
-  await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
+  if (contracts) await markSignedByContracts(tx, cabinetId, fromSeq, toSeq);
   return undefined;
 }
 

@@ -57,14 +57,6 @@ export async function allocateSeqs(
   return { firstSeq: Number(row.first_seq), highestProtocol: row.highest_protocol, changesCount: Number(row.changes_count) };
 }
 
-/** Adds what a push stored to the cabinet's bytes (its row is locked since allocateSeqs); returns the new total. */
-export async function countStoredBytes(tx: TransactionSql, cabinetId: string, bytes: number): Promise<number> {
-  const [row] = await tx<
-    { changes_bytes: string }[]
-  >`UPDATE hub_cabinets SET changes_bytes = changes_bytes + ${bytes} WHERE id = ${cabinetId} RETURNING changes_bytes`;
-  return Number(row?.changes_bytes ?? 0);
-}
-
 export async function raiseProtocol(sql: Sql, cabinetId: string, protocol: number): Promise<void> {
   await sql`UPDATE hub_cabinets SET highest_protocol = ${protocol}::int WHERE id = ${cabinetId} AND highest_protocol < ${protocol}::int`;
 }
@@ -99,9 +91,25 @@ export async function restageChanges(tx: TransactionSql, changes: readonly SyncC
     ON CONFLICT (number) DO UPDATE SET fields = excluded.fields, bytes = excluded.bytes, stamps = excluded.stamps, stamps_bytes = excluded.stamps_bytes`;
 }
 
+/** What a push stored: each change's size by number, and the cabinet's bytes of changes now. */
+export interface StoredBatch {
+  stored: { number: number; bytes: number }[];
+  changesBytes: number;
+}
+
+type StoredRow = { number: string; bytes: number; changes_bytes: string };
+
+function storedBatch(rows: readonly StoredRow[]): StoredBatch {
+  return {
+    stored: rows.map((row) => ({ number: Number(row.number), bytes: row.bytes })),
+    changesBytes: Number(rows[0]?.changes_bytes ?? 0),
+  };
+}
+
 /**
  * One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. Each change's
- * size is its fields as PostgreSQL writes them out, what a pull will send; returned per number.
+ * size is its fields as PostgreSQL writes them out, what a pull will send; returned per number, and
+ * added to the cabinet's bytes in the same statement (its row is locked since allocateSeqs).
  */
 export async function insertChanges(
   tx: TransactionSql,
@@ -110,16 +118,27 @@ export async function insertChanges(
   firstSeq: number,
   receivedAt: string,
   changes: readonly SyncChange[],
-): Promise<{ number: number; bytes: number }[]> {
+): Promise<StoredBatch> {
   const rows = JSON.stringify(
     changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })),
   );
-  const stored = await tx<{ number: string; bytes: number }[]>`
-    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
-    SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
-    FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
-    RETURNING number, bytes`;
-  return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
+  const stored = await tx<StoredRow[]>`
+    WITH stored AS (
+      INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
+      SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
+      FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
+      RETURNING number, bytes
+    ), ${countedBytes(tx, cabinetId)}
+    SELECT stored.number, stored.bytes, counted.changes_bytes FROM stored CROSS JOIN counted`;
+  return storedBatch(stored);
+}
+
+/** The CTE that adds the rows of `stored` to the cabinet's bytes of changes. */
+function countedBytes(tx: TransactionSql, cabinetId: string) {
+  return tx`counted AS (
+      UPDATE hub_cabinets SET changes_bytes = changes_bytes + (SELECT coalesce(sum(bytes), 0) FROM stored) WHERE id = ${cabinetId}
+      RETURNING changes_bytes
+    )`;
 }
 
 /** The staged changes numbered `from` to `to`, which a push stores under consecutive seqs from `firstSeq`. */
@@ -136,16 +155,19 @@ export async function insertStagedChanges(
   deviceId: string,
   range: StagedRange,
   receivedAt: string,
-): Promise<{ number: number; bytes: number }[]> {
-  const stored = await tx<{ number: string; bytes: number }[]>`
-    INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
-    SELECT ${cabinetId}, ${range.firstSeq}::bigint + (number - ${range.from}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
-    FROM hub_push_batch WHERE number BETWEEN ${range.from}::bigint AND ${range.to}::bigint
-    RETURNING number, bytes`;
+): Promise<StoredBatch> {
+  const stored = await tx<StoredRow[]>`
+    WITH stored AS (
+      INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
+      SELECT ${cabinetId}, ${range.firstSeq}::bigint + (number - ${range.from}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
+      FROM hub_push_batch WHERE number BETWEEN ${range.from}::bigint AND ${range.to}::bigint
+      RETURNING number, bytes
+    ), ${countedBytes(tx, cabinetId)}
+    SELECT stored.number, stored.bytes, counted.changes_bytes FROM stored CROSS JOIN counted`;
   // The table empties at each commit, and a push is one transaction: a row missing or left over is a bug, never stored quietly.
   if (stored.length !== range.to - range.from + 1)
     throw new Error(`the push staged ${stored.length} changes of the ${range.to - range.from + 1} it stores`);
-  return stored.map((row) => ({ number: Number(row.number), bytes: row.bytes }));
+  return storedBatch(stored);
 }
 
 /**
