@@ -14,6 +14,9 @@ export interface HubCabinetSummary {
   last_sync_at: string | null;
 }
 
+/** A timestamptz as the hub's client reads it (text), in the bodies' ISO form. */
+const isoOrNull = (at: string | null) => (at === null ? null : new Date(at).toISOString());
+
 export async function listHubCabinets(deps: HubDeps): Promise<HubCabinetSummary[]> {
   const rows = await deps.sql<{ id: string; name: string; devices: number; records: number; last_sync_at: string | null }[]>`
     SELECT c.id, c.name,
@@ -26,7 +29,7 @@ export async function listHubCabinets(deps: HubDeps): Promise<HubCabinetSummary[
     name: r.name,
     devices: r.devices,
     records: r.records,
-    last_sync_at: r.last_sync_at === null ? null : new Date(r.last_sync_at).toISOString(),
+    last_sync_at: isoOrNull(r.last_sync_at),
   }));
 }
 
@@ -49,9 +52,6 @@ export async function listHubDevices(deps: HubDeps, cabinetId: string): Promise<
     revoked: d.revoked_at !== null,
   }));
 }
-
-/** A timestamptz as the hub's client reads it (text), in the bodies' ISO form. */
-const isoOrNull = (at: string | null) => (at === null ? null : new Date(at).toISOString());
 
 /**
  * Revokes a device: its next request, on any hub process, is refused (the device check reads the

@@ -1,4 +1,4 @@
-import type { Sql, TransactionSql } from 'postgres';
+import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
 import type { PulledChange, SyncChange, SyncedKind, SyncOp } from '../../shared/sync-protocol.js';
 
 /**
@@ -97,9 +97,18 @@ export interface StoredBatch {
   changesBytes: number;
 }
 
-type StoredRow = { number: string; bytes: number; changes_bytes: string };
-
-function storedBatch(rows: readonly StoredRow[]): StoredBatch {
+/**
+ * Runs an INSERT into hub_changes (`RETURNING number, bytes`) and adds what it stored to the
+ * cabinet's bytes in the same statement (the cabinet's row is locked since allocateSeqs).
+ */
+async function storeCounting(tx: TransactionSql, cabinetId: string, insert: PendingQuery<Row[]>): Promise<StoredBatch> {
+  const rows = await tx<{ number: string; bytes: number; changes_bytes: string }[]>`
+    WITH stored AS (${insert}),
+    counted AS (
+      UPDATE hub_cabinets SET changes_bytes = changes_bytes + (SELECT coalesce(sum(bytes), 0) FROM stored) WHERE id = ${cabinetId}
+      RETURNING changes_bytes
+    )
+    SELECT stored.number, stored.bytes, counted.changes_bytes FROM stored CROSS JOIN counted`;
   return {
     stored: rows.map((row) => ({ number: Number(row.number), bytes: row.bytes })),
     changesBytes: Number(rows[0]?.changes_bytes ?? 0),
@@ -109,7 +118,7 @@ function storedBatch(rows: readonly StoredRow[]): StoredBatch {
 /**
  * One INSERT for the whole batch: seqs firstSeq, firstSeq + 1, … in the batch's order. Each change's
  * size is its fields as PostgreSQL writes them out, what a pull will send; returned per number, and
- * added to the cabinet's bytes in the same statement (its row is locked since allocateSeqs).
+ * added to the cabinet's bytes (storeCounting).
  */
 export async function insertChanges(
   tx: TransactionSql,
@@ -122,23 +131,15 @@ export async function insertChanges(
   const rows = JSON.stringify(
     changes.map((c, i) => ({ i, number: c.number, kind: c.kind, record_id: c.record_id, op: c.op, hlc: c.hlc, fields: c.fields })),
   );
-  const stored = await tx<StoredRow[]>`
-    WITH stored AS (
+  return storeCounting(
+    tx,
+    cabinetId,
+    tx`
       INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
       SELECT ${cabinetId}, ${firstSeq}::bigint + r.i, ${deviceId}, r.number, r.kind, r.record_id, r.op, r.hlc, r.fields, octet_length(r.fields::text), ${receivedAt}::timestamptz
       FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(i int, number bigint, kind text, record_id text, op text, hlc text, fields jsonb)
-      RETURNING number, bytes
-    ), ${countedBytes(tx, cabinetId)}
-    SELECT stored.number, stored.bytes, counted.changes_bytes FROM stored CROSS JOIN counted`;
-  return storedBatch(stored);
-}
-
-/** The CTE that adds the rows of `stored` to the cabinet's bytes of changes. */
-function countedBytes(tx: TransactionSql, cabinetId: string) {
-  return tx`counted AS (
-      UPDATE hub_cabinets SET changes_bytes = changes_bytes + (SELECT coalesce(sum(bytes), 0) FROM stored) WHERE id = ${cabinetId}
-      RETURNING changes_bytes
-    )`;
+      RETURNING number, bytes`,
+  );
 }
 
 /** The staged changes numbered `from` to `to`, which a push stores under consecutive seqs from `firstSeq`. */
@@ -156,18 +157,19 @@ export async function insertStagedChanges(
   range: StagedRange,
   receivedAt: string,
 ): Promise<StoredBatch> {
-  const stored = await tx<StoredRow[]>`
-    WITH stored AS (
+  const batch = await storeCounting(
+    tx,
+    cabinetId,
+    tx`
       INSERT INTO hub_changes (cabinet_id, seq, device_id, number, kind, record_id, op, hlc, fields, bytes, received_at)
       SELECT ${cabinetId}, ${range.firstSeq}::bigint + (number - ${range.from}::bigint), ${deviceId}, number, kind, record_id, op, hlc, fields, bytes, ${receivedAt}::timestamptz
       FROM hub_push_batch WHERE number BETWEEN ${range.from}::bigint AND ${range.to}::bigint
-      RETURNING number, bytes
-    ), ${countedBytes(tx, cabinetId)}
-    SELECT stored.number, stored.bytes, counted.changes_bytes FROM stored CROSS JOIN counted`;
+      RETURNING number, bytes`,
+  );
   // The table empties at each commit, and a push is one transaction: a row missing or left over is a bug, never stored quietly.
-  if (stored.length !== range.to - range.from + 1)
-    throw new Error(`the push staged ${stored.length} changes of the ${range.to - range.from + 1} it stores`);
-  return storedBatch(stored);
+  if (batch.stored.length !== range.to - range.from + 1)
+    throw new Error(`the push staged ${batch.stored.length} changes of the ${range.to - range.from + 1} it stores`);
+  return batch;
 }
 
 /**
