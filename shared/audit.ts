@@ -40,6 +40,8 @@ export const AUDIT_ACTIONS = [
   'sync.changes_set_aside',
   'sync.conflict_discarded',
   'sync.conflicts_retried',
+  'sync.refused_discarded',
+  'sync.refused_resent',
   'sync.resynced',
   'sync.user_changed',
   'insurer_adapter.installed',

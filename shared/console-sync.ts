@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEndpoint } from './endpoint.js';
+import { hlcSchema } from './hlc.js';
 import { SYNC_OPS } from './sync-protocol.js';
 import { PAIRING_REFUSALS } from './sync-pairing.js';
 
@@ -177,6 +178,80 @@ export const discardSyncConflict = defineEndpoint({
   errors: ['sync_off', 'not_found'],
 });
 
+/**
+ * A change made on this install that the hub refused for what it holds (a value it cannot store, a
+ * change over its size limit, a kind a hub of an earlier version does not know): taken out of the
+ * queue so that the ones after it went. The value stays on this install; the others do not have it.
+ */
+const syncRefusedSchema = z
+  .object({
+    hlc: z.string().describe('The change’s stamp: its identity on this install.'),
+    kind: z.string(),
+    record_id: z.string(),
+    op: z.enum(SYNC_OPS),
+    fields: z.string().describe('The change’s fields as JSON, cut after 4 KiB.'),
+    code: z.string().describe('The hub’s error code: validation_error or payload_too_large.'),
+    message: z.string().describe('The hub’s words.'),
+    refused_at: z.iso.datetime(),
+  })
+  .meta({ id: 'SyncRefusedChange' });
+export type SyncRefusedChange = z.infer<typeof syncRefusedSchema>;
+
+export const listSyncRefused = defineEndpoint({
+  method: 'GET',
+  surface: 'console',
+  path: '/sync/refused',
+  operationId: 'consoleListSyncRefused',
+  summary: 'Changes made here that the hub refused',
+  description: 'Newest first, at most 100 (the change’s fields may hold personal data, hence administrators only).',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  responses: {
+    200: {
+      description: 'The refused changes.',
+      schema: z.object({ data: z.array(syncRefusedSchema) }).meta({ id: 'SyncRefusedList' }),
+    },
+  },
+  errors: [],
+});
+
+const refusedParams = z.object({ hlc: hlcSchema.describe('The refused change’s stamp.') });
+
+export const resendSyncRefused = defineEndpoint({
+  method: 'POST',
+  surface: 'console',
+  path: '/sync/refused/{hlc}/send',
+  operationId: 'consoleResendSyncRefused',
+  summary: 'Send a refused change again',
+  description:
+    'Puts the change back at the end of the queue with its own stamp (a field changed since, here or elsewhere, keeps its later value); the service sends it at once. Once the hub was updated, or what it refused changed, it goes; refused again, it comes back to the list. Recorded in the audit log.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  params: refusedParams,
+  responses: {
+    200: {
+      description: 'Queued again.',
+      schema: z.object({ queued: z.int().min(0).describe('Changes put back in the queue.') }).meta({ id: 'SyncRefusedResent' }),
+    },
+  },
+  errors: ['sync_off', 'not_found'],
+});
+
+export const discardSyncRefused = defineEndpoint({
+  method: 'DELETE',
+  surface: 'console',
+  path: '/sync/refused/{hlc}',
+  operationId: 'consoleDiscardSyncRefused',
+  summary: 'Discard a refused change',
+  description:
+    'This install forgets it for good: the other installs never get it, and the value stays on this install as it is. Recorded in the audit log.',
+  tag: SYNC_TAG,
+  auth: 'console_admin',
+  params: refusedParams,
+  responses: { 204: { description: 'Discarded.' } },
+  errors: ['sync_off', 'not_found'],
+});
+
 export const pauseSync = defineEndpoint({
   method: 'POST',
   surface: 'console',
@@ -231,4 +306,7 @@ export const CONSOLE_SYNC_ENDPOINTS = [
   listSyncConflicts,
   retrySyncConflict,
   discardSyncConflict,
+  listSyncRefused,
+  resendSyncRefused,
+  discardSyncRefused,
 ] as const;

@@ -71,10 +71,11 @@ Commands:
         Create a cabinet from the hub on this install (or restore a lost one) and download everything.
   sync status --cabinet ID [--json]
   sync conflicts --cabinet ID [--limit N] [--json]
-  sync conflicts retry --cabinet ID [--seq N] [--json]
-  sync conflicts discard --cabinet ID --seq N [--json]
+  sync conflicts retry --cabinet ID [--seq N | --refused STAMP|all] [--json]
+  sync conflicts discard --cabinet ID (--seq N | --refused STAMP) [--json]
         Changes pulled from other installs that this one set aside instead of applying: list them,
-        fetch and apply them again (after an update), or forget one.
+        fetch and apply them again (after an update), or forget one. With --refused: changes made
+        here that the hub refused, sent again (after the hub's update) or forgotten.
   sync pause|resume|disconnect --cabinet ID [--json]
   lan enable [--address IP]... [--port 8443] [--name DNS_NAME]... [--cert FILE --key FILE] [--new-ca] [--json]
         Share this install with the office over HTTPS (its own CA); applied by the running service without a restart.

@@ -3,7 +3,14 @@ import { UsageError } from '../errors.js';
 import { syncedRecords } from '../sync/records.js';
 import { connectCabinet, disconnectCabinet, joinCabinet, setSyncPaused } from '../sync/service.js';
 import { syncStatus } from '../sync/status.js';
-import { discardSyncConflict, listRefusedByHub, listSyncConflicts, retrySyncConflicts } from '../sync/conflicts.js';
+import {
+  discardRefusedByHub,
+  discardSyncConflict,
+  listRefusedByHub,
+  listSyncConflicts,
+  resendRefusedByHub,
+  retrySyncConflicts,
+} from '../sync/conflicts.js';
 import { CLI_ACTOR } from '../audit/service.js';
 import { downloadAll, exchangeWalletNow, shareJoinedAdmin, uploadQueue } from '../sync/transfer.js';
 import { parse, print, readPassword, required, withDeps, withFlagHints, type CliIo } from './common.js';
@@ -36,10 +43,40 @@ function seqOf(text: string | undefined): number | undefined {
   return seq;
 }
 
+/** `--refused STAMP` (or `all`, to send again): a change made here that the hub refused. */
+async function refusedAction(
+  action: 'discard' | 'retry',
+  cabinetId: string,
+  stamp: string,
+  v: { 'data-dir'?: string; json: boolean },
+  io: CliIo,
+) {
+  if (action === 'discard') {
+    if (stamp === 'all') throw new UsageError('sync conflicts discard takes one stamp at a time: --refused STAMP');
+    await withDeps(v['data-dir'], io, (deps) => discardRefusedByHub(deps, cabinetId, stamp, CLI_ACTOR));
+    print(io, v.json, { discarded_refused: stamp }, `The change stamped ${stamp} is discarded: the other installs will not get it.`);
+    return;
+  }
+  const result = await withDeps(v['data-dir'], io, (deps) =>
+    resendRefusedByHub(deps, cabinetId, stamp === 'all' ? undefined : [stamp], CLI_ACTOR),
+  );
+  print(
+    io,
+    v.json,
+    result,
+    `${result.queued} change(s) queued again; the service sends them. Refused again, they come back to courtier sync conflicts --cabinet ${cabinetId}.`,
+  );
+}
+
 /** `sync conflicts discard --seq N` forgets a set-aside change; `sync conflicts retry [--seq N]` fetches and applies it (all of them) again. */
 async function conflictAction(action: 'discard' | 'retry', rest: string[], io: CliIo): Promise<void> {
-  const v = parse(rest, { cabinet: { type: 'string' }, seq: { type: 'string' } });
+  const v = parse(rest, { cabinet: { type: 'string' }, seq: { type: 'string' }, refused: { type: 'string' } });
   const cabinetId = required(v, 'cabinet');
+  if (v.refused !== undefined) {
+    if (v.seq !== undefined)
+      throw new UsageError('give --seq N (a change set aside here) or --refused STAMP (one the hub refused), not both');
+    return refusedAction(action, cabinetId, v.refused, v, io);
+  }
   const seq = seqOf(v.seq);
   if (action === 'discard') {
     if (seq === undefined) throw new UsageError('sync conflicts discard needs --seq N');
@@ -162,7 +199,8 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
         ...(refused.length
           ? [
               'Changes made here that the hub refused (the other installs do not have them):',
-              ...refused.map((r) => `${r.kind} ${r.record_id}  ${r.op}  ${r.code}: ${r.message}`),
+              ...refused.map((r) => `stamp ${r.hlc}  ${r.kind} ${r.record_id}  ${r.op}  ${r.code}: ${r.message}`),
+              `Send them again once the hub is updated (sync conflicts retry --refused all), or forget one (sync conflicts discard --refused STAMP).`,
             ]
           : []),
       ];

@@ -4,9 +4,12 @@ import {
   connectSync,
   disconnectSync,
   discardSyncConflict,
+  discardSyncRefused,
   getSyncStatus,
   listSyncConflicts,
+  listSyncRefused,
   pauseSync,
+  resendSyncRefused,
   resumeSync,
   retrySyncConflict,
 } from '../../shared/console-sync.js';
@@ -19,9 +22,19 @@ import type { RecordsByKind } from '../sync/apply.js';
 import { HubRefusal, HubUnreachable, type HubFetch } from '../sync/hub-client.js';
 import { connectCabinet, disconnectCabinet, setSyncPaused } from '../sync/service.js';
 import { syncStatus } from '../sync/status.js';
-import { discardSyncConflict as discardSetAside, listSyncConflicts as setAsideChanges, retrySyncConflicts } from '../sync/conflicts.js';
+import {
+  discardRefusedByHub,
+  discardSyncConflict as discardSetAside,
+  listRefusedByHub,
+  listSyncConflicts as setAsideChanges,
+  resendRefusedByHub,
+  retrySyncConflicts,
+} from '../sync/conflicts.js';
 import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
+
+/** A refused change's fields as the page lists them: enough to recognise it (it may be 256 KiB or more). */
+const REFUSED_FIELDS_SHOWN = 4096;
 
 /** The hub's refusals of a pairing, shown by the console as they are (each has its words in both languages). */
 const isPairingRefusal = (code: string): code is ErrorCode => (PAIRING_REFUSALS as readonly string[]).includes(code);
@@ -52,6 +65,15 @@ export async function syncConsoleRoutes(
   );
   registerEndpoint(app, discardSyncConflict, (request, reply) => {
     discardSetAside(deps, cabinetOf(request), request.params.seq, requestActor(request));
+    return reply.code(204).send();
+  });
+
+  registerEndpoint(app, listSyncRefused, (request) => ({ data: listRefusedByHub(deps, cabinetOf(request), 100, REFUSED_FIELDS_SHOWN) }));
+  registerEndpoint(app, resendSyncRefused, (request) =>
+    resendRefusedByHub(deps, cabinetOf(request), [request.params.hlc], requestActor(request)),
+  );
+  registerEndpoint(app, discardSyncRefused, (request, reply) => {
+    discardRefusedByHub(deps, cabinetOf(request), request.params.hlc, requestActor(request));
     return reply.code(204).send();
   });
 

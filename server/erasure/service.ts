@@ -39,7 +39,7 @@ export function eraseRecordsNaming(deps: ErasureDeps, cabinetId: string, clientI
   const jobs = eraseJobsOfQuotes(deps, cabinetId, quotes.devisIds);
   eraseComparisonRisks(deps, cabinetId, clientId, jobs);
   eraseEventsAbout(deps, cabinetId, { client: [clientId], opportunity: opportunities, devis: quotes.devisIds, job: jobs });
-  // Changes from other installs set aside here may carry the same data.
+  // Changes set aside here (from other installs, or this one's own that the hub refused) may carry the same data.
   for (const id of [...opportunities, ...notes, ...quotes.devisIds, ...jobs]) forgetSetAsideAbout(deps, cabinetId, id);
 }
 

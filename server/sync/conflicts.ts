@@ -1,4 +1,4 @@
-import type { SyncConflict, SyncConflictRetry } from '../../shared/console-sync.js';
+import type { SyncConflict, SyncConflictRetry, SyncRefusedChange } from '../../shared/console-sync.js';
 import { recordAudit, type AuditActor } from '../audit/service.js';
 import type { Deps } from '../deps.js';
 import { toIso } from '../platform/iso-time.js';
@@ -12,9 +12,13 @@ import * as conflictsStore from './conflicts-store.js';
 
 /** What a person sees and does of the changes set aside: pulled ones this install refused, and its own the hub refused. */
 
-/** Forgets the set-aside changes that name a record (an erased client's data must not stay in them). */
+/**
+ * Forgets the set-aside changes that name a record, pulled ones and this install's own that the hub
+ * refused (an erased client's data must not stay in them).
+ */
 export function forgetSetAsideAbout(deps: Pick<Deps, 'db'>, cabinetId: string, recordId: string): void {
   conflictsStore.deleteConflictsNaming(deps.db.orm, cabinetId, recordId);
+  refused.deleteRefusedNaming(deps.db.orm, cabinetId, recordId);
 }
 
 /** Forgets a set-aside change for good: a person looked at it and decided it must not apply. */
@@ -66,18 +70,59 @@ export async function retrySyncConflicts(
   return result;
 }
 
-/** The changes made here that the hub refused, newest first. */
-export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number) {
+/** The changes made here that the hub refused, newest first; with `cutAt`, their fields cut there (for a page). */
+export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number, cutAt?: number): SyncRefusedChange[] {
   return refused.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
     kind: row.kind,
     record_id: row.recordId,
     op: row.op,
     hlc: row.hlc,
-    fields: row.fields,
+    fields: cutAt === undefined ? row.fields : row.fields.slice(0, cutAt),
     code: row.code,
     message: row.message,
     refused_at: toIso(row.refusedAt),
   }));
+}
+
+/** Forgets a change the hub refused, for good: a person decided the other installs need not get it. */
+export function discardRefusedByHub(deps: SyncDeps, cabinetId: string, hlc: string, actor: AuditActor): void {
+  connectionOrThrow(deps, cabinetId);
+  deps.db.immediateTransaction(() => {
+    const row = refused.findRefused(deps.db.orm, cabinetId, hlc);
+    if (!row) throw new ApiError('not_found', `No change made here and refused by the hub has the stamp ${hlc}.`);
+    refused.deleteRefused(deps.db.orm, cabinetId, hlc);
+    recordAudit(deps, {
+      cabinetId,
+      action: 'sync.refused_discarded',
+      actor,
+      target: row.recordId,
+      details: { hlc, kind: row.kind, code: row.code },
+    });
+  });
+}
+
+/**
+ * Sends changes the hub refused again (all of them without stamps): once the hub was updated (a
+ * kind it did not know), or what it refused changed. They go back at the end of the queue with their
+ * own stamps, and come back to the list if the hub refuses them again.
+ */
+export function resendRefusedByHub(
+  deps: SyncDeps,
+  cabinetId: string,
+  hlcs: readonly string[] | undefined,
+  actor: AuditActor,
+): { queued: number } {
+  connectionOrThrow(deps, cabinetId);
+  const queued = deps.db.immediateTransaction(() => {
+    for (const hlc of hlcs ?? [])
+      if (!refused.findRefused(deps.db.orm, cabinetId, hlc))
+        throw new ApiError('not_found', `No change made here and refused by the hub has the stamp ${hlc}.`);
+    const count = refused.requeueRefused(deps.db.orm, cabinetId, hlcs);
+    recordAudit(deps, { cabinetId, action: 'sync.refused_resent', actor, details: { queued: count } });
+    return count;
+  });
+  deps.syncChanges.notify();
+  return { queued };
 }
 
 /** The changes this install set aside, newest first. */

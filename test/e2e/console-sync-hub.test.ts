@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHlc } from '../../shared/hlc.js';
+import { MAX_RECORD_BYTES } from '../../shared/sync-protocol.js';
 import { createOpportunity, getOpportunity } from '../../server/crm/service.js';
 import { packageRoot } from '../../server/paths.js';
 import { createHubClient } from '../../server/sync/hub-client.js';
 import { findConflict, insertConflict } from '../../server/sync/conflicts-store.js';
 import { initCabinet } from '../../server/tenancy/service.js';
+import { audit } from '../helpers/axe.js';
 import { collectProblems, openConsole, saveScreenshot } from '../helpers/console.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import { launchChromium } from '../helpers/oauth.js';
@@ -62,6 +64,19 @@ async function otherComputer() {
     if (stored === undefined) throw new Error(`the hub did not store change ${number}`);
     return stored.seq;
   };
+}
+
+/** The records of the changes made here that the hub refused. */
+function refusedRecords(): string[] {
+  return (server.deps.db.sqlite.prepare('SELECT record_id FROM sync_refused ORDER BY record_id').all() as { record_id: string }[]).map(
+    (row) => row.record_id,
+  );
+}
+
+/** Whether the hub holds a state of the record. */
+async function onHub(recordId: string): Promise<boolean> {
+  const rows = await fixture.hub.database.sql`SELECT 1 FROM hub_records WHERE record_id = ${recordId}`;
+  return rows.length > 0;
 }
 
 function conflictSeqs(): number[] {
@@ -152,5 +167,79 @@ describe('a set-aside change tried again through a real hub', () => {
     expect(await list.locator('tr').filter({ hasText: 'Flotte 12' }).count()).toBe(0);
     await saveScreenshot(page, 'sync-hub-applied');
     expect(problems).toEqual([]);
+  });
+
+  it('a change made here that the hub refuses: listed with the hub’s reason, sent again once the hub takes it, discarded; in French too', async () => {
+    const limits = fixture.hub.deps.limits;
+    const opportunity = (title: string) =>
+      createOpportunity(
+        server.deps,
+        cabinetId,
+        { title, product: 'auto', contact: { last_name: 'Leroy' }, stage: 'new', expected_value_eur: 0, tags: [] },
+        'api',
+      ).opportunity_id;
+    // A hub that keeps records of 16 KiB at most, then one of today's limit: a hub its operator updated.
+    limits.recordBytes = 16 * 1024;
+    try {
+      const large = opportunity(`Flotte ${'x'.repeat(20 * 1024)}`);
+      // Written past the API, which refuses it since: a value no hub can store.
+      const nul = opportunity('Nul\u0000 octet');
+      await expect.poll(refusedRecords, { timeout: 20_000 }).toEqual(expect.arrayContaining([large, nul]));
+      const count = refusedRecords().length;
+      await page
+        .getByTestId('sync-refused')
+        .filter({ hasText: `${count} changes made here, not on the other computers` })
+        .waitFor();
+      const list = page.getByTestId('sync-refused-list');
+      await list.getByRole('row').filter({ hasText: nul }).filter({ hasText: 'A value the hub does not accept' }).waitFor();
+      await list.getByRole('row').filter({ hasText: large }).filter({ hasText: 'Too large for the hub' }).first().waitFor();
+      await saveScreenshot(page, 'sync-hub-refused');
+      const found = await audit(page, 'changes the hub refused');
+      expect(found, found.join('\n')).toEqual([]);
+
+      limits.recordBytes = MAX_RECORD_BYTES;
+      const sent = page.waitForResponse((r) => r.url().includes('/api/v1/console/sync/refused/') && r.url().endsWith('/send'));
+      await page.getByRole('button', { name: `Send again: opportunity ${large}` }).click();
+      expect((await sent).status()).toBe(200);
+      await page
+        .getByTestId('sync-refused-feedback')
+        .filter({ hasText: `This change to opportunity ${large} is on its way to the hub again.` })
+        .waitFor();
+      await expect.poll(() => onHub(large), { timeout: 20_000 }).toBe(true);
+      expect(refusedRecords()).not.toContain(large);
+
+      const french = await openConsole(browser, server, ADMIN, '/console/sync', 'fr-FR');
+      await french.getByRole('heading', { name: 'Modifications refusées par le hub' }).waitFor();
+      await french
+        .getByTestId('sync-refused-list')
+        .getByRole('row')
+        .filter({ hasText: nul })
+        .filter({ hasText: 'Une valeur que le hub n’accepte pas' })
+        .waitFor();
+      await french.close();
+
+      await page.getByRole('button', { name: `Discard: opportunity ${nul}` }).click();
+      const dialog = page.getByRole('dialog', { name: 'Discard this change?' });
+      await dialog.getByText('the other computers of the cabinet will never get it').waitFor();
+      const discarded = page.waitForResponse((r) => r.url().includes('/api/v1/console/sync/refused/') && r.request().method() === 'DELETE');
+      await dialog.getByRole('button', { name: 'Discard' }).click();
+      expect((await discarded).status()).toBe(204);
+      await page
+        .getByTestId('sync-refused-feedback')
+        .filter({ hasText: `Discarded: the other computers will not get this change to opportunity ${nul}.` })
+        .waitFor();
+      expect(refusedRecords()).not.toContain(nul);
+      expect(await onHub(nul)).toBe(false);
+      const recorded = server.deps.db.sqlite
+        .prepare("SELECT action, actor_kind FROM audit_events WHERE action LIKE 'sync.refused_%' ORDER BY at, action")
+        .all();
+      expect(recorded).toEqual([
+        { action: 'sync.refused_resent', actor_kind: 'user' },
+        { action: 'sync.refused_discarded', actor_kind: 'user' },
+      ]);
+      expect(problems).toEqual([]);
+    } finally {
+      limits.recordBytes = MAX_RECORD_BYTES;
+    }
   });
 });

@@ -5,6 +5,7 @@ import { enqueueTarification } from '../../server/automation/service.js';
 import * as jobStore from '../../server/automation/store.js';
 import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient } from '../../server/crm/clients.js';
+import { eraseClient } from '../../server/erasure/service.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
 import { createDevis } from '../../server/devis/service.js';
 import { createInsurerRegistry } from '../../server/insurers/registry.js';
@@ -253,52 +254,67 @@ describe('an install restored from a backup', () => {
 });
 
 describe('a hub restored from a backup', () => {
-  it('makes every install pull again and send again what the backup lacks, once the operator says so', async () => {
-    const [a, b] = await twoInstalls();
-    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Avant la sauvegarde du hub' }, 'api');
-    await pushNode(a);
-    await pullNode(b);
-    // The hub's backup: its cabinet's changes as they are now.
-    const backup = `backup_${a.cabinetId.replaceAll('-', '_')}`;
-    await fixture.hub.database
-      .sql`CREATE TABLE ${fixture.hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
-    const [cabinetRow] = await fixture.hub.database
-      .sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
-    const devicesRow = await fixture.hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
-    a.clock.advance(1000);
-    b.clock.advance(1000);
-    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après, de A' }, 'api');
-    createOpportunity(b.deps, b.cabinetId, { ...newOpportunity, title: 'Après, de B' }, 'api');
-    await pushNode(a);
-    await pushNode(b);
-    await pullNode(a);
-    await pullNode(b);
-    // The hub's database comes back from that backup: what A and B sent since is gone from it.
-    await fixture.hub.database.sql.begin(async (tx) => {
-      await tx`DELETE FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
-      await tx`INSERT INTO hub_changes SELECT * FROM ${tx(backup)}`;
-      await tx`UPDATE hub_cabinets SET next_seq = ${cabinetRow?.next_seq}, changes_count = ${cabinetRow?.changes_count}, changes_bytes = ${cabinetRow?.changes_bytes} WHERE id = ${a.cabinetId}`;
-      for (const device of devicesRow) await tx`UPDATE hub_devices SET last_number = ${device.last_number} WHERE id = ${device.id}`;
-    });
+  it('makes every install pull again and send again what the backup lacks, once the operator says so', () => restoredHub(true));
+
+  it('is found out by the installs themselves when the operator does not say so: a cursor past the hub’s newest change', () =>
+    restoredHub(false));
+});
+
+/** Two installs, a hub put back to a backup of its changes, with or without `courtier hub restored`: they converge, nothing lost. */
+async function restoredHub(operatorSaysSo: boolean): Promise<void> {
+  const [a, b] = await twoInstalls();
+  createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Avant la sauvegarde du hub' }, 'api');
+  await pushNode(a);
+  await pullNode(b);
+  // The hub's backup: its cabinet's changes as they are now.
+  const backup = `backup_${a.cabinetId.replaceAll('-', '_')}`;
+  await fixture.hub.database
+    .sql`CREATE TABLE ${fixture.hub.database.sql(backup)} AS SELECT * FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+  const [cabinetRow] = await fixture.hub.database
+    .sql`SELECT next_seq, changes_count, changes_bytes FROM hub_cabinets WHERE id = ${a.cabinetId}`;
+  const devicesRow = await fixture.hub.database.sql`SELECT id, last_number FROM hub_devices WHERE cabinet_id = ${a.cabinetId}`;
+  a.clock.advance(1000);
+  b.clock.advance(1000);
+  createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après, de A' }, 'api');
+  createOpportunity(b.deps, b.cabinetId, { ...newOpportunity, title: 'Après, de B' }, 'api');
+  await pushNode(a);
+  await pushNode(b);
+  await pullNode(a);
+  await pullNode(b);
+  // The hub's database comes back from that backup: what A and B sent since is gone from it.
+  await fixture.hub.database.sql.begin(async (tx) => {
+    await tx`DELETE FROM hub_changes WHERE cabinet_id = ${a.cabinetId}`;
+    await tx`INSERT INTO hub_changes SELECT * FROM ${tx(backup)}`;
+    await tx`UPDATE hub_cabinets SET next_seq = ${cabinetRow?.next_seq}, changes_count = ${cabinetRow?.changes_count}, changes_bytes = ${cabinetRow?.changes_bytes} WHERE id = ${a.cabinetId}`;
+    for (const device of devicesRow) await tx`UPDATE hub_devices SET last_number = ${device.last_number} WHERE id = ${device.id}`;
+  });
+  if (operatorSaysSo) {
     const restoredCommand = await runCourtier(['hub', 'restored', '--json', '--database-url', fixture.hub.databaseUrl]);
     expect(restoredCommand.code, restoredCommand.stderr).toBe(0);
-    // The installs go on as their services would: each exchange may start them over, then they catch up.
-    for (let round = 0; round < 3; round += 1) {
-      for (const node of [a, b]) {
-        await pushNode(node).catch(() => undefined);
-        await pullNode(node).catch(() => undefined);
-      }
+  }
+  // The installs go on as their services would: each exchange may start them over, then they catch up.
+  for (let round = 0; round < 3; round += 1) {
+    for (const node of [a, b]) {
+      await pushNode(node).catch(() => undefined);
+      await pullNode(node).catch(() => undefined);
     }
-    const all = ['Après, de A', 'Après, de B', 'Avant la sauvegarde du hub'];
-    expect(titles(a)).toEqual(all);
-    expect(titles(b)).toEqual(all);
-    const onHub = await fixture.hub.database.sql<
-      { n: number }[]
-    >`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
-    expect(onHub[0]?.n).toBe(3);
-    for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
-  });
-});
+  }
+  const all = ['Après, de A', 'Après, de B', 'Avant la sauvegarde du hub'];
+  expect(titles(a)).toEqual(all);
+  expect(titles(b)).toEqual(all);
+  const onHub = await fixture.hub.database.sql<
+    { n: number }[]
+  >`SELECT count(DISTINCT record_id)::int AS n FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'opportunity'`;
+  expect(onHub[0]?.n).toBe(3);
+  for (const node of [a, b]) expect(store.findConnection(node.deps.db.orm, node.cabinetId)).toMatchObject({ resyncing: false });
+  const reasons = [a, b].flatMap((node) =>
+    listAudit(node.deps, node.cabinetId, { action: 'sync.resynced', limit: 10 }).map(
+      (entry) => (entry.details as { reason: string }).reason,
+    ),
+  );
+  expect(reasons.length).toBeGreaterThan(0);
+  if (!operatorSaysSo) expect(reasons).toContain('hub_went_back');
+}
 
 describe('a change the hub refuses for what it holds', () => {
   it('is taken out of the queue and shown, and the changes after it still go', async () => {
@@ -322,5 +338,66 @@ describe('a change the hub refuses for what it holds', () => {
     const listed = await runCourtier(['sync', 'conflicts', '--cabinet', a.cabinetId, '--json', '--data-dir', a.dir]);
     expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as { refused_by_hub: unknown[] }).refused_by_hub).toHaveLength(3);
+  });
+
+  it('is forgotten when the client it names is erased: no copy of their data stays in the list', async () => {
+    const [a] = await twoInstalls();
+    const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Nul\u0000 Martin', first_name: 'Léa' });
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 flotte', client_id: client.id }, 'api');
+    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
+      await pushNode(a).catch(() => undefined);
+    expect(
+      refusedStore
+        .listRefused(a.deps.db.orm, a.cabinetId, 10)
+        .map((row) => row.kind)
+        .sort(),
+    ).toEqual(['client', 'opportunity']);
+    eraseClient(a.deps, a.cabinetId, client.id);
+    expect(refusedStore.countRefused(a.deps.db.orm, a.cabinetId)).toBe(0);
+  });
+
+  it('is sent again from the CLI with its own stamp, after what is queued, comes back if refused again, and is discarded', async () => {
+    const [a, b] = await twoInstalls();
+    const cli = (...args: string[]) => runCourtier(['sync', 'conflicts', ...args, '--cabinet', a.cabinetId, '--json', '--data-dir', a.dir]);
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 octet' }, 'api');
+    for (let attempt = 0; attempt < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
+      await pushNode(a).catch(() => undefined);
+    const [refused] = refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10);
+    if (!refused) throw new Error('the hub did not refuse the change');
+    // Made after the refusal, not pushed yet: the change sent again goes behind it.
+    a.clock.set(Date.now() + MINUTE);
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'En attente' }, 'api');
+
+    const sent = await cli('retry', '--refused', 'all');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)).toEqual({ queued: 1 });
+    const queued = store.readOutboxAfter(a.deps.db.orm, a.cabinetId, 0, 100);
+    expect(queued.at(-1)).toMatchObject({ hlc: refused.hlc, recordId: refused.recordId });
+    expect(refusedStore.countRefused(a.deps.db.orm, a.cabinetId)).toBe(0);
+    // The next change made here is stamped after every change queued before, the one sent again (an older stamp) last in the queue.
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après le renvoi' }, 'api');
+    const stamps = store.readOutboxAfter(a.deps.db.orm, a.cabinetId, 0, 100).map((row) => row.hlc);
+    expect(stamps.at(-1)! > [...stamps.slice(0, -1)].sort().at(-1)!).toBe(true);
+
+    // Still holding a NUL: refused again, back in the list; the changes around it go.
+    for (let attempt = 0; attempt < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
+      await pushNode(a).catch(() => undefined);
+    expect(refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10).map((row) => row.hlc)).toEqual([refused.hlc]);
+    await pullNode(b);
+    expect(titles(b)).toEqual(['Après le renvoi', 'En attente']);
+
+    const both = await cli('discard', '--refused', refused.hlc, '--seq', '1');
+    expect(both.code).toBe(2);
+    const unknown = await cli('discard', '--refused', refused.hlc.replace(/-\d{6}-/, '-999999-'));
+    expect(unknown.code).not.toBe(0);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found' });
+    const discarded = await cli('discard', '--refused', refused.hlc);
+    expect(discarded.code, discarded.stderr).toBe(0);
+    expect(refusedStore.countRefused(a.deps.db.orm, a.cabinetId)).toBe(0);
+    expect(
+      (['sync.refused_resent', 'sync.refused_discarded'] as const).map((action) =>
+        listAudit(a.deps, a.cabinetId, { action, limit: 10 }).map((entry) => [entry.actor.kind, entry.details]),
+      ),
+    ).toEqual([[['cli', { queued: 1 }]], [['cli', { hlc: refused.hlc, kind: 'opportunity', code: 'validation_error' }]]]);
   });
 });

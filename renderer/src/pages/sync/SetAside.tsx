@@ -8,12 +8,16 @@ import { absoluteTime, kindName, recordOf, retryOutcome } from './format.js';
 import type { SyncStrings } from './strings.js';
 import { refreshSyncStatus } from './useSyncStatus.js';
 
-/** What an action on one change came to: a status line or an error. `id` tells two alike apart. */
-interface Feedback {
+/** What an action came to: a status line or an error. `id` tells two alike apart. */
+export interface Said {
   id: number;
-  seq: number;
   tone: 'notice' | 'error';
   text: string;
+}
+
+/** What an action on one set-aside change came to. */
+interface Feedback extends Said {
+  seq: number;
 }
 
 /**
@@ -46,18 +50,12 @@ function useSetAsideList(count: number) {
 }
 
 /** A status line or an error about a change, focused when it appears: the row's button may have gone with the row. */
-function FeedbackLine({ feedback }: { feedback: Feedback }) {
+export function FeedbackLine({ feedback, testId = 'sync-set-aside-feedback' }: { feedback: Said; testId?: string }) {
   const ref = useRef<HTMLParagraphElement>(null);
   useEffect(() => ref.current?.focus(), [feedback.id]);
   const error = feedback.tone === 'error';
   return (
-    <p
-      ref={ref}
-      tabIndex={-1}
-      className={error ? 'alert' : 'sync-notice'}
-      role={error ? 'alert' : 'status'}
-      data-testid="sync-set-aside-feedback"
-    >
+    <p ref={ref} tabIndex={-1} className={error ? 'alert' : 'sync-notice'} role={error ? 'alert' : 'status'} data-testid={testId}>
       {feedback.text}
     </p>
   );

@@ -7,6 +7,7 @@ import type { Lang } from '../../i18n.js';
 import { Alert, Loading } from '../../Layout.js';
 import type { PageProps } from '../../slices/types.js';
 import { absoluteTime, connectProblem, problemOf, relativeTime, type ConnectField } from './format.js';
+import { RefusedByHub } from './RefusedByHub.js';
 import { SetAside } from './SetAside.js';
 import { SYNC_STRINGS, type SyncStrings } from './strings.js';
 import { syncFeed, useSyncStatus } from './useSyncStatus.js';
@@ -271,9 +272,12 @@ function LinkedStatus(props: {
         </dd>
         <dt>{s.setAside}</dt>
         <dd data-testid="sync-set-aside">{s.setAsideCount(status.set_aside_changes)}</dd>
+        <dt>{s.refusedByHub}</dt>
+        <dd data-testid="sync-refused">{s.refusedCount(status.refused_by_hub)}</dd>
       </dl>
       {/* Brokers see the count only: the list is for administrators (a change's fields may hold personal data). */}
       {isAdmin && <SetAside s={s} lang={lang} count={status.set_aside_changes} />}
+      {isAdmin && <RefusedByHub s={s} lang={lang} count={status.refused_by_hub} />}
       {error !== null && <Alert>{error}</Alert>}
       {isAdmin && (
         <div className="actions">

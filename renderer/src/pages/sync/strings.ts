@@ -91,6 +91,24 @@ const en = {
     notSetAside: (record: string) => `This change to ${record} is no longer set aside.`,
     discarded: (record: string) => `Discarded: this computer has forgotten this change to ${record}.`,
   },
+  refusedByHub: 'Refused by the hub',
+  refusedCount: (n: number) => (n === 0 ? 'None' : `${n} change${n === 1 ? '' : 's'} made here, not on the other computers`),
+  refusedTitle: 'Changes the hub refused',
+  refusedIntro:
+    'These changes were made on this computer, and the hub refused them for what they hold (a value it cannot keep, a change too large, or a kind of record a hub not yet updated does not know). They stay on this computer; the other computers do not have them. The changes after them synced.',
+  refusedColumns: { when: 'When', what: 'Record', why: 'What the hub said', actions: 'What to do' },
+  /** The hub's refusals by code; another code is shown as it is. */
+  refusedReasons: {
+    validation_error: 'A value the hub does not accept, or a kind of record it does not know yet',
+    payload_too_large: 'Too large for the hub',
+  } as Partial<Record<string, string>>,
+  sendAgain: 'Send again',
+  sendAgainLabel: (record: string) => `Send again: ${record}`,
+  refusedSent: (record: string) =>
+    `This change to ${record} is on its way to the hub again. If the hub refuses it again, it comes back to this list.`,
+  discardRefusedText: (record: string) =>
+    `This computer forgets this change to ${record}: the other computers of the cabinet will never get it. The record keeps its value on this computer.`,
+  refusedDiscarded: (record: string) => `Discarded: the other computers will not get this change to ${record}.`,
   never: 'Never',
   lastProblem: 'Last problem:',
   /** The engine's problems by code, said in the page's language (the server's own words otherwise). */
@@ -218,6 +236,26 @@ const fr: SyncStrings = {
     notSetAside: (record) => `Cette modification de la fiche ${record} n’est plus mise de côté.`,
     discarded: (record) => `Abandonnée : cet ordinateur a oublié cette modification de la fiche ${record}.`,
   },
+  refusedByHub: 'Refusé par le hub',
+  refusedCount: (n) =>
+    n === 0
+      ? 'Aucune'
+      : `${n} modification${n === 1 ? '' : 's'} faite${n === 1 ? '' : 's'} ici, absente${n === 1 ? '' : 's'} des autres ordinateurs`,
+  refusedTitle: 'Modifications refusées par le hub',
+  refusedIntro:
+    'Ces modifications ont été faites sur cet ordinateur, et le hub les a refusées pour ce qu’elles contiennent (une valeur qu’il ne peut pas garder, une modification trop grande, ou un type de fiche qu’un hub pas encore mis à jour ne connaît pas). Elles restent sur cet ordinateur ; les autres ordinateurs ne les ont pas. Les modifications suivantes ont été synchronisées.',
+  refusedColumns: { when: 'Quand', what: 'Fiche', why: 'Ce qu’a dit le hub', actions: 'Que faire' },
+  refusedReasons: {
+    validation_error: 'Une valeur que le hub n’accepte pas, ou un type de fiche qu’il ne connaît pas encore',
+    payload_too_large: 'Trop grande pour le hub',
+  },
+  sendAgain: 'Envoyer à nouveau',
+  sendAgainLabel: (record) => `Envoyer à nouveau : ${record}`,
+  refusedSent: (record) =>
+    `Cette modification de la fiche ${record} repart vers le hub. Si le hub la refuse encore, elle revient dans cette liste.`,
+  discardRefusedText: (record) =>
+    `Cet ordinateur oublie cette modification de la fiche ${record} : les autres ordinateurs du cabinet ne la recevront jamais. La fiche garde sa valeur sur cet ordinateur.`,
+  refusedDiscarded: (record) => `Abandonnée : les autres ordinateurs ne recevront pas cette modification de la fiche ${record}.`,
   never: 'Jamais',
   lastProblem: 'Dernier problème :',
   problems: {
