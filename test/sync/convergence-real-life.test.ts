@@ -214,7 +214,7 @@ describe('convergence of what a cabinet meets in its first months', () => {
         }
       }),
       {
-        numRuns: 10,
+        numRuns: 40,
         examples: [
           // Two edits of the same moment, one of them sent again by a reconnect under the new device's id: the tie is decided alike everywhere.
           [

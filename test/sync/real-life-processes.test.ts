@@ -7,6 +7,7 @@ import { createApiKey } from '../../server/api-keys/service.js';
 import { loadConfig } from '../../server/config.js';
 import { databaseFile, openDatabase } from '../../server/platform/db/open.js';
 import { defaultDeps, type Deps } from '../../server/deps.js';
+import { createDevis, recordDevisPriced } from '../../server/devis/service.js';
 import { initCabinet } from '../../server/tenancy/service.js';
 import {
   hubInvite,
@@ -27,10 +28,12 @@ import { freePort } from '../helpers/free-port.js';
  * PostgreSQL, two `courtier serve` installs, the brokers' records created through the public API
  * and the operator's steps through the CLI. An install restored from a backup, the hub's database
  * restored from a backup, and an install disconnected and connected again each end with both
- * installs holding every record once, and a later edit winning over an earlier one.
+ * installs holding every record once, and a later edit winning over an earlier one. Two installs
+ * signing one quote while the hub is down make one contract; a client's erasure leaves their data
+ * on neither install nor the hub.
  */
 const PASSWORD = 'correct horse battery';
-const CRM_SCOPES = ['crm:read', 'crm:write'] as const;
+const CRM_SCOPES = ['crm:read', 'crm:write', 'devis:read', 'devis:draft'] as const;
 
 let pg: TestPostgres;
 /** The hub's database as it runs now: the restore points the hub at a copy made earlier. */
@@ -98,6 +101,34 @@ async function titles(name: 'a' | 'b'): Promise<string[]> {
   const res = await fetch(`${urlOf(name)}/api/v1/public/opportunities?limit=100`, { headers: { 'x-api-key': keys[name] } });
   const body = (await res.json()) as { data: { title: string }[] };
   return body.data.map((o) => o.title).sort();
+}
+
+/** A request to an install's public API with its key; the status, and the body when there is one. */
+async function api(name: 'a' | 'b', method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${urlOf(name)}/api/v1/public${path}`, {
+    method,
+    headers: { 'x-api-key': keys[name], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+/** What `courtier sync status` says of an install (its data dir, read beside the running service). */
+async function syncStatusOf(name: 'a' | 'b'): Promise<{ set_aside_changes: number; refused_by_hub: number; pending_changes: number }> {
+  return JSON.parse(await courtier(['sync', 'status', '--cabinet', cabinet, '--json', '--data-dir', dirs[name]])) as {
+    set_aside_changes: number;
+    refused_by_hub: number;
+    pending_changes: number;
+  };
+}
+
+/** The rows of a table of an install's database whose JSON text holds `text`. */
+function rowsHolding(name: 'a' | 'b', table: string, text: string): Promise<number> {
+  return withDeps(dirs[name], (deps) => {
+    const rows = deps.db.sqlite.prepare(`SELECT * FROM ${table}`).all();
+    return rows.filter((row) => JSON.stringify(row).includes(text)).length;
+  });
 }
 
 /**
@@ -230,5 +261,102 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     ]);
     held.splice(held.indexOf('Dossier partagé'), 1, 'Dossier partagé (B, plus tard)', 'Créée hors synchro');
     await bothHold(held);
+  }, 300_000);
+
+  it('two installs sign the same quote while the hub is down: one contract on both once it is back, nothing set aside', async () => {
+    const client = await api('a', 'POST', '/clients', { type: 'person', last_name: 'Petit', email: 'petit@exemple.fr' });
+    expect(client.status).toBe(201);
+    const clientId = (client.body as { client_id: string }).client_id;
+    // A quote priced by a robot on A (its pricing is the robots' own test): written while A is stopped, sent once it starts.
+    await stopInstall('a');
+    const devisId = await withDeps(dirs.a, (deps) => {
+      const quote = createDevis(deps, cabinet, { client_id: clientId, compagnie: 'sandbox', produit: 'auto', dicData: {} });
+      recordDevisPriced(deps, cabinet, quote.devis_id, { tarifEur: 420 });
+      return quote.devis_id;
+    });
+    await startInstall('a');
+    await eventually(
+      () => api('b', 'GET', `/devis/${devisId}`),
+      (res) => res.status === 200 && (res.body as { status: string }).status === 'priced',
+      'the priced quote on B',
+      90_000,
+    );
+
+    await stopChild(hub?.child);
+    expect((await api('a', 'POST', `/devis/${devisId}/sign`)).status).toBe(200);
+    expect((await api('b', 'POST', `/devis/${devisId}/sign`)).status).toBe(200);
+    await startHub();
+
+    const contractsOf = (name: 'a' | 'b') =>
+      withDeps(
+        dirs[name],
+        (deps) => deps.db.sqlite.prepare('SELECT id FROM contracts WHERE devis_id = ?').all(devisId) as { id: string }[],
+      );
+    const quiet = async (name: 'a' | 'b') => {
+      const status = await syncStatusOf(name);
+      return status.pending_changes === 0 ? status : undefined;
+    };
+    for (const name of ['a', 'b'] as const)
+      await eventually(
+        () => quiet(name),
+        (status) => status !== undefined,
+        `install ${name} quiet`,
+        90_000,
+      );
+    const [onA, onB] = [await contractsOf('a'), await contractsOf('b')];
+    expect(onA).toHaveLength(1);
+    expect(onB).toEqual(onA);
+    for (const name of ['a', 'b'] as const) expect(await syncStatusOf(name)).toMatchObject({ set_aside_changes: 0, refused_by_hub: 0 });
+    // Both installs keep pulling: a new record still reaches the other.
+    await create('b', 'Après les deux signatures');
+    held.push('Après les deux signatures');
+    await bothHold(held);
+  }, 300_000);
+
+  it('a client erased on one install leaves no personal data on the other or on the hub', async () => {
+    const email = 'zoe.erasmus@exemple.fr';
+    const client = await api('a', 'POST', '/clients', { type: 'person', last_name: 'Erasmus', first_name: 'Zoé', email });
+    const clientId = (client.body as { client_id: string }).client_id;
+    const opportunity = await api('a', 'POST', '/opportunities', {
+      title: 'Habitation Erasmus',
+      product: 'auto',
+      contact: { last_name: 'Erasmus', email },
+    });
+    expect(opportunity.status).toBe(201);
+    held.push('Habitation Erasmus');
+    await bothHold(held);
+    await eventually(
+      () => api('b', 'GET', `/clients/${clientId}`),
+      (res) => res.status === 200,
+      'the client on B',
+      90_000,
+    );
+    const hubHolding = async () => {
+      const hubDatabase = postgres(databaseUrl, { max: 1 });
+      try {
+        const [found] = await hubDatabase<{ n: number }[]>`
+          SELECT (SELECT count(*) FROM hub_changes WHERE cabinet_id = ${cabinet} AND fields::text LIKE ${`%${email}%`})
+            + (SELECT count(*) FROM hub_records WHERE cabinet_id = ${cabinet} AND fields::text LIKE ${`%${email}%`}) AS n`;
+        return Number(found?.n);
+      } finally {
+        await hubDatabase.end();
+      }
+    };
+    // Where the checks below look, the data is found before the erasure.
+    expect(await rowsHolding('b', 'clients', email)).toBe(1);
+    expect(await rowsHolding('b', 'opportunities', email)).toBe(1);
+    expect(await hubHolding()).toBeGreaterThan(0);
+
+    expect((await api('a', 'DELETE', `/clients/${clientId}`)).status).toBe(204);
+    await eventually(
+      () => api('b', 'GET', `/clients/${clientId}`),
+      (res) => res.status === 404,
+      'the erasure on B',
+      90_000,
+    );
+    for (const name of ['a', 'b'] as const)
+      for (const table of ['clients', 'opportunities', 'events', 'sync_outbox', 'sync_conflicts', 'sync_refused'])
+        expect(await rowsHolding(name, table, email), `${table} on ${name}`).toBe(0);
+    expect(await hubHolding()).toBe(0);
   }, 300_000);
 });
