@@ -291,6 +291,14 @@ describe('the Sync page and the header’s sync status', () => {
     }
     await saveScreenshot(page, 'sync-set-aside');
 
+    const french = await signedIn(ui.browser, ui.server, ui.tabs, ADMIN, '/console/sync', { locale: 'fr-FR' });
+    await french.getByRole('heading', { name: 'Modifications mises de côté' }).waitFor();
+    const liste = french.getByTestId('sync-set-aside-list');
+    await liste.getByRole('row').filter({ hasText: 'opp_b' }).filter({ hasText: 'Une valeur que cet ordinateur n’accepte pas' }).waitFor();
+    await liste.getByRole('button', { name: 'Réessayer : opportunité opp_b' }).waitFor();
+    await liste.getByRole('button', { name: 'Abandonner : opportunité opp_b' }).waitFor();
+    await french.close();
+
     const broker = await signedIn(ui.browser, ui.server, ui.tabs, BROKER, '/console/sync');
     await broker.getByTestId('sync-set-aside').filter({ hasText: '2 changes from other computers' }).waitFor();
     expect(await broker.getByTestId('sync-set-aside-list').count()).toBe(0);

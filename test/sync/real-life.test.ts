@@ -7,11 +7,14 @@ import * as queueStore from '../../server/automation/store-queue.js';
 import { createClient } from '../../server/crm/clients.js';
 import { eraseClient } from '../../server/erasure/service.js';
 import { createOpportunity, getOpportunity, updateOpportunity } from '../../server/crm/service.js';
-import { createDevis } from '../../server/devis/service.js';
+import { createDevis, recordDevisPriced, signDevis } from '../../server/devis/service.js';
 import { createInsurerRegistry } from '../../server/insurers/registry.js';
 import { sandboxInsurer } from '../helpers/sandbox-insurer.js';
 import { exchangeWalletNow } from '../../server/sync/transfer.js';
-import type { HubRefusal } from '../../server/sync/hub-client.js';
+import { createHubClient, type HubRefusal } from '../../server/sync/hub-client.js';
+import { listSyncConflicts } from '../../server/sync/conflicts.js';
+import { formatHlc } from '../../shared/hlc.js';
+import { randomUUID } from 'node:crypto';
 import * as refusedStore from '../../server/sync/store-refused.js';
 import * as store from '../../server/sync/store.js';
 import { connectCabinet, disconnectCabinet } from '../../server/sync/service.js';
@@ -21,6 +24,7 @@ import { runCourtier } from '../helpers/cli.js';
 import { useListeningHub } from '../helpers/use-hub.js';
 import {
   backupSyncNode,
+  joinNode,
   cabinetOfTwo,
   fetchHub,
   grantOnHub,
@@ -315,6 +319,55 @@ async function restoredHub(operatorSaysSo: boolean): Promise<void> {
   expect(reasons.length).toBeGreaterThan(0);
   if (!operatorSaysSo) expect(reasons).toContain('hub_went_back');
 }
+
+describe('a history with two contracts of one quote', () => {
+  it('joins all the same: one contract applied, the other set aside, as an install of an earlier version (ids of its own) left it on the hub', async () => {
+    const [a] = await twoInstalls();
+    const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Petit' });
+    const quote = createDevis(a.deps, a.cabinetId, { client_id: client.client_id, compagnie: 'sandbox', produit: 'auto', dicData: {} });
+    recordDevisPriced(a.deps, a.cabinetId, quote.devis_id, { tarifEur: 300 });
+    signDevis(a.deps, a.cabinetId, quote.devis_id, undefined);
+    await pushNode(a);
+    const [signed] = await fixture.hub.database.sql<{ fields: Record<string, unknown> }[]>`
+      SELECT fields FROM hub_changes WHERE cabinet_id = ${a.cabinetId} AND kind = 'contract'`;
+    if (!signed) throw new Error('the contract did not reach the hub');
+    // Another install, of a version that made a contract id of its own, signed the same quote offline.
+    const paired = await createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now: Date.now }).pair({
+      code: await fixture.hub.invite({ join: a.cabinetId }),
+      device_name: 'Ancienne version',
+    });
+    const older = createHubClient({ hubUrl: fixture.hub.url, fetch: globalThis.fetch, now: Date.now, credential: paired.device_secret });
+    const otherId = randomUUID();
+    await older.push({
+      changes: [
+        {
+          number: 1,
+          kind: 'contract',
+          record_id: otherId,
+          op: 'upsert',
+          hlc: formatHlc({ time: Date.now(), counter: 0, device: paired.device_id }),
+          fields: signed.fields,
+        },
+      ],
+    });
+
+    const c = await joinNode(fixture.hub, a.cabinetId, Date.now(), 'C');
+    nodes.push(c);
+    const contracts = c.deps.db.sqlite.prepare('SELECT id FROM contracts WHERE devis_id = ?').all(quote.devis_id) as { id: string }[];
+    expect(contracts).toHaveLength(1);
+    const both = [(a.deps.db.sqlite.prepare('SELECT id FROM contracts').get() as { id: string }).id, otherId];
+    const applied = contracts[0]?.id;
+    expect(both).toContain(applied);
+    expect(listSyncConflicts(c.deps, c.cabinetId, 10).map((conflict) => [conflict.kind, conflict.record_id])).toEqual([
+      ['contract', both.find((id) => id !== applied)],
+    ]);
+    // And it goes on pulling.
+    createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après la double signature' }, 'api');
+    await pushNode(a);
+    await pullNode(c);
+    expect(titles(c)).toContain('Après la double signature');
+  });
+});
 
 describe('a change the hub refuses for what it holds', () => {
   it('is taken out of the queue and shown, and the changes after it still go', async () => {
