@@ -30,7 +30,7 @@ import { freePort } from '../helpers/free-port.js';
  * restored from a backup, and an install disconnected and connected again each end with both
  * installs holding every record once, and a later edit winning over an earlier one. Two installs
  * signing one quote while the hub is down make one contract; a client's erasure leaves their data
- * on neither install nor the hub.
+ * on neither install nor the hub; text no hub can store is refused at the install's door.
  */
 const PASSWORD = 'correct horse battery';
 const CRM_SCOPES = ['crm:read', 'crm:write', 'devis:read', 'devis:draft'] as const;
@@ -359,4 +359,17 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
         expect(await rowsHolding(name, table, email), `${table} on ${name}`).toBe(0);
     expect(await hubHolding()).toBe(0);
   }, 300_000);
+
+  it('text no hub can store is refused at the door, the field named, and nothing is queued', async () => {
+    const before = (await syncStatusOf('a')).pending_changes;
+    const refused = await api('a', 'POST', '/opportunities', {
+      title: 'Nul\u0000 octet',
+      product: 'auto',
+      contact: { last_name: 'Martin' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'validation_error', details: [expect.objectContaining({ path: 'body.title' })] });
+    expect((await syncStatusOf('a')).pending_changes).toBe(before);
+    expect(await rowsHolding('a', 'opportunities', 'Nul')).toBe(0);
+  });
 });
