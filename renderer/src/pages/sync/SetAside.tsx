@@ -1,11 +1,13 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { discardSyncConflict, listSyncConflicts, retrySyncConflict, type SyncConflict } from '../../../../shared/console-sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
+import { ChangesTable, RowActions } from './ChangesTable.js';
 import { absoluteTime, kindName, recordOf, retryOutcome } from './format.js';
 import type { SyncStrings } from './strings.js';
+import { useCountedList } from './useCountedList.js';
 import { refreshSyncStatus } from './useSyncStatus.js';
 
 /** What an action came to: a status line or an error. `id` tells two alike apart. */
@@ -20,34 +22,8 @@ interface Feedback extends Said {
   seq: number;
 }
 
-/**
- * The set-aside changes, read again when their count moves and after an action; `reload` gives
- * back the list it read (null when it failed), for the action to word its outcome with.
- */
-function useSetAsideList(count: number) {
-  const [conflicts, setConflicts] = useState<SyncConflict[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  /** The number of the last read begun: an older answer arriving late must not replace a newer one. */
-  const latest = useRef(0);
-  const reload = useCallback(async (): Promise<SyncConflict[] | null> => {
-    const mine = ++latest.current;
-    const result = await call(listSyncConflicts);
-    const list = result.ok ? result.data.data : null;
-    if (mine !== latest.current) return list;
-    setError(result.ok ? null : result.error.message);
-    if (list !== null) setConflicts(list);
-    return list;
-  }, []);
-  useEffect(() => {
-    // None left needs no request: the count comes from the status, read every few seconds anyway.
-    if (count === 0) setConflicts([]);
-    else void reload();
-    return () => {
-      latest.current += 1;
-    };
-  }, [count, reload]);
-  return { conflicts, error, reload };
-}
+/** The set-aside changes, read again when their count moves (useCountedList). */
+const readSetAside = () => call(listSyncConflicts);
 
 /** A status line or an error about a change, focused when it appears: the row's button may have gone with the row. */
 export function FeedbackLine({ feedback, testId = 'sync-set-aside-feedback' }: { feedback: Said; testId?: string }) {
@@ -89,27 +65,16 @@ function ConflictRow({ conflict, s, lang, feedback, retrying, working, onRetry, 
         </td>
         <td className="sync-mono small">{conflict.device_id}</td>
         <td>
-          <div className="sync-row-actions">
-            <button
-              type="button"
-              className="button button-small"
-              disabled={working}
-              aria-busy={retrying}
-              aria-label={s.retryLabel(record)}
-              onClick={onRetry}
-            >
-              {retrying ? s.retrying : s.retry}
-            </button>
-            <button
-              type="button"
-              className="button button-small button-danger-quiet"
-              disabled={working}
-              aria-label={s.discardLabel(record)}
-              onClick={onDiscard}
-            >
-              {s.discard}
-            </button>
-          </div>
+          <RowActions
+            working={working}
+            busy={retrying}
+            label={retrying ? s.retrying : s.retry}
+            ariaLabel={s.retryLabel(record)}
+            onAct={onRetry}
+            discardLabel={s.discard}
+            discardAriaLabel={s.discardLabel(record)}
+            onDiscard={onDiscard}
+          />
         </td>
       </tr>
       {feedback !== null && (
@@ -129,7 +94,7 @@ function ConflictRow({ conflict, s, lang, feedback, retrying, working, onRetry, 
  * and what became of the change is said under its row, or above the list once it left it.
  */
 export function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count: number }) {
-  const { conflicts, error, reload } = useSetAsideList(count);
+  const { list: conflicts, error, reload } = useCountedList(count, readSetAside);
   const [feedback, setFeedback] = useState<Feedback | null>(null);
   const [retrying, setRetrying] = useState<number | null>(null);
   const said = useRef(0);
@@ -169,35 +134,31 @@ export function SetAside({ s, lang, count }: { s: SyncStrings; lang: Lang; count
       {feedback !== null && !listed(feedback.seq) && <FeedbackLine feedback={feedback} />}
       {conflicts !== null && conflicts.length === 0 && <p className="muted">{s.setAsideNone}</p>}
       {conflicts !== null && conflicts.length > 0 && (
-        // The frame scrolls sideways on a narrow screen; focusable so that a keyboard can scroll it.
-        <div className="admin-table-frame" role="region" aria-label={s.setAsideTitle} tabIndex={0}>
-          <table className="admin-table" data-testid="sync-set-aside-list">
-            <thead>
-              <tr>
-                <th scope="col">{s.setAsideColumns.when}</th>
-                <th scope="col">{s.setAsideColumns.what}</th>
-                <th scope="col">{s.setAsideColumns.why}</th>
-                <th scope="col">{s.setAsideColumns.from}</th>
-                <th scope="col">{s.setAsideColumns.actions}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {conflicts.map((conflict) => (
-                <ConflictRow
-                  key={conflict.seq}
-                  conflict={conflict}
-                  s={s}
-                  lang={lang}
-                  feedback={feedback?.seq === conflict.seq ? feedback : null}
-                  retrying={retrying === conflict.seq}
-                  working={working}
-                  onRetry={() => void retry(conflict)}
-                  onDiscard={() => discarding.ask(conflict)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ChangesTable
+          title={s.setAsideTitle}
+          testId="sync-set-aside-list"
+          columns={[
+            s.setAsideColumns.when,
+            s.setAsideColumns.what,
+            s.setAsideColumns.why,
+            s.setAsideColumns.from,
+            s.setAsideColumns.actions,
+          ]}
+        >
+          {conflicts.map((conflict) => (
+            <ConflictRow
+              key={conflict.seq}
+              conflict={conflict}
+              s={s}
+              lang={lang}
+              feedback={feedback?.seq === conflict.seq ? feedback : null}
+              retrying={retrying === conflict.seq}
+              working={working}
+              onRetry={() => void retry(conflict)}
+              onDiscard={() => discarding.ask(conflict)}
+            />
+          ))}
+        </ChangesTable>
       )}
       <ConfirmStep
         confirmation={discarding}
