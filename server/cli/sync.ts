@@ -188,7 +188,7 @@ export async function runSync(argv: string[], io: CliIo): Promise<void> {
       const [conflicts, refused] = await withDeps(
         v['data-dir'],
         io,
-        (deps) => [listSyncConflicts(deps, cabinetId, limit), listRefusedByHub(deps, cabinetId, limit)] as const,
+        (deps) => [listSyncConflicts(deps, cabinetId, limit), listRefusedByHub(deps, cabinetId, limit, 'whole')] as const,
       );
       const human = [
         conflicts.length

@@ -33,9 +33,6 @@ import {
 import { requestActor } from '../audit/service.js';
 import type { ErrorCode } from '../../shared/errors.js';
 
-/** A refused change's fields as the page lists them: enough to recognise it (it may be 256 KiB or more). */
-const REFUSED_FIELDS_SHOWN = 4096;
-
 /** The hub's refusals of a pairing, shown by the console as they are (each has its words in both languages). */
 const isPairingRefusal = (code: string): code is ErrorCode => (PAIRING_REFUSALS as readonly string[]).includes(code);
 
@@ -68,7 +65,7 @@ export async function syncConsoleRoutes(
     return reply.code(204).send();
   });
 
-  registerEndpoint(app, listSyncRefused, (request) => ({ data: listRefusedByHub(deps, cabinetOf(request), 100, REFUSED_FIELDS_SHOWN) }));
+  registerEndpoint(app, listSyncRefused, (request) => ({ data: listRefusedByHub(deps, cabinetOf(request), 100, 'excerpt') }));
   registerEndpoint(app, resendSyncRefused, (request) =>
     resendRefusedByHub(deps, cabinetOf(request), [request.params.hlc], requestActor(request)),
   );

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import type { RecordsByKind } from './apply.js';
 import type { HubFetch } from './hub-client.js';
 import { retrySetAside, type RetryOutcome } from './retry-set-aside.js';
+import { FIELDS_SHOWN_CHARS } from './set-aside.js';
 import { connectionOrThrow, hubClientFor, type SyncDeps } from './service.js';
 import * as refused from './store-refused.js';
 import * as conflictsStore from './conflicts-store.js';
@@ -70,26 +71,33 @@ export async function retrySyncConflicts(
   return result;
 }
 
-/** The changes made here that the hub refused, newest first; with `cutAt`, their fields cut there (for a page). */
-export function listRefusedByHub(deps: Pick<Deps, 'db'>, cabinetId: string, limit: number, cutAt?: number): SyncRefusedChange[] {
+/** The changes made here that the hub refused, newest first: whole (the CLI's JSON), or their fields cut as a page shows a set-aside change's. */
+export function listRefusedByHub(
+  deps: Pick<Deps, 'db'>,
+  cabinetId: string,
+  limit: number,
+  fields: 'whole' | 'excerpt',
+): SyncRefusedChange[] {
   return refused.listRefused(deps.db.orm, cabinetId, limit).map((row) => ({
     kind: row.kind,
     record_id: row.recordId,
     op: row.op,
     hlc: row.hlc,
-    fields: cutAt === undefined ? row.fields : row.fields.slice(0, cutAt),
+    fields: fields === 'whole' ? row.fields : row.fields.slice(0, FIELDS_SHOWN_CHARS),
     code: row.code,
     message: row.message,
     refused_at: toIso(row.refusedAt),
   }));
 }
 
+const refusedNotFound = (hlc: string) => new ApiError('not_found', `No change made here and refused by the hub has the stamp ${hlc}.`);
+
 /** Forgets a change the hub refused, for good: a person decided the other installs need not get it. */
 export function discardRefusedByHub(deps: SyncDeps, cabinetId: string, hlc: string, actor: AuditActor): void {
   connectionOrThrow(deps, cabinetId);
   deps.db.immediateTransaction(() => {
     const row = refused.findRefused(deps.db.orm, cabinetId, hlc);
-    if (!row) throw new ApiError('not_found', `No change made here and refused by the hub has the stamp ${hlc}.`);
+    if (!row) throw refusedNotFound(hlc);
     refused.deleteRefused(deps.db.orm, cabinetId, hlc);
     recordAudit(deps, {
       cabinetId,
@@ -114,9 +122,7 @@ export function resendRefusedByHub(
 ): { queued: number } {
   connectionOrThrow(deps, cabinetId);
   const queued = deps.db.immediateTransaction(() => {
-    for (const hlc of hlcs ?? [])
-      if (!refused.findRefused(deps.db.orm, cabinetId, hlc))
-        throw new ApiError('not_found', `No change made here and refused by the hub has the stamp ${hlc}.`);
+    for (const hlc of hlcs ?? []) if (!refused.findRefused(deps.db.orm, cabinetId, hlc)) throw refusedNotFound(hlc);
     const count = refused.requeueRefused(deps.db.orm, cabinetId, hlcs);
     recordAudit(deps, { cabinetId, action: 'sync.refused_resent', actor, details: { queued: count } });
     return count;

@@ -11,8 +11,8 @@ const CONFLICTS_KEPT = 1000;
  * they keep a short excerpt only, being fetched again whole from the hub.
  */
 const NOT_UNDERSTOOD_KEPT = 100_000;
-/** What a set-aside change keeps of its fields, to be read by a person. */
-const CONFLICT_FIELDS_CHARS = 4096;
+/** What a person is shown of a set-aside change's fields (a pulled one is kept only so much). */
+export const FIELDS_SHOWN_CHARS = 4096;
 const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
 
 /**
@@ -22,7 +22,7 @@ const NOT_UNDERSTOOD_FIELDS_CHARS = 300;
  */
 export function setAsideChange(orm: Orm, cabinetId: string, change: ApplicableChange, refusal: Refusal, now: number): void {
   const fields = JSON.stringify(change.fields);
-  const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : CONFLICT_FIELDS_CHARS;
+  const keep = refusal.reason === 'not_understood' ? NOT_UNDERSTOOD_FIELDS_CHARS : FIELDS_SHOWN_CHARS;
   conflictsStore.insertConflict(orm, {
     cabinetId,
     seq: change.seq,

@@ -86,14 +86,10 @@ export function deleteRefused(orm: Orm, cabinetId: string, hlc: string): void {
 export function requeueRefused(orm: Orm, cabinetId: string, hlcs?: readonly string[]): number {
   const state = captureState(orm, cabinetId);
   if (!state || state.detached) return 0;
-  const rows = orm
-    .select()
-    .from(syncRefused)
-    .where(and(eq(syncRefused.cabinetId, cabinetId), hlcs === undefined ? undefined : inArray(syncRefused.hlc, [...hlcs])))
-    .orderBy(asc(syncRefused.hlc))
-    .all();
+  const which = and(eq(syncRefused.cabinetId, cabinetId), hlcs === undefined ? undefined : inArray(syncRefused.hlc, [...hlcs]));
+  const rows = orm.select().from(syncRefused).where(which).orderBy(asc(syncRefused.hlc)).all();
   updateConnection(orm, cabinetId, { clockTime: state.clock.time, clockCounter: state.clock.counter });
-  rows.forEach((row, i) => {
+  rows.forEach((row, i) =>
     appendOutbox(orm, {
       cabinetId,
       number: state.nextNumber + i,
@@ -102,8 +98,8 @@ export function requeueRefused(orm: Orm, cabinetId: string, hlcs?: readonly stri
       op: row.op,
       hlc: row.hlc,
       fields: row.fields,
-    });
-    deleteRefused(orm, cabinetId, row.hlc);
-  });
+    }),
+  );
+  orm.delete(syncRefused).where(which).run();
   return rows.length;
 }

@@ -369,6 +369,12 @@ describe('a history with two contracts of one quote', () => {
   });
 });
 
+/** Pushes until the queue is empty, at most `attempts` times: each refusal of the hub sets a change aside and ends that push. */
+async function pushThroughRefusals(node: SyncNode, attempts: number): Promise<void> {
+  for (let attempt = 0; attempt < attempts && store.countOutbox(node.deps.db.orm, node.cabinetId) > 0; attempt += 1)
+    await pushNode(node).catch(() => undefined);
+}
+
 describe('a change the hub refuses for what it holds', () => {
   it('is taken out of the queue and shown, and the changes after it still go', async () => {
     const [a, b] = await twoInstalls();
@@ -376,8 +382,7 @@ describe('a change the hub refuses for what it holds', () => {
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 octet' }, 'api');
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'x'.repeat(300 * 1024) }, 'api');
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Après les refus' }, 'api');
-    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
-      await pushNode(a).catch(() => undefined);
+    await pushThroughRefusals(a, 4);
     expect(store.countOutbox(a.deps.db.orm, a.cabinetId)).toBe(0);
     await pullNode(b);
     expect(titles(b)).toEqual(['Après les refus']);
@@ -397,8 +402,7 @@ describe('a change the hub refuses for what it holds', () => {
     const [a] = await twoInstalls();
     const client = createClient(a.deps, a.cabinetId, { type: 'person', last_name: 'Nul\u0000 Martin', first_name: 'Léa' });
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 flotte', client_id: client.id }, 'api');
-    for (let attempt = 0; attempt < 4 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
-      await pushNode(a).catch(() => undefined);
+    await pushThroughRefusals(a, 4);
     expect(
       refusedStore
         .listRefused(a.deps.db.orm, a.cabinetId, 10)
@@ -413,8 +417,7 @@ describe('a change the hub refuses for what it holds', () => {
     const [a, b] = await twoInstalls();
     const cli = (...args: string[]) => runCourtier(['sync', 'conflicts', ...args, '--cabinet', a.cabinetId, '--json', '--data-dir', a.dir]);
     createOpportunity(a.deps, a.cabinetId, { ...newOpportunity, title: 'Nul\u0000 octet' }, 'api');
-    for (let attempt = 0; attempt < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
-      await pushNode(a).catch(() => undefined);
+    await pushThroughRefusals(a, 3);
     const [refused] = refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10);
     if (!refused) throw new Error('the hub did not refuse the change');
     // Made after the refusal, not pushed yet: the change sent again goes behind it.
@@ -433,8 +436,7 @@ describe('a change the hub refuses for what it holds', () => {
     expect(stamps.at(-1)! > [...stamps.slice(0, -1)].sort().at(-1)!).toBe(true);
 
     // Still holding a NUL: refused again, back in the list; the changes around it go.
-    for (let attempt = 0; attempt < 3 && store.countOutbox(a.deps.db.orm, a.cabinetId) > 0; attempt += 1)
-      await pushNode(a).catch(() => undefined);
+    await pushThroughRefusals(a, 3);
     expect(refusedStore.listRefused(a.deps.db.orm, a.cabinetId, 10).map((row) => row.hlc)).toEqual([refused.hlc]);
     await pullNode(b);
     expect(titles(b)).toEqual(['Après le renvoi', 'En attente']);

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 
 /**
  * A list of changes on the Sync page, its columns named by `columns`. The frame scrolls sideways on
@@ -66,5 +66,24 @@ export function RowActions(props: {
         {props.discardLabel}
       </button>
     </div>
+  );
+}
+
+/** What an action came to: a status line or an error. `id` tells two alike apart. */
+export interface Said {
+  id: number;
+  tone: 'notice' | 'error';
+  text: string;
+}
+
+/** A status line or an error about a change, focused when it appears: the row's button may have gone with the row. */
+export function FeedbackLine({ feedback, testId = 'sync-set-aside-feedback' }: { feedback: Said; testId?: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => ref.current?.focus(), [feedback.id]);
+  const error = feedback.tone === 'error';
+  return (
+    <p ref={ref} tabIndex={-1} className={error ? 'alert' : 'sync-notice'} role={error ? 'alert' : 'status'} data-testid={testId}>
+      {feedback.text}
+    </p>
   );
 }

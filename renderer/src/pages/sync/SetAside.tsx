@@ -1,21 +1,14 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { discardSyncConflict, listSyncConflicts, retrySyncConflict, type SyncConflict } from '../../../../shared/console-sync.js';
 import { call } from '../../api.js';
 import { ConfirmStep, useConfirmation } from '../../components/ConfirmDialog.js';
 import type { Lang } from '../../i18n.js';
 import { Alert } from '../../Layout.js';
-import { ChangesTable, RowActions } from './ChangesTable.js';
+import { ChangesTable, FeedbackLine, RowActions, type Said } from './ChangesTable.js';
 import { absoluteTime, kindName, recordOf, retryOutcome } from './format.js';
 import type { SyncStrings } from './strings.js';
 import { useCountedList } from './useCountedList.js';
 import { refreshSyncStatus } from './useSyncStatus.js';
-
-/** What an action came to: a status line or an error. `id` tells two alike apart. */
-export interface Said {
-  id: number;
-  tone: 'notice' | 'error';
-  text: string;
-}
 
 /** What an action on one set-aside change came to. */
 interface Feedback extends Said {
@@ -24,18 +17,6 @@ interface Feedback extends Said {
 
 /** The set-aside changes, read again when their count moves (useCountedList). */
 const readSetAside = () => call(listSyncConflicts);
-
-/** A status line or an error about a change, focused when it appears: the row's button may have gone with the row. */
-export function FeedbackLine({ feedback, testId = 'sync-set-aside-feedback' }: { feedback: Said; testId?: string }) {
-  const ref = useRef<HTMLParagraphElement>(null);
-  useEffect(() => ref.current?.focus(), [feedback.id]);
-  const error = feedback.tone === 'error';
-  return (
-    <p ref={ref} tabIndex={-1} className={error ? 'alert' : 'sync-notice'} role={error ? 'alert' : 'status'} data-testid={testId}>
-      {feedback.text}
-    </p>
-  );
-}
 
 interface RowProps {
   conflict: SyncConflict;
