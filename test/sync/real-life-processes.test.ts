@@ -306,11 +306,13 @@ describe('a cabinet of two installs and a hub, each a real process', () => {
     const [onA, onB] = [await contractsOf('a'), await contractsOf('b')];
     expect(onA).toHaveLength(1);
     expect(onB).toEqual(onA);
-    for (const name of ['a', 'b'] as const) expect(await syncStatusOf(name)).toMatchObject({ set_aside_changes: 0, refused_by_hub: 0 });
-    // Both installs keep pulling: a new record still reaches the other.
-    await create('b', 'Après les deux signatures');
-    held.push('Après les deux signatures');
+    // Each install then makes a record after its contract: holding the other's, each has pulled past the other's contract.
+    await create('a', 'Après les deux signatures, de A');
+    await create('b', 'Après les deux signatures, de B');
+    held.push('Après les deux signatures, de A', 'Après les deux signatures, de B');
     await bothHold(held);
+    for (const name of ['a', 'b'] as const) expect(await syncStatusOf(name)).toMatchObject({ set_aside_changes: 0, refused_by_hub: 0 });
+    expect(await contractsOf('b')).toEqual(await contractsOf('a'));
   }, 300_000);
 
   it('a client erased on one install leaves no personal data on the other or on the hub', async () => {
